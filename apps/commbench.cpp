@@ -1,0 +1,346 @@
+// mcmclb-commbench: communicator creation (and free) cost per method and output group size, the paper's Fig. 1.
+//
+// Methodology: every iteration synchronises MPI_COMM_WORLD, times the operation on every rank with MPI_Wtime,
+// and MAX-reduces the elapsed time, which is fed to Google Benchmark as manual time. Iteration counts are fixed
+// per benchmark from a MAX-reduced pilot, so every rank runs exactly the same iterations (Google Benchmark's own
+// adaptive counts and warm-up use each rank's local clock and could diverge, deadlocking the collectives).
+// Ranks outside a group-collective creation wait in a sleeping nonblocking reduction, not a spinning one, so an
+// oversubscribed machine measures the members' work. Only rank 0 reports.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mcmclb/comm_create.hpp"
+#include "mcmclb/csv.hpp"
+#include "mcmclb/mpi.hpp"
+#include "mcmclb/provenance.hpp"
+
+namespace {
+
+using mcmclb::mpi::InputError;
+namespace mpi = mcmclb::mpi;
+namespace csv = mcmclb::csv;
+
+constexpr int kTag = 11;
+
+struct Options {
+  std::vector<std::string> methods;  // empty: every method the library supports
+  std::vector<int> sizes;            // empty: 1, 2, 4, ..., P plus one non-power-of-two size
+  int repetitions = 5;
+  int warmup_iterations = 2;
+  double repetition_s = 0.2;  // target measured time per repetition
+  int min_iterations = 3;
+  int max_iterations = 100000;
+  std::string filter = ".";
+  std::string out = "results/commbench.csv";
+};
+
+const char* const kUsage =
+    "usage: mpiexec -n P mcmclb-commbench [--methods m1,m2,...] [--sizes n1,n2,...] [--reps N] [--warmup N]\n"
+    "                                    [--rep-time SECONDS] [--filter REGEX] [--out FILE.csv]";
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
+}
+
+int parse_int(const std::string& flag, const std::string& text, int lo, int hi) {
+  try {
+    std::size_t used = 0;
+    const long value = std::stol(text, &used);
+    if (used == text.size() && value >= lo && value <= hi) return static_cast<int>(value);
+  } catch (const std::exception&) {
+  }
+  throw InputError(flag + ": '" + text + "' is not an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                   "]");
+}
+
+Options parse(int argc, char** argv, int nprocs) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") throw InputError(kUsage);
+    if (i + 1 >= argc) throw InputError(flag + ": unknown flag or missing value\n" + kUsage);
+    const std::string value = argv[++i];
+    if (flag == "--methods") {
+      o.methods = split_list(value);
+      for (const auto& m : o.methods) {
+        const auto names = mcmclb::comm_creator_names();
+        if (std::find(names.begin(), names.end(), m) == names.end()) {
+          std::string known;
+          for (auto n : names) known += (known.empty() ? "" : ", ") + std::string(n);
+          throw InputError("--methods: unknown method '" + m + "' (known: " + known + ")");
+        }
+      }
+    } else if (flag == "--sizes") {
+      for (const auto& s : split_list(value)) o.sizes.push_back(parse_int("--sizes", s, 1, nprocs));
+    } else if (flag == "--reps") {
+      o.repetitions = parse_int(flag, value, 1, 1000);
+    } else if (flag == "--warmup") {
+      o.warmup_iterations = parse_int(flag, value, 0, 1000);
+    } else if (flag == "--rep-time") {
+      char* end = nullptr;
+      o.repetition_s = std::strtod(value.c_str(), &end);
+      if (end == value.c_str() || *end != '\0' || !(o.repetition_s > 0.0 && o.repetition_s <= 3600.0)) {
+        throw InputError("--rep-time: '" + value + "' is not a number of seconds in (0, 3600]");
+      }
+    } else if (flag == "--filter") {
+      try {
+        std::regex check(value);
+      } catch (const std::regex_error&) {
+        throw InputError("--filter: '" + value + "' is not a valid regular expression");
+      }
+      o.filter = value;
+    } else if (flag == "--out") {
+      o.out = value;
+    } else {
+      throw InputError("unknown flag " + flag + "\n" + kUsage);
+    }
+  }
+  if (o.methods.empty()) {
+    for (auto n : mcmclb::comm_creator_names()) {
+      if (n != "from_group" || mcmclb::from_group_supported()) o.methods.emplace_back(n);
+    }
+  }
+  if (o.sizes.empty()) {
+    for (int n = 1; n < nprocs; n *= 2) o.sizes.push_back(n);
+    o.sizes.push_back(nprocs);
+    const bool power_of_two = (nprocs & (nprocs - 1)) == 0;
+    if (power_of_two && nprocs >= 4) o.sizes.push_back(nprocs - 1);  // P itself is the odd size otherwise
+    std::sort(o.sizes.begin(), o.sizes.end());
+  }
+  return o;
+}
+
+enum class Op { create, free };
+
+struct Spec {
+  std::string method;
+  Op op;
+  int group_size;
+};
+
+/// One iteration of spec on every rank: returns the MAX over ranks of the operation's elapsed seconds.
+class Measurement {
+ public:
+  Measurement(const Spec& spec, const mpi::Comm& world) : spec_(spec), world_(world) {
+    creator_ = mcmclb::make_comm_creator(spec.method, world);
+    std::vector<int> ranks(static_cast<std::size_t>(spec.group_size));
+    for (int i = 0; i < spec.group_size; ++i) ranks[static_cast<std::size_t>(i)] = i;
+    group_ = mpi::Group::include(world.group(), ranks);
+    takes_part_ = !creator_->group_collective() || group_.rank() != MPI_UNDEFINED;
+  }
+
+  double once() {
+    mpi::Comm made;
+    if (spec_.op == Op::free && takes_part_) made = creator_->create(group_, kTag);
+    check_sync();
+    const double start = MPI_Wtime();
+    if (takes_part_) {
+      if (spec_.op == Op::create) {
+        made = creator_->create(group_, kTag);
+      } else {
+        made.free();
+      }
+    }
+    const double elapsed = MPI_Wtime() - start;
+    made.free();
+    return mpi::max_politely(world_, elapsed);
+  }
+
+ private:
+  void check_sync() const { mpi::check(MPI_Barrier(world_.get()), "MPI_Barrier"); }
+
+  Spec spec_;
+  const mpi::Comm& world_;
+  std::unique_ptr<mcmclb::CommCreator> creator_;
+  mpi::Group group_;
+  bool takes_part_ = false;
+};
+
+std::string spec_name(const Spec& s) {
+  return s.method + "/" + (s.op == Op::create ? "create" : "free") + "/size:" + std::to_string(s.group_size);
+}
+
+/// Rank 0's reporter: keeps every repetition's result (the raw samples) for the CSV and the summary table, and
+/// shows only the aggregates (median, mean, stddev, cv, min, max) on the console.
+class Collector : public benchmark::ConsoleReporter {
+ public:
+  struct Sample {
+    Spec spec;
+    int64_t repetition;
+    int64_t iterations;
+    double time_us;
+    double min_us;
+    double max_us;
+  };
+
+  explicit Collector(const std::map<std::string, Spec>& specs)
+      : benchmark::ConsoleReporter(OO_Tabular), specs_(specs) {}
+  void ReportRuns(const std::vector<Run>& runs) override {
+    std::vector<Run> aggregates;
+    for (const Run& run : runs) {
+      if (run.run_type == Run::RT_Aggregate) {
+        aggregates.push_back(run);
+        continue;
+      }
+      const auto found = specs_.find(run.run_name.function_name);
+      if (run.error_occurred || found == specs_.end()) continue;
+      samples.push_back({found->second, run.repetition_index, run.iterations, run.GetAdjustedRealTime(),
+                         run.counters.at("min_us").value, run.counters.at("max_us").value});
+    }
+    if (!aggregates.empty()) ConsoleReporter::ReportRuns(aggregates);
+  }
+  std::vector<Sample> samples;
+
+ private:
+  const std::map<std::string, Spec>& specs_;
+};
+
+/// Suppresses output on ranks other than 0.
+class Silent : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void print_summary(const std::vector<Collector::Sample>& samples, const Options& o, int nprocs) {
+  for (Op op : {Op::create, Op::free}) {
+    std::printf("\n%s cost per method, P = %d: median [min-max] over %d repetitions, microseconds\n",
+                op == Op::create ? "Creation" : "Free", nprocs, o.repetitions);
+    std::printf("%10s", "size");
+    for (const auto& m : o.methods) std::printf(" %26s", m.c_str());
+    std::printf("\n");
+    for (int size : o.sizes) {
+      std::printf("%10d", size);
+      for (const auto& m : o.methods) {
+        std::vector<double> t;
+        for (const auto& s : samples) {
+          if (s.spec.method == m && s.spec.op == op && s.spec.group_size == size) t.push_back(s.time_us);
+        }
+        if (t.empty()) {
+          std::printf(" %26s", "-");
+          continue;
+        }
+        char cell[64];
+        std::snprintf(cell, sizeof cell, "%.1f [%.1f-%.1f]", median(t), *std::min_element(t.begin(), t.end()),
+                      *std::max_element(t.begin(), t.end()));
+        std::printf(" %26s", cell);
+      }
+      std::printf("\n");
+    }
+  }
+}
+
+void write_csv(const std::vector<Collector::Sample>& samples, const Options& o, const mcmclb::Provenance& p) {
+  const csv::Row header = {"method", "op", "nprocs", "group_size", "rep", "iterations", "time_us", "iter_min_us",
+                           "iter_max_us", "timer", "mpi_library", "host", "git_commit", "utc_start"};
+  std::string content = csv::line(header);
+  for (const auto& s : samples) {
+    content += csv::line({s.spec.method, s.spec.op == Op::create ? "create" : "free", std::to_string(p.nprocs),
+                          std::to_string(s.spec.group_size), std::to_string(s.repetition),
+                          std::to_string(s.iterations), csv::number(s.time_us), csv::number(s.min_us),
+                          csv::number(s.max_us), "MPI_Wtime max over ranks", p.mpi_library, p.host, p.git_commit,
+                          p.utc_start});
+  }
+  csv::write_atomically(o.out, content);
+}
+
+int commbench_main(int argc, char** argv) {
+  const mpi::Comm world = mpi::Comm::world();
+  const int rank = world.rank();
+  const int nprocs = world.size();
+  const Options o = parse(argc, argv, nprocs);
+  const mcmclb::Provenance provenance = mcmclb::collect_provenance();
+
+  // Pilot: a few MAX-reduced iterations fix each benchmark's iteration count identically on every rank.
+  std::map<std::string, Spec> specs;
+  std::vector<std::unique_ptr<Measurement>> measurements;
+  const std::regex filter(o.filter);
+  for (const auto& method : o.methods) {
+    for (Op op : {Op::create, Op::free}) {
+      for (int size : o.sizes) {
+        const Spec spec{method, op, size};
+        const std::string name = spec_name(spec);
+        if (!std::regex_search(name, filter)) continue;
+        auto m = std::make_unique<Measurement>(spec, world);
+        // Sized by wall time per iteration (synchronisation included), so a repetition lasts about
+        // --rep-time however cheap the operation itself is.
+        const double pilot_start = MPI_Wtime();
+        constexpr int kPilotIterations = 3;
+        for (int i = 0; i < kPilotIterations; ++i) m->once();
+        const double wall_per_iteration_s =
+            std::max(mpi::max_politely(world, (MPI_Wtime() - pilot_start) / kPilotIterations), 1e-7);
+        const auto iterations = static_cast<benchmark::IterationCount>(
+            std::clamp(o.repetition_s / wall_per_iteration_s, double(o.min_iterations), double(o.max_iterations)));
+        Measurement* raw = m.get();
+        const int warmup = o.warmup_iterations;
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [raw, warmup](benchmark::State& state) {
+                                       for (int i = 0; i < warmup; ++i) raw->once();
+                                       double lo = 1e300, hi = 0.0;
+                                       for (auto _ : state) {
+                                         const double t = raw->once();
+                                         lo = std::min(lo, t);
+                                         hi = std::max(hi, t);
+                                         state.SetIterationTime(t);
+                                       }
+                                       state.counters["min_us"] = lo * 1e6;
+                                       state.counters["max_us"] = hi * 1e6;
+                                     })
+            ->UseManualTime()
+            ->Iterations(iterations)
+            ->Repetitions(o.repetitions)
+            ->Unit(benchmark::kMicrosecond)
+            ->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); })
+            ->ComputeStatistics("max", [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); });
+        specs.emplace(name, spec);
+        measurements.push_back(std::move(m));
+      }
+    }
+  }
+
+  benchmark::AddCustomContext("mpi_library", provenance.mpi_library);
+  benchmark::AddCustomContext("nprocs", std::to_string(nprocs));
+  benchmark::AddCustomContext("host", provenance.host);
+  benchmark::AddCustomContext("git_commit", provenance.git_commit);
+  benchmark::AddCustomContext("utc_start", provenance.utc_start);
+  benchmark::AddCustomContext("timer", "MPI_Wtime per rank, MAX over ranks, per iteration");
+  int one = 1;
+  char* no_args[] = {argv[0], nullptr};
+  benchmark::Initialize(&one, no_args);
+
+  Collector collector(specs);
+  Silent silent;
+  benchmark::RunSpecifiedBenchmarks(rank == 0 ? static_cast<benchmark::BenchmarkReporter*>(&collector) : &silent);
+  benchmark::Shutdown();
+
+  if (rank == 0) {
+    print_summary(collector.samples, o, nprocs);
+    write_csv(collector.samples, o, provenance);
+    std::printf("\nwrote %s (%zu rows)\n", o.out.c_str(), collector.samples.size());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return mcmclb::mpi::run_main(argc, argv, commbench_main); }

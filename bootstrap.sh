@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages mcmclb needs; does nothing when all are present (idempotent).
+set -euo pipefail
+packages=(build-essential cmake git mpich libmpich-dev libyaml-cpp-dev libbenchmark-dev
+          libgtest-dev googletest python3 python3-matplotlib python3-yaml)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "bootstrap: all ${#packages[@]} packages present"
+  exit 0
+fi
+echo "bootstrap: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,73 @@
+// Communicator creation methods behind one interface, chosen by name: the paper's Algorithm 1 (`intercomm`),
+// MPI_Comm_create_group (`create_group`), MPI_Comm_create_from_group (`from_group`), MPI_Comm_create (`create`)
+// and MPI_Comm_split (`split`).
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mcmclb/mpi.hpp"
+
+namespace mcmclb {
+
+/// Creates communicators over groups of one parent communicator.
+///
+/// Group-collective methods are called by the group's members only; parent-collective methods by every rank
+/// of the parent, each passing the group it belongs to (disjoint groups may be created in one call). Callers
+/// not in their group get a null communicator; with a group-collective method they do so without
+/// communicating. Arguments are validated locally before any communication (tag range, group a subset of
+/// the parent), so a bad argument raises mpi::UsageError on every caller instead of hanging.
+class CommCreator {
+ public:
+  virtual ~CommCreator() = default;
+  CommCreator(const CommCreator&) = delete;
+  CommCreator& operator=(const CommCreator&) = delete;
+
+  [[nodiscard]] virtual std::string_view name() const noexcept = 0;
+  /// True when only the group's members take part in create().
+  [[nodiscard]] virtual bool group_collective() const noexcept = 0;
+
+  /// The new communicator over group, ranks in the group's order; null for callers outside group.
+  [[nodiscard]] mpi::Comm create(const mpi::Group& group, int tag);
+
+  [[nodiscard]] const mpi::Comm& parent() const noexcept { return parent_; }
+
+ protected:
+  explicit CommCreator(const mpi::Comm& parent);
+
+  /// Called on members (group-collective) or on every parent rank (parent-collective) after validation.
+  /// parent_ranks[i] is the parent rank of the group's member i; group_rank is MPI_UNDEFINED for non-members.
+  virtual mpi::Comm do_create(const mpi::Group& group, std::span<const int> parent_ranks, int group_rank,
+                              int tag) = 0;
+
+ private:
+  mpi::Comm parent_;  // a view: the caller keeps the parent alive for the creator's lifetime
+  mpi::Group parent_group_;
+};
+
+/// The method names make_comm_creator() knows, in a fixed order.
+std::span<const std::string_view> comm_creator_names();
+
+/// True when the MPI library provides MPI_Comm_create_from_group (detected at configure time).
+bool from_group_supported() noexcept;
+
+/// Collective over parent (every parent rank calls it): the creator for method name bound to parent.
+/// `intercomm` duplicates parent here, once, so its handshakes can never match a user's message on parent.
+/// Unknown name → mpi::UsageError listing the known names; `from_group` without library support →
+/// mpi::UsageError saying so.
+std::unique_ptr<CommCreator> make_comm_creator(std::string_view name, const mpi::Comm& parent);
+
+/// Parent ranks of group's members 0..size-1; throws mpi::UsageError (MPI_ERR_GROUP) naming who if a member
+/// is not in parent_group. Local: no communication.
+std::vector<int> parent_ranks_of(const mpi::Group& group, const mpi::Group& parent_group, std::string_view who);
+
+/// Algorithm 1 of Dinan et al. (EuroMPI 2011): builds the communicator over the group whose member i has rank
+/// parent_ranks[i] in bridge, by log2|group| rounds of MPI_Intercomm_create + MPI_Intercomm_merge starting
+/// from a duplicate of MPI_COMM_SELF. Collective over the members only; leaders handshake on bridge with tag.
+/// Every intermediate communicator is freed. group_rank is this caller's rank in the group (a member).
+mpi::Comm intercomm_create_merge(const mpi::Comm& bridge, std::span<const int> parent_ranks, int group_rank, int tag);
+
+}  // namespace mcmclb

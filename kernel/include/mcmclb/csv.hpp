@@ -1,0 +1,30 @@
+// Tidy CSV output: escaping, and whole-file or appended writes that are atomic (a temporary file renamed over
+// the target), so results already written are never lost or half-written.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mcmclb::csv {
+
+using Row = std::vector<std::string>;
+
+/// Quotes a field when it holds a comma, quote or line break (RFC 4180).
+std::string escape(std::string_view field);
+
+/// One CSV line (with the trailing newline).
+std::string line(const Row& fields);
+
+/// Writes content to path atomically (temporary file in the same folder, flushed, renamed over path).
+void write_atomically(const std::filesystem::path& path, std::string_view content);
+
+/// Appends rows to path atomically, writing header first when the file is new or empty. Throws
+/// std::runtime_error naming the file if an existing file's header differs (headers are stable).
+void append_rows(const std::filesystem::path& path, const Row& header, const std::vector<Row>& rows);
+
+/// Formats a double with enough digits to round-trip reasonably ("%.9g").
+std::string number(double value);
+
+}  // namespace mcmclb::csv

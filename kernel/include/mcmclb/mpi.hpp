@@ -1,0 +1,175 @@
+// Thin, owning C++ layer over the MPI handles mcmclb uses: checked calls, the environment object, move-only
+// communicators and groups, and waits that sleep instead of spinning.
+#pragma once
+
+#include <mpi.h>
+
+#include <chrono>
+#include <source_location>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace mcmclb::mpi {
+
+/// An MPI call that returned an error: carries the call's name, the code, its class and the library's text.
+class Error : public std::runtime_error {
+ public:
+  Error(std::string_view call, int code, const std::source_location& where);
+  [[nodiscard]] int code() const noexcept { return code_; }
+  [[nodiscard]] int error_class() const noexcept { return error_class_; }
+  [[nodiscard]] const std::string& call() const noexcept { return call_; }
+
+ private:
+  std::string call_;
+  int code_;
+  int error_class_;
+};
+
+/// A caller's mistake detected before any communication (bad tag, group not in the parent, unknown name).
+/// Carries the MPI error class that the C interface returns for it.
+class UsageError : public std::invalid_argument {
+ public:
+  UsageError(const std::string& what, int error_class) : std::invalid_argument(what), error_class_(error_class) {}
+  [[nodiscard]] int error_class() const noexcept { return error_class_; }
+
+ private:
+  int error_class_;
+};
+
+/// Bad user input (flags, config files) detected identically on every rank before any communication depends
+/// on it. run_main prints it once, on rank 0, as "<program>: <message>", and every rank exits with code 2.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Throws Error if rc is not MPI_SUCCESS. Usage: check(MPI_Comm_dup(c, &d), "MPI_Comm_dup");
+inline void check(int rc, std::string_view call, std::source_location where = std::source_location::current()) {
+  if (rc != MPI_SUCCESS) throw Error(call, rc, where);
+}
+
+/// First object in main: initialises MPI, makes errors return (so check() sees them), finalises at scope end.
+class Environment {
+ public:
+  Environment(int& argc, char**& argv);
+  ~Environment();
+  Environment(const Environment&) = delete;
+  Environment& operator=(const Environment&) = delete;
+};
+
+/// Runs body inside an Environment and returns its exit code. InputError: one line on rank 0, exit code 2 on
+/// every rank. Any other exception escaping body on any rank aborts the whole job, so one rank's error never
+/// leaves the others hanging.
+int run_main(int argc, char** argv, int (*body)(int, char**));
+
+/// True once MPI_Finalize has run (destructors must not call MPI after that).
+bool finalized() noexcept;
+
+class Group;
+
+/// Move-only communicator handle. Owning handles free on destruction; views (world(), self(), view()) never do.
+class Comm {
+ public:
+  Comm() = default;
+  ~Comm();
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+  Comm(Comm&& other) noexcept
+      : handle_(std::exchange(other.handle_, MPI_COMM_NULL)), owned_(std::exchange(other.owned_, false)) {}
+  Comm& operator=(Comm&& other) noexcept;
+
+  static Comm world() noexcept { return Comm(MPI_COMM_WORLD, false); }
+  static Comm self() noexcept { return Comm(MPI_COMM_SELF, false); }
+  /// Non-owning view of a handle someone else frees.
+  static Comm view(MPI_Comm handle) noexcept { return Comm(handle, false); }
+  /// Takes ownership of handle (MPI_COMM_NULL gives a null Comm).
+  static Comm adopt(MPI_Comm handle) noexcept { return Comm(handle, handle != MPI_COMM_NULL); }
+
+  /// Collective over this communicator: an owned duplicate with its own context.
+  [[nodiscard]] Comm dup() const;
+  [[nodiscard]] int rank() const;
+  [[nodiscard]] int size() const;
+  [[nodiscard]] Group group() const;
+  [[nodiscard]] MPI_Comm get() const noexcept { return handle_; }
+  [[nodiscard]] bool is_null() const noexcept { return handle_ == MPI_COMM_NULL; }
+  [[nodiscard]] bool owned() const noexcept { return owned_; }
+  /// Frees now (throwing on error); a no-op for views and null handles.
+  void free();
+  /// Gives up ownership: returns the handle, which the caller now frees.
+  [[nodiscard]] MPI_Comm release() noexcept {
+    owned_ = false;
+    return std::exchange(handle_, MPI_COMM_NULL);
+  }
+
+ private:
+  Comm(MPI_Comm handle, bool owned) noexcept : handle_(handle), owned_(owned) {}
+  MPI_Comm handle_ = MPI_COMM_NULL;
+  bool owned_ = false;
+};
+
+/// Move-only group handle. Owning unless made by view(); MPI_GROUP_EMPTY and MPI_GROUP_NULL are never freed.
+class Group {
+ public:
+  Group() = default;
+  /// Takes ownership of handle.
+  explicit Group(MPI_Group handle) noexcept : handle_(handle), owned_(true) {}
+  /// Non-owning view of a group someone else frees.
+  static Group view(MPI_Group handle) noexcept {
+    Group g;
+    g.handle_ = handle;
+    return g;
+  }
+  ~Group();
+  Group(const Group&) = delete;
+  Group& operator=(const Group&) = delete;
+  Group(Group&& other) noexcept
+      : handle_(std::exchange(other.handle_, MPI_GROUP_NULL)), owned_(std::exchange(other.owned_, false)) {}
+  Group& operator=(Group&& other) noexcept;
+
+  /// The members of base at the given ranks, in that order (MPI_Group_incl).
+  [[nodiscard]] static Group include(const Group& base, std::span<const int> ranks);
+  [[nodiscard]] int size() const;
+  /// This process's rank in the group, or MPI_UNDEFINED.
+  [[nodiscard]] int rank() const;
+  /// Ranks in other of this group's members 0..size-1 (MPI_UNDEFINED where a member is not in other).
+  [[nodiscard]] std::vector<int> translate_all(const Group& other) const;
+  [[nodiscard]] MPI_Group get() const noexcept { return handle_; }
+  [[nodiscard]] bool is_null() const noexcept { return handle_ == MPI_GROUP_NULL; }
+  [[nodiscard]] bool owned() const noexcept { return owned_; }
+  /// Frees now (throwing on error); a no-op for views and null handles.
+  void free();
+
+ private:
+  MPI_Group handle_ = MPI_GROUP_NULL;
+  bool owned_ = false;
+};
+
+/// MPI_Group_compare: MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL.
+int compare(const Group& a, const Group& b);
+
+/// The largest tag value the library allows (attribute MPI_TAG_UB of MPI_COMM_WORLD).
+int tag_ub();
+
+/// Throws UsageError (class MPI_ERR_TAG) unless 0 <= tag <= tag_ub().
+void check_tag(int tag);
+
+/// Nap between completion tests in the polite waits below.
+inline constexpr std::chrono::microseconds default_nap{200};
+
+/// Waits for request with MPI_Test plus a short sleep, so a waiting rank leaves its core to ranks that work.
+void wait_politely(MPI_Request& request, std::chrono::microseconds nap = default_nap);
+
+/// Barrier over comm that sleeps while waiting (MPI_Ibarrier + wait_politely).
+void barrier_politely(const Comm& comm, std::chrono::microseconds nap = default_nap);
+
+/// MAX of value over comm, waiting politely (MPI_Iallreduce + wait_politely).
+double max_politely(const Comm& comm, double value, std::chrono::microseconds nap = default_nap);
+
+/// First line of MPI_Get_library_version, e.g. "MPICH Version: 4.0.2".
+std::string library_version();
+
+}  // namespace mcmclb::mpi

@@ -1,0 +1,24 @@
+// Where a measurement came from: the facts every benchmark records beside its data.
+#pragma once
+
+#include <string>
+
+namespace mcmclb {
+
+const char* git_commit();  // generated at build time (cmake/WriteGitCommit.cmake)
+
+struct Provenance {
+  std::string git_commit;
+  std::string mpi_library;  // first line of MPI_Get_library_version
+  int nprocs = 0;
+  std::string host;         // rank 0's host name
+  std::string utc_start;    // ISO 8601, e.g. 2026-11-21T05:36:37Z
+};
+
+/// Collects the provenance for a run over MPI_COMM_WORLD (local; call on every rank, use rank 0's).
+Provenance collect_provenance();
+
+/// The current UTC time as ISO 8601 with a trailing Z.
+std::string utc_now();
+
+}  // namespace mcmclb

@@ -1,0 +1,170 @@
+// The five communicator creation methods (mcmclb/comm_create.hpp) and their factory.
+#include "mcmclb/comm_create.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace mcmclb {
+
+namespace {
+
+constexpr std::array<std::string_view, 5> kNames = {"intercomm", "create_group", "from_group", "create", "split"};
+
+std::string known_names() {
+  std::string list;
+  for (auto n : kNames) list += (list.empty() ? "" : ", ") + std::string(n);
+  return list;
+}
+
+/// Algorithm 1; handshakes run on a private duplicate of the parent made once at construction.
+class IntercommCreator final : public CommCreator {
+ public:
+  explicit IntercommCreator(const mpi::Comm& parent) : CommCreator(parent), bridge_(parent.dup()) {}
+  std::string_view name() const noexcept override { return "intercomm"; }
+  bool group_collective() const noexcept override { return true; }
+
+ protected:
+  mpi::Comm do_create(const mpi::Group&, std::span<const int> parent_ranks, int group_rank, int tag) override {
+    return intercomm_create_merge(bridge_, parent_ranks, group_rank, tag);
+  }
+
+ private:
+  mpi::Comm bridge_;
+};
+
+class CreateGroupCreator final : public CommCreator {
+ public:
+  explicit CreateGroupCreator(const mpi::Comm& parent) : CommCreator(parent) {}
+  std::string_view name() const noexcept override { return "create_group"; }
+  bool group_collective() const noexcept override { return true; }
+
+ protected:
+  mpi::Comm do_create(const mpi::Group& group, std::span<const int>, int, int tag) override {
+    MPI_Comm out = MPI_COMM_NULL;
+    mpi::check(MPI_Comm_create_group(parent().get(), group.get(), tag, &out), "MPI_Comm_create_group");
+    return mpi::Comm::adopt(out);
+  }
+};
+
+#if MCMCLB_HAVE_COMM_CREATE_FROM_GROUP
+class FromGroupCreator final : public CommCreator {
+ public:
+  explicit FromGroupCreator(const mpi::Comm& parent) : CommCreator(parent) {}
+  std::string_view name() const noexcept override { return "from_group"; }
+  bool group_collective() const noexcept override { return true; }
+
+ protected:
+  mpi::Comm do_create(const mpi::Group& group, std::span<const int>, int, int tag) override {
+    // The string tag plays the role of the integer tag: concurrent creations over overlapping groups must
+    // differ in it, exactly as the integer tag of the other methods.
+    const std::string string_tag = "mcmclb.from_group." + std::to_string(tag);
+    MPI_Comm out = MPI_COMM_NULL;
+    mpi::check(MPI_Comm_create_from_group(group.get(), string_tag.c_str(), MPI_INFO_NULL, MPI_ERRORS_RETURN, &out),
+               "MPI_Comm_create_from_group");
+    return mpi::Comm::adopt(out);
+  }
+};
+#endif
+
+class CreateCreator final : public CommCreator {
+ public:
+  explicit CreateCreator(const mpi::Comm& parent) : CommCreator(parent) {}
+  std::string_view name() const noexcept override { return "create"; }
+  bool group_collective() const noexcept override { return false; }
+
+ protected:
+  mpi::Comm do_create(const mpi::Group& group, std::span<const int>, int, int) override {
+    MPI_Comm out = MPI_COMM_NULL;
+    mpi::check(MPI_Comm_create(parent().get(), group.get(), &out), "MPI_Comm_create");
+    return mpi::Comm::adopt(out);
+  }
+};
+
+class SplitCreator final : public CommCreator {
+ public:
+  explicit SplitCreator(const mpi::Comm& parent) : CommCreator(parent) {}
+  std::string_view name() const noexcept override { return "split"; }
+  bool group_collective() const noexcept override { return false; }
+
+ protected:
+  mpi::Comm do_create(const mpi::Group&, std::span<const int> parent_ranks, int group_rank, int) override {
+    // Disjoint groups get distinct colours: the smallest parent rank of each group is unique to it.
+    const int color =
+        group_rank == MPI_UNDEFINED ? MPI_UNDEFINED : *std::min_element(parent_ranks.begin(), parent_ranks.end());
+    const int key = group_rank == MPI_UNDEFINED ? 0 : group_rank;
+    MPI_Comm out = MPI_COMM_NULL;
+    mpi::check(MPI_Comm_split(parent().get(), color, key, &out), "MPI_Comm_split");
+    return mpi::Comm::adopt(out);
+  }
+};
+
+}  // namespace
+
+CommCreator::CommCreator(const mpi::Comm& parent) : parent_(mpi::Comm::view(parent.get())), parent_group_(parent.group()) {}
+
+mpi::Comm CommCreator::create(const mpi::Group& group, int tag) {
+  mpi::check_tag(tag);
+  const int group_rank = group.rank();
+  if (group_rank == MPI_UNDEFINED && group_collective()) return {};  // outside: no communication at all
+  return do_create(group, parent_ranks_of(group, parent_group_, name()), group_rank, tag);
+}
+
+std::vector<int> parent_ranks_of(const mpi::Group& group, const mpi::Group& parent_group, std::string_view who) {
+  std::vector<int> parent_ranks = group.translate_all(parent_group);
+  if (std::find(parent_ranks.begin(), parent_ranks.end(), MPI_UNDEFINED) != parent_ranks.end()) {
+    throw mpi::UsageError(std::string(who) + ": the group is not a subset of the parent communicator's group",
+                          MPI_ERR_GROUP);
+  }
+  return parent_ranks;
+}
+
+std::span<const std::string_view> comm_creator_names() { return kNames; }
+
+bool from_group_supported() noexcept { return MCMCLB_HAVE_COMM_CREATE_FROM_GROUP != 0; }
+
+std::unique_ptr<CommCreator> make_comm_creator(std::string_view name, const mpi::Comm& parent) {
+  if (name == "intercomm") return std::make_unique<IntercommCreator>(parent);
+  if (name == "create_group") return std::make_unique<CreateGroupCreator>(parent);
+  if (name == "from_group") {
+#if MCMCLB_HAVE_COMM_CREATE_FROM_GROUP
+    return std::make_unique<FromGroupCreator>(parent);
+#else
+    throw mpi::UsageError("method from_group: MPI_Comm_create_from_group is not supported by " +
+                              mpi::library_version(),
+                          MPI_ERR_UNSUPPORTED_OPERATION);
+#endif
+  }
+  if (name == "create") return std::make_unique<CreateCreator>(parent);
+  if (name == "split") return std::make_unique<SplitCreator>(parent);
+  throw mpi::UsageError("unknown communicator creation method '" + std::string(name) + "' (known: " + known_names() + ")",
+                        MPI_ERR_ARG);
+}
+
+mpi::Comm intercomm_create_merge(const mpi::Comm& bridge, std::span<const int> parent_ranks, int group_rank,
+                                 int tag) {
+  const int group_size = static_cast<int>(parent_ranks.size());
+  mpi::Comm current = mpi::Comm::self().dup();
+  for (int merge_size = 1; merge_size < group_size; merge_size *= 2) {
+    const int block = group_rank / merge_size;  // the paper's gid: this caller's block of merge_size members
+    int remote_leader = -1;
+    int high = 0;
+    if (block % 2 == 0) {
+      if ((block + 1) * merge_size >= group_size) continue;  // no right neighbour: join in a later round
+      remote_leader = parent_ranks[static_cast<std::size_t>((block + 1) * merge_size)];
+      high = 0;  // LOW: our block keeps the lower ranks
+    } else {
+      remote_leader = parent_ranks[static_cast<std::size_t>((block - 1) * merge_size)];
+      high = 1;
+    }
+    MPI_Comm inter = MPI_COMM_NULL;
+    mpi::check(MPI_Intercomm_create(current.get(), 0, bridge.get(), remote_leader, tag, &inter),
+               "MPI_Intercomm_create");
+    mpi::Comm inter_owned = mpi::Comm::adopt(inter);
+    MPI_Comm merged = MPI_COMM_NULL;
+    mpi::check(MPI_Intercomm_merge(inter, high, &merged), "MPI_Intercomm_merge");
+    current = mpi::Comm::adopt(merged);  // frees the previous intracommunicator; inter_owned frees at scope end
+  }
+  return current;
+}
+
+}  // namespace mcmclb

@@ -1,0 +1,89 @@
+// Atomic CSV writing (mcmclb/csv.hpp).
+#include "mcmclb/csv.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace mcmclb::csv {
+
+std::string escape(std::string_view field) {
+  if (field.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(field);
+  std::string quoted = "\"";
+  for (char c : field) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+std::string line(const Row& fields) {
+  std::string out;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) out += ',';
+    out += escape(fields[i]);
+  }
+  return out + "\n";
+}
+
+void write_atomically(const std::filesystem::path& path, std::string_view content) {
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  std::string temp = path.string() + ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot write " + temp + ": " + std::strerror(errno));
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      ::unlink(temp.c_str());
+      throw std::runtime_error("cannot write " + temp + ": " + std::strerror(err));
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  const bool synced = ::fsync(fd) == 0;
+  const bool closed = ::close(fd) == 0;
+  if (!synced || !closed || std::rename(temp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(temp.c_str());
+    throw std::runtime_error("cannot replace " + path.string() + ": " + std::strerror(err));
+  }
+}
+
+void append_rows(const std::filesystem::path& path, const Row& header, const std::vector<Row>& rows) {
+  std::string content;
+  const std::string header_line = line(header);
+  if (std::ifstream in{path}; in) {
+    std::ostringstream existing;
+    existing << in.rdbuf();
+    content = existing.str();
+  }
+  if (content.empty()) {
+    content = header_line;
+  } else {
+    const std::string first = content.substr(0, content.find('\n') + 1);
+    if (first != header_line) {
+      throw std::runtime_error(path.string() + ": existing header differs from this version's header; " +
+                               "write to a new output folder");
+    }
+    if (content.back() != '\n') content += '\n';
+  }
+  for (const Row& r : rows) content += line(r);
+  write_atomically(path, content);
+}
+
+std::string number(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  return text;
+}
+
+}  // namespace mcmclb::csv

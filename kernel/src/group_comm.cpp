@@ -1,0 +1,30 @@
+// The C entry point mcmclb_group_comm_create (mcmclb/group_comm.h) over Algorithm 1.
+#include "mcmclb/group_comm.h"
+
+#include <exception>
+
+#include "mcmclb/comm_create.hpp"
+
+extern "C" int mcmclb_group_comm_create(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  using namespace mcmclb;
+  if (newcomm == nullptr) return MPI_ERR_ARG;
+  *newcomm = MPI_COMM_NULL;
+  if (comm == MPI_COMM_NULL) return MPI_ERR_COMM;
+  if (group == MPI_GROUP_NULL) return MPI_ERR_GROUP;
+  try {  // nothing may escape across the C boundary
+    mpi::check_tag(tag);
+    const mpi::Group members = mpi::Group::view(group);
+    const int group_rank = members.rank();
+    if (group_rank == MPI_UNDEFINED) return MPI_SUCCESS;  // not a member: null, no communication
+    const std::vector<int> parent_ranks =
+        parent_ranks_of(members, mpi::Comm::view(comm).group(), "mcmclb_group_comm_create");
+    *newcomm = intercomm_create_merge(mpi::Comm::view(comm), parent_ranks, group_rank, tag).release();
+    return MPI_SUCCESS;
+  } catch (const mpi::UsageError& e) {
+    return e.error_class();
+  } catch (const mpi::Error& e) {
+    return e.error_class();
+  } catch (...) {
+    return MPI_ERR_OTHER;
+  }
+}

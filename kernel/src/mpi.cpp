@@ -1,0 +1,228 @@
+// Implementation of the checked MPI layer (mcmclb/mpi.hpp).
+#include "mcmclb/mpi.hpp"
+
+#include <cstdio>
+#include <exception>
+#include <thread>
+
+namespace mcmclb::mpi {
+
+namespace {
+std::string error_text(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS) return "unknown MPI error " + std::to_string(code);
+  return std::string(text, static_cast<std::size_t>(length));
+}
+
+int class_of(int code) {
+  int error_class = MPI_ERR_OTHER;
+  if (MPI_Error_class(code, &error_class) != MPI_SUCCESS) return MPI_ERR_OTHER;
+  return error_class;
+}
+}  // namespace
+
+Error::Error(std::string_view call, int code, const std::source_location& where)
+    : std::runtime_error(std::string(call) + " failed: " + error_text(code) + " (at " + where.file_name() + ":" +
+                         std::to_string(where.line()) + ")"),
+      call_(call),
+      code_(code),
+      error_class_(class_of(code)) {}
+
+bool finalized() noexcept {
+  int done = 0;
+  MPI_Finalized(&done);
+  return done != 0;
+}
+
+Environment::Environment(int& argc, char**& argv) {
+  int initialized = 0;
+  check(MPI_Initialized(&initialized), "MPI_Initialized");
+  if (!initialized) check(MPI_Init(&argc, &argv), "MPI_Init");
+  check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  check(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+}
+
+Environment::~Environment() {
+  if (!finalized()) MPI_Finalize();
+}
+
+int run_main(int argc, char** argv, int (*body)(int, char**)) {
+  Environment env(argc, argv);
+  int rank = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  try {
+    return body(argc, argv);
+  } catch (const InputError& e) {
+    if (rank == 0) {
+      std::string program = argc > 0 ? argv[0] : "mcmclb";
+      program = program.substr(program.find_last_of('/') + 1);
+      std::fprintf(stderr, "%s: %s\n", program.c_str(), e.what());
+      std::fflush(stderr);
+    }
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error on rank %d: %s\n", rank, e.what());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    return 1;
+  }
+}
+
+Comm::~Comm() {
+  if (owned_ && handle_ != MPI_COMM_NULL && !finalized()) MPI_Comm_free(&handle_);
+}
+
+Comm& Comm::operator=(Comm&& other) noexcept {
+  if (this != &other) {
+    Comm old(std::move(*this));  // releases what this held when old goes out of scope
+    handle_ = std::exchange(other.handle_, MPI_COMM_NULL);
+    owned_ = std::exchange(other.owned_, false);
+  }
+  return *this;
+}
+
+Comm Comm::dup() const {
+  MPI_Comm copy = MPI_COMM_NULL;
+  check(MPI_Comm_dup(handle_, &copy), "MPI_Comm_dup");
+  return adopt(copy);
+}
+
+int Comm::rank() const {
+  int r = 0;
+  check(MPI_Comm_rank(handle_, &r), "MPI_Comm_rank");
+  return r;
+}
+
+int Comm::size() const {
+  int s = 0;
+  check(MPI_Comm_size(handle_, &s), "MPI_Comm_size");
+  return s;
+}
+
+Group Comm::group() const {
+  MPI_Group g = MPI_GROUP_NULL;
+  check(MPI_Comm_group(handle_, &g), "MPI_Comm_group");
+  return Group(g);
+}
+
+void Comm::free() {
+  if (owned_ && handle_ != MPI_COMM_NULL) check(MPI_Comm_free(&handle_), "MPI_Comm_free");
+  handle_ = MPI_COMM_NULL;
+  owned_ = false;
+}
+
+namespace {
+bool freeable(MPI_Group handle, bool owned) {
+  return owned && handle != MPI_GROUP_NULL && handle != MPI_GROUP_EMPTY;
+}
+}  // namespace
+
+Group::~Group() {
+  if (freeable(handle_, owned_) && !finalized()) MPI_Group_free(&handle_);
+}
+
+Group& Group::operator=(Group&& other) noexcept {
+  if (this != &other) {
+    Group old(std::move(*this));
+    handle_ = std::exchange(other.handle_, MPI_GROUP_NULL);
+    owned_ = std::exchange(other.owned_, false);
+  }
+  return *this;
+}
+
+Group Group::include(const Group& base, std::span<const int> ranks) {
+  MPI_Group g = MPI_GROUP_NULL;
+  check(MPI_Group_incl(base.get(), static_cast<int>(ranks.size()), ranks.data(), &g), "MPI_Group_incl");
+  return Group(g);
+}
+
+int Group::size() const {
+  int s = 0;
+  check(MPI_Group_size(handle_, &s), "MPI_Group_size");
+  return s;
+}
+
+int Group::rank() const {
+  int r = MPI_UNDEFINED;
+  check(MPI_Group_rank(handle_, &r), "MPI_Group_rank");
+  return r;
+}
+
+std::vector<int> Group::translate_all(const Group& other) const {
+  const int n = size();
+  std::vector<int> mine(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) mine[static_cast<std::size_t>(i)] = i;
+  std::vector<int> theirs(static_cast<std::size_t>(n), MPI_UNDEFINED);
+  check(MPI_Group_translate_ranks(handle_, n, mine.data(), other.get(), theirs.data()),
+        "MPI_Group_translate_ranks");
+  return theirs;
+}
+
+void Group::free() {
+  if (freeable(handle_, owned_)) check(MPI_Group_free(&handle_), "MPI_Group_free");
+  handle_ = MPI_GROUP_NULL;
+  owned_ = false;
+}
+
+int compare(const Group& a, const Group& b) {
+  int result = MPI_UNEQUAL;
+  check(MPI_Group_compare(a.get(), b.get(), &result), "MPI_Group_compare");
+  return result;
+}
+
+int tag_ub() {
+  void* value = nullptr;
+  int found = 0;
+  check(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &found), "MPI_Comm_get_attr(MPI_TAG_UB)");
+  return found ? *static_cast<int*>(value) : 32767;  // 32767 is the standard's guaranteed minimum
+}
+
+void check_tag(int tag) {
+  const int ub = tag_ub();
+  if (tag < 0 || tag > ub) {
+    throw UsageError("tag " + std::to_string(tag) + " is out of range: allowed is 0.." + std::to_string(ub) +
+                         " (MPI_TAG_UB)",
+                     MPI_ERR_TAG);
+  }
+}
+
+void wait_politely(MPI_Request& request, std::chrono::microseconds nap) {
+  for (;;) {
+    int done = 0;
+    check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done) return;
+    std::this_thread::sleep_for(nap);
+  }
+}
+
+void barrier_politely(const Comm& comm, std::chrono::microseconds nap) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  check(MPI_Ibarrier(comm.get(), &request), "MPI_Ibarrier");
+  wait_politely(request, nap);
+}
+
+double max_politely(const Comm& comm, double value, std::chrono::microseconds nap) {
+  double result = 0.0;
+  MPI_Request request = MPI_REQUEST_NULL;
+  check(MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, comm.get(), &request), "MPI_Iallreduce");
+  wait_politely(request, nap);
+  return result;
+}
+
+std::string library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  check(MPI_Get_library_version(text, &length), "MPI_Get_library_version");
+  std::string version(text, static_cast<std::size_t>(length));
+  if (auto end = version.find('\n'); end != std::string::npos) version.resize(end);
+  while (!version.empty() && (version.back() == ' ' || version.back() == '\t' || version.back() == '\0')) {
+    version.pop_back();
+  }
+  for (char& c : version) {
+    if (c == '\t') c = ' ';
+  }
+  return version;
+}
+
+}  // namespace mcmclb::mpi

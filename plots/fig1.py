@@ -1,0 +1,74 @@
+#!/usr/bin/python3
+"""Fig. 1: communicator creation cost vs. output group size, one line per method (log-log), median over
+repetitions with a min-max band. Input: the CSV written by mcmclb-commbench (or a folder holding commbench.csv)."""
+import argparse
+import os
+import sys
+from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcmclb_csv import InputError, fail, find_csv, median, read_rows  # noqa: E402
+
+REQUIRED = ["method", "op", "nprocs", "group_size", "rep", "time_us"]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("inputs", nargs="+", help="commbench CSV file(s) or result folder(s)")
+    parser.add_argument("-o", "--output", default=None, help="PNG path (default: fig1.png beside the first input)")
+    parser.add_argument("--op", default="create", choices=["create", "free"], help="which cost to plot")
+    parser.add_argument("--pdf", action="store_true", help="also write a PDF beside the PNG")
+    args = parser.parse_args(argv)
+    try:
+        rows = []
+        for path in args.inputs:
+            rows += read_rows(find_csv(path, "commbench.csv"), REQUIRED, numeric=["group_size", "time_us", "nprocs"])
+    except InputError as e:
+        fail(__file__, str(e))
+
+    series = defaultdict(lambda: defaultdict(list))  # (method, nprocs) -> size -> samples
+    for r in rows:
+        if r["op"] == args.op:
+            series[(r["method"], int(r["nprocs"]))][int(r["group_size"])].append(r["time_us"])
+    if not series:
+        fail(__file__, f"{args.inputs[0]}: no rows with op={args.op}")
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    several_p = len({p for _, p in series}) > 1
+    for (method, nprocs), by_size in sorted(series.items()):
+        sizes = sorted(by_size)
+        med = [median(by_size[s]) for s in sizes]
+        lo = [min(by_size[s]) for s in sizes]
+        hi = [max(by_size[s]) for s in sizes]
+        label = f"{method} (P={nprocs})" if several_p else method
+        (line,) = ax.plot(sizes, med, marker="o", label=label)
+        ax.fill_between(sizes, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
+    ax.set_xscale("log", base=2)
+    all_sizes = sorted({s for by_size in series.values() for s in by_size})
+    ax.set_xticks(all_sizes)
+    ax.set_xticklabels([str(s) for s in all_sizes])
+    ax.minorticks_off()
+    ax.set_yscale("log")
+    ax.set_xlabel("output group size (ranks)")
+    ax.set_ylabel(f"{args.op} time (µs, max over ranks)")
+    procs = sorted({p for _, p in series})
+    ax.set_title(f"Communicator {args.op} cost, P = {', '.join(map(str, procs))}")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    first = args.inputs[0]
+    out = args.output or os.path.join(first if os.path.isdir(first) else os.path.dirname(first) or ".", "fig1.png")
+    fig.savefig(out, dpi=120)
+    if args.pdf:
+        fig.savefig(os.path.splitext(out)[0] + ".pdf")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""Shared input handling for the plot and table scripts: reading mcmclb CSV files, with one-line errors."""
+import csv
+import os
+import sys
+
+
+class InputError(Exception):
+    """Bad input: reported as one line on stderr, exit code 2."""
+
+
+def fail(script, message):
+    print(f"{os.path.basename(script)}: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def read_rows(path, required, numeric=()):
+    """Rows of the CSV at path as dicts; required columns must exist; numeric columns are converted to float.
+
+    A folder means the file named by the first required-columns match inside it is not guessed: pass files, or
+    use find_csv() for a folder.
+    """
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a folder, expected a CSV file")
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            if reader.fieldnames is None:
+                raise InputError(f"{path}: empty file, expected a CSV header with columns {', '.join(required)}")
+            missing = [c for c in required if c not in reader.fieldnames]
+            if missing:
+                raise InputError(f"{path}: malformed, missing column(s) {', '.join(missing)}")
+            rows = []
+            for line_no, row in enumerate(reader, start=2):
+                if None in row or any(row[c] is None for c in required):
+                    raise InputError(f"{path}:{line_no}: malformed row (wrong number of fields)")
+                for c in numeric:
+                    try:
+                        row[c] = float(row[c])
+                    except ValueError:
+                        raise InputError(f"{path}:{line_no}: column {c} is not a number: {row[c]!r}") from None
+                rows.append(row)
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a text CSV file") from None
+    except csv.Error as e:
+        raise InputError(f"{path}: malformed CSV ({e})") from None
+    if not rows:
+        raise InputError(f"{path}: no data rows")
+    return rows
+
+
+def find_csv(path, name):
+    """path itself if it is a file, else path/name (a results folder)."""
+    return os.path.join(path, name) if os.path.isdir(path) else path
+
+
+def median(values):
+    s = sorted(values)
+    n = len(s)
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
