@@ -22,6 +22,7 @@
 #include "mcmclb/csv.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/provenance.hpp"
+#include "mcmclb/text.hpp"
 
 namespace {
 
@@ -71,17 +72,15 @@ Options parse(int argc, char** argv, int nprocs) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") throw InputError(kUsage);
-    if (i + 1 >= argc) throw InputError(flag + ": unknown flag or missing value\n" + kUsage);
+    if (flag == "--help" || flag == "-h") throw InputError(kUsage);  // usage text, exit 2 like any bad call
+    if (i + 1 >= argc) throw InputError(flag + ": unknown flag or missing value (see --help)");
     const std::string value = argv[++i];
     if (flag == "--methods") {
       o.methods = split_list(value);
       for (const auto& m : o.methods) {
         const auto names = mcmclb::comm_creator_names();
         if (std::find(names.begin(), names.end(), m) == names.end()) {
-          std::string known;
-          for (auto n : names) known += (known.empty() ? "" : ", ") + std::string(n);
-          throw InputError("--methods: unknown method '" + m + "' (known: " + known + ")");
+          throw InputError("--methods: unknown method '" + m + "' (known: " + mcmclb::join(names) + ")");
         }
       }
     } else if (flag == "--sizes") {
@@ -106,7 +105,7 @@ Options parse(int argc, char** argv, int nprocs) {
     } else if (flag == "--out") {
       o.out = value;
     } else {
-      throw InputError("unknown flag " + flag + "\n" + kUsage);
+      throw InputError("unknown flag " + flag + " (see --help)");
     }
   }
   if (o.methods.empty()) {

@@ -1,5 +1,6 @@
 // The five communicator creation methods (mcmclb/comm_create.hpp) and their factory.
 #include "mcmclb/comm_create.hpp"
+#include "mcmclb/text.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,11 +11,7 @@ namespace {
 
 constexpr std::array<std::string_view, 5> kNames = {"intercomm", "create_group", "from_group", "create", "split"};
 
-std::string known_names() {
-  std::string list;
-  for (auto n : kNames) list += (list.empty() ? "" : ", ") + std::string(n);
-  return list;
-}
+std::string known_names() { return join(kNames); }
 
 /// Algorithm 1; handshakes run on a private duplicate of the parent made once at construction.
 class IntercommCreator final : public CommCreator {

@@ -59,6 +59,12 @@ void write_atomically(const std::filesystem::path& path, std::string_view conten
 }
 
 void append_rows(const std::filesystem::path& path, const Row& header, const std::vector<Row>& rows) {
+  std::string lines;
+  for (const Row& r : rows) lines += line(r);
+  append_text(path, header, lines);
+}
+
+void append_text(const std::filesystem::path& path, const Row& header, std::string_view lines) {
   std::string content;
   const std::string header_line = line(header);
   if (std::ifstream in{path}; in) {
@@ -76,7 +82,7 @@ void append_rows(const std::filesystem::path& path, const Row& header, const std
     }
     if (content.back() != '\n') content += '\n';
   }
-  for (const Row& r : rows) content += line(r);
+  content += lines;
   write_atomically(path, content);
 }
 

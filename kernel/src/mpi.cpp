@@ -151,6 +151,7 @@ int Group::rank() const {
 
 std::vector<int> Group::translate_all(const Group& other) const {
   const int n = size();
+  if (n == 0) return {};
   std::vector<int> mine(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) mine[static_cast<std::size_t>(i)] = i;
   std::vector<int> theirs(static_cast<std::size_t>(n), MPI_UNDEFINED);

@@ -24,6 +24,9 @@ void write_atomically(const std::filesystem::path& path, std::string_view conten
 /// std::runtime_error naming the file if an existing file's header differs (headers are stable).
 void append_rows(const std::filesystem::path& path, const Row& header, const std::vector<Row>& rows);
 
+/// Appends already formatted CSV lines (each ending in a newline) like append_rows.
+void append_text(const std::filesystem::path& path, const Row& header, std::string_view lines);
+
 /// Formats a double with enough digits to round-trip reasonably ("%.9g").
 std::string number(double value);
 

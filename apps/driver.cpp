@@ -1,0 +1,225 @@
+// One kernel run end to end (apps/driver.hpp).
+#include "driver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <unistd.h>
+
+#include <array>
+#include <cstring>
+#include <numeric>
+
+#include "mcmclb/balancer.hpp"
+#include "mcmclb/workload.hpp"
+#include "mcmclb/text.hpp"
+
+namespace mcmclb {
+
+namespace {
+
+constexpr int kStatWords = 10;
+
+std::string make_run_id(const RunSpec& spec, const mpi::Comm& world) {
+  std::array<char, 96> id{};
+  if (world.rank() == 0) {
+    const std::string t = utc_now();
+    const uint64_t salt = mix64(static_cast<uint64_t>(MPI_Wtime() * 1e9) ^ static_cast<uint64_t>(::getpid()));
+    std::snprintf(id.data(), id.size(), "%s-%s-%06llx", spec.experiment.substr(0, 40).c_str(), t.c_str(),
+                  static_cast<unsigned long long>(salt & 0xffffff));
+  }
+  mpi::check(MPI_Bcast(id.data(), static_cast<int>(id.size()), MPI_CHAR, 0, world.get()), "MPI_Bcast");
+  return id.data();
+}
+
+std::string event_line(const std::string& run_id, const EventRow& e) {
+  return csv::line({run_id, csv::number(e.t_s), e.kind, e.before, std::to_string(e.first), std::to_string(e.last),
+                    std::to_string(e.last - e.first + 1), std::to_string(e.chain), std::to_string(e.items_left),
+                    e.method, csv::number(e.create_s)});
+}
+
+/// Rank 0 gets every rank's text, concatenated in rank order.
+std::string gather_text(const mpi::Comm& world, const std::string& mine) {
+  const int n = world.size();
+  const int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(static_cast<std::size_t>(n)), offsets(static_cast<std::size_t>(n));
+  mpi::check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, world.get()), "MPI_Gather");
+  std::string all;
+  if (world.rank() == 0) {
+    std::exclusive_scan(lengths.begin(), lengths.end(), offsets.begin(), 0);
+    all.resize(static_cast<std::size_t>(offsets.back() + lengths.back()));
+  }
+  mpi::check(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
+                         world.get()),
+             "MPI_Gatherv");
+  return all;
+}
+
+}  // namespace
+
+RunResult run_once(const RunSpec& spec) {
+  const mpi::Comm world = mpi::Comm::world();
+  const int rank = world.rank();
+  const int nprocs = world.size();
+  RunResult r;
+  r.spec = spec;
+  r.provenance = collect_provenance();
+  r.run_id = make_run_id(spec, world);
+
+  const auto workload = make_workload(spec.workload);
+  const std::vector<int64_t> items = chain_items(*workload, nprocs, spec.G);
+  const int64_t longest = *std::max_element(items.begin(), items.end());
+  const int64_t total = std::accumulate(items.begin(), items.end(), int64_t{0});
+  r.baseline_s = static_cast<double>(longest) * spec.T_ms / 1000.0 / spec.G;
+  r.ideal_s = static_cast<double>(total) * spec.T_ms / 1000.0 / nprocs;
+
+  const BalancerInfo& info = balancer_info(spec.balancer);
+  Kernel kernel(spec, items, spec.method.empty() ? std::string(info.initial_method) : spec.method);
+  const auto balancer = make_balancer(spec);
+  kernel.form_initial_groups(info.regroups);
+  kernel.start();
+  balancer->run(kernel);
+  mpi::barrier_politely(world);  // everyone has finished; what follows is checking, not the run
+
+  // Invariants. Local: finished, every communicator freed, no control message left unreceived.
+  int pending = 0;
+  mpi::check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, kernel.control().get(), &pending, MPI_STATUS_IGNORE),
+             "MPI_Iprobe");
+  std::array<int64_t, 3> local_bad = {kernel.finished() ? 0 : 1, kernel.comms_created() - kernel.comms_freed(),
+                                      pending ? 1 : 0};
+  std::array<int64_t, 3> bad{};
+  mpi::check(MPI_Reduce(local_bad.data(), bad.data(), 3, MPI_INT64_T, MPI_SUM, 0, world.get()), "MPI_Reduce");
+  // Each item of each chain exactly once: counts and index sums over all ranks against the workload.
+  const int chains = static_cast<int>(items.size());
+  std::vector<int64_t> counted(items.size()), sums(items.size());
+  mpi::check(MPI_Reduce(kernel.items_counted().data(), counted.data(), chains, MPI_INT64_T, MPI_SUM, 0, world.get()),
+             "MPI_Reduce");
+  mpi::check(MPI_Reduce(kernel.index_sums().data(), sums.data(), chains, MPI_INT64_T, MPI_SUM, 0, world.get()),
+             "MPI_Reduce");
+
+  // Per-rank stats to rank 0.
+  const RankStats& s = kernel.stats();
+  std::array<double, kStatWords> mine = {s.elapsed_s, s.work_s, s.polling_s, s.waiting_s, s.regroup_s,
+                                         static_cast<double>(s.regroups), static_cast<double>(s.items_worked),
+                                         static_cast<double>(s.final_first), static_cast<double>(s.final_last), 0.0};
+  std::vector<double> all(static_cast<std::size_t>(kStatWords * nprocs));
+  mpi::check(MPI_Gather(mine.data(), kStatWords, MPI_DOUBLE, all.data(), kStatWords, MPI_DOUBLE, 0, world.get()),
+             "MPI_Gather");
+  std::string my_events;
+  for (const auto& e : kernel.events()) my_events += event_line(r.run_id, e);
+  const std::string events_text = gather_text(world, my_events);
+
+  if (rank == 0) {
+    std::vector<std::string> violations;
+    if (bad[0] != 0) violations.push_back(std::to_string(bad[0]) + " rank(s) did not finish");
+    if (bad[1] != 0) violations.push_back(std::to_string(bad[1]) + " communicator(s) not freed");
+    if (bad[2] != 0) violations.push_back(std::to_string(bad[2]) + " rank(s) with unreceived control messages");
+    for (int c = 0; c < chains; ++c) {
+      const int64_t n = items[static_cast<std::size_t>(c)];
+      const int64_t expected_sum = n * (n - 1) / 2;
+      if (counted[static_cast<std::size_t>(c)] != n || sums[static_cast<std::size_t>(c)] != expected_sum) {
+        violations.push_back("chain " + std::to_string(c) + ": " + std::to_string(counted[static_cast<std::size_t>(c)]) +
+                             " of " + std::to_string(n) + " items processed (index sum " +
+                             std::to_string(sums[static_cast<std::size_t>(c)]) + ", expected " +
+                             std::to_string(expected_sum) + ")");
+        if (violations.size() > 8) break;
+      }
+    }
+    r.valid = violations.empty();
+    r.violations = join(violations, "; ");
+
+    double sum = 0, sum_sq = 0;
+    r.regroups_min = INT64_MAX;
+    r.regroups_max = 0;
+    for (int i = 0; i < nprocs; ++i) {
+      const double* w = &all[static_cast<std::size_t>(kStatWords * i)];
+      RankStats rs;
+      rs.elapsed_s = w[0];
+      rs.work_s = w[1];
+      rs.polling_s = w[2];
+      rs.waiting_s = w[3];
+      rs.regroup_s = w[4];
+      rs.regroups = static_cast<int64_t>(w[5]);
+      rs.items_worked = static_cast<int64_t>(w[6]);
+      rs.final_first = static_cast<int>(w[7]);
+      rs.final_last = static_cast<int>(w[8]);
+      r.ranks.push_back(rs);
+      r.time_s = std::max(r.time_s, rs.elapsed_s);
+      sum += static_cast<double>(rs.regroups);
+      sum_sq += static_cast<double>(rs.regroups) * static_cast<double>(rs.regroups);
+      r.regroups_min = std::min(r.regroups_min, rs.regroups);
+      r.regroups_max = std::max(r.regroups_max, rs.regroups);
+    }
+    r.regroups_avg = sum / nprocs;
+    r.regroups_std = std::sqrt(std::max(0.0, sum_sq / nprocs - r.regroups_avg * r.regroups_avg));
+    r.event_lines = events_text;
+  }
+  // Everyone learns the verdict and the run time (the CLI's exit code and progress line).
+  std::array<double, 2> verdict = {r.valid ? 1.0 : 0.0, r.time_s};
+  mpi::check(MPI_Bcast(verdict.data(), 2, MPI_DOUBLE, 0, world.get()), "MPI_Bcast");
+  r.valid = verdict[0] != 0.0;
+  r.time_s = verdict[1];
+  return r;
+}
+
+std::string run_label(const RunSpec& spec) {
+  std::string label = spec.balancer;
+  if (spec.interval > 0) label.append("(").append(std::to_string(spec.interval)).append(")");
+  if (!spec.method.empty()) label.append(" ").append(spec.method);
+  return label;
+}
+
+const csv::Row& runs_header() {
+  static const csv::Row h = {"run_id", "experiment", "nprocs", "G", "T_ms", "workload", "workload_scale",
+                             "workload_period", "workload_items", "workload_min", "workload_max", "workload_median",
+                             "workload_sigma", "workload_seed", "work_mode", "jitter_pct", "work_seed", "balancer",
+                             "interval", "method", "rep", "time_s", "ideal_s", "baseline_s", "regroups_avg",
+                             "regroups_std", "regroups_min", "regroups_max", "valid", "violations", "mpi_library",
+                             "git_commit", "host", "utc_start"};
+  return h;
+}
+
+const csv::Row& ranks_header() {
+  static const csv::Row h = {"run_id", "rank", "elapsed_s", "work_s", "polling_s", "waiting_s", "regroup_s",
+                             "other_s", "regroups", "items_worked", "final_group_first", "final_group_last"};
+  return h;
+}
+
+const csv::Row& events_header() {
+  static const csv::Row h = {"run_id", "t_s", "kind", "groups_before", "group_first", "group_last", "group_size",
+                             "chain", "items_left", "method", "create_s"};
+  return h;
+}
+
+void append_result(const std::filesystem::path& dir, const RunResult& r) {
+  const RunSpec& s = r.spec;
+  const auto& w = s.workload;
+  const bool cyclic = w.model == "cyclic", uniform = w.model == "uniform", random = w.model == "random",
+             lognormal = w.model == "lognormal";
+  const auto opt = [](bool used, const std::string& v) { return used ? v : std::string(); };
+
+  std::vector<csv::Row> rank_rows;
+  for (std::size_t i = 0; i < r.ranks.size(); ++i) {
+    const RankStats& x = r.ranks[i];
+    const double other = x.elapsed_s - x.work_s - x.polling_s - x.waiting_s - x.regroup_s;
+    rank_rows.push_back({r.run_id, std::to_string(i), csv::number(x.elapsed_s), csv::number(x.work_s),
+                         csv::number(x.polling_s), csv::number(x.waiting_s), csv::number(x.regroup_s),
+                         csv::number(other), std::to_string(x.regroups), std::to_string(x.items_worked),
+                         std::to_string(x.final_first), std::to_string(x.final_last)});
+  }
+  csv::append_rows(dir / "ranks.csv", ranks_header(), rank_rows);
+  csv::append_text(dir / "events.csv", events_header(), r.event_lines);
+  csv::append_rows(
+      dir / "runs.csv", runs_header(),
+      {{r.run_id, s.experiment, std::to_string(s.nprocs), std::to_string(s.G), csv::number(s.T_ms), w.model,
+        opt(cyclic, std::to_string(w.scale)), opt(cyclic, std::to_string(w.period)), opt(uniform, std::to_string(w.items)),
+        opt(random, std::to_string(w.min)), opt(random || lognormal, std::to_string(w.max)),
+        opt(lognormal, csv::number(w.median)), opt(lognormal, csv::number(w.sigma)),
+        opt(random || lognormal, std::to_string(w.seed)), s.work.mode, csv::number(s.work.jitter_pct),
+        std::to_string(s.work.seed), s.balancer, s.interval > 0 ? std::to_string(s.interval) : "", s.method,
+        std::to_string(s.rep), csv::number(r.time_s), csv::number(r.ideal_s), csv::number(r.baseline_s),
+        csv::number(r.regroups_avg), csv::number(r.regroups_std), std::to_string(r.regroups_min),
+        std::to_string(r.regroups_max), r.valid ? "true" : "false", r.violations, r.provenance.mpi_library,
+        r.provenance.git_commit, r.provenance.host, r.provenance.utc_start}});
+}
+
+}  // namespace mcmclb

@@ -1,0 +1,43 @@
+// Runs one kernel run end to end (set-up, synchronised start, balancer, invariant checks, reductions) and turns
+// its results into rows of runs.csv, ranks.csv and events.csv.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "mcmclb/config.hpp"
+#include "mcmclb/csv.hpp"
+#include "mcmclb/kernel.hpp"
+#include "mcmclb/provenance.hpp"
+
+namespace mcmclb {
+
+struct RunResult {
+  RunSpec spec;
+  std::string run_id;
+  double time_s = 0, ideal_s = 0, baseline_s = 0;
+  double regroups_avg = 0, regroups_std = 0;
+  int64_t regroups_min = 0, regroups_max = 0;
+  bool valid = true;
+  std::string violations;          // "; "-separated, empty when valid
+  std::vector<RankStats> ranks;    // rank 0 only: every rank's stats, by rank
+  std::string event_lines;         // rank 0 only: every regrouping, as events.csv lines
+  Provenance provenance;
+};
+
+/// Collective over MPI_COMM_WORLD. The full result lives on rank 0; other ranks get time_s and valid.
+RunResult run_once(const RunSpec& spec);
+
+/// A short name for a run's balancer set-up, e.g. "collective(4) create" or "async intercomm".
+std::string run_label(const RunSpec& spec);
+
+const csv::Row& runs_header();
+const csv::Row& ranks_header();
+const csv::Row& events_header();
+
+/// Appends the run's rows to DIR/ranks.csv, DIR/events.csv, then DIR/runs.csv (last, so a row in runs.csv means
+/// the other two hold that run's rows). Rank 0 only.
+void append_result(const std::filesystem::path& dir, const RunResult& r);
+
+}  // namespace mcmclb

@@ -1,0 +1,163 @@
+// Balancer `async`: point-to-point merge requests followed by group-collective regrouping (Dinan et al., 4.2).
+//
+// Protocol (control messages on the kernel's private duplicate of WORLD; groups are contiguous rank ranges and
+// a group's leader is its first rank):
+//  1. A group whose chain is done sends REQUEST{first, last} from its leader to the rank after its last rank,
+//     the leader of its right neighbour, and waits for the ANSWER. While done and waiting it takes no requests.
+//  2. A working group's leader checks for a REQUEST (only its left neighbour's leader sends it one) once after each item
+//     (the polling point). On one it answers MERGE{merged group, chain state}; both groups then create the
+//     communicator over exactly their members, and the merged group continues the right group's chain at
+//     T/|merged| ms per item. Its leader is the left group's leader.
+//  3. The rightmost group, when done, ends. An ended group's leader (unless it is rank 0) waits for the one
+//     REQUEST its left neighbour will send and answers ENDED; that group then ends too.
+//
+// Why it terminates without deadlock, for every workload, jitter and timing:
+//  - Each chain is finite and groups only grow, so every working group finishes its chain in finite time.
+//  - Every rank that leads a group at some point was an initial leader, and every initial leader L > 0 receives
+//    exactly one REQUEST in the whole run: from the group holding rank L-1, which sends exactly once, when it is
+//    done; afterwards that group is merged with L's (L leads no more) or has ended (sends nothing more).
+//  - A REQUEST is answered once its receiver's group is working (at its next polling point) or ended. A done
+//    group waits only on its right neighbour, and the rightmost group never waits, so waits form chains that
+//    point right and end at a group that is working (it finishes or merges in finite time) or ended (it answers).
+//    By induction from the right, every waiting group is answered.
+//  - An ended leader waits only for the single REQUEST that is certain to come, so every rank finishes, and no
+//    control message is left unreceived (the kernel checks this after every run).
+#include <array>
+#include <stdexcept>
+#include <string>
+
+#include "mcmclb/balancer.hpp"
+
+namespace mcmclb {
+
+namespace {
+
+constexpr int kRequestTag = 1;
+constexpr int kAnswerTag = 2;
+constexpr int kAnswerWords = 8;
+
+using Words = std::array<int64_t, kAnswerWords>;
+
+Words to_words(const Decision& d) {
+  return {d.kind, d.next.first, d.next.last, d.next.chain, d.next.next_item, d.next.items_left, d.other_first,
+          d.other_last};
+}
+
+Decision from_words(const Words& w) {
+  Decision d;
+  d.kind = w[0];
+  d.next = {static_cast<int>(w[1]), static_cast<int>(w[2]), static_cast<int>(w[3]), w[4], w[5]};
+  d.other_first = w[6];
+  d.other_last = w[7];
+  return d;
+}
+
+/// Sends and waits politely: control messages are tiny, but the receiver may be busy working an item.
+template <std::size_t N>
+void send(const Kernel& k, const std::array<int64_t, N>& words, int dest, int tag) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi::check(MPI_Isend(words.data(), static_cast<int>(N), MPI_INT64_T, dest, tag, k.control().get(), &request),
+             "MPI_Isend");
+  mpi::wait_politely(request);
+}
+
+template <std::size_t N>
+std::array<int64_t, N> receive(const Kernel& k, int source, int tag) {
+  std::array<int64_t, N> words{};
+  MPI_Request request = MPI_REQUEST_NULL;
+  mpi::check(MPI_Irecv(words.data(), static_cast<int>(N), MPI_INT64_T, source, tag, k.control().get(), &request),
+             "MPI_Irecv");
+  mpi::wait_politely(request);
+  return words;
+}
+
+/// A request names the sender's group; it must be our left neighbour (groups stay contiguous).
+void check_from_left_neighbour(const GroupState& g, const std::array<int64_t, 2>& left) {
+  if (left[1] != g.first - 1 || left[0] > left[1]) {
+    throw std::logic_error("async: merge request from group " + std::to_string(left[0]) + "-" +
+                           std::to_string(left[1]) + " reached group " + g.range() + ", which is not its right neighbour");
+  }
+}
+
+class AsyncBalancer final : public Balancer {
+ public:
+  void run(Kernel& k) override {
+    for (;;) {
+      work_until_done(k);
+      if (!merge_right(k)) break;
+    }
+    end(k);
+  }
+
+ private:
+  /// Works the chain, taking merge requests from the left at every polling point.
+  static void work_until_done(Kernel& k) {
+    while (!k.group().finished()) {
+      k.work_one_item();
+      const GroupState& g = k.group();
+      Decision d;
+      d.kind = g.finished() ? Decision::kDone : Decision::kContinue;
+      if (k.is_leader() && !g.finished() && g.first > 0) {
+        // Only the left neighbour's leader (its first rank, not necessarily first - 1) sends us requests.
+        int pending = 0;
+        mpi::check(MPI_Iprobe(MPI_ANY_SOURCE, kRequestTag, k.control().get(), &pending, MPI_STATUS_IGNORE),
+                   "MPI_Iprobe");
+        if (pending) {
+          const auto left = receive<2>(k, MPI_ANY_SOURCE, kRequestTag);
+          check_from_left_neighbour(g, left);
+          d.kind = Decision::kMerge;
+          d.next = {static_cast<int>(left[0]), g.last, g.chain, g.next_item, g.items_left};
+          d.other_first = left[0];
+          d.other_last = left[1];
+        }
+      }
+      d = k.agree(d);
+      if (d.kind == Decision::kMerge) {
+        const GroupState before = k.group();
+        if (k.is_leader()) send(k, to_words(d), static_cast<int>(d.other_first), kAnswerTag);
+        k.regroup(&d.next, std::to_string(d.other_first) + "-" + std::to_string(d.other_last) + " " + before.range());
+      }
+    }
+  }
+
+  /// The chain is done: asks the right neighbour to merge. Returns true if merged (work goes on), false if this
+  /// group ends (rightmost, or its right neighbour has ended).
+  static bool merge_right(Kernel& k) {
+    const GroupState g = k.group();
+    if (g.last == k.nprocs() - 1) return false;
+    Decision d;
+    {
+      auto timer = k.timed(Phase::waiting);
+      if (k.is_leader()) {
+        send(k, std::array<int64_t, 2>{g.first, g.last}, g.last + 1, kRequestTag);
+        d = from_words(receive<kAnswerWords>(k, g.last + 1, kAnswerTag));
+      }
+    }
+    d = k.agree(d, Phase::waiting);
+    if (d.kind != Decision::kMerge) return false;
+    k.regroup(&d.next, g.range() + " " + std::to_string(g.last + 1) + "-" + std::to_string(d.next.last));
+    return true;
+  }
+
+  /// This group ends; its leader answers the one request its left neighbour is certain to send.
+  static void end(Kernel& k) {
+    const GroupState g = k.group();
+    const bool leader = k.is_leader();
+    k.leave_group();
+    if (leader && g.first > 0) {
+      auto timer = k.timed(Phase::waiting);
+      const auto left = receive<2>(k, MPI_ANY_SOURCE, kRequestTag);
+      check_from_left_neighbour(g, left);
+      Decision ended;
+      ended.kind = Decision::kEnded;
+      send(k, to_words(ended), static_cast<int>(left[0]), kAnswerTag);
+    }
+    k.finish();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Balancer> make_async_balancer() { return std::make_unique<AsyncBalancer>(); }
+
+}  // namespace mcmclb

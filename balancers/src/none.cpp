@@ -1,0 +1,23 @@
+// Balancer `none`: every group works its own chain; nobody regroups. Its run time is the baseline.
+#include "mcmclb/balancer.hpp"
+
+namespace mcmclb {
+
+namespace {
+class NoneBalancer final : public Balancer {
+ public:
+  void run(Kernel& k) override {
+    while (!k.group().finished()) {
+      k.work_one_item();
+      Decision d;
+      d.kind = k.group().finished() ? Decision::kDone : Decision::kContinue;
+      (void)k.agree(d);
+    }
+    k.finish();
+  }
+};
+}  // namespace
+
+std::unique_ptr<Balancer> make_none_balancer() { return std::make_unique<NoneBalancer>(); }
+
+}  // namespace mcmclb

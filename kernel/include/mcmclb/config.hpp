@@ -1,0 +1,71 @@
+// Typed experiment configuration: parsed once from YAML (plus --set overrides), validated, expanded into runs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcmclb {
+
+struct WorkloadSpec {
+  std::string model = "cyclic";  // cyclic | uniform | random | lognormal
+  int64_t scale = 10;            // cyclic: S = scale * (leader mod period)
+  int64_t period = 32;
+  int64_t items = 100;           // uniform: every chain has this many items
+  int64_t min = 0;               // random: S uniform in [min, max]
+  int64_t max = 100;             // random: upper bound; lognormal: cap
+  double median = 50.0;          // lognormal: median S
+  double sigma = 1.0;            // lognormal: sigma of ln S
+  uint64_t seed = 1;             // random, lognormal
+};
+
+struct WorkSpec {
+  std::string mode = "sleep";  // sleep | spin
+  double jitter_pct = 0.0;     // per-item cost varies uniformly within +- this percentage
+  uint64_t seed = 1;           // jitter seed
+};
+
+/// One experiment file: fixed parameters plus the lists a run iterates (balancer, interval, method, reps).
+struct Experiment {
+  std::string name = "experiment";
+  std::optional<int> nprocs;  // if given, must equal the launched rank count
+  int G = 1;
+  double T_ms = 100.0;
+  WorkloadSpec workload;
+  WorkSpec work;
+  std::vector<std::string> balancers = {"none"};
+  std::vector<int> intervals = {1};           // collective only
+  std::vector<std::string> methods;           // empty: each balancer's default; else those applicable to it
+  int reps = 1;
+};
+
+/// One run: every parameter resolved to a single value.
+struct RunSpec {
+  std::string experiment;
+  int nprocs = 1;
+  int G = 1;
+  double T_ms = 100.0;
+  WorkloadSpec workload;
+  WorkSpec work;
+  std::string balancer;
+  int interval = 0;    // collective only, else 0
+  std::string method;  // communicator creation method used for regrouping ("" for none)
+  int rep = 0;
+};
+
+/// Parses and validates an experiment from YAML text with "key=value" overrides (dotted keys, YAML values).
+/// Throws mpi::InputError with one line naming the key (or source) and what is allowed.
+Experiment parse_experiment(const std::string& yaml_text, const std::vector<std::string>& overrides,
+                            const std::string& source_name);
+
+/// Checks the experiment against the launched rank count (nprocs match, G divides it). Throws mpi::InputError.
+void check_against_nprocs(const Experiment& e, int nprocs);
+
+/// The resolved experiment as YAML (for provenance and the cross-rank consistency hash).
+std::string to_yaml(const Experiment& e);
+
+/// The keys an experiment file may hold (dotted), for messages and documentation.
+const std::vector<std::string>& experiment_keys();
+
+}  // namespace mcmclb

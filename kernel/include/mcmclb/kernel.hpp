@@ -1,0 +1,149 @@
+// The MCMC walker-group kernel's per-rank runtime (Dinan et al., Sect. 4.2): the group this rank works in, the
+// emulated items, the polling point, regrouping, and the bookkeeping every run reports (time split per rank,
+// regroup events, invariant counters). Balancers (balancers/) drive it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mcmclb/comm_create.hpp"
+#include "mcmclb/config.hpp"
+#include "mcmclb/mpi.hpp"
+
+namespace mcmclb {
+
+/// A walker group: the contiguous world ranks [first, last] working one chain. Groups stay contiguous because
+/// every merge joins a group with its right neighbour.
+struct GroupState {
+  int first = 0;
+  int last = 0;
+  int chain = -1;          // index of the chain worked (chain c started in the group led by rank c*G)
+  int64_t next_item = 0;   // index in that chain of the next item to work
+  int64_t items_left = 0;  // items of the chain not worked yet
+  [[nodiscard]] int size() const noexcept { return last - first + 1; }
+  [[nodiscard]] bool finished() const noexcept { return items_left == 0; }
+  [[nodiscard]] bool contains(int rank) const noexcept { return first <= rank && rank <= last; }
+  [[nodiscard]] std::string range() const { return std::to_string(first) + "-" + std::to_string(last); }
+};
+
+/// What a group does after an item; decided by the leader, learned by every member at the polling point.
+struct Decision {
+  enum Kind : int64_t { kContinue = 0, kMerge = 1, kDone = 2, kEnded = 3 };
+  int64_t kind = kContinue;
+  GroupState next;  // kMerge: the merged group
+  int64_t other_first = 0, other_last = 0;  // kMerge: the range of the group merged with
+};
+
+/// Where a rank's time goes; the four parts add up to its elapsed time.
+enum class Phase { work, polling, waiting, regroup };
+
+struct RankStats {
+  double elapsed_s = 0, work_s = 0, polling_s = 0, waiting_s = 0, regroup_s = 0;
+  int64_t regroups = 0;      // communicators this rank joined for load balancing (initial formation included)
+  int64_t items_worked = 0;  // items this rank worked on as a group member
+  int final_first = 0, final_last = 0;
+};
+
+struct EventRow {
+  double t_s = 0;         // since the synchronised start (initial formation: 0)
+  std::string kind;       // initial | merge
+  std::string before;     // ranges of the groups that merged, e.g. "0-3 4-7"
+  int first = 0, last = 0;
+  int chain = -1;
+  int64_t items_left = 0;
+  std::string method;
+  double create_s = 0;    // the new group's leader's creation time
+};
+
+class Kernel {
+ public:
+  /// Collective over MPI_COMM_WORLD. chain_items[c] is S of chain c; method creates every group communicator.
+  Kernel(const RunSpec& run, std::vector<int64_t> chain_items, const std::string& method);
+  ~Kernel();
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+
+  // --- set-up (untimed) ---
+  /// Forms the initial walker groups of G consecutive ranks. count_as_regroup: the initial formation counts in
+  /// the regroup statistics (balancers that regroup; see README, "Regroup counts").
+  void form_initial_groups(bool count_as_regroup);
+  /// Synchronised start: barrier, then the clock starts.
+  void start();
+
+  // --- what balancers use ---
+  [[nodiscard]] const RunSpec& run() const noexcept { return run_; }
+  [[nodiscard]] int rank() const noexcept { return rank_; }
+  [[nodiscard]] int nprocs() const noexcept { return nprocs_; }
+  [[nodiscard]] const GroupState& group() const noexcept { return group_; }
+  [[nodiscard]] bool in_group() const noexcept { return !group_comm_.is_null(); }
+  [[nodiscard]] bool is_leader() const noexcept { return in_group() && rank_ == group_.first; }
+  [[nodiscard]] const mpi::Comm& world() const noexcept { return world_; }
+  /// Private duplicate of WORLD for the balancers' control messages.
+  [[nodiscard]] const mpi::Comm& control() const noexcept { return control_; }
+  [[nodiscard]] CommCreator& creator() noexcept { return *creator_; }
+  [[nodiscard]] double now_s() const;  // since start()
+
+  /// Works the group's next item: T/|group| ms (with jitter), counted for the invariants on the leader.
+  void work_one_item();
+  /// The polling point: the leader's decision, broadcast over the group (waiting politely). Timed as phase
+  /// (polling; waiting where members wait for the leader to hear from another group).
+  Decision agree(const Decision& leader_choice, Phase phase = Phase::polling);
+  /// Creates the communicator over next (members only or every world rank, as the method requires; a rank
+  /// passing nullptr takes part in a parent-collective creation without joining) and switches to it. before
+  /// describes the merged groups for the event log. Timed as regrouping.
+  void regroup(const GroupState* next, const std::string& before);
+  /// Leaves the current group for good (its chain is done or handed over); frees the communicator.
+  void leave_group();
+  /// This rank has nothing left to do: stops its clock.
+  void finish();
+
+  /// Accumulates the time of a scope into a phase.
+  class Timer {
+   public:
+    Timer(Kernel& k, Phase p) : kernel_(k), phase_(p), start_(MPI_Wtime()) {}
+    ~Timer();
+    Timer(const Timer&) = delete;
+    Timer& operator=(const Timer&) = delete;
+
+   private:
+    Kernel& kernel_;
+    Phase phase_;
+    double start_;
+  };
+  [[nodiscard]] Timer timed(Phase p) { return Timer(*this, p); }
+
+  // --- results (after finish) ---
+  [[nodiscard]] const RankStats& stats() const noexcept { return stats_; }
+  [[nodiscard]] const std::vector<EventRow>& events() const noexcept { return events_; }
+  /// Per chain: items worked and the sum of their indices, counted once per group (on its leader).
+  [[nodiscard]] const std::vector<int64_t>& items_counted() const noexcept { return items_counted_; }
+  [[nodiscard]] const std::vector<int64_t>& index_sums() const noexcept { return index_sums_; }
+  [[nodiscard]] int64_t comms_created() const noexcept { return comms_created_; }
+  [[nodiscard]] int64_t comms_freed() const noexcept { return comms_freed_; }
+  [[nodiscard]] bool finished() const noexcept { return finished_; }
+
+ private:
+  void add(Phase p, double seconds);
+  void switch_to(mpi::Comm comm, const GroupState& next);
+
+  RunSpec run_;
+  std::vector<int64_t> chain_items_;
+  mpi::Comm world_;
+  mpi::Comm control_;
+  std::unique_ptr<CommCreator> creator_;
+  int rank_ = 0, nprocs_ = 1;
+  GroupState group_;
+  mpi::Comm group_comm_;
+  bool spin_ = false;
+  bool finished_ = false;
+  double start_s_ = 0;
+  RankStats stats_;
+  std::vector<EventRow> events_;
+  std::vector<int64_t> items_counted_, index_sums_;
+  int64_t comms_created_ = 0, comms_freed_ = 0;
+};
+
+}  // namespace mcmclb

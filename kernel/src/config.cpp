@@ -1,0 +1,242 @@
+// YAML experiment parsing and validation (mcmclb/config.hpp).
+#include "mcmclb/config.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "mcmclb/mpi.hpp"
+#include "mcmclb/text.hpp"
+
+namespace mcmclb {
+
+namespace {
+
+using mpi::InputError;
+
+const std::vector<std::string> kKeys = {
+    "experiment", "nprocs", "G", "T_ms",
+    "workload.model", "workload.scale", "workload.period", "workload.items", "workload.min", "workload.max",
+    "workload.median", "workload.sigma", "workload.seed",
+    "work.mode", "work.jitter_pct", "work.seed",
+    "balancer", "interval", "method", "reps"};
+
+std::string joined(const std::vector<std::string>& items) { return join(items); }
+
+std::string text_of(const YAML::Node& n) {
+  if (n.IsScalar()) return n.Scalar();
+  YAML::Emitter e;
+  e << YAML::Flow << n;
+  return e.c_str();
+}
+
+/// Flattens nested maps into dotted keys; rejects unknown keys.
+void flatten(const YAML::Node& node, const std::string& prefix, std::map<std::string, YAML::Node>& out) {
+  for (const auto& entry : node) {
+    if (!entry.first.IsScalar()) throw InputError("a key is not a plain name: " + text_of(entry.first));
+    const std::string key = prefix.empty() ? entry.first.Scalar() : prefix + "." + entry.first.Scalar();
+    const bool is_section = key == "workload" || key == "work";
+    if (is_section) {
+      if (!entry.second.IsMap()) throw InputError("key " + key + ": expected a map of " + key + ".* keys");
+      flatten(entry.second, key, out);
+      continue;
+    }
+    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
+      throw InputError("unknown key '" + key + "' (allowed: " + joined(kKeys) + ")");
+    }
+    out[key] = entry.second;
+  }
+}
+
+template <typename T>
+T scalar(const std::string& key, const YAML::Node& n, const std::string& what) {
+  if (!n.IsScalar()) throw InputError("key " + key + ": expected " + what + ", got " + text_of(n));
+  try {
+    return n.as<T>();
+  } catch (const YAML::Exception&) {
+    throw InputError("key " + key + ": expected " + what + ", got '" + n.Scalar() + "'");
+  }
+}
+
+int64_t integer(const std::string& key, const YAML::Node& n, int64_t lo, int64_t hi) {
+  const std::string what = "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  const auto v = scalar<int64_t>(key, n, what);
+  if (v < lo || v > hi) throw InputError("key " + key + ": expected " + what + ", got " + std::to_string(v));
+  return v;
+}
+
+double real(const std::string& key, const YAML::Node& n, double lo, double hi, bool lo_open) {
+  const auto fmt = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.12g", v);
+    return std::string(text);
+  };
+  std::ostringstream what;
+  what << "a number in " << (lo_open ? "(" : "[") << fmt(lo) << ", " << fmt(hi) << "]";
+  const auto v = scalar<double>(key, n, what.str());
+  if (!std::isfinite(v) || v < lo || v > hi || (lo_open && v == lo)) {
+    throw InputError("key " + key + ": expected " + what.str() + ", got " + n.Scalar());
+  }
+  return v;
+}
+
+std::string choice(const std::string& key, const YAML::Node& n, const std::vector<std::string>& allowed) {
+  const auto v = scalar<std::string>(key, n, "one of " + joined(allowed));
+  if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
+    throw InputError("key " + key + ": '" + v + "' is not allowed (allowed: " + joined(allowed) + ")");
+  }
+  return v;
+}
+
+/// A scalar or a non-empty list of scalars, each converted by one.
+template <typename T>
+std::vector<T> list(const std::string& key, const YAML::Node& n, const std::function<T(const YAML::Node&)>& one) {
+  std::vector<T> out;
+  if (n.IsSequence()) {
+    if (n.size() == 0) throw InputError("key " + key + ": the list is empty");
+    for (const auto& item : n) out.push_back(one(item));
+  } else {
+    out.push_back(one(n));
+  }
+  return out;
+}
+
+YAML::Node load(const std::string& text, const std::string& source) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(source + ": not valid YAML (line " + std::to_string(e.mark.line + 1) + ": " + e.msg + ")");
+  }
+}
+
+void apply_override(YAML::Node& root, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw InputError("--set " + assignment + ": expected key=value (e.g. --set T_ms=50)");
+  }
+  const std::string key = assignment.substr(0, eq);
+  if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
+    throw InputError("--set: unknown key '" + key + "' (allowed: " + joined(kKeys) + ")");
+  }
+  YAML::Node value = load(assignment.substr(eq + 1), "--set " + key);
+  if (!value.IsDefined() || value.IsNull()) value = YAML::Node(std::string());
+  if (const auto dot = key.find('.'); dot != std::string::npos) {
+    const std::string section = key.substr(0, dot);
+    if (!root[section] || !root[section].IsMap()) root[section] = YAML::Node(YAML::NodeType::Map);
+    YAML::Node sub = root[section];
+    sub[key.substr(dot + 1)] = value;
+  } else {
+    root[key] = value;
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& experiment_keys() { return kKeys; }
+
+Experiment parse_experiment(const std::string& yaml_text, const std::vector<std::string>& overrides,
+                            const std::string& source_name) {
+  YAML::Node root = load(yaml_text, source_name);
+  if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  if (!root.IsMap()) throw InputError(source_name + ": expected a map of keys at the top level");
+  for (const auto& o : overrides) apply_override(root, o);
+  std::map<std::string, YAML::Node> keys;
+  flatten(root, "", keys);
+
+  Experiment e;
+  constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
+  constexpr int64_t kMaxItems = int64_t{1} << 40;
+  for (const auto& [key, n] : keys) {
+    if (key == "experiment") {
+      e.name = scalar<std::string>(key, n, "a name");
+      if (e.name.empty() || e.name.find_first_of("/\\,\n\"") != std::string::npos) {
+        throw InputError("key experiment: expected a non-empty name without / \\ , or quotes, got '" + e.name + "'");
+      }
+    } else if (key == "nprocs") {
+      e.nprocs = static_cast<int>(integer(key, n, 1, kMaxInt));
+    } else if (key == "G") {
+      e.G = static_cast<int>(integer(key, n, 1, kMaxInt));
+    } else if (key == "T_ms") {
+      e.T_ms = real(key, n, 0.0, 3.6e6, true);
+    } else if (key == "workload.model") {
+      e.workload.model = choice(key, n, {"cyclic", "uniform", "random", "lognormal"});
+    } else if (key == "workload.scale") {
+      e.workload.scale = integer(key, n, 0, kMaxItems);
+    } else if (key == "workload.period") {
+      e.workload.period = integer(key, n, 1, kMaxInt);
+    } else if (key == "workload.items") {
+      e.workload.items = integer(key, n, 0, kMaxItems);
+    } else if (key == "workload.min") {
+      e.workload.min = integer(key, n, 0, kMaxItems);
+    } else if (key == "workload.max") {
+      e.workload.max = integer(key, n, 0, kMaxItems);
+    } else if (key == "workload.median") {
+      e.workload.median = real(key, n, 0.0, 1e12, false);
+    } else if (key == "workload.sigma") {
+      e.workload.sigma = real(key, n, 0.0, 10.0, false);
+    } else if (key == "workload.seed") {
+      e.workload.seed = static_cast<uint64_t>(integer(key, n, 0, std::numeric_limits<int64_t>::max()));
+    } else if (key == "work.mode") {
+      e.work.mode = choice(key, n, {"sleep", "spin"});
+    } else if (key == "work.jitter_pct") {
+      e.work.jitter_pct = real(key, n, 0.0, 99.0, false);
+    } else if (key == "work.seed") {
+      e.work.seed = static_cast<uint64_t>(integer(key, n, 0, std::numeric_limits<int64_t>::max()));
+    } else if (key == "balancer") {
+      e.balancers = list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a balancer name"); });
+    } else if (key == "interval") {
+      e.intervals = list<int>(key, n, [&](const YAML::Node& x) { return static_cast<int>(integer(key, x, 1, kMaxInt)); });
+    } else if (key == "method") {
+      e.methods = list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a method name"); });
+    } else if (key == "reps") {
+      e.reps = static_cast<int>(integer(key, n, 1, 100000));
+    }
+  }
+  if (e.workload.model == "random" && e.workload.min > e.workload.max) {
+    throw InputError("key workload.min: must not exceed workload.max (" + std::to_string(e.workload.min) + " > " +
+                     std::to_string(e.workload.max) + ")");
+  }
+  return e;
+}
+
+void check_against_nprocs(const Experiment& e, int nprocs) {
+  if (e.nprocs && *e.nprocs != nprocs) {
+    throw InputError("key nprocs: the experiment asks for " + std::to_string(*e.nprocs) + " ranks but " +
+                     std::to_string(nprocs) + " were launched (mpiexec -n " + std::to_string(*e.nprocs) + ")");
+  }
+  if (nprocs % e.G != 0) {
+    throw InputError("key G: G=" + std::to_string(e.G) + " does not divide nprocs=" + std::to_string(nprocs) +
+                     " (walker groups must all have G ranks)");
+  }
+}
+
+std::string to_yaml(const Experiment& e) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "experiment" << YAML::Value << e.name;
+  if (e.nprocs) out << YAML::Key << "nprocs" << YAML::Value << *e.nprocs;
+  out << YAML::Key << "G" << YAML::Value << e.G << YAML::Key << "T_ms" << YAML::Value << e.T_ms;
+  out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap << YAML::Key << "model" << YAML::Value
+      << e.workload.model << YAML::Key << "scale" << YAML::Value << e.workload.scale << YAML::Key << "period"
+      << YAML::Value << e.workload.period << YAML::Key << "items" << YAML::Value << e.workload.items << YAML::Key
+      << "min" << YAML::Value << e.workload.min << YAML::Key << "max" << YAML::Value << e.workload.max << YAML::Key
+      << "median" << YAML::Value << e.workload.median << YAML::Key << "sigma" << YAML::Value << e.workload.sigma
+      << YAML::Key << "seed" << YAML::Value << e.workload.seed << YAML::EndMap;
+  out << YAML::Key << "work" << YAML::Value << YAML::BeginMap << YAML::Key << "mode" << YAML::Value << e.work.mode
+      << YAML::Key << "jitter_pct" << YAML::Value << e.work.jitter_pct << YAML::Key << "seed" << YAML::Value
+      << e.work.seed << YAML::EndMap;
+  out << YAML::Key << "balancer" << YAML::Value << YAML::Flow << e.balancers;
+  out << YAML::Key << "interval" << YAML::Value << YAML::Flow << e.intervals;
+  out << YAML::Key << "method" << YAML::Value << YAML::Flow << e.methods;
+  out << YAML::Key << "reps" << YAML::Value << e.reps;
+  out << YAML::EndMap;
+  return out.c_str();
+}
+
+}  // namespace mcmclb

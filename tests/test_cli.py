@@ -1,0 +1,115 @@
+"""mcmclb run under mpiexec: bad input gives one line on rank 0 only and exit 2 on every rank, without a hang;
+a valid run writes runs.csv, ranks.csv and events.csv with their stable headers, appending on a second run."""
+import csv
+import os
+import subprocess
+import tempfile
+import unittest
+
+MCMCLB = os.environ["MCMCLB_BIN"]
+RANKS = "3"
+
+RUNS_HEADER = ("run_id,experiment,nprocs,G,T_ms,workload,workload_scale,workload_period,workload_items,workload_min,"
+               "workload_max,workload_median,workload_sigma,workload_seed,work_mode,jitter_pct,work_seed,balancer,"
+               "interval,method,rep,time_s,ideal_s,baseline_s,regroups_avg,regroups_std,regroups_min,regroups_max,"
+               "valid,violations,mpi_library,git_commit,host,utc_start")
+RANKS_HEADER = ("run_id,rank,elapsed_s,work_s,polling_s,waiting_s,regroup_s,other_s,regroups,items_worked,"
+                "final_group_first,final_group_last")
+EVENTS_HEADER = "run_id,t_s,kind,groups_before,group_first,group_last,group_size,chain,items_left,method,create_s"
+
+
+def mcmclb(*args, ranks=RANKS):
+    return subprocess.run(["mpiexec", "-n", ranks, MCMCLB, *args], capture_output=True, text=True, timeout=120)
+
+
+class BadInput(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.good = os.path.join(self.dir.name, "good.yaml")
+        with open(self.good, "w") as f:
+            f.write("experiment: t\nT_ms: 1\nworkload: {model: uniform, items: 2}\n")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def write(self, text):
+        path = os.path.join(self.dir.name, "bad.yaml")
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def assert_input_error(self, r, fragment):
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        lines = [l for l in r.stderr.splitlines() if l.strip()]
+        self.assertEqual(len(lines), 1, "printed once, on one line:\n" + r.stderr)
+        self.assertIn(fragment, lines[0])
+        self.assertTrue(lines[0].startswith("mcmclb: "), lines[0])
+        self.assertEqual(r.stdout, "")
+
+    def test_missing_file(self):
+        self.assert_input_error(mcmclb("run", "/nonexistent.yaml"), "/nonexistent.yaml: cannot read the experiment file")
+
+    def test_not_yaml(self):
+        self.assert_input_error(mcmclb("run", self.write("a: [1\n")), "not valid YAML")
+
+    def test_unknown_key(self):
+        self.assert_input_error(mcmclb("run", self.write("Tms: 3\n")), "unknown key 'Tms' (allowed: experiment, ")
+
+    def test_wrong_type(self):
+        self.assert_input_error(mcmclb("run", self.write("G: two\n")), "key G: expected an integer in [1, ")
+
+    def test_out_of_range(self):
+        self.assert_input_error(mcmclb("run", self.write("work: {jitter_pct: 120}\n")),
+                                "key work.jitter_pct: expected a number in [0, 99], got 120")
+
+    def test_group_size_does_not_divide(self):
+        self.assert_input_error(mcmclb("run", self.good, "--set", "G=2"), "key G: G=2 does not divide nprocs=3")
+
+    def test_set_validated_like_the_file(self):
+        self.assert_input_error(mcmclb("run", self.good, "--set", "balancer=[async, magic]"),
+                                "key balancer: unknown balancer 'magic' (allowed: none, collective, async)")
+        self.assert_input_error(mcmclb("run", self.good, "--set", "nope=1"), "--set: unknown key 'nope'")
+
+    def test_help(self):
+        r = mcmclb("--help")
+        self.assertEqual(r.returncode, 0)
+        self.assertEqual(r.stdout.count("usage: "), 1, r.stdout)
+
+    def test_bad_command_line(self):
+        self.assert_input_error(mcmclb("walk", self.good), "unknown command 'walk' (known: run; see --help)")
+        self.assert_input_error(mcmclb("run", self.good, "--fast"), "unknown flag --fast")
+
+
+class GoodRun(unittest.TestCase):
+    def test_outputs_and_append(self):
+        with tempfile.TemporaryDirectory() as d:
+            cfg = os.path.join(d, "c.yaml")
+            with open(cfg, "w") as f:
+                f.write("experiment: t\nT_ms: 2\nworkload: {model: cyclic, scale: 2}\n"
+                        "balancer: [none, async, collective]\ninterval: [1]\nreps: 1\n")
+            out = os.path.join(d, "out")
+            for expected_runs in (3, 6):
+                r = mcmclb("run", cfg, "--out", out)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                with open(os.path.join(out, "runs.csv")) as f:
+                    self.assertEqual(f.readline().strip(), RUNS_HEADER)
+                with open(os.path.join(out, "ranks.csv")) as f:
+                    self.assertEqual(f.readline().strip(), RANKS_HEADER)
+                with open(os.path.join(out, "events.csv")) as f:
+                    self.assertEqual(f.readline().strip(), EVENTS_HEADER)
+                with open(os.path.join(out, "runs.csv")) as f:
+                    runs = list(csv.DictReader(f))
+                with open(os.path.join(out, "ranks.csv")) as f:
+                    ranks = list(csv.DictReader(f))
+                self.assertEqual(len(runs), expected_runs)
+                self.assertEqual(len(ranks), expected_runs * int(RANKS))
+                for row in runs:
+                    self.assertEqual(row["valid"], "true", row)
+                    self.assertEqual(row["nprocs"], RANKS)
+                    self.assertTrue(row["mpi_library"].startswith("MPICH"), row["mpi_library"])
+                    self.assertGreaterEqual(float(row["time_s"]), float(row["ideal_s"]) * 0.9)
+                self.assertEqual({r["run_id"] for r in ranks}, {r["run_id"] for r in runs})
+
+
+if __name__ == "__main__":
+    unittest.main()
