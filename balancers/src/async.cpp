@@ -82,6 +82,15 @@ void check_from_left_neighbour(const GroupState& g, const std::array<int64_t, 2>
 class AsyncBalancer final : public Balancer {
  public:
   void run(Kernel& k) override {
+    // Every initial leader but rank 0 receives exactly one request in the whole run (see above), so its receive
+    // is posted once, now. A posted receive is matched as soon as the library progresses; with MPICH ch4:ucx a
+    // bare MPI_Iprobe after a long item checks before it progresses and misses a request that arrived during
+    // the item (measured: found on the second call), which would cost the sender a whole extra item.
+    if (k.is_leader() && k.group().first > 0) {
+      mpi::check(MPI_Irecv(request_.data(), 2, MPI_INT64_T, MPI_ANY_SOURCE, kRequestTag, k.control().get(),
+                           &pending_request_),
+                 "MPI_Irecv");
+    }
     for (;;) {
       work_until_done(k);
       if (!merge_right(k)) break;
@@ -90,26 +99,27 @@ class AsyncBalancer final : public Balancer {
   }
 
  private:
+  /// The polling point's check: has our left neighbour's request arrived?
+  bool request_arrived() {
+    if (pending_request_ == MPI_REQUEST_NULL) return false;
+    int done = 0;
+    mpi::check(MPI_Test(&pending_request_, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    return done != 0;
+  }
+
   /// Works the chain, taking merge requests from the left at every polling point.
-  static void work_until_done(Kernel& k) {
+  void work_until_done(Kernel& k) {
     while (!k.group().finished()) {
       k.work_one_item();
       const GroupState& g = k.group();
       Decision d;
       d.kind = g.finished() ? Decision::kDone : Decision::kContinue;
-      if (k.is_leader() && !g.finished() && g.first > 0) {
-        // Only the left neighbour's leader (its first rank, not necessarily first - 1) sends us requests.
-        int pending = 0;
-        mpi::check(MPI_Iprobe(MPI_ANY_SOURCE, kRequestTag, k.control().get(), &pending, MPI_STATUS_IGNORE),
-                   "MPI_Iprobe");
-        if (pending) {
-          const auto left = receive<2>(k, MPI_ANY_SOURCE, kRequestTag);
-          check_from_left_neighbour(g, left);
-          d.kind = Decision::kMerge;
-          d.next = {static_cast<int>(left[0]), g.last, g.chain, g.next_item, g.items_left};
-          d.other_first = left[0];
-          d.other_last = left[1];
-        }
+      if (k.is_leader() && !g.finished() && request_arrived()) {
+        check_from_left_neighbour(g, request_);
+        d.kind = Decision::kMerge;
+        d.next = {static_cast<int>(request_[0]), g.last, g.chain, g.next_item, g.items_left};
+        d.other_first = request_[0];
+        d.other_last = request_[1];
       }
       d = k.agree(d);
       if (d.kind == Decision::kMerge) {
@@ -140,20 +150,26 @@ class AsyncBalancer final : public Balancer {
   }
 
   /// This group ends; its leader answers the one request its left neighbour is certain to send.
-  static void end(Kernel& k) {
+  void end(Kernel& k) {
     const GroupState g = k.group();
     const bool leader = k.is_leader();
     k.leave_group();
     if (leader && g.first > 0) {
       auto timer = k.timed(Phase::waiting);
-      const auto left = receive<2>(k, MPI_ANY_SOURCE, kRequestTag);
-      check_from_left_neighbour(g, left);
+      mpi::wait_politely(pending_request_);
+      check_from_left_neighbour(g, request_);
       Decision ended;
       ended.kind = Decision::kEnded;
-      send(k, to_words(ended), static_cast<int>(left[0]), kAnswerTag);
+      send(k, to_words(ended), static_cast<int>(request_[0]), kAnswerTag);
+    }
+    if (pending_request_ != MPI_REQUEST_NULL) {
+      throw std::logic_error("async: rank " + std::to_string(k.rank()) + " ends with its merge request unreceived");
     }
     k.finish();
   }
+
+  std::array<int64_t, 2> request_{};  // {first, last} of the requesting group
+  MPI_Request pending_request_ = MPI_REQUEST_NULL;
 };
 
 }  // namespace

@@ -1,0 +1,87 @@
+#!/usr/bin/python3
+"""Times vs. ideal per configuration from a results folder (runs.csv + ranks.csv), and where the gap to the ideal
+goes. Prints Markdown.
+
+Gap decomposition: every rank's elapsed time is work + polling + waiting + regroup + other, and a run ends at
+time_s = max elapsed. Since the work over all ranks is P * ideal_s when items cost exactly T/|group|,
+time_s - ideal_s = mean over ranks of (polling + waiting + regroup + other + (time_s - elapsed)) + (mean work -
+ideal_s). For async, `waiting` is the polling delay (a finished group waiting for its merge request to be taken
+at the receiver's next polling point), `regroup` the communicator creation, `idle` time after a rank finished.
+"""
+import argparse
+import os
+import statistics
+import sys
+from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcmclb_csv import InputError, fail, median, read_rows  # noqa: E402
+
+RUN_COLUMNS = ["run_id", "nprocs", "balancer", "interval", "method", "time_s", "ideal_s", "baseline_s",
+               "regroups_avg", "regroups_std", "regroups_min", "regroups_max", "valid"]
+RANK_COLUMNS = ["run_id", "elapsed_s", "work_s", "polling_s", "waiting_s", "regroup_s", "other_s"]
+
+
+def label(r):
+    name = r["balancer"]
+    if r["interval"]:
+        name += f"({r['interval']})"
+    if r["method"]:
+        name += f" {r['method']}"
+    return name
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("folder", help="results folder holding runs.csv and ranks.csv")
+    args = parser.parse_args(argv)
+    try:
+        runs = read_rows(os.path.join(args.folder, "runs.csv"), RUN_COLUMNS,
+                         numeric=["time_s", "ideal_s", "baseline_s", "regroups_avg", "regroups_std", "regroups_min",
+                                  "regroups_max", "nprocs"])
+        ranks = read_rows(os.path.join(args.folder, "ranks.csv"), RANK_COLUMNS, numeric=RANK_COLUMNS[1:])
+    except InputError as e:
+        fail(__file__, str(e))
+
+    by_run = defaultdict(list)
+    for r in ranks:
+        by_run[r["run_id"]].append(r)
+    groups = defaultdict(list)
+    for r in runs:
+        groups[(int(r["nprocs"]), label(r))].append(r)
+
+    print("| P | balancer | runs | time_s median [min-max] | / ideal | regroups avg (std) [min-max] | valid |")
+    print("|---|---|---|---|---|---|---|")
+    for (p, name), rs in groups.items():
+        t = [r["time_s"] for r in rs]
+        ideal = rs[0]["ideal_s"]
+        print(f"| {p} | {name} | {len(rs)} | {median(t):.3f} [{min(t):.3f}-{max(t):.3f}] | {median(t) / ideal:.3f} | "
+              f"{median([r['regroups_avg'] for r in rs]):.2f} ({median([r['regroups_std'] for r in rs]):.2f}) "
+              f"[{min(r['regroups_min'] for r in rs):.0f}-{max(r['regroups_max'] for r in rs):.0f}] | "
+              f"{sum(r['valid'] == 'true' for r in rs)}/{len(rs)} |")
+
+    print("\nGap to the ideal, mean over ranks per run, median over runs (seconds):\n")
+    print("| P | balancer | gap | waiting (polling delay) | regroup (creation) | polling | other | idle after finish "
+          "| work overshoot |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for (p, name), rs in groups.items():
+        parts = defaultdict(list)
+        for r in rs:
+            rows = by_run.get(r["run_id"], [])
+            if not rows:
+                continue
+            n = len(rows)
+            parts["gap"].append(r["time_s"] - r["ideal_s"])
+            for k in ("waiting_s", "regroup_s", "polling_s", "other_s"):
+                parts[k].append(sum(x[k] for x in rows) / n)
+            parts["idle"].append(sum(r["time_s"] - x["elapsed_s"] for x in rows) / n)
+            parts["work"].append(sum(x["work_s"] for x in rows) / n - r["ideal_s"])
+        if parts:
+            cells = [statistics.median(parts[k]) for k in ("gap", "waiting_s", "regroup_s", "polling_s", "other_s",
+                                                           "idle", "work")]
+            print(f"| {p} | {name} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
