@@ -34,24 +34,6 @@ namespace {
 
 constexpr int kRequestTag = 1;
 constexpr int kAnswerTag = 2;
-constexpr int kAnswerWords = 8;
-
-using Words = std::array<int64_t, kAnswerWords>;
-
-Words to_words(const Decision& d) {
-  return {d.kind, d.next.first, d.next.last, d.next.chain, d.next.next_item, d.next.items_left, d.other_first,
-          d.other_last};
-}
-
-Decision from_words(const Words& w) {
-  Decision d;
-  d.kind = w[0];
-  d.next = {static_cast<int>(w[1]), static_cast<int>(w[2]), static_cast<int>(w[3]), w[4], w[5]};
-  d.other_first = w[6];
-  d.other_last = w[7];
-  return d;
-}
-
 /// Sends and waits politely: control messages are tiny, but the receiver may be busy working an item.
 template <std::size_t N>
 void send(const Kernel& k, const std::array<int64_t, N>& words, int dest, int tag) {
@@ -124,7 +106,7 @@ class AsyncBalancer final : public Balancer {
       d = k.agree(d);
       if (d.kind == Decision::kMerge) {
         const GroupState before = k.group();
-        if (k.is_leader()) send(k, to_words(d), static_cast<int>(d.other_first), kAnswerTag);
+        if (k.is_leader()) send(k, encode(d), static_cast<int>(d.other_first), kAnswerTag);
         k.regroup(&d.next, std::to_string(d.other_first) + "-" + std::to_string(d.other_last) + " " + before.range());
       }
     }
@@ -140,7 +122,7 @@ class AsyncBalancer final : public Balancer {
       auto timer = k.timed(Phase::waiting);
       if (k.is_leader()) {
         send(k, std::array<int64_t, 2>{g.first, g.last}, g.last + 1, kRequestTag);
-        d = from_words(receive<kAnswerWords>(k, g.last + 1, kAnswerTag));
+        d = decode(receive<std::tuple_size_v<DecisionWords>>(k, g.last + 1, kAnswerTag));
       }
     }
     d = k.agree(d, Phase::waiting);
@@ -160,7 +142,7 @@ class AsyncBalancer final : public Balancer {
       check_from_left_neighbour(g, request_);
       Decision ended;
       ended.kind = Decision::kEnded;
-      send(k, to_words(ended), static_cast<int>(request_[0]), kAnswerTag);
+      send(k, encode(ended), static_cast<int>(request_[0]), kAnswerTag);
     }
     if (pending_request_ != MPI_REQUEST_NULL) {
       throw std::logic_error("async: rank " + std::to_string(k.rank()) + " ends with its merge request unreceived");

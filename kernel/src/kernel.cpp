@@ -10,7 +10,6 @@ namespace mcmclb {
 namespace {
 constexpr int kRegroupTag = 7;
 constexpr std::chrono::microseconds kPollNap{20};  // members of a group reach the polling point together
-constexpr int kDecisionWords = 8;
 
 std::vector<int> ranks_of(const GroupState& g) {
   std::vector<int> r;
@@ -18,6 +17,20 @@ std::vector<int> ranks_of(const GroupState& g) {
   return r;
 }
 }  // namespace
+
+DecisionWords encode(const Decision& d) noexcept {
+  return {d.kind, d.next.first, d.next.last, d.next.chain, d.next.next_item, d.next.items_left, d.other_first,
+          d.other_last};
+}
+
+Decision decode(const DecisionWords& w) noexcept {
+  Decision d;
+  d.kind = w[0];
+  d.next = {static_cast<int>(w[1]), static_cast<int>(w[2]), static_cast<int>(w[3]), w[4], w[5]};
+  d.other_first = w[6];
+  d.other_last = w[7];
+  return d;
+}
 
 Kernel::Kernel(const RunSpec& run, std::vector<int64_t> chain_items, const std::string& method)
     : run_(run),
@@ -85,21 +98,12 @@ void Kernel::work_one_item() {
 Decision Kernel::agree(const Decision& leader_choice, Phase phase) {
   auto timer = timed(phase);
   if (group_.size() == 1) return leader_choice;
-  std::array<int64_t, kDecisionWords> words{};
-  if (is_leader()) {
-    const Decision& d = leader_choice;
-    words = {d.kind, d.next.first, d.next.last, d.next.chain, d.next.next_item, d.next.items_left, d.other_first,
-             d.other_last};
-  }
+  DecisionWords words = is_leader() ? encode(leader_choice) : DecisionWords{};
   MPI_Request request = MPI_REQUEST_NULL;
-  mpi::check(MPI_Ibcast(words.data(), kDecisionWords, MPI_INT64_T, 0, group_comm_.get(), &request), "MPI_Ibcast");
+  mpi::check(MPI_Ibcast(words.data(), static_cast<int>(words.size()), MPI_INT64_T, 0, group_comm_.get(), &request),
+             "MPI_Ibcast");
   mpi::wait_politely(request, kPollNap);
-  Decision d;
-  d.kind = words[0];
-  d.next = {static_cast<int>(words[1]), static_cast<int>(words[2]), static_cast<int>(words[3]), words[4], words[5]};
-  d.other_first = words[6];
-  d.other_last = words[7];
-  return d;
+  return decode(words);
 }
 
 void Kernel::regroup(const GroupState* next, const std::string& before) {

@@ -37,6 +37,11 @@ struct Decision {
   int64_t other_first = 0, other_last = 0;  // kMerge: the range of the group merged with
 };
 
+/// A Decision as a fixed array of words, for broadcasts and control messages.
+using DecisionWords = std::array<int64_t, 8>;
+DecisionWords encode(const Decision& d) noexcept;
+Decision decode(const DecisionWords& w) noexcept;
+
 /// Where a rank's time goes; the four parts add up to its elapsed time.
 enum class Phase { work, polling, waiting, regroup };
 
