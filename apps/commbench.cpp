@@ -145,7 +145,7 @@ class Measurement {
   double once() {
     mpi::Comm made;
     if (spec_.op == Op::free && takes_part_) made = creator_->create(group_, kTag);
-    check_sync();
+    synchronise();
     const double start = MPI_Wtime();
     if (takes_part_) {
       if (spec_.op == Op::create) {
@@ -160,7 +160,7 @@ class Measurement {
   }
 
  private:
-  void check_sync() const { mpi::check(MPI_Barrier(world_.get()), "MPI_Barrier"); }
+  void synchronise() const { mpi::check(MPI_Barrier(world_.get()), "MPI_Barrier"); }
 
   Spec spec_;
   const mpi::Comm& world_;

@@ -17,7 +17,7 @@ namespace mcmclb {
 
 namespace {
 
-constexpr int kStatWords = 10;
+constexpr int kStatWords = 9;
 
 std::string make_run_id(const RunSpec& spec, const mpi::Comm& world) {
   std::array<char, 96> id{};
@@ -100,7 +100,7 @@ RunResult run_once(const RunSpec& spec) {
   const RankStats& s = kernel.stats();
   std::array<double, kStatWords> mine = {s.elapsed_s, s.work_s, s.polling_s, s.waiting_s, s.regroup_s,
                                          static_cast<double>(s.regroups), static_cast<double>(s.items_worked),
-                                         static_cast<double>(s.final_first), static_cast<double>(s.final_last), 0.0};
+                                         static_cast<double>(s.final_first), static_cast<double>(s.final_last)};
   std::vector<double> all(static_cast<std::size_t>(kStatWords * nprocs));
   mpi::check(MPI_Gather(mine.data(), kStatWords, MPI_DOUBLE, all.data(), kStatWords, MPI_DOUBLE, 0, world.get()),
              "MPI_Gather");

@@ -14,10 +14,10 @@ def fail(script, message):
 
 
 def read_rows(path, required, numeric=()):
-    """Rows of the CSV at path as dicts; required columns must exist; numeric columns are converted to float.
+    """Rows of the CSV file at path as dicts; required columns must exist; numeric columns become floats.
 
-    A folder means the file named by the first required-columns match inside it is not guessed: pass files, or
-    use find_csv() for a folder.
+    Raises InputError (one line naming the file) for a missing, empty or malformed file. For a results folder,
+    resolve the file name first with find_csv().
     """
     if not os.path.exists(path):
         raise InputError(f"{path}: no such file")

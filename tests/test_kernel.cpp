@@ -11,6 +11,7 @@
 #include "mcmclb/comm_create.hpp"
 #include "mcmclb/config.hpp"
 #include "mcmclb/mpi.hpp"
+#include "mcmclb/workload.hpp"
 
 namespace mpi = mcmclb::mpi;
 
@@ -46,10 +47,17 @@ std::vector<int64_t> run_and_check(const mcmclb::RunSpec& spec) {
       // The four parts of a rank's time never exceed its elapsed time.
       EXPECT_LE(x.work_s + x.polling_s + x.waiting_s + x.regroup_s, x.elapsed_s + 1e-6);
     }
-    // Every item of every chain was worked by someone: members of a group all work each of its items.
+    // Every member of a group works each of its items, so the items worked over all ranks are at least the
+    // workload's items, and exactly those when groups are single ranks that never merge.
+    const auto workload = mcmclb::make_workload(spec.workload);
+    const auto chains = mcmclb::chain_items(*workload, world_size(), spec.G);
+    const int64_t total = std::accumulate(chains.begin(), chains.end(), int64_t{0});
     int64_t worked = 0;
     for (const auto& x : r.ranks) worked += x.items_worked;
-    EXPECT_GE(worked, 0);
+    EXPECT_GE(worked, total);
+    if (spec.balancer == "none" && spec.G == 1) {
+      EXPECT_EQ(worked, total);
+    }
   }
   return counts;
 }
