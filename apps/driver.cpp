@@ -11,6 +11,7 @@
 
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/workload.hpp"
+#include "study.hpp"
 #include "mcmclb/text.hpp"
 
 namespace mcmclb {
@@ -191,12 +192,6 @@ const csv::Row& events_header() {
 }
 
 void append_result(const std::filesystem::path& dir, const RunResult& r) {
-  const RunSpec& s = r.spec;
-  const auto& w = s.workload;
-  const bool cyclic = w.model == "cyclic", uniform = w.model == "uniform", random = w.model == "random",
-             lognormal = w.model == "lognormal";
-  const auto opt = [](bool used, const std::string& v) { return used ? v : std::string(); };
-
   std::vector<csv::Row> rank_rows;
   for (std::size_t i = 0; i < r.ranks.size(); ++i) {
     const RankStats& x = r.ranks[i];
@@ -208,18 +203,16 @@ void append_result(const std::filesystem::path& dir, const RunResult& r) {
   }
   csv::append_rows(dir / "ranks.csv", ranks_header(), rank_rows);
   csv::append_text(dir / "events.csv", events_header(), r.event_lines);
-  csv::append_rows(
-      dir / "runs.csv", runs_header(),
-      {{r.run_id, s.experiment, std::to_string(s.nprocs), std::to_string(s.G), csv::number(s.T_ms), w.model,
-        opt(cyclic, std::to_string(w.scale)), opt(cyclic, std::to_string(w.period)), opt(uniform, std::to_string(w.items)),
-        opt(random, std::to_string(w.min)), opt(random || lognormal, std::to_string(w.max)),
-        opt(lognormal, csv::number(w.median)), opt(lognormal, csv::number(w.sigma)),
-        opt(random || lognormal, std::to_string(w.seed)), s.work.mode, csv::number(s.work.jitter_pct),
-        std::to_string(s.work.seed), s.balancer, s.interval > 0 ? std::to_string(s.interval) : "", s.method,
-        std::to_string(s.rep), csv::number(r.time_s), csv::number(r.ideal_s), csv::number(r.baseline_s),
-        csv::number(r.regroups_avg), csv::number(r.regroups_std), std::to_string(r.regroups_min),
-        std::to_string(r.regroups_max), r.valid ? "true" : "false", r.violations, r.provenance.mpi_library,
-        r.provenance.git_commit, r.provenance.host, r.provenance.utc_start}});
+  csv::Row row = {r.run_id};
+  for (auto& field : parameter_fields(r.spec)) row.push_back(std::move(field));
+  for (std::string field : {csv::number(r.time_s), csv::number(r.ideal_s), csv::number(r.baseline_s),
+                            csv::number(r.regroups_avg), csv::number(r.regroups_std), std::to_string(r.regroups_min),
+                            std::to_string(r.regroups_max), std::string(r.valid ? "true" : "false"), r.violations,
+                            r.provenance.mpi_library, r.provenance.git_commit, r.provenance.host,
+                            r.provenance.utc_start}) {
+    row.push_back(std::move(field));
+  }
+  csv::append_rows(dir / "runs.csv", runs_header(), {row});
 }
 
 }  // namespace mcmclb

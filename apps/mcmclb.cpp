@@ -1,6 +1,8 @@
 // mcmclb: the walker-group kernel from the command line.
-//   mpiexec -n P build/mcmclb run CONFIG.yaml [--set key=value]... [--out DIR]
-// Rank 0 reads the experiment file and broadcasts its text, so every rank parses the same bytes and reaches the
+//   mpiexec -n P build/mcmclb run CONFIG.yaml [--set key=value]... [--out DIR] [--points i,j,...] [--resume]
+//   build/mcmclb plan STUDY.yaml [--set key=value]... [--verbose]
+//   build/mcmclb sweep STUDY.yaml --launcher local|slurm [--out DIR] [--force] [--dry-run] [--jobs-dir DIR]
+// plan and sweep do not initialise MPI (sweep launches MPI jobs). For run, rank 0 reads the experiment file and broadcasts its text, so every rank parses the same bytes and reaches the
 // same verdict on bad input (one line on rank 0, exit code 2 everywhere, no hang). Exit code 3: a run violated an
 // invariant (its row says valid=false).
 #include <cstdio>
@@ -14,6 +16,9 @@
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/config.hpp"
 #include "mcmclb/mpi.hpp"
+#include "mcmclb/text.hpp"
+#include "study.hpp"
+#include "sweep.hpp"
 
 namespace {
 
@@ -21,36 +26,47 @@ namespace mpi = mcmclb::mpi;
 using mpi::InputError;
 
 const char* const kUsage =
-    "usage: mpiexec -n P mcmclb run CONFIG.yaml [--set key=value]... [--out DIR]";
+    "usage: mpiexec -n P mcmclb run CONFIG.yaml [--set key=value]... [--out DIR] [--points i,j,...] [--resume]\n"
+    "       mcmclb plan STUDY.yaml [--set key=value]... [--verbose]\n"
+    "       mcmclb sweep STUDY.yaml --launcher local|slurm [--out DIR] [--force] [--dry-run] [--jobs-dir DIR] "
+    "[--set key=value]...";
 
 struct Cli {
   std::string command;
   std::string config;
   std::vector<std::string> overrides;
   std::string out;
+  std::string points;  // --points: indices into the study's points
+  bool resume = false;
 };
 
 Cli parse_cli(int argc, char** argv) {
   Cli cli;
-  if (argc < 2) throw InputError("missing command (known: run; see --help)");
+  if (argc < 2) throw InputError("missing command (known: run, plan, sweep; see --help)");
   cli.command = argv[1];
   if (cli.command == "--help" || cli.command == "-h") return cli;
-  if (cli.command != "run") throw InputError("unknown command '" + cli.command + "' (known: run; see --help)");
+  if (cli.command != "run") {
+    throw InputError("unknown command '" + cli.command + "' (known: run, plan, sweep; see --help)");
+  }
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--set" || a == "--out") {
+    if (a == "--resume") {
+      cli.resume = true;
+    } else if (a == "--set" || a == "--out" || a == "--points") {
       if (i + 1 >= argc) throw InputError(a + ": missing value (see --help)");
       if (a == "--set") {
         cli.overrides.emplace_back(argv[++i]);
-      } else {
+      } else if (a == "--out") {
         cli.out = argv[++i];
+      } else {
+        cli.points = argv[++i];
       }
     } else if (a.rfind("--set=", 0) == 0) {
       cli.overrides.push_back(a.substr(6));
     } else if (a.rfind("--out=", 0) == 0) {
       cli.out = a.substr(6);
     } else if (a.rfind("--", 0) == 0) {
-      throw InputError("unknown flag " + a + " (allowed: --set key=value, --out DIR)");
+      throw InputError("unknown flag " + a + " (allowed: --set key=value, --out DIR, --points i,j,..., --resume)");
     } else if (cli.config.empty()) {
       cli.config = a;
     } else {
@@ -98,17 +114,61 @@ int mcmclb_main(int argc, char** argv) {
   const mpi::Comm world = mpi::Comm::world();
   const int rank = world.rank();
   const Cli cli = parse_cli(argc, argv);
-  if (cli.command != "run") {
+  if (cli.command != "run") {  // --help
     if (rank == 0) std::printf("%s\n", kUsage);
     return 0;
   }
   const std::string text = read_on_root(cli.config, world);
-  const mcmclb::Experiment e = mcmclb::parse_experiment(text, cli.overrides, cli.config);
-  mcmclb::check_against_nprocs(e, world.size());
-  const std::vector<mcmclb::RunSpec> runs = mcmclb::expand_runs(e, world.size());
-  check_identical(mcmclb::to_yaml(e), world);
-  const std::filesystem::path out =
-      cli.out.empty() ? std::filesystem::path("results") / e.name : std::filesystem::path(cli.out);
+  const int nprocs = world.size();
+  const mcmclb::Study study = mcmclb::build_study(text, cli.overrides, cli.config, nprocs);
+  std::vector<std::size_t> selected;
+  if (!cli.points.empty()) {
+    for (std::size_t i : mcmclb::parse_point_list(cli.points)) {
+      if (i >= study.points.size()) {
+        throw InputError("--points: " + std::to_string(i) + " is not a point of " + cli.config + " (it has " +
+                         std::to_string(study.points.size()) + ")");
+      }
+      if (study.points[i].spec.nprocs != nprocs) {
+        throw InputError("--points: point " + std::to_string(i) + " needs nprocs=" +
+                         std::to_string(study.points[i].spec.nprocs) + " but " + std::to_string(nprocs) +
+                         " ranks were launched");
+      }
+      selected.push_back(i);
+    }
+  } else {
+    for (const auto& p : study.points) {
+      if (p.spec.nprocs == nprocs) selected.push_back(p.index);
+    }
+    if (selected.empty()) {
+      std::vector<std::string> sizes;
+      for (const auto& [n, indices] : study.launches()) sizes.push_back(std::to_string(n));
+      throw InputError("key nprocs: no point of " + cli.config + " has nprocs=" + std::to_string(nprocs) +
+                       " (it has " + mcmclb::join(sizes) + "; launch with mpiexec -n N)");
+    }
+  }
+  check_identical(text + mcmclb::join(cli.overrides, "\n") + mcmclb::point_list(selected), world);
+  const std::filesystem::path out = cli.out.empty() ? study.out : std::filesystem::path(cli.out);
+  std::vector<mcmclb::RunSpec> runs;
+  {
+    // --resume: rank 0 decides from runs.csv which points are done; every rank follows its decision.
+    std::vector<char> skip(selected.size(), 0);
+    if (cli.resume && rank == 0) {
+      const auto done = mcmclb::valid_point_keys(out);
+      for (std::size_t k = 0; k < selected.size(); ++k) {
+        skip[k] = static_cast<char>(done.count(mcmclb::point_key(study.points[selected[k]].spec)));
+      }
+    }
+    if (!skip.empty()) {
+      mpi::check(MPI_Bcast(skip.data(), static_cast<int>(skip.size()), MPI_CHAR, 0, world.get()), "MPI_Bcast");
+    }
+    for (std::size_t k = 0; k < selected.size(); ++k) {
+      if (!skip[k]) runs.push_back(study.points[selected[k]].spec);
+    }
+    if (rank == 0 && runs.size() < selected.size()) {
+      std::printf("resume: %zu of %zu points already done in %s\n", selected.size() - runs.size(), selected.size(),
+                  out.string().c_str());
+    }
+  }
 
   int invalid = 0;
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -130,6 +190,25 @@ int mcmclb_main(int argc, char** argv) {
   return invalid > 0 ? 3 : 0;
 }
 
+/// plan and sweep: no MPI; bad input is one line on stderr and exit code 2.
+int without_mpi(int argc, char** argv) {
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  try {
+    const auto options = mcmclb::parse_sweep_options(args, command == "sweep");
+    return command == "sweep" ? mcmclb::sweep_main(options) : mcmclb::plan_main(options);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "mcmclb: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mcmclb: error: %s\n", e.what());
+    return 1;
+  }
+}
+
 }  // namespace
 
-int main(int argc, char** argv) { return mcmclb::mpi::run_main(argc, argv, mcmclb_main); }
+int main(int argc, char** argv) {
+  if (argc >= 2 && (std::string(argv[1]) == "plan" || std::string(argv[1]) == "sweep")) return without_mpi(argc, argv);
+  return mcmclb::mpi::run_main(argc, argv, mcmclb_main);
+}

@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include "mcmclb/mpi.hpp"
@@ -25,7 +26,19 @@ const std::vector<std::string> kKeys = {
     "workload.model", "workload.scale", "workload.period", "workload.items", "workload.min", "workload.max",
     "workload.median", "workload.sigma", "workload.seed",
     "work.mode", "work.jitter_pct", "work.seed",
-    "balancer", "interval", "method", "reps"};
+    "balancer", "interval", "method", "reps", "out",
+    "job.scheduler", "job.partition", "job.account", "job.time_limit", "job.tasks_per_node", "job.extra",
+    "job.launcher"};
+
+/// Keys whose value is a list by nature (iterated inside a run, or several lines), never an axis.
+const std::vector<std::string> kListKeys = {"balancer", "interval", "method", "job.extra"};
+const std::vector<std::string> kSections = {"workload", "work", "job"};
+/// Study-level keys, handled before the parameters.
+const std::vector<std::string> kStudyKeys = {"zip", "exclude"};
+
+bool is_one_of(const std::string& key, const std::vector<std::string>& set) {
+  return std::find(set.begin(), set.end(), key) != set.end();
+}
 
 std::string joined(const std::vector<std::string>& items) { return join(items); }
 
@@ -41,7 +54,7 @@ void flatten(const YAML::Node& node, const std::string& prefix, std::map<std::st
   for (const auto& entry : node) {
     if (!entry.first.IsScalar()) throw InputError("a key is not a plain name: " + text_of(entry.first));
     const std::string key = prefix.empty() ? entry.first.Scalar() : prefix + "." + entry.first.Scalar();
-    const bool is_section = key == "workload" || key == "work";
+    const bool is_section = prefix.empty() && is_one_of(key, kSections);
     if (is_section) {
       if (!entry.second.IsMap()) throw InputError("key " + key + ": expected a map of " + key + ".* keys");
       flatten(entry.second, key, out);
@@ -140,15 +153,12 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
 
 const std::vector<std::string>& experiment_keys() { return kKeys; }
 
-Experiment parse_experiment(const std::string& yaml_text, const std::vector<std::string>& overrides,
-                            const std::string& source_name) {
-  YAML::Node root = load(yaml_text, source_name);
-  if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
-  if (!root.IsMap()) throw InputError(source_name + ": expected a map of keys at the top level");
-  for (const auto& o : overrides) apply_override(root, o);
-  std::map<std::string, YAML::Node> keys;
-  flatten(root, "", keys);
+namespace {
 
+std::regex time_limit_format() { return std::regex(R"(^(\d+-)?\d+(:\d{1,2}){0,2}$)"); }
+
+/// Builds and validates one experiment from its flattened keys (no axes left).
+Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
   Experiment e;
   constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
   constexpr int64_t kMaxItems = int64_t{1} << 40;
@@ -196,6 +206,26 @@ Experiment parse_experiment(const std::string& yaml_text, const std::vector<std:
       e.methods = list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a method name"); });
     } else if (key == "reps") {
       e.reps = static_cast<int>(integer(key, n, 1, 100000));
+    } else if (key == "out") {
+      e.out = scalar<std::string>(key, n, "a folder");
+    } else if (key == "job.scheduler") {
+      e.job.scheduler = choice(key, n, {"slurm"});
+    } else if (key == "job.partition") {
+      e.job.partition = scalar<std::string>(key, n, "a partition name");
+    } else if (key == "job.account") {
+      e.job.account = scalar<std::string>(key, n, "an account name");
+    } else if (key == "job.time_limit") {
+      e.job.time_limit = scalar<std::string>(key, n, "a time limit");
+      if (!std::regex_match(e.job.time_limit, time_limit_format())) {
+        throw InputError("key job.time_limit: '" + e.job.time_limit +
+                         "' is not a Slurm time limit (MM, MM:SS, HH:MM:SS or D-HH:MM:SS)");
+      }
+    } else if (key == "job.tasks_per_node") {
+      e.job.tasks_per_node = static_cast<int>(integer(key, n, 0, 1 << 20));
+    } else if (key == "job.extra") {
+      e.job.extra = list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a line"); });
+    } else if (key == "job.launcher") {
+      e.job.launcher = choice(key, n, {"srun", "mpiexec"});
     }
   }
   if (e.workload.model == "random" && e.workload.min > e.workload.max) {
@@ -203,6 +233,118 @@ Experiment parse_experiment(const std::string& yaml_text, const std::vector<std:
                      std::to_string(e.workload.max) + ")");
   }
   return e;
+}
+
+std::vector<std::pair<std::string, std::string>> exclude_rule(const YAML::Node& rule) {
+  if (!rule.IsMap()) throw InputError("key exclude: each rule must be a map of key: value, got " + text_of(rule));
+  std::map<std::string, YAML::Node> keys;
+  flatten(rule, "", keys);
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const auto& [key, value] : keys) {
+    if (key == "out" || key.rfind("job.", 0) == 0) throw InputError("key exclude: " + key + " cannot be matched");
+    if (!value.IsScalar()) throw InputError("key exclude: " + key + " must be matched against one value");
+    pairs.emplace_back(key, value.Scalar());
+  }
+  return pairs;
+}
+
+}  // namespace
+
+StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::string>& overrides,
+                       const std::string& source_name) {
+  YAML::Node root = load(yaml_text, source_name);
+  if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  if (!root.IsMap()) throw InputError(source_name + ": expected a map of keys at the top level");
+  for (const auto& o : overrides) apply_override(root, o);
+
+  StudyAxes study;
+  YAML::Node zip_node, exclude_node;
+  bool have_zip = false, have_exclude = false;
+  YAML::Node params(YAML::NodeType::Map);
+  for (const auto& entry : root) {
+    const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : "";
+    if (key == "zip") {
+      zip_node = entry.second;
+      have_zip = true;
+    } else if (key == "exclude") {
+      exclude_node = entry.second;
+      have_exclude = true;
+    } else {
+      params[entry.first] = entry.second;
+    }
+  }
+  std::map<std::string, YAML::Node> keys;
+  flatten(params, "", keys);
+
+  // zip: lists of equal length, varied together (one axis).
+  std::map<std::string, YAML::Node> zipped;
+  std::size_t zip_length = 1;
+  if (have_zip) {
+    if (!zip_node.IsMap()) throw InputError("key zip: expected a map of key: [list], got " + text_of(zip_node));
+    flatten(zip_node, "", zipped);
+    std::string first_key;
+    for (const auto& [key, value] : zipped) {
+      if (is_one_of(key, kListKeys)) throw InputError("key zip: " + key + " is a list by nature and cannot be zipped");
+      if (!value.IsSequence() || value.size() == 0) {
+        throw InputError("key zip: " + key + " must be a non-empty list, got " + text_of(value));
+      }
+      if (keys.count(key)) throw InputError("key zip: " + key + " is also given outside zip");
+      if (first_key.empty()) {
+        first_key = key;
+        zip_length = value.size();
+      } else if (value.size() != zip_length) {
+        throw InputError("key zip: the lists differ in length (" + first_key + " has " + std::to_string(zip_length) +
+                         ", " + key + " has " + std::to_string(value.size()) + ")");
+      }
+    }
+  }
+  if (have_exclude) {
+    if (!exclude_node.IsSequence()) throw InputError("key exclude: expected a list of rules, got " + text_of(exclude_node));
+    for (const auto& rule : exclude_node) study.excludes.push_back(exclude_rule(rule));
+  }
+
+  // Axes: every other list-valued parameter, in the documented key order.
+  std::vector<std::string> axes;
+  for (const auto& key : kKeys) {
+    const auto it = keys.find(key);
+    if (it == keys.end() || is_one_of(key, kListKeys) || !it->second.IsSequence()) continue;
+    if (it->second.size() == 0) throw InputError("key " + key + ": the list is empty");
+    axes.push_back(key);
+  }
+  for (std::size_t z = 0; z < zip_length; ++z) {
+    std::vector<std::size_t> index(axes.size(), 0);
+    for (bool more = true; more;) {
+      // yaml-cpp nodes are references: assigning to point[key] would overwrite the list in `keys` itself, so
+      // the entry is replaced, not assigned to.
+      std::map<std::string, YAML::Node> point = keys;
+      const auto set = [&point](const std::string& key, const YAML::Node& value) {
+        point.erase(key);
+        point.emplace(key, value);
+      };
+      for (const auto& [key, value] : zipped) set(key, value[z]);
+      for (std::size_t a = 0; a < axes.size(); ++a) set(axes[a], keys.at(axes[a])[index[a]]);
+      study.experiments.push_back(parse_keys(point));
+      more = false;  // advance like an odometer: the last axis varies fastest
+      for (std::size_t a = axes.size(); a-- > 0;) {
+        if (++index[a] < keys.at(axes[a]).size()) {
+          more = true;
+          break;
+        }
+        index[a] = 0;
+      }
+    }
+  }
+  return study;
+}
+
+Experiment parse_experiment(const std::string& yaml_text, const std::vector<std::string>& overrides,
+                            const std::string& source_name) {
+  StudyAxes study = expand_study(yaml_text, overrides, source_name);
+  if (study.experiments.size() != 1 || !study.excludes.empty()) {
+    throw InputError(source_name + ": a study with axes (" + std::to_string(study.experiments.size()) +
+                     " combinations); expected a single experiment");
+  }
+  return study.experiments.front();
 }
 
 void check_against_nprocs(const Experiment& e, int nprocs) {

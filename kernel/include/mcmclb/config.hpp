@@ -26,7 +26,18 @@ struct WorkSpec {
   uint64_t seed = 1;           // jitter seed
 };
 
-/// One experiment file: fixed parameters plus the lists a run iterates (balancer, interval, method, reps).
+/// How a study's points are launched on a cluster (the `job:` section).
+struct JobSpec {
+  std::string scheduler = "slurm";
+  std::string partition;                // empty: the cluster's default
+  std::string account;                  // empty: none
+  std::string time_limit = "01:00:00";  // Slurm's formats: MM, MM:SS, HH:MM:SS, D-HH[:MM[:SS]]
+  int tasks_per_node = 0;               // 0: let Slurm decide
+  std::vector<std::string> extra;       // further lines for the batch script's header, e.g. "#SBATCH --qos=x"
+  std::string launcher = "srun";        // srun | mpiexec
+};
+
+/// One experiment: fixed parameters plus the lists a run iterates (balancer, interval, method, reps).
 struct Experiment {
   std::string name = "experiment";
   std::optional<int> nprocs;  // if given, must equal the launched rank count
@@ -38,6 +49,16 @@ struct Experiment {
   std::vector<int> intervals = {1};           // collective only
   std::vector<std::string> methods;           // empty: each balancer's default; else those applicable to it
   int reps = 1;
+  std::string out;  // output folder; empty: results/<name>
+  JobSpec job;
+};
+
+/// A study: the experiments its axes expand to (every list-valued parameter is an axis, combined as a Cartesian
+/// product; `zip` pairs lists element by element) and its exclusion rules (key -> value; a run matching every
+/// pair of one rule is dropped). balancer, interval, method and job.extra are lists by nature, not axes.
+struct StudyAxes {
+  std::vector<Experiment> experiments;
+  std::vector<std::vector<std::pair<std::string, std::string>>> excludes;
 };
 
 /// One run: every parameter resolved to a single value.
@@ -54,7 +75,11 @@ struct RunSpec {
   int rep = 0;
 };
 
-/// Parses and validates an experiment from YAML text with "key=value" overrides (dotted keys, YAML values).
+/// Expands a study file (YAML text with "key=value" overrides). Throws mpi::InputError naming the key.
+StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::string>& overrides,
+                       const std::string& source_name);
+
+/// Parses and validates a single experiment (a study without axes) from YAML text with "key=value" overrides (dotted keys, YAML values).
 /// Throws mpi::InputError with one line naming the key (or source) and what is allowed.
 Experiment parse_experiment(const std::string& yaml_text, const std::vector<std::string>& overrides,
                             const std::string& source_name);

@@ -1,0 +1,183 @@
+// Study expansion into points, and resume keys (apps/study.hpp).
+#include "study.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "mcmclb/balancer.hpp"
+#include "mcmclb/mpi.hpp"
+#include "mcmclb/text.hpp"
+
+namespace mcmclb {
+
+namespace {
+
+/// The value of a dotted key in a run, as a rule in `exclude` would name it.
+std::string value_of(const RunSpec& s, const std::string& key) {
+  const auto& w = s.workload;
+  if (key == "experiment") return s.experiment;
+  if (key == "nprocs") return std::to_string(s.nprocs);
+  if (key == "G") return std::to_string(s.G);
+  if (key == "T_ms") return csv::number(s.T_ms);
+  if (key == "workload.model") return w.model;
+  if (key == "workload.scale") return std::to_string(w.scale);
+  if (key == "workload.period") return std::to_string(w.period);
+  if (key == "workload.items") return std::to_string(w.items);
+  if (key == "workload.min") return std::to_string(w.min);
+  if (key == "workload.max") return std::to_string(w.max);
+  if (key == "workload.median") return csv::number(w.median);
+  if (key == "workload.sigma") return csv::number(w.sigma);
+  if (key == "workload.seed") return std::to_string(w.seed);
+  if (key == "work.mode") return s.work.mode;
+  if (key == "work.jitter_pct") return csv::number(s.work.jitter_pct);
+  if (key == "work.seed") return std::to_string(s.work.seed);
+  if (key == "balancer") return s.balancer;
+  if (key == "interval") return s.interval > 0 ? std::to_string(s.interval) : "";
+  if (key == "method") return s.method;
+  if (key == "reps") return "";
+  throw mpi::InputError("key exclude: " + key + " cannot be matched");
+}
+
+bool same_value(const std::string& rule, const std::string& actual) {
+  if (rule == actual) return true;
+  char* end_a = nullptr;
+  char* end_b = nullptr;
+  const double a = std::strtod(rule.c_str(), &end_a);
+  const double b = std::strtod(actual.c_str(), &end_b);
+  return !rule.empty() && !actual.empty() && *end_a == '\0' && *end_b == '\0' && a == b;
+}
+
+/// Splits one CSV line (RFC 4180 quoting) into fields.
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        fields.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+}  // namespace
+
+std::map<int, std::vector<std::size_t>> Study::launches() const {
+  std::map<int, std::vector<std::size_t>> by_size;
+  for (const Point& p : points) by_size[p.spec.nprocs].push_back(p.index);
+  return by_size;
+}
+
+Study build_study(const std::string& text, const std::vector<std::string>& overrides, const std::string& source,
+                  std::optional<int> default_nprocs) {
+  const StudyAxes axes = expand_study(text, overrides, source);
+  Study study;
+  study.name = axes.experiments.front().name;
+  study.out = axes.experiments.front().out.empty() ? std::filesystem::path("results") / study.name
+                                                   : std::filesystem::path(axes.experiments.front().out);
+  for (const Experiment& e : axes.experiments) {
+    const std::optional<int> nprocs = e.nprocs ? e.nprocs : default_nprocs;
+    if (!nprocs) throw mpi::InputError("key nprocs: a study needs nprocs (a number or a list) to be planned or swept");
+    check_against_nprocs(e, *nprocs);
+    for (const RunSpec& run : expand_runs(e, *nprocs)) {
+      bool excluded = false;
+      for (const auto& rule : axes.excludes) {
+        bool all = !rule.empty();
+        for (const auto& [key, value] : rule) all = all && same_value(value, value_of(run, key));
+        excluded = excluded || all;
+      }
+      if (!excluded) study.points.push_back({study.points.size(), run, e.job});
+    }
+  }
+  if (study.points.empty()) throw mpi::InputError(source + ": the exclude rules leave no point to run");
+  return study;
+}
+
+csv::Row parameter_fields(const RunSpec& s) {
+  const auto& w = s.workload;
+  const bool cyclic = w.model == "cyclic", uniform = w.model == "uniform", random = w.model == "random",
+             lognormal = w.model == "lognormal";
+  const auto opt = [](bool used, const std::string& v) { return used ? v : std::string(); };
+  return {s.experiment, std::to_string(s.nprocs), std::to_string(s.G), csv::number(s.T_ms), w.model,
+          opt(cyclic, std::to_string(w.scale)), opt(cyclic, std::to_string(w.period)),
+          opt(uniform, std::to_string(w.items)), opt(random, std::to_string(w.min)),
+          opt(random || lognormal, std::to_string(w.max)), opt(lognormal, csv::number(w.median)),
+          opt(lognormal, csv::number(w.sigma)), opt(random || lognormal, std::to_string(w.seed)), s.work.mode,
+          csv::number(s.work.jitter_pct), std::to_string(s.work.seed), s.balancer,
+          s.interval > 0 ? std::to_string(s.interval) : "", s.method, std::to_string(s.rep)};
+}
+
+std::string point_key(const RunSpec& spec) { return join(parameter_fields(spec), "\x1f"); }
+
+std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir) {
+  std::map<std::string, Recorded> keys;
+  std::ifstream in(dir / "runs.csv");
+  if (!in) return keys;
+  std::string line;
+  if (!std::getline(in, line)) return keys;
+  const auto header = split_csv_line(line);
+  const std::size_t n_params = parameter_fields(RunSpec{}).size();
+  const auto valid_at = std::find(header.begin(), header.end(), "valid");
+  if (header.size() < 1 + n_params || header[1] != "experiment" || valid_at == header.end()) {
+    throw mpi::InputError((dir / "runs.csv").string() + ": not an mcmclb runs.csv (header: " + line + ")");
+  }
+  const auto valid_column = static_cast<std::size_t>(valid_at - header.begin());
+  while (std::getline(in, line)) {
+    const auto fields = split_csv_line(line);
+    if (fields.size() != header.size()) continue;
+    Recorded& r = keys[join(std::vector<std::string>(fields.begin() + 1, fields.begin() + 1 + static_cast<long>(n_params)),
+                            "\x1f")];
+    ++r.rows;
+    r.last_valid = fields[valid_column] == "true";
+    r.any_valid = r.any_valid || r.last_valid;
+  }
+  return keys;
+}
+
+std::set<std::string> valid_point_keys(const std::filesystem::path& dir) {
+  std::set<std::string> keys;
+  for (const auto& [key, r] : recorded_points(dir)) {
+    if (r.any_valid) keys.insert(key);
+  }
+  return keys;
+}
+
+std::vector<std::size_t> parse_point_list(const std::string& text) {
+  std::vector<std::size_t> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    std::size_t used = 0;
+    unsigned long value = 0;
+    try {
+      value = std::stoul(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size()) throw mpi::InputError("--points: '" + item + "' is not a point index");
+    out.push_back(value);
+  }
+  if (out.empty()) throw mpi::InputError("--points: expected a comma-separated list of point indices");
+  return out;
+}
+
+std::string point_list(const std::vector<std::size_t>& indices) {
+  std::vector<std::string> items;
+  for (auto i : indices) items.push_back(std::to_string(i));
+  return join(items, ",");
+}
+
+}  // namespace mcmclb

@@ -1,0 +1,55 @@
+// A study: the points (fully resolved runs) a study file expands to, with stable indices, grouped by rank count
+// into launches. The same expansion serves `mcmclb plan`, `mcmclb sweep` and `mcmclb run --points`.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "mcmclb/config.hpp"
+#include "mcmclb/csv.hpp"
+
+namespace mcmclb {
+
+struct Point {
+  std::size_t index = 0;  // position in the study's expansion: stable for the same file and overrides
+  RunSpec spec;
+  JobSpec job;
+};
+
+struct Study {
+  std::string name;
+  std::filesystem::path out;  // the study's `out`, or results/<name>
+  std::vector<Point> points;
+  /// Point indices per rank count, in order: one launch each.
+  [[nodiscard]] std::map<int, std::vector<std::size_t>> launches() const;
+};
+
+/// Expands study text. Experiments without nprocs get default_nprocs (the launched size for `run`); without it,
+/// nprocs is required. Throws mpi::InputError naming the key.
+Study build_study(const std::string& text, const std::vector<std::string>& overrides, const std::string& source,
+                  std::optional<int> default_nprocs);
+
+/// The parameter columns of runs.csv for a run (experiment .. rep), as written there.
+csv::Row parameter_fields(const RunSpec& spec);
+/// A run's identity for resuming: its parameter fields joined.
+std::string point_key(const RunSpec& spec);
+struct Recorded {
+  int rows = 0;             // rows of this point in runs.csv
+  bool any_valid = false;   // at least one of them valid
+  bool last_valid = false;  // the latest one valid
+};
+/// What DIR/runs.csv records per point key (empty if there is no such file). Throws mpi::InputError if the file
+/// exists but is not an mcmclb runs.csv.
+std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir);
+/// Keys of the points recorded valid at least once (what a resumed sweep skips).
+std::set<std::string> valid_point_keys(const std::filesystem::path& dir);
+
+/// "3,4,7" -> {3, 4, 7}; throws mpi::InputError naming --points.
+std::vector<std::size_t> parse_point_list(const std::string& text);
+std::string point_list(const std::vector<std::size_t>& indices);
+
+}  // namespace mcmclb

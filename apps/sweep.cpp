@@ -1,0 +1,336 @@
+// `mcmclb plan` and `mcmclb sweep` (apps/sweep.hpp).
+#include "sweep.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "driver.hpp"
+#include "mcmclb/mpi.hpp"
+#include "mcmclb/text.hpp"
+#include "study.hpp"
+
+#ifndef MCMCLB_SOURCE_DIR
+#define MCMCLB_SOURCE_DIR "."
+#endif
+
+namespace mcmclb {
+
+namespace {
+
+namespace fs = std::filesystem;
+using mpi::InputError;
+
+std::string read_file(const std::string& path, const std::string& what) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot read the " + what);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=,:@+") ==
+                        std::string::npos) {
+    return s;
+  }
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string this_executable() { return fs::canonical("/proc/self/exe").string(); }
+
+Study load(const SweepOptions& o) {
+  return build_study(read_file(o.study, "study file"), o.overrides, o.study, std::nullopt);
+}
+
+fs::path output_of(const SweepOptions& o, const Study& s) { return o.out.empty() ? s.out : fs::path(o.out); }
+
+std::string overrides_args(const SweepOptions& o) {
+  std::string args;
+  for (const auto& set : o.overrides) args += " --set " + shell_quote(set);
+  return args;
+}
+
+std::string run_command(const SweepOptions& o, const fs::path& out, const std::vector<std::size_t>& points,
+                        int nprocs) {
+  return "mpiexec -n " + std::to_string(nprocs) + " " + shell_quote(this_executable()) + " run " +
+         shell_quote(o.study) + " --points " + point_list(points) + " --out " + shell_quote(out.string()) +
+         overrides_args(o);
+}
+
+std::string describe(const Point& p) {
+  return "point " + std::to_string(p.index) + " (nprocs=" + std::to_string(p.spec.nprocs) + ", " +
+         run_label(p.spec) + ", rep " + std::to_string(p.spec.rep) + ")";
+}
+
+/// Runs command, passing each output line to on_line; returns the exit status.
+int run_streaming(const std::string& command, const std::function<void(const std::string&)>& on_line) {
+  std::fflush(stdout);
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("cannot start: " + command);
+  char buffer[4096];
+  std::string line;
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) {
+    line += buffer;
+    if (!line.empty() && line.back() == '\n') {
+      line.pop_back();
+      on_line(line);
+      line.clear();
+    }
+  }
+  if (!line.empty()) on_line(line);
+  const int status = ::pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::string format_seconds(double s) {
+  char text[32];
+  if (s < 120) {
+    std::snprintf(text, sizeof text, "%.0f s", s);
+  } else {
+    std::snprintf(text, sizeof text, "%.0f min %02.0f s", std::floor(s / 60), std::fmod(s, 60));
+  }
+  return text;
+}
+
+int sweep_local(const SweepOptions& o, const Study& study) {
+  const fs::path out = output_of(o, study);
+  const std::set<std::string> done = o.force ? std::set<std::string>{} : valid_point_keys(out);
+  std::map<int, std::vector<std::size_t>> todo;
+  std::size_t skipped = 0;
+  for (const Point& p : study.points) {
+    if (done.count(point_key(p.spec))) {
+      ++skipped;
+    } else {
+      todo[p.spec.nprocs].push_back(p.index);
+    }
+  }
+  std::size_t total = 0;
+  for (const auto& [n, indices] : todo) total += indices.size();
+  std::printf("sweep %s: %zu points, %zu already done in %s (skipped; --force reruns them), %zu to run in %zu "
+              "launch(es)\n",
+              study.name.c_str(), study.points.size(), skipped, out.string().c_str(), total, todo.size());
+
+  struct Failure {
+    std::size_t index;
+    std::string reason;
+  };
+  std::vector<Failure> failures;
+  std::size_t finished = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (const auto& [nprocs, indices] : todo) {
+    std::vector<std::size_t> remaining = indices;
+    while (!remaining.empty()) {
+      const std::string command = run_command(o, out, remaining, nprocs);
+      const auto before = recorded_points(out);
+      std::printf("launch: %s\n", command.c_str());
+      const int status = run_streaming(command, [&](const std::string& line) {
+        if (line.rfind("run ", 0) == 0) {
+          ++finished;
+          const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          const double left = elapsed / static_cast<double>(finished) * static_cast<double>(total - finished);
+          std::printf("[point %zu of %zu, %s elapsed, ~%s left] %s\n", finished, total, format_seconds(elapsed).c_str(),
+                      format_seconds(left).c_str(), line.c_str());
+        } else if (line.rfind("wrote ", 0) != 0) {
+          std::printf("  | %s\n", line.c_str());
+        }
+        std::fflush(stdout);
+      });
+      // Points run in order: each got a new row (valid or not) until the launch died, if it did.
+      const auto after = recorded_points(out);
+      std::vector<std::size_t> next;
+      for (std::size_t k = 0; k < remaining.size(); ++k) {
+        const std::size_t i = remaining[k];
+        const std::string key = point_key(study.points[i].spec);
+        const int rows_before = before.count(key) ? before.at(key).rows : 0;
+        const auto now = after.find(key);
+        if (now != after.end() && now->second.rows > rows_before) {
+          if (!now->second.last_valid) failures.push_back({i, "a run invariant failed (valid=false in runs.csv)"});
+          continue;
+        }
+        if (status == 0 || status == 3) {
+          failures.push_back({i, "the launch ended without recording it"});
+          continue;
+        }
+        failures.push_back({i, "the launch exited with status " + std::to_string(status) + " while running it"});
+        ++finished;
+        next.assign(remaining.begin() + static_cast<long>(k) + 1, remaining.end());  // relaunch the rest
+        break;
+      }
+      remaining = next;
+    }
+  }
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("sweep %s: %zu run, %zu skipped, %zu failed, %s; results in %s\n", study.name.c_str(),
+              total - failures.size(), skipped, failures.size(), format_seconds(elapsed).c_str(), out.string().c_str());
+  if (!failures.empty()) {
+    std::vector<csv::Row> rows;
+    for (const auto& f : failures) {
+      const Point& p = study.points[f.index];
+      std::fprintf(stderr, "failed: %s: %s\n", describe(p).c_str(), f.reason.c_str());
+      rows.push_back({std::to_string(p.index), std::to_string(p.spec.nprocs), run_label(p.spec),
+                      std::to_string(p.spec.rep), f.reason, utc_now()});
+    }
+    csv::append_rows(out / "failures.csv", {"point", "nprocs", "balancer", "rep", "reason", "utc"}, rows);
+    std::fprintf(stderr, "mcmclb: %zu point(s) failed (recorded in %s)\n", failures.size(),
+                 (out / "failures.csv").string().c_str());
+    return 3;
+  }
+  return 0;
+}
+
+std::vector<std::pair<std::string, std::string>> script_values(const SweepOptions& o, const Study& study, int nprocs,
+                                                               const std::vector<std::size_t>& indices) {
+  const JobSpec& job = study.points[indices.front()].job;
+  std::vector<std::string> lines;
+  if (!job.partition.empty()) lines.push_back("#SBATCH --partition=" + job.partition);
+  if (!job.account.empty()) lines.push_back("#SBATCH --account=" + job.account);
+  if (job.tasks_per_node > 0) lines.push_back("#SBATCH --ntasks-per-node=" + std::to_string(job.tasks_per_node));
+  for (const auto& extra : job.extra) lines.push_back(extra);
+  const std::string launch = job.launcher == "srun" ? "srun -n " + std::to_string(nprocs)
+                                                    : "mpiexec -n " + std::to_string(nprocs);
+  return {{"@STUDY_PATH@", shell_quote(o.study)},
+          {"@STUDY@", study.name},
+          {"@NPOINTS@", std::to_string(indices.size())},
+          {"@NPROCS@", std::to_string(nprocs)},
+          {"@JOB_NAME@", study.name + "-n" + std::to_string(nprocs)},
+          {"@TIME_LIMIT@", job.time_limit},
+          {"@OUT@", shell_quote(output_of(o, study).string())},
+          {"@SBATCH_LINES@", join(lines, "\n")},
+          {"@WORKDIR@", shell_quote(fs::current_path().string())},
+          {"@LAUNCH@", launch},
+          {"@EXE@", shell_quote(this_executable())},
+          {"@POINTS@", point_list(indices)},
+          {"@OVERRIDES@", overrides_args(o)}};
+}
+
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (!dir.empty() && ::access((fs::path(dir) / program).c_str(), X_OK) == 0) return true;
+  }
+  return false;
+}
+
+int sweep_slurm(const SweepOptions& o, const Study& study) {
+  if (!o.dry_run && !on_path("sbatch")) {
+    throw InputError("--launcher slurm: sbatch is not on PATH (run on a Slurm login node, or add --dry-run to only "
+                     "write the scripts)");
+  }
+  const fs::path dir = o.jobs_dir.empty() ? fs::path("jobs") / study.name : fs::path(o.jobs_dir);
+  const std::string template_path = std::string(MCMCLB_SOURCE_DIR) + "/jobs/slurm.sbatch.in";
+  const std::string text = read_file(template_path, "batch script template");
+  std::vector<fs::path> scripts;
+  for (const auto& [nprocs, indices] : study.launches()) {
+    const fs::path script = dir / (study.name + "-n" + std::to_string(nprocs) + ".sbatch");
+    csv::write_atomically(script, fill_template(text, script_values(o, study, nprocs, indices)));
+    fs::permissions(script, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                    fs::perm_options::add);
+    scripts.push_back(script);
+    std::printf("wrote %s (nprocs=%d, %zu points)\n", script.string().c_str(), nprocs, indices.size());
+  }
+  if (o.dry_run) {
+    std::printf("dry run: %zu script(s) written, none submitted (submit each with: sbatch SCRIPT)\n", scripts.size());
+    return 0;
+  }
+  int failed = 0;
+  for (const auto& script : scripts) {
+    std::string id;
+    const int status = run_streaming("sbatch --parsable " + shell_quote(script.string()),
+                                     [&](const std::string& line) { id += line; });
+    if (status == 0) {
+      std::printf("submitted %s as job %s\n", script.string().c_str(), id.c_str());
+    } else {
+      ++failed;
+      std::fprintf(stderr, "mcmclb: sbatch %s failed (status %d): %s\n", script.string().c_str(), status, id.c_str());
+    }
+  }
+  return failed > 0 ? 3 : 0;
+}
+
+}  // namespace
+
+std::string fill_template(std::string text, const std::vector<std::pair<std::string, std::string>>& values) {
+  for (const auto& [key, value] : values) {
+    for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size())) {
+      text.replace(at, key.size(), value);
+    }
+  }
+  // An empty placeholder line (no extra #SBATCH lines) leaves no blank line behind.
+  for (std::size_t at = text.find("\n\n#"); at != std::string::npos; at = text.find("\n\n#")) text.erase(at, 1);
+  return text;
+}
+
+SweepOptions parse_sweep_options(const std::vector<std::string>& args, bool sweep) {
+  SweepOptions o;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const auto value = [&](const std::string& flag) {
+      if (i + 1 >= args.size()) throw InputError(flag + ": missing value (see --help)");
+      return args[++i];
+    };
+    if (a == "--set") {
+      o.overrides.push_back(value(a));
+    } else if (a == "--verbose" && !sweep) {
+      o.verbose = true;
+    } else if (a == "--launcher" && sweep) {
+      o.launcher = value(a);
+      if (o.launcher != "local" && o.launcher != "slurm") {
+        throw InputError("--launcher: '" + o.launcher + "' is not allowed (allowed: local, slurm)");
+      }
+    } else if (a == "--out" && sweep) {
+      o.out = value(a);
+    } else if (a == "--jobs-dir" && sweep) {
+      o.jobs_dir = value(a);
+    } else if (a == "--force" && sweep) {
+      o.force = true;
+    } else if (a == "--dry-run" && sweep) {
+      o.dry_run = true;
+    } else if (a.rfind("--", 0) == 0) {
+      throw InputError("unknown flag " + a + (sweep ? " (allowed: --launcher local|slurm, --out DIR, --force, "
+                                                      "--dry-run, --jobs-dir DIR, --set key=value)"
+                                                    : " (allowed: --set key=value, --verbose)"));
+    } else if (o.study.empty()) {
+      o.study = a;
+    } else {
+      throw InputError("unexpected argument '" + a + "' (one STUDY.yaml)");
+    }
+  }
+  if (o.study.empty()) throw InputError("missing STUDY.yaml (see --help)");
+  if (sweep && o.launcher.empty()) throw InputError("--launcher: required (allowed: local, slurm)");
+  if (o.dry_run && o.launcher != "slurm") throw InputError("--dry-run: only with --launcher slurm");
+  return o;
+}
+
+int plan_main(const SweepOptions& o) {
+  const Study study = load(o);
+  const auto launches = study.launches();
+  std::printf("study %s (%s): %zu points in %zu launch(es), output %s\n", study.name.c_str(), o.study.c_str(),
+              study.points.size(), launches.size(), study.out.string().c_str());
+  for (const auto& [nprocs, indices] : launches) {
+    std::printf("launch nprocs=%d, %zu points: %s\n", nprocs, indices.size(),
+                run_command(o, study.out, indices, nprocs).c_str());
+    if (o.verbose) {
+      for (std::size_t i : indices) std::printf("  %s\n", describe(study.points[i]).c_str());
+    }
+  }
+  return 0;
+}
+
+int sweep_main(const SweepOptions& o) {
+  const Study study = load(o);
+  return o.launcher == "slurm" ? sweep_slurm(o, study) : sweep_local(o, study);
+}
+
+}  // namespace mcmclb

@@ -1,0 +1,31 @@
+// `mcmclb plan` and `mcmclb sweep`: expand a study, then run its points locally (one mpiexec per rank count,
+// with progress, failure recording and resume) or write and submit one Slurm batch script per rank count.
+// Neither initialises MPI: they launch MPI jobs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mcmclb {
+
+struct SweepOptions {
+  std::string study;                   // path of the study file
+  std::vector<std::string> overrides;  // --set key=value
+  std::string launcher;                // local | slurm
+  std::string out;                     // --out, else the study's out
+  std::string jobs_dir;                // --jobs-dir, else jobs/<study>
+  bool force = false;                  // rerun points already done
+  bool dry_run = false;                // slurm: write scripts, do not submit
+  bool verbose = false;                // plan: list every point
+};
+
+/// Parses the arguments after `plan` or `sweep`; throws mpi::InputError.
+SweepOptions parse_sweep_options(const std::vector<std::string>& args, bool sweep);
+
+int plan_main(const SweepOptions& options);
+int sweep_main(const SweepOptions& options);
+
+/// The batch script for one launch: the template with its placeholders filled (exposed for tests).
+std::string fill_template(std::string text, const std::vector<std::pair<std::string, std::string>>& values);
+
+}  // namespace mcmclb
