@@ -92,6 +92,19 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
   for (const Experiment& e : axes.experiments) {
     const std::optional<int> nprocs = e.nprocs ? e.nprocs : default_nprocs;
     if (!nprocs) throw mpi::InputError("key nprocs: a study needs nprocs (a number or a list) to be planned or swept");
+    if (e.program == "commbench") {  // one point per rank count: the benchmark sweeps methods and sizes itself
+      for (const Point& p : study.points) {
+        if (p.program == "commbench" && p.spec.nprocs == *nprocs) {
+          throw mpi::InputError("key program: a commbench study runs once per rank count; nprocs=" +
+                                std::to_string(*nprocs) + " appears twice (vary commbench.* across studies)");
+        }
+      }
+      RunSpec spec;
+      spec.experiment = e.name;
+      spec.nprocs = *nprocs;
+      study.points.push_back({study.points.size(), spec, e.job, e.program, e.commbench});
+      continue;
+    }
     check_against_nprocs(e, *nprocs);
     for (const RunSpec& run : expand_runs(e, *nprocs)) {
       bool excluded = false;
@@ -100,7 +113,7 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
         for (const auto& [key, value] : rule) all = all && same_value(value, value_of(run, key));
         excluded = excluded || all;
       }
-      if (!excluded) study.points.push_back({study.points.size(), run, e.job});
+      if (!excluded) study.points.push_back({study.points.size(), run, e.job, e.program, e.commbench});
     }
   }
   if (study.points.empty()) throw mpi::InputError(source + ": the exclude rules leave no point to run");
@@ -155,6 +168,8 @@ std::set<std::string> valid_point_keys(const std::filesystem::path& dir) {
   }
   return keys;
 }
+
+std::string commbench_file(int nprocs) { return "commbench-n" + std::to_string(nprocs) + ".csv"; }
 
 std::vector<std::size_t> parse_point_list(const std::string& text) {
   std::vector<std::size_t> out;

@@ -16,8 +16,10 @@ namespace mcmclb {
 
 struct Point {
   std::size_t index = 0;  // position in the study's expansion: stable for the same file and overrides
-  RunSpec spec;
+  RunSpec spec;           // program kernel; for commbench only experiment and nprocs are meaningful
   JobSpec job;
+  std::string program = "kernel";
+  CommbenchSpec commbench;
 };
 
 struct Study {
@@ -47,6 +49,9 @@ struct Recorded {
 std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir);
 /// Keys of the points recorded valid at least once (what a resumed sweep skips).
 std::set<std::string> valid_point_keys(const std::filesystem::path& dir);
+
+/// The CSV a commbench point writes into the study's output folder: commbench-n<P>.csv.
+std::string commbench_file(int nprocs);
 
 /// "3,4,7" -> {3, 4, 7}; throws mpi::InputError naming --points.
 std::vector<std::size_t> parse_point_list(const std::string& text);

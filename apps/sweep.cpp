@@ -61,14 +61,33 @@ std::string overrides_args(const SweepOptions& o) {
   return args;
 }
 
-std::string run_command(const SweepOptions& o, const fs::path& out, const std::vector<std::size_t>& points,
-                        int nprocs) {
-  return "mpiexec -n " + std::to_string(nprocs) + " " + shell_quote(this_executable()) + " run " +
-         shell_quote(o.study) + " --points " + point_list(points) + " --out " + shell_quote(out.string()) +
-         overrides_args(o);
+/// What one launch runs after "mpiexec -n P" / "srun -n P": mcmclb run over the points, or the commbench
+/// benchmark for a commbench point. in_script: the batch-script form (resumes inside the job).
+std::string program_command(const SweepOptions& o, const Study& study, const fs::path& out,
+                            const std::vector<std::size_t>& points, bool in_script) {
+  const Point& first = study.points[points.front()];
+  if (first.program == "commbench") {
+    std::string command = shell_quote((fs::path(this_executable()).parent_path() / "mcmclb-commbench").string()) +
+                          " --reps " + std::to_string(first.commbench.reps) + " --rep-time " +
+                          csv::number(first.commbench.rep_time_s);
+    if (!first.commbench.methods.empty()) command += " --methods " + join(first.commbench.methods, ",");
+    return command + " --out " + shell_quote((out / commbench_file(first.spec.nprocs)).string());
+  }
+  return shell_quote(this_executable()) + " run " + shell_quote(o.study) + " --points " + point_list(points) +
+         " --out " + shell_quote(out.string()) + (in_script ? " --resume" : "") + overrides_args(o);
+}
+
+std::string run_command(const SweepOptions& o, const Study& study, const fs::path& out,
+                        const std::vector<std::size_t>& points, int nprocs) {
+  return "mpiexec -n " + std::to_string(nprocs) + " " + program_command(o, study, out, points, false);
+}
+
+bool done_already(const Point& p, const fs::path& out, const std::set<std::string>& valid) {
+  return p.program == "commbench" ? fs::exists(out / commbench_file(p.spec.nprocs)) : valid.count(point_key(p.spec)) > 0;
 }
 
 std::string describe(const Point& p) {
+  if (p.program == "commbench") return "point " + std::to_string(p.index) + " (commbench, nprocs=" + std::to_string(p.spec.nprocs) + ")";
   return "point " + std::to_string(p.index) + " (nprocs=" + std::to_string(p.spec.nprocs) + ", " +
          run_label(p.spec) + ", rep " + std::to_string(p.spec.rep) + ")";
 }
@@ -105,11 +124,11 @@ std::string format_seconds(double s) {
 
 int sweep_local(const SweepOptions& o, const Study& study) {
   const fs::path out = output_of(o, study);
-  const std::set<std::string> done = o.force ? std::set<std::string>{} : valid_point_keys(out);
+  const std::set<std::string> valid = valid_point_keys(out);
   std::map<int, std::vector<std::size_t>> todo;
   std::size_t skipped = 0;
   for (const Point& p : study.points) {
-    if (done.count(point_key(p.spec))) {
+    if (!o.force && done_already(p, out, valid)) {
       ++skipped;
     } else {
       todo[p.spec.nprocs].push_back(p.index);
@@ -131,7 +150,18 @@ int sweep_local(const SweepOptions& o, const Study& study) {
   for (const auto& [nprocs, indices] : todo) {
     std::vector<std::size_t> remaining = indices;
     while (!remaining.empty()) {
-      const std::string command = run_command(o, out, remaining, nprocs);
+      if (study.points[remaining.front()].program == "commbench") {
+        const Point& p = study.points[remaining.front()];
+        const std::string command = run_command(o, study, out, {p.index}, nprocs);
+        std::printf("launch: %s\n", command.c_str());
+        const int status = run_streaming(command, [](const std::string& line) { std::printf("  | %s\n", line.c_str()); });
+        ++finished;
+        if (status != 0) failures.push_back({p.index, "mcmclb-commbench exited with status " + std::to_string(status)});
+        std::printf("[point %zu of %zu] %s %s\n", finished, total, describe(p).c_str(), status == 0 ? "done" : "FAILED");
+        remaining.erase(remaining.begin());
+        continue;
+      }
+      const std::string command = run_command(o, study, out, remaining, nprocs);
       const auto before = recorded_points(out);
       std::printf("launch: %s\n", command.c_str());
       const int status = run_streaming(command, [&](const std::string& line) {
@@ -199,6 +229,14 @@ std::vector<std::pair<std::string, std::string>> script_values(const SweepOption
   for (const auto& extra : job.extra) lines.push_back(extra);
   const std::string launch = job.launcher == "srun" ? "srun -n " + std::to_string(nprocs)
                                                     : "mpiexec -n " + std::to_string(nprocs);
+  std::string command;
+  if (study.points[indices.front()].program == "commbench") {
+    for (std::size_t i : indices) command += launch + " " + program_command(o, study, output_of(o, study), {i}, true) + "\n";
+    command.pop_back();
+  } else {
+    command = "# --resume skips the points the output already holds as valid, so a resubmitted job continues.\n" +
+              launch + " " + program_command(o, study, output_of(o, study), indices, true);
+  }
   return {{"@STUDY_PATH@", shell_quote(o.study)},
           {"@STUDY@", study.name},
           {"@NPOINTS@", std::to_string(indices.size())},
@@ -208,10 +246,7 @@ std::vector<std::pair<std::string, std::string>> script_values(const SweepOption
           {"@OUT@", shell_quote(output_of(o, study).string())},
           {"@SBATCH_LINES@", join(lines, "\n")},
           {"@WORKDIR@", shell_quote(fs::current_path().string())},
-          {"@LAUNCH@", launch},
-          {"@EXE@", shell_quote(this_executable())},
-          {"@POINTS@", point_list(indices)},
-          {"@OVERRIDES@", overrides_args(o)}};
+          {"@COMMAND@", command}};
 }
 
 bool on_path(const std::string& program) {
@@ -232,6 +267,7 @@ int sweep_slurm(const SweepOptions& o, const Study& study) {
   const std::string template_path = std::string(MCMCLB_SOURCE_DIR) + "/jobs/slurm.sbatch.in";
   const std::string text = read_file(template_path, "batch script template");
   std::vector<fs::path> scripts;
+  fs::create_directories(output_of(o, study));  // Slurm opens --output before the script runs
   for (const auto& [nprocs, indices] : study.launches()) {
     const fs::path script = dir / (study.name + "-n" + std::to_string(nprocs) + ".sbatch");
     csv::write_atomically(script, fill_template(text, script_values(o, study, nprocs, indices)));
@@ -320,7 +356,7 @@ int plan_main(const SweepOptions& o) {
               study.points.size(), launches.size(), study.out.string().c_str());
   for (const auto& [nprocs, indices] : launches) {
     std::printf("launch nprocs=%d, %zu points: %s\n", nprocs, indices.size(),
-                run_command(o, study.out, indices, nprocs).c_str());
+                run_command(o, study, study.out, indices, nprocs).c_str());
     if (o.verbose) {
       for (std::size_t i : indices) std::printf("  %s\n", describe(study.points[i]).c_str());
     }

@@ -59,3 +59,34 @@ def median(values):
     s = sorted(values)
     n = len(s)
     return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+def run_label(row):
+    """A run's balancer set-up, e.g. 'collective(4) create' or 'async intercomm'."""
+    name = row["balancer"]
+    if row.get("interval"):
+        name += f"({row['interval']})"
+    if row.get("method"):
+        name += f" {row['method']}"
+    return name
+
+
+RUN_COLUMNS = ["run_id", "nprocs", "balancer", "interval", "method", "rep", "time_s", "ideal_s", "baseline_s",
+               "regroups_avg", "regroups_std", "regroups_min", "regroups_max", "valid"]
+RUN_NUMERIC = ["nprocs", "time_s", "ideal_s", "baseline_s", "regroups_avg", "regroups_std", "regroups_min",
+               "regroups_max"]
+
+
+def read_runs(paths):
+    """runs.csv rows from result folders or files (several folders may be combined)."""
+    rows = []
+    for path in paths:
+        rows += read_rows(find_csv(path, "runs.csv"), RUN_COLUMNS, numeric=RUN_NUMERIC)
+    return rows
+
+
+def output_path(args_output, first_input, name):
+    if args_output:
+        return args_output
+    folder = first_input if os.path.isdir(first_input) else (os.path.dirname(first_input) or ".")
+    return os.path.join(folder, name)

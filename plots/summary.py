@@ -15,20 +15,9 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import InputError, fail, median, read_rows  # noqa: E402
+from mcmclb_csv import InputError, fail, median, read_rows, read_runs, run_label  # noqa: E402
 
-RUN_COLUMNS = ["run_id", "nprocs", "balancer", "interval", "method", "time_s", "ideal_s", "baseline_s",
-               "regroups_avg", "regroups_std", "regroups_min", "regroups_max", "valid"]
 RANK_COLUMNS = ["run_id", "elapsed_s", "work_s", "polling_s", "waiting_s", "regroup_s", "other_s"]
-
-
-def label(r):
-    name = r["balancer"]
-    if r["interval"]:
-        name += f"({r['interval']})"
-    if r["method"]:
-        name += f" {r['method']}"
-    return name
 
 
 def main(argv=None):
@@ -36,9 +25,7 @@ def main(argv=None):
     parser.add_argument("folder", help="results folder holding runs.csv and ranks.csv")
     args = parser.parse_args(argv)
     try:
-        runs = read_rows(os.path.join(args.folder, "runs.csv"), RUN_COLUMNS,
-                         numeric=["time_s", "ideal_s", "baseline_s", "regroups_avg", "regroups_std", "regroups_min",
-                                  "regroups_max", "nprocs"])
+        runs = read_runs([args.folder])
         ranks = read_rows(os.path.join(args.folder, "ranks.csv"), RANK_COLUMNS, numeric=RANK_COLUMNS[1:])
     except InputError as e:
         fail(__file__, str(e))
@@ -48,7 +35,7 @@ def main(argv=None):
         by_run[r["run_id"]].append(r)
     groups = defaultdict(list)
     for r in runs:
-        groups[(int(r["nprocs"]), label(r))].append(r)
+        groups[(int(r["nprocs"]), run_label(r))].append(r)
 
     print("| P | balancer | runs | time_s median [min-max] | / ideal | regroups avg (std) [min-max] | valid |")
     print("|---|---|---|---|---|---|---|")

@@ -28,11 +28,11 @@ const std::vector<std::string> kKeys = {
     "work.mode", "work.jitter_pct", "work.seed",
     "balancer", "interval", "method", "reps", "out",
     "job.scheduler", "job.partition", "job.account", "job.time_limit", "job.tasks_per_node", "job.extra",
-    "job.launcher"};
+    "job.launcher", "program", "commbench.reps", "commbench.rep_time_s", "commbench.methods"};
 
 /// Keys whose value is a list by nature (iterated inside a run, or several lines), never an axis.
-const std::vector<std::string> kListKeys = {"balancer", "interval", "method", "job.extra"};
-const std::vector<std::string> kSections = {"workload", "work", "job"};
+const std::vector<std::string> kListKeys = {"balancer", "interval", "method", "job.extra", "commbench.methods"};
+const std::vector<std::string> kSections = {"workload", "work", "job", "commbench"};
 /// Study-level keys, handled before the parameters.
 const std::vector<std::string> kStudyKeys = {"zip", "exclude"};
 
@@ -226,6 +226,14 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
       e.job.extra = list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a line"); });
     } else if (key == "job.launcher") {
       e.job.launcher = choice(key, n, {"srun", "mpiexec"});
+    } else if (key == "program") {
+      e.program = choice(key, n, {"kernel", "commbench"});
+    } else if (key == "commbench.reps") {
+      e.commbench.reps = static_cast<int>(integer(key, n, 1, 1000));
+    } else if (key == "commbench.rep_time_s") {
+      e.commbench.rep_time_s = real(key, n, 0.0, 3600.0, true);
+    } else if (key == "commbench.methods") {
+      e.commbench.methods = list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a method name"); });
     }
   }
   if (e.workload.model == "random" && e.workload.min > e.workload.max) {

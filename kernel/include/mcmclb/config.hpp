@@ -37,6 +37,13 @@ struct JobSpec {
   std::string launcher = "srun";        // srun | mpiexec
 };
 
+/// Settings of a Fig. 1 study (program: commbench): passed to mcmclb-commbench.
+struct CommbenchSpec {
+  int reps = 5;
+  double rep_time_s = 0.2;
+  std::vector<std::string> methods;  // empty: every supported method
+};
+
 /// One experiment: fixed parameters plus the lists a run iterates (balancer, interval, method, reps).
 struct Experiment {
   std::string name = "experiment";
@@ -51,6 +58,8 @@ struct Experiment {
   int reps = 1;
   std::string out;  // output folder; empty: results/<name>
   JobSpec job;
+  std::string program = "kernel";  // kernel (mcmclb run) | commbench (mcmclb-commbench, the Fig. 1 benchmark)
+  CommbenchSpec commbench;
 };
 
 /// A study: the experiments its axes expand to (every list-valued parameter is an axis, combined as a Cartesian

@@ -1,0 +1,83 @@
+#!/usr/bin/python3
+"""Fig. 2: weak scaling. Run time vs. cores for none, the ideal, async and each collective interval: median over
+repetitions with min-max bars. --reference overlays the paper's published values (plots/reference/dinan2011.csv:
+baseline 7.0 s and ideal 3.5 s follow from the workload; async <= 4.2 s and collective ~5.95 s are bounds derived
+from the paper's text, drawn dashed and labelled as such)."""
+import argparse
+import os
+import sys
+from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcmclb_csv import InputError, fail, median, output_path, read_rows, read_runs, run_label  # noqa: E402
+
+REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference", "dinan2011.csv")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("inputs", nargs="+", help="result folder(s) or runs.csv file(s)")
+    parser.add_argument("-o", "--output", help="PNG path (default: fig2.png in the first input's folder)")
+    parser.add_argument("--pdf", action="store_true", help="also write a PDF beside the PNG")
+    parser.add_argument("--reference", action="store_true", help="overlay the paper's values (Blue Gene/P)")
+    args = parser.parse_args(argv)
+    try:
+        runs = read_runs(args.inputs)
+        reference = read_rows(REFERENCE, ["kind", "balancer", "interval", "time_s", "source"]) if args.reference else []
+    except InputError as e:
+        fail(__file__, str(e))
+
+    series = defaultdict(lambda: defaultdict(list))
+    ideal = defaultdict(list)
+    for r in runs:
+        series[run_label(r)][int(r["nprocs"])].append(r["time_s"])
+        ideal[int(r["nprocs"])].append(r["ideal_s"])
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.2, 4.6))
+    procs = sorted(ideal)
+    ax.plot(procs, [median(ideal[p]) for p in procs], "k--", label="ideal", linewidth=1.2)
+    order = sorted(series, key=lambda s: (not s.startswith("none"), not s.startswith("async"), s))
+    for name in order:
+        by_p = series[name]
+        ps = sorted(by_p)
+        med = [median(by_p[p]) for p in ps]
+        lo = [med[i] - min(by_p[p]) for i, p in enumerate(ps)]
+        hi = [max(by_p[p]) - med[i] for i, p in enumerate(ps)]
+        ax.errorbar(ps, med, yerr=[lo, hi], marker="o", capsize=3, label=name)
+    by_value = defaultdict(list)  # reference lines sharing a value are drawn once, their names joined
+    for row in reference:
+        if row["kind"] == "fig2" and row["time_s"]:
+            by_value[float(row["time_s"])].append(row)
+    for value, rows in sorted(by_value.items()):
+        intervals = [r["interval"] for r in rows if r["interval"]]
+        name = rows[0]["balancer"] + (f"({','.join(intervals)})" if intervals else "")
+        bound = not rows[0]["source"].startswith("derived")
+        ax.axhline(value, color="grey", linewidth=0.8, linestyle=":" if bound else "-.")
+        ax.annotate(f"paper {name}: {value:g} s" + (" (bound derived from the text)" if bound else ""),
+                    (procs[0], value), fontsize=7, color="grey", va="bottom")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(procs)
+    ax.set_xticklabels([str(p) for p in procs])
+    ax.minorticks_off()
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("cores (ranks)")
+    ax.set_ylabel("run time (s, max over ranks)")
+    ax.set_title("Weak scaling: median, min-max over repetitions")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small", ncol=2)
+    fig.tight_layout()
+    out = output_path(args.output, args.inputs[0], "fig2.png")
+    fig.savefig(out, dpi=120)
+    if args.pdf:
+        fig.savefig(os.path.splitext(out)[0] + ".pdf")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""Table 1: regrouping operations per process, avg / stdev / min / max per balancer and interval, at one rank count
+(default: the largest in the input). Over repetitions: avg and stdev are means of the per-run values, min and max
+the extremes. --paper adds the paper's values (8192 cores) side by side."""
+import argparse
+import os
+import sys
+from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcmclb_csv import InputError, fail, read_rows, read_runs, run_label  # noqa: E402
+
+REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference", "dinan2011.csv")
+
+
+def table(runs, nprocs):
+    groups = defaultdict(list)
+    for r in runs:
+        if int(r["nprocs"]) == nprocs:
+            groups[run_label(r)].append(r)
+
+    def key(name):
+        kind = 0 if name.startswith("none") else 1 if name.startswith("async") else 2
+        interval = int(name.split("(")[1].split(")")[0]) if "(" in name else 0
+        return (kind, interval, name)
+
+    rows = []
+    for name in sorted(groups, key=key):
+        rs = groups[name]
+        rows.append({"balancer": name, "runs": len(rs),
+                     "avg": sum(r["regroups_avg"] for r in rs) / len(rs),
+                     "std": sum(r["regroups_std"] for r in rs) / len(rs),
+                     "min": min(r["regroups_min"] for r in rs),
+                     "max": max(r["regroups_max"] for r in rs)})
+    return rows
+
+
+def paper_values():
+    values = {}
+    for r in read_rows(REFERENCE, ["kind", "balancer", "interval", "avg", "stdev", "min", "max"]):
+        if r["kind"] == "table1":
+            values[(r["balancer"], r["interval"])] = (r["avg"], r["stdev"], r["min"], r["max"])
+    return values
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("inputs", nargs="+", help="result folder(s) or runs.csv file(s)")
+    parser.add_argument("--format", choices=["markdown", "csv", "latex"], default="markdown")
+    parser.add_argument("--nprocs", type=int, help="rank count to tabulate (default: the largest)")
+    parser.add_argument("--paper", action="store_true", help="add the paper's Table 1 values")
+    args = parser.parse_args(argv)
+    try:
+        runs = read_runs(args.inputs)
+        paper = paper_values() if args.paper else {}
+    except InputError as e:
+        fail(__file__, str(e))
+    available = sorted({int(r["nprocs"]) for r in runs})
+    nprocs = args.nprocs or available[-1]
+    if nprocs not in available:
+        fail(__file__, f"{args.inputs[0]}: no runs with nprocs={nprocs} (has {', '.join(map(str, available))})")
+
+    header = ["balancer", "runs", "avg", "stdev", "min", "max"]
+    if args.paper:
+        header += ["paper avg", "paper stdev", "paper min", "paper max"]
+    lines = []
+    for row in table(runs, nprocs):
+        cells = [row["balancer"], str(row["runs"]), f"{row['avg']:.2f}", f"{row['std']:.2f}", f"{row['min']:.0f}",
+                 f"{row['max']:.0f}"]
+        if args.paper:
+            name = row["balancer"].split(" ")[0]
+            balancer, _, interval = name.partition("(")
+            cells += list(paper.get((balancer, interval.rstrip(")")), ("", "", "", "")))
+        lines.append(cells)
+
+    if args.format == "csv":
+        print(",".join(header))
+        for cells in lines:
+            print(",".join(cells))
+    elif args.format == "latex":
+        print("\\begin{tabular}{l" + "r" * (len(header) - 1) + "}")
+        print(" & ".join(header) + " \\\\ \\hline")
+        for cells in lines:
+            print(" & ".join(c.replace("_", "\\_") for c in cells) + " \\\\")
+        print("\\end{tabular}")
+    else:
+        print(f"Regroupings per process, P = {nprocs}")
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for cells in lines:
+            print("| " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+"""Timeline of one run: ranks on the y axis, time on the x axis, each rank's bar coloured by the chain its group
+works, merges marked by a vertical line over the new group's ranks. Shows how load moved during the run.
+Input: a result folder (runs.csv, ranks.csv, events.csv). Default run: the first async run."""
+import argparse
+import os
+import sys
+from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcmclb_csv import InputError, fail, read_rows, read_runs, run_label  # noqa: E402
+
+EVENT_COLUMNS = ["run_id", "t_s", "kind", "group_first", "group_last", "chain"]
+RANK_COLUMNS = ["run_id", "rank", "elapsed_s"]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("folder", help="result folder")
+    parser.add_argument("--run-id", help="run to draw (default: the first async run, else the first run)")
+    parser.add_argument("-o", "--output", help="PNG path (default: timeline.png in the folder)")
+    parser.add_argument("--pdf", action="store_true", help="also write a PDF beside the PNG")
+    args = parser.parse_args(argv)
+    try:
+        runs = read_runs([args.folder])
+        events = read_rows(os.path.join(args.folder, "events.csv"), EVENT_COLUMNS,
+                           numeric=["t_s", "group_first", "group_last", "chain"])
+        ranks = read_rows(os.path.join(args.folder, "ranks.csv"), RANK_COLUMNS, numeric=["rank", "elapsed_s"])
+    except InputError as e:
+        fail(__file__, str(e))
+    if args.run_id:
+        chosen = [r for r in runs if r["run_id"] == args.run_id]
+        if not chosen:
+            fail(__file__, f"{args.folder}: no run with run_id {args.run_id}")
+        run = chosen[0]
+    else:
+        run = next((r for r in runs if r["balancer"] == "async"), runs[0])
+    rid = run["run_id"]
+    run_events = sorted((e for e in events if e["run_id"] == rid), key=lambda e: e["t_s"])
+    elapsed = {int(r["rank"]): r["elapsed_s"] for r in ranks if r["run_id"] == rid}
+    if not run_events or not elapsed:
+        fail(__file__, f"{args.folder}: run {rid} has no events or ranks rows")
+
+    # Each rank's membership over time: (start, chain) from the events covering it.
+    spans = defaultdict(list)
+    for e in run_events:
+        for rank in range(int(e["group_first"]), int(e["group_last"]) + 1):
+            spans[rank].append((e["t_s"], int(e["chain"])))
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cmap = plt.get_cmap("tab20")
+    nprocs = int(run["nprocs"])
+    fig, ax = plt.subplots(figsize=(7.2, max(2.5, 0.28 * nprocs + 1.2)))
+    for rank in range(nprocs):
+        changes = spans.get(rank, [])
+        end = elapsed.get(rank, run["time_s"])
+        for k, (start, chain) in enumerate(changes):
+            stop = changes[k + 1][0] if k + 1 < len(changes) else end
+            ax.barh(rank, max(stop - start, 0), left=start, height=0.8, color=cmap(chain % 20), edgecolor="none")
+    for e in run_events:
+        if e["kind"] == "merge":
+            ax.vlines(e["t_s"], e["group_first"] - 0.45, e["group_last"] + 0.45, color="black", linewidth=1.2)
+    ax.axvline(run["ideal_s"], color="grey", linestyle="--", linewidth=0.8)
+    ax.annotate("ideal", (run["ideal_s"], nprocs - 0.5), fontsize=7, color="grey")
+    ax.set_ylim(nprocs - 0.5, -0.5)
+    ax.set_xlabel("time since start (s)")
+    ax.set_ylabel("rank")
+    ax.set_title(f"{run_label(run)}, P = {nprocs}: colour = chain worked, black = merge "
+                 f"(time {run['time_s']:.3f} s)", fontsize=9)
+    fig.tight_layout()
+    out = args.output or os.path.join(args.folder, "timeline.png")
+    fig.savefig(out, dpi=120)
+    if args.pdf:
+        fig.savefig(os.path.splitext(out)[0] + ".pdf")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
