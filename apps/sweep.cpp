@@ -88,7 +88,8 @@ bool done_already(const Point& p, const fs::path& out, const std::set<std::strin
 
 std::string describe(const Point& p) {
   if (p.program == "commbench") return "point " + std::to_string(p.index) + " (commbench, nprocs=" + std::to_string(p.spec.nprocs) + ")";
-  return "point " + std::to_string(p.index) + " (nprocs=" + std::to_string(p.spec.nprocs) + ", " +
+  return "point " + std::to_string(p.index) + " (nprocs=" + std::to_string(p.spec.nprocs) + ", G=" +
+         std::to_string(p.spec.G) + ", T_ms=" + csv::number(p.spec.T_ms) + ", " + p.spec.workload.model + ", " +
          run_label(p.spec) + ", rep " + std::to_string(p.spec.rep) + ")";
 }
 
