@@ -246,7 +246,8 @@ TEST(Config, BadInputNamesTheKeyAndWhatIsAllowed) {
   expect_input_error("interval: []", {}, "key interval: the list is empty");
   expect_input_error("reps: 1.5", {}, "key reps: expected an integer");
   expect_input_error("work: {mode: nap}", {}, "key work.mode: 'nap' is not allowed (allowed: sleep, spin)");
-  expect_input_error("T_ms: [1, 2]", {}, "key T_ms: expected a number");
+  expect_input_error("T_ms: {a: 1}", {}, "key T_ms: expected a number in (0, 3600000], got {a: 1}");
+  expect_input_error("T_ms: [1, 2]", {}, "bad.yaml: a study with axes (2 combinations); expected a single experiment");
   expect_input_error("[1, 2]", {}, "bad.yaml: expected a map of keys at the top level");
   expect_input_error("a: [1", {}, "bad.yaml: not valid YAML");
   expect_input_error("", {"T_ms"}, "--set T_ms: expected key=value");
