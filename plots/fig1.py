@@ -7,7 +7,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import InputError, fail, find_csv, median, read_rows  # noqa: E402
+from mcmclb_csv import InputError, fail, find_csv, median, output_path, pyplot, read_rows, save  # noqa: E402
 
 REQUIRED = ["method", "op", "nprocs", "group_size", "rep", "time_us"]
 
@@ -33,11 +33,7 @@ def main(argv=None):
     if not series:
         fail(__file__, f"{args.inputs[0]}: no rows with op={args.op}")
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     several_p = len({p for _, p in series}) > 1
     for (method, nprocs), by_size in sorted(series.items()):
@@ -60,13 +56,7 @@ def main(argv=None):
     ax.set_title(f"Communicator {args.op} cost, P = {', '.join(map(str, procs))}")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="small")
-    fig.tight_layout()
-    first = args.inputs[0]
-    out = args.output or os.path.join(first if os.path.isdir(first) else os.path.dirname(first) or ".", "fig1.png")
-    fig.savefig(out, dpi=120)
-    if args.pdf:
-        fig.savefig(os.path.splitext(out)[0] + ".pdf")
-    print(f"wrote {out}")
+    save(fig, output_path(args.output, args.inputs[0], "fig1.png"), args.pdf)
     return 0
 
 

@@ -9,7 +9,8 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import InputError, fail, median, output_path, read_rows, read_runs, run_label  # noqa: E402
+from mcmclb_csv import (InputError, fail, median, output_path, pyplot, read_rows, read_runs,  # noqa: E402
+                        run_label, save)
 
 REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference", "dinan2011.csv")
 
@@ -33,11 +34,7 @@ def main(argv=None):
         series[run_label(r)][int(r["nprocs"])].append(r["time_s"])
         ideal[int(r["nprocs"])].append(r["ideal_s"])
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.2, 4.6))
     procs = sorted(ideal)
     ax.plot(procs, [median(ideal[p]) for p in procs], "k--", label="ideal", linewidth=1.2)
@@ -70,12 +67,7 @@ def main(argv=None):
     ax.set_title("Weak scaling: median, min-max over repetitions")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small", ncol=2)
-    fig.tight_layout()
-    out = output_path(args.output, args.inputs[0], "fig2.png")
-    fig.savefig(out, dpi=120)
-    if args.pdf:
-        fig.savefig(os.path.splitext(out)[0] + ".pdf")
-    print(f"wrote {out}")
+    save(fig, output_path(args.output, args.inputs[0], "fig2.png"), args.pdf)
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Shared input handling for the plot and table scripts: reading mcmclb CSV files, with one-line errors."""
+"""Shared by the plot and table scripts: reading mcmclb CSV files with one-line errors, and writing figures."""
 import csv
 import os
 import sys
@@ -90,3 +90,22 @@ def output_path(args_output, first_input, name):
         return args_output
     folder = first_input if os.path.isdir(first_input) else (os.path.dirname(first_input) or ".")
     return os.path.join(folder, name)
+
+
+def pyplot():
+    """matplotlib's pyplot with the file-only Agg backend (no display needed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save(fig, path, pdf=False):
+    """Writes fig as PNG at path (and as PDF beside it when pdf) and says so."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    if pdf:
+        fig.savefig(os.path.splitext(path)[0] + ".pdf")
+    print(f"wrote {path}")

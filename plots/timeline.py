@@ -8,7 +8,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import InputError, fail, read_rows, read_runs, run_label  # noqa: E402
+from mcmclb_csv import InputError, fail, pyplot, read_rows, read_runs, run_label, save  # noqa: E402
 
 EVENT_COLUMNS = ["run_id", "t_s", "kind", "group_first", "group_last", "chain"]
 RANK_COLUMNS = ["run_id", "rank", "elapsed_s"]
@@ -47,11 +47,7 @@ def main(argv=None):
         for rank in range(int(e["group_first"]), int(e["group_last"]) + 1):
             spans[rank].append((e["t_s"], int(e["chain"])))
 
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     cmap = plt.get_cmap("tab20")
     nprocs = int(run["nprocs"])
     fig, ax = plt.subplots(figsize=(7.2, max(2.5, 0.28 * nprocs + 1.2)))
@@ -71,12 +67,7 @@ def main(argv=None):
     ax.set_ylabel("rank")
     ax.set_title(f"{run_label(run)}, P = {nprocs}: colour = chain worked, black = merge "
                  f"(time {run['time_s']:.3f} s)", fontsize=9)
-    fig.tight_layout()
-    out = args.output or os.path.join(args.folder, "timeline.png")
-    fig.savefig(out, dpi=120)
-    if args.pdf:
-        fig.savefig(os.path.splitext(out)[0] + ".pdf")
-    print(f"wrote {out}")
+    save(fig, args.output or os.path.join(args.folder, "timeline.png"), args.pdf)
     return 0
 
 
