@@ -6,6 +6,7 @@
 // same verdict on bad input (one line on rank 0, exit code 2 everywhere, no hang). Exit code 3: a run violated an
 // invariant (its row says valid=false).
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -149,6 +150,7 @@ int mcmclb_main(int argc, char** argv) {
   check_identical(text + mcmclb::join(cli.overrides, "\n") + mcmclb::point_list(selected), world);
   const std::filesystem::path out = cli.out.empty() ? study.out : std::filesystem::path(cli.out);
   std::vector<mcmclb::RunSpec> runs;
+  std::vector<std::size_t> run_points;  // study index of each run
   {
     // --resume: rank 0 decides from runs.csv which points are done; every rank follows its decision.
     std::vector<char> skip(selected.size(), 0);
@@ -162,7 +164,10 @@ int mcmclb_main(int argc, char** argv) {
       mpi::check(MPI_Bcast(skip.data(), static_cast<int>(skip.size()), MPI_CHAR, 0, world.get()), "MPI_Bcast");
     }
     for (std::size_t k = 0; k < selected.size(); ++k) {
-      if (!skip[k]) runs.push_back(study.points[selected[k]].spec);
+      if (!skip[k]) {
+        runs.push_back(study.points[selected[k]].spec);
+        run_points.push_back(selected[k]);
+      }
     }
     if (rank == 0 && runs.size() < selected.size()) {
       std::printf("resume: %zu of %zu points already done in %s\n", selected.size() - runs.size(), selected.size(),
@@ -171,7 +176,14 @@ int mcmclb_main(int argc, char** argv) {
   }
 
   int invalid = 0;
+  // Fault injection for the sweep's tests: MCMCLB_FAIL_POINT=<index> aborts the job when that point starts, as a
+  // crashing run would.
+  const char* fail_point = std::getenv("MCMCLB_FAIL_POINT");
   for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (fail_point != nullptr && std::to_string(run_points[i]) == fail_point) {
+      if (rank == 0) std::fprintf(stderr, "mcmclb: MCMCLB_FAIL_POINT=%s: aborting\n", fail_point);
+      MPI_Abort(world.get(), 134);
+    }
     const mcmclb::RunResult r = mcmclb::run_once(runs[i]);
     if (!r.valid) ++invalid;
     if (rank == 0) {
@@ -181,6 +193,9 @@ int mcmclb_main(int argc, char** argv) {
                   r.baseline_s, r.regroups_avg, r.valid ? "valid" : "INVALID: ", r.violations.c_str());
       std::fflush(stdout);
     }
+    // No rank starts the next run before this one's rows are on disk: a crash in the next run must not take a
+    // finished run's result with it (the others wait asleep while rank 0 writes).
+    mpi::barrier_politely(world);
   }
   if (rank == 0) {
     std::printf("wrote %s/{runs,ranks,events}.csv (%zu runs, P=%d)\n", out.string().c_str(), runs.size(),

@@ -98,6 +98,29 @@ class Resume(unittest.TestCase):
             self.assertIn("0 to run", again.stdout)
 
 
+class Failure(unittest.TestCase):
+    def test_sweep_goes_on_past_a_crashing_point(self):
+        with tempfile.TemporaryDirectory() as out:
+            env = dict(os.environ, MCMCLB_FAIL_POINT="1")  # the job aborts when point 1 starts
+            r = mcmclb("sweep", STUDY, "--launcher", "local", "--out", out, env=env)
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            self.assertIn("--points 2,3 ", r.stdout, "the rest of the crashed launch is relaunched")
+            self.assertIn("sweep small: 6 run, 0 skipped, 1 failed", r.stdout)
+            self.assertIn("failed: point 1 (nprocs=2, G=1, T_ms=2, cyclic, async create_group, rep 0): the launch "
+                          "exited with status", r.stderr)
+            with open(os.path.join(out, "runs.csv")) as f:
+                self.assertEqual(len(list(csv.DictReader(f))), 6)
+            with open(os.path.join(out, "failures.csv")) as f:
+                failures = list(csv.DictReader(f))
+            self.assertEqual([(x["point"], x["nprocs"], x["balancer"]) for x in failures],
+                             [("1", "2", "async create_group")])
+            # Rerun without the fault: only the failed point runs.
+            again = mcmclb("sweep", STUDY, "--launcher", "local", "--out", out)
+            self.assertEqual(again.returncode, 0, again.stderr)
+            self.assertIn("6 already done", again.stdout)
+            self.assertIn("--points 1 ", again.stdout)
+
+
 class Slurm(unittest.TestCase):
     def test_golden_scripts_and_valid_bash(self):
         jobs = tempfile.mkdtemp()
