@@ -38,23 +38,22 @@ class Fig1(unittest.TestCase):
         with tempfile.NamedTemporaryFile("w", suffix=".csv") as f:
             self.assert_one_line_error(run("fig1.py", f.name), "empty file")
 
-    def test_missing_columns(self):
+    def assert_error_for_content(self, content, fragment):
         with tempfile.NamedTemporaryFile("w", suffix=".csv") as f:
-            f.write("method,op\nintercomm,create\n")
+            f.write(content)
             f.flush()
-            self.assert_one_line_error(run("fig1.py", f.name), "missing column(s) nprocs, group_size, rep, time_us")
+            self.assert_one_line_error(run("fig1.py", f.name), fragment)
+
+    def test_missing_columns(self):
+        self.assert_error_for_content("method,op\nintercomm,create\n",
+                                      "missing column(s) nprocs, group_size, rep, time_us")
 
     def test_non_numeric_value(self):
-        with tempfile.NamedTemporaryFile("w", suffix=".csv") as f:
-            f.write("method,op,nprocs,group_size,rep,time_us\nintercomm,create,4,2,0,fast\n")
-            f.flush()
-            self.assert_one_line_error(run("fig1.py", f.name), "column time_us is not a number")
+        self.assert_error_for_content("method,op,nprocs,group_size,rep,time_us\nintercomm,create,4,2,0,fast\n",
+                                      "column time_us is not a number")
 
     def test_header_only(self):
-        with tempfile.NamedTemporaryFile("w", suffix=".csv") as f:
-            f.write("method,op,nprocs,group_size,rep,time_us\n")
-            f.flush()
-            self.assert_one_line_error(run("fig1.py", f.name), "no data rows")
+        self.assert_error_for_content("method,op,nprocs,group_size,rep,time_us\n", "no data rows")
 
 
 RESULTS = os.path.join(FIXTURES, "results-small")
