@@ -33,14 +33,10 @@ const std::vector<std::string> kKeys = {
 /// Keys whose value is a list by nature (iterated inside a run, or several lines), never an axis.
 const std::vector<std::string> kListKeys = {"balancer", "interval", "method", "job.extra", "commbench.methods"};
 const std::vector<std::string> kSections = {"workload", "work", "job", "commbench"};
-/// Study-level keys, handled before the parameters.
-const std::vector<std::string> kStudyKeys = {"zip", "exclude"};
 
 bool is_one_of(const std::string& key, const std::vector<std::string>& set) {
   return std::find(set.begin(), set.end(), key) != set.end();
 }
-
-std::string joined(const std::vector<std::string>& items) { return join(items); }
 
 std::string text_of(const YAML::Node& n) {
   if (n.IsScalar()) return n.Scalar();
@@ -60,8 +56,8 @@ void flatten(const YAML::Node& node, const std::string& prefix, std::map<std::st
       flatten(entry.second, key, out);
       continue;
     }
-    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
-      throw InputError("unknown key '" + key + "' (allowed: " + joined(kKeys) + ")");
+    if (!is_one_of(key, kKeys)) {
+      throw InputError("unknown key '" + key + "' (allowed: " + join(kKeys) + ")");
     }
     out[key] = entry.second;
   }
@@ -100,9 +96,9 @@ double real(const std::string& key, const YAML::Node& n, double lo, double hi, b
 }
 
 std::string choice(const std::string& key, const YAML::Node& n, const std::vector<std::string>& allowed) {
-  const auto v = scalar<std::string>(key, n, "one of " + joined(allowed));
-  if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
-    throw InputError("key " + key + ": '" + v + "' is not allowed (allowed: " + joined(allowed) + ")");
+  const auto v = scalar<std::string>(key, n, "one of " + join(allowed));
+  if (!is_one_of(v, allowed)) {
+    throw InputError("key " + key + ": '" + v + "' is not allowed (allowed: " + join(allowed) + ")");
   }
   return v;
 }
@@ -134,8 +130,8 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
     throw InputError("--set " + assignment + ": expected key=value (e.g. --set T_ms=50)");
   }
   const std::string key = assignment.substr(0, eq);
-  if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
-    throw InputError("--set: unknown key '" + key + "' (allowed: " + joined(kKeys) + ")");
+  if (!is_one_of(key, kKeys)) {
+    throw InputError("--set: unknown key '" + key + "' (allowed: " + join(kKeys) + ")");
   }
   YAML::Node value = load(assignment.substr(eq + 1), "--set " + key);
   if (!value.IsDefined() || value.IsNull()) value = YAML::Node(std::string());
@@ -150,8 +146,6 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
 }
 
 }  // namespace
-
-const std::vector<std::string>& experiment_keys() { return kKeys; }
 
 namespace {
 
@@ -366,27 +360,5 @@ void check_against_nprocs(const Experiment& e, int nprocs) {
   }
 }
 
-std::string to_yaml(const Experiment& e) {
-  YAML::Emitter out;
-  out << YAML::BeginMap;
-  out << YAML::Key << "experiment" << YAML::Value << e.name;
-  if (e.nprocs) out << YAML::Key << "nprocs" << YAML::Value << *e.nprocs;
-  out << YAML::Key << "G" << YAML::Value << e.G << YAML::Key << "T_ms" << YAML::Value << e.T_ms;
-  out << YAML::Key << "workload" << YAML::Value << YAML::BeginMap << YAML::Key << "model" << YAML::Value
-      << e.workload.model << YAML::Key << "scale" << YAML::Value << e.workload.scale << YAML::Key << "period"
-      << YAML::Value << e.workload.period << YAML::Key << "items" << YAML::Value << e.workload.items << YAML::Key
-      << "min" << YAML::Value << e.workload.min << YAML::Key << "max" << YAML::Value << e.workload.max << YAML::Key
-      << "median" << YAML::Value << e.workload.median << YAML::Key << "sigma" << YAML::Value << e.workload.sigma
-      << YAML::Key << "seed" << YAML::Value << e.workload.seed << YAML::EndMap;
-  out << YAML::Key << "work" << YAML::Value << YAML::BeginMap << YAML::Key << "mode" << YAML::Value << e.work.mode
-      << YAML::Key << "jitter_pct" << YAML::Value << e.work.jitter_pct << YAML::Key << "seed" << YAML::Value
-      << e.work.seed << YAML::EndMap;
-  out << YAML::Key << "balancer" << YAML::Value << YAML::Flow << e.balancers;
-  out << YAML::Key << "interval" << YAML::Value << YAML::Flow << e.intervals;
-  out << YAML::Key << "method" << YAML::Value << YAML::Flow << e.methods;
-  out << YAML::Key << "reps" << YAML::Value << e.reps;
-  out << YAML::EndMap;
-  return out.c_str();
-}
 
 }  // namespace mcmclb

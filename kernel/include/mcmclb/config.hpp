@@ -96,10 +96,4 @@ Experiment parse_experiment(const std::string& yaml_text, const std::vector<std:
 /// Checks the experiment against the launched rank count (nprocs match, G divides it). Throws mpi::InputError.
 void check_against_nprocs(const Experiment& e, int nprocs);
 
-/// The resolved experiment as YAML (for provenance and the cross-rank consistency hash).
-std::string to_yaml(const Experiment& e);
-
-/// The keys an experiment file may hold (dotted), for messages and documentation.
-const std::vector<std::string>& experiment_keys();
-
 }  // namespace mcmclb
