@@ -8,34 +8,23 @@
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/text.hpp"
+#include "driver.hpp"
 
 namespace mcmclb {
 
 namespace {
 
-/// The value of a dotted key in a run, as a rule in `exclude` would name it.
+/// The value of a dotted key in a run, as a rule in `exclude` would name it: the run's field in runs.csv, so a
+/// rule sees exactly what the results record (empty for parameters the run's workload model does not use).
 std::string value_of(const RunSpec& s, const std::string& key) {
-  const auto& w = s.workload;
-  if (key == "experiment") return s.experiment;
-  if (key == "nprocs") return std::to_string(s.nprocs);
-  if (key == "G") return std::to_string(s.G);
-  if (key == "T_ms") return csv::number(s.T_ms);
-  if (key == "workload.model") return w.model;
-  if (key == "workload.scale") return std::to_string(w.scale);
-  if (key == "workload.period") return std::to_string(w.period);
-  if (key == "workload.items") return std::to_string(w.items);
-  if (key == "workload.min") return std::to_string(w.min);
-  if (key == "workload.max") return std::to_string(w.max);
-  if (key == "workload.median") return csv::number(w.median);
-  if (key == "workload.sigma") return csv::number(w.sigma);
-  if (key == "workload.seed") return std::to_string(w.seed);
-  if (key == "work.mode") return s.work.mode;
-  if (key == "work.jitter_pct") return csv::number(s.work.jitter_pct);
-  if (key == "work.seed") return std::to_string(s.work.seed);
-  if (key == "balancer") return s.balancer;
-  if (key == "interval") return s.interval > 0 ? std::to_string(s.interval) : "";
-  if (key == "method") return s.method;
-  if (key == "reps") return "";
+  if (key == "reps") return "";  // a count of runs, not a value of one: matches no rule
+  std::string column = key == "workload.model" ? "workload" : key == "work.jitter_pct" ? "jitter_pct" : key;
+  std::replace(column.begin(), column.end(), '.', '_');
+  const csv::Row fields = parameter_fields(s);
+  const csv::Row& header = runs_header();  // run_id, then the parameter columns
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (header[i + 1] == column) return fields[i];
+  }
   throw mpi::InputError("key exclude: " + key + " cannot be matched");
 }
 
@@ -46,32 +35,6 @@ bool same_value(const std::string& rule, const std::string& actual) {
   const double a = std::strtod(rule.c_str(), &end_a);
   const double b = std::strtod(actual.c_str(), &end_b);
   return !rule.empty() && !actual.empty() && *end_a == '\0' && *end_b == '\0' && a == b;
-}
-
-/// Splits one CSV line (RFC 4180 quoting) into fields.
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        fields.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        fields.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      fields.emplace_back();
-    } else {
-      fields.back() += c;
-    }
-  }
-  return fields;
 }
 
 }  // namespace
@@ -142,7 +105,7 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
   if (!in) return keys;
   std::string line;
   if (!std::getline(in, line)) return keys;
-  const auto header = split_csv_line(line);
+  const auto header = csv::split_line(line);
   const std::size_t n_params = parameter_fields(RunSpec{}).size();
   const auto valid_at = std::find(header.begin(), header.end(), "valid");
   if (header.size() < 1 + n_params || header[1] != "experiment" || valid_at == header.end()) {
@@ -150,7 +113,7 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
   }
   const auto valid_column = static_cast<std::size_t>(valid_at - header.begin());
   while (std::getline(in, line)) {
-    const auto fields = split_csv_line(line);
+    const auto fields = csv::split_line(line);
     if (fields.size() != header.size()) continue;
     Recorded& r = keys[join(std::vector<std::string>(fields.begin() + 1, fields.begin() + 1 + static_cast<long>(n_params)),
                             "\x1f")];

@@ -32,6 +32,31 @@ std::string line(const Row& fields) {
   return out + "\n";
 }
 
+Row split_line(std::string_view text) {
+  Row fields(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        fields.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
 void write_atomically(const std::filesystem::path& path, std::string_view content) {
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   std::string temp = path.string() + ".tmp." + std::to_string(::getpid());

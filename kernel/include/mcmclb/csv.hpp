@@ -17,6 +17,9 @@ std::string escape(std::string_view field);
 /// One CSV line (with the trailing newline).
 std::string line(const Row& fields);
 
+/// Splits one CSV line (without its newline; RFC 4180 quoting) into fields: the inverse of line().
+Row split_line(std::string_view text);
+
 /// Writes content to path atomically (temporary file in the same folder, flushed, renamed over path).
 void write_atomically(const std::filesystem::path& path, std::string_view content);
 
