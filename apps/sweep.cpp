@@ -6,8 +6,8 @@
 
 #include <chrono>
 #include <cmath>
-#include <functional>
 #include <cstdio>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -77,20 +77,27 @@ std::string program_command(const SweepOptions& o, const Study& study, const fs:
          " --out " + shell_quote(out.string()) + (in_script ? " --resume" : "") + overrides_args(o);
 }
 
+/// "mpiexec -n P " or "srun -n P ".
+std::string launch_prefix(const std::string& launcher, int nprocs) {
+  return launcher + " -n " + std::to_string(nprocs) + " ";
+}
+
 std::string run_command(const SweepOptions& o, const Study& study, const fs::path& out,
                         const std::vector<std::size_t>& points, int nprocs) {
-  return "mpiexec -n " + std::to_string(nprocs) + " " + program_command(o, study, out, points, false);
+  return launch_prefix("mpiexec", nprocs) + program_command(o, study, out, points, false);
 }
 
 bool done_already(const Point& p, const fs::path& out, const std::set<std::string>& valid) {
-  return p.program == "commbench" ? fs::exists(out / commbench_file(p.spec.nprocs)) : valid.count(point_key(p.spec)) > 0;
+  if (p.program == "commbench") return fs::exists(out / commbench_file(p.spec.nprocs));
+  return valid.count(point_key(p.spec)) > 0;
 }
 
 std::string describe(const Point& p) {
-  if (p.program == "commbench") return "point " + std::to_string(p.index) + " (commbench, nprocs=" + std::to_string(p.spec.nprocs) + ")";
-  return "point " + std::to_string(p.index) + " (nprocs=" + std::to_string(p.spec.nprocs) + ", G=" +
-         std::to_string(p.spec.G) + ", T_ms=" + csv::number(p.spec.T_ms) + ", " + p.spec.workload.model + ", " +
-         run_label(p.spec) + ", rep " + std::to_string(p.spec.rep) + ")";
+  const std::string head = "point " + std::to_string(p.index);
+  if (p.program == "commbench") return head + " (commbench, nprocs=" + std::to_string(p.spec.nprocs) + ")";
+  return head + " (nprocs=" + std::to_string(p.spec.nprocs) + ", G=" + std::to_string(p.spec.G) +
+         ", T_ms=" + csv::number(p.spec.T_ms) + ", " + p.spec.workload.model + ", " + run_label(p.spec) + ", rep " +
+         std::to_string(p.spec.rep) + ")";
 }
 
 /// Runs command, passing each output line to on_line; returns the exit status.
@@ -114,11 +121,12 @@ int run_streaming(const std::string& command, const std::function<void(const std
 }
 
 std::string format_seconds(double s) {
+  const long whole = std::lround(s);  // round once, so 179.6 s reads "3 min 00 s", not "2 min 60 s"
   char text[32];
-  if (s < 120) {
-    std::snprintf(text, sizeof text, "%.0f s", s);
+  if (whole < 120) {
+    std::snprintf(text, sizeof text, "%ld s", whole);
   } else {
-    std::snprintf(text, sizeof text, "%.0f min %02.0f s", std::floor(s / 60), std::fmod(s, 60));
+    std::snprintf(text, sizeof text, "%ld min %02ld s", whole / 60, whole % 60);
   }
   return text;
 }
@@ -155,10 +163,14 @@ int sweep_local(const SweepOptions& o, const Study& study) {
         const Point& p = study.points[remaining.front()];
         const std::string command = run_command(o, study, out, {p.index}, nprocs);
         std::printf("launch: %s\n", command.c_str());
-        const int status = run_streaming(command, [](const std::string& line) { std::printf("  | %s\n", line.c_str()); });
+        const int status =
+            run_streaming(command, [](const std::string& line) { std::printf("  | %s\n", line.c_str()); });
         ++finished;
-        if (status != 0) failures.push_back({p.index, "mcmclb-commbench exited with status " + std::to_string(status)});
-        std::printf("[point %zu of %zu] %s %s\n", finished, total, describe(p).c_str(), status == 0 ? "done" : "FAILED");
+        if (status != 0) {
+          failures.push_back({p.index, "mcmclb-commbench exited with status " + std::to_string(status)});
+        }
+        std::printf("[point %zu of %zu] %s %s\n", finished, total, describe(p).c_str(),
+                    status == 0 ? "done" : "FAILED");
         remaining.erase(remaining.begin());
         continue;
       }
@@ -220,6 +232,18 @@ int sweep_local(const SweepOptions& o, const Study& study) {
   return 0;
 }
 
+/// The batch-script template with its placeholders filled.
+std::string fill_template(std::string text, const std::vector<std::pair<std::string, std::string>>& values) {
+  for (const auto& [key, value] : values) {
+    for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size())) {
+      text.replace(at, key.size(), value);
+    }
+  }
+  // An empty placeholder line (no extra #SBATCH lines) leaves no blank line behind.
+  for (std::size_t at = text.find("\n\n#"); at != std::string::npos; at = text.find("\n\n#")) text.erase(at, 1);
+  return text;
+}
+
 std::vector<std::pair<std::string, std::string>> script_values(const SweepOptions& o, const Study& study, int nprocs,
                                                                const std::vector<std::size_t>& indices) {
   const JobSpec& job = study.points[indices.front()].job;
@@ -228,15 +252,16 @@ std::vector<std::pair<std::string, std::string>> script_values(const SweepOption
   if (!job.account.empty()) lines.push_back("#SBATCH --account=" + job.account);
   if (job.tasks_per_node > 0) lines.push_back("#SBATCH --ntasks-per-node=" + std::to_string(job.tasks_per_node));
   for (const auto& extra : job.extra) lines.push_back(extra);
-  const std::string launch = job.launcher == "srun" ? "srun -n " + std::to_string(nprocs)
-                                                    : "mpiexec -n " + std::to_string(nprocs);
+  const std::string launch = launch_prefix(job.launcher, nprocs);
+  const fs::path out = output_of(o, study);
   std::string command;
   if (study.points[indices.front()].program == "commbench") {
-    for (std::size_t i : indices) command += launch + " " + program_command(o, study, output_of(o, study), {i}, true) + "\n";
-    command.pop_back();
+    std::vector<std::string> lines;
+    for (std::size_t i : indices) lines.push_back(launch + program_command(o, study, out, {i}, true));
+    command = join(lines, "\n");
   } else {
     command = "# --resume skips the points the output already holds as valid, so a resubmitted job continues.\n" +
-              launch + " " + program_command(o, study, output_of(o, study), indices, true);
+              launch + program_command(o, study, out, indices, true);
   }
   return {{"@STUDY_PATH@", shell_quote(o.study)},
           {"@STUDY@", study.name},
@@ -244,7 +269,7 @@ std::vector<std::pair<std::string, std::string>> script_values(const SweepOption
           {"@NPROCS@", std::to_string(nprocs)},
           {"@JOB_NAME@", study.name + "-n" + std::to_string(nprocs)},
           {"@TIME_LIMIT@", job.time_limit},
-          {"@OUT@", shell_quote(output_of(o, study).string())},
+          {"@OUT@", shell_quote(out.string())},
           {"@SBATCH_LINES@", join(lines, "\n")},
           {"@WORKDIR@", shell_quote(fs::current_path().string())},
           {"@COMMAND@", command}};
@@ -297,17 +322,6 @@ int sweep_slurm(const SweepOptions& o, const Study& study) {
 }
 
 }  // namespace
-
-std::string fill_template(std::string text, const std::vector<std::pair<std::string, std::string>>& values) {
-  for (const auto& [key, value] : values) {
-    for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size())) {
-      text.replace(at, key.size(), value);
-    }
-  }
-  // An empty placeholder line (no extra #SBATCH lines) leaves no blank line behind.
-  for (std::size_t at = text.find("\n\n#"); at != std::string::npos; at = text.find("\n\n#")) text.erase(at, 1);
-  return text;
-}
 
 SweepOptions parse_sweep_options(const std::vector<std::string>& args, bool sweep) {
   SweepOptions o;

@@ -25,7 +25,4 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, bool swee
 int plan_main(const SweepOptions& options);
 int sweep_main(const SweepOptions& options);
 
-/// The batch script for one launch: the template with its placeholders filled (exposed for tests).
-std::string fill_template(std::string text, const std::vector<std::pair<std::string, std::string>>& values);
-
 }  // namespace mcmclb
