@@ -2,14 +2,12 @@
 //   mpiexec -n P build/mcmclb run CONFIG.yaml [--set key=value]... [--out DIR] [--points i,j,...] [--resume]
 //   build/mcmclb plan STUDY.yaml [--set key=value]... [--verbose]
 //   build/mcmclb sweep STUDY.yaml --launcher local|slurm [--out DIR] [--force] [--dry-run] [--jobs-dir DIR]
-// plan and sweep do not initialise MPI (sweep launches MPI jobs). For run, rank 0 reads the experiment file and broadcasts its text, so every rank parses the same bytes and reaches the
-// same verdict on bad input (one line on rank 0, exit code 2 everywhere, no hang). Exit code 3: a run violated an
-// invariant (its row says valid=false).
+// plan and sweep do not initialise MPI (sweep launches MPI jobs). For run, rank 0 reads the experiment file and
+// broadcasts its text, so every rank parses the same bytes and reaches the same verdict on bad input (one line on
+// rank 0, exit code 2 everywhere, no hang). Exit code 3: a run violated an invariant (its row says valid=false).
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -83,15 +81,9 @@ std::string read_on_root(const std::string& path, const mpi::Comm& world) {
   std::string text;
   int ok = 1;
   if (world.rank() == 0) {
-    std::ifstream in(path);
-    if (!in) {
-      ok = 0;
-      text = path + ": cannot read the experiment file";
-    } else {
-      std::ostringstream s;
-      s << in.rdbuf();
-      text = s.str();
-    }
+    const auto content = mcmclb::read_text_file(path);
+    ok = content ? 1 : 0;
+    text = content ? *content : path + ": cannot read the experiment file";
   }
   long long length = static_cast<long long>(text.size());
   mpi::check(MPI_Bcast(&ok, 1, MPI_INT, 0, world.get()), "MPI_Bcast");

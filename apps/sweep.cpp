@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <functional>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -30,11 +29,9 @@ namespace fs = std::filesystem;
 using mpi::InputError;
 
 std::string read_file(const std::string& path, const std::string& what) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot read the " + what);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  auto content = read_text_file(path);
+  if (!content) throw InputError(path + ": cannot read the " + what);
+  return std::move(*content);
 }
 
 std::string shell_quote(const std::string& s) {

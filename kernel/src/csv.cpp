@@ -7,9 +7,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
+
+#include "mcmclb/text.hpp"
 
 namespace mcmclb::csv {
 
@@ -90,13 +90,8 @@ void append_rows(const std::filesystem::path& path, const Row& header, const std
 }
 
 void append_text(const std::filesystem::path& path, const Row& header, std::string_view lines) {
-  std::string content;
+  std::string content = read_text_file(path).value_or("");
   const std::string header_line = line(header);
-  if (std::ifstream in{path}; in) {
-    std::ostringstream existing;
-    existing << in.rdbuf();
-    content = existing.str();
-  }
   if (content.empty()) {
     content = header_line;
   } else {

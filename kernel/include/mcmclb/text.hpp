@@ -1,6 +1,10 @@
-// Small text helpers shared by messages and output.
+// Small text helpers shared by messages, input and output.
 #pragma once
 
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -15,6 +19,15 @@ std::string join(const Range& items, std::string_view sep = ", ") {
     out.append(std::string_view(item));
   }
   return out;
+}
+
+/// The whole content of a file, or nothing if it cannot be opened.
+inline std::optional<std::string> read_text_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
 }
 
 }  // namespace mcmclb
