@@ -66,16 +66,7 @@ void Kernel::form_initial_groups(bool count_as_regroup) {
   initial.last = initial.first + G - 1;
   initial.chain = rank_ / G;
   initial.items_left = chain_items_[static_cast<std::size_t>(initial.chain)];
-  const mpi::Group members = mpi::Group::include(world_.group(), ranks_of(initial));
-  const double t0 = MPI_Wtime();
-  mpi::Comm comm = creator_->create(members, kRegroupTag);
-  const double create_s = MPI_Wtime() - t0;
-  switch_to(std::move(comm), initial);
-  if (count_as_regroup) ++stats_.regroups;
-  if (is_leader()) {
-    events_.push_back({0.0, "initial", "", initial.first, initial.last, initial.chain, initial.items_left,
-                       std::string(creator_->name()), create_s});
-  }
+  form(&initial, "initial", "", count_as_regroup);
 }
 
 void Kernel::start() {
@@ -109,15 +100,20 @@ Decision Kernel::agree(const Decision& leader_choice, Phase phase) {
 void Kernel::regroup(const GroupState* next, const std::string& before) {
   if (next == nullptr && creator_->group_collective()) return;  // not a member: nothing to take part in
   auto timer = timed(Phase::regroup);
+  form(next, "merge", before, true);
+}
+
+void Kernel::form(const GroupState* next, const char* kind, const std::string& before, bool count_as_regroup) {
   mpi::Group members = next ? mpi::Group::include(world_.group(), ranks_of(*next)) : mpi::Group::view(MPI_GROUP_EMPTY);
   const double t0 = MPI_Wtime();
   mpi::Comm comm = creator_->create(members, kRegroupTag);
   const double create_s = MPI_Wtime() - t0;
   if (next == nullptr) return;
   switch_to(std::move(comm), *next);
-  ++stats_.regroups;
+  if (count_as_regroup) ++stats_.regroups;
   if (is_leader()) {
-    events_.push_back({now_s(), "merge", before, next->first, next->last, next->chain, next->items_left,
+    const double t_s = std::string_view(kind) == "initial" ? 0.0 : now_s();  // initial groups precede the clock
+    events_.push_back({t_s, kind, before, next->first, next->last, next->chain, next->items_left,
                        std::string(creator_->name()), create_s});
   }
 }

@@ -132,6 +132,9 @@ class Kernel {
 
  private:
   void add(Phase p, double seconds);
+  /// Creates the communicator over next (nullptr: take part in a parent-collective creation without joining),
+  /// switches to it, counts it (if asked) and logs it as an event of this kind.
+  void form(const GroupState* next, const char* kind, const std::string& before, bool count_as_regroup);
   void switch_to(mpi::Comm comm, const GroupState& next);
 
   RunSpec run_;
