@@ -250,15 +250,14 @@ void print_summary(const std::vector<Collector::Sample>& samples, const Options&
 }
 
 void write_csv(const std::vector<Collector::Sample>& samples, const Options& o, const mcmclb::Provenance& p) {
-  const csv::Row header = {"method", "op", "nprocs", "group_size", "rep", "iterations", "time_us", "iter_min_us",
-                           "iter_max_us", "timer", "mpi_library", "host", "git_commit", "utc_start"};
+  const csv::Row header = {"method",      "op",          "nprocs", "group_size",  "rep",  "iterations", "time_us",
+                           "iter_min_us", "iter_max_us", "timer",  "mpi_library", "host", "git_commit", "utc_start"};
   std::string content = csv::line(header);
   for (const auto& s : samples) {
     content += csv::line({s.spec.method, s.spec.op == Op::create ? "create" : "free", std::to_string(p.nprocs),
-                          std::to_string(s.spec.group_size), std::to_string(s.repetition),
-                          std::to_string(s.iterations), csv::number(s.time_us), csv::number(s.min_us),
-                          csv::number(s.max_us), "MPI_Wtime max over ranks", p.mpi_library, p.host, p.git_commit,
-                          p.utc_start});
+                          std::to_string(s.spec.group_size), std::to_string(s.repetition), std::to_string(s.iterations),
+                          csv::number(s.time_us), csv::number(s.min_us), csv::number(s.max_us),
+                          "MPI_Wtime max over ranks", p.mpi_library, p.host, p.git_commit, p.utc_start});
   }
   csv::write_atomically(o.out, content);
 }
@@ -309,8 +308,10 @@ int commbench_main(int argc, char** argv) {
             ->Iterations(iterations)
             ->Repetitions(o.repetitions)
             ->Unit(benchmark::kMicrosecond)
-            ->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); })
-            ->ComputeStatistics("max", [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); });
+            ->ComputeStatistics("min",
+                                [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); })
+            ->ComputeStatistics("max",
+                                [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); });
         specs.emplace(name, spec);
         measurements.push_back(std::move(m));
       }

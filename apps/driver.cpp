@@ -1,18 +1,18 @@
 // One kernel run end to end (apps/driver.hpp).
 #include "driver.hpp"
 
-#include <algorithm>
-#include <cmath>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 
 #include "mcmclb/balancer.hpp"
+#include "mcmclb/text.hpp"
 #include "mcmclb/workload.hpp"
 #include "study.hpp"
-#include "mcmclb/text.hpp"
 
 namespace mcmclb {
 
@@ -49,9 +49,9 @@ std::string gather_text(const mpi::Comm& world, const std::string& mine) {
     std::exclusive_scan(lengths.begin(), lengths.end(), offsets.begin(), 0);
     all.resize(static_cast<std::size_t>(offsets.back() + lengths.back()));
   }
-  mpi::check(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
-                         world.get()),
-             "MPI_Gatherv");
+  mpi::check(
+      MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, world.get()),
+      "MPI_Gatherv");
   return all;
 }
 
@@ -99,9 +99,15 @@ RunResult run_once(const RunSpec& spec) {
 
   // Per-rank stats to rank 0.
   const RankStats& s = kernel.stats();
-  std::array<double, kStatWords> mine = {s.elapsed_s, s.work_s, s.polling_s, s.waiting_s, s.regroup_s,
-                                         static_cast<double>(s.regroups), static_cast<double>(s.items_worked),
-                                         static_cast<double>(s.final_first), static_cast<double>(s.final_last)};
+  std::array<double, kStatWords> mine = {s.elapsed_s,
+                                         s.work_s,
+                                         s.polling_s,
+                                         s.waiting_s,
+                                         s.regroup_s,
+                                         static_cast<double>(s.regroups),
+                                         static_cast<double>(s.items_worked),
+                                         static_cast<double>(s.final_first),
+                                         static_cast<double>(s.final_last)};
   std::vector<double> all(static_cast<std::size_t>(kStatWords * nprocs));
   mpi::check(MPI_Gather(mine.data(), kStatWords, MPI_DOUBLE, all.data(), kStatWords, MPI_DOUBLE, 0, world.get()),
              "MPI_Gather");
@@ -118,10 +124,10 @@ RunResult run_once(const RunSpec& spec) {
       const int64_t n = items[static_cast<std::size_t>(c)];
       const int64_t expected_sum = n * (n - 1) / 2;
       if (counted[static_cast<std::size_t>(c)] != n || sums[static_cast<std::size_t>(c)] != expected_sum) {
-        violations.push_back("chain " + std::to_string(c) + ": " + std::to_string(counted[static_cast<std::size_t>(c)]) +
-                             " of " + std::to_string(n) + " items processed (index sum " +
-                             std::to_string(sums[static_cast<std::size_t>(c)]) + ", expected " +
-                             std::to_string(expected_sum) + ")");
+        violations.push_back("chain " + std::to_string(c) + ": " +
+                             std::to_string(counted[static_cast<std::size_t>(c)]) + " of " + std::to_string(n) +
+                             " items processed (index sum " + std::to_string(sums[static_cast<std::size_t>(c)]) +
+                             ", expected " + std::to_string(expected_sum) + ")");
         if (violations.size() > 8) break;
       }
     }
@@ -170,24 +176,53 @@ std::string run_label(const RunSpec& spec) {
 }
 
 const csv::Row& runs_header() {
-  static const csv::Row h = {"run_id", "experiment", "nprocs", "G", "T_ms", "workload", "workload_scale",
-                             "workload_period", "workload_items", "workload_min", "workload_max", "workload_median",
-                             "workload_sigma", "workload_seed", "work_mode", "jitter_pct", "work_seed", "balancer",
-                             "interval", "method", "rep", "time_s", "ideal_s", "baseline_s", "regroups_avg",
-                             "regroups_std", "regroups_min", "regroups_max", "valid", "violations", "mpi_library",
-                             "git_commit", "host", "utc_start"};
+  static const csv::Row h = {"run_id",
+                             "experiment",
+                             "nprocs",
+                             "G",
+                             "T_ms",
+                             "workload",
+                             "workload_scale",
+                             "workload_period",
+                             "workload_items",
+                             "workload_min",
+                             "workload_max",
+                             "workload_median",
+                             "workload_sigma",
+                             "workload_seed",
+                             "work_mode",
+                             "jitter_pct",
+                             "work_seed",
+                             "balancer",
+                             "interval",
+                             "method",
+                             "rep",
+                             "time_s",
+                             "ideal_s",
+                             "baseline_s",
+                             "regroups_avg",
+                             "regroups_std",
+                             "regroups_min",
+                             "regroups_max",
+                             "valid",
+                             "violations",
+                             "mpi_library",
+                             "git_commit",
+                             "host",
+                             "utc_start"};
   return h;
 }
 
 const csv::Row& ranks_header() {
-  static const csv::Row h = {"run_id", "rank", "elapsed_s", "work_s", "polling_s", "waiting_s", "regroup_s",
-                             "other_s", "regroups", "items_worked", "final_group_first", "final_group_last"};
+  static const csv::Row h = {"run_id",    "rank",         "elapsed_s",         "work_s",
+                             "polling_s", "waiting_s",    "regroup_s",         "other_s",
+                             "regroups",  "items_worked", "final_group_first", "final_group_last"};
   return h;
 }
 
 const csv::Row& events_header() {
-  static const csv::Row h = {"run_id", "t_s", "kind", "groups_before", "group_first", "group_last", "group_size",
-                             "chain", "items_left", "method", "create_s"};
+  static const csv::Row h = {"run_id",     "t_s",   "kind",       "groups_before", "group_first", "group_last",
+                             "group_size", "chain", "items_left", "method",        "create_s"};
   return h;
 }
 
@@ -205,11 +240,11 @@ void append_result(const std::filesystem::path& dir, const RunResult& r) {
   csv::append_text(dir / "events.csv", events_header(), r.event_lines);
   csv::Row row = {r.run_id};
   for (auto& field : parameter_fields(r.spec)) row.push_back(std::move(field));
-  for (std::string field : {csv::number(r.time_s), csv::number(r.ideal_s), csv::number(r.baseline_s),
-                            csv::number(r.regroups_avg), csv::number(r.regroups_std), std::to_string(r.regroups_min),
-                            std::to_string(r.regroups_max), std::string(r.valid ? "true" : "false"), r.violations,
-                            r.provenance.mpi_library, r.provenance.git_commit, r.provenance.host,
-                            r.provenance.utc_start}) {
+  for (std::string field :
+       {csv::number(r.time_s), csv::number(r.ideal_s), csv::number(r.baseline_s), csv::number(r.regroups_avg),
+        csv::number(r.regroups_std), std::to_string(r.regroups_min), std::to_string(r.regroups_max),
+        std::string(r.valid ? "true" : "false"), r.violations, r.provenance.mpi_library, r.provenance.git_commit,
+        r.provenance.host, r.provenance.utc_start}) {
     row.push_back(std::move(field));
   }
   csv::append_rows(dir / "runs.csv", runs_header(), {row});

@@ -20,9 +20,9 @@ struct RunResult {
   double regroups_avg = 0, regroups_std = 0;
   int64_t regroups_min = 0, regroups_max = 0;
   bool valid = true;
-  std::string violations;          // "; "-separated, empty when valid
-  std::vector<RankStats> ranks;    // rank 0 only: every rank's stats, by rank
-  std::string event_lines;         // rank 0 only: every regrouping, as events.csv lines
+  std::string violations;        // "; "-separated, empty when valid
+  std::vector<RankStats> ranks;  // rank 0 only: every rank's stats, by rank
+  std::string event_lines;       // rank 0 only: every regrouping, as events.csv lines
   Provenance provenance;
 };
 

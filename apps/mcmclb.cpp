@@ -122,9 +122,9 @@ int mcmclb_main(int argc, char** argv) {
                          std::to_string(study.points.size()) + ")");
       }
       if (study.points[i].spec.nprocs != nprocs) {
-        throw InputError("--points: point " + std::to_string(i) + " needs nprocs=" +
-                         std::to_string(study.points[i].spec.nprocs) + " but " + std::to_string(nprocs) +
-                         " ranks were launched");
+        throw InputError("--points: point " + std::to_string(i) +
+                         " needs nprocs=" + std::to_string(study.points[i].spec.nprocs) + " but " +
+                         std::to_string(nprocs) + " ranks were launched");
       }
       selected.push_back(i);
     }
@@ -135,8 +135,8 @@ int mcmclb_main(int argc, char** argv) {
     if (selected.empty()) {
       std::vector<std::string> sizes;
       for (const auto& [n, indices] : study.launches()) sizes.push_back(std::to_string(n));
-      throw InputError("key nprocs: no point of " + cli.config + " has nprocs=" + std::to_string(nprocs) +
-                       " (it has " + mcmclb::join(sizes) + "; launch with mpiexec -n N)");
+      throw InputError("key nprocs: no point of " + cli.config + " has nprocs=" + std::to_string(nprocs) + " (it has " +
+                       mcmclb::join(sizes) + "; launch with mpiexec -n N)");
     }
   }
   check_identical(text + mcmclb::join(cli.overrides, "\n") + mcmclb::point_list(selected), world);
@@ -181,8 +181,8 @@ int mcmclb_main(int argc, char** argv) {
     if (rank == 0) {
       mcmclb::append_result(out, r);
       std::printf("run %zu/%zu  %-28s rep %d  time %7.3f s  ideal %.3f  baseline %.3f  regroups avg %.2f  %s%s\n",
-                  i + 1, runs.size(), mcmclb::run_label(r.spec).c_str(), r.spec.rep, r.time_s, r.ideal_s,
-                  r.baseline_s, r.regroups_avg, r.valid ? "valid" : "INVALID: ", r.violations.c_str());
+                  i + 1, runs.size(), mcmclb::run_label(r.spec).c_str(), r.spec.rep, r.time_s, r.ideal_s, r.baseline_s,
+                  r.regroups_avg, r.valid ? "valid" : "INVALID: ", r.violations.c_str());
       std::fflush(stdout);
     }
     // No rank starts the next run before this one's rows are on disk: a crash in the next run must not take a
@@ -190,8 +190,7 @@ int mcmclb_main(int argc, char** argv) {
     mpi::barrier_politely(world);
   }
   if (rank == 0) {
-    std::printf("wrote %s/{runs,ranks,events}.csv (%zu runs, P=%d)\n", out.string().c_str(), runs.size(),
-                world.size());
+    std::printf("wrote %s/{runs,ranks,events}.csv (%zu runs, P=%d)\n", out.string().c_str(), runs.size(), world.size());
     if (invalid > 0) std::fprintf(stderr, "mcmclb: %d run(s) violated an invariant (valid=false)\n", invalid);
   }
   return invalid > 0 ? 3 : 0;

@@ -5,10 +5,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "driver.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/text.hpp"
-#include "driver.hpp"
 
 namespace mcmclb {
 
@@ -88,13 +88,26 @@ csv::Row parameter_fields(const RunSpec& s) {
   const bool cyclic = w.model == "cyclic", uniform = w.model == "uniform", random = w.model == "random",
              lognormal = w.model == "lognormal";
   const auto opt = [](bool used, const std::string& v) { return used ? v : std::string(); };
-  return {s.experiment, std::to_string(s.nprocs), std::to_string(s.G), csv::number(s.T_ms), w.model,
-          opt(cyclic, std::to_string(w.scale)), opt(cyclic, std::to_string(w.period)),
-          opt(uniform, std::to_string(w.items)), opt(random, std::to_string(w.min)),
-          opt(random || lognormal, std::to_string(w.max)), opt(lognormal, csv::number(w.median)),
-          opt(lognormal, csv::number(w.sigma)), opt(random || lognormal, std::to_string(w.seed)), s.work.mode,
-          csv::number(s.work.jitter_pct), std::to_string(s.work.seed), s.balancer,
-          s.interval > 0 ? std::to_string(s.interval) : "", s.method, std::to_string(s.rep)};
+  return {s.experiment,
+          std::to_string(s.nprocs),
+          std::to_string(s.G),
+          csv::number(s.T_ms),
+          w.model,
+          opt(cyclic, std::to_string(w.scale)),
+          opt(cyclic, std::to_string(w.period)),
+          opt(uniform, std::to_string(w.items)),
+          opt(random, std::to_string(w.min)),
+          opt(random || lognormal, std::to_string(w.max)),
+          opt(lognormal, csv::number(w.median)),
+          opt(lognormal, csv::number(w.sigma)),
+          opt(random || lognormal, std::to_string(w.seed)),
+          s.work.mode,
+          csv::number(s.work.jitter_pct),
+          std::to_string(s.work.seed),
+          s.balancer,
+          s.interval > 0 ? std::to_string(s.interval) : "",
+          s.method,
+          std::to_string(s.rep)};
 }
 
 std::string point_key(const RunSpec& spec) { return join(parameter_fields(spec), "\x1f"); }
@@ -115,8 +128,8 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
   while (std::getline(in, line)) {
     const auto fields = csv::split_line(line);
     if (fields.size() != header.size()) continue;
-    Recorded& r = keys[join(std::vector<std::string>(fields.begin() + 1, fields.begin() + 1 + static_cast<long>(n_params)),
-                            "\x1f")];
+    Recorded& r = keys[join(
+        std::vector<std::string>(fields.begin() + 1, fields.begin() + 1 + static_cast<long>(n_params)), "\x1f")];
     ++r.rows;
     r.last_valid = fields[valid_column] == "true";
     r.any_valid = r.any_valid || r.last_valid;

@@ -7,8 +7,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -142,9 +142,10 @@ int sweep_local(const SweepOptions& o, const Study& study) {
   }
   std::size_t total = 0;
   for (const auto& [n, indices] : todo) total += indices.size();
-  std::printf("sweep %s: %zu points, %zu already done in %s (skipped; --force reruns them), %zu to run in %zu "
-              "launch(es)\n",
-              study.name.c_str(), study.points.size(), skipped, out.string().c_str(), total, todo.size());
+  std::printf(
+      "sweep %s: %zu points, %zu already done in %s (skipped; --force reruns them), %zu to run in %zu "
+      "launch(es)\n",
+      study.name.c_str(), study.points.size(), skipped, out.string().c_str(), total, todo.size());
 
   struct Failure {
     std::size_t index;
@@ -283,8 +284,9 @@ bool on_path(const std::string& program) {
 
 int sweep_slurm(const SweepOptions& o, const Study& study) {
   if (!o.dry_run && !on_path("sbatch")) {
-    throw InputError("--launcher slurm: sbatch is not on PATH (run on a Slurm login node, or add --dry-run to only "
-                     "write the scripts)");
+    throw InputError(
+        "--launcher slurm: sbatch is not on PATH (run on a Slurm login node, or add --dry-run to only "
+        "write the scripts)");
   }
   const fs::path dir = o.jobs_dir.empty() ? fs::path("jobs") / study.name : fs::path(o.jobs_dir);
   const std::string template_path = std::string(MCMCLB_SOURCE_DIR) + "/jobs/slurm.sbatch.in";
@@ -346,9 +348,10 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, bool swee
     } else if (a == "--dry-run" && sweep) {
       o.dry_run = true;
     } else if (a.rfind("--", 0) == 0) {
-      throw InputError("unknown flag " + a + (sweep ? " (allowed: --launcher local|slurm, --out DIR, --force, "
-                                                      "--dry-run, --jobs-dir DIR, --set key=value)"
-                                                    : " (allowed: --set key=value, --verbose)"));
+      throw InputError("unknown flag " + a +
+                       (sweep ? " (allowed: --launcher local|slurm, --out DIR, --force, "
+                                "--dry-run, --jobs-dir DIR, --set key=value)"
+                              : " (allowed: --set key=value, --verbose)"));
     } else if (o.study.empty()) {
       o.study = a;
     } else {

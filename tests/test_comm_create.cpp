@@ -121,7 +121,8 @@ TEST_P(CommCreate, RandomSubsetsOnlyMembersCall) {
 
 std::vector<std::vector<int>> consecutive_groups(int k) {  // [0,k), [k,2k), ..., and a shorter leftover
   std::vector<std::vector<int>> groups;
-  for (int first = 0; first < world_size(); first += k) groups.push_back(range(first, std::min(first + k, world_size())));
+  for (int first = 0; first < world_size(); first += k)
+    groups.push_back(range(first, std::min(first + k, world_size())));
   return groups;
 }
 
@@ -214,8 +215,7 @@ TEST_P(CommCreate, ThreeThousandCreateFreeCycles) {
   const mpi::Comm pair = mpi::Comm::adopt(raw_pair);
   const bool group_collective = creator_->group_collective();
   const auto creator = mcmclb::make_comm_creator(GetParam(), group_collective ? world : pair);
-  const mpi::Group group =
-      group_collective ? mpi::Group::include(world.group(), groups[mine]) : pair.group();
+  const mpi::Group group = group_collective ? mpi::Group::include(world.group(), groups[mine]) : pair.group();
   for (std::size_t turn = 0; turn < groups.size(); ++turn) {
     if (turn == mine) {
       int wrong_size = 0;

@@ -237,11 +237,13 @@ TEST(Config, BadInputNamesTheKeyAndWhatIsAllowed) {
   expect_input_error("G: 0", {}, "key G: expected an integer in [1, ");
   expect_input_error("G: 3", {}, "key G: G=3 does not divide nprocs=4");
   expect_input_error("nprocs: 8", {}, "key nprocs: the experiment asks for 8 ranks but 4 were launched");
-  expect_input_error("workload: {model: zipf}", {}, "key workload.model: 'zipf' is not allowed (allowed: cyclic, "
-                                                    "uniform, random, lognormal)");
+  expect_input_error("workload: {model: zipf}", {},
+                     "key workload.model: 'zipf' is not allowed (allowed: cyclic, "
+                     "uniform, random, lognormal)");
   expect_input_error("workload: {scal: 3}", {}, "unknown key 'workload.scal' (allowed: ");
-  expect_input_error("balancer: [none, greedy]", {}, "key balancer: unknown balancer 'greedy' (allowed: none, "
-                                                     "collective, async)");
+  expect_input_error("balancer: [none, greedy]", {},
+                     "key balancer: unknown balancer 'greedy' (allowed: none, "
+                     "collective, async)");
   expect_input_error("method: [bogus]", {}, "key method: unknown method 'bogus'");
   expect_input_error("interval: []", {}, "key interval: the list is empty");
   expect_input_error("reps: 1.5", {}, "key reps: expected an integer");

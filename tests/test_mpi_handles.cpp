@@ -48,7 +48,10 @@ TEST(GroupHandle, MovesAndViews) {
   mpi::Group h(std::move(g));
   EXPECT_TRUE(g.is_null());  // NOLINT(bugprone-use-after-move)
   EXPECT_EQ(h.get(), raw);
-  { mpi::Group v = mpi::Group::view(raw); EXPECT_FALSE(v.owned()); }
+  {
+    mpi::Group v = mpi::Group::view(raw);
+    EXPECT_FALSE(v.owned());
+  }
   EXPECT_EQ(h.size(), mpi::Comm::world().size());  // the view did not free it
   mpi::Group k;
   k = std::move(h);

@@ -4,7 +4,8 @@
 // a group's leader is its first rank):
 //  1. A group whose chain is done sends REQUEST{first, last} from its leader to the rank after its last rank,
 //     the leader of its right neighbour, and waits for the ANSWER. While done and waiting it takes no requests.
-//  2. A working group's leader checks for a REQUEST (only its left neighbour's leader sends it one) once after each item
+//  2. A working group's leader checks for a REQUEST (only its left neighbour's leader sends it one) once after each
+//  item
 //     (the polling point). On one it answers MERGE{merged group, chain state}; both groups then create the
 //     communicator over exactly their members, and the merged group continues the right group's chain at
 //     T/|merged| ms per item. Its leader is the left group's leader.
@@ -57,7 +58,8 @@ std::array<int64_t, N> receive(const Kernel& k, int source, int tag) {
 void check_from_left_neighbour(const GroupState& g, const std::array<int64_t, 2>& left) {
   if (left[1] != g.first - 1 || left[0] > left[1]) {
     throw std::logic_error("async: merge request from group " + std::to_string(left[0]) + "-" +
-                           std::to_string(left[1]) + " reached group " + g.range() + ", which is not its right neighbour");
+                           std::to_string(left[1]) + " reached group " + g.range() +
+                           ", which is not its right neighbour");
   }
 }
 
@@ -69,9 +71,9 @@ class AsyncBalancer final : public Balancer {
     // bare MPI_Iprobe after a long item checks before it progresses and misses a request that arrived during
     // the item (measured: found on the second call), which would cost the sender a whole extra item.
     if (k.is_leader() && k.group().first > 0) {
-      mpi::check(MPI_Irecv(request_.data(), 2, MPI_INT64_T, MPI_ANY_SOURCE, kRequestTag, k.control().get(),
-                           &pending_request_),
-                 "MPI_Irecv");
+      mpi::check(
+          MPI_Irecv(request_.data(), 2, MPI_INT64_T, MPI_ANY_SOURCE, kRequestTag, k.control().get(), &pending_request_),
+          "MPI_Irecv");
     }
     for (;;) {
       work_until_done(k);

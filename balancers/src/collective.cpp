@@ -43,13 +43,14 @@ class CollectiveBalancer final : public Balancer {
     auto timer = k.timed(Phase::waiting);
     const GroupState& g = k.group();
     const bool ended = !k.in_group();
-    std::array<int64_t, kWords> mine = {ended ? k.rank() : g.first, ended ? k.rank() : g.last, ended ? -1 : g.chain,
-                                        g.next_item, ended ? 0 : g.items_left, ended ? 1 : 0};
+    std::array<int64_t, kWords> mine = {ended ? k.rank() : g.first, ended ? k.rank() : g.last,
+                                        ended ? -1 : g.chain,       g.next_item,
+                                        ended ? 0 : g.items_left,   ended ? 1 : 0};
     std::vector<int64_t> all(static_cast<std::size_t>(kWords * k.nprocs()));
     MPI_Request request = MPI_REQUEST_NULL;
-    mpi::check(MPI_Iallgather(mine.data(), kWords, MPI_INT64_T, all.data(), kWords, MPI_INT64_T, k.world().get(),
-                              &request),
-               "MPI_Iallgather");
+    mpi::check(
+        MPI_Iallgather(mine.data(), kWords, MPI_INT64_T, all.data(), kWords, MPI_INT64_T, k.world().get(), &request),
+        "MPI_Iallgather");
     mpi::wait_politely(request);
     std::vector<GroupState> groups;
     for (int r = 0; r < k.nprocs(); ++r) {

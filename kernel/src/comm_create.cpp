@@ -1,9 +1,10 @@
 // The five communicator creation methods (mcmclb/comm_create.hpp) and their factory.
 #include "mcmclb/comm_create.hpp"
-#include "mcmclb/text.hpp"
 
 #include <algorithm>
 #include <array>
+
+#include "mcmclb/text.hpp"
 
 namespace mcmclb {
 
@@ -97,7 +98,8 @@ class SplitCreator final : public CommCreator {
 
 }  // namespace
 
-CommCreator::CommCreator(const mpi::Comm& parent) : parent_(mpi::Comm::view(parent.get())), parent_group_(parent.group()) {}
+CommCreator::CommCreator(const mpi::Comm& parent)
+    : parent_(mpi::Comm::view(parent.get())), parent_group_(parent.group()) {}
 
 mpi::Comm CommCreator::create(const mpi::Group& group, int tag) {
   mpi::check_tag(tag);
@@ -126,19 +128,17 @@ std::unique_ptr<CommCreator> make_comm_creator(std::string_view name, const mpi:
 #if MCMCLB_HAVE_COMM_CREATE_FROM_GROUP
     return std::make_unique<FromGroupCreator>(parent);
 #else
-    throw mpi::UsageError("method from_group: MPI_Comm_create_from_group is not supported by " +
-                              mpi::library_version(),
+    throw mpi::UsageError("method from_group: MPI_Comm_create_from_group is not supported by " + mpi::library_version(),
                           MPI_ERR_UNSUPPORTED_OPERATION);
 #endif
   }
   if (name == "create") return std::make_unique<CreateCreator>(parent);
   if (name == "split") return std::make_unique<SplitCreator>(parent);
-  throw mpi::UsageError("unknown communicator creation method '" + std::string(name) + "' (known: " + known_names() + ")",
-                        MPI_ERR_ARG);
+  throw mpi::UsageError(
+      "unknown communicator creation method '" + std::string(name) + "' (known: " + known_names() + ")", MPI_ERR_ARG);
 }
 
-mpi::Comm intercomm_create_merge(const mpi::Comm& bridge, std::span<const int> parent_ranks, int group_rank,
-                                 int tag) {
+mpi::Comm intercomm_create_merge(const mpi::Comm& bridge, std::span<const int> parent_ranks, int group_rank, int tag) {
   const int group_size = static_cast<int>(parent_ranks.size());
   mpi::Comm current = mpi::Comm::self().dup();
   for (int merge_size = 1; merge_size < group_size; merge_size *= 2) {

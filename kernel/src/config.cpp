@@ -21,14 +21,38 @@ namespace {
 
 using mpi::InputError;
 
-const std::vector<std::string> kKeys = {
-    "experiment", "nprocs", "G", "T_ms",
-    "workload.model", "workload.scale", "workload.period", "workload.items", "workload.min", "workload.max",
-    "workload.median", "workload.sigma", "workload.seed",
-    "work.mode", "work.jitter_pct", "work.seed",
-    "balancer", "interval", "method", "reps", "out",
-    "job.scheduler", "job.partition", "job.account", "job.time_limit", "job.tasks_per_node", "job.extra",
-    "job.launcher", "program", "commbench.reps", "commbench.rep_time_s", "commbench.methods"};
+const std::vector<std::string> kKeys = {"experiment",
+                                        "nprocs",
+                                        "G",
+                                        "T_ms",
+                                        "workload.model",
+                                        "workload.scale",
+                                        "workload.period",
+                                        "workload.items",
+                                        "workload.min",
+                                        "workload.max",
+                                        "workload.median",
+                                        "workload.sigma",
+                                        "workload.seed",
+                                        "work.mode",
+                                        "work.jitter_pct",
+                                        "work.seed",
+                                        "balancer",
+                                        "interval",
+                                        "method",
+                                        "reps",
+                                        "out",
+                                        "job.scheduler",
+                                        "job.partition",
+                                        "job.account",
+                                        "job.time_limit",
+                                        "job.tasks_per_node",
+                                        "job.extra",
+                                        "job.launcher",
+                                        "program",
+                                        "commbench.reps",
+                                        "commbench.rep_time_s",
+                                        "commbench.methods"};
 
 /// Keys whose value is a list by nature (iterated inside a run, or several lines), never an axis.
 const std::vector<std::string> kListKeys = {"balancer", "interval", "method", "job.extra", "commbench.methods"};
@@ -193,11 +217,14 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
     } else if (key == "work.seed") {
       e.work.seed = static_cast<uint64_t>(integer(key, n, 0, std::numeric_limits<int64_t>::max()));
     } else if (key == "balancer") {
-      e.balancers = list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a balancer name"); });
+      e.balancers = list<std::string>(
+          key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a balancer name"); });
     } else if (key == "interval") {
-      e.intervals = list<int>(key, n, [&](const YAML::Node& x) { return static_cast<int>(integer(key, x, 1, kMaxInt)); });
+      e.intervals =
+          list<int>(key, n, [&](const YAML::Node& x) { return static_cast<int>(integer(key, x, 1, kMaxInt)); });
     } else if (key == "method") {
-      e.methods = list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a method name"); });
+      e.methods =
+          list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a method name"); });
     } else if (key == "reps") {
       e.reps = static_cast<int>(integer(key, n, 1, 100000));
     } else if (key == "out") {
@@ -217,7 +244,8 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
     } else if (key == "job.tasks_per_node") {
       e.job.tasks_per_node = static_cast<int>(integer(key, n, 0, 1 << 20));
     } else if (key == "job.extra") {
-      e.job.extra = list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a line"); });
+      e.job.extra =
+          list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a line"); });
     } else if (key == "job.launcher") {
       e.job.launcher = choice(key, n, {"srun", "mpiexec"});
     } else if (key == "program") {
@@ -227,7 +255,8 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
     } else if (key == "commbench.rep_time_s") {
       e.commbench.rep_time_s = real(key, n, 0.0, 3600.0, true);
     } else if (key == "commbench.methods") {
-      e.commbench.methods = list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a method name"); });
+      e.commbench.methods =
+          list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a method name"); });
     }
   }
   if (e.workload.model == "random" && e.workload.min > e.workload.max) {
@@ -301,7 +330,8 @@ StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::stri
     }
   }
   if (have_exclude) {
-    if (!exclude_node.IsSequence()) throw InputError("key exclude: expected a list of rules, got " + text_of(exclude_node));
+    if (!exclude_node.IsSequence())
+      throw InputError("key exclude: expected a list of rules, got " + text_of(exclude_node));
     for (const auto& rule : exclude_node) study.excludes.push_back(exclude_rule(rule));
   }
 
@@ -359,6 +389,5 @@ void check_against_nprocs(const Experiment& e, int nprocs) {
                      " (walker groups must all have G ranks)");
   }
 }
-
 
 }  // namespace mcmclb

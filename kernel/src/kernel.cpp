@@ -19,8 +19,8 @@ std::vector<int> ranks_of(const GroupState& g) {
 }  // namespace
 
 DecisionWords encode(const Decision& d) noexcept {
-  return {d.kind, d.next.first, d.next.last, d.next.chain, d.next.next_item, d.next.items_left, d.other_first,
-          d.other_last};
+  return {d.kind,           d.next.first,      d.next.last,   d.next.chain,
+          d.next.next_item, d.next.items_left, d.other_first, d.other_last};
 }
 
 Decision decode(const DecisionWords& w) noexcept {
@@ -50,10 +50,18 @@ Kernel::Timer::~Timer() { kernel_.add(phase_, MPI_Wtime() - start_); }
 
 void Kernel::add(Phase p, double seconds) {
   switch (p) {
-    case Phase::work: stats_.work_s += seconds; break;
-    case Phase::polling: stats_.polling_s += seconds; break;
-    case Phase::waiting: stats_.waiting_s += seconds; break;
-    case Phase::regroup: stats_.regroup_s += seconds; break;
+    case Phase::work:
+      stats_.work_s += seconds;
+      break;
+    case Phase::polling:
+      stats_.polling_s += seconds;
+      break;
+    case Phase::waiting:
+      stats_.waiting_s += seconds;
+      break;
+    case Phase::regroup:
+      stats_.regroup_s += seconds;
+      break;
   }
 }
 

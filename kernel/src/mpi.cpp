@@ -113,9 +113,7 @@ void Comm::free() {
 }
 
 namespace {
-bool freeable(MPI_Group handle, bool owned) {
-  return owned && handle != MPI_GROUP_NULL && handle != MPI_GROUP_EMPTY;
-}
+bool freeable(MPI_Group handle, bool owned) { return owned && handle != MPI_GROUP_NULL && handle != MPI_GROUP_EMPTY; }
 }  // namespace
 
 Group::~Group() {
@@ -155,8 +153,7 @@ std::vector<int> Group::translate_all(const Group& other) const {
   std::vector<int> mine(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) mine[static_cast<std::size_t>(i)] = i;
   std::vector<int> theirs(static_cast<std::size_t>(n), MPI_UNDEFINED);
-  check(MPI_Group_translate_ranks(handle_, n, mine.data(), other.get(), theirs.data()),
-        "MPI_Group_translate_ranks");
+  check(MPI_Group_translate_ranks(handle_, n, mine.data(), other.get(), theirs.data()), "MPI_Group_translate_ranks");
   return theirs;
 }
 
@@ -182,9 +179,9 @@ int tag_ub() {
 void check_tag(int tag) {
   const int ub = tag_ub();
   if (tag < 0 || tag > ub) {
-    throw UsageError("tag " + std::to_string(tag) + " is out of range: allowed is 0.." + std::to_string(ub) +
-                         " (MPI_TAG_UB)",
-                     MPI_ERR_TAG);
+    throw UsageError(
+        "tag " + std::to_string(tag) + " is out of range: allowed is 0.." + std::to_string(ub) + " (MPI_TAG_UB)",
+        MPI_ERR_TAG);
   }
 }
 

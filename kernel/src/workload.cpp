@@ -84,7 +84,8 @@ std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec) {
   if (spec.model == "uniform") return std::make_unique<Uniform>(spec);
   if (spec.model == "random") return std::make_unique<Random>(spec);
   if (spec.model == "lognormal") return std::make_unique<LogNormal>(spec);
-  throw mpi::InputError("key workload.model: '" + spec.model + "' is not allowed (allowed: cyclic, uniform, random, lognormal)");
+  throw mpi::InputError("key workload.model: '" + spec.model +
+                        "' is not allowed (allowed: cyclic, uniform, random, lognormal)");
 }
 
 std::vector<int64_t> chain_items(const Workload& w, int nprocs, int G) {
@@ -104,7 +105,8 @@ double item_cost_ms(const RunSpec& run, int group_size, int chain, int64_t item)
 
 void emulate_work(bool spin, double ms) {
   using clock = std::chrono::steady_clock;
-  const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double, std::milli>(ms));
+  const auto deadline =
+      clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double, std::milli>(ms));
   if (spin) {
     while (clock::now() < deadline) {
     }

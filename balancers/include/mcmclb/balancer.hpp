@@ -14,11 +14,11 @@ namespace mcmclb {
 
 struct BalancerInfo {
   std::string_view name;
-  bool uses_interval;                        // collective: regroup every `interval` items
-  bool regroups;                             // counts the initial formation as a regroup (README)
-  std::string_view default_method;           // "" for none
-  std::vector<std::string_view> methods;     // creation methods it can regroup with
-  std::string_view initial_method;           // forms the initial groups when the run names no method
+  bool uses_interval;                     // collective: regroup every `interval` items
+  bool regroups;                          // counts the initial formation as a regroup (README)
+  std::string_view default_method;        // "" for none
+  std::vector<std::string_view> methods;  // creation methods it can regroup with
+  std::string_view initial_method;        // forms the initial groups when the run names no method
 };
 
 /// Drives the kernel from the synchronised start until this rank has nothing left to do (Kernel::finish()).

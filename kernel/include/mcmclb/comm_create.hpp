@@ -40,8 +40,7 @@ class CommCreator {
 
   /// Called on members (group-collective) or on every parent rank (parent-collective) after validation.
   /// parent_ranks[i] is the parent rank of the group's member i; group_rank is MPI_UNDEFINED for non-members.
-  virtual mpi::Comm do_create(const mpi::Group& group, std::span<const int> parent_ranks, int group_rank,
-                              int tag) = 0;
+  virtual mpi::Comm do_create(const mpi::Group& group, std::span<const int> parent_ranks, int group_rank, int tag) = 0;
 
  private:
   mpi::Comm parent_;  // a view: the caller keeps the parent alive for the creator's lifetime

@@ -12,12 +12,12 @@ struct WorkloadSpec {
   std::string model = "cyclic";  // cyclic | uniform | random | lognormal
   int64_t scale = 10;            // cyclic: S = scale * (leader mod period)
   int64_t period = 32;
-  int64_t items = 100;           // uniform: every chain has this many items
-  int64_t min = 0;               // random: S uniform in [min, max]
-  int64_t max = 100;             // random: upper bound; lognormal: cap
-  double median = 50.0;          // lognormal: median S
-  double sigma = 1.0;            // lognormal: sigma of ln S
-  uint64_t seed = 1;             // random, lognormal
+  int64_t items = 100;   // uniform: every chain has this many items
+  int64_t min = 0;       // random: S uniform in [min, max]
+  int64_t max = 100;     // random: upper bound; lognormal: cap
+  double median = 50.0;  // lognormal: median S
+  double sigma = 1.0;    // lognormal: sigma of ln S
+  uint64_t seed = 1;     // random, lognormal
 };
 
 struct WorkSpec {
@@ -53,8 +53,8 @@ struct Experiment {
   WorkloadSpec workload;
   WorkSpec work;
   std::vector<std::string> balancers = {"none"};
-  std::vector<int> intervals = {1};           // collective only
-  std::vector<std::string> methods;           // empty: each balancer's default; else those applicable to it
+  std::vector<int> intervals = {1};  // collective only
+  std::vector<std::string> methods;  // empty: each balancer's default; else those applicable to it
   int reps = 1;
   std::string out;  // output folder; empty: results/<name>
   JobSpec job;
@@ -88,8 +88,8 @@ struct RunSpec {
 StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::string>& overrides,
                        const std::string& source_name);
 
-/// Parses and validates a single experiment (a study without axes) from YAML text with "key=value" overrides (dotted keys, YAML values).
-/// Throws mpi::InputError with one line naming the key (or source) and what is allowed.
+/// Parses and validates a single experiment (a study without axes) from YAML text with "key=value" overrides (dotted
+/// keys, YAML values). Throws mpi::InputError with one line naming the key (or source) and what is allowed.
 Experiment parse_experiment(const std::string& yaml_text, const std::vector<std::string>& overrides,
                             const std::string& source_name);
 

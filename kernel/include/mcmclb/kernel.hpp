@@ -33,7 +33,7 @@ struct GroupState {
 struct Decision {
   enum Kind : int64_t { kContinue = 0, kMerge = 1, kDone = 2, kEnded = 3 };
   int64_t kind = kContinue;
-  GroupState next;  // kMerge: the merged group
+  GroupState next;                          // kMerge: the merged group
   int64_t other_first = 0, other_last = 0;  // kMerge: the range of the group merged with
 };
 
@@ -53,14 +53,14 @@ struct RankStats {
 };
 
 struct EventRow {
-  double t_s = 0;         // since the synchronised start (initial formation: 0)
-  std::string kind;       // initial | merge
-  std::string before;     // ranges of the groups that merged, e.g. "0-3 4-7"
+  double t_s = 0;      // since the synchronised start (initial formation: 0)
+  std::string kind;    // initial | merge
+  std::string before;  // ranges of the groups that merged, e.g. "0-3 4-7"
   int first = 0, last = 0;
   int chain = -1;
   int64_t items_left = 0;
   std::string method;
-  double create_s = 0;    // the new group's leader's creation time
+  double create_s = 0;  // the new group's leader's creation time
 };
 
 class Kernel {

@@ -11,8 +11,8 @@ struct Provenance {
   std::string git_commit;
   std::string mpi_library;  // first line of MPI_Get_library_version
   int nprocs = 0;
-  std::string host;         // rank 0's host name
-  std::string utc_start;    // ISO 8601, e.g. 2026-11-21T05:36:37Z
+  std::string host;       // rank 0's host name
+  std::string utc_start;  // ISO 8601, e.g. 2026-11-21T05:36:37Z
 };
 
 /// Collects the provenance for a run over MPI_COMM_WORLD (local; call on every rank, use rank 0's).
