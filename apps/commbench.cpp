@@ -267,7 +267,7 @@ int commbench_main(int argc, char** argv) {
   const int rank = world.rank();
   const int nprocs = world.size();
   const Options o = parse(argc, argv, nprocs);
-  const mcmclb::Provenance provenance = mcmclb::collect_provenance();
+  const mcmclb::Provenance provenance = mcmclb::collect_provenance(mpi::library_version(), nprocs);
 
   // Pilot: a few MAX-reduced iterations fix each benchmark's iteration count identically on every rank.
   std::map<std::string, Spec> specs;

@@ -10,9 +10,9 @@
 #include <numeric>
 
 #include "mcmclb/balancer.hpp"
+#include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
 #include "mcmclb/workload.hpp"
-#include "study.hpp"
 
 namespace mcmclb {
 
@@ -63,7 +63,7 @@ RunResult run_once(const RunSpec& spec) {
   const int nprocs = world.size();
   RunResult r;
   r.spec = spec;
-  r.provenance = collect_provenance();
+  r.provenance = collect_provenance(mpi::library_version(), nprocs);
   r.run_id = make_run_id(spec, world);
 
   const auto workload = make_workload(spec.workload);
@@ -173,44 +173,6 @@ std::string run_label(const RunSpec& spec) {
   if (spec.interval > 0) label.append("(").append(std::to_string(spec.interval)).append(")");
   if (!spec.method.empty()) label.append(" ").append(spec.method);
   return label;
-}
-
-const csv::Row& runs_header() {
-  static const csv::Row h = {"run_id",
-                             "experiment",
-                             "nprocs",
-                             "G",
-                             "T_ms",
-                             "workload",
-                             "workload_scale",
-                             "workload_period",
-                             "workload_items",
-                             "workload_min",
-                             "workload_max",
-                             "workload_median",
-                             "workload_sigma",
-                             "workload_seed",
-                             "work_mode",
-                             "jitter_pct",
-                             "work_seed",
-                             "balancer",
-                             "interval",
-                             "method",
-                             "rep",
-                             "time_s",
-                             "ideal_s",
-                             "baseline_s",
-                             "regroups_avg",
-                             "regroups_std",
-                             "regroups_min",
-                             "regroups_max",
-                             "valid",
-                             "violations",
-                             "mpi_library",
-                             "git_commit",
-                             "host",
-                             "utc_start"};
-  return h;
 }
 
 const csv::Row& ranks_header() {

@@ -32,7 +32,6 @@ RunResult run_once(const RunSpec& spec);
 /// A short name for a run's balancer set-up, e.g. "collective(4) create" or "async intercomm".
 std::string run_label(const RunSpec& spec);
 
-const csv::Row& runs_header();
 const csv::Row& ranks_header();
 const csv::Row& events_header();
 

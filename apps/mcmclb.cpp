@@ -15,8 +15,8 @@
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/config.hpp"
 #include "mcmclb/mpi.hpp"
+#include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
-#include "study.hpp"
 #include "sweep.hpp"
 
 namespace {
@@ -113,7 +113,7 @@ int mcmclb_main(int argc, char** argv) {
   }
   const std::string text = read_on_root(cli.config, world);
   const int nprocs = world.size();
-  const mcmclb::Study study = mcmclb::build_study(text, cli.overrides, cli.config, nprocs);
+  const mcmclb::Study study = mcmclb::build_study(text, cli.overrides, cli.config, nprocs, mcmclb::catalog());
   std::vector<std::size_t> selected;
   if (!cli.points.empty()) {
     for (std::size_t i : mcmclb::parse_point_list(cli.points)) {

@@ -13,9 +13,10 @@
 #include <sstream>
 
 #include "driver.hpp"
+#include "mcmclb/balancer.hpp"
 #include "mcmclb/mpi.hpp"
+#include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
-#include "study.hpp"
 
 #ifndef MCMCLB_SOURCE_DIR
 #define MCMCLB_SOURCE_DIR "."
@@ -47,7 +48,7 @@ std::string shell_quote(const std::string& s) {
 std::string this_executable() { return fs::canonical("/proc/self/exe").string(); }
 
 Study load(const SweepOptions& o) {
-  return build_study(read_file(o.study, "study file"), o.overrides, o.study, std::nullopt);
+  return build_study(read_file(o.study, "study file"), o.overrides, o.study, std::nullopt, catalog());
 }
 
 fs::path output_of(const SweepOptions& o, const Study& s) { return o.out.empty() ? s.out : fs::path(o.out); }

@@ -4,6 +4,6 @@
 set -euo pipefail
 src_dir=$1; lib_dir=$2; ranks=${3:-3}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-mpicc -std=c99 -Wall -Wextra -Werror -I"$src_dir/kernel/include" "$src_dir/tests/c_api_test.c" \
+mpicc -std=c99 -Wall -Wextra -Werror -I"$src_dir/comm/include" "$src_dir/tests/c_api_test.c" \
   -L"$lib_dir" -lmcmclb_comm -Wl,-rpath,"$lib_dir" -o "$work/c_api_test"
 mpiexec -n "$ranks" "$work/c_api_test"

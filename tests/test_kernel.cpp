@@ -206,7 +206,7 @@ reps: 2
   EXPECT_DOUBLE_EQ(e.T_ms, 25.0);
   EXPECT_EQ(e.workload.scale, 5);
   EXPECT_EQ(e.workload.period, 4);
-  const auto runs = mcmclb::expand_runs(e, 4);
+  const auto runs = mcmclb::expand_runs(e, 4, mcmclb::catalog());
   // none: 2 reps; collective: 2 intervals x split (create_group does not apply) x 2 reps; async: create_group x 2.
   ASSERT_EQ(runs.size(), 2U + 4U + 2U);
   EXPECT_EQ(runs[0].balancer, "none");
@@ -222,7 +222,7 @@ void expect_input_error(const std::string& yaml, const std::vector<std::string>&
                         const std::string& fragment) {
   try {
     const auto e = mcmclb::parse_experiment(yaml, overrides, "bad.yaml");
-    (void)mcmclb::expand_runs(e, 4);
+    (void)mcmclb::expand_runs(e, 4, mcmclb::catalog());
     mcmclb::check_against_nprocs(e, 4);
     ADD_FAILURE() << "expected an input error containing: " << fragment;
   } catch (const mpi::InputError& err) {

@@ -158,6 +158,14 @@ class AsyncBalancer final : public Balancer {
 
 }  // namespace
 
-std::unique_ptr<Balancer> make_async_balancer() { return std::make_unique<AsyncBalancer>(); }
+BalancerEntry async_balancer() {
+  return {{.name = "async",
+           .uses_interval = false,
+           .regroups = true,
+           .default_method = "intercomm",
+           .methods = {"intercomm", "create_group", "from_group"},
+           .initial_method = "intercomm"},
+          [](const RunSpec&) -> std::unique_ptr<Balancer> { return std::make_unique<AsyncBalancer>(); }};
+}
 
 }  // namespace mcmclb

@@ -100,8 +100,16 @@ class CollectiveBalancer final : public Balancer {
 
 }  // namespace
 
-std::unique_ptr<Balancer> make_collective_balancer(int interval) {
-  return std::make_unique<CollectiveBalancer>(interval);
+BalancerEntry collective_balancer() {
+  return {{.name = "collective",
+           .uses_interval = true,
+           .regroups = true,
+           .default_method = "create",
+           .methods = {"create", "split"},
+           .initial_method = "create"},
+          [](const RunSpec& run) -> std::unique_ptr<Balancer> {
+            return std::make_unique<CollectiveBalancer>(run.interval);
+          }};
 }
 
 }  // namespace mcmclb

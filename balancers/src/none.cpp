@@ -18,6 +18,14 @@ class NoneBalancer final : public Balancer {
 };
 }  // namespace
 
-std::unique_ptr<Balancer> make_none_balancer() { return std::make_unique<NoneBalancer>(); }
+BalancerEntry none_balancer() {
+  return {{.name = "none",
+           .uses_interval = false,
+           .regroups = false,
+           .default_method = "",
+           .methods = {},
+           .initial_method = "split"},
+          [](const RunSpec&) -> std::unique_ptr<Balancer> { return std::make_unique<NoneBalancer>(); }};
+}
 
 }  // namespace mcmclb

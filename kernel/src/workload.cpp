@@ -6,7 +6,7 @@
 #include <numbers>
 #include <thread>
 
-#include "mcmclb/mpi.hpp"
+#include "mcmclb/input_error.hpp"
 
 namespace mcmclb {
 
@@ -84,8 +84,8 @@ std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec) {
   if (spec.model == "uniform") return std::make_unique<Uniform>(spec);
   if (spec.model == "random") return std::make_unique<Random>(spec);
   if (spec.model == "lognormal") return std::make_unique<LogNormal>(spec);
-  throw mpi::InputError("key workload.model: '" + spec.model +
-                        "' is not allowed (allowed: cyclic, uniform, random, lognormal)");
+  throw InputError("key workload.model: '" + spec.model +
+                   "' is not allowed (allowed: cyclic, uniform, random, lognormal)");
 }
 
 std::vector<int64_t> chain_items(const Workload& w, int nprocs, int G) {

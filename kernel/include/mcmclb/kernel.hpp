@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "mcmclb/comm_create.hpp"
-#include "mcmclb/config.hpp"
 #include "mcmclb/mpi.hpp"
+#include "mcmclb/run_spec.hpp"
 
 namespace mcmclb {
 

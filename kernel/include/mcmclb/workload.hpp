@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "mcmclb/config.hpp"
+#include "mcmclb/run_spec.hpp"
 
 namespace mcmclb {
 

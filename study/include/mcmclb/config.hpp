@@ -1,4 +1,5 @@
 // Typed experiment configuration: parsed once from YAML (plus --set overrides), validated, expanded into runs.
+// The resolved run (RunSpec) is the kernel's type (mcmclb/run_spec.hpp); this file adds what only a study has.
 #pragma once
 
 #include <cstdint>
@@ -6,25 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "mcmclb/run_spec.hpp"
+
 namespace mcmclb {
-
-struct WorkloadSpec {
-  std::string model = "cyclic";  // cyclic | uniform | random | lognormal
-  int64_t scale = 10;            // cyclic: S = scale * (leader mod period)
-  int64_t period = 32;
-  int64_t items = 100;   // uniform: every chain has this many items
-  int64_t min = 0;       // random: S uniform in [min, max]
-  int64_t max = 100;     // random: upper bound; lognormal: cap
-  double median = 50.0;  // lognormal: median S
-  double sigma = 1.0;    // lognormal: sigma of ln S
-  uint64_t seed = 1;     // random, lognormal
-};
-
-struct WorkSpec {
-  std::string mode = "sleep";  // sleep | spin
-  double jitter_pct = 0.0;     // per-item cost varies uniformly within +- this percentage
-  uint64_t seed = 1;           // jitter seed
-};
 
 /// How a study's points are launched on a cluster (the `job:` section).
 struct JobSpec {
@@ -70,20 +55,6 @@ struct StudyAxes {
   std::vector<std::vector<std::pair<std::string, std::string>>> excludes;
 };
 
-/// One run: every parameter resolved to a single value.
-struct RunSpec {
-  std::string experiment;
-  int nprocs = 1;
-  int G = 1;
-  double T_ms = 100.0;
-  WorkloadSpec workload;
-  WorkSpec work;
-  std::string balancer;
-  int interval = 0;    // collective only, else 0
-  std::string method;  // communicator creation method used for regrouping ("" for none)
-  int rep = 0;
-};
-
 /// Expands a study file (YAML text with "key=value" overrides). Throws mpi::InputError naming the key.
 StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::string>& overrides,
                        const std::string& source_name);
@@ -92,6 +63,11 @@ StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::stri
 /// keys, YAML values). Throws mpi::InputError with one line naming the key (or source) and what is allowed.
 Experiment parse_experiment(const std::string& yaml_text, const std::vector<std::string>& overrides,
                             const std::string& source_name);
+
+/// The runs an experiment iterates, in order: balancer, interval (collective only), method (those of the
+/// experiment's methods the balancer can use; its default if none is named), rep. Validates balancer and method
+/// names against catalog (InputError naming the key).
+std::vector<RunSpec> expand_runs(const Experiment& e, int nprocs, const Catalog& catalog);
 
 /// Checks the experiment against the launched rank count (nprocs match, G divides it). Throws mpi::InputError.
 void check_against_nprocs(const Experiment& e, int nprocs);

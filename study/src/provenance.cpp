@@ -6,8 +6,6 @@
 #include <array>
 #include <ctime>
 
-#include "mcmclb/mpi.hpp"
-
 namespace mcmclb {
 
 std::string utc_now() {
@@ -19,11 +17,11 @@ std::string utc_now() {
   return text.data();
 }
 
-Provenance collect_provenance() {
+Provenance collect_provenance(const std::string& mpi_library, int nprocs) {
   Provenance p;
   p.git_commit = git_commit();
-  p.mpi_library = mpi::library_version();
-  p.nprocs = mpi::Comm::world().size();
+  p.mpi_library = mpi_library;
+  p.nprocs = nprocs;
   std::array<char, 256> host{};
   if (gethostname(host.data(), host.size() - 1) == 0) p.host = host.data();
   p.utc_start = utc_now();

@@ -1,13 +1,11 @@
 // Study expansion into points, and resume keys (apps/study.hpp).
-#include "study.hpp"
+#include "mcmclb/study.hpp"
 
 #include <algorithm>
 #include <fstream>
 #include <sstream>
 
-#include "driver.hpp"
-#include "mcmclb/balancer.hpp"
-#include "mcmclb/mpi.hpp"
+#include "mcmclb/input_error.hpp"
 #include "mcmclb/text.hpp"
 
 namespace mcmclb {
@@ -25,7 +23,7 @@ std::string value_of(const RunSpec& s, const std::string& key) {
   for (std::size_t i = 0; i < fields.size(); ++i) {
     if (header[i + 1] == column) return fields[i];
   }
-  throw mpi::InputError("key exclude: " + key + " cannot be matched");
+  throw InputError("key exclude: " + key + " cannot be matched");
 }
 
 bool same_value(const std::string& rule, const std::string& actual) {
@@ -39,6 +37,39 @@ bool same_value(const std::string& rule, const std::string& actual) {
 
 }  // namespace
 
+std::vector<RunSpec> expand_runs(const Experiment& e, int nprocs, const Catalog& catalog) {
+  for (const auto& m : e.methods) catalog.check_method(m);
+  std::vector<RunSpec> runs;
+  for (const auto& balancer : e.balancers) {
+    const BalancerInfo& info = catalog.balancer(balancer);
+    std::vector<std::string> methods;
+    for (const auto& m : e.methods) {
+      if (std::find(info.methods.begin(), info.methods.end(), m) != info.methods.end()) methods.push_back(m);
+    }
+    if (methods.empty()) methods.emplace_back(info.default_method);
+    const std::vector<int> intervals = info.uses_interval ? e.intervals : std::vector<int>{0};
+    for (int interval : intervals) {
+      for (const auto& method : methods) {
+        for (int rep = 0; rep < e.reps; ++rep) {
+          RunSpec r;
+          r.experiment = e.name;
+          r.nprocs = nprocs;
+          r.G = e.G;
+          r.T_ms = e.T_ms;
+          r.workload = e.workload;
+          r.work = e.work;
+          r.balancer = balancer;
+          r.interval = interval;
+          r.method = method;
+          r.rep = rep;
+          runs.push_back(r);
+        }
+      }
+    }
+  }
+  return runs;
+}
+
 std::map<int, std::vector<std::size_t>> Study::launches() const {
   std::map<int, std::vector<std::size_t>> by_size;
   for (const Point& p : points) by_size[p.spec.nprocs].push_back(p.index);
@@ -46,7 +77,7 @@ std::map<int, std::vector<std::size_t>> Study::launches() const {
 }
 
 Study build_study(const std::string& text, const std::vector<std::string>& overrides, const std::string& source,
-                  std::optional<int> default_nprocs) {
+                  std::optional<int> default_nprocs, const Catalog& catalog) {
   const StudyAxes axes = expand_study(text, overrides, source);
   Study study;
   study.name = axes.experiments.front().name;
@@ -54,12 +85,12 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
                                                    : std::filesystem::path(axes.experiments.front().out);
   for (const Experiment& e : axes.experiments) {
     const std::optional<int> nprocs = e.nprocs ? e.nprocs : default_nprocs;
-    if (!nprocs) throw mpi::InputError("key nprocs: a study needs nprocs (a number or a list) to be planned or swept");
+    if (!nprocs) throw InputError("key nprocs: a study needs nprocs (a number or a list) to be planned or swept");
     if (e.program == "commbench") {  // one point per rank count: the benchmark sweeps methods and sizes itself
       for (const Point& p : study.points) {
         if (p.program == "commbench" && p.spec.nprocs == *nprocs) {
-          throw mpi::InputError("key program: a commbench study runs once per rank count; nprocs=" +
-                                std::to_string(*nprocs) + " appears twice (vary commbench.* across studies)");
+          throw InputError("key program: a commbench study runs once per rank count; nprocs=" +
+                           std::to_string(*nprocs) + " appears twice (vary commbench.* across studies)");
         }
       }
       RunSpec spec;
@@ -69,7 +100,7 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
       continue;
     }
     check_against_nprocs(e, *nprocs);
-    for (const RunSpec& run : expand_runs(e, *nprocs)) {
+    for (const RunSpec& run : expand_runs(e, *nprocs, catalog)) {
       bool excluded = false;
       for (const auto& rule : axes.excludes) {
         bool all = !rule.empty();
@@ -79,8 +110,46 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
       if (!excluded) study.points.push_back({study.points.size(), run, e.job, e.program, e.commbench});
     }
   }
-  if (study.points.empty()) throw mpi::InputError(source + ": the exclude rules leave no point to run");
+  if (study.points.empty()) throw InputError(source + ": the exclude rules leave no point to run");
   return study;
+}
+
+const csv::Row& runs_header() {
+  static const csv::Row h = {"run_id",
+                             "experiment",
+                             "nprocs",
+                             "G",
+                             "T_ms",
+                             "workload",
+                             "workload_scale",
+                             "workload_period",
+                             "workload_items",
+                             "workload_min",
+                             "workload_max",
+                             "workload_median",
+                             "workload_sigma",
+                             "workload_seed",
+                             "work_mode",
+                             "jitter_pct",
+                             "work_seed",
+                             "balancer",
+                             "interval",
+                             "method",
+                             "rep",
+                             "time_s",
+                             "ideal_s",
+                             "baseline_s",
+                             "regroups_avg",
+                             "regroups_std",
+                             "regroups_min",
+                             "regroups_max",
+                             "valid",
+                             "violations",
+                             "mpi_library",
+                             "git_commit",
+                             "host",
+                             "utc_start"};
+  return h;
 }
 
 csv::Row parameter_fields(const RunSpec& s) {
@@ -122,7 +191,7 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
   const std::size_t n_params = parameter_fields(RunSpec{}).size();
   const auto valid_at = std::find(header.begin(), header.end(), "valid");
   if (header.size() < 1 + n_params || header[1] != "experiment" || valid_at == header.end()) {
-    throw mpi::InputError((dir / "runs.csv").string() + ": not an mcmclb runs.csv (header: " + line + ")");
+    throw InputError((dir / "runs.csv").string() + ": not an mcmclb runs.csv (header: " + line + ")");
   }
   const auto valid_column = static_cast<std::size_t>(valid_at - header.begin());
   while (std::getline(in, line)) {
@@ -158,10 +227,10 @@ std::vector<std::size_t> parse_point_list(const std::string& text) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used == 0 || used != item.size()) throw mpi::InputError("--points: '" + item + "' is not a point index");
+    if (used == 0 || used != item.size()) throw InputError("--points: '" + item + "' is not a point index");
     out.push_back(value);
   }
-  if (out.empty()) throw mpi::InputError("--points: expected a comma-separated list of point indices");
+  if (out.empty()) throw InputError("--points: expected a comma-separated list of point indices");
   return out;
 }
 

@@ -12,14 +12,12 @@
 #include <regex>
 #include <sstream>
 
-#include "mcmclb/mpi.hpp"
+#include "mcmclb/input_error.hpp"
 #include "mcmclb/text.hpp"
 
 namespace mcmclb {
 
 namespace {
-
-using mpi::InputError;
 
 const std::vector<std::string> kKeys = {"experiment",
                                         "nprocs",

@@ -33,8 +33,10 @@ struct Study {
 /// Expands study text. Experiments without nprocs get default_nprocs (the launched size for `run`); without it,
 /// nprocs is required. Throws mpi::InputError naming the key.
 Study build_study(const std::string& text, const std::vector<std::string>& overrides, const std::string& source,
-                  std::optional<int> default_nprocs);
+                  std::optional<int> default_nprocs, const Catalog& catalog);
 
+/// The header of runs.csv (stable: plots and resume read it).
+const csv::Row& runs_header();
 /// The parameter columns of runs.csv for a run (experiment .. rep), as written there.
 csv::Row parameter_fields(const RunSpec& spec);
 /// A run's identity for resuming: its parameter fields joined.

@@ -15,8 +15,9 @@ struct Provenance {
   std::string utc_start;  // ISO 8601, e.g. 2026-11-21T05:36:37Z
 };
 
-/// Collects the provenance for a run over MPI_COMM_WORLD (local; call on every rank, use rank 0's).
-Provenance collect_provenance();
+/// The provenance of a run of nprocs ranks with the given MPI library (mpi::library_version()): the build's
+/// commit, this host and the time now. Local and MPI-free, so results writers need no MPI.
+Provenance collect_provenance(const std::string& mpi_library, int nprocs);
 
 /// The current UTC time as ISO 8601 with a trailing Z.
 std::string utc_now();

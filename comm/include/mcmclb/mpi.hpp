@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "mcmclb/input_error.hpp"
+
 namespace mcmclb::mpi {
 
 /// An MPI call that returned an error: carries the call's name, the code, its class and the library's text.
@@ -40,12 +42,8 @@ class UsageError : public std::invalid_argument {
   int error_class_;
 };
 
-/// Bad user input (flags, config files) detected identically on every rank before any communication depends
-/// on it. run_main prints it once, on rank 0, as "<program>: <message>", and every rank exits with code 2.
-class InputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+/// Bad user input: defined without MPI in mcmclb/input_error.hpp; named here too for the MPI code that throws it.
+using mcmclb::InputError;
 
 /// Throws Error if rc is not MPI_SUCCESS. Usage: check(MPI_Comm_dup(c, &d), "MPI_Comm_dup");
 inline void check(int rc, std::string_view call, std::source_location where = std::source_location::current()) {

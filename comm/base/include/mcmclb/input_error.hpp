@@ -1,0 +1,30 @@
+// Bad user input, as one exception type shared by code with and without MPI (config parsing, sweeps, mains).
+// Header-only and free of MPI so the study library (no MPI) and the MPI mains report input errors alike.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mcmclb/text.hpp"
+
+namespace mcmclb {
+
+/// Bad user input (flags, config files) detected identically on every rank before any communication depends
+/// on it. mpi::run_main prints it once, on rank 0, as "<program>: <message>", and every rank exits with code 2;
+/// the MPI-free commands print it the same way.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Throws "key <key>: unknown <kind> '<name>' (allowed: <known>)": the one message for every name looked up in a
+/// registry (balancers, creation methods).
+[[noreturn]] inline void throw_unknown_name(std::string_view key, std::string_view kind, std::string_view name,
+                                            const std::vector<std::string_view>& known) {
+  throw InputError("key " + std::string(key) + ": unknown " + std::string(kind) + " '" + std::string(name) +
+                   "' (allowed: " + join(known) + ")");
+}
+
+}  // namespace mcmclb
