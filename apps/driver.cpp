@@ -18,7 +18,7 @@ namespace mcmclb {
 
 namespace {
 
-constexpr int kStatWords = 9;
+constexpr int kStatWords = std::tuple_size_v<RankStats::Words>;
 
 std::string make_run_id(const RunSpec& spec, const mpi::Comm& world) {
   std::array<char, 96> id{};
@@ -33,9 +33,9 @@ std::string make_run_id(const RunSpec& spec, const mpi::Comm& world) {
 }
 
 std::string event_line(const std::string& run_id, const EventRow& e) {
-  return csv::line({run_id, csv::number(e.t_s), e.kind, e.before, std::to_string(e.first), std::to_string(e.last),
-                    std::to_string(e.last - e.first + 1), std::to_string(e.chain), std::to_string(e.items_left),
-                    e.method, csv::number(e.create_s)});
+  return csv::line({run_id, csv::number(e.t_s), std::string(to_string(e.kind)), e.before, std::to_string(e.first),
+                    std::to_string(e.last), std::to_string(e.last - e.first + 1), std::to_string(e.chain),
+                    std::to_string(e.items_left), e.method, csv::number(e.create_s)});
 }
 
 /// Rank 0 gets every rank's text, concatenated in rank order.
@@ -55,23 +55,95 @@ std::string gather_text(const mpi::Comm& world, const std::string& mine) {
   return all;
 }
 
+/// The run time without balancing (the longest chain on its initial group) and the ideal (all items spread over
+/// every rank).
+void reference_times(const RunSpec& spec, const std::vector<int64_t>& items, int nprocs, RunResult& r) {
+  const int64_t longest = *std::max_element(items.begin(), items.end());
+  const int64_t total = std::accumulate(items.begin(), items.end(), int64_t{0});
+  r.baseline_s = static_cast<double>(longest) * spec.T_ms / 1000.0 / spec.G;
+  r.ideal_s = static_cast<double>(total) * spec.T_ms / 1000.0 / nprocs;
+}
+
+/// Collective: the run's invariants, as violations (rank 0 gets them all): every rank finished, every
+/// communicator freed, no control message left unreceived, and each item of each chain worked exactly once
+/// (counts and index sums over all ranks against the workload).
+std::vector<std::string> check_invariants(const Kernel& kernel, const std::vector<int64_t>& items,
+                                          const mpi::Comm& world) {
+  int pending = 0;
+  mpi::check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, kernel.control().get(), &pending, MPI_STATUS_IGNORE),
+             "MPI_Iprobe");
+  std::array<int64_t, 3> local_bad = {kernel.finished() ? 0 : 1, kernel.comms_created() - kernel.comms_freed(),
+                                      pending ? 1 : 0};
+  std::array<int64_t, 3> bad{};
+  mpi::check(MPI_Reduce(local_bad.data(), bad.data(), 3, MPI_INT64_T, MPI_SUM, 0, world.get()), "MPI_Reduce");
+  const int chains = static_cast<int>(items.size());
+  std::vector<int64_t> counted(items.size()), sums(items.size());
+  mpi::check(MPI_Reduce(kernel.items_counted().data(), counted.data(), chains, MPI_INT64_T, MPI_SUM, 0, world.get()),
+             "MPI_Reduce");
+  mpi::check(MPI_Reduce(kernel.index_sums().data(), sums.data(), chains, MPI_INT64_T, MPI_SUM, 0, world.get()),
+             "MPI_Reduce");
+  std::vector<std::string> violations;
+  if (world.rank() != 0) return violations;
+  if (bad[0] != 0) violations.push_back(std::to_string(bad[0]) + " rank(s) did not finish");
+  if (bad[1] != 0) violations.push_back(std::to_string(bad[1]) + " communicator(s) not freed");
+  if (bad[2] != 0) violations.push_back(std::to_string(bad[2]) + " rank(s) with unreceived control messages");
+  for (std::size_t c = 0; c < items.size(); ++c) {
+    const int64_t n = items[c];
+    const int64_t expected_sum = n * (n - 1) / 2;
+    if (counted[c] != n || sums[c] != expected_sum) {
+      violations.push_back("chain " + std::to_string(c) + ": " + std::to_string(counted[c]) + " of " +
+                           std::to_string(n) + " items processed (index sum " + std::to_string(sums[c]) +
+                           ", expected " + std::to_string(expected_sum) + ")");
+      if (violations.size() > 8) break;
+    }
+  }
+  return violations;
+}
+
+/// Collective: every rank's statistics, by rank, on rank 0 (empty elsewhere).
+std::vector<RankStats> gather_rank_stats(const Kernel& kernel, const mpi::Comm& world) {
+  const RankStats::Words mine = kernel.stats().to_words();
+  std::vector<double> all(static_cast<std::size_t>(kStatWords * world.size()));
+  mpi::check(MPI_Gather(mine.data(), kStatWords, MPI_DOUBLE, all.data(), kStatWords, MPI_DOUBLE, 0, world.get()),
+             "MPI_Gather");
+  std::vector<RankStats> ranks;
+  if (world.rank() != 0) return ranks;
+  for (int i = 0; i < world.size(); ++i) {
+    RankStats::Words w{};
+    std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(kStatWords * i), kStatWords, w.begin());
+    ranks.push_back(RankStats::from_words(w));
+  }
+  return ranks;
+}
+
+/// The run time (MAX over ranks) and the regroup counts' summary, from every rank's statistics.
+void summarise(RunResult& r) {
+  double sum = 0, sum_sq = 0;
+  r.regroups_min = INT64_MAX;
+  r.regroups_max = 0;
+  for (const RankStats& rs : r.ranks) {
+    r.time_s = std::max(r.time_s, rs.elapsed_s);
+    sum += static_cast<double>(rs.regroups);
+    sum_sq += static_cast<double>(rs.regroups) * static_cast<double>(rs.regroups);
+    r.regroups_min = std::min(r.regroups_min, rs.regroups);
+    r.regroups_max = std::max(r.regroups_max, rs.regroups);
+  }
+  const auto n = static_cast<double>(r.ranks.size());
+  r.regroups_avg = sum / n;
+  r.regroups_std = std::sqrt(std::max(0.0, sum_sq / n - r.regroups_avg * r.regroups_avg));
+}
+
 }  // namespace
 
 RunResult run_once(const RunSpec& spec) {
   const mpi::Comm world = mpi::Comm::world();
-  const int rank = world.rank();
   const int nprocs = world.size();
   RunResult r;
   r.spec = spec;
   r.provenance = collect_provenance(mpi::library_version(), nprocs);
   r.run_id = make_run_id(spec, world);
-
-  const auto workload = make_workload(spec.workload);
-  const std::vector<int64_t> items = chain_items(*workload, nprocs, spec.G);
-  const int64_t longest = *std::max_element(items.begin(), items.end());
-  const int64_t total = std::accumulate(items.begin(), items.end(), int64_t{0});
-  r.baseline_s = static_cast<double>(longest) * spec.T_ms / 1000.0 / spec.G;
-  r.ideal_s = static_cast<double>(total) * spec.T_ms / 1000.0 / nprocs;
+  const std::vector<int64_t> items = chain_items(*make_workload(spec.workload), nprocs, spec.G);
+  reference_times(spec, items, nprocs, r);
 
   const BalancerInfo& info = balancer_info(spec.balancer);
   Kernel kernel(spec, items, spec.method.empty() ? std::string(info.initial_method) : spec.method);
@@ -81,84 +153,15 @@ RunResult run_once(const RunSpec& spec) {
   balancer->run(kernel);
   mpi::barrier_politely(world);  // everyone has finished; what follows is checking, not the run
 
-  // Invariants. Local: finished, every communicator freed, no control message left unreceived.
-  int pending = 0;
-  mpi::check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, kernel.control().get(), &pending, MPI_STATUS_IGNORE),
-             "MPI_Iprobe");
-  std::array<int64_t, 3> local_bad = {kernel.finished() ? 0 : 1, kernel.comms_created() - kernel.comms_freed(),
-                                      pending ? 1 : 0};
-  std::array<int64_t, 3> bad{};
-  mpi::check(MPI_Reduce(local_bad.data(), bad.data(), 3, MPI_INT64_T, MPI_SUM, 0, world.get()), "MPI_Reduce");
-  // Each item of each chain exactly once: counts and index sums over all ranks against the workload.
-  const int chains = static_cast<int>(items.size());
-  std::vector<int64_t> counted(items.size()), sums(items.size());
-  mpi::check(MPI_Reduce(kernel.items_counted().data(), counted.data(), chains, MPI_INT64_T, MPI_SUM, 0, world.get()),
-             "MPI_Reduce");
-  mpi::check(MPI_Reduce(kernel.index_sums().data(), sums.data(), chains, MPI_INT64_T, MPI_SUM, 0, world.get()),
-             "MPI_Reduce");
-
-  // Per-rank stats to rank 0.
-  const RankStats& s = kernel.stats();
-  std::array<double, kStatWords> mine = {s.elapsed_s,
-                                         s.work_s,
-                                         s.polling_s,
-                                         s.waiting_s,
-                                         s.regroup_s,
-                                         static_cast<double>(s.regroups),
-                                         static_cast<double>(s.items_worked),
-                                         static_cast<double>(s.final_first),
-                                         static_cast<double>(s.final_last)};
-  std::vector<double> all(static_cast<std::size_t>(kStatWords * nprocs));
-  mpi::check(MPI_Gather(mine.data(), kStatWords, MPI_DOUBLE, all.data(), kStatWords, MPI_DOUBLE, 0, world.get()),
-             "MPI_Gather");
+  const std::vector<std::string> violations = check_invariants(kernel, items, world);
+  r.ranks = gather_rank_stats(kernel, world);
   std::string my_events;
   for (const auto& e : kernel.events()) my_events += event_line(r.run_id, e);
-  const std::string events_text = gather_text(world, my_events);
-
-  if (rank == 0) {
-    std::vector<std::string> violations;
-    if (bad[0] != 0) violations.push_back(std::to_string(bad[0]) + " rank(s) did not finish");
-    if (bad[1] != 0) violations.push_back(std::to_string(bad[1]) + " communicator(s) not freed");
-    if (bad[2] != 0) violations.push_back(std::to_string(bad[2]) + " rank(s) with unreceived control messages");
-    for (int c = 0; c < chains; ++c) {
-      const int64_t n = items[static_cast<std::size_t>(c)];
-      const int64_t expected_sum = n * (n - 1) / 2;
-      if (counted[static_cast<std::size_t>(c)] != n || sums[static_cast<std::size_t>(c)] != expected_sum) {
-        violations.push_back("chain " + std::to_string(c) + ": " +
-                             std::to_string(counted[static_cast<std::size_t>(c)]) + " of " + std::to_string(n) +
-                             " items processed (index sum " + std::to_string(sums[static_cast<std::size_t>(c)]) +
-                             ", expected " + std::to_string(expected_sum) + ")");
-        if (violations.size() > 8) break;
-      }
-    }
+  r.event_lines = gather_text(world, my_events);
+  if (world.rank() == 0) {
     r.valid = violations.empty();
     r.violations = join(violations, "; ");
-
-    double sum = 0, sum_sq = 0;
-    r.regroups_min = INT64_MAX;
-    r.regroups_max = 0;
-    for (int i = 0; i < nprocs; ++i) {
-      const double* w = &all[static_cast<std::size_t>(kStatWords * i)];
-      RankStats rs;
-      rs.elapsed_s = w[0];
-      rs.work_s = w[1];
-      rs.polling_s = w[2];
-      rs.waiting_s = w[3];
-      rs.regroup_s = w[4];
-      rs.regroups = static_cast<int64_t>(w[5]);
-      rs.items_worked = static_cast<int64_t>(w[6]);
-      rs.final_first = static_cast<int>(w[7]);
-      rs.final_last = static_cast<int>(w[8]);
-      r.ranks.push_back(rs);
-      r.time_s = std::max(r.time_s, rs.elapsed_s);
-      sum += static_cast<double>(rs.regroups);
-      sum_sq += static_cast<double>(rs.regroups) * static_cast<double>(rs.regroups);
-      r.regroups_min = std::min(r.regroups_min, rs.regroups);
-      r.regroups_max = std::max(r.regroups_max, rs.regroups);
-    }
-    r.regroups_avg = sum / nprocs;
-    r.regroups_std = std::sqrt(std::max(0.0, sum_sq / nprocs - r.regroups_avg * r.regroups_avg));
-    r.event_lines = events_text;
+    summarise(r);
   }
   // Everyone learns the verdict and the run time (the CLI's exit code and progress line).
   std::array<double, 2> verdict = {r.valid ? 1.0 : 0.0, r.time_s};
@@ -200,16 +203,7 @@ void append_result(const std::filesystem::path& dir, const RunResult& r) {
   }
   csv::append_rows(dir / "ranks.csv", ranks_header(), rank_rows);
   csv::append_text(dir / "events.csv", events_header(), r.event_lines);
-  csv::Row row = {r.run_id};
-  for (auto& field : parameter_fields(r.spec)) row.push_back(std::move(field));
-  for (std::string field :
-       {csv::number(r.time_s), csv::number(r.ideal_s), csv::number(r.baseline_s), csv::number(r.regroups_avg),
-        csv::number(r.regroups_std), std::to_string(r.regroups_min), std::to_string(r.regroups_max),
-        std::string(r.valid ? "true" : "false"), r.violations, r.provenance.mpi_library, r.provenance.git_commit,
-        r.provenance.host, r.provenance.utc_start}) {
-    row.push_back(std::move(field));
-  }
-  csv::append_rows(dir / "runs.csv", runs_header(), {row});
+  csv::append_rows(dir / "runs.csv", runs_header(), {runs_row(r)});
 }
 
 }  // namespace mcmclb

@@ -10,20 +10,14 @@
 #include "mcmclb/csv.hpp"
 #include "mcmclb/kernel.hpp"
 #include "mcmclb/provenance.hpp"
+#include "mcmclb/runs_csv.hpp"
 
 namespace mcmclb {
 
-struct RunResult {
-  RunSpec spec;
-  std::string run_id;
-  double time_s = 0, ideal_s = 0, baseline_s = 0;
-  double regroups_avg = 0, regroups_std = 0;
-  int64_t regroups_min = 0, regroups_max = 0;
-  bool valid = true;
-  std::string violations;        // "; "-separated, empty when valid
+/// A run's row of runs.csv plus what ranks.csv and events.csv get.
+struct RunResult : RunRecord {
   std::vector<RankStats> ranks;  // rank 0 only: every rank's stats, by rank
   std::string event_lines;       // rank 0 only: every regrouping, as events.csv lines
-  Provenance provenance;
 };
 
 /// Collective over MPI_COMM_WORLD. The full result lives on rank 0; other ranks get time_s and valid.

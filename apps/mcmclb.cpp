@@ -103,17 +103,8 @@ void check_identical(const std::string& resolved, const mpi::Comm& world) {
   if (lo != hi) throw InputError("the resolved experiment differs between ranks (different argv?)");
 }
 
-int mcmclb_main(int argc, char** argv) {
-  const mpi::Comm world = mpi::Comm::world();
-  const int rank = world.rank();
-  const Cli cli = parse_cli(argc, argv);
-  if (cli.command != "run") {  // --help
-    if (rank == 0) std::printf("%s\n", kUsage);
-    return 0;
-  }
-  const std::string text = read_on_root(cli.config, world);
-  const int nprocs = world.size();
-  const mcmclb::Study study = mcmclb::build_study(text, cli.overrides, cli.config, nprocs, mcmclb::catalog());
+/// The study's points this launch runs: --points (each must fit the launched size), else every point of that size.
+std::vector<std::size_t> select_points(const Cli& cli, const mcmclb::Study& study, int nprocs) {
   std::vector<std::size_t> selected;
   if (!cli.points.empty()) {
     for (std::size_t i : mcmclb::parse_point_list(cli.points)) {
@@ -128,69 +119,92 @@ int mcmclb_main(int argc, char** argv) {
       }
       selected.push_back(i);
     }
-  } else {
-    for (const auto& p : study.points) {
-      if (p.spec.nprocs == nprocs) selected.push_back(p.index);
-    }
-    if (selected.empty()) {
-      std::vector<std::string> sizes;
-      for (const auto& [n, indices] : study.launches()) sizes.push_back(std::to_string(n));
-      throw InputError("key nprocs: no point of " + cli.config + " has nprocs=" + std::to_string(nprocs) + " (it has " +
-                       mcmclb::join(sizes) + "; launch with mpiexec -n N)");
-    }
+    return selected;
   }
-  check_identical(text + mcmclb::join(cli.overrides, "\n") + mcmclb::point_list(selected), world);
-  const std::filesystem::path out = cli.out.empty() ? study.out : std::filesystem::path(cli.out);
-  std::vector<mcmclb::RunSpec> runs;
-  std::vector<std::size_t> run_points;  // study index of each run
-  {
-    // --resume: rank 0 decides from runs.csv which points are done; every rank follows its decision.
-    std::vector<char> skip(selected.size(), 0);
-    if (cli.resume && rank == 0) {
-      const auto done = mcmclb::valid_point_keys(out);
-      for (std::size_t k = 0; k < selected.size(); ++k) {
-        skip[k] = static_cast<char>(done.count(mcmclb::point_key(study.points[selected[k]].spec)));
-      }
-    }
-    if (!skip.empty()) {
-      mpi::check(MPI_Bcast(skip.data(), static_cast<int>(skip.size()), MPI_CHAR, 0, world.get()), "MPI_Bcast");
-    }
-    for (std::size_t k = 0; k < selected.size(); ++k) {
-      if (!skip[k]) {
-        runs.push_back(study.points[selected[k]].spec);
-        run_points.push_back(selected[k]);
-      }
-    }
-    if (rank == 0 && runs.size() < selected.size()) {
-      std::printf("resume: %zu of %zu points already done in %s\n", selected.size() - runs.size(), selected.size(),
-                  out.string().c_str());
-    }
+  for (const auto& p : study.points) {
+    if (p.spec.nprocs == nprocs) selected.push_back(p.index);
   }
+  if (selected.empty()) {
+    std::vector<std::string> sizes;
+    for (const auto& [n, indices] : study.launches()) sizes.push_back(std::to_string(n));
+    throw InputError("key nprocs: no point of " + cli.config + " has nprocs=" + std::to_string(nprocs) + " (it has " +
+                     mcmclb::join(sizes) + "; launch with mpiexec -n N)");
+  }
+  return selected;
+}
 
+/// --resume: rank 0 decides from runs.csv which selected points are done; every rank follows its decision.
+/// Returns the points left to run.
+std::vector<std::size_t> drop_done_points(const mcmclb::Study& study, const std::vector<std::size_t>& selected,
+                                          const std::filesystem::path& out, const mpi::Comm& world) {
+  std::vector<char> skip(selected.size(), 0);
+  if (world.rank() == 0) {
+    const auto done = mcmclb::valid_point_keys(out);
+    for (std::size_t k = 0; k < selected.size(); ++k) {
+      skip[k] = static_cast<char>(done.count(mcmclb::point_key(study.points[selected[k]].spec)));
+    }
+  }
+  if (!skip.empty()) {
+    mpi::check(MPI_Bcast(skip.data(), static_cast<int>(skip.size()), MPI_CHAR, 0, world.get()), "MPI_Bcast");
+  }
+  std::vector<std::size_t> left;
+  for (std::size_t k = 0; k < selected.size(); ++k) {
+    if (!skip[k]) left.push_back(selected[k]);
+  }
+  if (world.rank() == 0 && left.size() < selected.size()) {
+    std::printf("resume: %zu of %zu points already done in %s\n", selected.size() - left.size(), selected.size(),
+                out.string().c_str());
+  }
+  return left;
+}
+
+/// Runs the points in order, persisting each run's rows before the next starts. Returns how many were invalid.
+int run_points(const mcmclb::Study& study, const std::vector<std::size_t>& points, const std::filesystem::path& out,
+               const mpi::Comm& world) {
+  const int rank = world.rank();
   int invalid = 0;
   // Fault injection for the sweep's tests: MCMCLB_FAIL_POINT=<index> aborts the job when that point starts, as a
   // crashing run would.
   const char* fail_point = std::getenv("MCMCLB_FAIL_POINT");
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    if (fail_point != nullptr && std::to_string(run_points[i]) == fail_point) {
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (fail_point != nullptr && std::to_string(points[i]) == fail_point) {
       if (rank == 0) std::fprintf(stderr, "mcmclb: MCMCLB_FAIL_POINT=%s: aborting\n", fail_point);
       MPI_Abort(world.get(), 134);
     }
-    const mcmclb::RunResult r = mcmclb::run_once(runs[i]);
+    const mcmclb::RunResult r = mcmclb::run_once(study.points[points[i]].spec);
     if (!r.valid) ++invalid;
     if (rank == 0) {
       mcmclb::append_result(out, r);
       std::printf("run %zu/%zu  %-28s rep %d  time %7.3f s  ideal %.3f  baseline %.3f  regroups avg %.2f  %s%s\n",
-                  i + 1, runs.size(), mcmclb::run_label(r.spec).c_str(), r.spec.rep, r.time_s, r.ideal_s, r.baseline_s,
-                  r.regroups_avg, r.valid ? "valid" : "INVALID: ", r.violations.c_str());
+                  i + 1, points.size(), mcmclb::run_label(r.spec).c_str(), r.spec.rep, r.time_s, r.ideal_s,
+                  r.baseline_s, r.regroups_avg, r.valid ? "valid" : "INVALID: ", r.violations.c_str());
       std::fflush(stdout);
     }
     // No rank starts the next run before this one's rows are on disk: a crash in the next run must not take a
     // finished run's result with it (the others wait asleep while rank 0 writes).
     mpi::barrier_politely(world);
   }
+  return invalid;
+}
+
+int mcmclb_main(int argc, char** argv) {
+  const mpi::Comm world = mpi::Comm::world();
+  const int rank = world.rank();
+  const Cli cli = parse_cli(argc, argv);
+  if (cli.command != "run") {  // --help
+    if (rank == 0) std::printf("%s\n", kUsage);
+    return 0;
+  }
+  const std::string text = read_on_root(cli.config, world);
+  const int nprocs = world.size();
+  const mcmclb::Study study = mcmclb::build_study(text, cli.overrides, cli.config, nprocs, mcmclb::catalog());
+  const std::vector<std::size_t> selected = select_points(cli, study, nprocs);
+  check_identical(text + mcmclb::join(cli.overrides, "\n") + mcmclb::point_list(selected), world);
+  const std::filesystem::path out = cli.out.empty() ? study.out : std::filesystem::path(cli.out);
+  const std::vector<std::size_t> points = cli.resume ? drop_done_points(study, selected, out, world) : selected;
+  const int invalid = run_points(study, points, out, world);
   if (rank == 0) {
-    std::printf("wrote %s/{runs,ranks,events}.csv (%zu runs, P=%d)\n", out.string().c_str(), runs.size(), world.size());
+    std::printf("wrote %s/{runs,ranks,events}.csv (%zu runs, P=%d)\n", out.string().c_str(), points.size(), nprocs);
     if (invalid > 0) std::fprintf(stderr, "mcmclb: %d run(s) violated an invariant (valid=false)\n", invalid);
   }
   return invalid > 0 ? 3 : 0;

@@ -64,7 +64,7 @@ std::string overrides_args(const SweepOptions& o) {
 std::string program_command(const SweepOptions& o, const Study& study, const fs::path& out,
                             const std::vector<std::size_t>& points, bool in_script) {
   const Point& first = study.points[points.front()];
-  if (first.program == "commbench") {
+  if (first.program == Program::commbench) {
     std::string command = shell_quote((fs::path(this_executable()).parent_path() / "mcmclb-commbench").string()) +
                           " --reps " + std::to_string(first.commbench.reps) + " --rep-time " +
                           csv::number(first.commbench.rep_time_s);
@@ -86,13 +86,13 @@ std::string run_command(const SweepOptions& o, const Study& study, const fs::pat
 }
 
 bool done_already(const Point& p, const fs::path& out, const std::set<std::string>& valid) {
-  if (p.program == "commbench") return fs::exists(out / commbench_file(p.spec.nprocs));
+  if (p.program == Program::commbench) return fs::exists(out / commbench_file(p.spec.nprocs));
   return valid.count(point_key(p.spec)) > 0;
 }
 
 std::string describe(const Point& p) {
   const std::string head = "point " + std::to_string(p.index);
-  if (p.program == "commbench") return head + " (commbench, nprocs=" + std::to_string(p.spec.nprocs) + ")";
+  if (p.program == Program::commbench) return head + " (commbench, nprocs=" + std::to_string(p.spec.nprocs) + ")";
   return head + " (nprocs=" + std::to_string(p.spec.nprocs) + ", G=" + std::to_string(p.spec.G) +
          ", T_ms=" + csv::number(p.spec.T_ms) + ", " + p.spec.workload.model + ", " + run_label(p.spec) + ", rep " +
          std::to_string(p.spec.rep) + ")";
@@ -129,11 +129,38 @@ std::string format_seconds(double s) {
   return text;
 }
 
-int sweep_local(const SweepOptions& o, const Study& study) {
-  const fs::path out = output_of(o, study);
+struct Failure {
+  std::size_t index;
+  std::string reason;
+};
+
+/// Counts finished points and prints one progress line per point, with the time elapsed and an estimate left.
+class Progress {
+ public:
+  explicit Progress(std::size_t total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  void point_done(const Point& p, const std::string& verdict) {
+    ++finished_;
+    const double elapsed = elapsed_s();
+    const double left = elapsed / static_cast<double>(finished_) * static_cast<double>(total_ - finished_);
+    std::printf("[point %zu of %zu, %s elapsed, ~%s left] %s %s\n", finished_, total_, format_seconds(elapsed).c_str(),
+                format_seconds(left).c_str(), describe(p).c_str(), verdict.c_str());
+    std::fflush(stdout);
+  }
+  [[nodiscard]] double elapsed_s() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::size_t total_, finished_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+/// The points of the study still to run, per rank count (all of them with --force); counts the skipped ones.
+std::map<int, std::vector<std::size_t>> points_to_run(const SweepOptions& o, const Study& study, const fs::path& out,
+                                                      std::size_t& skipped) {
   const std::set<std::string> valid = valid_point_keys(out);
   std::map<int, std::vector<std::size_t>> todo;
-  std::size_t skipped = 0;
+  skipped = 0;
   for (const Point& p : study.points) {
     if (!o.force && done_already(p, out, valid)) {
       ++skipped;
@@ -141,6 +168,84 @@ int sweep_local(const SweepOptions& o, const Study& study) {
       todo[p.spec.nprocs].push_back(p.index);
     }
   }
+  return todo;
+}
+
+/// Runs one commbench point (one mpiexec); its CSV is its record.
+void run_commbench_point(const SweepOptions& o, const Study& study, const fs::path& out, const Point& p,
+                         Progress& progress, std::vector<Failure>& failures) {
+  const std::string command = run_command(o, study, out, {p.index}, p.spec.nprocs);
+  std::printf("launch: %s\n", command.c_str());
+  const int status = run_streaming(command, [](const std::string& line) { std::printf("  | %s\n", line.c_str()); });
+  if (status != 0) failures.push_back({p.index, "mcmclb-commbench exited with status " + std::to_string(status)});
+  progress.point_done(p, status == 0 ? "done" : "FAILED");
+}
+
+/// Runs the kernel points `remaining` in one mpiexec. Progress and verdicts come from the rows that appear in
+/// runs.csv (points run in order, each appends one row), not from the launch's output. Returns the points
+/// still to run: those after the point a crashed launch was running.
+std::vector<std::size_t> run_kernel_launch(const SweepOptions& o, const Study& study, const fs::path& out,
+                                           const std::vector<std::size_t>& remaining, Progress& progress,
+                                           std::vector<Failure>& failures) {
+  const auto before = recorded_points(out);
+  const auto new_row = [&](const std::map<std::string, Recorded>& now, std::size_t i) -> const Recorded* {
+    const std::string key = point_key(study.points[i].spec);
+    const int rows_before = before.count(key) ? before.at(key).rows : 0;
+    const auto it = now.find(key);
+    return it != now.end() && it->second.rows > rows_before ? &it->second : nullptr;
+  };
+  std::size_t reported = 0;  // leading points of remaining whose row has been seen
+  const auto report_new_rows = [&] {
+    const auto now = recorded_points(out);
+    for (; reported < remaining.size(); ++reported) {
+      const Recorded* row = new_row(now, remaining[reported]);
+      if (row == nullptr) break;
+      progress.point_done(study.points[remaining[reported]], row->last_valid ? "valid" : "INVALID");
+    }
+  };
+  const std::string command = run_command(o, study, out, remaining, study.points[remaining.front()].spec.nprocs);
+  std::printf("launch: %s\n", command.c_str());
+  const int status = run_streaming(command, [&](const std::string& line) {
+    std::printf("  | %s\n", line.c_str());
+    report_new_rows();
+  });
+  report_new_rows();
+  const auto after = recorded_points(out);
+  for (std::size_t k = 0; k < remaining.size(); ++k) {
+    const std::size_t i = remaining[k];
+    if (const Recorded* row = new_row(after, i)) {
+      if (!row->last_valid) failures.push_back({i, "a run invariant failed (valid=false in runs.csv)"});
+      continue;
+    }
+    if (status == 0 || status == 3) {
+      failures.push_back({i, "the launch ended without recording it"});
+      continue;
+    }
+    failures.push_back({i, "the launch exited with status " + std::to_string(status) + " while running it"});
+    progress.point_done(study.points[i], "FAILED");
+    return {remaining.begin() + static_cast<std::ptrdiff_t>(k) + 1, remaining.end()};  // relaunch the rest
+  }
+  return {};
+}
+
+/// Prints the failures and appends them to failures.csv.
+void record_failures(const Study& study, const fs::path& out, const std::vector<Failure>& failures) {
+  std::vector<csv::Row> rows;
+  for (const auto& f : failures) {
+    const Point& p = study.points[f.index];
+    std::fprintf(stderr, "failed: %s: %s\n", describe(p).c_str(), f.reason.c_str());
+    rows.push_back({std::to_string(p.index), std::to_string(p.spec.nprocs), run_label(p.spec),
+                    std::to_string(p.spec.rep), f.reason, utc_now()});
+  }
+  csv::append_rows(out / "failures.csv", {"point", "nprocs", "balancer", "rep", "reason", "utc"}, rows);
+  std::fprintf(stderr, "mcmclb: %zu point(s) failed (recorded in %s)\n", failures.size(),
+               (out / "failures.csv").string().c_str());
+}
+
+int sweep_local(const SweepOptions& o, const Study& study) {
+  const fs::path out = output_of(o, study);
+  std::size_t skipped = 0;
+  const auto todo = points_to_run(o, study, out, skipped);
   std::size_t total = 0;
   for (const auto& [n, indices] : todo) total += indices.size();
   std::printf(
@@ -148,87 +253,26 @@ int sweep_local(const SweepOptions& o, const Study& study) {
       "launch(es)\n",
       study.name.c_str(), study.points.size(), skipped, out.string().c_str(), total, todo.size());
 
-  struct Failure {
-    std::size_t index;
-    std::string reason;
-  };
   std::vector<Failure> failures;
-  std::size_t finished = 0;
-  const auto start = std::chrono::steady_clock::now();
+  Progress progress(total);
   for (const auto& [nprocs, indices] : todo) {
     std::vector<std::size_t> remaining = indices;
     while (!remaining.empty()) {
-      if (study.points[remaining.front()].program == "commbench") {
-        const Point& p = study.points[remaining.front()];
-        const std::string command = run_command(o, study, out, {p.index}, nprocs);
-        std::printf("launch: %s\n", command.c_str());
-        const int status =
-            run_streaming(command, [](const std::string& line) { std::printf("  | %s\n", line.c_str()); });
-        ++finished;
-        if (status != 0) {
-          failures.push_back({p.index, "mcmclb-commbench exited with status " + std::to_string(status)});
-        }
-        std::printf("[point %zu of %zu] %s %s\n", finished, total, describe(p).c_str(),
-                    status == 0 ? "done" : "FAILED");
+      const Point& first = study.points[remaining.front()];
+      if (first.program == Program::commbench) {
+        run_commbench_point(o, study, out, first, progress, failures);
         remaining.erase(remaining.begin());
-        continue;
+      } else {
+        remaining = run_kernel_launch(o, study, out, remaining, progress, failures);
       }
-      const std::string command = run_command(o, study, out, remaining, nprocs);
-      const auto before = recorded_points(out);
-      std::printf("launch: %s\n", command.c_str());
-      const int status = run_streaming(command, [&](const std::string& line) {
-        if (line.rfind("run ", 0) == 0) {
-          ++finished;
-          const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-          const double left = elapsed / static_cast<double>(finished) * static_cast<double>(total - finished);
-          std::printf("[point %zu of %zu, %s elapsed, ~%s left] %s\n", finished, total, format_seconds(elapsed).c_str(),
-                      format_seconds(left).c_str(), line.c_str());
-        } else if (line.rfind("wrote ", 0) != 0) {
-          std::printf("  | %s\n", line.c_str());
-        }
-        std::fflush(stdout);
-      });
-      // Points run in order: each got a new row (valid or not) until the launch died, if it did.
-      const auto after = recorded_points(out);
-      std::vector<std::size_t> next;
-      for (std::size_t k = 0; k < remaining.size(); ++k) {
-        const std::size_t i = remaining[k];
-        const std::string key = point_key(study.points[i].spec);
-        const int rows_before = before.count(key) ? before.at(key).rows : 0;
-        const auto now = after.find(key);
-        if (now != after.end() && now->second.rows > rows_before) {
-          if (!now->second.last_valid) failures.push_back({i, "a run invariant failed (valid=false in runs.csv)"});
-          continue;
-        }
-        if (status == 0 || status == 3) {
-          failures.push_back({i, "the launch ended without recording it"});
-          continue;
-        }
-        failures.push_back({i, "the launch exited with status " + std::to_string(status) + " while running it"});
-        ++finished;
-        next.assign(remaining.begin() + static_cast<long>(k) + 1, remaining.end());  // relaunch the rest
-        break;
-      }
-      remaining = next;
     }
   }
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("sweep %s: %zu run, %zu skipped, %zu failed, %s; results in %s\n", study.name.c_str(),
-              total - failures.size(), skipped, failures.size(), format_seconds(elapsed).c_str(), out.string().c_str());
-  if (!failures.empty()) {
-    std::vector<csv::Row> rows;
-    for (const auto& f : failures) {
-      const Point& p = study.points[f.index];
-      std::fprintf(stderr, "failed: %s: %s\n", describe(p).c_str(), f.reason.c_str());
-      rows.push_back({std::to_string(p.index), std::to_string(p.spec.nprocs), run_label(p.spec),
-                      std::to_string(p.spec.rep), f.reason, utc_now()});
-    }
-    csv::append_rows(out / "failures.csv", {"point", "nprocs", "balancer", "rep", "reason", "utc"}, rows);
-    std::fprintf(stderr, "mcmclb: %zu point(s) failed (recorded in %s)\n", failures.size(),
-                 (out / "failures.csv").string().c_str());
-    return 3;
-  }
-  return 0;
+              total - failures.size(), skipped, failures.size(), format_seconds(progress.elapsed_s()).c_str(),
+              out.string().c_str());
+  if (failures.empty()) return 0;
+  record_failures(study, out, failures);
+  return 3;
 }
 
 /// The batch-script template with its placeholders filled.
@@ -254,7 +298,7 @@ std::vector<std::pair<std::string, std::string>> script_values(const SweepOption
   const std::string launch = launch_prefix(job.launcher, nprocs);
   const fs::path out = output_of(o, study);
   std::string command;
-  if (study.points[indices.front()].program == "commbench") {
+  if (study.points[indices.front()].program == Program::commbench) {
     std::vector<std::string> lines;
     for (std::size_t i : indices) lines.push_back(launch + program_command(o, study, out, {i}, true));
     command = join(lines, "\n");

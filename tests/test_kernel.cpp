@@ -9,7 +9,6 @@
 #include "driver.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/comm_create.hpp"
-#include "mcmclb/config.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/workload.hpp"
 
@@ -27,7 +26,7 @@ mcmclb::RunSpec small_run(const std::string& balancer, const std::string& method
   r.G = 1;
   r.T_ms = 2.0;
   r.workload.model = "cyclic";
-  r.workload.scale = 3;
+  r.workload.set("scale", int64_t{3});
   r.balancer = balancer;
   r.method = method;
   r.interval = interval;
@@ -111,7 +110,7 @@ TEST(Kernel, CollectiveEveryItemCascadesExactly) {
   // 2k - 2(k-1) = 2 items left: exactly one merge per step, in order. Independent of timing.
   for (const char* method : {"create", "split"}) {
     mcmclb::RunSpec spec = small_run("collective", method, 1);
-    spec.workload.scale = 2;
+    spec.workload.set("scale", int64_t{2});
     const auto counts = run_and_check(spec);
     if (world_rank() == 0) {
       EXPECT_EQ(counts, cascade_counts(world_size())) << method;
@@ -135,7 +134,7 @@ TEST(Kernel, AsyncCyclicCascadesExactlyOnFewRanks) {
   // ranks creation costs eat that margin, so exact counts are asserted up to 4 ranks; invariants always.
   for (const char* method : {"intercomm", "create_group"}) {
     mcmclb::RunSpec spec = small_run("async", method);
-    spec.workload.scale = 10;
+    spec.workload.set("scale", int64_t{10});
     spec.T_ms = 20.0;
     const auto counts = run_and_check(spec);
     if (world_rank() == 0 && world_size() <= 4) {
@@ -152,9 +151,9 @@ TEST(Kernel, AsyncTerminatesOverManySeedsOfRandomWorkloadsWithJitter) {
     spec.G = (seed % 2 == 0 && world_size() % 2 == 0) ? 2 : 1;
     spec.T_ms = 1.0;
     spec.workload.model = "random";
-    spec.workload.min = 0;
-    spec.workload.max = 8;
-    spec.workload.seed = seed;
+    spec.workload.set("min", int64_t{0});
+    spec.workload.set("max", int64_t{8});
+    spec.workload.set("seed", static_cast<int64_t>(seed));
     spec.work.jitter_pct = 60.0;
     spec.work.seed = seed * 7;
     SCOPED_TRACE("seed " + std::to_string(seed) + " " + spec.method + " G=" + std::to_string(spec.G));
@@ -165,12 +164,12 @@ TEST(Kernel, AsyncTerminatesOverManySeedsOfRandomWorkloadsWithJitter) {
 TEST(Kernel, LognormalAndUniformWorkloadsKeepTheInvariants) {
   mcmclb::RunSpec spec = small_run("async", "create_group");
   spec.workload.model = "lognormal";
-  spec.workload.median = 4;
-  spec.workload.sigma = 1.0;
-  spec.workload.max = 30;
+  spec.workload.set("median", double{4});
+  spec.workload.set("sigma", double{1.0});
+  spec.workload.set("max", int64_t{30});
   (void)run_and_check(spec);
   spec.workload.model = "uniform";
-  spec.workload.items = 5;
+  spec.workload.set("items", int64_t{5});
   (void)run_and_check(spec);
   spec.balancer = "collective";
   spec.method = "split";
@@ -186,75 +185,6 @@ TEST(Kernel, ReferenceTimesFollowTheWorkload) {
   // S_r = 3r: longest chain 3(P-1) items of 4 ms at G = 1; total 3 P(P-1)/2 items over P ranks.
   EXPECT_DOUBLE_EQ(r.baseline_s, 3.0 * (p - 1) * 4.0 / 1000.0);
   EXPECT_DOUBLE_EQ(r.ideal_s, 3.0 * p * (p - 1) / 2.0 * 4.0 / 1000.0 / p);
-}
-
-// --- configuration (no communication; every rank checks the same thing) ---
-
-TEST(Config, DefaultsOverridesAndExpansion) {
-  const std::string yaml = R"(
-experiment: demo
-G: 1
-T_ms: 10
-workload: {model: cyclic, scale: 5}
-balancer: [none, collective, async]
-interval: [1, 16]
-method: [create_group, split]
-reps: 2
-)";
-  const mcmclb::Experiment e = mcmclb::parse_experiment(yaml, {"T_ms=25", "workload.period=4"}, "test.yaml");
-  EXPECT_EQ(e.name, "demo");
-  EXPECT_DOUBLE_EQ(e.T_ms, 25.0);
-  EXPECT_EQ(e.workload.scale, 5);
-  EXPECT_EQ(e.workload.period, 4);
-  const auto runs = mcmclb::expand_runs(e, 4, mcmclb::catalog());
-  // none: 2 reps; collective: 2 intervals x split (create_group does not apply) x 2 reps; async: create_group x 2.
-  ASSERT_EQ(runs.size(), 2U + 4U + 2U);
-  EXPECT_EQ(runs[0].balancer, "none");
-  EXPECT_EQ(runs[2].balancer, "collective");
-  EXPECT_EQ(runs[2].method, "split");
-  EXPECT_EQ(runs[2].interval, 1);
-  EXPECT_EQ(runs[4].interval, 16);
-  EXPECT_EQ(runs[6].method, "create_group");
-  EXPECT_EQ(runs[7].rep, 1);
-}
-
-void expect_input_error(const std::string& yaml, const std::vector<std::string>& overrides,
-                        const std::string& fragment) {
-  try {
-    const auto e = mcmclb::parse_experiment(yaml, overrides, "bad.yaml");
-    (void)mcmclb::expand_runs(e, 4, mcmclb::catalog());
-    mcmclb::check_against_nprocs(e, 4);
-    ADD_FAILURE() << "expected an input error containing: " << fragment;
-  } catch (const mpi::InputError& err) {
-    EXPECT_NE(std::string(err.what()).find(fragment), std::string::npos) << err.what();
-    EXPECT_EQ(std::string(err.what()).find('\n'), std::string::npos) << "one line: " << err.what();
-  }
-}
-
-TEST(Config, BadInputNamesTheKeyAndWhatIsAllowed) {
-  expect_input_error("T_ms: fast", {}, "key T_ms: expected a number in (0, 3600000], got 'fast'");
-  expect_input_error("T_ms: -1", {}, "key T_ms: expected a number in (0, 3600000], got -1");
-  expect_input_error("G: 0", {}, "key G: expected an integer in [1, ");
-  expect_input_error("G: 3", {}, "key G: G=3 does not divide nprocs=4");
-  expect_input_error("nprocs: 8", {}, "key nprocs: the experiment asks for 8 ranks but 4 were launched");
-  expect_input_error("workload: {model: zipf}", {},
-                     "key workload.model: 'zipf' is not allowed (allowed: cyclic, "
-                     "uniform, random, lognormal)");
-  expect_input_error("workload: {scal: 3}", {}, "unknown key 'workload.scal' (allowed: ");
-  expect_input_error("balancer: [none, greedy]", {},
-                     "key balancer: unknown balancer 'greedy' (allowed: none, "
-                     "collective, async)");
-  expect_input_error("method: [bogus]", {}, "key method: unknown method 'bogus'");
-  expect_input_error("interval: []", {}, "key interval: the list is empty");
-  expect_input_error("reps: 1.5", {}, "key reps: expected an integer");
-  expect_input_error("work: {mode: nap}", {}, "key work.mode: 'nap' is not allowed (allowed: sleep, spin)");
-  expect_input_error("T_ms: {a: 1}", {}, "key T_ms: expected a number in (0, 3600000], got {a: 1}");
-  expect_input_error("T_ms: [1, 2]", {}, "bad.yaml: a study with axes (2 combinations); expected a single experiment");
-  expect_input_error("[1, 2]", {}, "bad.yaml: expected a map of keys at the top level");
-  expect_input_error("a: [1", {}, "bad.yaml: not valid YAML");
-  expect_input_error("", {"T_ms"}, "--set T_ms: expected key=value");
-  expect_input_error("", {"speed=3"}, "--set: unknown key 'speed'");
-  expect_input_error("workload: {model: random, min: 9, max: 3}", {}, "key workload.min: must not exceed");
 }
 
 }  // namespace

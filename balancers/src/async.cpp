@@ -34,6 +34,10 @@ namespace mcmclb {
 namespace {
 
 constexpr int kRequestTag = 1;
+// This balancer's decisions (mcmclb/kernel.hpp): merge with the group named in the payload; or, answered to a
+// request, the asked group has ended.
+constexpr int64_t kMerge = Decision::kFirstBalancerKind;
+constexpr int64_t kEnded = Decision::kFirstBalancerKind + 1;
 constexpr int kAnswerTag = 2;
 /// Sends and waits politely: control messages are tiny, but the receiver may be busy working an item.
 template <std::size_t N>
@@ -41,7 +45,7 @@ void send(const Kernel& k, const std::array<int64_t, N>& words, int dest, int ta
   MPI_Request request = MPI_REQUEST_NULL;
   mpi::check(MPI_Isend(words.data(), static_cast<int>(N), MPI_INT64_T, dest, tag, k.control().get(), &request),
              "MPI_Isend");
-  mpi::wait_politely(request);
+  pace::wait(request);
 }
 
 template <std::size_t N>
@@ -50,7 +54,7 @@ std::array<int64_t, N> receive(const Kernel& k, int source, int tag) {
   MPI_Request request = MPI_REQUEST_NULL;
   mpi::check(MPI_Irecv(words.data(), static_cast<int>(N), MPI_INT64_T, source, tag, k.control().get(), &request),
              "MPI_Irecv");
-  mpi::wait_politely(request);
+  pace::wait(request);
   return words;
 }
 
@@ -100,16 +104,16 @@ class AsyncBalancer final : public Balancer {
       d.kind = g.finished() ? Decision::kDone : Decision::kContinue;
       if (k.is_leader() && !g.finished() && request_arrived()) {
         check_from_left_neighbour(g, request_);
-        d.kind = Decision::kMerge;
+        d.kind = kMerge;
         d.next = {static_cast<int>(request_[0]), g.last, g.chain, g.next_item, g.items_left};
         d.other_first = request_[0];
         d.other_last = request_[1];
       }
       d = k.agree(d);
-      if (d.kind == Decision::kMerge) {
+      if (d.kind == kMerge) {
         const GroupState before = k.group();
-        if (k.is_leader()) send(k, encode(d), static_cast<int>(d.other_first), kAnswerTag);
-        k.regroup(&d.next, std::to_string(d.other_first) + "-" + std::to_string(d.other_last) + " " + before.range());
+        if (k.is_leader()) send(k, d.to_words(), static_cast<int>(d.other_first), kAnswerTag);
+        k.regroup(d.next, std::to_string(d.other_first) + "-" + std::to_string(d.other_last) + " " + before.range());
       }
     }
   }
@@ -124,12 +128,12 @@ class AsyncBalancer final : public Balancer {
       auto timer = k.timed(Phase::waiting);
       if (k.is_leader()) {
         send(k, std::array<int64_t, 2>{g.first, g.last}, g.last + 1, kRequestTag);
-        d = decode(receive<std::tuple_size_v<DecisionWords>>(k, g.last + 1, kAnswerTag));
+        d = Decision::from_words(receive<std::tuple_size_v<Decision::Words>>(k, g.last + 1, kAnswerTag));
       }
     }
     d = k.agree(d, Phase::waiting);
-    if (d.kind != Decision::kMerge) return false;
-    k.regroup(&d.next, g.range() + " " + std::to_string(g.last + 1) + "-" + std::to_string(d.next.last));
+    if (d.kind != kMerge) return false;
+    k.regroup(d.next, g.range() + " " + std::to_string(g.last + 1) + "-" + std::to_string(d.next.last));
     return true;
   }
 
@@ -140,11 +144,11 @@ class AsyncBalancer final : public Balancer {
     k.leave_group();
     if (leader && g.first > 0) {
       auto timer = k.timed(Phase::waiting);
-      mpi::wait_politely(pending_request_);
+      pace::wait(pending_request_);
       check_from_left_neighbour(g, request_);
       Decision ended;
-      ended.kind = Decision::kEnded;
-      send(k, encode(ended), static_cast<int>(request_[0]), kAnswerTag);
+      ended.kind = kEnded;
+      send(k, ended.to_words(), static_cast<int>(request_[0]), kAnswerTag);
     }
     if (pending_request_ != MPI_REQUEST_NULL) {
       throw std::logic_error("async: rank " + std::to_string(k.rank()) + " ends with its merge request unreceived");

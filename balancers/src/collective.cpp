@@ -4,7 +4,8 @@
 // to their right are done for good but still take part in the exchanges, which are collective over WORLD.
 // Waiting for the slowest group at each exchange is the cost this balancer pays; the waiting ranks sleep in a
 // nonblocking allgather instead of spinning.
-#include <array>
+#include <algorithm>
+#include <optional>
 
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/text.hpp"
@@ -13,7 +14,7 @@ namespace mcmclb {
 
 namespace {
 
-constexpr int kWords = 6;  // first, last, chain, next_item, items_left, ended
+constexpr int kWords = std::tuple_size_v<GroupState::Words>;
 
 class CollectiveBalancer final : public Balancer {
  public:
@@ -43,20 +44,19 @@ class CollectiveBalancer final : public Balancer {
     auto timer = k.timed(Phase::waiting);
     const GroupState& g = k.group();
     const bool ended = !k.in_group();
-    std::array<int64_t, kWords> mine = {ended ? k.rank() : g.first, ended ? k.rank() : g.last,
-                                        ended ? -1 : g.chain,       g.next_item,
-                                        ended ? 0 : g.items_left,   ended ? 1 : 0};
+    const GroupState::Words mine = ended ? GroupState{k.rank(), k.rank(), -1, g.next_item, 0}.to_words() : g.to_words();
     std::vector<int64_t> all(static_cast<std::size_t>(kWords * k.nprocs()));
     MPI_Request request = MPI_REQUEST_NULL;
     mpi::check(
         MPI_Iallgather(mine.data(), kWords, MPI_INT64_T, all.data(), kWords, MPI_INT64_T, k.world().get(), &request),
         "MPI_Iallgather");
-    mpi::wait_politely(request);
+    pace::wait(request);
     std::vector<GroupState> groups;
     for (int r = 0; r < k.nprocs(); ++r) {
-      const int64_t* w = &all[static_cast<std::size_t>(kWords * r)];
+      GroupState::Words w{};
+      std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(kWords * r), kWords, w.begin());
       if (w[0] != r) continue;  // one entry per group: its first rank's
-      groups.push_back({static_cast<int>(w[0]), static_cast<int>(w[1]), static_cast<int>(w[2]), w[3], w[4]});
+      groups.push_back(GroupState::from_words(w));
     }
     return groups;
   }
@@ -65,8 +65,7 @@ class CollectiveBalancer final : public Balancer {
   static bool regroup(Kernel& k, const std::vector<GroupState>& groups) {
     bool any_unfinished = false;
     bool any_merge = false;
-    const GroupState* mine_next = nullptr;
-    GroupState next;
+    std::optional<GroupState> mine_next;
     std::string before;
     bool end_mine = false;
     std::size_t run_start = 0;  // the finished run pending to the left of the current group
@@ -78,8 +77,7 @@ class CollectiveBalancer final : public Balancer {
         any_merge = true;
         const GroupState merged{groups[run_start].first, g.last, g.chain, g.next_item, g.items_left};
         if (merged.contains(k.rank())) {
-          next = merged;
-          mine_next = &next;
+          mine_next = merged;
           std::vector<std::string> ranges;
           for (std::size_t j = run_start; j <= i; ++j) ranges.push_back(groups[j].range());
           before = join(ranges, " ");
@@ -91,7 +89,13 @@ class CollectiveBalancer final : public Balancer {
     // Finished groups with no unfinished group to their right are done for good.
     for (std::size_t j = run_start; j < groups.size(); ++j) end_mine |= groups[j].contains(k.rank());
     if (end_mine && k.in_group()) k.leave_group();
-    if (any_merge) k.regroup(mine_next, before);  // parent-collective: every rank takes part
+    if (any_merge) {  // parent-collective: every rank takes part
+      if (mine_next) {
+        k.regroup(*mine_next, before);
+      } else {
+        k.regroup_without_joining();
+      }
+    }
     return true;
   }
 

@@ -18,18 +18,44 @@ std::vector<int> ranks_of(const GroupState& g) {
 }
 }  // namespace
 
-DecisionWords encode(const Decision& d) noexcept {
-  return {d.kind,           d.next.first,      d.next.last,   d.next.chain,
-          d.next.next_item, d.next.items_left, d.other_first, d.other_last};
+Decision::Words Decision::to_words() const noexcept {
+  const GroupState::Words g = next.to_words();
+  return {kind, g[0], g[1], g[2], g[3], g[4], other_first, other_last};
 }
 
-Decision decode(const DecisionWords& w) noexcept {
+Decision Decision::from_words(const Words& w) noexcept {
   Decision d;
   d.kind = w[0];
-  d.next = {static_cast<int>(w[1]), static_cast<int>(w[2]), static_cast<int>(w[3]), w[4], w[5]};
+  d.next = GroupState::from_words({w[1], w[2], w[3], w[4], w[5]});
   d.other_first = w[6];
   d.other_last = w[7];
   return d;
+}
+
+RankStats::Words RankStats::to_words() const noexcept {
+  return {elapsed_s,
+          work_s,
+          polling_s,
+          waiting_s,
+          regroup_s,
+          static_cast<double>(regroups),
+          static_cast<double>(items_worked),
+          static_cast<double>(final_first),
+          static_cast<double>(final_last)};
+}
+
+RankStats RankStats::from_words(const Words& w) noexcept {
+  RankStats s;
+  s.elapsed_s = w[0];
+  s.work_s = w[1];
+  s.polling_s = w[2];
+  s.waiting_s = w[3];
+  s.regroup_s = w[4];
+  s.regroups = static_cast<int64_t>(w[5]);
+  s.items_worked = static_cast<int64_t>(w[6]);
+  s.final_first = static_cast<int>(w[7]);
+  s.final_last = static_cast<int>(w[8]);
+  return s;
 }
 
 Kernel::Kernel(const RunSpec& run, std::vector<int64_t> chain_items, const std::string& method)
@@ -37,16 +63,15 @@ Kernel::Kernel(const RunSpec& run, std::vector<int64_t> chain_items, const std::
       chain_items_(std::move(chain_items)),
       world_(mpi::Comm::world()),
       control_(world_.dup()),
-      creator_(make_comm_creator(method, world_)),
+      creator_(make_group_comm_creator(method, world_)),
       rank_(world_.rank()),
       nprocs_(world_.size()),
-      spin_(run.work.mode == "spin"),
       items_counted_(chain_items_.size(), 0),
       index_sums_(chain_items_.size(), 0) {}
 
 Kernel::~Kernel() = default;
 
-Kernel::Timer::~Timer() { kernel_.add(phase_, MPI_Wtime() - start_); }
+Kernel::Timer::~Timer() { kernel_.add(phase_, pace::now_s() - start_); }
 
 void Kernel::add(Phase p, double seconds) {
   switch (p) {
@@ -65,7 +90,7 @@ void Kernel::add(Phase p, double seconds) {
   }
 }
 
-double Kernel::now_s() const { return MPI_Wtime() - start_s_; }
+double Kernel::now_s() const { return pace::now_s() - start_s_; }
 
 void Kernel::form_initial_groups(bool count_as_regroup) {
   const int G = run_.G;
@@ -74,17 +99,17 @@ void Kernel::form_initial_groups(bool count_as_regroup) {
   initial.last = initial.first + G - 1;
   initial.chain = rank_ / G;
   initial.items_left = chain_items_[static_cast<std::size_t>(initial.chain)];
-  form(&initial, "initial", "", count_as_regroup);
+  form(initial, EventKind::initial, "", count_as_regroup);
 }
 
 void Kernel::start() {
-  mpi::check(MPI_Barrier(world_.get()), "MPI_Barrier");
-  start_s_ = MPI_Wtime();
+  mpi::check(MPI_Barrier(world_.get()), "MPI_Barrier");  // a real barrier: all ranks start the clock together
+  start_s_ = pace::now_s();
 }
 
 void Kernel::work_one_item() {
   auto timer = timed(Phase::work);
-  emulate_work(spin_, item_cost_ms(run_, group_.size(), group_.chain, group_.next_item));
+  pace::work(run_.work.mode, item_cost_ms(run_, group_.size(), group_.chain, group_.next_item));
   if (is_leader()) {
     ++items_counted_[static_cast<std::size_t>(group_.chain)];
     index_sums_[static_cast<std::size_t>(group_.chain)] += group_.next_item;
@@ -97,37 +122,40 @@ void Kernel::work_one_item() {
 Decision Kernel::agree(const Decision& leader_choice, Phase phase) {
   auto timer = timed(phase);
   if (group_.size() == 1) return leader_choice;
-  DecisionWords words = is_leader() ? encode(leader_choice) : DecisionWords{};
-  MPI_Request request = MPI_REQUEST_NULL;
-  mpi::check(MPI_Ibcast(words.data(), static_cast<int>(words.size()), MPI_INT64_T, 0, group_comm_.get(), &request),
-             "MPI_Ibcast");
-  mpi::wait_politely(request, kPollNap);
-  return decode(words);
+  Decision::Words words = is_leader() ? leader_choice.to_words() : Decision::Words{};
+  group_comm_->bcast(words, 0, kPollNap);
+  return Decision::from_words(words);
 }
 
-void Kernel::regroup(const GroupState* next, const std::string& before) {
-  if (next == nullptr && creator_->group_collective()) return;  // not a member: nothing to take part in
+void Kernel::regroup(const GroupState& next, const std::string& before) {
   auto timer = timed(Phase::regroup);
-  form(next, "merge", before, true);
+  form(next, EventKind::merge, before, true);
 }
 
-void Kernel::form(const GroupState* next, const char* kind, const std::string& before, bool count_as_regroup) {
+void Kernel::regroup_without_joining() {
+  if (creator_->group_collective()) return;  // only the members take part
+  auto timer = timed(Phase::regroup);
+  form(std::nullopt, EventKind::merge, "", true);
+}
+
+void Kernel::form(const std::optional<GroupState>& next, EventKind kind, const std::string& before,
+                  bool count_as_regroup) {
   mpi::Group members = next ? mpi::Group::include(world_.group(), ranks_of(*next)) : mpi::Group::view(MPI_GROUP_EMPTY);
-  const double t0 = MPI_Wtime();
-  mpi::Comm comm = creator_->create(members, kRegroupTag);
-  const double create_s = MPI_Wtime() - t0;
-  if (next == nullptr) return;
+  const double t0 = pace::now_s();
+  std::unique_ptr<GroupComm> comm = creator_->create(members, kRegroupTag);
+  const double create_s = pace::now_s() - t0;
+  if (!next) return;
   switch_to(std::move(comm), *next);
   if (count_as_regroup) ++stats_.regroups;
   if (is_leader()) {
-    const double t_s = std::string_view(kind) == "initial" ? 0.0 : now_s();  // initial groups precede the clock
+    const double t_s = kind == EventKind::initial ? 0.0 : now_s();  // initial groups precede the clock
     events_.push_back({t_s, kind, before, next->first, next->last, next->chain, next->items_left,
                        std::string(creator_->name()), create_s});
   }
 }
 
-void Kernel::switch_to(mpi::Comm comm, const GroupState& next) {
-  if (comm.is_null() || comm.size() != next.size()) {
+void Kernel::switch_to(std::unique_ptr<GroupComm> comm, const GroupState& next) {
+  if (comm == nullptr || comm->size() != next.size()) {
     throw std::logic_error("regroup to " + next.range() + " produced no communicator of that size");
   }
   leave_group();
@@ -137,8 +165,9 @@ void Kernel::switch_to(mpi::Comm comm, const GroupState& next) {
 }
 
 void Kernel::leave_group() {
-  if (group_comm_.is_null()) return;
-  group_comm_.free();
+  if (group_comm_ == nullptr) return;
+  group_comm_->free();
+  group_comm_.reset();
   ++comms_freed_;
 }
 

@@ -14,43 +14,27 @@
 
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/text.hpp"
+#include "mcmclb/workload.hpp"
 
 namespace mcmclb {
 
 namespace {
 
-const std::vector<std::string> kKeys = {"experiment",
-                                        "nprocs",
-                                        "G",
-                                        "T_ms",
-                                        "workload.model",
-                                        "workload.scale",
-                                        "workload.period",
-                                        "workload.items",
-                                        "workload.min",
-                                        "workload.max",
-                                        "workload.median",
-                                        "workload.sigma",
-                                        "workload.seed",
-                                        "work.mode",
-                                        "work.jitter_pct",
-                                        "work.seed",
-                                        "balancer",
-                                        "interval",
-                                        "method",
-                                        "reps",
-                                        "out",
-                                        "job.scheduler",
-                                        "job.partition",
-                                        "job.account",
-                                        "job.time_limit",
-                                        "job.tasks_per_node",
-                                        "job.extra",
-                                        "job.launcher",
-                                        "program",
-                                        "commbench.reps",
-                                        "commbench.rep_time_s",
-                                        "commbench.methods"};
+/// Every key an experiment may set, in the documented order; the workload keys come from the workload registry.
+const std::vector<std::string>& all_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k = {"experiment", "nprocs", "G", "T_ms", "workload.model"};
+    for (const auto& p : workload_params()) k.push_back("workload." + std::string(p.key));
+    for (const char* key :
+         {"work.mode", "work.jitter_pct", "work.seed", "balancer", "interval", "method", "reps", "out", "job.scheduler",
+          "job.partition", "job.account", "job.time_limit", "job.tasks_per_node", "job.extra", "job.launcher",
+          "program", "commbench.reps", "commbench.rep_time_s", "commbench.methods"}) {
+      k.emplace_back(key);
+    }
+    return k;
+  }();
+  return keys;
+}
 
 /// Keys whose value is a list by nature (iterated inside a run, or several lines), never an axis.
 const std::vector<std::string> kListKeys = {"balancer", "interval", "method", "job.extra", "commbench.methods"};
@@ -78,8 +62,8 @@ void flatten(const YAML::Node& node, const std::string& prefix, std::map<std::st
       flatten(entry.second, key, out);
       continue;
     }
-    if (!is_one_of(key, kKeys)) {
-      throw InputError("unknown key '" + key + "' (allowed: " + join(kKeys) + ")");
+    if (!is_one_of(key, all_keys())) {
+      throw InputError("unknown key '" + key + "' (allowed: " + join(all_keys()) + ")");
     }
     out[key] = entry.second;
   }
@@ -152,8 +136,8 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
     throw InputError("--set " + assignment + ": expected key=value (e.g. --set T_ms=50)");
   }
   const std::string key = assignment.substr(0, eq);
-  if (!is_one_of(key, kKeys)) {
-    throw InputError("--set: unknown key '" + key + "' (allowed: " + join(kKeys) + ")");
+  if (!is_one_of(key, all_keys())) {
+    throw InputError("--set: unknown key '" + key + "' (allowed: " + join(all_keys()) + ")");
   }
   YAML::Node value = load(assignment.substr(eq + 1), "--set " + key);
   if (!value.IsDefined() || value.IsNull()) value = YAML::Node(std::string());
@@ -171,13 +155,36 @@ void apply_override(YAML::Node& root, const std::string& assignment) {
 
 namespace {
 
+/// A workload key's value, typed and bounded as its model declares it.
+ParamValue workload_value(const std::string& key, const YAML::Node& n) {
+  const std::string_view name = std::string_view(key).substr(9);  // after "workload."
+  const auto& params = workload_params();
+  const auto p = std::find_if(params.begin(), params.end(), [&](const auto& q) { return q.key == name; });
+  if (p->is_integer()) return integer(key, n, std::get<int64_t>(p->lo), std::get<int64_t>(p->hi));
+  return real(key, n, std::get<double>(p->lo), std::get<double>(p->hi), p->lo_open);
+}
+
+/// The names of a name -> enum table, for choice(); lookup() maps a chosen name back.
+template <typename Table>
+std::vector<std::string> names_of(const Table& table) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : table) names.emplace_back(name);
+  return names;
+}
+
+template <typename Table>
+auto lookup(const Table& table, const std::string& name) {
+  for (const auto& [n, value] : table) {
+    if (n == name) return value;
+  }
+  return table.front().second;  // unreachable: choice() admitted only names of the table
+}
+
 std::regex time_limit_format() { return std::regex(R"(^(\d+-)?\d+(:\d{1,2}){0,2}$)"); }
 
 /// Builds and validates one experiment from its flattened keys (no axes left).
 Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
   Experiment e;
-  constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
-  constexpr int64_t kMaxItems = int64_t{1} << 40;
   for (const auto& [key, n] : keys) {
     if (key == "experiment") {
       e.name = scalar<std::string>(key, n, "a name");
@@ -191,25 +198,13 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
     } else if (key == "T_ms") {
       e.T_ms = real(key, n, 0.0, 3.6e6, true);
     } else if (key == "workload.model") {
-      e.workload.model = choice(key, n, {"cyclic", "uniform", "random", "lognormal"});
-    } else if (key == "workload.scale") {
-      e.workload.scale = integer(key, n, 0, kMaxItems);
-    } else if (key == "workload.period") {
-      e.workload.period = integer(key, n, 1, kMaxInt);
-    } else if (key == "workload.items") {
-      e.workload.items = integer(key, n, 0, kMaxItems);
-    } else if (key == "workload.min") {
-      e.workload.min = integer(key, n, 0, kMaxItems);
-    } else if (key == "workload.max") {
-      e.workload.max = integer(key, n, 0, kMaxItems);
-    } else if (key == "workload.median") {
-      e.workload.median = real(key, n, 0.0, 1e12, false);
-    } else if (key == "workload.sigma") {
-      e.workload.sigma = real(key, n, 0.0, 10.0, false);
-    } else if (key == "workload.seed") {
-      e.workload.seed = static_cast<uint64_t>(integer(key, n, 0, std::numeric_limits<int64_t>::max()));
+      std::vector<std::string> names;
+      for (const auto& w : workload_entries()) names.emplace_back(w.name);
+      e.workload.model = choice(key, n, names);
+    } else if (key.rfind("workload.", 0) == 0) {
+      e.workload.set(key.substr(9), workload_value(key, n));
     } else if (key == "work.mode") {
-      e.work.mode = choice(key, n, {"sleep", "spin"});
+      e.work.mode = lookup(kWorkModes, choice(key, n, names_of(kWorkModes)));
     } else if (key == "work.jitter_pct") {
       e.work.jitter_pct = real(key, n, 0.0, 99.0, false);
     } else if (key == "work.seed") {
@@ -247,7 +242,7 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
     } else if (key == "job.launcher") {
       e.job.launcher = choice(key, n, {"srun", "mpiexec"});
     } else if (key == "program") {
-      e.program = choice(key, n, {"kernel", "commbench"});
+      e.program = lookup(kPrograms, choice(key, n, names_of(kPrograms)));
     } else if (key == "commbench.reps") {
       e.commbench.reps = static_cast<int>(integer(key, n, 1, 1000));
     } else if (key == "commbench.rep_time_s") {
@@ -257,10 +252,7 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
           list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a method name"); });
     }
   }
-  if (e.workload.model == "random" && e.workload.min > e.workload.max) {
-    throw InputError("key workload.min: must not exceed workload.max (" + std::to_string(e.workload.min) + " > " +
-                     std::to_string(e.workload.max) + ")");
-  }
+  if (const auto& model = workload_entry(e.workload.model); model.check != nullptr) model.check(e.workload);
   return e;
 }
 
@@ -335,7 +327,7 @@ StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::stri
 
   // Axes: every other list-valued parameter, in the documented key order.
   std::vector<std::string> axes;
-  for (const auto& key : kKeys) {
+  for (const auto& key : all_keys()) {
     const auto it = keys.find(key);
     if (it == keys.end() || is_one_of(key, kListKeys) || !it->second.IsSequence()) continue;
     if (it->second.size() == 0) throw InputError("key " + key + ": the list is empty");

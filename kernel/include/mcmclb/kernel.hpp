@@ -6,11 +6,14 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "mcmclb/comm_create.hpp"
+#include "mcmclb/group.hpp"
 #include "mcmclb/mpi.hpp"
+#include "mcmclb/pace.hpp"
 #include "mcmclb/run_spec.hpp"
 
 namespace mcmclb {
@@ -27,20 +30,33 @@ struct GroupState {
   [[nodiscard]] bool finished() const noexcept { return items_left == 0; }
   [[nodiscard]] bool contains(int rank) const noexcept { return first <= rank && rank <= last; }
   [[nodiscard]] std::string range() const { return std::to_string(first) + "-" + std::to_string(last); }
+
+  /// The state as words, for messages; from_words(to_words(g)) == g.
+  using Words = std::array<int64_t, 5>;
+  [[nodiscard]] Words to_words() const noexcept { return {first, last, chain, next_item, items_left}; }
+  [[nodiscard]] static GroupState from_words(const Words& w) noexcept {
+    return {static_cast<int>(w[0]), static_cast<int>(w[1]), static_cast<int>(w[2]), w[3], w[4]};
+  }
+  friend bool operator==(const GroupState&, const GroupState&) = default;
 };
 
-/// What a group does after an item; decided by the leader, learned by every member at the polling point.
+/// What a group does after an item; decided by the leader, learned by every member at the polling point. The
+/// kernel knows two kinds; a balancer defines its own kinds (and the meaning of the payload) from
+/// kFirstBalancerKind on, in its own file.
 struct Decision {
-  enum Kind : int64_t { kContinue = 0, kMerge = 1, kDone = 2, kEnded = 3 };
+  static constexpr int64_t kContinue = 0;  // work the next item
+  static constexpr int64_t kDone = 1;      // the group's chain is done
+  static constexpr int64_t kFirstBalancerKind = 16;
   int64_t kind = kContinue;
-  GroupState next;                          // kMerge: the merged group
-  int64_t other_first = 0, other_last = 0;  // kMerge: the range of the group merged with
-};
+  GroupState next;                          // payload: a group (e.g. the merged group)
+  int64_t other_first = 0, other_last = 0;  // payload: a range of ranks (e.g. the group merged with)
 
-/// A Decision as a fixed array of words, for broadcasts and control messages.
-using DecisionWords = std::array<int64_t, 8>;
-DecisionWords encode(const Decision& d) noexcept;
-Decision decode(const DecisionWords& w) noexcept;
+  /// The decision as words, for broadcasts and control messages; from_words(to_words(d)) == d.
+  using Words = std::array<int64_t, 8>;
+  [[nodiscard]] Words to_words() const noexcept;
+  [[nodiscard]] static Decision from_words(const Words& w) noexcept;
+  friend bool operator==(const Decision&, const Decision&) = default;
+};
 
 /// Where a rank's time goes; the four parts add up to its elapsed time.
 enum class Phase { work, polling, waiting, regroup };
@@ -50,11 +66,23 @@ struct RankStats {
   int64_t regroups = 0;      // communicators this rank joined for load balancing (initial formation included)
   int64_t items_worked = 0;  // items this rank worked on as a group member
   int final_first = 0, final_last = 0;
+
+  /// The statistics as words (doubles, for one gather); from_words(to_words(s)) == s for counts below 2^53.
+  using Words = std::array<double, 9>;
+  [[nodiscard]] Words to_words() const noexcept;
+  [[nodiscard]] static RankStats from_words(const Words& w) noexcept;
+  friend bool operator==(const RankStats&, const RankStats&) = default;
 };
 
+/// Which kind of group formation an event records.
+enum class EventKind { initial, merge };
+[[nodiscard]] constexpr std::string_view to_string(EventKind k) noexcept {
+  return k == EventKind::initial ? "initial" : "merge";
+}
+
 struct EventRow {
-  double t_s = 0;      // since the synchronised start (initial formation: 0)
-  std::string kind;    // initial | merge
+  double t_s = 0;  // since the synchronised start (initial formation: 0)
+  EventKind kind = EventKind::initial;
   std::string before;  // ranges of the groups that merged, e.g. "0-3 4-7"
   int first = 0, last = 0;
   int chain = -1;
@@ -83,12 +111,12 @@ class Kernel {
   [[nodiscard]] int rank() const noexcept { return rank_; }
   [[nodiscard]] int nprocs() const noexcept { return nprocs_; }
   [[nodiscard]] const GroupState& group() const noexcept { return group_; }
-  [[nodiscard]] bool in_group() const noexcept { return !group_comm_.is_null(); }
+  [[nodiscard]] bool in_group() const noexcept { return group_comm_ != nullptr; }
   [[nodiscard]] bool is_leader() const noexcept { return in_group() && rank_ == group_.first; }
   [[nodiscard]] const mpi::Comm& world() const noexcept { return world_; }
   /// Private duplicate of WORLD for the balancers' control messages.
   [[nodiscard]] const mpi::Comm& control() const noexcept { return control_; }
-  [[nodiscard]] CommCreator& creator() noexcept { return *creator_; }
+  [[nodiscard]] GroupCommCreator& creator() noexcept { return *creator_; }
   [[nodiscard]] double now_s() const;  // since start()
 
   /// Works the group's next item: T/|group| ms (with jitter), counted for the invariants on the leader.
@@ -96,10 +124,13 @@ class Kernel {
   /// The polling point: the leader's decision, broadcast over the group (waiting politely). Timed as phase
   /// (polling; waiting where members wait for the leader to hear from another group).
   Decision agree(const Decision& leader_choice, Phase phase = Phase::polling);
-  /// Creates the communicator over next (members only or every world rank, as the method requires; a rank
-  /// passing nullptr takes part in a parent-collective creation without joining) and switches to it. before
-  /// describes the merged groups for the event log. Timed as regrouping.
-  void regroup(const GroupState* next, const std::string& before);
+  /// Creates the communicator over next with the group's other members (and, for a parent-collective method,
+  /// with every world rank, the others calling regroup_without_joining) and switches to it. before describes
+  /// the merged groups for the event log. Timed as regrouping.
+  void regroup(const GroupState& next, const std::string& before);
+  /// Takes part in a regrouping that this rank does not join: a parent-collective method needs every world
+  /// rank; with a group-collective one there is nothing to do.
+  void regroup_without_joining();
   /// Leaves the current group for good (its chain is done or handed over); frees the communicator.
   void leave_group();
   /// This rank has nothing left to do: stops its clock.
@@ -108,7 +139,7 @@ class Kernel {
   /// Accumulates the time of a scope into a phase.
   class Timer {
    public:
-    Timer(Kernel& k, Phase p) : kernel_(k), phase_(p), start_(MPI_Wtime()) {}
+    Timer(Kernel& k, Phase p) : kernel_(k), phase_(p), start_(pace::now_s()) {}
     ~Timer();
     Timer(const Timer&) = delete;
     Timer& operator=(const Timer&) = delete;
@@ -132,20 +163,19 @@ class Kernel {
 
  private:
   void add(Phase p, double seconds);
-  /// Creates the communicator over next (nullptr: take part in a parent-collective creation without joining),
+  /// Creates the communicator over next (none: take part in a parent-collective creation without joining),
   /// switches to it, counts it (if asked) and logs it as an event of this kind.
-  void form(const GroupState* next, const char* kind, const std::string& before, bool count_as_regroup);
-  void switch_to(mpi::Comm comm, const GroupState& next);
+  void form(const std::optional<GroupState>& next, EventKind kind, const std::string& before, bool count_as_regroup);
+  void switch_to(std::unique_ptr<GroupComm> comm, const GroupState& next);
 
   RunSpec run_;
   std::vector<int64_t> chain_items_;
   mpi::Comm world_;
   mpi::Comm control_;
-  std::unique_ptr<CommCreator> creator_;
+  std::unique_ptr<GroupCommCreator> creator_;
   int rank_ = 0, nprocs_ = 1;
   GroupState group_;
-  mpi::Comm group_comm_;
-  bool spin_ = false;
+  std::unique_ptr<GroupComm> group_comm_;
   bool finished_ = false;
   double start_s_ = 0;
   RankStats stats_;

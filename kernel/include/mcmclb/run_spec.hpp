@@ -3,30 +3,46 @@
 // other.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace mcmclb {
 
+/// A workload parameter's value; integers stay exact (seeds use all 64 bits).
+using ParamValue = std::variant<int64_t, double>;
+
+/// Which workload model a run uses and its parameters (the keys workload.<key>, defined by the models in
+/// kernel/src/workloads/). A key not set here has the default its model declares.
 struct WorkloadSpec {
-  std::string model = "cyclic";  // cyclic | uniform | random | lognormal
-  int64_t scale = 10;            // cyclic: S = scale * (leader mod period)
-  int64_t period = 32;
-  int64_t items = 100;   // uniform: every chain has this many items
-  int64_t min = 0;       // random: S uniform in [min, max]
-  int64_t max = 100;     // random: upper bound; lognormal: cap
-  double median = 50.0;  // lognormal: median S
-  double sigma = 1.0;    // lognormal: sigma of ln S
-  uint64_t seed = 1;     // random, lognormal
+  std::string model = "cyclic";
+  std::map<std::string, ParamValue, std::less<>> values;  // keys set explicitly
+
+  /// The value of key (set here, else the registered default); throws std::out_of_range for an unknown key.
+  [[nodiscard]] int64_t integer(std::string_view key) const;
+  [[nodiscard]] double real(std::string_view key) const;
+  [[nodiscard]] ParamValue value(std::string_view key) const;
+  void set(std::string_view key, ParamValue v) { values.insert_or_assign(std::string(key), v); }
 };
 
+/// How emulated work passes time: sleeping (the core is free for other ranks) or busy until a deadline.
+enum class WorkMode { sleep, spin };
+inline constexpr std::array<std::pair<std::string_view, WorkMode>, 2> kWorkModes = {
+    {{"sleep", WorkMode::sleep}, {"spin", WorkMode::spin}}};
+[[nodiscard]] constexpr std::string_view to_string(WorkMode m) noexcept {
+  return m == WorkMode::spin ? "spin" : "sleep";
+}
+
 struct WorkSpec {
-  std::string mode = "sleep";  // sleep | spin
-  double jitter_pct = 0.0;     // per-item cost varies uniformly within +- this percentage
-  uint64_t seed = 1;           // jitter seed
+  WorkMode mode = WorkMode::sleep;
+  double jitter_pct = 0.0;  // per-item cost varies uniformly within +- this percentage
+  uint64_t seed = 1;        // jitter seed
 };
 
 /// One run: every parameter resolved to a single value.

@@ -1,8 +1,13 @@
-// Workload models (how many items each walker chain holds) and the emulated cost of one item.
+// Workload models (how many items each walker chain holds), chosen by name from a registry. A workload is one
+// file under kernel/src/workloads/ that defines its entry (name, keys, factory) and one line in
+// kernel/src/workloads/workloads.def; its keys become YAML keys workload.<key> and runs.csv columns
+// workload_<key> without further edits.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -10,15 +15,50 @@
 
 namespace mcmclb {
 
-/// Chain lengths, chosen by name (WorkloadSpec::model). Deterministic: every rank computes the same S for the
-/// same chain, whatever the rank count, so runs are reproducible and need no communication.
+/// Chain lengths. Deterministic: every rank computes the same S for the same chain, whatever the rank count, so
+/// runs are reproducible and need no communication.
 class Workload {
  public:
   virtual ~Workload() = default;
-  [[nodiscard]] virtual std::string_view name() const noexcept = 0;
   /// S for the chain whose initial group is led by world rank leader.
   [[nodiscard]] virtual int64_t items(int leader) const = 0;
 };
+
+/// Common bounds for workload keys.
+inline constexpr int64_t kMaxItems = int64_t{1} << 40;
+inline constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
+
+/// One key of a workload: YAML key workload.<key>, runs.csv column workload_<key>. The default's type is the
+/// key's type (int64_t: integer, double: real); lo and hi bound it (closed, or open at lo if lo_open).
+struct WorkloadParam {
+  std::string_view key;
+  ParamValue default_value;
+  ParamValue lo, hi;
+  bool lo_open = false;
+  [[nodiscard]] bool is_integer() const noexcept { return std::holds_alternative<int64_t>(default_value); }
+};
+
+/// One registered workload model.
+struct WorkloadEntry {
+  std::string_view name;
+  std::vector<WorkloadParam> params;  // the keys it reads, in its own order
+  std::unique_ptr<Workload> (*make)(const WorkloadSpec& spec);
+  /// Checks between keys (e.g. min <= max); throws InputError naming the key. May be null.
+  void (*check)(const WorkloadSpec& spec) = nullptr;
+};
+
+/// Every registered workload, in registration order (workloads.def).
+std::span<const WorkloadEntry> workload_entries();
+/// Every workload key once: in order of first appearance over the registered models, except `seed`, which
+/// every seeded model shares and which comes last (the order of the YAML key list and of runs.csv). A key that
+/// several models read must be declared identically by each (checked when the registry is first used).
+std::span<const WorkloadParam> workload_params();
+/// The shared seed key, for seeded models to list among their params.
+const WorkloadParam& seed_param();
+/// The entry of model name; throws InputError (key workload.model) listing the known names.
+const WorkloadEntry& workload_entry(std::string_view name);
+/// True when spec's model reads key (runs.csv leaves the other workload columns empty).
+bool workload_uses(const WorkloadSpec& spec, std::string_view key);
 
 std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec);
 
@@ -33,8 +73,5 @@ double unit_draw(uint64_t a, uint64_t b, uint64_t c) noexcept;
 /// Emulated milliseconds of item `item` of chain `chain` for a group of group_size ranks: T/|group|, times the
 /// seeded jitter factor (the same on every member, so a group stays in step).
 double item_cost_ms(const RunSpec& run, int group_size, int chain, int64_t item) noexcept;
-
-/// Occupies this rank for ms milliseconds: sleeping (mode sleep) or busy until a monotonic deadline (spin).
-void emulate_work(bool spin, double ms);
 
 }  // namespace mcmclb

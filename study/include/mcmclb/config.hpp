@@ -2,9 +2,12 @@
 // The resolved run (RunSpec) is the kernel's type (mcmclb/run_spec.hpp); this file adds what only a study has.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "mcmclb/run_spec.hpp"
@@ -29,6 +32,11 @@ struct CommbenchSpec {
   std::vector<std::string> methods;  // empty: every supported method
 };
 
+/// What a point runs: the walker-group kernel (mcmclb run) or the Fig. 1 benchmark (mcmclb-commbench).
+enum class Program { kernel, commbench };
+inline constexpr std::array<std::pair<std::string_view, Program>, 2> kPrograms = {
+    {{"kernel", Program::kernel}, {"commbench", Program::commbench}}};
+
 /// One experiment: fixed parameters plus the lists a run iterates (balancer, interval, method, reps).
 struct Experiment {
   std::string name = "experiment";
@@ -43,7 +51,7 @@ struct Experiment {
   int reps = 1;
   std::string out;  // output folder; empty: results/<name>
   JobSpec job;
-  std::string program = "kernel";  // kernel (mcmclb run) | commbench (mcmclb-commbench, the Fig. 1 benchmark)
+  Program program = Program::kernel;
   CommbenchSpec commbench;
 };
 

@@ -11,6 +11,7 @@
 
 #include "mcmclb/config.hpp"
 #include "mcmclb/csv.hpp"
+#include "mcmclb/runs_csv.hpp"
 
 namespace mcmclb {
 
@@ -18,7 +19,7 @@ struct Point {
   std::size_t index = 0;  // position in the study's expansion: stable for the same file and overrides
   RunSpec spec;           // program kernel; for commbench only experiment and nprocs are meaningful
   JobSpec job;
-  std::string program = "kernel";
+  Program program = Program::kernel;
   CommbenchSpec commbench;
 };
 
@@ -34,23 +35,6 @@ struct Study {
 /// nprocs is required. Throws mpi::InputError naming the key.
 Study build_study(const std::string& text, const std::vector<std::string>& overrides, const std::string& source,
                   std::optional<int> default_nprocs, const Catalog& catalog);
-
-/// The header of runs.csv (stable: plots and resume read it).
-const csv::Row& runs_header();
-/// The parameter columns of runs.csv for a run (experiment .. rep), as written there.
-csv::Row parameter_fields(const RunSpec& spec);
-/// A run's identity for resuming: its parameter fields joined.
-std::string point_key(const RunSpec& spec);
-struct Recorded {
-  int rows = 0;             // rows of this point in runs.csv
-  bool any_valid = false;   // at least one of them valid
-  bool last_valid = false;  // the latest one valid
-};
-/// What DIR/runs.csv records per point key (empty if there is no such file). Throws mpi::InputError if the file
-/// exists but is not an mcmclb runs.csv.
-std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir);
-/// Keys of the points recorded valid at least once (what a resumed sweep skips).
-std::set<std::string> valid_point_keys(const std::filesystem::path& dir);
 
 /// The CSV a commbench point writes into the study's output folder: commbench-n<P>.csv.
 std::string commbench_file(int nprocs);

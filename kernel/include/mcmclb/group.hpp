@@ -1,0 +1,57 @@
+// The kernel's view of the communicator over its walker group, and of the method that creates it. Today's five
+// creation methods yield MPI communicators (mcmclb::comm's CommCreator, wrapped here); a method whose result is
+// not an MPI communicator (issue 10's `range`: point-to-point collectives over a duplicate of the parent)
+// implements GroupComm and GroupCommCreator and registers in make_group_comm_creator().
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "mcmclb/mpi.hpp"
+
+namespace mcmclb {
+
+/// A started nonblocking group operation.
+class PendingOp {
+ public:
+  virtual ~PendingOp() = default;
+  /// Progresses the operation; true once it is complete.
+  virtual bool test() = 0;
+};
+
+/// What the kernel needs from its group's communicator.
+class GroupComm {
+ public:
+  virtual ~GroupComm() = default;
+  [[nodiscard]] virtual int size() const = 0;
+  [[nodiscard]] virtual int rank() const = 0;
+  /// Starts broadcasting words from root (words must stay alive until the operation completes).
+  [[nodiscard]] virtual std::unique_ptr<PendingOp> ibcast(std::span<int64_t> words, int root) = 0;
+  /// Broadcasts words from root, waiting as mcmclb/pace.hpp waits (nap: the pause between tests).
+  void bcast(std::span<int64_t> words, int root, std::chrono::microseconds nap = mpi::default_nap);
+  virtual void barrier() = 0;
+  /// Sums values over the group, in place.
+  virtual void allreduce_sum(std::span<int64_t> values) = 0;
+  /// Frees the communicator (collective over the group).
+  virtual void free() = 0;
+};
+
+/// Creates group communicators by one method, over groups of the parent's ranks.
+class GroupCommCreator {
+ public:
+  virtual ~GroupCommCreator() = default;
+  [[nodiscard]] virtual std::string_view name() const noexcept = 0;
+  /// True when only the group's members take part in create().
+  [[nodiscard]] virtual bool group_collective() const noexcept = 0;
+  /// The communicator over members (ranks of the parent, in order); null for callers outside members.
+  [[nodiscard]] virtual std::unique_ptr<GroupComm> create(const mpi::Group& members, int tag) = 0;
+};
+
+/// Collective over parent: the creator for method name (every name of comm_creator_names(), backed by an MPI
+/// communicator). Unknown name: mpi::UsageError listing the known ones.
+std::unique_ptr<GroupCommCreator> make_group_comm_creator(std::string_view method, const mpi::Comm& parent);
+
+}  // namespace mcmclb

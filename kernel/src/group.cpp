@@ -1,0 +1,74 @@
+// Group communicators backed by MPI communicators (mcmclb/group.hpp).
+#include "mcmclb/group.hpp"
+
+#include "mcmclb/comm_create.hpp"
+#include "mcmclb/pace.hpp"
+
+namespace mcmclb {
+
+namespace {
+
+/// An MPI request as a pending operation.
+class MpiPending final : public PendingOp {
+ public:
+  bool test() override {
+    int done = 0;
+    mpi::check(MPI_Test(&request_, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    return done != 0;
+  }
+  MPI_Request request_ = MPI_REQUEST_NULL;
+};
+
+class MpiGroupComm final : public GroupComm {
+ public:
+  explicit MpiGroupComm(mpi::Comm comm) : comm_(std::move(comm)) {}
+  int size() const override { return comm_.size(); }
+  int rank() const override { return comm_.rank(); }
+  std::unique_ptr<PendingOp> ibcast(std::span<int64_t> words, int root) override {
+    auto pending = std::make_unique<MpiPending>();
+    mpi::check(
+        MPI_Ibcast(words.data(), static_cast<int>(words.size()), MPI_INT64_T, root, comm_.get(), &pending->request_),
+        "MPI_Ibcast");
+    return pending;
+  }
+  void barrier() override { mpi::barrier_politely(comm_); }
+  void allreduce_sum(std::span<int64_t> values) override {
+    MPI_Request request = MPI_REQUEST_NULL;
+    mpi::check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM,
+                              comm_.get(), &request),
+               "MPI_Iallreduce");
+    pace::wait(request);
+  }
+  void free() override { comm_.free(); }
+
+ private:
+  mpi::Comm comm_;
+};
+
+class MpiGroupCommCreator final : public GroupCommCreator {
+ public:
+  explicit MpiGroupCommCreator(std::unique_ptr<CommCreator> creator) : creator_(std::move(creator)) {}
+  std::string_view name() const noexcept override { return creator_->name(); }
+  bool group_collective() const noexcept override { return creator_->group_collective(); }
+  std::unique_ptr<GroupComm> create(const mpi::Group& members, int tag) override {
+    mpi::Comm comm = creator_->create(members, tag);
+    if (comm.is_null()) return nullptr;
+    return std::make_unique<MpiGroupComm>(std::move(comm));
+  }
+
+ private:
+  std::unique_ptr<CommCreator> creator_;
+};
+
+}  // namespace
+
+void GroupComm::bcast(std::span<int64_t> words, int root, std::chrono::microseconds nap) {
+  const auto pending = ibcast(words, root);
+  pace::wait_until([&] { return pending->test(); }, nap);
+}
+
+std::unique_ptr<GroupCommCreator> make_group_comm_creator(std::string_view method, const mpi::Comm& parent) {
+  return std::make_unique<MpiGroupCommCreator>(make_comm_creator(method, parent));
+}
+
+}  // namespace mcmclb

@@ -1,0 +1,71 @@
+// runs.csv: one schema table (column, YAML key, type, getter) from which the header, each row, the values that
+// `exclude` rules match and the resume key are all derived, so the layout is written down once. Resume finds
+// columns by name, not by position.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "mcmclb/csv.hpp"
+#include "mcmclb/provenance.hpp"
+#include "mcmclb/run_spec.hpp"
+
+namespace mcmclb {
+
+/// What one row of runs.csv records: the run's parameters and its results.
+struct RunRecord {
+  std::string run_id;
+  RunSpec spec;
+  double time_s = 0, ideal_s = 0, baseline_s = 0;
+  double regroups_avg = 0, regroups_std = 0;
+  int64_t regroups_min = 0, regroups_max = 0;
+  bool valid = true;
+  std::string violations;  // "; "-separated, empty when valid
+  Provenance provenance;
+};
+
+/// One column of runs.csv.
+struct RunsColumn {
+  enum class Role { id, parameter, result };  // parameters identify a point: together they are the resume key
+  enum class Type { text, integer, real, boolean };
+  std::string name;      // the header's name
+  std::string yaml_key;  // the experiment key it records, as an exclude rule names it; empty if none
+  Role role;
+  Type type;
+  std::function<std::string(const RunRecord&)> get;  // the field as written ("" where it does not apply)
+  [[nodiscard]] bool is_parameter() const noexcept { return role == Role::parameter; }
+};
+
+/// The schema, in header order (built once from the workload registry; never changed afterwards).
+std::span<const RunsColumn> runs_columns();
+
+/// The header of runs.csv (stable: plots and resume read it).
+const csv::Row& runs_header();
+/// The row of runs.csv for record.
+csv::Row runs_row(const RunRecord& record);
+
+/// The value an exclude rule naming key sees for run: its runs.csv field. "reps" (a count of runs, not a value of
+/// one) yields "" and matches no rule. Throws InputError for a key runs.csv does not record.
+std::string excluded_value(const RunSpec& run, const std::string& key);
+
+/// A run's identity for resuming: its parameter fields joined.
+std::string point_key(const RunSpec& spec);
+
+struct Recorded {
+  int rows = 0;             // rows of this point in runs.csv
+  bool any_valid = false;   // at least one of them valid
+  bool last_valid = false;  // the latest one valid
+};
+/// What DIR/runs.csv records per point key (empty if there is no such file), reading the parameter columns by
+/// name. Throws InputError if the file exists but is not an mcmclb runs.csv.
+std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir);
+/// Keys of the points recorded valid at least once (what a resumed sweep skips).
+std::set<std::string> valid_point_keys(const std::filesystem::path& dir);
+
+}  // namespace mcmclb

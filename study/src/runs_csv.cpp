@@ -1,0 +1,163 @@
+// The runs.csv schema table and what is derived from it (mcmclb/runs_csv.hpp).
+#include "mcmclb/runs_csv.hpp"
+
+#include <algorithm>
+#include <fstream>
+
+#include "mcmclb/input_error.hpp"
+#include "mcmclb/text.hpp"
+#include "mcmclb/workload.hpp"
+
+namespace mcmclb {
+
+namespace {
+
+using Type = RunsColumn::Type;
+using Role = RunsColumn::Role;
+
+std::string integer(int64_t v) { return std::to_string(v); }
+
+/// A workload key's column: workload_<key>, empty unless the run's model reads the key.
+RunsColumn workload_column(const WorkloadParam& p) {
+  const std::string key(p.key);
+  return {"workload_" + key, "workload." + key, Role::parameter, p.is_integer() ? Type::integer : Type::real,
+          [key](const RunRecord& r) -> std::string {
+            if (!workload_uses(r.spec.workload, key)) return "";
+            const ParamValue v = r.spec.workload.value(key);
+            return std::holds_alternative<int64_t>(v) ? integer(std::get<int64_t>(v))
+                                                      : csv::number(std::get<double>(v));
+          }};
+}
+
+std::vector<RunsColumn> build_columns() {
+  std::vector<RunsColumn> c = {
+      {"run_id", "", Role::id, Type::text, [](const RunRecord& r) { return r.run_id; }},
+      {"experiment", "experiment", Role::parameter, Type::text, [](const RunRecord& r) { return r.spec.experiment; }},
+      {"nprocs", "nprocs", Role::parameter, Type::integer, [](const RunRecord& r) { return integer(r.spec.nprocs); }},
+      {"G", "G", Role::parameter, Type::integer, [](const RunRecord& r) { return integer(r.spec.G); }},
+      {"T_ms", "T_ms", Role::parameter, Type::real, [](const RunRecord& r) { return csv::number(r.spec.T_ms); }},
+      {"workload", "workload.model", Role::parameter, Type::text,
+       [](const RunRecord& r) { return r.spec.workload.model; }},
+  };
+  for (const auto& p : workload_params()) c.push_back(workload_column(p));
+  const std::vector<RunsColumn> rest = {
+      {"work_mode", "work.mode", Role::parameter, Type::text,
+       [](const RunRecord& r) { return std::string(to_string(r.spec.work.mode)); }},
+      {"jitter_pct", "work.jitter_pct", Role::parameter, Type::real,
+       [](const RunRecord& r) { return csv::number(r.spec.work.jitter_pct); }},
+      {"work_seed", "work.seed", Role::parameter, Type::integer,
+       [](const RunRecord& r) { return integer(static_cast<int64_t>(r.spec.work.seed)); }},
+      {"balancer", "balancer", Role::parameter, Type::text, [](const RunRecord& r) { return r.spec.balancer; }},
+      {"interval", "interval", Role::parameter, Type::integer,
+       [](const RunRecord& r) { return r.spec.interval > 0 ? integer(r.spec.interval) : std::string(); }},
+      {"method", "method", Role::parameter, Type::text, [](const RunRecord& r) { return r.spec.method; }},
+      {"rep", "", Role::parameter, Type::integer, [](const RunRecord& r) { return integer(r.spec.rep); }},
+      {"time_s", "", Role::result, Type::real, [](const RunRecord& r) { return csv::number(r.time_s); }},
+      {"ideal_s", "", Role::result, Type::real, [](const RunRecord& r) { return csv::number(r.ideal_s); }},
+      {"baseline_s", "", Role::result, Type::real, [](const RunRecord& r) { return csv::number(r.baseline_s); }},
+      {"regroups_avg", "", Role::result, Type::real, [](const RunRecord& r) { return csv::number(r.regroups_avg); }},
+      {"regroups_std", "", Role::result, Type::real, [](const RunRecord& r) { return csv::number(r.regroups_std); }},
+      {"regroups_min", "", Role::result, Type::integer, [](const RunRecord& r) { return integer(r.regroups_min); }},
+      {"regroups_max", "", Role::result, Type::integer, [](const RunRecord& r) { return integer(r.regroups_max); }},
+      {"valid", "", Role::result, Type::boolean,
+       [](const RunRecord& r) { return std::string(r.valid ? "true" : "false"); }},
+      {"violations", "", Role::result, Type::text, [](const RunRecord& r) { return r.violations; }},
+      {"mpi_library", "", Role::result, Type::text, [](const RunRecord& r) { return r.provenance.mpi_library; }},
+      {"git_commit", "", Role::result, Type::text, [](const RunRecord& r) { return r.provenance.git_commit; }},
+      {"host", "", Role::result, Type::text, [](const RunRecord& r) { return r.provenance.host; }},
+      {"utc_start", "", Role::result, Type::text, [](const RunRecord& r) { return r.provenance.utc_start; }},
+  };
+  c.insert(c.end(), rest.begin(), rest.end());
+  return c;
+}
+
+std::vector<std::string> parameter_fields(const RunSpec& spec) {
+  RunRecord record;
+  record.spec = spec;
+  std::vector<std::string> fields;
+  for (const auto& c : runs_columns()) {
+    if (c.is_parameter()) fields.push_back(c.get(record));
+  }
+  return fields;
+}
+
+constexpr std::string_view kKeySeparator = "\x1f";
+
+}  // namespace
+
+std::span<const RunsColumn> runs_columns() {
+  static const std::vector<RunsColumn> columns = build_columns();
+  return columns;
+}
+
+const csv::Row& runs_header() {
+  static const csv::Row header = [] {
+    csv::Row h;
+    for (const auto& c : runs_columns()) h.push_back(c.name);
+    return h;
+  }();
+  return header;
+}
+
+csv::Row runs_row(const RunRecord& record) {
+  csv::Row row;
+  for (const auto& c : runs_columns()) row.push_back(c.get(record));
+  return row;
+}
+
+std::string excluded_value(const RunSpec& run, const std::string& key) {
+  if (key == "reps") return "";
+  for (const auto& c : runs_columns()) {
+    if (c.yaml_key == key) {
+      RunRecord record;
+      record.spec = run;
+      return c.get(record);
+    }
+  }
+  throw InputError("key exclude: " + key + " cannot be matched");
+}
+
+std::string point_key(const RunSpec& spec) { return join(parameter_fields(spec), kKeySeparator); }
+
+std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir) {
+  std::map<std::string, Recorded> keys;
+  std::ifstream in(dir / "runs.csv");
+  if (!in) return keys;
+  std::string line;
+  if (!std::getline(in, line)) return keys;
+  const auto header = csv::split_line(line);
+  const auto column_of = [&](const std::string& name) -> std::size_t {
+    const auto at = std::find(header.begin(), header.end(), name);
+    if (at == header.end()) {
+      throw InputError((dir / "runs.csv").string() + ": not an mcmclb runs.csv (no column " + name +
+                       "; header: " + line + ")");
+    }
+    return static_cast<std::size_t>(at - header.begin());
+  };
+  std::vector<std::size_t> parameter_columns;
+  for (const auto& c : runs_columns()) {
+    if (c.is_parameter()) parameter_columns.push_back(column_of(c.name));
+  }
+  const std::size_t valid_column = column_of("valid");
+  while (std::getline(in, line)) {
+    const auto fields = csv::split_line(line);
+    if (fields.size() != header.size()) continue;
+    std::vector<std::string> key;
+    for (std::size_t i : parameter_columns) key.push_back(fields[i]);
+    Recorded& r = keys[join(key, kKeySeparator)];
+    ++r.rows;
+    r.last_valid = fields[valid_column] == "true";
+    r.any_valid = r.any_valid || r.last_valid;
+  }
+  return keys;
+}
+
+std::set<std::string> valid_point_keys(const std::filesystem::path& dir) {
+  std::set<std::string> keys;
+  for (const auto& [key, r] : recorded_points(dir)) {
+    if (r.any_valid) keys.insert(key);
+  }
+  return keys;
+}
+
+}  // namespace mcmclb

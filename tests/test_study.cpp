@@ -1,0 +1,212 @@
+// The study library without MPI (plain unit tests, no mpiexec): configuration parsing and validation, run
+// expansion, exclude rules, the runs.csv schema and resume keys read by column name.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "mcmclb/balancer.hpp"
+#include "mcmclb/config.hpp"
+#include "mcmclb/input_error.hpp"
+#include "mcmclb/runs_csv.hpp"
+#include "mcmclb/study.hpp"
+#include "mcmclb/text.hpp"
+#include "mcmclb/workload.hpp"
+
+namespace {
+
+TEST(Config, DefaultsOverridesAndExpansion) {
+  const std::string yaml = R"(
+experiment: demo
+G: 1
+T_ms: 10
+workload: {model: cyclic, scale: 5}
+balancer: [none, collective, async]
+interval: [1, 16]
+method: [create_group, split]
+reps: 2
+)";
+  const mcmclb::Experiment e = mcmclb::parse_experiment(yaml, {"T_ms=25", "workload.period=4"}, "test.yaml");
+  EXPECT_EQ(e.name, "demo");
+  EXPECT_DOUBLE_EQ(e.T_ms, 25.0);
+  EXPECT_EQ(e.workload.integer("scale"), 5);
+  EXPECT_EQ(e.workload.integer("period"), 4);
+  const auto runs = mcmclb::expand_runs(e, 4, mcmclb::catalog());
+  // none: 2 reps; collective: 2 intervals x split (create_group does not apply) x 2 reps; async: create_group x 2.
+  ASSERT_EQ(runs.size(), 2U + 4U + 2U);
+  EXPECT_EQ(runs[0].balancer, "none");
+  EXPECT_EQ(runs[2].balancer, "collective");
+  EXPECT_EQ(runs[2].method, "split");
+  EXPECT_EQ(runs[2].interval, 1);
+  EXPECT_EQ(runs[4].interval, 16);
+  EXPECT_EQ(runs[6].method, "create_group");
+  EXPECT_EQ(runs[7].rep, 1);
+}
+
+void expect_input_error(const std::string& yaml, const std::vector<std::string>& overrides,
+                        const std::string& fragment) {
+  try {
+    const auto e = mcmclb::parse_experiment(yaml, overrides, "bad.yaml");
+    (void)mcmclb::expand_runs(e, 4, mcmclb::catalog());
+    mcmclb::check_against_nprocs(e, 4);
+    ADD_FAILURE() << "expected an input error containing: " << fragment;
+  } catch (const mcmclb::InputError& err) {
+    EXPECT_NE(std::string(err.what()).find(fragment), std::string::npos) << err.what();
+    EXPECT_EQ(std::string(err.what()).find('\n'), std::string::npos) << "one line: " << err.what();
+  }
+}
+
+TEST(Config, BadInputNamesTheKeyAndWhatIsAllowed) {
+  expect_input_error("T_ms: fast", {}, "key T_ms: expected a number in (0, 3600000], got 'fast'");
+  expect_input_error("T_ms: -1", {}, "key T_ms: expected a number in (0, 3600000], got -1");
+  expect_input_error("G: 0", {}, "key G: expected an integer in [1, ");
+  expect_input_error("G: 3", {}, "key G: G=3 does not divide nprocs=4");
+  expect_input_error("nprocs: 8", {}, "key nprocs: the experiment asks for 8 ranks but 4 were launched");
+  expect_input_error("workload: {model: zipf}", {},
+                     "key workload.model: 'zipf' is not allowed (allowed: cyclic, "
+                     "uniform, random, lognormal)");
+  expect_input_error("workload: {scal: 3}", {}, "unknown key 'workload.scal' (allowed: ");
+  expect_input_error("balancer: [none, greedy]", {},
+                     "key balancer: unknown balancer 'greedy' (allowed: none, "
+                     "collective, async)");
+  expect_input_error("method: [bogus]", {}, "key method: unknown method 'bogus'");
+  expect_input_error("interval: []", {}, "key interval: the list is empty");
+  expect_input_error("reps: 1.5", {}, "key reps: expected an integer");
+  expect_input_error("work: {mode: nap}", {}, "key work.mode: 'nap' is not allowed (allowed: sleep, spin)");
+  expect_input_error("T_ms: {a: 1}", {}, "key T_ms: expected a number in (0, 3600000], got {a: 1}");
+  expect_input_error("T_ms: [1, 2]", {}, "bad.yaml: a study with axes (2 combinations); expected a single experiment");
+  expect_input_error("[1, 2]", {}, "bad.yaml: expected a map of keys at the top level");
+  expect_input_error("a: [1", {}, "bad.yaml: not valid YAML");
+  expect_input_error("", {"T_ms"}, "--set T_ms: expected key=value");
+  expect_input_error("", {"speed=3"}, "--set: unknown key 'speed'");
+  expect_input_error("workload: {model: random, min: 9, max: 3}", {}, "key workload.min: must not exceed");
+}
+
+// --- the runs.csv schema ---
+
+mcmclb::RunSpec cyclic_run() {
+  mcmclb::RunSpec r;
+  r.experiment = "t";
+  r.nprocs = 4;
+  r.balancer = "collective";
+  r.interval = 2;
+  r.method = "split";
+  return r;
+}
+
+TEST(RunsCsv, HeaderIsTheOneThePlotsAndFixturesRead) {
+  const auto fixture =
+      mcmclb::read_text_file(std::filesystem::path(MCMCLB_SOURCE_DIR) / "tests/fixtures/results-small/runs.csv");
+  ASSERT_TRUE(fixture.has_value());
+  EXPECT_EQ(mcmclb::csv::line(mcmclb::runs_header()), fixture->substr(0, fixture->find('\n') + 1));
+}
+
+TEST(RunsCsv, RowFollowsTheHeaderAndLeavesUnusedWorkloadKeysEmpty) {
+  mcmclb::RunRecord record;
+  record.run_id = "id";
+  record.spec = cyclic_run();
+  record.valid = false;
+  const auto row = mcmclb::runs_row(record);
+  const auto& header = mcmclb::runs_header();
+  ASSERT_EQ(row.size(), header.size());
+  const auto field = [&](const std::string& column) {
+    for (std::size_t i = 0; i < header.size(); ++i) {
+      if (header[i] == column) return row[i];
+    }
+    ADD_FAILURE() << "no column " << column;
+    return std::string();
+  };
+  EXPECT_EQ(field("run_id"), "id");
+  EXPECT_EQ(field("workload"), "cyclic");
+  EXPECT_EQ(field("workload_scale"), "10");  // cyclic's default
+  EXPECT_EQ(field("workload_items"), "");    // uniform's key: not used by cyclic
+  EXPECT_EQ(field("workload_seed"), "");
+  EXPECT_EQ(field("interval"), "2");
+  EXPECT_EQ(field("work_mode"), "sleep");
+  EXPECT_EQ(field("valid"), "false");
+}
+
+TEST(RunsCsv, ExcludeRulesSeeTheRecordedFields) {
+  mcmclb::RunSpec run = cyclic_run();
+  run.workload.model = "random";
+  run.workload.set("max", int64_t{7});
+  EXPECT_EQ(mcmclb::excluded_value(run, "workload.model"), "random");
+  EXPECT_EQ(mcmclb::excluded_value(run, "workload.max"), "7");
+  EXPECT_EQ(mcmclb::excluded_value(run, "workload.scale"), "");  // cyclic's key
+  EXPECT_EQ(mcmclb::excluded_value(run, "work.jitter_pct"), "0");
+  EXPECT_EQ(mcmclb::excluded_value(run, "reps"), "");
+  EXPECT_THROW((void)mcmclb::excluded_value(run, "program"), mcmclb::InputError);
+}
+
+class ResumeKeys : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("mcmclb-test-study-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void write(const std::string& text) const { std::ofstream(dir_ / "runs.csv") << text; }
+  std::filesystem::path dir_;
+};
+
+TEST_F(ResumeKeys, FindColumnsByNameWhateverTheirOrder) {
+  mcmclb::RunRecord record;
+  record.run_id = "id";
+  record.spec = cyclic_run();
+  auto header = mcmclb::runs_header();
+  auto row = mcmclb::runs_row(record);
+  std::reverse(header.begin(), header.end());
+  std::reverse(row.begin(), row.end());
+  write(mcmclb::csv::line(header) + mcmclb::csv::line(row));
+  const auto recorded = mcmclb::recorded_points(dir_);
+  ASSERT_EQ(recorded.size(), 1U);
+  EXPECT_EQ(recorded.begin()->first, mcmclb::point_key(record.spec));
+  EXPECT_TRUE(recorded.begin()->second.last_valid);
+  EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(record.spec)), 1U);
+  mcmclb::RunSpec other = record.spec;
+  other.rep = 1;
+  EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(other)), 0U);
+}
+
+TEST_F(ResumeKeys, AFileWithoutAParameterColumnIsNotARunsCsv) {
+  write("run_id,experiment,valid\nx,t,true\n");
+  try {
+    (void)mcmclb::recorded_points(dir_);
+    ADD_FAILURE() << "expected an input error";
+  } catch (const mcmclb::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not an mcmclb runs.csv (no column nprocs"), std::string::npos) << e.what();
+  }
+}
+
+// --- the workload registry ---
+
+TEST(Workloads, KeysAndNamesInTheDocumentedOrder) {
+  std::vector<std::string> keys, names;
+  for (const auto& p : mcmclb::workload_params()) keys.emplace_back(p.key);
+  for (const auto& w : mcmclb::workload_entries()) names.emplace_back(w.name);
+  EXPECT_EQ(keys, (std::vector<std::string>{"scale", "period", "items", "min", "max", "median", "sigma", "seed"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"cyclic", "uniform", "random", "lognormal"}));
+}
+
+TEST(Workloads, ModelsReadTheirKeys) {
+  mcmclb::WorkloadSpec spec;
+  spec.set("scale", int64_t{3});
+  spec.set("period", int64_t{4});
+  const auto cyclic = mcmclb::make_workload(spec);
+  EXPECT_EQ(mcmclb::chain_items(*cyclic, 6, 1), (std::vector<int64_t>{0, 3, 6, 9, 0, 3}));
+  spec.model = "uniform";
+  spec.set("items", int64_t{5});
+  EXPECT_EQ(mcmclb::chain_items(*mcmclb::make_workload(spec), 4, 2), (std::vector<int64_t>{5, 5}));
+  spec.model = "random";
+  spec.set("min", int64_t{2});
+  spec.set("max", int64_t{2});
+  EXPECT_EQ(mcmclb::chain_items(*mcmclb::make_workload(spec), 3, 1), (std::vector<int64_t>{2, 2, 2}));
+  EXPECT_THROW(mcmclb::workload_entry("zipf"), mcmclb::InputError);
+}
+
+}  // namespace
