@@ -323,6 +323,7 @@ int commbench_main(int argc, char** argv) {
   benchmark::AddCustomContext("host", provenance.host);
   benchmark::AddCustomContext("git_commit", provenance.git_commit);
   benchmark::AddCustomContext("utc_start", provenance.utc_start);
+  benchmark::AddCustomContext("command_line", mcmclb::command_line(argc, argv));
   benchmark::AddCustomContext("timer", "MPI_Wtime per rank, MAX over ranks, per iteration");
   int one = 1;
   char* no_args[] = {argv[0], nullptr};

@@ -32,12 +32,6 @@ std::string make_run_id(const RunSpec& spec, const mpi::Comm& world) {
   return id.data();
 }
 
-std::string event_line(const std::string& run_id, const EventRow& e) {
-  return csv::line({run_id, csv::number(e.t_s), std::string(to_string(e.kind)), e.before, std::to_string(e.first),
-                    std::to_string(e.last), std::to_string(e.last - e.first + 1), std::to_string(e.chain),
-                    std::to_string(e.items_left), e.method, csv::number(e.create_s)});
-}
-
 /// Rank 0 gets every rank's text, concatenated in rank order.
 std::string gather_text(const mpi::Comm& world, const std::string& mine) {
   const int n = world.size();
@@ -178,32 +172,6 @@ std::string run_label(const RunSpec& spec) {
   return label;
 }
 
-const csv::Row& ranks_header() {
-  static const csv::Row h = {"run_id",    "rank",         "elapsed_s",         "work_s",
-                             "polling_s", "waiting_s",    "regroup_s",         "other_s",
-                             "regroups",  "items_worked", "final_group_first", "final_group_last"};
-  return h;
-}
-
-const csv::Row& events_header() {
-  static const csv::Row h = {"run_id",     "t_s",   "kind",       "groups_before", "group_first", "group_last",
-                             "group_size", "chain", "items_left", "method",        "create_s"};
-  return h;
-}
-
-void append_result(const std::filesystem::path& dir, const RunResult& r) {
-  std::vector<csv::Row> rank_rows;
-  for (std::size_t i = 0; i < r.ranks.size(); ++i) {
-    const RankStats& x = r.ranks[i];
-    const double other = x.elapsed_s - x.work_s - x.polling_s - x.waiting_s - x.regroup_s;
-    rank_rows.push_back({r.run_id, std::to_string(i), csv::number(x.elapsed_s), csv::number(x.work_s),
-                         csv::number(x.polling_s), csv::number(x.waiting_s), csv::number(x.regroup_s),
-                         csv::number(other), std::to_string(x.regroups), std::to_string(x.items_worked),
-                         std::to_string(x.final_first), std::to_string(x.final_last)});
-  }
-  csv::append_rows(dir / "ranks.csv", ranks_header(), rank_rows);
-  csv::append_text(dir / "events.csv", events_header(), r.event_lines);
-  csv::append_rows(dir / "runs.csv", runs_header(), {runs_row(r)});
-}
+void append_result(const std::filesystem::path& dir, const RunResult& r) { append_run(dir, r, r.ranks, r.event_lines); }
 
 }  // namespace mcmclb

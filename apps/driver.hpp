@@ -10,6 +10,7 @@
 #include "mcmclb/csv.hpp"
 #include "mcmclb/kernel.hpp"
 #include "mcmclb/provenance.hpp"
+#include "mcmclb/run_files.hpp"
 #include "mcmclb/runs_csv.hpp"
 
 namespace mcmclb {
@@ -26,11 +27,8 @@ RunResult run_once(const RunSpec& spec);
 /// A short name for a run's balancer set-up, e.g. "collective(4) create" or "async intercomm".
 std::string run_label(const RunSpec& spec);
 
-const csv::Row& ranks_header();
-const csv::Row& events_header();
-
-/// Appends the run's rows to DIR/ranks.csv, DIR/events.csv, then DIR/runs.csv (last, so a row in runs.csv means
-/// the other two hold that run's rows). Rank 0 only.
+/// Appends the run's rows to DIR/ranks.csv, DIR/events.csv, DIR/provenance.csv, then DIR/runs.csv (last, so a
+/// row in runs.csv means the others hold that run's rows). Rank 0 only.
 void append_result(const std::filesystem::path& dir, const RunResult& r);
 
 }  // namespace mcmclb

@@ -160,7 +160,7 @@ std::vector<std::size_t> drop_done_points(const mcmclb::Study& study, const std:
 
 /// Runs the points in order, persisting each run's rows before the next starts. Returns how many were invalid.
 int run_points(const mcmclb::Study& study, const std::vector<std::size_t>& points, const std::filesystem::path& out,
-               const mpi::Comm& world) {
+               const std::string& command_line, const mpi::Comm& world) {
   const int rank = world.rank();
   int invalid = 0;
   // Fault injection for the sweep's tests: MCMCLB_FAIL_POINT=<index> aborts the job when that point starts, as a
@@ -171,7 +171,8 @@ int run_points(const mcmclb::Study& study, const std::vector<std::size_t>& point
       if (rank == 0) std::fprintf(stderr, "mcmclb: MCMCLB_FAIL_POINT=%s: aborting\n", fail_point);
       MPI_Abort(world.get(), 134);
     }
-    const mcmclb::RunResult r = mcmclb::run_once(study.points[points[i]].spec);
+    mcmclb::RunResult r = mcmclb::run_once(study.points[points[i]].spec);
+    r.provenance.command_line = command_line;
     if (!r.valid) ++invalid;
     if (rank == 0) {
       mcmclb::append_result(out, r);
@@ -202,7 +203,7 @@ int mcmclb_main(int argc, char** argv) {
   check_identical(text + mcmclb::join(cli.overrides, "\n") + mcmclb::point_list(selected), world);
   const std::filesystem::path out = cli.out.empty() ? study.out : std::filesystem::path(cli.out);
   const std::vector<std::size_t> points = cli.resume ? drop_done_points(study, selected, out, world) : selected;
-  const int invalid = run_points(study, points, out, world);
+  const int invalid = run_points(study, points, out, mcmclb::command_line(argc, argv), world);
   if (rank == 0) {
     std::printf("wrote %s/{runs,ranks,events}.csv (%zu runs, P=%d)\n", out.string().c_str(), points.size(), nprocs);
     if (invalid > 0) std::fprintf(stderr, "mcmclb: %d run(s) violated an invariant (valid=false)\n", invalid);

@@ -35,16 +35,6 @@ std::string read_file(const std::string& path, const std::string& what) {
   return std::move(*content);
 }
 
-std::string shell_quote(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=,:@+") ==
-                        std::string::npos) {
-    return s;
-  }
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 std::string this_executable() { return fs::canonical("/proc/self/exe").string(); }
 
 Study load(const SweepOptions& o) {

@@ -1,19 +1,24 @@
-// The balancer registry (mcmclb/balancer.hpp): adding a balancer adds one line to entries().
+// The balancer registry (mcmclb/balancer.hpp): the balancers listed in balancers.def.
 #include <vector>
 
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/comm_create.hpp"
+#include "mcmclb/group.hpp"
 #include "mcmclb/mpi.hpp"
 
 namespace mcmclb {
+
+#define MCMCLB_BALANCER(name) BalancerEntry name##_balancer();
+#include "balancers.def"
+#undef MCMCLB_BALANCER
 
 namespace {
 /// Built once, on first use, and never changed: no mutable global state (SMPI may run ranks as threads).
 const std::vector<BalancerEntry>& entries() {
   static const std::vector<BalancerEntry> all = {
-      none_balancer(),
-      collective_balancer(),
-      async_balancer(),
+#define MCMCLB_BALANCER(name) name##_balancer(),
+#include "balancers.def"
+#undef MCMCLB_BALANCER
   };
   return all;
 }
@@ -33,7 +38,7 @@ std::span<const BalancerEntry> balancer_entries() { return entries(); }
 Catalog catalog() {
   Catalog c;
   for (const auto& e : entries()) c.balancers.push_back(e.info);
-  for (auto name : comm_creator_names()) c.methods.emplace_back(name);
+  for (auto name : group_comm_method_names()) c.methods.emplace_back(name);
   if (!from_group_supported()) c.unsupported.emplace_back("from_group", mpi::library_version());
   return c;
 }

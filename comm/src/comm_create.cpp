@@ -10,10 +10,6 @@ namespace mcmclb {
 
 namespace {
 
-constexpr std::array<std::string_view, 5> kNames = {"intercomm", "create_group", "from_group", "create", "split"};
-
-std::string known_names() { return join(kNames); }
-
 /// Algorithm 1; handshakes run on a private duplicate of the parent made once at construction.
 class IntercommCreator final : public CommCreator {
  public:
@@ -117,25 +113,53 @@ std::vector<int> parent_ranks_of(const mpi::Group& group, const mpi::Group& pare
   return parent_ranks;
 }
 
-std::span<const std::string_view> comm_creator_names() { return kNames; }
-
 bool from_group_supported() noexcept { return MCMCLB_HAVE_COMM_CREATE_FROM_GROUP != 0; }
 
-std::unique_ptr<CommCreator> make_comm_creator(std::string_view name, const mpi::Comm& parent) {
-  if (name == "intercomm") return std::make_unique<IntercommCreator>(parent);
-  if (name == "create_group") return std::make_unique<CreateGroupCreator>(parent);
-  if (name == "from_group") {
+namespace {
+
+template <typename Creator>
+std::unique_ptr<CommCreator> make(const mpi::Comm& parent) {
+  return std::make_unique<Creator>(parent);
+}
+
+std::unique_ptr<CommCreator> make_from_group([[maybe_unused]] const mpi::Comm& parent) {
 #if MCMCLB_HAVE_COMM_CREATE_FROM_GROUP
-    return std::make_unique<FromGroupCreator>(parent);
+  return std::make_unique<FromGroupCreator>(parent);
 #else
-    throw mpi::UsageError("method from_group: MPI_Comm_create_from_group is not supported by " + mpi::library_version(),
-                          MPI_ERR_UNSUPPORTED_OPERATION);
+  throw mpi::UsageError("method from_group: MPI_Comm_create_from_group is not supported by " + mpi::library_version(),
+                        MPI_ERR_UNSUPPORTED_OPERATION);
 #endif
+}
+
+/// The registry: one line per method, in the order users see them.
+struct Method {
+  std::string_view name;
+  std::unique_ptr<CommCreator> (*make)(const mpi::Comm& parent);
+};
+constexpr std::array<Method, 5> kMethods = {{
+    {"intercomm", make<IntercommCreator>},
+    {"create_group", make<CreateGroupCreator>},
+    {"from_group", make_from_group},
+    {"create", make<CreateCreator>},
+    {"split", make<SplitCreator>},
+}};
+
+constexpr std::array<std::string_view, kMethods.size()> kNames = [] {
+  std::array<std::string_view, kMethods.size()> names{};
+  for (std::size_t i = 0; i < kMethods.size(); ++i) names[i] = kMethods[i].name;
+  return names;
+}();
+
+}  // namespace
+
+std::span<const std::string_view> comm_creator_names() { return kNames; }
+
+std::unique_ptr<CommCreator> make_comm_creator(std::string_view name, const mpi::Comm& parent) {
+  for (const auto& m : kMethods) {
+    if (m.name == name) return m.make(parent);
   }
-  if (name == "create") return std::make_unique<CreateCreator>(parent);
-  if (name == "split") return std::make_unique<SplitCreator>(parent);
   throw mpi::UsageError(
-      "unknown communicator creation method '" + std::string(name) + "' (known: " + known_names() + ")", MPI_ERR_ARG);
+      "unknown communicator creation method '" + std::string(name) + "' (known: " + join(kNames) + ")", MPI_ERR_ARG);
 }
 
 mpi::Comm intercomm_create_merge(const mpi::Comm& bridge, std::span<const int> parent_ranks, int group_rank, int tag) {

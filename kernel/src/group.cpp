@@ -67,6 +67,11 @@ void GroupComm::bcast(std::span<int64_t> words, int root, std::chrono::microseco
   pace::wait_until([&] { return pending->test(); }, nap);
 }
 
+std::vector<std::string_view> group_comm_method_names() {
+  const auto names = comm_creator_names();
+  return {names.begin(), names.end()};
+}
+
 std::unique_ptr<GroupCommCreator> make_group_comm_creator(std::string_view method, const mpi::Comm& parent) {
   return std::make_unique<MpiGroupCommCreator>(make_comm_creator(method, parent));
 }

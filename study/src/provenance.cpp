@@ -5,6 +5,7 @@
 
 #include <array>
 #include <ctime>
+#include <filesystem>
 
 namespace mcmclb {
 
@@ -25,7 +26,18 @@ Provenance collect_provenance(const std::string& mpi_library, int nprocs) {
   std::array<char, 256> host{};
   if (gethostname(host.data(), host.size() - 1) == 0) p.host = host.data();
   p.utc_start = utc_now();
+  std::error_code error;
+  p.working_dir = std::filesystem::current_path(error).string();
   return p;
+}
+
+const csv::Row& provenance_header() {
+  static const csv::Row header = {"run_id", "command_line", "working_dir"};
+  return header;
+}
+
+csv::Row provenance_row(const std::string& run_id, const Provenance& p) {
+  return {run_id, p.command_line, p.working_dir};
 }
 
 }  // namespace mcmclb

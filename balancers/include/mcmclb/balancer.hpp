@@ -1,6 +1,6 @@
 // Load balancers for the walker-group kernel, chosen by name from a registry: none, collective (interval i),
-// async. A balancer is one file under balancers/src/ that defines its entry (name, planning facts, factory) and
-// one line in balancers/src/registry.cpp that lists it.
+// async. A balancer is one file balancers/src/<name>.cpp that defines `BalancerEntry <name>_balancer()` (name,
+// planning facts, factory) and one line MCMCLB_BALANCER(<name>) in balancers/src/balancers.def.
 #pragma once
 
 #include <memory>
@@ -33,10 +33,5 @@ std::unique_ptr<Balancer> make_balancer(const RunSpec& run);
 
 /// The balancers and creation methods this build offers, for the study library's name checks.
 Catalog catalog();
-
-// The entries, one per file (balancers/src/<name>.cpp).
-BalancerEntry none_balancer();
-BalancerEntry collective_balancer();
-BalancerEntry async_balancer();
 
 }  // namespace mcmclb

@@ -9,6 +9,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "mcmclb/mpi.hpp"
 
@@ -49,6 +50,9 @@ class GroupCommCreator {
   /// The communicator over members (ranks of the parent, in order); null for callers outside members.
   [[nodiscard]] virtual std::unique_ptr<GroupComm> create(const mpi::Group& members, int tag) = 0;
 };
+
+/// The methods make_group_comm_creator() knows, in a fixed order (today those of mcmclb::comm).
+std::vector<std::string_view> group_comm_method_names();
 
 /// Collective over parent: the creator for method name (every name of comm_creator_names(), backed by an MPI
 /// communicator). Unknown name: mpi::UsageError listing the known ones.

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "mcmclb/csv.hpp"
+
 namespace mcmclb {
 
 const char* git_commit();  // generated at build time (cmake/WriteGitCommit.cmake)
@@ -11,9 +13,16 @@ struct Provenance {
   std::string git_commit;
   std::string mpi_library;  // first line of MPI_Get_library_version
   int nprocs = 0;
-  std::string host;       // rank 0's host name
-  std::string utc_start;  // ISO 8601, e.g. 2026-11-21T05:36:37Z
+  std::string host;          // rank 0's host name
+  std::string utc_start;     // ISO 8601, e.g. 2026-11-21T05:36:37Z
+  std::string command_line;  // how the program was started (argv, shell-quoted); set by the main
+  std::string working_dir;   // the folder it was started in (relative paths in command_line are relative to it)
 };
+
+/// provenance.csv, beside runs.csv: the facts that do not fit runs.csv's stable header, one row per run, joined
+/// with runs.csv by run_id.
+const csv::Row& provenance_header();
+csv::Row provenance_row(const std::string& run_id, const Provenance& p);
 
 /// The provenance of a run of nprocs ranks with the given MPI library (mpi::library_version()): the build's
 /// commit, this host and the time now. Local and MPI-free, so results writers need no MPI.

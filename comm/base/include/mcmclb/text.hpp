@@ -21,6 +21,27 @@ std::string join(const Range& items, std::string_view sep = ", ") {
   return out;
 }
 
+/// s as one word for a POSIX shell: unchanged when it holds only safe characters, else single-quoted.
+inline std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=,:@+") ==
+                        std::string::npos) {
+    return s;
+  }
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+/// The command line argv[0..argc) as a shell would need it to run it again.
+inline std::string command_line(int argc, char** argv) {
+  std::string line;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0) line += ' ';
+    line += shell_quote(argv[i]);
+  }
+  return line;
+}
+
 /// The whole content of a file, or nothing if it cannot be opened.
 inline std::optional<std::string> read_text_file(const std::filesystem::path& path) {
   std::ifstream in(path);

@@ -1,0 +1,43 @@
+// What a run reports per rank and per group formation: plain data, no MPI, so the results writers (study/)
+// format it without linking the kernel's runtime.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace mcmclb {
+
+/// Where a rank's time went and what it did; the four parts add up to at most its elapsed time.
+struct RankStats {
+  double elapsed_s = 0, work_s = 0, polling_s = 0, waiting_s = 0, regroup_s = 0;
+  int64_t regroups = 0;      // communicators this rank joined for load balancing (initial formation included)
+  int64_t items_worked = 0;  // items this rank worked on as a group member
+  int final_first = 0, final_last = 0;
+
+  /// The statistics as words (doubles, for one gather); from_words(to_words(s)) == s for counts below 2^53.
+  using Words = std::array<double, 9>;
+  [[nodiscard]] Words to_words() const noexcept;
+  [[nodiscard]] static RankStats from_words(const Words& w) noexcept;
+  friend bool operator==(const RankStats&, const RankStats&) = default;
+};
+
+/// Which kind of group formation an event records.
+enum class EventKind { initial, merge };
+[[nodiscard]] constexpr std::string_view to_string(EventKind k) noexcept {
+  return k == EventKind::initial ? "initial" : "merge";
+}
+
+struct EventRow {
+  double t_s = 0;  // since the synchronised start (initial formation: 0)
+  EventKind kind = EventKind::initial;
+  std::string before;  // ranges of the groups that merged, e.g. "0-3 4-7"
+  int first = 0, last = 0;
+  int chain = -1;
+  int64_t items_left = 0;
+  std::string method;
+  double create_s = 0;  // the new group's leader's creation time
+};
+
+}  // namespace mcmclb
