@@ -7,6 +7,7 @@ import argparse
 import csv
 import math
 import os
+import re
 import sys
 import tempfile
 
@@ -41,6 +42,9 @@ def positive_int(text):
 
 
 # ---- Schemas: one per CSV file, column -> type and constraints ----
+
+
+_INTEGER = re.compile(r"[-+]?[0-9]+")
 
 
 class Column:
@@ -81,11 +85,13 @@ class Column:
                 raise ValueError(f"is not true or false: {text!r}")
             return text == "true"
         elif self.kind == "int":
-            try:
-                value = int(text)
-            except ValueError:
-                raise ValueError(f"is not an integer: {text!r}") from None
+            if not _INTEGER.fullmatch(text):
+                raise ValueError(f"is not an integer: {text!r}")
+            value = int(text)
         else:
+            # Python's float() also takes '1_000' and surrounding blanks, which no mcmclb file holds.
+            if "_" in text or text.strip() != text:
+                raise ValueError(f"is not a number: {text!r}")
             try:
                 value = float(text)
             except ValueError:
@@ -180,7 +186,8 @@ def read_csv(path, schema, need):
                 raise InputError(f"{path}: malformed header, column(s) {', '.join(repeated)} appear twice")
             missing = [c for c in need if c not in header]
             if missing:
-                raise InputError(f"{path}: malformed, missing column(s) {', '.join(missing)}")
+                raise InputError(f"{path}: malformed, missing column(s) {', '.join(missing)} (allowed: a {schema} "
+                                 f"as mcmclb writes it, see README.md)")
             checked = [(i, name, columns[name]) for i, name in enumerate(header) if name in columns]
             rows = []
             for fields in reader:
@@ -204,7 +211,7 @@ def read_csv(path, schema, need):
     except OSError as e:
         raise InputError(f"{path}: cannot be read ({e.strerror})") from None
     if not rows:
-        raise InputError(f"{path}: no data rows")
+        raise InputError(f"{path}: no data rows (allowed: a header and at least one row)")
     return rows
 
 
