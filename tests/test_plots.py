@@ -249,6 +249,11 @@ class BadInputs(unittest.TestCase):
                                       (os.path.join(d, "x.csv"), "output must be a file name ending in .png")):
                     self.assert_one_line(run(script, *inputs, "-o", out), f"{script} -o {out}", out, fragment)
             self.assertEqual(sorted(os.listdir(d)), ["results"])
+            # report.py writes two figures into the folder: both are checked before the first is drawn.
+            folder = copy_results(os.path.join(d, "report"))
+            os.mkdir(os.path.join(folder, "timeline.png"))
+            self.assert_one_line(run("report.py", folder), "report.py", "timeline.png: output is a folder")
+            self.assertFalse(os.path.exists(os.path.join(folder, "fig2.png")))
 
     def test_zero_ideal_time(self):
         """Cyclic at P = 1 has S = 0 items, so ideal_s = 0 in every row (a real mcmclb run wrote the fixture)."""
