@@ -1,35 +1,38 @@
 #!/usr/bin/python3
 """Fig. 1: communicator creation cost vs. output group size, one line per method (log-log), median over
 repetitions with a min-max band. Input: the CSV written by mcmclb-commbench (or a folder holding commbench.csv)."""
-import argparse
 import os
 import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import InputError, fail, find_csv, median, output_path, pyplot, read_rows, save  # noqa: E402
+from mcmclb_csv import (ArgumentParser, InputError, check_inputs_exist, check_output, fail, find_csv,  # noqa: E402
+                        median, output_path, pyplot, read_csv, save)
 
 REQUIRED = ["method", "op", "nprocs", "group_size", "rep", "time_us"]
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = ArgumentParser(prog="fig1.py", description=__doc__)
     parser.add_argument("inputs", nargs="+", help="commbench CSV file(s) or result folder(s)")
     parser.add_argument("-o", "--output", default=None, help="PNG path (default: fig1.png beside the first input)")
     parser.add_argument("--op", default="create", choices=["create", "free"], help="which cost to plot")
     parser.add_argument("--pdf", action="store_true", help="also write a PDF beside the PNG")
     args = parser.parse_args(argv)
+    output = output_path(args.output, args.inputs[0], "fig1.png")
     try:
+        check_inputs_exist(args.inputs, "commbench.csv")
+        check_output(output, args.pdf)
         rows = []
         for path in args.inputs:
-            rows += read_rows(find_csv(path, "commbench.csv"), REQUIRED, numeric=["group_size", "time_us", "nprocs"])
+            rows += read_csv(find_csv(path, "commbench.csv"), "commbench.csv", REQUIRED)
     except InputError as e:
         fail(__file__, str(e))
 
     series = defaultdict(lambda: defaultdict(list))  # (method, nprocs) -> size -> samples
     for r in rows:
         if r["op"] == args.op:
-            series[(r["method"], int(r["nprocs"]))][int(r["group_size"])].append(r["time_us"])
+            series[(r["method"], r["nprocs"])][r["group_size"]].append(r["time_us"])
     if not series:
         fail(__file__, f"{args.inputs[0]}: no rows with op={args.op}")
 
@@ -56,7 +59,7 @@ def main(argv=None):
     ax.set_title(f"Communicator {args.op} cost, P = {', '.join(map(str, procs))}")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="small")
-    save(fig, output_path(args.output, args.inputs[0], "fig1.png"), args.pdf)
+    save(fig, output, args.pdf)
     return 0
 
 

@@ -3,36 +3,39 @@
 repetitions with min-max bars. --reference overlays the paper's published values (plots/reference/dinan2011.csv:
 baseline 7.0 s and ideal 3.5 s follow from the workload; async <= 4.2 s and collective ~5.95 s are bounds derived
 from the paper's text, drawn dashed and labelled as such)."""
-import argparse
 import os
 import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import (InputError, fail, median, output_path, pyplot, read_rows, read_runs,  # noqa: E402
-                        run_label, save)
+from mcmclb_csv import (ArgumentParser, InputError, check_inputs_exist, check_output, fail, median,  # noqa: E402
+                        output_path, pyplot, read_csv, read_runs, run_label, save)
 
 REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference", "dinan2011.csv")
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = ArgumentParser(prog="fig2.py", description=__doc__)
     parser.add_argument("inputs", nargs="+", help="result folder(s) or runs.csv file(s)")
     parser.add_argument("-o", "--output", help="PNG path (default: fig2.png in the first input's folder)")
     parser.add_argument("--pdf", action="store_true", help="also write a PDF beside the PNG")
     parser.add_argument("--reference", action="store_true", help="overlay the paper's values (Blue Gene/P)")
     args = parser.parse_args(argv)
+    output = output_path(args.output, args.inputs[0], "fig2.png")
     try:
+        check_inputs_exist(args.inputs, "runs.csv")
+        check_output(output, args.pdf)
         runs = read_runs(args.inputs)
-        reference = read_rows(REFERENCE, ["kind", "balancer", "interval", "time_s", "source"]) if args.reference else []
+        reference = (read_csv(REFERENCE, "dinan2011.csv", ["kind", "balancer", "interval", "time_s", "source"])
+                     if args.reference else [])
     except InputError as e:
         fail(__file__, str(e))
 
     series = defaultdict(lambda: defaultdict(list))
     ideal = defaultdict(list)
     for r in runs:
-        series[run_label(r)][int(r["nprocs"])].append(r["time_s"])
-        ideal[int(r["nprocs"])].append(r["ideal_s"])
+        series[run_label(r)][r["nprocs"]].append(r["time_s"])
+        ideal[r["nprocs"]].append(r["ideal_s"])
 
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.2, 4.6))
@@ -48,10 +51,10 @@ def main(argv=None):
         ax.errorbar(ps, med, yerr=[lo, hi], marker="o", capsize=3, label=name)
     by_value = defaultdict(list)  # reference lines sharing a value are drawn once, their names joined
     for row in reference:
-        if row["kind"] == "fig2" and row["time_s"]:
-            by_value[float(row["time_s"])].append(row)
+        if row["kind"] == "fig2" and row["time_s"] is not None:
+            by_value[row["time_s"]].append(row)
     for value, rows in sorted(by_value.items()):
-        intervals = [r["interval"] for r in rows if r["interval"]]
+        intervals = [str(r["interval"]) for r in rows if r["interval"]]
         name = rows[0]["balancer"] + (f"({','.join(intervals)})" if intervals else "")
         bound = not rows[0]["source"].startswith("derived")
         ax.axhline(value, color="grey", linewidth=0.8, linestyle=":" if bound else "-.")
@@ -67,7 +70,7 @@ def main(argv=None):
     ax.set_title("Weak scaling: median, min-max over repetitions")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small", ncol=2)
-    save(fig, output_path(args.output, args.inputs[0], "fig2.png"), args.pdf)
+    save(fig, output, args.pdf)
     return 0
 
 

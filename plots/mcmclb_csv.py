@@ -1,7 +1,15 @@
-"""Shared by the plot and table scripts: reading mcmclb CSV files with one-line errors, and writing figures."""
+"""Shared by the plot and table scripts: the one schema per CSV file they read, reading and checking those files,
+one-line errors (exit 2) for bad arguments, files and output paths, and writing figures.
+
+Every bad input is reported as one line `SCRIPT: FILE: problem (what is allowed)` on stderr with exit code 2,
+before anything is drawn or written, so a plot never comes from a file that is cut off, edited or corrupted."""
+import argparse
 import csv
+import math
 import os
+import re
 import sys
+import tempfile
 
 
 class InputError(Exception):
@@ -13,46 +21,239 @@ def fail(script, message):
     sys.exit(2)
 
 
-def read_rows(path, required, numeric=()):
-    """Rows of the CSV file at path as dicts; required columns must exist; numeric columns become floats.
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with the house error form: one line naming the problem and the usage, exit 2 (argparse's own
+    error prints the usage over several lines first)."""
+
+    def error(self, message):
+        usage = " ".join(self.format_usage().split())
+        self.exit(2, f"{self.prog}: {message} ({usage})\n")
+
+
+def positive_int(text):
+    """argparse type for counts such as --nprocs: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer (allowed: an integer >= 1)") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is below 1 (allowed: an integer >= 1)")
+    return value
+
+
+# ---- Schemas: one per CSV file, column -> type and constraints ----
+
+
+_INTEGER = re.compile(r"[-+]?[0-9]+")
+
+
+class Column:
+    """One column's type and constraints. kind: 'int', 'number' (finite float), 'bool' ('true'|'false'),
+    'name' (non-empty text) or 'text' (anything). minimum: smallest allowed value of a number; choices: the
+    allowed texts; optional: the field may be empty (read as None)."""
+
+    def __init__(self, kind, minimum=None, optional=False, choices=None):
+        self.kind, self.minimum, self.optional, self.choices = kind, minimum, optional, choices
+
+    def allowed(self):
+        if self.choices:
+            text = " or ".join(self.choices)
+        elif self.kind == "bool":
+            text = "true or false"
+        elif self.kind == "int":
+            text = "an integer" + (f" >= {self.minimum}" if self.minimum is not None else "")
+        elif self.kind == "number":
+            text = "a finite number" + (f" >= {self.minimum:g}" if self.minimum is not None else "")
+        elif self.kind == "name":
+            text = "a non-empty text"
+        else:
+            text = "any text"
+        return text + (", or empty" if self.optional and self.kind != "text" else "")
+
+    def parse(self, text):
+        """The value of text in this column; ValueError with the problem otherwise."""
+        if text == "" and (self.optional or self.kind == "text"):
+            return None if self.kind != "text" else ""
+        if self.kind == "text":
+            return text
+        if text == "":
+            raise ValueError("is empty")
+        if self.kind == "name":
+            value = text
+        elif self.kind == "bool":
+            if text not in ("true", "false"):
+                raise ValueError(f"is not true or false: {text!r}")
+            return text == "true"
+        elif self.kind == "int":
+            if not _INTEGER.fullmatch(text):
+                raise ValueError(f"is not an integer: {text!r}")
+            value = int(text)
+        else:
+            # Python's float() also takes '1_000' and surrounding blanks, which no mcmclb file holds.
+            if "_" in text or text.strip() != text:
+                raise ValueError(f"is not a number: {text!r}")
+            try:
+                value = float(text)
+            except ValueError:
+                raise ValueError(f"is not a number: {text!r}") from None
+            if not math.isfinite(value):
+                raise ValueError(f"is not a finite number: {text!r}")
+        if self.choices and value not in self.choices:
+            raise ValueError(f"is not one of the allowed values: {text!r}")
+        if self.minimum is not None and value < self.minimum:
+            raise ValueError(("is negative" if self.minimum == 0 else f"is below {self.minimum:g}") + f": {text!r}")
+        return value
+
+
+def _int(minimum=None, optional=False):
+    return Column("int", minimum, optional)
+
+
+def _time(optional=False):
+    """A duration in seconds or microseconds: finite and never negative."""
+    return Column("number", 0, optional)
+
+
+NAME, TEXT, BOOL = Column("name"), Column("text"), Column("bool")
+
+# Column names and meanings: README.md, "Output files"; written by apps/driver.cpp and apps/commbench.cpp.
+SCHEMAS = {
+    "runs.csv": {
+        "run_id": NAME, "experiment": NAME, "nprocs": _int(1), "G": _int(1), "T_ms": Column("number", 0),
+        "workload": NAME, "workload_scale": _int(0, True), "workload_period": _int(1, True),
+        "workload_items": _int(0, True), "workload_min": _int(0, True), "workload_max": _int(0, True),
+        "workload_median": Column("number", 0, True), "workload_sigma": Column("number", 0, True),
+        "workload_seed": _int(None, True), "work_mode": NAME, "jitter_pct": Column("number", 0),
+        "work_seed": _int(), "balancer": NAME, "interval": _int(1, True), "method": TEXT, "rep": _int(0),
+        "time_s": _time(), "ideal_s": _time(), "baseline_s": _time(), "regroups_avg": Column("number", 0),
+        "regroups_std": Column("number", 0), "regroups_min": _int(0), "regroups_max": _int(0), "valid": BOOL,
+        "violations": TEXT, "mpi_library": TEXT, "git_commit": TEXT, "host": TEXT, "utc_start": TEXT,
+    },
+    "ranks.csv": {
+        "run_id": NAME, "rank": _int(0), "elapsed_s": _time(), "work_s": _time(), "polling_s": _time(),
+        "waiting_s": _time(), "regroup_s": _time(),
+        # other_s is elapsed minus the other parts, so rounding can make it a little negative.
+        "other_s": Column("number"),
+        "regroups": _int(0), "items_worked": _int(0), "final_group_first": _int(0), "final_group_last": _int(0),
+    },
+    "events.csv": {
+        "run_id": NAME, "t_s": _time(), "kind": NAME, "groups_before": TEXT, "group_first": _int(0),
+        "group_last": _int(0), "group_size": _int(1), "chain": _int(0), "items_left": _int(0), "method": TEXT,
+        "create_s": _time(),
+    },
+    "commbench.csv": {
+        "method": NAME, "op": NAME, "nprocs": _int(1), "group_size": _int(1), "rep": _int(0),
+        "iterations": _int(1), "time_us": _time(), "iter_min_us": _time(), "iter_max_us": _time(), "timer": TEXT,
+        "mpi_library": TEXT, "host": TEXT, "git_commit": TEXT, "utc_start": TEXT,
+    },
+    "dinan2011.csv": {  # plots/reference: the paper's values
+        "kind": Column("name", choices=("table1", "fig2")), "balancer": NAME, "interval": _int(1, True),
+        "avg": Column("number", 0, True), "stdev": Column("number", 0, True), "min": _int(0, True),
+        "max": _int(0, True), "time_s": _time(True), "source": TEXT,
+    },
+}
+
+
+def _lines_without_nul(f, path):
+    for line_no, line in enumerate(f, start=1):
+        if "\0" in line:
+            raise InputError(f"{path}: line {line_no} contains NUL bytes (allowed: a text CSV file)")
+        yield line
+
+
+def read_csv(path, schema, need):
+    """Rows of the CSV file at path as dicts of typed values (int, float, bool, str; None for an empty optional
+    field), checked against SCHEMAS[schema]: the columns in need must exist, every row must have exactly the
+    header's number of fields, and every field of a schema column must have its type and satisfy its constraints.
+    Columns outside the schema are kept as text. A UTF-8 byte-order mark is skipped.
 
     Raises InputError (one line naming the file) for a missing, empty or malformed file. For a results folder,
     resolve the file name first with find_csv().
     """
+    columns = SCHEMAS[schema]
     if not os.path.exists(path):
-        raise InputError(f"{path}: no such file")
+        raise InputError(f"{path}: no such file (allowed: a {schema} file or a folder holding one)")
     if os.path.isdir(path):
         raise InputError(f"{path}: is a folder, expected a CSV file")
     try:
-        with open(path, newline="", encoding="utf-8") as f:
-            reader = csv.DictReader(f)
-            if reader.fieldnames is None:
-                raise InputError(f"{path}: empty file, expected a CSV header with columns {', '.join(required)}")
-            missing = [c for c in required if c not in reader.fieldnames]
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            reader = csv.reader(_lines_without_nul(f, path))
+            header = next(reader, None)
+            if header is None:
+                raise InputError(f"{path}: empty file, expected a CSV header with columns {', '.join(need)}")
+            repeated = sorted({c for c in header if header.count(c) > 1})
+            if repeated:
+                raise InputError(f"{path}: malformed header, column(s) {', '.join(repeated)} appear twice")
+            missing = [c for c in need if c not in header]
             if missing:
-                raise InputError(f"{path}: malformed, missing column(s) {', '.join(missing)}")
+                raise InputError(f"{path}: malformed, missing column(s) {', '.join(missing)} (allowed: a {schema} "
+                                 f"as mcmclb writes it, see README.md)")
+            checked = [(i, name, columns[name]) for i, name in enumerate(header) if name in columns]
             rows = []
-            for line_no, row in enumerate(reader, start=2):
-                if None in row or any(row[c] is None for c in required):
-                    raise InputError(f"{path}:{line_no}: malformed row (wrong number of fields)")
-                for c in numeric:
+            for fields in reader:
+                if not fields:
+                    continue  # a blank line
+                if len(fields) != len(header):
+                    raise InputError(f"{path}: line {reader.line_num} has {len(fields)} fields, the header has "
+                                     f"{len(header)} (a row cut off or edited?)")
+                row = dict(zip(header, fields))
+                for i, name, column in checked:
                     try:
-                        row[c] = float(row[c])
-                    except ValueError:
-                        raise InputError(f"{path}:{line_no}: column {c} is not a number: {row[c]!r}") from None
+                        row[name] = column.parse(fields[i])
+                    except ValueError as e:
+                        raise InputError(f"{path}: line {reader.line_num}: column {name} {e} "
+                                         f"(allowed: {column.allowed()})") from None
                 rows.append(row)
     except UnicodeDecodeError:
-        raise InputError(f"{path}: not a text CSV file") from None
+        raise InputError(f"{path}: not a text CSV file (allowed: UTF-8 text)") from None
     except csv.Error as e:
         raise InputError(f"{path}: malformed CSV ({e})") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot be read ({e.strerror})") from None
     if not rows:
-        raise InputError(f"{path}: no data rows")
+        raise InputError(f"{path}: no data rows (allowed: a header and at least one row)")
     return rows
 
 
 def find_csv(path, name):
     """path itself if it is a file, else path/name (a results folder)."""
     return os.path.join(path, name) if os.path.isdir(path) else path
+
+
+def check_inputs_exist(paths, name):
+    """Each path must be a file or a folder holding name: checked before anything else, so a typo in an input is
+    named as such rather than as a problem with the default output path beside it."""
+    for path in paths:
+        file = find_csv(path, name)
+        if not os.path.exists(file):
+            raise InputError(f"{file}: no such file (allowed: a {name} file or a folder holding one)")
+
+
+OUTPUT_SUFFIXES = (".png", ".pdf", ".svg")
+
+
+def check_output(path, pdf=False):
+    """path (and the PDF beside it with pdf) can be written: a .png/.pdf/.svg name, in an existing folder where a
+    file can be created, not a folder itself. Checked before any input is read, so no work is thrown away."""
+    targets = [path] + ([os.path.splitext(path)[0] + ".pdf"] if pdf else [])
+    if os.path.splitext(path)[1].lower() not in OUTPUT_SUFFIXES:
+        raise InputError(f"{path}: output must be a file name ending in {', '.join(OUTPUT_SUFFIXES)}")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        what = "is not a folder" if os.path.exists(folder) else "does not exist"
+        raise InputError(f"{path}: output folder {folder} {what} (allowed: a path in an existing, writable folder)")
+    for target in targets:
+        if os.path.isdir(target):
+            raise InputError(f"{target}: output is a folder (allowed: a file name)")
+        if os.path.exists(target) and not os.access(target, os.W_OK):
+            raise InputError(f"{target}: output exists and is not writable")
+    try:  # as root, os.access says yes to read-only file systems and /proc: try it
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".mcmclb-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise InputError(f"{path}: cannot write in output folder {folder} ({e.strerror}; allowed: a path in an "
+                         f"existing, writable folder)") from None
 
 
 def median(values):
@@ -73,15 +274,13 @@ def run_label(row):
 
 RUN_COLUMNS = ["run_id", "nprocs", "balancer", "interval", "method", "rep", "time_s", "ideal_s", "baseline_s",
                "regroups_avg", "regroups_std", "regroups_min", "regroups_max", "valid"]
-RUN_NUMERIC = ["nprocs", "time_s", "ideal_s", "baseline_s", "regroups_avg", "regroups_std", "regroups_min",
-               "regroups_max"]
 
 
 def read_runs(paths):
     """runs.csv rows from result folders or files (several folders may be combined)."""
     rows = []
     for path in paths:
-        rows += read_rows(find_csv(path, "runs.csv"), RUN_COLUMNS, numeric=RUN_NUMERIC)
+        rows += read_csv(find_csv(path, "runs.csv"), "runs.csv", RUN_COLUMNS)
     return rows
 
 
@@ -103,7 +302,7 @@ def pyplot():
 
 
 def save(fig, path, pdf=False):
-    """Writes fig as PNG at path (and as PDF beside it when pdf) and says so."""
+    """Writes fig at path (and as PDF beside it when pdf) and says so."""
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     if pdf:

@@ -1,30 +1,38 @@
 #!/usr/bin/python3
 """Everything for one result folder: fig2.png and timeline.png written there, Table 1 and the times-vs-ideal table
 printed (with the paper's values beside them when the runs use the paper's workload). The demo ends with this."""
-import argparse
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fig2  # noqa: E402
 import summary  # noqa: E402
-from mcmclb_csv import InputError, fail, read_rows  # noqa: E402
+from mcmclb_csv import ArgumentParser, InputError, check_output, fail, read_csv, read_runs  # noqa: E402
 import table1  # noqa: E402
 import timeline  # noqa: E402
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = ArgumentParser(prog="report.py", description=__doc__)
     parser.add_argument("folder", help="result folder (runs.csv, ranks.csv, events.csv)")
     args = parser.parse_args(argv)
-    # The paper's values are comparable only for its workload: G = 4, T = 100 ms, S = 10 (R mod 32).
+    # Every input and both outputs are checked before the first figure is drawn, so a bad file never leaves
+    # half a report behind.
     try:
-        runs = read_rows(os.path.join(args.folder, "runs.csv"), ["G", "T_ms", "workload", "workload_scale",
-                                                                 "workload_period"])
+        if not os.path.isdir(args.folder):
+            raise InputError(f"{args.folder}: " + ("is not a folder" if os.path.exists(args.folder) else
+                                                   "no such folder") + " (allowed: a results folder)")
+        for name in ("fig2.png", "timeline.png"):
+            check_output(os.path.join(args.folder, name))
+        runs = read_runs([args.folder])
+        read_csv(os.path.join(args.folder, "ranks.csv"), "ranks.csv",
+                 sorted(set(timeline.RANK_COLUMNS) | set(summary.RANK_COLUMNS)))
+        read_csv(os.path.join(args.folder, "events.csv"), "events.csv", timeline.EVENT_COLUMNS)
     except InputError as e:
         fail(__file__, str(e))
-    paper = all((r["G"], r["T_ms"], r["workload"], r["workload_scale"], r["workload_period"]) ==
-                ("4", "100", "cyclic", "10", "32") for r in runs)
+    # The paper's values are comparable only for its workload: G = 4, T = 100 ms, S = 10 (R mod 32).
+    paper = all((r.get("G"), r.get("T_ms"), r.get("workload"), r.get("workload_scale"), r.get("workload_period")) ==
+                (4, 100, "cyclic", 10, 32) for r in runs)
     fig2.main([args.folder] + (["--reference"] if paper else []))
     timeline.main([args.folder])
     print()

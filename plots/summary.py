@@ -7,6 +7,9 @@ time_s = max elapsed. Since the work over all ranks is P * ideal_s when items co
 time_s - ideal_s = mean over ranks of (polling + waiting + regroup + other + (time_s - elapsed)) + (mean work -
 ideal_s). For async, `waiting` is the polling delay (a finished group waiting for its merge request to be taken
 at the receiver's next polling point), `regroup` the communicator creation, `idle` time after a rank finished.
+
+The `/ ideal` column is `-` when the ideal time is 0 (a workload without items, e.g. cyclic at P = 1, where
+S = scale * (0 mod period) = 0): there is no ratio to give, and the gap columns still show the absolute times.
 """
 import argparse
 import os
@@ -15,18 +18,21 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import InputError, fail, median, read_rows, read_runs, run_label  # noqa: E402
+from mcmclb_csv import (ArgumentParser, InputError, check_inputs_exist, fail, find_csv, median,  # noqa: E402
+                        read_csv, read_runs, run_label)
 
 RANK_COLUMNS = ["run_id", "elapsed_s", "work_s", "polling_s", "waiting_s", "regroup_s", "other_s"]
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(prog="summary.py", description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", help="results folder holding runs.csv and ranks.csv")
     args = parser.parse_args(argv)
     try:
+        check_inputs_exist([args.folder], "runs.csv")
         runs = read_runs([args.folder])
-        ranks = read_rows(os.path.join(args.folder, "ranks.csv"), RANK_COLUMNS, numeric=RANK_COLUMNS[1:])
+        ranks = read_csv(find_csv(args.folder, "ranks.csv"), "ranks.csv", RANK_COLUMNS)
     except InputError as e:
         fail(__file__, str(e))
 
@@ -35,17 +41,18 @@ def main(argv=None):
         by_run[r["run_id"]].append(r)
     groups = defaultdict(list)
     for r in runs:
-        groups[(int(r["nprocs"]), run_label(r))].append(r)
+        groups[(r["nprocs"], run_label(r))].append(r)
 
     print("| P | balancer | runs | time_s median [min-max] | / ideal | regroups avg (std) [min-max] | valid |")
     print("|---|---|---|---|---|---|---|")
     for (p, name), rs in groups.items():
         t = [r["time_s"] for r in rs]
         ideal = rs[0]["ideal_s"]
-        print(f"| {p} | {name} | {len(rs)} | {median(t):.3f} [{min(t):.3f}-{max(t):.3f}] | {median(t) / ideal:.3f} | "
+        ratio = f"{median(t) / ideal:.3f}" if ideal > 0 else "-"
+        print(f"| {p} | {name} | {len(rs)} | {median(t):.3f} [{min(t):.3f}-{max(t):.3f}] | {ratio} | "
               f"{median([r['regroups_avg'] for r in rs]):.2f} ({median([r['regroups_std'] for r in rs]):.2f}) "
               f"[{min(r['regroups_min'] for r in rs):.0f}-{max(r['regroups_max'] for r in rs):.0f}] | "
-              f"{sum(r['valid'] == 'true' for r in rs)}/{len(rs)} |")
+              f"{sum(r['valid'] for r in rs)}/{len(rs)} |")
 
     print("\nGap to the ideal, mean over ranks per run, median over runs (seconds):\n")
     print("| P | balancer | gap | waiting (polling delay) | regroup (creation) | polling | other | idle after finish "

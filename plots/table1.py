@@ -2,13 +2,13 @@
 """Table 1: regrouping operations per process, avg / stdev / min / max per balancer and interval, at one rank count
 (default: the largest in the input). Over repetitions: avg and stdev are means of the per-run values, min and max
 the extremes. --paper adds the paper's values (8192 cores) side by side."""
-import argparse
 import os
 import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import InputError, fail, read_rows, read_runs, run_label  # noqa: E402
+from mcmclb_csv import (ArgumentParser, InputError, check_inputs_exist, fail, positive_int, read_csv,  # noqa: E402
+                        read_runs, run_label)
 
 REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference", "dinan2011.csv")
 
@@ -16,7 +16,7 @@ REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference"
 def table(runs, nprocs):
     groups = defaultdict(list)
     for r in runs:
-        if int(r["nprocs"]) == nprocs:
+        if r["nprocs"] == nprocs:
             groups[run_label(r)].append(r)
 
     def key(name):
@@ -37,25 +37,27 @@ def table(runs, nprocs):
 
 def paper_values():
     values = {}
-    for r in read_rows(REFERENCE, ["kind", "balancer", "interval", "avg", "stdev", "min", "max"]):
+    for r in read_csv(REFERENCE, "dinan2011.csv", ["kind", "balancer", "interval", "avg", "stdev", "min", "max"]):
         if r["kind"] == "table1":
-            values[(r["balancer"], r["interval"])] = (r["avg"], r["stdev"], r["min"], r["max"])
+            values[(r["balancer"], str(r["interval"] or ""))] = (f"{r['avg']:.2f}", f"{r['stdev']:.2f}",
+                                                                f"{r['min']}", f"{r['max']}")
     return values
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = ArgumentParser(prog="table1.py", description=__doc__)
     parser.add_argument("inputs", nargs="+", help="result folder(s) or runs.csv file(s)")
     parser.add_argument("--format", choices=["markdown", "csv", "latex"], default="markdown")
-    parser.add_argument("--nprocs", type=int, help="rank count to tabulate (default: the largest)")
+    parser.add_argument("--nprocs", type=positive_int, help="rank count to tabulate (default: the largest)")
     parser.add_argument("--paper", action="store_true", help="add the paper's Table 1 values")
     args = parser.parse_args(argv)
     try:
+        check_inputs_exist(args.inputs, "runs.csv")
         runs = read_runs(args.inputs)
         paper = paper_values() if args.paper else {}
     except InputError as e:
         fail(__file__, str(e))
-    available = sorted({int(r["nprocs"]) for r in runs})
+    available = sorted({r["nprocs"] for r in runs})
     nprocs = args.nprocs or available[-1]
     if nprocs not in available:
         fail(__file__, f"{args.inputs[0]}: no runs with nprocs={nprocs} (has {', '.join(map(str, available))})")

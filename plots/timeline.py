@@ -2,30 +2,35 @@
 """Timeline of one run: ranks on the y axis, time on the x axis, each rank's bar coloured by the chain its group
 works, merges marked by a vertical line over the new group's ranks. Shows how load moved during the run.
 Input: a result folder (runs.csv, ranks.csv, events.csv). Default run: the first async run."""
-import argparse
 import os
 import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import InputError, fail, pyplot, read_rows, read_runs, run_label, save  # noqa: E402
+from mcmclb_csv import (ArgumentParser, InputError, check_inputs_exist, check_output, fail, pyplot,  # noqa: E402
+                        read_csv, read_runs, run_label, save)
 
 EVENT_COLUMNS = ["run_id", "t_s", "kind", "group_first", "group_last", "chain"]
 RANK_COLUMNS = ["run_id", "rank", "elapsed_s"]
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = ArgumentParser(prog="timeline.py", description=__doc__)
     parser.add_argument("folder", help="result folder")
     parser.add_argument("--run-id", help="run to draw (default: the first async run, else the first run)")
     parser.add_argument("-o", "--output", help="PNG path (default: timeline.png in the folder)")
     parser.add_argument("--pdf", action="store_true", help="also write a PDF beside the PNG")
     args = parser.parse_args(argv)
+    output = args.output or os.path.join(args.folder, "timeline.png")
     try:
+        if not os.path.isdir(args.folder):
+            raise InputError(f"{args.folder}: " + ("is not a folder" if os.path.exists(args.folder) else
+                                                   "no such folder") + " (allowed: a results folder)")
+        check_inputs_exist([args.folder], "runs.csv")
+        check_output(output, args.pdf)
         runs = read_runs([args.folder])
-        events = read_rows(os.path.join(args.folder, "events.csv"), EVENT_COLUMNS,
-                           numeric=["t_s", "group_first", "group_last", "chain"])
-        ranks = read_rows(os.path.join(args.folder, "ranks.csv"), RANK_COLUMNS, numeric=["rank", "elapsed_s"])
+        events = read_csv(os.path.join(args.folder, "events.csv"), "events.csv", EVENT_COLUMNS)
+        ranks = read_csv(os.path.join(args.folder, "ranks.csv"), "ranks.csv", RANK_COLUMNS)
     except InputError as e:
         fail(__file__, str(e))
     if args.run_id:
@@ -37,19 +42,19 @@ def main(argv=None):
         run = next((r for r in runs if r["balancer"] == "async"), runs[0])
     rid = run["run_id"]
     run_events = sorted((e for e in events if e["run_id"] == rid), key=lambda e: e["t_s"])
-    elapsed = {int(r["rank"]): r["elapsed_s"] for r in ranks if r["run_id"] == rid}
+    elapsed = {r["rank"]: r["elapsed_s"] for r in ranks if r["run_id"] == rid}
     if not run_events or not elapsed:
         fail(__file__, f"{args.folder}: run {rid} has no events or ranks rows")
 
     # Each rank's membership over time: (start, chain) from the events covering it.
     spans = defaultdict(list)
     for e in run_events:
-        for rank in range(int(e["group_first"]), int(e["group_last"]) + 1):
-            spans[rank].append((e["t_s"], int(e["chain"])))
+        for rank in range(e["group_first"], e["group_last"] + 1):
+            spans[rank].append((e["t_s"], e["chain"]))
 
     plt = pyplot()
     cmap = plt.get_cmap("tab20")
-    nprocs = int(run["nprocs"])
+    nprocs = run["nprocs"]
     fig, ax = plt.subplots(figsize=(7.2, max(2.5, 0.28 * nprocs + 1.2)))
     for rank in range(nprocs):
         changes = spans.get(rank, [])
@@ -67,7 +72,7 @@ def main(argv=None):
     ax.set_ylabel("rank")
     ax.set_title(f"{run_label(run)}, P = {nprocs}: colour = chain worked, black = merge "
                  f"(time {run['time_s']:.3f} s)", fontsize=9)
-    save(fig, args.output or os.path.join(args.folder, "timeline.png"), args.pdf)
+    save(fig, output, args.pdf)
     return 0
 
 

@@ -1,12 +1,13 @@
 """Plot scripts: fixture CSVs give non-empty PNGs; missing, empty or malformed input gives one line and exit 2."""
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PLOTS = os.path.join(HERE, "..", "plots")
+PLOTS = os.environ.get("MCMCLB_PLOTS", os.path.join(HERE, "..", "plots"))  # another checkout's, to compare
 FIXTURES = os.path.join(HERE, "fixtures")
 
 
@@ -115,6 +116,156 @@ class KernelPlots(unittest.TestCase):
             r = run("table1.py", os.path.join(FIXTURES, "table1-runs.csv"), "--nprocs", "5")
             self.assertEqual(r.returncode, 2)
             self.assertIn("no runs with nprocs=5 (has 32, 8192)", r.stderr)
+
+
+SCRIPTS = ("fig2.py", "table1.py", "timeline.py", "summary.py", "report.py")  # those reading a results folder
+
+
+def copy_results(d, source=RESULTS):
+    """A writable copy of a results folder under d (the scripts write their figures into it)."""
+    copy = os.path.join(d, "results")
+    shutil.copytree(source, copy)
+    return copy
+
+
+def edit_csv(folder, name, edit):
+    """Replaces folder/name's bytes b with edit(b)."""
+    path = os.path.join(folder, name)
+    with open(path, "rb") as f:
+        data = f.read()
+    with open(path, "wb") as f:
+        f.write(edit(data))
+
+
+def set_field(data, column, value, line=1):
+    """data (CSV bytes) with column of data line `line` (1 = the first row after the header) set to value."""
+    lines = data.split(b"\n")
+    header = lines[0].split(b",")
+    fields = lines[line].split(b",")
+    fields[header.index(column.encode())] = value.encode()
+    lines[line] = b",".join(fields)
+    return b"\n".join(lines)
+
+
+class BadInputs(unittest.TestCase):
+    """Issue 8: every bad input to every plot script is one line `SCRIPT: FILE: problem`, exit 2, no traceback."""
+
+    def assert_one_line(self, r, script, *fragments):
+        self.assertEqual(r.returncode, 2, f"{script}: {r.stdout}{r.stderr}")
+        lines = r.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, f"{script}: {r.stderr}")
+        self.assertNotIn("Traceback", r.stderr)
+        for fragment in fragments:
+            self.assertIn(fragment, lines[0], script)
+
+    def assert_every_script_refuses(self, name, edit, *fragments):
+        """Each script reading `name` refuses the folder whose `name` went through edit, and writes no figure."""
+        with tempfile.TemporaryDirectory() as d:
+            folder = copy_results(d)
+            edit_csv(folder, name, edit)
+            readers = {"runs.csv": SCRIPTS, "ranks.csv": ("timeline.py", "summary.py", "report.py"),
+                       "events.csv": ("timeline.py", "report.py")}[name]
+            for script in readers:
+                r = run(script, folder)
+                self.assert_one_line(r, script, os.path.join(folder, name), *fragments)
+            self.assertEqual(sorted(os.listdir(folder)), ["events.csv", "ranks.csv", "runs.csv"])
+
+    def test_truncated_last_row(self):
+        cut = lambda b: b[:-40]  # noqa: E731  (the last row loses its last fields and its line end)
+        for name in ("runs.csv", "ranks.csv", "events.csv"):
+            self.assert_every_script_refuses(name, cut, "fields, the header has")
+
+    def test_nan_and_inf(self):
+        self.assert_every_script_refuses("runs.csv", lambda b: set_field(b, "time_s", "nan"),
+                                         "column time_s is not a finite number: 'nan'")
+        self.assert_every_script_refuses("ranks.csv", lambda b: set_field(b, "elapsed_s", "inf", line=3),
+                                         "column elapsed_s is not a finite number: 'inf'")
+        self.assert_every_script_refuses("events.csv", lambda b: set_field(b, "t_s", "-inf", line=2),
+                                         "column t_s is not a finite number")
+
+    def test_nul_bytes(self):
+        self.assert_every_script_refuses("runs.csv", lambda b: b.replace(b"small,", b"sm\0all,", 1),
+                                         "line 2 contains NUL bytes")
+        self.assert_every_script_refuses("events.csv", lambda b: b + b"\0\0\0\0\n", "NUL bytes")
+
+    def test_non_integer_in_integer_column(self):
+        self.assert_every_script_refuses("runs.csv", lambda b: set_field(b, "nprocs", "4.5", line=2),
+                                         "line 3: column nprocs is not an integer: '4.5' (allowed: an integer >= 1)")
+        self.assert_every_script_refuses("events.csv", lambda b: set_field(b, "group_first", "1.5"),
+                                         "column group_first is not an integer")
+
+    def test_negative_times(self):
+        self.assert_every_script_refuses("runs.csv", lambda b: set_field(b, "time_s", "-0.5"),
+                                         "column time_s is negative: '-0.5' (allowed: a finite number >= 0)")
+        self.assert_every_script_refuses("ranks.csv", lambda b: set_field(b, "waiting_s", "-1e-3"),
+                                         "column waiting_s is negative")
+
+    def test_fig1_bad_values(self):
+        header = "method,op,nprocs,group_size,rep,time_us\n"
+        for row, fragment in (("intercomm,create,4,2,0,nan", "column time_us is not a finite number"),
+                              ("intercomm,create,4,2,0,-3", "column time_us is negative"),
+                              ("intercomm,create,4.5,2,0,3", "column nprocs is not an integer"),
+                              ("intercomm,create,4,2,0", "has 5 fields, the header has 6"),
+                              ("intercomm,cre\0ate,4,2,0,3", "NUL bytes")):
+            with tempfile.NamedTemporaryFile("w", suffix=".csv") as f:
+                f.write(header + "intercomm,create,4,1,0,2.5\n" + row + "\n")
+                f.flush()
+                self.assert_one_line(run("fig1.py", f.name, "-o", f.name + ".png"), row, f.name, fragment)
+
+    def test_utf8_bom_is_accepted(self):
+        with tempfile.TemporaryDirectory() as d:
+            folder = copy_results(d)
+            for name in ("runs.csv", "ranks.csv", "events.csv"):
+                edit_csv(folder, name, lambda b: b"\xef\xbb\xbf" + b)
+            r = run("report.py", folder)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("| 3 | async create_group | 1 |", r.stdout)
+            assert_png(self, os.path.join(folder, "timeline.png"))
+            bench = os.path.join(d, "commbench.csv")
+            with open(os.path.join(FIXTURES, "commbench_small.csv"), "rb") as src, open(bench, "wb") as dst:
+                dst.write(b"\xef\xbb\xbf" + src.read())
+            r = run("fig1.py", bench)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            assert_png(self, os.path.join(d, "fig1.png"))
+
+    def test_argument_errors_are_one_line(self):
+        for script, args in (("fig1.py", []), ("fig1.py", ["x.csv", "--op", "merge"]), ("fig2.py", ["--bogus"]),
+                             ("table1.py", [RESULTS, "--nprocs", "four"]), ("table1.py", [RESULTS, "--nprocs", "0"]),
+                             ("table1.py", [RESULTS, "--format", "html"]), ("timeline.py", []),
+                             ("summary.py", [RESULTS, "extra"]), ("report.py", [])):
+            r = run(script, *args)
+            self.assert_one_line(r, f"{script} {args}", script + ": ", "usage: " + script)
+
+    def test_output_path_checked_before_reading(self):
+        with tempfile.TemporaryDirectory() as d:
+            folder = copy_results(d)
+            edit_csv(folder, "runs.csv", lambda b: set_field(b, "time_s", "nan"))  # bad input, never reached
+            bench = os.path.join(FIXTURES, "commbench_small.csv")
+            for script, inputs in (("fig1.py", [bench]), ("fig2.py", [folder]), ("timeline.py", [folder])):
+                for out, fragment in ((os.path.join(d, "no", "such", "dir", "x.png"), "does not exist"),
+                                      (os.path.join(bench, "x.png"), "is not a folder"),
+                                      ("/proc/x.png", "cannot write in output folder /proc"),
+                                      (d, "output must be a file name ending in .png"),
+                                      (os.path.join(d, "x.csv"), "output must be a file name ending in .png")):
+                    self.assert_one_line(run(script, *inputs, "-o", out), f"{script} -o {out}", out, fragment)
+            self.assertEqual(sorted(os.listdir(d)), ["results"])
+            # report.py writes two figures into the folder: both are checked before the first is drawn.
+            folder = copy_results(os.path.join(d, "report"))
+            os.mkdir(os.path.join(folder, "timeline.png"))
+            self.assert_one_line(run("report.py", folder), "report.py", "timeline.png: output is a folder")
+            self.assertFalse(os.path.exists(os.path.join(folder, "fig2.png")))
+
+    def test_zero_ideal_time(self):
+        """Cyclic at P = 1 has S = 0 items, so ideal_s = 0 in every row (a real mcmclb run wrote the fixture)."""
+        with tempfile.TemporaryDirectory() as d:
+            folder = copy_results(d, os.path.join(FIXTURES, "results-n1"))
+            r = run("summary.py", folder)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertRegex(r.stdout, r"\| 1 \| none \| 1 \| [0-9.]+ \[[0-9.-]+\] \| - \|")
+            r = run("report.py", folder)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("Regroupings per process, P = 1", r.stdout)
+            assert_png(self, os.path.join(folder, "fig2.png"))
 
 
 if __name__ == "__main__":
