@@ -2,7 +2,8 @@
 # Installs the Debian packages mcmclb needs; does nothing when all are present (idempotent).
 set -euo pipefail
 packages=(build-essential cmake git mpich libmpich-dev libyaml-cpp-dev libbenchmark-dev
-          libgtest-dev googletest python3 python3-matplotlib python3-yaml)
+          libgtest-dev googletest python3 python3-matplotlib python3-yaml
+          slurm-wlm slurm-client munge)  # the last three: tests/slurm/cluster.sh, a local Slurm for ctest slurm
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
