@@ -231,6 +231,7 @@ TEST(LjTrajectory, PiecesAtVaryingGroupSizesMatchOneRankBitForBit) {
     }
     ASSERT_EQ(got, expected) << "seed " << seed;
     ASSERT_EQ(state, reference) << "seed " << seed;
+    ASSERT_EQ(lj::serialize(state), lj::serialize(reference)) << "seed " << seed;  // every bit
     accepted_total += reference.accepted;
     items_total += reference.item;
   }
@@ -373,5 +374,6 @@ TEST(LjMpi, ChainWorkedByChangingGroupsMatchesOneRank) {
     work(state, pair, 15);
     EXPECT_EQ(got, expected) << lj::to_string(move);
     EXPECT_EQ(state, reference) << lj::to_string(move);
+    EXPECT_EQ(lj::serialize(state), lj::serialize(reference)) << lj::to_string(move);
   }
 }

@@ -89,7 +89,8 @@ struct State {
   Energy energy = 0;              ///< total energy of positions, fixed point
   std::vector<double> positions;  ///< x0 y0 z0 x1 y1 z1 ... (3N values, sigma)
   [[nodiscard]] int atoms() const noexcept { return static_cast<int>(positions.size() / 3); }
-  bool operator==(const State&) const = default;  ///< bitwise on the doubles (no NaN ever occurs here)
+  /// Doubles compared with == (which ignores the sign of zero); compare serialize() buffers for bit-identity.
+  bool operator==(const State&) const = default;
 };
 
 /// The initial state of a chain: the first N sites of an fcc lattice with nearest-neighbour distance 2^(1/6)
