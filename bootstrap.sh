@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages mcmclb needs; does nothing when all are present (idempotent).
 set -euo pipefail
-packages=(build-essential cmake git mpich libmpich-dev libyaml-cpp-dev libbenchmark-dev
+packages=(build-essential cmake git mpich libmpich-dev libyaml-cpp-dev libbenchmark-dev librandom123-dev
           libgtest-dev googletest python3 python3-matplotlib python3-yaml
           slurm-wlm slurm-client munge)  # the last three: tests/slurm/cluster.sh, a local Slurm for ctest slurm
 missing=()
