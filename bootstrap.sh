@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages mcmclb needs; does nothing when all are present (idempotent).
 set -euo pipefail
-packages=(build-essential cmake git mpich libmpich-dev libyaml-cpp-dev libbenchmark-dev
+packages=(build-essential cmake git pkg-config clang-format mpich libmpich-dev libyaml-cpp-dev libbenchmark-dev
           libgtest-dev googletest python3 python3-matplotlib python3-yaml)
 missing=()
 for p in "${packages[@]}"; do
