@@ -27,9 +27,11 @@ extern "C" {
  *     ("Message truncated" in MPID_Intercomm_exchange_map). Fixed upstream in MPICH 5.0.
  *   - MPI_Intercomm_merge derives a temporary context id that is not unique across threads (an assertion in
  *     contextid.c, or a crash inside the network layer).
- * tests/threads/intercomm_threads.c reproduces both. The function's own setup (a private copy of
- * MPI_COMM_SELF made with MPI_Comm_create_group and the caller's tag) is safe to run concurrently. If threads
- * must create communicators concurrently, use MPI_Comm_create_group, which the same MPICH handles correctly. */
+ * tests/threads/intercomm_threads.c shows it at 2-4 processes x 2-8 threads: "Message truncated" errors,
+ * segfaults inside PMPI_Intercomm_create, or a hang; one thread per process passes. The function's own setup
+ * (a private copy of MPI_COMM_SELF made with MPI_Comm_create_group and the caller's tag) is safe to run
+ * concurrently. Threads that must create communicators concurrently should use MPI_Comm_create_group, which
+ * the same program runs correctly on the same MPICH. */
 int mcmclb_group_comm_create(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm);
 
 #ifdef __cplusplus
