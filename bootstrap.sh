@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages mcmclb needs; does nothing when all are present (idempotent).
 set -euo pipefail
-packages=(build-essential cmake git mpich libmpich-dev libyaml-cpp-dev libbenchmark-dev librandom123-dev
-          libgtest-dev googletest python3 python3-matplotlib python3-yaml
-          slurm-wlm slurm-client munge)  # the last three: tests/slurm/cluster.sh, a local Slurm for ctest slurm
+# Each package, and why: the toolchain and MPI; yaml-cpp, Google Benchmark and GoogleTest; Random123 (counter-based
+# RNG of the compute workload); Python with matplotlib for the plots; pkg-config and clang-format for the install
+# and format tests; slurm-wlm, slurm-client and munge for tests/slurm/cluster.sh, a local Slurm for ctest slurm.
+packages=(build-essential cmake git pkg-config clang-format mpich libmpich-dev libyaml-cpp-dev libbenchmark-dev
+          librandom123-dev libgtest-dev googletest python3 python3-matplotlib python3-yaml
+          slurm-wlm slurm-client munge)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

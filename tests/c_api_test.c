@@ -7,15 +7,15 @@
 #include "mcmclb/group_comm.h"
 
 static int failures = 0;
-#define CHECK(cond, what)                                                   \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
+#define CHECK(cond, what)                                                      \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
       fprintf(stderr, "[rank %d] check failed: %s (%s)\n", rank, what, #cond); \
-      ++failures;                                                           \
-    }                                                                       \
+      ++failures;                                                              \
+    }                                                                          \
   } while (0)
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank = 0, size = 0;
   MPI_Init(&argc, &argv);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -25,7 +25,7 @@ int main(int argc, char **argv) {
   MPI_Comm_group(MPI_COMM_WORLD, &world_group);
 
   /* Reversed whole world: new rank = size - 1 - old rank. */
-  int *ranks = malloc(sizeof(int) * (size_t)size);
+  int* ranks = malloc(sizeof(int) * (size_t)size);
   for (int i = 0; i < size; ++i) ranks[i] = size - 1 - i;
   MPI_Group reversed;
   MPI_Group_incl(world_group, size, ranks, &reversed);

@@ -164,7 +164,15 @@ std::unique_ptr<CommCreator> make_comm_creator(std::string_view name, const mpi:
 
 mpi::Comm intercomm_create_merge(const mpi::Comm& bridge, std::span<const int> parent_ranks, int group_rank, int tag) {
   const int group_size = static_cast<int>(parent_ranks.size());
-  mpi::Comm current = mpi::Comm::self().dup();
+  // Start from a private copy of MPI_COMM_SELF. Not MPI_Comm_dup: a dup is collective over MPI_COMM_SELF, and
+  // threads of one process calling it concurrently make the program erroneous. MPI_Comm_create_group is the
+  // constructor MPI-4.1 Sect. 8.4.2 lets threads call concurrently: "If multiple threads at a given MPI process
+  // perform concurrent MPI_COMM_CREATE_GROUP operations, the user must distinguish these operations by providing
+  // different tag or comm arguments" -- the caller's distinct tag does exactly that.
+  const mpi::Group self_group = mpi::Comm::self().group();
+  MPI_Comm self_copy = MPI_COMM_NULL;
+  mpi::check(MPI_Comm_create_group(MPI_COMM_SELF, self_group.get(), tag, &self_copy), "MPI_Comm_create_group");
+  mpi::Comm current = mpi::Comm::adopt(self_copy);
   for (int merge_size = 1; merge_size < group_size; merge_size *= 2) {
     const int block = group_rank / merge_size;  // the paper's gid: this caller's block of merge_size members
     int remote_leader = -1;

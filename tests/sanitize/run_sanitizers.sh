@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# AddressSanitizer + UndefinedBehaviorSanitizer pass: configures a second build folder <build>/asan with
+# -DMCMCLB_SANITIZE=ON, builds only the comm and kernel suites, and runs them at 1, 2 and 3 ranks through that
+# folder's own ctest registrations (the same tests as the main build, same timeouts).
+#   ASAN_OPTIONS=detect_leaks=0: MPICH keeps its internal allocations until exit by design (and ch4:ucx more so),
+#   so LeakSanitizer would report MPICH's memory, not ours. Every other ASan check stays on.
+#   UBSAN_OPTIONS=halt_on_error=1: UBSan only prints by default; this makes a finding fail the run.
+# Optional 4th argument: a --gtest_filter for test_kernel, should its full suite ever be too slow under ASan.
+# Usage: run_sanitizers.sh <source dir> <build dir> <werror ON|OFF> [kernel gtest filter]
+set -euo pipefail
+src=$1; asan=$2/asan; werror=${3:-ON}; kernel_filter=${4:-}
+start=$SECONDS
+cmake -S "$src" -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMCMCLB_SANITIZE=ON -DBUILD_TESTING=ON \
+  -DMCMCLB_WERROR="$werror" >"$asan.configure.log" 2>&1 || { cat "$asan.configure.log"; exit 1; }
+cmake --build "$asan" -j2 --target test_comm_create test_mpi_handles test_kernel >"$asan.build.log" 2>&1 ||
+  { tail -50 "$asan.build.log"; exit 1; }
+echo "sanitizers: configure + build $((SECONDS - start)) s"
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:halt_on_error=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+run_start=$SECONDS
+ctest --test-dir "$asan" --output-on-failure -R '^(mpi_handles|comm_create)\.[123]ranks$'
+GTEST_FILTER=${kernel_filter:-*} ctest --test-dir "$asan" --output-on-failure -R '^kernel\.[123]ranks$'
+echo "sanitizers: tests $((SECONDS - run_start)) s, total $((SECONDS - start)) s"
