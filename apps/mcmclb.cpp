@@ -2,6 +2,7 @@
 //   mpiexec -n P build/mcmclb run CONFIG.yaml [--set key=value]... [--out DIR] [--points i,j,...] [--resume]
 //   build/mcmclb plan STUDY.yaml [--set key=value]... [--verbose]
 //   build/mcmclb sweep STUDY.yaml --launcher local|slurm [--out DIR] [--force] [--dry-run] [--jobs-dir DIR]
+//   build/mcmclb status STUDY.yaml [--set key=value]... [--out DIR]
 // plan and sweep do not initialise MPI (sweep launches MPI jobs). For run, rank 0 reads the experiment file and
 // broadcasts its text, so every rank parses the same bytes and reaches the same verdict on bad input (one line on
 // rank 0, exit code 2 everywhere, no hang). Exit code 3: a run violated an invariant (its row says valid=false).
@@ -28,7 +29,8 @@ const char* const kUsage =
     "usage: mpiexec -n P mcmclb run CONFIG.yaml [--set key=value]... [--out DIR] [--points i,j,...] [--resume]\n"
     "       mcmclb plan STUDY.yaml [--set key=value]... [--verbose]\n"
     "       mcmclb sweep STUDY.yaml --launcher local|slurm [--out DIR] [--force] [--dry-run] [--jobs-dir DIR] "
-    "[--set key=value]...";
+    "[--set key=value]...\n"
+    "       mcmclb status STUDY.yaml [--set key=value]... [--out DIR]";
 
 struct Cli {
   std::string command;
@@ -41,11 +43,11 @@ struct Cli {
 
 Cli parse_cli(int argc, char** argv) {
   Cli cli;
-  if (argc < 2) throw InputError("missing command (known: run, plan, sweep; see --help)");
+  if (argc < 2) throw InputError("missing command (known: run, plan, sweep, status; see --help)");
   cli.command = argv[1];
   if (cli.command == "--help" || cli.command == "-h") return cli;
   if (cli.command != "run") {
-    throw InputError("unknown command '" + cli.command + "' (known: run, plan, sweep; see --help)");
+    throw InputError("unknown command '" + cli.command + "' (known: run, plan, sweep, status; see --help)");
   }
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
@@ -216,8 +218,12 @@ int without_mpi(int argc, char** argv) {
   const std::string command = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
   try {
-    const auto options = mcmclb::parse_sweep_options(args, command == "sweep");
-    return command == "sweep" ? mcmclb::sweep_main(options) : mcmclb::plan_main(options);
+    const auto kind = command == "sweep"    ? mcmclb::Command::sweep
+                      : command == "status" ? mcmclb::Command::status
+                                            : mcmclb::Command::plan;
+    const auto options = mcmclb::parse_sweep_options(args, kind);
+    if (kind == mcmclb::Command::status) return mcmclb::status_main(options);
+    return kind == mcmclb::Command::sweep ? mcmclb::sweep_main(options) : mcmclb::plan_main(options);
   } catch (const InputError& e) {
     std::fprintf(stderr, "mcmclb: %s\n", e.what());
     return 2;
@@ -230,6 +236,9 @@ int without_mpi(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc >= 2 && (std::string(argv[1]) == "plan" || std::string(argv[1]) == "sweep")) return without_mpi(argc, argv);
+  if (argc >= 2) {
+    const std::string command = argv[1];
+    if (command == "plan" || command == "sweep" || command == "status") return without_mpi(argc, argv);
+  }
   return mcmclb::mpi::run_main(argc, argv, mcmclb_main);
 }

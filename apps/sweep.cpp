@@ -4,12 +4,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "driver.hpp"
@@ -37,8 +40,8 @@ std::string read_file(const std::string& path, const std::string& what) {
 
 std::string this_executable() { return fs::canonical("/proc/self/exe").string(); }
 
-Study load(const SweepOptions& o) {
-  return build_study(read_file(o.study, "study file"), o.overrides, o.study, std::nullopt, catalog());
+Study load(const SweepOptions& o, const std::string& text) {
+  return build_study(text, o.overrides, o.study, std::nullopt, catalog());
 }
 
 fs::path output_of(const SweepOptions& o, const Study& s) { return o.out.empty() ? s.out : fs::path(o.out); }
@@ -265,19 +268,74 @@ int sweep_local(const SweepOptions& o, const Study& study) {
   return 3;
 }
 
-/// The batch-script template with its placeholders filled.
+/// The batch-script template with its placeholders filled. Placeholders left empty leave no blank line behind.
 std::string fill_template(std::string text, const std::vector<std::pair<std::string, std::string>>& values) {
   for (const auto& [key, value] : values) {
     for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size())) {
       text.replace(at, key.size(), value);
     }
   }
-  // An empty placeholder line (no extra #SBATCH lines) leaves no blank line behind.
-  for (std::size_t at = text.find("\n\n#"); at != std::string::npos; at = text.find("\n\n#")) text.erase(at, 1);
+  for (std::size_t at = text.find("\n\n"); at != std::string::npos; at = text.find("\n\n")) text.erase(at, 1);
   return text;
 }
 
-std::vector<std::pair<std::string, std::string>> script_values(const SweepOptions& o, const Study& study, int nprocs,
+/// The tag a study's batch job carries in --comment: squeue tells by it which launches of this output are queued
+/// (job names alone clash when one study is swept into two output folders).
+std::string job_comment(const fs::path& out, int nprocs) {
+  return "mcmclb:" + fs::absolute(out).lexically_normal().string() + ":n" + std::to_string(nprocs);
+}
+
+/// Slurm's HH:MM:SS (or D-HH:MM:SS) for a whole number of minutes.
+std::string slurm_time(long minutes) {
+  char text[48];
+  if (minutes >= 24 * 60) {
+    std::snprintf(text, sizeof text, "%ld-%02ld:%02ld:00", minutes / (24 * 60), minutes / 60 % 24, minutes % 60);
+  } else {
+    std::snprintf(text, sizeof text, "%02ld:%02ld:00", minutes / 60, minutes % 60);
+  }
+  return text;
+}
+
+// The estimate of a launch's time limit: the points' expected time (no balancing) times a safety factor, plus a
+// start-up allowance per point, rounded up to whole minutes, never below a floor. Backfill schedules short
+// honest limits sooner; a job that runs out of time is resubmitted and resumes where it stopped.
+constexpr double kTimeSafetyFactor = 2.0;
+constexpr double kStartupPerPointS = 10.0;
+constexpr long kTimeFloorMin = 5;
+
+/// The launch's time limit (job.time_limit, else the estimate) and a comment line saying which.
+std::pair<std::string, std::string> time_limit(const Study& study, const std::vector<std::size_t>& indices) {
+  const JobSpec& job = study.points[indices.front()].job;
+  if (!job.time_limit.empty()) return {job.time_limit, "# time limit: job.time_limit"};
+  double expected_s = 0;
+  for (std::size_t i : indices) expected_s += expected_point_s(study.points[i]);
+  const double limit_s = kTimeSafetyFactor * expected_s + kStartupPerPointS * static_cast<double>(indices.size());
+  const long minutes = std::max(kTimeFloorMin, static_cast<long>(std::ceil(limit_s / 60.0)));
+  char note[200];
+  std::snprintf(note, sizeof note,
+                "# time limit: estimated (%g x %s expected + %g s per point, at least %ld min; set job.time_limit "
+                "to choose)",
+                kTimeSafetyFactor, format_seconds(expected_s).c_str(), kStartupPerPointS, kTimeFloorMin);
+  return {slurm_time(minutes), note};
+}
+
+/// Where the jobs' copy of the study lives: named by a hash of its text, so a queued job keeps reading the study
+/// it was submitted with even after the file is edited and another launch is submitted.
+fs::path snapshot_path(const fs::path& dir, const Study& study, const std::string& text) {
+  std::uint64_t hash = 14695981039346656037ULL;  // FNV-1a: stable across builds, unlike std::hash
+  for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ULL;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return dir / (study.name + "-" + std::string(hex, 8) + ".yaml");
+}
+
+/// The options that make `mcmclb status` see the same study and output as the job.
+std::string status_args(const SweepOptions& o, const fs::path& snapshot, const fs::path& out) {
+  return shell_quote(snapshot.string()) + " --out " + shell_quote(out.string()) + overrides_args(o);
+}
+
+std::vector<std::pair<std::string, std::string>> script_values(const SweepOptions& o, const Study& study,
+                                                               const fs::path& snapshot, int nprocs,
                                                                const std::vector<std::size_t>& indices) {
   const JobSpec& job = study.points[indices.front()].job;
   std::vector<std::string> lines;
@@ -285,25 +343,43 @@ std::vector<std::pair<std::string, std::string>> script_values(const SweepOption
   if (!job.account.empty()) lines.push_back("#SBATCH --account=" + job.account);
   if (job.tasks_per_node > 0) lines.push_back("#SBATCH --ntasks-per-node=" + std::to_string(job.tasks_per_node));
   for (const auto& extra : job.extra) lines.push_back(extra);
-  const std::string launch = launch_prefix(job.launcher, nprocs);
+  const std::string launcher = launcher_with_args(job);
+  const std::string launch = launch_prefix(launcher, nprocs);
   const fs::path out = output_of(o, study);
+  SweepOptions in_job = o;
+  in_job.study = snapshot.string();  // the jobs read the snapshot, never the study file as it is when they start
+  const std::string exe = shell_quote(this_executable());
   std::string command;
-  if (study.points[indices.front()].program == Program::commbench) {
-    std::vector<std::string> lines;
-    for (std::size_t i : indices) lines.push_back(launch + program_command(o, study, out, {i}, true));
-    command = join(lines, "\n");
+  const Point& first = study.points[indices.front()];
+  if (first.program == Program::commbench) {
+    // commbench writes one file per rank count: a resubmitted job must not overwrite a finished one.
+    const std::string file = shell_quote((out / commbench_file(nprocs)).string());
+    command = "status=0\nif [ -e " + file + " ]; then\n  echo \"" + commbench_file(nprocs) +
+              " already done: nothing to run\"\nelse\n  " + launch +
+              program_command(in_job, study, out, indices, true) + " || status=$?\nfi";
   } else {
-    command = "# --resume skips the points the output already holds as valid, so a resubmitted job continues.\n" +
-              launch + program_command(o, study, out, indices, true);
+    command = std::string(o.force ? ""
+                                  : "# --resume skips the points the output already holds as valid, so a "
+                                    "resubmitted job continues.\n") +
+              "status=0\n" + launch + program_command(in_job, study, out, indices, !o.force) + " || status=$?";
   }
+  command += "\n# Points of this launch still without a valid result go to failures.csv, with this job's id.\n" + exe +
+             " status " + status_args(o, snapshot, out) + " --launch " + std::to_string(nprocs) +
+             " --record-failures \"$status\" || true\nexit \"$status\"";
+  const auto [limit, limit_note] = time_limit(study, indices);
   return {{"@STUDY_PATH@", shell_quote(o.study)},
           {"@STUDY@", study.name},
+          {"@SNAPSHOT@", snapshot.string()},
           {"@NPOINTS@", std::to_string(indices.size())},
           {"@NPROCS@", std::to_string(nprocs)},
           {"@JOB_NAME@", study.name + "-n" + std::to_string(nprocs)},
-          {"@TIME_LIMIT@", job.time_limit},
+          {"@TIME_NOTE@", limit_note},
+          {"@TIME_LIMIT@", limit},
+          {"@COMMENT@", job_comment(out, nprocs)},
           {"@OUT@", shell_quote(out.string())},
           {"@SBATCH_LINES@", join(lines, "\n")},
+          {"@SETUP@", join(job.setup, "\n")},
+          {"@LAUNCHER@", shell_quote(launcher)},
           {"@WORKDIR@", shell_quote(fs::current_path().string())},
           {"@COMMAND@", command}};
 }
@@ -317,47 +393,227 @@ bool on_path(const std::string& program) {
   return false;
 }
 
-int sweep_slurm(const SweepOptions& o, const Study& study) {
+/// Runs command and returns its exit status and output lines (stdout and stderr together).
+std::pair<int, std::vector<std::string>> run_capturing(const std::string& command) {
+  std::vector<std::string> lines;
+  const int status = run_streaming(command, [&](const std::string& line) { lines.push_back(line); });
+  return {status, lines};
+}
+
+struct QueuedJob {
+  std::string id, state;
+};
+
+/// This study's jobs that squeue lists (pending, running, completing ...), by launch tag (job_comment).
+std::map<std::string, QueuedJob> queued_jobs(const Study& study) {
+  std::vector<std::string> names;
+  for (const auto& [nprocs, indices] : study.launches()) names.push_back(study.name + "-n" + std::to_string(nprocs));
+  const auto [status, lines] =
+      run_capturing("squeue -h --name=" + shell_quote(join(names, ",")) + " --format=" + shell_quote("%i|%T|%k"));
+  if (status != 0) {
+    throw std::runtime_error("squeue failed (status " + std::to_string(status) +
+                             "), so the jobs already queued are unknown: " + join(lines, " / "));
+  }
+  std::map<std::string, QueuedJob> jobs;
+  for (const auto& line : lines) {
+    const auto a = line.find('|');
+    const auto b = a == std::string::npos ? a : line.find('|', a + 1);
+    if (b == std::string::npos) continue;
+    jobs[line.substr(b + 1)] = {line.substr(0, a), line.substr(a + 1, b - a - 1)};
+  }
+  return jobs;
+}
+
+/// sbatch's error lines without their "sbatch: error: " prefix, joined by " / " (each stays recognisable).
+std::string sbatch_errors(const std::vector<std::string>& lines) {
+  std::vector<std::string> errors;
+  for (std::string line : lines) {
+    for (const char* prefix : {"sbatch: error: ", "sbatch: "}) {
+      if (line.rfind(prefix, 0) == 0) {
+        line.erase(0, std::string(prefix).size());
+        break;
+      }
+    }
+    if (!line.empty()) errors.push_back(line);
+  }
+  return errors.empty() ? "no message" : join(errors, " / ");
+}
+
+int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& study_text) {
   if (!o.dry_run && !on_path("sbatch")) {
     throw InputError(
         "--launcher slurm: sbatch is not on PATH (run on a Slurm login node, or add --dry-run to only "
         "write the scripts)");
   }
   const fs::path dir = o.jobs_dir.empty() ? fs::path("jobs") / study.name : fs::path(o.jobs_dir);
+  const fs::path out = output_of(o, study);
   const std::string template_path = std::string(MCMCLB_SOURCE_DIR) + "/jobs/slurm.sbatch.in";
   const std::string text = read_file(template_path, "batch script template");
-  std::vector<fs::path> scripts;
-  fs::create_directories(output_of(o, study));  // Slurm opens --output before the script runs
-  for (const auto& [nprocs, indices] : study.launches()) {
+  std::size_t skipped = 0;
+  const auto todo = points_to_run(o, study, out, skipped);
+  const auto queued = o.dry_run ? std::map<std::string, QueuedJob>{} : queued_jobs(study);
+
+  struct Launch {
+    int nprocs;
+    fs::path script;
+  };
+  std::vector<Launch> launches;
+  const fs::path snapshot = snapshot_path(dir, study, study_text);
+  for (const auto& [nprocs, all] : study.launches()) {
+    const auto it = todo.find(nprocs);
+    if (it == todo.end()) {
+      std::printf("skip nprocs=%d: all %zu points already done in %s\n", nprocs, all.size(), out.string().c_str());
+      continue;
+    }
+    if (const auto job = queued.find(job_comment(out, nprocs)); job != queued.end()) {
+      std::printf("skip nprocs=%d: job %s is already %s for it (squeue); it resumes the missing points\n", nprocs,
+                  job->second.id.c_str(), job->second.state.c_str());
+      continue;
+    }
+    if (launches.empty()) {
+      fs::create_directories(out);  // Slurm opens --output before the script runs
+      csv::write_atomically(snapshot, "# " + study.name + " as submitted from " + o.study + " at " + utc_now() +
+                                          "; the batch jobs beside it read this copy.\n" + study_text);
+    }
     const fs::path script = dir / (study.name + "-n" + std::to_string(nprocs) + ".sbatch");
-    csv::write_atomically(script, fill_template(text, script_values(o, study, nprocs, indices)));
+    csv::write_atomically(script, fill_template(text, script_values(o, study, snapshot, nprocs, it->second)));
     fs::permissions(script, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                     fs::perm_options::add);
-    scripts.push_back(script);
-    std::printf("wrote %s (nprocs=%d, %zu points)\n", script.string().c_str(), nprocs, indices.size());
+    launches.push_back({nprocs, script});
+    std::printf("wrote %s (nprocs=%d, %zu of %zu points to run)\n", script.string().c_str(), nprocs, it->second.size(),
+                all.size());
   }
-  if (o.dry_run) {
-    std::printf("dry run: %zu script(s) written, none submitted (submit each with: sbatch SCRIPT)\n", scripts.size());
+  if (launches.empty()) {
+    std::printf("sweep %s: nothing to submit (%zu points done in %s)\n", study.name.c_str(), skipped,
+                out.string().c_str());
     return 0;
   }
-  int failed = 0;
-  for (const auto& script : scripts) {
-    std::string id;
-    const int status = run_streaming("sbatch --parsable " + shell_quote(script.string()),
-                                     [&](const std::string& line) { id += line; });
-    if (status == 0) {
-      std::printf("submitted %s as job %s\n", script.string().c_str(), id.c_str());
-    } else {
-      ++failed;
-      std::fprintf(stderr, "mcmclb: sbatch %s failed (status %d): %s\n", script.string().c_str(), status, id.c_str());
+  if (o.dry_run) {
+    std::printf("dry run: %zu script(s) written, none submitted (submit each with: sbatch SCRIPT)\n", launches.size());
+    return 0;
+  }
+  // Ask Slurm first whether every job could ever start, so an impossible study submits nothing at all rather
+  // than leaving jobs pending forever (Reason=PartitionConfig).
+  for (const auto& launch : launches) {
+    const auto [status, lines] = run_capturing("sbatch --test-only " + shell_quote(launch.script.string()));
+    if (status != 0) {
+      throw InputError("launch nprocs=" + std::to_string(launch.nprocs) + " (" + launch.script.string() +
+                       ") cannot run on this cluster: " + sbatch_errors(lines) +
+                       " (sbatch --test-only; nothing was submitted)");
     }
   }
+  int failed = 0;
+  for (const auto& launch : launches) {
+    const auto [status, lines] = run_capturing("sbatch --parsable " + shell_quote(launch.script.string()));
+    if (status == 0 && !lines.empty()) {
+      std::printf("submitted %s as job %s\n", launch.script.string().c_str(), lines.back().c_str());
+    } else {
+      ++failed;
+      std::fprintf(stderr, "mcmclb: sbatch %s failed (status %d):\n", launch.script.string().c_str(), status);
+      for (const auto& line : lines) std::fprintf(stderr, "  %s\n", line.c_str());
+    }
+  }
+  std::printf("sweep %s: %zu job(s) submitted, %d failed; follow them with: mcmclb status %s%s%s\n", study.name.c_str(),
+              launches.size() - static_cast<std::size_t>(failed), failed, o.study.c_str(),
+              o.out.empty() ? "" : (" --out " + shell_quote(o.out)).c_str(), overrides_args(o).c_str());
   return failed > 0 ? 3 : 0;
+}
+
+/// The point indices failures.csv names (any reason, any time).
+std::set<std::size_t> failed_points(const fs::path& out) {
+  std::set<std::size_t> points;
+  const auto text = read_text_file(out / "failures.csv");
+  if (!text) return points;
+  std::stringstream in(*text);
+  std::string line;
+  if (!std::getline(in, line)) return points;
+  const csv::Row header = csv::split_line(line);
+  const auto column = std::find(header.begin(), header.end(), "point");
+  if (column == header.end()) throw InputError((out / "failures.csv").string() + ": no 'point' column");
+  const auto at = static_cast<std::size_t>(column - header.begin());
+  while (std::getline(in, line)) {
+    const csv::Row row = csv::split_line(line);
+    if (at < row.size() && !row[at].empty() && row[at].find_first_not_of("0123456789") == std::string::npos) {
+      points.insert(std::stoul(row[at]));
+    }
+  }
+  return points;
 }
 
 }  // namespace
 
+int status_main(const SweepOptions& o) {
+  const Study study = load(o, read_file(o.study, "study file"));
+  const fs::path out = output_of(o, study);
+  const auto recorded = recorded_points(out);
+  const auto listed_failed = failed_points(out);
+  const bool recording = !o.record_failures.empty();
+  const auto queued = !recording && on_path("squeue") ? queued_jobs(study) : std::map<std::string, QueuedJob>{};
+  const auto done = [&](const Point& p) {
+    if (p.program == Program::commbench) return fs::exists(out / commbench_file(p.spec.nprocs));
+    const auto it = recorded.find(point_key(p.spec));
+    return it != recorded.end() && it->second.any_valid;
+  };
+  const auto has_invalid_row = [&](const Point& p) {
+    const auto it = recorded.find(point_key(p.spec));
+    return p.program == Program::kernel && it != recorded.end() && !it->second.any_valid;
+  };
+  bool found = o.launch == 0;
+  std::size_t n_done = 0, n_failed = 0, n_missing = 0;
+  std::vector<Failure> failures;
+  for (const auto& [nprocs, indices] : study.launches()) {
+    if (o.launch != 0 && nprocs != o.launch) continue;
+    found = true;
+    std::size_t d = 0, f = 0, m = 0;
+    for (std::size_t i : indices) {
+      const Point& p = study.points[i];
+      if (done(p)) {
+        ++d;
+        continue;
+      }
+      const bool invalid = has_invalid_row(p);
+      if (invalid || listed_failed.count(i)) {
+        ++f;
+      } else {
+        ++m;
+      }
+      if (recording) {
+        const char* job = std::getenv("SLURM_JOB_ID");
+        const std::string who = "slurm job " + std::string(job != nullptr ? job : "?") + ": ";
+        failures.push_back({i, who + (invalid                    ? "a run invariant failed (valid=false in runs.csv)"
+                                      : o.record_failures == "0" ? "the launch ended without recording it"
+                                                                 : "the launch exited with status " +
+                                                                       o.record_failures + " before recording it")});
+      }
+    }
+    n_done += d, n_failed += f, n_missing += m;
+    std::string job = "no job queued";
+    if (const auto it = queued.find(job_comment(out, nprocs)); it != queued.end()) {
+      job = "job " + it->second.id + " " + it->second.state;
+    }
+    if (!recording) {
+      std::printf("launch nprocs=%d: %zu points, %zu done, %zu failed, %zu missing; %s\n", nprocs, indices.size(), d, f,
+                  m, job.c_str());
+    }
+  }
+  if (!found) throw InputError("--launch: no point of " + o.study + " has nprocs=" + std::to_string(o.launch));
+  if (recording) {
+    if (!failures.empty()) record_failures(study, out, failures);
+    return 0;
+  }
+  const bool complete = n_failed == 0 && n_missing == 0;
+  std::printf("study %s in %s: %zu done, %zu failed, %zu missing (%s)\n", study.name.c_str(), out.string().c_str(),
+              n_done, n_failed, n_missing, complete ? "complete" : "not complete");
+  return complete ? 0 : 3;
+}
+
 SweepOptions parse_sweep_options(const std::vector<std::string>& args, bool sweep) {
+  return parse_sweep_options(args, sweep ? Command::sweep : Command::plan);
+}
+
+SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command command) {
+  const bool sweep = command == Command::sweep;
+  const bool status = command == Command::status;
   SweepOptions o;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -374,7 +630,21 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, bool swee
       if (o.launcher != "local" && o.launcher != "slurm") {
         throw InputError("--launcher: '" + o.launcher + "' is not allowed (allowed: local, slurm)");
       }
-    } else if (a == "--out" && sweep) {
+    } else if (a == "--launch" && status) {
+      const std::string v = value(a);
+      try {
+        std::size_t used = 0;
+        o.launch = std::stoi(v, &used);
+        if (used != v.size() || o.launch < 1) throw std::invalid_argument(v);
+      } catch (const std::exception&) {
+        throw InputError("--launch: '" + v + "' is not a rank count (a positive integer)");
+      }
+    } else if (a == "--record-failures" && status) {
+      o.record_failures = value(a);
+      if (o.record_failures.empty() || o.record_failures.find_first_not_of("0123456789") != std::string::npos) {
+        throw InputError("--record-failures: '" + o.record_failures + "' is not an exit status");
+      }
+    } else if (a == "--out" && (sweep || status)) {
       o.out = value(a);
     } else if (a == "--jobs-dir" && sweep) {
       o.jobs_dir = value(a);
@@ -384,9 +654,10 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, bool swee
       o.dry_run = true;
     } else if (a.rfind("--", 0) == 0) {
       throw InputError("unknown flag " + a +
-                       (sweep ? " (allowed: --launcher local|slurm, --out DIR, --force, "
-                                "--dry-run, --jobs-dir DIR, --set key=value)"
-                              : " (allowed: --set key=value, --verbose)"));
+                       (sweep    ? " (allowed: --launcher local|slurm, --out DIR, --force, "
+                                   "--dry-run, --jobs-dir DIR, --set key=value)"
+                        : status ? " (allowed: --out DIR, --set key=value, --launch P, --record-failures STATUS)"
+                                 : " (allowed: --set key=value, --verbose)"));
     } else if (o.study.empty()) {
       o.study = a;
     } else {
@@ -396,17 +667,22 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, bool swee
   if (o.study.empty()) throw InputError("missing STUDY.yaml (see --help)");
   if (sweep && o.launcher.empty()) throw InputError("--launcher: required (allowed: local, slurm)");
   if (o.dry_run && o.launcher != "slurm") throw InputError("--dry-run: only with --launcher slurm");
+  if (!o.record_failures.empty() && o.launch == 0) throw InputError("--record-failures: needs --launch P");
   return o;
 }
 
 int plan_main(const SweepOptions& o) {
-  const Study study = load(o);
+  const Study study = load(o, read_file(o.study, "study file"));
+  check_launch_jobs(study);
   const auto launches = study.launches();
   std::printf("study %s (%s): %zu points in %zu launch(es), output %s\n", study.name.c_str(), o.study.c_str(),
               study.points.size(), launches.size(), study.out.string().c_str());
   for (const auto& [nprocs, indices] : launches) {
+    // The command as the batch job runs it (job.launcher with its options; sweep --launcher local uses mpiexec).
     std::printf("launch nprocs=%d, %zu points: %s\n", nprocs, indices.size(),
-                run_command(o, study, study.out, indices, nprocs).c_str());
+                (launch_prefix(launcher_with_args(study.points[indices.front()].job), nprocs) +
+                 program_command(o, study, study.out, indices, false))
+                    .c_str());
     if (o.verbose) {
       for (std::size_t i : indices) std::printf("  %s\n", describe(study.points[i]).c_str());
     }
@@ -415,8 +691,14 @@ int plan_main(const SweepOptions& o) {
 }
 
 int sweep_main(const SweepOptions& o) {
-  const Study study = load(o);
-  return o.launcher == "slurm" ? sweep_slurm(o, study) : sweep_local(o, study);
+  const std::string text = read_file(o.study, "study file");
+  const Study study = load(o, text);
+  if (o.launcher == "slurm") {
+    check_launch_jobs(study);
+    return sweep_slurm(o, study, text);
+  }
+  ::setenv("MCMCLB_LAUNCHER", "mpiexec", 1);  // provenance.csv's launcher column (collect_provenance)
+  return sweep_local(o, study);
 }
 
 }  // namespace mcmclb

@@ -1,5 +1,5 @@
-// `mcmclb plan` and `mcmclb sweep`: expand a study, then run its points locally (one mpiexec per rank count,
-// with progress, failure recording and resume) or write and submit one Slurm batch script per rank count.
+// `mcmclb plan`, `mcmclb sweep` and `mcmclb status`: expand a study, then run its points locally (one mpiexec per rank
+// count, with progress, failure recording and resume) or write and submit one Slurm batch script per rank count.
 // Neither initialises MPI: they launch MPI jobs.
 #pragma once
 
@@ -17,12 +17,21 @@ struct SweepOptions {
   bool force = false;                  // rerun points already done
   bool dry_run = false;                // slurm: write scripts, do not submit
   bool verbose = false;                // plan: list every point
+  int launch = 0;                      // status: only the launch of this rank count (0: all)
+  std::string record_failures;         // status, inside a batch job: the launch's exit status; records its losses
 };
+
+enum class Command { plan, sweep, status };
 
 /// Parses the arguments after `plan` or `sweep`; throws mpi::InputError.
 SweepOptions parse_sweep_options(const std::vector<std::string>& args, bool sweep);
+SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command command);
 
 int plan_main(const SweepOptions& options);
 int sweep_main(const SweepOptions& options);
+/// `mcmclb status STUDY`: per launch, points done / failed / missing and the job squeue lists for it. Exit 0 when
+/// every point is done, 3 otherwise. With --launch P --record-failures STATUS (the batch scripts' last step), it
+/// appends the launch's points still without a valid result to failures.csv instead.
+int status_main(const SweepOptions& options);
 
 }  // namespace mcmclb

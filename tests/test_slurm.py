@@ -2,10 +2,15 @@
 MPI world with Debian's MPICH, and the cluster is a stock one (MpiDefault=none, an oversized job refused by
 sbatch --test-only). This is the base the Slurm tests of mcmclb sweep build on (issue 11).
 
+Then mcmclb sweep --launcher slurm end to end (class Sweep): 1, 2 and 4 ranks with srun and mpiexec, every point
+valid with its job id in provenance.csv, resubmits that submit nothing, scancel then resume, failures recorded from
+inside a job, and studies the cluster cannot hold refused before anything is submitted.
+
 Needs root and slurm-wlm + munge (bootstrap.sh); skipped only when the Slurm daemons are not installed. The cluster
-is brought up once for the class and always brought down in tearDownClass, also when a test fails."""
+is brought up once for the module and always brought down in tearDownModule, also when a test fails."""
 import csv
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -46,25 +51,31 @@ def wait_for(job_id):
     raise AssertionError(f"job {job_id} did not finish within {JOB_TIMEOUT_S} s: {job_fields(job_id)}")
 
 
+def setUpModule():
+    missing = [b for b in ("/usr/sbin/slurmctld", "/usr/sbin/slurmd") if not os.access(b, os.X_OK)]
+    if missing:
+        raise unittest.SkipTest(f"{', '.join(missing)} not installed (./bootstrap.sh installs slurm-wlm)")
+    try:
+        sh(CLUSTER, "up", timeout=180)
+    except BaseException:
+        tearDownModule()
+        raise
+
+
+def tearDownModule():
+    sh(CLUSTER, "down", timeout=120)
+
+
 class Slurm(unittest.TestCase):
+    """The cluster itself: what mcmclb's Slurm path relies on."""
+
     @classmethod
     def setUpClass(cls):
-        missing = [b for b in ("/usr/sbin/slurmctld", "/usr/sbin/slurmd") if not os.access(b, os.X_OK)]
-        if missing:
-            raise unittest.SkipTest(f"{', '.join(missing)} not installed (./bootstrap.sh installs slurm-wlm)")
         cls.tmp = tempfile.mkdtemp(prefix="mcmclb-slurm-test-")
-        try:
-            sh(CLUSTER, "up", timeout=180)
-        except BaseException:
-            cls.tearDownClass()
-            raise
 
     @classmethod
     def tearDownClass(cls):
-        try:
-            sh(CLUSTER, "down", timeout=120)
-        finally:
-            shutil.rmtree(cls.tmp, ignore_errors=True)
+        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def submit(self, *sbatch_args, script):
         path = os.path.join(self.tmp, f"job-{self.id().rsplit('.', 1)[-1]}.sh")
@@ -114,6 +125,169 @@ class Slurm(unittest.TestCase):
         too_big = sh("sbatch", "--test-only", "--ntasks=64", "--wrap=true", check=False)
         self.assertNotEqual(too_big.returncode, 0)
         self.assertIn("Requested node configuration is not available", too_big.stderr)
+
+
+def read_csv(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+class Sweep(unittest.TestCase):
+    """mcmclb sweep --launcher slurm against the local cluster (issue 11): the jobs run, carry their Slurm details
+    into provenance.csv, are not submitted twice, resume after scancel, and a study the cluster cannot hold is
+    refused before anything is submitted."""
+
+    STUDY = os.path.join(ROOT, "tests", "fixtures", "study-slurm.yaml")
+
+    @classmethod
+    def setUpClass(cls):
+        if not os.environ.get("MCMCLB_BIN"):
+            raise unittest.SkipTest("MCMCLB_BIN is not set (ctest sets it to the built mcmclb)")
+        cls.mcmclb_bin = os.path.realpath(os.environ["MCMCLB_BIN"])
+        cls.tmp = tempfile.mkdtemp(prefix="mcmclb-slurm-sweep-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def mcmclb(self, *args, env=None, timeout=120):
+        return subprocess.run([self.mcmclb_bin, *args], capture_output=True, text=True, timeout=timeout,
+                              cwd=self.tmp, env=dict(ENV, **(env or {})))
+
+    def sweep(self, study, out, *more, env=None, expect_rc=0):
+        r = self.mcmclb("sweep", study, "--launcher", "slurm", "--out", out,
+                        "--jobs-dir", os.path.join(out + "-jobs"), *more, env=env)
+        self.assertEqual(r.returncode, expect_rc, r.stdout + r.stderr)
+        return r, re.findall(r"^submitted \S+ as job (\d+)$", r.stdout, re.M)
+
+    def wait_all(self, job_ids):
+        return {j: wait_for(j) for j in job_ids}
+
+    def test_sweep_1_2_4_ranks_srun_and_mpiexec_then_resubmit_nothing(self):
+        study = os.path.join(self.tmp, "study.yaml")
+        shutil.copy(self.STUDY, study)
+        outs = {"srun --mpi=pmi2": os.path.join(self.tmp, "srun"), "mpiexec": os.path.join(self.tmp, "mpiexec")}
+        submitted = {}
+        for launcher, out in outs.items():
+            more = () if launcher.startswith("srun") else ("--set", "job.launcher=mpiexec")
+            r, ids = self.sweep(study, out, *more)
+            self.assertEqual(len(ids), 3, r.stdout)
+            submitted[launcher] = ids
+        # Defect 5: the jobs read the snapshot taken at submit time; an edit now (an extra T_ms renumbers the
+        # points) must not change what the queued jobs run.
+        with open(self.STUDY) as f:
+            original = f.read()
+        with open(study, "w") as f:
+            f.write(original.replace("T_ms: 2", "T_ms: [1, 2]"))
+        for launcher, ids in submitted.items():
+            for job_id, fields in self.wait_all(ids).items():
+                self.assertEqual((fields["JobState"], fields["ExitCode"]), ("COMPLETED", "0:0"), fields)
+        for launcher, out in outs.items():
+            runs = read_csv(os.path.join(out, "runs.csv"))
+            self.assertEqual(sorted(r["nprocs"] for r in runs), ["1", "1", "2", "2", "4", "4"], launcher)
+            self.assertTrue(all(r["valid"] == "true" for r in runs), runs)
+            provenance = {p["run_id"]: p for p in read_csv(os.path.join(out, "provenance.csv"))}
+            for run in runs:
+                p = provenance[run["run_id"]]
+                self.assertIn(p["slurm_job_id"], submitted[launcher])
+                self.assertEqual(p["launcher"], launcher)
+                self.assertNotEqual(p["slurm_nodelist"], "")
+            self.assertEqual(len({provenance[r["run_id"]]["slurm_job_id"] for r in runs}), 3)
+            self.assertFalse(os.path.exists(os.path.join(out, "failures.csv")))
+        with open(study, "w") as f:
+            f.write(original)
+        for launcher, out in outs.items():
+            more = () if launcher.startswith("srun") else ("--set", "job.launcher=mpiexec")
+            status = self.mcmclb("status", study, "--out", out, *more)
+            self.assertEqual(status.returncode, 0, status.stdout + status.stderr)
+            self.assertIn("launch nprocs=4: 2 points, 2 done, 0 failed, 0 missing; no job queued", status.stdout)
+            self.assertIn("6 done, 0 failed, 0 missing (complete)", status.stdout)
+            r, ids = self.sweep(study, out, *more)  # defect 2: nothing left, nothing submitted
+            self.assertEqual(ids, [], r.stdout)
+            self.assertIn("skip nprocs=4: all 2 points already done", r.stdout)
+            self.assertIn("nothing to submit", r.stdout)
+
+    def test_scancel_midway_resubmit_runs_only_the_missing_points(self):
+        out = os.path.join(self.tmp, "cancel")
+        slow = ("--set", "nprocs=2", "--set", "T_ms=150", "--set", "reps=3")  # 6 points of ~0.3 s each
+        r, ids = self.sweep(self.STUDY, out, *slow)
+        self.assertEqual(len(ids), 1, r.stdout)
+        # Defect 4: while it is queued or running, the same sweep submits nothing.
+        again, twice = self.sweep(self.STUDY, out, *slow)
+        self.assertEqual(twice, [], again.stdout)
+        self.assertRegex(again.stdout, rf"skip nprocs=2: job {ids[0]} is already (PENDING|RUNNING|CONFIGURING)")
+        status = self.mcmclb("status", self.STUDY, "--out", out, *slow)
+        self.assertRegex(status.stdout, rf"launch nprocs=2: 6 points, \d done, 0 failed, \d missing; job {ids[0]} ")
+        runs_csv = os.path.join(out, "runs.csv")
+        deadline = time.monotonic() + JOB_TIMEOUT_S
+        while time.monotonic() < deadline and not (os.path.exists(runs_csv) and len(read_csv(runs_csv)) >= 1):
+            time.sleep(0.1)
+        sh("scancel", ids[0])
+        wait_for(ids[0])
+        first = len(read_csv(runs_csv))
+        self.assertGreaterEqual(first, 1)
+        self.assertLess(first, 6, "scancel came too late to test resuming")
+        status = self.mcmclb("status", self.STUDY, "--out", out, *slow)
+        self.assertEqual(status.returncode, 3, status.stdout + status.stderr)
+        self.assertIn(f"{first} done, 0 failed, {6 - first} missing (not complete)", status.stdout)
+        r, ids2 = self.sweep(self.STUDY, out, *slow)
+        self.assertEqual(len(ids2), 1, r.stdout)
+        self.assertIn(f"{6 - first} of 6 points to run", r.stdout)
+        self.assertEqual(wait_for(ids2[0])["JobState"], "COMPLETED")
+        runs = read_csv(runs_csv)
+        self.assertEqual(len(runs), 6, "each point ran exactly once")
+        self.assertEqual(len({(r["balancer"], r["rep"]) for r in runs}), 6)
+        self.assertTrue(all(r["valid"] == "true" for r in runs))
+        with open(os.path.join(out, "provenance.csv")) as f:
+            job_ids = [p["slurm_job_id"] for p in csv.DictReader(f)]
+        self.assertEqual(sorted(set(job_ids)), sorted({ids[0], ids2[0]}))
+
+    def test_failed_point_in_a_job_reaches_failures_csv(self):
+        out = os.path.join(self.tmp, "fail")
+        one = ("--set", "nprocs=1")
+        # MCMCLB_FAIL_POINT reaches the ranks through sbatch's exported environment: point 0 aborts the step.
+        r, ids = self.sweep(self.STUDY, out, *one, env={"MCMCLB_FAIL_POINT": "0"})
+        fields = wait_for(ids[0])
+        self.assertNotEqual(fields["ExitCode"], "0:0", fields)
+        failures = read_csv(os.path.join(out, "failures.csv"))
+        self.assertEqual([f["point"] for f in failures], ["0", "1"])
+        self.assertRegex(failures[0]["reason"], rf"^slurm job {ids[0]}: the launch exited with status [1-9]")
+        status = self.mcmclb("status", self.STUDY, "--out", out, *one)
+        self.assertIn("launch nprocs=1: 2 points, 0 done, 2 failed, 0 missing", status.stdout)
+
+    def test_commbench_resubmit_keeps_its_results(self):
+        study = os.path.join(self.tmp, "commbench.yaml")
+        with open(study, "w") as f:
+            f.write("program: commbench\nexperiment: cb\nnprocs: 2\ncommbench: {reps: 1, rep_time_s: 0.01, "
+                    "methods: [create_group]}\njob: {launcher: srun}\n")
+        out = os.path.join(self.tmp, "cb")
+        r, ids = self.sweep(study, out)
+        self.assertEqual(wait_for(ids[0])["JobState"], "COMPLETED")
+        result = os.path.join(out, "commbench-n2.csv")
+        with open(result) as f:
+            before = f.read()
+        r, again = self.sweep(study, out)
+        self.assertEqual(again, [], r.stdout)
+        # Defect 3 inside the job too: the script itself skips a finished benchmark.
+        job_id = sh("sbatch", "--parsable", os.path.join(out + "-jobs", "cb-n2.sbatch")).stdout.strip()
+        self.assertEqual(wait_for(job_id)["JobState"], "COMPLETED")
+        with open(result) as f:
+            self.assertEqual(f.read(), before)
+        with open(os.path.join(out, f"slurm-cb-n2-{job_id}.out")) as f:
+            self.assertIn("commbench-n2.csv already done", f.read())
+
+    def test_oversized_or_invalid_study_is_refused_before_submitting(self):
+        out = os.path.join(self.tmp, "big")
+        r, _ = self.sweep(self.STUDY, out, "--set", "nprocs=[2,64]", expect_rc=2)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("launch nprocs=64 ", r.stderr)
+        self.assertRegex(r.stderr, r"cannot run on this cluster: .*Requested node configuration is not available \(sbatch --test-only; nothing was submitted\)")
+        self.assertNotIn("submitted", r.stdout)
+        queued = sh("squeue", "-h", "--name=slurm-small-n2,slurm-small-n64").stdout
+        self.assertEqual(queued.strip(), "", "nothing was submitted")
+        # Defect 8: sbatch's two error lines stay apart.
+        r, _ = self.sweep(self.STUDY, out, "--set", "nprocs=2", "--set", "job.partition=nosuch", expect_rc=2)
+        self.assertIn("invalid partition specified: nosuch / Batch job submission failed", r.stderr)
 
 
 if __name__ == "__main__":

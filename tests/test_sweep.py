@@ -132,7 +132,7 @@ class Slurm(unittest.TestCase):
             for n in (2, 3):
                 path = os.path.join(jobs, f"small-n{n}.sbatch")
                 with open(path) as f:
-                    text = f.read().replace(MCMCLB, "@EXE@").replace(ROOT, "@CWD@")
+                    text = f.read().replace(MCMCLB, "@EXE@").replace(ROOT, "@CWD@").replace(jobs, "@JOBS@")
                 with open(os.path.join(ROOT, "tests", "golden", f"small-n{n}.sbatch")) as f:
                     self.assertEqual(text, f.read(), f"{path} differs from tests/golden/small-n{n}.sbatch")
                 self.assertTrue(os.access(path, os.X_OK))
@@ -147,6 +147,92 @@ class Slurm(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertEqual(r.stderr.strip(), "mcmclb: --launcher slurm: sbatch is not on PATH (run on a Slurm login "
                                            "node, or add --dry-run to only write the scripts)")
+
+
+class SlurmPlan(unittest.TestCase):
+    """Issue 11's plan-level checks: job settings per launch, the #SBATCH trap, launcher options, time limits."""
+
+    def study(self, text, *args, command="plan"):
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml", dir=ROOT) as f:
+            f.write(text)
+            f.flush()
+            return mcmclb(command, os.path.relpath(f.name, ROOT), *args)
+
+    def dry_run(self, text, *args):
+        jobs = tempfile.mkdtemp()
+        out = tempfile.mkdtemp()
+        try:
+            r = self.study(text, "--launcher", "slurm", "--dry-run", "--jobs-dir", jobs, "--out", out, *args,
+                           command="sweep")
+            scripts = {}
+            for name in sorted(os.listdir(jobs)):
+                with open(os.path.join(jobs, name)) as f:
+                    scripts[name] = f.read()
+            return r, scripts
+        finally:
+            shutil.rmtree(jobs)
+            shutil.rmtree(out)
+
+    def test_job_setting_varying_within_a_launch_is_an_error(self):  # defect 6
+        r = self.study("nprocs: 2\nzip: {T_ms: [1, 2], job.time_limit: ['00:05:00', '00:10:00']}\n")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(r.stderr.strip(), "mcmclb: key job.time_limit: one batch job runs every point of nprocs=2, "
+                         "but point 0 has '00:05:00' and point 1 has '00:10:00' (vary job settings only together "
+                         "with nprocs)")
+        r = self.study("nprocs: 2\njob: {partition: [compute, debug]}\n")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("mcmclb: key job.partition: one batch job runs every point of nprocs=2", r.stderr)
+        r = self.study("nprocs: 2\njob: {partition: [compute, debug]}\n", "--launcher", "slurm", "--dry-run",
+                       command="sweep")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+
+    def test_non_sbatch_extra_line_is_refused_and_setup_follows_the_directives(self):  # defect 10
+        r = self.study("nprocs: 2\njob: {extra: ['module load mpich', '#SBATCH --qos=x']}\n")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(r.stderr.strip(), "mcmclb: key job.extra: 'module load mpich' is not one '#SBATCH ...' "
+                         "line (shell lines such as 'module load x' go in job.setup)")
+        r, scripts = self.dry_run("nprocs: 2\njob: {setup: ['module load mpich', 'export A=1'], "
+                                  "extra: ['#SBATCH --qos=x']}\n")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        script = scripts[next(n for n in scripts if n.endswith(".sbatch"))].splitlines()
+        last_directive = max(i for i, l in enumerate(script) if l.startswith("#SBATCH"))
+        first_command = min(i for i, l in enumerate(script) if l and not l.startswith("#"))
+        self.assertLess(last_directive, first_command, "every #SBATCH line before the first command")
+        self.assertEqual(script[first_command:first_command + 2], ["module load mpich", "export A=1"])
+        self.assertIn("#SBATCH --qos=x", script)
+
+    def test_plan_and_scripts_use_the_study_launcher(self):  # defects 1 and 11
+        r = mcmclb("plan", STUDY, "--set", "job.launcher=srun")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("launch nprocs=2, 4 points: srun --mpi=pmi2 -n 2 ", r.stdout)
+        r = mcmclb("plan", STUDY, "--set", "job.launcher=srun", "--set", "job.launcher_args=--mpi=pmi2 --cpu-bind=cores")
+        self.assertIn("launch nprocs=2, 4 points: srun --mpi=pmi2 --cpu-bind=cores -n 2 ", r.stdout)
+        for config in ("paper-fig1.yaml", "paper-fig2.yaml"):
+            r = mcmclb("plan", os.path.join("configs", config))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn(": srun --mpi=pmi2 -n ", r.stdout, config)
+
+    def test_time_limit_estimated_from_the_workload(self):  # defect 12
+        # cyclic scale 2 period 4, G = 1, 2 ranks: chains of 0 and 2 items, so 2 x T_ms per point (no balancing).
+        text = "nprocs: 2\nworkload: {model: cyclic, scale: 2, period: 4}\nbalancer: [none, async]\nT_ms: %s\n"
+        r, scripts = self.dry_run(text % "60000")  # 2 points x 120 s: 2 x 240 s + 2 x 10 s = 500 s -> 9 min
+        self.assertEqual(r.returncode, 0, r.stderr)
+        script = scripts[next(n for n in scripts if n.endswith(".sbatch"))]
+        self.assertIn("#SBATCH --time=00:09:00\n", script)
+        self.assertIn("# time limit: estimated (2 x 4 min 00 s expected + 10 s per point, at least 5 min;", script)
+        r, scripts = self.dry_run(text % "1")  # tiny: the floor
+        self.assertIn("#SBATCH --time=00:05:00\n", scripts[next(n for n in scripts if n.endswith(".sbatch"))])
+        r, scripts = self.dry_run(text % "1" + "job: {time_limit: '00:42:00'}\n")
+        self.assertIn("#SBATCH --time=00:42:00\n", scripts[next(n for n in scripts if n.endswith(".sbatch"))])
+
+    def test_scripts_read_a_snapshot_taken_at_submit_time(self):  # defect 5
+        r, scripts = self.dry_run("nprocs: 2\nT_ms: [1, 2]\n")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        snapshots = [n for n in scripts if n.endswith(".yaml")]
+        self.assertEqual(len(snapshots), 1, scripts.keys())
+        self.assertIn("T_ms: [1, 2]\n", scripts[snapshots[0]])
+        script = scripts[next(n for n in scripts if n.endswith(".sbatch"))]
+        self.assertIn(f"/{snapshots[0]} --points 0,1 ", script)
 
 
 if __name__ == "__main__":

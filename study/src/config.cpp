@@ -25,10 +25,12 @@ const std::vector<std::string>& all_keys() {
   static const std::vector<std::string> keys = [] {
     std::vector<std::string> k = {"experiment", "nprocs", "G", "T_ms", "workload.model"};
     for (const auto& p : workload_params()) k.push_back("workload." + std::string(p.key));
-    for (const char* key :
-         {"work.mode", "work.jitter_pct", "work.seed", "balancer", "interval", "method", "reps", "out", "job.scheduler",
-          "job.partition", "job.account", "job.time_limit", "job.tasks_per_node", "job.extra", "job.launcher",
-          "program", "commbench.reps", "commbench.rep_time_s", "commbench.methods"}) {
+    for (const char* key : {"work.mode",          "work.jitter_pct", "work.seed",      "balancer",
+                            "interval",           "method",          "reps",           "out",
+                            "job.scheduler",      "job.partition",   "job.account",    "job.time_limit",
+                            "job.tasks_per_node", "job.extra",       "job.setup",      "job.launcher",
+                            "job.launcher_args",  "program",         "commbench.reps", "commbench.rep_time_s",
+                            "commbench.methods"}) {
       k.emplace_back(key);
     }
     return k;
@@ -37,7 +39,8 @@ const std::vector<std::string>& all_keys() {
 }
 
 /// Keys whose value is a list by nature (iterated inside a run, or several lines), never an axis.
-const std::vector<std::string> kListKeys = {"balancer", "interval", "method", "job.extra", "commbench.methods"};
+const std::vector<std::string> kListKeys = {"balancer",  "interval",  "method",
+                                            "job.extra", "job.setup", "commbench.methods"};
 const std::vector<std::string> kSections = {"workload", "work", "job", "commbench"};
 
 bool is_one_of(const std::string& key, const std::vector<std::string>& set) {
@@ -239,6 +242,22 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
     } else if (key == "job.extra") {
       e.job.extra =
           list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a line"); });
+      // Slurm stops reading directives at the first line that is not one: a shell line here would silently
+      // drop every #SBATCH line after it (and the generated ones follow), so it is refused, not moved.
+      for (const auto& line : e.job.extra) {
+        if (line.rfind("#SBATCH ", 0) != 0 || line.find('\n') != std::string::npos) {
+          throw InputError("key job.extra: '" + line +
+                           "' is not one '#SBATCH ...' line (shell lines such as 'module load x' go in job.setup)");
+        }
+      }
+    } else if (key == "job.setup") {
+      e.job.setup =
+          list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a shell line"); });
+    } else if (key == "job.launcher_args") {
+      e.job.launcher_args = scalar<std::string>(key, n, "launcher options (one line, e.g. \"--mpi=pmi2\")");
+      if (e.job.launcher_args->find('\n') != std::string::npos) {
+        throw InputError("key job.launcher_args: expected one line of launcher options, got several");
+      }
     } else if (key == "job.launcher") {
       e.job.launcher = choice(key, n, {"srun", "mpiexec"});
     } else if (key == "program") {
@@ -367,6 +386,13 @@ Experiment parse_experiment(const std::string& yaml_text, const std::vector<std:
                      " combinations); expected a single experiment");
   }
   return study.experiments.front();
+}
+
+std::string launcher_default_args(const std::string& launcher) { return launcher == "srun" ? "--mpi=pmi2" : ""; }
+
+std::string launcher_with_args(const JobSpec& job) {
+  const std::string args = job.launcher_args.value_or(launcher_default_args(job.launcher));
+  return args.empty() ? job.launcher : job.launcher + " " + args;
 }
 
 void check_against_nprocs(const Experiment& e, int nprocs) {

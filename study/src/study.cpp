@@ -2,11 +2,14 @@
 #include "mcmclb/study.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <numeric>
 #include <sstream>
 
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/runs_csv.hpp"
 #include "mcmclb/text.hpp"
+#include "mcmclb/workload.hpp"
 
 namespace mcmclb {
 
@@ -98,6 +101,48 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
   }
   if (study.points.empty()) throw InputError(source + ": the exclude rules leave no point to run");
   return study;
+}
+
+void check_launch_jobs(const Study& study) {
+  const auto show = [](const std::optional<std::string>& v) { return v ? "'" + *v + "'" : std::string("(unset)"); };
+  const auto lines = [](const std::vector<std::string>& v) { return "[" + join(v, ", ") + "]"; };
+  for (const auto& [nprocs, indices] : study.launches()) {
+    const Point& first = study.points[indices.front()];
+    for (std::size_t i : indices) {
+      const JobSpec& a = first.job;
+      const JobSpec& b = study.points[i].job;
+      if (a == b) continue;
+      std::string key, va, vb;
+      if (a.scheduler != b.scheduler) key = "job.scheduler", va = a.scheduler, vb = b.scheduler;
+      if (a.partition != b.partition) key = "job.partition", va = a.partition, vb = b.partition;
+      if (a.account != b.account) key = "job.account", va = a.account, vb = b.account;
+      if (a.time_limit != b.time_limit) key = "job.time_limit", va = a.time_limit, vb = b.time_limit;
+      if (a.tasks_per_node != b.tasks_per_node) {
+        key = "job.tasks_per_node", va = std::to_string(a.tasks_per_node), vb = std::to_string(b.tasks_per_node);
+      }
+      if (a.extra != b.extra) key = "job.extra", va = lines(a.extra), vb = lines(b.extra);
+      if (a.setup != b.setup) key = "job.setup", va = lines(a.setup), vb = lines(b.setup);
+      if (a.launcher != b.launcher) key = "job.launcher", va = a.launcher, vb = b.launcher;
+      if (a.launcher_args != b.launcher_args) {
+        key = "job.launcher_args", va = show(a.launcher_args), vb = show(b.launcher_args);
+      }
+      throw InputError("key " + key + ": one batch job runs every point of nprocs=" + std::to_string(nprocs) +
+                       ", but point " + std::to_string(first.index) + " has '" + va + "' and point " +
+                       std::to_string(i) + " has '" + vb + "' (vary job settings only together with nprocs)");
+    }
+  }
+}
+
+double expected_point_s(const Point& point) {
+  const int nprocs = point.spec.nprocs;
+  if (point.program == Program::commbench) {
+    const double sizes = std::floor(std::log2(std::max(nprocs, 1))) + 2;  // 1, 2, 4, ..., P and a non-power of two
+    const double methods = point.commbench.methods.empty() ? 4.0 : static_cast<double>(point.commbench.methods.size());
+    return point.commbench.reps * point.commbench.rep_time_s * methods * sizes;
+  }
+  const std::vector<int64_t> items = chain_items(*make_workload(point.spec.workload), nprocs, point.spec.G);
+  const int64_t longest = items.empty() ? 0 : *std::max_element(items.begin(), items.end());
+  return static_cast<double>(longest) * point.spec.T_ms / 1000.0 / point.spec.G;
 }
 
 std::string commbench_file(int nprocs) { return "commbench-n" + std::to_string(nprocs) + ".csv"; }

@@ -17,13 +17,23 @@ namespace mcmclb {
 /// How a study's points are launched on a cluster (the `job:` section).
 struct JobSpec {
   std::string scheduler = "slurm";
-  std::string partition;                // empty: the cluster's default
-  std::string account;                  // empty: none
-  std::string time_limit = "01:00:00";  // Slurm's formats: MM, MM:SS, HH:MM:SS, D-HH[:MM[:SS]]
-  int tasks_per_node = 0;               // 0: let Slurm decide
-  std::vector<std::string> extra;       // further lines for the batch script's header, e.g. "#SBATCH --qos=x"
-  std::string launcher = "srun";        // srun | mpiexec
+  std::string partition;                     // empty: the cluster's default
+  std::string account;                       // empty: none
+  std::string time_limit;                    // Slurm's formats (MM, MM:SS, HH:MM:SS, D-HH[:MM[:SS]]); empty: estimated
+  int tasks_per_node = 0;                    // 0: let Slurm decide
+  std::vector<std::string> extra;            // further #SBATCH lines for the header, e.g. "#SBATCH --qos=x"
+  std::vector<std::string> setup;            // shell lines run before the launch (modules, environment)
+  std::string launcher = "srun";             // srun | mpiexec
+  std::optional<std::string> launcher_args;  // options after the launcher's name; unset: launcher_default_args
+  bool operator==(const JobSpec&) const = default;
 };
+
+/// The options a launcher gets when job.launcher_args is not set: srun needs --mpi=pmi2 on a stock Slurm
+/// (MpiDefault=none starts every task as its own one-rank world; Debian's MPICH speaks PMI-2, not PMIx).
+std::string launcher_default_args(const std::string& launcher);
+
+/// "srun --mpi=pmi2" / "mpiexec": the launcher with its options, before "-n P".
+std::string launcher_with_args(const JobSpec& job);
 
 /// Settings of a Fig. 1 study (program: commbench): passed to mcmclb-commbench.
 struct CommbenchSpec {

@@ -36,6 +36,14 @@ struct Study {
 Study build_study(const std::string& text, const std::vector<std::string>& overrides, const std::string& source,
                   std::optional<int> default_nprocs, const Catalog& catalog);
 
+/// Job settings are per launch (one batch script per rank count): throws mpi::InputError naming the first job.*
+/// key whose value differs between two points of one launch, e.g. a time limit zipped with T_ms.
+void check_launch_jobs(const Study& study);
+
+/// What one point is expected to take, in seconds, without load balancing: the kernel's baseline (the longest
+/// chain's items x T_ms / G); for commbench, its repetitions x rep time over every method and output size.
+double expected_point_s(const Point& point);
+
 /// The CSV a commbench point writes into the study's output folder: commbench-n<P>.csv.
 std::string commbench_file(int nprocs);
 
