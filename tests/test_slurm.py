@@ -281,7 +281,8 @@ class Sweep(unittest.TestCase):
         r, _ = self.sweep(self.STUDY, out, "--set", "nprocs=[2,64]", expect_rc=2)
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
         self.assertIn("launch nprocs=64 ", r.stderr)
-        self.assertRegex(r.stderr, r"cannot run on this cluster: .*Requested node configuration is not available \(sbatch --test-only; nothing was submitted\)")
+        self.assertRegex(r.stderr, r"cannot run on this cluster: .*Requested node configuration is not available "
+                                   r"\(sbatch --test-only; nothing was submitted\)")
         self.assertNotIn("submitted", r.stdout)
         queued = sh("squeue", "-h", "--name=slurm-small-n2,slurm-small-n64").stdout
         self.assertEqual(queued.strip(), "", "nothing was submitted")
