@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <sstream>
 
@@ -104,31 +105,32 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
 }
 
 void check_launch_jobs(const Study& study) {
-  const auto show = [](const std::optional<std::string>& v) { return v ? "'" + *v + "'" : std::string("(unset)"); };
+  using Field = std::function<std::string(const JobSpec&)>;
   const auto lines = [](const std::vector<std::string>& v) { return "[" + join(v, ", ") + "]"; };
+  // Every job.* key with its value as text: the first that differs names the error.
+  const std::vector<std::pair<std::string, Field>> fields = {
+      {"job.scheduler", [](const JobSpec& j) { return j.scheduler; }},
+      {"job.partition", [](const JobSpec& j) { return j.partition; }},
+      {"job.account", [](const JobSpec& j) { return j.account; }},
+      {"job.time_limit", [](const JobSpec& j) { return j.time_limit; }},
+      {"job.tasks_per_node", [](const JobSpec& j) { return std::to_string(j.tasks_per_node); }},
+      {"job.extra", [&](const JobSpec& j) { return lines(j.extra); }},
+      {"job.setup", [&](const JobSpec& j) { return lines(j.setup); }},
+      {"job.launcher", [](const JobSpec& j) { return j.launcher; }},
+      {"job.launcher_args", [](const JobSpec& j) { return j.launcher_args.value_or("(unset)"); }},
+  };
   for (const auto& [nprocs, indices] : study.launches()) {
     const Point& first = study.points[indices.front()];
     for (std::size_t i : indices) {
-      const JobSpec& a = first.job;
-      const JobSpec& b = study.points[i].job;
-      if (a == b) continue;
-      std::string key, va, vb;
-      if (a.scheduler != b.scheduler) key = "job.scheduler", va = a.scheduler, vb = b.scheduler;
-      if (a.partition != b.partition) key = "job.partition", va = a.partition, vb = b.partition;
-      if (a.account != b.account) key = "job.account", va = a.account, vb = b.account;
-      if (a.time_limit != b.time_limit) key = "job.time_limit", va = a.time_limit, vb = b.time_limit;
-      if (a.tasks_per_node != b.tasks_per_node) {
-        key = "job.tasks_per_node", va = std::to_string(a.tasks_per_node), vb = std::to_string(b.tasks_per_node);
+      const Point& other = study.points[i];
+      if (first.job == other.job) continue;
+      for (const auto& [key, value] : fields) {
+        if (value(first.job) == value(other.job)) continue;
+        throw InputError("key " + key + ": one batch job runs every point of nprocs=" + std::to_string(nprocs) +
+                         ", but point " + std::to_string(first.index) + " has '" + value(first.job) + "' and point " +
+                         std::to_string(i) + " has '" + value(other.job) +
+                         "' (vary job settings only together with nprocs)");
       }
-      if (a.extra != b.extra) key = "job.extra", va = lines(a.extra), vb = lines(b.extra);
-      if (a.setup != b.setup) key = "job.setup", va = lines(a.setup), vb = lines(b.setup);
-      if (a.launcher != b.launcher) key = "job.launcher", va = a.launcher, vb = b.launcher;
-      if (a.launcher_args != b.launcher_args) {
-        key = "job.launcher_args", va = show(a.launcher_args), vb = show(b.launcher_args);
-      }
-      throw InputError("key " + key + ": one batch job runs every point of nprocs=" + std::to_string(nprocs) +
-                       ", but point " + std::to_string(first.index) + " has '" + va + "' and point " +
-                       std::to_string(i) + " has '" + vb + "' (vary job settings only together with nprocs)");
     }
   }
 }
