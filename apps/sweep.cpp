@@ -548,7 +548,17 @@ int status_main(const SweepOptions& o) {
   const auto recorded = recorded_points(out);
   const auto listed_failed = failed_points(out);
   const bool recording = !o.record_failures.empty();
-  const auto queued = !recording && on_path("squeue") ? queued_jobs(study) : std::map<std::string, QueuedJob>{};
+  std::map<std::string, QueuedJob> queued;
+  std::string no_job = "no job queued";
+  if (recording || !on_path("squeue")) {
+    no_job = recording ? no_job : "squeue not on PATH";
+  } else {
+    try {  // the results are worth printing without the queue (e.g. a login node whose slurmctld is down)
+      queued = queued_jobs(study);
+    } catch (const std::runtime_error& e) {
+      no_job = "queue unknown: " + std::string(e.what());
+    }
+  }
   const auto done = [&](const Point& p) {
     if (p.program == Program::commbench) return fs::exists(out / commbench_file(p.spec.nprocs));
     const auto it = recorded.find(point_key(p.spec));
@@ -587,7 +597,7 @@ int status_main(const SweepOptions& o) {
       }
     }
     n_done += d, n_failed += f, n_missing += m;
-    std::string job = "no job queued";
+    std::string job = no_job;
     if (const auto it = queued.find(job_comment(out, nprocs)); it != queued.end()) {
       job = "job " + it->second.id + " " + it->second.state;
     }

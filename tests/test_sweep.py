@@ -225,6 +225,18 @@ class SlurmPlan(unittest.TestCase):
         r, scripts = self.dry_run(text % "1" + "job: {time_limit: '00:42:00'}\n")
         self.assertIn("#SBATCH --time=00:42:00\n", scripts[next(n for n in scripts if n.endswith(".sbatch"))])
 
+    def test_status_without_slurm(self):  # defect 9: mcmclb status reads the results folder
+        with tempfile.TemporaryDirectory() as out:
+            env = dict(os.environ, PATH="/usr/bin:/bin")
+            env["PATH"] = ":".join(d for d in env["PATH"].split(":") if not os.path.exists(os.path.join(d, "squeue")))
+            r = mcmclb("status", STUDY, "--out", out, env=env)
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            self.assertIn("launch nprocs=3: 3 points, 0 done, 0 failed, 3 missing; squeue not on PATH", r.stdout)
+            self.assertIn("study small in " + out + ": 0 done, 0 failed, 7 missing (not complete)", r.stdout)
+        r = mcmclb("status", STUDY, "--launch", "x")
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr.strip(), "mcmclb: --launch: 'x' is not a rank count (a positive integer)")
+
     def test_scripts_read_a_snapshot_taken_at_submit_time(self):  # defect 5
         r, scripts = self.dry_run("nprocs: 2\nT_ms: [1, 2]\n")
         self.assertEqual(r.returncode, 0, r.stderr)
