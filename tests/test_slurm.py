@@ -288,7 +288,8 @@ class Sweep(unittest.TestCase):
         self.assertEqual(queued.strip(), "", "nothing was submitted")
         # Defect 8: sbatch's two error lines stay apart.
         r, _ = self.sweep(self.STUDY, out, "--set", "nprocs=2", "--set", "job.partition=nosuch", expect_rc=2)
-        self.assertIn("invalid partition specified: nosuch / Batch job submission failed", r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("invalid partition specified: nosuch / allocation failure: Invalid partition name", r.stderr)
 
 
 if __name__ == "__main__":
