@@ -324,6 +324,12 @@ int commbench_main(int argc, char** argv) {
   benchmark::AddCustomContext("git_commit", provenance.git_commit);
   benchmark::AddCustomContext("utc_start", provenance.utc_start);
   benchmark::AddCustomContext("command_line", mcmclb::command_line(argc, argv));
+  // Printed into the job's output file (slurm-%x-%j.out); commbench-n<P>.csv keeps the header plots/fig1.py reads.
+  if (!provenance.launcher.empty()) benchmark::AddCustomContext("launcher", provenance.launcher);
+  if (!provenance.slurm_job_id.empty()) {
+    benchmark::AddCustomContext("slurm_job_id", provenance.slurm_job_id);
+    benchmark::AddCustomContext("slurm_nodelist", provenance.slurm_nodelist);
+  }
   benchmark::AddCustomContext("timer", "MPI_Wtime per rank, MAX over ranks, per iteration");
   int one = 1;
   char* no_args[] = {argv[0], nullptr};

@@ -263,6 +263,10 @@ class Sweep(unittest.TestCase):
         out = os.path.join(self.tmp, "cb")
         r, ids = self.sweep(study, out)
         self.assertEqual(wait_for(ids[0])["JobState"], "COMPLETED")
+        with open(os.path.join(out, f"slurm-cb-n2-{ids[0]}.out")) as f:
+            output = f.read()
+        self.assertIn(f"slurm_job_id: {ids[0]}\n", output)  # the benchmark's context, beside its CSV
+        self.assertIn("launcher: srun --mpi=pmi2\n", output)
         result = os.path.join(out, "commbench-n2.csv")
         with open(result) as f:
             before = f.read()
