@@ -209,7 +209,7 @@ class Sweep(unittest.TestCase):
 
     def test_scancel_midway_resubmit_runs_only_the_missing_points(self):
         out = os.path.join(self.tmp, "cancel")
-        slow = ("--set", "nprocs=2", "--set", "T_ms=150", "--set", "reps=3")  # 6 points of ~0.3 s each
+        slow = ("--set", "nprocs=2", "--set", "T_ms=400", "--set", "reps=3")  # 6 points of ~0.8 s each
         r, ids = self.sweep(self.STUDY, out, *slow)
         self.assertEqual(len(ids), 1, r.stdout)
         # Defect 4: while it is queued or running, the same sweep submits nothing.
