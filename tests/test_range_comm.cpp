@@ -311,23 +311,37 @@ TEST(RangeComm, NonblockingOperationsOnOverlappingRangesStartedInDifferentOrders
   RangeComm whole = RangeComm::whole(context);
   RangeComm front = me <= P - 2 ? RangeComm(context, 0, P - 2) : RangeComm();  // shares P - 1 >= 2 ranks
   std::mt19937 delays(5U + static_cast<unsigned>(me));
+  const bool in_front = me <= P - 2;
   for (int round = 0; round < 20; ++round) {
-    const int root = round % P;
+    // Even rounds: two broadcasts from parent rank 0, which sends both to rank 1 (its first child in both trees);
+    // rank 0 starts the whole range's first and rank 1 the front's first, so with one tag for both, rank 1's
+    // first receive would take the other range's message. Odd rounds: a broadcast from a moving root beside an
+    // allreduce.
+    const bool two_bcasts = round % 2 == 0;
+    const int root = two_bcasts ? 0 : round % P;
     std::int64_t word = whole.rank() == root ? payload(0, P - 1, root, round) : -1;
+    std::int64_t front_word = me == 0 ? payload(0, P - 2, 0, round) : -1;
     std::vector<std::int64_t> sum = {me};
     RangeRequest a;
     RangeRequest b;
-    if (me % 2 == 0) {  // even ranks start the whole range's broadcast first, odd ranks the front's allreduce
+    auto start_front = [&] {
+      if (!in_front) return;
+      b = two_bcasts ? front.ibcast(&front_word, 1, MPI_INT64_T, 0) : front.iallreduce(sum, ReduceOp::sum);
+    };
+    if (me % 2 == 0) {  // even ranks start the whole range's operation first, odd ranks the front's
       a = whole.ibcast(&word, 1, MPI_INT64_T, root);
-      if (me <= P - 2) b = front.iallreduce(sum, ReduceOp::sum);
+      start_front();
     } else {
-      if (me <= P - 2) b = front.iallreduce(sum, ReduceOp::sum);
+      start_front();
       a = whole.ibcast(&word, 1, MPI_INT64_T, root);
     }
     sleep_us(delays, 500);
     while (!(a.test() & b.test())) std::this_thread::sleep_for(mpi::default_nap);
     EXPECT_EQ(word, payload(0, P - 1, root, round)) << "round " << round;
-    if (me <= P - 2) {
+    if (in_front && two_bcasts) {
+      EXPECT_EQ(front_word, payload(0, P - 2, 0, round)) << "round " << round;
+    }
+    if (in_front && !two_bcasts) {
       EXPECT_EQ(sum[0], static_cast<std::int64_t>(P - 2) * (P - 1) / 2) << "round " << round;
     }
   }
