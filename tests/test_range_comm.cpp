@@ -87,6 +87,13 @@ void sleep_us(std::mt19937& random, int max_us) {
   std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(0, max_us)(random)));
 }
 
+/// Progresses both requests (each tested every time); true once both are complete.
+bool test_both(RangeRequest& a, RangeRequest& b) {
+  const bool a_done = a.test();
+  const bool b_done = b.test();
+  return a_done && b_done;
+}
+
 void expect_usage_error(const std::function<void()>& call, int error_class, const std::string& text) {
   try {
     call();
@@ -220,7 +227,8 @@ TEST(RangeComm, AllreduceEqualsMpiAllreduceOverCreateGroupForEveryOpAndType) {
     RangeComm range(context, first, last);
     const mpi::Comm reference = reference_comm(first, last);
     for (const ReduceOp op : {ReduceOp::sum, ReduceOp::max, ReduceOp::min}) {
-      std::vector<std::int64_t> ints = {me, -5 * me, me * me - 4, (me % 2 == 0 ? 1 : -1) * (1LL << 50)};
+      const std::int64_t m = me;
+      std::vector<std::int64_t> ints = {m, -5 * m, m * m - 4, (m % 2 == 0 ? 1 : -1) * (1LL << 50)};
       std::vector<std::int64_t> ints_expected(ints.size());
       mpi::check(MPI_Allreduce(ints.data(), ints_expected.data(), static_cast<int>(ints.size()), MPI_INT64_T,
                                mpi_op(op), reference.get()),
@@ -336,7 +344,7 @@ TEST(RangeComm, NonblockingOperationsOnOverlappingRangesStartedInDifferentOrders
       a = whole.ibcast(&word, 1, MPI_INT64_T, root);
     }
     sleep_us(delays, 500);
-    while (!(a.test() & b.test())) std::this_thread::sleep_for(mpi::default_nap);
+    while (!test_both(a, b)) std::this_thread::sleep_for(mpi::default_nap);
     EXPECT_EQ(word, payload(0, P - 1, root, round)) << "round " << round;
     if (in_front && two_bcasts) {
       EXPECT_EQ(front_word, payload(0, P - 2, 0, round)) << "round " << round;
@@ -377,7 +385,7 @@ TEST(RangeComm, ConcurrentDisjointRanges) {
       RangeRequest reduce = mine.iallreduce(sum, ReduceOp::sum);
       std::int64_t word = mine.rank() == round % mine.size() ? payload(mine.first(), mine.last(), round, 0) : -1;
       RangeRequest bcast = mine.ibcast(&word, 1, MPI_INT64_T, round % mine.size());
-      while (!(reduce.test() & bcast.test())) std::this_thread::sleep_for(mpi::default_nap);
+      while (!test_both(reduce, bcast)) std::this_thread::sleep_for(mpi::default_nap);
       const std::int64_t f = mine.first();
       const std::int64_t l = mine.last();
       EXPECT_EQ(sum[0], (f + l) * (l - f + 1) / 2 + round * (l - f + 1));

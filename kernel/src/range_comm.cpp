@@ -35,6 +35,7 @@
 #include <exception>
 #include <string>
 #include <thread>
+#include <utility>
 
 namespace mcmclb {
 
@@ -169,13 +170,15 @@ struct RangeRequest::State {
   [[nodiscard]] int parent_rank_of(int relative) const { return first + (relative + root) % n; }
   [[nodiscard]] int child_limit() const { return v == 0 ? n : (v & -v); }
 
-  void post(bool send, void* data, int peer_relative) {
+  void send_to(void* data, int peer_relative) {
     MPI_Request request = MPI_REQUEST_NULL;
-    if (send) {
-      mpi::check(MPI_Isend(data, count, type, parent_rank_of(peer_relative), tag, comm, &request), "MPI_Isend");
-    } else {
-      mpi::check(MPI_Irecv(data, count, type, parent_rank_of(peer_relative), tag, comm, &request), "MPI_Irecv");
-    }
+    mpi::check(MPI_Isend(data, count, type, parent_rank_of(peer_relative), tag, comm, &request), "MPI_Isend");
+    requests.push_back(request);
+  }
+
+  void receive_from(void* data, int peer_relative) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    mpi::check(MPI_Irecv(data, count, type, parent_rank_of(peer_relative), tag, comm, &request), "MPI_Irecv");
     requests.push_back(request);
   }
 
@@ -189,7 +192,7 @@ struct RangeRequest::State {
   /// Sends buffer to every child, farthest subtree first (it has the most forwarding left to do).
   void send_down() {
     int offsets[32];
-    for (int i = child_offsets(offsets) - 1; i >= 0; --i) post(true, buffer, v + offsets[i]);
+    for (int i = child_offsets(offsets) - 1; i >= 0; --i) send_to(buffer, v + offsets[i]);
     phase = kDownSend;
   }
 
@@ -198,7 +201,7 @@ struct RangeRequest::State {
       if (v == 0) {
         send_down();
       } else {
-        post(false, buffer, v - (v & -v));
+        receive_from(buffer, v - (v & -v));
         phase = kDownReceive;
       }
       return;
@@ -207,7 +210,7 @@ struct RangeRequest::State {
     children = child_offsets(offsets);
     scratch.assign((1 + static_cast<std::size_t>(children)) * bytes, 0);
     for (int c = 0; c < children; ++c) {
-      post(false, scratch.data() + static_cast<std::size_t>(c + 1) * bytes, v + offsets[c]);
+      receive_from(scratch.data() + static_cast<std::size_t>(c + 1) * bytes, v + offsets[c]);
     }
     phase = kUp;
   }
@@ -240,8 +243,8 @@ struct RangeRequest::State {
             if (bytes > 0) std::memcpy(buffer, scratch.data(), bytes);
             send_down();
           } else {
-            post(true, scratch.data(), v - (v & -v));
-            post(false, buffer, v - (v & -v));
+            send_to(scratch.data(), v - (v & -v));
+            receive_from(buffer, v - (v & -v));
             phase = kExchange;
           }
           break;
