@@ -114,7 +114,7 @@ TEST(RangeTag, DistinctForEveryRangeAndWindowUpTo63RanksAndWithinTheMinimumTagBo
         const int tag = mcmclb::range_tag(first, last, seq);
         ASSERT_GE(tag, 0);
         ASSERT_LE(tag, 32767);
-        EXPECT_FALSE(seen[static_cast<std::size_t>(tag)])
+        ASSERT_FALSE(seen[static_cast<std::size_t>(tag)])
             << "tag " << tag << " reused by [" << first << ", " << last << "] seq " << seq;
         seen[static_cast<std::size_t>(tag)] = true;
         EXPECT_EQ(mcmclb::range_tag(first, last, seq + mcmclb::kRangeTagWindow), tag) << "the window wraps";
