@@ -12,8 +12,8 @@
 //    one order while d posts the two receives in the other.
 //  - An operation posts all its sends and receives between its start and its completion on that rank, and
 //    RangeContext::admit refuses (mpi::UsageError) to start an operation while one with the same tag is in
-//    flight on this rank on a range sharing two or more ranks with it. So s posts o's and o''s messages in the
-//    order it started them, and d its receives likewise. A mismatch would therefore need s to run o then o'
+//    flight on this rank on a range sharing two or more ranks with it. So s posts the sends of o and o' in the
+//    order it started the two operations, and d its receives likewise. A mismatch would therefore need s to run o then o'
 //    while d runs o' then o, each completing the first before starting the second. MPI's rule for collectives
 //    (a correct program must not deadlock if collectives synchronize) excludes exactly that: were they
 //    synchronizing, o could not complete at s before d started it, nor o' at d before s started it: a cycle.
@@ -38,6 +38,9 @@
 #include <utility>
 
 namespace mcmclb {
+
+static_assert(kRangeTagSlots * kRangeTagWindow - 1 <= 32767, "tags must fit the least MPI_TAG_UB");
+static_assert(kRangeMaxDistinct * (kRangeMaxDistinct + 1) / 2 <= kRangeTagSlots, "one slot per range up to 63");
 
 int range_tag(int first, int last, std::uint64_t seq) noexcept {
   const auto f = static_cast<std::uint64_t>(first);
