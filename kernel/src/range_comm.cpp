@@ -13,10 +13,10 @@
 //  - An operation posts all its sends and receives between its start and its completion on that rank, and
 //    RangeContext::admit refuses (mpi::UsageError) to start an operation while one with the same tag is in
 //    flight on this rank on a range sharing two or more ranks with it. So s posts the sends of o and o' in the
-//    order it started the two operations, and d its receives likewise. A mismatch would therefore need s to run o then o'
-//    while d runs o' then o, each completing the first before starting the second. MPI's rule for collectives
-//    (a correct program must not deadlock if collectives synchronize) excludes exactly that: were they
-//    synchronizing, o could not complete at s before d started it, nor o' at d before s started it: a cycle.
+//    order it started the two operations, and d its receives likewise. A mismatch would therefore need s to run
+//    o then o' while d runs o' then o, each completing the first before starting the second. MPI's rule for
+//    collectives (a correct program must not deadlock if collectives synchronize) excludes exactly that: were
+//    they synchronizing, o could not complete at s before d started it, nor o' at d before s started it.
 //  - Hence the two cases the kernel lives with are safe: a rank that moved on to a new range and sends there
 //    while a peer still works in an old one (the peer posted its old receives first, and the sender had posted
 //    its old sends first), and ranges re-created over the same ranks (sequence numbers restart, but the old
