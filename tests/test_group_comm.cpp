@@ -4,6 +4,8 @@
 // a contiguous ascending run. Each communicator is checked by using it: broadcast, sum, barrier, free.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -82,6 +84,7 @@ TEST_P(GroupCommCreate, LowerHalfUpperHalfWholeAndSingle) {
 
 TEST_P(GroupCommCreate, EveryRangeOfEverySize) {
   const int p = world_size();
+  if (!creator_->group_collective() && p > 4) GTEST_SKIP() << "parent-collective: every rank takes part each time";
   for (int first = 0; first < p; ++first) {
     for (int last = first; last < p; ++last) create_and_verify(*creator_, first, last);
   }
@@ -91,8 +94,10 @@ TEST_P(GroupCommCreate, DisjointRangesAtOnce) {
   for (int k : {1, 2, 3}) consecutive(k);
 }
 
-TEST_P(GroupCommCreate, ThreeHundredCreateFreeCycles) {
-  for (int i = 0; i < 300; ++i) consecutive(1 + i % 3);
+TEST_P(GroupCommCreate, ManyCreateFreeCycles) {
+  // range is local, so it gets many cycles cheaply; the MPI methods synchronise and get fewer (CI time).
+  const int cycles = GetParam() == "range" ? 300 : 30;
+  for (int i = 0; i < cycles; ++i) consecutive(1 + i % 3);
 }
 
 TEST_P(GroupCommCreate, NameIsTheMethod) { EXPECT_EQ(creator_->name(), GetParam()); }
@@ -119,7 +124,7 @@ TEST(RangeGroupComm, NonContiguousGroupIsAClearError) {
   auto creator = mcmclb::make_group_comm_creator("range", mpi::Comm::world());
   const int me = world_rank();
   if (me != 0 && me != 2) return;
-  const mpi::Group gap = mpi::Group::include(mpi::Comm::world().group(), {0, 2});
+  const mpi::Group gap = mpi::Group::include(mpi::Comm::world().group(), std::vector<int>{0, 2});
   try {
     (void)creator->create(gap, kTag);
     ADD_FAILURE() << "a group with a gap was accepted";
@@ -133,13 +138,13 @@ TEST(RangeGroupComm, ReversedGroupIsAClearError) {
   auto creator = mcmclb::make_group_comm_creator("range", mpi::Comm::world());
   const int me = world_rank();
   if (me > 1) return;
-  const mpi::Group reversed = mpi::Group::include(mpi::Comm::world().group(), {1, 0});
+  const mpi::Group reversed = mpi::Group::include(mpi::Comm::world().group(), std::vector<int>{1, 0});
   EXPECT_THROW((void)creator->create(reversed, kTag), mpi::UsageError);
 }
 
 TEST(RangeGroupComm, NonMemberGetsNullWithoutCommunicating) {
   auto creator = mcmclb::make_group_comm_creator("range", mpi::Comm::world());
-  const mpi::Group first_only = mpi::Group::include(mpi::Comm::world().group(), {0});
+  const mpi::Group first_only = mpi::Group::include(mpi::Comm::world().group(), std::vector<int>{0});
   auto comm = creator->create(first_only, kTag);
   EXPECT_EQ(comm == nullptr, world_rank() != 0);
   if (comm) comm->free();
