@@ -117,6 +117,24 @@ std::vector<ChainOutcome> reference_chains(const RunSpec& spec, const std::vecto
   return out;
 }
 
+/// Compute mode with work.trace, collective: every leader's trace points on rank 0, by chain and item.
+std::vector<TracePoint> gather_trace(const Kernel& kernel, const mpi::Comm& world) {
+  std::string mine;
+  for (const TracePoint& p : kernel.trace()) {
+    mine += std::to_string(p.chain) + ' ' + std::to_string(p.item) + ' ' + std::to_string(p.energy_q32) + ' ' +
+            std::to_string(p.accepted) + ' ' + std::to_string(p.group_size) + '\n';
+  }
+  const std::string all = gather_text(world, mine);
+  std::vector<TracePoint> trace;
+  std::istringstream in(all);
+  TracePoint p;
+  while (in >> p.chain >> p.item >> p.energy_q32 >> p.accepted >> p.group_size) trace.push_back(p);
+  std::sort(trace.begin(), trace.end(), [](const TracePoint& a, const TracePoint& b) {
+    return std::pair(a.chain, a.item) < std::pair(b.chain, b.item);
+  });
+  return trace;
+}
+
 /// Compute mode, collective: the run's per-chain tallies and item timings onto rank 0's outcomes; each chain
 /// must be recorded once and equal its reference (violations otherwise).
 std::vector<std::string> check_chains(const Kernel& kernel, std::vector<ChainOutcome>& outcomes,
@@ -292,6 +310,7 @@ RunResult run_once(const RunSpec& spec) {
     const auto wrong = check_chains(kernel, outcomes, world);
     violations.insert(violations.end(), wrong.begin(), wrong.end());
     r.chains = std::move(outcomes);
+    if (spec.work.compute.trace) r.trace = gather_trace(kernel, world);
   }
   r.ranks = gather_rank_stats(kernel, world);
   std::string my_events;
@@ -318,7 +337,7 @@ std::string run_label(const RunSpec& spec) {
 }
 
 void append_result(const std::filesystem::path& dir, const RunResult& r) {
-  append_run(dir, r, r.ranks, r.event_lines, r.chains);
+  append_run(dir, r, r.ranks, r.event_lines, r.chains, r.trace);
 }
 
 }  // namespace mcmclb

@@ -4,6 +4,7 @@
 // walker groups of explicit sizes, and groups by node.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -64,9 +65,17 @@ struct ChainResult {
   bool operator==(const ChainResult&) const = default;
 };
 
-/// Runs spec; checks its verdict everywhere; rank 0 returns every chain's result.
-std::vector<ChainResult> run_chains(const mcmclb::RunSpec& spec) {
+/// The trace without the group sizes (which differ between balancers by design).
+std::vector<std::array<int64_t, 4>> trajectory(const std::vector<mcmclb::TracePoint>& trace) {
+  std::vector<std::array<int64_t, 4>> t;
+  for (const auto& p : trace) t.push_back({p.chain, p.item, p.energy_q32, p.accepted});
+  return t;
+}
+
+/// Runs spec; checks its verdict everywhere; rank 0 returns every chain's result (and its trace if asked).
+std::vector<ChainResult> run_chains(const mcmclb::RunSpec& spec, std::vector<std::array<int64_t, 4>>* trace = nullptr) {
   const mcmclb::RunResult r = mcmclb::run_once(spec);
+  if (trace != nullptr) *trace = trajectory(r.trace);
   EXPECT_TRUE(r.valid) << mcmclb::run_label(spec) << ": " << r.violations;
   std::vector<ChainResult> out;
   for (const auto& c : r.chains) {
@@ -80,19 +89,27 @@ std::vector<ChainResult> run_chains(const mcmclb::RunSpec& spec) {
 TEST(Compute, EveryBalancerGivesEveryChainTheSameEnergyAndAcceptances) {
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     std::vector<ChainResult> first;
+    std::vector<std::array<int64_t, 4>> first_trace;
     for (const Case& c : every_balancer_and_method(seed)) {
       mcmclb::RunSpec spec = compute_run(seed);
       spec.balancer = c.balancer;
       spec.method = c.method;
       spec.interval = c.interval;
+      spec.work.compute.trace = true;  // the energy and acceptances after every item, not only the last
       SCOPED_TRACE("seed " + std::to_string(seed) + ", " + mcmclb::run_label(spec));
-      const auto chains = run_chains(spec);
+      std::vector<std::array<int64_t, 4>> trace;
+      const auto chains = run_chains(spec, &trace);
       if (world_rank() != 0) continue;
       ASSERT_EQ(chains.size(), static_cast<std::size_t>(world_size()));
+      int64_t items = 0;
+      for (const auto& ch : chains) items += ch.moves / spec.work.compute.moves_per_item;
+      EXPECT_EQ(trace.size(), static_cast<std::size_t>(items)) << "one trace point per item";
       if (first.empty()) {
         first = chains;
+        first_trace = trace;
       } else {
         EXPECT_EQ(chains, first);
+        EXPECT_EQ(trace, first_trace);
       }
     }
   }

@@ -207,6 +207,9 @@ void Kernel::work_one_item() {
       ItemTiming& t = timings_[{group_.chain, group_.size()}];
       ++t.items;
       t.seconds += pace::now_s() - t0;
+      if (run_.work.compute.trace) {
+        trace_.push_back({group_.chain, group_.next_item + 1, walker_->energy, walker_->accepted, group_.size()});
+      }
     }
   } else {
     pace::work(run_.work.mode, item_cost_ms(run_, group_.size(), group_.chain, group_.next_item));

@@ -34,6 +34,7 @@ const std::vector<std::string>& all_keys() {
                             "work.move",
                             "work.max_step",
                             "work.moves_per_item",
+                            "work.trace",
                             "balancer",
                             "interval",
                             "method",
@@ -244,6 +245,8 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
       e.work.compute.move = lookup(kMoveKinds, choice(key, n, names_of(kMoveKinds)));
     } else if (key == "work.max_step") {
       e.work.compute.max_step = real(key, n, 0.0, 10.0, true);
+    } else if (key == "work.trace") {
+      e.work.compute.trace = scalar<bool>(key, n, "true or false");
     } else if (key == "work.moves_per_item") {
       e.work.compute.moves_per_item = integer(key, n, 1, int64_t{1} << 30);
     } else if (key == "groups.sizes") {

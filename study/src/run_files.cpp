@@ -31,6 +31,11 @@ const csv::Row& chains_header() {
   return h;
 }
 
+const csv::Row& traces_header() {
+  static const csv::Row h = {"run_id", "chain", "item", "energy", "energy_q32", "accepted", "group_size"};
+  return h;
+}
+
 csv::Row chain_row(const std::string& run_id, const ChainOutcome& c) {
   char energy[40];
   std::snprintf(energy, sizeof energy, "%.17g", static_cast<double>(c.energy_q32) * 0x1p-32);
@@ -55,7 +60,8 @@ csv::Row chain_row(const std::string& run_id, const ChainOutcome& c) {
 }
 
 void append_run(const std::filesystem::path& dir, const RunRecord& r, const std::vector<RankStats>& ranks,
-                const std::string& event_lines, const std::vector<ChainOutcome>& chains) {
+                const std::string& event_lines, const std::vector<ChainOutcome>& chains,
+                const std::vector<TracePoint>& trace) {
   std::vector<csv::Row> rank_rows;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const RankStats& x = ranks[i];
@@ -72,6 +78,16 @@ void append_run(const std::filesystem::path& dir, const RunRecord& r, const std:
     std::vector<csv::Row> chain_rows;
     for (const ChainOutcome& c : chains) chain_rows.push_back(chain_row(r.run_id, c));
     csv::append_rows(dir / "chains.csv", chains_header(), chain_rows);
+  }
+  if (!trace.empty()) {
+    std::vector<csv::Row> trace_rows;
+    for (const TracePoint& p : trace) {
+      char energy[40];
+      std::snprintf(energy, sizeof energy, "%.17g", static_cast<double>(p.energy_q32) * 0x1p-32);
+      trace_rows.push_back({r.run_id, std::to_string(p.chain), std::to_string(p.item), energy,
+                            std::to_string(p.energy_q32), std::to_string(p.accepted), std::to_string(p.group_size)});
+    }
+    csv::append_rows(dir / "traces.csv", traces_header(), trace_rows);
   }
   csv::append_rows(dir / "runs.csv", runs_header(), {runs_row(r)});
 }

@@ -164,6 +164,8 @@ class Kernel {
   [[nodiscard]] const std::vector<ChainTally>& chain_tallies() const noexcept { return tallies_; }
   /// Compute mode, on leaders: (chain, group size) -> items and seconds worked at that size.
   [[nodiscard]] const std::map<std::pair<int, int>, ItemTiming>& item_timings() const noexcept { return timings_; }
+  /// Compute mode with work.trace, on leaders: the walker after each item this rank's groups worked.
+  [[nodiscard]] const std::vector<TracePoint>& trace() const noexcept { return trace_; }
   /// The physics of chain c in compute mode, and its random stream.
   [[nodiscard]] static lj::Spec lj_spec(const RunSpec& run, int chain);
   [[nodiscard]] static lj::ChainKey lj_key(const RunSpec& run, int chain);
@@ -201,6 +203,7 @@ class Kernel {
   int walker_chain_ = -1;
   std::vector<ChainTally> tallies_;
   std::map<std::pair<int, int>, ItemTiming> timings_;
+  std::vector<TracePoint> trace_;
 };
 
 }  // namespace mcmclb

@@ -60,6 +60,7 @@ struct ComputeSpec {
   MoveKind move = MoveKind::single;
   double max_step = 0.1;
   int64_t moves_per_item = 1000;
+  bool trace = false;  // record every chain's energy and acceptances after each item (traces.csv)
   [[nodiscard]] int atoms_of(int chain) const noexcept {
     return atoms > 0 ? atoms : kMagicAtoms[static_cast<std::size_t>(chain) % kMagicAtoms.size()];
   }

@@ -40,6 +40,16 @@ struct EventRow {
   double create_s = 0;  // the new group's leader's creation time
 };
 
+/// Compute mode with work.trace: a chain's walker after one item (a row of traces.csv).
+struct TracePoint {
+  int chain = 0;
+  int64_t item = 0;        // items done, 1..S
+  int64_t energy_q32 = 0;  // energy after it, fixed point
+  int64_t accepted = 0;    // accepted trial moves so far
+  int group_size = 0;      // ranks that worked it
+  friend bool operator==(const TracePoint&, const TracePoint&) = default;
+};
+
 /// Compute mode: one chain's outcome against its single-rank reference (a row of chains.csv).
 struct ChainOutcome {
   int chain = 0;
