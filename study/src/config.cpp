@@ -443,6 +443,10 @@ void check_against_nprocs(const Experiment& e, int nprocs) {
       throw InputError("key groups.sizes: the sizes add up to " + std::to_string(total) +
                        " but nprocs=" + std::to_string(nprocs) + " (they must cover every rank once, in order)");
     }
+  } else if (e.groups.by == GroupsSpec::By::node && e.groups.node_size > 0 && e.job.tasks_per_node > 0 &&
+             e.job.tasks_per_node % e.groups.node_size != 0) {
+    throw InputError("key groups.size: " + std::to_string(e.groups.node_size) + " does not divide job.tasks_per_node=" +
+                     std::to_string(e.job.tasks_per_node) + " (a group would straddle a node)");
   } else if (e.groups.by == GroupsSpec::By::G && nprocs % e.G != 0) {
     throw InputError("key G: G=" + std::to_string(e.G) + " does not divide nprocs=" + std::to_string(nprocs) +
                      " (walker groups must all have G ranks)");
