@@ -13,6 +13,10 @@ namespace mcmclb {
 namespace {
 constexpr int kRegroupTag = 7;
 constexpr std::chrono::microseconds kPollNap{20};  // members of a group reach the polling point together
+// Compute mode: the members of a group sum each trial's energy in lockstep, one reduction every few microseconds
+// of work, so a long nap would dominate the item (measured: 200 us naps made a 55-atom all-atom evaluation ~100x
+// slower at g = 2); they test again after a short one instead.
+constexpr std::chrono::microseconds kComputeNap{2};
 
 std::vector<int> ranks_of(const GroupState& g) {
   std::vector<int> r;
@@ -197,7 +201,8 @@ void Kernel::work_one_item() {
     const lj::ChainKey key = lj_key(run_, group_.chain);
     // One exact integer allreduce per evaluated trial: the next trial starts from the verdict on this one.
     const auto reduce = [this](lj::Energy part) {
-      group_comm_->allreduce_sum(std::span<int64_t>(&part, 1));
+      const auto pending = group_comm_->iallreduce_sum(std::span<int64_t>(&part, 1));
+      pace::wait_until([&] { return pending->test(); }, kComputeNap);
       return part;
     };
     for (int64_t m = 0; m < run_.work.compute.moves_per_item; ++m) {
