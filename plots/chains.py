@@ -3,7 +3,8 @@
 of every chain, one panel per run, so that runs under different balancers can be compared by eye. The script
 also compares the traces exactly (fixed-point energies and acceptance counts after every item) and says whether
 they are identical; with --require-identical a difference is an error (exit 1).
-Input: a result folder (runs.csv, traces.csv). Default runs: the first run of each balancer."""
+Input: a result folder (runs.csv, traces.csv). Default runs: the first run of each balancer at the rank count of
+the first traced run (runs at other rank counts have other chains)."""
 import os
 import sys
 from collections import defaultdict
@@ -46,8 +47,10 @@ def main(argv=None):
             chosen.append(match[0])
     else:
         seen, chosen = set(), []
-        for r in runs:
-            if r["balancer"] not in seen and r["run_id"] in by_run:
+        traced = [r for r in runs if r["run_id"] in by_run]
+        nprocs = traced[0]["nprocs"] if traced else None
+        for r in traced:
+            if r["balancer"] not in seen and r["nprocs"] == nprocs:
                 seen.add(r["balancer"])
                 chosen.append(r)
     chosen = [r for r in chosen if r["run_id"] in by_run]
