@@ -74,6 +74,18 @@ class BadInput(unittest.TestCase):
         self.assert_input_error(r, "key groups.size: 2 does not divide the 3 ranks of the node holding ranks 0-2")
         self.assertFalse(os.path.exists(os.path.join(self.dir.name, "o", "runs.csv")))
 
+    def test_results_of_another_version_are_refused_before_any_run(self):
+        out = os.path.join(self.dir.name, "old")
+        os.makedirs(out)
+        old = RUNS_HEADER.replace("groups,", "").replace("atoms,temperature,move,max_step,moves_per_item,", "")
+        with open(os.path.join(out, "runs.csv"), "w") as f:
+            f.write(old + "\n")
+        for extra in ([], ["--resume"]):
+            self.assert_input_error(mcmclb("run", self.good, "--out", out, *extra),
+                                    "runs.csv: written by another version of mcmclb")
+        with open(os.path.join(out, "runs.csv")) as f:
+            self.assertEqual(f.read(), old + "\n")
+
     def test_set_validated_like_the_file(self):
         self.assert_input_error(mcmclb("run", self.good, "--set", "balancer=[async, magic]"),
                                 "key balancer: unknown balancer 'magic' (allowed: none, collective, async)")
