@@ -29,6 +29,7 @@
 #include "mcmclb/kernel.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/provenance.hpp"
+#include "mcmclb/range_comm.hpp"
 #include "mcmclb/text.hpp"
 
 namespace {
@@ -38,6 +39,17 @@ namespace mpi = mcmclb::mpi;
 namespace csv = mcmclb::csv;
 
 constexpr int kTag = 11;
+/// RBC-style range communicators (mcmclb/range_comm.hpp): not a CommCreator (the result is not an MPI
+/// communicator), measured beside them because the kernel creates its groups with it (issue 10).
+constexpr std::string_view kRange = "range";
+
+/// Every method name commbench measures: the CommCreator methods, then range.
+std::vector<std::string_view> method_names() {
+  const auto names = mcmclb::comm_creator_names();
+  std::vector<std::string_view> all(names.begin(), names.end());
+  all.push_back(kRange);
+  return all;
+}
 
 struct Options {
   std::vector<std::string> methods;  // empty: every method the library supports
@@ -88,7 +100,7 @@ Options parse(int argc, char** argv, int nprocs) {
     if (flag == "--methods") {
       o.methods = split_list(value);
       for (const auto& m : o.methods) {
-        const auto names = mcmclb::comm_creator_names();
+        const auto names = method_names();
         if (std::find(names.begin(), names.end(), m) == names.end()) {
           throw InputError("--methods: unknown method '" + m + "' (known: " + mcmclb::join(names) + ")");
         }
@@ -121,7 +133,7 @@ Options parse(int argc, char** argv, int nprocs) {
     }
   }
   if (o.methods.empty()) {
-    for (auto n : mcmclb::comm_creator_names()) {
+    for (auto n : method_names()) {
       if (n != "from_group" || mcmclb::from_group_supported()) o.methods.emplace_back(n);
     }
   }
@@ -176,24 +188,49 @@ void resolve_groups(Options& o, const mpi::Comm& world) {
 class Measurement {
  public:
   Measurement(const Spec& spec, const mpi::Comm& world, const std::vector<int>& layout) : spec_(spec), world_(world) {
-    creator_ = mcmclb::make_comm_creator(spec.method, world);
-    std::vector<int> ranks;
+    // The group this rank measures: [0, size) for a size, else its own group of the --groups layout.
     if (spec.group_size > 0) {
-      for (int i = 0; i < spec.group_size; ++i) ranks.push_back(i);
-    } else {  // the --groups layout: the ranks of this rank's group
-      for (int first = 0; const int size : layout) {
-        if (world.rank() < first + size) {
-          for (int i = first; i < first + size; ++i) ranks.push_back(i);
-          break;
-        }
-        first += size;
+      last_ = spec.group_size - 1;
+    } else {
+      for (const int size : layout) {
+        last_ = first_ + size - 1;
+        if (world.rank() <= last_) break;
+        first_ = last_ + 1;
       }
     }
+    if (spec.method == kRange) {  // group-collective: the members of [first, last] create, each alone
+      range_context_ = std::make_unique<mcmclb::RangeContext>(world);
+      takes_part_ = first_ <= world.rank() && world.rank() <= last_;
+      return;
+    }
+    creator_ = mcmclb::make_comm_creator(spec.method, world);
+    std::vector<int> ranks;
+    for (int i = first_; i <= last_; ++i) ranks.push_back(i);
     group_ = mpi::Group::include(world.group(), ranks);
     takes_part_ = !creator_->group_collective() || group_.rank() != MPI_UNDEFINED;
   }
 
-  double once() {
+  double once() { return range_context_ ? once_range() : once_mpi(); }
+
+ private:
+  double once_range() {
+    mcmclb::RangeComm made;
+    if (spec_.op == Op::free && takes_part_) made = mcmclb::RangeComm(*range_context_, first_, last_);
+    synchronise();
+    const double start = MPI_Wtime();
+    if (takes_part_) {
+      if (spec_.op == Op::create) {
+        made = mcmclb::RangeComm(*range_context_, first_, last_);
+      } else {
+        made.free();
+      }
+    }
+    const double elapsed = MPI_Wtime() - start;
+    if (!made.is_null()) made.free();
+    return mpi::max_politely(world_, elapsed);
+  }
+
+  double once_mpi() {
     mpi::Comm made;
     if (spec_.op == Op::free && takes_part_) made = creator_->create(group_, kTag);
     synchronise();
@@ -210,13 +247,14 @@ class Measurement {
     return mpi::max_politely(world_, elapsed);
   }
 
- private:
   void synchronise() const { mpi::check(MPI_Barrier(world_.get()), "MPI_Barrier"); }
 
   Spec spec_;
   const mpi::Comm& world_;
   std::unique_ptr<mcmclb::CommCreator> creator_;
+  std::unique_ptr<mcmclb::RangeContext> range_context_;
   mpi::Group group_;
+  int first_ = 0, last_ = 0;  // the measured group's bounds
   bool takes_part_ = false;
 };
 
