@@ -6,6 +6,7 @@
 #include <functional>
 #include <numeric>
 #include <sstream>
+#include <utility>
 
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/runs_csv.hpp"
@@ -45,6 +46,7 @@ std::vector<RunSpec> expand_runs(const Experiment& e, int nprocs, const Catalog&
           r.experiment = e.name;
           r.nprocs = nprocs;
           r.G = e.G;
+          r.groups = e.groups;
           r.T_ms = e.T_ms;
           r.workload = e.workload;
           r.work = e.work;
@@ -142,7 +144,22 @@ double expected_point_s(const Point& point) {
     const double methods = point.commbench.methods.empty() ? 4.0 : static_cast<double>(point.commbench.methods.size());
     return point.commbench.reps * point.commbench.rep_time_s * methods * sizes;
   }
-  const std::vector<int64_t> items = chain_items(*make_workload(point.spec.workload), nprocs, point.spec.G);
+  // Chains on groups of G ranks, or of the given sizes; groups by node are estimated as groups of G (the node
+  // layout is known only inside the job), and compute mode's items as T_ms each (set job.time_limit for either).
+  const auto workload = make_workload(point.spec.workload);
+  if (point.spec.groups.by == GroupsSpec::By::sizes && !point.spec.groups.sizes.empty()) {
+    std::vector<int> leaders;
+    int first = 0;
+    for (int size : point.spec.groups.sizes) leaders.push_back(std::exchange(first, first + size));
+    const std::vector<int64_t> items = chain_items(*workload, leaders);
+    double longest_s = 0;
+    for (std::size_t c = 0; c < items.size() && c < point.spec.groups.sizes.size(); ++c) {
+      longest_s =
+          std::max(longest_s, static_cast<double>(items[c]) * point.spec.T_ms / 1000.0 / point.spec.groups.sizes[c]);
+    }
+    return longest_s;
+  }
+  const std::vector<int64_t> items = chain_items(*workload, nprocs, point.spec.G);
   const int64_t longest = items.empty() ? 0 : *std::max_element(items.begin(), items.end());
   return static_cast<double>(longest) * point.spec.T_ms / 1000.0 / point.spec.G;
 }
