@@ -15,6 +15,7 @@
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/config.hpp"
 #include "mcmclb/mpi.hpp"
+#include "mcmclb/provenance.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
 #include "sweep.hpp"
@@ -201,6 +202,10 @@ int mcmclb_main(int argc, char** argv) {
   const mcmclb::Study study = mcmclb::build_study(text, cli.overrides, cli.config, nprocs, mcmclb::catalog());
   const std::vector<std::size_t> selected = select_points(cli, study, nprocs);
   check_identical(text + mcmclb::join(cli.overrides, "\n") + mcmclb::point_list(selected), world);
+  {  // the simulation build's platform must be known before any work (same environment on every rank)
+    mcmclb::Provenance probe;
+    mcmclb::add_backend_provenance(probe, mpi::backend_name());
+  }
   const std::filesystem::path out = cli.out.empty() ? study.out : std::filesystem::path(cli.out);
   const std::vector<std::size_t> points = cli.resume ? drop_done_points(study, selected, out, world) : selected;
   const int invalid = run_points(study, points, out, mcmclb::command_line(argc, argv), world);

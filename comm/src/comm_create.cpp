@@ -5,6 +5,7 @@
 #include <array>
 
 #include "mcmclb/text.hpp"
+#include "smpi_patterns.hpp"
 
 namespace mcmclb {
 
@@ -163,6 +164,15 @@ std::unique_ptr<CommCreator> make_comm_creator(std::string_view name, const mpi:
 }
 
 mpi::Comm intercomm_create_merge(const mpi::Comm& bridge, std::span<const int> parent_ranks, int group_rank, int tag) {
+  if constexpr (mpi::kSimulated) {
+    // SMPI aborts in MPI_Intercomm_create/merge: replay the messages MPICH 4.0.2 sends for Algorithm 1, then take
+    // the communicator over the whole group from the simulator in one step (docs/smpi-patterns.md).
+    smpi_patterns::intercomm_create_merge(bridge, parent_ranks, group_rank, tag);
+    const mpi::Group members = mpi::Group::include(bridge.group(), parent_ranks);
+    MPI_Comm out = MPI_COMM_NULL;
+    mpi::check(MPI_Comm_create_group(bridge.get(), members.get(), tag, &out), "MPI_Comm_create_group");
+    return mpi::Comm::adopt(out);
+  }
   const int group_size = static_cast<int>(parent_ranks.size());
   // Start from a private copy of MPI_COMM_SELF. Not MPI_Comm_dup: a dup is collective over MPI_COMM_SELF, and
   // threads of one process calling it concurrently make the program erroneous. MPI_Comm_create_group is the

@@ -31,14 +31,14 @@ class MpiGroupComm final : public GroupComm {
         "MPI_Ibcast");
     return pending;
   }
-  void barrier() override { mpi::barrier_politely(comm_); }
-  void allreduce_sum(std::span<int64_t> values) override {
-    MPI_Request request = MPI_REQUEST_NULL;
-    mpi::check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM,
-                              comm_.get(), &request),
-               "MPI_Iallreduce");
-    pace::wait(request);
+  // Through pace, which chooses the nonblocking call plus a polite wait (real MPI) or the blocking call
+  // (simulation): the kernel's agree() broadcasts here, and the collective balancer needs the same choice over
+  // the whole world, so the switch is pace's rather than a second, SMPI-only GroupComm.
+  void bcast(std::span<int64_t> words, int root, std::chrono::microseconds nap) override {
+    pace::bcast(comm_.get(), words, root, nap);
   }
+  void barrier() override { mpi::barrier_politely(comm_); }
+  void allreduce_sum(std::span<int64_t> values) override { pace::allreduce_sum(comm_.get(), values); }
   void free() override { comm_.free(); }
 
  private:
