@@ -96,6 +96,59 @@ void allreduce_band(const mpi::Comm& bridge, std::span<const int> members, int m
   }
 }
 
+void allgather(const mpi::Comm& bridge, std::span<const int> members, int me, const int* mine, int* all, int count,
+               int tag) {
+  const int size = static_cast<int>(members.size());
+  const auto block = static_cast<std::size_t>(count);
+  // Bruck: gather in rotated order (my block first), doubling the blocks held each step, then rotate back.
+  std::vector<int> rotated(block * static_cast<std::size_t>(size));
+  std::copy_n(mine, count, rotated.begin());
+  for (int have = 1; have < size; have *= 2) {
+    const int blocks = std::min(have, size - have);
+    const int to = members[static_cast<std::size_t>((me - have + size) % size)];
+    const int from = members[static_cast<std::size_t>((me + have) % size)];
+    mpi::check(MPI_Sendrecv(rotated.data(), blocks * count, MPI_INT, to, tag,
+                            rotated.data() + block * static_cast<std::size_t>(have), blocks * count, MPI_INT, from, tag,
+                            bridge.get(), MPI_STATUS_IGNORE),
+               "MPI_Sendrecv");
+  }
+  for (int i = 0; i < size; ++i) {
+    const auto from = block * static_cast<std::size_t>(i);
+    const auto to = block * static_cast<std::size_t>((me + i) % size);
+    std::copy_n(rotated.begin() + static_cast<std::ptrdiff_t>(from), count, all + to);
+  }
+}
+
+namespace {
+
+std::vector<int> all_ranks(const mpi::Comm& bridge) {
+  std::vector<int> ranks(static_cast<std::size_t>(bridge.size()));
+  for (std::size_t i = 0; i < ranks.size(); ++i) ranks[i] = static_cast<int>(i);
+  return ranks;
+}
+
+void mask_allreduce(const mpi::Comm& bridge, std::span<const int> members, int me, int tag) {
+  std::array<int, kContextMaskWords> mask{};
+  mask.fill(-1);
+  allreduce_band(bridge, members, me, mask.data(), kContextMaskWords, tag);
+}
+
+}  // namespace
+
+void comm_create(const mpi::Comm& bridge, int tag) { mask_allreduce(bridge, all_ranks(bridge), bridge.rank(), tag); }
+
+void comm_split(const mpi::Comm& bridge, int color, int key, int tag) {
+  const std::vector<int> members = all_ranks(bridge);
+  const std::array<int, 2> mine{color, key};
+  std::vector<int> all(2 * members.size());
+  allgather(bridge, members, bridge.rank(), mine.data(), all.data(), 2, tag);
+  mask_allreduce(bridge, members, bridge.rank(), tag);
+}
+
+void comm_create_group(const mpi::Comm& bridge, std::span<const int> parent_ranks, int group_rank, int tag) {
+  mask_allreduce(bridge, parent_ranks, group_rank, tag);
+}
+
 void intercomm_create_merge(const mpi::Comm& bridge, std::span<const int> parent_ranks, int group_rank, int tag) {
   const int group_size = static_cast<int>(parent_ranks.size());
   for (int merge_size = 1; merge_size < group_size; merge_size *= 2) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One simulated kernel run of the paper's configuration (G = 4, T = 100 ms, cyclic S = 10 (R mod 32), async)
-# with each group-collective method, twice: fails unless every run's row says valid=true and the two runs of
+# with each method (async; create and split under collective(4)), twice: fails unless every run's row says valid=true and the two runs of
 # each method give identical simulated times (the simulation is deterministic: no host time enters it), and
 # every row names its back end (smpi), platform, SimGrid version, platform hash and --cfg flags.
 #   run_kernel.sh MCMCLB_SIM_BINARY PLATFORM.xml HOSTFILE RANKS
@@ -20,11 +20,13 @@ cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/grow-injected-times:no
      --cfg=smpi/allgather:mpich --cfg=smpi/barrier:mpich)
 # What the run records in runs.csv (platform) and provenance.csv (its hash, the flags).
 export MCMCLB_PLATFORM=$platform MCMCLB_SMPI_CFG="${cfg[*]}"
-for method in intercomm create_group; do
+for method in intercomm create_group create split from_group; do
+  # async regroups member-collectively; the parent-collective methods run under collective(4).
+  case $method in create | split) balancer=(--set balancer=collective --set interval=4) ;; *) balancer=(--set balancer=async) ;; esac
   for attempt in 1 2; do
     (cd "$work" && smpirun -np "$ranks" -platform "$platform" -hostfile "$hosts" -no-privatize "${cfg[@]}" \
        --log=root.thresh:warning \
-       "$binary" run "$config" --set balancer=async --set method="$method" --set reps=1 \
+       "$binary" run "$config" "${balancer[@]}" --set method="$method" --set reps=1 \
        --out "$work/$method-$attempt")
   done
 done
@@ -32,7 +34,7 @@ python3 - "$work" "$platform" <<'PY'
 import csv, sys
 work, platform = sys.argv[1], sys.argv[2]
 failed = False
-for method in ("intercomm", "create_group"):
+for method in ("intercomm", "create_group", "create", "split", "from_group"):
     times = []
     for attempt in (1, 2):
         rows = list(csv.DictReader(open(f"{work}/{method}-{attempt}/runs.csv")))
