@@ -1,7 +1,7 @@
 // mcmclb: the walker-group kernel from the command line.
 //   mpiexec -n P build/mcmclb run CONFIG.yaml [--set key=value]... [--out DIR] [--points i,j,...] [--resume]
 //   build/mcmclb plan STUDY.yaml [--set key=value]... [--verbose]
-//   build/mcmclb sweep STUDY.yaml --launcher local|slurm [--out DIR] [--force] [--dry-run] [--jobs-dir DIR]
+//   build/mcmclb sweep STUDY.yaml --launcher local|slurm|smpi [--out DIR] [--force] [--dry-run] [--jobs-dir DIR]
 // plan and sweep do not initialise MPI (sweep launches MPI jobs). For run, rank 0 reads the experiment file and
 // broadcasts its text, so every rank parses the same bytes and reaches the same verdict on bad input (one line on
 // rank 0, exit code 2 everywhere, no hang). Exit code 3: a run violated an invariant (its row says valid=false).
@@ -28,8 +28,8 @@ using mpi::InputError;
 const char* const kUsage =
     "usage: mpiexec -n P mcmclb run CONFIG.yaml [--set key=value]... [--out DIR] [--points i,j,...] [--resume]\n"
     "       mcmclb plan STUDY.yaml [--set key=value]... [--verbose]\n"
-    "       mcmclb sweep STUDY.yaml --launcher local|slurm [--out DIR] [--force] [--dry-run] [--jobs-dir DIR] "
-    "[--set key=value]...";
+    "       mcmclb sweep STUDY.yaml --launcher local|slurm|smpi [--out DIR] [--force] [--dry-run] [--jobs-dir DIR] "
+    "[--platform FILE] [--sim-binary FILE] [--set key=value]...";
 
 struct Cli {
   std::string command;
