@@ -95,6 +95,35 @@ std::string read_on_root(const std::string& path, const mpi::Comm& world) {
   return text;
 }
 
+/// Results of another version in the output folder (a runs.csv, ranks.csv, events.csv or chains.csv with another
+/// header, e.g. from before issue 12's columns) cannot take this version's rows: one line naming the file and
+/// exit 2 on every rank, before any run, instead of a failed append after the first run.
+void check_output_headers(const std::filesystem::path& out, const mpi::Comm& world) {
+  std::string problem;
+  if (world.rank() == 0) {
+    const std::pair<const char*, const mcmclb::csv::Row*> files[] = {{"runs.csv", &mcmclb::runs_header()},
+                                                                     {"ranks.csv", &mcmclb::ranks_header()},
+                                                                     {"events.csv", &mcmclb::events_header()},
+                                                                     {"chains.csv", &mcmclb::chains_header()}};
+    for (const auto& [name, header] : files) {
+      const auto content = mcmclb::read_text_file(out / name);
+      if (!content || content->empty()) continue;
+      const std::string first = content->substr(0, content->find('\n') + 1);
+      if (first != mcmclb::csv::line(*header)) {
+        problem = (out / name).string() +
+                  ": written by another version of mcmclb (its header differs from this version's); write to a "
+                  "new folder (--out DIR)";
+        break;
+      }
+    }
+  }
+  long long length = static_cast<long long>(problem.size());
+  mpi::check(MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, world.get()), "MPI_Bcast");
+  problem.resize(static_cast<std::size_t>(length));
+  mpi::check(MPI_Bcast(problem.data(), static_cast<int>(length), MPI_CHAR, 0, world.get()), "MPI_Bcast");
+  if (!problem.empty()) throw InputError(problem);
+}
+
 /// Every rank must hold the same resolved experiment (a hash compared by MIN and MAX reductions).
 void check_identical(const std::string& resolved, const mpi::Comm& world) {
   const auto h = static_cast<unsigned long long>(std::hash<std::string>{}(resolved));
@@ -207,7 +236,11 @@ int mcmclb_main(int argc, char** argv) {
     mcmclb::add_backend_provenance(probe, mpi::backend_name());
   }
   const std::filesystem::path out = cli.out.empty() ? study.out : std::filesystem::path(cli.out);
+  check_output_headers(out, world);
   const std::vector<std::size_t> points = cli.resume ? drop_done_points(study, selected, out, world) : selected;
+  // Groups by node are known only where the ranks run: every point's layout is checked before the first run, so a
+  // bad one is one line and exit 2 with no work done (every rank sees the same node map, so no rank hangs).
+  for (const std::size_t i : points) (void)mcmclb::initial_group_sizes(study.points[i].spec, world);
   const int invalid = run_points(study, points, out, mcmclb::command_line(argc, argv), world);
   if (rank == 0) {
     std::printf("wrote %s/{runs,ranks,events}.csv (%zu runs, P=%d)\n", out.string().c_str(), points.size(), nprocs);

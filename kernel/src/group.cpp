@@ -44,6 +44,15 @@ class MpiGroupComm final : public GroupComm {
   }
   void barrier() override { mpi::barrier_politely(comm_); }
   void allreduce_sum(std::span<int64_t> values) override { pace::allreduce_sum(comm_.get(), values); }
+  std::unique_ptr<PendingOp> iallreduce_sum(std::span<int64_t> values) override {
+    // Simulation: the blocking sum, completed at once (GroupComm's default), as pace chooses for every collective.
+    if constexpr (mpi::kSimulated) return GroupComm::iallreduce_sum(values);
+    auto pending = std::make_unique<MpiPending>();
+    mpi::check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM,
+                              comm_.get(), &pending->request_),
+               "MPI_Iallreduce");
+    return pending;
+  }
   void free() override { comm_.free(); }
 
  private:
@@ -80,6 +89,18 @@ constexpr std::array<GroupMethod, 1> kGroupMethods = {{
 }};
 
 }  // namespace
+
+namespace {
+class Completed final : public PendingOp {
+ public:
+  bool test() override { return true; }
+};
+}  // namespace
+
+std::unique_ptr<PendingOp> GroupComm::iallreduce_sum(std::span<int64_t> values) {
+  allreduce_sum(values);
+  return std::make_unique<Completed>();
+}
 
 void GroupComm::bcast(std::span<int64_t> words, int root, std::chrono::microseconds nap) {
   const auto pending = ibcast(words, root);

@@ -1,6 +1,8 @@
 // The rows of ranks.csv and events.csv, and the order a run's files are written in (mcmclb/run_files.hpp).
 #include "mcmclb/run_files.hpp"
 
+#include <cstdio>
+
 namespace mcmclb {
 
 std::string event_line(const std::string& run_id, const EventRow& e) {
@@ -22,8 +24,44 @@ const csv::Row& events_header() {
   return h;
 }
 
+const csv::Row& chains_header() {
+  static const csv::Row h = {"run_id",     "chain",    "atoms",       "items",          "moves",        "final_energy",
+                             "energy_q32", "accepted", "acceptance",  "ref_energy_q32", "ref_accepted", "matches_ref",
+                             "ref_cpu_s",  "merges",   "state_bytes", "state_bcast_s",  "s_per_item"};
+  return h;
+}
+
+const csv::Row& traces_header() {
+  static const csv::Row h = {"run_id", "chain", "item", "energy", "energy_q32", "accepted", "group_size"};
+  return h;
+}
+
+csv::Row chain_row(const std::string& run_id, const ChainOutcome& c) {
+  char energy[40];
+  std::snprintf(energy, sizeof energy, "%.17g", static_cast<double>(c.energy_q32) * 0x1p-32);
+  const double acceptance = c.moves > 0 ? static_cast<double>(c.accepted) / static_cast<double>(c.moves) : 0.0;
+  return {run_id,
+          std::to_string(c.chain),
+          std::to_string(c.atoms),
+          std::to_string(c.items),
+          std::to_string(c.moves),
+          energy,
+          std::to_string(c.energy_q32),
+          std::to_string(c.accepted),
+          csv::number(acceptance),
+          std::to_string(c.ref_energy_q32),
+          std::to_string(c.ref_accepted),
+          c.matches ? "true" : "false",
+          csv::number(c.ref_cpu_s),
+          std::to_string(c.merges),
+          std::to_string(c.state_bytes),
+          csv::number(c.state_s),
+          c.s_per_item};
+}
+
 void append_run(const std::filesystem::path& dir, const RunRecord& r, const std::vector<RankStats>& ranks,
-                const std::string& event_lines) {
+                const std::string& event_lines, const std::vector<ChainOutcome>& chains,
+                const std::vector<TracePoint>& trace) {
   std::vector<csv::Row> rank_rows;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const RankStats& x = ranks[i];
@@ -36,6 +74,21 @@ void append_run(const std::filesystem::path& dir, const RunRecord& r, const std:
   csv::append_rows(dir / "ranks.csv", ranks_header(), rank_rows);
   csv::append_text(dir / "events.csv", events_header(), event_lines);
   csv::append_rows(dir / "provenance.csv", provenance_header(), {provenance_row(r.run_id, r.provenance)});
+  if (!chains.empty()) {
+    std::vector<csv::Row> chain_rows;
+    for (const ChainOutcome& c : chains) chain_rows.push_back(chain_row(r.run_id, c));
+    csv::append_rows(dir / "chains.csv", chains_header(), chain_rows);
+  }
+  if (!trace.empty()) {
+    std::vector<csv::Row> trace_rows;
+    for (const TracePoint& p : trace) {
+      char energy[40];
+      std::snprintf(energy, sizeof energy, "%.17g", static_cast<double>(p.energy_q32) * 0x1p-32);
+      trace_rows.push_back({r.run_id, std::to_string(p.chain), std::to_string(p.item), energy,
+                            std::to_string(p.energy_q32), std::to_string(p.accepted), std::to_string(p.group_size)});
+    }
+    csv::append_rows(dir / "traces.csv", traces_header(), trace_rows);
+  }
   csv::append_rows(dir / "runs.csv", runs_header(), {runs_row(r)});
 }
 
