@@ -1,7 +1,7 @@
 // mcmclb: the walker-group kernel from the command line.
 //   mpiexec -n P build/mcmclb run CONFIG.yaml [--set key=value]... [--out DIR] [--points i,j,...] [--resume]
 //   build/mcmclb plan STUDY.yaml [--set key=value]... [--verbose]
-//   build/mcmclb sweep STUDY.yaml --launcher local|slurm [--out DIR] [--force] [--dry-run] [--jobs-dir DIR]
+//   build/mcmclb sweep STUDY.yaml --launcher local|slurm|smpi [--out DIR] [--force] [--dry-run] [--jobs-dir DIR]
 //   build/mcmclb status STUDY.yaml [--set key=value]... [--out DIR]
 // plan and sweep do not initialise MPI (sweep launches MPI jobs). For run, rank 0 reads the experiment file and
 // broadcasts its text, so every rank parses the same bytes and reaches the same verdict on bad input (one line on
@@ -16,6 +16,7 @@
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/config.hpp"
 #include "mcmclb/mpi.hpp"
+#include "mcmclb/provenance.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
 #include "sweep.hpp"
@@ -28,8 +29,8 @@ using mpi::InputError;
 const char* const kUsage =
     "usage: mpiexec -n P mcmclb run CONFIG.yaml [--set key=value]... [--out DIR] [--points i,j,...] [--resume]\n"
     "       mcmclb plan STUDY.yaml [--set key=value]... [--verbose]\n"
-    "       mcmclb sweep STUDY.yaml --launcher local|slurm [--out DIR] [--force] [--dry-run] [--jobs-dir DIR] "
-    "[--set key=value]...\n"
+    "       mcmclb sweep STUDY.yaml --launcher local|slurm|smpi [--out DIR] [--force] [--dry-run] [--jobs-dir DIR] "
+    "[--platform FILE] [--sim-binary FILE] [--set key=value]...\n"
     "       mcmclb status STUDY.yaml [--set key=value]... [--out DIR]";
 
 struct Cli {
@@ -232,6 +233,10 @@ int mcmclb_main(int argc, char** argv) {
   const mcmclb::Study study = mcmclb::build_study(text, cli.overrides, cli.config, nprocs, mcmclb::catalog());
   const std::vector<std::size_t> selected = select_points(cli, study, nprocs);
   check_identical(text + mcmclb::join(cli.overrides, "\n") + mcmclb::point_list(selected), world);
+  {  // the simulation build's platform must be known before any work (same environment on every rank)
+    mcmclb::Provenance probe;
+    mcmclb::add_backend_provenance(probe, mpi::backend_name());
+  }
   const std::filesystem::path out = cli.out.empty() ? study.out : std::filesystem::path(cli.out);
   check_output_headers(out, world);
   const std::vector<std::size_t> points = cli.resume ? drop_done_points(study, selected, out, world) : selected;

@@ -73,9 +73,52 @@ std::string launch_prefix(const std::string& launcher, int nprocs) {
   return launcher + " -n " + std::to_string(nprocs) + " ";
 }
 
+/// smpirun's flags for every simulated run (docs/smpi.md says why each): no host time injected, a fixed cost per
+/// failed MPI_Test, MPICH-like collective algorithms.
+constexpr std::string_view kSmpiCfg =
+    "--cfg=smpi/simulate-computation:no --cfg=smpi/grow-injected-times:no --cfg=smpi/reduce:binomial "
+    "--cfg=smpi/gather:ompi_binomial --cfg=smpi/allreduce:rdb --cfg=smpi/allgather:mpich --cfg=smpi/barrier:mpich";
+
+/// --launcher smpi: one smpirun of the simulation build per rank count, on the platform file and its hostfile
+/// (PLATFORM.hosts), with the environment the run records in runs.csv and provenance.csv.
+std::string smpirun_command(const SweepOptions& o, const fs::path& out, const std::vector<std::size_t>& points,
+                            int nprocs) {
+  const fs::path platform = fs::absolute(o.platform);
+  const fs::path hosts = fs::path(platform).replace_extension(".hosts");
+  return "MCMCLB_PLATFORM=" + shell_quote(platform.string()) +
+         " MCMCLB_SMPI_CFG=" + shell_quote(std::string(kSmpiCfg)) + " smpirun -np " + std::to_string(nprocs) +
+         " -platform " + shell_quote(platform.string()) + " -hostfile " + shell_quote(hosts.string()) +
+         " -no-privatize " + std::string(kSmpiCfg) + " --log=root.thresh:warning " +
+         shell_quote(fs::absolute(o.sim_binary).string()) + " run " + shell_quote(o.study) + " --points " +
+         point_list(points) + " --out " + shell_quote(out.string()) + overrides_args(o);
+}
+
 std::string run_command(const SweepOptions& o, const Study& study, const fs::path& out,
                         const std::vector<std::size_t>& points, int nprocs) {
+  if (o.launcher == "smpi") return smpirun_command(o, out, points, nprocs);
   return launch_prefix("mpiexec", nprocs) + program_command(o, study, out, points, false);
+}
+
+/// --launcher smpi: the simulation build, the platform and its hostfile exist, and no point is a commbench one
+/// (there is no mcmclb-commbench-sim yet); checked before any launch.
+void check_smpi(const SweepOptions& o, const Study& study) {
+  if (!fs::exists(o.sim_binary)) {
+    throw InputError("--sim-binary: " + o.sim_binary +
+                     " does not exist (build it: cmake -S . -B build-sim -DMCMCLB_SMPI=ON && cmake --build build-sim "
+                     "--target mcmclb)");
+  }
+  const fs::path hosts = fs::path(o.platform).replace_extension(".hosts");
+  if (!fs::exists(o.platform) || !fs::exists(hosts)) {
+    throw InputError("--platform: " + o.platform + " and its hostfile " + hosts.string() +
+                     " must both exist (allowed: a file of configs/platforms/)");
+  }
+  for (const auto& p : study.points) {
+    if (p.program == Program::commbench) {
+      throw InputError("--launcher smpi: " + study.name +
+                       " has commbench points (not simulated yet; allowed: "
+                       "kernel studies)");
+    }
+  }
 }
 
 bool done_already(const Point& p, const fs::path& out, const std::set<std::string>& valid) {
@@ -236,6 +279,7 @@ void record_failures(const Study& study, const fs::path& out, const std::vector<
 }
 
 int sweep_local(const SweepOptions& o, const Study& study) {
+  if (o.launcher == "smpi") check_smpi(o, study);
   const fs::path out = output_of(o, study);
   std::size_t skipped = 0;
   const auto todo = points_to_run(o, study, out, skipped);
@@ -648,8 +692,8 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
       o.verbose = true;
     } else if (a == "--launcher" && sweep) {
       o.launcher = value(a);
-      if (o.launcher != "local" && o.launcher != "slurm") {
-        throw InputError("--launcher: '" + o.launcher + "' is not allowed (allowed: local, slurm)");
+      if (o.launcher != "local" && o.launcher != "slurm" && o.launcher != "smpi") {
+        throw InputError("--launcher: '" + o.launcher + "' is not allowed (allowed: local, slurm, smpi)");
       }
     } else if (a == "--launch" && status) {
       const std::string v = value(a);
@@ -665,6 +709,10 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
       if (o.record_failures.empty() || o.record_failures.find_first_not_of("0123456789") != std::string::npos) {
         throw InputError("--record-failures: '" + o.record_failures + "' is not an exit status");
       }
+    } else if (a == "--platform" && sweep) {
+      o.platform = value(a);
+    } else if (a == "--sim-binary" && sweep) {
+      o.sim_binary = value(a);
     } else if (a == "--out" && (sweep || status)) {
       o.out = value(a);
     } else if (a == "--jobs-dir" && sweep) {
@@ -686,7 +734,14 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
     }
   }
   if (o.study.empty()) throw InputError("missing STUDY.yaml (see --help)");
-  if (sweep && o.launcher.empty()) throw InputError("--launcher: required (allowed: local, slurm)");
+  if (sweep && o.launcher.empty()) throw InputError("--launcher: required (allowed: local, slurm, smpi)");
+  if ((!o.platform.empty() || !o.sim_binary.empty()) && o.launcher != "smpi") {
+    throw InputError("--platform and --sim-binary: only with --launcher smpi");
+  }
+  if (o.launcher == "smpi") {  // defaults: the BG/P-like platform and build-sim/ of this checkout
+    if (o.platform.empty()) o.platform = std::string(MCMCLB_SOURCE_DIR) + "/configs/platforms/bgp.xml";
+    if (o.sim_binary.empty()) o.sim_binary = std::string(MCMCLB_SOURCE_DIR) + "/build-sim/mcmclb-sim";
+  }
   if (o.dry_run && o.launcher != "slurm") throw InputError("--dry-run: only with --launcher slurm");
   if (!o.record_failures.empty() && o.launch == 0) throw InputError("--record-failures: needs --launch P");
   return o;
@@ -718,7 +773,8 @@ int sweep_main(const SweepOptions& o) {
     check_launch_jobs(study);
     return sweep_slurm(o, study, text);
   }
-  ::setenv("MCMCLB_LAUNCHER", "mpiexec", 1);  // provenance.csv's launcher column (collect_provenance)
+  // provenance.csv's launcher column (collect_provenance)
+  ::setenv("MCMCLB_LAUNCHER", o.launcher == "smpi" ? "smpirun" : "mpiexec", 1);
   return sweep_local(o, study);
 }
 

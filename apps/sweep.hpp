@@ -11,7 +11,9 @@ namespace mcmclb {
 struct SweepOptions {
   std::string study;                   // path of the study file
   std::vector<std::string> overrides;  // --set key=value
-  std::string launcher;                // local | slurm
+  std::string launcher;                // local | slurm | smpi
+  std::string platform;                // smpi: the SimGrid platform file (--platform), hostfile beside it
+  std::string sim_binary;              // smpi: the simulation build's mcmclb-sim (--sim-binary)
   std::string out;                     // --out, else the study's out
   std::string jobs_dir;                // --jobs-dir, else jobs/<study>
   bool force = false;                  // rerun points already done

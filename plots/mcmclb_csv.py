@@ -128,6 +128,8 @@ SCHEMAS = {
         "time_s": _time(), "ideal_s": _time(), "baseline_s": _time(), "regroups_avg": Column("number", 0),
         "regroups_std": Column("number", 0), "regroups_min": _int(0), "regroups_max": _int(0), "valid": BOOL,
         "violations": TEXT, "mpi_library": TEXT, "git_commit": TEXT, "host": TEXT, "utc_start": TEXT,
+        # Issue 9; absent from older folders. smpi rows are simulated (SimGrid), never hardware measurements.
+        "backend": Column("name", choices=("mpi", "smpi")), "platform": TEXT,
     },
     "ranks.csv": {
         "run_id": NAME, "rank": _int(0), "elapsed_s": _time(), "work_s": _time(), "polling_s": _time(),

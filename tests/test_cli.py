@@ -13,7 +13,7 @@ RUNS_HEADER = ("run_id,experiment,nprocs,G,groups,T_ms,workload,workload_scale,w
                "workload_min,workload_max,workload_median,workload_sigma,workload_seed,work_mode,jitter_pct,work_seed,"
                "atoms,temperature,move,max_step,moves_per_item,balancer,"
                "interval,method,rep,time_s,ideal_s,baseline_s,regroups_avg,regroups_std,regroups_min,regroups_max,"
-               "valid,violations,mpi_library,git_commit,host,utc_start")
+               "valid,violations,mpi_library,git_commit,host,utc_start,backend,platform")
 RANKS_HEADER = ("run_id,rank,elapsed_s,work_s,polling_s,waiting_s,regroup_s,other_s,regroups,items_worked,"
                 "final_group_first,final_group_last")
 EVENTS_HEADER = "run_id,t_s,kind,groups_before,group_first,group_last,group_size,chain,items_left,method,create_s"

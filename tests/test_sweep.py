@@ -69,9 +69,9 @@ class Expansion(unittest.TestCase):
     def test_bad_flags(self):
         r = mcmclb("sweep", STUDY)
         self.assertEqual(r.returncode, 2)
-        self.assertIn("--launcher: required (allowed: local, slurm)", r.stderr)
+        self.assertIn("--launcher: required (allowed: local, slurm, smpi)", r.stderr)
         r = mcmclb("sweep", STUDY, "--launcher", "pbs")
-        self.assertIn("--launcher: 'pbs' is not allowed (allowed: local, slurm)", r.stderr)
+        self.assertIn("--launcher: 'pbs' is not allowed (allowed: local, slurm, smpi)", r.stderr)
 
 
 class Resume(unittest.TestCase):

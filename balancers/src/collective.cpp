@@ -46,11 +46,7 @@ class CollectiveBalancer final : public Balancer {
     const bool ended = !k.in_group();
     const GroupState::Words mine = ended ? GroupState{k.rank(), k.rank(), -1, g.next_item, 0}.to_words() : g.to_words();
     std::vector<int64_t> all(static_cast<std::size_t>(kWords * k.nprocs()));
-    MPI_Request request = MPI_REQUEST_NULL;
-    mpi::check(
-        MPI_Iallgather(mine.data(), kWords, MPI_INT64_T, all.data(), kWords, MPI_INT64_T, k.world().get(), &request),
-        "MPI_Iallgather");
-    pace::wait(request);
+    pace::allgather(k.world().get(), mine, all);
     std::vector<GroupState> groups;
     for (int r = 0; r < k.nprocs(); ++r) {
       GroupState::Words w{};

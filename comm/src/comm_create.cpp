@@ -5,10 +5,24 @@
 #include <array>
 
 #include "mcmclb/text.hpp"
+#include "smpi_patterns.hpp"
 
 namespace mcmclb {
 
 namespace {
+
+/// The simulation build's communicator for members (bridge ranks, in order): taken from SMPI with
+/// MPI_Comm_create_group after the method's MPICH messages were replayed. SMPI's constructor adds one bcast over
+/// the new group, which stands for MPICH's init_comm_seq bcast in MPIR_Comm_commit (docs/smpi-patterns.md).
+mpi::Comm take_from_simulator(const mpi::Comm& bridge, std::span<const int> members, int tag) {
+  const mpi::Group group = mpi::Group::include(bridge.group(), members);
+  MPI_Comm out = MPI_COMM_NULL;
+  mpi::check(MPI_Comm_create_group(bridge.get(), group.get(), tag, &out), "MPI_Comm_create_group");
+  return mpi::Comm::adopt(out);
+}
+
+/// The simulation build's private duplicate of the parent for the replayed messages; none on real MPI.
+mpi::Comm simulation_bridge(const mpi::Comm& parent) { return mpi::kSimulated ? parent.dup() : mpi::Comm{}; }
 
 /// Algorithm 1; handshakes run on a private duplicate of the parent made once at construction.
 class IntercommCreator final : public CommCreator {
@@ -28,16 +42,23 @@ class IntercommCreator final : public CommCreator {
 
 class CreateGroupCreator final : public CommCreator {
  public:
-  explicit CreateGroupCreator(const mpi::Comm& parent) : CommCreator(parent) {}
+  explicit CreateGroupCreator(const mpi::Comm& parent) : CommCreator(parent), bridge_(simulation_bridge(parent)) {}
   std::string_view name() const noexcept override { return "create_group"; }
   bool group_collective() const noexcept override { return true; }
 
  protected:
-  mpi::Comm do_create(const mpi::Group& group, std::span<const int>, int, int tag) override {
+  mpi::Comm do_create(const mpi::Group& group, std::span<const int> parent_ranks, int group_rank, int tag) override {
+    if constexpr (mpi::kSimulated) {
+      smpi_patterns::comm_create_group(bridge_, parent_ranks, group_rank, tag);
+      return take_from_simulator(bridge_, parent_ranks, tag);
+    }
     MPI_Comm out = MPI_COMM_NULL;
     mpi::check(MPI_Comm_create_group(parent().get(), group.get(), tag, &out), "MPI_Comm_create_group");
     return mpi::Comm::adopt(out);
   }
+
+ private:
+  mpi::Comm bridge_;
 };
 
 #if MCMCLB_HAVE_COMM_CREATE_FROM_GROUP
@@ -60,36 +81,71 @@ class FromGroupCreator final : public CommCreator {
 };
 #endif
 
+/// The simulation build's from_group (SMPI reports MPI 3.1: no MPI_Comm_create_from_group): what MPICH 4.0.2
+/// does for it, create_group over MPI_COMM_WORLD (MPIR_Comm_create_from_group_impl).
+class SimulatedFromGroupCreator final : public CommCreator {
+ public:
+  explicit SimulatedFromGroupCreator(const mpi::Comm& parent)
+      : CommCreator(parent), world_(mpi::Comm::world().dup()), world_group_(world_.group()) {}
+  std::string_view name() const noexcept override { return "from_group"; }
+  bool group_collective() const noexcept override { return true; }
+
+ protected:
+  mpi::Comm do_create(const mpi::Group& group, std::span<const int>, int group_rank, int tag) override {
+    const std::vector<int> world_ranks = parent_ranks_of(group, world_group_, name());
+    smpi_patterns::comm_create_group(world_, world_ranks, group_rank, tag);
+    return take_from_simulator(world_, world_ranks, tag);
+  }
+
+ private:
+  mpi::Comm world_;
+  mpi::Group world_group_;
+};
+
 class CreateCreator final : public CommCreator {
  public:
-  explicit CreateCreator(const mpi::Comm& parent) : CommCreator(parent) {}
+  explicit CreateCreator(const mpi::Comm& parent) : CommCreator(parent), bridge_(simulation_bridge(parent)) {}
   std::string_view name() const noexcept override { return "create"; }
   bool group_collective() const noexcept override { return false; }
 
  protected:
-  mpi::Comm do_create(const mpi::Group& group, std::span<const int>, int, int) override {
+  mpi::Comm do_create(const mpi::Group& group, std::span<const int> parent_ranks, int group_rank, int tag) override {
+    if constexpr (mpi::kSimulated) {
+      smpi_patterns::comm_create(bridge_, tag);
+      return group_rank == MPI_UNDEFINED ? mpi::Comm{} : take_from_simulator(bridge_, parent_ranks, tag);
+    }
     MPI_Comm out = MPI_COMM_NULL;
     mpi::check(MPI_Comm_create(parent().get(), group.get(), &out), "MPI_Comm_create");
     return mpi::Comm::adopt(out);
   }
+
+ private:
+  mpi::Comm bridge_;
 };
 
 class SplitCreator final : public CommCreator {
  public:
-  explicit SplitCreator(const mpi::Comm& parent) : CommCreator(parent) {}
+  explicit SplitCreator(const mpi::Comm& parent) : CommCreator(parent), bridge_(simulation_bridge(parent)) {}
   std::string_view name() const noexcept override { return "split"; }
   bool group_collective() const noexcept override { return false; }
 
  protected:
-  mpi::Comm do_create(const mpi::Group&, std::span<const int> parent_ranks, int group_rank, int) override {
+  mpi::Comm do_create(const mpi::Group&, std::span<const int> parent_ranks, int group_rank, int tag) override {
     // Disjoint groups get distinct colours: the smallest parent rank of each group is unique to it.
     const int color =
         group_rank == MPI_UNDEFINED ? MPI_UNDEFINED : *std::min_element(parent_ranks.begin(), parent_ranks.end());
     const int key = group_rank == MPI_UNDEFINED ? 0 : group_rank;
+    if constexpr (mpi::kSimulated) {
+      smpi_patterns::comm_split(bridge_, color, key, tag);
+      return group_rank == MPI_UNDEFINED ? mpi::Comm{} : take_from_simulator(bridge_, parent_ranks, tag);
+    }
     MPI_Comm out = MPI_COMM_NULL;
     mpi::check(MPI_Comm_split(parent().get(), color, key, &out), "MPI_Comm_split");
     return mpi::Comm::adopt(out);
   }
+
+ private:
+  mpi::Comm bridge_;
 };
 
 }  // namespace
@@ -113,7 +169,7 @@ std::vector<int> parent_ranks_of(const mpi::Group& group, const mpi::Group& pare
   return parent_ranks;
 }
 
-bool from_group_supported() noexcept { return MCMCLB_HAVE_COMM_CREATE_FROM_GROUP != 0; }
+bool from_group_supported() noexcept { return MCMCLB_HAVE_COMM_CREATE_FROM_GROUP != 0 || mpi::kSimulated; }
 
 namespace {
 
@@ -123,6 +179,7 @@ std::unique_ptr<CommCreator> make(const mpi::Comm& parent) {
 }
 
 std::unique_ptr<CommCreator> make_from_group([[maybe_unused]] const mpi::Comm& parent) {
+  if constexpr (mpi::kSimulated) return std::make_unique<SimulatedFromGroupCreator>(parent);
 #if MCMCLB_HAVE_COMM_CREATE_FROM_GROUP
   return std::make_unique<FromGroupCreator>(parent);
 #else
@@ -163,6 +220,12 @@ std::unique_ptr<CommCreator> make_comm_creator(std::string_view name, const mpi:
 }
 
 mpi::Comm intercomm_create_merge(const mpi::Comm& bridge, std::span<const int> parent_ranks, int group_rank, int tag) {
+  if constexpr (mpi::kSimulated) {
+    // SMPI aborts in MPI_Intercomm_create/merge: replay the messages MPICH 4.0.2 sends for Algorithm 1, then take
+    // the communicator over the whole group from the simulator in one step (docs/smpi-patterns.md).
+    smpi_patterns::intercomm_create_merge(bridge, parent_ranks, group_rank, tag);
+    return take_from_simulator(bridge, parent_ranks, tag);
+  }
   const int group_size = static_cast<int>(parent_ranks.size());
   // Start from a private copy of MPI_COMM_SELF. Not MPI_Comm_dup: a dup is collective over MPI_COMM_SELF, and
   // threads of one process calling it concurrently make the program erroneous. MPI_Comm_create_group is the

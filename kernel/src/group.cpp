@@ -36,15 +36,17 @@ class MpiGroupComm final : public GroupComm {
         "MPI_Ibcast");
     return pending;
   }
-  void barrier() override { mpi::barrier_politely(comm_); }
-  void allreduce_sum(std::span<int64_t> values) override {
-    MPI_Request request = MPI_REQUEST_NULL;
-    mpi::check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM,
-                              comm_.get(), &request),
-               "MPI_Iallreduce");
-    pace::wait(request);
+  // Through pace, which chooses the nonblocking call plus a polite wait (real MPI) or the blocking call
+  // (simulation): the kernel's agree() broadcasts here, and the collective balancer needs the same choice over
+  // the whole world, so the switch is pace's rather than a second, SMPI-only GroupComm.
+  void bcast(std::span<int64_t> words, int root, std::chrono::microseconds nap) override {
+    pace::bcast(comm_.get(), words, root, nap);
   }
+  void barrier() override { mpi::barrier_politely(comm_); }
+  void allreduce_sum(std::span<int64_t> values) override { pace::allreduce_sum(comm_.get(), values); }
   std::unique_ptr<PendingOp> iallreduce_sum(std::span<int64_t> values) override {
+    // Simulation: the blocking sum, completed at once (GroupComm's default), as pace chooses for every collective.
+    if constexpr (mpi::kSimulated) return GroupComm::iallreduce_sum(values);
     auto pending = std::make_unique<MpiPending>();
     mpi::check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM,
                               comm_.get(), &pending->request_),

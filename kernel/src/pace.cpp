@@ -1,7 +1,14 @@
-// Real time and polite waits (mcmclb/pace.hpp).
+// The clock, waits, collectives and emulated work under both back ends (mcmclb/pace.hpp).
 #include "mcmclb/pace.hpp"
 
+#include <cmath>
 #include <thread>
+
+#if MCMCLB_SMPI
+#include <smpi/smpi.h>
+
+#include <ctime>
+#endif
 
 namespace mcmclb::pace {
 
@@ -10,10 +17,57 @@ double now_s() { return MPI_Wtime(); }
 void wait(MPI_Request& request, std::chrono::microseconds nap) { mpi::wait_politely(request, nap); }
 
 void wait_until(const std::function<bool()>& done, std::chrono::microseconds nap) {
+  // Simulation: the sleep is simulated (libstdc++'s sleep_for calls nanosleep, which smpicxx redirects).
   while (!done()) std::this_thread::sleep_for(nap);
 }
 
+void bcast(MPI_Comm comm, std::span<int64_t> words, int root, std::chrono::microseconds nap) {
+  const int count = static_cast<int>(words.size());
+  if constexpr (mpi::kSimulated) {
+    mpi::check(MPI_Bcast(words.data(), count, MPI_INT64_T, root, comm), "MPI_Bcast");
+  } else {
+    MPI_Request request = MPI_REQUEST_NULL;
+    mpi::check(MPI_Ibcast(words.data(), count, MPI_INT64_T, root, comm, &request), "MPI_Ibcast");
+    wait(request, nap);
+  }
+}
+
+void allgather(MPI_Comm comm, std::span<const int64_t> mine, std::span<int64_t> all) {
+  const int count = static_cast<int>(mine.size());
+  if constexpr (mpi::kSimulated) {
+    mpi::check(MPI_Allgather(mine.data(), count, MPI_INT64_T, all.data(), count, MPI_INT64_T, comm), "MPI_Allgather");
+  } else {
+    MPI_Request request = MPI_REQUEST_NULL;
+    mpi::check(MPI_Iallgather(mine.data(), count, MPI_INT64_T, all.data(), count, MPI_INT64_T, comm, &request),
+               "MPI_Iallgather");
+    wait(request);
+  }
+}
+
+void allreduce_sum(MPI_Comm comm, std::span<int64_t> values) {
+  const int count = static_cast<int>(values.size());
+  if constexpr (mpi::kSimulated) {
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, values.data(), count, MPI_INT64_T, MPI_SUM, comm), "MPI_Allreduce");
+  } else {
+    MPI_Request request = MPI_REQUEST_NULL;
+    mpi::check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), count, MPI_INT64_T, MPI_SUM, comm, &request),
+               "MPI_Iallreduce");
+    wait(request);
+  }
+}
+
 void work(WorkMode mode, double ms) {
+#if MCMCLB_SMPI
+  // Exactly ms of simulated time (smpi_nanosleep also closes SMPI's computation benchmark around it); spinning
+  // would only burn host time, which the simulation does not see.
+  (void)mode;
+  if (!(ms > 0.0)) return;
+  const double seconds = ms / 1000.0;
+  timespec ts{};
+  ts.tv_sec = static_cast<time_t>(seconds);
+  ts.tv_nsec = static_cast<long>(std::llround((seconds - static_cast<double>(ts.tv_sec)) * 1e9));
+  smpi_nanosleep(&ts, nullptr);
+#else
   using clock = std::chrono::steady_clock;
   const auto deadline =
       clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double, std::milli>(ms));
@@ -23,6 +77,7 @@ void work(WorkMode mode, double ms) {
   } else {
     std::this_thread::sleep_until(deadline);
   }
+#endif
 }
 
 }  // namespace mcmclb::pace

@@ -4,9 +4,15 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "mcmclb/input_error.hpp"
 
 namespace mcmclb {
 
@@ -41,14 +47,47 @@ Provenance collect_provenance(const std::string& mpi_library, int nprocs) {
   return p;
 }
 
+std::string fnv1a64_hex(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : bytes) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  std::array<char, 17> text{};
+  std::snprintf(text.data(), text.size(), "%016llx", static_cast<unsigned long long>(h));
+  return text.data();
+}
+
+void add_backend_provenance(Provenance& p, std::string_view backend) {
+  p.backend = std::string(backend);
+  if (backend != "smpi") return;
+  const char* platform = std::getenv("MCMCLB_PLATFORM");
+  if (platform == nullptr || *platform == '\0') {
+    throw InputError(
+        "MCMCLB_PLATFORM is not set: the simulation build records the platform file smpirun runs on "
+        "(export MCMCLB_PLATFORM=configs/platforms/bgp.xml, the file given to smpirun -platform, and "
+        "MCMCLB_SMPI_CFG, its --cfg flags)");
+  }
+  std::ifstream in(platform, std::ios::binary);
+  if (!in) throw InputError(std::string("MCMCLB_PLATFORM: cannot read ") + platform);
+  std::ostringstream content;
+  content << in.rdbuf();
+  p.platform = platform;
+  p.platform_fnv1a64 = fnv1a64_hex(content.str());
+  const char* cfg = std::getenv("MCMCLB_SMPI_CFG");
+  p.simgrid_cfg = cfg != nullptr ? cfg : "";
+}
+
+// The simulation columns (issue 9) are at the end, so the header of an older folder is a prefix of this one.
 const csv::Row& provenance_header() {
-  static const csv::Row header = {"run_id",   "command_line", "working_dir",
-                                  "launcher", "slurm_job_id", "slurm_nodelist"};
+  static const csv::Row header = {"run_id",      "command_line", "working_dir",  "platform_fnv1a64",
+                                  "simgrid_cfg", "launcher",     "slurm_job_id", "slurm_nodelist"};
   return header;
 }
 
 csv::Row provenance_row(const std::string& run_id, const Provenance& p) {
-  return {run_id, p.command_line, p.working_dir, p.launcher, p.slurm_job_id, p.slurm_nodelist};
+  return {run_id,        p.command_line, p.working_dir,  p.platform_fnv1a64,
+          p.simgrid_cfg, p.launcher,     p.slurm_job_id, p.slurm_nodelist};
 }
 
 }  // namespace mcmclb

@@ -15,7 +15,20 @@
 
 #include "mcmclb/input_error.hpp"
 
+// 1 in the simulation build (-DMCMCLB_SMPI=ON: compiled with SimGrid's smpicxx, run under smpirun; issue 9).
+// Set PUBLIC on mcmclb::comm, so every target that includes this header reads the same value.
+#ifndef MCMCLB_SMPI
+#define MCMCLB_SMPI 0
+#endif
+
 namespace mcmclb::mpi {
+
+/// True in the simulation build. The polite waits below, mcmclb/pace.hpp and the Algorithm 1 replay
+/// (mcmclb/smpi_patterns.hpp) are the only code that behaves differently there.
+inline constexpr bool kSimulated = MCMCLB_SMPI != 0;
+
+/// "smpi" in the simulation build, "mpi" otherwise: the back end every output names.
+constexpr std::string_view backend_name() noexcept { return kSimulated ? "smpi" : "mpi"; }
 
 /// An MPI call that returned an error: carries the call's name, the code, its class and the library's text.
 class Error : public std::runtime_error {
@@ -159,12 +172,15 @@ void check_tag(int tag);
 inline constexpr std::chrono::microseconds default_nap{200};
 
 /// Waits for request with MPI_Test plus a short sleep, so a waiting rank leaves its core to ranks that work.
+/// Simulation build: MPI_Wait, since each MPI_Test there injects simulated time (smpi/test) and waiting costs
+/// no host core anyway.
 void wait_politely(MPI_Request& request, std::chrono::microseconds nap = default_nap);
 
-/// Barrier over comm that sleeps while waiting (MPI_Ibarrier + wait_politely).
+/// Barrier over comm that sleeps while waiting (MPI_Ibarrier + wait_politely; simulation build: MPI_Barrier, whose
+/// algorithm --cfg=smpi/barrier chooses, whereas SMPI's nonblocking collectives are flat).
 void barrier_politely(const Comm& comm, std::chrono::microseconds nap = default_nap);
 
-/// MAX of value over comm, waiting politely (MPI_Iallreduce + wait_politely).
+/// MAX of value over comm, waiting politely (MPI_Iallreduce + wait_politely; simulation build: MPI_Allreduce).
 double max_politely(const Comm& comm, double value, std::chrono::microseconds nap = default_nap);
 
 /// First line of MPI_Get_library_version, e.g. "MPICH Version: 4.0.2".

@@ -32,8 +32,9 @@ class GroupComm {
   [[nodiscard]] virtual int rank() const = 0;
   /// Starts broadcasting words from root (words must stay alive until the operation completes).
   [[nodiscard]] virtual std::unique_ptr<PendingOp> ibcast(std::span<int64_t> words, int root) = 0;
-  /// Broadcasts words from root, waiting as mcmclb/pace.hpp waits (nap: the pause between tests).
-  void bcast(std::span<int64_t> words, int root, std::chrono::microseconds nap = mpi::default_nap);
+  /// Broadcasts words from root, waiting as mcmclb/pace.hpp waits (nap: the pause between tests). The default
+  /// starts ibcast() and waits for it; an MPI communicator overrides it with pace::bcast (blocking in simulation).
+  virtual void bcast(std::span<int64_t> words, int root, std::chrono::microseconds nap = mpi::default_nap);
   virtual void barrier() = 0;
   /// Sums values over the group, in place.
   virtual void allreduce_sum(std::span<int64_t> values) = 0;

@@ -1,12 +1,21 @@
-// How a rank passes time: the clock it reads, how it waits for a pending operation, and how emulated work takes
-// time. The kernel and the balancers go through here and nowhere else, so a simulated back end (issue 9) replaces
-// one small module: today real time (MPI_Wtime), polite waits (MPI_Test plus a short sleep) and sleep or spin.
+// How a rank passes time: the clock it reads, how it waits for a pending operation or a collective, and how
+// emulated work takes time. The kernel and the balancers go through here and nowhere else, under both back ends:
+//   real MPI: MPI_Wtime, polite waits (MPI_Test plus a short sleep), nonblocking collectives waited on politely,
+//             work by sleeping or spinning on the host clock;
+//   SimGrid SMPI (mpi::kSimulated, issue 9): simulated time only. MPI_Wtime is the simulated clock, waits block
+//             (MPI_Wait: every MPI_Test would inject simulated time), collectives are the blocking calls (SMPI's
+//             nonblocking ones are flat whatever --cfg=smpi/<collective> says), work is a simulated sleep of
+//             exactly its cost and no host time, so a run is deterministic.
+// The only other SMPI switches are mpi::wait_politely & co. (comm/, which cannot depend on this module) and the
+// Algorithm 1 replay in comm/src/smpi_patterns.cpp.
 #pragma once
 
 #include <mpi.h>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
+#include <span>
 
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/run_spec.hpp"
@@ -22,8 +31,18 @@ void wait(MPI_Request& request, std::chrono::microseconds nap = mpi::default_nap
 /// Waits until done() returns true (done tests, and may progress, an operation), napping in between.
 void wait_until(const std::function<bool()>& done, std::chrono::microseconds nap = mpi::default_nap);
 
+/// Broadcasts words from root over comm, waiting as wait() waits (simulation: MPI_Bcast).
+void bcast(MPI_Comm comm, std::span<int64_t> words, int root, std::chrono::microseconds nap = mpi::default_nap);
+
+/// Gathers mine from every rank of comm into all (mine.size() words per rank, in rank order), waiting as wait()
+/// waits (simulation: MPI_Allgather).
+void allgather(MPI_Comm comm, std::span<const int64_t> mine, std::span<int64_t> all);
+
+/// Sums values over comm in place, waiting as wait() waits (simulation: MPI_Allreduce).
+void allreduce_sum(MPI_Comm comm, std::span<int64_t> values);
+
 /// Occupies this rank for ms milliseconds of emulated work: sleeping (the core is free) or busy until a
-/// monotonic deadline (spin).
+/// monotonic deadline (spin). Simulation: ms of simulated time in both modes, no host time.
 void work(WorkMode mode, double ms);
 
 }  // namespace mcmclb::pace

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "mcmclb/csv.hpp"
 
@@ -20,7 +21,22 @@ struct Provenance {
   std::string launcher;        // how the ranks were started ("srun --mpi=pmi2", "mpiexec"), from MCMCLB_LAUNCHER
   std::string slurm_job_id;    // SLURM_JOB_ID; empty outside a Slurm job
   std::string slurm_nodelist;  // SLURM_JOB_NODELIST, e.g. node[01-04]
+  // The back end (issue 9): "mpi", or "smpi" for the SimGrid simulation build, whose numbers are simulated. For
+  // smpi, also the simulated platform (the file smpirun was given, from MCMCLB_PLATFORM), a hash of its content
+  // and the --cfg flags (MCMCLB_SMPI_CFG); SimGrid's version is in mpi_library ("SMPI Version 3.32 ...").
+  std::string backend = "mpi";
+  std::string platform;
+  std::string platform_fnv1a64;  // 16 hex digits, FNV-1a 64 of the platform file's bytes
+  std::string simgrid_cfg;
 };
+
+/// Fills p's simulation fields for backend ("mpi": nothing; "smpi": from the environment variables
+/// MCMCLB_PLATFORM, the platform file smpirun runs on, and MCMCLB_SMPI_CFG, its --cfg flags, which whatever
+/// starts smpirun sets). Throws InputError when backend is smpi and MCMCLB_PLATFORM is unset or unreadable.
+void add_backend_provenance(Provenance& p, std::string_view backend);
+
+/// FNV-1a 64 of bytes, as 16 lower-case hex digits (stable across builds and hosts, unlike std::hash).
+std::string fnv1a64_hex(std::string_view bytes);
 
 /// provenance.csv, beside runs.csv: the facts that do not fit runs.csv's stable header, one row per run, joined
 /// with runs.csv by run_id.

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The simulation checks inside the normal build's ctest (label smpi): configures a second build folder <build>/sim
+# with -DMCMCLB_SMPI=ON (SimGrid's smpicc/smpicxx), builds only what tests/smpi runs (mcmclb-sim, the facts and
+# ping-pong probes), and runs that folder's smpi tests: the SimGrid facts, both platforms' calibration, and a
+# small simulated study (32 ranks, five methods, each twice: every row valid, identical simulated times), then
+# `mcmclb sweep --launcher smpi` of configs/validate-smpi.yaml (18 runs at 2 and 4 ranks) and its resume.
+# Exits 77 (ctest: skipped) with a message when smpicxx is missing; bootstrap.sh installs libsimgrid-dev.
+# Usage: run_sim_suite.sh <source dir> <build dir> <werror ON|OFF>
+set -euo pipefail
+src=$1; sim=$2/sim; werror=${3:-ON}
+if ! command -v smpicxx >/dev/null || ! command -v smpirun >/dev/null; then
+  echo "SKIPPED: smpicxx/smpirun not found (Debian libsimgrid-dev, installed by bootstrap.sh); no simulation checks"
+  exit 77
+fi
+start=$SECONDS
+cmake -S "$src" -B "$sim" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMCMCLB_SMPI=ON -DMCMCLB_WERROR="$werror" \
+  >"$sim.configure.log" 2>&1 || { cat "$sim.configure.log"; exit 1; }
+cmake --build "$sim" -j2 --target mcmclb smpi_facts smpi_pingpong >"$sim.build.log" 2>&1 ||
+  { tail -50 "$sim.build.log"; exit 1; }
+echo "simulation: configure + build $((SECONDS - start)) s"
+run_start=$SECONDS
+ctest --test-dir "$sim" --output-on-failure -L smpi
+# mcmclb sweep --launcher smpi (this build's mcmclb drives smpirun of the simulation build): a small study runs
+# with every row valid and labelled smpi, and a second sweep resumes with nothing left to run.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+study="$src/configs/validate-smpi.yaml"
+"$2/mcmclb" sweep "$study" --launcher smpi --sim-binary "$sim/mcmclb-sim" --out "$work/out" >"$work/sweep.log" 2>&1 ||
+  { cat "$work/sweep.log"; exit 1; }
+python3 - "$work/out/runs.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+bad = [r["run_id"] for r in rows if r["valid"] != "true" or r["backend"] != "smpi" or not r["platform"].endswith("bgp.xml")]
+if len(rows) != 18 or bad:
+    sys.exit(f"sweep --launcher smpi: {len(rows)} rows (want 18), invalid or mislabelled: {bad}")
+print(f"sweep --launcher smpi: {len(rows)} valid simulated rows")
+PY
+"$2/mcmclb" sweep "$study" --launcher smpi --sim-binary "$sim/mcmclb-sim" --out "$work/out" >"$work/resume.log" 2>&1
+grep -q "18 already done" "$work/resume.log" || { cat "$work/resume.log"; echo "sweep --launcher smpi did not resume"; exit 1; }
+echo "sweep --launcher smpi: resumed with nothing left to run"
+echo "simulation: tests $((SECONDS - run_start)) s, total $((SECONDS - start)) s"
