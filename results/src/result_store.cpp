@@ -19,6 +19,10 @@
 //   runs.csv are appended and fsynced, then the journal is removed: the commit point. Whoever next takes the lock
 //   and finds a journal (a writer killed mid-commit, or a node that crashed) truncates the files back to those
 //   sizes first. runs.csv is appended last, so a lock-free reader that sees a runs.csv row also sees its ranks.
+// - A writer killed while holding the lock loses it with its process; a node that dies holding it keeps it until
+//   the filesystem's lock recovery (NFS statd/NSM, Lustre eviction) frees it, so other writers wait, not corrupt.
+// - Writers of older mcmclb versions (read, rewrite, rename) take no lock: sharing a folder with them can still
+//   lose rows. Readers (plots, users' tools) need no lock.
 #include "mcmclb/result_store.hpp"
 
 #include <fcntl.h>
@@ -148,10 +152,11 @@ void sync(const Fd& fd, const fs::path& path) {
   if (::fsync(fd.get()) != 0) fail_errno(path, "cannot flush to disk", errno);
 }
 
-/// Makes a rename or unlink in dir durable.
+/// Makes a rename or unlink in dir durable. Some filesystems cannot fsync a folder (EINVAL): they order such
+/// metadata themselves.
 void sync_folder(const fs::path& dir) {
   const Fd fd = open_file(dir, O_RDONLY | O_DIRECTORY);
-  sync(fd, dir);
+  if (::fsync(fd.get()) != 0 && errno != EINVAL) fail_errno(dir, "cannot flush to disk", errno);
 }
 
 std::string read_at(const Fd& fd, const fs::path& path, off_t at, std::size_t max_bytes) {
