@@ -217,6 +217,7 @@ TEST_F(ResultStoreTest, ConcurrentWriterThreadsLoseNothing) {
   // fcntl locks do not exclude threads of one process (SMPI runs ranks as threads): the store's mutex must.
   constexpr int K = 4, M = 25;
   std::vector<std::thread> threads;
+  threads.reserve(K);
   std::vector<std::string> errors(K);
   for (int k = 0; k < K; ++k) {
     threads.emplace_back([&, k] {

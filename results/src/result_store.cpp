@@ -54,7 +54,7 @@ namespace {
 constexpr const char* kLockFile = ".mcmclb.lock";
 constexpr const char* kJournalFile = ".mcmclb.journal";
 constexpr const char* kJournalTemp = ".mcmclb.journal.tmp";
-constexpr std::size_t kMaxHeaderBytes = 64 * 1024;
+constexpr std::size_t kMaxHeaderBytes = std::size_t{64} * 1024;
 
 /// Text safe to print on one line: printable ASCII kept, every other byte as \xNN, at most max_bytes of input.
 std::string printable(std::string_view text, std::size_t max_bytes = 80) {
