@@ -500,15 +500,22 @@ void commit(const fs::path& dir, const std::vector<std::pair<const Table*, std::
   Sizes sizes;
   for (std::size_t i = 0; i < appends.size(); ++i) sizes.emplace_back(appends[i].first->file, targets[i].size);
   write_journal(dir, sizes);
-  const char* crash_after = std::getenv(kCrashAfterVariable);
+  const std::string crash_after = std::getenv(kCrashAfterVariable) ? std::getenv(kCrashAfterVariable) : "";
   try {
     for (std::size_t i = 0; i < appends.size(); ++i) {
       Target& t = targets[i];
+      const std::string_view text = appends[i].second;
+      const std::string& file = appends[i].first->file;
       write_all(t.fd, t.path, t.prefix, t.size);
-      write_all(t.fd, t.path, appends[i].second, t.size + static_cast<off_t>(t.prefix.size()));
+      if (crash_after == file + ":half") {  // test hook: a torn last line
+        write_all(t.fd, t.path, text.substr(0, text.size() / 2), t.size + static_cast<off_t>(t.prefix.size()));
+        sync(t.fd, t.path);
+        ::raise(SIGKILL);
+      }
+      write_all(t.fd, t.path, text, t.size + static_cast<off_t>(t.prefix.size()));
       sync(t.fd, t.path);
       t.fd.close_checked(t.path);
-      if (crash_after != nullptr && appends[i].first->file == crash_after) ::raise(SIGKILL);
+      if (crash_after == file) ::raise(SIGKILL);  // test hook
     }
   } catch (...) {
     for (const Target& t : targets) truncate_to(t.path, t.size);

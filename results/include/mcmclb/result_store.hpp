@@ -104,7 +104,8 @@ class ResultStore {
 };
 
 /// Test hook: when the environment variable MCMCLB_STORE_CRASH_AFTER names a table file ("ranks.csv", ...),
-/// record() kills its own process with SIGKILL right after appending to that file, as `kill -9` would.
+/// a commit kills its own process with SIGKILL right after appending to that file, as `kill -9` would;
+/// "ranks.csv:half" kills it after writing half of that file's new text (a torn line).
 inline constexpr const char* kCrashAfterVariable = "MCMCLB_STORE_CRASH_AFTER";
 
 }  // namespace mcmclb::results
