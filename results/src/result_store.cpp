@@ -457,11 +457,10 @@ void prepare_folder(const fs::path& dir) {
   if (info.f_type == PROC_SUPER_MAGIC || info.f_type == SYSFS_MAGIC) {
     fail(dir, "is on /proc or /sys, which cannot hold results; choose another output folder");
   }
-  // Permission bits do not tell (root, ACLs, read-only mounts, quotas): write a probe file.
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  const fs::path probe = dir / (".mcmclb.probe." + std::string(host) + "." + std::to_string(::getpid()));
-  const int raw = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  // Permission bits do not tell (root, ACLs, read-only mounts, quotas): write a probe file. Its name is unique
+  // per call (mkostemp: O_EXCL), since threads and processes on other hosts open the same folder at once.
+  std::string probe = (dir / ".mcmclb.probe.XXXXXX").native();
+  const int raw = ::mkostemp(probe.data(), O_CLOEXEC);
   if (raw < 0) fail_errno(dir, "cannot write in this output folder", errno);
   Fd fd(raw);
   const ssize_t wrote = ::write(fd.get(), "x", 1);
