@@ -387,6 +387,18 @@ TEST_F(ResultStoreTest, GarbageHeaderIsShownAsPrintableExcerpt) {
   }
 }
 
+TEST_F(ResultStoreTest, HeaderChangedAfterOpenIsRefusedBeforeAppending) {
+  ResultStore store = ResultStore::open(dir_, test_schema());
+  store.record(make_run("a", "late", 2, 0));
+  const std::string runs = slurp(dir_ / "runs.csv"), ranks = slurp(dir_ / "ranks.csv");
+  spit(dir_ / "events.csv", "x,y\n");  // another program (or version) took the file over meanwhile
+  EXPECT_THROW(store.record(make_run("b", "late", 2, 1)), StoreError);
+  EXPECT_EQ(slurp(dir_ / "runs.csv"), runs);
+  EXPECT_EQ(slurp(dir_ / "ranks.csv"), ranks);
+  EXPECT_EQ(slurp(dir_ / "events.csv"), "x,y\n");
+  EXPECT_FALSE(fs::exists(dir_ / ".mcmclb.journal"));
+}
+
 Schema schema_with_older_runs(bool upgradable) {
   Schema s = test_schema();
   OlderHeader v0{{"run_id", "experiment", "nprocs", "rep", "time_s", "valid", "utc_start"}, "mcmclb 0.0", nullptr};
