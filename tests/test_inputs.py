@@ -430,7 +430,9 @@ class Minor(InputCase):
         out = self.path("garbage")
         os.mkdir(out)
         with open(os.path.join(out, "runs.csv"), "wb") as f:
-            f.write(b"\x00\x1b[2J\x1b]0;title\x07\xff\xfe,\x01\x02\r\n1,2\n")
+            # Terminal escapes (clear screen, set title, bell), invalid UTF-8, then a NUL, which would cut a C
+            # string short: what a corrupted or binary file may hold.
+            f.write(b"\x1b[2J\x1b]0;title\x07\xff\xfe,\x01\x00\x02\r\n1,2\n")
         before = snapshot(out)
         variants = [(f"run --resume, {n} ranks", ["run", fixture("tiny.yaml"), "--resume", "--out", out], n)
                     for n in RANK_COUNTS] + [("sweep", ["sweep", fixture("study-1rank.yaml"), "--launcher", "local",
