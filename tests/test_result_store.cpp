@@ -1,4 +1,4 @@
-// Tests of the results store (results/include/mcmclb/result_store.hpp): concurrent writer processes and threads,
+// Tests of the results store (study/include/mcmclb/result_store.hpp): concurrent writer processes and threads,
 // a writer killed mid-commit, resume's completeness check, header checks, bad output paths, current failures, and
 // the cost of one append to a 57 MB ranks.csv. Plain GoogleTest: writers are forked processes, no MPI.
 #include <fcntl.h>

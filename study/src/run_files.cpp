@@ -22,21 +22,62 @@ const csv::Row& events_header() {
   return h;
 }
 
-void append_run(const std::filesystem::path& dir, const RunRecord& r, const std::vector<RankStats>& ranks,
+const csv::Row& failures_header() {
+  static const csv::Row h = {"point", "nprocs", "balancer", "rep", "reason", "utc", "key"};
+  return h;
+}
+
+results::Schema results_schema() {
+  results::Schema s;
+  s.runs = {"runs.csv", runs_header(), {}};
+  for (const auto& c : runs_columns()) {
+    if (c.is_parameter()) s.key_columns.push_back(c.name);
+  }
+  s.ranks = {"ranks.csv", ranks_header(), {}};
+  s.events = {"events.csv", events_header(), {}};
+  // Before the key column, a failure could not be matched to the run that fixed it: such rows stay listed.
+  const csv::Row keyless(failures_header().begin(), failures_header().end() - 1);
+  s.failures = {
+      "failures.csv", failures_header(), {{keyless, "mcmclb 0.1 (failures.csv without key)", [](const csv::Row& row) {
+                                             csv::Row upgraded = row;
+                                             upgraded.emplace_back();
+                                             return upgraded;
+                                           }}}};
+  s.per_run.push_back({"provenance.csv", provenance_header(), {}});
+  return s;
+}
+
+results::ResultStore open_results(const std::filesystem::path& dir) {
+  return results::ResultStore::open(dir, results_schema());
+}
+
+std::string store_key(const RunSpec& spec) {
+  RunRecord record;
+  record.spec = spec;
+  const csv::Row row = runs_row(record);
+  csv::Row key;
+  const auto columns = runs_columns();
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i].is_parameter()) key.push_back(row[i]);
+  }
+  return results::ResultStore::key(key);
+}
+
+void record_run(results::ResultStore& store, const RunRecord& r, const std::vector<RankStats>& ranks,
                 const std::string& event_lines) {
-  std::vector<csv::Row> rank_rows;
+  results::RunRecord record;
+  record.run = runs_row(r);
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const RankStats& x = ranks[i];
     const double other = x.elapsed_s - x.work_s - x.polling_s - x.waiting_s - x.regroup_s;
-    rank_rows.push_back({r.run_id, std::to_string(i), csv::number(x.elapsed_s), csv::number(x.work_s),
-                         csv::number(x.polling_s), csv::number(x.waiting_s), csv::number(x.regroup_s),
-                         csv::number(other), std::to_string(x.regroups), std::to_string(x.items_worked),
-                         std::to_string(x.final_first), std::to_string(x.final_last)});
+    record.rank_lines += csv::line({r.run_id, std::to_string(i), csv::number(x.elapsed_s), csv::number(x.work_s),
+                                    csv::number(x.polling_s), csv::number(x.waiting_s), csv::number(x.regroup_s),
+                                    csv::number(other), std::to_string(x.regroups), std::to_string(x.items_worked),
+                                    std::to_string(x.final_first), std::to_string(x.final_last)});
   }
-  csv::append_rows(dir / "ranks.csv", ranks_header(), rank_rows);
-  csv::append_text(dir / "events.csv", events_header(), event_lines);
-  csv::append_rows(dir / "provenance.csv", provenance_header(), {provenance_row(r.run_id, r.provenance)});
-  csv::append_rows(dir / "runs.csv", runs_header(), {runs_row(r)});
+  record.event_lines = event_lines;
+  record.per_run_lines.push_back(csv::line(provenance_row(r.run_id, r.provenance)));
+  store.record(record);
 }
 
 }  // namespace mcmclb

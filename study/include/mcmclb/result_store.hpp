@@ -13,13 +13,15 @@
 #include <vector>
 
 #include "mcmclb/csv.hpp"
+#include "mcmclb/input_error.hpp"
 
 namespace mcmclb::results {
 
-/// Bad output folder or foreign/older files in it: a one-line message naming the path. Callers map it to exit 2.
-class StoreError : public std::runtime_error {
+/// Bad output folder or foreign/older files in it: a one-line message naming the path. An InputError, so the
+/// mains print it once and exit 2 like any other bad input.
+class StoreError : public InputError {
  public:
-  using std::runtime_error::runtime_error;
+  using InputError::InputError;
 };
 
 /// An earlier header of a table that this version still recognises.
@@ -40,6 +42,8 @@ struct Table {
 /// The four tables and the columns the store itself reads, found by name (never by position).
 struct Schema {
   Table runs, ranks, events, failures;
+  /// More tables with rows per run (e.g. provenance.csv), recorded in the same commit as ranks/events/runs.
+  std::vector<Table> per_run;
   std::vector<std::string> key_columns;      // runs.csv columns that identify a point (the resume key)
   std::string run_id_column = "run_id";      // runs.csv and ranks.csv
   std::string nprocs_column = "nprocs";      // runs.csv: how many ranks.csv rows make the run complete
@@ -55,6 +59,7 @@ struct RunRecord {
   csv::Row run;
   std::string rank_lines;
   std::string event_lines;
+  std::vector<std::string> per_run_lines;  // one entry per Schema::per_run table, in that order
 };
 
 /// A run as resume sees it.
@@ -91,6 +96,9 @@ class ResultStore {
   /// failures.csv rows not superseded by a valid, complete run of the same point that started at or after the
   /// failure was recorded (a resume that fixed the point). Rows without a key stay current.
   [[nodiscard]] std::vector<csv::Row> current_failures() const;
+  /// Rewrites failures.csv (atomically, under the folder's lock) to hold only current_failures(): a point a
+  /// later run fixed is no longer listed. failures.csv is small (a row per failed point), so this is cheap.
+  void prune_failures();
 
   /// The key of a point: its key-column values as one CSV line without the newline (printable, unambiguous).
   static std::string key(const csv::Row& key_fields);
@@ -99,6 +107,7 @@ class ResultStore {
   [[nodiscard]] const Schema& schema() const { return schema_; }
 
  private:
+  [[nodiscard]] std::vector<csv::Row> current_failures_locked() const;  // lock held
   ResultStore(std::filesystem::path dir, Schema schema) : dir_(std::move(dir)), schema_(std::move(schema)) {}
   std::filesystem::path dir_;
   Schema schema_;

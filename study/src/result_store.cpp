@@ -274,6 +274,13 @@ std::optional<long> parse_long(const std::string& text) {
   return value;
 }
 
+/// Every table of the schema: the four fixed ones, then the per-run ones.
+std::vector<const Table*> all_tables(const Schema& s) {
+  std::vector<const Table*> tables = {&s.runs, &s.ranks, &s.events, &s.failures};
+  for (const Table& t : s.per_run) tables.push_back(&t);
+  return tables;
+}
+
 /// The folder lock: a process-wide mutex, then the fcntl write lock on DIR/.mcmclb.lock (see the top).
 class FolderLock {
  public:
@@ -354,7 +361,7 @@ void roll_back(const fs::path& dir, const Schema& schema) {
   std::getline(in, line);
   Sizes sizes;
   bool damaged = line != "mcmclb journal 1";
-  const std::vector<const Table*> tables = {&schema.runs, &schema.ranks, &schema.events, &schema.failures};
+  const std::vector<const Table*> tables = all_tables(schema);
   while (!damaged && std::getline(in, line)) {
     const auto space = line.rfind(' ');
     const std::string file = line.substr(0, space == std::string::npos ? 0 : space);
@@ -373,7 +380,10 @@ void roll_back(const fs::path& dir, const Schema& schema) {
 /// What open() found in one table file.
 enum class Found { kAbsent, kCurrent, kUpgrade };
 
-Found check_header(const fs::path& dir, const Table& table, const OlderHeader** older) {
+/// lock_free: a check before the folder's lock file exists, so that a refused folder is left exactly as it was. A
+/// first line without its newline may be a header another writer is writing right now: undecided (kAbsent) then,
+/// and the check under the lock decides.
+Found check_header(const fs::path& dir, const Table& table, const OlderHeader** older, bool lock_free = false) {
   const fs::path path = dir / table.file;
   const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (raw < 0) {
@@ -386,6 +396,7 @@ Found check_header(const fs::path& dir, const Table& table, const OlderHeader** 
   if (!S_ISREG(st.st_mode)) fail(path, "is not a regular file; remove it or write to a new output folder");
   if (st.st_size == 0) return Found::kAbsent;
   const std::string head = first_line(fd, path);
+  if (lock_free && (head.empty() || head.back() != '\n')) return Found::kAbsent;
   if (head == header_text(table.header)) return Found::kCurrent;
   for (const OlderHeader& o : table.older) {
     if (head == header_text(o.header)) {
@@ -585,7 +596,7 @@ std::map<std::string, RecordedPoint> read_points(const fs::path& dir, const Sche
 }
 
 void check_schema(const Schema& s) {
-  const std::vector<const Table*> tables = {&s.runs, &s.ranks, &s.events, &s.failures};
+  const std::vector<const Table*> tables = all_tables(s);
   for (const Table* t : tables) {
     if (t->file.empty() || t->file.find('/') != std::string::npos || t->file[0] == '.' || t->header.empty()) {
       throw std::logic_error("result store schema: bad table file name or empty header: '" + t->file + "'");
@@ -615,10 +626,16 @@ std::string ResultStore::key(const csv::Row& key_fields) { return join_header(ke
 ResultStore ResultStore::open(const fs::path& dir, Schema schema) {
   check_schema(schema);
   prepare_folder(dir);
+  // A foreign or older header is refused before the lock file is made: the folder is left byte for byte as it
+  // was (headers never change under this version's writers, so the lock-free verdict stands).
+  for (const Table* t : all_tables(schema)) {
+    const OlderHeader* ignored = nullptr;
+    (void)check_header(dir, *t, &ignored, true);
+  }
   const FolderLock lock(dir);
   roll_back(dir, schema);
   std::vector<std::pair<const Table*, const OlderHeader*>> upgrades;
-  for (const Table* t : {&schema.runs, &schema.ranks, &schema.events, &schema.failures}) {
+  for (const Table* t : all_tables(schema)) {
     const OlderHeader* older = nullptr;
     if (check_header(dir, *t, &older) == Found::kUpgrade) upgrades.emplace_back(t, older);
   }
@@ -635,10 +652,23 @@ void ResultStore::record(const RunRecord& run) {
   for (const std::string* lines : {&run.rank_lines, &run.event_lines}) {
     if (!lines->empty() && lines->back() != '\n') throw std::logic_error("result store: lines must end in '\\n'");
   }
+  if (run.per_run_lines.size() != schema_.per_run.size()) {
+    throw std::logic_error("result store: " + std::to_string(run.per_run_lines.size()) + " per-run texts for " +
+                           std::to_string(schema_.per_run.size()) + " per-run tables");
+  }
+  for (const std::string& lines : run.per_run_lines) {
+    if (!lines.empty() && lines.back() != '\n') throw std::logic_error("result store: lines must end in '\\n'");
+  }
   const std::string run_line = csv::line(run.run);
+  // runs.csv last: a lock-free reader that sees the run's row also sees every other file's rows of it.
+  std::vector<std::pair<const Table*, std::string_view>> appends = {{&schema_.ranks, run.rank_lines},
+                                                                    {&schema_.events, run.event_lines}};
+  for (std::size_t i = 0; i < schema_.per_run.size(); ++i)
+    appends.emplace_back(&schema_.per_run[i], run.per_run_lines[i]);
+  appends.emplace_back(&schema_.runs, run_line);
   const FolderLock lock(dir_);
   roll_back(dir_, schema_);
-  commit(dir_, {{&schema_.ranks, run.rank_lines}, {&schema_.events, run.event_lines}, {&schema_.runs, run_line}});
+  commit(dir_, appends);
 }
 
 void ResultStore::record_failures(const std::vector<csv::Row>& rows) {
@@ -664,6 +694,26 @@ std::map<std::string, RecordedPoint> ResultStore::recorded_points() const {
 std::vector<csv::Row> ResultStore::current_failures() const {
   const FolderLock lock(dir_);
   roll_back(dir_, schema_);
+  return current_failures_locked();
+}
+
+void ResultStore::prune_failures() {
+  const FolderLock lock(dir_);
+  roll_back(dir_, schema_);
+  const fs::path path = dir_ / schema_.failures.file;
+  if (!fs::exists(path)) return;
+  std::string text = header_text(schema_.failures.header);
+  for (const csv::Row& row : current_failures_locked()) text += csv::line(row);
+  const fs::path temp = dir_ / ("." + schema_.failures.file + ".prune.tmp");
+  Fd fd = open_file(temp, O_WRONLY | O_CREAT | O_TRUNC);
+  write_all(fd, temp, text, 0);
+  sync(fd, temp);
+  fd.close_checked(temp);
+  if (::rename(temp.c_str(), path.c_str()) != 0) fail_errno(path, "cannot replace", errno);
+  sync_folder(dir_);
+}
+
+std::vector<csv::Row> ResultStore::current_failures_locked() const {
   const auto points = read_points(dir_, schema_);
   const std::size_t key_col = column(schema_.failures, schema_.failure_key_column);
   const std::size_t time_col = column(schema_.failures, schema_.failure_time_column);
