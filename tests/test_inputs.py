@@ -125,6 +125,40 @@ class ForeignResults(InputCase):
                 self.assertEqual(snapshot(out), before, "the folder is left as it was")
 
 
+# ---- 2. Two writers in one output folder: each append rewrote the whole file, so the last writer won.
+
+
+class ConcurrentWriters(InputCase):
+    def test_two_launches_into_one_folder_lose_nothing(self):
+        """§2: two launches appending to one folder at once kept 58-59 of 60 runs.csv rows and lost rank rows.
+        Here two 1-rank launches of 30 runs of 1 ms each (a commit every few ms from each) write one folder."""
+        study, out = self.path("many.yaml"), self.path("shared")
+        with open(study, "w") as f:
+            f.write("experiment: many\nT_ms: 1\nworkload: {model: uniform, items: 1}\nbalancer: none\nreps: 30\n")
+        command = ["mpiexec", "-n", "1", MCMCLB, "run", study, "--out", out]
+        procs = [subprocess.Popen(command, cwd=self.cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  start_new_session=True) for _ in range(2)]
+        try:
+            for p in procs:
+                _, err = p.communicate(timeout=TIMEOUT_S)
+                self.assertEqual(p.returncode, 0, err)
+        except subprocess.TimeoutExpired:
+            self.fail(f"HANG: two concurrent launches into one folder still running after {TIMEOUT_S} s")
+        finally:
+            for p in procs:
+                if p.poll() is None:  # only a launch still running: a reaped pid may belong to someone else now
+                    proc_tree.kill_tree(p)
+        tables = {}
+        for name in ("runs.csv", "ranks.csv", "events.csv", "provenance.csv"):
+            with open(os.path.join(out, name), newline="") as f:
+                tables[name] = list(csv.DictReader(f))
+        ids = [r["run_id"] for r in tables["runs.csv"]]
+        self.assertEqual(len(ids), 60, "runs.csv rows: 30 from each launch")
+        self.assertEqual(len(set(ids)), 60)
+        for name in ("ranks.csv", "events.csv", "provenance.csv"):
+            self.assertEqual(sorted(r["run_id"] for r in tables[name]), sorted(ids), f"{name}: one row per run")
+
+
 # ---- 3. Output problems found only after the work, with exit 1 and an MPICH abort.
 
 
