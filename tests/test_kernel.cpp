@@ -2,6 +2,7 @@
 // derived by hand, and async termination over many seeds of random workloads with jitter.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "driver.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/comm_create.hpp"
+#include "mcmclb/group.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/workload.hpp"
 
@@ -81,6 +83,44 @@ std::vector<Case> every_balancer_and_method() {
     }
   }
   return cases;
+}
+
+TEST(GroupComm, EveryMethodGivesAGroupCommThatWorks) {
+  // The kernel's view of a group communicator, over the upper half of WORLD (all of it on one rank), checked by
+  // use: size and rank, a sum, a broadcast (blocking and nonblocking), a barrier, and freeing.
+  const mpi::Comm world = mpi::Comm::world();
+  const int first = world_size() / 2;
+  std::vector<int> members;
+  for (int r = first; r < world_size(); ++r) members.push_back(r);
+  const mpi::Group group = mpi::Group::include(world.group(), members);
+  for (auto method : mcmclb::group_comm_method_names()) {
+    if (method == "from_group" && !mcmclb::from_group_supported()) continue;
+    SCOPED_TRACE(std::string(method));
+    const auto creator = mcmclb::make_group_comm_creator(method, world);
+    const bool member = world_rank() >= first;
+    if (!member && creator->group_collective()) continue;  // non-members take no part
+    const auto comm = creator->create(group, 3);
+    ASSERT_EQ(comm != nullptr, member);
+    if (!member) continue;
+    EXPECT_EQ(comm->size(), world_size() - first);
+    EXPECT_EQ(comm->rank(), world_rank() - first);
+    std::array<int64_t, 2> sum = {world_rank(), 1};
+    comm->allreduce_sum(sum);
+    const int n = world_size() - first;
+    EXPECT_EQ(sum[0], int64_t{n} * (first + world_size() - 1) / 2);
+    EXPECT_EQ(sum[1], n);
+    std::array<int64_t, 3> words{};
+    if (comm->rank() == n - 1) words = {7, -8, int64_t{1} << 60};
+    comm->bcast(words, n - 1);
+    EXPECT_EQ(words, (std::array<int64_t, 3>{7, -8, int64_t{1} << 60}));
+    std::array<int64_t, 1> again = {comm->rank() == 0 ? 42 : 0};
+    const auto pending = comm->ibcast(again, 0);
+    while (!pending->test()) {
+    }
+    EXPECT_EQ(again[0], 42);
+    comm->barrier();
+    comm->free();
+  }
 }
 
 TEST(Kernel, EveryBalancerAndMethodKeepsTheInvariants) {

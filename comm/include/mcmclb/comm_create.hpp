@@ -65,8 +65,9 @@ std::vector<int> parent_ranks_of(const mpi::Group& group, const mpi::Group& pare
 
 /// Algorithm 1 of Dinan et al. (EuroMPI 2011): builds the communicator over the group whose member i has rank
 /// parent_ranks[i] in bridge, by log2|group| rounds of MPI_Intercomm_create + MPI_Intercomm_merge starting
-/// from a duplicate of MPI_COMM_SELF. Collective over the members only; leaders handshake on bridge with tag.
-/// Every intermediate communicator is freed. group_rank is this caller's rank in the group (a member).
+/// from a communicator over this process alone (MPI_Comm_create_group on MPI_COMM_SELF with tag). Collective over the
+/// members only; leaders handshake on bridge with tag. Every intermediate communicator is freed. group_rank is this
+/// caller's rank in the group (a member).
 mpi::Comm intercomm_create_merge(const mpi::Comm& bridge, std::span<const int> parent_ranks, int group_rank, int tag);
 
 }  // namespace mcmclb
