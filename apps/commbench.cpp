@@ -25,6 +25,7 @@
 #include "mcmclb/csv.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/provenance.hpp"
+#include "mcmclb/range_comm.hpp"
 #include "mcmclb/text.hpp"
 
 namespace {
@@ -34,6 +35,17 @@ namespace mpi = mcmclb::mpi;
 namespace csv = mcmclb::csv;
 
 constexpr int kTag = 11;
+/// RBC-style range communicators (mcmclb/range_comm.hpp): not a CommCreator (the result is not an MPI
+/// communicator), measured beside them because the kernel creates its groups with it (issue 10).
+constexpr std::string_view kRange = "range";
+
+/// Every method name commbench measures: the CommCreator methods, then range.
+std::vector<std::string_view> method_names() {
+  const auto names = mcmclb::comm_creator_names();
+  std::vector<std::string_view> all(names.begin(), names.end());
+  all.push_back(kRange);
+  return all;
+}
 
 struct Options {
   std::vector<std::string> methods;  // empty: every method the library supports
@@ -86,7 +98,7 @@ Options parse(int argc, char** argv, int nprocs) {
     if (flag == "--methods") {
       o.methods = split_list(flag, value, "method names");
       for (const auto& m : o.methods) {
-        const auto names = mcmclb::comm_creator_names();
+        const auto names = method_names();
         if (std::find(names.begin(), names.end(), m) == names.end()) {
           throw InputError("--methods: unknown method '" + m + "' (known: " + mcmclb::join(names) + ")");
         }
@@ -118,7 +130,7 @@ Options parse(int argc, char** argv, int nprocs) {
     }
   }
   if (o.methods.empty()) {
-    for (auto n : mcmclb::comm_creator_names()) {
+    for (auto n : method_names()) {
       if (n != "from_group" || mcmclb::from_group_supported()) o.methods.emplace_back(n);
     }
   }
@@ -144,6 +156,11 @@ struct Spec {
 class Measurement {
  public:
   Measurement(const Spec& spec, const mpi::Comm& world) : spec_(spec), world_(world) {
+    if (spec.method == kRange) {  // group-collective: the members [0, size) create, each alone
+      range_context_ = std::make_unique<mcmclb::RangeContext>(world);
+      takes_part_ = world.rank() < spec.group_size;
+      return;
+    }
     creator_ = mcmclb::make_comm_creator(spec.method, world);
     std::vector<int> ranks(static_cast<std::size_t>(spec.group_size));
     for (int i = 0; i < spec.group_size; ++i) ranks[static_cast<std::size_t>(i)] = i;
@@ -151,7 +168,27 @@ class Measurement {
     takes_part_ = !creator_->group_collective() || group_.rank() != MPI_UNDEFINED;
   }
 
-  double once() {
+  double once() { return range_context_ ? once_range() : once_mpi(); }
+
+ private:
+  double once_range() {
+    mcmclb::RangeComm made;
+    if (spec_.op == Op::free && takes_part_) made = mcmclb::RangeComm(*range_context_, 0, spec_.group_size - 1);
+    synchronise();
+    const double start = MPI_Wtime();
+    if (takes_part_) {
+      if (spec_.op == Op::create) {
+        made = mcmclb::RangeComm(*range_context_, 0, spec_.group_size - 1);
+      } else {
+        made.free();
+      }
+    }
+    const double elapsed = MPI_Wtime() - start;
+    if (!made.is_null()) made.free();
+    return mpi::max_politely(world_, elapsed);
+  }
+
+  double once_mpi() {
     mpi::Comm made;
     if (spec_.op == Op::free && takes_part_) made = creator_->create(group_, kTag);
     synchronise();
@@ -168,12 +205,12 @@ class Measurement {
     return mpi::max_politely(world_, elapsed);
   }
 
- private:
   void synchronise() const { mpi::check(MPI_Barrier(world_.get()), "MPI_Barrier"); }
 
   Spec spec_;
   const mpi::Comm& world_;
   std::unique_ptr<mcmclb::CommCreator> creator_;
+  std::unique_ptr<mcmclb::RangeContext> range_context_;
   mpi::Group group_;
   bool takes_part_ = false;
 };

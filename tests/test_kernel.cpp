@@ -190,7 +190,7 @@ TEST(Kernel, AsyncCyclicCascadesExactlyOnFewRanks) {
 }
 
 TEST(Kernel, AsyncTerminatesOverManySeedsOfRandomWorkloadsWithJitter) {
-  std::vector<std::string> methods = {"intercomm", "create_group"};
+  std::vector<std::string> methods = {"intercomm", "create_group", "range"};
   if (mcmclb::from_group_supported()) methods.emplace_back("from_group");
   for (uint64_t seed = 1; seed <= 30; ++seed) {
     mcmclb::RunSpec spec = small_run("async", methods[seed % methods.size()]);
@@ -203,6 +203,45 @@ TEST(Kernel, AsyncTerminatesOverManySeedsOfRandomWorkloadsWithJitter) {
     spec.work.jitter_pct = 60.0;
     spec.work.seed = seed * 7;
     SCOPED_TRACE("seed " + std::to_string(seed) + " " + spec.method + " G=" + std::to_string(spec.G));
+    (void)run_and_check(spec);
+  }
+}
+
+/// The lookahead protocol (balancers/src/lookahead.cpp) under high jitter: 30 seeds of random and lognormal
+/// workloads for every method it can regroup with, lookahead off (k = 0) and on (k = 1, 2), G = 1 and 2. The
+/// driver checks every run's invariants (each item once, every communicator freed, no control message left).
+TEST(Kernel, LookaheadKeepsTheInvariantsOverManySeedsWithHighJitter) {
+  std::vector<std::string> methods;
+  for (auto m : mcmclb::balancer_info("lookahead").methods) {
+    if (m != "from_group" || mcmclb::from_group_supported()) methods.emplace_back(m);
+  }
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    for (const auto& method : methods) {
+      mcmclb::RunSpec spec = small_run("lookahead", method, static_cast<int>(seed % 3));
+      spec.G = (seed % 4 == 0 && world_size() % 2 == 0) ? 2 : 1;
+      spec.T_ms = 1.0;
+      spec.workload.model = seed % 2 == 0 ? "random" : "lognormal";
+      spec.workload.set("max", int64_t{8});
+      if (spec.workload.model == "random") {
+        spec.workload.set("min", int64_t{0});
+      } else {
+        spec.workload.set("median", double{3});
+      }
+      spec.workload.set("seed", static_cast<int64_t>(seed));
+      spec.work.jitter_pct = 80.0;
+      spec.work.seed = seed * 7;
+      SCOPED_TRACE("seed " + std::to_string(seed) + " " + method + " k=" + std::to_string(spec.interval) +
+                   " G=" + std::to_string(spec.G));
+      (void)run_and_check(spec);
+    }
+  }
+}
+
+TEST(Kernel, LookaheadCyclicKeepsTheInvariantsForEveryWindow) {
+  for (int window : {0, 1, 2, 8}) {
+    mcmclb::RunSpec spec = small_run("lookahead", "range", window);
+    spec.workload.set("scale", int64_t{6});
+    SCOPED_TRACE("k=" + std::to_string(window));
     (void)run_and_check(spec);
   }
 }

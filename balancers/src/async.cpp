@@ -167,7 +167,7 @@ BalancerEntry async_balancer() {
            .uses_interval = false,
            .regroups = true,
            .default_method = "intercomm",
-           .methods = {"intercomm", "create_group", "from_group"},
+           .methods = {"intercomm", "create_group", "from_group", "range"},
            .initial_method = "intercomm"},
           [](const RunSpec&) -> std::unique_ptr<Balancer> { return std::make_unique<AsyncBalancer>(); }};
 }

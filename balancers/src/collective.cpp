@@ -109,7 +109,7 @@ BalancerEntry collective_balancer() {
            .uses_interval = true,
            .regroups = true,
            .default_method = "create",
-           .methods = {"create", "split"},
+           .methods = {"create", "split", "range"},
            .initial_method = "create"},
           [](const RunSpec& run) -> std::unique_ptr<Balancer> {
             return std::make_unique<CollectiveBalancer>(run.interval);

@@ -1,8 +1,13 @@
 // Group communicators backed by MPI communicators (mcmclb/group.hpp).
 #include "mcmclb/group.hpp"
 
+#include <algorithm>
+#include <array>
+#include <string>
+
 #include "mcmclb/comm_create.hpp"
 #include "mcmclb/pace.hpp"
+#include "mcmclb/text.hpp"
 
 namespace mcmclb {
 
@@ -55,10 +60,24 @@ class MpiGroupCommCreator final : public GroupCommCreator {
     if (comm.is_null()) return nullptr;
     return std::make_unique<MpiGroupComm>(std::move(comm));
   }
+  std::unique_ptr<GroupComm> create_range(int first, int last, int tag) override {
+    std::vector<int> ranks;
+    for (int r = first; r <= last; ++r) ranks.push_back(r);
+    return create(mpi::Group::include(creator_->parent().group(), ranks), tag);
+  }
 
  private:
   std::unique_ptr<CommCreator> creator_;
 };
+
+/// Methods whose communicators are not MPI communicators, one line each: name and factory.
+struct GroupMethod {
+  std::string_view name;
+  std::unique_ptr<GroupCommCreator> (*make)(const mpi::Comm& parent);
+};
+constexpr std::array<GroupMethod, 1> kGroupMethods = {{
+    {"range", make_range_group_comm_creator},
+}};
 
 }  // namespace
 
@@ -69,10 +88,21 @@ void GroupComm::bcast(std::span<int64_t> words, int root, std::chrono::microseco
 
 std::vector<std::string_view> group_comm_method_names() {
   const auto names = comm_creator_names();
-  return {names.begin(), names.end()};
+  std::vector<std::string_view> all(names.begin(), names.end());
+  for (const auto& m : kGroupMethods) all.push_back(m.name);
+  return all;
 }
 
 std::unique_ptr<GroupCommCreator> make_group_comm_creator(std::string_view method, const mpi::Comm& parent) {
+  for (const auto& m : kGroupMethods) {
+    if (m.name == method) return m.make(parent);
+  }
+  const auto names = comm_creator_names();
+  if (std::find(names.begin(), names.end(), method) == names.end()) {
+    throw mpi::UsageError("unknown communicator creation method '" + std::string(method) +
+                              "' (known: " + join(group_comm_method_names()) + ")",
+                          MPI_ERR_ARG);
+  }
   return std::make_unique<MpiGroupCommCreator>(make_comm_creator(method, parent));
 }
 

@@ -11,11 +11,6 @@ namespace {
 constexpr int kRegroupTag = 7;
 constexpr std::chrono::microseconds kPollNap{20};  // members of a group reach the polling point together
 
-std::vector<int> ranks_of(const GroupState& g) {
-  std::vector<int> r;
-  for (int i = g.first; i <= g.last; ++i) r.push_back(i);
-  return r;
-}
 }  // namespace
 
 Decision::Words Decision::to_words() const noexcept {
@@ -114,9 +109,11 @@ void Kernel::regroup_without_joining() {
 
 void Kernel::form(const std::optional<GroupState>& next, EventKind kind, const std::string& before,
                   bool count_as_regroup) {
-  mpi::Group members = next ? mpi::Group::include(world_.group(), ranks_of(*next)) : mpi::Group::view(MPI_GROUP_EMPTY);
+  // Groups are contiguous ranges: members create from the bounds (range: O(1), no MPI group built); a rank that
+  // does not join takes part in a parent-collective creation with the empty group.
   const double t0 = pace::now_s();
-  std::unique_ptr<GroupComm> comm = creator_->create(members, kRegroupTag);
+  std::unique_ptr<GroupComm> comm = next ? creator_->create_range(next->first, next->last, kRegroupTag)
+                                         : creator_->create(mpi::Group::view(MPI_GROUP_EMPTY), kRegroupTag);
   const double create_s = pace::now_s() - t0;
   if (!next) return;
   switch_to(std::move(comm), *next);

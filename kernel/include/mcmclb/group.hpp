@@ -1,7 +1,8 @@
-// The kernel's view of the communicator over its walker group, and of the method that creates it. Today's five
-// creation methods yield MPI communicators (mcmclb::comm's CommCreator, wrapped here); a method whose result is
-// not an MPI communicator (issue 10's `range`: point-to-point collectives over a duplicate of the parent)
-// implements GroupComm and GroupCommCreator and registers in make_group_comm_creator().
+// The kernel's view of the communicator over its walker group, and of the method that creates it. The five
+// methods of mcmclb::comm's CommCreator yield MPI communicators (wrapped in group.cpp); a method whose result is
+// not an MPI communicator (issue 10's `range`: point-to-point collectives over a duplicate of the parent,
+// kernel/src/range_group.cpp) implements GroupComm and GroupCommCreator and is one line of kGroupMethods in
+// group.cpp.
 #pragma once
 
 #include <chrono>
@@ -49,13 +50,23 @@ class GroupCommCreator {
   [[nodiscard]] virtual bool group_collective() const noexcept = 0;
   /// The communicator over members (ranks of the parent, in order); null for callers outside members.
   [[nodiscard]] virtual std::unique_ptr<GroupComm> create(const mpi::Group& members, int tag) = 0;
+  /// The communicator over the contiguous parent ranks [first, last], called by those ranks (and, for a
+  /// parent-collective method, by every other parent rank through create() with an empty group). The kernel's
+  /// groups are always such ranges, so a method that can create from the bounds alone (range: O(1), no message)
+  /// skips building an MPI group.
+  [[nodiscard]] virtual std::unique_ptr<GroupComm> create_range(int first, int last, int tag) = 0;
 };
 
-/// The methods make_group_comm_creator() knows, in a fixed order (today those of mcmclb::comm).
+/// The methods make_group_comm_creator() knows, in a fixed order: those of mcmclb::comm, then those of
+/// kGroupMethods (group.cpp).
 std::vector<std::string_view> group_comm_method_names();
 
-/// Collective over parent: the creator for method name (every name of comm_creator_names(), backed by an MPI
-/// communicator). Unknown name: mpi::UsageError listing the known ones.
+/// Collective over parent: the creator for method name (a name of comm_creator_names(), backed by an MPI
+/// communicator, or of kGroupMethods). Unknown name: mpi::UsageError listing the known ones.
 std::unique_ptr<GroupCommCreator> make_group_comm_creator(std::string_view method, const mpi::Comm& parent);
+
+/// Method `range` (kernel/src/range_group.cpp): RBC-style range communicators (mcmclb/range_comm.hpp), created
+/// locally in O(1). Collective over parent (makes the shared RangeContext: two duplicates of parent).
+std::unique_ptr<GroupCommCreator> make_range_group_comm_creator(const mpi::Comm& parent);
 
 }  // namespace mcmclb

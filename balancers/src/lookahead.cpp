@@ -1,0 +1,278 @@
+// Balancer `lookahead` (issue 10, Sect. 2): async merge-right whose merges are agreed before the requesting
+// group's chain ends, so neither the request's round trip nor the partner's polling point is waited for when
+// it can be planned. The lookahead window k is the run's `interval`, in items of the longest kind (T, a single
+// rank's): a group asks once its remaining work is at most k*T, so k = 1 already reaches any partner's next
+// polling point in time; k = 0 is no lookahead (the request leaves when the chain is done, as in `async`).
+//
+// Protocol (control messages on the kernel's private duplicate of WORLD; groups are contiguous rank ranges and
+// a group's leader is its first rank; item costs are a pure function of (run, group size, chain, item), so a
+// leader can predict when its group reaches any of its polling points):
+//  1. REQUEST. A group L that is not the rightmost sends, from its leader, REQUEST{first, last, eta} to the rank
+//     after its last rank (the leader of its right neighbour R) at the first polling point where at most k*T of
+//     its work is left (or when its chain is done, whichever comes first); eta is when L's chain will be
+//     done on the run's clock. L keeps working; it sends no second request before this one is answered.
+//  2. PLAN. R's leader tests for a REQUEST at each polling point. It answers only when R has no request of its
+//     own outstanding and R is not committed to another merge (else it defers: the request stays held and is
+//     re-examined at later polling points). It then picks the polling point p of R's chain at which to merge:
+//     the last one before eta (R's ranks wait for L from p to eta) or the first one after it (L's ranks wait
+//     until p), whichever leaves fewer rank-seconds idle; a request whose eta has passed takes the current
+//     polling point. If R's chain ends at or before p, R defers (merging there would give L no work). Otherwise
+//     R answers PLAN{merged group, R's chain state at p, R's own eta} and is committed: at p it decides MERGE
+//     and regroups into the planned group.
+//  3. L, once its chain is done, waits for the answer (usually there already), broadcasts it to its members and
+//     regroups into the planned group at once; the merged group continues R's chain from p, led by L's
+//     leader. If L is done before R reaches p, L's ranks wait at the merged group's first polling point.
+//  4. ENDED. The rightmost group, when done, ends. An ended group's leader (unless it is rank 0) waits for the
+//     one REQUEST its left neighbour will send and answers ENDED; that group then ends too.
+//
+// Why it terminates without deadlock, for every workload, jitter, timing and k:
+//  - Chains are finite and groups only grow, so every working group finishes its chain in finite time.
+//  - Each initial leader P > 0 receives exactly one REQUEST in the whole run: requests go to last + 1, a group's
+//    last rank changes only when it merges right, and the group holding rank P-1 sends one request per last
+//    rank; once answered, that group has merged with P's (P leads no more) or ended.
+//  - A held REQUEST is answered in finite time. R defers it only (a) while R's own request is outstanding,
+//    (b) while R is committed to a merge, or (c) when R's chain ends before the planned point. (b) ends at p, a
+//    finite number of R's items away, and the merged group is led by the same rank, which holds the request.
+//    (a) and (c) end when R's chain is done: R then waits for its own answer, which is a wait that points right;
+//    waits only ever point right and the rightmost group never waits, so by induction from the right every
+//    such wait ends, in a merge (R's leader leads the merged group and re-examines the request there) or an
+//    end (R's leader answers ENDED). A merged group's chain is again finite, and once eta has passed a working
+//    R plans the current polling point, so (c) recurs only on groups whose chain ends first; there are finitely
+//    many chains, so eventually R is working past eta or ends.
+//  - A PLAN commits both sides to one group and one item of R's chain: R stops after exactly the planned
+//    items (its chain continues beyond p by construction), L joins as soon as it is done, the merged group's
+//    first polling point waits for whichever side comes later. Every item is worked once by the group owning
+//    its chain at that time.
+//  - Every REQUEST is answered exactly once and every answer received, and each initial leader's one receive is
+//    posted once and matched once, so no control message is left unreceived (the kernel checks after each run).
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+#include <string>
+
+#include "mcmclb/balancer.hpp"
+#include "mcmclb/workload.hpp"
+
+namespace mcmclb {
+
+namespace {
+
+constexpr int kRequestTag = 11;
+constexpr int kAnswerTag = 12;
+constexpr int64_t kMerge = Decision::kFirstBalancerKind;
+constexpr int64_t kEnded = Decision::kFirstBalancerKind + 1;
+
+using Request = std::array<int64_t, 3>;  // first, last, eta (microseconds on the run's clock)
+constexpr int kAnswerWords = std::tuple_size_v<Decision::Words> + 1;
+using Answer = std::array<int64_t, kAnswerWords>;  // the decision's words, then the answerer's eta (us)
+
+int64_t to_us(double s) { return static_cast<int64_t>(s * 1e6); }
+
+class LookaheadBalancer final : public Balancer {
+ public:
+  explicit LookaheadBalancer(int k) : k_(k) {}
+
+  void run(Kernel& k) override {
+    if (k.is_leader() && k.group().first > 0) {  // the one request this initial leader will receive
+      mpi::check(MPI_Irecv(left_.data(), 3, MPI_INT64_T, MPI_ANY_SOURCE, kRequestTag, k.control().get(), &left_recv_),
+                 "MPI_Irecv");
+    }
+    for (;;) {
+      work_until_done(k);
+      if (!join_right(k)) break;
+    }
+    end(k);
+  }
+
+ private:
+  /// Seconds from now until g's chain is done, from the items' known costs.
+  static double time_to_finish(const Kernel& k, const GroupState& g) {
+    double ms = 0;
+    for (int64_t i = 0; i < g.items_left; ++i) ms += item_cost_ms(k.run(), g.size(), g.chain, g.next_item + i);
+    return ms / 1000.0;
+  }
+
+  /// Leader: has the left neighbour's request arrived (now or earlier)?
+  bool left_request_held() {
+    if (left_held_) return true;
+    if (left_recv_ == MPI_REQUEST_NULL) return false;
+    int done = 0;
+    mpi::check(MPI_Test(&left_recv_, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    left_held_ = done != 0;
+    return left_held_;
+  }
+
+  void check_left(const GroupState& g) const {
+    if (left_[1] != g.first - 1 || left_[0] > left_[1]) {
+      throw std::logic_error("lookahead: merge request from group " + std::to_string(left_[0]) + "-" +
+                             std::to_string(left_[1]) + " reached group " + g.range() +
+                             ", which is not its right neighbour");
+    }
+  }
+
+  void answer_left(const Kernel& k, const Decision& d, double eta_s) {
+    Answer words{};
+    const Decision::Words dw = d.to_words();
+    std::copy(dw.begin(), dw.end(), words.begin());
+    words.back() = to_us(eta_s);
+    MPI_Request request = MPI_REQUEST_NULL;
+    mpi::check(MPI_Isend(words.data(), kAnswerWords, MPI_INT64_T, static_cast<int>(left_[0]), kAnswerTag,
+                         k.control().get(), &request),
+               "MPI_Isend");
+    pace::wait(request);
+    left_held_ = false;
+  }
+
+  /// Leader, at a polling point of a working group: plan a merge with the held left request if the rules allow
+  /// (see the protocol, step 2). Returns the number of further items before the merge, or -1 (deferred).
+  int64_t plan_left(const Kernel& k) {
+    const GroupState& g = k.group();
+    if (own_sent_ || committed_ >= 0 || !left_request_held()) return -1;
+    check_left(g);
+    const double now = k.now_s();
+    const double eta = static_cast<double>(left_[2]) / 1e6;
+    const auto left_size = static_cast<double>(left_[1] - left_[0] + 1);
+    int64_t c = 0;
+    double p = now;  // the polling point after c more items
+    while (p < eta && c < g.items_left) {
+      const double before = p;
+      p += item_cost_ms(k.run(), g.size(), g.chain, g.next_item + c) / 1000.0;
+      ++c;
+      if (p >= eta) {  // eta lies in item c-1: stop before it (R waits) or after it (L waits)
+        const double right_idle = g.size() * (eta - before);
+        const double left_idle = left_size * (p - eta);
+        if (right_idle < left_idle) --c;
+      }
+    }
+    if (c >= g.items_left) return -1;  // R's chain ends first: L would get no work there
+    return c;
+  }
+
+  /// Works the chain; at each polling point the leader sends its own early request, answers a held one and
+  /// counts down a committed merge.
+  void work_until_done(Kernel& k) {
+    while (!k.group().finished()) {
+      k.work_one_item();
+      const GroupState& g = k.group();
+      Decision d;
+      d.kind = g.finished() ? Decision::kDone : Decision::kContinue;
+      if (k.is_leader() && !g.finished()) {
+        if (committed_ < 0) {
+          const int64_t c = plan_left(k);
+          if (c >= 0) {
+            plan_ = {static_cast<int>(left_[0]), g.last, g.chain, g.next_item + c, g.items_left - c};
+            plan_before_ = std::to_string(left_[0]) + "-" + std::to_string(left_[1]) + " " + g.range();
+            Decision answer;
+            answer.kind = kMerge;
+            answer.next = plan_;
+            answer.other_first = g.first;
+            answer.other_last = g.last;
+            answer_left(k, answer, k.now_s() + time_to_finish(k, g));
+            committed_ = c;
+          }
+        }
+        if (committed_ == 0) {
+          d.kind = kMerge;
+          d.next = plan_;
+          committed_ = -1;
+        } else if (committed_ > 0) {
+          --committed_;
+        } else {
+          maybe_send_own(k, g);
+        }
+      }
+      d = k.agree(d);
+      if (d.kind == kMerge) k.regroup(d.next, plan_before_);
+    }
+  }
+
+  /// Leader of a working group not committed elsewhere: the early request once at most k items are left.
+  void maybe_send_own(Kernel& k, const GroupState& g) {
+    if (own_sent_ || g.last == k.nprocs() - 1) return;
+    const double left_s = time_to_finish(k, g);
+    if (left_s > k_ * k.run().T_ms / 1000.0) return;
+    send_own(k, g, k.now_s() + left_s);
+  }
+
+  void send_own(Kernel& k, const GroupState& g, double eta_s) {
+    own_request_ = {g.first, g.last, to_us(eta_s)};
+    mpi::check(MPI_Isend(own_request_.data(), 3, MPI_INT64_T, g.last + 1, kRequestTag, k.control().get(), &own_send_),
+               "MPI_Isend");
+    mpi::check(
+        MPI_Irecv(answer_.data(), kAnswerWords, MPI_INT64_T, g.last + 1, kAnswerTag, k.control().get(), &answer_recv_),
+        "MPI_Irecv");
+    own_sent_ = true;
+  }
+
+  /// The chain is done: takes the right neighbour's answer (requesting now if not yet). Returns true if merged.
+  bool join_right(Kernel& k) {
+    const GroupState g = k.group();
+    if (g.last == k.nprocs() - 1) return false;
+    Decision d;
+    {
+      auto timer = k.timed(Phase::waiting);
+      if (k.is_leader()) {
+        if (!own_sent_) send_own(k, g, k.now_s());
+        pace::wait(own_send_);
+        pace::wait(answer_recv_);
+        own_sent_ = false;
+        Decision::Words w{};
+        std::copy_n(answer_.begin(), w.size(), w.begin());
+        d = Decision::from_words(w);
+      }
+    }
+    d = k.agree(d, Phase::waiting);
+    if (d.kind != kMerge) return false;
+    k.regroup(d.next, g.range() + " " + std::to_string(d.other_first) + "-" + std::to_string(d.other_last));
+    return true;
+  }
+
+  /// This group ends; its leader answers the one request its left neighbour is certain to send.
+  void end(Kernel& k) {
+    const GroupState g = k.group();
+    const bool leader = k.is_leader();
+    k.leave_group();
+    if (leader && g.first > 0) {
+      auto timer = k.timed(Phase::waiting);
+      if (!left_held_) pace::wait(left_recv_);
+      left_held_ = true;
+      check_left(g);
+      Decision ended;
+      ended.kind = kEnded;
+      answer_left(k, ended, k.now_s());
+    }
+    if (left_recv_ != MPI_REQUEST_NULL || left_held_ || committed_ >= 0 || own_sent_) {
+      throw std::logic_error("lookahead: rank " + std::to_string(k.rank()) + " ends with a request unanswered");
+    }
+    k.finish();
+  }
+
+  int k_;  // lookahead window, in units of T
+  Request left_{};
+  MPI_Request left_recv_ = MPI_REQUEST_NULL;
+  bool left_held_ = false;  // a left request has arrived and is not answered yet
+  int64_t committed_ = -1;  // items until the planned merge; -1: none planned
+  GroupState plan_;
+  std::string plan_before_;
+  Request own_request_{};
+  MPI_Request own_send_ = MPI_REQUEST_NULL;
+  Answer answer_{};
+  MPI_Request answer_recv_ = MPI_REQUEST_NULL;
+  bool own_sent_ = false;
+};
+
+}  // namespace
+
+BalancerEntry lookahead_balancer() {
+  return {{.name = "lookahead",
+           .uses_interval = true,
+           .regroups = true,
+           .default_method = "range",
+           .methods = {"range", "intercomm", "create_group", "from_group"},
+           .initial_method = "range"},
+          [](const RunSpec& run) -> std::unique_ptr<Balancer> {
+            return std::make_unique<LookaheadBalancer>(run.interval);
+          }};
+}
+
+}  // namespace mcmclb

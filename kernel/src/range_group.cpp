@@ -1,0 +1,80 @@
+// Creation method `range` for the kernel (mcmclb/group.hpp): the group communicator is a RangeComm
+// (mcmclb/range_comm.hpp, after RBC), created from the group's bounds locally in O(1), without any message.
+// Its collectives are nonblocking point-to-point trees that progress only when tested, so every wait goes
+// through mcmclb/pace.hpp (pace::wait_until over test()), which the simulated back end replaces.
+#include <memory>
+
+#include "mcmclb/group.hpp"
+#include "mcmclb/pace.hpp"
+#include "mcmclb/range_comm.hpp"
+
+namespace mcmclb {
+
+namespace {
+
+/// A started range operation as the kernel's pending operation.
+class RangePending final : public PendingOp {
+ public:
+  explicit RangePending(RangeRequest request) : request_(std::move(request)) {}
+  bool test() override { return request_.test(); }
+
+ private:
+  RangeRequest request_;
+};
+
+void wait_for(RangeRequest& request) {
+  pace::wait_until([&] { return request.test(); });
+}
+
+class RangeGroupComm final : public GroupComm {
+ public:
+  explicit RangeGroupComm(RangeComm comm) : comm_(std::move(comm)) {}
+  int size() const override { return comm_.size(); }
+  int rank() const override { return comm_.rank(); }
+  std::unique_ptr<PendingOp> ibcast(std::span<int64_t> words, int root) override {
+    return std::make_unique<RangePending>(
+        comm_.ibcast(words.data(), static_cast<int>(words.size()), MPI_INT64_T, root));
+  }
+  void barrier() override {
+    RangeRequest request = comm_.ibarrier();
+    wait_for(request);
+  }
+  void allreduce_sum(std::span<int64_t> values) override {
+    RangeRequest request = comm_.iallreduce(values, ReduceOp::sum);
+    wait_for(request);
+  }
+  void free() override { comm_.free(); }
+
+ private:
+  RangeComm comm_;
+};
+
+/// Group-collective: only the members create, and each does so alone. The tag is not needed: range operations
+/// draw their tags from the range and a sequence number (range_comm.cpp argues why they never cross).
+class RangeGroupCommCreator final : public GroupCommCreator {
+ public:
+  explicit RangeGroupCommCreator(const mpi::Comm& parent) : context_(parent) {}
+  std::string_view name() const noexcept override { return "range"; }
+  bool group_collective() const noexcept override { return true; }
+  /// From an MPI group (O(|group|)): null for a non-member; mpi::UsageError for a group that is not a contiguous
+  /// ascending run of parent ranks.
+  std::unique_ptr<GroupComm> create(const mpi::Group& members, int /*tag*/) override {
+    if (members.rank() == MPI_UNDEFINED) return nullptr;
+    return std::make_unique<RangeGroupComm>(RangeComm::from_group(context_, members));
+  }
+  /// The kernel's path: O(1), no message, no MPI call.
+  std::unique_ptr<GroupComm> create_range(int first, int last, int /*tag*/) override {
+    return std::make_unique<RangeGroupComm>(RangeComm(context_, first, last));
+  }
+
+ private:
+  RangeContext context_;
+};
+
+}  // namespace
+
+std::unique_ptr<GroupCommCreator> make_range_group_comm_creator(const mpi::Comm& parent) {
+  return std::make_unique<RangeGroupCommCreator>(parent);
+}
+
+}  // namespace mcmclb
