@@ -6,6 +6,10 @@
 // adaptive counts and warm-up use each rank's local clock and could diverge, deadlocking the collectives).
 // Ranks outside a group-collective creation wait in a sleeping nonblocking reduction, not a spinning one, so an
 // oversubscribed machine measures the members' work. Only rank 0 reports.
+//
+// --groups FILE measures, instead of one group of each size, the creation of a whole layout of walker groups at
+// once (each rank creates its own group's communicator), described in the experiment files' YAML form:
+// `groups: {sizes: [...]}` or `groups: {by: node}` / `{by: node, size: K}` (issue 12).
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -15,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -22,7 +27,9 @@
 #include <vector>
 
 #include "mcmclb/comm_create.hpp"
+#include "mcmclb/config.hpp"
 #include "mcmclb/csv.hpp"
+#include "mcmclb/kernel.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/provenance.hpp"
 #include "mcmclb/range_comm.hpp"
@@ -57,11 +64,14 @@ struct Options {
   int max_iterations = 100000;
   std::string filter = ".";
   std::string out = "results/commbench.csv";
+  std::string groups_file;        // --groups: measure this layout of groups instead of sizes
+  std::vector<int> group_layout;  // its group sizes in rank order (resolved on every rank)
+  std::string groups_text;        // as runs.csv records it, e.g. sizes:2,2 or node:4
 };
 
 const char* const kUsage =
     "usage: mpiexec -n P mcmclb-commbench [--methods m1,m2,...] [--sizes n1,n2,...] [--reps N] [--warmup N]\n"
-    "                                    [--rep-time SECONDS] [--filter REGEX] [--out FILE.csv]";
+    "                                    [--rep-time SECONDS] [--filter REGEX] [--out FILE.csv] [--groups FILE.yaml]";
 
 /// A comma-separated list with no empty item: "", ",," or "a,,b" is a mistake, not "use the defaults".
 std::vector<std::string> split_list(const std::string& flag, const std::string& text, const std::string& what) {
@@ -125,6 +135,8 @@ Options parse(int argc, char** argv, int nprocs) {
       o.filter = value;
     } else if (flag == "--out") {
       o.out = value;
+    } else if (flag == "--groups") {
+      o.groups_file = value;
     } else {
       throw InputError("unknown flag " + flag + " (see --help)");
     }
@@ -149,21 +161,60 @@ enum class Op { create, free };
 struct Spec {
   std::string method;
   Op op;
-  int group_size;
+  int group_size;  // 0: the --groups layout, every rank in its own group
 };
+
+/// --groups FILE: rank 0 reads it, every rank parses the same text (the experiment parser: only groups.* may be
+/// set) and resolves the layout (by node: MPI_Comm_split_type), so every rank reaches the same verdict.
+void resolve_groups(Options& o, const mpi::Comm& world) {
+  std::string text;
+  int length = -1;
+  if (world.rank() == 0) {
+    std::ifstream in(o.groups_file);
+    if (in) {
+      std::stringstream all;
+      all << in.rdbuf();
+      text = all.str();
+      length = static_cast<int>(text.size());
+    }
+  }
+  mpi::check(MPI_Bcast(&length, 1, MPI_INT, 0, world.get()), "MPI_Bcast");
+  if (length < 0) throw InputError("--groups: cannot read " + o.groups_file + " (allowed: a YAML file with groups:)");
+  text.resize(static_cast<std::size_t>(length));
+  mpi::check(MPI_Bcast(text.data(), length, MPI_CHAR, 0, world.get()), "MPI_Bcast");
+  const mcmclb::Experiment e = mcmclb::parse_experiment(text, {}, o.groups_file);
+  if (e.groups.by == mcmclb::GroupsSpec::By::G) {
+    throw InputError("--groups: " + o.groups_file +
+                     " describes no groups (allowed: groups: {sizes: [...]} or groups: {by: node[, size: K]})");
+  }
+  mcmclb::RunSpec run;
+  run.groups = e.groups;
+  o.group_layout = mcmclb::initial_group_sizes(run, world);  // InputError when they do not fit the ranks
+  o.groups_text = e.groups.text();
+}
 
 /// One iteration of spec on every rank: returns the MAX over ranks of the operation's elapsed seconds.
 class Measurement {
  public:
-  Measurement(const Spec& spec, const mpi::Comm& world) : spec_(spec), world_(world) {
-    if (spec.method == kRange) {  // group-collective: the members [0, size) create, each alone
+  Measurement(const Spec& spec, const mpi::Comm& world, const std::vector<int>& layout) : spec_(spec), world_(world) {
+    // The group this rank measures: [0, size) for a size, else its own group of the --groups layout.
+    if (spec.group_size > 0) {
+      last_ = spec.group_size - 1;
+    } else {
+      for (const int size : layout) {
+        last_ = first_ + size - 1;
+        if (world.rank() <= last_) break;
+        first_ = last_ + 1;
+      }
+    }
+    if (spec.method == kRange) {  // group-collective: the members of [first, last] create, each alone
       range_context_ = std::make_unique<mcmclb::RangeContext>(world);
-      takes_part_ = world.rank() < spec.group_size;
+      takes_part_ = first_ <= world.rank() && world.rank() <= last_;
       return;
     }
     creator_ = mcmclb::make_comm_creator(spec.method, world);
-    std::vector<int> ranks(static_cast<std::size_t>(spec.group_size));
-    for (int i = 0; i < spec.group_size; ++i) ranks[static_cast<std::size_t>(i)] = i;
+    std::vector<int> ranks;
+    for (int i = first_; i <= last_; ++i) ranks.push_back(i);
     group_ = mpi::Group::include(world.group(), ranks);
     takes_part_ = !creator_->group_collective() || group_.rank() != MPI_UNDEFINED;
   }
@@ -173,12 +224,12 @@ class Measurement {
  private:
   double once_range() {
     mcmclb::RangeComm made;
-    if (spec_.op == Op::free && takes_part_) made = mcmclb::RangeComm(*range_context_, 0, spec_.group_size - 1);
+    if (spec_.op == Op::free && takes_part_) made = mcmclb::RangeComm(*range_context_, first_, last_);
     synchronise();
     const double start = MPI_Wtime();
     if (takes_part_) {
       if (spec_.op == Op::create) {
-        made = mcmclb::RangeComm(*range_context_, 0, spec_.group_size - 1);
+        made = mcmclb::RangeComm(*range_context_, first_, last_);
       } else {
         made.free();
       }
@@ -212,11 +263,13 @@ class Measurement {
   std::unique_ptr<mcmclb::CommCreator> creator_;
   std::unique_ptr<mcmclb::RangeContext> range_context_;
   mpi::Group group_;
+  int first_ = 0, last_ = 0;  // the measured group's bounds
   bool takes_part_ = false;
 };
 
 std::string spec_name(const Spec& s) {
-  return s.method + "/" + (s.op == Op::create ? "create" : "free") + "/size:" + std::to_string(s.group_size);
+  return s.method + "/" + (s.op == Op::create ? "create" : "free") +
+         (s.group_size > 0 ? "/size:" + std::to_string(s.group_size) : std::string("/groups"));
 }
 
 /// Rank 0's reporter: keeps every repetition's result (the raw samples) for the CSV and the summary table, and
@@ -275,7 +328,11 @@ void print_summary(const std::vector<Collector::Sample>& samples, const Options&
     for (const auto& m : o.methods) std::printf(" %26s", m.c_str());
     std::printf("\n");
     for (int size : o.sizes) {
-      std::printf("%10d", size);
+      if (size > 0) {
+        std::printf("%10d", size);
+      } else {
+        std::printf("%10s", "groups");
+      }
       for (const auto& m : o.methods) {
         std::vector<double> t;
         for (const auto& s : samples) {
@@ -296,14 +353,18 @@ void print_summary(const std::vector<Collector::Sample>& samples, const Options&
 }
 
 void write_csv(const std::vector<Collector::Sample>& samples, const Options& o, const mcmclb::Provenance& p) {
-  const csv::Row header = {"method",      "op",          "nprocs", "group_size",  "rep",  "iterations", "time_us",
-                           "iter_min_us", "iter_max_us", "timer",  "mpi_library", "host", "git_commit", "utc_start"};
+  const csv::Row header = {"method",      "op",      "nprocs",      "group_size",  "rep",
+                           "iterations",  "time_us", "iter_min_us", "iter_max_us", "timer",
+                           "mpi_library", "host",    "git_commit",  "utc_start",   "groups"};
   std::string content = csv::line(header);
+  // A --groups layout is recorded in the column groups; its group_size is the largest group of the layout.
+  const int largest = o.group_layout.empty() ? 0 : *std::max_element(o.group_layout.begin(), o.group_layout.end());
   for (const auto& s : samples) {
     content += csv::line({s.spec.method, s.spec.op == Op::create ? "create" : "free", std::to_string(p.nprocs),
-                          std::to_string(s.spec.group_size), std::to_string(s.repetition), std::to_string(s.iterations),
-                          csv::number(s.time_us), csv::number(s.min_us), csv::number(s.max_us),
-                          "MPI_Wtime max over ranks", p.mpi_library, p.host, p.git_commit, p.utc_start});
+                          std::to_string(s.spec.group_size > 0 ? s.spec.group_size : largest),
+                          std::to_string(s.repetition), std::to_string(s.iterations), csv::number(s.time_us),
+                          csv::number(s.min_us), csv::number(s.max_us), "MPI_Wtime max over ranks", p.mpi_library,
+                          p.host, p.git_commit, p.utc_start, s.spec.group_size > 0 ? std::string() : o.groups_text});
   }
   csv::write_atomically(o.out, content);
 }
@@ -353,7 +414,11 @@ int commbench_main(int argc, char** argv) {
       return 0;
     }
   }
-  const Options o = parse(argc, argv, nprocs);
+  Options o = parse(argc, argv, nprocs);
+  if (!o.groups_file.empty()) {
+    resolve_groups(o, world);
+    o.sizes = {0};
+  }
   // Every benchmark the filter selects, known before any runs: a filter that selects none is an input error, and
   // an existing CSV is never replaced by an empty one.
   std::vector<Spec> selected;
@@ -378,7 +443,7 @@ int commbench_main(int argc, char** argv) {
   std::vector<std::unique_ptr<Measurement>> measurements;
   for (const Spec& spec : selected) {
     const std::string name = spec_name(spec);
-    auto m = std::make_unique<Measurement>(spec, world);
+    auto m = std::make_unique<Measurement>(spec, world, o.group_layout);
     // Sized by wall time per iteration (synchronisation included), so a repetition lasts about
     // --rep-time however cheap the operation itself is.
     const double pilot_start = MPI_Wtime();

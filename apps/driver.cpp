@@ -1,13 +1,16 @@
 // One kernel run end to end (apps/driver.hpp).
 #include "driver.hpp"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <numeric>
+#include <sstream>
 
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/study.hpp"
@@ -49,13 +52,153 @@ std::string gather_text(const mpi::Comm& world, const std::string& mine) {
   return all;
 }
 
-/// The run time without balancing (the longest chain on its initial group) and the ideal (all items spread over
-/// every rank).
-void reference_times(const RunSpec& spec, const std::vector<int64_t>& items, int nprocs, RunResult& r) {
-  const int64_t longest = *std::max_element(items.begin(), items.end());
-  const int64_t total = std::accumulate(items.begin(), items.end(), int64_t{0});
-  r.baseline_s = static_cast<double>(longest) * spec.T_ms / 1000.0 / spec.G;
-  r.ideal_s = static_cast<double>(total) * spec.T_ms / 1000.0 / nprocs;
+/// The run time without balancing (the longest chain on its initial group) and the ideal (all work spread over
+/// every rank). chain_s[c]: chain c's work on one rank (emulated: S*T; compute: the measured reference).
+void reference_times(const std::vector<double>& chain_s, const std::vector<int>& sizes, int nprocs, RunResult& r) {
+  r.baseline_s = 0;
+  for (std::size_t c = 0; c < chain_s.size(); ++c) r.baseline_s = std::max(r.baseline_s, chain_s[c] / sizes[c]);
+  r.ideal_s = std::accumulate(chain_s.begin(), chain_s.end(), 0.0) / nprocs;
+}
+
+std::vector<double> emulated_chain_s(const RunSpec& spec, const std::vector<int64_t>& items) {
+  std::vector<double> s;
+  for (const int64_t n : items) s.push_back(static_cast<double>(n) * spec.T_ms / 1000.0);
+  return s;
+}
+
+double thread_cpu_s() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+/// Compute mode, collective: each chain's whole trajectory on one rank (chain c on rank c mod P, g = 1, no
+/// communication), before the run and untimed. Rank 0 gets every chain's final energy, acceptances and the CPU
+/// seconds it took: the reference the run must reproduce and the calibration of the ideal time (CPU time, so
+/// ranks sharing cores do not inflate it).
+std::vector<ChainOutcome> reference_chains(const RunSpec& spec, const std::vector<int64_t>& items,
+                                           const mpi::Comm& world) {
+  const auto chains = static_cast<int>(items.size());
+  std::vector<int64_t> ints(static_cast<std::size_t>(2 * chains), 0);
+  std::vector<double> cpu(static_cast<std::size_t>(chains), 0.0);
+  for (int c = world.rank(); c < chains; c += world.size()) {
+    const double t0 = thread_cpu_s();
+    const lj::Spec physics = Kernel::lj_spec(spec, c);
+    const lj::ChainKey key = Kernel::lj_key(spec, c);
+    lj::State state = lj::initial_state(physics.atoms, key);
+    const int64_t moves = items[static_cast<std::size_t>(c)] * spec.work.compute.moves_per_item;
+    for (int64_t m = 0; m < moves; ++m) (void)lj::work_item_split(physics, key, state, 1);
+    ints[static_cast<std::size_t>(2 * c)] = state.energy;
+    ints[static_cast<std::size_t>(2 * c + 1)] = state.accepted;
+    cpu[static_cast<std::size_t>(c)] = thread_cpu_s() - t0;
+  }
+  std::vector<int64_t> all_ints(ints.size());
+  std::vector<double> all_cpu(cpu.size());
+  // Reductions wait asleep, so ranks that finish their chains early leave the cores to those still computing.
+  MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  mpi::check(MPI_Ireduce(ints.data(), all_ints.data(), 2 * chains, MPI_INT64_T, MPI_SUM, 0, world.get(), &requests[0]),
+             "MPI_Ireduce");
+  mpi::check(MPI_Ireduce(cpu.data(), all_cpu.data(), chains, MPI_DOUBLE, MPI_SUM, 0, world.get(), &requests[1]),
+             "MPI_Ireduce");
+  pace::wait(requests[0]);
+  pace::wait(requests[1]);
+  std::vector<ChainOutcome> out;
+  if (world.rank() != 0) return out;
+  for (int c = 0; c < chains; ++c) {
+    ChainOutcome o;
+    o.chain = c;
+    o.atoms = spec.work.compute.atoms_of(c);
+    o.items = items[static_cast<std::size_t>(c)];
+    o.ref_energy_q32 = all_ints[static_cast<std::size_t>(2 * c)];
+    o.ref_accepted = all_ints[static_cast<std::size_t>(2 * c + 1)];
+    o.ref_cpu_s = all_cpu[static_cast<std::size_t>(c)];
+    out.push_back(o);
+  }
+  return out;
+}
+
+/// Compute mode with work.trace, collective: every leader's trace points on rank 0, by chain and item.
+std::vector<TracePoint> gather_trace(const Kernel& kernel, const mpi::Comm& world) {
+  std::string mine;
+  for (const TracePoint& p : kernel.trace()) {
+    mine += std::to_string(p.chain) + ' ' + std::to_string(p.item) + ' ' + std::to_string(p.energy_q32) + ' ' +
+            std::to_string(p.accepted) + ' ' + std::to_string(p.group_size) + '\n';
+  }
+  const std::string all = gather_text(world, mine);
+  std::vector<TracePoint> trace;
+  std::istringstream in(all);
+  TracePoint p;
+  while (in >> p.chain >> p.item >> p.energy_q32 >> p.accepted >> p.group_size) trace.push_back(p);
+  std::sort(trace.begin(), trace.end(), [](const TracePoint& a, const TracePoint& b) {
+    return std::pair(a.chain, a.item) < std::pair(b.chain, b.item);
+  });
+  return trace;
+}
+
+/// Compute mode, collective: the run's per-chain tallies and item timings onto rank 0's outcomes; each chain
+/// must be recorded once and equal its reference (violations otherwise).
+std::vector<std::string> check_chains(const Kernel& kernel, std::vector<ChainOutcome>& outcomes,
+                                      const mpi::Comm& world) {
+  const auto& tallies = kernel.chain_tallies();
+  const auto chains = static_cast<int>(tallies.size());
+  constexpr int kInts = 6;
+  std::vector<int64_t> ints;
+  std::vector<double> secs;
+  for (const ChainTally& t : tallies) {
+    ints.insert(ints.end(), {t.recorded, t.energy, t.accepted, t.moves, t.merges, t.state_bytes});
+    secs.push_back(t.state_s);
+  }
+  std::vector<int64_t> all_ints(ints.size());
+  std::vector<double> all_secs(secs.size());
+  mpi::check(MPI_Reduce(ints.data(), all_ints.data(), kInts * chains, MPI_INT64_T, MPI_SUM, 0, world.get()),
+             "MPI_Reduce");
+  mpi::check(MPI_Reduce(secs.data(), all_secs.data(), chains, MPI_DOUBLE, MPI_SUM, 0, world.get()), "MPI_Reduce");
+  std::string mine;
+  for (const auto& [key, t] : kernel.item_timings()) {
+    char line[96];
+    std::snprintf(line, sizeof line, "%d %d %lld %.9g\n", key.first, key.second, static_cast<long long>(t.items),
+                  t.seconds);
+    mine += line;
+  }
+  const std::string timings = gather_text(world, mine);
+  std::vector<std::string> violations;
+  if (world.rank() != 0) return violations;
+  std::map<std::pair<int, int>, ItemTiming> per_size;  // (chain, size), summed over the leaders that worked it
+  std::istringstream in(timings);
+  int chain = 0, size = 0;
+  long long items = 0;
+  double seconds = 0;
+  while (in >> chain >> size >> items >> seconds) {
+    ItemTiming& t = per_size[{chain, size}];
+    t.items += items;
+    t.seconds += seconds;
+  }
+  for (int c = 0; c < chains; ++c) {
+    ChainOutcome& o = outcomes[static_cast<std::size_t>(c)];
+    const int64_t* v = &all_ints[static_cast<std::size_t>(kInts * c)];
+    o.energy_q32 = v[1];
+    o.accepted = v[2];
+    o.moves = v[3];
+    o.merges = v[4];
+    o.state_bytes = v[5];
+    o.state_s = all_secs[static_cast<std::size_t>(c)];
+    o.matches = v[0] == 1 && o.energy_q32 == o.ref_energy_q32 && o.accepted == o.ref_accepted;
+    for (const auto& [key, t] : per_size) {
+      if (key.first != c || t.items == 0) continue;
+      if (!o.s_per_item.empty()) o.s_per_item += ' ';
+      o.s_per_item += std::to_string(key.second) + ":" + csv::number(t.seconds / static_cast<double>(t.items));
+    }
+    if (v[0] != 1) {
+      violations.push_back("chain " + std::to_string(c) + ": final state recorded " + std::to_string(v[0]) +
+                           " times (expected once)");
+    } else if (!o.matches) {
+      violations.push_back("chain " + std::to_string(c) + ": energy " + std::to_string(o.energy_q32) +
+                           " q32, accepted " + std::to_string(o.accepted) + "; the single-rank reference has " +
+                           std::to_string(o.ref_energy_q32) + " q32, accepted " + std::to_string(o.ref_accepted));
+    }
+    if (violations.size() > 8) break;
+  }
+  return violations;
 }
 
 /// Collective: the run's invariants, as violations (rank 0 gets them all): every rank finished, every
@@ -136,18 +279,39 @@ RunResult run_once(const RunSpec& spec) {
   r.spec = spec;
   r.provenance = collect_provenance(mpi::library_version(), nprocs);
   r.run_id = make_run_id(spec, world);
-  const std::vector<int64_t> items = chain_items(*make_workload(spec.workload), nprocs, spec.G);
-  reference_times(spec, items, nprocs, r);
+  const std::vector<int> sizes = initial_group_sizes(spec, world);
+  std::vector<int> leaders;
+  for (int first = 0; const int size : sizes) {
+    leaders.push_back(first);
+    first += size;
+  }
+  const std::vector<int64_t> items = chain_items(*make_workload(spec.workload), leaders);
+  const bool computing = spec.work.mode == WorkMode::compute;
+  std::vector<ChainOutcome> outcomes;
+  if (computing) {
+    outcomes = reference_chains(spec, items, world);
+    std::vector<double> chain_s;
+    for (const auto& o : outcomes) chain_s.push_back(o.ref_cpu_s);
+    reference_times(chain_s, sizes, nprocs, r);  // meaningful on rank 0, which writes them
+  } else {
+    reference_times(emulated_chain_s(spec, items), sizes, nprocs, r);
+  }
 
   const BalancerInfo& info = balancer_info(spec.balancer);
-  Kernel kernel(spec, items, spec.method.empty() ? std::string(info.initial_method) : spec.method);
+  Kernel kernel(spec, sizes, items, spec.method.empty() ? std::string(info.initial_method) : spec.method);
   const auto balancer = make_balancer(spec);
   kernel.form_initial_groups(info.regroups);
   kernel.start();
   balancer->run(kernel);
   mpi::barrier_politely(world);  // everyone has finished; what follows is checking, not the run
 
-  const std::vector<std::string> violations = check_invariants(kernel, items, world);
+  std::vector<std::string> violations = check_invariants(kernel, items, world);
+  if (computing) {
+    const auto wrong = check_chains(kernel, outcomes, world);
+    violations.insert(violations.end(), wrong.begin(), wrong.end());
+    r.chains = std::move(outcomes);
+    if (spec.work.compute.trace) r.trace = gather_trace(kernel, world);
+  }
   r.ranks = gather_rank_stats(kernel, world);
   std::string my_events;
   for (const auto& e : kernel.events()) my_events += event_line(r.run_id, e);
@@ -172,6 +336,8 @@ std::string run_label(const RunSpec& spec) {
   return label;
 }
 
-void record_result(results::ResultStore& store, const RunResult& r) { record_run(store, r, r.ranks, r.event_lines); }
+void record_result(results::ResultStore& store, const RunResult& r) {
+  record_run(store, r, r.ranks, r.event_lines, r.chains, r.trace);
+}
 
 }  // namespace mcmclb

@@ -18,8 +18,10 @@ namespace mcmclb {
 
 /// A run's row of runs.csv plus what ranks.csv and events.csv get.
 struct RunResult : RunRecord {
-  std::vector<RankStats> ranks;  // rank 0 only: every rank's stats, by rank
-  std::string event_lines;       // rank 0 only: every regrouping, as events.csv lines
+  std::vector<RankStats> ranks;      // rank 0 only: every rank's stats, by rank
+  std::string event_lines;           // rank 0 only: every regrouping, as events.csv lines
+  std::vector<ChainOutcome> chains;  // rank 0 only, compute mode: every chain against its reference
+  std::vector<TracePoint> trace;     // rank 0 only, compute mode with work.trace: by chain, then item
 };
 
 /// Collective over MPI_COMM_WORLD. The full result lives on rank 0; other ranks get time_s and valid.

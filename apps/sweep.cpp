@@ -314,6 +314,17 @@ std::vector<std::pair<std::string, std::string>> script_values(const SweepOption
   if (!job.partition.empty()) lines.push_back("#SBATCH --partition=" + job.partition);
   if (!job.account.empty()) lines.push_back("#SBATCH --account=" + job.account);
   if (job.tasks_per_node > 0) lines.push_back("#SBATCH --ntasks-per-node=" + std::to_string(job.tasks_per_node));
+  // groups.by: node forms groups from the ranks each node holds, which must be one contiguous range per node:
+  // block placement, and whole nodes of tasks_per_node ranks where it is given (issue 12).
+  const bool by_node = std::any_of(indices.begin(), indices.end(), [&](std::size_t i) {
+    return study.points[i].spec.groups.by == GroupsSpec::By::node;
+  });
+  if (by_node) {
+    lines.emplace_back("#SBATCH --distribution=block");
+    if (job.tasks_per_node > 0) {
+      lines.push_back("#SBATCH --nodes=" + std::to_string((nprocs + job.tasks_per_node - 1) / job.tasks_per_node));
+    }
+  }
   for (const auto& extra : job.extra) lines.push_back(extra);
   const std::string launch = launch_prefix(job.launcher, nprocs);
   const fs::path out = output_of(o, study);

@@ -141,6 +141,16 @@ SCHEMAS = {
         "group_last": _int(0), "group_size": _int(1), "chain": _int(0), "items_left": _int(0), "method": TEXT,
         "create_s": _time(),
     },
+    "traces.csv": {  # compute mode with work.trace: a chain's walker after each item
+        "run_id": NAME, "chain": _int(0), "item": _int(1), "energy": Column("number"), "energy_q32": _int(),
+        "accepted": _int(0), "group_size": _int(1),
+    },
+    "chains.csv": {  # compute mode: each chain's outcome against its single-rank reference
+        "run_id": NAME, "chain": _int(0), "atoms": _int(2), "items": _int(0), "moves": _int(0),
+        "final_energy": Column("number"), "energy_q32": _int(), "accepted": _int(0), "acceptance": Column("number", 0),
+        "ref_energy_q32": _int(), "ref_accepted": _int(0), "matches_ref": BOOL, "ref_cpu_s": _time(),
+        "merges": _int(0), "state_bytes": _int(0), "state_bcast_s": _time(), "s_per_item": TEXT,
+    },
     "commbench.csv": {
         "method": NAME, "op": NAME, "nprocs": _int(1), "group_size": _int(1), "rep": _int(0),
         "iterations": _int(1), "time_us": _time(), "iter_min_us": _time(), "iter_max_us": _time(), "timer": TEXT,

@@ -9,8 +9,9 @@ import unittest
 MCMCLB = os.environ["MCMCLB_BIN"]
 RANKS = "3"
 
-RUNS_HEADER = ("run_id,experiment,nprocs,G,T_ms,workload,workload_scale,workload_period,workload_items,workload_min,"
-               "workload_max,workload_median,workload_sigma,workload_seed,work_mode,jitter_pct,work_seed,balancer,"
+RUNS_HEADER = ("run_id,experiment,nprocs,G,groups,T_ms,workload,workload_scale,workload_period,workload_items,"
+               "workload_min,workload_max,workload_median,workload_sigma,workload_seed,work_mode,jitter_pct,work_seed,"
+               "atoms,temperature,move,max_step,moves_per_item,balancer,"
                "interval,method,rep,time_s,ideal_s,baseline_s,regroups_avg,regroups_std,regroups_min,regroups_max,"
                "valid,violations,mpi_library,git_commit,host,utc_start")
 RANKS_HEADER = ("run_id,rank,elapsed_s,work_s,polling_s,waiting_s,regroup_s,other_s,regroups,items_worked,"
@@ -65,6 +66,26 @@ class BadInput(unittest.TestCase):
     def test_group_size_does_not_divide(self):
         self.assert_input_error(mcmclb("run", self.good, "--set", "G=2"), "key G: G=2 does not divide nprocs=3")
 
+    def test_walker_groups_that_do_not_fit(self):
+        self.assert_input_error(mcmclb("run", self.write("groups: {sizes: [1, 1]}\n")),
+                                "key groups.sizes: the sizes add up to 2 but nprocs=3")
+        # By node is resolved where the ranks run (one node here: 3 ranks), before any run starts.
+        r = mcmclb("run", self.write("groups: {by: node, size: 2}\n"), "--out", os.path.join(self.dir.name, "o"))
+        self.assert_input_error(r, "key groups.size: 2 does not divide the 3 ranks of the node holding ranks 0-2")
+        self.assertFalse(os.path.exists(os.path.join(self.dir.name, "o", "runs.csv")))
+
+    def test_results_of_another_version_are_refused_before_any_run(self):
+        out = os.path.join(self.dir.name, "old")
+        os.makedirs(out)
+        old = RUNS_HEADER.replace("groups,", "").replace("atoms,temperature,move,max_step,moves_per_item,", "")
+        with open(os.path.join(out, "runs.csv"), "w") as f:
+            f.write(old + "\n")
+        for extra in ([], ["--resume"]):
+            self.assert_input_error(mcmclb("run", self.good, "--out", out, *extra),
+                                    "runs.csv: written by another version of mcmclb")
+        with open(os.path.join(out, "runs.csv")) as f:
+            self.assertEqual(f.read(), old + "\n")
+
     def test_set_validated_like_the_file(self):
         self.assert_input_error(mcmclb("run", self.good, "--set", "balancer=[async, magic]"),
                                 "key balancer: unknown balancer 'magic' (allowed: none, collective, async, lookahead)")
@@ -109,6 +130,64 @@ class GoodRun(unittest.TestCase):
                     self.assertTrue(row["mpi_library"].startswith("MPICH"), row["mpi_library"])
                     self.assertGreaterEqual(float(row["time_s"]), float(row["ideal_s"]) * 0.9)
                 self.assertEqual({r["run_id"] for r in ranks}, {r["run_id"] for r in runs})
+
+
+class ComputeRun(unittest.TestCase):
+    def test_chains_and_traces_agree_across_balancers(self):
+        with tempfile.TemporaryDirectory() as d:
+            cfg = os.path.join(d, "c.yaml")
+            with open(cfg, "w") as f:
+                f.write("experiment: lj\ngroups: {sizes: [1, 2]}\nworkload: {model: cyclic, scale: 3}\n"
+                        "work: {mode: compute, moves_per_item: 5, trace: true}\n"
+                        "balancer: [none, async, collective]\ninterval: [1]\n")
+            out = os.path.join(d, "out")
+            r = mcmclb("run", cfg, "--out", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(out, "chains.csv")) as f:
+                chains = list(csv.DictReader(f))
+            with open(os.path.join(out, "traces.csv")) as f:
+                traces = list(csv.DictReader(f))
+            self.assertEqual(len(chains), 3 * 2)  # three runs, two groups
+            self.assertTrue(all(c["matches_ref"] == "true" for c in chains), chains)
+            by_run = {}
+            for c in chains:
+                by_run.setdefault(c["run_id"], []).append((c["chain"], c["energy_q32"], c["accepted"]))
+            self.assertEqual(len(set(map(tuple, by_run.values()))), 1, by_run)
+            per_run = {}
+            for t in traces:
+                per_run.setdefault(t["run_id"], []).append((t["chain"], t["item"], t["energy_q32"], t["accepted"]))
+            self.assertEqual(len(per_run), 3)
+            self.assertEqual(len({tuple(v) for v in per_run.values()}), 1)
+            with open(os.path.join(out, "runs.csv")) as f:
+                runs = list(csv.DictReader(f))
+            self.assertTrue(all(row["groups"] == "sizes:1,2" and row["work_mode"] == "compute" for row in runs))
+
+
+class CommbenchGroups(unittest.TestCase):
+    def test_layout_from_a_file(self):
+        bench = os.path.join(os.path.dirname(MCMCLB), "mcmclb-commbench")
+        with tempfile.TemporaryDirectory() as d:
+            layout = os.path.join(d, "g.yaml")
+            with open(layout, "w") as f:
+                f.write("groups: {sizes: [1, 2]}\n")
+            out = os.path.join(d, "cb.csv")
+            r = subprocess.run(["mpiexec", "-n", RANKS, bench, "--groups", layout, "--methods", "create_group,split",
+                                "--reps", "1", "--rep-time", "0.01", "--out", out],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                rows = list(csv.DictReader(f))
+            self.assertEqual({(row["method"], row["op"]) for row in rows},
+                             {(m, op) for m in ("create_group", "split") for op in ("create", "free")})
+            self.assertTrue(all(row["groups"] == "sizes:1,2" and row["group_size"] == "2" for row in rows), rows)
+            with open(layout, "w") as f:
+                f.write("groups: {sizes: [1, 1]}\n")
+            r = subprocess.run(["mpiexec", "-n", RANKS, bench, "--groups", layout], capture_output=True, text=True,
+                               timeout=120)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            lines = [line for line in r.stderr.splitlines() if line.strip()]
+            self.assertEqual(len(lines), 1, r.stderr)
+            self.assertIn("key groups.sizes: the sizes add up to 2 but nprocs=3", lines[0])
 
 
 if __name__ == "__main__":

@@ -109,6 +109,11 @@ TEST(GroupComm, EveryMethodGivesAGroupCommThatWorks) {
     const int n = world_size() - first;
     EXPECT_EQ(sum[0], int64_t{n} * (first + world_size() - 1) / 2);
     EXPECT_EQ(sum[1], n);
+    std::array<int64_t, 1> started = {int64_t{1} << 40};  // the nonblocking sum compute mode waits on
+    const auto summing = comm->iallreduce_sum(started);
+    while (!summing->test()) {
+    }
+    EXPECT_EQ(started[0], int64_t{n} << 40);
     std::array<int64_t, 3> words{};
     if (comm->rank() == n - 1) words = {7, -8, int64_t{1} << 60};
     comm->bcast(words, n - 1);

@@ -147,6 +147,32 @@ def set_field(data, column, value, line=1):
     return b"\n".join(lines)
 
 
+class ChainTraces(unittest.TestCase):
+    """plots/chains.py on a compute-mode folder (configs/mcmc-lj.yaml at P = 4, none and async, work.trace)."""
+
+    def test_identical_traces_and_a_changed_one(self):
+        with tempfile.TemporaryDirectory() as d:
+            folder = copy_results(d, os.path.join(FIXTURES, "results-lj"))
+            out = os.path.join(d, "chains.png")
+            r = run("chains.py", folder, "-o", out, "--require-identical")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("traces of 2 runs: identical", r.stdout)
+            assert_png(self, out)
+            # One energy of the second run's trace off by one quantum: the traces differ.
+            lines = open(os.path.join(folder, "traces.csv")).read().splitlines()
+            second = max(i for i, line in enumerate(lines) if i > 0)
+            edit_csv(folder, "traces.csv", lambda b: set_field(b, "energy_q32", "1", line=second))
+            r = run("chains.py", folder, "-o", out, "--require-identical")
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn("DIFFERENT", r.stdout)
+
+    def test_folder_without_traces(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = run("chains.py", copy_results(d), "-o", os.path.join(d, "c.png"))
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("traces.csv: no such file", r.stderr)
+
+
 class BadInputs(unittest.TestCase):
     """Issue 8: every bad input to every plot script is one line `SCRIPT: FILE: problem`, exit 2, no traceback."""
 

@@ -77,7 +77,7 @@ TEST(Config, BadInputNamesTheKeyAndWhatIsAllowed) {
   expect_input_error("method: [bogus]", {}, "key method: unknown method 'bogus'");
   expect_input_error("interval: []", {}, "key interval: the list is empty");
   expect_input_error("reps: 1.5", {}, "key reps: expected an integer");
-  expect_input_error("work: {mode: nap}", {}, "key work.mode: 'nap' is not allowed (allowed: sleep, spin)");
+  expect_input_error("work: {mode: nap}", {}, "key work.mode: 'nap' is not allowed (allowed: sleep, spin, compute)");
   expect_input_error("T_ms: {a: 1}", {}, "key T_ms: expected a number in (0, 3600000], got {a: 1}");
   expect_input_error("T_ms: [1, 2]", {}, "bad.yaml: a study with axes (2 combinations); expected a single experiment");
   expect_input_error("[1, 2]", {}, "bad.yaml: expected a map of keys at the top level");
@@ -85,6 +85,39 @@ TEST(Config, BadInputNamesTheKeyAndWhatIsAllowed) {
   expect_input_error("", {"T_ms"}, "--set T_ms: expected key=value");
   expect_input_error("", {"speed=3"}, "--set: unknown key 'speed'");
   expect_input_error("workload: {model: random, min: 9, max: 3}", {}, "key workload.min: must not exceed");
+  // Compute mode and walker groups (issue 12); the launched size in these checks is 4.
+  expect_input_error("work: {move: hop}", {}, "key work.move: 'hop' is not allowed (allowed: single, all)");
+  expect_input_error("work: {atoms: 1}", {}, "key work.atoms: a cluster needs 2..256 atoms");
+  expect_input_error("work: {atoms: 300}", {}, "key work.atoms: expected an integer in [0, 256]");
+  expect_input_error("work: {temperature: 0}", {}, "key work.temperature: expected a number in (0,");
+  expect_input_error("work: {moves_per_item: 0}", {}, "key work.moves_per_item: expected an integer in [1,");
+  expect_input_error("groups: {sizes: [2, 1]}", {}, "key groups.sizes: the sizes add up to 3 but nprocs=4");
+  expect_input_error("groups: {sizes: [2, 0, 2]}", {}, "key groups.sizes: a group of size 0");
+  expect_input_error("groups: {sizes: []}", {}, "key groups.sizes: the list is empty");
+  expect_input_error("groups: {by: socket}", {}, "key groups.by: 'socket' is not allowed (allowed: node)");
+  expect_input_error("groups: {size: 2}", {}, "key groups.size: only with groups.by: node");
+  expect_input_error("groups: {sizes: [4], by: node}", {}, "key groups: give groups.sizes or groups.by, not both");
+  expect_input_error("G: 2\ngroups: {sizes: [2, 2]}", {}, "key G: give G or groups, not both");
+  expect_input_error("groups: {by: node, size: 3}\njob: {tasks_per_node: 4}", {},
+                     "key groups.size: 3 does not divide job.tasks_per_node=4 (a group would straddle a node)");
+  expect_input_error("groups: {colour: red}", {}, "unknown key 'groups.colour'");
+}
+
+TEST(Config, WalkerGroupsAndComputeKeys) {
+  const auto e = mcmclb::parse_experiment(
+      "groups: {sizes: [1, 3]}\nwork: {mode: compute, atoms: magic, move: all, moves_per_item: 7, trace: true}", {},
+      "ok.yaml");
+  EXPECT_EQ(e.groups.by, mcmclb::GroupsSpec::By::sizes);
+  EXPECT_EQ(e.groups.sizes, (std::vector<int>{1, 3}));
+  EXPECT_EQ(e.groups.text(), "sizes:1,3");
+  EXPECT_EQ(e.work.mode, mcmclb::WorkMode::compute);
+  EXPECT_EQ(e.work.compute.atoms, 0);
+  EXPECT_EQ(e.work.compute.atoms_of(4), 55);
+  EXPECT_EQ(e.work.compute.move, mcmclb::MoveKind::all);
+  EXPECT_EQ(e.work.compute.moves_per_item, 7);
+  EXPECT_TRUE(e.work.compute.trace);
+  const auto node = mcmclb::parse_experiment("groups: {by: node, size: 2}", {}, "ok.yaml");
+  EXPECT_EQ(node.groups.text(), "node:2");
 }
 
 // --- the runs.csv schema ---

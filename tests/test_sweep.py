@@ -141,6 +141,27 @@ class Slurm(unittest.TestCase):
         finally:
             shutil.rmtree(jobs)
 
+    def test_groups_by_node_ask_for_block_placement_and_whole_nodes(self):
+        jobs = tempfile.mkdtemp()
+        try:
+            study = os.path.join(jobs, "node.yaml")
+            with open(study, "w") as f:
+                f.write("experiment: node\nnprocs: [8]\ngroups: {by: node, size: 2}\n"
+                        "job: {tasks_per_node: 4}\n")
+            r = mcmclb("sweep", study, "--launcher", "slurm", "--dry-run", "--jobs-dir", jobs)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(jobs, "node-n8.sbatch")) as f:
+                lines = f.read().splitlines()
+            for line in ("#SBATCH --ntasks-per-node=4", "#SBATCH --distribution=block", "#SBATCH --nodes=2"):
+                self.assertIn(line, lines)
+            with open(study, "w") as f:
+                f.write("experiment: node\nnprocs: [8]\ngroups: {by: node, size: 3}\njob: {tasks_per_node: 4}\n")
+            r = mcmclb("plan", study)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("key groups.size: 3 does not divide job.tasks_per_node=4", r.stderr)
+        finally:
+            shutil.rmtree(jobs)
+
     def test_missing_sbatch_is_a_clear_error(self):
         env = dict(os.environ, PATH="/nonexistent")
         r = mcmclb("sweep", STUDY, "--launcher", "slurm", "--jobs-dir", tempfile.gettempdir(), env=env)

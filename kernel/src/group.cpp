@@ -44,6 +44,13 @@ class MpiGroupComm final : public GroupComm {
                "MPI_Iallreduce");
     pace::wait(request);
   }
+  std::unique_ptr<PendingOp> iallreduce_sum(std::span<int64_t> values) override {
+    auto pending = std::make_unique<MpiPending>();
+    mpi::check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM,
+                              comm_.get(), &pending->request_),
+               "MPI_Iallreduce");
+    return pending;
+  }
   void free() override { comm_.free(); }
 
  private:
@@ -80,6 +87,18 @@ constexpr std::array<GroupMethod, 1> kGroupMethods = {{
 }};
 
 }  // namespace
+
+namespace {
+class Completed final : public PendingOp {
+ public:
+  bool test() override { return true; }
+};
+}  // namespace
+
+std::unique_ptr<PendingOp> GroupComm::iallreduce_sum(std::span<int64_t> values) {
+  allreduce_sum(values);
+  return std::make_unique<Completed>();
+}
 
 void GroupComm::bcast(std::span<int64_t> words, int root, std::chrono::microseconds nap) {
   const auto pending = ibcast(words, root);

@@ -2,7 +2,10 @@
 #include "mcmclb/kernel.hpp"
 
 #include <chrono>
+#include <cstring>
+#include <numeric>
 
+#include "mcmclb/input_error.hpp"
 #include "mcmclb/workload.hpp"
 
 namespace mcmclb {
@@ -10,8 +13,105 @@ namespace mcmclb {
 namespace {
 constexpr int kRegroupTag = 7;
 constexpr std::chrono::microseconds kPollNap{20};  // members of a group reach the polling point together
+// Compute mode: the members of a group sum each trial's energy in lockstep, one reduction every few microseconds
+// of work, so a long nap would dominate the item (measured: 200 us naps made a 55-atom all-atom evaluation ~100x
+// slower at g = 2); they test again after a short one instead.
+constexpr std::chrono::microseconds kComputeNap{2};
+
+/// Ranks per node run, in rank order: node_first[r] is the lowest world rank on rank r's node. Throws when a
+/// node's ranks are not one contiguous range (groups must be contiguous; ask the launcher for block placement).
+std::vector<int> node_runs(const std::vector<int>& node_first) {
+  std::vector<int> runs;
+  for (std::size_t r = 0; r < node_first.size(); ++r) {
+    const int here = node_first[r];
+    if (r > 0 && here == node_first[r - 1]) {
+      ++runs.back();
+    } else if (here == static_cast<int>(r)) {
+      runs.push_back(1);
+    } else {
+      throw InputError("key groups.by: node: the ranks of the node holding rank " + std::to_string(here) +
+                       " are not contiguous (rank " + std::to_string(r) +
+                       " lies on it); launch with block placement, one range of ranks per node");
+    }
+  }
+  return runs;
+}
+
+std::vector<int> node_group_sizes(int node_size, const mpi::Comm& world) {
+  MPI_Comm raw = MPI_COMM_NULL;
+  mpi::check(MPI_Comm_split_type(world.get(), MPI_COMM_TYPE_SHARED, world.rank(), MPI_INFO_NULL, &raw),
+             "MPI_Comm_split_type");
+  mpi::Comm node = mpi::Comm::adopt(raw);
+  int mine = world.rank(), first = 0;
+  mpi::check(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, node.get()), "MPI_Allreduce");
+  std::vector<int> node_first(static_cast<std::size_t>(world.size()));
+  mpi::check(MPI_Allgather(&first, 1, MPI_INT, node_first.data(), 1, MPI_INT, world.get()), "MPI_Allgather");
+  node.free();
+  // Every rank decides from the same gathered list, so every rank throws the same error or none.
+  const std::vector<int> runs = node_runs(node_first);
+  if (node_size == 0) return runs;
+  std::vector<int> sizes;
+  int first_rank = 0;
+  for (const int run : runs) {
+    if (run % node_size != 0) {
+      throw InputError("key groups.size: " + std::to_string(node_size) + " does not divide the " + std::to_string(run) +
+                       " ranks of the node holding ranks " + std::to_string(first_rank) + "-" +
+                       std::to_string(first_rank + run - 1) + " (groups may not straddle a node)");
+    }
+    sizes.insert(sizes.end(), static_cast<std::size_t>(run / node_size), node_size);
+    first_rank += run;
+  }
+  return sizes;
+}
+
+/// The walker state as words for GroupComm::bcast: lj::serialize()'s bytes (32 + 24 N, a multiple of 8).
+std::vector<int64_t> state_words(const lj::State& state) {
+  const std::vector<std::byte> bytes = lj::serialize(state);
+  std::vector<int64_t> words(bytes.size() / sizeof(int64_t));
+  std::memcpy(words.data(), bytes.data(), bytes.size());
+  return words;
+}
 
 }  // namespace
+
+std::vector<int> initial_group_sizes(const RunSpec& run, const mpi::Comm& world) {
+  const int n = world.size();
+  switch (run.groups.by) {
+    case GroupsSpec::By::G:
+      if (run.G < 1 || n % run.G != 0) {
+        throw InputError("key G: G=" + std::to_string(run.G) + " does not divide nprocs=" + std::to_string(n) +
+                         " (walker groups must all have G ranks; or describe them with groups.sizes)");
+      }
+      return std::vector<int>(static_cast<std::size_t>(n / run.G), run.G);
+    case GroupsSpec::By::sizes: {
+      const auto& sizes = run.groups.sizes;
+      for (const int s : sizes) {
+        if (s < 1) throw InputError("key groups.sizes: a group of size " + std::to_string(s) + " (sizes are >= 1)");
+      }
+      const int64_t total = std::accumulate(sizes.begin(), sizes.end(), int64_t{0});
+      if (total != n) {
+        throw InputError("key groups.sizes: the sizes add up to " + std::to_string(total) +
+                         " but nprocs=" + std::to_string(n) + " (they must cover every rank once)");
+      }
+      return sizes;
+    }
+    case GroupsSpec::By::node:
+      return node_group_sizes(run.groups.node_size, world);
+  }
+  return {};
+}
+
+lj::Spec Kernel::lj_spec(const RunSpec& run, int chain) {
+  const ComputeSpec& c = run.work.compute;
+  lj::Spec spec;
+  spec.atoms = c.atoms_of(chain);
+  spec.temperature = c.temperature;
+  spec.move = c.move == MoveKind::all ? lj::MoveKind::all : lj::MoveKind::single;
+  spec.max_step = c.max_step;
+  return spec;
+}
+
+lj::ChainKey Kernel::lj_key(const RunSpec& run, int chain) { return {run.work.seed, static_cast<uint64_t>(chain)}; }
 
 Decision::Words Decision::to_words() const noexcept {
   const GroupState::Words g = next.to_words();
@@ -27,8 +127,10 @@ Decision Decision::from_words(const Words& w) noexcept {
   return d;
 }
 
-Kernel::Kernel(const RunSpec& run, std::vector<int64_t> chain_items, const std::string& method)
+Kernel::Kernel(const RunSpec& run, std::vector<int> group_sizes, std::vector<int64_t> chain_items,
+               const std::string& method)
     : run_(run),
+      group_sizes_(std::move(group_sizes)),
       chain_items_(std::move(chain_items)),
       world_(mpi::Comm::world()),
       control_(world_.dup()),
@@ -36,7 +138,13 @@ Kernel::Kernel(const RunSpec& run, std::vector<int64_t> chain_items, const std::
       rank_(world_.rank()),
       nprocs_(world_.size()),
       items_counted_(chain_items_.size(), 0),
-      index_sums_(chain_items_.size(), 0) {}
+      index_sums_(chain_items_.size(), 0),
+      tallies_(computing() ? chain_items_.size() : 0) {
+  if (group_sizes_.size() != chain_items_.size() ||
+      std::accumulate(group_sizes_.begin(), group_sizes_.end(), 0) != nprocs_) {
+    throw std::logic_error("Kernel: the initial groups do not cover the ranks with one chain each");
+  }
+}
 
 Kernel::~Kernel() = default;
 
@@ -62,11 +170,15 @@ void Kernel::add(Phase p, double seconds) {
 double Kernel::now_s() const { return pace::now_s() - start_s_; }
 
 void Kernel::form_initial_groups(bool count_as_regroup) {
-  const int G = run_.G;
   GroupState initial;
-  initial.first = rank_ / G * G;
-  initial.last = initial.first + G - 1;
-  initial.chain = rank_ / G;
+  for (std::size_t c = 0; c < group_sizes_.size(); ++c) {
+    initial.last = initial.first + group_sizes_[c] - 1;
+    if (initial.contains(rank_)) {
+      initial.chain = static_cast<int>(c);
+      break;
+    }
+    initial.first = initial.last + 1;
+  }
   initial.items_left = chain_items_[static_cast<std::size_t>(initial.chain)];
   form(initial, EventKind::initial, "", count_as_regroup);
 }
@@ -78,7 +190,30 @@ void Kernel::start() {
 
 void Kernel::work_one_item() {
   auto timer = timed(Phase::work);
-  pace::work(run_.work.mode, item_cost_ms(run_, group_.size(), group_.chain, group_.next_item));
+  if (computing()) {
+    const double t0 = pace::now_s();
+    const lj::Spec spec = lj_spec(run_, group_.chain);
+    const lj::ChainKey key = lj_key(run_, group_.chain);
+    // One exact integer allreduce per evaluated trial: the next trial starts from the verdict on this one.
+    const auto reduce = [this](lj::Energy part) {
+      const auto pending = group_comm_->iallreduce_sum(std::span<int64_t>(&part, 1));
+      pace::wait_until([&] { return pending->test(); }, kComputeNap);
+      return part;
+    };
+    for (int64_t m = 0; m < run_.work.compute.moves_per_item; ++m) {
+      (void)lj::work_item(spec, key, *walker_, group_.size(), group_comm_->rank(), reduce);
+    }
+    if (is_leader()) {
+      ItemTiming& t = timings_[{group_.chain, group_.size()}];
+      ++t.items;
+      t.seconds += pace::now_s() - t0;
+      if (run_.work.compute.trace) {
+        trace_.push_back({group_.chain, group_.next_item + 1, walker_->energy, walker_->accepted, group_.size()});
+      }
+    }
+  } else {
+    pace::work(run_.work.mode, item_cost_ms(run_, group_.size(), group_.chain, group_.next_item));
+  }
   if (is_leader()) {
     ++items_counted_[static_cast<std::size_t>(group_.chain)];
     index_sums_[static_cast<std::size_t>(group_.chain)] += group_.next_item;
@@ -86,6 +221,50 @@ void Kernel::work_one_item() {
   ++stats_.items_worked;
   ++group_.next_item;
   --group_.items_left;
+  if (computing() && group_.finished() && is_leader()) record_final();
+}
+
+void Kernel::record_final() {
+  ChainTally& t = tallies_[static_cast<std::size_t>(group_.chain)];
+  ++t.recorded;
+  t.energy = walker_->energy;
+  t.accepted = walker_->accepted;
+  t.moves = walker_->item;
+}
+
+void Kernel::take_walker(EventKind kind) {
+  const int chain = group_.chain;
+  const int atoms = run_.work.compute.atoms_of(chain);
+  if (kind == EventKind::initial) {
+    // Deterministic from (seed, chain): every member computes it, nothing is sent.
+    walker_ = lj::initial_state(atoms, lj_key(run_, chain));
+    walker_chain_ = chain;
+    if (is_leader() && group_.finished()) record_final();  // a chain of no items ends where it starts
+    return;
+  }
+  // Every merge (async and collective) continues the chain of the rightmost merged group, so the merged group's
+  // last rank holds the state; it checks that before anyone relies on it.
+  const int root = group_.size() - 1;
+  const bool is_root = rank_ == group_.last;
+  const int64_t moves = group_.next_item * run_.work.compute.moves_per_item;
+  if (is_root && (walker_chain_ != chain || !walker_ || walker_->item != moves)) {
+    throw std::logic_error("merge into " + group_.range() + ": its last rank does not hold chain " +
+                           std::to_string(chain) + " after " + std::to_string(moves) + " moves");
+  }
+  const double t0 = pace::now_s();
+  std::vector<int64_t> words =
+      is_root ? state_words(*walker_) : std::vector<int64_t>(lj::serialized_bytes(atoms) / sizeof(int64_t));
+  group_comm_->bcast(words, root);
+  if (!is_root) {
+    walker_ = lj::deserialize(std::as_bytes(std::span<const int64_t>(words)));
+    walker_chain_ = chain;
+  }
+  if (is_leader()) {
+    ChainTally& t = tallies_[static_cast<std::size_t>(chain)];
+    ++t.merges;
+    t.state_bytes += static_cast<int64_t>(words.size() * sizeof(int64_t)) * (group_.size() - 1);
+    t.state_s += pace::now_s() - t0;
+  }
 }
 
 Decision Kernel::agree(const Decision& leader_choice, Phase phase) {
@@ -117,6 +296,7 @@ void Kernel::form(const std::optional<GroupState>& next, EventKind kind, const s
   const double create_s = pace::now_s() - t0;
   if (!next) return;
   switch_to(std::move(comm), *next);
+  if (computing()) take_walker(kind);
   if (count_as_regroup) ++stats_.regroups;
   if (is_leader()) {
     const double t_s = kind == EventKind::initial ? 0.0 : now_s();  // initial groups precede the clock

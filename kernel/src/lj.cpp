@@ -307,11 +307,18 @@ ItemResult work_item_split(const Spec& spec, const ChainKey& key, State& state, 
 }
 
 ItemResult work_item(const Spec& spec, const ChainKey& key, State& state, const mpi::Comm& group) {
+  return work_item(spec, key, state, group.size(), group.rank(),
+                   [&group](Energy part) { return allreduce_energy(part, group); });
+}
+
+ItemResult work_item(const Spec& spec, const ChainKey& key, State& state, int g, int r,
+                     const std::function<Energy(Energy)>& reduce) {
   Trial trial = propose(spec, key, state);
   ItemResult result;
   result.evaluated = !trial.leaves_sphere;
   if (result.evaluated) {
-    result.delta = allreduce_energy(delta_part(state, trial, group.size(), group.rank()), group);
+    const Energy part = delta_part(state, trial, g, r);
+    result.delta = g == 1 ? part : reduce(part);
     result.accepted = metropolis_accept(spec, result.delta, trial.accept_draw);
   }
   apply(state, std::move(trial), result);

@@ -43,6 +43,10 @@ class RangeGroupComm final : public GroupComm {
     RangeRequest request = comm_.iallreduce(values, ReduceOp::sum);
     wait_for(request);
   }
+  /// Compute mode waits on this with its own short nap (kernel.cpp), as it does on the MPI methods'.
+  std::unique_ptr<PendingOp> iallreduce_sum(std::span<int64_t> values) override {
+    return std::make_unique<RangePending>(comm_.iallreduce(values, ReduceOp::sum));
+  }
   void free() override { comm_.free(); }
 
  private:

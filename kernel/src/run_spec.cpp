@@ -7,6 +7,21 @@
 
 namespace mcmclb {
 
+std::string GroupsSpec::text() const {
+  switch (by) {
+    case By::G:
+      return "";
+    case By::sizes: {
+      std::string t = "sizes:";
+      for (std::size_t i = 0; i < sizes.size(); ++i) t += (i ? "," : "") + std::to_string(sizes[i]);
+      return t;
+    }
+    case By::node:
+      return node_size > 0 ? "node:" + std::to_string(node_size) : "node";
+  }
+  return "";
+}
+
 const BalancerInfo& Catalog::balancer(std::string_view name) const {
   for (const auto& info : balancers) {
     if (info.name == name) return info;

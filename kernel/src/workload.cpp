@@ -21,6 +21,12 @@ std::vector<int64_t> chain_items(const Workload& w, int nprocs, int G) {
   return s;
 }
 
+std::vector<int64_t> chain_items(const Workload& w, const std::vector<int>& leaders) {
+  std::vector<int64_t> s;
+  for (const int leader : leaders) s.push_back(w.items(leader));
+  return s;
+}
+
 double item_cost_ms(const RunSpec& run, int group_size, int chain, int64_t item) noexcept {
   double ms = run.T_ms / group_size;
   if (run.work.jitter_pct > 0.0) {

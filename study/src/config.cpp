@@ -23,12 +23,34 @@ namespace {
 /// Every key an experiment may set, in the documented order; the workload keys come from the workload registry.
 const std::vector<std::string>& all_keys() {
   static const std::vector<std::string> keys = [] {
-    std::vector<std::string> k = {"experiment", "nprocs", "G", "T_ms", "workload.model"};
+    std::vector<std::string> k = {"experiment", "nprocs",      "G",    "groups.sizes",
+                                  "groups.by",  "groups.size", "T_ms", "workload.model"};
     for (const auto& p : workload_params()) k.push_back("workload." + std::string(p.key));
-    for (const char* key :
-         {"work.mode", "work.jitter_pct", "work.seed", "balancer", "interval", "method", "reps", "out", "job.scheduler",
-          "job.partition", "job.account", "job.time_limit", "job.tasks_per_node", "job.extra", "job.launcher",
-          "program", "commbench.reps", "commbench.rep_time_s", "commbench.methods"}) {
+    for (const char* key : {"work.mode",
+                            "work.jitter_pct",
+                            "work.seed",
+                            "work.atoms",
+                            "work.temperature",
+                            "work.move",
+                            "work.max_step",
+                            "work.moves_per_item",
+                            "work.trace",
+                            "balancer",
+                            "interval",
+                            "method",
+                            "reps",
+                            "out",
+                            "job.scheduler",
+                            "job.partition",
+                            "job.account",
+                            "job.time_limit",
+                            "job.tasks_per_node",
+                            "job.extra",
+                            "job.launcher",
+                            "program",
+                            "commbench.reps",
+                            "commbench.rep_time_s",
+                            "commbench.methods"}) {
       k.emplace_back(key);
     }
     return k;
@@ -37,8 +59,9 @@ const std::vector<std::string>& all_keys() {
 }
 
 /// Keys whose value is a list by nature (iterated inside a run, or several lines), never an axis.
-const std::vector<std::string> kListKeys = {"balancer", "interval", "method", "job.extra", "commbench.methods"};
-const std::vector<std::string> kSections = {"workload", "work", "job", "commbench"};
+const std::vector<std::string> kListKeys = {"balancer",  "interval",          "method",
+                                            "job.extra", "commbench.methods", "groups.sizes"};
+const std::vector<std::string> kSections = {"workload", "work", "job", "commbench", "groups"};
 
 bool is_one_of(const std::string& key, const std::vector<std::string>& set) {
   return std::find(set.begin(), set.end(), key) != set.end();
@@ -244,6 +267,37 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
       e.work.mode = lookup(kWorkModes, choice(key, n, names_of(kWorkModes)));
     } else if (key == "work.jitter_pct") {
       e.work.jitter_pct = real(key, n, 0.0, 99.0, false);
+    } else if (key == "work.atoms") {
+      // 0 or "magic": the magic sizes by chain; lj::kMaxAtoms bounds a cluster.
+      if (n.IsScalar() && n.Scalar() == "magic") {
+        e.work.compute.atoms = 0;
+      } else {
+        e.work.compute.atoms = static_cast<int>(integer(key, n, 0, 256));
+        if (e.work.compute.atoms == 1)
+          throw InputError("key work.atoms: a cluster needs 2..256 atoms (0 or magic: 13, 19, 26, 38, 55 by chain)");
+      }
+    } else if (key == "work.temperature") {
+      e.work.compute.temperature = real(key, n, 0.0, 1e6, true);
+    } else if (key == "work.move") {
+      e.work.compute.move = lookup(kMoveKinds, choice(key, n, names_of(kMoveKinds)));
+    } else if (key == "work.max_step") {
+      e.work.compute.max_step = real(key, n, 0.0, 10.0, true);
+    } else if (key == "work.trace") {
+      e.work.compute.trace = scalar<bool>(key, n, "true or false");
+    } else if (key == "work.moves_per_item") {
+      e.work.compute.moves_per_item = integer(key, n, 1, int64_t{1} << 30);
+    } else if (key == "groups.sizes") {
+      e.groups.by = GroupsSpec::By::sizes;
+      e.groups.sizes = list<int>(key, n, [&](const YAML::Node& x) {
+        const auto v = static_cast<int>(integer(key, x, 0, kMaxInt));
+        if (v == 0) throw InputError("key groups.sizes: a group of size 0 (every size is >= 1)");
+        return v;
+      });
+    } else if (key == "groups.by") {
+      (void)choice(key, n, {"node"});
+      e.groups.by = GroupsSpec::By::node;
+    } else if (key == "groups.size") {
+      e.groups.node_size = static_cast<int>(integer(key, n, 1, kMaxInt));
     } else if (key == "work.seed") {
       e.work.seed = static_cast<uint64_t>(integer(key, n, 0, std::numeric_limits<int64_t>::max()));
     } else if (key == "balancer") {
@@ -296,6 +350,14 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
     }
   }
   if (const auto& model = workload_entry(e.workload.model); model.check != nullptr) model.check(e.workload);
+  const bool by_sizes = keys.count("groups.sizes") != 0, by_node = keys.count("groups.by") != 0;
+  if (by_sizes && by_node) throw InputError("key groups: give groups.sizes or groups.by, not both");
+  if (keys.count("groups.size") != 0 && !by_node) {
+    throw InputError("key groups.size: only with groups.by: node (groups of that size within each node)");
+  }
+  if ((by_sizes || by_node) && keys.count("G") != 0) {
+    throw InputError("key G: give G or groups, not both (groups describes the initial walker groups)");
+  }
   return e;
 }
 
@@ -427,7 +489,18 @@ void check_against_nprocs(const Experiment& e, int nprocs) {
     throw InputError("key nprocs: the experiment asks for " + std::to_string(*e.nprocs) + " ranks but " +
                      std::to_string(nprocs) + " were launched (mpiexec -n " + std::to_string(*e.nprocs) + ")");
   }
-  if (nprocs % e.G != 0) {
+  if (e.groups.by == GroupsSpec::By::sizes) {
+    int64_t total = 0;
+    for (const int s : e.groups.sizes) total += s;
+    if (total != nprocs) {
+      throw InputError("key groups.sizes: the sizes add up to " + std::to_string(total) +
+                       " but nprocs=" + std::to_string(nprocs) + " (they must cover every rank once, in order)");
+    }
+  } else if (e.groups.by == GroupsSpec::By::node && e.groups.node_size > 0 && e.job.tasks_per_node > 0 &&
+             e.job.tasks_per_node % e.groups.node_size != 0) {
+    throw InputError("key groups.size: " + std::to_string(e.groups.node_size) + " does not divide job.tasks_per_node=" +
+                     std::to_string(e.job.tasks_per_node) + " (a group would straddle a node)");
+  } else if (e.groups.by == GroupsSpec::By::G && nprocs % e.G != 0) {
     throw InputError("key G: G=" + std::to_string(e.G) + " does not divide nprocs=" + std::to_string(nprocs) +
                      " (walker groups must all have G ranks)");
   }

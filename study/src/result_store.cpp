@@ -663,8 +663,10 @@ void ResultStore::record(const RunRecord& run) {
   // runs.csv last: a lock-free reader that sees the run's row also sees every other file's rows of it.
   std::vector<std::pair<const Table*, std::string_view>> appends = {{&schema_.ranks, run.rank_lines},
                                                                     {&schema_.events, run.event_lines}};
-  for (std::size_t i = 0; i < schema_.per_run.size(); ++i)
-    appends.emplace_back(&schema_.per_run[i], run.per_run_lines[i]);
+  for (std::size_t i = 0; i < schema_.per_run.size(); ++i) {
+    // A per-run table with nothing for this run (e.g. chains.csv outside compute mode) is not touched or created.
+    if (!run.per_run_lines[i].empty()) appends.emplace_back(&schema_.per_run[i], run.per_run_lines[i]);
+  }
   appends.emplace_back(&schema_.runs, run_line);
   const FolderLock lock(dir_);
   roll_back(dir_, schema_);

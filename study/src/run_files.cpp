@@ -1,6 +1,8 @@
 // The rows of ranks.csv and events.csv, and the order a run's files are written in (mcmclb/run_files.hpp).
 #include "mcmclb/run_files.hpp"
 
+#include <cstdio>
+
 namespace mcmclb {
 
 std::string event_line(const std::string& run_id, const EventRow& e) {
@@ -20,6 +22,41 @@ const csv::Row& events_header() {
   static const csv::Row h = {"run_id",     "t_s",   "kind",       "groups_before", "group_first", "group_last",
                              "group_size", "chain", "items_left", "method",        "create_s"};
   return h;
+}
+
+const csv::Row& chains_header() {
+  static const csv::Row h = {"run_id",     "chain",    "atoms",       "items",          "moves",        "final_energy",
+                             "energy_q32", "accepted", "acceptance",  "ref_energy_q32", "ref_accepted", "matches_ref",
+                             "ref_cpu_s",  "merges",   "state_bytes", "state_bcast_s",  "s_per_item"};
+  return h;
+}
+
+const csv::Row& traces_header() {
+  static const csv::Row h = {"run_id", "chain", "item", "energy", "energy_q32", "accepted", "group_size"};
+  return h;
+}
+
+csv::Row chain_row(const std::string& run_id, const ChainOutcome& c) {
+  char energy[40];
+  std::snprintf(energy, sizeof energy, "%.17g", static_cast<double>(c.energy_q32) * 0x1p-32);
+  const double acceptance = c.moves > 0 ? static_cast<double>(c.accepted) / static_cast<double>(c.moves) : 0.0;
+  return {run_id,
+          std::to_string(c.chain),
+          std::to_string(c.atoms),
+          std::to_string(c.items),
+          std::to_string(c.moves),
+          energy,
+          std::to_string(c.energy_q32),
+          std::to_string(c.accepted),
+          csv::number(acceptance),
+          std::to_string(c.ref_energy_q32),
+          std::to_string(c.ref_accepted),
+          c.matches ? "true" : "false",
+          csv::number(c.ref_cpu_s),
+          std::to_string(c.merges),
+          std::to_string(c.state_bytes),
+          csv::number(c.state_s),
+          c.s_per_item};
 }
 
 const csv::Row& failures_header() {
@@ -44,6 +81,8 @@ results::Schema results_schema() {
                                              return upgraded;
                                            }}}};
   s.per_run.push_back({"provenance.csv", provenance_header(), {}});
+  s.per_run.push_back({"chains.csv", chains_header(), {}});  // compute mode only
+  s.per_run.push_back({"traces.csv", traces_header(), {}});  // work.trace only
   return s;
 }
 
@@ -64,7 +103,8 @@ std::string store_key(const RunSpec& spec) {
 }
 
 void record_run(results::ResultStore& store, const RunRecord& r, const std::vector<RankStats>& ranks,
-                const std::string& event_lines) {
+                const std::string& event_lines, const std::vector<ChainOutcome>& chains,
+                const std::vector<TracePoint>& trace) {
   results::RunRecord record;
   record.run = runs_row(r);
   for (std::size_t i = 0; i < ranks.size(); ++i) {
@@ -77,6 +117,16 @@ void record_run(results::ResultStore& store, const RunRecord& r, const std::vect
   }
   record.event_lines = event_lines;
   record.per_run_lines.push_back(csv::line(provenance_row(r.run_id, r.provenance)));
+  std::string chain_lines, trace_lines;  // empty: the table gets nothing, and is not created
+  for (const ChainOutcome& c : chains) chain_lines += csv::line(chain_row(r.run_id, c));
+  for (const TracePoint& p : trace) {
+    char energy[40];
+    std::snprintf(energy, sizeof energy, "%.17g", static_cast<double>(p.energy_q32) * 0x1p-32);
+    trace_lines += csv::line({r.run_id, std::to_string(p.chain), std::to_string(p.item), energy,
+                              std::to_string(p.energy_q32), std::to_string(p.accepted), std::to_string(p.group_size)});
+  }
+  record.per_run_lines.push_back(std::move(chain_lines));
+  record.per_run_lines.push_back(std::move(trace_lines));
   store.record(record);
 }
 

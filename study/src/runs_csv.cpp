@@ -17,6 +17,9 @@ using Role = RunsColumn::Role;
 
 std::string integer(int64_t v) { return std::to_string(v); }
 
+/// Compute-mode columns are empty for emulated work.
+bool compute(const RunRecord& r) { return r.spec.work.mode == WorkMode::compute; }
+
 /// A workload key's column: workload_<key>, empty unless the run's model reads the key.
 RunsColumn workload_column(const WorkloadParam& p) {
   const std::string key(p.key);
@@ -35,6 +38,7 @@ std::vector<RunsColumn> build_columns() {
       {"experiment", "experiment", Role::parameter, Type::text, [](const RunRecord& r) { return r.spec.experiment; }},
       {"nprocs", "nprocs", Role::parameter, Type::integer, [](const RunRecord& r) { return integer(r.spec.nprocs); }},
       {"G", "G", Role::parameter, Type::integer, [](const RunRecord& r) { return integer(r.spec.G); }},
+      {"groups", "groups", Role::parameter, Type::text, [](const RunRecord& r) { return r.spec.groups.text(); }},
       {"T_ms", "T_ms", Role::parameter, Type::real, [](const RunRecord& r) { return csv::number(r.spec.T_ms); }},
       {"workload", "workload.model", Role::parameter, Type::text,
        [](const RunRecord& r) { return r.spec.workload.model; }},
@@ -47,6 +51,18 @@ std::vector<RunsColumn> build_columns() {
        [](const RunRecord& r) { return csv::number(r.spec.work.jitter_pct); }},
       {"work_seed", "work.seed", Role::parameter, Type::integer,
        [](const RunRecord& r) { return integer(static_cast<int64_t>(r.spec.work.seed)); }},
+      {"atoms", "work.atoms", Role::parameter, Type::integer,
+       [](const RunRecord& r) { return compute(r) ? integer(r.spec.work.compute.atoms) : std::string(); }},
+      {"temperature", "work.temperature", Role::parameter, Type::real,
+       [](const RunRecord& r) { return compute(r) ? csv::number(r.spec.work.compute.temperature) : std::string(); }},
+      {"move", "work.move", Role::parameter, Type::text,
+       [](const RunRecord& r) {
+         return compute(r) ? std::string(to_string(r.spec.work.compute.move)) : std::string();
+       }},
+      {"max_step", "work.max_step", Role::parameter, Type::real,
+       [](const RunRecord& r) { return compute(r) ? csv::number(r.spec.work.compute.max_step) : std::string(); }},
+      {"moves_per_item", "work.moves_per_item", Role::parameter, Type::integer,
+       [](const RunRecord& r) { return compute(r) ? integer(r.spec.work.compute.moves_per_item) : std::string(); }},
       {"balancer", "balancer", Role::parameter, Type::text, [](const RunRecord& r) { return r.spec.balancer; }},
       {"interval", "interval", Role::parameter, Type::integer,
        [](const RunRecord& r) { return r.spec.interval > 0 ? integer(r.spec.interval) : std::string(); }},

@@ -41,6 +41,7 @@ std::vector<RunSpec> expand_runs(const Experiment& e, int nprocs, const Catalog&
           r.experiment = e.name;
           r.nprocs = nprocs;
           r.G = e.G;
+          r.groups = e.groups;
           r.T_ms = e.T_ms;
           r.workload = e.workload;
           r.work = e.work;

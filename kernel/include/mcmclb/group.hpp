@@ -37,6 +37,10 @@ class GroupComm {
   virtual void barrier() = 0;
   /// Sums values over the group, in place.
   virtual void allreduce_sum(std::span<int64_t> values) = 0;
+  /// Starts summing values over the group, in place (values must stay alive until the operation completes). The
+  /// default completes at once through allreduce_sum(); a method with a nonblocking reduction overrides it, so
+  /// callers in lockstep (compute mode's energy sums) can wait with a shorter nap than allreduce_sum's.
+  [[nodiscard]] virtual std::unique_ptr<PendingOp> iallreduce_sum(std::span<int64_t> values);
   /// Frees the communicator (collective over the group).
   virtual void free() = 0;
 };

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "mcmclb/group.hpp"
+#include "mcmclb/lj.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/pace.hpp"
 #include "mcmclb/run_spec.hpp"
@@ -24,7 +26,7 @@ namespace mcmclb {
 struct GroupState {
   int first = 0;
   int last = 0;
-  int chain = -1;          // index of the chain worked (chain c started in the group led by rank c*G)
+  int chain = -1;          // index of the chain worked (chain c started in the c-th initial group)
   int64_t next_item = 0;   // index in that chain of the next item to work
   int64_t items_left = 0;  // items of the chain not worked yet
   [[nodiscard]] int size() const noexcept { return last - first + 1; }
@@ -62,17 +64,42 @@ struct Decision {
 /// Where a rank's time goes; the four parts add up to its elapsed time.
 enum class Phase { work, polling, waiting, regroup };
 
+/// Collective over world when run.groups is by node (MPI_Comm_split_type SHARED), local otherwise: the sizes of
+/// the initial walker groups in rank order (contiguous ranges covering every rank). Throws InputError, the same
+/// line on every rank, when the groups cannot be formed (sizes that do not add up to the rank count, G not
+/// dividing it, a node whose ranks are not contiguous or not a multiple of the group size asked for).
+std::vector<int> initial_group_sizes(const RunSpec& run, const mpi::Comm& world);
+
+/// What compute mode learns about one chain on the ranks that work it; summed over ranks, every field is exact
+/// (each chain's final state is recorded once, by the leader of the group that finishes it).
+struct ChainTally {
+  int64_t recorded = 0;     // 1 on the rank that recorded the final state
+  int64_t energy = 0;       // final energy, fixed point (lj::Energy)
+  int64_t accepted = 0;     // accepted trial moves
+  int64_t moves = 0;        // trial moves worked
+  int64_t merges = 0;       // merges that moved the walker state to new members
+  int64_t state_bytes = 0;  // bytes of walker state delivered to new members by those merges
+  double state_s = 0;       // the new leaders' time broadcasting the state
+};
+
+/// Seconds a chain's items took at one group size (on the group's leader).
+struct ItemTiming {
+  int64_t items = 0;
+  double seconds = 0;
+};
+
 class Kernel {
  public:
-  /// Collective over MPI_COMM_WORLD. chain_items[c] is S of chain c; method creates every group communicator.
-  Kernel(const RunSpec& run, std::vector<int64_t> chain_items, const std::string& method);
+  /// Collective over MPI_COMM_WORLD. group_sizes: the initial groups (initial_group_sizes()); chain_items[c] is S
+  /// of chain c, the chain of the c-th initial group; method creates every group communicator.
+  Kernel(const RunSpec& run, std::vector<int> group_sizes, std::vector<int64_t> chain_items, const std::string& method);
   ~Kernel();
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;
 
   // --- set-up (untimed) ---
-  /// Forms the initial walker groups of G consecutive ranks. count_as_regroup: the initial formation counts in
-  /// the regroup statistics (balancers that regroup; see README, "Regroup counts").
+  /// Forms the initial walker groups (consecutive ranks, of the sizes given to the constructor). count_as_regroup: the
+  /// initial formation counts in the regroup statistics (balancers that regroup; see README, "Regroup counts").
   void form_initial_groups(bool count_as_regroup);
   /// Synchronised start: barrier, then the clock starts.
   void start();
@@ -90,7 +117,9 @@ class Kernel {
   [[nodiscard]] GroupCommCreator& creator() noexcept { return *creator_; }
   [[nodiscard]] double now_s() const;  // since start()
 
-  /// Works the group's next item: T/|group| ms (with jitter), counted for the invariants on the leader.
+  /// Works the group's next item: T/|group| ms (with jitter), or in compute mode moves_per_item trial moves of
+  /// the chain's walker, each energy evaluation split over the group and summed by GroupComm::allreduce_sum;
+  /// counted for the invariants on the leader.
   void work_one_item();
   /// The polling point: the leader's decision, broadcast over the group (waiting politely). Timed as phase
   /// (polling; waiting where members wait for the leader to hear from another group).
@@ -131,6 +160,15 @@ class Kernel {
   [[nodiscard]] int64_t comms_created() const noexcept { return comms_created_; }
   [[nodiscard]] int64_t comms_freed() const noexcept { return comms_freed_; }
   [[nodiscard]] bool finished() const noexcept { return finished_; }
+  /// Compute mode, per chain: this rank's share of the tallies (sum over ranks for the whole).
+  [[nodiscard]] const std::vector<ChainTally>& chain_tallies() const noexcept { return tallies_; }
+  /// Compute mode, on leaders: (chain, group size) -> items and seconds worked at that size.
+  [[nodiscard]] const std::map<std::pair<int, int>, ItemTiming>& item_timings() const noexcept { return timings_; }
+  /// Compute mode with work.trace, on leaders: the walker after each item this rank's groups worked.
+  [[nodiscard]] const std::vector<TracePoint>& trace() const noexcept { return trace_; }
+  /// The physics of chain c in compute mode, and its random stream.
+  [[nodiscard]] static lj::Spec lj_spec(const RunSpec& run, int chain);
+  [[nodiscard]] static lj::ChainKey lj_key(const RunSpec& run, int chain);
 
  private:
   void add(Phase p, double seconds);
@@ -138,8 +176,15 @@ class Kernel {
   /// switches to it, counts it (if asked) and logs it as an event of this kind.
   void form(const std::optional<GroupState>& next, EventKind kind, const std::string& before, bool count_as_regroup);
   void switch_to(std::unique_ptr<GroupComm> comm, const GroupState& next);
+  /// Compute mode: gives the new group the walker state of its chain (initial: computed by every member; merge:
+  /// broadcast from the last member, whose group continued the chain).
+  void take_walker(EventKind kind);
+  /// Compute mode, leader: records the chain's final state.
+  void record_final();
+  [[nodiscard]] bool computing() const noexcept { return run_.work.mode == WorkMode::compute; }
 
   RunSpec run_;
+  std::vector<int> group_sizes_;
   std::vector<int64_t> chain_items_;
   mpi::Comm world_;
   mpi::Comm control_;
@@ -153,6 +198,12 @@ class Kernel {
   std::vector<EventRow> events_;
   std::vector<int64_t> items_counted_, index_sums_;
   int64_t comms_created_ = 0, comms_freed_ = 0;
+  // compute mode
+  std::optional<lj::State> walker_;  // the state of walker_chain_ (members of the group working it, or that did)
+  int walker_chain_ = -1;
+  std::vector<ChainTally> tallies_;
+  std::map<std::pair<int, int>, ItemTiming> timings_;
+  std::vector<TracePoint> trace_;
 };
 
 }  // namespace mcmclb

@@ -16,6 +16,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -182,6 +183,12 @@ ItemResult work_item_split(const Spec& spec, const ChainKey& key, State& state, 
 /// every member applies the same verdict (so the leader's decision is known to all without another message).
 /// Collective over group, except when the trial leaves the sphere, which every member sees alike.
 ItemResult work_item(const Spec& spec, const ChainKey& key, State& state, const mpi::Comm& group);
+
+/// One item worked by member r of g members, whose parts reduce() sums over the group (any exact integer
+/// reduction: an MPI_Allreduce, the kernel's GroupComm::allreduce_sum over any creation method). reduce is
+/// called once per evaluated trial, by every member alike. g = 1 never calls it.
+ItemResult work_item(const Spec& spec, const ChainKey& key, State& state, int g, int r,
+                     const std::function<Energy(Energy)>& reduce);
 
 /// Exact group sum of fixed-point parts (MPI_Allreduce, MPI_INT64_T, MPI_SUM; integer addition is associative,
 /// so the result is the same bits whatever the group size or reduction tree).

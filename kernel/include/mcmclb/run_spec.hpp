@@ -31,18 +31,59 @@ struct WorkloadSpec {
   void set(std::string_view key, ParamValue v) { values.insert_or_assign(std::string(key), v); }
 };
 
-/// How emulated work passes time: sleeping (the core is free for other ranks) or busy until a deadline.
-enum class WorkMode { sleep, spin };
-inline constexpr std::array<std::pair<std::string_view, WorkMode>, 2> kWorkModes = {
-    {{"sleep", WorkMode::sleep}, {"spin", WorkMode::spin}}};
+/// What an item does: emulated work that sleeps (the core is free for other ranks) or is busy until a deadline,
+/// or real work (compute: Metropolis trial moves of a Lennard-Jones walker, mcmclb/lj.hpp).
+enum class WorkMode { sleep, spin, compute };
+inline constexpr std::array<std::pair<std::string_view, WorkMode>, 3> kWorkModes = {
+    {{"sleep", WorkMode::sleep}, {"spin", WorkMode::spin}, {"compute", WorkMode::compute}}};
 [[nodiscard]] constexpr std::string_view to_string(WorkMode m) noexcept {
-  return m == WorkMode::spin ? "spin" : "sleep";
+  return m == WorkMode::spin ? "spin" : m == WorkMode::compute ? "compute" : "sleep";
 }
+
+/// Trial moves of a compute item: one atom or every atom displaced.
+enum class MoveKind { single, all };
+inline constexpr std::array<std::pair<std::string_view, MoveKind>, 2> kMoveKinds = {
+    {{"single", MoveKind::single}, {"all", MoveKind::all}}};
+[[nodiscard]] constexpr std::string_view to_string(MoveKind m) noexcept {
+  return m == MoveKind::all ? "all" : "single";
+}
+
+/// The magic Lennard-Jones cluster sizes (closed Mackay shells and their neighbours) that work.atoms = 0 cycles
+/// through by chain index, so chains differ in cost as in DNTMC.
+inline constexpr std::array<int, 5> kMagicAtoms = {13, 19, 26, 38, 55};
+
+/// work.mode compute: chain c is a Metropolis walker on a cluster of atoms_of(c) atoms (reduced LJ units); an
+/// item is moves_per_item trial moves, each energy evaluation split over the group that works the chain.
+struct ComputeSpec {
+  int atoms = 0;  // 0: kMagicAtoms[c mod 5] for chain c; else 2..256 for every chain
+  double temperature = 0.25;
+  MoveKind move = MoveKind::single;
+  double max_step = 0.1;
+  int64_t moves_per_item = 1000;
+  bool trace = false;  // record every chain's energy and acceptances after each item (traces.csv)
+  [[nodiscard]] int atoms_of(int chain) const noexcept {
+    return atoms > 0 ? atoms : kMagicAtoms[static_cast<std::size_t>(chain) % kMagicAtoms.size()];
+  }
+};
 
 struct WorkSpec {
   WorkMode mode = WorkMode::sleep;
-  double jitter_pct = 0.0;  // per-item cost varies uniformly within +- this percentage
-  uint64_t seed = 1;        // jitter seed
+  double jitter_pct = 0.0;  // per-item cost varies uniformly within +- this percentage (sleep, spin)
+  uint64_t seed = 1;        // jitter seed; compute: the walkers' random stream seed
+  ComputeSpec compute;      // compute only
+};
+
+/// The initial walker groups. Default: groups of G consecutive ranks. sizes: explicit sizes covering the ranks
+/// in order. by node: one group per shared-memory node (MPI_Comm_split_type SHARED), or with node_size > 0,
+/// groups of node_size consecutive ranks that never straddle a node. Groups are contiguous rank ranges either way.
+struct GroupsSpec {
+  enum class By { G, sizes, node };
+  By by = By::G;
+  std::vector<int> sizes;  // by sizes
+  int node_size = 0;       // by node: 0 = the whole node
+  /// As runs.csv records it: "" (G), "sizes:4,4,8", "node", "node:4".
+  [[nodiscard]] std::string text() const;
+  friend bool operator==(const GroupsSpec&, const GroupsSpec&) = default;
 };
 
 /// One run: every parameter resolved to a single value.
@@ -50,6 +91,7 @@ struct RunSpec {
   std::string experiment;
   int nprocs = 1;
   int G = 1;
+  GroupsSpec groups;  // by G unless the experiment names groups
   double T_ms = 100.0;
   WorkloadSpec workload;
   WorkSpec work;

@@ -40,4 +40,32 @@ struct EventRow {
   double create_s = 0;  // the new group's leader's creation time
 };
 
+/// Compute mode with work.trace: a chain's walker after one item (a row of traces.csv).
+struct TracePoint {
+  int chain = 0;
+  int64_t item = 0;        // items done, 1..S
+  int64_t energy_q32 = 0;  // energy after it, fixed point
+  int64_t accepted = 0;    // accepted trial moves so far
+  int group_size = 0;      // ranks that worked it
+  friend bool operator==(const TracePoint&, const TracePoint&) = default;
+};
+
+/// Compute mode: one chain's outcome against its single-rank reference (a row of chains.csv).
+struct ChainOutcome {
+  int chain = 0;
+  int atoms = 0;
+  int64_t items = 0;           // items of the chain (moves_per_item trial moves each)
+  int64_t moves = 0;           // trial moves worked
+  int64_t energy_q32 = 0;      // final energy, fixed point (2^-32 epsilon)
+  int64_t accepted = 0;        // accepted trial moves
+  int64_t ref_energy_q32 = 0;  // the same from the reference computed on one rank
+  int64_t ref_accepted = 0;
+  bool matches = false;     // energy and acceptances equal the reference's
+  double ref_cpu_s = 0;     // the reference's CPU time on one rank (the calibration of the ideal)
+  int64_t merges = 0;       // merges that moved the walker state to new members
+  int64_t state_bytes = 0;  // bytes of walker state those merges delivered
+  double state_s = 0;       // time the new leaders spent broadcasting it
+  std::string s_per_item;   // seconds per item at each group size worked, e.g. "1:0.0021 2:0.0012"
+};
+
 }  // namespace mcmclb

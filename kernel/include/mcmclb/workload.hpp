@@ -64,6 +64,8 @@ std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec);
 
 /// S of every chain for nprocs ranks in groups of G (chain c is led by rank c*G).
 std::vector<int64_t> chain_items(const Workload& w, int nprocs, int G);
+/// S of every chain, chain c led by world rank leaders[c] (groups of any sizes).
+std::vector<int64_t> chain_items(const Workload& w, const std::vector<int>& leaders);
 
 /// A well-mixed 64-bit hash (splitmix64 finaliser): the source of every seeded draw here.
 uint64_t mix64(uint64_t x) noexcept;

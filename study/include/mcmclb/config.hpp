@@ -42,6 +42,7 @@ struct Experiment {
   std::string name = "experiment";
   std::optional<int> nprocs;  // if given, must equal the launched rank count
   int G = 1;
+  GroupsSpec groups;  // groups.*: initial groups described instead of G
   double T_ms = 100.0;
   WorkloadSpec workload;
   WorkSpec work;
@@ -77,7 +78,8 @@ Experiment parse_experiment(const std::string& yaml_text, const std::vector<std:
 /// names against catalog (InputError naming the key).
 std::vector<RunSpec> expand_runs(const Experiment& e, int nprocs, const Catalog& catalog);
 
-/// Checks the experiment against the launched rank count (nprocs match, G divides it). Throws mpi::InputError.
+/// Checks the experiment against the launched rank count (nprocs match, G divides it, groups.sizes add up to it).
+/// Throws mpi::InputError. (groups.by: node is checked where the ranks run: mcmclb run, before the first run.)
 void check_against_nprocs(const Experiment& e, int nprocs);
 
 }  // namespace mcmclb

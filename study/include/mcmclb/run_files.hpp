@@ -15,6 +15,10 @@ namespace mcmclb {
 
 const csv::Row& ranks_header();
 const csv::Row& events_header();
+const csv::Row& chains_header();
+const csv::Row& traces_header();
+/// One chains.csv row.
+csv::Row chain_row(const std::string& run_id, const ChainOutcome& c);
 
 /// One events.csv line (with its newline) for an event of run run_id.
 std::string event_line(const std::string& run_id, const EventRow& e);
@@ -36,9 +40,11 @@ results::ResultStore open_results(const std::filesystem::path& dir);
 /// The store key of a point: its runs.csv parameter fields (ResultStore::key).
 std::string store_key(const RunSpec& spec);
 
-/// Records a run in the store: ranks.csv, events.csv, provenance.csv and runs.csv, all or nothing (one commit).
-/// ranks: every rank's stats, by rank; event_lines: every group formation, as events.csv lines.
+/// Records a run in the store: ranks.csv, events.csv, provenance.csv, chains.csv (compute mode only: chains not
+/// empty), traces.csv (work.trace: trace not empty) and runs.csv, all or nothing (one commit). ranks: every
+/// rank's stats, by rank; event_lines: every group formation, as events.csv lines.
 void record_run(results::ResultStore& store, const RunRecord& r, const std::vector<RankStats>& ranks,
-                const std::string& event_lines);
+                const std::string& event_lines, const std::vector<ChainOutcome>& chains = {},
+                const std::vector<TracePoint>& trace = {});
 
 }  // namespace mcmclb

@@ -1,0 +1,192 @@
+// Work mode compute (issue 12): Lennard-Jones walkers whose per-chain results do not depend on the balancer. For
+// 20 seeds, every registered balancer with each of its methods gives every chain the same final energy (bit for
+// bit, fixed point) and acceptance count, and each run's own check against a single-rank reference passes. Also
+// walker groups of explicit sizes, and groups by node.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "driver.hpp"
+#include "mcmclb/balancer.hpp"
+#include "mcmclb/comm_create.hpp"
+#include "mcmclb/input_error.hpp"
+#include "mcmclb/mpi.hpp"
+
+namespace mpi = mcmclb::mpi;
+
+namespace {
+
+int world_size() { return mpi::Comm::world().size(); }
+int world_rank() { return mpi::Comm::world().rank(); }
+
+/// CI-sized: a few items of a few trial moves per chain, so 20 seeds x every balancer stay quick on 2 cores.
+mcmclb::RunSpec compute_run(uint64_t seed) {
+  mcmclb::RunSpec r;
+  r.experiment = "compute-test";
+  r.nprocs = world_size();
+  r.workload.model = "random";  // 1..6 items per chain, drawn from the seed: imbalance that differs per seed
+  r.workload.set("min", int64_t{1});
+  r.workload.set("max", int64_t{6});
+  r.workload.set("seed", static_cast<int64_t>(seed));
+  r.work.mode = mcmclb::WorkMode::compute;
+  r.work.seed = seed;
+  r.work.compute.moves_per_item = 3;
+  r.work.compute.max_step = 0.15;
+  r.balancer = "none";
+  return r;
+}
+
+struct Case {
+  std::string balancer, method;
+  int interval;
+};
+
+/// Every registered balancer with each of its methods. A balancer with an interval gets 1 for odd seeds and 2 for
+/// even ones, so over the seeds every (method, interval) pair runs while a seed costs one run per method.
+std::vector<Case> every_balancer_and_method(uint64_t seed) {
+  std::vector<Case> cases;
+  for (const auto& entry : mcmclb::balancer_entries()) {
+    const auto& info = entry.info;
+    const int interval = info.uses_interval ? static_cast<int>(2 - seed % 2) : 0;
+    std::vector<std::string> methods(info.methods.begin(), info.methods.end());
+    if (methods.empty()) methods.emplace_back("");
+    for (const auto& m : methods) {
+      if (m == "from_group" && !mcmclb::from_group_supported()) continue;
+      cases.push_back({std::string(info.name), m, interval});
+    }
+  }
+  return cases;
+}
+
+struct ChainResult {
+  int64_t energy, accepted, moves;
+  bool operator==(const ChainResult&) const = default;
+};
+
+/// The trace without the group sizes (which differ between balancers by design).
+std::vector<std::array<int64_t, 4>> trajectory(const std::vector<mcmclb::TracePoint>& trace) {
+  std::vector<std::array<int64_t, 4>> t;
+  for (const auto& p : trace) t.push_back({p.chain, p.item, p.energy_q32, p.accepted});
+  return t;
+}
+
+/// Runs spec; checks its verdict everywhere; rank 0 returns every chain's result (and its trace if asked).
+std::vector<ChainResult> run_chains(const mcmclb::RunSpec& spec, std::vector<std::array<int64_t, 4>>* trace = nullptr) {
+  const mcmclb::RunResult r = mcmclb::run_once(spec);
+  if (trace != nullptr) *trace = trajectory(r.trace);
+  EXPECT_TRUE(r.valid) << mcmclb::run_label(spec) << ": " << r.violations;
+  std::vector<ChainResult> out;
+  for (const auto& c : r.chains) {
+    EXPECT_TRUE(c.matches) << "chain " << c.chain;
+    EXPECT_EQ(c.moves, c.items * spec.work.compute.moves_per_item) << "chain " << c.chain;
+    out.push_back({c.energy_q32, c.accepted, c.moves});
+  }
+  return out;
+}
+
+TEST(Compute, EveryBalancerGivesEveryChainTheSameEnergyAndAcceptances) {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    std::vector<ChainResult> first;
+    std::vector<std::array<int64_t, 4>> first_trace;
+    for (const Case& c : every_balancer_and_method(seed)) {
+      mcmclb::RunSpec spec = compute_run(seed);
+      spec.balancer = c.balancer;
+      spec.method = c.method;
+      spec.interval = c.interval;
+      spec.work.compute.trace = true;  // the energy and acceptances after every item, not only the last
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", " + mcmclb::run_label(spec));
+      std::vector<std::array<int64_t, 4>> trace;
+      const auto chains = run_chains(spec, &trace);
+      if (world_rank() != 0) continue;
+      ASSERT_EQ(chains.size(), static_cast<std::size_t>(world_size()));
+      int64_t items = 0;
+      for (const auto& ch : chains) items += ch.moves / spec.work.compute.moves_per_item;
+      EXPECT_EQ(trace.size(), static_cast<std::size_t>(items)) << "one trace point per item";
+      if (first.empty()) {
+        first = chains;
+        first_trace = trace;
+      } else {
+        EXPECT_EQ(chains, first);
+        EXPECT_EQ(trace, first_trace);
+      }
+    }
+  }
+}
+
+TEST(Compute, AllAtomMovesInGroupsOfTwoMatchTheReference) {
+  if (world_size() % 2 != 0) GTEST_SKIP() << "needs an even rank count";
+  for (const char* balancer : {"none", "async", "collective"}) {
+    mcmclb::RunSpec spec = compute_run(7);
+    spec.G = 2;
+    spec.work.compute.move = mcmclb::MoveKind::all;
+    spec.work.compute.atoms = 13;
+    spec.balancer = balancer;
+    spec.interval = spec.balancer == "collective" ? 1 : 0;
+    spec.method = spec.balancer == "async" ? "create_group" : spec.balancer == "collective" ? "split" : "";
+    SCOPED_TRACE(mcmclb::run_label(spec));
+    (void)run_chains(spec);
+  }
+}
+
+TEST(Compute, MergesMoveTheWalkerState) {
+  if (world_size() < 2) GTEST_SKIP() << "needs a merge";
+  mcmclb::RunSpec spec = compute_run(3);
+  spec.balancer = "async";
+  spec.method = "intercomm";
+  spec.workload.model = "cyclic";  // rank 0's chain is empty, so it joins rank 1's at once
+  spec.workload.set("scale", int64_t{4});
+  const mcmclb::RunResult r = mcmclb::run_once(spec);
+  EXPECT_TRUE(r.valid) << r.violations;
+  if (world_rank() != 0) return;
+  int64_t bytes = 0;
+  for (const auto& c : r.chains) bytes += c.state_bytes;
+  // State moved at least once (rank 0 into rank 1's group).
+  EXPECT_GT(bytes, 0);
+}
+
+TEST(Groups, ExplicitSizesFormTheInitialGroups) {
+  const int p = world_size();
+  // One group of 1, then the rest in one group: groups of different sizes.
+  mcmclb::RunSpec spec = compute_run(5);
+  spec.groups.by = mcmclb::GroupsSpec::By::sizes;
+  spec.groups.sizes = p == 1 ? std::vector<int>{1} : std::vector<int>{1, p - 1};
+  for (const char* balancer : {"none", "async"}) {
+    spec.balancer = balancer;
+    SCOPED_TRACE(balancer);
+    const mcmclb::RunResult r = mcmclb::run_once(spec);
+    EXPECT_TRUE(r.valid) << r.violations;
+    if (world_rank() == 0) {
+      EXPECT_EQ(r.chains.size(), spec.groups.sizes.size());
+    }
+  }
+  EXPECT_EQ(mcmclb::initial_group_sizes(spec, mpi::Comm::world()), spec.groups.sizes);
+}
+
+TEST(Groups, SizesThatDoNotCoverTheRanksAreAnErrorOnEveryRank) {
+  mcmclb::RunSpec spec = compute_run(1);
+  spec.groups.by = mcmclb::GroupsSpec::By::sizes;
+  spec.groups.sizes = {world_size(), 1};
+  EXPECT_THROW((void)mcmclb::initial_group_sizes(spec, mpi::Comm::world()), mcmclb::InputError);
+}
+
+TEST(Groups, ByNodeGivesOneGroupPerNode) {
+  // mpiexec on one machine: every rank shares one node, so one group of all ranks; groups of one never straddle.
+  mcmclb::RunSpec spec = compute_run(1);
+  spec.groups.by = mcmclb::GroupsSpec::By::node;
+  EXPECT_EQ(mcmclb::initial_group_sizes(spec, mpi::Comm::world()), std::vector<int>{world_size()});
+  spec.groups.node_size = 1;
+  EXPECT_EQ(mcmclb::initial_group_sizes(spec, mpi::Comm::world()), std::vector<int>(world_size(), 1));
+  if (world_size() % 2 != 0) {
+    spec.groups.node_size = 2;  // the node's ranks cannot be cut into groups of 2
+    EXPECT_THROW((void)mcmclb::initial_group_sizes(spec, mpi::Comm::world()), mcmclb::InputError);
+  }
+  spec.balancer = "collective";
+  spec.interval = 1;
+  spec.groups.node_size = 0;
+  const mcmclb::RunResult r = mcmclb::run_once(spec);
+  EXPECT_TRUE(r.valid) << r.violations;
+}
+
+}  // namespace
