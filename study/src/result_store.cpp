@@ -410,8 +410,9 @@ Found check_header(const fs::path& dir, const Table& table, const OlderHeader** 
   }
   std::string_view seen = head;
   if (!seen.empty() && seen.back() == '\n') seen.remove_suffix(1);
-  fail(path, "not an mcmclb " + table.file + ": its header is \"" + printable(seen) + "\", expected \"" +
-                 printable(join_header(table.header), 4096) + "\"; write to a new output folder");
+  fail(path, "written by another version of mcmclb, or not an mcmclb " + table.file + ": its header is \"" +
+                 printable(seen) + "\", expected \"" + printable(join_header(table.header), 4096) +
+                 "\"; write to a new output folder");
 }
 
 }  // namespace
