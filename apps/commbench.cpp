@@ -11,10 +11,13 @@
 // once (each rank creates its own group's communicator), described in the experiment files' YAML form:
 // `groups: {sizes: [...]}` or `groups: {by: node}` / `{by: node, size: K}` (issue 12).
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -70,11 +73,17 @@ const char* const kUsage =
     "usage: mpiexec -n P mcmclb-commbench [--methods m1,m2,...] [--sizes n1,n2,...] [--reps N] [--warmup N]\n"
     "                                    [--rep-time SECONDS] [--filter REGEX] [--out FILE.csv] [--groups FILE.yaml]";
 
-std::vector<std::string> split_list(const std::string& text) {
+/// A comma-separated list with no empty item: "", ",," or "a,,b" is a mistake, not "use the defaults".
+std::vector<std::string> split_list(const std::string& flag, const std::string& text, const std::string& what) {
   std::vector<std::string> items;
-  std::stringstream in(text);
+  std::stringstream in(text + ",");  // so a trailing comma shows up as an empty item
   for (std::string item; std::getline(in, item, ',');) {
-    if (!item.empty()) items.push_back(item);
+    if (item.empty()) {
+      throw InputError(flag + ": '" + mcmclb::printable(text) +
+                       "' has an empty item; expected a comma-separated list of " + what +
+                       " (leave the flag out for the defaults)");
+    }
+    items.push_back(item);
   }
   return items;
 }
@@ -94,11 +103,10 @@ Options parse(int argc, char** argv, int nprocs) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") throw InputError(kUsage);  // usage text, exit 2 like any bad call
     if (i + 1 >= argc) throw InputError(flag + ": unknown flag or missing value (see --help)");
     const std::string value = argv[++i];
     if (flag == "--methods") {
-      o.methods = split_list(value);
+      o.methods = split_list(flag, value, "method names");
       for (const auto& m : o.methods) {
         const auto names = method_names();
         if (std::find(names.begin(), names.end(), m) == names.end()) {
@@ -106,7 +114,8 @@ Options parse(int argc, char** argv, int nprocs) {
         }
       }
     } else if (flag == "--sizes") {
-      for (const auto& s : split_list(value)) o.sizes.push_back(parse_int("--sizes", s, 1, nprocs));
+      for (const auto& s : split_list(flag, value, "group sizes"))
+        o.sizes.push_back(parse_int("--sizes", s, 1, nprocs));
     } else if (flag == "--reps") {
       o.repetitions = parse_int(flag, value, 1, 1000);
     } else if (flag == "--warmup") {
@@ -360,64 +369,113 @@ void write_csv(const std::vector<Collector::Sample>& samples, const Options& o, 
   csv::write_atomically(o.out, content);
 }
 
+/// Why the output file cannot be written ("" if it can): checked on rank 0 before the benchmark, creating its
+/// folder and writing a probe file there, since permission bits do not tell (root, read-only mounts, /proc).
+std::string output_problem(const std::string& out) {
+  namespace fs = std::filesystem;
+  const fs::path path(out);
+  const std::string shown = mcmclb::printable(out, 200);
+  std::error_code ec;
+  if (out.empty()) return "--out: the path is empty";
+  if (fs::is_directory(path, ec)) return "--out: " + shown + " is a folder; expected a FILE.csv path";
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (!fs::exists(dir, ec)) {
+    fs::create_directories(dir, ec);
+    if (ec) return "--out: " + shown + ": cannot create its folder (" + ec.message() + ")";
+  }
+  if (!fs::is_directory(dir, ec)) return "--out: " + shown + ": its folder is not a folder";
+  std::string probe = (dir / ".mcmclb-commbench.probe.XXXXXX").native();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) return "--out: " + shown + ": cannot write in its folder (" + std::strerror(errno) + ")";
+  const bool wrote = ::write(fd, "x", 1) == 1;
+  ::close(fd);
+  ::unlink(probe.c_str());
+  if (!wrote) return "--out: " + shown + ": cannot write in its folder";
+  return "";
+}
+
+/// Rank 0 checks the output path; every rank gets the same verdict (exit 2 everywhere, one line on rank 0).
+void check_output(const std::string& out, const mpi::Comm& world) {
+  std::string problem = world.rank() == 0 ? output_problem(out) : std::string();
+  long long length = static_cast<long long>(problem.size());
+  mpi::check(MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, world.get()), "MPI_Bcast");
+  problem.resize(static_cast<std::size_t>(length));
+  mpi::check(MPI_Bcast(problem.data(), static_cast<int>(length), MPI_CHAR, 0, world.get()), "MPI_Bcast");
+  if (!problem.empty()) throw InputError(problem);
+}
+
 int commbench_main(int argc, char** argv) {
   const mpi::Comm world = mpi::Comm::world();
   const int rank = world.rank();
   const int nprocs = world.size();
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      if (rank == 0) std::printf("%s\n", kUsage);
+      return 0;
+    }
+  }
   Options o = parse(argc, argv, nprocs);
   if (!o.groups_file.empty()) {
     resolve_groups(o, world);
     o.sizes = {0};
   }
-  const mcmclb::Provenance provenance = mcmclb::collect_provenance(mpi::library_version(), nprocs);
-
-  // Pilot: a few MAX-reduced iterations fix each benchmark's iteration count identically on every rank.
-  std::map<std::string, Spec> specs;
-  std::vector<std::unique_ptr<Measurement>> measurements;
+  // Every benchmark the filter selects, known before any runs: a filter that selects none is an input error, and
+  // an existing CSV is never replaced by an empty one.
+  std::vector<Spec> selected;
   const std::regex filter(o.filter);
   for (const auto& method : o.methods) {
     for (Op op : {Op::create, Op::free}) {
       for (int size : o.sizes) {
         const Spec spec{method, op, size};
-        const std::string name = spec_name(spec);
-        if (!std::regex_search(name, filter)) continue;
-        auto m = std::make_unique<Measurement>(spec, world, o.group_layout);
-        // Sized by wall time per iteration (synchronisation included), so a repetition lasts about
-        // --rep-time however cheap the operation itself is.
-        const double pilot_start = MPI_Wtime();
-        constexpr int kPilotIterations = 3;
-        for (int i = 0; i < kPilotIterations; ++i) m->once();
-        const double wall_per_iteration_s =
-            std::max(mpi::max_politely(world, (MPI_Wtime() - pilot_start) / kPilotIterations), 1e-7);
-        const auto iterations = static_cast<benchmark::IterationCount>(
-            std::clamp(o.repetition_s / wall_per_iteration_s, double(o.min_iterations), double(o.max_iterations)));
-        Measurement* raw = m.get();
-        const int warmup = o.warmup_iterations;
-        benchmark::RegisterBenchmark(name.c_str(),
-                                     [raw, warmup](benchmark::State& state) {
-                                       for (int i = 0; i < warmup; ++i) raw->once();
-                                       double lo = 1e300, hi = 0.0;
-                                       for (auto _ : state) {
-                                         const double t = raw->once();
-                                         lo = std::min(lo, t);
-                                         hi = std::max(hi, t);
-                                         state.SetIterationTime(t);
-                                       }
-                                       state.counters["min_us"] = lo * 1e6;
-                                       state.counters["max_us"] = hi * 1e6;
-                                     })
-            ->UseManualTime()
-            ->Iterations(iterations)
-            ->Repetitions(o.repetitions)
-            ->Unit(benchmark::kMicrosecond)
-            ->ComputeStatistics("min",
-                                [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); })
-            ->ComputeStatistics("max",
-                                [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); });
-        specs.emplace(name, spec);
-        measurements.push_back(std::move(m));
+        if (std::regex_search(spec_name(spec), filter)) selected.push_back(spec);
       }
     }
+  }
+  if (selected.empty()) {
+    throw InputError("--filter: '" + mcmclb::printable(o.filter) + "' matches no benchmark (names look like " +
+                     spec_name(Spec{o.methods.front(), Op::create, o.sizes.front()}) + ")");
+  }
+  check_output(o.out, world);
+  const mcmclb::Provenance provenance = mcmclb::collect_provenance(mpi::library_version(), nprocs);
+
+  // Pilot: a few MAX-reduced iterations fix each benchmark's iteration count identically on every rank.
+  std::map<std::string, Spec> specs;
+  std::vector<std::unique_ptr<Measurement>> measurements;
+  for (const Spec& spec : selected) {
+    const std::string name = spec_name(spec);
+    auto m = std::make_unique<Measurement>(spec, world, o.group_layout);
+    // Sized by wall time per iteration (synchronisation included), so a repetition lasts about
+    // --rep-time however cheap the operation itself is.
+    const double pilot_start = MPI_Wtime();
+    constexpr int kPilotIterations = 3;
+    for (int i = 0; i < kPilotIterations; ++i) m->once();
+    const double wall_per_iteration_s =
+        std::max(mpi::max_politely(world, (MPI_Wtime() - pilot_start) / kPilotIterations), 1e-7);
+    const auto iterations = static_cast<benchmark::IterationCount>(
+        std::clamp(o.repetition_s / wall_per_iteration_s, double(o.min_iterations), double(o.max_iterations)));
+    Measurement* raw = m.get();
+    const int warmup = o.warmup_iterations;
+    benchmark::RegisterBenchmark(name.c_str(),
+                                 [raw, warmup](benchmark::State& state) {
+                                   for (int i = 0; i < warmup; ++i) raw->once();
+                                   double lo = 1e300, hi = 0.0;
+                                   for (auto _ : state) {
+                                     const double t = raw->once();
+                                     lo = std::min(lo, t);
+                                     hi = std::max(hi, t);
+                                     state.SetIterationTime(t);
+                                   }
+                                   state.counters["min_us"] = lo * 1e6;
+                                   state.counters["max_us"] = hi * 1e6;
+                                 })
+        ->UseManualTime()
+        ->Iterations(iterations)
+        ->Repetitions(o.repetitions)
+        ->Unit(benchmark::kMicrosecond)
+        ->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); })
+        ->ComputeStatistics("max", [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); });
+    specs.emplace(name, spec);
+    measurements.push_back(std::move(m));
   }
 
   benchmark::AddCustomContext("mpi_library", provenance.mpi_library);

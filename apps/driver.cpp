@@ -342,8 +342,8 @@ std::string run_label(const RunSpec& spec) {
   return label;
 }
 
-void append_result(const std::filesystem::path& dir, const RunResult& r) {
-  append_run(dir, r, r.ranks, r.event_lines, r.chains, r.trace);
+void record_result(results::ResultStore& store, const RunResult& r) {
+  record_run(store, r, r.ranks, r.event_lines, r.chains, r.trace);
 }
 
 }  // namespace mcmclb

@@ -10,6 +10,7 @@
 #include "mcmclb/csv.hpp"
 #include "mcmclb/kernel.hpp"
 #include "mcmclb/provenance.hpp"
+#include "mcmclb/result_store.hpp"
 #include "mcmclb/run_files.hpp"
 #include "mcmclb/runs_csv.hpp"
 
@@ -29,8 +30,8 @@ RunResult run_once(const RunSpec& spec);
 /// A short name for a run's balancer set-up, e.g. "collective(4) create" or "async intercomm".
 std::string run_label(const RunSpec& spec);
 
-/// Appends the run's rows to DIR/ranks.csv, DIR/events.csv, DIR/provenance.csv, then DIR/runs.csv (last, so a
-/// row in runs.csv means the others hold that run's rows). Rank 0 only.
-void append_result(const std::filesystem::path& dir, const RunResult& r);
+/// Records the run in the results store: ranks.csv, events.csv, provenance.csv and runs.csv in one commit, all
+/// or nothing. Rank 0 only.
+void record_result(results::ResultStore& store, const RunResult& r);
 
 }  // namespace mcmclb

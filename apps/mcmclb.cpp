@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -38,7 +40,8 @@ struct Cli {
   std::string config;
   std::vector<std::string> overrides;
   std::string out;
-  std::string points;  // --points: indices into the study's points
+  std::string points;         // --points: indices into the study's points
+  bool points_given = false;  // --points "" is an error, not "every point"
   bool resume = false;
 };
 
@@ -62,11 +65,15 @@ Cli parse_cli(int argc, char** argv) {
         cli.out = argv[++i];
       } else {
         cli.points = argv[++i];
+        cli.points_given = true;
       }
     } else if (a.rfind("--set=", 0) == 0) {
       cli.overrides.push_back(a.substr(6));
     } else if (a.rfind("--out=", 0) == 0) {
       cli.out = a.substr(6);
+    } else if (a.rfind("--points=", 0) == 0) {
+      cli.points = a.substr(9);
+      cli.points_given = true;
     } else if (a.rfind("--", 0) == 0) {
       throw InputError("unknown flag " + a + " (allowed: --set key=value, --out DIR, --points i,j,..., --resume)");
     } else if (cli.config.empty()) {
@@ -97,35 +104,6 @@ std::string read_on_root(const std::string& path, const mpi::Comm& world) {
   return text;
 }
 
-/// Results of another version in the output folder (a runs.csv, ranks.csv, events.csv or chains.csv with another
-/// header, e.g. from before issue 12's columns) cannot take this version's rows: one line naming the file and
-/// exit 2 on every rank, before any run, instead of a failed append after the first run.
-void check_output_headers(const std::filesystem::path& out, const mpi::Comm& world) {
-  std::string problem;
-  if (world.rank() == 0) {
-    const std::pair<const char*, const mcmclb::csv::Row*> files[] = {{"runs.csv", &mcmclb::runs_header()},
-                                                                     {"ranks.csv", &mcmclb::ranks_header()},
-                                                                     {"events.csv", &mcmclb::events_header()},
-                                                                     {"chains.csv", &mcmclb::chains_header()}};
-    for (const auto& [name, header] : files) {
-      const auto content = mcmclb::read_text_file(out / name);
-      if (!content || content->empty()) continue;
-      const std::string first = content->substr(0, content->find('\n') + 1);
-      if (first != mcmclb::csv::line(*header)) {
-        problem = (out / name).string() +
-                  ": written by another version of mcmclb (its header differs from this version's); write to a "
-                  "new folder (--out DIR)";
-        break;
-      }
-    }
-  }
-  long long length = static_cast<long long>(problem.size());
-  mpi::check(MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, world.get()), "MPI_Bcast");
-  problem.resize(static_cast<std::size_t>(length));
-  mpi::check(MPI_Bcast(problem.data(), static_cast<int>(length), MPI_CHAR, 0, world.get()), "MPI_Bcast");
-  if (!problem.empty()) throw InputError(problem);
-}
-
 /// Every rank must hold the same resolved experiment (a hash compared by MIN and MAX reductions).
 void check_identical(const std::string& resolved, const mpi::Comm& world) {
   const auto h = static_cast<unsigned long long>(std::hash<std::string>{}(resolved));
@@ -138,7 +116,7 @@ void check_identical(const std::string& resolved, const mpi::Comm& world) {
 /// The study's points this launch runs: --points (each must fit the launched size), else every point of that size.
 std::vector<std::size_t> select_points(const Cli& cli, const mcmclb::Study& study, int nprocs) {
   std::vector<std::size_t> selected;
-  if (!cli.points.empty()) {
+  if (cli.points_given) {
     for (std::size_t i : mcmclb::parse_point_list(cli.points)) {
       if (i >= study.points.size()) {
         throw InputError("--points: " + std::to_string(i) + " is not a point of " + cli.config + " (it has " +
@@ -165,15 +143,40 @@ std::vector<std::size_t> select_points(const Cli& cli, const mcmclb::Study& stud
   return selected;
 }
 
-/// --resume: rank 0 decides from runs.csv which selected points are done; every rank follows its decision.
-/// Returns the points left to run.
+/// Rank 0 opens the results store (creates or checks the folder and every file's header) before any work, and
+/// every rank learns the verdict: a refused folder is one line on rank 0 and exit 2 everywhere, never a rank left
+/// waiting in a broadcast. Returns the store on rank 0, nothing elsewhere.
+std::optional<mcmclb::results::ResultStore> open_store(const Cli& cli, const std::filesystem::path& out,
+                                                       const mpi::Comm& world) {
+  std::optional<mcmclb::results::ResultStore> store;
+  std::string error;
+  if (world.rank() == 0) {
+    try {
+      store = mcmclb::open_results(out);
+    } catch (const mcmclb::results::StoreError& e) {
+      // Say where the folder came from: --out, or the experiment's out / name (results/<experiment>).
+      error = (cli.out.empty() ? "key out (default results/<experiment>): " : "--out: ") + std::string(e.what());
+    }
+  }
+  long long length = static_cast<long long>(error.size());
+  mpi::check(MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, world.get()), "MPI_Bcast");
+  error.resize(static_cast<std::size_t>(length));
+  mpi::check(MPI_Bcast(error.data(), static_cast<int>(length), MPI_CHAR, 0, world.get()), "MPI_Bcast");
+  if (!error.empty()) throw InputError(error);
+  return store;
+}
+
+/// --resume: rank 0 asks the store which selected points are done (recorded valid and complete: a run that lost
+/// rank rows is rerun); every rank follows its decision. Returns the points left to run.
 std::vector<std::size_t> drop_done_points(const mcmclb::Study& study, const std::vector<std::size_t>& selected,
-                                          const std::filesystem::path& out, const mpi::Comm& world) {
+                                          const std::optional<mcmclb::results::ResultStore>& store,
+                                          const mpi::Comm& world) {
   std::vector<char> skip(selected.size(), 0);
   if (world.rank() == 0) {
-    const auto done = mcmclb::valid_point_keys(out);
+    const auto recorded = store->recorded_points();
     for (std::size_t k = 0; k < selected.size(); ++k) {
-      skip[k] = static_cast<char>(done.count(mcmclb::point_key(study.points[selected[k]].spec)));
+      const auto at = recorded.find(mcmclb::store_key(study.points[selected[k]].spec));
+      skip[k] = static_cast<char>(at != recorded.end() && at->second.done());
     }
   }
   if (!skip.empty()) {
@@ -185,14 +188,15 @@ std::vector<std::size_t> drop_done_points(const mcmclb::Study& study, const std:
   }
   if (world.rank() == 0 && left.size() < selected.size()) {
     std::printf("resume: %zu of %zu points already done in %s\n", selected.size() - left.size(), selected.size(),
-                out.string().c_str());
+                store->dir().string().c_str());
   }
   return left;
 }
 
 /// Runs the points in order, persisting each run's rows before the next starts. Returns how many were invalid.
-int run_points(const mcmclb::Study& study, const std::vector<std::size_t>& points, const std::filesystem::path& out,
-               const std::string& command_line, const mpi::Comm& world) {
+int run_points(const mcmclb::Study& study, const std::vector<std::size_t>& points,
+               std::optional<mcmclb::results::ResultStore>& store, const std::string& command_line,
+               const mpi::Comm& world) {
   const int rank = world.rank();
   int invalid = 0;
   // Fault injection for the sweep's tests: MCMCLB_FAIL_POINT=<index> aborts the job when that point starts, as a
@@ -207,7 +211,13 @@ int run_points(const mcmclb::Study& study, const std::vector<std::size_t>& point
     r.provenance.command_line = command_line;
     if (!r.valid) ++invalid;
     if (rank == 0) {
-      mcmclb::append_result(out, r);
+      try {
+        mcmclb::record_result(*store, r);
+      } catch (const mcmclb::results::StoreError& e) {
+        // Found after work started (disk full, another version rewrote a header): not an input error whose exit
+        // code 2 would leave the other ranks waiting below, so the job is aborted (run_main).
+        throw std::runtime_error(std::string("cannot record the run: ") + e.what());
+      }
       std::printf("run %zu/%zu  %-28s rep %d  time %7.3f s  ideal %.3f  baseline %.3f  regroups avg %.2f  %s%s\n",
                   i + 1, points.size(), mcmclb::run_label(r.spec).c_str(), r.spec.rep, r.time_s, r.ideal_s,
                   r.baseline_s, r.regroups_avg, r.valid ? "valid" : "INVALID: ", r.violations.c_str());
@@ -238,12 +248,12 @@ int mcmclb_main(int argc, char** argv) {
     mcmclb::add_backend_provenance(probe, mpi::backend_name());
   }
   const std::filesystem::path out = cli.out.empty() ? study.out : std::filesystem::path(cli.out);
-  check_output_headers(out, world);
-  const std::vector<std::size_t> points = cli.resume ? drop_done_points(study, selected, out, world) : selected;
+  std::optional<mcmclb::results::ResultStore> store = open_store(cli, out, world);
+  const std::vector<std::size_t> points = cli.resume ? drop_done_points(study, selected, store, world) : selected;
   // Groups by node are known only where the ranks run: every point's layout is checked before the first run, so a
   // bad one is one line and exit 2 with no work done (every rank sees the same node map, so no rank hangs).
   for (const std::size_t i : points) (void)mcmclb::initial_group_sizes(study.points[i].spec, world);
-  const int invalid = run_points(study, points, out, mcmclb::command_line(argc, argv), world);
+  const int invalid = run_points(study, points, store, mcmclb::command_line(argc, argv), world);
   if (rank == 0) {
     std::printf("wrote %s/{runs,ranks,events}.csv (%zu runs, P=%d)\n", out.string().c_str(), points.size(), nprocs);
     if (invalid > 0) std::fprintf(stderr, "mcmclb: %d run(s) violated an invariant (valid=false)\n", invalid);

@@ -18,6 +18,8 @@
 #include "driver.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/mpi.hpp"
+#include "mcmclb/result_store.hpp"
+#include "mcmclb/run_files.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
 
@@ -61,7 +63,8 @@ std::string program_command(const SweepOptions& o, const Study& study, const fs:
     std::string command = shell_quote((fs::path(this_executable()).parent_path() / "mcmclb-commbench").string()) +
                           " --reps " + std::to_string(first.commbench.reps) + " --rep-time " +
                           csv::number(first.commbench.rep_time_s);
-    if (!first.commbench.methods.empty()) command += " --methods " + join(first.commbench.methods, ",");
+    // The names were checked against the registry at plan time; quoted anyway, as every argument here is.
+    if (!first.commbench.methods.empty()) command += " --methods " + shell_quote(join(first.commbench.methods, ","));
     return command + " --out " + shell_quote((out / commbench_file(first.spec.nprocs)).string());
   }
   return shell_quote(this_executable()) + " run " + shell_quote(o.study) + " --points " + point_list(points) +
@@ -121,9 +124,20 @@ void check_smpi(const SweepOptions& o, const Study& study) {
   }
 }
 
-bool done_already(const Point& p, const fs::path& out, const std::set<std::string>& valid) {
+bool done_already(const Point& p, const fs::path& out, const std::map<std::string, results::RecordedPoint>& recorded) {
   if (p.program == Program::commbench) return fs::exists(out / commbench_file(p.spec.nprocs));
-  return valid.count(point_key(p.spec)) > 0;
+  const auto at = recorded.find(store_key(p.spec));
+  return at != recorded.end() && at->second.done();  // valid and complete: a run that lost rank rows is rerun
+}
+
+/// Opens the results store of the sweep (creates or checks the folder and every file's header) before the first
+/// launch: a folder that cannot hold results, or holds foreign or older files, is one line and exit 2.
+results::ResultStore open_output(const SweepOptions& o, const Study& study) {
+  try {
+    return open_results(output_of(o, study));
+  } catch (const results::StoreError& e) {
+    throw InputError((o.out.empty() ? "key out (default results/<experiment>): " : "--out: ") + std::string(e.what()));
+  }
 }
 
 std::string describe(const Point& p) {
@@ -132,6 +146,15 @@ std::string describe(const Point& p) {
   return head + " (nprocs=" + std::to_string(p.spec.nprocs) + ", G=" + std::to_string(p.spec.G) +
          ", T_ms=" + csv::number(p.spec.T_ms) + ", " + p.spec.workload.model + ", " + run_label(p.spec) + ", rep " +
          std::to_string(p.spec.rep) + ")";
+}
+
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (!dir.empty() && ::access((fs::path(dir) / program).c_str(), X_OK) == 0) return true;
+  }
+  return false;
 }
 
 /// Runs command, passing each output line to on_line; returns the exit status.
@@ -192,9 +215,10 @@ class Progress {
 };
 
 /// The points of the study still to run, per rank count (all of them with --force); counts the skipped ones.
-std::map<int, std::vector<std::size_t>> points_to_run(const SweepOptions& o, const Study& study, const fs::path& out,
-                                                      std::size_t& skipped) {
-  const std::set<std::string> valid = valid_point_keys(out);
+std::map<int, std::vector<std::size_t>> points_to_run(const SweepOptions& o, const Study& study,
+                                                      const results::ResultStore& store, std::size_t& skipped) {
+  const fs::path& out = store.dir();
+  const auto valid = store.recorded_points();
   std::map<int, std::vector<std::size_t>> todo;
   skipped = 0;
   for (const Point& p : study.points) {
@@ -264,25 +288,32 @@ std::vector<std::size_t> run_kernel_launch(const SweepOptions& o, const Study& s
   return {};
 }
 
-/// Prints the failures and appends them to failures.csv.
-void record_failures(const Study& study, const fs::path& out, const std::vector<Failure>& failures) {
+/// Prints the failures and appends them to failures.csv, each with its point's store key (empty for a commbench
+/// point, whose CSV file is its record), so a later valid run of the point removes it (prune_failures).
+void record_failures(const Study& study, results::ResultStore& store, const std::vector<Failure>& failures) {
   std::vector<csv::Row> rows;
   for (const auto& f : failures) {
     const Point& p = study.points[f.index];
     std::fprintf(stderr, "failed: %s: %s\n", describe(p).c_str(), f.reason.c_str());
     rows.push_back({std::to_string(p.index), std::to_string(p.spec.nprocs), run_label(p.spec),
-                    std::to_string(p.spec.rep), f.reason, utc_now()});
+                    std::to_string(p.spec.rep), f.reason, utc_now(),
+                    p.program == Program::commbench ? std::string() : store_key(p.spec)});
   }
-  csv::append_rows(out / "failures.csv", {"point", "nprocs", "balancer", "rep", "reason", "utc"}, rows);
+  store.record_failures(rows);
   std::fprintf(stderr, "mcmclb: %zu point(s) failed (recorded in %s)\n", failures.size(),
-               (out / "failures.csv").string().c_str());
+               (store.dir() / "failures.csv").string().c_str());
 }
 
 int sweep_local(const SweepOptions& o, const Study& study) {
-  if (o.launcher == "smpi") check_smpi(o, study);
-  const fs::path out = output_of(o, study);
+  if (o.launcher == "smpi") {
+    check_smpi(o, study);
+  } else if (!on_path("mpiexec")) {
+    throw InputError("--launcher local: mpiexec is not on PATH (install MPICH or add its bin folder to PATH)");
+  }
+  results::ResultStore store = open_output(o, study);  // before the first launch
+  const fs::path out = store.dir();
   std::size_t skipped = 0;
-  const auto todo = points_to_run(o, study, out, skipped);
+  const auto todo = points_to_run(o, study, store, skipped);
   std::size_t total = 0;
   for (const auto& [n, indices] : todo) total += indices.size();
   std::printf(
@@ -307,9 +338,9 @@ int sweep_local(const SweepOptions& o, const Study& study) {
   std::printf("sweep %s: %zu run, %zu skipped, %zu failed, %s; results in %s\n", study.name.c_str(),
               total - failures.size(), skipped, failures.size(), format_seconds(progress.elapsed_s()).c_str(),
               out.string().c_str());
-  if (failures.empty()) return 0;
-  record_failures(study, out, failures);
-  return 3;
+  if (!failures.empty()) record_failures(study, store, failures);
+  store.prune_failures();  // failures.csv lists what is failed now: points fixed by this or a later run leave it
+  return failures.empty() ? 0 : 3;
 }
 
 /// The batch-script template with its placeholders filled. Placeholders left empty leave no blank line behind.
@@ -439,13 +470,19 @@ std::vector<std::pair<std::string, std::string>> script_values(const SweepOption
           {"@COMMAND@", command}};
 }
 
-bool on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (!dir.empty() && ::access((fs::path(dir) / program).c_str(), X_OK) == 0) return true;
+/// The folder for the batch scripts: created, or checked to be a writable folder, before anything is written.
+void check_jobs_dir(const fs::path& dir, const std::string& what) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(dir, ec);
+  const std::string shown = printable(dir.native(), 200);
+  if (fs::exists(st) && !fs::is_directory(st)) {
+    throw InputError(what + ": " + shown + " exists and is not a folder; the batch scripts need a folder");
   }
-  return false;
+  if (!fs::exists(st)) {
+    fs::create_directories(dir, ec);
+    if (ec) throw InputError(what + ": " + shown + ": cannot create this folder (" + ec.message() + ")");
+  }
+  if (::access(dir.c_str(), W_OK) != 0) throw InputError(what + ": " + shown + ": cannot write in this folder");
 }
 
 /// Runs command and returns its exit status and output lines (stdout and stderr together).
@@ -504,8 +541,12 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
   const fs::path out = output_of(o, study);
   const std::string template_path = std::string(MCMCLB_SOURCE_DIR) + "/jobs/slurm.sbatch.in";
   const std::string text = read_file(template_path, "batch script template");
+  check_jobs_dir(dir, o.jobs_dir.empty() ? "key experiment (jobs/<experiment>)" : "--jobs-dir");
+  // Slurm opens --output in the output folder before the script runs; the store also checks its files now, so a
+  // job never starts on a folder it would refuse.
+  results::ResultStore store = open_output(o, study);
   std::size_t skipped = 0;
-  const auto todo = points_to_run(o, study, out, skipped);
+  const auto todo = points_to_run(o, study, store, skipped);
   const auto queued = o.dry_run ? std::map<std::string, QueuedJob>{} : queued_jobs(study);
 
   struct Launch {
@@ -526,7 +567,6 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
       continue;
     }
     if (launches.empty()) {
-      fs::create_directories(out);  // Slurm opens --output before the script runs
       csv::write_atomically(snapshot, "# " + study.name + " as submitted from " + o.study + " at " + utc_now() +
                                           "; the batch jobs beside it read this copy.\n" + study_text);
     }
@@ -663,7 +703,10 @@ int status_main(const SweepOptions& o) {
   }
   if (!found) throw InputError("--launch: no point of " + o.study + " has nprocs=" + std::to_string(o.launch));
   if (recording) {
-    if (!failures.empty()) record_failures(study, out, failures);
+    if (!failures.empty()) {
+      results::ResultStore store = open_output(o, study);
+      record_failures(study, store, failures);
+    }
     return 0;
   }
   const bool complete = n_failed == 0 && n_missing == 0;

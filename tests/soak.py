@@ -20,12 +20,14 @@ import csv
 import os
 import random
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # proc_tree, beside this file
+import proc_tree  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_BIN = os.environ.get("MCMCLB_BIN", os.path.join(HERE, "..", "build", "mcmclb"))
@@ -108,53 +110,7 @@ def describe(run):
             f"jitter={run['work']['jitter_pct']}% {name}")
 
 
-# ---- Launching and killing: MPICH's Hydra puts its proxy and every rank in a session of their own, so a process
-# group kill of mpiexec would leave the ranks running. The whole tree is found through /proc and killed by pid.
-
-
-def _stat(pid):
-    """(parent pid, start time) of pid, or None when it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return int(fields[1]), fields[19]
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def process_tree(root):
-    """[(pid, start time)] of root and all its descendants."""
-    children = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            st = _stat(int(entry))
-            if st:
-                children.setdefault(st[0], []).append((int(entry), st[1]))
-    tree, todo = [], [(root, (_stat(root) or (0, ""))[1])]
-    while todo:
-        pid, start = todo.pop()
-        tree.append((pid, start))
-        todo += children.get(pid, [])
-    return tree
-
-
-def kill_tree(proc):
-    """Ends a launch: SIGTERM to mpiexec (Hydra then tears its ranks down), and after 3 s SIGKILL to every process
-    of the tree still alive (checked by start time, so a reused pid is never hit)."""
-    tree = process_tree(proc.pid)
-    proc.terminate()
-    try:
-        proc.wait(timeout=3)
-    except subprocess.TimeoutExpired:
-        pass
-    for pid, start in tree:
-        st = _stat(pid)
-        if st and st[1] == start:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-    proc.wait()
+# ---- Launching and killing: the process-tree killer shared with the other launching tests (tests/proc_tree.py).
 
 
 def read_rows(path):
@@ -198,10 +154,10 @@ def launch(command, timeout, stdout, stderr):
     try:
         return proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        kill_tree(proc)
+        proc_tree.kill_tree(proc)
         return None
     except BaseException:  # Ctrl-C: leave nothing running behind
-        kill_tree(proc)
+        proc_tree.kill_tree(proc)
         raise
 
 

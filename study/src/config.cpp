@@ -147,6 +147,27 @@ std::vector<T> list(const std::string& key, const YAML::Node& n, const std::func
   return out;
 }
 
+/// Refuses a key given twice in one map, anywhere in the tree. yaml-cpp 0.7 keeps both entries and a lookup
+/// finds only one of them, so a repeated key would otherwise be dropped silently.
+void check_duplicate_keys(const YAML::Node& node, const std::string& prefix) {
+  if (node.IsSequence()) {
+    for (const auto& item : node) check_duplicate_keys(item, prefix);
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::map<std::string, int> seen;  // key -> line (1-based)
+  for (const auto& entry : node) {
+    if (!entry.first.IsScalar()) continue;  // flatten() refuses it with its own message
+    const std::string key = prefix.empty() ? entry.first.Scalar() : prefix + "." + entry.first.Scalar();
+    const int line = entry.first.Mark().line + 1;
+    if (const auto [at, added] = seen.emplace(key, line); !added) {
+      throw InputError("key " + key + ": given twice (lines " + std::to_string(at->second) + " and " +
+                       std::to_string(line) + "); give each key once");
+    }
+    check_duplicate_keys(entry.second, key);
+  }
+}
+
 YAML::Node load(const std::string& text, const std::string& source) {
   try {
     return YAML::Load(text);
@@ -203,6 +224,22 @@ auto lookup(const Table& table, const std::string& name) {
     if (n == name) return value;
   }
   return table.front().second;  // unreachable: choice() admitted only names of the table
+}
+
+bool has_control(const std::string& text) {
+  return std::any_of(text.begin(), text.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+}
+
+/// A Slurm partition or account name: it reaches an #SBATCH line of the batch script, so no spaces, quotes or
+/// control characters (a line break there would start a shell command).
+std::string slurm_name(const std::string& key, const YAML::Node& n, const std::string& what) {
+  const auto v = scalar<std::string>(key, n, what);
+  if (v.empty() || v.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,+@:") !=
+                       std::string::npos) {
+    throw InputError("key " + key + ": expected " + what + " of letters, digits and _ - . , + @ : only");
+  }
+  return v;
 }
 
 std::regex time_limit_format() { return std::regex(R"(^(\d+-)?\d+(:\d{1,2}){0,2}$)"); }
@@ -281,9 +318,9 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
     } else if (key == "job.scheduler") {
       e.job.scheduler = choice(key, n, {"slurm"});
     } else if (key == "job.partition") {
-      e.job.partition = scalar<std::string>(key, n, "a partition name");
+      e.job.partition = slurm_name(key, n, "a partition name");
     } else if (key == "job.account") {
-      e.job.account = scalar<std::string>(key, n, "an account name");
+      e.job.account = slurm_name(key, n, "an account name");
     } else if (key == "job.time_limit") {
       e.job.time_limit = scalar<std::string>(key, n, "a time limit");
       if (!std::regex_match(e.job.time_limit, time_limit_format())) {
@@ -298,8 +335,8 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
       // Slurm stops reading directives at the first line that is not one: a shell line here would silently
       // drop every #SBATCH line after it (and the generated ones follow), so it is refused, not moved.
       for (const auto& line : e.job.extra) {
-        if (line.rfind("#SBATCH ", 0) != 0 || line.find('\n') != std::string::npos) {
-          throw InputError("key job.extra: '" + line +
+        if (line.rfind("#SBATCH ", 0) != 0 || has_control(line)) {
+          throw InputError("key job.extra: '" + printable(line) +
                            "' is not one '#SBATCH ...' line (shell lines such as 'module load x' go in job.setup)");
         }
       }
@@ -308,8 +345,8 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
           list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a shell line"); });
     } else if (key == "job.launcher_args") {
       e.job.launcher_args = scalar<std::string>(key, n, "launcher options (one line, e.g. \"--mpi=pmi2\")");
-      if (e.job.launcher_args->find('\n') != std::string::npos) {
-        throw InputError("key job.launcher_args: expected one line of launcher options, got several");
+      if (has_control(*e.job.launcher_args)) {
+        throw InputError("key job.launcher_args: expected one line of launcher options without control characters");
       }
     } else if (key == "job.launcher") {
       e.job.launcher = choice(key, n, {"srun", "mpiexec"});
@@ -354,8 +391,18 @@ std::vector<std::pair<std::string, std::string>> exclude_rule(const YAML::Node& 
 StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::string>& overrides,
                        const std::string& source_name) {
   YAML::Node root = load(yaml_text, source_name);
-  if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  if (!root.IsDefined() || root.IsNull()) {
+    // An empty, BOM-only or comment-only file is a mistake (wrong file?), not a request for the defaults; with
+    // --set the keys may all come from the command line.
+    if (overrides.empty()) {
+      throw InputError(source_name +
+                       ": holds no keys (the file is empty or only comments); expected a map of "
+                       "keys such as experiment: NAME");
+    }
+    root = YAML::Node(YAML::NodeType::Map);
+  }
   if (!root.IsMap()) throw InputError(source_name + ": expected a map of keys at the top level");
+  check_duplicate_keys(root, "");
   for (const auto& o : overrides) apply_override(root, o);
 
   StudyAxes study;

@@ -59,37 +59,75 @@ csv::Row chain_row(const std::string& run_id, const ChainOutcome& c) {
           c.s_per_item};
 }
 
-void append_run(const std::filesystem::path& dir, const RunRecord& r, const std::vector<RankStats>& ranks,
+const csv::Row& failures_header() {
+  static const csv::Row h = {"point", "nprocs", "balancer", "rep", "reason", "utc", "key"};
+  return h;
+}
+
+results::Schema results_schema() {
+  results::Schema s;
+  s.runs = {"runs.csv", runs_header(), {}};
+  for (const auto& c : runs_columns()) {
+    if (c.is_parameter()) s.key_columns.push_back(c.name);
+  }
+  s.ranks = {"ranks.csv", ranks_header(), {}};
+  s.events = {"events.csv", events_header(), {}};
+  // Before the key column, a failure could not be matched to the run that fixed it: such rows stay listed.
+  const csv::Row keyless(failures_header().begin(), failures_header().end() - 1);
+  s.failures = {
+      "failures.csv", failures_header(), {{keyless, "mcmclb 0.1 (failures.csv without key)", [](const csv::Row& row) {
+                                             csv::Row upgraded = row;
+                                             upgraded.emplace_back();
+                                             return upgraded;
+                                           }}}};
+  s.per_run.push_back({"provenance.csv", provenance_header(), {}});
+  s.per_run.push_back({"chains.csv", chains_header(), {}});  // compute mode only
+  s.per_run.push_back({"traces.csv", traces_header(), {}});  // work.trace only
+  return s;
+}
+
+results::ResultStore open_results(const std::filesystem::path& dir) {
+  return results::ResultStore::open(dir, results_schema());
+}
+
+std::string store_key(const RunSpec& spec) {
+  RunRecord record;
+  record.spec = spec;
+  const csv::Row row = runs_row(record);
+  csv::Row key;
+  const auto columns = runs_columns();
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i].is_parameter()) key.push_back(row[i]);
+  }
+  return results::ResultStore::key(key);
+}
+
+void record_run(results::ResultStore& store, const RunRecord& r, const std::vector<RankStats>& ranks,
                 const std::string& event_lines, const std::vector<ChainOutcome>& chains,
                 const std::vector<TracePoint>& trace) {
-  std::vector<csv::Row> rank_rows;
+  results::RunRecord record;
+  record.run = runs_row(r);
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const RankStats& x = ranks[i];
     const double other = x.elapsed_s - x.work_s - x.polling_s - x.waiting_s - x.regroup_s;
-    rank_rows.push_back({r.run_id, std::to_string(i), csv::number(x.elapsed_s), csv::number(x.work_s),
-                         csv::number(x.polling_s), csv::number(x.waiting_s), csv::number(x.regroup_s),
-                         csv::number(other), std::to_string(x.regroups), std::to_string(x.items_worked),
-                         std::to_string(x.final_first), std::to_string(x.final_last)});
+    record.rank_lines += csv::line({r.run_id, std::to_string(i), csv::number(x.elapsed_s), csv::number(x.work_s),
+                                    csv::number(x.polling_s), csv::number(x.waiting_s), csv::number(x.regroup_s),
+                                    csv::number(other), std::to_string(x.regroups), std::to_string(x.items_worked),
+                                    std::to_string(x.final_first), std::to_string(x.final_last)});
   }
-  csv::append_rows(dir / "ranks.csv", ranks_header(), rank_rows);
-  csv::append_text(dir / "events.csv", events_header(), event_lines);
-  csv::append_rows(dir / "provenance.csv", provenance_header(), {provenance_row(r.run_id, r.provenance)});
-  if (!chains.empty()) {
-    std::vector<csv::Row> chain_rows;
-    for (const ChainOutcome& c : chains) chain_rows.push_back(chain_row(r.run_id, c));
-    csv::append_rows(dir / "chains.csv", chains_header(), chain_rows);
+  record.event_lines = event_lines;
+  record.per_run_lines.push_back(csv::line(provenance_row(r.run_id, r.provenance)));
+  std::string chain_lines, trace_lines;  // empty: the table gets nothing, and is not created
+  for (const ChainOutcome& c : chains) chain_lines += csv::line(chain_row(r.run_id, c));
+  for (const TracePoint& p : trace) {
+    char energy[40];
+    std::snprintf(energy, sizeof energy, "%.17g", static_cast<double>(p.energy_q32) * 0x1p-32);
+    trace_lines += csv::line({r.run_id, std::to_string(p.chain), std::to_string(p.item), energy,
+                              std::to_string(p.energy_q32), std::to_string(p.accepted), std::to_string(p.group_size)});
   }
-  if (!trace.empty()) {
-    std::vector<csv::Row> trace_rows;
-    for (const TracePoint& p : trace) {
-      char energy[40];
-      std::snprintf(energy, sizeof energy, "%.17g", static_cast<double>(p.energy_q32) * 0x1p-32);
-      trace_rows.push_back({r.run_id, std::to_string(p.chain), std::to_string(p.item), energy,
-                            std::to_string(p.energy_q32), std::to_string(p.accepted), std::to_string(p.group_size)});
-    }
-    csv::append_rows(dir / "traces.csv", traces_header(), trace_rows);
-  }
-  csv::append_rows(dir / "runs.csv", runs_header(), {runs_row(r)});
+  record.per_run_lines.push_back(std::move(chain_lines));
+  record.per_run_lines.push_back(std::move(trace_lines));
+  store.record(record);
 }
 
 }  // namespace mcmclb

@@ -79,6 +79,12 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
     const std::optional<int> nprocs = e.nprocs ? e.nprocs : default_nprocs;
     if (!nprocs) throw InputError("key nprocs: a study needs nprocs (a number or a list) to be planned or swept");
     if (e.program == Program::commbench) {  // one point per rank count: the benchmark sweeps methods and sizes itself
+      // Checked here, at plan time, against the registry: each name becomes an argument of a launch command.
+      for (const auto& m : e.commbench.methods) {
+        if (std::find(catalog.methods.begin(), catalog.methods.end(), m) == catalog.methods.end()) {
+          throw_unknown_name("commbench.methods", "method", m, {catalog.methods.begin(), catalog.methods.end()});
+        }
+      }
       for (const Point& p : study.points) {
         if (p.program == Program::commbench && p.spec.nprocs == *nprocs) {
           throw InputError("key program: a commbench study runs once per rank count; nprocs=" +
@@ -167,20 +173,24 @@ double expected_point_s(const Point& point) {
 std::string commbench_file(int nprocs) { return "commbench-n" + std::to_string(nprocs) + ".csv"; }
 
 std::vector<std::size_t> parse_point_list(const std::string& text) {
+  if (text.empty()) throw InputError("--points: empty; expected a comma-separated list of point indices (e.g. 0,2)");
   std::vector<std::size_t> out;
-  std::stringstream in(text);
+  std::stringstream in(text + ",");  // so a trailing comma shows up as an empty item
   for (std::string item; std::getline(in, item, ',');) {
+    // Digits only: stoul would accept "-1" (as 2^64-1), "+1" and leading spaces.
     std::size_t used = 0;
     unsigned long value = 0;
-    try {
+    if (!item.empty() && item.size() <= 18 && item.find_first_not_of("0123456789") == std::string::npos) {
       value = std::stoul(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
     }
-    if (used == 0 || used != item.size()) throw InputError("--points: '" + item + "' is not a point index");
+    if (used == 0) {
+      throw InputError("--points: '" + printable(item) + "' is not a point index (expected 0, 1, 2, ...)");
+    }
+    if (std::find(out.begin(), out.end(), value) != out.end()) {
+      throw InputError("--points: point " + std::to_string(value) + " is listed twice");
+    }
     out.push_back(value);
   }
-  if (out.empty()) throw InputError("--points: expected a comma-separated list of point indices");
   return out;
 }
 

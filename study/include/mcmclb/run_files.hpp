@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mcmclb/csv.hpp"
+#include "mcmclb/result_store.hpp"
 #include "mcmclb/run_stats.hpp"
 #include "mcmclb/runs_csv.hpp"
 
@@ -22,11 +23,27 @@ csv::Row chain_row(const std::string& run_id, const ChainOutcome& c);
 /// One events.csv line (with its newline) for an event of run run_id.
 std::string event_line(const std::string& run_id, const EventRow& e);
 
-/// Appends a run's rows to DIR/ranks.csv, DIR/events.csv, DIR/provenance.csv, DIR/chains.csv (compute mode
-/// only: chains not empty), DIR/traces.csv (work.trace: trace not empty), then DIR/runs.csv (last, so a row in runs.csv
-/// means the others hold that run's rows). ranks: every rank's stats, by rank; event_lines: every group formation, as
-/// events.csv lines.
-void append_run(const std::filesystem::path& dir, const RunRecord& r, const std::vector<RankStats>& ranks,
+/// failures.csv: one row per point a sweep could not record, with the point's store key (key column) so a later
+/// valid run of the point supersedes it.
+const csv::Row& failures_header();
+
+/// The results folder's schema for the store (mcmclb/result_store.hpp): runs.csv (resume key: its parameter
+/// columns), ranks.csv, events.csv, failures.csv (the keyless header of earlier versions is upgraded) and, per
+/// run, provenance.csv.
+results::Schema results_schema();
+
+/// Opens (creates or checks) the results folder dir with results_schema(): throws results::StoreError (an
+/// InputError, one line naming the file) before any work if the folder cannot hold results or holds foreign or
+/// older files.
+results::ResultStore open_results(const std::filesystem::path& dir);
+
+/// The store key of a point: its runs.csv parameter fields (ResultStore::key).
+std::string store_key(const RunSpec& spec);
+
+/// Records a run in the store: ranks.csv, events.csv, provenance.csv, chains.csv (compute mode only: chains not
+/// empty), traces.csv (work.trace: trace not empty) and runs.csv, all or nothing (one commit). ranks: every
+/// rank's stats, by rank; event_lines: every group formation, as events.csv lines.
+void record_run(results::ResultStore& store, const RunRecord& r, const std::vector<RankStats>& ranks,
                 const std::string& event_lines, const std::vector<ChainOutcome>& chains = {},
                 const std::vector<TracePoint>& trace = {});
 

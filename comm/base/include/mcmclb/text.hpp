@@ -21,6 +21,25 @@ std::string join(const Range& items, std::string_view sep = ", ") {
   return out;
 }
 
+/// text safe to print on one line of a terminal: printable ASCII kept, every other byte as \xNN, at most
+/// max_bytes of it (then "...").
+inline std::string printable(std::string_view text, std::size_t max_bytes = 80) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < max_bytes; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  if (text.size() > max_bytes) out += "...";
+  return out;
+}
+
 /// s as one word for a POSIX shell: unchanged when it holds only safe characters, else single-quoted.
 inline std::string shell_quote(const std::string& s) {
   if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=,:@+") ==
@@ -42,8 +61,11 @@ inline std::string command_line(int argc, char** argv) {
   return line;
 }
 
-/// The whole content of a file, or nothing if it cannot be opened.
+/// The whole content of a file, or nothing if it cannot be opened or is a folder (an ifstream opens a folder on
+/// Linux and reads it as empty).
 inline std::optional<std::string> read_text_file(const std::filesystem::path& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) return std::nullopt;
   std::ifstream in(path);
   if (!in) return std::nullopt;
   std::ostringstream content;

@@ -1,0 +1,121 @@
+// The results store: one output folder holding runs.csv, ranks.csv, events.csv and failures.csv, safe for any
+// number of concurrent writers (processes on one machine or on several hosts sharing a parallel filesystem).
+// A run is recorded in all three run files or in none; appends cost O(rows added); every file's header is
+// checked when the store is opened, before any work. Uses no MPI: rank 0 and the sweep process both use it.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mcmclb/csv.hpp"
+#include "mcmclb/input_error.hpp"
+
+namespace mcmclb::results {
+
+/// Bad output folder or foreign/older files in it: a one-line message naming the path. An InputError, so the
+/// mains print it once and exit 2 like any other bad input.
+class StoreError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+/// An earlier header of a table that this version still recognises.
+struct OlderHeader {
+  csv::Row header;
+  std::string version;  // named in messages, e.g. "mcmclb 0.1"
+  /// Maps one row of that version to the current header. Empty: a folder holding that version is refused.
+  std::function<csv::Row(const csv::Row&)> upgrade;
+};
+
+/// One CSV file of the folder and its header (one schema per file).
+struct Table {
+  std::string file;  // e.g. "runs.csv"
+  csv::Row header;
+  std::vector<OlderHeader> older;
+};
+
+/// The four tables and the columns the store itself reads, found by name (never by position).
+struct Schema {
+  Table runs, ranks, events, failures;
+  /// More tables with rows per run (e.g. provenance.csv), recorded in the same commit as ranks/events/runs.
+  std::vector<Table> per_run;
+  std::vector<std::string> key_columns;      // runs.csv columns that identify a point (the resume key)
+  std::string run_id_column = "run_id";      // runs.csv and ranks.csv
+  std::string nprocs_column = "nprocs";      // runs.csv: how many ranks.csv rows make the run complete
+  std::string valid_column = "valid";        // runs.csv: "true" when the run's invariants held
+  std::string started_column = "utc_start";  // runs.csv: ISO 8601 UTC ("2026-01-02T03:04:05Z")
+  std::string rank_column = "rank";          // ranks.csv: 0 .. nprocs-1
+  std::string failure_key_column = "key";    // failures.csv: ResultStore::key() of the failed point
+  std::string failure_time_column = "utc";   // failures.csv: ISO 8601 UTC, when the failure was recorded
+};
+
+/// One run: its runs.csv row and its ranks.csv and events.csv lines (csv::line() text, each ending in '\n').
+struct RunRecord {
+  csv::Row run;
+  std::string rank_lines;
+  std::string event_lines;
+  std::vector<std::string> per_run_lines;  // one entry per Schema::per_run table, in that order
+};
+
+/// A run as resume sees it.
+struct RecordedRun {
+  std::string run_id;
+  bool valid = false;
+  bool complete = false;  // ranks.csv holds a row for every rank 0 .. nprocs-1
+  std::string started;    // the started column
+};
+
+/// Every runs.csv row of one point, in file order.
+struct RecordedPoint {
+  std::vector<RecordedRun> runs;
+  /// Recorded valid and complete at least once: what a resumed sweep skips.
+  [[nodiscard]] bool done() const;
+};
+
+class ResultStore {
+ public:
+  /// Creates DIR (and its parents) or checks that it is a writable folder, rolls back a run a killed writer left
+  /// half-recorded, and checks the header of every table file present: the current header is fine, a known
+  /// older one is upgraded (rewritten once) or refused, anything else is refused. Throws StoreError (one line,
+  /// naming the file and the expected header) before anything is written. Throws std::logic_error if the
+  /// schema names a column its table lacks.
+  static ResultStore open(const std::filesystem::path& dir, Schema schema);
+
+  /// Appends one run to ranks.csv, events.csv and runs.csv, all or nothing, under the folder's lock.
+  void record(const RunRecord& run);
+  /// Appends rows (failures.csv's header order) to failures.csv under the folder's lock.
+  void record_failures(const std::vector<csv::Row>& rows);
+
+  /// Every recorded point by key(), each with its runs and whether each run is complete.
+  [[nodiscard]] std::map<std::string, RecordedPoint> recorded_points() const;
+  /// failures.csv rows not superseded by a valid, complete run of the same point that started at or after the
+  /// failure was recorded (a resume that fixed the point). Rows without a key stay current.
+  [[nodiscard]] std::vector<csv::Row> current_failures() const;
+  /// Rewrites failures.csv (atomically, under the folder's lock) to hold only current_failures(): a point a
+  /// later run fixed is no longer listed. failures.csv is small (a row per failed point), so this is cheap.
+  void prune_failures();
+
+  /// The key of a point: its key-column values as one CSV line without the newline (printable, unambiguous).
+  static std::string key(const csv::Row& key_fields);
+
+  [[nodiscard]] const std::filesystem::path& dir() const { return dir_; }
+  [[nodiscard]] const Schema& schema() const { return schema_; }
+
+ private:
+  [[nodiscard]] std::vector<csv::Row> current_failures_locked() const;  // lock held
+  ResultStore(std::filesystem::path dir, Schema schema) : dir_(std::move(dir)), schema_(std::move(schema)) {}
+  std::filesystem::path dir_;
+  Schema schema_;
+};
+
+/// Test hook: when the environment variable MCMCLB_STORE_CRASH_AFTER names a table file ("ranks.csv", ...),
+/// a commit kills its own process with SIGKILL right after appending to that file, as `kill -9` would;
+/// "ranks.csv:half" kills it after writing half of that file's new text (a torn line).
+inline constexpr const char* kCrashAfterVariable = "MCMCLB_STORE_CRASH_AFTER";
+
+}  // namespace mcmclb::results

@@ -1,0 +1,737 @@
+// The results store (mcmclb/result_store.hpp).
+//
+// Design, and why:
+// - One lock per folder: a POSIX record lock (fcntl F_SETLKW) on DIR/.mcmclb.lock, held around every commit and
+//   every read. fcntl locks are the ones NFS (through lockd/NLM or NFSv4 state), Lustre (mounted with -o flock)
+//   and GPFS honour across hosts; flock() is node-local on some of them, and O_APPEND is not atomic across NFS
+//   clients, so neither is relied on. If the filesystem has no record locks at all, open() says so (ENOLCK).
+//   The alternative, per-writer part files merged by a collect step, was rejected: users and the plot scripts
+//   read runs.csv, ranks.csv and events.csv directly, and would see nothing (or stale data) until a collect ran.
+// - fcntl locks belong to the process, not to the descriptor or thread: two threads both "get" the lock, and
+//   closing any descriptor of the lock file drops it. So a process-wide mutex is taken first, and the lock file
+//   is opened and closed only inside it.
+// - Data files are opened after the lock is taken and closed before it is released: NFS's close-to-open
+//   consistency then gives each writer the current size and makes its rows visible to the next.
+// - Appends write at the end of the file (pwrite at the size read under the lock): O(rows added), never a
+//   rewrite of the whole file.
+// - A run is recorded all or nothing through a journal: under the lock, DIR/.mcmclb.journal gets the sizes of
+//   the files about to grow (written to a temporary name, fsynced, renamed), then ranks.csv, events.csv and
+//   runs.csv are appended and fsynced, then the journal is removed: the commit point. Whoever next takes the lock
+//   and finds a journal (a writer killed mid-commit, or a node that crashed) truncates the files back to those
+//   sizes first. runs.csv is appended last, so a lock-free reader that sees a runs.csv row also sees its ranks.
+// - A writer killed while holding the lock loses it with its process; a node that dies holding it keeps it until
+//   the filesystem's lock recovery (NFS statd/NSM, Lustre eviction) frees it, so other writers wait, not corrupt.
+// - Writers of older mcmclb versions (read, rewrite, rename) take no lock: sharing a folder with them can still
+//   lose rows. Readers (plots, users' tools) need no lock.
+#include "mcmclb/result_store.hpp"
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+namespace mcmclb::results {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kLockFile = ".mcmclb.lock";
+constexpr const char* kJournalFile = ".mcmclb.journal";
+constexpr const char* kJournalTemp = ".mcmclb.journal.tmp";
+constexpr std::size_t kMaxHeaderBytes = std::size_t{64} * 1024;
+
+/// Text safe to print on one line: printable ASCII kept, every other byte as \xNN, at most max_bytes of input.
+std::string printable(std::string_view text, std::size_t max_bytes = 80) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < max_bytes; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+  }
+  if (text.size() > max_bytes) out += "...";
+  return out;
+}
+
+std::string shown(const fs::path& path) { return printable(path.native(), 200); }
+
+std::string header_text(const csv::Row& header) { return csv::line(header); }
+
+/// One CSV line without its newline.
+std::string join_header(const csv::Row& fields) {
+  std::string text = csv::line(fields);
+  text.pop_back();
+  return text;
+}
+
+[[noreturn]] void fail(const fs::path& path, const std::string& what) { throw StoreError(shown(path) + ": " + what); }
+
+[[noreturn]] void fail_errno(const fs::path& path, const std::string& what, int err) {
+  fail(path, what + " (" + std::strerror(err) + ")");
+}
+
+/// An owned file descriptor.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Fd& operator=(Fd&& other) noexcept {
+    if (this != &other) {
+      reset();
+      fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { reset(); }
+  [[nodiscard]] int get() const { return fd_; }
+  void reset() noexcept {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  /// Closes and reports the error close() may give (NFS reports deferred write errors there).
+  void close_checked(const fs::path& path) {
+    const int fd = std::exchange(fd_, -1);
+    if (fd >= 0 && ::close(fd) != 0) fail_errno(path, "cannot write", errno);
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+Fd open_file(const fs::path& path, int flags) {
+  int fd;
+  do {
+    fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) fail_errno(path, "cannot open", errno);
+  return Fd(fd);
+}
+
+off_t size_of(const Fd& fd, const fs::path& path) {
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) fail_errno(path, "cannot stat", errno);
+  return st.st_size;
+}
+
+void write_all(const Fd& fd, const fs::path& path, std::string_view text, off_t at) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::pwrite(fd.get(), text.data() + done, text.size() - done, at + static_cast<off_t>(done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail_errno(path, "cannot write", errno);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void sync(const Fd& fd, const fs::path& path) {
+  if (::fsync(fd.get()) != 0) fail_errno(path, "cannot flush to disk", errno);
+}
+
+/// Makes a rename or unlink in dir durable. Some filesystems cannot fsync a folder (EINVAL): they order such
+/// metadata themselves.
+void sync_folder(const fs::path& dir) {
+  const Fd fd = open_file(dir, O_RDONLY | O_DIRECTORY);
+  if (::fsync(fd.get()) != 0 && errno != EINVAL) fail_errno(dir, "cannot flush to disk", errno);
+}
+
+std::string read_at(const Fd& fd, const fs::path& path, off_t at, std::size_t max_bytes) {
+  std::string out(max_bytes, '\0');
+  std::size_t done = 0;
+  while (done < max_bytes) {
+    const ssize_t n = ::pread(fd.get(), out.data() + done, max_bytes - done, at + static_cast<off_t>(done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail_errno(path, "cannot read", errno);
+    }
+    if (n == 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  out.resize(done);
+  return out;
+}
+
+/// The first line of a file, with its newline if it has one within kMaxHeaderBytes.
+std::string first_line(const Fd& fd, const fs::path& path) {
+  std::string head = read_at(fd, path, 0, kMaxHeaderBytes);
+  const auto end = head.find('\n');
+  if (end != std::string::npos) head.resize(end + 1);
+  return head;
+}
+
+/// Calls emit for every record of the file after the header: a record ends at a newline outside quotes, so a
+/// quoted field may hold line breaks. Reads in blocks; a last record without its newline is not emitted.
+template <typename Emit>
+void for_each_row(const fs::path& path, Emit&& emit) {
+  Fd fd;
+  {
+    const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (raw < 0) {
+      if (errno == ENOENT) return;
+      fail_errno(path, "cannot open", errno);
+    }
+    fd = Fd(raw);
+  }
+  constexpr std::size_t kBlock = 1 << 20;
+  std::string buffer;
+  std::size_t scanned = 0, start = 0;
+  bool quoted = false, header = true;
+  for (;;) {
+    const std::size_t old = buffer.size();
+    buffer.resize(old + kBlock);
+    ssize_t n;
+    do {
+      n = ::read(fd.get(), buffer.data() + old, kBlock);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) fail_errno(path, "cannot read", errno);
+    buffer.resize(old + static_cast<std::size_t>(n));
+    if (n == 0) return;
+    for (; scanned < buffer.size(); ++scanned) {
+      const char c = buffer[scanned];
+      if (c == '"') {
+        quoted = !quoted;
+      } else if (c == '\n' && !quoted) {
+        std::string_view record(buffer.data() + start, scanned - start);
+        if (!record.empty() && record.back() == '\r') record.remove_suffix(1);
+        if (!header) emit(record);
+        header = false;
+        start = scanned + 1;
+      }
+    }
+    buffer.erase(0, start);
+    scanned -= start;
+    start = 0;
+  }
+}
+
+/// The first `count` fields of a record (RFC 4180 quoting), without splitting the rest of the line.
+csv::Row leading_fields(std::string_view record, std::size_t count) {
+  csv::Row fields;
+  std::size_t i = 0;
+  while (fields.size() < count && i <= record.size()) {
+    std::string field;
+    if (i < record.size() && record[i] == '"') {
+      ++i;
+      while (i < record.size()) {
+        if (record[i] == '"' && i + 1 < record.size() && record[i + 1] == '"') {
+          field += '"';
+          i += 2;
+        } else if (record[i] == '"') {
+          ++i;
+          break;
+        } else {
+          field += record[i++];
+        }
+      }
+    }
+    const std::size_t comma = record.find(',', i);
+    field.append(record.substr(i, comma == std::string_view::npos ? std::string_view::npos : comma - i));
+    fields.push_back(std::move(field));
+    if (comma == std::string_view::npos) break;
+    i = comma + 1;
+  }
+  return fields;
+}
+
+std::size_t column(const Table& table, const std::string& name) {
+  const auto at = std::find(table.header.begin(), table.header.end(), name);
+  if (at == table.header.end()) {
+    throw std::logic_error("result store schema: " + table.file + " has no column '" + name + "'");
+  }
+  return static_cast<std::size_t>(at - table.header.begin());
+}
+
+std::optional<long> parse_long(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text.c_str(), &end, 10);
+  if (errno != 0 || end != text.c_str() + text.size()) return std::nullopt;
+  return value;
+}
+
+/// Every table of the schema: the four fixed ones, then the per-run ones.
+std::vector<const Table*> all_tables(const Schema& s) {
+  std::vector<const Table*> tables = {&s.runs, &s.ranks, &s.events, &s.failures};
+  for (const Table& t : s.per_run) tables.push_back(&t);
+  return tables;
+}
+
+/// The folder lock: a process-wide mutex, then the fcntl write lock on DIR/.mcmclb.lock (see the top).
+class FolderLock {
+ public:
+  explicit FolderLock(const fs::path& dir) : guard_(process_mutex()) {
+    const fs::path path = dir / kLockFile;
+    fd_ = open_file(path, O_RDWR | O_CREAT);
+    struct flock lock {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;  // l_start = l_len = 0: the whole file
+    while (::fcntl(fd_.get(), F_SETLKW, &lock) != 0) {
+      if (errno == EINTR) continue;
+      if (errno == ENOLCK || errno == EOPNOTSUPP || errno == ENOSYS) {
+        fail_errno(path,
+                   "this filesystem does not support POSIX record locks, which concurrent writers need (NFS: run "
+                   "lockd; Lustre: mount with -o flock)",
+                   errno);
+      }
+      fail_errno(path, "cannot lock", errno);
+    }
+  }
+  // Closing the descriptor releases the fcntl lock, then the mutex is released (members in reverse order).
+
+ private:
+  static std::mutex& process_mutex() {
+    static std::mutex m;
+    return m;
+  }
+  std::lock_guard<std::mutex> guard_;
+  Fd fd_;
+};
+
+/// The files a commit is about to grow, and their sizes before it.
+using Sizes = std::vector<std::pair<std::string, off_t>>;
+
+void write_journal(const fs::path& dir, const Sizes& sizes) {
+  std::string text = "mcmclb journal 1\n";
+  for (const auto& [file, size] : sizes) text += file + " " + std::to_string(size) + "\n";
+  const fs::path temp = dir / kJournalTemp;
+  Fd fd = open_file(temp, O_WRONLY | O_CREAT | O_TRUNC);
+  write_all(fd, temp, text, 0);
+  sync(fd, temp);
+  fd.close_checked(temp);
+  if (::rename(temp.c_str(), (dir / kJournalFile).c_str()) != 0) fail_errno(dir / kJournalFile, "cannot write", errno);
+  sync_folder(dir);
+}
+
+void remove_journal(const fs::path& dir) {
+  if (::unlink((dir / kJournalFile).c_str()) != 0 && errno != ENOENT) {
+    fail_errno(dir / kJournalFile, "cannot remove", errno);
+  }
+  sync_folder(dir);
+}
+
+void truncate_to(const fs::path& path, off_t size) {
+  const int raw = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (raw < 0) {
+    if (errno == ENOENT) return;
+    fail_errno(path, "cannot roll back", errno);
+  }
+  const Fd fd(raw);
+  if (size_of(fd, path) <= size) return;
+  if (::ftruncate(fd.get(), size) != 0) fail_errno(path, "cannot roll back", errno);
+  sync(fd, path);
+}
+
+/// Undoes a commit a killed writer left unfinished. Lock held.
+void roll_back(const fs::path& dir, const Schema& schema) {
+  ::unlink((dir / kJournalTemp).c_str());  // a journal that was never complete: nothing was appended yet
+  const fs::path journal = dir / kJournalFile;
+  const int raw = ::open(journal.c_str(), O_RDONLY | O_CLOEXEC);
+  if (raw < 0) {
+    if (errno == ENOENT) return;
+    fail_errno(journal, "cannot read", errno);
+  }
+  const Fd fd(raw);
+  std::istringstream in(read_at(fd, journal, 0, kMaxHeaderBytes));
+  std::string line;
+  std::getline(in, line);
+  Sizes sizes;
+  bool damaged = line != "mcmclb journal 1";
+  const std::vector<const Table*> tables = all_tables(schema);
+  while (!damaged && std::getline(in, line)) {
+    const auto space = line.rfind(' ');
+    const std::string file = line.substr(0, space == std::string::npos ? 0 : space);
+    const long size = space == std::string::npos ? -1 : parse_long(line.substr(space + 1)).value_or(-1);
+    const bool known = std::any_of(tables.begin(), tables.end(), [&](const Table* t) { return t->file == file; });
+    damaged = !known || size < 0;
+    if (!damaged) sizes.emplace_back(file, static_cast<off_t>(size));
+  }
+  if (damaged) {
+    fail(journal, "damaged journal of an unfinished commit; check the CSV files' last rows, then remove it");
+  }
+  for (const auto& [file, size] : sizes) truncate_to(dir / file, size);
+  remove_journal(dir);
+}
+
+/// What open() found in one table file.
+enum class Found { kAbsent, kCurrent, kUpgrade };
+
+/// lock_free: a check before the folder's lock file exists, so that a refused folder is left exactly as it was. A
+/// first line without its newline may be a header another writer is writing right now: undecided (kAbsent) then,
+/// and the check under the lock decides.
+Found check_header(const fs::path& dir, const Table& table, const OlderHeader** older, bool lock_free = false) {
+  const fs::path path = dir / table.file;
+  const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (raw < 0) {
+    if (errno == ENOENT) return Found::kAbsent;
+    fail_errno(path, "cannot read", errno);
+  }
+  const Fd fd(raw);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) fail_errno(path, "cannot stat", errno);
+  if (!S_ISREG(st.st_mode)) fail(path, "is not a regular file; remove it or write to a new output folder");
+  if (st.st_size == 0) return Found::kAbsent;
+  const std::string head = first_line(fd, path);
+  if (lock_free && (head.empty() || head.back() != '\n')) return Found::kAbsent;
+  if (head == header_text(table.header)) return Found::kCurrent;
+  for (const OlderHeader& o : table.older) {
+    if (head == header_text(o.header)) {
+      if (!o.upgrade) {
+        fail(path, "written by " + o.version + ", whose header this version cannot upgrade (expected \"" +
+                       printable(join_header(table.header), 4096) + "\"); write to a new output folder");
+      }
+      *older = &o;
+      return Found::kUpgrade;
+    }
+  }
+  std::string_view seen = head;
+  if (!seen.empty() && seen.back() == '\n') seen.remove_suffix(1);
+  fail(path, "written by another version of mcmclb, or not an mcmclb " + table.file + ": its header is \"" +
+                 printable(seen) + "\", expected \"" + printable(join_header(table.header), 4096) +
+                 "\"; write to a new output folder");
+}
+
+}  // namespace
+
+namespace {
+
+/// Rewrites a table file of an older version with the current header, once, atomically. Lock held.
+void upgrade_file(const fs::path& dir, const Table& table, const OlderHeader& older) {
+  const fs::path path = dir / table.file;
+  std::string text = header_text(table.header);
+  std::size_t row = 1;
+  for_each_row(path, [&](std::string_view record) {
+    ++row;
+    const csv::Row fields = csv::split_line(record);
+    if (fields.size() != older.header.size()) {
+      fail(path, "row " + std::to_string(row) + " has " + std::to_string(fields.size()) + " fields, not " +
+                     std::to_string(older.header.size()) + "; cannot upgrade it from " + older.version);
+    }
+    const csv::Row upgraded = older.upgrade(fields);
+    if (upgraded.size() != table.header.size()) {
+      throw std::logic_error("result store: the upgrade of " + table.file + " from " + older.version +
+                             " gives rows of the wrong width");
+    }
+    text += csv::line(upgraded);
+  });
+  const fs::path temp = dir / ("." + table.file + ".upgrade.tmp");
+  Fd fd = open_file(temp, O_WRONLY | O_CREAT | O_TRUNC);
+  write_all(fd, temp, text, 0);
+  sync(fd, temp);
+  fd.close_checked(temp);
+  if (::rename(temp.c_str(), path.c_str()) != 0) fail_errno(path, "cannot replace", errno);
+  sync_folder(dir);
+}
+
+/// Creates the folder or checks it, before any work: one StoreError naming what is wrong.
+void prepare_folder(const fs::path& dir) {
+  if (dir.empty()) throw StoreError("output folder: the path is empty");
+  for (const auto& part : dir) {
+    if (part.native().size() > NAME_MAX) {
+      fail(dir, "the name \"" + printable(part.native(), 40) + "\" is " + std::to_string(part.native().size()) +
+                    " bytes long; names may have at most " + std::to_string(NAME_MAX));
+    }
+  }
+  if (dir.native().size() >= PATH_MAX) fail(dir, "the path is longer than " + std::to_string(PATH_MAX) + " bytes");
+  std::error_code ec;
+  const fs::file_status st = fs::status(dir, ec);
+  if (fs::exists(st) && !fs::is_directory(st)) fail(dir, "exists and is not a folder; the output must be a folder");
+  if (!fs::exists(st)) {
+    fs::create_directories(dir, ec);
+    if (ec) fail(dir, "cannot create this output folder (" + ec.message() + ")");
+  }
+  struct statfs info {};
+  if (::statfs(dir.c_str(), &info) != 0) fail_errno(dir, "cannot inspect this output folder", errno);
+  if (info.f_type == PROC_SUPER_MAGIC || info.f_type == SYSFS_MAGIC) {
+    fail(dir, "is on /proc or /sys, which cannot hold results; choose another output folder");
+  }
+  // Permission bits do not tell (root, ACLs, read-only mounts, quotas): write a probe file. Its name is unique
+  // per call (mkostemp: O_EXCL), since threads and processes on other hosts open the same folder at once.
+  std::string probe = (dir / ".mcmclb.probe.XXXXXX").native();
+  const int raw = ::mkostemp(probe.data(), O_CLOEXEC);
+  if (raw < 0) fail_errno(dir, "cannot write in this output folder", errno);
+  Fd fd(raw);
+  const ssize_t wrote = ::write(fd.get(), "x", 1);
+  const int err = wrote == 1 ? 0 : errno;
+  fd.reset();
+  ::unlink(probe.c_str());
+  if (wrote != 1) fail_errno(dir, "cannot write in this output folder", err);
+}
+
+/// Appends text to each table file, all or nothing (see the top). Lock held, journal rolled back already.
+void commit(const fs::path& dir, const std::vector<std::pair<const Table*, std::string_view>>& appends) {
+  struct Target {
+    fs::path path;
+    Fd fd;
+    off_t size = 0;
+    std::string prefix;  // the header for a new file, or a newline a foreign writer left out
+  };
+  std::vector<Target> targets;
+  for (const auto& [table, text] : appends) {
+    Target t;
+    t.path = dir / table->file;
+    t.fd = open_file(t.path, O_RDWR | O_CREAT);
+    t.size = size_of(t.fd, t.path);
+    if (t.size == 0) {
+      t.prefix = header_text(table->header);
+    } else {
+      if (first_line(t.fd, t.path) != header_text(table->header)) {
+        fail(t.path,
+             "its header changed after this store was opened (is another mcmclb version writing here?); "
+             "write to a new output folder");
+      }
+      if (read_at(t.fd, t.path, t.size - 1, 1) != "\n") t.prefix = "\n";
+    }
+    targets.push_back(std::move(t));
+  }
+  Sizes sizes;
+  for (std::size_t i = 0; i < appends.size(); ++i) sizes.emplace_back(appends[i].first->file, targets[i].size);
+  write_journal(dir, sizes);
+  const std::string crash_after = std::getenv(kCrashAfterVariable) ? std::getenv(kCrashAfterVariable) : "";
+  try {
+    for (std::size_t i = 0; i < appends.size(); ++i) {
+      Target& t = targets[i];
+      const std::string_view text = appends[i].second;
+      const std::string& file = appends[i].first->file;
+      write_all(t.fd, t.path, t.prefix, t.size);
+      if (crash_after == file + ":half") {  // test hook: a torn last line
+        write_all(t.fd, t.path, text.substr(0, text.size() / 2), t.size + static_cast<off_t>(t.prefix.size()));
+        sync(t.fd, t.path);
+        ::raise(SIGKILL);
+      }
+      write_all(t.fd, t.path, text, t.size + static_cast<off_t>(t.prefix.size()));
+      sync(t.fd, t.path);
+      t.fd.close_checked(t.path);
+      if (crash_after == file) ::raise(SIGKILL);  // test hook
+    }
+  } catch (...) {
+    for (const Target& t : targets) truncate_to(t.path, t.size);
+    remove_journal(dir);
+    throw;
+  }
+  remove_journal(dir);
+}
+
+/// One runs.csv row while its ranks.csv rows are being counted.
+struct Tracker {
+  long nprocs = 0;
+  std::vector<char> seen;
+  long count = 0;
+};
+
+std::map<std::string, RecordedPoint> read_points(const fs::path& dir, const Schema& s) {
+  const std::size_t id_col = column(s.runs, s.run_id_column), nprocs_col = column(s.runs, s.nprocs_column),
+                    valid_col = column(s.runs, s.valid_column), started_col = column(s.runs, s.started_column);
+  std::vector<std::size_t> key_cols;
+  for (const auto& name : s.key_columns) key_cols.push_back(column(s.runs, name));
+
+  struct Row {
+    std::string key;
+    RecordedRun run;
+    std::size_t tracker;
+  };
+  std::vector<Row> rows;
+  std::vector<Tracker> trackers;
+  std::unordered_map<std::string, std::size_t> by_id;
+  for_each_row(dir / s.runs.file, [&](std::string_view record) {
+    const csv::Row fields = csv::split_line(record);
+    if (fields.size() != s.runs.header.size()) return;  // not a row this version wrote: never counts as recorded
+    csv::Row key_fields;
+    for (auto c : key_cols) key_fields.push_back(fields[c]);
+    Row row{ResultStore::key(key_fields), {fields[id_col], fields[valid_col] == "true", false, fields[started_col]}, 0};
+    const auto [at, added] = by_id.try_emplace(fields[id_col], trackers.size());
+    if (added) {
+      const long nprocs = std::max(0L, parse_long(fields[nprocs_col]).value_or(0));
+      trackers.push_back({nprocs, std::vector<char>(static_cast<std::size_t>(nprocs), 0), 0});
+    }
+    row.tracker = at->second;
+    rows.push_back(std::move(row));
+  });
+
+  const std::size_t rid_col = column(s.ranks, s.run_id_column), rank_col = column(s.ranks, s.rank_column);
+  const std::size_t needed = std::max(rid_col, rank_col) + 1;
+  if (!rows.empty()) {
+    for_each_row(dir / s.ranks.file, [&](std::string_view record) {
+      const csv::Row fields = leading_fields(record, needed);
+      if (fields.size() < needed) return;
+      const auto at = by_id.find(fields[rid_col]);
+      if (at == by_id.end()) return;
+      Tracker& t = trackers[at->second];
+      const auto rank = parse_long(fields[rank_col]);
+      if (!rank || *rank < 0 || *rank >= t.nprocs || t.seen[static_cast<std::size_t>(*rank)]) return;
+      t.seen[static_cast<std::size_t>(*rank)] = 1;
+      ++t.count;
+    });
+  }
+  std::map<std::string, RecordedPoint> points;
+  for (Row& row : rows) {
+    const Tracker& t = trackers[row.tracker];
+    row.run.complete = t.nprocs > 0 && t.count == t.nprocs;
+    points[row.key].runs.push_back(std::move(row.run));
+  }
+  return points;
+}
+
+void check_schema(const Schema& s) {
+  const std::vector<const Table*> tables = all_tables(s);
+  for (const Table* t : tables) {
+    if (t->file.empty() || t->file.find('/') != std::string::npos || t->file[0] == '.' || t->header.empty()) {
+      throw std::logic_error("result store schema: bad table file name or empty header: '" + t->file + "'");
+    }
+    for (const Table* u : tables) {
+      if (t != u && t->file == u->file) throw std::logic_error("result store schema: two tables in " + t->file);
+    }
+  }
+  for (const auto& name : s.key_columns) column(s.runs, name);
+  for (const auto* name : {&s.run_id_column, &s.nprocs_column, &s.valid_column, &s.started_column}) {
+    column(s.runs, *name);
+  }
+  column(s.ranks, s.run_id_column);
+  column(s.ranks, s.rank_column);
+  column(s.failures, s.failure_key_column);
+  column(s.failures, s.failure_time_column);
+}
+
+}  // namespace
+
+bool RecordedPoint::done() const {
+  return std::any_of(runs.begin(), runs.end(), [](const RecordedRun& r) { return r.valid && r.complete; });
+}
+
+std::string ResultStore::key(const csv::Row& key_fields) { return join_header(key_fields); }
+
+ResultStore ResultStore::open(const fs::path& dir, Schema schema) {
+  check_schema(schema);
+  prepare_folder(dir);
+  // A foreign or older header is refused before the lock file is made: the folder is left byte for byte as it
+  // was (headers never change under this version's writers, so the lock-free verdict stands).
+  for (const Table* t : all_tables(schema)) {
+    const OlderHeader* ignored = nullptr;
+    (void)check_header(dir, *t, &ignored, true);
+  }
+  const FolderLock lock(dir);
+  roll_back(dir, schema);
+  std::vector<std::pair<const Table*, const OlderHeader*>> upgrades;
+  for (const Table* t : all_tables(schema)) {
+    const OlderHeader* older = nullptr;
+    if (check_header(dir, *t, &older) == Found::kUpgrade) upgrades.emplace_back(t, older);
+  }
+  // Every file was checked before the first is rewritten: a refused folder is left as it was.
+  for (const auto& [table, older] : upgrades) upgrade_file(dir, *table, *older);
+  return ResultStore(dir, std::move(schema));
+}
+
+void ResultStore::record(const RunRecord& run) {
+  if (run.run.size() != schema_.runs.header.size()) {
+    throw std::logic_error("result store: a runs row has " + std::to_string(run.run.size()) + " fields, not " +
+                           std::to_string(schema_.runs.header.size()));
+  }
+  for (const std::string* lines : {&run.rank_lines, &run.event_lines}) {
+    if (!lines->empty() && lines->back() != '\n') throw std::logic_error("result store: lines must end in '\\n'");
+  }
+  if (run.per_run_lines.size() != schema_.per_run.size()) {
+    throw std::logic_error("result store: " + std::to_string(run.per_run_lines.size()) + " per-run texts for " +
+                           std::to_string(schema_.per_run.size()) + " per-run tables");
+  }
+  for (const std::string& lines : run.per_run_lines) {
+    if (!lines.empty() && lines.back() != '\n') throw std::logic_error("result store: lines must end in '\\n'");
+  }
+  const std::string run_line = csv::line(run.run);
+  // runs.csv last: a lock-free reader that sees the run's row also sees every other file's rows of it.
+  std::vector<std::pair<const Table*, std::string_view>> appends = {{&schema_.ranks, run.rank_lines},
+                                                                    {&schema_.events, run.event_lines}};
+  for (std::size_t i = 0; i < schema_.per_run.size(); ++i) {
+    // A per-run table with nothing for this run (e.g. chains.csv outside compute mode) is not touched or created.
+    if (!run.per_run_lines[i].empty()) appends.emplace_back(&schema_.per_run[i], run.per_run_lines[i]);
+  }
+  appends.emplace_back(&schema_.runs, run_line);
+  const FolderLock lock(dir_);
+  roll_back(dir_, schema_);
+  commit(dir_, appends);
+}
+
+void ResultStore::record_failures(const std::vector<csv::Row>& rows) {
+  std::string text;
+  for (const csv::Row& row : rows) {
+    if (row.size() != schema_.failures.header.size()) {
+      throw std::logic_error("result store: a failures row has " + std::to_string(row.size()) + " fields, not " +
+                             std::to_string(schema_.failures.header.size()));
+    }
+    text += csv::line(row);
+  }
+  const FolderLock lock(dir_);
+  roll_back(dir_, schema_);
+  commit(dir_, {{&schema_.failures, text}});
+}
+
+std::map<std::string, RecordedPoint> ResultStore::recorded_points() const {
+  const FolderLock lock(dir_);
+  roll_back(dir_, schema_);
+  return read_points(dir_, schema_);
+}
+
+std::vector<csv::Row> ResultStore::current_failures() const {
+  const FolderLock lock(dir_);
+  roll_back(dir_, schema_);
+  return current_failures_locked();
+}
+
+void ResultStore::prune_failures() {
+  const FolderLock lock(dir_);
+  roll_back(dir_, schema_);
+  const fs::path path = dir_ / schema_.failures.file;
+  if (!fs::exists(path)) return;
+  std::string text = header_text(schema_.failures.header);
+  for (const csv::Row& row : current_failures_locked()) text += csv::line(row);
+  const fs::path temp = dir_ / ("." + schema_.failures.file + ".prune.tmp");
+  Fd fd = open_file(temp, O_WRONLY | O_CREAT | O_TRUNC);
+  write_all(fd, temp, text, 0);
+  sync(fd, temp);
+  fd.close_checked(temp);
+  if (::rename(temp.c_str(), path.c_str()) != 0) fail_errno(path, "cannot replace", errno);
+  sync_folder(dir_);
+}
+
+std::vector<csv::Row> ResultStore::current_failures_locked() const {
+  const auto points = read_points(dir_, schema_);
+  const std::size_t key_col = column(schema_.failures, schema_.failure_key_column);
+  const std::size_t time_col = column(schema_.failures, schema_.failure_time_column);
+  std::vector<csv::Row> current;
+  for_each_row(dir_ / schema_.failures.file, [&](std::string_view record) {
+    csv::Row fields = csv::split_line(record);
+    if (fields.size() != schema_.failures.header.size()) return;
+    const auto point = fields[key_col].empty() ? points.end() : points.find(fields[key_col]);
+    const bool fixed = point != points.end() &&
+                       std::any_of(point->second.runs.begin(), point->second.runs.end(), [&](const RecordedRun& r) {
+                         return r.valid && r.complete && !r.started.empty() && r.started >= fields[time_col];
+                       });
+    if (!fixed) current.push_back(std::move(fields));
+  });
+  return current;
+}
+
+}  // namespace mcmclb::results

@@ -1,0 +1,596 @@
+// Tests of the results store (study/include/mcmclb/result_store.hpp): concurrent writer processes and threads,
+// a writer killed mid-commit, resume's completeness check, header checks, bad output paths, current failures, and
+// the cost of one append to a 57 MB ranks.csv. Plain GoogleTest: writers are forked processes, no MPI.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "mcmclb/result_store.hpp"
+
+namespace mcmclb::results {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::string_literals;
+
+Schema test_schema() {
+  Schema s;
+  s.runs = {"runs.csv", {"run_id", "experiment", "nprocs", "rep", "time_s", "valid", "violations", "utc_start"}, {}};
+  s.ranks = {"ranks.csv",
+             {"run_id", "rank", "elapsed_s", "work_s", "polling_s", "waiting_s", "regroup_s", "other_s", "regroups",
+              "items_worked", "final_group_first", "final_group_last"},
+             {}};
+  s.events = {"events.csv", {"run_id", "t_s", "kind"}, {}};
+  s.failures = {"failures.csv", {"point", "reason", "utc", "key"}, {}};
+  s.key_columns = {"experiment", "nprocs", "rep"};
+  return s;
+}
+
+csv::Row key_fields(const std::string& experiment, int nprocs, int rep) {
+  return {experiment, std::to_string(nprocs), std::to_string(rep)};
+}
+
+std::string rank_line(const std::string& run_id, int rank) {
+  return csv::line({run_id, std::to_string(rank), "1.25", "1.0", "0.125", "0.0625", "0.03125", "0.03125", "3",
+                    std::to_string(1000 + rank), "0", "7"});
+}
+
+/// A run with one ranks.csv row per rank and two events; its violations field needs quoting.
+RunRecord make_run(const std::string& run_id, const std::string& experiment, int nprocs, int rep, bool valid = true,
+                   const std::string& started = "2026-01-01T00:00:00Z") {
+  RunRecord r;
+  r.run = {run_id,
+           experiment,
+           std::to_string(nprocs),
+           std::to_string(rep),
+           "1.5",
+           valid ? "true" : "false",
+           valid ? "" : "a, \"b\"\nc",
+           started};
+  for (int i = 0; i < nprocs; ++i) r.rank_lines += rank_line(run_id, i);
+  r.event_lines = csv::line({run_id, "0", "initial"}) + csv::line({run_id, "0.5", "merge"});
+  return r;
+}
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+void spit(const fs::path& path, const std::string& text, bool append = false) {
+  std::ofstream out(path, std::ios::binary | (append ? std::ios::app : std::ios::trunc));
+  out << text;
+}
+
+/// The records of a CSV text (a newline inside quotes does not end one), split into fields; independent of the
+/// store's own reader. A last record without its newline is returned too, so the caller sees a torn line.
+std::vector<csv::Row> records(const std::string& text) {
+  std::vector<csv::Row> out;
+  std::size_t start = 0;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '"') quoted = !quoted;
+    if (text[i] == '\n' && !quoted) {
+      out.push_back(csv::split_line(std::string_view(text).substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  if (start < text.size()) out.push_back({"<torn>", text.substr(start)});
+  return out;
+}
+
+bool one_printable_line(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
+}
+
+std::set<std::string> names_in(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.insert(entry.path().filename().string());
+  return names;
+}
+
+class ResultStoreTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = std::string(info->test_suite_name()) + "-" + info->name();
+    std::replace(name.begin(), name.end(), '/', '-');
+    root_ = fs::temp_directory_path() / ("mcmclb-store-" + std::to_string(::getpid()) + "-" + name);
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    dir_ = root_ / "out";
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  fs::path root_, dir_;
+};
+
+/// Waits for a forked child; its exit status, or 128 + signal.
+int wait_child(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+  }
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+/// Checks the folder holds exactly the expected runs (id -> nprocs), each with every rank row and both events,
+/// one header per file, no torn or extra rows, no journal left.
+void expect_folder_holds(const fs::path& dir, const std::map<std::string, int>& expected) {
+  const Schema s = test_schema();
+  const auto runs = records(slurp(dir / "runs.csv"));
+  const auto ranks = records(slurp(dir / "ranks.csv"));
+  const auto events = records(slurp(dir / "events.csv"));
+  ASSERT_FALSE(runs.empty());
+  EXPECT_EQ(runs.front(), s.runs.header);
+  EXPECT_EQ(ranks.front(), s.ranks.header);
+  EXPECT_EQ(events.front(), s.events.header);
+  std::map<std::string, int> seen_runs;
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    ASSERT_EQ(runs[i].size(), s.runs.header.size()) << "torn runs.csv row " << i;
+    ++seen_runs[runs[i][0]];
+  }
+  std::map<std::string, std::set<std::string>> seen_ranks;
+  for (std::size_t i = 1; i < ranks.size(); ++i) {
+    ASSERT_EQ(ranks[i].size(), s.ranks.header.size()) << "torn ranks.csv row " << i;
+    EXPECT_TRUE(seen_ranks[ranks[i][0]].insert(ranks[i][1]).second) << "duplicate rank row " << i;
+  }
+  std::map<std::string, int> seen_events;
+  for (std::size_t i = 1; i < events.size(); ++i) {
+    ASSERT_EQ(events[i].size(), s.events.header.size()) << "torn events.csv row " << i;
+    ++seen_events[events[i][0]];
+  }
+  EXPECT_EQ(runs.size() - 1, expected.size());
+  for (const auto& [id, nprocs] : expected) {
+    EXPECT_EQ(seen_runs[id], 1) << id;
+    EXPECT_EQ(seen_ranks[id].size(), static_cast<std::size_t>(nprocs)) << id;
+    EXPECT_EQ(seen_events[id], 2) << id;
+  }
+  EXPECT_EQ(seen_ranks.size(), expected.size()) << "ranks.csv rows of unknown runs";
+  EXPECT_EQ(seen_events.size(), expected.size()) << "events.csv rows of unknown runs";
+  EXPECT_FALSE(fs::exists(dir / ".mcmclb.journal"));
+}
+
+int writer_nprocs(int writer, int m) { return 1 + (m * 7 + writer * 3) % 64; }
+
+TEST_F(ResultStoreTest, ConcurrentWriterProcessesLoseNothing) {
+  constexpr int K = 4, M = 50;
+  std::vector<pid_t> children;
+  for (int k = 0; k < K; ++k) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      try {
+        ResultStore store = ResultStore::open(dir_, test_schema());  // K opens race with the first appends
+        for (int m = 0; m < M; ++m) {
+          const std::string id = "w" + std::to_string(k) + "-" + std::to_string(m);
+          store.record(make_run(id, "conc", writer_nprocs(k, m), k * M + m, m % 5 != 0));
+        }
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "writer %d: %s\n", k, e.what());
+        ::_exit(1);
+      }
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) EXPECT_EQ(wait_child(pid), 0);
+
+  std::map<std::string, int> expected;
+  for (int k = 0; k < K; ++k) {
+    for (int m = 0; m < M; ++m) expected["w" + std::to_string(k) + "-" + std::to_string(m)] = writer_nprocs(k, m);
+  }
+  expect_folder_holds(dir_, expected);
+  const auto points = ResultStore::open(dir_, test_schema()).recorded_points();
+  ASSERT_EQ(points.size(), static_cast<std::size_t>(K * M));
+  for (int k = 0; k < K; ++k) {
+    for (int m = 0; m < M; ++m) {
+      const auto& p = points.at(ResultStore::key(key_fields("conc", writer_nprocs(k, m), k * M + m)));
+      ASSERT_EQ(p.runs.size(), 1u);
+      EXPECT_TRUE(p.runs[0].complete);
+      EXPECT_EQ(p.done(), m % 5 != 0);
+    }
+  }
+}
+
+TEST_F(ResultStoreTest, ConcurrentWriterThreadsLoseNothing) {
+  // fcntl locks do not exclude threads of one process (SMPI runs ranks as threads): the store's mutex must.
+  constexpr int K = 4, M = 25;
+  std::vector<std::thread> threads;
+  threads.reserve(K);
+  std::vector<std::string> errors(K);
+  for (int k = 0; k < K; ++k) {
+    threads.emplace_back([&, k] {
+      try {
+        ResultStore store = ResultStore::open(dir_, test_schema());
+        for (int m = 0; m < M; ++m) {
+          store.record(make_run("t" + std::to_string(k) + "-" + std::to_string(m), "thr", writer_nprocs(k, m), m));
+        }
+      } catch (const std::exception& e) {
+        errors[static_cast<std::size_t>(k)] = e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& e : errors) EXPECT_EQ(e, "");
+  std::map<std::string, int> expected;
+  for (int k = 0; k < K; ++k) {
+    for (int m = 0; m < M; ++m) expected["t" + std::to_string(k) + "-" + std::to_string(m)] = writer_nprocs(k, m);
+  }
+  expect_folder_holds(dir_, expected);
+}
+
+class KilledWriter : public ResultStoreTest, public testing::WithParamInterface<const char*> {};
+
+TEST_P(KilledWriter, NextWriterRollsBackTheHalfRecordedRun) {
+  ResultStore store = ResultStore::open(dir_, test_schema());
+  store.record(make_run("a", "kill", 3, 0));
+  store.record(make_run("b", "kill", 5, 1));
+  const std::map<std::string, std::string> before = {{"runs.csv", slurp(dir_ / "runs.csv")},
+                                                     {"ranks.csv", slurp(dir_ / "ranks.csv")},
+                                                     {"events.csv", slurp(dir_ / "events.csv")}};
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv(kCrashAfterVariable, GetParam(), 1);
+    try {
+      ResultStore::open(dir_, test_schema()).record(make_run("crashed", "kill", 7, 2));
+    } catch (...) {
+    }
+    ::_exit(0);  // not reached when the hook fires
+  }
+  ASSERT_EQ(wait_child(pid), 128 + SIGKILL);
+  // The writer died mid-commit: its journal is there, and the file it had appended to holds its rows.
+  ASSERT_TRUE(fs::exists(dir_ / ".mcmclb.journal"));
+  const std::string file = std::string(GetParam()).substr(0, std::string(GetParam()).find(':'));
+  EXPECT_NE(slurp(dir_ / file), before.at(file));
+
+  // A writer that opened the store before the crash rolls back before appending its own run.
+  const RunRecord next = make_run("c", "kill", 2, 3);
+  store.record(next);
+  EXPECT_EQ(slurp(dir_ / "ranks.csv"), before.at("ranks.csv") + next.rank_lines);
+  EXPECT_EQ(slurp(dir_ / "events.csv"), before.at("events.csv") + next.event_lines);
+  EXPECT_EQ(slurp(dir_ / "runs.csv"), before.at("runs.csv") + csv::line(next.run));
+  expect_folder_holds(dir_, {{"a", 3}, {"b", 5}, {"c", 2}});
+  EXPECT_EQ(store.recorded_points().count(ResultStore::key(key_fields("kill", 7, 2))), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(AfterEachFile, KilledWriter,
+                         testing::Values("ranks.csv:half", "ranks.csv", "events.csv", "runs.csv:half", "runs.csv"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '.', '_');
+                           std::replace(name.begin(), name.end(), ':', '_');
+                           return name;
+                         });
+
+TEST_F(ResultStoreTest, OpenRollsBackAKilledWritersRun) {
+  ResultStore::open(dir_, test_schema()).record(make_run("a", "kill", 4, 0));
+  const std::string ranks_before = slurp(dir_ / "ranks.csv"), events_before = slurp(dir_ / "events.csv");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::setenv(kCrashAfterVariable, "events.csv", 1);
+    try {
+      ResultStore::open(dir_, test_schema()).record(make_run("crashed", "kill", 6, 1));
+    } catch (...) {
+    }
+    ::_exit(0);
+  }
+  ASSERT_EQ(wait_child(pid), 128 + SIGKILL);
+  ASSERT_TRUE(fs::exists(dir_ / ".mcmclb.journal"));
+  const auto points = ResultStore::open(dir_, test_schema()).recorded_points();
+  EXPECT_EQ(slurp(dir_ / "ranks.csv"), ranks_before);
+  EXPECT_EQ(slurp(dir_ / "events.csv"), events_before);
+  EXPECT_EQ(points.size(), 1u);
+  expect_folder_holds(dir_, {{"a", 4}});
+}
+
+TEST_F(ResultStoreTest, ResumeSeesRunsWithMissingRankRows) {
+  ResultStore store = ResultStore::open(dir_, test_schema());
+  const std::string odd_id = "A,\"x\"";  // quoted in every file
+  store.record(make_run(odd_id, "res", 3, 0));
+  store.record(make_run("D", "res", 2, 3, /*valid=*/false));
+  // What a writer of an older version could leave: runs.csv rows whose ranks.csv rows were lost (B keeps 2 of 4,
+  // C none), and a rank row outside 0..nprocs-1 and a duplicate that must not make B complete.
+  spit(dir_ / "ranks.csv", rank_line("B", 0) + rank_line("B", 1) + rank_line("B", 1) + rank_line("B", 4), true);
+  spit(dir_ / "runs.csv",
+       csv::line({"B", "res", "4", "1", "1", "true", "", "2026-01-01T00:00:00Z"}) +
+           csv::line({"C", "res", "2", "2", "1", "true", "", "2026-01-01T00:00:00Z"}),
+       true);
+  const auto points = store.recorded_points();
+  ASSERT_EQ(points.size(), 4u);
+  const auto& a = points.at(ResultStore::key(key_fields("res", 3, 0)));
+  EXPECT_EQ(a.runs[0].run_id, odd_id);
+  EXPECT_TRUE(a.runs[0].complete);
+  EXPECT_TRUE(a.done());
+  for (const auto& [nprocs, rep] : {std::pair{4, 1}, std::pair{2, 2}}) {
+    const auto& p = points.at(ResultStore::key(key_fields("res", nprocs, rep)));
+    EXPECT_FALSE(p.runs[0].complete) << rep;
+    EXPECT_TRUE(p.runs[0].valid) << rep;
+    EXPECT_FALSE(p.done()) << rep;
+  }
+  const auto& d = points.at(ResultStore::key(key_fields("res", 2, 3)));
+  EXPECT_TRUE(d.runs[0].complete);
+  EXPECT_FALSE(d.done());
+}
+
+TEST_F(ResultStoreTest, ForeignHeaderIsRefusedBeforeAnythingIsWritten) {
+  const Schema s = test_schema();
+  for (const std::string file : {"runs.csv", "ranks.csv", "events.csv", "failures.csv"}) {
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    spit(dir_ / file, "a,b,c\n1,2,3\n");
+    try {
+      ResultStore::open(dir_, s);
+      ADD_FAILURE() << "a foreign " << file << " was accepted";
+    } catch (const StoreError& e) {
+      const std::string what = e.what();
+      EXPECT_TRUE(one_printable_line(what)) << what;
+      EXPECT_NE(what.find((dir_ / file).string()), std::string::npos) << what;
+      EXPECT_NE(what.find("\"a,b,c\""), std::string::npos) << what;
+      const Table& t = file == "runs.csv"     ? s.runs
+                       : file == "ranks.csv"  ? s.ranks
+                       : file == "events.csv" ? s.events
+                                              : s.failures;
+      std::string expected = csv::line(t.header);
+      expected.pop_back();
+      EXPECT_NE(what.find("expected \"" + expected + "\""), std::string::npos) << what;
+    }
+    EXPECT_EQ(slurp(dir_ / file), "a,b,c\n1,2,3\n");
+    EXPECT_EQ(names_in(dir_), (std::set<std::string>{file})) << "a refused folder is left as it was (no lock file)";
+  }
+}
+
+TEST_F(ResultStoreTest, GarbageHeaderIsShownAsPrintableExcerpt) {
+  fs::create_directories(dir_);
+  spit(dir_ / "runs.csv", "\xEF\xBB\xBFrun_id\0\x1b[31m,\xff\r\n"s + std::string(5000, 'z') + "\n");
+  spit(dir_ / "ranks.csv", std::string(200000, '\x01'));  // no newline at all
+  for (const std::string file : {"runs.csv", "ranks.csv"}) {
+    try {
+      ResultStore::open(dir_, test_schema());
+      ADD_FAILURE() << "garbage accepted";
+    } catch (const StoreError& e) {
+      const std::string what = e.what();
+      EXPECT_TRUE(one_printable_line(what)) << what;
+      EXPECT_LT(what.size(), 800u) << what;
+      EXPECT_NE(what.find(file), std::string::npos) << what;
+    }
+    fs::remove(dir_ / file);
+  }
+  spit(dir_ / "runs.csv", "\xEF\xBB\xBFrun_id\0\x1b"s + "\n");
+  try {
+    ResultStore::open(dir_, test_schema());
+    ADD_FAILURE() << "garbage accepted";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"\\xef\\xbb\\xbfrun_id\\x00\\x1b\""), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ResultStoreTest, HeaderChangedAfterOpenIsRefusedBeforeAppending) {
+  ResultStore store = ResultStore::open(dir_, test_schema());
+  store.record(make_run("a", "late", 2, 0));
+  const std::string runs = slurp(dir_ / "runs.csv"), ranks = slurp(dir_ / "ranks.csv");
+  spit(dir_ / "events.csv", "x,y\n");  // another program (or version) took the file over meanwhile
+  EXPECT_THROW(store.record(make_run("b", "late", 2, 1)), StoreError);
+  EXPECT_EQ(slurp(dir_ / "runs.csv"), runs);
+  EXPECT_EQ(slurp(dir_ / "ranks.csv"), ranks);
+  EXPECT_EQ(slurp(dir_ / "events.csv"), "x,y\n");
+  EXPECT_FALSE(fs::exists(dir_ / ".mcmclb.journal"));
+}
+
+Schema schema_with_older_runs(bool upgradable) {
+  Schema s = test_schema();
+  OlderHeader v0{{"run_id", "experiment", "nprocs", "rep", "time_s", "valid", "utc_start"}, "mcmclb 0.0", nullptr};
+  if (upgradable) {
+    v0.upgrade = [](const csv::Row& old) {
+      csv::Row row(old.begin(), old.begin() + 6);
+      row.push_back("");  // no violations recorded then
+      row.push_back(old[6]);
+      return row;
+    };
+  }
+  s.runs.older.push_back(v0);
+  return s;
+}
+
+TEST_F(ResultStoreTest, OlderHeaderIsUpgradedOrRefused) {
+  fs::create_directories(dir_);
+  const std::string old =
+      "run_id,experiment,nprocs,rep,time_s,valid,utc_start\n"
+      "r1,old,2,0,1.5,true,2025-01-01T00:00:00Z\n"
+      "r2,old,2,1,1.5,false,2025-01-01T00:00:01Z\n";
+  spit(dir_ / "runs.csv", old);
+  try {
+    ResultStore::open(dir_, schema_with_older_runs(false));
+    ADD_FAILURE() << "an older header was accepted without upgrade";
+  } catch (const StoreError& e) {
+    const std::string what = e.what();
+    EXPECT_TRUE(one_printable_line(what)) << what;
+    EXPECT_NE(what.find("mcmclb 0.0"), std::string::npos) << what;
+    EXPECT_NE(what.find("runs.csv"), std::string::npos) << what;
+  }
+  EXPECT_EQ(slurp(dir_ / "runs.csv"), old);
+
+  ResultStore store = ResultStore::open(dir_, schema_with_older_runs(true));
+  EXPECT_EQ(slurp(dir_ / "runs.csv"),
+            "run_id,experiment,nprocs,rep,time_s,valid,violations,utc_start\n"
+            "r1,old,2,0,1.5,true,,2025-01-01T00:00:00Z\n"
+            "r2,old,2,1,1.5,false,,2025-01-01T00:00:01Z\n");
+  store.record(make_run("r3", "old", 2, 2));
+  const auto points = store.recorded_points();
+  EXPECT_EQ(points.size(), 3u);
+  EXPECT_FALSE(points.at(ResultStore::key(key_fields("old", 2, 0))).runs[0].complete);  // its rank rows never were
+  EXPECT_TRUE(points.at(ResultStore::key(key_fields("old", 2, 2))).done());
+}
+
+void expect_refused(const fs::path& dir, const std::string& why) {
+  try {
+    ResultStore::open(dir, test_schema());
+    ADD_FAILURE() << dir << " accepted";
+  } catch (const StoreError& e) {
+    const std::string what = e.what();
+    EXPECT_TRUE(one_printable_line(what)) << what;
+    EXPECT_NE(what.find(why), std::string::npos) << what;
+  }
+}
+
+TEST_F(ResultStoreTest, BadOutputPathsAreRefused) {
+  spit(root_ / "file", "x");
+  expect_refused(root_ / "file", "not a folder");
+  expect_refused(root_ / "file" / "sub", "cannot create");
+  expect_refused("/proc/nope", "cannot create");
+  expect_refused("/proc/self", "/proc");
+  expect_refused("/sys/kernel", "/proc or /sys");
+  expect_refused(root_ / std::string(300, 'n'), "at most 255");
+  expect_refused("", "empty");
+  EXPECT_EQ(names_in(root_), std::set<std::string>{"file"});
+  // Parents are created.
+  ResultStore::open(root_ / "a" / "b" / "c", test_schema()).record(make_run("x", "e", 1, 0));
+  EXPECT_TRUE(fs::is_regular_file(root_ / "a" / "b" / "c" / "runs.csv"));
+}
+
+TEST_F(ResultStoreTest, UnwritableFolderIsRefused) {
+  fs::create_directories(dir_);
+  bool immutable = false;
+  if (::geteuid() == 0) {
+    // Root ignores permission bits; an immutable folder refuses root too (needs CAP_LINUX_IMMUTABLE).
+    const int fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY);
+    int flags = 0;
+    immutable = fd >= 0 && ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 &&
+                (flags |= FS_IMMUTABLE_FL, ::ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0);
+    if (fd >= 0) ::close(fd);
+    if (!immutable) GTEST_SKIP() << "running as root without a way to make a folder unwritable";
+  } else {
+    fs::permissions(dir_, fs::perms::owner_read | fs::perms::owner_exec);
+  }
+  expect_refused(dir_, "cannot write in this output folder");
+  if (immutable) {
+    const int fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY);
+    int flags = 0;
+    ::ioctl(fd, FS_IOC_GETFLAGS, &flags);
+    flags &= ~FS_IMMUTABLE_FL;
+    ::ioctl(fd, FS_IOC_SETFLAGS, &flags);
+    ::close(fd);
+  } else {
+    fs::permissions(dir_, fs::perms::owner_all);
+  }
+  EXPECT_TRUE(fs::is_empty(dir_));
+}
+
+TEST_F(ResultStoreTest, FailuresFixedByALaterValidRunAreNotCurrent) {
+  ResultStore store = ResultStore::open(dir_, test_schema());
+  const auto key = [](int rep) { return ResultStore::key(key_fields("f", 2, rep)); };
+  const std::string t = "2026-01-01T00:00:10Z";
+  store.record_failures({{"0", "fixed by a later resume", t, key(0)},
+                         {"1", "only an earlier valid run", t, key(1)},
+                         {"2", "later run invalid", t, key(2)},
+                         {"3", "later run incomplete", t, key(3)},
+                         {"4", "never rerun", t, key(4)},
+                         {"5", "no key (older failures.csv)", t, ""}});
+  store.record(make_run("r0", "f", 2, 0, true, "2026-01-01T00:00:10Z"));  // same second: after the failure
+  store.record(make_run("r1", "f", 2, 1, true, "2026-01-01T00:00:09Z"));
+  store.record(make_run("r2", "f", 2, 2, false, "2026-01-01T00:01:00Z"));
+  RunRecord incomplete = make_run("r3", "f", 2, 3, true, "2026-01-01T00:01:00Z");
+  incomplete.rank_lines = rank_line("r3", 0);
+  store.record(incomplete);
+  std::vector<std::string> reasons;
+  for (const auto& row : store.current_failures()) reasons.push_back(row[1]);
+  EXPECT_EQ(reasons, (std::vector<std::string>{"only an earlier valid run", "later run invalid", "later run incomplete",
+                                               "never rerun", "no key (older failures.csv)"}));
+  EXPECT_EQ(records(slurp(dir_ / "failures.csv")).size(), 7u);  // nothing is deleted: it is history
+}
+
+/// Bytes this process has read and written through system calls so far (Linux task I/O accounting).
+std::optional<std::pair<long long, long long>> io_bytes() {
+  std::ifstream in("/proc/self/io");
+  std::string name;
+  long long value = 0, read = -1, written = -1;
+  while (in >> name >> value) {
+    if (name == "rchar:") read = value;
+    if (name == "wchar:") written = value;
+  }
+  if (read < 0 || written < 0) return std::nullopt;
+  return std::pair{read, written};
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+TEST_F(ResultStoreTest, AppendCostsTheRowsAddedNotTheFileSize) {
+  ResultStore store = ResultStore::open(dir_, test_schema());
+  store.record(make_run("seed", "cost", 1, 0));
+  {  // ranks.csv of about 57 MB, as after a long study: rows of runs that are not in runs.csv (fine here)
+    std::string block;
+    for (int i = 0; i < 8192; ++i) block += rank_line("cost-2026-01-01T00:00:00Z-00000a", i);
+    std::ofstream out(dir_ / "ranks.csv", std::ios::binary | std::ios::app);
+    while (out.tellp() < 57'000'000) out << block;
+  }
+  const auto file_size = fs::file_size(dir_ / "ranks.csv");
+  ASSERT_GE(file_size, 57'000'000u);
+
+  constexpr int kRanks = 8192, kRepeats = 5;
+  std::vector<double> store_s, rewrite_s;
+  for (int i = 0; i < kRepeats; ++i) {
+    const RunRecord run = make_run("big" + std::to_string(i), "cost", kRanks, i + 1);
+    const auto io_before = io_bytes();
+    const auto start = std::chrono::steady_clock::now();
+    store.record(run);
+    store_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    const auto io_after = io_bytes();
+    if (io_before && io_after) {
+      // O(rows added): what was read (headers, a last byte, no whole file) and written does not grow with the file.
+      EXPECT_LT(io_after->first - io_before->first, 1'000'000);
+      EXPECT_LT(io_after->second - io_before->second,
+                static_cast<long long>(run.rank_lines.size() + run.event_lines.size()) + 100'000);
+    }
+  }
+  // The previous way: csv::append_text reads the whole file and renames a rewritten copy over it.
+  const fs::path copy = root_ / "rewrite-ranks.csv";
+  fs::copy_file(dir_ / "ranks.csv", copy);
+  for (int i = 0; i < kRepeats; ++i) {
+    const RunRecord run = make_run("old" + std::to_string(i), "cost", kRanks, i + 1);
+    const auto start = std::chrono::steady_clock::now();
+    csv::append_text(copy, test_schema().ranks.header, run.rank_lines);
+    rewrite_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  const auto [smin, smax] = std::minmax_element(store_s.begin(), store_s.end());
+  const auto [rmin, rmax] = std::minmax_element(rewrite_s.begin(), rewrite_s.end());
+  std::printf(
+      "append of one %d-rank run to a %.1f MB ranks.csv, %d repeats: store median %.4f s (%.4f..%.4f), "
+      "whole-file rewrite median %.4f s (%.4f..%.4f)\n",
+      kRanks, static_cast<double>(file_size) / 1e6, kRepeats, median(store_s), *smin, *smax, median(rewrite_s), *rmin,
+      *rmax);
+  RecordProperty("store_append_median_s", std::to_string(median(store_s)));
+  RecordProperty("rewrite_append_median_s", std::to_string(median(rewrite_s)));
+  const auto read_start = std::chrono::steady_clock::now();
+  const auto points = store.recorded_points();  // what resume and the sweep read before and after a launch
+  std::printf("recorded_points() over that folder: %.3f s\n",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count());
+  for (int i = 0; i < kRepeats; ++i) EXPECT_TRUE(points.at(ResultStore::key(key_fields("cost", kRanks, i + 1))).done());
+}
+
+}  // namespace
+}  // namespace mcmclb::results
