@@ -235,9 +235,11 @@ bool has_control(const std::string& text) {
 /// control characters (a line break there would start a shell command).
 std::string slurm_name(const std::string& key, const YAML::Node& n, const std::string& what) {
   const auto v = scalar<std::string>(key, n, what);
-  if (v.empty() || v.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,+@:") !=
-                       std::string::npos) {
-    throw InputError("key " + key + ": expected " + what + " of letters, digits and _ - . , + @ : only");
+  // Empty stands for the cluster's default (the shipped paper configs write account: "").
+  if (v.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,+@:") !=
+      std::string::npos) {
+    throw InputError("key " + key + ": expected " + what +
+                     " of letters, digits and _ - . , + @ : only (or \"\" for the cluster's default)");
   }
   return v;
 }
