@@ -10,7 +10,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import (ArgumentParser, InputError, check_inputs_exist, check_output, fail, pyplot,  # noqa: E402
+from mcmclb_csv import (ArgumentParser, InputError, check_output, check_results_folder, fail, pyplot,  # noqa: E402
                         read_csv, read_runs, run_label, save)
 
 TRACE_COLUMNS = ["run_id", "chain", "item", "energy", "energy_q32", "accepted"]
@@ -26,10 +26,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     output = args.output or os.path.join(args.folder, "chains.png")
     try:
-        if not os.path.isdir(args.folder):
-            raise InputError(f"{args.folder}: " + ("is not a folder" if os.path.exists(args.folder) else
-                                                   "no such folder") + " (allowed: a results folder)")
-        check_inputs_exist([args.folder], "runs.csv")
+        check_results_folder(args.folder)
         check_output(output, args.pdf)
         runs = read_runs([args.folder])
         traces = read_csv(os.path.join(args.folder, "traces.csv"), "traces.csv", TRACE_COLUMNS)

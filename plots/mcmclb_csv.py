@@ -241,6 +241,14 @@ def check_inputs_exist(paths, name):
             raise InputError(f"{file}: no such file (allowed: a {name} file or a folder holding one)")
 
 
+
+def check_results_folder(folder):
+    """folder must be a results folder holding runs.csv (scripts that draw one run read several of its files)."""
+    if not os.path.isdir(folder):
+        raise InputError(f"{folder}: " + ("is not a folder" if os.path.exists(folder) else "no such folder") +
+                         " (allowed: a results folder)")
+    check_inputs_exist([folder], "runs.csv")
+
 OUTPUT_SUFFIXES = (".png", ".pdf", ".svg")
 
 

@@ -45,6 +45,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "mcmclb/text.hpp"
+
 namespace mcmclb::results {
 
 namespace fs = std::filesystem;
@@ -55,23 +57,6 @@ constexpr const char* kLockFile = ".mcmclb.lock";
 constexpr const char* kJournalFile = ".mcmclb.journal";
 constexpr const char* kJournalTemp = ".mcmclb.journal.tmp";
 constexpr std::size_t kMaxHeaderBytes = std::size_t{64} * 1024;
-
-/// Text safe to print on one line: printable ASCII kept, every other byte as \xNN, at most max_bytes of input.
-std::string printable(std::string_view text, std::size_t max_bytes = 80) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size() && i < max_bytes; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out += static_cast<char>(c);
-    } else {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      out += hex;
-    }
-  }
-  if (text.size() > max_bytes) out += "...";
-  return out;
-}
 
 std::string shown(const fs::path& path) { return printable(path.native(), 200); }
 
