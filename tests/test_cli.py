@@ -192,3 +192,27 @@ class CommbenchGroups(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class OlderVersionFolder(unittest.TestCase):
+    """Issue 7: runs.csv gained columns (walker groups, compute mode, simulation back end); a folder written by
+    mcmclb 0.1 is upgraded in place (rows kept, new columns as today's runs write them) and resumes as before."""
+
+    def test_v01_folder_is_upgraded_and_resumes(self):
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+        with tempfile.TemporaryDirectory() as out:
+            for name in ("runs.csv", "ranks.csv", "events.csv"):
+                with open(os.path.join(src, "results-v0.1", name)) as f, open(os.path.join(out, name), "w") as g:
+                    g.write(f.read())
+            r = mcmclb("run", os.path.join(src, "study-small.yaml"), "--resume", "--out", out, ranks="2")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("4 of 4 points already done", r.stdout)
+            with open(os.path.join(out, "runs.csv")) as f:
+                lines = f.read().splitlines()
+            self.assertEqual(lines[0], RUNS_HEADER)
+            self.assertEqual(len(lines), 8, "every 0.1 row kept, none added")
+            with open(os.path.join(src, "results-small", "runs.csv")) as f:
+                today = f.read().splitlines()
+            self.assertEqual(lines[1], today[1], "a 0.1 row upgrades to what today's binary writes for that run")
+            for row in csv.DictReader(lines):
+                self.assertEqual(row["backend"], "mpi")

@@ -1,6 +1,7 @@
 // The rows of ranks.csv and events.csv, and the order a run's files are written in (mcmclb/run_files.hpp).
 #include "mcmclb/run_files.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace mcmclb {
@@ -64,9 +65,66 @@ const csv::Row& failures_header() {
   return h;
 }
 
+namespace {
+/// runs.csv as mcmclb 0.1 wrote it, before walker groups, compute mode and the simulation back end added columns.
+const csv::Row& runs_header_v01() {
+  static const csv::Row h = {"run_id",
+                             "experiment",
+                             "nprocs",
+                             "G",
+                             "T_ms",
+                             "workload",
+                             "workload_scale",
+                             "workload_period",
+                             "workload_items",
+                             "workload_min",
+                             "workload_max",
+                             "workload_median",
+                             "workload_sigma",
+                             "workload_seed",
+                             "work_mode",
+                             "jitter_pct",
+                             "work_seed",
+                             "balancer",
+                             "interval",
+                             "method",
+                             "rep",
+                             "time_s",
+                             "ideal_s",
+                             "baseline_s",
+                             "regroups_avg",
+                             "regroups_std",
+                             "regroups_min",
+                             "regroups_max",
+                             "valid",
+                             "violations",
+                             "mpi_library",
+                             "git_commit",
+                             "host",
+                             "utc_start"};
+  return h;
+}
+
+/// A 0.1 row in today's header, column by column by name: the columns 0.1 did not have are what today's runs write
+/// where they do not apply (empty), except backend, which was always real MPI then. Resume keys stay the same.
+csv::Row upgrade_runs_v01(const csv::Row& row) {
+  const csv::Row& old = runs_header_v01();
+  csv::Row upgraded;
+  for (const auto& name : runs_header()) {
+    const auto at = std::find(old.begin(), old.end(), name);
+    if (at != old.end()) {
+      upgraded.push_back(row.at(static_cast<std::size_t>(at - old.begin())));
+    } else {
+      upgraded.emplace_back(name == "backend" ? "mpi" : "");
+    }
+  }
+  return upgraded;
+}
+}  // namespace
+
 results::Schema results_schema() {
   results::Schema s;
-  s.runs = {"runs.csv", runs_header(), {}};
+  s.runs = {"runs.csv", runs_header(), {{runs_header_v01(), "mcmclb 0.1", upgrade_runs_v01}}};
   for (const auto& c : runs_columns()) {
     if (c.is_parameter()) s.key_columns.push_back(c.name);
   }
