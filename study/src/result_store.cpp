@@ -144,6 +144,18 @@ void sync_folder(const fs::path& dir) {
   if (::fsync(fd.get()) != 0 && errno != EINVAL) fail_errno(dir, "cannot flush to disk", errno);
 }
 
+/// Replaces path (in dir) by text durably: a temporary file beside it (".<name>.<why>.tmp"), flushed, renamed over
+/// it, the folder flushed. Readers see the old file or the new one, never a part.
+void replace_file(const fs::path& dir, const fs::path& path, const std::string& why, const std::string& text) {
+  const fs::path temp = dir / ("." + path.filename().string() + "." + why + ".tmp");
+  Fd fd = open_file(temp, O_WRONLY | O_CREAT | O_TRUNC);
+  write_all(fd, temp, text, 0);
+  sync(fd, temp);
+  fd.close_checked(temp);
+  if (::rename(temp.c_str(), path.c_str()) != 0) fail_errno(path, "cannot replace", errno);
+  sync_folder(dir);
+}
+
 std::string read_at(const Fd& fd, const fs::path& path, off_t at, std::size_t max_bytes) {
   std::string out(max_bytes, '\0');
   std::size_t done = 0;
@@ -423,13 +435,7 @@ void upgrade_file(const fs::path& dir, const Table& table, const OlderHeader& ol
     }
     text += csv::line(upgraded);
   });
-  const fs::path temp = dir / ("." + table.file + ".upgrade.tmp");
-  Fd fd = open_file(temp, O_WRONLY | O_CREAT | O_TRUNC);
-  write_all(fd, temp, text, 0);
-  sync(fd, temp);
-  fd.close_checked(temp);
-  if (::rename(temp.c_str(), path.c_str()) != 0) fail_errno(path, "cannot replace", errno);
-  sync_folder(dir);
+  replace_file(dir, path, "upgrade", text);
 }
 
 /// Creates the folder or checks it, before any work: one StoreError naming what is wrong.
@@ -692,13 +698,7 @@ void ResultStore::prune_failures() {
   if (!fs::exists(path)) return;
   std::string text = header_text(schema_.failures.header);
   for (const csv::Row& row : current_failures_locked()) text += csv::line(row);
-  const fs::path temp = dir_ / ("." + schema_.failures.file + ".prune.tmp");
-  Fd fd = open_file(temp, O_WRONLY | O_CREAT | O_TRUNC);
-  write_all(fd, temp, text, 0);
-  sync(fd, temp);
-  fd.close_checked(temp);
-  if (::rename(temp.c_str(), path.c_str()) != 0) fail_errno(path, "cannot replace", errno);
-  sync_folder(dir_);
+  replace_file(dir_, path, "prune", text);
 }
 
 std::vector<csv::Row> ResultStore::current_failures_locked() const {
