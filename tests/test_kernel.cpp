@@ -242,6 +242,66 @@ TEST(Kernel, LookaheadKeepsTheInvariantsOverManySeedsWithHighJitter) {
   }
 }
 
+/// The most-work partner rule (balancers/src/mostwork.cpp), which merges left as well as right, under the same
+/// high jitter: 30 seeds of random and lognormal workloads, every method, windows k = 0, 1, 2, G = 1 and 2.
+TEST(Kernel, MostWorkKeepsTheInvariantsOverManySeedsWithHighJitter) {
+  std::vector<std::string> methods;
+  for (auto m : mcmclb::balancer_info("mostwork").methods) {
+    if (m != "from_group" || mcmclb::from_group_supported()) methods.emplace_back(m);
+  }
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    for (const auto& method : methods) {
+      mcmclb::RunSpec spec = small_run("mostwork", method, static_cast<int>(seed % 3));
+      spec.G = (seed % 4 == 0 && world_size() % 2 == 0) ? 2 : 1;
+      spec.T_ms = 1.0;
+      spec.workload.model = seed % 2 == 0 ? "random" : "lognormal";
+      spec.workload.set("max", int64_t{8});
+      if (spec.workload.model == "random") {
+        spec.workload.set("min", int64_t{0});
+      } else {
+        spec.workload.set("median", double{3});
+      }
+      spec.workload.set("seed", static_cast<int64_t>(seed));
+      spec.work.jitter_pct = 80.0;
+      spec.work.seed = seed * 7;
+      SCOPED_TRACE("seed " + std::to_string(seed) + " " + method + " k=" + std::to_string(spec.interval) +
+                   " G=" + std::to_string(spec.G));
+      (void)run_and_check(spec);
+    }
+  }
+}
+
+/// The rule itself: cyclic S_r = 4 (r mod 3), no jitter. Rank 3 has no items; its left neighbour has 8 and its
+/// right one 4, so most-work joins 2-2 (merge-right would join 4-4); likewise rank 6 joins 5-5 at 8 ranks. With
+/// 3 ranks and period 2 (S = 0, 4, 0) the rightmost group can only join left, which merge-right never does.
+TEST(Kernel, MostWorkJoinsTheNeighbourWithMoreWork) {
+  for (const char* method : {"range", "create_group"}) {
+    mcmclb::RunSpec spec = small_run("mostwork", method, 1);
+    spec.T_ms = 5.0;
+    spec.workload.set("scale", int64_t{4});
+    spec.workload.set("period", int64_t{world_size() == 3 ? 2 : 3});
+    const mcmclb::RunResult r = mcmclb::run_once(spec);
+    EXPECT_TRUE(r.valid) << r.violations;
+    if (world_rank() != 0) continue;
+    SCOPED_TRACE(method);
+    if (world_size() >= 5) {
+      EXPECT_NE(r.event_lines.find("2-2 3-3"), std::string::npos) << r.event_lines;
+      EXPECT_EQ(r.event_lines.find("3-3 4-4"), std::string::npos) << r.event_lines;
+    }
+    if (world_size() >= 8) {
+      EXPECT_NE(r.event_lines.find("5-5 6-6"), std::string::npos) << r.event_lines;
+    }
+    if (world_size() == 3) {
+      EXPECT_NE(r.event_lines.find("-1 2-2"), std::string::npos) << r.event_lines;
+    }
+    // Most-work ends with one group over every rank: every rank took part in at least one merge.
+    for (const auto& x : r.ranks) {
+      EXPECT_EQ(x.final_first, 0);
+      EXPECT_EQ(x.final_last, world_size() - 1);
+    }
+  }
+}
+
 TEST(Kernel, LookaheadCyclicKeepsTheInvariantsForEveryWindow) {
   for (int window : {0, 1, 2, 8}) {
     mcmclb::RunSpec spec = small_run("lookahead", "range", window);

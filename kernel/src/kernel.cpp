@@ -232,7 +232,7 @@ void Kernel::record_final() {
   t.moves = walker_->item;
 }
 
-void Kernel::take_walker(EventKind kind) {
+void Kernel::take_walker(EventKind kind, int holder) {
   const int chain = group_.chain;
   const int atoms = run_.work.compute.atoms_of(chain);
   if (kind == EventKind::initial) {
@@ -242,14 +242,21 @@ void Kernel::take_walker(EventKind kind) {
     if (is_leader() && group_.finished()) record_final();  // a chain of no items ends where it starts
     return;
   }
-  // Every merge (async and collective) continues the chain of the rightmost merged group, so the merged group's
-  // last rank holds the state; it checks that before anyone relies on it.
-  const int root = group_.size() - 1;
-  const bool is_root = rank_ == group_.last;
+  // A merge continues the chain of one merged group, the rightmost one for merge-right balancers (async,
+  // collective, lookahead), so by default the merged group's last rank holds the state; a balancer that merges
+  // left too names a holder. The holder checks that before anyone relies on it.
+  const int root_rank = holder < 0 ? group_.last : holder;
+  if (!group_.contains(root_rank)) {
+    throw std::logic_error("merge into " + group_.range() + ": walker holder " + std::to_string(root_rank) +
+                           " is not a member");
+  }
+  const int root = root_rank - group_.first;
+  const bool is_root = rank_ == root_rank;
   const int64_t moves = group_.next_item * run_.work.compute.moves_per_item;
   if (is_root && (walker_chain_ != chain || !walker_ || walker_->item != moves)) {
-    throw std::logic_error("merge into " + group_.range() + ": its last rank does not hold chain " +
-                           std::to_string(chain) + " after " + std::to_string(moves) + " moves");
+    throw std::logic_error("merge into " + group_.range() + ": rank " + std::to_string(root_rank) +
+                           " does not hold chain " + std::to_string(chain) + " after " + std::to_string(moves) +
+                           " moves");
   }
   const double t0 = pace::now_s();
   std::vector<int64_t> words =
@@ -275,9 +282,16 @@ Decision Kernel::agree(const Decision& leader_choice, Phase phase) {
   return Decision::from_words(words);
 }
 
-void Kernel::regroup(const GroupState& next, const std::string& before) {
+void Kernel::share(std::span<int64_t> words, Phase phase) {
+  auto timer = timed(phase);
+  if (group_.size() == 1) return;
+  const auto pending = group_comm_->iallreduce_sum(words);
+  pace::wait_until([&] { return pending->test(); }, kPollNap);
+}
+
+void Kernel::regroup(const GroupState& next, const std::string& before, int holder) {
   auto timer = timed(Phase::regroup);
-  form(next, EventKind::merge, before, true);
+  form(next, EventKind::merge, before, true, holder);
 }
 
 void Kernel::regroup_without_joining() {
@@ -287,7 +301,7 @@ void Kernel::regroup_without_joining() {
 }
 
 void Kernel::form(const std::optional<GroupState>& next, EventKind kind, const std::string& before,
-                  bool count_as_regroup) {
+                  bool count_as_regroup, int holder) {
   // Groups are contiguous ranges: members create from the bounds (range: O(1), no MPI group built); a rank that
   // does not join takes part in a parent-collective creation with the empty group.
   const double t0 = pace::now_s();
@@ -296,7 +310,7 @@ void Kernel::form(const std::optional<GroupState>& next, EventKind kind, const s
   const double create_s = pace::now_s() - t0;
   if (!next) return;
   switch_to(std::move(comm), *next);
-  if (computing()) take_walker(kind);
+  if (computing()) take_walker(kind, holder);
   if (count_as_regroup) ++stats_.regroups;
   if (is_leader()) {
     const double t_s = kind == EventKind::initial ? 0.0 : now_s();  // initial groups precede the clock

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -124,10 +125,15 @@ class Kernel {
   /// The polling point: the leader's decision, broadcast over the group (waiting politely). Timed as phase
   /// (polling; waiting where members wait for the leader to hear from another group).
   Decision agree(const Decision& leader_choice, Phase phase = Phase::polling);
+  /// A polling point whose facts are held by several members (a balancer that talks to both neighbours): sums
+  /// words over the group in place, each member adding its share (zeros where it has none), waiting politely.
+  void share(std::span<int64_t> words, Phase phase = Phase::polling);
   /// Creates the communicator over next with the group's other members (and, for a parent-collective method,
   /// with every world rank, the others calling regroup_without_joining) and switches to it. before describes
-  /// the merged groups for the event log. Timed as regrouping.
-  void regroup(const GroupState& next, const std::string& before);
+  /// the merged groups for the event log. holder: a world rank of next whose old group worked next.chain
+  /// (compute mode sends the walker from it); -1: next's last rank (every merge-right balancer). Timed as
+  /// regrouping.
+  void regroup(const GroupState& next, const std::string& before, int holder = -1);
   /// Takes part in a regrouping that this rank does not join: a parent-collective method needs every world
   /// rank; with a group-collective one there is nothing to do.
   void regroup_without_joining();
@@ -174,11 +180,12 @@ class Kernel {
   void add(Phase p, double seconds);
   /// Creates the communicator over next (none: take part in a parent-collective creation without joining),
   /// switches to it, counts it (if asked) and logs it as an event of this kind.
-  void form(const std::optional<GroupState>& next, EventKind kind, const std::string& before, bool count_as_regroup);
+  void form(const std::optional<GroupState>& next, EventKind kind, const std::string& before, bool count_as_regroup,
+            int holder = -1);
   void switch_to(std::unique_ptr<GroupComm> comm, const GroupState& next);
   /// Compute mode: gives the new group the walker state of its chain (initial: computed by every member; merge:
-  /// broadcast from the last member, whose group continued the chain).
-  void take_walker(EventKind kind);
+  /// broadcast from holder, default the last member, whose group continued the chain).
+  void take_walker(EventKind kind, int holder);
   /// Compute mode, leader: records the chain's final state.
   void record_final();
   [[nodiscard]] bool computing() const noexcept { return run_.work.mode == WorkMode::compute; }

@@ -1,0 +1,429 @@
+// Balancer `mostwork` (issue 10, Sect. 2, "Partner choice"): lookahead whose finishing group joins the neighbour,
+// left or right, with the most remaining work, instead of always the right one (`lookahead`, the paper's rule).
+// Groups stay contiguous: a group only ever merges with an adjacent group. The lookahead window k is the run's
+// `interval` as in `lookahead` (a group asks once at most k*T of its work is left; k = 0: when its chain is done,
+// which is the paper's async with this partner rule).
+//
+// Ports and channels. A boundary b between adjacent groups A (left) and B (right) has two fixed endpoints for
+// its whole life: rank b-1, A's last rank, and rank b, B's first rank (the leader). A merge across another
+// boundary never moves them (groups only grow outwards). So every message across b goes between b-1 and b, on
+// one tag of the kernel's private duplicate of WORLD: a FIFO channel, and no rank needs to know where a
+// neighbour's leader is. A group's first rank is its left port, its last rank its right port (one rank may be
+// both). At each polling point the ports drain their channels and the group sums what they hold (Kernel::share,
+// with the leader's clock), so every member takes the same decision from the same facts; the ports then send
+// what was decided.
+//
+// Messages on a channel: STATUS{eta} (sent by each port of a group when the group forms: when its chain would
+// be done; the initial STATUS is awaited before the first decision), REQUEST{first, last, eta} (this group wants to
+// join you), PLAN{merged group, host range, eta}.
+//  1. REQUEST. A group with no request of its own outstanding and no merge planned, once at most k*T of its work
+//     is left (or when its chain is done), asks the neighbour whose latest STATUS or REQUEST promises the later
+//     finish (ties: the right one, the paper's choice), with its own eta. It sends one request at a time.
+//  2. PLAN (the host plans in its own chain, as in `lookahead`). A group holding a neighbour's request, with no
+//     request of its own outstanding and no merge planned, picks the polling point p of its chain nearest the
+//     requester's eta (fewer idle rank-seconds; the current one if eta has passed). If its chain ends at or
+//     before p it defers; otherwise it answers PLAN and is committed: at p it regroups into the planned group,
+//     which continues the host's chain. Two held requests: the earlier eta first.
+//  3. Mutual requests. Two neighbours that requested each other both hold both etas; the later eta hosts (tie:
+//     the left group). The host plans without deferring (p may be its chain's end: the merged group then has no
+//     work and goes on at step 1); the guest sends nothing more and waits for the PLAN.
+//  4. A requester whose chain is done waits at its port for the answer, takes the PLAN and regroups. There is no
+//     "ended" answer: the run ends when one group spans every rank and its chain is done.
+//
+// Why it terminates without deadlock, for every workload, jitter, timing and k:
+//  - Every merge joins two adjacent groups into one, so there are at most (initial groups - 1) merges; chains
+//    are finite, so a group that is not waiting finishes its chain in finite time.
+//  - A committed host merges at p, a finite number of its items away (its chain continues beyond p, or p is its
+//    end in the mutual case); the guest joins once done, and it is already waiting for or holding the PLAN. So a
+//    PLAN always becomes a merge.
+//  - Suppose two or more groups remain and no merge ever happens again. Then every group's chain ends and every
+//    group, having a neighbour, has sent exactly one request and waits at that port. On a line, the leftmost
+//    group's request points right and the rightmost's points left, so some adjacent pair points at each other.
+//    Each port of that pair receives the other's REQUEST (the channel delivers everything in order and the
+//    waiting port is blocked on it), both derive the same host, the host plans at once (step 3 never defers)
+//    and they merge: a contradiction. Hence merges continue until one group is left, whose chain then ends.
+//  - Exactly-once work: a host stops after exactly the planned items and the merged group continues its chain
+//    from there; the guest's chain is done. Each item is worked by the group owning its chain at that time.
+//  - No message is left unreceived: a side sends no STATUS after its REQUEST or PLAN on a channel (it does not
+//    form again before merging across it), so REQUEST and PLAN are each channel's last messages, and a port
+//    knows when its channel is drained: it stops receiving after a PLAN, and after the neighbour's REQUEST unless
+//    it requested too and is the guest (it then takes the PLAN). Both ports of a boundary are drained when it is
+//    merged away (checked), and a rank with no channel left posts nothing.
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "mcmclb/balancer.hpp"
+#include "mcmclb/workload.hpp"
+
+namespace mcmclb {
+
+namespace {
+
+constexpr int kChannelTag = 13;
+constexpr int64_t kStatus = 1;
+constexpr int64_t kRequest = 2;
+constexpr int64_t kPlan = 3;
+constexpr int64_t kUnknownEta = -1;  // no STATUS yet: the least promising neighbour
+
+/// type, first, last, eta (us on the run's clock), then a PLAN's merged group (GroupState words).
+constexpr std::size_t kMessageWords = 4 + std::tuple_size_v<GroupState::Words>;
+using Message = std::array<int64_t, kMessageWords>;
+
+int64_t to_us(double s) { return static_cast<int64_t>(s * 1e6); }
+
+enum Side : std::size_t { kLeft = 0, kRight = 1 };
+
+/// One port's end of a boundary's channel, on the port rank.
+struct Channel {
+  int partner = -1;
+  bool group_is_left = false;  // this port is the left group's last rank
+  Message in{};
+  MPI_Request recv = MPI_REQUEST_NULL;
+  int64_t nbr_eta = kUnknownEta;    // the neighbour's eta from its latest STATUS or REQUEST
+  std::optional<Message> req;       // the neighbour's REQUEST (until the boundary is merged away)
+  std::optional<int64_t> sent_eta;  // our REQUEST's eta, once sent
+  std::optional<Message> plan;      // the neighbour's PLAN answering our REQUEST
+
+  /// Mutual requests: does this port's group host? (the later eta; tie: the left group)
+  [[nodiscard]] bool hosts() const { return *sent_eta > (*req)[3] || (*sent_eta == (*req)[3] && group_is_left); }
+  /// Can the neighbour still send something? (see the protocol: REQUEST and PLAN are the last messages)
+  [[nodiscard]] bool expecting() const { return !plan && (!req || (sent_eta && !hosts())); }
+
+  void open(const Kernel& k) {
+    if (recv != MPI_REQUEST_NULL || !expecting()) return;
+    mpi::check(MPI_Irecv(in.data(), static_cast<int>(kMessageWords), MPI_INT64_T, partner, kChannelTag,
+                         k.control().get(), &recv),
+               "MPI_Irecv");
+  }
+
+  void take(const Kernel& k) {
+    recv = MPI_REQUEST_NULL;
+    if (in[0] == kStatus) {
+      nbr_eta = in[3];
+    } else if (in[0] == kRequest && !req) {
+      req = in;
+      nbr_eta = in[3];
+    } else if (in[0] == kPlan && sent_eta && !plan) {
+      plan = in;
+    } else {
+      throw std::logic_error("mostwork: rank " + std::to_string(k.rank()) + " got message " + std::to_string(in[0]) +
+                             " from " + std::to_string(partner) + " out of protocol");
+    }
+    open(k);
+  }
+
+  /// Takes every message that has arrived.
+  void poll(const Kernel& k) {
+    int done = 1;
+    while (done != 0 && recv != MPI_REQUEST_NULL) {
+      mpi::check(MPI_Test(&recv, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (done != 0) take(k);
+    }
+  }
+
+  /// Waits for the next message.
+  void wait_one(const Kernel& k) {
+    if (recv == MPI_REQUEST_NULL) throw std::logic_error("mostwork: waiting on a drained channel");
+    pace::wait(recv);
+    take(k);
+  }
+
+  void send(const Kernel& k, const Message& m) const {
+    MPI_Request request = MPI_REQUEST_NULL;
+    mpi::check(MPI_Isend(m.data(), static_cast<int>(kMessageWords), MPI_INT64_T, partner, kChannelTag,
+                         k.control().get(), &request),
+               "MPI_Isend");
+    pace::wait(request);
+  }
+};
+
+/// What the group shares at a polling point: the leader's clock, then per side what its port holds.
+enum Word : std::size_t {
+  kExists,
+  kNbrEta,
+  kHasReq,
+  kReqFirst,
+  kReqLast,
+  kReqEta,
+  kSent,
+  kSentEta,
+  kHasPlan,
+  kPlanState,  // the merged group's words, then:
+  kPlanHostFirst = kPlanState + std::tuple_size_v<GroupState::Words>,
+  kPlanHostLast,
+  kSideWords
+};
+constexpr std::size_t kNowWord = 2 * kSideWords;
+using Facts = std::array<int64_t, kNowWord + 1>;
+
+class MostWorkBalancer final : public Balancer {
+ public:
+  explicit MostWorkBalancer(int k) : k_(k) {}
+
+  void run(Kernel& k) override {
+    attach_ports(k);
+    send_status(k);
+    // Every port's first message is its partner's initial STATUS, certain to come: take it before the first
+    // decision, so a group done at the start already knows which neighbour has more work.
+    for (auto& p : ports_) {
+      if (p) p->wait_one(k);
+    }
+    for (;;) {
+      if (!k.group().finished()) k.work_one_item();
+      if (!polling_point(k)) break;
+    }
+    if (ports_[kLeft] || ports_[kRight]) {
+      throw std::logic_error("mostwork: rank " + std::to_string(k.rank()) + " ends with a channel open");
+    }
+    k.leave_group();
+    k.finish();
+  }
+
+ private:
+  static double time_to_finish(const Kernel& k, const GroupState& g) {
+    double ms = 0;
+    for (int64_t i = 0; i < g.items_left; ++i) ms += item_cost_ms(k.run(), g.size(), g.chain, g.next_item + i);
+    return ms / 1000.0;
+  }
+
+  /// The channels this rank ports for its current group (initial formation).
+  void attach_ports(const Kernel& k) {
+    const GroupState& g = k.group();
+    if (k.rank() == g.first && g.first > 0) {
+      ports_[kLeft].emplace();
+      ports_[kLeft]->partner = g.first - 1;
+      ports_[kLeft]->open(k);
+    }
+    if (k.rank() == g.last && g.last < k.nprocs() - 1) {
+      ports_[kRight].emplace();
+      ports_[kRight]->partner = g.last + 1;
+      ports_[kRight]->group_is_left = true;
+      ports_[kRight]->open(k);
+    }
+  }
+
+  void send_status(const Kernel& k) {
+    Message m{};
+    m[0] = kStatus;
+    m[3] = to_us(k.now_s() + time_to_finish(k, k.group()));
+    for (auto& p : ports_) {
+      if (!p) continue;
+      if (p->sent_eta) throw std::logic_error("mostwork: STATUS after our request on its channel");
+      p->send(k, m);
+    }
+  }
+
+  /// Everything the group needs for its decision, identical on every member.
+  Facts gather(Kernel& k, bool waiting) {
+    // A done requester's port waits for its answer (or the neighbour's own request) before sharing.
+    if (waiting && own_side_ && ports_[*own_side_]) {
+      Channel& c = *ports_[*own_side_];
+      if (!c.plan && !(c.req && c.hosts())) {
+        auto timer = k.timed(Phase::waiting);
+        c.wait_one(k);
+      }
+    }
+    Facts f{};
+    for (std::size_t s : {kLeft, kRight}) {
+      if (!ports_[s]) continue;
+      Channel& c = *ports_[s];
+      c.poll(k);
+      int64_t* w = f.data() + s * kSideWords;
+      w[kExists] = 1;
+      w[kNbrEta] = c.nbr_eta;
+      if (c.req) {
+        w[kHasReq] = 1;
+        w[kReqFirst] = (*c.req)[1];
+        w[kReqLast] = (*c.req)[2];
+        w[kReqEta] = (*c.req)[3];
+      }
+      if (c.sent_eta) {
+        w[kSent] = 1;
+        w[kSentEta] = *c.sent_eta;
+      }
+      if (c.plan) {
+        w[kHasPlan] = 1;
+        std::copy_n(c.plan->begin() + 4, std::tuple_size_v<GroupState::Words>, w + kPlanState);
+        w[kPlanHostFirst] = (*c.plan)[1];
+        w[kPlanHostLast] = (*c.plan)[2];
+      }
+    }
+    if (k.is_leader()) f[kNowWord] = to_us(k.now_s());
+    k.share(f, waiting ? Phase::waiting : Phase::polling);
+    return f;
+  }
+
+  /// Items of g's chain before the merge with a requester of size req_size done at req_eta_s (now_s: the
+  /// leader's clock), or -1 (defer: the chain ends first) unless allow_end.
+  static int64_t plan_items(const Kernel& k, const GroupState& g, double now_s, double req_eta_s, int req_size,
+                            bool allow_end) {
+    int64_t c = 0;
+    double p = now_s;
+    while (p < req_eta_s && c < g.items_left) {
+      const double before = p;
+      p += item_cost_ms(k.run(), g.size(), g.chain, g.next_item + c) / 1000.0;
+      ++c;
+      if (p >= req_eta_s && g.size() * (req_eta_s - before) < req_size * (p - req_eta_s)) --c;
+    }
+    if (c >= g.items_left && !allow_end) return -1;
+    return c;
+  }
+
+  /// Commits to host the requester on side s after c more items; the port on that side answers PLAN.
+  void commit(Kernel& k, const Facts& f, std::size_t s, int64_t c, double now_s) {
+    const GroupState& g = k.group();
+    const int64_t* w = f.data() + s * kSideWords;
+    const auto req_first = static_cast<int>(w[kReqFirst]);
+    const auto req_last = static_cast<int>(w[kReqLast]);
+    plan_ = {std::min(g.first, req_first), std::max(g.last, req_last), g.chain, g.next_item + c, g.items_left - c};
+    plan_holder_ = g.first;
+    const std::string req_range = std::to_string(req_first) + "-" + std::to_string(req_last);
+    plan_before_ = req_first < g.first ? req_range + " " + g.range() : g.range() + " " + req_range;
+    committed_ = c;
+    if (ports_[s]) {
+      Message m{};
+      m[0] = kPlan;
+      m[1] = g.first;
+      m[2] = g.last;
+      m[3] = to_us(now_s + time_to_finish(k, g));
+      const GroupState::Words gw = plan_.to_words();
+      std::copy(gw.begin(), gw.end(), m.begin() + 4);
+      ports_[s]->send(k, m);
+    }
+  }
+
+  /// One polling point (after an item, or again while the group's chain is done). Returns false when the run's
+  /// one remaining group is done.
+  bool polling_point(Kernel& k) {
+    const GroupState g = k.group();
+    const bool done = g.finished() && committed_ < 0;
+    Facts f = gather(k, done);
+    const double now_s = static_cast<double>(f[kNowWord]) / 1e6;
+    const auto side = [&](std::size_t s) -> int64_t* { return f.data() + s * kSideWords; };
+
+    own_side_.reset();
+    for (std::size_t s : {kLeft, kRight}) {
+      if (side(s)[kSent] != 0) own_side_ = s;
+    }
+    if (committed_ < 0) {
+      if (!own_side_) {
+        // Step 2: host a held request, the earlier eta first.
+        std::array<std::size_t, 2> order = {kLeft, kRight};
+        if (side(kRight)[kHasReq] != 0 && side(kLeft)[kHasReq] != 0 && side(kRight)[kReqEta] < side(kLeft)[kReqEta]) {
+          order = {kRight, kLeft};
+        }
+        for (std::size_t s : order) {
+          if (side(s)[kHasReq] == 0) continue;
+          const auto req_size = static_cast<int>(side(s)[kReqLast] - side(s)[kReqFirst] + 1);
+          const int64_t c = plan_items(k, g, now_s, static_cast<double>(side(s)[kReqEta]) / 1e6, req_size, false);
+          if (c >= 0) {
+            commit(k, f, s, c, now_s);
+            break;
+          }
+        }
+        // Step 1: our own request, to the neighbour promising the later finish.
+        const bool any = side(kLeft)[kExists] != 0 || side(kRight)[kExists] != 0;
+        if (committed_ < 0 && any && time_to_finish(k, g) <= k_ * k.run().T_ms / 1000.0) {
+          std::size_t s = kRight;
+          if (side(kRight)[kExists] == 0 ||
+              (side(kLeft)[kExists] != 0 && side(kLeft)[kNbrEta] > side(kRight)[kNbrEta])) {
+            s = kLeft;
+          }
+          const int64_t eta = to_us(now_s + time_to_finish(k, g));
+          if (ports_[s]) {
+            Message m{};
+            m[0] = kRequest;
+            m[1] = g.first;
+            m[2] = g.last;
+            m[3] = eta;
+            ports_[s]->sent_eta = eta;
+            ports_[s]->send(k, m);
+            ports_[s]->open(k);  // a mutual guest still takes the PLAN
+          }
+          side(s)[kSent] = 1;  // what the port now holds, for step 3 below
+          side(s)[kSentEta] = eta;
+          own_side_ = s;
+        }
+      }
+      // Step 3: mutual requests; the host plans at once.
+      if (own_side_ && committed_ < 0) {
+        const int64_t* w = side(*own_side_);
+        const bool group_is_left = *own_side_ == kRight;  // our request went right: we are the left group
+        const bool hosts = w[kHasReq] != 0 && w[kHasPlan] == 0 &&
+                           (w[kSentEta] > w[kReqEta] || (w[kSentEta] == w[kReqEta] && group_is_left));
+        if (hosts) {
+          const auto req_size = static_cast<int>(w[kReqLast] - w[kReqFirst] + 1);
+          commit(k, f, *own_side_, plan_items(k, g, now_s, static_cast<double>(w[kReqEta]) / 1e6, req_size, true),
+                 now_s);
+        }
+      }
+    }
+    // The host merges at p.
+    if (committed_ == 0) {
+      merge(k, plan_, plan_holder_, plan_before_);
+      return true;
+    }
+    if (committed_ > 0) {
+      --committed_;
+      return true;
+    }
+    // A done guest takes its PLAN.
+    if (g.finished() && own_side_ && side(*own_side_)[kHasPlan] != 0) {
+      const int64_t* w = side(*own_side_);
+      GroupState::Words gw{};
+      std::copy_n(w + kPlanState, gw.size(), gw.begin());
+      const GroupState next = GroupState::from_words(gw);
+      const std::string host = std::to_string(w[kPlanHostFirst]) + "-" + std::to_string(w[kPlanHostLast]);
+      merge(k, next, static_cast<int>(w[kPlanHostFirst]),
+            w[kPlanHostFirst] < g.first ? host + " " + g.range() : g.range() + " " + host);
+      return true;
+    }
+    // Done and alone: the run is over. Done otherwise: wait (gather blocks the requesting port).
+    return !(g.finished() && side(kLeft)[kExists] == 0 && side(kRight)[kExists] == 0);
+  }
+
+  /// Regroups into next; the channels across the merged boundary are drained and closed, the outer ones kept,
+  /// and the new group's ports announce it.
+  void merge(Kernel& k, const GroupState& next, int holder, const std::string& before) {
+    k.regroup(next, before, holder);
+    const int r = k.rank();
+    const std::array<bool, 2> keep = {r == next.first && next.first > 0, r == next.last && next.last < k.nprocs() - 1};
+    for (std::size_t s : {kLeft, kRight}) {
+      if (!ports_[s] || keep[s]) continue;
+      if (ports_[s]->recv != MPI_REQUEST_NULL || ports_[s]->expecting()) {
+        throw std::logic_error("mostwork: rank " + std::to_string(r) + " merged away its channel with " +
+                               std::to_string(ports_[s]->partner) + " before it was drained");
+      }
+      ports_[s].reset();
+    }
+    committed_ = -1;
+    own_side_.reset();
+    send_status(k);
+  }
+
+  int k_;  // lookahead window, in units of T
+  std::array<std::optional<Channel>, 2> ports_;
+  int64_t committed_ = -1;  // items until the planned merge as host; -1: none planned
+  GroupState plan_;
+  int plan_holder_ = -1;
+  std::string plan_before_;
+  std::optional<std::size_t> own_side_;  // the side of our outstanding request
+};
+
+}  // namespace
+
+BalancerEntry mostwork_balancer() {
+  return {
+      {.name = "mostwork",
+       .uses_interval = true,
+       .regroups = true,
+       .default_method = "range",
+       .methods = {"range", "intercomm", "create_group", "from_group"},
+       .initial_method = "range"},
+      [](const RunSpec& run) -> std::unique_ptr<Balancer> { return std::make_unique<MostWorkBalancer>(run.interval); }};
+}
+
+}  // namespace mcmclb
