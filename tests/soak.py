@@ -4,7 +4,7 @@ hard timeout, counting hangs, invalid runs and crashes (issue 8). Standard libra
 
 Run k uses the seed S + k (S from --seed) and draws everything from it: the rank count P (from --ranks), G dividing
 P, T_ms in 1-5 ms, a random, lognormal or cyclic workload of at most a few dozen items per chain, work.jitter_pct up
-to 50, the balancer (async, lookahead or collective with an interval, or none) and one of the methods that balancer accepts. A run
+to 50, the balancer (async; lookahead, mostwork or collective with an interval; or none) and one of the methods that balancer accepts. A run
 takes well under 2 s on 2 cores, so a run still going after --timeout seconds is a hang.
 
     tests/soak.py --runs 50                      # MCMCLB_BIN or build/mcmclb
@@ -33,6 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_BIN = os.environ.get("MCMCLB_BIN", os.path.join(HERE, "..", "build", "mcmclb"))
 METHODS = {"async": ["intercomm", "create_group", "from_group", "range"],
            "lookahead": ["range", "intercomm", "create_group", "from_group"],
+           "mostwork": ["range", "intercomm", "create_group", "from_group"],
            "collective": ["create", "split", "range"], "none": [""]}
 INTERVALS = [1, 2, 3, 4, 8, 16]
 
@@ -79,11 +80,11 @@ def draw_run(seed, ranks, methods):
                     "max": rng.randint(1, 24), "seed": rng.randint(0, 2**31)}
     else:
         workload = {"model": model, "scale": rng.randint(1, 3), "period": rng.randint(1, 8)}
-    balancer = rng.choices(["async", "lookahead", "collective", "none"], weights=[30, 30, 30, 10])[0]
+    balancer = rng.choices(["async", "lookahead", "mostwork", "collective", "none"], weights=[25, 25, 25, 25, 10])[0]
     run = {"nprocs": p, "G": g, "T_ms": rng.randint(1, 5), "workload": workload,
            "work": {"mode": "sleep", "jitter_pct": round(rng.uniform(0, 50), 1), "seed": rng.randint(0, 2**31)},
            "balancer": balancer, "method": rng.choice(methods[balancer])}
-    if balancer in ("collective", "lookahead"):  # lookahead: its window k, in items of T
+    if balancer in ("collective", "lookahead", "mostwork"):  # lookahead, mostwork: the window k, in items of T
         run["interval"] = rng.choice(INTERVALS)
     return run
 
@@ -201,9 +202,9 @@ def methods_supported(args, work_dir):
         stderr = f.read()
     methods = {k: list(v) for k, v in METHODS.items()}
     if rc == 2 and "from_group is not supported" in stderr:
-        for name in ("async", "lookahead"):
+        for name in ("async", "lookahead", "mostwork"):
             methods[name].remove("from_group")
-        print("soak.py: from_group is not supported by this MPI library; async and lookahead leave it out")
+        print("soak.py: from_group is not supported by this MPI library; async, lookahead and mostwork leave it out")
     elif rc != 0:
         what = "hangs" if rc is None else f"exits with {rc}"
         raise SystemExit(f"soak.py: {args.bin} {what} on a one-rank run with no items: {stderr.strip()[:300]}")

@@ -88,7 +88,7 @@ class BadInput(unittest.TestCase):
 
     def test_set_validated_like_the_file(self):
         self.assert_input_error(mcmclb("run", self.good, "--set", "balancer=[async, magic]"),
-                                "key balancer: unknown balancer 'magic' (allowed: none, collective, async, lookahead)")
+                                "key balancer: unknown balancer 'magic' (allowed: none, collective, async, lookahead, mostwork)")
         self.assert_input_error(mcmclb("run", self.good, "--set", "nope=1"), "--set: unknown key 'nope'")
 
     def test_help(self):
