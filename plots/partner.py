@@ -24,10 +24,10 @@ def table(rows):
     """Markdown lines: one row per (workload, nprocs, G, set-up), in first-seen order."""
     groups = defaultdict(list)
     for r in rows:
-        if r["valid"] != "true" or float(r["ideal_s"]) <= 0:
+        if r["valid"] is not True or r["ideal_s"] <= 0:
             continue
         key = (r["workload"], r["nprocs"], r["G"], run_label(r))
-        groups[key].append(float(r["time_s"]) / float(r["ideal_s"]))
+        groups[key].append(r["time_s"] / r["ideal_s"])
     lines = ["| workload | P | G | balancer | seeds | time / ideal, median [min-max] |",
              "|---|---|---|---|---|---|"]
     for (workload, nprocs, g, label), ratios in groups.items():
