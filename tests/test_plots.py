@@ -294,5 +294,30 @@ class BadInputs(unittest.TestCase):
             assert_png(self, os.path.join(folder, "fig2.png"))
 
 
+class Partner(unittest.TestCase):
+    def test_median_and_spread_over_seeds(self):
+        """plots/partner.py: per (workload, P, G, set-up), time / ideal over the seeds; invalid rows and rows
+        without items are left out. Rows are a fixture row with the keys changed."""
+        with open(os.path.join(RESULTS, "runs.csv")) as f:
+            header, row = f.readline().rstrip("\n").split(","), f.readline().rstrip("\n").split(",")
+        cases = [("random", "mostwork", 1, "1.1", "1.0", "true"), ("random", "mostwork", 2, "1.3", "1.0", "true"),
+                 ("random", "mostwork", 3, "1.2", "1.0", "true"), ("random", "mostwork", 4, "9", "1.0", "false"),
+                 ("random", "lookahead", 1, "3.0", "2.0", "true"), ("lognormal", "mostwork", 1, "1", "0", "true")]
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "runs.csv"), "w") as f:
+                f.write(",".join(header) + "\n")
+                for i, (model, balancer, seed, time_s, ideal_s, valid) in enumerate(cases):
+                    r = dict(zip(header, row))
+                    r.update(run_id=f"r{i}", workload=model, workload_seed=str(seed), balancer=balancer,
+                             interval="1", method="range", time_s=time_s, ideal_s=ideal_s, valid=valid)
+                    f.write(",".join(r[h] for h in header) + "\n")
+            r = run("partner.py", d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual(lines[2:], ["| random | 2 | 1 | mostwork(1) range | 3 | 1.200 [1.100-1.300] |",
+                                     "| random | 2 | 1 | lookahead(1) range | 1 | 1.500 [1.500-1.500] |"])
+        self.assertEqual(run("partner.py", os.path.join(d, "absent")).returncode, 2)
+
+
 if __name__ == "__main__":
     unittest.main()
