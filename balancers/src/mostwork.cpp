@@ -9,9 +9,9 @@
 // boundary never moves them (groups only grow outwards). So every message across b goes between b-1 and b, on
 // one tag of the kernel's private duplicate of WORLD: a FIFO channel, and no rank needs to know where a
 // neighbour's leader is. A group's first rank is its left port, its last rank its right port (one rank may be
-// both). At each polling point the ports drain their channels and the group sums what they hold (Kernel::share,
-// with the leader's clock), so every member takes the same decision from the same facts; the ports then send
-// what was decided.
+// both). At each polling point the ports drain their channels, the right port sends what it holds to the leader,
+// and the leader broadcasts both sides' facts with its clock, so every member takes the same decision from the
+// same words; the ports then send what was decided.
 //
 // Messages on a channel: STATUS{eta} (sent by each port of a group when the group forms: when its chain would
 // be done; the initial STATUS is awaited before the first decision), REQUEST{first, last, eta} (this group wants to
@@ -51,6 +51,7 @@
 //    merged away (checked), and a rank with no channel left posts nothing.
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -63,6 +64,8 @@ namespace mcmclb {
 namespace {
 
 constexpr int kChannelTag = 13;
+constexpr int kFactsTag = 14;                       // a group's last rank to its leader, at each polling point
+constexpr std::chrono::microseconds kFactsNap{20};  // both reach the polling point together
 constexpr int64_t kStatus = 1;
 constexpr int64_t kRequest = 2;
 constexpr int64_t kPlan = 3;
@@ -251,8 +254,27 @@ class MostWorkBalancer final : public Balancer {
         w[kPlanHostLast] = (*c.plan)[2];
       }
     }
+    // The right port's facts go to the leader (one message per polling point, sent and received at it), which
+    // broadcasts everything: every member decides from the same words.
+    const GroupState& g = k.group();
+    const Phase phase = waiting ? Phase::waiting : Phase::polling;
+    if (g.size() > 1 && (k.rank() == g.last || k.is_leader())) {
+      auto timer = k.timed(phase);
+      int64_t* right = f.data() + static_cast<std::size_t>(kRight) * kSideWords;
+      MPI_Request request = MPI_REQUEST_NULL;
+      if (k.rank() == g.last) {
+        mpi::check(MPI_Isend(right, static_cast<int>(kSideWords), MPI_INT64_T, g.first, kFactsTag, k.control().get(),
+                             &request),
+                   "MPI_Isend");
+      } else {
+        mpi::check(
+            MPI_Irecv(right, static_cast<int>(kSideWords), MPI_INT64_T, g.last, kFactsTag, k.control().get(), &request),
+            "MPI_Irecv");
+      }
+      pace::wait(request, kFactsNap);
+    }
     if (k.is_leader()) f[kNowWord] = to_us(k.now_s());
-    k.share(f, waiting ? Phase::waiting : Phase::polling);
+    k.broadcast(f, phase);
     return f;
   }
 

@@ -282,11 +282,10 @@ Decision Kernel::agree(const Decision& leader_choice, Phase phase) {
   return Decision::from_words(words);
 }
 
-void Kernel::share(std::span<int64_t> words, Phase phase) {
+void Kernel::broadcast(std::span<int64_t> words, Phase phase) {
   auto timer = timed(phase);
   if (group_.size() == 1) return;
-  const auto pending = group_comm_->iallreduce_sum(words);
-  pace::wait_until([&] { return pending->test(); }, kPollNap);
+  group_comm_->bcast(words, 0, kPollNap);
 }
 
 void Kernel::regroup(const GroupState& next, const std::string& before, int holder) {

@@ -125,9 +125,9 @@ class Kernel {
   /// The polling point: the leader's decision, broadcast over the group (waiting politely). Timed as phase
   /// (polling; waiting where members wait for the leader to hear from another group).
   Decision agree(const Decision& leader_choice, Phase phase = Phase::polling);
-  /// A polling point whose facts are held by several members (a balancer that talks to both neighbours): sums
-  /// words over the group in place, each member adding its share (zeros where it has none), waiting politely.
-  void share(std::span<int64_t> words, Phase phase = Phase::polling);
+  /// A polling point whose decision is not a Decision (a balancer that talks to both neighbours): broadcasts
+  /// words from the leader over the group, waiting politely.
+  void broadcast(std::span<int64_t> words, Phase phase = Phase::polling);
   /// Creates the communicator over next with the group's other members (and, for a parent-collective method,
   /// with every world rank, the others calling regroup_without_joining) and switches to it. before describes
   /// the merged groups for the event log. holder: a world rank of next whose old group worked next.chain
