@@ -9,9 +9,11 @@
 // boundary never moves them (groups only grow outwards). So every message across b goes between b-1 and b, on
 // one tag of the kernel's private duplicate of WORLD: a FIFO channel, and no rank needs to know where a
 // neighbour's leader is. A group's first rank is its left port, its last rank its right port (one rank may be
-// both). At each polling point the ports drain their channels, the right port sends what it holds to the leader,
-// and the leader broadcasts both sides' facts with its clock, so every member takes the same decision from the
-// same words; the ports then send what was decided.
+// both). At each polling point the ports drain their channels, the right port sends what it holds to the leader
+// (which takes the previous polling point's message, so neither waits for the other; facts only accumulate, so a
+// late one is still true), and the leader broadcasts both sides' facts with its clock: every member takes the same
+// decision from the same words, and the ports then send what was decided. The one facts message in flight is
+// received before the group regroups or ends.
 //
 // Messages on a channel: STATUS{eta} (sent by each port of a group when the group forms: when its chain would
 // be done; the initial STATUS is awaited before the first decision), REQUEST{first, last, eta} (this group wants to
@@ -174,6 +176,7 @@ class MostWorkBalancer final : public Balancer {
     for (auto& p : ports_) {
       if (p) p->wait_one(k);
     }
+    start_facts(k);
     for (;;) {
       if (!k.group().finished()) k.work_one_item();
       if (!polling_point(k)) break;
@@ -181,6 +184,7 @@ class MostWorkBalancer final : public Balancer {
     if (ports_[kLeft] || ports_[kRight]) {
       throw std::logic_error("mostwork: rank " + std::to_string(k.rank()) + " ends with a channel open");
     }
+    drain_facts(k);
     k.leave_group();
     k.finish();
   }
@@ -254,28 +258,70 @@ class MostWorkBalancer final : public Balancer {
         w[kPlanHostLast] = (*c.plan)[2];
       }
     }
-    // The right port's facts go to the leader (one message per polling point, sent and received at it), which
-    // broadcasts everything: every member decides from the same words.
+    // The right port's facts reach the leader one polling point late: the last rank sends them at every polling
+    // point (and once when the group forms) and the leader takes the previous one, which has normally arrived
+    // during the item, so neither waits for the other. Facts only accumulate until the group regroups (a held
+    // request, a PLAN, a newer eta), so a late fact is still true; the group's own requests are remembered by
+    // every member (own_side_), not read from facts.
     const GroupState& g = k.group();
     const Phase phase = waiting ? Phase::waiting : Phase::polling;
-    if (g.size() > 1 && (k.rank() == g.last || k.is_leader())) {
+    if (g.size() > 1 && k.rank() == g.last) {
+      std::copy_n(f.begin() + static_cast<std::ptrdiff_t>(kRight * std::size_t{kSideWords}), kSideWords,
+                  facts_out_.begin());
+      send_facts(k);
+    } else if (g.size() > 1 && k.is_leader()) {
       auto timer = k.timed(phase);
-      int64_t* right = f.data() + static_cast<std::size_t>(kRight) * kSideWords;
-      MPI_Request request = MPI_REQUEST_NULL;
-      if (k.rank() == g.last) {
-        mpi::check(MPI_Isend(right, static_cast<int>(kSideWords), MPI_INT64_T, g.first, kFactsTag, k.control().get(),
-                             &request),
-                   "MPI_Isend");
-      } else {
-        mpi::check(
-            MPI_Irecv(right, static_cast<int>(kSideWords), MPI_INT64_T, g.last, kFactsTag, k.control().get(), &request),
-            "MPI_Irecv");
-      }
-      pace::wait(request, kFactsNap);
+      receive_facts(k, f.data() + static_cast<std::size_t>(kRight) * kSideWords);
     }
     if (k.is_leader()) f[kNowWord] = to_us(k.now_s());
     k.broadcast(f, phase);
     return f;
+  }
+
+  /// Last rank of a group of two or more: sends facts_out_ to the leader (the previous send is long done).
+  void send_facts(const Kernel& k) {
+    pace::wait(facts_send_, kFactsNap);
+    mpi::check(MPI_Isend(facts_out_.data(), static_cast<int>(kSideWords), MPI_INT64_T, k.group().first, kFactsTag,
+                         k.control().get(), &facts_send_),
+               "MPI_Isend");
+  }
+
+  /// Leader of a group of two or more: the last rank's next facts message (into words, if not null).
+  static void receive_facts(const Kernel& k, int64_t* words) {
+    std::array<int64_t, kSideWords> in{};
+    MPI_Request request = MPI_REQUEST_NULL;
+    mpi::check(MPI_Irecv(in.data(), static_cast<int>(kSideWords), MPI_INT64_T, k.group().last, kFactsTag,
+                         k.control().get(), &request),
+               "MPI_Irecv");
+    pace::wait(request, kFactsNap);
+    if (words != nullptr) std::copy(in.begin(), in.end(), words);
+  }
+
+  /// Before the group regroups or ends: the one facts message still in flight is received.
+  void drain_facts(Kernel& k) {
+    const GroupState& g = k.group();
+    if (g.size() == 1) return;
+    auto timer = k.timed(Phase::regroup);
+    if (k.rank() == g.last) pace::wait(facts_send_, kFactsNap);
+    if (k.is_leader()) receive_facts(k, nullptr);
+  }
+
+  /// A group of two or more just formed: its last rank sends its first facts.
+  void start_facts(const Kernel& k) {
+    const GroupState& g = k.group();
+    if (g.size() == 1 || k.rank() != g.last) return;
+    facts_out_ = {};
+    if (ports_[kRight]) {
+      facts_out_[kExists] = 1;
+      facts_out_[kNbrEta] = ports_[kRight]->nbr_eta;
+      if (ports_[kRight]->req) {
+        facts_out_[kHasReq] = 1;
+        facts_out_[kReqFirst] = (*ports_[kRight]->req)[1];
+        facts_out_[kReqLast] = (*ports_[kRight]->req)[2];
+        facts_out_[kReqEta] = (*ports_[kRight]->req)[3];
+      }
+    }
+    send_facts(k);
   }
 
   /// Items of g's chain before the merge with a requester of size req_size done at req_eta_s (now_s: the
@@ -326,9 +372,9 @@ class MostWorkBalancer final : public Balancer {
     const double now_s = static_cast<double>(f[kNowWord]) / 1e6;
     const auto side = [&](std::size_t s) -> int64_t* { return f.data() + s * kSideWords; };
 
-    own_side_.reset();
-    for (std::size_t s : {kLeft, kRight}) {
-      if (side(s)[kSent] != 0) own_side_ = s;
+    if (own_side_) {  // our request, as every member remembers it (the right port's facts may be late)
+      side(*own_side_)[kSent] = 1;
+      side(*own_side_)[kSentEta] = own_eta_;
     }
     if (committed_ < 0) {
       if (!own_side_) {
@@ -368,6 +414,7 @@ class MostWorkBalancer final : public Balancer {
           side(s)[kSent] = 1;  // what the port now holds, for step 3 below
           side(s)[kSentEta] = eta;
           own_side_ = s;
+          own_eta_ = eta;
         }
       }
       // Step 3: mutual requests; the host plans at once.
@@ -410,6 +457,7 @@ class MostWorkBalancer final : public Balancer {
   /// Regroups into next; the channels across the merged boundary are drained and closed, the outer ones kept,
   /// and the new group's ports announce it.
   void merge(Kernel& k, const GroupState& next, int holder, const std::string& before) {
+    drain_facts(k);
     k.regroup(next, before, holder);
     const int r = k.rank();
     const std::array<bool, 2> keep = {r == next.first && next.first > 0, r == next.last && next.last < k.nprocs() - 1};
@@ -424,6 +472,7 @@ class MostWorkBalancer final : public Balancer {
     committed_ = -1;
     own_side_.reset();
     send_status(k);
+    start_facts(k);
   }
 
   int k_;  // lookahead window, in units of T
@@ -432,7 +481,10 @@ class MostWorkBalancer final : public Balancer {
   GroupState plan_;
   int plan_holder_ = -1;
   std::string plan_before_;
-  std::optional<std::size_t> own_side_;  // the side of our outstanding request
+  std::optional<std::size_t> own_side_;          // the side of our outstanding request (every member)
+  int64_t own_eta_ = 0;                          // its eta
+  std::array<int64_t, kSideWords> facts_out_{};  // last rank: the facts being sent to the leader
+  MPI_Request facts_send_ = MPI_REQUEST_NULL;
 };
 
 }  // namespace
