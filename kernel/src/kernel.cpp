@@ -194,15 +194,26 @@ void Kernel::work_one_item() {
     const double t0 = pace::now_s();
     const lj::Spec spec = lj_spec(run_, group_.chain);
     const lj::ChainKey key = lj_key(run_, group_.chain);
+    // The modelled cost of the trials since the last reduction, passed (pace::compute: simulated time in the
+    // simulation build, nothing otherwise) before the next one and at the end of the item: exactly when it would
+    // have been spent as far as any other rank can tell, in one simulated activity instead of one per trial.
+    double flops = 0;
+    const auto computed = [&](int64_t pair_terms) { flops += lj::trial_flops(spec.move, spec.atoms, pair_terms); };
+    const auto spend = [&flops] {
+      pace::compute(flops);
+      flops = 0;
+    };
     // One exact integer allreduce per evaluated trial: the next trial starts from the verdict on this one.
-    const auto reduce = [this](lj::Energy part) {
+    const auto reduce = [&](lj::Energy part) {
+      spend();
       const auto pending = group_comm_->iallreduce_sum(std::span<int64_t>(&part, 1));
       pace::wait_until([&] { return pending->test(); }, kComputeNap);
       return part;
     };
     for (int64_t m = 0; m < run_.work.compute.moves_per_item; ++m) {
-      (void)lj::work_item(spec, key, *walker_, group_.size(), group_comm_->rank(), reduce);
+      (void)lj::work_item(spec, key, *walker_, group_.size(), group_comm_->rank(), reduce, computed);
     }
+    spend();
     if (is_leader()) {
       ItemTiming& t = timings_[{group_.chain, group_.size()}];
       ++t.items;
