@@ -266,15 +266,19 @@ void Kernel::take_walker(EventKind kind) {
   std::vector<int64_t> words =
       is_root ? state_words(*walker_) : std::vector<int64_t>(lj::serialized_bytes(atoms) / sizeof(int64_t));
   group_comm_->bcast(words, root);
+  const double bcast_s = pace::now_s() - t0;
+  const auto bytes = static_cast<int64_t>(words.size() * sizeof(int64_t));
   if (!is_root) {
     walker_ = lj::deserialize(std::as_bytes(std::span<const int64_t>(words)));
     walker_chain_ = chain;
+    stats_.state_bytes += bytes;
   }
+  stats_.state_s += bcast_s;
   if (is_leader()) {
     ChainTally& t = tallies_[static_cast<std::size_t>(chain)];
     ++t.merges;
-    t.state_bytes += static_cast<int64_t>(words.size() * sizeof(int64_t)) * (group_.size() - 1);
-    t.state_s += pace::now_s() - t0;
+    t.state_bytes += bytes * (group_.size() - 1);
+    t.state_s += bcast_s;
   }
 }
 
