@@ -1,7 +1,6 @@
 // One kernel run end to end (apps/driver.hpp).
 #include "driver.hpp"
 
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -77,31 +76,30 @@ std::vector<double> emulated_chain_s(const RunSpec& spec, const std::vector<int6
   return s;
 }
 
-double thread_cpu_s() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 /// Compute mode, collective: each chain's whole trajectory on one rank (chain c on rank c mod P, g = 1, no
 /// communication), before the run and untimed. Rank 0 gets every chain's final energy, acceptances and the CPU
 /// seconds it took: the reference the run must reproduce and the calibration of the ideal time (CPU time, so
-/// ranks sharing cores do not inflate it).
+/// ranks sharing cores do not inflate it; simulation: the modelled cost as simulated time, pace::compute).
 std::vector<ChainOutcome> reference_chains(const RunSpec& spec, const std::vector<int64_t>& items,
                                            const mpi::Comm& world) {
   const auto chains = static_cast<int>(items.size());
   std::vector<int64_t> ints(static_cast<std::size_t>(2 * chains), 0);
   std::vector<double> cpu(static_cast<std::size_t>(chains), 0.0);
   for (int c = world.rank(); c < chains; c += world.size()) {
-    const double t0 = thread_cpu_s();
+    const double t0 = pace::cpu_s();
     const lj::Spec physics = Kernel::lj_spec(spec, c);
     const lj::ChainKey key = Kernel::lj_key(spec, c);
     lj::State state = lj::initial_state(physics.atoms, key);
     const int64_t moves = items[static_cast<std::size_t>(c)] * spec.work.compute.moves_per_item;
-    for (int64_t m = 0; m < moves; ++m) (void)lj::work_item_split(physics, key, state, 1);
+    double flops = 0;  // the modelled cost, the simulated time of the reference (nothing under real MPI)
+    for (int64_t m = 0; m < moves; ++m) {
+      const lj::ItemResult done = lj::work_item_split(physics, key, state, 1);
+      flops += lj::trial_flops(physics.move, physics.atoms, done.pair_terms);
+    }
+    pace::compute(flops);
     ints[static_cast<std::size_t>(2 * c)] = state.energy;
     ints[static_cast<std::size_t>(2 * c + 1)] = state.accepted;
-    cpu[static_cast<std::size_t>(c)] = thread_cpu_s() - t0;
+    cpu[static_cast<std::size_t>(c)] = pace::cpu_s() - t0;
   }
   std::vector<int64_t> all_ints(ints.size());
   std::vector<double> all_cpu(cpu.size());
