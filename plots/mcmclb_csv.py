@@ -137,6 +137,9 @@ SCHEMAS = {
         # other_s is elapsed minus the other parts, so rounding can make it a little negative.
         "other_s": Column("number"),
         "regroups": _int(0), "items_worked": _int(0), "final_group_first": _int(0), "final_group_last": _int(0),
+        # Issue 12: compute mode's walker-state broadcasts on merges (0 in sleep/spin mode); empty in rows upgraded
+        # from an older folder, which did not record them.
+        "state_bytes": _int(0, True), "state_s": _time(True),
     },
     "events.csv": {
         "run_id": NAME, "t_s": _time(), "kind": NAME, "groups_before": TEXT, "group_first": _int(0),

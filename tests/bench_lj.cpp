@@ -34,6 +34,21 @@ void BM_Item(benchmark::State& bench) {
   bench.SetLabel(std::string(lj::to_string(spec.move)));
 }
 
+// The work of a trial besides its pair sum, on every member of a group alike: the draws of propose() and the
+// update of apply() (a rejection: only the move counter advances). With BM_Split at g = 1 (the pair sum alone),
+// the calibration of the simulated cost, lj::kTrialFlops, lj::kMovedAtomFlops and lj::kPairTermFlops.
+void BM_Trial(benchmark::State& bench) {
+  const lj::Spec spec = spec_for(static_cast<int>(bench.range(0)), static_cast<lj::MoveKind>(bench.range(1)));
+  const lj::ChainKey key{1, 0};
+  lj::State state = lj::initial_state(spec.atoms, key);
+  for (auto _ : bench) {
+    lj::Trial trial = lj::propose(spec, key, state);
+    benchmark::DoNotOptimize(trial);
+    lj::apply(state, std::move(trial), lj::ItemResult{});
+  }
+  bench.SetLabel(std::string(lj::to_string(spec.move)));
+}
+
 // This thread's CPU seconds: on the shared 2-core machine, time spent preempted by other jobs must not count.
 double thread_cpu_s() {
   timespec now{};
@@ -85,6 +100,7 @@ void split_args(benchmark::internal::Benchmark* b) {
 
 static_assert(static_cast<int>(lj::MoveKind::single) == 0 && static_cast<int>(lj::MoveKind::all) == 1);
 BENCHMARK(BM_Item)->Apply(item_args)->ArgNames({"atoms", "move"});
+BENCHMARK(BM_Trial)->Apply(item_args)->ArgNames({"atoms", "move"});
 // A fixed iteration count: the manual time is per evaluation, while an iteration runs 1 + g repeated timings.
 BENCHMARK(BM_Split)->Apply(split_args)->ArgNames({"atoms", "move", "g"})->UseManualTime()->Iterations(40);
 BENCHMARK_MAIN();

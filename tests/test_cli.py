@@ -15,7 +15,7 @@ RUNS_HEADER = ("run_id,experiment,nprocs,G,groups,T_ms,workload,workload_scale,w
                "interval,method,rep,time_s,ideal_s,baseline_s,regroups_avg,regroups_std,regroups_min,regroups_max,"
                "valid,violations,mpi_library,git_commit,host,utc_start,backend,platform")
 RANKS_HEADER = ("run_id,rank,elapsed_s,work_s,polling_s,waiting_s,regroup_s,other_s,regroups,items_worked,"
-                "final_group_first,final_group_last")
+                "final_group_first,final_group_last,state_bytes,state_s")
 EVENTS_HEADER = "run_id,t_s,kind,groups_before,group_first,group_last,group_size,chain,items_left,method,create_s"
 
 
@@ -161,6 +161,17 @@ class ComputeRun(unittest.TestCase):
             with open(os.path.join(out, "runs.csv")) as f:
                 runs = list(csv.DictReader(f))
             self.assertTrue(all(row["groups"] == "sizes:1,2" and row["work_mode"] == "compute" for row in runs))
+            # Regrouping traffic (issue 12): the walker-state bytes the ranks received add up to chains.csv's.
+            with open(os.path.join(out, "ranks.csv")) as f:
+                ranks = list(csv.DictReader(f))
+            for run in runs:
+                run_chains = [c for c in chains if c["run_id"] == run["run_id"]]
+                run_ranks = [x for x in ranks if x["run_id"] == run["run_id"]]
+                sent = sum(int(c["state_bytes"]) for c in run_chains)
+                self.assertEqual(sum(int(x["state_bytes"]) for x in run_ranks), sent, run["balancer"])
+                self.assertEqual(sent > 0, any(int(c["merges"]) > 0 for c in run_chains), run["balancer"])
+                self.assertTrue(all(float(x["state_s"]) <= float(x["regroup_s"]) for x in run_ranks), run_ranks)
+            self.assertTrue(any(int(x["state_bytes"]) > 0 for x in ranks), "no run moved a walker")
 
 
 class CommbenchGroups(unittest.TestCase):
@@ -195,8 +206,9 @@ if __name__ == "__main__":
 
 
 class OlderVersionFolder(unittest.TestCase):
-    """Issue 7: runs.csv gained columns (walker groups, compute mode, simulation back end); a folder written by
-    mcmclb 0.1 is upgraded in place (rows kept, new columns as today's runs write them) and resumes as before."""
+    """Issue 7: runs.csv gained columns (walker groups, compute mode, simulation back end) and ranks.csv those of
+    compute mode's regrouping traffic (issue 12); a folder written by mcmclb 0.1 is upgraded in place (rows kept,
+    new columns as today's runs write them, or empty where they were not recorded) and resumes as before."""
 
     def test_v01_folder_is_upgraded_and_resumes(self):
         src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
@@ -216,3 +228,15 @@ class OlderVersionFolder(unittest.TestCase):
             self.assertEqual(lines[1], today[1], "a 0.1 row upgrades to what today's binary writes for that run")
             for row in csv.DictReader(lines):
                 self.assertEqual(row["backend"], "mpi")
+            # ranks.csv too (issue 12 added state_bytes, state_s): upgraded by column name, the new columns empty
+            # (not recorded then), every other field as it was; without the upgrade the folder is refused.
+            with open(os.path.join(src, "results-v0.1", "ranks.csv")) as f:
+                old_ranks = list(csv.DictReader(f))
+            with open(os.path.join(out, "ranks.csv")) as f:
+                self.assertEqual(f.readline().strip(), RANKS_HEADER)
+                f.seek(0)
+                new_ranks = list(csv.DictReader(f))
+            self.assertEqual(len(new_ranks), len(old_ranks), "every 0.1 rank row kept, none added")
+            for old, new in zip(old_ranks, new_ranks):
+                self.assertEqual((new["state_bytes"], new["state_s"]), ("", ""))
+                self.assertEqual({k: v for k, v in new.items() if k not in ("state_bytes", "state_s")}, old)

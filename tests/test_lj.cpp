@@ -272,6 +272,74 @@ TEST(LjTrajectory, TheWallKeepsEveryAtomInside) {
   EXPECT_EQ(state.energy, lj::total_energy(state.positions));
 }
 
+// ---- Cost (the simulated time of an evaluation) ------------------------------------------------------------------
+
+// The pair terms a member sums: its slices add up to the whole evaluation (single move: the N-1 pairs of the moved
+// atom at the old and the new position; all-atom: every pair), balanced within one pair (two terms for single moves).
+TEST(LjCost, PairTermsOfTheSlicesAddUpToTheWholeEvaluation) {
+  for (const auto move : {lj::MoveKind::single, lj::MoveKind::all}) {
+    for (const int atoms : kMagicSizes) {
+      lj::Spec spec;
+      spec.atoms = atoms;
+      spec.move = move;
+      const lj::State state = lj::initial_state(atoms, {5, 1});
+      const lj::Trial trial = lj::propose(spec, {5, 1}, state);
+      const int64_t whole = move == lj::MoveKind::single ? 2 * (atoms - 1) : lj::pair_count(atoms);
+      ASSERT_EQ(lj::pair_terms(trial, atoms, 1, 0), whole);
+      for (int g = 1; g <= 8; ++g) {
+        int64_t sum = 0, least = whole, most = 0;
+        for (int r = 0; r < g; ++r) {
+          const int64_t terms = lj::pair_terms(trial, atoms, g, r);
+          sum += terms;
+          least = std::min(least, terms);
+          most = std::max(most, terms);
+        }
+        EXPECT_EQ(sum, whole) << atoms << " atoms, g = " << g;
+        EXPECT_LE(most - least, move == lj::MoveKind::single ? 2 : 1) << atoms << " atoms, g = " << g;
+      }
+      EXPECT_GT(lj::trial_flops(move, atoms, whole), lj::trial_flops(move, atoms, whole / 2));
+    }
+  }
+}
+
+// work_item reports each trial's cost to `computed` once, before the trial's reduction (where the simulation build
+// passes its time), with 0 pair terms and no reduction for a trial the wall rejects.
+TEST(LjCost, ComputedIsCalledOncePerTrialBeforeItsReduction) {
+  lj::Spec spec;
+  spec.atoms = 13;
+  spec.temperature = 5.0;
+  spec.max_step = 0.5;
+  spec.confine_radius = 2.5;  // some trials leave the sphere
+  const lj::ChainKey key{3, 4};
+  lj::State state = lj::initial_state(spec.atoms, key);
+  std::string calls;
+  int64_t terms_seen = 0;
+  const int g = 3, r = 1;
+  const auto reduce = [&](lj::Energy part) {
+    calls += 'r';
+    return part;  // the order of calls is tested here, not the physics
+  };
+  const auto computed = [&](int64_t terms) {
+    calls += terms == 0 ? 'z' : 'c';
+    terms_seen += terms;
+  };
+  int64_t evaluated = 0;
+  for (int k = 0; k < 500; ++k) evaluated += lj::work_item(spec, key, state, g, r, reduce, computed).evaluated;
+  std::string::size_type zeros = 0;
+  for (std::string::size_type i = 0; i < calls.size();) {
+    if (calls[i] == 'z') {
+      ++zeros;
+      ++i;
+    } else {
+      ASSERT_EQ(calls.substr(i, 2), "cr") << "at call " << i;
+      i += 2;
+    }
+  }
+  EXPECT_EQ(static_cast<int64_t>(zeros) + evaluated, 500);
+  EXPECT_GT(zeros, 0u);
+  EXPECT_EQ(terms_seen, evaluated * 2 * lj::slice(spec.atoms - 1, g, r).size());
+}
+
 TEST(LjState, SerializesToAFlatBufferAndBack) {
   const lj::State state = shaken_state(38, 5);
   const std::vector<std::byte> buffer = lj::serialize(state);

@@ -319,5 +319,34 @@ class Partner(unittest.TestCase):
         self.assertEqual(run("partner.py", os.path.join(d, "absent")).returncode, 2)
 
 
+class Regroups(unittest.TestCase):
+    """regroups.py recomputes Table 1's per-process counts from ranks.csv: they must equal runs.csv's columns."""
+
+    def test_counts_match_runs_csv(self):
+        import csv
+        r = run("regroups.py", RESULTS)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(RESULTS, "runs.csv")) as f:
+            runs = [row for row in csv.DictReader(f) if row["balancer"] in ("async", "lookahead")]
+        self.assertTrue(runs)
+        for row in runs:
+            block = r.stdout.split(f"run {row['run_id']}:")[1].split("\n\n")[0]
+            self.assertIn(f"avg {float(row['regroups_avg']):.2f}, stdev {float(row['regroups_std']):.2f}, "
+                          f"min {row['regroups_min']}, max {row['regroups_max']}", block)
+            self.assertIn("merges: ", block)
+
+    def test_bad_inputs(self):
+        r = run("regroups.py", RESULTS, "--run-id", "nope")
+        self.assertEqual((r.returncode, len(r.stderr.strip().splitlines())), (2, 1), r.stderr)
+        self.assertIn("no run with run_id nope", r.stderr)
+        with tempfile.TemporaryDirectory() as d:
+            copy = copy_results(d)
+            with open(os.path.join(copy, "events.csv"), "w") as f:
+                f.write("run_id,t_s\n")
+            r = run("regroups.py", copy)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("events.csv", r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

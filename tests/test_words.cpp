@@ -33,6 +33,8 @@ TEST(Words, RankStatsRoundTrip) {
   s.items_worked = int64_t{1} << 50;  // exact in a double up to 2^53
   s.final_first = 4;
   s.final_last = 7;
+  s.state_bytes = 1352;
+  s.state_s = 3.5e-6;
   EXPECT_EQ(mcmclb::RankStats::from_words(s.to_words()), s);
 }
 

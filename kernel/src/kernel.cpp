@@ -194,15 +194,26 @@ void Kernel::work_one_item() {
     const double t0 = pace::now_s();
     const lj::Spec spec = lj_spec(run_, group_.chain);
     const lj::ChainKey key = lj_key(run_, group_.chain);
+    // The modelled cost of the trials since the last reduction, passed (pace::compute: simulated time in the
+    // simulation build, nothing otherwise) before the next one and at the end of the item: exactly when it would
+    // have been spent as far as any other rank can tell, in one simulated activity instead of one per trial.
+    double flops = 0;
+    const auto computed = [&](int64_t pair_terms) { flops += lj::trial_flops(spec.move, spec.atoms, pair_terms); };
+    const auto spend = [&flops] {
+      pace::compute(flops);
+      flops = 0;
+    };
     // One exact integer allreduce per evaluated trial: the next trial starts from the verdict on this one.
-    const auto reduce = [this](lj::Energy part) {
+    const auto reduce = [&](lj::Energy part) {
+      spend();
       const auto pending = group_comm_->iallreduce_sum(std::span<int64_t>(&part, 1));
       pace::wait_until([&] { return pending->test(); }, kComputeNap);
       return part;
     };
     for (int64_t m = 0; m < run_.work.compute.moves_per_item; ++m) {
-      (void)lj::work_item(spec, key, *walker_, group_.size(), group_comm_->rank(), reduce);
+      (void)lj::work_item(spec, key, *walker_, group_.size(), group_comm_->rank(), reduce, computed);
     }
+    spend();
     if (is_leader()) {
       ItemTiming& t = timings_[{group_.chain, group_.size()}];
       ++t.items;
@@ -262,15 +273,19 @@ void Kernel::take_walker(EventKind kind, int holder) {
   std::vector<int64_t> words =
       is_root ? state_words(*walker_) : std::vector<int64_t>(lj::serialized_bytes(atoms) / sizeof(int64_t));
   group_comm_->bcast(words, root);
+  const double bcast_s = pace::now_s() - t0;
+  const auto bytes = static_cast<int64_t>(words.size() * sizeof(int64_t));
   if (!is_root) {
     walker_ = lj::deserialize(std::as_bytes(std::span<const int64_t>(words)));
     walker_chain_ = chain;
+    stats_.state_bytes += bytes;
   }
+  stats_.state_s += bcast_s;
   if (is_leader()) {
     ChainTally& t = tallies_[static_cast<std::size_t>(chain)];
     ++t.merges;
-    t.state_bytes += static_cast<int64_t>(words.size() * sizeof(int64_t)) * (group_.size() - 1);
-    t.state_s += pace::now_s() - t0;
+    t.state_bytes += bytes * (group_.size() - 1);
+    t.state_s += bcast_s;
   }
 }
 

@@ -274,6 +274,17 @@ Energy delta_part(const State& state, const Trial& trial, int g, int r) noexcept
   return total_energy_part(trial.new_positions, g, r) - (r == 0 ? state.energy : 0);
 }
 
+int64_t pair_terms(const Trial& trial, int atoms, int g, int r) noexcept {
+  if (trial.leaves_sphere) return 0;
+  if (trial.kind == MoveKind::single) return 2 * slice(atoms - 1, g, r).size();
+  return slice(pair_count(atoms), g, r).size();
+}
+
+double trial_flops(MoveKind move, int atoms, int64_t pair_terms) noexcept {
+  const double moved = move == MoveKind::all ? static_cast<double>(atoms) : 0.0;
+  return kTrialFlops + moved * kMovedAtomFlops + static_cast<double>(pair_terms) * kPairTermFlops;
+}
+
 bool metropolis_accept(const Spec& spec, Energy delta, double accept_draw) noexcept {
   if (delta <= 0) return true;
   return accept_draw < std::exp(-to_epsilon(delta) / spec.temperature);
@@ -299,7 +310,10 @@ ItemResult work_item_split(const Spec& spec, const ChainKey& key, State& state, 
   ItemResult result;
   result.evaluated = !trial.leaves_sphere;
   if (result.evaluated) {
-    for (int r = 0; r < g; ++r) result.delta += delta_part(state, trial, g, r);
+    for (int r = 0; r < g; ++r) {
+      result.delta += delta_part(state, trial, g, r);
+      result.pair_terms += pair_terms(trial, state.atoms(), g, r);
+    }
     result.accepted = metropolis_accept(spec, result.delta, trial.accept_draw);
   }
   apply(state, std::move(trial), result);
@@ -312,12 +326,15 @@ ItemResult work_item(const Spec& spec, const ChainKey& key, State& state, const 
 }
 
 ItemResult work_item(const Spec& spec, const ChainKey& key, State& state, int g, int r,
-                     const std::function<Energy(Energy)>& reduce) {
+                     const std::function<Energy(Energy)>& reduce,
+                     const std::function<void(int64_t pair_terms)>& computed) {
   Trial trial = propose(spec, key, state);
   ItemResult result;
   result.evaluated = !trial.leaves_sphere;
+  result.pair_terms = pair_terms(trial, state.atoms(), g, r);
+  const Energy part = result.evaluated ? delta_part(state, trial, g, r) : 0;
+  if (computed) computed(result.pair_terms);
   if (result.evaluated) {
-    const Energy part = delta_part(state, trial, g, r);
     result.delta = g == 1 ? part : reduce(part);
     result.accepted = metropolis_accept(spec, result.delta, trial.accept_draw);
   }

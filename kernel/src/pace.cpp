@@ -1,6 +1,8 @@
 // The clock, waits, collectives and emulated work under both back ends (mcmclb/pace.hpp).
 #include "mcmclb/pace.hpp"
 
+#include <time.h>
+
 #include <cmath>
 #include <thread>
 
@@ -78,6 +80,21 @@ void work(WorkMode mode, double ms) {
     std::this_thread::sleep_until(deadline);
   }
 #endif
+}
+
+void compute(double flops) {
+#if MCMCLB_SMPI
+  if (flops > 0.0) smpi_execute_flops(flops);
+#else
+  (void)flops;
+#endif
+}
+
+double cpu_s() {
+  if constexpr (mpi::kSimulated) return MPI_Wtime();
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
 }  // namespace mcmclb::pace

@@ -12,7 +12,9 @@ RankStats::Words RankStats::to_words() const noexcept {
           static_cast<double>(regroups),
           static_cast<double>(items_worked),
           static_cast<double>(final_first),
-          static_cast<double>(final_last)};
+          static_cast<double>(final_last),
+          static_cast<double>(state_bytes),
+          state_s};
 }
 
 RankStats RankStats::from_words(const Words& w) noexcept {
@@ -26,6 +28,8 @@ RankStats RankStats::from_words(const Words& w) noexcept {
   s.items_worked = static_cast<int64_t>(w[6]);
   s.final_first = static_cast<int>(w[7]);
   s.final_last = static_cast<int>(w[8]);
+  s.state_bytes = static_cast<int64_t>(w[9]);
+  s.state_s = w[10];
   return s;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 
 namespace mcmclb {
 
@@ -13,9 +14,10 @@ std::string event_line(const std::string& run_id, const EventRow& e) {
 }
 
 const csv::Row& ranks_header() {
-  static const csv::Row h = {"run_id",    "rank",         "elapsed_s",         "work_s",
-                             "polling_s", "waiting_s",    "regroup_s",         "other_s",
-                             "regroups",  "items_worked", "final_group_first", "final_group_last"};
+  static const csv::Row h = {"run_id",      "rank",         "elapsed_s",         "work_s",
+                             "polling_s",   "waiting_s",    "regroup_s",         "other_s",
+                             "regroups",    "items_worked", "final_group_first", "final_group_last",
+                             "state_bytes", "state_s"};
   return h;
 }
 
@@ -105,20 +107,36 @@ const csv::Row& runs_header_v01() {
   return h;
 }
 
-/// A 0.1 row in today's header, column by column by name: the columns 0.1 did not have are what today's runs write
-/// where they do not apply (empty), except backend, which was always real MPI then. Resume keys stay the same.
-csv::Row upgrade_runs_v01(const csv::Row& row) {
-  const csv::Row& old = runs_header_v01();
+/// A row of an older header in the current one, column by column by name; a column the old header lacks gets
+/// absent(name).
+csv::Row upgrade_by_name(const csv::Row& row, const csv::Row& old, const csv::Row& current,
+                         const std::function<std::string(const std::string&)>& absent) {
   csv::Row upgraded;
-  for (const auto& name : runs_header()) {
+  for (const auto& name : current) {
     const auto at = std::find(old.begin(), old.end(), name);
-    if (at != old.end()) {
-      upgraded.push_back(row.at(static_cast<std::size_t>(at - old.begin())));
-    } else {
-      upgraded.emplace_back(name == "backend" ? "mpi" : "");
-    }
+    upgraded.push_back(at != old.end() ? row.at(static_cast<std::size_t>(at - old.begin())) : absent(name));
   }
   return upgraded;
+}
+
+/// A 0.1 row in today's header: the columns 0.1 did not have are what today's runs write where they do not apply
+/// (empty), except backend, which was always real MPI then. Resume keys stay the same.
+csv::Row upgrade_runs_v01(const csv::Row& row) {
+  return upgrade_by_name(row, runs_header_v01(), runs_header(),
+                         [](const std::string& name) { return name == "backend" ? "mpi" : ""; });
+}
+
+/// ranks.csv from mcmclb 0.1 until compute mode's regrouping traffic moved into it (issue 12).
+const csv::Row& ranks_header_v01() {
+  static const csv::Row h = {"run_id",    "rank",         "elapsed_s",         "work_s",
+                             "polling_s", "waiting_s",    "regroup_s",         "other_s",
+                             "regroups",  "items_worked", "final_group_first", "final_group_last"};
+  return h;
+}
+
+/// An older ranks.csv row: state_bytes and state_s were not recorded then, so they stay empty (unknown), not 0.
+csv::Row upgrade_ranks_v01(const csv::Row& row) {
+  return upgrade_by_name(row, ranks_header_v01(), ranks_header(), [](const std::string&) { return ""; });
 }
 }  // namespace
 
@@ -128,7 +146,9 @@ results::Schema results_schema() {
   for (const auto& c : runs_columns()) {
     if (c.is_parameter()) s.key_columns.push_back(c.name);
   }
-  s.ranks = {"ranks.csv", ranks_header(), {}};
+  s.ranks = {"ranks.csv",
+             ranks_header(),
+             {{ranks_header_v01(), "mcmclb 0.1 (ranks.csv without state_bytes, state_s)", upgrade_ranks_v01}}};
   s.events = {"events.csv", events_header(), {}};
   // Before the key column, a failure could not be matched to the run that fixed it: such rows stay listed.
   const csv::Row keyless(failures_header().begin(), failures_header().end() - 1);
@@ -168,10 +188,11 @@ void record_run(results::ResultStore& store, const RunRecord& r, const std::vect
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const RankStats& x = ranks[i];
     const double other = x.elapsed_s - x.work_s - x.polling_s - x.waiting_s - x.regroup_s;
-    record.rank_lines += csv::line({r.run_id, std::to_string(i), csv::number(x.elapsed_s), csv::number(x.work_s),
-                                    csv::number(x.polling_s), csv::number(x.waiting_s), csv::number(x.regroup_s),
-                                    csv::number(other), std::to_string(x.regroups), std::to_string(x.items_worked),
-                                    std::to_string(x.final_first), std::to_string(x.final_last)});
+    record.rank_lines +=
+        csv::line({r.run_id, std::to_string(i), csv::number(x.elapsed_s), csv::number(x.work_s),
+                   csv::number(x.polling_s), csv::number(x.waiting_s), csv::number(x.regroup_s), csv::number(other),
+                   std::to_string(x.regroups), std::to_string(x.items_worked), std::to_string(x.final_first),
+                   std::to_string(x.final_last), std::to_string(x.state_bytes), csv::number(x.state_s)});
   }
   record.event_lines = event_lines;
   record.per_run_lines.push_back(csv::line(provenance_row(r.run_id, r.provenance)));

@@ -169,7 +169,29 @@ struct ItemResult {
   bool evaluated = false;  ///< false when the trial left the sphere (no pair sum, no reduction)
   bool accepted = false;
   Energy delta = 0;
+  int64_t pair_terms = 0;  ///< pair terms this member summed (work_item_split: all members' together)
 };
+
+/// The pair terms member r of g sums for the trial's dE: single moves 2 per partner of its slice of the N-1
+/// (old and new position), all-atom moves its slice of the N(N-1)/2 pairs, 0 when the trial leaves the sphere.
+/// Summed over r: the whole evaluation's terms, the measure of its cost (trial_flops()).
+[[nodiscard]] int64_t pair_terms(const Trial& trial, int atoms, int g, int r) noexcept;
+
+// Simulated cost of the compute workload (simulation build, pace::compute), in SimGrid flops where one flop is
+// one cycle of the simulated core (configs/platforms/bgp.xml: speed 850Mf, an 850 MHz BG/P core). Calibrated on
+// the development VM (AMD EPYC at 2.596 GHz, GCC 12 -O2; thread CPU time, tests/bench_lj.cpp BM_Split at g = 1
+// and BM_Trial; README, "Compute mode in simulation"): ns there times 2.596 cycles/ns. The simulated core is
+// assumed to need as many cycles as that core: a stated model, not a measurement of a BG/P.
+/// One pair term of an energy sum (4.6 ns: 4.6-5.3 ns/term for 13-55 atoms, single and all-atom alike).
+inline constexpr double kPairTermFlops = 12;
+/// Per trial, on every member of the group alike (each draws the same trial and applies the verdict, work a
+/// larger group does not share): Philox draws, the acceptance test, the update (single move: 46 ns).
+inline constexpr double kTrialFlops = 120;
+/// Per atom an all-atom trial moves (its draws and the copied positions: 15 ns/atom, 13-55 atoms).
+inline constexpr double kMovedAtomFlops = 40;
+/// The simulated flops of one trial on one member: kTrialFlops, kMovedAtomFlops per moved atom (all-atom moves),
+/// kPairTermFlops per pair term it summed (pair_terms()). Deterministic: a function of the trial alone.
+[[nodiscard]] double trial_flops(MoveKind move, int atoms, int64_t pair_terms) noexcept;
 
 /// Applies the verdict: on acceptance moves the atoms and adds delta to the energy; always advances item.
 void apply(State& state, Trial&& trial, const ItemResult& result);
@@ -186,9 +208,12 @@ ItemResult work_item(const Spec& spec, const ChainKey& key, State& state, const 
 
 /// One item worked by member r of g members, whose parts reduce() sums over the group (any exact integer
 /// reduction: an MPI_Allreduce, the kernel's GroupComm::allreduce_sum over any creation method). reduce is
-/// called once per evaluated trial, by every member alike. g = 1 never calls it.
+/// called once per evaluated trial, by every member alike. g = 1 never calls it. computed, if given, is called
+/// once per trial with this member's pair terms (0 when the trial leaves the sphere) after its slice is summed
+/// and before reduce: where the simulation build passes the slice's cost as simulated time.
 ItemResult work_item(const Spec& spec, const ChainKey& key, State& state, int g, int r,
-                     const std::function<Energy(Energy)>& reduce);
+                     const std::function<Energy(Energy)>& reduce,
+                     const std::function<void(int64_t pair_terms)>& computed = {});
 
 /// Exact group sum of fixed-point parts (MPI_Allreduce, MPI_INT64_T, MPI_SUM; integer addition is associative,
 /// so the result is the same bits whatever the group size or reduction tree).

@@ -5,7 +5,8 @@
 //   SimGrid SMPI (mpi::kSimulated, issue 9): simulated time only. MPI_Wtime is the simulated clock, waits block
 //             (MPI_Wait: every MPI_Test would inject simulated time), collectives are the blocking calls (SMPI's
 //             nonblocking ones are flat whatever --cfg=smpi/<collective> says), work is a simulated sleep of
-//             exactly its cost and no host time, so a run is deterministic.
+//             exactly its cost and no host time, so a run is deterministic; computed work (compute mode) passes
+//             its modelled cost in flops on the simulated host (smpi_execute_flops), never the host's time.
 // The only other SMPI switches are mpi::wait_politely & co. (comm/, which cannot depend on this module) and the
 // Algorithm 1 replay in comm/src/smpi_patterns.cpp.
 #pragma once
@@ -44,5 +45,14 @@ void allreduce_sum(MPI_Comm comm, std::span<int64_t> values);
 /// Occupies this rank for ms milliseconds of emulated work: sleeping (the core is free) or busy until a
 /// monotonic deadline (spin). Simulation: ms of simulated time in both modes, no host time.
 void work(WorkMode mode, double ms);
+
+/// Computed work (compute mode) of flops on this rank, just done on the host. Real MPI: nothing (the
+/// computation took its own time). Simulation: flops on the simulated host (smpi_execute_flops: flops / the
+/// host's speed), so the simulated time is the modelled cost (lj::trial_flops) whatever the host CPU took.
+void compute(double flops);
+
+/// This thread's CPU seconds, to time computed work: CLOCK_THREAD_CPUTIME_ID (ranks sharing cores do not
+/// inflate it). Simulation: the simulated clock, which compute() advances.
+[[nodiscard]] double cpu_s();
 
 }  // namespace mcmclb::pace
