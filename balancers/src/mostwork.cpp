@@ -44,6 +44,10 @@
 //    Each port of that pair receives the other's REQUEST (the channel delivers everything in order and the
 //    waiting port is blocked on it), both derive the same host, the host plans at once (step 3 never defers)
 //    and they merge: a contradiction. Hence merges continue until one group is left, whose chain then ends.
+//  - Inside a group, only the leader waits on a member: for the last rank's facts message, which the last rank
+//    sends at every polling point after at most its own channel wait (the one above). A fact that arrives late
+//    (facts only accumulate) delays a decision by one polling point: a done group repeats its polling point,
+//    and its requesting port blocks again only while neither its PLAN nor the neighbour's REQUEST has come.
 //  - Exactly-once work: a host stops after exactly the planned items and the merged group continues its chain
 //    from there; the guest's chain is done. Each item is worked by the group owning its chain at that time.
 //  - No message is left unreceived: a side sends no STATUS after its REQUEST or PLAN on a channel (it does not
