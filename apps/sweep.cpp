@@ -480,9 +480,10 @@ int sweep_local(const SweepOptions& o, const Study& study) {
       }
     }
   }
+  const std::size_t failed_launching = failures.size();
   check_simulated_reps(o, study, out, failures);
   std::printf("sweep %s: %zu run, %zu skipped, %zu failed, %s; results in %s\n", study.name.c_str(),
-              total - failures.size(), skipped, failures.size(), format_seconds(progress.elapsed_s()).c_str(),
+              total - failed_launching, skipped, failures.size(), format_seconds(progress.elapsed_s()).c_str(),
               out.string().c_str());
   if (!failures.empty()) record_failures(study, sweep_backend(o), store, failures);
   store.prune_failures();  // failures.csv lists what is failed now: points fixed by this or a later run leave it

@@ -207,6 +207,37 @@ class Backends(unittest.TestCase):
         self.assertIn(": 0 done, 0 failed, 7 missing", r.stdout)
 
 
+    def test_simulated_repetitions_must_agree(self):
+        """reps > 1 in simulation is a determinism check: repetitions of a point with different simulated times fail
+        that point."""
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml", dir=ROOT) as study:
+            study.write("experiment: reps\nnprocs: 2\nT_ms: 1\nreps: 2\n")
+            study.flush()
+            out = os.path.join(self.tmp, "reps")
+            first = subprocess.run(["mpiexec", "-n", "2", MCMCLB, "run", study.name, "--out", out],
+                                   capture_output=True, text=True, timeout=300, cwd=ROOT)
+            self.assertEqual(first.returncode, 0, first.stderr)
+            relabel(out, "smpi", BGP)
+            path = os.path.join(out, "runs.csv")
+            with open(path, newline="") as f:
+                rows = list(csv.DictReader(f))
+            rows[1]["time_s"] = rows[0]["time_s"]
+            for times, status in (([rows[0]["time_s"]] * 2, 0), ([rows[0]["time_s"], "9.5"], 3)):
+                with open(path, "w", newline="") as f:
+                    writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()), lineterminator="\n")
+                    writer.writeheader()
+                    for row, time in zip(rows, times):
+                        writer.writerow(dict(row, time_s=time))
+                r = mcmclb("sweep", study.name, "--out", out, "--launcher", "smpi", "--sim-binary", MCMCLB,
+                           env=self.env)
+                self.assertEqual(r.returncode, status, r.stdout + r.stderr)
+                self.assertIn("2 points, 2 already done", r.stdout)
+                self.assertIn("note: 2 repetitions per point in simulation give identical simulated times", r.stdout)
+                if status:
+                    self.assertIn("failed: point 1 (nprocs=2, G=1, T_ms=1, cyclic, none, rep 1): the simulated "
+                                  f"repetitions of this point differ (time_s {rows[0]['time_s']}, 9.5)", r.stderr)
+
+
 class Simulation(unittest.TestCase):
     """--launcher smpi with the paper's studies: their job: sections do not stop a simulated launch, a dry run
     prints the smpirun lines (flags from configs/platforms/smpi.cfg), and a missing simulation program is one line."""
