@@ -45,8 +45,11 @@ def main(argv=None):
     fig, ax = plt.subplots(figsize=(7.2, 4.6))
     procs = sorted(ideal)
     ax.plot(procs, [median(ideal[p]) for p in procs], "k--", label="ideal", linewidth=1.2)
-    order = sorted(series, key=lambda s: (not s[0].startswith("none"), not s[0].startswith("async"), s[0],
-                                          backends.index(s[1])))
+    def interval(name):  # collective(16) after collective(2)
+        return int(name.split("(")[1].split(")")[0]) if "(" in name else 0
+
+    order = sorted(series, key=lambda s: (not s[0].startswith("none"), not s[0].startswith("async"), interval(s[0]),
+                                          s[0], backends.index(s[1])))
     colours = {}  # a balancer set-up keeps its colour across backends; the line style tells the backend apart
     drawn = []
     for name, backend in order:
