@@ -104,13 +104,17 @@ std::string launch_prefix(const std::string& launcher, int nprocs) {
   return launcher + " -n " + std::to_string(nprocs) + " ";
 }
 
-/// The file of smpirun's flags for every simulated run (one source for the sweep, tests/smpi/ and docs/smpi.md).
-fs::path smpi_flags_file() { return fs::path(MCMCLB_SOURCE_DIR) / "configs" / "platforms" / "smpi.cfg"; }
+/// The file of smpirun's flags for every simulated run (one source for the sweep, tests/smpi/ and docs/smpi.md),
+/// or the one --smpi-flags names.
+fs::path smpi_flags_file(const SweepOptions& o) {
+  return o.smpi_flags.empty() ? fs::path(MCMCLB_SOURCE_DIR) / "configs" / "platforms" / "smpi.cfg"
+                              : fs::path(o.smpi_flags);
+}
 
 /// The flags of smpi_flags_file(), in order: one per line, blank lines and # comments skipped. A line that is not
 /// a plain -name or --name=value flag is refused, so nothing in the file needs quoting on a command line.
-std::vector<std::string> smpi_flags() {
-  const fs::path file = smpi_flags_file();
+std::vector<std::string> smpi_flags(const SweepOptions& o) {
+  const fs::path file = smpi_flags_file(o);
   const std::string text = read_file(file.string(), "smpirun flags file (the simulation flags, docs/smpi.md)");
   std::vector<std::string> flags;
   std::stringstream lines(text);
@@ -139,7 +143,7 @@ std::vector<std::string> smpi_flags() {
 std::string smpirun_prefix(const SweepOptions& o, int nprocs) {
   const std::string platform = sweep_backend(o).platform;
   const std::string hosts = fs::path(platform).replace_extension(".hosts").string();
-  const std::string flags = join(smpi_flags(), " ");
+  const std::string flags = join(smpi_flags(o), " ");
   return "MCMCLB_PLATFORM=" + shell_quote(platform) + " MCMCLB_SMPI_CFG=" + shell_quote(flags) + " smpirun -np " +
          std::to_string(nprocs) + " -platform " + shell_quote(platform) + " -hostfile " + shell_quote(hosts) + " " +
          flags + " ";
@@ -164,7 +168,7 @@ void check_smpi(const SweepOptions& o, const Study& study) {
     throw InputError("--platform: " + o.platform + " and its hostfile " + hosts.string() +
                      " must both exist (allowed: a file of configs/platforms/)");
   }
-  (void)smpi_flags();
+  (void)smpi_flags(o);
   const auto check = [&](const std::string& flag, const fs::path& program, const std::string& target) {
     if (fs::exists(program)) return;
     const std::string message = flag + ": " + program.string() + " does not exist (build it: cmake -S . -B build-sim " +
@@ -920,6 +924,8 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
       o.sim_binary = value(a);
     } else if (a == "--sim-commbench" && sweep) {
       o.sim_commbench = value(a);
+    } else if (a == "--smpi-flags" && sweep) {
+      o.smpi_flags = value(a);
     } else if (a == "--out" && (sweep || status)) {
       o.out = value(a);
     } else if (a == "--jobs-dir" && sweep) {
@@ -929,13 +935,13 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
     } else if (a == "--dry-run" && sweep) {
       o.dry_run = true;
     } else if (a.rfind("--", 0) == 0) {
-      throw InputError("unknown flag " + a +
-                       (sweep
-                            ? " (allowed: --launcher local|slurm|smpi, --out DIR, --force, --dry-run, --jobs-dir DIR, "
-                              "--set key=value, --platform FILE, --sim-binary FILE, --sim-commbench FILE)"
-                        : status ? " (allowed: --out DIR, --set key=value, --launch P, --record-failures STATUS, "
-                                   "--launcher local|slurm|smpi, --platform FILE)"
-                                 : " (allowed: --set key=value, --verbose)"));
+      throw InputError(
+          "unknown flag " + a +
+          (sweep    ? " (allowed: --launcher local|slurm|smpi, --out DIR, --force, --dry-run, --jobs-dir DIR, "
+                      "--set key=value, --platform FILE, --sim-binary FILE, --sim-commbench FILE, --smpi-flags FILE)"
+           : status ? " (allowed: --out DIR, --set key=value, --launch P, --record-failures STATUS, "
+                      "--launcher local|slurm|smpi, --platform FILE)"
+                    : " (allowed: --set key=value, --verbose)"));
     } else if (o.study.empty()) {
       o.study = a;
     } else {
@@ -944,8 +950,9 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
   }
   if (o.study.empty()) throw InputError("missing STUDY.yaml (see --help)");
   if (sweep && o.launcher.empty()) throw InputError("--launcher: required (allowed: local, slurm, smpi)");
-  if ((!o.platform.empty() || !o.sim_binary.empty() || !o.sim_commbench.empty()) && o.launcher != "smpi") {
-    throw InputError("--platform, --sim-binary and --sim-commbench: only with --launcher smpi");
+  if ((!o.platform.empty() || !o.sim_binary.empty() || !o.sim_commbench.empty() || !o.smpi_flags.empty()) &&
+      o.launcher != "smpi") {
+    throw InputError("--platform, --sim-binary, --sim-commbench and --smpi-flags: only with --launcher smpi");
   }
   if (o.launcher == "smpi") {  // defaults: the BG/P-like platform and build-sim/ of this checkout
     if (o.platform.empty()) o.platform = std::string(MCMCLB_SOURCE_DIR) + "/configs/platforms/bgp.xml";

@@ -15,6 +15,7 @@ struct SweepOptions {
   std::string platform;                // smpi: the SimGrid platform file (--platform), hostfile beside it
   std::string sim_binary;              // smpi: the simulation build's mcmclb-sim (--sim-binary)
   std::string sim_commbench;           // smpi: its mcmclb-commbench-sim (--sim-commbench; default: beside sim_binary)
+  std::string smpi_flags;              // smpi: smpirun's flags file (--smpi-flags; default configs/platforms/smpi.cfg)
   std::string out;                     // --out, else the study's out
   std::string jobs_dir;                // --jobs-dir, else jobs/<study>
   bool force = false;                  // rerun points already done

@@ -269,6 +269,33 @@ class Simulation(unittest.TestCase):
             self.assertIn("commbench-n32-smpi-bgp.csv", launches[0], "a simulated Fig. 1 file says so in its name")
 
 
+    def test_flags_file(self):
+        """--smpi-flags replaces configs/platforms/smpi.cfg; every flag is checked before any launch."""
+        with tempfile.TemporaryDirectory() as d:
+            flags = os.path.join(d, "flags.cfg")
+            args = ("sweep", STUDY, "--launcher", "smpi", "--dry-run", "--smpi-flags", flags, "--out",
+                    os.path.join(d, "out"))
+            with open(flags, "w") as f:
+                f.write("# mine\n\n  -no-privatize  \n--cfg=smpi/test:0\n")
+            r = mcmclb(*args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("MCMCLB_SMPI_CFG='-no-privatize --cfg=smpi/test:0' smpirun -np 2", r.stdout)
+            self.assertIn(".hosts -no-privatize --cfg=smpi/test:0 ", r.stdout)
+            for text, fragment in (("-no-privatize\n--cfg=a b\n", ": line 2: '--cfg=a b' is not an smpirun flag"),
+                                   ("--log='x'\n", ": line 1: '--log='x'' is not an smpirun flag"),
+                                   ("cfg=smpi/test:0\n", ": line 1: 'cfg=smpi/test:0' is not an smpirun flag"),
+                                   ("# nothing\n", ": no flags (allowed: one smpirun flag per line)")):
+                with open(flags, "w") as f:
+                    f.write(text)
+                r = mcmclb(*args)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertEqual(r.stderr.strip().splitlines(), [r.stderr.strip()], r.stderr)
+                self.assertIn(flags + fragment, r.stderr)
+            r = mcmclb("sweep", STUDY, "--launcher", "local", "--smpi-flags", flags)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("only with --launcher smpi", r.stderr)
+
+
 class Slurm(unittest.TestCase):
     def test_golden_scripts_and_valid_bash(self):
         jobs = tempfile.mkdtemp()
