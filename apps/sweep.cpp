@@ -159,6 +159,15 @@ bool has_program(const Study& study, Program program) {
   return std::any_of(study.points.begin(), study.points.end(), [&](const Point& p) { return p.program == program; });
 }
 
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (!dir.empty() && ::access((fs::path(dir) / program).c_str(), X_OK) == 0) return true;
+  }
+  return false;
+}
+
 /// --launcher smpi: the platform and its hostfile exist, the flags file reads, and the simulation build's programs
 /// the study needs are built (mcmclb-sim for kernel points, mcmclb-commbench-sim for commbench points); checked
 /// before any launch. A dry run only prints the commands, so it notes a missing program instead.
@@ -169,6 +178,9 @@ void check_smpi(const SweepOptions& o, const Study& study) {
                      " must both exist (allowed: a file of configs/platforms/)");
   }
   (void)smpi_flags(o);
+  if (!o.dry_run && !on_path("smpirun")) {
+    throw InputError("--launcher smpi: smpirun is not on PATH (install SimGrid: Debian libsimgrid-dev, bootstrap.sh)");
+  }
   const auto check = [&](const std::string& flag, const fs::path& program, const std::string& target) {
     if (fs::exists(program)) return;
     const std::string message = flag + ": " + program.string() + " does not exist (build it: cmake -S . -B build-sim " +
@@ -204,15 +216,6 @@ std::string describe(const Point& p) {
   return head + " (nprocs=" + std::to_string(p.spec.nprocs) + ", G=" + std::to_string(p.spec.G) +
          ", T_ms=" + csv::number(p.spec.T_ms) + ", " + p.spec.workload.model + ", " + run_label(p.spec) + ", rep " +
          std::to_string(p.spec.rep) + ")";
-}
-
-bool on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (!dir.empty() && ::access((fs::path(dir) / program).c_str(), X_OK) == 0) return true;
-  }
-  return false;
 }
 
 /// Runs command, passing each output line to on_line; returns the exit status.

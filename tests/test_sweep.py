@@ -267,6 +267,10 @@ class Simulation(unittest.TestCase):
                 self.assertIn(f"{d}/{program.split()[0]} does not exist (build it: cmake -S . -B build-sim "
                               "-DMCMCLB_SMPI=ON && cmake --build build-sim --target", r.stderr)
             self.assertIn("commbench-n32-smpi-bgp.csv", launches[0], "a simulated Fig. 1 file says so in its name")
+            r = mcmclb("sweep", STUDY, "--launcher", "smpi", "--sim-binary", MCMCLB, "--out", os.path.join(d, "x"),
+                       env=dict(os.environ, PATH=os.path.join(d, "empty")))
+            self.assertEqual((r.returncode, r.stderr.strip()), (2, "mcmclb: --launcher smpi: smpirun is not on PATH "
+                                                                   "(install SimGrid: Debian libsimgrid-dev, bootstrap.sh)"))
 
 
     def test_flags_file(self):
