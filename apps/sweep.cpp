@@ -768,7 +768,6 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
   return failed > 0 ? 3 : 0;
 }
 
-/// The point indices failures.csv names (any reason, any time).
 /// What failures.csv lists (any reason, any time): the store keys of kernel points (a key names the backend too),
 /// and the indices of points listed without a key (commbench points, rows written before the key column).
 struct ListedFailures {
