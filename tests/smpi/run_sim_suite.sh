@@ -3,8 +3,7 @@
 # with -DMCMCLB_SMPI=ON (SimGrid's smpicc/smpicxx), builds only what tests/smpi runs (mcmclb-sim, the facts and
 # ping-pong probes), and runs that folder's smpi tests: the SimGrid facts, both platforms' calibration, and a
 # small simulated study (32 ranks, five methods, each twice: every row valid, identical simulated times), then
-# `mcmclb sweep --launcher smpi` of configs/validate-smpi.yaml (18 runs at 2 and 4 ranks), its resume, and that
-# resume is keyed on the backend and the platform.
+# `mcmclb sweep --launcher smpi` of configs/validate-smpi.yaml (18 runs at 2 and 4 ranks) and its resume.
 # Exits 77 (ctest: skipped) with a message when smpicxx is missing; bootstrap.sh installs libsimgrid-dev.
 # Usage: run_sim_suite.sh <source dir> <build dir> <werror ON|OFF>
 set -euo pipefail
