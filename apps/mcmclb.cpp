@@ -168,14 +168,16 @@ std::optional<mcmclb::results::ResultStore> open_store(const Cli& cli, const std
 
 /// --resume: rank 0 asks the store which selected points are done (recorded valid and complete: a run that lost
 /// rank rows is rerun); every rank follows its decision. Returns the points left to run.
+/// A point counts as done only on this run's backend and platform (a real-MPI row does not make a simulated point
+/// done, nor a row simulated on another platform).
 std::vector<std::size_t> drop_done_points(const mcmclb::Study& study, const std::vector<std::size_t>& selected,
                                           const std::optional<mcmclb::results::ResultStore>& store,
-                                          const mpi::Comm& world) {
+                                          const mcmclb::Backend& backend, const mpi::Comm& world) {
   std::vector<char> skip(selected.size(), 0);
   if (world.rank() == 0) {
     const auto recorded = store->recorded_points();
     for (std::size_t k = 0; k < selected.size(); ++k) {
-      const auto at = recorded.find(mcmclb::store_key(study.points[selected[k]].spec));
+      const auto at = recorded.find(mcmclb::store_key(study.points[selected[k]].spec, backend));
       skip[k] = static_cast<char>(at != recorded.end() && at->second.done());
     }
   }
@@ -243,13 +245,14 @@ int mcmclb_main(int argc, char** argv) {
   const mcmclb::Study study = mcmclb::build_study(text, cli.overrides, cli.config, nprocs, mcmclb::catalog());
   const std::vector<std::size_t> selected = select_points(cli, study, nprocs);
   check_identical(text + mcmclb::join(cli.overrides, "\n") + mcmclb::point_list(selected), world);
-  {  // the simulation build's platform must be known before any work (same environment on every rank)
-    mcmclb::Provenance probe;
-    mcmclb::add_backend_provenance(probe, mpi::backend_name());
-  }
+  // The simulation build's platform must be known before any work (same environment on every rank).
+  mcmclb::Provenance probe;
+  mcmclb::add_backend_provenance(probe, mpi::backend_name());
+  const mcmclb::Backend backend{probe.backend, probe.platform};
   const std::filesystem::path out = cli.out.empty() ? study.out : std::filesystem::path(cli.out);
   std::optional<mcmclb::results::ResultStore> store = open_store(cli, out, world);
-  const std::vector<std::size_t> points = cli.resume ? drop_done_points(study, selected, store, world) : selected;
+  const std::vector<std::size_t> points =
+      cli.resume ? drop_done_points(study, selected, store, backend, world) : selected;
   // Groups by node are known only where the ranks run: every point's layout is checked before the first run, so a
   // bad one is one line and exit 2 with no work done (every rank sees the same node map, so no rank hangs).
   for (const std::size_t i : points) (void)mcmclb::initial_group_sizes(study.points[i].spec, world);

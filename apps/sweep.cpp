@@ -54,21 +54,49 @@ std::string overrides_args(const SweepOptions& o) {
   return args;
 }
 
-/// What one launch runs after "mpiexec -n P" / "srun -n P": mcmclb run over the points, or the commbench
-/// benchmark for a commbench point. in_script: the batch-script form (resumes inside the job).
+/// The smpi launcher's programs: the simulation build's mcmclb-sim (--sim-binary) and mcmclb-commbench-sim
+/// (--sim-commbench, default: beside --sim-binary).
+fs::path sim_commbench(const SweepOptions& o) {
+  return o.sim_commbench.empty() ? fs::path(o.sim_binary).parent_path() / "mcmclb-commbench-sim"
+                                 : fs::path(o.sim_commbench);
+}
+
+/// The backend a sweep's runs record (runs.csv's backend and platform columns): the resume key includes it. The
+/// platform is the canonical path, the same whichever way --platform names the file.
+Backend sweep_backend(const SweepOptions& o) {
+  if (o.launcher != "smpi") return {};
+  std::error_code ec;
+  const fs::path platform = fs::weakly_canonical(fs::absolute(o.platform), ec);
+  return {"smpi", ec ? fs::absolute(o.platform).string() : platform.string()};
+}
+
+/// A commbench launch's output file: commbench-n<P>.csv on the real MPI; simulated, commbench-n<P>-smpi-<platform
+/// name>.csv beside it, so a real file never makes the simulated point look done (nor one of another platform).
+std::string commbench_output(int nprocs, const Backend& backend) {
+  if (backend.name == "mpi") return commbench_file(nprocs);
+  return "commbench-n" + std::to_string(nprocs) + "-" + backend.name + "-" +
+         fs::path(backend.platform).stem().string() + ".csv";
+}
+
+/// What one launch runs after "mpiexec -n P" / "srun -n P" / smpirun's options: mcmclb run over the points, or the
+/// commbench benchmark for a commbench point (the simulation build's programs with --launcher smpi). in_script:
+/// the batch-script form (resumes inside the job).
 std::string program_command(const SweepOptions& o, const Study& study, const fs::path& out,
                             const std::vector<std::size_t>& points, bool in_script) {
   const Point& first = study.points[points.front()];
+  const bool simulated = o.launcher == "smpi";
   if (first.program == Program::commbench) {
-    std::string command = shell_quote((fs::path(this_executable()).parent_path() / "mcmclb-commbench").string()) +
-                          " --reps " + std::to_string(first.commbench.reps) + " --rep-time " +
-                          csv::number(first.commbench.rep_time_s);
+    const fs::path program =
+        simulated ? fs::absolute(sim_commbench(o)) : fs::path(this_executable()).parent_path() / "mcmclb-commbench";
+    std::string command = shell_quote(program.string()) + " --reps " + std::to_string(first.commbench.reps) +
+                          " --rep-time " + csv::number(first.commbench.rep_time_s);
     // The names were checked against the registry at plan time; quoted anyway, as every argument here is.
     if (!first.commbench.methods.empty()) command += " --methods " + shell_quote(join(first.commbench.methods, ","));
-    return command + " --out " + shell_quote((out / commbench_file(first.spec.nprocs)).string());
+    return command + " --out " + shell_quote((out / commbench_output(first.spec.nprocs, sweep_backend(o))).string());
   }
-  return shell_quote(this_executable()) + " run " + shell_quote(o.study) + " --points " + point_list(points) +
-         " --out " + shell_quote(out.string()) + (in_script ? " --resume" : "") + overrides_args(o);
+  const std::string program = simulated ? fs::absolute(o.sim_binary).string() : this_executable();
+  return shell_quote(program) + " run " + shell_quote(o.study) + " --points " + point_list(points) + " --out " +
+         shell_quote(out.string()) + (in_script ? " --resume" : "") + overrides_args(o);
 }
 
 /// "mpiexec -n P " or "srun -n P ".
@@ -76,57 +104,99 @@ std::string launch_prefix(const std::string& launcher, int nprocs) {
   return launcher + " -n " + std::to_string(nprocs) + " ";
 }
 
-/// smpirun's flags for every simulated run (docs/smpi.md says why each): no host time injected, a fixed cost per
-/// failed MPI_Test, MPICH-like collective algorithms.
-constexpr std::string_view kSmpiCfg =
-    "--cfg=smpi/simulate-computation:no --cfg=smpi/grow-injected-times:no --cfg=smpi/reduce:binomial "
-    "--cfg=smpi/gather:ompi_binomial --cfg=smpi/allreduce:rdb --cfg=smpi/allgather:mpich --cfg=smpi/barrier:mpich";
+/// The file of smpirun's flags for every simulated run (one source for the sweep, tests/smpi/ and docs/smpi.md),
+/// or the one --smpi-flags names.
+fs::path smpi_flags_file(const SweepOptions& o) {
+  return o.smpi_flags.empty() ? fs::path(MCMCLB_SOURCE_DIR) / "configs" / "platforms" / "smpi.cfg"
+                              : fs::path(o.smpi_flags);
+}
 
-/// --launcher smpi: one smpirun of the simulation build per rank count, on the platform file and its hostfile
-/// (PLATFORM.hosts), with the environment the run records in runs.csv and provenance.csv.
-std::string smpirun_command(const SweepOptions& o, const fs::path& out, const std::vector<std::size_t>& points,
-                            int nprocs) {
-  const fs::path platform = fs::absolute(o.platform);
-  const fs::path hosts = fs::path(platform).replace_extension(".hosts");
-  return "MCMCLB_PLATFORM=" + shell_quote(platform.string()) +
-         " MCMCLB_SMPI_CFG=" + shell_quote(std::string(kSmpiCfg)) + " smpirun -np " + std::to_string(nprocs) +
-         " -platform " + shell_quote(platform.string()) + " -hostfile " + shell_quote(hosts.string()) +
-         " -no-privatize " + std::string(kSmpiCfg) + " --log=root.thresh:warning " +
-         shell_quote(fs::absolute(o.sim_binary).string()) + " run " + shell_quote(o.study) + " --points " +
-         point_list(points) + " --out " + shell_quote(out.string()) + overrides_args(o);
+/// The flags of smpi_flags_file(), in order: one per line, blank lines and # comments skipped. A line that is not
+/// a plain -name or --name=value flag is refused, so nothing in the file needs quoting on a command line.
+std::vector<std::string> smpi_flags(const SweepOptions& o) {
+  const fs::path file = smpi_flags_file(o);
+  const std::string text = read_file(file.string(), "smpirun flags file (the simulation flags, docs/smpi.md)");
+  std::vector<std::string> flags;
+  std::stringstream lines(text);
+  int line_no = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++line_no;
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
+    const std::string flag = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+    const bool plain = std::all_of(flag.begin(), flag.end(), [](unsigned char c) {
+      return std::isalnum(c) != 0 || std::string_view("-_./:=,").find(static_cast<char>(c)) != std::string_view::npos;
+    });
+    if (flag[0] != '-' || !plain) {
+      throw InputError(file.string() + ": line " + std::to_string(line_no) + ": '" + printable(flag, 80) +
+                       "' is not an smpirun flag (allowed: one -name or --name=value per line, # comments)");
+    }
+    flags.push_back(flag);
+  }
+  if (flags.empty()) throw InputError(file.string() + ": no flags (allowed: one smpirun flag per line)");
+  return flags;
+}
+
+/// --launcher smpi: smpirun with the platform file and its hostfile (PLATFORM.hosts) and the flags of
+/// smpi_flags_file(), with the environment the run records in runs.csv (platform) and provenance.csv (the platform's
+/// hash, the flags).
+std::string smpirun_prefix(const SweepOptions& o, int nprocs) {
+  const std::string platform = sweep_backend(o).platform;
+  const std::string hosts = fs::path(platform).replace_extension(".hosts").string();
+  const std::string flags = join(smpi_flags(o), " ");
+  return "MCMCLB_PLATFORM=" + shell_quote(platform) + " MCMCLB_SMPI_CFG=" + shell_quote(flags) + " smpirun -np " +
+         std::to_string(nprocs) + " -platform " + shell_quote(platform) + " -hostfile " + shell_quote(hosts) + " " +
+         flags + " ";
 }
 
 std::string run_command(const SweepOptions& o, const Study& study, const fs::path& out,
                         const std::vector<std::size_t>& points, int nprocs) {
-  if (o.launcher == "smpi") return smpirun_command(o, out, points, nprocs);
-  return launch_prefix("mpiexec", nprocs) + program_command(o, study, out, points, false);
+  const std::string prefix = o.launcher == "smpi" ? smpirun_prefix(o, nprocs) : launch_prefix("mpiexec", nprocs);
+  return prefix + program_command(o, study, out, points, false);
 }
 
-/// --launcher smpi: the simulation build, the platform and its hostfile exist, and no point is a commbench one
-/// (there is no mcmclb-commbench-sim yet); checked before any launch.
-void check_smpi(const SweepOptions& o, const Study& study) {
-  if (!fs::exists(o.sim_binary)) {
-    throw InputError("--sim-binary: " + o.sim_binary +
-                     " does not exist (build it: cmake -S . -B build-sim -DMCMCLB_SMPI=ON && cmake --build build-sim "
-                     "--target mcmclb)");
+bool has_program(const Study& study, Program program) {
+  return std::any_of(study.points.begin(), study.points.end(), [&](const Point& p) { return p.program == program; });
+}
+
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (!dir.empty() && ::access((fs::path(dir) / program).c_str(), X_OK) == 0) return true;
   }
+  return false;
+}
+
+/// --launcher smpi: the platform and its hostfile exist, the flags file reads, and the simulation build's programs
+/// the study needs are built (mcmclb-sim for kernel points, mcmclb-commbench-sim for commbench points); checked
+/// before any launch. A dry run only prints the commands, so it notes a missing program instead.
+void check_smpi(const SweepOptions& o, const Study& study) {
   const fs::path hosts = fs::path(o.platform).replace_extension(".hosts");
   if (!fs::exists(o.platform) || !fs::exists(hosts)) {
     throw InputError("--platform: " + o.platform + " and its hostfile " + hosts.string() +
                      " must both exist (allowed: a file of configs/platforms/)");
   }
-  for (const auto& p : study.points) {
-    if (p.program == Program::commbench) {
-      throw InputError("--launcher smpi: " + study.name +
-                       " has commbench points (not simulated yet; allowed: "
-                       "kernel studies)");
-    }
+  (void)smpi_flags(o);
+  if (!o.dry_run && !on_path("smpirun")) {
+    throw InputError("--launcher smpi: smpirun is not on PATH (install SimGrid: Debian libsimgrid-dev, bootstrap.sh)");
   }
+  const auto check = [&](const std::string& flag, const fs::path& program, const std::string& target) {
+    if (fs::exists(program)) return;
+    const std::string message = flag + ": " + program.string() + " does not exist (build it: cmake -S . -B build-sim " +
+                                "-DMCMCLB_SMPI=ON && cmake --build build-sim --target " + target + ")";
+    if (!o.dry_run) throw InputError(message);
+    std::printf("note: %s\n", message.c_str());
+  };
+  if (has_program(study, Program::kernel)) check("--sim-binary", o.sim_binary, "mcmclb");
+  if (has_program(study, Program::commbench)) check("--sim-commbench", sim_commbench(o), "mcmclb-commbench");
 }
 
-bool done_already(const Point& p, const fs::path& out, const std::map<std::string, results::RecordedPoint>& recorded) {
-  if (p.program == Program::commbench) return fs::exists(out / commbench_file(p.spec.nprocs));
-  const auto at = recorded.find(store_key(p.spec));
+bool done_already(const Point& p, const Backend& backend, const fs::path& out,
+                  const std::map<std::string, results::RecordedPoint>& recorded) {
+  // commbench writes one file per rank count and backend: it is its record.
+  if (p.program == Program::commbench) return fs::exists(out / commbench_output(p.spec.nprocs, backend));
+  const auto at = recorded.find(store_key(p.spec, backend));
   return at != recorded.end() && at->second.done();  // valid and complete: a run that lost rank rows is rerun
 }
 
@@ -146,15 +216,6 @@ std::string describe(const Point& p) {
   return head + " (nprocs=" + std::to_string(p.spec.nprocs) + ", G=" + std::to_string(p.spec.G) +
          ", T_ms=" + csv::number(p.spec.T_ms) + ", " + p.spec.workload.model + ", " + run_label(p.spec) + ", rep " +
          std::to_string(p.spec.rep) + ")";
-}
-
-bool on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (!dir.empty() && ::access((fs::path(dir) / program).c_str(), X_OK) == 0) return true;
-  }
-  return false;
 }
 
 /// Runs command, passing each output line to on_line; returns the exit status.
@@ -215,14 +276,13 @@ class Progress {
 };
 
 /// The points of the study still to run, per rank count (all of them with --force); counts the skipped ones.
-std::map<int, std::vector<std::size_t>> points_to_run(const SweepOptions& o, const Study& study,
-                                                      const results::ResultStore& store, std::size_t& skipped) {
-  const fs::path& out = store.dir();
-  const auto valid = store.recorded_points();
+std::map<int, std::vector<std::size_t>> points_to_run(const SweepOptions& o, const Study& study, const fs::path& out,
+                                                      const std::map<std::string, results::RecordedPoint>& valid,
+                                                      std::size_t& skipped) {
   std::map<int, std::vector<std::size_t>> todo;
   skipped = 0;
   for (const Point& p : study.points) {
-    if (!o.force && done_already(p, out, valid)) {
+    if (!o.force && done_already(p, sweep_backend(o), out, valid)) {
       ++skipped;
     } else {
       todo[p.spec.nprocs].push_back(p.index);
@@ -249,7 +309,7 @@ std::vector<std::size_t> run_kernel_launch(const SweepOptions& o, const Study& s
                                            std::vector<Failure>& failures) {
   const auto before = recorded_points(out);
   const auto new_row = [&](const std::map<std::string, Recorded>& now, std::size_t i) -> const Recorded* {
-    const std::string key = point_key(study.points[i].spec);
+    const std::string key = point_key(study.points[i].spec, sweep_backend(o));
     const int rows_before = before.count(key) ? before.at(key).rows : 0;
     const auto it = now.find(key);
     return it != now.end() && it->second.rows > rows_before ? &it->second : nullptr;
@@ -290,36 +350,128 @@ std::vector<std::size_t> run_kernel_launch(const SweepOptions& o, const Study& s
 
 /// Prints the failures and appends them to failures.csv, each with its point's store key (empty for a commbench
 /// point, whose CSV file is its record), so a later valid run of the point removes it (prune_failures).
-void record_failures(const Study& study, results::ResultStore& store, const std::vector<Failure>& failures) {
+void record_failures(const Study& study, const Backend& backend, results::ResultStore& store,
+                     const std::vector<Failure>& failures) {
   std::vector<csv::Row> rows;
   for (const auto& f : failures) {
     const Point& p = study.points[f.index];
     std::fprintf(stderr, "failed: %s: %s\n", describe(p).c_str(), f.reason.c_str());
     rows.push_back({std::to_string(p.index), std::to_string(p.spec.nprocs), run_label(p.spec),
                     std::to_string(p.spec.rep), f.reason, utc_now(),
-                    p.program == Program::commbench ? std::string() : store_key(p.spec)});
+                    p.program == Program::commbench ? std::string() : store_key(p.spec, backend)});
   }
   store.record_failures(rows);
   std::fprintf(stderr, "mcmclb: %zu point(s) failed (recorded in %s)\n", failures.size(),
                (store.dir() / "failures.csv").string().c_str());
 }
 
+/// --dry-run with --launcher local or smpi: the command of each launch the sweep would start, nothing run. A
+/// kernel launch is one command for its points; a commbench point is one command each.
+int print_launches(const SweepOptions& o, const Study& study, const fs::path& out,
+                   const std::map<int, std::vector<std::size_t>>& todo) {
+  std::size_t commands = 0;
+  for (const auto& [nprocs, indices] : todo) {
+    std::vector<std::size_t> kernel;
+    for (const std::size_t i : indices) {
+      if (study.points[i].program == Program::commbench) {
+        std::printf("would launch: %s\n", run_command(o, study, out, {i}, nprocs).c_str());
+        ++commands;
+      } else {
+        kernel.push_back(i);
+      }
+    }
+    if (!kernel.empty()) {
+      std::printf("would launch: %s\n", run_command(o, study, out, kernel, nprocs).c_str());
+      ++commands;
+    }
+  }
+  std::printf("dry run: %zu launch command(s) printed, none run\n", commands);
+  return 0;
+}
+
+/// Simulated runs take no host time, so the repetitions of a point are the same simulation: said once, before the
+/// launches (they still run: equal times across repetitions are the determinism check docs/smpi.md describes).
+void note_simulated_reps(const SweepOptions& o, const Study& study) {
+  if (o.launcher != "smpi") return;
+  int reps = 0;
+  for (const Point& p : study.points) reps = std::max(reps, p.spec.rep + 1);
+  if (reps > 1) {
+    std::printf(
+        "note: %d repetitions per point in simulation give identical simulated times (nothing random, no host time "
+        "enters); they run as a determinism check, and the sweep fails a point whose repetitions differ "
+        "(--set reps=1 runs each point once)\n",
+        reps);
+  }
+}
+
+/// The simulated determinism check: the valid rows of this backend whose points differ only in rep must give the
+/// same time_s. Each point of the study in such a set is a failure naming the times.
+void check_simulated_reps(const SweepOptions& o, const Study& study, const fs::path& out,
+                          std::vector<Failure>& failures) {
+  if (o.launcher != "smpi") return;
+  const auto text = read_text_file(out / "runs.csv");
+  if (!text) return;
+  std::stringstream lines(*text);
+  std::string line;
+  if (!std::getline(lines, line)) return;
+  const csv::Row header = csv::split_line(line);
+  const auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  std::vector<std::size_t> key_columns;
+  for (const auto& c : runs_columns()) {
+    if (c.is_key()) key_columns.push_back(column(c.name));
+  }
+  const std::size_t rep = column("rep"), time = column("time_s"), valid = column("valid");
+  if (std::any_of(key_columns.begin(), key_columns.end(), [&](std::size_t i) { return i >= header.size(); }) ||
+      time >= header.size() || valid >= header.size()) {
+    return;  // the store checked the header when the sweep opened it
+  }
+  std::map<std::string, std::set<std::string>> times;  // point key with rep 0 -> the times of its valid rows
+  while (std::getline(lines, line)) {
+    csv::Row fields = csv::split_line(line);
+    if (fields.size() != header.size() || fields[valid] != "true") continue;
+    fields[rep] = "0";
+    std::vector<std::string> key;
+    for (const std::size_t i : key_columns) key.push_back(fields[i]);
+    times[key_of_fields(key)].insert(fields[time]);
+  }
+  const Backend backend = sweep_backend(o);
+  for (const Point& p : study.points) {
+    if (p.program != Program::kernel) continue;
+    RunSpec first = p.spec;
+    first.rep = 0;
+    const auto it = times.find(point_key(first, backend));
+    if (it != times.end() && it->second.size() > 1) {
+      failures.push_back({p.index, "the simulated repetitions of this point differ (time_s " +
+                                       join(std::vector<std::string>(it->second.begin(), it->second.end()), ", ") +
+                                       "): the simulation is not deterministic"});
+    }
+  }
+}
+
 int sweep_local(const SweepOptions& o, const Study& study) {
   if (o.launcher == "smpi") {
     check_smpi(o, study);
-  } else if (!on_path("mpiexec")) {
+  } else if (!o.dry_run && !on_path("mpiexec")) {
     throw InputError("--launcher local: mpiexec is not on PATH (install MPICH or add its bin folder to PATH)");
+  }
+  if (o.dry_run && !fs::exists(output_of(o, study))) {  // nothing done yet, and a dry run creates no folder
+    std::size_t skipped = 0;
+    return print_launches(o, study, output_of(o, study), points_to_run(o, study, output_of(o, study), {}, skipped));
   }
   results::ResultStore store = open_output(o, study);  // before the first launch
   const fs::path out = store.dir();
   std::size_t skipped = 0;
-  const auto todo = points_to_run(o, study, store, skipped);
+  const auto todo = points_to_run(o, study, out, store.recorded_points(), skipped);
   std::size_t total = 0;
   for (const auto& [n, indices] : todo) total += indices.size();
   std::printf(
       "sweep %s: %zu points, %zu already done in %s (skipped; --force reruns them), %zu to run in %zu "
       "launch(es)\n",
       study.name.c_str(), study.points.size(), skipped, out.string().c_str(), total, todo.size());
+  if (o.dry_run) return print_launches(o, study, out, todo);
+  note_simulated_reps(o, study);
 
   std::vector<Failure> failures;
   Progress progress(total);
@@ -335,10 +487,12 @@ int sweep_local(const SweepOptions& o, const Study& study) {
       }
     }
   }
+  const std::size_t failed_launching = failures.size();
+  check_simulated_reps(o, study, out, failures);
   std::printf("sweep %s: %zu run, %zu skipped, %zu failed, %s; results in %s\n", study.name.c_str(),
-              total - failures.size(), skipped, failures.size(), format_seconds(progress.elapsed_s()).c_str(),
+              total - failed_launching, skipped, failures.size(), format_seconds(progress.elapsed_s()).c_str(),
               out.string().c_str());
-  if (!failures.empty()) record_failures(study, store, failures);
+  if (!failures.empty()) record_failures(study, sweep_backend(o), store, failures);
   store.prune_failures();  // failures.csv lists what is failed now: points fixed by this or a later run leave it
   return failures.empty() ? 0 : 3;
 }
@@ -546,7 +700,7 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
   // job never starts on a folder it would refuse.
   results::ResultStore store = open_output(o, study);
   std::size_t skipped = 0;
-  const auto todo = points_to_run(o, study, store, skipped);
+  const auto todo = points_to_run(o, study, store.dir(), store.recorded_points(), skipped);
   const auto queued = o.dry_run ? std::map<std::string, QueuedJob>{} : queued_jobs(study);
 
   struct Launch {
@@ -614,25 +768,38 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
   return failed > 0 ? 3 : 0;
 }
 
-/// The point indices failures.csv names (any reason, any time).
-std::set<std::size_t> failed_points(const fs::path& out) {
-  std::set<std::size_t> points;
+/// What failures.csv lists (any reason, any time): the store keys of kernel points (a key names the backend too),
+/// and the indices of points listed without a key (commbench points, rows written before the key column).
+struct ListedFailures {
+  std::set<std::string> keys;
+  std::set<std::size_t> keyless_points;
+  [[nodiscard]] bool lists(const Point& p, const Backend& backend) const {
+    if (p.program == Program::kernel && keys.count(store_key(p.spec, backend)) > 0) return true;
+    return keyless_points.count(p.index) > 0;
+  }
+};
+
+ListedFailures failed_points(const fs::path& out) {
+  ListedFailures listed;
   const auto text = read_text_file(out / "failures.csv");
-  if (!text) return points;
+  if (!text) return listed;
   std::stringstream in(*text);
   std::string line;
-  if (!std::getline(in, line)) return points;
+  if (!std::getline(in, line)) return listed;
   const csv::Row header = csv::split_line(line);
   const auto column = std::find(header.begin(), header.end(), "point");
   if (column == header.end()) throw InputError((out / "failures.csv").string() + ": no 'point' column");
   const auto at = static_cast<std::size_t>(column - header.begin());
+  const auto key_at = static_cast<std::size_t>(std::find(header.begin(), header.end(), "key") - header.begin());
   while (std::getline(in, line)) {
     const csv::Row row = csv::split_line(line);
-    if (at < row.size() && !row[at].empty() && row[at].find_first_not_of("0123456789") == std::string::npos) {
-      points.insert(std::stoul(row[at]));
+    if (key_at < row.size() && !row[key_at].empty()) {
+      listed.keys.insert(row[key_at]);
+    } else if (at < row.size() && !row[at].empty() && row[at].find_first_not_of("0123456789") == std::string::npos) {
+      listed.keyless_points.insert(std::stoul(row[at]));
     }
   }
-  return points;
+  return listed;
 }
 
 }  // namespace
@@ -641,6 +808,7 @@ int status_main(const SweepOptions& o) {
   const Study study = load(o, read_file(o.study, "study file"));
   const fs::path out = output_of(o, study);
   const auto recorded = recorded_points(out);
+  const Backend backend = sweep_backend(o);  // --launcher smpi [--platform]: the simulated results of that platform
   const auto listed_failed = failed_points(out);
   const bool recording = !o.record_failures.empty();
   std::map<std::string, QueuedJob> queued;
@@ -655,12 +823,12 @@ int status_main(const SweepOptions& o) {
     }
   }
   const auto done = [&](const Point& p) {
-    if (p.program == Program::commbench) return fs::exists(out / commbench_file(p.spec.nprocs));
-    const auto it = recorded.find(point_key(p.spec));
+    if (p.program == Program::commbench) return fs::exists(out / commbench_output(p.spec.nprocs, backend));
+    const auto it = recorded.find(point_key(p.spec, backend));
     return it != recorded.end() && it->second.any_valid;
   };
   const auto has_invalid_row = [&](const Point& p) {
-    const auto it = recorded.find(point_key(p.spec));
+    const auto it = recorded.find(point_key(p.spec, backend));
     return p.program == Program::kernel && it != recorded.end() && !it->second.any_valid;
   };
   bool found = o.launch == 0;
@@ -677,7 +845,7 @@ int status_main(const SweepOptions& o) {
         continue;
       }
       const bool invalid = has_invalid_row(p);
-      if (invalid || listed_failed.count(i)) {
+      if (invalid || listed_failed.lists(p, backend)) {
         ++f;
       } else {
         ++m;
@@ -705,7 +873,7 @@ int status_main(const SweepOptions& o) {
   if (recording) {
     if (!failures.empty()) {
       results::ResultStore store = open_output(o, study);
-      record_failures(study, store, failures);
+      record_failures(study, sweep_backend(o), store, failures);
     }
     return 0;
   }
@@ -733,7 +901,7 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
       o.overrides.push_back(value(a));
     } else if (a == "--verbose" && !sweep) {
       o.verbose = true;
-    } else if (a == "--launcher" && sweep) {
+    } else if (a == "--launcher" && (sweep || status)) {
       o.launcher = value(a);
       if (o.launcher != "local" && o.launcher != "slurm" && o.launcher != "smpi") {
         throw InputError("--launcher: '" + o.launcher + "' is not allowed (allowed: local, slurm, smpi)");
@@ -752,10 +920,14 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
       if (o.record_failures.empty() || o.record_failures.find_first_not_of("0123456789") != std::string::npos) {
         throw InputError("--record-failures: '" + o.record_failures + "' is not an exit status");
       }
-    } else if (a == "--platform" && sweep) {
+    } else if (a == "--platform" && (sweep || status)) {
       o.platform = value(a);
     } else if (a == "--sim-binary" && sweep) {
       o.sim_binary = value(a);
+    } else if (a == "--sim-commbench" && sweep) {
+      o.sim_commbench = value(a);
+    } else if (a == "--smpi-flags" && sweep) {
+      o.smpi_flags = value(a);
     } else if (a == "--out" && (sweep || status)) {
       o.out = value(a);
     } else if (a == "--jobs-dir" && sweep) {
@@ -765,11 +937,13 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
     } else if (a == "--dry-run" && sweep) {
       o.dry_run = true;
     } else if (a.rfind("--", 0) == 0) {
-      throw InputError("unknown flag " + a +
-                       (sweep    ? " (allowed: --launcher local|slurm, --out DIR, --force, "
-                                   "--dry-run, --jobs-dir DIR, --set key=value)"
-                        : status ? " (allowed: --out DIR, --set key=value, --launch P, --record-failures STATUS)"
-                                 : " (allowed: --set key=value, --verbose)"));
+      throw InputError(
+          "unknown flag " + a +
+          (sweep    ? " (allowed: --launcher local|slurm|smpi, --out DIR, --force, --dry-run, --jobs-dir DIR, "
+                      "--set key=value, --platform FILE, --sim-binary FILE, --sim-commbench FILE, --smpi-flags FILE)"
+           : status ? " (allowed: --out DIR, --set key=value, --launch P, --record-failures STATUS, "
+                      "--launcher local|slurm|smpi, --platform FILE)"
+                    : " (allowed: --set key=value, --verbose)"));
     } else if (o.study.empty()) {
       o.study = a;
     } else {
@@ -778,14 +952,14 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
   }
   if (o.study.empty()) throw InputError("missing STUDY.yaml (see --help)");
   if (sweep && o.launcher.empty()) throw InputError("--launcher: required (allowed: local, slurm, smpi)");
-  if ((!o.platform.empty() || !o.sim_binary.empty()) && o.launcher != "smpi") {
-    throw InputError("--platform and --sim-binary: only with --launcher smpi");
+  if ((!o.platform.empty() || !o.sim_binary.empty() || !o.sim_commbench.empty() || !o.smpi_flags.empty()) &&
+      o.launcher != "smpi") {
+    throw InputError("--platform, --sim-binary, --sim-commbench and --smpi-flags: only with --launcher smpi");
   }
   if (o.launcher == "smpi") {  // defaults: the BG/P-like platform and build-sim/ of this checkout
     if (o.platform.empty()) o.platform = std::string(MCMCLB_SOURCE_DIR) + "/configs/platforms/bgp.xml";
     if (o.sim_binary.empty()) o.sim_binary = std::string(MCMCLB_SOURCE_DIR) + "/build-sim/mcmclb-sim";
   }
-  if (o.dry_run && o.launcher != "slurm") throw InputError("--dry-run: only with --launcher slurm");
   if (!o.record_failures.empty() && o.launch == 0) throw InputError("--record-failures: needs --launch P");
   return o;
 }

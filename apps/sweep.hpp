@@ -14,10 +14,12 @@ struct SweepOptions {
   std::string launcher;                // local | slurm | smpi
   std::string platform;                // smpi: the SimGrid platform file (--platform), hostfile beside it
   std::string sim_binary;              // smpi: the simulation build's mcmclb-sim (--sim-binary)
+  std::string sim_commbench;           // smpi: its mcmclb-commbench-sim (--sim-commbench; default: beside sim_binary)
+  std::string smpi_flags;              // smpi: smpirun's flags file (--smpi-flags; default configs/platforms/smpi.cfg)
   std::string out;                     // --out, else the study's out
   std::string jobs_dir;                // --jobs-dir, else jobs/<study>
   bool force = false;                  // rerun points already done
-  bool dry_run = false;                // slurm: write scripts, do not submit
+  bool dry_run = false;                // slurm: write scripts, do not submit; local, smpi: print the launches
   bool verbose = false;                // plan: list every point
   int launch = 0;                      // status: only the launch of this rank count (0: all)
   std::string record_failures;         // status, inside a batch job: the launch's exit status; records its losses
@@ -31,7 +33,8 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
 
 int plan_main(const SweepOptions& options);
 int sweep_main(const SweepOptions& options);
-/// `mcmclb status STUDY`: per launch, points done / failed / missing and the job squeue lists for it. Exit 0 when
+/// `mcmclb status STUDY`: per launch, points done / failed / missing and the job squeue lists for it (the points of
+/// the real MPI, or with --launcher smpi [--platform FILE] those simulated on that platform). Exit 0 when
 /// every point is done, 3 otherwise. With --launch P --record-failures STATUS (the batch scripts' last step), it
 /// appends the launch's points still without a valid result to failures.csv instead.
 int status_main(const SweepOptions& options);

@@ -300,11 +300,32 @@ RUN_COLUMNS = ["run_id", "nprocs", "balancer", "interval", "method", "rep", "tim
 
 
 def read_runs(paths):
-    """runs.csv rows from result folders or files (several folders may be combined)."""
+    """runs.csv rows from result folders or files (several folders may be combined, e.g. a real and a simulated
+    sweep). A file older than issue 9 has no backend and platform columns: its rows read as backend 'mpi'. A
+    simulated (smpi) row must name its platform, and a real (mpi) one must not."""
     rows = []
     for path in paths:
-        rows += read_csv(find_csv(path, "runs.csv"), "runs.csv", RUN_COLUMNS)
+        file = find_csv(path, "runs.csv")
+        found = read_csv(file, "runs.csv", RUN_COLUMNS)
+        for number, row in enumerate(found, start=1):
+            row.setdefault("backend", "mpi")
+            row.setdefault("platform", "")
+            if (row["backend"] == "smpi") != bool(row["platform"]):
+                raise InputError(f"{file}: data row {number} ({row['run_id']}): backend {row['backend']} with platform "
+                                 f"{row['platform']!r} (allowed: smpi rows name their platform file, mpi rows none)")
+        rows += found
     return rows
+
+
+def platform_name(row):
+    """The short name of a simulated row's platform: its file name without .xml ('bgp' for .../bgp.xml)."""
+    return os.path.splitext(os.path.basename(row["platform"]))[0]
+
+
+def backend_label(row):
+    """Where a row's numbers come from, for legends and headings: 'real MPI' or 'simulated (bgp)'. Simulated
+    numbers come from a model of a machine and are never labelled as measurements."""
+    return f"simulated ({platform_name(row)})" if row["backend"] == "smpi" else "real MPI"
 
 
 def output_path(args_output, first_input, name):

@@ -36,7 +36,10 @@ def main(argv=None):
     fig2.main([args.folder] + (["--reference"] if paper else []))
     timeline.main([args.folder])
     print()
-    table1.main([args.folder] + (["--paper"] if paper else []))
+    # One Table 1 per backend (the real MPI, each simulated platform): table1.py never mixes them.
+    for backend, platform in sorted({(r["backend"], r["platform"]) for r in runs}):
+        table1.main([args.folder, "--backend", backend] + (["--platform", platform] if platform else []) +
+                    (["--paper"] if paper else []))
     print()
     summary.main([args.folder])
     return 0

@@ -18,8 +18,8 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import (ArgumentParser, InputError, check_inputs_exist, fail, find_csv, median,  # noqa: E402
-                        read_csv, read_runs, run_label)
+from mcmclb_csv import (ArgumentParser, InputError, backend_label, check_inputs_exist, fail, find_csv,  # noqa: E402
+                        median, read_csv, read_runs, run_label)
 
 RANK_COLUMNS = ["run_id", "elapsed_s", "work_s", "polling_s", "waiting_s", "regroup_s", "other_s"]
 
@@ -41,7 +41,9 @@ def main(argv=None):
         by_run[r["run_id"]].append(r)
     groups = defaultdict(list)
     for r in runs:
-        groups[(r["nprocs"], run_label(r))].append(r)
+        # Simulated rows are their own configurations, named as such (never pooled with measurements).
+        name = run_label(r) if r["backend"] == "mpi" else f"{run_label(r)}, {backend_label(r)}"
+        groups[(r["nprocs"], name)].append(r)
 
     print("| P | balancer | runs | time_s median [min-max] | / ideal | regroups avg (std) [min-max] | valid |")
     print("|---|---|---|---|---|---|---|")

@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 """Table 1: regrouping operations per process, avg / stdev / min / max per balancer and interval, at one rank count
 (default: the largest in the input). Over repetitions: avg and stdev are means of the per-run values, min and max
-the extremes. --paper adds the paper's values (8192 cores) side by side."""
+the extremes. --paper adds the paper's values (8192 cores) side by side. Each table comes from one backend: the
+real MPI or one simulated platform, named in the heading (and in the csv columns); inputs holding several are
+refused unless --backend (and --platform) choose one, so real and simulated numbers are never mixed silently."""
 import os
 import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import (ArgumentParser, InputError, check_inputs_exist, fail, positive_int, read_csv,  # noqa: E402
-                        read_runs, run_label)
+from mcmclb_csv import (ArgumentParser, InputError, backend_label, check_inputs_exist, fail,  # noqa: E402
+                        platform_name, positive_int, read_csv, read_runs, run_label)
 
 REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference", "dinan2011.csv")
 
@@ -50,6 +52,8 @@ def main(argv=None):
     parser.add_argument("--format", choices=["markdown", "csv", "latex"], default="markdown")
     parser.add_argument("--nprocs", type=positive_int, help="rank count to tabulate (default: the largest)")
     parser.add_argument("--paper", action="store_true", help="add the paper's Table 1 values")
+    parser.add_argument("--backend", choices=["mpi", "smpi"], help="only the rows of this backend")
+    parser.add_argument("--platform", help="smpi: only the rows simulated on this platform (bgp or .../bgp.xml)")
     args = parser.parse_args(argv)
     try:
         check_inputs_exist(args.inputs, "runs.csv")
@@ -57,14 +61,27 @@ def main(argv=None):
         paper = paper_values() if args.paper else {}
     except InputError as e:
         fail(__file__, str(e))
+    runs = [r for r in runs if (args.backend is None or r["backend"] == args.backend) and
+            (args.platform is None or args.platform in (r["platform"], platform_name(r)))]
+    if not runs:
+        fail(__file__, f"{args.inputs[0]}: no runs with backend={args.backend or 'any'} and "
+                       f"platform={args.platform or 'any'}")
     available = sorted({r["nprocs"] for r in runs})
     nprocs = args.nprocs or available[-1]
     if nprocs not in available:
         fail(__file__, f"{args.inputs[0]}: no runs with nprocs={nprocs} (has {', '.join(map(str, available))})")
+    sources = sorted({(backend_label(r), r["platform"]) for r in runs if r["nprocs"] == nprocs})
+    if len(sources) > 1:
+        fail(__file__, f"{args.inputs[0]}: the runs with nprocs={nprocs} come from "
+                       f"{'; '.join(p or b for b, p in sources)}, which one table must not mix "
+                       f"(allowed: choose one with --backend mpi|smpi and --platform NAME)")
+    backend, platform = sources[0]
 
     header = ["balancer", "runs", "avg", "stdev", "min", "max"]
     if args.paper:
         header += ["paper avg", "paper stdev", "paper min", "paper max"]
+    if args.format == "csv":  # tidy: every row says where its numbers come from
+        header += ["backend", "platform"]
     lines = []
     for row in table(runs, nprocs):
         cells = [row["balancer"], str(row["runs"]), f"{row['avg']:.2f}", f"{row['std']:.2f}", f"{row['min']:.0f}",
@@ -73,20 +90,27 @@ def main(argv=None):
             name = row["balancer"].split(" ")[0]
             balancer, _, interval = name.partition("(")
             cells += list(paper.get((balancer, interval.rstrip(")")), ("", "", "", "")))
+        if args.format == "csv":
+            cells += ["smpi" if platform else "mpi", platform]
         lines.append(cells)
+    heading = f"Regroupings per process, P = {nprocs}, {backend}" + (
+        " (simulated with SimGrid, not measured)" if platform else "")
+    if args.paper:
+        heading += "; paper: Dinan et al. 2011, Blue Gene/P, 8192 cores"
 
     if args.format == "csv":
         print(",".join(header))
         for cells in lines:
             print(",".join(cells))
     elif args.format == "latex":
+        print(f"% {heading}")
         print("\\begin{tabular}{l" + "r" * (len(header) - 1) + "}")
         print(" & ".join(header) + " \\\\ \\hline")
         for cells in lines:
             print(" & ".join(c.replace("_", "\\_") for c in cells) + " \\\\")
         print("\\end{tabular}")
     else:
-        print(f"Regroupings per process, P = {nprocs}")
+        print(heading)
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
         for cells in lines:

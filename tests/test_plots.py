@@ -91,7 +91,7 @@ class KernelPlots(unittest.TestCase):
         r = run("table1.py", os.path.join(FIXTURES, "table1-runs.csv"), "--paper")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout.splitlines(), [
-            "Regroupings per process, P = 8192",
+            "Regroupings per process, P = 8192, real MPI; paper: Dinan et al. 2011, Blue Gene/P, 8192 cores",
             "| balancer | runs | avg | stdev | min | max | paper avg | paper stdev | paper min | paper max |",
             "|---|---|---|---|---|---|---|---|---|---|",
             "| none | 1 | 0.00 | 0.00 | 0 | 0 | 0.00 | 0.00 | 0 | 0 |",
@@ -99,7 +99,8 @@ class KernelPlots(unittest.TestCase):
             "| collective(1) create | 1 | 5.38 | 2.12 | 2 | 8 | 5.38 | 2.12 | 2 | 8 |",
             "| collective(128) create | 1 | 2.62 | 0.48 | 2 | 3 | 2.62 | 0.48 | 2 | 3 |"])
         r = run("table1.py", os.path.join(FIXTURES, "table1-runs.csv"), "--nprocs", "32", "--format", "csv")
-        self.assertEqual(r.stdout.splitlines(), ["balancer,runs,avg,stdev,min,max", "collective(1) create,1,9.00,1.00,3,12"])
+        self.assertEqual(r.stdout.splitlines(), ["balancer,runs,avg,stdev,min,max,backend,platform",
+                                                 "collective(1) create,1,9.00,1.00,3,12,mpi,"])
         r = run("table1.py", os.path.join(FIXTURES, "table1-runs.csv"), "--format", "latex")
         self.assertIn("collective(128) create & 1 & 2.62 & 0.48 & 2 & 3 \\\\", r.stdout)
 
@@ -119,6 +120,122 @@ class KernelPlots(unittest.TestCase):
 
 
 SCRIPTS = ("fig2.py", "table1.py", "timeline.py", "summary.py", "report.py")  # those reading a results folder
+BGP = "/opt/mcmclb/configs/platforms/bgp.xml"
+
+
+def simulated(data, platform=BGP):
+    """runs.csv bytes with every row relabelled as simulated on platform (backend smpi), as an smpi sweep writes
+    them, and times 10 % lower, so a test can tell the two series apart."""
+    lines = data.split(b"\n")
+    header = lines[0].split(b",")
+    out = [lines[0]]
+    for line in lines[1:]:
+        if not line:
+            out.append(line)
+            continue
+        fields = line.split(b",")
+        fields[header.index(b"backend")] = b"smpi"
+        fields[header.index(b"platform")] = platform.encode()
+        fields[header.index(b"run_id")] += b"-sim"
+        time = header.index(b"time_s")
+        fields[time] = repr(float(fields[time]) * 0.9).encode()
+        out.append(b",".join(fields))
+    return b"\n".join(out)
+
+
+class Backends(unittest.TestCase):
+    """Issue 9: real-MPI and simulated rows in one figure (simulated series dashed and labelled), and tables that
+    say their backend and never mix two."""
+
+    def folders(self, d):
+        real = copy_results(d)
+        sim = os.path.join(d, "sim")
+        shutil.copytree(RESULTS, sim)
+        edit_csv(sim, "runs.csv", simulated)
+        return real, sim
+
+    def test_fig2_real_and_simulated_in_one_figure(self):
+        with tempfile.TemporaryDirectory() as d:
+            real, sim = self.folders(d)
+            out = os.path.join(d, "both.png")
+            r = run("fig2.py", real, sim, "-o", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            assert_png(self, out)
+            series = [line for line in r.stdout.splitlines() if line.startswith("series: ")][0][8:].split("; ")
+            self.assertIn("none, real MPI", series)
+            self.assertIn("none, simulated (bgp) [dashed]", series)
+            self.assertIn("async create_group, simulated (bgp) [dashed]", series)
+            self.assertEqual(len(series), 4, series)
+            # One folder holding both (a local and an smpi sweep into the same output) draws the same series.
+            with open(os.path.join(sim, "runs.csv")) as src:
+                simulated_rows = src.read().split("\n", 1)[1]
+            with open(os.path.join(real, "runs.csv"), "a") as dst:
+                dst.write(simulated_rows)
+            r = run("fig2.py", real, "-o", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(sorted(r.stdout.splitlines()[-1][8:].split("; ")), sorted(series))
+            # A real folder alone keeps its plain labels.
+            r = run("fig2.py", RESULTS, "-o", out)
+            self.assertEqual(r.stdout.splitlines()[-1], "series: none; async create_group")
+
+    def test_table1_names_its_backend_and_refuses_to_mix(self):
+        with tempfile.TemporaryDirectory() as d:
+            real, sim = self.folders(d)
+            r = run("table1.py", sim, "--paper")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.splitlines()[0],
+                             "Regroupings per process, P = 3, simulated (bgp) (simulated with SimGrid, not measured); "
+                             "paper: Dinan et al. 2011, Blue Gene/P, 8192 cores")
+            r = run("table1.py", real, sim)
+            self.assertEqual(r.returncode, 2, r.stdout)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            self.assertIn(f"the runs with nprocs=3 come from real MPI; {BGP}, which one table must not mix "
+                          "(allowed: choose one with --backend mpi|smpi and --platform NAME)", r.stderr)
+            r = run("table1.py", real, sim, "--backend", "smpi", "--format", "csv")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(all(line.endswith(",smpi," + BGP) for line in r.stdout.splitlines()[1:]), r.stdout)
+            r = run("table1.py", real, sim, "--backend", "mpi")
+            self.assertEqual(r.stdout.splitlines()[0], "Regroupings per process, P = 3, real MPI")
+            # Two platforms are two sources too.
+            other = os.path.join(d, "fattree")
+            shutil.copytree(RESULTS, other)
+            edit_csv(other, "runs.csv", lambda b: simulated(b, "/opt/mcmclb/configs/platforms/fattree.xml"))
+            r = run("table1.py", sim, other, "--backend", "smpi")
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("which one table must not mix", r.stderr)
+            r = run("table1.py", sim, other, "--platform", "fattree")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("simulated (fattree)", r.stdout.splitlines()[0])
+
+    def test_report_prints_one_table_per_backend(self):
+        with tempfile.TemporaryDirectory() as d:
+            real, sim = self.folders(d)
+            with open(os.path.join(sim, "runs.csv")) as src:
+                rows = src.read().split("\n", 1)[1]
+            with open(os.path.join(real, "runs.csv"), "a") as dst:
+                dst.write(rows)
+            r = run("report.py", real)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("Regroupings per process, P = 3, real MPI", r.stdout)
+            self.assertIn("Regroupings per process, P = 3, simulated (bgp)", r.stdout)
+            self.assertIn("| 3 | async create_group, simulated (bgp) | 1 |", r.stdout)
+
+    def test_bad_backend_fields_are_one_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            for edit, fragment in ((lambda b: set_field(b, "backend", "gpu"),
+                                    "column backend is not one of the allowed values: 'gpu' (allowed: mpi or smpi)"),
+                                   (lambda b: set_field(b, "backend", "smpi"),
+                                    "backend smpi with platform '' (allowed: smpi rows name their platform file"),
+                                   (lambda b: set_field(b, "platform", "x.xml", line=2),
+                                    "data row 2 (")):
+                folder = copy_results(os.path.join(d, str(len(os.listdir(d)))))
+                edit_csv(folder, "runs.csv", edit)
+                for script in ("fig2.py", "table1.py", "summary.py", "report.py"):
+                    r = run(script, folder)
+                    self.assertEqual(r.returncode, 2, script + r.stdout + r.stderr)
+                    self.assertEqual(len(r.stderr.strip().splitlines()), 1, script + r.stderr)
+                    self.assertNotIn("Traceback", r.stderr)
+                    self.assertIn(fragment, r.stderr, script)
 
 
 def copy_results(d, source=RESULTS):

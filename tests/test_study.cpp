@@ -13,6 +13,7 @@
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/config.hpp"
 #include "mcmclb/input_error.hpp"
+#include "mcmclb/run_files.hpp"
 #include "mcmclb/runs_csv.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
@@ -197,13 +198,36 @@ TEST_F(ResumeKeys, FindColumnsByNameWhateverTheirOrder) {
   std::reverse(row.begin(), row.end());
   write(mcmclb::csv::line(header) + mcmclb::csv::line(row));
   const auto recorded = mcmclb::recorded_points(dir_);
+  const mcmclb::Backend mpi;
   ASSERT_EQ(recorded.size(), 1U);
-  EXPECT_EQ(recorded.begin()->first, mcmclb::point_key(record.spec));
+  EXPECT_EQ(recorded.begin()->first, mcmclb::point_key(record.spec, mpi));
   EXPECT_TRUE(recorded.begin()->second.last_valid);
-  EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(record.spec)), 1U);
+  EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(record.spec, mpi)), 1U);
   mcmclb::RunSpec other = record.spec;
   other.rep = 1;
-  EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(other)), 0U);
+  EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(other, mpi)), 0U);
+}
+
+// Issue 9: the backend and the platform are part of a point's identity, so a simulated run never makes the real
+// point done (nor the reverse), and two platforms are two points; a file without the backend columns reads as mpi.
+TEST_F(ResumeKeys, BackendAndPlatformArePartOfTheKey) {
+  mcmclb::RunRecord record;
+  record.run_id = "id";
+  record.spec = cyclic_run();
+  record.provenance.backend = "smpi";
+  record.provenance.platform = "/p/bgp.xml";
+  write(mcmclb::csv::line(mcmclb::runs_header()) + mcmclb::csv::line(mcmclb::runs_row(record)));
+  const auto keys = mcmclb::valid_point_keys(dir_);
+  EXPECT_EQ(keys.count(mcmclb::point_key(record.spec, {"smpi", "/p/bgp.xml"})), 1U);
+  EXPECT_EQ(keys.count(mcmclb::point_key(record.spec, {"smpi", "/p/fattree.xml"})), 0U);
+  EXPECT_EQ(keys.count(mcmclb::point_key(record.spec, {})), 0U);
+  EXPECT_NE(mcmclb::store_key(record.spec, {"smpi", "/p/bgp.xml"}), mcmclb::store_key(record.spec, {}));
+  auto header = mcmclb::runs_header();
+  auto row = mcmclb::runs_row(record);
+  header.resize(header.size() - 2);  // a runs.csv from before the backend columns
+  row.resize(row.size() - 2);
+  write(mcmclb::csv::line(header) + mcmclb::csv::line(row));
+  EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(record.spec, {})), 1U);
 }
 
 TEST_F(ResumeKeys, AFileWithoutAParameterColumnIsNotARunsCsv) {

@@ -121,6 +121,185 @@ class Failure(unittest.TestCase):
             self.assertIn("--points 1 ", again.stdout)
 
 
+BGP = os.path.join(ROOT, "configs", "platforms", "bgp.xml")
+FATTREE = os.path.join(ROOT, "configs", "platforms", "fattree.xml")
+
+
+def relabel(folder, backend, platform):
+    """Rewrites folder/runs.csv's rows as run on backend/platform (what a sweep of that launcher writes there)."""
+    path = os.path.join(folder, "runs.csv")
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+        fields = list(rows[0].keys())
+    for row in rows:
+        row["backend"], row["platform"] = backend, platform
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+class Backends(unittest.TestCase):
+    """Issue 9: resume is keyed on the backend and platform too. A point done on the real MPI is not done in
+    simulation (and the reverse), and two platforms are two points. smpirun is a stub here that only says how it
+    was called: what is under test is which points the sweep launches."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        stub = os.path.join(self.tmp, "bin", "smpirun")
+        os.mkdir(os.path.dirname(stub))
+        with open(stub, "w") as f:
+            f.write('#!/bin/sh\necho "smpirun stub: $*"\n')
+        os.chmod(stub, 0o755)
+        self.env = dict(os.environ, PATH=os.path.dirname(stub) + ":" + os.environ["PATH"])
+        self.out = os.path.join(self.tmp, "out")
+        # Points 0 and 1 done on the real MPI.
+        first = subprocess.run(["mpiexec", "-n", "2", MCMCLB, "run", STUDY, "--points", "0,1", "--out", self.out],
+                               capture_output=True, text=True, timeout=300, cwd=ROOT)
+        self.assertEqual(first.returncode, 0, first.stderr)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def sweep(self, *args):
+        return mcmclb("sweep", STUDY, "--out", self.out, *args, env=self.env)
+
+    def smpi(self, *args):
+        return self.sweep("--launcher", "smpi", "--sim-binary", MCMCLB, *args)
+
+    def test_real_rows_do_not_make_a_simulated_point_done(self):
+        r = self.smpi()
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)  # the stub records nothing: every point fails
+        self.assertIn("7 points, 0 already done", r.stdout)
+        self.assertIn("smpirun stub: -np 2 -platform " + BGP, r.stdout)
+        self.assertIn(" run tests/fixtures/study-small.yaml --points 0,1,2,3 ", r.stdout)
+        with open(os.path.join(self.out, "failures.csv")) as f:
+            self.assertEqual(len(list(csv.DictReader(f))), 7)
+        # The real MPI's points are still done for a local sweep (a dry run prints what it would launch).
+        r = self.sweep("--launcher", "local", "--dry-run")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("7 points, 2 already done", r.stdout)
+        self.assertIn("would launch: mpiexec -n 2 " + MCMCLB + " run tests/fixtures/study-small.yaml --points 2,3 ",
+                      r.stdout)
+        r = mcmclb("status", STUDY, "--out", self.out, env=self.env)
+        self.assertIn("study small in " + self.out + ": 2 done, 0 failed, 5 missing", r.stdout)
+        r = mcmclb("status", STUDY, "--out", self.out, "--launcher", "smpi", env=self.env)
+        self.assertIn("study small in " + self.out + ": 0 done, 7 failed, 0 missing", r.stdout)
+
+    def test_simulated_rows_count_for_their_platform_only(self):
+        relabel(self.out, "smpi", BGP)
+        r = self.sweep("--launcher", "local", "--dry-run")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("7 points, 0 already done", r.stdout)
+        self.assertIn("--points 0,1,2,3 ", r.stdout)
+        # The same platform file, however --platform names it: those two points are done.
+        for platform in (BGP, os.path.join("configs", "..", "configs", "platforms", "bgp.xml")):
+            r = self.smpi("--platform", platform, "--dry-run")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("7 points, 2 already done", r.stdout)
+            self.assertIn(f"MCMCLB_PLATFORM={BGP} ", r.stdout)
+            self.assertIn(" --points 2,3 ", r.stdout)
+        r = self.smpi("--platform", FATTREE, "--dry-run")
+        self.assertIn("7 points, 0 already done", r.stdout)
+        r = mcmclb("status", STUDY, "--out", self.out, "--launcher", "smpi", env=self.env)
+        self.assertIn(": 2 done, 0 failed, 5 missing", r.stdout)
+        r = mcmclb("status", STUDY, "--out", self.out, "--launcher", "smpi", "--platform", FATTREE, env=self.env)
+        self.assertIn(": 0 done, 0 failed, 7 missing", r.stdout)
+
+
+    def test_simulated_repetitions_must_agree(self):
+        """reps > 1 in simulation is a determinism check: repetitions of a point with different simulated times fail
+        that point."""
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml", dir=ROOT) as study:
+            study.write("experiment: reps\nnprocs: 2\nT_ms: 1\nreps: 2\n")
+            study.flush()
+            out = os.path.join(self.tmp, "reps")
+            first = subprocess.run(["mpiexec", "-n", "2", MCMCLB, "run", study.name, "--out", out],
+                                   capture_output=True, text=True, timeout=300, cwd=ROOT)
+            self.assertEqual(first.returncode, 0, first.stderr)
+            relabel(out, "smpi", BGP)
+            path = os.path.join(out, "runs.csv")
+            with open(path, newline="") as f:
+                rows = list(csv.DictReader(f))
+            rows[1]["time_s"] = rows[0]["time_s"]
+            for times, status in (([rows[0]["time_s"]] * 2, 0), ([rows[0]["time_s"], "9.5"], 3)):
+                with open(path, "w", newline="") as f:
+                    writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()), lineterminator="\n")
+                    writer.writeheader()
+                    for row, time in zip(rows, times):
+                        writer.writerow(dict(row, time_s=time))
+                r = mcmclb("sweep", study.name, "--out", out, "--launcher", "smpi", "--sim-binary", MCMCLB,
+                           env=self.env)
+                self.assertEqual(r.returncode, status, r.stdout + r.stderr)
+                self.assertIn("2 points, 2 already done", r.stdout)
+                self.assertIn("note: 2 repetitions per point in simulation give identical simulated times", r.stdout)
+                if status:
+                    self.assertIn("failed: point 1 (nprocs=2, G=1, T_ms=1, cyclic, none, rep 1): the simulated "
+                                  f"repetitions of this point differ (time_s {rows[0]['time_s']}, 9.5)", r.stderr)
+
+
+class Simulation(unittest.TestCase):
+    """--launcher smpi with the paper's studies: their job: sections do not stop a simulated launch, a dry run
+    prints the smpirun lines (flags from configs/platforms/smpi.cfg), and a missing simulation program is one line."""
+
+    def test_paper_studies_dry_run(self):
+        with open(os.path.join(ROOT, "configs", "platforms", "smpi.cfg")) as f:
+            flags = " ".join(line.strip() for line in f if line.strip() and not line.startswith("#"))
+        self.assertIn("--cfg=smpi/simulate-computation:no", flags)
+        with tempfile.TemporaryDirectory() as d:
+            sim = os.path.join(d, "mcmclb-sim")
+            for study, program in (("paper-fig2", "mcmclb-sim run"), ("paper-table1", "mcmclb-sim run"),
+                                   ("paper-fig1", "mcmclb-commbench-sim --reps 5")):
+                r = mcmclb("sweep", f"configs/{study}.yaml", "--launcher", "smpi", "--dry-run", "--set", "nprocs=[32]",
+                           "--sim-binary", sim, "--out", os.path.join(d, study))
+                self.assertEqual(r.returncode, 0, study + r.stdout + r.stderr)
+                launches = [l for l in r.stdout.splitlines() if l.startswith("would launch: ")]
+                self.assertEqual(len(launches), 1, r.stdout)
+                self.assertIn(f"smpirun -np 32 -platform {BGP} -hostfile {BGP[:-4]}.hosts {flags} {d}/{program}",
+                              launches[0])
+                self.assertIn(f"MCMCLB_SMPI_CFG='{flags}'", launches[0])
+                self.assertIn("note: --sim-", r.stdout)  # neither program is built in d
+                self.assertFalse(os.path.exists(os.path.join(d, study)), "a dry run creates no output folder")
+                r = mcmclb("sweep", f"configs/{study}.yaml", "--launcher", "smpi", "--set", "nprocs=[32]",
+                           "--sim-binary", sim, "--out", os.path.join(d, study))
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+                self.assertIn(f"{d}/{program.split()[0]} does not exist (build it: cmake -S . -B build-sim "
+                              "-DMCMCLB_SMPI=ON && cmake --build build-sim --target", r.stderr)
+            self.assertIn("commbench-n32-smpi-bgp.csv", launches[0], "a simulated Fig. 1 file says so in its name")
+            r = mcmclb("sweep", STUDY, "--launcher", "smpi", "--sim-binary", MCMCLB, "--out", os.path.join(d, "x"),
+                       env=dict(os.environ, PATH=os.path.join(d, "empty")))
+            self.assertEqual((r.returncode, r.stderr.strip()), (2, "mcmclb: --launcher smpi: smpirun is not on PATH "
+                                                                   "(install SimGrid: Debian libsimgrid-dev, bootstrap.sh)"))
+
+
+    def test_flags_file(self):
+        """--smpi-flags replaces configs/platforms/smpi.cfg; every flag is checked before any launch."""
+        with tempfile.TemporaryDirectory() as d:
+            flags = os.path.join(d, "flags.cfg")
+            args = ("sweep", STUDY, "--launcher", "smpi", "--dry-run", "--smpi-flags", flags, "--out",
+                    os.path.join(d, "out"))
+            with open(flags, "w") as f:
+                f.write("# mine\n\n  -no-privatize  \n--cfg=smpi/test:0\n")
+            r = mcmclb(*args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("MCMCLB_SMPI_CFG='-no-privatize --cfg=smpi/test:0' smpirun -np 2", r.stdout)
+            self.assertIn(".hosts -no-privatize --cfg=smpi/test:0 ", r.stdout)
+            for text, fragment in (("-no-privatize\n--cfg=a b\n", ": line 2: '--cfg=a b' is not an smpirun flag"),
+                                   ("--log='x'\n", ": line 1: '--log='x'' is not an smpirun flag"),
+                                   ("cfg=smpi/test:0\n", ": line 1: 'cfg=smpi/test:0' is not an smpirun flag"),
+                                   ("# nothing\n", ": no flags (allowed: one smpirun flag per line)")):
+                with open(flags, "w") as f:
+                    f.write(text)
+                r = mcmclb(*args)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertEqual(r.stderr.strip().splitlines(), [r.stderr.strip()], r.stderr)
+                self.assertIn(flags + fragment, r.stderr)
+            r = mcmclb("sweep", STUDY, "--launcher", "local", "--smpi-flags", flags)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("only with --launcher smpi", r.stderr)
+
+
 class Slurm(unittest.TestCase):
     def test_golden_scripts_and_valid_bash(self):
         jobs = tempfile.mkdtemp()

@@ -72,7 +72,11 @@ void add_backend_provenance(Provenance& p, std::string_view backend) {
   if (!in) throw InputError(std::string("MCMCLB_PLATFORM: cannot read ") + platform);
   std::ostringstream content;
   content << in.rdbuf();
-  p.platform = platform;
+  // The canonical path: the platform is part of a point's resume key (runs_csv.hpp), which must not depend on how
+  // the file was named (configs/platforms/bgp.xml, ./configs/..., an absolute path).
+  std::error_code error;
+  const std::filesystem::path canonical = std::filesystem::weakly_canonical(platform, error);
+  p.platform = error ? std::string(platform) : canonical.string();
   p.platform_fnv1a64 = fnv1a64_hex(content.str());
   const char* cfg = std::getenv("MCMCLB_SMPI_CFG");
   p.simgrid_cfg = cfg != nullptr ? cfg : "";

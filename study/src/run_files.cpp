@@ -144,7 +144,7 @@ results::Schema results_schema() {
   results::Schema s;
   s.runs = {"runs.csv", runs_header(), {{runs_header_v01(), "mcmclb 0.1", upgrade_runs_v01}}};
   for (const auto& c : runs_columns()) {
-    if (c.is_parameter()) s.key_columns.push_back(c.name);
+    if (c.is_key()) s.key_columns.push_back(c.name);
   }
   s.ranks = {"ranks.csv",
              ranks_header(),
@@ -168,14 +168,16 @@ results::ResultStore open_results(const std::filesystem::path& dir) {
   return results::ResultStore::open(dir, results_schema());
 }
 
-std::string store_key(const RunSpec& spec) {
+std::string store_key(const RunSpec& spec, const Backend& backend) {
   RunRecord record;
   record.spec = spec;
+  record.provenance.backend = backend.name;
+  record.provenance.platform = backend.platform;
   const csv::Row row = runs_row(record);
   csv::Row key;
   const auto columns = runs_columns();
   for (std::size_t i = 0; i < columns.size(); ++i) {
-    if (columns[i].is_parameter()) key.push_back(row[i]);
+    if (columns[i].is_key()) key.push_back(row[i]);
   }
   return results::ResultStore::key(key);
 }

@@ -84,19 +84,21 @@ std::vector<RunsColumn> build_columns() {
       {"utc_start", "", Role::result, Type::text, [](const RunRecord& r) { return r.provenance.utc_start; }},
       // Issue 9, last so that an older folder's header is a prefix of this one (the results store upgrades it:
       // backend "mpi", platform empty). smpi rows are simulated, never hardware measurements.
-      {"backend", "", Role::result, Type::text, [](const RunRecord& r) { return r.provenance.backend; }},
-      {"platform", "", Role::result, Type::text, [](const RunRecord& r) { return r.provenance.platform; }},
+      {"backend", "", Role::backend, Type::text, [](const RunRecord& r) { return r.provenance.backend; }},
+      {"platform", "", Role::backend, Type::text, [](const RunRecord& r) { return r.provenance.platform; }},
   };
   c.insert(c.end(), rest.begin(), rest.end());
   return c;
 }
 
-std::vector<std::string> parameter_fields(const RunSpec& spec) {
+std::vector<std::string> key_fields(const RunSpec& spec, const Backend& backend) {
   RunRecord record;
   record.spec = spec;
+  record.provenance.backend = backend.name;
+  record.provenance.platform = backend.platform;
   std::vector<std::string> fields;
   for (const auto& c : runs_columns()) {
-    if (c.is_parameter()) fields.push_back(c.get(record));
+    if (c.is_key()) fields.push_back(c.get(record));
   }
   return fields;
 }
@@ -137,7 +139,9 @@ std::string excluded_value(const RunSpec& run, const std::string& key) {
   throw InputError("key exclude: " + key + " cannot be matched");
 }
 
-std::string point_key(const RunSpec& spec) { return join(parameter_fields(spec), kKeySeparator); }
+std::string point_key(const RunSpec& spec, const Backend& backend) { return key_of_fields(key_fields(spec, backend)); }
+
+std::string key_of_fields(const std::vector<std::string>& fields) { return join(fields, kKeySeparator); }
 
 std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir) {
   std::map<std::string, Recorded> keys;
@@ -154,17 +158,22 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
     }
     return static_cast<std::size_t>(at - header.begin());
   };
-  std::vector<std::size_t> parameter_columns;
+  // A key column's position, or npos for a backend column a file older than issue 9 lacks (its rows: mpi, no
+  // platform, as the results store's upgrade writes them).
+  constexpr std::size_t kAbsent = std::string::npos;
+  std::vector<std::pair<std::size_t, std::string>> key_columns;  // position, value when absent
   for (const auto& c : runs_columns()) {
-    if (c.is_parameter()) parameter_columns.push_back(column_of(c.name));
+    if (!c.is_key()) continue;
+    const bool absent = c.role == Role::backend && std::find(header.begin(), header.end(), c.name) == header.end();
+    key_columns.emplace_back(absent ? kAbsent : column_of(c.name), c.name == "backend" ? "mpi" : "");
   }
   const std::size_t valid_column = column_of("valid");
   while (std::getline(in, line)) {
     const auto fields = csv::split_line(line);
     if (fields.size() != header.size()) continue;
     std::vector<std::string> key;
-    for (std::size_t i : parameter_columns) key.push_back(fields[i]);
-    Recorded& r = keys[join(key, kKeySeparator)];
+    for (const auto& [i, absent_value] : key_columns) key.push_back(i == kAbsent ? absent_value : fields[i]);
+    Recorded& r = keys[key_of_fields(key)];
     ++r.rows;
     r.last_valid = fields[valid_column] == "true";
     r.any_valid = r.any_valid || r.last_valid;

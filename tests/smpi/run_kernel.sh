@@ -2,7 +2,8 @@
 # One simulated kernel run of the paper's configuration (G = 4, T = 100 ms, cyclic S = 10 (R mod 32), async)
 # with each method (async; create and split under collective(4)), twice: fails unless every run's row says valid=true and the two runs of
 # each method give identical simulated times (the simulation is deterministic: no host time enters it), and
-# every row names its back end (smpi), platform, SimGrid version, platform hash and --cfg flags.
+# every row names its back end (smpi), platform, SimGrid version, platform hash and the smpirun flags it ran with
+# (configs/platforms/smpi.cfg).
 #   run_kernel.sh MCMCLB_SIM_BINARY PLATFORM.xml HOSTFILE RANKS
 set -euo pipefail
 if [ $# -ne 4 ]; then
@@ -14,25 +15,24 @@ here=$(cd "$(dirname "$0")" && pwd)
 config="$here/../../configs/paper-fig2.yaml"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# The flags of docs/smpi.md: no host time injected, fixed cost per failed MPI_Test, MPICH-like collectives.
-cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/grow-injected-times:no
-     --cfg=smpi/reduce:binomial --cfg=smpi/gather:ompi_binomial --cfg=smpi/allreduce:rdb
-     --cfg=smpi/allgather:mpich --cfg=smpi/barrier:mpich)
+# smpirun's flags, from their one source (docs/smpi.md says why each): one per line, # comments skipped.
+mapfile -t cfg < <(sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' "$here/../../configs/platforms/smpi.cfg" |
+                   grep -Ev '^(#|$)')
 # What the run records in runs.csv (platform) and provenance.csv (its hash, the flags).
 export MCMCLB_PLATFORM=$platform MCMCLB_SMPI_CFG="${cfg[*]}"
 for method in intercomm create_group create split from_group; do
   # async regroups member-collectively; the parent-collective methods run under collective(4).
   case $method in create | split) balancer=(--set balancer=collective --set interval=4) ;; *) balancer=(--set balancer=async) ;; esac
   for attempt in 1 2; do
-    (cd "$work" && smpirun -np "$ranks" -platform "$platform" -hostfile "$hosts" -no-privatize "${cfg[@]}" \
-       --log=root.thresh:warning \
+    (cd "$work" && smpirun -np "$ranks" -platform "$platform" -hostfile "$hosts" "${cfg[@]}" \
        "$binary" run "$config" "${balancer[@]}" --set method="$method" --set reps=1 \
        --out "$work/$method-$attempt")
   done
 done
-python3 - "$work" "$platform" <<'PY'
+python3 - "$work" "$platform" "$here/../../configs/platforms/smpi.cfg" <<'PY'
 import csv, sys
 work, platform = sys.argv[1], sys.argv[2]
+flags = [l.strip() for l in open(sys.argv[3]) if l.strip() and not l.strip().startswith("#")]
 failed = False
 for method in ("intercomm", "create_group", "create", "split", "from_group"):
     times = []
@@ -46,7 +46,7 @@ for method in ("intercomm", "create_group", "create", "split", "from_group"):
             continue
         times.append(rows[0]["time_s"])
         prov = list(csv.DictReader(open(f"{work}/{method}-{attempt}/provenance.csv")))
-        if len(prov) != 1 or len(prov[0]["platform_fnv1a64"]) != 16 or "smpi/allreduce:rdb" not in prov[0]["simgrid_cfg"]:
+        if len(prov) != 1 or len(prov[0]["platform_fnv1a64"]) != 16 or prov[0]["simgrid_cfg"] != " ".join(flags):
             print(f"FAIL {method} run {attempt}: provenance {prov}")
             failed = True
     print(f"{method}: simulated time_s {times}")

@@ -38,4 +38,19 @@ PY
 "$2/mcmclb" sweep "$study" --launcher smpi --sim-binary "$sim/mcmclb-sim" --out "$work/out" >"$work/resume.log" 2>&1
 grep -q "18 already done" "$work/resume.log" || { cat "$work/resume.log"; echo "sweep --launcher smpi did not resume"; exit 1; }
 echo "sweep --launcher smpi: resumed with nothing left to run"
+# Resume is keyed on the backend and platform: the simulated rows do not make a real-MPI point done, and inside
+# the simulation build `run --resume` skips a point only on the platform it was simulated on.
+"$2/mcmclb" sweep "$study" --launcher local --dry-run --out "$work/out" >"$work/local.log" 2>&1
+grep -q "18 points, 0 already done" "$work/local.log" || { cat "$work/local.log"; echo "simulated rows made real points done"; exit 1; }
+mapfile -t flags < <(sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' "$src/configs/platforms/smpi.cfg" | grep -Ev '^(#|$)')
+for platform in bgp fattree; do
+  xml=$src/configs/platforms/$platform.xml
+  (cd "$work" && MCMCLB_PLATFORM=$xml MCMCLB_SMPI_CFG="${flags[*]}" smpirun -np 2 -platform "$xml" \
+     -hostfile "${xml%.xml}.hosts" "${flags[@]}" "$sim/mcmclb-sim" run "$study" --points 0 --resume \
+     --out "$work/out") >"$work/resume-$platform.log" 2>&1 || { cat "$work/resume-$platform.log"; exit 1; }
+done
+grep -q "resume: 1 of 1 points already done" "$work/resume-bgp.log" || { cat "$work/resume-bgp.log"; exit 1; }
+if grep -q "resume:" "$work/resume-fattree.log"; then cat "$work/resume-fattree.log"; echo "another platform's row made the point done"; exit 1; fi
+grep -c "fattree.xml" "$work/out/runs.csv" | grep -qx 1 || { echo "the fattree point was not run once"; exit 1; }
+echo "resume keyed on backend and platform: real points not done by simulated rows; fattree ran, bgp skipped"
 echo "simulation: tests $((SECONDS - run_start)) s, total $((SECONDS - start)) s"

@@ -17,9 +17,13 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIG = os.path.join(HERE, "..", "..", "configs", "validate-smpi.yaml")
-CFG = ["--cfg=smpi/simulate-computation:no", "--cfg=smpi/grow-injected-times:no", "--cfg=smpi/reduce:binomial",
-       "--cfg=smpi/gather:ompi_binomial", "--cfg=smpi/allreduce:rdb", "--cfg=smpi/allgather:mpich",
-       "--cfg=smpi/barrier:mpich"]
+SMPI_FLAGS = os.path.join(HERE, "..", "..", "configs", "platforms", "smpi.cfg")
+
+
+def smpi_flags(path=SMPI_FLAGS):
+    """smpirun's flags from their one source (docs/smpi.md says why each): one per line, # comments skipped."""
+    with open(path) as f:
+        return [line.strip() for line in f if line.strip() and not line.strip().startswith("#")]
 
 
 def rows(folder):
@@ -39,13 +43,14 @@ def main():
     out = a.out or tempfile.mkdtemp(prefix="validate-smpi-")
     platform = os.path.abspath(a.platform)
     hosts = os.path.splitext(platform)[0] + ".hosts"
-    env = dict(os.environ, MCMCLB_PLATFORM=platform, MCMCLB_SMPI_CFG=" ".join(CFG))
+    flags = smpi_flags()
+    env = dict(os.environ, MCMCLB_PLATFORM=platform, MCMCLB_SMPI_CFG=" ".join(flags))
     for p in a.nprocs.split(","):
         common = ["run", os.path.abspath(CONFIG), "--set", f"nprocs={p}", "--set", f"reps={a.reps}"]
         subprocess.run(["mpiexec", "-n", p, os.path.abspath(a.mcmclb), *common, "--out", os.path.join(out, "mpi")],
                        check=True, stdout=subprocess.DEVNULL)
-        subprocess.run(["smpirun", "-np", p, "-platform", platform, "-hostfile", hosts, "-no-privatize", *CFG,
-                        "--log=root.thresh:warning", os.path.abspath(a.mcmclb_sim), *common, "--out",
+        subprocess.run(["smpirun", "-np", p, "-platform", platform, "-hostfile", hosts, *flags,
+                        os.path.abspath(a.mcmclb_sim), *common, "--out",
                         os.path.join(out, "smpi")], check=True, stdout=subprocess.DEVNULL, env=env, cwd=out)
     by = {}
     failed = False

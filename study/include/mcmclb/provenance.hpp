@@ -22,8 +22,9 @@ struct Provenance {
   std::string slurm_job_id;    // SLURM_JOB_ID; empty outside a Slurm job
   std::string slurm_nodelist;  // SLURM_JOB_NODELIST, e.g. node[01-04]
   // The back end (issue 9): "mpi", or "smpi" for the SimGrid simulation build, whose numbers are simulated. For
-  // smpi, also the simulated platform (the file smpirun was given, from MCMCLB_PLATFORM), a hash of its content
-  // and the --cfg flags (MCMCLB_SMPI_CFG); SimGrid's version is in mpi_library ("SMPI Version 3.32 ...").
+  // smpi, also the simulated platform (the file smpirun was given, from MCMCLB_PLATFORM, as its canonical path), a
+  // hash of its content and smpirun's flags (MCMCLB_SMPI_CFG); SimGrid's version is in mpi_library ("SMPI Version
+  // 3.32 ...").
   std::string backend = "mpi";
   std::string platform;
   std::string platform_fnv1a64;  // 16 hex digits, FNV-1a 64 of the platform file's bytes

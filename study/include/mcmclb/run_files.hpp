@@ -37,8 +37,9 @@ results::Schema results_schema();
 /// older files.
 results::ResultStore open_results(const std::filesystem::path& dir);
 
-/// The store key of a point: its runs.csv parameter fields (ResultStore::key).
-std::string store_key(const RunSpec& spec);
+/// The store key of a point run on backend: its runs.csv key fields (parameters, backend, platform;
+/// ResultStore::key).
+std::string store_key(const RunSpec& spec, const Backend& backend);
 
 /// Records a run in the store: ranks.csv, events.csv, provenance.csv, chains.csv (compute mode only: chains not
 /// empty), traces.csv (work.trace: trace not empty) and runs.csv, all or nothing (one commit). ranks: every

@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mcmclb/csv.hpp"
 #include "mcmclb/provenance.hpp"
@@ -32,7 +33,9 @@ struct RunRecord {
 
 /// One column of runs.csv.
 struct RunsColumn {
-  enum class Role { id, parameter, result };  // parameters identify a point: together they are the resume key
+  // parameters identify a point, and so does where it ran (backend: the back end and platform columns); together
+  // they are the resume key. Only parameters are study keys (exclude rules, the point list).
+  enum class Role { id, parameter, backend, result };
   enum class Type { text, integer, real, boolean };
   std::string name;      // the header's name
   std::string yaml_key;  // the experiment key it records, as an exclude rule names it; empty if none
@@ -40,6 +43,7 @@ struct RunsColumn {
   Type type;
   std::function<std::string(const RunRecord&)> get;  // the field as written ("" where it does not apply)
   [[nodiscard]] bool is_parameter() const noexcept { return role == Role::parameter; }
+  [[nodiscard]] bool is_key() const noexcept { return role == Role::parameter || role == Role::backend; }
 };
 
 /// The schema, in header order (built once from the workload registry; never changed afterwards).
@@ -54,16 +58,27 @@ csv::Row runs_row(const RunRecord& record);
 /// one) yields "" and matches no rule. Throws InputError for a key runs.csv does not record.
 std::string excluded_value(const RunSpec& run, const std::string& key);
 
-/// A run's identity for resuming: its parameter fields joined.
-std::string point_key(const RunSpec& spec);
+/// Where a run runs, as runs.csv's backend and platform columns record it: "mpi" (platform empty), or "smpi" and
+/// the platform file smpirun simulates (MCMCLB_PLATFORM). Part of a point's identity: a point done on the real
+/// MPI is not done in simulation, nor one simulated on another platform (issue 9).
+struct Backend {
+  std::string name = "mpi";
+  std::string platform;
+};
+
+/// A run's identity for resuming: its parameter fields and its backend, joined.
+std::string point_key(const RunSpec& spec, const Backend& backend);
+/// The point key of a runs.csv row whose key columns (in runs_columns() order) hold fields.
+std::string key_of_fields(const std::vector<std::string>& fields);
 
 struct Recorded {
   int rows = 0;             // rows of this point in runs.csv
   bool any_valid = false;   // at least one of them valid
   bool last_valid = false;  // the latest one valid
 };
-/// What DIR/runs.csv records per point key (empty if there is no such file), reading the parameter columns by
-/// name. Throws InputError if the file exists but is not an mcmclb runs.csv.
+/// What DIR/runs.csv records per point key (empty if there is no such file), reading the key columns by name (a
+/// file older than the backend columns reads as backend mpi). Throws InputError if the file exists but is not an
+/// mcmclb runs.csv.
 std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir);
 /// Keys of the points recorded valid at least once (what a resumed sweep skips).
 std::set<std::string> valid_point_keys(const std::filesystem::path& dir);
