@@ -198,6 +198,20 @@ void wait_politely(MPI_Request& request, std::chrono::microseconds nap) {
   }
 }
 
+void wait_all_politely(std::span<MPI_Request> requests, std::chrono::microseconds nap) {
+  const int count = static_cast<int>(requests.size());
+  if constexpr (kSimulated) {
+    check(MPI_Waitall(count, requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    return;
+  }
+  for (;;) {
+    int done = 0;
+    check(MPI_Testall(count, requests.data(), &done, MPI_STATUSES_IGNORE), "MPI_Testall");
+    if (done) return;
+    std::this_thread::sleep_for(nap);
+  }
+}
+
 void barrier_politely(const Comm& comm, std::chrono::microseconds nap) {
   if constexpr (kSimulated) {
     check(MPI_Barrier(comm.get()), "MPI_Barrier");
