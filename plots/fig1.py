@@ -52,9 +52,11 @@ def main(argv=None):
     backends = {(key[2], key[3]) for key in series}
     several_backends = len(backends) > 1
     lowest = min(median(v) for by_size in series.values() for v in by_size.values())
-    # One colour per method, one line style per back end (measured solid, simulated dashed), one marker per P.
-    colours = {m: f"C{i % 10}" for i, m in enumerate(sorted({key[0] for key in series}))}
-    markers = {p: "osD^v<>"[i % 7] for i, p in enumerate(sorted({key[1] for key in series}))}
+    # One colour and marker per method (so methods with equal costs, e.g. from_group and create_group, stay
+    # visible), one line style per back end (measured solid, simulated dashed); the label names P.
+    methods = sorted({key[0] for key in series})
+    colours = {m: f"C{i % 10}" for i, m in enumerate(methods)}
+    markers = {m: "osD^v<>ph"[i % 9] for i, m in enumerate(methods)}
     for key, by_size in sorted(series.items()):
         method, nprocs = key[0], key[1]
         sizes = sorted(by_size)
@@ -64,7 +66,7 @@ def main(argv=None):
         label = method + (f" (P={nprocs})" if several_p else "")
         if several_backends:
             label += f", {backend_label(key[2], key[3])}"
-        (line,) = ax.plot(sizes, med, marker=markers[nprocs], color=colours[method], label=label,
+        (line,) = ax.plot(sizes, med, marker=markers[method], color=colours[method], fillstyle="none", label=label,
                           linestyle="--" if key[2] == "smpi" else "-")
         ax.fill_between(sizes, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
     ax.set_xscale("log", base=2)
@@ -113,7 +115,8 @@ def fit_line(xs, ys):
     a = my - k * mx
     ss_res = sum((y - a - k * x) ** 2 for x, y in zip(xs, ys))
     ss_tot = sum((y - my) ** 2 for y in ys)
-    r2 = 1.0 - ss_res / ss_tot if ss_tot > 0 else None
+    # Equal values read from text differ in the last bits; such a series has nothing to explain either.
+    r2 = 1.0 - ss_res / ss_tot if ss_tot > 1e-12 * sum(y * y for y in ys) else None
     return a, k, r2, math.sqrt(ss_res / n)
 
 
