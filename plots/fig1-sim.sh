@@ -32,4 +32,4 @@ csv="$out/commbench-n$ranks.csv"
 timing=(); [ -x /usr/bin/time ] && timing=(/usr/bin/time -v -o "$out/commbench-n$ranks.time")
 "${timing[@]}" smpirun -np "$ranks" -platform "$platform" -hostfile "$hosts" -no-privatize "${cfg[@]}" \
   --log=root.thresh:warning "$binary" --filter /create/ --out "$csv" "$@"
-python3 "$here/plots/fig1.py" "$csv" -o "$out/fig1.png"
+"$here/plots/fig1.py" "$csv" -o "$out/fig1.png"
