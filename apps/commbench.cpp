@@ -1,16 +1,19 @@
 // mcmclb-commbench: communicator creation (and free) cost per method and output group size, the paper's Fig. 1.
+// Built twice: mcmclb-commbench (MPI) and mcmclb-commbench-sim (SimGrid SMPI, simulated time); commbench.hpp says
+// what the two share and how their timing loops differ.
 //
 // Methodology: every iteration synchronises MPI_COMM_WORLD, times the operation on every rank with MPI_Wtime,
-// and MAX-reduces the elapsed time, which is fed to Google Benchmark as manual time. Iteration counts are fixed
-// per benchmark from a MAX-reduced pilot, so every rank runs exactly the same iterations (Google Benchmark's own
-// adaptive counts and warm-up use each rank's local clock and could diverge, deadlocking the collectives).
-// Ranks outside a group-collective creation wait in a sleeping nonblocking reduction, not a spinning one, so an
-// oversubscribed machine measures the members' work. Only rank 0 reports.
+// and MAX-reduces the elapsed time. In the MPI build that time is fed to Google Benchmark as manual time, with
+// iteration counts fixed per benchmark from a MAX-reduced pilot, so every rank runs exactly the same iterations
+// (Google Benchmark's own adaptive counts and warm-up use each rank's local clock and could diverge, deadlocking
+// the collectives). Ranks outside a group-collective creation wait in a sleeping nonblocking reduction, not a
+// spinning one, so an oversubscribed machine measures the members' work. Only rank 0 reports.
 //
 // --groups FILE measures, instead of one group of each size, the creation of a whole layout of walker groups at
 // once (each rank creates its own group's communicator), described in the experiment files' YAML form:
 // `groups: {sizes: [...]}` or `groups: {by: node}` / `{by: node, size: K}` (issue 12).
-#include <benchmark/benchmark.h>
+#include "commbench.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,6 +38,8 @@
 #include "mcmclb/range_comm.hpp"
 #include "mcmclb/text.hpp"
 
+namespace mcmclb::commbench {
+
 namespace {
 
 using mcmclb::mpi::InputError;
@@ -54,24 +59,15 @@ std::vector<std::string_view> method_names() {
   return all;
 }
 
-struct Options {
-  std::vector<std::string> methods;  // empty: every method the library supports
-  std::vector<int> sizes;            // empty: 1, 2, 4, ..., P plus one non-power-of-two size
-  int repetitions = 5;
-  int warmup_iterations = 2;
-  double repetition_s = 0.2;  // target measured time per repetition
-  int min_iterations = 3;
-  int max_iterations = 100000;
-  std::string filter = ".";
-  std::string out = "results/commbench.csv";
-  std::string groups_file;        // --groups: measure this layout of groups instead of sizes
-  std::vector<int> group_layout;  // its group sizes in rank order (resolved on every rank)
-  std::string groups_text;        // as runs.csv records it, e.g. sizes:2,2 or node:4
-};
-
 const char* const kUsage =
-    "usage: mpiexec -n P mcmclb-commbench [--methods m1,m2,...] [--sizes n1,n2,...] [--reps N] [--warmup N]\n"
-    "                                    [--rep-time SECONDS] [--filter REGEX] [--out FILE.csv] [--groups FILE.yaml]";
+    mpi::kSimulated
+        ? "usage: smpirun -np P ... mcmclb-commbench-sim [--methods m1,m2,...] [--sizes n1,n2,...] [--reps N]\n"
+          "                   [--warmup N] [--filter REGEX] [--out FILE.csv] [--groups FILE.yaml]\n"
+          "(simulated time, one iteration per repetition; --rep-time is accepted and ignored; MCMCLB_PLATFORM must\n"
+          "name the platform file given to smpirun; see docs/smpi.md)"
+        : "usage: mpiexec -n P mcmclb-commbench [--methods m1,m2,...] [--sizes n1,n2,...] [--reps N] [--warmup N]\n"
+          "                                    [--rep-time SECONDS] [--filter REGEX] [--out FILE.csv] [--groups "
+          "FILE.yaml]";
 
 /// A comma-separated list with no empty item: "", ",," or "a,,b" is a mistake, not "use the defaults".
 std::vector<std::string> split_list(const std::string& flag, const std::string& text, const std::string& what) {
@@ -156,14 +152,6 @@ Options parse(int argc, char** argv, int nprocs) {
   return o;
 }
 
-enum class Op { create, free };
-
-struct Spec {
-  std::string method;
-  Op op;
-  int group_size;  // 0: the --groups layout, every rank in its own group
-};
-
 /// --groups FILE: rank 0 reads it, every rank parses the same text (the experiment parser: only groups.* may be
 /// set) and resolves the layout (by node: MPI_Comm_split_type), so every rank reaches the same verdict.
 void resolve_groups(Options& o, const mpi::Comm& world) {
@@ -193,134 +181,13 @@ void resolve_groups(Options& o, const mpi::Comm& world) {
   o.groups_text = e.groups.text();
 }
 
-/// One iteration of spec on every rank: returns the MAX over ranks of the operation's elapsed seconds.
-class Measurement {
- public:
-  Measurement(const Spec& spec, const mpi::Comm& world, const std::vector<int>& layout) : spec_(spec), world_(world) {
-    // The group this rank measures: [0, size) for a size, else its own group of the --groups layout.
-    if (spec.group_size > 0) {
-      last_ = spec.group_size - 1;
-    } else {
-      for (const int size : layout) {
-        last_ = first_ + size - 1;
-        if (world.rank() <= last_) break;
-        first_ = last_ + 1;
-      }
-    }
-    if (spec.method == kRange) {  // group-collective: the members of [first, last] create, each alone
-      range_context_ = std::make_unique<mcmclb::RangeContext>(world);
-      takes_part_ = first_ <= world.rank() && world.rank() <= last_;
-      return;
-    }
-    creator_ = mcmclb::make_comm_creator(spec.method, world);
-    std::vector<int> ranks;
-    for (int i = first_; i <= last_; ++i) ranks.push_back(i);
-    group_ = mpi::Group::include(world.group(), ranks);
-    takes_part_ = !creator_->group_collective() || group_.rank() != MPI_UNDEFINED;
-  }
-
-  double once() { return range_context_ ? once_range() : once_mpi(); }
-
- private:
-  double once_range() {
-    mcmclb::RangeComm made;
-    if (spec_.op == Op::free && takes_part_) made = mcmclb::RangeComm(*range_context_, first_, last_);
-    synchronise();
-    const double start = MPI_Wtime();
-    if (takes_part_) {
-      if (spec_.op == Op::create) {
-        made = mcmclb::RangeComm(*range_context_, first_, last_);
-      } else {
-        made.free();
-      }
-    }
-    const double elapsed = MPI_Wtime() - start;
-    if (!made.is_null()) made.free();
-    return mpi::max_politely(world_, elapsed);
-  }
-
-  double once_mpi() {
-    mpi::Comm made;
-    if (spec_.op == Op::free && takes_part_) made = creator_->create(group_, kTag);
-    synchronise();
-    const double start = MPI_Wtime();
-    if (takes_part_) {
-      if (spec_.op == Op::create) {
-        made = creator_->create(group_, kTag);
-      } else {
-        made.free();
-      }
-    }
-    const double elapsed = MPI_Wtime() - start;
-    made.free();
-    return mpi::max_politely(world_, elapsed);
-  }
-
-  void synchronise() const { mpi::check(MPI_Barrier(world_.get()), "MPI_Barrier"); }
-
-  Spec spec_;
-  const mpi::Comm& world_;
-  std::unique_ptr<mcmclb::CommCreator> creator_;
-  std::unique_ptr<mcmclb::RangeContext> range_context_;
-  mpi::Group group_;
-  int first_ = 0, last_ = 0;  // the measured group's bounds
-  bool takes_part_ = false;
-};
-
-std::string spec_name(const Spec& s) {
-  return s.method + "/" + (s.op == Op::create ? "create" : "free") +
-         (s.group_size > 0 ? "/size:" + std::to_string(s.group_size) : std::string("/groups"));
-}
-
-/// Rank 0's reporter: keeps every repetition's result (the raw samples) for the CSV and the summary table, and
-/// shows only the aggregates (median, mean, stddev, cv, min, max) on the console.
-class Collector : public benchmark::ConsoleReporter {
- public:
-  struct Sample {
-    Spec spec;
-    int64_t repetition;
-    int64_t iterations;
-    double time_us;
-    double min_us;
-    double max_us;
-  };
-
-  explicit Collector(const std::map<std::string, Spec>& specs)
-      : benchmark::ConsoleReporter(OO_Tabular), specs_(specs) {}
-  void ReportRuns(const std::vector<Run>& runs) override {
-    std::vector<Run> aggregates;
-    for (const Run& run : runs) {
-      if (run.run_type == Run::RT_Aggregate) {
-        aggregates.push_back(run);
-        continue;
-      }
-      const auto found = specs_.find(run.run_name.function_name);
-      if (run.error_occurred || found == specs_.end()) continue;
-      samples.push_back({found->second, run.repetition_index, run.iterations, run.GetAdjustedRealTime(),
-                         run.counters.at("min_us").value, run.counters.at("max_us").value});
-    }
-    if (!aggregates.empty()) ConsoleReporter::ReportRuns(aggregates);
-  }
-  std::vector<Sample> samples;
-
- private:
-  const std::map<std::string, Spec>& specs_;
-};
-
-/// Suppresses output on ranks other than 0.
-class Silent : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>&) override {}
-};
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-void print_summary(const std::vector<Collector::Sample>& samples, const Options& o, int nprocs) {
+void print_summary(const std::vector<Sample>& samples, const Options& o, int nprocs) {
   for (Op op : {Op::create, Op::free}) {
     std::printf("\n%s cost per method, P = %d: median [min-max] over %d repetitions, microseconds\n",
                 op == Op::create ? "Creation" : "Free", nprocs, o.repetitions);
@@ -352,10 +219,15 @@ void print_summary(const std::vector<Collector::Sample>& samples, const Options&
   }
 }
 
-void write_csv(const std::vector<Collector::Sample>& samples, const Options& o, const mcmclb::Provenance& p) {
-  const csv::Row header = {"method",      "op",      "nprocs",      "group_size",  "rep",
-                           "iterations",  "time_us", "iter_min_us", "iter_max_us", "timer",
-                           "mpi_library", "host",    "git_commit",  "utc_start",   "groups"};
+void write_csv(const std::vector<Sample>& samples, const Options& o, const mcmclb::Provenance& p) {
+  // backend (mpi | smpi) and the platform columns keep real and simulated rows apart in any merged file; smpi
+  // rows are simulated times on the platform named, never measurements of hardware.
+  const csv::Row header = {"method",      "op",       "nprocs",           "group_size",  "rep",
+                           "iterations",  "time_us",  "iter_min_us",      "iter_max_us", "timer",
+                           "mpi_library", "host",     "git_commit",       "utc_start",   "groups",
+                           "backend",     "platform", "platform_fnv1a64", "simgrid_cfg"};
+  const std::string timer =
+      mpi::kSimulated ? "simulated MPI_Wtime (SimGrid SMPI) max over ranks" : "MPI_Wtime max over ranks";
   std::string content = csv::line(header);
   // A --groups layout is recorded in the column groups; its group_size is the largest group of the layout.
   const int largest = o.group_layout.empty() ? 0 : *std::max_element(o.group_layout.begin(), o.group_layout.end());
@@ -363,8 +235,9 @@ void write_csv(const std::vector<Collector::Sample>& samples, const Options& o, 
     content += csv::line({s.spec.method, s.spec.op == Op::create ? "create" : "free", std::to_string(p.nprocs),
                           std::to_string(s.spec.group_size > 0 ? s.spec.group_size : largest),
                           std::to_string(s.repetition), std::to_string(s.iterations), csv::number(s.time_us),
-                          csv::number(s.min_us), csv::number(s.max_us), "MPI_Wtime max over ranks", p.mpi_library,
-                          p.host, p.git_commit, p.utc_start, s.spec.group_size > 0 ? std::string() : o.groups_text});
+                          csv::number(s.min_us), csv::number(s.max_us), timer, p.mpi_library, p.host, p.git_commit,
+                          p.utc_start, s.spec.group_size > 0 ? std::string() : o.groups_text, p.backend, p.platform,
+                          p.platform_fnv1a64, p.simgrid_cfg});
   }
   csv::write_atomically(o.out, content);
 }
@@ -436,78 +309,90 @@ int commbench_main(int argc, char** argv) {
                      spec_name(Spec{o.methods.front(), Op::create, o.sizes.front()}) + ")");
   }
   check_output(o.out, world);
-  const mcmclb::Provenance provenance = mcmclb::collect_provenance(mpi::library_version(), nprocs);
+  mcmclb::Provenance provenance = mcmclb::collect_provenance(mpi::library_version(), nprocs);
+  provenance.command_line = mcmclb::command_line(argc, argv);
+  // Simulation build: the platform file and --cfg flags, from the environment (InputError on every rank if unset).
+  mcmclb::add_backend_provenance(provenance, mpi::backend_name());
 
-  // Pilot: a few MAX-reduced iterations fix each benchmark's iteration count identically on every rank.
-  std::map<std::string, Spec> specs;
-  std::vector<std::unique_ptr<Measurement>> measurements;
-  for (const Spec& spec : selected) {
-    const std::string name = spec_name(spec);
-    auto m = std::make_unique<Measurement>(spec, world, o.group_layout);
-    // Sized by wall time per iteration (synchronisation included), so a repetition lasts about
-    // --rep-time however cheap the operation itself is.
-    const double pilot_start = MPI_Wtime();
-    constexpr int kPilotIterations = 3;
-    for (int i = 0; i < kPilotIterations; ++i) m->once();
-    const double wall_per_iteration_s =
-        std::max(mpi::max_politely(world, (MPI_Wtime() - pilot_start) / kPilotIterations), 1e-7);
-    const auto iterations = static_cast<benchmark::IterationCount>(
-        std::clamp(o.repetition_s / wall_per_iteration_s, double(o.min_iterations), double(o.max_iterations)));
-    Measurement* raw = m.get();
-    const int warmup = o.warmup_iterations;
-    benchmark::RegisterBenchmark(name.c_str(),
-                                 [raw, warmup](benchmark::State& state) {
-                                   for (int i = 0; i < warmup; ++i) raw->once();
-                                   double lo = 1e300, hi = 0.0;
-                                   for (auto _ : state) {
-                                     const double t = raw->once();
-                                     lo = std::min(lo, t);
-                                     hi = std::max(hi, t);
-                                     state.SetIterationTime(t);
-                                   }
-                                   state.counters["min_us"] = lo * 1e6;
-                                   state.counters["max_us"] = hi * 1e6;
-                                 })
-        ->UseManualTime()
-        ->Iterations(iterations)
-        ->Repetitions(o.repetitions)
-        ->Unit(benchmark::kMicrosecond)
-        ->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); })
-        ->ComputeStatistics("max", [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); });
-    specs.emplace(name, spec);
-    measurements.push_back(std::move(m));
-  }
-
-  benchmark::AddCustomContext("mpi_library", provenance.mpi_library);
-  benchmark::AddCustomContext("nprocs", std::to_string(nprocs));
-  benchmark::AddCustomContext("host", provenance.host);
-  benchmark::AddCustomContext("git_commit", provenance.git_commit);
-  benchmark::AddCustomContext("utc_start", provenance.utc_start);
-  benchmark::AddCustomContext("command_line", mcmclb::command_line(argc, argv));
-  // Printed into the job's output file (slurm-%x-%j.out); commbench-n<P>.csv keeps the header plots/fig1.py reads.
-  if (!provenance.launcher.empty()) benchmark::AddCustomContext("launcher", provenance.launcher);
-  if (!provenance.slurm_job_id.empty()) {
-    benchmark::AddCustomContext("slurm_job_id", provenance.slurm_job_id);
-    benchmark::AddCustomContext("slurm_nodelist", provenance.slurm_nodelist);
-  }
-  benchmark::AddCustomContext("timer", "MPI_Wtime per rank, MAX over ranks, per iteration");
-  int one = 1;
-  char* no_args[] = {argv[0], nullptr};
-  benchmark::Initialize(&one, no_args);
-
-  Collector collector(specs);
-  Silent silent;
-  benchmark::RunSpecifiedBenchmarks(rank == 0 ? static_cast<benchmark::BenchmarkReporter*>(&collector) : &silent);
-  benchmark::Shutdown();
-
+  const std::vector<Sample> samples = measure(selected, o, world, provenance);
   if (rank == 0) {
-    print_summary(collector.samples, o, nprocs);
-    write_csv(collector.samples, o, provenance);
-    std::printf("\nwrote %s (%zu rows)\n", o.out.c_str(), collector.samples.size());
+    print_summary(samples, o, nprocs);
+    write_csv(samples, o, provenance);
+    std::printf("\nwrote %s (%zu rows)\n", o.out.c_str(), samples.size());
   }
   return 0;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) { return mcmclb::mpi::run_main(argc, argv, commbench_main); }
+std::string spec_name(const Spec& s) {
+  return s.method + "/" + (s.op == Op::create ? "create" : "free") +
+         (s.group_size > 0 ? "/size:" + std::to_string(s.group_size) : std::string("/groups"));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Measurement: the one code path that times an operation, whichever loop repeats it.
+
+Measurement::Measurement(const Spec& spec, const mpi::Comm& world, const std::vector<int>& layout)
+    : spec_(spec), world_(world) {
+  // The group this rank measures: [0, size) for a size, else its own group of the --groups layout.
+  if (spec.group_size > 0) {
+    last_ = spec.group_size - 1;
+  } else {
+    for (const int size : layout) {
+      last_ = first_ + size - 1;
+      if (world.rank() <= last_) break;
+      first_ = last_ + 1;
+    }
+  }
+  if (spec.method == kRange) {  // group-collective: the members of [first, last] create, each alone
+    range_context_ = std::make_unique<mcmclb::RangeContext>(world);
+    takes_part_ = first_ <= world.rank() && world.rank() <= last_;
+    return;
+  }
+  creator_ = mcmclb::make_comm_creator(spec.method, world);
+  std::vector<int> ranks;
+  for (int i = first_; i <= last_; ++i) ranks.push_back(i);
+  group_ = mpi::Group::include(world.group(), ranks);
+  takes_part_ = !creator_->group_collective() || group_.rank() != MPI_UNDEFINED;
+}
+
+double Measurement::once() { return range_context_ ? once_range() : once_mpi(); }
+
+double Measurement::once_range() {
+  mcmclb::RangeComm made;
+  if (spec_.op == Op::free && takes_part_) made = mcmclb::RangeComm(*range_context_, first_, last_);
+  mpi::check(MPI_Barrier(world_.get()), "MPI_Barrier");
+  const double start = MPI_Wtime();
+  if (takes_part_) {
+    if (spec_.op == Op::create) {
+      made = mcmclb::RangeComm(*range_context_, first_, last_);
+    } else {
+      made.free();
+    }
+  }
+  const double elapsed = MPI_Wtime() - start;
+  if (!made.is_null()) made.free();
+  return mpi::max_politely(world_, elapsed);
+}
+
+double Measurement::once_mpi() {
+  mpi::Comm made;
+  if (spec_.op == Op::free && takes_part_) made = creator_->create(group_, kTag);
+  mpi::check(MPI_Barrier(world_.get()), "MPI_Barrier");
+  const double start = MPI_Wtime();
+  if (takes_part_) {
+    if (spec_.op == Op::create) {
+      made = creator_->create(group_, kTag);
+    } else {
+      made.free();
+    }
+  }
+  const double elapsed = MPI_Wtime() - start;
+  made.free();
+  return mpi::max_politely(world_, elapsed);
+}
+
+}  // namespace mcmclb::commbench
+
+int main(int argc, char** argv) { return mcmclb::mpi::run_main(argc, argv, mcmclb::commbench::commbench_main); }

@@ -1,6 +1,12 @@
 #!/usr/bin/python3
 """Fig. 1: communicator creation cost vs. output group size, one line per method (log-log), median over
-repetitions with a min-max band. Input: the CSV written by mcmclb-commbench (or a folder holding commbench.csv)."""
+repetitions with a min-max band. Input: the CSV written by mcmclb-commbench or mcmclb-commbench-sim (or a folder
+holding commbench.csv). Simulated series (backend smpi) are labelled as simulated, with their platform.
+
+Prints, per series, the shape of t(g) over the group sizes g >= 2 (medians): least-squares fits of
+t = a + b*log2(g) and t = a + c*log2(g)^2, with R^2 and the RMS residual, and names the better model (the paper's
+Sect. 5: O(log^2 g) for Algorithm 1, O(log g) for create_group; `constant` when t does not grow with g)."""
+import math
 import os
 import sys
 from collections import defaultdict
@@ -29,38 +35,132 @@ def main(argv=None):
     except InputError as e:
         fail(__file__, str(e))
 
-    series = defaultdict(lambda: defaultdict(list))  # (method, nprocs) -> size -> samples
+    # (method, nprocs, backend, platform) -> size -> samples; files older than the backend column are real MPI.
+    series = defaultdict(lambda: defaultdict(list))
     for r in rows:
         if r["op"] == args.op:
-            series[(r["method"], r["nprocs"])][r["group_size"]].append(r["time_us"])
+            key = (r["method"], r["nprocs"], r.get("backend") or "mpi", r.get("platform") or "")
+            series[key][r["group_size"]].append(r["time_us"])
     if not series:
         fail(__file__, f"{args.inputs[0]}: no rows with op={args.op}")
 
+    print_fits(series, args.op)
+
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
-    several_p = len({p for _, p in series}) > 1
-    for (method, nprocs), by_size in sorted(series.items()):
+    fig, ax = plt.subplots(figsize=(9.0, 4.8))
+    several_p = len({key[1] for key in series}) > 1
+    backends = {(key[2], key[3]) for key in series}
+    several_backends = len(backends) > 1
+    lowest = min(median(v) for by_size in series.values() for v in by_size.values())
+    # One colour and marker per method (so methods with equal costs, e.g. from_group and create_group, stay
+    # visible), one line style per back end (measured solid, simulated dashed); the label names P.
+    methods = sorted({key[0] for key in series})
+    colours = {m: f"C{i % 10}" for i, m in enumerate(methods)}
+    markers = {m: "osD^v<>ph"[i % 9] for i, m in enumerate(methods)}
+    for key, by_size in sorted(series.items()):
+        method, nprocs = key[0], key[1]
         sizes = sorted(by_size)
         med = [median(by_size[s]) for s in sizes]
         lo = [min(by_size[s]) for s in sizes]
         hi = [max(by_size[s]) for s in sizes]
-        label = f"{method} (P={nprocs})" if several_p else method
-        (line,) = ax.plot(sizes, med, marker="o", label=label)
+        label = method + (f" (P={nprocs})" if several_p else "")
+        if several_backends:
+            label += f", {backend_label(key[2], key[3])}"
+        (line,) = ax.plot(sizes, med, marker=markers[method], color=colours[method], fillstyle="none", label=label,
+                          linestyle="--" if key[2] == "smpi" else "-")
         ax.fill_between(sizes, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
     ax.set_xscale("log", base=2)
     all_sizes = sorted({s for by_size in series.values() for s in by_size})
+    # Every size gets a tick; a non-power of two next to a power of two (P - 1 beside P) gets no label of its own.
     ax.set_xticks(all_sizes)
-    ax.set_xticklabels([str(s) for s in all_sizes])
+    ax.set_xticklabels([str(s) if s & (s - 1) == 0 or all(abs(math.log2(s / t)) > 0.3 for t in all_sizes if t != s)
+                        else "" for s in all_sizes], rotation=45 if len(all_sizes) > 10 else 0)
     ax.minorticks_off()
-    ax.set_yscale("log")
+    if lowest > 0:
+        ax.set_yscale("log")
+    else:  # a zero (e.g. range with smpi/wtime:0) has no place on a log axis: linear near zero, log above
+        positive = [v for by_size in series.values() for s in by_size.values() for v in s if v > 0]
+        ax.set_yscale("symlog", linthresh=min(positive) if positive else 1.0)
     ax.set_xlabel("output group size (ranks)")
     ax.set_ylabel(f"{args.op} time (µs, max over ranks)")
-    procs = sorted({p for _, p in series})
-    ax.set_title(f"Communicator {args.op} cost, P = {', '.join(map(str, procs))}")
+    procs = sorted({key[1] for key in series})
+    title = f"Communicator {args.op} cost, P = {', '.join(map(str, procs))}"
+    if not several_backends:
+        title += f"\n{backend_label(*next(iter(backends)))}"
+    ax.set_title(title, fontsize="medium")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    fig.tight_layout()
     save(fig, output, args.pdf)
     return 0
+
+
+PLATFORM_NAMES = {"bgp.xml": "BG/P-like platform", "fattree.xml": "fat-tree platform"}
+
+
+def backend_label(backend, platform):
+    """How a series says where its numbers come from: simulated ones name their platform."""
+    if backend != "smpi":
+        return "measured (MPI)"
+    name = os.path.basename(platform)
+    return f"simulated, {PLATFORM_NAMES.get(name, name or 'unknown platform')}"
+
+
+def fit_line(xs, ys):
+    """Least squares y = a + k*x: (a, k, r2, rms). r2 is None when y does not vary (nothing to explain)."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    k = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    a = my - k * mx
+    ss_res = sum((y - a - k * x) ** 2 for x, y in zip(xs, ys))
+    ss_tot = sum((y - my) ** 2 for y in ys)
+    # Equal values read from text differ in the last bits; such a series has nothing to explain either.
+    r2 = 1.0 - ss_res / ss_tot if ss_tot > 1e-12 * sum(y * y for y in ys) else None
+    return a, k, r2, math.sqrt(ss_res / n)
+
+
+def shape(by_size):
+    """The fits of t(g) over the sizes g >= 2 (medians), or None with fewer than three sizes. Returns
+    (points, (a, b, r2, rms) for log2 g, (a, c, r2, rms) for log2(g)^2, the better model's name)."""
+    sizes = [s for s in sorted(by_size) if s >= 2]
+    if len(sizes) < 3:
+        return None
+    ts = [median(by_size[s]) for s in sizes]
+    logs = [math.log2(s) for s in sizes]
+    lin = fit_line(logs, ts)
+    sq = fit_line([x * x for x in logs], ts)
+    # Constant: t hardly changes with g (spread within 5 % of the largest value, or both fits explain little).
+    spread = max(ts) - min(ts)
+    if lin[2] is None or spread <= 0.05 * max(abs(t) for t in ts) or max(lin[2], sq[2]) < 0.5:
+        better = "constant"
+    else:
+        better = "log2(g)" if lin[2] >= sq[2] else "log2(g)^2"
+    return len(sizes), lin, sq, better
+
+
+def print_fits(series, op):
+    def r2_text(r2):
+        return "   n/a" if r2 is None else f"{r2:6.3f}"
+
+    print(f"Shape of the {op} time t(g) (µs) over output group sizes g >= 2, medians, least squares:")
+    print("  L: t = a + b*log2(g)    Q: t = a + c*log2(g)^2    R2, rms: of each fit")
+    header = (f"{'method':<13} {'P':>5} {'backend':<7} {'n':>2} {'a_L':>10} {'b':>10} {'R2_L':>6} {'rms_L':>9} "
+              f"{'a_Q':>10} {'c':>10} {'R2_Q':>6} {'rms_Q':>9}  better")
+    print(header)
+    for key, by_size in sorted(series.items()):
+        fitted = shape(by_size)
+        method, nprocs, backend = key[0], key[1], key[2]
+        if fitted is None:
+            print(f"{method:<13} {nprocs:>5} {backend:<7}  (fewer than three group sizes >= 2: no fit)")
+            continue
+        n, (al, b, r2l, rmsl), (aq, c, r2q, rmsq), better = fitted
+        print(f"{method:<13} {nprocs:>5} {backend:<7} {n:>2} {al:>10.3f} {b:>10.3f} {r2_text(r2l)} {rmsl:>9.3f} "
+              f"{aq:>10.3f} {c:>10.3f} {r2_text(r2q)} {rmsq:>9.3f}  {better}")
+    simulated = sorted({backend_label(k[2], k[3]) for k in series if k[2] == "smpi"})
+    if simulated:
+        print(f"(smpi rows: simulated times, {'; '.join(s.split(', ', 1)[1] for s in simulated)}; not hardware "
+              f"measurements)")
 
 
 if __name__ == "__main__":

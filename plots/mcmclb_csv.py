@@ -159,7 +159,10 @@ SCHEMAS = {
     "commbench.csv": {
         "method": NAME, "op": NAME, "nprocs": _int(1), "group_size": _int(1), "rep": _int(0),
         "iterations": _int(1), "time_us": _time(), "iter_min_us": _time(), "iter_max_us": _time(), "timer": TEXT,
-        "mpi_library": TEXT, "host": TEXT, "git_commit": TEXT, "utc_start": TEXT,
+        "mpi_library": TEXT, "host": TEXT, "git_commit": TEXT, "utc_start": TEXT, "groups": TEXT,
+        # Absent from older files (read as mpi). smpi rows are simulated (SimGrid) on the platform named.
+        "backend": Column("name", choices=("mpi", "smpi")), "platform": TEXT, "platform_fnv1a64": TEXT,
+        "simgrid_cfg": TEXT,
     },
     "dinan2011.csv": {  # plots/reference: the paper's values
         "kind": Column("name", choices=("table1", "fig2")), "balancer": NAME, "interval": _int(1, True),

@@ -1,6 +1,8 @@
 // The RAII handles: moves transfer ownership exactly once, views never free, release hands the handle over.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "mcmclb/mpi.hpp"
 
 namespace mpi = mcmclb::mpi;
@@ -57,6 +59,28 @@ TEST(GroupHandle, MovesAndViews) {
   k = std::move(h);
   EXPECT_EQ(k.get(), raw);
   EXPECT_EQ(k.rank(), mpi::Comm::world().rank());
+}
+
+TEST(GroupHandle, IncludeGivesTheRanksInTheirOrder) {
+  // Group::include passes runs of consecutive ranks as MPI_Group_range_incl triples: every shape of rank list
+  // must give exactly MPI_Group_incl's group (same members, same order).
+  const mpi::Group world = mpi::Comm::world().group();
+  const int n = world.size();
+  std::vector<std::vector<int>> lists = {{0}};
+  std::vector<int> all, backwards, evens, two_runs;
+  for (int r = 0; r < n; ++r) all.push_back(r);
+  for (int r = n - 1; r >= 0; --r) backwards.push_back(r);
+  for (int r = 0; r < n; r += 2) evens.push_back(r);
+  for (int r = n / 2; r < n; ++r) two_runs.push_back(r);  // the upper half, then the lower half
+  for (int r = 0; r < n / 2; ++r) two_runs.push_back(r);
+  for (const auto& list : {all, backwards, evens, two_runs}) lists.push_back(list);
+  for (const auto& ranks : lists) {
+    const mpi::Group ours = mpi::Group::include(world, ranks);
+    MPI_Group expected = MPI_GROUP_NULL;
+    ASSERT_EQ(MPI_Group_incl(world.get(), static_cast<int>(ranks.size()), ranks.data(), &expected), MPI_SUCCESS);
+    EXPECT_EQ(mpi::compare(ours, mpi::Group::view(expected)), MPI_IDENT) << "ranks of size " << ranks.size();
+    MPI_Group_free(&expected);
+  }
 }
 
 TEST(CheckedCalls, ErrorCarriesCallAndLibraryText) {

@@ -27,6 +27,36 @@ class Fig1(unittest.TestCase):
             self.assertGreater(os.path.getsize(out), 10000)
             self.assertTrue(os.path.exists(os.path.join(d, "fig1.pdf")))
 
+    def test_fit_names_each_shape(self):
+        """fig1.py fits t = a + b*log2(g) and t = a + c*log2(g)^2 over g >= 2 and names the better model: series
+        built from known shapes (plus a small deterministic wobble) must come back with their coefficients."""
+        header = "method,op,nprocs,group_size,rep,time_us,backend,platform\n"
+        shapes = {"intercomm": lambda x: 3.0 + 2.0 * x * x, "create_group": lambda x: 5.0 + 4.0 * x,
+                  "range": lambda x: 0.01}
+        lines = []
+        for method, t in shapes.items():
+            for k in range(0, 11):
+                for rep in range(3):
+                    wobble = 0.0 if method == "range" else 0.01 * ((k * 7 + rep) % 3 - 1)
+                    time_us = f"{t(k) + wobble:.4f}"
+                    lines.append(f"{method},create,1024,{2 ** k},{rep},{time_us},smpi,configs/platforms/bgp.xml")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "commbench.csv")
+            with open(path, "w") as f:
+                f.write(header + "\n".join(lines) + "\n")
+            r = run("fig1.py", path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            assert_png(self, os.path.join(d, "fig1.png"))
+        rows = {line.split()[0]: line.split() for line in r.stdout.splitlines()
+                if line.split() and line.split()[0] in shapes}
+        self.assertEqual(rows["intercomm"][-1], "log2(g)^2", r.stdout)
+        self.assertAlmostEqual(float(rows["intercomm"][9]), 2.0, places=2)  # c
+        self.assertEqual(rows["create_group"][-1], "log2(g)", r.stdout)
+        self.assertAlmostEqual(float(rows["create_group"][5]), 4.0, places=2)  # b
+        self.assertEqual(rows["range"][-1], "constant", r.stdout)
+        self.assertEqual(rows["intercomm"][3], "10", "points: the sizes 2 .. 1024")
+        self.assertIn("simulated times, BG/P-like platform", r.stdout)
+
     def assert_one_line_error(self, r, fragment):
         self.assertEqual(r.returncode, 2)
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)

@@ -34,7 +34,6 @@
 #include <cstring>
 #include <exception>
 #include <string>
-#include <thread>
 #include <utility>
 
 namespace mcmclb {
@@ -234,29 +233,44 @@ struct RangeRequest::State {
       mpi::check(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &all_done, MPI_STATUSES_IGNORE),
                  "MPI_Testall");
       if (!all_done) return false;
-      requests.clear();
-      switch (phase) {
-        case kDownReceive:
-        case kExchange:
+      step();
+    }
+  }
+
+  /// Waits for the operation phase by phase where mpi::wait_all_politely decides how a rank waits: tests and
+  /// naps on real MPI; a blocking MPI_Waitall in the simulation build, where every failed test would cost
+  /// smpi/test of simulated time (docs/smpi.md).
+  void complete(std::chrono::microseconds nap) {
+    while (phase != kDone) {
+      mpi::wait_all_politely(requests, nap);
+      step();
+    }
+  }
+
+  /// The current phase's requests are complete: starts the next phase.
+  void step() {
+    requests.clear();
+    switch (phase) {
+      case kDownReceive:
+      case kExchange:
+        send_down();
+        break;
+      case kUp:
+        reduce_children();
+        if (v == 0) {
+          if (bytes > 0) std::memcpy(buffer, scratch.data(), bytes);
           send_down();
-          break;
-        case kUp:
-          reduce_children();
-          if (v == 0) {
-            if (bytes > 0) std::memcpy(buffer, scratch.data(), bytes);
-            send_down();
-          } else {
-            send_to(scratch.data(), v - (v & -v));
-            receive_from(buffer, v - (v & -v));
-            phase = kExchange;
-          }
-          break;
-        case kDownSend:
-          phase = kDone;
-          break;
-        case kDone:
-          break;
-      }
+        } else {
+          send_to(scratch.data(), v - (v & -v));
+          receive_from(buffer, v - (v & -v));
+          phase = kExchange;
+        }
+        break;
+      case kDownSend:
+        phase = kDone;
+        break;
+      case kDone:
+        break;
     }
   }
 };
@@ -296,7 +310,10 @@ bool RangeRequest::test() {
 }
 
 void RangeRequest::wait(std::chrono::microseconds nap) {
-  while (!test()) std::this_thread::sleep_for(nap);
+  if (!state_) return;
+  state_->complete(nap);
+  state_->context->retire(state_.get());
+  state_.reset();
 }
 
 // ---------------------------------------------------------------------------------------------------------------

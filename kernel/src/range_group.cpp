@@ -1,11 +1,11 @@
 // Creation method `range` for the kernel (mcmclb/group.hpp): the group communicator is a RangeComm
 // (mcmclb/range_comm.hpp, after RBC), created from the group's bounds locally in O(1), without any message.
-// Its collectives are nonblocking point-to-point trees that progress only when tested, so every wait goes
-// through mcmclb/pace.hpp (pace::wait_until over test()), which the simulated back end replaces.
+// Its collectives are nonblocking point-to-point trees that progress only when tested or waited for; the
+// blocking ones wait in RangeRequest::wait (mpi::wait_all_politely: tests and naps on real MPI, MPI_Waitall in
+// the simulation build, where each failed test would cost smpi/test of simulated time).
 #include <memory>
 
 #include "mcmclb/group.hpp"
-#include "mcmclb/pace.hpp"
 #include "mcmclb/range_comm.hpp"
 
 namespace mcmclb {
@@ -22,10 +22,6 @@ class RangePending final : public PendingOp {
   RangeRequest request_;
 };
 
-void wait_for(RangeRequest& request) {
-  pace::wait_until([&] { return request.test(); });
-}
-
 class RangeGroupComm final : public GroupComm {
  public:
   explicit RangeGroupComm(RangeComm comm) : comm_(std::move(comm)) {}
@@ -35,14 +31,11 @@ class RangeGroupComm final : public GroupComm {
     return std::make_unique<RangePending>(
         comm_.ibcast(words.data(), static_cast<int>(words.size()), MPI_INT64_T, root));
   }
-  void barrier() override {
-    RangeRequest request = comm_.ibarrier();
-    wait_for(request);
+  void bcast(std::span<int64_t> words, int root, std::chrono::microseconds nap) override {
+    comm_.bcast(words.data(), static_cast<int>(words.size()), MPI_INT64_T, root, nap);
   }
-  void allreduce_sum(std::span<int64_t> values) override {
-    RangeRequest request = comm_.iallreduce(values, ReduceOp::sum);
-    wait_for(request);
-  }
+  void barrier() override { comm_.barrier(); }
+  void allreduce_sum(std::span<int64_t> values) override { comm_.allreduce(values, ReduceOp::sum); }
   /// Compute mode waits on this with its own short nap (kernel.cpp), as it does on the MPI methods'.
   std::unique_ptr<PendingOp> iallreduce_sum(std::span<int64_t> values) override {
     return std::make_unique<RangePending>(comm_.iallreduce(values, ReduceOp::sum));

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The simulation checks inside the normal build's ctest (label smpi): configures a second build folder <build>/sim
-# with -DMCMCLB_SMPI=ON (SimGrid's smpicc/smpicxx), builds only what tests/smpi runs (mcmclb-sim, the facts and
-# ping-pong probes), and runs that folder's smpi tests: the SimGrid facts, both platforms' calibration, and a
-# small simulated study (32 ranks, five methods, each twice: every row valid, identical simulated times), then
+# with -DMCMCLB_SMPI=ON (SimGrid's smpicc/smpicxx), builds only what tests/smpi runs (mcmclb-sim,
+# mcmclb-commbench-sim, the facts and ping-pong probes), and runs that folder's smpi tests: the SimGrid facts, both
+# platforms' calibration, a small simulated study (32 ranks, five methods, each twice: every row valid, identical
+# simulated times), Fig. 1 in simulation at 16 ranks (smpi_commbench), then
 # `mcmclb sweep --launcher smpi` of configs/validate-smpi.yaml (18 runs at 2 and 4 ranks) and its resume.
 # Exits 77 (ctest: skipped) with a message when smpicxx is missing; bootstrap.sh installs libsimgrid-dev.
 # Usage: run_sim_suite.sh <source dir> <build dir> <werror ON|OFF>
@@ -15,7 +16,7 @@ fi
 start=$SECONDS
 cmake -S "$src" -B "$sim" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMCMCLB_SMPI=ON -DMCMCLB_WERROR="$werror" \
   >"$sim.configure.log" 2>&1 || { cat "$sim.configure.log"; exit 1; }
-cmake --build "$sim" -j2 --target mcmclb smpi_facts smpi_pingpong >"$sim.build.log" 2>&1 ||
+cmake --build "$sim" -j2 --target mcmclb mcmclb-commbench smpi_facts smpi_pingpong >"$sim.build.log" 2>&1 ||
   { tail -50 "$sim.build.log"; exit 1; }
 echo "simulation: configure + build $((SECONDS - start)) s"
 run_start=$SECONDS

@@ -176,6 +176,10 @@ inline constexpr std::chrono::microseconds default_nap{200};
 /// no host core anyway.
 void wait_politely(MPI_Request& request, std::chrono::microseconds nap = default_nap);
 
+/// Waits for every request the same way (MPI_Testall plus naps; simulation build: MPI_Waitall). Completed
+/// requests become MPI_REQUEST_NULL. The range communicators' trees wait here, phase by phase.
+void wait_all_politely(std::span<MPI_Request> requests, std::chrono::microseconds nap = default_nap);
+
 /// Barrier over comm that sleeps while waiting (MPI_Ibarrier + wait_politely; simulation build: MPI_Barrier, whose
 /// algorithm --cfg=smpi/barrier chooses, whereas SMPI's nonblocking collectives are flat).
 void barrier_politely(const Comm& comm, std::chrono::microseconds nap = default_nap);

@@ -75,7 +75,8 @@ class RangeContext {
 enum class ReduceOp { sum, max, min };
 
 /// A nonblocking range operation. test() progresses it (a tree node forwards only when it tests or waits);
-/// wait() tests and naps in between, so a waiting rank leaves its core to ranks that work. A default-made or
+/// wait() waits as mpi::wait_all_politely does (tests and naps in between, so a waiting rank leaves its core to
+/// ranks that work; the simulation build blocks in MPI_Waitall instead). A default-made or
 /// completed request is inactive. Destroying an active request first waits for it, since MPI still reads and
 /// writes its buffers (during exception unwinding it is abandoned instead: the job is being aborted).
 class RangeRequest {

@@ -1,0 +1,86 @@
+// mcmclb-commbench's measuring code, shared by its two timing loops: the options, what one benchmark is, and
+// Measurement::once(), the one place an operation is timed (barrier over WORLD, MPI_Wtime around the operation
+// on every rank, MAX over ranks). Which loop repeats once() is the build's choice (measure()):
+//  - the MPI build: Google Benchmark (commbench_gbench.cpp), with iteration counts sized by wall time;
+//  - the simulation build (-DMCMCLB_SMPI=ON, mcmclb-commbench-sim): a plain loop (commbench_sim.cpp), since
+//    Google Benchmark keeps global state that ranks sharing one copy of the binary (smpirun -no-privatize)
+//    would share, and simulated time is deterministic, so one iteration per repetition suffices.
+// Both write the same CSV (commbench.cpp), whose backend column says which one measured.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mcmclb/comm_create.hpp"
+#include "mcmclb/mpi.hpp"
+#include "mcmclb/provenance.hpp"
+#include "mcmclb/range_comm.hpp"
+
+namespace mcmclb::commbench {
+
+struct Options {
+  std::vector<std::string> methods;  // empty: every method the library supports
+  std::vector<int> sizes;            // empty: 1, 2, 4, ..., P plus one non-power-of-two size
+  // Simulated time is deterministic: a few repetitions show that it is, and one warm-up iteration suffices.
+  int repetitions = mpi::kSimulated ? 3 : 5;
+  int warmup_iterations = mpi::kSimulated ? 1 : 2;
+  double repetition_s = 0.2;  // target measured time per repetition (MPI build only)
+  int min_iterations = 3;
+  int max_iterations = 100000;
+  std::string filter = ".";
+  std::string out = "results/commbench.csv";
+  std::string groups_file;        // --groups: measure this layout of groups instead of sizes
+  std::vector<int> group_layout;  // its group sizes in rank order (resolved on every rank)
+  std::string groups_text;        // as runs.csv records it, e.g. sizes:2,2 or node:4
+};
+
+enum class Op { create, free };
+
+struct Spec {
+  std::string method;
+  Op op;
+  int group_size;  // 0: the --groups layout, every rank in its own group
+};
+
+/// The benchmark's name, e.g. "create_group/create/size:8" (what --filter matches).
+std::string spec_name(const Spec& s);
+
+/// One benchmark, set up on every rank of world (collective over world: creators and range contexts duplicate
+/// it), repeated by once().
+class Measurement {
+ public:
+  Measurement(const Spec& spec, const mpi::Comm& world, const std::vector<int>& layout);
+  /// One iteration on every rank: returns the MAX over ranks of the operation's elapsed seconds.
+  double once();
+
+ private:
+  double once_range();
+  double once_mpi();
+
+  Spec spec_;
+  const mpi::Comm& world_;
+  std::unique_ptr<CommCreator> creator_;
+  std::unique_ptr<RangeContext> range_context_;
+  mpi::Group group_;
+  int first_ = 0, last_ = 0;  // the measured group's bounds
+  bool takes_part_ = false;
+};
+
+/// One repetition's result (a raw sample of the CSV).
+struct Sample {
+  Spec spec;
+  int64_t repetition;
+  int64_t iterations;
+  double time_us;  // mean over the repetition's iterations
+  double min_us;
+  double max_us;
+};
+
+/// Runs every benchmark of specs (collective over world, same specs on every rank) with the build's timing loop
+/// and returns the samples on rank 0 (nothing elsewhere).
+std::vector<Sample> measure(const std::vector<Spec>& specs, const Options& o, const mpi::Comm& world,
+                            const Provenance& provenance);
+
+}  // namespace mcmclb::commbench

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# mcmclb-commbench-sim (Fig. 1 in simulation) at a small rank count, twice: fails unless the CSV has every
+# method's creation rows at every default group size, all labelled backend=smpi with the platform, its hash and
+# the --cfg flags; range creation costs under 1 us of simulated time at every size (it sends no message); and
+# the two runs give identical simulated times (no host time enters the simulation). Also: without
+# MCMCLB_PLATFORM the program refuses to run (exit 2, one line), since its rows could not name their platform.
+#   run_commbench.sh COMMBENCH_SIM_BINARY PLATFORM.xml HOSTFILE RANKS
+set -euo pipefail
+if [ $# -ne 4 ]; then
+  echo "usage: $0 COMMBENCH_SIM_BINARY PLATFORM.xml HOSTFILE RANKS" >&2
+  exit 2
+fi
+binary=$1 platform=$2 hosts=$3 ranks=$4
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# The flags of docs/smpi.md: no host time injected, fixed cost per failed MPI_Test, MPICH-like collectives.
+cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/grow-injected-times:no
+     --cfg=smpi/reduce:binomial --cfg=smpi/gather:ompi_binomial --cfg=smpi/allreduce:rdb
+     --cfg=smpi/allgather:mpich --cfg=smpi/barrier:mpich)
+run() {
+  smpirun -np "$ranks" -platform "$platform" -hostfile "$hosts" -no-privatize "${cfg[@]}" --log=root.thresh:warning \
+    "$binary" --reps 2 "$@"
+}
+status=0
+(unset MCMCLB_PLATFORM; cd "$work" && run --out "$work/none.csv" >"$work/none.out" 2>"$work/none.err") || status=$?
+# (SimGrid adds a warning per rank that returned non-zero, and smpirun echoes its command on stdout.)
+if [ "$status" -ne 2 ] || [ "$(grep -c '^mcmclb-commbench-sim: .*MCMCLB_PLATFORM' "$work/none.err")" -ne 1 ] ||
+   grep -q "^wrote" "$work/none.out" || [ -e "$work/none.csv" ]; then
+  echo "FAIL: without MCMCLB_PLATFORM: exit $status, stderr:"; cat "$work/none.err"; exit 1
+fi
+export MCMCLB_PLATFORM=$platform MCMCLB_SMPI_CFG="${cfg[*]}"
+for attempt in 1 2; do
+  (cd "$work" && run --out "$work/commbench-$attempt.csv" >"$work/run-$attempt.log")
+done
+python3 - "$work" "$platform" "$ranks" <<'PY'
+import csv, sys
+work, platform, ranks = sys.argv[1], sys.argv[2], int(sys.argv[3])
+methods = ("intercomm", "create_group", "from_group", "create", "split", "range")
+sizes = sorted({1 << k for k in range(ranks.bit_length()) if 1 << k <= ranks} | {ranks} |
+               ({ranks - 1} if ranks >= 4 and ranks & (ranks - 1) == 0 else set()))
+runs = [list(csv.DictReader(open(f"{work}/commbench-{a}.csv"))) for a in (1, 2)]
+failed = []
+for rows in runs:
+    bad = [r for r in rows if r["backend"] != "smpi" or r["platform"] != platform or len(r["platform_fnv1a64"]) != 16
+           or "smpi/allreduce:rdb" not in r["simgrid_cfg"] or not r["mpi_library"].startswith("SMPI")
+           or int(r["nprocs"]) != ranks]
+    if bad:
+        failed.append(f"mislabelled rows: {bad[:2]}")
+    have = {(r["method"], r["op"], int(r["group_size"])) for r in rows}
+    missing = [(m, s) for m in methods for s in sizes if (m, "create", s) not in have]
+    if missing:
+        failed.append(f"missing creation rows (method, size): {missing}")
+    slow_range = [(r["group_size"], r["time_us"]) for r in rows
+                  if r["method"] == "range" and r["op"] == "create" and not float(r["time_us"]) < 1.0]
+    if slow_range:
+        failed.append(f"range creation not below 1 us simulated: {slow_range}")
+key = lambda r: (r["method"], r["op"], r["group_size"], r["rep"])
+times = [{key(r): r["time_us"] for r in rows} for rows in runs]
+if times[0] != times[1]:
+    diff = [(k, times[0].get(k), times[1].get(k)) for k in times[0] if times[0].get(k) != times[1].get(k)]
+    failed.append(f"two runs of the same simulation differ: {diff[:5]}")
+for rows in runs[:1]:
+    top = {r["method"]: r["time_us"] for r in rows if r["op"] == "create" and int(r["group_size"]) == ranks}
+    print(f"simulated creation time at group size {ranks} (us): {top}")
+for f in failed:
+    print("FAIL", f)
+sys.exit(1 if failed else 0)
+PY
