@@ -349,8 +349,8 @@ std::string run_label(const RunSpec& spec) {
   return label;
 }
 
-void record_result(results::ResultStore& store, const RunResult& r) {
-  record_run(store, r, r.ranks, r.event_lines, r.chains, r.trace);
+bool record_result(results::ResultStore& store, const RunResult& r, results::ResultStore::IfDone if_done) {
+  return record_run(store, r, r.ranks, r.event_lines, r.chains, r.trace, if_done);
 }
 
 }  // namespace mcmclb

@@ -32,6 +32,7 @@ std::string run_label(const RunSpec& spec);
 
 /// Records the run in the results store: ranks.csv, events.csv, provenance.csv and runs.csv in one commit, all
 /// or nothing. Rank 0 only.
-void record_result(results::ResultStore& store, const RunResult& r);
+bool record_result(results::ResultStore& store, const RunResult& r,
+                   results::ResultStore::IfDone if_done = results::ResultStore::IfDone::kAppend);
 
 }  // namespace mcmclb

@@ -213,16 +213,26 @@ int run_points(const mcmclb::Study& study, const std::vector<std::size_t>& point
     r.provenance.command_line = command_line;
     if (!r.valid) ++invalid;
     if (rank == 0) {
+      bool recorded = true;
       try {
-        mcmclb::record_result(*store, r);
+        // --resume (sweeps, Slurm jobs): a point another writer recorded while this run worked is not recorded
+        // twice. Without it a run is a deliberate repeat and appends.
+        const auto if_done =
+            cli.resume ? mcmclb::results::ResultStore::IfDone::kSkip : mcmclb::results::ResultStore::IfDone::kAppend;
+        recorded = mcmclb::record_result(*store, r, if_done);
       } catch (const mcmclb::results::StoreError& e) {
         // Found after work started (disk full, another version rewrote a header): not an input error whose exit
         // code 2 would leave the other ranks waiting below, so the job is aborted (run_main).
         throw std::runtime_error(std::string("cannot record the run: ") + e.what());
       }
-      std::printf("run %zu/%zu  %-28s rep %d  time %7.3f s  ideal %.3f  baseline %.3f  regroups avg %.2f  %s%s\n",
-                  i + 1, points.size(), mcmclb::run_label(r.spec).c_str(), r.spec.rep, r.time_s, r.ideal_s,
-                  r.baseline_s, r.regroups_avg, r.valid ? "valid" : "INVALID: ", r.violations.c_str());
+      if (recorded) {
+        std::printf("run %zu/%zu  %-28s rep %d  time %7.3f s  ideal %.3f  baseline %.3f  regroups avg %.2f  %s%s\n",
+                    i + 1, points.size(), mcmclb::run_label(r.spec).c_str(), r.spec.rep, r.time_s, r.ideal_s,
+                    r.baseline_s, r.regroups_avg, r.valid ? "valid" : "INVALID: ", r.violations.c_str());
+      } else {
+        std::printf("run %zu/%zu  %-28s rep %d  already recorded by another writer of %s: not recorded again\n", i + 1,
+                    points.size(), mcmclb::run_label(r.spec).c_str(), r.spec.rep, store->dir().c_str());
+      }
       std::fflush(stdout);
     }
     // No rank starts the next run before this one's rows are on disk: a crash in the next run must not take a

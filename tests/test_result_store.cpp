@@ -213,6 +213,44 @@ TEST_F(ResultStoreTest, ConcurrentWriterProcessesLoseNothing) {
   }
 }
 
+// Two jobs of one study that both work a point (a resubmitted Slurm job while the first still runs, two sweeps of
+// one folder) must not both record it: with IfDone::kSkip the done-check and the append are one locked step.
+TEST_F(ResultStoreTest, ConcurrentWritersOfTheSamePointsRecordEachOnce) {
+  constexpr int K = 4, M = 40;
+  std::vector<pid_t> children;
+  for (int k = 0; k < K; ++k) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      try {
+        ResultStore store = ResultStore::open(dir_, test_schema());
+        for (int m = 0; m < M; ++m) {  // every writer records the same M points, valid except every 4th
+          const std::string id = "w" + std::to_string(k) + "-" + std::to_string(m);
+          store.record(make_run(id, "same", 1 + m % 3, m, m % 4 != 0), ResultStore::IfDone::kSkip);
+        }
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "writer %d: %s\n", k, e.what());
+        ::_exit(1);
+      }
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) EXPECT_EQ(wait_child(pid), 0);
+  ResultStore store = ResultStore::open(dir_, test_schema());
+  const auto points = store.recorded_points();
+  ASSERT_EQ(points.size(), static_cast<std::size_t>(M));
+  for (int m = 0; m < M; ++m) {
+    const auto& p = points.at(ResultStore::key(key_fields("same", 1 + m % 3, m)));
+    // A done point has exactly one run; an invalid run is no reason to skip, so every writer's invalid run stays.
+    EXPECT_EQ(p.runs.size(), m % 4 != 0 ? 1u : static_cast<std::size_t>(K)) << "point " << m;
+  }
+  // kAppend (a deliberate repeat: run without --resume, sweep --force) still appends to a done point.
+  EXPECT_FALSE(store.record(make_run("again-skip", "same", 2, 1), ResultStore::IfDone::kSkip));
+  EXPECT_TRUE(store.record(make_run("again", "same", 2, 1), ResultStore::IfDone::kAppend));
+  EXPECT_EQ(store.recorded_points().at(ResultStore::key(key_fields("same", 2, 1))).runs.size(), 2u);
+}
+
 TEST_F(ResultStoreTest, ConcurrentWriterThreadsLoseNothing) {
   // fcntl locks do not exclude threads of one process (SMPI runs ranks as threads): the store's mutex must.
   constexpr int K = 4, M = 25;

@@ -636,7 +636,7 @@ ResultStore ResultStore::open(const fs::path& dir, Schema schema) {
   return ResultStore(dir, std::move(schema));
 }
 
-void ResultStore::record(const RunRecord& run) {
+bool ResultStore::record(const RunRecord& run, IfDone if_done) {
   if (run.run.size() != schema_.runs.header.size()) {
     throw std::logic_error("result store: a runs row has " + std::to_string(run.run.size()) + " fields, not " +
                            std::to_string(schema_.runs.header.size()));
@@ -662,7 +662,15 @@ void ResultStore::record(const RunRecord& run) {
   appends.emplace_back(&schema_.runs, run_line);
   const FolderLock lock(dir_);
   roll_back(dir_, schema_);
+  if (if_done == IfDone::kSkip) {
+    csv::Row key_fields;
+    for (const std::string& name : schema_.key_columns) key_fields.push_back(run.run[column(schema_.runs, name)]);
+    const auto points = read_points(dir_, schema_);
+    const auto point = points.find(key(key_fields));
+    if (point != points.end() && point->second.done()) return false;
+  }
   commit(dir_, appends);
+  return true;
 }
 
 void ResultStore::record_failures(const std::vector<csv::Row>& rows) {

@@ -182,9 +182,9 @@ std::string store_key(const RunSpec& spec, const Backend& backend) {
   return results::ResultStore::key(key);
 }
 
-void record_run(results::ResultStore& store, const RunRecord& r, const std::vector<RankStats>& ranks,
+bool record_run(results::ResultStore& store, const RunRecord& r, const std::vector<RankStats>& ranks,
                 const std::string& event_lines, const std::vector<ChainOutcome>& chains,
-                const std::vector<TracePoint>& trace) {
+                const std::vector<TracePoint>& trace, results::ResultStore::IfDone if_done) {
   results::RunRecord record;
   record.run = runs_row(r);
   for (std::size_t i = 0; i < ranks.size(); ++i) {
@@ -208,7 +208,7 @@ void record_run(results::ResultStore& store, const RunRecord& r, const std::vect
   }
   record.per_run_lines.push_back(std::move(chain_lines));
   record.per_run_lines.push_back(std::move(trace_lines));
-  store.record(record);
+  return store.record(record, if_done);
 }
 
 }  // namespace mcmclb
