@@ -195,10 +195,11 @@ std::vector<std::size_t> drop_done_points(const mcmclb::Study& study, const std:
   return left;
 }
 
-/// Runs the points in order, persisting each run's rows before the next starts. Returns how many were invalid.
+/// Runs the points in order, persisting each run's rows before the next starts (resume: a point another writer
+/// recorded meanwhile is not recorded again). Returns how many were invalid.
 int run_points(const mcmclb::Study& study, const std::vector<std::size_t>& points,
                std::optional<mcmclb::results::ResultStore>& store, const std::string& command_line,
-               const mpi::Comm& world) {
+               const mpi::Comm& world, bool resume) {
   const int rank = world.rank();
   int invalid = 0;
   // Fault injection for the sweep's tests: MCMCLB_FAIL_POINT=<index> aborts the job when that point starts, as a
@@ -218,7 +219,7 @@ int run_points(const mcmclb::Study& study, const std::vector<std::size_t>& point
         // --resume (sweeps, Slurm jobs): a point another writer recorded while this run worked is not recorded
         // twice. Without it a run is a deliberate repeat and appends.
         const auto if_done =
-            cli.resume ? mcmclb::results::ResultStore::IfDone::kSkip : mcmclb::results::ResultStore::IfDone::kAppend;
+            resume ? mcmclb::results::ResultStore::IfDone::kSkip : mcmclb::results::ResultStore::IfDone::kAppend;
         recorded = mcmclb::record_result(*store, r, if_done);
       } catch (const mcmclb::results::StoreError& e) {
         // Found after work started (disk full, another version rewrote a header): not an input error whose exit
@@ -266,7 +267,7 @@ int mcmclb_main(int argc, char** argv) {
   // Groups by node are known only where the ranks run: every point's layout is checked before the first run, so a
   // bad one is one line and exit 2 with no work done (every rank sees the same node map, so no rank hangs).
   for (const std::size_t i : points) (void)mcmclb::initial_group_sizes(study.points[i].spec, world);
-  const int invalid = run_points(study, points, store, mcmclb::command_line(argc, argv), world);
+  const int invalid = run_points(study, points, store, mcmclb::command_line(argc, argv), world, cli.resume);
   if (rank == 0) {
     std::printf("wrote %s/{runs,ranks,events}.csv (%zu runs, P=%d)\n", out.string().c_str(), points.size(), nprocs);
     if (invalid > 0) std::fprintf(stderr, "mcmclb: %d run(s) violated an invariant (valid=false)\n", invalid);
