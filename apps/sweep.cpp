@@ -79,10 +79,11 @@ std::string commbench_output(int nprocs, const Backend& backend) {
 }
 
 /// What one launch runs after "mpiexec -n P" / "srun -n P" / smpirun's options: mcmclb run over the points, or the
-/// commbench benchmark for a commbench point (the simulation build's programs with --launcher smpi). in_script:
-/// the batch-script form (resumes inside the job).
+/// commbench benchmark for a commbench point (the simulation build's programs with --launcher smpi). resume:
+/// `mcmclb run --resume`, so that a point another writer of the folder records meanwhile (a concurrent sweep, a
+/// resubmitted job) is neither rerun in the job nor recorded twice; every launch but a --force one.
 std::string program_command(const SweepOptions& o, const Study& study, const fs::path& out,
-                            const std::vector<std::size_t>& points, bool in_script) {
+                            const std::vector<std::size_t>& points, bool resume) {
   const Point& first = study.points[points.front()];
   const bool simulated = o.launcher == "smpi";
   if (first.program == Program::commbench) {
@@ -96,7 +97,7 @@ std::string program_command(const SweepOptions& o, const Study& study, const fs:
   }
   const std::string program = simulated ? fs::absolute(o.sim_binary).string() : this_executable();
   return shell_quote(program) + " run " + shell_quote(o.study) + " --points " + point_list(points) + " --out " +
-         shell_quote(out.string()) + (in_script ? " --resume" : "") + overrides_args(o);
+         shell_quote(out.string()) + (resume ? " --resume" : "") + overrides_args(o);
 }
 
 /// "mpiexec -n P " or "srun -n P ".
@@ -152,7 +153,7 @@ std::string smpirun_prefix(const SweepOptions& o, int nprocs) {
 std::string run_command(const SweepOptions& o, const Study& study, const fs::path& out,
                         const std::vector<std::size_t>& points, int nprocs) {
   const std::string prefix = o.launcher == "smpi" ? smpirun_prefix(o, nprocs) : launch_prefix("mpiexec", nprocs);
-  return prefix + program_command(o, study, out, points, false);
+  return prefix + program_command(o, study, out, points, !o.force);
 }
 
 bool has_program(const Study& study, Program program) {

@@ -98,6 +98,25 @@ class Resume(unittest.TestCase):
             self.assertIn("0 to run", again.stdout)
 
 
+    def test_two_concurrent_sweeps_of_one_folder_record_each_point_once(self):
+        # Two sweeps of one study into one folder at the same time (a resubmitted job while the first still runs):
+        # both plan every point, but a point one of them records is neither rerun nor recorded again by the other.
+        with tempfile.TemporaryDirectory() as out:
+            args = [MCMCLB, "sweep", STUDY, "--launcher", "local", "--out", out]
+            procs = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                     for _ in range(2)]
+            outputs = [p.communicate(timeout=300) for p in procs]
+            for p, (o, e) in zip(procs, outputs):
+                self.assertEqual(p.returncode, 0, o + e)
+            with open(os.path.join(out, "runs.csv")) as f:
+                runs = list(csv.DictReader(f))
+            keys = [(r["nprocs"], r["T_ms"], r["balancer"]) for r in runs]
+            self.assertEqual(len(set(keys)), 7)
+            self.assertEqual(len(keys), 7, "a point was recorded twice: " + "".join(o for o, _ in outputs))
+            with open(os.path.join(out, "ranks.csv")) as f:
+                self.assertEqual(len(list(csv.DictReader(f))), 4 * 2 + 3 * 3, "ranks.csv rows of unrecorded runs")
+
+
 class Failure(unittest.TestCase):
     def test_sweep_goes_on_past_a_crashing_point(self):
         with tempfile.TemporaryDirectory() as out:
