@@ -212,17 +212,17 @@ TEST(Kernel, AsyncTerminatesOverManySeedsOfRandomWorkloadsWithJitter) {
   }
 }
 
-/// The lookahead protocol (balancers/src/lookahead.cpp) under high jitter: 30 seeds of random and lognormal
-/// workloads for every method it can regroup with, lookahead off (k = 0) and on (k = 1, 2), G = 1 and 2. The
-/// driver checks every run's invariants (each item once, every communicator freed, no control message left).
-TEST(Kernel, LookaheadKeepsTheInvariantsOverManySeedsWithHighJitter) {
+/// An async-family balancer under high jitter: 30 seeds of random and lognormal workloads for every method it can
+/// regroup with, lookahead window k = 0 (off), 1 and 2, G = 1 and 2. The driver checks every run's invariants
+/// (each item once, every communicator freed, no control message left).
+void expect_invariants_over_many_seeds_with_high_jitter(const std::string& balancer) {
   std::vector<std::string> methods;
-  for (auto m : mcmclb::balancer_info("lookahead").methods) {
+  for (auto m : mcmclb::balancer_info(balancer).methods) {
     if (m != "from_group" || mcmclb::from_group_supported()) methods.emplace_back(m);
   }
   for (uint64_t seed = 1; seed <= 30; ++seed) {
     for (const auto& method : methods) {
-      mcmclb::RunSpec spec = small_run("lookahead", method, static_cast<int>(seed % 3));
+      mcmclb::RunSpec spec = small_run(balancer, method, static_cast<int>(seed % 3));
       spec.G = (seed % 4 == 0 && world_size() % 2 == 0) ? 2 : 1;
       spec.T_ms = 1.0;
       spec.workload.model = seed % 2 == 0 ? "random" : "lognormal";
@@ -235,40 +235,21 @@ TEST(Kernel, LookaheadKeepsTheInvariantsOverManySeedsWithHighJitter) {
       spec.workload.set("seed", static_cast<int64_t>(seed));
       spec.work.jitter_pct = 80.0;
       spec.work.seed = seed * 7;
-      SCOPED_TRACE("seed " + std::to_string(seed) + " " + method + " k=" + std::to_string(spec.interval) +
+      SCOPED_TRACE(balancer + " seed " + std::to_string(seed) + " " + method + " k=" + std::to_string(spec.interval) +
                    " G=" + std::to_string(spec.G));
       (void)run_and_check(spec);
     }
   }
 }
 
-/// The most-work partner rule (balancers/src/mostwork.cpp), which merges left as well as right, under the same
-/// high jitter: 30 seeds of random and lognormal workloads, every method, windows k = 0, 1, 2, G = 1 and 2.
+/// The lookahead protocol (balancers/src/lookahead.cpp).
+TEST(Kernel, LookaheadKeepsTheInvariantsOverManySeedsWithHighJitter) {
+  expect_invariants_over_many_seeds_with_high_jitter("lookahead");
+}
+
+/// The most-work partner rule (balancers/src/mostwork.cpp), which merges left as well as right.
 TEST(Kernel, MostWorkKeepsTheInvariantsOverManySeedsWithHighJitter) {
-  std::vector<std::string> methods;
-  for (auto m : mcmclb::balancer_info("mostwork").methods) {
-    if (m != "from_group" || mcmclb::from_group_supported()) methods.emplace_back(m);
-  }
-  for (uint64_t seed = 1; seed <= 30; ++seed) {
-    for (const auto& method : methods) {
-      mcmclb::RunSpec spec = small_run("mostwork", method, static_cast<int>(seed % 3));
-      spec.G = (seed % 4 == 0 && world_size() % 2 == 0) ? 2 : 1;
-      spec.T_ms = 1.0;
-      spec.workload.model = seed % 2 == 0 ? "random" : "lognormal";
-      spec.workload.set("max", int64_t{8});
-      if (spec.workload.model == "random") {
-        spec.workload.set("min", int64_t{0});
-      } else {
-        spec.workload.set("median", double{3});
-      }
-      spec.workload.set("seed", static_cast<int64_t>(seed));
-      spec.work.jitter_pct = 80.0;
-      spec.work.seed = seed * 7;
-      SCOPED_TRACE("seed " + std::to_string(seed) + " " + method + " k=" + std::to_string(spec.interval) +
-                   " G=" + std::to_string(spec.G));
-      (void)run_and_check(spec);
-    }
-  }
+  expect_invariants_over_many_seeds_with_high_jitter("mostwork");
 }
 
 /// The rule itself: cyclic S_r = 4 (r mod 3), no jitter. Rank 3 has no items; its left neighbour has 8 and its

@@ -173,19 +173,17 @@ void expect_folder_holds(const fs::path& dir, const std::map<std::string, int>& 
 
 int writer_nprocs(int writer, int m) { return 1 + (m * 7 + writer * 3) % 64; }
 
-TEST_F(ResultStoreTest, ConcurrentWriterProcessesLoseNothing) {
-  constexpr int K = 4, M = 50;
+/// Runs `writers` processes at once, each opening the store in dir (the opens race with the first appends) and
+/// calling write(store, its number); expects every one to exit 0.
+void run_writer_processes(const fs::path& dir, int writers, const std::function<void(ResultStore&, int)>& write) {
   std::vector<pid_t> children;
-  for (int k = 0; k < K; ++k) {
+  for (int k = 0; k < writers; ++k) {
     const pid_t pid = ::fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
       try {
-        ResultStore store = ResultStore::open(dir_, test_schema());  // K opens race with the first appends
-        for (int m = 0; m < M; ++m) {
-          const std::string id = "w" + std::to_string(k) + "-" + std::to_string(m);
-          store.record(make_run(id, "conc", writer_nprocs(k, m), k * M + m, m % 5 != 0));
-        }
+        ResultStore store = ResultStore::open(dir, test_schema());
+        write(store, k);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "writer %d: %s\n", k, e.what());
         ::_exit(1);
@@ -195,6 +193,16 @@ TEST_F(ResultStoreTest, ConcurrentWriterProcessesLoseNothing) {
     children.push_back(pid);
   }
   for (pid_t pid : children) EXPECT_EQ(wait_child(pid), 0);
+}
+
+TEST_F(ResultStoreTest, ConcurrentWriterProcessesLoseNothing) {
+  constexpr int K = 4, M = 50;
+  run_writer_processes(dir_, K, [](ResultStore& store, int k) {
+    for (int m = 0; m < M; ++m) {
+      const std::string id = "w" + std::to_string(k) + "-" + std::to_string(m);
+      store.record(make_run(id, "conc", writer_nprocs(k, m), k * M + m, m % 5 != 0));
+    }
+  });
 
   std::map<std::string, int> expected;
   for (int k = 0; k < K; ++k) {
@@ -217,26 +225,12 @@ TEST_F(ResultStoreTest, ConcurrentWriterProcessesLoseNothing) {
 // one folder) must not both record it: with IfDone::kSkip the done-check and the append are one locked step.
 TEST_F(ResultStoreTest, ConcurrentWritersOfTheSamePointsRecordEachOnce) {
   constexpr int K = 4, M = 40;
-  std::vector<pid_t> children;
-  for (int k = 0; k < K; ++k) {
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      try {
-        ResultStore store = ResultStore::open(dir_, test_schema());
-        for (int m = 0; m < M; ++m) {  // every writer records the same M points, valid except every 4th
-          const std::string id = "w" + std::to_string(k) + "-" + std::to_string(m);
-          store.record(make_run(id, "same", 1 + m % 3, m, m % 4 != 0), ResultStore::IfDone::kSkip);
-        }
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "writer %d: %s\n", k, e.what());
-        ::_exit(1);
-      }
-      ::_exit(0);
+  run_writer_processes(dir_, K, [](ResultStore& store, int k) {
+    for (int m = 0; m < M; ++m) {  // every writer records the same M points, valid except every 4th
+      const std::string id = "w" + std::to_string(k) + "-" + std::to_string(m);
+      store.record(make_run(id, "same", 1 + m % 3, m, m % 4 != 0), ResultStore::IfDone::kSkip);
     }
-    children.push_back(pid);
-  }
-  for (pid_t pid : children) EXPECT_EQ(wait_child(pid), 0);
+  });
   ResultStore store = ResultStore::open(dir_, test_schema());
   const auto points = store.recorded_points();
   ASSERT_EQ(points.size(), static_cast<std::size_t>(M));
