@@ -23,13 +23,11 @@ for f in "$binary" "$platform" "$hosts"; do
   [ -e "$f" ] || { echo "$0: $f: no such file (build: cmake -S . -B build-sim -DMCMCLB_SMPI=ON && cmake --build build-sim --target mcmclb-commbench)" >&2; exit 2; }
 done
 mkdir -p "$out"
-# The flags of docs/smpi.md: no host time injected, fixed cost per failed MPI_Test, MPICH-like collectives.
-cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/grow-injected-times:no
-     --cfg=smpi/reduce:binomial --cfg=smpi/gather:ompi_binomial --cfg=smpi/allreduce:rdb
-     --cfg=smpi/allgather:mpich --cfg=smpi/barrier:mpich)
-export MCMCLB_PLATFORM=$platform MCMCLB_SMPI_CFG="${cfg[*]}"
+# smpirun's flags from their one source, configs/platforms/smpi.cfg (docs/smpi.md says why each).
+source "$here/configs/platforms/smpi-flags.bash"
+export MCMCLB_PLATFORM=$platform
 csv="$out/commbench-n$ranks.csv"
 timing=(); [ -x /usr/bin/time ] && timing=(/usr/bin/time -v -o "$out/commbench-n$ranks.time")
-"${timing[@]}" smpirun -np "$ranks" -platform "$platform" -hostfile "$hosts" -no-privatize "${cfg[@]}" \
-  --log=root.thresh:warning "$binary" --filter /create/ --out "$csv" "$@"
+"${timing[@]}" smpirun -np "$ranks" -platform "$platform" -hostfile "$hosts" "${smpi_flags[@]}" \
+  "$binary" --filter /create/ --out "$csv" "$@"
 "$here/plots/fig1.py" "$csv" -o "$out/fig1.png"

@@ -13,12 +13,10 @@ fi
 binary=$1 platform=$2 hosts=$3 ranks=$4
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# The flags of docs/smpi.md: no host time injected, fixed cost per failed MPI_Test, MPICH-like collectives.
-cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/grow-injected-times:no
-     --cfg=smpi/reduce:binomial --cfg=smpi/gather:ompi_binomial --cfg=smpi/allreduce:rdb
-     --cfg=smpi/allgather:mpich --cfg=smpi/barrier:mpich)
+# smpirun's flags from their one source, configs/platforms/smpi.cfg (docs/smpi.md says why each).
+source "$(dirname "$0")/../../configs/platforms/smpi-flags.bash"
 run() {
-  smpirun -np "$ranks" -platform "$platform" -hostfile "$hosts" -no-privatize "${cfg[@]}" --log=root.thresh:warning \
+  smpirun -np "$ranks" -platform "$platform" -hostfile "$hosts" "${smpi_flags[@]}" \
     "$binary" --reps 2 "$@"
 }
 status=0
@@ -28,7 +26,7 @@ if [ "$status" -ne 2 ] || [ "$(grep -c '^mcmclb-commbench-sim: .*MCMCLB_PLATFORM
    grep -q "^wrote" "$work/none.out" || [ -e "$work/none.csv" ]; then
   echo "FAIL: without MCMCLB_PLATFORM: exit $status, stderr:"; cat "$work/none.err"; exit 1
 fi
-export MCMCLB_PLATFORM=$platform MCMCLB_SMPI_CFG="${cfg[*]}"
+export MCMCLB_PLATFORM=$platform
 for attempt in 1 2; do
   (cd "$work" && run --out "$work/commbench-$attempt.csv" >"$work/run-$attempt.log")
 done

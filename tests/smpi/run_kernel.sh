@@ -15,16 +15,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 config="$here/../../configs/paper-fig2.yaml"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# smpirun's flags, from their one source (docs/smpi.md says why each): one per line, # comments skipped.
-mapfile -t cfg < <(sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' "$here/../../configs/platforms/smpi.cfg" |
-                   grep -Ev '^(#|$)')
+# smpirun's flags from their one source, configs/platforms/smpi.cfg (docs/smpi.md says why each).
+source "$here/../../configs/platforms/smpi-flags.bash"
 # What the run records in runs.csv (platform) and provenance.csv (its hash, the flags).
-export MCMCLB_PLATFORM=$platform MCMCLB_SMPI_CFG="${cfg[*]}"
+export MCMCLB_PLATFORM=$platform
 for method in intercomm create_group create split from_group; do
   # async regroups member-collectively; the parent-collective methods run under collective(4).
   case $method in create | split) balancer=(--set balancer=collective --set interval=4) ;; *) balancer=(--set balancer=async) ;; esac
   for attempt in 1 2; do
-    (cd "$work" && smpirun -np "$ranks" -platform "$platform" -hostfile "$hosts" "${cfg[@]}" \
+    (cd "$work" && smpirun -np "$ranks" -platform "$platform" -hostfile "$hosts" "${smpi_flags[@]}" \
        "$binary" run "$config" "${balancer[@]}" --set method="$method" --set reps=1 \
        --out "$work/$method-$attempt")
   done
