@@ -196,15 +196,23 @@ std::string cell_number(double us) {
 
 /// Per op, two tables of median [min-max] over the repetitions: first of each repetition's mean iteration (the
 /// CSV's time_us, what MPI benchmarks report), then of its median iteration (iter_median_us), which a rare
-/// preemption inside the timed window cannot move.
+/// preemption inside the timed window cannot move. Only the methods and ops --filter selected get a column/table.
 void print_summary(const std::vector<Sample>& samples, const Options& o, int nprocs) {
   for (Op op : {Op::create, Op::free}) {
+    std::vector<std::string> methods;
+    for (const auto& m : o.methods) {
+      if (std::any_of(samples.begin(), samples.end(),
+                      [&](const Sample& s) { return s.spec.method == m && s.spec.op == op; })) {
+        methods.push_back(m);
+      }
+    }
+    if (methods.empty()) continue;
     for (const bool use_median : {false, true}) {
       std::printf("\n%s cost per method, P = %d, %s: median [min-max] over %d repetitions, microseconds\n",
                   op == Op::create ? "Creation" : "Free", nprocs,
                   use_median ? "median iteration (iter_median_us)" : "mean iteration (time_us)", o.repetitions);
       std::printf("%10s", "size");
-      for (const auto& m : o.methods) std::printf(" %26s", m.c_str());
+      for (const auto& m : methods) std::printf(" %26s", m.c_str());
       std::printf("\n");
       for (int size : o.sizes) {
         if (size > 0) {
@@ -212,7 +220,7 @@ void print_summary(const std::vector<Sample>& samples, const Options& o, int npr
         } else {
           std::printf("%10s", "groups");
         }
-        for (const auto& m : o.methods) {
+        for (const auto& m : methods) {
           std::vector<double> t;
           for (const auto& s : samples) {
             if (s.spec.method == m && s.spec.op == op && s.spec.group_size == size) {
