@@ -187,57 +187,94 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/// A summary cell's number: one decimal, or three below 1 us, where range's costs (tens of ns) would read 0.0.
+std::string cell_number(double us) {
+  char text[32];
+  std::snprintf(text, sizeof text, us < 1.0 ? "%.3f" : "%.1f", us);
+  return text;
+}
+
+/// Per op, two tables of median [min-max] over the repetitions: first of each repetition's mean iteration (the
+/// CSV's time_us, what MPI benchmarks report), then of its median iteration (iter_median_us), which a rare
+/// preemption inside the timed window cannot move. Only the methods and ops --filter selected get a column/table.
 void print_summary(const std::vector<Sample>& samples, const Options& o, int nprocs) {
   for (Op op : {Op::create, Op::free}) {
-    std::printf("\n%s cost per method, P = %d: median [min-max] over %d repetitions, microseconds\n",
-                op == Op::create ? "Creation" : "Free", nprocs, o.repetitions);
-    std::printf("%10s", "size");
-    for (const auto& m : o.methods) std::printf(" %26s", m.c_str());
-    std::printf("\n");
-    for (int size : o.sizes) {
-      if (size > 0) {
-        std::printf("%10d", size);
-      } else {
-        std::printf("%10s", "groups");
+    std::vector<std::string> methods;
+    for (const auto& m : o.methods) {
+      if (std::any_of(samples.begin(), samples.end(),
+                      [&](const Sample& s) { return s.spec.method == m && s.spec.op == op; })) {
+        methods.push_back(m);
       }
-      for (const auto& m : o.methods) {
-        std::vector<double> t;
-        for (const auto& s : samples) {
-          if (s.spec.method == m && s.spec.op == op && s.spec.group_size == size) t.push_back(s.time_us);
-        }
-        if (t.empty()) {
-          std::printf(" %26s", "-");
-          continue;
-        }
-        char cell[64];
-        std::snprintf(cell, sizeof cell, "%.1f [%.1f-%.1f]", median(t), *std::min_element(t.begin(), t.end()),
-                      *std::max_element(t.begin(), t.end()));
-        std::printf(" %26s", cell);
-      }
+    }
+    if (methods.empty()) continue;
+    for (const bool use_median : {false, true}) {
+      std::printf("\n%s cost per method, P = %d, %s: median [min-max] over %d repetitions, microseconds\n",
+                  op == Op::create ? "Creation" : "Free", nprocs,
+                  use_median ? "median iteration (iter_median_us)" : "mean iteration (time_us)", o.repetitions);
+      std::printf("%10s", "size");
+      for (const auto& m : methods) std::printf(" %26s", m.c_str());
       std::printf("\n");
+      for (int size : o.sizes) {
+        if (size > 0) {
+          std::printf("%10d", size);
+        } else {
+          std::printf("%10s", "groups");
+        }
+        for (const auto& m : methods) {
+          std::vector<double> t;
+          for (const auto& s : samples) {
+            if (s.spec.method == m && s.spec.op == op && s.spec.group_size == size) {
+              t.push_back(use_median ? s.median_us : s.time_us);
+            }
+          }
+          if (t.empty()) {
+            std::printf(" %26s", "-");
+            continue;
+          }
+          const std::string cell = cell_number(median(t)) + " [" + cell_number(*std::min_element(t.begin(), t.end())) +
+                                   "-" + cell_number(*std::max_element(t.begin(), t.end())) + "]";
+          std::printf(" %26s", cell.c_str());
+        }
+        std::printf("\n");
+      }
     }
   }
 }
 
 void write_csv(const std::vector<Sample>& samples, const Options& o, const mcmclb::Provenance& p) {
   // backend (mpi | smpi) and the platform columns keep real and simulated rows apart in any merged file; smpi
-  // rows are simulated times on the platform named, never measurements of hardware.
+  // rows are simulated times on the platform named, never measurements of hardware. iter_median_us came later:
+  // appended last, so files written before it keep their layout and positional readers keep working.
   const csv::Row header = {"method",      "op",       "nprocs",           "group_size",  "rep",
                            "iterations",  "time_us",  "iter_min_us",      "iter_max_us", "timer",
                            "mpi_library", "host",     "git_commit",       "utc_start",   "groups",
-                           "backend",     "platform", "platform_fnv1a64", "simgrid_cfg"};
+                           "backend",     "platform", "platform_fnv1a64", "simgrid_cfg", "iter_median_us"};
   const std::string timer =
       mpi::kSimulated ? "simulated MPI_Wtime (SimGrid SMPI) max over ranks" : "MPI_Wtime max over ranks";
   std::string content = csv::line(header);
   // A --groups layout is recorded in the column groups; its group_size is the largest group of the layout.
   const int largest = o.group_layout.empty() ? 0 : *std::max_element(o.group_layout.begin(), o.group_layout.end());
   for (const auto& s : samples) {
-    content += csv::line({s.spec.method, s.spec.op == Op::create ? "create" : "free", std::to_string(p.nprocs),
+    content += csv::line({s.spec.method,
+                          s.spec.op == Op::create ? "create" : "free",
+                          std::to_string(p.nprocs),
                           std::to_string(s.spec.group_size > 0 ? s.spec.group_size : largest),
-                          std::to_string(s.repetition), std::to_string(s.iterations), csv::number(s.time_us),
-                          csv::number(s.min_us), csv::number(s.max_us), timer, p.mpi_library, p.host, p.git_commit,
-                          p.utc_start, s.spec.group_size > 0 ? std::string() : o.groups_text, p.backend, p.platform,
-                          p.platform_fnv1a64, p.simgrid_cfg});
+                          std::to_string(s.repetition),
+                          std::to_string(s.iterations),
+                          csv::number(s.time_us),
+                          csv::number(s.min_us),
+                          csv::number(s.max_us),
+                          timer,
+                          p.mpi_library,
+                          p.host,
+                          p.git_commit,
+                          p.utc_start,
+                          s.spec.group_size > 0 ? std::string() : o.groups_text,
+                          p.backend,
+                          p.platform,
+                          p.platform_fnv1a64,
+                          p.simgrid_cfg,
+                          csv::number(s.median_us)});
   }
   csv::write_atomically(o.out, content);
 }

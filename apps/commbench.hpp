@@ -76,6 +76,10 @@ struct Sample {
   double time_us;  // mean over the repetition's iterations
   double min_us;
   double max_us;
+  // Median over the repetition's iterations: for a cheap operation (range: tens of ns) on oversubscribed cores,
+  // one scheduler preemption of a few ms inside a timed window in thousands of iterations dominates the mean;
+  // the median says what the operation itself costs.
+  double median_us;
 };
 
 /// Runs every benchmark of specs (collective over world, same specs on every rank) with the build's timing loop

@@ -3,6 +3,11 @@
 repetitions with a min-max band. Input: the CSV written by mcmclb-commbench or mcmclb-commbench-sim (or a folder
 holding commbench.csv). Simulated series (backend smpi) are labelled as simulated, with their platform.
 
+--stat says which per-repetition statistic is plotted: mean (default) is each repetition's mean iteration
+(time_us), what MPI benchmarks report; median is its median iteration (iter_median_us), which one scheduler
+preemption inside a timed window cannot move, so it shows what a cheap operation itself costs on oversubscribed
+cores. Files older than iter_median_us have only the mean.
+
 Prints, per series, the shape of t(g) over the group sizes g >= 2 (medians): least-squares fits of
 t = a + b*log2(g) and t = a + c*log2(g)^2, with R^2 and the RMS residual, and names the better model (the paper's
 Sect. 5: O(log^2 g) for Algorithm 1, O(log g) for create_group; `constant` when t does not grow with g)."""
@@ -16,6 +21,8 @@ from mcmclb_csv import (ArgumentParser, InputError, check_inputs_exist, check_ou
                         median, output_path, pyplot, read_csv, save)
 
 REQUIRED = ["method", "op", "nprocs", "group_size", "rep", "time_us"]
+# --stat -> (column, how axis, title and fit table name it)
+STATS = {"mean": ("time_us", "mean of the iterations"), "median": ("iter_median_us", "median iteration")}
 
 
 def main(argv=None):
@@ -24,14 +31,22 @@ def main(argv=None):
     parser.add_argument("-o", "--output", default=None, help="PNG path (default: fig1.png beside the first input)")
     parser.add_argument("--op", default="create", choices=["create", "free"], help="which cost to plot")
     parser.add_argument("--pdf", action="store_true", help="also write a PDF beside the PNG")
+    parser.add_argument("--stat", default="mean", choices=sorted(STATS),
+                        help="per repetition: mean iteration (time_us, default) or median iteration (iter_median_us)")
     args = parser.parse_args(argv)
+    column, stat_text = STATS[args.stat]
     output = output_path(args.output, args.inputs[0], "fig1.png")
     try:
         check_inputs_exist(args.inputs, "commbench.csv")
         check_output(output, args.pdf)
         rows = []
         for path in args.inputs:
-            rows += read_csv(find_csv(path, "commbench.csv"), "commbench.csv", REQUIRED)
+            file = find_csv(path, "commbench.csv")
+            read = read_csv(file, "commbench.csv", REQUIRED, filled=(column,))
+            if column not in read[0]:
+                raise InputError(f"{file}: no {column} column, needed by --stat {args.stat} (allowed: a "
+                                 f"commbench.csv written since issue 10, or --stat mean)")
+            rows += read
     except InputError as e:
         fail(__file__, str(e))
 
@@ -40,11 +55,11 @@ def main(argv=None):
     for r in rows:
         if r["op"] == args.op:
             key = (r["method"], r["nprocs"], r.get("backend") or "mpi", r.get("platform") or "")
-            series[key][r["group_size"]].append(r["time_us"])
+            series[key][r["group_size"]].append(r[column])
     if not series:
         fail(__file__, f"{args.inputs[0]}: no rows with op={args.op}")
 
-    print_fits(series, args.op)
+    print_fits(series, args.op, stat_text)
 
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(9.0, 4.8))
@@ -82,9 +97,9 @@ def main(argv=None):
         positive = [v for by_size in series.values() for s in by_size.values() for v in s if v > 0]
         ax.set_yscale("symlog", linthresh=min(positive) if positive else 1.0)
     ax.set_xlabel("output group size (ranks)")
-    ax.set_ylabel(f"{args.op} time (µs, max over ranks)")
+    ax.set_ylabel(f"{args.op} time (µs, max over ranks, {stat_text})")
     procs = sorted({key[1] for key in series})
-    title = f"Communicator {args.op} cost, P = {', '.join(map(str, procs))}"
+    title = f"Communicator {args.op} cost, P = {', '.join(map(str, procs))}, {stat_text} per repetition"
     if not several_backends:
         title += f"\n{backend_label(*next(iter(backends)))}"
     ax.set_title(title, fontsize="medium")
@@ -139,11 +154,12 @@ def shape(by_size):
     return len(sizes), lin, sq, better
 
 
-def print_fits(series, op):
+def print_fits(series, op, stat_text):
     def r2_text(r2):
         return "   n/a" if r2 is None else f"{r2:6.3f}"
 
-    print(f"Shape of the {op} time t(g) (µs) over output group sizes g >= 2, medians, least squares:")
+    print(f"Shape of the {op} time t(g) (µs, {stat_text} per repetition) over output group sizes g >= 2, medians "
+          f"over repetitions, least squares:")
     print("  L: t = a + b*log2(g)    Q: t = a + c*log2(g)^2    R2, rms: of each fit")
     header = (f"{'method':<13} {'P':>5} {'backend':<7} {'n':>2} {'a_L':>10} {'b':>10} {'R2_L':>6} {'rms_L':>9} "
               f"{'a_Q':>10} {'c':>10} {'R2_Q':>6} {'rms_Q':>9}  better")

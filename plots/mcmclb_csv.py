@@ -163,6 +163,10 @@ SCHEMAS = {
         # Absent from older files (read as mpi). smpi rows are simulated (SimGrid) on the platform named.
         "backend": Column("name", choices=("mpi", "smpi")), "platform": TEXT, "platform_fnv1a64": TEXT,
         "simgrid_cfg": TEXT,
+        # Issue 10: the median over a repetition's iterations (robust against a rare preemption, which dominates
+        # the mean of a cheap operation on oversubscribed cores); absent from older files, read by fig1.py
+        # --stat median.
+        "iter_median_us": _time(True),
     },
     "dinan2011.csv": {  # plots/reference: the paper's values
         "kind": Column("name", choices=("table1", "fig2")), "balancer": NAME, "interval": _int(1, True),
@@ -172,6 +176,11 @@ SCHEMAS = {
 }
 
 
+def _required(column):
+    """column, with an empty field an error."""
+    return Column(column.kind, column.minimum, False, column.choices)
+
+
 def _lines_without_nul(f, path):
     for line_no, line in enumerate(f, start=1):
         if "\0" in line:
@@ -179,11 +188,13 @@ def _lines_without_nul(f, path):
         yield line
 
 
-def read_csv(path, schema, need):
+def read_csv(path, schema, need, filled=()):
     """Rows of the CSV file at path as dicts of typed values (int, float, bool, str; None for an empty optional
     field), checked against SCHEMAS[schema]: the columns in need must exist, every row must have exactly the
     header's number of fields, and every field of a schema column must have its type and satisfy its constraints.
-    Columns outside the schema are kept as text. A UTF-8 byte-order mark is skipped.
+    The columns in filled, where the header has them, must not be empty even if the schema lets them be (a
+    caller that plots an optional column checks that the header has it). Columns outside the schema are kept as
+    text. A UTF-8 byte-order mark is skipped.
 
     Raises InputError (one line naming the file) for a missing, empty or malformed file. For a results folder,
     resolve the file name first with find_csv().
@@ -206,7 +217,8 @@ def read_csv(path, schema, need):
             if missing:
                 raise InputError(f"{path}: malformed, missing column(s) {', '.join(missing)} (allowed: a {schema} "
                                  f"as mcmclb writes it, see README.md)")
-            checked = [(i, name, columns[name]) for i, name in enumerate(header) if name in columns]
+            checked = [(i, name, _required(columns[name]) if name in filled else columns[name])
+                       for i, name in enumerate(header) if name in columns]
             rows = []
             for fields in reader:
                 if not fields:

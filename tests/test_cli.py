@@ -174,6 +174,47 @@ class ComputeRun(unittest.TestCase):
             self.assertTrue(any(int(x["state_bytes"]) > 0 for x in ranks), "no run moved a walker")
 
 
+COMMBENCH_HEADER = ("method,op,nprocs,group_size,rep,iterations,time_us,iter_min_us,iter_max_us,timer,mpi_library,"
+                    "host,git_commit,utc_start,groups,backend,platform,platform_fnv1a64,simgrid_cfg,iter_median_us")
+
+
+def assert_iteration_stats(test, rows):
+    """Every commbench row: iter_median_us (issue 10, robust against a rare preemption) lies in
+    [iter_min_us, iter_max_us] of the same repetition, as does the mean time_us."""
+    test.assertTrue(rows)
+    for row in rows:
+        lo, hi = float(row["iter_min_us"]), float(row["iter_max_us"])
+        test.assertLessEqual(lo, float(row["iter_median_us"]), row)
+        test.assertLessEqual(float(row["iter_median_us"]), hi, row)
+        test.assertLessEqual(lo, float(row["time_us"]) * (1 + 1e-6), row)
+        test.assertLessEqual(float(row["time_us"]), hi * (1 + 1e-6), row)
+
+
+class CommbenchCsv(unittest.TestCase):
+    def test_header_and_iteration_median(self):
+        """The CSV's header (iter_median_us appended last, so positional readers of older files keep working) and,
+        on every row, the median iteration within the repetition's min and max."""
+        bench = os.path.join(os.path.dirname(MCMCLB), "mcmclb-commbench")
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "cb.csv")
+            r = subprocess.run(["mpiexec", "-n", RANKS, bench, "--methods", "range,split", "--sizes", "1,3",
+                                "--reps", "2", "--rep-time", "0.01", "--out", out],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                self.assertEqual(f.readline().strip(), COMMBENCH_HEADER)
+                f.seek(0)
+                rows = list(csv.DictReader(f))
+            self.assertEqual(len(rows), 2 * 2 * 2 * 2, "methods x ops x sizes x reps")
+            assert_iteration_stats(self, rows)
+            self.assertTrue(all(int(row["iterations"]) >= 3 for row in rows), rows)
+            # The summary has the median-iteration block after the mean one, for each op.
+            blocks = [line for line in r.stdout.splitlines() if "cost per method" in line]
+            self.assertEqual(len(blocks), 4, r.stdout)
+            self.assertIn("mean iteration", blocks[0])
+            self.assertIn("median iteration", blocks[1])
+
+
 class CommbenchGroups(unittest.TestCase):
     def test_layout_from_a_file(self):
         bench = os.path.join(os.path.dirname(MCMCLB), "mcmclb-commbench")
@@ -191,6 +232,7 @@ class CommbenchGroups(unittest.TestCase):
             self.assertEqual({(row["method"], row["op"]) for row in rows},
                              {(m, op) for m in ("create_group", "split") for op in ("create", "free")})
             self.assertTrue(all(row["groups"] == "sizes:1,2" and row["group_size"] == "2" for row in rows), rows)
+            assert_iteration_stats(self, rows)
             with open(layout, "w") as f:
                 f.write("groups: {sizes: [1, 1]}\n")
             r = subprocess.run(["mpiexec", "-n", RANKS, bench, "--groups", layout], capture_output=True, text=True,

@@ -86,6 +86,59 @@ class Fig1(unittest.TestCase):
     def test_header_only(self):
         self.assert_error_for_content("method,op,nprocs,group_size,rep,time_us\n", "no data rows")
 
+    def test_stat_median_plots_the_median_iteration(self):
+        """--stat median reads iter_median_us, --stat mean (the default) time_us: a series whose mean grows with g
+        (a preemption now and then) while its median iteration stays flat is fitted as each statistic says."""
+        header = "method,op,nprocs,group_size,rep,iterations,time_us,iter_min_us,iter_max_us,iter_median_us\n"
+        lines = []
+        for k in range(0, 4):
+            for rep in range(3):
+                mean = 0.5 + 0.4 * k + 0.01 * ((k + rep) % 3 - 1)
+                median_us = 0.02 + 0.0001 * rep
+                lines.append(f"range,create,8,{2 ** k},{rep},1000,{mean:.4f},0.01,3000,{median_us:.4f}")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "commbench.csv")
+            with open(path, "w") as f:
+                f.write(header + "\n".join(lines) + "\n")
+            fits = {}
+            for stat in ("mean", "median"):
+                out = os.path.join(d, f"fig1-{stat}.png")
+                r = run("fig1.py", path, "--stat", stat, "-o", out)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                assert_png(self, out)
+                self.assertIn("mean of the iterations" if stat == "mean" else "median iteration", r.stdout)
+                fits[stat] = next(line.split() for line in r.stdout.splitlines() if line.startswith("range "))
+            r = run("fig1.py", path, "-o", os.path.join(d, "default.png"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("mean of the iterations", r.stdout, "mean is the default")
+        self.assertEqual(fits["mean"][-1], "log2(g)", fits)
+        self.assertAlmostEqual(float(fits["mean"][5]), 0.4, places=1)  # b
+        self.assertEqual(fits["median"][-1], "constant", fits)
+        self.assertAlmostEqual(float(fits["median"][4]), 0.02, places=3)  # a
+
+    def test_stat_median_needs_the_column(self):
+        """A file older than iter_median_us (the fixture), or one whose column is empty, is one line naming it."""
+        older = os.path.join(FIXTURES, "commbench_small.csv")
+        r = run("fig1.py", older, "--stat", "median", "-o", os.path.join(tempfile.gettempdir(), "x.png"))
+        self.assert_one_line_error(r, f"{older}: no iter_median_us column")
+        self.assertIn("--stat mean", r.stderr)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "commbench.csv")
+            with open(path, "w") as f:
+                f.write("method,op,nprocs,group_size,rep,time_us,iter_median_us\n"
+                        "range,create,4,1,0,0.5,0.02\nrange,create,4,2,0,0.6,\n")
+            r = run("fig1.py", path, "--stat", "median")
+            self.assert_one_line_error(r, f"{path}: line 3: column iter_median_us is empty")
+            self.assertFalse(os.path.exists(os.path.join(d, "fig1.png")))
+            # Several inputs: the one without the column is named, even after a good one.
+            r = run("fig1.py", path.replace("commbench.csv", "none.csv"), "--stat", "median")
+            self.assert_one_line_error(r, "no such file")
+            good = os.path.join(d, "good.csv")
+            with open(good, "w") as f:
+                f.write("method,op,nprocs,group_size,rep,time_us,iter_median_us\nrange,create,4,1,0,0.5,0.02\n")
+            r = run("fig1.py", good, older, "--stat", "median", "-o", os.path.join(d, "y.png"))
+            self.assert_one_line_error(r, f"{older}: no iter_median_us column")
+
 
 RESULTS = os.path.join(FIXTURES, "results-small")
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # mcmclb-commbench-sim (Fig. 1 in simulation) at a small rank count, twice: fails unless the CSV has every
 # method's creation rows at every default group size, all labelled backend=smpi with the platform, its hash and
-# the --cfg flags; range creation costs under 1 us of simulated time at every size (it sends no message); and
-# the two runs give identical simulated times (no host time enters the simulation). Also: without
+# the --cfg flags; iter_median_us equal to time_us (one iteration per repetition); range creation costs under
+# 1 us of simulated time at every size (it sends no message); and the two runs give identical simulated times
+# (no host time enters the simulation). Also: without
 # MCMCLB_PLATFORM the program refuses to run (exit 2, one line), since its rows could not name their platform.
 #   run_commbench.sh COMMBENCH_SIM_BINARY PLATFORM.xml HOSTFILE RANKS
 set -euo pipefail
@@ -52,6 +53,11 @@ for rows in runs:
                   if r["method"] == "range" and r["op"] == "create" and not float(r["time_us"]) < 1.0]
     if slow_range:
         failed.append(f"range creation not below 1 us simulated: {slow_range}")
+    # One iteration per repetition: its median is that iteration, the mean (time_us) too.
+    median_off = [(r["method"], r["op"], r["group_size"], r["time_us"], r.get("iter_median_us")) for r in rows
+                  if r.get("iter_median_us") != r["time_us"]]
+    if median_off:
+        failed.append(f"iter_median_us differs from time_us with one iteration: {median_off[:3]}")
 key = lambda r: (r["method"], r["op"], r["group_size"], r["rep"])
 times = [{key(r): r["time_us"] for r in rows} for rows in runs]
 if times[0] != times[1]:
