@@ -56,6 +56,7 @@ class Measurement {
   double once();
 
  private:
+  double once_floor();
   double once_range();
   double once_mpi();
 

@@ -197,7 +197,7 @@ class CommbenchCsv(unittest.TestCase):
         bench = os.path.join(os.path.dirname(MCMCLB), "mcmclb-commbench")
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "cb.csv")
-            r = subprocess.run(["mpiexec", "-n", RANKS, bench, "--methods", "range,split", "--sizes", "1,3",
+            r = subprocess.run(["mpiexec", "-n", RANKS, bench, "--methods", "range,split,floor", "--sizes", "1,3",
                                 "--reps", "2", "--rep-time", "0.01", "--out", out],
                                capture_output=True, text=True, timeout=120)
             self.assertEqual(r.returncode, 0, r.stderr)
@@ -205,7 +205,12 @@ class CommbenchCsv(unittest.TestCase):
                 self.assertEqual(f.readline().strip(), COMMBENCH_HEADER)
                 f.seek(0)
                 rows = list(csv.DictReader(f))
-            self.assertEqual(len(rows), 2 * 2 * 2 * 2, "methods x ops x sizes x reps")
+            self.assertEqual(len(rows), 3 * 2 * 2 * 2, "methods x ops x sizes x reps")
+            # The timing floor (an empty timed window) is measured like a method, at every op and size, and shown
+            # beside the methods in the summary.
+            self.assertEqual({(row["op"], row["group_size"]) for row in rows if row["method"] == "floor"},
+                             {(op, size) for op in ("create", "free") for size in ("1", "3")})
+            self.assertIn("floor", next(line for line in r.stdout.splitlines() if line.strip().startswith("size")))
             assert_iteration_stats(self, rows)
             self.assertTrue(all(int(row["iterations"]) >= 3 for row in rows), rows)
             # The summary has the median-iteration block after the mean one, for each op.

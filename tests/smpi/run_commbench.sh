@@ -34,7 +34,7 @@ done
 python3 - "$work" "$platform" "$ranks" <<'PY'
 import csv, sys
 work, platform, ranks = sys.argv[1], sys.argv[2], int(sys.argv[3])
-methods = ("intercomm", "create_group", "from_group", "create", "split", "range")
+methods = ("intercomm", "create_group", "from_group", "create", "split", "range", "floor")
 sizes = sorted({1 << k for k in range(ranks.bit_length()) if 1 << k <= ranks} | {ranks} |
                ({ranks - 1} if ranks >= 4 and ranks & (ranks - 1) == 0 else set()))
 runs = [list(csv.DictReader(open(f"{work}/commbench-{a}.csv"))) for a in (1, 2)]
