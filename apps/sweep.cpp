@@ -831,8 +831,13 @@ ListedFailures failed_points(const fs::path& out) {
 int status_main(const SweepOptions& o) {
   const Study study = load(o, read_file(o.study, "study file"));
   const fs::path out = output_of(o, study);
-  const auto recorded = recorded_points(out);
+  // Read only, as a dry run reads: status writes nothing in the folder, and reads an older version's files as
+  // upgraded (by the store's one mapping) instead of refusing them.
+  const auto recorded = recorded_in_output(o, study, std::nullopt);
   const Backend backend = sweep_backend(o);  // --launcher smpi [--platform]: the simulated results of that platform
+  const auto any_valid = [](const results::RecordedPoint& point) {
+    return std::any_of(point.runs.begin(), point.runs.end(), [](const results::RecordedRun& r) { return r.valid; });
+  };
   const auto listed_failed = failed_points(out);
   const bool recording = !o.record_failures.empty();
   std::map<std::string, QueuedJob> queued;
@@ -848,12 +853,12 @@ int status_main(const SweepOptions& o) {
   }
   const auto done = [&](const Point& p) {
     if (p.program == Program::commbench) return fs::exists(out / commbench_output(p.spec.nprocs, backend));
-    const auto it = recorded.find(point_key(p.spec, backend));
-    return it != recorded.end() && it->second.any_valid;
+    const auto it = recorded.find(store_key(p.spec, backend));
+    return it != recorded.end() && any_valid(it->second);
   };
   const auto has_invalid_row = [&](const Point& p) {
-    const auto it = recorded.find(point_key(p.spec, backend));
-    return p.program == Program::kernel && it != recorded.end() && !it->second.any_valid;
+    const auto it = recorded.find(store_key(p.spec, backend));
+    return p.program == Program::kernel && it != recorded.end() && !any_valid(it->second);
   };
   bool found = o.launch == 0;
   std::size_t n_done = 0, n_failed = 0, n_missing = 0;

@@ -297,6 +297,12 @@ class DryRunWritesNothing(unittest.TestCase):
         self.dry_runs({"local": ["sweep small: 7 points, 7 already done", "dry run: 0 launch command(s) printed"],
                        "smpi": ["sweep small: 7 points, 0 already done", "dry run: 2 launch command(s) printed"],
                        "slurm": ["sweep small: nothing to submit (7 points done in " + self.out + ")"]})
+        # mcmclb status reads the folder the same way (it refused 0.1's runs.csv before), and writes nothing either.
+        before = snapshot(self.out)
+        r = mcmclb("status", STUDY, "--out", self.out)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("study small in " + self.out + ": 7 done, 0 failed, 0 missing (complete)", r.stdout)
+        self.assertEqual(snapshot(self.out), before, "mcmclb status changed " + self.out)
         # A run that lost a rank row is not done (0.1's ranks.csv read by column name, through its upgrade).
         path = os.path.join(self.out, "ranks.csv")
         with open(path) as f:
