@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -201,13 +202,31 @@ bool done_already(const Point& p, const Backend& backend, const fs::path& out,
   return at != recorded.end() && at->second.done();  // valid and complete: a run that lost rank rows is rerun
 }
 
+/// A refused output folder, saying where the folder came from: --out, or the study's out (results/<experiment>).
+InputError output_error(const SweepOptions& o, const results::StoreError& e) {
+  return InputError((o.out.empty() ? "key out (default results/<experiment>): " : "--out: ") + std::string(e.what()));
+}
+
 /// Opens the results store of the sweep (creates or checks the folder and every file's header) before the first
 /// launch: a folder that cannot hold results, or holds foreign or older files, is one line and exit 2.
 results::ResultStore open_output(const SweepOptions& o, const Study& study) {
   try {
     return open_results(output_of(o, study));
   } catch (const results::StoreError& e) {
-    throw InputError((o.out.empty() ? "key out (default results/<experiment>): " : "--out: ") + std::string(e.what()));
+    throw output_error(o, e);
+  }
+}
+
+/// The points recorded in the sweep's output folder: through the opened store, or, for a dry run (store empty),
+/// read only. A dry run writes nothing there (no lock file, no folder, no upgrade of an older version's files: a
+/// user may dry-run before deciding which mcmclb to use on the folder); it refuses what open_output() refuses.
+std::map<std::string, results::RecordedPoint> recorded_in_output(const SweepOptions& o, const Study& study,
+                                                                 const std::optional<results::ResultStore>& store) {
+  if (store) return store->recorded_points();
+  try {
+    return read_results(output_of(o, study));
+  } catch (const results::StoreError& e) {
+    throw output_error(o, e);
   }
 }
 
@@ -457,14 +476,11 @@ int sweep_local(const SweepOptions& o, const Study& study) {
   } else if (!o.dry_run && !on_path("mpiexec")) {
     throw InputError("--launcher local: mpiexec is not on PATH (install MPICH or add its bin folder to PATH)");
   }
-  if (o.dry_run && !fs::exists(output_of(o, study))) {  // nothing done yet, and a dry run creates no folder
-    std::size_t skipped = 0;
-    return print_launches(o, study, output_of(o, study), points_to_run(o, study, output_of(o, study), {}, skipped));
-  }
-  results::ResultStore store = open_output(o, study);  // before the first launch
-  const fs::path out = store.dir();
+  std::optional<results::ResultStore> store;             // none for a dry run: it opens nothing for writing
+  if (!o.dry_run) store.emplace(open_output(o, study));  // before the first launch
+  const fs::path out = output_of(o, study);
   std::size_t skipped = 0;
-  const auto todo = points_to_run(o, study, out, store.recorded_points(), skipped);
+  const auto todo = points_to_run(o, study, out, recorded_in_output(o, study, store), skipped);
   std::size_t total = 0;
   for (const auto& [n, indices] : todo) total += indices.size();
   std::printf(
@@ -493,8 +509,8 @@ int sweep_local(const SweepOptions& o, const Study& study) {
   std::printf("sweep %s: %zu run, %zu skipped, %zu failed, %s; results in %s\n", study.name.c_str(),
               total - failed_launching, skipped, failures.size(), format_seconds(progress.elapsed_s()).c_str(),
               out.string().c_str());
-  if (!failures.empty()) record_failures(study, sweep_backend(o), store, failures);
-  store.prune_failures();  // failures.csv lists what is failed now: points fixed by this or a later run leave it
+  if (!failures.empty()) record_failures(study, sweep_backend(o), *store, failures);
+  store->prune_failures();  // failures.csv lists what is failed now: points fixed by this or a later run leave it
   return failures.empty() ? 0 : 3;
 }
 
@@ -698,10 +714,11 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
   const std::string text = read_file(template_path, "batch script template");
   check_jobs_dir(dir, o.jobs_dir.empty() ? "key experiment (jobs/<experiment>)" : "--jobs-dir");
   // Slurm opens --output in the output folder before the script runs; the store also checks its files now, so a
-  // job never starts on a folder it would refuse.
-  results::ResultStore store = open_output(o, study);
+  // job never starts on a folder it would refuse. A dry run checks them the same way but writes nothing there.
+  std::optional<results::ResultStore> store;
+  if (!o.dry_run) store.emplace(open_output(o, study));
   std::size_t skipped = 0;
-  const auto todo = points_to_run(o, study, store.dir(), store.recorded_points(), skipped);
+  const auto todo = points_to_run(o, study, out, recorded_in_output(o, study, store), skipped);
   const auto queued = o.dry_run ? std::map<std::string, QueuedJob>{} : queued_jobs(study);
 
   struct Launch {
@@ -740,6 +757,12 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
   }
   if (o.dry_run) {
     std::printf("dry run: %zu script(s) written, none submitted (submit each with: sbatch SCRIPT)\n", launches.size());
+    if (!fs::exists(out)) {
+      std::printf(
+          "note: %s does not exist (a dry run creates nothing there); create it before submitting by hand: "
+          "Slurm opens each job's --output file in it before the script starts\n",
+          out.string().c_str());
+    }
     return 0;
   }
   // Ask Slurm first whether every job could ever start, so an impossible study submits nothing at all rather
@@ -808,8 +831,13 @@ ListedFailures failed_points(const fs::path& out) {
 int status_main(const SweepOptions& o) {
   const Study study = load(o, read_file(o.study, "study file"));
   const fs::path out = output_of(o, study);
-  const auto recorded = recorded_points(out);
+  // Read only, as a dry run reads: status writes nothing in the folder, and reads an older version's files as
+  // upgraded (by the store's one mapping) instead of refusing them.
+  const auto recorded = recorded_in_output(o, study, std::nullopt);
   const Backend backend = sweep_backend(o);  // --launcher smpi [--platform]: the simulated results of that platform
+  const auto any_valid = [](const results::RecordedPoint& point) {
+    return std::any_of(point.runs.begin(), point.runs.end(), [](const results::RecordedRun& r) { return r.valid; });
+  };
   const auto listed_failed = failed_points(out);
   const bool recording = !o.record_failures.empty();
   std::map<std::string, QueuedJob> queued;
@@ -825,12 +853,12 @@ int status_main(const SweepOptions& o) {
   }
   const auto done = [&](const Point& p) {
     if (p.program == Program::commbench) return fs::exists(out / commbench_output(p.spec.nprocs, backend));
-    const auto it = recorded.find(point_key(p.spec, backend));
-    return it != recorded.end() && it->second.any_valid;
+    const auto it = recorded.find(store_key(p.spec, backend));
+    return it != recorded.end() && any_valid(it->second);
   };
   const auto has_invalid_row = [&](const Point& p) {
-    const auto it = recorded.find(point_key(p.spec, backend));
-    return p.program == Program::kernel && it != recorded.end() && !it->second.any_valid;
+    const auto it = recorded.find(store_key(p.spec, backend));
+    return p.program == Program::kernel && it != recorded.end() && !any_valid(it->second);
   };
   bool found = o.launch == 0;
   std::size_t n_done = 0, n_failed = 0, n_missing = 0;

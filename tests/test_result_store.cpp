@@ -108,6 +108,25 @@ std::set<std::string> names_in(const fs::path& dir) {
   return names;
 }
 
+/// Every file of dir (hidden ones too) with its bytes: a folder left exactly as it was compares equal.
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir)) files[entry.path().filename().string()] = slurp(entry.path());
+  return files;
+}
+
+/// Recorded points as comparable values: key -> each run's id, valid, complete, started.
+std::map<std::string, std::vector<std::string>> summary(const std::map<std::string, RecordedPoint>& points) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& [key, point] : points) {
+    for (const RecordedRun& r : point.runs) {
+      out[key].push_back(r.run_id + (r.valid ? " valid" : " invalid") + (r.complete ? " complete " : " torn ") +
+                         r.started);
+    }
+  }
+  return out;
+}
+
 class ResultStoreTest : public testing::Test {
  protected:
   void SetUp() override {
@@ -298,6 +317,14 @@ TEST_P(KilledWriter, NextWriterRollsBackTheHalfRecordedRun) {
   const std::string file = std::string(GetParam()).substr(0, std::string(GetParam()).find(':'));
   EXPECT_NE(slurp(dir_ / file), before.at(file));
 
+  // A read-only reader (a dry run) sees the folder as rolled back, and leaves it as it is: journal, torn rows.
+  const auto crashed = snapshot(dir_);
+  const auto read_only = ResultStore::read_recorded_points(dir_, test_schema());
+  EXPECT_EQ(snapshot(dir_), crashed);
+  EXPECT_EQ(read_only.count(ResultStore::key(key_fields("kill", 7, 2))), 0u);
+  EXPECT_EQ(read_only.size(), 2u);
+  EXPECT_TRUE(read_only.at(ResultStore::key(key_fields("kill", 5, 1))).done());
+
   // A writer that opened the store before the crash rolls back before appending its own run.
   const RunRecord next = make_run("c", "kill", 2, 3);
   store.record(next);
@@ -475,6 +502,39 @@ TEST_F(ResultStoreTest, OlderHeaderIsUpgradedOrRefused) {
   EXPECT_EQ(points.size(), 3u);
   EXPECT_FALSE(points.at(ResultStore::key(key_fields("old", 2, 0))).runs[0].complete);  // its rank rows never were
   EXPECT_TRUE(points.at(ResultStore::key(key_fields("old", 2, 2))).done());
+}
+
+TEST_F(ResultStoreTest, ReadOnlyReaderWritesNothingAndReadsOlderFilesAsUpgraded) {
+  // No folder: no points, and none made (nor its parents).
+  EXPECT_TRUE(ResultStore::read_recorded_points(dir_ / "a" / "b", test_schema()).empty());
+  EXPECT_FALSE(fs::exists(dir_));
+
+  fs::create_directories(dir_);
+  const std::string old =
+      "run_id,experiment,nprocs,rep,time_s,valid,utc_start\n"
+      "r1,old,2,0,1.5,true,2025-01-01T00:00:00Z\n"
+      "r2,old,2,1,1.5,false,2025-01-01T00:00:01Z\n";
+  spit(dir_ / "runs.csv", old);
+  spit(dir_ / "ranks.csv", csv::line(test_schema().ranks.header) + rank_line("r1", 0) + rank_line("r1", 1));
+  const auto untouched = snapshot(dir_);
+  // Refused as open() refuses, and nothing written.
+  EXPECT_THROW((void)ResultStore::read_recorded_points(dir_, schema_with_older_runs(false)), StoreError);
+  EXPECT_EQ(snapshot(dir_), untouched);
+
+  const auto read_only = ResultStore::read_recorded_points(dir_, schema_with_older_runs(true));
+  EXPECT_EQ(snapshot(dir_), untouched) << "no upgrade, no lock file";
+  EXPECT_TRUE(read_only.at(ResultStore::key(key_fields("old", 2, 0))).done());
+  EXPECT_FALSE(read_only.at(ResultStore::key(key_fields("old", 2, 1))).done());
+  // What the store reads after upgrading the file in place: the same points.
+  const auto opened = ResultStore::open(dir_, schema_with_older_runs(true)).recorded_points();
+  EXPECT_NE(slurp(dir_ / "runs.csv"), old);
+  EXPECT_EQ(summary(read_only), summary(opened));
+
+  // With the lock file there (this version wrote here), the read lock leaves everything as it was too.
+  const auto current = snapshot(dir_);
+  ASSERT_EQ(current.count(".mcmclb.lock"), 1u);
+  EXPECT_EQ(summary(ResultStore::read_recorded_points(dir_, schema_with_older_runs(true))), summary(opened));
+  EXPECT_EQ(snapshot(dir_), current);
 }
 
 void expect_refused(const fs::path& dir, const std::string& why) {

@@ -257,6 +257,72 @@ class Backends(unittest.TestCase):
                                   f"repetitions of this point differ (time_s {rows[0]['time_s']}, 9.5)", r.stderr)
 
 
+def snapshot(folder):
+    """Every file of folder (hidden ones too) with its bytes: equal before and after means nothing was written,
+    created, removed or rewritten (an upgrade rewrites a file through a new name, so its bytes change)."""
+    files = {}
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name), "rb") as f:
+            files[name] = f.read()
+    return files
+
+
+class DryRunWritesNothing(unittest.TestCase):
+    """A dry run leaves the results folder byte for byte as it was, with any launcher: one written by mcmclb 0.1
+    (whose files a real sweep upgrades in place) is read through the upgrade in memory, not rewritten, and no lock
+    file is made. The user dry-runs to see what would happen, e.g. before choosing which mcmclb to use on it."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.out = os.path.join(self.tmp, "out")
+        shutil.copytree(os.path.join(ROOT, "tests", "fixtures", "results-v0.1"), self.out)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def dry_runs(self, expected):
+        """Each launcher's dry run on self.out: exit 0, the folder unchanged, and the lines expected[launcher]."""
+        before = snapshot(self.out)
+        for launcher, extra in (("local", ()), ("smpi", ("--sim-binary", MCMCLB)),
+                                ("slurm", ("--jobs-dir", os.path.join(self.tmp, "jobs")))):
+            r = mcmclb("sweep", STUDY, "--launcher", launcher, "--out", self.out, "--dry-run", *extra)
+            self.assertEqual(r.returncode, 0, launcher + ": " + r.stdout + r.stderr)
+            self.assertEqual(snapshot(self.out), before, f"--launcher {launcher} --dry-run changed {self.out}")
+            for line in expected[launcher]:
+                self.assertIn(line, r.stdout, launcher)
+
+    def test_older_version_folder_is_read_not_upgraded(self):
+        # The fixture holds every point of the study, each valid with all its rank rows, run on the real MPI (0.1
+        # had no simulation): done for local and slurm, not for smpi.
+        self.dry_runs({"local": ["sweep small: 7 points, 7 already done", "dry run: 0 launch command(s) printed"],
+                       "smpi": ["sweep small: 7 points, 0 already done", "dry run: 2 launch command(s) printed"],
+                       "slurm": ["sweep small: nothing to submit (7 points done in " + self.out + ")"]})
+        # mcmclb status reads the folder the same way (it refused 0.1's runs.csv before), and writes nothing either.
+        before = snapshot(self.out)
+        r = mcmclb("status", STUDY, "--out", self.out)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("study small in " + self.out + ": 7 done, 0 failed, 0 missing (complete)", r.stdout)
+        self.assertEqual(snapshot(self.out), before, "mcmclb status changed " + self.out)
+        # A run that lost a rank row is not done (0.1's ranks.csv read by column name, through its upgrade).
+        path = os.path.join(self.out, "ranks.csv")
+        with open(path) as f:
+            lines = f.read().splitlines(keepends=True)
+        self.assertTrue(lines[-1].startswith("small-2026-11-21T06:30:13Z-db349c,2,"), "point 6's last rank row")
+        with open(path, "w") as f:
+            f.writelines(lines[:-1])
+        self.dry_runs({"local": ["7 points, 6 already done", " run tests/fixtures/study-small.yaml --points 6 "],
+                       "smpi": ["7 points, 0 already done"],
+                       "slurm": ["skip nprocs=2: all 4 points already done", "(nprocs=3, 1 of 3 points to run)"]})
+
+    def test_current_folder_with_its_lock_file(self):
+        # Today's files and the lock file a writer of this version leaves: the read lock changes nothing either.
+        shutil.rmtree(self.out)
+        shutil.copytree(os.path.join(ROOT, "tests", "fixtures", "results-small"), self.out)
+        open(os.path.join(self.out, ".mcmclb.lock"), "w").close()
+        self.dry_runs({"local": ["sweep small: 7 points, 7 already done"], "smpi": ["7 points, 0 already done"],
+                       "slurm": ["nothing to submit (7 points done in "]})
+
+
 class Simulation(unittest.TestCase):
     """--launcher smpi with the paper's studies: their job: sections do not stop a simulated launch, a dry run
     prints the smpirun lines (flags from configs/platforms/smpi.cfg), and a missing simulation program is one line."""

@@ -21,6 +21,10 @@
 //   sizes first. runs.csv is appended last, so a lock-free reader that sees a runs.csv row also sees its ranks.
 // - A writer killed while holding the lock loses it with its process; a node that dies holding it keeps it until
 //   the filesystem's lock recovery (NFS statd/NSM, Lustre eviction) frees it, so other writers wait, not corrupt.
+// - A read-only reader (read_recorded_points: dry runs) creates, writes and rewrites nothing, so a dry run leaves
+//   the folder byte for byte as it was: it takes the read lock only where the lock file exists, reads an older
+//   version's files through the same upgrade open() rewrites them with (in memory), and reads the files of an
+//   unfinished commit up to the sizes in its journal, which is what roll_back would leave.
 // - Writers of older mcmclb versions (read, rewrite, rename) take no lock: sharing a folder with them can still
 //   lose rows. Readers (plots, users' tools) need no lock.
 #include "mcmclb/result_store.hpp"
@@ -38,6 +42,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -181,9 +186,10 @@ std::string first_line(const Fd& fd, const fs::path& path) {
 }
 
 /// Calls emit for every record of the file after the header: a record ends at a newline outside quotes, so a
-/// quoted field may hold line breaks. Reads in blocks; a last record without its newline is not emitted.
+/// quoted field may hold line breaks. Reads in blocks; a last record without its newline is not emitted. A limit of
+/// 0 or more reads only the file's first `limit` bytes (the file as it was before an unfinished commit).
 template <typename Emit>
-void for_each_row(const fs::path& path, Emit&& emit) {
+void for_each_row(const fs::path& path, Emit&& emit, off_t limit = -1) {
   Fd fd;
   {
     const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -197,16 +203,20 @@ void for_each_row(const fs::path& path, Emit&& emit) {
   std::string buffer;
   std::size_t scanned = 0, start = 0;
   bool quoted = false, header = true;
+  auto left = limit < 0 ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(limit);
   for (;;) {
-    const std::size_t old = buffer.size();
-    buffer.resize(old + kBlock);
-    ssize_t n;
-    do {
-      n = ::read(fd.get(), buffer.data() + old, kBlock);
-    } while (n < 0 && errno == EINTR);
+    const std::size_t old = buffer.size(), want = std::min(kBlock, left);
+    buffer.resize(old + want);
+    ssize_t n = 0;  // 0 once the limit is reached: the end, as at the end of the file
+    if (want > 0) {
+      do {
+        n = ::read(fd.get(), buffer.data() + old, want);
+      } while (n < 0 && errno == EINTR);
+    }
     if (n < 0) fail_errno(path, "cannot read", errno);
     buffer.resize(old + static_cast<std::size_t>(n));
     if (n == 0) return;
+    left -= static_cast<std::size_t>(n);
     for (; scanned < buffer.size(); ++scanned) {
       const char c = buffer[scanned];
       if (c == '"') {
@@ -278,17 +288,32 @@ std::vector<const Table*> all_tables(const Schema& s) {
   return tables;
 }
 
-/// The folder lock: a process-wide mutex, then the fcntl write lock on DIR/.mcmclb.lock (see the top).
+/// The folder lock: a process-wide mutex, then the fcntl lock on DIR/.mcmclb.lock (see the top). kWrite creates the
+/// lock file and takes the write lock, waiting for it. kRead writes and creates nothing: it takes the read lock
+/// (shared with other readers, waiting for a writer's commit to end) when the lock file exists and can be locked,
+/// and otherwise holds only the mutex: a reader needs no lock (runs.csv is appended last, a killed writer's commit
+/// is read through its journal), the read lock only spares it a commit half-done at the moment it reads.
 class FolderLock {
  public:
-  explicit FolderLock(const fs::path& dir) : guard_(process_mutex()) {
+  enum class Mode { kWrite, kRead };
+  explicit FolderLock(const fs::path& dir, Mode mode = Mode::kWrite) : guard_(process_mutex()) {
     const fs::path path = dir / kLockFile;
-    fd_ = open_file(path, O_RDWR | O_CREAT);
+    if (mode == Mode::kRead) {
+      const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (raw < 0) return;  // no writer of this version has written here yet, or the file is not ours to read
+      fd_ = Fd(raw);
+    } else {
+      fd_ = open_file(path, O_RDWR | O_CREAT);
+    }
     struct flock lock {};
-    lock.l_type = F_WRLCK;
+    lock.l_type = mode == Mode::kRead ? F_RDLCK : F_WRLCK;
     lock.l_whence = SEEK_SET;  // l_start = l_len = 0: the whole file
     while (::fcntl(fd_.get(), F_SETLKW, &lock) != 0) {
       if (errno == EINTR) continue;
+      if (mode == Mode::kRead) {
+        fd_.reset();
+        return;
+      }
       if (errno == ENOLCK || errno == EOPNOTSUPP || errno == ENOSYS) {
         fail_errno(path,
                    "this filesystem does not support POSIX record locks, which concurrent writers need (NFS: run "
@@ -343,13 +368,13 @@ void truncate_to(const fs::path& path, off_t size) {
   sync(fd, path);
 }
 
-/// Undoes a commit a killed writer left unfinished. Lock held.
-void roll_back(const fs::path& dir, const Schema& schema) {
-  ::unlink((dir / kJournalTemp).c_str());  // a journal that was never complete: nothing was appended yet
+/// The journal of a commit a killed writer left unfinished: the files it grew and their sizes before it; nothing
+/// when there is none. Lock held (read or write).
+std::optional<Sizes> read_journal(const fs::path& dir, const Schema& schema) {
   const fs::path journal = dir / kJournalFile;
   const int raw = ::open(journal.c_str(), O_RDONLY | O_CLOEXEC);
   if (raw < 0) {
-    if (errno == ENOENT) return;
+    if (errno == ENOENT) return std::nullopt;
     fail_errno(journal, "cannot read", errno);
   }
   const Fd fd(raw);
@@ -370,7 +395,15 @@ void roll_back(const fs::path& dir, const Schema& schema) {
   if (damaged) {
     fail(journal, "damaged journal of an unfinished commit; check the CSV files' last rows, then remove it");
   }
-  for (const auto& [file, size] : sizes) truncate_to(dir / file, size);
+  return sizes;
+}
+
+/// Undoes a commit a killed writer left unfinished. Lock held.
+void roll_back(const fs::path& dir, const Schema& schema) {
+  ::unlink((dir / kJournalTemp).c_str());  // a journal that was never complete: nothing was appended yet
+  const auto sizes = read_journal(dir, schema);
+  if (!sizes) return;
+  for (const auto& [file, size] : *sizes) truncate_to(dir / file, size);
   remove_journal(dir);
 }
 
@@ -438,8 +471,8 @@ void upgrade_file(const fs::path& dir, const Table& table, const OlderHeader& ol
   replace_file(dir, path, "upgrade", text);
 }
 
-/// Creates the folder or checks it, before any work: one StoreError naming what is wrong.
-void prepare_folder(const fs::path& dir) {
+/// Checks the folder's path (one StoreError naming what is wrong) without touching it: true if the folder exists.
+bool check_folder_path(const fs::path& dir) {
   if (dir.empty()) throw StoreError("output folder: the path is empty");
   for (const auto& part : dir) {
     if (part.native().size() > NAME_MAX) {
@@ -451,7 +484,13 @@ void prepare_folder(const fs::path& dir) {
   std::error_code ec;
   const fs::file_status st = fs::status(dir, ec);
   if (fs::exists(st) && !fs::is_directory(st)) fail(dir, "exists and is not a folder; the output must be a folder");
-  if (!fs::exists(st)) {
+  return fs::exists(st);
+}
+
+/// Creates the folder or checks it, before any work: one StoreError naming what is wrong.
+void prepare_folder(const fs::path& dir) {
+  if (!check_folder_path(dir)) {
+    std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) fail(dir, "cannot create this output folder (" + ec.message() + ")");
   }
@@ -534,7 +573,29 @@ struct Tracker {
   long count = 0;
 };
 
-std::map<std::string, RecordedPoint> read_points(const fs::path& dir, const Schema& s) {
+/// How read_points reads one table file. By default: written with the current header, read whole. A read-only
+/// reader (ResultStore::read_recorded_points) reads an older version's file through that version's upgrade, in
+/// memory (the same mapping open() rewrites the file with), and a file an unfinished commit grew only up to its
+/// size before that commit (as roll_back would truncate it).
+struct ReadAs {
+  const OlderHeader* older = nullptr;
+  off_t limit = -1;
+};
+
+/// One record of a file read as `as`, split and in the current header (all its fields); nothing when it is not a
+/// row of that version (another width).
+std::optional<csv::Row> current_row(std::string_view record, const ReadAs& as, std::size_t width) {
+  csv::Row fields = csv::split_line(record);
+  if (as.older != nullptr) {
+    if (fields.size() != as.older->header.size()) return std::nullopt;
+    fields = as.older->upgrade(fields);
+  }
+  if (fields.size() != width) return std::nullopt;
+  return fields;
+}
+
+std::map<std::string, RecordedPoint> read_points(const fs::path& dir, const Schema& s, const ReadAs& runs = {},
+                                                 const ReadAs& ranks = {}) {
   const std::size_t id_col = column(s.runs, s.run_id_column), nprocs_col = column(s.runs, s.nprocs_column),
                     valid_col = column(s.runs, s.valid_column), started_col = column(s.runs, s.started_column);
   std::vector<std::size_t> key_cols;
@@ -548,35 +609,51 @@ std::map<std::string, RecordedPoint> read_points(const fs::path& dir, const Sche
   std::vector<Row> rows;
   std::vector<Tracker> trackers;
   std::unordered_map<std::string, std::size_t> by_id;
-  for_each_row(dir / s.runs.file, [&](std::string_view record) {
-    const csv::Row fields = csv::split_line(record);
-    if (fields.size() != s.runs.header.size()) return;  // not a row this version wrote: never counts as recorded
-    csv::Row key_fields;
-    for (auto c : key_cols) key_fields.push_back(fields[c]);
-    Row row{ResultStore::key(key_fields), {fields[id_col], fields[valid_col] == "true", false, fields[started_col]}, 0};
-    const auto [at, added] = by_id.try_emplace(fields[id_col], trackers.size());
-    if (added) {
-      const long nprocs = std::max(0L, parse_long(fields[nprocs_col]).value_or(0));
-      trackers.push_back({nprocs, std::vector<char>(static_cast<std::size_t>(nprocs), 0), 0});
-    }
-    row.tracker = at->second;
-    rows.push_back(std::move(row));
-  });
+  for_each_row(
+      dir / s.runs.file,
+      [&](std::string_view record) {
+        const auto row_fields = current_row(record, runs, s.runs.header.size());
+        if (!row_fields) return;  // not a row this version wrote: never counts as recorded
+        const csv::Row& fields = *row_fields;
+        csv::Row key_fields;
+        for (auto c : key_cols) key_fields.push_back(fields[c]);
+        Row row{
+            ResultStore::key(key_fields), {fields[id_col], fields[valid_col] == "true", false, fields[started_col]}, 0};
+        const auto [at, added] = by_id.try_emplace(fields[id_col], trackers.size());
+        if (added) {
+          const long nprocs = std::max(0L, parse_long(fields[nprocs_col]).value_or(0));
+          trackers.push_back({nprocs, std::vector<char>(static_cast<std::size_t>(nprocs), 0), 0});
+        }
+        row.tracker = at->second;
+        rows.push_back(std::move(row));
+      },
+      runs.limit);
 
   const std::size_t rid_col = column(s.ranks, s.run_id_column), rank_col = column(s.ranks, s.rank_column);
   const std::size_t needed = std::max(rid_col, rank_col) + 1;
   if (!rows.empty()) {
-    for_each_row(dir / s.ranks.file, [&](std::string_view record) {
-      const csv::Row fields = leading_fields(record, needed);
-      if (fields.size() < needed) return;
-      const auto at = by_id.find(fields[rid_col]);
-      if (at == by_id.end()) return;
-      Tracker& t = trackers[at->second];
-      const auto rank = parse_long(fields[rank_col]);
-      if (!rank || *rank < 0 || *rank >= t.nprocs || t.seen[static_cast<std::size_t>(*rank)]) return;
-      t.seen[static_cast<std::size_t>(*rank)] = 1;
-      ++t.count;
-    });
+    for_each_row(
+        dir / s.ranks.file,
+        [&](std::string_view record) {
+          // An older file's row is split whole, for its upgrade; a current one only up to the columns read.
+          csv::Row fields;
+          if (ranks.older != nullptr) {
+            auto upgraded = current_row(record, ranks, s.ranks.header.size());
+            if (!upgraded) return;
+            fields = std::move(*upgraded);
+          } else {
+            fields = leading_fields(record, needed);
+          }
+          if (fields.size() < needed) return;
+          const auto at = by_id.find(fields[rid_col]);
+          if (at == by_id.end()) return;
+          Tracker& t = trackers[at->second];
+          const auto rank = parse_long(fields[rank_col]);
+          if (!rank || *rank < 0 || *rank >= t.nprocs || t.seen[static_cast<std::size_t>(*rank)]) return;
+          t.seen[static_cast<std::size_t>(*rank)] = 1;
+          ++t.count;
+        },
+        ranks.limit);
   }
   std::map<std::string, RecordedPoint> points;
   for (Row& row : rows) {
@@ -634,6 +711,31 @@ ResultStore ResultStore::open(const fs::path& dir, Schema schema) {
   // Every file was checked before the first is rewritten: a refused folder is left as it was.
   for (const auto& [table, older] : upgrades) upgrade_file(dir, *table, *older);
   return ResultStore(dir, std::move(schema));
+}
+
+std::map<std::string, RecordedPoint> ResultStore::read_recorded_points(const fs::path& dir, const Schema& schema) {
+  check_schema(schema);
+  if (!check_folder_path(dir)) return {};
+  // Refused exactly as open() refuses, from the same checks; an older header is noted, not rewritten.
+  for (const Table* t : all_tables(schema)) {
+    const OlderHeader* ignored = nullptr;
+    (void)check_header(dir, *t, &ignored, true);
+  }
+  const FolderLock lock(dir, FolderLock::Mode::kRead);
+  ReadAs runs, ranks;
+  for (auto [table, as] : {std::pair{&schema.runs, &runs}, std::pair{&schema.ranks, &ranks}}) {
+    // lock_free: without the lock file, a header still being written reads as no file yet, as in open().
+    if (check_header(dir, *table, &as->older, true) != Found::kUpgrade) as->older = nullptr;
+  }
+  // A commit a killed writer left unfinished: its files read up to their sizes before it (a journal holds sizes
+  // of files in the current header, written after any upgrade).
+  if (const auto sizes = read_journal(dir, schema)) {
+    for (const auto& [file, size] : *sizes) {
+      if (file == schema.runs.file) runs.limit = size;
+      if (file == schema.ranks.file) ranks.limit = size;
+    }
+  }
+  return read_points(dir, schema, runs, ranks);
 }
 
 bool ResultStore::record(const RunRecord& run, IfDone if_done) {

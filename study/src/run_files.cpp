@@ -168,6 +168,10 @@ results::ResultStore open_results(const std::filesystem::path& dir) {
   return results::ResultStore::open(dir, results_schema());
 }
 
+std::map<std::string, results::RecordedPoint> read_results(const std::filesystem::path& dir) {
+  return results::ResultStore::read_recorded_points(dir, results_schema());
+}
+
 std::string store_key(const RunSpec& spec, const Backend& backend) {
   RunRecord record;
   record.spec = spec;

@@ -86,6 +86,15 @@ class ResultStore {
   /// schema names a column its table lacks.
   static ResultStore open(const std::filesystem::path& dir, Schema schema);
 
+  /// The points recorded in DIR, as open(dir, schema).recorded_points() would give them, read without writing,
+  /// creating or locking for writing anything (a dry run: every file byte for byte as it was, no lock file made).
+  /// A folder that does not exist holds no points. Foreign or unupgradable headers are refused with the same
+  /// StoreError as open(); a known older file is read through its upgrade in memory, not rewritten; a commit a
+  /// killed writer left unfinished is read as rolled back. Takes the folder's lock for reading when its lock file
+  /// exists. Does not check that the folder is writable.
+  static std::map<std::string, RecordedPoint> read_recorded_points(const std::filesystem::path& dir,
+                                                                   const Schema& schema);
+
   /// What record() does when the run's point is already done (recorded valid and complete).
   enum class IfDone {
     kAppend,  // record it anyway: a repeated measurement (`mcmclb run` without --resume, `sweep --force`)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,11 @@ results::Schema results_schema();
 /// InputError, one line naming the file) before any work if the folder cannot hold results or holds foreign or
 /// older files.
 results::ResultStore open_results(const std::filesystem::path& dir);
+
+/// The points recorded in the results folder dir (results_schema()), read only: nothing in dir is written or
+/// created, an older version's files are read through their upgrade without being rewritten, a missing folder
+/// holds none (results::ResultStore::read_recorded_points). Throws results::StoreError as open_results() would.
+std::map<std::string, results::RecordedPoint> read_results(const std::filesystem::path& dir);
 
 /// The store key of a point run on backend: its runs.csv key fields (parameters, backend, platform;
 /// ResultStore::key).
