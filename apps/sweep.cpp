@@ -851,11 +851,9 @@ int status_main(const SweepOptions& o) {
       no_job = "queue unknown: " + std::string(e.what());
     }
   }
-  const auto done = [&](const Point& p) {
-    if (p.program == Program::commbench) return fs::exists(out / commbench_output(p.spec.nprocs, backend));
-    const auto it = recorded.find(store_key(p.spec, backend));
-    return it != recorded.end() && any_valid(it->second);
-  };
+  // Done as a sweep or a resubmit sees it (valid and complete), so that status never calls done a point they
+  // would run again; a valid run that lost rank rows is missing.
+  const auto done = [&](const Point& p) { return done_already(p, backend, out, recorded); };
   const auto has_invalid_row = [&](const Point& p) {
     const auto it = recorded.find(store_key(p.spec, backend));
     return p.program == Program::kernel && it != recorded.end() && !any_valid(it->second);

@@ -313,6 +313,10 @@ class DryRunWritesNothing(unittest.TestCase):
         self.dry_runs({"local": ["7 points, 6 already done", " run tests/fixtures/study-small.yaml --points 6 "],
                        "smpi": ["7 points, 0 already done"],
                        "slurm": ["skip nprocs=2: all 4 points already done", "(nprocs=3, 1 of 3 points to run)"]})
+        # status counts it as the sweep does: not done (a resubmit would run it), and missing, since it is valid.
+        r = mcmclb("status", STUDY, "--out", self.out)
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertIn("study small in " + self.out + ": 6 done, 0 failed, 1 missing", r.stdout)
 
     def test_current_folder_with_its_lock_file(self):
         # Today's files and the lock file a writer of this version leaves: the read lock changes nothing either.
