@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Table 1: regrouping operations per process, avg / stdev / min / max per balancer and interval, at one rank count
 (default: the largest in the input). Over repetitions: avg and stdev are means of the per-run values, min and max
-the extremes. --paper adds the paper's values (8192 cores) side by side. Each table comes from one backend: the
-real MPI or one simulated platform, named in the heading (and in the csv columns); inputs holding several are
-refused unless --backend (and --platform) choose one, so real and simulated numbers are never mixed silently."""
+the extremes. --paper adds the paper's values (8192 cores) side by side, and a "not run" row (runs 0 in csv) for
+each of the paper's rows that the input lacks. Each table comes from one backend: the real MPI or one simulated
+platform, named in the heading (and in the csv columns); inputs holding several are refused unless --backend (and
+--platform) choose one, so real and simulated numbers are never mixed silently."""
 import os
 import sys
 from collections import defaultdict
@@ -93,6 +94,18 @@ def main(argv=None):
         if args.format == "csv":
             cells += ["smpi" if platform else "mpi", platform]
         lines.append(cells)
+    if args.paper:  # every row of the paper's table appears: one with no run here says so
+        ran = set()
+        for row in table(runs, nprocs):
+            balancer, _, interval = row["balancer"].split(" ")[0].partition("(")
+            ran.add((balancer, interval.rstrip(")")))
+        for (balancer, interval), values in paper.items():
+            if (balancer, interval) not in ran:
+                name = balancer + (f"({interval})" if interval else "")
+                cells = [name, "0" if args.format == "csv" else "not run", "", "", "", "", *values]
+                if args.format == "csv":
+                    cells += ["smpi" if platform else "mpi", platform]
+                lines.append(cells)
     heading = f"Regroupings per process, P = {nprocs}, {backend}" + (
         " (simulated with SimGrid, not measured)" if platform else "")
     if args.paper:
