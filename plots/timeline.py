@@ -4,6 +4,7 @@ works, merges marked by a vertical line over the new group's ranks. Shows how lo
 Input: a result folder (runs.csv, ranks.csv, events.csv). Default run: the first async run."""
 import os
 import sys
+from argparse import ArgumentTypeError
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -11,13 +12,24 @@ from mcmclb_csv import (ArgumentParser, InputError, check_output, check_results_
                         read_csv, read_runs, run_label, save)
 
 EVENT_COLUMNS = ["run_id", "t_s", "kind", "group_first", "group_last", "chain"]
+MAX_HEIGHT_IN = 12.0  # figure height cap, inches
 RANK_COLUMNS = ["run_id", "rank", "elapsed_s"]
+
+
+def rank_range(text):
+    """argparse type for --ranks: FIRST-LAST, 0 <= FIRST <= LAST."""
+    first, sep, last = text.partition("-")
+    if not (sep and first.isdigit() and last.isdigit() and int(first) <= int(last)):
+        raise ArgumentTypeError(f"{text!r} is not FIRST-LAST (allowed: two ranks, e.g. 0-63, FIRST <= LAST)")
+    return int(first), int(last)
 
 
 def main(argv=None):
     parser = ArgumentParser(prog="timeline.py", description=__doc__)
     parser.add_argument("folder", help="result folder")
     parser.add_argument("--run-id", help="run to draw (default: the first async run, else the first run)")
+    parser.add_argument("--ranks", type=rank_range, metavar="FIRST-LAST",
+                        help="draw only these ranks (e.g. 0-63 of a large run; default: all)")
     parser.add_argument("-o", "--output", help="PNG path (default: timeline.png in the folder)")
     parser.add_argument("--pdf", action="store_true", help="also write a PDF beside the PNG")
     args = parser.parse_args(argv)
@@ -43,6 +55,11 @@ def main(argv=None):
     if not run_events or not elapsed:
         fail(__file__, f"{args.folder}: run {rid} has no events or ranks rows")
 
+    nprocs = run["nprocs"]
+    first, last = args.ranks or (0, nprocs - 1)
+    if last >= nprocs:
+        fail(__file__, f"--ranks {first}-{last}: run {rid} has ranks 0-{nprocs - 1}")
+
     # Each rank's membership over time: (start, chain) from the events covering it.
     spans = defaultdict(list)
     for e in run_events:
@@ -50,24 +67,40 @@ def main(argv=None):
             spans[rank].append((e["t_s"], e["chain"]))
 
     plt = pyplot()
+    from matplotlib.collections import LineCollection
+    from matplotlib.ticker import MaxNLocator
     cmap = plt.get_cmap("tab20")
-    nprocs = run["nprocs"]
-    fig, ax = plt.subplots(figsize=(7.2, max(2.5, 0.28 * nprocs + 1.2)))
-    for rank in range(nprocs):
+    shown = last - first + 1
+    # A row per rank up to about 40 ranks; beyond, the figure stops growing (a simulated 8192-rank run would ask
+    # for a 69000-pixel-high image, more than any PNG writer takes) and rows get thinner.
+    height_in = min(max(2.5, 0.28 * shown + 1.2), MAX_HEIGHT_IN)
+    fig, ax = plt.subplots(figsize=(7.2, height_in))
+    row_pt = 72 * (height_in - 1.2) / shown  # a rank's row in points
+    many = shown > 64  # rows then fill their height and are not anti-aliased, so sub-pixel rows stay visible
+    # One collection for all bars: thousands of ranks draw in seconds, where a patch per bar would take minutes.
+    segments, colours = [], []
+    for rank in range(first, last + 1):
         changes = spans.get(rank, [])
         end = elapsed.get(rank, run["time_s"])
         for k, (start, chain) in enumerate(changes):
             stop = changes[k + 1][0] if k + 1 < len(changes) else end
-            ax.barh(rank, max(stop - start, 0), left=start, height=0.8, color=cmap(chain % 20), edgecolor="none")
-    for e in run_events:
-        if e["kind"] == "merge":
-            ax.vlines(e["t_s"], e["group_first"] - 0.45, e["group_last"] + 0.45, color="black", linewidth=1.2)
+            segments.append([(start, rank), (max(stop, start), rank)])
+            colours.append(cmap(chain % 20))
+    ax.add_collection(LineCollection(segments, colors=colours, linewidths=row_pt if many else 0.8 * row_pt,
+                                     capstyle="butt", antialiaseds=not many))
+    ax.set_xlim(0, max([run["time_s"], run["ideal_s"], *elapsed.values()]) * 1.02)
+    merges = [e for e in run_events if e["kind"] == "merge" and e["group_first"] <= last and e["group_last"] >= first]
+    if merges:
+        ax.vlines([e["t_s"] for e in merges], [e["group_first"] - 0.45 for e in merges],
+                  [e["group_last"] + 0.45 for e in merges], color="black", linewidth=0.4 if many else 1.2)
     ax.axvline(run["ideal_s"], color="grey", linestyle="--", linewidth=0.8)
-    ax.annotate("ideal", (run["ideal_s"], nprocs - 0.5), fontsize=7, color="grey")
-    ax.set_ylim(nprocs - 0.5, -0.5)
+    ax.annotate("ideal", (run["ideal_s"], last + 0.5), fontsize=7, color="grey")
+    ax.set_ylim(last + 0.5, first - 0.5)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("time since start (s)")
     ax.set_ylabel("rank")
-    ax.set_title(f"{run_label(run)}, P = {nprocs}: colour = chain worked, black = merge "
+    ax.set_title(f"{run_label(run)}, P = {nprocs}" + (f", ranks {first}-{last}" if shown < nprocs else "") +
+                 ": colour = chain worked, black = merge "
                  f"(time {run['time_s']:.3f} s)", fontsize=9)
     save(fig, output, args.pdf)
     return 0

@@ -1,4 +1,5 @@
 """Plot scripts: fixture CSVs give non-empty PNGs; missing, empty or malformed input gives one line and exit 2."""
+import csv
 import os
 import shutil
 import subprocess
@@ -169,6 +170,47 @@ class KernelPlots(unittest.TestCase):
             assert_png(self, os.path.join(copy, "timeline.png"))
             self.assertIn("Regroupings per process, P = 3", r.stdout)
             self.assertIn("| 3 | async create_group | 1 |", r.stdout)
+
+    def test_timeline_of_thousands_of_ranks_and_a_rank_range(self):
+        """A simulated run of thousands of ranks: the figure stops growing (its height once exceeded what a PNG
+        can hold, 69000 pixels at 2048 ranks, and the script died with a traceback); --ranks draws a slice."""
+        with tempfile.TemporaryDirectory() as d:
+            copy = copy_results(d)
+            rid, nprocs = "small-2026-11-21T06:30:12Z-273b48", 3000  # the async run at P = 2, widened
+            with open(os.path.join(copy, "runs.csv")) as f:
+                rows = list(csv.DictReader(f))
+            header = list(rows[0])
+            rows = [dict(r, nprocs=str(nprocs)) for r in rows if r["run_id"] == rid]
+            with open(os.path.join(copy, "runs.csv"), "w", newline="") as f:
+                w = csv.DictWriter(f, header)
+                w.writeheader()
+                w.writerows(rows)
+            with open(os.path.join(copy, "ranks.csv"), newline="") as f:
+                ranks = [r for r in csv.DictReader(f) if r["run_id"] == rid]
+            with open(os.path.join(copy, "ranks.csv"), "a", newline="") as f:
+                w = csv.DictWriter(f, list(ranks[0]))
+                w.writerows(dict(ranks[-1], rank=str(k), final_group_first=str(k), final_group_last=str(k))
+                            for k in range(2, nprocs))
+            with open(os.path.join(copy, "events.csv"), newline="") as f:
+                events = [e for e in csv.DictReader(f) if e["run_id"] == rid and e["kind"] == "initial"]
+            with open(os.path.join(copy, "events.csv"), "a", newline="") as f:
+                w = csv.DictWriter(f, list(events[0]))
+                w.writerows(dict(events[-1], group_first=str(k), group_last=str(k), chain=str(k))
+                            for k in range(2, nprocs))
+            out = os.path.join(d, "t.png")
+            r = run("timeline.py", copy, "-o", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            assert_png(self, out)
+            with open(out, "rb") as f:
+                height = int.from_bytes(f.read(24)[20:24], "big")  # the PNG header's image height
+            self.assertLessEqual(height, 12 * 120)
+            r = run("timeline.py", copy, "--ranks", "100-163", "-o", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            for bad, fragment in (("5-2", "is not FIRST-LAST"), ("0-3000", "has ranks 0-2999")):
+                r = run("timeline.py", copy, "--ranks", bad, "-o", out)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+                self.assertIn(fragment, r.stderr)
 
     def test_table1_exact_numbers(self):
         r = run("table1.py", os.path.join(FIXTURES, "table1-runs.csv"), "--paper")
