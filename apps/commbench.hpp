@@ -47,6 +47,9 @@ struct Spec {
 /// The benchmark's name, e.g. "create_group/create/size:8" (what --filter matches).
 std::string spec_name(const Spec& s);
 
+/// The median of t (not empty), reordering it: std::nth_element, linear rather than a full sort.
+double median_in_place(std::vector<double>& t);
+
 /// One benchmark, set up on every rank of world (collective over world: creators and range contexts duplicate
 /// it), repeated by once().
 class Measurement {

@@ -43,14 +43,6 @@ class Collector : public benchmark::ConsoleReporter {
   const std::map<std::string, Spec>& specs_;
 };
 
-/// The median of t (not empty), reordering it: std::nth_element, linear rather than a full sort.
-double median_in_place(std::vector<double>& t) {
-  const auto mid = t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2);
-  std::nth_element(t.begin(), mid, t.end());
-  if (t.size() % 2 == 1) return *mid;
-  return 0.5 * (*std::max_element(t.begin(), mid) + *mid);  // the lower half holds the other middle value
-}
-
 /// Suppresses output on ranks other than 0.
 class Silent : public benchmark::BenchmarkReporter {
  public:
@@ -93,6 +85,7 @@ std::vector<Sample> measure(const std::vector<Spec>& selected, const Options& o,
                                      times.push_back(t);
                                      state.SetIterationTime(t);
                                    }
+                                   // Never empty: Iterations() is at least Options::min_iterations (3).
                                    state.counters["min_us"] = *std::min_element(times.begin(), times.end()) * 1e6;
                                    state.counters["max_us"] = *std::max_element(times.begin(), times.end()) * 1e6;
                                    state.counters["median_us"] = median_in_place(times) * 1e6;

@@ -835,9 +835,6 @@ int status_main(const SweepOptions& o) {
   // upgraded (by the store's one mapping) instead of refusing them.
   const auto recorded = recorded_in_output(o, study, std::nullopt);
   const Backend backend = sweep_backend(o);  // --launcher smpi [--platform]: the simulated results of that platform
-  const auto any_valid = [](const results::RecordedPoint& point) {
-    return std::any_of(point.runs.begin(), point.runs.end(), [](const results::RecordedRun& r) { return r.valid; });
-  };
   const auto listed_failed = failed_points(out);
   const bool recording = !o.record_failures.empty();
   std::map<std::string, QueuedJob> queued;
@@ -854,9 +851,9 @@ int status_main(const SweepOptions& o) {
   // Done as a sweep or a resubmit sees it (valid and complete), so that status never calls done a point they
   // would run again; a valid run that lost rank rows is missing.
   const auto done = [&](const Point& p) { return done_already(p, backend, out, recorded); };
-  const auto has_invalid_row = [&](const Point& p) {
+  const auto recorded_point = [&](const Point& p) -> const results::RecordedPoint* {
     const auto it = recorded.find(store_key(p.spec, backend));
-    return p.program == Program::kernel && it != recorded.end() && !any_valid(it->second);
+    return p.program == Program::kernel && it != recorded.end() ? &it->second : nullptr;
   };
   bool found = o.launch == 0;
   std::size_t n_done = 0, n_failed = 0, n_missing = 0;
@@ -871,7 +868,9 @@ int status_main(const SweepOptions& o) {
         ++d;
         continue;
       }
-      const bool invalid = has_invalid_row(p);
+      const results::RecordedPoint* point = recorded_point(p);
+      const bool invalid = point != nullptr && !point->any_valid();
+      const bool incomplete = point != nullptr && point->any_valid();  // valid, but rank rows are missing
       if (invalid || listed_failed.lists(p, backend)) {
         ++f;
       } else {
@@ -880,10 +879,12 @@ int status_main(const SweepOptions& o) {
       if (recording) {
         const char* job = std::getenv("SLURM_JOB_ID");
         const std::string who = "slurm job " + std::string(job != nullptr ? job : "?") + ": ";
-        failures.push_back({i, who + (invalid                    ? "a run invariant failed (valid=false in runs.csv)"
-                                      : o.record_failures == "0" ? "the launch ended without recording it"
-                                                                 : "the launch exited with status " +
-                                                                       o.record_failures + " before recording it")});
+        const std::string why = invalid      ? "a run invariant failed (valid=false in runs.csv)"
+                                : incomplete ? "recorded valid in runs.csv, but ranks.csv lacks some of its ranks' rows"
+                                : o.record_failures == "0"
+                                    ? "the launch ended without recording it"
+                                    : "the launch exited with status " + o.record_failures + " before recording it";
+        failures.push_back({i, who + why});
       }
     }
     n_done += d, n_failed += f, n_missing += m;

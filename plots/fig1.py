@@ -48,7 +48,7 @@ def main(argv=None):
             read = read_csv(file, "commbench.csv", REQUIRED, filled=(column,))
             if column not in read[0]:
                 raise InputError(f"{file}: no {column} column, needed by --stat {args.stat} (allowed: a "
-                                 f"commbench.csv written since issue 10, or --stat mean)")
+                                 f"commbench.csv written by a newer mcmclb-commbench: re-run it, or use --stat mean)")
             rows += read
     except InputError as e:
         fail(__file__, str(e))
@@ -69,10 +69,11 @@ def main(argv=None):
     several_p = len({key[1] for key in series}) > 1
     backends = {(key[2], key[3]) for key in series}
     several_backends = len(backends) > 1
-    lowest = min(median(v) for by_size in series.values() for v in by_size.values())
+    # The floor is drawn but does not choose the axis (a simulated floor of 0 would switch it to symlog).
+    lowest = min(median(v) for key, by_size in series.items() if key[0] != FLOOR for v in by_size.values())
     # One colour and marker per method (so methods with equal costs, e.g. from_group and create_group, stay
     # visible), one line style per back end (measured solid, simulated dashed); the label names P.
-    methods = sorted({key[0] for key in series})
+    methods = sorted({key[0] for key in series} - {FLOOR})  # the floor's colour is fixed: methods keep theirs
     colours = {m: f"C{i % 10}" for i, m in enumerate(methods)}
     markers = {m: "osD^v<>ph"[i % 9] for i, m in enumerate(methods)}
     for key, by_size in sorted(series.items()):
@@ -172,8 +173,12 @@ def print_fits(series, op, stat_text):
               f"{'a_Q':>10} {'c':>10} {'R2_Q':>6} {'rms_Q':>9}  better")
     print(header)
     for key, by_size in sorted(series.items()):
-        fitted = shape(by_size)
         method, nprocs, backend = key[0], key[1], key[2]
+        if method == FLOOR:  # not a method: its level, not a shape
+            level = median([median(v) for v in by_size.values()])
+            print(f"{'floor':<13} {nprocs:>5} {backend:<7}  timing floor (empty window): {level:.3f} µs")
+            continue
+        fitted = shape(by_size)
         if fitted is None:
             print(f"{method:<13} {nprocs:>5} {backend:<7}  (fewer than three group sizes >= 2: no fit)")
             continue

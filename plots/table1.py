@@ -16,19 +16,26 @@ from mcmclb_csv import (ArgumentParser, InputError, backend_label, check_inputs_
 REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference", "dinan2011.csv")
 
 
+def row_order(name):
+    """Table order of a row label: none, async, then the rest by interval."""
+    kind = 0 if name.startswith("none") else 1 if name.startswith("async") else 2
+    interval = int(name.split("(")[1].split(")")[0]) if "(" in name else 0
+    return (kind, interval, name)
+
+
+def paper_key(name):
+    """The dinan2011.csv key of a row label: "collective(16) create" -> ("collective", "16")."""
+    balancer, _, interval = name.split(" ")[0].partition("(")
+    return balancer, interval.rstrip(")")
+
+
 def table(runs, nprocs):
     groups = defaultdict(list)
     for r in runs:
         if r["nprocs"] == nprocs:
             groups[run_label(r)].append(r)
-
-    def key(name):
-        kind = 0 if name.startswith("none") else 1 if name.startswith("async") else 2
-        interval = int(name.split("(")[1].split(")")[0]) if "(" in name else 0
-        return (kind, interval, name)
-
     rows = []
-    for name in sorted(groups, key=key):
+    for name in sorted(groups, key=row_order):
         rs = groups[name]
         rows.append({"balancer": name, "runs": len(rs),
                      "avg": sum(r["regroups_avg"] for r in rs) / len(rs),
@@ -83,29 +90,22 @@ def main(argv=None):
         header += ["paper avg", "paper stdev", "paper min", "paper max"]
     if args.format == "csv":  # tidy: every row says where its numbers come from
         header += ["backend", "platform"]
-    lines = []
+    lines = []  # (label, cells)
     for row in table(runs, nprocs):
         cells = [row["balancer"], str(row["runs"]), f"{row['avg']:.2f}", f"{row['std']:.2f}", f"{row['min']:.0f}",
                  f"{row['max']:.0f}"]
         if args.paper:
-            name = row["balancer"].split(" ")[0]
-            balancer, _, interval = name.partition("(")
-            cells += list(paper.get((balancer, interval.rstrip(")")), ("", "", "", "")))
-        if args.format == "csv":
-            cells += ["smpi" if platform else "mpi", platform]
-        lines.append(cells)
+            cells += list(paper.get(paper_key(row["balancer"]), ("", "", "", "")))
+        lines.append((row["balancer"], cells))
     if args.paper:  # every row of the paper's table appears: one with no run here says so
-        ran = set()
-        for row in table(runs, nprocs):
-            balancer, _, interval = row["balancer"].split(" ")[0].partition("(")
-            ran.add((balancer, interval.rstrip(")")))
+        ran = {paper_key(label) for label, _ in lines}
         for (balancer, interval), values in paper.items():
             if (balancer, interval) not in ran:
                 name = balancer + (f"({interval})" if interval else "")
-                cells = [name, "0" if args.format == "csv" else "not run", "", "", "", "", *values]
-                if args.format == "csv":
-                    cells += ["smpi" if platform else "mpi", platform]
-                lines.append(cells)
+                lines.append((name, [name, "0" if args.format == "csv" else "not run", "", "", "", "", *values]))
+    lines = [cells for _, cells in sorted(lines, key=lambda line: row_order(line[0]))]
+    if args.format == "csv":  # tidy: every row says where its numbers come from
+        lines = [cells + ["smpi" if platform else "mpi", platform] for cells in lines]
     heading = f"Regroupings per process, P = {nprocs}, {backend}" + (
         " (simulated with SimGrid, not measured)" if platform else "")
     if args.paper:

@@ -317,6 +317,11 @@ class DryRunWritesNothing(unittest.TestCase):
         r = mcmclb("status", STUDY, "--out", self.out)
         self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
         self.assertIn("study small in " + self.out + ": 6 done, 0 failed, 1 missing", r.stdout)
+        # At the end of a Slurm job, status records why that point is not done.
+        r = mcmclb("status", STUDY, "--out", self.out, "--launch", "3", "--record-failures", "0")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(os.path.join(self.out, "failures.csv")) as f:
+            self.assertIn("recorded valid in runs.csv, but ranks.csv lacks some of its ranks' rows", f.read())
 
     def test_current_folder_with_its_lock_file(self):
         # Today's files and the lock file a writer of this version leaves: the read lock changes nothing either.

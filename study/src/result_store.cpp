@@ -37,6 +37,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <csignal>
 #include <cstdio>
@@ -47,6 +48,7 @@
 #include <optional>
 #include <sstream>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 
@@ -290,9 +292,12 @@ std::vector<const Table*> all_tables(const Schema& s) {
 
 /// The folder lock: a process-wide mutex, then the fcntl lock on DIR/.mcmclb.lock (see the top). kWrite creates the
 /// lock file and takes the write lock, waiting for it. kRead writes and creates nothing: it takes the read lock
-/// (shared with other readers, waiting for a writer's commit to end) when the lock file exists and can be locked,
-/// and otherwise holds only the mutex: a reader needs no lock (runs.csv is appended last, a killed writer's commit
-/// is read through its journal), the read lock only spares it a commit half-done at the moment it reads.
+/// (shared with other readers) when the lock file exists and the lock comes within kReadLockPatience (a commit
+/// lasts milliseconds), and otherwise holds only the mutex: a reader needs no lock (runs.csv is appended last, a
+/// killed writer's commit is read through its journal), the read lock only spares it a commit half-done at the
+/// moment it reads. So a status or dry run never hangs on a lock a dead node still holds (NFS, Lustre).
+constexpr std::chrono::seconds kReadLockPatience{2};
+
 class FolderLock {
  public:
   enum class Mode { kWrite, kRead };
@@ -308,12 +313,20 @@ class FolderLock {
     struct flock lock {};
     lock.l_type = mode == Mode::kRead ? F_RDLCK : F_WRLCK;
     lock.l_whence = SEEK_SET;  // l_start = l_len = 0: the whole file
+    if (mode == Mode::kRead) {
+      const auto give_up = std::chrono::steady_clock::now() + kReadLockPatience;
+      while (::fcntl(fd_.get(), F_SETLK, &lock) != 0) {
+        const bool held = errno == EAGAIN || errno == EACCES || errno == EINTR;
+        if (!held || std::chrono::steady_clock::now() >= give_up) {
+          fd_.reset();  // read without the lock
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      return;
+    }
     while (::fcntl(fd_.get(), F_SETLKW, &lock) != 0) {
       if (errno == EINTR) continue;
-      if (mode == Mode::kRead) {
-        fd_.reset();
-        return;
-      }
       if (errno == ENOLCK || errno == EOPNOTSUPP || errno == ENOSYS) {
         fail_errno(path,
                    "this filesystem does not support POSIX record locks, which concurrent writers need (NFS: run "
@@ -690,6 +703,10 @@ bool RecordedPoint::done() const {
   return std::any_of(runs.begin(), runs.end(), [](const RecordedRun& r) { return r.valid && r.complete; });
 }
 
+bool RecordedPoint::any_valid() const {
+  return std::any_of(runs.begin(), runs.end(), [](const RecordedRun& r) { return r.valid; });
+}
+
 std::string ResultStore::key(const csv::Row& key_fields) { return join_header(key_fields); }
 
 ResultStore ResultStore::open(const fs::path& dir, Schema schema) {
@@ -713,9 +730,28 @@ ResultStore ResultStore::open(const fs::path& dir, Schema schema) {
   return ResultStore(dir, std::move(schema));
 }
 
+namespace {
+
+/// What prepare_folder() would refuse for lack of rights, found without creating or writing anything (a dry run):
+/// the folder, or the nearest existing path above it, must be a folder this process may write in (access(2):
+/// permissions and read-only mounts).
+void check_could_prepare(const fs::path& dir, bool exists) {
+  std::error_code ec;
+  fs::path at = fs::absolute(dir, ec);
+  if (ec) fail(dir, "cannot resolve this output folder (" + ec.message() + ")");
+  while (!exists && !fs::exists(at, ec) && at.has_relative_path()) at = at.parent_path();
+  const char* what = exists ? "cannot write in this output folder" : "cannot create this output folder";
+  if (!fs::is_directory(at, ec)) fail(dir, std::string(what) + " (" + printable(at.native(), 80) + " is not a folder)");
+  if (::access(at.c_str(), W_OK) != 0) fail_errno(dir, what, errno);
+}
+
+}  // namespace
+
 std::map<std::string, RecordedPoint> ResultStore::read_recorded_points(const fs::path& dir, const Schema& schema) {
   check_schema(schema);
-  if (!check_folder_path(dir)) return {};
+  const bool exists = check_folder_path(dir);
+  check_could_prepare(dir, exists);
+  if (!exists) return {};
   // Refused exactly as open() refuses, from the same checks; an older header is noted, not rewritten.
   for (const Table* t : all_tables(schema)) {
     const OlderHeader* ignored = nullptr;

@@ -75,6 +75,8 @@ struct RecordedPoint {
   std::vector<RecordedRun> runs;
   /// Recorded valid and complete at least once: what a resumed sweep skips.
   [[nodiscard]] bool done() const;
+  /// Recorded valid at least once, complete or not (a valid run that lost rank rows is not done).
+  [[nodiscard]] bool any_valid() const;
 };
 
 class ResultStore {
@@ -91,7 +93,8 @@ class ResultStore {
   /// A folder that does not exist holds no points. Foreign or unupgradable headers are refused with the same
   /// StoreError as open(); a known older file is read through its upgrade in memory, not rewritten; a commit a
   /// killed writer left unfinished is read as rolled back. Takes the folder's lock for reading when its lock file
-  /// exists. Does not check that the folder is writable.
+  /// exists and the lock comes within 2 s (else reads without it, which is safe: see result_store.cpp). A folder
+  /// this process could not create or write in (access(2)) is refused as open() would refuse it.
   static std::map<std::string, RecordedPoint> read_recorded_points(const std::filesystem::path& dir,
                                                                    const Schema& schema);
 
