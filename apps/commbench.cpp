@@ -230,8 +230,9 @@ void print_summary(const std::vector<Sample>& samples, const Options& o, int npr
             std::printf(" %26s", "-");
             continue;
           }
-          const std::string cell = cell_number(median_in_place(t)) + " [" + cell_number(*std::min_element(t.begin(), t.end())) +
-                                   "-" + cell_number(*std::max_element(t.begin(), t.end())) + "]";
+          const std::string cell = cell_number(median_in_place(t)) + " [" +
+                                   cell_number(*std::min_element(t.begin(), t.end())) + "-" +
+                                   cell_number(*std::max_element(t.begin(), t.end())) + "]";
           std::printf(" %26s", cell.c_str());
         }
         std::printf("\n");
