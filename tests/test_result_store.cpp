@@ -474,12 +474,15 @@ Schema schema_with_older_runs(bool upgradable) {
   return s;
 }
 
+/// A runs.csv in the older (v0) header of schema_with_older_runs.
+const std::string kOlderRunsCsv =
+    "run_id,experiment,nprocs,rep,time_s,valid,utc_start\n"
+    "r1,old,2,0,1.5,true,2025-01-01T00:00:00Z\n"
+    "r2,old,2,1,1.5,false,2025-01-01T00:00:01Z\n";
+
 TEST_F(ResultStoreTest, OlderHeaderIsUpgradedOrRefused) {
   fs::create_directories(dir_);
-  const std::string old =
-      "run_id,experiment,nprocs,rep,time_s,valid,utc_start\n"
-      "r1,old,2,0,1.5,true,2025-01-01T00:00:00Z\n"
-      "r2,old,2,1,1.5,false,2025-01-01T00:00:01Z\n";
+  const std::string old = kOlderRunsCsv;
   spit(dir_ / "runs.csv", old);
   try {
     ResultStore::open(dir_, schema_with_older_runs(false));
@@ -510,13 +513,13 @@ TEST_F(ResultStoreTest, ReadOnlyReaderWritesNothingAndReadsOlderFilesAsUpgraded)
   EXPECT_FALSE(fs::exists(dir_));
 
   fs::create_directories(dir_);
-  const std::string old =
-      "run_id,experiment,nprocs,rep,time_s,valid,utc_start\n"
-      "r1,old,2,0,1.5,true,2025-01-01T00:00:00Z\n"
-      "r2,old,2,1,1.5,false,2025-01-01T00:00:01Z\n";
+  const std::string old = kOlderRunsCsv;
   spit(dir_ / "runs.csv", old);
   spit(dir_ / "ranks.csv", csv::line(test_schema().ranks.header) + rank_line("r1", 0) + rank_line("r1", 1));
   const auto untouched = snapshot(dir_);
+  // A folder that could not be created (its parent is a file) is refused as open() refuses it.
+  EXPECT_THROW((void)ResultStore::read_recorded_points(dir_ / "runs.csv" / "sub", test_schema()), StoreError);
+  EXPECT_THROW((void)ResultStore::open(dir_ / "runs.csv" / "sub", test_schema()), StoreError);
   // Refused as open() refuses, and nothing written.
   EXPECT_THROW((void)ResultStore::read_recorded_points(dir_, schema_with_older_runs(false)), StoreError);
   EXPECT_EQ(snapshot(dir_), untouched);
