@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <numeric>
@@ -284,6 +285,19 @@ void summarise(RunResult& r) {
 
 }  // namespace
 
+/// Host seconds between progress lines of a simulated run: MCMCLB_PROGRESS_S (a number > 0; 0 turns them off),
+/// else 30.
+double progress_every_s() {
+  const char* text = std::getenv("MCMCLB_PROGRESS_S");
+  if (text == nullptr || *text == '\0') return 30;
+  char* end = nullptr;
+  const double s = std::strtod(text, &end);
+  if (*end != '\0' || !std::isfinite(s) || s < 0) {
+    throw InputError(std::string("MCMCLB_PROGRESS_S: '") + text + "' is not a number of seconds >= 0 (0: no progress)");
+  }
+  return s;
+}
+
 RunResult run_once(const RunSpec& spec) {
   const mpi::Comm world = mpi::Comm::world();
   const int nprocs = world.size();
@@ -314,6 +328,7 @@ RunResult run_once(const RunSpec& spec) {
   Kernel kernel(spec, sizes, items, spec.method.empty() ? std::string(info.initial_method) : spec.method);
   const auto balancer = make_balancer(spec);
   kernel.form_initial_groups(info.regroups);
+  kernel.report_progress(progress_every_s(), r.ideal_s, r.baseline_s);
   kernel.start();
   balancer->run(kernel);
   mpi::barrier_politely(world);  // everyone has finished; what follows is checking, not the run
@@ -346,6 +361,10 @@ std::string run_label(const RunSpec& spec) {
   std::string label = spec.balancer;
   if (spec.interval > 0) label.append("(").append(std::to_string(spec.interval)).append(")");
   if (!spec.method.empty()) label.append(" ").append(spec.method);
+  // The finished rule is named where it is not the balancer's default, as plots/mcmclb_csv.py does.
+  if (spec.finished && *spec.finished != balancer_info(spec.balancer).finished_rules.front()) {
+    label.append(" ").append(to_string(*spec.finished));
+  }
   return label;
 }
 

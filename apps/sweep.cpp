@@ -63,12 +63,10 @@ fs::path sim_commbench(const SweepOptions& o) {
 }
 
 /// The backend a sweep's runs record (runs.csv's backend and platform columns): the resume key includes it. The
-/// platform is the canonical path, the same whichever way --platform names the file.
+/// platform as every run records it (platform_identity()).
 Backend sweep_backend(const SweepOptions& o) {
   if (o.launcher != "smpi") return {};
-  std::error_code ec;
-  const fs::path platform = fs::weakly_canonical(fs::absolute(o.platform), ec);
-  return {"smpi", ec ? fs::absolute(o.platform).string() : platform.string()};
+  return {"smpi", platform_identity(o.platform)};
 }
 
 /// A commbench launch's output file: commbench-n<P>.csv on the real MPI; simulated, commbench-n<P>-smpi-<platform
@@ -143,7 +141,9 @@ std::vector<std::string> smpi_flags(const SweepOptions& o) {
 /// smpi_flags_file(), with the environment the run records in runs.csv (platform) and provenance.csv (the platform's
 /// hash, the flags).
 std::string smpirun_prefix(const SweepOptions& o, int nprocs) {
-  const std::string platform = sweep_backend(o).platform;
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(fs::absolute(o.platform), ec);
+  const std::string platform = ec ? o.platform : canonical.string();  // the file itself, from any folder
   const std::string hosts = fs::path(platform).replace_extension(".hosts").string();
   const std::string flags = join(smpi_flags(o), " ");
   return "MCMCLB_PLATFORM=" + shell_quote(platform) + " MCMCLB_SMPI_CFG=" + shell_quote(flags) + " smpirun -np " +

@@ -130,6 +130,8 @@ SCHEMAS = {
         "violations": TEXT, "mpi_library": TEXT, "git_commit": TEXT, "host": TEXT, "utc_start": TEXT,
         # Issue 9; absent from older folders. smpi rows are simulated (SimGrid), never hardware measurements.
         "backend": Column("name", choices=("mpi", "smpi")), "platform": TEXT,
+        # Absent from older folders, whose async and lookahead runs retired and mostwork runs coalesced.
+        "finished": Column("name", optional=True, choices=("retire", "coalesce")),
     },
     "ranks.csv": {
         "run_id": NAME, "rank": _int(0), "elapsed_s": _time(), "work_s": _time(), "polling_s": _time(),
@@ -307,7 +309,14 @@ def run_label(row):
         name += f"({row['interval']})"
     if row.get("method"):
         name += f" {row['method']}"
+    if row.get("finished") and row["finished"] != DEFAULT_FINISHED.get(row["balancer"]):
+        name += f" {row['finished']}"
     return name
+
+
+# The finished rule of each balancer that has one when a run does not name it (and in folders older than the
+# finished column); a label names the rule only where it differs.
+DEFAULT_FINISHED = {"async": "retire", "lookahead": "retire", "mostwork": "coalesce"}
 
 
 RUN_COLUMNS = ["run_id", "nprocs", "balancer", "interval", "method", "rep", "time_s", "ideal_s", "baseline_s",

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,10 +67,11 @@ std::vector<int64_t> run_and_check(const mcmclb::RunSpec& spec) {
 struct Case {
   std::string balancer, method;
   int interval;
+  std::optional<mcmclb::FinishedRule> finished;
 };
 
-/// Every registered balancer with each method it can regroup with (intervals 1 and 3 where it has one), so a
-/// new balancer is covered without editing this file.
+/// Every registered balancer with each method it can regroup with (intervals 1 and 3 where it has one) and each
+/// finished rule it offers, so a new balancer is covered without editing this file.
 std::vector<Case> every_balancer_and_method() {
   std::vector<Case> cases;
   for (const auto& entry : mcmclb::balancer_entries()) {
@@ -77,9 +79,13 @@ std::vector<Case> every_balancer_and_method() {
     const std::vector<int> intervals = info.uses_interval ? std::vector<int>{1, 3} : std::vector<int>{0};
     std::vector<std::string> methods(info.methods.begin(), info.methods.end());
     if (methods.empty()) methods.emplace_back("");
+    std::vector<std::optional<mcmclb::FinishedRule>> rules(info.finished_rules.begin(), info.finished_rules.end());
+    if (rules.empty()) rules.emplace_back(std::nullopt);
     for (const auto& m : methods) {
       if (m == "from_group" && !mcmclb::from_group_supported()) continue;
-      for (int i : intervals) cases.push_back({std::string(info.name), m, i});
+      for (int i : intervals) {
+        for (const auto& rule : rules) cases.push_back({std::string(info.name), m, i, rule});
+      }
     }
   }
   return cases;
@@ -133,6 +139,7 @@ TEST(Kernel, EveryBalancerAndMethodKeepsTheInvariants) {
     if (world_size() % G != 0) continue;
     for (const Case& c : every_balancer_and_method()) {
       mcmclb::RunSpec spec = small_run(c.balancer, c.method, c.interval);
+      spec.finished = c.finished;
       spec.G = G;
       SCOPED_TRACE(mcmclb::run_label(spec) + " G=" + std::to_string(G));
       const auto counts = run_and_check(spec);
@@ -199,6 +206,7 @@ TEST(Kernel, AsyncTerminatesOverManySeedsOfRandomWorkloadsWithJitter) {
   if (mcmclb::from_group_supported()) methods.emplace_back("from_group");
   for (uint64_t seed = 1; seed <= 30; ++seed) {
     mcmclb::RunSpec spec = small_run("async", methods[seed % methods.size()]);
+    spec.finished = seed % 3 == 0 ? mcmclb::FinishedRule::coalesce : mcmclb::FinishedRule::retire;
     spec.G = (seed % 2 == 0 && world_size() % 2 == 0) ? 2 : 1;
     spec.T_ms = 1.0;
     spec.workload.model = "random";
@@ -207,15 +215,16 @@ TEST(Kernel, AsyncTerminatesOverManySeedsOfRandomWorkloadsWithJitter) {
     spec.workload.set("seed", static_cast<int64_t>(seed));
     spec.work.jitter_pct = 60.0;
     spec.work.seed = seed * 7;
-    SCOPED_TRACE("seed " + std::to_string(seed) + " " + spec.method + " G=" + std::to_string(spec.G));
+    SCOPED_TRACE("seed " + std::to_string(seed) + " " + mcmclb::run_label(spec) + " G=" + std::to_string(spec.G));
     (void)run_and_check(spec);
   }
 }
 
 /// An async-family balancer under high jitter: 30 seeds of random and lognormal workloads for every method it can
-/// regroup with, lookahead window k = 0 (off), 1 and 2, G = 1 and 2. The driver checks every run's invariants
-/// (each item once, every communicator freed, no control message left).
+/// regroup with, lookahead window k = 0 (off), 1 and 2, G = 1 and 2, its finished rules in turn. The driver
+/// checks every run's invariants (each item once, every communicator freed, no control message left).
 void expect_invariants_over_many_seeds_with_high_jitter(const std::string& balancer) {
+  const auto& rules = mcmclb::balancer_info(balancer).finished_rules;
   std::vector<std::string> methods;
   for (auto m : mcmclb::balancer_info(balancer).methods) {
     if (m != "from_group" || mcmclb::from_group_supported()) methods.emplace_back(m);
@@ -223,6 +232,7 @@ void expect_invariants_over_many_seeds_with_high_jitter(const std::string& balan
   for (uint64_t seed = 1; seed <= 30; ++seed) {
     for (const auto& method : methods) {
       mcmclb::RunSpec spec = small_run(balancer, method, static_cast<int>(seed % 3));
+      spec.finished = rules[(seed / 3) % rules.size()];
       spec.G = (seed % 4 == 0 && world_size() % 2 == 0) ? 2 : 1;
       spec.T_ms = 1.0;
       spec.workload.model = seed % 2 == 0 ? "random" : "lognormal";
@@ -235,9 +245,38 @@ void expect_invariants_over_many_seeds_with_high_jitter(const std::string& balan
       spec.workload.set("seed", static_cast<int64_t>(seed));
       spec.work.jitter_pct = 80.0;
       spec.work.seed = seed * 7;
-      SCOPED_TRACE(balancer + " seed " + std::to_string(seed) + " " + method + " k=" + std::to_string(spec.interval) +
-                   " G=" + std::to_string(spec.G));
+      SCOPED_TRACE("seed " + std::to_string(seed) + " " + mcmclb::run_label(spec) +
+                   " k=" + std::to_string(spec.interval) + " G=" + std::to_string(spec.G));
       (void)run_and_check(spec);
+    }
+  }
+}
+
+/// The finished rules. With equal chains (uniform workload) every group is done at about the same time, so no
+/// group ever has work to share: under retire nobody merges and every rank ends in its initial group; under
+/// coalesce the done groups keep merging, and every rank ends in one group spanning every rank.
+TEST(Kernel, CoalescingGroupsEndAsOneGroupOfEveryRank) {
+  for (const char* balancer : {"async", "lookahead"}) {
+    for (auto rule : {mcmclb::FinishedRule::retire, mcmclb::FinishedRule::coalesce}) {
+      mcmclb::RunSpec spec = small_run(balancer, "range", 1);
+      spec.workload.model = "uniform";
+      spec.workload.set("items", int64_t{3});
+      spec.finished = rule;
+      SCOPED_TRACE(mcmclb::run_label(spec));
+      const mcmclb::RunResult r = mcmclb::run_once(spec);
+      EXPECT_TRUE(r.valid) << r.violations;
+      if (world_rank() != 0) continue;
+      for (std::size_t rank = 0; rank < r.ranks.size(); ++rank) {
+        const auto& x = r.ranks[rank];
+        if (rule == mcmclb::FinishedRule::coalesce) {
+          EXPECT_EQ(x.final_first, 0) << "rank " << rank;
+          EXPECT_EQ(x.final_last, world_size() - 1) << "rank " << rank;
+        } else {
+          // Equal chains end together: no group has work left to share, and retiring groups never merge.
+          EXPECT_EQ(x.final_first, static_cast<int>(rank)) << "rank " << rank;
+          EXPECT_EQ(x.final_last, static_cast<int>(rank)) << "rank " << rank;
+        }
+      }
     }
   }
 }

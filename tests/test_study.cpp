@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "mcmclb/balancer.hpp"
@@ -102,6 +103,30 @@ TEST(Config, BadInputNamesTheKeyAndWhatIsAllowed) {
   expect_input_error("groups: {by: node, size: 3}\njob: {tasks_per_node: 4}", {},
                      "key groups.size: 3 does not divide job.tasks_per_node=4 (a group would straddle a node)");
   expect_input_error("groups: {colour: red}", {}, "unknown key 'groups.colour'");
+  expect_input_error("finished: [stop]", {}, "key finished: 'stop' is not allowed (allowed: retire, coalesce)");
+  expect_input_error("balancer: [async, mostwork]\nfinished: retire", {},
+                     "key finished: balancer mostwork offers only coalesce");
+}
+
+// The finished rule is iterated like a method: each balancer runs the named rules it offers, its default when
+// none is named; balancers without the option run once with no rule.
+TEST(Config, FinishedRuleIsIteratedForTheBalancersThatOfferIt) {
+  const auto runs_of = [](const std::string& yaml) {
+    return mcmclb::expand_runs(mcmclb::parse_experiment(yaml, {}, "t.yaml"), 4, mcmclb::catalog());
+  };
+  const auto both = runs_of("balancer: [none, async, lookahead, mostwork]\nfinished: [retire, coalesce]");
+  ASSERT_EQ(both.size(), 1U + 2U + 2U + 1U);
+  EXPECT_FALSE(both[0].finished.has_value());
+  EXPECT_EQ(both[1].finished, mcmclb::FinishedRule::retire);
+  EXPECT_EQ(both[2].finished, mcmclb::FinishedRule::coalesce);
+  EXPECT_EQ(both[3].balancer, "lookahead");
+  EXPECT_EQ(both[4].finished, mcmclb::FinishedRule::coalesce);
+  EXPECT_EQ(both[5].finished, mcmclb::FinishedRule::coalesce);
+  const auto defaults = runs_of("balancer: [collective, async, mostwork]");
+  ASSERT_EQ(defaults.size(), 3U);
+  EXPECT_FALSE(defaults[0].finished.has_value());
+  EXPECT_EQ(defaults[1].finished, mcmclb::FinishedRule::retire);
+  EXPECT_EQ(defaults[2].finished, mcmclb::FinishedRule::coalesce);
 }
 
 TEST(Config, WalkerGroupsAndComputeKeys) {
@@ -224,10 +249,37 @@ TEST_F(ResumeKeys, BackendAndPlatformArePartOfTheKey) {
   EXPECT_NE(mcmclb::store_key(record.spec, {"smpi", "/p/bgp.xml"}), mcmclb::store_key(record.spec, {}));
   auto header = mcmclb::runs_header();
   auto row = mcmclb::runs_row(record);
-  header.resize(header.size() - 2);  // a runs.csv from before the backend columns
-  row.resize(row.size() - 2);
+  header.resize(header.size() - 3);  // a runs.csv from before the backend columns (and the finished rule)
+  row.resize(row.size() - 3);
   write(mcmclb::csv::line(header) + mcmclb::csv::line(row));
   EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(record.spec, {})), 1U);
+}
+
+// A runs.csv from before the finished rule was a column: its async and lookahead runs retired and its mostwork
+// runs coalesced, so they are the points of today's runs with those rules, and of no other rule.
+TEST_F(ResumeKeys, AnOlderFileWithoutTheFinishedRuleHasEachBalancersFormerRule) {
+  for (const auto& [balancer, rule, other] :
+       {std::tuple{"async", mcmclb::FinishedRule::retire, mcmclb::FinishedRule::coalesce},
+        std::tuple{"lookahead", mcmclb::FinishedRule::retire, mcmclb::FinishedRule::coalesce},
+        std::tuple{"mostwork", mcmclb::FinishedRule::coalesce, mcmclb::FinishedRule::retire}}) {
+    mcmclb::RunRecord record;
+    record.run_id = "id";
+    record.spec = cyclic_run();
+    record.spec.balancer = balancer;
+    record.spec.interval = 0;
+    record.spec.method = "range";
+    record.spec.finished = rule;
+    auto header = mcmclb::runs_header();
+    auto row = mcmclb::runs_row(record);
+    ASSERT_EQ(header.back(), "finished");
+    header.pop_back();
+    row.pop_back();
+    write(mcmclb::csv::line(header) + mcmclb::csv::line(row));
+    const auto keys = mcmclb::valid_point_keys(dir_);
+    EXPECT_EQ(keys.count(mcmclb::point_key(record.spec, {})), 1U) << balancer;
+    record.spec.finished = other;
+    EXPECT_EQ(keys.count(mcmclb::point_key(record.spec, {})), 0U) << balancer;
+  }
 }
 
 TEST_F(ResumeKeys, AFileWithoutAParameterColumnIsNotARunsCsv) {

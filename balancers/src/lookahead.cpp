@@ -22,8 +22,13 @@
 //  3. L, once its chain is done, waits for the answer (usually there already), broadcasts it to its members and
 //     regroups into the planned group at once; the merged group continues R's chain from p, led by L's
 //     leader. If L is done before R reaches p, L's ranks wait at the merged group's first polling point.
-//  4. ENDED. The rightmost group, when done, ends. An ended group's leader (unless it is rank 0) waits for the
-//     one REQUEST its left neighbour will send and answers ENDED; that group then ends too.
+//  4. What a finished group does when no working group is left to its right is the run's `finished` rule:
+//     retire: ENDED. The rightmost group, when done, ends. An ended group's leader (unless it is rank 0) waits
+//     for the one REQUEST its left neighbour will send and answers ENDED; that group then ends too.
+//     coalesce: finished groups keep merging until one group spans every rank. The rightmost group, when done
+//     and not spanning every rank, waits for its left neighbour's REQUEST and answers PLAN for the current
+//     point (the merged group has no work left and is again the rightmost). A done group that has not sent its
+//     own request yet takes a REQUEST that has already arrived first (merging with its left neighbour).
 //
 // Why it terminates without deadlock, for every workload, jitter, timing and k:
 //  - Chains are finite and groups only grow, so every working group finishes its chain in finite time.
@@ -43,6 +48,10 @@
 //    items (its chain continues beyond p by construction), L joins as soon as it is done, the merged group's
 //    first polling point waits for whichever side comes later. Every item is worked once by the group owning
 //    its chain at that time.
+//  - coalesce: there is no ENDED; a done group waits on its right neighbour as above, and the rightmost done
+//    group waits on its left neighbour's REQUEST, which comes: that neighbour is working (it finishes), or done
+//    and sends (or first takes its own left neighbour's request, which removes a group; finitely many). Every
+//    merge removes a group, so the run ends with one group spanning every rank, its chain done.
 //  - Every REQUEST is answered exactly once and every answer received, and each initial leader's one receive is
 //    posted once and matched once, so no control message is left unreceived (the kernel checks after each run).
 #include <algorithm>
@@ -61,6 +70,8 @@ constexpr int kRequestTag = 11;
 constexpr int kAnswerTag = 12;
 constexpr int64_t kMerge = Decision::kFirstBalancerKind;
 constexpr int64_t kEnded = Decision::kFirstBalancerKind + 1;
+// Within a done group only (coalesce): the leader has taken the left neighbour's request; answer it and merge.
+constexpr int64_t kTakeLeft = Decision::kFirstBalancerKind + 2;
 
 using Request = std::array<int64_t, 3>;  // first, last, eta (microseconds on the run's clock)
 constexpr int kAnswerWords = std::tuple_size_v<Decision::Words> + 1;
@@ -70,7 +81,7 @@ int64_t to_us(double s) { return static_cast<int64_t>(s * 1e6); }
 
 class LookaheadBalancer final : public Balancer {
  public:
-  explicit LookaheadBalancer(int k) : k_(k) {}
+  LookaheadBalancer(int k, FinishedRule rule) : k_(k), rule_(rule) {}
 
   void run(Kernel& k) override {
     if (k.is_leader() && k.group().first > 0) {  // the one request this initial leader will receive
@@ -79,7 +90,7 @@ class LookaheadBalancer final : public Balancer {
     }
     for (;;) {
       work_until_done(k);
-      if (!join_right(k)) break;
+      if (!join_after_done(k)) break;
     }
     end(k);
   }
@@ -204,24 +215,49 @@ class LookaheadBalancer final : public Balancer {
     own_sent_ = true;
   }
 
-  /// The chain is done: takes the right neighbour's answer (requesting now if not yet). Returns true if merged.
-  bool join_right(Kernel& k) {
+  /// The chain is done: takes the right neighbour's answer (requesting now if not yet), or (coalesce) the left
+  /// neighbour's request. Returns true if merged, false if this group ends: retire, when it is the rightmost or
+  /// its right neighbour has ended; coalesce, when it spans every rank.
+  bool join_after_done(Kernel& k) {
     const GroupState g = k.group();
-    if (g.last == k.nprocs() - 1) return false;
+    const bool rightmost = g.last == k.nprocs() - 1;
+    const bool coalesce = rule_ == FinishedRule::coalesce;
+    if (rightmost && (!coalesce || g.first == 0)) return false;
     Decision d;
     {
       auto timer = k.timed(Phase::waiting);
       if (k.is_leader()) {
-        if (!own_sent_) send_own(k, g, k.now_s());
-        pace::wait(own_send_);
-        pace::wait(answer_recv_);
-        own_sent_ = false;
-        Decision::Words w{};
-        std::copy_n(answer_.begin(), w.size(), w.begin());
-        d = Decision::from_words(w);
+        if (coalesce && !own_sent_ && (rightmost || left_request_held())) {
+          if (!left_held_) pace::wait(left_recv_);
+          left_held_ = true;
+          check_left(g);
+          d.kind = kTakeLeft;
+          d.next = {static_cast<int>(left_[0]), g.last, g.chain, g.next_item, g.items_left};
+          d.other_first = left_[0];
+          d.other_last = left_[1];
+        } else {
+          if (!own_sent_) send_own(k, g, k.now_s());
+          pace::wait(own_send_);
+          pace::wait(answer_recv_);
+          own_sent_ = false;
+          Decision::Words w{};
+          std::copy_n(answer_.begin(), w.size(), w.begin());
+          d = Decision::from_words(w);
+        }
       }
     }
     d = k.agree(d, Phase::waiting);
+    if (d.kind == kTakeLeft) {
+      if (k.is_leader()) {
+        Decision answer = d;
+        answer.kind = kMerge;
+        answer.other_first = g.first;
+        answer.other_last = g.last;
+        answer_left(k, answer, k.now_s());
+      }
+      k.regroup(d.next, std::to_string(d.other_first) + "-" + std::to_string(d.other_last) + " " + g.range());
+      return true;
+    }
     if (d.kind != kMerge) return false;
     k.regroup(d.next, g.range() + " " + std::to_string(d.other_first) + "-" + std::to_string(d.other_last));
     return true;
@@ -248,6 +284,7 @@ class LookaheadBalancer final : public Balancer {
   }
 
   int k_;  // lookahead window, in units of T
+  FinishedRule rule_;
   Request left_{};
   MPI_Request left_recv_ = MPI_REQUEST_NULL;
   bool left_held_ = false;  // a left request has arrived and is not answered yet
@@ -269,9 +306,10 @@ BalancerEntry lookahead_balancer() {
            .regroups = true,
            .default_method = "range",
            .methods = {"range", "intercomm", "create_group", "from_group"},
-           .initial_method = "range"},
+           .initial_method = "range",
+           .finished_rules = {FinishedRule::retire, FinishedRule::coalesce}},
           [](const RunSpec& run) -> std::unique_ptr<Balancer> {
-            return std::make_unique<LookaheadBalancer>(run.interval);
+            return std::make_unique<LookaheadBalancer>(run.interval, run.finished.value_or(FinishedRule::retire));
           }};
 }
 

@@ -30,7 +30,9 @@
 //     the left group). The host plans without deferring (p may be its chain's end: the merged group then has no
 //     work and goes on at step 1); the guest sends nothing more and waits for the PLAN.
 //  4. A requester whose chain is done waits at its port for the answer, takes the PLAN and regroups. There is no
-//     "ended" answer: the run ends when one group spans every rank and its chain is done.
+//     "ended" answer: the run ends when one group spans every rank and its chain is done (the `finished` rule
+//     coalesce; retire is not offered: a group here can be asked from both sides, and this protocol has no ENDED
+//     answer with which a group could end under either of its neighbours).
 //
 // Why it terminates without deadlock, for every workload, jitter, timing and k:
 //  - Every merge joins two adjacent groups into one, so there are at most (initial groups - 1) merges; chains
@@ -500,7 +502,10 @@ BalancerEntry mostwork_balancer() {
        .regroups = true,
        .default_method = "range",
        .methods = {"range", "intercomm", "create_group", "from_group"},
-       .initial_method = "range"},
+       .initial_method = "range",
+       // Its partner rule needs no ENDED answer: a done group always has a neighbour to ask until one group
+       // spans every rank (the termination argument above), so it offers only that rule.
+       .finished_rules = {FinishedRule::coalesce}},
       [](const RunSpec& run) -> std::unique_ptr<Balancer> { return std::make_unique<MostWorkBalancer>(run.interval); }};
 }
 

@@ -1,7 +1,9 @@
 // The walker-group kernel's per-rank runtime (mcmclb/kernel.hpp).
 #include "mcmclb/kernel.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 
@@ -188,6 +190,38 @@ void Kernel::start() {
   start_s_ = pace::now_s();
 }
 
+namespace {
+/// When the next progress line is due, in host nanoseconds of the steady clock. Shared on purpose: the simulated
+/// ranks of one simulation are one process (-no-privatize), and one line per interval is wanted, not one per
+/// rank. The first rank to pass an item boundary after the deadline claims the line.
+std::atomic<int64_t> next_progress_ns{0};
+
+int64_t host_ns(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+}  // namespace
+
+void Kernel::report_progress(double every_host_s, double expected_s, double baseline_s) {
+  progress_every_s_ = mpi::kSimulated ? every_host_s : 0;
+  progress_expected_s_ = expected_s;
+  progress_baseline_s_ = baseline_s;
+  progress_start_ = std::chrono::steady_clock::now();
+  // Every rank of the run sets the same deadline, give or take the host time between their calls.
+  next_progress_ns.store(host_ns(progress_start_) + static_cast<int64_t>(every_host_s * 1e9));
+}
+
+void Kernel::progress_tick() {
+  const auto now = std::chrono::steady_clock::now();
+  const int64_t now_ns = host_ns(now);
+  int64_t due = next_progress_ns.load(std::memory_order_relaxed);
+  const int64_t next = now_ns + static_cast<int64_t>(progress_every_s_ * 1e9);
+  if (now_ns < due || !next_progress_ns.compare_exchange_strong(due, next)) return;
+  const double host_s = std::chrono::duration<double>(now - progress_start_).count();
+  std::printf("  progress: simulated %.2f s of ~%.2f s (ideal; none %.2f s), host %.0f s elapsed\n",
+              pace::observe_s() - start_s_, progress_expected_s_, progress_baseline_s_, host_s);
+  std::fflush(stdout);
+}
+
 void Kernel::work_one_item() {
   auto timer = timed(Phase::work);
   if (computing()) {
@@ -233,6 +267,7 @@ void Kernel::work_one_item() {
   ++group_.next_item;
   --group_.items_left;
   if (computing() && group_.finished() && is_leader()) record_final();
+  if (progress_every_s_ > 0) progress_tick();
 }
 
 void Kernel::record_final() {
@@ -303,9 +338,9 @@ void Kernel::broadcast(std::span<int64_t> words, Phase phase) {
   group_comm_->bcast(words, 0, kPollNap);
 }
 
-void Kernel::regroup(const GroupState& next, const std::string& before, int holder) {
+void Kernel::regroup(const GroupState& next, const std::string& before, int holder, ChainProgress progress) {
   auto timer = timed(Phase::regroup);
-  form(next, EventKind::merge, before, true, holder);
+  form(next, EventKind::merge, before, true, holder, progress);
 }
 
 void Kernel::regroup_without_joining() {
@@ -315,7 +350,7 @@ void Kernel::regroup_without_joining() {
 }
 
 void Kernel::form(const std::optional<GroupState>& next, EventKind kind, const std::string& before,
-                  bool count_as_regroup, int holder) {
+                  bool count_as_regroup, int holder, ChainProgress progress) {
   // Groups are contiguous ranges: members create from the bounds (range: O(1), no MPI group built); a rank that
   // does not join takes part in a parent-collective creation with the empty group.
   const double t0 = pace::now_s();
@@ -324,11 +359,17 @@ void Kernel::form(const std::optional<GroupState>& next, EventKind kind, const s
   const double create_s = pace::now_s() - t0;
   if (!next) return;
   switch_to(std::move(comm), *next);
+  if (progress == ChainProgress::from_last && group_.size() > 1) {
+    std::array<int64_t, 2> words{group_.next_item, group_.items_left};
+    group_comm_->bcast(words, group_.size() - 1, kPollNap);
+    group_.next_item = words[0];
+    group_.items_left = words[1];
+  }
   if (computing()) take_walker(kind, holder);
   if (count_as_regroup) ++stats_.regroups;
   if (is_leader()) {
     const double t_s = kind == EventKind::initial ? 0.0 : now_s();  // initial groups precede the clock
-    events_.push_back({t_s, kind, before, next->first, next->last, next->chain, next->items_left,
+    events_.push_back({t_s, kind, before, next->first, next->last, next->chain, group_.items_left,
                        std::string(creator_->name()), create_s});
   }
 }

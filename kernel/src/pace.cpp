@@ -7,6 +7,7 @@
 #include <thread>
 
 #if MCMCLB_SMPI
+#include <simgrid/engine.h>
 #include <smpi/smpi.h>
 
 #include <ctime>
@@ -15,6 +16,14 @@
 namespace mcmclb::pace {
 
 double now_s() { return MPI_Wtime(); }
+
+double observe_s() {
+#if MCMCLB_SMPI
+  return simgrid_get_clock();
+#else
+  return MPI_Wtime();
+#endif
+}
 
 void wait(MPI_Request& request, std::chrono::microseconds nap) { mpi::wait_politely(request, nap); }
 

@@ -38,6 +38,7 @@ const std::vector<std::string>& all_keys() {
                             "balancer",
                             "interval",
                             "method",
+                            "finished",
                             "reps",
                             "out",
                             "job.scheduler",
@@ -61,8 +62,8 @@ const std::vector<std::string>& all_keys() {
 }
 
 /// Keys whose value is a list by nature (iterated inside a run, or several lines), never an axis.
-const std::vector<std::string> kListKeys = {"balancer",  "interval",     "method",           "job.extra",
-                                            "job.setup", "groups.sizes", "commbench.methods"};
+const std::vector<std::string> kListKeys = {"balancer",  "interval",  "method",       "finished",
+                                            "job.extra", "job.setup", "groups.sizes", "commbench.methods"};
 const std::vector<std::string> kSections = {"workload", "work", "job", "commbench", "groups"};
 
 bool is_one_of(const std::string& key, const std::vector<std::string>& set) {
@@ -313,6 +314,10 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
     } else if (key == "method") {
       e.methods =
           list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a method name"); });
+    } else if (key == "finished") {
+      e.finished = list<FinishedRule>(key, n, [&](const YAML::Node& x) {
+        return lookup(kFinishedRules, choice(key, x, names_of(kFinishedRules)));
+      });
     } else if (key == "reps") {
       e.reps = static_cast<int>(integer(key, n, 1, 100000));
     } else if (key == "out") {

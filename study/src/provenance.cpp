@@ -72,14 +72,24 @@ void add_backend_provenance(Provenance& p, std::string_view backend) {
   if (!in) throw InputError(std::string("MCMCLB_PLATFORM: cannot read ") + platform);
   std::ostringstream content;
   content << in.rdbuf();
-  // The canonical path: the platform is part of a point's resume key (runs_csv.hpp), which must not depend on how
-  // the file was named (configs/platforms/bgp.xml, ./configs/..., an absolute path).
-  std::error_code error;
-  const std::filesystem::path canonical = std::filesystem::weakly_canonical(platform, error);
-  p.platform = error ? std::string(platform) : canonical.string();
+  p.platform = platform_identity(platform);
   p.platform_fnv1a64 = fnv1a64_hex(content.str());
   const char* cfg = std::getenv("MCMCLB_SMPI_CFG");
   p.simgrid_cfg = cfg != nullptr ? cfg : "";
+}
+
+std::string platform_identity(const std::string& path) {
+  namespace fs = std::filesystem;
+  // The platform is part of a point's resume key (runs_csv.hpp), which must not depend on how the file was named
+  // (configs/platforms/bgp.xml, ./configs/..., an absolute path): the canonical path first.
+  std::error_code error;
+  const fs::path canonical = fs::weakly_canonical(fs::absolute(path, error), error);
+  if (error) return path;
+  for (fs::path dir = canonical.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    if (fs::exists(dir / ".git", error)) return canonical.lexically_relative(dir).generic_string();
+    if (dir == dir.root_path()) break;
+  }
+  return canonical.string();
 }
 
 // The simulation columns (issue 9) are at the end, so the header of an older folder is a prefix of this one.

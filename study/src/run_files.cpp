@@ -119,11 +119,27 @@ csv::Row upgrade_by_name(const csv::Row& row, const csv::Row& old, const csv::Ro
   return upgraded;
 }
 
-/// A 0.1 row in today's header: the columns 0.1 did not have are what today's runs write where they do not apply
-/// (empty), except backend, which was always real MPI then. Resume keys stay the same.
-csv::Row upgrade_runs_v01(const csv::Row& row) {
-  return upgrade_by_name(row, runs_header_v01(), runs_header(),
-                         [](const std::string& name) { return name == "backend" ? "mpi" : ""; });
+/// runs.csv from the simulation back end until the finished rule became a column: today's header without it.
+const csv::Row& runs_header_v02() {
+  static const csv::Row h = [] {
+    csv::Row older = runs_header();
+    older.erase(std::find(older.begin(), older.end(), "finished"));
+    return older;
+  }();
+  return h;
+}
+
+/// An older row in today's header: the columns it did not have are what today's runs write where they do not apply
+/// (empty), except backend, which was always real MPI before the simulation back end, and the finished rule, which
+/// each balancer had fixed (older_finished_rule()). Resume keys stay the same.
+csv::Row upgrade_runs_from(const csv::Row& row, const csv::Row& old) {
+  const auto balancer = std::find(old.begin(), old.end(), "balancer");
+  const std::string rule = older_finished_rule(row.at(static_cast<std::size_t>(balancer - old.begin())));
+  return upgrade_by_name(row, old, runs_header(), [&](const std::string& name) -> std::string {
+    if (name == "backend") return "mpi";
+    if (name == "finished") return rule;
+    return "";
+  });
 }
 
 /// ranks.csv from mcmclb 0.1 until compute mode's regrouping traffic moved into it (issue 12).
@@ -142,7 +158,12 @@ csv::Row upgrade_ranks_v01(const csv::Row& row) {
 
 results::Schema results_schema() {
   results::Schema s;
-  s.runs = {"runs.csv", runs_header(), {{runs_header_v01(), "mcmclb 0.1", upgrade_runs_v01}}};
+  s.runs = {
+      "runs.csv",
+      runs_header(),
+      {{runs_header_v01(), "mcmclb 0.1", [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v01()); }},
+       {runs_header_v02(), "mcmclb 0.2 (runs.csv without finished)",
+        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v02()); }}}};
   for (const auto& c : runs_columns()) {
     if (c.is_key()) s.key_columns.push_back(c.name);
   }

@@ -86,6 +86,9 @@ std::vector<RunsColumn> build_columns() {
       // backend "mpi", platform empty). smpi rows are simulated, never hardware measurements.
       {"backend", "", Role::backend, Type::text, [](const RunRecord& r) { return r.provenance.backend; }},
       {"platform", "", Role::backend, Type::text, [](const RunRecord& r) { return r.provenance.platform; }},
+      // Last again, for the same reason (the store upgrades older rows with older_finished_rule()).
+      {"finished", "finished", Role::parameter, Type::text,
+       [](const RunRecord& r) { return r.spec.finished ? std::string(to_string(*r.spec.finished)) : std::string(); }},
   };
   c.insert(c.end(), rest.begin(), rest.end());
   return c;
@@ -139,6 +142,13 @@ std::string excluded_value(const RunSpec& run, const std::string& key) {
   throw InputError("key exclude: " + key + " cannot be matched");
 }
 
+std::string older_finished_rule(std::string_view balancer) {
+  // Before the rule was an option, async and lookahead always retired and mostwork always coalesced.
+  if (balancer == "async" || balancer == "lookahead") return "retire";
+  if (balancer == "mostwork") return "coalesce";
+  return "";
+}
+
 std::string point_key(const RunSpec& spec, const Backend& backend) { return key_of_fields(key_fields(spec, backend)); }
 
 std::string key_of_fields(const std::vector<std::string>& fields) { return join(fields, kKeySeparator); }
@@ -158,21 +168,31 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
     }
     return static_cast<std::size_t>(at - header.begin());
   };
-  // A key column's position, or npos for a backend column a file older than issue 9 lacks (its rows: mpi, no
-  // platform, as the results store's upgrade writes them).
+  // A key column's position, or npos for a column an older file lacks: the backend columns (its rows: mpi, no
+  // platform) and the finished rule (older_finished_rule()), as the results store's upgrade writes them.
   constexpr std::size_t kAbsent = std::string::npos;
   std::vector<std::pair<std::size_t, std::string>> key_columns;  // position, value when absent
   for (const auto& c : runs_columns()) {
     if (!c.is_key()) continue;
-    const bool absent = c.role == Role::backend && std::find(header.begin(), header.end(), c.name) == header.end();
-    key_columns.emplace_back(absent ? kAbsent : column_of(c.name), c.name == "backend" ? "mpi" : "");
+    const bool absent = (c.role == Role::backend || c.name == "finished") &&
+                        std::find(header.begin(), header.end(), c.name) == header.end();
+    key_columns.emplace_back(absent ? kAbsent : column_of(c.name), c.name == "backend" ? "mpi" : c.name);
   }
   const std::size_t valid_column = column_of("valid");
+  const std::size_t balancer_column = column_of("balancer");
   while (std::getline(in, line)) {
     const auto fields = csv::split_line(line);
     if (fields.size() != header.size()) continue;
     std::vector<std::string> key;
-    for (const auto& [i, absent_value] : key_columns) key.push_back(i == kAbsent ? absent_value : fields[i]);
+    for (const auto& [i, absent_value] : key_columns) {
+      if (i != kAbsent) {
+        key.push_back(fields[i]);
+      } else {
+        key.push_back(absent_value == "finished"   ? older_finished_rule(fields[balancer_column])
+                      : absent_value == "platform" ? ""
+                                                   : absent_value);
+      }
+    }
     Recorded& r = keys[key_of_fields(key)];
     ++r.rows;
     r.last_valid = fields[valid_column] == "true";

@@ -39,22 +39,39 @@ std::vector<RunSpec> expand_runs(const Experiment& e, int nprocs, const Catalog&
     }
     if (methods.empty()) methods.emplace_back(info.default_method);
     const std::vector<int> intervals = info.uses_interval ? e.intervals : std::vector<int>{0};
+    std::vector<std::optional<FinishedRule>> rules;
+    for (FinishedRule rule : info.finished_rules) {
+      if (e.finished.empty() ? rules.empty()
+                             : std::find(e.finished.begin(), e.finished.end(), rule) != e.finished.end()) {
+        rules.emplace_back(rule);
+      }
+    }
+    if (info.finished_rules.empty()) {
+      rules.emplace_back(std::nullopt);
+    } else if (rules.empty()) {
+      std::vector<std::string> offered;
+      for (FinishedRule rule : info.finished_rules) offered.emplace_back(to_string(rule));
+      throw InputError("key finished: balancer " + std::string(info.name) + " offers only " + join(offered));
+    }
     for (int interval : intervals) {
-      for (const auto& method : methods) {
-        for (int rep = 0; rep < e.reps; ++rep) {
-          RunSpec r;
-          r.experiment = e.name;
-          r.nprocs = nprocs;
-          r.G = e.G;
-          r.groups = e.groups;
-          r.T_ms = e.T_ms;
-          r.workload = e.workload;
-          r.work = e.work;
-          r.balancer = balancer;
-          r.interval = interval;
-          r.method = method;
-          r.rep = rep;
-          runs.push_back(r);
+      for (const auto& finished : rules) {
+        for (const auto& method : methods) {
+          for (int rep = 0; rep < e.reps; ++rep) {
+            RunSpec r;
+            r.experiment = e.name;
+            r.nprocs = nprocs;
+            r.G = e.G;
+            r.groups = e.groups;
+            r.T_ms = e.T_ms;
+            r.workload = e.workload;
+            r.work = e.work;
+            r.balancer = balancer;
+            r.interval = interval;
+            r.method = method;
+            r.finished = finished;
+            r.rep = rep;
+            runs.push_back(r);
+          }
         }
       }
     }

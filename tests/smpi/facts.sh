@@ -41,10 +41,13 @@ expect "MPI_Iprobe works" "^iprobe ok" iprobe
 expect "MPI_Intercomm_create aborts" "Not yet implemented: PMPI_Intercomm_create" intercomm
 expect "MPI_Intercomm_merge aborts" "Not yet implemented: PMPI_Intercomm_merge" merge
 expect "MPI_Comm_idup aborts" "Not yet implemented: PMPI_Comm_idup" idup
-expect "failed MPI_Test/MPI_Iprobe inject 100 us growing by 100 us" \
-  "10 failed MPI_Test: 5500\.0 us, 10 failed MPI_Iprobe: 5500\.0 us" injected
+# SimGrid's defaults (100 us) given explicitly: the platform files set their own cost per call.
+expect "failed MPI_Test/MPI_Iprobe inject 100 us growing by 100 us (SimGrid's defaults)" \
+  "10 failed MPI_Test: 5500\.0 us, 10 failed MPI_Iprobe: 5500\.0 us" injected --cfg=smpi/test:1e-4 --cfg=smpi/iprobe:1e-4
 expect "grow-injected-times:no keeps 100 us per call" "10 failed MPI_Test: 1000\.0 us, 10 failed MPI_Iprobe: 1000\.0 us" \
-  injected --cfg=smpi/grow-injected-times:no
+  injected --cfg=smpi/test:1e-4 --cfg=smpi/iprobe:1e-4 --cfg=smpi/grow-injected-times:no
+expect "the platform file's smpi/test and smpi/iprobe apply (bgp.xml: 1 us per call)" \
+  "10 failed MPI_Test: 10\.0 us, 10 failed MPI_Iprobe: 10\.0 us" injected --cfg=smpi/grow-injected-times:no
 expect "usleep, nanosleep and std::this_thread::sleep_for pass simulated time; clock_gettime reads it; \
 std::chrono::steady_clock reads the host" \
   "usleep\(10ms\) 10\.000, nanosleep\(10ms\) 10\.000, sleep_for\(10ms\) 10\.000 .* clock_gettime across usleep\(50ms\) 50\.000 ms, steady_clock across usleep\(50ms\) 0\.[0-9]+ ms" \

@@ -31,9 +31,13 @@ export MCMCLB_PLATFORM=$platform
 for attempt in 1 2; do
   (cd "$work" && run --out "$work/commbench-$attempt.csv" >"$work/run-$attempt.log")
 done
-python3 - "$work" "$platform" "$ranks" <<'PY'
-import csv, sys
+python3 - "$work" "$platform" "$ranks" "$(dirname "$0")/../.." <<'PY'
+import csv, os, sys
 work, platform, ranks = sys.argv[1], sys.argv[2], int(sys.argv[3])
+# Results name a platform of the repository by its path in the repository, never a path of this machine.
+top = os.path.realpath(sys.argv[4])
+if os.path.exists(os.path.join(top, ".git")):
+    platform = os.path.relpath(os.path.realpath(platform), top)
 methods = ("intercomm", "create_group", "from_group", "create", "split", "range", "floor")
 sizes = sorted({1 << k for k in range(ranks.bit_length()) if 1 << k <= ranks} | {ranks} |
                ({ranks - 1} if ranks >= 4 and ranks & (ranks - 1) == 0 else set()))

@@ -3,7 +3,8 @@
 # with each method (async; create and split under collective(4)), twice: fails unless every run's row says valid=true and the two runs of
 # each method give identical simulated times (the simulation is deterministic: no host time enters it), and
 # every row names its back end (smpi), platform, SimGrid version, platform hash and the smpirun flags it ran with
-# (configs/platforms/smpi.cfg).
+# (configs/platforms/smpi.cfg). The first run of each method prints a progress line at every item boundary
+# (MCMCLB_PROGRESS_S, a tiny interval): it must print them, and give the same simulated time as the silent second.
 #   run_kernel.sh MCMCLB_SIM_BINARY PLATFORM.xml HOSTFILE RANKS
 set -euo pipefail
 if [ $# -ne 4 ]; then
@@ -23,14 +24,23 @@ for method in intercomm create_group create split from_group; do
   # async regroups member-collectively; the parent-collective methods run under collective(4).
   case $method in create | split) balancer=(--set balancer=collective --set interval=4) ;; *) balancer=(--set balancer=async) ;; esac
   for attempt in 1 2; do
-    (cd "$work" && smpirun -np "$ranks" -platform "$platform" -hostfile "$hosts" "${smpi_flags[@]}" \
-       "$binary" run "$config" "${balancer[@]}" --set method="$method" --set reps=1 \
-       --out "$work/$method-$attempt")
+    every=0
+    [ "$attempt" = 1 ] && every=0.000001
+    (cd "$work" && MCMCLB_PROGRESS_S=$every smpirun -np "$ranks" -platform "$platform" -hostfile "$hosts" \
+       "${smpi_flags[@]}" "$binary" run "$config" "${balancer[@]}" --set method="$method" --set reps=1 \
+       --out "$work/$method-$attempt") > "$work/$method-$attempt.out"
   done
+  grep -q "progress: simulated [0-9.]* s of ~3.50 s (ideal; none 7.00 s), host [0-9]* s elapsed" "$work/$method-1.out" ||
+    { echo "FAIL $method: no progress line with MCMCLB_PROGRESS_S set"; exit 1; }
+  if grep -q "progress:" "$work/$method-2.out"; then echo "FAIL $method: progress lines with MCMCLB_PROGRESS_S=0"; exit 1; fi
 done
 python3 - "$work" "$platform" "$here/../../configs/platforms/smpi.cfg" <<'PY'
-import csv, sys
+import csv, os, sys
 work, platform = sys.argv[1], sys.argv[2]
+# Results name a platform of the repository by its path in the repository, never a path of this machine.
+top = os.path.realpath(os.path.join(os.path.dirname(sys.argv[3]), "..", ".."))
+if os.path.exists(os.path.join(top, ".git")):
+    platform = os.path.relpath(os.path.realpath(platform), top)
 flags = [l.strip() for l in open(sys.argv[3]) if l.strip() and not l.strip().startswith("#")]
 failed = False
 for method in ("intercomm", "create_group", "create", "split", "from_group"):

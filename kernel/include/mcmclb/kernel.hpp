@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -62,6 +63,11 @@ struct Decision {
   friend bool operator==(const Decision&, const Decision&) = default;
 };
 
+/// Who knows how far the chain of a group being formed has got (GroupState::next_item, items_left): every member
+/// (merge-right balancers send the state with the decision), or only the members of the group that worked the
+/// chain, whose last rank is also the new group's last rank; the other members then learn it from that rank.
+enum class ChainProgress { known, from_last };
+
 /// Where a rank's time goes; the four parts add up to its elapsed time.
 enum class Phase { work, polling, waiting, regroup };
 
@@ -104,6 +110,12 @@ class Kernel {
   void form_initial_groups(bool count_as_regroup);
   /// Synchronised start: barrier, then the clock starts.
   void start();
+  /// Simulation build: while the run goes on, one line on standard output every every_host_s seconds of host
+  /// time, from whichever simulated rank passes an item boundary first, with the simulated time reached against
+  /// expected_s (the ideal time) and the host time elapsed. A simulated run of thousands of ranks takes minutes
+  /// of host time, which would otherwise pass in silence. The real MPI build reports nothing: its runs take the
+  /// time they measure.
+  void report_progress(double every_host_s, double expected_s, double baseline_s);
 
   // --- what balancers use ---
   [[nodiscard]] const RunSpec& run() const noexcept { return run_; }
@@ -128,12 +140,17 @@ class Kernel {
   /// A polling point whose decision is not a Decision (a balancer that talks to both neighbours): broadcasts
   /// words from the leader over the group, waiting politely.
   void broadcast(std::span<int64_t> words, Phase phase = Phase::polling);
+  /// The sizes of the initial walker groups, in rank order (known on every rank).
+  [[nodiscard]] const std::vector<int>& initial_sizes() const noexcept { return group_sizes_; }
   /// Creates the communicator over next with the group's other members (and, for a parent-collective method,
   /// with every world rank, the others calling regroup_without_joining) and switches to it. before describes
   /// the merged groups for the event log. holder: a world rank of next whose old group worked next.chain
   /// (compute mode sends the walker from it); -1: next's last rank (every merge-right balancer). Timed as
   /// regrouping.
-  void regroup(const GroupState& next, const std::string& before, int holder = -1);
+  /// progress: from_last when only the continuing group's members know next's next_item and items_left (the
+  /// others pass anything there); the new group's last rank then broadcasts them over the new communicator.
+  void regroup(const GroupState& next, const std::string& before, int holder = -1,
+               ChainProgress progress = ChainProgress::known);
   /// Takes part in a regrouping that this rank does not join: a parent-collective method needs every world
   /// rank; with a group-collective one there is nothing to do.
   void regroup_without_joining();
@@ -178,10 +195,11 @@ class Kernel {
 
  private:
   void add(Phase p, double seconds);
+  void progress_tick();
   /// Creates the communicator over next (none: take part in a parent-collective creation without joining),
   /// switches to it, counts it (if asked) and logs it as an event of this kind.
   void form(const std::optional<GroupState>& next, EventKind kind, const std::string& before, bool count_as_regroup,
-            int holder = -1);
+            int holder = -1, ChainProgress progress = ChainProgress::known);
   void switch_to(std::unique_ptr<GroupComm> comm, const GroupState& next);
   /// Compute mode: gives the new group the walker state of its chain (initial: computed by every member; merge:
   /// broadcast from holder, default the last member, whose group continued the chain).
@@ -205,6 +223,9 @@ class Kernel {
   std::vector<EventRow> events_;
   std::vector<int64_t> items_counted_, index_sums_;
   int64_t comms_created_ = 0, comms_freed_ = 0;
+  double progress_every_s_ = 0;  // 0: no progress lines
+  double progress_expected_s_ = 0, progress_baseline_s_ = 0;
+  std::chrono::steady_clock::time_point progress_start_;
   // compute mode
   std::optional<lj::State> walker_;  // the state of walker_chain_ (members of the group working it, or that did)
   int walker_chain_ = -1;

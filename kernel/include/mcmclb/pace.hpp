@@ -26,6 +26,10 @@ namespace mcmclb::pace {
 /// Seconds on the run's clock (MPI_Wtime).
 [[nodiscard]] double now_s();
 
+/// The same clock read for reporting only: in the simulation, SimGrid's clock, which unlike MPI_Wtime (10 ns of
+/// simulated time per call, smpi/wtime) costs no simulated time, so a progress line never changes a result.
+[[nodiscard]] double observe_s();
+
 /// Waits for request, testing and napping in turn, so a waiting rank leaves its core to ranks that work.
 void wait(MPI_Request& request, std::chrono::microseconds nap = mpi::default_nap);
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -86,6 +87,16 @@ struct GroupsSpec {
   friend bool operator==(const GroupsSpec&, const GroupsSpec&) = default;
 };
 
+/// What a group whose chain is done does when no working group is left to its right (the async family): retire
+/// (it ends, and so does every done group that asks it) or coalesce (finished groups keep merging until one group
+/// spans every rank). The protocols and their termination arguments are at the balancers.
+enum class FinishedRule { retire, coalesce };
+inline constexpr std::array<std::pair<std::string_view, FinishedRule>, 2> kFinishedRules = {
+    {{"retire", FinishedRule::retire}, {"coalesce", FinishedRule::coalesce}}};
+[[nodiscard]] constexpr std::string_view to_string(FinishedRule r) noexcept {
+  return r == FinishedRule::coalesce ? "coalesce" : "retire";
+}
+
 /// One run: every parameter resolved to a single value.
 struct RunSpec {
   std::string experiment;
@@ -96,19 +107,21 @@ struct RunSpec {
   WorkloadSpec workload;
   WorkSpec work;
   std::string balancer;
-  int interval = 0;    // collective only, else 0
-  std::string method;  // communicator creation method used for regrouping ("" for none)
+  int interval = 0;                      // collective only, else 0
+  std::string method;                    // communicator creation method used for regrouping ("" for none)
+  std::optional<FinishedRule> finished;  // balancers with a finished rule only
   int rep = 0;
 };
 
 /// What planning runs needs to know about a balancer (its implementation lives in balancers/).
 struct BalancerInfo {
   std::string_view name;
-  bool uses_interval;                     // collective: regroup every `interval` items
-  bool regroups;                          // counts the initial formation as a regroup (README)
-  std::string_view default_method;        // "" for none
-  std::vector<std::string_view> methods;  // creation methods it can regroup with
-  std::string_view initial_method;        // forms the initial groups when the run names no method
+  bool uses_interval;                             // collective: regroup every `interval` items
+  bool regroups;                                  // counts the initial formation as a regroup (README)
+  std::string_view default_method;                // "" for none
+  std::vector<std::string_view> methods;          // creation methods it can regroup with
+  std::string_view initial_method;                // forms the initial groups when the run names no method
+  std::vector<FinishedRule> finished_rules = {};  // the rules it offers, its default first; empty: no such option
 };
 
 /// The balancers and creation methods a study may name, supplied by the libraries that implement them

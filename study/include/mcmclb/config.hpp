@@ -57,8 +57,9 @@ struct Experiment {
   WorkloadSpec workload;
   WorkSpec work;
   std::vector<std::string> balancers = {"none"};
-  std::vector<int> intervals = {1};  // collective only
-  std::vector<std::string> methods;  // empty: each balancer's default; else those applicable to it
+  std::vector<int> intervals = {1};    // collective only
+  std::vector<std::string> methods;    // empty: each balancer's default; else those applicable to it
+  std::vector<FinishedRule> finished;  // empty: each balancer's default; else those it offers (none: an error)
   int reps = 1;
   std::string out;  // output folder; empty: results/<name>
   JobSpec job;
@@ -83,7 +84,9 @@ StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::stri
 Experiment parse_experiment(const std::string& yaml_text, const std::vector<std::string>& overrides,
                             const std::string& source_name);
 
-/// The runs an experiment iterates, in order: balancer, interval (collective only), method (those of the
+/// The runs an experiment iterates, in order: balancer, interval (collective only), finished rule (balancers that
+/// offer one: those named that the balancer offers, InputError if it offers none of them; its default if none is
+/// named), method (those of the
 /// experiment's methods the balancer can use; its default if none is named), rep. Validates balancer and method
 /// names against catalog (InputError naming the key).
 std::vector<RunSpec> expand_runs(const Experiment& e, int nprocs, const Catalog& catalog);

@@ -36,6 +36,12 @@ struct Provenance {
 /// starts smpirun sets). Throws InputError when backend is smpi and MCMCLB_PLATFORM is unset or unreadable.
 void add_backend_provenance(Provenance& p, std::string_view backend);
 
+/// How results name a platform file (runs.csv's platform column, part of a point's resume key): its path relative
+/// to the root of the git work tree holding it (configs/platforms/bgp.xml), so results carry no path of the
+/// machine that made them and compare across checkouts; the canonical absolute path for a file outside any work
+/// tree. The same whichever way the file is named.
+std::string platform_identity(const std::string& path);
+
 /// FNV-1a 64 of bytes, as 16 lower-case hex digits (stable across builds and hosts, unlike std::hash).
 std::string fnv1a64_hex(std::string_view bytes);
 

@@ -51,6 +51,9 @@ std::span<const RunsColumn> runs_columns();
 
 /// The header of runs.csv (stable: plots and resume read it).
 const csv::Row& runs_header();
+
+/// The finished rule a run of this balancer had before the rule was a column (the upgrade of older runs.csv rows).
+std::string older_finished_rule(std::string_view balancer);
 /// The row of runs.csv for record.
 csv::Row runs_row(const RunRecord& record);
 
