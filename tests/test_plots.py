@@ -543,6 +543,89 @@ class BadInputs(unittest.TestCase):
             assert_png(self, os.path.join(folder, "fig2.png"))
 
 
+PAPER_SCALE = os.path.join(FIXTURES, "fig2-paper-scale", "runs.csv")  # docs/smpi.md's simulated Fig. 2 table
+
+
+def ratio_panel(stdout):
+    """(low, high, the rest) of fig2.py's line 'time / ideal panel: LOW to HIGH[; above it: ...]'."""
+    line = next(line for line in stdout.splitlines() if line.startswith("time / ideal panel: "))
+    limits, _, rest = line[len("time / ideal panel: "):].partition("; ")
+    low, high = limits.split(" to ")
+    return float(low), float(high), rest
+
+
+class Fig2Panels(unittest.TestCase):
+    """fig2.py draws a time / ideal panel below the time panel, scaled so that series a few per cent apart near
+    the ideal are separable, and puts the paper's values in the legend rather than over the series."""
+
+    def test_lookahead_one_percent_above_ideal(self):
+        with open(PAPER_SCALE) as f:
+            header = f.readline().strip()
+        rows = []
+        for p in (32, 64, 128):
+            rows.append(f"none-{p},{p},none,,,0,7.0,3.5,7.0,0,0,0,0,true,mpi,")
+            for rep, ratio in enumerate((1.009, 1.010, 1.012)):
+                rows.append(f"la-{p}-{rep},{p},lookahead,1,range,{rep},{3.5 * ratio:.6f},3.5,7.0,0,0,0,0,true,mpi,")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "runs.csv")
+            with open(path, "w") as f:
+                f.write(header + "\n" + "\n".join(rows) + "\n")
+            out = os.path.join(d, "fig2.svg")
+            r = run("fig2.py", path, "-o", out)  # a runs.csv file, not a folder
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                svg = f.read()
+        self.assertIn('id="axes_1"', svg)
+        self.assertIn('id="axes_2"', svg, "the time / ideal panel")
+        self.assertNotIn('id="axes_3"', svg)
+        low, high, rest = ratio_panel(r.stdout)
+        # The range holds 1 and the lookahead bars (1.009-1.012) and is a few per cent wide, not 1.0-2.0.
+        self.assertLess(low, 1.0)
+        self.assertGreater(high, 1.012)
+        self.assertLess(high - low, 0.05, r.stdout)
+        self.assertEqual(rest, "above it: none 2.00", r.stdout)
+        self.assertEqual(r.stdout.splitlines()[-1], "series: none; lookahead(1) range")
+
+    def test_paper_scale_with_reference(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "fig2.svg")
+            r = run("fig2.py", PAPER_SCALE, "--reference", "-o", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                svg = f.read()
+            r_png = run("fig2.py", os.path.dirname(PAPER_SCALE), "--reference", "-o", os.path.join(d, "f.png"))
+            self.assertEqual(r_png.returncode, 0, r_png.stderr)
+            assert_png(self, os.path.join(d, "f.png"))
+        low, high, rest = ratio_panel(r.stdout)
+        # async intercomm 1.010-1.034, lookahead 1.005-1.018: all inside, and the panel no wider than they need.
+        self.assertTrue(0.99 < low < 1.0 and 1.0343 < high < 1.045, (low, high))
+        self.assertEqual(rest, "above it: none, simulated (bgp) 2.00; collective(1) create, simulated (bgp) "
+                               "1.75-3.22; collective(16) create, simulated (bgp) 1.75-1.85; collective(128) create, "
+                               "simulated (bgp) 1.85-1.87")
+        # Matplotlib writes each text as a comment before its glyphs: every paper label is in the legend.
+        legend, second = svg.index('id="legend_1"'), svg.index('id="axes_2"')
+        labels = [i for i in range(len(svg)) if svg.startswith("<!-- paper ", i)]
+        self.assertEqual(len(labels), 4, "ideal, async, collective, none")
+        self.assertTrue(all(legend < i < second for i in labels))
+
+    def test_spread_gives_bars_in_both_panels(self):
+        """Three repetitions with spread: the ratio panel is scaled to their min and max, not just the median."""
+        with open(PAPER_SCALE) as f:
+            header = f.readline().strip()
+        rows = [f"a-{rep},32,async,,range,{rep},{t},3.5,7.0,0,0,0,0,true,mpi,"
+                for rep, t in enumerate((3.5, 3.57, 3.64))]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "runs.csv")
+            with open(path, "w") as f:
+                f.write(header + "\n" + "\n".join(rows) + "\n")
+            r = run("fig2.py", path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            assert_png(self, os.path.join(d, "fig2.png"))
+        low, high, rest = ratio_panel(r.stdout)
+        self.assertTrue(low < 1.0 and 1.04 < high < 1.05, (low, high))
+        self.assertEqual(rest, "")
+
+
 class Partner(unittest.TestCase):
     def test_median_and_spread_over_seeds(self):
         """plots/partner.py: per (workload, P, G, set-up), time / ideal over the seeds; invalid rows and rows
