@@ -140,6 +140,71 @@ class Fig1(unittest.TestCase):
             r = run("fig1.py", good, older, "--stat", "median", "-o", os.path.join(d, "y.png"))
             self.assert_one_line_error(r, f"{older}: no iter_median_us column")
 
+    def test_crossover_of_intercomm_and_create(self):
+        """The fixture at P = 64: medians intercomm 60 and create 80 µs at g = 8, 100 and 84 µs at g = 16, so
+        intercomm - create goes from -20 to +16 and the crossover is 2^(3 + 20/36) = 11.758 (interpolated in
+        log2 g). At P = 128 intercomm is dearer at every size it shares with create (2-8): none in range."""
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "fig1.svg")
+            r = run("fig1.py", os.path.join(FIXTURES, "commbench_crossover.csv"), "-o", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                svg = f.read()
+        lines = [line for line in r.stdout.splitlines() if line.startswith("crossover")]
+        self.assertEqual(lines, [
+            "crossover: intercomm dearer than create from group size 11.8 (P = 64; between the measured sizes 8 "
+            "and 16)",
+            "crossover: intercomm dearer than create: none in range (P = 128; intercomm dearer at every measured "
+            "size 2-8)"])
+        printed = float(lines[0].split("group size ")[1].split()[0])
+        self.assertAlmostEqual(printed, 2 ** (3 + 20 / 36), delta=0.05)
+        # The line's legend entry and every method, split included, are drawn (matplotlib writes each text as a
+        # comment in the SVG).
+        self.assertIn("<!-- intercomm dearer than create from g = 11.8 (P = 64) -->", svg)
+        for label in ("split (P=64)", "create (P=64)", "create_group (P=64)", "intercomm (P=128)"):
+            self.assertIn(f"<!-- {label} -->", svg)
+
+    def test_crossover_cases(self):
+        """Only rows of one P with both methods give a crossover; one that crosses back says so; a P with only
+        one of the two is named; without create no crossover line at all."""
+        header = "method,op,nprocs,group_size,rep,time_us\n"
+        cases = (
+            # intercomm - create: -1 at 2, +3 at 4 (crossover 2^(1 + 1/4) = 2.38), -2 at 8: cheaper again from 8
+            ({"intercomm": {2: 9, 4: 13, 8: 10}, "create": {2: 10, 4: 10, 8: 12}},
+             ["crossover: intercomm dearer than create from group size 2.4 (P = 16; between the measured sizes 2 "
+              "and 4; no dearer again from 8)"]),
+            # dearer at 2, cheaper from 4 on: never turns positive
+            ({"intercomm": {2: 15, 4: 9, 8: 10}, "create": {2: 10, 4: 10, 8: 12}},
+             ["crossover: intercomm dearer than create: none in range (P = 16; intercomm dearer only at the "
+              "smallest measured sizes, up to 2)"]),
+            # equal at 4 (d = 0), dearer at 8: the crossover is 4 itself
+            ({"intercomm": {2: 5, 4: 10, 8: 20}, "create": {2: 10, 4: 10, 8: 12}},
+             ["crossover: intercomm dearer than create from group size 4.0 (P = 16; between the measured sizes 4 "
+              "and 8)"]),
+            ({"intercomm": {2: 5, 4: 10}, "create_group": {2: 1, 4: 2}}, []),
+        )
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "commbench.csv")
+            for methods, expected in cases:
+                with open(path, "w") as f:
+                    f.write(header + "".join(f"{m},create,16,{s},0,{t}\n" for m, ts in methods.items()
+                                             for s, t in ts.items()))
+                r = run("fig1.py", path)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual([line for line in r.stdout.splitlines() if line.startswith("crossover")], expected)
+            with open(path, "a") as f:
+                f.write("intercomm,create,32,2,0,5\n")
+            r = run("fig1.py", path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual([line for line in r.stdout.splitlines() if line.startswith("crossover")], [])
+            with open(path, "w") as f:
+                f.write(header + "intercomm,create,16,2,0,5\ncreate,create,16,2,0,9\nintercomm,create,32,2,0,5\n")
+            r = run("fig1.py", path)
+            self.assertEqual([line for line in r.stdout.splitlines() if line.startswith("crossover")], [
+                "crossover: intercomm dearer than create: none in range (P = 16; intercomm no dearer at any measured "
+                "size 2)",
+                "crossover: intercomm dearer than create: not measured (P = 32; only intercomm was run)"])
+
 
 RESULTS = os.path.join(FIXTURES, "results-small")
 
