@@ -240,28 +240,7 @@ class KernelPlots(unittest.TestCase):
         """A simulated run of thousands of ranks: the figure stops growing (its height once exceeded what a PNG
         can hold, 69000 pixels at 2048 ranks, and the script died with a traceback); --ranks draws a slice."""
         with tempfile.TemporaryDirectory() as d:
-            copy = copy_results(d)
-            rid, nprocs = "small-2026-11-21T06:30:12Z-273b48", 3000  # the async run at P = 2, widened
-            with open(os.path.join(copy, "runs.csv")) as f:
-                rows = list(csv.DictReader(f))
-            header = list(rows[0])
-            rows = [dict(r, nprocs=str(nprocs)) for r in rows if r["run_id"] == rid]
-            with open(os.path.join(copy, "runs.csv"), "w", newline="") as f:
-                w = csv.DictWriter(f, header)
-                w.writeheader()
-                w.writerows(rows)
-            with open(os.path.join(copy, "ranks.csv"), newline="") as f:
-                ranks = [r for r in csv.DictReader(f) if r["run_id"] == rid]
-            with open(os.path.join(copy, "ranks.csv"), "a", newline="") as f:
-                w = csv.DictWriter(f, list(ranks[0]))
-                w.writerows(dict(ranks[-1], rank=str(k), final_group_first=str(k), final_group_last=str(k))
-                            for k in range(2, nprocs))
-            with open(os.path.join(copy, "events.csv"), newline="") as f:
-                events = [e for e in csv.DictReader(f) if e["run_id"] == rid and e["kind"] == "initial"]
-            with open(os.path.join(copy, "events.csv"), "a", newline="") as f:
-                w = csv.DictWriter(f, list(events[0]))
-                w.writerows(dict(events[-1], group_first=str(k), group_last=str(k), chain=str(k))
-                            for k in range(2, nprocs))
+            copy, nprocs = widened_results(d, 3000), 3000
             out = os.path.join(d, "t.png")
             r = run("timeline.py", copy, "-o", out)
             self.assertEqual(r.returncode, 0, r.stderr)
@@ -439,6 +418,33 @@ def copy_results(d, source=RESULTS):
     """A writable copy of a results folder under d (the scripts write their figures into it)."""
     copy = os.path.join(d, "results")
     shutil.copytree(source, copy)
+    return copy
+
+
+def widened_results(d, nprocs):
+    """A results folder under d holding the fixture's async run at P = 2 widened to nprocs ranks (each new rank
+    its own group and chain from the start, ending with the fixture's last rank)."""
+    copy = copy_results(d)
+    rid = "small-2026-11-21T06:30:12Z-273b48"
+    with open(os.path.join(copy, "runs.csv")) as f:
+        rows = list(csv.DictReader(f))
+    header = list(rows[0])
+    rows = [dict(r, nprocs=str(nprocs)) for r in rows if r["run_id"] == rid]
+    with open(os.path.join(copy, "runs.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, header)
+        w.writeheader()
+        w.writerows(rows)
+    with open(os.path.join(copy, "ranks.csv"), newline="") as f:
+        ranks = [r for r in csv.DictReader(f) if r["run_id"] == rid]
+    with open(os.path.join(copy, "ranks.csv"), "a", newline="") as f:
+        w = csv.DictWriter(f, list(ranks[0]))
+        w.writerows(dict(ranks[-1], rank=str(k), final_group_first=str(k), final_group_last=str(k))
+                    for k in range(2, nprocs))
+    with open(os.path.join(copy, "events.csv"), newline="") as f:
+        events = [e for e in csv.DictReader(f) if e["run_id"] == rid and e["kind"] == "initial"]
+    with open(os.path.join(copy, "events.csv"), "a", newline="") as f:
+        w = csv.DictWriter(f, list(events[0]))
+        w.writerows(dict(events[-1], group_first=str(k), group_last=str(k), chain=str(k)) for k in range(2, nprocs))
     return copy
 
 
@@ -689,6 +695,46 @@ class Fig2Panels(unittest.TestCase):
         low, high, rest = ratio_panel(r.stdout)
         self.assertTrue(low < 1.0 and 1.04 < high < 1.05, (low, high))
         self.assertEqual(rest, "")
+
+
+class OtherInputs(unittest.TestCase):
+    """The file form of every script that draws a docs figure, and timeline.py's panels."""
+
+    def test_file_form(self):
+        """timeline.py and chains.py take a table's file as well as its folder (the other tables beside it), as
+        fig1.py and fig2.py do; a file of the wrong table is one line naming it."""
+        with tempfile.TemporaryDirectory() as d:
+            for script, path in (("timeline.py", os.path.join(RESULTS, "events.csv")),
+                                 ("chains.py", os.path.join(FIXTURES, "results-lj", "traces.csv")),
+                                 ("fig2.py", os.path.join(RESULTS, "runs.csv")),
+                                 ("fig1.py", os.path.join(FIXTURES, "commbench_crossover.csv"))):
+                out = os.path.join(d, script + ".png")
+                r = run(script, path, "-o", out)
+                self.assertEqual(r.returncode, 0, script + r.stderr)
+                assert_png(self, out)
+            wrong = os.path.join(RESULTS, "runs.csv")
+            r = run("chains.py", wrong, "-o", os.path.join(d, "c.png"))
+            self.assertEqual((r.returncode, len(r.stderr.strip().splitlines())), (2, 1), r.stderr)
+            self.assertIn(f"{wrong}: malformed, missing column(s) chain", r.stderr)
+            r = run("timeline.py", os.path.join(d, "none.csv"))
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("none.csv: no such file or folder", r.stderr)
+
+    def test_timeline_one_panel_per_run(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "t.svg")
+            with open(os.path.join(RESULTS, "runs.csv")) as f:
+                ids = [row["run_id"] for row in csv.DictReader(f)]
+            for args, panels in ((["--all-runs"], len(ids)), (["--run-id", ids[1], "--run-id", ids[0]], 2), ([], 1)):
+                r = run("timeline.py", RESULTS, "-o", out, *args)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                with open(out) as f:
+                    svg = f.read()
+                self.assertIn(f'id="axes_{panels}"', svg, args)
+                self.assertNotIn(f'id="axes_{panels + 1}"', svg, args)
+            r = run("timeline.py", RESULTS, "--all-runs", "--run-id", ids[0])
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("--run-id and --all-runs exclude each other", r.stderr)
 
 
 class Partner(unittest.TestCase):
