@@ -1,6 +1,7 @@
 """Plot scripts: fixture CSVs give non-empty PNGs; missing, empty or malformed input gives one line and exit 2."""
 import csv
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -735,6 +736,140 @@ class OtherInputs(unittest.TestCase):
             r = run("timeline.py", RESULTS, "--all-runs", "--run-id", ids[0])
             self.assertEqual(r.returncode, 2)
             self.assertIn("--run-id and --all-runs exclude each other", r.stderr)
+
+
+# Every figure committed under docs/ can be redrawn from the repository. The convention: docs/NAME.png is drawn
+# from the folder docs/NAME/, which holds the CSV tables its script reads under the names mcmclb writes them
+# (commbench.csv, runs.csv, ranks.csv, events.csv, traces.csv), with only the runs the figure shows; DOCS_FIGURES
+# says which script draws it and how (the folder is its first argument). A folder rather than one docs/NAME.csv,
+# because a timeline needs three tables of a run and the chain traces two. No CSV there may hold a path of the
+# machine it was made on (a field starting with /work, /home, /tmp, /root, /usr, /opt, /var or a drive letter):
+# such files are redrawn on other machines, and the path says nothing there.
+DOCS = os.path.join(HERE, "..", "docs")
+RUN_TABLES = ("runs.csv", "ranks.csv", "events.csv")
+DOCS_FIGURES = {  # figure stem -> (script, arguments after the folder, the tables it reads)
+    "async-vs-lookahead": ("timeline.py", ["--all-runs"], RUN_TABLES),  # the two runs, async first
+    "fig1-sim-bgp": ("fig1.py", [], ("commbench.csv",)),
+    "fig2-quick": ("fig2.py", [], ("runs.csv",)),
+    "fig2-sim-bgp": ("fig2.py", ["--reference"], ("runs.csv",)),
+    "lj-traces": ("chains.py", ["--require-identical"], ("runs.csv", "traces.csv")),
+    "timeline-lookahead-sim8192": ("timeline.py", ["--ranks", "0-95"], RUN_TABLES),
+    "timeline-lookahead": ("timeline.py", [], RUN_TABLES),
+    "timeline-quick": ("timeline.py", [], RUN_TABLES),
+}
+MACHINE_PATH = re.compile(r"(/(work|home|tmp|root|usr|opt|var)(/|$)|[A-Za-z]:[\\/])")
+
+
+def table_columns(name):
+    """The columns a drawing script requires in table name (from the scripts themselves)."""
+    sys.path.insert(0, PLOTS)
+    try:
+        import chains
+        import fig1
+        import mcmclb_csv
+        import timeline
+    finally:
+        sys.path.remove(PLOTS)
+    return {"commbench.csv": fig1.REQUIRED, "runs.csv": mcmclb_csv.RUN_COLUMNS, "ranks.csv": timeline.RANK_COLUMNS,
+            "events.csv": timeline.EVENT_COLUMNS, "traces.csv": chains.TRACE_COLUMNS}[name]
+
+
+def missing_tables(docs):
+    """'docs/NAME/TABLE (columns: ...)' for each table a figure's entry needs and docs lacks."""
+    return [f"docs/{stem}/{table} (columns: {', '.join(table_columns(table))})"
+            for stem, (_, _, tables) in sorted(DOCS_FIGURES.items()) for table in tables
+            if not os.path.isfile(os.path.join(docs, stem, table))]
+
+
+def machine_paths(docs):
+    """'FILE:LINE: column COLUMN: FIELD' for each field of a figure's CSV that is a path of a machine."""
+    found = []
+    for stem in sorted(DOCS_FIGURES):
+        folder = os.path.join(docs, stem)
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            if not name.endswith(".csv"):
+                continue
+            with open(os.path.join(folder, name), newline="", encoding="utf-8-sig") as f:
+                reader = csv.reader(f)
+                header = next(reader, [])
+                for fields in reader:
+                    found += [f"docs/{stem}/{name}:{reader.line_num}: column {column}: {field}"
+                              for column, field in zip(header, fields) if MACHINE_PATH.match(field)]
+    return found
+
+
+def redraw(test, docs, stem, out_dir):
+    """Runs stem's entry on docs/stem into out_dir: exit 0 and a PNG."""
+    script, args, _ = DOCS_FIGURES[stem]
+    out = os.path.join(out_dir, stem + ".png")
+    r = run(script, os.path.join(docs, stem), *args, "-o", out)
+    test.assertEqual(r.returncode, 0, f"{script} docs/{stem} {' '.join(args)}: {r.stdout}{r.stderr}")
+    assert_png(test, out)
+
+
+class DocsFigures(unittest.TestCase):
+    """Every docs/*.png has an entry in DOCS_FIGURES and its CSVs in docs/NAME/, free of machine paths, from
+    which the entry's command redraws it (the convention above DOCS_FIGURES)."""
+
+    def test_every_figure_has_an_entry(self):
+        stems = {name[:-4] for name in os.listdir(DOCS) if name.endswith(".png")}
+        self.assertEqual(sorted(stems - set(DOCS_FIGURES)), [], "docs figures without a DOCS_FIGURES entry")
+        self.assertEqual(sorted(set(DOCS_FIGURES) - stems), [], "DOCS_FIGURES entries without a docs figure")
+
+    def test_every_figure_has_its_csvs(self):
+        missing = missing_tables(DOCS)
+        if missing:
+            self.fail("\n".join(["CSV tables the docs figures are drawn from, missing:"] + missing))
+
+    def test_no_machine_paths_in_the_csvs(self):
+        found = machine_paths(DOCS)
+        if found:
+            self.fail("\n".join(["paths of a machine in the docs figures' CSVs:"] + found))
+
+    def test_each_figure_redraws(self):
+        """Each figure whose tables are all there (the others are listed by test_every_figure_has_its_csvs)."""
+        with tempfile.TemporaryDirectory() as d:
+            for stem, (_, _, tables) in sorted(DOCS_FIGURES.items()):
+                if all(os.path.isfile(os.path.join(DOCS, stem, t)) for t in tables):
+                    with self.subTest(stem):
+                        redraw(self, DOCS, stem, d)
+
+    def test_the_entries_draw_from_fixtures(self):
+        """The same checks and commands on a docs tree laid out by the convention from the test fixtures, so
+        that the table is known to work before every figure's data is there."""
+        small, lj = os.path.join(FIXTURES, "results-small"), os.path.join(FIXTURES, "results-lj")
+        sources = {"async-vs-lookahead": small, "fig1-sim-bgp": os.path.join(FIXTURES, "commbench_crossover.csv"),
+                   "fig2-quick": RESULTS, "fig2-sim-bgp": os.path.dirname(PAPER_SCALE), "lj-traces": lj,
+                   "timeline-lookahead": small, "timeline-quick": small}
+        with tempfile.TemporaryDirectory() as d:
+            docs = os.path.join(d, "docs")
+            os.mkdir(docs)
+            for stem, source in sources.items():
+                os.mkdir(os.path.join(docs, stem))
+                for table in DOCS_FIGURES[stem][2]:
+                    shutil.copy(os.path.join(source, table) if os.path.isdir(source) else source,
+                                os.path.join(docs, stem, table))
+            # --ranks 0-95 needs a run of at least 96 ranks
+            shutil.copytree(widened_results(os.path.join(d, "wide"), 100), os.path.join(docs,
+                                                                                         "timeline-lookahead-sim8192"))
+            self.assertEqual(missing_tables(docs), [])
+            self.assertEqual(machine_paths(docs), [])
+            for stem in sorted(DOCS_FIGURES):
+                with self.subTest(stem):
+                    redraw(self, docs, stem, d)
+            # What the two checks report: each missing table with its columns, each machine path with its place.
+            os.remove(os.path.join(docs, "lj-traces", "traces.csv"))
+            self.assertEqual(missing_tables(docs), ["docs/lj-traces/traces.csv (columns: run_id, chain, item, "
+                                                    "energy, energy_q32, accepted)"])
+            bench = os.path.join(docs, "fig1-sim-bgp", "commbench.csv")
+            with open(bench) as f:
+                text = f.read()
+            with open(bench, "w") as f:
+                f.write(text.replace(",mpi,\n", ",smpi,/work/wt-fig1/configs/platforms/bgp.xml\n", 1)
+                        .replace(",mpi,\n", ",smpi,C:\\mcmclb\\bgp.xml\n", 1))
+            self.assertEqual(machine_paths(docs), [
+                "docs/fig1-sim-bgp/commbench.csv:2: column platform: /work/wt-fig1/configs/platforms/bgp.xml",
+                "docs/fig1-sim-bgp/commbench.csv:3: column platform: C:\\mcmclb\\bgp.xml"])
 
 
 class Partner(unittest.TestCase):
