@@ -3,8 +3,9 @@
 of every chain, one panel per run, so that runs under different balancers can be compared by eye. The script
 also compares the traces exactly (fixed-point energies and acceptance counts after every item) and says whether
 they are identical; with --require-identical a difference is an error (exit 1).
-Input: a result folder (runs.csv, traces.csv), or a traces.csv file with runs.csv in its folder. Default runs: the first run of each balancer at the rank count of
-the first traced run (runs at other rank counts have other chains)."""
+Input: a result folder (runs.csv, traces.csv), or a traces.csv file with runs.csv in its folder. Default runs: the
+first run of each balancer at the rank count of the first traced run (runs at other rank counts have other
+chains)."""
 import os
 import sys
 from collections import defaultdict

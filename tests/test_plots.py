@@ -241,7 +241,7 @@ class KernelPlots(unittest.TestCase):
         """A simulated run of thousands of ranks: the figure stops growing (its height once exceeded what a PNG
         can hold, 69000 pixels at 2048 ranks, and the script died with a traceback); --ranks draws a slice."""
         with tempfile.TemporaryDirectory() as d:
-            copy, nprocs = widened_results(d, 3000), 3000
+            copy = widened_results(d, 3000)
             out = os.path.join(d, "t.png")
             r = run("timeline.py", copy, "-o", out)
             self.assertEqual(r.returncode, 0, r.stderr)
