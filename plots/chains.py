@@ -3,33 +3,34 @@
 of every chain, one panel per run, so that runs under different balancers can be compared by eye. The script
 also compares the traces exactly (fixed-point energies and acceptance counts after every item) and says whether
 they are identical; with --require-identical a difference is an error (exit 1).
-Input: a result folder (runs.csv, traces.csv). Default runs: the first run of each balancer at the rank count of
-the first traced run (runs at other rank counts have other chains)."""
+Input: a result folder (runs.csv, traces.csv), or a traces.csv file with runs.csv in its folder. Default runs: the
+first run of each balancer at the rank count of the first traced run (runs at other rank counts have other
+chains)."""
 import os
 import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import (ArgumentParser, InputError, check_output, check_results_folder, fail, pyplot,  # noqa: E402
-                        read_csv, read_runs, run_label, save)
+from mcmclb_csv import (ArgumentParser, InputError, check_output, fail, input_files, output_path,  # noqa: E402
+                        pyplot, read_csv, read_runs, run_label, save)
 
 TRACE_COLUMNS = ["run_id", "chain", "item", "energy", "energy_q32", "accepted"]
 
 
 def main(argv=None):
     parser = ArgumentParser(prog="chains.py", description=__doc__)
-    parser.add_argument("folder", help="result folder")
+    parser.add_argument("folder", help="result folder, or a traces.csv file (runs.csv is read beside it)")
     parser.add_argument("--run-id", action="append", help="a run to draw (repeat; default: first of each balancer)")
     parser.add_argument("--require-identical", action="store_true", help="exit 1 if the traces differ")
-    parser.add_argument("-o", "--output", help="PNG path (default: chains.png in the folder)")
+    parser.add_argument("-o", "--output", help="PNG path (default: chains.png beside the input)")
     parser.add_argument("--pdf", action="store_true", help="also write a PDF beside the PNG")
     args = parser.parse_args(argv)
-    output = args.output or os.path.join(args.folder, "chains.png")
+    output = output_path(args.output, args.folder, "chains.png")
     try:
-        check_results_folder(args.folder)
+        folder, traces_file = input_files(args.folder, "traces.csv")
         check_output(output, args.pdf)
-        runs = read_runs([args.folder])
-        traces = read_csv(os.path.join(args.folder, "traces.csv"), "traces.csv", TRACE_COLUMNS)
+        runs = read_runs([folder])
+        traces = read_csv(traces_file, "traces.csv", TRACE_COLUMNS)
     except InputError as e:
         fail(__file__, str(e))
     by_run = defaultdict(lambda: defaultdict(list))

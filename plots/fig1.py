@@ -10,7 +10,13 @@ cores. Files older than iter_median_us have only the mean.
 
 Prints, per series, the shape of t(g) over the group sizes g >= 2 (medians): least-squares fits of
 t = a + b*log2(g) and t = a + c*log2(g)^2, with R^2 and the RMS residual, and names the better model (the paper's
-Sect. 5: O(log^2 g) for Algorithm 1, O(log g) for create_group; `constant` when t does not grow with g)."""
+Sect. 5: O(log^2 g) for Algorithm 1, O(log g) for create_group; `constant` when t does not grow with g).
+
+When the input has both Algorithm 1 (intercomm) and MPI_Comm_create over the parent (create), the group size from
+which intercomm is the dearer of the two is drawn as a dotted vertical line and printed, one line per P:
+`crossover: intercomm dearer than create from group size N (P = ...)`, N interpolated linearly in log2(g)
+between the two measured sizes where the difference of the medians turns positive; `none in range` when it never
+does. Every method in the input is drawn (split included)."""
 import math
 import os
 import sys
@@ -63,12 +69,22 @@ def main(argv=None):
         fail(__file__, f"{args.inputs[0]}: no rows with op={args.op}")
 
     print_fits(series, args.op, stat_text)
+    crossovers = find_crossovers(series)
+    several_backends = len({(key[2], key[3]) for key in series}) > 1
+    for (nprocs, backend, platform), found in sorted(crossovers.items()):
+        where = f"P = {nprocs}" + (f", {backend_label(backend, platform)}" if several_backends else "")
+        print(crossover_line(found, where, args.op))
+    if crossovers:  # a rank count with only one of the two is said to have none, not left out silently
+        for nprocs, backend, platform in sorted({key[1:] for key in series if key[0] in (DEARER, CHEAPER)} -
+                                                set(crossovers)):
+            where = f"P = {nprocs}" + (f", {backend_label(backend, platform)}" if several_backends else "")
+            has = DEARER if (DEARER, nprocs, backend, platform) in series else CHEAPER
+            print(f"{crossover_head(args.op)}: {CROSSED}: not measured ({where}; only {has} was run)")
 
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(9.0, 4.8))
     several_p = len({key[1] for key in series}) > 1
     backends = {(key[2], key[3]) for key in series}
-    several_backends = len(backends) > 1
     # The floor is drawn but does not choose the axis (a simulated floor of 0 would switch it to symlog).
     lowest = min(median(v) for key, by_size in series.items() if key[0] != FLOOR for v in by_size.values())
     # One colour and marker per method (so methods with equal costs, e.g. from_group and create_group, stay
@@ -92,6 +108,15 @@ def main(argv=None):
             (line,) = ax.plot(sizes, med, marker=markers[method], color=colours[method], fillstyle="none",
                               label=label, linestyle="--" if key[2] == "smpi" else "-")
         ax.fill_between(sizes, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
+    for (nprocs, backend, platform), found in sorted(crossovers.items()):
+        if found["size"] is None:
+            continue
+        where = f"P = {nprocs}" + (f", {backend_label(backend, platform)}" if several_backends else "")
+        ax.axvline(found["size"], color="0.25", linestyle=":", linewidth=1.2,
+                   label=f"{CROSSED} from g = {found['size']:.1f} ({where})")
+        # The value just above the axes, over the line, where it covers no series; the legend says what it is.
+        ax.annotate(f"{found['size']:.1f}", (found["size"], 1.0), xycoords=ax.get_xaxis_transform(),
+                    xytext=(0, 2), textcoords="offset points", fontsize=7, color="0.25", ha="center", va="bottom")
     ax.set_xscale("log", base=2)
     all_sizes = sorted({s for by_size in series.values() for s in by_size})
     # Every size gets a tick; a non-power of two next to a power of two (P - 1 beside P) gets no label of its own.
@@ -110,12 +135,72 @@ def main(argv=None):
     title = f"Communicator {args.op} cost, P = {', '.join(map(str, procs))}, {stat_text} per repetition"
     if not several_backends:
         title += f"\n{backend_label(*next(iter(backends)))}"
-    ax.set_title(title, fontsize="medium")
+    ax.set_title(title, fontsize="medium", pad=12 if any(f["size"] for f in crossovers.values()) else 6)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.tight_layout()
     save(fig, output, args.pdf)
     return 0
+
+
+# The crossover of Algorithm 1 (intercomm) and MPI_Comm_create over the parent (create): intercomm's cost grows
+# with log2(g)^2, create's hardly with g, so from some group size on create is the cheaper way to build a group.
+DEARER, CHEAPER = "intercomm", "create"
+CROSSED = f"{DEARER} dearer than {CHEAPER}"
+
+
+def find_crossovers(series):
+    """(nprocs, backend, platform) -> the crossover of intercomm and create, for each that has both, at the group
+    sizes both measured (medians over repetitions). A dict: size (the first group size from which intercomm costs
+    more, interpolated linearly in log2(g) between the two measured sizes where intercomm minus create turns from
+    <= 0 to > 0; None when it never does), below and above (those two measured sizes), back (the first size from
+    which intercomm is no dearer again, if it crosses back, else None), sizes (the sizes compared), dearer_at (how
+    many of them intercomm costs more at), last_dearer (the largest of those)."""
+    found = {}
+    for key in series:
+        method, rest = key[0], key[1:]
+        partner = (CHEAPER,) + rest
+        if method != DEARER or partner not in series:
+            continue
+        sizes = sorted(set(series[key]) & set(series[partner]))
+        diff = [median(series[key][s]) - median(series[partner][s]) for s in sizes]
+        result = {"size": None, "below": None, "above": None, "back": None, "sizes": sizes,
+                  "dearer_at": sum(d > 0 for d in diff),
+                  "last_dearer": max((s for s, d in zip(sizes, diff) if d > 0), default=None)}
+        for i in range(len(sizes) - 1):
+            if diff[i] <= 0 < diff[i + 1]:
+                x0, x1 = math.log2(sizes[i]), math.log2(sizes[i + 1])
+                x = x0 + (x1 - x0) * -diff[i] / (diff[i + 1] - diff[i])
+                result.update(size=2 ** x, below=sizes[i], above=sizes[i + 1])
+                result["back"] = next((sizes[j] for j in range(i + 1, len(sizes)) if diff[j] <= 0), None)
+                break
+        found[rest] = result
+    return found
+
+
+def crossover_head(op):
+    """'crossover', naming the operation when it is not the creation."""
+    return "crossover" + (f" ({op})" if op != "create" else "")
+
+
+def crossover_line(found, where, op):
+    """The printed line for one crossover."""
+    head = crossover_head(op)
+    sizes = found["sizes"]
+    if found["size"] is None:
+        span = (f"{sizes[0]}-{sizes[-1]}" if len(sizes) > 1 else str(sizes[0])) if sizes else ""
+        if not sizes:
+            why = "no group size measured by both"
+        elif found["dearer_at"] == len(sizes):
+            why = f"{DEARER} dearer at every measured size {span}"
+        elif found["dearer_at"] == 0:
+            why = f"{DEARER} no dearer at any measured size {span}"
+        else:  # dearer at the smallest sizes only: create is the dearer one above them
+            why = f"{DEARER} dearer only at the smallest measured sizes, up to {found['last_dearer']}"
+        return f"{head}: {CROSSED}: none in range ({where}; {why})"
+    back = f"; no dearer again from {found['back']}" if found["back"] else ""
+    return (f"{head}: {CROSSED} from group size {found['size']:.1f} ({where}; between the measured sizes "
+            f"{found['below']} and {found['above']}{back})")
 
 
 PLATFORM_NAMES = {"bgp.xml": "BG/P-like platform", "fattree.xml": "fat-tree platform"}

@@ -1,18 +1,25 @@
 #!/usr/bin/python3
 """Fig. 2: weak scaling. Run time vs. cores for none, the ideal, async and each collective interval: median over
-repetitions with min-max bars. Real-MPI and simulated (SimGrid SMPI) results can share one figure, from one or
-several results folders: each simulated series is drawn dashed with hollow markers and labelled
-"simulated (PLATFORM)", as its numbers come from a model of a machine, not a measurement. --reference overlays the paper's published values (plots/reference/dinan2011.csv:
-baseline 7.0 s and ideal 3.5 s follow from the workload; async <= 4.2 s and collective ~5.95 s are bounds derived
-from the paper's text, drawn dashed and labelled as such)."""
+repetitions with min-max bars. Below it, on the same cores axis, each series' time / ideal (ideal = 1), scaled to
+the series near the ideal, which lie on one another on the time axis; series beyond that range are named above
+the panel. Real-MPI and simulated (SimGrid SMPI) results can share one figure, from one or several results folders
+or runs.csv files: each simulated series is drawn dashed with hollow markers and labelled "simulated (PLATFORM)", as
+its numbers come from a model of a machine, not a measurement. --reference overlays the paper's published values
+(plots/reference/dinan2011.csv: baseline 7.0 s and ideal 3.5 s follow from the workload; async <= 4.2 s and
+collective ~5.95 s are bounds derived from the paper's text, drawn dotted and labelled as such), named in the
+legend beside the figure so that no label covers a series."""
 import os
 import sys
+import textwrap
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (ArgumentParser, InputError, backend_label, check_inputs_exist, check_output,  # noqa: E402
                         fail, median, output_path, pyplot, read_csv, read_runs, run_label, save)
 
+# A series whose median time / ideal is at most this is "near the ideal": the time panel cannot separate such
+# series (3.5 s and 4.4 s are a quarter inch apart there), so the ratio panel is scaled to them.
+NEAR_IDEAL = 1.25
 REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference", "dinan2011.csv")
 
 
@@ -35,60 +42,115 @@ def main(argv=None):
 
     # One series per balancer set-up and backend; the backend is named only when the figure holds more than one.
     backends = sorted({backend_label(r) for r in runs}, key=lambda b: (b != "real MPI", b))
-    series = defaultdict(lambda: defaultdict(list))
+    series = defaultdict(lambda: defaultdict(list))  # (set-up, backend) -> P -> time_s of each repetition
+    ratios = defaultdict(lambda: defaultdict(list))  # the same, time_s / ideal_s of each row (none where ideal is 0)
     ideal = defaultdict(list)
     for r in runs:
-        series[(run_label(r), backend_label(r))][r["nprocs"]].append(r["time_s"])
+        key = (run_label(r), backend_label(r))
+        series[key][r["nprocs"]].append(r["time_s"])
+        if r["ideal_s"] > 0:
+            ratios[key][r["nprocs"]].append(r["time_s"] / r["ideal_s"])
         ideal[r["nprocs"]].append(r["ideal_s"])
 
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7.2, 4.6))
-    procs = sorted(ideal)
-    ax.plot(procs, [median(ideal[p]) for p in procs], "k--", label="ideal", linewidth=1.2)
     def interval(name):  # collective(16) after collective(2)
         return int(name.split("(")[1].split(")")[0]) if "(" in name else 0
 
     order = sorted(series, key=lambda s: (not s[0].startswith("none"), not s[0].startswith("async"), interval(s[0]),
                                           s[0], backends.index(s[1])))
+    procs = sorted(ideal)
+    near, low, high = ratio_range(ratios)
+
+    plt = pyplot()
+    # The time panel shows the whole picture; the ratio panel below it separates the series that lie within a few
+    # per cent of the ideal, which on a 0-7 s axis sit on one another.
+    fig, (ax, ax_ratio) = plt.subplots(2, 1, sharex=True, figsize=(10.5, 7.0), gridspec_kw={"height_ratios": [3, 2]})
+    ax.plot(procs, [median(ideal[p]) for p in procs], "k--", label="ideal", linewidth=1.2)
+    ax_ratio.axhline(1.0, color="black", linestyle="--", linewidth=1.2)
     colours = {}  # a balancer set-up keeps its colour across backends; the line style tells the backend apart
-    drawn = []
-    for name, backend in order:
-        by_p = series[(name, backend)]
-        ps = sorted(by_p)
-        med = [median(by_p[p]) for p in ps]
-        lo = [med[i] - min(by_p[p]) for i, p in enumerate(ps)]
-        hi = [max(by_p[p]) - med[i] for i, p in enumerate(ps)]
+    drawn, off_scale = [], []
+    for key in order:
+        name, backend = key
         simulated = backend != "real MPI"
         colour = colours.setdefault(name, f"C{len(colours) % 10}")
         label = f"{name}, {backend}" if len(backends) > 1 or simulated else name
-        ax.errorbar(ps, med, yerr=[lo, hi], marker="o", capsize=3, label=label, color=colour,
-                    linestyle="--" if simulated else "-", markerfacecolor="none" if simulated else colour)
+        style = dict(marker="o", capsize=3, color=colour, linestyle="--" if simulated else "-",
+                     markerfacecolor="none" if simulated else colour)
+        ax.errorbar(*median_and_spread(series[key]), label=label, **style)
+        if ratios.get(key):
+            ps, med, spread = median_and_spread(ratios[key])
+            ax_ratio.errorbar(ps, med, yerr=spread, **style)
+            if key not in near:
+                off_scale.append(f"{label} {min(med):.2f}" + (f"-{max(med):.2f}" if max(med) > min(med) else ""))
         drawn.append(label + (" [dashed]" if simulated else ""))
+
+    # The paper's values go into the legend, never beside the lines, where they covered the series.
     by_value = defaultdict(list)  # reference lines sharing a value are drawn once, their names joined
     for row in reference:
         if row["kind"] == "fig2" and row["time_s"] is not None:
             by_value[row["time_s"]].append(row)
+    paper_ideal = next((v for v, rows in by_value.items() if rows[0]["balancer"] == "ideal"), None)
     for value, rows in sorted(by_value.items()):
         intervals = [str(r["interval"]) for r in rows if r["interval"]]
         name = rows[0]["balancer"] + (f"({','.join(intervals)})" if intervals else "")
         bound = not rows[0]["source"].startswith("derived")
-        ax.axhline(value, color="grey", linewidth=0.8, linestyle=":" if bound else "-.")
-        ax.annotate(f"paper {name}: {value:g} s" + (" (bound derived from the text)" if bound else ""),
-                    (procs[0], value), fontsize=7, color="grey", va="bottom")
+        style = dict(color="grey", linewidth=0.8, linestyle=":" if bound else "-.")
+        ax.axhline(value, label=f"paper {name}: {value:g} s" + (" (bound derived from the text)" if bound else ""),
+                   **style)
+        if paper_ideal and low <= value / paper_ideal <= high:  # outside the ratio panel's range it adds nothing
+            ax_ratio.axhline(value / paper_ideal, **style)
+
     ax.set_xscale("log", base=2)
-    ax.set_xticks(procs)
-    ax.set_xticklabels([str(p) for p in procs])
-    ax.minorticks_off()
+    ax_ratio.set_xticks(procs)
+    ax_ratio.set_xticklabels([str(p) for p in procs])
+    ax_ratio.minorticks_off()
     ax.set_ylim(bottom=0)
-    ax.set_xlabel("cores (ranks)")
+    ax_ratio.set_ylim(low, high)
+    ax_ratio.set_xlabel("cores (ranks)")
     ax.set_ylabel("run time (s, max over ranks)")
+    ax_ratio.set_ylabel("time / ideal")
     ax.set_title("Weak scaling: median, min-max over repetitions" +
                  ("\n(dashed: simulated with SimGrid, not measured)" if backends != ["real MPI"] else ""))
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small", ncol=2)
+    if off_scale:  # named above the panel, so a reader does not take a missing line for a missing series
+        ax_ratio.set_title(textwrap.fill("above this panel's range: " + "; ".join(off_scale), 120),
+                           fontsize="x-small", loc="left")
+    for a in (ax, ax_ratio):
+        a.grid(True, alpha=0.3)
+    # Outside the data area on the right: the legend can never cover a series, however many there are.
+    # matplotlib lists plain lines before error-bar series: the ideal first, then the series, the paper's last.
+    handles, labels = ax.get_legend_handles_labels()
+    entries = sorted(zip(handles, labels), key=lambda e: (e[1] != "ideal", e[1].startswith("paper ")))
+    ax.legend(*zip(*entries), fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    if ratios:
+        print(f"time / ideal panel: {low:.4f} to {high:.4f}" +
+              (f"; above it: {'; '.join(off_scale)}" if off_scale else ""))
+    else:
+        print("time / ideal panel: empty (every row has ideal_s 0)")
     save(fig, output, args.pdf)
     print("series: " + "; ".join(drawn))
     return 0
+
+
+def median_and_spread(by_p):
+    """(P values, medians, [below, above] the median to the min and max) of P -> samples."""
+    ps = sorted(by_p)
+    med = [median(by_p[p]) for p in ps]
+    return ps, med, [[m - min(by_p[p]) for m, p in zip(med, ps)], [max(by_p[p]) - m for m, p in zip(med, ps)]]
+
+
+def ratio_range(ratios):
+    """(the series the time / ideal panel is scaled to, its lower and upper limit). The panel is scaled to the
+    series whose median ratio is within NEAR_IDEAL of 1 (those the time panel cannot tell apart), or to every
+    series when none is; the others stay visible in the time panel and are named above this one. The limits
+    hold 1 and every min-max bar of the chosen series, with a margin."""
+    def level(by_p):
+        return median([median(v) for v in by_p.values()])
+
+    near = {key for key, by_p in ratios.items() if by_p and level(by_p) <= NEAR_IDEAL}
+    chosen = near or {key for key, by_p in ratios.items() if by_p}
+    values = [v for key in chosen for samples in ratios[key].values() for v in samples] + [1.0]
+    low, high = min(values), max(values)
+    margin = max(0.08 * (high - low), 0.003)
+    return chosen, low - margin, high + margin
 
 
 if __name__ == "__main__":

@@ -269,6 +269,20 @@ def check_results_folder(folder):
                          " (allowed: a results folder)")
     check_inputs_exist([folder], "runs.csv")
 
+
+def input_files(path, table):
+    """(results folder, the file of table) for a results folder or a file of that table: the other tables of a run
+    are read from the folder holding the file. Checks that both exist."""
+    if os.path.isdir(path):
+        check_results_folder(path)
+        return path, os.path.join(path, table)
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file or folder (allowed: a results folder or its {table} file)")
+    folder = os.path.dirname(path) or "."
+    check_inputs_exist([folder], "runs.csv")
+    return folder, path
+
+
 OUTPUT_SUFFIXES = (".png", ".pdf", ".svg")
 
 

@@ -1,6 +1,7 @@
 """Plot scripts: fixture CSVs give non-empty PNGs; missing, empty or malformed input gives one line and exit 2."""
 import csv
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -140,6 +141,71 @@ class Fig1(unittest.TestCase):
             r = run("fig1.py", good, older, "--stat", "median", "-o", os.path.join(d, "y.png"))
             self.assert_one_line_error(r, f"{older}: no iter_median_us column")
 
+    def test_crossover_of_intercomm_and_create(self):
+        """The fixture at P = 64: medians intercomm 60 and create 80 µs at g = 8, 100 and 84 µs at g = 16, so
+        intercomm - create goes from -20 to +16 and the crossover is 2^(3 + 20/36) = 11.758 (interpolated in
+        log2 g). At P = 128 intercomm is dearer at every size it shares with create (2-8): none in range."""
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "fig1.svg")
+            r = run("fig1.py", os.path.join(FIXTURES, "commbench_crossover.csv"), "-o", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                svg = f.read()
+        lines = [line for line in r.stdout.splitlines() if line.startswith("crossover")]
+        self.assertEqual(lines, [
+            "crossover: intercomm dearer than create from group size 11.8 (P = 64; between the measured sizes 8 "
+            "and 16)",
+            "crossover: intercomm dearer than create: none in range (P = 128; intercomm dearer at every measured "
+            "size 2-8)"])
+        printed = float(lines[0].split("group size ")[1].split()[0])
+        self.assertAlmostEqual(printed, 2 ** (3 + 20 / 36), delta=0.05)
+        # The line's legend entry and every method, split included, are drawn (matplotlib writes each text as a
+        # comment in the SVG).
+        self.assertIn("<!-- intercomm dearer than create from g = 11.8 (P = 64) -->", svg)
+        for label in ("split (P=64)", "create (P=64)", "create_group (P=64)", "intercomm (P=128)"):
+            self.assertIn(f"<!-- {label} -->", svg)
+
+    def test_crossover_cases(self):
+        """Only rows of one P with both methods give a crossover; one that crosses back says so; a P with only
+        one of the two is named; without create no crossover line at all."""
+        header = "method,op,nprocs,group_size,rep,time_us\n"
+        cases = (
+            # intercomm - create: -1 at 2, +3 at 4 (crossover 2^(1 + 1/4) = 2.38), -2 at 8: cheaper again from 8
+            ({"intercomm": {2: 9, 4: 13, 8: 10}, "create": {2: 10, 4: 10, 8: 12}},
+             ["crossover: intercomm dearer than create from group size 2.4 (P = 16; between the measured sizes 2 "
+              "and 4; no dearer again from 8)"]),
+            # dearer at 2, cheaper from 4 on: never turns positive
+            ({"intercomm": {2: 15, 4: 9, 8: 10}, "create": {2: 10, 4: 10, 8: 12}},
+             ["crossover: intercomm dearer than create: none in range (P = 16; intercomm dearer only at the "
+              "smallest measured sizes, up to 2)"]),
+            # equal at 4 (d = 0), dearer at 8: the crossover is 4 itself
+            ({"intercomm": {2: 5, 4: 10, 8: 20}, "create": {2: 10, 4: 10, 8: 12}},
+             ["crossover: intercomm dearer than create from group size 4.0 (P = 16; between the measured sizes 4 "
+              "and 8)"]),
+            ({"intercomm": {2: 5, 4: 10}, "create_group": {2: 1, 4: 2}}, []),
+        )
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "commbench.csv")
+            for methods, expected in cases:
+                with open(path, "w") as f:
+                    f.write(header + "".join(f"{m},create,16,{s},0,{t}\n" for m, ts in methods.items()
+                                             for s, t in ts.items()))
+                r = run("fig1.py", path)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual([line for line in r.stdout.splitlines() if line.startswith("crossover")], expected)
+            with open(path, "a") as f:
+                f.write("intercomm,create,32,2,0,5\n")
+            r = run("fig1.py", path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual([line for line in r.stdout.splitlines() if line.startswith("crossover")], [])
+            with open(path, "w") as f:
+                f.write(header + "intercomm,create,16,2,0,5\ncreate,create,16,2,0,9\nintercomm,create,32,2,0,5\n")
+            r = run("fig1.py", path)
+            self.assertEqual([line for line in r.stdout.splitlines() if line.startswith("crossover")], [
+                "crossover: intercomm dearer than create: none in range (P = 16; intercomm no dearer at any measured "
+                "size 2)",
+                "crossover: intercomm dearer than create: not measured (P = 32; only intercomm was run)"])
+
 
 RESULTS = os.path.join(FIXTURES, "results-small")
 
@@ -175,28 +241,7 @@ class KernelPlots(unittest.TestCase):
         """A simulated run of thousands of ranks: the figure stops growing (its height once exceeded what a PNG
         can hold, 69000 pixels at 2048 ranks, and the script died with a traceback); --ranks draws a slice."""
         with tempfile.TemporaryDirectory() as d:
-            copy = copy_results(d)
-            rid, nprocs = "small-2026-11-21T06:30:12Z-273b48", 3000  # the async run at P = 2, widened
-            with open(os.path.join(copy, "runs.csv")) as f:
-                rows = list(csv.DictReader(f))
-            header = list(rows[0])
-            rows = [dict(r, nprocs=str(nprocs)) for r in rows if r["run_id"] == rid]
-            with open(os.path.join(copy, "runs.csv"), "w", newline="") as f:
-                w = csv.DictWriter(f, header)
-                w.writeheader()
-                w.writerows(rows)
-            with open(os.path.join(copy, "ranks.csv"), newline="") as f:
-                ranks = [r for r in csv.DictReader(f) if r["run_id"] == rid]
-            with open(os.path.join(copy, "ranks.csv"), "a", newline="") as f:
-                w = csv.DictWriter(f, list(ranks[0]))
-                w.writerows(dict(ranks[-1], rank=str(k), final_group_first=str(k), final_group_last=str(k))
-                            for k in range(2, nprocs))
-            with open(os.path.join(copy, "events.csv"), newline="") as f:
-                events = [e for e in csv.DictReader(f) if e["run_id"] == rid and e["kind"] == "initial"]
-            with open(os.path.join(copy, "events.csv"), "a", newline="") as f:
-                w = csv.DictWriter(f, list(events[0]))
-                w.writerows(dict(events[-1], group_first=str(k), group_last=str(k), chain=str(k))
-                            for k in range(2, nprocs))
+            copy = widened_results(d, 3000)
             out = os.path.join(d, "t.png")
             r = run("timeline.py", copy, "-o", out)
             self.assertEqual(r.returncode, 0, r.stderr)
@@ -377,6 +422,33 @@ def copy_results(d, source=RESULTS):
     return copy
 
 
+def widened_results(d, nprocs):
+    """A results folder under d holding the fixture's async run at P = 2 widened to nprocs ranks (each new rank
+    its own group and chain from the start, ending with the fixture's last rank)."""
+    copy = copy_results(d)
+    rid = "small-2026-11-21T06:30:12Z-273b48"
+    with open(os.path.join(copy, "runs.csv")) as f:
+        rows = list(csv.DictReader(f))
+    header = list(rows[0])
+    rows = [dict(r, nprocs=str(nprocs)) for r in rows if r["run_id"] == rid]
+    with open(os.path.join(copy, "runs.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, header)
+        w.writeheader()
+        w.writerows(rows)
+    with open(os.path.join(copy, "ranks.csv"), newline="") as f:
+        ranks = [r for r in csv.DictReader(f) if r["run_id"] == rid]
+    with open(os.path.join(copy, "ranks.csv"), "a", newline="") as f:
+        w = csv.DictWriter(f, list(ranks[0]))
+        w.writerows(dict(ranks[-1], rank=str(k), final_group_first=str(k), final_group_last=str(k))
+                    for k in range(2, nprocs))
+    with open(os.path.join(copy, "events.csv"), newline="") as f:
+        events = [e for e in csv.DictReader(f) if e["run_id"] == rid and e["kind"] == "initial"]
+    with open(os.path.join(copy, "events.csv"), "a", newline="") as f:
+        w = csv.DictWriter(f, list(events[0]))
+        w.writerows(dict(events[-1], group_first=str(k), group_last=str(k), chain=str(k)) for k in range(2, nprocs))
+    return copy
+
+
 def edit_csv(folder, name, edit):
     """Replaces folder/name's bytes b with edit(b)."""
     path = os.path.join(folder, name)
@@ -541,6 +613,263 @@ class BadInputs(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("Regroupings per process, P = 1", r.stdout)
             assert_png(self, os.path.join(folder, "fig2.png"))
+
+
+PAPER_SCALE = os.path.join(FIXTURES, "fig2-paper-scale", "runs.csv")  # docs/smpi.md's simulated Fig. 2 table
+
+
+def ratio_panel(stdout):
+    """(low, high, the rest) of fig2.py's line 'time / ideal panel: LOW to HIGH[; above it: ...]'."""
+    line = next(line for line in stdout.splitlines() if line.startswith("time / ideal panel: "))
+    limits, _, rest = line[len("time / ideal panel: "):].partition("; ")
+    low, high = limits.split(" to ")
+    return float(low), float(high), rest
+
+
+class Fig2Panels(unittest.TestCase):
+    """fig2.py draws a time / ideal panel below the time panel, scaled so that series a few per cent apart near
+    the ideal are separable, and puts the paper's values in the legend rather than over the series."""
+
+    def test_lookahead_one_percent_above_ideal(self):
+        with open(PAPER_SCALE) as f:
+            header = f.readline().strip()
+        rows = []
+        for p in (32, 64, 128):
+            rows.append(f"none-{p},{p},none,,,0,7.0,3.5,7.0,0,0,0,0,true,mpi,")
+            for rep, ratio in enumerate((1.009, 1.010, 1.012)):
+                rows.append(f"la-{p}-{rep},{p},lookahead,1,range,{rep},{3.5 * ratio:.6f},3.5,7.0,0,0,0,0,true,mpi,")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "runs.csv")
+            with open(path, "w") as f:
+                f.write(header + "\n" + "\n".join(rows) + "\n")
+            out = os.path.join(d, "fig2.svg")
+            r = run("fig2.py", path, "-o", out)  # a runs.csv file, not a folder
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                svg = f.read()
+        self.assertIn('id="axes_1"', svg)
+        self.assertIn('id="axes_2"', svg, "the time / ideal panel")
+        self.assertNotIn('id="axes_3"', svg)
+        low, high, rest = ratio_panel(r.stdout)
+        # The range holds 1 and the lookahead bars (1.009-1.012) and is a few per cent wide, not 1.0-2.0.
+        self.assertLess(low, 1.0)
+        self.assertGreater(high, 1.012)
+        self.assertLess(high - low, 0.05, r.stdout)
+        self.assertEqual(rest, "above it: none 2.00", r.stdout)
+        self.assertEqual(r.stdout.splitlines()[-1], "series: none; lookahead(1) range")
+
+    def test_paper_scale_with_reference(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "fig2.svg")
+            r = run("fig2.py", PAPER_SCALE, "--reference", "-o", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                svg = f.read()
+            r_png = run("fig2.py", os.path.dirname(PAPER_SCALE), "--reference", "-o", os.path.join(d, "f.png"))
+            self.assertEqual(r_png.returncode, 0, r_png.stderr)
+            assert_png(self, os.path.join(d, "f.png"))
+        low, high, rest = ratio_panel(r.stdout)
+        # async intercomm 1.010-1.034, lookahead 1.005-1.018: all inside, and the panel no wider than they need.
+        self.assertTrue(0.99 < low < 1.0 and 1.0343 < high < 1.045, (low, high))
+        self.assertEqual(rest, "above it: none, simulated (bgp) 2.00; collective(1) create, simulated (bgp) "
+                               "1.75-3.22; collective(16) create, simulated (bgp) 1.75-1.85; collective(128) create, "
+                               "simulated (bgp) 1.85-1.87")
+        # Matplotlib writes each text as a comment before its glyphs: every paper label is in the legend.
+        legend, second = svg.index('id="legend_1"'), svg.index('id="axes_2"')
+        labels = [i for i in range(len(svg)) if svg.startswith("<!-- paper ", i)]
+        self.assertEqual(len(labels), 4, "ideal, async, collective, none")
+        self.assertTrue(all(legend < i < second for i in labels))
+
+    def test_spread_gives_bars_in_both_panels(self):
+        """Three repetitions with spread: the ratio panel is scaled to their min and max, not just the median."""
+        with open(PAPER_SCALE) as f:
+            header = f.readline().strip()
+        rows = [f"a-{rep},32,async,,range,{rep},{t},3.5,7.0,0,0,0,0,true,mpi,"
+                for rep, t in enumerate((3.5, 3.57, 3.64))]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "runs.csv")
+            with open(path, "w") as f:
+                f.write(header + "\n" + "\n".join(rows) + "\n")
+            r = run("fig2.py", path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            assert_png(self, os.path.join(d, "fig2.png"))
+        low, high, rest = ratio_panel(r.stdout)
+        self.assertTrue(low < 1.0 and 1.04 < high < 1.05, (low, high))
+        self.assertEqual(rest, "")
+
+
+class OtherInputs(unittest.TestCase):
+    """The file form of every script that draws a docs figure, and timeline.py's panels."""
+
+    def test_file_form(self):
+        """timeline.py and chains.py take a table's file as well as its folder (the other tables beside it), as
+        fig1.py and fig2.py do; a file of the wrong table is one line naming it."""
+        with tempfile.TemporaryDirectory() as d:
+            for script, path in (("timeline.py", os.path.join(RESULTS, "events.csv")),
+                                 ("chains.py", os.path.join(FIXTURES, "results-lj", "traces.csv")),
+                                 ("fig2.py", os.path.join(RESULTS, "runs.csv")),
+                                 ("fig1.py", os.path.join(FIXTURES, "commbench_crossover.csv"))):
+                out = os.path.join(d, script + ".png")
+                r = run(script, path, "-o", out)
+                self.assertEqual(r.returncode, 0, script + r.stderr)
+                assert_png(self, out)
+            wrong = os.path.join(RESULTS, "runs.csv")
+            r = run("chains.py", wrong, "-o", os.path.join(d, "c.png"))
+            self.assertEqual((r.returncode, len(r.stderr.strip().splitlines())), (2, 1), r.stderr)
+            self.assertIn(f"{wrong}: malformed, missing column(s) chain", r.stderr)
+            r = run("timeline.py", os.path.join(d, "none.csv"))
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("none.csv: no such file or folder", r.stderr)
+
+    def test_timeline_one_panel_per_run(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "t.svg")
+            with open(os.path.join(RESULTS, "runs.csv")) as f:
+                ids = [row["run_id"] for row in csv.DictReader(f)]
+            for args, panels in ((["--all-runs"], len(ids)), (["--run-id", ids[1], "--run-id", ids[0]], 2), ([], 1)):
+                r = run("timeline.py", RESULTS, "-o", out, *args)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                with open(out) as f:
+                    svg = f.read()
+                self.assertIn(f'id="axes_{panels}"', svg, args)
+                self.assertNotIn(f'id="axes_{panels + 1}"', svg, args)
+            r = run("timeline.py", RESULTS, "--all-runs", "--run-id", ids[0])
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("--run-id and --all-runs exclude each other", r.stderr)
+
+
+# Every figure committed under docs/ can be redrawn from the repository. The convention: docs/NAME.png is drawn
+# from the folder docs/NAME/, which holds the CSV tables its script reads under the names mcmclb writes them
+# (commbench.csv, runs.csv, ranks.csv, events.csv, traces.csv), with only the runs the figure shows; DOCS_FIGURES
+# says which script draws it and how (the folder is its first argument). A folder rather than one docs/NAME.csv,
+# because a timeline needs three tables of a run and the chain traces two. No CSV there may hold a path of the
+# machine it was made on (a field starting with /work, /home, /tmp, /root, /usr, /opt, /var or a drive letter):
+# such files are redrawn on other machines, and the path says nothing there.
+DOCS = os.path.join(HERE, "..", "docs")
+RUN_TABLES = ("runs.csv", "ranks.csv", "events.csv")
+DOCS_FIGURES = {  # figure stem -> (script, arguments after the folder, the tables it reads)
+    "async-vs-lookahead": ("timeline.py", ["--all-runs"], RUN_TABLES),  # the two runs, async first
+    "fig1-sim-bgp": ("fig1.py", [], ("commbench.csv",)),
+    "fig2-quick": ("fig2.py", [], ("runs.csv",)),
+    "fig2-sim-bgp": ("fig2.py", ["--reference"], ("runs.csv",)),
+    "lj-traces": ("chains.py", ["--require-identical"], ("runs.csv", "traces.csv")),
+    "timeline-lookahead-sim8192": ("timeline.py", ["--ranks", "0-95"], RUN_TABLES),
+    "timeline-lookahead": ("timeline.py", [], RUN_TABLES),
+    "timeline-quick": ("timeline.py", [], RUN_TABLES),
+}
+MACHINE_PATH = re.compile(r"(/(work|home|tmp|root|usr|opt|var)(/|$)|[A-Za-z]:[\\/])")
+
+
+def table_columns(name):
+    """The columns a drawing script requires in table name (from the scripts themselves)."""
+    sys.path.insert(0, PLOTS)
+    try:
+        import chains
+        import fig1
+        import mcmclb_csv
+        import timeline
+    finally:
+        sys.path.remove(PLOTS)
+    return {"commbench.csv": fig1.REQUIRED, "runs.csv": mcmclb_csv.RUN_COLUMNS, "ranks.csv": timeline.RANK_COLUMNS,
+            "events.csv": timeline.EVENT_COLUMNS, "traces.csv": chains.TRACE_COLUMNS}[name]
+
+
+def missing_tables(docs):
+    """'docs/NAME/TABLE (columns: ...)' for each table a figure's entry needs and docs lacks."""
+    return [f"docs/{stem}/{table} (columns: {', '.join(table_columns(table))})"
+            for stem, (_, _, tables) in sorted(DOCS_FIGURES.items()) for table in tables
+            if not os.path.isfile(os.path.join(docs, stem, table))]
+
+
+def machine_paths(docs):
+    """'FILE:LINE: column COLUMN: FIELD' for each field of a figure's CSV that is a path of a machine."""
+    found = []
+    for stem in sorted(DOCS_FIGURES):
+        folder = os.path.join(docs, stem)
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            if not name.endswith(".csv"):
+                continue
+            with open(os.path.join(folder, name), newline="", encoding="utf-8-sig") as f:
+                reader = csv.reader(f)
+                header = next(reader, [])
+                for fields in reader:
+                    found += [f"docs/{stem}/{name}:{reader.line_num}: column {column}: {field}"
+                              for column, field in zip(header, fields) if MACHINE_PATH.match(field)]
+    return found
+
+
+def redraw(test, docs, stem, out_dir):
+    """Runs stem's entry on docs/stem into out_dir: exit 0 and a PNG."""
+    script, args, _ = DOCS_FIGURES[stem]
+    out = os.path.join(out_dir, stem + ".png")
+    r = run(script, os.path.join(docs, stem), *args, "-o", out)
+    test.assertEqual(r.returncode, 0, f"{script} docs/{stem} {' '.join(args)}: {r.stdout}{r.stderr}")
+    assert_png(test, out)
+
+
+class DocsFigures(unittest.TestCase):
+    """Every docs/*.png has an entry in DOCS_FIGURES and its CSVs in docs/NAME/, free of machine paths, from
+    which the entry's command redraws it (the convention above DOCS_FIGURES)."""
+
+    def test_every_figure_has_an_entry(self):
+        stems = {name[:-4] for name in os.listdir(DOCS) if name.endswith(".png")}
+        self.assertEqual(sorted(stems - set(DOCS_FIGURES)), [], "docs figures without a DOCS_FIGURES entry")
+        self.assertEqual(sorted(set(DOCS_FIGURES) - stems), [], "DOCS_FIGURES entries without a docs figure")
+
+    def test_every_figure_has_its_csvs(self):
+        missing = missing_tables(DOCS)
+        if missing:
+            self.fail("\n".join(["CSV tables the docs figures are drawn from, missing:"] + missing))
+
+    def test_no_machine_paths_in_the_csvs(self):
+        found = machine_paths(DOCS)
+        if found:
+            self.fail("\n".join(["paths of a machine in the docs figures' CSVs:"] + found))
+
+    def test_each_figure_redraws(self):
+        """Each figure whose tables are all there (the others are listed by test_every_figure_has_its_csvs)."""
+        with tempfile.TemporaryDirectory() as d:
+            for stem, (_, _, tables) in sorted(DOCS_FIGURES.items()):
+                if all(os.path.isfile(os.path.join(DOCS, stem, t)) for t in tables):
+                    with self.subTest(stem):
+                        redraw(self, DOCS, stem, d)
+
+    def test_the_entries_draw_from_fixtures(self):
+        """The same checks and commands on a docs tree laid out by the convention from the test fixtures, so
+        that the table is known to work before every figure's data is there."""
+        small, lj = os.path.join(FIXTURES, "results-small"), os.path.join(FIXTURES, "results-lj")
+        sources = {"async-vs-lookahead": small, "fig1-sim-bgp": os.path.join(FIXTURES, "commbench_crossover.csv"),
+                   "fig2-quick": RESULTS, "fig2-sim-bgp": os.path.dirname(PAPER_SCALE), "lj-traces": lj,
+                   "timeline-lookahead": small, "timeline-quick": small}
+        with tempfile.TemporaryDirectory() as d:
+            docs = os.path.join(d, "docs")
+            os.mkdir(docs)
+            for stem, source in sources.items():
+                os.mkdir(os.path.join(docs, stem))
+                for table in DOCS_FIGURES[stem][2]:
+                    shutil.copy(os.path.join(source, table) if os.path.isdir(source) else source,
+                                os.path.join(docs, stem, table))
+            # --ranks 0-95 needs a run of at least 96 ranks
+            shutil.copytree(widened_results(os.path.join(d, "wide"), 100), os.path.join(docs,
+                                                                                         "timeline-lookahead-sim8192"))
+            self.assertEqual(missing_tables(docs), [])
+            self.assertEqual(machine_paths(docs), [])
+            for stem in sorted(DOCS_FIGURES):
+                with self.subTest(stem):
+                    redraw(self, docs, stem, d)
+            # What the two checks report: each missing table with its columns, each machine path with its place.
+            os.remove(os.path.join(docs, "lj-traces", "traces.csv"))
+            self.assertEqual(missing_tables(docs), ["docs/lj-traces/traces.csv (columns: run_id, chain, item, "
+                                                    "energy, energy_q32, accepted)"])
+            bench = os.path.join(docs, "fig1-sim-bgp", "commbench.csv")
+            with open(bench) as f:
+                text = f.read()
+            with open(bench, "w") as f:
+                f.write(text.replace(",mpi,\n", ",smpi,/work/wt-fig1/configs/platforms/bgp.xml\n", 1)
+                        .replace(",mpi,\n", ",smpi,C:\\mcmclb\\bgp.xml\n", 1))
+            self.assertEqual(machine_paths(docs), [
+                "docs/fig1-sim-bgp/commbench.csv:2: column platform: /work/wt-fig1/configs/platforms/bgp.xml",
+                "docs/fig1-sim-bgp/commbench.csv:3: column platform: C:\\mcmclb\\bgp.xml"])
 
 
 class Partner(unittest.TestCase):
