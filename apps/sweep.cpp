@@ -250,6 +250,7 @@ int run_streaming(const std::string& command, const std::function<void(const std
     if (!line.empty() && line.back() == '\n') {
       line.pop_back();
       on_line(line);
+      std::fflush(stdout);  // a progress line means nothing minutes late (stdout to a file or a pipe is buffered)
       line.clear();
     }
   }

@@ -5,6 +5,7 @@ the extremes. --paper adds the paper's values (8192 cores) side by side, and a "
 each of the paper's rows that the input lacks. Each table comes from one backend: the real MPI or one simulated
 platform, named in the heading (and in the csv columns); inputs holding several are refused unless --backend (and
 --platform) choose one, so real and simulated numbers are never mixed silently."""
+import csv
 import os
 import sys
 from collections import defaultdict
@@ -17,10 +18,18 @@ REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference"
 
 
 def row_order(name):
-    """Table order of a row label: none, async, then the rest by interval."""
+    """Table order of a row label: none, async, then the rest by interval; within one set-up by item noise."""
     kind = 0 if name.startswith("none") else 1 if name.startswith("async") else 2
     interval = int(name.split("(")[1].split(")")[0]) if "(" in name else 0
-    return (kind, interval, name)
+    base, _, jitter = name.partition(", jitter ")
+    return (kind, interval, base, float(jitter.rstrip(" %")) if jitter else 0.0)
+
+
+def row_label(run):
+    """A table row: the balancer set-up, and the item noise where there was some (runs with different noise are
+    different experiments, never averaged into one row)."""
+    jitter = run.get("jitter_pct") or 0
+    return run_label(run) + (f", jitter {jitter:g} %" if jitter else "")
 
 
 def paper_key(name):
@@ -33,7 +42,7 @@ def table(runs, nprocs):
     groups = defaultdict(list)
     for r in runs:
         if r["nprocs"] == nprocs:
-            groups[run_label(r)].append(r)
+            groups[row_label(r)].append(r)
     rows = []
     for name in sorted(groups, key=row_order):
         rs = groups[name]
@@ -111,10 +120,10 @@ def main(argv=None):
     if args.paper:
         heading += "; paper: Dinan et al. 2011, Blue Gene/P, 8192 cores"
 
-    if args.format == "csv":
-        print(",".join(header))
-        for cells in lines:
-            print(",".join(cells))
+    if args.format == "csv":  # quoted where a cell needs it (a label with its noise level holds a comma)
+        out = csv.writer(sys.stdout, lineterminator="\n")
+        out.writerow(header)
+        out.writerows(lines)
     elif args.format == "latex":
         print(f"% {heading}")
         print("\\begin{tabular}{l" + "r" * (len(header) - 1) + "}")

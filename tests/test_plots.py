@@ -281,6 +281,34 @@ class KernelPlots(unittest.TestCase):
         r = run("table1.py", os.path.join(FIXTURES, "table1-runs.csv"), "--format", "latex")
         self.assertIn("collective(128) create & 1 & 2.62 & 0.48 & 2 & 3 \\\\", r.stdout)
 
+    def test_table1_keeps_noise_levels_and_finished_rules_apart(self):
+        # Runs that differ in item noise or in the finished rule are different experiments: one row each, never
+        # averaged together; both async rows are set beside the paper's async row.
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(FIXTURES, "table1-runs.csv")) as f:
+                rows = list(csv.DictReader(f))
+            header = list(rows[0]) + ["finished"]
+            async_row = next(r for r in rows if r["balancer"] == "async")
+            variants = []
+            for jitter, finished, avg, mx in (("0", "retire", "5.38", "8"), ("2", "retire", "8.84", "17"),
+                                              ("2", "coalesce", "13.10", "21")):
+                v = dict(async_row, jitter_pct=jitter, finished=finished, regroups_avg=avg, regroups_max=mx,
+                         run_id=f"r{jitter}{finished}")
+                variants.append(v)
+            with open(os.path.join(d, "runs.csv"), "w", newline="") as f:
+                w = csv.DictWriter(f, header)
+                w.writeheader()
+                w.writerows(variants)
+            r = run("table1.py", d, "--paper", "--format", "csv")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            lines = [row for row in csv.reader(r.stdout.splitlines()) if row[0].startswith("async")]
+            self.assertEqual([row[:6] for row in lines], [
+                ["async intercomm", "1", "5.38", "3.50", "5", "8"],
+                ["async intercomm, jitter 2 %", "1", "8.84", "3.50", "5", "17"],
+                ["async intercomm coalesce, jitter 2 %", "1", "13.10", "3.50", "5", "21"]])
+            for row in lines:
+                self.assertEqual(row[6:10], ["14.38", "3.54", "5", "26"])
+
     def test_malformed_inputs_give_one_line(self):
         with tempfile.TemporaryDirectory() as d:
             bad = os.path.join(d, "runs.csv")
