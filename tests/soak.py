@@ -35,6 +35,8 @@ METHODS = {"async": ["intercomm", "create_group", "from_group", "range"],
            "lookahead": ["range", "intercomm", "create_group", "from_group"],
            "mostwork": ["range", "intercomm", "create_group", "from_group"],
            "collective": ["create", "split", "range"], "none": [""]}
+# The finished rules each balancer offers (mcmclb/run_spec.hpp, FinishedRule).
+FINISHED = {"async": ["retire", "coalesce"], "lookahead": ["retire", "coalesce"], "mostwork": ["coalesce"]}
 INTERVALS = [1, 2, 3, 4, 8, 16]
 
 
@@ -86,6 +88,8 @@ def draw_run(seed, ranks, methods):
            "balancer": balancer, "method": rng.choice(methods[balancer])}
     if balancer in ("collective", "lookahead", "mostwork"):  # lookahead, mostwork: the window k, in items of T
         run["interval"] = rng.choice(INTERVALS)
+    if balancer in FINISHED:  # drawn last, so that every other draw of a seed is what it was before the rule
+        run["finished"] = rng.choice(FINISHED[balancer])
     return run
 
 
@@ -101,13 +105,15 @@ def yaml_of(run):
         lines.append(f"method: {run['method']}")
     if "interval" in run:
         lines.append(f"interval: {run['interval']}")
+    if "finished" in run:
+        lines.append(f"finished: {run['finished']}")
     return "\n".join(lines) + "\n"
 
 
 def describe(run):
     w = run["workload"]
     name = run["balancer"] + (f"({run['interval']})" if "interval" in run else "") + (
-        f" {run['method']}" if run["method"] else "")
+        f" {run['method']}" if run["method"] else "") + (f" {run['finished']}" if "finished" in run else "")
     params = ",".join(f"{k}={v}" for k, v in w.items() if k != "model")
     return (f"P={run['nprocs']} G={run['G']} T_ms={run['T_ms']} {w['model']}({params}) "
             f"jitter={run['work']['jitter_pct']}% {name}")

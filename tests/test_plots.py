@@ -778,11 +778,9 @@ RUN_TABLES = ("runs.csv", "ranks.csv", "events.csv")
 DOCS_FIGURES = {  # figure stem -> (script, arguments after the folder, the tables it reads)
     "async-vs-lookahead": ("timeline.py", ["--all-runs"], RUN_TABLES),  # the two runs, async first
     "fig1-sim-bgp": ("fig1.py", [], ("commbench.csv",)),
-    "fig2-quick": ("fig2.py", [], ("runs.csv",)),
     "fig2-sim-bgp": ("fig2.py", ["--reference"], ("runs.csv",)),
     "lj-traces": ("chains.py", ["--require-identical"], ("runs.csv", "traces.csv")),
     "timeline-lookahead-sim8192": ("timeline.py", ["--ranks", "0-95"], RUN_TABLES),
-    "timeline-lookahead": ("timeline.py", [], RUN_TABLES),
     "timeline-quick": ("timeline.py", [], RUN_TABLES),
 }
 MACHINE_PATH = re.compile(r"(/(work|home|tmp|root|usr|opt|var)(/|$)|[A-Za-z]:[\\/])")
@@ -867,8 +865,7 @@ class DocsFigures(unittest.TestCase):
         that the table is known to work before every figure's data is there."""
         small, lj = os.path.join(FIXTURES, "results-small"), os.path.join(FIXTURES, "results-lj")
         sources = {"async-vs-lookahead": small, "fig1-sim-bgp": os.path.join(FIXTURES, "commbench_crossover.csv"),
-                   "fig2-quick": RESULTS, "fig2-sim-bgp": os.path.dirname(PAPER_SCALE), "lj-traces": lj,
-                   "timeline-lookahead": small, "timeline-quick": small}
+                   "fig2-sim-bgp": os.path.dirname(PAPER_SCALE), "lj-traces": lj, "timeline-quick": small}
         with tempfile.TemporaryDirectory() as d:
             docs = os.path.join(d, "docs")
             os.mkdir(docs)

@@ -45,7 +45,7 @@ runs = [list(csv.DictReader(open(f"{work}/commbench-{a}.csv"))) for a in (1, 2)]
 failed = []
 for rows in runs:
     bad = [r for r in rows if r["backend"] != "smpi" or r["platform"] != platform or len(r["platform_fnv1a64"]) != 16
-           or "smpi/allreduce:rdb" not in r["simgrid_cfg"] or not r["mpi_library"].startswith("SMPI")
+           or "smpi/allreduce:redbcast" not in r["simgrid_cfg"] or not r["mpi_library"].startswith("SMPI")
            or int(r["nprocs"]) != ranks]
     if bad:
         failed.append(f"mislabelled rows: {bad[:2]}")
