@@ -833,6 +833,50 @@ def redraw(test, docs, stem, out_dir):
     assert_png(test, out)
 
 
+class FigureData(unittest.TestCase):
+    """plots/figure_data.py cuts a figure's tables out of a results folder: the chosen runs only, ranks.csv and
+    events.csv restricted to --ranks, no provenance.csv, and never a path of the machine."""
+
+    def test_keeps_the_chosen_runs_and_ranks(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(RESULTS, "runs.csv")) as f:
+                runs = list(csv.DictReader(f))
+            chosen = next(r for r in runs if r["balancer"] == "async" and int(r["nprocs"]) >= 3)
+            r = run("figure_data.py", RESULTS, d, "--balancer", "async", "--nprocs", chosen["nprocs"], "--first",
+                    "--ranks", "1-2")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertFalse(os.path.exists(os.path.join(d, "provenance.csv")))
+            with open(os.path.join(d, "runs.csv")) as f:
+                self.assertEqual([x["run_id"] for x in csv.DictReader(f)], [chosen["run_id"]])
+            with open(os.path.join(d, "ranks.csv")) as f:
+                ranks = list(csv.DictReader(f))
+            self.assertEqual(sorted(int(x["rank"]) for x in ranks), [1, 2])
+            self.assertEqual({x["run_id"] for x in ranks}, {chosen["run_id"]})
+            with open(os.path.join(RESULTS, "events.csv")) as f:
+                expected = [x for x in csv.DictReader(f) if x["run_id"] == chosen["run_id"] and
+                            int(x["group_first"]) <= 2 and int(x["group_last"]) >= 1]
+            with open(os.path.join(d, "events.csv")) as f:
+                self.assertEqual(list(csv.DictReader(f)), expected)
+            self.assertGreater(len(expected), 0)
+
+    def test_refuses_a_machine_path_and_bad_choices(self):
+        with tempfile.TemporaryDirectory() as d:
+            bench = os.path.join(d, "commbench.csv")
+            with open(bench, "w") as f:
+                f.write("method,op,nprocs,group_size,rep,time_us,platform\nrange,create,4,2,0,0.01,/work/x/bgp.xml\n")
+            r = run("figure_data.py", bench, os.path.join(d, "out"))
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("column platform holds a path of this machine (/work/x/bgp.xml)", r.stderr)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1)
+            self.assertFalse(os.path.exists(os.path.join(d, "out")))
+            r = run("figure_data.py", RESULTS, os.path.join(d, "out"), "--balancer", "greedy")
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("no run matches the choice", r.stderr)
+            r = run("figure_data.py", RESULTS, os.path.join(d, "out"), "--ranks", "5-2")
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("--ranks '5-2': expected FIRST-LAST", r.stderr)
+
+
 class DocsFigures(unittest.TestCase):
     """Every docs/*.png has an entry in DOCS_FIGURES and its CSVs in docs/NAME/, free of machine paths, from
     which the entry's command redraws it (the convention above DOCS_FIGURES)."""
