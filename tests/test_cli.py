@@ -13,7 +13,7 @@ RUNS_HEADER = ("run_id,experiment,nprocs,G,groups,T_ms,workload,workload_scale,w
                "workload_min,workload_max,workload_median,workload_sigma,workload_seed,work_mode,jitter_pct,work_seed,"
                "atoms,temperature,move,max_step,moves_per_item,balancer,"
                "interval,method,rep,time_s,ideal_s,baseline_s,regroups_avg,regroups_std,regroups_min,regroups_max,"
-               "valid,violations,mpi_library,git_commit,host,utc_start,backend,platform")
+               "valid,violations,mpi_library,git_commit,host,utc_start,backend,platform,finished")
 RANKS_HEADER = ("run_id,rank,elapsed_s,work_s,polling_s,waiting_s,regroup_s,other_s,regroups,items_worked,"
                 "final_group_first,final_group_last,state_bytes,state_s")
 EVENTS_HEADER = "run_id,t_s,kind,groups_before,group_first,group_last,group_size,chain,items_left,method,create_s"
@@ -275,6 +275,7 @@ class OlderVersionFolder(unittest.TestCase):
             self.assertEqual(lines[1], today[1], "a 0.1 row upgrades to what today's binary writes for that run")
             for row in csv.DictReader(lines):
                 self.assertEqual(row["backend"], "mpi")
+                self.assertEqual(row["finished"], "retire" if row["balancer"] == "async" else "")
             # ranks.csv too (issue 12 added state_bytes, state_s): upgraded by column name, the new columns empty
             # (not recorded then), every other field as it was; without the upgrade the folder is refused.
             with open(os.path.join(src, "results-v0.1", "ranks.csv")) as f:
@@ -287,3 +288,23 @@ class OlderVersionFolder(unittest.TestCase):
             for old, new in zip(old_ranks, new_ranks):
                 self.assertEqual((new["state_bytes"], new["state_s"]), ("", ""))
                 self.assertEqual({k: v for k, v in new.items() if k not in ("state_bytes", "state_s")}, old)
+
+    def test_folder_without_the_finished_rule_is_upgraded_and_resumes(self):
+        # The finished rule became a runs.csv column (last): a folder written before it resumes as it was, its
+        # async runs being those of the rule async always had (retire), and nothing is rerun.
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+        with tempfile.TemporaryDirectory() as out:
+            with open(os.path.join(src, "results-small", "runs.csv")) as f:
+                today = f.read().splitlines()
+            older = [line.rsplit(",", 1)[0] for line in today]  # the finished field is the last, never quoted
+            self.assertEqual(older[0] + ",finished", RUNS_HEADER)
+            with open(os.path.join(out, "runs.csv"), "w") as g:
+                g.write("\n".join(older) + "\n")
+            for name in ("ranks.csv", "events.csv"):
+                with open(os.path.join(src, "results-small", name)) as f, open(os.path.join(out, name), "w") as g:
+                    g.write(f.read())
+            r = mcmclb("run", os.path.join(src, "study-small.yaml"), "--resume", "--out", out, ranks="2")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("4 of 4 points already done", r.stdout)
+            with open(os.path.join(out, "runs.csv")) as f:
+                self.assertEqual(f.read().splitlines(), today)

@@ -142,6 +142,9 @@ class Failure(unittest.TestCase):
 
 BGP = os.path.join(ROOT, "configs", "platforms", "bgp.xml")
 FATTREE = os.path.join(ROOT, "configs", "platforms", "fattree.xml")
+# How results name the platform: its path in the git work tree that holds it (a fresh clone in CI, this checkout
+# here), so that no result carries a path of the machine that made it.
+BGP_IN_RESULTS = "configs/platforms/bgp.xml"
 
 
 def relabel(folder, backend, platform):
@@ -206,7 +209,7 @@ class Backends(unittest.TestCase):
         self.assertIn("study small in " + self.out + ": 0 done, 7 failed, 0 missing", r.stdout)
 
     def test_simulated_rows_count_for_their_platform_only(self):
-        relabel(self.out, "smpi", BGP)
+        relabel(self.out, "smpi", BGP_IN_RESULTS)
         r = self.sweep("--launcher", "local", "--dry-run")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("7 points, 0 already done", r.stdout)
@@ -236,7 +239,7 @@ class Backends(unittest.TestCase):
             first = subprocess.run(["mpiexec", "-n", "2", MCMCLB, "run", study.name, "--out", out],
                                    capture_output=True, text=True, timeout=300, cwd=ROOT)
             self.assertEqual(first.returncode, 0, first.stderr)
-            relabel(out, "smpi", BGP)
+            relabel(out, "smpi", BGP_IN_RESULTS)
             path = os.path.join(out, "runs.csv")
             with open(path, newline="") as f:
                 rows = list(csv.DictReader(f))
