@@ -43,18 +43,6 @@ void bcast(MPI_Comm comm, std::span<int64_t> words, int root, std::chrono::micro
   }
 }
 
-void allgather(MPI_Comm comm, std::span<const int64_t> mine, std::span<int64_t> all) {
-  const int count = static_cast<int>(mine.size());
-  if constexpr (mpi::kSimulated) {
-    mpi::check(MPI_Allgather(mine.data(), count, MPI_INT64_T, all.data(), count, MPI_INT64_T, comm), "MPI_Allgather");
-  } else {
-    MPI_Request request = MPI_REQUEST_NULL;
-    mpi::check(MPI_Iallgather(mine.data(), count, MPI_INT64_T, all.data(), count, MPI_INT64_T, comm, &request),
-               "MPI_Iallgather");
-    wait(request);
-  }
-}
-
 void allreduce_sum(MPI_Comm comm, std::span<int64_t> values) {
   const int count = static_cast<int>(values.size());
   if constexpr (mpi::kSimulated) {

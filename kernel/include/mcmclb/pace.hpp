@@ -39,9 +39,6 @@ void wait_until(const std::function<bool()>& done, std::chrono::microseconds nap
 /// Broadcasts words from root over comm, waiting as wait() waits (simulation: MPI_Bcast).
 void bcast(MPI_Comm comm, std::span<int64_t> words, int root, std::chrono::microseconds nap = mpi::default_nap);
 
-/// Gathers mine from every rank of comm into all (mine.size() words per rank, in rank order), waiting as wait()
-/// waits (simulation: MPI_Allgather).
-void allgather(MPI_Comm comm, std::span<const int64_t> mine, std::span<int64_t> all);
 
 /// Sums values over comm in place, waiting as wait() waits (simulation: MPI_Allreduce).
 void allreduce_sum(MPI_Comm comm, std::span<int64_t> values);
