@@ -372,6 +372,8 @@ void Kernel::form(const std::optional<GroupState>& next, EventKind kind, const s
     events_.push_back({t_s, kind, before, next->first, next->last, next->chain, group_.items_left,
                        std::string(creator_->name()), create_s});
   }
+  // Regroupings can outlast the items (finished groups that keep merging): they report progress too.
+  if (progress_every_s_ > 0 && kind == EventKind::merge) progress_tick();
 }
 
 void Kernel::switch_to(std::unique_ptr<GroupComm> comm, const GroupState& next) {
