@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 #include <numeric>
+#include <random>
 #include <sstream>
 
 #include "mcmclb/balancer.hpp"
@@ -27,7 +28,11 @@ std::string make_run_id(const RunSpec& spec, const mpi::Comm& world) {
   std::array<char, 96> id{};
   if (world.rank() == 0) {
     const std::string t = utc_now();
-    const uint64_t salt = mix64(static_cast<uint64_t>(MPI_Wtime() * 1e9) ^ static_cast<uint64_t>(::getpid()));
+    // Entropy from the host: in the simulation build MPI_Wtime is the simulated clock and getpid() the simulated
+    // process's, the same in two simulations started in the same second, whose runs then shared one run_id.
+    std::random_device host;
+    const uint64_t salt = mix64(static_cast<uint64_t>(MPI_Wtime() * 1e9) ^ static_cast<uint64_t>(::getpid()) ^
+                                (uint64_t{host()} << 32 | host()));
     std::snprintf(id.data(), id.size(), "%s-%s-%06llx", spec.experiment.substr(0, 40).c_str(), t.c_str(),
                   static_cast<unsigned long long>(salt & 0xffffff));
   }
