@@ -780,7 +780,7 @@ DOCS_FIGURES = {  # figure stem -> (script, arguments after the folder, the tabl
     "fig1-sim-bgp": ("fig1.py", [], ("commbench.csv",)),
     "fig2-sim-bgp": ("fig2.py", ["--reference"], ("runs.csv",)),
     "lj-traces": ("chains.py", ["--require-identical"], ("runs.csv", "traces.csv")),
-    "timeline-lookahead-sim8192": ("timeline.py", ["--ranks", "0-95"], RUN_TABLES),
+    "timeline-lookahead-sim1024": ("timeline.py", ["--ranks", "0-95"], RUN_TABLES),
     "timeline-quick": ("timeline.py", [], RUN_TABLES),
 }
 MACHINE_PATH = re.compile(r"(/(work|home|tmp|root|usr|opt|var)(/|$)|[A-Za-z]:[\\/])")
@@ -920,7 +920,7 @@ class DocsFigures(unittest.TestCase):
                                 os.path.join(docs, stem, table))
             # --ranks 0-95 needs a run of at least 96 ranks
             shutil.copytree(widened_results(os.path.join(d, "wide"), 100), os.path.join(docs,
-                                                                                         "timeline-lookahead-sim8192"))
+                                                                                         "timeline-lookahead-sim1024"))
             self.assertEqual(missing_tables(docs), [])
             self.assertEqual(machine_paths(docs), [])
             for stem in sorted(DOCS_FIGURES):
