@@ -252,20 +252,30 @@ if __name__ == "__main__":
     unittest.main()
 
 
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+
+
+def copy_tables(src, out, names):
+    for name in names:
+        with open(os.path.join(src, name)) as f, open(os.path.join(out, name), "w") as g:
+            g.write(f.read())
+
+
 class OlderVersionFolder(unittest.TestCase):
     """Issue 7: runs.csv gained columns (walker groups, compute mode, simulation back end) and ranks.csv those of
     compute mode's regrouping traffic (issue 12); a folder written by mcmclb 0.1 is upgraded in place (rows kept,
     new columns as today's runs write them, or empty where they were not recorded) and resumes as before."""
 
+    def resumes_with_nothing_to_run(self, out):
+        r = mcmclb("run", os.path.join(FIXTURES, "study-small.yaml"), "--resume", "--out", out, ranks="2")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("4 of 4 points already done", r.stdout)
+
     def test_v01_folder_is_upgraded_and_resumes(self):
-        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+        src = FIXTURES
         with tempfile.TemporaryDirectory() as out:
-            for name in ("runs.csv", "ranks.csv", "events.csv"):
-                with open(os.path.join(src, "results-v0.1", name)) as f, open(os.path.join(out, name), "w") as g:
-                    g.write(f.read())
-            r = mcmclb("run", os.path.join(src, "study-small.yaml"), "--resume", "--out", out, ranks="2")
-            self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertIn("4 of 4 points already done", r.stdout)
+            copy_tables(os.path.join(src, "results-v0.1"), out, ("runs.csv", "ranks.csv", "events.csv"))
+            self.resumes_with_nothing_to_run(out)
             with open(os.path.join(out, "runs.csv")) as f:
                 lines = f.read().splitlines()
             self.assertEqual(lines[0], RUNS_HEADER)
@@ -292,19 +302,14 @@ class OlderVersionFolder(unittest.TestCase):
     def test_folder_without_the_finished_rule_is_upgraded_and_resumes(self):
         # The finished rule became a runs.csv column (last): a folder written before it resumes as it was, its
         # async runs being those of the rule async always had (retire), and nothing is rerun.
-        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
         with tempfile.TemporaryDirectory() as out:
-            with open(os.path.join(src, "results-small", "runs.csv")) as f:
+            with open(os.path.join(FIXTURES, "results-small", "runs.csv")) as f:
                 today = f.read().splitlines()
             older = [line.rsplit(",", 1)[0] for line in today]  # the finished field is the last, never quoted
             self.assertEqual(older[0] + ",finished", RUNS_HEADER)
             with open(os.path.join(out, "runs.csv"), "w") as g:
                 g.write("\n".join(older) + "\n")
-            for name in ("ranks.csv", "events.csv"):
-                with open(os.path.join(src, "results-small", name)) as f, open(os.path.join(out, name), "w") as g:
-                    g.write(f.read())
-            r = mcmclb("run", os.path.join(src, "study-small.yaml"), "--resume", "--out", out, ranks="2")
-            self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertIn("4 of 4 points already done", r.stdout)
+            copy_tables(os.path.join(FIXTURES, "results-small"), out, ("ranks.csv", "events.csv"))
+            self.resumes_with_nothing_to_run(out)
             with open(os.path.join(out, "runs.csv")) as f:
                 self.assertEqual(f.read().splitlines(), today)
