@@ -111,8 +111,8 @@ class Kernel {
   /// Synchronised start: barrier, then the clock starts.
   void start();
   /// Simulation build: while the run goes on, one line on standard output every every_host_s seconds of host
-  /// time, from whichever simulated rank passes an item boundary or a regrouping first, with the simulated time reached against
-  /// expected_s (the ideal time) and the host time elapsed. A simulated run of thousands of ranks takes minutes
+  /// time, from whichever simulated rank passes an item boundary or a regrouping first, with the simulated time reached
+  /// against expected_s (the ideal time) and the host time elapsed. A simulated run of thousands of ranks takes minutes
   /// of host time, which would otherwise pass in silence. The real MPI build reports nothing: its runs take the
   /// time they measure.
   void report_progress(double every_host_s, double expected_s, double baseline_s);

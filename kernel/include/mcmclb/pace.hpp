@@ -39,7 +39,6 @@ void wait_until(const std::function<bool()>& done, std::chrono::microseconds nap
 /// Broadcasts words from root over comm, waiting as wait() waits (simulation: MPI_Bcast).
 void bcast(MPI_Comm comm, std::span<int64_t> words, int root, std::chrono::microseconds nap = mpi::default_nap);
 
-
 /// Sums values over comm in place, waiting as wait() waits (simulation: MPI_Allreduce).
 void allreduce_sum(MPI_Comm comm, std::span<int64_t> values);
 
