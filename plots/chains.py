@@ -12,7 +12,7 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (ArgumentParser, InputError, check_output, fail, input_files, output_path,  # noqa: E402
-                        pyplot, read_csv, read_runs, run_label, save)
+                        pyplot, read_csv, read_runs, run_label, runs_by_id, save)
 
 TRACE_COLUMNS = ["run_id", "chain", "item", "energy", "energy_q32", "accepted"]
 
@@ -37,12 +37,10 @@ def main(argv=None):
     for t in traces:
         by_run[t["run_id"]][t["chain"]].append(t)
     if args.run_id:
-        chosen = []
-        for rid in args.run_id:
-            match = [r for r in runs if r["run_id"] == rid]
-            if not match:
-                fail(__file__, f"{args.folder}: no run with run_id {rid}")
-            chosen.append(match[0])
+        try:
+            chosen = runs_by_id(runs, args.run_id, args.folder)
+        except InputError as e:
+            fail(__file__, str(e))
     else:
         seen, chosen = set(), []
         traced = [r for r in runs if r["run_id"] in by_run]

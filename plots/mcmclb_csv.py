@@ -355,6 +355,17 @@ def read_runs(paths):
     return rows
 
 
+def runs_by_id(runs, ids, source):
+    """The runs with these run_ids, in the order asked; InputError naming the first id source does not hold."""
+    chosen = []
+    for rid in ids:
+        match = [r for r in runs if r["run_id"] == rid]
+        if not match:
+            raise InputError(f"{source}: no run with run_id {rid}")
+        chosen.append(match[0])
+    return chosen
+
+
 def platform_name(row):
     """The short name of a simulated row's platform: its file name without .xml ('bgp' for .../bgp.xml)."""
     return os.path.splitext(os.path.basename(row["platform"]))[0]

@@ -11,7 +11,7 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (ArgumentParser, InputError, check_output, fail, input_files, output_path,  # noqa: E402
-                        pyplot, read_csv, read_runs, run_label, save)
+                        pyplot, read_csv, read_runs, run_label, runs_by_id, save)
 
 EVENT_COLUMNS = ["run_id", "t_s", "kind", "group_first", "group_last", "chain"]
 MAX_HEIGHT_IN = 12.0  # figure height cap, inches
@@ -53,12 +53,10 @@ def main(argv=None):
     if args.all_runs:
         chosen = runs
     elif args.run_id:
-        chosen = []
-        for rid in args.run_id:
-            match = [r for r in runs if r["run_id"] == rid]
-            if not match:
-                fail(__file__, f"{args.input}: no run with run_id {rid}")
-            chosen.append(match[0])
+        try:
+            chosen = runs_by_id(runs, args.run_id, args.input)
+        except InputError as e:
+            fail(__file__, str(e))
     else:
         chosen = [next((r for r in runs if r["balancer"] == "async"), runs[0])]
 
