@@ -134,12 +134,9 @@ const csv::Row& runs_header_v02() {
 /// each balancer had fixed (older_finished_rule()). Resume keys stay the same.
 csv::Row upgrade_runs_from(const csv::Row& row, const csv::Row& old) {
   const auto balancer = std::find(old.begin(), old.end(), "balancer");
-  const std::string rule = older_finished_rule(row.at(static_cast<std::size_t>(balancer - old.begin())));
-  return upgrade_by_name(row, old, runs_header(), [&](const std::string& name) -> std::string {
-    if (name == "backend") return "mpi";
-    if (name == "finished") return rule;
-    return "";
-  });
+  const std::string balancer_name = row.at(static_cast<std::size_t>(balancer - old.begin()));
+  return upgrade_by_name(row, old, runs_header(),
+                         [&](const std::string& name) { return older_value(name, balancer_name); });
 }
 
 /// ranks.csv from mcmclb 0.1 until compute mode's regrouping traffic moved into it (issue 12).

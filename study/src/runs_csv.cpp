@@ -149,6 +149,12 @@ std::string older_finished_rule(std::string_view balancer) {
   return "";
 }
 
+std::string older_value(std::string_view column, std::string_view balancer) {
+  if (column == "backend") return "mpi";
+  if (column == "finished") return older_finished_rule(balancer);
+  return "";
+}
+
 std::string point_key(const RunSpec& spec, const Backend& backend) { return key_of_fields(key_fields(spec, backend)); }
 
 std::string key_of_fields(const std::vector<std::string>& fields) { return join(fields, kKeySeparator); }
@@ -171,12 +177,12 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
   // A key column's position, or npos for a column an older file lacks: the backend columns (its rows: mpi, no
   // platform) and the finished rule (older_finished_rule()), as the results store's upgrade writes them.
   constexpr std::size_t kAbsent = std::string::npos;
-  std::vector<std::pair<std::size_t, std::string>> key_columns;  // position, value when absent
+  std::vector<std::pair<std::size_t, std::string>> key_columns;  // position (kAbsent: older file), name
   for (const auto& c : runs_columns()) {
     if (!c.is_key()) continue;
     const bool absent = (c.role == Role::backend || c.name == "finished") &&
                         std::find(header.begin(), header.end(), c.name) == header.end();
-    key_columns.emplace_back(absent ? kAbsent : column_of(c.name), c.name == "backend" ? "mpi" : c.name);
+    key_columns.emplace_back(absent ? kAbsent : column_of(c.name), c.name);
   }
   const std::size_t valid_column = column_of("valid");
   const std::size_t balancer_column = column_of("balancer");
@@ -184,14 +190,8 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
     const auto fields = csv::split_line(line);
     if (fields.size() != header.size()) continue;
     std::vector<std::string> key;
-    for (const auto& [i, absent_value] : key_columns) {
-      if (i != kAbsent) {
-        key.push_back(fields[i]);
-      } else {
-        key.push_back(absent_value == "finished"   ? older_finished_rule(fields[balancer_column])
-                      : absent_value == "platform" ? ""
-                                                   : absent_value);
-      }
+    for (const auto& [i, name] : key_columns) {
+      key.push_back(i != kAbsent ? fields[i] : older_value(name, fields[balancer_column]));
     }
     Recorded& r = keys[key_of_fields(key)];
     ++r.rows;
