@@ -1,6 +1,9 @@
-// The RAII handles: moves transfer ownership exactly once, views never free, release hands the handle over.
+// The RAII handles: moves transfer ownership exactly once, views never free, release hands the handle over, and a
+// request left pending is cancelled rather than leaked or waited on forever.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "mcmclb/mpi.hpp"
@@ -94,4 +97,45 @@ TEST(CheckedCalls, ErrorCarriesCallAndLibraryText) {
     EXPECT_EQ(e.error_class(), MPI_ERR_RANK);
     EXPECT_NE(std::string(e.what()).find("MPI_Send failed: "), std::string::npos) << e.what();
   }
+}
+
+TEST(RequestHandle, CompletesMovesAndRefusesASecondOperation) {
+  const mpi::Comm comm = mpi::Comm::world().dup();
+  const int rank = comm.rank();
+  const int size = comm.size();
+  const int right = (rank + 1) % size;
+  const int left = (rank + size - 1) % size;
+  int64_t sent = 100 + rank;
+  int64_t got = -1;
+  mpi::Request recv;
+  EXPECT_FALSE(recv.pending());
+  EXPECT_FALSE(recv.test()) << "nothing pending: nothing can have completed";
+  mpi::check(MPI_Irecv(&got, 1, MPI_INT64_T, left, 7, comm.get(), recv.out()), "MPI_Irecv");
+  EXPECT_TRUE(recv.pending());
+  EXPECT_THROW((void)recv.out(), std::logic_error) << "a second operation would leak the first";
+  mpi::Request moved(std::move(recv));
+  EXPECT_FALSE(recv.pending());  // NOLINT(bugprone-use-after-move): the moved-from state is specified
+  mpi::Request send;
+  mpi::check(MPI_Isend(&sent, 1, MPI_INT64_T, right, 7, comm.get(), send.out()), "MPI_Isend");
+  send.wait();
+  moved.wait();
+  EXPECT_FALSE(moved.pending());
+  EXPECT_EQ(got, 100 + left);
+}
+
+TEST(RequestHandle, DestroyingAPendingReceiveCancelsIt) {
+  const mpi::Comm comm = mpi::Comm::world().dup();
+  int64_t never = -1;
+  {
+    mpi::Request r;
+    mpi::check(MPI_Irecv(&never, 1, MPI_INT64_T, MPI_ANY_SOURCE, 9, comm.get(), r.out()), "MPI_Irecv");
+  }  // nobody sends tag 9: the destructor must neither hang nor leave the receive matching later traffic
+  int64_t sent = 5;
+  int64_t got = -1;
+  const int self = comm.rank();
+  mpi::check(MPI_Sendrecv(&sent, 1, MPI_INT64_T, self, 9, &got, 1, MPI_INT64_T, self, 9, comm.get(),
+                          MPI_STATUS_IGNORE),
+             "MPI_Sendrecv");
+  EXPECT_EQ(got, 5);
+  EXPECT_EQ(never, -1);
 }

@@ -217,6 +217,37 @@ void wait_politely(MPI_Request& request, std::chrono::microseconds nap) {
   }
 }
 
+Request::~Request() {
+  if (handle_ == MPI_REQUEST_NULL || finalized()) return;
+  // Best effort on an error path: a receive cancels; a send that cannot be cancelled completes in the background.
+  MPI_Cancel(&handle_);
+  MPI_Request_free(&handle_);
+}
+
+Request& Request::operator=(Request&& other) noexcept {
+  if (this != &other) {
+    Request dropped(std::move(*this));
+    handle_ = std::exchange(other.handle_, MPI_REQUEST_NULL);
+  }
+  return *this;
+}
+
+MPI_Request* Request::out() {
+  if (pending()) throw std::logic_error("mpi::Request: a new operation was started over one still pending");
+  return &handle_;
+}
+
+bool Request::test() {
+  if (!pending()) return false;
+  int done = 0;
+  check(MPI_Test(&handle_, &done, MPI_STATUS_IGNORE), "MPI_Test");
+  return done != 0;
+}
+
+void Request::wait(std::chrono::microseconds nap) {
+  if (pending()) wait_politely(handle_, nap);
+}
+
 void wait_all_politely(std::span<MPI_Request> requests, std::chrono::microseconds nap) {
   const int count = static_cast<int>(requests.size());
   if constexpr (kSimulated) {

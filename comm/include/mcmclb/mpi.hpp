@@ -180,6 +180,37 @@ void wait_politely(MPI_Request& request, std::chrono::microseconds nap = default
 /// requests become MPI_REQUEST_NULL. The range communicators' trees wait here, phase by phase.
 void wait_all_politely(std::span<MPI_Request> requests, std::chrono::microseconds nap = default_nap);
 
+/// Move-only owner of one nonblocking operation's request. A nonblocking call stores into out(); test() or wait()
+/// completes it. A request still pending when its owner is destroyed (only on an unwinding error path: the job
+/// then ends) is cancelled and freed without waiting, so no rank hangs on its way out; the operation's buffer
+/// must outlive the Request, which is why owners keep the two side by side.
+///   Request r;
+///   check(MPI_Irecv(buf, n, MPI_INT64_T, src, tag, comm, r.out()), "MPI_Irecv");
+///   r.wait();
+class Request {
+ public:
+  Request() = default;
+  ~Request();
+  Request(const Request&) = delete;
+  Request& operator=(const Request&) = delete;
+  Request(Request&& other) noexcept : handle_(std::exchange(other.handle_, MPI_REQUEST_NULL)) {}
+  Request& operator=(Request&& other) noexcept;
+
+  /// Where a nonblocking call stores its request. Throws std::logic_error while one is still pending here, since
+  /// overwriting it would leak an operation nobody completes.
+  [[nodiscard]] MPI_Request* out();
+  /// True from the nonblocking call until completion.
+  [[nodiscard]] bool pending() const noexcept { return handle_ != MPI_REQUEST_NULL; }
+  /// MPI_Test once: true when the operation has completed (it is then no longer pending). False, without any
+  /// MPI call, when nothing is pending: there is nothing that could have completed.
+  [[nodiscard]] bool test();
+  /// Waits as wait_politely() waits; returns at once when nothing is pending.
+  void wait(std::chrono::microseconds nap = default_nap);
+
+ private:
+  MPI_Request handle_ = MPI_REQUEST_NULL;
+};
+
 /// Barrier over comm that sleeps while waiting (MPI_Ibarrier + wait_politely; simulation build: MPI_Barrier, whose
 /// algorithm --cfg=smpi/barrier chooses, whereas SMPI's nonblocking collectives are flat).
 void barrier_politely(const Comm& comm, std::chrono::microseconds nap = default_nap);
