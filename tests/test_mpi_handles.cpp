@@ -133,8 +133,7 @@ TEST(RequestHandle, DestroyingAPendingReceiveCancelsIt) {
   int64_t sent = 5;
   int64_t got = -1;
   const int self = comm.rank();
-  mpi::check(MPI_Sendrecv(&sent, 1, MPI_INT64_T, self, 9, &got, 1, MPI_INT64_T, self, 9, comm.get(),
-                          MPI_STATUS_IGNORE),
+  mpi::check(MPI_Sendrecv(&sent, 1, MPI_INT64_T, self, 9, &got, 1, MPI_INT64_T, self, 9, comm.get(), MPI_STATUS_IGNORE),
              "MPI_Sendrecv");
   EXPECT_EQ(got, 5);
   EXPECT_EQ(never, -1);
