@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The partner-rule table (issue 10, Sect. 2): per workload model, rank count and balancer set-up, the median
+"""The partner-rule table (the paper, Sect. 2): per workload model, rank count and balancer set-up, the median
 time / ideal over the workload seeds with its [min-max], from a results folder such as the one
 configs/partner.yaml writes (most-work `mostwork` against merge-right `lookahead`). Prints Markdown.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Soak test of the walker-group kernel: N seeded random `mcmclb run` launches under `mpiexec -n P`, each with a
-hard timeout, counting hangs, invalid runs and crashes (issue 8). Standard library only.
+hard timeout, counting hangs, invalid runs and crashes. Standard library only.
 
 Run k uses the seed S + k (S from --seed) and draws everything from it: the rank count P (from --ranks), G dividing
 P, T_ms in 1-5 ms, a random, lognormal or cyclic workload of at most a few dozen items per chain, work.jitter_pct up

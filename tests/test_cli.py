@@ -161,7 +161,7 @@ class ComputeRun(unittest.TestCase):
             with open(os.path.join(out, "runs.csv")) as f:
                 runs = list(csv.DictReader(f))
             self.assertTrue(all(row["groups"] == "sizes:1,2" and row["work_mode"] == "compute" for row in runs))
-            # Regrouping traffic (issue 12): the walker-state bytes the ranks received add up to chains.csv's.
+            # Regrouping traffic (compute mode): the walker-state bytes the ranks received add up to chains.csv's.
             with open(os.path.join(out, "ranks.csv")) as f:
                 ranks = list(csv.DictReader(f))
             for run in runs:
@@ -179,7 +179,7 @@ COMMBENCH_HEADER = ("method,op,nprocs,group_size,rep,iterations,time_us,iter_min
 
 
 def assert_iteration_stats(test, rows):
-    """Every commbench row: iter_median_us (issue 10, robust against a rare preemption) lies in
+    """Every commbench row: iter_median_us (robust against a rare preemption) lies in
     [iter_min_us, iter_max_us] of the same repetition, as does the mean time_us."""
     test.assertTrue(rows)
     for row in rows:
@@ -262,8 +262,8 @@ def copy_tables(src, out, names):
 
 
 class OlderVersionFolder(unittest.TestCase):
-    """Issue 7: runs.csv gained columns (walker groups, compute mode, simulation back end) and ranks.csv those of
-    compute mode's regrouping traffic (issue 12); a folder written by mcmclb 0.1 is upgraded in place (rows kept,
+    """runs.csv gained columns (walker groups, compute mode, simulation back end) and ranks.csv those of
+    compute mode's regrouping traffic; a folder written by mcmclb 0.1 is upgraded in place (rows kept,
     new columns as today's runs write them, or empty where they were not recorded) and resumes as before."""
 
     def resumes_with_nothing_to_run(self, out):
@@ -286,7 +286,7 @@ class OlderVersionFolder(unittest.TestCase):
             for row in csv.DictReader(lines):
                 self.assertEqual(row["backend"], "mpi")
                 self.assertEqual(row["finished"], "retire" if row["balancer"] == "async" else "")
-            # ranks.csv too (issue 12 added state_bytes, state_s): upgraded by column name, the new columns empty
+            # ranks.csv too (compute mode added state_bytes, state_s): upgraded by column name, the new columns empty
             # (not recorded then), every other field as it was; without the upgrade the folder is refused.
             with open(os.path.join(src, "results-v0.1", "ranks.csv")) as f:
                 old_ranks = list(csv.DictReader(f))

@@ -1,6 +1,6 @@
 """A real single-node Slurm (tests/slurm/cluster.sh): jobs submitted with sbatch run, srun --mpi=pmi2 starts one
 MPI world with Debian's MPICH, and the cluster is a stock one (MpiDefault=none, an oversized job refused by
-sbatch --test-only). This is the base the Slurm tests of mcmclb sweep build on (issue 11).
+sbatch --test-only). This is the base the Slurm tests of mcmclb sweep build on.
 
 Then mcmclb sweep --launcher slurm end to end (class Sweep): 1, 2 and 4 ranks with srun and mpiexec, every point
 valid with its job id in provenance.csv, resubmits that submit nothing, scancel then resume, failures recorded from
@@ -133,7 +133,7 @@ def read_csv(path):
 
 
 class Sweep(unittest.TestCase):
-    """mcmclb sweep --launcher slurm against the local cluster (issue 11): the jobs run, carry their Slurm details
+    """mcmclb sweep --launcher slurm against the local cluster: the jobs run, carry their Slurm details
     into provenance.csv, are not submitted twice, resume after scancel, and a study the cluster cannot hold is
     refused before anything is submitted."""
 

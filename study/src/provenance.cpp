@@ -92,7 +92,7 @@ std::string platform_identity(const std::string& path) {
   return canonical.string();
 }
 
-// The simulation columns (issue 9) are at the end, so the header of an older folder is a prefix of this one.
+// The simulation columns are at the end, so the header of an older folder is a prefix of this one.
 const csv::Row& provenance_header() {
   static const csv::Row header = {"run_id",      "command_line", "working_dir",  "platform_fnv1a64",
                                   "simgrid_cfg", "launcher",     "slurm_job_id", "slurm_nodelist"};

@@ -139,7 +139,7 @@ csv::Row upgrade_runs_from(const csv::Row& row, const csv::Row& old) {
                          [&](const std::string& name) { return older_value(name, balancer_name); });
 }
 
-/// ranks.csv from mcmclb 0.1 until compute mode's regrouping traffic moved into it (issue 12).
+/// ranks.csv from mcmclb 0.1 until compute mode's regrouping traffic moved into it.
 const csv::Row& ranks_header_v01() {
   static const csv::Row h = {"run_id",    "rank",         "elapsed_s",         "work_s",
                              "polling_s", "waiting_s",    "regroup_s",         "other_s",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compute mode (issue 12) in simulation: the Lennard-Jones energy evaluations take simulated time, the modelled
+# Compute mode in simulation: the Lennard-Jones energy evaluations take simulated time, the modelled
 # cost of each slice (lj::trial_flops through pace::compute), and the science is the real build's. Runs, each
 # twice at RANKS ranks on the platform:
 #   none, G = 1, 13 and 38 atoms: every chain matches its single-rank reference (valid, matches_ref), the run

@@ -15,7 +15,7 @@ struct RankStats {
   int64_t regroups = 0;      // communicators this rank joined for load balancing (initial formation included)
   int64_t items_worked = 0;  // items this rank worked on as a group member
   int final_first = 0, final_last = 0;
-  // Compute mode's regrouping traffic (issue 12): the walker state each merge broadcasts to the new members.
+  // Compute mode's regrouping traffic: the walker state each merge broadcasts to the new members.
   int64_t state_bytes = 0;  // bytes of walker state this rank received (0 on the member that held it)
   double state_s = 0;       // this rank's time in those broadcasts, root included (part of regroup_s)
 

@@ -21,7 +21,7 @@ struct Provenance {
   std::string launcher;        // how the ranks were started ("srun --mpi=pmi2", "mpiexec"), from MCMCLB_LAUNCHER
   std::string slurm_job_id;    // SLURM_JOB_ID; empty outside a Slurm job
   std::string slurm_nodelist;  // SLURM_JOB_NODELIST, e.g. node[01-04]
-  // The back end (issue 9): "mpi", or "smpi" for the SimGrid simulation build, whose numbers are simulated. For
+  // The back end: "mpi", or "smpi" for the SimGrid simulation build, whose numbers are simulated. For
   // smpi, also the simulated platform (the file smpirun was given, from MCMCLB_PLATFORM, as its canonical path), a
   // hash of its content and smpirun's flags (MCMCLB_SMPI_CFG); SimGrid's version is in mpi_library ("SMPI Version
   // 3.32 ...").
