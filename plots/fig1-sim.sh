@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fig. 1 in simulation: one smpirun of mcmclb-commbench-sim (SimGrid SMPI, docs/smpi.md) at P simulated ranks on
+# Fig. 1 in simulation: one smpirun of mcmclb-commbench-sim (SimGrid SMPI, docs/guide/simulation.md) at P simulated ranks on
 # a platform of configs/platforms/ (default: the Blue Gene/P-like torus), creation times only, then plots/fig1.py
 # (figure and the fitted shape of every method). Simulated times, never hardware measurements.
 #   plots/fig1-sim.sh P [OUT_DIR] [-- extra mcmclb-commbench-sim flags, e.g. --reps 1 --warmup 0]
@@ -23,7 +23,7 @@ for f in "$binary" "$platform" "$hosts"; do
   [ -e "$f" ] || { echo "$0: $f: no such file (build: cmake -S . -B build-sim -DMCMCLB_SMPI=ON && cmake --build build-sim --target mcmclb-commbench)" >&2; exit 2; }
 done
 mkdir -p "$out"
-# smpirun's flags from their one source, configs/platforms/smpi.cfg (docs/smpi.md says why each).
+# smpirun's flags from their one source, configs/platforms/smpi.cfg (docs/guide/simulation.md says why each).
 source "$here/configs/platforms/smpi-flags.bash"
 export MCMCLB_PLATFORM=$platform
 csv="$out/commbench-n$ranks.csv"

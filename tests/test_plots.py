@@ -643,7 +643,8 @@ class BadInputs(unittest.TestCase):
             assert_png(self, os.path.join(folder, "fig2.png"))
 
 
-PAPER_SCALE = os.path.join(FIXTURES, "fig2-paper-scale", "runs.csv")  # docs/smpi.md's simulated Fig. 2 table
+# docs/notes/smpi-notebook.md's simulated Fig. 2 table
+PAPER_SCALE = os.path.join(FIXTURES, "fig2-paper-scale", "runs.csv")
 
 
 def ratio_panel(stdout):

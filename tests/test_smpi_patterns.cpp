@@ -1,7 +1,7 @@
 // The MPICH communication patterns the simulation build replays for each creation method
-// (comm/src/smpi_patterns.hpp, docs/smpi-patterns.md): each sends exactly the messages it claims. The patterns are
-// plain point-to-point MPI, so they run here on the real MPI; PMPI wrappers of MPI_Send and MPI_Sendrecv count
-// what they send on the bridge, and every rank's count is summed against the message count of MPICH's algorithm.
+// (comm/src/smpi_patterns.hpp, docs/reference/mpich-patterns.md): each sends exactly the messages it claims. The
+// patterns are plain point-to-point MPI, so they run here on the real MPI; PMPI wrappers of MPI_Send and MPI_Sendrecv
+// count what they send on the bridge, and every rank's count is summed against the message count of MPICH's algorithm.
 #include <gtest/gtest.h>
 #include <mpi.h>
 

@@ -14,7 +14,7 @@ fi
 binary=$1 platform=$2 hosts=$3 ranks=$4
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# smpirun's flags from their one source, configs/platforms/smpi.cfg (docs/smpi.md says why each).
+# smpirun's flags from their one source, configs/platforms/smpi.cfg (docs/guide/simulation.md says why each).
 source "$(dirname "$0")/../../configs/platforms/smpi-flags.bash"
 run() {
   smpirun -np "$ranks" -platform "$platform" -hostfile "$hosts" "${smpi_flags[@]}" \

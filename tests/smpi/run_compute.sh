@@ -25,7 +25,7 @@ work: {mode: compute, atoms: 13, temperature: 0.25, move: single, max_step: 0.1,
 balancer: none
 reps: 1
 YAML
-# smpirun's flags from their one source, configs/platforms/smpi.cfg (docs/smpi.md says why each).
+# smpirun's flags from their one source, configs/platforms/smpi.cfg (docs/guide/simulation.md says why each).
 source "$(dirname "$0")/../../configs/platforms/smpi-flags.bash"
 export MCMCLB_PLATFORM=$platform
 extra=()  # more smpirun flags for the runs that follow

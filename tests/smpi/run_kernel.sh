@@ -16,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 config="$here/../../configs/paper-fig2.yaml"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# smpirun's flags from their one source, configs/platforms/smpi.cfg (docs/smpi.md says why each).
+# smpirun's flags from their one source, configs/platforms/smpi.cfg (docs/guide/simulation.md says why each).
 source "$here/../../configs/platforms/smpi-flags.bash"
 # What the run records in runs.csv (platform) and provenance.csv (its hash, the flags).
 export MCMCLB_PLATFORM=$platform

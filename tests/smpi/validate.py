@@ -21,7 +21,7 @@ SMPI_FLAGS = os.path.join(HERE, "..", "..", "configs", "platforms", "smpi.cfg")
 
 
 def smpi_flags(path=SMPI_FLAGS):
-    """smpirun's flags from their one source (docs/smpi.md says why each): one per line, # comments skipped."""
+    """smpirun's flags from their one source (docs/guide/simulation.md says why each): one per line, # comments skipped."""
     with open(path) as f:
         return [line.strip() for line in f if line.strip() and not line.strip().startswith("#")]
 
