@@ -36,166 +36,69 @@
 //  - An ended leader waits only for the single REQUEST that is certain to come, so every rank finishes, and no
 //    control message is left unreceived (the kernel checks this after every run).
 #include <array>
-#include <stdexcept>
-#include <string>
 
 #include "mcmclb/balancer.hpp"
+#include "protocol.hpp"
 
 namespace mcmclb {
 
 namespace {
 
-constexpr int kRequestTag = 1;
-// This balancer's decisions (mcmclb/kernel.hpp): merge with the group named in the payload; or, answered to a
-// request, the asked group has ended.
-constexpr int64_t kMerge = Decision::kFirstBalancerKind;
-constexpr int64_t kEnded = Decision::kFirstBalancerKind + 1;
-// Within a done group only (coalesce): the leader has taken the left neighbour's request; answer it and merge.
-constexpr int64_t kTakeLeft = Decision::kFirstBalancerKind + 2;
-constexpr int kAnswerTag = 2;
-/// Sends and waits politely: control messages are tiny, but the receiver may be busy working an item.
-template <std::size_t N>
-void send(const Kernel& k, const std::array<int64_t, N>& words, int dest, int tag) {
-  MPI_Request request = MPI_REQUEST_NULL;
-  mpi::check(MPI_Isend(words.data(), static_cast<int>(N), MPI_INT64_T, dest, tag, k.control().get(), &request),
-             "MPI_Isend");
-  pace::wait(request);
-}
-
-template <std::size_t N>
-std::array<int64_t, N> receive(const Kernel& k, int source, int tag) {
-  std::array<int64_t, N> words{};
-  MPI_Request request = MPI_REQUEST_NULL;
-  mpi::check(MPI_Irecv(words.data(), static_cast<int>(N), MPI_INT64_T, source, tag, k.control().get(), &request),
-             "MPI_Irecv");
-  pace::wait(request);
-  return words;
-}
-
-/// A request names the sender's group; it must be our left neighbour (groups stay contiguous).
-void check_from_left_neighbour(const GroupState& g, const std::array<int64_t, 2>& left) {
-  if (left[1] != g.first - 1 || left[0] > left[1]) {
-    throw std::logic_error("async: merge request from group " + std::to_string(left[0]) + "-" +
-                           std::to_string(left[1]) + " reached group " + g.range() +
-                           ", which is not its right neighbour");
-  }
-}
+using protocol::Tag;
 
 class AsyncBalancer final : public Balancer {
  public:
   explicit AsyncBalancer(FinishedRule rule) : rule_(rule) {}
 
   void run(Kernel& k) override {
-    // Every initial leader but rank 0 receives exactly one request in the whole run (see above), so its receive
-    // is posted once, now. A posted receive is matched as soon as the library progresses; with MPICH ch4:ucx a
-    // bare MPI_Iprobe after a long item checks before it progresses and misses a request that arrived during
-    // the item (measured: found on the second call), which would cost the sender a whole extra item.
-    if (k.is_leader() && k.group().first > 0) {
-      mpi::check(
-          MPI_Irecv(request_.data(), 2, MPI_INT64_T, MPI_ANY_SOURCE, kRequestTag, k.control().get(), &pending_request_),
-          "MPI_Irecv");
-    }
+    left_.post(k);  // the one request an initial leader receives in the whole run (see above), posted once
     for (;;) {
       work_until_done(k);
       if (!merge_after_done(k)) break;
     }
-    end(k);
+    protocol::end_merge_right(
+        k, left_, [&](const Decision& ended) { answer_left(k, ended); }, false);
   }
 
  private:
-  /// The polling point's check: has our left neighbour's request arrived?
-  bool request_arrived() {
-    if (pending_request_ == MPI_REQUEST_NULL) return false;
-    int done = 0;
-    mpi::check(MPI_Test(&pending_request_, &done, MPI_STATUS_IGNORE), "MPI_Test");
-    return done != 0;
-  }
+  /// Leader: answers the held left request with d and waits until the answer is sent.
+  void answer_left(const Kernel& k, const Decision& d) { left_.answer(k, d.to_words(), Tag::async_answer); }
 
   /// Works the chain, taking merge requests from the left at every polling point.
   void work_until_done(Kernel& k) {
     while (!k.group().finished()) {
-      k.work_one_item();
+      Decision d = protocol::work_item(k);
       const GroupState& g = k.group();
-      Decision d;
-      d.kind = g.finished() ? Decision::kDone : Decision::kContinue;
-      if (k.is_leader() && !g.finished() && request_arrived()) {
-        check_from_left_neighbour(g, request_);
-        d.kind = kMerge;
-        d.next = {static_cast<int>(request_[0]), g.last, g.chain, g.next_item, g.items_left};
-        d.other_first = request_[0];
-        d.other_last = request_[1];
+      if (k.is_leader() && !g.finished() && left_.arrived()) {
+        left_.check_from_left(g);
+        d = left_.merge_into(protocol::kMerge, g);
       }
       d = k.agree(d);
-      if (d.kind == kMerge) {
+      if (d.kind == protocol::kMerge) {
         const GroupState before = k.group();
-        if (k.is_leader()) send(k, d.to_words(), static_cast<int>(d.other_first), kAnswerTag);
-        k.regroup(d.next, std::to_string(d.other_first) + "-" + std::to_string(d.other_last) + " " + before.range());
+        if (k.is_leader()) answer_left(k, d);
+        k.regroup(d.next, protocol::merged_text(d.other_first, d.other_last, before.first, before.last));
       }
     }
   }
 
-  /// The chain is done: asks the right neighbour to merge, or (coalesce) takes the left neighbour's request.
-  /// Returns true if merged (the merged group goes on), false if this group ends: retire, when it is the
-  /// rightmost or its right neighbour has ended; coalesce, when it spans every rank.
+  /// The chain is done: merges with a neighbour, or not (the group ends; see the protocol, step 3).
   bool merge_after_done(Kernel& k) {
-    const GroupState g = k.group();
-    const bool rightmost = g.last == k.nprocs() - 1;
-    const bool coalesce = rule_ == FinishedRule::coalesce;
-    if (rightmost && (!coalesce || g.first == 0)) return false;
-    Decision d;
-    {
-      auto timer = k.timed(Phase::waiting);
-      if (k.is_leader()) {
-        if (coalesce && (rightmost || request_arrived())) {
-          if (pending_request_ != MPI_REQUEST_NULL) pace::wait(pending_request_);
-          check_from_left_neighbour(g, request_);
-          d.kind = kTakeLeft;
-          d.next = {static_cast<int>(request_[0]), g.last, g.chain, g.next_item, g.items_left};
-          d.other_first = request_[0];
-          d.other_last = request_[1];
-        } else {
-          send(k, std::array<int64_t, 2>{g.first, g.last}, g.last + 1, kRequestTag);
-          d = Decision::from_words(receive<std::tuple_size_v<Decision::Words>>(k, g.last + 1, kAnswerTag));
-        }
-      }
-    }
-    d = k.agree(d, Phase::waiting);
-    if (d.kind == kTakeLeft) {
-      if (k.is_leader()) {
-        Decision answer = d;
-        answer.kind = kMerge;
-        send(k, answer.to_words(), static_cast<int>(d.other_first), kAnswerTag);
-      }
-      k.regroup(d.next, std::to_string(d.other_first) + "-" + std::to_string(d.other_last) + " " + g.range());
-      return true;
-    }
-    if (d.kind != kMerge) return false;
-    k.regroup(d.next, g.range() + " " + std::to_string(g.last + 1) + "-" + std::to_string(d.next.last));
-    return true;
-  }
-
-  /// This group ends; its leader answers the one request its left neighbour is certain to send.
-  void end(Kernel& k) {
-    const GroupState g = k.group();
-    const bool leader = k.is_leader();
-    k.leave_group();
-    if (leader && g.first > 0) {
-      auto timer = k.timed(Phase::waiting);
-      pace::wait(pending_request_);
-      check_from_left_neighbour(g, request_);
-      Decision ended;
-      ended.kind = kEnded;
-      send(k, ended.to_words(), static_cast<int>(request_[0]), kAnswerTag);
-    }
-    if (pending_request_ != MPI_REQUEST_NULL) {
-      throw std::logic_error("async: rank " + std::to_string(k.rank()) + " ends with its merge request unreceived");
-    }
-    k.finish();
+    return protocol::merge_after_done(
+        k, rule_, left_, true,
+        [&] {
+          const GroupState& g = k.group();
+          const std::array<int64_t, 2> request = {g.first, g.last};
+          protocol::send(k, request, g.last + 1, Tag::async_request);
+          Decision::Words answer{};
+          protocol::receive(k, answer, g.last + 1, Tag::async_answer);
+          return Decision::from_words(answer);
+        },
+        [&](const Decision& answer) { answer_left(k, answer); });
   }
 
   FinishedRule rule_;
-  std::array<int64_t, 2> request_{};  // {first, last} of the requesting group
-  MPI_Request pending_request_ = MPI_REQUEST_NULL;
+  protocol::LeftRequest left_{"async", Tag::async_request, 2};  // {first, last} of the requesting group
 };
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Balancer `lookahead` (issue 10, Sect. 2): async merge-right whose merges are agreed before the requesting
+// Balancer `lookahead` (beyond the paper): async merge-right whose merges are agreed before the requesting
 // group's chain ends, so neither the request's round trip nor the partner's polling point is waited for when
 // it can be planned. The lookahead window k is the run's `interval`, in items of the longest kind (T, a single
 // rank's): a group asks once its remaining work is at most k*T, so k = 1 already reaches any partner's next
@@ -56,105 +56,53 @@
 //    posted once and matched once, so no control message is left unreceived (the kernel checks after each run).
 #include <algorithm>
 #include <array>
-#include <stdexcept>
 #include <string>
 
 #include "mcmclb/balancer.hpp"
-#include "mcmclb/workload.hpp"
+#include "protocol.hpp"
 
 namespace mcmclb {
 
 namespace {
 
-constexpr int kRequestTag = 11;
-constexpr int kAnswerTag = 12;
-constexpr int64_t kMerge = Decision::kFirstBalancerKind;
-constexpr int64_t kEnded = Decision::kFirstBalancerKind + 1;
-// Within a done group only (coalesce): the leader has taken the left neighbour's request; answer it and merge.
-constexpr int64_t kTakeLeft = Decision::kFirstBalancerKind + 2;
+using protocol::Tag;
 
-using Request = std::array<int64_t, 3>;  // first, last, eta (microseconds on the run's clock)
+using RequestWords = std::array<int64_t, 3>;  // first, last, eta (microseconds on the run's clock)
 constexpr int kAnswerWords = std::tuple_size_v<Decision::Words> + 1;
 using Answer = std::array<int64_t, kAnswerWords>;  // the decision's words, then the answerer's eta (us)
-
-int64_t to_us(double s) { return static_cast<int64_t>(s * 1e6); }
 
 class LookaheadBalancer final : public Balancer {
  public:
   LookaheadBalancer(int k, FinishedRule rule) : k_(k), rule_(rule) {}
 
   void run(Kernel& k) override {
-    if (k.is_leader() && k.group().first > 0) {  // the one request this initial leader will receive
-      mpi::check(MPI_Irecv(left_.data(), 3, MPI_INT64_T, MPI_ANY_SOURCE, kRequestTag, k.control().get(), &left_recv_),
-                 "MPI_Irecv");
-    }
+    left_.post(k);  // the one request this initial leader will receive
     for (;;) {
       work_until_done(k);
       if (!join_after_done(k)) break;
     }
-    end(k);
+    protocol::end_merge_right(
+        k, left_, [&](const Decision& ended) { answer_left(k, ended, k.now_s()); }, committed_ >= 0 || own_sent_);
   }
 
  private:
-  /// Seconds from now until g's chain is done, from the items' known costs.
-  static double time_to_finish(const Kernel& k, const GroupState& g) {
-    double ms = 0;
-    for (int64_t i = 0; i < g.items_left; ++i) ms += item_cost_ms(k.run(), g.size(), g.chain, g.next_item + i);
-    return ms / 1000.0;
-  }
-
-  /// Leader: has the left neighbour's request arrived (now or earlier)?
-  bool left_request_held() {
-    if (left_held_) return true;
-    if (left_recv_ == MPI_REQUEST_NULL) return false;
-    int done = 0;
-    mpi::check(MPI_Test(&left_recv_, &done, MPI_STATUS_IGNORE), "MPI_Test");
-    left_held_ = done != 0;
-    return left_held_;
-  }
-
-  void check_left(const GroupState& g) const {
-    if (left_[1] != g.first - 1 || left_[0] > left_[1]) {
-      throw std::logic_error("lookahead: merge request from group " + std::to_string(left_[0]) + "-" +
-                             std::to_string(left_[1]) + " reached group " + g.range() +
-                             ", which is not its right neighbour");
-    }
-  }
-
+  /// Leader: answers the held left request with d and our eta, and waits until the answer is sent.
   void answer_left(const Kernel& k, const Decision& d, double eta_s) {
     Answer words{};
     const Decision::Words dw = d.to_words();
     std::copy(dw.begin(), dw.end(), words.begin());
-    words.back() = to_us(eta_s);
-    MPI_Request request = MPI_REQUEST_NULL;
-    mpi::check(MPI_Isend(words.data(), kAnswerWords, MPI_INT64_T, static_cast<int>(left_[0]), kAnswerTag,
-                         k.control().get(), &request),
-               "MPI_Isend");
-    pace::wait(request);
-    left_held_ = false;
+    words.back() = protocol::to_us(eta_s);
+    left_.answer(k, words, Tag::lookahead_answer);
   }
 
   /// Leader, at a polling point of a working group: plan a merge with the held left request if the rules allow
   /// (see the protocol, step 2). Returns the number of further items before the merge, or -1 (deferred).
   int64_t plan_left(const Kernel& k) {
     const GroupState& g = k.group();
-    if (own_sent_ || committed_ >= 0 || !left_request_held()) return -1;
-    check_left(g);
+    if (own_sent_ || committed_ >= 0 || !left_.arrived()) return -1;
+    left_.check_from_left(g);
     const double now = k.now_s();
-    const double eta = static_cast<double>(left_[2]) / 1e6;
-    const auto left_size = static_cast<double>(left_[1] - left_[0] + 1);
-    int64_t c = 0;
-    double p = now;  // the polling point after c more items
-    while (p < eta && c < g.items_left) {
-      const double before = p;
-      p += item_cost_ms(k.run(), g.size(), g.chain, g.next_item + c) / 1000.0;
-      ++c;
-      if (p >= eta) {  // eta lies in item c-1: stop before it (R waits) or after it (L waits)
-        const double right_idle = g.size() * (eta - before);
-        const double left_idle = left_size * (p - eta);
-        if (right_idle < left_idle) --c;
-      }
-    }
+    const int64_t c = protocol::merge_point(k, g, now, protocol::from_us(left_.eta_us()), left_.size());
     if (c >= g.items_left) return -1;  // R's chain ends first: L would get no work there
     return c;
   }
@@ -163,27 +111,25 @@ class LookaheadBalancer final : public Balancer {
   /// counts down a committed merge.
   void work_until_done(Kernel& k) {
     while (!k.group().finished()) {
-      k.work_one_item();
+      Decision d = protocol::work_item(k);
       const GroupState& g = k.group();
-      Decision d;
-      d.kind = g.finished() ? Decision::kDone : Decision::kContinue;
       if (k.is_leader() && !g.finished()) {
         if (committed_ < 0) {
           const int64_t c = plan_left(k);
           if (c >= 0) {
-            plan_ = {static_cast<int>(left_[0]), g.last, g.chain, g.next_item + c, g.items_left - c};
-            plan_before_ = std::to_string(left_[0]) + "-" + std::to_string(left_[1]) + " " + g.range();
+            plan_ = {static_cast<int>(left_.first()), g.last, g.chain, g.next_item + c, g.items_left - c};
+            plan_before_ = protocol::merged_text(left_.first(), left_.last(), g.first, g.last);
             Decision answer;
-            answer.kind = kMerge;
+            answer.kind = protocol::kMerge;
             answer.next = plan_;
             answer.other_first = g.first;
             answer.other_last = g.last;
-            answer_left(k, answer, k.now_s() + time_to_finish(k, g));
+            answer_left(k, answer, k.now_s() + protocol::time_to_finish(k, g));
             committed_ = c;
           }
         }
         if (committed_ == 0) {
-          d.kind = kMerge;
+          d.kind = protocol::kMerge;
           d.next = plan_;
           committed_ = -1;
         } else if (committed_ > 0) {
@@ -193,108 +139,58 @@ class LookaheadBalancer final : public Balancer {
         }
       }
       d = k.agree(d);
-      if (d.kind == kMerge) k.regroup(d.next, plan_before_);
+      if (d.kind == protocol::kMerge) k.regroup(d.next, plan_before_);
     }
   }
 
   /// Leader of a working group not committed elsewhere: the early request once at most k items are left.
   void maybe_send_own(Kernel& k, const GroupState& g) {
     if (own_sent_ || g.last == k.nprocs() - 1) return;
-    const double left_s = time_to_finish(k, g);
+    const double left_s = protocol::time_to_finish(k, g);
     if (left_s > k_ * k.run().T_ms / 1000.0) return;
     send_own(k, g, k.now_s() + left_s);
   }
 
   void send_own(Kernel& k, const GroupState& g, double eta_s) {
-    own_request_ = {g.first, g.last, to_us(eta_s)};
-    mpi::check(MPI_Isend(own_request_.data(), 3, MPI_INT64_T, g.last + 1, kRequestTag, k.control().get(), &own_send_),
-               "MPI_Isend");
-    mpi::check(
-        MPI_Irecv(answer_.data(), kAnswerWords, MPI_INT64_T, g.last + 1, kAnswerTag, k.control().get(), &answer_recv_),
-        "MPI_Irecv");
+    own_request_ = {g.first, g.last, protocol::to_us(eta_s)};
+    protocol::post_send(k, own_request_, g.last + 1, Tag::lookahead_request, own_send_);
+    protocol::post_receive(k, answer_, g.last + 1, Tag::lookahead_answer, answer_recv_);
     own_sent_ = true;
   }
 
   /// The chain is done: takes the right neighbour's answer (requesting now if not yet), or (coalesce) the left
-  /// neighbour's request. Returns true if merged, false if this group ends: retire, when it is the rightmost or
-  /// its right neighbour has ended; coalesce, when it spans every rank.
+  /// neighbour's request, if no request of our own is out (see the protocol, steps 3 and 4). Returns true if
+  /// merged, false if this group ends.
   bool join_after_done(Kernel& k) {
-    const GroupState g = k.group();
-    const bool rightmost = g.last == k.nprocs() - 1;
-    const bool coalesce = rule_ == FinishedRule::coalesce;
-    if (rightmost && (!coalesce || g.first == 0)) return false;
-    Decision d;
-    {
-      auto timer = k.timed(Phase::waiting);
-      if (k.is_leader()) {
-        if (coalesce && !own_sent_ && (rightmost || left_request_held())) {
-          if (!left_held_) pace::wait(left_recv_);
-          left_held_ = true;
-          check_left(g);
-          d.kind = kTakeLeft;
-          d.next = {static_cast<int>(left_[0]), g.last, g.chain, g.next_item, g.items_left};
-          d.other_first = left_[0];
-          d.other_last = left_[1];
-        } else {
-          if (!own_sent_) send_own(k, g, k.now_s());
+    return protocol::merge_after_done(
+        k, rule_, left_, !own_sent_,
+        [&] {
+          if (!own_sent_) send_own(k, k.group(), k.now_s());
           pace::wait(own_send_);
           pace::wait(answer_recv_);
           own_sent_ = false;
           Decision::Words w{};
           std::copy_n(answer_.begin(), w.size(), w.begin());
-          d = Decision::from_words(w);
-        }
-      }
-    }
-    d = k.agree(d, Phase::waiting);
-    if (d.kind == kTakeLeft) {
-      if (k.is_leader()) {
-        Decision answer = d;
-        answer.kind = kMerge;
-        answer.other_first = g.first;
-        answer.other_last = g.last;
-        answer_left(k, answer, k.now_s());
-      }
-      k.regroup(d.next, std::to_string(d.other_first) + "-" + std::to_string(d.other_last) + " " + g.range());
-      return true;
-    }
-    if (d.kind != kMerge) return false;
-    k.regroup(d.next, g.range() + " " + std::to_string(d.other_first) + "-" + std::to_string(d.other_last));
-    return true;
-  }
-
-  /// This group ends; its leader answers the one request its left neighbour is certain to send.
-  void end(Kernel& k) {
-    const GroupState g = k.group();
-    const bool leader = k.is_leader();
-    k.leave_group();
-    if (leader && g.first > 0) {
-      auto timer = k.timed(Phase::waiting);
-      if (!left_held_) pace::wait(left_recv_);
-      left_held_ = true;
-      check_left(g);
-      Decision ended;
-      ended.kind = kEnded;
-      answer_left(k, ended, k.now_s());
-    }
-    if (left_recv_ != MPI_REQUEST_NULL || left_held_ || committed_ >= 0 || own_sent_) {
-      throw std::logic_error("lookahead: rank " + std::to_string(k.rank()) + " ends with a request unanswered");
-    }
-    k.finish();
+          return Decision::from_words(w);
+        },
+        [&](const Decision& merge) {
+          Decision answer = merge;
+          answer.other_first = k.group().first;  // the answerer, as a PLAN names it
+          answer.other_last = k.group().last;
+          answer_left(k, answer, k.now_s());
+        });
   }
 
   int k_;  // lookahead window, in units of T
   FinishedRule rule_;
-  Request left_{};
-  MPI_Request left_recv_ = MPI_REQUEST_NULL;
-  bool left_held_ = false;  // a left request has arrived and is not answered yet
+  protocol::LeftRequest left_{"lookahead", Tag::lookahead_request, 3};  // first, last, eta (us)
   int64_t committed_ = -1;  // items until the planned merge; -1: none planned
   GroupState plan_;
   std::string plan_before_;
-  Request own_request_{};
-  MPI_Request own_send_ = MPI_REQUEST_NULL;
+  RequestWords own_request_{};
+  mpi::Request own_send_;
   Answer answer_{};
-  MPI_Request answer_recv_ = MPI_REQUEST_NULL;
+  mpi::Request answer_recv_;
   bool own_sent_ = false;
 };
 

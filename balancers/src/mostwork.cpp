@@ -1,4 +1,4 @@
-// Balancer `mostwork` (issue 10, Sect. 2, "Partner choice"): lookahead whose finishing group joins the neighbour,
+// Balancer `mostwork` (beyond the paper: the partner choice): lookahead whose finishing group joins the neighbour,
 // left or right, with the most remaining work, instead of always the right one (`lookahead`, the paper's rule).
 // Groups stay contiguous: a group only ever merges with an adjacent group. The lookahead window k is the run's
 // `interval` as in `lookahead` (a group asks once at most k*T of its work is left; k = 0: when its chain is done,
@@ -65,15 +65,17 @@
 #include <string>
 
 #include "mcmclb/balancer.hpp"
-#include "mcmclb/workload.hpp"
+#include "protocol.hpp"
 
 namespace mcmclb {
 
 namespace {
 
-constexpr int kChannelTag = 13;
-constexpr int kFactsTag = 14;                       // a group's last rank to its leader, at each polling point
-constexpr std::chrono::microseconds kFactsNap{20};  // both reach the polling point together
+using protocol::Tag;
+using protocol::to_us;
+
+// A group's last rank and its leader reach the polling point together, so the facts message is waited for briefly.
+constexpr std::chrono::microseconds kFactsNap{20};
 constexpr int64_t kStatus = 1;
 constexpr int64_t kRequest = 2;
 constexpr int64_t kPlan = 3;
@@ -83,8 +85,6 @@ constexpr int64_t kUnknownEta = -1;  // no STATUS yet: the least promising neigh
 constexpr std::size_t kMessageWords = 4 + std::tuple_size_v<GroupState::Words>;
 using Message = std::array<int64_t, kMessageWords>;
 
-int64_t to_us(double s) { return static_cast<int64_t>(s * 1e6); }
-
 enum Side : std::size_t { kLeft = 0, kRight = 1 };
 
 /// One port's end of a boundary's channel, on the port rank.
@@ -92,7 +92,7 @@ struct Channel {
   int partner = -1;
   bool group_is_left = false;  // this port is the left group's last rank
   Message in{};
-  MPI_Request recv = MPI_REQUEST_NULL;
+  mpi::Request recv;
   int64_t nbr_eta = kUnknownEta;    // the neighbour's eta from its latest STATUS or REQUEST
   std::optional<Message> req;       // the neighbour's REQUEST (until the boundary is merged away)
   std::optional<int64_t> sent_eta;  // our REQUEST's eta, once sent
@@ -104,14 +104,12 @@ struct Channel {
   [[nodiscard]] bool expecting() const { return !plan && (!req || (sent_eta && !hosts())); }
 
   void open(const Kernel& k) {
-    if (recv != MPI_REQUEST_NULL || !expecting()) return;
-    mpi::check(MPI_Irecv(in.data(), static_cast<int>(kMessageWords), MPI_INT64_T, partner, kChannelTag,
-                         k.control().get(), &recv),
-               "MPI_Irecv");
+    if (recv.pending() || !expecting()) return;
+    protocol::post_receive(k, in, partner, Tag::mostwork_channel, recv);
   }
 
+  /// The message in has arrived (its receive is complete).
   void take(const Kernel& k) {
-    recv = MPI_REQUEST_NULL;
     if (in[0] == kStatus) {
       nbr_eta = in[3];
     } else if (in[0] == kRequest && !req) {
@@ -128,27 +126,17 @@ struct Channel {
 
   /// Takes every message that has arrived.
   void poll(const Kernel& k) {
-    int done = 1;
-    while (done != 0 && recv != MPI_REQUEST_NULL) {
-      mpi::check(MPI_Test(&recv, &done, MPI_STATUS_IGNORE), "MPI_Test");
-      if (done != 0) take(k);
-    }
+    while (recv.pending() && recv.test()) take(k);
   }
 
   /// Waits for the next message.
   void wait_one(const Kernel& k) {
-    if (recv == MPI_REQUEST_NULL) throw std::logic_error("mostwork: waiting on a drained channel");
+    if (!recv.pending()) throw std::logic_error("mostwork: waiting on a drained channel");
     pace::wait(recv);
     take(k);
   }
 
-  void send(const Kernel& k, const Message& m) const {
-    MPI_Request request = MPI_REQUEST_NULL;
-    mpi::check(MPI_Isend(m.data(), static_cast<int>(kMessageWords), MPI_INT64_T, partner, kChannelTag,
-                         k.control().get(), &request),
-               "MPI_Isend");
-    pace::wait(request);
-  }
+  void send(const Kernel& k, const Message& m) const { protocol::send(k, m, partner, Tag::mostwork_channel); }
 };
 
 /// What the group shares at a polling point: the leader's clock, then per side what its port holds.
@@ -196,12 +184,6 @@ class MostWorkBalancer final : public Balancer {
   }
 
  private:
-  static double time_to_finish(const Kernel& k, const GroupState& g) {
-    double ms = 0;
-    for (int64_t i = 0; i < g.items_left; ++i) ms += item_cost_ms(k.run(), g.size(), g.chain, g.next_item + i);
-    return ms / 1000.0;
-  }
-
   /// The channels this rank ports for its current group (initial formation).
   void attach_ports(const Kernel& k) {
     const GroupState& g = k.group();
@@ -221,7 +203,7 @@ class MostWorkBalancer final : public Balancer {
   void send_status(const Kernel& k) {
     Message m{};
     m[0] = kStatus;
-    m[3] = to_us(k.now_s() + time_to_finish(k, k.group()));
+    m[3] = to_us(k.now_s() + protocol::time_to_finish(k, k.group()));
     for (auto& p : ports_) {
       if (!p) continue;
       if (p->sent_eta) throw std::logic_error("mostwork: STATUS after our request on its channel");
@@ -286,20 +268,26 @@ class MostWorkBalancer final : public Balancer {
 
   /// Last rank of a group of two or more: sends facts_out_ to the leader (the previous send is long done).
   void send_facts(const Kernel& k) {
-    pace::wait(facts_send_, kFactsNap);
-    mpi::check(MPI_Isend(facts_out_.data(), static_cast<int>(kSideWords), MPI_INT64_T, k.group().first, kFactsTag,
-                         k.control().get(), &facts_send_),
-               "MPI_Isend");
+    wait_facts_sent();
+    protocol::post_send(k, facts_out_, k.group().first, Tag::mostwork_facts, facts_send_);
+  }
+
+  /// Last rank: waits until the previous facts message is sent. When the group has just formed none is in flight;
+  /// the wait is made all the same, on a null request (it returns at once), because it is an MPI call (MPI_Wait in
+  /// the simulation, which charges simulated time for it) that every formation has always made.
+  void wait_facts_sent() {
+    if (facts_send_.pending()) {
+      pace::wait(facts_send_, kFactsNap);
+      return;
+    }
+    MPI_Request none = MPI_REQUEST_NULL;
+    pace::wait(none, kFactsNap);
   }
 
   /// Leader of a group of two or more: the last rank's next facts message (into words, if not null).
   static void receive_facts(const Kernel& k, int64_t* words) {
     std::array<int64_t, kSideWords> in{};
-    MPI_Request request = MPI_REQUEST_NULL;
-    mpi::check(MPI_Irecv(in.data(), static_cast<int>(kSideWords), MPI_INT64_T, k.group().last, kFactsTag,
-                         k.control().get(), &request),
-               "MPI_Irecv");
-    pace::wait(request, kFactsNap);
+    protocol::receive(k, in, k.group().last, Tag::mostwork_facts, kFactsNap);
     if (words != nullptr) std::copy(in.begin(), in.end(), words);
   }
 
@@ -308,7 +296,7 @@ class MostWorkBalancer final : public Balancer {
     const GroupState& g = k.group();
     if (g.size() == 1) return;
     auto timer = k.timed(Phase::regroup);
-    if (k.rank() == g.last) pace::wait(facts_send_, kFactsNap);
+    if (k.rank() == g.last) wait_facts_sent();
     if (k.is_leader()) receive_facts(k, nullptr);
   }
 
@@ -330,22 +318,6 @@ class MostWorkBalancer final : public Balancer {
     send_facts(k);
   }
 
-  /// Items of g's chain before the merge with a requester of size req_size done at req_eta_s (now_s: the
-  /// leader's clock), or -1 (defer: the chain ends first) unless allow_end.
-  static int64_t plan_items(const Kernel& k, const GroupState& g, double now_s, double req_eta_s, int req_size,
-                            bool allow_end) {
-    int64_t c = 0;
-    double p = now_s;
-    while (p < req_eta_s && c < g.items_left) {
-      const double before = p;
-      p += item_cost_ms(k.run(), g.size(), g.chain, g.next_item + c) / 1000.0;
-      ++c;
-      if (p >= req_eta_s && g.size() * (req_eta_s - before) < req_size * (p - req_eta_s)) --c;
-    }
-    if (c >= g.items_left && !allow_end) return -1;
-    return c;
-  }
-
   /// Commits to host the requester on side s after c more items; the port on that side answers PLAN.
   void commit(Kernel& k, const Facts& f, std::size_t s, int64_t c, double now_s) {
     const GroupState& g = k.group();
@@ -354,15 +326,14 @@ class MostWorkBalancer final : public Balancer {
     const auto req_last = static_cast<int>(w[kReqLast]);
     plan_ = {std::min(g.first, req_first), std::max(g.last, req_last), g.chain, g.next_item + c, g.items_left - c};
     plan_holder_ = g.first;
-    const std::string req_range = std::to_string(req_first) + "-" + std::to_string(req_last);
-    plan_before_ = req_first < g.first ? req_range + " " + g.range() : g.range() + " " + req_range;
+    plan_before_ = protocol::merged_text(g.first, g.last, req_first, req_last);
     committed_ = c;
     if (ports_[s]) {
       Message m{};
       m[0] = kPlan;
       m[1] = g.first;
       m[2] = g.last;
-      m[3] = to_us(now_s + time_to_finish(k, g));
+      m[3] = to_us(now_s + protocol::time_to_finish(k, g));
       const GroupState::Words gw = plan_.to_words();
       std::copy(gw.begin(), gw.end(), m.begin() + 4);
       ports_[s]->send(k, m);
@@ -375,7 +346,7 @@ class MostWorkBalancer final : public Balancer {
     const GroupState g = k.group();
     const bool done = g.finished() && committed_ < 0;
     Facts f = gather(k, done);
-    const double now_s = static_cast<double>(f[kNowWord]) / 1e6;
+    const double now_s = protocol::from_us(f[kNowWord]);
     const auto side = [&](std::size_t s) -> int64_t* { return f.data() + s * kSideWords; };
 
     if (own_side_) {  // our request, as every member remembers it (the right port's facts may be late)
@@ -392,21 +363,21 @@ class MostWorkBalancer final : public Balancer {
         for (std::size_t s : order) {
           if (side(s)[kHasReq] == 0) continue;
           const auto req_size = static_cast<int>(side(s)[kReqLast] - side(s)[kReqFirst] + 1);
-          const int64_t c = plan_items(k, g, now_s, static_cast<double>(side(s)[kReqEta]) / 1e6, req_size, false);
-          if (c >= 0) {
+          const int64_t c = protocol::merge_point(k, g, now_s, protocol::from_us(side(s)[kReqEta]), req_size);
+          if (c < g.items_left) {  // else defer: the chain ends first
             commit(k, f, s, c, now_s);
             break;
           }
         }
         // Step 1: our own request, to the neighbour promising the later finish.
         const bool any = side(kLeft)[kExists] != 0 || side(kRight)[kExists] != 0;
-        if (committed_ < 0 && any && time_to_finish(k, g) <= k_ * k.run().T_ms / 1000.0) {
+        if (committed_ < 0 && any && protocol::time_to_finish(k, g) <= k_ * k.run().T_ms / 1000.0) {
           std::size_t s = kRight;
           if (side(kRight)[kExists] == 0 ||
               (side(kLeft)[kExists] != 0 && side(kLeft)[kNbrEta] > side(kRight)[kNbrEta])) {
             s = kLeft;
           }
-          const int64_t eta = to_us(now_s + time_to_finish(k, g));
+          const int64_t eta = to_us(now_s + protocol::time_to_finish(k, g));
           if (ports_[s]) {
             Message m{};
             m[0] = kRequest;
@@ -431,8 +402,7 @@ class MostWorkBalancer final : public Balancer {
                            (w[kSentEta] > w[kReqEta] || (w[kSentEta] == w[kReqEta] && group_is_left));
         if (hosts) {
           const auto req_size = static_cast<int>(w[kReqLast] - w[kReqFirst] + 1);
-          commit(k, f, *own_side_, plan_items(k, g, now_s, static_cast<double>(w[kReqEta]) / 1e6, req_size, true),
-                 now_s);
+          commit(k, f, *own_side_, protocol::merge_point(k, g, now_s, protocol::from_us(w[kReqEta]), req_size), now_s);
         }
       }
     }
@@ -451,9 +421,8 @@ class MostWorkBalancer final : public Balancer {
       GroupState::Words gw{};
       std::copy_n(w + kPlanState, gw.size(), gw.begin());
       const GroupState next = GroupState::from_words(gw);
-      const std::string host = std::to_string(w[kPlanHostFirst]) + "-" + std::to_string(w[kPlanHostLast]);
       merge(k, next, static_cast<int>(w[kPlanHostFirst]),
-            w[kPlanHostFirst] < g.first ? host + " " + g.range() : g.range() + " " + host);
+            protocol::merged_text(g.first, g.last, w[kPlanHostFirst], w[kPlanHostLast]));
       return true;
     }
     // Done and alone: the run is over. Done otherwise: wait (gather blocks the requesting port).
@@ -469,7 +438,7 @@ class MostWorkBalancer final : public Balancer {
     const std::array<bool, 2> keep = {r == next.first && next.first > 0, r == next.last && next.last < k.nprocs() - 1};
     for (std::size_t s : {kLeft, kRight}) {
       if (!ports_[s] || keep[s]) continue;
-      if (ports_[s]->recv != MPI_REQUEST_NULL || ports_[s]->expecting()) {
+      if (ports_[s]->recv.pending() || ports_[s]->expecting()) {
         throw std::logic_error("mostwork: rank " + std::to_string(r) + " merged away its channel with " +
                                std::to_string(ports_[s]->partner) + " before it was drained");
       }
@@ -490,7 +459,7 @@ class MostWorkBalancer final : public Balancer {
   std::optional<std::size_t> own_side_;          // the side of our outstanding request (every member)
   int64_t own_eta_ = 0;                          // its eta
   std::array<int64_t, kSideWords> facts_out_{};  // last rank: the facts being sent to the leader
-  MPI_Request facts_send_ = MPI_REQUEST_NULL;
+  mpi::Request facts_send_;
 };
 
 }  // namespace

@@ -27,6 +27,8 @@ double observe_s() {
 
 void wait(MPI_Request& request, std::chrono::microseconds nap) { mpi::wait_politely(request, nap); }
 
+void wait(mpi::Request& request, std::chrono::microseconds nap) { request.wait(nap); }
+
 void wait_until(const std::function<bool()>& done, std::chrono::microseconds nap) {
   // Simulation: the sleep is simulated (libstdc++'s sleep_for calls nanosleep, which smpicxx redirects).
   while (!done()) std::this_thread::sleep_for(nap);

@@ -1,6 +1,7 @@
-// Load balancers for the walker-group kernel, chosen by name from a registry: none, collective (interval i),
-// async. A balancer is one file balancers/src/<name>.cpp that defines `BalancerEntry <name>_balancer()` (name,
-// planning facts, factory) and one line MCMCLB_BALANCER(<name>) in balancers/src/balancers.def.
+// Load balancers for the walker-group kernel, chosen by name from a registry (balancers/src/balancers.def lists
+// them all: none, collective, async, lookahead, mostwork). A balancer is one file balancers/src/<name>.cpp that
+// defines `BalancerEntry <name>_balancer()` (name, planning facts, factory) and one line MCMCLB_BALANCER(<name>)
+// in balancers.def; the point-to-point ones share their messaging and handshakes (balancers/src/protocol.hpp).
 #pragma once
 
 #include <memory>

@@ -2,7 +2,7 @@
 // emulated work takes time. The kernel and the balancers go through here and nowhere else, under both back ends:
 //   real MPI: MPI_Wtime, polite waits (MPI_Test plus a short sleep), nonblocking collectives waited on politely,
 //             work by sleeping or spinning on the host clock;
-//   SimGrid SMPI (mpi::kSimulated, issue 9): simulated time only. MPI_Wtime is the simulated clock, waits block
+//   SimGrid SMPI (mpi::kSimulated): simulated time only. MPI_Wtime is the simulated clock, waits block
 //             (MPI_Wait: every MPI_Test would inject simulated time), collectives are the blocking calls (SMPI's
 //             nonblocking ones are flat whatever --cfg=smpi/<collective> says), work is a simulated sleep of
 //             exactly its cost and no host time, so a run is deterministic; computed work (compute mode) passes
@@ -32,6 +32,8 @@ namespace mcmclb::pace {
 
 /// Waits for request, testing and napping in turn, so a waiting rank leaves its core to ranks that work.
 void wait(MPI_Request& request, std::chrono::microseconds nap = mpi::default_nap);
+/// The same for an owned request; returns at once, without an MPI call, when nothing is pending (mpi::Request).
+void wait(mpi::Request& request, std::chrono::microseconds nap = mpi::default_nap);
 
 /// Waits until done() returns true (done tests, and may progress, an operation), napping in between.
 void wait_until(const std::function<bool()>& done, std::chrono::microseconds nap = mpi::default_nap);
