@@ -810,7 +810,7 @@ std::string config_keys_markdown(const Catalog& catalog) {
     }
     return text;
   };
-  return "### Experiment keys\n\n" + table(KeyInfo::Scope::experiment) + "\n### Study keys\n\n" +
+  return "## Experiment keys\n\n" + table(KeyInfo::Scope::experiment) + "\n## Study keys\n\n" +
          table(KeyInfo::Scope::study);
 }
 
