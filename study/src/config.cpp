@@ -172,8 +172,10 @@ enum class NamesFrom { none, balancers, methods, finished_rules };
 /// lists by nature, the sections of dotted keys and docs/reference/keys.md (mcmclb keys) all come from these rows.
 struct KeyDef {
   KeyInfo info;
-  std::optional<std::string> default_yaml;  // applied when the key is not given (YAML text); none: stays unset
-  Apply apply;                              // null for zip and exclude, which shape a study rather than set a value
+  std::optional<std::string>
+      default_yaml;  // applied when the key is not given (YAML text), and documented as
+                     // it is; none: the key stays unset (info.default_value says what that means)
+  Apply apply;       // null for zip and exclude, which shape a study rather than set a value
   NamesFrom names = NamesFrom::none;
 };
 
@@ -265,7 +267,7 @@ std::vector<KeyDef> build_key_table() {
   const auto list_by_nature = [&t] { t.back().info.list_by_nature = true; };
   const auto study_key = [&t] { t.back().info.scope = KeyInfo::Scope::study; };
 
-  add({{"experiment", "name", "experiment", "a non-empty name without / \\ , or quotes",
+  add({{"experiment", "name", "", "a non-empty name without / \\ , or quotes",
         "names the output folder (`results/<experiment>`) and the run ids"},
        "experiment",
        [](E& e, const std::string& key, const YAML::Node& n) {
@@ -309,7 +311,7 @@ std::vector<KeyDef> build_key_table() {
   {
     std::vector<std::string> models;
     for (const auto& w : workload_entries()) models.emplace_back(w.name);
-    add({{"workload.model", "name", "cyclic", code_list(models),
+    add({{"workload.model", "name", "", code_list(models),
           "how many items each chain holds (the models: docs/reference/keys.md, Workload models)"},
          "cyclic",
          [models](E& e, const std::string& key, const YAML::Node& n) { e.workload.model = choice(key, n, models); }});
@@ -325,7 +327,7 @@ std::vector<KeyDef> build_key_table() {
   add(int_key("work.seed", 0, std::numeric_limits<int64_t>::max(), "1",
               "jitter seed; compute: the walkers' random stream",
               [](E& e, int64_t v) { e.work.seed = static_cast<uint64_t>(v); }));
-  add({{"work.atoms", "int or `magic`", "magic", "2..256, or `magic` (same as 0)",
+  add({{"work.atoms", "int or `magic`", "", "2..256, or `magic` (same as 0)",
         "compute: atoms per cluster; `magic`: 13, 19, 26, 38, 55 cyclic by chain"},
        "magic",
        [](E& e, const std::string& key, const YAML::Node& n) {
@@ -348,19 +350,19 @@ std::vector<KeyDef> build_key_table() {
   add(int_key("work.moves_per_item", 1, int64_t{1} << 30, "1000",
               "compute: trial moves per item (one allreduce each in a group of 2 or more)",
               [](E& e, int64_t v) { e.work.compute.moves_per_item = v; }));
-  add({{"work.trace", "bool", "false", "`true`, `false`",
+  add({{"work.trace", "bool", "", "`true`, `false`",
         "compute: write every chain's energy after each item to traces.csv"},
        "false",
        [](E& e, const std::string& key, const YAML::Node& n) {
          e.work.compute.trace = scalar<bool>(key, n, "true or false");
        }});
-  add({{"balancer", "name or list", "none", "",
+  add({{"balancer", "name or list", "", "",
         "the balancers to run, each in turn (the names: the balancer registry, balancers/src/balancers.def)"},
        "none",
        [](E& e, const std::string& key, const YAML::Node& n) { e.balancers = names_list("a balancer name")(key, n); },
        NamesFrom::balancers});
   list_by_nature();
-  add({{"interval", "int or list", "1", ">= 1 each",
+  add({{"interval", "int or list", "", ">= 1 each",
         "collective's interval i (items between exchanges), lookahead's and mostwork's window k; ignored by the "
         "balancers that do not use it"},
        "1",
