@@ -3,6 +3,8 @@
 //   build/mcmclb plan STUDY.yaml [--set key=value]... [--verbose]
 //   build/mcmclb sweep STUDY.yaml --launcher local|slurm|smpi [--out DIR] [--force] [--dry-run] [--jobs-dir DIR]
 //   build/mcmclb status STUDY.yaml [--set key=value]... [--out DIR]
+//   build/mcmclb keys | columns   (not in --help: the key table as Markdown, each results file's header; what
+//                                  docs/reference/ documents and tests/test_reference.py compares against)
 // plan and sweep do not initialise MPI (sweep launches MPI jobs). For run, rank 0 reads the experiment file and
 // broadcasts its text, so every rank parses the same bytes and reaches the same verdict on bad input (one line on
 // rank 0, exit code 2 everywhere, no hang). Exit code 3: a run violated an invariant (its row says valid=false).
@@ -19,6 +21,7 @@
 #include "mcmclb/config.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/provenance.hpp"
+#include "mcmclb/run_files.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
 #include "sweep.hpp"
@@ -295,11 +298,26 @@ int without_mpi(int argc, char** argv) {
   }
 }
 
+/// keys: the key table as Markdown (docs/reference/keys.md); columns: "FILE: col,col,..." for each file of a
+/// results folder (docs/reference/columns.md). No MPI, no input.
+int print_reference(const std::string& command) {
+  if (command == "keys") {
+    std::fputs(mcmclb::config_keys_markdown(mcmclb::catalog()).c_str(), stdout);
+    return 0;
+  }
+  const auto schema = mcmclb::results_schema();
+  std::vector<mcmclb::results::Table> tables = {schema.runs, schema.ranks, schema.events, schema.failures};
+  tables.insert(tables.end(), schema.per_run.begin(), schema.per_run.end());
+  for (const auto& t : tables) std::printf("%s: %s\n", t.file.c_str(), mcmclb::join(t.header, ",").c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc >= 2) {
     const std::string command = argv[1];
+    if (command == "keys" || command == "columns") return print_reference(command);
     if (command == "plan" || command == "sweep" || command == "status") return without_mpi(argc, argv);
   }
   return mcmclb::mpi::run_main(argc, argv, mcmclb_main);

@@ -116,19 +116,31 @@ def _time(optional=False):
 
 NAME, TEXT, BOOL = Column("name"), Column("text"), Column("bool")
 
-# Column names and meanings: README.md, "Output files"; written by apps/driver.cpp and apps/commbench.cpp.
+# Column names and meanings: docs/reference/columns.md. The C++ writes them (study/src/runs_csv.cpp,
+# study/src/run_files.cpp, apps/commbench.cpp); tests/test_reference.py checks that each schema here has exactly the
+# columns of the header the C++ writes, in its order.
 SCHEMAS = {
     "runs.csv": {
-        "run_id": NAME, "experiment": NAME, "nprocs": _int(1), "G": _int(1), "T_ms": Column("number", 0),
+        "run_id": NAME, "experiment": NAME, "nprocs": _int(1), "G": _int(1),
+        # The initial groups when not by G: sizes:4,4,8, node or node:4; empty: groups of G.
+        "groups": TEXT,
+        "T_ms": Column("number", 0),
         "workload": NAME, "workload_scale": _int(0, True), "workload_period": _int(1, True),
         "workload_items": _int(0, True), "workload_min": _int(0, True), "workload_max": _int(0, True),
         "workload_median": Column("number", 0, True), "workload_sigma": Column("number", 0, True),
         "workload_seed": _int(None, True), "work_mode": NAME, "jitter_pct": Column("number", 0),
-        "work_seed": _int(), "balancer": NAME, "interval": _int(1, True), "method": TEXT, "rep": _int(0),
+        "work_seed": _int(),
+        # Compute mode's walker settings (work.atoms, work.temperature, ...); empty for sleep and spin. atoms 0:
+        # the magic cluster sizes by chain.
+        "atoms": _int(0, True), "temperature": Column("number", 0, True),
+        "move": Column("name", optional=True, choices=("single", "all")), "max_step": Column("number", 0, True),
+        "moves_per_item": _int(1, True),
+        "balancer": NAME, "interval": _int(1, True), "method": TEXT, "rep": _int(0),
         "time_s": _time(), "ideal_s": _time(), "baseline_s": _time(), "regroups_avg": Column("number", 0),
         "regroups_std": Column("number", 0), "regroups_min": _int(0), "regroups_max": _int(0), "valid": BOOL,
         "violations": TEXT, "mpi_library": TEXT, "git_commit": TEXT, "host": TEXT, "utc_start": TEXT,
-        # Issue 9; absent from older folders. smpi rows are simulated (SimGrid), never hardware measurements.
+        # Added with the simulation back end, so absent from older folders. smpi rows are simulated (SimGrid),
+        # never hardware measurements.
         "backend": Column("name", choices=("mpi", "smpi")), "platform": TEXT,
         # Absent from older folders, whose async and lookahead runs retired and mostwork runs coalesced.
         "finished": Column("name", optional=True, choices=("retire", "coalesce")),
@@ -139,7 +151,7 @@ SCHEMAS = {
         # other_s is elapsed minus the other parts, so rounding can make it a little negative.
         "other_s": Column("number"),
         "regroups": _int(0), "items_worked": _int(0), "final_group_first": _int(0), "final_group_last": _int(0),
-        # Issue 12: compute mode's walker-state broadcasts on merges (0 in sleep/spin mode); empty in rows upgraded
+        # Compute mode's walker-state broadcasts on merges (0 in sleep/spin mode); empty in rows upgraded
         # from an older folder, which did not record them.
         "state_bytes": _int(0, True), "state_s": _time(True),
     },
@@ -165,7 +177,7 @@ SCHEMAS = {
         # Absent from older files (read as mpi). smpi rows are simulated (SimGrid) on the platform named.
         "backend": Column("name", choices=("mpi", "smpi")), "platform": TEXT, "platform_fnv1a64": TEXT,
         "simgrid_cfg": TEXT,
-        # Issue 10: the median over a repetition's iterations (robust against a rare preemption, which dominates
+        # The median over a repetition's iterations (robust against a rare preemption, which dominates
         # the mean of a cheap operation on oversubscribed cores); absent from older files, read by fig1.py
         # --stat median.
         "iter_median_us": _time(True),
@@ -218,7 +230,7 @@ def read_csv(path, schema, need, filled=()):
             missing = [c for c in need if c not in header]
             if missing:
                 raise InputError(f"{path}: malformed, missing column(s) {', '.join(missing)} (allowed: a {schema} "
-                                 f"as mcmclb writes it, see README.md)")
+                                 f"as mcmclb writes it, see docs/reference/columns.md)")
             checked = [(i, name, _required(columns[name]) if name in filled else columns[name])
                        for i, name in enumerate(header) if name in columns]
             rows = []
@@ -339,7 +351,7 @@ RUN_COLUMNS = ["run_id", "nprocs", "balancer", "interval", "method", "rep", "tim
 
 def read_runs(paths):
     """runs.csv rows from result folders or files (several folders may be combined, e.g. a real and a simulated
-    sweep). A file older than issue 9 has no backend and platform columns: its rows read as backend 'mpi'. A
+    sweep). A file older than the simulation back end has no backend and platform columns: its rows read as backend 'mpi'. A
     simulated (smpi) row must name its platform, and a real (mpi) one must not."""
     rows = []
     for path in paths:

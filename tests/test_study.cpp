@@ -87,7 +87,7 @@ TEST(Config, BadInputNamesTheKeyAndWhatIsAllowed) {
   expect_input_error("", {"T_ms"}, "--set T_ms: expected key=value");
   expect_input_error("", {"speed=3"}, "--set: unknown key 'speed'");
   expect_input_error("workload: {model: random, min: 9, max: 3}", {}, "key workload.min: must not exceed");
-  // Compute mode and walker groups (issue 12); the launched size in these checks is 4.
+  // Compute mode and walker groups; the launched size in these checks is 4.
   expect_input_error("work: {move: hop}", {}, "key work.move: 'hop' is not allowed (allowed: single, all)");
   expect_input_error("work: {atoms: 1}", {}, "key work.atoms: a cluster needs 2..256 atoms");
   expect_input_error("work: {atoms: 300}", {}, "key work.atoms: expected an integer in [0, 256]");
@@ -106,6 +106,51 @@ TEST(Config, BadInputNamesTheKeyAndWhatIsAllowed) {
   expect_input_error("finished: [stop]", {}, "key finished: 'stop' is not allowed (allowed: retire, coalesce)");
   expect_input_error("balancer: [async, mostwork]\nfinished: retire", {},
                      "key finished: balancer mostwork offers only coalesce");
+}
+
+// The key table (study/src/config.cpp) is the one list of keys: the "allowed:" list of an unknown key, in the
+// order of the table, is exactly its keys that set a value (zip and exclude shape a study instead).
+TEST(Config, TheUnknownKeyMessageListsTheKeyTable) {
+  std::vector<std::string> names;
+  for (const auto& k : mcmclb::config_keys()) {
+    if (k.name != "zip" && k.name != "exclude") names.push_back(k.name);
+  }
+  expect_input_error("speed: 3", {}, "unknown key 'speed' (allowed: " + mcmclb::join(names) + ")");
+  expect_input_error("", {"speed=3"}, "--set: unknown key 'speed' (allowed: " + mcmclb::join(names) + ")");
+  EXPECT_EQ(names.front(), "experiment");
+  EXPECT_EQ(names.back(), "commbench.methods");
+}
+
+// The table's defaults are what a file without the key gets; the kernel's RunSpec keeps initialisers of its own
+// (kernel tests build runs without a file), which must agree with the table.
+TEST(Config, TheTableDefaultsAgreeWithTheKernelsRunSpec) {
+  const mcmclb::Experiment e = mcmclb::parse_experiment("experiment: x", {}, "t.yaml");
+  const mcmclb::RunSpec run;
+  EXPECT_EQ(e.G, run.G);
+  EXPECT_DOUBLE_EQ(e.T_ms, run.T_ms);
+  EXPECT_EQ(e.workload.model, run.workload.model);
+  EXPECT_EQ(e.work.mode, run.work.mode);
+  EXPECT_DOUBLE_EQ(e.work.jitter_pct, run.work.jitter_pct);
+  EXPECT_EQ(e.work.seed, run.work.seed);
+  EXPECT_EQ(e.work.compute.atoms, run.work.compute.atoms);
+  EXPECT_DOUBLE_EQ(e.work.compute.temperature, run.work.compute.temperature);
+  EXPECT_EQ(e.work.compute.move, run.work.compute.move);
+  EXPECT_DOUBLE_EQ(e.work.compute.max_step, run.work.compute.max_step);
+  EXPECT_EQ(e.work.compute.moves_per_item, run.work.compute.moves_per_item);
+  EXPECT_EQ(e.work.compute.trace, run.work.compute.trace);
+  // And the study-side defaults the documentation states.
+  EXPECT_EQ(e.name, "x");
+  EXPECT_EQ(e.balancers, std::vector<std::string>{"none"});
+  EXPECT_EQ(e.intervals, std::vector<int>{1});
+  EXPECT_EQ(e.reps, 1);
+  EXPECT_EQ(e.job.scheduler, "slurm");
+  EXPECT_EQ(e.job.launcher, "srun");
+  EXPECT_FALSE(e.job.launcher_args.has_value());
+  EXPECT_EQ(e.job.tasks_per_node, 0);
+  EXPECT_EQ(e.program, mcmclb::Program::kernel);
+  EXPECT_EQ(e.commbench.reps, 5);
+  EXPECT_DOUBLE_EQ(e.commbench.rep_time_s, 0.2);
+  EXPECT_EQ(mcmclb::parse_experiment("T_ms: 5", {}, "t.yaml").name, "experiment");
 }
 
 // The finished rule is iterated like a method: each balancer runs the named rules it offers, its default when
@@ -233,7 +278,7 @@ TEST_F(ResumeKeys, FindColumnsByNameWhateverTheirOrder) {
   EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(other, mpi)), 0U);
 }
 
-// Issue 9: the backend and the platform are part of a point's identity, so a simulated run never makes the real
+// The backend and the platform are part of a point's identity, so a simulated run never makes the real
 // point done (nor the reverse), and two platforms are two points; a file without the backend columns reads as mpi.
 TEST_F(ResumeKeys, BackendAndPlatformArePartOfTheKey) {
   mcmclb::RunRecord record;

@@ -1,4 +1,4 @@
-// YAML experiment parsing and validation (mcmclb/config.hpp).
+// YAML experiment parsing and validation (mcmclb/config.hpp), driven by one table of keys (key_table()).
 #include "mcmclb/config.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -10,7 +10,6 @@
 #include <limits>
 #include <map>
 #include <regex>
-#include <sstream>
 
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/text.hpp"
@@ -19,52 +18,6 @@
 namespace mcmclb {
 
 namespace {
-
-/// Every key an experiment may set, in the documented order; the workload keys come from the workload registry.
-const std::vector<std::string>& all_keys() {
-  static const std::vector<std::string> keys = [] {
-    std::vector<std::string> k = {"experiment", "nprocs",      "G",    "groups.sizes",
-                                  "groups.by",  "groups.size", "T_ms", "workload.model"};
-    for (const auto& p : workload_params()) k.push_back("workload." + std::string(p.key));
-    for (const char* key : {"work.mode",
-                            "work.jitter_pct",
-                            "work.seed",
-                            "work.atoms",
-                            "work.temperature",
-                            "work.move",
-                            "work.max_step",
-                            "work.moves_per_item",
-                            "work.trace",
-                            "balancer",
-                            "interval",
-                            "method",
-                            "finished",
-                            "reps",
-                            "out",
-                            "job.scheduler",
-                            "job.partition",
-                            "job.account",
-                            "job.time_limit",
-                            "job.tasks_per_node",
-                            "job.extra",
-                            "job.setup",
-                            "job.launcher",
-                            "job.launcher_args",
-                            "program",
-                            "commbench.reps",
-                            "commbench.rep_time_s",
-                            "commbench.methods"}) {
-      k.emplace_back(key);
-    }
-    return k;
-  }();
-  return keys;
-}
-
-/// Keys whose value is a list by nature (iterated inside a run, or several lines), never an axis.
-const std::vector<std::string> kListKeys = {"balancer",  "interval",  "method",       "finished",
-                                            "job.extra", "job.setup", "groups.sizes", "commbench.methods"};
-const std::vector<std::string> kSections = {"workload", "work", "job", "commbench", "groups"};
 
 bool is_one_of(const std::string& key, const std::vector<std::string>& set) {
   return std::find(set.begin(), set.end(), key) != set.end();
@@ -75,24 +28,6 @@ std::string text_of(const YAML::Node& n) {
   YAML::Emitter e;
   e << YAML::Flow << n;
   return e.c_str();
-}
-
-/// Flattens nested maps into dotted keys; rejects unknown keys.
-void flatten(const YAML::Node& node, const std::string& prefix, std::map<std::string, YAML::Node>& out) {
-  for (const auto& entry : node) {
-    if (!entry.first.IsScalar()) throw InputError("a key is not a plain name: " + text_of(entry.first));
-    const std::string key = prefix.empty() ? entry.first.Scalar() : prefix + "." + entry.first.Scalar();
-    const bool is_section = prefix.empty() && is_one_of(key, kSections);
-    if (is_section) {
-      if (!entry.second.IsMap()) throw InputError("key " + key + ": expected a map of " + key + ".* keys");
-      flatten(entry.second, key, out);
-      continue;
-    }
-    if (!is_one_of(key, all_keys())) {
-      throw InputError("unknown key '" + key + "' (allowed: " + join(all_keys()) + ")");
-    }
-    out[key] = entry.second;
-  }
 }
 
 template <typename T>
@@ -112,17 +47,19 @@ int64_t integer(const std::string& key, const YAML::Node& n, int64_t lo, int64_t
   return v;
 }
 
+/// A bound as messages and the key table show it.
+std::string number_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.12g", v);
+  return text;
+}
+
 double real(const std::string& key, const YAML::Node& n, double lo, double hi, bool lo_open) {
-  const auto fmt = [](double v) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.12g", v);
-    return std::string(text);
-  };
-  std::ostringstream what;
-  what << "a number in " << (lo_open ? "(" : "[") << fmt(lo) << ", " << fmt(hi) << "]";
-  const auto v = scalar<double>(key, n, what.str());
+  const std::string what =
+      "a number in " + std::string(lo_open ? "(" : "[") + number_text(lo) + ", " + number_text(hi) + "]";
+  const auto v = scalar<double>(key, n, what);
   if (!std::isfinite(v) || v < lo || v > hi || (lo_open && v == lo)) {
-    throw InputError("key " + key + ": expected " + what.str() + ", got " + n.Scalar());
+    throw InputError("key " + key + ": expected " + what + ", got " + n.Scalar());
   }
   return v;
 }
@@ -177,31 +114,6 @@ YAML::Node load(const std::string& text, const std::string& source) {
   }
 }
 
-void apply_override(YAML::Node& root, const std::string& assignment) {
-  const auto eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0) {
-    throw InputError("--set " + assignment + ": expected key=value (e.g. --set T_ms=50)");
-  }
-  const std::string key = assignment.substr(0, eq);
-  if (!is_one_of(key, all_keys())) {
-    throw InputError("--set: unknown key '" + key + "' (allowed: " + join(all_keys()) + ")");
-  }
-  YAML::Node value = load(assignment.substr(eq + 1), "--set " + key);
-  if (!value.IsDefined() || value.IsNull()) value = YAML::Node(std::string());
-  if (const auto dot = key.find('.'); dot != std::string::npos) {
-    const std::string section = key.substr(0, dot);
-    if (!root[section] || !root[section].IsMap()) root[section] = YAML::Node(YAML::NodeType::Map);
-    YAML::Node sub = root[section];
-    sub[key.substr(dot + 1)] = value;
-  } else {
-    root[key] = value;
-  }
-}
-
-}  // namespace
-
-namespace {
-
 /// A workload key's value, typed and bounded as its model declares it.
 ParamValue workload_value(const std::string& key, const YAML::Node& n) {
   const std::string_view name = std::string_view(key).substr(9);  // after "workload."
@@ -247,126 +159,445 @@ std::string slurm_name(const std::string& key, const YAML::Node& n, const std::s
 
 std::regex time_limit_format() { return std::regex(R"(^(\d+-)?\d+(:\d{1,2}){0,2}$)"); }
 
-/// Builds and validates one experiment from its flattened keys (no axes left).
-Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
-  Experiment e;
-  for (const auto& [key, n] : keys) {
-    if (key == "experiment") {
-      e.name = scalar<std::string>(key, n, "a name");
-      if (e.name.empty() || e.name.find_first_of("/\\,\n\"") != std::string::npos) {
-        throw InputError("key experiment: expected a non-empty name without / \\ , or quotes, got '" + e.name + "'");
-      }
-    } else if (key == "nprocs") {
-      e.nprocs = static_cast<int>(integer(key, n, 1, kMaxInt));
-    } else if (key == "G") {
-      e.G = static_cast<int>(integer(key, n, 1, kMaxInt));
-    } else if (key == "T_ms") {
-      e.T_ms = real(key, n, 0.0, 3.6e6, true);
-    } else if (key == "workload.model") {
-      std::vector<std::string> names;
-      for (const auto& w : workload_entries()) names.emplace_back(w.name);
-      e.workload.model = choice(key, n, names);
-    } else if (key.rfind("workload.", 0) == 0) {
-      e.workload.set(key.substr(9), workload_value(key, n));
-    } else if (key == "work.mode") {
-      e.work.mode = lookup(kWorkModes, choice(key, n, names_of(kWorkModes)));
-    } else if (key == "work.jitter_pct") {
-      e.work.jitter_pct = real(key, n, 0.0, 99.0, false);
-    } else if (key == "work.atoms") {
-      // 0 or "magic": the magic sizes by chain; lj::kMaxAtoms bounds a cluster.
-      if (n.IsScalar() && n.Scalar() == "magic") {
-        e.work.compute.atoms = 0;
-      } else {
-        e.work.compute.atoms = static_cast<int>(integer(key, n, 0, 256));
-        if (e.work.compute.atoms == 1)
-          throw InputError("key work.atoms: a cluster needs 2..256 atoms (0 or magic: 13, 19, 26, 38, 55 by chain)");
-      }
-    } else if (key == "work.temperature") {
-      e.work.compute.temperature = real(key, n, 0.0, 1e6, true);
-    } else if (key == "work.move") {
-      e.work.compute.move = lookup(kMoveKinds, choice(key, n, names_of(kMoveKinds)));
-    } else if (key == "work.max_step") {
-      e.work.compute.max_step = real(key, n, 0.0, 10.0, true);
-    } else if (key == "work.trace") {
-      e.work.compute.trace = scalar<bool>(key, n, "true or false");
-    } else if (key == "work.moves_per_item") {
-      e.work.compute.moves_per_item = integer(key, n, 1, int64_t{1} << 30);
-    } else if (key == "groups.sizes") {
-      e.groups.by = GroupsSpec::By::sizes;
-      e.groups.sizes = list<int>(key, n, [&](const YAML::Node& x) {
-        const auto v = static_cast<int>(integer(key, x, 0, kMaxInt));
-        if (v == 0) throw InputError("key groups.sizes: a group of size 0 (every size is >= 1)");
-        return v;
-      });
-    } else if (key == "groups.by") {
-      (void)choice(key, n, {"node"});
-      e.groups.by = GroupsSpec::By::node;
-    } else if (key == "groups.size") {
-      e.groups.node_size = static_cast<int>(integer(key, n, 1, kMaxInt));
-    } else if (key == "work.seed") {
-      e.work.seed = static_cast<uint64_t>(integer(key, n, 0, std::numeric_limits<int64_t>::max()));
-    } else if (key == "balancer") {
-      e.balancers = list<std::string>(
-          key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a balancer name"); });
-    } else if (key == "interval") {
-      e.intervals =
-          list<int>(key, n, [&](const YAML::Node& x) { return static_cast<int>(integer(key, x, 1, kMaxInt)); });
-    } else if (key == "method") {
-      e.methods =
-          list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a method name"); });
-    } else if (key == "finished") {
-      e.finished = list<FinishedRule>(key, n, [&](const YAML::Node& x) {
-        return lookup(kFinishedRules, choice(key, x, names_of(kFinishedRules)));
-      });
-    } else if (key == "reps") {
-      e.reps = static_cast<int>(integer(key, n, 1, 100000));
-    } else if (key == "out") {
-      e.out = scalar<std::string>(key, n, "a folder");
-    } else if (key == "job.scheduler") {
-      e.job.scheduler = choice(key, n, {"slurm"});
-    } else if (key == "job.partition") {
-      e.job.partition = slurm_name(key, n, "a partition name");
-    } else if (key == "job.account") {
-      e.job.account = slurm_name(key, n, "an account name");
-    } else if (key == "job.time_limit") {
-      e.job.time_limit = scalar<std::string>(key, n, "a time limit");
-      if (!std::regex_match(e.job.time_limit, time_limit_format())) {
-        throw InputError("key job.time_limit: '" + e.job.time_limit +
-                         "' is not a Slurm time limit (MM, MM:SS, HH:MM:SS or D-HH:MM:SS)");
-      }
-    } else if (key == "job.tasks_per_node") {
-      e.job.tasks_per_node = static_cast<int>(integer(key, n, 0, 1 << 20));
-    } else if (key == "job.extra") {
-      e.job.extra =
-          list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a line"); });
-      // Slurm stops reading directives at the first line that is not one: a shell line here would silently
-      // drop every #SBATCH line after it (and the generated ones follow), so it is refused, not moved.
-      for (const auto& line : e.job.extra) {
-        if (line.rfind("#SBATCH ", 0) != 0 || has_control(line)) {
-          throw InputError("key job.extra: '" + printable(line) +
-                           "' is not one '#SBATCH ...' line (shell lines such as 'module load x' go in job.setup)");
-        }
-      }
-    } else if (key == "job.setup") {
-      e.job.setup =
-          list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a shell line"); });
-    } else if (key == "job.launcher_args") {
-      e.job.launcher_args = scalar<std::string>(key, n, "launcher options (one line, e.g. \"--mpi=pmi2\")");
-      if (has_control(*e.job.launcher_args)) {
-        throw InputError("key job.launcher_args: expected one line of launcher options without control characters");
-      }
-    } else if (key == "job.launcher") {
-      e.job.launcher = choice(key, n, {"srun", "mpiexec"});
-    } else if (key == "program") {
-      e.program = lookup(kPrograms, choice(key, n, names_of(kPrograms)));
-    } else if (key == "commbench.reps") {
-      e.commbench.reps = static_cast<int>(integer(key, n, 1, 1000));
-    } else if (key == "commbench.rep_time_s") {
-      e.commbench.rep_time_s = real(key, n, 0.0, 3600.0, true);
-    } else if (key == "commbench.methods") {
-      e.commbench.methods =
-          list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a method name"); });
+// ---- The key table: every key an experiment or study file may set, written once ----
+
+/// How a given value changes the experiment (it validates first and throws InputError naming the key).
+using Apply = std::function<void(Experiment& e, const std::string& key, const YAML::Node& value)>;
+
+/// Where a key's allowed names come from when they live outside the study library: the balancers and creation
+/// methods are known to the catalog (balancers/), which config_keys_markdown() is given.
+enum class NamesFrom { none, balancers, methods, finished_rules };
+
+/// One row of the table. The parser, the defaults, --set, the "allowed:" list of an unknown key, which keys are
+/// lists by nature, the sections of dotted keys and docs/reference/keys.md (mcmclb keys) all come from these rows.
+struct KeyDef {
+  KeyInfo info;
+  std::optional<std::string>
+      default_yaml;  // applied when the key is not given (YAML text), and documented as
+                     // it is; none: the key stays unset (info.default_value says what that means)
+  Apply apply;       // null for zip and exclude, which shape a study rather than set a value
+  NamesFrom names = NamesFrom::none;
+};
+
+std::string code_list(const std::vector<std::string>& names) {
+  std::vector<std::string> quoted;
+  for (const auto& n : names) quoted.push_back("`" + n + "`");
+  return join(quoted);
+}
+
+/// An integer key in [lo, hi]; set receives the checked value.
+KeyDef int_key(std::string name, int64_t lo, int64_t hi, std::optional<std::string> def, std::string meaning,
+               std::function<void(Experiment&, int64_t)> set) {
+  std::string allowed =
+      hi >= kMaxInt ? ">= " + std::to_string(lo) : "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  return {{std::move(name), "int", def.value_or(""), std::move(allowed), std::move(meaning)},
+          std::move(def),
+          [lo, hi, set = std::move(set)](Experiment& e, const std::string& key, const YAML::Node& n) {
+            set(e, integer(key, n, lo, hi));
+          }};
+}
+
+/// A number in [lo, hi], or (lo, hi] when lo_open.
+KeyDef real_key(std::string name, double lo, double hi, bool lo_open, std::string def, std::string meaning,
+                std::function<void(Experiment&, double)> set) {
+  std::string allowed = (lo_open ? "(" : "[") + number_text(lo) + ", " + number_text(hi) + "]";
+  return {{std::move(name), "number", def, std::move(allowed), std::move(meaning)},
+          std::move(def),
+          [lo, hi, lo_open, set = std::move(set)](Experiment& e, const std::string& key, const YAML::Node& n) {
+            set(e, real(key, n, lo, hi, lo_open));
+          }};
+}
+
+/// One name of a name -> value table (kWorkModes, kMoveKinds, ...).
+template <typename Table>
+KeyDef choice_key(std::string name, const Table& table, std::string def, std::string meaning,
+                  std::function<void(Experiment&, decltype(table.front().second))> set) {
+  const std::vector<std::string> names = names_of(table);
+  return {{std::move(name), "name", def, code_list(names), std::move(meaning)},
+          std::move(def),
+          [&table, names, set = std::move(set)](Experiment& e, const std::string& key, const YAML::Node& n) {
+            set(e, lookup(table, choice(key, n, names)));
+          }};
+}
+
+/// One of fixed names that are stored as they are (job.scheduler, job.launcher).
+KeyDef name_key(std::string name, std::vector<std::string> names, std::string def, std::string meaning,
+                std::function<void(Experiment&, std::string)> set) {
+  std::string allowed = code_list(names);
+  return {{std::move(name), "name", def, std::move(allowed), std::move(meaning)},
+          std::move(def),
+          [names = std::move(names), set = std::move(set)](Experiment& e, const std::string& key, const YAML::Node& n) {
+            set(e, choice(key, n, names));
+          }};
+}
+
+/// A list of names checked later against the catalog (balancers, creation methods), or a single name.
+std::function<std::vector<std::string>(const std::string&, const YAML::Node&)> names_list(const char* what) {
+  return [what](const std::string& key, const YAML::Node& n) {
+    return list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, what); });
+  };
+}
+
+/// A workload key from the registry (kernel/src/workloads/): typed, bounded and defaulted as its models declare.
+KeyDef workload_key(const WorkloadParam& p) {
+  std::vector<std::string> readers;
+  for (const auto& w : workload_entries()) {
+    for (const auto& q : w.params) {
+      if (q.key == p.key) readers.emplace_back(w.name);
     }
+  }
+  const auto text = [](const ParamValue& v) {
+    return std::holds_alternative<int64_t>(v) ? std::to_string(std::get<int64_t>(v)) : number_text(std::get<double>(v));
+  };
+  std::string allowed = (p.lo_open ? "(" : "[") + text(p.lo) + ", " + text(p.hi) + "]";
+  if (p.is_integer() && std::get<int64_t>(p.hi) >= kMaxInt) allowed = ">= " + text(p.lo);
+  // The model applies its own default (WorkloadSpec::value), so the table documents it and sets nothing.
+  return {{"workload." + std::string(p.key), p.is_integer() ? "int" : "number", "`" + text(p.default_value) + "`",
+           std::move(allowed), "read by " + code_list(readers)},
+          std::nullopt,
+          [](Experiment& e, const std::string& key, const YAML::Node& n) {
+            e.workload.set(key.substr(9), workload_value(key, n));
+          }};
+}
+
+std::vector<KeyDef> build_key_table() {
+  using E = Experiment;
+  std::vector<KeyDef> t;
+  const auto add = [&t](KeyDef k) { t.push_back(std::move(k)); };
+  const auto list_by_nature = [&t] { t.back().info.list_by_nature = true; };
+  const auto study_key = [&t] { t.back().info.scope = KeyInfo::Scope::study; };
+
+  add({{"experiment", "name", "", "a non-empty name without / \\ , or quotes",
+        "names the output folder (`results/<experiment>`) and the run ids"},
+       "experiment",
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         e.name = scalar<std::string>(key, n, "a name");
+         if (e.name.empty() || e.name.find_first_of("/\\,\n\"") != std::string::npos) {
+           throw InputError("key experiment: expected a non-empty name without / \\ , or quotes, got '" + e.name + "'");
+         }
+       }});
+  add(int_key("nprocs", 1, kMaxInt, std::nullopt,
+              "if given, must equal the launched rank count; a study needs it (a number or a list of them)",
+              [](E& e, int64_t v) { e.nprocs = static_cast<int>(v); }));
+  t.back().info.default_value = "(the launched rank count)";
+  add(int_key("G", 1, kMaxInt, "1", "initial walker-group size: groups of G consecutive ranks; must divide nprocs",
+              [](E& e, int64_t v) { e.G = static_cast<int>(v); }));
+  add({{"groups.sizes", "list of ints", "", ">= 1 each, adding up to nprocs",
+        "initial walker groups of these sizes, covering the ranks in order (instead of G)"},
+       std::nullopt,
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         e.groups.by = GroupsSpec::By::sizes;
+         e.groups.sizes = list<int>(key, n, [&](const YAML::Node& x) {
+           const auto v = static_cast<int>(integer(key, x, 0, kMaxInt));
+           if (v == 0) throw InputError("key groups.sizes: a group of size 0 (every size is >= 1)");
+           return v;
+         });
+       }});
+  list_by_nature();
+  add({{"groups.by", "name", "", "`node`",
+        "one initial group per shared-memory node (MPI_Comm_split_type SHARED); a node's ranks must be contiguous "
+        "(block placement)"},
+       std::nullopt,
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         (void)choice(key, n, {"node"});
+         e.groups.by = GroupsSpec::By::node;
+       }});
+  add(int_key("groups.size", 1, kMaxInt, std::nullopt,
+              "with groups.by: node, groups of this size that never straddle a node (must divide each node's rank "
+              "count, and job.tasks_per_node if given)",
+              [](E& e, int64_t v) { e.groups.node_size = static_cast<int>(v); }));
+  add(real_key("T_ms", 0.0, 3.6e6, true, "100", "cost of one item for a single rank, ms (unused in compute mode)",
+               [](E& e, double v) { e.T_ms = v; }));
+  {
+    std::vector<std::string> models;
+    for (const auto& w : workload_entries()) models.emplace_back(w.name);
+    add({{"workload.model", "name", "", code_list(models),
+          "how many items each chain holds (the models: docs/reference/keys.md, Workload models)"},
+         "cyclic",
+         [models](E& e, const std::string& key, const YAML::Node& n) { e.workload.model = choice(key, n, models); }});
+  }
+  for (const auto& p : workload_params()) add(workload_key(p));
+  add(choice_key("work.mode", kWorkModes, "sleep",
+                 "`sleep` (many ranks can share few cores), `spin` (busy until a monotonic deadline) or `compute` "
+                 "(Lennard-Jones walkers; T_ms and work.jitter_pct are then unused)",
+                 [](E& e, WorkMode v) { e.work.mode = v; }));
+  add(real_key("work.jitter_pct", 0.0, 99.0, false, "0",
+               "per-item cost varies uniformly by +- this percent, seeded per chain and item",
+               [](E& e, double v) { e.work.jitter_pct = v; }));
+  add(int_key("work.seed", 0, std::numeric_limits<int64_t>::max(), "1",
+              "jitter seed; compute: the walkers' random stream",
+              [](E& e, int64_t v) { e.work.seed = static_cast<uint64_t>(v); }));
+  add({{"work.atoms", "int or `magic`", "", "2..256, or `magic` (same as 0)",
+        "compute: atoms per cluster; `magic`: 13, 19, 26, 38, 55 cyclic by chain"},
+       "magic",
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         // 0 or "magic": the magic sizes by chain; lj::kMaxAtoms bounds a cluster.
+         if (n.IsScalar() && n.Scalar() == "magic") {
+           e.work.compute.atoms = 0;
+           return;
+         }
+         e.work.compute.atoms = static_cast<int>(integer(key, n, 0, 256));
+         if (e.work.compute.atoms == 1)
+           throw InputError("key work.atoms: a cluster needs 2..256 atoms (0 or magic: 13, 19, 26, 38, 55 by chain)");
+       }});
+  add(real_key("work.temperature", 0.0, 1e6, true, "0.25", "compute: k_B T / epsilon",
+               [](E& e, double v) { e.work.compute.temperature = v; }));
+  add(choice_key("work.move", kMoveKinds, "single",
+                 "compute: `single` (one random atom) or `all` (every atom) displaced per trial",
+                 [](E& e, MoveKind v) { e.work.compute.move = v; }));
+  add(real_key("work.max_step", 0.0, 10.0, true, "0.1", "compute: largest displacement per coordinate, sigma",
+               [](E& e, double v) { e.work.compute.max_step = v; }));
+  add(int_key("work.moves_per_item", 1, int64_t{1} << 30, "1000",
+              "compute: trial moves per item (one allreduce each in a group of 2 or more)",
+              [](E& e, int64_t v) { e.work.compute.moves_per_item = v; }));
+  add({{"work.trace", "bool", "", "`true`, `false`",
+        "compute: write every chain's energy after each item to traces.csv"},
+       "false",
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         e.work.compute.trace = scalar<bool>(key, n, "true or false");
+       }});
+  add({{"balancer", "name or list", "", "",
+        "the balancers to run, each in turn (the names: the balancer registry, balancers/src/balancers.def)"},
+       "none",
+       [](E& e, const std::string& key, const YAML::Node& n) { e.balancers = names_list("a balancer name")(key, n); },
+       NamesFrom::balancers});
+  list_by_nature();
+  add({{"interval", "int or list", "", ">= 1 each",
+        "collective's interval i (items between exchanges), lookahead's and mostwork's window k; ignored by the "
+        "balancers that do not use it"},
+       "1",
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         e.intervals =
+             list<int>(key, n, [&](const YAML::Node& x) { return static_cast<int>(integer(key, x, 1, kMaxInt)); });
+       }});
+  list_by_nature();
+  add({{"method", "name or list", "", "",
+        "creation methods; each balancer runs with those of them it can use, and a method it cannot use is skipped "
+        "for it"},
+       std::nullopt,
+       [](E& e, const std::string& key, const YAML::Node& n) { e.methods = names_list("a method name")(key, n); },
+       NamesFrom::methods});
+  t.back().info.default_value = "each balancer's default";
+  list_by_nature();
+  add({{"finished", "name or list", "", code_list(names_of(kFinishedRules)),
+        "what a group whose chain is done does when no working group is left to its right: `retire` (it ends) or "
+        "`coalesce` (finished groups keep merging until one group spans every rank). Each balancer runs the named "
+        "rules it offers; naming only rules a balancer does not offer is an error; ignored by balancers without "
+        "the option"},
+       std::nullopt,
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         e.finished = list<FinishedRule>(key, n, [&](const YAML::Node& x) {
+           return lookup(kFinishedRules, choice(key, x, names_of(kFinishedRules)));
+         });
+       },
+       NamesFrom::finished_rules});
+  t.back().info.default_value = "each balancer's default";
+  list_by_nature();
+  add(int_key("reps", 1, 100000, "1", "repetitions of every combination",
+              [](E& e, int64_t v) { e.reps = static_cast<int>(v); }));
+  add({{"out", "folder", "", "a path", "output folder (`--out` overrides)"},
+       std::nullopt,
+       [](E& e, const std::string& key, const YAML::Node& n) { e.out = scalar<std::string>(key, n, "a folder"); }});
+  t.back().info.default_value = "`results/<experiment>`";
+  study_key();
+  add(name_key("job.scheduler", {"slurm"}, "slurm", "the only scheduler so far",
+               [](E& e, std::string v) { e.job.scheduler = std::move(v); }));
+  study_key();
+  add({{"job.partition", "name", "", "letters, digits and _ - . , + @ : (or \"\")", "`#SBATCH --partition`"},
+       std::nullopt,
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         e.job.partition = slurm_name(key, n, "a partition name");
+       }});
+  t.back().info.default_value = "the cluster's default";
+  study_key();
+  add({{"job.account", "name", "", "letters, digits and _ - . , + @ : (or \"\")", "`#SBATCH --account`"},
+       std::nullopt,
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         e.job.account = slurm_name(key, n, "an account name");
+       }});
+  t.back().info.default_value = "none";
+  study_key();
+  add({{"job.time_limit", "text", "", "MM, MM:SS, HH:MM:SS or D-HH:MM:SS",
+        "`#SBATCH --time`; unset: 2 x the points' expected time (the kernel's baseline, no balancing, items of "
+        "T_ms; groups by node counted as groups of G) + 10 s per point, at least 5 min"},
+       std::nullopt,
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         e.job.time_limit = scalar<std::string>(key, n, "a time limit");
+         if (!std::regex_match(e.job.time_limit, time_limit_format())) {
+           throw InputError("key job.time_limit: '" + e.job.time_limit +
+                            "' is not a Slurm time limit (MM, MM:SS, HH:MM:SS or D-HH:MM:SS)");
+         }
+       }});
+  t.back().info.default_value = "estimated";
+  study_key();
+  add(int_key("job.tasks_per_node", 0, 1 << 20, "0", "`#SBATCH --ntasks-per-node`; 0: Slurm decides",
+              [](E& e, int64_t v) { e.job.tasks_per_node = static_cast<int>(v); }));
+  study_key();
+  add({{"job.extra", "list of lines", "", "`#SBATCH ...` lines only",
+        "added to the batch script's header as they are; any other line is refused (Slurm ignores every directive "
+        "after the first line that is not one; shell lines go in job.setup)"},
+       std::nullopt,
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         e.job.extra =
+             list<std::string>(key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a line"); });
+         // Slurm stops reading directives at the first line that is not one: a shell line here would silently
+         // drop every #SBATCH line after it (and the generated ones follow), so it is refused, not moved.
+         for (const auto& line : e.job.extra) {
+           if (line.rfind("#SBATCH ", 0) != 0 || has_control(line)) {
+             throw InputError("key job.extra: '" + printable(line) +
+                              "' is not one '#SBATCH ...' line (shell lines such as 'module load x' go in job.setup)");
+           }
+         }
+       }});
+  study_key();
+  list_by_nature();
+  add({{"job.setup", "list of lines", "", "shell lines", "run in the job before the launch (modules, environment)"},
+       std::nullopt,
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         e.job.setup = list<std::string>(
+             key, n, [&](const YAML::Node& x) { return scalar<std::string>(key, x, "a shell line"); });
+       }});
+  study_key();
+  list_by_nature();
+  add(name_key("job.launcher", {"srun", "mpiexec"}, "srun",
+               "`srun` (Slurm's launcher, with PMI-2 by default) or `mpiexec` (MPICH's Hydra inside the allocation)",
+               [](E& e, std::string v) { e.job.launcher = std::move(v); }));
+  study_key();
+  add({{"job.launcher_args", "text", "", "one line without control characters",
+        "options after the launcher's name, e.g. `\"--mpi=pmi2 --cpu-bind=cores\"`"},
+       std::nullopt,
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         e.job.launcher_args = scalar<std::string>(key, n, "launcher options (one line, e.g. \"--mpi=pmi2\")");
+         if (has_control(*e.job.launcher_args)) {
+           throw InputError("key job.launcher_args: expected one line of launcher options without control characters");
+         }
+       }});
+  t.back().info.default_value = "`--mpi=pmi2` for srun, none for mpiexec";
+  study_key();
+  add(choice_key("program", kPrograms, "kernel",
+                 "`kernel` (walker-group runs, mcmclb run) or `commbench` (the Fig. 1 benchmark, mcmclb-commbench)",
+                 [](E& e, Program v) { e.program = v; }));
+  study_key();
+  add(int_key("commbench.reps", 1, 1000, "5", "repetitions, passed to mcmclb-commbench",
+              [](E& e, int64_t v) { e.commbench.reps = static_cast<int>(v); }));
+  study_key();
+  add(real_key("commbench.rep_time_s", 0.0, 3600.0, true, "0.2", "seconds per repetition, passed to mcmclb-commbench",
+               [](E& e, double v) { e.commbench.rep_time_s = v; }));
+  study_key();
+  add({{"commbench.methods", "list of names", "", "", "the creation methods mcmclb-commbench measures"},
+       std::nullopt,
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         e.commbench.methods = names_list("a method name")(key, n);
+       },
+       NamesFrom::methods});
+  t.back().info.default_value = "all";
+  study_key();
+  list_by_nature();
+  // zip and exclude shape the study (expand_study reads them); they set no value of a run.
+  add({{"zip", "map of key: list", "", "lists of equal length, not of list-by-nature keys",
+        "lists varied together, element by element (one axis)"},
+       std::nullopt,
+       nullptr});
+  study_key();
+  add({{"exclude", "list of maps", "", "maps of key: value (not out or job.*)",
+        "drops each combination matching every key: value of one rule"},
+       std::nullopt,
+       nullptr});
+  study_key();
+  return t;
+}
+
+const std::vector<KeyDef>& key_table() {
+  static const std::vector<KeyDef> table = build_key_table();
+  return table;
+}
+
+const KeyDef* find_key(const std::string& name) {
+  for (const auto& k : key_table()) {
+    if (k.info.name == name && k.apply) return &k;
+  }
+  return nullptr;
+}
+
+/// The keys that set a value (not zip or exclude), in table order: the "allowed:" list of an unknown key.
+const std::vector<std::string>& value_keys() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& k : key_table()) {
+      if (k.apply) n.push_back(k.info.name);
+    }
+    return n;
+  }();
+  return names;
+}
+
+bool is_list_by_nature(const std::string& key) {
+  const KeyDef* k = find_key(key);
+  return k != nullptr && k->info.list_by_nature;
+}
+
+/// A top-level name under which dotted keys nest (workload, work, job, commbench, groups).
+bool is_section(const std::string& name) {
+  return std::any_of(key_table().begin(), key_table().end(),
+                     [&](const KeyDef& k) { return k.info.name.rfind(name + ".", 0) == 0; });
+}
+
+/// An experiment with every default of the table applied (the keys without one stay unset).
+const Experiment& defaults() {
+  static const Experiment e = [] {
+    Experiment d;
+    for (const auto& k : key_table()) {
+      if (k.apply && k.default_yaml) k.apply(d, k.info.name, YAML::Load(*k.default_yaml));
+    }
+    return d;
+  }();
+  return e;
+}
+
+/// Flattens nested maps into dotted keys; rejects unknown keys.
+void flatten(const YAML::Node& node, const std::string& prefix, std::map<std::string, YAML::Node>& out) {
+  for (const auto& entry : node) {
+    if (!entry.first.IsScalar()) throw InputError("a key is not a plain name: " + text_of(entry.first));
+    const std::string key = prefix.empty() ? entry.first.Scalar() : prefix + "." + entry.first.Scalar();
+    if (prefix.empty() && is_section(key)) {
+      if (!entry.second.IsMap()) throw InputError("key " + key + ": expected a map of " + key + ".* keys");
+      flatten(entry.second, key, out);
+      continue;
+    }
+    if (find_key(key) == nullptr) {
+      throw InputError("unknown key '" + key + "' (allowed: " + join(value_keys()) + ")");
+    }
+    out[key] = entry.second;
+  }
+}
+
+void apply_override(YAML::Node& root, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw InputError("--set " + assignment + ": expected key=value (e.g. --set T_ms=50)");
+  }
+  const std::string key = assignment.substr(0, eq);
+  if (find_key(key) == nullptr) {
+    throw InputError("--set: unknown key '" + key + "' (allowed: " + join(value_keys()) + ")");
+  }
+  YAML::Node value = load(assignment.substr(eq + 1), "--set " + key);
+  if (!value.IsDefined() || value.IsNull()) value = YAML::Node(std::string());
+  if (const auto dot = key.find('.'); dot != std::string::npos) {
+    const std::string section = key.substr(0, dot);
+    if (!root[section] || !root[section].IsMap()) root[section] = YAML::Node(YAML::NodeType::Map);
+    YAML::Node sub = root[section];
+    sub[key.substr(dot + 1)] = value;
+  } else {
+    root[key] = value;
+  }
+}
+
+/// Builds and validates one experiment from its flattened keys (no axes left): the table's defaults, then each
+/// given key (in name order, so the first of several bad keys named is always the same).
+Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
+  Experiment e = defaults();
+  for (const auto& [key, n] : keys) {
+    if (const KeyDef* k = find_key(key)) k->apply(e, key, n);
   }
   if (const auto& model = workload_entry(e.workload.model); model.check != nullptr) model.check(e.workload);
   const bool by_sizes = keys.count("groups.sizes") != 0, by_node = keys.count("groups.by") != 0;
@@ -439,7 +670,7 @@ StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::stri
     flatten(zip_node, "", zipped);
     std::string first_key;
     for (const auto& [key, value] : zipped) {
-      if (is_one_of(key, kListKeys)) throw InputError("key zip: " + key + " is a list by nature and cannot be zipped");
+      if (is_list_by_nature(key)) throw InputError("key zip: " + key + " is a list by nature and cannot be zipped");
       if (!value.IsSequence() || value.size() == 0) {
         throw InputError("key zip: " + key + " must be a non-empty list, got " + text_of(value));
       }
@@ -461,9 +692,9 @@ StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::stri
 
   // Axes: every other list-valued parameter, in the documented key order.
   std::vector<std::string> axes;
-  for (const auto& key : all_keys()) {
+  for (const auto& key : value_keys()) {
     const auto it = keys.find(key);
-    if (it == keys.end() || is_one_of(key, kListKeys) || !it->second.IsSequence()) continue;
+    if (it == keys.end() || is_list_by_nature(key) || !it->second.IsSequence()) continue;
     if (it->second.size() == 0) throw InputError("key " + key + ": the list is empty");
     axes.push_back(key);
   }
@@ -530,6 +761,59 @@ void check_against_nprocs(const Experiment& e, int nprocs) {
     throw InputError("key G: G=" + std::to_string(e.G) + " does not divide nprocs=" + std::to_string(nprocs) +
                      " (walker groups must all have G ranks)");
   }
+}
+
+std::vector<KeyInfo> config_keys(const Catalog* catalog) {
+  std::vector<KeyInfo> keys;
+  for (const auto& k : key_table()) {
+    KeyInfo info = k.info;
+    if (k.default_yaml) info.default_value = "`" + *k.default_yaml + "`";
+    if (catalog != nullptr && k.names == NamesFrom::balancers) {
+      std::vector<std::string> names;
+      for (const auto& b : catalog->balancers) names.emplace_back(b.name);
+      info.allowed = code_list(names);
+    } else if (catalog != nullptr && k.names == NamesFrom::methods && info.name == "method") {
+      std::vector<std::string> per_balancer, defaults_of;
+      for (const auto& b : catalog->balancers) {
+        if (b.methods.empty()) continue;
+        per_balancer.push_back("`" + std::string(b.name) +
+                               "`: " + code_list(std::vector<std::string>(b.methods.begin(), b.methods.end())));
+        defaults_of.push_back("`" + std::string(b.name) + "`: `" + std::string(b.default_method) + "`");
+      }
+      info.allowed = join(per_balancer, "; ");
+      info.default_value += " (" + join(defaults_of, "; ") + ")";
+    } else if (catalog != nullptr && k.names == NamesFrom::methods) {
+      info.allowed = code_list(catalog->methods);
+    } else if (catalog != nullptr && k.names == NamesFrom::finished_rules) {
+      std::vector<std::string> per_balancer, defaults_of;
+      for (const auto& b : catalog->balancers) {
+        if (b.finished_rules.empty()) continue;
+        std::vector<std::string> rules;
+        for (const FinishedRule r : b.finished_rules) rules.emplace_back(to_string(r));
+        per_balancer.push_back("`" + std::string(b.name) + "`: " + code_list(rules));
+        defaults_of.push_back("`" + std::string(b.name) + "`: `" + rules.front() + "`");
+      }
+      info.allowed += " (offered: " + join(per_balancer, "; ") + ")";
+      info.default_value += " (" + join(defaults_of, "; ") + ")";
+    }
+    keys.push_back(std::move(info));
+  }
+  return keys;
+}
+
+std::string config_keys_markdown(const Catalog& catalog) {
+  const auto table = [&](KeyInfo::Scope scope) {
+    std::string text = "| key | type | default | allowed | meaning |\n|---|---|---|---|---|\n";
+    for (const auto& k : config_keys(&catalog)) {
+      if (k.scope != scope) continue;
+      const std::string type = k.type + (k.list_by_nature ? " (list by nature)" : "");
+      text += "| `" + k.name + "` | " + type + " | " + (k.default_value.empty() ? "-" : k.default_value) + " | " +
+              (k.allowed.empty() ? "-" : k.allowed) + " | " + k.meaning + " |\n";
+    }
+    return text;
+  };
+  return "## Experiment keys\n\n" + table(KeyInfo::Scope::experiment) + "\n## Study keys\n\n" +
+         table(KeyInfo::Scope::study);
 }
 
 }  // namespace mcmclb

@@ -15,15 +15,16 @@
 namespace mcmclb {
 
 /// How a study's points are launched on a cluster (the `job:` section).
+/// Defaults: the key table (config_keys()).
 struct JobSpec {
-  std::string scheduler = "slurm";
+  std::string scheduler;
   std::string partition;                     // empty: the cluster's default
   std::string account;                       // empty: none
   std::string time_limit;                    // Slurm's formats (MM, MM:SS, HH:MM:SS, D-HH[:MM[:SS]]); empty: estimated
   int tasks_per_node = 0;                    // 0: let Slurm decide
   std::vector<std::string> extra;            // further #SBATCH lines for the header, e.g. "#SBATCH --qos=x"
   std::vector<std::string> setup;            // shell lines run before the launch (modules, environment)
-  std::string launcher = "srun";             // srun | mpiexec
+  std::string launcher;                      // srun | mpiexec
   std::optional<std::string> launcher_args;  // options after the launcher's name; unset: launcher_default_args
   bool operator==(const JobSpec&) const = default;
 };
@@ -37,8 +38,8 @@ std::string launcher_with_args(const JobSpec& job);
 
 /// Settings of a Fig. 1 study (program: commbench): passed to mcmclb-commbench.
 struct CommbenchSpec {
-  int reps = 5;
-  double rep_time_s = 0.2;
+  int reps = 0;
+  double rep_time_s = 0.0;
   std::vector<std::string> methods;  // empty: every supported method
 };
 
@@ -47,25 +48,47 @@ enum class Program { kernel, commbench };
 inline constexpr std::array<std::pair<std::string_view, Program>, 2> kPrograms = {
     {{"kernel", Program::kernel}, {"commbench", Program::commbench}}};
 
-/// One experiment: fixed parameters plus the lists a run iterates (balancer, interval, method, reps).
+/// One experiment: fixed parameters plus the lists a run iterates (balancer, interval, method, reps). parse_experiment
+/// fills every field: the defaults come from the key table (config_keys()), not from these initialisers.
 struct Experiment {
-  std::string name = "experiment";
+  std::string name;
   std::optional<int> nprocs;  // if given, must equal the launched rank count
-  int G = 1;
+  int G = 0;
   GroupsSpec groups;  // groups.*: initial groups described instead of G
-  double T_ms = 100.0;
+  double T_ms = 0.0;
   WorkloadSpec workload;
   WorkSpec work;
-  std::vector<std::string> balancers = {"none"};
-  std::vector<int> intervals = {1};    // collective only
+  std::vector<std::string> balancers;
+  std::vector<int> intervals;          // for the balancers that use one (collective, lookahead, mostwork)
   std::vector<std::string> methods;    // empty: each balancer's default; else those applicable to it
   std::vector<FinishedRule> finished;  // empty: each balancer's default; else those it offers (none: an error)
-  int reps = 1;
+  int reps = 0;
   std::string out;  // output folder; empty: results/<name>
   JobSpec job;
   Program program = Program::kernel;
   CommbenchSpec commbench;
 };
+
+/// One key of an experiment or study file, as the key table in study/src/config.cpp defines it (that table also
+/// parses, validates and defaults the key). docs/reference/keys.md shows these rows (`mcmclb keys` prints them).
+struct KeyInfo {
+  enum class Scope { experiment, study };
+  std::string name;           // dotted: work.mode is `work: {mode: ...}` in YAML and work.mode in --set
+  std::string type;           // int, number, name, bool, text, folder, list of ...
+  std::string default_value;  // as documented; empty: none (the key stays unset)
+  std::string allowed;        // the values or range accepted
+  std::string meaning;
+  Scope scope = Scope::experiment;  // study: keys of launches and studies (out, job.*, program, commbench.*, ...)
+  bool list_by_nature = false;      // a list iterated inside a run or several lines, never an axis
+};
+
+/// Every key of the table, in its order (the order of axes and of the "allowed:" list). With a catalog, the keys
+/// whose names come from the balancer and method registries (balancer, method, finished, commbench.methods) list
+/// them.
+std::vector<KeyInfo> config_keys(const Catalog* catalog = nullptr);
+
+/// The key table as Markdown (two tables: experiment keys, study keys), as docs/reference/keys.md holds it.
+std::string config_keys_markdown(const Catalog& catalog);
 
 /// A study: the experiments its axes expand to (every list-valued parameter is an axis, combined as a Cartesian
 /// product; `zip` pairs lists element by element) and its exclusion rules (key -> value; a run matching every
@@ -84,11 +107,10 @@ StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::stri
 Experiment parse_experiment(const std::string& yaml_text, const std::vector<std::string>& overrides,
                             const std::string& source_name);
 
-/// The runs an experiment iterates, in order: balancer, interval (collective only), finished rule (balancers that
-/// offer one: those named that the balancer offers, InputError if it offers none of them; its default if none is
-/// named), method (those of the
-/// experiment's methods the balancer can use; its default if none is named), rep. Validates balancer and method
-/// names against catalog (InputError naming the key).
+/// The runs an experiment iterates, in order: balancer, interval (the balancers that use one; 0 for the others),
+/// finished rule (balancers that offer one: those named that the balancer offers, InputError if it offers none of
+/// them; its default if none is named), method (those of the experiment's methods the balancer can use; its default
+/// if none is named), rep. Validates balancer and method names against catalog (InputError naming the key).
 std::vector<RunSpec> expand_runs(const Experiment& e, int nprocs, const Catalog& catalog);
 
 /// Checks the experiment against the launched rank count (nprocs match, G divides it, groups.sizes add up to it).

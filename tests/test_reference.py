@@ -1,0 +1,100 @@
+"""The reference pages and the Python CSV schemas against what the C++ writes.
+
+docs/reference/keys.md must hold the key table exactly as `mcmclb keys` prints it (the table in
+study/src/config.cpp that also parses and defaults every key), docs/reference/columns.md must list exactly the
+columns each CSV file has (`mcmclb columns`; commbench.csv from the header mcmclb-commbench writes), in order, and
+plots/mcmclb_csv.py must read the same columns, so that neither the pages nor the plots drift when one side
+changes alone. Needs MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets them)."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "plots"))
+import mcmclb_csv  # noqa: E402
+
+MCMCLB = os.path.realpath(os.environ["MCMCLB_BIN"])
+COMMBENCH = os.path.realpath(os.environ["MCMCLB_COMMBENCH"])
+KEYS_MD = os.path.join(ROOT, "docs", "reference", "keys.md")
+COLUMNS_MD = os.path.join(ROOT, "docs", "reference", "columns.md")
+BEGIN, END = "<!-- BEGIN mcmclb keys -->\n", "<!-- END mcmclb keys -->\n"
+
+# Python schemas of files mcmclb does not write (the paper's reference values under plots/reference/).
+PYTHON_ONLY = {"dinan2011.csv"}
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def cxx_headers():
+    """{file: [columns]} as the C++ writes them: every results-folder file, and commbench.csv."""
+    out = subprocess.run([MCMCLB, "columns"], capture_output=True, text=True, timeout=60, check=True).stdout
+    headers = {}
+    for line in out.splitlines():
+        name, columns = line.split(": ", 1)
+        headers[name] = columns.split(",")
+    with tempfile.TemporaryDirectory() as tmp:
+        csv_path = os.path.join(tmp, "commbench.csv")
+        subprocess.run(["mpiexec", "-n", "1", COMMBENCH, "--methods", "split", "--sizes", "1", "--reps", "1",
+                        "--warmup", "0", "--rep-time", "0.001", "--out", csv_path],
+                       capture_output=True, text=True, timeout=120, check=True)
+        with open(csv_path, encoding="utf-8") as f:
+            headers["commbench.csv"] = f.readline().rstrip("\n").split(",")
+    return headers
+
+
+def documented_columns(text):
+    """{file: [columns]} from columns.md: each '## FILE' section's table, its first cells in order."""
+    sections = {}
+    current = None
+    for line in text.splitlines():
+        heading = re.fullmatch(r"## (\S+\.csv)", line)
+        if heading:
+            current = sections.setdefault(heading.group(1), [])
+            continue
+        if line.startswith("## "):
+            current = None
+        cell = re.match(r"\| `([^`]+)` \|", line)
+        if current is not None and cell:
+            current.append(cell.group(1))
+    return sections
+
+
+class Reference(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.headers = cxx_headers()
+
+    def test_keys_md_holds_the_key_table(self):
+        table = subprocess.run([MCMCLB, "keys"], capture_output=True, text=True, timeout=60, check=True).stdout
+        text = read(KEYS_MD)
+        self.assertIn(BEGIN, text)
+        self.assertIn(END, text)
+        block = text.split(BEGIN, 1)[1].split(END, 1)[0]
+        self.assertEqual(block, table, "docs/reference/keys.md: the block between the markers differs from "
+                         "`build/mcmclb keys`; paste its output there")
+        # No other table of keys on the page (one naming a key the table does not have, or an older copy).
+        outside = text.replace(block, "")
+        self.assertNotIn("| key |", outside, "docs/reference/keys.md: a table of keys outside the markers")
+
+    def test_columns_md_lists_every_column(self):
+        documented = documented_columns(read(COLUMNS_MD))
+        self.assertEqual(sorted(documented), sorted(self.headers), "files documented vs. files written")
+        for name, header in self.headers.items():
+            self.assertEqual(documented[name], header, f"docs/reference/columns.md, {name}")
+
+    def test_python_schemas_match_the_cxx(self):
+        shared = set(mcmclb_csv.SCHEMAS) - PYTHON_ONLY
+        self.assertLessEqual(shared, set(self.headers), "plots/mcmclb_csv.py reads a file mcmclb does not write")
+        for name in sorted(shared):
+            self.assertEqual(list(mcmclb_csv.SCHEMAS[name]), self.headers[name], f"plots/mcmclb_csv.py, {name}")
+
+
+if __name__ == "__main__":
+    unittest.main()
