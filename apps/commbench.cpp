@@ -11,7 +11,7 @@
 //
 // --groups FILE measures, instead of one group of each size, the creation of a whole layout of walker groups at
 // once (each rank creates its own group's communicator), described in the experiment files' YAML form:
-// `groups: {sizes: [...]}` or `groups: {by: node}` / `{by: node, size: K}` (issue 12).
+// `groups: {sizes: [...]}` or `groups: {by: node}` / `{by: node, size: K}`.
 #include "commbench.hpp"
 
 #include <unistd.h>
@@ -29,13 +29,12 @@
 #include <string>
 #include <vector>
 
-#include "mcmclb/comm_create.hpp"
 #include "mcmclb/config.hpp"
 #include "mcmclb/csv.hpp"
+#include "mcmclb/group_comm.hpp"
 #include "mcmclb/kernel.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/provenance.hpp"
-#include "mcmclb/range_comm.hpp"
 #include "mcmclb/text.hpp"
 
 namespace mcmclb::commbench {
@@ -47,21 +46,38 @@ namespace mpi = mcmclb::mpi;
 namespace csv = mcmclb::csv;
 
 constexpr int kTag = 11;
-/// RBC-style range communicators (mcmclb/range_comm.hpp): not a CommCreator (the result is not an MPI
-/// communicator), measured beside them because the kernel creates its groups with it (issue 10).
-constexpr std::string_view kRange = "range";
-/// Not a method: the same iteration with nothing between the two MPI_Wtime calls, i.e. what the loop itself
-/// measures (clock reads, and on oversubscribed cores a rank just woken from the barrier with cold caches). An
-/// operation cheaper than a few hundred ns (range) cannot be told apart from this floor, so it is printed beside it.
-constexpr std::string_view kFloor = "floor";
 
-/// Every method name commbench measures: the CommCreator methods, then range, then the timing floor.
-std::vector<std::string_view> method_names() {
-  const auto names = mcmclb::comm_creator_names();
-  std::vector<std::string_view> all(names.begin(), names.end());
-  all.push_back(kRange);
+/// Not a creation method but the timing floor, measured beside them: every rank's iteration makes nothing, so it
+/// times what the loop itself costs (clock reads and a call that returns at once; on oversubscribed cores also a
+/// rank just woken from the barrier with cold caches). An operation cheaper than a few hundred ns (range) cannot
+/// be told apart from this floor, so it is printed beside it.
+constexpr MethodInfo kFloor{.name = "floor", .group_collective = false, .contiguous_only = true};
+
+class FloorCreator final : public GroupCommCreator {
+ public:
+  FloorCreator() : GroupCommCreator(kFloor) {}
+  std::unique_ptr<GroupComm> create(const mpi::Group&, int) override { return nullptr; }
+  std::unique_ptr<GroupComm> create_range(int, int, int) override { return nullptr; }
+};
+
+/// Everything commbench measures: the creation methods (mcmclb/comm_create.hpp's table), then the timing floor.
+std::vector<MethodInfo> measured() {
+  const auto methods = creation_methods();
+  std::vector<MethodInfo> all(methods.begin(), methods.end());
   all.push_back(kFloor);
   return all;
+}
+
+std::vector<std::string_view> method_names() {
+  std::vector<std::string_view> names;
+  for (const auto& m : measured()) names.push_back(m.name);
+  return names;
+}
+
+/// Collective over world: the creator of what method names.
+std::unique_ptr<GroupCommCreator> make_creator(std::string_view method, const mpi::Comm& world) {
+  if (method == kFloor.name) return std::make_unique<FloorCreator>();
+  return make_group_comm_creator(method, world);
 }
 
 const char* const kUsage =
@@ -143,8 +159,8 @@ Options parse(int argc, char** argv, int nprocs) {
     }
   }
   if (o.methods.empty()) {
-    for (auto n : method_names()) {
-      if (n != "from_group" || mcmclb::from_group_supported()) o.methods.emplace_back(n);
+    for (const auto& m : measured()) {
+      if (m.supported) o.methods.emplace_back(m.name);
     }
   }
   if (o.sizes.empty()) {
@@ -389,62 +405,37 @@ Measurement::Measurement(const Spec& spec, const mpi::Comm& world, const std::ve
       first_ = last_ + 1;
     }
   }
-  if (spec.method == kFloor) return;  // times an empty window on every rank
-  if (spec.method == kRange) {        // group-collective: the members of [first, last] create, each alone
-    range_context_ = std::make_unique<mcmclb::RangeContext>(world);
-    takes_part_ = first_ <= world.rank() && world.rank() <= last_;
+  creator_ = make_creator(spec.method, world);
+  const bool group_collective = creator_->group_collective();
+  if (creator_->info().contiguous_only) {  // creates from the bounds: no MPI group
+    takes_part_ = !group_collective || (first_ <= world.rank() && world.rank() <= last_);
     return;
   }
-  creator_ = mcmclb::make_comm_creator(spec.method, world);
   std::vector<int> ranks;
   for (int i = first_; i <= last_; ++i) ranks.push_back(i);
   group_ = mpi::Group::include(world.group(), ranks);
-  takes_part_ = !creator_->group_collective() || group_.rank() != MPI_UNDEFINED;
+  takes_part_ = !group_collective || group_.rank() != MPI_UNDEFINED;
+}
+
+std::unique_ptr<GroupComm> Measurement::create() {
+  return creator_->info().contiguous_only ? creator_->create_range(first_, last_, kTag)
+                                          : creator_->create(group_, kTag);
 }
 
 double Measurement::once() {
-  if (spec_.method == kFloor) return once_floor();
-  return range_context_ ? once_range() : once_mpi();
-}
-
-double Measurement::once_floor() {
-  mpi::check(MPI_Barrier(world_.get()), "MPI_Barrier");
-  const double start = MPI_Wtime();
-  const double elapsed = MPI_Wtime() - start;
-  return mpi::max_politely(world_, elapsed);
-}
-
-double Measurement::once_range() {
-  mcmclb::RangeComm made;
-  if (spec_.op == Op::free && takes_part_) made = mcmclb::RangeComm(*range_context_, first_, last_);
+  std::unique_ptr<GroupComm> made;
+  if (spec_.op == Op::free && takes_part_) made = create();
   mpi::check(MPI_Barrier(world_.get()), "MPI_Barrier");
   const double start = MPI_Wtime();
   if (takes_part_) {
     if (spec_.op == Op::create) {
-      made = mcmclb::RangeComm(*range_context_, first_, last_);
-    } else {
-      made.free();
+      made = create();
+    } else if (made) {
+      made->free();
     }
   }
   const double elapsed = MPI_Wtime() - start;
-  if (!made.is_null()) made.free();
-  return mpi::max_politely(world_, elapsed);
-}
-
-double Measurement::once_mpi() {
-  mpi::Comm made;
-  if (spec_.op == Op::free && takes_part_) made = creator_->create(group_, kTag);
-  mpi::check(MPI_Barrier(world_.get()), "MPI_Barrier");
-  const double start = MPI_Wtime();
-  if (takes_part_) {
-    if (spec_.op == Op::create) {
-      made = creator_->create(group_, kTag);
-    } else {
-      made.free();
-    }
-  }
-  const double elapsed = MPI_Wtime() - start;
-  made.free();
+  if (made) made->free();  // after the timed free this frees nothing
   return mpi::max_politely(world_, elapsed);
 }
 

@@ -13,10 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "mcmclb/comm_create.hpp"
+#include "mcmclb/group_comm.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/provenance.hpp"
-#include "mcmclb/range_comm.hpp"
 
 namespace mcmclb::commbench {
 
@@ -50,8 +49,10 @@ std::string spec_name(const Spec& s);
 /// The median of t (not empty), reordering it: std::nth_element, linear rather than a full sort.
 double median_in_place(std::vector<double>& t);
 
-/// One benchmark, set up on every rank of world (collective over world: creators and range contexts duplicate
-/// it), repeated by once().
+/// One benchmark, set up on every rank of world (collective over world: creators may duplicate it), repeated by
+/// once(). Every method, and the timing floor, is measured through the same GroupCommCreator interface the kernel
+/// creates its groups with; the method's facts (MethodInfo) say who takes part and whether it creates from the
+/// bounds or from an MPI group built once here, outside the timed window.
 class Measurement {
  public:
   Measurement(const Spec& spec, const mpi::Comm& world, const std::vector<int>& layout);
@@ -59,15 +60,13 @@ class Measurement {
   double once();
 
  private:
-  double once_floor();
-  double once_range();
-  double once_mpi();
+  /// This rank's creation (null where it gets no communicator).
+  std::unique_ptr<GroupComm> create();
 
   Spec spec_;
   const mpi::Comm& world_;
-  std::unique_ptr<CommCreator> creator_;
-  std::unique_ptr<RangeContext> range_context_;
-  mpi::Group group_;
+  std::unique_ptr<GroupCommCreator> creator_;
+  mpi::Group group_;          // the measured group, for methods that create from an MPI group
   int first_ = 0, last_ = 0;  // the measured group's bounds
   bool takes_part_ = false;
 };

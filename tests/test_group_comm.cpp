@@ -1,17 +1,19 @@
-// Conformance of the kernel's group communicators (mcmclb/group.hpp) for every creation method, in the cases
-// that apply to contiguous rank ranges, the only groups the kernel forms: ranges of every position and size,
-// disjoint ranges created at once, many create/free cycles, and for `range` the errors for groups that are not
-// a contiguous ascending run. Each communicator is checked by using it: broadcast, sum, barrier, free.
+// Conformance of the group communicators (mcmclb/group_comm.hpp) for every creation method, in the cases that
+// apply to contiguous rank ranges, the only groups the kernel forms: ranges of every position and size, disjoint
+// ranges created at once, many create/free cycles, and for `range` the errors for groups that are not a
+// contiguous ascending run. Each communicator is checked by using it: broadcast, sum, barrier, free. Also the one
+// method table: every factory agrees with the facts it lists.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <memory>
 #include <numeric>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "mcmclb/comm_create.hpp"
-#include "mcmclb/group.hpp"
+#include "mcmclb/group_comm.hpp"
 #include "mcmclb/mpi.hpp"
 
 namespace mpi = mcmclb::mpi;
@@ -148,6 +150,45 @@ TEST(RangeGroupComm, NonMemberGetsNullWithoutCommunicating) {
   auto comm = creator->create(first_only, kTag);
   EXPECT_EQ(comm == nullptr, world_rank() != 0);
   if (comm) comm->free();
+}
+
+TEST(MethodTable, FactoriesAgreeWithTheFacts) {
+  const auto table = mcmclb::creation_methods();
+  const auto all = mcmclb::group_comm_method_names();
+  ASSERT_EQ(all.size(), table.size());
+  std::vector<std::string_view> mpi_names;
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const mcmclb::MethodInfo& m = table[i];
+    EXPECT_EQ(all[i], m.name) << "one order for every list";
+    if (m.mpi_communicator) mpi_names.push_back(m.name);
+    if (!m.supported) {
+      EXPECT_THROW((void)mcmclb::make_group_comm_creator(m.name, mpi::Comm::world()), mpi::UsageError) << m.name;
+      continue;
+    }
+    const auto creator = mcmclb::make_group_comm_creator(m.name, mpi::Comm::world());
+    EXPECT_EQ(creator->name(), m.name);
+    EXPECT_EQ(creator->group_collective(), m.group_collective) << m.name;
+    EXPECT_EQ(creator->info().contiguous_only, m.contiguous_only) << m.name;
+    EXPECT_EQ(creator->info().mpi_communicator, m.mpi_communicator) << m.name;
+    if (m.mpi_communicator) {
+      EXPECT_EQ(mcmclb::make_comm_creator(m.name, mpi::Comm::world())->group_collective(), m.group_collective);
+    } else {
+      EXPECT_THROW((void)mcmclb::make_comm_creator(m.name, mpi::Comm::world()), mpi::UsageError)
+          << m.name << " makes no MPI communicator";
+    }
+  }
+  const auto comm_names = mcmclb::comm_creator_names();
+  EXPECT_EQ(std::vector<std::string_view>(comm_names.begin(), comm_names.end()), mpi_names);
+}
+
+TEST(MethodTable, RangeIsContiguousOnlyAndNoMpiCommunicator) {
+  const auto table = mcmclb::creation_methods();
+  const auto range = std::find_if(table.begin(), table.end(), [](const auto& m) { return m.name == "range"; });
+  ASSERT_NE(range, table.end());
+  EXPECT_TRUE(range->group_collective);
+  EXPECT_TRUE(range->contiguous_only);
+  EXPECT_FALSE(range->mpi_communicator);
+  EXPECT_TRUE(range->supported);
 }
 
 TEST(RangeGroupComm, UnknownMethodListsRange) {

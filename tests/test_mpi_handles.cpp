@@ -1,5 +1,6 @@
 // The RAII handles: moves transfer ownership exactly once, views never free, release hands the handle over, and a
-// request left pending is cancelled rather than leaked or waited on forever.
+// request left pending is cancelled rather than leaked or waited on forever; the polite collectives give what the
+// blocking ones give.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -137,4 +138,20 @@ TEST(RequestHandle, DestroyingAPendingReceiveCancelsIt) {
              "MPI_Sendrecv");
   EXPECT_EQ(got, 5);
   EXPECT_EQ(never, -1);
+}
+
+TEST(PoliteCollectives, BroadcastSumAndWaitUntil) {
+  const mpi::Comm comm = mpi::Comm::world().dup();
+  const int rank = comm.rank();
+  const int size = comm.size();
+  std::vector<int64_t> words = {rank == size - 1 ? int64_t{42} : 0, rank == size - 1 ? int64_t{-3} : 0};
+  mpi::bcast_politely(comm, words, size - 1);
+  EXPECT_EQ(words, (std::vector<int64_t>{42, -3}));
+  std::vector<int64_t> sum = {rank, 1};
+  mpi::allreduce_sum_politely(comm, sum);
+  EXPECT_EQ(sum[0], int64_t{size} * (size - 1) / 2);
+  EXPECT_EQ(sum[1], size);
+  int tests = 0;
+  mpi::wait_until_politely([&] { return ++tests == 3; }, std::chrono::microseconds(1));
+  EXPECT_EQ(tests, 3) << "stops at the first true";
 }

@@ -267,9 +267,9 @@ void barrier_politely(const Comm& comm, std::chrono::microseconds nap) {
     check(MPI_Barrier(comm.get()), "MPI_Barrier");
     return;
   }
-  MPI_Request request = MPI_REQUEST_NULL;
-  check(MPI_Ibarrier(comm.get(), &request), "MPI_Ibarrier");
-  wait_politely(request, nap);
+  Request request;
+  check(MPI_Ibarrier(comm.get(), request.out()), "MPI_Ibarrier");
+  request.wait(nap);
 }
 
 double max_politely(const Comm& comm, double value, std::chrono::microseconds nap) {
@@ -278,10 +278,37 @@ double max_politely(const Comm& comm, double value, std::chrono::microseconds na
     check(MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, comm.get()), "MPI_Allreduce");
     return result;
   }
-  MPI_Request request = MPI_REQUEST_NULL;
-  check(MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, comm.get(), &request), "MPI_Iallreduce");
-  wait_politely(request, nap);
+  Request request;
+  check(MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, comm.get(), request.out()), "MPI_Iallreduce");
+  request.wait(nap);
   return result;
+}
+
+void bcast_politely(const Comm& comm, std::span<std::int64_t> words, int root, std::chrono::microseconds nap) {
+  const int count = static_cast<int>(words.size());
+  if constexpr (kSimulated) {
+    check(MPI_Bcast(words.data(), count, MPI_INT64_T, root, comm.get()), "MPI_Bcast");
+    return;
+  }
+  Request request;
+  check(MPI_Ibcast(words.data(), count, MPI_INT64_T, root, comm.get(), request.out()), "MPI_Ibcast");
+  request.wait(nap);
+}
+
+void allreduce_sum_politely(const Comm& comm, std::span<std::int64_t> values, std::chrono::microseconds nap) {
+  const int count = static_cast<int>(values.size());
+  if constexpr (kSimulated) {
+    check(MPI_Allreduce(MPI_IN_PLACE, values.data(), count, MPI_INT64_T, MPI_SUM, comm.get()), "MPI_Allreduce");
+    return;
+  }
+  Request request;
+  check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), count, MPI_INT64_T, MPI_SUM, comm.get(), request.out()),
+        "MPI_Iallreduce");
+  request.wait(nap);
+}
+
+void wait_until_politely(const std::function<bool()>& done, std::chrono::microseconds nap) {
+  while (!done()) std::this_thread::sleep_for(nap);
 }
 
 std::string library_version() {

@@ -1,6 +1,6 @@
 // The communication MPICH 4.0.2 performs inside a communicator constructor, replayed with point-to-point
-// messages so that the SMPI simulation build charges each creation method what MPICH charges (issue 9;
-// docs/smpi-patterns.md cites the MPICH sources). SMPI cannot run some constructors (MPI_Intercomm_create and
+// messages so that the SMPI simulation build charges each creation method what MPICH charges
+// (docs/smpi-patterns.md cites the MPICH sources). SMPI cannot run some constructors (MPI_Intercomm_create and
 // MPI_Intercomm_merge abort), and those it runs cost what SimGrid's implementation costs, not what MPICH's
 // does; so the simulation build first replays MPICH's messages, then takes the communicator from SMPI.
 //

@@ -30,31 +30,15 @@ void wait(MPI_Request& request, std::chrono::microseconds nap) { mpi::wait_polit
 void wait(mpi::Request& request, std::chrono::microseconds nap) { request.wait(nap); }
 
 void wait_until(const std::function<bool()>& done, std::chrono::microseconds nap) {
-  // Simulation: the sleep is simulated (libstdc++'s sleep_for calls nanosleep, which smpicxx redirects).
-  while (!done()) std::this_thread::sleep_for(nap);
+  mpi::wait_until_politely(done, nap);
 }
 
 void bcast(MPI_Comm comm, std::span<int64_t> words, int root, std::chrono::microseconds nap) {
-  const int count = static_cast<int>(words.size());
-  if constexpr (mpi::kSimulated) {
-    mpi::check(MPI_Bcast(words.data(), count, MPI_INT64_T, root, comm), "MPI_Bcast");
-  } else {
-    MPI_Request request = MPI_REQUEST_NULL;
-    mpi::check(MPI_Ibcast(words.data(), count, MPI_INT64_T, root, comm, &request), "MPI_Ibcast");
-    wait(request, nap);
-  }
+  mpi::bcast_politely(mpi::Comm::view(comm), words, root, nap);
 }
 
 void allreduce_sum(MPI_Comm comm, std::span<int64_t> values) {
-  const int count = static_cast<int>(values.size());
-  if constexpr (mpi::kSimulated) {
-    mpi::check(MPI_Allreduce(MPI_IN_PLACE, values.data(), count, MPI_INT64_T, MPI_SUM, comm), "MPI_Allreduce");
-  } else {
-    MPI_Request request = MPI_REQUEST_NULL;
-    mpi::check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), count, MPI_INT64_T, MPI_SUM, comm, &request),
-               "MPI_Iallreduce");
-    wait(request);
-  }
+  mpi::allreduce_sum_politely(mpi::Comm::view(comm), values);
 }
 
 void work(WorkMode mode, double ms) {

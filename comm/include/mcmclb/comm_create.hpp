@@ -1,6 +1,9 @@
-// Communicator creation methods behind one interface, chosen by name: the paper's Algorithm 1 (`intercomm`),
-// MPI_Comm_create_group (`create_group`), MPI_Comm_create_from_group (`from_group`), MPI_Comm_create (`create`)
-// and MPI_Comm_split (`split`).
+// Communicator creation methods: the one table of them (creation_methods(), each with the facts a caller needs),
+// and CommCreator, the interface of the methods whose result is an MPI communicator: the paper's Algorithm 1
+// (`intercomm`), MPI_Comm_create_group (`create_group`), MPI_Comm_create_from_group (`from_group`),
+// MPI_Comm_create (`create`) and MPI_Comm_split (`split`). Every method, these and the others (`range`), is also a
+// group communicator of mcmclb/group_comm.hpp, made by one factory there. A method is one file in
+// comm/src/methods/ plus one line in comm/src/methods/methods.def.
 #pragma once
 
 #include <memory>
@@ -12,6 +15,26 @@
 #include "mcmclb/mpi.hpp"
 
 namespace mcmclb {
+
+/// What a caller needs to know about a creation method, before and without creating with it.
+struct MethodInfo {
+  std::string_view name;
+  /// True when only the group's members take part in a creation; false when every rank of the parent does, each
+  /// passing its own group (parent-collective; a rank that joins no group passes the empty group).
+  bool group_collective = true;
+  /// True when a group must be a contiguous ascending run of parent ranks. Such a method creates from the bounds
+  /// (GroupCommCreator::create_range) without building an MPI group; other groups are an mpi::UsageError.
+  bool contiguous_only = false;
+  /// True when the result is an MPI communicator: make_comm_creator() knows the method too. The table sets it
+  /// from the kind of factory the method's entry gives.
+  bool mpi_communicator = false;
+  /// False when this MPI library lacks what the method needs (from_group: MPI-4's MPI_Comm_create_from_group);
+  /// making its creator is then an mpi::UsageError saying so.
+  bool supported = true;
+};
+
+/// Every creation method, in the order users see them (comm/src/methods/methods.def).
+std::span<const MethodInfo> creation_methods();
 
 /// Creates communicators over groups of one parent communicator.
 ///
@@ -26,9 +49,10 @@ class CommCreator {
   CommCreator(const CommCreator&) = delete;
   CommCreator& operator=(const CommCreator&) = delete;
 
-  [[nodiscard]] virtual std::string_view name() const noexcept = 0;
+  [[nodiscard]] const MethodInfo& info() const noexcept { return info_; }
+  [[nodiscard]] std::string_view name() const noexcept { return info_.name; }
   /// True when only the group's members take part in create().
-  [[nodiscard]] virtual bool group_collective() const noexcept = 0;
+  [[nodiscard]] bool group_collective() const noexcept { return info_.group_collective; }
 
   /// The new communicator over group, ranks in the group's order; null for callers outside group.
   [[nodiscard]] mpi::Comm create(const mpi::Group& group, int tag);
@@ -36,27 +60,28 @@ class CommCreator {
   [[nodiscard]] const mpi::Comm& parent() const noexcept { return parent_; }
 
  protected:
-  explicit CommCreator(const mpi::Comm& parent);
+  CommCreator(const MethodInfo& info, const mpi::Comm& parent);
 
   /// Called on members (group-collective) or on every parent rank (parent-collective) after validation.
   /// parent_ranks[i] is the parent rank of the group's member i; group_rank is MPI_UNDEFINED for non-members.
   virtual mpi::Comm do_create(const mpi::Group& group, std::span<const int> parent_ranks, int group_rank, int tag) = 0;
 
  private:
+  MethodInfo info_;
   mpi::Comm parent_;  // a view: the caller keeps the parent alive for the creator's lifetime
   mpi::Group parent_group_;
 };
 
-/// The method names make_comm_creator() knows, in a fixed order.
+/// The names of the methods make_comm_creator() knows (those with mpi_communicator), in table order.
 std::span<const std::string_view> comm_creator_names();
 
-/// True when the MPI library provides MPI_Comm_create_from_group (detected at configure time).
+/// True when the MPI library provides MPI_Comm_create_from_group (detected at configure time), or in simulation.
 bool from_group_supported() noexcept;
 
 /// Collective over parent (every parent rank calls it): the creator for method name bound to parent.
 /// `intercomm` duplicates parent here, once, so its handshakes can never match a user's message on parent.
-/// Unknown name → mpi::UsageError listing the known names; `from_group` without library support →
-/// mpi::UsageError saying so.
+/// Unknown name (or one whose result is not an MPI communicator) → mpi::UsageError listing the known names;
+/// `from_group` without library support → mpi::UsageError saying so.
 std::unique_ptr<CommCreator> make_comm_creator(std::string_view name, const mpi::Comm& parent);
 
 /// Parent ranks of group's members 0..size-1; throws mpi::UsageError (MPI_ERR_GROUP) naming who if a member

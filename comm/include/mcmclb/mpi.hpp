@@ -5,6 +5,8 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <source_location>
 #include <span>
 #include <stdexcept>
@@ -15,7 +17,7 @@
 
 #include "mcmclb/input_error.hpp"
 
-// 1 in the simulation build (-DMCMCLB_SMPI=ON: compiled with SimGrid's smpicxx, run under smpirun; issue 9).
+// 1 in the simulation build (-DMCMCLB_SMPI=ON: compiled with SimGrid's smpicxx, run under smpirun; docs/smpi.md).
 // Set PUBLIC on mcmclb::comm, so every target that includes this header reads the same value.
 #ifndef MCMCLB_SMPI
 #define MCMCLB_SMPI 0
@@ -23,8 +25,9 @@
 
 namespace mcmclb::mpi {
 
-/// True in the simulation build. The polite waits below, mcmclb/pace.hpp and the Algorithm 1 replay
-/// (mcmclb/smpi_patterns.hpp) are the only code that behaves differently there.
+/// True in the simulation build. The polite waits and collectives below, the group communicators' nonblocking
+/// sums (mcmclb/group_comm.hpp), mcmclb/pace.hpp and the Algorithm 1 replay (mcmclb/smpi_patterns.hpp) are the
+/// only code that behaves differently there.
 inline constexpr bool kSimulated = MCMCLB_SMPI != 0;
 
 /// "smpi" in the simulation build, "mpi" otherwise: the back end every output names.
@@ -217,6 +220,20 @@ void barrier_politely(const Comm& comm, std::chrono::microseconds nap = default_
 
 /// MAX of value over comm, waiting politely (MPI_Iallreduce + wait_politely; simulation build: MPI_Allreduce).
 double max_politely(const Comm& comm, double value, std::chrono::microseconds nap = default_nap);
+
+/// Broadcasts words from root over comm, waiting politely (MPI_Ibcast + wait_politely; simulation build:
+/// MPI_Bcast).
+void bcast_politely(const Comm& comm, std::span<std::int64_t> words, int root,
+                    std::chrono::microseconds nap = default_nap);
+
+/// Sums values over comm in place, waiting politely (MPI_Iallreduce + wait_politely; simulation build:
+/// MPI_Allreduce).
+void allreduce_sum_politely(const Comm& comm, std::span<std::int64_t> values,
+                            std::chrono::microseconds nap = default_nap);
+
+/// Waits until done() returns true (done tests, and may progress, an operation), napping in between. In the
+/// simulation build the nap is simulated time (smpicxx redirects the sleep).
+void wait_until_politely(const std::function<bool()>& done, std::chrono::microseconds nap = default_nap);
 
 /// First line of MPI_Get_library_version, e.g. "MPICH Version: 4.0.2".
 std::string library_version();

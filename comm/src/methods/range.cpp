@@ -1,18 +1,16 @@
-// Creation method `range` for the kernel (mcmclb/group.hpp): the group communicator is a RangeComm
-// (mcmclb/range_comm.hpp, after RBC), created from the group's bounds locally in O(1), without any message.
-// Its collectives are nonblocking point-to-point trees that progress only when tested or waited for; the
-// blocking ones wait in RangeRequest::wait (mpi::wait_all_politely: tests and naps on real MPI, MPI_Waitall in
-// the simulation build, where each failed test would cost smpi/test of simulated time).
-#include <memory>
-
-#include "mcmclb/group.hpp"
+// Method `range`: the group communicator is a RangeComm (mcmclb/range_comm.hpp, after RBC), created from the
+// group's bounds locally in O(1), without any message; group-collective, and only for contiguous ranges. Its
+// collectives are nonblocking point-to-point trees that progress only when tested or waited for; the blocking
+// ones wait in RangeRequest::wait (mpi::wait_all_politely: tests and naps on real MPI, MPI_Waitall in the
+// simulation build, where each failed test would cost smpi/test of simulated time).
 #include "mcmclb/range_comm.hpp"
+#include "method.hpp"
 
 namespace mcmclb {
 
 namespace {
 
-/// A started range operation as the kernel's pending operation.
+/// A started range operation as a pending group operation.
 class RangePending final : public PendingOp {
  public:
   explicit RangePending(RangeRequest request) : request_(std::move(request)) {}
@@ -36,9 +34,9 @@ class RangeGroupComm final : public GroupComm {
   }
   void barrier() override { comm_.barrier(); }
   void allreduce_sum(std::span<int64_t> values) override { comm_.allreduce(values, ReduceOp::sum); }
-  /// Compute mode waits on this with its own short nap (kernel.cpp), as it does on the MPI methods'. Simulation:
-  /// the blocking sum, completed at once (GroupComm's default), as for the MPI methods (group.cpp): tests of a
-  /// pending one would cost smpi/test of simulated time each, once per trial.
+  /// Compute mode waits on this with its own short nap, as it does on the MPI methods'. Simulation: the blocking
+  /// sum, completed at once (GroupComm's default), as for the MPI methods (mpi_group_comm.cpp): tests of a pending
+  /// one would cost smpi/test of simulated time each, once per trial.
   std::unique_ptr<PendingOp> iallreduce_sum(std::span<int64_t> values) override {
     if constexpr (mpi::kSimulated) return GroupComm::iallreduce_sum(values);
     return std::make_unique<RangePending>(comm_.iallreduce(values, ReduceOp::sum));
@@ -49,20 +47,18 @@ class RangeGroupComm final : public GroupComm {
   RangeComm comm_;
 };
 
-/// Group-collective: only the members create, and each does so alone. The tag is not needed: range operations
-/// draw their tags from the range and a sequence number (range_comm.cpp argues why they never cross).
+/// Only the members create, and each does so alone. The tag is not needed: range operations draw their tags
+/// from the range and a sequence number (range_comm.cpp argues why they never cross).
 class RangeGroupCommCreator final : public GroupCommCreator {
  public:
-  explicit RangeGroupCommCreator(const mpi::Comm& parent) : context_(parent) {}
-  std::string_view name() const noexcept override { return "range"; }
-  bool group_collective() const noexcept override { return true; }
+  RangeGroupCommCreator(const MethodInfo& info, const mpi::Comm& parent) : GroupCommCreator(info), context_(parent) {}
   /// From an MPI group (O(|group|)): null for a non-member; mpi::UsageError for a group that is not a contiguous
   /// ascending run of parent ranks.
   std::unique_ptr<GroupComm> create(const mpi::Group& members, int /*tag*/) override {
     if (members.rank() == MPI_UNDEFINED) return nullptr;
     return std::make_unique<RangeGroupComm>(RangeComm::from_group(context_, members));
   }
-  /// The kernel's path: O(1), no message, no MPI call.
+  /// The native path: O(1), no message, no MPI call.
   std::unique_ptr<GroupComm> create_range(int first, int last, int /*tag*/) override {
     return std::make_unique<RangeGroupComm>(RangeComm(context_, first, last));
   }
@@ -71,10 +67,14 @@ class RangeGroupCommCreator final : public GroupCommCreator {
   RangeContext context_;
 };
 
+std::unique_ptr<GroupCommCreator> make_range(const MethodInfo& info, const mpi::Comm& parent) {
+  return std::make_unique<RangeGroupCommCreator>(info, parent);
+}
+
 }  // namespace
 
-std::unique_ptr<GroupCommCreator> make_range_group_comm_creator(const mpi::Comm& parent) {
-  return std::make_unique<RangeGroupCommCreator>(parent);
+CreationMethod range_method() {
+  return {.info = {.name = "range", .group_collective = true, .contiguous_only = true}, .make_group_comm = make_range};
 }
 
 }  // namespace mcmclb
