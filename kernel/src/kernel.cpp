@@ -108,7 +108,7 @@ lj::Spec Kernel::lj_spec(const RunSpec& run, int chain) {
   lj::Spec spec;
   spec.atoms = c.atoms_of(chain);
   spec.temperature = c.temperature;
-  spec.move = c.move == MoveKind::all ? lj::MoveKind::all : lj::MoveKind::single;
+  spec.move = c.move;
   spec.max_step = c.max_step;
   return spec;
 }
