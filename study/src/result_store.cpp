@@ -290,9 +290,9 @@ std::vector<const Table*> all_tables(const Schema& s) {
   return tables;
 }
 
-/// The folder lock: a process-wide mutex, then the fcntl lock on DIR/.mcmclb.lock (see the top). kWrite creates the
-/// lock file and takes the write lock, waiting for it. kRead writes and creates nothing: it takes the read lock
-/// (shared with other readers) when the lock file exists and the lock comes within kReadLockPatience (a commit
+/// The folder lock: a process-wide mutex, then the fcntl lock on DIR/.mcmclb.lock (see the top). Mode::write creates
+/// the lock file and takes the write lock, waiting for it. Mode::read writes and creates nothing: it takes the read
+/// lock (shared with other readers) when the lock file exists and the lock comes within kReadLockPatience (a commit
 /// lasts milliseconds), and otherwise holds only the mutex: a reader needs no lock (runs.csv is appended last, a
 /// killed writer's commit is read through its journal), the read lock only spares it a commit half-done at the
 /// moment it reads. So a status or dry run never hangs on a lock a dead node still holds (NFS, Lustre).
@@ -300,10 +300,10 @@ constexpr std::chrono::seconds kReadLockPatience{2};
 
 class FolderLock {
  public:
-  enum class Mode { kWrite, kRead };
-  explicit FolderLock(const fs::path& dir, Mode mode = Mode::kWrite) : guard_(process_mutex()) {
+  enum class Mode { write, read };
+  explicit FolderLock(const fs::path& dir, Mode mode = Mode::write) : guard_(process_mutex()) {
     const fs::path path = dir / kLockFile;
-    if (mode == Mode::kRead) {
+    if (mode == Mode::read) {
       const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
       if (raw < 0) return;  // no writer of this version has written here yet, or the file is not ours to read
       fd_ = Fd(raw);
@@ -311,9 +311,9 @@ class FolderLock {
       fd_ = open_file(path, O_RDWR | O_CREAT);
     }
     struct flock lock {};
-    lock.l_type = mode == Mode::kRead ? F_RDLCK : F_WRLCK;
+    lock.l_type = mode == Mode::read ? F_RDLCK : F_WRLCK;
     lock.l_whence = SEEK_SET;  // l_start = l_len = 0: the whole file
-    if (mode == Mode::kRead) {
+    if (mode == Mode::read) {
       const auto give_up = std::chrono::steady_clock::now() + kReadLockPatience;
       while (::fcntl(fd_.get(), F_SETLK, &lock) != 0) {
         const bool held = errno == EAGAIN || errno == EACCES || errno == EINTR;
@@ -421,26 +421,26 @@ void roll_back(const fs::path& dir, const Schema& schema) {
 }
 
 /// What open() found in one table file.
-enum class Found { kAbsent, kCurrent, kUpgrade };
+enum class Found { absent, current, upgrade };
 
 /// lock_free: a check before the folder's lock file exists, so that a refused folder is left exactly as it was. A
-/// first line without its newline may be a header another writer is writing right now: undecided (kAbsent) then,
+/// first line without its newline may be a header another writer is writing right now: undecided (absent) then,
 /// and the check under the lock decides.
 Found check_header(const fs::path& dir, const Table& table, const OlderHeader** older, bool lock_free = false) {
   const fs::path path = dir / table.file;
   const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (raw < 0) {
-    if (errno == ENOENT) return Found::kAbsent;
+    if (errno == ENOENT) return Found::absent;
     fail_errno(path, "cannot read", errno);
   }
   const Fd fd(raw);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) fail_errno(path, "cannot stat", errno);
   if (!S_ISREG(st.st_mode)) fail(path, "is not a regular file; remove it or write to a new output folder");
-  if (st.st_size == 0) return Found::kAbsent;
+  if (st.st_size == 0) return Found::absent;
   const std::string head = first_line(fd, path);
-  if (lock_free && (head.empty() || head.back() != '\n')) return Found::kAbsent;
-  if (head == header_text(table.header)) return Found::kCurrent;
+  if (lock_free && (head.empty() || head.back() != '\n')) return Found::absent;
+  if (head == header_text(table.header)) return Found::current;
   for (const OlderHeader& o : table.older) {
     if (head == header_text(o.header)) {
       if (!o.upgrade) {
@@ -448,7 +448,7 @@ Found check_header(const fs::path& dir, const Table& table, const OlderHeader** 
                        printable(join_header(table.header), 4096) + "\"); write to a new output folder");
       }
       *older = &o;
-      return Found::kUpgrade;
+      return Found::upgrade;
     }
   }
   std::string_view seen = head;
@@ -723,7 +723,7 @@ ResultStore ResultStore::open(const fs::path& dir, Schema schema) {
   std::vector<std::pair<const Table*, const OlderHeader*>> upgrades;
   for (const Table* t : all_tables(schema)) {
     const OlderHeader* older = nullptr;
-    if (check_header(dir, *t, &older) == Found::kUpgrade) upgrades.emplace_back(t, older);
+    if (check_header(dir, *t, &older) == Found::upgrade) upgrades.emplace_back(t, older);
   }
   // Every file was checked before the first is rewritten: a refused folder is left as it was.
   for (const auto& [table, older] : upgrades) upgrade_file(dir, *table, *older);
@@ -757,11 +757,11 @@ std::map<std::string, RecordedPoint> ResultStore::read_recorded_points(const fs:
     const OlderHeader* ignored = nullptr;
     (void)check_header(dir, *t, &ignored, true);
   }
-  const FolderLock lock(dir, FolderLock::Mode::kRead);
+  const FolderLock lock(dir, FolderLock::Mode::read);
   ReadAs runs, ranks;
   for (auto [table, as] : {std::pair{&schema.runs, &runs}, std::pair{&schema.ranks, &ranks}}) {
     // lock_free: without the lock file, a header still being written reads as no file yet, as in open().
-    if (check_header(dir, *table, &as->older, true) != Found::kUpgrade) as->older = nullptr;
+    if (check_header(dir, *table, &as->older, true) != Found::upgrade) as->older = nullptr;
   }
   // A commit a killed writer left unfinished: its files read up to their sizes before it (a journal holds sizes
   // of files in the current header, written after any upgrade).
@@ -800,7 +800,7 @@ bool ResultStore::record(const RunRecord& run, IfDone if_done) {
   appends.emplace_back(&schema_.runs, run_line);
   const FolderLock lock(dir_);
   roll_back(dir_, schema_);
-  if (if_done == IfDone::kSkip) {
+  if (if_done == IfDone::skip) {
     csv::Row key_fields;
     for (const std::string& name : schema_.key_columns) key_fields.push_back(run.run[column(schema_.runs, name)]);
     const auto points = read_points(dir_, schema_);

@@ -100,13 +100,13 @@ class ResultStore {
 
   /// What record() does when the run's point is already done (recorded valid and complete).
   enum class IfDone {
-    kAppend,  // record it anyway: a repeated measurement (`mcmclb run` without --resume, `sweep --force`)
-    kSkip,    // record nothing: another writer (a concurrent or resubmitted job of the same study) got there first
+    append,  // record it anyway: a repeated measurement (`mcmclb run` without --resume, `sweep --force`)
+    skip,    // record nothing: another writer (a concurrent or resubmitted job of the same study) got there first
   };
   /// Appends one run to ranks.csv, events.csv and runs.csv, all or nothing, under the folder's lock. Returns false,
-  /// having written nothing, when if_done is kSkip and the run's point is already done: the check and the append
+  /// having written nothing, when if_done is skip and the run's point is already done: the check and the append
   /// are under one lock, so two writers of one point never both record it.
-  bool record(const RunRecord& run, IfDone if_done = IfDone::kAppend);
+  bool record(const RunRecord& run, IfDone if_done = IfDone::append);
   /// Appends rows (failures.csv's header order) to failures.csv under the folder's lock.
   void record_failures(const std::vector<csv::Row>& rows);
 
