@@ -33,6 +33,6 @@ std::string run_label(const RunSpec& spec);
 /// Records the run in the results store: ranks.csv, events.csv, provenance.csv and runs.csv in one commit, all
 /// or nothing. Rank 0 only.
 bool record_result(results::ResultStore& store, const RunResult& r,
-                   results::ResultStore::IfDone if_done = results::ResultStore::IfDone::kAppend);
+                   results::ResultStore::IfDone if_done = results::ResultStore::IfDone::append);
 
 }  // namespace mcmclb

@@ -222,7 +222,7 @@ int run_points(const mcmclb::Study& study, const std::vector<std::size_t>& point
         // --resume (sweeps, Slurm jobs): a point another writer recorded while this run worked is not recorded
         // twice. Without it a run is a deliberate repeat and appends.
         const auto if_done =
-            resume ? mcmclb::results::ResultStore::IfDone::kSkip : mcmclb::results::ResultStore::IfDone::kAppend;
+            resume ? mcmclb::results::ResultStore::IfDone::skip : mcmclb::results::ResultStore::IfDone::append;
         recorded = mcmclb::record_result(*store, r, if_done);
       } catch (const mcmclb::results::StoreError& e) {
         // Found after work started (disk full, another version rewrote a header): not an input error whose exit

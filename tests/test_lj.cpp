@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "mcmclb/lj.hpp"
+#include "mcmclb/mpi.hpp"
 
 namespace lj = mcmclb::lj;
 namespace mpi = mcmclb::mpi;
@@ -381,17 +384,48 @@ TEST(LjSpec, BadValuesAreOneLineErrorsNamingTheKey) {
 
 // ---- Under mpiexec -----------------------------------------------------------------------------------------------
 
+namespace {
+
+// The walkers hold no MPI; these helpers give them plain MPI communicators, as the kernel gives them its groups.
+
+/// Exact group sum of fixed-point parts (MPI_Allreduce, MPI_INT64_T, MPI_SUM).
+lj::Energy allreduce_energy(lj::Energy part, const mpi::Comm& group) {
+  lj::Energy sum = 0;
+  mpi::check(MPI_Allreduce(&part, &sum, 1, MPI_INT64_T, MPI_SUM, group.get()), "MPI_Allreduce");
+  return sum;
+}
+
+/// One item worked by the calling member of group, its slices summed by allreduce_energy.
+lj::ItemResult work_item(const lj::Spec& spec, const lj::ChainKey& key, lj::State& state, const mpi::Comm& group) {
+  return lj::work_item(spec, key, state, group.size(), group.rank(),
+                       [&group](lj::Energy part) { return allreduce_energy(part, group); });
+}
+
+/// A merge's traffic: root's state replaces every other member's (MPI_Bcast of the serialize() buffer). Returns
+/// the bytes broadcast.
+std::size_t broadcast_state(lj::State& state, int atoms, int root, const mpi::Comm& group) {
+  std::vector<std::byte> buffer =
+      group.rank() == root ? lj::serialize(state) : std::vector<std::byte>(lj::serialized_bytes(atoms));
+  if (buffer.size() != lj::serialized_bytes(atoms))
+    throw std::invalid_argument("broadcast_state: the root's state does not have the given atom count");
+  mpi::check(MPI_Bcast(buffer.data(), static_cast<int>(buffer.size()), MPI_BYTE, root, group.get()), "MPI_Bcast");
+  if (group.rank() != root) state = lj::deserialize(buffer);
+  return buffer.size();
+}
+
+}  // namespace
+
 // Every rank sums its slice; MPI_Allreduce(MPI_INT64_T, MPI_SUM) gives exactly the one-rank total.
 TEST(LjMpi, AllreduceOfSlicesEqualsTheOneRankEvaluation) {
   const mpi::Comm world = mpi::Comm::world();
   for (const int atoms : kMagicSizes) {
     const lj::State state = shaken_state(atoms, 9);  // the same on every rank: it depends on the seed alone
     const lj::Energy total =
-        lj::allreduce_energy(lj::total_energy_part(state.positions, world.size(), world.rank()), world);
+        allreduce_energy(lj::total_energy_part(state.positions, world.size(), world.rank()), world);
     EXPECT_EQ(total, lj::total_energy(state.positions)) << atoms << " atoms";
     const std::array<double, 3> to = {0.3, -0.2, 0.1};
     const lj::Energy delta =
-        lj::allreduce_energy(lj::single_move_delta_part(state.positions, 1, to, world.size(), world.rank()), world);
+        allreduce_energy(lj::single_move_delta_part(state.positions, 1, to, world.size(), world.rank()), world);
     EXPECT_EQ(delta, lj::single_move_delta_part(state.positions, 1, to, 1, 0)) << atoms << " atoms";
   }
 }
@@ -418,7 +452,7 @@ TEST(LjMpi, ChainWorkedByChangingGroupsMatchesOneRank) {
     Trace got;
     const auto work = [&](lj::State& state, const mpi::Comm& group, int items) {
       for (int k = 0; k < items; ++k) {
-        (void)lj::work_item(spec, key, state, group);
+        (void)work_item(spec, key, state, group);
         got.energy.push_back(state.energy);
         got.accepted.push_back(state.accepted);
       }
@@ -432,7 +466,7 @@ TEST(LjMpi, ChainWorkedByChangingGroupsMatchesOneRank) {
       got.accepted.assign(expected.accepted.begin(), expected.accepted.begin() + 15);
     }
     // Phase 2: everyone, after the merge's broadcast.
-    const std::size_t bytes = lj::broadcast_state(state, spec.atoms, 0, world);
+    const std::size_t bytes = broadcast_state(state, spec.atoms, 0, world);
     EXPECT_EQ(bytes, lj::serialized_bytes(spec.atoms));
     work(state, world, 15);
     // Phase 3: groups of two consecutive ranks, each working its own copy of the chain.

@@ -242,13 +242,13 @@ TEST_F(ResultStoreTest, ConcurrentWriterProcessesLoseNothing) {
 }
 
 // Two jobs of one study that both work a point (a resubmitted Slurm job while the first still runs, two sweeps of
-// one folder) must not both record it: with IfDone::kSkip the done-check and the append are one locked step.
+// one folder) must not both record it: with IfDone::skip the done-check and the append are one locked step.
 TEST_F(ResultStoreTest, ConcurrentWritersOfTheSamePointsRecordEachOnce) {
   constexpr int K = 4, M = 40;
   run_writer_processes(dir_, K, [](ResultStore& store, int k) {
     for (int m = 0; m < M; ++m) {  // every writer records the same M points, valid except every 4th
       const std::string id = "w" + std::to_string(k) + "-" + std::to_string(m);
-      store.record(make_run(id, "same", 1 + m % 3, m, m % 4 != 0), ResultStore::IfDone::kSkip);
+      store.record(make_run(id, "same", 1 + m % 3, m, m % 4 != 0), ResultStore::IfDone::skip);
     }
   });
   ResultStore store = ResultStore::open(dir_, test_schema());
@@ -259,9 +259,9 @@ TEST_F(ResultStoreTest, ConcurrentWritersOfTheSamePointsRecordEachOnce) {
     // A done point has exactly one run; an invalid run is no reason to skip, so every writer's invalid run stays.
     EXPECT_EQ(p.runs.size(), m % 4 != 0 ? 1u : static_cast<std::size_t>(K)) << "point " << m;
   }
-  // kAppend (a deliberate repeat: run without --resume, sweep --force) still appends to a done point.
-  EXPECT_FALSE(store.record(make_run("again-skip", "same", 2, 1), ResultStore::IfDone::kSkip));
-  EXPECT_TRUE(store.record(make_run("again", "same", 2, 1), ResultStore::IfDone::kAppend));
+  // IfDone::append (a deliberate repeat: run without --resume, sweep --force) still appends to a done point.
+  EXPECT_FALSE(store.record(make_run("again-skip", "same", 2, 1), ResultStore::IfDone::skip));
+  EXPECT_TRUE(store.record(make_run("again", "same", 2, 1), ResultStore::IfDone::append));
   EXPECT_EQ(store.recorded_points().at(ResultStore::key(key_fields("same", 2, 1))).runs.size(), 2u);
 }
 

@@ -68,7 +68,7 @@ std::vector<double> lattice_sites(int atoms) {
 }
 
 void require(bool ok, std::string_view prefix, std::string_view key, const std::string& what) {
-  if (!ok) throw mpi::InputError(std::string(prefix) + std::string(key) + ": " + what);
+  if (!ok) throw InputError(std::string(prefix) + std::string(key) + ": " + what);
 }
 
 std::string show(double x) {
@@ -94,12 +94,10 @@ Energy quantize(double pair_epsilon) noexcept {
 }
 
 std::optional<MoveKind> parse_move_kind(std::string_view name) noexcept {
-  if (name == "single") return MoveKind::single;
-  if (name == "all") return MoveKind::all;
+  for (const auto& [known, kind] : kMoveKinds)
+    if (name == known) return kind;
   return std::nullopt;
 }
-
-std::string_view to_string(MoveKind kind) noexcept { return kind == MoveKind::single ? "single" : "all"; }
 
 void validate(const Spec& spec, std::string_view key_prefix) {
   require(spec.atoms >= 2 && spec.atoms <= kMaxAtoms, key_prefix, "atoms",
@@ -320,11 +318,6 @@ ItemResult work_item_split(const Spec& spec, const ChainKey& key, State& state, 
   return result;
 }
 
-ItemResult work_item(const Spec& spec, const ChainKey& key, State& state, const mpi::Comm& group) {
-  return work_item(spec, key, state, group.size(), group.rank(),
-                   [&group](Energy part) { return allreduce_energy(part, group); });
-}
-
 ItemResult work_item(const Spec& spec, const ChainKey& key, State& state, int g, int r,
                      const std::function<Energy(Energy)>& reduce,
                      const std::function<void(int64_t pair_terms)>& computed) {
@@ -340,24 +333,6 @@ ItemResult work_item(const Spec& spec, const ChainKey& key, State& state, int g,
   }
   apply(state, std::move(trial), result);
   return result;
-}
-
-Energy allreduce_energy(Energy part, const mpi::Comm& group) {
-  Energy sum = 0;
-  mpi::check(MPI_Allreduce(&part, &sum, 1, MPI_INT64_T, MPI_SUM, group.get()), "MPI_Allreduce");
-  return sum;
-}
-
-std::size_t broadcast_state(State& state, int atoms, int root, const mpi::Comm& group) {
-  std::vector<std::byte> buffer =
-      group.rank() == root ? serialize(state) : std::vector<std::byte>(serialized_bytes(atoms));
-  // A mismatch is a programming error on the root alone; the exception aborts the job (run_main) instead of
-  // leaving the others in MPI_Bcast.
-  if (buffer.size() != serialized_bytes(atoms))
-    throw std::invalid_argument("lj::broadcast_state: the root's state does not have the given atom count");
-  mpi::check(MPI_Bcast(buffer.data(), static_cast<int>(buffer.size()), MPI_BYTE, root, group.get()), "MPI_Bcast");
-  if (group.rank() != root) state = deserialize(buffer);
-  return buffer.size();
 }
 
 }  // namespace mcmclb::lj

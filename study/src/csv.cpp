@@ -57,6 +57,34 @@ Row split_line(std::string_view text) {
   return fields;
 }
 
+Row leading_fields(std::string_view record, std::size_t count) {
+  Row fields;
+  std::size_t i = 0;
+  while (fields.size() < count && i <= record.size()) {
+    std::string field;
+    if (i < record.size() && record[i] == '"') {
+      ++i;
+      while (i < record.size()) {
+        if (record[i] == '"' && i + 1 < record.size() && record[i + 1] == '"') {
+          field += '"';
+          i += 2;
+        } else if (record[i] == '"') {
+          ++i;
+          break;
+        } else {
+          field += record[i++];
+        }
+      }
+    }
+    const std::size_t comma = record.find(',', i);
+    field.append(record.substr(i, comma == std::string_view::npos ? std::string_view::npos : comma - i));
+    fields.push_back(std::move(field));
+    if (comma == std::string_view::npos) break;
+    i = comma + 1;
+  }
+  return fields;
+}
+
 void write_atomically(const std::filesystem::path& path, std::string_view content) {
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   std::string temp = path.string() + ".tmp." + std::to_string(::getpid());

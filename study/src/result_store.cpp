@@ -1,4 +1,5 @@
-// The results store (mcmclb/result_store.hpp).
+// The results store (mcmclb/result_store.hpp): header checks and upgrades, the folder checks, reading what is
+// recorded, and recording. The file helpers are in posix_file.cpp, the lock and the journal in journal.cpp.
 //
 // Design, and why:
 // - One lock per folder: a POSIX record lock (fcntl F_SETLKW) on DIR/.mcmclb.lock, held around every commit and
@@ -37,35 +38,22 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <climits>
-#include <csignal>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <limits>
-#include <mutex>
 #include <optional>
-#include <sstream>
 #include <string_view>
-#include <thread>
 #include <unordered_map>
 #include <utility>
 
+#include "journal.hpp"
 #include "mcmclb/text.hpp"
+#include "posix_file.hpp"
 
 namespace mcmclb::results {
 
 namespace fs = std::filesystem;
+using namespace detail;  // the file helpers (posix_file.hpp), the lock and the journal (journal.hpp)
 
 namespace {
-
-constexpr const char* kLockFile = ".mcmclb.lock";
-constexpr const char* kJournalFile = ".mcmclb.journal";
-constexpr const char* kJournalTemp = ".mcmclb.journal.tmp";
-constexpr std::size_t kMaxHeaderBytes = std::size_t{64} * 1024;
-
-std::string shown(const fs::path& path) { return printable(path.native(), 200); }
 
 std::string header_text(const csv::Row& header) { return csv::line(header); }
 
@@ -76,196 +64,6 @@ std::string join_header(const csv::Row& fields) {
   return text;
 }
 
-[[noreturn]] void fail(const fs::path& path, const std::string& what) { throw StoreError(shown(path) + ": " + what); }
-
-[[noreturn]] void fail_errno(const fs::path& path, const std::string& what, int err) {
-  fail(path, what + " (" + std::strerror(err) + ")");
-}
-
-/// An owned file descriptor.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Fd& operator=(Fd&& other) noexcept {
-    if (this != &other) {
-      reset();
-      fd_ = std::exchange(other.fd_, -1);
-    }
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  [[nodiscard]] int get() const { return fd_; }
-  void reset() noexcept {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-  /// Closes and reports the error close() may give (NFS reports deferred write errors there).
-  void close_checked(const fs::path& path) {
-    const int fd = std::exchange(fd_, -1);
-    if (fd >= 0 && ::close(fd) != 0) fail_errno(path, "cannot write", errno);
-  }
-
- private:
-  int fd_ = -1;
-};
-
-Fd open_file(const fs::path& path, int flags) {
-  int fd;
-  do {
-    fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0) fail_errno(path, "cannot open", errno);
-  return Fd(fd);
-}
-
-off_t size_of(const Fd& fd, const fs::path& path) {
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) fail_errno(path, "cannot stat", errno);
-  return st.st_size;
-}
-
-void write_all(const Fd& fd, const fs::path& path, std::string_view text, off_t at) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::pwrite(fd.get(), text.data() + done, text.size() - done, at + static_cast<off_t>(done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail_errno(path, "cannot write", errno);
-    }
-    done += static_cast<std::size_t>(n);
-  }
-}
-
-void sync(const Fd& fd, const fs::path& path) {
-  if (::fsync(fd.get()) != 0) fail_errno(path, "cannot flush to disk", errno);
-}
-
-/// Makes a rename or unlink in dir durable. Some filesystems cannot fsync a folder (EINVAL): they order such
-/// metadata themselves.
-void sync_folder(const fs::path& dir) {
-  const Fd fd = open_file(dir, O_RDONLY | O_DIRECTORY);
-  if (::fsync(fd.get()) != 0 && errno != EINVAL) fail_errno(dir, "cannot flush to disk", errno);
-}
-
-/// Replaces path (in dir) by text durably: a temporary file beside it (".<name>.<why>.tmp"), flushed, renamed over
-/// it, the folder flushed. Readers see the old file or the new one, never a part.
-void replace_file(const fs::path& dir, const fs::path& path, const std::string& why, const std::string& text) {
-  const fs::path temp = dir / ("." + path.filename().string() + "." + why + ".tmp");
-  Fd fd = open_file(temp, O_WRONLY | O_CREAT | O_TRUNC);
-  write_all(fd, temp, text, 0);
-  sync(fd, temp);
-  fd.close_checked(temp);
-  if (::rename(temp.c_str(), path.c_str()) != 0) fail_errno(path, "cannot replace", errno);
-  sync_folder(dir);
-}
-
-std::string read_at(const Fd& fd, const fs::path& path, off_t at, std::size_t max_bytes) {
-  std::string out(max_bytes, '\0');
-  std::size_t done = 0;
-  while (done < max_bytes) {
-    const ssize_t n = ::pread(fd.get(), out.data() + done, max_bytes - done, at + static_cast<off_t>(done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail_errno(path, "cannot read", errno);
-    }
-    if (n == 0) break;
-    done += static_cast<std::size_t>(n);
-  }
-  out.resize(done);
-  return out;
-}
-
-/// The first line of a file, with its newline if it has one within kMaxHeaderBytes.
-std::string first_line(const Fd& fd, const fs::path& path) {
-  std::string head = read_at(fd, path, 0, kMaxHeaderBytes);
-  const auto end = head.find('\n');
-  if (end != std::string::npos) head.resize(end + 1);
-  return head;
-}
-
-/// Calls emit for every record of the file after the header: a record ends at a newline outside quotes, so a
-/// quoted field may hold line breaks. Reads in blocks; a last record without its newline is not emitted. A limit of
-/// 0 or more reads only the file's first `limit` bytes (the file as it was before an unfinished commit).
-template <typename Emit>
-void for_each_row(const fs::path& path, Emit&& emit, off_t limit = -1) {
-  Fd fd;
-  {
-    const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (raw < 0) {
-      if (errno == ENOENT) return;
-      fail_errno(path, "cannot open", errno);
-    }
-    fd = Fd(raw);
-  }
-  constexpr std::size_t kBlock = 1 << 20;
-  std::string buffer;
-  std::size_t scanned = 0, start = 0;
-  bool quoted = false, header = true;
-  auto left = limit < 0 ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(limit);
-  for (;;) {
-    const std::size_t old = buffer.size(), want = std::min(kBlock, left);
-    buffer.resize(old + want);
-    ssize_t n = 0;  // 0 once the limit is reached: the end, as at the end of the file
-    if (want > 0) {
-      do {
-        n = ::read(fd.get(), buffer.data() + old, want);
-      } while (n < 0 && errno == EINTR);
-    }
-    if (n < 0) fail_errno(path, "cannot read", errno);
-    buffer.resize(old + static_cast<std::size_t>(n));
-    if (n == 0) return;
-    left -= static_cast<std::size_t>(n);
-    for (; scanned < buffer.size(); ++scanned) {
-      const char c = buffer[scanned];
-      if (c == '"') {
-        quoted = !quoted;
-      } else if (c == '\n' && !quoted) {
-        std::string_view record(buffer.data() + start, scanned - start);
-        if (!record.empty() && record.back() == '\r') record.remove_suffix(1);
-        if (!header) emit(record);
-        header = false;
-        start = scanned + 1;
-      }
-    }
-    buffer.erase(0, start);
-    scanned -= start;
-    start = 0;
-  }
-}
-
-/// The first `count` fields of a record (RFC 4180 quoting), without splitting the rest of the line.
-csv::Row leading_fields(std::string_view record, std::size_t count) {
-  csv::Row fields;
-  std::size_t i = 0;
-  while (fields.size() < count && i <= record.size()) {
-    std::string field;
-    if (i < record.size() && record[i] == '"') {
-      ++i;
-      while (i < record.size()) {
-        if (record[i] == '"' && i + 1 < record.size() && record[i + 1] == '"') {
-          field += '"';
-          i += 2;
-        } else if (record[i] == '"') {
-          ++i;
-          break;
-        } else {
-          field += record[i++];
-        }
-      }
-    }
-    const std::size_t comma = record.find(',', i);
-    field.append(record.substr(i, comma == std::string_view::npos ? std::string_view::npos : comma - i));
-    fields.push_back(std::move(field));
-    if (comma == std::string_view::npos) break;
-    i = comma + 1;
-  }
-  return fields;
-}
-
 std::size_t column(const Table& table, const std::string& name) {
   const auto at = std::find(table.header.begin(), table.header.end(), name);
   if (at == table.header.end()) {
@@ -274,173 +72,27 @@ std::size_t column(const Table& table, const std::string& name) {
   return static_cast<std::size_t>(at - table.header.begin());
 }
 
-std::optional<long> parse_long(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  const long value = std::strtol(text.c_str(), &end, 10);
-  if (errno != 0 || end != text.c_str() + text.size()) return std::nullopt;
-  return value;
-}
-
-/// Every table of the schema: the four fixed ones, then the per-run ones.
-std::vector<const Table*> all_tables(const Schema& s) {
-  std::vector<const Table*> tables = {&s.runs, &s.ranks, &s.events, &s.failures};
-  for (const Table& t : s.per_run) tables.push_back(&t);
-  return tables;
-}
-
-/// The folder lock: a process-wide mutex, then the fcntl lock on DIR/.mcmclb.lock (see the top). kWrite creates the
-/// lock file and takes the write lock, waiting for it. kRead writes and creates nothing: it takes the read lock
-/// (shared with other readers) when the lock file exists and the lock comes within kReadLockPatience (a commit
-/// lasts milliseconds), and otherwise holds only the mutex: a reader needs no lock (runs.csv is appended last, a
-/// killed writer's commit is read through its journal), the read lock only spares it a commit half-done at the
-/// moment it reads. So a status or dry run never hangs on a lock a dead node still holds (NFS, Lustre).
-constexpr std::chrono::seconds kReadLockPatience{2};
-
-class FolderLock {
- public:
-  enum class Mode { kWrite, kRead };
-  explicit FolderLock(const fs::path& dir, Mode mode = Mode::kWrite) : guard_(process_mutex()) {
-    const fs::path path = dir / kLockFile;
-    if (mode == Mode::kRead) {
-      const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (raw < 0) return;  // no writer of this version has written here yet, or the file is not ours to read
-      fd_ = Fd(raw);
-    } else {
-      fd_ = open_file(path, O_RDWR | O_CREAT);
-    }
-    struct flock lock {};
-    lock.l_type = mode == Mode::kRead ? F_RDLCK : F_WRLCK;
-    lock.l_whence = SEEK_SET;  // l_start = l_len = 0: the whole file
-    if (mode == Mode::kRead) {
-      const auto give_up = std::chrono::steady_clock::now() + kReadLockPatience;
-      while (::fcntl(fd_.get(), F_SETLK, &lock) != 0) {
-        const bool held = errno == EAGAIN || errno == EACCES || errno == EINTR;
-        if (!held || std::chrono::steady_clock::now() >= give_up) {
-          fd_.reset();  // read without the lock
-          return;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      }
-      return;
-    }
-    while (::fcntl(fd_.get(), F_SETLKW, &lock) != 0) {
-      if (errno == EINTR) continue;
-      if (errno == ENOLCK || errno == EOPNOTSUPP || errno == ENOSYS) {
-        fail_errno(path,
-                   "this filesystem does not support POSIX record locks, which concurrent writers need (NFS: run "
-                   "lockd; Lustre: mount with -o flock)",
-                   errno);
-      }
-      fail_errno(path, "cannot lock", errno);
-    }
-  }
-  // Closing the descriptor releases the fcntl lock, then the mutex is released (members in reverse order).
-
- private:
-  static std::mutex& process_mutex() {
-    static std::mutex m;
-    return m;
-  }
-  std::lock_guard<std::mutex> guard_;
-  Fd fd_;
-};
-
-/// The files a commit is about to grow, and their sizes before it.
-using Sizes = std::vector<std::pair<std::string, off_t>>;
-
-void write_journal(const fs::path& dir, const Sizes& sizes) {
-  std::string text = "mcmclb journal 1\n";
-  for (const auto& [file, size] : sizes) text += file + " " + std::to_string(size) + "\n";
-  const fs::path temp = dir / kJournalTemp;
-  Fd fd = open_file(temp, O_WRONLY | O_CREAT | O_TRUNC);
-  write_all(fd, temp, text, 0);
-  sync(fd, temp);
-  fd.close_checked(temp);
-  if (::rename(temp.c_str(), (dir / kJournalFile).c_str()) != 0) fail_errno(dir / kJournalFile, "cannot write", errno);
-  sync_folder(dir);
-}
-
-void remove_journal(const fs::path& dir) {
-  if (::unlink((dir / kJournalFile).c_str()) != 0 && errno != ENOENT) {
-    fail_errno(dir / kJournalFile, "cannot remove", errno);
-  }
-  sync_folder(dir);
-}
-
-void truncate_to(const fs::path& path, off_t size) {
-  const int raw = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (raw < 0) {
-    if (errno == ENOENT) return;
-    fail_errno(path, "cannot roll back", errno);
-  }
-  const Fd fd(raw);
-  if (size_of(fd, path) <= size) return;
-  if (::ftruncate(fd.get(), size) != 0) fail_errno(path, "cannot roll back", errno);
-  sync(fd, path);
-}
-
-/// The journal of a commit a killed writer left unfinished: the files it grew and their sizes before it; nothing
-/// when there is none. Lock held (read or write).
-std::optional<Sizes> read_journal(const fs::path& dir, const Schema& schema) {
-  const fs::path journal = dir / kJournalFile;
-  const int raw = ::open(journal.c_str(), O_RDONLY | O_CLOEXEC);
-  if (raw < 0) {
-    if (errno == ENOENT) return std::nullopt;
-    fail_errno(journal, "cannot read", errno);
-  }
-  const Fd fd(raw);
-  std::istringstream in(read_at(fd, journal, 0, kMaxHeaderBytes));
-  std::string line;
-  std::getline(in, line);
-  Sizes sizes;
-  bool damaged = line != "mcmclb journal 1";
-  const std::vector<const Table*> tables = all_tables(schema);
-  while (!damaged && std::getline(in, line)) {
-    const auto space = line.rfind(' ');
-    const std::string file = line.substr(0, space == std::string::npos ? 0 : space);
-    const long size = space == std::string::npos ? -1 : parse_long(line.substr(space + 1)).value_or(-1);
-    const bool known = std::any_of(tables.begin(), tables.end(), [&](const Table* t) { return t->file == file; });
-    damaged = !known || size < 0;
-    if (!damaged) sizes.emplace_back(file, static_cast<off_t>(size));
-  }
-  if (damaged) {
-    fail(journal, "damaged journal of an unfinished commit; check the CSV files' last rows, then remove it");
-  }
-  return sizes;
-}
-
-/// Undoes a commit a killed writer left unfinished. Lock held.
-void roll_back(const fs::path& dir, const Schema& schema) {
-  ::unlink((dir / kJournalTemp).c_str());  // a journal that was never complete: nothing was appended yet
-  const auto sizes = read_journal(dir, schema);
-  if (!sizes) return;
-  for (const auto& [file, size] : *sizes) truncate_to(dir / file, size);
-  remove_journal(dir);
-}
-
 /// What open() found in one table file.
-enum class Found { kAbsent, kCurrent, kUpgrade };
+enum class Found { absent, current, upgrade };
 
 /// lock_free: a check before the folder's lock file exists, so that a refused folder is left exactly as it was. A
-/// first line without its newline may be a header another writer is writing right now: undecided (kAbsent) then,
+/// first line without its newline may be a header another writer is writing right now: undecided (absent) then,
 /// and the check under the lock decides.
 Found check_header(const fs::path& dir, const Table& table, const OlderHeader** older, bool lock_free = false) {
   const fs::path path = dir / table.file;
   const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (raw < 0) {
-    if (errno == ENOENT) return Found::kAbsent;
+    if (errno == ENOENT) return Found::absent;
     fail_errno(path, "cannot read", errno);
   }
   const Fd fd(raw);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) fail_errno(path, "cannot stat", errno);
   if (!S_ISREG(st.st_mode)) fail(path, "is not a regular file; remove it or write to a new output folder");
-  if (st.st_size == 0) return Found::kAbsent;
+  if (st.st_size == 0) return Found::absent;
   const std::string head = first_line(fd, path);
-  if (lock_free && (head.empty() || head.back() != '\n')) return Found::kAbsent;
-  if (head == header_text(table.header)) return Found::kCurrent;
+  if (lock_free && (head.empty() || head.back() != '\n')) return Found::absent;
+  if (head == header_text(table.header)) return Found::current;
   for (const OlderHeader& o : table.older) {
     if (head == header_text(o.header)) {
       if (!o.upgrade) {
@@ -448,7 +100,7 @@ Found check_header(const fs::path& dir, const Table& table, const OlderHeader** 
                        printable(join_header(table.header), 4096) + "\"); write to a new output folder");
       }
       *older = &o;
-      return Found::kUpgrade;
+      return Found::upgrade;
     }
   }
   std::string_view seen = head;
@@ -523,60 +175,6 @@ void prepare_folder(const fs::path& dir) {
   fd.reset();
   ::unlink(probe.c_str());
   if (wrote != 1) fail_errno(dir, "cannot write in this output folder", err);
-}
-
-/// Appends text to each table file, all or nothing (see the top). Lock held, journal rolled back already.
-void commit(const fs::path& dir, const std::vector<std::pair<const Table*, std::string_view>>& appends) {
-  struct Target {
-    fs::path path;
-    Fd fd;
-    off_t size = 0;
-    std::string prefix;  // the header for a new file, or a newline a foreign writer left out
-  };
-  std::vector<Target> targets;
-  for (const auto& [table, text] : appends) {
-    Target t;
-    t.path = dir / table->file;
-    t.fd = open_file(t.path, O_RDWR | O_CREAT);
-    t.size = size_of(t.fd, t.path);
-    if (t.size == 0) {
-      t.prefix = header_text(table->header);
-    } else {
-      if (first_line(t.fd, t.path) != header_text(table->header)) {
-        fail(t.path,
-             "its header changed after this store was opened (is another mcmclb version writing here?); "
-             "write to a new output folder");
-      }
-      if (read_at(t.fd, t.path, t.size - 1, 1) != "\n") t.prefix = "\n";
-    }
-    targets.push_back(std::move(t));
-  }
-  Sizes sizes;
-  for (std::size_t i = 0; i < appends.size(); ++i) sizes.emplace_back(appends[i].first->file, targets[i].size);
-  write_journal(dir, sizes);
-  const std::string crash_after = std::getenv(kCrashAfterVariable) ? std::getenv(kCrashAfterVariable) : "";
-  try {
-    for (std::size_t i = 0; i < appends.size(); ++i) {
-      Target& t = targets[i];
-      const std::string_view text = appends[i].second;
-      const std::string& file = appends[i].first->file;
-      write_all(t.fd, t.path, t.prefix, t.size);
-      if (crash_after == file + ":half") {  // test hook: a torn last line
-        write_all(t.fd, t.path, text.substr(0, text.size() / 2), t.size + static_cast<off_t>(t.prefix.size()));
-        sync(t.fd, t.path);
-        ::raise(SIGKILL);
-      }
-      write_all(t.fd, t.path, text, t.size + static_cast<off_t>(t.prefix.size()));
-      sync(t.fd, t.path);
-      t.fd.close_checked(t.path);
-      if (crash_after == file) ::raise(SIGKILL);  // test hook
-    }
-  } catch (...) {
-    for (const Target& t : targets) truncate_to(t.path, t.size);
-    remove_journal(dir);
-    throw;
-  }
-  remove_journal(dir);
 }
 
 /// One runs.csv row while its ranks.csv rows are being counted.
@@ -655,7 +253,7 @@ std::map<std::string, RecordedPoint> read_points(const fs::path& dir, const Sche
             if (!upgraded) return;
             fields = std::move(*upgraded);
           } else {
-            fields = leading_fields(record, needed);
+            fields = csv::leading_fields(record, needed);
           }
           if (fields.size() < needed) return;
           const auto at = by_id.find(fields[rid_col]);
@@ -723,7 +321,7 @@ ResultStore ResultStore::open(const fs::path& dir, Schema schema) {
   std::vector<std::pair<const Table*, const OlderHeader*>> upgrades;
   for (const Table* t : all_tables(schema)) {
     const OlderHeader* older = nullptr;
-    if (check_header(dir, *t, &older) == Found::kUpgrade) upgrades.emplace_back(t, older);
+    if (check_header(dir, *t, &older) == Found::upgrade) upgrades.emplace_back(t, older);
   }
   // Every file was checked before the first is rewritten: a refused folder is left as it was.
   for (const auto& [table, older] : upgrades) upgrade_file(dir, *table, *older);
@@ -757,11 +355,11 @@ std::map<std::string, RecordedPoint> ResultStore::read_recorded_points(const fs:
     const OlderHeader* ignored = nullptr;
     (void)check_header(dir, *t, &ignored, true);
   }
-  const FolderLock lock(dir, FolderLock::Mode::kRead);
+  const FolderLock lock(dir, FolderLock::Mode::read);
   ReadAs runs, ranks;
   for (auto [table, as] : {std::pair{&schema.runs, &runs}, std::pair{&schema.ranks, &ranks}}) {
     // lock_free: without the lock file, a header still being written reads as no file yet, as in open().
-    if (check_header(dir, *table, &as->older, true) != Found::kUpgrade) as->older = nullptr;
+    if (check_header(dir, *table, &as->older, true) != Found::upgrade) as->older = nullptr;
   }
   // A commit a killed writer left unfinished: its files read up to their sizes before it (a journal holds sizes
   // of files in the current header, written after any upgrade).
@@ -800,7 +398,7 @@ bool ResultStore::record(const RunRecord& run, IfDone if_done) {
   appends.emplace_back(&schema_.runs, run_line);
   const FolderLock lock(dir_);
   roll_back(dir_, schema_);
-  if (if_done == IfDone::kSkip) {
+  if (if_done == IfDone::skip) {
     csv::Row key_fields;
     for (const std::string& name : schema_.key_columns) key_fields.push_back(run.run[column(schema_.runs, name)]);
     const auto points = read_points(dir_, schema_);

@@ -24,7 +24,7 @@
 namespace mcmclb {
 
 /// A walker group: the contiguous world ranks [first, last] working one chain. Groups stay contiguous because
-/// every merge joins a group with its right neighbour.
+/// every merge joins two adjacent groups (a group with its right neighbour, or with its left one in mostwork).
 struct GroupState {
   int first = 0;
   int last = 0;
@@ -201,6 +201,10 @@ class Kernel {
   void form(const std::optional<GroupState>& next, EventKind kind, const std::string& before, bool count_as_regroup,
             int holder = -1, ChainProgress progress = ChainProgress::known);
   void switch_to(std::unique_ptr<GroupComm> comm, const GroupState& next);
+
+  // Compute mode (kernel/src/compute.cpp): the walker of the group's chain.
+  /// Works moves_per_item trial moves of the chain's walker with the group: work_one_item's compute branch.
+  void work_walker_item();
   /// Compute mode: gives the new group the walker state of its chain (initial: computed by every member; merge:
   /// broadcast from holder, default the last member, whose group continued the chain).
   void take_walker(EventKind kind, int holder);
@@ -226,7 +230,7 @@ class Kernel {
   double progress_every_s_ = 0;  // 0: no progress lines
   double progress_expected_s_ = 0, progress_baseline_s_ = 0;
   std::chrono::steady_clock::time_point progress_start_;
-  // compute mode
+  // compute mode (kernel/src/compute.cpp)
   std::optional<lj::State> walker_;  // the state of walker_chain_ (members of the group working it, or that did)
   int walker_chain_ = -1;
   std::vector<ChainTally> tallies_;

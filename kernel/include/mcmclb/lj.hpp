@@ -1,4 +1,4 @@
-// Metropolis Monte Carlo walkers on Lennard-Jones clusters (issue 12, work mode `compute`): the walker state,
+// Metropolis Monte Carlo walkers on Lennard-Jones clusters (work mode `compute`): the walker state,
 // counter-based random numbers, pair sums split over the members of a group, and an exact fixed-point
 // reduction, so that a chain's trajectory does not depend on how many ranks evaluate its energies.
 //
@@ -11,6 +11,9 @@
 // exact and associative: any split of the pairs over g members, added in any order (or by MPI_Allreduce with
 // MPI_INT64_T / MPI_SUM), gives the same bits. Hence the energy after item k, the acceptance count and the
 // positions are bit-identical for every g, every sequence of regroupings and every balancer.
+//
+// No MPI here: a group's reduction and a merge's broadcast are the caller's (the kernel passes its group
+// communicator's allreduce to work_item), so the study library can share MoveKind through mcmclb/run_spec.hpp.
 #pragma once
 
 #include <array>
@@ -20,9 +23,10 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "mcmclb/mpi.hpp"
+#include "mcmclb/input_error.hpp"
 
 namespace mcmclb::lj {
 
@@ -55,12 +59,18 @@ inline constexpr int kMaxAtoms = 256;
 
 // ---- Configuration ---------------------------------------------------------------------------------------------
 
+/// Trial moves of a compute item (work.compute.move). The one definition: RunSpec names it as mcmclb::MoveKind.
 enum class MoveKind {
   single,  ///< one atom, chosen at random, displaced uniformly within max_step per coordinate
   all,     ///< every atom displaced uniformly within max_step per coordinate
 };
+/// The names of the move kinds, as study files and runs.csv write them.
+inline constexpr std::array<std::pair<std::string_view, MoveKind>, 2> kMoveKinds = {
+    {{"single", MoveKind::single}, {"all", MoveKind::all}}};
 [[nodiscard]] std::optional<MoveKind> parse_move_kind(std::string_view name) noexcept;
-[[nodiscard]] std::string_view to_string(MoveKind kind) noexcept;
+[[nodiscard]] constexpr std::string_view to_string(MoveKind kind) noexcept {
+  return kind == MoveKind::single ? "single" : "all";
+}
 
 /// One walker's physics. Validated by validate() before any work starts.
 struct Spec {
@@ -71,7 +81,7 @@ struct Spec {
   double confine_radius = 0.0;  ///< sigma; 0: no wall. A trial that puts an atom outside is rejected.
 };
 
-/// Throws mpi::InputError with one line naming the key (prefixed by key_prefix, e.g. "workload.lj.") and what is
+/// Throws InputError with one line naming the key (prefixed by key_prefix, e.g. "workload.lj.") and what is
 /// allowed. Deterministic, so every rank throws the same error before any communication.
 void validate(const Spec& spec, std::string_view key_prefix = "lj.");
 
@@ -200,12 +210,6 @@ void apply(State& state, Trial&& trial, const ItemResult& result);
 /// single-process calibration). Equal, bit for bit, to work_item on a group of g ranks.
 ItemResult work_item_split(const Spec& spec, const ChainKey& key, State& state, int g);
 
-/// One item worked by the calling member of group: every member draws the same trial, sums its slice
-/// (g = group size, r = its rank), MPI_Allreduce(MPI_INT64_T, MPI_SUM) gives every member the exact dE, and
-/// every member applies the same verdict (so the leader's decision is known to all without another message).
-/// Collective over group, except when the trial leaves the sphere, which every member sees alike.
-ItemResult work_item(const Spec& spec, const ChainKey& key, State& state, const mpi::Comm& group);
-
 /// One item worked by member r of g members, whose parts reduce() sums over the group (any exact integer
 /// reduction: an MPI_Allreduce, the kernel's GroupComm::allreduce_sum over any creation method). reduce is
 /// called once per evaluated trial, by every member alike. g = 1 never calls it. computed, if given, is called
@@ -214,13 +218,5 @@ ItemResult work_item(const Spec& spec, const ChainKey& key, State& state, const 
 ItemResult work_item(const Spec& spec, const ChainKey& key, State& state, int g, int r,
                      const std::function<Energy(Energy)>& reduce,
                      const std::function<void(int64_t pair_terms)>& computed = {});
-
-/// Exact group sum of fixed-point parts (MPI_Allreduce, MPI_INT64_T, MPI_SUM; integer addition is associative,
-/// so the result is the same bits whatever the group size or reduction tree).
-[[nodiscard]] Energy allreduce_energy(Energy part, const mpi::Comm& group);
-
-/// Merge traffic: root's state replaces every other member's (MPI_Bcast of the serialize() buffer; every member
-/// must pass the same atoms, which all ranks know from the workload model). Returns the bytes broadcast.
-std::size_t broadcast_state(State& state, int atoms, int root, const mpi::Comm& group);
 
 }  // namespace mcmclb::lj

@@ -14,6 +14,8 @@
 #include <variant>
 #include <vector>
 
+#include "mcmclb/lj.hpp"
+
 namespace mcmclb {
 
 /// A workload parameter's value; integers stay exact (seeds use all 64 bits).
@@ -41,13 +43,10 @@ inline constexpr std::array<std::pair<std::string_view, WorkMode>, 3> kWorkModes
   return m == WorkMode::spin ? "spin" : m == WorkMode::compute ? "compute" : "sleep";
 }
 
-/// Trial moves of a compute item: one atom or every atom displaced.
-enum class MoveKind { single, all };
-inline constexpr std::array<std::pair<std::string_view, MoveKind>, 2> kMoveKinds = {
-    {{"single", MoveKind::single}, {"all", MoveKind::all}}};
-[[nodiscard]] constexpr std::string_view to_string(MoveKind m) noexcept {
-  return m == MoveKind::all ? "all" : "single";
-}
+/// Trial moves of a compute item (one atom or every atom displaced): the physics' own kind and names, so the
+/// kernel hands them to the walkers as they are.
+using lj::kMoveKinds;
+using lj::MoveKind;
 
 /// The magic Lennard-Jones cluster sizes (closed Mackay shells and their neighbours) that work.atoms = 0 cycles
 /// through by chain index, so chains differ in cost as in DNTMC.

@@ -2,6 +2,7 @@
 // the target), so results already written are never lost or half-written.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -19,6 +20,10 @@ std::string line(const Row& fields);
 
 /// Splits one CSV line (without its newline; RFC 4180 quoting) into fields: the inverse of line().
 Row split_line(std::string_view text);
+
+/// The first count fields of a record (RFC 4180 quoting), without splitting the rest of the line: a long row's
+/// leading columns read cheaply (fewer when the record has fewer).
+Row leading_fields(std::string_view record, std::size_t count);
 
 /// Writes content to path atomically (temporary file in the same folder, flushed, renamed over path).
 void write_atomically(const std::filesystem::path& path, std::string_view content);

@@ -1,7 +1,9 @@
-// The results store: one output folder holding runs.csv, ranks.csv, events.csv and failures.csv, safe for any
-// number of concurrent writers (processes on one machine or on several hosts sharing a parallel filesystem).
-// A run is recorded in all three run files or in none; appends cost O(rows added); every file's header is
-// checked when the store is opened, before any work. Uses no MPI: rank 0 and the sweep process both use it.
+// The results store: one output folder holding runs.csv, ranks.csv, events.csv, failures.csv and the per-run
+// tables a schema adds (mcmclb's: provenance.csv, chains.csv, traces.csv), safe for any number of concurrent
+// writers (processes on one machine or on several hosts sharing a parallel filesystem). A run is recorded in all
+// of its run files (runs, ranks, events and the per-run tables: six in mcmclb's schema) or in none; appends cost
+// O(rows added); every file's header is checked when the store is opened, before any work. Uses no MPI: rank 0
+// and the sweep process both use it.
 #pragma once
 
 #include <filesystem>
@@ -100,13 +102,13 @@ class ResultStore {
 
   /// What record() does when the run's point is already done (recorded valid and complete).
   enum class IfDone {
-    kAppend,  // record it anyway: a repeated measurement (`mcmclb run` without --resume, `sweep --force`)
-    kSkip,    // record nothing: another writer (a concurrent or resubmitted job of the same study) got there first
+    append,  // record it anyway: a repeated measurement (`mcmclb run` without --resume, `sweep --force`)
+    skip,    // record nothing: another writer (a concurrent or resubmitted job of the same study) got there first
   };
-  /// Appends one run to ranks.csv, events.csv and runs.csv, all or nothing, under the folder's lock. Returns false,
-  /// having written nothing, when if_done is kSkip and the run's point is already done: the check and the append
-  /// are under one lock, so two writers of one point never both record it.
-  bool record(const RunRecord& run, IfDone if_done = IfDone::kAppend);
+  /// Appends one run to ranks.csv, events.csv, the per-run tables it has rows for and runs.csv, all or nothing,
+  /// under the folder's lock. Returns false, having written nothing, when if_done is skip and the run's point is
+  /// already done: the check and the append are under one lock, so two writers of one point never both record it.
+  bool record(const RunRecord& run, IfDone if_done = IfDone::append);
   /// Appends rows (failures.csv's header order) to failures.csv under the folder's lock.
   void record_failures(const std::vector<csv::Row>& rows);
 

@@ -50,10 +50,10 @@ std::string store_key(const RunSpec& spec, const Backend& backend);
 /// Records a run in the store: ranks.csv, events.csv, provenance.csv, chains.csv (compute mode only: chains not
 /// empty), traces.csv (work.trace: trace not empty) and runs.csv, all or nothing (one commit). ranks: every
 /// rank's stats, by rank; event_lines: every group formation, as events.csv lines. Returns false when if_done
-/// is kSkip and the point was already done (nothing recorded; ResultStore::record).
+/// is skip and the point was already done (nothing recorded; ResultStore::record).
 bool record_run(results::ResultStore& store, const RunRecord& r, const std::vector<RankStats>& ranks,
                 const std::string& event_lines, const std::vector<ChainOutcome>& chains = {},
                 const std::vector<TracePoint>& trace = {},
-                results::ResultStore::IfDone if_done = results::ResultStore::IfDone::kAppend);
+                results::ResultStore::IfDone if_done = results::ResultStore::IfDone::append);
 
 }  // namespace mcmclb

@@ -1,0 +1,163 @@
+// --launcher smpi (apps/launchers.hpp): smpirun's flags and platform, the simulation build's programs, and the
+// check that simulated repetitions agree.
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "launchers.hpp"
+#include "mcmclb/provenance.hpp"
+#include "mcmclb/runs_csv.hpp"
+#include "mcmclb/text.hpp"
+
+namespace mcmclb::launch {
+
+namespace {
+
+/// The file of smpirun's flags for every simulated run (one source for the sweep, tests/smpi/ and docs/smpi.md),
+/// or the one --smpi-flags names.
+fs::path smpi_flags_file(const SweepOptions& o) {
+  return o.smpi_flags.empty() ? fs::path(MCMCLB_SOURCE_DIR) / "configs" / "platforms" / "smpi.cfg"
+                              : fs::path(o.smpi_flags);
+}
+
+/// The flags of smpi_flags_file(), in order: one per line, blank lines and # comments skipped. A line that is not
+/// a plain -name or --name=value flag is refused, so nothing in the file needs quoting on a command line.
+std::vector<std::string> smpi_flags(const SweepOptions& o) {
+  const fs::path file = smpi_flags_file(o);
+  const std::string text = read_file(file.string(), "smpirun flags file (the simulation flags, docs/smpi.md)");
+  std::vector<std::string> flags;
+  std::stringstream lines(text);
+  int line_no = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++line_no;
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
+    const std::string flag = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+    const bool plain = std::all_of(flag.begin(), flag.end(), [](unsigned char c) {
+      return std::isalnum(c) != 0 || std::string_view("-_./:=,").find(static_cast<char>(c)) != std::string_view::npos;
+    });
+    if (flag[0] != '-' || !plain) {
+      throw InputError(file.string() + ": line " + std::to_string(line_no) + ": '" + printable(flag, 80) +
+                       "' is not an smpirun flag (allowed: one -name or --name=value per line, # comments)");
+    }
+    flags.push_back(flag);
+  }
+  if (flags.empty()) throw InputError(file.string() + ": no flags (allowed: one smpirun flag per line)");
+  return flags;
+}
+
+}  // namespace
+
+/// The smpi launcher's programs: the simulation build's mcmclb-sim (--sim-binary) and mcmclb-commbench-sim
+/// (--sim-commbench, default: beside --sim-binary).
+fs::path sim_commbench(const SweepOptions& o) {
+  return o.sim_commbench.empty() ? fs::path(o.sim_binary).parent_path() / "mcmclb-commbench-sim"
+                                 : fs::path(o.sim_commbench);
+}
+
+/// --launcher smpi: smpirun with the platform file and its hostfile (PLATFORM.hosts) and the flags of
+/// smpi_flags_file(), with the environment the run records in runs.csv (platform) and provenance.csv (the platform's
+/// hash, the flags).
+std::string smpirun_prefix(const SweepOptions& o, int nprocs) {
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(fs::absolute(o.platform), ec);
+  const std::string platform = ec ? o.platform : canonical.string();  // the file itself, from any folder
+  const std::string hosts = fs::path(platform).replace_extension(".hosts").string();
+  const std::string flags = join(smpi_flags(o), " ");
+  return "MCMCLB_PLATFORM=" + shell_quote(platform) + " MCMCLB_SMPI_CFG=" + shell_quote(flags) + " smpirun -np " +
+         std::to_string(nprocs) + " -platform " + shell_quote(platform) + " -hostfile " + shell_quote(hosts) + " " +
+         flags + " ";
+}
+
+/// --launcher smpi: the platform and its hostfile exist, the flags file reads, and the simulation build's programs
+/// the study needs are built (mcmclb-sim for kernel points, mcmclb-commbench-sim for commbench points); checked
+/// before any launch. A dry run only prints the commands, so it notes a missing program instead.
+void check_smpi(const SweepOptions& o, const Study& study) {
+  const fs::path hosts = fs::path(o.platform).replace_extension(".hosts");
+  if (!fs::exists(o.platform) || !fs::exists(hosts)) {
+    throw InputError("--platform: " + o.platform + " and its hostfile " + hosts.string() +
+                     " must both exist (allowed: a file of configs/platforms/)");
+  }
+  (void)smpi_flags(o);
+  if (!o.dry_run && !on_path("smpirun")) {
+    throw InputError("--launcher smpi: smpirun is not on PATH (install SimGrid: Debian libsimgrid-dev, bootstrap.sh)");
+  }
+  const auto check = [&](const std::string& flag, const fs::path& program, const std::string& target) {
+    if (fs::exists(program)) return;
+    const std::string message = flag + ": " + program.string() + " does not exist (build it: cmake -S . -B build-sim " +
+                                "-DMCMCLB_SMPI=ON && cmake --build build-sim --target " + target + ")";
+    if (!o.dry_run) throw InputError(message);
+    std::printf("note: %s\n", message.c_str());
+  };
+  if (has_program(study, Program::kernel)) check("--sim-binary", o.sim_binary, "mcmclb");
+  if (has_program(study, Program::commbench)) check("--sim-commbench", sim_commbench(o), "mcmclb-commbench");
+}
+
+/// Simulated runs take no host time, so the repetitions of a point are the same simulation: said once, before the
+/// launches (they still run: equal times across repetitions are the determinism check docs/smpi.md describes).
+void note_simulated_reps(const SweepOptions& o, const Study& study) {
+  if (o.launcher != "smpi") return;
+  int reps = 0;
+  for (const Point& p : study.points) reps = std::max(reps, p.spec.rep + 1);
+  if (reps > 1) {
+    std::printf(
+        "note: %d repetitions per point in simulation give identical simulated times (nothing random, no host time "
+        "enters); they run as a determinism check, and the sweep fails a point whose repetitions differ "
+        "(--set reps=1 runs each point once)\n",
+        reps);
+  }
+}
+
+/// The simulated determinism check: the valid rows of this backend whose points differ only in rep must give the
+/// same time_s. Each point of the study in such a set is a failure naming the times.
+void check_simulated_reps(const SweepOptions& o, const Study& study, const fs::path& out,
+                          std::vector<Failure>& failures) {
+  if (o.launcher != "smpi") return;
+  const auto text = read_text_file(out / "runs.csv");
+  if (!text) return;
+  std::stringstream lines(*text);
+  std::string line;
+  if (!std::getline(lines, line)) return;
+  const csv::Row header = csv::split_line(line);
+  const auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  std::vector<std::size_t> key_columns;
+  for (const auto& c : runs_columns()) {
+    if (c.is_key()) key_columns.push_back(column(c.name));
+  }
+  const std::size_t rep = column("rep"), time = column("time_s"), valid = column("valid");
+  if (std::any_of(key_columns.begin(), key_columns.end(), [&](std::size_t i) { return i >= header.size(); }) ||
+      time >= header.size() || valid >= header.size()) {
+    return;  // the store checked the header when the sweep opened it
+  }
+  std::map<std::string, std::set<std::string>> times;  // point key with rep 0 -> the times of its valid rows
+  while (std::getline(lines, line)) {
+    csv::Row fields = csv::split_line(line);
+    if (fields.size() != header.size() || fields[valid] != "true") continue;
+    fields[rep] = "0";
+    std::vector<std::string> key;
+    for (const std::size_t i : key_columns) key.push_back(fields[i]);
+    times[key_of_fields(key)].insert(fields[time]);
+  }
+  const Backend backend = sweep_backend(o);
+  for (const Point& p : study.points) {
+    if (p.program != Program::kernel) continue;
+    RunSpec first = p.spec;
+    first.rep = 0;
+    const auto it = times.find(point_key(first, backend));
+    if (it != times.end() && it->second.size() > 1) {
+      failures.push_back({p.index, "the simulated repetitions of this point differ (time_s " +
+                                       join(std::vector<std::string>(it->second.begin(), it->second.end()), ", ") +
+                                       "): the simulation is not deterministic"});
+    }
+  }
+}
+
+}  // namespace mcmclb::launch

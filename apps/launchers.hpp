@@ -1,0 +1,117 @@
+// What the sweep's commands share (apps/sweep.hpp): the study and its output folder, the commands a launch runs,
+// and the launchers behind `mcmclb sweep` and `mcmclb status`. Internal to apps/:
+//   sweep.cpp         options, plan, dispatch, and what every launcher needs (below, first part)
+//   launch_local.cpp  --launcher local and smpi: one mpiexec (or smpirun) per rank count, with progress
+//   launch_smpi.cpp   --launcher smpi: smpirun's flags, platform checks, the simulated determinism check
+//   launch_slurm.cpp  --launcher slurm: batch scripts from the template, squeue and sbatch
+//   status.cpp        `mcmclb status`
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mcmclb/result_store.hpp"
+#include "mcmclb/run_files.hpp"
+#include "mcmclb/study.hpp"
+#include "sweep.hpp"
+
+#ifndef MCMCLB_SOURCE_DIR
+#define MCMCLB_SOURCE_DIR "."
+#endif
+
+namespace mcmclb::launch {
+
+namespace fs = std::filesystem;
+
+// ---- sweep.cpp: the study, its output and its commands ---------------------------------------------------------
+
+/// The file's text; InputError naming path and what it is when it cannot be read.
+std::string read_file(const std::string& path, const std::string& what);
+std::string this_executable();
+Study load(const SweepOptions& o, const std::string& text);
+/// --out, else the study's out.
+fs::path output_of(const SweepOptions& o, const Study& s);
+/// " --set key=value" for each override, quoted.
+std::string overrides_args(const SweepOptions& o);
+/// The backend a sweep's runs record (runs.csv's backend and platform columns).
+Backend sweep_backend(const SweepOptions& o);
+/// A commbench launch's output file (per rank count and backend).
+std::string commbench_output(int nprocs, const Backend& backend);
+/// What one launch runs after the launcher's "-n P": mcmclb run over the points, or commbench.
+std::string program_command(const SweepOptions& o, const Study& study, const fs::path& out,
+                            const std::vector<std::size_t>& points, bool resume);
+/// "mpiexec -n P " or "srun -n P ".
+std::string launch_prefix(const std::string& launcher, int nprocs);
+bool has_program(const Study& study, Program program);
+/// Whether program is an executable in a folder of PATH.
+bool on_path(const std::string& program);
+/// Valid and complete in recorded (kernel points), or its commbench file exists.
+bool done_already(const Point& p, const Backend& backend, const fs::path& out,
+                  const std::map<std::string, results::RecordedPoint>& recorded);
+/// The sweep's results store, opened before the first launch (one line and exit 2 for a refused folder).
+results::ResultStore open_output(const SweepOptions& o, const Study& study);
+/// The points recorded in the output folder: through store, or read only when there is none (dry runs, status).
+std::map<std::string, results::RecordedPoint> recorded_in_output(const SweepOptions& o, const Study& study,
+                                                                 const std::optional<results::ResultStore>& store);
+/// "point 3 (nprocs=4, ...)", for progress and failure lines.
+std::string describe(const Point& p);
+/// Runs command, passing each output line to on_line; returns the exit status.
+int run_streaming(const std::string& command, const std::function<void(const std::string&)>& on_line);
+/// Runs command and returns its exit status and output lines (stdout and stderr together).
+std::pair<int, std::vector<std::string>> run_capturing(const std::string& command);
+/// "42 s", or "3 min 05 s" from two minutes on.
+std::string format_seconds(double s);
+
+/// A point that did not get a valid result, and why.
+struct Failure {
+  std::size_t index;
+  std::string reason;
+};
+
+/// The points of the study still to run, per rank count (all of them with --force); counts the skipped ones.
+std::map<int, std::vector<std::size_t>> points_to_run(const SweepOptions& o, const Study& study, const fs::path& out,
+                                                      const std::map<std::string, results::RecordedPoint>& valid,
+                                                      std::size_t& skipped);
+/// Prints the failures and appends them to failures.csv.
+void record_failures(const Study& study, const Backend& backend, results::ResultStore& store,
+                     const std::vector<Failure>& failures);
+
+// ---- launch_local.cpp ------------------------------------------------------------------------------------------
+
+/// --launcher local or smpi: runs the points still to run, one launch per rank count; exit 0, or 3 if any failed.
+int sweep_local(const SweepOptions& o, const Study& study);
+
+// ---- launch_smpi.cpp -------------------------------------------------------------------------------------------
+
+/// The simulation build's mcmclb-commbench-sim (--sim-commbench, default: beside --sim-binary).
+fs::path sim_commbench(const SweepOptions& o);
+/// "... smpirun -np P -platform ... FLAGS ": the prefix of a simulated launch.
+std::string smpirun_prefix(const SweepOptions& o, int nprocs);
+/// The platform, the flags and the simulation build's programs, checked before any launch.
+void check_smpi(const SweepOptions& o, const Study& study);
+/// Says once, before the launches, that simulated repetitions repeat the same simulation.
+void note_simulated_reps(const SweepOptions& o, const Study& study);
+/// The simulated determinism check: a point whose repetitions differ in time_s is a failure.
+void check_simulated_reps(const SweepOptions& o, const Study& study, const fs::path& out,
+                          std::vector<Failure>& failures);
+
+// ---- launch_slurm.cpp ------------------------------------------------------------------------------------------
+
+/// --launcher slurm: writes one batch script per rank count still to run and submits them.
+int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& study_text);
+/// The tag a launch's batch job carries in --comment (squeue tells this output's jobs by it).
+std::string job_comment(const fs::path& out, int nprocs);
+
+struct QueuedJob {
+  std::string id, state;
+};
+/// This study's jobs that squeue lists, by launch tag (job_comment); std::runtime_error when squeue fails.
+std::map<std::string, QueuedJob> queued_jobs(const Study& study);
+
+}  // namespace mcmclb::launch

@@ -1,0 +1,185 @@
+// The result store's file helpers (posix_file.hpp).
+#include "posix_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <utility>
+
+#include "mcmclb/text.hpp"
+
+namespace mcmclb::results::detail {
+
+namespace fs = std::filesystem;
+
+std::string shown(const fs::path& path) { return printable(path.native(), 200); }
+
+[[noreturn]] void fail(const fs::path& path, const std::string& what) { throw StoreError(shown(path) + ": " + what); }
+
+[[noreturn]] void fail_errno(const fs::path& path, const std::string& what, int err) {
+  fail(path, what + " (" + std::strerror(err) + ")");
+}
+
+Fd::Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+
+Fd& Fd::operator=(Fd&& other) noexcept {
+  if (this != &other) {
+    reset();
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+void Fd::reset() noexcept {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+void Fd::close_checked(const fs::path& path) {
+  const int fd = std::exchange(fd_, -1);
+  if (fd >= 0 && ::close(fd) != 0) fail_errno(path, "cannot write", errno);
+}
+
+Fd open_file(const fs::path& path, int flags) {
+  int fd;
+  do {
+    fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) fail_errno(path, "cannot open", errno);
+  return Fd(fd);
+}
+
+off_t size_of(const Fd& fd, const fs::path& path) {
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) fail_errno(path, "cannot stat", errno);
+  return st.st_size;
+}
+
+void write_all(const Fd& fd, const fs::path& path, std::string_view text, off_t at) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::pwrite(fd.get(), text.data() + done, text.size() - done, at + static_cast<off_t>(done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail_errno(path, "cannot write", errno);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void sync(const Fd& fd, const fs::path& path) {
+  if (::fsync(fd.get()) != 0) fail_errno(path, "cannot flush to disk", errno);
+}
+
+void sync_folder(const fs::path& dir) {
+  const Fd fd = open_file(dir, O_RDONLY | O_DIRECTORY);
+  if (::fsync(fd.get()) != 0 && errno != EINVAL) fail_errno(dir, "cannot flush to disk", errno);
+}
+
+void replace_file(const fs::path& dir, const fs::path& path, const std::string& why, const std::string& text) {
+  const fs::path temp = dir / ("." + path.filename().string() + "." + why + ".tmp");
+  Fd fd = open_file(temp, O_WRONLY | O_CREAT | O_TRUNC);
+  write_all(fd, temp, text, 0);
+  sync(fd, temp);
+  fd.close_checked(temp);
+  if (::rename(temp.c_str(), path.c_str()) != 0) fail_errno(path, "cannot replace", errno);
+  sync_folder(dir);
+}
+
+std::string read_at(const Fd& fd, const fs::path& path, off_t at, std::size_t max_bytes) {
+  std::string out(max_bytes, '\0');
+  std::size_t done = 0;
+  while (done < max_bytes) {
+    const ssize_t n = ::pread(fd.get(), out.data() + done, max_bytes - done, at + static_cast<off_t>(done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail_errno(path, "cannot read", errno);
+    }
+    if (n == 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  out.resize(done);
+  return out;
+}
+
+std::string first_line(const Fd& fd, const fs::path& path) {
+  std::string head = read_at(fd, path, 0, kMaxHeaderBytes);
+  const auto end = head.find('\n');
+  if (end != std::string::npos) head.resize(end + 1);
+  return head;
+}
+
+void truncate_to(const fs::path& path, off_t size) {
+  const int raw = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (raw < 0) {
+    if (errno == ENOENT) return;
+    fail_errno(path, "cannot roll back", errno);
+  }
+  const Fd fd(raw);
+  if (size_of(fd, path) <= size) return;
+  if (::ftruncate(fd.get(), size) != 0) fail_errno(path, "cannot roll back", errno);
+  sync(fd, path);
+}
+
+void for_each_row(const fs::path& path, const std::function<void(std::string_view)>& emit, off_t limit) {
+  Fd fd;
+  {
+    const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (raw < 0) {
+      if (errno == ENOENT) return;
+      fail_errno(path, "cannot open", errno);
+    }
+    fd = Fd(raw);
+  }
+  constexpr std::size_t kBlock = 1 << 20;
+  std::string buffer;
+  std::size_t scanned = 0, start = 0;
+  bool quoted = false, header = true;
+  auto left = limit < 0 ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(limit);
+  for (;;) {
+    const std::size_t old = buffer.size(), want = std::min(kBlock, left);
+    buffer.resize(old + want);
+    ssize_t n = 0;  // 0 once the limit is reached: the end, as at the end of the file
+    if (want > 0) {
+      do {
+        n = ::read(fd.get(), buffer.data() + old, want);
+      } while (n < 0 && errno == EINTR);
+    }
+    if (n < 0) fail_errno(path, "cannot read", errno);
+    buffer.resize(old + static_cast<std::size_t>(n));
+    if (n == 0) return;
+    left -= static_cast<std::size_t>(n);
+    for (; scanned < buffer.size(); ++scanned) {
+      const char c = buffer[scanned];
+      if (c == '"') {
+        quoted = !quoted;
+      } else if (c == '\n' && !quoted) {
+        std::string_view record(buffer.data() + start, scanned - start);
+        if (!record.empty() && record.back() == '\r') record.remove_suffix(1);
+        if (!header) emit(record);
+        header = false;
+        start = scanned + 1;
+      }
+    }
+    buffer.erase(0, start);
+    scanned -= start;
+    start = 0;
+  }
+}
+
+std::optional<long> parse_long(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text.c_str(), &end, 10);
+  if (errno != 0 || end != text.c_str() + text.size()) return std::nullopt;
+  return value;
+}
+
+}  // namespace mcmclb::results::detail
