@@ -1,4 +1,4 @@
-// Work mode compute (issue 12): Lennard-Jones walkers whose per-chain results do not depend on the balancer. For
+// Work mode compute: Lennard-Jones walkers whose per-chain results do not depend on the balancer. For
 // 20 seeds, every registered balancer with each of its methods gives every chain the same final energy (bit for
 // bit, fixed point) and acceptance count, and each run's own check against a single-rank reference passes. Also
 // walker groups of explicit sizes, and groups by node.

@@ -1,9 +1,10 @@
-"""Issue 8, as a demanding user sees it: every bad input, bad output path and foreign results folder is refused
+"""Bad input, as a demanding user sees it: every bad input, bad output path and foreign results folder is refused
 with exit code 2 and ONE printable line on stderr (rank 0 only, at 1 and 3 ranks) that names the key, file or flag,
 BEFORE any work starts and without touching existing results; nothing hangs (every launch has a time limit, and a
 launch that reaches it is a failure, killed with all its ranks); no study text reaches a shell.
 
-Each test names the defect of issue 8 it covers (section number in the docstring). Runs in a temporary working
+Each test names the defect it covers, as it was seen once (a section number in the docstring groups them: §1 hangs
+and ranks left waiting, §2 concurrent writers, §3 output paths, and so on). Runs in a temporary working
 directory, so a failing build cannot write results/ or `pwned` into the checkout."""
 import csv
 import os

@@ -349,7 +349,7 @@ def simulated(data, platform=BGP):
 
 
 class Backends(unittest.TestCase):
-    """Issue 9: real-MPI and simulated rows in one figure (simulated series dashed and labelled), and tables that
+    """Real-MPI and simulated rows in one figure (simulated series dashed and labelled), and tables that
     say their backend and never mix two."""
 
     def folders(self, d):
@@ -523,7 +523,7 @@ class ChainTraces(unittest.TestCase):
 
 
 class BadInputs(unittest.TestCase):
-    """Issue 8: every bad input to every plot script is one line `SCRIPT: FILE: problem`, exit 2, no traceback."""
+    """Every bad input to every plot script is one line `SCRIPT: FILE: problem`, exit 2, no traceback."""
 
     def assert_one_line(self, r, script, *fragments):
         self.assertEqual(r.returncode, 2, f"{script}: {r.stdout}{r.stderr}")

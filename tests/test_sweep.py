@@ -162,7 +162,7 @@ def relabel(folder, backend, platform):
 
 
 class Backends(unittest.TestCase):
-    """Issue 9: resume is keyed on the backend and platform too. A point done on the real MPI is not done in
+    """Resume is keyed on the backend and platform too. A point done on the real MPI is not done in
     simulation (and the reverse), and two platforms are two points. smpirun is a stub here that only says how it
     was called: what is under test is which points the sweep launches."""
 
@@ -447,7 +447,7 @@ class Slurm(unittest.TestCase):
 
 
 class SlurmPlan(unittest.TestCase):
-    """Issue 11's plan-level checks: job settings per launch, the #SBATCH trap, launcher options, time limits."""
+    """The Slurm launcher's plan-level checks: job settings per launch, the #SBATCH trap, launcher options, time limits."""
 
     def study(self, text, *args, command="plan"):
         with tempfile.NamedTemporaryFile("w", suffix=".yaml", dir=ROOT) as f:

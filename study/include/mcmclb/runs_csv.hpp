@@ -66,7 +66,7 @@ std::string excluded_value(const RunSpec& run, const std::string& key);
 
 /// Where a run runs, as runs.csv's backend and platform columns record it: "mpi" (platform empty), or "smpi" and
 /// the platform file smpirun simulates (MCMCLB_PLATFORM). Part of a point's identity: a point done on the real
-/// MPI is not done in simulation, nor one simulated on another platform (issue 9).
+/// MPI is not done in simulation, nor one simulated on another platform.
 struct Backend {
   std::string name = "mpi";
   std::string platform;
