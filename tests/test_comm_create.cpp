@@ -12,15 +12,15 @@
 
 #include "mcmclb/comm_create.hpp"
 #include "mcmclb/mpi.hpp"
+#include "mpi_test.hpp"
 
 namespace mpi = mcmclb::mpi;
+using mcmclb::testing::world_rank;
+using mcmclb::testing::world_size;
 
 namespace {
 
 constexpr int kTag = 5;
-
-int world_rank() { return mpi::Comm::world().rank(); }
-int world_size() { return mpi::Comm::world().size(); }
 
 std::vector<int> range(int first, int last) {  // [first, last)
   std::vector<int> r;

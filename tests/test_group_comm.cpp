@@ -15,15 +15,15 @@
 #include "mcmclb/comm_create.hpp"
 #include "mcmclb/group_comm.hpp"
 #include "mcmclb/mpi.hpp"
+#include "mpi_test.hpp"
 
 namespace mpi = mcmclb::mpi;
+using mcmclb::testing::world_rank;
+using mcmclb::testing::world_size;
 
 namespace {
 
 constexpr int kTag = 5;
-
-int world_rank() { return mpi::Comm::world().rank(); }
-int world_size() { return mpi::Comm::world().size(); }
 
 /// Creates [first, last] (every parent rank passes its own range, or none) and checks the result by using it.
 void create_and_verify(mcmclb::GroupCommCreator& creator, int first, int last) {

@@ -11,16 +11,16 @@
 #include "driver.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/comm_create.hpp"
-#include "mcmclb/group.hpp"
+#include "mcmclb/group_comm.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/workload.hpp"
+#include "mpi_test.hpp"
 
 namespace mpi = mcmclb::mpi;
+using mcmclb::testing::world_rank;
+using mcmclb::testing::world_size;
 
 namespace {
-
-int world_size() { return mpi::Comm::world().size(); }
-int world_rank() { return mpi::Comm::world().rank(); }
 
 mcmclb::RunSpec small_run(const std::string& balancer, const std::string& method, int interval = 0) {
   mcmclb::RunSpec r;
@@ -204,7 +204,7 @@ TEST(Kernel, AsyncCyclicCascadesExactlyOnFewRanks) {
 TEST(Kernel, AsyncTerminatesOverManySeedsOfRandomWorkloadsWithJitter) {
   std::vector<std::string> methods = {"intercomm", "create_group", "range"};
   if (mcmclb::from_group_supported()) methods.emplace_back("from_group");
-  for (uint64_t seed = 1; seed <= 30; ++seed) {
+  for (uint64_t seed = 1; seed <= mcmclb::testing::seeds(30); ++seed) {
     mcmclb::RunSpec spec = small_run("async", methods[seed % methods.size()]);
     spec.finished = seed % 3 == 0 ? mcmclb::FinishedRule::coalesce : mcmclb::FinishedRule::retire;
     spec.G = (seed % 2 == 0 && world_size() % 2 == 0) ? 2 : 1;
@@ -220,16 +220,17 @@ TEST(Kernel, AsyncTerminatesOverManySeedsOfRandomWorkloadsWithJitter) {
   }
 }
 
-/// An async-family balancer under high jitter: 30 seeds of random and lognormal workloads for every method it can
-/// regroup with, lookahead window k = 0 (off), 1 and 2, G = 1 and 2, its finished rules in turn. The driver
-/// checks every run's invariants (each item once, every communicator freed, no control message left).
+/// An async-family balancer under high jitter: 30 seeds (10 beyond 4 ranks: testing::seeds) of random and lognormal
+/// workloads for every method it can regroup with, lookahead window k = 0 (off), 1 and 2, G = 1 and 2, its finished
+/// rules in turn. The driver checks every run's invariants (each item once, every communicator freed, no control
+/// message left).
 void expect_invariants_over_many_seeds_with_high_jitter(const std::string& balancer) {
   const auto& rules = mcmclb::balancer_info(balancer).finished_rules;
   std::vector<std::string> methods;
   for (auto m : mcmclb::balancer_info(balancer).methods) {
     if (m != "from_group" || mcmclb::from_group_supported()) methods.emplace_back(m);
   }
-  for (uint64_t seed = 1; seed <= 30; ++seed) {
+  for (uint64_t seed = 1; seed <= mcmclb::testing::seeds(30); ++seed) {
     for (const auto& method : methods) {
       mcmclb::RunSpec spec = small_run(balancer, method, static_cast<int>(seed % 3));
       spec.finished = rules[(seed / 3) % rules.size()];

@@ -19,17 +19,18 @@
 
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/range_comm.hpp"
+#include "mpi_test.hpp"
 
 namespace mpi = mcmclb::mpi;
 using mcmclb::RangeComm;
 using mcmclb::RangeContext;
 using mcmclb::RangeRequest;
 using mcmclb::ReduceOp;
+using mcmclb::testing::world_rank;
+using mcmclb::testing::world_size;
 
 namespace {
 
-int world_rank() { return mpi::Comm::world().rank(); }
-int world_size() { return mpi::Comm::world().size(); }
 bool member(int first, int last) { return first <= world_rank() && world_rank() <= last; }
 
 /// A real communicator over parent ranks [first, last] made by MPI_Comm_create_group on WORLD (members only).

@@ -3,7 +3,7 @@
 
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/comm_create.hpp"
-#include "mcmclb/group.hpp"
+#include "mcmclb/group_comm.hpp"
 #include "mcmclb/mpi.hpp"
 
 namespace mcmclb {

@@ -82,8 +82,8 @@ std::vector<RunsColumn> build_columns() {
       {"git_commit", "", Role::result, Type::text, [](const RunRecord& r) { return r.provenance.git_commit; }},
       {"host", "", Role::result, Type::text, [](const RunRecord& r) { return r.provenance.host; }},
       {"utc_start", "", Role::result, Type::text, [](const RunRecord& r) { return r.provenance.utc_start; }},
-      // The simulation columns, last so that an older folder's header is a prefix of this one (the results store upgrades it:
-      // backend "mpi", platform empty). smpi rows are simulated, never hardware measurements.
+      // The simulation columns, last so that an older folder's header is a prefix of this one (the results store
+      // upgrades it: backend "mpi", platform empty). smpi rows are simulated, never hardware measurements.
       {"backend", "", Role::backend, Type::text, [](const RunRecord& r) { return r.provenance.backend; }},
       {"platform", "", Role::backend, Type::text, [](const RunRecord& r) { return r.provenance.platform; }},
       // Last again, for the same reason (the store upgrades older rows with older_finished_rule()).

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "mcmclb/group.hpp"
+#include "mcmclb/group_comm.hpp"
 #include "mcmclb/lj.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/pace.hpp"
