@@ -106,7 +106,8 @@ class Kernel {
 
   // --- set-up (untimed) ---
   /// Forms the initial walker groups (consecutive ranks, of the sizes given to the constructor). count_as_regroup: the
-  /// initial formation counts in the regroup statistics (balancers that regroup; see README, "Regroup counts").
+  /// initial formation counts in the regroup statistics (balancers that regroup; see docs/guide/running.md, "Regroup
+  /// counts").
   void form_initial_groups(bool count_as_regroup);
   /// Synchronised start: barrier, then the clock starts.
   void start();

@@ -190,8 +190,8 @@ struct ItemResult {
 // Simulated cost of the compute workload (simulation build, pace::compute), in SimGrid flops where one flop is
 // one cycle of the simulated core (configs/platforms/bgp.xml: speed 850Mf, an 850 MHz BG/P core). Calibrated on
 // the development VM (AMD EPYC at 2.596 GHz, GCC 12 -O2; thread CPU time, tests/bench_lj.cpp BM_Split at g = 1
-// and BM_Trial; README, "Compute mode in simulation"): ns there times 2.596 cycles/ns. The simulated core is
-// assumed to need as many cycles as that core: a stated model, not a measurement of a BG/P.
+// and BM_Trial; docs/guide/simulation.md, "Compute mode's cost model"): ns there times 2.596 cycles/ns. The simulated
+// core is assumed to need as many cycles as that core: a stated model, not a measurement of a BG/P.
 /// One pair term of an energy sum (4.6 ns: 4.6-5.3 ns/term for 13-55 atoms, single and all-atom alike).
 inline constexpr double kPairTermFlops = 12;
 /// Per trial, on every member of the group alike (each draws the same trial and applies the verdict, work a

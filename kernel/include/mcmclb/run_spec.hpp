@@ -106,7 +106,8 @@ struct RunSpec {
   WorkloadSpec workload;
   WorkSpec work;
   std::string balancer;
-  int interval = 0;                      // collective only, else 0
+  int interval = 0;                      // balancers with uses_interval (collective: period; lookahead,
+                                         // mostwork: window), else 0
   std::string method;                    // communicator creation method used for regrouping ("" for none)
   std::optional<FinishedRule> finished;  // balancers with a finished rule only
   int rep = 0;
@@ -115,8 +116,8 @@ struct RunSpec {
 /// What planning runs needs to know about a balancer (its implementation lives in balancers/).
 struct BalancerInfo {
   std::string_view name;
-  bool uses_interval;                             // collective: regroup every `interval` items
-  bool regroups;                                  // counts the initial formation as a regroup (README)
+  bool uses_interval;                             // reads `interval` (collective: period; lookahead/mostwork: window)
+  bool regroups;                                  // counts the initial formation as a regroup (docs/guide/running.md)
   std::string_view default_method;                // "" for none
   std::vector<std::string_view> methods;          // creation methods it can regroup with
   std::string_view initial_method;                // forms the initial groups when the run names no method
