@@ -9,6 +9,13 @@ extern "C" int mcmclb_group_comm_create(MPI_Comm comm, MPI_Group group, int tag,
   using namespace mcmclb;
   if (newcomm == nullptr) return MPI_ERR_ARG;
   *newcomm = MPI_COMM_NULL;
+  // Before MPI_Init or after MPI_Finalize any other MPI call aborts the process; these two may always be called.
+  int initialized = 0;
+  int finalized = 0;
+  if (MPI_Initialized(&initialized) != MPI_SUCCESS || MPI_Finalized(&finalized) != MPI_SUCCESS || !initialized ||
+      finalized) {
+    return MPI_ERR_OTHER;
+  }
   if (comm == MPI_COMM_NULL) return MPI_ERR_COMM;
   if (group == MPI_GROUP_NULL) return MPI_ERR_GROUP;
   try {  // nothing may escape across the C boundary

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs the communicator library from an already built tree into a fresh temporary prefix, then builds and
-# runs two consumers against the INSTALLED copy only, as a new user would:
+# runs three consumers against the INSTALLED copy only, as a new user would:
 #   (a) the plain C test tests/c_api_test.c with mpicc + pkg-config, run under mpiexec -n 3;
-#   (b) the CMake project tests/install/consumer (find_package(mcmclb COMPONENTS comm)), run under mpiexec -n 2.
+#   (b) the CMake project tests/install/consumer (find_package(mcmclb COMPONENTS comm)), run under mpiexec -n 2;
+#   (c) the C-only CMake project tests/install/consumer_c (project(... LANGUAGES C), the same find_package) built
+#       from tests/c_api_test.c, run under mpiexec -n 3: the package must not require C++ of a C project.
 # LD_LIBRARY_PATH is unset throughout: the programs must find libmcmclb_comm through their RUNPATH. Fails if
 # anything resolves into the build or source tree instead of the prefix.
 # Usage: install_consumers.sh <source dir> <build dir> [mpiexec]
@@ -41,18 +43,36 @@ mpicc -std=c99 -Wall -Wextra -Werror "$work/prog.c" $flags -o "$work/c_consumer"
 check_loads_from_prefix "$work/c_consumer"
 "$mpiexec" -n 3 "$work/c_consumer"
 
+# A CMake consumer: configure, build and check that nothing points into the build or source tree.
+# Usage: build_cmake_consumer <name>; the project is in $work/<name>, its build in $work/<name>-build.
+build_cmake_consumer() {
+  local name=$1
+  cmake -S "$work/$name" -B "$work/$name-build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$work/$name.log" 2>&1 || { cat "$work/$name.log"; fail "$name: configure"; }
+  grep "mcmclb package used" "$work/$name.log"
+  grep -q "mcmclb package used: $prefix/" "$work/$name.log" || fail "$name: find_package did not take the package from $prefix"
+  cmake --build "$work/$name-build" -j2 >"$work/$name-build.log" 2>&1 ||
+    { cat "$work/$name-build.log"; fail "$name: build"; }
+  if grep -rIl -e "$build" -e "$src" "$work/$name-build" --include='*.make' --include='*.txt' --include='*.cmake' \
+       --include='*.json' --include='*.rsp'; then
+    fail "$name: the consumer's build files above mention the build or source tree"
+  fi
+}
+
 echo "== (b) CMake consumer: find_package(mcmclb COMPONENTS comm) with CMAKE_PREFIX_PATH=$prefix"
 cp -r "$src/tests/install/consumer" "$work/consumer"
-cmake -S "$work/consumer" -B "$work/consumer-build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
-  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$work/consumer.log" 2>&1 || { cat "$work/consumer.log"; fail "configure"; }
-grep "mcmclb package used" "$work/consumer.log"
-grep -q "mcmclb package used: $prefix/" "$work/consumer.log" || fail "find_package did not take the package from $prefix"
-cmake --build "$work/consumer-build" -j2 >"$work/consumer-build.log" 2>&1 ||
-  { cat "$work/consumer-build.log"; fail "build"; }
-if grep -rIl -e "$build" -e "$src" "$work/consumer-build" --include='*.make' --include='*.txt' --include='*.cmake' \
-     --include='*.json' --include='*.rsp'; then
-  fail "the consumer's build files above mention the build or source tree"
-fi
+build_cmake_consumer consumer
 check_loads_from_prefix "$work/consumer-build/consumer"
 "$mpiexec" -n 2 "$work/consumer-build/consumer"
+
+echo "== (c) C-only CMake consumer: project(LANGUAGES C) + find_package(mcmclb COMPONENTS comm)"
+cp -r "$src/tests/install/consumer_c" "$work/consumer_c"
+cp "$src/tests/c_api_test.c" "$work/consumer_c/main.c"
+build_cmake_consumer consumer_c
+# No C++ compiler was looked for: the project enabled C only and the package must not have asked for more.
+if grep -q "^CMAKE_CXX_COMPILER:" "$work/consumer_c-build/CMakeCache.txt"; then
+  fail "consumer_c: configuring the C-only project enabled C++"
+fi
+check_loads_from_prefix "$work/consumer_c-build/c_consumer"
+"$mpiexec" -n 3 "$work/consumer_c-build/c_consumer"
 echo "install_consumers: OK"

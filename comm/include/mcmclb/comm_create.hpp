@@ -42,7 +42,9 @@ std::span<const MethodInfo> creation_methods();
 /// of the parent, each passing the group it belongs to (disjoint groups may be created in one call). Callers
 /// not in their group get a null communicator; with a group-collective method they do so without
 /// communicating. Arguments are validated locally before any communication (tag range, group a subset of
-/// the parent), so a bad argument raises mpi::UsageError on every caller instead of hanging.
+/// the parent), so a bad argument raises mpi::UsageError on every caller instead of hanging. The tag must be the
+/// same on every caller of one creation (as for MPI_Comm_create_group); that is not checked, and callers whose
+/// tags differ may hang (MPI_Comm_create_group, and Algorithm 1's leaders, never match them).
 class CommCreator {
  public:
   virtual ~CommCreator() = default;

@@ -14,8 +14,26 @@ extern "C" {
  * leaders exchange point-to-point messages on comm with tag (0 <= tag <= MPI_TAG_UB): as in the paper, the
  * caller supplies a tag that no other operation on comm uses concurrently.
  *
- * Returns MPI_SUCCESS or an MPI error class (MPI_ERR_TAG, MPI_ERR_GROUP, MPI_ERR_ARG, or the class of a failed
- * MPI call); never throws. Callers not in group get MPI_COMM_NULL without communicating.
+ * The tag must be the same on every member, as for MPI_Comm_create_group. It is not checked: checking would need
+ * a message on comm that matches whatever the tag, which is what the tag exists to prevent, or an extra round
+ * of communication in every creation. Members that pass different tags make the call erroneous: in the
+ * rounds where leaders with different tags meet, their handshakes never match and those members hang (the
+ * others wait for them); where only non-leaders differ, the call may succeed. Neither outcome is guaranteed.
+ *
+ * MPI must be usable: called before MPI_Init / MPI_Init_thread or after MPI_Finalize (MPI_Initialized false or
+ * MPI_Finalized true), the call makes no other MPI call and returns MPI_ERR_OTHER with *newcomm set to
+ * MPI_COMM_NULL, instead of the abort that an MPI call at that time would cause.
+ *
+ * Returns MPI_SUCCESS or an MPI error class, never throws, and leaves *newcomm MPI_COMM_NULL on every error:
+ *   MPI_ERR_ARG    newcomm is NULL (checked first; nothing is written);
+ *   MPI_ERR_OTHER  MPI is not initialised, or already finalised (above);
+ *   MPI_ERR_COMM   comm is MPI_COMM_NULL;
+ *   MPI_ERR_GROUP  group is MPI_GROUP_NULL, or has a member that is not in comm;
+ *   MPI_ERR_TAG    tag is negative or above MPI_TAG_UB;
+ *   otherwise the class of a failed MPI call, returned only where the communicators it ran on (comm and
+ *   MPI_COMM_SELF) have an error handler that returns, such as MPI_ERRORS_RETURN; the default aborts.
+ * The argument errors are found locally, before any communication, so they are returned on every member that
+ * passes the same arguments. Callers not in group get MPI_COMM_NULL without communicating.
  *
  * Thread safety: NOT safe to call concurrently from several threads of one process with MPICH 4.0.x, even
  * with distinct tags and with MPI_THREAD_MULTIPLE. Calls from different processes are independent, and calls
