@@ -48,6 +48,15 @@ struct Cli {
   bool resume = false;
 };
 
+/// --out's value: "" would write every result file into the working folder (an empty out means "the default"
+/// everywhere below), so it is refused rather than taken for either.
+std::string out_flag(const std::string& value) {
+  if (value.empty())
+    throw InputError(
+        "--out: an empty folder name (allowed: a non-empty path; leave --out out for results/<experiment>)");
+  return value;
+}
+
 Cli parse_cli(int argc, char** argv) {
   Cli cli;
   if (argc < 2) throw InputError("missing command (known: run, plan, sweep, status; see --help)");
@@ -65,7 +74,7 @@ Cli parse_cli(int argc, char** argv) {
       if (a == "--set") {
         cli.overrides.emplace_back(argv[++i]);
       } else if (a == "--out") {
-        cli.out = argv[++i];
+        cli.out = out_flag(argv[++i]);
       } else {
         cli.points = argv[++i];
         cli.points_given = true;
@@ -73,7 +82,7 @@ Cli parse_cli(int argc, char** argv) {
     } else if (a.rfind("--set=", 0) == 0) {
       cli.overrides.push_back(a.substr(6));
     } else if (a.rfind("--out=", 0) == 0) {
-      cli.out = a.substr(6);
+      cli.out = out_flag(a.substr(6));
     } else if (a.rfind("--points=", 0) == 0) {
       cli.points = a.substr(9);
       cli.points_given = true;
