@@ -104,8 +104,13 @@ std::string read_on_root(const std::string& path, const mpi::Comm& world) {
   int ok = 1;
   if (world.rank() == 0) {
     const auto content = mcmclb::read_text_file(path);
-    ok = content ? 1 : 0;
-    text = content ? *content : path + ": cannot read the experiment file";
+    // Too long for the broadcast's int count, and far beyond any study (build_study refuses it too).
+    ok = content && content->size() <= mcmclb::kMaxStudyBytes ? 1 : 0;
+    text = ok ? *content
+              : path +
+                    (content ? ": larger than " + std::to_string(mcmclb::kMaxStudyBytes >> 20) + " MiB"
+                             : std::string(": cannot read the experiment file")) +
+                    " (allowed: a regular file of at most " + std::to_string(mcmclb::kMaxStudyBytes >> 20) + " MiB)";
   }
   long long length = static_cast<long long>(text.size());
   mpi::check(MPI_Bcast(&ok, 1, MPI_INT, 0, world.get()), "MPI_Bcast");

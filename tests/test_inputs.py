@@ -566,6 +566,7 @@ class HostileYaml(InputCase):
         ("infinity", POINT.replace("T_ms: 1", "T_ms: -.inf"), [], ["key T_ms"], ("1",)),
         ("a long unknown key", POINT + "k" * 1000 + ": 1\n", [], ["unknown key", "allowed: experiment"], ("1",)),
         ("a 1 MB key", POINT + "k" * (1 << 20) + ": 1\n", [], ["not valid YAML"], ("1",)),
+        ("a 20 MB file", POINT + "#" + "x" * (20 << 20) + "\n", [], ["16 MiB"], ("1",)),
     ]
 
     def study(self, content):
@@ -591,6 +592,16 @@ class HostileYaml(InputCase):
                     self.assert_refused(self.mcmclb("run", study, *extra, "--out", out, ranks=ranks), fragments)
                     self.assertFalse(os.path.exists(out), "nothing ran")
             self.assertEqual(snapshot(self.path("results")), {}, "no default output folder")
+
+    def test_study_file_not_a_regular_file(self):
+        """plan and run read /dev/zero or a FIFO forever (memory growing, or blocked with no writer)."""
+        fifo = self.path("fifo.yaml")
+        os.mkfifo(fifo)
+        for path in ("/dev/zero", fifo):
+            with self.subTest(path, command="plan"):
+                self.assert_refused(self.mcmclb("plan", path), [path])
+            with self.subTest(path, command="run"):
+                self.assert_refused(self.mcmclb("run", path, "--out", self.fresh("out"), ranks="1"), [path])
 
     def test_run_out_empty(self):
         """--out '' wrote every result file into the working folder."""

@@ -703,6 +703,10 @@ std::vector<std::pair<std::string, std::string>> exclude_rule(const YAML::Node& 
 
 StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::string>& overrides,
                        const std::string& source_name) {
+  if (yaml_text.size() > kMaxStudyBytes) {
+    throw InputError(source_name + ": " + std::to_string(yaml_text.size()) +
+                     " bytes (allowed: a study file of at most " + std::to_string(kMaxStudyBytes >> 20) + " MiB)");
+  }
   YAML::Node root = load(yaml_text, source_name);
   if (!root.IsDefined() || root.IsNull()) {
     // An empty, BOM-only or comment-only file is a mistake (wrong file?), not a request for the defaults; with

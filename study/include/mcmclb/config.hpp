@@ -17,10 +17,11 @@ namespace mcmclb {
 
 /// Limits on what a study file may ask for, so that a hostile or mistyped file is refused with one line instead of
 /// exhausting the stack, the memory or the time (docs/reference/keys.md, Limits).
-inline constexpr int kMaxYamlDepth = 32;                // nesting of maps and lists (a recursive alias never ends)
-inline constexpr std::size_t kMaxYamlNodes = 100000;    // nodes visited with every alias expanded ("billion laughs")
-inline constexpr std::size_t kMaxStudyPoints = 100000;  // combinations of a study, and runs (points) it expands to
-inline constexpr std::size_t kMaxNameBytes = 64;        // an experiment name: [A-Za-z0-9._-], not starting with '.'
+inline constexpr int kMaxYamlDepth = 32;                 // nesting of maps and lists (a recursive alias never ends)
+inline constexpr std::size_t kMaxYamlNodes = 100000;     // nodes visited with every alias expanded ("billion laughs")
+inline constexpr std::size_t kMaxStudyPoints = 100000;   // combinations of a study, and runs (points) it expands to
+inline constexpr std::size_t kMaxNameBytes = 64;         // an experiment name: [A-Za-z0-9._-], not starting with '.'
+inline constexpr std::size_t kMaxStudyBytes = 16 << 20;  // a study file (mcmclb run broadcasts it with an int count)
 
 /// How a study's points are launched on a cluster (the `job:` section).
 /// Defaults: the key table (config_keys()).

@@ -83,11 +83,11 @@ inline std::string command_line(int argc, char** argv) {
   return line;
 }
 
-/// The whole content of a file, or nothing if it cannot be opened or is a folder (an ifstream opens a folder on
-/// Linux and reads it as empty).
+/// The whole content of a file, or nothing if it cannot be opened or is not a regular file: an ifstream opens a
+/// folder on Linux and reads it as empty, and reading /dev/zero or a FIFO would never end.
 inline std::optional<std::string> read_text_file(const std::filesystem::path& path) {
   std::error_code error;
-  if (std::filesystem::is_directory(path, error)) return std::nullopt;
+  if (!std::filesystem::is_regular_file(path, error)) return std::nullopt;
   std::ifstream in(path);
   if (!in) return std::nullopt;
   std::ostringstream content;
