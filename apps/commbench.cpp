@@ -23,6 +23,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -179,11 +180,10 @@ void resolve_groups(Options& o, const mpi::Comm& world) {
   std::string text;
   int length = -1;
   if (world.rank() == 0) {
-    std::ifstream in(o.groups_file);
-    if (in) {
-      std::stringstream all;
-      all << in.rdbuf();
-      text = all.str();
+    // read_text_file refuses a folder (an ifstream would read it as an empty file: "holds no keys").
+    const auto content = mcmclb::read_text_file(o.groups_file);
+    if (content && content->size() <= static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+      text = *content;
       length = static_cast<int>(text.size());
     }
   }

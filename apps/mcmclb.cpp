@@ -48,6 +48,15 @@ struct Cli {
   bool resume = false;
 };
 
+/// --out's value: "" would write every result file into the working folder (an empty out means "the default"
+/// everywhere below), so it is refused rather than taken for either.
+std::string out_flag(const std::string& value) {
+  if (value.empty())
+    throw InputError(
+        "--out: an empty folder name (allowed: a non-empty path; leave --out out for results/<experiment>)");
+  return value;
+}
+
 Cli parse_cli(int argc, char** argv) {
   Cli cli;
   if (argc < 2) throw InputError("missing command (known: run, plan, sweep, status; see --help)");
@@ -65,7 +74,7 @@ Cli parse_cli(int argc, char** argv) {
       if (a == "--set") {
         cli.overrides.emplace_back(argv[++i]);
       } else if (a == "--out") {
-        cli.out = argv[++i];
+        cli.out = out_flag(argv[++i]);
       } else {
         cli.points = argv[++i];
         cli.points_given = true;
@@ -73,7 +82,7 @@ Cli parse_cli(int argc, char** argv) {
     } else if (a.rfind("--set=", 0) == 0) {
       cli.overrides.push_back(a.substr(6));
     } else if (a.rfind("--out=", 0) == 0) {
-      cli.out = a.substr(6);
+      cli.out = out_flag(a.substr(6));
     } else if (a.rfind("--points=", 0) == 0) {
       cli.points = a.substr(9);
       cli.points_given = true;
@@ -95,8 +104,13 @@ std::string read_on_root(const std::string& path, const mpi::Comm& world) {
   int ok = 1;
   if (world.rank() == 0) {
     const auto content = mcmclb::read_text_file(path);
-    ok = content ? 1 : 0;
-    text = content ? *content : path + ": cannot read the experiment file";
+    // Too long for the broadcast's int count, and far beyond any study (build_study refuses it too).
+    ok = content && content->size() <= mcmclb::kMaxStudyBytes ? 1 : 0;
+    text = ok ? *content
+              : path +
+                    (content ? ": larger than " + std::to_string(mcmclb::kMaxStudyBytes >> 20) + " MiB"
+                             : std::string(": cannot read the experiment file")) +
+                    " (allowed: a regular file of at most " + std::to_string(mcmclb::kMaxStudyBytes >> 20) + " MiB)";
   }
   long long length = static_cast<long long>(text.size());
   mpi::check(MPI_Bcast(&ok, 1, MPI_INT, 0, world.get()), "MPI_Bcast");

@@ -502,5 +502,132 @@ class Minor(InputCase):
             self.assertEqual(still, [], "failures.csv still lists point 1, which the second sweep fixed")
 
 
+# ---- Hostile study files: recursive and exponential aliases, huge studies, names that are not names, a second
+# document, values that silently fell back or matched nothing, raw bytes in messages.
+
+POINT = "nprocs: 1\nT_ms: 1\nworkload: {model: uniform, items: 1}\nbalancer: none\n"  # one fast point
+BIG = 10 * 1024 * 1024  # a 10 MB experiment name
+
+
+def axis(values):
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+class HostileYaml(InputCase):
+    """Each case is a study file (a fixture, or text written here) refused with one line by plan and by run (at 1
+    rank; at 3 too where a rank's crash or hang was the defect), within seconds, with no output folder."""
+
+    CASES = [
+        # (label, fixture name or file content (str or bytes), extra args, fragments the line names, ranks for run)
+        ("recursive alias", "alias-recursive.yaml", [], ["alias-recursive.yaml", "nested", "alias"], ("1", "3")),
+        ("alias bomb", "alias-bomb.yaml", [], ["alias-bomb.yaml", "100000"], ("1", "3")),
+        ("nesting past the parser's guard", "T_ms: " + "[" * 3000 + "]" * 3000 + "\n", [], ["not valid YAML"], ("1",)),
+        ("10^9 combinations", "nprocs: 1\nbalancer: none\nT_ms: " + axis(range(1, 1001)) + "\nwork: {seed: " +
+         axis(range(1000)) + "}\nworkload: {model: uniform, items: " + axis(range(1000)) + "}\n", [],
+         ["combinations", "T_ms (1000)", "100000"], ("1",)),
+        ("2 x 10^5 runs", POINT.replace("balancer: none", "balancer: [none, none]") + "reps: 100000\n", [],
+         ["100000 runs", "reps"], ("1",)),
+        ("experiment ..", POINT + "experiment: '..'\n", [], ["key experiment", "'..'", "letters, digits"], ("1",)),
+        ("experiment .", POINT + "experiment: '.'\n", [], ["key experiment", "not starting with ."], ("1",)),
+        ("experiment with a newline", POINT + 'experiment: "a\\nb"\n', [], ["key experiment", "a\\x0ab"], ("1",)),
+        ("experiment with terminal escapes", POINT + 'experiment: "x\\e[2J\\a"\n', [], ["key experiment", "\\x1b"],
+         ("1",)),
+        ("experiment not UTF-8", POINT.encode() + b"experiment: ab\xff\xfe\n", [], ["key experiment"], ("1",)),
+        ("experiment with a NUL", POINT.encode() + b"experiment: \"a\\0b\"\n", [], ["key experiment", "\\x00"], ("1",)),
+        ("experiment of 65 bytes", POINT + "experiment: " + "n" * 65 + "\n", [], ["key experiment", "64"], ("1",)),
+        ("experiment of 10 MB", POINT + "experiment: " + "n" * BIG + "\n", [], ["key experiment", "..."], ("1",)),
+        ("experiment with a space", POINT + "experiment: a b\n", [], ["key experiment"], ("1",)),
+        ("out empty", POINT + "out: ''\n", [], ["key out", "non-empty"], ("1",)),
+        ("second document", POINT + "---\nT_ms: 7\n", [], ["2 YAML documents"], ("1",)),
+        ("second document in --set", POINT, ["--set", "T_ms=5\n---\n7"], ["--set T_ms", "2 YAML documents"], ("1",)),
+        ("method no balancer can use", POINT.replace("none", "async") + "method: create\n", [],
+         ["key method", "async", "create", "intercomm, create_group, from_group, range"], ("1",)),
+        ("method for one of two balancers", POINT.replace("none", "[async, collective]") + "method: [split]\n", [],
+         ["key method", "async", "split"], ("1",)),
+        ("exclude an empty rule", POINT + "exclude: [{}]\n", [], ["key exclude", "rule 1"], ("1",)),
+        ("exclude no rules", POINT + "exclude: []\n", [], ["key exclude", "non-empty"], ("1",)),
+        ("exclude a value of the wrong type", POINT + "exclude: [{T_ms: abc}]\n", [],
+         ["key exclude", "rule 1", "T_ms", "abc"], ("1",)),
+        ("exclude an unknown balancer", POINT + "exclude: [{balancer: nosuch}]\n", [],
+         ["key exclude", "nosuch", "async"], ("1",)),
+        ("exclude reps", POINT + "exclude: [{reps: 1}]\n", [], ["key exclude", "reps"], ("1",)),
+        ("exclude an unmatchable key behind a differing one", POINT + "exclude: [{T_ms: 7, work: {trace: true}}]\n",
+         [], ["key exclude", "work.trace"], ("1",)),
+        ("groups empty", POINT + "groups: {}\n", [], ["key groups", "groups.sizes"], ("1",)),
+        ("workload empty", POINT.replace("workload: {model: uniform, items: 1}", "workload: {}"), [],
+         ["key workload", "workload.model"], ("1",)),
+        ("zip empty", POINT + "zip: {}\n", [], ["key zip"], ("1",)),
+        ("NUL byte in the file", POINT.encode() + b"T_ms: 5\x00\n", [], [], ("1",)),
+        ("binary file", bytes(range(256)) * 4, [], [], ("1",)),
+        ("a list for a scalar", POINT + "G: {a: [1]}\n", [], ["key G"], ("1",)),
+        ("a map as a key", POINT + "? [T_ms]\n: 5\n", [], ["not a plain name"], ("1",)),
+        ("a huge integer", POINT.replace("nprocs: 1", "nprocs: 99999999999999999999999999"), [], ["key nprocs"],
+         ("1",)),
+        ("NaN", POINT.replace("T_ms: 1", "T_ms: .nan"), [], ["key T_ms"], ("1",)),
+        ("infinity", POINT.replace("T_ms: 1", "T_ms: -.inf"), [], ["key T_ms"], ("1",)),
+        ("a long unknown key", POINT + "k" * 1000 + ": 1\n", [], ["unknown key", "allowed: experiment"], ("1",)),
+        ("a 1 MB key", POINT + "k" * (1 << 20) + ": 1\n", [], ["not valid YAML"], ("1",)),
+        ("a 20 MB file", POINT + "#" + "x" * (20 << 20) + "\n", [], ["16 MiB"], ("1",)),
+    ]
+
+    def study(self, content):
+        if isinstance(content, str) and content.endswith(".yaml") and "\n" not in content:
+            return fixture(content)
+        path = self.fresh("study") + ".yaml"
+        with open(path, "wb") as f:
+            f.write(content if isinstance(content, bytes) else content.encode())
+        return path
+
+    def assert_refused(self, r, fragments, program="mcmclb"):
+        self.assert_one_line_error(r, *fragments, program=program, within_s=FAST_S)
+        self.assertLess(len(r.stderr), 4000, "the line quotes values, not whole files")
+
+    def test_hostile_study_files(self):
+        for label, content, extra, fragments, ranks_list in self.CASES:
+            study = self.study(content)
+            with self.subTest(label, command="plan"):
+                self.assert_refused(self.mcmclb("plan", study, *extra), fragments)
+            for ranks in ranks_list:
+                with self.subTest(label, command="run", ranks=ranks):
+                    out = self.fresh("out")
+                    self.assert_refused(self.mcmclb("run", study, *extra, "--out", out, ranks=ranks), fragments)
+                    self.assertFalse(os.path.exists(out), "nothing ran")
+            self.assertEqual(snapshot(self.path("results")), {}, "no default output folder")
+
+    def test_study_file_not_a_regular_file(self):
+        """plan and run read /dev/zero or a FIFO forever (memory growing, or blocked with no writer)."""
+        fifo = self.path("fifo.yaml")
+        os.mkfifo(fifo)
+        for path in ("/dev/zero", fifo):
+            with self.subTest(path, command="plan"):
+                self.assert_refused(self.mcmclb("plan", path), [path])
+            with self.subTest(path, command="run"):
+                self.assert_refused(self.mcmclb("run", path, "--out", self.fresh("out"), ranks="1"), [path])
+
+    def test_run_out_empty(self):
+        """--out '' wrote every result file into the working folder."""
+        for args in (["--out", ""], ["--out="]):
+            with self.subTest(args=args):
+                r = self.mcmclb("run", fixture("tiny.yaml"), *args, ranks="1")
+                self.assert_refused(r, ["--out", "non-empty"])
+                self.assertEqual(os.listdir(self.cwd), [], "nothing written into the working folder")
+
+    def test_commbench_groups_file_recursive_alias(self):
+        """mcmclb-commbench --groups with a recursive alias crashed every rank (65 lines of crash reports)."""
+        for ranks in RANK_COUNTS:
+            with self.subTest(ranks=ranks):
+                r = self.commbench("--reps", "1", "--rep-time", "0.01", "--groups", fixture("groups-recursive.yaml"),
+                                   ranks=ranks)
+                self.assert_refused(r, ["groups-recursive.yaml", "nested"], program="mcmclb-commbench")
+
+    def test_shipped_configs_still_plan(self):
+        """The checks above must not refuse a study this repository ships."""
+        configs = os.path.join(ROOT, "configs")
+        for name in sorted(n for n in os.listdir(configs) if n.endswith(".yaml")):
+            with self.subTest(name):
+                r = self.mcmclb("plan", os.path.join(configs, name))
+                self.assertEqual(r.returncode, 0, r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -108,6 +108,81 @@ TEST(Config, BadInputNamesTheKeyAndWhatIsAllowed) {
                      "key finished: balancer mostwork offers only coalesce");
 }
 
+/// A study's verdict on text: the InputError's message, or "" when it plans (at nprocs 4).
+std::string study_error(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
+  try {
+    (void)mcmclb::build_study(yaml, overrides, "s.yaml", 4, mcmclb::catalog());
+    return "";
+  } catch (const mcmclb::InputError& e) {
+    return e.what();
+  }
+}
+
+// Hostile files: a walk that never ends or never fits, names that are not names, values that fell back silently
+// or matched nothing. Each is refused with one line naming the key (or file) and what is allowed.
+TEST(Config, HostileStudiesAreRefusedWithOneLine) {
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 10; ++i) {
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int j = 0; j < 10; ++j) bomb += (j ? ", *a" : "*a") + std::to_string(i - 1);
+    bomb += "]\n";
+  }
+  const std::string axis = [] {
+    std::string list = "[1";
+    for (int i = 2; i <= 1000; ++i) list += ", " + std::to_string(i);
+    return list + "]";
+  }();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"workload: &w {model: uniform, x: *w}", "s.yaml: maps and lists nested more than 32 levels deep"},
+      {bomb + "workload: {model: uniform, x: *a9}", "s.yaml: more than 100000 YAML values"},
+      {"T_ms: 5\n---\nT_ms: 6", "s.yaml: holds 2 YAML documents"},
+      {"T_ms: " + axis + "\nwork: {seed: " + axis + "}\nworkload: {model: uniform, items: " + axis + "}",
+       "s.yaml: the axes T_ms (1000) x workload.items (1000) x work.seed (1000) make more than 100000 combinations"},
+      {"balancer: [none, none]\nreps: 60000", "the study expands to more than 100000 runs"},
+      {"experiment: '..'", "key experiment: '..' is not allowed (allowed: 1 to 64 letters, digits"},
+      {"experiment: \"a\\nb\"", "key experiment: 'a\\x0ab' is not allowed"},
+      {"experiment: " + std::string(65, 'n'), "is not allowed (allowed: 1 to 64"},
+      {"out: ''", "key out: '' is not allowed (allowed: a non-empty path"},
+      {"balancer: async\nmethod: create",
+       "key method: balancer async can use none of create (allowed for async: intercomm, create_group, from_group, "
+       "range)"},
+      {"exclude: [{}]", "key exclude: rule 1: expected a non-empty map"},
+      {"exclude: []", "key exclude: expected a non-empty list of rules"},
+      {"exclude: [{T_ms: 1}, {T_ms: abc}]", "key exclude: rule 2: key T_ms: expected a number"},
+      {"exclude: [{reps: 2}]", "key exclude: rule 1: reps cannot be matched"},
+      {"exclude: [{T_ms: 7, work: {trace: true}}]", "key exclude: rule 1: work.trace cannot be matched"},
+      {"exclude: [{method: teleport}]", "key exclude: rule 1: key method: unknown method 'teleport'"},
+      {"groups: {}", "key groups: expected a non-empty map of groups.* keys (allowed: groups.sizes, groups.by"},
+      {"zip: {}", "key zip: expected a non-empty map"},
+      {"program: commbench\nexclude: [{nprocs: 4}]", "key exclude: a commbench study has no runs to exclude"},
+  };
+  for (const auto& [yaml, fragment] : cases) {
+    const std::string error = study_error(yaml);
+    EXPECT_NE(error.find(fragment), std::string::npos) << yaml.substr(0, 200) << "\n -> " << error;
+  }
+  EXPECT_NE(study_error("T_ms: 5", {"T_ms=5\n---\n6"}).find("--set T_ms: holds 2 YAML documents"), std::string::npos);
+  // Within the limits: aliases used a few times, exclude values as their key accepts them.
+  EXPECT_EQ(study_error("workload: &w {model: uniform, items: 2}\nbalancer: [async, none]\nmethod: range\n"
+                        "exclude: [{T_ms: 100.0, balancer: none}, {work: {atoms: magic}}]"),
+            "");
+  const auto six = mcmclb::parse_experiment("balancer: [none, async]\nreps: 3", {}, "t.yaml");
+  EXPECT_EQ(mcmclb::expand_runs(six, 4, mcmclb::catalog(), 6).size(), 6U);
+  EXPECT_THROW((void)mcmclb::expand_runs(six, 4, mcmclb::catalog(), 5), mcmclb::InputError);
+}
+
+// Every input error is one printable line, whatever bytes its message quotes: made so where it is made.
+TEST(Config, InputErrorMessagesAreOnePrintableLine) {
+  const std::string quoted = std::string("a\nb") + '\0' + "c\x1b[2J\xff";
+  const mcmclb::InputError e("key x: '" + quoted + "' \\ ok" + std::string(5000, 'n'));
+  const std::string what = e.what();
+  const std::string start = "key x: 'a\\x0ab\\x00c\\x1b[2J\\xff' \\ ok";
+  EXPECT_EQ(what.substr(0, start.size()), start);
+  EXPECT_TRUE(std::all_of(what.begin(), what.end(), [](char c) { return c >= 0x20 && c < 0x7f; }));
+  EXPECT_LE(what.size(), 2003U);
+  EXPECT_EQ(what.substr(what.size() - 3), "...");
+  EXPECT_EQ(mcmclb::InputError(what).what(), what) << "escaping twice changes nothing";
+}
+
 // The key table (study/src/config.cpp) is the one list of keys: the "allowed:" list of an unknown key, in the
 // order of the table, is exactly its keys that set a value (zip and exclude shape a study instead).
 TEST(Config, TheUnknownKeyMessageListsTheKeyTable) {

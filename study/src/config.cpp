@@ -23,11 +23,12 @@ bool is_one_of(const std::string& key, const std::vector<std::string>& set) {
   return std::find(set.begin(), set.end(), key) != set.end();
 }
 
+/// A value as a message quotes it: one line, at most 120 bytes of it (a value may be a 10 MB string or a big map).
 std::string text_of(const YAML::Node& n) {
-  if (n.IsScalar()) return n.Scalar();
+  if (n.IsScalar()) return printable(n.Scalar(), 120);
   YAML::Emitter e;
   e << YAML::Flow << n;
-  return e.c_str();
+  return printable(e.c_str(), 120);
 }
 
 template <typename T>
@@ -36,7 +37,7 @@ T scalar(const std::string& key, const YAML::Node& n, const std::string& what) {
   try {
     return n.as<T>();
   } catch (const YAML::Exception&) {
-    throw InputError("key " + key + ": expected " + what + ", got '" + n.Scalar() + "'");
+    throw InputError("key " + key + ": expected " + what + ", got '" + printable(n.Scalar()) + "'");
   }
 }
 
@@ -59,7 +60,7 @@ double real(const std::string& key, const YAML::Node& n, double lo, double hi, b
       "a number in " + std::string(lo_open ? "(" : "[") + number_text(lo) + ", " + number_text(hi) + "]";
   const auto v = scalar<double>(key, n, what);
   if (!std::isfinite(v) || v < lo || v > hi || (lo_open && v == lo)) {
-    throw InputError("key " + key + ": expected " + what + ", got " + n.Scalar());
+    throw InputError("key " + key + ": expected " + what + ", got " + printable(n.Scalar()));
   }
   return v;
 }
@@ -67,7 +68,7 @@ double real(const std::string& key, const YAML::Node& n, double lo, double hi, b
 std::string choice(const std::string& key, const YAML::Node& n, const std::vector<std::string>& allowed) {
   const auto v = scalar<std::string>(key, n, "one of " + join(allowed));
   if (!is_one_of(v, allowed)) {
-    throw InputError("key " + key + ": '" + v + "' is not allowed (allowed: " + join(allowed) + ")");
+    throw InputError("key " + key + ": '" + printable(v) + "' is not allowed (allowed: " + join(allowed) + ")");
   }
   return v;
 }
@@ -99,19 +100,54 @@ void check_duplicate_keys(const YAML::Node& node, const std::string& prefix) {
     const std::string key = prefix.empty() ? entry.first.Scalar() : prefix + "." + entry.first.Scalar();
     const int line = entry.first.Mark().line + 1;
     if (const auto [at, added] = seen.emplace(key, line); !added) {
-      throw InputError("key " + key + ": given twice (lines " + std::to_string(at->second) + " and " +
+      throw InputError("key " + printable(key) + ": given twice (lines " + std::to_string(at->second) + " and " +
                        std::to_string(line) + "); give each key once");
     }
     check_duplicate_keys(entry.second, key);
   }
 }
 
+/// yaml-cpp resolves an alias to the anchored node itself, so a document is a graph: an alias inside its own anchor
+/// is a cycle that every recursive walk here (duplicate keys, flatten, the emitter of messages) would follow until
+/// the stack overflows, and aliases of aliases expand exponentially ("billion laughs"). This walk comes first and is
+/// bounded in depth and in nodes visited with aliases expanded, so every later walk is bounded too.
+void check_bounds(const YAML::Node& n, int depth, std::size_t& visited, const std::string& source) {
+  if (depth > kMaxYamlDepth) {
+    throw InputError(source + ": maps and lists nested more than " + std::to_string(kMaxYamlDepth) +
+                     " levels deep (a recursive alias?); allowed: a study's few levels of keys, sections and lists");
+  }
+  if (++visited > kMaxYamlNodes) {
+    throw InputError(source + ": more than " + std::to_string(kMaxYamlNodes) +
+                     " YAML values, an alias counted each time it is used (allowed: at most " +
+                     std::to_string(kMaxYamlNodes) + ")");
+  }
+  if (n.IsMap()) {
+    for (const auto& entry : n) {
+      check_bounds(entry.first, depth + 1, visited, source);
+      check_bounds(entry.second, depth + 1, visited, source);
+    }
+  } else if (n.IsSequence()) {
+    for (const auto& item : n) check_bounds(item, depth + 1, visited, source);
+  }
+}
+
+/// One YAML document, bounded (check_bounds). A second document (after a line ---) is refused: the parser would
+/// otherwise read only the first and drop the rest silently.
 YAML::Node load(const std::string& text, const std::string& source) {
+  std::vector<YAML::Node> documents;
   try {
-    return YAML::Load(text);
+    documents = YAML::LoadAll(text);
   } catch (const YAML::ParserException& e) {
     throw InputError(source + ": not valid YAML (line " + std::to_string(e.mark.line + 1) + ": " + e.msg + ")");
   }
+  if (documents.size() > 1) {
+    throw InputError(source + ": holds " + std::to_string(documents.size()) +
+                     " YAML documents (a line --- starts another); allowed: one");
+  }
+  YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
+  std::size_t visited = 0;
+  check_bounds(root, 0, visited, source);
+  return root;
 }
 
 /// A workload key's value, typed and bounded as its model declares it.
@@ -153,6 +189,18 @@ std::string slurm_name(const std::string& key, const YAML::Node& n, const std::s
       std::string::npos) {
     throw InputError("key " + key + ": expected " + what +
                      " of letters, digits and _ - . , + @ : only (or \"\" for the cluster's default)");
+  }
+  return v;
+}
+
+/// An experiment name becomes a folder of its own (results/<name>: '.' and '..' would put the results elsewhere), part
+/// of every run id and CSV row, and #SBATCH --job-name: a short name of characters safe in all of them.
+std::string experiment_name(const std::string& key, const YAML::Node& n) {
+  const auto v = scalar<std::string>(key, n, "a name");
+  if (v.empty() || v.size() > kMaxNameBytes || v.front() == '.' ||
+      v.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != std::string::npos) {
+    throw InputError("key " + key + ": '" + printable(v) + "' is not allowed (allowed: 1 to " +
+                     std::to_string(kMaxNameBytes) + " letters, digits, . _ or -, not starting with .)");
   }
   return v;
 }
@@ -267,15 +315,11 @@ std::vector<KeyDef> build_key_table() {
   const auto list_by_nature = [&t] { t.back().info.list_by_nature = true; };
   const auto study_key = [&t] { t.back().info.scope = KeyInfo::Scope::study; };
 
-  add({{"experiment", "name", "", "a non-empty name without / \\ , or quotes",
+  add({{"experiment", "name", "",
+        "1 to " + std::to_string(kMaxNameBytes) + " letters, digits, `.` `_` or `-`, not starting with `.`",
         "names the output folder (`results/<experiment>`) and the run ids"},
        "experiment",
-       [](E& e, const std::string& key, const YAML::Node& n) {
-         e.name = scalar<std::string>(key, n, "a name");
-         if (e.name.empty() || e.name.find_first_of("/\\,\n\"") != std::string::npos) {
-           throw InputError("key experiment: expected a non-empty name without / \\ , or quotes, got '" + e.name + "'");
-         }
-       }});
+       [](E& e, const std::string& key, const YAML::Node& n) { e.name = experiment_name(key, n); }});
   add(int_key("nprocs", 1, kMaxInt, std::nullopt,
               "if given, must equal the launched rank count; a study needs it (a number or a list of them)",
               [](E& e, int64_t v) { e.nprocs = static_cast<int>(v); }));
@@ -373,7 +417,7 @@ std::vector<KeyDef> build_key_table() {
   list_by_nature();
   add({{"method", "name or list", "", "",
         "creation methods; each balancer runs with those of them it can use, and a method it cannot use is skipped "
-        "for it"},
+        "for it (a balancer that can use none of them is an error)"},
        std::nullopt,
        [](E& e, const std::string& key, const YAML::Node& n) { e.methods = names_list("a method name")(key, n); },
        NamesFrom::methods});
@@ -395,9 +439,16 @@ std::vector<KeyDef> build_key_table() {
   list_by_nature();
   add(int_key("reps", 1, 100000, "1", "repetitions of every combination",
               [](E& e, int64_t v) { e.reps = static_cast<int>(v); }));
-  add({{"out", "folder", "", "a path", "output folder (`--out` overrides)"},
+  add({{"out", "folder", "", "a non-empty path without control characters", "output folder (`--out` overrides)"},
        std::nullopt,
-       [](E& e, const std::string& key, const YAML::Node& n) { e.out = scalar<std::string>(key, n, "a folder"); }});
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         // Empty would write every result file into the working folder.
+         e.out = scalar<std::string>(key, n, "a folder");
+         if (e.out.empty() || has_control(e.out)) {
+           throw InputError("key out: '" + printable(e.out) +
+                            "' is not allowed (allowed: a non-empty path without control characters)");
+         }
+       }});
   t.back().info.default_value = "`results/<experiment>`";
   study_key();
   add(name_key("job.scheduler", {"slurm"}, "slurm", "the only scheduler so far",
@@ -424,7 +475,7 @@ std::vector<KeyDef> build_key_table() {
        [](E& e, const std::string& key, const YAML::Node& n) {
          e.job.time_limit = scalar<std::string>(key, n, "a time limit");
          if (!std::regex_match(e.job.time_limit, time_limit_format())) {
-           throw InputError("key job.time_limit: '" + e.job.time_limit +
+           throw InputError("key job.time_limit: '" + printable(e.job.time_limit) +
                             "' is not a Slurm time limit (MM, MM:SS, HH:MM:SS or D-HH:MM:SS)");
          }
        }});
@@ -499,7 +550,8 @@ std::vector<KeyDef> build_key_table() {
        std::nullopt,
        nullptr});
   study_key();
-  add({{"exclude", "list of maps", "", "maps of key: value (not out or job.*)",
+  add({{"exclude", "list of maps", "",
+        "non-empty maps of key: value, each value one the key accepts (not out, job.* or reps)",
         "drops each combination matching every key: value of one rule"},
        std::nullopt,
        nullptr});
@@ -560,12 +612,20 @@ void flatten(const YAML::Node& node, const std::string& prefix, std::map<std::st
     if (!entry.first.IsScalar()) throw InputError("a key is not a plain name: " + text_of(entry.first));
     const std::string key = prefix.empty() ? entry.first.Scalar() : prefix + "." + entry.first.Scalar();
     if (prefix.empty() && is_section(key)) {
-      if (!entry.second.IsMap()) throw InputError("key " + key + ": expected a map of " + key + ".* keys");
+      if (!entry.second.IsMap() || entry.second.size() == 0) {
+        // An empty map sets nothing: `groups: {}` would silently mean "no groups".
+        std::vector<std::string> names;
+        for (const auto& k : value_keys()) {
+          if (k.rfind(key + ".", 0) == 0) names.push_back(k);
+        }
+        throw InputError("key " + key + ": expected a non-empty map of " + key + ".* keys (allowed: " + join(names) +
+                         ")");
+      }
       flatten(entry.second, key, out);
       continue;
     }
     if (find_key(key) == nullptr) {
-      throw InputError("unknown key '" + key + "' (allowed: " + join(value_keys()) + ")");
+      throw InputError("unknown key '" + printable(key) + "' (allowed: " + join(value_keys()) + ")");
     }
     out[key] = entry.second;
   }
@@ -574,11 +634,11 @@ void flatten(const YAML::Node& node, const std::string& prefix, std::map<std::st
 void apply_override(YAML::Node& root, const std::string& assignment) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) {
-    throw InputError("--set " + assignment + ": expected key=value (e.g. --set T_ms=50)");
+    throw InputError("--set " + printable(assignment) + ": expected key=value (e.g. --set T_ms=50)");
   }
   const std::string key = assignment.substr(0, eq);
   if (find_key(key) == nullptr) {
-    throw InputError("--set: unknown key '" + key + "' (allowed: " + join(value_keys()) + ")");
+    throw InputError("--set: unknown key '" + printable(key) + "' (allowed: " + join(value_keys()) + ")");
   }
   YAML::Node value = load(assignment.substr(eq + 1), "--set " + key);
   if (!value.IsDefined() || value.IsNull()) value = YAML::Node(std::string());
@@ -611,15 +671,30 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
   return e;
 }
 
-std::vector<std::pair<std::string, std::string>> exclude_rule(const YAML::Node& rule) {
-  if (!rule.IsMap()) throw InputError("key exclude: each rule must be a map of key: value, got " + text_of(rule));
+/// One exclude rule as key -> value text. Each value must be one the key accepts (a rule whose value no point can
+/// hold, such as T_ms: abc, would match nothing and be dropped silently); balancer and method names are checked
+/// against the registry and every key against the runs' columns by build_study.
+std::vector<std::pair<std::string, std::string>> exclude_rule(const YAML::Node& rule, std::size_t number) {
+  const std::string which = "key exclude: rule " + std::to_string(number) + ": ";
+  if (!rule.IsMap() || rule.size() == 0) {
+    throw InputError(which + "expected a non-empty map of key: value, got " + text_of(rule));
+  }
   std::map<std::string, YAML::Node> keys;
   flatten(rule, "", keys);
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const auto& [key, value] : keys) {
-    if (key == "out" || key.rfind("job.", 0) == 0) throw InputError("key exclude: " + key + " cannot be matched");
-    if (!value.IsScalar()) throw InputError("key exclude: " + key + " must be matched against one value");
-    pairs.emplace_back(key, value.Scalar());
+    if (key == "out" || key.rfind("job.", 0) == 0 || key == "reps") {
+      throw InputError(which + key + " cannot be matched (allowed: keys of a run, e.g. T_ms, nprocs, balancer)");
+    }
+    if (!value.IsScalar()) throw InputError(which + key + " must be matched against one value, got " + text_of(value));
+    Experiment scratch;
+    try {
+      find_key(key)->apply(scratch, key, value);
+    } catch (const InputError& e) {
+      throw InputError(which + e.what());
+    }
+    // runs.csv holds magic atoms as 0, so the rule compares with what the run holds.
+    pairs.emplace_back(key, key == "work.atoms" && value.Scalar() == "magic" ? "0" : value.Scalar());
   }
   return pairs;
 }
@@ -628,6 +703,10 @@ std::vector<std::pair<std::string, std::string>> exclude_rule(const YAML::Node& 
 
 StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::string>& overrides,
                        const std::string& source_name) {
+  if (yaml_text.size() > kMaxStudyBytes) {
+    throw InputError(source_name + ": " + std::to_string(yaml_text.size()) +
+                     " bytes (allowed: a study file of at most " + std::to_string(kMaxStudyBytes >> 20) + " MiB)");
+  }
   YAML::Node root = load(yaml_text, source_name);
   if (!root.IsDefined() || root.IsNull()) {
     // An empty, BOM-only or comment-only file is a mistake (wrong file?), not a request for the defaults; with
@@ -666,7 +745,9 @@ StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::stri
   std::map<std::string, YAML::Node> zipped;
   std::size_t zip_length = 1;
   if (have_zip) {
-    if (!zip_node.IsMap()) throw InputError("key zip: expected a map of key: [list], got " + text_of(zip_node));
+    if (!zip_node.IsMap() || zip_node.size() == 0) {
+      throw InputError("key zip: expected a non-empty map of key: [list], got " + text_of(zip_node));
+    }
     flatten(zip_node, "", zipped);
     std::string first_key;
     for (const auto& [key, value] : zipped) {
@@ -685,9 +766,10 @@ StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::stri
     }
   }
   if (have_exclude) {
-    if (!exclude_node.IsSequence())
-      throw InputError("key exclude: expected a list of rules, got " + text_of(exclude_node));
-    for (const auto& rule : exclude_node) study.excludes.push_back(exclude_rule(rule));
+    if (!exclude_node.IsSequence() || exclude_node.size() == 0) {
+      throw InputError("key exclude: expected a non-empty list of rules, got " + text_of(exclude_node));
+    }
+    for (const auto& rule : exclude_node) study.excludes.push_back(exclude_rule(rule, study.excludes.size() + 1));
   }
 
   // Axes: every other list-valued parameter, in the documented key order.
@@ -697,6 +779,19 @@ StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::stri
     if (it == keys.end() || is_list_by_nature(key) || !it->second.IsSequence()) continue;
     if (it->second.size() == 0) throw InputError("key " + key + ": the list is empty");
     axes.push_back(key);
+  }
+  // Counted before anything is expanded: three lists of 1000 values would otherwise be 10^9 experiments in memory.
+  std::size_t combinations = zip_length;
+  std::string factors = have_zip ? "zip (" + std::to_string(zip_length) + ")" : "";
+  for (const auto& key : axes) {
+    const std::size_t size = keys.at(key).size();
+    factors += (factors.empty() ? "" : " x ") + key + " (" + std::to_string(size) + ")";
+    combinations = combinations > kMaxStudyPoints / size ? kMaxStudyPoints + 1 : combinations * size;
+  }
+  if (combinations > kMaxStudyPoints) {
+    throw InputError(source_name + ": the axes " + factors + " make more than " + std::to_string(kMaxStudyPoints) +
+                     " combinations (allowed: at most " + std::to_string(kMaxStudyPoints) +
+                     "; split the study into several files)");
   }
   for (std::size_t z = 0; z < zip_length; ++z) {
     std::vector<std::size_t> index(axes.size(), 0);

@@ -28,17 +28,31 @@ bool same_value(const std::string& rule, const std::string& actual) {
 
 }  // namespace
 
-std::vector<RunSpec> expand_runs(const Experiment& e, int nprocs, const Catalog& catalog) {
+std::vector<RunSpec> expand_runs(const Experiment& e, int nprocs, const Catalog& catalog, std::size_t max_runs) {
   for (const auto& m : e.methods) catalog.check_method(m);
-  std::vector<RunSpec> runs;
+  // What each balancer iterates, first: the runs are counted before any is made.
+  struct Plan {
+    std::string balancer;
+    std::vector<int> intervals;
+    std::vector<std::optional<FinishedRule>> rules;
+    std::vector<std::string> methods;
+  };
+  std::vector<Plan> plans;
+  std::size_t count = 0;
   for (const auto& balancer : e.balancers) {
     const BalancerInfo& info = catalog.balancer(balancer);
     std::vector<std::string> methods;
     for (const auto& m : e.methods) {
       if (std::find(info.methods.begin(), info.methods.end(), m) != info.methods.end()) methods.push_back(m);
     }
+    // Named methods of which this balancer can use none: running its default instead would measure a method
+    // nobody asked for (balancer async with method create ran intercomm).
+    if (methods.empty() && !e.methods.empty() && !info.methods.empty()) {
+      throw InputError("key method: balancer " + std::string(info.name) + " can use none of " + join(e.methods) +
+                       " (allowed for " + std::string(info.name) + ": " + join(info.methods) + ")");
+    }
     if (methods.empty()) methods.emplace_back(info.default_method);
-    const std::vector<int> intervals = info.uses_interval ? e.intervals : std::vector<int>{0};
+    std::vector<int> intervals = info.uses_interval ? e.intervals : std::vector<int>{0};
     std::vector<std::optional<FinishedRule>> rules;
     for (FinishedRule rule : info.finished_rules) {
       if (e.finished.empty() ? rules.empty()
@@ -53,9 +67,22 @@ std::vector<RunSpec> expand_runs(const Experiment& e, int nprocs, const Catalog&
       for (FinishedRule rule : info.finished_rules) offered.emplace_back(to_string(rule));
       throw InputError("key finished: balancer " + std::string(info.name) + " offers only " + join(offered));
     }
-    for (int interval : intervals) {
-      for (const auto& finished : rules) {
-        for (const auto& method : methods) {
+    // Each factor is bounded (the YAML walk, reps), so the product of four fits in 64 bits.
+    count += intervals.size() * rules.size() * methods.size() * static_cast<std::size_t>(e.reps);
+    if (count > max_runs) {
+      throw InputError("the study expands to more than " + std::to_string(kMaxStudyPoints) +
+                       " runs (allowed: at most " + std::to_string(kMaxStudyPoints) +
+                       ", counting combinations x balancer x interval x finished x method x reps before exclude; "
+                       "split the study into several files)");
+    }
+    plans.push_back({balancer, std::move(intervals), std::move(rules), std::move(methods)});
+  }
+  std::vector<RunSpec> runs;
+  runs.reserve(count);
+  for (const Plan& plan : plans) {
+    for (int interval : plan.intervals) {
+      for (const auto& finished : plan.rules) {
+        for (const auto& method : plan.methods) {
           for (int rep = 0; rep < e.reps; ++rep) {
             RunSpec r;
             r.experiment = e.name;
@@ -65,7 +92,7 @@ std::vector<RunSpec> expand_runs(const Experiment& e, int nprocs, const Catalog&
             r.T_ms = e.T_ms;
             r.workload = e.workload;
             r.work = e.work;
-            r.balancer = balancer;
+            r.balancer = plan.balancer;
             r.interval = interval;
             r.method = method;
             r.finished = finished;
@@ -88,7 +115,26 @@ std::map<int, std::vector<std::size_t>> Study::launches() const {
 Study build_study(const std::string& text, const std::vector<std::string>& overrides, const std::string& source,
                   std::optional<int> default_nprocs, const Catalog& catalog) {
   const StudyAxes axes = expand_study(text, overrides, source);
+  // Every key of every exclude rule must name a column of a run, and a balancer or method a registered one: checked
+  // here once, as the matching below stops at a rule's first key that differs and would never look at the others.
+  for (std::size_t r = 0; r < axes.excludes.size(); ++r) {
+    const std::string which = "key exclude: rule " + std::to_string(r + 1) + ": ";
+    for (const auto& [key, value] : axes.excludes[r]) {
+      try {
+        (void)excluded_value(RunSpec{}, key);
+      } catch (const InputError&) {
+        throw InputError(which + key + " cannot be matched (allowed: keys of a run, e.g. T_ms, nprocs, balancer)");
+      }
+      try {
+        if (key == "balancer") (void)catalog.balancer(value);
+        if (key == "method") catalog.check_method(value);
+      } catch (const InputError& e) {
+        throw InputError(which + e.what());
+      }
+    }
+  }
   Study study;
+  std::size_t expanded = 0;  // runs made so far, excluded ones too: the bound on memory
   study.name = axes.experiments.front().name;
   study.out = axes.experiments.front().out.empty() ? std::filesystem::path("results") / study.name
                                                    : std::filesystem::path(axes.experiments.front().out);
@@ -96,6 +142,10 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
     const std::optional<int> nprocs = e.nprocs ? e.nprocs : default_nprocs;
     if (!nprocs) throw InputError("key nprocs: a study needs nprocs (a number or a list) to be planned or swept");
     if (e.program == Program::commbench) {  // one point per rank count: the benchmark sweeps methods and sizes itself
+      if (!axes.excludes.empty()) {
+        throw InputError(
+            "key exclude: a commbench study has no runs to exclude (allowed: exclude with program: kernel)");
+      }
       // Checked here, at plan time, against the registry: each name becomes an argument of a launch command.
       for (const auto& m : e.commbench.methods) {
         if (std::find(catalog.methods.begin(), catalog.methods.end(), m) == catalog.methods.end()) {
@@ -115,7 +165,9 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
       continue;
     }
     check_against_nprocs(e, *nprocs);
-    for (const RunSpec& run : expand_runs(e, *nprocs, catalog)) {
+    const std::vector<RunSpec> runs = expand_runs(e, *nprocs, catalog, kMaxStudyPoints - expanded);
+    expanded += runs.size();
+    for (const RunSpec& run : runs) {
       bool excluded = false;
       for (const auto& rule : axes.excludes) {
         bool all = !rule.empty();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,6 +14,14 @@
 #include "mcmclb/run_spec.hpp"
 
 namespace mcmclb {
+
+/// Limits on what a study file may ask for, so that a hostile or mistyped file is refused with one line instead of
+/// exhausting the stack, the memory or the time (docs/reference/keys.md, Limits).
+inline constexpr int kMaxYamlDepth = 32;                 // nesting of maps and lists (a recursive alias never ends)
+inline constexpr std::size_t kMaxYamlNodes = 100000;     // nodes visited with every alias expanded ("billion laughs")
+inline constexpr std::size_t kMaxStudyPoints = 100000;   // combinations of a study, and runs (points) it expands to
+inline constexpr std::size_t kMaxNameBytes = 64;         // an experiment name: [A-Za-z0-9._-], not starting with '.'
+inline constexpr std::size_t kMaxStudyBytes = 16 << 20;  // a study file (mcmclb run broadcasts it with an int count)
 
 /// How a study's points are launched on a cluster (the `job:` section).
 /// Defaults: the key table (config_keys()).
@@ -110,8 +119,10 @@ Experiment parse_experiment(const std::string& yaml_text, const std::vector<std:
 /// The runs an experiment iterates, in order: balancer, interval (the balancers that use one; 0 for the others),
 /// finished rule (balancers that offer one: those named that the balancer offers, InputError if it offers none of
 /// them; its default if none is named), method (those of the experiment's methods the balancer can use; its default
-/// if none is named), rep. Validates balancer and method names against catalog (InputError naming the key).
-std::vector<RunSpec> expand_runs(const Experiment& e, int nprocs, const Catalog& catalog);
+/// if none is named), rep. Validates balancer and method names against catalog (InputError naming the key): a
+/// balancer that can use none of the named methods is an error. More than max_runs runs: InputError.
+std::vector<RunSpec> expand_runs(const Experiment& e, int nprocs, const Catalog& catalog,
+                                 std::size_t max_runs = kMaxStudyPoints);
 
 /// Checks the experiment against the launched rank count (nprocs match, G divides it, groups.sizes add up to it).
 /// Throws mpi::InputError. (groups.by: node is checked where the ranks run: mcmclb run, before the first run.)

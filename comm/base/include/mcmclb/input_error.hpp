@@ -14,9 +14,13 @@ namespace mcmclb {
 /// Bad user input (flags, config files) detected identically on every rank before any communication depends
 /// on it. mpi::run_main prints it once, on rank 0, as "<program>: <message>", and every rank exits with code 2;
 /// the MPI-free commands print it the same way.
+/// The message is made one printable line here, where every input error is made, so no value quoted from a file or
+/// flag (a line break, a NUL, terminal escapes, a 10 MB name) reaches the terminal raw, whichever main prints it.
 class InputError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit InputError(std::string_view message) : std::runtime_error(one_line(message)) {}
+  explicit InputError(const char* message) : InputError(std::string_view(message)) {}
+  explicit InputError(const std::string& message) : InputError(std::string_view(message)) {}
 };
 
 /// Throws "key <key>: unknown <kind> '<name>' (allowed: <known>)": the one message for every name looked up in a
