@@ -78,22 +78,25 @@ std::string smpirun_prefix(const SweepOptions& o, int nprocs) {
 /// --launcher smpi: the platform and its hostfile exist, the flags file reads, and the simulation build's programs
 /// the study needs are built (mcmclb-sim for kernel points, mcmclb-commbench-sim for commbench points); checked
 /// before any launch. A dry run only prints the commands, so it notes a missing program instead.
-void check_smpi(const SweepOptions& o, const Study& study) {
+void check_platform(const SweepOptions& o) {
   const fs::path hosts = fs::path(o.platform).replace_extension(".hosts");
-  if (!fs::exists(o.platform) || !fs::exists(hosts)) {
-    throw InputError("--platform: " + o.platform + " and its hostfile " + hosts.string() +
-                     " must both exist (allowed: a file of configs/platforms/)");
+  if (!fs::is_regular_file(o.platform) || !fs::is_regular_file(hosts)) {
+    throw InputError("--platform: " + printable(o.platform, 200) + " and its hostfile " +
+                     printable(hosts.string(), 200) + " must both exist (allowed: a file of configs/platforms/)");
   }
+}
+
+void check_smpi(const SweepOptions& o, const Study& study) {
+  check_platform(o);
   (void)smpi_flags(o);
   if (!o.dry_run && !on_path("smpirun")) {
     throw InputError("--launcher smpi: smpirun is not on PATH (install SimGrid: Debian libsimgrid-dev, bootstrap.sh)");
   }
+  // A dry run shows the commands of a sweep that would run, so it refuses what the sweep would refuse.
   const auto check = [&](const std::string& flag, const fs::path& program, const std::string& target) {
-    if (fs::exists(program)) return;
-    const std::string message = flag + ": " + program.string() + " does not exist (build it: cmake -S . -B build-sim " +
-                                "-DMCMCLB_SMPI=ON && cmake --build build-sim --target " + target + ")";
-    if (!o.dry_run) throw InputError(message);
-    std::printf("note: %s\n", message.c_str());
+    const std::string build =
+        " (build it: cmake -S . -B build-sim -DMCMCLB_SMPI=ON && cmake --build build-sim --target " + target + ")";
+    if (!fs::exists(program)) throw InputError(flag + ": " + program.string() + " does not exist" + build);
   };
   if (has_program(study, Program::kernel)) check("--sim-binary", o.sim_binary, "mcmclb");
   if (has_program(study, Program::commbench)) check("--sim-commbench", sim_commbench(o), "mcmclb-commbench");

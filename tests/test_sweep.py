@@ -344,7 +344,13 @@ class Simulation(unittest.TestCase):
             flags = " ".join(line.strip() for line in f if line.strip() and not line.startswith("#"))
         self.assertIn("--cfg=smpi/simulate-computation:no", flags)
         with tempfile.TemporaryDirectory() as d:
+            # Stand-ins for the simulation build's programs: a dry run checks that they exist but runs nothing.
+            for name in ("mcmclb-sim", "mcmclb-commbench-sim"):
+                with open(os.path.join(d, name), "w") as f:
+                    f.write("#!/bin/sh\n")
+                os.chmod(os.path.join(d, name), 0o755)
             sim = os.path.join(d, "mcmclb-sim")
+            missing = os.path.join(d, "missing", "mcmclb-sim")
             for study, program in (("paper-fig2", "mcmclb-sim run"), ("paper-table1", "mcmclb-sim run"),
                                    ("paper-fig1", "mcmclb-commbench-sim --reps 5")):
                 r = mcmclb("sweep", f"configs/{study}.yaml", "--launcher", "smpi", "--dry-run", "--set", "nprocs=[32]",
@@ -355,14 +361,14 @@ class Simulation(unittest.TestCase):
                 self.assertIn(f"smpirun -np 32 -platform {BGP} -hostfile {BGP[:-4]}.hosts {flags} {d}/{program}",
                               launches[0])
                 self.assertIn(f"MCMCLB_SMPI_CFG='{flags}'", launches[0])
-                self.assertIn("note: --sim-", r.stdout)  # neither program is built in d
                 self.assertFalse(os.path.exists(os.path.join(d, study)), "a dry run creates no output folder")
-                r = mcmclb("sweep", f"configs/{study}.yaml", "--launcher", "smpi", "--set", "nprocs=[32]",
-                           "--sim-binary", sim, "--out", os.path.join(d, study))
-                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
-                self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
-                self.assertIn(f"{d}/{program.split()[0]} does not exist (build it: cmake -S . -B build-sim "
-                              "-DMCMCLB_SMPI=ON && cmake --build build-sim --target", r.stderr)
+                for dry in ((), ("--dry-run",)):  # a dry run refuses what the sweep would refuse
+                    r = mcmclb("sweep", f"configs/{study}.yaml", "--launcher", "smpi", "--set", "nprocs=[32]",
+                               "--sim-binary", missing, "--out", os.path.join(d, study), *dry)
+                    self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                    self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+                    self.assertIn(f"{d}/missing/{program.split()[0]} does not exist (build it: cmake -S . -B "
+                                  "build-sim -DMCMCLB_SMPI=ON && cmake --build build-sim --target", r.stderr)
             self.assertIn("commbench-n32-smpi-bgp.csv", launches[0], "a simulated Fig. 1 file says so in its name")
             r = mcmclb("sweep", STUDY, "--launcher", "smpi", "--sim-binary", MCMCLB, "--out", os.path.join(d, "x"),
                        env=dict(os.environ, PATH=os.path.join(d, "empty")))
@@ -374,7 +380,7 @@ class Simulation(unittest.TestCase):
         """--smpi-flags replaces configs/platforms/smpi.cfg; every flag is checked before any launch."""
         with tempfile.TemporaryDirectory() as d:
             flags = os.path.join(d, "flags.cfg")
-            args = ("sweep", STUDY, "--launcher", "smpi", "--dry-run", "--smpi-flags", flags, "--out",
+            args = ("sweep", STUDY, "--launcher", "smpi", "--dry-run", "--sim-binary", MCMCLB, "--smpi-flags", flags, "--out",
                     os.path.join(d, "out"))
             with open(flags, "w") as f:
                 f.write("# mine\n\n  -no-privatize  \n--cfg=smpi/test:0\n")
@@ -516,7 +522,8 @@ class SlurmPlan(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         script = scripts[next(n for n in scripts if n.endswith(".sbatch"))]
         self.assertIn("#SBATCH --time=00:09:00\n", script)
-        self.assertIn("# time limit: estimated (2 x 4 min 00 s expected + 10 s per point, at least 5 min;", script)
+        self.assertIn("# time limit: estimated (2 x 4 min 00 s expected + 10 s per point, at least 5 min, at most ",
+                      script)
         r, scripts = self.dry_run(text % "1")  # tiny: the floor
         self.assertIn("#SBATCH --time=00:05:00\n", scripts[next(n for n in scripts if n.endswith(".sbatch"))])
         r, scripts = self.dry_run(text % "1" + "job: {time_limit: '00:42:00'}\n")
@@ -542,6 +549,124 @@ class SlurmPlan(unittest.TestCase):
         self.assertIn("T_ms: [1, 2]\n", scripts[snapshots[0]])
         script = scripts[next(n for n in scripts if n.endswith(".sbatch"))]
         self.assertIn(f"/{snapshots[0]} --points 0,1 ", script)
+
+
+class SlurmHostile(unittest.TestCase):
+    """Everything a study or a flag puts into a batch script is checked and quoted for where it lands: a shell
+    word, an #SBATCH value, a file-name pattern; nothing from a study runs as a command."""
+
+    study = SlurmPlan.study
+    dry_run = SlurmPlan.dry_run
+
+    def refused(self, r, fragment):
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn(fragment, r.stderr)
+
+    def test_launcher_args_cannot_run_commands(self):
+        for args in ("--mpi=pmi2 $(touch /tmp/x)", "--mpi=pmi2 `id`", "--mpi=pmi2; id", "--mpi=pmi2 > /tmp/x",
+                     "--mpi=pmi2 'unbalanced", "--export=\"A B\"", "a|b", "a&b", "x\\y"):
+            text = "nprocs: 2\njob: {launcher: srun, launcher_args: %s}\n" % json_string(args)
+            self.refused(self.study(text), "key job.launcher_args: ")
+            r, scripts = self.dry_run(text)
+            self.refused(r, "key job.launcher_args: ")
+            self.assertEqual(scripts, {}, "nothing written")
+        r, scripts = self.dry_run("nprocs: 2\njob: {launcher: srun, launcher_args: '--mpi=pmi2 --cpu-bind=cores'}\n")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("\nsrun --mpi=pmi2 --cpu-bind=cores -n 2 ", scripts[sbatch(scripts)])
+
+    def test_setup_lines_are_whole_lines_without_directives(self):
+        for line, fragment in (("module load x\n#SBATCH --partition=evil", "key job.setup: "),
+                               ("#SBATCH --partition=evil", "key job.setup: "),
+                               ("export A='unbalanced", "is not a complete shell command")):
+            r, scripts = self.dry_run("nprocs: 2\njob: {setup: [%s]}\n" % json_string(line))
+            self.refused(r, fragment)
+            self.assertEqual(scripts, {})
+
+    def test_out_with_a_line_break_percent_or_leading_dash(self):
+        r, scripts = self.dry_run("nprocs: 2\njob: {time_limit: '00:05:00'}\n", "--out", "x\n#SBATCH --partition=evil")
+        self.refused(r, "--out: ")
+        self.assertEqual(scripts, {})
+        with tempfile.TemporaryDirectory() as work:
+            for out, mkdir, output in (("r%j", "mkdir -p -- 'r%j'", "#SBATCH --output=r%%j/slurm-%x-%j.out"),
+                                       ("-rf", "mkdir -p -- ./-rf", "#SBATCH --output=./-rf/slurm-%x-%j.out"),
+                                       ("a b", "mkdir -p -- 'a b'", "#SBATCH --output=\"a b/slurm-%x-%j.out\"")):
+                r = mcmclb("sweep", os.path.join(ROOT, STUDY), "--launcher", "slurm", "--dry-run", "--jobs-dir", work,
+                           "--out", out)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                path = os.path.join(work, "small-n2.sbatch")
+                with open(path) as f:
+                    lines = f.read().splitlines()
+                self.assertIn(mkdir, lines)
+                self.assertIn(output, lines)
+                self.assertEqual(subprocess.run(["bash", "-n", path]).returncode, 0)
+        r = mcmclb("sweep", STUDY, "--launcher", "slurm", "--dry-run", "--out", 'a"b')
+        self.refused(r, "--out: ")
+
+    def test_hostile_job_values_and_jobs_dir(self):
+        for key, value in (("job.partition", "a b"), ("job.account", "x;id"),
+                           ("job.tasks_per_node", "-1"), ("job.tasks_per_node", "99999999999"),
+                           ("job.time_limit", "1:2:3:4"), ("job.time_limit", "$(id)"),
+                           ("job.extra", "['#SBATCH --qos=x', 'id']")):
+            r, scripts = self.dry_run("nprocs: 2\n", "--set", f"{key}={value}")
+            self.refused(r, "key " + key)
+            self.assertEqual(scripts, {})
+        with tempfile.NamedTemporaryFile() as f:
+            r = mcmclb("sweep", STUDY, "--launcher", "slurm", "--dry-run", "--jobs-dir", f.name)
+            self.refused(r, "--jobs-dir: ")
+        r = mcmclb("sweep", STUDY, "--launcher", "slurm", "--dry-run", "--jobs-dir", "")
+        self.refused(r, "--jobs-dir: empty")
+
+    def test_huge_nprocs_and_time_limit_overflow(self):
+        # 2^31 - 1 ranks: the estimate neither stores a chain per rank nor overflows; it is capped.
+        text = ("nprocs: 2147483647\nworkload: {model: cyclic, scale: 1099511627776, period: 2147483647}\n"
+                "T_ms: 3600000\n")
+        r, scripts = self.dry_run(text)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        script = scripts[sbatch(scripts)]
+        self.assertRegex(script, r"#SBATCH --time=\d+-\d\d:\d\d:00\n")
+        self.assertIn(": capped, the job resumes where it stopped when resubmitted", script)
+        self.assertNotIn("-9223372036854775808", script)
+
+    def test_queue_tag_names_the_study_and_the_canonical_folder(self):
+        with tempfile.TemporaryDirectory() as work:
+            os.mkdir(os.path.join(work, "res"))
+            os.symlink(os.path.join(work, "res"), os.path.join(work, "link"))
+            tags = {}
+            for t_ms, out in ((1, "res"), (2, "res"), (1, "res/"), (1, "link"), (1, os.path.join(work, "res"))):
+                study = os.path.join(work, "s.yaml")
+                with open(study, "w") as f:
+                    f.write("experiment: s\nnprocs: 2\nT_ms: %d\n" % t_ms)
+                r = subprocess.run([MCMCLB, "sweep", study, "--launcher", "slurm", "--dry-run", "--jobs-dir", work,
+                                    "--out", out], capture_output=True, text=True, timeout=60, cwd=work)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                with open(os.path.join(work, "s-n2.sbatch")) as f:
+                    tags[(t_ms, out)] = [l for l in f.read().splitlines() if l.startswith("#SBATCH --comment=")][0]
+            self.assertNotEqual(tags[(1, "res")], tags[(2, "res")], "another study into the same folder")
+            self.assertEqual(len({tags[k] for k in tags if k[0] == 1}), 1, tags)
+            self.assertIn(os.path.realpath(os.path.join(work, "res")) + ":n2:", tags[(1, "link")])
+
+    def test_simulation_inputs_checked_before_any_launch(self):
+        with tempfile.TemporaryDirectory() as d:
+            for flag, value in (("--platform", ""), ("--sim-binary", ""), ("--smpi-flags", "")):
+                r = mcmclb("sweep", STUDY, "--launcher", "smpi", "--dry-run", flag, value, "--out", d)
+                self.refused(r, flag + ": empty")
+            r = mcmclb("sweep", STUDY, "--launcher", "smpi", "--dry-run", "--sim-binary", os.path.join(d, "none"),
+                       "--out", os.path.join(d, "x"))
+            self.refused(r, "--sim-binary: " + os.path.join(d, "none") + " does not exist")
+            platform = os.path.join(d, "p.xml")
+            shutil.copy(os.path.join(ROOT, "configs", "platforms", "bgp.xml"), platform)
+            r = mcmclb("status", STUDY, "--launcher", "smpi", "--platform", platform, "--out", d)
+            self.refused(r, "--platform: " + platform + " and its hostfile ")
+
+
+def json_string(text):
+    import json
+    return json.dumps(text)
+
+
+def sbatch(scripts):
+    return next(n for n in scripts if n.endswith(".sbatch"))
 
 
 if __name__ == "__main__":

@@ -129,6 +129,36 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
   return study;
 }
 
+namespace {
+
+/// The job.* values that reach a batch script as shell text: launcher_args as words that are each quoted for the
+/// shell (so nothing in them can run as a command), setup as one shell line each that cannot add a directive.
+void check_job_values(const JobSpec& job) {
+  if (job.launcher_args) {
+    const std::string& args = *job.launcher_args;
+    const auto bad =
+        args.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,=:/+@% ");
+    if (bad != std::string::npos) {
+      throw InputError("key job.launcher_args: '" + printable(args) + "' holds '" + printable(args.substr(bad, 1)) +
+                       "' (allowed: words of letters, digits and _ - . , = : / + @ % separated by spaces; each "
+                       "reaches the batch script as one quoted word, so no quotes, $, `, ;, |, &, < or >)");
+    }
+  }
+  for (const auto& line : job.setup) {
+    const bool control = std::any_of(line.begin(), line.end(), [](char c) {
+      return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f;
+    });
+    const auto first = line.find_first_not_of(" \t");
+    if (control || (first != std::string::npos && line.compare(first, 7, "#SBATCH") == 0)) {
+      throw InputError("key job.setup: '" + printable(line) +
+                       "' is not one shell line (allowed: one line each, without control characters, not "
+                       "'#SBATCH ...': directives go in job.extra)");
+    }
+  }
+}
+
+}  // namespace
+
 void check_launch_jobs(const Study& study) {
   using Field = std::function<std::string(const JobSpec&)>;
   const auto lines = [](const std::vector<std::string>& v) { return "[" + join(v, ", ") + "]"; };
@@ -146,6 +176,7 @@ void check_launch_jobs(const Study& study) {
   };
   for (const auto& [nprocs, indices] : study.launches()) {
     const Point& first = study.points[indices.front()];
+    check_job_values(first.job);
     for (std::size_t i : indices) {
       const Point& other = study.points[i];
       if (first.job == other.job) continue;
@@ -182,8 +213,14 @@ double expected_point_s(const Point& point) {
     }
     return longest_s;
   }
-  const std::vector<int64_t> items = chain_items(*workload, nprocs, point.spec.G);
-  const int64_t longest = items.empty() ? 0 : *std::max_element(items.begin(), items.end());
+  // The longest chain, scanned without storing the chains (nprocs may be 2^31 - 1), over the first
+  // kEstimatedChains chains at most: the estimate must come at once, and a launch that large gets the time limit's
+  // cap anyway (launch_slurm.cpp).
+  int64_t longest = 0;
+  const int64_t chains = (static_cast<int64_t>(nprocs) + point.spec.G - 1) / point.spec.G;
+  for (int64_t c = 0; c < std::min(chains, kEstimatedChains); ++c) {
+    longest = std::max(longest, workload->items(static_cast<int>(c * point.spec.G)));
+  }
   return static_cast<double>(longest) * point.spec.T_ms / 1000.0 / point.spec.G;
 }
 
