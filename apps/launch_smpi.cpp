@@ -86,6 +86,18 @@ void check_platform(const SweepOptions& o) {
   }
 }
 
+namespace {
+
+/// Whether program is a simulation build's program, checked without running it (smpirun loads it as a library):
+/// those are linked against SimGrid, so the file names its library (DT_NEEDED libsimgrid.so.N); the MPI build
+/// and any other program do not. The name is put together at run time so that this program does not hold it.
+bool is_simulation_build(const fs::path& program) {
+  const auto bytes = read_text_file(program);
+  return bytes && bytes->find(std::string("libsim") + "grid.so") != std::string::npos;
+}
+
+}  // namespace
+
 void check_smpi(const SweepOptions& o, const Study& study) {
   check_platform(o);
   (void)smpi_flags(o);
@@ -97,6 +109,10 @@ void check_smpi(const SweepOptions& o, const Study& study) {
     const std::string build =
         " (build it: cmake -S . -B build-sim -DMCMCLB_SMPI=ON && cmake --build build-sim --target " + target + ")";
     if (!fs::exists(program)) throw InputError(flag + ": " + program.string() + " does not exist" + build);
+    if (!is_simulation_build(program)) {
+      throw InputError(flag + ": " + printable(program.string(), 200) +
+                       " is not a simulation build's program (it is not linked against SimGrid)" + build);
+    }
   };
   if (has_program(study, Program::kernel)) check("--sim-binary", o.sim_binary, "mcmclb");
   if (has_program(study, Program::commbench)) check("--sim-commbench", sim_commbench(o), "mcmclb-commbench");

@@ -340,6 +340,22 @@ class QueueGuard(unittest.TestCase):
         self.assertEqual([p.returncode for p in procs], [0, 0], outputs)
         self.assertEqual(sum(len(re.findall(r"^submitted ", o, re.M)) for o, _ in outputs), 1, outputs)
 
+    def test_estimated_time_limit_capped_where_the_partition_allows(self):
+        # 2^31 - 1 ranks of hour-long items: the estimate is capped, and the header says by what (this cluster's
+        # only partition has MaxTime=INFINITE, so the documented 7 days).
+        study = os.path.join(self.tmp, "huge.yaml")
+        with open(study, "w") as f:
+            f.write("experiment: huge\nnprocs: 2147483647\nT_ms: 3600000\n"
+                    "workload: {model: cyclic, scale: 1099511627776, period: 2147483647}\n")
+        jobs = os.path.join(self.tmp, "huge-jobs")
+        r = self.mcmclb("sweep", study, "--launcher", "slurm", "--dry-run", "--jobs-dir", jobs, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(os.path.join(jobs, "huge-n2147483647.sbatch")) as f:
+            text = f.read()
+        self.assertIn("#SBATCH --time=7-00:00:00\n", text)
+        self.assertIn("at most 7-00:00:00 (the documented maximum; partition compute's MaxTime is infinite)): capped",
+                      text)
+
     def test_another_users_job_does_not_block(self):
         out = os.path.join(self.tmp, "guard-user")
         r = self.mcmclb("sweep", self.STUDY, "--launcher", "slurm", "--dry-run", "--out", out, "--jobs-dir",

@@ -12,6 +12,16 @@ ROOT = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 STUDY = "tests/fixtures/study-small.yaml"
 
 
+def fake_sim_program(folder, name="mcmclb-sim"):
+    """A stand-in for a simulation build's program where smpirun is a stub: the sweep checks that the file is
+    linked against SimGrid (names libsimgrid.so) but never runs it."""
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n# NEEDED libsimgrid.so.3\n")
+    os.chmod(path, 0o755)
+    return path
+
+
 def mcmclb(*args, env=None):
     return subprocess.run([MCMCLB, *args], capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
 
@@ -187,7 +197,7 @@ class Backends(unittest.TestCase):
         return mcmclb("sweep", STUDY, "--out", self.out, *args, env=self.env)
 
     def smpi(self, *args):
-        return self.sweep("--launcher", "smpi", "--sim-binary", MCMCLB, *args)
+        return self.sweep("--launcher", "smpi", "--sim-binary", fake_sim_program(self.tmp), *args)
 
     def test_real_rows_do_not_make_a_simulated_point_done(self):
         r = self.smpi()
@@ -250,8 +260,8 @@ class Backends(unittest.TestCase):
                     writer.writeheader()
                     for row, time in zip(rows, times):
                         writer.writerow(dict(row, time_s=time))
-                r = mcmclb("sweep", study.name, "--out", out, "--launcher", "smpi", "--sim-binary", MCMCLB,
-                           env=self.env)
+                r = mcmclb("sweep", study.name, "--out", out, "--launcher", "smpi", "--sim-binary",
+                           fake_sim_program(self.tmp), env=self.env)
                 self.assertEqual(r.returncode, status, r.stdout + r.stderr)
                 self.assertIn("2 points, 2 already done", r.stdout)
                 self.assertIn("note: 2 repetitions per point in simulation give identical simulated times", r.stdout)
@@ -286,7 +296,7 @@ class DryRunWritesNothing(unittest.TestCase):
     def dry_runs(self, expected):
         """Each launcher's dry run on self.out: exit 0, the folder unchanged, and the lines expected[launcher]."""
         before = snapshot(self.out)
-        for launcher, extra in (("local", ()), ("smpi", ("--sim-binary", MCMCLB)),
+        for launcher, extra in (("local", ()), ("smpi", ("--sim-binary", fake_sim_program(self.tmp))),
                                 ("slurm", ("--jobs-dir", os.path.join(self.tmp, "jobs")))):
             r = mcmclb("sweep", STUDY, "--launcher", launcher, "--out", self.out, "--dry-run", *extra)
             self.assertEqual(r.returncode, 0, launcher + ": " + r.stdout + r.stderr)
@@ -344,12 +354,8 @@ class Simulation(unittest.TestCase):
             flags = " ".join(line.strip() for line in f if line.strip() and not line.startswith("#"))
         self.assertIn("--cfg=smpi/simulate-computation:no", flags)
         with tempfile.TemporaryDirectory() as d:
-            # Stand-ins for the simulation build's programs: a dry run checks that they exist but runs nothing.
-            for name in ("mcmclb-sim", "mcmclb-commbench-sim"):
-                with open(os.path.join(d, name), "w") as f:
-                    f.write("#!/bin/sh\n")
-                os.chmod(os.path.join(d, name), 0o755)
-            sim = os.path.join(d, "mcmclb-sim")
+            sim = fake_sim_program(d)
+            fake_sim_program(d, "mcmclb-commbench-sim")
             missing = os.path.join(d, "missing", "mcmclb-sim")
             for study, program in (("paper-fig2", "mcmclb-sim run"), ("paper-table1", "mcmclb-sim run"),
                                    ("paper-fig1", "mcmclb-commbench-sim --reps 5")):
@@ -380,7 +386,8 @@ class Simulation(unittest.TestCase):
         """--smpi-flags replaces configs/platforms/smpi.cfg; every flag is checked before any launch."""
         with tempfile.TemporaryDirectory() as d:
             flags = os.path.join(d, "flags.cfg")
-            args = ("sweep", STUDY, "--launcher", "smpi", "--dry-run", "--sim-binary", MCMCLB, "--smpi-flags", flags, "--out",
+            args = ("sweep", STUDY, "--launcher", "smpi", "--dry-run", "--sim-binary", fake_sim_program(d),
+                    "--smpi-flags", flags, "--out",
                     os.path.join(d, "out"))
             with open(flags, "w") as f:
                 f.write("# mine\n\n  -no-privatize  \n--cfg=smpi/test:0\n")
@@ -646,6 +653,24 @@ class SlurmHostile(unittest.TestCase):
             self.assertEqual(len({tags[k] for k in tags if k[0] == 1}), 1, tags)
             self.assertIn(os.path.realpath(os.path.join(work, "res")) + ":n2:", tags[(1, "link")])
 
+    def test_no_job_submitted_says_so(self):
+        # sbatch accepts the scripts (--test-only) and then refuses every submission: nothing is queued, so the
+        # sweep must not tell the user to follow jobs with mcmclb status.
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "bin"))
+            for name, body in (("sbatch", 'case "$1" in --test-only) exit 0;; esac\n'
+                                          'echo "sbatch: error: Batch job submission failed: no" >&2; exit 1\n'),
+                               ("squeue", "exit 0\n"), ("sinfo", "exit 1\n")):
+                with open(os.path.join(d, "bin", name), "w") as f:
+                    f.write("#!/bin/sh\n" + body)
+                os.chmod(os.path.join(d, "bin", name), 0o755)
+            env = dict(os.environ, PATH=os.path.join(d, "bin") + ":" + os.environ["PATH"])
+            r = mcmclb("sweep", STUDY, "--launcher", "slurm", "--out", os.path.join(d, "out"), "--jobs-dir",
+                       os.path.join(d, "jobs"), env=env)
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            self.assertNotIn("follow them", r.stdout)
+            self.assertIn("sweep small: no job submitted (2 failed, see above)", r.stdout)
+
     def test_simulation_inputs_checked_before_any_launch(self):
         with tempfile.TemporaryDirectory() as d:
             for flag, value in (("--platform", ""), ("--sim-binary", ""), ("--smpi-flags", "")):
@@ -654,6 +679,13 @@ class SlurmHostile(unittest.TestCase):
             r = mcmclb("sweep", STUDY, "--launcher", "smpi", "--dry-run", "--sim-binary", os.path.join(d, "none"),
                        "--out", os.path.join(d, "x"))
             self.refused(r, "--sim-binary: " + os.path.join(d, "none") + " does not exist")
+            env = dict(os.environ, PATH=os.path.dirname(fake_sim_program(d, "smpirun")) + ":" + os.environ["PATH"])
+            for binary in ("/bin/true", MCMCLB):  # not simulation programs: refused before any launch
+                for dry in ((), ("--dry-run",)):
+                    r = mcmclb("sweep", STUDY, "--launcher", "smpi", *dry, "--sim-binary", binary, "--out",
+                               os.path.join(d, "x"), env=env)
+                    self.refused(r, "--sim-binary: " + binary + " is not a simulation build's program")
+            self.assertFalse(os.path.exists(os.path.join(d, "x")), "refused before the output folder is made")
             platform = os.path.join(d, "p.xml")
             shutil.copy(os.path.join(ROOT, "configs", "platforms", "bgp.xml"), platform)
             r = mcmclb("status", STUDY, "--launcher", "smpi", "--platform", platform, "--out", d)
