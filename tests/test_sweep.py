@@ -614,7 +614,9 @@ class SlurmHostile(unittest.TestCase):
         for key, value in (("job.partition", "a b"), ("job.account", "x;id"),
                            ("job.tasks_per_node", "-1"), ("job.tasks_per_node", "99999999999"),
                            ("job.time_limit", "1:2:3:4"), ("job.time_limit", "$(id)"),
-                           ("job.extra", "['#SBATCH --qos=x', 'id']")):
+                           ("job.extra", "['#SBATCH --qos=x', 'id']"), ("job.extra", "['#SBATCH --wrap=id']"),
+                           ("job.time_limit", "99999999999999999999-00"), ("job.time_limit", "9" * 400),
+                           ("job.time_limit", "366-00:00:00")):
             r, scripts = self.dry_run("nprocs: 2\n", "--set", f"{key}={value}")
             self.refused(r, "key " + key)
             self.assertEqual(scripts, {})

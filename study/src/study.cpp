@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <sstream>
 #include <utility>
@@ -142,6 +143,45 @@ void check_job_values(const JobSpec& job) {
       throw InputError("key job.launcher_args: '" + printable(args) + "' holds '" + printable(args.substr(bad, 1)) +
                        "' (allowed: words of letters, digits and _ - . , = : / + @ % separated by spaces; each "
                        "reaches the batch script as one quoted word, so no quotes, $, `, ;, |, &, < or >)");
+    }
+  }
+  // sbatch runs --wrap's text as the job's script: an #SBATCH line must not carry a command.
+  for (const auto& line : job.extra) {
+    if (line.find("--wrap") != std::string::npos) {
+      throw InputError("key job.extra: '" + printable(line) +
+                       "' holds --wrap, which would run a command (allowed: #SBATCH options that do not; commands "
+                       "go in job.setup)");
+    }
+  }
+  // Slurm's formats with numbers of any length pass the key's pattern: the total is bounded here, so a typo
+  // cannot overflow Slurm's minute count (sbatch would refuse it only at submission).
+  if (!job.time_limit.empty()) {
+    // A number past a double's range (hundreds of digits) counts as too long.
+    const auto number = [](const std::string& digits) {
+      return digits.size() > 300 ? std::numeric_limits<double>::infinity() : std::stod(digits);
+    };
+    double minutes = 0;
+    std::string t = job.time_limit;
+    double days = 0;
+    if (const auto dash = t.find('-'); dash != std::string::npos) {
+      days = number(t.substr(0, dash));
+      t = t.substr(dash + 1);
+    }
+    std::vector<double> parts;
+    std::stringstream in(t);
+    for (std::string part; std::getline(in, part, ':');) parts.push_back(number(part));
+    const bool with_days = job.time_limit.find('-') != std::string::npos;
+    if (with_days) {  // D-HH[:MM[:SS]]
+      minutes = parts[0] * 60 + (parts.size() > 1 ? parts[1] : 0) + (parts.size() > 2 ? parts[2] / 60 : 0);
+    } else if (parts.size() == 3) {  // HH:MM:SS
+      minutes = parts[0] * 60 + parts[1] + parts[2] / 60;
+    } else {  // MM[:SS]
+      minutes = parts[0] + (parts.size() > 1 ? parts[1] / 60 : 0);
+    }
+    minutes += days * 24 * 60;
+    if (!(minutes <= kMaxTimeLimitMin)) {
+      throw InputError("key job.time_limit: '" + printable(job.time_limit) +
+                       "' is more than 365 days (allowed: MM, MM:SS, HH:MM:SS or D-HH:MM:SS up to 365-00:00:00)");
     }
   }
   for (const auto& line : job.setup) {

@@ -41,6 +41,9 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
 /// key whose value differs between two points of one launch, e.g. a time limit zipped with T_ms.
 void check_launch_jobs(const Study& study);
 
+/// The longest job.time_limit accepted: 365 days, in minutes.
+inline constexpr double kMaxTimeLimitMin = 365.0 * 24 * 60;
+
 /// What one point is expected to take, in seconds, without load balancing: the kernel's baseline (the longest
 /// chain's items x T_ms / G); for commbench, its repetitions x rep time over every method and output size.
 double expected_point_s(const Point& point);
