@@ -116,6 +116,27 @@ void check_smpi(const SweepOptions& o, const Study& study) {
   };
   if (has_program(study, Program::kernel)) check("--sim-binary", o.sim_binary, "mcmclb");
   if (has_program(study, Program::commbench)) check("--sim-commbench", sim_commbench(o), "mcmclb-commbench");
+  if (o.dry_run) return;
+  // SimGrid reads the platform and every --cfg before the program starts, and only there knows its keys and
+  // values: one simulation of one rank that only asks SimGrid's --help (well under a second) finds a bad key or
+  // value before any launch, instead of in every launch's failure.
+  const fs::path program = has_program(study, Program::kernel) ? fs::path(o.sim_binary) : sim_commbench(o);
+  const auto [status, lines] =
+      run_capturing(smpirun_prefix(o, 1) + shell_quote(fs::absolute(program).string()) + " --help");
+  if (status == 0) return;
+  std::string why = "status " + std::to_string(status);
+  for (const auto& line : lines) {
+    if (const auto at = line.find("Bad config key: "); at != std::string::npos) {
+      throw InputError(smpi_flags_file(o).string() + ": --cfg=" + printable(line.substr(at + 16), 80) +
+                       " is not a SimGrid configuration key (smpirun: Bad config key; the keys are listed by "
+                       "smpirun ... PROGRAM --help)");
+    }
+    if (const auto at = line.find("CRITICAL] "); at != std::string::npos && why.rfind("status", 0) == 0) {
+      why = line.substr(at + 10);
+    }
+  }
+  throw InputError(smpi_flags_file(o).string() + " or --platform: smpirun refuses them before running anything (" +
+                   printable(why, 160) + ")");
 }
 
 /// Simulated runs take no host time, so the repetitions of a point are the same simulation: said once, before the
