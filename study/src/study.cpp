@@ -186,7 +186,7 @@ void check_job_values(const JobSpec& job) {
   }
   for (const auto& line : job.setup) {
     const bool control = std::any_of(line.begin(), line.end(), [](char c) {
-      return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f;
+      return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;  // a tab too: one rule for every script line
     });
     const auto first = line.find_first_not_of(" \t");
     if (control || (first != std::string::npos && line.compare(first, 7, "#SBATCH") == 0)) {
