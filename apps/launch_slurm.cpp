@@ -1,13 +1,18 @@
-// --launcher slurm (apps/launchers.hpp): one batch script per rank count from jobs/slurm.sbatch.in, the jobs
+// --launcher slurm (apps/launchers.hpp): one batch script per rank count from jobs/slurm.sbatch.in (built in), the jobs
 // squeue already lists, and submission through sbatch (tested first with --test-only).
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,20 +20,29 @@
 #include "mcmclb/config.hpp"
 #include "mcmclb/provenance.hpp"
 #include "mcmclb/text.hpp"
+#include "slurm_template.hpp"
 
 namespace mcmclb::launch {
 
 namespace {
 
-/// The batch-script template with its placeholders filled. Placeholders left empty leave no blank line behind.
-std::string fill_template(std::string text, const std::vector<std::pair<std::string, std::string>>& values) {
-  for (const auto& [key, value] : values) {
-    for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size())) {
-      text.replace(at, key.size(), value);
+/// The batch-script template with its placeholders filled, in one pass: a value is never searched for
+/// placeholders again (a path holding "@COMMAND@" stays that text). Placeholders left empty leave no blank line.
+std::string fill_template(const std::string& text, const std::vector<std::pair<std::string, std::string>>& values) {
+  std::string filled;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const auto key = std::find_if(values.begin(), values.end(),
+                                  [&](const auto& kv) { return text.compare(at, kv.first.size(), kv.first) == 0; });
+    if (text[at] == '@' && key != values.end()) {
+      filled += key->second;
+      at += key->first.size();
+    } else {
+      filled += text[at++];
     }
   }
-  for (std::size_t at = text.find("\n\n"); at != std::string::npos; at = text.find("\n\n")) text.erase(at, 1);
-  return text;
+  for (std::size_t i = filled.find("\n\n"); i != std::string::npos; i = filled.find("\n\n", i)) filled.erase(i, 1);
+  return filled;
 }
 
 /// Slurm's HH:MM:SS (or D-HH:MM:SS) for a whole number of minutes.
@@ -42,12 +56,71 @@ std::string slurm_time(long minutes) {
   return text;
 }
 
+/// Minutes of a Slurm time as sinfo prints it (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, seconds rounded
+/// up); nothing for "infinite", "n/a" or anything else.
+std::optional<long> slurm_minutes(const std::string& text) {
+  long days = 0;
+  std::string rest = text;
+  if (const auto dash = text.find('-'); dash != std::string::npos) {
+    if (dash == 0 || dash > 4 || text.find_first_not_of("0123456789") != dash) return std::nullopt;
+    days = std::stol(text.substr(0, dash));
+    rest = text.substr(dash + 1);
+  }
+  std::vector<long> parts;
+  std::size_t at = 0;
+  while (true) {
+    const auto colon = rest.find(':', at);
+    const std::string part = rest.substr(at, colon == std::string::npos ? std::string::npos : colon - at);
+    if (part.empty() || part.size() > 6 || part.find_first_not_of("0123456789") != std::string::npos) {
+      return std::nullopt;
+    }
+    parts.push_back(std::stol(part));
+    if (colon == std::string::npos) break;
+    at = colon + 1;
+  }
+  if (parts.size() > 3) return std::nullopt;
+  long minutes = 0;
+  if (text.find('-') != std::string::npos) {  // D-HH[:MM[:SS]]
+    minutes = parts[0] * 60 + (parts.size() > 1 ? parts[1] : 0) + (parts.size() > 2 && parts[2] > 0 ? 1 : 0);
+  } else if (parts.size() == 3) {  // HH:MM:SS
+    minutes = parts[0] * 60 + parts[1] + (parts[2] > 0 ? 1 : 0);
+  } else {  // MM or MM:SS
+    minutes = parts[0] + (parts.size() > 1 && parts[1] > 0 ? 1 : 0);
+  }
+  return days * 24 * 60 + minutes;
+}
+
 // The estimate of a launch's time limit: the points' expected time (no balancing) times a safety factor, plus a
-// start-up allowance per point, rounded up to whole minutes, never below a floor. Backfill schedules short
-// honest limits sooner; a job that runs out of time is resubmitted and resumes where it stopped.
+// start-up allowance per point, rounded up to whole minutes, never below a floor and never above the partition's
+// MaxTime (sinfo), or kTimeCapMin where that is unknown or infinite. Backfill schedules short honest limits
+// sooner; a job that runs out of time is resubmitted and resumes where it stopped.
 constexpr double kTimeSafetyFactor = 2.0;
 constexpr double kStartupPerPointS = 10.0;
 constexpr long kTimeFloorMin = 5;
+constexpr long kTimeCapMin = 7L * 24 * 60;  // 7 days: docs/guide/slurm.md
+
+/// The partition's MaxTime in minutes (job.partition, else the cluster's default partition) and how it was
+/// found; nothing when sinfo is missing or says infinite or something unreadable.
+std::pair<std::optional<long>, std::string> partition_max_time(const std::string& partition) {
+  if (!on_path("sinfo")) return {std::nullopt, "sinfo not on PATH"};
+  // partition names were checked to be letters, digits and _ - . , + @ : (study keys); quoted anyway.
+  const auto [status, lines] =
+      run_capturing("sinfo -h -o '%P %l'" + (partition.empty() ? std::string() : " -p " + shell_quote(partition)));
+  if (status != 0) return {std::nullopt, "sinfo failed"};
+  for (const auto& line : lines) {
+    const auto space = line.find(' ');
+    if (space == std::string::npos) continue;
+    const std::string name = line.substr(0, space);
+    if (partition.empty() ? name.empty() || name.back() != '*' : name != partition && name != partition + "*") {
+      continue;
+    }
+    const std::string shown = name.back() == '*' ? name.substr(0, name.size() - 1) : name;
+    const auto minutes = slurm_minutes(line.substr(space + 1));
+    if (!minutes) return {std::nullopt, "partition " + shown + "'s MaxTime is " + line.substr(space + 1)};
+    return {minutes, "partition " + shown + "'s MaxTime, sinfo"};
+  }
+  return {std::nullopt, "partition unknown to sinfo"};
+}
 
 /// The launch's time limit (job.time_limit, else the estimate) and a comment line saying which.
 std::pair<std::string, std::string> time_limit(const Study& study, const std::vector<std::size_t>& indices) {
@@ -56,12 +129,20 @@ std::pair<std::string, std::string> time_limit(const Study& study, const std::ve
   double expected_s = 0;
   for (std::size_t i : indices) expected_s += expected_point_s(study.points[i]);
   const double limit_s = kTimeSafetyFactor * expected_s + kStartupPerPointS * static_cast<double>(indices.size());
-  const long minutes = std::max(kTimeFloorMin, static_cast<long>(std::ceil(limit_s / 60.0)));
-  char note[200];
+  const auto [partition_max, source] = partition_max_time(job.partition);
+  const long cap = partition_max ? std::max(*partition_max, 1L) : kTimeCapMin;
+  const std::string cap_note = partition_max ? slurm_time(cap) + " (" + source + ")"
+                                             : slurm_time(cap) + " (the documented maximum; " + source + ")";
+  // In doubles until capped: a workload of 2^31 ranks overflows any integer count of seconds.
+  const double wanted_min = std::ceil(limit_s / 60.0);
+  const bool capped = !(wanted_min <= static_cast<double>(cap));  // NaN is capped too
+  const long minutes = capped ? cap : std::min(cap, std::max(kTimeFloorMin, static_cast<long>(wanted_min)));
+  char note[400];
   std::snprintf(note, sizeof note,
-                "# time limit: estimated (%g x %s expected + %g s per point, at least %ld min; set job.time_limit "
-                "to choose)",
-                kTimeSafetyFactor, format_seconds(expected_s).c_str(), kStartupPerPointS, kTimeFloorMin);
+                "# time limit: estimated (%g x %s expected + %g s per point, at least %ld min, at most %s)%s; set "
+                "job.time_limit to choose",
+                kTimeSafetyFactor, format_seconds(expected_s).c_str(), kStartupPerPointS, kTimeFloorMin,
+                cap_note.c_str(), capped ? ": capped, the job resumes where it stopped when resubmitted" : "");
   return {slurm_time(minutes), note};
 }
 
@@ -75,9 +156,58 @@ fs::path snapshot_path(const fs::path& dir, const Study& study, const std::strin
   return dir / (study.name + "-" + std::string(hex, 8) + ".yaml");
 }
 
+/// text as it reaches a batch script, where a line break or another control character would end a comment or
+/// directive line and start a directive or command of its own: refused, naming what the text is.
+const std::string& one_line(const std::string& what, const std::string& text) {
+  if (std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+    throw InputError(what + ": '" + printable(text, 200) +
+                     "' holds a line break or control character, which cannot reach a batch script (allowed: one "
+                     "line of printable text)");
+  }
+  return text;
+}
+
+/// A path as one shell word of the script: on one line, single-quoted where needed (output_of() and the options
+/// already start a relative path that begins with '-' with ./, so no command takes it for an option).
+std::string path_word(const std::string& what, const fs::path& path) {
+  return shell_quote(one_line(what, path.string()));
+}
+
+/// A value of an #SBATCH line: sbatch reads the directive up to the first blank outside double quotes and has no
+/// escape for a double quote, so one is refused and a value with blanks or other signs is double-quoted.
+std::string sbatch_value(const std::string& what, const std::string& value) {
+  one_line(what, value);
+  if (value.find_first_of("\"\\") != std::string::npos) {
+    throw InputError(what + ": '" + printable(value, 200) +
+                     "' holds a double quote or a backslash, which an #SBATCH line cannot carry (allowed: any other "
+                     "printable text)");
+  }
+  const bool plain =
+      !value.empty() &&
+      value.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=,:@+%") ==
+          std::string::npos;
+  return plain ? value : "\"" + value + "\"";
+}
+
+/// A file-name pattern of #SBATCH --output: Slurm expands %j, %x, ... in it, so a % of the folder's own name is
+/// written %% (Slurm's literal percent sign).
+std::string sbatch_pattern(const std::string& what, const std::string& folder, const std::string& file_pattern) {
+  std::string escaped;
+  for (char c : folder) escaped += c == '%' ? std::string("%%") : std::string(1, c);
+  return sbatch_value(what, escaped + "/" + file_pattern);
+}
+
+/// The launcher and its options as shell words, each quoted (job.launcher_args was checked to be plain words).
+std::string launcher_words(const JobSpec& job) {
+  std::vector<std::string> words;
+  std::stringstream in(launcher_with_args(job));
+  for (std::string word; in >> word;) words.push_back(shell_quote(word));
+  return join(words, " ");
+}
+
 /// The options that make `mcmclb status` see the same study and output as the job.
 std::string status_args(const SweepOptions& o, const fs::path& snapshot, const fs::path& out) {
-  return shell_quote(snapshot.string()) + " --out " + shell_quote(out.string()) + overrides_args(o);
+  return path_word("--jobs-dir", snapshot) + " --out " + path_word("--out", out) + overrides_args(o);
 }
 
 std::vector<std::pair<std::string, std::string>> script_values(const SweepOptions& o, const Study& study,
@@ -85,8 +215,9 @@ std::vector<std::pair<std::string, std::string>> script_values(const SweepOption
                                                                const std::vector<std::size_t>& indices) {
   const JobSpec& job = study.points[indices.front()].job;
   std::vector<std::string> lines;
-  if (!job.partition.empty()) lines.push_back("#SBATCH --partition=" + job.partition);
-  if (!job.account.empty()) lines.push_back("#SBATCH --account=" + job.account);
+  if (!job.partition.empty())
+    lines.push_back("#SBATCH --partition=" + sbatch_value("key job.partition", job.partition));
+  if (!job.account.empty()) lines.push_back("#SBATCH --account=" + sbatch_value("key job.account", job.account));
   if (job.tasks_per_node > 0) lines.push_back("#SBATCH --ntasks-per-node=" + std::to_string(job.tasks_per_node));
   // groups.by: node forms groups from the ranks each node holds, which must be one contiguous range per node:
   // block placement, and whole nodes of tasks_per_node ranks where it is given, so no group straddles a node.
@@ -99,18 +230,20 @@ std::vector<std::pair<std::string, std::string>> script_values(const SweepOption
       lines.push_back("#SBATCH --nodes=" + std::to_string((nprocs + job.tasks_per_node - 1) / job.tasks_per_node));
     }
   }
-  for (const auto& extra : job.extra) lines.push_back(extra);
-  const std::string launcher = launcher_with_args(job);
+  for (const auto& extra : job.extra) lines.push_back(one_line("key job.extra", extra));
+  std::vector<std::string> setup;
+  for (const auto& line : job.setup) setup.push_back(one_line("key job.setup", line));
+  const std::string launcher = launcher_words(job);
   const std::string launch = launch_prefix(launcher, nprocs);
   const fs::path out = output_of(o, study);
   SweepOptions in_job = o;
   in_job.study = snapshot.string();  // the jobs read the snapshot, never the study file as it is when they start
-  const std::string exe = shell_quote(this_executable());
+  const std::string exe = path_word("this program's path", this_executable());
   std::string command;
   const Point& first = study.points[indices.front()];
   if (first.program == Program::commbench) {
     // commbench writes one file per rank count: a resubmitted job must not overwrite a finished one.
-    const std::string file = shell_quote((out / commbench_file(nprocs)).string());
+    const std::string file = path_word("--out", out / commbench_file(nprocs));
     command = "status=0\nif [ -e " + file + " ]; then\n  echo \"" + commbench_file(nprocs) +
               " already done: nothing to run\"\nelse\n  " + launch +
               program_command(in_job, study, out, indices, true) + " || status=$?\nfi";
@@ -124,20 +257,23 @@ std::vector<std::pair<std::string, std::string>> script_values(const SweepOption
              " status " + status_args(o, snapshot, out) + " --launch " + std::to_string(nprocs) +
              " --record-failures \"$status\" || true\nexit \"$status\"";
   const auto [limit, limit_note] = time_limit(study, indices);
-  return {{"@STUDY_PATH@", shell_quote(o.study)},
+  const std::string workdir = fs::current_path().string();
+  return {{"@STUDY_PATH@", path_word("STUDY.yaml", o.study)},
           {"@STUDY@", study.name},
-          {"@SNAPSHOT@", snapshot.string()},
+          {"@SNAPSHOT@", path_word("--jobs-dir", snapshot)},
           {"@NPOINTS@", std::to_string(indices.size())},
           {"@NPROCS@", std::to_string(nprocs)},
-          {"@JOB_NAME@", study.name + "-n" + std::to_string(nprocs)},
+          {"@JOB_NAME@", sbatch_value("key experiment", study.name + "-n" + std::to_string(nprocs))},
           {"@TIME_NOTE@", limit_note},
           {"@TIME_LIMIT@", limit},
-          {"@COMMENT@", job_comment(out, nprocs)},
-          {"@OUT@", shell_quote(out.string())},
+          {"@COMMENT@", sbatch_value("--out", job_comment(study, out, nprocs))},
+          {"@OUT@", path_word("--out", out)},
+          {"@OUTPUT_PATTERN@", sbatch_pattern("--out", out.string(), "slurm-%x-%j.out")},
           {"@SBATCH_LINES@", join(lines, "\n")},
-          {"@SETUP@", join(job.setup, "\n")},
-          {"@LAUNCHER@", shell_quote(launcher)},
-          {"@WORKDIR@", shell_quote(fs::current_path().string())},
+          {"@SETUP@", join(setup, "\n")},
+          {"@LAUNCHER@", shell_quote(launcher_with_args(job))},
+          {"@WORKDIR_SBATCH@", sbatch_value("the working folder", workdir)},
+          {"@WORKDIR@", path_word("the working folder", workdir)},
           {"@COMMAND@", command}};
 }
 
@@ -173,18 +309,46 @@ std::string sbatch_errors(const std::vector<std::string>& lines) {
 
 }  // namespace
 
-/// The tag a study's batch job carries in --comment: squeue tells by it which launches of this output are queued
-/// (job names alone clash when one study is swept into two output folders).
-std::string job_comment(const fs::path& out, int nprocs) {
-  return "mcmclb:" + fs::absolute(out).lexically_normal().string() + ":n" + std::to_string(nprocs);
+/// The folder as one name whatever way it is written (relative, a trailing slash, through a symbolic link): the
+/// existing part resolved, the rest normalised.
+fs::path canonical_folder(const fs::path& out) {
+  std::error_code ec;
+  fs::path folder = fs::weakly_canonical(fs::absolute(out), ec);
+  if (ec) folder = fs::absolute(out).lexically_normal();
+  if (!folder.has_filename() && folder.has_parent_path()) folder = folder.parent_path();
+  return folder;
 }
 
-/// This study's jobs that squeue lists (pending, running, completing ...), by launch tag (job_comment).
+/// The tag a study's batch job carries in --comment: squeue tells by it which launches are queued. It names the
+/// output folder (canonical) and a hash of what the launch runs (every point's store key, commbench's settings),
+/// so another study into the same folder, or one study into two folders, never takes a queued job for its own.
+std::string job_comment(const Study& study, const fs::path& out, int nprocs) {
+  std::uint64_t hash = 14695981039346656037ULL;  // FNV-1a: stable across builds, unlike std::hash
+  const auto add = [&](const std::string& text) {
+    for (unsigned char c : text + "\n") hash = (hash ^ c) * 1099511628211ULL;
+  };
+  const auto launches = study.launches();
+  if (const auto it = launches.find(nprocs); it != launches.end()) {
+    for (std::size_t i : it->second) {
+      const Point& p = study.points[i];
+      add(p.program == Program::commbench
+              ? "commbench " + p.spec.experiment + " " + std::to_string(p.commbench.reps) + " " +
+                    csv::number(p.commbench.rep_time_s) + " " + join(p.commbench.methods, ",")
+              : store_key(p.spec, Backend{}));
+    }
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return "mcmclb:" + canonical_folder(out).string() + ":n" + std::to_string(nprocs) + ":" + hex;
+}
+
+/// This user's jobs of the study that squeue lists (pending, running, completing ...), by launch tag
+/// (job_comment): another user's job of the same name and comment is not one of them.
 std::map<std::string, QueuedJob> queued_jobs(const Study& study) {
   std::vector<std::string> names;
   for (const auto& [nprocs, indices] : study.launches()) names.push_back(study.name + "-n" + std::to_string(nprocs));
   const auto [status, lines] =
-      run_capturing("squeue -h --name=" + shell_quote(join(names, ",")) + " --format=" + shell_quote("%i|%T|%k"));
+      run_capturing("squeue --me -h --name=" + shell_quote(join(names, ",")) + " --format=" + shell_quote("%i|%T|%k"));
   if (status != 0) {
     throw std::runtime_error("squeue failed (status " + std::to_string(status) +
                              "), so the jobs already queued are unknown: " + join(lines, " / "));
@@ -199,6 +363,29 @@ std::map<std::string, QueuedJob> queued_jobs(const Study& study) {
   return jobs;
 }
 
+namespace {
+
+/// An exclusive lock on a file of the output folder, held while one sweep asks squeue and submits: two sweeps
+/// started at once would otherwise both find no job queued and both submit.
+class SubmitLock {
+ public:
+  explicit SubmitLock(const fs::path& file) : fd_(::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ < 0 || ::flock(fd_, LOCK_EX) != 0) {
+      throw std::runtime_error("cannot lock " + file.string() + " to submit: " + std::strerror(errno));
+    }
+  }
+  SubmitLock(const SubmitLock&) = delete;
+  SubmitLock& operator=(const SubmitLock&) = delete;
+  ~SubmitLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
 int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& study_text) {
   if (!o.dry_run && !on_path("sbatch")) {
     throw InputError(
@@ -207,45 +394,70 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
   }
   const fs::path dir = o.jobs_dir.empty() ? fs::path("jobs") / study.name : fs::path(o.jobs_dir);
   const fs::path out = output_of(o, study);
-  const std::string template_path = std::string(MCMCLB_SOURCE_DIR) + "/jobs/slurm.sbatch.in";
-  const std::string text = read_file(template_path, "batch script template");
-  check_jobs_dir(dir, o.jobs_dir.empty() ? "key experiment (jobs/<experiment>)" : "--jobs-dir");
+  const std::string jobs_dir_what = o.jobs_dir.empty() ? "key experiment (jobs/<experiment>)" : "--jobs-dir";
+  one_line(jobs_dir_what, dir.string());
+  one_line("--out", out.string());
+  one_line("STUDY.yaml", o.study);
+  // Each setup line must be a whole shell command: an open quote would take the lines after it (the launch, the
+  // failure records) into one string. Checked by bash itself, which parses without running (-n).
+  for (const auto& [nprocs, indices] : study.launches()) {
+    for (const auto& line : study.points[indices.front()].job.setup) {
+      const auto [status, lines] = run_capturing("bash -n -c " + shell_quote(one_line("key job.setup", line)));
+      if (status != 0) {
+        throw InputError(
+            "key job.setup: '" + printable(line) + "' is not a complete shell command (bash -n: " +
+            printable(lines.empty() ? std::string("status ") + std::to_string(status) : lines.back(), 120) + ")");
+      }
+    }
+  }
+  check_jobs_dir(dir, jobs_dir_what);
   // Slurm opens --output in the output folder before the script runs; the store also checks its files now, so a
   // job never starts on a folder it would refuse. A dry run checks them the same way but writes nothing there.
   std::optional<results::ResultStore> store;
   if (!o.dry_run) store.emplace(open_output(o, study));
   std::size_t skipped = 0;
   const auto todo = points_to_run(o, study, out, recorded_in_output(o, study, store), skipped);
+  // From the queue check to the last submission, one sweep of this folder at a time.
+  std::optional<SubmitLock> lock;
+  if (!o.dry_run) lock.emplace(out / ".slurm-submit.lock");
   const auto queued = o.dry_run ? std::map<std::string, QueuedJob>{} : queued_jobs(study);
 
   struct Launch {
     int nprocs;
     fs::path script;
+    std::string text;
+    std::size_t points, all;
   };
   std::vector<Launch> launches;
   const fs::path snapshot = snapshot_path(dir, study, study_text);
+  // Every script is filled before anything is written, so a value refused in one launch leaves nothing behind.
   for (const auto& [nprocs, all] : study.launches()) {
     const auto it = todo.find(nprocs);
     if (it == todo.end()) {
-      std::printf("skip nprocs=%d: all %zu points already done in %s\n", nprocs, all.size(), out.string().c_str());
+      std::printf("skip nprocs=%d: all %zu points already done in %s\n", nprocs, all.size(),
+                  printable(out.string(), 200).c_str());
       continue;
     }
-    if (const auto job = queued.find(job_comment(out, nprocs)); job != queued.end()) {
+    if (const auto job = queued.find(job_comment(study, out, nprocs)); job != queued.end()) {
       std::printf("skip nprocs=%d: job %s is already %s for it (squeue); it resumes the missing points\n", nprocs,
                   job->second.id.c_str(), job->second.state.c_str());
       continue;
     }
-    if (launches.empty()) {
-      csv::write_atomically(snapshot, "# " + study.name + " as submitted from " + o.study + " at " + utc_now() +
-                                          "; the batch jobs beside it read this copy.\n" + study_text);
-    }
     const fs::path script = dir / (study.name + "-n" + std::to_string(nprocs) + ".sbatch");
-    csv::write_atomically(script, fill_template(text, script_values(o, study, snapshot, nprocs, it->second)));
-    fs::permissions(script, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+    launches.push_back({nprocs, script,
+                        fill_template(kSlurmTemplate, script_values(o, study, snapshot, nprocs, it->second)),
+                        it->second.size(), all.size()});
+  }
+  if (!launches.empty()) {
+    csv::write_atomically(snapshot, "# " + study.name + " as submitted from " + o.study + " at " + utc_now() +
+                                        "; the batch jobs beside it read this copy.\n" + study_text);
+  }
+  for (const auto& launch : launches) {
+    csv::write_atomically(launch.script, launch.text);
+    fs::permissions(launch.script, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                     fs::perm_options::add);
-    launches.push_back({nprocs, script});
-    std::printf("wrote %s (nprocs=%d, %zu of %zu points to run)\n", script.string().c_str(), nprocs, it->second.size(),
-                all.size());
+    std::printf("wrote %s (nprocs=%d, %zu of %zu points to run)\n", launch.script.string().c_str(), launch.nprocs,
+                launch.points, launch.all);
   }
   if (launches.empty()) {
     std::printf("sweep %s: nothing to submit (%zu points done in %s)\n", study.name.c_str(), skipped,
@@ -272,20 +484,30 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
                        " (sbatch --test-only; nothing was submitted)");
     }
   }
-  int failed = 0;
+  std::size_t submitted = 0;
   for (const auto& launch : launches) {
     const auto [status, lines] = run_capturing("sbatch --parsable " + shell_quote(launch.script.string()));
     if (status == 0 && !lines.empty()) {
+      ++submitted;
       std::printf("submitted %s as job %s\n", launch.script.string().c_str(), lines.back().c_str());
     } else {
-      ++failed;
       std::fprintf(stderr, "mcmclb: sbatch %s failed (status %d):\n", launch.script.string().c_str(), status);
       for (const auto& line : lines) std::fprintf(stderr, "  %s\n", line.c_str());
     }
   }
-  std::printf("sweep %s: %zu job(s) submitted, %d failed; follow them with: mcmclb status %s%s%s\n", study.name.c_str(),
-              launches.size() - static_cast<std::size_t>(failed), failed, o.study.c_str(),
-              o.out.empty() ? "" : (" --out " + shell_quote(o.out)).c_str(), overrides_args(o).c_str());
+  const std::size_t failed = launches.size() - submitted;
+  const std::string again = "mcmclb sweep " + shell_quote(o.study) + " --launcher slurm" +
+                            (o.out.empty() ? "" : " --out " + shell_quote(o.out)) + overrides_args(o);
+  if (submitted == 0) {
+    std::printf(
+        "sweep %s: no job submitted (%zu failed, see above); nothing is queued for these launches: fix "
+        "the cause and run %s again\n",
+        study.name.c_str(), failed, again.c_str());
+  } else {
+    std::printf("sweep %s: %zu job(s) submitted, %zu failed; follow them with: mcmclb status %s%s%s\n",
+                study.name.c_str(), submitted, failed, shell_quote(o.study).c_str(),
+                o.out.empty() ? "" : (" --out " + shell_quote(o.out)).c_str(), overrides_args(o).c_str());
+  }
   return failed > 0 ? 3 : 0;
 }
 

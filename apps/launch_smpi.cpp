@@ -78,25 +78,65 @@ std::string smpirun_prefix(const SweepOptions& o, int nprocs) {
 /// --launcher smpi: the platform and its hostfile exist, the flags file reads, and the simulation build's programs
 /// the study needs are built (mcmclb-sim for kernel points, mcmclb-commbench-sim for commbench points); checked
 /// before any launch. A dry run only prints the commands, so it notes a missing program instead.
-void check_smpi(const SweepOptions& o, const Study& study) {
+void check_platform(const SweepOptions& o) {
   const fs::path hosts = fs::path(o.platform).replace_extension(".hosts");
-  if (!fs::exists(o.platform) || !fs::exists(hosts)) {
-    throw InputError("--platform: " + o.platform + " and its hostfile " + hosts.string() +
-                     " must both exist (allowed: a file of configs/platforms/)");
+  if (!fs::is_regular_file(o.platform) || !fs::is_regular_file(hosts)) {
+    throw InputError("--platform: " + printable(o.platform, 200) + " and its hostfile " +
+                     printable(hosts.string(), 200) + " must both exist (allowed: a file of configs/platforms/)");
   }
+}
+
+namespace {
+
+/// Whether program is a simulation build's program, checked without running it (smpirun loads it as a library):
+/// those are linked against SimGrid, so the file names its library (DT_NEEDED libsimgrid.so.N); the MPI build
+/// and any other program do not. The name is put together at run time so that this program does not hold it.
+bool is_simulation_build(const fs::path& program) {
+  const auto bytes = read_text_file(program);
+  return bytes && bytes->find(std::string("libsim") + "grid.so") != std::string::npos;
+}
+
+}  // namespace
+
+void check_smpi(const SweepOptions& o, const Study& study) {
+  check_platform(o);
   (void)smpi_flags(o);
   if (!o.dry_run && !on_path("smpirun")) {
     throw InputError("--launcher smpi: smpirun is not on PATH (install SimGrid: Debian libsimgrid-dev, bootstrap.sh)");
   }
+  // A dry run shows the commands of a sweep that would run, so it refuses what the sweep would refuse.
   const auto check = [&](const std::string& flag, const fs::path& program, const std::string& target) {
-    if (fs::exists(program)) return;
-    const std::string message = flag + ": " + program.string() + " does not exist (build it: cmake -S . -B build-sim " +
-                                "-DMCMCLB_SMPI=ON && cmake --build build-sim --target " + target + ")";
-    if (!o.dry_run) throw InputError(message);
-    std::printf("note: %s\n", message.c_str());
+    const std::string build =
+        " (build it: cmake -S . -B build-sim -DMCMCLB_SMPI=ON && cmake --build build-sim --target " + target + ")";
+    if (!fs::exists(program)) throw InputError(flag + ": " + program.string() + " does not exist" + build);
+    if (!is_simulation_build(program)) {
+      throw InputError(flag + ": " + printable(program.string(), 200) +
+                       " is not a simulation build's program (it is not linked against SimGrid)" + build);
+    }
   };
   if (has_program(study, Program::kernel)) check("--sim-binary", o.sim_binary, "mcmclb");
   if (has_program(study, Program::commbench)) check("--sim-commbench", sim_commbench(o), "mcmclb-commbench");
+  if (o.dry_run) return;
+  // SimGrid reads the platform and every --cfg before the program starts, and only there knows its keys and
+  // values: one simulation of one rank that only asks SimGrid's --help (well under a second) finds a bad key or
+  // value before any launch, instead of in every launch's failure.
+  const fs::path program = has_program(study, Program::kernel) ? fs::path(o.sim_binary) : sim_commbench(o);
+  const auto [status, lines] =
+      run_capturing(smpirun_prefix(o, 1) + shell_quote(fs::absolute(program).string()) + " --help");
+  if (status == 0) return;
+  std::string why = "status " + std::to_string(status);
+  for (const auto& line : lines) {
+    if (const auto at = line.find("Bad config key: "); at != std::string::npos) {
+      throw InputError(smpi_flags_file(o).string() + ": --cfg=" + printable(line.substr(at + 16), 80) +
+                       " is not a SimGrid configuration key (smpirun: Bad config key; the keys are listed by "
+                       "smpirun ... PROGRAM --help)");
+    }
+    if (const auto at = line.find("CRITICAL] "); at != std::string::npos && why.rfind("status", 0) == 0) {
+      why = line.substr(at + 10);
+    }
+  }
+  throw InputError(smpi_flags_file(o).string() + " or --platform: smpirun refuses them before running anything (" +
+                   printable(why, 160) + ")");
 }
 
 /// Simulated runs take no host time, so the repetitions of a point are the same simulation: said once, before the

@@ -35,7 +35,9 @@ namespace fs = std::filesystem;
 std::string read_file(const std::string& path, const std::string& what);
 std::string this_executable();
 Study load(const SweepOptions& o, const std::string& text);
-/// --out, else the study's out.
+/// path, or ./path when it begins with '-' (so no command it reaches takes it for an option).
+std::string not_an_option(const std::string& path);
+/// --out, else the study's out (through not_an_option).
 fs::path output_of(const SweepOptions& o, const Study& s);
 /// " --set key=value" for each override, quoted.
 std::string overrides_args(const SweepOptions& o);
@@ -93,6 +95,8 @@ int sweep_local(const SweepOptions& o, const Study& study);
 fs::path sim_commbench(const SweepOptions& o);
 /// "... smpirun -np P -platform ... FLAGS ": the prefix of a simulated launch.
 std::string smpirun_prefix(const SweepOptions& o, int nprocs);
+/// --platform and its hostfile (PLATFORM.hosts) both exist; InputError naming --platform otherwise.
+void check_platform(const SweepOptions& o);
 /// The platform, the flags and the simulation build's programs, checked before any launch.
 void check_smpi(const SweepOptions& o, const Study& study);
 /// Says once, before the launches, that simulated repetitions repeat the same simulation.
@@ -105,8 +109,9 @@ void check_simulated_reps(const SweepOptions& o, const Study& study, const fs::p
 
 /// --launcher slurm: writes one batch script per rank count still to run and submits them.
 int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& study_text);
-/// The tag a launch's batch job carries in --comment (squeue tells this output's jobs by it).
-std::string job_comment(const fs::path& out, int nprocs);
+/// The tag a launch's batch job carries in --comment: canonical output folder, rank count and a hash of the
+/// launch's points (squeue tells this study's jobs in this output by it).
+std::string job_comment(const Study& study, const fs::path& out, int nprocs);
 
 struct QueuedJob {
   std::string id, state;

@@ -56,6 +56,7 @@ ListedFailures failed_points(const fs::path& out) {
 }  // namespace
 
 int status_main(const SweepOptions& o) {
+  if (o.launcher == "smpi") check_platform(o);  // the platform names the results; a missing one is an input error
   const Study study = load(o, read_file(o.study, "study file"));
   const fs::path out = output_of(o, study);
   // Read only, as a dry run reads: status writes nothing in the folder, and reads an older version's files as
@@ -116,7 +117,7 @@ int status_main(const SweepOptions& o) {
     }
     n_done += d, n_failed += f, n_missing += m;
     std::string job = no_job;
-    if (const auto it = queued.find(job_comment(out, nprocs)); it != queued.end()) {
+    if (const auto it = queued.find(job_comment(study, out, nprocs)); it != queued.end()) {
       job = "job " + it->second.id + " " + it->second.state;
     }
     if (!recording) {

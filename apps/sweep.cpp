@@ -50,7 +50,11 @@ Study load(const SweepOptions& o, const std::string& text) {
   return build_study(text, o.overrides, o.study, std::nullopt, catalog());
 }
 
-fs::path output_of(const SweepOptions& o, const Study& s) { return o.out.empty() ? s.out : fs::path(o.out); }
+std::string not_an_option(const std::string& path) { return path.rfind('-', 0) == 0 ? "./" + path : path; }
+
+fs::path output_of(const SweepOptions& o, const Study& s) {
+  return not_an_option(o.out.empty() ? s.out.string() : o.out);
+}
 
 std::string overrides_args(const SweepOptions& o) {
   std::string args;
@@ -174,7 +178,8 @@ int run_streaming(const std::string& command, const std::function<void(const std
 }
 
 std::string format_seconds(double s) {
-  const long whole = std::lround(s);  // round once, so 179.6 s reads "3 min 00 s", not "2 min 60 s"
+  if (!(s < 1e12)) return csv::number(s) + " s";  // beyond what a long holds in minutes, and infinity or NaN
+  const long whole = std::lround(s);              // round once, so 179.6 s reads "3 min 00 s", not "2 min 60 s"
   char text[32];
   if (whole < 120) {
     std::snprintf(text, sizeof text, "%ld s", whole);
@@ -301,9 +306,24 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
       o.launcher != "smpi") {
     throw InputError("--platform, --sim-binary, --sim-commbench and --smpi-flags: only with --launcher smpi");
   }
+  for (const auto& [flag, value] : {std::pair{"--out", &o.out},
+                                    {"--jobs-dir", &o.jobs_dir},
+                                    {"--platform", &o.platform},
+                                    {"--sim-binary", &o.sim_binary},
+                                    {"--sim-commbench", &o.sim_commbench},
+                                    {"--smpi-flags", &o.smpi_flags}}) {
+    if (value->empty() && std::find(args.begin(), args.end(), flag) != args.end()) {
+      throw InputError(std::string(flag) + ": empty (allowed: a path; leave the flag out for its default)");
+    }
+  }
   if (o.launcher == "smpi") {  // defaults: the BG/P-like platform and build-sim/ of this checkout
     if (o.platform.empty()) o.platform = std::string(MCMCLB_SOURCE_DIR) + "/configs/platforms/bgp.xml";
     if (o.sim_binary.empty()) o.sim_binary = std::string(MCMCLB_SOURCE_DIR) + "/build-sim/mcmclb-sim";
+  }
+  // A path that begins with '-' would reach mkdir, mcmclb run or smpirun as an option.
+  for (std::string* path :
+       {&o.study, &o.out, &o.jobs_dir, &o.platform, &o.sim_binary, &o.sim_commbench, &o.smpi_flags}) {
+    *path = not_an_option(*path);
   }
   if (!o.record_failures.empty() && o.launch == 0) throw InputError("--record-failures: needs --launch P");
   return o;

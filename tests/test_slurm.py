@@ -296,5 +296,80 @@ class Sweep(unittest.TestCase):
         self.assertIn("invalid partition specified: nosuch / allocation failure: Invalid partition name", r.stderr)
 
 
+class QueueGuard(unittest.TestCase):
+    """The queue guard: a queued job counts for the study and folder it runs (canonical folder and a hash of its
+    points in --comment), only this user's jobs count, and two sweeps started at once submit once. The jobs are
+    held (#SBATCH --hold, a job setting: not part of the tag), so they stay PENDING and nothing runs."""
+
+    STUDY = Sweep.STUDY
+    HELD = ("--set", "job.extra=['#SBATCH --hold']")
+    setUpClass = Sweep.__dict__["setUpClass"]
+    tearDownClass = Sweep.__dict__["tearDownClass"]
+    mcmclb = Sweep.mcmclb
+
+    def tearDown(self):
+        sh("scancel", "--name=slurm-small-n2", check=False)
+        sh("scancel", "--user=nobody", check=False)
+
+    def sweep(self, out, *more, jobs_dir=None):
+        r = self.mcmclb("sweep", self.STUDY, "--launcher", "slurm", "--out", out, "--jobs-dir",
+                        jobs_dir or out + "-jobs", "--set", "nprocs=2", *self.HELD, *more)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        return r, re.findall(r"^submitted \S+ as job (\d+)$", r.stdout, re.M)
+
+    def test_other_study_same_folder_symlink_and_concurrent_sweeps(self):
+        out = os.path.join(self.tmp, "guard")
+        r, jobs = self.sweep(out, "--set", "T_ms=3")
+        self.assertEqual(len(jobs), 1, r.stdout)
+        # Another study (other T_ms) into the same folder is not run by that job: it gets its own.
+        r, jobs = self.sweep(out, "--set", "T_ms=4")
+        self.assertEqual(len(jobs), 1, r.stdout + r.stderr)
+        # The same study into the same folder, written with a trailing slash or through a link: already queued.
+        os.symlink(out, out + "-link")
+        for same in (out + "/", out + "-link"):
+            r, jobs = self.sweep(same, "--set", "T_ms=3", jobs_dir=out + "-jobs2")
+            self.assertEqual(jobs, [], r.stdout)
+            self.assertIn("is already PENDING for it", r.stdout)
+        # Two sweeps of one study started at once: one lock around the queue check and the submission.
+        fresh = os.path.join(self.tmp, "guard-race")
+        procs = [subprocess.Popen([self.mcmclb_bin, "sweep", self.STUDY, "--launcher", "slurm", "--out", fresh,
+                                   "--jobs-dir", fresh + f"-jobs{i}", "--set", "nprocs=2", *self.HELD],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=self.tmp, env=ENV)
+                 for i in range(2)]
+        outputs = [p.communicate(timeout=120) for p in procs]
+        self.assertEqual([p.returncode for p in procs], [0, 0], outputs)
+        self.assertEqual(sum(len(re.findall(r"^submitted ", o, re.M)) for o, _ in outputs), 1, outputs)
+
+    def test_estimated_time_limit_capped_where_the_partition_allows(self):
+        # 2^31 - 1 ranks of hour-long items: the estimate is capped, and the header says by what (this cluster's
+        # only partition has MaxTime=INFINITE, so the documented 7 days).
+        study = os.path.join(self.tmp, "huge.yaml")
+        with open(study, "w") as f:
+            f.write("experiment: huge\nnprocs: 2147483647\nT_ms: 3600000\n"
+                    "workload: {model: cyclic, scale: 1099511627776, period: 2147483647}\n")
+        jobs = os.path.join(self.tmp, "huge-jobs")
+        r = self.mcmclb("sweep", study, "--launcher", "slurm", "--dry-run", "--jobs-dir", jobs, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(os.path.join(jobs, "huge-n2147483647.sbatch")) as f:
+            text = f.read()
+        self.assertIn("#SBATCH --time=7-00:00:00\n", text)
+        self.assertIn("at most 7-00:00:00 (the documented maximum; partition compute's MaxTime is infinite)): capped",
+                      text)
+
+    def test_another_users_job_does_not_block(self):
+        out = os.path.join(self.tmp, "guard-user")
+        r = self.mcmclb("sweep", self.STUDY, "--launcher", "slurm", "--dry-run", "--out", out, "--jobs-dir",
+                        out + "-jobs", "--set", "nprocs=2")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(os.path.join(out + "-jobs", "slurm-small-n2.sbatch")) as f:
+            tag = re.search(r"^#SBATCH --comment=\"?([^\"\n]*)\"?$", f.read(), re.M).group(1)
+        other = sh("sbatch", "--parsable", "--hold", "--uid=nobody", "--chdir=/tmp", "--output=/dev/null",
+                   "--job-name=slurm-small-n2", "--comment=" + tag, "--wrap=true", check=False)
+        if other.returncode != 0:
+            self.skipTest("cannot submit as another user here: " + other.stderr.strip())
+        r, jobs = self.sweep(out)
+        self.assertEqual(len(jobs), 1, r.stdout + r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -12,6 +12,16 @@ ROOT = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 STUDY = "tests/fixtures/study-small.yaml"
 
 
+def fake_sim_program(folder, name="mcmclb-sim"):
+    """A stand-in for a simulation build's program where smpirun is a stub: the sweep checks that the file is
+    linked against SimGrid (names libsimgrid.so) but never runs it."""
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n# NEEDED libsimgrid.so.3\n")
+    os.chmod(path, 0o755)
+    return path
+
+
 def mcmclb(*args, env=None):
     return subprocess.run([MCMCLB, *args], capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
 
@@ -187,7 +197,7 @@ class Backends(unittest.TestCase):
         return mcmclb("sweep", STUDY, "--out", self.out, *args, env=self.env)
 
     def smpi(self, *args):
-        return self.sweep("--launcher", "smpi", "--sim-binary", MCMCLB, *args)
+        return self.sweep("--launcher", "smpi", "--sim-binary", fake_sim_program(self.tmp), *args)
 
     def test_real_rows_do_not_make_a_simulated_point_done(self):
         r = self.smpi()
@@ -250,8 +260,8 @@ class Backends(unittest.TestCase):
                     writer.writeheader()
                     for row, time in zip(rows, times):
                         writer.writerow(dict(row, time_s=time))
-                r = mcmclb("sweep", study.name, "--out", out, "--launcher", "smpi", "--sim-binary", MCMCLB,
-                           env=self.env)
+                r = mcmclb("sweep", study.name, "--out", out, "--launcher", "smpi", "--sim-binary",
+                           fake_sim_program(self.tmp), env=self.env)
                 self.assertEqual(r.returncode, status, r.stdout + r.stderr)
                 self.assertIn("2 points, 2 already done", r.stdout)
                 self.assertIn("note: 2 repetitions per point in simulation give identical simulated times", r.stdout)
@@ -286,7 +296,7 @@ class DryRunWritesNothing(unittest.TestCase):
     def dry_runs(self, expected):
         """Each launcher's dry run on self.out: exit 0, the folder unchanged, and the lines expected[launcher]."""
         before = snapshot(self.out)
-        for launcher, extra in (("local", ()), ("smpi", ("--sim-binary", MCMCLB)),
+        for launcher, extra in (("local", ()), ("smpi", ("--sim-binary", fake_sim_program(self.tmp))),
                                 ("slurm", ("--jobs-dir", os.path.join(self.tmp, "jobs")))):
             r = mcmclb("sweep", STUDY, "--launcher", launcher, "--out", self.out, "--dry-run", *extra)
             self.assertEqual(r.returncode, 0, launcher + ": " + r.stdout + r.stderr)
@@ -344,7 +354,9 @@ class Simulation(unittest.TestCase):
             flags = " ".join(line.strip() for line in f if line.strip() and not line.startswith("#"))
         self.assertIn("--cfg=smpi/simulate-computation:no", flags)
         with tempfile.TemporaryDirectory() as d:
-            sim = os.path.join(d, "mcmclb-sim")
+            sim = fake_sim_program(d)
+            fake_sim_program(d, "mcmclb-commbench-sim")
+            missing = os.path.join(d, "missing", "mcmclb-sim")
             for study, program in (("paper-fig2", "mcmclb-sim run"), ("paper-table1", "mcmclb-sim run"),
                                    ("paper-fig1", "mcmclb-commbench-sim --reps 5")):
                 r = mcmclb("sweep", f"configs/{study}.yaml", "--launcher", "smpi", "--dry-run", "--set", "nprocs=[32]",
@@ -355,14 +367,14 @@ class Simulation(unittest.TestCase):
                 self.assertIn(f"smpirun -np 32 -platform {BGP} -hostfile {BGP[:-4]}.hosts {flags} {d}/{program}",
                               launches[0])
                 self.assertIn(f"MCMCLB_SMPI_CFG='{flags}'", launches[0])
-                self.assertIn("note: --sim-", r.stdout)  # neither program is built in d
                 self.assertFalse(os.path.exists(os.path.join(d, study)), "a dry run creates no output folder")
-                r = mcmclb("sweep", f"configs/{study}.yaml", "--launcher", "smpi", "--set", "nprocs=[32]",
-                           "--sim-binary", sim, "--out", os.path.join(d, study))
-                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
-                self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
-                self.assertIn(f"{d}/{program.split()[0]} does not exist (build it: cmake -S . -B build-sim "
-                              "-DMCMCLB_SMPI=ON && cmake --build build-sim --target", r.stderr)
+                for dry in ((), ("--dry-run",)):  # a dry run refuses what the sweep would refuse
+                    r = mcmclb("sweep", f"configs/{study}.yaml", "--launcher", "smpi", "--set", "nprocs=[32]",
+                               "--sim-binary", missing, "--out", os.path.join(d, study), *dry)
+                    self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                    self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+                    self.assertIn(f"{d}/missing/{program.split()[0]} does not exist (build it: cmake -S . -B "
+                                  "build-sim -DMCMCLB_SMPI=ON && cmake --build build-sim --target", r.stderr)
             self.assertIn("commbench-n32-smpi-bgp.csv", launches[0], "a simulated Fig. 1 file says so in its name")
             r = mcmclb("sweep", STUDY, "--launcher", "smpi", "--sim-binary", MCMCLB, "--out", os.path.join(d, "x"),
                        env=dict(os.environ, PATH=os.path.join(d, "empty")))
@@ -374,7 +386,8 @@ class Simulation(unittest.TestCase):
         """--smpi-flags replaces configs/platforms/smpi.cfg; every flag is checked before any launch."""
         with tempfile.TemporaryDirectory() as d:
             flags = os.path.join(d, "flags.cfg")
-            args = ("sweep", STUDY, "--launcher", "smpi", "--dry-run", "--smpi-flags", flags, "--out",
+            args = ("sweep", STUDY, "--launcher", "smpi", "--dry-run", "--sim-binary", fake_sim_program(d),
+                    "--smpi-flags", flags, "--out",
                     os.path.join(d, "out"))
             with open(flags, "w") as f:
                 f.write("# mine\n\n  -no-privatize  \n--cfg=smpi/test:0\n")
@@ -516,7 +529,8 @@ class SlurmPlan(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         script = scripts[next(n for n in scripts if n.endswith(".sbatch"))]
         self.assertIn("#SBATCH --time=00:09:00\n", script)
-        self.assertIn("# time limit: estimated (2 x 4 min 00 s expected + 10 s per point, at least 5 min;", script)
+        self.assertIn("# time limit: estimated (2 x 4 min 00 s expected + 10 s per point, at least 5 min, at most ",
+                      script)
         r, scripts = self.dry_run(text % "1")  # tiny: the floor
         self.assertIn("#SBATCH --time=00:05:00\n", scripts[next(n for n in scripts if n.endswith(".sbatch"))])
         r, scripts = self.dry_run(text % "1" + "job: {time_limit: '00:42:00'}\n")
@@ -542,6 +556,166 @@ class SlurmPlan(unittest.TestCase):
         self.assertIn("T_ms: [1, 2]\n", scripts[snapshots[0]])
         script = scripts[next(n for n in scripts if n.endswith(".sbatch"))]
         self.assertIn(f"/{snapshots[0]} --points 0,1 ", script)
+
+
+class SlurmHostile(unittest.TestCase):
+    """Everything a study or a flag puts into a batch script is checked and quoted for where it lands: a shell
+    word, an #SBATCH value, a file-name pattern; nothing from a study runs as a command."""
+
+    study = SlurmPlan.study
+    dry_run = SlurmPlan.dry_run
+
+    def refused(self, r, fragment):
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn(fragment, r.stderr)
+
+    def test_launcher_args_cannot_run_commands(self):
+        for args in ("--mpi=pmi2 $(touch /tmp/x)", "--mpi=pmi2 `id`", "--mpi=pmi2; id", "--mpi=pmi2 > /tmp/x",
+                     "--mpi=pmi2 'unbalanced", "--export=\"A B\"", "a|b", "a&b", "x\\y"):
+            text = "nprocs: 2\njob: {launcher: srun, launcher_args: %s}\n" % json_string(args)
+            self.refused(self.study(text), "key job.launcher_args: ")
+            r, scripts = self.dry_run(text)
+            self.refused(r, "key job.launcher_args: ")
+            self.assertEqual(scripts, {}, "nothing written")
+        r, scripts = self.dry_run("nprocs: 2\njob: {launcher: srun, launcher_args: '--mpi=pmi2 --cpu-bind=cores'}\n")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("\nsrun --mpi=pmi2 --cpu-bind=cores -n 2 ", scripts[sbatch(scripts)])
+
+    def test_setup_lines_are_whole_lines_without_directives(self):
+        for line, fragment in (("module load x\n#SBATCH --partition=evil", "key job.setup: "),
+                               ("#SBATCH --partition=evil", "key job.setup: "),
+                               ("export A='unbalanced", "is not a complete shell command")):
+            r, scripts = self.dry_run("nprocs: 2\njob: {setup: [%s]}\n" % json_string(line))
+            self.refused(r, fragment)
+            self.assertEqual(scripts, {})
+
+    def test_out_with_a_line_break_percent_or_leading_dash(self):
+        r, scripts = self.dry_run("nprocs: 2\njob: {time_limit: '00:05:00'}\n", "--out", "x\n#SBATCH --partition=evil")
+        self.refused(r, "--out: ")
+        self.assertEqual(scripts, {})
+        with tempfile.TemporaryDirectory() as work:
+            for out, mkdir, output in (("r%j", "mkdir -p -- 'r%j'", "#SBATCH --output=r%%j/slurm-%x-%j.out"),
+                                       ("-rf", "mkdir -p -- ./-rf", "#SBATCH --output=./-rf/slurm-%x-%j.out"),
+                                       ("a b", "mkdir -p -- 'a b'", "#SBATCH --output=\"a b/slurm-%x-%j.out\"")):
+                r = mcmclb("sweep", os.path.join(ROOT, STUDY), "--launcher", "slurm", "--dry-run", "--jobs-dir", work,
+                           "--out", out)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                path = os.path.join(work, "small-n2.sbatch")
+                with open(path) as f:
+                    lines = f.read().splitlines()
+                self.assertIn(mkdir, lines)
+                self.assertIn(output, lines)
+                self.assertEqual(subprocess.run(["bash", "-n", path]).returncode, 0)
+        r = mcmclb("sweep", STUDY, "--launcher", "slurm", "--dry-run", "--out", 'a"b')
+        self.refused(r, "--out: ")
+
+    def test_hostile_job_values_and_jobs_dir(self):
+        for key, value in (("job.partition", "a b"), ("job.account", "x;id"),
+                           ("job.tasks_per_node", "-1"), ("job.tasks_per_node", "99999999999"),
+                           ("job.time_limit", "1:2:3:4"), ("job.time_limit", "$(id)"),
+                           ("job.extra", "['#SBATCH --qos=x', 'id']"), ("job.extra", "['#SBATCH --wrap=id']"),
+                           ("job.time_limit", "99999999999999999999-00"), ("job.time_limit", "9" * 400),
+                           ("job.time_limit", "366-00:00:00")):
+            r, scripts = self.dry_run("nprocs: 2\n", "--set", f"{key}={value}")
+            self.refused(r, "key " + key)
+            self.assertEqual(scripts, {})
+        with tempfile.NamedTemporaryFile() as f:
+            r = mcmclb("sweep", STUDY, "--launcher", "slurm", "--dry-run", "--jobs-dir", f.name)
+            self.refused(r, "--jobs-dir: ")
+        r = mcmclb("sweep", STUDY, "--launcher", "slurm", "--dry-run", "--jobs-dir", "")
+        self.refused(r, "--jobs-dir: empty")
+
+    def test_huge_nprocs_and_time_limit_overflow(self):
+        # 2^31 - 1 ranks: the estimate neither stores a chain per rank nor overflows; it is capped.
+        text = ("nprocs: 2147483647\nworkload: {model: cyclic, scale: 1099511627776, period: 2147483647}\n"
+                "T_ms: 3600000\n")
+        r, scripts = self.dry_run(text)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        script = scripts[sbatch(scripts)]
+        self.assertRegex(script, r"#SBATCH --time=\d+-\d\d:\d\d:00\n")
+        self.assertIn(": capped, the job resumes where it stopped when resubmitted", script)
+        self.assertNotIn("-9223372036854775808", script)
+
+    def test_queue_tag_names_the_study_and_the_canonical_folder(self):
+        with tempfile.TemporaryDirectory() as work:
+            os.mkdir(os.path.join(work, "res"))
+            os.symlink(os.path.join(work, "res"), os.path.join(work, "link"))
+            tags = {}
+            for t_ms, out in ((1, "res"), (2, "res"), (1, "res/"), (1, "link"), (1, os.path.join(work, "res"))):
+                study = os.path.join(work, "s.yaml")
+                with open(study, "w") as f:
+                    f.write("experiment: s\nnprocs: 2\nT_ms: %d\n" % t_ms)
+                r = subprocess.run([MCMCLB, "sweep", study, "--launcher", "slurm", "--dry-run", "--jobs-dir", work,
+                                    "--out", out], capture_output=True, text=True, timeout=60, cwd=work)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                with open(os.path.join(work, "s-n2.sbatch")) as f:
+                    tags[(t_ms, out)] = [l for l in f.read().splitlines() if l.startswith("#SBATCH --comment=")][0]
+            self.assertNotEqual(tags[(1, "res")], tags[(2, "res")], "another study into the same folder")
+            self.assertEqual(len({tags[k] for k in tags if k[0] == 1}), 1, tags)
+            self.assertIn(os.path.realpath(os.path.join(work, "res")) + ":n2:", tags[(1, "link")])
+
+    @unittest.skipUnless(os.path.exists(os.path.join(ROOT, "build-sim", "mcmclb-sim")) and shutil.which("smpirun"),
+                         "needs the simulation build (build-sim/mcmclb-sim) and smpirun")
+    def test_bad_smpi_flag_refused_before_any_launch(self):
+        sim = os.path.join(ROOT, "build-sim", "mcmclb-sim")
+        with tempfile.TemporaryDirectory() as d:
+            for text, fragment in (("--cfg=smpi/nosuch:1\n", ": --cfg=smpi/nosuch is not a SimGrid configuration key"),
+                                   ("--cfg=smpi/simulate-computation:maybe\n", "not a boolean")):
+                flags = os.path.join(d, "flags.cfg")
+                with open(flags, "w") as f:
+                    f.write(text)
+                r = mcmclb("sweep", STUDY, "--launcher", "smpi", "--sim-binary", sim, "--smpi-flags", flags, "--out",
+                           os.path.join(d, "out"))
+                self.refused(r, fragment)
+                self.assertFalse(os.path.exists(os.path.join(d, "out", "failures.csv")), "nothing launched")
+
+    def test_no_job_submitted_says_so(self):
+        # sbatch accepts the scripts (--test-only) and then refuses every submission: nothing is queued, so the
+        # sweep must not tell the user to follow jobs with mcmclb status.
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "bin"))
+            for name, body in (("sbatch", 'case "$1" in --test-only) exit 0;; esac\n'
+                                          'echo "sbatch: error: Batch job submission failed: no" >&2; exit 1\n'),
+                               ("squeue", "exit 0\n"), ("sinfo", "exit 1\n")):
+                with open(os.path.join(d, "bin", name), "w") as f:
+                    f.write("#!/bin/sh\n" + body)
+                os.chmod(os.path.join(d, "bin", name), 0o755)
+            env = dict(os.environ, PATH=os.path.join(d, "bin") + ":" + os.environ["PATH"])
+            r = mcmclb("sweep", STUDY, "--launcher", "slurm", "--out", os.path.join(d, "out"), "--jobs-dir",
+                       os.path.join(d, "jobs"), env=env)
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            self.assertNotIn("follow them", r.stdout)
+            self.assertIn("sweep small: no job submitted (2 failed, see above)", r.stdout)
+
+    def test_simulation_inputs_checked_before_any_launch(self):
+        with tempfile.TemporaryDirectory() as d:
+            for flag, value in (("--platform", ""), ("--sim-binary", ""), ("--smpi-flags", "")):
+                r = mcmclb("sweep", STUDY, "--launcher", "smpi", "--dry-run", flag, value, "--out", d)
+                self.refused(r, flag + ": empty")
+            r = mcmclb("sweep", STUDY, "--launcher", "smpi", "--dry-run", "--sim-binary", os.path.join(d, "none"),
+                       "--out", os.path.join(d, "x"))
+            self.refused(r, "--sim-binary: " + os.path.join(d, "none") + " does not exist")
+            env = dict(os.environ, PATH=os.path.dirname(fake_sim_program(d, "smpirun")) + ":" + os.environ["PATH"])
+            for binary in ("/bin/true", MCMCLB):  # not simulation programs: refused before any launch
+                for dry in ((), ("--dry-run",)):
+                    r = mcmclb("sweep", STUDY, "--launcher", "smpi", *dry, "--sim-binary", binary, "--out",
+                               os.path.join(d, "x"), env=env)
+                    self.refused(r, "--sim-binary: " + binary + " is not a simulation build's program")
+            self.assertFalse(os.path.exists(os.path.join(d, "x")), "refused before the output folder is made")
+            platform = os.path.join(d, "p.xml")
+            shutil.copy(os.path.join(ROOT, "configs", "platforms", "bgp.xml"), platform)
+            r = mcmclb("status", STUDY, "--launcher", "smpi", "--platform", platform, "--out", d)
+            self.refused(r, "--platform: " + platform + " and its hostfile ")
+
+
+def json_string(text):
+    import json
+    return json.dumps(text)
+
+
+def sbatch(scripts):
+    return next(n for n in scripts if n.endswith(".sbatch"))
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <sstream>
 #include <utility>
@@ -181,6 +182,75 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
   return study;
 }
 
+namespace {
+
+/// The job.* values that reach a batch script as shell text: launcher_args as words that are each quoted for the
+/// shell (so nothing in them can run as a command), setup as one shell line each that cannot add a directive.
+void check_job_values(const JobSpec& job) {
+  if (job.launcher_args) {
+    const std::string& args = *job.launcher_args;
+    const auto bad =
+        args.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,=:/+@% ");
+    if (bad != std::string::npos) {
+      throw InputError("key job.launcher_args: '" + printable(args) + "' holds '" + printable(args.substr(bad, 1)) +
+                       "' (allowed: words of letters, digits and _ - . , = : / + @ % separated by spaces; each "
+                       "reaches the batch script as one quoted word, so no quotes, $, `, ;, |, &, < or >)");
+    }
+  }
+  // sbatch runs --wrap's text as the job's script: an #SBATCH line must not carry a command.
+  for (const auto& line : job.extra) {
+    if (line.find("--wrap") != std::string::npos) {
+      throw InputError("key job.extra: '" + printable(line) +
+                       "' holds --wrap, which would run a command (allowed: #SBATCH options that do not; commands "
+                       "go in job.setup)");
+    }
+  }
+  // Slurm's formats with numbers of any length pass the key's pattern: the total is bounded here, so a typo
+  // cannot overflow Slurm's minute count (sbatch would refuse it only at submission).
+  if (!job.time_limit.empty()) {
+    // A number past a double's range (hundreds of digits) counts as too long.
+    const auto number = [](const std::string& digits) {
+      return digits.size() > 300 ? std::numeric_limits<double>::infinity() : std::stod(digits);
+    };
+    double minutes = 0;
+    std::string t = job.time_limit;
+    double days = 0;
+    if (const auto dash = t.find('-'); dash != std::string::npos) {
+      days = number(t.substr(0, dash));
+      t = t.substr(dash + 1);
+    }
+    std::vector<double> parts;
+    std::stringstream in(t);
+    for (std::string part; std::getline(in, part, ':');) parts.push_back(number(part));
+    const bool with_days = job.time_limit.find('-') != std::string::npos;
+    if (with_days) {  // D-HH[:MM[:SS]]
+      minutes = parts[0] * 60 + (parts.size() > 1 ? parts[1] : 0) + (parts.size() > 2 ? parts[2] / 60 : 0);
+    } else if (parts.size() == 3) {  // HH:MM:SS
+      minutes = parts[0] * 60 + parts[1] + parts[2] / 60;
+    } else {  // MM[:SS]
+      minutes = parts[0] + (parts.size() > 1 ? parts[1] / 60 : 0);
+    }
+    minutes += days * 24 * 60;
+    if (!(minutes <= kMaxTimeLimitMin)) {
+      throw InputError("key job.time_limit: '" + printable(job.time_limit) +
+                       "' is more than 365 days (allowed: MM, MM:SS, HH:MM:SS or D-HH:MM:SS up to 365-00:00:00)");
+    }
+  }
+  for (const auto& line : job.setup) {
+    const bool control = std::any_of(line.begin(), line.end(), [](char c) {
+      return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;  // a tab too: one rule for every script line
+    });
+    const auto first = line.find_first_not_of(" \t");
+    if (control || (first != std::string::npos && line.compare(first, 7, "#SBATCH") == 0)) {
+      throw InputError("key job.setup: '" + printable(line) +
+                       "' is not one shell line (allowed: one line each, without control characters, not "
+                       "'#SBATCH ...': directives go in job.extra)");
+    }
+  }
+}
+
+}  // namespace
+
 void check_launch_jobs(const Study& study) {
   using Field = std::function<std::string(const JobSpec&)>;
   const auto lines = [](const std::vector<std::string>& v) { return "[" + join(v, ", ") + "]"; };
@@ -198,6 +268,7 @@ void check_launch_jobs(const Study& study) {
   };
   for (const auto& [nprocs, indices] : study.launches()) {
     const Point& first = study.points[indices.front()];
+    check_job_values(first.job);
     for (std::size_t i : indices) {
       const Point& other = study.points[i];
       if (first.job == other.job) continue;
@@ -234,8 +305,14 @@ double expected_point_s(const Point& point) {
     }
     return longest_s;
   }
-  const std::vector<int64_t> items = chain_items(*workload, nprocs, point.spec.G);
-  const int64_t longest = items.empty() ? 0 : *std::max_element(items.begin(), items.end());
+  // The longest chain, scanned without storing the chains (nprocs may be 2^31 - 1), over the first
+  // kEstimatedChains chains at most: the estimate must come at once, and a launch that large gets the time limit's
+  // cap anyway (launch_slurm.cpp).
+  int64_t longest = 0;
+  const int64_t chains = (static_cast<int64_t>(nprocs) + point.spec.G - 1) / point.spec.G;
+  for (int64_t c = 0; c < std::min(chains, kEstimatedChains); ++c) {
+    longest = std::max(longest, workload->items(static_cast<int>(c * point.spec.G)));
+  }
   return static_cast<double>(longest) * point.spec.T_ms / 1000.0 / point.spec.G;
 }
 

@@ -2,6 +2,7 @@
 // into launches. The same expansion serves `mcmclb plan`, `mcmclb sweep` and `mcmclb run --points`.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -40,9 +41,15 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
 /// key whose value differs between two points of one launch, e.g. a time limit zipped with T_ms.
 void check_launch_jobs(const Study& study);
 
+/// The longest job.time_limit accepted: 365 days, in minutes.
+inline constexpr double kMaxTimeLimitMin = 365.0 * 24 * 60;
+
 /// What one point is expected to take, in seconds, without load balancing: the kernel's baseline (the longest
 /// chain's items x T_ms / G); for commbench, its repetitions x rep time over every method and output size.
 double expected_point_s(const Point& point);
+/// expected_point_s() reads at most this many chains of a point (the first ones): it must answer at once for any
+/// nprocs, and allocates nothing per rank.
+inline constexpr int64_t kEstimatedChains = int64_t{1} << 20;
 
 /// The CSV a commbench point writes into the study's output folder: commbench-n<P>.csv.
 std::string commbench_file(int nprocs);
