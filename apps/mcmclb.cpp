@@ -103,14 +103,17 @@ std::string read_on_root(const std::string& path, const mpi::Comm& world) {
   std::string text;
   int ok = 1;
   if (world.rank() == 0) {
-    const auto content = mcmclb::read_text_file(path);
+    std::string why;
+    const auto content = mcmclb::read_text_file(path, &why);
     // Too long for the broadcast's int count, and far beyond any study (build_study refuses it too).
     ok = content && content->size() <= mcmclb::kMaxStudyBytes ? 1 : 0;
+    const std::string allowed =
+        " (allowed: a regular YAML file of at most " + std::to_string(mcmclb::kMaxStudyBytes >> 20) + " MiB)";
     text = ok ? *content
               : path +
                     (content ? ": larger than " + std::to_string(mcmclb::kMaxStudyBytes >> 20) + " MiB"
-                             : std::string(": cannot read the experiment file")) +
-                    " (allowed: a regular file of at most " + std::to_string(mcmclb::kMaxStudyBytes >> 20) + " MiB)";
+                             : ": cannot read the experiment file: " + why) +
+                    allowed;
   }
   long long length = static_cast<long long>(text.size());
   mpi::check(MPI_Bcast(&ok, 1, MPI_INT, 0, world.get()), "MPI_Bcast");
@@ -119,6 +122,17 @@ std::string read_on_root(const std::string& path, const mpi::Comm& world) {
   mpi::check(MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, world.get()), "MPI_Bcast");
   if (!ok) throw InputError(text);
   return text;
+}
+
+/// Rank 0's error (empty: none), thrown as an Error on every rank: one verdict, so no rank waits for another
+/// that has left.
+template <typename Error>
+void share_root_error(std::string error, const mpi::Comm& world) {
+  long long length = static_cast<long long>(error.size());
+  mpi::check(MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, world.get()), "MPI_Bcast");
+  error.resize(static_cast<std::size_t>(length));
+  mpi::check(MPI_Bcast(error.data(), static_cast<int>(length), MPI_CHAR, 0, world.get()), "MPI_Bcast");
+  if (!error.empty()) throw Error(error);
 }
 
 /// Every rank must hold the same resolved experiment (a hash compared by MIN and MAX reductions).
@@ -175,11 +189,7 @@ std::optional<mcmclb::results::ResultStore> open_store(const Cli& cli, const std
       error = (cli.out.empty() ? "key out (default results/<experiment>): " : "--out: ") + std::string(e.what());
     }
   }
-  long long length = static_cast<long long>(error.size());
-  mpi::check(MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, world.get()), "MPI_Bcast");
-  error.resize(static_cast<std::size_t>(length));
-  mpi::check(MPI_Bcast(error.data(), static_cast<int>(length), MPI_CHAR, 0, world.get()), "MPI_Bcast");
-  if (!error.empty()) throw InputError(error);
+  share_root_error<InputError>(error, world);
   return store;
 }
 
@@ -191,13 +201,19 @@ std::vector<std::size_t> drop_done_points(const mcmclb::Study& study, const std:
                                           const std::optional<mcmclb::results::ResultStore>& store,
                                           const mcmclb::Backend& backend, const mpi::Comm& world) {
   std::vector<char> skip(selected.size(), 0);
+  std::string error;
   if (world.rank() == 0) {
-    const auto recorded = store->recorded_points();
-    for (std::size_t k = 0; k < selected.size(); ++k) {
-      const auto at = recorded.find(mcmclb::store_key(study.points[selected[k]].spec, backend));
-      skip[k] = static_cast<char>(at != recorded.end() && at->second.done());
+    try {
+      const auto recorded = store->recorded_points();
+      for (std::size_t k = 0; k < selected.size(); ++k) {
+        const auto at = recorded.find(mcmclb::store_key(study.points[selected[k]].spec, backend));
+        skip[k] = static_cast<char>(at != recorded.end() && at->second.done());
+      }
+    } catch (const mcmclb::results::StoreError& e) {  // e.g. a damaged journal: no work has begun
+      error = e.what();
     }
   }
+  share_root_error<InputError>(error, world);
   if (!skip.empty()) {
     mpi::check(MPI_Bcast(skip.data(), static_cast<int>(skip.size()), MPI_CHAR, 0, world.get()), "MPI_Bcast");
   }
@@ -228,6 +244,7 @@ int run_points(const mcmclb::Study& study, const std::vector<std::size_t>& point
       MPI_Abort(world.get(), 134);
     }
     mcmclb::RunResult r = mcmclb::run_once(study.points[points[i]].spec);
+    std::string record_error;
     r.provenance.command_line = command_line;
     if (!r.valid) ++invalid;
     if (rank == 0) {
@@ -239,15 +256,15 @@ int run_points(const mcmclb::Study& study, const std::vector<std::size_t>& point
             resume ? mcmclb::results::ResultStore::IfDone::skip : mcmclb::results::ResultStore::IfDone::append;
         recorded = mcmclb::record_result(*store, r, if_done);
       } catch (const mcmclb::results::StoreError& e) {
-        // Found after work started (disk full, another version rewrote a header): not an input error whose exit
-        // code 2 would leave the other ranks waiting below, so the job is aborted (run_main).
-        throw std::runtime_error(std::string("cannot record the run: ") + e.what());
+        // Found after work started (disk full, another version rewrote a header; the store rolled the run back):
+        // every rank learns it below and exits with the output-error code (run_main), no rank left waiting.
+        record_error = std::string("cannot record the run: ") + e.what();
       }
-      if (recorded) {
+      if (record_error.empty() && recorded) {
         std::printf("run %zu/%zu  %-28s rep %d  time %7.3f s  ideal %.3f  baseline %.3f  regroups avg %.2f  %s%s\n",
                     i + 1, points.size(), mcmclb::run_label(r.spec).c_str(), r.spec.rep, r.time_s, r.ideal_s,
                     r.baseline_s, r.regroups_avg, r.valid ? "valid" : "INVALID: ", r.violations.c_str());
-      } else {
+      } else if (record_error.empty()) {
         std::printf("run %zu/%zu  %-28s rep %d  already recorded by another writer of %s: not recorded again\n", i + 1,
                     points.size(), mcmclb::run_label(r.spec).c_str(), r.spec.rep, store->dir().c_str());
       }
@@ -256,6 +273,7 @@ int run_points(const mcmclb::Study& study, const std::vector<std::size_t>& point
     // No rank starts the next run before this one's rows are on disk: a crash in the next run must not take a
     // finished run's result with it (the others wait asleep while rank 0 writes).
     mpi::barrier_politely(world);
+    share_root_error<mcmclb::OutputError>(record_error, world);
   }
   return invalid;
 }

@@ -15,7 +15,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import ArgumentParser, InputError, fail, positive_int  # noqa: E402
+from mcmclb_csv import ArgumentParser, InputError, fail, open_regular, positive_int  # noqa: E402
 
 RUN_TABLES = ("runs.csv", "ranks.csv", "events.csv", "traces.csv", "chains.csv")
 MACHINE_PATH = re.compile(r"(/(work|home|tmp|root|usr|opt|var)(/|$)|[A-Za-z]:[\\/])")
@@ -35,7 +35,7 @@ def rank_range(text):
 def read_rows(path):
     """(header, rows) of a CSV file, rows as lists of fields; InputError for a file that is not one."""
     try:
-        with open(path, newline="", encoding="utf-8") as f:
+        with open_regular(path, "a regular CSV file", newline="", encoding="utf-8") as f:
             reader = csv.reader(f)
             header = next(reader, None)
             rows = list(reader)

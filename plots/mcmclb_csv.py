@@ -8,6 +8,7 @@ import csv
 import math
 import os
 import re
+import stat
 import sys
 import tempfile
 
@@ -202,6 +203,36 @@ def _lines_without_nul(f, path):
         yield line
 
 
+def _kind(mode):
+    """What a file of this mode is, for messages; None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
+                       (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "a special file"
+
+
+def open_regular(path, allowed, **kwargs):
+    """open(path, **kwargs) for reading, only if path is a regular file: a FIFO would block the open and every read
+    forever, a device (/dev/zero) never ends. The open itself never waits (O_NONBLOCK); anything but a regular file
+    is an InputError saying what it is and what is allowed. The one way the scripts open a file to read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise InputError(f"{path}: cannot be read ({e.strerror}; allowed: {allowed})") from None
+    try:
+        kind = _kind(os.fstat(fd).st_mode)
+        if kind is not None:
+            raise InputError(f"{path}: is {kind}, not a regular file (allowed: {allowed})")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "r", **kwargs)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_csv(path, schema, need, filled=()):
     """Rows of the CSV file at path as dicts of typed values (int, float, bool, str; None for an empty optional
     field), checked against SCHEMAS[schema]: the columns in need must exist, every row must have exactly the
@@ -217,9 +248,9 @@ def read_csv(path, schema, need, filled=()):
     if not os.path.exists(path):
         raise InputError(f"{path}: no such file (allowed: a {schema} file or a folder holding one)")
     if os.path.isdir(path):
-        raise InputError(f"{path}: is a folder, expected a CSV file")
+        raise InputError(f"{path}: is a folder, not a regular file (allowed: a regular {schema} file)")
     try:
-        with open(path, newline="", encoding="utf-8-sig") as f:
+        with open_regular(path, f"a regular {schema} file", newline="", encoding="utf-8-sig") as f:
             reader = csv.reader(_lines_without_nul(f, path))
             header = next(reader, None)
             if header is None:
@@ -271,6 +302,10 @@ def check_inputs_exist(paths, name):
         file = find_csv(path, name)
         if not os.path.exists(file):
             raise InputError(f"{file}: no such file (allowed: a {name} file or a folder holding one)")
+        kind = _kind(os.stat(file).st_mode)
+        if kind is not None and not (kind == "a folder" and file == path):
+            raise InputError(f"{file}: is {kind}, not a regular file (allowed: a {name} file or a folder holding "
+                             f"one)")
 
 
 

@@ -11,6 +11,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -627,6 +628,90 @@ class HostileYaml(InputCase):
             with self.subTest(name):
                 r = self.mcmclb("plan", os.path.join(configs, name))
                 self.assertEqual(r.returncode, 0, r.stderr)
+
+# ---- The results store's files as a hostile user or a failing machine leaves them.
+
+
+class StoreFiles(InputCase):
+    def test_special_files_are_refused_not_waited_on(self):
+        """A FIFO runs.csv blocked run, run --resume, status and a Slurm dry run forever; a FIFO or /dev/zero as the
+        experiment file blocked run and plan. Each is now one line naming the file, exit 2, on every rank count."""
+        out, study = self.path("fifo"), fixture("study-1rank.yaml")
+        os.mkdir(out)
+        os.mkfifo(os.path.join(out, "runs.csv"))
+        runs_csv = os.path.join(out, "runs.csv")
+        cases = [(f"run, {n} ranks", ["run", fixture("tiny.yaml"), "--out", out], n) for n in RANK_COUNTS]
+        cases += [(f"run --resume, {n} ranks", ["run", fixture("tiny.yaml"), "--resume", "--out", out], n)
+                  for n in RANK_COUNTS]
+        cases += [("status", ["status", study, "--out", out], None),
+                  ("slurm dry run", ["sweep", study, "--launcher", "slurm", "--dry-run", "--out", out], None)]
+        for label, args, ranks in cases:
+            with self.subTest(label):
+                self.assert_one_line_error(self.mcmclb(*args, ranks=ranks), runs_csv, "is a FIFO, not a regular file")
+        fifo = self.path("experiment.yaml")
+        os.mkfifo(fifo)
+        for config, what in ((fifo, "is a FIFO"), ("/dev/zero", "is a device")):
+            for n in RANK_COUNTS:
+                with self.subTest(config=config, ranks=n):
+                    self.assert_one_line_error(self.mcmclb("run", config, ranks=n), config, what)
+            with self.subTest(config=config, command="plan"):
+                self.assert_one_line_error(self.mcmclb("plan", config), config)
+
+    def test_torn_last_row_without_journal_is_cut_off_and_kept(self):
+        """A torn last row with no journal (an older binary's crash, a full disk outside the store) was kept: the
+        rerun point was appended after it and every plot refused the folder. Now the next writer moves the torn
+        bytes to FILE.torn-UTC, says so in one line, and the folder stays readable by every tool."""
+        for name, cut in (("runs.csv", 40), ("ranks.csv", 20)):
+            with self.subTest(name):
+                out = self.fresh("torn")
+                r = self.mcmclb("run", fixture("tiny.yaml"), "--out", out, ranks="1")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                path = os.path.join(out, name)
+                os.truncate(path, os.path.getsize(path) - cut)
+                r = self.mcmclb("run", fixture("tiny.yaml"), "--resume", "--out", out, ranks="1")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                lines = r.stderr.decode().strip().splitlines()
+                self.assertEqual(len(lines), 1, r.stderr)
+                self.assertIn(f"{path}: its last row was cut off", lines[0])
+                kept = [f for f in os.listdir(out) if f.startswith(name + ".torn-")]
+                self.assertEqual(len(kept), 1, os.listdir(out))
+                self.assertIn(b"1 runs", r.stdout, "the point whose row was cut is run again")
+                summary = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "summary.py"), out],
+                                         capture_output=True, timeout=TIMEOUT_S)
+                self.assertEqual(summary.returncode, 0, summary.stderr)
+                with open(os.path.join(out, "runs.csv")) as f:
+                    self.assertEqual(len(list(csv.DictReader(f))), 3 if name == "ranks.csv" else 2)
+
+    def test_full_disk_is_one_line_and_a_documented_exit_code(self):
+        """A full disk rolled the run back but exited 1 with two lines (the error, then MPICH's abort). Now: one
+        line on rank 0, exit 4 on every rank (docs/guide/running.md), and a folder every tool still reads."""
+        mount = self.path("tiny-disk")
+        os.mkdir(mount)
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mount],
+                          capture_output=True).returncode != 0:
+            self.skipTest("cannot mount a small tmpfs here (needs root)")
+        try:
+            self.check_full_disk(mount)
+        finally:
+            subprocess.run(["umount", "-l", mount])
+
+    def check_full_disk(self, mount):
+        study = self.path("many.yaml")
+        with open(study, "w") as f:
+            f.write("experiment: many\nT_ms: 1\nworkload: {model: uniform, items: 1}\nbalancer: none\nreps: 400\n")
+        out = os.path.join(mount, "out")
+        for n in ("1", "3"):
+            with self.subTest(ranks=n):
+                r = self.mcmclb("run", study, "--out", out, ranks=n)
+                self.assertEqual(r.returncode, 4, r.stderr)
+                lines = [l for l in r.stderr.split(b"\n") if l.strip()]
+                self.assertEqual(len(lines), 1, r.stderr)
+                self.assertIn(b"No space left on device", lines[0])
+                self.assertTrue(lines[0].startswith(b"mcmclb: cannot record the run: "), lines[0])
+                summary = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "summary.py"), out],
+                                         capture_output=True, timeout=TIMEOUT_S)
+                self.assertEqual(summary.returncode, 0, summary.stderr)
+                self.assertFalse(os.path.exists(os.path.join(out, ".mcmclb.journal")))
 
 
 if __name__ == "__main__":

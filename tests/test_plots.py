@@ -996,5 +996,39 @@ class Regroups(unittest.TestCase):
             self.assertIn("events.csv", r.stderr)
 
 
+class NotRegularFiles(unittest.TestCase):
+    """A FIFO where a CSV file is expected blocked every script forever (open waits for a writer); a device such as
+    /dev/zero never ends; a folder named runs.csv. Each is one line naming the file and what it is, exit 2."""
+
+    assert_one_line = BadInputs.assert_one_line
+
+    def assert_every_script_refuses_special(self, make, what):
+        with tempfile.TemporaryDirectory() as d:
+            for name, readers in (("runs.csv", SCRIPTS), ("ranks.csv", ("timeline.py", "summary.py", "report.py"))):
+                folder = copy_results(os.path.join(d, name))
+                path = os.path.join(folder, name)
+                os.remove(path)
+                make(path)
+                for script in readers:
+                    # The file itself too, where the script takes one and it is not a folder (then it is one).
+                    direct = name == "runs.csv" and script == "summary.py" and what != "a folder"
+                    for target in (folder, path) if direct else (folder,):
+                        try:
+                            r = subprocess.run([sys.executable, os.path.join(PLOTS, script), target],
+                                               capture_output=True, text=True, timeout=20)
+                        except subprocess.TimeoutExpired:
+                            self.fail(f"HANG: {script} {target} ({name} is {what})")
+                        self.assert_one_line(r, script, path, f"is {what}, not a regular file")
+
+    def test_fifo(self):
+        self.assert_every_script_refuses_special(os.mkfifo, "a FIFO")
+
+    def test_device(self):
+        self.assert_every_script_refuses_special(lambda p: os.symlink("/dev/zero", p), "a device")
+
+    def test_folder(self):
+        self.assert_every_script_refuses_special(os.mkdir, "a folder")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -98,6 +98,9 @@ std::vector<csv::Row> records(const std::string& text) {
   return out;
 }
 
+/// A path as the store's messages show it.
+std::string shown_path(const fs::path& path) { return path.string(); }
+
 bool one_printable_line(const std::string& text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
 }
@@ -687,6 +690,167 @@ TEST_F(ResultStoreTest, AppendCostsTheRowsAddedNotTheFileSize) {
               std::chrono::duration<double>(std::chrono::steady_clock::now() - read_start).count());
   for (int i = 0; i < kRepeats; ++i) EXPECT_TRUE(points.at(ResultStore::key(key_fields("cost", kRanks, i + 1))).done());
 }
+
+/// Runs body in a forked child with a time limit: its exit status, 128 + SIGALRM if it hung.
+int in_child_within(unsigned seconds, const std::function<int()>& body) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::alarm(seconds);
+    int status = 1;
+    try {
+      status = body();
+    } catch (...) {
+    }
+    ::_exit(status);
+  }
+  return pid < 0 ? -1 : wait_child(pid);
+}
+
+/// What the store makes of dir: the StoreError's text, or "" when it opened and read the folder.
+std::string store_verdict(const fs::path& dir, bool read_only) {
+  try {
+    if (read_only) {
+      (void)ResultStore::read_recorded_points(dir, test_schema());
+    } else {
+      (void)ResultStore::open(dir, test_schema()).recorded_points();
+    }
+  } catch (const StoreError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_F(ResultStoreTest, FilesThatAreNotRegularAreRefusedNotWaitedOn) {
+  // A FIFO blocks open() and read() until a writer comes (never); /dev/zero never ends; a folder reads as empty.
+  const std::vector<std::pair<std::string, std::function<void(const fs::path&)>>> cases = {
+      {"runs.csv", [](const fs::path& p) { ASSERT_EQ(::mkfifo(p.c_str(), 0644), 0); }},
+      {"ranks.csv", [](const fs::path& p) { ASSERT_EQ(::mkfifo(p.c_str(), 0644), 0); }},
+      {"failures.csv", [](const fs::path& p) { ASSERT_EQ(::mkfifo(p.c_str(), 0644), 0); }},
+      {".mcmclb.lock", [](const fs::path& p) { ASSERT_EQ(::mkfifo(p.c_str(), 0644), 0); }},
+      {".mcmclb.journal", [](const fs::path& p) { ASSERT_EQ(::mkfifo(p.c_str(), 0644), 0); }},
+      {"runs.csv", [](const fs::path& p) { fs::create_symlink("/dev/zero", p); }},
+      {"events.csv", [](const fs::path& p) { fs::create_directory(p); }},
+  };
+  int n = 0;
+  for (const auto& [file, make] : cases) {
+    for (const bool read_only : {false, true}) {
+      const fs::path dir = root_ / ("case" + std::to_string(++n));
+      ResultStore::open(dir, test_schema()).record(make_run("a", "fifo", 2, 0));
+      fs::remove_all(dir / file);
+      make(dir / file);
+      const auto before = names_in(dir);
+      const int status = in_child_within(10, [&] {
+        const std::string what = store_verdict(dir, read_only);
+        const bool named = what.find(shown_path(dir / file)) != std::string::npos &&
+                           what.find("not a regular file") != std::string::npos && one_printable_line(what);
+        if (!named) std::fprintf(stderr, "%s (read only: %d): \"%s\"\n", file.c_str(), read_only, what.c_str());
+        return named ? 0 : 1;
+      });
+      EXPECT_EQ(status, 0) << file << (read_only ? " (read only)" : "") << (status == 128 + SIGALRM ? ": HANG" : "");
+      EXPECT_EQ(names_in(dir), before) << file;
+    }
+  }
+}
+
+TEST_F(ResultStoreTest, AWriterWaitingForAStoppedHolderSaysWhoHoldsTheLock) {
+  ResultStore::open(dir_, test_schema()).record(make_run("a", "stop", 2, 0));
+  const pid_t holder = ::fork();
+  ASSERT_GE(holder, 0);
+  if (holder == 0) {
+    ::setenv(kCrashAfterVariable, "ranks.csv:stop", 1);  // stops itself mid-commit, the lock held
+    try {
+      ResultStore::open(dir_, test_schema()).record(make_run("held", "stop", 2, 1));
+    } catch (...) {
+      ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(holder, &status, WUNTRACED), holder);
+  ASSERT_TRUE(WIFSTOPPED(status));
+  const fs::path said = root_ / "waiter.stderr";
+  const pid_t waiter = ::fork();
+  ASSERT_GE(waiter, 0);
+  if (waiter == 0) {
+    const int fd = ::open(said.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 2);
+    ::setenv(kLockWarnVariable, "0.3", 1);
+    try {
+      ResultStore::open(dir_, test_schema()).record(make_run("waiter", "stop", 3, 2));
+    } catch (...) {
+      ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  // The waiter names the holder within a few seconds and goes on waiting.
+  std::string text;
+  for (int i = 0; i < 100 && text.find('\n') == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    text = slurp(said);
+  }
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  EXPECT_NE(text.find(".mcmclb.lock"), std::string::npos) << text;
+  EXPECT_NE(text.find("pid " + std::to_string(holder) + " host " + host), std::string::npos) << text;
+  EXPECT_NE(text.find("still waiting"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+  EXPECT_EQ(::waitpid(waiter, &status, WNOHANG), 0) << "the waiter gave up instead of waiting";
+  ::kill(holder, SIGCONT);
+  EXPECT_EQ(wait_child(holder), 0);
+  EXPECT_EQ(wait_child(waiter), 0);
+  expect_folder_holds(dir_, {{"a", 2}, {"held", 2}, {"waiter", 3}});
+}
+
+/// A torn last row with no journal (an older binary's crash, a full disk outside the store): the next open cuts
+/// it off into FILE.torn-UTC and says so, so the next row is not appended to it and every reader takes the folder.
+class TornTail : public ResultStoreTest, public testing::WithParamInterface<std::pair<const char*, int>> {};
+
+TEST_P(TornTail, IsCutOffKeptAndNamedWhenTheStoreOpens) {
+  const auto [file, cut] = GetParam();
+  ResultStore::open(dir_, test_schema()).record(make_run("a", "torn", 2, 0));
+  ResultStore::open(dir_, test_schema()).record(make_run("b", "torn", 2, 1));
+  const std::string whole = slurp(dir_ / file);
+  fs::resize_file(dir_ / file, whole.size() - static_cast<std::size_t>(cut));
+  testing::internal::CaptureStderr();
+  ResultStore store = ResultStore::open(dir_, test_schema());
+  const std::string said = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << said;
+  EXPECT_NE(said.find(shown_path(dir_ / file) + ": its last row was cut off"), std::string::npos) << said;
+  std::vector<fs::path> kept;
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    if (entry.path().filename().string().rfind(std::string(file) + ".torn-", 0) == 0) kept.push_back(entry.path());
+  }
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_NE(said.find(kept[0].filename().string()), std::string::npos) << said;
+  const std::string now = slurp(dir_ / file);
+  EXPECT_EQ(now + slurp(kept[0]), whole.substr(0, whole.size() - static_cast<std::size_t>(cut)));
+  EXPECT_EQ(now.back(), '\n');
+  store.record(make_run("c", "torn", 2, 2));
+  for (const char* table : {"runs.csv", "ranks.csv", "events.csv"}) {
+    const std::size_t width = csv::split_line(slurp(dir_ / table).substr(0, slurp(dir_ / table).find('\n'))).size();
+    for (const auto& row : records(slurp(dir_ / table))) EXPECT_EQ(row.size(), width) << table << ": a torn row";
+  }
+  // A run whose runs.csv or ranks.csv row was cut is not done; the others are, and reopening finds nothing more to
+  // repair.
+  testing::internal::CaptureStderr();
+  const auto points = ResultStore::open(dir_, test_schema()).recorded_points();
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_TRUE(points.at(ResultStore::key(key_fields("torn", 2, 0))).done());
+  EXPECT_TRUE(points.at(ResultStore::key(key_fields("torn", 2, 2))).done());
+  const bool cut_rows_of_b = std::string(file) != "events.csv";  // events do not make a run complete
+  EXPECT_EQ(points.count(ResultStore::key(key_fields("torn", 2, 1))) > 0 &&
+                points.at(ResultStore::key(key_fields("torn", 2, 1))).done(),
+            !cut_rows_of_b);
+}
+
+INSTANTIATE_TEST_SUITE_P(CutOff, TornTail,
+                         testing::Values(std::pair{"runs.csv", 40}, std::pair{"ranks.csv", 20},
+                                         std::pair{"events.csv", 5}),
+                         [](const auto& info) {
+                           std::string name = std::string(info.param.first) + "_" + std::to_string(info.param.second);
+                           std::replace(name.begin(), name.end(), '.', '_');
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace mcmclb::results

@@ -62,6 +62,13 @@ int run_main(int argc, char** argv, int (*body)(int, char**)) {
       std::fflush(stderr);
     }
     return 2;
+  } catch (const OutputError& e) {  // thrown on every rank alike, as InputError is
+    if (rank == 0) {
+      const std::string program = argc > 0 ? argv[0] : "mcmclb";
+      std::fprintf(stderr, "%s: %s\n", program.substr(program.find_last_of('/') + 1).c_str(), e.what());
+      std::fflush(stderr);
+    }
+    return kOutputErrorExit;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error on rank %d: %s\n", rank, e.what());
     std::fflush(stderr);

@@ -8,9 +8,13 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <thread>
+
+#include "mcmclb/provenance.hpp"
+#include "mcmclb/text.hpp"
 
 namespace mcmclb::results::detail {
 
@@ -19,6 +23,55 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::chrono::seconds kReadLockPatience{2};  // see FolderLock
+
+/// How long a writer waits for the folder's lock before saying who holds it: MCMCLB_LOCK_WARN_S seconds
+/// (docs/reference/columns.md), 10 by default.
+std::chrono::milliseconds lock_warn_after() {
+  const char* text = std::getenv(kLockWarnVariable);
+  double seconds = 10.0;
+  if (text != nullptr && *text != '\0') {
+    char* end = nullptr;
+    const double value = std::strtod(text, &end);
+    if (*end == '\0' && value >= 0 && value < 1e6) seconds = value;
+  }
+  return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+}
+
+std::string host_name() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) return "?";
+  return printable(host, 100);
+}
+
+/// Writes "pid PID host HOST since UTC" into the lock file, for a writer waiting behind this one to name it (the
+/// fcntl lock itself tells only a local pid). Best effort: a full disk must not stop a commit that can still go.
+void note_holder(const Fd& fd) {
+  const std::string text = "pid " + std::to_string(::getpid()) + " host " + host_name() + " since " + utc_now() + "\n";
+  if (::pwrite(fd.get(), text.data(), text.size(), 0) == static_cast<ssize_t>(text.size())) {
+    if (::ftruncate(fd.get(), static_cast<off_t>(text.size())) != 0) return;
+  }
+}
+
+/// One line on stderr naming who holds path's lock (what the holder wrote, and the pid fcntl reports).
+void say_who_holds(const fs::path& path, const Fd& fd, std::chrono::milliseconds waited) {
+  struct flock probe {};
+  probe.l_type = F_WRLCK;
+  probe.l_whence = SEEK_SET;
+  std::string holder;
+  if (::fcntl(fd.get(), F_GETLK, &probe) == 0 && probe.l_type != F_UNLCK && probe.l_pid > 0) {
+    holder = "pid " + std::to_string(probe.l_pid);
+  }
+  std::string noted = read_at(fd, path, 0, 512);
+  noted = noted.substr(0, noted.find('\n'));
+  // The note is the holder's if it names the same pid (fcntl gives 0 or a server's pid for a remote holder).
+  if (noted.rfind("pid ", 0) == 0 && (holder.empty() || noted.rfind(holder + " ", 0) == 0)) holder = noted;
+  if (holder.empty()) holder = "another process";
+  std::fprintf(stderr,
+               "mcmclb: %s: waited %.0f s for the results lock, held by %s (a stopped or hung writer? it is "
+               "released when that process ends or continues); still waiting\n",
+               shown(path).c_str(), std::chrono::duration<double>(waited).count(), printable(holder, 300).c_str());
+  std::fflush(stderr);
+}
 
 void write_journal(const fs::path& dir, const Sizes& sizes) {
   std::string text = "mcmclb journal 1\n";
@@ -50,11 +103,13 @@ std::vector<const Table*> all_tables(const Schema& s) {
 FolderLock::FolderLock(const fs::path& dir, Mode mode) : guard_(process_mutex()) {
   const fs::path path = dir / kLockFile;
   if (mode == Mode::read) {
-    const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    std::string why;
+    const int raw = open_regular_file(path, O_RDONLY, &why);
+    if (raw < 0 && errno == EINVAL) fail(path, why + " (allowed: a regular file, the lock mcmclb makes; remove it)");
     if (raw < 0) return;  // no writer of this version has written here yet, or the file is not ours to read
     fd_ = Fd(raw);
   } else {
-    fd_ = open_file(path, O_RDWR | O_CREAT);
+    fd_ = std::move(*open_regular(path, O_RDWR | O_CREAT));
   }
   struct flock lock {};
   lock.l_type = mode == Mode::read ? F_RDLCK : F_WRLCK;
@@ -71,7 +126,13 @@ FolderLock::FolderLock(const fs::path& dir, Mode mode) : guard_(process_mutex())
     }
     return;
   }
-  while (::fcntl(fd_.get(), F_SETLKW, &lock) != 0) {
+  // Tries without blocking for warn_after (a commit lasts milliseconds), then names the holder in one line and
+  // waits in the kernel's queue as long as it takes: a stopped (SIGSTOP, a suspended job) or hung writer keeps
+  // the lock, and waiting loses nothing, while giving up would throw away the run just measured.
+  const auto warn_at = std::chrono::steady_clock::now() + lock_warn_after();
+  auto pause = std::chrono::milliseconds(1);
+  bool blocking = false;
+  while (::fcntl(fd_.get(), blocking ? F_SETLKW : F_SETLK, &lock) != 0) {
     if (errno == EINTR) continue;
     if (errno == ENOLCK || errno == EOPNOTSUPP || errno == ENOSYS) {
       fail_errno(path,
@@ -79,8 +140,16 @@ FolderLock::FolderLock(const fs::path& dir, Mode mode) : guard_(process_mutex())
                  "lockd; Lustre: mount with -o flock)",
                  errno);
     }
-    fail_errno(path, "cannot lock", errno);
+    if (errno != EAGAIN && errno != EACCES) fail_errno(path, "cannot lock", errno);
+    if (std::chrono::steady_clock::now() >= warn_at) {
+      say_who_holds(path, fd_, lock_warn_after());
+      blocking = true;
+      continue;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
   }
+  note_holder(fd_);
 }
 
 std::mutex& FolderLock::process_mutex() {
@@ -90,13 +159,9 @@ std::mutex& FolderLock::process_mutex() {
 
 std::optional<Sizes> read_journal(const fs::path& dir, const Schema& schema) {
   const fs::path journal = dir / kJournalFile;
-  const int raw = ::open(journal.c_str(), O_RDONLY | O_CLOEXEC);
-  if (raw < 0) {
-    if (errno == ENOENT) return std::nullopt;
-    fail_errno(journal, "cannot read", errno);
-  }
-  const Fd fd(raw);
-  std::istringstream in(read_at(fd, journal, 0, kMaxHeaderBytes));
+  const auto fd = open_regular(journal, O_RDONLY);
+  if (!fd) return std::nullopt;
+  std::istringstream in(read_at(*fd, journal, 0, kMaxHeaderBytes));
   std::string line;
   std::getline(in, line);
   Sizes sizes;
@@ -135,7 +200,7 @@ void commit(const fs::path& dir, const std::vector<std::pair<const Table*, std::
   for (const auto& [table, text] : appends) {
     Target t;
     t.path = dir / table->file;
-    t.fd = open_file(t.path, O_RDWR | O_CREAT);
+    t.fd = std::move(*open_regular(t.path, O_RDWR | O_CREAT));
     t.size = size_of(t.fd, t.path);
     if (t.size == 0) {
       t.prefix = csv::line(table->header);
@@ -167,7 +232,8 @@ void commit(const fs::path& dir, const std::vector<std::pair<const Table*, std::
       write_all(t.fd, t.path, text, t.size + static_cast<off_t>(t.prefix.size()));
       sync(t.fd, t.path);
       t.fd.close_checked(t.path);
-      if (crash_after == file) ::raise(SIGKILL);  // test hook
+      if (crash_after == file) ::raise(SIGKILL);            // test hook
+      if (crash_after == file + ":stop") ::raise(SIGSTOP);  // test hook: a writer stopped holding the lock
     }
   } catch (...) {
     for (const Target& t : targets) truncate_to(t.path, t.size);

@@ -55,6 +55,15 @@ Fd open_file(const fs::path& path, int flags) {
   return Fd(fd);
 }
 
+std::optional<Fd> open_regular(const fs::path& path, int flags) {
+  std::string why;
+  const int fd = open_regular_file(path, flags, &why);
+  if (fd >= 0) return Fd(fd);
+  if (errno == ENOENT && (flags & O_CREAT) == 0) return std::nullopt;
+  if (errno == EINVAL) fail(path, why + " (allowed: a regular file; remove it or write to a new output folder)");
+  fail_errno(path, "cannot open", errno);
+}
+
 off_t size_of(const Fd& fd, const fs::path& path) {
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) fail_errno(path, "cannot stat", errno);
@@ -116,27 +125,18 @@ std::string first_line(const Fd& fd, const fs::path& path) {
 }
 
 void truncate_to(const fs::path& path, off_t size) {
-  const int raw = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (raw < 0) {
-    if (errno == ENOENT) return;
-    fail_errno(path, "cannot roll back", errno);
-  }
-  const Fd fd(raw);
+  const auto opened = open_regular(path, O_WRONLY);
+  if (!opened) return;
+  const Fd& fd = *opened;
   if (size_of(fd, path) <= size) return;
   if (::ftruncate(fd.get(), size) != 0) fail_errno(path, "cannot roll back", errno);
   sync(fd, path);
 }
 
 void for_each_row(const fs::path& path, const std::function<void(std::string_view)>& emit, off_t limit) {
-  Fd fd;
-  {
-    const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (raw < 0) {
-      if (errno == ENOENT) return;
-      fail_errno(path, "cannot open", errno);
-    }
-    fd = Fd(raw);
-  }
+  const auto opened = open_regular(path, O_RDONLY);
+  if (!opened) return;
+  const Fd& fd = *opened;
   constexpr std::size_t kBlock = 1 << 20;
   std::string buffer;
   std::size_t scanned = 0, start = 0;

@@ -44,6 +44,10 @@ class Fd {
 
 /// open(2) with O_CLOEXEC (mode 0644 where it creates), retried on EINTR.
 Fd open_file(const std::filesystem::path& path, int flags);
+/// open_file() for a file of the folder that must be a regular file if it exists (every table, the lock, the
+/// journal): through mcmclb::open_regular_file, so a FIFO or device planted there is refused (a StoreError saying
+/// what it is) instead of blocking or never ending. Nothing when it does not exist and flags do not create it.
+std::optional<Fd> open_regular(const std::filesystem::path& path, int flags);
 off_t size_of(const Fd& fd, const std::filesystem::path& path);
 /// Writes all of text at offset at (pwrite).
 void write_all(const Fd& fd, const std::filesystem::path& path, std::string_view text, off_t at);

@@ -39,12 +39,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 
 #include "journal.hpp"
+#include "mcmclb/provenance.hpp"
 #include "mcmclb/text.hpp"
 #include "posix_file.hpp"
 
@@ -80,17 +82,10 @@ enum class Found { absent, current, upgrade };
 /// and the check under the lock decides.
 Found check_header(const fs::path& dir, const Table& table, const OlderHeader** older, bool lock_free = false) {
   const fs::path path = dir / table.file;
-  const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (raw < 0) {
-    if (errno == ENOENT) return Found::absent;
-    fail_errno(path, "cannot read", errno);
-  }
-  const Fd fd(raw);
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) fail_errno(path, "cannot stat", errno);
-  if (!S_ISREG(st.st_mode)) fail(path, "is not a regular file; remove it or write to a new output folder");
-  if (st.st_size == 0) return Found::absent;
-  const std::string head = first_line(fd, path);
+  const auto fd = open_regular(path, O_RDONLY);
+  if (!fd) return Found::absent;
+  if (size_of(*fd, path) == 0) return Found::absent;
+  const std::string head = first_line(*fd, path);
   if (lock_free && (head.empty() || head.back() != '\n')) return Found::absent;
   if (head == header_text(table.header)) return Found::current;
   for (const OlderHeader& o : table.older) {
@@ -134,6 +129,61 @@ void upgrade_file(const fs::path& dir, const Table& table, const OlderHeader& ol
     text += csv::line(upgraded);
   });
   replace_file(dir, path, "upgrade", text);
+}
+
+/// The end of the file's last whole record (after its newline outside quotes), or 0 when it has none.
+off_t end_of_last_record(const Fd& fd, const fs::path& path, off_t size) {
+  constexpr std::size_t kBlock = 1 << 20;
+  off_t end = 0;
+  bool quoted = false;
+  for (off_t at = 0; at < size; at += static_cast<off_t>(kBlock)) {
+    const std::string block = read_at(fd, path, at, kBlock);
+    for (std::size_t i = 0; i < block.size(); ++i) {
+      if (block[i] == '"') quoted = !quoted;
+      if (block[i] == '\n' && !quoted) end = at + static_cast<off_t>(i) + 1;
+    }
+    if (block.size() < kBlock) break;
+  }
+  return end;
+}
+
+/// A table file whose last row lacks its newline with no journal to undo it (a crash of an older version, a full
+/// disk outside the store, a copy cut short): the next commit would append its row to the torn one, and every
+/// reader would then refuse the folder. So the torn bytes move to FILE.torn-UTC (kept: the user decides) and the
+/// file is cut back to its last whole row, said in one line on stderr. Lock held, journal rolled back, header
+/// checked (a file of another version is refused, never cut).
+void repair_torn_tail(const fs::path& dir, const Table& table) {
+  const fs::path path = dir / table.file;
+  const auto fd = open_regular(path, O_RDWR);
+  if (!fd) return;
+  const off_t size = size_of(*fd, path);
+  if (size == 0 || read_at(*fd, path, size - 1, 1) == "\n") return;
+  const off_t keep = end_of_last_record(*fd, path, size);
+  if (keep == 0) return;  // a header without its newline: check_header refused it already
+  const std::string torn = read_at(*fd, path, keep, static_cast<std::size_t>(size - keep));
+  std::string stamp = utc_now();
+  stamp.erase(std::remove_if(stamp.begin(), stamp.end(), [](char c) { return c == ':' || c == '-'; }), stamp.end());
+  fs::path kept;
+  for (int n = 0;; ++n) {
+    kept = dir / (table.file + ".torn-" + stamp + (n > 0 ? "-" + std::to_string(n) : ""));
+    const int raw = ::open(kept.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (raw < 0 && errno == EEXIST && n < 100) continue;
+    if (raw < 0) fail_errno(kept, "cannot keep the torn last row of " + table.file, errno);
+    Fd out(raw);
+    write_all(out, kept, torn, 0);
+    sync(out, kept);
+    out.close_checked(kept);
+    break;
+  }
+  sync_folder(dir);
+  if (::ftruncate(fd->get(), keep) != 0) fail_errno(path, "cannot cut its torn last row", errno);
+  sync(*fd, path);
+  std::fprintf(stderr,
+               "mcmclb: %s: its last row was cut off (%lld bytes without a newline and no journal: a crash or a "
+               "full disk outside mcmclb's store); moved them to %s and recording goes on after the last whole "
+               "row\n",
+               shown(path).c_str(), static_cast<long long>(size - keep), shown(kept).c_str());
+  std::fflush(stderr);
 }
 
 /// Checks the folder's path (one StoreError naming what is wrong) without touching it: true if the folder exists.
@@ -324,6 +374,7 @@ ResultStore ResultStore::open(const fs::path& dir, Schema schema) {
     if (check_header(dir, *t, &older) == Found::upgrade) upgrades.emplace_back(t, older);
   }
   // Every file was checked before the first is rewritten: a refused folder is left as it was.
+  for (const Table* t : all_tables(schema)) repair_torn_tail(dir, *t);
   for (const auto& [table, older] : upgrades) upgrade_file(dir, *table, *older);
   return ResultStore(dir, std::move(schema));
 }

@@ -136,7 +136,12 @@ class ResultStore {
 
 /// Test hook: when the environment variable MCMCLB_STORE_CRASH_AFTER names a table file ("ranks.csv", ...),
 /// a commit kills its own process with SIGKILL right after appending to that file, as `kill -9` would;
-/// "ranks.csv:half" kills it after writing half of that file's new text (a torn line).
+/// "ranks.csv:half" kills it after writing half of that file's new text (a torn line); "ranks.csv:stop" stops it
+/// there with SIGSTOP, holding the folder's lock, until a SIGCONT.
 inline constexpr const char* kCrashAfterVariable = "MCMCLB_STORE_CRASH_AFTER";
+
+/// A writer that has waited this many seconds (default 10) for the folder's lock says on stderr, in one line, who
+/// holds it (pid, host, since when), and goes on waiting.
+inline constexpr const char* kLockWarnVariable = "MCMCLB_LOCK_WARN_S";
 
 }  // namespace mcmclb::results

@@ -23,6 +23,15 @@ class InputError : public std::runtime_error {
   explicit InputError(const std::string& message) : InputError(std::string_view(message)) {}
 };
 
+/// Results that could not be written once work had begun (a full disk, a folder made read-only meanwhile), thrown
+/// on every rank alike (rank 0 shares the verdict first): mpi::run_main prints it once, on rank 0, as
+/// "<program>: <message>", and every rank exits with kOutputErrorExit, without MPI_Abort's extra lines.
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+inline constexpr int kOutputErrorExit = 4;
+
 /// Throws "key <key>: unknown <kind> '<name>' (allowed: <known>)": the one message for every name looked up in a
 /// registry (balancers, creation methods).
 [[noreturn]] inline void throw_unknown_name(std::string_view key, std::string_view kind, std::string_view name,

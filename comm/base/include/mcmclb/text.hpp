@@ -1,6 +1,12 @@
 // Small text helpers shared by messages, input and output.
 #pragma once
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -83,16 +89,75 @@ inline std::string command_line(int argc, char** argv) {
   return line;
 }
 
-/// The whole content of a file, or nothing if it cannot be opened or is not a regular file: an ifstream opens a
-/// folder on Linux and reads it as empty, and reading /dev/zero or a FIFO would never end.
-inline std::optional<std::string> read_text_file(const std::filesystem::path& path) {
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) return std::nullopt;
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
+/// What a file of this mode is, for messages: "a FIFO", "a folder", ...; "" for a regular file.
+inline std::string_view file_kind(mode_t mode) {
+  if (S_ISREG(mode)) return "";
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "a special file";
+}
+
+/// open(2) of path (flags: O_RDONLY, O_WRONLY or O_RDWR, O_CREAT allowed) only if it is a regular file: the one
+/// way every file is opened for reading, since a FIFO blocks open() and read() forever and a device (/dev/zero)
+/// never ends. O_NONBLOCK makes the open itself return at once whatever the path is; it is cleared again for
+/// the regular file returned. Returns the descriptor (O_CLOEXEC), or -1 with errno set and *why (if given) saying
+/// what is wrong in words, e.g. "is a FIFO, not a regular file".
+inline int open_regular_file(const std::filesystem::path& path, int flags, std::string* why = nullptr) {
+  int fd;
+  do {
+    fd = ::open(path.c_str(), flags | O_NONBLOCK | O_CLOEXEC, 0644);
+  } while (fd < 0 && errno == EINTR);
+  struct stat st {};
+  if (fd < 0 && (errno == ENXIO || errno == EISDIR) && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    // A FIFO without a reader (write-only open), or a folder opened for writing.
+    if (why != nullptr) *why = "is " + std::string(file_kind(st.st_mode)) + ", not a regular file";
+    errno = EINVAL;
+    return -1;
+  }
+  if (fd < 0) {
+    if (why != nullptr) *why = std::strerror(errno);
+    return -1;
+  }
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    if (why != nullptr) *why = std::strerror(err);
+    errno = err;
+    return -1;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    if (why != nullptr) *why = "is " + std::string(file_kind(st.st_mode)) + ", not a regular file";
+    errno = EINVAL;
+    return -1;
+  }
+  const int status = ::fcntl(fd, F_GETFL);
+  if (status >= 0) ::fcntl(fd, F_SETFL, status & ~O_NONBLOCK);
+  return fd;
+}
+
+/// The whole content of a regular file, or nothing (with *why, if given, saying why in words: "is a FIFO, not a
+/// regular file", "No such file or directory") if it is not one or cannot be read.
+inline std::optional<std::string> read_text_file(const std::filesystem::path& path, std::string* why = nullptr) {
+  const int fd = open_regular_file(path, O_RDONLY, why);
+  if (fd < 0) return std::nullopt;
+  std::string content;
+  char block[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, block, sizeof block);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      if (why != nullptr) *why = std::strerror(errno);
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    content.append(block, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return content;
 }
 
 }  // namespace mcmclb
