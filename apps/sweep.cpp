@@ -39,8 +39,9 @@ InputError output_error(const SweepOptions& o, const results::StoreError& e) {
 }  // namespace
 
 std::string read_file(const std::string& path, const std::string& what) {
-  auto content = read_text_file(path);
-  if (!content) throw InputError(path + ": cannot read the " + what);
+  std::string why;
+  auto content = read_text_file(path, &why);
+  if (!content) throw InputError(path + ": cannot read the " + what + ": " + why);
   return std::move(*content);
 }
 

@@ -629,6 +629,7 @@ class HostileYaml(InputCase):
                 r = self.mcmclb("plan", os.path.join(configs, name))
                 self.assertEqual(r.returncode, 0, r.stderr)
 
+
 # ---- The results store's files as a hostile user or a failing machine leaves them.
 
 

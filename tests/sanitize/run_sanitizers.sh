@@ -10,7 +10,11 @@
 set -euo pipefail
 src=$1; asan=$2/asan; werror=${3:-ON}; kernel_filter=${4:-}
 start=$SECONDS
-cmake -S "$src" -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMCMCLB_SANITIZE=ON -DBUILD_TESTING=ON \
+# -O1 -g1: the optimisation ASan's authors recommend, and line tables only (stack traces keep file:line). Measured
+# on this 2-core VM: 234 s of CPU for the three suites against 519 s at RelWithDebInfo's -O2 -g.
+flags="-O1 -g1 -DNDEBUG"
+cmake -S "$src" -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="$flags" -DMCMCLB_SANITIZE=ON -DBUILD_TESTING=ON \
   -DMCMCLB_WERROR="$werror" >"$asan.configure.log" 2>&1 || { cat "$asan.configure.log"; exit 1; }
 cmake --build "$asan" -j2 --target test_comm_create test_mpi_handles test_kernel >"$asan.build.log" 2>&1 ||
   { tail -50 "$asan.build.log"; exit 1; }
