@@ -27,6 +27,15 @@ std::string join(const Range& items, std::string_view sep = ", ") {
   return out;
 }
 
+/// Appends byte c as the four characters \xNN (lower-case hex): how the message helpers below write a byte that
+/// must not reach a terminal as it is.
+inline void append_hex_escape(std::string& out, unsigned char c) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += "\\x";
+  out += kHex[c >> 4];
+  out += kHex[c & 15];
+}
+
 /// text safe to print on one line of a terminal: printable ASCII kept, every other byte as \xNN, at most
 /// max_bytes of it (then "...").
 inline std::string printable(std::string_view text, std::size_t max_bytes = 80) {
@@ -36,10 +45,7 @@ inline std::string printable(std::string_view text, std::size_t max_bytes = 80) 
     if (c >= 0x20 && c < 0x7f && c != '\\') {
       out += static_cast<char>(c);
     } else {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
+      append_hex_escape(out, c);
     }
   }
   if (text.size() > max_bytes) out += "...";
@@ -58,10 +64,7 @@ inline std::string one_line(std::string_view text, std::size_t max_bytes = 2000)
     if (c >= 0x20 && c < 0x7f) {
       out += static_cast<char>(c);
     } else {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
+      append_hex_escape(out, c);
     }
   }
   if (i < text.size()) out += "...";
