@@ -1,7 +1,10 @@
 #!/usr/bin/python3
-"""Fig. 1: communicator creation cost vs. output group size, one line per method (log-log), median over
-repetitions with a min-max band. Input: the CSV written by mcmclb-commbench or mcmclb-commbench-sim (or a folder
-holding commbench.csv). Simulated series (backend smpi) are labelled as simulated, with their platform.
+"""Fig. 1: communicator creation cost vs. output group size, one line per method (log-log), median over repetitions
+with a min-max band and the 95 % confidence interval of the median as error bars (order statistics,
+plots/mcmclb_stats.py: none below 6 repetitions, none for simulated series, which are deterministic); the same
+numbers are printed per method and group size, with the repetitions. Input: the CSV written by mcmclb-commbench or
+mcmclb-commbench-sim (or a folder holding commbench.csv). Simulated series (backend smpi) are labelled as simulated,
+with their platform.
 
 --stat says which per-repetition statistic is plotted: mean (default) is each repetition's mean iteration
 (time_us), what MPI benchmarks report; median is its median iteration (iter_median_us), which one scheduler
@@ -24,7 +27,8 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (ArgumentParser, InputError, check_inputs_exist, check_output, fail, find_csv,  # noqa: E402
-                        median, output_path, pyplot, read_csv, save)
+                        markdown_table, output_path, pyplot, read_csv, save)
+from mcmclb_stats import CAPTION, CI_HEADING, Summary, error_bars, median  # noqa: E402
 
 REQUIRED = ["method", "op", "nprocs", "group_size", "rep", "time_us"]
 # mcmclb-commbench's pseudo-method: the same iteration with nothing timed (clock reads, cold caches after a wake-up);
@@ -69,6 +73,7 @@ def main(argv=None):
         fail(__file__, f"{args.inputs[0]}: no rows with op={args.op}")
 
     print_fits(series, args.op, stat_text)
+    print_summaries(series, args.op, stat_text)
     crossovers = find_crossovers(series)
     several_backends = len({(key[2], key[3]) for key in series}) > 1
     for (nprocs, backend, platform), found in sorted(crossovers.items()):
@@ -95,9 +100,8 @@ def main(argv=None):
     for key, by_size in sorted(series.items()):
         method, nprocs = key[0], key[1]
         sizes = sorted(by_size)
-        med = [median(by_size[s]) for s in sizes]
-        lo = [min(by_size[s]) for s in sizes]
-        hi = [max(by_size[s]) for s in sizes]
+        stats = [Summary(by_size[s], key[2] == "smpi") for s in sizes]
+        med = [s.median for s in stats]
         label = method + (f" (P={nprocs})" if several_p else "")
         if several_backends:
             label += f", {backend_label(key[2], key[3])}"
@@ -107,7 +111,10 @@ def main(argv=None):
         else:
             (line,) = ax.plot(sizes, med, marker=markers[method], color=colours[method], fillstyle="none",
                               label=label, linestyle="--" if key[2] == "smpi" else "-")
-        ax.fill_between(sizes, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
+        ax.fill_between(sizes, [s.min for s in stats], [s.max for s in stats], color=line.get_color(), alpha=0.2,
+                        linewidth=0)
+        if method != FLOOR:
+            error_bars(ax, sizes, stats, color=line.get_color())
     for (nprocs, backend, platform), found in sorted(crossovers.items()):
         if found["size"] is None:
             continue
@@ -132,7 +139,10 @@ def main(argv=None):
     ax.set_xlabel("output group size (ranks)")
     ax.set_ylabel(f"{args.op} time (µs, max over ranks, {stat_text})")
     procs = sorted({key[1] for key in series})
-    title = f"Communicator {args.op} cost, P = {', '.join(map(str, procs))}, {stat_text} per repetition"
+    counts = sorted({len(v) for by_size in series.values() for v in by_size.values()})
+    title = (f"Communicator {args.op} cost, P = {', '.join(map(str, procs))}, {stat_text} per repetition\n"
+             f"median of n = {counts[0]}" + (f"-{counts[-1]}" if counts[-1] > counts[0] else "") +
+             " repetitions; bars: 95 % CI of the median (n >= 6), band: min-max")
     if not several_backends:
         title += f"\n{backend_label(*next(iter(backends)))}"
     ax.set_title(title, fontsize="medium", pad=12 if any(f["size"] for f in crossovers.values()) else 6)
@@ -245,6 +255,21 @@ def shape(by_size):
     else:
         better = "log2(g)" if lin[2] >= sq[2] else "log2(g)^2"
     return len(sizes), lin, sq, better
+
+
+def print_summaries(series, op, stat_text):
+    """Per series and group size: repetitions, median, its 95 % interval (or why there is none), min-max."""
+    print(f"\nThe {op} time per group size (µs, {stat_text} per repetition), over repetitions:\n")
+    rows = []
+    for key, by_size in sorted(series.items()):
+        method, nprocs, backend = key[0], key[1], key[2]
+        for size in sorted(by_size):
+            t = Summary(by_size[size], backend == "smpi")
+            rows.append([method, str(nprocs), backend, str(size), str(t.n), f"{t.median:.3f}", t.ci_text("{:.3f}"),
+                         t.range_text("{:.3f}")])
+    print("\n".join(markdown_table(["method", "P", "backend", "group size", "runs", "median", CI_HEADING,
+                                     "[min-max]"], rows)))
+    print(f"({CAPTION}.)\n")
 
 
 def print_fits(series, op, stat_text):

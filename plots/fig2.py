@@ -1,13 +1,15 @@
 #!/usr/bin/python3
 """Fig. 2: weak scaling. Run time vs. cores for none, the ideal, async and each collective interval: median over
-repetitions with min-max bars. Below it, on the same cores axis, each series' time / ideal (ideal = 1), scaled to
-the series near the ideal, which lie on one another on the time axis; series beyond that range are named above
-the panel. Real-MPI and simulated (SimGrid SMPI) results can share one figure, from one or several results folders
-or runs.csv files: each simulated series is drawn dashed with hollow markers and labelled "simulated (PLATFORM)", as
-its numbers come from a model of a machine, not a measurement. --reference overlays the paper's published values
-(plots/reference/dinan2011.csv: baseline 7.0 s and ideal 3.5 s follow from the workload; async <= 4.2 s and
-collective ~5.95 s are bounds derived from the paper's text, drawn dotted and labelled as such), named in the
-legend beside the figure so that no label covers a series."""
+repetitions with the 95 % confidence interval of the median as error bars (order statistics, plots/mcmclb_stats.py:
+none below 6 repetitions, none for simulated series, which are deterministic) and the min-max as a thin line; the
+same numbers, with the repetitions per point, are printed as a table. Below it, on the same cores axis, each series'
+time / ideal (ideal = 1), scaled to the series near the ideal, which lie on one another on the time axis; series
+beyond that range are named above the panel. Real-MPI and simulated (SimGrid SMPI) results can share one figure,
+from one or several results folders or runs.csv files: each simulated series is drawn dashed with hollow markers and
+labelled "simulated (PLATFORM)", as its numbers come from a model of a machine, not a measurement. --reference
+overlays the paper's published values (plots/reference/dinan2011.csv: baseline 7.0 s and ideal 3.5 s follow from the
+workload; async <= 4.2 s and collective ~5.95 s are bounds derived from the paper's text, drawn dotted and labelled
+as such), named in the legend beside the figure so that no label covers a series."""
 import os
 import sys
 import textwrap
@@ -15,7 +17,8 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (ArgumentParser, InputError, backend_label, check_inputs_exist, check_output,  # noqa: E402
-                        fail, median, output_path, pyplot, read_csv, read_runs, run_label, save)
+                        fail, markdown_table, output_path, pyplot, read_csv, read_runs, run_label, save)
+from mcmclb_stats import CAPTION, CI_HEADING, Summary, error_bars, median  # noqa: E402
 
 # A series whose median time / ideal is at most this is "near the ideal": the time panel cannot separate such
 # series (3.5 s and 4.4 s are a quarter inch apart there), so the ratio panel is scaled to them.
@@ -67,21 +70,27 @@ def main(argv=None):
     ax.plot(procs, [median(ideal[p]) for p in procs], "k--", label="ideal", linewidth=1.2)
     ax_ratio.axhline(1.0, color="black", linestyle="--", linewidth=1.2)
     colours = {}  # a balancer set-up keeps its colour across backends; the line style tells the backend apart
-    drawn, off_scale = [], []
+    drawn, off_scale, stats = [], [], []
     for key in order:
         name, backend = key
         simulated = backend != "real MPI"
         colour = colours.setdefault(name, f"C{len(colours) % 10}")
         label = f"{name}, {backend}" if len(backends) > 1 or simulated else name
-        style = dict(marker="o", capsize=3, color=colour, linestyle="--" if simulated else "-",
+        style = dict(marker="o", color=colour, linestyle="--" if simulated else "-",
                      markerfacecolor="none" if simulated else colour)
-        ax.errorbar(*median_and_spread(series[key]), label=label, **style)
+        ps, times = summaries(series[key], simulated)
+        ax.plot(ps, [t.median for t in times], label=label, **style)
+        error_bars(ax, ps, times, color=colour)
+        stats += [[label, str(p), str(t.n), f"{t.median:.3f}", t.ci_text(), t.range_text()] for p, t in zip(ps, times)]
         if ratios.get(key):
-            ps, med, spread = median_and_spread(ratios[key])
-            ax_ratio.errorbar(ps, med, yerr=spread, **style)
+            ps, med = summaries(ratios[key], simulated)
+            ax_ratio.plot(ps, [m.median for m in med], **style)
+            error_bars(ax_ratio, ps, med, color=colour)
+            med = [m.median for m in med]
             if key not in near:
                 off_scale.append(f"{label} {min(med):.2f}" + (f"-{max(med):.2f}" if max(med) > min(med) else ""))
         drawn.append(label + (" [dashed]" if simulated else ""))
+    counts = sorted({int(row[2]) for row in stats})
 
     # The paper's values go into the legend, never beside the lines, where they covered the series.
     by_value = defaultdict(list)  # reference lines sharing a value are drawn once, their names joined
@@ -108,7 +117,8 @@ def main(argv=None):
     ax_ratio.set_xlabel("cores (ranks)")
     ax.set_ylabel("run time (s, max over ranks)")
     ax_ratio.set_ylabel("time / ideal")
-    ax.set_title("Weak scaling: median, min-max over repetitions" +
+    ax.set_title(f"Weak scaling: median of n = {counts[0]}" + (f"-{counts[-1]}" if counts[-1] > counts[0] else "") +
+                 " repetitions; bars: 95 % CI of the median (n >= 6), thin lines: min-max" +
                  ("\n(dashed: simulated with SimGrid, not measured)" if backends != ["real MPI"] else ""))
     if off_scale:  # named above the panel, so a reader does not take a missing line for a missing series
         ax_ratio.set_title(textwrap.fill("above this panel's range: " + "; ".join(off_scale), 120),
@@ -120,6 +130,8 @@ def main(argv=None):
     handles, labels = ax.get_legend_handles_labels()
     entries = sorted(zip(handles, labels), key=lambda e: (e[1] != "ideal", e[1].startswith("paper ")))
     ax.legend(*zip(*entries), fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    print("\n".join(markdown_table(["series", "P", "runs", "time_s median", CI_HEADING, "[min-max]"], stats)))
+    print(f"({CAPTION}.)")
     if ratios:
         print(f"time / ideal panel: {low:.4f} to {high:.4f}" +
               (f"; above it: {'; '.join(off_scale)}" if off_scale else ""))
@@ -130,11 +142,10 @@ def main(argv=None):
     return 0
 
 
-def median_and_spread(by_p):
-    """(P values, medians, [below, above] the median to the min and max) of P -> samples."""
+def summaries(by_p, simulated):
+    """(P values, the Summary of each P's samples) of P -> samples."""
     ps = sorted(by_p)
-    med = [median(by_p[p]) for p in ps]
-    return ps, med, [[m - min(by_p[p]) for m, p in zip(med, ps)], [max(by_p[p]) - m for m, p in zip(med, ps)]]
+    return ps, [Summary(by_p[p], simulated) for p in ps]
 
 
 def ratio_range(ratios):

@@ -118,8 +118,8 @@ def _time(optional=False):
 NAME, TEXT, BOOL = Column("name"), Column("text"), Column("bool")
 
 # Column names and meanings: docs/reference/columns.md. The C++ writes them (study/src/runs_csv.cpp,
-# study/src/run_files.cpp, apps/commbench.cpp); tests/test_reference.py checks that each schema here has exactly the
-# columns of the header the C++ writes, in its order.
+# study/src/run_files.cpp, study/src/provenance.cpp, apps/commbench.cpp); tests/test_reference.py checks that each
+# schema here has exactly the columns of the header the C++ writes, in its order.
 SCHEMAS = {
     "runs.csv": {
         "run_id": NAME, "experiment": NAME, "nprocs": _int(1), "G": _int(1),
@@ -170,6 +170,10 @@ SCHEMAS = {
         "final_energy": Column("number"), "energy_q32": _int(), "accepted": _int(0), "acceptance": Column("number", 0),
         "ref_energy_q32": _int(), "ref_accepted": _int(0), "matches_ref": BOOL, "ref_cpu_s": _time(),
         "merges": _int(0), "state_bytes": _int(0), "state_bcast_s": _time(), "s_per_item": TEXT,
+    },
+    "provenance.csv": {  # how each run was started; report.py shows it
+        "run_id": NAME, "command_line": TEXT, "working_dir": TEXT, "platform_fnv1a64": TEXT, "simgrid_cfg": TEXT,
+        "launcher": TEXT, "slurm_job_id": TEXT, "slurm_nodelist": TEXT,
     },
     "commbench.csv": {
         "method": NAME, "op": NAME, "nprocs": _int(1), "group_size": _int(1), "rep": _int(0),
@@ -333,12 +337,13 @@ def input_files(path, table):
 OUTPUT_SUFFIXES = (".png", ".pdf", ".svg")
 
 
-def check_output(path, pdf=False):
-    """path (and the PDF beside it with pdf) can be written: a .png/.pdf/.svg name, in an existing folder where a
-    file can be created, not a folder itself. Checked before any input is read, so no work is thrown away."""
+def check_output(path, pdf=False, suffixes=OUTPUT_SUFFIXES):
+    """path (and the PDF beside it with pdf) can be written: a name ending in one of suffixes (a figure's by
+    default), in an existing folder where a file can be created, not a folder itself. Checked before any input is
+    read, so no work is thrown away."""
     targets = [path] + ([os.path.splitext(path)[0] + ".pdf"] if pdf else [])
-    if os.path.splitext(path)[1].lower() not in OUTPUT_SUFFIXES:
-        raise InputError(f"{path}: output must be a file name ending in {', '.join(OUTPUT_SUFFIXES)}")
+    if os.path.splitext(path)[1].lower() not in suffixes:
+        raise InputError(f"{path}: output must be a file name ending in {', '.join(suffixes)}")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         what = "is not a folder" if os.path.exists(folder) else "does not exist"
@@ -357,10 +362,10 @@ def check_output(path, pdf=False):
                          f"existing, writable folder)") from None
 
 
-def median(values):
-    s = sorted(values)
-    n = len(s)
-    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+def markdown_table(header, rows):
+    """Lines of a Markdown table: header, the separator, one line per row of cells (text)."""
+    return (["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] +
+            ["| " + " | ".join(cells) + " |" for cells in rows])
 
 
 def run_label(row):
@@ -384,14 +389,15 @@ RUN_COLUMNS = ["run_id", "nprocs", "balancer", "interval", "method", "rep", "tim
                "regroups_avg", "regroups_std", "regroups_min", "regroups_max", "valid"]
 
 
-def read_runs(paths):
+def read_runs(paths, need=RUN_COLUMNS):
     """runs.csv rows from result folders or files (several folders may be combined, e.g. a real and a simulated
-    sweep). A file older than the simulation back end has no backend and platform columns: its rows read as backend 'mpi'. A
-    simulated (smpi) row must name its platform, and a real (mpi) one must not."""
+    sweep), each holding at least the columns in need. A file older than the simulation back end has no backend
+    and platform columns: its rows read as backend 'mpi'. A simulated (smpi) row must name its platform, and a real
+    (mpi) one must not."""
     rows = []
     for path in paths:
         file = find_csv(path, "runs.csv")
-        found = read_csv(file, "runs.csv", RUN_COLUMNS)
+        found = read_csv(file, "runs.csv", need)
         for number, row in enumerate(found, start=1):
             row.setdefault("backend", "mpi")
             row.setdefault("platform", "")

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
-"""The partner-rule table (the paper, Sect. 2): per workload model, rank count and balancer set-up, the median
-time / ideal over the workload seeds with its [min-max], from a results folder such as the one
-configs/partner.yaml writes (most-work `mostwork` against merge-right `lookahead`). Prints Markdown.
+"""The partner-rule table (the paper, Sect. 2): per workload model, rank count and balancer set-up, the median time /
+ideal over the workload seeds with its [min-max] and the 95 % confidence interval of that median (order statistics,
+plots/mcmclb_stats.py; none below 6 seeds, none for simulated rows, which are labelled and never pooled with
+measured ones), from a results folder such as the one configs/partner.yaml writes (most-work `mostwork` against
+merge-right `lookahead`). Prints Markdown.
 
     plots/partner.py results/partner [results/partner-smpi ...]
 
@@ -13,27 +15,30 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import (ArgumentParser, InputError, check_inputs_exist, fail, find_csv, median,  # noqa: E402
-                        read_csv, run_label)
+from mcmclb_csv import (ArgumentParser, InputError, backend_label, check_inputs_exist, fail,  # noqa: E402
+                        markdown_table, read_runs, run_label)
+from mcmclb_stats import CAPTION, CI_HEADING, Summary  # noqa: E402
 
 COLUMNS = ["run_id", "nprocs", "G", "workload", "workload_seed", "balancer", "interval", "method", "time_s",
            "ideal_s", "valid"]
 
 
 def table(rows):
-    """Markdown lines: one row per (workload, nprocs, G, set-up), in first-seen order."""
+    """Markdown lines: one row per (workload, nprocs, G, set-up, backend), in first-seen order."""
     groups = defaultdict(list)
     for r in rows:
         if r["valid"] is not True or r["ideal_s"] <= 0:
             continue
-        key = (r["workload"], r["nprocs"], r["G"], run_label(r))
-        groups[key].append(r["time_s"] / r["ideal_s"])
-    lines = ["| workload | P | G | balancer | seeds | time / ideal, median [min-max] |",
-             "|---|---|---|---|---|---|"]
-    for (workload, nprocs, g, label), ratios in groups.items():
-        lines.append(f"| {workload} | {nprocs} | {g} | {label} | {len(ratios)} | "
-                     f"{median(ratios):.3f} [{min(ratios):.3f}-{max(ratios):.3f}] |")
-    return lines
+        simulated = r["backend"] != "mpi"
+        label = f"{run_label(r)}, {backend_label(r)}" if simulated else run_label(r)
+        groups[(r["workload"], r["nprocs"], r["G"], label, simulated)].append(r["time_s"] / r["ideal_s"])
+    cells = []
+    for (workload, nprocs, g, label, simulated), ratios in groups.items():
+        s = Summary(ratios, simulated)
+        cells.append([workload, str(nprocs), str(g), label, str(s.n), f"{s.median:.3f} {s.range_text()}",
+                      s.ci_text()])
+    return markdown_table(["workload", "P", "G", "balancer", "seeds", "time / ideal, median [min-max]", CI_HEADING],
+                          cells)
 
 
 def main(argv=None):
@@ -43,12 +48,11 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         check_inputs_exist(args.folders, "runs.csv")
-        rows = []
-        for folder in args.folders:
-            rows += read_csv(find_csv(folder, "runs.csv"), "runs.csv", COLUMNS)
+        rows = read_runs(args.folders, COLUMNS)
     except InputError as e:
         fail(__file__, str(e))
     print("\n".join(table(rows)))
+    print(f"\n({CAPTION}; here the samples are the workload seeds.)")
     return 0
 
 

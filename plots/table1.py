@@ -12,7 +12,7 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (ArgumentParser, InputError, backend_label, check_inputs_exist, fail,  # noqa: E402
-                        platform_name, positive_int, read_csv, read_runs, run_label)
+                        markdown_table, platform_name, positive_int, read_csv, read_runs, run_label)
 
 REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference", "dinan2011.csv")
 
@@ -63,6 +63,55 @@ def paper_values():
     return values
 
 
+def build(runs, source, nprocs=None, paper=False, backend=None, platform=None, tidy=False):
+    """(heading, header, rows of cells) of Table 1 from runs at nprocs (default: the largest), of one backend and
+    platform (refused with InputError when the runs hold several and backend and platform do not choose one). paper:
+    the paper's values beside each row, and a "not run" row for each of its rows the runs lack. tidy (csv): every
+    row names its backend and platform, and "not run" is a run count of 0. source names the input in messages."""
+    values = paper_values() if paper else {}
+    runs = [r for r in runs if (backend is None or r["backend"] == backend) and
+            (platform is None or platform in (r["platform"], platform_name(r)))]
+    if not runs:
+        raise InputError(f"{source}: no runs with backend={backend or 'any'} and platform={platform or 'any'}")
+    available = sorted({r["nprocs"] for r in runs})
+    nprocs = nprocs or available[-1]
+    if nprocs not in available:
+        raise InputError(f"{source}: no runs with nprocs={nprocs} (has {', '.join(map(str, available))})")
+    sources = sorted({(backend_label(r), r["platform"]) for r in runs if r["nprocs"] == nprocs})
+    if len(sources) > 1:
+        raise InputError(f"{source}: the runs with nprocs={nprocs} come from "
+                         f"{'; '.join(p or b for b, p in sources)}, which one table must not mix "
+                         f"(allowed: choose one with --backend mpi|smpi and --platform NAME)")
+    label, platform_file = sources[0]
+
+    header = ["balancer", "runs", "avg", "stdev", "min", "max"]
+    if paper:
+        header += ["paper avg", "paper stdev", "paper min", "paper max"]
+    if tidy:
+        header += ["backend", "platform"]
+    lines = []  # (label, cells)
+    for row in table(runs, nprocs):
+        cells = [row["balancer"], str(row["runs"]), f"{row['avg']:.2f}", f"{row['std']:.2f}", f"{row['min']:.0f}",
+                 f"{row['max']:.0f}"]
+        if paper:
+            cells += list(values.get(paper_key(row["balancer"]), ("", "", "", "")))
+        lines.append((row["balancer"], cells))
+    if paper:  # every row of the paper's table appears: one with no run here says so
+        ran = {paper_key(name) for name, _ in lines}
+        for (balancer, interval), reference in values.items():
+            if (balancer, interval) not in ran:
+                name = balancer + (f"({interval})" if interval else "")
+                lines.append((name, [name, "0" if tidy else "not run", "", "", "", "", *reference]))
+    lines = [cells for _, cells in sorted(lines, key=lambda line: row_order(line[0]))]
+    if tidy:
+        lines = [cells + ["smpi" if platform_file else "mpi", platform_file] for cells in lines]
+    heading = f"Regroupings per process, P = {nprocs}, {label}" + (
+        " (simulated with SimGrid, not measured)" if platform_file else "")
+    if paper:
+        heading += "; paper: Dinan et al. 2011, Blue Gene/P, 8192 cores"
+    return heading, header, lines
+
+
 def main(argv=None):
     parser = ArgumentParser(prog="table1.py", description=__doc__)
     parser.add_argument("inputs", nargs="+", help="result folder(s) or runs.csv file(s)")
@@ -74,51 +123,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         check_inputs_exist(args.inputs, "runs.csv")
-        runs = read_runs(args.inputs)
-        paper = paper_values() if args.paper else {}
+        heading, header, lines = build(read_runs(args.inputs), args.inputs[0], args.nprocs, args.paper,
+                                       args.backend, args.platform, tidy=args.format == "csv")
     except InputError as e:
         fail(__file__, str(e))
-    runs = [r for r in runs if (args.backend is None or r["backend"] == args.backend) and
-            (args.platform is None or args.platform in (r["platform"], platform_name(r)))]
-    if not runs:
-        fail(__file__, f"{args.inputs[0]}: no runs with backend={args.backend or 'any'} and "
-                       f"platform={args.platform or 'any'}")
-    available = sorted({r["nprocs"] for r in runs})
-    nprocs = args.nprocs or available[-1]
-    if nprocs not in available:
-        fail(__file__, f"{args.inputs[0]}: no runs with nprocs={nprocs} (has {', '.join(map(str, available))})")
-    sources = sorted({(backend_label(r), r["platform"]) for r in runs if r["nprocs"] == nprocs})
-    if len(sources) > 1:
-        fail(__file__, f"{args.inputs[0]}: the runs with nprocs={nprocs} come from "
-                       f"{'; '.join(p or b for b, p in sources)}, which one table must not mix "
-                       f"(allowed: choose one with --backend mpi|smpi and --platform NAME)")
-    backend, platform = sources[0]
-
-    header = ["balancer", "runs", "avg", "stdev", "min", "max"]
-    if args.paper:
-        header += ["paper avg", "paper stdev", "paper min", "paper max"]
-    if args.format == "csv":  # tidy: every row says where its numbers come from
-        header += ["backend", "platform"]
-    lines = []  # (label, cells)
-    for row in table(runs, nprocs):
-        cells = [row["balancer"], str(row["runs"]), f"{row['avg']:.2f}", f"{row['std']:.2f}", f"{row['min']:.0f}",
-                 f"{row['max']:.0f}"]
-        if args.paper:
-            cells += list(paper.get(paper_key(row["balancer"]), ("", "", "", "")))
-        lines.append((row["balancer"], cells))
-    if args.paper:  # every row of the paper's table appears: one with no run here says so
-        ran = {paper_key(label) for label, _ in lines}
-        for (balancer, interval), values in paper.items():
-            if (balancer, interval) not in ran:
-                name = balancer + (f"({interval})" if interval else "")
-                lines.append((name, [name, "0" if args.format == "csv" else "not run", "", "", "", "", *values]))
-    lines = [cells for _, cells in sorted(lines, key=lambda line: row_order(line[0]))]
-    if args.format == "csv":  # tidy: every row says where its numbers come from
-        lines = [cells + ["smpi" if platform else "mpi", platform] for cells in lines]
-    heading = f"Regroupings per process, P = {nprocs}, {backend}" + (
-        " (simulated with SimGrid, not measured)" if platform else "")
-    if args.paper:
-        heading += "; paper: Dinan et al. 2011, Blue Gene/P, 8192 cores"
 
     if args.format == "csv":  # quoted where a cell needs it (a label with its noise level holds a comma)
         out = csv.writer(sys.stdout, lineterminator="\n")
@@ -133,10 +141,7 @@ def main(argv=None):
         print("\\end{tabular}")
     else:
         print(heading)
-        print("| " + " | ".join(header) + " |")
-        print("|" + "---|" * len(header))
-        for cells in lines:
-            print("| " + " | ".join(cells) + " |")
+        print("\n".join(markdown_table(header, lines)))
     return 0
 
 

@@ -58,7 +58,7 @@ def main(argv=None):
         except InputError as e:
             fail(__file__, str(e))
     else:
-        chosen = [next((r for r in runs if r["balancer"] == "async"), runs[0])]
+        chosen = [default_run(runs)]
 
     panels = []  # (run, its events by time, rank -> elapsed_s, first rank, last rank)
     for run in chosen:
@@ -82,6 +82,11 @@ def main(argv=None):
         draw_run(ax, height_in, *panel)
     save(fig, output, args.pdf)
     return 0
+
+
+def default_run(runs):
+    """The run drawn when none is named: the first async run (it shows merges), else the first run."""
+    return next((r for r in runs if r["balancer"] == "async"), runs[0])
 
 
 def panel_height(shown):

@@ -1,4 +1,5 @@
 """Plot scripts: fixture CSVs give non-empty PNGs; missing, empty or malformed input gives one line and exit 2."""
+import base64
 import csv
 import os
 import re
@@ -636,7 +637,8 @@ class BadInputs(unittest.TestCase):
             folder = copy_results(d, os.path.join(FIXTURES, "results-n1"))
             r = run("summary.py", folder)
             self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertRegex(r.stdout, r"\| 1 \| none \| 1 \| [0-9.]+ \[[0-9.-]+\] \| - \|")
+            self.assertRegex(r.stdout,
+                             r"\| 1 \| none \| 1 \| [0-9.]+ \[[0-9.-]+\] \| too few repetitions \(n=1\) \| - \|")
             r = run("report.py", folder)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("Regroupings per process, P = 1", r.stdout)
@@ -962,8 +964,10 @@ class Partner(unittest.TestCase):
             r = run("partner.py", d)
         self.assertEqual(r.returncode, 0, r.stderr)
         lines = r.stdout.splitlines()
-        self.assertEqual(lines[2:], ["| random | 2 | 1 | mostwork(1) range | 3 | 1.200 [1.100-1.300] |",
-                                     "| random | 2 | 1 | lookahead(1) range | 1 | 1.500 [1.500-1.500] |"])
+        self.assertEqual(lines[2:4], ["| random | 2 | 1 | mostwork(1) range | 3 | 1.200 [1.100-1.300] | "
+                                      "too few repetitions (n=3) |",
+                                      "| random | 2 | 1 | lookahead(1) range | 1 | 1.500 [1.500-1.500] | "
+                                      "too few repetitions (n=1) |"])
         self.assertEqual(run("partner.py", os.path.join(d, "absent")).returncode, 2)
 
 
@@ -1028,6 +1032,291 @@ class NotRegularFiles(unittest.TestCase):
 
     def test_folder(self):
         self.assert_every_script_refuses_special(os.mkdir, "a folder")
+
+
+def plots_module(name):
+    """A module of plots/ (imported from PLOTS), for tests of its functions."""
+    sys.path.insert(0, PLOTS)
+    try:
+        return __import__(name)
+    finally:
+        sys.path.remove(PLOTS)
+
+
+def repeated_results(d, times, backend="mpi", experiment=None):
+    """A results folder under d holding the fixture's async run at P = 2 repeated once per entry of times (that
+    entry its time_s; each repetition with its own run_id, rep and copies of the run's ranks and events rows),
+    simulated on bgp.xml with backend smpi; experiment renames the experiment."""
+    folder = os.path.join(d, "repeated")
+    os.mkdir(folder)
+    rid = "small-2026-11-21T06:30:12Z-273b48"
+    for name in ("runs.csv", "ranks.csv", "events.csv"):
+        with open(os.path.join(RESULTS, name), newline="") as f:
+            reader = csv.DictReader(f)
+            header, rows = reader.fieldnames, [r for r in reader if r["run_id"] == rid]
+        out = []
+        for k, t in enumerate(times):
+            for r in rows:
+                r = dict(r, run_id=f"{rid}-{k}")
+                if name == "runs.csv":
+                    r.update(rep=str(k), time_s=repr(t), backend=backend,
+                             platform="configs/platforms/bgp.xml" if backend == "smpi" else "")
+                    if experiment is not None:
+                        r["experiment"] = experiment
+                out.append(r)
+        with open(os.path.join(folder, name), "w", newline="") as f:
+            w = csv.DictWriter(f, header, lineterminator="\n")
+            w.writeheader()
+            w.writerows(out)
+    return folder
+
+
+# Ten repetitions in scrambled order: sorted 1.0, 1.1, ..., 1.9. Their median is 1.45; the 95 % interval of the
+# median is [x(2), x(9)] = [1.1, 1.8] (worked out in Stats.test_interval_by_hand); min-max 1.0-1.9.
+TEN = [1.5, 1.1, 1.9, 1.0, 1.3, 1.7, 1.2, 1.8, 1.4, 1.6]
+
+
+class Stats(unittest.TestCase):
+    """plots/mcmclb_stats.py: the median and its 95 % confidence interval by order statistics, and how every
+    script that summarises a timing shows it (median, interval or why there is none, n, min-max)."""
+
+    def test_interval_by_hand(self):
+        """l is the largest integer >= 1 with sum_{i<l} C(n,i) / 2^n <= 0.025; the interval is [x(l), x(n+1-l)].
+        n = 10, 2^10 = 1024: C(10,0) = 1 gives 1/1024 = 0.001 (l = 1 allowed); + C(10,1) = 10 gives 11/1024 =
+        0.0107 (l = 2 allowed); + C(10,2) = 45 gives 56/1024 = 0.0547 > 0.025 (l = 3 not): l = 2, [x(2), x(9)].
+        n = 6: 1/64 = 0.0156 allowed, 7/64 = 0.109 not: l = 1, [x(1), x(6)].
+        n = 5: already 1/32 = 0.03125 > 0.025: no interval.
+        n = 17 (next to the boundary): 1 + 17 + 136 + 680 + 2380 = 3214, 3214/131072 = 0.02452 allowed (l = 5);
+        + C(17,5) = 6188 gives 9402/131072 = 0.0717 not: l = 5, [x(5), x(13)]."""
+        stats = plots_module("mcmclb_stats")
+        self.assertEqual(stats.median_ci(TEN), (1.1, 1.8))
+        self.assertEqual(stats.ci_rank(10), 2)
+        self.assertEqual(stats.median_ci([6, 1, 5, 2, 4, 3]), (1, 6))
+        self.assertIsNone(stats.median_ci([1, 2, 3, 4, 5]))
+        self.assertEqual(stats.ci_rank(17), 5)
+        self.assertEqual(stats.median_ci(list(range(17, 0, -1))), (5, 13))
+        for n in range(1, 6):
+            self.assertIsNone(stats.ci_rank(n), n)
+
+        s = stats.Summary(TEN)
+        self.assertEqual((s.n, s.median, s.min, s.max), (10, 1.45, 1.0, 1.9))
+        self.assertEqual(s.ci_text("{:.2f}"), "[1.10-1.80]")
+        self.assertEqual(s.range_text("{:.1f}"), "[1.0-1.9]")
+        self.assertEqual(stats.Summary(TEN[:5]).ci_text(), "too few repetitions (n=5)")
+        simulated = stats.Summary(TEN, simulated=True)
+        self.assertEqual((simulated.ci_text(), simulated.has_interval), ("simulated (deterministic)", False))
+
+    def test_error_bars_only_where_there_is_an_interval(self):
+        """Figures draw the interval as an error bar around the median; a simulated or too-small set-up gets
+        none (its min-max is still drawn)."""
+        stats = plots_module("mcmclb_stats")
+        plt = plots_module("mcmclb_csv").pyplot()
+        fig, ax = plt.subplots()
+        summaries = [stats.Summary(TEN), stats.Summary(TEN[:5]), stats.Summary(TEN, simulated=True),
+                     stats.Summary([v + 1 for v in TEN])]
+        stats.error_bars(ax, [1, 2, 3, 4], summaries, color="C0")
+        self.assertEqual(len(ax.containers), 1)
+        bars = ax.containers[0]
+        segments = [seg.tolist() for seg in bars.lines[2][0].get_segments()]
+        self.assertEqual(len(segments), 2, segments)
+        self.assertEqual([[round(y, 9) for _, y in seg] for seg in segments], [[1.1, 1.8], [2.1, 2.8]])
+        self.assertEqual([seg[0][0] for seg in segments], [1, 4])
+        plt.close(fig)
+
+    def test_summary_shows_the_interval(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = run("summary.py", repeated_results(d, TEN))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("| 2 | async create_group | 10 | 1.450 [1.000-1.900] | [1.100-1.800] |", r.stdout)
+        with tempfile.TemporaryDirectory() as d:
+            r = run("summary.py", repeated_results(d, TEN[:5]))
+            # the first five: 1.0, 1.1, 1.3, 1.5, 1.9
+            self.assertIn("| 2 | async create_group | 5 | 1.300 [1.000-1.900] | too few repetitions (n=5) |",
+                          r.stdout)
+        with tempfile.TemporaryDirectory() as d:
+            r = run("summary.py", repeated_results(d, TEN, backend="smpi"))
+            self.assertIn("| 2 | async create_group, simulated (bgp) | 10 | 1.450 [1.000-1.900] | "
+                          "simulated (deterministic) |", r.stdout)
+
+    def test_fig2_prints_and_draws_the_interval(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "fig2.png")
+            r = run("fig2.py", repeated_results(d, TEN), "-o", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            assert_png(self, out)
+            self.assertIn("| async create_group | 2 | 10 | 1.450 | [1.100-1.800] | [1.000-1.900] |", r.stdout)
+            self.assertEqual(r.stdout.splitlines()[-1], "series: async create_group")
+        with tempfile.TemporaryDirectory() as d:
+            r = run("fig2.py", repeated_results(d, TEN, backend="smpi"), "-o", os.path.join(d, "f.png"))
+            self.assertIn("| async create_group, simulated (bgp) | 2 | 10 | 1.450 | simulated (deterministic) |",
+                          r.stdout)
+
+    def test_fig1_prints_the_interval(self):
+        """Six repetitions at one size give the interval [x(1), x(6)]; the same rows simulated give none."""
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "commbench.csv")
+            times = [5.0, 3.0, 4.0, 9.0, 2.0, 6.0]
+            with open(path, "w") as f:
+                f.write("method,op,nprocs,group_size,rep,time_us,backend,platform\n")
+                for backend, platform in (("mpi", ""), ("smpi", "configs/platforms/bgp.xml")):
+                    f.writelines(f"range,create,4,{g},{k},{t * g},{backend},{platform}\n"
+                                 for g in (1, 2) for k, t in enumerate(times))
+            r = run("fig1.py", path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            assert_png(self, os.path.join(d, "fig1.png"))
+        self.assertIn("| range | 4 | mpi | 2 | 6 | 9.000 | [4.000-18.000] | [4.000-18.000] |", r.stdout)
+        self.assertIn("| range | 4 | smpi | 2 | 6 | 9.000 | simulated (deterministic) | [4.000-18.000] |", r.stdout)
+
+    def test_partner_interval_over_seeds(self):
+        with open(os.path.join(RESULTS, "runs.csv")) as f:
+            header, row = f.readline().rstrip("\n").split(","), f.readline().rstrip("\n").split(",")
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "runs.csv"), "w") as f:
+                f.write(",".join(header) + "\n")
+                for backend in ("mpi", "smpi"):
+                    for seed, ratio in enumerate(TEN):
+                        r = dict(zip(header, row))
+                        r.update(run_id=f"{backend}{seed}", workload="random", workload_seed=str(seed),
+                                 balancer="mostwork", interval="1", method="range", time_s=str(ratio), ideal_s="1",
+                                 valid="true", backend=backend,
+                                 platform="configs/platforms/bgp.xml" if backend == "smpi" else "")
+                        f.write(",".join(r[h] for h in header) + "\n")
+            r = run("partner.py", d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines()[2:4], [
+            "| random | 2 | 1 | mostwork(1) range | 10 | 1.450 [1.000-1.900] | [1.100-1.800] |",
+            "| random | 2 | 1 | mostwork(1) range, simulated (bgp) | 10 | 1.450 [1.000-1.900] | simulated "
+            "(deterministic) |"])
+
+
+class PageParser(__import__("html.parser").parser.HTMLParser):
+    """The tags, attributes and text of an HTML page, as a browser's parser sees them."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.text = [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parse_page(path):
+    with open(path, encoding="utf-8") as f:
+        page = f.read()
+    parser = PageParser()
+    parser.feed(page)
+    parser.close()
+    return page, parser
+
+
+EVIL = "<script>alert(1)</script>"
+
+
+class HtmlReport(unittest.TestCase):
+    """report.py DIR --html FILE: one self-contained page (figures embedded, nothing fetched, no script) holding
+    the study, Fig. 2, the times with their intervals, Table 1, the gap split, a timeline, the provenance and a
+    compare CSV; everything from the data escaped."""
+
+    def assert_self_contained(self, path):
+        """Every figure is an embedded PNG, and nothing refers outside the page: no script, no link, no frame, no
+        attribute or style pointing at a URL."""
+        page, parsed = parse_page(path)
+        tags = [tag for tag, _ in parsed.tags]
+        for tag in ("script", "link", "iframe", "object", "embed", "base", "audio", "video", "source", "frame"):
+            self.assertNotIn(tag, tags)
+        for tag, attrs in parsed.tags:
+            for name, value in attrs.items():
+                self.assertFalse(name.startswith("on"), f"<{tag} {name}>: an event handler")
+                if name in ("src", "href", "action", "data", "poster", "srcset", "background"):
+                    self.assertEqual(tag, "img", f"<{tag} {name}={value[:40]}>")
+                    self.assertTrue(value.startswith("data:image/png;base64,"), f"<img {name}={value[:40]}>")
+        self.assertNotIn("url(", page)
+        self.assertNotIn("@import", page)
+        images = [attrs for tag, attrs in parsed.tags if tag == "img"]
+        for attrs in images:
+            png = base64.b64decode(attrs["src"].split(",", 1)[1], validate=True)
+            self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n")
+            width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+            self.assertGreater(min(width, height), 100, attrs.get("alt"))
+        return page, parsed, images
+
+    def test_one_page_with_everything_escaped(self):
+        with tempfile.TemporaryDirectory() as d:
+            folder = repeated_results(d, TEN, experiment=EVIL)
+            with open(os.path.join(folder, "provenance.csv"), "w") as f:
+                f.write("run_id,command_line,working_dir,platform_fnv1a64,simgrid_cfg,launcher,slurm_job_id,"
+                        "slurm_nodelist\n")
+                f.write("small-2026-11-21T06:30:12Z-273b48-0,\"mcmclb run '<img src=http://x.invalid/a.png>'\","
+                        "/home/u/\"q\",,,mpiexec,,\n")
+            compare = os.path.join(d, "compare.csv")
+            with open(compare, "w") as f:
+                f.write("setup,median_a_s,median_b_s,verdict\nasync <b>x</b>,1.45,1.30,faster\nnone,7.0,7.0,same\n")
+            out = os.path.join(d, "report.html")
+            r = run("report.py", folder, "--html", out, "--compare", compare)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.strip(), f"wrote {out}")
+            self.assertEqual(sorted(os.listdir(folder)), ["events.csv", "provenance.csv", "ranks.csv", "runs.csv"])
+            page, parsed, images = self.assert_self_contained(out)
+        self.assertEqual(len(images), 2, "Fig. 2 and the timeline")
+        text = "".join(parsed.text)
+        # The names came through as text, never as markup.
+        self.assertNotIn("<script", page)
+        self.assertNotIn("<b>", page)
+        self.assertIn(f"mcmclb report: {EVIL}", text)
+        self.assertIn("mcmclb run '<img src=http://x.invalid/a.png>'", text)
+        self.assertIn('/home/u/"q"', text)
+        self.assertIn("async <b>x</b>", text)
+        headings = [data for data in parsed.text if data.strip()]
+        for heading in ("The study", "Fig. 2: run time against cores", "Times against the ideal",
+                        "Table 1: regroupings per process", "The gap to the ideal, split", "Timeline",
+                        "Comparison: compare.csv", "Provenance"):
+            self.assertIn(heading, headings)
+        # The interval of the ten repetitions, and the compare table's verdict column marked.
+        self.assertIn("[1.100-1.800]", text)
+        verdicts = [attrs for tag, attrs in parsed.tags if tag in ("td", "th") and attrs.get("class") == "verdict"]
+        self.assertEqual(len(verdicts), 3, "the verdict heading and its two cells")
+
+    def test_simulated_folder(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.htm")
+            r = run("report.py", repeated_results(d, TEN, backend="smpi"), "--html", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            _, parsed, images = self.assert_self_contained(out)
+        text = "".join(parsed.text)
+        self.assertEqual(len(images), 2)
+        self.assertIn("simulated (deterministic)", text)
+        self.assertIn("simulated, not measured", text)
+        self.assertNotIn("[1.100-1.800]", text)
+
+    def test_bad_arguments_and_inputs_are_one_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            folder = copy_results(d)
+            out = os.path.join(d, "report.html")
+            bad = os.path.join(d, "bad.csv")
+            with open(bad, "w") as f:
+                f.write("a,verdict\n1,ok\n2\n")
+            empty = os.path.join(d, "empty.csv")
+            open(empty, "w").close()
+            prov = copy_results(os.path.join(d, "prov"))
+            with open(os.path.join(prov, "provenance.csv"), "w") as f:
+                f.write("run_id,command_line\n")
+            for args, fragment in (([folder, "--compare", bad], "--compare needs --html"),
+                                   ([folder, "--html", os.path.join(d, "r.txt")], "ending in .html, .htm"),
+                                   ([folder, "--html", os.path.join(d, "no", "r.html")], "does not exist"),
+                                   ([folder, "--html", out, "--compare", bad], f"{bad}: row 3 has 1 fields"),
+                                   ([folder, "--html", out, "--compare", empty], f"{empty}: empty file"),
+                                   ([folder, "--html", out, "--compare", d], "is a folder"),
+                                   ([prov, "--html", out], "provenance.csv: no data rows")):
+                r = run("report.py", *args)
+                BadInputs.assert_one_line(self, r, f"report.py {args}", fragment)
+            self.assertFalse(os.path.exists(out))
+            self.assertEqual(sorted(os.listdir(folder)), ["events.csv", "ranks.csv", "runs.csv"])
 
 
 if __name__ == "__main__":
