@@ -8,6 +8,13 @@ set -euo pipefail
 packages=(build-essential cmake git pkg-config clang-format mpich libmpich-dev libyaml-cpp-dev libbenchmark-dev
           librandom123-dev libgtest-dev googletest python3 python3-matplotlib python3-yaml
           slurm-wlm slurm-client munge libsimgrid-dev)
+# Optional, not for CI: --browser adds chromium for tests/browser/check_report.sh, which opens report.py's HTML page
+# in a headless browser (docs/guide/sweeps.md).
+case "${1:-}" in
+  "") ;;
+  --browser) packages+=(chromium) ;;
+  *) echo "bootstrap: unknown option $1 (allowed: --browser)" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
