@@ -108,14 +108,14 @@ def provenance(runs, prov_rows):
     starts = sorted(r["utc_start"] for r in runs if r.get("utc_start"))
     if starts:
         rows.append(["utc_start", f"{starts[0]} to {starts[-1]}" if starts[-1] != starts[0] else starts[0],
-                     f"{len(starts)} runs"])
+                     len(starts)])
     for column in RUN_PROVENANCE:
         for value, n in _values(runs, column).items():
-            rows.append([column, value, f"{n} runs"])
+            rows.append([column, value, n])
     columns = [c for c in SCHEMAS["provenance.csv"] if c != "run_id"]
     for column in columns:
         for value, n in _values(prov_rows, column).items():
-            rows.append([column, value, f"{n} runs"])
+            rows.append([column, value, n])
     out = table(["what", "value", "runs"], rows)
     if not prov_rows:
         out += paragraph("No provenance.csv in this folder (written by mcmclb since it records command lines): "
