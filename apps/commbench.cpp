@@ -25,6 +25,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -329,13 +330,18 @@ std::string output_problem(const std::string& out) {
   return "";
 }
 
+/// Collective over world: rank 0's text, on every rank.
+std::string from_rank_0(std::string text, const mpi::Comm& world) {
+  long long length = static_cast<long long>(text.size());
+  mpi::check(MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, world.get()), "MPI_Bcast");
+  text.resize(static_cast<std::size_t>(length));
+  mpi::check(MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, world.get()), "MPI_Bcast");
+  return text;
+}
+
 /// Rank 0 checks the output path; every rank gets the same verdict (exit 2 everywhere, one line on rank 0).
 void check_output(const std::string& out, const mpi::Comm& world) {
-  std::string problem = world.rank() == 0 ? output_problem(out) : std::string();
-  long long length = static_cast<long long>(problem.size());
-  mpi::check(MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, world.get()), "MPI_Bcast");
-  problem.resize(static_cast<std::size_t>(length));
-  mpi::check(MPI_Bcast(problem.data(), static_cast<int>(length), MPI_CHAR, 0, world.get()), "MPI_Bcast");
+  const std::string problem = from_rank_0(world.rank() == 0 ? output_problem(out) : std::string(), world);
   if (!problem.empty()) throw InputError(problem);
 }
 
@@ -372,9 +378,14 @@ int commbench_main(int argc, char** argv) {
   // repetition is ever recorded twice. Every rank learns the same list from rank 0.
   std::vector<csv::Row> kept;
   if (o.resume) {
-    std::string done_keys;
+    std::string done_keys, problem;
     if (rank == 0) {
-      const auto rows = mcmclb::read_commbench_csv(o.out);
+      std::optional<std::vector<csv::Row>> rows;
+      try {
+        rows = mcmclb::read_commbench_csv(o.out);
+      } catch (const InputError& e) {
+        problem = e.what();
+      }
       if (rows) {
         const auto complete = mcmclb::commbench_complete(*rows, nprocs, o.repetitions);
         for (const auto& row : *rows) {
@@ -387,12 +398,10 @@ int commbench_main(int argc, char** argv) {
         for (const auto& key : complete) done_keys += key + "\n";
       }
     }
-    long long length = static_cast<long long>(done_keys.size());
-    mpi::check(MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, world.get()), "MPI_Bcast");
-    done_keys.resize(static_cast<std::size_t>(length));
-    mpi::check(MPI_Bcast(done_keys.data(), static_cast<int>(length), MPI_CHAR, 0, world.get()), "MPI_Bcast");
+    problem = from_rank_0(problem, world);  // a file that is no commbench CSV: exit 2 on every rank
+    if (!problem.empty()) throw InputError(problem);
     std::set<std::string> done;
-    std::stringstream keys(done_keys);
+    std::stringstream keys(from_rank_0(done_keys, world));
     for (std::string key; std::getline(keys, key);) done.insert(key);
     const std::size_t all = selected.size();
     std::erase_if(selected, [&](const Spec& spec) { return done.count(recorded_as(spec, o).key()) > 0; });

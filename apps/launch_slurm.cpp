@@ -12,6 +12,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -353,7 +354,7 @@ std::vector<PartitionNode> partition_nodes(const std::string& partition) {
 /// Whether Slurm schedules onto a node in this state now (sinfo %T); drained, draining, down, not responding (a
 /// trailing *), in maintenance, reserved ... are out of service until an administrator or the node brings them back.
 bool in_service(const std::string& state) {
-  return state == "idle" || state == "mixed" || state == "allocated" || state == "completing";
+  return state == "idle" || state == "mixed" || state == "allocated" || state == "completing" || state == "planned";
 }
 
 /// sbatch --test-only answers for the nodes in service now, so it refuses a job that would start once a drained
@@ -506,8 +507,12 @@ std::string describe_job_end(const std::string& id, const JobEnd& end, const std
       {"CANCELLED", "was cancelled"},    {"COMPLETED", "completed"},
       {"NODE_FAIL", "lost a node"},      {"OUT_OF_MEMORY", "ran out of memory"},
       {"PREEMPTED", "was preempted"},    {"DEADLINE", "missed its deadline"}};
+  static const std::set<std::string> kNotEnded = {"PENDING",   "CONFIGURING", "RUNNING",  "COMPLETING",
+                                                  "SUSPENDED", "REQUEUED",    "RESIZING", "STOPPED"};
   std::string what;
-  if (recorded.rfind("failed in setup", 0) == 0) {
+  if (kNotEnded.count(end.state) > 0) {  // queued under another tag: another version of the study, or --out
+    what = "is " + end.state + ", but not for this study and output (its --comment differs)";
+  } else if (recorded.rfind("failed in setup", 0) == 0) {
     what = recorded;
   } else if (end.state.empty()) {
     what = "ended" + (recorded.empty() ? std::string() : ": " + recorded);

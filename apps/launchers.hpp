@@ -53,7 +53,8 @@ std::string launch_prefix(const std::string& launcher, int nprocs);
 bool has_program(const Study& study, Program program);
 /// Whether program is an executable in a folder of PATH.
 bool on_path(const std::string& program);
-/// The benchmarks of a commbench point its file does not hold complete yet (all of them when there is no file).
+/// The benchmarks of a commbench point its file does not hold complete yet (all of them when there is no file;
+/// a simulated file, written once at the end, holds them all).
 std::vector<CommbenchBenchmark> commbench_left(const Point& p, const Backend& backend, const fs::path& out);
 /// Valid and complete in recorded (kernel points), or its commbench file holds every benchmark.
 bool done_already(const Point& p, const Backend& backend, const fs::path& out,

@@ -145,6 +145,14 @@ int status_main(const SweepOptions& o) {
     if (!recording) {
       std::printf("launch nprocs=%d: %zu points, %zu done, %zu failed, %zu missing; %s\n", nprocs, indices.size(), d, f,
                   m, job.c_str());
+      const Point& first = study.points[indices.front()];
+      if (first.program == Program::commbench && d == 0) {  // how far the benchmark got: it resumes from there
+        const auto left = commbench_left(first, backend, out);
+        if (!left.empty()) {
+          std::printf("  %s lacks %zu benchmark(s), first %s\n", commbench_output(nprocs, backend).c_str(), left.size(),
+                      left.front().key().c_str());
+        }
+      }
       if (f + m > 0 && job == no_job) {
         const auto reason = listed_failed.last_reason.find(nprocs);
         explain_loss(out, job_name(study, nprocs),

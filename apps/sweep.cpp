@@ -93,8 +93,10 @@ std::string program_command(const SweepOptions& o, const Study& study, const fs:
                           " --rep-time " + csv::number(first.commbench.rep_time_s);
     // The names were checked against the registry at plan time; quoted anyway, as every argument here is.
     if (!first.commbench.methods.empty()) command += " --methods " + shell_quote(join(first.commbench.methods, ","));
-    // --resume: the benchmarks the file already holds complete are kept and not run again.
-    if (resume) command += " --resume yes";
+    // --resume: the benchmarks the file already holds complete are kept and not run again. Real MPI only: which
+    // methods the simulation build supports is its own (SimGrid's MPI), so a simulated file is written once, at
+    // the end, and its existence is its record.
+    if (resume && !simulated) command += " --resume yes";
     return command + " --out " + shell_quote((out / commbench_output(first.spec.nprocs, sweep_backend(o))).string());
   }
   const std::string program = simulated ? fs::absolute(o.sim_binary).string() : this_executable();
@@ -123,7 +125,9 @@ bool on_path(const std::string& program) {
 std::vector<CommbenchBenchmark> commbench_left(const Point& p, const Backend& backend, const fs::path& out) {
   const auto benchmarks = commbench_benchmarks(commbench_methods(p.commbench.methods, catalog().supported_methods()),
                                                commbench_sizes(p.spec.nprocs));
-  const auto rows = read_commbench_csv(out / commbench_output(p.spec.nprocs, backend));
+  const fs::path file = out / commbench_output(p.spec.nprocs, backend);
+  if (backend.name != "mpi") return fs::exists(file) ? std::vector<CommbenchBenchmark>{} : benchmarks;
+  const auto rows = read_commbench_csv(file);
   if (!rows) return benchmarks;
   const auto complete = commbench_complete(*rows, p.spec.nprocs, p.commbench.reps);
   std::vector<CommbenchBenchmark> left;

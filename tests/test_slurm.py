@@ -468,6 +468,7 @@ class Diagnosis(unittest.TestCase):
         status = self.mcmclb("status", study, "--out", out)
         self.assertEqual(status.returncode, 3, status.stdout + status.stderr)
         self.assertIn("launch nprocs=2: 1 points, 0 done, 0 failed, 1 missing; no job queued", status.stdout)
+        self.assertIn(f"\n  commbench-n2.csv lacks {total - len(first) // reps} benchmark(s), first ", status.stdout)
         self.assertIn(f"  job {ids[0]} was cancelled (CANCELLED", status.stdout)
         r, ids2 = self.sweep(study, out)
         self.assertEqual(len(ids2), 1, r.stdout)
