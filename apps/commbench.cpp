@@ -25,7 +25,9 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -36,6 +38,7 @@
 #include "mcmclb/kernel.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/provenance.hpp"
+#include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
 
 namespace mcmclb::commbench {
@@ -52,7 +55,7 @@ constexpr int kTag = 11;
 /// times what the loop itself costs (clock reads and a call that returns at once; on oversubscribed cores also a
 /// rank just woken from the barrier with cold caches). An operation cheaper than a few hundred ns (range) cannot
 /// be told apart from this floor, so it is printed beside it.
-constexpr MethodInfo kFloor{.name = "floor", .group_collective = false, .contiguous_only = true};
+constexpr MethodInfo kFloor{.name = mcmclb::kCommbenchFloor, .group_collective = false, .contiguous_only = true};
 
 class FloorCreator final : public GroupCommCreator {
  public:
@@ -84,12 +87,13 @@ std::unique_ptr<GroupCommCreator> make_creator(std::string_view method, const mp
 const char* const kUsage =
     mpi::kSimulated
         ? "usage: smpirun -np P ... mcmclb-commbench-sim [--methods m1,m2,...] [--sizes n1,n2,...] [--reps N]\n"
-          "                   [--warmup N] [--filter REGEX] [--out FILE.csv] [--groups FILE.yaml]\n"
+          "                   [--warmup N] [--filter REGEX] [--out FILE.csv] [--groups FILE.yaml] [--resume yes]\n"
           "(simulated time, one iteration per repetition; --rep-time is accepted and ignored; MCMCLB_PLATFORM must\n"
           "name the platform file given to smpirun; see docs/smpi.md)"
         : "usage: mpiexec -n P mcmclb-commbench [--methods m1,m2,...] [--sizes n1,n2,...] [--reps N] [--warmup N]\n"
           "                                    [--rep-time SECONDS] [--filter REGEX] [--out FILE.csv] [--groups "
-          "FILE.yaml]";
+          "FILE.yaml]\n"
+          "                                    [--resume yes]";
 
 /// A comma-separated list with no empty item: "", ",," or "a,,b" is a mistake, not "use the defaults".
 std::vector<std::string> split_list(const std::string& flag, const std::string& text, const std::string& what) {
@@ -155,22 +159,22 @@ Options parse(int argc, char** argv, int nprocs) {
       o.out = value;
     } else if (flag == "--groups") {
       o.groups_file = value;
+    } else if (flag == "--resume") {
+      if (value != "yes" && value != "no")
+        throw InputError("--resume: '" + value + "' is not allowed (allowed: yes, no)");
+      o.resume = value == "yes";
     } else {
       throw InputError("unknown flag " + flag + " (see --help)");
     }
   }
-  if (o.methods.empty()) {
-    for (const auto& m : measured()) {
-      if (m.supported) o.methods.emplace_back(m.name);
+  if (o.methods.empty()) {  // what the sweep's time estimate counts too (commbench_methods)
+    std::vector<std::string> supported;
+    for (const auto& m : creation_methods()) {
+      if (m.supported) supported.emplace_back(m.name);
     }
+    o.methods = mcmclb::commbench_methods({}, supported);
   }
-  if (o.sizes.empty()) {
-    for (int n = 1; n < nprocs; n *= 2) o.sizes.push_back(n);
-    o.sizes.push_back(nprocs);
-    const bool power_of_two = (nprocs & (nprocs - 1)) == 0;
-    if (power_of_two && nprocs >= 4) o.sizes.push_back(nprocs - 1);  // P itself is the odd size otherwise
-    std::sort(o.sizes.begin(), o.sizes.end());
-  }
+  if (o.sizes.empty()) o.sizes = mcmclb::commbench_sizes(nprocs);
   return o;
 }
 
@@ -257,24 +261,28 @@ void print_summary(const std::vector<Sample>& samples, const Options& o, int npr
   }
 }
 
-void write_csv(const std::vector<Sample>& samples, const Options& o, const mcmclb::Provenance& p) {
-  // backend (mpi | smpi) and the platform columns keep real and simulated rows apart in any merged file; smpi
-  // rows are simulated times on the platform named, never measurements of hardware. iter_median_us came later:
-  // appended last, so files written before it keep their layout and positional readers keep working.
-  const csv::Row header = {"method",      "op",       "nprocs",           "group_size",  "rep",
-                           "iterations",  "time_us",  "iter_min_us",      "iter_max_us", "timer",
-                           "mpi_library", "host",     "git_commit",       "utc_start",   "groups",
-                           "backend",     "platform", "platform_fnv1a64", "simgrid_cfg", "iter_median_us"};
+/// The benchmark as its CSV rows name it: a --groups layout is recorded in the column groups, and its group_size
+/// is the largest group of the layout.
+mcmclb::CommbenchBenchmark recorded_as(const Spec& spec, const Options& o) {
+  const int largest = o.group_layout.empty() ? 0 : *std::max_element(o.group_layout.begin(), o.group_layout.end());
+  return {spec.method, mcmclb::kCommbenchOps[spec.op == Op::create ? 0 : 1],
+          spec.group_size > 0 ? spec.group_size : largest, spec.group_size > 0 ? std::string() : o.groups_text};
+}
+
+/// Writes the kept rows (--resume: the benchmarks --out already held complete) and then the samples' rows, in
+/// one atomic replacement: the file is never torn, and a benchmark's rows appear only once all its repetitions are.
+void write_csv(const std::vector<csv::Row>& kept, const std::vector<Sample>& samples, const Options& o,
+               const mcmclb::Provenance& p) {
   const std::string timer =
       mpi::kSimulated ? "simulated MPI_Wtime (SimGrid SMPI) max over ranks" : "MPI_Wtime max over ranks";
-  std::string content = csv::line(header);
-  // A --groups layout is recorded in the column groups; its group_size is the largest group of the layout.
-  const int largest = o.group_layout.empty() ? 0 : *std::max_element(o.group_layout.begin(), o.group_layout.end());
+  std::string content = csv::line(mcmclb::commbench_header());
+  for (const auto& row : kept) content += csv::line(row);
   for (const auto& s : samples) {
+    const mcmclb::CommbenchBenchmark b = recorded_as(s.spec, o);
     content += csv::line({s.spec.method,
-                          s.spec.op == Op::create ? "create" : "free",
+                          std::string(b.op),
                           std::to_string(p.nprocs),
-                          std::to_string(s.spec.group_size > 0 ? s.spec.group_size : largest),
+                          std::to_string(b.group_size),
                           std::to_string(s.repetition),
                           std::to_string(s.iterations),
                           csv::number(s.time_us),
@@ -285,12 +293,14 @@ void write_csv(const std::vector<Sample>& samples, const Options& o, const mcmcl
                           p.host,
                           p.git_commit,
                           p.utc_start,
-                          s.spec.group_size > 0 ? std::string() : o.groups_text,
+                          b.groups,
                           p.backend,
                           p.platform,
                           p.platform_fnv1a64,
                           p.simgrid_cfg,
-                          csv::number(s.median_us)});
+                          csv::number(s.median_us),
+                          p.slurm_job_id,
+                          p.slurm_nodelist});
   }
   csv::write_atomically(o.out, content);
 }
@@ -320,13 +330,18 @@ std::string output_problem(const std::string& out) {
   return "";
 }
 
+/// Collective over world: rank 0's text, on every rank.
+std::string from_rank_0(std::string text, const mpi::Comm& world) {
+  long long length = static_cast<long long>(text.size());
+  mpi::check(MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, world.get()), "MPI_Bcast");
+  text.resize(static_cast<std::size_t>(length));
+  mpi::check(MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, world.get()), "MPI_Bcast");
+  return text;
+}
+
 /// Rank 0 checks the output path; every rank gets the same verdict (exit 2 everywhere, one line on rank 0).
 void check_output(const std::string& out, const mpi::Comm& world) {
-  std::string problem = world.rank() == 0 ? output_problem(out) : std::string();
-  long long length = static_cast<long long>(problem.size());
-  mpi::check(MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, world.get()), "MPI_Bcast");
-  problem.resize(static_cast<std::size_t>(length));
-  mpi::check(MPI_Bcast(problem.data(), static_cast<int>(length), MPI_CHAR, 0, world.get()), "MPI_Bcast");
+  const std::string problem = from_rank_0(world.rank() == 0 ? output_problem(out) : std::string(), world);
   if (!problem.empty()) throw InputError(problem);
 }
 
@@ -349,29 +364,70 @@ int commbench_main(int argc, char** argv) {
   // an existing CSV is never replaced by an empty one.
   std::vector<Spec> selected;
   const std::regex filter(o.filter);
-  for (const auto& method : o.methods) {
-    for (Op op : {Op::create, Op::free}) {
-      for (int size : o.sizes) {
-        const Spec spec{method, op, size};
-        if (std::regex_search(spec_name(spec), filter)) selected.push_back(spec);
-      }
-    }
+  for (const auto& b : mcmclb::commbench_benchmarks(o.methods, o.sizes)) {
+    const Spec spec{b.method, b.op == mcmclb::kCommbenchOps[0] ? Op::create : Op::free, b.group_size};
+    if (std::regex_search(spec_name(spec), filter)) selected.push_back(spec);
   }
   if (selected.empty()) {
     throw InputError("--filter: '" + mcmclb::printable(o.filter) + "' matches no benchmark (names look like " +
                      spec_name(Spec{o.methods.front(), Op::create, o.sizes.front()}) + ")");
   }
   check_output(o.out, world);
+  // --resume: the benchmarks --out already holds complete are not run again, and their rows are kept; a
+  // benchmark's rows that are not complete (a file of another --reps) are dropped and it runs again, so no
+  // repetition is ever recorded twice. Every rank learns the same list from rank 0.
+  std::vector<csv::Row> kept;
+  if (o.resume) {
+    std::string done_keys, problem;
+    if (rank == 0) {
+      std::optional<std::vector<csv::Row>> rows;
+      try {
+        rows = mcmclb::read_commbench_csv(o.out);
+      } catch (const InputError& e) {
+        problem = e.what();
+      }
+      if (rows) {
+        const auto complete = mcmclb::commbench_complete(*rows, nprocs, o.repetitions);
+        for (const auto& row : *rows) {
+          const int size = std::atoi(row[3].c_str());
+          if (complete.count(mcmclb::CommbenchBenchmark{row[0], row[1], size, row[14]}.key()) > 0 &&
+              row[2] == std::to_string(nprocs)) {
+            kept.push_back(row);
+          }
+        }
+        for (const auto& key : complete) done_keys += key + "\n";
+      }
+    }
+    problem = from_rank_0(problem, world);  // a file that is no commbench CSV: exit 2 on every rank
+    if (!problem.empty()) throw InputError(problem);
+    std::set<std::string> done;
+    std::stringstream keys(from_rank_0(done_keys, world));
+    for (std::string key; std::getline(keys, key);) done.insert(key);
+    const std::size_t all = selected.size();
+    std::erase_if(selected, [&](const Spec& spec) { return done.count(recorded_as(spec, o).key()) > 0; });
+    if (rank == 0) {
+      std::printf("%s: %zu of %zu benchmarks already done, %zu to run\n", o.out.c_str(), all - selected.size(), all,
+                  selected.size());
+    }
+    if (selected.empty()) {
+      if (rank == 0) std::printf("%s already done: nothing to run\n", o.out.c_str());
+      return 0;
+    }
+  }
   mcmclb::Provenance provenance = mcmclb::collect_provenance(mpi::library_version(), nprocs);
   provenance.command_line = mcmclb::command_line(argc, argv);
   // Simulation build: the platform file and --cfg flags, from the environment (InputError on every rank if unset).
   mcmclb::add_backend_provenance(provenance, mpi::backend_name());
 
-  const std::vector<Sample> samples = measure(selected, o, world, provenance);
+  const Progress progress = [&](const std::vector<Sample>& so_far) {
+    if (o.resume) write_csv(kept, so_far, o, provenance);
+  };
+  const std::vector<Sample> samples = measure(selected, o, world, provenance, progress);
   if (rank == 0) {
     print_summary(samples, o, nprocs);
-    write_csv(samples, o, provenance);
-    std::printf("\nwrote %s (%zu rows)\n", o.out.c_str(), samples.size());
+    write_csv(kept, samples, o, provenance);
+    std::printf("\nwrote %s (%zu rows%s)\n", o.out.c_str(), kept.size() + samples.size(),
+                kept.empty() ? "" : (", " + std::to_string(kept.size()) + " of them kept from before").c_str());
   }
   return 0;
 }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +34,7 @@ struct Options {
   std::string groups_file;        // --groups: measure this layout of groups instead of sizes
   std::vector<int> group_layout;  // its group sizes in rank order (resolved on every rank)
   std::string groups_text;        // as runs.csv records it, e.g. sizes:2,2 or node:4
+  bool resume = false;            // --resume: keep the benchmarks --out holds complete, write after each one
 };
 
 enum class Op { create, free };
@@ -85,9 +87,12 @@ struct Sample {
   double median_us;
 };
 
+/// Called on rank 0 after each benchmark with every sample so far (commbench --resume writes them at once).
+using Progress = std::function<void(const std::vector<Sample>&)>;
+
 /// Runs every benchmark of specs (collective over world, same specs on every rank) with the build's timing loop
 /// and returns the samples on rank 0 (nothing elsewhere).
 std::vector<Sample> measure(const std::vector<Spec>& specs, const Options& o, const mpi::Comm& world,
-                            const Provenance& provenance);
+                            const Provenance& provenance, const Progress& progress);
 
 }  // namespace mcmclb::commbench

@@ -20,10 +20,11 @@ namespace {
 /// shows only the aggregates (median, mean, stddev, cv, min, max) on the console.
 class Collector : public benchmark::ConsoleReporter {
  public:
-  explicit Collector(const std::map<std::string, Spec>& specs)
-      : benchmark::ConsoleReporter(OO_Tabular), specs_(specs) {}
+  Collector(const std::map<std::string, Spec>& specs, const Progress& progress)
+      : benchmark::ConsoleReporter(OO_Tabular), specs_(specs), progress_(progress) {}
   void ReportRuns(const std::vector<Run>& runs) override {
     std::vector<Run> aggregates;
+    const std::size_t before = samples.size();
     for (const Run& run : runs) {
       if (run.run_type == Run::RT_Aggregate) {
         aggregates.push_back(run);
@@ -36,11 +37,13 @@ class Collector : public benchmark::ConsoleReporter {
                          run.counters.at("median_us").value});
     }
     if (!aggregates.empty()) ConsoleReporter::ReportRuns(aggregates);
+    if (samples.size() > before) progress_(samples);  // a benchmark's repetitions come in one call
   }
   std::vector<Sample> samples;
 
  private:
   const std::map<std::string, Spec>& specs_;
+  const Progress& progress_;
 };
 
 /// Suppresses output on ranks other than 0.
@@ -53,7 +56,7 @@ class Silent : public benchmark::BenchmarkReporter {
 }  // namespace
 
 std::vector<Sample> measure(const std::vector<Spec>& selected, const Options& o, const mpi::Comm& world,
-                            const Provenance& provenance) {
+                            const Provenance& provenance, const Progress& progress) {
   const int rank = world.rank();
   // Pilot: a few MAX-reduced iterations fix each benchmark's iteration count identically on every rank.
   std::map<std::string, Spec> specs;
@@ -118,7 +121,7 @@ std::vector<Sample> measure(const std::vector<Spec>& selected, const Options& o,
   char* no_args[] = {program, nullptr};
   benchmark::Initialize(&one, no_args);
 
-  Collector collector(specs);
+  Collector collector(specs, progress);
   Silent silent;
   benchmark::RunSpecifiedBenchmarks(rank == 0 ? static_cast<benchmark::BenchmarkReporter*>(&collector) : &silent);
   benchmark::Shutdown();

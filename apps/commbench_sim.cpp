@@ -11,7 +11,7 @@
 namespace mcmclb::commbench {
 
 std::vector<Sample> measure(const std::vector<Spec>& selected, const Options& o, const mpi::Comm& world,
-                            const Provenance& /*provenance*/) {
+                            const Provenance& /*provenance*/, const Progress& progress) {
   const bool report = world.rank() == 0;
   std::vector<Sample> samples;
   for (const Spec& spec : selected) {
@@ -26,6 +26,7 @@ std::vector<Sample> measure(const std::vector<Spec>& selected, const Options& o,
     if (report) {  // progress: a long simulation shows where it is
       std::printf("%-40s %12.3f us simulated\n", spec_name(spec).c_str(), first_us);
       std::fflush(stdout);
+      progress(samples);
     }
   }
   return samples;

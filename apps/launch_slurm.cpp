@@ -1,5 +1,6 @@
 // --launcher slurm (apps/launchers.hpp): one batch script per rank count from jobs/slurm.sbatch.in (built in), the jobs
-// squeue already lists, and submission through sbatch (tested first with --test-only).
+// squeue already lists, submission through sbatch (tested first with --test-only, and against the partition's
+// nodes when some are out of service), and how a finished job ended (sacct, else scontrol).
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -12,11 +13,13 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "launchers.hpp"
+#include "mcmclb/balancer.hpp"
 #include "mcmclb/config.hpp"
 #include "mcmclb/provenance.hpp"
 #include "mcmclb/text.hpp"
@@ -127,7 +130,8 @@ std::pair<std::string, std::string> time_limit(const Study& study, const std::ve
   const JobSpec& job = study.points[indices.front()].job;
   if (!job.time_limit.empty()) return {job.time_limit, "# time limit: job.time_limit"};
   double expected_s = 0;
-  for (std::size_t i : indices) expected_s += expected_point_s(study.points[i]);
+  const Catalog methods = catalog();  // commbench's default methods: those this build supports
+  for (std::size_t i : indices) expected_s += expected_point_s(study.points[i], methods);
   const double limit_s = kTimeSafetyFactor * expected_s + kStartupPerPointS * static_cast<double>(indices.size());
   const auto [partition_max, source] = partition_max_time(job.partition);
   const long cap = partition_max ? std::max(*partition_max, 1L) : kTimeCapMin;
@@ -210,6 +214,29 @@ std::string status_args(const SweepOptions& o, const fs::path& snapshot, const f
   return path_word("--jobs-dir", snapshot) + " --out " + path_word("--out", out) + overrides_args(o);
 }
 
+/// job.setup as the script runs it: before the strict mode (module scripts often read unset variables), each line
+/// as written and then its exit status checked. The first line that fails, or ends the script itself (exit 3), ends
+/// the job before the launch, and an EXIT trap records the launch's points in failures.csv naming that line and its
+/// status (record: the `mcmclb status ... --record-failures` command), so the failure reaches `mcmclb status`
+/// instead of the launch running without its environment.
+std::string setup_block(const std::vector<std::string>& setup, const std::string& record) {
+  if (setup.empty()) return "";
+  std::string block =
+      "# job.setup (modules, environment), before the strict mode: module scripts often read unset variables. The\n"
+      "# first line that fails or exits ends the job before the launch, recorded in failures.csv with that line.\n"
+      "mcmclb_setup_exit() {\n"
+      "  local status=$?\n  " +
+      record +
+      " \"$status\" --failed-setup \"$mcmclb_setup\" || true\n"
+      "  [ \"$status\" -ne 0 ] || status=1  # a setup line that ends the script (exit 0) leaves the launch not run\n"
+      "  exit \"$status\"\n}\ntrap mcmclb_setup_exit EXIT\n";
+  for (const auto& line : setup) {
+    block += "mcmclb_setup=" + shell_quote(one_line("key job.setup", line)) + "\n" + line +
+             "\nmcmclb_status=$?; [ \"$mcmclb_status\" -eq 0 ] || exit \"$mcmclb_status\"\n";
+  }
+  return block + "trap - EXIT";
+}
+
 std::vector<std::pair<std::string, std::string>> script_values(const SweepOptions& o, const Study& study,
                                                                const fs::path& snapshot, int nprocs,
                                                                const std::vector<std::size_t>& indices) {
@@ -231,31 +258,29 @@ std::vector<std::pair<std::string, std::string>> script_values(const SweepOption
     }
   }
   for (const auto& extra : job.extra) lines.push_back(one_line("key job.extra", extra));
-  std::vector<std::string> setup;
-  for (const auto& line : job.setup) setup.push_back(one_line("key job.setup", line));
+  const std::string exe = path_word("this program's path", this_executable());
+  const std::string record = exe + " status " + status_args(o, snapshot, output_of(o, study)) + " --launch " +
+                             std::to_string(nprocs) + " --record-failures";
+  const std::string setup = setup_block(job.setup, record);
   const std::string launcher = launcher_words(job);
   const std::string launch = launch_prefix(launcher, nprocs);
   const fs::path out = output_of(o, study);
   SweepOptions in_job = o;
   in_job.study = snapshot.string();  // the jobs read the snapshot, never the study file as it is when they start
-  const std::string exe = path_word("this program's path", this_executable());
   std::string command;
   const Point& first = study.points[indices.front()];
   if (first.program == Program::commbench) {
-    // commbench writes one file per rank count: a resubmitted job must not overwrite a finished one.
-    const std::string file = path_word("--out", out / commbench_file(nprocs));
-    command = "status=0\nif [ -e " + file + " ]; then\n  echo \"" + commbench_file(nprocs) +
-              " already done: nothing to run\"\nelse\n  " + launch +
-              program_command(in_job, study, out, indices, true) + " || status=$?\nfi";
+    // commbench writes one file per rank count; a resubmitted job keeps the benchmarks it holds and runs the rest.
+    command = "# --resume yes keeps the benchmarks the file holds complete and runs only the others.\nstatus=0\n" +
+              launch + program_command(in_job, study, out, indices, !o.force) + " || status=$?";
   } else {
     command = std::string(o.force ? ""
                                   : "# --resume skips the points the output already holds as valid, so a "
                                     "resubmitted job continues.\n") +
               "status=0\n" + launch + program_command(in_job, study, out, indices, !o.force) + " || status=$?";
   }
-  command += "\n# Points of this launch still without a valid result go to failures.csv, with this job's id.\n" + exe +
-             " status " + status_args(o, snapshot, out) + " --launch " + std::to_string(nprocs) +
-             " --record-failures \"$status\" || true\nexit \"$status\"";
+  command += "\n# Points of this launch still without a valid result go to failures.csv, with this job's id.\n" +
+             record + " \"$status\" || true\nexit \"$status\"";
   const auto [limit, limit_note] = time_limit(study, indices);
   const std::string workdir = fs::current_path().string();
   return {{"@STUDY_PATH@", path_word("STUDY.yaml", o.study)},
@@ -263,14 +288,14 @@ std::vector<std::pair<std::string, std::string>> script_values(const SweepOption
           {"@SNAPSHOT@", path_word("--jobs-dir", snapshot)},
           {"@NPOINTS@", std::to_string(indices.size())},
           {"@NPROCS@", std::to_string(nprocs)},
-          {"@JOB_NAME@", sbatch_value("key experiment", study.name + "-n" + std::to_string(nprocs))},
+          {"@JOB_NAME@", sbatch_value("key experiment", job_name(study, nprocs))},
           {"@TIME_NOTE@", limit_note},
           {"@TIME_LIMIT@", limit},
           {"@COMMENT@", sbatch_value("--out", job_comment(study, out, nprocs))},
           {"@OUT@", path_word("--out", out)},
           {"@OUTPUT_PATTERN@", sbatch_pattern("--out", out.string(), "slurm-%x-%j.out")},
           {"@SBATCH_LINES@", join(lines, "\n")},
-          {"@SETUP@", join(setup, "\n")},
+          {"@SETUP@", setup},
           {"@LAUNCHER@", shell_quote(launcher_with_args(job))},
           {"@WORKDIR_SBATCH@", sbatch_value("the working folder", workdir)},
           {"@WORKDIR@", path_word("the working folder", workdir)},
@@ -290,6 +315,96 @@ void check_jobs_dir(const fs::path& dir, const std::string& what) {
     if (ec) throw InputError(what + ": " + shown + ": cannot create this folder (" + ec.message() + ")");
   }
   if (::access(dir.c_str(), W_OK) != 0) throw InputError(what + ": " + shown + ": cannot write in this folder");
+}
+
+/// A node of a partition as sinfo lists it.
+struct PartitionNode {
+  std::string name, state, reason;
+  long cpus = 0;
+};
+
+/// The nodes of job.partition, else of the cluster's default partition, whatever their state; empty when sinfo
+/// is missing or fails.
+std::vector<PartitionNode> partition_nodes(const std::string& partition) {
+  if (!on_path("sinfo")) return {};
+  const auto [status, lines] = run_capturing("sinfo -h -N -o " + shell_quote("%P|%N|%c|%T|%E"));
+  if (status != 0) return {};
+  std::vector<PartitionNode> nodes;
+  for (const auto& line : lines) {
+    std::vector<std::string> fields;
+    std::size_t at = 0;
+    for (int i = 0; i < 4; ++i) {  // the reason, last, may hold '|' itself
+      const auto bar = line.find('|', at);
+      if (bar == std::string::npos) break;
+      fields.push_back(line.substr(at, bar - at));
+      at = bar + 1;
+    }
+    if (fields.size() != 4 || fields[2].empty() || fields[2].size() > 9 ||
+        fields[2].find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    const std::string& name = fields[0];
+    if (partition.empty() ? name.empty() || name.back() != '*' : name != partition && name != partition + "*") {
+      continue;
+    }
+    nodes.push_back({fields[1], fields[3], line.substr(at), std::stol(fields[2])});
+  }
+  return nodes;
+}
+
+/// Whether Slurm schedules onto a node in this state now (sinfo %T); drained, draining, down, not responding (a
+/// trailing *), in maintenance, reserved ... are out of service until an administrator or the node brings them back.
+bool in_service(const std::string& state) {
+  return state == "idle" || state == "mixed" || state == "allocated" || state == "completing" || state == "planned";
+}
+
+/// sbatch --test-only answers for the nodes in service now, so it refuses a job that would start once a drained
+/// or down node returns. For a refused launch: why it only waits ("node vm is drained (test)"), when nodes of its
+/// partition are out of service and the request fits the partition's nodes as configured (CPUs, nodes, MaxTime);
+/// nothing when it never fits, with `never` naming the limit it exceeds where that is known.
+std::optional<std::string> waits_for_nodes(const Study& study, const std::vector<std::size_t>& indices, int nprocs,
+                                           std::string& never) {
+  const JobSpec& job = study.points[indices.front()].job;
+  const auto nodes = partition_nodes(job.partition);
+  std::vector<std::string> out_of_service;
+  long cpus = 0, widest = 0;
+  for (const auto& node : nodes) {
+    cpus += node.cpus;
+    widest = std::max(widest, node.cpus);
+    if (!in_service(node.state)) {
+      out_of_service.push_back(node.name + " is " + node.state +
+                               (node.reason.empty() || node.reason == "none" ? "" : " (" + node.reason + ")"));
+    }
+  }
+  if (out_of_service.empty()) return std::nullopt;  // every node in service: --test-only's answer stands
+  const std::string partition = job.partition.empty() ? "the default partition" : "partition " + job.partition;
+  const std::string counted =
+      std::to_string(nodes.size()) + " node(s), " + std::to_string(out_of_service.size()) + " out of service";
+  if (nprocs > cpus) {
+    never = "it needs " + std::to_string(nprocs) + " CPUs and " + partition + " has " + std::to_string(cpus) +
+            " in all (" + counted + ")";
+    return std::nullopt;
+  }
+  if (job.tasks_per_node > widest) {
+    never = "job.tasks_per_node " + std::to_string(job.tasks_per_node) + " exceeds the " + std::to_string(widest) +
+            " CPUs of the widest node of " + partition;
+    return std::nullopt;
+  }
+  if (job.tasks_per_node > 0 &&
+      static_cast<std::size_t>((nprocs + job.tasks_per_node - 1) / job.tasks_per_node) > nodes.size()) {
+    never = "it needs " + std::to_string((nprocs + job.tasks_per_node - 1) / job.tasks_per_node) + " nodes of " +
+            std::to_string(job.tasks_per_node) + " tasks and " + partition + " has " + std::to_string(nodes.size());
+    return std::nullopt;
+  }
+  if (!job.time_limit.empty()) {
+    const auto wanted = slurm_minutes(job.time_limit);
+    const auto [max_min, source] = partition_max_time(job.partition);
+    if (wanted && max_min && *wanted > *max_min) {
+      never = "job.time_limit " + job.time_limit + " exceeds " + slurm_time(*max_min) + " (" + source + ")";
+      return std::nullopt;
+    }
+  }
+  return "node " + join(out_of_service, ", node ") + " in " + partition;
 }
 
 /// sbatch's error lines without their "sbatch: error: " prefix, joined by " / " (each stays recognisable).
@@ -342,11 +457,83 @@ std::string job_comment(const Study& study, const fs::path& out, int nprocs) {
   return "mcmclb:" + canonical_folder(out).string() + ":n" + std::to_string(nprocs) + ":" + hex;
 }
 
+std::string job_name(const Study& study, int nprocs) { return study.name + "-n" + std::to_string(nprocs); }
+
+std::string last_job(const fs::path& out, const std::string& name) {
+  // The jobs' --output pattern is slurm-%x-%j.out in the output folder: the file exists once the job started.
+  const std::string prefix = "slurm-" + name + "-";
+  unsigned long long newest = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(out, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string file = it->path().filename().string();
+    if (file.rfind(prefix, 0) != 0 || file.size() <= prefix.size() + 4 || !file.ends_with(".out")) continue;
+    const std::string id = file.substr(prefix.size(), file.size() - prefix.size() - 4);
+    if (id.size() > 18 || id.find_first_not_of("0123456789") != std::string::npos) continue;
+    newest = std::max(newest, std::stoull(id));
+  }
+  return newest == 0 ? std::string() : std::to_string(newest);
+}
+
+JobEnd job_end(const std::string& id) {
+  // Accounting keeps every job; without it (AccountingStorageType=accounting_storage/none) sacct fails, and
+  // slurmctld still knows a finished job for MinJobAge (300 s by default) after it ends.
+  if (on_path("sacct")) {
+    const auto [status, lines] = run_capturing("sacct -n -X -P -o State,ExitCode -j " + shell_quote(id));
+    if (status == 0 && !lines.empty() && lines.front().find('|') != std::string::npos) {
+      const auto bar = lines.front().find('|');
+      std::string state = lines.front().substr(0, bar);
+      state = state.substr(0, state.find(' '));  // "CANCELLED by 0"
+      return {state, lines.front().substr(bar + 1), "sacct"};
+    }
+  }
+  if (on_path("scontrol")) {
+    const auto [status, lines] = run_capturing("scontrol show job --oneliner " + shell_quote(id));
+    if (status == 0 && !lines.empty()) {
+      JobEnd end{"", "", "scontrol"};
+      std::stringstream fields(lines.front());
+      for (std::string field; fields >> field;) {
+        if (field.rfind("JobState=", 0) == 0) end.state = field.substr(9);
+        if (field.rfind("ExitCode=", 0) == 0) end.exit_code = field.substr(9);
+      }
+      if (!end.state.empty()) return end;
+    }
+  }
+  return {};
+}
+
+std::string describe_job_end(const std::string& id, const JobEnd& end, const std::string& recorded) {
+  // What the job recorded itself (failures.csv) says most; Slurm's end state says the rest.
+  static const std::map<std::string, std::string> kPhrases = {
+      {"TIMEOUT", "hit its time limit"}, {"FAILED", "failed"},
+      {"CANCELLED", "was cancelled"},    {"COMPLETED", "completed"},
+      {"NODE_FAIL", "lost a node"},      {"OUT_OF_MEMORY", "ran out of memory"},
+      {"PREEMPTED", "was preempted"},    {"DEADLINE", "missed its deadline"}};
+  static const std::set<std::string> kNotEnded = {"PENDING",   "CONFIGURING", "RUNNING",  "COMPLETING",
+                                                  "SUSPENDED", "REQUEUED",    "RESIZING", "STOPPED"};
+  std::string what;
+  if (kNotEnded.count(end.state) > 0) {  // queued under another tag: another version of the study, or --out
+    what = "is " + end.state + ", but not for this study and output (its --comment differs)";
+  } else if (recorded.rfind("failed in setup", 0) == 0) {
+    what = recorded;
+  } else if (end.state.empty()) {
+    what = "ended" + (recorded.empty() ? std::string() : ": " + recorded);
+  } else {
+    const auto phrase = kPhrases.find(end.state);
+    what = (phrase != kPhrases.end() ? phrase->second : "ended " + end.state) +
+           (recorded.empty() ? std::string() : ": " + recorded);
+  }
+  const std::string slurm =
+      end.state.empty()
+          ? "its end state is unknown: Slurm has no accounting here (sacct) and no longer lists the job (scontrol)"
+          : end.state + (end.exit_code.empty() ? "" : ", exit code " + end.exit_code) + "; " + end.source;
+  return "job " + id + " " + what + " (" + slurm + ")";
+}
+
 /// This user's jobs of the study that squeue lists (pending, running, completing ...), by launch tag
 /// (job_comment): another user's job of the same name and comment is not one of them.
 std::map<std::string, QueuedJob> queued_jobs(const Study& study) {
   std::vector<std::string> names;
-  for (const auto& [nprocs, indices] : study.launches()) names.push_back(study.name + "-n" + std::to_string(nprocs));
+  for (const auto& [nprocs, indices] : study.launches()) names.push_back(job_name(study, nprocs));
   const auto [status, lines] =
       run_capturing("squeue --me -h --name=" + shell_quote(join(names, ",")) + " --format=" + shell_quote("%i|%T|%k"));
   if (status != 0) {
@@ -429,6 +616,7 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
     std::size_t points, all;
   };
   std::vector<Launch> launches;
+  std::vector<std::string> already_queued;  // job ids
   const fs::path snapshot = snapshot_path(dir, study, study_text);
   // Every script is filled before anything is written, so a value refused in one launch leaves nothing behind.
   for (const auto& [nprocs, all] : study.launches()) {
@@ -441,9 +629,10 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
     if (const auto job = queued.find(job_comment(study, out, nprocs)); job != queued.end()) {
       std::printf("skip nprocs=%d: job %s is already %s for it (squeue); it resumes the missing points\n", nprocs,
                   job->second.id.c_str(), job->second.state.c_str());
+      already_queued.push_back(job->second.id);
       continue;
     }
-    const fs::path script = dir / (study.name + "-n" + std::to_string(nprocs) + ".sbatch");
+    const fs::path script = dir / (job_name(study, nprocs) + ".sbatch");
     launches.push_back({nprocs, script,
                         fill_template(kSlurmTemplate, script_values(o, study, snapshot, nprocs, it->second)),
                         it->second.size(), all.size()});
@@ -459,9 +648,18 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
     std::printf("wrote %s (nprocs=%d, %zu of %zu points to run)\n", launch.script.string().c_str(), launch.nprocs,
                 launch.points, launch.all);
   }
+  const std::string follow = "mcmclb status " + shell_quote(o.study) +
+                             (o.out.empty() ? "" : " --out " + shell_quote(o.out)) + overrides_args(o);
   if (launches.empty()) {
-    std::printf("sweep %s: nothing to submit (%zu points done in %s)\n", study.name.c_str(), skipped,
-                out.string().c_str());
+    if (already_queued.empty()) {
+      std::printf("sweep %s: nothing to submit: all %zu points are done in %s\n", study.name.c_str(), skipped,
+                  out.string().c_str());
+    } else {
+      std::printf(
+          "sweep %s: nothing to submit: %zu points done, the others are in job(s) %s, already queued; "
+          "follow them with: %s\n",
+          study.name.c_str(), skipped, join(already_queued, ", ").c_str(), follow.c_str());
+    }
     return 0;
   }
   if (o.dry_run) {
@@ -475,21 +673,39 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
     return 0;
   }
   // Ask Slurm first whether every job could ever start, so an impossible study submits nothing at all rather
-  // than leaving jobs pending forever (Reason=PartitionConfig).
+  // than leaving jobs pending forever (Reason=PartitionConfig). A job refused only because nodes are out of
+  // service (drained, down) is submitted: it waits for them, as sbatch itself would let it.
+  std::map<int, std::string> waiting;
   for (const auto& launch : launches) {
     const auto [status, lines] = run_capturing("sbatch --test-only " + shell_quote(launch.script.string()));
-    if (status != 0) {
-      throw InputError("launch nprocs=" + std::to_string(launch.nprocs) + " (" + launch.script.string() +
-                       ") cannot run on this cluster: " + sbatch_errors(lines) +
-                       " (sbatch --test-only; nothing was submitted)");
+    if (status == 0) continue;
+    std::string never;
+    if (const auto why = waits_for_nodes(study, todo.at(launch.nprocs), launch.nprocs, never)) {
+      waiting[launch.nprocs] = *why;
+      continue;
     }
+    throw InputError("launch nprocs=" + std::to_string(launch.nprocs) + " (" + launch.script.string() +
+                     ") cannot run on this cluster: " + (never.empty() ? "" : never + "; ") + sbatch_errors(lines) +
+                     " (sbatch --test-only; nothing was submitted)");
   }
   std::size_t submitted = 0;
   for (const auto& launch : launches) {
     const auto [status, lines] = run_capturing("sbatch --parsable " + shell_quote(launch.script.string()));
-    if (status == 0 && !lines.empty()) {
+    // --parsable prints "ID" or "ID;CLUSTER"; warnings may come with it (stderr is captured too).
+    const auto id_line = std::find_if(lines.begin(), lines.end(), [](const std::string& line) {
+      const std::string id = line.substr(0, line.find(';'));
+      return !id.empty() && id.find_first_not_of("0123456789") == std::string::npos;
+    });
+    if (status == 0 && id_line != lines.end()) {
       ++submitted;
-      std::printf("submitted %s as job %s\n", launch.script.string().c_str(), lines.back().c_str());
+      const std::string id = id_line->substr(0, id_line->find(';'));
+      std::printf("submitted %s as job %s\n", launch.script.string().c_str(), id.c_str());
+      if (const auto it = waiting.find(launch.nprocs); it != waiting.end()) {
+        std::printf(
+            "note: job %s waits: %s, so it cannot start now (sbatch --test-only refuses it); it starts once the "
+            "node is back in service (squeue shows its reason)\n",
+            id.c_str(), it->second.c_str());
+      }
     } else {
       std::fprintf(stderr, "mcmclb: sbatch %s failed (status %d):\n", launch.script.string().c_str(), status);
       for (const auto& line : lines) std::fprintf(stderr, "  %s\n", line.c_str());
@@ -504,9 +720,8 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
         "the cause and run %s again\n",
         study.name.c_str(), failed, again.c_str());
   } else {
-    std::printf("sweep %s: %zu job(s) submitted, %zu failed; follow them with: mcmclb status %s%s%s\n",
-                study.name.c_str(), submitted, failed, shell_quote(o.study).c_str(),
-                o.out.empty() ? "" : (" --out " + shell_quote(o.out)).c_str(), overrides_args(o).c_str());
+    std::printf("sweep %s: %zu job(s) submitted, %zu failed; follow them with: %s\n", study.name.c_str(), submitted,
+                failed, follow.c_str());
   }
   return failed > 0 ? 3 : 0;
 }

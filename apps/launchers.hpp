@@ -53,7 +53,10 @@ std::string launch_prefix(const std::string& launcher, int nprocs);
 bool has_program(const Study& study, Program program);
 /// Whether program is an executable in a folder of PATH.
 bool on_path(const std::string& program);
-/// Valid and complete in recorded (kernel points), or its commbench file exists.
+/// The benchmarks of a commbench point its file does not hold complete yet (all of them when there is no file;
+/// a simulated file, written once at the end, holds them all).
+std::vector<CommbenchBenchmark> commbench_left(const Point& p, const Backend& backend, const fs::path& out);
+/// Valid and complete in recorded (kernel points), or its commbench file holds every benchmark.
 bool done_already(const Point& p, const Backend& backend, const fs::path& out,
                   const std::map<std::string, results::RecordedPoint>& recorded);
 /// The sweep's results store, opened before the first launch (one line and exit 2 for a refused folder).
@@ -118,5 +121,20 @@ struct QueuedJob {
 };
 /// This study's jobs that squeue lists, by launch tag (job_comment); std::runtime_error when squeue fails.
 std::map<std::string, QueuedJob> queued_jobs(const Study& study);
+/// The Slurm job name of a launch: <experiment>-n<P>.
+std::string job_name(const Study& study, int nprocs);
+/// The newest job that started for a launch (the highest id among the output folder's slurm-<name>-<id>.out
+/// files); "" when none did.
+std::string last_job(const fs::path& out, const std::string& name);
+
+/// How a job ended as Slurm tells it: state ("TIMEOUT", "FAILED", ...; "" when Slurm no longer knows), exit code
+/// and where from (sacct where accounting is on, else scontrol for MinJobAge after the end).
+struct JobEnd {
+  std::string state, exit_code, source;
+};
+JobEnd job_end(const std::string& id);
+/// One phrase for `mcmclb status`: "job 12 hit its time limit (TIMEOUT, exit code 0:15; scontrol)", with what
+/// the job recorded itself in failures.csv (recorded, the reason after "slurm job N: ") where it did.
+std::string describe_job_end(const std::string& id, const JobEnd& end, const std::string& recorded);
 
 }  // namespace mcmclb::launch

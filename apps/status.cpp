@@ -1,5 +1,6 @@
-// `mcmclb status` (apps/sweep.hpp): per launch, the points done, failed and missing in the output folder and the
-// job squeue lists for it; inside a batch job, the launch's points still without a valid result go to failures.csv.
+// `mcmclb status` (apps/sweep.hpp): per launch, the points done, failed and missing in the output folder, the
+// job squeue lists for it, and for a launch left unfinished how its newest job ended (Slurm and the job's own
+// record); inside a batch job, the launch's points still without a valid result go to failures.csv.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +25,7 @@ namespace {
 struct ListedFailures {
   std::set<std::string> keys;
   std::set<std::size_t> keyless_points;
+  std::map<int, std::string> last_reason;  // nprocs -> the reason of its launch's newest row
   [[nodiscard]] bool lists(const Point& p, const Backend& backend) const {
     if (p.program == Program::kernel && keys.count(store_key(p.spec, backend)) > 0) return true;
     return keyless_points.count(p.index) > 0;
@@ -42,8 +44,14 @@ ListedFailures failed_points(const fs::path& out) {
   if (column == header.end()) throw InputError((out / "failures.csv").string() + ": no 'point' column");
   const auto at = static_cast<std::size_t>(column - header.begin());
   const auto key_at = static_cast<std::size_t>(std::find(header.begin(), header.end(), "key") - header.begin());
+  const auto nprocs_at = static_cast<std::size_t>(std::find(header.begin(), header.end(), "nprocs") - header.begin());
+  const auto reason_at = static_cast<std::size_t>(std::find(header.begin(), header.end(), "reason") - header.begin());
   while (std::getline(in, line)) {
     const csv::Row row = csv::split_line(line);
+    if (nprocs_at < row.size() && reason_at < row.size() && !row[nprocs_at].empty() && row[nprocs_at].size() < 10 &&
+        row[nprocs_at].find_first_not_of("0123456789") == std::string::npos) {
+      listed.last_reason[std::stoi(row[nprocs_at])] = row[reason_at];
+    }
     if (key_at < row.size() && !row[key_at].empty()) {
       listed.keys.insert(row[key_at]);
     } else if (at < row.size() && !row[at].empty() && row[at].find_first_not_of("0123456789") == std::string::npos) {
@@ -51,6 +59,19 @@ ListedFailures failed_points(const fs::path& out) {
     }
   }
   return listed;
+}
+
+/// Why a launch with no job queued still lacks points: how its newest job ended (Slurm, and the job's own record
+/// in failures.csv), or the newest failure recorded for it.
+void explain_loss(const fs::path& out, const std::string& name, const std::string& last_reason) {
+  const std::string id = last_job(out, name);
+  if (id.empty()) {
+    if (!last_reason.empty()) std::printf("  last failure: %s\n", last_reason.c_str());
+    return;
+  }
+  const std::string mine = "slurm job " + id + ": ";
+  const std::string recorded = last_reason.rfind(mine, 0) == 0 ? last_reason.substr(mine.size()) : std::string();
+  std::printf("  %s\n", describe_job_end(id, job_end(id), recorded).c_str());
 }
 
 }  // namespace
@@ -107,11 +128,13 @@ int status_main(const SweepOptions& o) {
       if (recording) {
         const char* job = std::getenv("SLURM_JOB_ID");
         const std::string who = "slurm job " + std::string(job != nullptr ? job : "?") + ": ";
-        const std::string why = invalid      ? "a run invariant failed (valid=false in runs.csv)"
-                                : incomplete ? "recorded valid in runs.csv, but ranks.csv lacks some of its ranks' rows"
-                                : o.record_failures == "0"
-                                    ? "the launch ended without recording it"
-                                    : "the launch exited with status " + o.record_failures + " before recording it";
+        const std::string why =
+            !o.failed_setup.empty() ? "failed in setup: '" + printable(o.failed_setup, 200) + "' exited " +
+                                          o.record_failures + "; the launch did not start"
+            : invalid                  ? "a run invariant failed (valid=false in runs.csv)"
+            : incomplete               ? "recorded valid in runs.csv, but ranks.csv lacks some of its ranks' rows"
+            : o.record_failures == "0" ? "the launch ended without recording it"
+                                       : "the launch exited with status " + o.record_failures + " before recording it";
         failures.push_back({i, who + why});
       }
     }
@@ -123,6 +146,19 @@ int status_main(const SweepOptions& o) {
     if (!recording) {
       std::printf("launch nprocs=%d: %zu points, %zu done, %zu failed, %zu missing; %s\n", nprocs, indices.size(), d, f,
                   m, job.c_str());
+      const Point& first = study.points[indices.front()];
+      if (first.program == Program::commbench && d == 0) {  // how far the benchmark got: it resumes from there
+        const auto left = commbench_left(first, backend, out);
+        if (!left.empty()) {
+          std::printf("  %s lacks %zu benchmark(s), first %s\n", commbench_output(nprocs, backend).c_str(), left.size(),
+                      left.front().key().c_str());
+        }
+      }
+      if (f + m > 0 && job == no_job) {
+        const auto reason = listed_failed.last_reason.find(nprocs);
+        explain_loss(out, job_name(study, nprocs),
+                     reason == listed_failed.last_reason.end() ? std::string() : reason->second);
+      }
     }
   }
   if (!found) throw InputError("--launch: no point of " + o.study + " has nprocs=" + std::to_string(o.launch));

@@ -93,6 +93,10 @@ std::string program_command(const SweepOptions& o, const Study& study, const fs:
                           " --rep-time " + csv::number(first.commbench.rep_time_s);
     // The names were checked against the registry at plan time; quoted anyway, as every argument here is.
     if (!first.commbench.methods.empty()) command += " --methods " + shell_quote(join(first.commbench.methods, ","));
+    // --resume: the benchmarks the file already holds complete are kept and not run again. Real MPI only: which
+    // methods the simulation build supports is its own (SimGrid's MPI), so a simulated file is written once, at
+    // the end, and its existence is its record.
+    if (resume && !simulated) command += " --resume yes";
     return command + " --out " + shell_quote((out / commbench_output(first.spec.nprocs, sweep_backend(o))).string());
   }
   const std::string program = simulated ? fs::absolute(o.sim_binary).string() : this_executable();
@@ -118,10 +122,25 @@ bool on_path(const std::string& program) {
   return false;
 }
 
+std::vector<CommbenchBenchmark> commbench_left(const Point& p, const Backend& backend, const fs::path& out) {
+  const auto benchmarks = commbench_benchmarks(commbench_methods(p.commbench.methods, catalog().supported_methods()),
+                                               commbench_sizes(p.spec.nprocs));
+  const fs::path file = out / commbench_output(p.spec.nprocs, backend);
+  if (backend.name != "mpi") return fs::exists(file) ? std::vector<CommbenchBenchmark>{} : benchmarks;
+  const auto rows = read_commbench_csv(file);
+  if (!rows) return benchmarks;
+  const auto complete = commbench_complete(*rows, p.spec.nprocs, p.commbench.reps);
+  std::vector<CommbenchBenchmark> left;
+  for (const auto& b : benchmarks) {
+    if (complete.count(b.key()) == 0) left.push_back(b);
+  }
+  return left;
+}
+
 bool done_already(const Point& p, const Backend& backend, const fs::path& out,
                   const std::map<std::string, results::RecordedPoint>& recorded) {
-  // commbench writes one file per rank count and backend: it is its record.
-  if (p.program == Program::commbench) return fs::exists(out / commbench_output(p.spec.nprocs, backend));
+  // commbench writes one file per rank count and backend: done when it holds every benchmark the point runs.
+  if (p.program == Program::commbench) return commbench_left(p, backend, out).empty();
   const auto at = recorded.find(store_key(p.spec, backend));
   return at != recorded.end() && at->second.done();  // valid and complete: a run that lost rank rows is rerun
 }
@@ -271,6 +290,9 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
       if (o.record_failures.empty() || o.record_failures.find_first_not_of("0123456789") != std::string::npos) {
         throw InputError("--record-failures: '" + o.record_failures + "' is not an exit status");
       }
+    } else if (a == "--failed-setup" && status) {
+      o.failed_setup = value(a);
+      if (o.failed_setup.empty()) throw InputError("--failed-setup: empty (allowed: the job.setup line that failed)");
     } else if (a == "--platform" && (sweep || status)) {
       o.platform = value(a);
     } else if (a == "--sim-binary" && sweep) {
@@ -293,7 +315,7 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
           (sweep    ? " (allowed: --launcher local|slurm|smpi, --out DIR, --force, --dry-run, --jobs-dir DIR, "
                       "--set key=value, --platform FILE, --sim-binary FILE, --sim-commbench FILE, --smpi-flags FILE)"
            : status ? " (allowed: --out DIR, --set key=value, --launch P, --record-failures STATUS, "
-                      "--launcher local|slurm|smpi, --platform FILE)"
+                      "--failed-setup LINE, --launcher local|slurm|smpi, --platform FILE)"
                     : " (allowed: --set key=value, --verbose)"));
     } else if (o.study.empty()) {
       o.study = a;
@@ -327,6 +349,9 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
     *path = not_an_option(*path);
   }
   if (!o.record_failures.empty() && o.launch == 0) throw InputError("--record-failures: needs --launch P");
+  if (!o.failed_setup.empty() && o.record_failures.empty()) {
+    throw InputError("--failed-setup: needs --launch P --record-failures STATUS");
+  }
   return o;
 }
 

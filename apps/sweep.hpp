@@ -23,6 +23,7 @@ struct SweepOptions {
   bool verbose = false;                // plan: list every point
   int launch = 0;                      // status: only the launch of this rank count (0: all)
   std::string record_failures;         // status, inside a batch job: the launch's exit status; records its losses
+  std::string failed_setup;            // status, with record_failures: the job.setup line that ended the job
 };
 
 enum class Command { plan, sweep, status };
@@ -36,7 +37,8 @@ int sweep_main(const SweepOptions& options);
 /// `mcmclb status STUDY`: per launch, points done / failed / missing and the job squeue lists for it (the points of
 /// the real MPI, or with --launcher smpi [--platform FILE] those simulated on that platform). Exit 0 when
 /// every point is done, 3 otherwise. With --launch P --record-failures STATUS (the batch scripts' last step), it
-/// appends the launch's points still without a valid result to failures.csv instead.
+/// appends the launch's points still without a valid result to failures.csv instead (--failed-setup LINE: the
+/// job.setup line that ended the job before the launch, named in each failure's reason).
 int status_main(const SweepOptions& options);
 
 }  // namespace mcmclb

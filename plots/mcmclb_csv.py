@@ -118,8 +118,8 @@ def _time(optional=False):
 NAME, TEXT, BOOL = Column("name"), Column("text"), Column("bool")
 
 # Column names and meanings: docs/reference/columns.md. The C++ writes them (study/src/runs_csv.cpp,
-# study/src/run_files.cpp, study/src/provenance.cpp, apps/commbench.cpp); tests/test_reference.py checks that each
-# schema here has exactly the columns of the header the C++ writes, in its order.
+# study/src/run_files.cpp, study/src/provenance.cpp, and study/src/study.cpp for commbench); tests/test_reference.py
+# checks that each schema here has exactly the columns of the header the C++ writes, in its order.
 SCHEMAS = {
     "runs.csv": {
         "run_id": NAME, "experiment": NAME, "nprocs": _int(1), "G": _int(1),
@@ -186,6 +186,9 @@ SCHEMAS = {
         # the mean of a cheap operation on oversubscribed cores); absent from older files, read by fig1.py
         # --stat median.
         "iter_median_us": _time(True),
+        # The Slurm job that measured the row and its nodes (empty outside Slurm); absent from files written
+        # before them. A resumed benchmark's file holds rows of several jobs.
+        "slurm_job_id": TEXT, "slurm_nodelist": TEXT,
     },
     "dinan2011.csv": {  # plots/reference: the paper's values
         "kind": Column("name", choices=("table1", "fig2")), "balancer": NAME, "interval": _int(1, True),

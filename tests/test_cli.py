@@ -175,7 +175,8 @@ class ComputeRun(unittest.TestCase):
 
 
 COMMBENCH_HEADER = ("method,op,nprocs,group_size,rep,iterations,time_us,iter_min_us,iter_max_us,timer,mpi_library,"
-                    "host,git_commit,utc_start,groups,backend,platform,platform_fnv1a64,simgrid_cfg,iter_median_us")
+                    "host,git_commit,utc_start,groups,backend,platform,platform_fnv1a64,simgrid_cfg,iter_median_us,"
+                    "slurm_job_id,slurm_nodelist")
 
 
 def assert_iteration_stats(test, rows):
@@ -206,6 +207,8 @@ class CommbenchCsv(unittest.TestCase):
                 f.seek(0)
                 rows = list(csv.DictReader(f))
             self.assertEqual(len(rows), 3 * 2 * 2 * 2, "methods x ops x sizes x reps")
+            self.assertEqual({(row["slurm_job_id"], row["slurm_nodelist"]) for row in rows}, {("", "")},
+                             "outside Slurm the job columns are empty")
             # The timing floor (an empty timed window) is measured like a method, at every op and size, and shown
             # beside the methods in the summary.
             self.assertEqual({(row["op"], row["group_size"]) for row in rows if row["method"] == "floor"},
@@ -218,6 +221,54 @@ class CommbenchCsv(unittest.TestCase):
             self.assertEqual(len(blocks), 4, r.stdout)
             self.assertIn("mean iteration", blocks[0])
             self.assertIn("median iteration", blocks[1])
+
+
+class CommbenchResume(unittest.TestCase):
+    def test_resume_keeps_whole_benchmarks_of_an_older_file_and_drops_partial_ones(self):
+        """--resume yes over a file of the previous version (20 columns): the benchmark it holds complete is kept
+        (upgraded, the Slurm columns empty), one with a repetition missing and a torn last line are dropped and
+        measured again, so every repetition appears once; a file that is no commbench CSV is one line, exit 2."""
+        bench = os.path.join(os.path.dirname(MCMCLB), "mcmclb-commbench")
+        old_header = COMMBENCH_HEADER.rsplit(",", 2)[0]
+        self.assertEqual(len(old_header.split(",")), 20)
+
+        def row(op, rep):
+            return (f"split,{op},{RANKS},1,{rep},3,9.5,9,10,MPI_Wtime max over ranks,MPICH,old-host,abc,"
+                    f"2026-01-01T00:00:00Z,,mpi,,,,9.5")
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "cb.csv")
+            with open(out, "w") as f:  # create complete, free only rep 0, then a torn line
+                f.write("\n".join([old_header, row("create", 0), row("create", 1), row("free", 0)]) + "\n" +
+                        row("free", 1)[:30])
+            r = subprocess.run(["mpiexec", "-n", RANKS, bench, "--methods", "split", "--sizes", "1", "--reps", "2",
+                                "--rep-time", "0.01", "--resume", "yes", "--out", out],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("1 of 2 benchmarks already done, 1 to run", r.stdout)
+            with open(out) as f:
+                self.assertEqual(f.readline().strip(), COMMBENCH_HEADER)
+                f.seek(0)
+                rows = list(csv.DictReader(f))
+            self.assertEqual(sorted((x["op"], x["rep"]) for x in rows),
+                             [("create", "0"), ("create", "1"), ("free", "0"), ("free", "1")])
+            self.assertEqual([x["host"] for x in rows if x["op"] == "create"], ["old-host"] * 2, "kept as it was")
+            self.assertTrue(all(x["host"] != "old-host" for x in rows if x["op"] == "free"), "measured again")
+            self.assertEqual({x["slurm_job_id"] for x in rows}, {""})
+            # Everything done: nothing runs and the file is left as it is.
+            with open(out, "rb") as f:
+                before = f.read()
+            r = subprocess.run(["mpiexec", "-n", RANKS, bench, "--methods", "split", "--sizes", "1", "--reps", "2",
+                                "--resume", "yes", "--out", out], capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn(f"{out} already done: nothing to run", r.stdout)
+            with open(out, "rb") as f:
+                self.assertEqual(f.read(), before)
+            with open(out, "w") as f:
+                f.write("a,b,c\n1,2,3\n")
+            r = subprocess.run(["mpiexec", "-n", RANKS, bench, "--methods", "split", "--sizes", "1", "--reps", "2",
+                                "--resume", "yes", "--out", out], capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertIn(f"{out}: its header is not one of a commbench CSV's", r.stderr)
 
 
 class CommbenchGroups(unittest.TestCase):

@@ -30,6 +30,24 @@ class Fig1(unittest.TestCase):
             self.assertGreater(os.path.getsize(out), 10000)
             self.assertTrue(os.path.exists(os.path.join(d, "fig1.pdf")))
 
+    def test_reads_every_commbench_version_together(self):
+        """commbench_small.csv (14 columns, the first version), commbench_crossover.csv (a later one) and
+        commbench_slurm.csv (22 columns: measured in a Slurm job of the local test cluster, slurm_job_id and
+        slurm_nodelist last) in one figure: a reader keyed by column name takes each version."""
+        sys.path.insert(0, PLOTS)
+        import mcmclb_csv
+        self.assertEqual(list(mcmclb_csv.SCHEMAS["commbench.csv"])[-2:], ["slurm_job_id", "slurm_nodelist"])
+        newest = os.path.join(FIXTURES, "commbench_slurm.csv")
+        rows = mcmclb_csv.read_csv(newest, "commbench.csv", ("method", "slurm_job_id", "slurm_nodelist"))
+        self.assertTrue(all(r["slurm_job_id"] and r["slurm_nodelist"] for r in rows), rows)
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "fig1.png")
+            r = run("fig1.py", os.path.join(FIXTURES, "commbench_small.csv"),
+                    os.path.join(FIXTURES, "commbench_crossover.csv"), newest, "-o", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
     def test_fit_names_each_shape(self):
         """fig1.py fits t = a + b*log2(g) and t = a + c*log2(g)^2 over g >= 2 and names the better model: series
         built from known shapes (plus a small deterministic wobble) must come back with their coefficients."""

@@ -309,7 +309,7 @@ class DryRunWritesNothing(unittest.TestCase):
         # had no simulation): done for local and slurm, not for smpi.
         self.dry_runs({"local": ["sweep small: 7 points, 7 already done", "dry run: 0 launch command(s) printed"],
                        "smpi": ["sweep small: 7 points, 0 already done", "dry run: 2 launch command(s) printed"],
-                       "slurm": ["sweep small: nothing to submit (7 points done in " + self.out + ")"]})
+                       "slurm": ["sweep small: nothing to submit: all 7 points are done in " + self.out]})
         # mcmclb status reads the folder the same way (it refused 0.1's runs.csv before), and writes nothing either.
         before = snapshot(self.out)
         r = mcmclb("status", STUDY, "--out", self.out)
@@ -342,7 +342,7 @@ class DryRunWritesNothing(unittest.TestCase):
         shutil.copytree(os.path.join(ROOT, "tests", "fixtures", "results-small"), self.out)
         open(os.path.join(self.out, ".mcmclb.lock"), "w").close()
         self.dry_runs({"local": ["sweep small: 7 points, 7 already done"], "smpi": ["7 points, 0 already done"],
-                       "slurm": ["nothing to submit (7 points done in "]})
+                       "slurm": ["nothing to submit: all 7 points are done in "]})
 
 
 class Simulation(unittest.TestCase):
@@ -508,7 +508,12 @@ class SlurmPlan(unittest.TestCase):
         last_directive = max(i for i, l in enumerate(script) if l.startswith("#SBATCH"))
         first_command = min(i for i, l in enumerate(script) if l and not l.startswith("#"))
         self.assertLess(last_directive, first_command, "every #SBATCH line before the first command")
-        self.assertEqual(script[first_command:first_command + 2], ["module load mpich", "export A=1"])
+        # Each setup line as written, in order, and its exit status checked before the next.
+        at = [script.index("module load mpich"), script.index("export A=1")]
+        self.assertLess(first_command, at[0])
+        self.assertLess(at[0], at[1])
+        for i in at:
+            self.assertEqual(script[i + 1], 'mcmclb_status=$?; [ "$mcmclb_status" -eq 0 ] || exit "$mcmclb_status"')
         self.assertIn("#SBATCH --qos=x", script)
 
     def test_plan_and_scripts_use_the_study_launcher(self):  # defects 1 and 11

@@ -40,4 +40,14 @@ void Catalog::check_method(const std::string& name) const {
   }
 }
 
+std::vector<std::string> Catalog::supported_methods() const {
+  std::vector<std::string> supported;
+  for (const auto& m : methods) {
+    if (std::none_of(unsupported.begin(), unsupported.end(), [&](const auto& u) { return u.first == m; })) {
+      supported.push_back(m);
+    }
+  }
+  return supported;
+}
+
 }  // namespace mcmclb

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <sstream>
 #include <utility>
@@ -283,12 +284,14 @@ void check_launch_jobs(const Study& study) {
   }
 }
 
-double expected_point_s(const Point& point) {
+double expected_point_s(const Point& point, const Catalog& catalog) {
   const int nprocs = point.spec.nprocs;
   if (point.program == Program::commbench) {
-    const double sizes = std::floor(std::log2(std::max(nprocs, 1))) + 2;  // 1, 2, 4, ..., P and a non-power of two
-    const double methods = point.commbench.methods.empty() ? 4.0 : static_cast<double>(point.commbench.methods.size());
-    return point.commbench.reps * point.commbench.rep_time_s * methods * sizes;
+    // Each benchmark's repetitions last about rep_time_s each (its iteration count is sized by wall time); the
+    // pilot and warm-up iterations before them are few.
+    const auto benchmarks = commbench_benchmarks(
+        commbench_methods(point.commbench.methods, catalog.supported_methods()), commbench_sizes(nprocs));
+    return static_cast<double>(benchmarks.size()) * point.commbench.reps * point.commbench.rep_time_s;
   }
   // Chains on groups of G ranks, or of the given sizes; groups by node are estimated as groups of G (the node
   // layout is known only inside the job), and compute mode's items as T_ms each (set job.time_limit for either).
@@ -317,6 +320,110 @@ double expected_point_s(const Point& point) {
 }
 
 std::string commbench_file(int nprocs) { return "commbench-n" + std::to_string(nprocs) + ".csv"; }
+
+std::string CommbenchBenchmark::key() const {
+  return method + "/" + std::string(op) + "/" + std::to_string(group_size) + (groups.empty() ? "" : "/" + groups);
+}
+
+std::vector<int> commbench_sizes(int nprocs) {
+  std::vector<int> sizes;
+  for (int n = 1; n < nprocs; n *= 2) sizes.push_back(n);
+  sizes.push_back(nprocs);
+  const bool power_of_two = (nprocs & (nprocs - 1)) == 0;
+  if (power_of_two && nprocs >= 4) sizes.push_back(nprocs - 1);  // P itself is the odd size otherwise
+  std::sort(sizes.begin(), sizes.end());
+  return sizes;
+}
+
+std::vector<std::string> commbench_methods(const std::vector<std::string>& named,
+                                           const std::vector<std::string>& supported) {
+  if (!named.empty()) return named;
+  std::vector<std::string> methods = supported;
+  methods.emplace_back(kCommbenchFloor);
+  return methods;
+}
+
+std::vector<CommbenchBenchmark> commbench_benchmarks(const std::vector<std::string>& methods,
+                                                     const std::vector<int>& sizes, const std::string& groups) {
+  std::vector<CommbenchBenchmark> all;
+  for (const auto& method : methods) {
+    for (std::string_view op : kCommbenchOps) {
+      for (int size : sizes) all.push_back({method, op, size, groups});
+    }
+  }
+  return all;
+}
+
+const csv::Row& commbench_header() {
+  // backend (mpi | smpi) and the platform columns keep real and simulated rows apart in any merged file; smpi
+  // rows are simulated times on the platform named, never measurements of hardware. Later columns are appended
+  // (kCommbenchHeaderVersions), so files written before them keep their layout and positional readers keep
+  // working: iter_median_us, then the Slurm job and its nodes (empty outside Slurm).
+  static const csv::Row header = {
+      "method",        "op",          "nprocs",   "group_size",       "rep",         "iterations",     "time_us",
+      "iter_min_us",   "iter_max_us", "timer",    "mpi_library",      "host",        "git_commit",     "utc_start",
+      "groups",        "backend",     "platform", "platform_fnv1a64", "simgrid_cfg", "iter_median_us", "slurm_job_id",
+      "slurm_nodelist"};
+  static_assert(kCommbenchHeaderVersions.back() == 22);
+  return header;
+}
+
+std::optional<std::vector<csv::Row>> read_commbench_csv(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  const auto text = read_text_file(path);
+  if (!text) throw InputError(path.string() + ": cannot be read (allowed: a regular commbench CSV file)");
+  std::stringstream in(*text);
+  std::string line;
+  if (!std::getline(in, line)) return std::vector<csv::Row>{};
+  const csv::Row header = csv::split_line(line);
+  const csv::Row& current = commbench_header();
+  const bool known = std::any_of(kCommbenchHeaderVersions.begin(), kCommbenchHeaderVersions.end(), [&](std::size_t n) {
+    return header.size() == n && std::equal(header.begin(), header.end(), current.begin());
+  });
+  if (!known) {
+    throw InputError(path.string() + ": its header is not one of a commbench CSV's (allowed: " + join(current, ",") +
+                     ", or an older file's first 14, 19 or 20 of these columns)");
+  }
+  std::vector<csv::Row> rows;
+  // Only whole lines (a file torn while being written ends without its line break) with the header's fields.
+  for (std::size_t at = text->find('\n'); at != std::string::npos && at + 1 < text->size();) {
+    const std::size_t end = text->find('\n', at + 1);
+    if (end == std::string::npos) break;
+    csv::Row row = csv::split_line(std::string_view(*text).substr(at + 1, end - at - 1));
+    at = end;
+    if (row.size() != header.size()) continue;
+    row.resize(current.size());
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::set<std::string> commbench_complete(const std::vector<csv::Row>& rows, int nprocs, int reps) {
+  // method, op, nprocs, group_size, rep ... groups (commbench_header())
+  std::map<std::string, std::set<int>> seen;
+  std::set<std::string> repeated;
+  for (const auto& row : rows) {
+    if (row[2] != std::to_string(nprocs) || row[4].empty() || row[4].size() > 6 ||
+        row[4].find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    const int group_size =
+        row[3].size() < 10 && !row[3].empty() && row[3].find_first_not_of("0123456789") == std::string::npos
+            ? std::stoi(row[3])
+            : -1;
+    const std::string key = CommbenchBenchmark{row[0], row[1], group_size, row[14]}.key();
+    if (!seen[key].insert(std::stoi(row[4])).second) repeated.insert(key);
+  }
+  std::set<std::string> complete;
+  for (const auto& [key, got] : seen) {
+    if (repeated.count(key) == 0 && static_cast<int>(got.size()) == reps && *got.begin() == 0 &&
+        *got.rbegin() == reps - 1) {
+      complete.insert(key);
+    }
+  }
+  return complete;
+}
 
 std::vector<std::size_t> parse_point_list(const std::string& text) {
   if (text.empty()) throw InputError("--points: empty; expected a comma-separated list of point indices (e.g. 0,2)");

@@ -135,6 +135,8 @@ struct Catalog {
   [[nodiscard]] const BalancerInfo& balancer(std::string_view name) const;
   /// Throws InputError (key method) for an unknown or unsupported method.
   void check_method(const std::string& name) const;
+  /// The methods this build can use, in order (methods less unsupported).
+  [[nodiscard]] std::vector<std::string> supported_methods() const;
 };
 
 }  // namespace mcmclb

@@ -2,12 +2,14 @@
 // into launches. The same expansion serves `mcmclb plan`, `mcmclb sweep` and `mcmclb run --points`.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mcmclb/config.hpp"
@@ -45,14 +47,59 @@ void check_launch_jobs(const Study& study);
 inline constexpr double kMaxTimeLimitMin = 365.0 * 24 * 60;
 
 /// What one point is expected to take, in seconds, without load balancing: the kernel's baseline (the longest
-/// chain's items x T_ms / G); for commbench, its repetitions x rep time over every method and output size.
-double expected_point_s(const Point& point);
+/// chain's items x T_ms / G); for commbench, its repetitions x rep time over every benchmark it runs
+/// (commbench_benchmarks(), with the methods catalog says this build supports).
+double expected_point_s(const Point& point, const Catalog& catalog);
 /// expected_point_s() reads at most this many chains of a point (the first ones): it must answer at once for any
 /// nprocs, and allocates nothing per rank.
 inline constexpr int64_t kEstimatedChains = int64_t{1} << 20;
 
 /// The CSV a commbench point writes into the study's output folder: commbench-n<P>.csv.
 std::string commbench_file(int nprocs);
+
+// ---- What mcmclb-commbench runs, and what its CSV holds: one definition for the benchmark itself, the sweep's
+// resume and the time-limit estimate.
+
+/// Not a creation method but commbench's timing floor, measured beside them (apps/commbench.cpp).
+inline constexpr std::string_view kCommbenchFloor = "floor";
+/// The operations timed per method and size, in order.
+inline constexpr std::array<std::string_view, 2> kCommbenchOps = {"create", "free"};
+
+/// One benchmark: a method's operation on an output group of group_size ranks (with a --groups layout, the
+/// layout's largest group, and groups its text).
+struct CommbenchBenchmark {
+  std::string method;
+  std::string_view op;
+  int group_size = 0;
+  std::string groups;
+  /// What identifies its rows in the CSV: "method/op/size[/groups]".
+  [[nodiscard]] std::string key() const;
+};
+
+/// The output group sizes commbench measures by default at nprocs ranks: 1, 2, 4, ..., P, and P - 1 when P is a
+/// power of two of at least 4 (one non-power-of-two size; otherwise P is one).
+std::vector<int> commbench_sizes(int nprocs);
+/// The methods commbench measures: those named (commbench.methods, --methods), else every method the build
+/// supports (catalog order) and then the timing floor.
+std::vector<std::string> commbench_methods(const std::vector<std::string>& named,
+                                           const std::vector<std::string>& supported);
+/// Every benchmark of these methods and sizes, in the order commbench runs them: per method, per op, per size.
+std::vector<CommbenchBenchmark> commbench_benchmarks(const std::vector<std::string>& methods,
+                                                     const std::vector<int>& sizes, const std::string& groups = "");
+
+/// The commbench CSV's header, current version: later columns were appended, so an older file's header is a
+/// prefix of it (kCommbenchHeaderVersions lists the versions' lengths).
+const csv::Row& commbench_header();
+/// The column counts of the commbench CSV's versions, oldest first: 14 (no backend), 19 (no iter_median_us),
+/// 20 (no slurm_job_id, slurm_nodelist), 22 (current).
+inline constexpr std::array<std::size_t, 4> kCommbenchHeaderVersions = {14, 19, 20, 22};
+/// The rows of a commbench CSV as the current header orders them (an older version's rows get its later columns
+/// empty; a torn or malformed row is left out); nothing when the file does not exist. InputError naming the file
+/// when its header is not one of the versions'.
+std::optional<std::vector<csv::Row>> read_commbench_csv(const std::filesystem::path& path);
+/// The keys (CommbenchBenchmark::key()) of the benchmarks rows hold complete at nprocs ranks: every repetition
+/// 0 .. reps - 1, once.
+std::set<std::string> commbench_complete(const std::vector<csv::Row>& rows, int nprocs, int reps);
 
 /// "3,4,7" -> {3, 4, 7}; throws mpi::InputError naming --points.
 std::vector<std::size_t> parse_point_list(const std::string& text);
