@@ -26,6 +26,7 @@
 #include <limits>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -107,21 +108,17 @@ std::vector<std::string> split_list(const std::string& flag, const std::string& 
 }
 
 int parse_int(const std::string& flag, const std::string& text, int lo, int hi) {
-  try {
-    std::size_t used = 0;
-    const long value = std::stol(text, &used);
-    if (used == text.size() && value >= lo && value <= hi) return static_cast<int>(value);
-  } catch (const std::exception&) {
-  }
-  throw InputError(flag + ": '" + text + "' is not an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                   "]");
+  return static_cast<int>(mcmclb::parse_integer_flag(flag, text, lo, hi, "an integer"));
 }
 
 Options parse(int argc, char** argv, int nprocs) {
   Options o;
+  std::set<std::string> seen;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (i + 1 >= argc) throw InputError(flag + ": unknown flag or missing value (see --help)");
+    // Every flag takes one value: given twice, one of the two would be dropped without a word.
+    if (!seen.insert(flag).second) throw InputError(flag + ": given twice (allowed: once)");
     const std::string value = argv[++i];
     if (flag == "--methods") {
       o.methods = split_list(flag, value, "method names");
@@ -152,9 +149,9 @@ Options parse(int argc, char** argv, int nprocs) {
       }
       o.filter = value;
     } else if (flag == "--out") {
-      o.out = value;
+      o.out = mcmclb::require_path(flag, value);
     } else if (flag == "--groups") {
-      o.groups_file = value;
+      o.groups_file = mcmclb::require_path(flag, value);
     } else {
       throw InputError("unknown flag " + flag + " (see --help)");
     }
@@ -177,18 +174,22 @@ Options parse(int argc, char** argv, int nprocs) {
 /// --groups FILE: rank 0 reads it, every rank parses the same text (the experiment parser: only groups.* may be
 /// set) and resolves the layout (by node: MPI_Comm_split_type), so every rank reaches the same verdict.
 void resolve_groups(Options& o, const mpi::Comm& world) {
-  std::string text;
+  std::string text, why;
   int length = -1;
   if (world.rank() == 0) {
-    // read_text_file refuses a folder (an ifstream would read it as an empty file: "holds no keys").
-    const auto content = mcmclb::read_text_file(o.groups_file);
-    if (content && content->size() <= static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    // read_text_file refuses a folder (an ifstream would read it as an empty file: "holds no keys"), and a file
+    // larger than any experiment file from its size, before reading it.
+    const auto content = mcmclb::read_text_file(o.groups_file, &why, mcmclb::kMaxStudyBytes);
+    if (content) {
       text = *content;
       length = static_cast<int>(text.size());
     }
   }
   mpi::check(MPI_Bcast(&length, 1, MPI_INT, 0, world.get()), "MPI_Bcast");
-  if (length < 0) throw InputError("--groups: cannot read " + o.groups_file + " (allowed: a YAML file with groups:)");
+  if (length < 0) {
+    throw InputError("--groups: cannot read " + o.groups_file + (world.rank() == 0 ? ": " + why : std::string()) +
+                     " (allowed: a YAML file with groups:)");
+  }
   text.resize(static_cast<std::size_t>(length));
   mpi::check(MPI_Bcast(text.data(), length, MPI_CHAR, 0, world.get()), "MPI_Bcast");
   const mcmclb::Experiment e = mcmclb::parse_experiment(text, {}, o.groups_file);
