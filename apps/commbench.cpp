@@ -14,6 +14,8 @@
 // `groups: {sizes: [...]}` or `groups: {by: node}` / `{by: node, size: K}`.
 #include "commbench.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -304,15 +306,22 @@ std::string output_problem(const std::string& out) {
   const std::string shown = mcmclb::printable(out, 200);
   std::error_code ec;
   if (out.empty()) return "--out: the path is empty";
-  if (fs::is_directory(path, ec)) return "--out: " + shown + " is a folder; expected a FILE.csv path";
+  // Only a regular file is replaced (by a rename): as root, --out /dev/null made /dev/null a regular file.
+  struct stat st {};
+  if (::stat(out.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    return "--out: " + shown + " is " + std::string(mcmclb::file_kind(st.st_mode)) +
+           ", not a regular file (allowed: a FILE.csv path, new or a regular file)";
+  }
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   if (!fs::exists(dir, ec)) {
     fs::create_directories(dir, ec);
     if (ec) return "--out: " + shown + ": cannot create its folder (" + ec.message() + ")";
   }
   if (!fs::is_directory(dir, ec)) return "--out: " + shown + ": its folder is not a folder";
-  std::string probe = (dir / ".mcmclb-commbench.probe.XXXXXX").native();
-  const int fd = ::mkstemp(probe.data());
+  // The probe is the temporary file write_atomically() will write (this process's): so a name too long for it (a
+  // 300-byte file name), like a folder it cannot write in, is found before the benchmark, not after.
+  const std::string probe = out + ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return "--out: " + shown + ": cannot write in its folder (" + std::strerror(errno) + ")";
   const bool wrote = ::write(fd, "x", 1) == 1;
   ::close(fd);

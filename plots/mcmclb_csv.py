@@ -355,6 +355,12 @@ def check_output(path, pdf=False):
     for target in targets:
         if os.path.isdir(target):
             raise InputError(f"{target}: output is a folder (allowed: a file name)")
+        # A FIFO would block the write forever, a device (as root) be written into: only a regular file is
+        # replaced.
+        kind = _kind(os.stat(target).st_mode) if os.path.exists(target) else None
+        if kind is not None:
+            raise InputError(f"{target}: output is {kind}, not a regular file (allowed: a new file name or a regular "
+                             f"file)")
         if os.path.exists(target) and not os.access(target, os.W_OK):
             raise InputError(f"{target}: output exists and is not writable")
     try:  # as root, os.access says yes to read-only file systems and /proc: try it

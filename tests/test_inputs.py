@@ -770,6 +770,30 @@ class FlagValues(InputCase):
         self.assertEqual(os.listdir(self.cwd), [], "nothing written")
 
 
+class OutputFiles(InputCase):
+    def test_commbench_never_replaces_a_device_or_fifo(self):
+        """mcmclb-commbench --out /dev/null (as root) renamed its CSV over the device: the machine's /dev/null
+        became a regular file. A FIFO was replaced likewise, a 300-byte file name failed only after the whole
+        benchmark (exit 1 and MPICH's abort lines), and a plot's -o naming a FIFO blocked forever. Each is now one
+        line before any work, and the device is left a device (a null device of the test's own, not the
+        machine's)."""
+        device, fifo = self.path("null-device"), self.path("fifo.csv")
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        os.mkfifo(fifo)
+        slow = ["--methods", "split", "--sizes", "1", "--reps", "30", "--rep-time", "0.25"]  # some 15 s of work
+        for out, fragment in ((device, "is a device, not a regular file"), (fifo, "is a FIFO, not a regular file"),
+                              (self.path("n" * 300 + ".csv"), "File name too long")):
+            with self.subTest(out=out[-20:]):
+                r = self.commbench(*slow, "--out", out)
+                self.assert_one_line_error(r, "--out", fragment, program="mcmclb-commbench", within_s=FAST_S)
+        self.assertTrue(stat.S_ISCHR(os.stat(device).st_mode), "the device was replaced")
+        self.assertTrue(stat.S_ISFIFO(os.stat(fifo).st_mode), "the FIFO was replaced")
+        png = self.path("fifo.png")
+        os.mkfifo(png)
+        r = self.launch([sys.executable, os.path.join(ROOT, "plots", "fig2.py"),
+                         os.path.join(HERE, "fixtures", "results-small"), "-o", png])
+        self.assert_one_line_error(r, png, "is a FIFO, not a regular file", program="fig2.py", within_s=FAST_S)
+
 # ---- Size limits: a study or groups file is refused from its size, before it is read.
 
 
@@ -857,6 +881,17 @@ class DamagedResults(InputCase):
         with open(path, "wb") as f:
             f.write(b"\n".join(events))
         self.assert_every_reader_refuses(out, f"{path}: line 2 has 2 fields, the header has", plot="timeline.py")
+
+    def test_quote_never_closed(self):
+        """A stray quote in the middle of runs.csv made the rest of the file one quoted field: the store saw no
+        row after it and status called the folder complete (the damaged row's point was done elsewhere), while
+        the plots refused it. Now both name the last line as the row with too few fields."""
+        out, runs = self.results()
+        lines = runs.split(b"\n")
+        path = os.path.join(out, "runs.csv")
+        with open(path, "wb") as f:
+            f.write(runs + b'"' + lines[1] + b"\n" + lines[2] + b"\n")
+        self.assert_every_reader_refuses(out, f"{path}: line 5 has ")
 
 
 if __name__ == "__main__":

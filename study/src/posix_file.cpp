@@ -177,7 +177,17 @@ void for_each_row(const fs::path& path, const std::function<void(std::string_vie
     }
     if (n < 0) fail_errno(path, "cannot read", errno);
     buffer.resize(old + static_cast<std::size_t>(n));
-    if (n == 0) return;
+    if (n == 0) {
+      // A quote opened and never closed in a file that ends with its newline: not a torn tail (that ends without
+      // one) but a damaged row, which would hide every row after it. Checked, and emitted if it passes, as the
+      // plot scripts' CSV reader takes the rest of the file as that row's last field.
+      if (quoted && !header && !buffer.empty() && buffer.back() == '\n') {
+        const std::string_view record(buffer.data() + start, buffer.size() - 1 - start);
+        check_record(path, line, record, fields, header_fields, nul);
+        emit(record);
+      }
+      return;
+    }
     left -= static_cast<std::size_t>(n);
     for (; scanned < buffer.size(); ++scanned) {
       const char c = buffer[scanned];

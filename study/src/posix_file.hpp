@@ -76,6 +76,7 @@ void truncate_to(const std::filesystem::path& path, off_t size);
 /// the file and the line, as they name it: one with NUL bytes, one ending in '\r' (CRLF line endings: mcmclb
 /// writes LF only, and a CRLF file gets LF rows appended), one whose field count differs from the header's (a row
 /// cut off or edited in the middle of the file; the torn tail is for_each_row's to skip and the store's to repair).
+/// A quote never closed in a file that ends in a newline makes the rest of the file one record, as for the plots.
 void for_each_row(const std::filesystem::path& path, const std::function<void(std::string_view)>& emit,
                   off_t limit = -1);
 
