@@ -14,6 +14,8 @@
 // `groups: {sizes: [...]}` or `groups: {by: node}` / `{by: node, size: K}`.
 #include "commbench.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -111,21 +113,17 @@ std::vector<std::string> split_list(const std::string& flag, const std::string& 
 }
 
 int parse_int(const std::string& flag, const std::string& text, int lo, int hi) {
-  try {
-    std::size_t used = 0;
-    const long value = std::stol(text, &used);
-    if (used == text.size() && value >= lo && value <= hi) return static_cast<int>(value);
-  } catch (const std::exception&) {
-  }
-  throw InputError(flag + ": '" + text + "' is not an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                   "]");
+  return static_cast<int>(mcmclb::parse_integer_flag(flag, text, lo, hi, "an integer"));
 }
 
 Options parse(int argc, char** argv, int nprocs) {
   Options o;
+  std::set<std::string> seen;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (i + 1 >= argc) throw InputError(flag + ": unknown flag or missing value (see --help)");
+    // Every flag takes one value: given twice, one of the two would be dropped without a word.
+    if (!seen.insert(flag).second) throw InputError(flag + ": given twice (allowed: once)");
     const std::string value = argv[++i];
     if (flag == "--methods") {
       o.methods = split_list(flag, value, "method names");
@@ -156,9 +154,9 @@ Options parse(int argc, char** argv, int nprocs) {
       }
       o.filter = value;
     } else if (flag == "--out") {
-      o.out = value;
+      o.out = mcmclb::require_path(flag, value);
     } else if (flag == "--groups") {
-      o.groups_file = value;
+      o.groups_file = mcmclb::require_path(flag, value);
     } else if (flag == "--resume") {
       if (value != "yes" && value != "no")
         throw InputError("--resume: '" + value + "' is not allowed (allowed: yes, no)");
@@ -181,18 +179,22 @@ Options parse(int argc, char** argv, int nprocs) {
 /// --groups FILE: rank 0 reads it, every rank parses the same text (the experiment parser: only groups.* may be
 /// set) and resolves the layout (by node: MPI_Comm_split_type), so every rank reaches the same verdict.
 void resolve_groups(Options& o, const mpi::Comm& world) {
-  std::string text;
+  std::string text, why;
   int length = -1;
   if (world.rank() == 0) {
-    // read_text_file refuses a folder (an ifstream would read it as an empty file: "holds no keys").
-    const auto content = mcmclb::read_text_file(o.groups_file);
-    if (content && content->size() <= static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    // read_text_file refuses a folder (an ifstream would read it as an empty file: "holds no keys"), and a file
+    // larger than any experiment file from its size, before reading it.
+    const auto content = mcmclb::read_text_file(o.groups_file, &why, mcmclb::kMaxStudyBytes);
+    if (content) {
       text = *content;
       length = static_cast<int>(text.size());
     }
   }
   mpi::check(MPI_Bcast(&length, 1, MPI_INT, 0, world.get()), "MPI_Bcast");
-  if (length < 0) throw InputError("--groups: cannot read " + o.groups_file + " (allowed: a YAML file with groups:)");
+  if (length < 0) {
+    throw InputError("--groups: cannot read " + o.groups_file + (world.rank() == 0 ? ": " + why : std::string()) +
+                     " (allowed: a YAML file with groups:)");
+  }
   text.resize(static_cast<std::size_t>(length));
   mpi::check(MPI_Bcast(text.data(), length, MPI_CHAR, 0, world.get()), "MPI_Bcast");
   const mcmclb::Experiment e = mcmclb::parse_experiment(text, {}, o.groups_file);
@@ -313,15 +315,22 @@ std::string output_problem(const std::string& out) {
   const std::string shown = mcmclb::printable(out, 200);
   std::error_code ec;
   if (out.empty()) return "--out: the path is empty";
-  if (fs::is_directory(path, ec)) return "--out: " + shown + " is a folder; expected a FILE.csv path";
+  // Only a regular file is replaced (by a rename): as root, --out /dev/null made /dev/null a regular file.
+  struct stat st {};
+  if (::stat(out.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    return "--out: " + shown + " is " + std::string(mcmclb::file_kind(st.st_mode)) +
+           ", not a regular file (allowed: a FILE.csv path, new or a regular file)";
+  }
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   if (!fs::exists(dir, ec)) {
     fs::create_directories(dir, ec);
     if (ec) return "--out: " + shown + ": cannot create its folder (" + ec.message() + ")";
   }
   if (!fs::is_directory(dir, ec)) return "--out: " + shown + ": its folder is not a folder";
-  std::string probe = (dir / ".mcmclb-commbench.probe.XXXXXX").native();
-  const int fd = ::mkstemp(probe.data());
+  // The probe is the temporary file write_atomically() will write (this process's): so a name too long for it (a
+  // 300-byte file name), like a folder it cannot write in, is found before the benchmark, not after.
+  const std::string probe = out + ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return "--out: " + shown + ": cannot write in its folder (" + std::strerror(errno) + ")";
   const bool wrote = ::write(fd, "x", 1) == 1;
   ::close(fd);

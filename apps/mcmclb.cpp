@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <functional>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -48,15 +49,6 @@ struct Cli {
   bool resume = false;
 };
 
-/// --out's value: "" would write every result file into the working folder (an empty out means "the default"
-/// everywhere below), so it is refused rather than taken for either.
-std::string out_flag(const std::string& value) {
-  if (value.empty())
-    throw InputError(
-        "--out: an empty folder name (allowed: a non-empty path; leave --out out for results/<experiment>)");
-  return value;
-}
-
 Cli parse_cli(int argc, char** argv) {
   Cli cli;
   if (argc < 2) throw InputError("missing command (known: run, plan, sweep, status; see --help)");
@@ -65,8 +57,13 @@ Cli parse_cli(int argc, char** argv) {
   if (cli.command != "run") {
     throw InputError("unknown command '" + cli.command + "' (known: run, plan, sweep, status; see --help)");
   }
+  std::set<std::string> seen;  // --out and --points: one value each, so a second one is an error, not a winner
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
+    const std::string flag = a.substr(0, a.find('='));
+    if ((flag == "--out" || flag == "--points") && !seen.insert(flag).second) {
+      throw InputError(flag + ": given twice (allowed: once)");
+    }
     if (a == "--resume") {
       cli.resume = true;
     } else if (a == "--set" || a == "--out" || a == "--points") {
@@ -74,7 +71,7 @@ Cli parse_cli(int argc, char** argv) {
       if (a == "--set") {
         cli.overrides.emplace_back(argv[++i]);
       } else if (a == "--out") {
-        cli.out = out_flag(argv[++i]);
+        cli.out = mcmclb::require_path(a, argv[++i]);
       } else {
         cli.points = argv[++i];
         cli.points_given = true;
@@ -82,14 +79,14 @@ Cli parse_cli(int argc, char** argv) {
     } else if (a.rfind("--set=", 0) == 0) {
       cli.overrides.push_back(a.substr(6));
     } else if (a.rfind("--out=", 0) == 0) {
-      cli.out = out_flag(a.substr(6));
+      cli.out = mcmclb::require_path("--out", a.substr(6));
     } else if (a.rfind("--points=", 0) == 0) {
       cli.points = a.substr(9);
       cli.points_given = true;
     } else if (a.rfind("--", 0) == 0) {
       throw InputError("unknown flag " + a + " (allowed: --set key=value, --out DIR, --points i,j,..., --resume)");
     } else if (cli.config.empty()) {
-      cli.config = a;
+      cli.config = mcmclb::require_path("CONFIG.yaml", a);
     } else {
       throw InputError("unexpected argument '" + a + "' (one CONFIG.yaml per run)");
     }
@@ -104,16 +101,11 @@ std::string read_on_root(const std::string& path, const mpi::Comm& world) {
   int ok = 1;
   if (world.rank() == 0) {
     std::string why;
-    const auto content = mcmclb::read_text_file(path, &why);
-    // Too long for the broadcast's int count, and far beyond any study (build_study refuses it too).
-    ok = content && content->size() <= mcmclb::kMaxStudyBytes ? 1 : 0;
-    const std::string allowed =
-        " (allowed: a regular YAML file of at most " + std::to_string(mcmclb::kMaxStudyBytes >> 20) + " MiB)";
-    text = ok ? *content
-              : path +
-                    (content ? ": larger than " + std::to_string(mcmclb::kMaxStudyBytes >> 20) + " MiB"
-                             : ": cannot read the experiment file: " + why) +
-                    allowed;
+    // More would be too long for the broadcast's int count, and is far beyond any study (build_study refuses it
+    // too): refused from its size, before a byte is read.
+    const auto content = mcmclb::read_text_file(path, &why, mcmclb::kMaxStudyBytes);
+    ok = content ? 1 : 0;
+    text = ok ? *content : path + ": cannot read the experiment file: " + why;
   }
   long long length = static_cast<long long>(text.size());
   mpi::check(MPI_Bcast(&ok, 1, MPI_INT, 0, world.get()), "MPI_Bcast");

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -40,7 +42,9 @@ InputError output_error(const SweepOptions& o, const results::StoreError& e) {
 
 std::string read_file(const std::string& path, const std::string& what) {
   std::string why;
-  auto content = read_text_file(path, &why);
+  // Every file a sweep reads (the study, smpirun's flags) is small: one of more than a study's limit is refused
+  // from its size, before a byte of it is read.
+  auto content = read_text_file(path, &why, kMaxStudyBytes);
   if (!content) throw InputError(path + ": cannot read the " + what + ": " + why);
   return std::move(*content);
 }
@@ -261,10 +265,13 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
   const bool sweep = command == Command::sweep;
   const bool status = command == Command::status;
   SweepOptions o;
+  std::set<std::string> seen;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     const auto value = [&](const std::string& flag) {
       if (i + 1 >= args.size()) throw InputError(flag + ": missing value (see --help)");
+      // One value per flag (--set adds one each time): given twice, one of the two would be dropped silently.
+      if (flag != "--set" && !seen.insert(flag).second) throw InputError(flag + ": given twice (allowed: once)");
       return args[++i];
     };
     if (a == "--set") {
@@ -277,34 +284,24 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
         throw InputError("--launcher: '" + o.launcher + "' is not allowed (allowed: local, slurm, smpi)");
       }
     } else if (a == "--launch" && status) {
-      const std::string v = value(a);
-      try {
-        std::size_t used = 0;
-        o.launch = std::stoi(v, &used);
-        if (used != v.size() || o.launch < 1) throw std::invalid_argument(v);
-      } catch (const std::exception&) {
-        throw InputError("--launch: '" + v + "' is not a rank count (a positive integer)");
-      }
+      o.launch = static_cast<int>(parse_integer_flag(a, value(a), 1, INT_MAX, "a rank count"));
     } else if (a == "--record-failures" && status) {
-      o.record_failures = value(a);
-      if (o.record_failures.empty() || o.record_failures.find_first_not_of("0123456789") != std::string::npos) {
-        throw InputError("--record-failures: '" + o.record_failures + "' is not an exit status");
-      }
+      o.record_failures = std::to_string(parse_integer_flag(a, value(a), 0, 255, "an exit status"));
     } else if (a == "--failed-setup" && status) {
       o.failed_setup = value(a);
       if (o.failed_setup.empty()) throw InputError("--failed-setup: empty (allowed: the job.setup line that failed)");
     } else if (a == "--platform" && (sweep || status)) {
-      o.platform = value(a);
+      o.platform = require_path(a, value(a));
     } else if (a == "--sim-binary" && sweep) {
-      o.sim_binary = value(a);
+      o.sim_binary = require_path(a, value(a));
     } else if (a == "--sim-commbench" && sweep) {
-      o.sim_commbench = value(a);
+      o.sim_commbench = require_path(a, value(a));
     } else if (a == "--smpi-flags" && sweep) {
-      o.smpi_flags = value(a);
+      o.smpi_flags = require_path(a, value(a));
     } else if (a == "--out" && (sweep || status)) {
-      o.out = value(a);
+      o.out = require_path(a, value(a));
     } else if (a == "--jobs-dir" && sweep) {
-      o.jobs_dir = value(a);
+      o.jobs_dir = require_path(a, value(a));
     } else if (a == "--force" && sweep) {
       o.force = true;
     } else if (a == "--dry-run" && sweep) {
@@ -318,7 +315,7 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
                       "--failed-setup LINE, --launcher local|slurm|smpi, --platform FILE)"
                     : " (allowed: --set key=value, --verbose)"));
     } else if (o.study.empty()) {
-      o.study = a;
+      o.study = require_path("STUDY.yaml", a);
     } else {
       throw InputError("unexpected argument '" + a + "' (one STUDY.yaml)");
     }
@@ -328,16 +325,6 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
   if ((!o.platform.empty() || !o.sim_binary.empty() || !o.sim_commbench.empty() || !o.smpi_flags.empty()) &&
       o.launcher != "smpi") {
     throw InputError("--platform, --sim-binary, --sim-commbench and --smpi-flags: only with --launcher smpi");
-  }
-  for (const auto& [flag, value] : {std::pair{"--out", &o.out},
-                                    {"--jobs-dir", &o.jobs_dir},
-                                    {"--platform", &o.platform},
-                                    {"--sim-binary", &o.sim_binary},
-                                    {"--sim-commbench", &o.sim_commbench},
-                                    {"--smpi-flags", &o.smpi_flags}}) {
-    if (value->empty() && std::find(args.begin(), args.end(), flag) != args.end()) {
-      throw InputError(std::string(flag) + ": empty (allowed: a path; leave the flag out for its default)");
-    }
   }
   if (o.launcher == "smpi") {  // defaults: the BG/P-like platform and build-sim/ of this checkout
     if (o.platform.empty()) o.platform = std::string(MCMCLB_SOURCE_DIR) + "/configs/platforms/bgp.xml";

@@ -203,10 +203,19 @@ def _required(column):
     return Column(column.kind, column.minimum, False, column.choices)
 
 
-def _lines_without_nul(f, path):
+def _checked_lines(f, path):
+    """The lines of f, refused as the C++ results store refuses them (study/src/posix_file.cpp, for_each_row), so
+    that every reader of a results folder agrees: a line with NUL bytes, and a record ending in '\\r' (CRLF line
+    endings: mcmclb writes LF only, and appends LF rows to whatever it finds). A '\\r' inside a quoted field is
+    text, not a line ending, so quotes are followed across lines."""
+    quoted = False
     for line_no, line in enumerate(f, start=1):
         if "\0" in line:
             raise InputError(f"{path}: line {line_no} contains NUL bytes (allowed: a text CSV file)")
+        quoted ^= line.count('"') % 2 == 1
+        if not quoted and line.rstrip("\n").endswith("\r"):
+            raise InputError(f"{path}: line {line_no} ends in \\r (CRLF line endings; allowed: LF line endings, as "
+                             f"mcmclb writes them)")
         yield line
 
 
@@ -258,7 +267,7 @@ def read_csv(path, schema, need, filled=()):
         raise InputError(f"{path}: is a folder, not a regular file (allowed: a regular {schema} file)")
     try:
         with open_regular(path, f"a regular {schema} file", newline="", encoding="utf-8-sig") as f:
-            reader = csv.reader(_lines_without_nul(f, path))
+            reader = csv.reader(_checked_lines(f, path))
             header = next(reader, None)
             if header is None:
                 raise InputError(f"{path}: empty file, expected a CSV header with columns {', '.join(need)}")
@@ -354,6 +363,12 @@ def check_output(path, pdf=False, suffixes=OUTPUT_SUFFIXES):
     for target in targets:
         if os.path.isdir(target):
             raise InputError(f"{target}: output is a folder (allowed: a file name)")
+        # A FIFO would block the write forever, a device (as root) be written into: only a regular file is
+        # replaced.
+        kind = _kind(os.stat(target).st_mode) if os.path.exists(target) else None
+        if kind is not None:
+            raise InputError(f"{target}: output is {kind}, not a regular file (allowed: a new file name or a regular "
+                             f"file)")
         if os.path.exists(target) and not os.access(target, os.W_OK):
             raise InputError(f"{target}: output exists and is not writable")
     try:  # as root, os.access says yes to read-only file systems and /proc: try it

@@ -715,5 +715,184 @@ class StoreFiles(InputCase):
                 self.assertFalse(os.path.exists(os.path.join(out, ".mcmclb.journal")))
 
 
+# ---- Empty and repeated flag values, integer flags: a value that silently became the default, or lost.
+
+
+class FlagValues(InputCase):
+    def test_empty_path_flags(self):
+        """--out '' and every other path flag of every command: refused, naming the flag. commbench --groups ''
+        was taken for no --groups and ran the whole benchmark (past any time limit); an empty STUDY.yaml before a
+        real one was skipped."""
+        study, tiny = fixture("study-1rank.yaml"), fixture("tiny.yaml")
+        sweep = ["sweep", study, "--launcher"]
+        cases = [
+            (["plan", "", study], None, "STUDY.yaml"),
+            (["status", study, "--out", ""], None, "--out"),
+            (sweep + ["local", "--dry-run", "--out", ""], None, "--out"),
+            (sweep + ["slurm", "--dry-run", "--jobs-dir", ""], None, "--jobs-dir"),
+            (sweep + ["smpi", "--dry-run", "--platform", ""], None, "--platform"),
+            (sweep + ["smpi", "--dry-run", "--sim-binary", ""], None, "--sim-binary"),
+            (sweep + ["smpi", "--dry-run", "--sim-commbench", ""], None, "--sim-commbench"),
+            (sweep + ["smpi", "--dry-run", "--smpi-flags", ""], None, "--smpi-flags"),
+            (["run", "", tiny], "1", "CONFIG.yaml"),
+            (["run", tiny, "--out", ""], "1", "--out"),
+            (["run", tiny, "--out="], "1", "--out"),
+        ]
+        for args, ranks, flag in cases:
+            with self.subTest(args=args):
+                self.assert_one_line_error(self.mcmclb(*args, ranks=ranks), flag + ": empty", "non-empty",
+                                           within_s=FAST_S)
+        for flag in ("--out", "--groups"):
+            with self.subTest(commbench=flag):
+                self.assert_one_line_error(self.commbench(flag, "", "--reps", "1"), f"{flag}: empty",
+                                           program="mcmclb-commbench", within_s=FAST_S)
+        self.assertEqual(os.listdir(self.cwd), [], "nothing written")
+
+    def test_repeated_and_out_of_range_flags(self):
+        """A flag given twice kept the last value silently (`--out a --out b` swept into b); --record-failures took
+        any string of digits as an exit status and recorded failures with it."""
+        study = fixture("study-1rank.yaml")
+        cases = [
+            (["sweep", study, "--launcher", "local", "--dry-run", "--out", "a", "--out", "b"], "--out: given twice"),
+            (["sweep", study, "--launcher", "local", "--launcher", "slurm", "--dry-run"], "--launcher: given twice"),
+            (["status", study, "--launch", "1", "--launch", "1"], "--launch: given twice"),
+            (["status", study, "--launch", "1", "--record-failures", "99999999999999999999999"],
+             "--record-failures: '99999999999999999999999' is not an exit status (allowed: an integer in [0, 255])"),
+            (["status", study, "--launch", "99999999999"], "--launch: '99999999999' is not a rank count"),
+        ]
+        for args, fragment in cases:
+            with self.subTest(args=args):
+                self.assert_one_line_error(self.mcmclb(*args), fragment, within_s=FAST_S)
+        r = self.mcmclb("run", fixture("tiny.yaml"), "--out", "a", "--out=b", ranks="1")
+        self.assert_one_line_error(r, "--out: given twice", within_s=FAST_S)
+        r = self.commbench("--reps", "1", "--reps", "2")
+        self.assert_one_line_error(r, "--reps: given twice", program="mcmclb-commbench", within_s=FAST_S)
+        self.assertEqual(os.listdir(self.cwd), [], "nothing written")
+
+
+class OutputFiles(InputCase):
+    def test_commbench_never_replaces_a_device_or_fifo(self):
+        """mcmclb-commbench --out /dev/null (as root) renamed its CSV over the device: the machine's /dev/null
+        became a regular file. A FIFO was replaced likewise, a 300-byte file name failed only after the whole
+        benchmark (exit 1 and MPICH's abort lines), and a plot's -o naming a FIFO blocked forever. Each is now one
+        line before any work, and the device is left a device (a null device of the test's own, not the
+        machine's)."""
+        device, fifo = self.path("null-device"), self.path("fifo.csv")
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        os.mkfifo(fifo)
+        slow = ["--methods", "split", "--sizes", "1", "--reps", "30", "--rep-time", "0.25"]  # some 15 s of work
+        for out, fragment in ((device, "is a device, not a regular file"), (fifo, "is a FIFO, not a regular file"),
+                              (self.path("n" * 300 + ".csv"), "File name too long")):
+            with self.subTest(out=out[-20:]):
+                r = self.commbench(*slow, "--out", out)
+                self.assert_one_line_error(r, "--out", fragment, program="mcmclb-commbench", within_s=FAST_S)
+        self.assertTrue(stat.S_ISCHR(os.stat(device).st_mode), "the device was replaced")
+        self.assertTrue(stat.S_ISFIFO(os.stat(fifo).st_mode), "the FIFO was replaced")
+        png = self.path("fifo.png")
+        os.mkfifo(png)
+        r = self.launch([sys.executable, os.path.join(ROOT, "plots", "fig2.py"),
+                         os.path.join(HERE, "fixtures", "results-small"), "-o", png])
+        self.assert_one_line_error(r, png, "is a FIFO, not a regular file", program="fig2.py", within_s=FAST_S)
+
+# ---- Size limits: a study or groups file is refused from its size, before it is read.
+
+
+class SizeLimits(InputCase):
+    def test_huge_sparse_study_refused_from_its_size(self):
+        """plan, sweep and status read a study file whole before refusing it for its size (a 3 GiB file: 3 GiB and
+        more of memory, or std::bad_alloc under a memory limit); run and commbench --groups likewise on rank 0."""
+        big = self.path("huge.yaml")
+        with open(big, "wb") as f:
+            f.truncate(3 << 30)  # sparse: no disk used
+        limit = ["prlimit", f"--as={1 << 30}"]  # 1 GiB of address space: reading it would fail
+        for args in (["plan", big], ["sweep", big, "--launcher", "local", "--dry-run"], ["status", big]):
+            with self.subTest(args[0]):
+                r = self.launch(limit + [MCMCLB, *args])
+                self.assert_one_line_error(r, big, "3221225472 bytes (allowed: at most 16 MiB)", within_s=FAST_S)
+        r = self.mcmclb("run", big, ranks="1")
+        self.assert_one_line_error(r, big, "3221225472 bytes (allowed: at most 16 MiB)", within_s=FAST_S)
+        r = self.commbench("--groups", big)
+        self.assert_one_line_error(r, "--groups", "3221225472 bytes (allowed: at most 16 MiB)",
+                                   program="mcmclb-commbench", within_s=FAST_S)
+
+
+# ---- Damaged results folders: every reader (the store, status, a resume, the plot scripts) refuses the same rows.
+
+
+class DamagedResults(InputCase):
+    def results(self):
+        """A complete results folder of study-1rank.yaml (2 points, 1 rank): (folder, its runs.csv bytes)."""
+        out = self.fresh("results")
+        r = self.mcmclb("run", fixture("study-1rank.yaml"), "--out", out, ranks="1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(out, "runs.csv"), "rb") as f:
+            return out, f.read()
+
+    def assert_every_reader_refuses(self, out, fragment, plot="summary.py"):
+        """status, a dry run, a resume and the plot script all refuse out with one line naming fragment (the same
+        file and line)."""
+        study = fixture("study-1rank.yaml")
+        before = {name: data for name, data in snapshot(out).items() if name.endswith(".csv")}
+        for label, r in (("status", self.mcmclb("status", study, "--out", out)),
+                         ("dry run", self.mcmclb("sweep", study, "--launcher", "local", "--dry-run", "--out", out)),
+                         ("run --resume", self.mcmclb("run", study, "--resume", "--out", out, ranks="1"))):
+            with self.subTest(label):
+                self.assert_one_line_error(r, fragment, within_s=FAST_S)
+        with self.subTest(plot):
+            r = self.launch([sys.executable, os.path.join(ROOT, "plots", plot), out])
+            self.assert_one_line_error(r, fragment, program=plot)
+        after = {name: data for name, data in snapshot(out).items() if name.endswith(".csv")}
+        self.assertEqual(after, before, "a refused folder's files are left as they were")
+
+    def test_crlf_line_endings_named_by_every_reader(self):
+        """A runs.csv saved with CRLF line endings: the store refused its header without naming the cause (a
+        header that differs by an invisible \\r) and the plot scripts read it; a CRLF row in the middle was read by
+        both. Now every reader names `\\r` (CRLF), the file and the line."""
+        out, runs = self.results()
+        path = os.path.join(out, "runs.csv")
+        with open(path, "wb") as f:
+            f.write(runs.replace(b"\n", b"\r\n"))
+        self.assert_every_reader_refuses(out, f"{path}: line 1 ends in \\r (CRLF line endings; allowed: LF")
+        lines = runs.split(b"\n")
+        with open(path, "wb") as f:
+            f.write(lines[0] + b"\n" + lines[1] + b"\r\n" + lines[2] + b"\n")
+        self.assert_every_reader_refuses(out, f"{path}: line 2 ends in \\r (CRLF line endings")
+
+    def test_damaged_row_in_the_middle(self):
+        """A row cut off in the middle of runs.csv (a torn row with a later run appended after it): the plot
+        scripts refused the folder while `mcmclb status` called it complete (exit 0) and a resume skipped the row.
+        Now status, a dry run and a resume refuse it with the plot scripts' words: file, line, field counts."""
+        out, runs = self.results()
+        lines = runs.split(b"\n")
+        width = len(lines[0].split(b","))
+        path = os.path.join(out, "runs.csv")
+        cut = lines[1][:[i for i, c in enumerate(lines[1]) if c == ord(",")][3] + 2]  # 4 fields and a bit
+        with open(path, "wb") as f:
+            f.write(lines[0] + b"\n" + cut + lines[1] + b"\n" + lines[2] + b"\n")
+        fields = len(next(csv.reader([(cut + lines[1]).decode()])))
+        self.assert_every_reader_refuses(out, f"{path}: line 2 has {fields} fields, the header has {width} "
+                                              f"(a row cut off or edited?)")
+        # events.csv, which neither status nor a resume reads for itself: damaged there too, every tool refuses.
+        out, _ = self.results()
+        path = os.path.join(out, "events.csv")
+        with open(path, "rb") as f:
+            events = f.read().split(b"\n")
+        events.insert(1, b"cut,1")
+        with open(path, "wb") as f:
+            f.write(b"\n".join(events))
+        self.assert_every_reader_refuses(out, f"{path}: line 2 has 2 fields, the header has", plot="timeline.py")
+
+    def test_quote_never_closed(self):
+        """A stray quote in the middle of runs.csv made the rest of the file one quoted field: the store saw no
+        row after it and status called the folder complete (the damaged row's point was done elsewhere), while
+        the plots refused it. Now both name the last line as the row with too few fields."""
+        out, runs = self.results()
+        lines = runs.split(b"\n")
+        path = os.path.join(out, "runs.csv")
+        with open(path, "wb") as f:
+            f.write(runs + b'"' + lines[1] + b"\n" + lines[2] + b"\n")
+        self.assert_every_reader_refuses(out, f"{path}: line 5 has ")
+
+
 if __name__ == "__main__":
     unittest.main()

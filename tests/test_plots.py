@@ -315,7 +315,7 @@ class KernelPlots(unittest.TestCase):
                          run_id=f"r{jitter}{finished}")
                 variants.append(v)
             with open(os.path.join(d, "runs.csv"), "w", newline="") as f:
-                w = csv.DictWriter(f, header)
+                w = csv.DictWriter(f, header, lineterminator="\n")
                 w.writeheader()
                 w.writerows(variants)
             r = run("table1.py", d, "--paper", "--format", "csv")
@@ -479,19 +479,19 @@ def widened_results(d, nprocs):
     header = list(rows[0])
     rows = [dict(r, nprocs=str(nprocs)) for r in rows if r["run_id"] == rid]
     with open(os.path.join(copy, "runs.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, header)
+        w = csv.DictWriter(f, header, lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
     with open(os.path.join(copy, "ranks.csv"), newline="") as f:
         ranks = [r for r in csv.DictReader(f) if r["run_id"] == rid]
     with open(os.path.join(copy, "ranks.csv"), "a", newline="") as f:
-        w = csv.DictWriter(f, list(ranks[0]))
+        w = csv.DictWriter(f, list(ranks[0]), lineterminator="\n")
         w.writerows(dict(ranks[-1], rank=str(k), final_group_first=str(k), final_group_last=str(k))
                     for k in range(2, nprocs))
     with open(os.path.join(copy, "events.csv"), newline="") as f:
         events = [e for e in csv.DictReader(f) if e["run_id"] == rid and e["kind"] == "initial"]
     with open(os.path.join(copy, "events.csv"), "a", newline="") as f:
-        w = csv.DictWriter(f, list(events[0]))
+        w = csv.DictWriter(f, list(events[0]), lineterminator="\n")
         w.writerows(dict(events[-1], group_first=str(k), group_last=str(k), chain=str(k)) for k in range(2, nprocs))
     return copy
 

@@ -21,6 +21,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "mcmclb/result_store.hpp"
 
@@ -396,6 +397,46 @@ TEST_F(ResultStoreTest, ResumeSeesRunsWithMissingRankRows) {
   const auto& d = points.at(ResultStore::key(key_fields("res", 2, 3)));
   EXPECT_TRUE(d.runs[0].complete);
   EXPECT_FALSE(d.done());
+}
+
+// A row damaged in the middle of a file (not a torn tail), CRLF line endings and NUL bytes: every reader of the
+// store refuses them naming the file and the line on which the record ends, as plots/mcmclb_csv.py does (a
+// quoted field's line breaks count), instead of skipping the row and calling the folder complete.
+TEST_F(ResultStoreTest, DamagedRowsAreRefusedNamingFileAndLine) {
+  const std::string run_b = csv::line({"B", "dmg", "1", "1", "1", "true", "", "2026-01-01T00:00:00Z"});
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      // (file, text appended after one recorded run whose runs.csv row spans lines 2-3, expected message)
+      {"runs.csv", run_b.substr(0, 9) + run_b, "runs.csv: line 4 has 11 fields, the header has 8"},
+      {"runs.csv", run_b.substr(0, run_b.size() - 1) + "\r\n" + run_b, "runs.csv: line 4 ends in \\r (CRLF"},
+      {"runs.csv", "B,dmg,1,1,1,tr\0ue,,x\n"s + run_b, "runs.csv: line 4 contains NUL bytes"},
+      {"events.csv", "B,1\n", "events.csv: line 4 has 2 fields, the header has 3"},
+      {"failures.csv", "1,x\n", "failures.csv: line 2 has 2 fields, the header has 4"},
+  };
+  for (const auto& [file, damage, expected] : cases) {
+    fs::remove_all(dir_);
+    ResultStore store = ResultStore::open(dir_, test_schema());
+    store.record(make_run("A", "dmg", 1, 0, /*valid=*/false));  // its violations field holds a line break
+    if (file == "failures.csv") spit(dir_ / file, "point,reason,utc,key\n");
+    spit(dir_ / file, damage, true);
+    for (const bool read_only : {false, true}) {
+      try {
+        if (read_only) {
+          (void)ResultStore::read_recorded_points(dir_, test_schema());
+        } else {
+          (void)store.recorded_points();
+        }
+        ADD_FAILURE() << file << " " << expected << ": accepted";
+      } catch (const StoreError& e) {
+        EXPECT_NE(std::string(e.what()).find((dir_ / expected).string()), std::string::npos) << e.what();
+      }
+    }
+  }
+  // A blank line is no row (the plot scripts skip it too).
+  fs::remove_all(dir_);
+  ResultStore store = ResultStore::open(dir_, test_schema());
+  store.record(make_run("A", "dmg", 1, 0));
+  spit(dir_ / "runs.csv", "\n" + run_b, true);
+  EXPECT_EQ(store.recorded_points().size(), 2u);
 }
 
 TEST_F(ResultStoreTest, ForeignHeaderIsRefusedBeforeAnythingIsWritten) {

@@ -551,7 +551,8 @@ class SlurmPlan(unittest.TestCase):
             self.assertIn("study small in " + out + ": 0 done, 0 failed, 7 missing (not complete)", r.stdout)
         r = mcmclb("status", STUDY, "--launch", "x")
         self.assertEqual(r.returncode, 2)
-        self.assertEqual(r.stderr.strip(), "mcmclb: --launch: 'x' is not a rank count (a positive integer)")
+        self.assertEqual(r.stderr.strip(),
+                         "mcmclb: --launch: 'x' is not a rank count (allowed: an integer in [1, 2147483647])")
 
     def test_scripts_read_a_snapshot_taken_at_submit_time(self):  # defect 5
         r, scripts = self.dry_run("nprocs: 2\nT_ms: [1, 2]\n")

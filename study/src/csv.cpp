@@ -2,6 +2,7 @@
 #include "mcmclb/csv.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -86,6 +87,13 @@ Row leading_fields(std::string_view record, std::size_t count) {
 }
 
 void write_atomically(const std::filesystem::path& path, std::string_view content) {
+  // The rename below would replace whatever is at path: as root, a device such as /dev/null would become a
+  // regular file for the whole machine. Only a regular file (or nothing) is replaced.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    throw std::runtime_error(printable(path.native(), 200) + ": is " + std::string(file_kind(st.st_mode)) +
+                             ", not a regular file; not replaced");
+  }
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   std::string temp = path.string() + ".tmp." + std::to_string(::getpid());
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -133,6 +133,29 @@ void truncate_to(const fs::path& path, off_t size) {
   sync(fd, path);
 }
 
+void fail_crlf(const fs::path& path, std::size_t line) {
+  fail(path, "line " + std::to_string(line) +
+                 " ends in \\r (CRLF line endings; allowed: LF line endings, as mcmclb writes them)");
+}
+
+namespace {
+
+/// One record for_each_row has found, checked as the plot scripts check it (plots/mcmclb_csv.py's read_csv), so
+/// that a folder the store reads is one every plot reads, and one that a plot refuses the store refuses, naming
+/// the same file and line: line is the file's line on which the record ends, fields its field count.
+void check_record(const fs::path& path, std::size_t line, std::string_view record, std::size_t fields,
+                  std::size_t header_fields, bool nul) {
+  const std::string at = "line " + std::to_string(line);
+  if (nul) fail(path, at + " contains NUL bytes (allowed: a text CSV file)");
+  if (!record.empty() && record.back() == '\r') fail_crlf(path, line);
+  if (header_fields > 0 && !record.empty() && fields != header_fields) {
+    fail(path, at + " has " + std::to_string(fields) + " fields, the header has " + std::to_string(header_fields) +
+                   " (a row cut off or edited?)");
+  }
+}
+
+}  // namespace
+
 void for_each_row(const fs::path& path, const std::function<void(std::string_view)>& emit, off_t limit) {
   const auto opened = open_regular(path, O_RDONLY);
   if (!opened) return;
@@ -140,7 +163,8 @@ void for_each_row(const fs::path& path, const std::function<void(std::string_vie
   constexpr std::size_t kBlock = 1 << 20;
   std::string buffer;
   std::size_t scanned = 0, start = 0;
-  bool quoted = false, header = true;
+  bool quoted = false, header = true, nul = false;
+  std::size_t line = 0, fields = 1, header_fields = 0;
   auto left = limit < 0 ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(limit);
   for (;;) {
     const std::size_t old = buffer.size(), want = std::min(kBlock, left);
@@ -153,17 +177,36 @@ void for_each_row(const fs::path& path, const std::function<void(std::string_vie
     }
     if (n < 0) fail_errno(path, "cannot read", errno);
     buffer.resize(old + static_cast<std::size_t>(n));
-    if (n == 0) return;
+    if (n == 0) {
+      // A quote opened and never closed in a file that ends with its newline: not a torn tail (that ends without
+      // one) but a damaged row, which would hide every row after it. Checked, and emitted if it passes, as the
+      // plot scripts' CSV reader takes the rest of the file as that row's last field.
+      if (quoted && !header && !buffer.empty() && buffer.back() == '\n') {
+        const std::string_view record(buffer.data() + start, buffer.size() - 1 - start);
+        check_record(path, line, record, fields, header_fields, nul);
+        emit(record);
+      }
+      return;
+    }
     left -= static_cast<std::size_t>(n);
     for (; scanned < buffer.size(); ++scanned) {
       const char c = buffer[scanned];
       if (c == '"') {
         quoted = !quoted;
-      } else if (c == '\n' && !quoted) {
-        std::string_view record(buffer.data() + start, scanned - start);
-        if (!record.empty() && record.back() == '\r') record.remove_suffix(1);
-        if (!header) emit(record);
+      } else if (c == ',' && !quoted) {
+        ++fields;
+      } else if (c == '\0') {
+        nul = true;
+      } else if (c == '\n') {
+        ++line;
+        if (quoted) continue;
+        const std::string_view record(buffer.data() + start, scanned - start);
+        check_record(path, line, record, fields, header ? 0 : header_fields, nul);
+        // A blank line is no row (the plot scripts skip it too).
+        if (!header && !record.empty()) emit(record);
+        if (header) header_fields = fields;
         header = false;
+        fields = 1;
         start = scanned + 1;
       }
     }

@@ -22,6 +22,9 @@ inline constexpr std::size_t kMaxHeaderBytes = std::size_t{64} * 1024;
 std::string shown(const std::filesystem::path& path);
 [[noreturn]] void fail(const std::filesystem::path& path, const std::string& what);
 [[noreturn]] void fail_errno(const std::filesystem::path& path, const std::string& what, int err);
+/// A table file whose line ends in "\r\n" (saved by a Windows editor): refused in every reader alike, header and
+/// rows, as the plot scripts refuse it.
+[[noreturn]] void fail_crlf(const std::filesystem::path& path, std::size_t line);
 
 /// An owned file descriptor.
 class Fd {
@@ -69,7 +72,11 @@ void truncate_to(const std::filesystem::path& path, off_t size);
 /// Calls emit for every record of the file after the header: a record ends at a newline outside quotes, so a
 /// quoted field may hold line breaks. Reads in blocks; a last record without its newline is not emitted. A limit of
 /// 0 or more reads only the file's first `limit` bytes (the file as it was before an unfinished commit). A missing
-/// file has no records.
+/// file has no records, a blank line is none. A record that the plot scripts would refuse is a StoreError naming
+/// the file and the line, as they name it: one with NUL bytes, one ending in '\r' (CRLF line endings: mcmclb
+/// writes LF only, and a CRLF file gets LF rows appended), one whose field count differs from the header's (a row
+/// cut off or edited in the middle of the file; the torn tail is for_each_row's to skip and the store's to repair).
+/// A quote never closed in a file that ends in a newline makes the rest of the file one record, as for the plots.
 void for_each_row(const std::filesystem::path& path, const std::function<void(std::string_view)>& emit,
                   off_t limit = -1);
 

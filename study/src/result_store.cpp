@@ -87,6 +87,7 @@ Found check_header(const fs::path& dir, const Table& table, const OlderHeader** 
   if (size_of(*fd, path) == 0) return Found::absent;
   const std::string head = first_line(*fd, path);
   if (lock_free && (head.empty() || head.back() != '\n')) return Found::absent;
+  if (head.size() >= 2 && head.compare(head.size() - 2, 2, "\r\n") == 0) fail_crlf(path, 1);
   if (head == header_text(table.header)) return Found::current;
   for (const OlderHeader& o : table.older) {
     if (head == header_text(o.header)) {
@@ -325,6 +326,23 @@ std::map<std::string, RecordedPoint> read_points(const fs::path& dir, const Sche
   return points;
 }
 
+/// The tables read_points does not read (events.csv, failures.csv, the per-run tables), each record checked as
+/// for_each_row checks it: so a row damaged in the middle of any file of the folder (not a torn tail, which the
+/// next writer repairs) is refused by status, a dry run and a resume, naming the file and line, as the plot scripts
+/// refuse it, and none of them calls complete a folder the plots cannot read. limits: the sizes of an unfinished
+/// commit's journal (its files read up to them).
+void check_other_tables(const fs::path& dir, const Schema& s, const Sizes& limits = {}) {
+  for (const Table* t : all_tables(s)) {
+    if (t == &s.runs || t == &s.ranks) continue;
+    off_t limit = -1;
+    for (const auto& [file, size] : limits) {
+      if (file == t->file) limit = size;
+    }
+    for_each_row(
+        dir / t->file, [](std::string_view) {}, limit);
+  }
+}
+
 void check_schema(const Schema& s) {
   const std::vector<const Table*> tables = all_tables(s);
   for (const Table* t : tables) {
@@ -414,12 +432,12 @@ std::map<std::string, RecordedPoint> ResultStore::read_recorded_points(const fs:
   }
   // A commit a killed writer left unfinished: its files read up to their sizes before it (a journal holds sizes
   // of files in the current header, written after any upgrade).
-  if (const auto sizes = read_journal(dir, schema)) {
-    for (const auto& [file, size] : *sizes) {
-      if (file == schema.runs.file) runs.limit = size;
-      if (file == schema.ranks.file) ranks.limit = size;
-    }
+  const Sizes sizes = read_journal(dir, schema).value_or(Sizes{});
+  for (const auto& [file, size] : sizes) {
+    if (file == schema.runs.file) runs.limit = size;
+    if (file == schema.ranks.file) ranks.limit = size;
   }
+  check_other_tables(dir, schema, sizes);
   return read_points(dir, schema, runs, ranks);
 }
 
@@ -477,6 +495,7 @@ void ResultStore::record_failures(const std::vector<csv::Row>& rows) {
 std::map<std::string, RecordedPoint> ResultStore::recorded_points() const {
   const FolderLock lock(dir_);
   roll_back(dir_, schema_);
+  check_other_tables(dir_, schema_);
   return read_points(dir_, schema_);
 }
 

@@ -25,7 +25,8 @@ Row split_line(std::string_view text);
 /// leading columns read cheaply (fewer when the record has fewer).
 Row leading_fields(std::string_view record, std::size_t count);
 
-/// Writes content to path atomically (temporary file in the same folder, flushed, renamed over path).
+/// Writes content to path atomically (temporary file in the same folder, flushed, renamed over path). Throws
+/// std::runtime_error, replacing nothing, when path exists and is not a regular file (a device, a FIFO, a folder).
 void write_atomically(const std::filesystem::path& path, std::string_view content);
 
 /// Appends rows to path atomically, writing header first when the file is new or empty. Throws

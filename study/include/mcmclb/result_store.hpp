@@ -112,7 +112,9 @@ class ResultStore {
   /// Appends rows (failures.csv's header order) to failures.csv under the folder's lock.
   void record_failures(const std::vector<csv::Row>& rows);
 
-  /// Every recorded point by key(), each with its runs and whether each run is complete.
+  /// Every recorded point by key(), each with its runs and whether each run is complete. Every file of the folder
+  /// is read through: a row the plot scripts would refuse (a field count not the header's, CRLF line endings, NUL
+  /// bytes) anywhere in one is a StoreError naming the file and line (read_recorded_points() likewise).
   [[nodiscard]] std::map<std::string, RecordedPoint> recorded_points() const;
   /// failures.csv rows not superseded by a valid, complete run of the same point that started at or after the
   /// failure was recorded (a resume that fixed the point). Rows without a key stay current.

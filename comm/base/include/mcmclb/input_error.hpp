@@ -2,9 +2,11 @@
 // Header-only and free of MPI so the study library (no MPI) and the MPI mains report input errors alike.
 #pragma once
 
+#include <charconv>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "mcmclb/text.hpp"
@@ -22,6 +24,32 @@ class InputError : public std::runtime_error {
   explicit InputError(const char* message) : InputError(std::string_view(message)) {}
   explicit InputError(const std::string& message) : InputError(std::string_view(message)) {}
 };
+
+/// value, the path given to flag, unless it is empty: `--out ''` or `--out=` would otherwise read as the flag left
+/// out (its default folder) or as the working folder, and results would go where the user did not ask. The one
+/// message for every path flag of every command.
+inline std::string require_path(std::string_view flag, std::string value) {
+  if (value.empty()) {
+    throw InputError(std::string(flag) + ": empty (allowed: a non-empty path; leave " + std::string(flag) +
+                     " out for its default)");
+  }
+  return value;
+}
+
+/// text, the value of an integer flag, as a number in [lo, hi]: decimal digits with an optional leading '-' and
+/// nothing else (no blanks, '+', junk after it such as "3x", or a value past a long), else one InputError naming
+/// the flag, what the value should be and the range allowed. The one reader of every integer flag.
+inline long parse_integer_flag(std::string_view flag, const std::string& text, long lo, long hi,
+                               std::string_view what) {
+  long value = 0;
+  const char* end = text.data() + text.size();
+  const auto [at, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc() || at != end || value < lo || value > hi) {
+    throw InputError(std::string(flag) + ": '" + text + "' is not " + std::string(what) + " (allowed: an integer in [" +
+                     std::to_string(lo) + ", " + std::to_string(hi) + "])");
+  }
+  return value;
+}
 
 /// Results that could not be written once work had begun (a full disk, a folder made read-only meanwhile), thrown
 /// on every rank alike (rank 0 shares the verdict first): mpi::run_main prints it once, on rank 0, as

@@ -142,10 +142,25 @@ inline int open_regular_file(const std::filesystem::path& path, int flags, std::
 }
 
 /// The whole content of a regular file, or nothing (with *why, if given, saying why in words: "is a FIFO, not a
-/// regular file", "No such file or directory") if it is not one or cannot be read.
-inline std::optional<std::string> read_text_file(const std::filesystem::path& path, std::string* why = nullptr) {
+/// regular file", "No such file or directory") if it is not one or cannot be read. A file of more than max_bytes
+/// is refused from its size (fstat) before a byte of it is read, *why saying "is N bytes (allowed: at most M MiB)";
+/// the read stops there too, for a file that grows meanwhile.
+inline std::optional<std::string> read_text_file(const std::filesystem::path& path, std::string* why = nullptr,
+                                                 std::size_t max_bytes = std::size_t(-1)) {
   const int fd = open_regular_file(path, O_RDONLY, why);
   if (fd < 0) return std::nullopt;
+  const auto too_large = [&](unsigned long long size) {
+    if (why != nullptr) {
+      *why = "is " + std::to_string(size) + " bytes (allowed: at most " +
+             (max_bytes % (1 << 20) == 0 ? std::to_string(max_bytes >> 20) + " MiB"
+                                         : std::to_string(max_bytes) + " bytes") +
+             ")";
+    }
+    ::close(fd);
+    return std::nullopt;
+  };
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && static_cast<unsigned long long>(st.st_size) > max_bytes) return too_large(st.st_size);
   std::string content;
   char block[65536];
   for (;;) {
@@ -158,6 +173,7 @@ inline std::optional<std::string> read_text_file(const std::filesystem::path& pa
     }
     if (n == 0) break;
     content.append(block, static_cast<std::size_t>(n));
+    if (content.size() > max_bytes) return too_large(content.size());
   }
   ::close(fd);
   return content;
