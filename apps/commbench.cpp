@@ -25,9 +25,11 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "mcmclb/config.hpp"
@@ -36,6 +38,7 @@
 #include "mcmclb/kernel.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/provenance.hpp"
+#include "mcmclb/stats.hpp"
 #include "mcmclb/text.hpp"
 
 namespace mcmclb::commbench {
@@ -261,16 +264,26 @@ void write_csv(const std::vector<Sample>& samples, const Options& o, const mcmcl
   // backend (mpi | smpi) and the platform columns keep real and simulated rows apart in any merged file; smpi
   // rows are simulated times on the platform named, never measurements of hardware. iter_median_us came later:
   // appended last, so files written before it keep their layout and positional readers keep working.
-  const csv::Row header = {"method",      "op",       "nprocs",           "group_size",  "rep",
-                           "iterations",  "time_us",  "iter_min_us",      "iter_max_us", "timer",
-                           "mpi_library", "host",     "git_commit",       "utc_start",   "groups",
-                           "backend",     "platform", "platform_fnv1a64", "simgrid_cfg", "iter_median_us"};
+  // The summary of each benchmark's repetitions came last: reps (how many), the median of their time_us and its
+  // 95 % interval by order statistics (mcmclb/stats.hpp; empty below 6 repetitions, never a made-up interval),
+  // repeated on each repetition's row so the file stays one row per sample.
+  const csv::Row header = {"method",      "op",        "nprocs",           "group_size",       "rep",
+                           "iterations",  "time_us",   "iter_min_us",      "iter_max_us",      "timer",
+                           "mpi_library", "host",      "git_commit",       "utc_start",        "groups",
+                           "backend",     "platform",  "platform_fnv1a64", "simgrid_cfg",      "iter_median_us",
+                           "reps",        "median_us", "median_ci_low_us", "median_ci_high_us"};
+  std::map<std::tuple<std::string, Op, int>, std::vector<double>> repetitions;
+  for (const auto& s : samples) repetitions[{s.spec.method, s.spec.op, s.spec.group_size}].push_back(s.time_us);
+  std::map<std::tuple<std::string, Op, int>, mcmclb::stats::MedianCi> summary;
+  for (const auto& [spec, times] : repetitions) summary.emplace(spec, mcmclb::stats::median_ci(times));
+  const auto optional_number = [](const std::optional<double>& v) { return v ? csv::number(*v) : std::string(); };
   const std::string timer =
       mpi::kSimulated ? "simulated MPI_Wtime (SimGrid SMPI) max over ranks" : "MPI_Wtime max over ranks";
   std::string content = csv::line(header);
   // A --groups layout is recorded in the column groups; its group_size is the largest group of the layout.
   const int largest = o.group_layout.empty() ? 0 : *std::max_element(o.group_layout.begin(), o.group_layout.end());
   for (const auto& s : samples) {
+    const auto& m = summary.at({s.spec.method, s.spec.op, s.spec.group_size});
     content += csv::line({s.spec.method,
                           s.spec.op == Op::create ? "create" : "free",
                           std::to_string(p.nprocs),
@@ -290,7 +303,11 @@ void write_csv(const std::vector<Sample>& samples, const Options& o, const mcmcl
                           p.platform,
                           p.platform_fnv1a64,
                           p.simgrid_cfg,
-                          csv::number(s.median_us)});
+                          csv::number(s.median_us),
+                          std::to_string(m.n),
+                          csv::number(m.median),
+                          optional_number(m.low),
+                          optional_number(m.high)});
   }
   csv::write_atomically(o.out, content);
 }

@@ -97,7 +97,7 @@ class BadInput(unittest.TestCase):
         self.assertEqual(r.stdout.count("usage: "), 1, r.stdout)
 
     def test_bad_command_line(self):
-        self.assert_input_error(mcmclb("walk", self.good), "unknown command 'walk' (known: run, plan, sweep, status; see --help)")
+        self.assert_input_error(mcmclb("walk", self.good), "unknown command 'walk' (known: run, plan, sweep, status, compare; see --help)")
         self.assert_input_error(mcmclb("run", self.good, "--fast"), "unknown flag --fast")
 
 
