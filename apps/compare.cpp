@@ -309,9 +309,10 @@ std::string seconds(double s) {
   return text;
 }
 
-/// A side's cell: "median [low, high]", or "median (too few reps)" without an interval.
-std::string side_cell(const std::optional<stats::MedianCi>& m) {
+/// A side's cell: "median [low, high]"; without an interval, "median (no CI)", or "(simulated)" where none applies.
+std::string side_cell(const std::optional<stats::MedianCi>& m, bool simulated) {
   if (!m) return "-";
+  if (simulated) return seconds(m->median) + " (simulated)";
   if (!m->low) return seconds(m->median) + " (no CI)";
   return seconds(m->median) + " [" + seconds(*m->low) + ", " + seconds(*m->high) + "]";
 }
@@ -328,8 +329,9 @@ void print_table(const std::vector<Comparison>& rows, const Options& o) {
                                  : r.regroups_a               ? seconds(*r.regroups_a) + " -> -"
                                  : r.regroups_b               ? "- -> " + seconds(*r.regroups_b)
                                                               : "-";
-    cells.push_back({r.point, r.a ? std::to_string(r.a->n) : "-", side_cell(r.a), r.b ? std::to_string(r.b->n) : "-",
-                     side_cell(r.b), ratio, p, regroups, r.verdict});
+    cells.push_back({r.point, r.a ? std::to_string(r.a->n) : "-", side_cell(r.a, r.backend == "smpi"),
+                     r.b ? std::to_string(r.b->n) : "-", side_cell(r.b, r.backend == "smpi"), ratio, p, regroups,
+                     r.verdict});
   }
   std::vector<std::size_t> width(cells.front().size(), 0);
   for (const auto& row : cells) {

@@ -175,7 +175,8 @@ class ComputeRun(unittest.TestCase):
 
 
 COMMBENCH_HEADER = ("method,op,nprocs,group_size,rep,iterations,time_us,iter_min_us,iter_max_us,timer,mpi_library,"
-                    "host,git_commit,utc_start,groups,backend,platform,platform_fnv1a64,simgrid_cfg,iter_median_us")
+                    "host,git_commit,utc_start,groups,backend,platform,platform_fnv1a64,simgrid_cfg,iter_median_us,"
+                    "reps,median_us,median_ci_low_us,median_ci_high_us")
 
 
 def assert_iteration_stats(test, rows):

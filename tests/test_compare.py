@@ -1,7 +1,8 @@
 """mcmclb compare and sweep --until-ci: a real folder made 10 % slower is `slower` (exit 1), two sweeps of one
 sleep-dominated study are `no significant change` (exit 0), simulated points compare exactly, bad input is one line
 and exit 2 before any work; --until-ci repeats a point until its interval is narrow enough or the cap, records why,
-and a resumed sweep goes on counting the repetitions already there. Needs MCMCLB_BIN (ctest sets it)."""
+and a resumed sweep goes on counting the repetitions already there; mcmclb-commbench's rows carry their benchmark's
+median and its interval. Needs MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets them)."""
 import csv
 import os
 import shutil
@@ -10,6 +11,7 @@ import tempfile
 import unittest
 
 MCMCLB = os.path.realpath(os.environ["MCMCLB_BIN"])
+COMMBENCH = os.path.realpath(os.environ["MCMCLB_COMMBENCH"])
 ROOT = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 STUDY = "tests/fixtures/study-repeat.yaml"
 
@@ -250,6 +252,39 @@ class UntilCi(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertIn("stopping.csv: not a stopping.csv of this mcmclb", r.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.out, "runs.csv")))
+
+
+class CommbenchSummary(unittest.TestCase):
+    def summary(self, reps):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "commbench.csv")
+            r = subprocess.run(["mpiexec", "-n", "2", COMMBENCH, "--methods", "split", "--sizes", "1,2", "--reps",
+                                str(reps), "--warmup", "0", "--rep-time", "0.001", "--out", out],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            return rows(out)
+
+    def test_each_row_carries_its_benchmarks_median_and_interval(self):
+        table = self.summary(6)
+        benchmarks = {}
+        for row in table:
+            benchmarks.setdefault((row["op"], row["group_size"]), []).append(row)
+        self.assertEqual(len(benchmarks), 4)  # create and free, sizes 1 and 2
+        for key, group in benchmarks.items():
+            times = sorted(float(row["time_us"]) for row in group)
+            self.assertEqual(len(times), 6)
+            for row in group:
+                self.assertEqual(row["reps"], "6")
+                self.assertAlmostEqual(float(row["median_us"]), (times[2] + times[3]) / 2, delta=1e-6 * times[3])
+                # 6 repetitions: the interval is ranks 1..6, the whole range.
+                self.assertAlmostEqual(float(row["median_ci_low_us"]), times[0], delta=1e-6 * times[0])
+                self.assertAlmostEqual(float(row["median_ci_high_us"]), times[5], delta=1e-6 * times[5])
+
+    def test_no_interval_below_six_repetitions(self):
+        for row in self.summary(5):
+            self.assertEqual(row["reps"], "5")
+            self.assertNotEqual(row["median_us"], "")
+            self.assertEqual((row["median_ci_low_us"], row["median_ci_high_us"]), ("", ""))
 
 
 if __name__ == "__main__":
