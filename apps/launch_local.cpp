@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compare.hpp"
@@ -171,9 +172,12 @@ std::string stopping_key(const std::string& configuration) {
 /// either side, or max_reps valid repetitions are recorded; simulated points stop at once (deterministic). The
 /// repetitions come from the study expanded with reps = max_reps, so rep r is the same point, with the same resume
 /// key, in every round and every resumed sweep: a resume counts what is recorded and goes on from there. Writes
-/// why each point stopped to stopping.csv. Returns how many of its runs failed (recorded in failures.csv).
-std::size_t repeat_until_ci(const SweepOptions& o, const fs::path& out, results::ResultStore& store) {
+/// why each point stopped to stopping.csv. Returns how many runs it started and how many of them failed (recorded
+/// in failures.csv).
+std::pair<std::size_t, std::size_t> repeat_until_ci(const SweepOptions& o, const fs::path& out,
+                                                    results::ResultStore& store) {
   std::vector<Failure> failures;  // indices into the study with reps = max_reps
+  std::size_t started = 0;
   SweepOptions capped = o;
   capped.overrides.push_back("reps=" + std::to_string(o.max_reps));
   const Study study = load(capped, read_file(o.study, "study file"));
@@ -229,6 +233,7 @@ std::size_t repeat_until_ci(const SweepOptions& o, const fs::path& out, results:
         "median\n",
         round, total, o.until_ci_pct);
     Progress progress(total);
+    started += total;
     const std::size_t failures_before = failures.size();
     for (const auto& [nprocs, indices] : todo) {
       std::vector<std::size_t> remaining = indices;
@@ -264,7 +269,7 @@ std::size_t repeat_until_ci(const SweepOptions& o, const fs::path& out, results:
   std::printf("until-ci: %zu point(s) stopped: %s (why per point: %s)\n", order.size(), join(summary).c_str(),
               (out / "stopping.csv").string().c_str());
   if (!failures.empty()) record_failures(study, backend, store, failures);
-  return failures.size();
+  return {started, failures.size()};
 }
 
 }  // namespace
@@ -309,10 +314,12 @@ int sweep_local(const SweepOptions& o, const Study& study) {
   }
   const std::size_t failed_launching = failures.size();
   check_simulated_reps(o, study, out, failures);
-  const std::size_t failed_repeating = o.until_ci_pct > 0 ? repeat_until_ci(o, out, *store) : 0;
-  std::printf("sweep %s: %zu run, %zu skipped, %zu failed, %s; results in %s\n", study.name.c_str(),
-              total - failed_launching, skipped, failures.size(), format_seconds(progress.elapsed_s()).c_str(),
-              out.string().c_str());
+  const auto [repeated, failed_repeating] =
+      o.until_ci_pct > 0 ? repeat_until_ci(o, out, *store) : std::pair<std::size_t, std::size_t>{0, 0};
+  const std::string more = o.until_ci_pct > 0 ? " (+" + std::to_string(repeated) + " repeated for --until-ci)" : "";
+  std::printf("sweep %s: %zu run%s, %zu skipped, %zu failed, %s; results in %s\n", study.name.c_str(),
+              total - failed_launching, more.c_str(), skipped, failures.size() + failed_repeating,
+              format_seconds(progress.elapsed_s()).c_str(), out.string().c_str());
   if (!failures.empty()) record_failures(study, sweep_backend(o), *store, failures);
   store->prune_failures();  // failures.csv lists what is failed now: points fixed by this or a later run leave it
   return failures.empty() && failed_repeating == 0 ? 0 : 3;

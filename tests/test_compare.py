@@ -213,6 +213,7 @@ class UntilCi(unittest.TestCase):
         r = sweep(self.out, "--set", "reps=2", "--until-ci", "50", "--max-reps", "8")
         self.assertIn("until-ci round 1: 8 more run(s)", r.stdout)
         self.assertNotIn("until-ci round 2", r.stdout)
+        self.assertIn("sweep repeat: 4 run (+8 repeated for --until-ci), 0 skipped, 0 failed", r.stdout)
         stop = rows(os.path.join(self.out, "stopping.csv"))
         self.assertEqual([s["reason"] for s in stop], ["ci_reached"] * 2, stop)
         self.assertEqual([s["reps"] for s in stop], ["6", "6"])
