@@ -365,6 +365,10 @@ const csv::Row& compare_header() {
 }
 
 int compare_main(const std::vector<std::string>& args) {
+  if (std::find(args.begin(), args.end(), "--help") != args.end()) {
+    std::printf("usage: mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE]   (docs/guide/statistics.md)\n");
+    return 0;
+  }
   const Options o = parse(args);
   const Columns c = columns();
   const auto a = read_configurations(o.a);
