@@ -32,6 +32,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "mcmclb/config.hpp"
@@ -40,6 +41,7 @@
 #include "mcmclb/kernel.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/provenance.hpp"
+#include "mcmclb/stats.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
 
@@ -275,12 +277,21 @@ mcmclb::CommbenchBenchmark recorded_as(const Spec& spec, const Options& o) {
 /// one atomic replacement: the file is never torn, and a benchmark's rows appear only once all its repetitions are.
 void write_csv(const std::vector<csv::Row>& kept, const std::vector<Sample>& samples, const Options& o,
                const mcmclb::Provenance& p) {
+  // The summary of each benchmark's repetitions: reps (how many), the median of their time_us and its 95 %
+  // interval by order statistics (mcmclb/stats.hpp; empty below 6 repetitions, never a made-up interval), repeated
+  // on each repetition's row so the file stays one row per sample. Kept rows carry their own.
+  std::map<std::tuple<std::string, Op, int>, std::vector<double>> repetitions;
+  for (const auto& s : samples) repetitions[{s.spec.method, s.spec.op, s.spec.group_size}].push_back(s.time_us);
+  std::map<std::tuple<std::string, Op, int>, mcmclb::stats::MedianCi> summary;
+  for (const auto& [spec, times] : repetitions) summary.emplace(spec, mcmclb::stats::median_ci(times));
+  const auto optional_number = [](const std::optional<double>& v) { return v ? csv::number(*v) : std::string(); };
   const std::string timer =
       mpi::kSimulated ? "simulated MPI_Wtime (SimGrid SMPI) max over ranks" : "MPI_Wtime max over ranks";
   std::string content = csv::line(mcmclb::commbench_header());
   for (const auto& row : kept) content += csv::line(row);
   for (const auto& s : samples) {
     const mcmclb::CommbenchBenchmark b = recorded_as(s.spec, o);
+    const auto& m = summary.at({s.spec.method, s.spec.op, s.spec.group_size});
     content += csv::line({s.spec.method,
                           std::string(b.op),
                           std::to_string(p.nprocs),
@@ -302,7 +313,11 @@ void write_csv(const std::vector<csv::Row>& kept, const std::vector<Sample>& sam
                           p.simgrid_cfg,
                           csv::number(s.median_us),
                           p.slurm_job_id,
-                          p.slurm_nodelist});
+                          p.slurm_nodelist,
+                          std::to_string(m.n),
+                          csv::number(m.median),
+                          optional_number(m.low),
+                          optional_number(m.high)});
   }
   csv::write_atomically(o.out, content);
 }

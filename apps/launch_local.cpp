@@ -1,14 +1,22 @@
 // --launcher local and smpi (apps/launchers.hpp): the points still to run, one mpiexec (or smpirun) per rank count,
 // with a progress line per point, failures recorded and the rest of a crashed launch relaunched.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <set>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "compare.hpp"
+#include "driver.hpp"
 #include "launchers.hpp"
 #include "mcmclb/runs_csv.hpp"
+#include "mcmclb/stats.hpp"
+#include "mcmclb/text.hpp"
 
 namespace mcmclb::launch {
 
@@ -122,6 +130,148 @@ int print_launches(const SweepOptions& o, const Study& study, const fs::path& ou
   return 0;
 }
 
+/// stopping.csv's rows already in the folder, by key; InputError naming the file when it is not a stopping.csv.
+std::map<std::string, csv::Row> read_stopping(const fs::path& file) {
+  std::map<std::string, csv::Row> rows;
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return rows;
+  std::string why;
+  const auto text = read_text_file(file, &why);
+  if (!text) throw InputError(file.string() + ": cannot be read (" + why + ")");
+  std::stringstream lines(*text);
+  std::string line;
+  if (!std::getline(lines, line) || csv::split_line(line) != stopping_header()) {
+    throw InputError(file.string() + ": not a stopping.csv of this mcmclb (header: " + printable(line, 120) +
+                     "; expected: " + join(stopping_header(), ",") + ")");
+  }
+  while (std::getline(lines, line)) {
+    csv::Row row = csv::split_line(line);
+    if (row.size() == stopping_header().size()) rows[row.front()] = std::move(row);
+  }
+  return rows;
+}
+
+/// The key column of stopping.csv: the configuration's key fields as one CSV line (printable, unambiguous).
+std::string stopping_key(const std::string& configuration) {
+  csv::Row fields;
+  std::string field;
+  for (const char ch : configuration) {
+    if (ch == '\x1f') {
+      fields.push_back(field);
+      field.clear();
+    } else {
+      field += ch;
+    }
+  }
+  fields.push_back(field);
+  return results::ResultStore::key(fields);
+}
+
+/// --until-ci: after the study's own repetitions, repeats each kernel point (in rounds: one launch per rank count
+/// for every point still short) until the 95 % interval of its median time is at most until_ci_pct % of the median
+/// either side, or max_reps valid repetitions are recorded; simulated points stop at once (deterministic). The
+/// repetitions come from the study expanded with reps = max_reps, so rep r is the same point, with the same resume
+/// key, in every round and every resumed sweep: a resume counts what is recorded and goes on from there. Writes
+/// why each point stopped to stopping.csv. Returns how many runs it started and how many of them failed (recorded
+/// in failures.csv).
+std::pair<std::size_t, std::size_t> repeat_until_ci(const SweepOptions& o, const fs::path& out,
+                                                    results::ResultStore& store) {
+  std::vector<Failure> failures;  // indices into the study with reps = max_reps
+  std::size_t started = 0;
+  SweepOptions capped = o;
+  capped.overrides.push_back("reps=" + std::to_string(o.max_reps));
+  const Study study = load(capped, read_file(o.study, "study file"));
+  const Backend backend = sweep_backend(o);
+  std::vector<std::string> order;                             // configurations, in the study's order
+  std::map<std::string, std::vector<std::size_t>> points_of;  // configuration -> its points, rep 0, 1, ...
+  for (const Point& p : study.points) {
+    if (p.program != Program::kernel) continue;
+    const std::string key = configuration_key(p.spec, backend);
+    if (points_of.count(key) == 0) order.push_back(key);
+    points_of[key].push_back(p.index);
+  }
+  std::set<std::string> failed;  // a round's launch failed for them: not retried without end
+  std::map<std::string, std::string> reason;
+  std::map<std::string, ConfigurationSamples> samples;
+  for (int round = 1;; ++round) {
+    samples = read_configurations(out.string());
+    const auto recorded = read_results(out);
+    std::map<int, std::vector<std::size_t>> todo;
+    std::size_t total = 0;
+    for (const std::string& key : order) {
+      const auto it = samples.find(key);
+      const std::size_t n = it == samples.end() ? 0 : it->second.time_s.size();
+      std::optional<double> half_width;
+      if (n > 0) half_width = stats::median_ci(it->second.time_s).half_width_pct();
+      if (failed.count(key) != 0) {
+        reason[key] = "failed";
+      } else if (n > 0 && it->second.simulated) {
+        reason[key] = "deterministic";
+      } else if (half_width && *half_width <= o.until_ci_pct) {
+        reason[key] = "ci_reached";
+      } else if (n >= static_cast<std::size_t>(o.max_reps)) {
+        reason[key] = "cap";
+      } else {
+        // Straight to the fewest repetitions with an interval, then one more per round.
+        std::size_t want =
+            std::min<std::size_t>(std::max<std::size_t>(1, stats::kMinCiSamples - std::min(n, stats::kMinCiSamples)),
+                                  static_cast<std::size_t>(o.max_reps) - n);
+        std::size_t scheduled = 0;
+        for (const std::size_t i : points_of[key]) {
+          if (scheduled == want) break;
+          if (done_already(study.points[i], backend, out, recorded)) continue;
+          todo[study.points[i].spec.nprocs].push_back(i);
+          ++scheduled;
+        }
+        total += scheduled;
+        reason[key] = scheduled == 0 ? "cap" : "";  // every rep up to the cap recorded (some invalid): no more
+      }
+    }
+    if (todo.empty()) break;
+    std::printf(
+        "until-ci round %d: %zu more run(s) for the points whose interval is wider than %g %% of the "
+        "median\n",
+        round, total, o.until_ci_pct);
+    Progress progress(total);
+    started += total;
+    const std::size_t failures_before = failures.size();
+    for (const auto& [nprocs, indices] : todo) {
+      std::vector<std::size_t> remaining = indices;
+      while (!remaining.empty()) remaining = run_kernel_launch(capped, study, out, remaining, progress, failures);
+    }
+    for (std::size_t k = failures_before; k < failures.size(); ++k) {
+      failed.insert(configuration_key(study.points[failures[k].index].spec, backend));
+    }
+  }
+  std::map<std::string, csv::Row> rows = read_stopping(out / "stopping.csv");
+  std::map<std::string, int> counts;
+  for (const std::string& key : order) {
+    const RunSpec& spec = study.points[points_of[key].front()].spec;
+    const auto it = samples.find(key);
+    csv::Row row = {stopping_key(key), std::to_string(spec.nprocs), run_label(spec)};
+    if (it != samples.end()) {
+      const auto ci = stats::median_ci(it->second.time_s);
+      const auto half_width = ci.half_width_pct();
+      row.insert(row.end(), {std::to_string(ci.n), csv::number(ci.median), ci.low ? csv::number(*ci.low) : "",
+                             ci.high ? csv::number(*ci.high) : "", half_width ? csv::number(*half_width) : ""});
+    } else {
+      row.insert(row.end(), {"0", "", "", "", ""});
+    }
+    row.insert(row.end(), {csv::number(o.until_ci_pct), std::to_string(o.max_reps), reason[key], utc_now()});
+    ++counts[reason[key]];
+    rows[row.front()] = std::move(row);
+  }
+  std::string content = csv::line(stopping_header());
+  for (const auto& [key, row] : rows) content += csv::line(row);
+  csv::write_atomically(out / "stopping.csv", content);
+  std::vector<std::string> summary;
+  for (const auto& [why, count] : counts) summary.push_back(std::to_string(count) + " " + why);
+  std::printf("until-ci: %zu point(s) stopped: %s (why per point: %s)\n", order.size(), join(summary).c_str(),
+              (out / "stopping.csv").string().c_str());
+  if (!failures.empty()) record_failures(study, backend, store, failures);
+  return {started, failures.size()};
+}
+
 }  // namespace
 
 int sweep_local(const SweepOptions& o, const Study& study) {
@@ -141,7 +291,11 @@ int sweep_local(const SweepOptions& o, const Study& study) {
       "sweep %s: %zu points, %zu already done in %s (skipped; --force reruns them), %zu to run in %zu "
       "launch(es)\n",
       study.name.c_str(), study.points.size(), skipped, out.string().c_str(), total, todo.size());
-  if (o.dry_run) return print_launches(o, study, out, todo);
+  if (o.until_ci_pct > 0) (void)read_stopping(out / "stopping.csv");  // a foreign one: refused before any work
+  if (o.dry_run) {
+    if (o.until_ci_pct > 0) std::printf("--until-ci: the rounds after these depend on their times: not printed\n");
+    return print_launches(o, study, out, todo);
+  }
   note_simulated_reps(o, study);
 
   std::vector<Failure> failures;
@@ -160,12 +314,15 @@ int sweep_local(const SweepOptions& o, const Study& study) {
   }
   const std::size_t failed_launching = failures.size();
   check_simulated_reps(o, study, out, failures);
-  std::printf("sweep %s: %zu run, %zu skipped, %zu failed, %s; results in %s\n", study.name.c_str(),
-              total - failed_launching, skipped, failures.size(), format_seconds(progress.elapsed_s()).c_str(),
-              out.string().c_str());
+  const auto [repeated, failed_repeating] =
+      o.until_ci_pct > 0 ? repeat_until_ci(o, out, *store) : std::pair<std::size_t, std::size_t>{0, 0};
+  const std::string more = o.until_ci_pct > 0 ? " (+" + std::to_string(repeated) + " repeated for --until-ci)" : "";
+  std::printf("sweep %s: %zu run%s, %zu skipped, %zu failed, %s; results in %s\n", study.name.c_str(),
+              total - failed_launching, more.c_str(), skipped, failures.size() + failed_repeating,
+              format_seconds(progress.elapsed_s()).c_str(), out.string().c_str());
   if (!failures.empty()) record_failures(study, sweep_backend(o), *store, failures);
   store->prune_failures();  // failures.csv lists what is failed now: points fixed by this or a later run leave it
-  return failures.empty() ? 0 : 3;
+  return failures.empty() && failed_repeating == 0 ? 0 : 3;
 }
 
 }  // namespace mcmclb::launch

@@ -3,6 +3,7 @@
 //   build/mcmclb plan STUDY.yaml [--set key=value]... [--verbose]
 //   build/mcmclb sweep STUDY.yaml --launcher local|slurm|smpi [--out DIR] [--force] [--dry-run] [--jobs-dir DIR]
 //   build/mcmclb status STUDY.yaml [--set key=value]... [--out DIR]
+//   build/mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE]   (apps/compare.hpp)
 //   build/mcmclb keys | columns   (not in --help: the key table as Markdown, each results file's header; what
 //                                  docs/reference/ documents and tests/test_reference.py compares against)
 // plan and sweep do not initialise MPI (sweep launches MPI jobs). For run, rank 0 reads the experiment file and
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "compare.hpp"
 #include "driver.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/config.hpp"
@@ -37,7 +39,8 @@ const char* const kUsage =
     "       mcmclb plan STUDY.yaml [--set key=value]... [--verbose]\n"
     "       mcmclb sweep STUDY.yaml --launcher local|slurm|smpi [--out DIR] [--force] [--dry-run] [--jobs-dir DIR] "
     "[--platform FILE] [--sim-binary FILE] [--set key=value]...\n"
-    "       mcmclb status STUDY.yaml [--set key=value]... [--out DIR]";
+    "       mcmclb status STUDY.yaml [--set key=value]... [--out DIR]\n"
+    "       mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE]";
 
 struct Cli {
   std::string command;
@@ -51,11 +54,11 @@ struct Cli {
 
 Cli parse_cli(int argc, char** argv) {
   Cli cli;
-  if (argc < 2) throw InputError("missing command (known: run, plan, sweep, status; see --help)");
+  if (argc < 2) throw InputError("missing command (known: run, plan, sweep, status, compare; see --help)");
   cli.command = argv[1];
   if (cli.command == "--help" || cli.command == "-h") return cli;
   if (cli.command != "run") {
-    throw InputError("unknown command '" + cli.command + "' (known: run, plan, sweep, status; see --help)");
+    throw InputError("unknown command '" + cli.command + "' (known: run, plan, sweep, status, compare; see --help)");
   }
   std::set<std::string> seen;  // --out and --points: one value each, so a second one is an error, not a winner
   for (int i = 2; i < argc; ++i) {
@@ -302,11 +305,12 @@ int mcmclb_main(int argc, char** argv) {
   return invalid > 0 ? 3 : 0;
 }
 
-/// plan and sweep: no MPI; bad input is one line on stderr and exit code 2.
+/// plan, sweep, status and compare: no MPI; bad input is one line on stderr and exit code 2.
 int without_mpi(int argc, char** argv) {
   const std::string command = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
   try {
+    if (command == "compare") return mcmclb::compare_main(args);
     const auto kind = command == "sweep"    ? mcmclb::Command::sweep
                       : command == "status" ? mcmclb::Command::status
                                             : mcmclb::Command::plan;
@@ -333,6 +337,8 @@ int print_reference(const std::string& command) {
   std::vector<mcmclb::results::Table> tables = {schema.runs, schema.ranks, schema.events, schema.failures};
   tables.insert(tables.end(), schema.per_run.begin(), schema.per_run.end());
   for (const auto& t : tables) std::printf("%s: %s\n", t.file.c_str(), mcmclb::join(t.header, ",").c_str());
+  std::printf("stopping.csv: %s\n", mcmclb::join(mcmclb::stopping_header(), ",").c_str());  // sweep --until-ci
+  std::printf("compare.csv: %s\n", mcmclb::join(mcmclb::compare_header(), ",").c_str());    // mcmclb compare --csv
   return 0;
 }
 
@@ -342,7 +348,9 @@ int main(int argc, char** argv) {
   if (argc >= 2) {
     const std::string command = argv[1];
     if (command == "keys" || command == "columns") return print_reference(command);
-    if (command == "plan" || command == "sweep" || command == "status") return without_mpi(argc, argv);
+    if (command == "plan" || command == "sweep" || command == "status" || command == "compare") {
+      return without_mpi(argc, argv);
+    }
   }
   return mcmclb::mpi::run_main(argc, argv, mcmclb_main);
 }

@@ -257,6 +257,13 @@ std::pair<int, std::vector<std::string>> run_capturing(const std::string& comman
 
 using namespace launch;  // the shared helpers above and the launchers (launchers.hpp)
 
+const csv::Row& stopping_header() {
+  static const csv::Row h = {"key",        "nprocs",   "run",       "reps",
+                             "median_s",   "ci_low_s", "ci_high_s", "ci_half_width_pct",
+                             "target_pct", "max_reps", "reason",    "utc"};
+  return h;
+}
+
 SweepOptions parse_sweep_options(const std::vector<std::string>& args, bool sweep) {
   return parse_sweep_options(args, sweep ? Command::sweep : Command::plan);
 }
@@ -306,11 +313,29 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
       o.force = true;
     } else if (a == "--dry-run" && sweep) {
       o.dry_run = true;
+    } else if (a == "--until-ci" && sweep) {
+      const std::string v = value(a);
+      char* end = nullptr;
+      o.until_ci_pct = std::strtod(v.c_str(), &end);
+      if (v.empty() || end != v.c_str() + v.size() || !(o.until_ci_pct > 0 && o.until_ci_pct <= 100)) {
+        throw InputError("--until-ci: '" + printable(v) + "' is not a percentage in (0, 100]");
+      }
+    } else if (a == "--max-reps" && sweep) {
+      const std::string v = value(a);
+      try {
+        std::size_t used = 0;
+        o.max_reps = std::stoi(v, &used);
+        if (used != v.size() || o.max_reps < 6 || o.max_reps > 100000) throw std::invalid_argument(v);
+      } catch (const std::exception&) {
+        throw InputError("--max-reps: '" + printable(v) +
+                         "' is not a repetition count from 6 (the fewest with a 95 % interval) to 100000");
+      }
     } else if (a.rfind("--", 0) == 0) {
       throw InputError(
           "unknown flag " + a +
           (sweep    ? " (allowed: --launcher local|slurm|smpi, --out DIR, --force, --dry-run, --jobs-dir DIR, "
-                      "--set key=value, --platform FILE, --sim-binary FILE, --sim-commbench FILE, --smpi-flags FILE)"
+                      "--set key=value, --platform FILE, --sim-binary FILE, --sim-commbench FILE, --smpi-flags FILE, "
+                      "--until-ci PCT, --max-reps N)"
            : status ? " (allowed: --out DIR, --set key=value, --launch P, --record-failures STATUS, "
                       "--failed-setup LINE, --launcher local|slurm|smpi, --platform FILE)"
                     : " (allowed: --set key=value, --verbose)"));
@@ -338,6 +363,14 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
   if (!o.record_failures.empty() && o.launch == 0) throw InputError("--record-failures: needs --launch P");
   if (!o.failed_setup.empty() && o.record_failures.empty()) {
     throw InputError("--failed-setup: needs --launch P --record-failures STATUS");
+  }
+  if (std::find(args.begin(), args.end(), "--max-reps") != args.end() && o.until_ci_pct == 0) {
+    throw InputError("--max-reps: only with --until-ci PCT");
+  }
+  if (o.until_ci_pct > 0 && o.launcher == "slurm") {
+    throw InputError(
+        "--until-ci: only with --launcher local or smpi (a batch job is written before its results "
+        "exist, so it cannot decide how often to repeat)");
   }
   return o;
 }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "mcmclb/csv.hpp"
+
 namespace mcmclb {
 
 struct SweepOptions {
@@ -24,6 +26,9 @@ struct SweepOptions {
   int launch = 0;                      // status: only the launch of this rank count (0: all)
   std::string record_failures;         // status, inside a batch job: the launch's exit status; records its losses
   std::string failed_setup;            // status, with record_failures: the job.setup line that ended the job
+  double until_ci_pct = 0;             // sweep --until-ci: repeat each point until its median's 95 % interval's
+                                       // half-width is at most this % of the median (0: the study's reps only)
+  int max_reps = 30;                   // sweep --max-reps: the cap of --until-ci's repetitions per point
 };
 
 enum class Command { plan, sweep, status };
@@ -40,5 +45,9 @@ int sweep_main(const SweepOptions& options);
 /// appends the launch's points still without a valid result to failures.csv instead (--failed-setup LINE: the
 /// job.setup line that ended the job before the launch, named in each failure's reason).
 int status_main(const SweepOptions& options);
+
+/// stopping.csv in a results folder: why `sweep --until-ci` stopped repeating each point (ci_reached, cap,
+/// deterministic, failed), one row per point, rewritten atomically and merged by point (docs/reference/columns.md).
+const csv::Row& stopping_header();
 
 }  // namespace mcmclb

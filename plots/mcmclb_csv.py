@@ -189,6 +189,11 @@ SCHEMAS = {
         # The Slurm job that measured the row and its nodes (empty outside Slurm); absent from files written
         # before them. A resumed benchmark's file holds rows of several jobs.
         "slurm_job_id": TEXT, "slurm_nodelist": TEXT,
+        # The summary of the benchmark's repetitions, on each of their rows: how many, the median of their time_us
+        # and its 95 % order-statistics interval (empty below 6 repetitions: too few for one); absent from older
+        # files.
+        "reps": _int(1, True), "median_us": _time(True), "median_ci_low_us": _time(True),
+        "median_ci_high_us": _time(True),
     },
     "dinan2011.csv": {  # plots/reference: the paper's values
         "kind": Column("name", choices=("table1", "fig2")), "balancer": NAME, "interval": _int(1, True),

@@ -97,7 +97,7 @@ class BadInput(unittest.TestCase):
         self.assertEqual(r.stdout.count("usage: "), 1, r.stdout)
 
     def test_bad_command_line(self):
-        self.assert_input_error(mcmclb("walk", self.good), "unknown command 'walk' (known: run, plan, sweep, status; see --help)")
+        self.assert_input_error(mcmclb("walk", self.good), "unknown command 'walk' (known: run, plan, sweep, status, compare; see --help)")
         self.assert_input_error(mcmclb("run", self.good, "--fast"), "unknown flag --fast")
 
 
@@ -176,7 +176,8 @@ class ComputeRun(unittest.TestCase):
 
 COMMBENCH_HEADER = ("method,op,nprocs,group_size,rep,iterations,time_us,iter_min_us,iter_max_us,timer,mpi_library,"
                     "host,git_commit,utc_start,groups,backend,platform,platform_fnv1a64,simgrid_cfg,iter_median_us,"
-                    "slurm_job_id,slurm_nodelist")
+                    "slurm_job_id,slurm_nodelist,"
+                    "reps,median_us,median_ci_low_us,median_ci_high_us")
 
 
 def assert_iteration_stats(test, rows):

@@ -94,14 +94,14 @@ std::vector<RunsColumn> build_columns() {
   return c;
 }
 
-std::vector<std::string> key_fields(const RunSpec& spec, const Backend& backend) {
+std::vector<std::string> key_fields(const RunSpec& spec, const Backend& backend, bool with_rep = true) {
   RunRecord record;
   record.spec = spec;
   record.provenance.backend = backend.name;
   record.provenance.platform = backend.platform;
   std::vector<std::string> fields;
   for (const auto& c : runs_columns()) {
-    if (c.is_key()) fields.push_back(c.get(record));
+    if (with_rep ? c.is_key() : c.is_configuration_key()) fields.push_back(c.get(record));
   }
   return fields;
 }
@@ -156,6 +156,10 @@ std::string older_value(std::string_view column, std::string_view balancer) {
 }
 
 std::string point_key(const RunSpec& spec, const Backend& backend) { return key_of_fields(key_fields(spec, backend)); }
+
+std::string configuration_key(const RunSpec& spec, const Backend& backend) {
+  return key_of_fields(key_fields(spec, backend, false));
+}
 
 std::string key_of_fields(const std::vector<std::string>& fields) { return join(fields, kKeySeparator); }
 

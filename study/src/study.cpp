@@ -358,13 +358,14 @@ const csv::Row& commbench_header() {
   // backend (mpi | smpi) and the platform columns keep real and simulated rows apart in any merged file; smpi
   // rows are simulated times on the platform named, never measurements of hardware. Later columns are appended
   // (kCommbenchHeaderVersions), so files written before them keep their layout and positional readers keep
-  // working: iter_median_us, then the Slurm job and its nodes (empty outside Slurm).
+  // working: iter_median_us, then the Slurm job and its nodes (empty outside Slurm), then the summary of the
+  // benchmark's repetitions on each of its rows (reps, the median of time_us and its 95 % interval).
   static const csv::Row header = {
       "method",        "op",          "nprocs",   "group_size",       "rep",         "iterations",     "time_us",
       "iter_min_us",   "iter_max_us", "timer",    "mpi_library",      "host",        "git_commit",     "utc_start",
       "groups",        "backend",     "platform", "platform_fnv1a64", "simgrid_cfg", "iter_median_us", "slurm_job_id",
-      "slurm_nodelist"};
-  static_assert(kCommbenchHeaderVersions.back() == 22);
+      "slurm_nodelist", "reps",        "median_us",   "median_ci_low_us", "median_ci_high_us"};
+  static_assert(kCommbenchHeaderVersions.back() == 26);
   return header;
 }
 
@@ -383,7 +384,7 @@ std::optional<std::vector<csv::Row>> read_commbench_csv(const std::filesystem::p
   });
   if (!known) {
     throw InputError(path.string() + ": its header is not one of a commbench CSV's (allowed: " + join(current, ",") +
-                     ", or an older file's first 14, 19 or 20 of these columns)");
+                     ", or an older file's first 14, 19, 20 or 22 of these columns)");
   }
   std::vector<csv::Row> rows;
   // Only whole lines (a file torn while being written ends without its line break) with the header's fields.

@@ -4,7 +4,8 @@
 # mcmclb-commbench-sim, the facts and ping-pong probes), and runs that folder's smpi tests: the SimGrid facts, both
 # platforms' calibration, a small simulated study (32 ranks, five methods, each twice: every row valid, identical
 # simulated times), Fig. 1 in simulation at 16 ranks (smpi_commbench), then
-# `mcmclb sweep --launcher smpi` of configs/validate-smpi.yaml (18 runs at 2 and 4 ranks) and its resume.
+# `mcmclb sweep --launcher smpi` of configs/validate-smpi.yaml (18 runs at 2 and 4 ranks) and its resume, and last the
+# simulated goldens (every balancer and method at 32 ranks against tests/golden/sim/, exactly, by mcmclb compare).
 # Exits 77 (ctest: skipped) with a message when smpicxx is missing; bootstrap.sh installs libsimgrid-dev.
 # Usage: run_sim_suite.sh <source dir> <build dir> <werror ON|OFF>
 set -euo pipefail
@@ -55,3 +56,26 @@ if grep -q "resume:" "$work/resume-fattree.log"; then cat "$work/resume-fattree.
 grep -c "fattree.xml" "$work/out/runs.csv" | grep -qx 1 || { echo "the fattree point was not run once"; exit 1; }
 echo "resume keyed on backend and platform: real points not done by simulated rows; fattree ran, bgp skipped"
 echo "simulation: tests $((SECONDS - run_start)) s, total $((SECONDS - start)) s"
+# The simulated goldens: every balancer with every creation method it can use at 32 ranks (tests/golden/
+# sim-study.yaml), compared exactly with the committed tests/golden/sim/ by `mcmclb compare`: a changed simulated
+# time or regroup statistic fails here. A change meant to change them regenerates them on purpose:
+# tests/smpi/regenerate_goldens.sh (docs/guide/simulation.md). --until-ci stops every simulated point at once
+# (deterministic) and says so in stopping.csv.
+golden_start=$SECONDS
+"$2/mcmclb" sweep "$src/tests/golden/sim-study.yaml" --launcher smpi --sim-binary "$sim/mcmclb-sim" \
+  --out "$work/golden" --until-ci 1 >"$work/golden.log" 2>&1 || { cat "$work/golden.log"; exit 1; }
+"$2/mcmclb" compare "$src/tests/golden/sim" "$work/golden" --csv "$work/golden.csv" >"$work/compare.log" 2>&1 ||
+  { cat "$work/compare.log"; echo "simulated goldens: changed (tests/smpi/regenerate_goldens.sh if meant)"; exit 1; }
+python3 - "$work/golden.csv" "$src/tests/golden/sim/runs.csv" "$work/golden/stopping.csv" <<'PY'
+import csv, sys
+table = list(csv.DictReader(open(sys.argv[1])))
+golden = list(csv.DictReader(open(sys.argv[2])))
+stopping = list(csv.DictReader(open(sys.argv[3])))
+verdicts = sorted({r["verdict"] for r in table})
+if len(table) != len(golden) or verdicts != ["identical"]:
+    sys.exit(f"simulated goldens: {len(table)} points compared (want {len(golden)}), verdicts {verdicts}")
+if sorted({r["reason"] for r in stopping}) != ["deterministic"] or len(stopping) != len(golden):
+    sys.exit(f"sweep --until-ci in simulation: stopping.csv {stopping}")
+print(f"simulated goldens: {len(table)} points identical to tests/golden/sim (time_s and regroup statistics)")
+PY
+echo "simulation: goldens $((SECONDS - golden_start)) s"

@@ -44,6 +44,9 @@ struct RunsColumn {
   std::function<std::string(const RunRecord&)> get;  // the field as written ("" where it does not apply)
   [[nodiscard]] bool is_parameter() const noexcept { return role == Role::parameter; }
   [[nodiscard]] bool is_key() const noexcept { return role == Role::parameter || role == Role::backend; }
+  /// A key column other than rep: the repetitions of one configuration share these (statistics over repetitions,
+  /// `mcmclb compare`, `sweep --until-ci`).
+  [[nodiscard]] bool is_configuration_key() const noexcept { return is_key() && name != "rep"; }
 };
 
 /// The schema, in header order (built once from the workload registry; never changed afterwards).
@@ -74,6 +77,9 @@ struct Backend {
 
 /// A run's identity for resuming: its parameter fields and its backend, joined.
 std::string point_key(const RunSpec& spec, const Backend& backend);
+/// A configuration's identity: point_key() without rep, so every repetition of the point has the same one. Built
+/// with key_of_fields() from the is_configuration_key() columns, as a reader of runs.csv builds it from a row.
+std::string configuration_key(const RunSpec& spec, const Backend& backend);
 /// The point key of a runs.csv row whose key columns (in runs_columns() order) hold fields.
 std::string key_of_fields(const std::vector<std::string>& fields);
 
