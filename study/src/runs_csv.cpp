@@ -89,6 +89,10 @@ std::vector<RunsColumn> build_columns() {
       // Last again, for the same reason (the store upgrades older rows with older_finished_rule()).
       {"finished", "finished", Role::parameter, Type::text,
        [](const RunRecord& r) { return r.spec.finished ? std::string(to_string(*r.spec.finished)) : std::string(); }},
+      // Last again: older rows had one chain per group and migrated nothing (older_value()).
+      {"chains_per_group", "chains_per_group", Role::parameter, Type::integer,
+       [](const RunRecord& r) { return integer(r.spec.workload.chains_per_group); }},
+      {"migrated_avg", "", Role::result, Type::real, [](const RunRecord& r) { return csv::number(r.migrated_avg); }},
   };
   c.insert(c.end(), rest.begin(), rest.end());
   return c;
@@ -152,6 +156,8 @@ std::string older_finished_rule(std::string_view balancer) {
 std::string older_value(std::string_view column, std::string_view balancer) {
   if (column == "backend") return "mpi";
   if (column == "finished") return older_finished_rule(balancer);
+  if (column == "chains_per_group") return "1";
+  if (column == "migrated_avg") return "0";  // nothing migrated before chains could
   return "";
 }
 
