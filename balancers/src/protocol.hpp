@@ -39,6 +39,10 @@ enum class Tag : int {
   steal_request = 21,      // steal: ASK{thief's leader} to a victim group's leader (and STOP, a leader to itself)
   steal_answer = 22,       // steal: the answer to it, CHAIN{chain, S} or NONE{hint}, back to the thief's leader
   steal_state = 23,        // steal, compute mode: the migrated chain's walker state, after its CHAIN answer
+  steal_up = 24,           // steal's leader barrier (stealmerge: "nothing to give"): DONE to the parent group's leader
+  steal_down = 25,         // ... and END back down to the child groups' leaders
+  drained_up = 26,         // stealmerge's second leader barrier ("every ASK answered"): DONE up
+  drained_down = 27,       // ... and END down
 };
 
 /// The decisions of the merge-right balancers (async, lookahead), after the kernel's own (mcmclb/kernel.hpp).

@@ -20,9 +20,10 @@
 //     victim again when done. NONE{h'} from victim v: the thief's hint becomes h'; if the walk from v to h' passes
 //     (or reaches) the thief itself, every other group has answered, directly or through a hint, that it has
 //     nothing to give, and the group is done for good.
-//  5. END. A group done for good leaves its group and finishes (its clock stops). Its members then enter one
-//     MPI_Ibarrier over the control communicator; the leader keeps answering NONE until that barrier completes,
-//     then sends STOP to itself to match its own posted ASK receive.
+//  5. END. A group done for good leaves its group and finishes (its clock stops). Its leader then enters a barrier
+//     over the groups' leaders (LeaderBarrier: DONE up a binary tree of the groups, END back down, point-to-point
+//     so that it is waited on together with ASKs), keeps answering NONE until that barrier is through, then sends
+//     STOP to itself to match its own posted ASK receive. The other members have nothing more to do.
 //
 // Why it terminates, and why no message is left unmatched:
 //  - Unstarted chains only ever disappear: a victim gives one away (the thief starts it at once, and a unit of
@@ -39,9 +40,11 @@
 //    strictly forward around the ring (past v), so after at most U-1 NONE answers in a row it is done for good.
 //    Every chain is finite, so every group becomes done for good, and every rank enters the barrier.
 //  - No message unmatched: a leader enters the barrier only after every ASK it sent has been answered and every
-//    answer (and walker state) received; the barrier completes only when every rank has entered. So when it
-//    completes every ASK ever sent has been received and answered, and each leader's one posted ASK receive is
-//    then matched by its own STOP. The kernel checks after each run that nothing is left unreceived.
+//    answer (and walker state) received; a leader is through only when every leader has entered. So then every
+//    ASK ever sent has been received and answered, and each leader's one posted ASK receive is matched by its own
+//    STOP. Each DONE and END is sent once and received by the one posted receive for it (a leader is through only
+//    after its END, after sending END to its children, whose receives were posted at the start). The kernel
+//    checks after each run that nothing is left unreceived.
 //  - Exactly once: a chain leaves a unit (every member agrees at one polling point) before the CHAIN answer is
 //    sent, and the thief, the only receiver, starts it at item 0; the victim never reaches it.
 #include "steal.hpp"
@@ -178,6 +181,63 @@ void Stealer::serve_until(const Kernel& k, mpi::Request& request) {
   }
 }
 
+LeaderBarrier::LeaderBarrier(const Kernel& k, const std::vector<int>& leaders, int group, protocol::Tag up,
+                             protocol::Tag down)
+    : up_(up), down_(down) {
+  const auto u = static_cast<int>(leaders.size());
+  for (const int child : {2 * group + 1, 2 * group + 2}) {
+    if (child < u) children_.push_back(leaders[static_cast<std::size_t>(child)]);
+  }
+  if (group > 0) parent_ = leaders[static_cast<std::size_t>((group - 1) / 2)];
+  done_words_.resize(children_.size());
+  done_recv_.resize(children_.size());
+  for (std::size_t i = 0; i < children_.size(); ++i) {
+    protocol::post_receive(k, done_words_[i], children_[i], up_, done_recv_[i]);
+  }
+  if (parent_ >= 0) protocol::post_receive(k, end_word_, parent_, down_, end_recv_);
+}
+
+void LeaderBarrier::enter(const Kernel& k) {
+  entered_ = true;
+  (void)progress(k);
+}
+
+bool LeaderBarrier::progress(const Kernel& k) {
+  if (through_) return true;
+  bool children_done = true;
+  for (auto& r : done_recv_) {
+    if (r.pending() && !r.test()) children_done = false;
+  }
+  if (!entered_ || !children_done) return false;
+  const std::array<int64_t, 1> word = {k.rank()};
+  if (parent_ >= 0 && !sent_up_) {
+    protocol::send(k, word, parent_, up_);
+    sent_up_ = true;
+  }
+  if (parent_ >= 0 && end_recv_.pending() && !end_recv_.test()) return false;
+  for (const int child : children_) protocol::send(k, word, child, down_);
+  through_ = true;
+  return true;
+}
+
+std::vector<mpi::Request*> LeaderBarrier::pending() {
+  std::vector<mpi::Request*> out;
+  for (auto& r : done_recv_) {
+    if (r.pending()) out.push_back(&r);
+  }
+  if (end_recv_.pending()) out.push_back(&end_recv_);
+  return out;
+}
+
+void Stealer::serve_until(const Kernel& k, LeaderBarrier& barrier) {
+  if (!barrier.entered()) barrier.enter(k);
+  while (!barrier.progress(k)) {
+    std::vector<mpi::Request*> waits = barrier.pending();
+    waits.push_back(&ask_recv_);
+    if (mpi::Request::wait_any(waits) == waits.size() - 1) answer_none(k);
+  }
+}
+
 void Stealer::close(const Kernel& k) {
   if (!ask_recv_.pending()) return;
   const std::array<int64_t, 1> stop = {kStop};
@@ -202,11 +262,12 @@ class StealBalancer final : public Balancer {
     }
     // Step 5: the clock stops; the leader answers NONE until every rank has entered the barrier, then matches its
     // own posted ASK receive.
+    const bool leader = k.is_leader();
     k.leave_group();
     k.finish();
-    mpi::Request barrier;
-    mpi::check(MPI_Ibarrier(k.control().get(), barrier.out()), "MPI_Ibarrier");
-    s.serve_until(k, barrier);
+    if (!leader) return;  // nobody asks it
+    LeaderBarrier end(k, s.barrier_leaders(), s.group(), Tag::steal_up, Tag::steal_down);
+    s.serve_until(k, end);
     s.close(k);
   }
 };

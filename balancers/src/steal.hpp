@@ -19,6 +19,38 @@ constexpr int64_t kTake = Decision::kFirstBalancerKind + 1;   // our unit is don
 constexpr int64_t kOver = Decision::kFirstBalancerKind + 2;   // no chain to take: stop asking
 constexpr int64_t kLeave = Decision::kFirstBalancerKind + 3;  // leave the stealing loop now (stealmerge)
 
+/// A barrier over the initial groups' leaders made of point-to-point messages on a binary tree of the groups (group
+/// g's parent (g-1)/2, its children 2g+1 and 2g+2): once a leader has entered and DONE has come from each child,
+/// it sends DONE to its parent; the root, which then knows every leader has entered, sends END down, and a leader
+/// that has END passes it on and is through. Its requests are plain receives, which MPI_Waitany waits on together
+/// with ASKs under both back ends (SMPI's MPI_Waitany does not progress a nonblocking collective).
+class LeaderBarrier {
+ public:
+  /// Leader of group `group` of the groups led by leaders: posts the receives of its children's DONE and its
+  /// parent's END.
+  LeaderBarrier(const Kernel& k, const std::vector<int>& leaders, int group, protocol::Tag up, protocol::Tag down);
+  // Pinned: the posted receives write into its members.
+  LeaderBarrier(const LeaderBarrier&) = delete;
+  LeaderBarrier& operator=(const LeaderBarrier&) = delete;
+  void enter(const Kernel& k);
+  /// Takes what has arrived and sends what is due; true once through (every leader has entered).
+  bool progress(const Kernel& k);
+  [[nodiscard]] bool entered() const { return entered_; }
+  [[nodiscard]] bool through() const { return through_; }
+  /// The receives still pending, to wait on.
+  [[nodiscard]] std::vector<mpi::Request*> pending();
+
+ private:
+  std::vector<int> children_;  // their leaders' ranks
+  int parent_ = -1;            // its leader's rank; -1: the root
+  protocol::Tag up_, down_;
+  std::vector<std::array<int64_t, 1>> done_words_;
+  std::vector<mpi::Request> done_recv_;
+  std::array<int64_t, 1> end_word_{};
+  mpi::Request end_recv_;
+  bool entered_ = false, sent_up_ = false, through_ = false;
+};
+
 /// One rank's side of the protocol while the initial groups are unchanged.
 class Stealer {
  public:
@@ -36,6 +68,11 @@ class Stealer {
   bool take_chain(Kernel& k, const std::function<bool()>& stop = {});
   /// Waits for request, a leader answering NONE to every ASK that comes meanwhile.
   void serve_until(const Kernel& k, mpi::Request& request);
+  /// Leader: enters barrier (if not yet) and waits until it is through, answering NONE to every ASK meanwhile.
+  void serve_until(const Kernel& k, LeaderBarrier& barrier);
+  /// The initial groups' leaders, and this rank's group among them (for a LeaderBarrier).
+  [[nodiscard]] const std::vector<int>& barrier_leaders() const { return leaders_; }
+  [[nodiscard]] int group() const { return group_; }
   /// Once no ASK can come any more (every rank has passed a barrier entered after its last ASK was answered): a
   /// leader matches its own posted ASK receive with STOP.
   void close(const Kernel& k);
