@@ -384,7 +384,7 @@ def run_label(row):
 
 # The finished rule of each balancer that has one when a run does not name it (and in folders older than the
 # finished column); a label names the rule only where it differs.
-DEFAULT_FINISHED = {"async": "retire", "lookahead": "retire", "mostwork": "coalesce"}
+DEFAULT_FINISHED = {"async": "retire", "lookahead": "retire", "mostwork": "coalesce", "stealmerge": "coalesce"}
 
 
 RUN_COLUMNS = ["run_id", "nprocs", "balancer", "interval", "method", "rep", "time_s", "ideal_s", "baseline_s",
