@@ -17,7 +17,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (RUN_COLUMNS, ArgumentParser, InputError, backend_label, check_inputs_exist,  # noqa: E402
                         check_output, fail, find_csv, output_path, positive_int, pyplot, read_csv, run_label, save)
 
-COLUMNS = RUN_COLUMNS + ["workload", "chains_per_group", "migrated_avg", "backend", "platform"]
+# chains_per_group and migrated_avg are read where present: a folder older than them had one chain per group and
+# moved none.
+COLUMNS = RUN_COLUMNS + ["workload"]
 
 
 def chosen_rows(rows, nprocs):
@@ -32,6 +34,8 @@ def chosen_rows(rows, nprocs):
     for r in rows:
         r["W"] = r.get("chains_per_group") or 1
         r["migrated_avg"] = r.get("migrated_avg") or 0.0
+        r.setdefault("backend", "mpi")
+        r.setdefault("platform", "")
     return rows, nprocs
 
 

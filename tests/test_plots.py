@@ -911,7 +911,8 @@ class DocsFigures(unittest.TestCase):
         that the table is known to work before every figure's data is there."""
         small, lj = os.path.join(FIXTURES, "results-small"), os.path.join(FIXTURES, "results-lj")
         sources = {"async-vs-lookahead": small, "fig1-sim-bgp": os.path.join(FIXTURES, "commbench_crossover.csv"),
-                   "fig2-sim-bgp": os.path.dirname(PAPER_SCALE), "lj-traces": lj, "timeline-quick": small}
+                   "fig2-sim-bgp": os.path.dirname(PAPER_SCALE), "lj-traces": lj, "timeline-quick": small,
+                   "steal-vs-regroup": small}
         with tempfile.TemporaryDirectory() as d:
             docs = os.path.join(d, "docs")
             os.mkdir(docs)
