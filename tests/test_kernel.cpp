@@ -220,6 +220,15 @@ TEST(Kernel, AsyncTerminatesOverManySeedsOfRandomWorkloadsWithJitter) {
   }
 }
 
+/// The creation methods balancer can regroup with in this build.
+std::vector<std::string> usable_methods(const std::string& balancer) {
+  std::vector<std::string> methods;
+  for (auto m : mcmclb::balancer_info(balancer).methods) {
+    if (m != "from_group" || mcmclb::from_group_supported()) methods.emplace_back(m);
+  }
+  return methods;
+}
+
 /// The seeded high-jitter set-up of the many-seeds tests: G = 2 every fourth seed (on an even rank count), else 1;
 /// T = 1 ms; random (even seeds) or lognormal (odd) chains of at most 8 items; 80 % jitter.
 void high_jitter(mcmclb::RunSpec& spec, uint64_t seed) {
@@ -243,10 +252,7 @@ void high_jitter(mcmclb::RunSpec& spec, uint64_t seed) {
 /// message left).
 void expect_invariants_over_many_seeds_with_high_jitter(const std::string& balancer) {
   const auto& rules = mcmclb::balancer_info(balancer).finished_rules;
-  std::vector<std::string> methods;
-  for (auto m : mcmclb::balancer_info(balancer).methods) {
-    if (m != "from_group" || mcmclb::from_group_supported()) methods.emplace_back(m);
-  }
+  const std::vector<std::string> methods = usable_methods(balancer);
   for (uint64_t seed = 1; seed <= mcmclb::testing::seeds(30); ++seed) {
     for (const auto& method : methods) {
       mcmclb::RunSpec spec = small_run(balancer, method, static_cast<int>(seed % 3));
@@ -390,10 +396,7 @@ TEST(Kernel, EveryBalancerKeepsTheInvariantsWithSeveralChainsPerGroup) {
 /// exactly once and that no message is left unreceived; steal never regroups.
 TEST(Kernel, StealAndStealMergeKeepTheInvariantsOverManySeedsWithHighJitter) {
   for (const char* balancer : {"steal", "stealmerge"}) {
-    std::vector<std::string> methods;
-    for (auto m : mcmclb::balancer_info(balancer).methods) {
-      if (m != "from_group" || mcmclb::from_group_supported()) methods.emplace_back(m);
-    }
+    std::vector<std::string> methods = usable_methods(balancer);
     if (methods.empty()) methods.emplace_back("");
     for (uint64_t seed = 1; seed <= mcmclb::testing::seeds(10); ++seed) {
       mcmclb::RunSpec spec = small_run(balancer, methods[seed % methods.size()]);
