@@ -75,7 +75,7 @@ TEST(Config, BadInputNamesTheKeyAndWhatIsAllowed) {
   expect_input_error("workload: {scal: 3}", {}, "unknown key 'workload.scal' (allowed: ");
   expect_input_error("balancer: [none, greedy]", {},
                      "key balancer: unknown balancer 'greedy' (allowed: none, "
-                     "collective, async, lookahead, mostwork)");
+                     "collective, async, lookahead, mostwork, steal, stealmerge)");
   expect_input_error("method: [bogus]", {}, "key method: unknown method 'bogus'");
   expect_input_error("interval: []", {}, "key interval: the list is empty");
   expect_input_error("reps: 1.5", {}, "key reps: expected an integer");

@@ -159,9 +159,12 @@ const csv::Row& ranks_header_v01() {
   return h;
 }
 
-/// An older ranks.csv row: state_bytes and state_s were not recorded then, so they stay empty (unknown), not 0.
+/// A ranks.csv row of mcmclb 0.1: state_bytes and state_s were not recorded then, so they stay empty (unknown),
+/// not 0; nothing migrated then (chains_migrated, migrated_bytes: 0).
 csv::Row upgrade_ranks_v01(const csv::Row& row) {
-  return upgrade_by_name(row, ranks_header_v01(), ranks_header(), [](const std::string&) { return ""; });
+  return upgrade_by_name(row, ranks_header_v01(), ranks_header(), [](const std::string& name) -> std::string {
+    return name == "chains_migrated" || name == "migrated_bytes" ? "0" : "";
+  });
 }
 
 /// ranks.csv until chains could migrate: today's header without chains_migrated and migrated_bytes.
