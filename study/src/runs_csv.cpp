@@ -181,12 +181,13 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
     return static_cast<std::size_t>(at - header.begin());
   };
   // A key column's position, or npos for a column an older file lacks: the backend columns (its rows: mpi, no
-  // platform) and the finished rule (older_finished_rule()), as the results store's upgrade writes them.
+  // platform), the finished rule (older_finished_rule()) and chains_per_group (1), as the results store's upgrade
+  // writes them.
   constexpr std::size_t kAbsent = std::string::npos;
   std::vector<std::pair<std::size_t, std::string>> key_columns;  // position (kAbsent: older file), name
   for (const auto& c : runs_columns()) {
     if (!c.is_key()) continue;
-    const bool absent = (c.role == Role::backend || c.name == "finished") &&
+    const bool absent = (c.role == Role::backend || c.name == "finished" || c.name == "chains_per_group") &&
                         std::find(header.begin(), header.end(), c.name) == header.end();
     key_columns.emplace_back(absent ? kAbsent : column_of(c.name), c.name);
   }
