@@ -68,11 +68,17 @@ std::string gather_text(const mpi::Comm& world, const std::string& mine) {
   return all;
 }
 
-/// The run time without balancing (the longest chain on its initial group) and the ideal (all work spread over
-/// every rank). chain_s[c]: chain c's work on one rank (emulated: S*T; compute: the measured reference).
-void reference_times(const std::vector<double>& chain_s, const std::vector<int>& sizes, int nprocs, RunResult& r) {
+/// The run time without balancing (the longest unit, an initial group's W chains one after another, on that
+/// group) and the ideal (all work spread over every rank). chain_s[c]: chain c's work on one rank (emulated: S*T;
+/// compute: the measured reference); initial group g owns the chains g*W .. g*W + W - 1.
+void reference_times(const std::vector<double>& chain_s, const std::vector<int>& sizes, int W, int nprocs,
+                     RunResult& r) {
   r.baseline_s = 0;
-  for (std::size_t c = 0; c < chain_s.size(); ++c) r.baseline_s = std::max(r.baseline_s, chain_s[c] / sizes[c]);
+  // chain_s may be empty (compute mode's reference is known on rank 0 only, the rank that writes these times).
+  for (std::size_t g = 0; g < sizes.size() && (g + 1) * static_cast<std::size_t>(W) <= chain_s.size(); ++g) {
+    const auto first = chain_s.begin() + static_cast<std::ptrdiff_t>(g * static_cast<std::size_t>(W));
+    r.baseline_s = std::max(r.baseline_s, std::accumulate(first, first + W, 0.0) / sizes[g]);
+  }
   r.ideal_s = std::accumulate(chain_s.begin(), chain_s.end(), 0.0) / nprocs;
 }
 
@@ -284,6 +290,9 @@ void summarise(RunResult& r) {
     r.regroups_max = std::max(r.regroups_max, rs.regroups);
   }
   const auto n = static_cast<double>(r.ranks.size());
+  double migrated = 0;
+  for (const RankStats& rs : r.ranks) migrated += static_cast<double>(rs.chains_migrated);
+  r.migrated_avg = migrated / n;
   r.regroups_avg = sum / n;
   r.regroups_std = std::sqrt(std::max(0.0, sum_sq / n - r.regroups_avg * r.regroups_avg));
 }
@@ -317,16 +326,21 @@ RunResult run_once(const RunSpec& spec) {
     leaders.push_back(first);
     first += size;
   }
-  const std::vector<int64_t> items = chain_items(*make_workload(spec.workload), leaders);
+  const int W = spec.workload.chains_per_group;
+  if (int64_t{nprocs} * W > kMaxInt) {
+    throw InputError("key chains_per_group: " + std::to_string(W) + " chains on each of up to " +
+                     std::to_string(nprocs) + " groups is more chains than an int indexes");
+  }
+  const std::vector<int64_t> items = chain_items(*make_workload(spec.workload), leaders, W);
   const bool computing = spec.work.mode == WorkMode::compute;
   std::vector<ChainOutcome> outcomes;
   if (computing) {
     outcomes = reference_chains(spec, items, world);
     std::vector<double> chain_s;
     for (const auto& o : outcomes) chain_s.push_back(o.ref_cpu_s);
-    reference_times(chain_s, sizes, nprocs, r);  // meaningful on rank 0, which writes them
+    reference_times(chain_s, sizes, W, nprocs, r);  // meaningful on rank 0, which writes them
   } else {
-    reference_times(emulated_chain_s(spec, items), sizes, nprocs, r);
+    reference_times(emulated_chain_s(spec, items), sizes, W, nprocs, r);
   }
 
   const BalancerInfo& info = balancer_info(spec.balancer);

@@ -145,6 +145,10 @@ SCHEMAS = {
         "backend": Column("name", choices=("mpi", "smpi")), "platform": TEXT,
         # Absent from older folders, whose async and lookahead runs retired and mostwork runs coalesced.
         "finished": Column("name", optional=True, choices=("retire", "coalesce")),
+        # W, the chains each initial group owns; absent from older folders, which had one (read as 1).
+        "chains_per_group": _int(1, True),
+        # Chains taken from another group (balancer steal) per rank, averaged over the ranks; absent: 0.
+        "migrated_avg": Column("number", 0, True),
     },
     "ranks.csv": {
         "run_id": NAME, "rank": _int(0), "elapsed_s": _time(), "work_s": _time(), "polling_s": _time(),
@@ -155,6 +159,9 @@ SCHEMAS = {
         # Compute mode's walker-state broadcasts on merges (0 in sleep/spin mode); empty in rows upgraded
         # from an older folder, which did not record them.
         "state_bytes": _int(0, True), "state_s": _time(True),
+        # Chains this rank's groups took from another group (balancer steal) and the bytes it received for them
+        # (the answer's words; compute mode, the walker state too); 0 in rows upgraded from an older folder.
+        "chains_migrated": _int(0, True), "migrated_bytes": _int(0, True),
     },
     "events.csv": {
         "run_id": NAME, "t_s": _time(), "kind": NAME, "groups_before": TEXT, "group_first": _int(0),
@@ -405,7 +412,7 @@ def run_label(row):
 
 # The finished rule of each balancer that has one when a run does not name it (and in folders older than the
 # finished column); a label names the rule only where it differs.
-DEFAULT_FINISHED = {"async": "retire", "lookahead": "retire", "mostwork": "coalesce"}
+DEFAULT_FINISHED = {"async": "retire", "lookahead": "retire", "mostwork": "coalesce", "stealmerge": "coalesce"}
 
 
 RUN_COLUMNS = ["run_id", "nprocs", "balancer", "interval", "method", "rep", "time_s", "ideal_s", "baseline_s",

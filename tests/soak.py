@@ -4,7 +4,8 @@ hard timeout, counting hangs, invalid runs and crashes. Standard library only.
 
 Run k uses the seed S + k (S from --seed) and draws everything from it: the rank count P (from --ranks), G dividing
 P, T_ms in 1-5 ms, a random, lognormal or cyclic workload of at most a few dozen items per chain, work.jitter_pct up
-to 50, the balancer (async; lookahead, mostwork or collective with an interval; or none) and one of the methods that balancer accepts. A run
+to 50, the balancer (async; lookahead, mostwork, stealmerge or collective with an interval; steal; or none) and one of
+the methods that balancer accepts, and chains_per_group W from 1 to 4 (steal needs W > 1 to move anything). A run
 takes well under 2 s on 2 cores, so a run still going after --timeout seconds is a hang.
 
     tests/soak.py --runs 50                      # MCMCLB_BIN or build/mcmclb
@@ -34,9 +35,11 @@ DEFAULT_BIN = os.environ.get("MCMCLB_BIN", os.path.join(HERE, "..", "build", "mc
 METHODS = {"async": ["intercomm", "create_group", "from_group", "range"],
            "lookahead": ["range", "intercomm", "create_group", "from_group"],
            "mostwork": ["range", "intercomm", "create_group", "from_group"],
-           "collective": ["create", "split", "range"], "none": [""]}
+           "collective": ["create", "split", "range"], "none": [""], "steal": [""],
+           "stealmerge": ["range", "intercomm", "create_group", "from_group"]}
 # The finished rules each balancer offers (mcmclb/run_spec.hpp, FinishedRule).
-FINISHED = {"async": ["retire", "coalesce"], "lookahead": ["retire", "coalesce"], "mostwork": ["coalesce"]}
+FINISHED = {"async": ["retire", "coalesce"], "lookahead": ["retire", "coalesce"], "mostwork": ["coalesce"],
+            "stealmerge": ["coalesce"]}
 INTERVALS = [1, 2, 3, 4, 8, 16]
 
 
@@ -88,8 +91,18 @@ def draw_run(seed, ranks, methods):
            "balancer": balancer, "method": rng.choice(methods[balancer])}
     if balancer in ("collective", "lookahead", "mostwork"):  # lookahead, mostwork: the window k, in items of T
         run["interval"] = rng.choice(INTERVALS)
-    if balancer in FINISHED:  # drawn last, so that every other draw of a seed is what it was before the rule
+    if balancer in FINISHED:  # drawn after the others, so that every other draw of a seed is what it was before it
         run["finished"] = rng.choice(FINISHED[balancer])
+    # Several chains per group and the balancers that move them, drawn last for the same reason.
+    run["chains_per_group"] = rng.choice([1, 1, 2, 3, 4])
+    mover = rng.random()
+    if mover < 0.2:
+        run.pop("interval", None)
+        run.pop("finished", None)
+        run.update(balancer="steal", method="")
+        if mover >= 0.1:  # steal, then mostwork's regrouping
+            run.update(balancer="stealmerge", method=rng.choice(methods["stealmerge"]),
+                       interval=rng.choice(INTERVALS), finished="coalesce")
     return run
 
 
@@ -100,7 +113,7 @@ def yaml_of(run):
 
     lines = ["experiment: soak", f"nprocs: {run['nprocs']}", f"G: {run['G']}", f"T_ms: {run['T_ms']}",
              f"workload: {flow(run['workload'])}", f"work: {flow(run['work'])}", f"balancer: {run['balancer']}",
-             "reps: 1"]
+             f"chains_per_group: {run.get('chains_per_group', 1)}", "reps: 1"]
     if run["method"]:
         lines.append(f"method: {run['method']}")
     if "interval" in run:
@@ -115,8 +128,8 @@ def describe(run):
     name = run["balancer"] + (f"({run['interval']})" if "interval" in run else "") + (
         f" {run['method']}" if run["method"] else "") + (f" {run['finished']}" if "finished" in run else "")
     params = ",".join(f"{k}={v}" for k, v in w.items() if k != "model")
-    return (f"P={run['nprocs']} G={run['G']} T_ms={run['T_ms']} {w['model']}({params}) "
-            f"jitter={run['work']['jitter_pct']}% {name}")
+    return (f"P={run['nprocs']} G={run['G']} W={run.get('chains_per_group', 1)} T_ms={run['T_ms']} "
+            f"{w['model']}({params}) jitter={run['work']['jitter_pct']}% {name}")
 
 
 # ---- Launching and killing: the process-tree killer shared with the other launching tests (tests/proc_tree.py).

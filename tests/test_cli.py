@@ -13,9 +13,10 @@ RUNS_HEADER = ("run_id,experiment,nprocs,G,groups,T_ms,workload,workload_scale,w
                "workload_min,workload_max,workload_median,workload_sigma,workload_seed,work_mode,jitter_pct,work_seed,"
                "atoms,temperature,move,max_step,moves_per_item,balancer,"
                "interval,method,rep,time_s,ideal_s,baseline_s,regroups_avg,regroups_std,regroups_min,regroups_max,"
-               "valid,violations,mpi_library,git_commit,host,utc_start,backend,platform,finished")
+               "valid,violations,mpi_library,git_commit,host,utc_start,backend,platform,finished,chains_per_group,"
+               "migrated_avg")
 RANKS_HEADER = ("run_id,rank,elapsed_s,work_s,polling_s,waiting_s,regroup_s,other_s,regroups,items_worked,"
-                "final_group_first,final_group_last,state_bytes,state_s")
+                "final_group_first,final_group_last,state_bytes,state_s,chains_migrated,migrated_bytes")
 EVENTS_HEADER = "run_id,t_s,kind,groups_before,group_first,group_last,group_size,chain,items_left,method,create_s"
 
 
@@ -88,7 +89,7 @@ class BadInput(unittest.TestCase):
 
     def test_set_validated_like_the_file(self):
         self.assert_input_error(mcmclb("run", self.good, "--set", "balancer=[async, magic]"),
-                                "key balancer: unknown balancer 'magic' (allowed: none, collective, async, lookahead, mostwork)")
+                                "key balancer: unknown balancer 'magic' (allowed: none, collective, async, lookahead, mostwork, steal, stealmerge)")
         self.assert_input_error(mcmclb("run", self.good, "--set", "nope=1"), "--set: unknown key 'nope'")
 
     def test_help(self):
@@ -349,7 +350,9 @@ class OlderVersionFolder(unittest.TestCase):
             self.assertEqual(len(new_ranks), len(old_ranks), "every 0.1 rank row kept, none added")
             for old, new in zip(old_ranks, new_ranks):
                 self.assertEqual((new["state_bytes"], new["state_s"]), ("", ""))
-                self.assertEqual({k: v for k, v in new.items() if k not in ("state_bytes", "state_s")}, old)
+                self.assertEqual((new["chains_migrated"], new["migrated_bytes"]), ("0", "0"))  # nothing migrated then
+                added = ("state_bytes", "state_s", "chains_migrated", "migrated_bytes")
+                self.assertEqual({k: v for k, v in new.items() if k not in added}, old)
 
     def test_folder_without_the_finished_rule_is_upgraded_and_resumes(self):
         # The finished rule became a runs.csv column (last): a folder written before it resumes as it was, its
@@ -357,8 +360,24 @@ class OlderVersionFolder(unittest.TestCase):
         with tempfile.TemporaryDirectory() as out:
             with open(os.path.join(FIXTURES, "results-small", "runs.csv")) as f:
                 today = f.read().splitlines()
-            older = [line.rsplit(",", 1)[0] for line in today]  # the finished field is the last, never quoted
-            self.assertEqual(older[0] + ",finished", RUNS_HEADER)
+            # finished and the two columns after it are the last fields, never quoted
+            older = [line.rsplit(",", 3)[0] for line in today]
+            self.assertEqual(older[0] + ",finished,chains_per_group,migrated_avg", RUNS_HEADER)
+            with open(os.path.join(out, "runs.csv"), "w") as g:
+                g.write("\n".join(older) + "\n")
+            copy_tables(os.path.join(FIXTURES, "results-small"), out, ("ranks.csv", "events.csv"))
+            self.resumes_with_nothing_to_run(out)
+            with open(os.path.join(out, "runs.csv")) as f:
+                self.assertEqual(f.read().splitlines(), today)
+
+    def test_folder_without_chains_per_group_is_upgraded_and_resumes(self):
+        # chains_per_group and migrated_avg became runs.csv columns (last): a folder written before them resumes
+        # as it was (one chain per group, nothing migrated), and nothing is rerun.
+        with tempfile.TemporaryDirectory() as out:
+            with open(os.path.join(FIXTURES, "results-small", "runs.csv")) as f:
+                today = f.read().splitlines()
+            older = [line.rsplit(",", 2)[0] for line in today]  # the two last fields, never quoted
+            self.assertEqual(older[0] + ",chains_per_group,migrated_avg", RUNS_HEADER)
             with open(os.path.join(out, "runs.csv"), "w") as g:
                 g.write("\n".join(older) + "\n")
             copy_tables(os.path.join(FIXTURES, "results-small"), out, ("ranks.csv", "events.csv"))

@@ -118,6 +118,58 @@ TEST(Compute, EveryBalancerGivesEveryChainTheSameEnergyAndAcceptances) {
   }
 }
 
+/// Several chains per group (W = 3): every balancer still gives every chain its single-rank reference result, since a
+/// chain's random stream and physics derive from its global index, not from the group that runs it.
+TEST(Compute, SeveralChainsPerGroupMatchTheReferenceUnderEveryBalancer) {
+  for (uint64_t seed = 1; seed <= 2; ++seed) {
+    std::vector<ChainResult> first;
+    for (const Case& c : every_balancer_and_method(seed)) {
+      // Each balancer with its default method (decided alike on every rank: each must make the same runs).
+      if (c.method != mcmclb::balancer_info(c.balancer).default_method) continue;
+      mcmclb::RunSpec spec = compute_run(seed);
+      spec.workload.chains_per_group = 3;
+      spec.balancer = c.balancer;
+      spec.method = c.method;
+      spec.interval = c.interval;
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", " + mcmclb::run_label(spec));
+      const auto chains = run_chains(spec);
+      if (world_rank() != 0) continue;
+      ASSERT_EQ(chains.size(), static_cast<std::size_t>(3 * world_size()));
+      if (first.empty()) {
+        first = chains;
+      } else {
+        EXPECT_EQ(chains, first);
+      }
+    }
+  }
+}
+
+/// steal moves an unstarted chain with its walker state (cyclic, W = 4: rank 0's chains are the shortest, so it
+/// finishes first and takes a chain from another group), and the chain's result is still its reference's.
+TEST(Compute, StealMovesTheWalkerStateWithTheChain) {
+  mcmclb::RunSpec spec = compute_run(5);
+  spec.balancer = "steal";
+  spec.workload.model = "cyclic";
+  spec.workload.set("scale", int64_t{2});
+  spec.workload.chains_per_group = 4;
+  const mcmclb::RunResult r = mcmclb::run_once(spec);
+  EXPECT_TRUE(r.valid) << r.violations;
+  if (world_rank() != 0) return;
+  int64_t migrated = 0, bytes = 0;
+  for (const auto& x : r.ranks) {
+    migrated += x.chains_migrated;
+    bytes += x.migrated_bytes;
+  }
+  for (const auto& c : r.chains) EXPECT_TRUE(c.matches) << "chain " << c.chain;
+  if (world_size() == 1) {
+    EXPECT_EQ(migrated, 0);
+  } else {
+    EXPECT_GT(migrated, 0);
+    // At least the walker state of a 13-atom cluster (the smallest) per migrated chain.
+    EXPECT_GE(bytes, migrated * static_cast<int64_t>(mcmclb::lj::serialized_bytes(13)));
+  }
+}
+
 TEST(Compute, AllAtomMovesInGroupsOfTwoMatchTheReference) {
   if (world_size() % 2 != 0) GTEST_SKIP() << "needs an even rank count";
   for (const char* balancer : {"none", "async", "collective"}) {

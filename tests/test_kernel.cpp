@@ -52,12 +52,12 @@ std::vector<int64_t> run_and_check(const mcmclb::RunSpec& spec) {
     // Every member of a group works each of its items, so the items worked over all ranks are at least the
     // workload's items, and exactly those when groups are single ranks that never merge.
     const auto workload = mcmclb::make_workload(spec.workload);
-    const auto chains = mcmclb::chain_items(*workload, world_size(), spec.G);
+    const auto chains = mcmclb::chain_items(*workload, world_size(), spec.G, spec.workload.chains_per_group);
     const int64_t total = std::accumulate(chains.begin(), chains.end(), int64_t{0});
     int64_t worked = 0;
     for (const auto& x : r.ranks) worked += x.items_worked;
     EXPECT_GE(worked, total);
-    if (spec.balancer == "none" && spec.G == 1) {
+    if ((spec.balancer == "none" || spec.balancer == "steal") && spec.G == 1) {
       EXPECT_EQ(worked, total);
     }
   }
@@ -225,33 +225,45 @@ TEST(Kernel, AsyncTerminatesOverManySeedsOfRandomWorkloadsWithJitter) {
   }
 }
 
+/// The creation methods balancer can regroup with in this build.
+std::vector<std::string> usable_methods(const std::string& balancer) {
+  std::vector<std::string> methods;
+  for (auto m : mcmclb::balancer_info(balancer).methods) {
+    if (m != "from_group" || mcmclb::from_group_supported()) methods.emplace_back(m);
+  }
+  return methods;
+}
+
+/// The seeded high-jitter set-up of the many-seeds tests: G = 2 every fourth seed (on an even rank count), else 1;
+/// T = 1 ms; random (even seeds) or lognormal (odd) chains of at most 8 items; 80 % jitter.
+void high_jitter(mcmclb::RunSpec& spec, uint64_t seed) {
+  spec.G = (seed % 4 == 0 && world_size() % 2 == 0) ? 2 : 1;
+  spec.T_ms = 1.0;
+  spec.workload.model = seed % 2 == 0 ? "random" : "lognormal";
+  spec.workload.set("max", int64_t{8});
+  if (spec.workload.model == "random") {
+    spec.workload.set("min", int64_t{0});
+  } else {
+    spec.workload.set("median", double{3});
+  }
+  spec.workload.set("seed", static_cast<int64_t>(seed));
+  spec.work.jitter_pct = 80.0;
+  spec.work.seed = seed * 7;
+}
+
 /// An async-family balancer under high jitter: 30 seeds of random and lognormal workloads for every method it can
 /// regroup with, lookahead window k = 0 (off), 1 and 2, G = 1 and 2, its finished rules in turn. Beyond 4 ranks the
 /// first 6 seeds, which still take every window, rule, model and group size. The driver checks every run's
 /// invariants (each item once, every communicator freed, no control message left).
 void expect_invariants_over_many_seeds_with_high_jitter(const std::string& balancer) {
   const auto& rules = mcmclb::balancer_info(balancer).finished_rules;
-  std::vector<std::string> methods;
-  for (auto m : mcmclb::balancer_info(balancer).methods) {
-    if (m != "from_group" || mcmclb::from_group_supported()) methods.emplace_back(m);
-  }
+  const std::vector<std::string> methods = usable_methods(balancer);
   const uint64_t seeds = world_size() > 4 ? 6 : 30;
   for (uint64_t seed = 1; seed <= seeds; ++seed) {
     for (const auto& method : methods) {
       mcmclb::RunSpec spec = small_run(balancer, method, static_cast<int>(seed % 3));
       spec.finished = rules[(seed / 3) % rules.size()];
-      spec.G = (seed % 4 == 0 && world_size() % 2 == 0) ? 2 : 1;
-      spec.T_ms = 1.0;
-      spec.workload.model = seed % 2 == 0 ? "random" : "lognormal";
-      spec.workload.set("max", int64_t{8});
-      if (spec.workload.model == "random") {
-        spec.workload.set("min", int64_t{0});
-      } else {
-        spec.workload.set("median", double{3});
-      }
-      spec.workload.set("seed", static_cast<int64_t>(seed));
-      spec.work.jitter_pct = 80.0;
-      spec.work.seed = seed * 7;
+      high_jitter(spec, seed);
       SCOPED_TRACE("seed " + std::to_string(seed) + " " + mcmclb::run_label(spec) +
                    " k=" + std::to_string(spec.interval) + " G=" + std::to_string(spec.G));
       (void)run_and_check(spec);
@@ -361,6 +373,73 @@ TEST(Kernel, LognormalAndUniformWorkloadsKeepTheInvariants) {
   (void)run_and_check(spec);
 }
 
+/// Several chains per group: every registered balancer (its default method and rule) over random workloads with
+/// high jitter and W = 3, G = 1 and 2. The driver checks that each chain's items run exactly once; a balancer that
+/// moves chains (steal) must take one of them at least once where a group finishes early.
+TEST(Kernel, EveryBalancerKeepsTheInvariantsWithSeveralChainsPerGroup) {
+  for (const auto& entry : mcmclb::balancer_entries()) {
+    const auto& info = entry.info;
+    for (uint64_t seed = 1; seed <= 2; ++seed) {
+      mcmclb::RunSpec spec = small_run(std::string(info.name), std::string(info.default_method), info.uses_interval);
+      spec.G = (seed == 2 && world_size() % 2 == 0) ? 2 : 1;
+      spec.T_ms = 1.0;
+      spec.workload.model = "random";
+      spec.workload.set("min", int64_t{0});
+      spec.workload.set("max", int64_t{6});
+      spec.workload.set("seed", static_cast<int64_t>(seed));
+      spec.workload.chains_per_group = 3;
+      spec.work.jitter_pct = 80.0;
+      spec.work.seed = seed * 7;
+      SCOPED_TRACE("seed " + std::to_string(seed) + " " + mcmclb::run_label(spec) + " G=" + std::to_string(spec.G));
+      (void)run_and_check(spec);
+    }
+  }
+}
+
+/// Moving chains under high jitter: steal (balancers/src/steal.cpp) and stealmerge (steal, then mostwork's
+/// regrouping), random and lognormal workloads, W = 2 and 3, G = 1 and 2, 10 seeds each (4 beyond 4 ranks);
+/// stealmerge with window k = 0, 1, 2 and each of its methods in turn. The driver checks each chain's items run
+/// exactly once and that no message is left unreceived; steal never regroups.
+TEST(Kernel, StealAndStealMergeKeepTheInvariantsOverManySeedsWithHighJitter) {
+  for (const char* balancer : {"steal", "stealmerge"}) {
+    std::vector<std::string> methods = usable_methods(balancer);
+    if (methods.empty()) methods.emplace_back("");
+    for (uint64_t seed = 1; seed <= mcmclb::testing::seeds(10); ++seed) {
+      mcmclb::RunSpec spec = small_run(balancer, methods[seed % methods.size()]);
+      spec.interval = mcmclb::balancer_info(balancer).uses_interval ? static_cast<int>(seed % 3) : 0;
+      if (!mcmclb::balancer_info(balancer).finished_rules.empty()) {
+        spec.finished = mcmclb::balancer_info(balancer).finished_rules.front();
+      }
+      high_jitter(spec, seed);
+      spec.workload.chains_per_group = 2 + static_cast<int>(seed % 2);
+      SCOPED_TRACE("seed " + std::to_string(seed) + " " + mcmclb::run_label(spec) + " G=" + std::to_string(spec.G));
+      const auto counts = run_and_check(spec);
+      if (spec.balancer != "steal") continue;
+      for (const auto n : counts) EXPECT_EQ(n, 0) << "steal never regroups";
+    }
+  }
+}
+
+/// The thief: cyclic S = 3 (index mod 32) with W = 4 gives rank 0 the chains 0..3 (18 items) and every other rank
+/// longer ones whose last chain is still unstarted when rank 0 is done, so rank 0 takes at least one; every
+/// migration is counted on the rank that took it, with the bytes of its answer.
+TEST(Kernel, StealMovesAnUnstartedChainToAGroupThatIsDone) {
+  mcmclb::RunSpec spec = small_run("steal", "");
+  spec.workload.chains_per_group = 4;
+  const mcmclb::RunResult r = mcmclb::run_once(spec);
+  EXPECT_TRUE(r.valid) << r.violations;
+  if (world_rank() != 0) return;
+  int64_t migrated = 0;
+  for (const auto& x : r.ranks) {
+    migrated += x.chains_migrated;
+    EXPECT_EQ(x.migrated_bytes, x.chains_migrated * 3 * static_cast<int64_t>(sizeof(int64_t)));
+  }
+  EXPECT_EQ(migrated > 0, world_size() > 1) << migrated << " chains migrated";
+  if (world_size() > 1) {
+    EXPECT_GT(r.ranks[0].chains_migrated, 0) << "rank 0, done first, takes a chain";
+  }
+}
+
 TEST(Kernel, ReferenceTimesFollowTheWorkload) {
   mcmclb::RunSpec spec = small_run("none", "");
   spec.T_ms = 4.0;
@@ -369,6 +448,13 @@ TEST(Kernel, ReferenceTimesFollowTheWorkload) {
   // S_r = 3r: longest chain 3(P-1) items of 4 ms at G = 1; total 3 P(P-1)/2 items over P ranks.
   EXPECT_DOUBLE_EQ(r.baseline_s, 3.0 * (p - 1) * 4.0 / 1000.0);
   EXPECT_DOUBLE_EQ(r.ideal_s, 3.0 * p * (p - 1) / 2.0 * 4.0 / 1000.0 / p);
+  // W = 2: the group led by rank r owns the chains of indices 2r and 2r + 1, S = 6r and 6r + 3; the longest
+  // unit is rank P-1's, 12(P-1) + 3 items; the total is 3 times the sum of 0 .. 2P-1.
+  spec.workload.chains_per_group = 2;
+  const mcmclb::RunResult w = mcmclb::run_once(spec);
+  EXPECT_TRUE(w.valid) << w.violations;
+  EXPECT_DOUBLE_EQ(w.baseline_s, (12.0 * (p - 1) + 3.0) * 4.0 / 1000.0);
+  EXPECT_DOUBLE_EQ(w.ideal_s, 3.0 * (2 * p) * (2 * p - 1) / 2.0 * 4.0 / 1000.0 / p);
 }
 
 }  // namespace

@@ -801,6 +801,7 @@ DOCS_FIGURES = {  # figure stem -> (script, arguments after the folder, the tabl
     "fig1-sim-bgp": ("fig1.py", [], ("commbench.csv",)),
     "fig2-sim-bgp": ("fig2.py", ["--reference"], ("runs.csv",)),
     "lj-traces": ("chains.py", ["--require-identical"], ("runs.csv", "traces.csv")),
+    "steal-vs-regroup": ("steal_vs_regroup.py", [], ("runs.csv",)),
     "timeline-lookahead-sim1024": ("timeline.py", ["--ranks", "0-95"], RUN_TABLES),
     "timeline-quick": ("timeline.py", [], RUN_TABLES),
 }
@@ -930,7 +931,8 @@ class DocsFigures(unittest.TestCase):
         that the table is known to work before every figure's data is there."""
         small, lj = os.path.join(FIXTURES, "results-small"), os.path.join(FIXTURES, "results-lj")
         sources = {"async-vs-lookahead": small, "fig1-sim-bgp": os.path.join(FIXTURES, "commbench_crossover.csv"),
-                   "fig2-sim-bgp": os.path.dirname(PAPER_SCALE), "lj-traces": lj, "timeline-quick": small}
+                   "fig2-sim-bgp": os.path.dirname(PAPER_SCALE), "lj-traces": lj, "timeline-quick": small,
+                   "steal-vs-regroup": small}
         with tempfile.TemporaryDirectory() as d:
             docs = os.path.join(d, "docs")
             os.mkdir(docs)
@@ -987,6 +989,38 @@ class Partner(unittest.TestCase):
                                       "| random | 2 | 1 | lookahead(1) range | 1 | 1.500 [1.500-1.500] | "
                                       "too few repetitions (n=1) |"])
         self.assertEqual(run("partner.py", os.path.join(d, "absent")).returncode, 2)
+
+
+class StealVsRegroup(unittest.TestCase):
+    def test_ratio_against_w_with_regroups_and_migrations(self):
+        """plots/steal_vs_regroup.py: time / ideal per (workload, W, set-up) at the largest P, with regroups and
+        migrated chains per process; invalid rows and other rank counts are left out; a folder older than
+        chains_per_group reads as W = 1 (docs figures from the fixtures). Rows are a fixture row with the keys
+        changed."""
+        with open(os.path.join(RESULTS, "runs.csv")) as f:
+            header, row = f.readline().rstrip("\n").split(","), f.readline().rstrip("\n").split(",")
+        self.assertEqual(header[-2:], ["chains_per_group", "migrated_avg"])
+        cases = [("steal", 2, "1.2", "1.0", "0", "0.5", "true", "8"), ("mostwork", 2, "1.1", "1.0", "3", "0", "true", "8"),
+                 ("steal", 1, "2.0", "1.0", "0", "0", "true", "8"), ("steal", 4, "9", "1.0", "0", "0", "false", "8"),
+                 ("steal", 4, "1.0", "1.0", "0", "0", "true", "4")]
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "runs.csv"), "w") as f:
+                f.write(",".join(header) + "\n")
+                for i, (balancer, w, time_s, ideal_s, regroups, migrated, valid, nprocs) in enumerate(cases):
+                    r = dict(zip(header, row))
+                    r.update(run_id=f"r{i}", workload="random", balancer=balancer, interval="1" if balancer == "mostwork"
+                             else "", method="range" if balancer == "mostwork" else "", time_s=time_s, ideal_s=ideal_s,
+                             regroups_avg=regroups, migrated_avg=migrated, valid=valid, nprocs=nprocs,
+                             chains_per_group=str(w))
+                    f.write(",".join(r[h] for h in header) + "\n")
+            r = run("steal_vs_regroup.py", d, "-o", os.path.join(d, "f.png"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            assert_png(self, os.path.join(d, "f.png"))
+        lines = [line for line in r.stdout.splitlines() if line.startswith("| random")]
+        self.assertEqual(lines, ["| random | 1 | steal | 2.000 | 0.00 | 0.00 |",
+                                 "| random | 2 | steal | 1.200 | 0.00 | 0.50 |",
+                                 "| random | 2 | mostwork(1) range | 1.100 | 3.00 | 0.00 |"])
+        self.assertEqual(run("steal_vs_regroup.py", os.path.join(d, "absent")).returncode, 2)
 
 
 class Regroups(unittest.TestCase):

@@ -49,7 +49,7 @@ class CollectiveBalancer final : public Balancer {
   struct Entry {
     int first = 0;
     int last = 0;
-    int chain = -1;
+    int unit = -1;  // the unit of chains it works (mcmclb/kernel.hpp)
     bool done = false;
   };
 
@@ -99,7 +99,7 @@ class CollectiveBalancer final : public Balancer {
     for (std::size_t i = 0; i < groups_.size(); ++i) {
       const Entry& g = groups_[i];
       if (g.done) continue;
-      const Entry merged{groups_[run_start].first, g.last, g.chain, false};
+      const Entry merged{groups_[run_start].first, g.last, g.unit, false};
       if (run_start < i) {  // merge groups[run_start..i] into one group continuing g's chain
         any_merge = true;
         if (merged.first <= k.rank() && k.rank() <= merged.last) {
@@ -131,8 +131,8 @@ class CollectiveBalancer final : public Balancer {
     }
     // The continuing group's members know how far its chain has got; the joiners learn it from the new group's
     // last rank, one of those members (ChainProgress::from_last).
-    GroupState merged{mine_next->first, mine_next->last, mine_next->chain, 0, 0};
-    if (k.in_group() && k.group().chain == merged.chain) {
+    GroupState merged{mine_next->first, mine_next->last, mine_next->unit, 0, 0};
+    if (k.in_group() && k.group().unit == merged.unit) {
       merged.next_item = k.group().next_item;
       merged.items_left = k.group().items_left;
     }

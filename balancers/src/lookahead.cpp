@@ -117,7 +117,7 @@ class LookaheadBalancer final : public Balancer {
         if (committed_ < 0) {
           const int64_t c = plan_left(k);
           if (c >= 0) {
-            plan_ = {static_cast<int>(left_.first()), g.last, g.chain, g.next_item + c, g.items_left - c};
+            plan_ = {static_cast<int>(left_.first()), g.last, g.unit, g.next_item + c, g.items_left - c};
             plan_before_ = protocol::merged_text(left_.first(), left_.last(), g.first, g.last);
             Decision answer;
             answer.kind = protocol::kMerge;

@@ -158,11 +158,13 @@ enum Word : std::size_t {
 constexpr std::size_t kNowWord = 2 * kSideWords;
 using Facts = std::array<int64_t, kNowWord + 1>;
 
-class MostWorkBalancer final : public Balancer {
+/// The protocol's state on one rank, from the polling point where it starts (the run's start for mostwork; for
+/// stealmerge, once nothing is left to steal) to this rank's finish.
+class MostWork {
  public:
-  explicit MostWorkBalancer(int k) : k_(k) {}
+  explicit MostWork(int k) : k_(k) {}
 
-  void run(Kernel& k) override {
+  void run(Kernel& k) {
     attach_ports(k);
     send_status(k);
     // Every port's first message is its partner's initial STATUS, certain to come: take it before the first
@@ -324,7 +326,7 @@ class MostWorkBalancer final : public Balancer {
     const int64_t* w = f.data() + s * kSideWords;
     const auto req_first = static_cast<int>(w[kReqFirst]);
     const auto req_last = static_cast<int>(w[kReqLast]);
-    plan_ = {std::min(g.first, req_first), std::max(g.last, req_last), g.chain, g.next_item + c, g.items_left - c};
+    plan_ = {std::min(g.first, req_first), std::max(g.last, req_last), g.unit, g.next_item + c, g.items_left - c};
     plan_holder_ = g.first;
     plan_before_ = protocol::merged_text(g.first, g.last, req_first, req_last);
     committed_ = c;
@@ -462,20 +464,35 @@ class MostWorkBalancer final : public Balancer {
   mpi::Request facts_send_;
 };
 
+class MostWorkBalancer final : public Balancer {
+ public:
+  explicit MostWorkBalancer(int k) : k_(k) {}
+  void run(Kernel& k) override { protocol::most_work(k, k_); }
+
+ private:
+  int k_;
+};
+
 }  // namespace
 
+void protocol::most_work(Kernel& k, int window) { MostWork(window).run(k); }
+
+BalancerInfo protocol::most_work_info(std::string_view name) {
+  return {.name = name,
+          .uses_interval = true,
+          .regroups = true,
+          .default_method = "range",
+          .methods = {"range", "intercomm", "create_group", "from_group"},
+          .initial_method = "range",
+          // Its partner rule needs no ENDED answer: a done group always has a neighbour to ask until one group
+          // spans every rank (the termination argument above), so it offers only that rule.
+          .finished_rules = {FinishedRule::coalesce}};
+}
+
 BalancerEntry mostwork_balancer() {
-  return {
-      {.name = "mostwork",
-       .uses_interval = true,
-       .regroups = true,
-       .default_method = "range",
-       .methods = {"range", "intercomm", "create_group", "from_group"},
-       .initial_method = "range",
-       // Its partner rule needs no ENDED answer: a done group always has a neighbour to ask until one group
-       // spans every rank (the termination argument above), so it offers only that rule.
-       .finished_rules = {FinishedRule::coalesce}},
-      [](const RunSpec& run) -> std::unique_ptr<Balancer> { return std::make_unique<MostWorkBalancer>(run.interval); }};
+  return {protocol::most_work_info("mostwork"), [](const RunSpec& run) -> std::unique_ptr<Balancer> {
+            return std::make_unique<MostWorkBalancer>(run.interval);
+          }};
 }
 
 }  // namespace mcmclb

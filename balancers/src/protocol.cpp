@@ -47,7 +47,7 @@ std::string merged_text(int64_t a_first, int64_t a_last, int64_t b_first, int64_
 
 double time_to_finish(const Kernel& k, const GroupState& g) {
   double ms = 0;
-  for (int64_t i = 0; i < g.items_left; ++i) ms += item_cost_ms(k.run(), g.size(), g.chain, g.next_item + i);
+  for (int64_t i = 0; i < g.items_left; ++i) ms += k.item_ms(g, i);
   return ms / 1000.0;
 }
 
@@ -56,7 +56,7 @@ int64_t merge_point(const Kernel& k, const GroupState& g, double now_s, double r
   double p = now_s;  // the polling point after c more items
   while (p < requester_eta_s && c < g.items_left) {
     const double before = p;
-    p += item_cost_ms(k.run(), g.size(), g.chain, g.next_item + c) / 1000.0;
+    p += k.item_ms(g, c) / 1000.0;
     ++c;
     if (p >= requester_eta_s) {  // the eta lies in item c-1: stop before it (g waits) or after it (the requester)
       const double g_idle = g.size() * (requester_eta_s - before);
@@ -97,7 +97,7 @@ void LeftRequest::answer(const Kernel& k, std::span<const int64_t> words, Tag ta
 Decision LeftRequest::merge_into(int64_t kind, const GroupState& g) const {
   Decision d;
   d.kind = kind;
-  d.next = {static_cast<int>(first()), g.last, g.chain, g.next_item, g.items_left};
+  d.next = {static_cast<int>(first()), g.last, g.unit, g.next_item, g.items_left};
   d.other_first = first();
   d.other_last = last();
   return d;

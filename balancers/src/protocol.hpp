@@ -36,6 +36,13 @@ enum class Tag : int {
   lookahead_answer = 12,   // lookahead: the answer to it, a Decision (PLAN or ENDED) and the answerer's eta
   mostwork_channel = 13,   // mostwork: STATUS, REQUEST and PLAN across one group boundary (a FIFO channel)
   mostwork_facts = 14,     // mostwork: a group's last rank to its leader, the right port's facts at each polling point
+  steal_request = 21,      // steal: ASK{thief's leader} to a victim group's leader (and STOP, a leader to itself)
+  steal_answer = 22,       // steal: the answer to it, CHAIN{chain, S} or NONE{hint}, back to the thief's leader
+  steal_state = 23,        // steal, compute mode: the migrated chain's walker state, after its CHAIN answer
+  steal_up = 24,           // steal's leader barrier (stealmerge: "nothing to give"): DONE to the parent group's leader
+  steal_down = 25,         // ... and END back down to the child groups' leaders
+  drained_up = 26,         // stealmerge's second leader barrier ("every ASK answered"): DONE up
+  drained_down = 27,       // ... and END down
 };
 
 /// The decisions of the merge-right balancers (async, lookahead), after the kernel's own (mcmclb/kernel.hpp).
@@ -145,5 +152,13 @@ bool merge_after_done(Kernel& k, FinishedRule rule, LeftRequest& left, bool may_
 /// own outstanding state): the kernel checks no message is left unreceived, this names the rank that left it.
 void end_merge_right(Kernel& k, LeftRequest& left, const std::function<void(const Decision&)>& answer_ended,
                      bool other_open);
+
+/// mostwork's protocol (balancers/src/mostwork.cpp) on this rank from the group's current state until the rank
+/// finishes: groups join the neighbour with the most work left until one group spans every rank. window: the
+/// lookahead window k. Every rank must enter it, each at a polling point of its group (all members at the same
+/// one); a rank entering later only delays its neighbours' first decisions (they wait for its first STATUS).
+void most_work(Kernel& k, int window);
+/// The planning facts of a balancer named name whose regrouping is mostwork's protocol (window: `interval`).
+[[nodiscard]] BalancerInfo most_work_info(std::string_view name);
 
 }  // namespace mcmclb::protocol

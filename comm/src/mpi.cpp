@@ -255,6 +255,28 @@ void Request::wait(std::chrono::microseconds nap) {
   if (pending()) wait_politely(handle_, nap);
 }
 
+std::size_t Request::wait_any(std::span<Request* const> requests, std::chrono::microseconds nap) {
+  std::vector<MPI_Request> handles;
+  for (const Request* r : requests) handles.push_back(r->handle_);
+  const auto finish = [&](int index) {
+    if (index == MPI_UNDEFINED) throw std::logic_error("Request::wait_any: none of the requests is pending");
+    for (std::size_t i = 0; i < handles.size(); ++i) requests[i]->handle_ = handles[i];
+    return static_cast<std::size_t>(index);
+  };
+  const int count = static_cast<int>(handles.size());
+  int index = MPI_UNDEFINED;
+  if constexpr (kSimulated) {
+    check(MPI_Waitany(count, handles.data(), &index, MPI_STATUS_IGNORE), "MPI_Waitany");
+    return finish(index);
+  }
+  for (;;) {
+    int done = 0;
+    check(MPI_Testany(count, handles.data(), &index, &done, MPI_STATUS_IGNORE), "MPI_Testany");
+    if (done) return finish(index);
+    std::this_thread::sleep_for(nap);
+  }
+}
+
 void wait_all_politely(std::span<MPI_Request> requests, std::chrono::microseconds nap) {
   const int count = static_cast<int>(requests.size());
   if constexpr (kSimulated) {

@@ -43,10 +43,10 @@ lj::Spec Kernel::lj_spec(const RunSpec& run, int chain) {
 
 lj::ChainKey Kernel::lj_key(const RunSpec& run, int chain) { return {run.work.seed, static_cast<uint64_t>(chain)}; }
 
-void Kernel::work_walker_item() {
+void Kernel::work_walker_item(const ChainPos& at) {
   const double t0 = pace::now_s();
-  const lj::Spec spec = lj_spec(run_, group_.chain);
-  const lj::ChainKey key = lj_key(run_, group_.chain);
+  const lj::Spec spec = lj_spec(run_, at.chain);
+  const lj::ChainKey key = lj_key(run_, at.chain);
   // The modelled cost of the trials since the last reduction, passed (pace::compute: simulated time in the
   // simulation build, nothing otherwise) before the next one and at the end of the item: exactly when it would
   // have been spent as far as any other rank can tell, in one simulated activity instead of one per trial.
@@ -68,17 +68,56 @@ void Kernel::work_walker_item() {
   }
   spend();
   if (is_leader()) {
-    ItemTiming& t = timings_[{group_.chain, group_.size()}];
+    ItemTiming& t = timings_[{at.chain, group_.size()}];
     ++t.items;
     t.seconds += pace::now_s() - t0;
     if (run_.work.compute.trace) {
-      trace_.push_back({group_.chain, group_.next_item + 1, walker_->energy, walker_->accepted, group_.size()});
+      trace_.push_back({at.chain, at.item + 1, walker_->energy, walker_->accepted, group_.size()});
     }
   }
 }
 
-void Kernel::record_final() {
-  ChainTally& t = tallies_[static_cast<std::size_t>(group_.chain)];
+void Kernel::next_walker(int ended) {
+  if (is_leader()) record_final(ended);
+  if (group_.finished()) return;
+  const int chain = current_chain();
+  walker_ = lj::initial_state(run_.work.compute.atoms_of(chain), lj_key(run_, chain));
+  walker_chain_ = chain;
+}
+
+std::vector<int64_t> Kernel::initial_walker_words(int chain) const {
+  return state_words(lj::initial_state(run_.work.compute.atoms_of(chain), lj_key(run_, chain)));
+}
+
+void Kernel::take_chain(int chain, std::vector<int64_t> walker, int64_t message_bytes) {
+  if (!group_.finished()) {
+    throw std::logic_error("group " + group_.range() + " takes chain " + std::to_string(chain) +
+                           " before its own unit is done");
+  }
+  group_.unit = single_unit(chain);
+  group_.next_item = 0;
+  group_.items_left = chain_length(chain);
+  ++stats_.chains_migrated;
+  stats_.migrated_bytes += message_bytes;
+  if (!computing()) return;
+  const int atoms = run_.work.compute.atoms_of(chain);
+  walker.resize(lj::serialized_bytes(atoms) / sizeof(int64_t));
+  if (group_.size() > 1) {  // rebalancing time, as a regrouping's broadcast of the walker is
+    auto timer = timed(Phase::regroup);
+    group_comm_->bcast(walker, 0);
+    if (!is_leader()) stats_.migrated_bytes += static_cast<int64_t>(walker.size() * sizeof(int64_t));
+  }
+  walker_ = lj::deserialize(std::as_bytes(std::span<const int64_t>(walker)));
+  walker_chain_ = chain;
+  // A migrated chain has not started: what travelled must be the chain's own initial state, bit for bit.
+  if (walker_->item != 0 || state_words(*walker_) != initial_walker_words(chain)) {
+    throw std::logic_error("group " + group_.range() + " received a walker that is not chain " + std::to_string(chain) +
+                           "'s initial state");
+  }
+}
+
+void Kernel::record_final(int chain) {
+  ChainTally& t = tallies_[static_cast<std::size_t>(chain)];
   ++t.recorded;
   t.energy = walker_->energy;
   t.accepted = walker_->accepted;
@@ -86,13 +125,23 @@ void Kernel::record_final() {
 }
 
 void Kernel::take_walker(EventKind kind, int holder) {
-  const int chain = group_.chain;
+  const ChainPos at = locate(group_.unit, group_.next_item);
+  const int chain = at.chain;
   const int atoms = run_.work.compute.atoms_of(chain);
   if (kind == EventKind::initial) {
     // Deterministic from (seed, chain): every member computes it, nothing is sent.
     walker_ = lj::initial_state(atoms, lj_key(run_, chain));
     walker_chain_ = chain;
-    if (is_leader() && group_.finished()) record_final();  // a chain of no items ends where it starts
+    // A chain of no items ends where it starts: the unit's are recorded now (they hold no item to pass).
+    if (is_leader()) {
+      const int first = group_.unit * chains_per_group_;
+      for (int c = first; c < first + chains_per_group_; ++c) {
+        if (chain_length(c) > 0) continue;
+        if (c != chain) walker_ = lj::initial_state(run_.work.compute.atoms_of(c), lj_key(run_, c));
+        record_final(c);
+      }
+      walker_ = lj::initial_state(atoms, lj_key(run_, chain));
+    }
     return;
   }
   // A merge continues the chain of one merged group, the rightmost one for merge-right balancers (async,
@@ -105,7 +154,7 @@ void Kernel::take_walker(EventKind kind, int holder) {
   }
   const int root = root_rank - group_.first;
   const bool is_root = rank_ == root_rank;
-  const int64_t moves = group_.next_item * run_.work.compute.moves_per_item;
+  const int64_t moves = at.item * run_.work.compute.moves_per_item;
   if (is_root && (walker_chain_ != chain || !walker_ || walker_->item != moves)) {
     throw std::logic_error("merge into " + group_.range() + ": rank " + std::to_string(root_rank) +
                            " does not hold chain " + std::to_string(chain) + " after " + std::to_string(moves) +

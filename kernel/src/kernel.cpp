@@ -108,6 +108,7 @@ Decision Decision::from_words(const Words& w) noexcept {
 Kernel::Kernel(const RunSpec& run, std::vector<int> group_sizes, std::vector<int64_t> chain_items,
                const std::string& method)
     : run_(run),
+      chains_per_group_(run.workload.chains_per_group),
       group_sizes_(std::move(group_sizes)),
       chain_items_(std::move(chain_items)),
       world_(mpi::Comm::world()),
@@ -118,9 +119,10 @@ Kernel::Kernel(const RunSpec& run, std::vector<int> group_sizes, std::vector<int
       items_counted_(chain_items_.size(), 0),
       index_sums_(chain_items_.size(), 0),
       tallies_(computing() ? chain_items_.size() : 0) {
-  if (group_sizes_.size() != chain_items_.size() ||
+  if (chains_per_group_ < 1 ||
+      group_sizes_.size() * static_cast<std::size_t>(chains_per_group_) != chain_items_.size() ||
       std::accumulate(group_sizes_.begin(), group_sizes_.end(), 0) != nprocs_) {
-    throw std::logic_error("Kernel: the initial groups do not cover the ranks with one chain each");
+    throw std::logic_error("Kernel: the initial groups do not cover the ranks with chains_per_group chains each");
   }
 }
 
@@ -147,17 +149,55 @@ void Kernel::add(Phase p, double seconds) {
 
 double Kernel::now_s() const { return pace::now_s() - start_s_; }
 
+ChainPos Kernel::locate(int unit, int64_t item) const {
+  const int units = static_cast<int>(group_sizes_.size());
+  if (unit >= units) return {unit - units, item};
+  const int first = unit * chains_per_group_;
+  ChainPos end{first, 0};  // where the unit ends: the end of its last chain with items
+  for (int c = first; c < first + chains_per_group_; ++c) {
+    const int64_t s = chain_length(c);
+    if (item < s) return {c, item};
+    item -= s;
+    if (s > 0) end = {c, s};
+  }
+  return end;
+}
+
+double Kernel::item_ms(const GroupState& g, int64_t i) const {
+  const ChainPos at = locate(g.unit, g.next_item + i);
+  return item_cost_ms(run_, g.size(), at.chain, at.item);
+}
+
+std::optional<int> Kernel::spare_chain() const {
+  const GroupState& g = group_;
+  if (g.items_left == 0) return std::nullopt;
+  const int last = locate(g.unit, g.next_item + g.items_left - 1).chain;
+  if (last == current_chain()) return std::nullopt;
+  return last;
+}
+
+std::vector<int64_t> Kernel::give_chain(int chain) {
+  if (spare_chain() != chain) {
+    throw std::logic_error("rank " + std::to_string(rank_) + " cannot give chain " + std::to_string(chain) +
+                           ": it is not the group's last unstarted chain");
+  }
+  group_.items_left -= chain_length(chain);
+  if (!computing() || !is_leader()) return {};
+  return initial_walker_words(chain);
+}
+
 void Kernel::form_initial_groups(bool count_as_regroup) {
   GroupState initial;
-  for (std::size_t c = 0; c < group_sizes_.size(); ++c) {
-    initial.last = initial.first + group_sizes_[c] - 1;
+  for (std::size_t g = 0; g < group_sizes_.size(); ++g) {
+    initial.last = initial.first + group_sizes_[g] - 1;
     if (initial.contains(rank_)) {
-      initial.chain = static_cast<int>(c);
+      initial.unit = static_cast<int>(g);
       break;
     }
     initial.first = initial.last + 1;
   }
-  initial.items_left = chain_items_[static_cast<std::size_t>(initial.chain)];
+  const int first_chain = initial.unit * chains_per_group_;
+  for (int c = first_chain; c < first_chain + chains_per_group_; ++c) initial.items_left += chain_length(c);
   form(initial, EventKind::initial, "", count_as_regroup);
 }
 
@@ -200,19 +240,20 @@ void Kernel::progress_tick() {
 
 void Kernel::work_one_item() {
   auto timer = timed(Phase::work);
+  const ChainPos at = locate(group_.unit, group_.next_item);
   if (computing()) {
-    work_walker_item();
+    work_walker_item(at);
   } else {
-    pace::work(run_.work.mode, item_cost_ms(run_, group_.size(), group_.chain, group_.next_item));
+    pace::work(run_.work.mode, item_cost_ms(run_, group_.size(), at.chain, at.item));
   }
   if (is_leader()) {
-    ++items_counted_[static_cast<std::size_t>(group_.chain)];
-    index_sums_[static_cast<std::size_t>(group_.chain)] += group_.next_item;
+    ++items_counted_[static_cast<std::size_t>(at.chain)];
+    index_sums_[static_cast<std::size_t>(at.chain)] += at.item;
   }
   ++stats_.items_worked;
   ++group_.next_item;
   --group_.items_left;
-  if (computing() && group_.finished() && is_leader()) record_final();
+  if (computing() && at.item + 1 == chain_length(at.chain)) next_walker(at.chain);
   if (progress_every_s_ > 0) progress_tick();
 }
 
@@ -261,7 +302,7 @@ void Kernel::form(const std::optional<GroupState>& next, EventKind kind, const s
   if (count_as_regroup) ++stats_.regroups;
   if (is_leader()) {
     const double t_s = kind == EventKind::initial ? 0.0 : now_s();  // initial groups precede the clock
-    events_.push_back({t_s, kind, before, next->first, next->last, next->chain, group_.items_left,
+    events_.push_back({t_s, kind, before, next->first, next->last, current_chain(), group_.items_left,
                        std::string(creator_->name()), create_s});
   }
   // Regroupings can outlast the items (finished groups that keep merging): they report progress too.

@@ -14,7 +14,9 @@ RankStats::Words RankStats::to_words() const noexcept {
           static_cast<double>(final_first),
           static_cast<double>(final_last),
           static_cast<double>(state_bytes),
-          state_s};
+          state_s,
+          static_cast<double>(chains_migrated),
+          static_cast<double>(migrated_bytes)};
 }
 
 RankStats RankStats::from_words(const Words& w) noexcept {
@@ -30,6 +32,8 @@ RankStats RankStats::from_words(const Words& w) noexcept {
   s.final_last = static_cast<int>(w[8]);
   s.state_bytes = static_cast<int64_t>(w[9]);
   s.state_s = w[10];
+  s.chains_migrated = static_cast<int64_t>(w[11]);
+  s.migrated_bytes = static_cast<int64_t>(w[12]);
   return s;
 }
 

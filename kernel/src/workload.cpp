@@ -15,15 +15,18 @@ double unit_draw(uint64_t a, uint64_t b, uint64_t c) noexcept {
   return static_cast<double>(h >> 11) * 0x1.0p-53;
 }
 
-std::vector<int64_t> chain_items(const Workload& w, int nprocs, int G) {
-  std::vector<int64_t> s;
-  for (int leader = 0; leader < nprocs; leader += G) s.push_back(w.items(leader));
-  return s;
+std::vector<int64_t> chain_items(const Workload& w, int nprocs, int G, int W) {
+  std::vector<int> leaders;
+  for (int leader = 0; leader < nprocs; leader += G) leaders.push_back(leader);
+  return chain_items(w, leaders, W);
 }
 
-std::vector<int64_t> chain_items(const Workload& w, const std::vector<int>& leaders) {
+std::vector<int64_t> chain_items(const Workload& w, const std::vector<int>& leaders, int W) {
   std::vector<int64_t> s;
-  for (const int leader : leaders) s.push_back(w.items(leader));
+  // The index of chain c of the group led by L is L*W + c: for W = 1 the leader itself, the model as it was.
+  for (const int leader : leaders) {
+    for (int c = 0; c < W; ++c) s.push_back(w.items(static_cast<int>(int64_t{leader} * W + c)));
+  }
   return s;
 }
 

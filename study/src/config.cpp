@@ -361,6 +361,11 @@ std::vector<KeyDef> build_key_table() {
          [models](E& e, const std::string& key, const YAML::Node& n) { e.workload.model = choice(key, n, models); }});
   }
   for (const auto& p : workload_params()) add(workload_key(p));
+  add(int_key("chains_per_group", 1, kMaxChainsPerGroup, "1",
+              "W: chains each initial group owns, worked one after another; the chains of the group led by rank L "
+              "take the model's S at indices L*W .. L*W+W-1 (cyclic, G = 1: S = scale*((L*W+c) mod period) for "
+              "chain c), so 1 is the model as it is. Balancer steal moves unstarted chains between groups",
+              [](E& e, int64_t v) { e.workload.chains_per_group = static_cast<int>(v); }));
   add(choice_key("work.mode", kWorkModes, "sleep",
                  "`sleep` (many ranks can share few cores), `spin` (busy until a monotonic deadline) or `compute` "
                  "(Lennard-Jones walkers; T_ms and work.jitter_pct are then unused)",
@@ -407,8 +412,8 @@ std::vector<KeyDef> build_key_table() {
        NamesFrom::balancers});
   list_by_nature();
   add({{"interval", "int or list", "", ">= 1 each",
-        "collective's interval i (items between exchanges), lookahead's and mostwork's window k; ignored by the "
-        "balancers that do not use it"},
+        "collective's interval i (items between exchanges), lookahead's, mostwork's and stealmerge's window k; "
+        "ignored by the balancers that do not use it"},
        "1",
        [](E& e, const std::string& key, const YAML::Node& n) {
          e.intervals =

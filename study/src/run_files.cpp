@@ -17,7 +17,7 @@ const csv::Row& ranks_header() {
   static const csv::Row h = {"run_id",      "rank",         "elapsed_s",         "work_s",
                              "polling_s",   "waiting_s",    "regroup_s",         "other_s",
                              "regroups",    "items_worked", "final_group_first", "final_group_last",
-                             "state_bytes", "state_s"};
+                             "state_bytes", "state_s",      "chains_migrated",   "migrated_bytes"};
   return h;
 }
 
@@ -119,10 +119,22 @@ csv::Row upgrade_by_name(const csv::Row& row, const csv::Row& old, const csv::Ro
   return upgraded;
 }
 
-/// runs.csv from the simulation back end until the finished rule became a column: today's header without it.
-const csv::Row& runs_header_v02() {
+/// runs.csv from the finished rule's column until chains could be several per group and migrate: today's header
+/// without chains_per_group and migrated_avg.
+const csv::Row& runs_header_v03() {
   static const csv::Row h = [] {
     csv::Row older = runs_header();
+    for (const char* added : {"chains_per_group", "migrated_avg"})
+      older.erase(std::find(older.begin(), older.end(), added));
+    return older;
+  }();
+  return h;
+}
+
+/// runs.csv from the simulation back end until the finished rule became a column: v03 without it.
+const csv::Row& runs_header_v02() {
+  static const csv::Row h = [] {
+    csv::Row older = runs_header_v03();
     older.erase(std::find(older.begin(), older.end(), "finished"));
     return older;
   }();
@@ -147,9 +159,23 @@ const csv::Row& ranks_header_v01() {
   return h;
 }
 
-/// An older ranks.csv row: state_bytes and state_s were not recorded then, so they stay empty (unknown), not 0.
+/// A ranks.csv row of mcmclb 0.1: state_bytes and state_s were not recorded then, so they stay empty (unknown),
+/// not 0; nothing migrated then (chains_migrated, migrated_bytes: 0).
 csv::Row upgrade_ranks_v01(const csv::Row& row) {
-  return upgrade_by_name(row, ranks_header_v01(), ranks_header(), [](const std::string&) { return ""; });
+  return upgrade_by_name(row, ranks_header_v01(), ranks_header(), [](const std::string& name) -> std::string {
+    return name == "chains_migrated" || name == "migrated_bytes" ? "0" : "";
+  });
+}
+
+/// ranks.csv until chains could migrate: today's header without chains_migrated and migrated_bytes.
+const csv::Row& ranks_header_v02() {
+  static const csv::Row h(ranks_header().begin(), ranks_header().end() - 2);
+  return h;
+}
+
+/// Nothing migrated before chains could: 0, not unknown.
+csv::Row upgrade_ranks_v02(const csv::Row& row) {
+  return upgrade_by_name(row, ranks_header_v02(), ranks_header(), [](const std::string&) { return "0"; });
 }
 }  // namespace
 
@@ -160,13 +186,17 @@ results::Schema results_schema() {
       runs_header(),
       {{runs_header_v01(), "mcmclb 0.1", [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v01()); }},
        {runs_header_v02(), "mcmclb 0.2 (runs.csv without finished)",
-        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v02()); }}}};
+        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v02()); }},
+       {runs_header_v03(), "mcmclb before migration (runs.csv without chains_per_group, migrated_avg)",
+        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v03()); }}}};
   for (const auto& c : runs_columns()) {
     if (c.is_key()) s.key_columns.push_back(c.name);
   }
   s.ranks = {"ranks.csv",
              ranks_header(),
-             {{ranks_header_v01(), "mcmclb 0.1 (ranks.csv without state_bytes, state_s)", upgrade_ranks_v01}}};
+             {{ranks_header_v01(), "mcmclb 0.1 (ranks.csv without state_bytes, state_s)", upgrade_ranks_v01},
+              {ranks_header_v02(), "mcmclb before migration (ranks.csv without chains_migrated, migrated_bytes)",
+               upgrade_ranks_v02}}};
   s.events = {"events.csv", events_header(), {}};
   // Before the key column, a failure could not be matched to the run that fixed it: such rows stay listed.
   const csv::Row keyless(failures_header().begin(), failures_header().end() - 1);
@@ -216,7 +246,8 @@ bool record_run(results::ResultStore& store, const RunRecord& r, const std::vect
         csv::line({r.run_id, std::to_string(i), csv::number(x.elapsed_s), csv::number(x.work_s),
                    csv::number(x.polling_s), csv::number(x.waiting_s), csv::number(x.regroup_s), csv::number(other),
                    std::to_string(x.regroups), std::to_string(x.items_worked), std::to_string(x.final_first),
-                   std::to_string(x.final_last), std::to_string(x.state_bytes), csv::number(x.state_s)});
+                   std::to_string(x.final_last), std::to_string(x.state_bytes), csv::number(x.state_s),
+                   std::to_string(x.chains_migrated), std::to_string(x.migrated_bytes)});
   }
   record.event_lines = event_lines;
   record.per_run_lines.push_back(csv::line(provenance_row(r.run_id, r.provenance)));

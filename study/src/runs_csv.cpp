@@ -89,6 +89,10 @@ std::vector<RunsColumn> build_columns() {
       // Last again, for the same reason (the store upgrades older rows with older_finished_rule()).
       {"finished", "finished", Role::parameter, Type::text,
        [](const RunRecord& r) { return r.spec.finished ? std::string(to_string(*r.spec.finished)) : std::string(); }},
+      // Last again: older rows had one chain per group and migrated nothing (older_value()).
+      {"chains_per_group", "chains_per_group", Role::parameter, Type::integer,
+       [](const RunRecord& r) { return integer(r.spec.workload.chains_per_group); }},
+      {"migrated_avg", "", Role::result, Type::real, [](const RunRecord& r) { return csv::number(r.migrated_avg); }},
   };
   c.insert(c.end(), rest.begin(), rest.end());
   return c;
@@ -152,6 +156,8 @@ std::string older_finished_rule(std::string_view balancer) {
 std::string older_value(std::string_view column, std::string_view balancer) {
   if (column == "backend") return "mpi";
   if (column == "finished") return older_finished_rule(balancer);
+  if (column == "chains_per_group") return "1";
+  if (column == "migrated_avg") return "0";  // nothing migrated before chains could
   return "";
 }
 
@@ -179,12 +185,13 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
     return static_cast<std::size_t>(at - header.begin());
   };
   // A key column's position, or npos for a column an older file lacks: the backend columns (its rows: mpi, no
-  // platform) and the finished rule (older_finished_rule()), as the results store's upgrade writes them.
+  // platform), the finished rule (older_finished_rule()) and chains_per_group (1), as the results store's upgrade
+  // writes them.
   constexpr std::size_t kAbsent = std::string::npos;
   std::vector<std::pair<std::size_t, std::string>> key_columns;  // position (kAbsent: older file), name
   for (const auto& c : runs_columns()) {
     if (!c.is_key()) continue;
-    const bool absent = (c.role == Role::backend || c.name == "finished") &&
+    const bool absent = (c.role == Role::backend || c.name == "finished" || c.name == "chains_per_group") &&
                         std::find(header.begin(), header.end(), c.name) == header.end();
     key_columns.emplace_back(absent ? kAbsent : column_of(c.name), c.name);
   }

@@ -296,26 +296,29 @@ double expected_point_s(const Point& point, const Catalog& catalog) {
   // Chains on groups of G ranks, or of the given sizes; groups by node are estimated as groups of G (the node
   // layout is known only inside the job), and compute mode's items as T_ms each (set job.time_limit for either).
   const auto workload = make_workload(point.spec.workload);
+  const int W = point.spec.workload.chains_per_group;
+  // S of a group's unit: its W chains one after another (chain_items()).
+  const auto unit_items = [&](int64_t leader) {
+    int64_t s = 0;
+    for (int c = 0; c < W; ++c) s += workload->items(static_cast<int>(leader * W + c));
+    return s;
+  };
   if (point.spec.groups.by == GroupsSpec::By::sizes && !point.spec.groups.sizes.empty()) {
-    std::vector<int> leaders;
-    int first = 0;
-    for (int size : point.spec.groups.sizes) leaders.push_back(std::exchange(first, first + size));
-    const std::vector<int64_t> items = chain_items(*workload, leaders);
     double longest_s = 0;
-    for (std::size_t c = 0; c < items.size() && c < point.spec.groups.sizes.size(); ++c) {
-      longest_s =
-          std::max(longest_s, static_cast<double>(items[c]) * point.spec.T_ms / 1000.0 / point.spec.groups.sizes[c]);
+    int first = 0;
+    for (int size : point.spec.groups.sizes) {
+      longest_s = std::max(longest_s, static_cast<double>(unit_items(first)) * point.spec.T_ms / 1000.0 / size);
+      first += size;
     }
     return longest_s;
   }
-  // The longest chain, scanned without storing the chains (nprocs may be 2^31 - 1), over the first
-  // kEstimatedChains chains at most: the estimate must come at once, and a launch that large gets the time limit's
+  // The longest unit, scanned without storing the chains (nprocs may be 2^31 - 1), over the first
+  // kEstimatedChains groups at most: the estimate must come at once, and a launch that large gets the time limit's
   // cap anyway (launch_slurm.cpp).
   int64_t longest = 0;
-  const int64_t chains = (static_cast<int64_t>(nprocs) + point.spec.G - 1) / point.spec.G;
-  for (int64_t c = 0; c < std::min(chains, kEstimatedChains); ++c) {
-    longest = std::max(longest, workload->items(static_cast<int>(c * point.spec.G)));
-  }
+  const int64_t groups = (static_cast<int64_t>(nprocs) + point.spec.G - 1) / point.spec.G;
+  for (int64_t g = 0; g < std::min(groups, kEstimatedChains); ++g)
+    longest = std::max(longest, unit_items(g * point.spec.G));
   return static_cast<double>(longest) * point.spec.T_ms / 1000.0 / point.spec.G;
 }
 

@@ -209,6 +209,9 @@ class Request {
   [[nodiscard]] bool test();
   /// Waits as wait_politely() waits; returns at once when nothing is pending.
   void wait(std::chrono::microseconds nap = default_nap);
+  /// Waits as wait_politely() waits until one of requests completes (simulation build: MPI_Waitany); returns its
+  /// index, and that request is no longer pending. Throws std::logic_error when none of them is pending.
+  static std::size_t wait_any(std::span<Request* const> requests, std::chrono::microseconds nap = default_nap);
 
  private:
   MPI_Request handle_ = MPI_REQUEST_NULL;

@@ -23,14 +23,17 @@
 
 namespace mcmclb {
 
-/// A walker group: the contiguous world ranks [first, last] working one chain. Groups stay contiguous because
-/// every merge joins two adjacent groups (a group with its right neighbour, or with its left one in mostwork).
+/// A walker group: the contiguous world ranks [first, last] working one unit of chains. Groups stay contiguous
+/// because every merge joins two adjacent groups (a group with its right neighbour, or with its left one in
+/// mostwork). A unit is what a group works from start to end, its chains one after another (Kernel::locate):
+/// unit u of the U initial groups holds that group's chains_per_group chains W, u*W .. u*W + W - 1; unit U + c
+/// holds chain c alone (a chain that migrated to another group, balancer steal). With W = 1, unit u is chain u.
 struct GroupState {
   int first = 0;
   int last = 0;
-  int chain = -1;          // index of the chain worked (chain c started in the c-th initial group)
-  int64_t next_item = 0;   // index in that chain of the next item to work
-  int64_t items_left = 0;  // items of the chain not worked yet
+  int unit = -1;           // the unit worked (unit u < U started in the u-th initial group)
+  int64_t next_item = 0;   // index in that unit (its chains' items in order) of the next item to work
+  int64_t items_left = 0;  // items of the unit not worked yet (a victim of steal gives its last chains away)
   [[nodiscard]] int size() const noexcept { return last - first + 1; }
   [[nodiscard]] bool finished() const noexcept { return items_left == 0; }
   [[nodiscard]] bool contains(int rank) const noexcept { return first <= rank && rank <= last; }
@@ -38,7 +41,7 @@ struct GroupState {
 
   /// The state as words, for messages; from_words(to_words(g)) == g.
   using Words = std::array<int64_t, 5>;
-  [[nodiscard]] Words to_words() const noexcept { return {first, last, chain, next_item, items_left}; }
+  [[nodiscard]] Words to_words() const noexcept { return {first, last, unit, next_item, items_left}; }
   [[nodiscard]] static GroupState from_words(const Words& w) noexcept {
     return {static_cast<int>(w[0]), static_cast<int>(w[1]), static_cast<int>(w[2]), w[3], w[4]};
   }
@@ -89,6 +92,12 @@ struct ChainTally {
   double state_s = 0;       // the new leaders' time broadcasting the state
 };
 
+/// Where an item of a unit lies: its chain and its index in that chain.
+struct ChainPos {
+  int chain = 0;
+  int64_t item = 0;
+};
+
 /// Seconds a chain's items took at one group size (on the group's leader).
 struct ItemTiming {
   int64_t items = 0;
@@ -98,7 +107,8 @@ struct ItemTiming {
 class Kernel {
  public:
   /// Collective over MPI_COMM_WORLD. group_sizes: the initial groups (initial_group_sizes()); chain_items[c] is S
-  /// of chain c, the chain of the c-th initial group; method creates every group communicator.
+  /// of chain c; initial group g owns the chains g*W .. g*W + W - 1 (W: workload.chains_per_group), its unit g;
+  /// method creates every group communicator.
   Kernel(const RunSpec& run, std::vector<int> group_sizes, std::vector<int64_t> chain_items, const std::string& method);
   ~Kernel();
   Kernel(const Kernel&) = delete;
@@ -143,6 +153,32 @@ class Kernel {
   void broadcast(std::span<int64_t> words, Phase phase = Phase::polling);
   /// The sizes of the initial walker groups, in rank order (known on every rank).
   [[nodiscard]] const std::vector<int>& initial_sizes() const noexcept { return group_sizes_; }
+
+  // --- units of chains (GroupState) ---
+  /// W: the chains each initial group owns.
+  [[nodiscard]] int chains_per_group() const noexcept { return chains_per_group_; }
+  /// S of chain c.
+  [[nodiscard]] int64_t chain_length(int chain) const { return chain_items_.at(static_cast<std::size_t>(chain)); }
+  /// The unit holding chain c alone (a migrated chain).
+  [[nodiscard]] int single_unit(int chain) const noexcept { return static_cast<int>(group_sizes_.size()) + chain; }
+  /// Where item `item` of unit `unit` lies. Chains of no items hold no index; item == the unit's end lies at the
+  /// end of its last chain that has items (of its first chain when none has).
+  [[nodiscard]] ChainPos locate(int unit, int64_t item) const;
+  /// The chain the group works next, or has just finished when its unit is done.
+  [[nodiscard]] int current_chain() const { return locate(group_.unit, group_.next_item).chain; }
+  /// Emulated milliseconds of item g.next_item + i of g's unit at g's size (item_cost_ms of its chain and index).
+  [[nodiscard]] double item_ms(const GroupState& g, int64_t i) const;
+  /// Migration (balancer steal): the last chain of the group's unit that has items and has not started, if it
+  /// is not the one the group works next (a chain in progress, or about to start, is never given away).
+  [[nodiscard]] std::optional<int> spare_chain() const;
+  /// Every member, at the same polling point: chain (spare_chain()) leaves the group's unit. Compute mode: on the
+  /// leader, the walker state to send with it (its initial state, as the chain has not started).
+  [[nodiscard]] std::vector<int64_t> give_chain(int chain);
+  /// Every member of a group whose unit is done: the group takes chain (which another group gave) as its unit
+  /// single_unit(chain). walker: compute mode, on the leader, the state received with it, broadcast to the other
+  /// members; message_bytes: the bytes the leader received for it (counted on every member as migrated_bytes,
+  /// with the state's bytes on the members it is broadcast to).
+  void take_chain(int chain, std::vector<int64_t> walker, int64_t message_bytes);
   /// Creates the communicator over next with the group's other members (and, for a parent-collective method,
   /// with every world rank, the others calling regroup_without_joining) and switches to it. before describes
   /// the merged groups for the event log. holder: a world rank of next whose old group worked next.chain
@@ -204,16 +240,23 @@ class Kernel {
   void switch_to(std::unique_ptr<GroupComm> comm, const GroupState& next);
 
   // Compute mode (kernel/src/compute.cpp): the walker of the group's chain.
-  /// Works moves_per_item trial moves of the chain's walker with the group: work_one_item's compute branch.
-  void work_walker_item();
+  /// Works moves_per_item trial moves of the walker of the chain at `at` with the group: work_one_item's compute
+  /// branch.
+  void work_walker_item(const ChainPos& at);
+  /// Compute mode, after the item that ended chain ended: the leader records it, and when the unit goes on every
+  /// member sets up the next chain's walker (its initial state, computed from its key: nothing is sent).
+  void next_walker(int ended);
+  /// Compute mode: chain's initial walker state as words (what a migrated chain carries).
+  [[nodiscard]] std::vector<int64_t> initial_walker_words(int chain) const;
   /// Compute mode: gives the new group the walker state of its chain (initial: computed by every member; merge:
   /// broadcast from holder, default the last member, whose group continued the chain).
   void take_walker(EventKind kind, int holder);
-  /// Compute mode, leader: records the chain's final state.
-  void record_final();
+  /// Compute mode, leader: records chain's final state (the walker's).
+  void record_final(int chain);
   [[nodiscard]] bool computing() const noexcept { return run_.work.mode == WorkMode::compute; }
 
   RunSpec run_;
+  int chains_per_group_ = 1;
   std::vector<int> group_sizes_;
   std::vector<int64_t> chain_items_;
   mpi::Comm world_;

@@ -26,6 +26,10 @@ using ParamValue = std::variant<int64_t, double>;
 struct WorkloadSpec {
   std::string model = "cyclic";
   std::map<std::string, ParamValue, std::less<>> values;  // keys set explicitly
+  /// W: chains each initial group owns, worked one after another (key chains_per_group). The chains of the group
+  /// led by rank L take the model's S at the indices L*W .. L*W + W - 1 (chain_items()), so W = 1 is the model
+  /// as it is; chains keep their identity (a global index) whichever group works them.
+  int chains_per_group = 1;
 
   /// The value of key (set here, else the registered default); throws std::out_of_range for an unknown key.
   [[nodiscard]] int64_t integer(std::string_view key) const;

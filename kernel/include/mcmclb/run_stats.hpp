@@ -18,9 +18,13 @@ struct RankStats {
   // Compute mode's regrouping traffic: the walker state each merge broadcasts to the new members.
   int64_t state_bytes = 0;  // bytes of walker state this rank received (0 on the member that held it)
   double state_s = 0;       // this rank's time in those broadcasts, root included (part of regroup_s)
+  // Moving work instead of ranks (balancer steal): chains this rank's groups took from another group, and the bytes
+  // this rank received for them (the chain's description and, compute mode, its walker state).
+  int64_t chains_migrated = 0;
+  int64_t migrated_bytes = 0;
 
   /// The statistics as words (doubles, for one gather); from_words(to_words(s)) == s for counts below 2^53.
-  using Words = std::array<double, 11>;
+  using Words = std::array<double, 13>;
   [[nodiscard]] Words to_words() const noexcept;
   [[nodiscard]] static RankStats from_words(const Words& w) noexcept;
   friend bool operator==(const RankStats&, const RankStats&) = default;

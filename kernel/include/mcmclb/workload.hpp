@@ -20,13 +20,16 @@ namespace mcmclb {
 class Workload {
  public:
   virtual ~Workload() = default;
-  /// S for the chain whose initial group is led by world rank leader.
+  /// S for the chain of index `leader`: the chain whose initial group is led by world rank leader when each
+  /// group owns one chain; with W chains per group, chain c of the group led by L has index L*W + c.
   [[nodiscard]] virtual int64_t items(int leader) const = 0;
 };
 
 /// Common bounds for workload keys.
 inline constexpr int64_t kMaxItems = int64_t{1} << 40;
 inline constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
+/// The most chains an initial group may own (key chains_per_group); nprocs * W must stay an int.
+inline constexpr int64_t kMaxChainsPerGroup = 1024;
 
 /// One key of a workload: YAML key workload.<key>, runs.csv column workload_<key>. The default's type is the
 /// key's type (int64_t: integer, double: real); lo and hi bound it (closed, or open at lo if lo_open).
@@ -62,10 +65,12 @@ bool workload_uses(const WorkloadSpec& spec, std::string_view key);
 
 std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec);
 
-/// S of every chain for nprocs ranks in groups of G (chain c is led by rank c*G).
-std::vector<int64_t> chain_items(const Workload& w, int nprocs, int G);
-/// S of every chain, chain c led by world rank leaders[c] (groups of any sizes).
-std::vector<int64_t> chain_items(const Workload& w, const std::vector<int>& leaders);
+/// S of every chain for nprocs ranks in groups of G, W chains per group (the group led by rank L holds the chains
+/// of index L*W .. L*W + W - 1, Workload::items).
+std::vector<int64_t> chain_items(const Workload& w, int nprocs, int G, int W = 1);
+/// S of every chain, the group led by world rank leaders[g] holding chains g*W .. g*W + W - 1 (groups of any
+/// sizes).
+std::vector<int64_t> chain_items(const Workload& w, const std::vector<int>& leaders, int W = 1);
 
 /// A well-mixed 64-bit hash (splitmix64 finaliser): the source of every seeded draw here.
 uint64_t mix64(uint64_t x) noexcept;

@@ -25,6 +25,7 @@ struct RunRecord {
   RunSpec spec;
   double time_s = 0, ideal_s = 0, baseline_s = 0;
   double regroups_avg = 0, regroups_std = 0;
+  double migrated_avg = 0;  // chains taken from another group (balancer steal), per rank
   int64_t regroups_min = 0, regroups_max = 0;
   bool valid = true;
   std::string violations;  // "; "-separated, empty when valid

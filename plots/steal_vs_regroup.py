@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""Moving work against regrouping processes (configs/steal-vs-regroup.yaml): time / ideal against W, the chains each
+initial group owns, one line per balancer set-up and one panel per workload model; and a Markdown table of the same
+runs with the regroupings per process and the chains migrated per process side by side.
+
+    plots/steal_vs_regroup.py results/steal-vs-regroup [-o docs/steal-vs-regroup.png] [--nprocs 1024]
+
+Rows of other rank counts are left out with --nprocs (default: the largest in the folder); invalid rows and rows
+without work (ideal 0) are left out. Simulated rows are labelled simulated, with their platform.
+"""
+import argparse
+import os
+import sys
+from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mcmclb_csv import (RUN_COLUMNS, ArgumentParser, InputError, backend_label, check_inputs_exist,  # noqa: E402
+                        check_output, fail, find_csv, output_path, positive_int, pyplot, read_csv, run_label, save)
+
+# chains_per_group and migrated_avg are read where present: a folder older than them had one chain per group and
+# moved none.
+COLUMNS = RUN_COLUMNS + ["workload"]
+
+
+def chosen_rows(rows, nprocs):
+    """The valid rows with work at nprocs (the largest present when None)."""
+    rows = [r for r in rows if r["valid"] is True and r["ideal_s"] > 0]
+    if not rows:
+        raise InputError("no valid run with work in the folders given")
+    nprocs = nprocs or max(r["nprocs"] for r in rows)
+    rows = [r for r in rows if r["nprocs"] == nprocs]
+    if not rows:
+        raise InputError(f"no valid run at --nprocs {nprocs}")
+    for r in rows:
+        r["W"] = r.get("chains_per_group") or 1
+        r["migrated_avg"] = r.get("migrated_avg") or 0.0
+        r.setdefault("backend", "mpi")
+        r.setdefault("platform", "")
+    return rows, nprocs
+
+
+def series(rows):
+    """{workload: {label: [(W, time/ideal, regroups/process, migrated/process)]}}, W ascending; several rows of one
+    point (reps) give their median ratio."""
+    points = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for r in rows:
+        points[r["workload"]][run_label(r)][r["W"]].append(r)
+    out = {}
+    for workload, labels in points.items():
+        out[workload] = {}
+        for label, by_w in labels.items():
+            line = []
+            for w in sorted(by_w):
+                runs = sorted(by_w[w], key=lambda r: r["time_s"] / r["ideal_s"])
+                mid = runs[len(runs) // 2]
+                line.append((w, mid["time_s"] / mid["ideal_s"], mid["regroups_avg"], mid["migrated_avg"]))
+            out[workload][label] = line
+    return out
+
+
+def table(data):
+    lines = ["| workload | W | balancer | time / ideal | regroups per process | chains migrated per process |",
+             "|---|---|---|---|---|---|"]
+    for workload, labels in data.items():
+        ws = sorted({p[0] for line in labels.values() for p in line})
+        for w in ws:
+            for label, line in labels.items():
+                for p in line:
+                    if p[0] == w:
+                        lines.append(f"| {workload} | {w} | {label} | {p[1]:.3f} | {p[2]:.2f} | {p[3]:.2f} |")
+    return lines
+
+
+def main(argv=None):
+    parser = ArgumentParser(prog="steal_vs_regroup.py", description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("folders", nargs="+", help="results folders holding runs.csv")
+    parser.add_argument("-o", "--output", help="the figure (default: steal-vs-regroup.png in the first folder)")
+    parser.add_argument("--nprocs", type=positive_int, help="the rank count to show (default: the largest)")
+    args = parser.parse_args(argv)
+    try:
+        check_inputs_exist(args.folders, "runs.csv")
+        out = output_path(args.output, args.folders[0], "steal-vs-regroup.png")
+        check_output(out)
+        rows = []
+        for folder in args.folders:
+            rows += read_csv(find_csv(folder, "runs.csv"), "runs.csv", COLUMNS)
+        rows, nprocs = chosen_rows(rows, args.nprocs)
+    except InputError as e:
+        fail(__file__, str(e))
+    data = series(rows)
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(data), figsize=(4.2 * len(data), 3.6), squeeze=False, sharey=True)
+    for ax, (workload, labels) in zip(axes[0], data.items()):
+        for label, line in labels.items():
+            ax.plot([p[0] for p in line], [p[1] for p in line], marker="o", label=label)
+        ax.set_xscale("log", base=2)
+        ws = sorted({p[0] for line in labels.values() for p in line})
+        ax.set_xticks(ws, [str(w) for w in ws])
+        ax.set_title(f"{workload}, P = {nprocs}")
+        ax.set_xlabel("W, chains per initial group")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel(f"time / ideal ({backend_label(rows[0])})")
+    axes[0][-1].legend(fontsize=8)
+    save(fig, out)
+    print("\n".join(table(data)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
