@@ -231,8 +231,7 @@ class CommbenchResume(unittest.TestCase):
         (upgraded, the Slurm columns empty), one with a repetition missing and a torn last line are dropped and
         measured again, so every repetition appears once; a file that is no commbench CSV is one line, exit 2."""
         bench = os.path.join(os.path.dirname(MCMCLB), "mcmclb-commbench")
-        old_header = COMMBENCH_HEADER.rsplit(",", 2)[0]
-        self.assertEqual(len(old_header.split(",")), 20)
+        old_header = ",".join(COMMBENCH_HEADER.split(",")[:20])
 
         def row(op, rep):
             return (f"split,{op},{RANKS},1,{rep},3,9.5,9,10,MPI_Wtime max over ranks,MPICH,old-host,abc,"
@@ -256,6 +255,10 @@ class CommbenchResume(unittest.TestCase):
             self.assertEqual([x["host"] for x in rows if x["op"] == "create"], ["old-host"] * 2, "kept as it was")
             self.assertTrue(all(x["host"] != "old-host" for x in rows if x["op"] == "free"), "measured again")
             self.assertEqual({x["slurm_job_id"] for x in rows}, {""})
+            # The summary of the repetitions: on the measured benchmark's rows; the kept rows of the older file
+            # have none.
+            self.assertEqual({x["reps"] for x in rows if x["op"] == "free"}, {"2"})
+            self.assertEqual({x["reps"] for x in rows if x["op"] == "create"}, {""})
             # Everything done: nothing runs and the file is left as it is.
             with open(out, "rb") as f:
                 before = f.read()

@@ -363,11 +363,32 @@ const csv::Row& commbench_header() {
   // (kCommbenchHeaderVersions), so files written before them keep their layout and positional readers keep
   // working: iter_median_us, then the Slurm job and its nodes (empty outside Slurm), then the summary of the
   // benchmark's repetitions on each of its rows (reps, the median of time_us and its 95 % interval).
-  static const csv::Row header = {
-      "method",        "op",          "nprocs",   "group_size",       "rep",         "iterations",     "time_us",
-      "iter_min_us",   "iter_max_us", "timer",    "mpi_library",      "host",        "git_commit",     "utc_start",
-      "groups",        "backend",     "platform", "platform_fnv1a64", "simgrid_cfg", "iter_median_us", "slurm_job_id",
-      "slurm_nodelist", "reps",        "median_us",   "median_ci_low_us", "median_ci_high_us"};
+  static const csv::Row header = {"method",
+                                  "op",
+                                  "nprocs",
+                                  "group_size",
+                                  "rep",
+                                  "iterations",
+                                  "time_us",
+                                  "iter_min_us",
+                                  "iter_max_us",
+                                  "timer",
+                                  "mpi_library",
+                                  "host",
+                                  "git_commit",
+                                  "utc_start",
+                                  "groups",
+                                  "backend",
+                                  "platform",
+                                  "platform_fnv1a64",
+                                  "simgrid_cfg",
+                                  "iter_median_us",
+                                  "slurm_job_id",
+                                  "slurm_nodelist",
+                                  "reps",
+                                  "median_us",
+                                  "median_ci_low_us",
+                                  "median_ci_high_us"};
   static_assert(kCommbenchHeaderVersions.back() == 26);
   return header;
 }
