@@ -243,7 +243,7 @@ std::pair<std::size_t, std::size_t> repeat_until_ci(const SweepOptions& o, const
       failed.insert(configuration_key(study.points[failures[k].index].spec, backend));
     }
   }
-  std::map<std::string, csv::Row> rows = read_stopping(out / "stopping.csv");
+  std::map<std::string, csv::Row> ours;
   std::map<std::string, int> counts;
   for (const std::string& key : order) {
     const RunSpec& spec = study.points[points_of[key].front()].spec;
@@ -259,11 +259,17 @@ std::pair<std::size_t, std::size_t> repeat_until_ci(const SweepOptions& o, const
     }
     row.insert(row.end(), {csv::number(o.until_ci_pct), std::to_string(o.max_reps), reason[key], utc_now()});
     ++counts[reason[key]];
-    rows[row.front()] = std::move(row);
+    ours[row.front()] = std::move(row);
   }
-  std::string content = csv::line(stopping_header());
-  for (const auto& [key, row] : rows) content += csv::line(row);
-  csv::write_atomically(out / "stopping.csv", content);
+  // Read, merged and written under the folder's lock: a second --until-ci sweep into this folder finishing at the
+  // same moment merges its rows after ours, not over them.
+  store.rewrite_file("stopping.csv", [&](const fs::path& file) {
+    std::map<std::string, csv::Row> rows = read_stopping(file);
+    for (const auto& [key, row] : ours) rows[key] = row;
+    std::string content = csv::line(stopping_header());
+    for (const auto& [key, row] : rows) content += csv::line(row);
+    return content;
+  });
   std::vector<std::string> summary;
   for (const auto& [why, count] : counts) summary.push_back(std::to_string(count) + " " + why);
   std::printf("until-ci: %zu point(s) stopped: %s (why per point: %s)\n", order.size(), join(summary).c_str(),

@@ -515,6 +515,13 @@ void ResultStore::prune_failures() {
   replace_file(dir_, path, "prune", text);
 }
 
+void ResultStore::rewrite_file(const std::string& name,
+                               const std::function<std::string(const std::filesystem::path&)>& rewrite) {
+  const FolderLock lock(dir_);
+  const fs::path path = dir_ / name;
+  replace_file(dir_, path, "rewrite", rewrite(path));
+}
+
 std::vector<csv::Row> ResultStore::current_failures_locked() const {
   const auto points = read_points(dir_, schema_);
   const std::size_t key_col = column(schema_.failures, schema_.failure_key_column);

@@ -122,6 +122,10 @@ class ResultStore {
   /// Rewrites failures.csv (atomically, under the folder's lock) to hold only current_failures(): a point a
   /// later run fixed is no longer listed. failures.csv is small (a row per failed point), so this is cheap.
   void prune_failures();
+  /// Replaces the folder's file NAME (one that is not a table of the schema, e.g. stopping.csv) by what rewrite
+  /// makes of its path, read and written under the folder's write lock: two writers that each merge their rows into
+  /// the file never drop each other's. The new text is written to a temporary file and renamed over NAME.
+  void rewrite_file(const std::string& name, const std::function<std::string(const std::filesystem::path&)>& rewrite);
 
   /// The key of a point: its key-column values as one CSV line without the newline (printable, unambiguous).
   static std::string key(const csv::Row& key_fields);
