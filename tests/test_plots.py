@@ -33,10 +33,13 @@ class Fig1(unittest.TestCase):
     def test_reads_every_commbench_version_together(self):
         """commbench_small.csv (14 columns, the first version), commbench_crossover.csv (a later one) and
         commbench_slurm.csv (22 columns: measured in a Slurm job of the local test cluster, slurm_job_id and
-        slurm_nodelist last) in one figure: a reader keyed by column name takes each version."""
+        slurm_nodelist last; the repetitions' summary columns came after them) in one figure: a reader keyed by
+        column name takes each version."""
         sys.path.insert(0, PLOTS)
         import mcmclb_csv
-        self.assertEqual(list(mcmclb_csv.SCHEMAS["commbench.csv"])[-2:], ["slurm_job_id", "slurm_nodelist"])
+        self.assertEqual(list(mcmclb_csv.SCHEMAS["commbench.csv"])[-6:],
+                         ["slurm_job_id", "slurm_nodelist", "reps", "median_us", "median_ci_low_us",
+                          "median_ci_high_us"])
         newest = os.path.join(FIXTURES, "commbench_slurm.csv")
         rows = mcmclb_csv.read_csv(newest, "commbench.csv", ("method", "slurm_job_id", "slurm_nodelist"))
         self.assertTrue(all(r["slurm_job_id"] and r["slurm_nodelist"] for r in rows), rows)
