@@ -482,7 +482,7 @@ class Diagnosis(unittest.TestCase):
         self.assertEqual(len(set(keys)), len(keys), "no repetition recorded twice")
         self.assertEqual(rows[:len(first)], first, "the first job's benchmarks are kept as they were")
         with open(result) as f:
-            self.assertTrue(f.readline().rstrip("\n").endswith(",slurm_job_id,slurm_nodelist"))
+            self.assertIn(",slurm_job_id,slurm_nodelist,", f.readline())
         self.assertEqual({r["slurm_job_id"] for r in rows[:len(first)]}, {ids[0]})
         self.assertEqual({r["slurm_job_id"] for r in rows[len(first):]}, {ids2[0]})
         self.assertEqual({r["slurm_nodelist"] for r in rows}, {node_name()})
