@@ -357,15 +357,14 @@ class OlderVersionFolder(unittest.TestCase):
                 added = ("state_bytes", "state_s", "chains_migrated", "migrated_bytes")
                 self.assertEqual({k: v for k, v in new.items() if k not in added}, old)
 
-    def test_folder_without_the_finished_rule_is_upgraded_and_resumes(self):
-        # The finished rule became a runs.csv column (last): a folder written before it resumes as it was, its
-        # async runs being those of the rule async always had (retire), and nothing is rerun.
+    def resumes_without_the_last_columns(self, dropped):
+        """results-small's runs.csv with its last len(dropped) columns cut off (never quoted) is read as an older
+        folder: upgraded, nothing rerun, and afterwards exactly today's runs.csv."""
         with tempfile.TemporaryDirectory() as out:
             with open(os.path.join(FIXTURES, "results-small", "runs.csv")) as f:
                 today = f.read().splitlines()
-            # finished and the two columns after it are the last fields, never quoted
-            older = [line.rsplit(",", 3)[0] for line in today]
-            self.assertEqual(older[0] + ",finished,chains_per_group,migrated_avg", RUNS_HEADER)
+            older = [line.rsplit(",", len(dropped))[0] for line in today]
+            self.assertEqual(",".join([older[0]] + dropped), RUNS_HEADER)
             with open(os.path.join(out, "runs.csv"), "w") as g:
                 g.write("\n".join(older) + "\n")
             copy_tables(os.path.join(FIXTURES, "results-small"), out, ("ranks.csv", "events.csv"))
@@ -373,17 +372,12 @@ class OlderVersionFolder(unittest.TestCase):
             with open(os.path.join(out, "runs.csv")) as f:
                 self.assertEqual(f.read().splitlines(), today)
 
+    def test_folder_without_the_finished_rule_is_upgraded_and_resumes(self):
+        # The finished rule became a runs.csv column: a folder written before it resumes as it was, its async runs
+        # being those of the rule async always had (retire), and nothing is rerun.
+        self.resumes_without_the_last_columns(["finished", "chains_per_group", "migrated_avg"])
+
     def test_folder_without_chains_per_group_is_upgraded_and_resumes(self):
-        # chains_per_group and migrated_avg became runs.csv columns (last): a folder written before them resumes
-        # as it was (one chain per group, nothing migrated), and nothing is rerun.
-        with tempfile.TemporaryDirectory() as out:
-            with open(os.path.join(FIXTURES, "results-small", "runs.csv")) as f:
-                today = f.read().splitlines()
-            older = [line.rsplit(",", 2)[0] for line in today]  # the two last fields, never quoted
-            self.assertEqual(older[0] + ",chains_per_group,migrated_avg", RUNS_HEADER)
-            with open(os.path.join(out, "runs.csv"), "w") as g:
-                g.write("\n".join(older) + "\n")
-            copy_tables(os.path.join(FIXTURES, "results-small"), out, ("ranks.csv", "events.csv"))
-            self.resumes_with_nothing_to_run(out)
-            with open(os.path.join(out, "runs.csv")) as f:
-                self.assertEqual(f.read().splitlines(), today)
+        # chains_per_group and migrated_avg became runs.csv columns: a folder written before them resumes as it was
+        # (one chain per group, nothing migrated), and nothing is rerun.
+        self.resumes_without_the_last_columns(["chains_per_group", "migrated_avg"])
