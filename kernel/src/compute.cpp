@@ -147,6 +147,11 @@ void Kernel::take_walker(EventKind kind, int holder) {
   // A merge continues the chain of one merged group, the rightmost one for merge-right balancers (async,
   // collective, lookahead), so by default the merged group's last rank holds the state; a balancer that merges
   // left too names a holder. The holder checks that before anyone relies on it.
+  // A unit that gave its last chains away (steal) ends before them, so when nothing is left its position names the
+  // first chain given away, at item 0, which its thief holds and no member ever started: there is no walker to
+  // pass. (Every member sees the same group state, so all skip alike; a unit that gave nothing away ends at its
+  // last chain's last item, as before.)
+  if (group_.items_left == 0 && at.item == 0 && chain_length(chain) > 0) return;
   const int root_rank = holder < 0 ? group_.last : holder;
   if (!group_.contains(root_rank)) {
     throw std::logic_error("merge into " + group_.range() + ": walker holder " + std::to_string(root_rank) +
