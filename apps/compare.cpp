@@ -102,7 +102,7 @@ using Samples = ConfigurationSamples;
 struct Columns {
   std::vector<std::size_t> key;  // is_configuration_key() columns
   std::vector<std::string> key_names;
-  std::size_t time = 0, valid = 0, backend = 0;
+  std::size_t time = 0, valid = 0, backend = 0, balancer = 0, finished = 0;
   std::vector<std::size_t> regroups;  // regroups_avg, _std, _min, _max
 };
 
@@ -121,6 +121,8 @@ Columns columns() {
   c.time = at("time_s");
   c.valid = at("valid");
   c.backend = at("backend");
+  c.balancer = at("balancer");
+  c.finished = at("finished");
   for (const char* name : {"regroups_avg", "regroups_std", "regroups_min", "regroups_max"}) {
     c.regroups.push_back(at(name));
   }
@@ -170,7 +172,9 @@ std::map<std::string, ConfigurationSamples> read_configurations(const std::strin
       throw InputError(shown + ": line " + std::to_string(line_no) + " has " + std::to_string(raw.size()) +
                        " fields, the header " + std::to_string(header.size()) + " (a foreign or cut-off row)");
     }
-    const csv::Row row = upgrade(raw);
+    csv::Row row = upgrade(raw);
+    // A rule left empty is the balancer's former one (collective's rows before it offered a choice).
+    if (row[c.finished].empty()) row[c.finished] = older_finished_rule(row[c.balancer]);
     if (row[c.valid] != "true") continue;  // an invalid run measured something else: not a sample
     const auto time = parse_number(row[c.time]);
     if (!time || *time < 0) {

@@ -144,7 +144,7 @@ SCHEMAS = {
         # never hardware measurements.
         "backend": Column("name", choices=("mpi", "smpi")), "platform": TEXT,
         # Absent from older folders, whose async and lookahead runs retired and mostwork runs coalesced.
-        "finished": Column("name", optional=True, choices=("retire", "coalesce")),
+        "finished": Column("name", optional=True, choices=("retire", "coalesce", "pays")),
         # W, the chains each initial group owns; absent from older folders, which had one (read as 1).
         "chains_per_group": _int(1, True),
         # Chains taken from another group (balancer steal) per rank, averaged over the ranks; absent: 0.
@@ -411,8 +411,9 @@ def run_label(row):
 
 
 # The finished rule of each balancer that has one when a run does not name it (and in folders older than the
-# finished column); a label names the rule only where it differs.
-DEFAULT_FINISHED = {"async": "retire", "lookahead": "retire", "mostwork": "coalesce", "stealmerge": "coalesce"}
+# finished column, and collective's before it offered pays); a label names the rule only where it differs.
+DEFAULT_FINISHED = {"async": "retire", "lookahead": "retire", "mostwork": "coalesce", "stealmerge": "coalesce",
+                    "collective": "retire"}
 
 
 RUN_COLUMNS = ["run_id", "nprocs", "balancer", "interval", "method", "rep", "time_s", "ideal_s", "baseline_s",

@@ -4,6 +4,7 @@
 // passes. Also walker groups of explicit sizes, and groups by node.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -140,6 +141,29 @@ TEST(Compute, SeveralChainsPerGroupMatchTheReferenceUnderEveryBalancer) {
       } else {
         EXPECT_EQ(chains, first);
       }
+    }
+  }
+}
+
+/// The finished rule pays: every balancer offering it gives every chain its single-rank reference result, with one
+/// chain per group and with three (whichever merges the rule lets happen here, and none if it finds that no merge
+/// can pay).
+TEST(Compute, PaysMatchesTheReferenceUnderEveryBalancerOfferingIt) {
+  for (const auto& entry : mcmclb::balancer_entries()) {
+    const auto& info = entry.info;
+    if (std::find(info.finished_rules.begin(), info.finished_rules.end(), mcmclb::FinishedRule::pays) ==
+        info.finished_rules.end()) {
+      continue;
+    }
+    for (int chains_per_group : {1, 3}) {
+      mcmclb::RunSpec spec = compute_run(11);
+      spec.workload.chains_per_group = chains_per_group;
+      spec.balancer = info.name;
+      spec.method = info.default_method;
+      spec.interval = info.uses_interval ? 1 : 0;
+      spec.finished = mcmclb::FinishedRule::pays;
+      SCOPED_TRACE(mcmclb::run_label(spec) + " W=" + std::to_string(chains_per_group));
+      (void)run_chains(spec);
     }
   }
 }

@@ -2,7 +2,9 @@
 // derived by hand, and async termination over many seeds of random workloads with jitter.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -12,6 +14,7 @@
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/comm_create.hpp"
 #include "mcmclb/group_comm.hpp"
+#include "mcmclb/merge_model.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/workload.hpp"
 #include "mpi_test.hpp"
@@ -84,7 +87,13 @@ std::vector<Case> every_balancer_and_method() {
     for (const auto& m : methods) {
       if (m == "from_group" && !mcmclb::from_group_supported()) continue;
       for (int i : intervals) {
-        for (const auto& rule : rules) cases.push_back({std::string(info.name), m, i, rule});
+        for (const auto& rule : rules) {
+          // The rule pays decides which merges happen, not how: its own method and interval cases are the
+          // others' (each balancer runs it with its default method and first interval here, and under the many-
+          // seeds tests below).
+          if (rule == mcmclb::FinishedRule::pays && (m != info.default_method || i != intervals.front())) continue;
+          cases.push_back({std::string(info.name), m, i, rule});
+        }
       }
     }
   }
@@ -211,7 +220,9 @@ TEST(Kernel, AsyncTerminatesOverManySeedsOfRandomWorkloadsWithJitter) {
   if (mcmclb::from_group_supported()) methods.emplace_back("from_group");
   for (uint64_t seed = 1; seed <= mcmclb::testing::seeds(30); ++seed) {
     mcmclb::RunSpec spec = small_run("async", methods[seed % methods.size()]);
-    spec.finished = seed % 3 == 0 ? mcmclb::FinishedRule::coalesce : mcmclb::FinishedRule::retire;
+    constexpr std::array<mcmclb::FinishedRule, 3> rules = {mcmclb::FinishedRule::coalesce, mcmclb::FinishedRule::retire,
+                                                           mcmclb::FinishedRule::pays};
+    spec.finished = rules[seed % 3];
     spec.G = (seed % 2 == 0 && world_size() % 2 == 0) ? 2 : 1;
     spec.T_ms = 1.0;
     spec.workload.model = "random";
@@ -455,6 +466,115 @@ TEST(Kernel, ReferenceTimesFollowTheWorkload) {
   EXPECT_TRUE(w.valid) << w.violations;
   EXPECT_DOUBLE_EQ(w.baseline_s, (12.0 * (p - 1) + 3.0) * 4.0 / 1000.0);
   EXPECT_DOUBLE_EQ(w.ideal_s, 3.0 * (2 * p) * (2 * p - 1) / 2.0 * 4.0 / 1000.0 / p);
+}
+
+/// The balancers that offer the finished rule pays, each with its default method.
+std::vector<std::string> balancers_offering_pays() {
+  std::vector<std::string> names;
+  for (const auto& entry : mcmclb::balancer_entries()) {
+    const auto& rules = entry.info.finished_rules;
+    if (std::find(rules.begin(), rules.end(), mcmclb::FinishedRule::pays) != rules.end()) {
+      names.emplace_back(entry.info.name);
+    }
+  }
+  return names;
+}
+
+TEST(MergeModel, InterpolatesInLog2OfTheSizeAndHoldsBeyondTheTable) {
+  // Sizes 1 and 4: size 2 lies halfway in log2; below 1 and beyond 4 the ends hold.
+  const mcmclb::MergeModel m({{1, 1.0, 0.0, 0.0}, {4, 3.0, 2.0, 4.0}}, 1e-9);
+  const mcmclb::SizeCosts at2 = m.at(2);
+  EXPECT_DOUBLE_EQ(at2.create_s, 2.0);
+  EXPECT_DOUBLE_EQ(at2.reduce_s, 1.0);
+  EXPECT_DOUBLE_EQ(at2.bcast_s, 2.0);
+  EXPECT_DOUBLE_EQ(m.at(64).create_s, 3.0);
+  EXPECT_DOUBLE_EQ(m.regroup_s(4), 7.0);
+  EXPECT_DOUBLE_EQ(m.regroup_s(2), 4.0);
+  EXPECT_THROW(mcmclb::MergeModel({{2, 1.0, 0.0, 0.0}}, 0.0), std::logic_error);  // must start at size 1
+}
+
+TEST(MergeModel, ComputeItemsSplitTheBusiestSliceAndPayAReductionPerTrial) {
+  const double s_per_flop = 1e-9;
+  const mcmclb::MergeModel m({{1, 0.0, 0.0, 0.0}, {2, 0.0, 5e-6, 0.0}, {4, 0.0, 7e-6, 0.0}}, s_per_flop);
+  using mcmclb::lj::MoveKind;
+  // One rank: no reduction, every one of the 12 partners' two terms (13 atoms, single move).
+  EXPECT_DOUBLE_EQ(m.compute_item_s(MoveKind::single, 13, 10, 1),
+                   10 * mcmclb::lj::trial_flops(MoveKind::single, 13, 24) * s_per_flop);
+  // Three ranks: the busiest sums ceil(12 / 3) = 4 partners; the reduction is interpolated between 2 and 4.
+  const double reduce3 = 5e-6 + (std::log2(3.0) - 1.0) * (7e-6 - 5e-6);
+  EXPECT_DOUBLE_EQ(m.compute_item_s(MoveKind::single, 13, 10, 3),
+                   10 * (mcmclb::lj::trial_flops(MoveKind::single, 13, 8) * s_per_flop + reduce3));
+  // All-atom moves, 55 atoms: 1485 pairs, ceil(1485 / 4) = 372 on the busiest of 4.
+  EXPECT_DOUBLE_EQ(m.compute_item_s(MoveKind::all, 55, 1, 4),
+                   mcmclb::lj::trial_flops(MoveKind::all, 55, 372) * s_per_flop + 7e-6);
+}
+
+TEST(MergeModel, CalibrationSizesArePowersOfTwoAndTheRankCount) {
+  EXPECT_EQ(mcmclb::calibration_sizes(1), (std::vector<int>{1}));
+  EXPECT_EQ(mcmclb::calibration_sizes(6), (std::vector<int>{1, 2, 4, 6}));
+  EXPECT_EQ(mcmclb::calibration_sizes(8), (std::vector<int>{1, 2, 4, 8}));
+}
+
+/// The finished rule pays with items far too short for any merge to recover its cost: every request is declined,
+/// so no group merges and each rank regroups once, its initial formation; the run's invariants hold. (mostwork is
+/// left out: its protocol ends by coalescing the done groups, merges that carry no work.)
+TEST(Kernel, PaysDeclinesEveryMergeThatCannotRecoverItsCost) {
+  for (const auto& balancer : balancers_offering_pays()) {
+    if (balancer == "mostwork") continue;
+    const mcmclb::BalancerInfo& info = mcmclb::balancer_info(balancer);
+    mcmclb::RunSpec spec = small_run(balancer, std::string(info.default_method), info.uses_interval ? 1 : 0);
+    spec.finished = mcmclb::FinishedRule::pays;
+    spec.T_ms = 1e-6;  // a nanosecond per item: no creation is that fast
+    SCOPED_TRACE(mcmclb::run_label(spec));
+    const auto counts = run_and_check(spec);
+    for (std::size_t r = 0; r < counts.size(); ++r) EXPECT_EQ(counts[r], 1) << "rank " << r;
+  }
+}
+
+/// The finished rule pays where a merge clearly pays: cyclic S_r = 3r items of 30 ms, so rank 0, with nothing to
+/// do, can halve rank 1's last two items (30 ms saved) at the cost of one creation at two ranks (milliseconds at
+/// most here). Every balancer offering the rule merges rank 0's group at least once.
+TEST(Kernel, PaysTakesAMergeThatClearlyPays) {
+  if (world_size() < 2) GTEST_SKIP() << "needs a merge";
+  for (const auto& balancer : balancers_offering_pays()) {
+    const mcmclb::BalancerInfo& info = mcmclb::balancer_info(balancer);
+    mcmclb::RunSpec spec = small_run(balancer, std::string(info.default_method), info.uses_interval ? 1 : 0);
+    spec.finished = mcmclb::FinishedRule::pays;
+    spec.T_ms = 30.0;
+    SCOPED_TRACE(mcmclb::run_label(spec));
+    const auto counts = run_and_check(spec);
+    if (world_rank() == 0) {
+      EXPECT_GE(counts.at(0), 2);
+    }
+  }
+}
+
+/// The pays runs' model is measured once per run, identically on every rank (the sums over ranks): a rank's table
+/// and rate equal rank 0's, bit for bit, and its entries are sane.
+TEST(Kernel, PaysCalibrationIsTheSameOnEveryRank) {
+  mcmclb::RunSpec spec = small_run("async", "create_group");
+  spec.finished = mcmclb::FinishedRule::pays;
+  spec.work.mode = mcmclb::WorkMode::compute;
+  spec.work.compute.moves_per_item = 2;
+  const mpi::Comm world = mpi::Comm::world();
+  const auto workload = mcmclb::make_workload(spec.workload);
+  mcmclb::Kernel k(spec, mcmclb::initial_group_sizes(spec, world),
+                   mcmclb::chain_items(*workload, world_size(), spec.G, 1), spec.method);
+  k.form_initial_groups(true);
+  k.start();
+  const mcmclb::MergeModel& m = k.merge_model();
+  ASSERT_TRUE(m.calibrated());
+  std::vector<double> mine = {m.s_per_flop()};
+  for (const auto& c : m.table()) mine.insert(mine.end(), {double(c.size), c.create_s, c.reduce_s, c.bcast_s});
+  EXPECT_EQ(m.table().front().reduce_s, 0.0);  // one rank never reduces
+  EXPECT_EQ(m.table().back().size, world_size());
+  EXPECT_GT(m.s_per_flop(), 0.0);
+  for (double v : mine) EXPECT_GE(v, 0.0);
+  std::vector<double> first = mine;
+  mpi::check(MPI_Bcast(first.data(), static_cast<int>(first.size()), MPI_DOUBLE, 0, world.get()), "MPI_Bcast");
+  EXPECT_EQ(mine, first);
+  while (!k.group().finished()) k.work_one_item();
+  k.finish();
 }
 
 }  // namespace

@@ -103,7 +103,7 @@ TEST(Config, BadInputNamesTheKeyAndWhatIsAllowed) {
   expect_input_error("groups: {by: node, size: 3}\njob: {tasks_per_node: 4}", {},
                      "key groups.size: 3 does not divide job.tasks_per_node=4 (a group would straddle a node)");
   expect_input_error("groups: {colour: red}", {}, "unknown key 'groups.colour'");
-  expect_input_error("finished: [stop]", {}, "key finished: 'stop' is not allowed (allowed: retire, coalesce)");
+  expect_input_error("finished: [stop]", {}, "key finished: 'stop' is not allowed (allowed: retire, coalesce, pays)");
   expect_input_error("balancer: [async, mostwork]\nfinished: retire", {},
                      "key finished: balancer mostwork offers only coalesce");
 }
@@ -229,7 +229,8 @@ TEST(Config, TheTableDefaultsAgreeWithTheKernelsRunSpec) {
 }
 
 // The finished rule is iterated like a method: each balancer runs the named rules it offers, its default when
-// none is named; balancers without the option run once with no rule.
+// none is named; balancers without the option run once with no rule. collective's default rule is retire (its
+// finished groups end when no working group is left to their right) and it offers pays.
 TEST(Config, FinishedRuleIsIteratedForTheBalancersThatOfferIt) {
   const auto runs_of = [](const std::string& yaml) {
     return mcmclb::expand_runs(mcmclb::parse_experiment(yaml, {}, "t.yaml"), 4, mcmclb::catalog());
@@ -244,9 +245,14 @@ TEST(Config, FinishedRuleIsIteratedForTheBalancersThatOfferIt) {
   EXPECT_EQ(both[5].finished, mcmclb::FinishedRule::coalesce);
   const auto defaults = runs_of("balancer: [collective, async, mostwork]");
   ASSERT_EQ(defaults.size(), 3U);
-  EXPECT_FALSE(defaults[0].finished.has_value());
+  EXPECT_EQ(defaults[0].finished, mcmclb::FinishedRule::retire);
   EXPECT_EQ(defaults[1].finished, mcmclb::FinishedRule::retire);
   EXPECT_EQ(defaults[2].finished, mcmclb::FinishedRule::coalesce);
+  const auto pays = runs_of("balancer: [none, collective, async, lookahead, mostwork, steal]\nfinished: pays");
+  ASSERT_EQ(pays.size(), 6U);
+  EXPECT_FALSE(pays[0].finished.has_value());
+  for (std::size_t i = 1; i < 5; ++i) EXPECT_EQ(pays[i].finished, mcmclb::FinishedRule::pays) << pays[i].balancer;
+  EXPECT_FALSE(pays[5].finished.has_value());
 }
 
 TEST(Config, WalkerGroupsAndComputeKeys) {
@@ -404,6 +410,24 @@ TEST_F(ResumeKeys, AnOlderFileWithoutTheFinishedRuleHasEachBalancersFormerRule) 
     record.spec.finished = other;
     EXPECT_EQ(keys.count(mcmclb::point_key(record.spec, {})), 0U) << balancer;
   }
+}
+
+// collective wrote an empty finished column until it offered pays; its finished groups retired, so such a row is
+// the point of today's collective run under retire (a resumed study does not run it again), not of pays.
+TEST_F(ResumeKeys, CollectiveRowsWithoutARuleAreTheRetirePoints) {
+  mcmclb::RunRecord record;
+  record.run_id = "id";
+  record.spec = cyclic_run();
+  record.spec.balancer = "collective";
+  record.spec.interval = 4;
+  record.spec.method = "create";
+  record.spec.finished.reset();
+  write(mcmclb::csv::line(mcmclb::runs_header()) + mcmclb::csv::line(mcmclb::runs_row(record)));
+  const auto keys = mcmclb::valid_point_keys(dir_);
+  record.spec.finished = mcmclb::FinishedRule::retire;
+  EXPECT_EQ(keys.count(mcmclb::point_key(record.spec, {})), 1U);
+  record.spec.finished = mcmclb::FinishedRule::pays;
+  EXPECT_EQ(keys.count(mcmclb::point_key(record.spec, {})), 0U);
 }
 
 TEST_F(ResumeKeys, AFileWithoutAParameterColumnIsNotARunsCsv) {

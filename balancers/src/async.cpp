@@ -35,6 +35,14 @@
 //    spans every rank and ends.
 //  - An ended leader waits only for the single REQUEST that is certain to come, so every rank finishes, and no
 //    control message is left unreceived (the kernel checks this after every run).
+//
+// Under the finished rule pays, a working group's leader answers a REQUEST with MERGE only when the merge pays
+// (Kernel::merge_pays: the chain ends sooner with the requester's ranks, the regrouping's measured cost included),
+// else at once with ENDED: the requester ends, exactly as under retire when it asks an ended group, and the working
+// group goes on. Declining is final, since the gain only shrinks as the chain's remaining work does. The argument
+// above is that of retire with one more way for a REQUEST to be answered (at a polling point, by ENDED); a leader
+// still answers its one REQUEST exactly once. When no merge can ever pay (Kernel::merging_can_pay), no REQUEST is
+// sent at all: every group works its own chain as under none.
 #include <array>
 
 #include "mcmclb/balancer.hpp"
@@ -51,6 +59,10 @@ class AsyncBalancer final : public Balancer {
   explicit AsyncBalancer(FinishedRule rule) : rule_(rule) {}
 
   void run(Kernel& k) override {
+    if (rule_ == FinishedRule::pays && !k.merging_can_pay()) {
+      protocol::work_alone(k);
+      return;
+    }
     left_.post(k);  // the one request an initial leader receives in the whole run (see above), posted once
     for (;;) {
       work_until_done(k);
@@ -71,7 +83,13 @@ class AsyncBalancer final : public Balancer {
       const GroupState& g = k.group();
       if (k.is_leader() && !g.finished() && left_.arrived()) {
         left_.check_from_left(g);
-        d = left_.merge_into(protocol::kMerge, g);
+        if (rule_ != FinishedRule::pays || k.merge_pays(g, left_.size())) {
+          d = left_.merge_into(protocol::kMerge, g);
+        } else {
+          Decision ended;  // the merge would not pay: the requester ends, this group goes on
+          ended.kind = protocol::kEnded;
+          answer_left(k, ended);
+        }
       }
       d = k.agree(d);
       if (d.kind == protocol::kMerge) {
@@ -110,7 +128,7 @@ BalancerEntry async_balancer() {
            .default_method = "intercomm",
            .methods = {"intercomm", "create_group", "from_group", "range"},
            .initial_method = "intercomm",
-           .finished_rules = {FinishedRule::retire, FinishedRule::coalesce}},
+           .finished_rules = {FinishedRule::retire, FinishedRule::coalesce, FinishedRule::pays}},
           [](const RunSpec& run) -> std::unique_ptr<Balancer> {
             return std::make_unique<AsyncBalancer>(run.finished.value_or(FinishedRule::retire));
           }};

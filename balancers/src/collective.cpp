@@ -18,11 +18,20 @@
 //    communicator is created its last rank (always one of them) broadcasts it over the new group: log |group|
 //    steps among the members, instead of every rank learning every group's state at every exchange.
 // The decisions are identical on every rank by construction: the same table, the same bits, the same rule.
+//
+// The finished rule pays (the paper's rule is retire: every finished run merges): a finished run joins only as
+// many of its groups as make the merge pay most (Kernel::merge_margin_s, the nearest groups first, as groups stay
+// contiguous), and none if no number pays; the groups it leaves out are done for good (the gain of joining only
+// shrinks with the working group's remaining work). The rule needs the working groups' positions in their chains,
+// so under pays the exchange also carries next_item and items_left per group that may still work (two words each,
+// one writer per slot): the decisions stay identical everywhere. When no merge can ever pay
+// (Kernel::merging_can_pay), there are no exchanges at all: every group works its own chain as under none.
 #include <algorithm>
 #include <optional>
 
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/text.hpp"
+#include "protocol.hpp"
 
 namespace mcmclb {
 
@@ -32,9 +41,13 @@ constexpr int kBitsPerWord = 64;
 
 class CollectiveBalancer final : public Balancer {
  public:
-  explicit CollectiveBalancer(int interval) : interval_(interval) {}
+  CollectiveBalancer(int interval, FinishedRule rule) : interval_(interval), pays_(rule == FinishedRule::pays) {}
 
   void run(Kernel& k) override {
+    if (pays_ && !k.merging_can_pay()) {
+      protocol::work_alone(k);
+      return;
+    }
     groups_ = initial_groups(k);
     for (;;) {
       if (k.in_group()) work_interval(k);
@@ -51,6 +64,9 @@ class CollectiveBalancer final : public Balancer {
     int last = 0;
     int unit = -1;  // the unit of chains it works (mcmclb/kernel.hpp)
     bool done = false;
+    bool retired = false;    // pays: done and left out of a merge, so done for good
+    int64_t next_item = 0;   // pays: its position at the latest exchange
+    int64_t items_left = 0;  //
   };
 
   /// The initial groups, in rank order, as every rank knows them (the kernel formed them from the same sizes).
@@ -58,7 +74,7 @@ class CollectiveBalancer final : public Balancer {
     std::vector<Entry> groups;
     int first = 0;
     for (int size : k.initial_sizes()) {
-      groups.push_back({first, first + size - 1, static_cast<int>(groups.size()), false});
+      groups.push_back({.first = first, .last = first + size - 1, .unit = static_cast<int>(groups.size())});
       first += size;
     }
     return groups;
@@ -76,17 +92,44 @@ class CollectiveBalancer final : public Balancer {
     for (std::size_t i = 0; i < groups_.size(); ++i) {
       if (!groups_[i].done) open.push_back(i);
     }
-    std::vector<int64_t> bits((open.size() + kBitsPerWord - 1) / kBitsPerWord, 0);
-    if (k.is_leader() && k.group().finished()) {
+    const std::size_t bit_words = (open.size() + kBitsPerWord - 1) / kBitsPerWord;
+    std::vector<int64_t> words(bit_words + (pays_ ? 2 * open.size() : 0), 0);
+    if (k.is_leader()) {
       const auto at =
           std::find_if(open.begin(), open.end(), [&](std::size_t i) { return groups_[i].first == k.rank(); });
       const auto slot = static_cast<std::size_t>(at - open.begin());
-      bits[slot / kBitsPerWord] = int64_t{1} << (slot % kBitsPerWord);
+      if (k.group().finished()) words[slot / kBitsPerWord] = int64_t{1} << (slot % kBitsPerWord);
+      if (pays_) {
+        words[bit_words + 2 * slot] = k.group().next_item;
+        words[bit_words + 2 * slot + 1] = k.group().items_left;
+      }
     }
-    pace::allreduce_sum(k.world().get(), bits);
+    pace::allreduce_sum(k.world().get(), words);
     for (std::size_t slot = 0; slot < open.size(); ++slot) {
-      if ((bits[slot / kBitsPerWord] >> (slot % kBitsPerWord)) & 1) groups_[open[slot]].done = true;
+      Entry& g = groups_[open[slot]];
+      if ((words[slot / kBitsPerWord] >> (slot % kBitsPerWord)) & 1) g.done = true;
+      if (pays_) {
+        g.next_item = words[bit_words + 2 * slot];
+        g.items_left = words[bit_words + 2 * slot + 1];
+      }
     }
+  }
+
+  /// How many of the finished groups [from, to) next to unfinished group u join it: all of them (retire), or
+  /// (pays) the number, nearest first, whose merge pays most; none when no number pays.
+  std::size_t joiners(const Kernel& k, std::size_t from, std::size_t to, const Entry& u) const {
+    if (!pays_) return to - from;
+    const GroupState g{u.first, u.last, u.unit, u.next_item, u.items_left};
+    std::size_t best = 0;
+    double best_margin = 0;
+    for (std::size_t j = 1; j <= to - from; ++j) {
+      const double margin = k.merge_margin_s(g, u.first - groups_[to - j].first);
+      if (margin > best_margin) {
+        best = j;
+        best_margin = margin;
+      }
+    }
+    return best;
   }
 
   /// Applies the merge rule to the table (identical on every rank). Returns false when every chain is done.
@@ -95,11 +138,27 @@ class CollectiveBalancer final : public Balancer {
     std::optional<Entry> mine_next;
     std::string before;
     bool any_merge = false;
+    bool end_mine = false;
+    bool working = false;       // some group's chain is not done
     std::size_t run_start = 0;  // the finished run pending to the left of the current group
     for (std::size_t i = 0; i < groups_.size(); ++i) {
       const Entry& g = groups_[i];
+      if (g.retired) {
+        next.push_back(g);
+        run_start = i + 1;
+        continue;
+      }
       if (g.done) continue;
-      const Entry merged{groups_[run_start].first, g.last, g.unit, false};
+      working = true;
+      // The finished groups left out (pays) are done for good; the others merge with g.
+      const std::size_t join_from = i - joiners(k, run_start, i, g);
+      for (std::size_t j = run_start; j < join_from; ++j) {
+        next.push_back(groups_[j]);
+        next.back().retired = true;
+        end_mine |= groups_[j].first <= k.rank() && k.rank() <= groups_[j].last;
+      }
+      run_start = join_from;
+      const Entry merged{.first = groups_[run_start].first, .last = g.last, .unit = g.unit};
       if (run_start < i) {  // merge groups[run_start..i] into one group continuing g's chain
         any_merge = true;
         if (merged.first <= k.rank() && k.rank() <= merged.last) {
@@ -114,9 +173,8 @@ class CollectiveBalancer final : public Balancer {
       next.push_back(merged);
       run_start = i + 1;
     }
-    if (next.empty()) return false;
+    if (!working) return false;
     // Finished groups with no unfinished group to their right are done for good (and stay in the table, done).
-    bool end_mine = false;
     for (std::size_t j = run_start; j < groups_.size(); ++j) {
       next.push_back(groups_[j]);
       end_mine |= groups_[j].first <= k.rank() && k.rank() <= groups_[j].last;
@@ -141,6 +199,7 @@ class CollectiveBalancer final : public Balancer {
   }
 
   int interval_;
+  bool pays_;  // the finished rule pays (else retire, the paper's)
   std::vector<Entry> groups_;
 };
 
@@ -152,9 +211,10 @@ BalancerEntry collective_balancer() {
            .regroups = true,
            .default_method = "create",
            .methods = {"create", "split", "range"},
-           .initial_method = "create"},
+           .initial_method = "create",
+           .finished_rules = {FinishedRule::retire, FinishedRule::pays}},
           [](const RunSpec& run) -> std::unique_ptr<Balancer> {
-            return std::make_unique<CollectiveBalancer>(run.interval);
+            return std::make_unique<CollectiveBalancer>(run.interval, run.finished.value_or(FinishedRule::retire));
           }};
 }
 

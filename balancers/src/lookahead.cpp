@@ -54,6 +54,13 @@
 //    merge removes a group, so the run ends with one group spanning every rank, its chain done.
 //  - Every REQUEST is answered exactly once and every answer received, and each initial leader's one receive is
 //    posted once and matched once, so no control message is left unreceived (the kernel checks after each run).
+//
+// Under the finished rule pays, R plans a merge only when it pays at p (Kernel::merge_pays for R's chain from p: it
+// ends sooner with L's ranks, the regrouping's measured cost included); when it would not, R answers ENDED at once
+// (L ends when its chain is done, as under retire when it asks an ended group) and goes on. Declining is final (the
+// gain only shrinks with R's remaining work), and it is one more way for a held REQUEST to be answered exactly once,
+// so the argument above stands. When no merge can ever pay (Kernel::merging_can_pay), no REQUEST is sent at all:
+// every group works its own chain as under none.
 #include <algorithm>
 #include <array>
 #include <string>
@@ -76,6 +83,10 @@ class LookaheadBalancer final : public Balancer {
   LookaheadBalancer(int k, FinishedRule rule) : k_(k), rule_(rule) {}
 
   void run(Kernel& k) override {
+    if (rule_ == FinishedRule::pays && !k.merging_can_pay()) {
+      protocol::work_alone(k);
+      return;
+    }
     left_.post(k);  // the one request this initial leader will receive
     for (;;) {
       work_until_done(k);
@@ -96,14 +107,19 @@ class LookaheadBalancer final : public Balancer {
   }
 
   /// Leader, at a polling point of a working group: plan a merge with the held left request if the rules allow
-  /// (see the protocol, step 2). Returns the number of further items before the merge, or -1 (deferred).
+  /// (see the protocol, step 2). Returns the number of further items before the merge, kDeferred, or kDeclined
+  /// (the finished rule pays: the merge would not pay; the request is to be answered ENDED).
+  static constexpr int64_t kDeferred = -1;
+  static constexpr int64_t kDeclined = -2;
   int64_t plan_left(const Kernel& k) {
     const GroupState& g = k.group();
-    if (own_sent_ || committed_ >= 0 || !left_.arrived()) return -1;
+    if (own_sent_ || committed_ >= 0 || !left_.arrived()) return kDeferred;
     left_.check_from_left(g);
     const double now = k.now_s();
     const int64_t c = protocol::merge_point(k, g, now, protocol::from_us(left_.eta_us()), left_.size());
-    if (c >= g.items_left) return -1;  // R's chain ends first: L would get no work there
+    if (c >= g.items_left) return kDeferred;  // R's chain ends first: L would get no work there
+    const GroupState at_p{g.first, g.last, g.unit, g.next_item + c, g.items_left - c};
+    if (rule_ == FinishedRule::pays && !k.merge_pays(at_p, left_.size())) return kDeclined;
     return c;
   }
 
@@ -116,7 +132,11 @@ class LookaheadBalancer final : public Balancer {
       if (k.is_leader() && !g.finished()) {
         if (committed_ < 0) {
           const int64_t c = plan_left(k);
-          if (c >= 0) {
+          if (c == kDeclined) {
+            Decision ended;  // the merge would not pay: the requester ends when done, this group goes on
+            ended.kind = protocol::kEnded;
+            answer_left(k, ended, k.now_s() + protocol::time_to_finish(k, g));
+          } else if (c >= 0) {
             plan_ = {static_cast<int>(left_.first()), g.last, g.unit, g.next_item + c, g.items_left - c};
             plan_before_ = protocol::merged_text(left_.first(), left_.last(), g.first, g.last);
             Decision answer;
@@ -203,7 +223,7 @@ BalancerEntry lookahead_balancer() {
            .default_method = "range",
            .methods = {"range", "intercomm", "create_group", "from_group"},
            .initial_method = "range",
-           .finished_rules = {FinishedRule::retire, FinishedRule::coalesce}},
+           .finished_rules = {FinishedRule::retire, FinishedRule::coalesce, FinishedRule::pays}},
           [](const RunSpec& run) -> std::unique_ptr<Balancer> {
             return std::make_unique<LookaheadBalancer>(run.interval, run.finished.value_or(FinishedRule::retire));
           }};

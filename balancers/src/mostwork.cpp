@@ -57,6 +57,13 @@
 //    knows when its channel is drained: it stops receiving after a PLAN, and after the neighbour's REQUEST unless
 //    it requested too and is the guest (it then takes the PLAN). Both ports of a boundary are drained when it is
 //    merged away (checked), and a rank with no channel left posts nothing.
+//
+// Under the finished rule pays, a host plans in step 2 only when the merge pays at p (Kernel::merge_pays for its
+// chain from p: it ends sooner with the requester's ranks, the regrouping's measured cost included); otherwise it
+// defers, as when its chain ends first. That is the deferral the argument above already allows a working host, so
+// it stands; the requester waits until the host is done, and then the two coalesce (step 3), as the protocol needs
+// to end with one group: those last merges carry no work. When no merge can ever pay (Kernel::merging_can_pay),
+// nothing is sent at all: every group works its own chain as under none.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -162,9 +169,13 @@ using Facts = std::array<int64_t, kNowWord + 1>;
 /// stealmerge, once nothing is left to steal) to this rank's finish.
 class MostWork {
  public:
-  explicit MostWork(int k) : k_(k) {}
+  MostWork(int k, FinishedRule rule) : k_(k), rule_(rule) {}
 
   void run(Kernel& k) {
+    if (rule_ == FinishedRule::pays && !k.merging_can_pay()) {
+      protocol::work_alone(k);
+      return;
+    }
     attach_ports(k);
     send_status(k);
     // Every port's first message is its partner's initial STATUS, certain to come: take it before the first
@@ -366,7 +377,10 @@ class MostWork {
           if (side(s)[kHasReq] == 0) continue;
           const auto req_size = static_cast<int>(side(s)[kReqLast] - side(s)[kReqFirst] + 1);
           const int64_t c = protocol::merge_point(k, g, now_s, protocol::from_us(side(s)[kReqEta]), req_size);
-          if (c < g.items_left) {  // else defer: the chain ends first
+          // Else defer: the chain ends first, or (pays) the merge would not pay.
+          if (c < g.items_left &&
+              (rule_ != FinishedRule::pays ||
+               k.merge_pays({g.first, g.last, g.unit, g.next_item + c, g.items_left - c}, req_size))) {
             commit(k, f, s, c, now_s);
             break;
           }
@@ -453,6 +467,7 @@ class MostWork {
   }
 
   int k_;  // lookahead window, in units of T
+  FinishedRule rule_;
   std::array<std::optional<Channel>, 2> ports_;
   int64_t committed_ = -1;  // items until the planned merge as host; -1: none planned
   GroupState plan_;
@@ -466,18 +481,19 @@ class MostWork {
 
 class MostWorkBalancer final : public Balancer {
  public:
-  explicit MostWorkBalancer(int k) : k_(k) {}
-  void run(Kernel& k) override { protocol::most_work(k, k_); }
+  MostWorkBalancer(int k, FinishedRule rule) : k_(k), rule_(rule) {}
+  void run(Kernel& k) override { protocol::most_work(k, k_, rule_); }
 
  private:
   int k_;
+  FinishedRule rule_;
 };
 
 }  // namespace
 
-void protocol::most_work(Kernel& k, int window) { MostWork(window).run(k); }
+void protocol::most_work(Kernel& k, int window, FinishedRule rule) { MostWork(window, rule).run(k); }
 
-BalancerInfo protocol::most_work_info(std::string_view name) {
+BalancerInfo protocol::most_work_info(std::string_view name, std::vector<FinishedRule> rules) {
   return {.name = name,
           .uses_interval = true,
           .regroups = true,
@@ -485,13 +501,14 @@ BalancerInfo protocol::most_work_info(std::string_view name) {
           .methods = {"range", "intercomm", "create_group", "from_group"},
           .initial_method = "range",
           // Its partner rule needs no ENDED answer: a done group always has a neighbour to ask until one group
-          // spans every rank (the termination argument above), so it offers only that rule.
-          .finished_rules = {FinishedRule::coalesce}};
+          // spans every rank (the termination argument above), so it offers no retire.
+          .finished_rules = std::move(rules)};
 }
 
 BalancerEntry mostwork_balancer() {
-  return {protocol::most_work_info("mostwork"), [](const RunSpec& run) -> std::unique_ptr<Balancer> {
-            return std::make_unique<MostWorkBalancer>(run.interval);
+  return {protocol::most_work_info("mostwork", {FinishedRule::coalesce, FinishedRule::pays}),
+          [](const RunSpec& run) -> std::unique_ptr<Balancer> {
+            return std::make_unique<MostWorkBalancer>(run.interval, run.finished.value_or(FinishedRule::coalesce));
           }};
 }
 

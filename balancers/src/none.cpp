@@ -1,16 +1,13 @@
 // Balancer `none`: every group works its own chain; nobody regroups. Its run time is the baseline.
 #include "mcmclb/balancer.hpp"
+#include "protocol.hpp"
 
 namespace mcmclb {
 
 namespace {
 class NoneBalancer final : public Balancer {
  public:
-  void run(Kernel& k) override {
-    // Every member knows when the chain is done, and nothing else is decided: no polling point, no message.
-    while (!k.group().finished()) k.work_one_item();
-    k.finish();
-  }
+  void run(Kernel& k) override { protocol::work_alone(k); }
 };
 }  // namespace
 

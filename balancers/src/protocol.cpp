@@ -31,6 +31,12 @@ void receive(const Kernel& k, std::span<int64_t> words, int source, Tag tag, std
   pace::wait(request, nap);
 }
 
+void work_alone(Kernel& k) {
+  // Every member knows when the chain is done, and nothing else is decided: no polling point, no message.
+  while (!k.group().finished()) k.work_one_item();
+  k.finish();
+}
+
 Decision work_item(Kernel& k) {
   k.work_one_item();
   Decision d;
@@ -92,6 +98,7 @@ void LeftRequest::check_from_left(const GroupState& g) const {
 void LeftRequest::answer(const Kernel& k, std::span<const int64_t> words, Tag tag) {
   send(k, words, static_cast<int>(first()), tag);
   held_ = false;
+  answered_ = true;
 }
 
 Decision LeftRequest::merge_into(int64_t kind, const GroupState& g) const {
@@ -144,7 +151,7 @@ void end_merge_right(Kernel& k, LeftRequest& left, const std::function<void(cons
   const GroupState g = k.group();
   const bool leader = k.is_leader();
   k.leave_group();
-  if (leader && g.first > 0) {
+  if (leader && g.first > 0 && !left.answered()) {
     auto timer = k.timed(Phase::waiting);
     left.wait();
     left.check_from_left(g);

@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mcmclb/kernel.hpp"
 #include "mcmclb/mpi.hpp"
@@ -62,6 +63,10 @@ void send(const Kernel& k, std::span<const int64_t> words, int dest, Tag tag);
 /// Receives words from source, waiting politely (napping nap between tests).
 void receive(const Kernel& k, std::span<int64_t> words, int source, Tag tag,
              std::chrono::microseconds nap = mpi::default_nap);
+
+/// Works the group's chains to their end with no polling point and no message, then finishes: balancer none, and
+/// every balancer under the finished rule pays when Kernel::merging_can_pay() says no merge ever can.
+void work_alone(Kernel& k);
 
 /// Works the group's next item (Kernel::work_one_item) and returns what the group does next unless its leader
 /// decides otherwise at this polling point: continue, or done when the chain has just ended.
@@ -114,6 +119,8 @@ class LeftRequest {
   void answer(const Kernel& k, std::span<const int64_t> words, Tag tag);
   /// Still to be received or answered.
   [[nodiscard]] bool open() const { return recv_.pending() || held_; }
+  /// Received and answered (under the finished rule pays, possibly while the group goes on working).
+  [[nodiscard]] bool answered() const { return answered_; }
 
   [[nodiscard]] int64_t first() const { return words_[0]; }
   [[nodiscard]] int64_t last() const { return words_[1]; }
@@ -131,7 +138,8 @@ class LeftRequest {
   int count_;
   std::array<int64_t, 3> words_{};
   mpi::Request recv_;
-  bool held_ = false;  // arrived and not answered yet
+  bool held_ = false;      // arrived and not answered yet
+  bool answered_ = false;  // arrived and answered
 };
 
 /// A merge-right group's chain is done (async, lookahead): what it does next is the run's `finished` rule. Under
@@ -145,9 +153,10 @@ bool merge_after_done(Kernel& k, FinishedRule rule, LeftRequest& left, bool may_
                       const std::function<Decision()>& ask_right,
                       const std::function<void(const Decision&)>& answer_take_left);
 
-/// The end of a merge-right run on this rank (retire, or coalesce's last group): leaves the group; the ended
-/// group's leader, unless it is rank 0, waits for the one request its left neighbour is certain to send (each
-/// balancer argues why at its protocol) and answers ENDED through answer_ended, so that group ends too; then the
+/// The end of a merge-right run on this rank (retire, pays, or coalesce's last group): leaves the group; the ended
+/// group's leader, unless it is rank 0 or has answered it already (pays: declined), waits for the one request its
+/// left neighbour is certain to send (each balancer argues why at its protocol) and answers ENDED through
+/// answer_ended, so that group ends too; then the
 /// rank finishes. Throws when a request is still open here or other_open (the balancer's
 /// own outstanding state): the kernel checks no message is left unreceived, this names the rank that left it.
 void end_merge_right(Kernel& k, LeftRequest& left, const std::function<void(const Decision&)>& answer_ended,
@@ -157,8 +166,11 @@ void end_merge_right(Kernel& k, LeftRequest& left, const std::function<void(cons
 /// finishes: groups join the neighbour with the most work left until one group spans every rank. window: the
 /// lookahead window k. Every rank must enter it, each at a polling point of its group (all members at the same
 /// one); a rank entering later only delays its neighbours' first decisions (they wait for its first STATUS).
-void most_work(Kernel& k, int window);
-/// The planning facts of a balancer named name whose regrouping is mostwork's protocol (window: `interval`).
-[[nodiscard]] BalancerInfo most_work_info(std::string_view name);
+/// rule: coalesce, or pays (a host plans a merge only where it pays; the coalescing of done groups at the end,
+/// which the protocol needs to end, stays).
+void most_work(Kernel& k, int window, FinishedRule rule = FinishedRule::coalesce);
+/// The planning facts of a balancer named name whose regrouping is mostwork's protocol (window: `interval`), offering
+/// the finished rules rules (its default first).
+[[nodiscard]] BalancerInfo most_work_info(std::string_view name, std::vector<FinishedRule> rules);
 
 }  // namespace mcmclb::protocol

@@ -97,7 +97,8 @@ class StealMergeBalancer final : public Balancer {
 }  // namespace
 
 BalancerEntry stealmerge_balancer() {
-  return {protocol::most_work_info("stealmerge"), [](const RunSpec& run) -> std::unique_ptr<Balancer> {
+  return {protocol::most_work_info("stealmerge", {FinishedRule::coalesce}),
+          [](const RunSpec& run) -> std::unique_ptr<Balancer> {
             return std::make_unique<StealMergeBalancer>(run.interval);
           }};
 }

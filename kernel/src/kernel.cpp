@@ -202,6 +202,7 @@ void Kernel::form_initial_groups(bool count_as_regroup) {
 }
 
 void Kernel::start() {
+  if (run_.finished == FinishedRule::pays) calibrate_merges();
   mpi::check(MPI_Barrier(world_.get()), "MPI_Barrier");  // a real barrier: all ranks start the clock together
   start_s_ = pace::now_s();
 }

@@ -429,8 +429,10 @@ std::vector<KeyDef> build_key_table() {
   t.back().info.default_value = "each balancer's default";
   list_by_nature();
   add({{"finished", "name or list", "", code_list(names_of(kFinishedRules)),
-        "what a group whose chain is done does when no working group is left to its right: `retire` (it ends) or "
-        "`coalesce` (finished groups keep merging until one group spans every rank). Each balancer runs the named "
+        "what a group whose chain is done does: `retire` (when no working group is left to its right it ends), "
+        "`coalesce` (finished groups keep merging until one group spans every rank) or `pays` (it joins a working "
+        "group only when that group's chain then ends sooner, the regrouping's measured cost included; otherwise it "
+        "ends; docs/guide/merge-pays.md). Each balancer runs the named "
         "rules it offers; naming only rules a balancer does not offer is an error; ignored by balancers without "
         "the option"},
        std::nullopt,

@@ -105,7 +105,11 @@ std::vector<std::string> key_fields(const RunSpec& spec, const Backend& backend,
   record.provenance.platform = backend.platform;
   std::vector<std::string> fields;
   for (const auto& c : runs_columns()) {
-    if (with_rep ? c.is_key() : c.is_configuration_key()) fields.push_back(c.get(record));
+    if (!(with_rep ? c.is_key() : c.is_configuration_key())) continue;
+    std::string value = c.get(record);
+    // A run that names no rule runs its balancer's default, which is the rule an older row without one had.
+    if (c.name == "finished" && value.empty()) value = older_finished_rule(spec.balancer);
+    fields.push_back(std::move(value));
   }
   return fields;
 }
@@ -147,8 +151,9 @@ std::string excluded_value(const RunSpec& run, const std::string& key) {
 }
 
 std::string older_finished_rule(std::string_view balancer) {
-  // Before the rule was an option, async and lookahead always retired and mostwork always coalesced.
-  if (balancer == "async" || balancer == "lookahead") return "retire";
+  // Before the rule was an option, async and lookahead always retired and mostwork always coalesced; collective
+  // wrote no rule until it offered pays, and its finished groups retired.
+  if (balancer == "async" || balancer == "lookahead" || balancer == "collective") return "retire";
   if (balancer == "mostwork") return "coalesce";
   return "";
 }
@@ -202,7 +207,9 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
     if (fields.size() != header.size()) continue;
     std::vector<std::string> key;
     for (const auto& [i, name] : key_columns) {
-      key.push_back(i != kAbsent ? fields[i] : older_value(name, fields[balancer_column]));
+      // A rule left empty is the balancer's former one (collective's rows before it offered a choice).
+      const bool older = i == kAbsent || (name == "finished" && fields[i].empty());
+      key.push_back(older ? older_value(name, fields[balancer_column]) : fields[i]);
     }
     Recorded& r = keys[key_of_fields(key)];
     ++r.rows;

@@ -16,6 +16,7 @@
 
 #include "mcmclb/group_comm.hpp"
 #include "mcmclb/lj.hpp"
+#include "mcmclb/merge_model.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/pace.hpp"
 #include "mcmclb/run_spec.hpp"
@@ -119,7 +120,8 @@ class Kernel {
   /// initial formation counts in the regroup statistics (balancers that regroup; see docs/guide/running.md, "Regroup
   /// counts").
   void form_initial_groups(bool count_as_regroup);
-  /// Synchronised start: barrier, then the clock starts.
+  /// Synchronised start: under the finished rule pays, first the calibration pass (calibrate_merges()); then a
+  /// barrier, and the clock starts.
   void start();
   /// Simulation build: while the run goes on, one line on standard output every every_host_s seconds of host
   /// time, from whichever simulated rank passes an item boundary or a regrouping first, with the simulated time reached
@@ -153,6 +155,20 @@ class Kernel {
   void broadcast(std::span<int64_t> words, Phase phase = Phase::polling);
   /// The sizes of the initial walker groups, in rank order (known on every rank).
   [[nodiscard]] const std::vector<int>& initial_sizes() const noexcept { return group_sizes_; }
+
+  // --- the finished rule pays (mcmclb/merge_model.hpp; calibrated by start()) ---
+  /// Seconds item g.next_item + i of g's unit is expected to take at `size` ranks.
+  [[nodiscard]] double expected_item_s(const GroupState& g, int64_t i, int size) const;
+  /// Seconds by which joiners more ranks would end g's unit sooner, from its current position, net of the merge's
+  /// own cost (creation and state broadcast at the merged size); the merge pays when it is positive. The same on
+  /// every rank for the same g.
+  [[nodiscard]] double merge_margin_s(const GroupState& g, int joiners) const;
+  [[nodiscard]] bool merge_pays(const GroupState& g, int joiners) const;
+  /// False when no chain's item is worked sooner by any larger group than by its initial one (compute mode with
+  /// reductions dearer than the work they split): then no merge can ever pay, and a balancer under pays leaves
+  /// every group to its own chains. The same on every rank.
+  [[nodiscard]] bool merging_can_pay() const;
+  [[nodiscard]] const MergeModel& merge_model() const noexcept { return merge_model_; }
 
   // --- units of chains (GroupState) ---
   /// W: the chains each initial group owns.
@@ -232,6 +248,10 @@ class Kernel {
 
  private:
   void add(Phase p, double seconds);
+  /// Collective over WORLD, untimed: measures the merge model's table at calibration_sizes() (creation by the run's
+  /// method, a compute-mode reduction, the largest state's broadcast) and, in compute mode, the seconds per model
+  /// flop of trial moves on one rank; sums over ranks, so the model is identical everywhere.
+  void calibrate_merges();
   void progress_tick();
   /// Creates the communicator over next (none: take part in a parent-collective creation without joining),
   /// switches to it, counts it (if asked) and logs it as an event of this kind.
@@ -280,6 +300,7 @@ class Kernel {
   std::vector<ChainTally> tallies_;
   std::map<std::pair<int, int>, ItemTiming> timings_;
   std::vector<TracePoint> trace_;
+  MergeModel merge_model_;  // the finished rule pays only
 };
 
 }  // namespace mcmclb

@@ -90,14 +90,19 @@ struct GroupsSpec {
   friend bool operator==(const GroupsSpec&, const GroupsSpec&) = default;
 };
 
-/// What a group whose chain is done does when no working group is left to its right (the async family): retire
-/// (it ends, and so does every done group that asks it) or coalesce (finished groups keep merging until one group
-/// spans every rank). The protocols and their termination arguments are at the balancers.
-enum class FinishedRule { retire, coalesce };
-inline constexpr std::array<std::pair<std::string_view, FinishedRule>, 2> kFinishedRules = {
-    {{"retire", FinishedRule::retire}, {"coalesce", FinishedRule::coalesce}}};
+/// What a group whose chain is done does (the async family and collective): retire (when no working group is
+/// left to its right it ends, and so does every done group that asks it), coalesce (finished groups keep merging
+/// until one group spans every rank) or pays (it joins a working group only when that group's chain then ends
+/// sooner, the regrouping's measured cost included, by the model of mcmclb/merge_model.hpp; otherwise it ends as
+/// under retire). The protocols and their termination arguments are at the balancers.
+enum class FinishedRule { retire, coalesce, pays };
+inline constexpr std::array<std::pair<std::string_view, FinishedRule>, 3> kFinishedRules = {
+    {{"retire", FinishedRule::retire}, {"coalesce", FinishedRule::coalesce}, {"pays", FinishedRule::pays}}};
 [[nodiscard]] constexpr std::string_view to_string(FinishedRule r) noexcept {
-  return r == FinishedRule::coalesce ? "coalesce" : "retire";
+  for (const auto& [name, rule] : kFinishedRules) {
+    if (rule == r) return name;
+  }
+  return "";
 }
 
 /// One run: every parameter resolved to a single value.

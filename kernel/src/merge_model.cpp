@@ -1,0 +1,190 @@
+// The finished rule `pays` (mcmclb/merge_model.hpp): the model's arithmetic, the calibration pass that measures
+// it, and the kernel's questions to it (is this merge worth its cost? can any merge ever be?).
+#include "mcmclb/merge_model.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <set>
+#include <span>
+#include <stdexcept>
+
+#include "mcmclb/kernel.hpp"
+#include "mcmclb/workload.hpp"
+
+namespace mcmclb {
+
+namespace {
+
+constexpr int kCalibrationTag = 8;  // the calibration's communicator creations on WORLD (the kernel's own use 7)
+constexpr int kCalibrationReductions = 16;
+constexpr int64_t kCalibrationTrials = 256;  // per rank; about 0.3-10 ms of work for 13-55 atoms
+constexpr std::chrono::microseconds kComputeNap{2};  // as compute mode waits for its reductions (compute.cpp)
+
+/// Pair terms the busiest of m members sums in one trial of an atoms-atom walker (lj::pair_terms's slices).
+int64_t busiest_pair_terms(lj::MoveKind move, int atoms, int m) {
+  const int64_t terms = move == lj::MoveKind::single ? 2 * int64_t{atoms - 1} : lj::pair_count(atoms);
+  const int64_t per = move == lj::MoveKind::single ? 2 : 1;  // single moves: 2 terms per partner atom
+  const int64_t units = terms / per;
+  return per * ((units + m - 1) / m);
+}
+
+int64_t to_ns(double s) { return std::llround(s * 1e9); }
+
+}  // namespace
+
+std::vector<int> calibration_sizes(int nprocs) {
+  std::vector<int> sizes;
+  for (int m = 1; m <= nprocs; m *= 2) {
+    sizes.push_back(m);
+    if (m > nprocs / 2) break;
+  }
+  if (sizes.back() != nprocs) sizes.push_back(nprocs);
+  return sizes;
+}
+
+MergeModel::MergeModel(std::vector<SizeCosts> table, double s_per_flop)
+    : table_(std::move(table)), s_per_flop_(s_per_flop) {
+  if (table_.empty() || table_.front().size != 1 ||
+      !std::is_sorted(table_.begin(), table_.end(),
+                      [](const SizeCosts& a, const SizeCosts& b) { return a.size < b.size; })) {
+    throw std::logic_error("MergeModel: the table must start at size 1 and ascend");
+  }
+}
+
+SizeCosts MergeModel::at(int m) const {
+  if (table_.empty()) throw std::logic_error("MergeModel: not calibrated");
+  if (m <= table_.front().size) return table_.front();
+  if (m >= table_.back().size) return table_.back();
+  const auto hi = std::lower_bound(table_.begin(), table_.end(), m,
+                                   [](const SizeCosts& c, int size) { return c.size < size; });
+  if (hi->size == m) return *hi;
+  const auto lo = hi - 1;
+  const double w = (std::log2(m) - std::log2(lo->size)) / (std::log2(hi->size) - std::log2(lo->size));
+  const auto mix = [w](double a, double b) { return a + w * (b - a); };
+  return {m, mix(lo->create_s, hi->create_s), mix(lo->reduce_s, hi->reduce_s), mix(lo->bcast_s, hi->bcast_s)};
+}
+
+double MergeModel::regroup_s(int m) const {
+  const SizeCosts c = at(m);
+  return c.create_s + c.bcast_s;
+}
+
+double MergeModel::compute_item_s(lj::MoveKind move, int atoms, int64_t moves, int m) const {
+  const double slice_s = lj::trial_flops(move, atoms, busiest_pair_terms(move, atoms, m)) * s_per_flop_;
+  const double reduce_s = m > 1 ? at(m).reduce_s : 0.0;
+  return static_cast<double>(moves) * (slice_s + reduce_s);
+}
+
+void Kernel::calibrate_merges() {
+  // Untimed set-up before the clock starts, collective over WORLD; every rank measures as the run will work (all
+  // at once, by the run's creation method), and the sums over ranks make the table identical on every rank.
+  const std::vector<int> sizes = calibration_sizes(nprocs_);
+  int max_atoms = 0;
+  if (computing()) {
+    for (std::size_t c = 0; c < chain_items_.size(); ++c) {
+      max_atoms = std::max(max_atoms, run_.work.compute.atoms_of(static_cast<int>(c)));
+    }
+  }
+  const std::size_t state_words = computing() ? lj::serialized_bytes(max_atoms) / sizeof(int64_t) : 2;
+  // Per size: create, reduce, bcast (ns summed over the ranks of full groups), and how many ranks those are;
+  // then the compute rate: elapsed ns and model flops.
+  std::vector<int64_t> sums(sizes.size() * 4 + 2, 0);
+  for (std::size_t s = 0; s < sizes.size(); ++s) {
+    const int m = sizes[s];
+    const int first = rank_ / m * m;
+    const int last = std::min(first + m, nprocs_) - 1;
+    mpi::barrier_politely(world_);
+    const double t0 = pace::now_s();
+    std::unique_ptr<GroupComm> comm = creator_->create_range(first, last, kCalibrationTag);
+    const double create_s = pace::now_s() - t0;
+    double reduce_s = 0;
+    if (m > 1) {
+      const double t1 = pace::now_s();
+      for (int i = 0; i < kCalibrationReductions; ++i) {
+        int64_t part = 1;
+        const auto pending = comm->iallreduce_sum(std::span<int64_t>(&part, 1));
+        pace::wait_until([&] { return pending->test(); }, kComputeNap);
+      }
+      reduce_s = (pace::now_s() - t1) / kCalibrationReductions;
+    }
+    std::vector<int64_t> words(state_words, 0);
+    const double t2 = pace::now_s();
+    comm->bcast(words, 0);
+    const double bcast_s = pace::now_s() - t2;
+    comm->free();
+    if (last - first + 1 == m) {
+      sums[4 * s] = to_ns(create_s);
+      sums[4 * s + 1] = to_ns(reduce_s);
+      sums[4 * s + 2] = to_ns(bcast_s);
+      sums[4 * s + 3] = 1;
+    }
+  }
+  if (computing()) {
+    // The compute rate: trial moves of the largest walker on one rank, timed as compute mode works them (the
+    // simulation charges their model flops; real MPI takes what they take, all ranks working at once).
+    lj::Spec spec = lj_spec(run_, 0);
+    spec.atoms = max_atoms;
+    lj::State scratch = lj::initial_state(max_atoms, {run_.work.seed, ~uint64_t{0}});
+    double flops = 0;
+    const auto computed = [&](int64_t terms) { flops += lj::trial_flops(spec.move, max_atoms, terms); };
+    const auto no_reduce = [](lj::Energy e) { return e; };
+    const lj::ChainKey key{run_.work.seed, ~uint64_t{0}};
+    mpi::barrier_politely(world_);
+    const double t0 = pace::now_s();
+    for (int64_t i = 0; i < kCalibrationTrials; ++i) (void)lj::work_item(spec, key, scratch, 1, 0, no_reduce, computed);
+    pace::compute(flops);  // one simulated activity, as compute mode passes its trials' cost between reductions
+    sums[4 * sizes.size()] = to_ns(pace::now_s() - t0);
+    sums[4 * sizes.size() + 1] = std::llround(flops);
+  }
+  pace::allreduce_sum(world_.get(), sums);
+  std::vector<SizeCosts> table;
+  for (std::size_t s = 0; s < sizes.size(); ++s) {
+    const auto n = static_cast<double>(sums[4 * s + 3]) * 1e9;
+    table.push_back({sizes[s], static_cast<double>(sums[4 * s]) / n, static_cast<double>(sums[4 * s + 1]) / n,
+                     static_cast<double>(sums[4 * s + 2]) / n});
+  }
+  const int64_t flops = sums[4 * sizes.size() + 1];
+  const double s_per_flop = flops > 0 ? static_cast<double>(sums[4 * sizes.size()]) / 1e9 / static_cast<double>(flops) : 0.0;
+  merge_model_ = MergeModel(std::move(table), s_per_flop);
+}
+
+double Kernel::expected_item_s(const GroupState& g, int64_t i, int size) const {
+  const ChainPos at = locate(g.unit, g.next_item + i);
+  if (!computing()) return item_cost_ms(run_, size, at.chain, at.item) / 1000.0;
+  const ComputeSpec& c = run_.work.compute;
+  return merge_model_.compute_item_s(c.move, c.atoms_of(at.chain), c.moves_per_item, size);
+}
+
+double Kernel::merge_margin_s(const GroupState& g, int joiners) const {
+  const int merged = g.size() + joiners;
+  double gain = 0;
+  for (int64_t i = 0; i < g.items_left; ++i) gain += expected_item_s(g, i, g.size()) - expected_item_s(g, i, merged);
+  return gain - merge_model_.regroup_s(merged);
+}
+
+bool Kernel::merge_pays(const GroupState& g, int joiners) const { return merge_margin_s(g, joiners) > 0; }
+
+bool Kernel::merging_can_pay() const {
+  // Emulated items scale perfectly by declaration: a larger group always works an item sooner.
+  if (!computing()) return true;
+  // Compute mode: can any chain's item be worked sooner by a larger group than by any initial group? Item costs
+  // depend on the atom count alone, and the regroup cost is left out: this asks whether a merge could ever pay.
+  std::set<int> atoms, initial;
+  for (std::size_t c = 0; c < chain_items_.size(); ++c) {
+    if (chain_items_[c] > 0) atoms.insert(run_.work.compute.atoms_of(static_cast<int>(c)));
+  }
+  initial.insert(group_sizes_.begin(), group_sizes_.end());
+  const ComputeSpec& spec = run_.work.compute;
+  for (const int a : atoms) {
+    for (const int from : initial) {
+      const double now = merge_model_.compute_item_s(spec.move, a, spec.moves_per_item, from);
+      for (int to = from + 1; to <= nprocs_; ++to) {
+        if (merge_model_.compute_item_s(spec.move, a, spec.moves_per_item, to) < now) return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace mcmclb
