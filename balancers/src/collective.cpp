@@ -23,11 +23,14 @@
 // many of its groups as make the merge pay most (Kernel::merge_margin_s, the nearest groups first, as groups stay
 // contiguous), and none if no number pays; the groups it leaves out are done for good (the gain of joining only
 // shrinks with the working group's remaining work). The rule needs the working groups' positions in their chains,
-// so under pays the exchange also carries next_item and items_left per group that may still work (two words each,
-// one writer per slot): the decisions stay identical everywhere. When no merge can ever pay
-// (Kernel::merging_can_pay), there are no exchanges at all: every group works its own chain as under none.
+// and those too are known everywhere without a word more: every group works exactly min(i, items left) items
+// between two exchanges, and a merged group continues its right-hand group's position. So every rank keeps every
+// group's position in the table and the exchange stays the one bit per group (each bit is checked against the
+// position it implies). When no merge can ever pay (Kernel::merging_can_pay), there are no exchanges at all:
+// every group works its own chain as under none.
 #include <algorithm>
 #include <optional>
+#include <stdexcept>
 
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/text.hpp"
@@ -65,7 +68,7 @@ class CollectiveBalancer final : public Balancer {
     int unit = -1;  // the unit of chains it works (mcmclb/kernel.hpp)
     bool done = false;
     bool retired = false;    // pays: done and left out of a merge, so done for good
-    int64_t next_item = 0;   // pays: its position at the latest exchange
+    int64_t next_item = 0;   // its position in its unit's items after the latest exchange
     int64_t items_left = 0;  //
   };
 
@@ -74,7 +77,10 @@ class CollectiveBalancer final : public Balancer {
     std::vector<Entry> groups;
     int first = 0;
     for (int size : k.initial_sizes()) {
-      groups.push_back({.first = first, .last = first + size - 1, .unit = static_cast<int>(groups.size())});
+      const int unit = static_cast<int>(groups.size());
+      int64_t items = 0;
+      for (int c = unit * k.chains_per_group(); c < (unit + 1) * k.chains_per_group(); ++c) items += k.chain_length(c);
+      groups.push_back({.first = first, .last = first + size - 1, .unit = unit, .items_left = items});
       first += size;
     }
     return groups;
@@ -92,25 +98,24 @@ class CollectiveBalancer final : public Balancer {
     for (std::size_t i = 0; i < groups_.size(); ++i) {
       if (!groups_[i].done) open.push_back(i);
     }
-    const std::size_t bit_words = (open.size() + kBitsPerWord - 1) / kBitsPerWord;
-    std::vector<int64_t> words(bit_words + (pays_ ? 2 * open.size() : 0), 0);
-    if (k.is_leader()) {
+    std::vector<int64_t> bits((open.size() + kBitsPerWord - 1) / kBitsPerWord, 0);
+    if (k.is_leader() && k.group().finished()) {
       const auto at =
           std::find_if(open.begin(), open.end(), [&](std::size_t i) { return groups_[i].first == k.rank(); });
       const auto slot = static_cast<std::size_t>(at - open.begin());
-      if (k.group().finished()) words[slot / kBitsPerWord] = int64_t{1} << (slot % kBitsPerWord);
-      if (pays_) {
-        words[bit_words + 2 * slot] = k.group().next_item;
-        words[bit_words + 2 * slot + 1] = k.group().items_left;
-      }
+      bits[slot / kBitsPerWord] = int64_t{1} << (slot % kBitsPerWord);
     }
-    pace::allreduce_sum(k.world().get(), words);
+    pace::allreduce_sum(k.world().get(), bits);
     for (std::size_t slot = 0; slot < open.size(); ++slot) {
       Entry& g = groups_[open[slot]];
-      if ((words[slot / kBitsPerWord] >> (slot % kBitsPerWord)) & 1) g.done = true;
-      if (pays_) {
-        g.next_item = words[bit_words + 2 * slot];
-        g.items_left = words[bit_words + 2 * slot + 1];
+      if ((bits[slot / kBitsPerWord] >> (slot % kBitsPerWord)) & 1) g.done = true;
+      // The interval every open group has just worked (work_interval), and what that implies.
+      const int64_t worked = std::min<int64_t>(interval_, g.items_left);
+      g.next_item += worked;
+      g.items_left -= worked;
+      if (g.done != (g.items_left == 0)) {
+        throw std::logic_error("collective: group " + std::to_string(g.first) + "-" + std::to_string(g.last) +
+                               (g.done ? " is done with items left" : " has no items left but is not done"));
       }
     }
   }
@@ -158,7 +163,11 @@ class CollectiveBalancer final : public Balancer {
         end_mine |= groups_[j].first <= k.rank() && k.rank() <= groups_[j].last;
       }
       run_start = join_from;
-      const Entry merged{.first = groups_[run_start].first, .last = g.last, .unit = g.unit};
+      const Entry merged{.first = groups_[run_start].first,
+                         .last = g.last,
+                         .unit = g.unit,
+                         .next_item = g.next_item,
+                         .items_left = g.items_left};
       if (run_start < i) {  // merge groups[run_start..i] into one group continuing g's chain
         any_merge = true;
         if (merged.first <= k.rank() && k.rank() <= merged.last) {
