@@ -18,7 +18,7 @@ namespace {
 
 constexpr int kCalibrationTag = 8;  // the calibration's communicator creations on WORLD (the kernel's own use 7)
 constexpr int kCalibrationReductions = 16;
-constexpr int64_t kCalibrationTrials = 256;  // per rank; about 0.3-10 ms of work for 13-55 atoms
+constexpr int64_t kCalibrationTrials = 256;          // per rank; about 0.3-10 ms of work for 13-55 atoms
 constexpr std::chrono::microseconds kComputeNap{2};  // as compute mode waits for its reductions (compute.cpp)
 
 /// Pair terms the busiest of m members sums in one trial of an atoms-atom walker (lj::pair_terms's slices).
@@ -56,8 +56,8 @@ SizeCosts MergeModel::at(int m) const {
   if (table_.empty()) throw std::logic_error("MergeModel: not calibrated");
   if (m <= table_.front().size) return table_.front();
   if (m >= table_.back().size) return table_.back();
-  const auto hi = std::lower_bound(table_.begin(), table_.end(), m,
-                                   [](const SizeCosts& c, int size) { return c.size < size; });
+  const auto hi =
+      std::lower_bound(table_.begin(), table_.end(), m, [](const SizeCosts& c, int size) { return c.size < size; });
   if (hi->size == m) return *hi;
   const auto lo = hi - 1;
   const double w = (std::log2(m) - std::log2(lo->size)) / (std::log2(hi->size) - std::log2(lo->size));
@@ -145,7 +145,8 @@ void Kernel::calibrate_merges() {
                      static_cast<double>(sums[4 * s + 2]) / n});
   }
   const int64_t flops = sums[4 * sizes.size() + 1];
-  const double s_per_flop = flops > 0 ? static_cast<double>(sums[4 * sizes.size()]) / 1e9 / static_cast<double>(flops) : 0.0;
+  const double s_per_flop =
+      flops > 0 ? static_cast<double>(sums[4 * sizes.size()]) / 1e9 / static_cast<double>(flops) : 0.0;
   merge_model_ = MergeModel(std::move(table), s_per_flop);
 }
 
