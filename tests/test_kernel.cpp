@@ -203,13 +203,16 @@ TEST(Kernel, AsyncCyclicCascadesExactlyOnFewRanks) {
   // async, S_r = 10r, T = 20 ms: rank 0 (no items) asks rank 1 at once; rank 1 accepts after its first item.
   // Merged groups of k ranks finish chain k-1 long before rank k finishes alone (at about half its time for
   // these sizes), so the merges again come one per chain, in order: the cascade counts. On 8 oversubscribed
-  // ranks creation costs eat that margin, so exact counts are asserted up to 4 ranks; invariants always.
+  // ranks creation costs eat that margin, so the exact counts hold up to 4 ranks only; beyond, all this would
+  // check is the invariants of async with these two methods on a cyclic workload, which
+  // EveryBalancerAndMethodKeepsTheInvariants checks at every size (2.5 s of the 8-rank suite saved).
+  if (world_size() > 4) GTEST_SKIP() << "exact cascade counts hold up to 4 ranks";
   for (const char* method : {"intercomm", "create_group"}) {
     mcmclb::RunSpec spec = small_run("async", method);
     spec.workload.set("scale", int64_t{10});
     spec.T_ms = 20.0;
     const auto counts = run_and_check(spec);
-    if (world_rank() == 0 && world_size() <= 4) {
+    if (world_rank() == 0) {
       EXPECT_EQ(counts, cascade_counts(world_size())) << method;
     }
   }
