@@ -16,11 +16,6 @@ namespace mcmclb {
 
 namespace {
 
-// The members of a group sum each trial's energy in lockstep, one reduction every few microseconds
-// of work, so a long nap would dominate the item (measured: 200 us naps made a 55-atom all-atom evaluation ~100x
-// slower at g = 2); they test again after a short one instead.
-constexpr std::chrono::microseconds kComputeNap{2};
-
 /// The walker state as words for GroupComm::bcast: lj::serialize()'s bytes (32 + 24 N, a multiple of 8).
 std::vector<int64_t> state_words(const lj::State& state) {
   const std::vector<std::byte> bytes = lj::serialize(state);

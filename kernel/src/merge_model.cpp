@@ -18,8 +18,7 @@ namespace {
 
 constexpr int kCalibrationTag = 8;  // the calibration's communicator creations on WORLD (the kernel's own use 7)
 constexpr int kCalibrationReductions = 16;
-constexpr int64_t kCalibrationTrials = 256;          // per rank; about 0.3-10 ms of work for 13-55 atoms
-constexpr std::chrono::microseconds kComputeNap{2};  // as compute mode waits for its reductions (compute.cpp)
+constexpr int64_t kCalibrationTrials = 256;  // per rank; about 0.3-10 ms of work for 13-55 atoms
 
 /// Pair terms the busiest of m members sums in one trial of an atoms-atom walker (lj::pair_terms's slices).
 int64_t busiest_pair_terms(lj::MoveKind move, int atoms, int m) {

@@ -274,6 +274,11 @@ class Kernel {
   /// Compute mode, leader: records chain's final state (the walker's).
   void record_final(int chain);
   [[nodiscard]] bool computing() const noexcept { return run_.work.mode == WorkMode::compute; }
+  /// Compute mode's wait for a trial's reduction (and the calibration's, which times it): the members of a group
+  /// sum each trial's energy in lockstep, one reduction every few microseconds of work, so a long nap would
+  /// dominate the item (measured: 200 us naps made a 55-atom all-atom evaluation ~100x slower at g = 2); they
+  /// test again after a short one instead.
+  static constexpr std::chrono::microseconds kComputeNap{2};
 
   RunSpec run_;
   int chains_per_group_ = 1;
