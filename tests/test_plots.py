@@ -861,6 +861,7 @@ DOCS_FIGURES = {  # figure stem -> (script, arguments after the folder, the tabl
     "fig2-sim-bgp": ("fig2.py", ["--reference"], ("runs.csv",)),
     "lj-traces": ("chains.py", ["--require-identical"], ("runs.csv", "traces.csv")),
     "steal-vs-regroup": ("steal_vs_regroup.py", [], ("runs.csv",)),
+    "steal-vs-regroup-1024": ("steal_vs_regroup.py", [], ("runs.csv",)),
     "timeline-lookahead-sim1024": ("timeline.py", ["--ranks", "0-95"], RUN_TABLES),
     "timeline-quick": ("timeline.py", [], RUN_TABLES),
 }
@@ -991,7 +992,7 @@ class DocsFigures(unittest.TestCase):
         small, lj = os.path.join(FIXTURES, "results-small"), os.path.join(FIXTURES, "results-lj")
         sources = {"async-vs-lookahead": small, "fig1-sim-bgp": os.path.join(FIXTURES, "commbench_crossover.csv"),
                    "fig2-sim-bgp": os.path.dirname(PAPER_SCALE), "lj-traces": lj, "timeline-quick": small,
-                   "steal-vs-regroup": small}
+                   "steal-vs-regroup": small, "steal-vs-regroup-1024": small}
         with tempfile.TemporaryDirectory() as d:
             docs = os.path.join(d, "docs")
             os.mkdir(docs)
