@@ -5,9 +5,6 @@
 #    orders of magnitude and moves the timing the kernel tests assert on;
 #  - every other test (one process, a build, the Slurm test's daemons, which mostly wait) takes one slot and no
 #    lock, so two of them share the cores, and one runs beside a one-rank MPI test.
-# ctest -j starts the tests in order of COST (their seconds in the last run; the COST property on a fresh clone,
-# 0 where unset) whenever enough slots are free. The one-slot tests of more than a few seconds set a COST, so
-# they come before the MPI tests and run two at a time at the start; the MPI tests then run one after another.
 
 # mcmclb_mpi_test_properties(<test> RANKS <n>): <test> starts MPI jobs of at most <n> ranks, itself or through a
 # script: the lock `mpi` and <n> slots.
