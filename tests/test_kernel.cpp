@@ -565,8 +565,8 @@ TEST(Kernel, PaysKeepsTheInvariantsOverManySeedsWithHighJitter) {
   for (const auto& balancer : balancers_offering_pays()) {
     const mcmclb::BalancerInfo& info = mcmclb::balancer_info(balancer);
     for (uint64_t seed = 1; seed <= seeds; ++seed) {
-      mcmclb::RunSpec spec =
-          small_run(balancer, std::string(info.default_method), info.uses_interval ? static_cast<int>(1 + seed % 2) : 0);
+      mcmclb::RunSpec spec = small_run(balancer, std::string(info.default_method),
+                                       info.uses_interval ? static_cast<int>(1 + seed % 2) : 0);
       spec.finished = mcmclb::FinishedRule::pays;
       high_jitter(spec, seed + 2);  // seeds 3 and 4 beyond 4 ranks: G = 2 (on an even count) and both models
       SCOPED_TRACE("seed " + std::to_string(seed) + " " + mcmclb::run_label(spec) + " G=" + std::to_string(spec.G));
