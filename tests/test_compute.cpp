@@ -169,9 +169,13 @@ TEST(Compute, PaysMatchesTheReferenceUnderEveryBalancerOfferingIt) {
 }
 
 /// steal moves an unstarted chain with its walker state (cyclic, W = 4: rank 0's chains are the shortest, so it
-/// finishes first and takes a chain from another group), and the chain's result is still its reference's.
+/// finishes first and takes a chain from another group), and the chain's result is still its reference's. 300 moves
+/// per item: rank 0 is done at about a quarter of rank 1's work and rank 1 starts its last chain at two thirds, so
+/// the window in which a chain is left to take is milliseconds wide, not the tens of microseconds of 3 moves per
+/// item (in which a rank scheduled late found every chain started: 1 failure in a fresh CI run at 2 ranks).
 TEST(Compute, StealMovesTheWalkerStateWithTheChain) {
   mcmclb::RunSpec spec = compute_run(5);
+  spec.work.compute.moves_per_item = 300;
   spec.balancer = "steal";
   spec.workload.model = "cyclic";
   spec.workload.set("scale", int64_t{2});
