@@ -59,10 +59,7 @@ class AsyncBalancer final : public Balancer {
   explicit AsyncBalancer(FinishedRule rule) : rule_(rule) {}
 
   void run(Kernel& k) override {
-    if (rule_ == FinishedRule::pays && !k.merging_can_pay()) {
-      protocol::work_alone(k);
-      return;
-    }
+    if (protocol::worked_alone_as_nothing_pays(k, rule_ == FinishedRule::pays)) return;
     left_.post(k);  // the one request an initial leader receives in the whole run (see above), posted once
     for (;;) {
       work_until_done(k);

@@ -47,10 +47,7 @@ class CollectiveBalancer final : public Balancer {
   CollectiveBalancer(int interval, FinishedRule rule) : interval_(interval), pays_(rule == FinishedRule::pays) {}
 
   void run(Kernel& k) override {
-    if (pays_ && !k.merging_can_pay()) {
-      protocol::work_alone(k);
-      return;
-    }
+    if (protocol::worked_alone_as_nothing_pays(k, pays_)) return;
     groups_ = initial_groups(k);
     for (;;) {
       if (k.in_group()) work_interval(k);

@@ -83,10 +83,7 @@ class LookaheadBalancer final : public Balancer {
   LookaheadBalancer(int k, FinishedRule rule) : k_(k), rule_(rule) {}
 
   void run(Kernel& k) override {
-    if (rule_ == FinishedRule::pays && !k.merging_can_pay()) {
-      protocol::work_alone(k);
-      return;
-    }
+    if (protocol::worked_alone_as_nothing_pays(k, rule_ == FinishedRule::pays)) return;
     left_.post(k);  // the one request this initial leader will receive
     for (;;) {
       work_until_done(k);

@@ -172,10 +172,7 @@ class MostWork {
   MostWork(int k, FinishedRule rule) : k_(k), rule_(rule) {}
 
   void run(Kernel& k) {
-    if (rule_ == FinishedRule::pays && !k.merging_can_pay()) {
-      protocol::work_alone(k);
-      return;
-    }
+    if (protocol::worked_alone_as_nothing_pays(k, rule_ == FinishedRule::pays)) return;
     attach_ports(k);
     send_status(k);
     // Every port's first message is its partner's initial STATUS, certain to come: take it before the first

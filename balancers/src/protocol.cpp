@@ -37,6 +37,12 @@ void work_alone(Kernel& k) {
   k.finish();
 }
 
+bool worked_alone_as_nothing_pays(Kernel& k, bool pays) {
+  if (!pays || k.merging_can_pay()) return false;
+  work_alone(k);
+  return true;
+}
+
 Decision work_item(Kernel& k) {
   k.work_one_item();
   Decision d;

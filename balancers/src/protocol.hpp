@@ -67,6 +67,10 @@ void receive(const Kernel& k, std::span<int64_t> words, int source, Tag tag,
 /// Works the group's chains to their end with no polling point and no message, then finishes: balancer none, and
 /// every balancer under the finished rule pays when Kernel::merging_can_pay() says no merge ever can.
 void work_alone(Kernel& k);
+/// The start of a balancer offering the finished rule pays: under pays, when no merge can ever pay
+/// (Kernel::merging_can_pay), works alone (work_alone) and returns true, and the balancer has nothing left to do;
+/// otherwise returns false at once.
+[[nodiscard]] bool worked_alone_as_nothing_pays(Kernel& k, bool pays);
 
 /// Works the group's next item (Kernel::work_one_item) and returns what the group does next unless its leader
 /// decides otherwise at this polling point: continue, or done when the chain has just ended.
