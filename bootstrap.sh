@@ -3,10 +3,12 @@
 set -euo pipefail
 # Each package, and why: the toolchain and MPI; yaml-cpp, Google Benchmark and GoogleTest; Random123 (counter-based
 # RNG of the compute workload); Python with matplotlib for the plots; pkg-config and clang-format for the install
-# and format tests; slurm-wlm, slurm-client and munge for tests/slurm/cluster.sh, a local Slurm for ctest slurm;
-# libsimgrid-dev (smpicc, smpicxx, smpirun) for the simulation build (-DMCMCLB_SMPI=ON) and ctest smpi.
-packages=(build-essential cmake git pkg-config clang-format mpich libmpich-dev libyaml-cpp-dev libbenchmark-dev
-          librandom123-dev libgtest-dev googletest python3 python3-matplotlib python3-yaml
+# and format tests; ninja-build for the test builds (CMakePresets.json; it compiles independent targets in
+# parallel, where CMake's Makefiles finish one target before the next); slurm-wlm, slurm-client and munge for
+# tests/slurm/cluster.sh, a local Slurm for ctest slurm; libsimgrid-dev (smpicc, smpicxx, smpirun) for the
+# simulation build (-DMCMCLB_SMPI=ON) and ctest smpi.
+packages=(build-essential cmake ninja-build git pkg-config clang-format mpich libmpich-dev libyaml-cpp-dev
+          libbenchmark-dev librandom123-dev libgtest-dev googletest python3 python3-matplotlib python3-yaml
           slurm-wlm slurm-client munge libsimgrid-dev)
 # Optional, not for CI: --browser adds chromium for tests/browser/check_report.sh, which opens report.py's HTML page
 # in a headless browser (docs/guide/sweeps.md).

@@ -36,7 +36,7 @@ std::string make_run_id(const RunSpec& spec, const mpi::Comm& world) {
     std::snprintf(id.data(), id.size(), "%s-%s-%06llx", spec.experiment.substr(0, 40).c_str(), t.c_str(),
                   static_cast<unsigned long long>(salt & 0xffffff));
   }
-  mpi::check(MPI_Bcast(id.data(), static_cast<int>(id.size()), MPI_CHAR, 0, world.get()), "MPI_Bcast");
+  mpi::bcast_politely(world, id.data(), static_cast<int>(id.size()), MPI_CHAR, 0);
   return id.data();
 }
 
@@ -56,7 +56,15 @@ std::string gather_text(const mpi::Comm& world, const std::string& mine) {
     }
     if (rank + mask < n) {
       MPI_Status status;
-      mpi::check(MPI_Probe(rank + mask, kTag, world.get(), &status), "MPI_Probe");
+      if constexpr (mpi::kSimulated) {
+        mpi::check(MPI_Probe(rank + mask, kTag, world.get(), &status), "MPI_Probe");
+      } else {  // the sender may still be checking its own subtree: wait without taking its core
+        mpi::wait_until_politely([&] {
+          int arrived = 0;
+          mpi::check(MPI_Iprobe(rank + mask, kTag, world.get(), &arrived, &status), "MPI_Iprobe");
+          return arrived != 0;
+        });
+      }
       int count = 0;
       mpi::check(MPI_Get_count(&status, MPI_CHAR, &count), "MPI_Get_count");
       const std::size_t at = all.size();
@@ -171,9 +179,8 @@ std::vector<std::string> check_chains(const Kernel& kernel, std::vector<ChainOut
   }
   std::vector<int64_t> all_ints(ints.size());
   std::vector<double> all_secs(secs.size());
-  mpi::check(MPI_Reduce(ints.data(), all_ints.data(), kInts * chains, MPI_INT64_T, MPI_SUM, 0, world.get()),
-             "MPI_Reduce");
-  mpi::check(MPI_Reduce(secs.data(), all_secs.data(), chains, MPI_DOUBLE, MPI_SUM, 0, world.get()), "MPI_Reduce");
+  mpi::reduce_sum_politely(world, ints.data(), all_ints.data(), kInts * chains, 0);
+  mpi::reduce_sum_politely(world, secs.data(), all_secs.data(), chains, 0);
   std::string mine;
   for (const auto& [key, t] : kernel.item_timings()) {
     char line[96];
@@ -233,14 +240,12 @@ std::vector<std::string> check_invariants(const Kernel& kernel, const std::vecto
   std::array<int64_t, 3> local_bad = {kernel.finished() ? 0 : 1, kernel.comms_created() - kernel.comms_freed(),
                                       pending ? 1 : 0};
   std::array<int64_t, 3> bad{};
-  mpi::check(MPI_Reduce(local_bad.data(), bad.data(), 3, MPI_INT64_T, MPI_SUM, 0, world.get()), "MPI_Reduce");
+  mpi::reduce_sum_politely(world, local_bad.data(), bad.data(), 3, 0);
   const int chains = static_cast<int>(items.size());
   const std::size_t root_chains = world.rank() == 0 ? items.size() : 0;  // receive buffers: rank 0 only
   std::vector<int64_t> counted(root_chains), sums(root_chains);
-  mpi::check(MPI_Reduce(kernel.items_counted().data(), counted.data(), chains, MPI_INT64_T, MPI_SUM, 0, world.get()),
-             "MPI_Reduce");
-  mpi::check(MPI_Reduce(kernel.index_sums().data(), sums.data(), chains, MPI_INT64_T, MPI_SUM, 0, world.get()),
-             "MPI_Reduce");
+  mpi::reduce_sum_politely(world, kernel.items_counted().data(), counted.data(), chains, 0);
+  mpi::reduce_sum_politely(world, kernel.index_sums().data(), sums.data(), chains, 0);
   std::vector<std::string> violations;
   if (world.rank() != 0) return violations;
   if (bad[0] != 0) violations.push_back(std::to_string(bad[0]) + " rank(s) did not finish");
@@ -265,8 +270,7 @@ std::vector<RankStats> gather_rank_stats(const Kernel& kernel, const mpi::Comm& 
   // Only the root's receive buffer is used; sized on every rank it would be O(P^2) memory in one simulated
   // process (SMPI at 8192 ranks: 4.8 GB).
   std::vector<double> all(world.rank() == 0 ? static_cast<std::size_t>(kStatWords * world.size()) : 0);
-  mpi::check(MPI_Gather(mine.data(), kStatWords, MPI_DOUBLE, all.data(), kStatWords, MPI_DOUBLE, 0, world.get()),
-             "MPI_Gather");
+  mpi::gather_politely(world, mine.data(), kStatWords, all.data(), 0);
   std::vector<RankStats> ranks;
   if (world.rank() != 0) return ranks;
   for (int i = 0; i < world.size(); ++i) {
@@ -370,7 +374,7 @@ RunResult run_once(const RunSpec& spec) {
   }
   // Everyone learns the verdict and the run time (the CLI's exit code and progress line).
   std::array<double, 2> verdict = {r.valid ? 1.0 : 0.0, r.time_s};
-  mpi::check(MPI_Bcast(verdict.data(), 2, MPI_DOUBLE, 0, world.get()), "MPI_Bcast");
+  mpi::bcast_politely(world, verdict.data(), 2, MPI_DOUBLE, 0);
   r.valid = verdict[0] != 0.0;
   r.time_s = verdict[1];
   return r;

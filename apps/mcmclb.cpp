@@ -9,6 +9,7 @@
 // plan and sweep do not initialise MPI (sweep launches MPI jobs). For run, rank 0 reads the experiment file and
 // broadcasts its text, so every rank parses the same bytes and reaches the same verdict on bad input (one line on
 // rank 0, exit code 2 everywhere, no hang). Exit code 3: a run violated an invariant (its row says valid=false).
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -111,10 +112,12 @@ std::string read_on_root(const std::string& path, const mpi::Comm& world) {
     text = ok ? *content : path + ": cannot read the experiment file: " + why;
   }
   long long length = static_cast<long long>(text.size());
-  mpi::check(MPI_Bcast(&ok, 1, MPI_INT, 0, world.get()), "MPI_Bcast");
-  mpi::check(MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, world.get()), "MPI_Bcast");
+  // Polite broadcasts here and below: the ranks wait while rank 0 reads and checks files, and on more ranks than
+  // cores a busy wait would take rank 0's core.
+  mpi::bcast_politely(world, &ok, 1, MPI_INT, 0);
+  mpi::bcast_politely(world, &length, 1, MPI_LONG_LONG, 0);
   text.resize(static_cast<std::size_t>(length));
-  mpi::check(MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, world.get()), "MPI_Bcast");
+  mpi::bcast_politely(world, text.data(), static_cast<int>(length), MPI_CHAR, 0);
   if (!ok) throw InputError(text);
   return text;
 }
@@ -124,19 +127,20 @@ std::string read_on_root(const std::string& path, const mpi::Comm& world) {
 template <typename Error>
 void share_root_error(std::string error, const mpi::Comm& world) {
   long long length = static_cast<long long>(error.size());
-  mpi::check(MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, world.get()), "MPI_Bcast");
+  mpi::bcast_politely(world, &length, 1, MPI_LONG_LONG, 0);
   error.resize(static_cast<std::size_t>(length));
-  mpi::check(MPI_Bcast(error.data(), static_cast<int>(length), MPI_CHAR, 0, world.get()), "MPI_Bcast");
+  mpi::bcast_politely(world, error.data(), static_cast<int>(length), MPI_CHAR, 0);
   if (!error.empty()) throw Error(error);
 }
 
 /// Every rank must hold the same resolved experiment (a hash compared by MIN and MAX reductions).
 void check_identical(const std::string& resolved, const mpi::Comm& world) {
   const auto h = static_cast<unsigned long long>(std::hash<std::string>{}(resolved));
-  unsigned long long lo = 0, hi = 0;
-  mpi::check(MPI_Allreduce(&h, &lo, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, world.get()), "MPI_Allreduce");
-  mpi::check(MPI_Allreduce(&h, &hi, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, world.get()), "MPI_Allreduce");
-  if (lo != hi) throw InputError("the resolved experiment differs between ranks (different argv?)");
+  // One reduction gives both: the MIN of ~h is ~(the MAX of h).
+  const std::array<unsigned long long, 2> mine = {h, ~h};
+  std::array<unsigned long long, 2> least{};
+  mpi::allreduce_politely(world, mine.data(), least.data(), 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN);
+  if (least[0] != ~least[1]) throw InputError("the resolved experiment differs between ranks (different argv?)");
 }
 
 /// The study's points this launch runs: --points (each must fit the launched size), else every point of that size.
@@ -210,7 +214,7 @@ std::vector<std::size_t> drop_done_points(const mcmclb::Study& study, const std:
   }
   share_root_error<InputError>(error, world);
   if (!skip.empty()) {
-    mpi::check(MPI_Bcast(skip.data(), static_cast<int>(skip.size()), MPI_CHAR, 0, world.get()), "MPI_Bcast");
+    mpi::bcast_politely(world, skip.data(), static_cast<int>(skip.size()), MPI_CHAR, 0);
   }
   std::vector<std::size_t> left;
   for (std::size_t k = 0; k < selected.size(); ++k) {

@@ -92,7 +92,13 @@ Comm& Comm::operator=(Comm&& other) noexcept {
 
 Comm Comm::dup() const {
   MPI_Comm copy = MPI_COMM_NULL;
-  check(MPI_Comm_dup(handle_, &copy), "MPI_Comm_dup");
+  if constexpr (kSimulated) {
+    check(MPI_Comm_dup(handle_, &copy), "MPI_Comm_dup");
+  } else {
+    Request request;
+    check(MPI_Comm_idup(handle_, &copy, request.out()), "MPI_Comm_idup");
+    request.wait();
+  }
   return adopt(copy);
 }
 
@@ -303,36 +309,59 @@ void barrier_politely(const Comm& comm, std::chrono::microseconds nap) {
 
 double max_politely(const Comm& comm, double value, std::chrono::microseconds nap) {
   double result = 0.0;
-  if constexpr (kSimulated) {
-    check(MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, comm.get()), "MPI_Allreduce");
-    return result;
-  }
-  Request request;
-  check(MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, comm.get(), request.out()), "MPI_Iallreduce");
-  request.wait(nap);
+  allreduce_politely(comm, &value, &result, 1, MPI_DOUBLE, MPI_MAX, nap);
   return result;
 }
 
 void bcast_politely(const Comm& comm, std::span<std::int64_t> words, int root, std::chrono::microseconds nap) {
-  const int count = static_cast<int>(words.size());
+  bcast_politely(comm, words.data(), static_cast<int>(words.size()), MPI_INT64_T, root, nap);
+}
+
+void bcast_politely(const Comm& comm, void* data, int count, MPI_Datatype type, int root,
+                    std::chrono::microseconds nap) {
   if constexpr (kSimulated) {
-    check(MPI_Bcast(words.data(), count, MPI_INT64_T, root, comm.get()), "MPI_Bcast");
+    check(MPI_Bcast(data, count, type, root, comm.get()), "MPI_Bcast");
     return;
   }
   Request request;
-  check(MPI_Ibcast(words.data(), count, MPI_INT64_T, root, comm.get(), request.out()), "MPI_Ibcast");
+  check(MPI_Ibcast(data, count, type, root, comm.get(), request.out()), "MPI_Ibcast");
+  request.wait(nap);
+}
+
+void reduce_politely(const Comm& comm, const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, int root,
+                     std::chrono::microseconds nap) {
+  if constexpr (kSimulated) {
+    check(MPI_Reduce(in, out, count, type, op, root, comm.get()), "MPI_Reduce");
+    return;
+  }
+  Request request;
+  check(MPI_Ireduce(in, out, count, type, op, root, comm.get(), request.out()), "MPI_Ireduce");
+  request.wait(nap);
+}
+
+void gather_politely(const Comm& comm, const void* in, int count, MPI_Datatype type, void* out, int root,
+                     std::chrono::microseconds nap) {
+  if constexpr (kSimulated) {
+    check(MPI_Gather(in, count, type, out, count, type, root, comm.get()), "MPI_Gather");
+    return;
+  }
+  Request request;
+  check(MPI_Igather(in, count, type, out, count, type, root, comm.get(), request.out()), "MPI_Igather");
   request.wait(nap);
 }
 
 void allreduce_sum_politely(const Comm& comm, std::span<std::int64_t> values, std::chrono::microseconds nap) {
-  const int count = static_cast<int>(values.size());
+  allreduce_politely(comm, MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_SUM, nap);
+}
+
+void allreduce_politely(const Comm& comm, const void* in, void* out, int count, MPI_Datatype type, MPI_Op op,
+                        std::chrono::microseconds nap) {
   if constexpr (kSimulated) {
-    check(MPI_Allreduce(MPI_IN_PLACE, values.data(), count, MPI_INT64_T, MPI_SUM, comm.get()), "MPI_Allreduce");
+    check(MPI_Allreduce(in, out, count, type, op, comm.get()), "MPI_Allreduce");
     return;
   }
   Request request;
-  check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), count, MPI_INT64_T, MPI_SUM, comm.get(), request.out()),
-        "MPI_Iallreduce");
+  check(MPI_Iallreduce(in, out, count, type, op, comm.get(), request.out()), "MPI_Iallreduce");
   request.wait(nap);
 }
 

@@ -23,9 +23,10 @@ start=$SECONDS
 # unit, SimGrid's and the standard headers parsed once per target): 71 s of CPU to configure and build on the
 # loaded VM, and the simulated goldens below still identical.
 flags="-O1 -g0 -DNDEBUG"
-cmake -S "$src" -B "$sim" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="$flags" -DMCMCLB_SMPI=ON -DMCMCLB_WERROR="$werror" -DCMAKE_UNITY_BUILD=ON \
-  >"$sim.configure.log" 2>&1 || { cat "$sim.configure.log"; exit 1; }
+source "$src/tests/build_generator.sh" "$sim"
+cmake "${generator[@]}" -S "$src" -B "$sim" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$flags" -DMCMCLB_SMPI=ON \
+  -DMCMCLB_WERROR="$werror" -DCMAKE_UNITY_BUILD=ON >"$sim.configure.log" 2>&1 || { cat "$sim.configure.log"; exit 1; }
 cmake --build "$sim" -j2 --target mcmclb mcmclb-commbench smpi_facts smpi_pingpong >"$sim.build.log" 2>&1 ||
   { tail -50 "$sim.build.log"; exit 1; }
 echo "simulation: configure + build $((SECONDS - start)) s"

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -103,7 +104,9 @@ class Comm {
   /// Takes ownership of handle (MPI_COMM_NULL gives a null Comm).
   static Comm adopt(MPI_Comm handle) noexcept { return Comm(handle, handle != MPI_COMM_NULL); }
 
-  /// Collective over this communicator: an owned duplicate with its own context.
+  /// Collective over this communicator: an owned duplicate with its own context. Waits politely (MPI_Comm_idup;
+  /// simulation build: MPI_Comm_dup): duplicates are made while setting up, where ranks arrive far apart and a
+  /// busy-polling wait would take the cores from the ranks still on their way.
   [[nodiscard]] Comm dup() const;
   [[nodiscard]] int rank() const;
   [[nodiscard]] int size() const;
@@ -233,6 +236,42 @@ void bcast_politely(const Comm& comm, std::span<std::int64_t> words, int root,
 /// MPI_Allreduce).
 void allreduce_sum_politely(const Comm& comm, std::span<std::int64_t> values,
                             std::chrono::microseconds nap = default_nap);
+
+/// The element type T's MPI datatype, for the typed polite collectives below.
+template <class T>
+MPI_Datatype datatype_of() {
+  if constexpr (std::is_same_v<T, std::int64_t>) {
+    return MPI_INT64_T;
+  } else if constexpr (std::is_same_v<T, double>) {
+    return MPI_DOUBLE;
+  } else {
+    static_assert(std::is_same_v<T, char>, "datatype_of: int64_t, double or char");
+    return MPI_CHAR;
+  }
+}
+
+/// The checks after a run, where ranks arrive as they finish: collectives that wait politely (the nonblocking
+/// form + wait_politely; simulation build: the blocking form). out is read on root only.
+void reduce_politely(const Comm& comm, const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, int root,
+                     std::chrono::microseconds nap = default_nap);
+void allreduce_politely(const Comm& comm, const void* in, void* out, int count, MPI_Datatype type, MPI_Op op,
+                        std::chrono::microseconds nap = default_nap);
+void gather_politely(const Comm& comm, const void* in, int count, MPI_Datatype type, void* out, int root,
+                     std::chrono::microseconds nap = default_nap);
+void bcast_politely(const Comm& comm, void* data, int count, MPI_Datatype type, int root,
+                    std::chrono::microseconds nap = default_nap);
+
+/// SUM of count elements per rank onto root's out.
+template <class T>
+void reduce_sum_politely(const Comm& comm, const T* in, T* out, int count, int root) {
+  reduce_politely(comm, in, out, count, datatype_of<T>(), MPI_SUM, root);
+}
+
+/// Every rank's count elements onto root's out, rank by rank (count * comm.size() elements).
+template <class T>
+void gather_politely(const Comm& comm, const T* in, int count, T* out, int root) {
+  gather_politely(comm, in, count, datatype_of<T>(), out, root);
+}
 
 /// Waits until done() returns true (done tests, and may progress, an operation), napping in between. In the
 /// simulation build the nap is simulated time (smpicxx redirects the sleep).
