@@ -59,11 +59,13 @@ std::string gather_text(const mpi::Comm& world, const std::string& mine) {
       if constexpr (mpi::kSimulated) {
         mpi::check(MPI_Probe(rank + mask, kTag, world.get(), &status), "MPI_Probe");
       } else {  // the sender may still be checking its own subtree: wait without taking its core
-        mpi::wait_until_politely([&] {
-          int arrived = 0;
-          mpi::check(MPI_Iprobe(rank + mask, kTag, world.get(), &arrived, &status), "MPI_Iprobe");
-          return arrived != 0;
-        });
+        mpi::wait_until_politely(
+            [&] {
+              int arrived = 0;
+              mpi::check(MPI_Iprobe(rank + mask, kTag, world.get(), &arrived, &status), "MPI_Iprobe");
+              return arrived != 0;
+            },
+            mpi::setup_patience);
       }
       int count = 0;
       mpi::check(MPI_Get_count(&status, MPI_CHAR, &count), "MPI_Get_count");
@@ -354,7 +356,7 @@ RunResult run_once(const RunSpec& spec) {
   kernel.report_progress(progress_every_s(), r.ideal_s, r.baseline_s);
   kernel.start();
   balancer->run(kernel);
-  mpi::barrier_politely(world);  // everyone has finished; what follows is checking, not the run
+  mpi::barrier_politely(world, mpi::setup_patience);  // everyone has finished; what follows is checking
 
   std::vector<std::string> violations = check_invariants(kernel, items, world);
   if (computing) {

@@ -271,7 +271,7 @@ int run_points(const mcmclb::Study& study, const std::vector<std::size_t>& point
     }
     // No rank starts the next run before this one's rows are on disk: a crash in the next run must not take a
     // finished run's result with it (the others wait asleep while rank 0 writes).
-    mpi::barrier_politely(world);
+    mpi::barrier_politely(world, mpi::setup_patience);
     share_root_error<mcmclb::OutputError>(record_error, world);
   }
   return invalid;

@@ -3,8 +3,11 @@
 // blocking ones give.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <chrono>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "mcmclb/mpi.hpp"
@@ -154,4 +157,52 @@ TEST(PoliteCollectives, BroadcastSumAndWaitUntil) {
   int tests = 0;
   mpi::wait_until_politely([&] { return ++tests == 3; }, std::chrono::microseconds(1));
   EXPECT_EQ(tests, 3) << "stops at the first true";
+}
+
+TEST(PoliteCollectives, SetupCollectivesGiveWhatTheBlockingOnesGive) {
+  const mpi::Comm comm = mpi::Comm::world().dup();
+  const int rank = comm.rank();
+  const int size = comm.size();
+  const int root = size - 1;
+  const std::vector<int64_t> mine = {rank, int64_t{1} << rank, -rank};
+  std::vector<int64_t> polite(3, -1), blocking(3, -1);
+  mpi::reduce_sum_politely(comm, mine.data(), polite.data(), 3, root);
+  ASSERT_EQ(MPI_Reduce(mine.data(), blocking.data(), 3, MPI_INT64_T, MPI_SUM, root, comm.get()), MPI_SUCCESS);
+  if (rank == root) {
+    EXPECT_EQ(polite, blocking);
+  }
+
+  const std::vector<double> stats = {rank + 0.5, -1.0 * rank};
+  std::vector<double> all(rank == root ? 2 * static_cast<std::size_t>(size) : 0);
+  mpi::gather_politely(comm, stats.data(), 2, all.data(), root);
+  for (int r = 0; rank == root && r < size; ++r) {
+    EXPECT_EQ(all[2 * static_cast<std::size_t>(r)], r + 0.5) << "rank " << r;
+    EXPECT_EQ(all[2 * static_cast<std::size_t>(r) + 1], -1.0 * r) << "rank " << r;
+  }
+
+  const std::array<unsigned long long, 2> hash = {7ULL + static_cast<unsigned>(rank), ~(7ULL + rank)};
+  std::array<unsigned long long, 2> least{};
+  mpi::allreduce_politely(comm, hash.data(), least.data(), 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN);
+  EXPECT_EQ(least[0], 7ULL);
+  EXPECT_EQ(~least[1], 7ULL + static_cast<unsigned>(size - 1)) << "MIN of ~h is ~(MAX of h)";
+
+  std::array<char, 4> text{};
+  if (rank == root) text = {'m', 'c', 'l', 'b'};
+  mpi::bcast_politely(comm, text.data(), 4, MPI_CHAR, root);
+  EXPECT_EQ(std::string(text.begin(), text.end()), "mclb");
+}
+
+TEST(PoliteCollectives, PatienceYieldsFirstThenNaps) {
+  // Yielding for 400 ms, a wait that completes on its 5th test ends before a single 1 s nap could.
+  int tests = 0;
+  const auto start = std::chrono::steady_clock::now();
+  mpi::wait_until_politely([&] { return ++tests == 5; },
+                           mpi::Patience{std::chrono::seconds(1), std::chrono::milliseconds(400)});
+  EXPECT_EQ(tests, 5);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  // Without yielding, the same wait naps between its tests: four naps of 10 ms at least.
+  tests = 0;
+  const auto napped = std::chrono::steady_clock::now();
+  mpi::wait_until_politely([&] { return ++tests == 5; }, std::chrono::microseconds(10000));
+  EXPECT_GE(std::chrono::steady_clock::now() - napped, std::chrono::milliseconds(40));
 }

@@ -97,7 +97,7 @@ Comm Comm::dup() const {
   } else {
     Request request;
     check(MPI_Comm_idup(handle_, &copy, request.out()), "MPI_Comm_idup");
-    request.wait();
+    request.wait(setup_patience);
   }
   return adopt(copy);
 }
@@ -217,17 +217,18 @@ void check_tag(int tag) {
   }
 }
 
-void wait_politely(MPI_Request& request, std::chrono::microseconds nap) {
+void wait_politely(MPI_Request& request, Patience patience) {
   if constexpr (kSimulated) {
     check(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait");
     return;
   }
-  for (;;) {
-    int done = 0;
-    check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
-    if (done) return;
-    std::this_thread::sleep_for(nap);
-  }
+  wait_until_politely(
+      [&] {
+        int done = 0;
+        check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+        return done != 0;
+      },
+      patience);
 }
 
 Request::~Request() {
@@ -257,8 +258,8 @@ bool Request::test() {
   return done != 0;
 }
 
-void Request::wait(std::chrono::microseconds nap) {
-  if (pending()) wait_politely(handle_, nap);
+void Request::wait(Patience patience) {
+  if (pending()) wait_politely(handle_, patience);
 }
 
 std::size_t Request::wait_any(std::span<Request* const> requests, std::chrono::microseconds nap) {
@@ -297,14 +298,14 @@ void wait_all_politely(std::span<MPI_Request> requests, std::chrono::microsecond
   }
 }
 
-void barrier_politely(const Comm& comm, std::chrono::microseconds nap) {
+void barrier_politely(const Comm& comm, Patience patience) {
   if constexpr (kSimulated) {
     check(MPI_Barrier(comm.get()), "MPI_Barrier");
     return;
   }
   Request request;
   check(MPI_Ibarrier(comm.get(), request.out()), "MPI_Ibarrier");
-  request.wait(nap);
+  request.wait(patience);
 }
 
 double max_politely(const Comm& comm, double value, std::chrono::microseconds nap) {
@@ -317,37 +318,36 @@ void bcast_politely(const Comm& comm, std::span<std::int64_t> words, int root, s
   bcast_politely(comm, words.data(), static_cast<int>(words.size()), MPI_INT64_T, root, nap);
 }
 
-void bcast_politely(const Comm& comm, void* data, int count, MPI_Datatype type, int root,
-                    std::chrono::microseconds nap) {
+void bcast_politely(const Comm& comm, void* data, int count, MPI_Datatype type, int root, Patience patience) {
   if constexpr (kSimulated) {
     check(MPI_Bcast(data, count, type, root, comm.get()), "MPI_Bcast");
     return;
   }
   Request request;
   check(MPI_Ibcast(data, count, type, root, comm.get(), request.out()), "MPI_Ibcast");
-  request.wait(nap);
+  request.wait(patience);
 }
 
 void reduce_politely(const Comm& comm, const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, int root,
-                     std::chrono::microseconds nap) {
+                     Patience patience) {
   if constexpr (kSimulated) {
     check(MPI_Reduce(in, out, count, type, op, root, comm.get()), "MPI_Reduce");
     return;
   }
   Request request;
   check(MPI_Ireduce(in, out, count, type, op, root, comm.get(), request.out()), "MPI_Ireduce");
-  request.wait(nap);
+  request.wait(patience);
 }
 
 void gather_politely(const Comm& comm, const void* in, int count, MPI_Datatype type, void* out, int root,
-                     std::chrono::microseconds nap) {
+                     Patience patience) {
   if constexpr (kSimulated) {
     check(MPI_Gather(in, count, type, out, count, type, root, comm.get()), "MPI_Gather");
     return;
   }
   Request request;
   check(MPI_Igather(in, count, type, out, count, type, root, comm.get(), request.out()), "MPI_Igather");
-  request.wait(nap);
+  request.wait(patience);
 }
 
 void allreduce_sum_politely(const Comm& comm, std::span<std::int64_t> values, std::chrono::microseconds nap) {
@@ -355,18 +355,25 @@ void allreduce_sum_politely(const Comm& comm, std::span<std::int64_t> values, st
 }
 
 void allreduce_politely(const Comm& comm, const void* in, void* out, int count, MPI_Datatype type, MPI_Op op,
-                        std::chrono::microseconds nap) {
+                        Patience patience) {
   if constexpr (kSimulated) {
     check(MPI_Allreduce(in, out, count, type, op, comm.get()), "MPI_Allreduce");
     return;
   }
   Request request;
   check(MPI_Iallreduce(in, out, count, type, op, comm.get(), request.out()), "MPI_Iallreduce");
-  request.wait(nap);
+  request.wait(patience);
 }
 
-void wait_until_politely(const std::function<bool()>& done, std::chrono::microseconds nap) {
-  while (!done()) std::this_thread::sleep_for(nap);
+void wait_until_politely(const std::function<bool()>& done, Patience patience) {
+  const auto yield_until = std::chrono::steady_clock::now() + patience.yield_for;
+  while (!done()) {
+    if (patience.yield_for.count() > 0 && std::chrono::steady_clock::now() < yield_until) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(patience.nap);
+    }
+  }
 }
 
 std::string library_version() {

@@ -206,7 +206,7 @@ void Kernel::start() {
   // Ranks arrive here far apart (the setup before is uneven): on real MPI a polite barrier gathers them without
   // taking the cores from the latecomers, then a real one, which all reach within a nap, starts the clock together.
   // A simulated rank's wait costs no core, so the simulation build has the real one only.
-  if constexpr (!mpi::kSimulated) mpi::barrier_politely(world_);
+  if constexpr (!mpi::kSimulated) mpi::barrier_politely(world_, mpi::setup_patience);
   mpi::check(MPI_Barrier(world_.get()), "MPI_Barrier");
   start_s_ = pace::now_s();
 }

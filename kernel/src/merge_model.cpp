@@ -93,7 +93,7 @@ void Kernel::calibrate_merges() {
     const int m = sizes[s];
     const int first = rank_ / m * m;
     const int last = std::min(first + m, nprocs_) - 1;
-    mpi::barrier_politely(world_);
+    mpi::barrier_politely(world_, mpi::setup_patience);
     const double t0 = pace::now_s();
     std::unique_ptr<GroupComm> comm = creator_->create_range(first, last, kCalibrationTag);
     const double create_s = pace::now_s() - t0;
@@ -129,7 +129,7 @@ void Kernel::calibrate_merges() {
     const auto computed = [&](int64_t terms) { flops += lj::trial_flops(spec.move, max_atoms, terms); };
     const auto no_reduce = [](lj::Energy e) { return e; };
     const lj::ChainKey key{run_.work.seed, ~uint64_t{0}};
-    mpi::barrier_politely(world_);
+    mpi::barrier_politely(world_, mpi::setup_patience);
     const double t0 = pace::now_s();
     for (int64_t i = 0; i < kCalibrationTrials; ++i) (void)lj::work_item(spec, key, scratch, 1, 0, no_reduce, computed);
     pace::compute(flops);  // one simulated activity, as compute mode passes its trials' cost between reductions

@@ -177,10 +177,28 @@ void check_tag(int tag);
 /// Nap between completion tests in the polite waits below.
 inline constexpr std::chrono::microseconds default_nap{200};
 
-/// Waits for request with MPI_Test plus a short sleep, so a waiting rank leaves its core to ranks that work.
-/// Simulation build: MPI_Wait, since each MPI_Test there injects simulated time (smpi/test) and waiting costs
+/// How a polite wait spends the time between its completion tests: it yields the core (std::this_thread::yield)
+/// until yield_for has passed since the wait began, then sleeps nap each time. Yielding sees at once a partner that
+/// runs on another core, and still lets any runnable rank have this one; the naps then leave the cores to the
+/// ranks that work, however many share them. A microseconds value converts to naps from the start.
+struct Patience {
+  constexpr Patience(std::chrono::microseconds nap_between = default_nap,  // NOLINT: implicit on purpose
+                     std::chrono::microseconds yield_first = std::chrono::microseconds{0})
+      : nap(nap_between), yield_for(yield_first) {}
+  std::chrono::microseconds nap;
+  std::chrono::microseconds yield_for;
+};
+
+/// The patience of the waits in a run's untimed setup and checks (duplicating WORLD, the start barrier, the checks
+/// and gathers after a run, the command line's broadcasts): there every rank waits for every other at each step, and
+/// naps from the start cost a run a few milliseconds on as many ranks as cores (thousands of tiny runs in the
+/// tests: most of their time). 2 ms of yielding covers a partner that is merely busy on another core.
+inline constexpr Patience setup_patience{default_nap, std::chrono::microseconds{2000}};
+
+/// Waits for request with MPI_Test between naps (see Patience), so a waiting rank leaves its core to ranks that
+/// work. Simulation build: MPI_Wait, since each MPI_Test there injects simulated time (smpi/test) and waiting costs
 /// no host core anyway.
-void wait_politely(MPI_Request& request, std::chrono::microseconds nap = default_nap);
+void wait_politely(MPI_Request& request, Patience patience = default_nap);
 
 /// Waits for every request the same way (MPI_Testall plus naps; simulation build: MPI_Waitall). Completed
 /// requests become MPI_REQUEST_NULL. The range communicators' trees wait here, phase by phase.
@@ -211,7 +229,7 @@ class Request {
   /// MPI call, when nothing is pending: there is nothing that could have completed.
   [[nodiscard]] bool test();
   /// Waits as wait_politely() waits; returns at once when nothing is pending.
-  void wait(std::chrono::microseconds nap = default_nap);
+  void wait(Patience patience = default_nap);
   /// Waits as wait_politely() waits until one of requests completes (simulation build: MPI_Waitany); returns its
   /// index, and that request is no longer pending. Throws std::logic_error when none of them is pending.
   static std::size_t wait_any(std::span<Request* const> requests, std::chrono::microseconds nap = default_nap);
@@ -222,7 +240,7 @@ class Request {
 
 /// Barrier over comm that sleeps while waiting (MPI_Ibarrier + wait_politely; simulation build: MPI_Barrier, whose
 /// algorithm --cfg=smpi/barrier chooses, whereas SMPI's nonblocking collectives are flat).
-void barrier_politely(const Comm& comm, std::chrono::microseconds nap = default_nap);
+void barrier_politely(const Comm& comm, Patience patience = default_nap);
 
 /// MAX of value over comm, waiting politely (MPI_Iallreduce + wait_politely; simulation build: MPI_Allreduce).
 double max_politely(const Comm& comm, double value, std::chrono::microseconds nap = default_nap);
@@ -250,16 +268,16 @@ MPI_Datatype datatype_of() {
   }
 }
 
-/// The checks after a run, where ranks arrive as they finish: collectives that wait politely (the nonblocking
+/// Collectives for untimed setup and checks, waiting with setup_patience unless told otherwise (the nonblocking
 /// form + wait_politely; simulation build: the blocking form). out is read on root only.
 void reduce_politely(const Comm& comm, const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, int root,
-                     std::chrono::microseconds nap = default_nap);
+                     Patience patience = setup_patience);
 void allreduce_politely(const Comm& comm, const void* in, void* out, int count, MPI_Datatype type, MPI_Op op,
-                        std::chrono::microseconds nap = default_nap);
+                        Patience patience = setup_patience);
 void gather_politely(const Comm& comm, const void* in, int count, MPI_Datatype type, void* out, int root,
-                     std::chrono::microseconds nap = default_nap);
+                     Patience patience = setup_patience);
 void bcast_politely(const Comm& comm, void* data, int count, MPI_Datatype type, int root,
-                    std::chrono::microseconds nap = default_nap);
+                    Patience patience = setup_patience);
 
 /// SUM of count elements per rank onto root's out.
 template <class T>
@@ -273,9 +291,9 @@ void gather_politely(const Comm& comm, const T* in, int count, T* out, int root)
   gather_politely(comm, in, count, datatype_of<T>(), out, root);
 }
 
-/// Waits until done() returns true (done tests, and may progress, an operation), napping in between. In the
-/// simulation build the nap is simulated time (smpicxx redirects the sleep).
-void wait_until_politely(const std::function<bool()>& done, std::chrono::microseconds nap = default_nap);
+/// Waits until done() returns true (done tests, and may progress, an operation), waiting in between as patience
+/// says. In the simulation build the nap is simulated time (smpicxx redirects the sleep).
+void wait_until_politely(const std::function<bool()>& done, Patience patience = default_nap);
 
 /// First line of MPI_Get_library_version, e.g. "MPICH Version: 4.0.2".
 std::string library_version();
