@@ -13,7 +13,7 @@ mapfile -t files < <(git ls-files -- '*.cpp' '*.hpp' '*.h' '*.c')
 [ ${#files[@]} -gt 0 ] || { echo "format: no C/C++ files tracked under $src" >&2; exit 1; }
 present=()
 for f in "${files[@]}"; do
-  [ -f "$f" ] && present+=("$f")  # not: deleted in the work tree but not yet in the index
+  [ -f "$f" ] && present+=("$f")  # skips a file deleted in the work tree but not yet in the index
 done
 # One clang-format for every file (a process per file spent 12 s of the test command, mostly starting up); only
 # when it finds something, a pass file by file names the offenders.

@@ -21,8 +21,8 @@ flags="-O1 -g1 -DNDEBUG"
 # 112 s of CPU to configure and build against 192 s without.
 source "$src/tests/build_generator.sh" "$asan"
 cmake "${generator[@]}" -S "$src" -B "$asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$flags" -DMCMCLB_SANITIZE=ON -DBUILD_TESTING=ON -DCMAKE_UNITY_BUILD=ON \
-  -DMCMCLB_WERROR="$werror" >"$asan.configure.log" 2>&1 || { cat "$asan.configure.log"; exit 1; }
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$flags" -DMCMCLB_SANITIZE=ON \
+  -DBUILD_TESTING=ON -DCMAKE_UNITY_BUILD=ON -DMCMCLB_WERROR="$werror" >"$asan.configure.log" 2>&1 || { cat "$asan.configure.log"; exit 1; }
 cmake --build "$asan" -j2 --target test_comm_create test_mpi_handles test_kernel >"$asan.build.log" 2>&1 ||
   { tail -50 "$asan.build.log"; exit 1; }
 echo "sanitizers: configure + build $((SECONDS - start)) s"
