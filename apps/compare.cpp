@@ -31,12 +31,14 @@ namespace fs = std::filesystem;
 
 struct Options {
   std::string a, b;
-  std::string csv;  // --csv FILE; empty: none
+  std::string csv;                  // --csv FILE; empty: none
+  std::vector<std::string> ignore;  // --ignore KEYS: runs.csv key columns left out of the match
   double threshold_pct = 5;
   double alpha = 0.05;
 };
 
-const char* const kAllowed = "allowed: mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE]";
+const char* const kAllowed =
+    "allowed: mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE] [--ignore COLUMN[,COLUMN...]]";
 
 double number_flag(const std::string& flag, const std::string& text, double low, double high, const char* range) {
   char* end = nullptr;
@@ -79,6 +81,19 @@ Options parse(const std::vector<std::string>& args) {
     } else if (a == "--csv") {
       o.csv = value();
       if (o.csv.empty()) throw InputError("--csv: empty (allowed: a FILE.csv path)");
+    } else if (a == "--ignore") {
+      // Configurations that differ in these columns are matched (one balancer against another, say).
+      std::vector<std::string> keys;
+      for (const auto& c : runs_columns()) {
+        if (c.is_configuration_key()) keys.push_back(c.name);
+      }
+      for (const std::string& name : csv::split_line(value())) {
+        if (std::find(keys.begin(), keys.end(), name) == keys.end()) {
+          throw InputError("--ignore: '" + printable(name) +
+                           "' is not a runs.csv key column (allowed: " + join(keys, ", ") + ")");
+        }
+        o.ignore.push_back(name);
+      }
     } else if (a.rfind("--", 0) == 0) {
       throw InputError("unknown flag " + printable(a) + " (" + kAllowed + ")");
     } else {
@@ -127,6 +142,26 @@ Columns columns() {
     c.regroups.push_back(at(name));
   }
   return c;
+}
+
+/// A folder's configurations keyed without the ignored columns (their fields emptied, so labels leave them out).
+/// Two configurations of one folder that differ only there could not be told apart: an error naming the folder.
+std::map<std::string, ConfigurationSamples> matched(std::map<std::string, ConfigurationSamples> points,
+                                                    const std::string& dir, const std::vector<std::string>& ignore,
+                                                    const Columns& c) {
+  if (ignore.empty()) return points;
+  std::map<std::string, ConfigurationSamples> out;
+  for (auto& [key, s] : points) {
+    for (std::size_t k = 0; k < c.key_names.size(); ++k) {
+      if (std::find(ignore.begin(), ignore.end(), c.key_names[k]) != ignore.end()) s.key_fields[k].clear();
+    }
+    if (!out.emplace(key_of_fields(s.key_fields), std::move(s)).second) {
+      throw InputError("--ignore " + join(ignore, ",") + ": " + printable(dir, 200) +
+                       " holds several configurations that differ only in those columns (allowed: columns in "
+                       "which each folder's configurations are all alike, e.g. one balancer per folder)");
+    }
+  }
+  return out;
 }
 
 std::optional<double> parse_number(const std::string& text) {
@@ -370,13 +405,15 @@ const csv::Row& compare_header() {
 
 int compare_main(const std::vector<std::string>& args) {
   if (std::find(args.begin(), args.end(), "--help") != args.end()) {
-    std::printf("usage: mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE]   (docs/guide/statistics.md)\n");
+    std::printf(
+        "usage: mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE] [--ignore COLUMN[,COLUMN...]]   "
+        "(docs/guide/statistics.md)\n");
     return 0;
   }
   const Options o = parse(args);
   const Columns c = columns();
-  const auto a = read_configurations(o.a);
-  const auto b = read_configurations(o.b);
+  const auto a = matched(read_configurations(o.a), o.a, o.ignore, c);
+  const auto b = matched(read_configurations(o.b), o.b, o.ignore, c);
   // Key columns whose value differs between points: the label shows them.
   std::set<std::size_t> varying;
   std::map<std::string, const Samples*> all;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -325,6 +326,16 @@ RunResult run_once(const RunSpec& spec) {
   r.spec = spec;
   r.provenance = collect_provenance(mpi::library_version(), nprocs);
   add_backend_provenance(r.provenance, mpi::backend_name());
+  // The whole run, its checks included, waits as the key work.wait says or, by default, as the machine suggests
+  // (mpi::machine_wait_policy: collective on the first call of the process, which every rank makes here alike).
+  std::optional<mpi::ScopedWaitPolicy> waiting;
+  if constexpr (mpi::kSimulated) {
+    r.provenance.wait_policy = "blocking";
+  } else {
+    const WaitPolicy policy = spec.work.wait ? *spec.work.wait : mpi::machine_wait_policy();
+    waiting.emplace(policy);
+    r.provenance.wait_policy = std::string(to_string(policy));
+  }
   r.run_id = make_run_id(spec, world);
   const std::vector<int> sizes = initial_group_sizes(spec, world);
   std::vector<int> leaders;
@@ -354,7 +365,7 @@ RunResult run_once(const RunSpec& spec) {
   const auto balancer = make_balancer(spec);
   kernel.form_initial_groups(info.regroups);
   kernel.report_progress(progress_every_s(), r.ideal_s, r.baseline_s);
-  kernel.start();
+  kernel.start(spec.finished == FinishedRule::pays || (computing && info.plans_ahead));
   balancer->run(kernel);
   mpi::barrier_politely(world, mpi::setup_patience);  // everyone has finished; what follows is checking
 
@@ -366,6 +377,14 @@ RunResult run_once(const RunSpec& spec) {
     if (spec.work.compute.trace) r.trace = gather_trace(kernel, world);
   }
   r.ranks = gather_rank_stats(kernel, world);
+  if (kernel.merge_model().calibrated()) {
+    // Its cost is the slowest rank's, as a run's time is; the table is the same on every rank.
+    const double mine = kernel.calibration_s();
+    double slowest = 0;
+    mpi::reduce_politely(world, &mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0);
+    r.calibration_s = slowest;
+    r.calibration = kernel.merge_model().calibration();
+  }
   std::string my_events;
   for (const auto& e : kernel.events()) my_events += event_line(r.run_id, e);
   r.event_lines = gather_text(world, my_events);
@@ -394,7 +413,7 @@ std::string run_label(const RunSpec& spec) {
 }
 
 bool record_result(results::ResultStore& store, const RunResult& r, results::ResultStore::IfDone if_done) {
-  return record_run(store, r, r.ranks, r.event_lines, r.chains, r.trace, if_done);
+  return record_run(store, r, r.ranks, r.event_lines, r.chains, r.trace, r.calibration, if_done);
 }
 
 }  // namespace mcmclb

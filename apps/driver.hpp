@@ -22,6 +22,7 @@ struct RunResult : RunRecord {
   std::string event_lines;           // rank 0 only: every regrouping, as events.csv lines
   std::vector<ChainOutcome> chains;  // rank 0 only, compute mode: every chain against its reference
   std::vector<TracePoint> trace;     // rank 0 only, compute mode with work.trace: by chain, then item
+  Calibration calibration;           // a calibrated run: the table its decisions used (identical on every rank)
 };
 
 /// Collective over MPI_COMM_WORLD. The full result lives on rank 0; other ranks get time_s and valid.

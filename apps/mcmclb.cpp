@@ -3,7 +3,7 @@
 //   build/mcmclb plan STUDY.yaml [--set key=value]... [--verbose]
 //   build/mcmclb sweep STUDY.yaml --launcher local|slurm|smpi [--out DIR] [--force] [--dry-run] [--jobs-dir DIR]
 //   build/mcmclb status STUDY.yaml [--set key=value]... [--out DIR]
-//   build/mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE]   (apps/compare.hpp)
+//   build/mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE] [--ignore COLUMNS]   (apps/compare.hpp)
 //   build/mcmclb keys | columns   (not in --help: the key table as Markdown, each results file's header; what
 //                                  docs/reference/ documents and tests/test_reference.py compares against)
 // plan and sweep do not initialise MPI (sweep launches MPI jobs). For run, rank 0 reads the experiment file and
@@ -41,7 +41,7 @@ const char* const kUsage =
     "       mcmclb sweep STUDY.yaml --launcher local|slurm|smpi [--out DIR] [--force] [--dry-run] [--jobs-dir DIR] "
     "[--platform FILE] [--sim-binary FILE] [--set key=value]...\n"
     "       mcmclb status STUDY.yaml [--set key=value]... [--out DIR]\n"
-    "       mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE]";
+    "       mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE] [--ignore COLUMN[,COLUMN...]]";
 
 struct Cli {
   std::string command;

@@ -149,6 +149,10 @@ SCHEMAS = {
         "chains_per_group": _int(1, True),
         # Chains taken from another group (balancer steal) per rank, averaged over the ranks; absent: 0.
         "migrated_avg": Column("number", 0, True),
+        # The key work.wait as given (empty: auto, the machine's policy; provenance.csv's wait_policy says which
+        # it was), and the seconds of the calibration before the clock (empty: none ran); absent from older folders.
+        "wait": Column("name", optional=True, choices=("spin", "polite")),
+        "calibration_s": _time(True),
     },
     "ranks.csv": {
         "run_id": NAME, "rank": _int(0), "elapsed_s": _time(), "work_s": _time(), "polling_s": _time(),
@@ -181,6 +185,12 @@ SCHEMAS = {
     "provenance.csv": {  # how each run was started; report.py shows it
         "run_id": NAME, "command_line": TEXT, "working_dir": TEXT, "platform_fnv1a64": TEXT, "simgrid_cfg": TEXT,
         "launcher": TEXT, "slurm_job_id": TEXT, "slurm_nodelist": TEXT,
+        # spin, polite (real MPI) or blocking (simulation); absent from older folders, which waited politely.
+        "wait_policy": TEXT,
+    },
+    "calibration.csv": {  # a calibrated run (finished rule pays; compute mode's planning balancers): its model
+        "run_id": NAME, "size": _int(1), "create_s": _time(), "reduce_s": _time(), "bcast_s": _time(),
+        "s_per_flop": _time(),
     },
     "commbench.csv": {
         "method": NAME, "op": NAME, "nprocs": _int(1), "group_size": _int(1), "rep": _int(0),

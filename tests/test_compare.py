@@ -111,6 +111,24 @@ class Compare(unittest.TestCase):
         self.assertEqual([t["ci_low_a_s"] for t in table], ["", ""])  # 3 repetitions: no interval
         self.assertIn("(no CI)", r.stdout)
 
+    def test_ignore_matches_configurations_that_differ_in_those_columns(self):
+        # The same points relabelled as another balancer and 10 % slower: unmatched without --ignore, matched (and
+        # slower) with it; a folder holding two configurations that differ only in an ignored column is refused.
+        other = self.copy("other")
+        rewrite_runs(other, lambda row: row.update(balancer="async", method="intercomm", finished="pays",
+                                                   time_s=repr(float(row["time_s"]) * 1.1)))
+        r, table = self.compare(self.a, other)
+        self.assertEqual(sorted(t["verdict"] for t in table), ["only in A"] * 2 + ["only in B"] * 2, r.stdout)
+        r, table = self.compare(self.a, other, "--ignore", "balancer,method,finished")
+        self.assertEqual([t["verdict"] for t in table], ["slower", "slower"], r.stdout)
+        r = mcmclb("compare", self.a, other, "--ignore", "T_ms")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("differ only in those columns", r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        r = mcmclb("compare", self.a, other, "--ignore", "time_s")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--ignore: 'time_s' is not a runs.csv key column", r.stderr)
+
     def test_points_in_one_folder_only(self):
         half = self.copy("half")
         with open(os.path.join(half, "runs.csv")) as f:

@@ -373,6 +373,33 @@ TEST(Kernel, LookaheadCyclicKeepsTheInvariantsForEveryWindow) {
   }
 }
 
+/// A run waits as work.wait says, or by default as the machine suggests, and says which in its provenance; a run
+/// that calibrates (the finished rule pays) reports the calibration's cost and table, one that does not, neither.
+TEST(Kernel, RunRecordsItsWaitPolicyAndItsCalibration) {
+  mcmclb::RunSpec spec = small_run("async", "create_group");
+  const mcmclb::RunResult by_machine = mcmclb::run_once(spec);
+  EXPECT_TRUE(by_machine.valid) << by_machine.violations;
+  if (world_rank() == 0) {
+    EXPECT_EQ(by_machine.provenance.wait_policy, mcmclb::to_string(mpi::machine_wait_policy()));
+    EXPECT_FALSE(by_machine.calibration_s.has_value());
+    EXPECT_TRUE(by_machine.calibration.sizes.empty());
+  }
+  for (const auto policy : {mpi::WaitPolicy::spin, mpi::WaitPolicy::polite}) {
+    spec.work.wait = policy;
+    spec.finished = mcmclb::FinishedRule::pays;
+    const mcmclb::RunResult r = mcmclb::run_once(spec);
+    EXPECT_TRUE(r.valid) << r.violations;
+    EXPECT_EQ(mpi::wait_policy(), mpi::WaitPolicy::polite);  // the run's policy ended with it
+    if (world_rank() != 0) continue;
+    EXPECT_EQ(r.provenance.wait_policy, mcmclb::to_string(policy));
+    ASSERT_TRUE(r.calibration_s.has_value());
+    EXPECT_GT(*r.calibration_s, 0.0);
+    ASSERT_FALSE(r.calibration.sizes.empty());
+    EXPECT_EQ(r.calibration.sizes.front().size, 1);
+    EXPECT_EQ(r.calibration.sizes.back().size, world_size());
+  }
+}
+
 TEST(Kernel, LognormalAndUniformWorkloadsKeepTheInvariants) {
   mcmclb::RunSpec spec = small_run("async", "create_group");
   spec.workload.model = "lognormal";
@@ -520,12 +547,80 @@ TEST(MergeModel, CalibrationSizesArePowersOfTwoAndTheRankCount) {
   EXPECT_EQ(mcmclb::calibration_sizes(8), (std::vector<int>{1, 2, 4, 8}));
 }
 
-/// The finished rule pays with items far too short for any merge to recover its cost: every request is declined,
-/// so no group merges and each rank regroups once, its initial formation; the run's invariants hold. (mostwork is
-/// left out: its protocol ends by coalescing the done groups, merges that carry no work.)
+/// The rule's arithmetic on a model known by hand (one rank per group, W = 5 chains of 10 items each, so unit 0
+/// holds the magic sizes 13, 19, 26, 38 and 55 atoms in that order; all-atom moves).
+TEST(MergeModel, MarginOutlookAndWhetherAnyMergeCanPayFollowTheModel) {
+  using mcmclb::lj::MoveKind;
+  mcmclb::RunSpec spec = small_run("async", "create_group");
+  spec.finished = mcmclb::FinishedRule::pays;
+  spec.work.mode = mcmclb::WorkMode::compute;
+  spec.work.compute.move = MoveKind::all;
+  spec.work.compute.moves_per_item = 1;
+  spec.workload.chains_per_group = 5;
+  const int ranks = world_size();
+  mcmclb::Kernel k(spec, std::vector<int>(static_cast<std::size_t>(ranks), 1),
+                   std::vector<int64_t>(static_cast<std::size_t>(5 * ranks), 10), spec.method);
+  const double s_per_flop = 1e-9;
+  const auto flops = [](int atoms, int64_t pairs) { return mcmclb::lj::trial_flops(MoveKind::all, atoms, pairs); };
+  const auto pairs = [](int atoms) { return int64_t{atoms} * (atoms - 1) / 2; };
+  // The reduction at 2 ranks costs exactly what splitting a 38-atom trial saves: items of fewer atoms are slower
+  // at 2 ranks, 38 atoms break even, 55 atoms gain.
+  const double reduce_s = (flops(38, pairs(38)) - flops(38, (pairs(38) + 1) / 2)) * s_per_flop;
+  // Beyond 2 ranks a reduction of a whole second makes every larger group slower: 2 ranks is the one merge to weigh.
+  const auto model = [&](double reduce, double create) {
+    return mcmclb::MergeModel({{1, 0.0, 0.0, 0.0}, {2, create, reduce, 0.0}, {4, create, 1.0, 0.0}}, s_per_flop);
+  };
+  k.use_merge_model(model(reduce_s, 0.0));
+  const auto gain = [&](int atoms) {  // one item, 1 rank -> 2
+    return flops(atoms, pairs(atoms)) * s_per_flop - (flops(atoms, (pairs(atoms) + 1) / 2) * s_per_flop + reduce_s);
+  };
+  const mcmclb::GroupState start{0, 0, 0, 0, 50};
+  double whole = 0;
+  for (const int atoms : {13, 19, 26, 38, 55}) whole += 10 * gain(atoms);
+  ASSERT_LT(whole, 0.0);
+  EXPECT_NEAR(k.merge_margin_s(start, 1), whole, 1e-15);
+  EXPECT_FALSE(k.merge_pays(start, 1));
+  // Not now, but once the 55-atom chain is reached.
+  EXPECT_EQ(k.merge_outlook(start, 1), mcmclb::Kernel::Outlook::later);
+  const mcmclb::GroupState at55{0, 0, 0, 40, 10};
+  EXPECT_NEAR(k.merge_margin_s(at55, 1), 10 * gain(55), 1e-15);
+  EXPECT_EQ(k.merge_outlook(at55, 1), mcmclb::Kernel::Outlook::now);
+  // A creation dearer than the 55-atom chain's whole gain: never, and (with more than one rank) no merge can pay.
+  k.use_merge_model(model(reduce_s, 10 * gain(55) * 1.01));
+  EXPECT_EQ(k.merge_outlook(start, 1), mcmclb::Kernel::Outlook::never);
+  EXPECT_EQ(k.merge_outlook(at55, 1), mcmclb::Kernel::Outlook::never);
+  EXPECT_FALSE(k.merging_can_pay());
+  k.use_merge_model(model(reduce_s, 10 * gain(55) * 0.99));
+  EXPECT_EQ(k.merging_can_pay(), ranks > 1);  // one rank has nobody to merge with
+}
+
+/// Emulated work: an item at m ranks takes T/m, so a merge gains what the remaining items' halving saves; items so
+/// short that no creation is recovered rule every merge out before any message is sent.
+TEST(MergeModel, EmulatedItemsPayByTheirDeclaredCost) {
+  mcmclb::RunSpec spec = small_run("async", "create_group");
+  spec.finished = mcmclb::FinishedRule::pays;
+  spec.T_ms = 100;
+  const int ranks = world_size();
+  mcmclb::Kernel k(spec, std::vector<int>(static_cast<std::size_t>(ranks), 1),
+                   std::vector<int64_t>(static_cast<std::size_t>(ranks), 3), spec.method);
+  k.use_merge_model(mcmclb::MergeModel({{1, 0.0, 0.0, 0.0}, {2, 0.01, 0.0, 0.002}}, 0.0));
+  EXPECT_NEAR(k.merge_margin_s({0, 0, 0, 0, 3}, 1), 3 * (0.1 - 0.05) - 0.012, 1e-12);
+  EXPECT_EQ(k.merge_outlook({0, 0, 0, 0, 3}, 1), mcmclb::Kernel::Outlook::now);
+  EXPECT_EQ(k.merging_can_pay(), ranks > 1);
+  // 3 items of 0.01 ms: at most 0.015 ms to gain against 12 ms of regrouping.
+  spec.T_ms = 0.01;
+  mcmclb::Kernel tiny(spec, std::vector<int>(static_cast<std::size_t>(ranks), 1),
+                      std::vector<int64_t>(static_cast<std::size_t>(ranks), 3), spec.method);
+  tiny.use_merge_model(mcmclb::MergeModel({{1, 0.0, 0.0, 0.0}, {2, 0.01, 0.0, 0.002}}, 0.0));
+  EXPECT_EQ(tiny.merge_outlook({0, 0, 0, 0, 3}, 1), mcmclb::Kernel::Outlook::never);
+  EXPECT_FALSE(tiny.merging_can_pay());
+}
+
+/// The finished rule pays with items far too short for any merge to recover its cost: no merge can pay, so no
+/// request is even sent (mostwork's protocol too, which would otherwise end by coalescing the done groups), no
+/// group merges and each rank regroups once, its initial formation; the run's invariants hold.
 TEST(Kernel, PaysDeclinesEveryMergeThatCannotRecoverItsCost) {
   for (const auto& balancer : balancers_offering_pays()) {
-    if (balancer == "mostwork") continue;
     const mcmclb::BalancerInfo& info = mcmclb::balancer_info(balancer);
     mcmclb::RunSpec spec = small_run(balancer, std::string(info.default_method), info.uses_interval ? 1 : 0);
     spec.finished = mcmclb::FinishedRule::pays;
@@ -587,7 +682,7 @@ TEST(Kernel, PaysCalibrationIsTheSameOnEveryRank) {
   mcmclb::Kernel k(spec, mcmclb::initial_group_sizes(spec, world),
                    mcmclb::chain_items(*workload, world_size(), spec.G, 1), spec.method);
   k.form_initial_groups(true);
-  k.start();
+  k.start(true);
   const mcmclb::MergeModel& m = k.merge_model();
   ASSERT_TRUE(m.calibrated());
   std::vector<double> mine = {m.s_per_flop()};

@@ -2,12 +2,14 @@
 // request left pending is cancelled rather than leaked or waited on forever; the polite collectives give what the
 // blocking ones give.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <array>
 #include <chrono>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mcmclb/mpi.hpp"
@@ -205,4 +207,43 @@ TEST(PoliteCollectives, PatienceYieldsFirstThenNaps) {
   const auto napped = std::chrono::steady_clock::now();
   mpi::wait_until_politely([&] { return ++tests == 5; }, std::chrono::microseconds(10000));
   EXPECT_GE(std::chrono::steady_clock::now() - napped, std::chrono::milliseconds(40));
+}
+
+TEST(WaitPolicy, SpinTestsAgainAtOnceAndPoliteNaps) {
+  ASSERT_EQ(mpi::wait_policy(), mpi::WaitPolicy::polite);  // the process's default
+  // Under spin, a wait whose naps are 10 s each still ends on its 5th test at once: no nap is taken.
+  {
+    const mpi::ScopedWaitPolicy spin(mpi::WaitPolicy::spin);
+    int tests = 0;
+    const auto start = std::chrono::steady_clock::now();
+    mpi::wait_until_politely([&] { return ++tests == 5; }, std::chrono::microseconds(10000000));
+    EXPECT_EQ(tests, 5);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  }
+  // The scope restored polite: four naps of 10 ms at least.
+  EXPECT_EQ(mpi::wait_policy(), mpi::WaitPolicy::polite);
+  int tests = 0;
+  const auto napped = std::chrono::steady_clock::now();
+  mpi::wait_until_politely([&] { return ++tests == 5; }, std::chrono::microseconds(10000));
+  EXPECT_GE(std::chrono::steady_clock::now() - napped, std::chrono::milliseconds(40));
+}
+
+TEST(WaitPolicy, NodeOccupancyCountsThisNodesRanksAndCores) {
+  // The tests run on one node: every rank of WORLD is on it.
+  const mpi::NodeOccupancy occupancy = mpi::node_occupancy();
+  EXPECT_EQ(occupancy.ranks_per_node, mpi::Comm::world().size());
+  // The node's cores are at least this rank's own affinity mask, at most the host's.
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+  EXPECT_GE(occupancy.cores_per_node, CPU_COUNT(&mine));
+  EXPECT_LE(occupancy.cores_per_node, static_cast<int>(std::thread::hardware_concurrency()));
+  EXPECT_EQ(occupancy.oversubscribed(), occupancy.ranks_per_node > occupancy.cores_per_node);
+  EXPECT_EQ(mpi::machine_wait_policy(), occupancy.oversubscribed() ? mpi::WaitPolicy::polite : mpi::WaitPolicy::spin);
+  // Later calls give the same answer (and communicate no more: a rank may call it alone).
+  if (mpi::Comm::world().rank() == 0) {
+    const mpi::NodeOccupancy again = mpi::node_occupancy();
+    EXPECT_EQ(again.ranks_per_node, occupancy.ranks_per_node);
+    EXPECT_EQ(again.cores_per_node, occupancy.cores_per_node);
+  }
 }

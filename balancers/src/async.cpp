@@ -36,13 +36,16 @@
 //  - An ended leader waits only for the single REQUEST that is certain to come, so every rank finishes, and no
 //    control message is left unreceived (the kernel checks this after every run).
 //
-// Under the finished rule pays, a working group's leader answers a REQUEST with MERGE only when the merge pays
-// (Kernel::merge_pays: the chain ends sooner with the requester's ranks, the regrouping's measured cost included),
-// else at once with ENDED: the requester ends, exactly as under retire when it asks an ended group, and the working
-// group goes on. Declining is final, since the gain only shrinks as the chain's remaining work does. The argument
-// above is that of retire with one more way for a REQUEST to be answered (at a polling point, by ENDED); a leader
-// still answers its one REQUEST exactly once. When no merge can ever pay (Kernel::merging_can_pay), no REQUEST is
-// sent at all: every group works its own chain as under none.
+// Under the finished rule pays, a working group's leader answers a REQUEST with MERGE only when the merge pays now
+// (Kernel::merge_outlook: the chain ends sooner with the requester's ranks, the regrouping's measured cost
+// included), with ENDED when it pays at no later polling point either (the requester ends, exactly as under retire
+// when it asks an ended group, and the working group goes on), and otherwise holds it and weighs it again at the
+// next polling point: with several chains per group, items that a larger group works slower (fewer atoms) can come
+// before items it works faster, so a merge that does not pay now can pay later. A held REQUEST is answered by the
+// end of the unit at the latest (at its last item no later point is left; a done group answers at its end as any
+// ended group does), so the argument above is that of retire with one more way for a REQUEST to be answered (at a
+// polling point, by ENDED); a leader still answers its one REQUEST exactly once. When no merge can ever pay
+// (Kernel::merging_can_pay), no REQUEST is sent at all: every group works its own chain as under none.
 #include <array>
 
 #include "mcmclb/balancer.hpp"
@@ -80,13 +83,15 @@ class AsyncBalancer final : public Balancer {
       const GroupState& g = k.group();
       if (k.is_leader() && !g.finished() && left_.arrived()) {
         left_.check_from_left(g);
-        if (rule_ != FinishedRule::pays || k.merge_pays(g, left_.size())) {
+        const Kernel::Outlook outlook =
+            rule_ == FinishedRule::pays ? k.merge_outlook(g, left_.size()) : Kernel::Outlook::now;
+        if (outlook == Kernel::Outlook::now) {
           d = left_.merge_into(protocol::kMerge, g);
-        } else {
+        } else if (outlook == Kernel::Outlook::never) {
           Decision ended;  // the merge would not pay: the requester ends, this group goes on
           ended.kind = protocol::kEnded;
           answer_left(k, ended);
-        }
+        }  // later: the request stays held and is weighed again at the next polling point
       }
       d = k.agree(d);
       if (d.kind == protocol::kMerge) {

@@ -21,13 +21,15 @@
 //
 // The finished rule pays (the paper's rule is retire: every finished run merges): a finished run joins only as
 // many of its groups as make the merge pay most (Kernel::merge_margin_s, the nearest groups first, as groups stay
-// contiguous), and none if no number pays; the groups it leaves out are done for good (the gain of joining only
-// shrinks with the working group's remaining work). The rule needs the working groups' positions in their chains,
-// and those too are known everywhere without a word more: every group works exactly min(i, items left) items
-// between two exchanges, and a merged group continues its right-hand group's position. So every rank keeps every
-// group's position in the table and the exchange stays the one bit per group (each bit is checked against the
-// position it implies). When no merge can ever pay (Kernel::merging_can_pay), there are no exchanges at all:
-// every group works its own chain as under none.
+// contiguous), and none if no number pays; the groups it leaves out are done for good, unless some number of them
+// would pay from a later polling point of the working group's unit on (Kernel::merge_outlook: with several chains
+// per group, items that a larger group works slower can come first): those stay done and eligible, and are weighed
+// again after the next exchange. Either way they stay in the table; the run still ends when no chain is left. The rule
+// needs the working groups' positions in their chains, and those too are known everywhere without a word more: every
+// group works exactly min(i, items left) items between two exchanges, and a merged group continues its right-hand
+// group's position. So every rank keeps every group's position in the table and the exchange stays the one bit per
+// group (each bit is checked against the position it implies). When no merge can ever pay (Kernel::merging_can_pay),
+// there are no exchanges at all: every group works its own chain as under none.
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
@@ -118,18 +120,23 @@ class CollectiveBalancer final : public Balancer {
   }
 
   /// How many of the finished groups [from, to) next to unfinished group u join it: all of them (retire), or
-  /// (pays) the number, nearest first, whose merge pays most; none when no number pays.
-  std::size_t joiners(const Kernel& k, std::size_t from, std::size_t to, const Entry& u) const {
+  /// (pays) the number, nearest first, whose merge pays most; none when no number pays. later: (pays) whether the
+  /// groups left out might still join u at a later exchange (Kernel::merge_outlook: some number of them would pay
+  /// from a later polling point of u's unit on).
+  std::size_t joiners(const Kernel& k, std::size_t from, std::size_t to, const Entry& u, bool& later) const {
+    later = false;
     if (!pays_) return to - from;
     const GroupState g{u.first, u.last, u.unit, u.next_item, u.items_left};
     std::size_t best = 0;
     double best_margin = 0;
     for (std::size_t j = 1; j <= to - from; ++j) {
-      const double margin = k.merge_margin_s(g, u.first - groups_[to - j].first);
+      const int ranks = u.first - groups_[to - j].first;
+      const double margin = k.merge_margin_s(g, ranks);
       if (margin > best_margin) {
         best = j;
         best_margin = margin;
       }
+      later = later || k.merge_outlook(g, ranks) == Kernel::Outlook::later;
     }
     return best;
   }
@@ -152,10 +159,13 @@ class CollectiveBalancer final : public Balancer {
       }
       if (g.done) continue;
       working = true;
-      // The finished groups left out (pays) are done for good; the others merge with g.
-      const std::size_t join_from = i - joiners(k, run_start, i, g);
+      // The finished groups left out (pays) are done for good unless they might join g later; the others merge
+      // with g.
+      bool later = false;
+      const std::size_t join_from = i - joiners(k, run_start, i, g, later);
       for (std::size_t j = run_start; j < join_from; ++j) {
         next.push_back(groups_[j]);
+        if (later) continue;  // still done and eligible: weighed again after the next exchange
         next.back().retired = true;
         end_mine |= groups_[j].first <= k.rank() && k.rank() <= groups_[j].last;
       }

@@ -55,12 +55,13 @@
 //  - Every REQUEST is answered exactly once and every answer received, and each initial leader's one receive is
 //    posted once and matched once, so no control message is left unreceived (the kernel checks after each run).
 //
-// Under the finished rule pays, R plans a merge only when it pays at p (Kernel::merge_pays for R's chain from p: it
-// ends sooner with L's ranks, the regrouping's measured cost included); when it would not, R answers ENDED at once
-// (L ends when its chain is done, as under retire when it asks an ended group) and goes on. Declining is final (the
-// gain only shrinks with R's remaining work), and it is one more way for a held REQUEST to be answered exactly once,
-// so the argument above stands. When no merge can ever pay (Kernel::merging_can_pay), no REQUEST is sent at all:
-// every group works its own chain as under none.
+// Under the finished rule pays, R plans a merge only when it pays at p (Kernel::merge_outlook for R's chain from p:
+// it ends sooner with L's ranks, the regrouping's measured cost included). When it would pay only from a later
+// polling point on (several chains per group, items a larger group works slower first), R defers, as in (c) above:
+// that ends within R's unit, at whose last item no later point is left. When it would pay at no point, R answers
+// ENDED at once (L ends when its chain is done, as under retire when it asks an ended group) and goes on: one more
+// way for a held REQUEST to be answered exactly once, so the argument above stands. When no merge can ever pay
+// (Kernel::merging_can_pay), no REQUEST is sent at all: every group works its own chain as under none.
 #include <algorithm>
 #include <array>
 #include <string>
@@ -116,8 +117,16 @@ class LookaheadBalancer final : public Balancer {
     const int64_t c = protocol::merge_point(k, g, now, protocol::from_us(left_.eta_us()), left_.size());
     if (c >= g.items_left) return kDeferred;  // R's chain ends first: L would get no work there
     const GroupState at_p{g.first, g.last, g.unit, g.next_item + c, g.items_left - c};
-    if (rule_ == FinishedRule::pays && !k.merge_pays(at_p, left_.size())) return kDeclined;
-    return c;
+    if (rule_ != FinishedRule::pays) return c;
+    switch (k.merge_outlook(at_p, left_.size())) {
+      case Kernel::Outlook::now:
+        return c;
+      case Kernel::Outlook::later:
+        return kDeferred;  // weighed again at the next polling point
+      case Kernel::Outlook::never:
+        break;
+    }
+    return kDeclined;
   }
 
   /// Works the chain; at each polling point the leader sends its own early request, answers a held one and
@@ -164,7 +173,7 @@ class LookaheadBalancer final : public Balancer {
   void maybe_send_own(Kernel& k, const GroupState& g) {
     if (own_sent_ || g.last == k.nprocs() - 1) return;
     const double left_s = protocol::time_to_finish(k, g);
-    if (left_s > k_ * k.run().T_ms / 1000.0) return;
+    if (left_s > k_ * k.window_item_ms() / 1000.0) return;
     send_own(k, g, k.now_s() + left_s);
   }
 
@@ -220,7 +229,8 @@ BalancerEntry lookahead_balancer() {
            .default_method = "range",
            .methods = {"range", "intercomm", "create_group", "from_group"},
            .initial_method = "range",
-           .finished_rules = {FinishedRule::retire, FinishedRule::coalesce, FinishedRule::pays}},
+           .finished_rules = {FinishedRule::retire, FinishedRule::coalesce, FinishedRule::pays},
+           .plans_ahead = true},
           [](const RunSpec& run) -> std::unique_ptr<Balancer> {
             return std::make_unique<LookaheadBalancer>(run.interval, run.finished.value_or(FinishedRule::retire));
           }};

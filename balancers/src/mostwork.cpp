@@ -62,8 +62,9 @@
 // chain from p: it ends sooner with the requester's ranks, the regrouping's measured cost included); otherwise it
 // defers, as when its chain ends first. That is the deferral the argument above already allows a working host, so
 // it stands; the requester waits until the host is done, and then the two coalesce (step 3), as the protocol needs
-// to end with one group: those last merges carry no work. When no merge can ever pay (Kernel::merging_can_pay),
-// nothing is sent at all: every group works its own chain as under none.
+// to end with one group: those last merges carry no work. Step 3's host, which may not defer, likewise plans at p
+// only when sharing its work from p pays, and otherwise at its chain's end (a merge with no work to share). When no
+// merge can ever pay (Kernel::merging_can_pay), nothing is sent at all: every group works its own chain as under none.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -384,7 +385,7 @@ class MostWork {
         }
         // Step 1: our own request, to the neighbour promising the later finish.
         const bool any = side(kLeft)[kExists] != 0 || side(kRight)[kExists] != 0;
-        if (committed_ < 0 && any && protocol::time_to_finish(k, g) <= k_ * k.run().T_ms / 1000.0) {
+        if (committed_ < 0 && any && protocol::time_to_finish(k, g) <= k_ * k.window_item_ms() / 1000.0) {
           std::size_t s = kRight;
           if (side(kRight)[kExists] == 0 ||
               (side(kLeft)[kExists] != 0 && side(kLeft)[kNbrEta] > side(kRight)[kNbrEta])) {
@@ -415,7 +416,14 @@ class MostWork {
                            (w[kSentEta] > w[kReqEta] || (w[kSentEta] == w[kReqEta] && group_is_left));
         if (hosts) {
           const auto req_size = static_cast<int>(w[kReqLast] - w[kReqFirst] + 1);
-          commit(k, f, *own_side_, protocol::merge_point(k, g, now_s, protocol::from_us(w[kReqEta]), req_size), now_s);
+          int64_t c = protocol::merge_point(k, g, now_s, protocol::from_us(w[kReqEta]), req_size);
+          // pays: sharing the host's remaining work must pay like any other merge; if it does not, the two merge
+          // at the host's end instead, with no work left to share (the merge the protocol needs to end).
+          if (rule_ == FinishedRule::pays && c < g.items_left &&
+              !k.merge_pays({g.first, g.last, g.unit, g.next_item + c, g.items_left - c}, req_size)) {
+            c = g.items_left;
+          }
+          commit(k, f, *own_side_, c, now_s);
         }
       }
     }
@@ -499,7 +507,8 @@ BalancerInfo protocol::most_work_info(std::string_view name, std::vector<Finishe
           .initial_method = "range",
           // Its partner rule needs no ENDED answer: a done group always has a neighbour to ask until one group
           // spans every rank (the termination argument above), so it offers no retire.
-          .finished_rules = std::move(rules)};
+          .finished_rules = std::move(rules),
+          .plans_ahead = true};
 }
 
 BalancerEntry mostwork_balancer() {

@@ -59,7 +59,7 @@ std::string merged_text(int64_t a_first, int64_t a_last, int64_t b_first, int64_
 
 double time_to_finish(const Kernel& k, const GroupState& g) {
   double ms = 0;
-  for (int64_t i = 0; i < g.items_left; ++i) ms += k.item_ms(g, i);
+  for (int64_t i = 0; i < g.items_left; ++i) ms += k.planned_item_ms(g, i);
   return ms / 1000.0;
 }
 
@@ -68,7 +68,7 @@ int64_t merge_point(const Kernel& k, const GroupState& g, double now_s, double r
   double p = now_s;  // the polling point after c more items
   while (p < requester_eta_s && c < g.items_left) {
     const double before = p;
-    p += k.item_ms(g, c) / 1000.0;
+    p += k.planned_item_ms(g, c) / 1000.0;
     ++c;
     if (p >= requester_eta_s) {  // the eta lies in item c-1: stop before it (g waits) or after it (the requester)
       const double g_idle = g.size() * (requester_eta_s - before);

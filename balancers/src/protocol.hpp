@@ -85,8 +85,8 @@ void work_alone(Kernel& k);
 /// The two groups a merge joins, left one first ("0-3 4-7"), for Kernel::regroup's before.
 [[nodiscard]] std::string merged_text(int64_t a_first, int64_t a_last, int64_t b_first, int64_t b_last);
 
-/// Seconds from now until g's chain is done, from the items' known costs (a pure function of the run, the
-/// group's size, the chain and the item).
+/// Seconds from now until g's chain is done, from the items' predicted costs (Kernel::planned_item_ms: a pure
+/// function of the run, the calibrated model, the group's size, the chain and the item).
 [[nodiscard]] double time_to_finish(const Kernel& k, const GroupState& g);
 
 /// The merge point: how many more items of g's chain (from the polling point at now_s) g works before it merges

@@ -1,7 +1,11 @@
 // Implementation of the checked MPI layer (mcmclb/mpi.hpp).
 #include "mcmclb/mpi.hpp"
 
+#include <sched.h>
+
 #include <array>
+#include <atomic>
+#include <bit>
 #include <cstdio>
 #include <exception>
 #include <thread>
@@ -231,6 +235,57 @@ void wait_politely(MPI_Request& request, Patience patience) {
       patience);
 }
 
+namespace {
+// One process-wide setting read by every wait (see WaitPolicy); atomic because threads of a process may wait too.
+std::atomic<WaitPolicy> current_wait_policy{WaitPolicy::polite};
+
+/// Between two completion tests: nothing under spin, else yield or nap as patience says.
+void pause(const Patience& patience, std::chrono::steady_clock::time_point yield_until) {
+  if (current_wait_policy.load(std::memory_order_relaxed) == WaitPolicy::spin) return;
+  if (patience.yield_for.count() > 0 && std::chrono::steady_clock::now() < yield_until) {
+    std::this_thread::yield();
+  } else {
+    std::this_thread::sleep_for(patience.nap);
+  }
+}
+}  // namespace
+
+WaitPolicy wait_policy() noexcept { return current_wait_policy.load(); }
+
+void set_wait_policy(WaitPolicy policy) noexcept { current_wait_policy.store(policy); }
+
+NodeOccupancy node_occupancy() {
+  // Computed once: every rank reaches the first call together (run_once calls it on every rank before a run).
+  static const NodeOccupancy occupancy = [] {
+    MPI_Comm raw = MPI_COMM_NULL;
+    check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &raw), "MPI_Comm_split_type");
+    const Comm node = Comm::adopt(raw);
+    // The union of the node's affinity masks: a launcher binding each rank to one core leaves each rank a mask of
+    // one, yet the node's ranks together use every core bound.
+    constexpr std::size_t kWords = sizeof(cpu_set_t) / sizeof(std::uint64_t);
+    std::array<std::uint64_t, kWords> mask{};
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) {  // no mask to read: every core the host has
+      for (unsigned cpu = 0; cpu < std::thread::hardware_concurrency() && cpu < CPU_SETSIZE; ++cpu) CPU_SET(cpu, &set);
+    }
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (CPU_ISSET(cpu, &set)) mask[static_cast<std::size_t>(cpu) / 64] |= std::uint64_t{1} << (cpu % 64);
+    }
+    check(MPI_Allreduce(MPI_IN_PLACE, mask.data(), static_cast<int>(kWords), MPI_UINT64_T, MPI_BOR, node.get()),
+          "MPI_Allreduce");
+    int cores = 0;
+    for (const std::uint64_t w : mask) cores += std::popcount(w);
+    // The most crowded node decides: {ranks, -cores} maximised together in one reduction.
+    std::array<int, 2> worst = {node.size(), -std::max(cores, 1)};
+    check(MPI_Allreduce(MPI_IN_PLACE, worst.data(), 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+    return NodeOccupancy{worst[0], -worst[1]};
+  }();
+  return occupancy;
+}
+
+WaitPolicy machine_wait_policy() { return node_occupancy().oversubscribed() ? WaitPolicy::polite : WaitPolicy::spin; }
+
 Request::~Request() {
   if (handle_ == MPI_REQUEST_NULL || finalized()) return;
   // Best effort on an error path: a receive cancels; a send that cannot be cancelled completes in the background.
@@ -280,7 +335,7 @@ std::size_t Request::wait_any(std::span<Request* const> requests, std::chrono::m
     int done = 0;
     check(MPI_Testany(count, handles.data(), &index, &done, MPI_STATUS_IGNORE), "MPI_Testany");
     if (done) return finish(index);
-    std::this_thread::sleep_for(nap);
+    pause(nap, {});
   }
 }
 
@@ -294,7 +349,7 @@ void wait_all_politely(std::span<MPI_Request> requests, std::chrono::microsecond
     int done = 0;
     check(MPI_Testall(count, requests.data(), &done, MPI_STATUSES_IGNORE), "MPI_Testall");
     if (done) return;
-    std::this_thread::sleep_for(nap);
+    pause(nap, {});
   }
 }
 
@@ -367,13 +422,7 @@ void allreduce_politely(const Comm& comm, const void* in, void* out, int count, 
 
 void wait_until_politely(const std::function<bool()>& done, Patience patience) {
   const auto yield_until = std::chrono::steady_clock::now() + patience.yield_for;
-  while (!done()) {
-    if (patience.yield_for.count() > 0 && std::chrono::steady_clock::now() < yield_until) {
-      std::this_thread::yield();
-    } else {
-      std::this_thread::sleep_for(patience.nap);
-    }
-  }
+  while (!done()) pause(patience, yield_until);
 }
 
 std::string library_version() {

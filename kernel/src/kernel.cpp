@@ -201,8 +201,12 @@ void Kernel::form_initial_groups(bool count_as_regroup) {
   form(initial, EventKind::initial, "", count_as_regroup);
 }
 
-void Kernel::start() {
-  if (run_.finished == FinishedRule::pays) calibrate_merges();
+void Kernel::start(bool calibrate) {
+  if (calibrate) {
+    const double t0 = pace::now_s();
+    calibrate_merges();
+    calibration_s_ = pace::now_s() - t0;
+  }
   // Ranks arrive here far apart (the setup before is uneven): on real MPI a polite barrier gathers them without
   // taking the cores from the latecomers, then a real one, which all reach within a nap, starts the clock together.
   // A simulated rank's wait costs no core, so the simulation build has the real one only.

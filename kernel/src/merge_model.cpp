@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <set>
+#include <map>
 #include <span>
 #include <stdexcept>
 
@@ -94,6 +94,13 @@ void Kernel::calibrate_merges() {
     const int first = rank_ / m * m;
     const int last = std::min(first + m, nprocs_) - 1;
     mpi::barrier_politely(world_, mpi::setup_patience);
+    if (m > 1 && !mpi::kSimulated) {
+      // Untimed first: the first creation among ranks that have not exchanged a message yet also sets up their
+      // connections (measured at 2 ranks with MPICH ch4:ucx: 2.8 ms against 35-55 us after), which a merge never
+      // pays, its groups having exchanged the merge request first. (A simulated creation has no such cost.)
+      creator_->create_range(first, last, kCalibrationTag)->free();
+      mpi::barrier_politely(world_, mpi::setup_patience);
+    }
     const double t0 = pace::now_s();
     std::unique_ptr<GroupComm> comm = creator_->create_range(first, last, kCalibrationTag);
     const double create_s = pace::now_s() - t0;
@@ -156,6 +163,22 @@ double Kernel::expected_item_s(const GroupState& g, int64_t i, int size) const {
   return merge_model_.compute_item_s(c.move, c.atoms_of(at.chain), c.moves_per_item, size);
 }
 
+double Kernel::planned_item_ms(const GroupState& g, int64_t i) const {
+  return computing() ? 1000.0 * expected_item_s(g, i, g.size()) : item_ms(g, i);
+}
+
+double Kernel::window_item_ms() const {
+  if (!computing()) return run_.T_ms;
+  const ComputeSpec& c = run_.work.compute;
+  double longest = 0;
+  for (std::size_t chain = 0; chain < chain_items_.size(); ++chain) {
+    if (chain_items_[chain] == 0) continue;
+    const int atoms = c.atoms_of(static_cast<int>(chain));
+    longest = std::max(longest, merge_model_.compute_item_s(c.move, atoms, c.moves_per_item, 1));
+  }
+  return 1000.0 * longest;
+}
+
 double Kernel::merge_margin_s(const GroupState& g, int joiners) const {
   const int merged = g.size() + joiners;
   double gain = 0;
@@ -165,23 +188,46 @@ double Kernel::merge_margin_s(const GroupState& g, int joiners) const {
 
 bool Kernel::merge_pays(const GroupState& g, int joiners) const { return merge_margin_s(g, joiners) > 0; }
 
-bool Kernel::merging_can_pay() const {
-  // Emulated items scale perfectly by declaration: a larger group always works an item sooner.
-  if (!computing()) return true;
-  // Compute mode: can any chain's item be worked sooner by a larger group than by any initial group? Item costs
-  // depend on the atom count alone, and the regroup cost is left out: this asks whether a merge could ever pay.
-  std::set<int> atoms, initial;
-  for (std::size_t c = 0; c < chain_items_.size(); ++c) {
-    if (chain_items_[c] > 0) atoms.insert(run_.work.compute.atoms_of(static_cast<int>(c)));
+Kernel::Outlook Kernel::merge_outlook(const GroupState& g, int joiners) const {
+  // Merging at the polling point k items from now gains the sum of the per-item gains from item k on: one pass
+  // from the end finds the best such suffix after the current point (k >= 1) beside the whole (k = 0).
+  const int merged = g.size() + joiners;
+  const double cost = merge_model_.regroup_s(merged);
+  double suffix = 0, best_later = -cost;
+  for (int64_t i = g.items_left - 1; i >= 0; --i) {
+    suffix += expected_item_s(g, i, g.size()) - expected_item_s(g, i, merged);
+    if (i >= 1) best_later = std::max(best_later, suffix - cost);
   }
-  initial.insert(group_sizes_.begin(), group_sizes_.end());
+  if (suffix - cost > 0) return Outlook::now;
+  return best_later > 0 ? Outlook::later : Outlook::never;
+}
+
+bool Kernel::merging_can_pay() const {
+  // For each initial group size w and each kind of item (compute: its atom count; emulated work: one kind, whose
+  // cost at m ranks is at most T (1 + jitter) / m), the most items of that kind any initial group of w ranks owns.
+  // Their gains bound any unit's: a first merge of f ranks into a group of w gains at most
+  // sum over kinds of items x max(0, t(w) - t(w + f)).
+  std::map<int, std::map<int, int64_t>> most;  // w -> kind -> items
+  for (std::size_t u = 0; u < group_sizes_.size(); ++u) {
+    std::map<int, int64_t> kinds;
+    for (int c = static_cast<int>(u) * chains_per_group_; c < static_cast<int>(u + 1) * chains_per_group_; ++c) {
+      kinds[computing() ? run_.work.compute.atoms_of(c) : 0] += chain_length(c);
+    }
+    auto& at_w = most[group_sizes_[u]];
+    for (const auto& [kind, items] : kinds) at_w[kind] = std::max(at_w[kind], items);
+  }
   const ComputeSpec& spec = run_.work.compute;
-  for (const int a : atoms) {
-    for (const int from : initial) {
-      const double now = merge_model_.compute_item_s(spec.move, a, spec.moves_per_item, from);
-      for (int to = from + 1; to <= nprocs_; ++to) {
-        if (merge_model_.compute_item_s(spec.move, a, spec.moves_per_item, to) < now) return true;
+  const auto item_s = [&](int kind, int m) {
+    if (computing()) return merge_model_.compute_item_s(spec.move, kind, spec.moves_per_item, m);
+    return run_.T_ms * (1.0 + run_.work.jitter_pct / 100.0) / m / 1000.0;
+  };
+  for (const auto& [w, kinds] : most) {
+    for (int merged = w + 1; merged <= nprocs_; ++merged) {
+      double gain = 0;
+      for (const auto& [kind, items] : kinds) {
+        gain += static_cast<double>(items) * std::max(0.0, item_s(kind, w) - item_s(kind, merged));
       }
+      if (gain > merge_model_.regroup_s(merged)) return true;
     }
   }
   return false;

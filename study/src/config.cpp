@@ -405,6 +405,14 @@ std::vector<KeyDef> build_key_table() {
        [](E& e, const std::string& key, const YAML::Node& n) {
          e.work.compute.trace = scalar<bool>(key, n, "true or false");
        }});
+  add(name_key("work.wait", {"auto", "spin", "polite"}, "auto",
+               "how a waiting rank spends its time on real MPI: `spin` (tests again at once, as a blocking MPI call "
+               "does: right where every rank has a core of its own), `polite` (yields, then naps 200 us between tests: "
+               "right where ranks outnumber cores) or `auto` (spin unless some node holds more ranks than cores; "
+               "provenance.csv records the policy used). The simulation's waits block whatever it says",
+               [](E& e, const std::string& v) {
+                 e.work.wait = v == "auto" ? std::nullopt : std::optional(lookup(kWaitPolicies, v));
+               }));
   add({{"balancer", "name or list", "", "",
         "the balancers to run, each in turn (the names: the balancer registry, balancers/src/balancers.def)"},
        "none",

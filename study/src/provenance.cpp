@@ -94,14 +94,19 @@ std::string platform_identity(const std::string& path) {
 
 // The simulation columns are at the end, so the header of an older folder is a prefix of this one.
 const csv::Row& provenance_header() {
-  static const csv::Row header = {"run_id",      "command_line", "working_dir",  "platform_fnv1a64",
-                                  "simgrid_cfg", "launcher",     "slurm_job_id", "slurm_nodelist"};
+  static const csv::Row header = {"run_id",   "command_line", "working_dir",    "platform_fnv1a64", "simgrid_cfg",
+                                  "launcher", "slurm_job_id", "slurm_nodelist", "wait_policy"};
+  return header;
+}
+
+const csv::Row& provenance_header_v01() {
+  static const csv::Row header(provenance_header().begin(), provenance_header().end() - 1);
   return header;
 }
 
 csv::Row provenance_row(const std::string& run_id, const Provenance& p) {
-  return {run_id,        p.command_line, p.working_dir,  p.platform_fnv1a64,
-          p.simgrid_cfg, p.launcher,     p.slurm_job_id, p.slurm_nodelist};
+  return {run_id,     p.command_line, p.working_dir,    p.platform_fnv1a64, p.simgrid_cfg,
+          p.launcher, p.slurm_job_id, p.slurm_nodelist, p.wait_policy};
 }
 
 }  // namespace mcmclb

@@ -34,6 +34,11 @@ const csv::Row& chains_header() {
   return h;
 }
 
+const csv::Row& calibration_header() {
+  static const csv::Row h = {"run_id", "size", "create_s", "reduce_s", "bcast_s", "s_per_flop"};
+  return h;
+}
+
 const csv::Row& traces_header() {
   static const csv::Row h = {"run_id", "chain", "item", "energy", "energy_q32", "accepted", "group_size"};
   return h;
@@ -119,11 +124,22 @@ csv::Row upgrade_by_name(const csv::Row& row, const csv::Row& old, const csv::Ro
   return upgraded;
 }
 
-/// runs.csv from the finished rule's column until chains could be several per group and migrate: today's header
-/// without chains_per_group and migrated_avg.
-const csv::Row& runs_header_v03() {
+/// runs.csv from migration until the wait policy and the calibration's cost became columns: today's header without
+/// wait and calibration_s.
+const csv::Row& runs_header_v04() {
   static const csv::Row h = [] {
     csv::Row older = runs_header();
+    for (const char* added : {"wait", "calibration_s"}) older.erase(std::find(older.begin(), older.end(), added));
+    return older;
+  }();
+  return h;
+}
+
+/// runs.csv from the finished rule's column until chains could be several per group and migrate: v04 without
+/// chains_per_group and migrated_avg.
+const csv::Row& runs_header_v03() {
+  static const csv::Row h = [] {
+    csv::Row older = runs_header_v04();
     for (const char* added : {"chains_per_group", "migrated_avg"})
       older.erase(std::find(older.begin(), older.end(), added));
     return older;
@@ -188,7 +204,9 @@ results::Schema results_schema() {
        {runs_header_v02(), "mcmclb 0.2 (runs.csv without finished)",
         [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v02()); }},
        {runs_header_v03(), "mcmclb before migration (runs.csv without chains_per_group, migrated_avg)",
-        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v03()); }}}};
+        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v03()); }},
+       {runs_header_v04(), "mcmclb before the wait policy (runs.csv without wait, calibration_s)",
+        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v04()); }}}};
   for (const auto& c : runs_columns()) {
     if (c.is_key()) s.key_columns.push_back(c.name);
   }
@@ -206,9 +224,17 @@ results::Schema results_schema() {
                                              upgraded.emplace_back();
                                              return upgraded;
                                            }}}};
-  s.per_run.push_back({"provenance.csv", provenance_header(), {}});
-  s.per_run.push_back({"chains.csv", chains_header(), {}});  // compute mode only
-  s.per_run.push_back({"traces.csv", traces_header(), {}});  // work.trace only
+  s.per_run.push_back({"provenance.csv",
+                       provenance_header(),
+                       {{provenance_header_v01(), "mcmclb before the wait policy (provenance.csv without wait_policy)",
+                         [](const csv::Row& row) {
+                           csv::Row upgraded = row;
+                           upgraded.emplace_back();
+                           return upgraded;
+                         }}}});
+  s.per_run.push_back({"chains.csv", chains_header(), {}});            // compute mode only
+  s.per_run.push_back({"traces.csv", traces_header(), {}});            // work.trace only
+  s.per_run.push_back({"calibration.csv", calibration_header(), {}});  // calibrated runs only
   return s;
 }
 
@@ -236,7 +262,8 @@ std::string store_key(const RunSpec& spec, const Backend& backend) {
 
 bool record_run(results::ResultStore& store, const RunRecord& r, const std::vector<RankStats>& ranks,
                 const std::string& event_lines, const std::vector<ChainOutcome>& chains,
-                const std::vector<TracePoint>& trace, results::ResultStore::IfDone if_done) {
+                const std::vector<TracePoint>& trace, const Calibration& calibration,
+                results::ResultStore::IfDone if_done) {
   results::RunRecord record;
   record.run = runs_row(r);
   for (std::size_t i = 0; i < ranks.size(); ++i) {
@@ -259,8 +286,14 @@ bool record_run(results::ResultStore& store, const RunRecord& r, const std::vect
     trace_lines += csv::line({r.run_id, std::to_string(p.chain), std::to_string(p.item), energy,
                               std::to_string(p.energy_q32), std::to_string(p.accepted), std::to_string(p.group_size)});
   }
+  std::string calibration_lines;
+  for (const SizeCosts& c : calibration.sizes) {
+    calibration_lines += csv::line({r.run_id, std::to_string(c.size), csv::number(c.create_s), csv::number(c.reduce_s),
+                                    csv::number(c.bcast_s), csv::number(calibration.s_per_flop)});
+  }
   record.per_run_lines.push_back(std::move(chain_lines));
   record.per_run_lines.push_back(std::move(trace_lines));
+  record.per_run_lines.push_back(std::move(calibration_lines));
   return store.record(record, if_done);
 }
 

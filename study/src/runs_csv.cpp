@@ -93,6 +93,12 @@ std::vector<RunsColumn> build_columns() {
       {"chains_per_group", "chains_per_group", Role::parameter, Type::integer,
        [](const RunRecord& r) { return integer(r.spec.workload.chains_per_group); }},
       {"migrated_avg", "", Role::result, Type::real, [](const RunRecord& r) { return csv::number(r.migrated_avg); }},
+      // Last again: older rows waited politely on real MPI and blocked in the simulation, and recorded no
+      // calibration (older_value(): empty, which for wait is the key's default, auto).
+      {"wait", "work.wait", Role::parameter, Type::text,
+       [](const RunRecord& r) { return r.spec.work.wait ? std::string(to_string(*r.spec.work.wait)) : std::string(); }},
+      {"calibration_s", "", Role::result, Type::real,
+       [](const RunRecord& r) { return r.calibration_s ? csv::number(*r.calibration_s) : std::string(); }},
   };
   c.insert(c.end(), rest.begin(), rest.end());
   return c;
@@ -190,14 +196,15 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
     return static_cast<std::size_t>(at - header.begin());
   };
   // A key column's position, or npos for a column an older file lacks: the backend columns (its rows: mpi, no
-  // platform), the finished rule (older_finished_rule()) and chains_per_group (1), as the results store's upgrade
-  // writes them.
+  // platform), the finished rule (older_finished_rule()), chains_per_group (1) and wait (empty: auto), as the
+  // results store's upgrade writes them.
   constexpr std::size_t kAbsent = std::string::npos;
   std::vector<std::pair<std::size_t, std::string>> key_columns;  // position (kAbsent: older file), name
   for (const auto& c : runs_columns()) {
     if (!c.is_key()) continue;
-    const bool absent = (c.role == Role::backend || c.name == "finished" || c.name == "chains_per_group") &&
-                        std::find(header.begin(), header.end(), c.name) == header.end();
+    const bool absent =
+        (c.role == Role::backend || c.name == "finished" || c.name == "chains_per_group" || c.name == "wait") &&
+        std::find(header.begin(), header.end(), c.name) == header.end();
     key_columns.emplace_back(absent ? kAbsent : column_of(c.name), c.name);
   }
   const std::size_t valid_column = column_of("valid");

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "mcmclb/input_error.hpp"
+#include "mcmclb/wait_policy.hpp"
 
 // 1 in the simulation build (-DMCMCLB_SMPI=ON: compiled with SimGrid's smpicxx, run under smpirun; docs/smpi.md).
 // Set PUBLIC on mcmclb::comm, so every target that includes this header reads the same value.
@@ -194,6 +195,41 @@ struct Patience {
 /// naps from the start cost a run a few milliseconds on as many ranks as cores (thousands of tiny runs in the
 /// tests: most of their time). 2 ms of yielding covers a partner that is merely busy on another core.
 inline constexpr Patience setup_patience{default_nap, std::chrono::microseconds{2000}};
+
+/// The wait policy (mcmclb/wait_policy.hpp) of every wait below, one setting for the whole process: it follows
+/// from where the process runs, not from what it waits for. polite until set. The simulation build ignores it: its
+/// waits block (MPI_Wait), which costs no host core.
+using mcmclb::WaitPolicy;
+[[nodiscard]] WaitPolicy wait_policy() noexcept;
+void set_wait_policy(WaitPolicy policy) noexcept;
+
+/// Sets the wait policy for a scope and restores the previous one when it ends (a run under its own policy).
+class ScopedWaitPolicy {
+ public:
+  explicit ScopedWaitPolicy(WaitPolicy policy) noexcept : previous_(wait_policy()) { set_wait_policy(policy); }
+  ~ScopedWaitPolicy() { set_wait_policy(previous_); }
+  ScopedWaitPolicy(const ScopedWaitPolicy&) = delete;
+  ScopedWaitPolicy& operator=(const ScopedWaitPolicy&) = delete;
+
+ private:
+  WaitPolicy previous_;
+};
+
+/// Where the processes of WORLD run: the most ranks any shared-memory node holds, and the fewest cores any node
+/// lets its ranks use (the union of their CPU affinity masks, so a launcher that binds each rank to a core of its
+/// own still counts every core it bound). Collective over MPI_COMM_WORLD on the first call of the process, which
+/// every rank must make; later calls return the same answer without communicating (WORLD does not change).
+struct NodeOccupancy {
+  int ranks_per_node = 1;
+  int cores_per_node = 1;
+  /// More ranks than cores on some node: ranks share cores, and busy-polling ranks slow each other down.
+  [[nodiscard]] bool oversubscribed() const noexcept { return ranks_per_node > cores_per_node; }
+};
+[[nodiscard]] NodeOccupancy node_occupancy();
+
+/// The policy that follows the machine: spin where every rank has a core of its own, polite where ranks
+/// outnumber cores (node_occupancy(): collective on its first call).
+[[nodiscard]] WaitPolicy machine_wait_policy();
 
 /// Waits for request with MPI_Test between naps (see Patience), so a waiting rank leaves its core to ranks that
 /// work. Simulation build: MPI_Wait, since each MPI_Test there injects simulated time (smpi/test) and waiting costs

@@ -120,9 +120,9 @@ class Kernel {
   /// initial formation counts in the regroup statistics (balancers that regroup; see docs/guide/running.md, "Regroup
   /// counts").
   void form_initial_groups(bool count_as_regroup);
-  /// Synchronised start: under the finished rule pays, first the calibration pass (calibrate_merges()); then a
-  /// barrier, and the clock starts.
-  void start();
+  /// Synchronised start: with calibrate (the finished rule pays; a balancer that plans ahead in compute mode), first
+  /// the calibration pass (calibrate_merges(), timed as calibration_s()); then a barrier, and the clock starts.
+  void start(bool calibrate);
   /// Simulation build: while the run goes on, one line on standard output every every_host_s seconds of host
   /// time, from whichever simulated rank passes an item boundary or a regrouping first, with the simulated time reached
   /// against expected_s (the ideal time) and the host time elapsed. A simulated run of thousands of ranks takes minutes
@@ -164,11 +164,32 @@ class Kernel {
   /// every rank for the same g.
   [[nodiscard]] double merge_margin_s(const GroupState& g, int joiners) const;
   [[nodiscard]] bool merge_pays(const GroupState& g, int joiners) const;
-  /// False when no chain's item is worked sooner by any larger group than by its initial one (compute mode with
-  /// reductions dearer than the work they split): then no merge can ever pay, and a balancer under pays leaves
-  /// every group to its own chains. The same on every rank.
+  /// Whether joiners more ranks merging into g pays at its current polling point (now), not now but from a later
+  /// polling point of its unit on (later: the rest of the unit would then end sooner by more than the merge costs,
+  /// which happens when items that a larger group works slower come first, e.g. a unit of chains of different atom
+  /// counts), or at none (never). The same on every rank for the same g.
+  enum class Outlook { now, later, never };
+  [[nodiscard]] Outlook merge_outlook(const GroupState& g, int joiners) const;
+  /// False when even the most any merge could gain cannot recover its cost: then no merge can ever pay, and a
+  /// balancer under pays leaves every group to its own chains. A first merge joins an initial group (a larger group
+  /// forms only through a merge that paid); f more ranks joining one of w ranks gain at most the positive part of
+  /// t(w) - t(w + f) summed over all its items, and cost regroup_s(w + f). So: items too short for a creation to be
+  /// worth it (sleep, spin), or reductions dearer than the work they split (compute). The same on every rank.
   [[nodiscard]] bool merging_can_pay() const;
   [[nodiscard]] const MergeModel& merge_model() const noexcept { return merge_model_; }
+  /// Decides by model instead of by a calibration (a model known by hand: the tests of the rule's arithmetic).
+  void use_merge_model(MergeModel model) { merge_model_ = std::move(model); }
+  /// Seconds this rank spent in the calibration pass before the clock started (0 without one).
+  [[nodiscard]] double calibration_s() const noexcept { return calibration_s_; }
+
+  // --- planning (lookahead, mostwork): predicted item times ---
+  /// Milliseconds g is predicted to take for item g.next_item + i of its unit at its own size: the item's declared
+  /// cost (sleep, spin: item_ms) or, in compute mode, the calibrated model's (expected_item_s), never T_ms, which
+  /// compute mode does not use. (Milliseconds, as item_ms, so that plans of emulated work add up exactly as before.)
+  [[nodiscard]] double planned_item_ms(const GroupState& g, int64_t i) const;
+  /// The unit of a lookahead window, ms: the longest item any chain has on a single rank (T_ms; compute mode: the
+  /// calibrated model's slowest item at one rank).
+  [[nodiscard]] double window_item_ms() const;
 
   // --- units of chains (GroupState) ---
   /// W: the chains each initial group owns.
@@ -305,7 +326,8 @@ class Kernel {
   std::vector<ChainTally> tallies_;
   std::map<std::pair<int, int>, ItemTiming> timings_;
   std::vector<TracePoint> trace_;
-  MergeModel merge_model_;  // the finished rule pays only
+  MergeModel merge_model_;  // calibrated runs only (start(true))
+  double calibration_s_ = 0;
 };
 
 }  // namespace mcmclb

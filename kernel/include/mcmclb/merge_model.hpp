@@ -8,16 +8,9 @@
 #include <vector>
 
 #include "mcmclb/lj.hpp"
+#include "mcmclb/run_stats.hpp"
 
 namespace mcmclb {
-
-/// What the calibration pass measured at one group size, mean over the ranks of full groups of that size.
-struct SizeCosts {
-  int size = 1;
-  double create_s = 0;  // creating the group's communicator by the run's method (what a merge creates)
-  double reduce_s = 0;  // one energy reduction, as compute mode waits for it (none at size 1: never called there)
-  double bcast_s = 0;   // broadcasting the largest walker's state from one member (what a merge sends)
-};
 
 /// The calibration's table and the model built on it. A chain's item time at group size m:
 ///  - sleep and spin: the item's own emulated cost at m (T/m, jitter included): perfect scaling, declared by the
@@ -35,6 +28,8 @@ class MergeModel {
   [[nodiscard]] bool calibrated() const noexcept { return !table_.empty(); }
   [[nodiscard]] const std::vector<SizeCosts>& table() const noexcept { return table_; }
   [[nodiscard]] double s_per_flop() const noexcept { return s_per_flop_; }
+  /// The table and rate as calibration.csv records them.
+  [[nodiscard]] Calibration calibration() const { return {table_, s_per_flop_}; }
   /// The measured costs at size m (interpolated).
   [[nodiscard]] SizeCosts at(int m) const;
   /// Seconds a merge into a group of m ranks spends regrouping: creation plus the state's broadcast.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mcmclb/lj.hpp"
+#include "mcmclb/wait_policy.hpp"
 
 namespace mcmclb {
 
@@ -75,6 +76,10 @@ struct WorkSpec {
   double jitter_pct = 0.0;  // per-item cost varies uniformly within +- this percentage (sleep, spin)
   uint64_t seed = 1;        // jitter seed; compute: the walkers' random stream seed
   ComputeSpec compute;      // compute only
+  /// How a waiting rank spends its time (mcmclb/wait_policy.hpp); unset (the key's `auto`): the machine's, spin
+  /// where every rank has a core of its own, polite where ranks outnumber cores. The simulation build's waits
+  /// block whatever this says.
+  std::optional<WaitPolicy> wait;
 };
 
 /// The initial walker groups. Default: groups of G consecutive ranks. sizes: explicit sizes covering the ranks
@@ -131,6 +136,8 @@ struct BalancerInfo {
   std::vector<std::string_view> methods;          // creation methods it can regroup with
   std::string_view initial_method;                // forms the initial groups when the run names no method
   std::vector<FinishedRule> finished_rules = {};  // the rules it offers, its default first; empty: no such option
+  bool plans_ahead = false;  // plans merges from predicted item times (Kernel::planned_item_s): in compute mode
+                             // these come from the calibrated model, so such a run calibrates first
 };
 
 /// The balancers and creation methods a study may name, supplied by the libraries that implement them

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mcmclb {
 
@@ -45,6 +46,22 @@ struct EventRow {
   int64_t items_left = 0;
   std::string method;
   double create_s = 0;  // the new group's leader's creation time
+};
+
+/// What the calibration pass measured at one group size, mean over the ranks of full groups of that
+/// size (a row of calibration.csv; the model built on it: mcmclb/merge_model.hpp).
+struct SizeCosts {
+  int size = 1;
+  double create_s = 0;  // creating the group's communicator by the run's method (what a merge creates)
+  double reduce_s = 0;  // one energy reduction, as compute mode waits for it (none at size 1: never called there)
+  double bcast_s = 0;   // broadcasting the largest walker's state from one member (what a merge sends)
+};
+
+/// A run's calibration (the finished rule pays, and planning in compute mode): the costs by group size and, in
+/// compute mode, the seconds per model flop of trial moves (0 otherwise). calibration.csv holds it.
+struct Calibration {
+  std::vector<SizeCosts> sizes;
+  double s_per_flop = 0;
 };
 
 /// Compute mode with work.trace: a chain's walker after one item (a row of traces.csv).

@@ -18,6 +18,7 @@ const csv::Row& ranks_header();
 const csv::Row& events_header();
 const csv::Row& chains_header();
 const csv::Row& traces_header();
+const csv::Row& calibration_header();
 /// One chains.csv row.
 csv::Row chain_row(const std::string& run_id, const ChainOutcome& c);
 
@@ -48,12 +49,13 @@ std::map<std::string, results::RecordedPoint> read_results(const std::filesystem
 std::string store_key(const RunSpec& spec, const Backend& backend);
 
 /// Records a run in the store: ranks.csv, events.csv, provenance.csv, chains.csv (compute mode only: chains not
-/// empty), traces.csv (work.trace: trace not empty) and runs.csv, all or nothing (one commit). ranks: every
+/// empty), traces.csv (work.trace: trace not empty), calibration.csv (a calibrated run: calibration.sizes not
+/// empty) and runs.csv, all or nothing (one commit). ranks: every
 /// rank's stats, by rank; event_lines: every group formation, as events.csv lines. Returns false when if_done
 /// is skip and the point was already done (nothing recorded; ResultStore::record).
 bool record_run(results::ResultStore& store, const RunRecord& r, const std::vector<RankStats>& ranks,
                 const std::string& event_lines, const std::vector<ChainOutcome>& chains = {},
-                const std::vector<TracePoint>& trace = {},
+                const std::vector<TracePoint>& trace = {}, const Calibration& calibration = {},
                 results::ResultStore::IfDone if_done = results::ResultStore::IfDone::append);
 
 }  // namespace mcmclb

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -30,6 +31,9 @@ struct RunRecord {
   bool valid = true;
   std::string violations;  // "; "-separated, empty when valid
   Provenance provenance;
+  /// Seconds every rank spent in the finished rule pays' calibration pass before the clock started (the slowest
+  /// rank's); unset where no calibration ran. Not in time_s, so it is reported beside it.
+  std::optional<double> calibration_s;
 };
 
 /// One column of runs.csv.

@@ -1,0 +1,24 @@
+// How a waiting rank spends the time between two completion tests (mcmclb/mpi.hpp's waits follow it). No MPI
+// here, so the MPI-free run description (mcmclb/run_spec.hpp) can name a run's policy too.
+#pragma once
+
+#include <array>
+#include <string_view>
+#include <utility>
+
+namespace mcmclb {
+
+///  - polite: as each wait's Patience says (yield, then nap), so a waiting rank leaves its core to ranks that work.
+///    Right where ranks outnumber cores: there busy-polling ranks slow each other down 100-1000x, and a nap of
+///    200 us is cheap beside that.
+///  - spin: test again at once and never give up the core, as a blocking MPI call does (each MPI_Test drives the
+///    library's own progress). Right where every rank has a core of its own: a nap there is only delay, and a
+///    program on dedicated cores waits in MPI_Allreduce, not in a sleep.
+enum class WaitPolicy { polite, spin };
+inline constexpr std::array<std::pair<std::string_view, WaitPolicy>, 2> kWaitPolicies = {
+    {{"polite", WaitPolicy::polite}, {"spin", WaitPolicy::spin}}};
+[[nodiscard]] constexpr std::string_view to_string(WaitPolicy p) noexcept {
+  return p == WaitPolicy::spin ? "spin" : "polite";
+}
+
+}  // namespace mcmclb
