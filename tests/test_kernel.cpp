@@ -616,6 +616,24 @@ TEST(MergeModel, EmulatedItemsPayByTheirDeclaredCost) {
   EXPECT_FALSE(tiny.merging_can_pay());
 }
 
+/// collective under pays on a balanced workload (every chain 5 items of 20 ms): no group finishes before the others,
+/// so exchanging after every item could only make each group wait for the slowest; the run predicts that from the
+/// model and works as under none, with no exchange: no rank spends any time waiting.
+TEST(Kernel, CollectiveUnderPaysDoesNotExchangeWhereExchangingCannotPay) {
+  mcmclb::RunSpec spec = small_run("collective", "create", 1);
+  spec.finished = mcmclb::FinishedRule::pays;
+  spec.T_ms = 20;
+  spec.workload.model = "uniform";
+  spec.workload.set("items", int64_t{5});
+  const mcmclb::RunResult r = mcmclb::run_once(spec);
+  EXPECT_TRUE(r.valid) << r.violations;
+  if (world_rank() != 0) return;
+  for (const auto& rank : r.ranks) {
+    EXPECT_EQ(rank.waiting_s, 0.0);
+    EXPECT_EQ(rank.regroups, 1);
+  }
+}
+
 /// The finished rule pays with items far too short for any merge to recover its cost: no merge can pay, so no
 /// request is even sent (mostwork's protocol too, which would otherwise end by coalescing the done groups), no
 /// group merges and each rank regroups once, its initial formation; the run's invariants hold.

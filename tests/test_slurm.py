@@ -173,7 +173,7 @@ class Sweep(unittest.TestCase):
             r, ids = self.sweep(study, out, *more)
             self.assertEqual(len(ids), 3, r.stdout)
             submitted[launcher] = ids
-        # Defect 5: the jobs read the snapshot taken at submit time; an edit now (an extra T_ms renumbers the
+        # The jobs read the snapshot taken at submit time; an edit now (an extra T_ms renumbers the
         # points) must not change what the queued jobs run.
         with open(self.STUDY) as f:
             original = f.read()
@@ -202,7 +202,7 @@ class Sweep(unittest.TestCase):
             self.assertEqual(status.returncode, 0, status.stdout + status.stderr)
             self.assertIn("launch nprocs=4: 2 points, 2 done, 0 failed, 0 missing; no job queued", status.stdout)
             self.assertIn("6 done, 0 failed, 0 missing (complete)", status.stdout)
-            r, ids = self.sweep(study, out, *more)  # defect 2: nothing left, nothing submitted
+            r, ids = self.sweep(study, out, *more)  # nothing left, nothing submitted
             self.assertEqual(ids, [], r.stdout)
             self.assertIn("skip nprocs=4: all 2 points already done", r.stdout)
             self.assertIn("nothing to submit: all 6 points are done in ", r.stdout)
@@ -213,7 +213,7 @@ class Sweep(unittest.TestCase):
         slow = ("--set", "nprocs=2", "--set", "T_ms=400", "--set", "reps=3")  # 6 points of ~0.8 s each
         r, ids = self.sweep(self.STUDY, out, *slow)
         self.assertEqual(len(ids), 1, r.stdout)
-        # Defect 4: while it is queued or running, the same sweep submits nothing.
+        # While it is queued or running, the same sweep submits nothing.
         again, twice = self.sweep(self.STUDY, out, *slow)
         self.assertEqual(twice, [], again.stdout)
         self.assertRegex(again.stdout, rf"skip nprocs=2: job {ids[0]} is already (PENDING|RUNNING|CONFIGURING)")
@@ -275,7 +275,7 @@ class Sweep(unittest.TestCase):
             before = f.read()
         r, again = self.sweep(study, out)
         self.assertEqual(again, [], r.stdout)
-        # Defect 3 inside the job too: the script itself skips a finished benchmark.
+        # Inside the job too: the script itself skips a finished benchmark.
         job_id = sh("sbatch", "--parsable", os.path.join(out + "-jobs", "cb-n2.sbatch")).stdout.strip()
         self.assertEqual(wait_for(job_id)["JobState"], "COMPLETED")
         with open(result) as f:
@@ -309,7 +309,7 @@ class Sweep(unittest.TestCase):
         self.assertNotIn("submitted", r.stdout)
         queued = sh("squeue", "-h", "--name=slurm-small-n2,slurm-small-n64").stdout
         self.assertEqual(queued.strip(), "", "nothing was submitted")
-        # Defect 8: sbatch's two error lines stay apart.
+        # sbatch's two error lines stay apart.
         r, _ = self.sweep(self.STUDY, out, "--set", "nprocs=2", "--set", "job.partition=nosuch", expect_rc=2)
         self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
         self.assertIn("invalid partition specified: nosuch / allocation failure: Invalid partition name", r.stderr)

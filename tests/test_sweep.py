@@ -483,7 +483,7 @@ class SlurmPlan(unittest.TestCase):
             shutil.rmtree(jobs)
             shutil.rmtree(out)
 
-    def test_job_setting_varying_within_a_launch_is_an_error(self):  # defect 6
+    def test_job_setting_varying_within_a_launch_is_an_error(self):
         r = self.study("nprocs: 2\nzip: {T_ms: [1, 2], job.time_limit: ['00:05:00', '00:10:00']}\n")
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertEqual(r.stderr.strip(), "mcmclb: key job.time_limit: one batch job runs every point of nprocs=2, "
@@ -496,7 +496,7 @@ class SlurmPlan(unittest.TestCase):
                        command="sweep")
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
 
-    def test_non_sbatch_extra_line_is_refused_and_setup_follows_the_directives(self):  # defect 10
+    def test_non_sbatch_extra_line_is_refused_and_setup_follows_the_directives(self):
         r = self.study("nprocs: 2\njob: {extra: ['module load mpich', '#SBATCH --qos=x']}\n")
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertEqual(r.stderr.strip(), "mcmclb: key job.extra: 'module load mpich' is not one '#SBATCH ...' "
@@ -527,7 +527,7 @@ class SlurmPlan(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn(": srun --mpi=pmi2 -n ", r.stdout, config)
 
-    def test_time_limit_estimated_from_the_workload(self):  # defect 12
+    def test_time_limit_estimated_from_the_workload(self):
         # cyclic scale 2 period 4, G = 1, 2 ranks: chains of 0 and 2 items, so 2 x T_ms per point (no balancing).
         text = "nprocs: 2\nworkload: {model: cyclic, scale: 2, period: 4}\nbalancer: [none, async]\nT_ms: %s\n"
         r, scripts = self.dry_run(text % "60000")  # 2 points x 120 s: 2 x 240 s + 2 x 10 s = 500 s -> 9 min
@@ -541,7 +541,7 @@ class SlurmPlan(unittest.TestCase):
         r, scripts = self.dry_run(text % "1" + "job: {time_limit: '00:42:00'}\n")
         self.assertIn("#SBATCH --time=00:42:00\n", scripts[next(n for n in scripts if n.endswith(".sbatch"))])
 
-    def test_status_without_slurm(self):  # defect 9: mcmclb status reads the results folder
+    def test_status_without_slurm(self):  # mcmclb status reads the results folder
         with tempfile.TemporaryDirectory() as out:
             env = dict(os.environ, PATH="/usr/bin:/bin")
             env["PATH"] = ":".join(d for d in env["PATH"].split(":") if not os.path.exists(os.path.join(d, "squeue")))
@@ -554,7 +554,7 @@ class SlurmPlan(unittest.TestCase):
         self.assertEqual(r.stderr.strip(),
                          "mcmclb: --launch: 'x' is not a rank count (allowed: an integer in [1, 2147483647])")
 
-    def test_scripts_read_a_snapshot_taken_at_submit_time(self):  # defect 5
+    def test_scripts_read_a_snapshot_taken_at_submit_time(self):
         r, scripts = self.dry_run("nprocs: 2\nT_ms: [1, 2]\n")
         self.assertEqual(r.returncode, 0, r.stderr)
         snapshots = [n for n in scripts if n.endswith(".yaml")]

@@ -24,7 +24,11 @@
 // contiguous), and none if no number pays; the groups it leaves out are done for good, unless some number of them
 // would pay from a later polling point of the working group's unit on (Kernel::merge_outlook: with several chains
 // per group, items that a larger group works slower can come first): those stay done and eligible, and are weighed
-// again after the next exchange. Either way they stay in the table; the run still ends when no chain is left. The rule
+// again after the next exchange. Either way they stay in the table; the run still ends when no chain is left.
+// Merges that pay are not enough: every exchange makes every group wait for the slowest one. So under pays the run
+// first predicts its own schedule from the model (exchanging_pays: each interval as long as its slowest group, an
+// exchange and the merges' creation after it) and, unless that ends sooner than the longest unit worked alone,
+// works as under none, with no exchange at all. The rule
 // needs the working groups' positions in their chains, and those too are known everywhere without a word more: every
 // group works exactly min(i, items left) items between two exchanges, and a merged group continues its right-hand
 // group's position. So every rank keeps every group's position in the table and the exchange stays the one bit per
@@ -50,6 +54,10 @@ class CollectiveBalancer final : public Balancer {
 
   void run(Kernel& k) override {
     if (protocol::worked_alone_as_nothing_pays(k, pays_)) return;
+    if (pays_ && !exchanging_pays(k)) {  // every group works its own chains, as under none
+      protocol::work_alone(k);
+      return;
+    }
     groups_ = initial_groups(k);
     for (;;) {
       if (k.in_group()) work_interval(k);
@@ -123,14 +131,15 @@ class CollectiveBalancer final : public Balancer {
   /// (pays) the number, nearest first, whose merge pays most; none when no number pays. later: (pays) whether the
   /// groups left out might still join u at a later exchange (Kernel::merge_outlook: some number of them would pay
   /// from a later polling point of u's unit on).
-  std::size_t joiners(const Kernel& k, std::size_t from, std::size_t to, const Entry& u, bool& later) const {
+  std::size_t joiners(const Kernel& k, const std::vector<Entry>& groups, std::size_t from, std::size_t to,
+                      const Entry& u, bool& later) const {
     later = false;
     if (!pays_) return to - from;
     const GroupState g{u.first, u.last, u.unit, u.next_item, u.items_left};
     std::size_t best = 0;
     double best_margin = 0;
     for (std::size_t j = 1; j <= to - from; ++j) {
-      const int ranks = u.first - groups_[to - j].first;
+      const int ranks = u.first - groups[to - j].first;
       const double margin = k.merge_margin_s(g, ranks);
       if (margin > best_margin) {
         best = j;
@@ -141,77 +150,130 @@ class CollectiveBalancer final : public Balancer {
     return best;
   }
 
-  /// Applies the merge rule to the table (identical on every rank). Returns false when every chain is done.
-  bool regroup(Kernel& k) {
+  /// What the merge rule makes of a table after an exchange, as seen from one rank (rank < 0: from none, for the
+  /// prediction): the next table, whether any chain is still worked, and this rank's part.
+  struct Step {
     std::vector<Entry> next;
-    std::optional<Entry> mine_next;
-    std::string before;
-    bool any_merge = false;
-    bool end_mine = false;
     bool working = false;       // some group's chain is not done
+    bool any_merge = false;     // some groups merge (parent-collective: every rank takes part)
+    int largest_merge = 0;      // ranks in the largest merged group
+    std::optional<Entry> mine;  // the merged group this rank joins
+    std::string before;         // the groups it merges, for the event log
+    bool end_mine = false;      // this rank's group is done for good
+  };
+
+  /// Applies the merge rule to the table (identical on every rank for the same table).
+  Step step(const Kernel& k, const std::vector<Entry>& groups, int rank) const {
+    Step s;
+    const auto holds = [rank](const Entry& e) { return e.first <= rank && rank <= e.last; };
     std::size_t run_start = 0;  // the finished run pending to the left of the current group
-    for (std::size_t i = 0; i < groups_.size(); ++i) {
-      const Entry& g = groups_[i];
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      const Entry& g = groups[i];
       if (g.retired) {
-        next.push_back(g);
+        s.next.push_back(g);
         run_start = i + 1;
         continue;
       }
       if (g.done) continue;
-      working = true;
+      s.working = true;
       // The finished groups left out (pays) are done for good unless they might join g later; the others merge
       // with g.
       bool later = false;
-      const std::size_t join_from = i - joiners(k, run_start, i, g, later);
+      const std::size_t join_from = i - joiners(k, groups, run_start, i, g, later);
       for (std::size_t j = run_start; j < join_from; ++j) {
-        next.push_back(groups_[j]);
+        s.next.push_back(groups[j]);
         if (later) continue;  // still done and eligible: weighed again after the next exchange
-        next.back().retired = true;
-        end_mine |= groups_[j].first <= k.rank() && k.rank() <= groups_[j].last;
+        s.next.back().retired = true;
+        s.end_mine |= holds(groups[j]);
       }
       run_start = join_from;
-      const Entry merged{.first = groups_[run_start].first,
+      const Entry merged{.first = groups[run_start].first,
                          .last = g.last,
                          .unit = g.unit,
                          .next_item = g.next_item,
                          .items_left = g.items_left};
       if (run_start < i) {  // merge groups[run_start..i] into one group continuing g's chain
-        any_merge = true;
-        if (merged.first <= k.rank() && k.rank() <= merged.last) {
-          mine_next = merged;
+        s.any_merge = true;
+        s.largest_merge = std::max(s.largest_merge, merged.last - merged.first + 1);
+        if (holds(merged)) {
+          s.mine = merged;
           std::vector<std::string> ranges;
           for (std::size_t j = run_start; j <= i; ++j) {
-            ranges.push_back(std::to_string(groups_[j].first) + "-" + std::to_string(groups_[j].last));
+            ranges.push_back(std::to_string(groups[j].first) + "-" + std::to_string(groups[j].last));
           }
-          before = join(ranges, " ");
+          s.before = join(ranges, " ");
         }
       }
-      next.push_back(merged);
+      s.next.push_back(merged);
       run_start = i + 1;
     }
-    if (!working) return false;
     // Finished groups with no unfinished group to their right are done for good (and stay in the table, done).
-    for (std::size_t j = run_start; j < groups_.size(); ++j) {
-      next.push_back(groups_[j]);
-      end_mine |= groups_[j].first <= k.rank() && k.rank() <= groups_[j].last;
+    for (std::size_t j = run_start; j < groups.size(); ++j) {
+      s.next.push_back(groups[j]);
+      s.end_mine |= holds(groups[j]);
     }
-    groups_ = std::move(next);
-    if (end_mine && k.in_group()) k.leave_group();
-    if (!any_merge) return true;
+    return s;
+  }
+
+  /// Applies the merge rule to the table and regroups. Returns false when every chain is done.
+  bool regroup(Kernel& k) {
+    Step s = step(k, groups_, k.rank());
+    if (!s.working) return false;
+    groups_ = std::move(s.next);
+    if (s.end_mine && k.in_group()) k.leave_group();
+    if (!s.any_merge) return true;
     // Parent-collective: every rank takes part.
-    if (!mine_next) {
+    if (!s.mine) {
       k.regroup_without_joining();
       return true;
     }
     // The continuing group's members know how far its chain has got; the joiners learn it from the new group's
     // last rank, one of those members (ChainProgress::from_last).
-    GroupState merged{mine_next->first, mine_next->last, mine_next->unit, 0, 0};
+    GroupState merged{s.mine->first, s.mine->last, s.mine->unit, 0, 0};
     if (k.in_group() && k.group().unit == merged.unit) {
       merged.next_item = k.group().next_item;
       merged.items_left = k.group().items_left;
     }
-    k.regroup(merged, before, -1, ChainProgress::from_last);
+    k.regroup(merged, s.before, -1, ChainProgress::from_last);
     return true;
+  }
+
+  /// pays: the run's time predicted from the model (every rank alike): each interval lasts as long as its slowest
+  /// group's items, then one exchange over every rank (a reduction at P ranks) and, when groups merge, one
+  /// parent-collective creation; against the time of the longest unit worked alone (none). Waiting for the slowest
+  /// group at every exchange is a cost the merges must also recover.
+  bool exchanging_pays(const Kernel& k) const {
+    const MergeModel& model = k.merge_model();
+    const double exchange_s = model.at(k.nprocs()).reduce_s;
+    std::vector<Entry> groups = initial_groups(k);
+    double alone_s = 0;
+    for (const Entry& g : groups) {
+      const GroupState state{g.first, g.last, g.unit, 0, g.items_left};
+      double unit_s = 0;
+      for (int64_t i = 0; i < g.items_left; ++i) unit_s += k.expected_item_s(state, i, state.size());
+      alone_s = std::max(alone_s, unit_s);
+    }
+    double predicted_s = 0;
+    for (;;) {
+      double slowest_s = 0;
+      for (Entry& g : groups) {
+        if (g.done) continue;
+        const GroupState state{g.first, g.last, g.unit, g.next_item, g.items_left};
+        const int64_t worked = std::min<int64_t>(interval_, g.items_left);
+        double interval_s = 0;
+        for (int64_t i = 0; i < worked; ++i) interval_s += k.expected_item_s(state, i, state.size());
+        slowest_s = std::max(slowest_s, interval_s);
+        g.next_item += worked;
+        g.items_left -= worked;
+        g.done = g.items_left == 0;
+      }
+      predicted_s += slowest_s + exchange_s;
+      if (predicted_s >= alone_s) return false;
+      Step s = step(k, groups, -1);
+      if (!s.working) return true;
+      if (s.any_merge) predicted_s += model.regroup_s(s.largest_merge);
+      groups = std::move(s.next);
+    }
   }
 
   int interval_;
