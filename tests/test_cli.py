@@ -89,7 +89,7 @@ class BadInput(unittest.TestCase):
 
     def test_set_validated_like_the_file(self):
         self.assert_input_error(mcmclb("run", self.good, "--set", "balancer=[async, magic]"),
-                                "key balancer: unknown balancer 'magic' (allowed: none, collective, async, lookahead, mostwork, steal, stealmerge)")
+                                "key balancer: unknown balancer 'magic' (allowed: none, collective, async, lookahead, mostwork, steal, stealrandom, stealmerge)")
         self.assert_input_error(mcmclb("run", self.good, "--set", "nope=1"), "--set: unknown key 'nope'")
 
     def test_help(self):

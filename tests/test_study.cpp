@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -75,7 +76,7 @@ TEST(Config, BadInputNamesTheKeyAndWhatIsAllowed) {
   expect_input_error("workload: {scal: 3}", {}, "unknown key 'workload.scal' (allowed: ");
   expect_input_error("balancer: [none, greedy]", {},
                      "key balancer: unknown balancer 'greedy' (allowed: none, "
-                     "collective, async, lookahead, mostwork, steal, stealmerge)");
+                     "collective, async, lookahead, mostwork, steal, stealrandom, stealmerge)");
   expect_input_error("method: [bogus]", {}, "key method: unknown method 'bogus'");
   expect_input_error("interval: []", {}, "key interval: the list is empty");
   expect_input_error("reps: 1.5", {}, "key reps: expected an integer");
@@ -106,6 +107,23 @@ TEST(Config, BadInputNamesTheKeyAndWhatIsAllowed) {
   expect_input_error("finished: [stop]", {}, "key finished: 'stop' is not allowed (allowed: retire, coalesce, pays)");
   expect_input_error("balancer: [async, mostwork]\nfinished: retire", {},
                      "key finished: balancer mostwork offers only coalesce");
+}
+
+/// An axis over a key that only some workload models read: the other models' runs would be the same point again
+/// (every key column equal), so each runs once; the random workload gets one point per seed.
+TEST(Study, AnAxisOverAKeyAModelDoesNotReadAddsNoDuplicatePoints) {
+  const auto study = mcmclb::build_study(
+      "experiment: s\nworkload: {model: [cyclic, random], seed: [1, 2, 3]}\nbalancer: [none, steal]\n", {}, "s.yaml", 4,
+      mcmclb::catalog());
+  std::set<std::string> keys;
+  int cyclic = 0, random = 0;
+  for (const auto& p : study.points) {
+    EXPECT_TRUE(keys.insert(mcmclb::point_key(p.spec, {})).second) << "point " << p.index << " repeats another";
+    (p.spec.workload.model == "cyclic" ? cyclic : random) += 1;
+  }
+  EXPECT_EQ(cyclic, 2);      // none and steal
+  EXPECT_EQ(random, 2 * 3);  // and each seed
+  for (std::size_t i = 0; i < study.points.size(); ++i) EXPECT_EQ(study.points[i].index, i);
 }
 
 /// A study's verdict on text: the InputError's message, or "" when it plans (at nprocs 4).

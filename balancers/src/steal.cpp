@@ -68,7 +68,7 @@ constexpr int64_t kChain = 1;  // CHAIN{kChain, chain, S}
 constexpr int64_t kNone = 2;   // NONE{kNone, hint, 0}
 }  // namespace
 
-Stealer::Stealer(const Kernel& k) {
+Stealer::Stealer(const Kernel& k, Victims victims) : victims_(victims) {
   int first = 0;
   for (const int size : k.initial_sizes()) {
     if (k.group().first == first) group_ = static_cast<int>(leaders_.size());
@@ -76,7 +76,42 @@ Stealer::Stealer(const Kernel& k) {
     first += size;
   }
   hint_ = (group_ + 1) % static_cast<int>(leaders_.size());
-  if (k.is_leader()) post_ask(k);
+  if (!k.is_leader()) return;
+  post_ask(k);
+  if (victims_ == Victims::random) {
+    slot_.assign(leaders_.size(), -1);
+    for (int g = 0; g < static_cast<int>(leaders_.size()); ++g) {
+      if (g == group_) continue;
+      slot_[static_cast<std::size_t>(g)] = static_cast<int>(candidates_.size());
+      candidates_.push_back(g);
+    }
+    draws_ = k.run().work.seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(group_);
+  }
+}
+
+int Stealer::random_victim() {
+  if (candidates_.empty()) return -1;
+  // splitmix64: a good spread from consecutive states, and no state beyond one word.
+  uint64_t z = (draws_ += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z ^= z >> 31;
+  return candidates_[static_cast<std::size_t>(z % candidates_.size())];
+}
+
+void Stealer::learn_none(int victim, int h) {
+  const auto forget = [&](int g) {
+    const int at = slot_[static_cast<std::size_t>(g)];
+    if (at < 0) return;
+    const int moved = candidates_.back();  // swap-remove, keeping every remaining group's slot right
+    candidates_[static_cast<std::size_t>(at)] = moved;
+    slot_[static_cast<std::size_t>(moved)] = at;
+    candidates_.pop_back();
+    slot_[static_cast<std::size_t>(g)] = -1;
+  };
+  const int u = static_cast<int>(leaders_.size());
+  forget(victim);
+  for (int g = (victim + 1) % u; g != h && g != victim; g = (g + 1) % u) forget(g);
 }
 
 int Stealer::distance(int g) const {
@@ -130,8 +165,10 @@ bool Stealer::take_chain(Kernel& k, const std::function<bool()>& stop) {
   {
     auto timer = k.timed(Phase::waiting);
     d.kind = kOver;
-    while (k.is_leader() && hint_ != group_ && !(stop && stop())) {
-      const int victim = hint_;
+    const bool random = victims_ == Victims::random;
+    while (k.is_leader() && !(stop && stop())) {
+      const int victim = random ? random_victim() : hint_ != group_ ? hint_ : -1;
+      if (victim < 0) break;  // every other group has nothing to give
       const Answer answer = ask(k, victim);
       bytes = static_cast<int64_t>(sizeof answer);
       if (answer[0] == kChain) {
@@ -148,8 +185,12 @@ bool Stealer::take_chain(Kernel& k, const std::function<bool()>& stop) {
       if (answer[0] != kNone) {
         throw std::logic_error("steal: rank " + std::to_string(k.rank()) + " got answer " + std::to_string(answer[0]));
       }
-      // The walk from the victim to its hint passes this group: every other group has nothing to give.
       const auto h = static_cast<int>(answer[1]);
+      if (random) {
+        learn_none(victim, h);
+        continue;
+      }
+      // The walk from the victim to its hint passes this group: every other group has nothing to give.
       hint_ = distance(h) <= distance(victim) ? group_ : h;
     }
   }
@@ -254,8 +295,10 @@ namespace {
 
 class StealBalancer final : public Balancer {
  public:
+  explicit StealBalancer(Victims victims) : victims_(victims) {}
+
   void run(Kernel& k) override {
-    Stealer s(k);
+    Stealer s(k, victims_);
     for (;;) {
       s.work_unit(k);
       if (!s.take_chain(k)) break;
@@ -270,21 +313,32 @@ class StealBalancer final : public Balancer {
     s.serve_until(k, end);
     s.close(k);
   }
+
+ private:
+  Victims victims_;
 };
 
+template <Victims kVictims>
+std::unique_ptr<Balancer> make_stealer(const RunSpec& /*run*/) {
+  return std::make_unique<StealBalancer>(kVictims);
+}
+
 }  // namespace
-}  // namespace mcmclb::steal
 
-namespace mcmclb {
-
-BalancerEntry steal_balancer() {
-  return {{.name = "steal",
+BalancerEntry steal_entry(std::string_view name, Victims victims) {
+  return {{.name = name,
            .uses_interval = false,
            .regroups = false,
            .default_method = "",
            .methods = {},
            .initial_method = "split"},
-          [](const RunSpec&) -> std::unique_ptr<Balancer> { return std::make_unique<steal::StealBalancer>(); }};
+          victims == Victims::ring ? make_stealer<Victims::ring> : make_stealer<Victims::random>};
 }
+
+}  // namespace mcmclb::steal
+
+namespace mcmclb {
+
+BalancerEntry steal_balancer() { return steal::steal_entry("steal", steal::Victims::ring); }
 
 }  // namespace mcmclb

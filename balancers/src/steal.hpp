@@ -5,8 +5,10 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <string_view>
 #include <vector>
 
+#include "mcmclb/balancer.hpp"
 #include "mcmclb/kernel.hpp"
 #include "mcmclb/mpi.hpp"
 #include "protocol.hpp"
@@ -51,12 +53,16 @@ class LeaderBarrier {
   bool entered_ = false, sent_up_ = false, through_ = false;
 };
 
+/// Whom a thief asks: its right neighbour, then on around the ring (`steal`), or a group drawn uniformly at random
+/// from those not yet known to have nothing to give (`stealrandom`, the classic randomized work stealing).
+enum class Victims { ring, random };
+
 /// One rank's side of the protocol while the initial groups are unchanged.
 class Stealer {
  public:
   /// At the run's start: the groups' leaders, this group's hint (its right neighbour); a leader posts its receive
   /// for the first ASK.
-  explicit Stealer(const Kernel& k);
+  explicit Stealer(const Kernel& k, Victims victims = Victims::ring);
 
   /// Works the group's unit, the leader taking at most one ASK at each polling point (step 3). leave, if given, is
   /// asked by the leader at each polling point where nothing else is decided; when it says true the whole group
@@ -86,12 +92,26 @@ class Stealer {
   void answer_none(const Kernel& k);
   /// Leader: ASK victim and wait for its answer, answering NONE to every ASK that comes meanwhile.
   Answer ask(const Kernel& k, int victim);
+  /// Leader, random victims: the next group to ask, or -1 once every other group is known to have nothing.
+  [[nodiscard]] int random_victim();
+  /// Leader, random victims: victim answered NONE{h}: it and every group strictly between it and h (walking right,
+  /// the claim its hint makes) have nothing to give, for good.
+  void learn_none(int victim, int h);
 
   std::vector<int> leaders_;  // the first rank of each initial group, in rank order
   int group_ = 0;             // this rank's initial group
   int hint_ = 0;              // the next group to ask (leader)
   std::array<int64_t, 1> ask_{};
   mpi::Request ask_recv_;  // leader: the posted receive for the next ASK
+  Victims victims_ = Victims::ring;
+  // Random victims (leader): the groups not known to have nothing to give, and each group's place among them (-1:
+  // known empty, or this group); the draws come from a generator seeded by the run's seed and the group, so a run
+  // is repeatable (and a simulated one deterministic).
+  std::vector<int> candidates_, slot_;
+  uint64_t draws_ = 0;
 };
+
+/// The registry entry of a stealing balancer named name whose thieves pick victims as victims says.
+[[nodiscard]] BalancerEntry steal_entry(std::string_view name, Victims victims);
 
 }  // namespace mcmclb::steal

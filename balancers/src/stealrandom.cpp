@@ -1,0 +1,19 @@
+// Balancer `stealrandom`: `steal` whose thieves pick their victims uniformly at random, the standard work-stealing
+// baseline (randomized work stealing), where `steal` walks the ring of groups to the right. Everything else is
+// steal's protocol (balancers/src/steal.cpp): the same ASK, CHAIN and NONE messages, the same end.
+//
+// What changes in the termination argument: a thief keeps the set of groups it knows to have nothing to give (the
+// victims that answered NONE, and the groups strictly between a victim and the hint it answered with, which its
+// hint claims; NONE is a permanent fact), draws each victim from the others, and is done for good once it knows
+// them all. Each NONE grows that set by at least the victim, so a thief is done after at most U - 1 NONE answers
+// in a row; each CHAIN removes an unstarted chain. A random thief answers NONE with the trivial hint (its right
+// neighbour), so the claims of ring thieves and random ones stay true together. The draws come from splitmix64
+// seeded by the run's work.seed and the group: a run is repeatable, and a simulated one deterministic.
+#include "mcmclb/balancer.hpp"
+#include "steal.hpp"
+
+namespace mcmclb {
+
+BalancerEntry stealrandom_balancer() { return steal::steal_entry("stealrandom", steal::Victims::random); }
+
+}  // namespace mcmclb
