@@ -7,6 +7,10 @@ runs with the regroupings per process and the chains migrated per process side b
 
 Rows of other rank counts are left out with --nprocs (default: the largest in the folder); invalid rows and rows
 without work (ideal 0) are left out. Simulated rows are labelled simulated, with their platform.
+
+time / ideal of one workload seed is the median over its repetitions, with the median's 95 % interval for real
+runs of 6 repetitions or more; with several workload seeds (workload.seed) it is the median over the seeds of
+those medians, with their range and count beside it, so one lucky draw cannot decide a row.
 """
 import argparse
 import os
@@ -16,10 +20,11 @@ from collections import defaultdict
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (RUN_COLUMNS, ArgumentParser, InputError, backend_label, check_inputs_exist,  # noqa: E402
                         check_output, fail, find_csv, output_path, positive_int, pyplot, read_csv, run_label, save)
+from mcmclb_stats import Summary, median  # noqa: E402
 
 # chains_per_group and migrated_avg are read where present: a folder older than them had one chain per group and
 # moved none.
-COLUMNS = RUN_COLUMNS + ["workload"]
+COLUMNS = RUN_COLUMNS + ["workload", "workload_seed"]
 
 
 def chosen_rows(rows, nprocs):
@@ -39,22 +44,46 @@ def chosen_rows(rows, nprocs):
     return rows, nprocs
 
 
+class Cell:
+    """One (workload, set-up, W): time / ideal, regroups and migrated chains per process. One workload seed: the
+    median over its repetitions (summary, with its interval where it has one). Several: the median over the seeds of
+    each seed's median (per_seed holds them)."""
+
+    def __init__(self, w, by_seed, simulated):
+        self.w = w
+        medians = []
+        self.summary = None
+        for runs in by_seed.values():
+            s = Summary([r["time_s"] / r["ideal_s"] for r in runs], simulated)
+            medians.append(s.median)
+            self.summary = s
+        self.per_seed = sorted(medians)
+        self.ratio = median(self.per_seed)
+        runs = [r for rs in by_seed.values() for r in rs]
+        self.regroups = median([r["regroups_avg"] for r in runs])
+        self.migrated = median([r["migrated_avg"] for r in runs])
+
+    def text(self):
+        if len(self.per_seed) > 1:
+            return (f"{self.ratio:.3f} (seeds: {len(self.per_seed)}, "
+                    f"{self.per_seed[0]:.3f}-{self.per_seed[-1]:.3f})")
+        s = self.summary
+        if s.simulated:
+            return f"{self.ratio:.3f}"
+        return f"{self.ratio:.3f} {s.ci_text()}" if s.has_interval else f"{self.ratio:.3f} (n={s.n}: no interval)"
+
+
 def series(rows):
-    """{workload: {label: [(W, time/ideal, regroups/process, migrated/process)]}}, W ascending; several rows of one
-    point (reps) give their median ratio."""
-    points = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    """{workload: {label: [Cell]}}, W ascending."""
+    points = defaultdict(lambda: defaultdict(lambda: defaultdict(lambda: defaultdict(list))))
     for r in rows:
-        points[r["workload"]][run_label(r)][r["W"]].append(r)
+        points[r["workload"]][run_label(r)][r["W"]][r.get("workload_seed")].append(r)
     out = {}
     for workload, labels in points.items():
         out[workload] = {}
         for label, by_w in labels.items():
-            line = []
-            for w in sorted(by_w):
-                runs = sorted(by_w[w], key=lambda r: r["time_s"] / r["ideal_s"])
-                mid = runs[len(runs) // 2]
-                line.append((w, mid["time_s"] / mid["ideal_s"], mid["regroups_avg"], mid["migrated_avg"]))
-            out[workload][label] = line
+            out[workload][label] = [Cell(w, by_w[w], by_w[w] and next(iter(by_w[w].values()))[0]["backend"] == "smpi")
+                                    for w in sorted(by_w)]
     return out
 
 
@@ -62,12 +91,12 @@ def table(data):
     lines = ["| workload | W | balancer | time / ideal | regroups per process | chains migrated per process |",
              "|---|---|---|---|---|---|"]
     for workload, labels in data.items():
-        ws = sorted({p[0] for line in labels.values() for p in line})
+        ws = sorted({c.w for line in labels.values() for c in line})
         for w in ws:
             for label, line in labels.items():
-                for p in line:
-                    if p[0] == w:
-                        lines.append(f"| {workload} | {w} | {label} | {p[1]:.3f} | {p[2]:.2f} | {p[3]:.2f} |")
+                for c in line:
+                    if c.w == w:
+                        lines.append(f"| {workload} | {w} | {label} | {c.text()} | {c.regroups:.2f} | {c.migrated:.2f} |")
     return lines
 
 
@@ -93,9 +122,9 @@ def main(argv=None):
     fig, axes = plt.subplots(1, len(data), figsize=(4.2 * len(data), 3.6), squeeze=False, sharey=True)
     for ax, (workload, labels) in zip(axes[0], data.items()):
         for label, line in labels.items():
-            ax.plot([p[0] for p in line], [p[1] for p in line], marker="o", label=label)
+            ax.plot([c.w for c in line], [c.ratio for c in line], marker="o", label=label)
         ax.set_xscale("log", base=2)
-        ws = sorted({p[0] for line in labels.values() for p in line})
+        ws = sorted({c.w for line in labels.values() for c in line})
         ax.set_xticks(ws, [str(w) for w in ws])
         ax.set_title(f"{workload}, P = {nprocs}")
         ax.set_xlabel("W, chains per initial group")

@@ -1063,6 +1063,8 @@ class StealVsRegroup(unittest.TestCase):
         cases = [("steal", 2, "1.2", "1.0", "0", "0.5", "true", "8"), ("mostwork", 2, "1.1", "1.0", "3", "0", "true", "8"),
                  ("steal", 1, "2.0", "1.0", "0", "0", "true", "8"), ("steal", 4, "9", "1.0", "0", "0", "false", "8"),
                  ("steal", 4, "1.0", "1.0", "0", "0", "true", "4")]
+        # stealrandom at W = 2 over three workload seeds: the median over seeds, with their count and range.
+        cases += [("stealrandom", 2, t, "1.0", "0", "0.5", "true", "8") for t in ("1.3", "1.5", "1.4")]
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "runs.csv"), "w") as f:
                 f.write(",".join(header) + "\n")
@@ -1071,15 +1073,16 @@ class StealVsRegroup(unittest.TestCase):
                     r.update(run_id=f"r{i}", workload="random", balancer=balancer, interval="1" if balancer == "mostwork"
                              else "", method="range" if balancer == "mostwork" else "", time_s=time_s, ideal_s=ideal_s,
                              regroups_avg=regroups, migrated_avg=migrated, valid=valid, nprocs=nprocs,
-                             chains_per_group=str(w))
+                             chains_per_group=str(w), workload_seed=str(i))
                     f.write(",".join(r[h] for h in header) + "\n")
             r = run("steal_vs_regroup.py", d, "-o", os.path.join(d, "f.png"))
             self.assertEqual(r.returncode, 0, r.stderr)
             assert_png(self, os.path.join(d, "f.png"))
         lines = [line for line in r.stdout.splitlines() if line.startswith("| random")]
-        self.assertEqual(lines, ["| random | 1 | steal | 2.000 | 0.00 | 0.00 |",
-                                 "| random | 2 | steal | 1.200 | 0.00 | 0.50 |",
-                                 "| random | 2 | mostwork(1) range | 1.100 | 3.00 | 0.00 |"])
+        self.assertEqual(lines, ["| random | 1 | steal | 2.000 (n=1: no interval) | 0.00 | 0.00 |",
+                                 "| random | 2 | steal | 1.200 (n=1: no interval) | 0.00 | 0.50 |",
+                                 "| random | 2 | mostwork(1) range | 1.100 (n=1: no interval) | 3.00 | 0.00 |",
+                                 "| random | 2 | stealrandom | 1.400 (seeds: 3, 1.300-1.500) | 0.00 | 0.50 |"])
         self.assertEqual(run("steal_vs_regroup.py", os.path.join(d, "absent")).returncode, 2)
 
 
