@@ -661,21 +661,6 @@ class SlurmHostile(unittest.TestCase):
             self.assertEqual(len({tags[k] for k in tags if k[0] == 1}), 1, tags)
             self.assertIn(os.path.realpath(os.path.join(work, "res")) + ":n2:", tags[(1, "link")])
 
-    @unittest.skipUnless(os.path.exists(os.path.join(ROOT, "build-sim", "mcmclb-sim")) and shutil.which("smpirun"),
-                         "needs the simulation build (build-sim/mcmclb-sim) and smpirun")
-    def test_bad_smpi_flag_refused_before_any_launch(self):
-        sim = os.path.join(ROOT, "build-sim", "mcmclb-sim")
-        with tempfile.TemporaryDirectory() as d:
-            for text, fragment in (("--cfg=smpi/nosuch:1\n", ": --cfg=smpi/nosuch is not a SimGrid configuration key"),
-                                   ("--cfg=smpi/simulate-computation:maybe\n", "not a boolean")):
-                flags = os.path.join(d, "flags.cfg")
-                with open(flags, "w") as f:
-                    f.write(text)
-                r = mcmclb("sweep", STUDY, "--launcher", "smpi", "--sim-binary", sim, "--smpi-flags", flags, "--out",
-                           os.path.join(d, "out"))
-                self.refused(r, fragment)
-                self.assertFalse(os.path.exists(os.path.join(d, "out", "failures.csv")), "nothing launched")
-
     def test_no_job_submitted_says_so(self):
         # sbatch accepts the scripts (--test-only) and then refuses every submission: nothing is queued, so the
         # sweep must not tell the user to follow jobs with mcmclb status.
