@@ -28,6 +28,7 @@
 #include "mcmclb/run_files.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
+#include "smpirun_args.hpp"
 #include "sweep.hpp"
 
 namespace {
@@ -349,7 +350,10 @@ int print_reference(const std::string& command) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int raw_argc, char** raw_argv) {
+  mcmclb::MainArgs args(raw_argc, raw_argv);  // decoded when a simulated launch passed them through smpirun
+  int argc = args.argc();
+  char** argv = args.argv();
   if (argc >= 2) {
     const std::string command = argv[1];
     if (command == "keys" || command == "columns") return print_reference(command);

@@ -22,6 +22,11 @@ def fake_sim_program(folder, name="mcmclb-sim"):
     return path
 
 
+def read_csv(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
 def mcmclb(*args, env=None):
     return subprocess.run([MCMCLB, *args], capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
 
@@ -357,8 +362,10 @@ class Simulation(unittest.TestCase):
             sim = fake_sim_program(d)
             fake_sim_program(d, "mcmclb-commbench-sim")
             missing = os.path.join(d, "missing", "mcmclb-sim")
-            for study, program in (("paper-fig2", "mcmclb-sim run"), ("paper-table1", "mcmclb-sim run"),
-                                   ("paper-fig1", "mcmclb-commbench-sim --reps 5")):
+            # Each argument of the program percent-encoded behind a marker, since smpirun splits them again.
+            for study, program in (("paper-fig2", "mcmclb-sim --args-percent-encoded run"),
+                                   ("paper-table1", "mcmclb-sim --args-percent-encoded run"),
+                                   ("paper-fig1", "mcmclb-commbench-sim --args-percent-encoded --reps 5")):
                 r = mcmclb("sweep", f"configs/{study}.yaml", "--launcher", "smpi", "--dry-run", "--set", "nprocs=[32]",
                            "--sim-binary", sim, "--out", os.path.join(d, study))
                 self.assertEqual(r.returncode, 0, study + r.stdout + r.stderr)
@@ -408,6 +415,48 @@ class Simulation(unittest.TestCase):
             r = mcmclb("sweep", STUDY, "--launcher", "local", "--smpi-flags", flags)
             self.assertEqual(r.returncode, 2)
             self.assertIn("only with --launcher smpi", r.stderr)
+
+
+class SmpirunArguments(unittest.TestCase):
+    """smpirun splits the program's arguments again (an unquoted shell expansion: blanks split, * ? [ expanded,
+    --cfg=... taken for itself), so `--set 'T_ms=[1, 2]'` or an --out path with a space reached mcmclb-sim as two
+    arguments and every point failed. The stub smpirun here handles the arguments exactly as smpirun does, then
+    runs the program under mpiexec (the real build's mcmclb, behind a stand-in that names libsimgrid.so) instead of
+    simulating it: what is under test is that each argument arrives whole."""
+
+    def test_arguments_with_spaces_and_brackets_arrive_whole(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "bin"))
+            with open(os.path.join(d, "bin", "smpirun"), "w") as f:
+                f.write('#!/bin/sh\nnp=1\nwhile [ $# -gt 0 ]; do\n  case "$1" in\n'
+                        '    -np) np=$2; shift 2 ;;\n    -platform | -hostfile) shift 2 ;;\n'
+                        '    -*) shift ;;\n    *) break ;;\n  esac\ndone\nprogram=$1; shift\n'
+                        '# smpirun\'s own loop over the program\'s arguments, and its unquoted expansion\n'
+                        'args=""\nfor a in "$@"; do\n  case "$a" in --cfg=* | --log=*) ;; *) args="${args:+$args }$a" ;;'
+                        ' esac\ndone\nexec mpiexec -n "$np" "$program" $args\n')
+            sim = os.path.join(d, "mcmclb-sim")
+            with open(sim, "w") as f:
+                f.write(f'#!/bin/sh\n# NEEDED libsimgrid.so.3\nexec {MCMCLB} "$@"\n')
+            for path in (sim, os.path.join(d, "bin", "smpirun")):
+                os.chmod(path, 0o755)
+            study = os.path.join(d, "my study [1].yaml")
+            with open(study, "w") as f:
+                f.write("experiment: spaced\nnprocs: 1\nT_ms: 1\nworkload: {model: uniform, items: 2}\n")
+            out = os.path.join(d, "out dir")
+            env = dict(os.environ, PATH=os.path.join(d, "bin") + ":" + os.environ["PATH"])
+            r = subprocess.run([MCMCLB, "sweep", study, "--launcher", "smpi", "--sim-binary", sim, "--out", out,
+                                "--set", "T_ms=[1, 2]", "--set", "job.launcher_args=--cfg=x --y"], capture_output=True, text=True,
+                               timeout=120, cwd=d, env=env)
+            output = r.stdout + r.stderr
+            self.assertNotIn("unexpected argument", output)
+            # The real build records its rows as real MPI, so the simulated sweep finds none of its own (exit 3);
+            # the rows themselves show what the program received.
+            runs = read_csv(os.path.join(out, "runs.csv"))
+            self.assertEqual(sorted((row["T_ms"], row["valid"]) for row in runs), [("1", "true"), ("2", "true")],
+                             output)
+            commands = {row["command_line"] for row in read_csv(os.path.join(out, "provenance.csv"))}
+            self.assertEqual(len(commands), 1, commands)
+            self.assertIn("--set 'T_ms=[1, 2]' --set 'job.launcher_args=--cfg=x --y'", commands.pop())
 
 
 class Slurm(unittest.TestCase):
