@@ -874,14 +874,17 @@ class DamagedResults(InputCase):
         with open(os.path.join(out, "runs.csv"), "rb") as f:
             return out, f.read()
 
-    def assert_every_reader_refuses(self, out, fragment, plot="summary.py"):
-        """status, a dry run, a resume and the plot script all refuse out with one line naming fragment (the same
-        file and line)."""
+    def assert_every_reader_refuses(self, out, fragment, plot="summary.py", compare=True):
+        """status, a dry run, a resume, compare (when it reads the damaged file) and the plot script all refuse
+        out with one line naming fragment (the same file and line)."""
         study = fixture("study-1rank.yaml")
         before = {name: data for name, data in snapshot(out).items() if name.endswith(".csv")}
-        for label, r in (("status", self.mcmclb("status", study, "--out", out)),
-                         ("dry run", self.mcmclb("sweep", study, "--launcher", "local", "--dry-run", "--out", out)),
-                         ("run --resume", self.mcmclb("run", study, "--resume", "--out", out, ranks="1"))):
+        readers = [("status", self.mcmclb("status", study, "--out", out)),
+                   ("dry run", self.mcmclb("sweep", study, "--launcher", "local", "--dry-run", "--out", out)),
+                   ("run --resume", self.mcmclb("run", study, "--resume", "--out", out, ranks="1"))]
+        if compare:  # compare reads runs.csv only
+            readers.append(("compare", self.mcmclb("compare", out, out)))
+        for label, r in readers:
             with self.subTest(label):
                 self.assert_one_line_error(r, fragment, within_s=FAST_S)
         with self.subTest(plot):
@@ -926,7 +929,8 @@ class DamagedResults(InputCase):
         events.insert(1, b"cut,1")
         with open(path, "wb") as f:
             f.write(b"\n".join(events))
-        self.assert_every_reader_refuses(out, f"{path}: line 2 has 2 fields, the header has", plot="timeline.py")
+        self.assert_every_reader_refuses(out, f"{path}: line 2 has 2 fields, the header has", plot="timeline.py",
+                                         compare=False)
 
     def test_quote_never_closed(self):
         """A stray quote in the middle of runs.csv made the rest of the file one quoted field: the store saw no
