@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 import unittest
 
 MCMCLB = os.path.realpath(os.environ["MCMCLB_BIN"])
@@ -457,6 +458,60 @@ class SmpirunArguments(unittest.TestCase):
             commands = {row["command_line"] for row in read_csv(os.path.join(out, "provenance.csv"))}
             self.assertEqual(len(commands), 1, commands)
             self.assertIn("--set 'T_ms=[1, 2]' --set 'job.launcher_args=--cfg=x --y'", commands.pop())
+
+
+class SlurmUnreachable(unittest.TestCase):
+    """squeue and sinfo with no controller to answer retry for about 9 s before failing: `mcmclb status` waited
+    that long before its lines (exit 3, nothing said about the missing points), and so did a Slurm dry run for the
+    partition's MaxTime. Stubs that never answer stand for them here. Now status and a dry run wait at most
+    MCMCLB_SLURM_WAIT_S (1 s here) and say what they waited for; status --launcher local asks no queue at all; and
+    missing points with no failure recorded are named as such."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        os.mkdir(os.path.join(self.tmp, "bin"))
+        for name in ("squeue", "sinfo"):
+            path = os.path.join(self.tmp, "bin", name)
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\nexec sleep 30\n")
+            os.chmod(path, 0o755)
+        self.env = dict(os.environ, PATH=os.path.join(self.tmp, "bin") + ":" + os.environ["PATH"],
+                        MCMCLB_SLURM_WAIT_S="1")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def timed(self, *args):
+        start = time.monotonic()
+        r = subprocess.run([MCMCLB, *args], capture_output=True, text=True, timeout=60, cwd=ROOT, env=self.env)
+        return r, time.monotonic() - start
+
+    def test_status_says_what_it_waited_for(self):
+        out = os.path.join(self.tmp, "out")
+        r, seconds = self.timed("status", STUDY, "--out", out)
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertLess(seconds, 4, r.stdout)
+        self.assertIn("queue unknown: squeue did not answer within 1 s (is a Slurm controller reachable?", r.stdout)
+        self.assertIn("  no valid row in runs.csv and no failure recorded: not run yet, or the rows were lost",
+                      r.stdout)
+        r, seconds = self.timed("status", STUDY, "--out", out, "--launcher", "local")
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertLess(seconds, 1, r.stdout)
+        self.assertIn("launch nprocs=2: 4 points, 0 done, 0 failed, 4 missing; no queue (--launcher local)", r.stdout)
+
+    def test_dry_run_says_what_it_waited_for(self):
+        jobs = os.path.join(self.tmp, "jobs")
+        study = os.path.join(self.tmp, "s.yaml")  # no job.time_limit: the estimate asks for the partition's cap
+        with open(study, "w") as f:
+            f.write("experiment: s\nnprocs: [2, 3]\nT_ms: 1\n")
+        r, seconds = self.timed("sweep", study, "--launcher", "slurm", "--dry-run", "--out",
+                                os.path.join(self.tmp, "out"), "--jobs-dir", jobs)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertLess(seconds, 4, r.stdout)
+        self.assertEqual(r.stdout.count("note: sinfo did not answer within 1 s (is a Slurm controller reachable?"), 1,
+                         r.stdout)
+        with open(os.path.join(jobs, "s-n3.sbatch")) as f:
+            self.assertIn("the documented maximum; sinfo did not answer within 1 s", f.read())
 
 
 class Slurm(unittest.TestCase):
