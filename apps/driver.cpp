@@ -325,6 +325,10 @@ RunResult run_once(const RunSpec& spec) {
   r.spec = spec;
   r.provenance = collect_provenance(mpi::library_version(), nprocs);
   add_backend_provenance(r.provenance, mpi::backend_name());
+  const mpi::NodeOccupancy occupancy = mpi::node_occupancy(world);  // collective: every rank runs every run
+  r.provenance.ranks_per_node = occupancy.ranks_on_node;
+  r.provenance.cores_available = occupancy.cores_available;
+  r.provenance.oversubscribed = !occupancy.known() ? "" : occupancy.oversubscribed() ? "true" : "false";
   r.run_id = make_run_id(spec, world);
   const std::vector<int> sizes = initial_group_sizes(spec, world);
   std::vector<int> leaders;

@@ -458,6 +458,10 @@ class SmpirunArguments(unittest.TestCase):
             commands = {row["command_line"] for row in read_csv(os.path.join(out, "provenance.csv"))}
             self.assertEqual(len(commands), 1, commands)
             self.assertIn("--set 'T_ms=[1, 2]' --set 'job.launcher_args=--cfg=x --y'", commands.pop())
+            # The same rows record the occupancy: one rank on this node, the CPUs this process may use at least.
+            for row in read_csv(os.path.join(out, "provenance.csv")):
+                self.assertEqual((row["ranks_per_node"], row["oversubscribed"]), ("1", "false"), row)
+                self.assertGreaterEqual(int(row["cores_available"]), len(os.sched_getaffinity(0)), row)
 
 
 class SlurmUnreachable(unittest.TestCase):

@@ -1,6 +1,8 @@
 // Implementation of the checked MPI layer (mcmclb/mpi.hpp).
 #include "mcmclb/mpi.hpp"
 
+#include <sched.h>
+
 #include <array>
 #include <cstdio>
 #include <exception>
@@ -389,6 +391,42 @@ std::string library_version() {
     if (c == '\t') c = ' ';
   }
   return version;
+}
+
+NodeOccupancy node_occupancy(const Comm& comm) {
+  if constexpr (kSimulated) {
+    (void)comm;
+    return {};  // not applicable: see the header
+  } else {
+    MPI_Comm raw = MPI_COMM_NULL;
+    check(MPI_Comm_split_type(comm.get(), MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &raw),
+          "MPI_Comm_split_type");
+    Comm node = Comm::adopt(raw);
+    // The node's CPUs for the job: the union of its ranks' masks, since a launcher that binds each rank to one
+    // core still gives the job all of them. A rank whose mask cannot be read makes the node's count unknown.
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    int readable = ::sched_getaffinity(0, sizeof mine, &mine) == 0 ? 1 : 0;
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    allreduce_politely(node, &mine, &all, static_cast<int>(sizeof mine), MPI_BYTE, MPI_BOR);
+    allreduce_politely(node, MPI_IN_PLACE, &readable, 1, MPI_INT, MPI_MIN);
+    const int cores = readable != 0 ? CPU_COUNT(&all) : 0;
+    const int ranks = node.size();
+    const bool leader = node.rank() == 0;
+    node.free();
+    // Over the nodes: MAX of ranks; MAX of -cores, i.e. MIN of cores, so that an unknown node's 0 makes the whole
+    // unknown; and the SUM, over one rank per node, of whether that node is oversubscribed.
+    std::array<int, 2> mine_max = {ranks, -cores}, max{};
+    allreduce_politely(comm, mine_max.data(), max.data(), 2, MPI_INT, MPI_MAX);
+    int over = leader && cores > 0 && ranks > cores ? 1 : 0;
+    allreduce_politely(comm, MPI_IN_PLACE, &over, 1, MPI_INT, MPI_SUM);
+    NodeOccupancy o;
+    o.ranks_on_node = max[0];
+    o.cores_available = -max[1];
+    o.nodes_oversubscribed = over;
+    return o;
+  }
 }
 
 }  // namespace mcmclb::mpi

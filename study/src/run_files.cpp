@@ -206,7 +206,16 @@ results::Schema results_schema() {
                                              upgraded.emplace_back();
                                              return upgraded;
                                            }}}};
-  s.per_run.push_back({"provenance.csv", provenance_header(), {}});
+  s.per_run.push_back({"provenance.csv",
+                       provenance_header(),
+                       {{provenance_header_v1(),
+                         "mcmclb before occupancy (provenance.csv without ranks_per_node, cores_available, "
+                         "oversubscribed)",
+                         [](const csv::Row& row) {
+                           csv::Row upgraded = row;
+                           upgraded.resize(provenance_header().size());  // unknown
+                           return upgraded;
+                         }}}});
   s.per_run.push_back({"chains.csv", chains_header(), {}});  // compute mode only
   s.per_run.push_back({"traces.csv", traces_header(), {}});  // work.trace only
   return s;

@@ -298,4 +298,32 @@ void wait_until_politely(const std::function<bool()>& done, Patience patience = 
 /// First line of MPI_Get_library_version, e.g. "MPICH Version: 4.0.2".
 std::string library_version();
 
+/// How a communicator's ranks share their nodes' cores: what decides whether a measurement is of the algorithm
+/// or of ranks waiting for a core. With more ranks than cores on a node, an MPI that busy-polls (MPICH does)
+/// keeps every waiting rank spinning, so a rank that must act waits for the scheduler: collectives and
+/// communicator creation then cost 100-1000 x more than on a core of their own.
+struct NodeOccupancy {
+  /// The most ranks of the communicator on one node (nodes as MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) sees
+  /// them); 0 when unknown.
+  int ranks_on_node = 0;
+  /// The fewest CPUs the ranks of one node may run on, over the nodes: on each node the union of its ranks'
+  /// sched_getaffinity masks, i.e. what the job may use there (a cgroup or binding of the job counts, the
+  /// machine's other CPUs do not); 0 when unknown.
+  int cores_available = 0;
+  /// Nodes holding more ranks than CPUs available to them (exact per node, unlike comparing the two fields above
+  /// when nodes differ).
+  int nodes_oversubscribed = 0;
+
+  [[nodiscard]] bool known() const noexcept { return ranks_on_node > 0 && cores_available > 0; }
+  /// Some node runs more ranks than it has CPUs for the job. False when unknown.
+  [[nodiscard]] bool oversubscribed() const noexcept { return known() && nodes_oversubscribed > 0; }
+};
+
+/// Collective over comm (every rank gets the same answer): the occupancy of comm's nodes. Every MPI call is
+/// checked; the node communicator it makes is freed before it returns. In the simulation build the answer is
+/// "not applicable" (all fields 0, known() false): simulated ranks are threads of one host process whose
+/// simulated times do not depend on the host's cores, so no simulated point is oversubscribed in the sense that
+/// matters here.
+NodeOccupancy node_occupancy(const Comm& comm);
+
 }  // namespace mcmclb::mpi

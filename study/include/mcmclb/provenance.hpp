@@ -29,6 +29,12 @@ struct Provenance {
   std::string platform;
   std::string platform_fnv1a64;  // 16 hex digits, FNV-1a 64 of the platform file's bytes
   std::string simgrid_cfg;
+  // Whether the ranks had cores to themselves (mpi::node_occupancy): the most ranks on one node, the fewest CPUs
+  // the job may use on one (sched_getaffinity), and whether some node ran more ranks than that. 0 / empty:
+  // unknown (an older folder) or not applicable (the simulation build, whose times do not depend on host cores).
+  int ranks_per_node = 0;
+  int cores_available = 0;
+  std::string oversubscribed;  // "true", "false" or "" (unknown)
 };
 
 /// Fills p's simulation fields for backend ("mpi": nothing; "smpi": from the environment variables
@@ -48,6 +54,9 @@ std::string fnv1a64_hex(std::string_view bytes);
 /// provenance.csv, beside runs.csv: the facts that do not fit runs.csv's stable header, one row per run, joined
 /// with runs.csv by run_id.
 const csv::Row& provenance_header();
+/// The header before ranks_per_node, cores_available and oversubscribed, which the results store upgrades (the
+/// new columns empty: unknown).
+const csv::Row& provenance_header_v1();
 csv::Row provenance_row(const std::string& run_id, const Provenance& p);
 
 /// The provenance of a run of nprocs ranks with the given MPI library (mpi::library_version()): the build's
