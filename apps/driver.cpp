@@ -325,7 +325,9 @@ RunResult run_once(const RunSpec& spec) {
   r.spec = spec;
   r.provenance = collect_provenance(mpi::library_version(), nprocs);
   add_backend_provenance(r.provenance, mpi::backend_name());
-  const mpi::NodeOccupancy occupancy = mpi::node_occupancy(world);  // collective: every rank runs every run
+  // Collective, once per process: every rank runs every run, so the first run asks on all ranks at once; the
+  // nodes' ranks and cores do not change between the runs of one launch.
+  static const mpi::NodeOccupancy occupancy = mpi::node_occupancy(world);
   r.provenance.ranks_per_node = occupancy.ranks_on_node;
   r.provenance.cores_available = occupancy.cores_available;
   r.provenance.oversubscribed = !occupancy.known() ? "" : occupancy.oversubscribed() ? "true" : "false";
