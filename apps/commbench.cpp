@@ -44,6 +44,7 @@
 #include "mcmclb/stats.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
+#include "smpirun_args.hpp"
 
 namespace mcmclb::commbench {
 
@@ -521,4 +522,7 @@ double Measurement::once() {
 
 }  // namespace mcmclb::commbench
 
-int main(int argc, char** argv) { return mcmclb::mpi::run_main(argc, argv, mcmclb::commbench::commbench_main); }
+int main(int raw_argc, char** raw_argv) {
+  mcmclb::MainArgs args(raw_argc, raw_argv);  // decoded when a simulated launch passed them through smpirun
+  return mcmclb::mpi::run_main(args.argc(), args.argv(), mcmclb::commbench::commbench_main);
+}

@@ -187,6 +187,16 @@ std::map<std::string, ConfigurationSamples> read_configurations(const std::strin
   std::stringstream lines(*text);
   std::string line;
   if (!std::getline(lines, line)) throw InputError(shown + ": empty, not an mcmclb runs.csv" + allowed);
+  // Damage is named in the words of the results store and the plot scripts (file, line, cause), and before the
+  // header is judged: a header saved with CRLF line ends differs from this version's only by an invisible \r.
+  const auto check_line = [&](const std::string& text, std::size_t line_no) {
+    const std::string at = shown + ": line " + std::to_string(line_no);
+    if (text.find('\0') != std::string::npos) throw InputError(at + " contains NUL bytes (allowed: a text CSV file)");
+    if (!text.empty() && text.back() == '\r') {
+      throw InputError(at + " ends in \\r (CRLF line endings; allowed: LF line endings, as mcmclb writes them)");
+    }
+  };
+  check_line(line, 1);
   const csv::Row header = csv::split_line(line);
   std::function<csv::Row(const csv::Row&)> upgrade = [](const csv::Row& row) { return row; };
   if (header != runs_header()) {
@@ -200,12 +210,17 @@ std::map<std::string, ConfigurationSamples> read_configurations(const std::strin
     upgrade = older->upgrade;
   }
   std::map<std::string, Samples> points;
+  const auto quote_open = [](const std::string& text) { return std::count(text.begin(), text.end(), '"') % 2 == 1; };
   for (std::size_t line_no = 2; std::getline(lines, line); ++line_no) {
+    // A quoted field may hold line breaks: a record ends on the first line that closes its quotes (or at the end
+    // of the file), and is named by that line, as the store and the plot scripts name it.
+    for (std::string more; quote_open(line) && std::getline(lines, more); ++line_no) line += "\n" + more;
+    check_line(line, line_no);
     if (line.empty()) continue;
     const csv::Row raw = csv::split_line(line);
     if (raw.size() != header.size()) {
       throw InputError(shown + ": line " + std::to_string(line_no) + " has " + std::to_string(raw.size()) +
-                       " fields, the header " + std::to_string(header.size()) + " (a foreign or cut-off row)");
+                       " fields, the header has " + std::to_string(header.size()) + " (a row cut off or edited?)");
     }
     csv::Row row = upgrade(raw);
     // A rule left empty is the balancer's former one (collective's rows before it offered a choice).

@@ -326,13 +326,19 @@ RunResult run_once(const RunSpec& spec) {
   r.spec = spec;
   r.provenance = collect_provenance(mpi::library_version(), nprocs);
   add_backend_provenance(r.provenance, mpi::backend_name());
+  // Collective, once per process: every rank runs every run, so the first run asks on all ranks at once; the
+  // nodes' ranks and cores do not change between the runs of one launch.
+  static const mpi::NodeOccupancy occupancy = mpi::node_occupancy(world);
+  r.provenance.ranks_per_node = occupancy.ranks_on_node;
+  r.provenance.cores_available = occupancy.cores_available;
+  r.provenance.oversubscribed = !occupancy.known() ? "" : occupancy.oversubscribed() ? "true" : "false";
   // The whole run, its checks included, waits as the key work.wait says or, by default, as the machine suggests
-  // (mpi::machine_wait_policy: collective on the first call of the process, which every rank makes here alike).
+  // (spin unless some node holds more ranks than cores).
   std::optional<mpi::ScopedWaitPolicy> waiting;
   if constexpr (mpi::kSimulated) {
     r.provenance.wait_policy = "blocking";
   } else {
-    const WaitPolicy policy = spec.work.wait ? *spec.work.wait : mpi::machine_wait_policy();
+    const WaitPolicy policy = spec.work.wait ? *spec.work.wait : mpi::machine_wait_policy(occupancy);
     waiting.emplace(policy);
     r.provenance.wait_policy = std::string(to_string(policy));
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -278,6 +279,56 @@ std::pair<std::size_t, std::size_t> repeat_until_ci(const SweepOptions& o, const
   return {started, failures.size()};
 }
 
+/// The closing lines on oversubscription, from the folder's provenance.csv joined with runs.csv by run_id: for
+/// each rank count some run of which had more ranks on a node than CPUs for the job there, what that does to the
+/// numbers and what to compare instead. Nothing when no run is known to be oversubscribed (older folders,
+/// simulated runs).
+void say_oversubscribed(const fs::path& out) {
+  const auto table = [&](const char* name) {
+    std::vector<csv::Row> rows;
+    const auto text = read_text_file(out / name);
+    if (!text) return rows;
+    std::stringstream lines(*text);
+    for (std::string line; std::getline(lines, line);) rows.push_back(csv::split_line(line));
+    return rows;
+  };
+  const auto runs = table("runs.csv"), provenance = table("provenance.csv");
+  if (runs.empty() || provenance.empty()) return;
+  const auto column = [](const csv::Row& header, const std::string& name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  const std::size_t run_id = column(runs[0], "run_id"), nprocs = column(runs[0], "nprocs");
+  const std::size_t prov_id = column(provenance[0], "run_id"), over = column(provenance[0], "oversubscribed"),
+                    ranks = column(provenance[0], "ranks_per_node"), cores = column(provenance[0], "cores_available");
+  const std::size_t prov_width = provenance[0].size();
+  if (over >= prov_width || ranks >= prov_width || cores >= prov_width || nprocs >= runs[0].size()) return;
+  std::map<std::string, std::pair<std::string, std::string>> oversubscribed;  // run_id -> ranks, cores
+  for (std::size_t i = 1; i < provenance.size(); ++i) {
+    const csv::Row& row = provenance[i];
+    if (row.size() == prov_width && row[over] == "true") oversubscribed[row[prov_id]] = {row[ranks], row[cores]};
+  }
+  std::map<int, std::pair<std::string, std::string>> points;  // nprocs -> ranks per node, cores
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    const csv::Row& row = runs[i];
+    if (row.size() != runs[0].size()) continue;
+    const auto it = oversubscribed.find(row[run_id]);
+    if (it != oversubscribed.end()) points[std::atoi(row[nprocs].c_str())] = it->second;
+  }
+  if (points.empty()) return;
+  std::vector<std::string> ran;
+  long fewest_cores = 0;
+  for (const auto& [p, rc] : points) {
+    ran.push_back("P = " + std::to_string(p) + " ran " + rc.first + " ranks on " + rc.second + " cores");
+    const long c = std::atol(rc.second.c_str());
+    if (fewest_cores == 0 || (c > 0 && c < fewest_cores)) fewest_cores = c;
+  }
+  std::printf(
+      "oversubscribed: %s. With more ranks than cores the ranks wait for a core, and MPICH busy-polls, so "
+      "communicator creation costs 100-1000x more: read those points as the machine's limit, not the balancers'; "
+      "compare balancers at P <= %ld (provenance.csv: oversubscribed)\n",
+      join(ran, "; ").c_str(), fewest_cores);
+}
+
 }  // namespace
 
 int sweep_local(const SweepOptions& o, const Study& study) {
@@ -326,6 +377,7 @@ int sweep_local(const SweepOptions& o, const Study& study) {
   std::printf("sweep %s: %zu run%s, %zu skipped, %zu failed, %s; results in %s\n", study.name.c_str(),
               total - failed_launching, more.c_str(), skipped, failures.size() + failed_repeating,
               format_seconds(progress.elapsed_s()).c_str(), out.string().c_str());
+  if (o.launcher == "local") say_oversubscribed(out);
   if (!failures.empty()) record_failures(study, sweep_backend(o), *store, failures);
   store->prune_failures();  // failures.csv lists what is failed now: points fixed by this or a later run leave it
   return failures.empty() && failed_repeating == 0 ? 0 : 3;

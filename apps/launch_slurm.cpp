@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -102,13 +104,45 @@ constexpr double kStartupPerPointS = 10.0;
 constexpr long kTimeFloorMin = 5;
 constexpr long kTimeCapMin = 7L * 24 * 60;  // 7 days: docs/guide/slurm.md
 
+}  // namespace
+
+int slurm_wait_s() {
+  const char* text = std::getenv("MCMCLB_SLURM_WAIT_S");
+  if (text == nullptr || *text == '\0') return 3;
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  return *end == '\0' && value >= 1 && value <= 3600 ? static_cast<int>(value) : 3;
+}
+
+std::pair<int, std::vector<std::string>> ask_slurm(const std::string& command, bool bounded) {
+  if (!bounded || !on_path("timeout")) return run_capturing(command);
+  const int wait_s = slurm_wait_s();
+  auto answer = run_capturing("timeout -k 1 " + std::to_string(wait_s) + " " + command);
+  if (answer.first == 124 || answer.first == 128 + SIGKILL) {
+    const std::string program = command.substr(0, command.find(' '));
+    answer.second = {program + " did not answer within " + std::to_string(wait_s) +
+                     " s (is a Slurm controller reachable? MCMCLB_SLURM_WAIT_S sets the wait)"};
+  }
+  return answer;
+}
+
+namespace {
+
 /// The partition's MaxTime in minutes (job.partition, else the cluster's default partition) and how it was
-/// found; nothing when sinfo is missing or says infinite or something unreadable.
-std::pair<std::optional<long>, std::string> partition_max_time(const std::string& partition) {
+/// found; nothing when sinfo is missing, does not answer, or says infinite or something unreadable. bounded: a dry
+/// run, which only shows scripts, waits at most slurm_wait_s() for the answer.
+std::pair<std::optional<long>, std::string> partition_max_time(const std::string& partition, bool bounded) {
   if (!on_path("sinfo")) return {std::nullopt, "sinfo not on PATH"};
+  static std::string no_answer;  // a Slurm that did not answer once is not asked again (once per sweep, not script)
+  if (bounded && !no_answer.empty()) return {std::nullopt, no_answer};
   // partition names were checked to be letters, digits and _ - . , + @ : (study keys); quoted anyway.
   const auto [status, lines] =
-      run_capturing("sinfo -h -o '%P %l'" + (partition.empty() ? std::string() : " -p " + shell_quote(partition)));
+      ask_slurm("sinfo -h -o '%P %l'" + (partition.empty() ? std::string() : " -p " + shell_quote(partition)), bounded);
+  if (status != 0 && bounded && (status == 124 || status == 128 + SIGKILL)) {
+    no_answer = lines.front();
+    std::printf("note: %s; the scripts' time limits are not capped by the partition's MaxTime\n", no_answer.c_str());
+    return {std::nullopt, no_answer};
+  }
   if (status != 0) return {std::nullopt, "sinfo failed"};
   for (const auto& line : lines) {
     const auto space = line.find(' ');
@@ -126,14 +160,15 @@ std::pair<std::optional<long>, std::string> partition_max_time(const std::string
 }
 
 /// The launch's time limit (job.time_limit, else the estimate) and a comment line saying which.
-std::pair<std::string, std::string> time_limit(const Study& study, const std::vector<std::size_t>& indices) {
+std::pair<std::string, std::string> time_limit(const Study& study, const std::vector<std::size_t>& indices,
+                                               bool dry_run) {
   const JobSpec& job = study.points[indices.front()].job;
   if (!job.time_limit.empty()) return {job.time_limit, "# time limit: job.time_limit"};
   double expected_s = 0;
   const Catalog methods = catalog();  // commbench's default methods: those this build supports
   for (std::size_t i : indices) expected_s += expected_point_s(study.points[i], methods);
   const double limit_s = kTimeSafetyFactor * expected_s + kStartupPerPointS * static_cast<double>(indices.size());
-  const auto [partition_max, source] = partition_max_time(job.partition);
+  const auto [partition_max, source] = partition_max_time(job.partition, dry_run);
   const long cap = partition_max ? std::max(*partition_max, 1L) : kTimeCapMin;
   const std::string cap_note = partition_max ? slurm_time(cap) + " (" + source + ")"
                                              : slurm_time(cap) + " (the documented maximum; " + source + ")";
@@ -281,7 +316,7 @@ std::vector<std::pair<std::string, std::string>> script_values(const SweepOption
   }
   command += "\n# Points of this launch still without a valid result go to failures.csv, with this job's id.\n" +
              record + " \"$status\" || true\nexit \"$status\"";
-  const auto [limit, limit_note] = time_limit(study, indices);
+  const auto [limit, limit_note] = time_limit(study, indices, o.dry_run);
   const std::string workdir = fs::current_path().string();
   return {{"@STUDY_PATH@", path_word("STUDY.yaml", o.study)},
           {"@STUDY@", study.name},
@@ -398,7 +433,7 @@ std::optional<std::string> waits_for_nodes(const Study& study, const std::vector
   }
   if (!job.time_limit.empty()) {
     const auto wanted = slurm_minutes(job.time_limit);
-    const auto [max_min, source] = partition_max_time(job.partition);
+    const auto [max_min, source] = partition_max_time(job.partition, false);
     if (wanted && max_min && *wanted > *max_min) {
       never = "job.time_limit " + job.time_limit + " exceeds " + slurm_time(*max_min) + " (" + source + ")";
       return std::nullopt;
@@ -531,11 +566,14 @@ std::string describe_job_end(const std::string& id, const JobEnd& end, const std
 
 /// This user's jobs of the study that squeue lists (pending, running, completing ...), by launch tag
 /// (job_comment): another user's job of the same name and comment is not one of them.
-std::map<std::string, QueuedJob> queued_jobs(const Study& study) {
+std::map<std::string, QueuedJob> queued_jobs(const Study& study, bool bounded) {
   std::vector<std::string> names;
   for (const auto& [nprocs, indices] : study.launches()) names.push_back(job_name(study, nprocs));
-  const auto [status, lines] =
-      run_capturing("squeue --me -h --name=" + shell_quote(join(names, ",")) + " --format=" + shell_quote("%i|%T|%k"));
+  const auto [status, lines] = ask_slurm(
+      "squeue --me -h --name=" + shell_quote(join(names, ",")) + " --format=" + shell_quote("%i|%T|%k"), bounded);
+  if (status != 0 && bounded && (status == 124 || status == 128 + SIGKILL)) {
+    throw std::runtime_error(lines.front() + ", so the jobs already queued are unknown");
+  }
   if (status != 0) {
     throw std::runtime_error("squeue failed (status " + std::to_string(status) +
                              "), so the jobs already queued are unknown: " + join(lines, " / "));
@@ -607,7 +645,7 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
   // From the queue check to the last submission, one sweep of this folder at a time.
   std::optional<SubmitLock> lock;
   if (!o.dry_run) lock.emplace(out / ".slurm-submit.lock");
-  const auto queued = o.dry_run ? std::map<std::string, QueuedJob>{} : queued_jobs(study);
+  const auto queued = o.dry_run ? std::map<std::string, QueuedJob>{} : queued_jobs(study, false);
 
   struct Launch {
     int nprocs;

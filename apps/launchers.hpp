@@ -119,8 +119,16 @@ std::string job_comment(const Study& study, const fs::path& out, int nprocs);
 struct QueuedJob {
   std::string id, state;
 };
-/// This study's jobs that squeue lists, by launch tag (job_comment); std::runtime_error when squeue fails.
-std::map<std::string, QueuedJob> queued_jobs(const Study& study);
+/// This study's jobs that squeue lists, by launch tag (job_comment); std::runtime_error when squeue fails, or
+/// when bounded (status, which only reports) and squeue does not answer within slurm_wait_s().
+std::map<std::string, QueuedJob> queued_jobs(const Study& study, bool bounded);
+/// How long a Slurm query made only to inform (a dry run's sinfo, status's squeue) waits for an answer:
+/// MCMCLB_SLURM_WAIT_S seconds, 3 by default. Without a reachable controller Slurm's commands retry for about 9 s
+/// before they fail; a submitting sweep waits for them in full, since it must know the queue and the partition.
+int slurm_wait_s();
+/// run_capturing(command), under coreutils' timeout of slurm_wait_s() when bounded (and timeout is on PATH); on
+/// no answer in time the one line "PROGRAM did not answer within N s (...)" replaces the output.
+std::pair<int, std::vector<std::string>> ask_slurm(const std::string& command, bool bounded);
 /// The Slurm job name of a launch: <experiment>-n<P>.
 std::string job_name(const Study& study, int nprocs);
 /// The newest job that started for a launch (the highest id among the output folder's slurm-<name>-<id>.out

@@ -28,6 +28,7 @@
 #include "mcmclb/run_files.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
+#include "smpirun_args.hpp"
 #include "sweep.hpp"
 
 namespace {
@@ -295,12 +296,13 @@ int mcmclb_main(int argc, char** argv) {
   mcmclb::add_backend_provenance(probe, mpi::backend_name());
   const mcmclb::Backend backend{probe.backend, probe.platform};
   const std::filesystem::path out = cli.out.empty() ? study.out : std::filesystem::path(cli.out);
+  // Groups by node are known only where the ranks run: every selected point's layout is checked before the first
+  // run and before the output folder is made or touched, so a bad one is one line and exit 2 with nothing written
+  // (every rank sees the same node map, so no rank hangs). Points a resume then skips are checked too.
+  for (const std::size_t i : selected) (void)mcmclb::initial_group_sizes(study.points[i].spec, world);
   std::optional<mcmclb::results::ResultStore> store = open_store(cli, out, world);
   const std::vector<std::size_t> points =
       cli.resume ? drop_done_points(study, selected, store, backend, world) : selected;
-  // Groups by node are known only where the ranks run: every point's layout is checked before the first run, so a
-  // bad one is one line and exit 2 with no work done (every rank sees the same node map, so no rank hangs).
-  for (const std::size_t i : points) (void)mcmclb::initial_group_sizes(study.points[i].spec, world);
   const int invalid = run_points(study, points, store, mcmclb::command_line(argc, argv), world, cli.resume);
   if (rank == 0) {
     std::printf("wrote %s/{runs,ranks,events}.csv (%zu runs, P=%d)\n", out.string().c_str(), points.size(), nprocs);
@@ -348,7 +350,10 @@ int print_reference(const std::string& command) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int raw_argc, char** raw_argv) {
+  mcmclb::MainArgs args(raw_argc, raw_argv);  // decoded when a simulated launch passed them through smpirun
+  int argc = args.argc();
+  char** argv = args.argv();
   if (argc >= 2) {
     const std::string command = argv[1];
     if (command == "keys" || command == "columns") return print_reference(command);

@@ -66,7 +66,13 @@ ListedFailures failed_points(const fs::path& out) {
 void explain_loss(const fs::path& out, const std::string& name, const std::string& last_reason) {
   const std::string id = last_job(out, name);
   if (id.empty()) {
-    if (!last_reason.empty()) std::printf("  last failure: %s\n", last_reason.c_str());
+    if (!last_reason.empty()) {
+      std::printf("  last failure: %s\n", last_reason.c_str());
+    } else {
+      std::printf(
+          "  no valid row in runs.csv and no failure recorded: not run yet, or the rows were lost; a sweep "
+          "runs what is missing\n");
+    }
     return;
   }
   const std::string mine = "slurm job " + id + ": ";
@@ -88,11 +94,15 @@ int status_main(const SweepOptions& o) {
   const bool recording = !o.record_failures.empty();
   std::map<std::string, QueuedJob> queued;
   std::string no_job = "no job queued";
-  if (recording || !on_path("squeue")) {
+  if (o.launcher == "local" || o.launcher == "smpi") {
+    no_job = "no queue (--launcher " + o.launcher + ")";  // nothing to ask Slurm
+  } else if (recording || !on_path("squeue")) {
     no_job = recording ? no_job : "squeue not on PATH";
   } else {
-    try {  // the results are worth printing without the queue (e.g. a login node whose slurmctld is down)
-      queued = queued_jobs(study);
+    // The results are worth printing without the queue (e.g. a login node whose slurmctld is down), and soon:
+    // squeue is given slurm_wait_s(), not the 9 s it retries for when no controller answers.
+    try {
+      queued = queued_jobs(study, true);
     } catch (const std::runtime_error& e) {
       no_job = "queue unknown: " + std::string(e.what());
     }

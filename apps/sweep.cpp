@@ -26,6 +26,7 @@
 #include "mcmclb/run_files.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
+#include "smpirun_args.hpp"
 
 namespace mcmclb {
 
@@ -90,22 +91,28 @@ std::string program_command(const SweepOptions& o, const Study& study, const fs:
                             const std::vector<std::size_t>& points, bool resume) {
   const Point& first = study.points[points.front()];
   const bool simulated = o.launcher == "smpi";
+  // One shell word per argument. smpirun splits the program's arguments again (a space in a --set value or a
+  // path made two), so through it each is percent-encoded behind a marker the program decodes (smpirun_args.hpp).
+  const auto word = [&](const std::string& arg) { return shell_quote(simulated ? smpirun_word(arg) : arg); };
+  const std::string marker = simulated ? " " + std::string(kEncodedArgsFlag) : "";
   if (first.program == Program::commbench) {
     const fs::path program =
         simulated ? fs::absolute(sim_commbench(o)) : fs::path(this_executable()).parent_path() / "mcmclb-commbench";
-    std::string command = shell_quote(program.string()) + " --reps " + std::to_string(first.commbench.reps) +
+    std::string command = shell_quote(program.string()) + marker + " --reps " + std::to_string(first.commbench.reps) +
                           " --rep-time " + csv::number(first.commbench.rep_time_s);
     // The names were checked against the registry at plan time; quoted anyway, as every argument here is.
-    if (!first.commbench.methods.empty()) command += " --methods " + shell_quote(join(first.commbench.methods, ","));
+    if (!first.commbench.methods.empty()) command += " --methods " + word(join(first.commbench.methods, ","));
     // --resume: the benchmarks the file already holds complete are kept and not run again. Real MPI only: which
     // methods the simulation build supports is its own (SimGrid's MPI), so a simulated file is written once, at
     // the end, and its existence is its record.
     if (resume && !simulated) command += " --resume yes";
-    return command + " --out " + shell_quote((out / commbench_output(first.spec.nprocs, sweep_backend(o))).string());
+    return command + " --out " + word((out / commbench_output(first.spec.nprocs, sweep_backend(o))).string());
   }
   const std::string program = simulated ? fs::absolute(o.sim_binary).string() : this_executable();
-  return shell_quote(program) + " run " + shell_quote(o.study) + " --points " + point_list(points) + " --out " +
-         shell_quote(out.string()) + (resume ? " --resume" : "") + overrides_args(o);
+  std::string command = shell_quote(program) + marker + " run " + word(o.study) + " --points " +
+                        word(point_list(points)) + " --out " + word(out.string()) + (resume ? " --resume" : "");
+  for (const auto& set : o.overrides) command += " --set " + word(set);
+  return command;
 }
 
 /// "mpiexec -n P " or "srun -n P ".

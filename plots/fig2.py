@@ -17,7 +17,8 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (ArgumentParser, InputError, backend_label, check_inputs_exist, check_output,  # noqa: E402
-                        fail, markdown_table, output_path, pyplot, read_csv, read_runs, run_label, save)
+                        fail, markdown_table, output_path, oversubscribed_points, pyplot, read_csv, read_runs,
+                        run_label, save)
 from mcmclb_stats import CAPTION, CI_HEADING, Summary, error_bars, median  # noqa: E402
 
 # A series whose median time / ideal is at most this is "near the ideal": the time panel cannot separate such
@@ -110,11 +111,20 @@ def main(argv=None):
 
     ax.set_xscale("log", base=2)
     ax_ratio.set_xticks(procs)
-    ax_ratio.set_xticklabels([str(p) for p in procs])
+    # A point that ran more ranks than cores is marked on the axis and explained under the figure: its times are
+    # of ranks waiting for a core, not of the balancers.
+    over = oversubscribed_points(runs)
+    ax_ratio.set_xticklabels([f"{p}*" if p in over else str(p) for p in procs])
+    footnote = ""
+    if over:  # under the axis label, where the layout keeps room for it
+        ran = ", ".join(f"P = {p}: {ranks} ranks on {cores} cores" for p, (ranks, cores) in sorted(over.items()))
+        footnote = "\n" + textwrap.fill(f"* oversubscribed ({ran}): more ranks than cores, so ranks wait for a core "
+                                        "and communicator creation costs 100-1000x more (MPICH busy-polls); do not "
+                                        "compare balancers there", 100)
     ax_ratio.minorticks_off()
     ax.set_ylim(bottom=0)
     ax_ratio.set_ylim(low, high)
-    ax_ratio.set_xlabel("cores (ranks)")
+    ax_ratio.set_xlabel("cores (ranks)" + footnote)
     ax.set_ylabel("run time (s, max over ranks)")
     ax_ratio.set_ylabel("time / ideal")
     ax.set_title(f"Weak scaling: median of n = {counts[0]}" + (f"-{counts[-1]}" if counts[-1] > counts[0] else "") +

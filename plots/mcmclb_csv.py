@@ -185,6 +185,11 @@ SCHEMAS = {
     "provenance.csv": {  # how each run was started; report.py shows it
         "run_id": NAME, "command_line": TEXT, "working_dir": TEXT, "platform_fnv1a64": TEXT, "simgrid_cfg": TEXT,
         "launcher": TEXT, "slurm_job_id": TEXT, "slurm_nodelist": TEXT,
+        # Whether the ranks had cores of their own (mpi::node_occupancy): the most ranks on one node, the fewest
+        # CPUs the job may use on one, and whether some node ran more ranks than that. Absent from older folders
+        # and empty in simulated runs: unknown (oversubscription() returns None).
+        "ranks_per_node": _int(1, True), "cores_available": _int(1, True),
+        "oversubscribed": Column("bool", optional=True),
         # spin, polite (real MPI) or blocking (simulation); absent from older folders, which waited politely.
         "wait_policy": TEXT,
     },
@@ -430,15 +435,64 @@ RUN_COLUMNS = ["run_id", "nprocs", "balancer", "interval", "method", "rep", "tim
                "regroups_avg", "regroups_std", "regroups_min", "regroups_max", "valid"]
 
 
+OCCUPANCY = ("ranks_per_node", "cores_available", "oversubscribed")
+
+
+def add_occupancy(rows, folder):
+    """Each run's ranks_per_node, cores_available and oversubscribed from provenance.csv beside its runs.csv
+    (None: unknown, as for a folder written before those columns, a simulated run, or no provenance.csv)."""
+    path = os.path.join(folder, "provenance.csv")
+    found = read_csv(path, "provenance.csv", ["run_id"]) if os.path.lexists(path) else []
+    by_id = {r["run_id"]: r for r in found}
+    for row in rows:
+        prov = by_id.get(row["run_id"], {})
+        for column in OCCUPANCY:
+            row[column] = prov.get(column)
+
+
+def oversubscribed_points(runs):
+    """{P: (ranks per node, cores)} of the real-MPI runs that ran oversubscribed (more ranks on a node than CPUs
+    for the job there); runs whose occupancy is unknown are left out."""
+    points = {}
+    for r in runs:
+        if r.get("oversubscribed") and r["backend"] == "mpi":
+            ranks, cores = points.get(r["nprocs"], (0, None))
+            cores_now = r.get("cores_available")
+            points[r["nprocs"]] = (max(ranks, r.get("ranks_per_node") or 0),
+                                   cores_now if cores is None else min(cores, cores_now or cores))
+    return points
+
+
+def oversubscribed_mark(p, runs):
+    """The P column's text: P, and '(oversubscribed)' when runs at P ran oversubscribed."""
+    return f"{p} (oversubscribed)" if p in oversubscribed_points(runs) else str(p)
+
+
+def oversubscription_note(runs):
+    """What a newcomer should and should not read into oversubscribed points, in one paragraph; '' when no run
+    is known to be oversubscribed."""
+    points = oversubscribed_points(runs)
+    if not points:
+        return ""
+    ran = "; ".join(f"P = {p} ran {ranks} ranks on {cores} cores" for p, (ranks, cores) in sorted(points.items()))
+    cores = min(c for _, c in points.values())
+    return (f"Oversubscribed: {ran}. With more ranks than cores the ranks wait for a core, and an MPI that "
+            f"busy-polls (MPICH does) keeps every waiting rank spinning, so communicator creation and collectives "
+            f"cost 100-1000x more: at these points the balancers that regroup often (async, collective(1)) look "
+            f"worse than they are, even worse than none. Read them as the machine's limit, not the balancers'; "
+            f"compare balancers at P <= {cores}, or on a machine with a core per rank.")
+
+
 def read_runs(paths, need=RUN_COLUMNS):
     """runs.csv rows from result folders or files (several folders may be combined, e.g. a real and a simulated
     sweep), each holding at least the columns in need. A file older than the simulation back end has no backend
     and platform columns: its rows read as backend 'mpi'. A simulated (smpi) row must name its platform, and a real
-    (mpi) one must not."""
+    (mpi) one must not. Each row also gets the occupancy of its run (add_occupancy; None: unknown)."""
     rows = []
     for path in paths:
         file = find_csv(path, "runs.csv")
         found = read_csv(file, "runs.csv", need)
+        add_occupancy(found, os.path.dirname(file))
         for number, row in enumerate(found, start=1):
             row.setdefault("backend", "mpi")
             row.setdefault("platform", "")

@@ -15,8 +15,8 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fig2  # noqa: E402
-from mcmclb_csv import (ArgumentParser, InputError, check_output, fail, read_csv, read_runs,  # noqa: E402
-                        run_label)
+from mcmclb_csv import (ArgumentParser, InputError, check_output, fail, oversubscription_note,  # noqa: E402
+                        read_csv, read_runs, run_label)
 from mcmclb_stats import CAPTION  # noqa: E402
 import report_html  # noqa: E402
 import summary  # noqa: E402
@@ -80,7 +80,9 @@ def main(argv=None):
         table1.main([args.folder, "--backend", backend] + (["--platform", platform] if platform else []) +
                     (["--paper"] if paper else []))
     print()
-    summary.main([args.folder])
+    summary.main([args.folder])  # ends with the oversubscription note, when some point ran oversubscribed
+    if not oversubscription_note(runs) and any(r.get("oversubscribed") is False for r in runs):
+        print("\nEvery run had a core per rank (provenance.csv: not oversubscribed).")
     return 0
 
 
@@ -103,17 +105,19 @@ def write_html(args, runs, ranks, prov, tables, compare, paper):
     shown = timeline.default_run(runs)
     simulated = any(r["backend"] != "mpi" for r in runs)
 
+    over = oversubscription_note(runs)
     sections = [("The study", page.paragraph(
         f"{len(runs)} runs from {args.folder}" + ("; simulated rows come from SimGrid SMPI: their times are "
                                                   "simulated, not measured" if simulated else "") + ".") +
-        page.study(runs))]
+        (page.paragraph(over, "warning") if over else "") + page.study(runs))]
     sections.append(("Fig. 2: run time against cores", page.figure(
         fig2_png, "Fig. 2: run time against cores",
         "Median per point; bars: the 95 % confidence interval of the median (order statistics, needs 6 or more "
         "repetitions; none for simulated series, which are deterministic); thin lines: min-max." +
         (" Grey: the paper's values." if paper else ""))))
     sections.append(("Times against the ideal", page.table(*summary.times_table(runs)) +
-                     page.paragraph(f"{CAPTION}.")))
+                     page.paragraph(f"{CAPTION}." + (" P (oversubscribed): more ranks than cores, see above." if over
+                                                     else ""))))
     body = ""
     for heading, header, rows in tables:
         body += page.paragraph(heading, "mono") + page.table(header, rows)

@@ -20,6 +20,7 @@ th.verdict, td.verdict { background: #fff3c4; font-weight: bold; }
 img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figure { margin: 0.8em 0; } figcaption, p.note { font-size: 0.85em; color: #555; }
 code, .mono { font-family: monospace; font-size: 0.9em; word-break: break-all; }
+p.warning { background: #fff3c4; border-left: 4px solid #d9a300; padding: 0.4em 0.6em; }
 """
 
 # The runs.csv columns that describe what was run (the parameters and where it ran), in the file's order.

@@ -22,7 +22,7 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (ArgumentParser, InputError, backend_label, check_inputs_exist, fail, find_csv,  # noqa: E402
-                        markdown_table, read_csv, read_runs, run_label)
+                        markdown_table, oversubscribed_mark, oversubscription_note, read_csv, read_runs, run_label)
 from mcmclb_stats import CAPTION, CI_HEADING, Summary, median  # noqa: E402
 
 RANK_COLUMNS = ["run_id", "elapsed_s", "work_s", "polling_s", "waiting_s", "regroup_s", "other_s"]
@@ -48,7 +48,7 @@ def times_table(runs):
     for (p, name, simulated), rs in configurations(runs).items():
         t = Summary([r["time_s"] for r in rs], simulated)
         ideal = rs[0]["ideal_s"]
-        rows.append([str(p), name, str(t.n), f"{t.median:.3f} {t.range_text()}", t.ci_text(),
+        rows.append([oversubscribed_mark(p, rs), name, str(t.n), f"{t.median:.3f} {t.range_text()}", t.ci_text(),
                      f"{t.median / ideal:.3f}" if ideal > 0 else "-",
                      f"{median([r['regroups_avg'] for r in rs]):.2f} ({median([r['regroups_std'] for r in rs]):.2f}) "
                      f"[{min(r['regroups_min'] for r in rs):.0f}-{max(r['regroups_max'] for r in rs):.0f}]",
@@ -78,7 +78,8 @@ def gap_table(runs, ranks):
             parts["work"].append(sum(x["work_s"] for x in rows_of_run) / n - r["ideal_s"])
         if parts:
             gap = Summary(parts["gap"], simulated)
-            rows.append([str(p), name, str(gap.n), f"{gap.median:.3f} {gap.range_text()}", gap.ci_text()] +
+            rows.append([oversubscribed_mark(p, rs), name, str(gap.n), f"{gap.median:.3f} {gap.range_text()}",
+                         gap.ci_text()] +
                         [f"{median(parts[k]):.3f}" for k in GAP_PARTS])
     return header, rows
 
@@ -98,6 +99,9 @@ def main(argv=None):
     print(f"\n({CAPTION}.)")
     print("\nGap to the ideal, mean over ranks per run; the parts are medians over runs (seconds):\n")
     print("\n".join(markdown_table(*gap_table(runs, ranks))))
+    note = oversubscription_note(runs)
+    if note:
+        print(f"\n{note}")
     return 0
 
 

@@ -12,7 +12,8 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (ArgumentParser, InputError, backend_label, check_inputs_exist, fail,  # noqa: E402
-                        markdown_table, platform_name, positive_int, read_csv, read_runs, run_label)
+                        markdown_table, oversubscribed_points, platform_name, positive_int, read_csv, read_runs,
+                        run_label)
 
 REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference", "dinan2011.csv")
 
@@ -107,6 +108,9 @@ def build(runs, source, nprocs=None, paper=False, backend=None, platform=None, t
         lines = [cells + ["smpi" if platform_file else "mpi", platform_file] for cells in lines]
     heading = f"Regroupings per process, P = {nprocs}, {label}" + (
         " (simulated with SimGrid, not measured)" if platform_file else "")
+    over = oversubscribed_points([r for r in runs if r["nprocs"] == nprocs and r["platform"] == platform_file])
+    if nprocs in over:
+        heading += f" (oversubscribed: {over[nprocs][0]} ranks on {over[nprocs][1]} cores)"
     if paper:
         heading += "; paper: Dinan et al. 2011, Blue Gene/P, 8192 cores"
     return heading, header, lines

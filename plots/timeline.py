@@ -134,7 +134,9 @@ def draw_run(ax, height_in, run, run_events, elapsed, first, last):
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("time since start (s)")
     ax.set_ylabel("rank")
-    ax.set_title(f"{run_label(run)}, P = {nprocs}" + (f", ranks {first}-{last}" if shown < nprocs else "") +
+    over = (f" [oversubscribed: {run['ranks_per_node']} ranks on {run['cores_available']} cores, so ranks wait for "
+            "a core]" if run.get("oversubscribed") else "")
+    ax.set_title(f"{run_label(run)}, P = {nprocs}" + (f", ranks {first}-{last}" if shown < nprocs else "") + over +
                  ": colour = chain worked, black = merge "
                  f"(time {run['time_s']:.3f} s)", fontsize=9)
 

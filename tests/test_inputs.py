@@ -794,6 +794,52 @@ class OutputFiles(InputCase):
                          os.path.join(HERE, "fixtures", "results-small"), "-o", png])
         self.assert_one_line_error(r, png, "is a FIFO, not a regular file", program="fig2.py", within_s=FAST_S)
 
+# ---- Refusals leave the output folder as it was: not created, or byte for byte unchanged (the lock file too).
+
+
+class RefusalsLeaveTheFolder(InputCase):
+    def test_group_layout_refused_before_the_folder_is_made(self):
+        """groups: {by: node, size: 2} at 3 ranks on one node was refused in one line, but only after the output
+        folder and its lock file were made (and an existing folder's lock file rewritten)."""
+        study = self.path("straddle.yaml")
+        with open(study, "w") as f:
+            f.write("experiment: straddle\nnprocs: 3\nT_ms: 1\ngroups: {by: node, size: 2}\n")
+        out = self.fresh("out")
+        r = self.mcmclb("run", study, "--out", out, ranks="3")
+        self.assert_one_line_error(r, "key groups.size: 2 does not divide the 3 ranks", within_s=FAST_S)
+        self.assertFalse(os.path.exists(out), "a refused run made its output folder")
+        existing = self.fresh("existing")
+        os.mkdir(existing)
+        with open(os.path.join(existing, ".mcmclb.lock"), "w") as f:
+            f.write("pid 1 host elsewhere since 2026-01-01T00:00:00Z\n")
+        before = snapshot(existing)
+        r = self.mcmclb("run", study, "--out", existing, "--resume", ranks="3")
+        self.assert_one_line_error(r, "key groups.size", within_s=FAST_S)
+        self.assertEqual(snapshot(existing), before, "a refused run changed its output folder")
+
+    def test_damaged_journal_leaves_the_folder_as_it_was(self):
+        """A damaged .mcmclb.journal was refused in one line, after the lock file had been made or rewritten. Now
+        run, a resume, status, a dry run and a sweep all refuse it with the folder byte for byte as it was."""
+        study = fixture("study-1rank.yaml")
+        out = self.fresh("results")
+        r = self.mcmclb("run", study, "--points", "0", "--out", out, ranks="1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(out, ".mcmclb.journal"), "w") as f:
+            f.write("mcmclb journal 1\nnot-a-table.csv 12\n")
+        for lock in ("kept", "removed"):
+            if lock == "removed":
+                os.unlink(os.path.join(out, ".mcmclb.lock"))
+            before = snapshot(out)
+            for label, r in (("run", self.mcmclb("run", study, "--out", out, ranks="1")),
+                             ("run --resume", self.mcmclb("run", study, "--resume", "--out", out, ranks="1")),
+                             ("status", self.mcmclb("status", study, "--out", out)),
+                             ("dry run", self.mcmclb("sweep", study, "--launcher", "local", "--dry-run", "--out", out)),
+                             ("sweep", self.mcmclb("sweep", study, "--launcher", "local", "--out", out))):
+                with self.subTest(label, lock=lock):
+                    self.assert_one_line_error(r, ".mcmclb.journal: damaged journal", within_s=FAST_S)
+                    self.assertEqual(snapshot(out), before, "a refused command changed the folder")
+
+
 # ---- Size limits: a study or groups file is refused from its size, before it is read.
 
 
@@ -828,14 +874,17 @@ class DamagedResults(InputCase):
         with open(os.path.join(out, "runs.csv"), "rb") as f:
             return out, f.read()
 
-    def assert_every_reader_refuses(self, out, fragment, plot="summary.py"):
-        """status, a dry run, a resume and the plot script all refuse out with one line naming fragment (the same
-        file and line)."""
+    def assert_every_reader_refuses(self, out, fragment, plot="summary.py", compare=True):
+        """status, a dry run, a resume, compare (when it reads the damaged file) and the plot script all refuse
+        out with one line naming fragment (the same file and line)."""
         study = fixture("study-1rank.yaml")
         before = {name: data for name, data in snapshot(out).items() if name.endswith(".csv")}
-        for label, r in (("status", self.mcmclb("status", study, "--out", out)),
-                         ("dry run", self.mcmclb("sweep", study, "--launcher", "local", "--dry-run", "--out", out)),
-                         ("run --resume", self.mcmclb("run", study, "--resume", "--out", out, ranks="1"))):
+        readers = [("status", self.mcmclb("status", study, "--out", out)),
+                   ("dry run", self.mcmclb("sweep", study, "--launcher", "local", "--dry-run", "--out", out)),
+                   ("run --resume", self.mcmclb("run", study, "--resume", "--out", out, ranks="1"))]
+        if compare:  # compare reads runs.csv only
+            readers.append(("compare", self.mcmclb("compare", out, out)))
+        for label, r in readers:
             with self.subTest(label):
                 self.assert_one_line_error(r, fragment, within_s=FAST_S)
         with self.subTest(plot):
@@ -880,7 +929,8 @@ class DamagedResults(InputCase):
         events.insert(1, b"cut,1")
         with open(path, "wb") as f:
             f.write(b"\n".join(events))
-        self.assert_every_reader_refuses(out, f"{path}: line 2 has 2 fields, the header has", plot="timeline.py")
+        self.assert_every_reader_refuses(out, f"{path}: line 2 has 2 fields, the header has", plot="timeline.py",
+                                         compare=False)
 
     def test_quote_never_closed(self):
         """A stray quote in the middle of runs.csv made the rest of the file one quoted field: the store saw no

@@ -379,8 +379,9 @@ TEST(Kernel, RunRecordsItsWaitPolicyAndItsCalibration) {
   mcmclb::RunSpec spec = small_run("async", "create_group");
   const mcmclb::RunResult by_machine = mcmclb::run_once(spec);
   EXPECT_TRUE(by_machine.valid) << by_machine.violations;
+  const mpi::NodeOccupancy occupancy = mpi::node_occupancy(mpi::Comm::world());  // collective: every rank
   if (world_rank() == 0) {
-    EXPECT_EQ(by_machine.provenance.wait_policy, mcmclb::to_string(mpi::machine_wait_policy()));
+    EXPECT_EQ(by_machine.provenance.wait_policy, mcmclb::to_string(mpi::machine_wait_policy(occupancy)));
     EXPECT_FALSE(by_machine.calibration_s.has_value());
     EXPECT_TRUE(by_machine.calibration.sizes.empty());
   }

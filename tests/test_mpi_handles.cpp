@@ -1,6 +1,6 @@
 // The RAII handles: moves transfer ownership exactly once, views never free, release hands the handle over, and a
 // request left pending is cancelled rather than leaked or waited on forever; the polite collectives give what the
-// blocking ones give.
+// blocking ones give; node_occupancy counts the ranks and cores of the one node the tests run on.
 #include <gtest/gtest.h>
 #include <sched.h>
 
@@ -228,22 +228,25 @@ TEST(WaitPolicy, SpinTestsAgainAtOnceAndPoliteNaps) {
   EXPECT_GE(std::chrono::steady_clock::now() - napped, std::chrono::milliseconds(40));
 }
 
-TEST(WaitPolicy, NodeOccupancyCountsThisNodesRanksAndCores) {
-  // The tests run on one node: every rank of WORLD is on it.
-  const mpi::NodeOccupancy occupancy = mpi::node_occupancy();
-  EXPECT_EQ(occupancy.ranks_per_node, mpi::Comm::world().size());
-  // The node's cores are at least this rank's own affinity mask, at most the host's.
+// node_occupancy on the one machine mpiexec starts these tests on: one node holding every rank, the CPUs any rank
+// may run on (mpiexec binds nothing here, so each rank's mask is the job's), and oversubscribed exactly when
+// there are more ranks than those CPUs; the same answer on every rank, and the node communicator freed.
+TEST(NodeOccupancy, OneNodeItsRanksAndItsCores) {
+  const mpi::Comm world = mpi::Comm::world();
+  const mpi::NodeOccupancy o = mpi::node_occupancy(world);
   cpu_set_t mine;
   CPU_ZERO(&mine);
-  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
-  EXPECT_GE(occupancy.cores_per_node, CPU_COUNT(&mine));
-  EXPECT_LE(occupancy.cores_per_node, static_cast<int>(std::thread::hardware_concurrency()));
-  EXPECT_EQ(occupancy.oversubscribed(), occupancy.ranks_per_node > occupancy.cores_per_node);
-  EXPECT_EQ(mpi::machine_wait_policy(), occupancy.oversubscribed() ? mpi::WaitPolicy::polite : mpi::WaitPolicy::spin);
-  // Later calls give the same answer (and communicate no more: a rank may call it alone).
-  if (mpi::Comm::world().rank() == 0) {
-    const mpi::NodeOccupancy again = mpi::node_occupancy();
-    EXPECT_EQ(again.ranks_per_node, occupancy.ranks_per_node);
-    EXPECT_EQ(again.cores_per_node, occupancy.cores_per_node);
-  }
+  ASSERT_EQ(::sched_getaffinity(0, sizeof mine, &mine), 0);
+  EXPECT_TRUE(o.known());
+  EXPECT_EQ(o.ranks_on_node, world.size());
+  EXPECT_GE(o.cores_available, CPU_COUNT(&mine));
+  EXPECT_EQ(o.oversubscribed(), world.size() > o.cores_available);
+  EXPECT_EQ(o.nodes_oversubscribed, o.oversubscribed() ? 1 : 0);
+  std::array<int, 3> mine_answer = {o.ranks_on_node, o.cores_available, o.nodes_oversubscribed}, low{}, high{};
+  mpi::check(MPI_Allreduce(mine_answer.data(), low.data(), 3, MPI_INT, MPI_MIN, world.get()), "MPI_Allreduce");
+  mpi::check(MPI_Allreduce(mine_answer.data(), high.data(), 3, MPI_INT, MPI_MAX, world.get()), "MPI_Allreduce");
+  EXPECT_EQ(low, high) << "every rank gets the same answer";
+  // The wait policy that follows it: spin only where every rank has a core of its own, polite where not or unknown.
+  EXPECT_EQ(mpi::machine_wait_policy(o), o.oversubscribed() ? mpi::WaitPolicy::polite : mpi::WaitPolicy::spin);
+  EXPECT_EQ(mpi::machine_wait_policy(mpi::NodeOccupancy{}), mpi::WaitPolicy::polite);
 }

@@ -574,6 +574,62 @@ def set_field(data, column, value, line=1):
     return b"\n".join(lines)
 
 
+class Oversubscription(unittest.TestCase):
+    """provenance.csv says whether each run had a core per rank; every table, figure and report marks the P whose
+    runs did not, in words, and a folder written before those columns (or without provenance.csv) plots unmarked."""
+
+    def provenance(self, folder, occupancy):
+        """A provenance.csv for the folder's runs: occupancy(nprocs) -> (ranks_per_node, cores, oversubscribed) or
+        None for the older header without the three columns."""
+        with open(os.path.join(folder, "runs.csv")) as f:
+            runs = list(csv.DictReader(f))
+        old = ["run_id", "command_line", "working_dir", "platform_fnv1a64", "simgrid_cfg", "launcher", "slurm_job_id",
+               "slurm_nodelist"]
+        with open(os.path.join(folder, "provenance.csv"), "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            new = occupancy(2) is not None
+            w.writerow(old + (["ranks_per_node", "cores_available", "oversubscribed"] if new else []))
+            for r in runs:
+                extra = list(occupancy(int(r["nprocs"]))) if new else []
+                w.writerow([r["run_id"], "mcmclb run x", "/w", "", "", "mpiexec", "", ""] + extra)
+
+    def test_oversubscribed_points_marked_everywhere(self):
+        with tempfile.TemporaryDirectory() as d:
+            folder = copy_results(d)  # runs at P = 2 and 3, given 2 cores
+            self.provenance(folder, lambda p: (str(p), "2", "true" if p > 2 else "false"))
+            r = run("summary.py", folder)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("| 3 (oversubscribed) |", r.stdout)
+            self.assertIn("| 2 |", r.stdout)
+            self.assertIn("Oversubscribed: P = 3 ran 3 ranks on 2 cores.", r.stdout)
+            self.assertIn("compare balancers at P <= 2", r.stdout)
+            r = run("table1.py", folder)
+            self.assertIn("P = 3, real MPI (oversubscribed: 3 ranks on 2 cores)", r.stdout)
+            r = run("report.py", folder)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(r.stdout.rstrip().endswith("or on a machine with a core per rank."), r.stdout[-500:])
+            page = os.path.join(d, "r.html")
+            r = run("report.py", folder, "--html", page)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(page) as f:
+                html = f.read()
+            self.assertIn('<p class="warning">Oversubscribed: P = 3 ran 3 ranks on 2 cores.', html)
+            self.assertIn("<td>3 (oversubscribed)</td>", html)
+
+    def test_unknown_occupancy_is_unmarked(self):
+        with tempfile.TemporaryDirectory() as d:
+            for label, occupancy in (("no provenance.csv", None), ("older header", lambda p: None),
+                                     ("simulated or unknown", lambda p: ("", "", ""))):
+                with self.subTest(label):
+                    folder = os.path.join(d, label.replace(" ", "-"))
+                    shutil.copytree(RESULTS, folder)
+                    if occupancy:
+                        self.provenance(folder, occupancy)
+                    r = run("report.py", folder)
+                    self.assertEqual(r.returncode, 0, r.stderr)
+                    self.assertNotIn("oversubscribed", r.stdout.lower())
+
+
 class ChainTraces(unittest.TestCase):
     """plots/chains.py on a compute-mode folder (configs/mcmc-lj.yaml at P = 4, none and async, work.trace)."""
 

@@ -5,7 +5,6 @@
 
 #include <array>
 #include <atomic>
-#include <bit>
 #include <cstdio>
 #include <exception>
 #include <thread>
@@ -254,37 +253,9 @@ WaitPolicy wait_policy() noexcept { return current_wait_policy.load(); }
 
 void set_wait_policy(WaitPolicy policy) noexcept { current_wait_policy.store(policy); }
 
-NodeOccupancy node_occupancy() {
-  // Computed once: every rank reaches the first call together (run_once calls it on every rank before a run).
-  static const NodeOccupancy occupancy = [] {
-    MPI_Comm raw = MPI_COMM_NULL;
-    check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &raw), "MPI_Comm_split_type");
-    const Comm node = Comm::adopt(raw);
-    // The union of the node's affinity masks: a launcher binding each rank to one core leaves each rank a mask of
-    // one, yet the node's ranks together use every core bound.
-    constexpr std::size_t kWords = sizeof(cpu_set_t) / sizeof(std::uint64_t);
-    std::array<std::uint64_t, kWords> mask{};
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) != 0) {  // no mask to read: every core the host has
-      for (unsigned cpu = 0; cpu < std::thread::hardware_concurrency() && cpu < CPU_SETSIZE; ++cpu) CPU_SET(cpu, &set);
-    }
-    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-      if (CPU_ISSET(cpu, &set)) mask[static_cast<std::size_t>(cpu) / 64] |= std::uint64_t{1} << (cpu % 64);
-    }
-    check(MPI_Allreduce(MPI_IN_PLACE, mask.data(), static_cast<int>(kWords), MPI_UINT64_T, MPI_BOR, node.get()),
-          "MPI_Allreduce");
-    int cores = 0;
-    for (const std::uint64_t w : mask) cores += std::popcount(w);
-    // The most crowded node decides: {ranks, -cores} maximised together in one reduction.
-    std::array<int, 2> worst = {node.size(), -std::max(cores, 1)};
-    check(MPI_Allreduce(MPI_IN_PLACE, worst.data(), 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
-    return NodeOccupancy{worst[0], -worst[1]};
-  }();
-  return occupancy;
+WaitPolicy machine_wait_policy(const NodeOccupancy& occupancy) {
+  return occupancy.known() && !occupancy.oversubscribed() ? WaitPolicy::spin : WaitPolicy::polite;
 }
-
-WaitPolicy machine_wait_policy() { return node_occupancy().oversubscribed() ? WaitPolicy::polite : WaitPolicy::spin; }
 
 Request::~Request() {
   if (handle_ == MPI_REQUEST_NULL || finalized()) return;
@@ -438,6 +409,42 @@ std::string library_version() {
     if (c == '\t') c = ' ';
   }
   return version;
+}
+
+NodeOccupancy node_occupancy(const Comm& comm) {
+  if constexpr (kSimulated) {
+    (void)comm;
+    return {};  // not applicable: see the header
+  } else {
+    MPI_Comm raw = MPI_COMM_NULL;
+    check(MPI_Comm_split_type(comm.get(), MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &raw),
+          "MPI_Comm_split_type");
+    Comm node = Comm::adopt(raw);
+    // The node's CPUs for the job: the union of its ranks' masks, since a launcher that binds each rank to one
+    // core still gives the job all of them. A rank whose mask cannot be read makes the node's count unknown.
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    int readable = ::sched_getaffinity(0, sizeof mine, &mine) == 0 ? 1 : 0;
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    allreduce_politely(node, &mine, &all, static_cast<int>(sizeof mine), MPI_BYTE, MPI_BOR);
+    allreduce_politely(node, MPI_IN_PLACE, &readable, 1, MPI_INT, MPI_MIN);
+    const int cores = readable != 0 ? CPU_COUNT(&all) : 0;
+    const int ranks = node.size();
+    const bool leader = node.rank() == 0;
+    node.free();
+    // Over the nodes: MAX of ranks; MAX of -cores, i.e. MIN of cores, so that an unknown node's 0 makes the whole
+    // unknown; and the SUM, over one rank per node, of whether that node is oversubscribed.
+    std::array<int, 2> mine_max = {ranks, -cores}, max{};
+    allreduce_politely(comm, mine_max.data(), max.data(), 2, MPI_INT, MPI_MAX);
+    int over = leader && cores > 0 && ranks > cores ? 1 : 0;
+    allreduce_politely(comm, MPI_IN_PLACE, &over, 1, MPI_INT, MPI_SUM);
+    NodeOccupancy o;
+    o.ranks_on_node = max[0];
+    o.cores_available = -max[1];
+    o.nodes_oversubscribed = over;
+    return o;
+  }
 }
 
 }  // namespace mcmclb::mpi

@@ -92,21 +92,27 @@ std::string platform_identity(const std::string& path) {
   return canonical.string();
 }
 
-// The simulation columns are at the end, so the header of an older folder is a prefix of this one.
-const csv::Row& provenance_header() {
-  static const csv::Row header = {"run_id",   "command_line", "working_dir",    "platform_fnv1a64", "simgrid_cfg",
-                                  "launcher", "slurm_job_id", "slurm_nodelist", "wait_policy"};
+// New columns go at the end, so the header of an older folder is a prefix of this one.
+const csv::Row& provenance_header_v1() {
+  static const csv::Row header = {"run_id",      "command_line", "working_dir",  "platform_fnv1a64",
+                                  "simgrid_cfg", "launcher",     "slurm_job_id", "slurm_nodelist"};
   return header;
 }
 
-const csv::Row& provenance_header_v01() {
-  static const csv::Row header(provenance_header().begin(), provenance_header().end() - 1);
+const csv::Row& provenance_header() {
+  static const csv::Row header = [] {
+    csv::Row h = provenance_header_v1();
+    h.insert(h.end(), {"ranks_per_node", "cores_available", "oversubscribed", "wait_policy"});
+    return h;
+  }();
   return header;
 }
 
 csv::Row provenance_row(const std::string& run_id, const Provenance& p) {
-  return {run_id,     p.command_line, p.working_dir,    p.platform_fnv1a64, p.simgrid_cfg,
-          p.launcher, p.slurm_job_id, p.slurm_nodelist, p.wait_policy};
+  const auto count = [](int n) { return n > 0 ? std::to_string(n) : std::string(); };
+  return {run_id,           p.command_line, p.working_dir,    p.platform_fnv1a64,      p.simgrid_cfg,
+          p.launcher,       p.slurm_job_id, p.slurm_nodelist, count(p.ranks_per_node), count(p.cores_available),
+          p.oversubscribed, p.wait_policy};
 }
 
 }  // namespace mcmclb

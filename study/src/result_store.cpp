@@ -384,6 +384,9 @@ ResultStore ResultStore::open(const fs::path& dir, Schema schema) {
     const OlderHeader* ignored = nullptr;
     (void)check_header(dir, *t, &ignored, true);
   }
+  // A damaged journal likewise, before the lock file is made or rewritten: a journal appears only whole (written
+  // aside, then renamed), so a lock-free read is never of one half-written.
+  (void)read_journal(dir, schema);
   const FolderLock lock(dir);
   roll_back(dir, schema);
   std::vector<std::pair<const Table*, const OlderHeader*>> upgrades;
@@ -424,6 +427,7 @@ std::map<std::string, RecordedPoint> ResultStore::read_recorded_points(const fs:
     const OlderHeader* ignored = nullptr;
     (void)check_header(dir, *t, &ignored, true);
   }
+  (void)read_journal(dir, schema);  // refused before the lock file is made, as in open()
   const FolderLock lock(dir, FolderLock::Mode::read);
   ReadAs runs, ranks;
   for (auto [table, as] : {std::pair{&schema.runs, &runs}, std::pair{&schema.ranks, &ranks}}) {

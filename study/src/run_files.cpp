@@ -226,10 +226,12 @@ results::Schema results_schema() {
                                            }}}};
   s.per_run.push_back({"provenance.csv",
                        provenance_header(),
-                       {{provenance_header_v01(), "mcmclb before the wait policy (provenance.csv without wait_policy)",
+                       {{provenance_header_v1(),
+                         "mcmclb before occupancy and the wait policy (provenance.csv without ranks_per_node, "
+                         "cores_available, oversubscribed, wait_policy)",
                          [](const csv::Row& row) {
                            csv::Row upgraded = row;
-                           upgraded.emplace_back();
+                           upgraded.resize(provenance_header().size());  // unknown
                            return upgraded;
                          }}}});
   s.per_run.push_back({"chains.csv", chains_header(), {}});            // compute mode only

@@ -6,12 +6,17 @@
 # simulated times), Fig. 1 in simulation at 16 ranks (smpi_commbench), then
 # `mcmclb sweep --launcher smpi` of configs/validate-smpi.yaml (18 runs at 2 and 4 ranks) and its resume, and last the
 # simulated goldens (every balancer and method at 32 ranks against tests/golden/sim/, exactly, by mcmclb compare).
-# Exits 77 (ctest: skipped) with a message when smpicxx is missing; bootstrap.sh installs libsimgrid-dev.
+# When smpicxx is missing: exits 77 (ctest: skipped) with a message, except under CI=true, where it fails: CI runs
+# bootstrap.sh, which installs libsimgrid-dev, so a missing SimGrid there is a broken setup, not a reason to pass.
 # Usage: run_sim_suite.sh <source dir> <build dir> <werror ON|OFF>
 set -euo pipefail
 src=$1; sim=$2/sim; werror=${3:-ON}
 if ! command -v smpicxx >/dev/null || ! command -v smpirun >/dev/null; then
-  echo "SKIPPED: smpicxx/smpirun not found (Debian libsimgrid-dev, installed by bootstrap.sh); no simulation checks"
+  missing="smpicxx/smpirun not found (Debian libsimgrid-dev, installed by bootstrap.sh)"
+  case "${CI:-}" in
+    true | TRUE | True | 1 | yes) echo "FAILED: $missing; CI=true: a missing dependency fails the run"; exit 1 ;;
+  esac
+  echo "SKIPPED: $missing; no simulation checks"
   exit 77
 fi
 start=$SECONDS
@@ -37,7 +42,10 @@ ctest --test-dir "$sim" --output-on-failure -L smpi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 study="$src/configs/validate-smpi.yaml"
-"$2/mcmclb" sweep "$study" --launcher smpi --sim-binary "$sim/mcmclb-sim" --out "$work/out" >"$work/sweep.log" 2>&1 ||
+# The study's own rank counts written as a YAML flow list with a space, which smpirun once split into two
+# arguments (smpirun_args.hpp): every point must still run.
+"$2/mcmclb" sweep "$study" --launcher smpi --sim-binary "$sim/mcmclb-sim" --out "$work/out" --set 'nprocs=[2, 4]' \
+  >"$work/sweep.log" 2>&1 ||
   { cat "$work/sweep.log"; exit 1; }
 python3 - "$work/out/runs.csv" <<'PY'
 import csv, sys
@@ -47,7 +55,8 @@ if len(rows) != 18 or bad:
     sys.exit(f"sweep --launcher smpi: {len(rows)} rows (want 18), invalid or mislabelled: {bad}")
 print(f"sweep --launcher smpi: {len(rows)} valid simulated rows")
 PY
-"$2/mcmclb" sweep "$study" --launcher smpi --sim-binary "$sim/mcmclb-sim" --out "$work/out" >"$work/resume.log" 2>&1
+"$2/mcmclb" sweep "$study" --launcher smpi --sim-binary "$sim/mcmclb-sim" --out "$work/out" --set 'nprocs=[2, 4]' \
+  >"$work/resume.log" 2>&1
 grep -q "18 already done" "$work/resume.log" || { cat "$work/resume.log"; echo "sweep --launcher smpi did not resume"; exit 1; }
 echo "sweep --launcher smpi: resumed with nothing left to run"
 # Resume is keyed on the backend and platform: the simulated rows do not make a real-MPI point done, and inside
@@ -65,6 +74,20 @@ grep -q "resume: 1 of 1 points already done" "$work/resume-bgp.log" || { cat "$w
 if grep -q "resume:" "$work/resume-fattree.log"; then cat "$work/resume-fattree.log"; echo "another platform's row made the point done"; exit 1; fi
 grep -c "fattree.xml" "$work/out/runs.csv" | grep -qx 1 || { echo "the fattree point was not run once"; exit 1; }
 echo "resume keyed on backend and platform: real points not done by simulated rows; fattree ran, bgp skipped"
+# A bad smpirun flag is refused in one line before any launch: SimGrid alone knows its keys and values, so the
+# sweep asks it once (one simulated rank running --help), which needs this simulation build.
+for case in "--cfg=smpi/nosuch:1|: --cfg=smpi/nosuch is not a SimGrid configuration key" \
+            "--cfg=smpi/simulate-computation:maybe|not a boolean"; do
+  printf '%s\n' "${case%%|*}" >"$work/flags.cfg"
+  status=0
+  "$2/mcmclb" sweep "$src/tests/fixtures/study-small.yaml" --launcher smpi --sim-binary "$sim/mcmclb-sim" \
+    --smpi-flags "$work/flags.cfg" --out "$work/refused" >"$work/refused.log" 2>&1 || status=$?
+  if [ "$status" -ne 2 ] || [ "$(wc -l <"$work/refused.log")" -ne 1 ] || ! grep -qF -- "${case#*|}" "$work/refused.log" ||
+     [ -e "$work/refused/failures.csv" ]; then
+    cat "$work/refused.log"; echo "bad smpirun flag ${case%%|*}: not refused in one line before any launch (status $status)"; exit 1
+  fi
+done
+echo "bad smpirun flags refused before any launch"
 echo "simulation: tests $((SECONDS - run_start)) s, total $((SECONDS - start)) s"
 # The simulated goldens: every balancer with every creation method it can use at 32 ranks (tests/golden/
 # sim-study.yaml), compared exactly with the committed tests/golden/sim/ by `mcmclb compare`: a changed simulated

@@ -215,22 +215,6 @@ class ScopedWaitPolicy {
   WaitPolicy previous_;
 };
 
-/// Where the processes of WORLD run: the most ranks any shared-memory node holds, and the fewest cores any node
-/// lets its ranks use (the union of their CPU affinity masks, so a launcher that binds each rank to a core of its
-/// own still counts every core it bound). Collective over MPI_COMM_WORLD on the first call of the process, which
-/// every rank must make; later calls return the same answer without communicating (WORLD does not change).
-struct NodeOccupancy {
-  int ranks_per_node = 1;
-  int cores_per_node = 1;
-  /// More ranks than cores on some node: ranks share cores, and busy-polling ranks slow each other down.
-  [[nodiscard]] bool oversubscribed() const noexcept { return ranks_per_node > cores_per_node; }
-};
-[[nodiscard]] NodeOccupancy node_occupancy();
-
-/// The policy that follows the machine: spin where every rank has a core of its own, polite where ranks
-/// outnumber cores (node_occupancy(): collective on its first call).
-[[nodiscard]] WaitPolicy machine_wait_policy();
-
 /// Waits for request with MPI_Test between naps (see Patience), so a waiting rank leaves its core to ranks that
 /// work. Simulation build: MPI_Wait, since each MPI_Test there injects simulated time (smpi/test) and waiting costs
 /// no host core anyway.
@@ -333,5 +317,38 @@ void wait_until_politely(const std::function<bool()>& done, Patience patience = 
 
 /// First line of MPI_Get_library_version, e.g. "MPICH Version: 4.0.2".
 std::string library_version();
+
+/// How a communicator's ranks share their nodes' cores: what decides whether a measurement is of the algorithm
+/// or of ranks waiting for a core. With more ranks than cores on a node, an MPI that busy-polls (MPICH does)
+/// keeps every waiting rank spinning, so a rank that must act waits for the scheduler: collectives and
+/// communicator creation then cost 100-1000 x more than on a core of their own.
+struct NodeOccupancy {
+  /// The most ranks of the communicator on one node (nodes as MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) sees
+  /// them); 0 when unknown.
+  int ranks_on_node = 0;
+  /// The fewest CPUs the ranks of one node may run on, over the nodes: on each node the union of its ranks'
+  /// sched_getaffinity masks, i.e. what the job may use there (a cgroup or binding of the job counts, the
+  /// machine's other CPUs do not); 0 when unknown.
+  int cores_available = 0;
+  /// Nodes holding more ranks than CPUs available to them (exact per node, unlike comparing the two fields above
+  /// when nodes differ).
+  int nodes_oversubscribed = 0;
+
+  [[nodiscard]] bool known() const noexcept { return ranks_on_node > 0 && cores_available > 0; }
+  /// Some node runs more ranks than it has CPUs for the job. False when unknown.
+  [[nodiscard]] bool oversubscribed() const noexcept { return known() && nodes_oversubscribed > 0; }
+};
+
+/// Collective over comm (every rank gets the same answer): the occupancy of comm's nodes. Every MPI call is
+/// checked; the node communicator it makes is freed before it returns. In the simulation build the answer is
+/// "not applicable" (all fields 0, known() false): simulated ranks are threads of one host process whose
+/// simulated times do not depend on the host's cores, so no simulated point is oversubscribed in the sense that
+/// matters here.
+NodeOccupancy node_occupancy(const Comm& comm);
+
+/// The wait policy that follows the machine: spin where every rank has a core of its own, polite where some node
+/// holds more ranks than cores, and polite when that is not known (the safe side: a nap costs little, spinning on
+/// shared cores costs 100-1000 x).
+[[nodiscard]] WaitPolicy machine_wait_policy(const NodeOccupancy& occupancy);
 
 }  // namespace mcmclb::mpi

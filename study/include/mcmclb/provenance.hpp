@@ -29,6 +29,12 @@ struct Provenance {
   std::string platform;
   std::string platform_fnv1a64;  // 16 hex digits, FNV-1a 64 of the platform file's bytes
   std::string simgrid_cfg;
+  // Whether the ranks had cores to themselves (mpi::node_occupancy): the most ranks on one node, the fewest CPUs
+  // the job may use on one (sched_getaffinity), and whether some node ran more ranks than that. 0 / empty:
+  // unknown (an older folder) or not applicable (the simulation build, whose times do not depend on host cores).
+  int ranks_per_node = 0;
+  int cores_available = 0;
+  std::string oversubscribed;  // "true", "false" or "" (unknown)
   // How the run's ranks waited (mcmclb/wait_policy.hpp): spin or polite on real MPI, as the key work.wait chose or,
   // for its default auto, as the machine did (spin unless ranks outnumber cores); "blocking" in the simulation,
   // whose waits are MPI_Wait. Empty outside a kernel run.
@@ -52,8 +58,9 @@ std::string fnv1a64_hex(std::string_view bytes);
 /// provenance.csv, beside runs.csv: the facts that do not fit runs.csv's stable header, one row per run, joined
 /// with runs.csv by run_id.
 const csv::Row& provenance_header();
-/// provenance.csv before the wait policy was recorded: today's header without wait_policy (upgraded rows: empty).
-const csv::Row& provenance_header_v01();
+/// The header before ranks_per_node, cores_available, oversubscribed and wait_policy, which the results store
+/// upgrades (the new columns empty: unknown).
+const csv::Row& provenance_header_v1();
 csv::Row provenance_row(const std::string& run_id, const Provenance& p);
 
 /// The provenance of a run of nprocs ranks with the given MPI library (mpi::library_version()): the build's

@@ -1,0 +1,55 @@
+"""Under CI=true a test whose dependency is missing fails instead of skipping: CI runs bootstrap.sh, which
+installs every dependency, so a skip there would be a broken setup passing as green. Checked on the two tests that
+skip for a missing program (the simulation suite without SimGrid, the Slurm test without Slurm's daemons), each made
+to miss it on purpose; nothing is built or launched."""
+import os
+import subprocess
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SIM_SUITE = os.path.join(HERE, "smpi", "run_sim_suite.sh")
+
+
+class MissingDependency(unittest.TestCase):
+    def sim_suite(self, ci):
+        # A PATH without smpicxx and smpirun; bash itself is called by its full path.
+        env = {"PATH": "/nonexistent", "CI": ci}
+        return subprocess.run(["/bin/bash", SIM_SUITE, "/nonexistent-src", "/nonexistent-build"], env=env,
+                              capture_output=True, text=True, timeout=30)
+
+    def test_simulation_suite_fails_under_ci_without_simgrid(self):
+        r = self.sim_suite("true")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("smpicxx/smpirun not found", r.stdout)
+        self.assertIn("CI=true: a missing dependency fails the run", r.stdout)
+
+    def test_simulation_suite_skips_outside_ci(self):
+        r = self.sim_suite("")
+        self.assertEqual(r.returncode, 77, r.stdout + r.stderr)
+        self.assertIn("SKIPPED: smpicxx/smpirun not found", r.stdout)
+
+    def slurm_module_setup(self, ci):
+        import test_slurm
+        saved, saved_ci = test_slurm.SLURM_DAEMONS, os.environ.get("CI")
+        test_slurm.SLURM_DAEMONS = ("/nonexistent/slurmctld",)
+        os.environ["CI"] = ci
+        try:
+            test_slurm.setUpModule()
+        finally:
+            test_slurm.SLURM_DAEMONS = saved
+            if saved_ci is None:
+                del os.environ["CI"]
+            else:
+                os.environ["CI"] = saved_ci
+
+    def test_slurm_module_fails_under_ci_without_slurm(self):
+        with self.assertRaisesRegex(AssertionError, "/nonexistent/slurmctld not installed .*CI=true"):
+            self.slurm_module_setup("true")
+
+    def test_slurm_module_skips_outside_ci(self):
+        with self.assertRaisesRegex(unittest.SkipTest, "/nonexistent/slurmctld not installed"):
+            self.slurm_module_setup("")
+
+
+if __name__ == "__main__":
+    unittest.main()
