@@ -7,7 +7,6 @@
 #include <limits>
 #include <map>
 #include <numeric>
-#include <set>
 #include <sstream>
 #include <utility>
 
@@ -138,9 +137,10 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
   }
   Study study;
   std::size_t expanded = 0;  // runs made so far, excluded ones too: the bound on memory
-  // A run equal to an earlier one in every key column is the same point, run once: an axis over a key that only
-  // some workload models read (workload.seed beside cyclic, which has none) repeats the others' runs as they are.
-  std::set<std::string> seen;
+  // A run equal to an earlier one in every key column and job setting is the same point, run once: an axis over a
+  // key that only some workload models read (workload.seed beside cyclic, which has none) repeats the others' runs
+  // as they are. (Runs that differ in job settings only are left to check_launch_jobs, which refuses them.)
+  std::map<std::string, std::vector<JobSpec>> seen;
   study.name = axes.experiments.front().name;
   study.out = axes.experiments.front().out.empty() ? std::filesystem::path("results") / study.name
                                                    : std::filesystem::path(axes.experiments.front().out);
@@ -180,9 +180,11 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
         for (const auto& [key, value] : rule) all = all && same_value(value, excluded_value(run, key));
         excluded = excluded || all;
       }
-      if (!excluded && seen.insert(point_key(run, {})).second) {
-        study.points.push_back({study.points.size(), run, e.job, e.program, e.commbench});
-      }
+      if (excluded) continue;
+      std::vector<JobSpec>& jobs = seen[point_key(run, {})];
+      if (std::find(jobs.begin(), jobs.end(), e.job) != jobs.end()) continue;
+      jobs.push_back(e.job);
+      study.points.push_back({study.points.size(), run, e.job, e.program, e.commbench});
     }
   }
   if (study.points.empty()) throw InputError(source + ": the exclude rules leave no point to run");
