@@ -5,7 +5,7 @@
 # platforms' calibration, a small simulated study (32 ranks, five methods, each twice: every row valid, identical
 # simulated times), Fig. 1 in simulation at 16 ranks (smpi_commbench), then
 # `mcmclb sweep --launcher smpi` of configs/validate-smpi.yaml (18 runs at 2 and 4 ranks) and its resume, and last the
-# simulated goldens (every balancer and method at 32 ranks against tests/golden/sim/, exactly, by mcmclb compare).
+# simulated goldens (tests/golden/sim/ and sim-beyond/, exactly, by mcmclb compare).
 # When smpicxx is missing: exits 77 (ctest: skipped) with a message, except under CI=true, where it fails: CI runs
 # bootstrap.sh, which installs libsimgrid-dev, so a missing SimGrid there is a broken setup, not a reason to pass.
 # Usage: run_sim_suite.sh <source dir> <build dir> <werror ON|OFF>
@@ -89,17 +89,22 @@ for case in "--cfg=smpi/nosuch:1|: --cfg=smpi/nosuch is not a SimGrid configurat
 done
 echo "bad smpirun flags refused before any launch"
 echo "simulation: tests $((SECONDS - run_start)) s, total $((SECONDS - start)) s"
-# The simulated goldens: every balancer with every creation method it can use at 32 ranks (tests/golden/
-# sim-study.yaml), compared exactly with the committed tests/golden/sim/ by `mcmclb compare`: a changed simulated
-# time or regroup statistic fails here. A change meant to change them regenerates them on purpose:
+# The simulated goldens: every balancer of the paper with every creation method it can use at 32 ranks (tests/golden/
+# sim-study.yaml), and what goes beyond it (the rule pays, the stealing balancers, several chains per group, compute
+# mode: sim-beyond.yaml), compared exactly with the committed tests/golden/sim/ and sim-beyond/ by `mcmclb compare`:
+# a changed simulated time or regroup statistic fails here. A change meant to change them regenerates them on purpose:
 # tests/smpi/regenerate_goldens.sh (docs/guide/simulation.md). --until-ci stops every simulated point at once
 # (deterministic) and says so in stopping.csv.
 golden_start=$SECONDS
-"$2/mcmclb" sweep "$src/tests/golden/sim-study.yaml" --launcher smpi --sim-binary "$sim/mcmclb-sim" \
-  --out "$work/golden" --until-ci 1 >"$work/golden.log" 2>&1 || { cat "$work/golden.log"; exit 1; }
-"$2/mcmclb" compare "$src/tests/golden/sim" "$work/golden" --csv "$work/golden.csv" >"$work/compare.log" 2>&1 ||
-  { cat "$work/compare.log"; echo "simulated goldens: changed (tests/smpi/regenerate_goldens.sh if meant)"; exit 1; }
-python3 - "$work/golden.csv" "$src/tests/golden/sim/runs.csv" "$work/golden/stopping.csv" <<'PY'
+for golden in sim sim-beyond; do
+  study=$src/tests/golden/$golden.yaml
+  [ "$golden" = sim ] && study=$src/tests/golden/sim-study.yaml
+  "$2/mcmclb" sweep "$study" --launcher smpi --sim-binary "$sim/mcmclb-sim" \
+    --out "$work/golden-$golden" --until-ci 1 >"$work/golden.log" 2>&1 || { cat "$work/golden.log"; exit 1; }
+  "$2/mcmclb" compare "$src/tests/golden/$golden" "$work/golden-$golden" --csv "$work/golden.csv" \
+    >"$work/compare.log" 2>&1 ||
+    { cat "$work/compare.log"; echo "simulated goldens: changed (tests/smpi/regenerate_goldens.sh if meant)"; exit 1; }
+  python3 - "$work/golden.csv" "$src/tests/golden/$golden/runs.csv" "$work/golden-$golden/stopping.csv" "$golden" <<'PY'
 import csv, sys
 table = list(csv.DictReader(open(sys.argv[1])))
 golden = list(csv.DictReader(open(sys.argv[2])))
@@ -109,6 +114,7 @@ if len(table) != len(golden) or verdicts != ["identical"]:
     sys.exit(f"simulated goldens: {len(table)} points compared (want {len(golden)}), verdicts {verdicts}")
 if sorted({r["reason"] for r in stopping}) != ["deterministic"] or len(stopping) != len(golden):
     sys.exit(f"sweep --until-ci in simulation: stopping.csv {stopping}")
-print(f"simulated goldens: {len(table)} points identical to tests/golden/sim (time_s and regroup statistics)")
+print(f"simulated goldens: {len(table)} points identical to tests/golden/{sys.argv[4]} (time_s and regroup statistics)")
 PY
+done
 echo "simulation: goldens $((SECONDS - golden_start)) s"
