@@ -1,0 +1,99 @@
+"""The evidence rule for every CSV committed under docs/ and tests/golden/: made from a clean commit (no git_commit
+ending in -dirty), each run recorded once (no run_id twice in a runs.csv) and nothing of the machine that made it
+(no absolute path in any field). Files made before the rule are listed in LEGACY with what they lack; each is to
+leave the list when it is regenerated, and a listed file that already meets the rule is an error too, so the list
+only shrinks."""
+import csv
+import os
+import re
+import subprocess
+import unittest
+
+ROOT = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+# Made from a dirty work tree before the rule; regenerate from a clean commit with the command their guide gives.
+LEGACY = {
+    "docs/fig1-sim-bgp/commbench-n4096.csv",
+    "docs/fig1-sim-bgp/commbench.csv",
+    "docs/fig2-sim-bgp/runs.csv",
+    "docs/merge-pays/sim-all-atom/runs.csv",
+    "docs/merge-pays/sim-paper/runs.csv",
+    "docs/merge-pays/sim-single-atom/runs.csv",
+    "docs/steal-vs-regroup/runs.csv",
+    "docs/timeline-lookahead-sim1024/runs.csv",
+}
+
+ABSOLUTE = re.compile(r"(?:^|[\s\"'=:])/(?:home|root|tmp|work|usr|opt|var|mnt|srv|scratch)/")
+
+
+def tracked_csvs():
+    out = subprocess.run(["git", "ls-files", "docs/*.csv", "tests/golden/*.csv"], cwd=ROOT, capture_output=True,
+                         text=True, check=True).stdout
+    return [line for line in out.splitlines() if line]
+
+
+def problems(path):
+    """What breaks the rule in the CSV at path (relative to the root), in words."""
+    found = []
+    with open(os.path.join(ROOT, path), newline="") as f:
+        rows = list(csv.DictReader(f))
+    dirty = {r["git_commit"] for r in rows if (r.get("git_commit") or "").endswith("-dirty")}
+    if dirty:
+        found.append(f"made from a dirty work tree ({', '.join(sorted(dirty))})")
+    if path.endswith("runs.csv") and rows:
+        ids = [r["run_id"] for r in rows if r.get("run_id")]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            found.append(f"run_id recorded twice: {', '.join(twice[:3])}")
+        # The same point and repetition twice under two run ids: rows joined by hand from two sweeps.
+        header = list(rows[0])
+        keys = header[header.index("experiment"):header.index("rep") + 1] if "rep" in header else []
+        keys += [k for k in ("backend", "platform", "finished", "chains_per_group", "wait") if k in header]
+        points = [tuple(r[k] for k in keys) for r in rows] if keys else []
+        if len(set(points)) != len(points):
+            found.append("a point and repetition recorded twice")
+    for r in rows:
+        paths = [v for v in r.values() if isinstance(v, str) and ABSOLUTE.search(v)]
+        if paths:
+            found.append(f"an absolute path: {paths[0][:80]}")
+            break
+    return found
+
+
+class Evidence(unittest.TestCase):
+    def test_every_committed_csv_is_clean_once_and_free_of_this_machine(self):
+        files = tracked_csvs()
+        self.assertTrue(files, "no CSV found under docs/ or tests/golden/")
+        for path in files:
+            with self.subTest(path=path):
+                found = problems(path)
+                if path in LEGACY:
+                    self.assertTrue(found, f"{path} meets the rule now: remove it from LEGACY")
+                else:
+                    self.assertEqual(found, [], path)
+        self.assertEqual(sorted(LEGACY - set(files)), [], "LEGACY names files that are not committed")
+
+    def test_the_check_catches_each_kind_of_problem(self):
+        import tempfile
+        with tempfile.TemporaryDirectory(dir=ROOT) as d:
+            rel = os.path.relpath(d, ROOT)
+            cases = {
+                "dirty/runs.csv": "run_id,git_commit\na,0123456789ab-dirty\n",
+                "twice/runs.csv": "run_id,git_commit\na,0123456789ab\na,0123456789ab\n",
+                "joined/runs.csv": "run_id,experiment,nprocs,rep,git_commit\na,x,4,0,0123456789ab\nb,x,4,0,0123456789ab\n",
+                "path/runs.csv": "run_id,command_line\na,/work/main/build/mcmclb run x.yaml\n",
+                "clean/runs.csv": "run_id,git_commit,platform\na,0123456789ab,configs/platforms/bgp.xml\n",
+            }
+            for name, text in cases.items():
+                os.makedirs(os.path.join(d, os.path.dirname(name)), exist_ok=True)
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+            self.assertIn("dirty", problems(os.path.join(rel, "dirty/runs.csv"))[0])
+            self.assertIn("twice", problems(os.path.join(rel, "twice/runs.csv"))[0])
+            self.assertIn("recorded twice", problems(os.path.join(rel, "joined/runs.csv"))[0])
+            self.assertIn("absolute path", problems(os.path.join(rel, "path/runs.csv"))[0])
+            self.assertEqual(problems(os.path.join(rel, "clean/runs.csv")), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
