@@ -7,6 +7,7 @@
 #include <cmath>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -473,6 +474,31 @@ TEST(Kernel, ReferenceTimesFollowTheWorkload) {
   EXPECT_DOUBLE_EQ(w.ideal_s, 3.0 * (2 * p) * (2 * p - 1) / 2.0 * 4.0 / 1000.0 / p);
 }
 
+/// What a rank keeps does not grow with the rank count: the initial groups as runs of equal sizes, S computed
+/// from the workload (equal to the table of every chain that chain_items() gives), and counts only for the chains
+/// it led. A simulation runs every rank in one process, where a per-rank table over all chains is quadratic.
+TEST(Kernel, PerRankTablesDoNotGrowWithTheRankCount) {
+  mcmclb::RunSpec spec = small_run("none", "");
+  spec.workload.chains_per_group = 2;
+  const mpi::Comm world = mpi::Comm::world();
+  mcmclb::Kernel k(spec, mcmclb::initial_group_sizes(spec, world), "create_group");
+  const auto table = mcmclb::chain_items(*mcmclb::make_workload(spec.workload), world_size(), 1, 2);
+  ASSERT_EQ(k.chain_count(), 2 * world_size());
+  for (int c = 0; c < k.chain_count(); ++c) EXPECT_EQ(k.chain_length(c), table[static_cast<std::size_t>(c)]);
+  EXPECT_THROW((void)k.chain_length(k.chain_count()), std::out_of_range);
+  EXPECT_EQ(k.initial_sizes(), std::vector<int>(static_cast<std::size_t>(world_size()), 1));
+  EXPECT_EQ(k.table_entries(), 1U);  // one run of groups of size 1, whatever the rank count
+  k.form_initial_groups(false);
+  k.start();
+  while (!k.group().finished()) k.work_one_item();
+  k.finish();
+  EXPECT_LE(k.table_entries(), 1U + 2U);  // and an entry per chain this rank led (its own two, if they have items)
+  int64_t items = 0;
+  for (const mcmclb::ChainCount& c : k.counted()) items += c.items;
+  EXPECT_EQ(items,
+            table[static_cast<std::size_t>(2 * world_rank())] + table[static_cast<std::size_t>(2 * world_rank() + 1)]);
+}
+
 /// The balancers that offer the finished rule pays, each with its default method.
 std::vector<std::string> balancers_offering_pays() {
   std::vector<std::string> names;
@@ -583,9 +609,7 @@ TEST(Kernel, PaysCalibrationIsTheSameOnEveryRank) {
   spec.work.mode = mcmclb::WorkMode::compute;
   spec.work.compute.moves_per_item = 2;
   const mpi::Comm world = mpi::Comm::world();
-  const auto workload = mcmclb::make_workload(spec.workload);
-  mcmclb::Kernel k(spec, mcmclb::initial_group_sizes(spec, world),
-                   mcmclb::chain_items(*workload, world_size(), spec.G, 1), spec.method);
+  mcmclb::Kernel k(spec, mcmclb::initial_group_sizes(spec, world), spec.method);
   k.form_initial_groups(true);
   k.start();
   const mcmclb::MergeModel& m = k.merge_model();

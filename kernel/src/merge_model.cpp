@@ -16,7 +16,7 @@ namespace mcmclb {
 
 namespace {
 
-constexpr int kCalibrationTag = 8;  // the calibration's communicator creations on WORLD (the kernel's own use 7)
+constexpr int kCalibrationTag = 8;  // the calibration's creations on the control communicator (regrouping: 7)
 constexpr int kCalibrationReductions = 16;
 constexpr int64_t kCalibrationTrials = 256;  // per rank; about 0.3-10 ms of work for 13-55 atoms
 
@@ -81,9 +81,7 @@ void Kernel::calibrate_merges() {
   const std::vector<int> sizes = calibration_sizes(nprocs_);
   int max_atoms = 0;
   if (computing()) {
-    for (std::size_t c = 0; c < chain_items_.size(); ++c) {
-      max_atoms = std::max(max_atoms, run_.work.compute.atoms_of(static_cast<int>(c)));
-    }
+    for (int c = 0; c < chain_count(); ++c) max_atoms = std::max(max_atoms, run_.work.compute.atoms_of(c));
   }
   const std::size_t state_words = computing() ? lj::serialized_bytes(max_atoms) / sizeof(int64_t) : 2;
   // Per size: create, reduce, bcast (ns summed over the ranks of full groups), and how many ranks those are;
@@ -171,10 +169,10 @@ bool Kernel::merging_can_pay() const {
   // Compute mode: can any chain's item be worked sooner by a larger group than by any initial group? Item costs
   // depend on the atom count alone, and the regroup cost is left out: this asks whether a merge could ever pay.
   std::set<int> atoms, initial;
-  for (std::size_t c = 0; c < chain_items_.size(); ++c) {
-    if (chain_items_[c] > 0) atoms.insert(run_.work.compute.atoms_of(static_cast<int>(c)));
+  for (int c = 0; c < chain_count(); ++c) {
+    if (chain_length(c) > 0) atoms.insert(run_.work.compute.atoms_of(c));
   }
-  initial.insert(group_sizes_.begin(), group_sizes_.end());
+  for (const SizeRun& r : size_runs_) initial.insert(r.size);
   const ComputeSpec& spec = run_.work.compute;
   for (const int a : atoms) {
     for (const int from : initial) {
