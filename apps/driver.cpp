@@ -397,6 +397,7 @@ RunResult run_once(const RunSpec& spec) {
   for (const auto& e : kernel.events()) my_events += event_line(r.run_id, e);
   r.event_lines = gather_text(world, my_events);
   if (world.rank() == 0) {
+    add_host_usage(r.provenance);  // the launch's host cost so far; in simulation, of every simulated rank
     r.valid = violations.empty();
     r.violations = join(violations, "; ");
     summarise(r);

@@ -181,6 +181,9 @@ SCHEMAS = {
     "provenance.csv": {  # how each run was started; report.py shows it
         "run_id": NAME, "command_line": TEXT, "working_dir": TEXT, "platform_fnv1a64": TEXT, "simgrid_cfg": TEXT,
         "launcher": TEXT, "slurm_job_id": TEXT, "slurm_nodelist": TEXT,
+        # The host's CPU seconds and peak RSS of the process that ran rank 0 (in simulation: every simulated rank),
+        # at the end of the run; host measurements. Absent from older folders.
+        "host_cpu_s": _time(True), "host_peak_rss_kib": _int(0, True),
     },
     "commbench.csv": {
         "method": NAME, "op": NAME, "nprocs": _int(1), "group_size": _int(1), "rep": _int(0),

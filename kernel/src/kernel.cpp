@@ -2,6 +2,8 @@
 // bookkeeping. Compute mode's walkers are in compute.cpp.
 #include "mcmclb/kernel.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -274,8 +276,11 @@ void Kernel::progress_tick() {
   const int64_t next = now_ns + static_cast<int64_t>(progress_every_s_ * 1e9);
   if (now_ns < due || !next_progress_ns.compare_exchange_strong(due, next)) return;
   const double host_s = std::chrono::duration<double>(now - progress_start_).count();
-  std::printf("  progress: simulated %.2f s of ~%.2f s (ideal; none %.2f s), host %.0f s elapsed\n",
-              pace::observe_s() - start_s_, progress_expected_s_, progress_baseline_s_, host_s);
+  // The host's peak memory so far: every simulated rank lives in this one process.
+  rusage usage{};
+  const double peak_mib = getrusage(RUSAGE_SELF, &usage) == 0 ? static_cast<double>(usage.ru_maxrss) / 1024.0 : 0.0;
+  std::printf("  progress: simulated %.2f s of ~%.2f s (ideal; none %.2f s), host %.0f s elapsed, peak RSS %.0f MiB\n",
+              pace::observe_s() - start_s_, progress_expected_s_, progress_baseline_s_, host_s, peak_mib);
   std::fflush(stdout);
 }
 

@@ -1,6 +1,8 @@
 // Provenance collection (mcmclb/provenance.hpp).
 #include "mcmclb/provenance.hpp"
 
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <array>
@@ -92,16 +94,28 @@ std::string platform_identity(const std::string& path) {
   return canonical.string();
 }
 
-// The simulation columns are at the end, so the header of an older folder is a prefix of this one.
+void add_host_usage(Provenance& p) {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return;
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec);
+  };
+  p.host_cpu_s = csv::number(seconds(usage.ru_utime) + seconds(usage.ru_stime));
+  p.host_peak_rss_kib = std::to_string(usage.ru_maxrss);  // Linux: KiB
+}
+
+// The simulation columns are at the end, then the host's usage, so the header of an older folder is a prefix of
+// this one.
 const csv::Row& provenance_header() {
-  static const csv::Row header = {"run_id",      "command_line", "working_dir",  "platform_fnv1a64",
-                                  "simgrid_cfg", "launcher",     "slurm_job_id", "slurm_nodelist"};
+  static const csv::Row header = {"run_id",      "command_line",     "working_dir",  "platform_fnv1a64",
+                                  "simgrid_cfg", "launcher",         "slurm_job_id", "slurm_nodelist",
+                                  "host_cpu_s",  "host_peak_rss_kib"};
   return header;
 }
 
 csv::Row provenance_row(const std::string& run_id, const Provenance& p) {
-  return {run_id,        p.command_line, p.working_dir,  p.platform_fnv1a64,
-          p.simgrid_cfg, p.launcher,     p.slurm_job_id, p.slurm_nodelist};
+  return {run_id,     p.command_line, p.working_dir,    p.platform_fnv1a64, p.simgrid_cfg,
+          p.launcher, p.slurm_job_id, p.slurm_nodelist, p.host_cpu_s,       p.host_peak_rss_kib};
 }
 
 }  // namespace mcmclb

@@ -206,7 +206,16 @@ results::Schema results_schema() {
                                              upgraded.emplace_back();
                                              return upgraded;
                                            }}}};
-  s.per_run.push_back({"provenance.csv", provenance_header(), {}});
+  // Before the host's usage columns (the last two), a run's host cost was not recorded: empty in upgraded rows.
+  const csv::Row without_usage(provenance_header().begin(), provenance_header().end() - 2);
+  s.per_run.push_back({"provenance.csv",
+                       provenance_header(),
+                       {{without_usage, "an earlier mcmclb (provenance.csv without host_cpu_s, host_peak_rss_kib)",
+                         [](const csv::Row& row) {
+                           csv::Row upgraded = row;
+                           upgraded.resize(row.size() + 2);
+                           return upgraded;
+                         }}}});
   s.per_run.push_back({"chains.csv", chains_header(), {}});  // compute mode only
   s.per_run.push_back({"traces.csv", traces_header(), {}});  // work.trace only
   return s;
