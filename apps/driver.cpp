@@ -45,7 +45,7 @@ std::string make_run_id(const RunSpec& spec, const mpi::Comm& world) {
 /// log2(P) rounds, and no rank but 0 holds more than its subtree's text. Not MPI_Gatherv, which SMPI always runs
 /// flat (rank 0 posts P receives and completes them one scan at a time: minutes of host time at 8192 ranks).
 std::string gather_text(const mpi::Comm& world, const std::string& mine) {
-  constexpr int kTag = 31;  // the kernel's traffic is over by now, and it uses its own duplicate of WORLD
+  constexpr int kTag = 31;  // the kernel's traffic is over by now; no balancer tag (balancers/src/protocol.hpp)
   const int n = world.size();
   const int rank = world.rank();
   std::string all = mine;  // the text of ranks [rank, rank + mask) after each round
@@ -93,10 +93,27 @@ void reference_times(const std::vector<double>& chain_s, const std::vector<int>&
   r.ideal_s = std::accumulate(chain_s.begin(), chain_s.end(), 0.0) / nprocs;
 }
 
-std::vector<double> emulated_chain_s(const RunSpec& spec, const std::vector<int64_t>& items) {
-  std::vector<double> s;
-  for (const int64_t n : items) s.push_back(static_cast<double>(n) * spec.T_ms / 1000.0);
-  return s;
+/// Emulated work: reference_times from the workload, chain by chain in the same order and arithmetic (so the
+/// same bits), without a table of every chain: every rank needs the times (its progress lines), and a simulation
+/// runs all ranks in one process, where a table per rank over all chains is quadratic in the rank count.
+void emulated_reference_times(const RunSpec& spec, const std::vector<int>& sizes, int nprocs, RunResult& r) {
+  const auto workload = make_workload(spec.workload);
+  const int W = spec.workload.chains_per_group;
+  r.baseline_s = 0;
+  double total_s = 0;
+  int leader = 0;
+  for (const int size : sizes) {
+    double unit_s = 0;
+    for (int c = 0; c < W; ++c) {
+      const double chain_s =
+          static_cast<double>(workload->items(static_cast<int>(int64_t{leader} * W + c))) * spec.T_ms / 1000.0;
+      unit_s += chain_s;
+      total_s += chain_s;
+    }
+    r.baseline_s = std::max(r.baseline_s, unit_s / size);
+    leader += size;
+  }
+  r.ideal_s = total_s / nprocs;
 }
 
 /// Compute mode, collective: each chain's whole trajectory on one rank (chain c on rank c mod P, g = 1, no
@@ -234,28 +251,38 @@ std::vector<std::string> check_chains(const Kernel& kernel, std::vector<ChainOut
 
 /// Collective: the run's invariants, as violations (rank 0 gets them all): every rank finished, every
 /// communicator freed, no control message left unreceived, and each item of each chain worked exactly once
-/// (counts and index sums over all ranks against the workload).
-std::vector<std::string> check_invariants(const Kernel& kernel, const std::vector<int64_t>& items,
-                                          const mpi::Comm& world) {
-  int pending = 0;
-  mpi::check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, kernel.control().get(), &pending, MPI_STATUS_IGNORE),
-             "MPI_Iprobe");
+/// (counts and index sums over all ranks against the workload). The counts travel as each rank's entries for the
+/// chains it led, gathered to rank 0 (gather_text), so no rank but 0 holds a table over all chains.
+std::vector<std::string> check_invariants(const Kernel& kernel, const mpi::Comm& world) {
   std::array<int64_t, 3> local_bad = {kernel.finished() ? 0 : 1, kernel.comms_created() - kernel.comms_freed(),
-                                      pending ? 1 : 0};
+                                      control_message_pending(kernel) ? 1 : 0};
   std::array<int64_t, 3> bad{};
   mpi::reduce_sum_politely(world, local_bad.data(), bad.data(), 3, 0);
-  const int chains = static_cast<int>(items.size());
-  const std::size_t root_chains = world.rank() == 0 ? items.size() : 0;  // receive buffers: rank 0 only
-  std::vector<int64_t> counted(root_chains), sums(root_chains);
-  mpi::reduce_sum_politely(world, kernel.items_counted().data(), counted.data(), chains, 0);
-  mpi::reduce_sum_politely(world, kernel.index_sums().data(), sums.data(), chains, 0);
+  std::string mine;
+  for (const ChainCount& c : kernel.counted()) {
+    mine += std::to_string(c.chain) + ' ' + std::to_string(c.items) + ' ' + std::to_string(c.index_sum) + '\n';
+  }
+  const std::string all = gather_text(world, mine);
   std::vector<std::string> violations;
   if (world.rank() != 0) return violations;
   if (bad[0] != 0) violations.push_back(std::to_string(bad[0]) + " rank(s) did not finish");
   if (bad[1] != 0) violations.push_back(std::to_string(bad[1]) + " communicator(s) not freed");
   if (bad[2] != 0) violations.push_back(std::to_string(bad[2]) + " rank(s) with unreceived control messages");
-  for (std::size_t c = 0; c < items.size(); ++c) {
-    const int64_t n = items[c];
+  const auto chains = static_cast<std::size_t>(kernel.chain_count());
+  std::vector<int64_t> counted(chains, 0), sums(chains, 0);
+  std::istringstream in(all);
+  long long chain = 0, items = 0, index_sum = 0;
+  while (in >> chain >> items >> index_sum) {
+    if (chain < 0 || static_cast<std::size_t>(chain) >= chains) {
+      violations.push_back(std::to_string(items) + " items counted for chain " + std::to_string(chain) + " of " +
+                           std::to_string(chains));
+      continue;
+    }
+    counted[static_cast<std::size_t>(chain)] += items;
+    sums[static_cast<std::size_t>(chain)] += index_sum;
+  }
+  for (std::size_t c = 0; c < chains; ++c) {
+    const int64_t n = kernel.chain_length(static_cast<int>(c));
     const int64_t expected_sum = n * (n - 1) / 2;
     if (counted[c] != n || sums[c] != expected_sum) {
       violations.push_back("chain " + std::to_string(c) + ": " + std::to_string(counted[c]) + " of " +
@@ -343,31 +370,31 @@ RunResult run_once(const RunSpec& spec) {
     r.provenance.wait_policy = std::string(to_string(policy));
   }
   r.run_id = make_run_id(spec, world);
-  const std::vector<int> sizes = initial_group_sizes(spec, world);
-  std::vector<int> leaders;
-  for (int first = 0; const int size : sizes) {
-    leaders.push_back(first);
-    first += size;
-  }
+  std::vector<int> sizes = initial_group_sizes(spec, world);
   const int W = spec.workload.chains_per_group;
   if (int64_t{nprocs} * W > kMaxInt) {
     throw InputError("key chains_per_group: " + std::to_string(W) + " chains on each of up to " +
                      std::to_string(nprocs) + " groups is more chains than an int indexes");
   }
-  const std::vector<int64_t> items = chain_items(*make_workload(spec.workload), leaders, W);
   const bool computing = spec.work.mode == WorkMode::compute;
   std::vector<ChainOutcome> outcomes;
   if (computing) {
-    outcomes = reference_chains(spec, items, world);
+    std::vector<int> leaders;
+    for (int first = 0; const int size : sizes) {
+      leaders.push_back(first);
+      first += size;
+    }
+    outcomes = reference_chains(spec, chain_items(*make_workload(spec.workload), leaders, W), world);
     std::vector<double> chain_s;
     for (const auto& o : outcomes) chain_s.push_back(o.ref_cpu_s);
     reference_times(chain_s, sizes, W, nprocs, r);  // meaningful on rank 0, which writes them
   } else {
-    reference_times(emulated_chain_s(spec, items), sizes, W, nprocs, r);
+    emulated_reference_times(spec, sizes, nprocs, r);
   }
 
   const BalancerInfo& info = balancer_info(spec.balancer);
-  Kernel kernel(spec, sizes, items, spec.method.empty() ? std::string(info.initial_method) : spec.method);
+  // The kernel keeps the sizes compactly; this frame keeps nothing per group or chain while the run goes on.
+  Kernel kernel(spec, std::move(sizes), spec.method.empty() ? std::string(info.initial_method) : spec.method);
   const auto balancer = make_balancer(spec);
   kernel.form_initial_groups(info.regroups);
   kernel.report_progress(progress_every_s(), r.ideal_s, r.baseline_s);
@@ -375,7 +402,7 @@ RunResult run_once(const RunSpec& spec) {
   balancer->run(kernel);
   mpi::barrier_politely(world, mpi::setup_patience);  // everyone has finished; what follows is checking
 
-  std::vector<std::string> violations = check_invariants(kernel, items, world);
+  std::vector<std::string> violations = check_invariants(kernel, world);
   if (computing) {
     const auto wrong = check_chains(kernel, outcomes, world);
     violations.insert(violations.end(), wrong.begin(), wrong.end());
@@ -395,6 +422,7 @@ RunResult run_once(const RunSpec& spec) {
   for (const auto& e : kernel.events()) my_events += event_line(r.run_id, e);
   r.event_lines = gather_text(world, my_events);
   if (world.rank() == 0) {
+    add_host_usage(r.provenance);  // the launch's host cost so far; in simulation, of every simulated rank
     r.valid = violations.empty();
     r.violations = join(violations, "; ");
     summarise(r);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -510,6 +511,31 @@ TEST(Kernel, ReferenceTimesFollowTheWorkload) {
   EXPECT_DOUBLE_EQ(w.ideal_s, 3.0 * (2 * p) * (2 * p - 1) / 2.0 * 4.0 / 1000.0 / p);
 }
 
+/// What a rank keeps does not grow with the rank count: the initial groups as runs of equal sizes, S computed
+/// from the workload (equal to the table of every chain that chain_items() gives), and counts only for the chains
+/// it led. A simulation runs every rank in one process, where a per-rank table over all chains is quadratic.
+TEST(Kernel, PerRankTablesDoNotGrowWithTheRankCount) {
+  mcmclb::RunSpec spec = small_run("none", "");
+  spec.workload.chains_per_group = 2;
+  const mpi::Comm world = mpi::Comm::world();
+  mcmclb::Kernel k(spec, mcmclb::initial_group_sizes(spec, world), "create_group");
+  const auto table = mcmclb::chain_items(*mcmclb::make_workload(spec.workload), world_size(), 1, 2);
+  ASSERT_EQ(k.chain_count(), 2 * world_size());
+  for (int c = 0; c < k.chain_count(); ++c) EXPECT_EQ(k.chain_length(c), table[static_cast<std::size_t>(c)]);
+  EXPECT_THROW((void)k.chain_length(k.chain_count()), std::out_of_range);
+  EXPECT_EQ(k.initial_sizes(), std::vector<int>(static_cast<std::size_t>(world_size()), 1));
+  EXPECT_EQ(k.table_entries(), 1U);  // one run of groups of size 1, whatever the rank count
+  k.form_initial_groups(false);
+  k.start(false);
+  while (!k.group().finished()) k.work_one_item();
+  k.finish();
+  EXPECT_LE(k.table_entries(), 1U + 2U);  // and an entry per chain this rank led (its own two, if they have items)
+  int64_t items = 0;
+  for (const mcmclb::ChainCount& c : k.counted()) items += c.items;
+  EXPECT_EQ(items,
+            table[static_cast<std::size_t>(2 * world_rank())] + table[static_cast<std::size_t>(2 * world_rank() + 1)]);
+}
+
 /// The balancers that offer the finished rule pays, each with its default method.
 std::vector<std::string> balancers_offering_pays() {
   std::vector<std::string> names;
@@ -567,9 +593,10 @@ TEST(MergeModel, MarginOutlookAndWhetherAnyMergeCanPayFollowTheModel) {
   spec.work.compute.move = MoveKind::all;
   spec.work.compute.moves_per_item = 1;
   spec.workload.chains_per_group = 5;
+  spec.workload.model = "uniform";
+  spec.workload.set("items", int64_t{10});
   const int ranks = world_size();
-  mcmclb::Kernel k(spec, std::vector<int>(static_cast<std::size_t>(ranks), 1),
-                   std::vector<int64_t>(static_cast<std::size_t>(5 * ranks), 10), spec.method);
+  mcmclb::Kernel k(spec, std::vector<int>(static_cast<std::size_t>(ranks), 1), spec.method);
   const double s_per_flop = 1e-9;
   const auto flops = [](int atoms, int64_t pairs) { return mcmclb::lj::trial_flops(MoveKind::all, atoms, pairs); };
   const auto pairs = [](int atoms) { return int64_t{atoms} * (atoms - 1) / 2; };
@@ -610,17 +637,17 @@ TEST(MergeModel, EmulatedItemsPayByTheirDeclaredCost) {
   mcmclb::RunSpec spec = small_run("async", "create_group");
   spec.finished = mcmclb::FinishedRule::pays;
   spec.T_ms = 100;
+  spec.workload.model = "uniform";
+  spec.workload.set("items", int64_t{3});
   const int ranks = world_size();
-  mcmclb::Kernel k(spec, std::vector<int>(static_cast<std::size_t>(ranks), 1),
-                   std::vector<int64_t>(static_cast<std::size_t>(ranks), 3), spec.method);
+  mcmclb::Kernel k(spec, std::vector<int>(static_cast<std::size_t>(ranks), 1), spec.method);
   k.use_merge_model(mcmclb::MergeModel({{1, 0.0, 0.0, 0.0}, {2, 0.01, 0.0, 0.002}}, 0.0));
   EXPECT_NEAR(k.merge_margin_s({0, 0, 0, 0, 3}, 1), 3 * (0.1 - 0.05) - 0.012, 1e-12);
   EXPECT_EQ(k.merge_outlook({0, 0, 0, 0, 3}, 1), mcmclb::Kernel::Outlook::now);
   EXPECT_EQ(k.merging_can_pay(), ranks > 1);
   // 3 items of 0.01 ms: at most 0.015 ms to gain against 12 ms of regrouping.
   spec.T_ms = 0.01;
-  mcmclb::Kernel tiny(spec, std::vector<int>(static_cast<std::size_t>(ranks), 1),
-                      std::vector<int64_t>(static_cast<std::size_t>(ranks), 3), spec.method);
+  mcmclb::Kernel tiny(spec, std::vector<int>(static_cast<std::size_t>(ranks), 1), spec.method);
   tiny.use_merge_model(mcmclb::MergeModel({{1, 0.0, 0.0, 0.0}, {2, 0.01, 0.0, 0.002}}, 0.0));
   EXPECT_EQ(tiny.merge_outlook({0, 0, 0, 0, 3}, 1), mcmclb::Kernel::Outlook::never);
   EXPECT_FALSE(tiny.merging_can_pay());
@@ -706,9 +733,7 @@ TEST(Kernel, PaysCalibrationIsTheSameOnEveryRank) {
   spec.work.mode = mcmclb::WorkMode::compute;
   spec.work.compute.moves_per_item = 2;
   const mpi::Comm world = mpi::Comm::world();
-  const auto workload = mcmclb::make_workload(spec.workload);
-  mcmclb::Kernel k(spec, mcmclb::initial_group_sizes(spec, world),
-                   mcmclb::chain_items(*workload, world_size(), spec.G, 1), spec.method);
+  mcmclb::Kernel k(spec, mcmclb::initial_group_sizes(spec, world), spec.method);
   k.form_initial_groups(true);
   k.start(true);
   const mcmclb::MergeModel& m = k.merge_model();

@@ -1,6 +1,6 @@
 // Balancer `async`: point-to-point merge requests followed by group-collective regrouping (Dinan et al., 4.2).
 //
-// Protocol (control messages on the kernel's private duplicate of WORLD; groups are contiguous rank ranges and
+// Protocol (control messages on the kernel's control communicator; groups are contiguous rank ranges and
 // a group's leader is its first rank):
 //  1. A group whose chain is done sends REQUEST{first, last} from its leader to the rank after its last rank,
 //     the leader of its right neighbour, and waits for the ANSWER. While done and waiting it takes no requests.

@@ -4,7 +4,7 @@
 // rank's): a group asks once its remaining work is at most k*T, so k = 1 already reaches any partner's next
 // polling point in time; k = 0 is no lookahead (the request leaves when the chain is done, as in `async`).
 //
-// Protocol (control messages on the kernel's private duplicate of WORLD; groups are contiguous rank ranges and
+// Protocol (control messages on the kernel's control communicator; groups are contiguous rank ranges and
 // a group's leader is its first rank; item costs are a pure function of (run, group size, chain, item), so a
 // leader can predict when its group reaches any of its polling points):
 //  1. REQUEST. A group L that is not the rightmost sends, from its leader, REQUEST{first, last, eta} to the rank

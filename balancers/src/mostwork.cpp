@@ -7,7 +7,7 @@
 // Ports and channels. A boundary b between adjacent groups A (left) and B (right) has two fixed endpoints for
 // its whole life: rank b-1, A's last rank, and rank b, B's first rank (the leader). A merge across another
 // boundary never moves them (groups only grow outwards). So every message across b goes between b-1 and b, on
-// one tag of the kernel's private duplicate of WORLD: a FIFO channel, and no rank needs to know where a
+// one tag of the kernel's control communicator: a FIFO channel, and no rank needs to know where a
 // neighbour's leader is. A group's first rank is its left port, its last rank its right port (one rank may be
 // both). At each polling point the ports drain their channels, the right port sends what it holds to the leader
 // (which takes the previous polling point's message, so neither waits for the other; facts only accumulate, so a

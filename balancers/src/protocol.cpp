@@ -5,7 +5,23 @@
 
 #include "mcmclb/workload.hpp"
 
+namespace mcmclb {
+
+bool control_message_pending(const Kernel& k) { return protocol::control_message_pending(k); }
+
+}  // namespace mcmclb
+
 namespace mcmclb::protocol {
+
+bool control_message_pending(const Kernel& k) {
+  for (const Tag tag : kAllTags) {
+    int pending = 0;
+    mpi::check(MPI_Iprobe(MPI_ANY_SOURCE, static_cast<int>(tag), k.control().get(), &pending, MPI_STATUS_IGNORE),
+               "MPI_Iprobe");
+    if (pending != 0) return true;
+  }
+  return false;
+}
 
 void post_send(const Kernel& k, std::span<const int64_t> words, int dest, Tag tag, mpi::Request& request) {
   mpi::check(MPI_Isend(words.data(), static_cast<int>(words.size()), MPI_INT64_T, dest, static_cast<int>(tag),

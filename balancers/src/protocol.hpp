@@ -24,12 +24,16 @@
 
 namespace mcmclb::protocol {
 
-/// Every tag used on the kernel's control communicator (Kernel::control(), a private duplicate of WORLD made for
-/// each run), in one place so that two messages can never share one by accident. Only one balancer runs on a
-/// control communicator, but each keeps its own tags, so a stray message names its sender. Nothing else sends on
-/// it: the kernel's communicator creation uses its own tag on WORLD (kernel.cpp), the range method's trees a
-/// private duplicate of WORLD with tags of their own (comm/), and after each run the driver only probes the
-/// control communicator (any tag) to check that no message was left unreceived.
+/// Every tag used on the kernel's control communicator (Kernel::control(): a private duplicate of WORLD made for
+/// each run; WORLD itself in the simulation build), in one place so that two messages can never share one by
+/// accident. Only one balancer runs on a control communicator, but each keeps its own tags, so a stray message
+/// names its sender. The kernel's communicator creations run on it too, with tags 7 (regrouping, kernel.cpp) and 8
+/// (calibration, merge_model.cpp), which no value here may take: in the simulation build the creation methods
+/// replay their messages on it with those tags rather than on a duplicate. Every receive names its tag
+/// here, so none takes another's message. The range method's trees use a private duplicate of WORLD with tags of
+/// their own (comm/). After each run the driver probes the control communicator for each tag here by name
+/// (control_message_pending), never for any tag: in the simulation build WORLD carries the driver's gathers and
+/// collectives then.
 enum class Tag : int {
   async_request = 1,       // async: REQUEST{first, last} from a done group's leader to its right neighbour's leader
   async_answer = 2,        // async: the answer to it, a Decision (MERGE or ENDED), back to the requester's leader
@@ -46,6 +50,12 @@ enum class Tag : int {
   drained_down = 27,       // ... and END down
 };
 
+/// Every value of Tag, for the check after a run that none of them left a message unreceived.
+inline constexpr Tag kAllTags[] = {
+    Tag::async_request,  Tag::async_answer,  Tag::lookahead_request, Tag::lookahead_answer, Tag::mostwork_channel,
+    Tag::mostwork_facts, Tag::steal_request, Tag::steal_answer,      Tag::steal_state,      Tag::steal_up,
+    Tag::steal_down,     Tag::drained_up,    Tag::drained_down};
+
 /// The decisions of the merge-right balancers (async, lookahead), after the kernel's own (mcmclb/kernel.hpp).
 /// Merge into the group named in the payload (answered to a request: the merge is agreed, or planned).
 constexpr int64_t kMerge = Decision::kFirstBalancerKind;
@@ -53,6 +63,9 @@ constexpr int64_t kMerge = Decision::kFirstBalancerKind;
 constexpr int64_t kEnded = Decision::kFirstBalancerKind + 1;
 /// Within a done group only (coalesce): the leader has taken the left neighbour's request; answer it and merge.
 constexpr int64_t kTakeLeft = Decision::kFirstBalancerKind + 2;
+
+/// True when a message of one of the balancers' tags waits unreceived on the control communicator.
+[[nodiscard]] bool control_message_pending(const Kernel& k);
 
 /// Starts sending words to dest on the control communicator; request completes it (words must outlive it).
 void post_send(const Kernel& k, std::span<const int64_t> words, int dest, Tag tag, mpi::Request& request);

@@ -3,7 +3,7 @@
 // it. It needs chains_per_group W > 1 to have anything to move: with W = 1 every chain starts at once and steal
 // behaves as `none`. A chain in progress is never split or moved.
 //
-// Protocol (control messages on the kernel's private duplicate of WORLD, between group leaders; groups are the
+// Protocol (control messages on the kernel's control communicator, between group leaders; groups are the
 // initial ones, numbered 0 .. U-1 in rank order, and every rank knows every group's leader):
 //  1. Victim order: a ring to the right. A thief asks its right neighbour first (group g+1, wrapping around to
 //     0), and keeps a hint h: the next group to ask. Every leader's hint starts at g+1.

@@ -28,7 +28,12 @@ std::vector<int> parent_ranks_of(const mpi::Group& group, const mpi::Group& pare
   return parent_ranks;
 }
 
-mpi::Comm simulation_bridge(const mpi::Comm& parent) { return mpi::kSimulated ? parent.dup() : mpi::Comm{}; }
+mpi::Comm simulation_bridge(const mpi::Comm& parent) {
+  // A view, not a duplicate: SMPI keeps per-rank tables over every rank of each communicator, so a duplicate of
+  // a WORLD-sized parent costs each simulated rank O(P) bytes, O(P^2) over the run's one process. The replayed
+  // messages then share the parent's context: see method.hpp for why the tags keep them apart.
+  return mpi::kSimulated ? mpi::Comm::view(parent.get()) : mpi::Comm{};
+}
 
 mpi::Comm take_from_simulator(const mpi::Comm& bridge, std::span<const int> members, int tag) {
   const mpi::Group group = mpi::Group::include(bridge.group(), members);

@@ -2,10 +2,15 @@
 // bookkeeping. Compute mode's walkers are in compute.cpp.
 #include "mcmclb/kernel.hpp"
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <iterator>
 #include <numeric>
+#include <stdexcept>
 
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/workload.hpp"
@@ -13,7 +18,7 @@
 namespace mcmclb {
 
 namespace {
-constexpr int kRegroupTag = 7;
+constexpr int kRegroupTag = 7;  // on the control communicator: no balancer tag (balancers/src/protocol.hpp)
 constexpr std::chrono::microseconds kPollNap{20};  // members of a group reach the polling point together
 
 /// Ranks per node run, in rank order: node_first[r] is the lowest world rank on rank r's node. Throws when a
@@ -105,25 +110,59 @@ Decision Decision::from_words(const Words& w) noexcept {
   return d;
 }
 
-Kernel::Kernel(const RunSpec& run, std::vector<int> group_sizes, std::vector<int64_t> chain_items,
-               const std::string& method)
+Kernel::Kernel(const RunSpec& run, std::vector<int> group_sizes, const std::string& method)
     : run_(run),
       chains_per_group_(run.workload.chains_per_group),
-      group_sizes_(std::move(group_sizes)),
-      chain_items_(std::move(chain_items)),
+      workload_(make_workload(run.workload)),
       world_(mpi::Comm::world()),
-      control_(world_.dup()),
-      creator_(make_group_comm_creator(method, world_)),
+      // The simulation build has no private duplicate: SMPI keeps per-rank tables over every rank of each
+      // communicator, so a duplicate of WORLD costs each simulated rank O(P) bytes, O(P^2) over the one process.
+      // WORLD serves, as every message on it is told apart by its tag (balancers/src/protocol.hpp).
+      control_(mpi::kSimulated ? mpi::Comm::world() : world_.dup()),
+      creator_(make_group_comm_creator(method, control_)),
       rank_(world_.rank()),
-      nprocs_(world_.size()),
-      items_counted_(chain_items_.size(), 0),
-      index_sums_(chain_items_.size(), 0),
-      tallies_(computing() ? chain_items_.size() : 0) {
-  if (chains_per_group_ < 1 ||
-      group_sizes_.size() * static_cast<std::size_t>(chains_per_group_) != chain_items_.size() ||
-      std::accumulate(group_sizes_.begin(), group_sizes_.end(), 0) != nprocs_) {
+      nprocs_(world_.size()) {
+  // Every rank keeps the initial groups as runs of equal sizes, not one entry per group: a simulation runs all
+  // its ranks in one process, where a table per rank over all groups or chains is quadratic in the rank count.
+  int first_rank = 0;
+  for (const int size : group_sizes) {
+    if (!size_runs_.empty() && size_runs_.back().size == size) {
+      ++size_runs_.back().count;
+    } else {
+      size_runs_.push_back({.size = size, .count = 1, .first_unit = units_, .first_rank = first_rank});
+    }
+    ++units_;
+    first_rank += size;
+  }
+  if (chains_per_group_ < 1 || int64_t{units_} * chains_per_group_ > kMaxInt || first_rank != nprocs_) {
     throw std::logic_error("Kernel: the initial groups do not cover the ranks with chains_per_group chains each");
   }
+  if (computing()) tallies_.resize(static_cast<std::size_t>(chain_count()));
+}
+
+std::vector<int> Kernel::initial_sizes() const {
+  std::vector<int> sizes;
+  for (const SizeRun& r : size_runs_) sizes.insert(sizes.end(), static_cast<std::size_t>(r.count), r.size);
+  return sizes;
+}
+
+int Kernel::initial_first(int unit) const {
+  // The last run starting at or before unit.
+  const auto after = std::upper_bound(size_runs_.begin(), size_runs_.end(), unit,
+                                      [](int u, const SizeRun& r) { return u < r.first_unit; });
+  const SizeRun& r = *std::prev(after);
+  return r.first_rank + (unit - r.first_unit) * r.size;
+}
+
+int64_t Kernel::chain_length(int chain) const {
+  if (chain < 0 || chain >= chain_count()) {
+    throw std::out_of_range("Kernel::chain_length: no chain " + std::to_string(chain) + " of " +
+                            std::to_string(chain_count()));
+  }
+  const int unit = chain / chains_per_group_;
+  const int of_unit = chain % chains_per_group_;
+  // The workload's index of chain of_unit of the group led by L is L*W + of_unit (chain_items()).
+  return workload_->items(static_cast<int>(int64_t{initial_first(unit)} * chains_per_group_ + of_unit));
 }
 
 Kernel::~Kernel() = default;
@@ -150,8 +189,7 @@ void Kernel::add(Phase p, double seconds) {
 double Kernel::now_s() const { return pace::now_s() - start_s_; }
 
 ChainPos Kernel::locate(int unit, int64_t item) const {
-  const int units = static_cast<int>(group_sizes_.size());
-  if (unit >= units) return {unit - units, item};
+  if (unit >= units_) return {unit - units_, item};
   const int first = unit * chains_per_group_;
   ChainPos end{first, 0};  // where the unit ends: the end of its last chain with items
   for (int c = first; c < first + chains_per_group_; ++c) {
@@ -188,13 +226,13 @@ std::vector<int64_t> Kernel::give_chain(int chain) {
 
 void Kernel::form_initial_groups(bool count_as_regroup) {
   GroupState initial;
-  for (std::size_t g = 0; g < group_sizes_.size(); ++g) {
-    initial.last = initial.first + group_sizes_[g] - 1;
-    if (initial.contains(rank_)) {
-      initial.unit = static_cast<int>(g);
-      break;
-    }
-    initial.first = initial.last + 1;
+  for (const SizeRun& r : size_runs_) {
+    if (rank_ >= r.first_rank + r.count * r.size) continue;
+    const int within = (rank_ - r.first_rank) / r.size;
+    initial.unit = r.first_unit + within;
+    initial.first = r.first_rank + within * r.size;
+    initial.last = initial.first + r.size - 1;
+    break;
   }
   const int first_chain = initial.unit * chains_per_group_;
   for (int c = first_chain; c < first_chain + chains_per_group_; ++c) initial.items_left += chain_length(c);
@@ -242,8 +280,11 @@ void Kernel::progress_tick() {
   const int64_t next = now_ns + static_cast<int64_t>(progress_every_s_ * 1e9);
   if (now_ns < due || !next_progress_ns.compare_exchange_strong(due, next)) return;
   const double host_s = std::chrono::duration<double>(now - progress_start_).count();
-  std::printf("  progress: simulated %.2f s of ~%.2f s (ideal; none %.2f s), host %.0f s elapsed\n",
-              pace::observe_s() - start_s_, progress_expected_s_, progress_baseline_s_, host_s);
+  // The host's peak memory so far: every simulated rank lives in this one process.
+  rusage usage{};
+  const double peak_mib = getrusage(RUSAGE_SELF, &usage) == 0 ? static_cast<double>(usage.ru_maxrss) / 1024.0 : 0.0;
+  std::printf("  progress: simulated %.2f s of ~%.2f s (ideal; none %.2f s), host %.0f s elapsed, peak RSS %.0f MiB\n",
+              pace::observe_s() - start_s_, progress_expected_s_, progress_baseline_s_, host_s, peak_mib);
   std::fflush(stdout);
 }
 
@@ -256,8 +297,10 @@ void Kernel::work_one_item() {
     pace::work(run_.work.mode, item_cost_ms(run_, group_.size(), at.chain, at.item));
   }
   if (is_leader()) {
-    ++items_counted_[static_cast<std::size_t>(at.chain)];
-    index_sums_[static_cast<std::size_t>(at.chain)] += at.item;
+    // A leader works a chain's items one after another: one entry per chain and stay.
+    if (counted_.empty() || counted_.back().chain != at.chain) counted_.push_back({.chain = at.chain});
+    ++counted_.back().items;
+    counted_.back().index_sum += at.item;
   }
   ++stats_.items_worked;
   ++group_.next_item;

@@ -16,7 +16,7 @@ namespace mcmclb {
 
 namespace {
 
-constexpr int kCalibrationTag = 8;  // the calibration's communicator creations on WORLD (the kernel's own use 7)
+constexpr int kCalibrationTag = 8;  // the calibration's creations on the control communicator (regrouping: 7)
 constexpr int kCalibrationReductions = 16;
 constexpr int64_t kCalibrationTrials = 256;  // per rank; about 0.3-10 ms of work for 13-55 atoms
 
@@ -81,9 +81,7 @@ void Kernel::calibrate_merges() {
   const std::vector<int> sizes = calibration_sizes(nprocs_);
   int max_atoms = 0;
   if (computing()) {
-    for (std::size_t c = 0; c < chain_items_.size(); ++c) {
-      max_atoms = std::max(max_atoms, run_.work.compute.atoms_of(static_cast<int>(c)));
-    }
+    for (int c = 0; c < chain_count(); ++c) max_atoms = std::max(max_atoms, run_.work.compute.atoms_of(c));
   }
   const std::size_t state_words = computing() ? lj::serialized_bytes(max_atoms) / sizeof(int64_t) : 2;
   // Per size: create, reduce, bcast (ns summed over the ranks of full groups), and how many ranks those are;
@@ -171,9 +169,9 @@ double Kernel::window_item_ms() const {
   if (!computing()) return run_.T_ms;
   const ComputeSpec& c = run_.work.compute;
   double longest = 0;
-  for (std::size_t chain = 0; chain < chain_items_.size(); ++chain) {
-    if (chain_items_[chain] == 0) continue;
-    const int atoms = c.atoms_of(static_cast<int>(chain));
+  for (int chain = 0; chain < chain_count(); ++chain) {
+    if (chain_length(chain) == 0) continue;
+    const int atoms = c.atoms_of(chain);
     longest = std::max(longest, merge_model_.compute_item_s(c.move, atoms, c.moves_per_item, 1));
   }
   return 1000.0 * longest;
@@ -208,13 +206,15 @@ bool Kernel::merging_can_pay() const {
   // Their gains bound any unit's: a first merge of f ranks into a group of w gains at most
   // sum over kinds of items x max(0, t(w) - t(w + f)).
   std::map<int, std::map<int, int64_t>> most;  // w -> kind -> items
-  for (std::size_t u = 0; u < group_sizes_.size(); ++u) {
-    std::map<int, int64_t> kinds;
-    for (int c = static_cast<int>(u) * chains_per_group_; c < static_cast<int>(u + 1) * chains_per_group_; ++c) {
-      kinds[computing() ? run_.work.compute.atoms_of(c) : 0] += chain_length(c);
+  for (const SizeRun& r : size_runs_) {
+    auto& at_w = most[r.size];
+    for (int u = r.first_unit; u < r.first_unit + r.count; ++u) {
+      std::map<int, int64_t> kinds;
+      for (int c = u * chains_per_group_; c < (u + 1) * chains_per_group_; ++c) {
+        kinds[computing() ? run_.work.compute.atoms_of(c) : 0] += chain_length(c);
+      }
+      for (const auto& [kind, items] : kinds) at_w[kind] = std::max(at_w[kind], items);
     }
-    auto& at_w = most[group_sizes_[u]];
-    for (const auto& [kind, items] : kinds) at_w[kind] = std::max(at_w[kind], items);
   }
   const ComputeSpec& spec = run_.work.compute;
   const auto item_s = [&](int kind, int m) {

@@ -1,6 +1,8 @@
 // Provenance collection (mcmclb/provenance.hpp).
 #include "mcmclb/provenance.hpp"
 
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <array>
@@ -92,6 +94,16 @@ std::string platform_identity(const std::string& path) {
   return canonical.string();
 }
 
+void add_host_usage(Provenance& p) {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return;
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec);
+  };
+  p.host_cpu_s = csv::number(seconds(usage.ru_utime) + seconds(usage.ru_stime));
+  p.host_peak_rss_kib = std::to_string(usage.ru_maxrss);  // Linux: KiB
+}
+
 // New columns go at the end, so the header of an older folder is a prefix of this one.
 const csv::Row& provenance_header_v1() {
   static const csv::Row header = {"run_id",      "command_line", "working_dir",  "platform_fnv1a64",
@@ -102,7 +114,8 @@ const csv::Row& provenance_header_v1() {
 const csv::Row& provenance_header() {
   static const csv::Row header = [] {
     csv::Row h = provenance_header_v1();
-    h.insert(h.end(), {"ranks_per_node", "cores_available", "oversubscribed", "wait_policy"});
+    h.insert(h.end(),
+             {"ranks_per_node", "cores_available", "oversubscribed", "wait_policy", "host_cpu_s", "host_peak_rss_kib"});
     return h;
   }();
   return header;
@@ -112,7 +125,7 @@ csv::Row provenance_row(const std::string& run_id, const Provenance& p) {
   const auto count = [](int n) { return n > 0 ? std::to_string(n) : std::string(); };
   return {run_id,           p.command_line, p.working_dir,    p.platform_fnv1a64,      p.simgrid_cfg,
           p.launcher,       p.slurm_job_id, p.slurm_nodelist, count(p.ranks_per_node), count(p.cores_available),
-          p.oversubscribed, p.wait_policy};
+          p.oversubscribed, p.wait_policy,  p.host_cpu_s,     p.host_peak_rss_kib};
 }
 
 }  // namespace mcmclb

@@ -227,8 +227,8 @@ results::Schema results_schema() {
   s.per_run.push_back({"provenance.csv",
                        provenance_header(),
                        {{provenance_header_v1(),
-                         "mcmclb before occupancy and the wait policy (provenance.csv without ranks_per_node, "
-                         "cores_available, oversubscribed, wait_policy)",
+                         "mcmclb before occupancy, the wait policy and the host's usage (provenance.csv without "
+                         "ranks_per_node, cores_available, oversubscribed, wait_policy, host_cpu_s, host_peak_rss_kib)",
                          [](const csv::Row& row) {
                            csv::Row upgraded = row;
                            upgraded.resize(provenance_header().size());  // unknown

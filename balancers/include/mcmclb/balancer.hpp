@@ -32,6 +32,11 @@ std::span<const BalancerEntry> balancer_entries();
 const BalancerInfo& balancer_info(std::string_view name);
 std::unique_ptr<Balancer> make_balancer(const RunSpec& run);
 
+/// Local, after a run: true when a balancer's message waits unreceived for this rank on kernel.control() (a
+/// protocol that lost track of a message). Probes the balancers' tags one by one, not any tag: in the simulation
+/// build the control communicator is WORLD, which carries other messages too.
+[[nodiscard]] bool control_message_pending(const Kernel& kernel);
+
 /// The balancers and creation methods this build offers, for the study library's name checks.
 Catalog catalog();
 

@@ -1,6 +1,7 @@
 // Method `intercomm`: the paper's Algorithm 1 (intercomm_create_merge), group-collective. Its leaders handshake
 // on a private duplicate of the parent made once, when the creator is made, so a handshake can never match a
-// user's message on the parent, whatever tag the user picks.
+// user's message on the parent, whatever tag the user picks. The simulation build replays them on the parent
+// itself (simulation_bridge: a duplicate of WORLD costs SMPI O(P) bytes per simulated rank).
 #include "method.hpp"
 #include "smpi_patterns.hpp"
 
@@ -11,7 +12,7 @@ namespace {
 class IntercommCreator final : public CommCreator {
  public:
   IntercommCreator(const MethodInfo& info, const mpi::Comm& parent)
-      : CommCreator(info, parent), bridge_(parent.dup()) {}
+      : CommCreator(info, parent), bridge_(mpi::kSimulated ? simulation_bridge(parent) : parent.dup()) {}
 
  protected:
   mpi::Comm do_create(const mpi::Group&, std::span<const int> parent_ranks, int group_rank, int tag) override {

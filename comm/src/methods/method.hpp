@@ -30,7 +30,11 @@ std::unique_ptr<CommCreator> make_creator(const MethodInfo& info, const mpi::Com
 /// The group communicator over an MPI communicator's creator (mpi_group_comm.cpp).
 std::unique_ptr<GroupCommCreator> wrap_mpi_creator(std::unique_ptr<CommCreator> creator);
 
-/// The simulation build's private duplicate of the parent for the replayed messages; none on real MPI.
+/// The simulation build's communicator for the replayed messages: a view of the parent itself; none on real MPI.
+/// Every replayed message names its source and the creation's tag (no wildcards), so it can only be taken by the
+/// same creation as long as nothing else sends on the parent with that tag while creations are in flight. The
+/// kernel creates on its control communicator with tags 7 and 8, which no balancer message uses (the balancers'
+/// tags are balancers/src/protocol.hpp's Tag enum); commbench's parent carries only its creations (tag 11).
 mpi::Comm simulation_bridge(const mpi::Comm& parent);
 
 /// The simulation build's communicator for members (bridge ranks, in order): taken from SMPI with

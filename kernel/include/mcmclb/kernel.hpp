@@ -21,6 +21,7 @@
 #include "mcmclb/pace.hpp"
 #include "mcmclb/run_spec.hpp"
 #include "mcmclb/run_stats.hpp"
+#include "mcmclb/workload.hpp"
 
 namespace mcmclb {
 
@@ -93,6 +94,13 @@ struct ChainTally {
   double state_s = 0;       // the new leaders' time broadcasting the state
 };
 
+/// Items of one chain worked by the groups a rank led, and the sum of their indices.
+struct ChainCount {
+  int64_t chain = 0;
+  int64_t items = 0;
+  int64_t index_sum = 0;
+};
+
 /// Where an item of a unit lies: its chain and its index in that chain.
 struct ChainPos {
   int chain = 0;
@@ -107,10 +115,12 @@ struct ItemTiming {
 
 class Kernel {
  public:
-  /// Collective over MPI_COMM_WORLD. group_sizes: the initial groups (initial_group_sizes()); chain_items[c] is S
-  /// of chain c; initial group g owns the chains g*W .. g*W + W - 1 (W: workload.chains_per_group), its unit g;
-  /// method creates every group communicator.
-  Kernel(const RunSpec& run, std::vector<int> group_sizes, std::vector<int64_t> chain_items, const std::string& method);
+  /// Collective over MPI_COMM_WORLD. group_sizes: the initial groups (initial_group_sizes()); initial group g owns
+  /// the chains g*W .. g*W + W - 1 (W: workload.chains_per_group), its unit g, and S of each is run.workload's
+  /// (chain_items()); method creates every group communicator. What a rank keeps does not grow with the rank count
+  /// (for groups of a few sizes): the sizes as runs of equal sizes, S computed where it is needed, the counts of
+  /// the chains this rank led.
+  Kernel(const RunSpec& run, std::vector<int> group_sizes, const std::string& method);
   ~Kernel();
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;
@@ -138,7 +148,8 @@ class Kernel {
   [[nodiscard]] bool in_group() const noexcept { return group_comm_ != nullptr; }
   [[nodiscard]] bool is_leader() const noexcept { return in_group() && rank_ == group_.first; }
   [[nodiscard]] const mpi::Comm& world() const noexcept { return world_; }
-  /// Private duplicate of WORLD for the balancers' control messages.
+  /// The balancers' control messages and, with tags of its own, the parent of every group communicator the kernel
+  /// creates: a private duplicate of WORLD; in the simulation build WORLD itself (tags keep the traffic apart).
   [[nodiscard]] const mpi::Comm& control() const noexcept { return control_; }
   [[nodiscard]] GroupCommCreator& creator() noexcept { return *creator_; }
   [[nodiscard]] double now_s() const;  // since start()
@@ -153,8 +164,10 @@ class Kernel {
   /// A polling point whose decision is not a Decision (a balancer that talks to both neighbours): broadcasts
   /// words from the leader over the group, waiting politely.
   void broadcast(std::span<int64_t> words, Phase phase = Phase::polling);
-  /// The sizes of the initial walker groups, in rank order (known on every rank).
-  [[nodiscard]] const std::vector<int>& initial_sizes() const noexcept { return group_sizes_; }
+  /// The sizes of the initial walker groups, in rank order (known on every rank; built on each call, O(groups)).
+  [[nodiscard]] std::vector<int> initial_sizes() const;
+  /// U: the number of initial groups (units 0 .. U - 1).
+  [[nodiscard]] int initial_groups() const noexcept { return units_; }
 
   // --- the finished rule pays (mcmclb/merge_model.hpp; calibrated by start()) ---
   /// Seconds item g.next_item + i of g's unit is expected to take at `size` ranks.
@@ -194,10 +207,12 @@ class Kernel {
   // --- units of chains (GroupState) ---
   /// W: the chains each initial group owns.
   [[nodiscard]] int chains_per_group() const noexcept { return chains_per_group_; }
-  /// S of chain c.
-  [[nodiscard]] int64_t chain_length(int chain) const { return chain_items_.at(static_cast<std::size_t>(chain)); }
+  /// The number of chains, U*W.
+  [[nodiscard]] int chain_count() const noexcept { return units_ * chains_per_group_; }
+  /// S of chain c, from the workload (std::out_of_range for no such chain).
+  [[nodiscard]] int64_t chain_length(int chain) const;
   /// The unit holding chain c alone (a migrated chain).
-  [[nodiscard]] int single_unit(int chain) const noexcept { return static_cast<int>(group_sizes_.size()) + chain; }
+  [[nodiscard]] int single_unit(int chain) const noexcept { return units_ + chain; }
   /// Where item `item` of unit `unit` lies. Chains of no items hold no index; item == the unit's end lies at the
   /// end of its last chain that has items (of its first chain when none has).
   [[nodiscard]] ChainPos locate(int unit, int64_t item) const;
@@ -251,9 +266,14 @@ class Kernel {
   // --- results (after finish) ---
   [[nodiscard]] const RankStats& stats() const noexcept { return stats_; }
   [[nodiscard]] const std::vector<EventRow>& events() const noexcept { return events_; }
-  /// Per chain: items worked and the sum of their indices, counted once per group (on its leader).
-  [[nodiscard]] const std::vector<int64_t>& items_counted() const noexcept { return items_counted_; }
-  [[nodiscard]] const std::vector<int64_t>& index_sums() const noexcept { return index_sums_; }
+  /// The items this rank worked as a group's leader, per chain (a chain may appear more than once: summed, every
+  /// entry over every rank gives each item of each chain counted exactly once).
+  [[nodiscard]] const std::vector<ChainCount>& counted() const noexcept { return counted_; }
+  /// Entries this rank keeps per chain or per initial group (counted(), compute mode's tallies, the sizes' runs):
+  /// with groups of one size and emulated work, bounded by the chains it led, not by the rank count.
+  [[nodiscard]] std::size_t table_entries() const noexcept {
+    return size_runs_.size() + counted_.size() + tallies_.size();
+  }
   [[nodiscard]] int64_t comms_created() const noexcept { return comms_created_; }
   [[nodiscard]] int64_t comms_freed() const noexcept { return comms_freed_; }
   [[nodiscard]] bool finished() const noexcept { return finished_; }
@@ -301,10 +321,18 @@ class Kernel {
   /// test again after a short one instead.
   static constexpr std::chrono::microseconds kComputeNap{2};
 
+  /// Initial groups of one size, consecutive: count groups of size ranks from unit first_unit and rank first_rank.
+  struct SizeRun {
+    int size = 0, count = 0, first_unit = 0, first_rank = 0;
+  };
+  /// The first world rank of initial group (unit) u < U.
+  [[nodiscard]] int initial_first(int unit) const;
+
   RunSpec run_;
   int chains_per_group_ = 1;
-  std::vector<int> group_sizes_;
-  std::vector<int64_t> chain_items_;
+  std::vector<SizeRun> size_runs_;  // the initial groups (most runs are one or a few entries long)
+  int units_ = 0;
+  std::unique_ptr<Workload> workload_;  // S of every chain
   mpi::Comm world_;
   mpi::Comm control_;
   std::unique_ptr<GroupCommCreator> creator_;
@@ -315,7 +343,7 @@ class Kernel {
   double start_s_ = 0;
   RankStats stats_;
   std::vector<EventRow> events_;
-  std::vector<int64_t> items_counted_, index_sums_;
+  std::vector<ChainCount> counted_;
   int64_t comms_created_ = 0, comms_freed_ = 0;
   double progress_every_s_ = 0;  // 0: no progress lines
   double progress_expected_s_ = 0, progress_baseline_s_ = 0;

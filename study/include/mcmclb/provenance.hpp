@@ -39,7 +39,15 @@ struct Provenance {
   // for its default auto, as the machine did (spin unless ranks outnumber cores); "blocking" in the simulation,
   // whose waits are MPI_Wait. Empty outside a kernel run.
   std::string wait_policy;
+  // The host's cost of the launch up to the end of this run, in the process that ran rank 0 (add_host_usage): CPU
+  // seconds (user + system) and peak resident memory. In simulation every simulated rank is in that process, so
+  // these are the simulation's whole cost; on real MPI they are rank 0's alone. Empty where not measured.
+  std::string host_cpu_s;
+  std::string host_peak_rss_kib;
 };
+
+/// Sets p's host_cpu_s and host_peak_rss_kib from getrusage(RUSAGE_SELF): this process since it started.
+void add_host_usage(Provenance& p);
 
 /// Fills p's simulation fields for backend ("mpi": nothing; "smpi": from the environment variables
 /// MCMCLB_PLATFORM, the platform file smpirun runs on, and MCMCLB_SMPI_CFG, its --cfg flags, which whatever
