@@ -17,6 +17,8 @@
 #                  Hydra starts any number and binds nothing unless asked)
 #   _SRUN_MPI      the srun --mpi plugin its ranks talk to under Slurm (Debian's slurm-wlm has pmi2 and pmix;
 #                  Debian's Open MPI is built against PMIx, MPICH's Hydra-less ranks speak PMI-2)
+#   _DEFINES       compile definitions for every user of its mpi.h (Open MPI: OMPI_SKIP_MPICXX, since we call the C
+#                  API only and the headers of its deprecated C++ bindings warn under -Wextra, fatal with -Werror)
 #   _TEST_ENV      environment for the tests under its mpiexec (Open MPI: the documented pair that allows root,
 #                  for the tests that call mpiexec themselves)
 set(MCMCLB_MPI_LIBRARIES MPICH OpenMPI)
@@ -26,11 +28,13 @@ set(MCMCLB_MPI_MPICH_ROOT_FLAGS "")
 set(MCMCLB_MPI_MPICH_OVERSUB_FLAGS "")
 set(MCMCLB_MPI_MPICH_SRUN_MPI pmi2)
 set(MCMCLB_MPI_MPICH_TEST_ENV "")
+set(MCMCLB_MPI_MPICH_DEFINES "")
 set(MCMCLB_MPI_OpenMPI_SUFFIX openmpi)
 set(MCMCLB_MPI_OpenMPI_MACRO OPEN_MPI)
 set(MCMCLB_MPI_OpenMPI_ROOT_FLAGS --allow-run-as-root)
 set(MCMCLB_MPI_OpenMPI_OVERSUB_FLAGS --oversubscribe --bind-to none)
 set(MCMCLB_MPI_OpenMPI_SRUN_MPI pmix)
+set(MCMCLB_MPI_OpenMPI_DEFINES OMPI_SKIP_MPICXX=1)
 set(MCMCLB_MPI_OpenMPI_TEST_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 
 if(MCMCLB_SMPI)
@@ -89,6 +93,10 @@ else()
   set(MPI_CXX_COMPILER ${MCMCLB_mpicxx_${_suffix}} CACHE FILEPATH "MPI C++ wrapper of MCMCLB_MPI" FORCE)
   set(MPIEXEC_EXECUTABLE ${MCMCLB_mpiexec_${_suffix}} CACHE FILEPATH "The launcher of MCMCLB_MPI" FORCE)
   find_package(MPI REQUIRED COMPONENTS C CXX)
+  foreach(lang IN ITEMS C CXX)
+    set_property(TARGET MPI::MPI_${lang} APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS
+                                                         ${MCMCLB_MPI_${MCMCLB_MPI}_DEFINES})
+  endforeach()
 
   # The headers found must be the chosen library's (a stale cache or an odd installation could still mix them).
   include(CheckSymbolExists)
