@@ -6,8 +6,10 @@ set -euo pipefail
 # and format tests; ninja-build for the test builds (CMakePresets.json; it compiles independent targets in
 # parallel, where CMake's Makefiles finish one target before the next); slurm-wlm, slurm-client and munge for
 # tests/slurm/cluster.sh, a local Slurm for ctest slurm; libsimgrid-dev (smpicc, smpicxx, smpirun) for the
-# simulation build (-DMCMCLB_SMPI=ON) and ctest smpi.
-packages=(build-essential cmake ninja-build git pkg-config clang-format mpich libmpich-dev libyaml-cpp-dev
+# simulation build (-DMCMCLB_SMPI=ON) and ctest smpi; openmpi-bin and libopenmpi-dev, the second MPI library, for
+# the Open MPI build (-DMCMCLB_MPI=OpenMPI, preset ci-openmpi) and its tests.
+packages=(build-essential cmake ninja-build git pkg-config clang-format mpich libmpich-dev openmpi-bin libopenmpi-dev
+          libyaml-cpp-dev
           libbenchmark-dev librandom123-dev libgtest-dev googletest python3 python3-matplotlib python3-yaml
           slurm-wlm slurm-client munge libsimgrid-dev)
 # Optional, not for CI: --browser adds chromium for tests/browser/check_report.sh, which opens report.py's HTML page
@@ -30,3 +32,12 @@ sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# Installing Open MPI switches Debian's mpicc, mpiexec and mpirun to it (alternatives priority 50 against MPICH's
+# 40). MPICH stays the system default: it is the build's default library (MCMCLB_MPI=MPICH), and programs and
+# scripts that call the plain mpicc/mpiexec (the tests, users' own programs against libmcmclb_comm) must find the
+# library the default build links. Only right after this script installed packages, so a choice made by hand
+# later is kept.
+if [ -x /usr/bin/mpicc.mpich ]; then
+  $sudo update-alternatives --set mpi /usr/bin/mpicc.mpich
+  $sudo update-alternatives --set mpirun /usr/bin/mpirun.mpich
+fi

@@ -25,7 +25,7 @@ namespace {
 
 std::string run_command(const SweepOptions& o, const Study& study, const fs::path& out,
                         const std::vector<std::size_t>& points, int nprocs) {
-  const std::string prefix = o.launcher == "smpi" ? smpirun_prefix(o, nprocs) : launch_prefix("mpiexec", nprocs);
+  const std::string prefix = o.launcher == "smpi" ? smpirun_prefix(o, nprocs) : mpiexec_prefix(nprocs);
   return prefix + program_command(o, study, out, points, !o.force);
 }
 
@@ -334,8 +334,11 @@ void say_oversubscribed(const fs::path& out) {
 int sweep_local(const SweepOptions& o, const Study& study) {
   if (o.launcher == "smpi") {
     check_smpi(o, study);
-  } else if (!o.dry_run && !on_path("mpiexec")) {
-    throw InputError("--launcher local: mpiexec is not on PATH (install MPICH or add its bin folder to PATH)");
+  } else if (!o.dry_run) {
+    // Every rank count the study launches, once, before anything is written.
+    std::set<int> counts;
+    for (const Point& p : study.points) counts.insert(p.spec.nprocs);
+    for (const int n : counts) check_mpiexec_starts(n);
   }
   std::optional<results::ResultStore> store;             // none for a dry run: it opens nothing for writing
   if (!o.dry_run) store.emplace(open_output(o, study));  // before the first launch

@@ -50,6 +50,15 @@ std::string program_command(const SweepOptions& o, const Study& study, const fs:
                             const std::vector<std::size_t>& points, bool resume);
 /// "mpiexec -n P " or "srun -n P ".
 std::string launch_prefix(const std::string& launcher, int nprocs);
+/// The launcher of the MPI library this binary was built with (cmake/Mpi.cmake's table, baked in), or
+/// $MCMCLB_MPIEXEC when set: a sweep launches its ranks with the library they were linked against.
+std::string mpiexec_path();
+/// mpiexec_path() with that library's flags for nprocs ranks here (as root, and when ranks outnumber the CPUs),
+/// then "-n nprocs ".
+std::string mpiexec_prefix(int nprocs);
+/// Starts `true` on nprocs ranks with mpiexec_prefix: InputError in one line (the launcher's first sentence) when
+/// the launcher is missing or refuses, so a refusal is explained once instead of once per point.
+void check_mpiexec_starts(int nprocs);
 bool has_program(const Study& study, Program program);
 /// Whether program is an executable in a folder of PATH.
 bool on_path(const std::string& program);

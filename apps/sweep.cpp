@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -17,11 +18,13 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "driver.hpp"
 #include "launchers.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/mpi.hpp"
+#include "mcmclb/mpi_build.hpp"
 #include "mcmclb/result_store.hpp"
 #include "mcmclb/run_files.hpp"
 #include "mcmclb/study.hpp"
@@ -118,6 +121,46 @@ std::string program_command(const SweepOptions& o, const Study& study, const fs:
 /// "mpiexec -n P " or "srun -n P ".
 std::string launch_prefix(const std::string& launcher, int nprocs) {
   return launcher + " -n " + std::to_string(nprocs) + " ";
+}
+
+std::string mpiexec_path() {
+  const char* given = std::getenv("MCMCLB_MPIEXEC");
+  return given != nullptr && *given != '\0' ? std::string(given) : std::string(mpi_build::kMpiexec);
+}
+
+std::string mpiexec_prefix(int nprocs) {
+  std::string words = shell_quote(mpiexec_path());
+  const auto add = [&](const auto& flags) {
+    for (const std::string_view flag : flags) words += " " + std::string(flag);
+  };
+  if (::geteuid() == 0) add(mpi_build::kRootFlags);
+  // Open MPI counts a slot per core and refuses more ranks than slots; hardware_concurrency counts the CPUs this
+  // process may use, which is what the ranks share.
+  const unsigned cpus = std::max(1U, std::thread::hardware_concurrency());
+  if (static_cast<unsigned>(nprocs) > cpus) add(mpi_build::kOversubscribeFlags);
+  return launch_prefix(words, nprocs);
+}
+
+void check_mpiexec_starts(int nprocs) {
+  const std::string launcher = mpiexec_path();
+  const std::string what = std::string(mpi_build::kLibrary) + "'s mpiexec, which this mcmclb was built with";
+  if (::access(launcher.c_str(), X_OK) != 0) {
+    throw InputError("--launcher local: " + launcher + " (" + what + ") is not an executable (install it, or set " +
+                     "MCMCLB_MPIEXEC to its launcher)");
+  }
+  std::vector<std::string> lines;
+  const int status = run_streaming(mpiexec_prefix(nprocs) + "true", [&](const std::string& l) { lines.push_back(l); });
+  if (status == 0) return;
+  // The launcher's own explanation, often a framed page (Open MPI), reduced to its first sentence.
+  std::string reason = "exit status " + std::to_string(status);
+  for (const std::string& l : lines) {
+    if (std::any_of(l.begin(), l.end(), [](unsigned char c) { return std::isalpha(c) != 0; })) {
+      reason = printable(l, 160);
+      break;
+    }
+  }
+  throw InputError("--launcher local: " + launcher + " (" + what + ") cannot start " + std::to_string(nprocs) +
+                   " ranks: " + reason);
 }
 
 bool has_program(const Study& study, Program program) {

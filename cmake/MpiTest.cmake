@@ -7,12 +7,22 @@ function(mcmclb_add_mpi_test)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
+  # The library's launcher flags from cmake/Mpi.cmake's table: beyond the cores its oversubscription flags, and
+  # its environment (Open MPI's permission to run as root, which CI is).
+  cmake_host_system_information(RESULT cpus QUERY NUMBER_OF_LOGICAL_CORES)
   foreach(n IN LISTS T_RANKS)
     set(test_name ${T_NAME}.${n}ranks)
+    set(flags "")
+    if(n GREATER cpus)
+      set(flags ${MCMCLB_MPI_OVERSUB_FLAGS})
+    endif()
     add_test(NAME ${test_name}
-             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${MPIEXEC_PREFLAGS}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${flags} ${MPIEXEC_NUMPROC_FLAG} ${n} ${MPIEXEC_PREFLAGS}
                      $<TARGET_FILE:${T_TARGET}> ${MPIEXEC_POSTFLAGS} ${T_ARGS})
     set_tests_properties(${test_name} PROPERTIES TIMEOUT ${T_TIMEOUT} RESOURCE_LOCK mpi PROCESSORS ${n}
                          LABELS "mpi")
+    if(MCMCLB_MPI_TEST_ENV)
+      set_tests_properties(${test_name} PROPERTIES ENVIRONMENT "${MCMCLB_MPI_TEST_ENV}")
+    endif()
   endforeach()
 endfunction()

@@ -429,12 +429,12 @@ class CommbenchFlags(InputCase):
                     self.assertEqual(f.read(), before, "the existing CSV is left as it was")
 
 
-# ---- 7. No mpiexec on PATH: 10 launches, 10 failures with status 127, 32 lines, exit 3.
+# ---- 7. The build's mpiexec missing: one line before any launch (once 10 launches, 10 failures, 32 lines, exit 3).
 
 
 class MissingMpiexec(InputCase):
     def test_local_sweep_without_mpiexec(self):
-        env = dict(os.environ, PATH=os.path.join(self.cwd, "empty-path"))
+        env = dict(os.environ, MCMCLB_MPIEXEC=os.path.join(self.cwd, "empty-path", "mpiexec"))
         for label, study in (("kernel", fixture("study-1rank.yaml")), ("commbench", fixture("commbench-teleport.yaml"))):
             if label == "commbench":  # a valid commbench study: the teleport one with a real method
                 study = self.path("cb.yaml")
@@ -443,8 +443,8 @@ class MissingMpiexec(InputCase):
             with self.subTest(label):
                 out = self.fresh("out")
                 r = self.mcmclb("sweep", study, "--launcher", "local", "--out", out, env=env)
-                self.assert_one_line_error(r, "mpiexec", "PATH")
-                self.assertFalse(os.path.exists(os.path.join(out, "failures.csv")), "no launch, so no failure")
+                self.assert_one_line_error(r, "mpiexec", "is not an executable", "MCMCLB_MPIEXEC")
+                self.assertFalse(os.path.exists(out), "refused before anything is written")
 
 
 # ---- 8. Minor.

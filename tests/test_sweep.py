@@ -2,6 +2,7 @@
 sweep, and the Slurm scripts (golden files, valid bash, a missing sbatch)."""
 import csv
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -217,8 +218,9 @@ class Backends(unittest.TestCase):
         r = self.sweep("--launcher", "local", "--dry-run")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("7 points, 2 already done", r.stdout)
-        self.assertIn("would launch: mpiexec -n 2 " + MCMCLB + " run tests/fixtures/study-small.yaml --points 2,3 ",
-                      r.stdout)
+        # The launcher is the build's MPI's own (cmake/Mpi.cmake), by its full path, e.g. /usr/bin/mpiexec.mpich.
+        self.assertRegex(r.stdout, r"would launch: /\S*/mpiexec\.\w+ (\S+ )*-n 2 " + re.escape(MCMCLB) +
+                         r" run tests/fixtures/study-small\.yaml --points 2,3 ")
         r = mcmclb("status", STUDY, "--out", self.out, env=self.env)
         self.assertIn("study small in " + self.out + ": 2 done, 0 failed, 5 missing", r.stdout)
         r = mcmclb("status", STUDY, "--out", self.out, "--launcher", "smpi", env=self.env)

@@ -12,6 +12,7 @@
 #include <regex>
 
 #include "mcmclb/input_error.hpp"
+#include "mcmclb/mpi_build.hpp"
 #include "mcmclb/text.hpp"
 #include "mcmclb/workload.hpp"
 
@@ -538,7 +539,8 @@ std::vector<KeyDef> build_key_table() {
            throw InputError("key job.launcher_args: expected one line of launcher options without control characters");
          }
        }});
-  t.back().info.default_value = "`--mpi=pmi2` for srun, none for mpiexec";
+  t.back().info.default_value =
+      "for srun the plugin of the build's MPI (`--mpi=pmi2` MPICH, `--mpi=pmix` Open MPI), none for mpiexec";
   study_key();
   add(choice_key("program", kPrograms, "kernel",
                  "`kernel` (walker-group runs, mcmclb run) or `commbench` (the Fig. 1 benchmark, mcmclb-commbench)",
@@ -844,7 +846,12 @@ Experiment parse_experiment(const std::string& yaml_text, const std::vector<std:
   return study.experiments.front();
 }
 
-std::string launcher_default_args(const std::string& launcher) { return launcher == "srun" ? "--mpi=pmi2" : ""; }
+std::string launcher_default_args(const std::string& launcher) {
+  // The srun plugin that the build's MPI library speaks (cmake/Mpi.cmake's table); the simulation build has none
+  // of its own and writes MPICH's, whose messages it replays.
+  const std::string_view plugin = mpi_build::kSrunMpi.empty() ? std::string_view("pmi2") : mpi_build::kSrunMpi;
+  return launcher == "srun" ? "--mpi=" + std::string(plugin) : "";
+}
 
 std::string launcher_with_args(const JobSpec& job) {
   const std::string args = job.launcher_args.value_or(launcher_default_args(job.launcher));
