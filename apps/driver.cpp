@@ -398,7 +398,9 @@ RunResult run_once(const RunSpec& spec) {
   const auto balancer = make_balancer(spec);
   kernel.form_initial_groups(info.regroups);
   kernel.report_progress(progress_every_s(), r.ideal_s, r.baseline_s);
-  kernel.start(spec.finished == FinishedRule::pays || (computing && info.plans_ahead));
+  kernel.start(spec.finished == FinishedRule::pays ? Kernel::CalibrationPass::to_price
+               : computing && info.plans_ahead     ? Kernel::CalibrationPass::to_plan
+                                                   : Kernel::CalibrationPass::none);
   balancer->run(kernel);
   mpi::barrier_politely(world, mpi::setup_patience);  // everyone has finished; what follows is checking
 

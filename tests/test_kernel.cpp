@@ -526,7 +526,7 @@ TEST(Kernel, PerRankTablesDoNotGrowWithTheRankCount) {
   EXPECT_EQ(k.initial_sizes(), std::vector<int>(static_cast<std::size_t>(world_size()), 1));
   EXPECT_EQ(k.table_entries(), 1U);  // one run of groups of size 1, whatever the rank count
   k.form_initial_groups(false);
-  k.start(false);
+  k.start(mcmclb::Kernel::CalibrationPass::none);
   while (!k.group().finished()) k.work_one_item();
   k.finish();
   EXPECT_LE(k.table_entries(), 1U + 2U);  // and an entry per chain this rank led (its own two, if they have items)
@@ -735,7 +735,7 @@ TEST(Kernel, PaysCalibrationIsTheSameOnEveryRank) {
   const mpi::Comm world = mpi::Comm::world();
   mcmclb::Kernel k(spec, mcmclb::initial_group_sizes(spec, world), spec.method);
   k.form_initial_groups(true);
-  k.start(true);
+  k.start(mcmclb::Kernel::CalibrationPass::to_price);
   const mcmclb::MergeModel& m = k.merge_model();
   ASSERT_TRUE(m.calibrated());
   std::vector<double> mine = {m.s_per_flop()};

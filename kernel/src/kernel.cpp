@@ -239,10 +239,10 @@ void Kernel::form_initial_groups(bool count_as_regroup) {
   form(initial, EventKind::initial, "", count_as_regroup);
 }
 
-void Kernel::start(bool calibrate) {
-  if (calibrate) {
+void Kernel::start(CalibrationPass pass) {
+  if (pass != CalibrationPass::none) {
     const double t0 = pace::now_s();
-    calibrate_merges();
+    calibrate_merges(pass);
     calibration_s_ = pace::now_s() - t0;
   }
   // Ranks arrive here far apart (the setup before is uneven): on real MPI a polite barrier gathers them without

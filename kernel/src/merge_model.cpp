@@ -16,8 +16,8 @@ namespace mcmclb {
 
 namespace {
 
-constexpr int kCalibrationTag = 8;  // the calibration's creations on the control communicator (regrouping: 7)
-constexpr int kCalibrationReductions = 16;
+constexpr int kCalibrationTag = 8;           // the calibration's creations on the control communicator (regrouping: 7)
+constexpr int kCalibrationReductions = 16;   // to price merges; a pass that only plans times a quarter
 constexpr int64_t kCalibrationTrials = 256;  // per rank; about 0.3-10 ms of work for 13-55 atoms
 
 /// Pair terms the busiest of m members sums in one trial of an atoms-atom walker (lj::pair_terms's slices).
@@ -75,7 +75,7 @@ double MergeModel::compute_item_s(lj::MoveKind move, int atoms, int64_t moves, i
   return static_cast<double>(moves) * (slice_s + reduce_s);
 }
 
-void Kernel::calibrate_merges() {
+void Kernel::calibrate_merges(CalibrationPass pass) {
   // Untimed set-up before the clock starts, collective over WORLD; every rank measures as the run will work (all
   // at once, by the run's creation method), and the sums over ranks make the table identical on every rank.
   const std::vector<int> sizes = calibration_sizes(nprocs_);
@@ -87,12 +87,16 @@ void Kernel::calibrate_merges() {
   // Per size: create, reduce, bcast (ns summed over the ranks of full groups), and how many ranks those are;
   // then the compute rate: elapsed ns and model flops.
   std::vector<int64_t> sums(sizes.size() * 4 + 2, 0);
+  // Planning reads item times only (the compute rate and the reductions), so a pass that only plans leaves out what
+  // prices a merge (the warm creation, the broadcast) and times fewer reductions: it runs before many a short run.
+  const bool pricing = pass == CalibrationPass::to_price;
+  const int reductions = pricing ? kCalibrationReductions : kCalibrationReductions / 4;
   for (std::size_t s = 0; s < sizes.size(); ++s) {
     const int m = sizes[s];
     const int first = rank_ / m * m;
     const int last = std::min(first + m, nprocs_) - 1;
     mpi::barrier_politely(world_, mpi::setup_patience);
-    if (m > 1 && !mpi::kSimulated) {
+    if (pricing && m > 1 && !mpi::kSimulated) {
       // Untimed first: the first creation among ranks that have not exchanged a message yet also sets up their
       // connections (measured at 2 ranks with MPICH ch4:ucx: 2.8 ms against 35-55 us after), which a merge never
       // pays, its groups having exchanged the merge request first. (A simulated creation has no such cost.)
@@ -105,17 +109,20 @@ void Kernel::calibrate_merges() {
     double reduce_s = 0;
     if (m > 1) {
       const double t1 = pace::now_s();
-      for (int i = 0; i < kCalibrationReductions; ++i) {
+      for (int i = 0; i < reductions; ++i) {
         int64_t part = 1;
         const auto pending = comm->iallreduce_sum(std::span<int64_t>(&part, 1));
         pace::wait_until([&] { return pending->test(); }, kComputeNap);
       }
-      reduce_s = (pace::now_s() - t1) / kCalibrationReductions;
+      reduce_s = (pace::now_s() - t1) / reductions;
     }
-    std::vector<int64_t> words(state_words, 0);
-    const double t2 = pace::now_s();
-    comm->bcast(words, 0);
-    const double bcast_s = pace::now_s() - t2;
+    double bcast_s = 0;
+    if (pricing) {
+      std::vector<int64_t> words(state_words, 0);
+      const double t2 = pace::now_s();
+      comm->bcast(words, 0);
+      bcast_s = pace::now_s() - t2;
+    }
     comm->free();
     if (last - first + 1 == m) {
       sums[4 * s] = to_ns(create_s);

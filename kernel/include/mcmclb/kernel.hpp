@@ -130,9 +130,13 @@ class Kernel {
   /// initial formation counts in the regroup statistics (balancers that regroup; see docs/guide/running.md, "Regroup
   /// counts").
   void form_initial_groups(bool count_as_regroup);
-  /// Synchronised start: with calibrate (the finished rule pays; a balancer that plans ahead in compute mode), first
-  /// the calibration pass (calibrate_merges(), timed as calibration_s()); then a barrier, and the clock starts.
-  void start(bool calibrate);
+  /// What the calibration pass before the clock measures: nothing; what planning reads (the compute rate and the
+  /// reductions at each size: a balancer that plans ahead in compute mode); or also what a merge costs (creation
+  /// after an untimed first one, the state's broadcast, and reductions four times as many: the finished rule pays).
+  enum class CalibrationPass { none, to_plan, to_price };
+  /// Synchronised start: first the calibration pass (calibrate_merges(), timed as calibration_s()) unless none;
+  /// then a barrier, and the clock starts.
+  void start(CalibrationPass pass);
   /// Simulation build: while the run goes on, one line on standard output every every_host_s seconds of host
   /// time, from whichever simulated rank passes an item boundary or a regrouping first, with the simulated time reached
   /// against expected_s (the ideal time) and the host time elapsed. A simulated run of thousands of ranks takes minutes
@@ -292,7 +296,7 @@ class Kernel {
   /// Collective over WORLD, untimed: measures the merge model's table at calibration_sizes() (creation by the run's
   /// method, a compute-mode reduction, the largest state's broadcast) and, in compute mode, the seconds per model
   /// flop of trial moves on one rank; sums over ranks, so the model is identical everywhere.
-  void calibrate_merges();
+  void calibrate_merges(CalibrationPass pass);
   void progress_tick();
   /// Creates the communicator over next (none: take part in a parent-collective creation without joining),
   /// switches to it, counts it (if asked) and logs it as an event of this kind.
