@@ -377,7 +377,7 @@ TEST(Kernel, LookaheadCyclicKeepsTheInvariantsForEveryWindow) {
 /// A run waits as work.wait says, or by default as the machine suggests, and says which in its provenance; a run
 /// that calibrates (the finished rule pays) reports the calibration's cost and table, one that does not, neither.
 TEST(Kernel, RunRecordsItsWaitPolicyAndItsCalibration) {
-  mcmclb::RunSpec spec = small_run("async", "create_group");
+  mcmclb::RunSpec spec = small_run("async", "range");  // a cheap creation: three runs calibrate
   const mcmclb::RunResult by_machine = mcmclb::run_once(spec);
   EXPECT_TRUE(by_machine.valid) << by_machine.violations;
   const mpi::NodeOccupancy occupancy = mpi::node_occupancy(mpi::Comm::world());  // collective: every rank
@@ -657,7 +657,7 @@ TEST(MergeModel, EmulatedItemsPayByTheirDeclaredCost) {
 /// so exchanging after every item could only make each group wait for the slowest; the run predicts that from the
 /// model and works as under none, with no exchange: no rank spends any time waiting.
 TEST(Kernel, CollectiveUnderPaysDoesNotExchangeWhereExchangingCannotPay) {
-  mcmclb::RunSpec spec = small_run("collective", "create", 1);
+  mcmclb::RunSpec spec = small_run("collective", "range", 1);
   spec.finished = mcmclb::FinishedRule::pays;
   spec.T_ms = 20;
   spec.workload.model = "uniform";

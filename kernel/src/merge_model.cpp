@@ -158,7 +158,7 @@ void Kernel::calibrate_merges(CalibrationPass pass) {
   const int64_t flops = sums[4 * sizes.size() + 1];
   const double s_per_flop =
       flops > 0 ? static_cast<double>(sums[4 * sizes.size()]) / 1e9 / static_cast<double>(flops) : 0.0;
-  merge_model_ = MergeModel(std::move(table), s_per_flop);
+  use_merge_model(MergeModel(std::move(table), s_per_flop));
 }
 
 double Kernel::expected_item_s(const GroupState& g, int64_t i, int size) const {
@@ -172,16 +172,19 @@ double Kernel::planned_item_ms(const GroupState& g, int64_t i) const {
   return computing() ? 1000.0 * expected_item_s(g, i, g.size()) : item_ms(g, i);
 }
 
-double Kernel::window_item_ms() const {
-  if (!computing()) return run_.T_ms;
+double Kernel::window_item_ms() const { return computing() ? window_item_ms_ : run_.T_ms; }
+
+void Kernel::use_merge_model(MergeModel model) {
+  merge_model_ = std::move(model);
+  if (!computing()) return;
+  // Once per model, not at every polling point that asks: the longest item of any chain with items, at one rank.
   const ComputeSpec& c = run_.work.compute;
   double longest = 0;
   for (int chain = 0; chain < chain_count(); ++chain) {
     if (chain_length(chain) == 0) continue;
-    const int atoms = c.atoms_of(chain);
-    longest = std::max(longest, merge_model_.compute_item_s(c.move, atoms, c.moves_per_item, 1));
+    longest = std::max(longest, merge_model_.compute_item_s(c.move, c.atoms_of(chain), c.moves_per_item, 1));
   }
-  return 1000.0 * longest;
+  window_item_ms_ = 1000.0 * longest;
 }
 
 double Kernel::merge_margin_s(const GroupState& g, int joiners) const {

@@ -194,8 +194,8 @@ class Kernel {
   /// worth it (sleep, spin), or reductions dearer than the work they split (compute). The same on every rank.
   [[nodiscard]] bool merging_can_pay() const;
   [[nodiscard]] const MergeModel& merge_model() const noexcept { return merge_model_; }
-  /// Decides by model instead of by a calibration (a model known by hand: the tests of the rule's arithmetic).
-  void use_merge_model(MergeModel model) { merge_model_ = std::move(model); }
+  /// Decides and plans by model (the calibration's, or one known by hand: the tests of the rule's arithmetic).
+  void use_merge_model(MergeModel model);
   /// Seconds this rank spent in the calibration pass before the clock started (0 without one).
   [[nodiscard]] double calibration_s() const noexcept { return calibration_s_; }
 
@@ -360,6 +360,7 @@ class Kernel {
   std::vector<TracePoint> trace_;
   MergeModel merge_model_;  // calibrated runs only (start(true))
   double calibration_s_ = 0;
+  double window_item_ms_ = 0;  // compute mode: window_item_ms() of the model in use
 };
 
 }  // namespace mcmclb
