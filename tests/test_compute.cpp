@@ -1,5 +1,5 @@
 // Work mode compute: Lennard-Jones walkers whose per-chain results do not depend on the balancer. For
-// 20 seeds (12 at 3 and 4 ranks, 2 beyond), every registered balancer with each of its methods gives every chain the
+// 20 seeds (8 at 3 and 4 ranks, 2 beyond), every registered balancer with each of its methods gives every chain the
 // same final energy (bit for bit, fixed point) and acceptance count, and each run's own check against a single-rank
 // reference passes. Also walker groups of explicit sizes, and groups by node.
 #include <gtest/gtest.h>
@@ -91,9 +91,9 @@ std::vector<ChainResult> run_chains(const mcmclb::RunSpec& spec, std::vector<std
 
 TEST(Compute, EveryBalancerGivesEveryChainTheSameEnergyAndAcceptances) {
   // Seeds 1 and 2 between them run every (method, interval) pair. All 20 seeds where the ranks have cores of their
-  // own (1 and 2 ranks on the 2-core CI machine); 12 at 3 and 4 ranks and 2 beyond, oversubscribed, where every run
+  // own (1 and 2 ranks on the 2-core CI machine); 8 at 3 and 4 ranks and 2 beyond, oversubscribed, where every run
   // is several times slower (and the planning balancers calibrate before each).
-  const uint64_t seeds = world_size() > 4 ? 2 : world_size() > 2 ? 12 : 20;
+  const uint64_t seeds = world_size() > 4 ? 2 : world_size() > 2 ? 8 : 20;
   for (uint64_t seed = 1; seed <= seeds; ++seed) {
     std::vector<ChainResult> first;
     std::vector<std::array<int64_t, 4>> first_trace;
