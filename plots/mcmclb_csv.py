@@ -153,6 +153,9 @@ SCHEMAS = {
         # it was), and the seconds of the calibration before the clock (empty: none ran); absent from older folders.
         "wait": Column("name", optional=True, choices=("spin", "polite")),
         "calibration_s": _time(True),
+        # The keys work.model_compute and work.model_reduce as given (empty: 1, the model as measured); absent from
+        # older folders.
+        "model_compute": Column("number", 0, True), "model_reduce": Column("number", 0, True),
     },
     "ranks.csv": {
         "run_id": NAME, "rank": _int(0), "elapsed_s": _time(), "work_s": _time(), "polling_s": _time(),

@@ -578,6 +578,27 @@ TEST(MergeModel, ComputeItemsSplitTheBusiestSliceAndPayAReductionPerTrial) {
                    mcmclb::lj::trial_flops(MoveKind::all, 55, 372) * s_per_flop + 7e-6);
 }
 
+// A model told to misjudge predicts the compute rate and the reductions as those factors times what it measured,
+// and nothing else (creation, broadcast); what it measured stays what calibration.csv records.
+TEST(MergeModel, AModelToldToMisjudgeScalesOnlyItsComputeRateAndReductions) {
+  const std::vector<mcmclb::SizeCosts> table = {{1, 0.0, 0.0, 0.0}, {2, 3e-3, 5e-6, 1e-3}, {4, 4e-3, 7e-6, 2e-3}};
+  const mcmclb::MergeModel right(table, 1e-9);
+  const mcmclb::MergeModel wrong(table, 1e-9, {.compute = 2.0, .reduce = 0.5});
+  using mcmclb::lj::MoveKind;
+  for (const int m : {1, 2, 3, 4, 8}) {
+    const double flops_s = 10 * mcmclb::lj::trial_flops(MoveKind::all, 38, (703 + m - 1) / m) * 1e-9;
+    const double reduce_s = m > 1 ? 10 * right.at(m).reduce_s : 0.0;
+    EXPECT_DOUBLE_EQ(right.compute_item_s(MoveKind::all, 38, 10, m), flops_s + reduce_s) << m;
+    EXPECT_DOUBLE_EQ(wrong.compute_item_s(MoveKind::all, 38, 10, m), 2.0 * flops_s + 0.5 * reduce_s) << m;
+    EXPECT_DOUBLE_EQ(wrong.at(m).reduce_s, 0.5 * right.at(m).reduce_s) << m;
+    EXPECT_DOUBLE_EQ(wrong.regroup_s(m), right.regroup_s(m)) << m;
+  }
+  ASSERT_EQ(wrong.calibration().sizes.size(), table.size());
+  for (std::size_t s = 0; s < table.size(); ++s)
+    EXPECT_DOUBLE_EQ(wrong.calibration().sizes[s].reduce_s, table[s].reduce_s);
+  EXPECT_DOUBLE_EQ(wrong.calibration().s_per_flop, 1e-9);
+}
+
 TEST(MergeModel, CalibrationSizesArePowersOfTwoAndTheRankCount) {
   EXPECT_EQ(mcmclb::calibration_sizes(1), (std::vector<int>{1}));
   EXPECT_EQ(mcmclb::calibration_sizes(6), (std::vector<int>{1, 2, 4, 6}));

@@ -393,10 +393,10 @@ TEST_F(ResumeKeys, BackendAndPlatformArePartOfTheKey) {
   EXPECT_NE(mcmclb::store_key(record.spec, {"smpi", "/p/bgp.xml"}), mcmclb::store_key(record.spec, {}));
   auto header = mcmclb::runs_header();
   auto row = mcmclb::runs_row(record);
-  // A runs.csv from before the backend columns (and the finished rule, chains_per_group, migrated_avg, wait and
-  // calibration_s).
-  header.resize(header.size() - 7);
-  row.resize(row.size() - 7);
+  // A runs.csv from before the backend columns (and the finished rule, chains_per_group, migrated_avg, wait,
+  // calibration_s, model_compute and model_reduce).
+  header.resize(header.size() - 9);
+  row.resize(row.size() - 9);
   write(mcmclb::csv::line(header) + mcmclb::csv::line(row));
   EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(record.spec, {})), 1U);
 }

@@ -42,8 +42,8 @@ std::vector<int> calibration_sizes(int nprocs) {
   return sizes;
 }
 
-MergeModel::MergeModel(std::vector<SizeCosts> table, double s_per_flop)
-    : table_(std::move(table)), s_per_flop_(s_per_flop) {
+MergeModel::MergeModel(std::vector<SizeCosts> table, double s_per_flop, ModelError error)
+    : table_(std::move(table)), s_per_flop_(s_per_flop), error_(error) {
   if (table_.empty() || table_.front().size != 1 ||
       !std::is_sorted(table_.begin(), table_.end(),
                       [](const SizeCosts& a, const SizeCosts& b) { return a.size < b.size; })) {
@@ -53,15 +53,20 @@ MergeModel::MergeModel(std::vector<SizeCosts> table, double s_per_flop)
 
 SizeCosts MergeModel::at(int m) const {
   if (table_.empty()) throw std::logic_error("MergeModel: not calibrated");
-  if (m <= table_.front().size) return table_.front();
-  if (m >= table_.back().size) return table_.back();
+  const auto predicted = [this](SizeCosts c) {
+    c.reduce_s *= error_.reduce;
+    return c;
+  };
+  if (m <= table_.front().size) return predicted(table_.front());
+  if (m >= table_.back().size) return predicted(table_.back());
   const auto hi =
       std::lower_bound(table_.begin(), table_.end(), m, [](const SizeCosts& c, int size) { return c.size < size; });
-  if (hi->size == m) return *hi;
+  if (hi->size == m) return predicted(*hi);
   const auto lo = hi - 1;
   const double w = (std::log2(m) - std::log2(lo->size)) / (std::log2(hi->size) - std::log2(lo->size));
   const auto mix = [w](double a, double b) { return a + w * (b - a); };
-  return {m, mix(lo->create_s, hi->create_s), mix(lo->reduce_s, hi->reduce_s), mix(lo->bcast_s, hi->bcast_s)};
+  return predicted(
+      {m, mix(lo->create_s, hi->create_s), mix(lo->reduce_s, hi->reduce_s), mix(lo->bcast_s, hi->bcast_s)});
 }
 
 double MergeModel::regroup_s(int m) const {
@@ -70,7 +75,8 @@ double MergeModel::regroup_s(int m) const {
 }
 
 double MergeModel::compute_item_s(lj::MoveKind move, int atoms, int64_t moves, int m) const {
-  const double slice_s = lj::trial_flops(move, atoms, busiest_pair_terms(move, atoms, m)) * s_per_flop_;
+  const double slice_s =
+      lj::trial_flops(move, atoms, busiest_pair_terms(move, atoms, m)) * s_per_flop_ * error_.compute;
   const double reduce_s = m > 1 ? at(m).reduce_s : 0.0;
   return static_cast<double>(moves) * (slice_s + reduce_s);
 }
@@ -158,7 +164,7 @@ void Kernel::calibrate_merges(CalibrationPass pass) {
   const int64_t flops = sums[4 * sizes.size() + 1];
   const double s_per_flop =
       flops > 0 ? static_cast<double>(sums[4 * sizes.size()]) / 1e9 / static_cast<double>(flops) : 0.0;
-  use_merge_model(MergeModel(std::move(table), s_per_flop));
+  use_merge_model(MergeModel(std::move(table), s_per_flop, run_.work.model_error));
 }
 
 double Kernel::expected_item_s(const GroupState& g, int64_t i, int size) const {

@@ -124,11 +124,23 @@ csv::Row upgrade_by_name(const csv::Row& row, const csv::Row& old, const csv::Ro
   return upgraded;
 }
 
-/// runs.csv from migration until the wait policy and the calibration's cost became columns: today's header without
-/// wait and calibration_s.
-const csv::Row& runs_header_v04() {
+/// runs.csv from the wait policy until a model could be told to misjudge: today's header without model_compute and
+/// model_reduce.
+const csv::Row& runs_header_v05() {
   static const csv::Row h = [] {
     csv::Row older = runs_header();
+    for (const char* added : {"model_compute", "model_reduce"})
+      older.erase(std::find(older.begin(), older.end(), added));
+    return older;
+  }();
+  return h;
+}
+
+/// runs.csv from migration until the wait policy and the calibration's cost became columns: v05 without wait and
+/// calibration_s.
+const csv::Row& runs_header_v04() {
+  static const csv::Row h = [] {
+    csv::Row older = runs_header_v05();
     for (const char* added : {"wait", "calibration_s"}) older.erase(std::find(older.begin(), older.end(), added));
     return older;
   }();
@@ -206,7 +218,9 @@ results::Schema results_schema() {
        {runs_header_v03(), "mcmclb before migration (runs.csv without chains_per_group, migrated_avg)",
         [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v03()); }},
        {runs_header_v04(), "mcmclb before the wait policy (runs.csv without wait, calibration_s)",
-        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v04()); }}}};
+        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v04()); }},
+       {runs_header_v05(), "mcmclb before model errors (runs.csv without model_compute, model_reduce)",
+        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v05()); }}}};
   for (const auto& c : runs_columns()) {
     if (c.is_key()) s.key_columns.push_back(c.name);
   }

@@ -20,6 +20,10 @@ std::string integer(int64_t v) { return std::to_string(v); }
 /// Compute-mode columns are empty for emulated work.
 bool compute(const RunRecord& r) { return r.spec.work.mode == WorkMode::compute; }
 
+/// A model factor as runs.csv keeps it: empty for 1 (as measured), so that every run outside a sensitivity
+/// experiment reads as an older run does.
+std::string model_factor(double f) { return f == 1.0 ? std::string() : csv::number(f); }
+
 /// A workload key's column: workload_<key>, empty unless the run's model reads the key.
 RunsColumn workload_column(const WorkloadParam& p) {
   const std::string key(p.key);
@@ -99,6 +103,11 @@ std::vector<RunsColumn> build_columns() {
        [](const RunRecord& r) { return r.spec.work.wait ? std::string(to_string(*r.spec.work.wait)) : std::string(); }},
       {"calibration_s", "", Role::result, Type::real,
        [](const RunRecord& r) { return r.calibration_s ? csv::number(*r.calibration_s) : std::string(); }},
+      // Last again: older rows' models predicted as they measured (older_value(): empty, the keys' default 1).
+      {"model_compute", "work.model_compute", Role::parameter, Type::real,
+       [](const RunRecord& r) { return model_factor(r.spec.work.model_error.compute); }},
+      {"model_reduce", "work.model_reduce", Role::parameter, Type::real,
+       [](const RunRecord& r) { return model_factor(r.spec.work.model_error.reduce); }},
   };
   c.insert(c.end(), rest.begin(), rest.end());
   return c;
@@ -202,9 +211,9 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
   std::vector<std::pair<std::size_t, std::string>> key_columns;  // position (kAbsent: older file), name
   for (const auto& c : runs_columns()) {
     if (!c.is_key()) continue;
-    const bool absent =
-        (c.role == Role::backend || c.name == "finished" || c.name == "chains_per_group" || c.name == "wait") &&
-        std::find(header.begin(), header.end(), c.name) == header.end();
+    const bool absent = (c.role == Role::backend || c.name == "finished" || c.name == "chains_per_group" ||
+                         c.name == "wait" || c.name == "model_compute" || c.name == "model_reduce") &&
+                        std::find(header.begin(), header.end(), c.name) == header.end();
     key_columns.emplace_back(absent ? kAbsent : column_of(c.name), c.name);
   }
   const std::size_t valid_column = column_of("valid");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mcmclb/lj.hpp"
+#include "mcmclb/run_spec.hpp"
 #include "mcmclb/run_stats.hpp"
 
 namespace mcmclb {
@@ -19,18 +20,21 @@ namespace mcmclb {
 ///    per model flop + the measured reduction time at m, for m > 1).
 /// A merge into a group of m ranks costs the measured creation time at m plus the state's broadcast at m. Sizes
 /// between calibrated ones are interpolated linearly in log2(size); beyond the largest, its values are used.
+///
+/// A model may be told to misjudge on purpose (ModelError, run_spec.hpp): its predictions then take the compute rate
+/// and the reduction times as that factor times what was measured. calibration() still gives what was measured.
 class MergeModel {
  public:
   MergeModel() = default;
   /// table: ascending sizes, the first of them 1. s_per_flop: seconds per lj::trial_flops() flop (compute mode).
-  MergeModel(std::vector<SizeCosts> table, double s_per_flop);
+  MergeModel(std::vector<SizeCosts> table, double s_per_flop, ModelError error = {});
 
   [[nodiscard]] bool calibrated() const noexcept { return !table_.empty(); }
   [[nodiscard]] const std::vector<SizeCosts>& table() const noexcept { return table_; }
   [[nodiscard]] double s_per_flop() const noexcept { return s_per_flop_; }
   /// The table and rate as calibration.csv records them.
   [[nodiscard]] Calibration calibration() const { return {table_, s_per_flop_}; }
-  /// The measured costs at size m (interpolated).
+  /// The costs the model predicts at size m (interpolated; the reduction times its ModelError).
   [[nodiscard]] SizeCosts at(int m) const;
   /// Seconds a merge into a group of m ranks spends regrouping: creation plus the state's broadcast.
   [[nodiscard]] double regroup_s(int m) const;
@@ -40,6 +44,7 @@ class MergeModel {
  private:
   std::vector<SizeCosts> table_;
   double s_per_flop_ = 0;
+  ModelError error_;
 };
 
 /// The sizes the calibration measures for nprocs ranks: 1, 2, 4, ... up to nprocs, and nprocs itself.

@@ -57,6 +57,16 @@ using lj::MoveKind;
 /// through by chain index, so chains differ in cost as in DNTMC.
 inline constexpr std::array<int, 5> kMagicAtoms = {13, 19, 26, 38, 55};
 
+/// A merge model told to misjudge on purpose: it predicts the compute rate and the reduction times as these factors
+/// times what its calibration measured. That asks what the finished rule `pays` and the planning balancers decide
+/// when the machine's costs are not what the calibration saw; in the simulation, whose charged costs a calibration
+/// measures exactly, it is the only way to ask.
+struct ModelError {
+  double compute = 1.0;  // predicted seconds per flop / measured
+  double reduce = 1.0;   // predicted reduction time / measured
+  friend bool operator==(const ModelError&, const ModelError&) = default;
+};
+
 /// work.mode compute: chain c is a Metropolis walker on a cluster of atoms_of(c) atoms (reduced LJ units); an
 /// item is moves_per_item trial moves, each energy evaluation split over the group that works the chain.
 struct ComputeSpec {
@@ -80,6 +90,8 @@ struct WorkSpec {
   /// where every rank has a core of its own, polite where ranks outnumber cores. The simulation build's waits
   /// block whatever this says.
   std::optional<WaitPolicy> wait;
+  /// What the merge model predicts against what it measured (1, 1: as measured); for sensitivity experiments.
+  ModelError model_error;
 };
 
 /// The initial walker groups. Default: groups of G consecutive ranks. sizes: explicit sizes covering the ranks
