@@ -200,6 +200,32 @@ TEST(Compute, PaysMergesWhereSplittingTrialsPays) {
   }
 }
 
+/// A pass that prices merges stops after 2 ranks when even free creations and reductions as cheap as at 2 ranks
+/// leave every merge unpaid, and times every size otherwise. Which case a machine is in is the machine's to say, so
+/// the model is told to misjudge on purpose: reductions a thousand times dearer than measured (no merge can pay), or
+/// trials a thousand times dearer (splitting them pays at any size).
+TEST(Compute, APricingCalibrationStopsAtTwoRanksWhenNoMergeCanPay) {
+  for (const bool can_pay : {false, true}) {
+    mcmclb::RunSpec spec = compute_run(5);
+    spec.work.compute.move = mcmclb::lj::MoveKind::all;
+    spec.balancer = "async";
+    spec.method = "range";
+    spec.finished = mcmclb::FinishedRule::pays;
+    (can_pay ? spec.work.model_error.compute : spec.work.model_error.reduce) = 1000.0;
+    SCOPED_TRACE(can_pay ? "trials predicted dear" : "reductions predicted dear");
+    mcmclb::RunResult r;
+    (void)run_chains(spec, nullptr, &r);
+    std::vector<int> sizes;
+    for (const auto& c : r.calibration.sizes) sizes.push_back(c.size);
+    const std::vector<int> all = mcmclb::calibration_sizes(world_size());
+    EXPECT_EQ(sizes, can_pay
+                         ? all
+                         : std::vector<int>(all.begin(), all.begin() + std::min<std::ptrdiff_t>(2, std::ssize(all))));
+    if (can_pay || world_rank() != 0) continue;
+    for (const auto& x : r.ranks) EXPECT_EQ(x.regroups, 1) << "a merge where none can pay";
+  }
+}
+
 /// steal moves an unstarted chain with its walker state (cyclic, W = 4: rank 0's chains are the shortest, so it
 /// finishes first and takes a chain from another group), and the chain's result is still its reference's. 300 moves
 /// per item: rank 0 is done at about a quarter of rank 1's work and rank 1 starts its last chain at two thirds, so

@@ -93,6 +93,35 @@ void Kernel::calibrate_merges(CalibrationPass pass) {
   // Per size: create, reduce, bcast (ns summed over the ranks of full groups), and how many ranks those are;
   // then the compute rate: elapsed ns and model flops.
   std::vector<int64_t> sums(sizes.size() * 4 + 2, 0);
+  const std::size_t rate = 4 * sizes.size();
+  const auto model_of = [&](const std::vector<int64_t>& totals, std::size_t measured) {
+    std::vector<SizeCosts> table;
+    for (std::size_t s = 0; s < measured; ++s) {
+      const auto n = static_cast<double>(totals[4 * s + 3]) * 1e9;
+      table.push_back({sizes[s], static_cast<double>(totals[4 * s]) / n, static_cast<double>(totals[4 * s + 1]) / n,
+                       static_cast<double>(totals[4 * s + 2]) / n});
+    }
+    const int64_t flops = totals[rate + 1];
+    const double s_per_flop = flops > 0 ? static_cast<double>(totals[rate]) / 1e9 / static_cast<double>(flops) : 0.0;
+    return MergeModel(std::move(table), s_per_flop, run_.work.model_error);
+  };
+  if (computing()) {
+    // The compute rate: trial moves of the largest walker on one rank, timed as compute mode works them (the
+    // simulation charges their model flops; real MPI takes what they take, all ranks working at once).
+    lj::Spec spec = lj_spec(run_, 0);
+    spec.atoms = max_atoms;
+    lj::State scratch = lj::initial_state(max_atoms, {run_.work.seed, ~uint64_t{0}});
+    double flops = 0;
+    const auto computed = [&](int64_t terms) { flops += lj::trial_flops(spec.move, max_atoms, terms); };
+    const auto no_reduce = [](lj::Energy e) { return e; };
+    const lj::ChainKey key{run_.work.seed, ~uint64_t{0}};
+    mpi::barrier_politely(world_, mpi::setup_patience);
+    const double t0 = pace::now_s();
+    for (int64_t i = 0; i < kCalibrationTrials; ++i) (void)lj::work_item(spec, key, scratch, 1, 0, no_reduce, computed);
+    pace::compute(flops);  // one simulated activity, as compute mode passes its trials' cost between reductions
+    sums[rate] = to_ns(pace::now_s() - t0);
+    sums[rate + 1] = std::llround(flops);
+  }
   // Planning reads item times only (the compute rate and the reductions), so a pass that only plans leaves out what
   // prices a merge (the warm creation, the broadcast) and times fewer reductions: it runs before many a short run.
   const bool pricing = pass == CalibrationPass::to_price;
@@ -136,35 +165,25 @@ void Kernel::calibrate_merges(CalibrationPass pass) {
       sums[4 * s + 2] = to_ns(bcast_s);
       sums[4 * s + 3] = 1;
     }
-  }
-  if (computing()) {
-    // The compute rate: trial moves of the largest walker on one rank, timed as compute mode works them (the
-    // simulation charges their model flops; real MPI takes what they take, all ranks working at once).
-    lj::Spec spec = lj_spec(run_, 0);
-    spec.atoms = max_atoms;
-    lj::State scratch = lj::initial_state(max_atoms, {run_.work.seed, ~uint64_t{0}});
-    double flops = 0;
-    const auto computed = [&](int64_t terms) { flops += lj::trial_flops(spec.move, max_atoms, terms); };
-    const auto no_reduce = [](lj::Energy e) { return e; };
-    const lj::ChainKey key{run_.work.seed, ~uint64_t{0}};
-    mpi::barrier_politely(world_, mpi::setup_patience);
-    const double t0 = pace::now_s();
-    for (int64_t i = 0; i < kCalibrationTrials; ++i) (void)lj::work_item(spec, key, scratch, 1, 0, no_reduce, computed);
-    pace::compute(flops);  // one simulated activity, as compute mode passes its trials' cost between reductions
-    sums[4 * sizes.size()] = to_ns(pace::now_s() - t0);
-    sums[4 * sizes.size() + 1] = std::llround(flops);
+    if (pricing && computing() && m == 2 && sizes.size() > 2) {
+      // Pricing a merge means creating communicators of every size, which by a parent-collective method on
+      // oversubscribed cores costs more than many a run it prices. Reductions grow with the group, so a model whose
+      // every size reduces as fast as 2 ranks do and creates and broadcasts for free bounds every merge's gain from
+      // above; when even it finds that no merge can pay, the dearer sizes cannot change the answer, and the pass
+      // stops with the sizes it has (calibration.csv then lists 1 and 2 only).
+      std::vector<int64_t> so_far(sums);
+      pace::allreduce_sum(world_.get(), so_far);
+      std::vector<int64_t> bound(so_far);
+      bound[4 * s] = bound[4 * s + 2] = 0;
+      use_merge_model(model_of(bound, s + 1));
+      if (!merging_can_pay()) {
+        use_merge_model(model_of(so_far, s + 1));
+        return;
+      }
+    }
   }
   pace::allreduce_sum(world_.get(), sums);
-  std::vector<SizeCosts> table;
-  for (std::size_t s = 0; s < sizes.size(); ++s) {
-    const auto n = static_cast<double>(sums[4 * s + 3]) * 1e9;
-    table.push_back({sizes[s], static_cast<double>(sums[4 * s]) / n, static_cast<double>(sums[4 * s + 1]) / n,
-                     static_cast<double>(sums[4 * s + 2]) / n});
-  }
-  const int64_t flops = sums[4 * sizes.size() + 1];
-  const double s_per_flop =
-      flops > 0 ? static_cast<double>(sums[4 * sizes.size()]) / 1e9 / static_cast<double>(flops) : 0.0;
-  use_merge_model(MergeModel(std::move(table), s_per_flop, run_.work.model_error));
+  use_merge_model(model_of(sums, sizes.size()));
 }
 
 double Kernel::expected_item_s(const GroupState& g, int64_t i, int size) const {
