@@ -472,10 +472,13 @@ TEST(Kernel, StealAndStealMergeKeepTheInvariantsOverManySeedsWithHighJitter) {
   }
 }
 
-/// The thief: cyclic S = 3 (index mod 32) with W = 4 gives rank 0 the chains 0..3 (18 items) and every other rank
-/// longer ones whose last chain is still unstarted when rank 0 is done, so rank 0 takes at least one; every
-/// migration is counted on the rank that took it, with the bytes of its answer.
-TEST(Kernel, StealMovesAnUnstartedChainToAGroupThatIsDone) {
+/// The thieves: cyclic S = 3 (index mod 32) with W = 4 gives rank 0 the chains 0..3 (18 items) and every other rank
+/// longer ones, so rank 0 is done first and asks for a chain. Whether one is still unstarted when its request is
+/// read depends on how the ranks are scheduled, so on real MPI only what holds either way is checked: every item is
+/// worked once (valid), nothing moves on one rank, and each migration is counted on the rank that took it with the
+/// bytes of its answer. That the thieves do move chains is checked where timing is deterministic: the simulated
+/// goldens (tests/smpi/run_sim_suite.sh).
+TEST(Kernel, StealCountsEveryChainItMovesWithItsBytes) {
   for (const char* balancer : {"steal", "stealrandom"}) {
     mcmclb::RunSpec spec = small_run(balancer, "");
     spec.workload.chains_per_group = 4;
@@ -488,10 +491,10 @@ TEST(Kernel, StealMovesAnUnstartedChainToAGroupThatIsDone) {
       migrated += x.chains_migrated;
       EXPECT_EQ(x.migrated_bytes, x.chains_migrated * 3 * static_cast<int64_t>(sizeof(int64_t)));
     }
-    EXPECT_EQ(migrated > 0, world_size() > 1) << migrated << " chains migrated";
-    if (world_size() > 1) {
-      EXPECT_GT(r.ranks[0].chains_migrated, 0) << "rank 0, done first, takes a chain";
+    if (world_size() == 1) {
+      EXPECT_EQ(migrated, 0);
     }
+    EXPECT_DOUBLE_EQ(r.migrated_avg, static_cast<double>(migrated) / world_size());
   }
 }
 
