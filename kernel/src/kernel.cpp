@@ -284,7 +284,7 @@ void Kernel::progress_tick() {
   rusage usage{};
   const double peak_mib = getrusage(RUSAGE_SELF, &usage) == 0 ? static_cast<double>(usage.ru_maxrss) / 1024.0 : 0.0;
   std::printf("  progress: simulated %.2f s of ~%.2f s (ideal; none %.2f s), host %.0f s elapsed, peak RSS %.0f MiB\n",
-              pace::observe_s() - start_s_, progress_expected_s_, progress_baseline_s_, host_s, peak_mib);
+              pace::now_s() - start_s_, progress_expected_s_, progress_baseline_s_, host_s, peak_mib);
   std::fflush(stdout);
 }
 

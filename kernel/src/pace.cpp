@@ -15,10 +15,11 @@
 
 namespace mcmclb::pace {
 
-double now_s() { return MPI_Wtime(); }
-
-double observe_s() {
+double now_s() {
 #if MCMCLB_SMPI
+  // SimGrid's clock, not MPI_Wtime: SMPI wraps every MPI call, MPI_Wtime included, in a pair of host CPU-time reads
+  // (system calls) and charges 10 ns of simulated time for it (smpi/wtime), so the kernel's clock reads made about
+  // a quarter of the host time per item; without computation being simulated both clocks give the same instant.
   return simgrid_get_clock();
 #else
   return MPI_Wtime();
@@ -74,7 +75,7 @@ void compute(double flops) {
 }
 
 double cpu_s() {
-  if constexpr (mpi::kSimulated) return MPI_Wtime();
+  if constexpr (mpi::kSimulated) return now_s();
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);

@@ -2,7 +2,7 @@
 // emulated work takes time. The kernel and the balancers go through here and nowhere else, under both back ends:
 //   real MPI: MPI_Wtime, polite waits (MPI_Test plus a short sleep), nonblocking collectives waited on politely,
 //             work by sleeping or spinning on the host clock;
-//   SimGrid SMPI (mpi::kSimulated): simulated time only. MPI_Wtime is the simulated clock, waits block
+//   SimGrid SMPI (mpi::kSimulated): simulated time only. SimGrid's clock is the run's clock, waits block
 //             (MPI_Wait: every MPI_Test would inject simulated time), collectives are the blocking calls (SMPI's
 //             nonblocking ones are flat whatever --cfg=smpi/<collective> says), work is a simulated sleep of
 //             exactly its cost and no host time, so a run is deterministic; computed work (compute mode) passes
@@ -23,12 +23,9 @@
 
 namespace mcmclb::pace {
 
-/// Seconds on the run's clock (MPI_Wtime).
+/// Seconds on the run's clock: MPI_Wtime; in the simulation, SimGrid's clock, which unlike MPI_Wtime costs no
+/// simulated time (smpi/wtime) and no host system call, so reading it never changes a result.
 [[nodiscard]] double now_s();
-
-/// The same clock read for reporting only: in the simulation, SimGrid's clock, which unlike MPI_Wtime (10 ns of
-/// simulated time per call, smpi/wtime) costs no simulated time, so a progress line never changes a result.
-[[nodiscard]] double observe_s();
 
 /// Waits for request, testing and napping in turn, so a waiting rank leaves its core to ranks that work.
 void wait(MPI_Request& request, std::chrono::microseconds nap = mpi::default_nap);
