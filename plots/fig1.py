@@ -27,7 +27,7 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (ArgumentParser, InputError, check_inputs_exist, check_output, fail, find_csv,  # noqa: E402
-                        markdown_table, output_path, pyplot, read_csv, save)
+                        library_name, markdown_table, output_path, pyplot, read_csv, save)
 from mcmclb_stats import CAPTION, CI_HEADING, Summary, error_bars, median  # noqa: E402
 
 REQUIRED = ["method", "op", "nprocs", "group_size", "rep", "time_us"]
@@ -63,11 +63,15 @@ def main(argv=None):
     except InputError as e:
         fail(__file__, str(e))
 
-    # (method, nprocs, backend, platform) -> size -> samples; files older than the backend column are real MPI.
+    # (method, nprocs, source) -> size -> samples. The source is where the numbers come from: (backend, platform,
+    # library), so that two MPI libraries measured on one machine are two series; files older than the backend
+    # column are real MPI.
     series = defaultdict(lambda: defaultdict(list))
     for r in rows:
         if r["op"] == args.op:
-            key = (r["method"], r["nprocs"], r.get("backend") or "mpi", r.get("platform") or "")
+            backend = r.get("backend") or "mpi"
+            library = library_name(r.get("mpi_library")) if backend == "mpi" else ""
+            key = (r["method"], r["nprocs"], (backend, r.get("platform") or "", library))
             series[key][r["group_size"]].append(r[column])
     if not series:
         fail(__file__, f"{args.inputs[0]}: no rows with op={args.op}")
@@ -75,21 +79,23 @@ def main(argv=None):
     print_fits(series, args.op, stat_text)
     print_summaries(series, args.op, stat_text)
     crossovers = find_crossovers(series)
-    several_backends = len({(key[2], key[3]) for key in series}) > 1
-    for (nprocs, backend, platform), found in sorted(crossovers.items()):
-        where = f"P = {nprocs}" + (f", {backend_label(backend, platform)}" if several_backends else "")
+    several_backends = len({key[2] for key in series}) > 1
+    for (nprocs, source), found in sorted(crossovers.items()):
+        where = f"P = {nprocs}" + (f", {backend_label(*source)}" if several_backends else "")
         print(crossover_line(found, where, args.op))
     if crossovers:  # a rank count with only one of the two is said to have none, not left out silently
-        for nprocs, backend, platform in sorted({key[1:] for key in series if key[0] in (DEARER, CHEAPER)} -
-                                                set(crossovers)):
-            where = f"P = {nprocs}" + (f", {backend_label(backend, platform)}" if several_backends else "")
-            has = DEARER if (DEARER, nprocs, backend, platform) in series else CHEAPER
+        for nprocs, source in sorted({key[1:] for key in series if key[0] in (DEARER, CHEAPER)} - set(crossovers)):
+            where = f"P = {nprocs}" + (f", {backend_label(*source)}" if several_backends else "")
+            has = DEARER if (DEARER, nprocs, source) in series else CHEAPER
             print(f"{crossover_head(args.op)}: {CROSSED}: not measured ({where}; only {has} was run)")
 
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(9.0, 4.8))
     several_p = len({key[1] for key in series}) > 1
-    backends = {(key[2], key[3]) for key in series}
+    backends = {key[2] for key in series}
+    # Measured series: one line style per MPI library (solid, dash-dot, dotted); simulated ones dashed.
+    libraries = sorted({source[2] for source in backends if source[0] != "smpi"})
+    styles = {library: ("-", "-.", ":")[i % 3] for i, library in enumerate(libraries)}
     # The floor is drawn but does not choose the axis (a simulated floor of 0 would switch it to symlog).
     lowest = min(median(v) for key, by_size in series.items() if key[0] != FLOOR for v in by_size.values())
     # One colour and marker per method (so methods with equal costs, e.g. from_group and create_group, stay
@@ -100,25 +106,25 @@ def main(argv=None):
     for key, by_size in sorted(series.items()):
         method, nprocs = key[0], key[1]
         sizes = sorted(by_size)
-        stats = [Summary(by_size[s], key[2] == "smpi") for s in sizes]
+        stats = [Summary(by_size[s], key[2][0] == "smpi") for s in sizes]
         med = [s.median for s in stats]
         label = method + (f" (P={nprocs})" if several_p else "")
         if several_backends:
-            label += f", {backend_label(key[2], key[3])}"
+            label += f", {backend_label(*key[2])}"
         if method == FLOOR:  # not a method: what the timing loop measures with nothing in its window
             label = label.replace(FLOOR, "timing floor (empty window)", 1)
             (line,) = ax.plot(sizes, med, color="0.5", linestyle=":", label=label)
         else:
             (line,) = ax.plot(sizes, med, marker=markers[method], color=colours[method], fillstyle="none",
-                              label=label, linestyle="--" if key[2] == "smpi" else "-")
+                              label=label, linestyle="--" if key[2][0] == "smpi" else styles[key[2][2]])
         ax.fill_between(sizes, [s.min for s in stats], [s.max for s in stats], color=line.get_color(), alpha=0.2,
                         linewidth=0)
         if method != FLOOR:
             error_bars(ax, sizes, stats, color=line.get_color())
-    for (nprocs, backend, platform), found in sorted(crossovers.items()):
+    for (nprocs, source), found in sorted(crossovers.items()):
         if found["size"] is None:
             continue
-        where = f"P = {nprocs}" + (f", {backend_label(backend, platform)}" if several_backends else "")
+        where = f"P = {nprocs}" + (f", {backend_label(*source)}" if several_backends else "")
         ax.axvline(found["size"], color="0.25", linestyle=":", linewidth=1.2,
                    label=f"{CROSSED} from g = {found['size']:.1f} ({where})")
         # The value just above the axes, over the line, where it covers no series; the legend says what it is.
@@ -160,7 +166,7 @@ CROSSED = f"{DEARER} dearer than {CHEAPER}"
 
 
 def find_crossovers(series):
-    """(nprocs, backend, platform) -> the crossover of intercomm and create, for each that has both, at the group
+    """(nprocs, source) -> the crossover of intercomm and create, for each that has both, at the group
     sizes both measured (medians over repetitions). A dict: size (the first group size from which intercomm costs
     more, interpolated linearly in log2(g) between the two measured sizes where intercomm minus create turns from
     <= 0 to > 0; None when it never does), below and above (those two measured sizes), back (the first size from
@@ -216,12 +222,19 @@ def crossover_line(found, where, op):
 PLATFORM_NAMES = {"bgp.xml": "BG/P-like platform", "fattree.xml": "fat-tree platform"}
 
 
-def backend_label(backend, platform):
-    """How a series says where its numbers come from: simulated ones name their platform."""
+def backend_label(backend, platform, library=""):
+    """How a series says where its numbers come from: measured ones name their MPI library, simulated ones their
+    platform."""
     if backend != "smpi":
-        return "measured (MPI)"
+        return f"measured ({library or 'MPI'})"
     name = os.path.basename(platform)
     return f"simulated, {PLATFORM_NAMES.get(name, name or 'unknown platform')}"
+
+
+def source_text(source):
+    """A series' source in a table column: its back end, and for measured series the MPI library when known."""
+    backend, _, library = source
+    return f"{backend} ({library})" if library else backend
 
 
 def fit_line(xs, ys):
@@ -262,9 +275,9 @@ def print_summaries(series, op, stat_text):
     print(f"\nThe {op} time per group size (µs, {stat_text} per repetition), over repetitions:\n")
     rows = []
     for key, by_size in sorted(series.items()):
-        method, nprocs, backend = key[0], key[1], key[2]
+        method, nprocs, backend = key[0], key[1], source_text(key[2])
         for size in sorted(by_size):
-            t = Summary(by_size[size], backend == "smpi")
+            t = Summary(by_size[size], key[2][0] == "smpi")
             rows.append([method, str(nprocs), backend, str(size), str(t.n), f"{t.median:.3f}", t.ci_text("{:.3f}"),
                          t.range_text("{:.3f}")])
     print("\n".join(markdown_table(["method", "P", "backend", "group size", "runs", "median", CI_HEADING,
@@ -283,7 +296,7 @@ def print_fits(series, op, stat_text):
               f"{'a_Q':>10} {'c':>10} {'R2_Q':>6} {'rms_Q':>9}  better")
     print(header)
     for key, by_size in sorted(series.items()):
-        method, nprocs, backend = key[0], key[1], key[2]
+        method, nprocs, backend = key[0], key[1], source_text(key[2])
         if method == FLOOR:  # not a method: its level, not a shape
             level = median([median(v) for v in by_size.values()])
             print(f"{'floor':<13} {nprocs:>5} {backend:<7}  timing floor (empty window): {level:.3f} µs")
@@ -295,7 +308,7 @@ def print_fits(series, op, stat_text):
         n, (al, b, r2l, rmsl), (aq, c, r2q, rmsq), better = fitted
         print(f"{method:<13} {nprocs:>5} {backend:<7} {n:>2} {al:>10.3f} {b:>10.3f} {r2_text(r2l)} {rmsl:>9.3f} "
               f"{aq:>10.3f} {c:>10.3f} {r2_text(r2q)} {rmsq:>9.3f}  {better}")
-    simulated = sorted({backend_label(k[2], k[3]) for k in series if k[2] == "smpi"})
+    simulated = sorted({backend_label(*k[2]) for k in series if k[2][0] == "smpi"})
     if simulated:
         print(f"(smpi rows: simulated times, {'; '.join(s.split(', ', 1)[1] for s in simulated)}; not hardware "
               f"measurements)")

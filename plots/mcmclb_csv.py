@@ -413,6 +413,16 @@ def check_output(path, pdf=False, suffixes=OUTPUT_SUFFIXES):
                          f"existing, writable folder)") from None
 
 
+LIBRARY_NAMES = re.compile(r"^(MPICH|Open MPI|Intel\(R\) MPI Library|MVAPICH2?|SMPI)\D*?(\d+(?:\.\d+)*)")
+
+
+def library_name(text):
+    """The MPI library of a provenance's mpi_library (MPI_Get_library_version's first line) as a figure names it:
+    "MPICH 4.0.2", "Open MPI 4.1.4"; another library: its first three words; empty: empty."""
+    found = LIBRARY_NAMES.match(text or "")
+    return f"{found.group(1)} {found.group(2)}" if found else " ".join((text or "").split()[:3]).rstrip(",")
+
+
 def markdown_table(header, rows):
     """Lines of a Markdown table: header, the separator, one line per row of cells (text)."""
     return (["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] +

@@ -107,6 +107,36 @@ class Fig1(unittest.TestCase):
             with open(out, "rb") as f:
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
 
+    def test_two_mpi_libraries_are_two_series(self):
+        """The same benchmark under MPICH and Open MPI in one figure: each measured series is keyed and labelled by
+        its library (provenance's mpi_library), so the two are drawn, tabled and crossed over side by side instead
+        of pooled into one set of repetitions."""
+        sys.path.insert(0, PLOTS)
+        import mcmclb_csv
+        self.assertEqual(mcmclb_csv.library_name("MPICH Version: 4.0.2"), "MPICH 4.0.2")
+        self.assertEqual(mcmclb_csv.library_name("Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: "
+                                                 "v4.1.4, May 26, 2022"), "Open MPI 4.1.4")
+        self.assertEqual(mcmclb_csv.library_name("Some MPI 7, built today"), "Some MPI 7")
+        self.assertEqual(mcmclb_csv.library_name(""), "")
+        with open(os.path.join(FIXTURES, "commbench_small.csv")) as f:
+            text = f.read()
+        self.assertIn("MPICH Version: 4.0.2", text)
+        with tempfile.TemporaryDirectory() as d:
+            other = os.path.join(d, "openmpi.csv")
+            with open(other, "w") as f:
+                f.write(text.replace("MPICH Version: 4.0.2", "\"Open MPI v4.1.4, package: Debian OpenMPI\""))
+            out = os.path.join(d, "fig1.png")
+            r = run("fig1.py", os.path.join(FIXTURES, "commbench_small.csv"), other, "-o", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            assert_png(self, out)
+        table = [line for line in r.stdout.splitlines() if line.startswith("| ")]
+        for library in ("MPICH 4.0.2", "Open MPI 4.1.4"):
+            rows = [line for line in table if f"mpi ({library})" in line]
+            self.assertTrue(rows, r.stdout)
+            # Each library's series keeps its own repetitions (the fixture's count), not the two pooled.
+            runs = {line.split("|")[5].strip() for line in rows}
+            self.assertNotIn(str(2 * max(int(n) for n in runs)), runs, r.stdout)
+
     def test_fit_names_each_shape(self):
         """fig1.py fits t = a + b*log2(g) and t = a + c*log2(g)^2 over g >= 2 and names the better model: series
         built from known shapes (plus a small deterministic wobble) must come back with their coefficients."""
