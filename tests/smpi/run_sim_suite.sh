@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The simulation checks inside the normal build's ctest (label smpi): configures a second build folder <build>/sim
 # with -DMCMCLB_SMPI=ON (SimGrid's smpicc/smpicxx), builds only what tests/smpi runs (mcmclb-sim,
-# mcmclb-commbench-sim, the facts and ping-pong probes), and runs that folder's smpi tests: the SimGrid facts, both
-# platforms' calibration, a small simulated study (32 ranks, five methods, each twice: every row valid, identical
+# mcmclb-commbench-sim, the facts and ping-pong probes), and runs that folder's smpi tests: the SimGrid facts, every
+# platform's calibration, a small simulated study (32 ranks, five methods, each twice: every row valid, identical
 # simulated times), Fig. 1 in simulation at 16 ranks (smpi_commbench), then
 # `mcmclb sweep --launcher smpi` of configs/validate-smpi.yaml (18 runs at 2 and 4 ranks) and its resume, and last the
 # simulated goldens (tests/golden/sim/ and sim-beyond/, exactly, by mcmclb compare).
