@@ -1,5 +1,6 @@
 // Range communicators (mcmclb/range_comm.hpp): local O(1) creation, binomial-tree collectives of
-// point-to-point messages on the context's private duplicate, and the tag scheme that keeps ranges apart.
+// point-to-point messages on the context's private duplicate (in the simulation, a view of the parent with tags
+// of the ranges' own: kSimulatedTagBase), and the tag scheme that keeps ranges apart.
 //
 // Why no message is ever taken by the wrong operation, for any mix of ranges and timings:
 //  - Every message of a range operation goes from a member s to a member d != s of its range, on the context's
@@ -107,8 +108,28 @@ enum Kind : int { kBcast = 0, kAllreduce = 1 };
 // ---------------------------------------------------------------------------------------------------------------
 // RangeContext
 
+namespace {
+
+/// Where a simulated context's tags start. The simulation uses views of the parent, not duplicates: SMPI keeps
+/// tables over every rank of each communicator on every rank, so a duplicate of a WORLD-sized parent costs O(P)
+/// bytes per simulated rank and O(P^2) in the one process (two of them: about 100 GB at 65,536 ranks). On the shared
+/// context the ranges' tags are moved above every other tag used there (the kernel's and the balancers' are below
+/// 32768; SMPI's MPI_TAG_UB is 2^31 - 1), so "nothing else uses them" still holds for the argument above, as long as
+/// one context per parent is alive at a time, which is how the kernel and commbench use it.
+constexpr int kSimulatedTagBase = 1 << 30;
+
+mpi::Comm context_comm(const mpi::Comm& parent) {
+  return mpi::kSimulated ? mpi::Comm::view(parent.get()) : parent.dup();
+}
+
+}  // namespace
+
 RangeContext::RangeContext(const mpi::Comm& parent)
-    : messages_(parent.dup()), creation_(parent.dup()), group_(creation_.group()) {
+    : messages_(context_comm(parent)),
+      creation_(context_comm(parent)),
+      group_(creation_.group()),
+      tag_base_(mpi::kSimulated ? kSimulatedTagBase : 0) {
+  if (tag_base_ > 0) mpi::check_tag(tag_base_ + kRangeTagSlots * kRangeTagWindow - 1);
   rank_ = messages_.rank();
   size_ = messages_.size();
 }
@@ -385,8 +406,9 @@ RangeRequest RangeComm::start(int kind, void* buffer, int count, MPI_Datatype ty
                           MPI_ERR_ROOT);
   }
   if (count < 0) throw mpi::UsageError("negative count " + std::to_string(count), MPI_ERR_COUNT);
-  const int tag = range_tag(first_, last_, seq_++);  // every member counts every operation, even when n == 1
-  if (n == 1) return {};                             // nothing to exchange: complete at once
+  // Every member counts every operation, even when n == 1.
+  const int tag = context_->tag_base_ + range_tag(first_, last_, seq_++);
+  if (n == 1) return {};  // nothing to exchange: complete at once
 
   auto state = std::make_unique<RangeRequest::State>();
   state->context = context_;

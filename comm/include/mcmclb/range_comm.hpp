@@ -32,7 +32,8 @@ int range_tag(int first, int last, std::uint64_t seq) noexcept;
 /// it must outlive them.
 class RangeContext {
  public:
-  /// Collective over parent (every parent rank calls it): duplicates parent twice.
+  /// Collective over parent (every parent rank calls it): duplicates parent twice (the simulation build: views
+  /// of it, its tags moved above every other tag used there; range_comm.cpp says why).
   explicit RangeContext(const mpi::Comm& parent);
   RangeContext(const RangeContext&) = delete;
   RangeContext& operator=(const RangeContext&) = delete;
@@ -66,6 +67,7 @@ class RangeContext {
   mpi::Comm messages_;
   mpi::Comm creation_;
   mpi::Group group_;  // of creation_, for to_mpi
+  int tag_base_ = 0;  // added to range_tag() on messages_
   int rank_ = 0;
   int size_ = 0;
   std::uint64_t next_id_ = 1;
