@@ -28,11 +28,12 @@ class FromGroupCreator final : public CommCreator {
 #endif
 
 /// The simulation build's from_group (SMPI has no MPI_Comm_create_from_group): what MPICH 4.0.2 does for it,
-/// create_group over MPI_COMM_WORLD (MPIR_Comm_create_from_group_impl).
+/// create_group over MPI_COMM_WORLD (MPIR_Comm_create_from_group_impl), here on a view of WORLD
+/// (simulation_bridge: a duplicate would cost SMPI O(P) bytes per simulated rank).
 class SimulatedFromGroupCreator final : public CommCreator {
  public:
   SimulatedFromGroupCreator(const MethodInfo& info, const mpi::Comm& parent)
-      : CommCreator(info, parent), world_(mpi::Comm::world().dup()), world_group_(world_.group()) {}
+      : CommCreator(info, parent), world_(simulation_bridge(mpi::Comm::world())), world_group_(world_.group()) {}
 
  protected:
   mpi::Comm do_create(const mpi::Group& group, std::span<const int>, int group_rank, int tag) override {
