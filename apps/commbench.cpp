@@ -100,6 +100,32 @@ const char* const kUsage =
           "FILE.yaml]\n"
           "                                    [--resume yes]";
 
+/// What --help, the refusal of --methods and the summary say about the methods: "" when this build supports every
+/// one, else a line per method it lacks, "  from_group: needs ..., which ... lacks" (unsupported_reason()).
+std::string unsupported_lines() {
+  std::string lines;
+  for (const auto& m : creation_methods()) {
+    if (!m.supported) lines += "  " + std::string(m.name) + ": " + unsupported_reason(m) + "\n";
+  }
+  return lines;
+}
+
+std::vector<std::string_view> supported_names() {
+  std::vector<std::string_view> names;
+  for (const auto& m : measured()) {
+    if (m.supported) names.push_back(m.name);
+  }
+  return names;
+}
+
+/// --help: the usage, the methods this build measures (the default of --methods) and those it cannot, with why.
+std::string usage() {
+  std::string text = std::string(kUsage) + "\nmethods: " + mcmclb::join(supported_names()) + "\n";
+  const std::string lacking = unsupported_lines();
+  if (!lacking.empty()) text += "not supported by this build (refused by --methods, not measured):\n" + lacking;
+  return text;
+}
+
 /// A comma-separated list with no empty item: "", ",," or "a,,b" is a mistake, not "use the defaults".
 std::vector<std::string> split_list(const std::string& flag, const std::string& text, const std::string& what) {
   std::vector<std::string> items;
@@ -131,9 +157,14 @@ Options parse(int argc, char** argv, int nprocs) {
     if (flag == "--methods") {
       o.methods = split_list(flag, value, "method names");
       for (const auto& m : o.methods) {
-        const auto names = method_names();
-        if (std::find(names.begin(), names.end(), m) == names.end()) {
-          throw InputError("--methods: unknown method '" + m + "' (known: " + mcmclb::join(names) + ")");
+        const auto all = measured();
+        const auto it = std::find_if(all.begin(), all.end(), [&](const MethodInfo& info) { return info.name == m; });
+        if (it == all.end()) {
+          throw InputError("--methods: unknown method '" + m + "' (known: " + mcmclb::join(method_names()) + ")");
+        }
+        if (!it->supported) {
+          throw InputError("--methods: " + m + " is not supported by this build: " + unsupported_reason(*it) +
+                           " (supported: " + mcmclb::join(supported_names()) + ")");
         }
       }
     } else if (flag == "--sizes") {
@@ -222,6 +253,9 @@ std::string cell_number(double us) {
 /// CSV's time_us, what MPI benchmarks report), then of its median iteration (iter_median_us), which a rare
 /// preemption inside the timed window cannot move. Only the methods and ops --filter selected get a column/table.
 void print_summary(const std::vector<Sample>& samples, const Options& o, int nprocs) {
+  if (const std::string lacking = unsupported_lines(); !lacking.empty()) {
+    std::printf("\nNot measured, not supported by this build:\n%s", lacking.c_str());
+  }
   for (Op op : {Op::create, Op::free}) {
     std::vector<std::string> methods;
     for (const auto& m : o.methods) {
@@ -376,7 +410,7 @@ int commbench_main(int argc, char** argv) {
   const int nprocs = world.size();
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
-      if (rank == 0) std::printf("%s\n", kUsage);
+      if (rank == 0) std::printf("%s", usage().c_str());
       return 0;
     }
   }

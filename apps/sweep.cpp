@@ -441,6 +441,12 @@ int plan_main(const SweepOptions& o) {
       for (std::size_t i : indices) std::printf("  %s\n", describe(study.points[i]).c_str());
     }
   }
+  // What this build can create with, and why not the others: a study naming one of those is refused above.
+  const Catalog methods = catalog();
+  std::printf("creation methods: %s\n", join(methods.supported_methods()).c_str());
+  for (const auto& [method, why] : methods.unsupported) {
+    std::printf("not supported by this build: %s: %s\n", method.c_str(), why.c_str());
+  }
   return 0;
 }
 

@@ -181,6 +181,27 @@ TEST(MethodTable, FactoriesAgreeWithTheFacts) {
   EXPECT_EQ(std::vector<std::string_view>(comm_names.begin(), comm_names.end()), mpi_names);
 }
 
+TEST(MethodTable, SupportedExactlyWhereTheLibraryProvidesIt) {
+  // Against the version this build's mpi.h declares, not the configure-time probe the table reads: from_group needs
+  // MPI-4's MPI_Comm_create_from_group (the simulation build replays MPICH's), every other method MPI-3.1.
+  const std::string version = "(MPI " + std::to_string(MPI_VERSION) + "." + std::to_string(MPI_SUBVERSION) + ")";
+  for (const auto& m : mcmclb::creation_methods()) {
+    const bool provided = m.name != "from_group" || MPI_VERSION >= 4 || mpi::kSimulated;
+    EXPECT_EQ(m.supported, provided) << m.name;
+    const std::string why = mcmclb::unsupported_reason(m);
+    EXPECT_EQ(why.empty(), m.supported) << m.name << ": " << why;
+    if (m.supported) continue;
+    EXPECT_NE(why.find("needs " + std::string(m.needs) + ", which "), std::string::npos) << why;
+    EXPECT_NE(why.find(version + " lacks"), std::string::npos) << why;
+    try {
+      (void)mcmclb::make_group_comm_creator(m.name, mpi::Comm::world());
+      ADD_FAILURE() << m.name << " made without the library's support";
+    } catch (const mpi::UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(MethodTable, RangeIsContiguousOnlyAndNoMpiCommunicator) {
   const auto table = mcmclb::creation_methods();
   const auto range = std::find_if(table.begin(), table.end(), [](const auto& m) { return m.name == "range"; });

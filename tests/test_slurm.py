@@ -28,6 +28,9 @@ DONE_STATES = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_
 
 
 SLURM_DAEMONS = ("/usr/sbin/slurmctld", "/usr/sbin/slurmd")
+# job.launcher: mpiexec as the batch job runs it: the build's own mpiexec, with its flags for root as root.
+MPIEXEC_IN_JOB = " ".join([os.environ.get("MCMCLB_TEST_MPIEXEC", "mpiexec")] +
+                          (os.environ.get("MCMCLB_TEST_MPI_ROOT_FLAGS", "").split() if os.geteuid() == 0 else []))
 
 
 def in_ci():
@@ -182,7 +185,7 @@ class Sweep(unittest.TestCase):
     def test_sweep_1_2_4_ranks_srun_and_mpiexec_then_resubmit_nothing(self):
         study = os.path.join(self.tmp, "study.yaml")
         shutil.copy(self.STUDY, study)
-        outs = {"srun --mpi=pmi2": os.path.join(self.tmp, "srun"), "mpiexec": os.path.join(self.tmp, "mpiexec")}
+        outs = {"srun --mpi=pmi2": os.path.join(self.tmp, "srun"), MPIEXEC_IN_JOB: os.path.join(self.tmp, "mpiexec")}
         submitted = {}
         for launcher, out in outs.items():
             more = () if launcher.startswith("srun") else ("--set", "job.launcher=mpiexec")

@@ -12,6 +12,10 @@ import unittest
 MCMCLB = os.path.realpath(os.environ["MCMCLB_BIN"])
 ROOT = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 STUDY = "tests/fixtures/study-small.yaml"
+# job.launcher: mpiexec as a batch job runs it: the build's own mpiexec (cmake/Mpi.cmake), with its flags for root
+# when the script is written as root.
+MPIEXEC_IN_JOB = " ".join([os.environ["MCMCLB_TEST_MPIEXEC"]] +
+                          (os.environ["MCMCLB_TEST_MPI_ROOT_FLAGS"].split() if os.geteuid() == 0 else []))
 
 
 def fake_sim_program(folder, name="mcmclb-sim"):
@@ -39,7 +43,7 @@ class Expansion(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         lines = r.stdout.splitlines()
         self.assertIn("study small (tests/fixtures/study-small.yaml): 7 points in 2 launch(es)", lines[0])
-        self.assertIn("launch nprocs=2, 4 points: mpiexec -n 2 ", lines[1])
+        self.assertIn("launch nprocs=2, 4 points: " + MPIEXEC_IN_JOB + " -n 2 ", lines[1])
         self.assertIn("--points 0,1,2,3 ", lines[1])
         launch3 = [l for l in lines if l.startswith("launch nprocs=3")]
         self.assertEqual(len(launch3), 1)
@@ -531,7 +535,8 @@ class Slurm(unittest.TestCase):
             for n in (2, 3):
                 path = os.path.join(jobs, f"small-n{n}.sbatch")
                 with open(path) as f:
-                    text = f.read().replace(MCMCLB, "@EXE@").replace(ROOT, "@CWD@").replace(jobs, "@JOBS@")
+                    text = (f.read().replace(MCMCLB, "@EXE@").replace(ROOT, "@CWD@").replace(jobs, "@JOBS@")
+                            .replace(MPIEXEC_IN_JOB, "@MPIEXEC@"))
                 with open(os.path.join(ROOT, "tests", "golden", f"small-n{n}.sbatch")) as f:
                     self.assertEqual(text, f.read(), f"{path} differs from tests/golden/small-n{n}.sbatch")
                 self.assertTrue(os.access(path, os.X_OK))
@@ -636,6 +641,20 @@ class SlurmPlan(unittest.TestCase):
             r = mcmclb("plan", os.path.join("configs", config))
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn(": srun --mpi=pmi2 -n ", r.stdout, config)
+
+    def test_mpiexec_is_the_builds_own(self):
+        """job.launcher: mpiexec ran whichever mpiexec came first on the node's PATH (with MPICH and Open MPI
+        installed, Debian's alternatives point it at Open MPI), whatever library mcmclb was linked against."""
+        text = "nprocs: 2\nT_ms: 1\nworkload: {model: uniform, items: 1}\nbalancer: none\njob: {launcher: mpiexec}\n"
+        r = self.study(text)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("launch nprocs=2, 1 points: " + MPIEXEC_IN_JOB + " -n 2 " + MCMCLB + " run ", r.stdout)
+        r, scripts = self.dry_run(text)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        script = scripts[next(n for n in scripts if n.endswith(".sbatch"))]
+        self.assertIn("\nexport MCMCLB_LAUNCHER=" + (f"'{MPIEXEC_IN_JOB}'" if " " in MPIEXEC_IN_JOB else MPIEXEC_IN_JOB) +
+                      "\n", script)
+        self.assertIn("\n" + MPIEXEC_IN_JOB + " -n 2 " + MCMCLB + " run ", script)
 
     def test_time_limit_estimated_from_the_workload(self):
         # cyclic scale 2 period 4, G = 1, 2 ranks: chains of 0 and 2 items, so 2 x T_ms per point (no balancing).

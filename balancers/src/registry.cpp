@@ -3,7 +3,6 @@
 
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/comm_create.hpp"
-#include "mcmclb/group_comm.hpp"
 #include "mcmclb/mpi.hpp"
 
 namespace mcmclb {
@@ -38,8 +37,10 @@ std::span<const BalancerEntry> balancer_entries() { return entries(); }
 Catalog catalog() {
   Catalog c;
   for (const auto& e : entries()) c.balancers.push_back(e.info);
-  for (auto name : group_comm_method_names()) c.methods.emplace_back(name);
-  if (!from_group_supported()) c.unsupported.emplace_back("from_group", mpi::library_version());
+  for (const auto& m : creation_methods()) {
+    c.methods.emplace_back(m.name);
+    if (!m.supported) c.unsupported.emplace_back(m.name, unsupported_reason(m));
+  }
   return c;
 }
 

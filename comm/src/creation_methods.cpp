@@ -54,15 +54,38 @@ const CreationMethod& find(std::string_view name, bool mpi_only) {
   const auto it = std::find_if(t.methods.begin(), t.methods.end(), [&](const CreationMethod& m) {
     return m.info.name == name && (!mpi_only || m.make_comm != nullptr);
   });
-  if (it != t.methods.end()) return *it;
-  throw mpi::UsageError("unknown communicator creation method '" + std::string(name) +
-                            "' (known: " + join(mpi_only ? t.mpi_names : t.all_names) + ")",
-                        MPI_ERR_ARG);
+  if (it == t.methods.end()) {
+    throw mpi::UsageError("unknown communicator creation method '" + std::string(name) +
+                              "' (known: " + join(mpi_only ? t.mpi_names : t.all_names) + ")",
+                          MPI_ERR_ARG);
+  }
+  if (!it->info.supported) {
+    throw mpi::UsageError(
+        "method " + std::string(name) + " is not supported by this build: " + unsupported_reason(it->info),
+        MPI_ERR_UNSUPPORTED_OPERATION);
+  }
+  return *it;
+}
+
+/// "Open MPI v4.1.4 (MPI 3.1)": the library's name and version, without the build details some libraries add after
+/// a comma ("package: Debian OpenMPI, ident: ..."), and the MPI version it implements.
+std::string library_and_mpi_version() {
+  std::string library = mpi::library_version();
+  if (const auto comma = library.find(','); comma != std::string::npos) library.resize(comma);
+  int version = 0;
+  int subversion = 0;
+  mpi::check(MPI_Get_version(&version, &subversion), "MPI_Get_version");
+  return library + " (MPI " + std::to_string(version) + "." + std::to_string(subversion) + ")";
 }
 
 }  // namespace
 
 std::span<const MethodInfo> creation_methods() { return table().infos; }
+
+std::string unsupported_reason(const MethodInfo& method) {
+  if (method.supported) return "";
+  return "needs " + std::string(method.needs) + ", which " + library_and_mpi_version() + " lacks";
+}
 
 std::span<const std::string_view> comm_creator_names() { return table().mpi_names; }
 

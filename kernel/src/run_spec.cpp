@@ -31,12 +31,14 @@ const BalancerInfo& Catalog::balancer(std::string_view name) const {
   throw_unknown_name("balancer", "balancer", name, names);
 }
 
-void Catalog::check_method(const std::string& name) const {
+void Catalog::check_method(const std::string& name, std::string_view key) const {
   if (std::find(methods.begin(), methods.end(), name) == methods.end()) {
-    throw_unknown_name("method", "method", name, {methods.begin(), methods.end()});
+    throw_unknown_name(key, "method", name, {methods.begin(), methods.end()});
   }
   for (const auto& [method, why] : unsupported) {
-    if (method == name) throw InputError("key method: " + name + " is not supported by " + why);
+    if (method == name) {
+      throw InputError("key " + std::string(key) + ": " + name + " is not supported by this build: " + why);
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 // YAML experiment parsing and validation (mcmclb/config.hpp), driven by one table of keys (key_table()).
 #include "mcmclb/config.hpp"
 
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -536,7 +537,8 @@ std::vector<KeyDef> build_key_table() {
   study_key();
   list_by_nature();
   add(name_key("job.launcher", {"srun", "mpiexec"}, "srun",
-               "`srun` (Slurm's launcher, with PMI-2 by default) or `mpiexec` (MPICH's Hydra inside the allocation)",
+               "`srun` (Slurm's launcher, with the plugin of the build's MPI by default) or `mpiexec` (the build's "
+               "own, e.g. `/usr/bin/mpiexec.mpich` or `/usr/bin/mpiexec.openmpi`, inside the allocation)",
                [](E& e, std::string v) { e.job.launcher = std::move(v); }));
   study_key();
   add({{"job.launcher_args", "text", "", "one line without control characters",
@@ -549,7 +551,8 @@ std::vector<KeyDef> build_key_table() {
          }
        }});
   t.back().info.default_value =
-      "for srun the plugin of the build's MPI (`--mpi=pmi2` MPICH, `--mpi=pmix` Open MPI), none for mpiexec";
+      "for srun the plugin of the build's MPI (`--mpi=pmi2` MPICH, `--mpi=pmix` Open MPI); for mpiexec, as root, what "
+      "its MPI needs to start as root (`--allow-run-as-root` Open MPI, none MPICH)";
   study_key();
   add(choice_key("program", kPrograms, "kernel",
                  "`kernel` (walker-group runs, mcmclb run) or `commbench` (the Fig. 1 benchmark, mcmclb-commbench)",
@@ -856,15 +859,29 @@ Experiment parse_experiment(const std::string& yaml_text, const std::vector<std:
 }
 
 std::string launcher_default_args(const std::string& launcher) {
-  // The srun plugin that the build's MPI library speaks (cmake/Mpi.cmake's table); the simulation build has none
-  // of its own and writes MPICH's, whose messages it replays.
-  const std::string_view plugin = mpi_build::kSrunMpi.empty() ? std::string_view("pmi2") : mpi_build::kSrunMpi;
-  return launcher == "srun" ? "--mpi=" + std::string(plugin) : "";
+  if (launcher == "srun") {
+    // The srun plugin that the build's MPI library speaks (cmake/Mpi.cmake's table); the simulation build has none
+    // of its own and writes MPICH's, whose messages it replays.
+    const std::string_view plugin = mpi_build::kSrunMpi.empty() ? std::string_view("pmi2") : mpi_build::kSrunMpi;
+    return "--mpi=" + std::string(plugin);
+  }
+  // mpiexec as root: what the build's library needs to start as root (Open MPI refuses it otherwise). A batch job
+  // runs as the user who submitted it, so this is decided where the script is written.
+  std::string args;
+  if (launcher == "mpiexec" && ::geteuid() == 0) {
+    for (const std::string_view flag : mpi_build::kRootFlags) args += (args.empty() ? "" : " ") + std::string(flag);
+  }
+  return args;
+}
+
+std::string launcher_program(const std::string& launcher) {
+  return launcher == "mpiexec" && !mpi_build::kMpiexec.empty() ? std::string(mpi_build::kMpiexec) : launcher;
 }
 
 std::string launcher_with_args(const JobSpec& job) {
+  const std::string program = launcher_program(job.launcher);
   const std::string args = job.launcher_args.value_or(launcher_default_args(job.launcher));
-  return args.empty() ? job.launcher : job.launcher + " " + args;
+  return args.empty() ? program : program + " " + args;
 }
 
 void check_against_nprocs(const Experiment& e, int nprocs) {

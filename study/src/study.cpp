@@ -153,11 +153,7 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
             "key exclude: a commbench study has no runs to exclude (allowed: exclude with program: kernel)");
       }
       // Checked here, at plan time, against the registry: each name becomes an argument of a launch command.
-      for (const auto& m : e.commbench.methods) {
-        if (std::find(catalog.methods.begin(), catalog.methods.end(), m) == catalog.methods.end()) {
-          throw_unknown_name("commbench.methods", "method", m, {catalog.methods.begin(), catalog.methods.end()});
-        }
-      }
+      for (const auto& m : e.commbench.methods) catalog.check_method(m, "commbench.methods");
       for (const Point& p : study.points) {
         if (p.program == Program::commbench && p.spec.nprocs == *nprocs) {
           throw InputError("key program: a commbench study runs once per rank count; nprocs=" +

@@ -29,12 +29,19 @@ struct MethodInfo {
   /// from the kind of factory the method's entry gives.
   bool mpi_communicator = false;
   /// False when this MPI library lacks what the method needs (from_group: MPI-4's MPI_Comm_create_from_group);
-  /// making its creator is then an mpi::UsageError saying so.
+  /// making its creator is then an mpi::UsageError saying so (unsupported_reason()).
   bool supported = true;
+  /// What the method needs of the MPI library beyond MPI-3.1, named when the library lacks it.
+  std::string_view needs = {};
 };
 
 /// Every creation method, in the order users see them (comm/src/methods/methods.def).
 std::span<const MethodInfo> creation_methods();
+
+/// Why this build cannot use method: "" when it can, else one line naming what it needs and the library that lacks
+/// it, e.g. "needs MPI_Comm_create_from_group (MPI-4), which Open MPI v4.1.4 (MPI 3.1) lacks". Every program says
+/// this same line wherever it lists or refuses the method. Local; callable before MPI_Init.
+std::string unsupported_reason(const MethodInfo& method);
 
 /// Creates communicators over groups of one parent communicator.
 ///
@@ -81,9 +88,11 @@ std::span<const std::string_view> comm_creator_names();
 bool from_group_supported() noexcept;
 
 /// Collective over parent (every parent rank calls it): the creator for method name bound to parent.
-/// `intercomm` duplicates parent here, once, so its handshakes can never match a user's message on parent.
-/// Unknown name (or one whose result is not an MPI communicator) → mpi::UsageError listing the known names;
-/// `from_group` without library support → mpi::UsageError saying so.
+/// `intercomm` duplicates parent here, once, so its handshakes can never match a user's message on parent, and so
+/// does `create_group` under Open MPI, whose creation messages share parent's tags (methods/create_group.cpp).
+/// Unknown name (or one whose result is not an MPI communicator) → mpi::UsageError listing the known names; a method
+/// the library does not support → mpi::UsageError saying so (unsupported_reason()). Programs refuse such names from
+/// their input first, as InputError.
 std::unique_ptr<CommCreator> make_comm_creator(std::string_view name, const mpi::Comm& parent);
 
 /// Parent ranks of group's members 0..size-1; throws mpi::UsageError (MPI_ERR_GROUP) naming who if a member

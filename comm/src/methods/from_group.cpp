@@ -53,8 +53,8 @@ std::unique_ptr<CommCreator> make_from_group([[maybe_unused]] const MethodInfo& 
 #if MCMCLB_HAVE_COMM_CREATE_FROM_GROUP
   return std::make_unique<FromGroupCreator>(info, parent);
 #else
-  throw mpi::UsageError("method from_group: MPI_Comm_create_from_group is not supported by " + mpi::library_version(),
-                        MPI_ERR_UNSUPPORTED_OPERATION);
+  // Not reached: the factory refuses an unsupported method before making its creator.
+  throw mpi::UsageError("method from_group: " + unsupported_reason(info), MPI_ERR_UNSUPPORTED_OPERATION);
 #endif
 }
 
@@ -63,7 +63,10 @@ std::unique_ptr<CommCreator> make_from_group([[maybe_unused]] const MethodInfo& 
 bool from_group_supported() noexcept { return kSupported; }
 
 CreationMethod from_group_method() {
-  return {.info = {.name = "from_group", .group_collective = true, .supported = kSupported},
+  return {.info = {.name = "from_group",
+                   .group_collective = true,
+                   .supported = kSupported,
+                   .needs = "MPI_Comm_create_from_group (MPI-4)"},
           .make_comm = make_from_group};
 }
 

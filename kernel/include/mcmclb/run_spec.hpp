@@ -161,8 +161,9 @@ struct Catalog {
 
   /// Throws InputError (key balancer) for an unknown name, listing the known ones.
   [[nodiscard]] const BalancerInfo& balancer(std::string_view name) const;
-  /// Throws InputError (key method) for an unknown or unsupported method.
-  void check_method(const std::string& name) const;
+  /// Throws InputError naming key for an unknown method (listing the known ones) or one this build does not
+  /// support (saying why).
+  void check_method(const std::string& name, std::string_view key = "method") const;
   /// The methods this build can use, in order (methods less unsupported).
   [[nodiscard]] std::vector<std::string> supported_methods() const;
 };

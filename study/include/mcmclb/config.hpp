@@ -38,11 +38,18 @@ struct JobSpec {
   bool operator==(const JobSpec&) const = default;
 };
 
-/// The options a launcher gets when job.launcher_args is not set: srun needs --mpi=pmi2 on a stock Slurm
-/// (MpiDefault=none starts every task as its own one-rank world; Debian's MPICH speaks PMI-2, not PMIx).
+/// The options a launcher gets when job.launcher_args is not set: srun needs the plugin of the build's MPI on a
+/// stock Slurm (MpiDefault=none starts every task as its own one-rank world; Debian's MPICH speaks PMI-2, its Open
+/// MPI PMIx); mpiexec, when the script is written as root, the library's flags for running as root.
 std::string launcher_default_args(const std::string& launcher);
 
-/// "srun --mpi=pmi2" / "mpiexec": the launcher with its options, before "-n P".
+/// The program job.launcher names: `mpiexec` is the build's own (cmake/Mpi.cmake's launcher, by its full path, e.g.
+/// /usr/bin/mpiexec.openmpi), so a batch job starts its ranks with the library they were linked against, never with
+/// whichever mpiexec comes first on the node's PATH; `srun` is Slurm's. The simulation build has no mpiexec of its
+/// own and keeps the name.
+std::string launcher_program(const std::string& launcher);
+
+/// "srun --mpi=pmi2" / "/usr/bin/mpiexec.mpich": the launcher with its options, before "-n P".
 std::string launcher_with_args(const JobSpec& job);
 
 /// Settings of a Fig. 1 study (program: commbench): passed to mcmclb-commbench.
