@@ -757,6 +757,9 @@ TEST(Kernel, PaysCalibrationIsTheSameOnEveryRank) {
   spec.finished = mcmclb::FinishedRule::pays;
   spec.work.mode = mcmclb::WorkMode::compute;
   spec.work.compute.moves_per_item = 2;
+  // Trials predicted dear, so that splitting them can pay and the pass times every size (where no merge can pay it
+  // stops after 2 ranks: Compute.APricingCalibrationStopsAtTwoRanksWhenNoMergeCanPay).
+  spec.work.model_error.compute = 1000.0;
   const mpi::Comm world = mpi::Comm::world();
   mcmclb::Kernel k(spec, mcmclb::initial_group_sizes(spec, world), spec.method);
   k.form_initial_groups(true);
