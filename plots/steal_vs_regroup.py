@@ -73,11 +73,25 @@ class Cell:
         return f"{self.ratio:.3f} {s.ci_text()}" if s.has_interval else f"{self.ratio:.3f} (n={s.n}: no interval)"
 
 
+# Parameters besides the workload model that a study may vary (an axis): rows that differ in one are different
+# experiments, never repetitions or seeds of one, so each value gets its own panel.
+PANEL_PARAMETERS = ["T_ms", "work_mode", "move", "atoms", "max_step", "moves_per_item", "temperature", "jitter_pct",
+                    "work_seed", "G", "groups", "workload_scale", "workload_period", "workload_min", "workload_max",
+                    "workload_median", "workload_sigma", "wait", "model_compute", "model_reduce", "platform"]
+
+
+def panel_name(row, varying):
+    """The panel of a row: its workload model, and the value of every other parameter that varies in the study."""
+    return ", ".join([row["workload"]] + [f"{k} {row.get(k)}" for k in varying])
+
+
 def series(rows):
-    """{workload: {label: [Cell]}}, W ascending."""
+    """{panel: {label: [Cell]}}, W ascending; a panel is a workload model (and the value of any other parameter
+    the rows vary in)."""
+    varying = [k for k in PANEL_PARAMETERS if len({str(r.get(k)) for r in rows}) > 1]
     points = defaultdict(lambda: defaultdict(lambda: defaultdict(lambda: defaultdict(list))))
     for r in rows:
-        points[r["workload"]][run_label(r)][r["W"]][r.get("workload_seed")].append(r)
+        points[panel_name(r, varying)][run_label(r)][r["W"]][r.get("workload_seed")].append(r)
     out = {}
     for workload, labels in points.items():
         out[workload] = {}

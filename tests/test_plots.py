@@ -1172,6 +1172,29 @@ class StealVsRegroup(unittest.TestCase):
         self.assertEqual(run("steal_vs_regroup.py", os.path.join(d, "absent")).returncode, 2)
 
 
+    def test_a_parameter_the_study_varies_makes_panels_not_seeds(self):
+        """Rows that differ in a parameter besides the workload model (here compute mode's move kind, an axis of
+        configs/steal-vs-regroup-compute.yaml) are different experiments: each value gets its own panel and rows,
+        never pooled as if they were seeds or repetitions of one."""
+        with open(os.path.join(RESULTS, "runs.csv")) as f:
+            header, row = f.readline().rstrip("\n").split(","), f.readline().rstrip("\n").split(",")
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "runs.csv"), "w") as f:
+                f.write(",".join(header) + "\n")
+                for i, (move, time_s) in enumerate((("single", "3.0"), ("all", "1.5"))):
+                    r = dict(zip(header, row))
+                    r.update(run_id=f"r{i}", workload="cyclic", balancer="steal", interval="", method="",
+                             time_s=time_s, ideal_s="1.0", valid="true", nprocs="8", chains_per_group="2",
+                             work_mode="compute", move=move, atoms="0", moves_per_item="10", max_step="0.1",
+                             temperature="0.25")
+                    f.write(",".join(r[h] for h in header) + "\n")
+            r = run("steal_vs_regroup.py", d, "-o", os.path.join(d, "f.png"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+        lines = sorted(line for line in r.stdout.splitlines() if line.startswith("| cyclic"))
+        self.assertEqual(lines, ["| cyclic, move all | 2 | steal | 1.500 (n=1: no interval) | 0.00 | 0.00 |",
+                                 "| cyclic, move single | 2 | steal | 3.000 (n=1: no interval) | 0.00 | 0.00 |"])
+
+
 class Regroups(unittest.TestCase):
     """regroups.py recomputes Table 1's per-process counts from ranks.csv: they must equal runs.csv's columns."""
 
