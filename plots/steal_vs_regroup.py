@@ -88,10 +88,15 @@ def panel_name(row, varying):
 def series(rows):
     """{panel: {label: [Cell]}}, W ascending; a panel is a workload model (and the value of any other parameter
     the rows vary in)."""
-    varying = [k for k in PANEL_PARAMETERS if len({str(r.get(k)) for r in rows}) > 1]
+    models = defaultdict(list)
+    for r in rows:
+        models[r["workload"]].append(r)
+    # Per workload model: its own parameters (a random workload's bounds) are not compared with another model's.
+    varying = {model: [k for k in PANEL_PARAMETERS if len({str(r.get(k)) for r in of_model}) > 1]
+               for model, of_model in models.items()}
     points = defaultdict(lambda: defaultdict(lambda: defaultdict(lambda: defaultdict(list))))
     for r in rows:
-        points[panel_name(r, varying)][run_label(r)][r["W"]][r.get("workload_seed")].append(r)
+        points[panel_name(r, varying[r["workload"]])][run_label(r)][r["W"]][r.get("workload_seed")].append(r)
     out = {}
     for workload, labels in points.items():
         out[workload] = {}
