@@ -16,7 +16,6 @@ LEGACY = {
     "docs/fig1-sim-bgp/commbench-n4096.csv",
     "docs/fig1-sim-bgp/commbench.csv",
     "docs/fig2-sim-bgp/runs.csv",
-    "docs/timeline-lookahead-sim1024/runs.csv",
 }
 
 ABSOLUTE = re.compile(r"(?:^|[\s\"'=:])/(?:home|root|tmp|work|usr|opt|var|mnt|srv|scratch)/")
