@@ -944,6 +944,8 @@ RUN_TABLES = ("runs.csv", "ranks.csv", "events.csv")
 DOCS_FIGURES = {  # figure stem -> (script, arguments after the folder, the tables it reads)
     "async-vs-lookahead": ("timeline.py", ["--all-runs"], RUN_TABLES),  # the two runs, async first
     "fig1-sim-bgp": ("fig1.py", [], ("commbench.csv",)),
+    "fig1-two-mpis-p2": ("fig1.py", [], ("commbench.csv",)),  # MPICH and Open MPI rows, one file
+    "fig1-two-mpis-p8": ("fig1.py", [], ("commbench.csv",)),
     "fig2-sim-bgp": ("fig2.py", ["--reference"], ("runs.csv",)),
     "lj-traces": ("chains.py", ["--require-identical"], ("runs.csv", "traces.csv")),
     "steal-vs-regroup": ("steal_vs_regroup.py", [], ("runs.csv",)),
@@ -1077,6 +1079,8 @@ class DocsFigures(unittest.TestCase):
         that the table is known to work before every figure's data is there."""
         small, lj = os.path.join(FIXTURES, "results-small"), os.path.join(FIXTURES, "results-lj")
         sources = {"async-vs-lookahead": small, "fig1-sim-bgp": os.path.join(FIXTURES, "commbench_crossover.csv"),
+                   "fig1-two-mpis-p2": os.path.join(FIXTURES, "commbench_small.csv"),
+                   "fig1-two-mpis-p8": os.path.join(FIXTURES, "commbench_small.csv"),
                    "fig2-sim-bgp": os.path.dirname(PAPER_SCALE), "lj-traces": lj, "timeline-quick": small,
                    "steal-vs-regroup": small, "steal-vs-regroup-1024": small}
         with tempfile.TemporaryDirectory() as d:
