@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <initializer_list>
+#include <string_view>
 
 namespace mcmclb {
 
@@ -124,48 +126,37 @@ csv::Row upgrade_by_name(const csv::Row& row, const csv::Row& old, const csv::Ro
   return upgraded;
 }
 
+/// A header as it was before the columns `added` were: newer without them.
+csv::Row without(const csv::Row& newer, std::initializer_list<std::string_view> added) {
+  csv::Row older = newer;
+  for (const std::string_view column : added) older.erase(std::find(older.begin(), older.end(), column));
+  return older;
+}
+
 /// runs.csv from the wait policy until a model could be told to misjudge: today's header without model_compute and
 /// model_reduce.
 const csv::Row& runs_header_v05() {
-  static const csv::Row h = [] {
-    csv::Row older = runs_header();
-    for (const char* added : {"model_compute", "model_reduce"})
-      older.erase(std::find(older.begin(), older.end(), added));
-    return older;
-  }();
+  static const csv::Row h = without(runs_header(), {"model_compute", "model_reduce"});
   return h;
 }
 
 /// runs.csv from migration until the wait policy and the calibration's cost became columns: v05 without wait and
 /// calibration_s.
 const csv::Row& runs_header_v04() {
-  static const csv::Row h = [] {
-    csv::Row older = runs_header_v05();
-    for (const char* added : {"wait", "calibration_s"}) older.erase(std::find(older.begin(), older.end(), added));
-    return older;
-  }();
+  static const csv::Row h = without(runs_header_v05(), {"wait", "calibration_s"});
   return h;
 }
 
 /// runs.csv from the finished rule's column until chains could be several per group and migrate: v04 without
 /// chains_per_group and migrated_avg.
 const csv::Row& runs_header_v03() {
-  static const csv::Row h = [] {
-    csv::Row older = runs_header_v04();
-    for (const char* added : {"chains_per_group", "migrated_avg"})
-      older.erase(std::find(older.begin(), older.end(), added));
-    return older;
-  }();
+  static const csv::Row h = without(runs_header_v04(), {"chains_per_group", "migrated_avg"});
   return h;
 }
 
 /// runs.csv from the simulation back end until the finished rule became a column: v03 without it.
 const csv::Row& runs_header_v02() {
-  static const csv::Row h = [] {
-    csv::Row older = runs_header_v03();
-    older.erase(std::find(older.begin(), older.end(), "finished"));
-    return older;
-  }();
+  static const csv::Row h = without(runs_header_v03(), {"finished"});
   return h;
 }
 
