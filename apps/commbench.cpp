@@ -11,7 +11,14 @@
 //
 // --groups FILE measures, instead of one group of each size, the creation of a whole layout of walker groups at
 // once (each rank creates its own group's communicator), described in the experiment files' YAML form:
-// `groups: {sizes: [...]}` or `groups: {by: node}` / `{by: node, size: K}`.
+// `groups: {sizes: [...]}` or `groups: {by: node}` / `{by: node, size: K}`. --groups-of K is the layout of
+// consecutive groups of K: with `create`, every rank calls MPI_Comm_create over WORLD with its own small group, the
+// pattern in which one library once cost about 100 times another (many 3-rank groups at 1K processes).
+//
+// --live-communicators CAP measures no time: per method it creates communicators over every rank and keeps them
+// all, until the library refuses one or CAP are live, and reports the count and the library's own error. Context
+// ids are a per-process resource (MPICH 4.0 has 2048 of them, some used by MPI itself), so a code that keeps one
+// communicator per walker group and regroups often can run out of them where the count is small.
 #include "commbench.hpp"
 
 #include <fcntl.h>
@@ -27,6 +34,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <regex>
 #include <set>
@@ -92,13 +100,18 @@ std::unique_ptr<GroupCommCreator> make_creator(std::string_view method, const mp
 const char* const kUsage =
     mpi::kSimulated
         ? "usage: smpirun -np P ... mcmclb-commbench-sim [--methods m1,m2,...] [--sizes n1,n2,...] [--reps N]\n"
-          "                   [--warmup N] [--filter REGEX] [--out FILE.csv] [--groups FILE.yaml] [--resume yes]\n"
+          "                   [--warmup N] [--filter REGEX] [--out FILE.csv] [--groups FILE.yaml | --groups-of K]\n"
+          "                   [--resume yes]\n"
           "(simulated time, one iteration per repetition; --rep-time is accepted and ignored; MCMCLB_PLATFORM must\n"
           "name the platform file given to smpirun; see docs/smpi.md)"
         : "usage: mpiexec -n P mcmclb-commbench [--methods m1,m2,...] [--sizes n1,n2,...] [--reps N] [--warmup N]\n"
           "                                    [--rep-time SECONDS] [--filter REGEX] [--out FILE.csv] [--groups "
           "FILE.yaml]\n"
-          "                                    [--resume yes]";
+          "                                    [--groups-of K] [--resume yes]\n"
+          "       mpiexec -n P mcmclb-commbench --live-communicators CAP [--methods m1,m2,...] [--out FILE.csv]\n"
+          "(--groups-of K: every rank in a group of K consecutive ranks, all created at once; --live-communicators:\n"
+          "how many communicators over every rank each method keeps alive before the library refuses one, up to CAP;\n"
+          "its --out defaults to results/commbench-live.csv)";
 
 /// What --help, the refusal of --methods and the summary say about the methods: "" when this build supports every
 /// one, else a line per method it lacks, "  from_group: needs ..., which ... lacks" (unsupported_reason()).
@@ -191,6 +204,15 @@ Options parse(int argc, char** argv, int nprocs) {
       o.out = mcmclb::require_path(flag, value);
     } else if (flag == "--groups") {
       o.groups_file = mcmclb::require_path(flag, value);
+    } else if (flag == "--groups-of") {
+      o.groups_of = parse_int(flag, value, 1, nprocs);
+    } else if (flag == "--live-communicators") {
+      if constexpr (mpi::kSimulated) {
+        throw InputError(flag +
+                         ": not in the simulation build (it counts a real MPI library's communicators; "
+                         "use mcmclb-commbench)");
+      }
+      o.live_cap = parse_int(flag, value, 1, 10000000);
     } else if (flag == "--resume") {
       if (value != "yes" && value != "no")
         throw InputError("--resume: '" + value + "' is not allowed (allowed: yes, no)");
@@ -199,12 +221,29 @@ Options parse(int argc, char** argv, int nprocs) {
       throw InputError("unknown flag " + flag + " (see --help)");
     }
   }
+  if (seen.count("--groups") && seen.count("--groups-of")) {
+    throw InputError("--groups-of: cannot be combined with --groups (allowed: one layout)");
+  }
+  if (o.live_cap > 0) {
+    // It times nothing: a flag that shapes a timing would be dropped without a word.
+    for (const char* timing :
+         {"--sizes", "--reps", "--warmup", "--rep-time", "--filter", "--groups", "--groups-of", "--resume"}) {
+      if (seen.count(timing)) {
+        throw InputError(std::string(timing) + ": not with --live-communicators (allowed with it: --methods, --out)");
+      }
+    }
+    if (!seen.count("--out")) o.out = "results/commbench-live.csv";
+    if (std::find(o.methods.begin(), o.methods.end(), kFloor.name) != o.methods.end()) {
+      throw InputError("--methods: floor creates no communicator, so it has no place with --live-communicators");
+    }
+  }
   if (o.methods.empty()) {  // what the sweep's time estimate counts too (commbench_methods)
     std::vector<std::string> supported;
     for (const auto& m : creation_methods()) {
       if (m.supported) supported.emplace_back(m.name);
     }
     o.methods = mcmclb::commbench_methods({}, supported);
+    if (o.live_cap > 0) std::erase(o.methods, std::string(kFloor.name));
   }
   if (o.sizes.empty()) o.sizes = mcmclb::commbench_sizes(nprocs);
   return o;
@@ -389,19 +428,109 @@ std::string output_problem(const std::string& out) {
   return "";
 }
 
-/// Collective over world: rank 0's text, on every rank.
-std::string from_rank_0(std::string text, const mpi::Comm& world) {
+/// Collective over world: root's text, on every rank.
+std::string from_rank(std::string text, int root, const mpi::Comm& world) {
   long long length = static_cast<long long>(text.size());
-  mpi::check(MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, world.get()), "MPI_Bcast");
+  mpi::check(MPI_Bcast(&length, 1, MPI_LONG_LONG, root, world.get()), "MPI_Bcast");
   text.resize(static_cast<std::size_t>(length));
-  mpi::check(MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, 0, world.get()), "MPI_Bcast");
+  mpi::check(MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, root, world.get()), "MPI_Bcast");
   return text;
 }
+
+std::string from_rank_0(std::string text, const mpi::Comm& world) { return from_rank(std::move(text), 0, world); }
 
 /// Rank 0 checks the output path; every rank gets the same verdict (exit 2 everywhere, one line on rank 0).
 void check_output(const std::string& out, const mpi::Comm& world) {
   const std::string problem = from_rank_0(world.rank() == 0 ? output_problem(out) : std::string(), world);
   if (!problem.empty()) throw InputError(problem);
+}
+
+/// --live-communicators: how far one method got.
+struct LiveCount {
+  std::string method;
+  int live = 0;          // communicators every rank held at the end (the fewest over ranks)
+  bool refused = false;  // the library refused one before the cap
+  std::string error;     // the refused call and the library's words, from the lowest rank that was refused
+};
+
+/// The library's words in one line: MPICH's error stack is a line per layer, whose last line says what ran out.
+std::string last_line(const std::string& text) {
+  std::string line, last;
+  std::stringstream in(text);
+  while (std::getline(in, line)) {
+    const auto first = line.find_first_not_of(" \t");
+    if (first != std::string::npos) last = line.substr(first);
+  }
+  return last;
+}
+
+/// Collective over world: communicators over every rank made by method, all kept alive, until the library refuses
+/// one or cap are live; then all are freed. After every creation the ranks agree over world (which takes no new
+/// context id) whether any was refused, so a refused rank never leaves the others inside a creation it will not
+/// join. That holds as long as the library refuses a creation on all of its members alike, which it does here:
+/// every live communicator spans every rank, so every rank holds the same context ids.
+LiveCount count_live(const std::string& method, int cap, const mpi::Comm& world) {
+  const auto creator = make_creator(method, world);
+  std::vector<int> ranks(static_cast<std::size_t>(world.size()));
+  std::iota(ranks.begin(), ranks.end(), 0);
+  const mpi::Group everyone = mpi::Group::include(world.group(), ranks);
+  std::vector<std::unique_ptr<GroupComm>> live;
+  std::string error;
+  int refused = 0;
+  while (!refused && static_cast<int>(live.size()) < cap) {
+    try {
+      live.push_back(creator->info().contiguous_only ? creator->create_range(0, world.size() - 1, kTag)
+                                                     : creator->create(everyone, kTag));
+    } catch (const mpi::Error& e) {
+      refused = 1;
+      error = e.call() + ": " + last_line(e.library_text());
+    }
+    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &refused, 1, MPI_INT, MPI_MAX, world.get()), "MPI_Allreduce");
+  }
+  LiveCount count{.method = method, .live = static_cast<int>(live.size()), .refused = refused != 0, .error = {}};
+  int first_refused = error.empty() ? world.size() : world.rank();
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, &first_refused, 1, MPI_INT, MPI_MIN, world.get()), "MPI_Allreduce");
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, &count.live, 1, MPI_INT, MPI_MIN, world.get()), "MPI_Allreduce");
+  if (first_refused < world.size()) count.error = from_rank(error, first_refused, world);
+  for (auto& comm : live) {
+    if (comm) comm->free();
+  }
+  return count;
+}
+
+/// The live-communicator table (one row per method; its own schema, since it measures a count, not a time).
+const csv::Row& live_header() {
+  static const csv::Row header = {"method",    "nprocs",       "group_size",    "cap",  "live",
+                                  "refused",   "error",        "mpi_library",   "host", "git_commit",
+                                  "utc_start", "slurm_job_id", "slurm_nodelist"};
+  return header;
+}
+
+int live_main(const Options& o, const mpi::Comm& world, const mcmclb::Provenance& p) {
+  std::vector<LiveCount> counts;
+  for (const auto& method : o.methods) {
+    counts.push_back(count_live(method, o.live_cap, world));
+    if (world.rank() == 0) {
+      const auto& c = counts.back();
+      std::printf("%s: %d live%s\n", c.method.c_str(), c.live,
+                  c.refused ? (", then refused: " + c.error).c_str() : " (the cap; none refused)");
+      std::fflush(stdout);
+    }
+  }
+  if (world.rank() != 0) return 0;
+  std::printf("\nLive communicators over all %d ranks per method, before the library refused one (cap %d)\n", p.nprocs,
+              o.live_cap);
+  std::printf("%-14s %10s  %s\n", "method", "live", "what ended it");
+  std::string content = csv::line(live_header());
+  for (const auto& c : counts) {
+    std::printf("%-14s %10d  %s\n", c.method.c_str(), c.live, c.refused ? c.error.c_str() : "the cap");
+    content += csv::line({c.method, std::to_string(p.nprocs), std::to_string(p.nprocs), std::to_string(o.live_cap),
+                          std::to_string(c.live), c.refused ? "true" : "false", c.error, p.mpi_library, p.host,
+                          p.git_commit, p.utc_start, p.slurm_job_id, p.slurm_nodelist});
+  }
+  csv::write_atomically(o.out, content);
+  std::printf("\nwrote %s (%zu rows)\n", o.out.c_str(), counts.size());
+  return 0;
 }
 
 int commbench_main(int argc, char** argv) {
@@ -415,8 +544,20 @@ int commbench_main(int argc, char** argv) {
     }
   }
   Options o = parse(argc, argv, nprocs);
+  if (o.live_cap > 0) {
+    check_output(o.out, world);
+    mcmclb::Provenance provenance = mcmclb::collect_provenance(mpi::library_version(), nprocs);
+    return live_main(o, world, provenance);
+  }
   if (!o.groups_file.empty()) {
     resolve_groups(o, world);
+    o.sizes = {0};
+  } else if (o.groups_of > 0) {
+    mcmclb::GroupsSpec layout;
+    layout.by = mcmclb::GroupsSpec::By::sizes;
+    for (int left = nprocs; left > 0; left -= o.groups_of) layout.sizes.push_back(std::min(o.groups_of, left));
+    o.group_layout = layout.sizes;
+    o.groups_text = layout.text();
     o.sizes = {0};
   }
   // Every benchmark the filter selects, known before any runs: a filter that selects none is an input error, and

@@ -31,7 +31,9 @@ struct Options {
   int max_iterations = 100000;
   std::string filter = ".";
   std::string out = "results/commbench.csv";
-  std::string groups_file;        // --groups: measure this layout of groups instead of sizes
+  std::string groups_file;  // --groups: measure this layout of groups instead of sizes
+  int groups_of = 0;        // --groups-of K: the layout of consecutive groups of K ranks (the last may be smaller)
+  int live_cap = 0;         // --live-communicators CAP: count live communicators per method instead of timing
   std::vector<int> group_layout;  // its group sizes in rank order (resolved on every rank)
   std::string groups_text;        // as runs.csv records it, e.g. sizes:2,2 or node:4
   bool resume = false;            // --resume: keep the benchmarks --out holds complete, write after each one

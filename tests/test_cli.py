@@ -303,6 +303,82 @@ class CommbenchGroups(unittest.TestCase):
             self.assertEqual(len(lines), 1, r.stderr)
             self.assertIn("key groups.sizes: the sizes add up to 2 but nprocs=3", lines[0])
 
+    def test_groups_of_k_creates_every_small_group_at_once(self):
+        """--groups-of 3 at 4 ranks: groups 0-2 and 3, each rank in MPI_Comm_create over WORLD with its own
+        group (the many-small-groups pattern), recorded as that layout; with --groups too it is refused."""
+        bench = os.path.join(os.path.dirname(MCMCLB), "mcmclb-commbench")
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "cb.csv")
+            r = subprocess.run(["mpiexec", "-n", "4", bench, "--groups-of", "3", "--methods", "create", "--reps", "1",
+                                "--warmup", "0", "--rep-time", "0.01", "--out", out],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                rows = list(csv.DictReader(f))
+            self.assertEqual({(row["method"], row["op"], row["groups"], row["group_size"]) for row in rows},
+                             {("create", op, "sizes:3,1", "3") for op in ("create", "free")})
+            layout = os.path.join(d, "g.yaml")
+            with open(layout, "w") as f:
+                f.write("groups: {sizes: [2, 2]}\n")
+            r = subprocess.run(["mpiexec", "-n", "2", bench, "--groups-of", "2", "--groups", layout],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual((r.returncode, r.stderr.strip()),
+                             (2, "mcmclb-commbench: --groups-of: cannot be combined with --groups (allowed: one layout)"))
+
+
+class CommbenchLiveCommunicators(unittest.TestCase):
+    """--live-communicators CAP: per method, communicators over every rank kept alive until the library refuses
+    one (its own words recorded) or CAP are live; never a crash or a hang."""
+
+    def live(self, ranks, cap, *more):
+        bench = os.path.join(os.path.dirname(MCMCLB), "mcmclb-commbench")
+        d = tempfile.TemporaryDirectory()
+        self.addCleanup(d.cleanup)
+        out = os.path.join(d.name, "live.csv")
+        r = subprocess.run(["mpiexec", "-n", ranks, bench, "--live-communicators", str(cap), "--out", out, *more],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        with open(out) as f:
+            return r, list(csv.DictReader(f))
+
+    def test_each_method_ends_refused_in_the_library_s_words_or_at_the_cap(self):
+        # 3000 is above MPICH's 2048 context ids, so there every method that takes one must be refused.
+        r, rows = self.live("2", 3000)
+        # Every method this build supports (its --help line), the timing floor aside, which creates nothing.
+        bench = os.path.join(os.path.dirname(MCMCLB), "mcmclb-commbench")
+        helped = subprocess.run([bench, "--help"], capture_output=True, text=True, timeout=60).stdout
+        supported = next(line for line in helped.splitlines() if line.startswith("methods: "))[9:].split(", ")
+        self.assertEqual([row["method"] for row in rows], [m for m in supported if m != "floor"])
+        for row in rows:
+            live, cap = int(row["live"]), int(row["cap"])
+            self.assertEqual((row["nprocs"], row["group_size"], cap), ("2", "2", 3000), row)
+            if row["refused"] == "true":
+                self.assertLess(live, cap, row)
+                self.assertTrue(row["error"].startswith("MPI_"), row)
+            else:
+                self.assertEqual((row["refused"], live, row["error"]), ("false", cap, ""), row)
+        by_method = {row["method"]: row for row in rows}
+        self.assertEqual((by_method["range"]["refused"], by_method["range"]["live"]), ("false", "3000"))
+        if rows[0]["mpi_library"].startswith("MPICH"):
+            for method in ("create", "split", "create_group", "intercomm"):
+                row = by_method[method]
+                self.assertEqual(row["refused"], "true", row)
+                self.assertIn("Too many communicators", row["error"], row)
+                self.assertTrue(1000 < int(row["live"]) <= 2048, row)
+        self.assertIn("Live communicators over all 2 ranks per method", r.stdout)
+
+    def test_three_ranks_reach_a_small_cap_together(self):
+        _, rows = self.live("3", 8, "--methods", "intercomm,create")
+        self.assertEqual([(row["method"], row["live"], row["refused"]) for row in rows],
+                         [("intercomm", "8", "false"), ("create", "8", "false")])
+
+    def test_a_flag_that_shapes_a_timing_is_refused(self):
+        bench = os.path.join(os.path.dirname(MCMCLB), "mcmclb-commbench")
+        r = subprocess.run(["mpiexec", "-n", "2", bench, "--live-communicators", "10", "--reps", "3"],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual((r.returncode, r.stdout, r.stderr.strip()),
+                         (2, "", "mcmclb-commbench: --reps: not with --live-communicators (allowed with it: --methods, --out)"))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -30,6 +30,7 @@ Error::Error(std::string_view call, int code, const std::source_location& where)
     : std::runtime_error(std::string(call) + " failed: " + error_text(code) + " (at " + where.file_name() + ":" +
                          std::to_string(where.line()) + ")"),
       call_(call),
+      library_text_(error_text(code)),
       code_(code),
       error_class_(class_of(code)) {}
 

@@ -42,9 +42,12 @@ class Error : public std::runtime_error {
   [[nodiscard]] int code() const noexcept { return code_; }
   [[nodiscard]] int error_class() const noexcept { return error_class_; }
   [[nodiscard]] const std::string& call() const noexcept { return call_; }
+  /// The library's own words for the code (MPI_Error_string), without where the call was made.
+  [[nodiscard]] const std::string& library_text() const noexcept { return library_text_; }
 
  private:
   std::string call_;
+  std::string library_text_;
   int code_;
   int error_class_;
 };
