@@ -16,7 +16,15 @@ mpi::Comm CommCreator::create(const mpi::Group& group, int tag) {
   mpi::check_tag(tag);
   const int group_rank = group.rank();
   if (group_rank == MPI_UNDEFINED && group_collective()) return {};  // outside: no communication at all
-  return do_create(group, parent_ranks_of(group, parent_group_, name()), group_rank, tag);
+  mpi::Comm made = do_create(group, parent_ranks_of(group, parent_group_, name()), group_rank, tag);
+  // A member must get a communicator. MPICH 4.0.2's MPI_Comm_create_from_group returns MPI_SUCCESS with
+  // MPI_COMM_NULL once its context ids have run out; taken as a communicator, that null would fail at its first
+  // use, far from the cause, or count as a creation that worked.
+  if (group_rank != MPI_UNDEFINED && made.is_null()) {
+    throw mpi::Error(std::string(name()) + " gave a member of the group MPI_COMM_NULL without an error", MPI_ERR_COMM,
+                     std::source_location::current());
+  }
+  return made;
 }
 
 std::vector<int> parent_ranks_of(const mpi::Group& group, const mpi::Group& parent_group, std::string_view who) {
