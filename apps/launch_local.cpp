@@ -15,6 +15,7 @@
 #include "compare.hpp"
 #include "driver.hpp"
 #include "launchers.hpp"
+#include "mcmclb/mpi_build.hpp"
 #include "mcmclb/runs_csv.hpp"
 #include "mcmclb/stats.hpp"
 #include "mcmclb/text.hpp"
@@ -322,11 +323,11 @@ void say_oversubscribed(const fs::path& out) {
     const long c = std::atol(rc.second.c_str());
     if (fewest_cores == 0 || (c > 0 && c < fewest_cores)) fewest_cores = c;
   }
+  // How much the waiting costs depends on the library the binaries were built with (cmake/Mpi.cmake's table).
   std::printf(
-      "oversubscribed: %s. With more ranks than cores the ranks wait for a core, and MPICH busy-polls, so "
-      "communicator creation costs 100-1000x more: read those points as the machine's limit, not the balancers'; "
-      "compare balancers at P <= %ld (provenance.csv: oversubscribed)\n",
-      join(ran, "; ").c_str(), fewest_cores);
+      "oversubscribed: %s. With more ranks than cores the ranks wait for a core, and %s: read those points as the "
+      "machine's limit, not the balancers'; compare balancers at P <= %ld (provenance.csv: oversubscribed)\n",
+      join(ran, "; ").c_str(), std::string(mpi_build::kWaiting).c_str(), fewest_cores);
 }
 
 }  // namespace

@@ -21,6 +21,8 @@
 #                  API only and the headers of its deprecated C++ bindings warn under -Wextra, fatal with -Werror)
 #   _TEST_ENV      environment for the tests under its mpiexec (Open MPI: the documented pair that allows root,
 #                  for the tests that call mpiexec themselves)
+#   _WAITING       how it waits where ranks outnumber cores, and what that costs, for the sweep's note on
+#                  oversubscribed points (measured on a 2-core VM: docs/guide/commbench.md, P = 8 against P = 2)
 set(MCMCLB_MPI_LIBRARIES MPICH OpenMPI)
 set(MCMCLB_MPI_MPICH_SUFFIX mpich)
 set(MCMCLB_MPI_MPICH_MACRO MPICH_VERSION)
@@ -29,6 +31,7 @@ set(MCMCLB_MPI_MPICH_OVERSUB_FLAGS "")
 set(MCMCLB_MPI_MPICH_SRUN_MPI pmi2)
 set(MCMCLB_MPI_MPICH_TEST_ENV "")
 set(MCMCLB_MPI_MPICH_DEFINES "")
+set(MCMCLB_MPI_MPICH_WAITING "MPICH busy-polls while it waits, so communicator creation costs 100-1000x more")
 set(MCMCLB_MPI_OpenMPI_SUFFIX openmpi)
 set(MCMCLB_MPI_OpenMPI_MACRO OPEN_MPI)
 set(MCMCLB_MPI_OpenMPI_ROOT_FLAGS --allow-run-as-root)
@@ -36,6 +39,8 @@ set(MCMCLB_MPI_OpenMPI_OVERSUB_FLAGS --oversubscribe --bind-to none)
 set(MCMCLB_MPI_OpenMPI_SRUN_MPI pmix)
 set(MCMCLB_MPI_OpenMPI_DEFINES OMPI_SKIP_MPICXX=1)
 set(MCMCLB_MPI_OpenMPI_TEST_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+set(MCMCLB_MPI_OpenMPI_WAITING
+    "Open MPI yields the core while it waits there, yet communicator creation still costs some 20x more")
 
 if(MCMCLB_SMPI)
   # The simulation build's MPI is SimGrid's (cmake/Smpi.cmake), launched by smpirun through --launcher smpi; its
@@ -46,6 +51,7 @@ if(MCMCLB_SMPI)
   set(MCMCLB_MPI_ROOT_FLAGS "")
   set(MCMCLB_MPI_OVERSUB_FLAGS "")
   set(MCMCLB_MPI_TEST_ENV "")
+  set(MCMCLB_MPI_WAITING "")
 else()
   set(MCMCLB_MPI MPICH CACHE STRING "The MPI library to build with: MPICH or OpenMPI (found by its own wrappers)")
   set_property(CACHE MCMCLB_MPI PROPERTY STRINGS ${MCMCLB_MPI_LIBRARIES})
@@ -114,6 +120,7 @@ else()
   set(MCMCLB_MPI_OVERSUB_FLAGS ${MCMCLB_MPI_${MCMCLB_MPI}_OVERSUB_FLAGS})
   set(MCMCLB_MPI_SRUN_MPI ${MCMCLB_MPI_${MCMCLB_MPI}_SRUN_MPI})
   set(MCMCLB_MPI_TEST_ENV ${MCMCLB_MPI_${MCMCLB_MPI}_TEST_ENV})
+  set(MCMCLB_MPI_WAITING "${MCMCLB_MPI_${MCMCLB_MPI}_WAITING}")
   message(STATUS "mcmclb: MPI library ${MCMCLB_MPI} (MPI ${MPI_C_VERSION}), wrappers ${MPI_C_COMPILER} and "
                  "${MPI_CXX_COMPILER}, launcher ${MPIEXEC_EXECUTABLE}; -DMCMCLB_MPI=MPICH|OpenMPI chooses another")
   set(MCMCLB_MPI_LIBRARY ${MCMCLB_MPI})
@@ -138,6 +145,7 @@ file(WRITE ${CMAKE_BINARY_DIR}/generated/mcmclb/mpi_build.hpp.new
      "inline constexpr std::string_view kLibrary = \"${MCMCLB_MPI_LIBRARY}\";\n"
      "inline constexpr std::string_view kMpiexec = \"${MCMCLB_MPI_LAUNCHER}\";\n"
      "inline constexpr std::string_view kSrunMpi = \"${MCMCLB_MPI_SRUN_MPI}\";\n"
+     "inline constexpr std::string_view kWaiting = \"${MCMCLB_MPI_WAITING}\";\n"
      "${root_array}${oversub_array}"
      "}  // namespace mcmclb::mpi_build\n")
 # Rewritten only when it changed, so a reconfigure recompiles nothing.

@@ -119,7 +119,7 @@ def main(argv=None):
     if over:  # under the axis label, where the layout keeps room for it
         ran = ", ".join(f"P = {p}: {ranks} ranks on {cores} cores" for p, (ranks, cores) in sorted(over.items()))
         footnote = "\n" + textwrap.fill(f"* oversubscribed ({ran}): more ranks than cores, so ranks wait for a core "
-                                        "and communicator creation costs 100-1000x more (MPICH busy-polls); do not "
+                                        "and communicator creation costs more (100-1000x under MPICH, which busy-polls); do not "
                                         "compare balancers there", 100)
     ax_ratio.minorticks_off()
     ax.set_ylim(bottom=0)

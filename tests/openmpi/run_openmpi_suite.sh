@@ -36,4 +36,8 @@ env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM \
   { cat "$build.sweep.log"; echo "openmpi: the sweep failed" >&2; exit 1; }
 grep -q "launch: /usr/bin/mpiexec.openmpi " "$build.sweep.log" || { cat "$build.sweep.log"; echo "openmpi: not launched with mpiexec.openmpi" >&2; exit 1; }
 grep -q " 0 failed" "$build.sweep.log" || { cat "$build.sweep.log"; exit 1; }
+# 3 ranks on 2 cores: the note on oversubscribed points says how Open MPI waits, not how MPICH does.
+if [ "$(nproc)" -lt 3 ]; then
+  grep -q "Open MPI yields the core" "$build.sweep.log" || { cat "$build.sweep.log"; echo "openmpi: the oversubscription note names another MPI" >&2; exit 1; }
+fi
 echo "openmpi: tests $((SECONDS - run_start)) s, total $((SECONDS - start)) s"
