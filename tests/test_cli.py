@@ -7,6 +7,7 @@ import tempfile
 import unittest
 
 MCMCLB = os.environ["MCMCLB_BIN"]
+COMMBENCH = os.path.join(os.path.dirname(MCMCLB), "mcmclb-commbench")  # built beside mcmclb
 RANKS = "3"
 
 RUNS_HEADER = ("run_id,experiment,nprocs,G,groups,T_ms,workload,workload_scale,workload_period,workload_items,"
@@ -197,10 +198,9 @@ class CommbenchCsv(unittest.TestCase):
     def test_header_and_iteration_median(self):
         """The CSV's header (iter_median_us appended last, so positional readers of older files keep working) and,
         on every row, the median iteration within the repetition's min and max."""
-        bench = os.path.join(os.path.dirname(MCMCLB), "mcmclb-commbench")
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "cb.csv")
-            r = subprocess.run(["mpiexec", "-n", RANKS, bench, "--methods", "range,split,floor", "--sizes", "1,3",
+            r = subprocess.run(["mpiexec", "-n", RANKS, COMMBENCH, "--methods", "range,split,floor", "--sizes", "1,3",
                                 "--reps", "2", "--rep-time", "0.01", "--out", out],
                                capture_output=True, text=True, timeout=120)
             self.assertEqual(r.returncode, 0, r.stderr)
@@ -230,7 +230,6 @@ class CommbenchResume(unittest.TestCase):
         """--resume yes over a file of the previous version (20 columns): the benchmark it holds complete is kept
         (upgraded, the Slurm columns empty), one with a repetition missing and a torn last line are dropped and
         measured again, so every repetition appears once; a file that is no commbench CSV is one line, exit 2."""
-        bench = os.path.join(os.path.dirname(MCMCLB), "mcmclb-commbench")
         old_header = ",".join(COMMBENCH_HEADER.split(",")[:20])
 
         def row(op, rep):
@@ -241,7 +240,7 @@ class CommbenchResume(unittest.TestCase):
             with open(out, "w") as f:  # create complete, free only rep 0, then a torn line
                 f.write("\n".join([old_header, row("create", 0), row("create", 1), row("free", 0)]) + "\n" +
                         row("free", 1)[:30])
-            r = subprocess.run(["mpiexec", "-n", RANKS, bench, "--methods", "split", "--sizes", "1", "--reps", "2",
+            r = subprocess.run(["mpiexec", "-n", RANKS, COMMBENCH, "--methods", "split", "--sizes", "1", "--reps", "2",
                                 "--rep-time", "0.01", "--resume", "yes", "--out", out],
                                capture_output=True, text=True, timeout=120)
             self.assertEqual(r.returncode, 0, r.stderr)
@@ -262,7 +261,7 @@ class CommbenchResume(unittest.TestCase):
             # Everything done: nothing runs and the file is left as it is.
             with open(out, "rb") as f:
                 before = f.read()
-            r = subprocess.run(["mpiexec", "-n", RANKS, bench, "--methods", "split", "--sizes", "1", "--reps", "2",
+            r = subprocess.run(["mpiexec", "-n", RANKS, COMMBENCH, "--methods", "split", "--sizes", "1", "--reps", "2",
                                 "--resume", "yes", "--out", out], capture_output=True, text=True, timeout=120)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn(f"{out} already done: nothing to run", r.stdout)
@@ -270,7 +269,7 @@ class CommbenchResume(unittest.TestCase):
                 self.assertEqual(f.read(), before)
             with open(out, "w") as f:
                 f.write("a,b,c\n1,2,3\n")
-            r = subprocess.run(["mpiexec", "-n", RANKS, bench, "--methods", "split", "--sizes", "1", "--reps", "2",
+            r = subprocess.run(["mpiexec", "-n", RANKS, COMMBENCH, "--methods", "split", "--sizes", "1", "--reps", "2",
                                 "--resume", "yes", "--out", out], capture_output=True, text=True, timeout=120)
             self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
             self.assertIn(f"{out}: its header is not one of a commbench CSV's", r.stderr)
@@ -278,14 +277,13 @@ class CommbenchResume(unittest.TestCase):
 
 class CommbenchGroups(unittest.TestCase):
     def test_layout_from_a_file(self):
-        bench = os.path.join(os.path.dirname(MCMCLB), "mcmclb-commbench")
         with tempfile.TemporaryDirectory() as d:
             layout = os.path.join(d, "g.yaml")
             with open(layout, "w") as f:
                 f.write("groups: {sizes: [1, 2]}\n")
             out = os.path.join(d, "cb.csv")
-            r = subprocess.run(["mpiexec", "-n", RANKS, bench, "--groups", layout, "--methods", "create_group,split",
-                                "--reps", "1", "--rep-time", "0.01", "--out", out],
+            r = subprocess.run(["mpiexec", "-n", RANKS, COMMBENCH, "--groups", layout, "--methods",
+                                "create_group,split", "--reps", "1", "--rep-time", "0.01", "--out", out],
                                capture_output=True, text=True, timeout=120)
             self.assertEqual(r.returncode, 0, r.stderr)
             with open(out) as f:
@@ -296,7 +294,7 @@ class CommbenchGroups(unittest.TestCase):
             assert_iteration_stats(self, rows)
             with open(layout, "w") as f:
                 f.write("groups: {sizes: [1, 1]}\n")
-            r = subprocess.run(["mpiexec", "-n", RANKS, bench, "--groups", layout], capture_output=True, text=True,
+            r = subprocess.run(["mpiexec", "-n", RANKS, COMMBENCH, "--groups", layout], capture_output=True, text=True,
                                timeout=120)
             self.assertEqual(r.returncode, 2, r.stderr)
             lines = [line for line in r.stderr.splitlines() if line.strip()]
@@ -306,10 +304,10 @@ class CommbenchGroups(unittest.TestCase):
     def test_groups_of_k_creates_every_small_group_at_once(self):
         """--groups-of 3 at 4 ranks: groups 0-2 and 3, each rank in MPI_Comm_create over WORLD with its own
         group (the many-small-groups pattern), recorded as that layout; with --groups too it is refused."""
-        bench = os.path.join(os.path.dirname(MCMCLB), "mcmclb-commbench")
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "cb.csv")
-            r = subprocess.run(["mpiexec", "-n", "4", bench, "--groups-of", "3", "--methods", "create", "--reps", "1",
+            r = subprocess.run(["mpiexec", "-n", "4", COMMBENCH, "--groups-of", "3", "--methods", "create", "--reps",
+                                "1",
                                 "--warmup", "0", "--rep-time", "0.01", "--out", out],
                                capture_output=True, text=True, timeout=120)
             self.assertEqual(r.returncode, 0, r.stderr)
@@ -320,10 +318,11 @@ class CommbenchGroups(unittest.TestCase):
             layout = os.path.join(d, "g.yaml")
             with open(layout, "w") as f:
                 f.write("groups: {sizes: [2, 2]}\n")
-            r = subprocess.run(["mpiexec", "-n", "2", bench, "--groups-of", "2", "--groups", layout],
+            r = subprocess.run(["mpiexec", "-n", "2", COMMBENCH, "--groups-of", "2", "--groups", layout],
                                capture_output=True, text=True, timeout=120)
             self.assertEqual((r.returncode, r.stderr.strip()),
-                             (2, "mcmclb-commbench: --groups-of: cannot be combined with --groups (allowed: one layout)"))
+                             (2, "mcmclb-commbench: --groups-of: cannot be combined with --groups "
+                                 "(allowed: one layout)"))
 
 
 class CommbenchLiveCommunicators(unittest.TestCase):
@@ -331,11 +330,10 @@ class CommbenchLiveCommunicators(unittest.TestCase):
     one (its own words recorded) or CAP are live; never a crash or a hang."""
 
     def live(self, ranks, cap, *more):
-        bench = os.path.join(os.path.dirname(MCMCLB), "mcmclb-commbench")
         d = tempfile.TemporaryDirectory()
         self.addCleanup(d.cleanup)
         out = os.path.join(d.name, "live.csv")
-        r = subprocess.run(["mpiexec", "-n", ranks, bench, "--live-communicators", str(cap), "--out", out, *more],
+        r = subprocess.run(["mpiexec", "-n", ranks, COMMBENCH, "--live-communicators", str(cap), "--out", out, *more],
                            capture_output=True, text=True, timeout=120)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         with open(out) as f:
@@ -345,8 +343,7 @@ class CommbenchLiveCommunicators(unittest.TestCase):
         # 3000 is above MPICH's 2048 context ids, so there every method that takes one must be refused.
         r, rows = self.live("2", 3000)
         # Every method this build supports (its --help line), the timing floor aside, which creates nothing.
-        bench = os.path.join(os.path.dirname(MCMCLB), "mcmclb-commbench")
-        helped = subprocess.run([bench, "--help"], capture_output=True, text=True, timeout=60).stdout
+        helped = subprocess.run([COMMBENCH, "--help"], capture_output=True, text=True, timeout=60).stdout
         supported = next(line for line in helped.splitlines() if line.startswith("methods: "))[9:].split(", ")
         self.assertEqual([row["method"] for row in rows], [m for m in supported if m != "floor"])
         for row in rows:
@@ -380,11 +377,11 @@ class CommbenchLiveCommunicators(unittest.TestCase):
                          [("intercomm", "8", "false"), ("create", "8", "false")])
 
     def test_a_flag_that_shapes_a_timing_is_refused(self):
-        bench = os.path.join(os.path.dirname(MCMCLB), "mcmclb-commbench")
-        r = subprocess.run(["mpiexec", "-n", "2", bench, "--live-communicators", "10", "--reps", "3"],
+        r = subprocess.run(["mpiexec", "-n", "2", COMMBENCH, "--live-communicators", "10", "--reps", "3"],
                            capture_output=True, text=True, timeout=120)
         self.assertEqual((r.returncode, r.stdout, r.stderr.strip()),
-                         (2, "", "mcmclb-commbench: --reps: not with --live-communicators (allowed with it: --methods, --out)"))
+                         (2, "", "mcmclb-commbench: --reps: not with --live-communicators "
+                                 "(allowed with it: --methods, --out)"))
 
 
 if __name__ == "__main__":
