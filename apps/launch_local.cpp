@@ -14,6 +14,7 @@
 
 #include "compare.hpp"
 #include "driver.hpp"
+#include "launch_memory.hpp"
 #include "launchers.hpp"
 #include "mcmclb/mpi_build.hpp"
 #include "mcmclb/runs_csv.hpp"
@@ -30,16 +31,21 @@ std::string run_command(const SweepOptions& o, const Study& study, const fs::pat
   return prefix + program_command(o, study, out, points, !o.force);
 }
 
-/// Counts finished points and prints one progress line per point, with the time elapsed and an estimate left.
+/// Counts finished points and prints one progress line per point, with the time elapsed, an estimate left and the
+/// host memory of the launch running it (sampled at each line the launch prints).
 class Progress {
  public:
   explicit Progress(std::size_t total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  void launch_started() { memory_.start_launch(); }
+  void launch_printed() { memory_.sample(); }
   void point_done(const Point& p, const std::string& verdict) {
     ++finished_;
     const double elapsed = elapsed_s();
     const double left = elapsed / static_cast<double>(finished_) * static_cast<double>(total_ - finished_);
-    std::printf("[point %zu of %zu, %s elapsed, ~%s left] %s %s\n", finished_, total_, format_seconds(elapsed).c_str(),
-                format_seconds(left).c_str(), describe(p).c_str(), verdict.c_str());
+    const std::string memory = memory_.text();
+    std::printf("[point %zu of %zu, %s elapsed, ~%s left%s%s] %s %s\n", finished_, total_,
+                format_seconds(elapsed).c_str(), format_seconds(left).c_str(), memory.empty() ? "" : "; ",
+                memory.c_str(), describe(p).c_str(), verdict.c_str());
     std::fflush(stdout);
   }
   [[nodiscard]] double elapsed_s() const {
@@ -49,6 +55,7 @@ class Progress {
  private:
   std::size_t total_, finished_ = 0;
   std::chrono::steady_clock::time_point start_;
+  LaunchMemoryWatch memory_;
 };
 
 /// Runs one commbench point (one mpiexec); its CSV is its record.
@@ -56,7 +63,11 @@ void run_commbench_point(const SweepOptions& o, const Study& study, const fs::pa
                          Progress& progress, std::vector<Failure>& failures) {
   const std::string command = run_command(o, study, out, {p.index}, p.spec.nprocs);
   std::printf("launch: %s\n", command.c_str());
-  const int status = run_streaming(command, [](const std::string& line) { std::printf("  | %s\n", line.c_str()); });
+  progress.launch_started();
+  const int status = run_streaming(command, [&](const std::string& line) {
+    std::printf("  | %s\n", line.c_str());
+    progress.launch_printed();
+  });
   if (status != 0) failures.push_back({p.index, "mcmclb-commbench exited with status " + std::to_string(status)});
   progress.point_done(p, status == 0 ? "done" : "FAILED");
 }
@@ -85,8 +96,10 @@ std::vector<std::size_t> run_kernel_launch(const SweepOptions& o, const Study& s
   };
   const std::string command = run_command(o, study, out, remaining, study.points[remaining.front()].spec.nprocs);
   std::printf("launch: %s\n", command.c_str());
+  progress.launch_started();
   const int status = run_streaming(command, [&](const std::string& line) {
     std::printf("  | %s\n", line.c_str());
+    progress.launch_printed();
     report_new_rows();
   });
   report_new_rows();

@@ -108,6 +108,16 @@ class Resume(unittest.TestCase):
             self.assertIn("5 to run in 2 launch(es)", r.stdout)
             self.assertIn("--points 2,3 ", r.stdout)
             self.assertIn("[point 5 of 5,", r.stdout)
+            # Every progress line carries the host memory of the launch that ran the point.
+            lines = [l for l in r.stdout.splitlines() if l.startswith("[point ")]
+            self.assertEqual(len(lines), 5, r.stdout)
+            for line in lines:
+                m = re.search(r"; host RSS ([0-9.]+) (KiB|MiB|GiB), peak ([0-9.]+) (KiB|MiB|GiB)\] point ", line)
+                self.assertIsNotNone(m, line)
+                scale = {"KiB": 1, "MiB": 1024, "GiB": 1024 * 1024}
+                now, peak = float(m[1]) * scale[m[2]], float(m[3]) * scale[m[4]]
+                self.assertGreater(now, 1024, line)  # two or three MPI ranks and mpiexec hold more than 1 MiB
+                self.assertGreaterEqual(peak, now, line)
             with open(os.path.join(out, "runs.csv")) as f:
                 runs = list(csv.DictReader(f))
             self.assertEqual(len(runs), 7)
