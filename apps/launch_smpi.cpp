@@ -2,6 +2,7 @@
 // check that simulated repetitions agree.
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -88,6 +89,28 @@ void check_platform(const SweepOptions& o) {
 
 namespace {
 
+/// How many simulated ranks the hostfile places, one per line: a line "host:N" places N (smpirun unrolls it).
+/// SimGrid gives rank i the host of line i modulo that count, so more ranks than lines would share cores without a
+/// word (it says so only at its INFO level, below the flags' log threshold).
+std::int64_t hostfile_slots(const fs::path& hosts) {
+  const auto text = read_text_file(hosts);
+  if (!text) throw InputError("--platform: " + printable(hosts.string(), 200) + " cannot be read");
+  std::int64_t slots = 0;
+  std::istringstream lines(*text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const std::size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;  // a blank line places nothing
+    line = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+    const std::size_t colon = line.rfind(':');
+    const std::string count = colon == std::string::npos ? "" : line.substr(colon + 1);
+    const bool counted = !count.empty() && count.size() <= 9 &&
+                         std::all_of(count.begin(), count.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+    slots += counted ? std::stoll(count) : 1;
+  }
+  return slots;
+}
+
 /// Whether program is a simulation build's program, checked without running it (smpirun loads it as a library):
 /// those are linked against SimGrid, so the file names its library (DT_NEEDED libsimgrid.so.N); the MPI build
 /// and any other program do not. The name is put together at run time so that this program does not hold it.
@@ -100,6 +123,16 @@ bool is_simulation_build(const fs::path& program) {
 
 void check_smpi(const SweepOptions& o, const Study& study) {
   check_platform(o);
+  const fs::path hosts = fs::path(o.platform).replace_extension(".hosts");
+  const std::int64_t slots = hostfile_slots(hosts);
+  for (const Point& p : study.points) {
+    if (p.spec.nprocs > slots) {
+      throw InputError("nprocs: " + std::to_string(p.spec.nprocs) + " simulated ranks, but " +
+                       printable(hosts.string(), 200) + " places " + std::to_string(slots) + " (allowed: at most " +
+                       std::to_string(slots) +
+                       " on this platform, one rank per host line; a larger machine needs its own platform file)");
+    }
+  }
   (void)smpi_flags(o);
   if (!o.dry_run && !on_path("smpirun")) {
     throw InputError("--launcher smpi: smpirun is not on PATH (install SimGrid: Debian libsimgrid-dev, bootstrap.sh)");

@@ -19,12 +19,18 @@ if [ $# -gt 0 ] && [ "$1" != "--" ]; then out=$1; shift; fi
 binary=${SIM_BUILD:-$here/build-sim}/mcmclb-commbench-sim
 platform=${PLATFORM:-$here/configs/platforms/bgp.xml}
 hosts=${platform%.xml}.hosts
-for f in "$binary" "$platform" "$hosts"; do
-  [ -e "$f" ] || { echo "$0: $f: no such file (build: cmake -S . -B build-sim -DMCMCLB_SMPI=ON && cmake --build build-sim --target mcmclb-commbench)" >&2; exit 2; }
+for f in "$platform" "$hosts"; do
+  [ -f "$f" ] || { echo "$0: $f: no such file (allowed: a platform of configs/platforms/ and its .hosts)" >&2; exit 2; }
 done
-mkdir -p "$out"
 # smpirun's flags from their one source, configs/platforms/smpi.cfg (docs/guide/simulation.md says why each).
 source "$here/configs/platforms/smpi-flags.bash"
+slots=$(smpi_hostfile_slots "$hosts")
+if [ "$ranks" -gt "$slots" ]; then
+  echo "$0: P = $ranks simulated ranks, but $hosts places $slots (allowed: at most $slots on this platform, one rank per host line)" >&2
+  exit 2
+fi
+[ -e "$binary" ] || { echo "$0: $binary: no such file (build: cmake -S . -B build-sim -DMCMCLB_SMPI=ON && cmake --build build-sim --target mcmclb-commbench)" >&2; exit 2; }
+mkdir -p "$out"
 export MCMCLB_PLATFORM=$platform
 csv="$out/commbench-n$ranks.csv"
 timing=(); [ -x /usr/bin/time ] && timing=(/usr/bin/time -v -o "$out/commbench-n$ranks.time")

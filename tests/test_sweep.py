@@ -842,6 +842,21 @@ class SlurmHostile(unittest.TestCase):
             shutil.copy(os.path.join(ROOT, "configs", "platforms", "bgp.xml"), platform)
             r = mcmclb("status", STUDY, "--launcher", "smpi", "--platform", platform, "--out", d)
             self.refused(r, "--platform: " + platform + " and its hostfile ")
+            # More simulated ranks than the hostfile places: SimGrid would wrap around and put several ranks on one
+            # core without a word. The study runs 2 and 3 ranks; "node-1:1" places one, a blank line none.
+            with open(os.path.join(d, "p.hosts"), "w") as f:
+                f.write("node-0\n\nnode-1:1\n")
+            for dry in ((), ("--dry-run",)):
+                r = mcmclb("sweep", STUDY, "--launcher", "smpi", *dry, "--platform", platform, "--out",
+                           os.path.join(d, "x"), env=env)
+                self.refused(r, "nprocs: 3 simulated ranks, but " + os.path.join(d, "p.hosts") + " places 2 "
+                             "(allowed: at most 2 on this platform")
+            self.assertFalse(os.path.exists(os.path.join(d, "x")), "refused before the output folder is made")
+            # The script that calls smpirun itself counts the same way (configs/platforms/smpi-flags.bash).
+            r = subprocess.run([os.path.join(ROOT, "plots", "fig1-sim.sh"), "3", os.path.join(d, "f1")],
+                               capture_output=True, text=True, timeout=60, env=dict(os.environ, PLATFORM=platform))
+            self.refused(r, "P = 3 simulated ranks, but " + os.path.join(d, "p.hosts") + " places 2 (allowed: at most 2")
+            self.assertFalse(os.path.exists(os.path.join(d, "f1")), "refused before the output folder is made")
 
 
 def json_string(text):
