@@ -10,7 +10,8 @@ without work (ideal 0) are left out. Simulated rows are labelled simulated, with
 
 time / ideal of one workload seed is the median over its repetitions, with the median's 95 % interval for real
 runs of 6 repetitions or more; with several workload seeds (workload.seed) it is the median over the seeds of
-those medians, with their range and count beside it, so one lucky draw cannot decide a row.
+those medians, with their range and count beside it, so one lucky draw cannot decide a row. The figure draws the
+same: a bar over the seeds' range where there are several, else the median's interval (a thin line its min-max).
 """
 import argparse
 import os
@@ -20,7 +21,7 @@ from collections import defaultdict
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (RUN_COLUMNS, ArgumentParser, InputError, backend_label, check_inputs_exist,  # noqa: E402
                         check_output, fail, find_csv, output_path, positive_int, pyplot, read_csv, run_label, save)
-from mcmclb_stats import Summary, median  # noqa: E402
+from mcmclb_stats import Summary, error_bars, median  # noqa: E402
 
 # chains_per_group and migrated_avg are read where present: a folder older than them had one chain per group and
 # moved none.
@@ -106,6 +107,20 @@ def series(rows):
     return out
 
 
+def spread_bars(ax, line, colour, shift=1.0):
+    """Around each cell's point (drawn at W times shift): the range of its seeds' medians as a capped bar where it
+    has several seeds; else its repetitions' interval and min-max (error_bars: real runs of n >= 6 get a bar,
+    simulated runs none)."""
+    seeded = [c for c in line if len(c.per_seed) > 1]
+    if seeded:
+        ax.errorbar([c.w * shift for c in seeded], [c.ratio for c in seeded],
+                    yerr=[[c.ratio - c.per_seed[0] for c in seeded], [c.per_seed[-1] - c.ratio for c in seeded]],
+                    fmt="none", capsize=3, ecolor=colour, elinewidth=1.0)
+    single = [c for c in line if len(c.per_seed) == 1]
+    if single:
+        error_bars(ax, [c.w * shift for c in single], [c.summary for c in single], color=colour)
+
+
 def table(data):
     lines = ["| workload | W | balancer | time / ideal | regroups per process | chains migrated per process |",
              "|---|---|---|---|---|---|"]
@@ -140,8 +155,11 @@ def main(argv=None):
     plt = pyplot()
     fig, axes = plt.subplots(1, len(data), figsize=(4.2 * len(data), 3.6), squeeze=False, sharey=True)
     for ax, (workload, labels) in zip(axes[0], data.items()):
-        for label, line in labels.items():
-            ax.plot([c.w for c in line], [c.ratio for c in line], marker="o", label=label)
+        for k, (label, line) in enumerate(labels.items()):
+            # Each set-up a little to the side of the others at the same W, so that their bars do not hide each other.
+            shift = 2 ** (0.035 * (k - (len(labels) - 1) / 2))
+            (drawn,) = ax.plot([c.w * shift for c in line], [c.ratio for c in line], marker="o", label=label)
+            spread_bars(ax, line, drawn.get_color(), shift)
         ax.set_xscale("log", base=2)
         ws = sorted({c.w for line in labels.values() for c in line})
         ax.set_xticks(ws, [str(w) for w in ws])

@@ -1176,6 +1176,22 @@ class StealVsRegroup(unittest.TestCase):
         self.assertEqual(run("steal_vs_regroup.py", os.path.join(d, "absent")).returncode, 2)
 
 
+    def test_the_figure_shows_the_spread_over_seeds_and_repetitions(self):
+        """A cell of several workload seeds gets a bar from its lowest to its highest seed; a cell of one seed gets
+        its repetitions' interval where it has one (real runs, n >= 6), and none when simulated."""
+        svr = plots_module("steal_vs_regroup")
+        plt = plots_module("mcmclb_csv").pyplot()
+        run_of = lambda t: {"time_s": t, "ideal_s": 1.0, "regroups_avg": 0.0, "migrated_avg": 0.0}
+        seeds = svr.Cell(2, {"1": [run_of(1.3)], "2": [run_of(1.5)], "3": [run_of(1.4)]}, True)
+        simulated = svr.Cell(4, {"1": [run_of(1.2)]}, True)
+        real = svr.Cell(8, {"1": [run_of(t) for t in TEN]}, False)
+        fig, ax = plt.subplots()
+        svr.spread_bars(ax, [seeds, simulated, real], "C0")
+        segments = sorted([[round(v, 9) for v in (seg[0][0], seg[0][1], seg[1][1])]
+                           for bars in ax.containers for seg in bars.lines[2][0].get_segments()])
+        self.assertEqual(segments, [[2, 1.3, 1.5], [8, 1.1, 1.8]])
+        plt.close(fig)
+
     def test_a_parameter_the_study_varies_makes_panels_not_seeds(self):
         """Rows that differ in a parameter besides the workload model (here compute mode's move kind, an axis of
         configs/steal-vs-regroup-compute.yaml) are different experiments: each value gets its own panel and rows,
