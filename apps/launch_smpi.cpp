@@ -62,6 +62,13 @@ fs::path sim_commbench(const SweepOptions& o) {
                                  : fs::path(o.sim_commbench);
 }
 
+namespace {
+
+/// A platform's hostfile: the platform file's name with .hosts for .xml.
+fs::path hostfile_of(const fs::path& platform) { return fs::path(platform).replace_extension(".hosts"); }
+
+}  // namespace
+
 /// --launcher smpi: smpirun with the platform file and its hostfile (PLATFORM.hosts) and the flags of
 /// smpi_flags_file(), with the environment the run records in runs.csv (platform) and provenance.csv (the platform's
 /// hash, the flags).
@@ -69,7 +76,7 @@ std::string smpirun_prefix(const SweepOptions& o, int nprocs) {
   std::error_code ec;
   const fs::path canonical = fs::weakly_canonical(fs::absolute(o.platform), ec);
   const std::string platform = ec ? o.platform : canonical.string();  // the file itself, from any folder
-  const std::string hosts = fs::path(platform).replace_extension(".hosts").string();
+  const std::string hosts = hostfile_of(platform).string();
   const std::string flags = join(smpi_flags(o), " ");
   return "MCMCLB_PLATFORM=" + shell_quote(platform) + " MCMCLB_SMPI_CFG=" + shell_quote(flags) + " smpirun -np " +
          std::to_string(nprocs) + " -platform " + shell_quote(platform) + " -hostfile " + shell_quote(hosts) + " " +
@@ -80,7 +87,7 @@ std::string smpirun_prefix(const SweepOptions& o, int nprocs) {
 /// the study needs are built (mcmclb-sim for kernel points, mcmclb-commbench-sim for commbench points); checked
 /// before any launch. A dry run only prints the commands, so it notes a missing program instead.
 void check_platform(const SweepOptions& o) {
-  const fs::path hosts = fs::path(o.platform).replace_extension(".hosts");
+  const fs::path hosts = hostfile_of(o.platform);
   if (!fs::is_regular_file(o.platform) || !fs::is_regular_file(hosts)) {
     throw InputError("--platform: " + printable(o.platform, 200) + " and its hostfile " +
                      printable(hosts.string(), 200) + " must both exist (allowed: a file of configs/platforms/)");
@@ -123,7 +130,7 @@ bool is_simulation_build(const fs::path& program) {
 
 void check_smpi(const SweepOptions& o, const Study& study) {
   check_platform(o);
-  const fs::path hosts = fs::path(o.platform).replace_extension(".hosts");
+  const fs::path hosts = hostfile_of(o.platform);
   const std::int64_t slots = hostfile_slots(hosts);
   for (const Point& p : study.points) {
     if (p.spec.nprocs > slots) {
