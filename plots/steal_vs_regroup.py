@@ -3,14 +3,15 @@
 initial group owns, one line per balancer set-up and one panel per workload model; and a Markdown table of the same
 runs with the regroupings per process and the chains migrated per process side by side.
 
-    plots/steal_vs_regroup.py results/steal-vs-regroup [-o docs/steal-vs-regroup.png] [--nprocs 1024]
+    plots/steal_vs_regroup.py results/steal-vs-regroup [-o docs/steal-vs-regroup.png] [--nprocs 1024] [--per-seed]
 
 Rows of other rank counts are left out with --nprocs (default: the largest in the folder); invalid rows and rows
 without work (ideal 0) are left out. Simulated rows are labelled simulated, with their platform.
 
 time / ideal of one workload seed is the median over its repetitions, with the median's 95 % interval for real
 runs of 6 repetitions or more; with several workload seeds (workload.seed) it is the median over the seeds of
-those medians, with their range and count beside it, so one lucky draw cannot decide a row. The figure draws the
+those medians, with their range and count beside it, so one lucky draw cannot decide a row; for real runs also
+how far the widest seed's interval reaches, and --per-seed prints each seed's own row. The figure draws the
 same: a bar over the seeds' range where there are several, else the median's interval (a thin line its min-max).
 """
 import argparse
@@ -48,17 +49,15 @@ def chosen_rows(rows, nprocs):
 class Cell:
     """One (workload, set-up, W): time / ideal, regroups and migrated chains per process. One workload seed: the
     median over its repetitions (summary, with its interval where it has one). Several: the median over the seeds of
-    each seed's median (per_seed holds them)."""
+    each seed's median (per_seed holds them; seeds maps each seed to its Summary of repetitions)."""
 
     def __init__(self, w, by_seed, simulated):
         self.w = w
-        medians = []
-        self.summary = None
-        for runs in by_seed.values():
-            s = Summary([r["time_s"] / r["ideal_s"] for r in runs], simulated)
-            medians.append(s.median)
-            self.summary = s
-        self.per_seed = sorted(medians)
+        self.seeds = {seed: Summary([r["time_s"] / r["ideal_s"] for r in runs], simulated)
+                      for seed, runs in by_seed.items()}
+        self.runs = by_seed
+        self.summary = next(reversed(self.seeds.values()), None)
+        self.per_seed = sorted(s.median for s in self.seeds.values())
         self.ratio = median(self.per_seed)
         runs = [r for rs in by_seed.values() for r in rs]
         self.regroups = median([r["regroups_avg"] for r in runs])
@@ -67,11 +66,26 @@ class Cell:
     def text(self):
         if len(self.per_seed) > 1:
             return (f"{self.ratio:.3f} (seeds: {len(self.per_seed)}, "
-                    f"{self.per_seed[0]:.3f}-{self.per_seed[-1]:.3f})")
-        s = self.summary
-        if s.simulated:
-            return f"{self.ratio:.3f}"
-        return f"{self.ratio:.3f} {s.ci_text()}" if s.has_interval else f"{self.ratio:.3f} (n={s.n}: no interval)"
+                    f"{self.per_seed[0]:.3f}-{self.per_seed[-1]:.3f}{self.noise_text()})")
+        return summary_text(self.summary)
+
+    def noise_text(self):
+        """Real runs of several seeds: how far the widest of the seeds' intervals reaches from its median, so that
+        the spread over seeds can be told from the noise of the repetitions; nothing for simulated runs."""
+        summaries = list(self.seeds.values())
+        if summaries[0].simulated:
+            return ""
+        if not all(s.has_interval for s in summaries):
+            return f"; n={min(s.n for s in summaries)} per seed: no interval"
+        reach = max(max(s.hi - s.median, s.median - s.lo) / s.median for s in summaries)
+        return f"; each seed's 95 % CI within +-{100 * reach:.1f} %"
+
+
+def summary_text(s):
+    """One seed's repetitions: the median, with its interval (real runs of n >= 6) or why it has none."""
+    if s.simulated:
+        return f"{s.median:.3f}"
+    return f"{s.median:.3f} {s.ci_text()}" if s.has_interval else f"{s.median:.3f} (n={s.n}: no interval)"
 
 
 # Parameters besides the workload model that a study may vary (an axis): rows that differ in one are different
@@ -121,16 +135,27 @@ def spread_bars(ax, line, colour, shift=1.0):
         error_bars(ax, [c.w * shift for c in single], [c.summary for c in single], color=colour)
 
 
-def table(data):
-    lines = ["| workload | W | balancer | time / ideal | regroups per process | chains migrated per process |",
-             "|---|---|---|---|---|---|"]
+def table(data, per_seed=False):
+    """One row per (workload, W, set-up); with per_seed, one per workload seed of each, so that a claim made for
+    every seed can be checked against each seed's own interval."""
+    seed_column = "| seed " if per_seed else ""
+    lines = [f"| workload | W {seed_column}| balancer | time / ideal | regroups per process | chains migrated per process |",
+             "|---|---|---|---|---|---|" + ("---|" if per_seed else "")]
     for workload, labels in data.items():
         ws = sorted({c.w for line in labels.values() for c in line})
         for w in ws:
             for label, line in labels.items():
                 for c in line:
-                    if c.w == w:
+                    if c.w != w:
+                        continue
+                    if not per_seed:
                         lines.append(f"| {workload} | {w} | {label} | {c.text()} | {c.regroups:.2f} | {c.migrated:.2f} |")
+                        continue
+                    for seed in sorted(c.seeds, key=lambda k: (k is None, str(k))):
+                        runs = c.runs[seed]
+                        lines.append(f"| {workload} | {w} | {'' if seed is None else seed} | {label} | "
+                                     f"{summary_text(c.seeds[seed])} | {median([r['regroups_avg'] for r in runs]):.2f} | "
+                                     f"{median([r['migrated_avg'] for r in runs]):.2f} |")
     return lines
 
 
@@ -140,6 +165,8 @@ def main(argv=None):
     parser.add_argument("folders", nargs="+", help="results folders holding runs.csv")
     parser.add_argument("-o", "--output", help="the figure (default: steal-vs-regroup.png in the first folder)")
     parser.add_argument("--nprocs", type=positive_int, help="the rank count to show (default: the largest)")
+    parser.add_argument("--per-seed", action="store_true",
+                        help="print one table row per workload seed, with its repetitions' interval")
     args = parser.parse_args(argv)
     try:
         check_inputs_exist(args.folders, "runs.csv")
@@ -169,7 +196,7 @@ def main(argv=None):
     axes[0][0].set_ylabel(f"time / ideal ({backend_label(rows[0])})")
     axes[0][-1].legend(fontsize=8)
     save(fig, out)
-    print("\n".join(table(data)))
+    print("\n".join(table(data, args.per_seed)))
     return 0
 
 
