@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -121,23 +122,63 @@ std::vector<std::size_t> run_kernel_launch(const SweepOptions& o, const Study& s
   return {};
 }
 
+/// The kernel points among indices, in order; the others are commbench points, one launch each.
+std::vector<std::size_t> kernel_points(const Study& study, const std::vector<std::size_t>& indices) {
+  std::vector<std::size_t> kernel;
+  for (const std::size_t i : indices) {
+    if (study.points[i].program != Program::commbench) kernel.push_back(i);
+  }
+  return kernel;
+}
+
+/// How many kernel points one launch runs. Real MPI: all of a rank count's points, so that MPI starts once. A
+/// simulation: at most kSimulatedPointsPerLaunch unless --points-per-launch says otherwise, because SimGrid 3.32
+/// slows down with every point a simulation has run: an MPI_Test that completes a communication leaves it in the
+/// testing actor's list of activities (ActivityImpl::test finishes it with no waiter to remove it), and every later
+/// wait scans that list (std::list::remove). At 64 simulated ranks under mostwork the same point cost 2.8 times as
+/// much host time after 200 points as at first (docs/notes/smpi-notebook.md); a fresh smpirun starts with empty
+/// lists, for a start-up of seconds.
+constexpr std::size_t kSimulatedPointsPerLaunch = 16;
+
+std::size_t points_per_launch(const SweepOptions& o) {
+  if (o.points_per_launch > 0) return static_cast<std::size_t>(o.points_per_launch);
+  return o.launcher == "smpi" ? kSimulatedPointsPerLaunch : std::numeric_limits<std::size_t>::max();
+}
+
+/// indices cut into the launches that run them, in order, each at most points_per_launch(o) points.
+std::vector<std::vector<std::size_t>> launch_chunks(const SweepOptions& o, const std::vector<std::size_t>& indices) {
+  std::vector<std::vector<std::size_t>> chunks;
+  const std::size_t cap = points_per_launch(o);
+  for (std::size_t k = 0; k < indices.size(); k += cap) {
+    const auto first = indices.begin() + static_cast<std::ptrdiff_t>(k);
+    chunks.emplace_back(first, first + static_cast<std::ptrdiff_t>(std::min(cap, indices.size() - k)));
+  }
+  return chunks;
+}
+
+/// Runs the kernel points indices, in launches of at most points_per_launch(o) points; a launch that crashes is
+/// followed by one for the points after the one it was running.
+void run_kernel_launches(const SweepOptions& o, const Study& study, const fs::path& out,
+                         const std::vector<std::size_t>& indices, Progress& progress, std::vector<Failure>& failures) {
+  for (const auto& chunk : launch_chunks(o, indices)) {
+    std::vector<std::size_t> remaining = chunk;
+    while (!remaining.empty()) remaining = run_kernel_launch(o, study, out, remaining, progress, failures);
+  }
+}
+
 /// --dry-run with --launcher local or smpi: the command of each launch the sweep would start, nothing run. A
 /// kernel launch is one command for its points; a commbench point is one command each.
 int print_launches(const SweepOptions& o, const Study& study, const fs::path& out,
                    const std::map<int, std::vector<std::size_t>>& todo) {
   std::size_t commands = 0;
   for (const auto& [nprocs, indices] : todo) {
-    std::vector<std::size_t> kernel;
     for (const std::size_t i : indices) {
-      if (study.points[i].program == Program::commbench) {
-        std::printf("would launch: %s\n", run_command(o, study, out, {i}, nprocs).c_str());
-        ++commands;
-      } else {
-        kernel.push_back(i);
-      }
+      if (study.points[i].program != Program::commbench) continue;
+      std::printf("would launch: %s\n", run_command(o, study, out, {i}, nprocs).c_str());
+      ++commands;
     }
-    if (!kernel.empty()) {
-      std::printf("would launch: %s\n", run_command(o, study, out, kernel, nprocs).c_str());
+    for (const auto& chunk : launch_chunks(o, kernel_points(study, indices))) {
+      std::printf("would launch: %s\n", run_command(o, study, out, chunk, nprocs).c_str());
       ++commands;
     }
   }
@@ -252,7 +293,7 @@ std::pair<std::size_t, std::size_t> repeat_until_ci(const SweepOptions& o, const
     const std::size_t failures_before = failures.size();
     for (const auto& [nprocs, indices] : todo) {
       std::vector<std::size_t> remaining = indices;
-      while (!remaining.empty()) remaining = run_kernel_launch(capped, study, out, remaining, progress, failures);
+      run_kernel_launches(capped, study, out, remaining, progress, failures);
     }
     for (std::size_t k = failures_before; k < failures.size(); ++k) {
       failed.insert(configuration_key(study.points[failures[k].index].spec, backend));
@@ -360,11 +401,16 @@ int sweep_local(const SweepOptions& o, const Study& study) {
   std::size_t skipped = 0;
   const auto todo = points_to_run(o, study, out, recorded_in_output(o, study, store), skipped);
   std::size_t total = 0;
-  for (const auto& [n, indices] : todo) total += indices.size();
+  std::size_t launches = 0;
+  for (const auto& [n, indices] : todo) {
+    total += indices.size();
+    const auto kernel = kernel_points(study, indices);
+    launches += indices.size() - kernel.size() + launch_chunks(o, kernel).size();
+  }
   std::printf(
       "sweep %s: %zu points, %zu already done in %s (skipped; --force reruns them), %zu to run in %zu "
       "launch(es)\n",
-      study.name.c_str(), study.points.size(), skipped, out.string().c_str(), total, todo.size());
+      study.name.c_str(), study.points.size(), skipped, out.string().c_str(), total, launches);
   if (o.until_ci_pct > 0) (void)read_stopping(out / "stopping.csv");  // a foreign one: refused before any work
   if (o.dry_run) {
     if (o.until_ci_pct > 0) std::printf("--until-ci: the rounds after these depend on their times: not printed\n");
@@ -375,16 +421,11 @@ int sweep_local(const SweepOptions& o, const Study& study) {
   std::vector<Failure> failures;
   Progress progress(total);
   for (const auto& [nprocs, indices] : todo) {
-    std::vector<std::size_t> remaining = indices;
-    while (!remaining.empty()) {
-      const Point& first = study.points[remaining.front()];
-      if (first.program == Program::commbench) {
-        run_commbench_point(o, study, out, first, progress, failures);
-        remaining.erase(remaining.begin());
-      } else {
-        remaining = run_kernel_launch(o, study, out, remaining, progress, failures);
-      }
+    for (const std::size_t i : indices) {
+      if (study.points[i].program == Program::commbench)
+        run_commbench_point(o, study, out, study.points[i], progress, failures);
     }
+    run_kernel_launches(o, study, out, kernel_points(study, indices), progress, failures);
   }
   const std::size_t failed_launching = failures.size();
   check_simulated_reps(o, study, out, failures);

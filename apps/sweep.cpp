@@ -380,12 +380,14 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
         throw InputError("--max-reps: '" + printable(v) +
                          "' is not a repetition count from 6 (the fewest with a 95 % interval) to 100000");
       }
+    } else if (a == "--points-per-launch" && sweep) {
+      o.points_per_launch = static_cast<int>(parse_integer_flag(a, value(a), 1, 100000, "a number of points"));
     } else if (a.rfind("--", 0) == 0) {
       throw InputError(
           "unknown flag " + a +
           (sweep    ? " (allowed: --launcher local|slurm|smpi, --out DIR, --force, --dry-run, --jobs-dir DIR, "
                       "--set key=value, --platform FILE, --sim-binary FILE, --sim-commbench FILE, --smpi-flags FILE, "
-                      "--until-ci PCT, --max-reps N)"
+                      "--until-ci PCT, --max-reps N, --points-per-launch N)"
            : status ? " (allowed: --out DIR, --set key=value, --launch P, --record-failures STATUS, "
                       "--failed-setup LINE, --launcher local|slurm|smpi, --platform FILE)"
                     : " (allowed: --set key=value, --verbose)"));
@@ -416,6 +418,11 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
   }
   if (std::find(args.begin(), args.end(), "--max-reps") != args.end() && o.until_ci_pct == 0) {
     throw InputError("--max-reps: only with --until-ci PCT");
+  }
+  if (o.points_per_launch > 0 && o.launcher == "slurm") {
+    throw InputError(
+        "--points-per-launch: only with --launcher local or smpi (a batch job runs its rank count's "
+        "points in one launch)");
   }
   if (o.until_ci_pct > 0 && o.launcher == "slurm") {
     throw InputError(

@@ -29,6 +29,8 @@ struct SweepOptions {
   double until_ci_pct = 0;             // sweep --until-ci: repeat each point until its median's 95 % interval's
                                        // half-width is at most this % of the median (0: the study's reps only)
   int max_reps = 30;                   // sweep --max-reps: the cap of --until-ci's repetitions per point
+  int points_per_launch = 0;           // sweep --points-per-launch: kernel points per mpiexec or smpirun (0: the
+                                       // launcher's default, launch_local.cpp's points_per_launch())
 };
 
 enum class Command { plan, sweep, status };

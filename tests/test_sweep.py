@@ -307,6 +307,46 @@ def snapshot(folder):
     return files
 
 
+class PointsPerLaunch(unittest.TestCase):
+    """A simulation runs at most 16 kernel points per smpirun by default (SimGrid 3.32 slows down with every point
+    one simulation has run), --points-per-launch N sets the cap, real MPI keeps one launch per rank count; every
+    point is launched once, in order."""
+
+    @staticmethod
+    def launched_points(stdout):
+        launches = [l for l in stdout.splitlines() if l.startswith("would launch: ")]
+        return [[int(i) for i in l.split(" --points ")[1].split()[0].split(",")] for l in launches]
+
+    def test_launches_are_cut_into_pieces_of_the_cap(self):
+        with tempfile.TemporaryDirectory() as d:
+            sim = fake_sim_program(d)
+            common = ("sweep", "configs/paper-fig2.yaml", "--dry-run", "--set", "nprocs=[32]")
+            for extra, sizes in (((), [16, 14]), (("--points-per-launch", "7"), [7, 7, 7, 7, 2]),
+                                 (("--points-per-launch", "100"), [30])):
+                r = mcmclb(*common, "--launcher", "smpi", "--sim-binary", sim, "--out", os.path.join(d, "o"), *extra)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                points = self.launched_points(r.stdout)
+                self.assertEqual([len(p) for p in points], sizes, r.stdout)
+                self.assertEqual([i for p in points for i in p], list(range(30)))
+                self.assertIn(f"30 to run in {len(sizes)} launch(es)", r.stdout)
+            r = mcmclb(*common, "--launcher", "local", "--out", os.path.join(d, "o"))
+            self.assertEqual([len(p) for p in self.launched_points(r.stdout)], [30], r.stdout)
+            r = mcmclb(*common, "--launcher", "local", "--points-per-launch", "8", "--out", os.path.join(d, "o"))
+            self.assertEqual([len(p) for p in self.launched_points(r.stdout)], [8, 8, 8, 6], r.stdout)
+
+    def test_bad_caps_are_refused_in_one_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            for args, message in ((("--launcher", "smpi", "--points-per-launch", "0"), "--points-per-launch"),
+                                  (("--launcher", "local", "--points-per-launch", "x"), "--points-per-launch"),
+                                  (("--launcher", "slurm", "--points-per-launch", "4"),
+                                   "--points-per-launch: only with --launcher local or smpi")):
+                r = mcmclb("sweep", STUDY, "--out", os.path.join(d, "o"), *args)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+                self.assertIn(message, r.stderr)
+                self.assertFalse(os.path.exists(os.path.join(d, "o")))
+
+
 class DryRunWritesNothing(unittest.TestCase):
     """A dry run leaves the results folder byte for byte as it was, with any launcher: one written by mcmclb 0.1
     (whose files a real sweep upgrades in place) is read through the upgrade in memory, not rewritten, and no lock
@@ -392,7 +432,8 @@ class Simulation(unittest.TestCase):
                            "--sim-binary", sim, "--out", os.path.join(d, study))
                 self.assertEqual(r.returncode, 0, study + r.stdout + r.stderr)
                 launches = [l for l in r.stdout.splitlines() if l.startswith("would launch: ")]
-                self.assertEqual(len(launches), 1, r.stdout)
+                # 30 kernel points: two simulations of at most 16 points each (a long simulation slows down)
+                self.assertEqual(len(launches), 1 if study == "paper-fig1" else 2, r.stdout)
                 self.assertIn(f"smpirun -np 32 -platform {BGP} -hostfile {BGP[:-4]}.hosts {flags} {d}/{program}",
                               launches[0])
                 self.assertIn(f"MCMCLB_SMPI_CFG='{flags}'", launches[0])
