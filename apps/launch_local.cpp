@@ -292,8 +292,7 @@ std::pair<std::size_t, std::size_t> repeat_until_ci(const SweepOptions& o, const
     started += total;
     const std::size_t failures_before = failures.size();
     for (const auto& [nprocs, indices] : todo) {
-      std::vector<std::size_t> remaining = indices;
-      run_kernel_launches(capped, study, out, remaining, progress, failures);
+      run_kernel_launches(capped, study, out, indices, progress, failures);
     }
     for (std::size_t k = failures_before; k < failures.size(); ++k) {
       failed.insert(configuration_key(study.points[failures[k].index].spec, backend));
