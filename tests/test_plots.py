@@ -948,9 +948,9 @@ DOCS_FIGURES = {  # figure stem -> (script, arguments after the folder, the tabl
     "fig1-two-mpis-p8": ("fig1.py", [], ("commbench.csv",)),
     "fig2-sim-bgp": ("fig2.py", ["--reference"], ("runs.csv",)),
     "lj-traces": ("chains.py", ["--require-identical"], ("runs.csv", "traces.csv")),
-    "steal-vs-regroup-1024": ("steal_vs_regroup.py", [], ("runs.csv",)),
     "steal-vs-regroup-seeds-64": ("steal_vs_regroup.py", [], ("runs.csv",)),
     "steal-vs-regroup-seeds-256": ("steal_vs_regroup.py", [], ("runs.csv",)),
+    "steal-vs-regroup-seeds-1024": ("steal_vs_regroup.py", [], ("runs.csv",)),
     "steal-vs-regroup-seeds-real8": ("steal_vs_regroup.py", [], ("runs.csv",)),
     "timeline-lookahead-sim1024": ("timeline.py", ["--ranks", "0-95"], RUN_TABLES),
     "timeline-quick": ("timeline.py", [], RUN_TABLES),
@@ -1084,7 +1084,7 @@ class DocsFigures(unittest.TestCase):
                    "fig1-two-mpis-p2": os.path.join(FIXTURES, "commbench_small.csv"),
                    "fig1-two-mpis-p8": os.path.join(FIXTURES, "commbench_small.csv"),
                    "fig2-sim-bgp": os.path.dirname(PAPER_SCALE), "lj-traces": lj, "timeline-quick": small,
-                   "steal-vs-regroup-1024": small, "steal-vs-regroup-seeds-64": small,
+                   "steal-vs-regroup-seeds-1024": small, "steal-vs-regroup-seeds-64": small,
                    "steal-vs-regroup-seeds-256": small, "steal-vs-regroup-seeds-real8": small}
         with tempfile.TemporaryDirectory() as d:
             docs = os.path.join(d, "docs")
