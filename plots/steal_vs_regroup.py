@@ -59,9 +59,7 @@ class Cell:
         self.summary = next(reversed(self.seeds.values()), None)
         self.per_seed = sorted(s.median for s in self.seeds.values())
         self.ratio = median(self.per_seed)
-        runs = [r for rs in by_seed.values() for r in rs]
-        self.regroups = median([r["regroups_avg"] for r in runs])
-        self.migrated = median([r["migrated_avg"] for r in runs])
+        self.regroups, self.migrated = counts([r for rs in by_seed.values() for r in rs])
 
     def text(self):
         if len(self.per_seed) > 1:
@@ -79,6 +77,11 @@ class Cell:
             return f"; n={min(s.n for s in summaries)} per seed: no interval"
         reach = max(max(s.hi - s.median, s.median - s.lo) / s.median for s in summaries)
         return f"; each seed's 95 % CI within +-{100 * reach:.1f} %"
+
+
+def counts(runs):
+    """(regroups, migrated chains) per process of runs: the medians of their runs.csv averages."""
+    return median([r["regroups_avg"] for r in runs]), median([r["migrated_avg"] for r in runs])
 
 
 def summary_text(s):
@@ -152,10 +155,9 @@ def table(data, per_seed=False):
                         lines.append(f"| {workload} | {w} | {label} | {c.text()} | {c.regroups:.2f} | {c.migrated:.2f} |")
                         continue
                     for seed in sorted(c.seeds, key=lambda k: (k is None, str(k))):
-                        runs = c.runs[seed]
+                        regroups, migrated = counts(c.runs[seed])
                         lines.append(f"| {workload} | {w} | {'' if seed is None else seed} | {label} | "
-                                     f"{summary_text(c.seeds[seed])} | {median([r['regroups_avg'] for r in runs]):.2f} | "
-                                     f"{median([r['migrated_avg'] for r in runs]):.2f} |")
+                                     f"{summary_text(c.seeds[seed])} | {regroups:.2f} | {migrated:.2f} |")
     return lines
 
 
