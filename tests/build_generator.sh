@@ -1,4 +1,4 @@
-# Sourced by the test scripts that configure a build folder of their own (tests/sanitize, tests/smpi): sets the
+# Sourced by the test scripts that configure a build folder of their own (tests/openmpi, tests/smpi): sets the
 # array `generator` to the CMake generator for folder $1. Ninja where bootstrap.sh installed it, because it
 # compiles the objects of every requested target in parallel, where CMake's Makefiles finish one target before the
 # next (measured on this 2-core VM: the sanitized suites build in 61 s against 86 s). A folder already configured

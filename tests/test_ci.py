@@ -1,32 +1,45 @@
 """Under CI=true a test whose dependency is missing fails instead of skipping: CI runs bootstrap.sh, which
 installs every dependency, so a skip there would be a broken setup passing as green. Checked on the two tests that
-skip for a missing program (the simulation suite without SimGrid, the Slurm test without Slurm's daemons), each made
-to miss it on purpose; nothing is built or launched."""
+skip for a missing program (the simulation suite without SimGrid, the Open MPI pass without Open MPI, the Slurm test
+without Slurm's daemons), each made to miss it on purpose; nothing is built or launched."""
 import os
 import subprocess
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SIM_SUITE = os.path.join(HERE, "smpi", "run_sim_suite.sh")
+OPENMPI_SUITE = os.path.join(HERE, "openmpi", "run_openmpi_suite.sh")
+
+
+def run_without_programs(script, ci):
+    # A PATH without smpicxx, smpirun, mpicc.openmpi and mpiexec.openmpi; bash itself is called by its full path.
+    env = {"PATH": "/nonexistent", "CI": ci}
+    return subprocess.run(["/bin/bash", script, "/nonexistent-src", "/nonexistent-build"], env=env,
+                          capture_output=True, text=True, timeout=30)
 
 
 class MissingDependency(unittest.TestCase):
-    def sim_suite(self, ci):
-        # A PATH without smpicxx and smpirun; bash itself is called by its full path.
-        env = {"PATH": "/nonexistent", "CI": ci}
-        return subprocess.run(["/bin/bash", SIM_SUITE, "/nonexistent-src", "/nonexistent-build"], env=env,
-                              capture_output=True, text=True, timeout=30)
-
     def test_simulation_suite_fails_under_ci_without_simgrid(self):
-        r = self.sim_suite("true")
+        r = run_without_programs(SIM_SUITE, "true")
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertIn("smpicxx/smpirun not found", r.stdout)
         self.assertIn("CI=true: a missing dependency fails the run", r.stdout)
 
     def test_simulation_suite_skips_outside_ci(self):
-        r = self.sim_suite("")
+        r = run_without_programs(SIM_SUITE, "")
         self.assertEqual(r.returncode, 77, r.stdout + r.stderr)
         self.assertIn("SKIPPED: smpicxx/smpirun not found", r.stdout)
+
+    def test_openmpi_pass_fails_under_ci_without_open_mpi(self):
+        for ci in ("true", "1"):
+            r = run_without_programs(OPENMPI_SUITE, ci)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn("mpicc.openmpi or mpiexec.openmpi missing", r.stderr)
+
+    def test_openmpi_pass_skips_outside_ci(self):
+        r = run_without_programs(OPENMPI_SUITE, "")
+        self.assertEqual(r.returncode, 77, r.stdout + r.stderr)
+        self.assertIn("Open MPI is not installed: skipped", r.stdout)
 
     def slurm_module_setup(self, ci):
         import test_slurm

@@ -209,8 +209,8 @@ TEST_P(CommCreate, ThreeThousandCreateFreeCycles) {
   // leftover single) taking turns while the others sleep, so the cycles run at full speed on few cores.
   // Group-collective methods create over the pair from WORLD; parent-collective ones over the pair's own
   // communicator, which is then the whole parent. Context ids are a per-process pool and a pair's cycles are the
-  // same at any size, so 2 to 4 ranks (one pair, a pair and a single, two pairs) check all of it; at 8 ranks the
-  // four pairs would only repeat that, at 7 s of the oversubscribed suite.
+  // same at any size, so 2 to 4 ranks (one pair, a pair and a single, two pairs) check all of it; at 6 ranks the
+  // three pairs would only repeat that, at seconds of the oversubscribed suite.
   if (world_size() > 4) GTEST_SKIP() << "a pair's cycles, checked at 2 to 4 ranks";
   constexpr int kCycles = 3000;
   const mpi::Comm world = mpi::Comm::world();
