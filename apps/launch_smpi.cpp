@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -118,6 +119,31 @@ std::int64_t hostfile_slots(const fs::path& hosts) {
   return slots;
 }
 
+/// How many memory mappings one simulation of nprocs ranks needs, or 0 when the flags make it a few hundred
+/// whatever nprocs. SimGrid 3.32 gives every simulated rank a stack with a guard page (src/kernel/context/
+/// ContextSwapped.cpp: posix_memalign, then mprotect of the first page), two mappings per rank that the kernel cannot
+/// merge; the process itself needs about 200 (measured on this project's VM: 2 P + 173 at 2048 and at 8192 ranks, the
+/// libraries and heap). With --cfg=contexts/guard-size:0 the stacks are plain allocations whose mappings the kernel
+/// merges (174 in all at 8192 ranks).
+std::int64_t mappings_needed(std::int64_t nprocs, const std::vector<std::string>& flags) {
+  constexpr std::int64_t kProcess = 512;  // the 173 measured, with room for a larger build or libc
+  if (std::find(flags.begin(), flags.end(), "--cfg=contexts/guard-size:0") != flags.end()) return 0;
+  return 2 * nprocs + kProcess;
+}
+
+/// The host's limit on one process's memory mappings (Linux: vm.max_map_count), or nothing where it cannot be read.
+/// Past it SimGrid dies at simulated time 0 with a backtrace ("Failed to protect stack"), which a sweep would
+/// repeat in every launch: 65,530 by default, so about 32,500 simulated ranks.
+std::optional<std::int64_t> mapping_limit() {
+  const auto text = read_text_file("/proc/sys/vm/max_map_count");
+  if (!text) return std::nullopt;
+  try {
+    return std::stoll(*text);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 /// Whether program is a simulation build's program, checked without running it (smpirun loads it as a library):
 /// those are linked against SimGrid, so the file names its library (DT_NEEDED libsimgrid.so.N); the MPI build
 /// and any other program do not. The name is put together at run time so that this program does not hold it.
@@ -140,7 +166,22 @@ void check_smpi(const SweepOptions& o, const Study& study) {
                        " on this platform, one rank per host line; a larger machine needs its own platform file)");
     }
   }
-  (void)smpi_flags(o);
+  const std::vector<std::string> flags = smpi_flags(o);
+  if (const auto limit = mapping_limit()) {
+    for (const Point& p : study.points) {
+      const std::int64_t needed = mappings_needed(p.spec.nprocs, flags);
+      if (needed > *limit) {
+        throw InputError("nprocs: " + std::to_string(p.spec.nprocs) + " simulated ranks need about " +
+                         std::to_string(needed) +
+                         " memory mappings (SimGrid gives each rank's stack a guard page: two mappings per rank), "
+                         "but /proc/sys/vm/max_map_count allows " +
+                         std::to_string(*limit) + " (allowed: at most " +
+                         std::to_string(std::max<std::int64_t>(0, (*limit - mappings_needed(0, flags)) / 2)) +
+                         " ranks here; raise it: sysctl -w vm.max_map_count=" + std::to_string(needed + needed / 4) +
+                         ", or add --cfg=contexts/guard-size:0 to the flags file)");
+      }
+    }
+  }
   if (!o.dry_run && !on_path("smpirun")) {
     throw InputError("--launcher smpi: smpirun is not on PATH (install SimGrid: Debian libsimgrid-dev, bootstrap.sh)");
   }

@@ -29,6 +29,8 @@ if [ "$ranks" -gt "$slots" ]; then
   echo "$0: P = $ranks simulated ranks, but $hosts places $slots (allowed: at most $slots on this platform, one rank per host line)" >&2
   exit 2
 fi
+refusal=$(smpi_mapping_refusal "$ranks")
+[ -z "$refusal" ] || { echo "$0: $refusal" >&2; exit 2; }
 [ -e "$binary" ] || { echo "$0: $binary: no such file (build: cmake -S . -B build-sim -DMCMCLB_SMPI=ON && cmake --build build-sim --target mcmclb-commbench)" >&2; exit 2; }
 mkdir -p "$out"
 export MCMCLB_PLATFORM=$platform

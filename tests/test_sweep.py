@@ -899,6 +899,39 @@ class SlurmHostile(unittest.TestCase):
             self.refused(r, "P = 3 simulated ranks, but " + os.path.join(d, "p.hosts") + " places 2 (allowed: at most 2")
             self.assertFalse(os.path.exists(os.path.join(d, "f1")), "refused before the output folder is made")
 
+    def test_simulations_beyond_the_hosts_mapping_limit_are_refused(self):
+        # SimGrid 3.32 gives each simulated rank's stack a guard page, two memory mappings per rank; past the host's
+        # vm.max_map_count it dies at simulated time 0 with a backtrace. 65,536 ranks (slingshot.xml holds them) need
+        # 2 x 65,536 + 512; the expectation comes from this host's own limit, so both outcomes are real ones (the
+        # Linux default, 65,530, refuses).
+        with open("/proc/sys/vm/max_map_count") as f:
+            limit = int(f.read())
+        slingshot = os.path.join(ROOT, "configs", "platforms", "slingshot.xml")
+        with tempfile.TemporaryDirectory() as d:
+            sim = fake_sim_program(d)
+            guardless = os.path.join(d, "guardless.cfg")
+            with open(os.path.join(ROOT, "configs", "platforms", "smpi.cfg")) as f, open(guardless, "w") as g:
+                g.write(f.read() + "--cfg=contexts/guard-size:0\n")
+            for flags in ((), ("--smpi-flags", guardless)):
+                r = mcmclb("sweep", "configs/paper-fig2.yaml", "--launcher", "smpi", "--dry-run", "--platform",
+                           slingshot, "--sim-binary", sim, *flags, "--set", "nprocs=[65536]", "--set",
+                           "balancer=[none]", "--set", "method=[intercomm]", "--set", "reps=1", "--out",
+                           os.path.join(d, "x"))
+                if flags or 2 * 65536 + 512 <= limit:
+                    self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                    continue
+                allowed = f"(allowed: at most {(limit - 512) // 2} ranks here; raise it: sysctl -w vm.max_map_count="
+                self.refused(r, f"nprocs: 65536 simulated ranks need about 131584 memory mappings (SimGrid gives "
+                             f"each rank's stack a guard page: two mappings per rank), but /proc/sys/vm/max_map_count "
+                             f"allows {limit} {allowed}")
+                # The script that calls smpirun itself words it the same way (configs/platforms/smpi-flags.bash).
+                r = subprocess.run([os.path.join(ROOT, "plots", "fig1-sim.sh"), "65536", os.path.join(d, "f1")],
+                                   capture_output=True, text=True, timeout=60, env=dict(os.environ, PLATFORM=slingshot))
+                self.refused(r, "P = 65536 simulated ranks need about 131584 memory mappings")
+                self.assertIn(allowed, r.stderr)
+            self.assertFalse(os.path.exists(os.path.join(d, "x")), "refused before the output folder is made")
+            self.assertFalse(os.path.exists(os.path.join(d, "f1")), "refused before the output folder is made")
+
 
 def json_string(text):
     import json

@@ -12,3 +12,18 @@ smpi_hostfile_slots() {
        { n = split($0, part, ":"); if (n > 1 && part[n] ~ /^[0-9]+$/ && length(part[n]) <= 9) slots += part[n]; else slots += 1 }
        END { print slots + 0 }' "$1"
 }
+# smpi_mapping_refusal P: nothing when one simulation of P ranks fits the host's limit on memory mappings
+# (vm.max_map_count), else the one line that says why not, as mcmclb sweep words it (apps/launch_smpi.cpp says where
+# the counts come from: SimGrid 3.32 gives each rank's stack a guard page, two mappings per rank, plus about 200 for
+# the process; --cfg=contexts/guard-size:0 among the flags lets the kernel merge them). Past it SimGrid dies at
+# simulated time 0 ("Failed to protect stack").
+smpi_mapping_refusal() {
+  local limit needed=$((2 * $1 + 512)) flag
+  for flag in "${smpi_flags[@]}"; do [ "$flag" = "--cfg=contexts/guard-size:0" ] && return 0; done
+  limit=$(cat /proc/sys/vm/max_map_count 2>/dev/null) || return 0
+  [[ $limit =~ ^[0-9]+$ ]] && [ "$needed" -gt "$limit" ] || return 0
+  echo "P = $1 simulated ranks need about $needed memory mappings (SimGrid gives each rank's stack a guard page: two" \
+    "mappings per rank), but /proc/sys/vm/max_map_count allows $limit (allowed: at most $(((limit - 512) / 2)) ranks" \
+    "here; raise it: sysctl -w vm.max_map_count=$((needed + needed / 4)), or add --cfg=contexts/guard-size:0 to" \
+    "configs/platforms/smpi.cfg)"
+}
