@@ -3,7 +3,7 @@
 # by mpicc.openmpi, launched by mpiexec.openmpi with cmake/Mpi.cmake's flags) and -DMCMCLB_SANITIZE=ON (ASan +
 # UBSan), builds only what it runs, and runs through that folder's own ctest registrations (same tests, same
 # timeouts).
-#   suites (CTest openmpi_sanitized, part of the README's test command): the handle, comm and range suites and the C
+#   sanitized (CTest openmpi_sanitized, part of the README's test command): the handle, comm and range suites and the C
 #     API test at 1, 2 and 3 ranks (3: the creation trees at a size that is not a power of two), the kernel suite at
 #     1 and 2 (every balancer, method and finished rule at both). Among them the refusal of from_group, which Open
 #     MPI 4.1 lacks.
@@ -19,13 +19,13 @@
 #   would report theirs, not ours. Every other ASan check stays on.
 #   UBSAN_OPTIONS=halt_on_error=1: UBSan only prints by default; this makes a finding fail the run.
 # Open MPI missing: a failure under CI=true (bootstrap.sh installs it), else a skip (exit 77).
-# Usage: run_openmpi_suite.sh <source dir> <build dir> <werror ON|OFF> [suites|cli]
+# Usage: run_openmpi_suite.sh <source dir> <build dir> <werror ON|OFF> [sanitized|cli]
 set -euo pipefail
-src=$1; build=$2/openmpi; werror=${3:-ON}; part=${4:-suites}
+src=$1; build=$2/openmpi; werror=${3:-ON}; part=${4:-sanitized}
 case "$part" in
-  suites) targets=(test_mpi_handles test_comm_create test_range_comm test_group_comm c_api_test test_kernel) ;;
+  sanitized) targets=(test_mpi_handles test_comm_create test_range_comm test_group_comm c_api_test test_kernel) ;;
   cli) targets=(mcmclb mcmclb-commbench) ;;
-  *) echo "run_openmpi_suite.sh: part '$part' is not one of: suites, cli" >&2; exit 2 ;;
+  *) echo "run_openmpi_suite.sh: part '$part' is not one of: sanitized, cli" >&2; exit 2 ;;
 esac
 start=$SECONDS
 if ! command -v mpicc.openmpi >/dev/null || ! command -v mpiexec.openmpi >/dev/null; then
@@ -49,9 +49,9 @@ echo "openmpi $part: configure + build $((SECONDS - start)) s"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:halt_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 run_start=$SECONDS
-if [ "$part" = suites ]; then
+if [ "$part" = sanitized ]; then
   ctest --test-dir "$build" --output-on-failure -R '^((mpi_handles|comm_create|range_comm|group_comm|c_api)\.[123]ranks|kernel\.[12]ranks)$'
-  echo "openmpi suites: tests $((SECONDS - run_start)) s, total $((SECONDS - start)) s"
+  echo "openmpi sanitized: tests $((SECONDS - run_start)) s, total $((SECONDS - start)) s"
   exit 0
 fi
 ctest --test-dir "$build" --output-on-failure -R '^methods_per_mpi$'
