@@ -28,7 +28,9 @@ namespace {
 
 std::string run_command(const SweepOptions& o, const Study& study, const fs::path& out,
                         const std::vector<std::size_t>& points, int nprocs) {
-  const std::string prefix = o.launcher == "smpi" ? smpirun_prefix(o, nprocs) : mpiexec_prefix(nprocs);
+  const std::string prefix = o.launcher == "smpi"
+                                 ? smpirun_prefix(o, nprocs, sim_program(o, study.points[points.front()].program))
+                                 : mpiexec_prefix(nprocs);
   return prefix + program_command(o, study, out, points, !o.force);
 }
 

@@ -70,18 +70,53 @@ fs::path hostfile_of(const fs::path& platform) { return fs::path(platform).repla
 
 }  // namespace
 
+namespace {
+
+/// What SimGrid's last --cfg=smpi/simulate-computation flag says (its default, yes, when none does).
+bool simulates_computation(const std::vector<std::string>& flags) {
+  constexpr std::string_view kKey = "--cfg=smpi/simulate-computation:";
+  bool simulated = true;
+  for (const std::string& flag : flags) {
+    if (flag.rfind(kKey, 0) != 0) continue;
+    const std::string value = flag.substr(kKey.size());
+    simulated = !(value == "no" || value == "off" || value == "false" || value == "0");
+  }
+  return simulated;
+}
+
+}  // namespace
+
+fs::path sim_program(const SweepOptions& o, Program program) {
+  return program == Program::commbench ? sim_commbench(o) : fs::path(o.sim_binary);
+}
+
+std::optional<fs::path> smpi_clock_preload(const fs::path& program, const std::vector<std::string>& flags) {
+  // SimGrid simulates the code between MPI calls by the CPU time SMPI measures there, unless told not to: only
+  // then is the measurement unused, and only then may the preload answer it with zero (apps/smpi_clock.c).
+  if (simulates_computation(flags)) return std::nullopt;
+  const fs::path preload = fs::absolute(program).parent_path() / "libmcmclb_smpi_clock.so";
+  if (!fs::is_regular_file(preload)) return std::nullopt;  // a build from before it: SMPI reads the clock
+  return preload;
+}
+
 /// --launcher smpi: smpirun with the platform file and its hostfile (PLATFORM.hosts) and the flags of
 /// smpi_flags_file(), with the environment the run records in runs.csv (platform) and provenance.csv (the platform's
-/// hash, the flags).
-std::string smpirun_prefix(const SweepOptions& o, int nprocs) {
+/// hash, the flags), and the CPU-clock preload of program's build where it applies (smpi_clock_preload).
+std::string smpirun_prefix(const SweepOptions& o, int nprocs, const fs::path& program) {
   std::error_code ec;
   const fs::path canonical = fs::weakly_canonical(fs::absolute(o.platform), ec);
   const std::string platform = ec ? o.platform : canonical.string();  // the file itself, from any folder
   const std::string hosts = hostfile_of(platform).string();
-  const std::string flags = join(smpi_flags(o), " ");
-  return "MCMCLB_PLATFORM=" + shell_quote(platform) + " MCMCLB_SMPI_CFG=" + shell_quote(flags) + " smpirun -np " +
-         std::to_string(nprocs) + " -platform " + shell_quote(platform) + " -hostfile " + shell_quote(hosts) + " " +
-         flags + " ";
+  const std::vector<std::string> flag_list = smpi_flags(o);
+  const std::string flags = join(flag_list, " ");
+  std::string preload;
+  if (const auto library = smpi_clock_preload(program, flag_list)) {
+    // Ahead of whatever the user preloads already.
+    preload = "LD_PRELOAD=" + shell_quote(library->string()) + "\"${LD_PRELOAD:+ $LD_PRELOAD}\" ";
+  }
+  return preload + "MCMCLB_PLATFORM=" + shell_quote(platform) + " MCMCLB_SMPI_CFG=" + shell_quote(flags) +
+         " smpirun -np " + std::to_string(nprocs) + " -platform " + shell_quote(platform) + " -hostfile " +
+         shell_quote(hosts) + " " + flags + " ";
 }
 
 /// --launcher smpi: the platform and its hostfile exist, the flags file reads, and the simulation build's programs
@@ -203,7 +238,7 @@ void check_smpi(const SweepOptions& o, const Study& study) {
   // value before any launch, instead of in every launch's failure.
   const fs::path program = has_program(study, Program::kernel) ? fs::path(o.sim_binary) : sim_commbench(o);
   const auto [status, lines] =
-      run_capturing(smpirun_prefix(o, 1) + shell_quote(fs::absolute(program).string()) + " --help");
+      run_capturing(smpirun_prefix(o, 1, program) + shell_quote(fs::absolute(program).string()) + " --help");
   if (status == 0) return;
   std::string why = "status " + std::to_string(status);
   for (const auto& line : lines) {

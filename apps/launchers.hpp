@@ -105,8 +105,13 @@ int sweep_local(const SweepOptions& o, const Study& study);
 
 /// The simulation build's mcmclb-commbench-sim (--sim-commbench, default: beside --sim-binary).
 fs::path sim_commbench(const SweepOptions& o);
-/// "... smpirun -np P -platform ... FLAGS ": the prefix of a simulated launch.
-std::string smpirun_prefix(const SweepOptions& o, int nprocs);
+/// The simulation build's program that runs a point of this kind (--sim-binary or sim_commbench()).
+fs::path sim_program(const SweepOptions& o, Program program);
+/// libmcmclb_smpi_clock.so beside program (apps/smpi_clock.c), when it is there and flags turn SimGrid's
+/// simulation of the measured computation off (--cfg=smpi/simulate-computation:no); nothing otherwise.
+std::optional<fs::path> smpi_clock_preload(const fs::path& program, const std::vector<std::string>& flags);
+/// "[LD_PRELOAD=...] ... smpirun -np P -platform ... FLAGS ": the prefix of a simulated launch of program.
+std::string smpirun_prefix(const SweepOptions& o, int nprocs, const fs::path& program);
 /// --platform and its hostfile (PLATFORM.hosts) both exist; InputError naming --platform otherwise.
 void check_platform(const SweepOptions& o);
 /// The platform, the flags and the simulation build's programs, checked before any launch.

@@ -452,6 +452,40 @@ class Simulation(unittest.TestCase):
                                                                    "(install SimGrid: Debian libsimgrid-dev, bootstrap.sh)"))
 
 
+    def test_cpu_clock_preload_where_the_build_has_it_and_computation_is_not_simulated(self):
+        """A simulated launch preloads libmcmclb_smpi_clock.so from the launched program's folder, ahead of the
+        user's LD_PRELOAD, only when that folder holds it and the last simulate-computation flag says no: with
+        computation simulated, SMPI's CPU-clock readings are the simulated compute time and must stay real."""
+        preload = "libmcmclb_smpi_clock.so"
+        with tempfile.TemporaryDirectory() as d:
+            kernel_dir, bench_dir = os.path.join(d, "sim"), os.path.join(d, "bench")
+            os.makedirs(kernel_dir)
+            os.makedirs(bench_dir)
+            sim = fake_sim_program(kernel_dir)
+            bench = fake_sim_program(bench_dir, "mcmclb-commbench-sim")
+            flags = os.path.join(d, "flags.cfg")
+
+            def launch(study, flag_lines):
+                with open(flags, "w") as f:
+                    f.write("".join(line + "\n" for line in flag_lines))
+                sizes = () if study == STUDY else ("--set", "nprocs=[32]")  # its sizes are zipped with other keys
+                r = mcmclb("sweep", study, "--launcher", "smpi", "--dry-run", "--sim-binary", sim, "--sim-commbench",
+                           bench, "--smpi-flags", flags, *sizes, "--out", os.path.join(d, "out"))
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                return [l for l in r.stdout.splitlines() if l.startswith("would launch: ")][0]
+
+            off = ["-no-privatize", "--cfg=smpi/simulate-computation:no"]
+            self.assertNotIn("LD_PRELOAD", launch(STUDY, off), "no preload in the build: SMPI reads the clock")
+            open(os.path.join(kernel_dir, preload), "w").close()
+            self.assertIn(f"would launch: LD_PRELOAD={kernel_dir}/{preload}\"${{LD_PRELOAD:+ $LD_PRELOAD}}\" "
+                          "MCMCLB_PLATFORM=", launch(STUDY, off))
+            for on in ([], ["--cfg=smpi/simulate-computation:yes"], off + ["--cfg=smpi/simulate-computation:1"]):
+                self.assertNotIn("LD_PRELOAD", launch(STUDY, ["-no-privatize"] + on), on)
+            # Each program's own build: commbench points look beside mcmclb-commbench-sim.
+            self.assertNotIn("LD_PRELOAD", launch("configs/paper-fig1.yaml", off))
+            open(os.path.join(bench_dir, preload), "w").close()
+            self.assertIn(f"LD_PRELOAD={bench_dir}/{preload}\"", launch("configs/paper-fig1.yaml", off))
+
     def test_flags_file(self):
         """--smpi-flags replaces configs/platforms/smpi.cfg; every flag is checked before any launch."""
         with tempfile.TemporaryDirectory() as d:

@@ -1,6 +1,7 @@
 // Provenance collection (mcmclb/provenance.hpp).
 #include "mcmclb/provenance.hpp"
 
+#include <dlfcn.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -78,6 +79,8 @@ void add_backend_provenance(Provenance& p, std::string_view backend) {
   p.platform_fnv1a64 = fnv1a64_hex(content.str());
   const char* cfg = std::getenv("MCMCLB_SMPI_CFG");
   p.simgrid_cfg = cfg != nullptr ? cfg : "";
+  // The preload announces itself by this symbol; the environment alone would not say that it was loaded.
+  p.smpi_clock_preload = dlsym(RTLD_DEFAULT, "mcmclb_smpi_clock_preloaded") != nullptr ? "true" : "false";
 }
 
 std::string platform_identity(const std::string& path) {
@@ -111,7 +114,7 @@ const csv::Row& provenance_header_v1() {
   return header;
 }
 
-const csv::Row& provenance_header() {
+const csv::Row& provenance_header_v2() {
   static const csv::Row header = [] {
     csv::Row h = provenance_header_v1();
     h.insert(h.end(),
@@ -121,11 +124,20 @@ const csv::Row& provenance_header() {
   return header;
 }
 
+const csv::Row& provenance_header() {
+  static const csv::Row header = [] {
+    csv::Row h = provenance_header_v2();
+    h.emplace_back("smpi_clock_preload");
+    return h;
+  }();
+  return header;
+}
+
 csv::Row provenance_row(const std::string& run_id, const Provenance& p) {
   const auto count = [](int n) { return n > 0 ? std::to_string(n) : std::string(); };
   return {run_id,           p.command_line, p.working_dir,    p.platform_fnv1a64,      p.simgrid_cfg,
           p.launcher,       p.slurm_job_id, p.slurm_nodelist, count(p.ranks_per_node), count(p.cores_available),
-          p.oversubscribed, p.wait_policy,  p.host_cpu_s,     p.host_peak_rss_kib};
+          p.oversubscribed, p.wait_policy,  p.host_cpu_s,     p.host_peak_rss_kib,     p.smpi_clock_preload};
 }
 
 }  // namespace mcmclb

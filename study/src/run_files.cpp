@@ -229,16 +229,21 @@ results::Schema results_schema() {
                                              upgraded.emplace_back();
                                              return upgraded;
                                            }}}};
-  s.per_run.push_back({"provenance.csv",
-                       provenance_header(),
-                       {{provenance_header_v1(),
-                         "mcmclb before occupancy, the wait policy and the host's usage (provenance.csv without "
-                         "ranks_per_node, cores_available, oversubscribed, wait_policy, host_cpu_s, host_peak_rss_kib)",
-                         [](const csv::Row& row) {
-                           csv::Row upgraded = row;
-                           upgraded.resize(provenance_header().size());  // unknown
-                           return upgraded;
-                         }}}});
+  // Columns added at the end since: empty, unknown.
+  const auto unknown_to_the_end = [](const csv::Row& row) {
+    csv::Row upgraded = row;
+    upgraded.resize(provenance_header().size());
+    return upgraded;
+  };
+  s.per_run.push_back(
+      {"provenance.csv",
+       provenance_header(),
+       {{provenance_header_v1(),
+         "mcmclb before occupancy, the wait policy and the host's usage (provenance.csv without "
+         "ranks_per_node, cores_available, oversubscribed, wait_policy, host_cpu_s, host_peak_rss_kib)",
+         unknown_to_the_end},
+        {provenance_header_v2(), "mcmclb before the SMPI clock preload (provenance.csv without smpi_clock_preload)",
+         unknown_to_the_end}}});
   s.per_run.push_back({"chains.csv", chains_header(), {}});            // compute mode only
   s.per_run.push_back({"traces.csv", traces_header(), {}});            // work.trace only
   s.per_run.push_back({"calibration.csv", calibration_header(), {}});  // calibrated runs only

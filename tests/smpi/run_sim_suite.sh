@@ -36,6 +36,11 @@ cmake --build "$sim" -j2 --target mcmclb mcmclb-commbench smpi_facts smpi_pingpo
   { tail -50 "$sim.build.log"; exit 1; }
 echo "simulation: configure + build $((SECONDS - start)) s"
 run_start=$SECONDS
+# The CPU-clock preload (apps/smpi_clock.c): the thread CPU clock reads zero through it, every other clock the C
+# library's; without it that clock counts.
+clock_probe='import time; sum(range(10**6)); print(time.thread_time() > 0, time.monotonic() > 0, time.time() > 1.7e9)'
+[ "$(LD_PRELOAD="$(cd "$sim" && pwd)/libmcmclb_smpi_clock.so" python3 -c "$clock_probe")" = "False True True" ] &&
+  [ "$(python3 -c "$clock_probe")" = "True True True" ] || { echo "libmcmclb_smpi_clock.so: wrong clocks"; exit 1; }
 ctest --test-dir "$sim" --output-on-failure -L smpi
 # mcmclb sweep --launcher smpi (this build's mcmclb drives smpirun of the simulation build): a small study runs
 # with every row valid and labelled smpi, and a second sweep resumes with nothing left to run.
@@ -47,13 +52,17 @@ study="$src/configs/validate-smpi.yaml"
 "$2/mcmclb" sweep "$study" --launcher smpi --sim-binary "$sim/mcmclb-sim" --out "$work/out" --set 'nprocs=[2, 4]' \
   >"$work/sweep.log" 2>&1 ||
   { cat "$work/sweep.log"; exit 1; }
-python3 - "$work/out/runs.csv" <<'PY'
+python3 - "$work/out/runs.csv" "$work/out/provenance.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 bad = [r["run_id"] for r in rows if r["valid"] != "true" or r["backend"] != "smpi" or not r["platform"].endswith("bgp.xml")]
 if len(rows) != 18 or bad:
     sys.exit(f"sweep --launcher smpi: {len(rows)} rows (want 18), invalid or mislabelled: {bad}")
-print(f"sweep --launcher smpi: {len(rows)} valid simulated rows")
+# The build holds libmcmclb_smpi_clock.so and smpi.cfg turns simulate-computation off: the sweep preloads it.
+preload = {r["smpi_clock_preload"] for r in csv.DictReader(open(sys.argv[2]))}
+if preload != {"true"}:
+    sys.exit(f"sweep --launcher smpi: provenance smpi_clock_preload {preload}, want true for every run")
+print(f"sweep --launcher smpi: {len(rows)} valid simulated rows, SMPI's CPU-clock reads answered by the preload")
 PY
 "$2/mcmclb" sweep "$study" --launcher smpi --sim-binary "$sim/mcmclb-sim" --out "$work/out" --set 'nprocs=[2, 4]' \
   >"$work/resume.log" 2>&1
@@ -73,6 +82,15 @@ done
 grep -q "resume: 1 of 1 points already done" "$work/resume-bgp.log" || { cat "$work/resume-bgp.log"; exit 1; }
 if grep -q "resume:" "$work/resume-fattree.log"; then cat "$work/resume-fattree.log"; echo "another platform's row made the point done"; exit 1; fi
 grep -c "fattree.xml" "$work/out/runs.csv" | grep -qx 1 || { echo "the fattree point was not run once"; exit 1; }
+# That smpirun, started without the preload, read the CPU clock, and its row says so.
+python3 - "$work/out" <<'PY' || exit 1
+import csv, sys
+runs = {r["run_id"]: r["platform"] for r in csv.DictReader(open(sys.argv[1] + "/runs.csv"))}
+got = [r["smpi_clock_preload"] for r in csv.DictReader(open(sys.argv[1] + "/provenance.csv"))
+       if runs[r["run_id"]].endswith("fattree.xml")]
+if got != ["false"]:
+    sys.exit(f"smpirun without the preload: provenance smpi_clock_preload {got}, want false")
+PY
 echo "resume keyed on backend and platform: real points not done by simulated rows; fattree ran, bgp skipped"
 # A bad smpirun flag is refused in one line before any launch: SimGrid alone knows its keys and values, so the
 # sweep asks it once (one simulated rank running --help), which needs this simulation build.
