@@ -70,50 +70,43 @@ fs::path hostfile_of(const fs::path& platform) { return fs::path(platform).repla
 
 }  // namespace
 
-namespace {
-
-/// What SimGrid's last --cfg=smpi/simulate-computation flag says (its default, yes, when none does).
-bool simulates_computation(const std::vector<std::string>& flags) {
-  constexpr std::string_view kKey = "--cfg=smpi/simulate-computation:";
-  bool simulated = true;
-  for (const std::string& flag : flags) {
-    if (flag.rfind(kKey, 0) != 0) continue;
-    const std::string value = flag.substr(kKey.size());
-    simulated = !(value == "no" || value == "off" || value == "false" || value == "0");
-  }
-  return simulated;
-}
-
-}  // namespace
-
 fs::path sim_program(const SweepOptions& o, Program program) {
   return program == Program::commbench ? sim_commbench(o) : fs::path(o.sim_binary);
 }
 
-std::optional<fs::path> smpi_clock_preload(const fs::path& program, const std::vector<std::string>& flags) {
-  // SimGrid simulates the code between MPI calls by the CPU time SMPI measures there, unless told not to: only
-  // then is the measurement unused, and only then may the preload answer it with zero (apps/smpi_clock.c).
-  if (simulates_computation(flags)) return std::nullopt;
-  const fs::path preload = fs::absolute(program).parent_path() / "libmcmclb_smpi_clock.so";
-  if (!fs::is_regular_file(preload)) return std::nullopt;  // a build from before it: SMPI reads the clock
-  return preload;
+std::vector<fs::path> smpi_preloads(const fs::path& program) {
+  const fs::path list = fs::absolute(program).parent_path() / "smpi-preload.txt";
+  const auto text = read_text_file(list);
+  if (!text) return {};  // a simulation build from before the list: nothing is preloaded
+  std::vector<fs::path> preloads;
+  std::stringstream lines(*text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty()) continue;
+    const fs::path library(line);
+    // Preloading a library that is gone would only make the loader warn on every process smpirun starts.
+    if (!library.is_absolute() || !fs::is_regular_file(library) || line.find_first_of(" :") != std::string::npos) {
+      throw InputError(printable(list.string(), 200) + ": '" + printable(line, 120) +
+                       "' is not an existing library (allowed: absolute paths without spaces or colons, as the "
+                       "simulation build writes them; rebuild it: cmake --build BUILD-SIM)");
+    }
+    preloads.push_back(library);
+  }
+  return preloads;
 }
 
 /// --launcher smpi: smpirun with the platform file and its hostfile (PLATFORM.hosts) and the flags of
 /// smpi_flags_file(), with the environment the run records in runs.csv (platform) and provenance.csv (the platform's
-/// hash, the flags), and the CPU-clock preload of program's build where it applies (smpi_clock_preload).
+/// hash, the flags), and the preloads of program's build (smpi_preloads).
 std::string smpirun_prefix(const SweepOptions& o, int nprocs, const fs::path& program) {
   std::error_code ec;
   const fs::path canonical = fs::weakly_canonical(fs::absolute(o.platform), ec);
   const std::string platform = ec ? o.platform : canonical.string();  // the file itself, from any folder
   const std::string hosts = hostfile_of(platform).string();
-  const std::vector<std::string> flag_list = smpi_flags(o);
-  const std::string flags = join(flag_list, " ");
+  const std::string flags = join(smpi_flags(o), " ");
   std::string preload;
-  if (const auto library = smpi_clock_preload(program, flag_list)) {
-    // Ahead of whatever the user preloads already.
-    preload = "LD_PRELOAD=" + shell_quote(library->string()) + "\"${LD_PRELOAD:+ $LD_PRELOAD}\" ";
-  }
+  for (const fs::path& library : smpi_preloads(program)) preload += (preload.empty() ? "" : " ") + library.string();
+  // Ahead of whatever the user preloads already.
+  if (!preload.empty()) preload = "LD_PRELOAD=" + shell_quote(preload) + "\"${LD_PRELOAD:+ $LD_PRELOAD}\" ";
   return preload + "MCMCLB_PLATFORM=" + shell_quote(platform) + " MCMCLB_SMPI_CFG=" + shell_quote(flags) +
          " smpirun -np " + std::to_string(nprocs) + " -platform " + shell_quote(platform) + " -hostfile " +
          shell_quote(hosts) + " " + flags + " ";
@@ -232,6 +225,9 @@ void check_smpi(const SweepOptions& o, const Study& study) {
   };
   if (has_program(study, Program::kernel)) check("--sim-binary", o.sim_binary, "mcmclb");
   if (has_program(study, Program::commbench)) check("--sim-commbench", sim_commbench(o), "mcmclb-commbench");
+  for (const Program program : {Program::kernel, Program::commbench}) {
+    if (has_program(study, program)) (void)smpi_preloads(sim_program(o, program));  // a bad list, before any launch
+  }
   if (o.dry_run) return;
   // SimGrid reads the platform and every --cfg before the program starts, and only there knows its keys and
   // values: one simulation of one rank that only asks SimGrid's --help (well under a second) finds a bad key or

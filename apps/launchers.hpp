@@ -107,9 +107,10 @@ int sweep_local(const SweepOptions& o, const Study& study);
 fs::path sim_commbench(const SweepOptions& o);
 /// The simulation build's program that runs a point of this kind (--sim-binary or sim_commbench()).
 fs::path sim_program(const SweepOptions& o, Program program);
-/// libmcmclb_smpi_clock.so beside program (apps/smpi_clock.c), when it is there and flags turn SimGrid's
-/// simulation of the measured computation off (--cfg=smpi/simulate-computation:no); nothing otherwise.
-std::optional<fs::path> smpi_clock_preload(const fs::path& program, const std::vector<std::string>& flags);
+/// The libraries a simulation of program preloads for the host's speed (apps/CMakeLists.txt: the CPU-clock library
+/// of apps/smpi_clock.c, the allocator): those listed in smpi-preload.txt beside program; none when the build has no
+/// list. InputError for a listed library that does not exist.
+std::vector<fs::path> smpi_preloads(const fs::path& program);
 /// "[LD_PRELOAD=...] ... smpirun -np P -platform ... FLAGS ": the prefix of a simulated launch of program.
 std::string smpirun_prefix(const SweepOptions& o, int nprocs, const fs::path& program);
 /// --platform and its hostfile (PLATFORM.hosts) both exist; InputError naming --platform otherwise.

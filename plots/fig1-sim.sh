@@ -34,7 +34,7 @@ refusal=$(smpi_mapping_refusal "$ranks")
 [ -e "$binary" ] || { echo "$0: $binary: no such file (build: cmake -S . -B build-sim -DMCMCLB_SMPI=ON && cmake --build build-sim --target mcmclb-commbench)" >&2; exit 2; }
 mkdir -p "$out"
 export MCMCLB_PLATFORM=$platform
-smpi_clock_preload "$(dirname "$binary")"
+smpi_preload "$(dirname "$binary")"
 csv="$out/commbench-n$ranks.csv"
 timing=(); [ -x /usr/bin/time ] && timing=(/usr/bin/time -v -o "$out/commbench-n$ranks.time")
 "${timing[@]}" smpirun -np "$ranks" -platform "$platform" -hostfile "$hosts" "${smpi_flags[@]}" \

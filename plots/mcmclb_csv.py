@@ -198,9 +198,9 @@ SCHEMAS = {
         # The host's CPU seconds and peak RSS of the process that ran rank 0 (in simulation: every simulated rank),
         # at the end of the run; host measurements. Absent from older folders.
         "host_cpu_s": _time(True), "host_peak_rss_kib": _int(0, True),
-        # Simulation: whether SMPI's per-call CPU-clock reads were answered by the preload (host cost only); empty on
-        # real MPI, absent from older folders.
-        "smpi_clock_preload": Column("bool", optional=True),
+        # Simulation: whether SMPI's per-call CPU-clock reads were answered by the preload, and the allocator (host
+        # cost only); empty on real MPI, absent from older folders.
+        "smpi_clock_preload": Column("bool", optional=True), "smpi_allocator": TEXT,
     },
     "calibration.csv": {  # a calibrated run (finished rule pays; compute mode's planning balancers): its model
         "run_id": NAME, "size": _int(1), "create_s": _time(), "reduce_s": _time(), "bcast_s": _time(),

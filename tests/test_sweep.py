@@ -452,39 +452,49 @@ class Simulation(unittest.TestCase):
                                                                    "(install SimGrid: Debian libsimgrid-dev, bootstrap.sh)"))
 
 
-    def test_cpu_clock_preload_where_the_build_has_it_and_computation_is_not_simulated(self):
-        """A simulated launch preloads libmcmclb_smpi_clock.so from the launched program's folder, ahead of the
-        user's LD_PRELOAD, only when that folder holds it and the last simulate-computation flag says no: with
-        computation simulated, SMPI's CPU-clock readings are the simulated compute time and must stay real."""
-        preload = "libmcmclb_smpi_clock.so"
+    def test_preloads_listed_by_the_simulation_build(self):
+        """A simulated launch preloads the libraries listed in smpi-preload.txt beside the launched program (the
+        simulation build writes it), ahead of the user's LD_PRELOAD; none without the list; a listed library that
+        does not exist is refused in one line before any launch."""
         with tempfile.TemporaryDirectory() as d:
             kernel_dir, bench_dir = os.path.join(d, "sim"), os.path.join(d, "bench")
             os.makedirs(kernel_dir)
             os.makedirs(bench_dir)
             sim = fake_sim_program(kernel_dir)
             bench = fake_sim_program(bench_dir, "mcmclb-commbench-sim")
-            flags = os.path.join(d, "flags.cfg")
+            libraries = []
+            for name in ("libmcmclb_smpi_clock.so", "libtcmalloc_minimal.so.4"):
+                libraries.append(os.path.join(kernel_dir, name))
+                open(libraries[-1], "w").close()
 
-            def launch(study, flag_lines):
-                with open(flags, "w") as f:
-                    f.write("".join(line + "\n" for line in flag_lines))
+            def sweep(study, dry=True):
                 sizes = () if study == STUDY else ("--set", "nprocs=[32]")  # its sizes are zipped with other keys
-                r = mcmclb("sweep", study, "--launcher", "smpi", "--dry-run", "--sim-binary", sim, "--sim-commbench",
-                           bench, "--smpi-flags", flags, *sizes, "--out", os.path.join(d, "out"))
+                return mcmclb("sweep", study, "--launcher", "smpi", *(("--dry-run",) if dry else ()), "--sim-binary",
+                              sim, "--sim-commbench", bench, *sizes, "--out", os.path.join(d, "out"))
+
+            def launch(study):
+                r = sweep(study)
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
                 return [l for l in r.stdout.splitlines() if l.startswith("would launch: ")][0]
 
-            off = ["-no-privatize", "--cfg=smpi/simulate-computation:no"]
-            self.assertNotIn("LD_PRELOAD", launch(STUDY, off), "no preload in the build: SMPI reads the clock")
-            open(os.path.join(kernel_dir, preload), "w").close()
-            self.assertIn(f"would launch: LD_PRELOAD={kernel_dir}/{preload}\"${{LD_PRELOAD:+ $LD_PRELOAD}}\" "
-                          "MCMCLB_PLATFORM=", launch(STUDY, off))
-            for on in ([], ["--cfg=smpi/simulate-computation:yes"], off + ["--cfg=smpi/simulate-computation:1"]):
-                self.assertNotIn("LD_PRELOAD", launch(STUDY, ["-no-privatize"] + on), on)
-            # Each program's own build: commbench points look beside mcmclb-commbench-sim.
-            self.assertNotIn("LD_PRELOAD", launch("configs/paper-fig1.yaml", off))
-            open(os.path.join(bench_dir, preload), "w").close()
-            self.assertIn(f"LD_PRELOAD={bench_dir}/{preload}\"", launch("configs/paper-fig1.yaml", off))
+            self.assertNotIn("LD_PRELOAD", launch(STUDY), "a build without the list preloads nothing")
+            with open(os.path.join(kernel_dir, "smpi-preload.txt"), "w") as f:
+                f.write("\n".join(libraries) + "\n")
+            self.assertIn(f"would launch: LD_PRELOAD='{' '.join(libraries)}'\"${{LD_PRELOAD:+ $LD_PRELOAD}}\" "
+                          "MCMCLB_PLATFORM=", launch(STUDY))
+            # Each program's own build: commbench points read the list beside mcmclb-commbench-sim.
+            self.assertNotIn("LD_PRELOAD", launch("configs/paper-fig1.yaml"))
+            with open(os.path.join(bench_dir, "smpi-preload.txt"), "w") as f:
+                f.write(libraries[0] + "\n")
+            self.assertIn(f"LD_PRELOAD={libraries[0]}\"", launch("configs/paper-fig1.yaml"))
+            os.remove(libraries[1])
+            for dry in (True, False):
+                r = sweep(STUDY, dry)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertEqual(r.stderr.strip(), f"mcmclb: {kernel_dir}/smpi-preload.txt: '{libraries[1]}' is not an "
+                                 "existing library (allowed: absolute paths without spaces or colons, as the "
+                                 "simulation build writes them; rebuild it: cmake --build BUILD-SIM)")
+                self.assertFalse(os.path.exists(os.path.join(d, "out")), "refused before anything is written")
 
     def test_flags_file(self):
         """--smpi-flags replaces configs/platforms/smpi.cfg; every flag is checked before any launch."""

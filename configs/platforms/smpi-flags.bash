@@ -27,19 +27,18 @@ smpi_mapping_refusal() {
     "here; raise it: sysctl -w vm.max_map_count=$((needed + needed / 4)), or add --cfg=contexts/guard-size:0 to" \
     "configs/platforms/smpi.cfg)"
 }
-# smpi_clock_preload DIR: exports LD_PRELOAD with DIR/libmcmclb_smpi_clock.so (built beside mcmclb-sim; apps/smpi_clock.c
-# says why) when it exists and the flags turn SimGrid's simulation of the measured computation off, as mcmclb sweep
-# does: SMPI then reads the thread CPU clock around every MPI call for nothing, and the preload answers it with zero.
-# It changes the host's cost only; every run records it (provenance smpi_clock_preload).
-smpi_clock_preload() {
-  local flag simulated=1
-  for flag in "${smpi_flags[@]}"; do
-    case "$flag" in
-      --cfg=smpi/simulate-computation:no | --cfg=smpi/simulate-computation:off | \
-        --cfg=smpi/simulate-computation:false | --cfg=smpi/simulate-computation:0) simulated=0 ;;
-      --cfg=smpi/simulate-computation:*) simulated=1 ;;
-    esac
-  done
-  [ "$simulated" = 0 ] && [ -f "$1/libmcmclb_smpi_clock.so" ] || return 0
-  export LD_PRELOAD="$(cd "$1" && pwd)/libmcmclb_smpi_clock.so${LD_PRELOAD:+ $LD_PRELOAD}"
+# smpi_preload DIR: exports LD_PRELOAD with the libraries listed in DIR/smpi-preload.txt (one path per line, written
+# by the simulation build beside mcmclb-sim: the CPU-clock library of apps/smpi_clock.c and the allocator;
+# apps/CMakeLists.txt says why), ahead of any the caller preloads, as mcmclb sweep --launcher smpi does. They change
+# the host's cost only; every run records them (provenance smpi_clock_preload, smpi_allocator). Nothing without the
+# list; a listed library that is missing fails.
+smpi_preload() {
+  local list="$1/smpi-preload.txt" line preload=""
+  [ -f "$list" ] || return 0
+  while IFS= read -r line; do
+    [ -n "$line" ] || continue
+    [ -f "$line" ] || { echo "$list: '$line' is not an existing library (rebuild the simulation build)" >&2; return 1; }
+    preload="${preload:+$preload }$line"
+  done <"$list"
+  [ -z "$preload" ] || export LD_PRELOAD="$preload${LD_PRELOAD:+ $LD_PRELOAD}"
 }

@@ -13,6 +13,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 
 #include "mcmclb/input_error.hpp"
@@ -79,8 +80,12 @@ void add_backend_provenance(Provenance& p, std::string_view backend) {
   p.platform_fnv1a64 = fnv1a64_hex(content.str());
   const char* cfg = std::getenv("MCMCLB_SMPI_CFG");
   p.simgrid_cfg = cfg != nullptr ? cfg : "";
-  // The preload announces itself by this symbol; the environment alone would not say that it was loaded.
-  p.smpi_clock_preload = dlsym(RTLD_DEFAULT, "mcmclb_smpi_clock_preloaded") != nullptr ? "true" : "false";
+  // What the preloads (apps/CMakeLists.txt) did, asked of the libraries themselves: the environment alone would not
+  // say what was loaded, nor whether the clock library found the simulation of computation off.
+  const auto zeroed = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "mcmclb_smpi_cpu_clock_zeroed"));
+  p.smpi_clock_preload = zeroed != nullptr && zeroed() != 0 ? "true" : "false";
+  const auto tcmalloc = reinterpret_cast<const char* (*)(int*, int*, const char**)>(dlsym(RTLD_DEFAULT, "tc_version"));
+  p.smpi_allocator = tcmalloc != nullptr ? std::string(tcmalloc(nullptr, nullptr, nullptr)) + " tcmalloc" : "glibc";
 }
 
 std::string platform_identity(const std::string& path) {
@@ -108,6 +113,14 @@ void add_host_usage(Provenance& p) {
 }
 
 // New columns go at the end, so the header of an older folder is a prefix of this one.
+namespace {
+csv::Row extended(const csv::Row& older, std::initializer_list<const char*> added) {
+  csv::Row header = older;
+  header.insert(header.end(), added.begin(), added.end());
+  return header;
+}
+}  // namespace
+
 const csv::Row& provenance_header_v1() {
   static const csv::Row header = {"run_id",      "command_line", "working_dir",  "platform_fnv1a64",
                                   "simgrid_cfg", "launcher",     "slurm_job_id", "slurm_nodelist"};
@@ -115,21 +128,19 @@ const csv::Row& provenance_header_v1() {
 }
 
 const csv::Row& provenance_header_v2() {
-  static const csv::Row header = [] {
-    csv::Row h = provenance_header_v1();
-    h.insert(h.end(),
-             {"ranks_per_node", "cores_available", "oversubscribed", "wait_policy", "host_cpu_s", "host_peak_rss_kib"});
-    return h;
-  }();
+  static const csv::Row header = extended(
+      provenance_header_v1(),
+      {"ranks_per_node", "cores_available", "oversubscribed", "wait_policy", "host_cpu_s", "host_peak_rss_kib"});
+  return header;
+}
+
+const csv::Row& provenance_header_v3() {
+  static const csv::Row header = extended(provenance_header_v2(), {"smpi_clock_preload"});
   return header;
 }
 
 const csv::Row& provenance_header() {
-  static const csv::Row header = [] {
-    csv::Row h = provenance_header_v2();
-    h.emplace_back("smpi_clock_preload");
-    return h;
-  }();
+  static const csv::Row header = extended(provenance_header_v3(), {"smpi_allocator"});
   return header;
 }
 
@@ -137,7 +148,8 @@ csv::Row provenance_row(const std::string& run_id, const Provenance& p) {
   const auto count = [](int n) { return n > 0 ? std::to_string(n) : std::string(); };
   return {run_id,           p.command_line, p.working_dir,    p.platform_fnv1a64,      p.simgrid_cfg,
           p.launcher,       p.slurm_job_id, p.slurm_nodelist, count(p.ranks_per_node), count(p.cores_available),
-          p.oversubscribed, p.wait_policy,  p.host_cpu_s,     p.host_peak_rss_kib,     p.smpi_clock_preload};
+          p.oversubscribed, p.wait_policy,  p.host_cpu_s,     p.host_peak_rss_kib,     p.smpi_clock_preload,
+          p.smpi_allocator};
 }
 
 }  // namespace mcmclb

@@ -242,7 +242,10 @@ results::Schema results_schema() {
          "mcmclb before occupancy, the wait policy and the host's usage (provenance.csv without "
          "ranks_per_node, cores_available, oversubscribed, wait_policy, host_cpu_s, host_peak_rss_kib)",
          unknown_to_the_end},
-        {provenance_header_v2(), "mcmclb before the SMPI clock preload (provenance.csv without smpi_clock_preload)",
+        {provenance_header_v2(),
+         "mcmclb before the SMPI preloads (provenance.csv without smpi_clock_preload, smpi_allocator)",
+         unknown_to_the_end},
+        {provenance_header_v3(), "mcmclb before the allocator preload (provenance.csv without smpi_allocator)",
          unknown_to_the_end}}});
   s.per_run.push_back({"chains.csv", chains_header(), {}});            // compute mode only
   s.per_run.push_back({"traces.csv", traces_header(), {}});            // work.trace only

@@ -28,7 +28,7 @@ if [ "$status" -ne 2 ] || [ "$(grep -c '^mcmclb-commbench-sim: .*MCMCLB_PLATFORM
   echo "FAIL: without MCMCLB_PLATFORM: exit $status, stderr:"; cat "$work/none.err"; exit 1
 fi
 export MCMCLB_PLATFORM=$platform
-smpi_clock_preload "$(dirname "$binary")"
+smpi_preload "$(dirname "$binary")"
 for attempt in 1 2; do
   (cd "$work" && run --out "$work/commbench-$attempt.csv" >"$work/run-$attempt.log")
 done

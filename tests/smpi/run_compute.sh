@@ -28,7 +28,7 @@ YAML
 # smpirun's flags from their one source, configs/platforms/smpi.cfg (docs/guide/simulation.md says why each).
 source "$(dirname "$0")/../../configs/platforms/smpi-flags.bash"
 export MCMCLB_PLATFORM=$platform
-smpi_clock_preload "$(dirname "$binary")"
+smpi_preload "$(dirname "$binary")"
 extra=()  # more smpirun flags for the runs that follow
 run() {  # run NAME --set ...
   local name=$1

@@ -20,7 +20,7 @@ trap 'rm -rf "$work"' EXIT
 source "$here/../../configs/platforms/smpi-flags.bash"
 # What the run records in runs.csv (platform) and provenance.csv (its hash, the flags).
 export MCMCLB_PLATFORM=$platform
-smpi_clock_preload "$(dirname "$binary")"
+smpi_preload "$(dirname "$binary")"
 for method in intercomm create_group create split from_group; do
   # async regroups member-collectively; the parent-collective methods run under collective(4).
   case $method in create | split) balancer=(--set balancer=collective --set interval=4) ;; *) balancer=(--set balancer=async) ;; esac
@@ -43,7 +43,7 @@ top = os.path.realpath(os.path.join(os.path.dirname(sys.argv[3]), "..", ".."))
 if os.path.exists(os.path.join(top, ".git")):
     platform = os.path.relpath(os.path.realpath(platform), top)
 flags = [l.strip() for l in open(sys.argv[3]) if l.strip() and not l.strip().startswith("#")]
-# smpi_clock_preload preloads the CPU-clock library when the simulation build holds it; each run must say so.
+# smpi_preload preloads what the simulation build lists; under smpi.cfg's flags the clock library answers.
 preloaded = "true" if "libmcmclb_smpi_clock.so" in os.environ.get("LD_PRELOAD", "") else "false"
 failed = False
 for method in ("intercomm", "create_group", "create", "split", "from_group"):

@@ -36,11 +36,22 @@ cmake --build "$sim" -j2 --target mcmclb mcmclb-commbench smpi_facts smpi_pingpo
   { tail -50 "$sim.build.log"; exit 1; }
 echo "simulation: configure + build $((SECONDS - start)) s"
 run_start=$SECONDS
-# The CPU-clock preload (apps/smpi_clock.c): the thread CPU clock reads zero through it, every other clock the C
-# library's; without it that clock counts.
+# The preloads the build lists (apps/CMakeLists.txt): the clock library reads the thread CPU clock as zero only
+# under flags that turn the simulation of computation off, and leaves every other clock to the C library; tcmalloc,
+# which bootstrap.sh installs, is listed (a missing one fails under CI, where its absence is a broken setup).
+preloads=$(paste -sd' ' "$sim/smpi-preload.txt")
 clock_probe='import time; sum(range(10**6)); print(time.thread_time() > 0, time.monotonic() > 0, time.time() > 1.7e9)'
-[ "$(LD_PRELOAD="$(cd "$sim" && pwd)/libmcmclb_smpi_clock.so" python3 -c "$clock_probe")" = "False True True" ] &&
-  [ "$(python3 -c "$clock_probe")" = "True True True" ] || { echo "libmcmclb_smpi_clock.so: wrong clocks"; exit 1; }
+for case in "--cfg=smpi/simulate-computation:no|False" "-no-privatize --cfg=smpi/simulate-computation:no|False" \
+            "--cfg=smpi/simulate-computation:no --cfg=smpi/simulate-computation:yes|True" "|True" \
+            "--cfg=smpi/simulate-computation:nothing|True"; do
+  got=$(LD_PRELOAD=$preloads MCMCLB_SMPI_CFG=${case%%|*} python3 -c "$clock_probe")
+  [ "$got" = "${case#*|} True True" ] || { echo "preloads $preloads under '${case%%|*}': clocks $got"; exit 1; }
+done
+[ "$(python3 -c "$clock_probe")" = "True True True" ] || { echo "the thread CPU clock reads zero without the preload"; exit 1; }
+case "${CI:-}" in
+  true | TRUE | True | 1 | yes) grep -q "libtcmalloc_minimal" "$sim/smpi-preload.txt" ||
+    { echo "FAILED: $sim/smpi-preload.txt lists no tcmalloc (Debian libtcmalloc-minimal4, bootstrap.sh)"; exit 1; } ;;
+esac
 ctest --test-dir "$sim" --output-on-failure -L smpi
 # mcmclb sweep --launcher smpi (this build's mcmclb drives smpirun of the simulation build): a small study runs
 # with every row valid and labelled smpi, and a second sweep resumes with nothing left to run.
@@ -52,17 +63,21 @@ study="$src/configs/validate-smpi.yaml"
 "$2/mcmclb" sweep "$study" --launcher smpi --sim-binary "$sim/mcmclb-sim" --out "$work/out" --set 'nprocs=[2, 4]' \
   >"$work/sweep.log" 2>&1 ||
   { cat "$work/sweep.log"; exit 1; }
-python3 - "$work/out/runs.csv" "$work/out/provenance.csv" <<'PY'
+python3 - "$work/out/runs.csv" "$work/out/provenance.csv" "$sim/smpi-preload.txt" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 bad = [r["run_id"] for r in rows if r["valid"] != "true" or r["backend"] != "smpi" or not r["platform"].endswith("bgp.xml")]
 if len(rows) != 18 or bad:
     sys.exit(f"sweep --launcher smpi: {len(rows)} rows (want 18), invalid or mislabelled: {bad}")
-# The build holds libmcmclb_smpi_clock.so and smpi.cfg turns simulate-computation off: the sweep preloads it.
-preload = {r["smpi_clock_preload"] for r in csv.DictReader(open(sys.argv[2]))}
-if preload != {"true"}:
-    sys.exit(f"sweep --launcher smpi: provenance smpi_clock_preload {preload}, want true for every run")
-print(f"sweep --launcher smpi: {len(rows)} valid simulated rows, SMPI's CPU-clock reads answered by the preload")
+# The sweep preloads what the build lists; smpi.cfg turns simulate-computation off, so the clock library answers.
+prov = list(csv.DictReader(open(sys.argv[2])))
+preload = {r["smpi_clock_preload"] for r in prov}
+allocator = {r["smpi_allocator"] for r in prov}
+want = {"gperftools 2.10 tcmalloc"} if "tcmalloc" in open(sys.argv[3]).read() else {"glibc"}
+if preload != {"true"} or allocator != want:
+    sys.exit(f"sweep --launcher smpi: provenance smpi_clock_preload {preload} (want true), smpi_allocator {allocator} "
+             f"(want {want})")
+print(f"sweep --launcher smpi: {len(rows)} valid simulated rows, with the preloads ({', '.join(allocator)})")
 PY
 "$2/mcmclb" sweep "$study" --launcher smpi --sim-binary "$sim/mcmclb-sim" --out "$work/out" --set 'nprocs=[2, 4]' \
   >"$work/resume.log" 2>&1
@@ -82,14 +97,14 @@ done
 grep -q "resume: 1 of 1 points already done" "$work/resume-bgp.log" || { cat "$work/resume-bgp.log"; exit 1; }
 if grep -q "resume:" "$work/resume-fattree.log"; then cat "$work/resume-fattree.log"; echo "another platform's row made the point done"; exit 1; fi
 grep -c "fattree.xml" "$work/out/runs.csv" | grep -qx 1 || { echo "the fattree point was not run once"; exit 1; }
-# That smpirun, started without the preload, read the CPU clock, and its row says so.
+# That smpirun, started without the preloads, read the CPU clock and kept glibc's malloc, and its row says so.
 python3 - "$work/out" <<'PY' || exit 1
 import csv, sys
 runs = {r["run_id"]: r["platform"] for r in csv.DictReader(open(sys.argv[1] + "/runs.csv"))}
-got = [r["smpi_clock_preload"] for r in csv.DictReader(open(sys.argv[1] + "/provenance.csv"))
+got = [(r["smpi_clock_preload"], r["smpi_allocator"]) for r in csv.DictReader(open(sys.argv[1] + "/provenance.csv"))
        if runs[r["run_id"]].endswith("fattree.xml")]
-if got != ["false"]:
-    sys.exit(f"smpirun without the preload: provenance smpi_clock_preload {got}, want false")
+if got != [("false", "glibc")]:
+    sys.exit(f"smpirun without the preloads: provenance (smpi_clock_preload, smpi_allocator) {got}, want (false, glibc)")
 PY
 echo "resume keyed on backend and platform: real points not done by simulated rows; fattree ran, bgp skipped"
 # A bad smpirun flag is refused in one line before any launch: SimGrid alone knows its keys and values, so the

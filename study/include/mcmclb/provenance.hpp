@@ -44,10 +44,12 @@ struct Provenance {
   // these are the simulation's whole cost; on real MPI they are rank 0's alone. Empty where not measured.
   std::string host_cpu_s;
   std::string host_peak_rss_kib;
-  // Simulation only: "true" when libmcmclb_smpi_clock.so answered SMPI's per-call reads of the thread CPU clock
-  // with zero (apps/smpi_clock.c; it changes the host's cost, never a simulated number), "false" when SMPI read the
-  // clock; empty on real MPI.
+  // Simulation only, the host-speed preloads (apps/CMakeLists.txt; they change the host's cost, never a simulated
+  // number): "true" when libmcmclb_smpi_clock.so answered SMPI's per-call reads of the thread CPU clock with zero
+  // (apps/smpi_clock.c), "false" when SMPI read the clock; and the allocator the simulation ran with ("gperftools
+  // 2.10 tcmalloc" when preloaded, else "glibc"). Empty on real MPI.
   std::string smpi_clock_preload;
+  std::string smpi_allocator;
 };
 
 /// Sets p's host_cpu_s and host_peak_rss_kib from getrusage(RUSAGE_SELF): this process since it started.
@@ -75,6 +77,8 @@ const csv::Row& provenance_header();
 const csv::Row& provenance_header_v1();
 /// The columns before smpi_clock_preload: v1 and the occupancy, wait policy and host usage.
 const csv::Row& provenance_header_v2();
+/// The columns before smpi_allocator: v2 and smpi_clock_preload.
+const csv::Row& provenance_header_v3();
 csv::Row provenance_row(const std::string& run_id, const Provenance& p);
 
 /// The provenance of a run of nprocs ranks with the given MPI library (mpi::library_version()): the build's
