@@ -4,6 +4,10 @@
 #include "mcmclb/comm_create.hpp"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 #include "methods/method.hpp"
 
@@ -43,10 +47,54 @@ mpi::Comm simulation_bridge(const mpi::Comm& parent) {
   return mpi::kSimulated ? mpi::Comm::view(parent.get()) : mpi::Comm{};
 }
 
+namespace {
+
+/// The group objects of the communicators the simulator is making, one per communicator, shared by its members.
+/// SMPI 3.32's group keeps a table indexed by process id up to its highest member's (Group::set_mapping), so a
+/// group of four ranks near the end of WORLD costs about 4 bytes x P; one copy per member made every group
+/// communicator cost each simulated rank O(P) bytes, O(P^2) over the run's one process. A group is never changed
+/// once made and the simulated ranks share one address space (-no-privatize), so the members can use one object:
+/// each communicator holds its own reference (MPI_Comm_create refs the group), and the table drops its reference
+/// once every member has taken the group. Members of a key are interchangeable (same members, same group), so a
+/// member that takes twice before a slow member's first take only moves that take to a fresh entry.
+class SharedGroups {
+ public:
+  /// The group over members (bridge ranks), made by the first member to arrive; a view that stays valid until the
+  /// caller's MPI_Comm_create_group has taken its own reference.
+  MPI_Group take(const mpi::Comm& bridge, std::span<const int> members, int tag) {
+    const std::scoped_lock lock(mutex_);
+    Key key{tag, std::vector<int>(members.begin(), members.end())};
+    auto it = entries_.find(key);
+    if (it == entries_.end()) {
+      it = entries_.emplace(std::move(key), Entry{mpi::Group::include(bridge.group(), members), 0}).first;
+    }
+    return it->second.group.get();
+  }
+  /// After the caller's MPI_Comm_create_group: the table's reference goes once every member has been through.
+  void taken(std::span<const int> members, int tag) {
+    const std::scoped_lock lock(mutex_);
+    const auto it = entries_.find(Key{tag, std::vector<int>(members.begin(), members.end())});
+    if (it != entries_.end() && ++it->second.takes == members.size()) entries_.erase(it);
+  }
+
+ private:
+  using Key = std::pair<int, std::vector<int>>;
+  struct Entry {
+    mpi::Group group;
+    std::size_t takes = 0;
+  };
+  std::mutex mutex_;
+  std::map<Key, Entry> entries_;
+};
+
+}  // namespace
+
 mpi::Comm take_from_simulator(const mpi::Comm& bridge, std::span<const int> members, int tag) {
-  const mpi::Group group = mpi::Group::include(bridge.group(), members);
+  static SharedGroups shared;
+  const MPI_Group group = shared.take(bridge, members, tag);
   MPI_Comm out = MPI_COMM_NULL;
-  mpi::check(MPI_Comm_create_group(bridge.get(), group.get(), tag, &out), "MPI_Comm_create_group");
+  mpi::check(MPI_Comm_create_group(bridge.get(), group, tag, &out), "MPI_Comm_create_group");
+  shared.taken(members, tag);
   return mpi::Comm::adopt(out);
 }
 

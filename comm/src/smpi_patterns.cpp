@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 namespace mcmclb::smpi_patterns {
@@ -34,12 +36,12 @@ std::span<const int> block(std::span<const int> parent_ranks, int first, int las
 
 }  // namespace
 
-void bcast(const mpi::Comm& bridge, std::span<const int> members, int me, int root, void* buffer, int count,
-           MPI_Datatype type, int tag) {
-  const int size = static_cast<int>(members.size());
+void bcast(const mpi::Comm& bridge, Members members, int me, int root, void* buffer, int count, MPI_Datatype type,
+           int tag) {
+  const int size = members.size();
   if (size < 2) return;
   const int relative = (me - root + size) % size;
-  auto member = [&](int rel) { return members[static_cast<std::size_t>((rel + root) % size)]; };
+  auto member = [&](int rel) { return members[(rel + root) % size]; };
   int mask = 1;
   while (mask < size) {  // receive from the parent: the rank that differs in our lowest set bit
     if (relative & mask) {
@@ -53,14 +55,14 @@ void bcast(const mpi::Comm& bridge, std::span<const int> members, int me, int ro
   }
 }
 
-void allreduce_band(const mpi::Comm& bridge, std::span<const int> members, int me, int* values, int count, int tag) {
-  const int size = static_cast<int>(members.size());
+void allreduce_band(const mpi::Comm& bridge, Members members, int me, int* values, int count, int tag) {
+  const int size = members.size();
   if (size < 2) return;
   std::vector<int> incoming(static_cast<std::size_t>(count));
   auto combine = [&] {
     for (int i = 0; i < count; ++i) values[i] &= incoming[static_cast<std::size_t>(i)];
   };
-  auto member = [&](int index) { return members[static_cast<std::size_t>(index)]; };
+  auto member = [&](int index) { return members[index]; };
   int pof2 = 1;
   while (pof2 * 2 <= size) pof2 *= 2;
   const int rem = size - pof2;
@@ -96,22 +98,50 @@ void allreduce_band(const mpi::Comm& bridge, std::span<const int> members, int m
   }
 }
 
-void allgather(const mpi::Comm& bridge, std::span<const int> members, int me, const int* mine, int* all, int count,
-               int tag) {
-  const int size = static_cast<int>(members.size());
+namespace {
+
+/// Bruck's exchanges: on entry rotated[0, count) holds my block; on return rotated holds every member's block in
+/// rotated order (my block first), size * count ints.
+void bruck(const mpi::Comm& bridge, Members members, int me, int* rotated, int count, int tag) {
+  const int size = members.size();
+  const auto block = static_cast<std::size_t>(count);
+  for (int have = 1; have < size; have *= 2) {
+    const int blocks = std::min(have, size - have);
+    mpi::check(MPI_Sendrecv(rotated, blocks * count, MPI_INT, members[(me - have + size) % size], tag,
+                            rotated + block * static_cast<std::size_t>(have), blocks * count, MPI_INT,
+                            members[(me + have) % size], tag, bridge.get(), MPI_STATUS_IGNORE),
+               "MPI_Sendrecv");
+  }
+}
+
+/// Simulation build: a buffer of at least `ints` ints that every simulated rank shares, for replayed messages
+/// whose values nobody reads. MPICH's MPI_Comm_split allgathers every rank's {color, key}: 8 bytes x P on each
+/// rank, which is nothing on a real machine and O(P^2) in the one process that holds every simulated rank (2.2
+/// GiB of a 8192-rank run). The simulated ranks share one address space (-no-privatize) and SMPI copies a
+/// message at delivery, so the ranks may send from and receive into the same bytes; within one message the
+/// source and target blocks never overlap. A larger request gets a new buffer and the old one stays allocated,
+/// since a rank blocked in an exchange may still point into it.
+int* shared_scratch(std::size_t ints) {
+  static std::mutex mutex;
+  static std::vector<std::unique_ptr<int[]>> buffers;
+  static std::size_t capacity = 0;
+  const std::scoped_lock lock(mutex);
+  if (ints > capacity) {
+    capacity = std::max(ints, 2 * capacity);
+    buffers.push_back(std::make_unique<int[]>(capacity));
+  }
+  return buffers.back().get();
+}
+
+}  // namespace
+
+void allgather(const mpi::Comm& bridge, Members members, int me, const int* mine, int* all, int count, int tag) {
+  const int size = members.size();
   const auto block = static_cast<std::size_t>(count);
   // Bruck: gather in rotated order (my block first), doubling the blocks held each step, then rotate back.
   std::vector<int> rotated(block * static_cast<std::size_t>(size));
   std::copy_n(mine, count, rotated.begin());
-  for (int have = 1; have < size; have *= 2) {
-    const int blocks = std::min(have, size - have);
-    const int to = members[static_cast<std::size_t>((me - have + size) % size)];
-    const int from = members[static_cast<std::size_t>((me + have) % size)];
-    mpi::check(MPI_Sendrecv(rotated.data(), blocks * count, MPI_INT, to, tag,
-                            rotated.data() + block * static_cast<std::size_t>(have), blocks * count, MPI_INT, from, tag,
-                            bridge.get(), MPI_STATUS_IGNORE),
-               "MPI_Sendrecv");
-  }
+  bruck(bridge, members, me, rotated.data(), count, tag);
   for (int i = 0; i < size; ++i) {
     const auto from = block * static_cast<std::size_t>(i);
     const auto to = block * static_cast<std::size_t>((me + i) % size);
@@ -121,13 +151,7 @@ void allgather(const mpi::Comm& bridge, std::span<const int> members, int me, co
 
 namespace {
 
-std::vector<int> all_ranks(const mpi::Comm& bridge) {
-  std::vector<int> ranks(static_cast<std::size_t>(bridge.size()));
-  for (std::size_t i = 0; i < ranks.size(); ++i) ranks[i] = static_cast<int>(i);
-  return ranks;
-}
-
-void mask_allreduce(const mpi::Comm& bridge, std::span<const int> members, int me, int tag) {
+void mask_allreduce(const mpi::Comm& bridge, Members members, int me, int tag) {
   std::array<int, kContextMaskWords> mask{};
   mask.fill(-1);
   allreduce_band(bridge, members, me, mask.data(), kContextMaskWords, tag);
@@ -135,14 +159,22 @@ void mask_allreduce(const mpi::Comm& bridge, std::span<const int> members, int m
 
 }  // namespace
 
-void comm_create(const mpi::Comm& bridge, int tag) { mask_allreduce(bridge, all_ranks(bridge), bridge.rank(), tag); }
+void comm_create(const mpi::Comm& bridge, int tag) {
+  mask_allreduce(bridge, Members::everyone(bridge.size()), bridge.rank(), tag);
+}
 
 void comm_split(const mpi::Comm& bridge, int color, int key, int tag) {
-  const std::vector<int> members = all_ranks(bridge);
+  const Members everyone = Members::everyone(bridge.size());
   const std::array<int, 2> mine{color, key};
-  std::vector<int> all(2 * members.size());
-  allgather(bridge, members, bridge.rank(), mine.data(), all.data(), 2, tag);
-  mask_allreduce(bridge, members, bridge.rank(), tag);
+  if constexpr (mpi::kSimulated) {
+    // The split's communicator is taken from the simulator afterwards: the gathered values are never read.
+    int* rotated = shared_scratch(2 * static_cast<std::size_t>(everyone.size()));
+    bruck(bridge, everyone, bridge.rank(), rotated, 2, tag);
+  } else {
+    std::vector<int> all(2 * static_cast<std::size_t>(everyone.size()));
+    allgather(bridge, everyone, bridge.rank(), mine.data(), all.data(), 2, tag);
+  }
+  mask_allreduce(bridge, everyone, bridge.rank(), tag);
 }
 
 void comm_create_group(const mpi::Comm& bridge, std::span<const int> parent_ranks, int group_rank, int tag) {

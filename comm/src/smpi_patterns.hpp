@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <span>
+#include <vector>
 
 #include "mcmclb/mpi.hpp"
 
@@ -20,18 +21,39 @@ namespace mcmclb::smpi_patterns {
 /// MPIR_MAX_CONTEXT_MASK = 64 words of 32 bits for 16-bit context ids, plus one flag word.
 inline constexpr int kContextMaskWords = 64 + 1;
 
+/// The bridge ranks taking part in a replayed collective, in its order: a list (member i is bridge rank list[i]),
+/// or every rank of the bridge in rank order, which holds no list: at P simulated ranks a list of all of them
+/// would cost each rank 4 x P bytes, O(P^2) over the simulation's one process.
+class Members {
+ public:
+  Members(std::span<const int> list) noexcept  // NOLINT(google-explicit-constructor): a list is the common case
+      : list_(list), size_(static_cast<int>(list.size())), everyone_(false) {}
+  Members(const std::vector<int>& list) noexcept  // NOLINT(google-explicit-constructor)
+      : Members(std::span<const int>(list)) {}
+  static Members everyone(int size) noexcept { return Members(size); }
+  [[nodiscard]] int size() const noexcept { return size_; }
+  [[nodiscard]] int operator[](int index) const noexcept {
+    return everyone_ ? index : list_[static_cast<std::size_t>(index)];
+  }
+
+ private:
+  explicit Members(int size) noexcept : size_(size), everyone_(true) {}
+  std::span<const int> list_;
+  int size_ = 0;
+  bool everyone_ = true;
+};
+
 /// Binomial-tree broadcast of count elements from members[root] (MPICH's MPIR_Bcast_intra_binomial shape).
-void bcast(const mpi::Comm& bridge, std::span<const int> members, int me, int root, void* buffer, int count,
-           MPI_Datatype type, int tag);
+void bcast(const mpi::Comm& bridge, Members members, int me, int root, void* buffer, int count, MPI_Datatype type,
+           int tag);
 
 /// Allreduce (MPI_BAND) of count ints by recursive doubling with MPICH's fold for non-powers of two
 /// (MPII_Allreduce_group_intra's shape for short vectors).
-void allreduce_band(const mpi::Comm& bridge, std::span<const int> members, int me, int* values, int count, int tag);
+void allreduce_band(const mpi::Comm& bridge, Members members, int me, int* values, int count, int tag);
 
 /// Allgather of count ints per member by Bruck's algorithm (MPICH's MPIR_Allgather_intra_brucks; for powers of
 /// two MPICH uses recursive doubling, which sends as many messages: size * ceil(log2 size) in all).
-void allgather(const mpi::Comm& bridge, std::span<const int> members, int me, const int* mine, int* all, int count,
-               int tag);
+void allgather(const mpi::Comm& bridge, Members members, int me, const int* mine, int* all, int count, int tag);
 
 /// MPI_Comm_create (MPIR_Comm_create_intra, comm_impl.c): one context-id mask allreduce over the whole parent
 /// (bridge), members and non-members alike.
