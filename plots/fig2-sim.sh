@@ -4,7 +4,8 @@
 # and ours (lookahead(1) and mostwork(1) with range), then plots/fig2.py. Simulated times, never hardware measurements.
 #   plots/fig2-sim.sh [OUT_DIR] [P ...]        (default: results/fig2-sim, 32 64 ... 8192)
 # Environment: SIM_BUILD (default build-sim, built with -DMCMCLB_SMPI=ON), MCMCLB (the driver, default build/mcmclb),
-# PLATFORM (default configs/platforms/bgp.xml). The series are three sweeps into one folder, since a study file
+# PLATFORM (default configs/platforms/bgp.xml), SERIES (default all; `scale`: the four series run beyond 8192 ranks,
+# none, async, collective(16) and lookahead(1), whose host cost grows slowest). The series are three sweeps into one folder, since a study file
 # crosses every balancer with every method; each rank count runs all of them before the next, smallest first, so a
 # stopped run leaves whole columns and a second call resumes (the store skips the points it holds). Host CPU and peak
 # RSS of every launch are in OUT_DIR/provenance.csv.
@@ -23,11 +24,21 @@ platform=${PLATFORM:-$here/configs/platforms/bgp.xml}
 for f in "$driver" "$binary" "$platform"; do
   [ -e "$f" ] || { echo "$0: $f: no such file (build: cmake -S . -B build-sim -DMCMCLB_SMPI=ON && cmake --build build-sim)" >&2; exit 2; }
 done
-series=(
-  "balancer=[none,async] method=[intercomm]"
-  "balancer=[collective] method=[create] interval=[1,16,128]"
-  "balancer=[lookahead,mostwork] method=[range] interval=[1]"
-)
+case ${SERIES:-all} in
+  all)
+    series=(
+      "balancer=[none,async] method=[intercomm]"
+      "balancer=[collective] method=[create] interval=[1,16,128]"
+      "balancer=[lookahead,mostwork] method=[range] interval=[1]"
+    ) ;;
+  scale)
+    series=(
+      "balancer=[none,async] method=[intercomm]"
+      "balancer=[collective] method=[create] interval=[16]"
+      "balancer=[lookahead] method=[range] interval=[1]"
+    ) ;;
+  *) echo "$0: SERIES=${SERIES}: allowed are all, scale" >&2; exit 2 ;;
+esac
 for p in "${sizes[@]}"; do
   for s in "${series[@]}"; do
     sets=(--set reps=1 --set "nprocs=[$p]")
