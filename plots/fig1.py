@@ -219,7 +219,8 @@ def crossover_line(found, where, op):
             f"{found['below']} and {found['above']}{back})")
 
 
-PLATFORM_NAMES = {"bgp.xml": "BG/P-like platform", "fattree.xml": "fat-tree platform",
+PLATFORM_NAMES = {"bgp.xml": "BG/P-like platform", "bgp-16racks.xml": "16-rack BG/P-like platform",
+                  "fattree.xml": "fat-tree platform",
                   "slingshot.xml": "Slingshot-11 dragonfly platform"}
 
 
