@@ -1,6 +1,7 @@
 // --launcher local and smpi (apps/launchers.hpp): the points still to run, one mpiexec (or smpirun) per rank count,
 // with a progress line per point, failures recorded and the rest of a crashed launch relaunched.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -61,17 +63,47 @@ class Progress {
   LaunchMemoryWatch memory_;
 };
 
+/// The first line a launch printed that says why it stopped (SimGrid's CRITICAL messages, MPI's fatal errors,
+/// aborts and assertions), so that a failure names its cause and not only the exit status.
+class StopCause {
+ public:
+  void see(std::string_view line) {
+    if (!cause_.empty()) return;
+    std::string lower(line);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    for (const std::string_view word :
+         {"critical", "fatal", "error", "abort", "assert", "terminate called", "segmentation fault", "killed"}) {
+      if (lower.find(word) != std::string::npos) {
+        cause_ = printable(line, 240);
+        return;
+      }
+    }
+  }
+  void forget() { cause_.clear(); }
+  /// reason, followed by the line when one was seen.
+  std::string explain(const std::string& reason) const {
+    return cause_.empty() ? reason : reason + " (it printed: " + cause_ + ")";
+  }
+
+ private:
+  std::string cause_;
+};
+
 /// Runs one commbench point (one mpiexec); its CSV is its record.
 void run_commbench_point(const SweepOptions& o, const Study& study, const fs::path& out, const Point& p,
                          Progress& progress, std::vector<Failure>& failures) {
   const std::string command = run_command(o, study, out, {p.index}, p.spec.nprocs);
   std::printf("launch: %s\n", command.c_str());
   progress.launch_started();
+  StopCause cause;
   const int status = run_streaming(command, [&](const std::string& line) {
     std::printf("  | %s\n", line.c_str());
     progress.launch_printed();
+    cause.see(line);
   });
-  if (status != 0) failures.push_back({p.index, "mcmclb-commbench exited with status " + std::to_string(status)});
+  if (status != 0) {
+    failures.push_back({p.index, cause.explain("mcmclb-commbench exited with status " + std::to_string(status))});
+  }
   progress.point_done(p, status == 0 ? "done" : "FAILED");
 }
 
@@ -100,10 +132,14 @@ std::vector<std::size_t> run_kernel_launch(const SweepOptions& o, const Study& s
   const std::string command = run_command(o, study, out, remaining, study.points[remaining.front()].spec.nprocs);
   std::printf("launch: %s\n", command.c_str());
   progress.launch_started();
+  StopCause cause;
   const int status = run_streaming(command, [&](const std::string& line) {
     std::printf("  | %s\n", line.c_str());
     progress.launch_printed();
+    const std::size_t recorded_before = reported;
     report_new_rows();
+    if (reported != recorded_before) cause.forget();  // a point recorded since: what it printed was not fatal
+    cause.see(line);
   });
   report_new_rows();
   const auto after = recorded_points(out);
@@ -117,7 +153,8 @@ std::vector<std::size_t> run_kernel_launch(const SweepOptions& o, const Study& s
       failures.push_back({i, "the launch ended without recording it"});
       continue;
     }
-    failures.push_back({i, "the launch exited with status " + std::to_string(status) + " while running it"});
+    failures.push_back(
+        {i, cause.explain("the launch exited with status " + std::to_string(status) + " while running it")});
     progress.point_done(study.points[i], "FAILED");
     return {remaining.begin() + static_cast<std::ptrdiff_t>(k) + 1, remaining.end()};  // relaunch the rest
   }

@@ -488,7 +488,10 @@ class Minor(InputCase):
                               env=dict(os.environ, MCMCLB_FAIL_POINT="1"))
         self.assertEqual(failing.returncode, 3, failing.stderr)
         with open(os.path.join(out, "failures.csv")) as f:
-            self.assertEqual([row["point"] for row in csv.DictReader(f)], ["1"], "the fault was recorded")
+            recorded = list(csv.DictReader(f))
+        self.assertEqual([row["point"] for row in recorded], ["1"], "the fault was recorded")
+        # The launch's own words, not only its exit status: a simulation that SimGrid aborts after an hour says why.
+        self.assertIn("MCMCLB_FAIL_POINT=1: aborting", recorded[0]["reason"], "failures.csv names the cause")
         fixed = self.mcmclb("sweep", study, "--launcher", "local", "--out", out)
         self.assertEqual(fixed.returncode, 0, fixed.stderr)
         self.assertIn(b"--points 1 ", fixed.stdout, "the failed point was rerun")
