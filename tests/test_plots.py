@@ -947,6 +947,7 @@ DOCS_FIGURES = {  # figure stem -> (script, arguments after the folder, the tabl
     "fig1-two-mpis-p2": ("fig1.py", [], ("commbench.csv",)),  # MPICH and Open MPI rows, one file
     "fig1-two-mpis-p8": ("fig1.py", [], ("commbench.csv",)),
     "fig2-sim-bgp": ("fig2.py", ["--reference"], ("runs.csv",)),
+    "fig2-sim-slingshot": ("fig2.py", ["--reference"], ("runs.csv",)),
     "lj-traces": ("chains.py", ["--require-identical"], ("runs.csv", "traces.csv")),
     "steal-vs-regroup-seeds-64": ("steal_vs_regroup.py", [], ("runs.csv",)),
     "steal-vs-regroup-seeds-256": ("steal_vs_regroup.py", [], ("runs.csv",)),
@@ -1083,7 +1084,8 @@ class DocsFigures(unittest.TestCase):
         sources = {"async-vs-lookahead": small, "fig1-sim-bgp": os.path.join(FIXTURES, "commbench_crossover.csv"),
                    "fig1-two-mpis-p2": os.path.join(FIXTURES, "commbench_small.csv"),
                    "fig1-two-mpis-p8": os.path.join(FIXTURES, "commbench_small.csv"),
-                   "fig2-sim-bgp": os.path.dirname(PAPER_SCALE), "lj-traces": lj, "timeline-quick": small,
+                   "fig2-sim-bgp": os.path.dirname(PAPER_SCALE),
+                   "fig2-sim-slingshot": os.path.dirname(PAPER_SCALE), "lj-traces": lj, "timeline-quick": small,
                    "steal-vs-regroup-seeds-1024": small, "steal-vs-regroup-seeds-64": small,
                    "steal-vs-regroup-seeds-256": small, "steal-vs-regroup-seeds-real8": small}
         with tempfile.TemporaryDirectory() as d:
