@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <numeric>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -148,6 +149,25 @@ TEST_P(CommCreate, DisjointTriplesIncludeLeftoverOfOne) {
   }
   ASSERT_EQ(groups.back().size(), 1U);
   disjoint_and_verify(groups, false);
+}
+
+TEST_P(CommCreate, RangesOfParentRanks) {
+  // create_range: the kernel's way in (its groups are ranges). Single ranks and ranges to the top from every first
+  // rank, and the empty range (first > last) that a parent-collective creation's outsiders pass.
+  const int n = world_size();
+  for (int first = 0; first < n; ++first) {
+    for (int last : std::set<int>{first, n - 1}) {
+      SCOPED_TRACE("range " + std::to_string(first) + ".." + std::to_string(last));
+      const std::vector<int> members = range(first, last + 1);
+      const bool member = world_rank() >= first && world_rank() <= last;
+      mpi::Comm comm;
+      if (member || !creator_->group_collective()) comm = creator_->create_range(first, last, kTag);
+      verify(comm, members, mpi::Group::include(mpi::Comm::world().group(), members), world_rank());
+    }
+  }
+  if (!creator_->group_collective()) {
+    EXPECT_TRUE(creator_->create_range(1, 0, kTag).is_null());
+  }
 }
 
 TEST_P(CommCreate, ReversedOrder) {

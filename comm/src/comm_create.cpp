@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <numeric>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -20,7 +22,26 @@ mpi::Comm CommCreator::create(const mpi::Group& group, int tag) {
   mpi::check_tag(tag);
   const int group_rank = group.rank();
   if (group_rank == MPI_UNDEFINED && group_collective()) return {};  // outside: no communication at all
-  mpi::Comm made = do_create(group, parent_ranks_of(group, parent_group_, name()), group_rank, tag);
+  return checked(do_create(group, parent_ranks_of(group, parent_group_, name()), group_rank, tag), group_rank);
+}
+
+mpi::Comm CommCreator::create_range(int first, int last, int tag) {
+  std::vector<int> parent_ranks(static_cast<std::size_t>(std::max(0, last - first + 1)));
+  std::iota(parent_ranks.begin(), parent_ranks.end(), first);
+  if constexpr (!mpi::kSimulated) return create(mpi::Group::include(parent_group_, parent_ranks), tag);
+  mpi::check_tag(tag);
+  if (!parent_ranks.empty() && (first < 0 || last >= parent_.size())) {
+    throw mpi::UsageError(std::string(name()) + ": the range " + std::to_string(first) + ".." + std::to_string(last) +
+                              " is not within the parent communicator's " + std::to_string(parent_.size()) + " ranks",
+                          MPI_ERR_GROUP);
+  }
+  const int me = parent_.rank();
+  const int group_rank = me >= first && me <= last ? me - first : MPI_UNDEFINED;
+  if (group_rank == MPI_UNDEFINED && group_collective()) return {};
+  return checked(do_create(mpi::Group{}, parent_ranks, group_rank, tag), group_rank);
+}
+
+mpi::Comm CommCreator::checked(mpi::Comm made, int group_rank) const {
   // A member must get a communicator. MPICH 4.0.2's MPI_Comm_create_from_group returns MPI_SUCCESS with
   // MPI_COMM_NULL once its context ids have run out; taken as a communicator, that null would fail at its first
   // use, far from the cause, or count as a creation that worked.

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdio>
 #include <exception>
+#include <numeric>
 #include <thread>
 
 namespace mcmclb::mpi {
@@ -45,7 +46,11 @@ Environment::Environment(int& argc, char**& argv) {
   check(MPI_Initialized(&initialized), "MPI_Initialized");
   if (!initialized) check(MPI_Init(&argc, &argv), "MPI_Init");
   check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-  check(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  // Not in the simulation build, which never uses MPI_COMM_SELF: SMPI makes a rank's MPI_COMM_SELF on first use,
+  // with a group that costs about 4 bytes x the rank's process id (Group::set_mapping), O(P^2) bytes in all.
+  if constexpr (!kSimulated) {
+    check(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  }
 }
 
 Environment::~Environment() {
@@ -184,12 +189,16 @@ int Group::rank() const {
 }
 
 std::vector<int> Group::translate_all(const Group& other) const {
-  const int n = size();
-  if (n == 0) return {};
-  std::vector<int> mine(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) mine[static_cast<std::size_t>(i)] = i;
-  std::vector<int> theirs(static_cast<std::size_t>(n), MPI_UNDEFINED);
-  check(MPI_Group_translate_ranks(handle_, n, mine.data(), other.get(), theirs.data()), "MPI_Group_translate_ranks");
+  std::vector<int> mine(static_cast<std::size_t>(size()));
+  std::iota(mine.begin(), mine.end(), 0);
+  return translate(mine, other);
+}
+
+std::vector<int> Group::translate(std::span<const int> ranks, const Group& other) const {
+  if (ranks.empty()) return {};
+  std::vector<int> theirs(ranks.size(), MPI_UNDEFINED);
+  check(MPI_Group_translate_ranks(handle_, static_cast<int>(ranks.size()), ranks.data(), other.get(), theirs.data()),
+        "MPI_Group_translate_ranks");
   return theirs;
 }
 

@@ -56,17 +56,18 @@ class MpiGroupCommCreator final : public GroupCommCreator {
   explicit MpiGroupCommCreator(std::unique_ptr<CommCreator> creator)
       : GroupCommCreator(creator->info()), creator_(std::move(creator)) {}
   std::unique_ptr<GroupComm> create(const mpi::Group& members, int tag) override {
-    mpi::Comm comm = creator_->create(members, tag);
-    if (comm.is_null()) return nullptr;
-    return std::make_unique<MpiGroupComm>(std::move(comm));
+    return wrap(creator_->create(members, tag));
   }
   std::unique_ptr<GroupComm> create_range(int first, int last, int tag) override {
-    std::vector<int> ranks;
-    for (int r = first; r <= last; ++r) ranks.push_back(r);
-    return create(mpi::Group::include(creator_->parent().group(), ranks), tag);
+    return wrap(creator_->create_range(first, last, tag));
   }
 
  private:
+  static std::unique_ptr<GroupComm> wrap(mpi::Comm comm) {
+    if (comm.is_null()) return nullptr;
+    return std::make_unique<MpiGroupComm>(std::move(comm));
+  }
+
   std::unique_ptr<CommCreator> creator_;
 };
 

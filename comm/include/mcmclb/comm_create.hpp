@@ -65,6 +65,11 @@ class CommCreator {
 
   /// The new communicator over group, ranks in the group's order; null for callers outside group.
   [[nodiscard]] mpi::Comm create(const mpi::Group& group, int tag);
+  /// create() for the group of parent ranks first..last in that order (first > last: the empty group). The
+  /// simulation build makes no MPI group for it: an SMPI group costs its maker about 4 bytes x the highest member's
+  /// process id (Group::set_mapping), so one per simulated rank and creation was O(P^2) bytes in the run's one
+  /// process; the simulated methods need only the parent ranks.
+  [[nodiscard]] mpi::Comm create_range(int first, int last, int tag);
 
   [[nodiscard]] const mpi::Comm& parent() const noexcept { return parent_; }
 
@@ -73,9 +78,12 @@ class CommCreator {
 
   /// Called on members (group-collective) or on every parent rank (parent-collective) after validation.
   /// parent_ranks[i] is the parent rank of the group's member i; group_rank is MPI_UNDEFINED for non-members.
+  /// In the simulation build group may be null (create_range): the simulated methods use parent_ranks alone.
   virtual mpi::Comm do_create(const mpi::Group& group, std::span<const int> parent_ranks, int group_rank, int tag) = 0;
 
  private:
+  mpi::Comm checked(mpi::Comm made, int group_rank) const;
+
   MethodInfo info_;
   mpi::Comm parent_;  // a view: the caller keeps the parent alive for the creator's lifetime
   mpi::Group parent_group_;

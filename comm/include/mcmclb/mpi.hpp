@@ -158,6 +158,8 @@ class Group {
   [[nodiscard]] int rank() const;
   /// Ranks in other of this group's members 0..size-1 (MPI_UNDEFINED where a member is not in other).
   [[nodiscard]] std::vector<int> translate_all(const Group& other) const;
+  /// Ranks in other of this group's members at the given ranks (MPI_UNDEFINED where one is not in other).
+  [[nodiscard]] std::vector<int> translate(std::span<const int> ranks, const Group& other) const;
   [[nodiscard]] MPI_Group get() const noexcept { return handle_; }
   [[nodiscard]] bool is_null() const noexcept { return handle_ == MPI_GROUP_NULL; }
   [[nodiscard]] bool owned() const noexcept { return owned_; }

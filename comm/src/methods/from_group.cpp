@@ -33,11 +33,14 @@ class FromGroupCreator final : public CommCreator {
 class SimulatedFromGroupCreator final : public CommCreator {
  public:
   SimulatedFromGroupCreator(const MethodInfo& info, const mpi::Comm& parent)
-      : CommCreator(info, parent), world_(simulation_bridge(mpi::Comm::world())), world_group_(world_.group()) {}
+      : CommCreator(info, parent),
+        world_(simulation_bridge(mpi::Comm::world())),
+        world_group_(world_.group()),
+        parent_group_(parent.group()) {}
 
  protected:
-  mpi::Comm do_create(const mpi::Group& group, std::span<const int>, int group_rank, int tag) override {
-    const std::vector<int> world_ranks = parent_ranks_of(group, world_group_, name());
+  mpi::Comm do_create(const mpi::Group&, std::span<const int> parent_ranks, int group_rank, int tag) override {
+    const std::vector<int> world_ranks = parent_group_.translate(parent_ranks, world_group_);
     smpi_patterns::comm_create_group(world_, world_ranks, group_rank, tag);
     return take_from_simulator(world_, world_ranks, tag);
   }
@@ -45,6 +48,7 @@ class SimulatedFromGroupCreator final : public CommCreator {
  private:
   mpi::Comm world_;
   mpi::Group world_group_;
+  mpi::Group parent_group_;
 };
 
 std::unique_ptr<CommCreator> make_from_group([[maybe_unused]] const MethodInfo& info,
