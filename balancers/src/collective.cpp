@@ -35,10 +35,13 @@
 // group (each bit is checked against the position it implies). When no merge can ever pay (Kernel::merging_can_pay),
 // there are no exchanges at all: every group works its own chain as under none.
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 
 #include "mcmclb/balancer.hpp"
+#include "mcmclb/mpi.hpp"
 #include "mcmclb/text.hpp"
 #include "protocol.hpp"
 
@@ -58,11 +61,10 @@ class CollectiveBalancer final : public Balancer {
       protocol::work_alone(k);
       return;
     }
-    groups_ = initial_groups(k);
+    groups_ = share(initial_groups(k));
     for (;;) {
       if (k.in_group()) work_interval(k);
-      exchange(k);
-      if (!regroup(k)) break;
+      if (!regroup(k, exchange(k))) break;
     }
     k.finish();
   }
@@ -77,7 +79,27 @@ class CollectiveBalancer final : public Balancer {
     bool retired = false;    // pays: done and left out of a merge, so done for good
     int64_t next_item = 0;   // its position in its unit's items after the latest exchange
     int64_t items_left = 0;  //
+    bool operator==(const Entry&) const = default;
   };
+  using Table = std::vector<Entry>;
+
+  /// The table as this rank holds it. The simulation build's ranks share one copy of each table: every rank
+  /// computes the same tables in the same order (above), and in the simulation's one process (-no-privatize) a copy
+  /// per rank cost 32 bytes x groups on each, O(P^2) in all (about 2 GiB of 4 at 16,384 ranks in groups of 4).
+  /// The table a rank makes is compared with those still held and replaced by the equal one.
+  static std::shared_ptr<const Table> share(Table table) {
+    auto made = std::make_shared<const Table>(std::move(table));
+    if constexpr (!mpi::kSimulated) return made;
+    static std::mutex mutex;
+    static std::vector<std::weak_ptr<const Table>> held;
+    const std::scoped_lock lock(mutex);
+    std::erase_if(held, [](const std::weak_ptr<const Table>& t) { return t.expired(); });
+    for (const std::weak_ptr<const Table>& t : held) {
+      if (auto same = t.lock(); same && *same == *made) return same;
+    }
+    held.push_back(made);
+    return made;
+  }
 
   /// The initial groups, in rank order, as every rank knows them (the kernel formed them from the same sizes).
   static std::vector<Entry> initial_groups(const Kernel& k) {
@@ -98,24 +120,30 @@ class CollectiveBalancer final : public Balancer {
     for (int worked = 0; worked < interval_ && !k.group().finished(); ++worked) k.work_one_item();
   }
 
-  /// Learns which groups that may still work are done: one bit per such group, from its leader.
-  void exchange(Kernel& k) {
+  /// Learns which groups that may still work are done: one bit per such group, from its leader. Returns the table
+  /// with what the bits imply: this rank's own copy, which regroup() drops before its next MPI call (else every
+  /// simulated rank would hold one through the creation).
+  Table exchange(Kernel& k) const {
     auto timer = k.timed(Phase::waiting);
-    std::vector<std::size_t> open;  // table indices of the groups not known to be done
-    for (std::size_t i = 0; i < groups_.size(); ++i) {
-      if (!groups_[i].done) open.push_back(i);
+    // The groups not known to be done, in table order, are the bits' slots; counted, not listed, as the list would
+    // be held by every rank through the reduction.
+    std::size_t open = 0;
+    std::optional<std::size_t> mine;
+    const bool report = k.is_leader() && k.group().finished();
+    for (const Entry& g : *groups_) {
+      if (g.done) continue;
+      if (report && g.first == k.rank()) mine = open;
+      ++open;
     }
-    std::vector<int64_t> bits((open.size() + kBitsPerWord - 1) / kBitsPerWord, 0);
-    if (k.is_leader() && k.group().finished()) {
-      const auto at =
-          std::find_if(open.begin(), open.end(), [&](std::size_t i) { return groups_[i].first == k.rank(); });
-      const auto slot = static_cast<std::size_t>(at - open.begin());
-      bits[slot / kBitsPerWord] = int64_t{1} << (slot % kBitsPerWord);
-    }
+    std::vector<int64_t> bits((open + kBitsPerWord - 1) / kBitsPerWord, 0);
+    if (mine) bits[*mine / kBitsPerWord] = int64_t{1} << (*mine % kBitsPerWord);
     pace::allreduce_sum(k.world().get(), bits);
-    for (std::size_t slot = 0; slot < open.size(); ++slot) {
-      Entry& g = groups_[open[slot]];
+    Table table = *groups_;
+    std::size_t slot = 0;
+    for (Entry& g : table) {
+      if (g.done) continue;
       if ((bits[slot / kBitsPerWord] >> (slot % kBitsPerWord)) & 1) g.done = true;
+      ++slot;
       // The interval every open group has just worked (work_interval), and what that implies.
       const int64_t worked = std::min<int64_t>(interval_, g.items_left);
       g.next_item += worked;
@@ -125,6 +153,7 @@ class CollectiveBalancer final : public Balancer {
                                (g.done ? " is done with items left" : " has no items left but is not done"));
       }
     }
+    return table;
   }
 
   /// How many of the finished groups [from, to) next to unfinished group u join it: all of them (retire), or
@@ -215,11 +244,12 @@ class CollectiveBalancer final : public Balancer {
     return s;
   }
 
-  /// Applies the merge rule to the table and regroups. Returns false when every chain is done.
-  bool regroup(Kernel& k) {
-    Step s = step(k, groups_, k.rank());
+  /// Applies the merge rule to the table after an exchange and regroups. Returns false when every chain is done.
+  bool regroup(Kernel& k, Table after_exchange) {
+    Step s = step(k, after_exchange, k.rank());
+    Table().swap(after_exchange);
     if (!s.working) return false;
-    groups_ = std::move(s.next);
+    groups_ = share(std::move(s.next));
     if (s.end_mine && k.in_group()) k.leave_group();
     if (!s.any_merge) return true;
     // Parent-collective: every rank takes part.
@@ -278,7 +308,7 @@ class CollectiveBalancer final : public Balancer {
 
   int interval_;
   bool pays_;  // the finished rule pays (else retire, the paper's)
-  std::vector<Entry> groups_;
+  std::shared_ptr<const Table> groups_;
 };
 
 }  // namespace
