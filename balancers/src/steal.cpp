@@ -112,6 +112,10 @@ void Stealer::learn_none(int victim, int h) {
   const int u = static_cast<int>(leaders_.size());
   forget(victim);
   for (int g = (victim + 1) % u; g != h && g != victim; g = (g + 1) % u) forget(g);
+  // The hint claims only what this thief knows (every group it skips has answered NONE, itself or through a hint),
+  // so the claim stays true. Answering with its right neighbour instead taught an asker one group per ASK: at the
+  // end every thief asked every other group, U^2 asks in all.
+  while (hint_ != group_ && slot_[static_cast<std::size_t>(hint_)] < 0) hint_ = (hint_ + 1) % u;
 }
 
 int Stealer::distance(int g) const {

@@ -95,12 +95,14 @@ class Stealer {
   /// Leader, random victims: the next group to ask, or -1 once every other group is known to have nothing.
   [[nodiscard]] int random_victim();
   /// Leader, random victims: victim answered NONE{h}: it and every group strictly between it and h (walking right,
-  /// the claim its hint makes) have nothing to give, for good.
+  /// the claim its hint makes) have nothing to give, for good. Moves this thief's own hint past every group it now
+  /// knows to be empty, so that its NONE answers pass on what it has learnt.
   void learn_none(int victim, int h);
 
   std::vector<int> leaders_;  // the first rank of each initial group, in rank order
   int group_ = 0;             // this rank's initial group
-  int hint_ = 0;              // the next group to ask (leader)
+  int hint_ = 0;              // leader: ring, the next group to ask; random, the first group to its right not known
+                              // to be empty (itself once every other group is)
   std::array<int64_t, 1> ask_{};
   mpi::Request ask_recv_;  // leader: the posted receive for the next ASK
   Victims victims_ = Victims::ring;
