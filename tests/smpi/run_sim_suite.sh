@@ -23,7 +23,7 @@ start=$SECONDS
 # -O0 -g0: the simulated times do not depend on how fast the host runs the code (smpi.cfg turns off SimGrid's
 # benchmarking of host computation; the checks below rerun each case and demand identical times), so the build
 # that feeds them need not be optimised or carry debug info; GCC's flow warnings, which need optimisation, run in
-# the main build. Measured on this 2-core VM: -O1 cost 145 s of CPU against 228 s at RelWithDebInfo's -O2 -g with
+# the main build (the simulation-only branches go without them). Measured on this 2-core VM: -O1 cost 145 s of CPU against 228 s at RelWithDebInfo's -O2 -g with
 # the same simulated times bit for bit; -O0 configures and builds in 34 s against -O1's 43 s (idle VM), with the
 # tests below as fast (25 s) and the goldens identical. CMAKE_UNITY_BUILD: each target's sources as one translation
 # unit, SimGrid's and the standard headers parsed once per target.
