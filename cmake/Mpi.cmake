@@ -20,7 +20,10 @@
 #   _DEFINES       compile definitions for every user of its mpi.h (Open MPI: OMPI_SKIP_MPICXX, since we call the C
 #                  API only and the headers of its deprecated C++ bindings warn under -Wextra, fatal with -Werror)
 #   _TEST_ENV      environment for the tests under its mpiexec (Open MPI: the documented pair that allows root,
-#                  for the tests that call mpiexec themselves)
+#                  for the tests that call mpiexec themselves; and odls_base_sigkill_timeout 0: when a rank exits
+#                  non-zero, as every refusal of bad input does, Open MPI 4.1's mpiexec waits that many seconds
+#                  twice before it kills the job's other processes, 2 s by default even when none is left,
+#                  which made each refusal a test checks take 2.5 s against 0.4 s)
 #   _WAITING       how it waits where ranks outnumber cores, and what that costs, for the sweep's note on
 #                  oversubscribed points (measured on a 2-core VM: docs/guide/commbench.md, P = 8 against P = 2)
 set(MCMCLB_MPI_LIBRARIES MPICH OpenMPI)
@@ -38,7 +41,8 @@ set(MCMCLB_MPI_OpenMPI_ROOT_FLAGS --allow-run-as-root)
 set(MCMCLB_MPI_OpenMPI_OVERSUB_FLAGS --oversubscribe --bind-to none)
 set(MCMCLB_MPI_OpenMPI_SRUN_MPI pmix)
 set(MCMCLB_MPI_OpenMPI_DEFINES OMPI_SKIP_MPICXX=1)
-set(MCMCLB_MPI_OpenMPI_TEST_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+set(MCMCLB_MPI_OpenMPI_TEST_ENV
+    "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_odls_base_sigkill_timeout=0")
 set(MCMCLB_MPI_OpenMPI_WAITING
     "Open MPI yields the core while it waits there, yet communicator creation still costs some 20x more")
 

@@ -11,35 +11,45 @@ SIM_SUITE = os.path.join(HERE, "smpi", "run_sim_suite.sh")
 OPENMPI_SUITE = os.path.join(HERE, "openmpi", "run_openmpi_suite.sh")
 
 
+# Each script is several CTest tests, one per part (a build, then the checks that need it): every part checks.
+PARTS = {SIM_SUITE: ("build", "test", "all"), OPENMPI_SUITE: ("build", "sanitized", "cli")}
+
+
 def run_without_programs(script, ci):
-    # A PATH without smpicxx, smpirun, mpicc.openmpi and mpiexec.openmpi; bash itself is called by its full path.
+    """Each part of script, with a PATH without smpicxx, smpirun, mpicc.openmpi and mpiexec.openmpi (bash itself is
+    called by its full path); yields the part and its result."""
     env = {"PATH": "/nonexistent", "CI": ci}
-    return subprocess.run(["/bin/bash", script, "/nonexistent-src", "/nonexistent-build"], env=env,
-                          capture_output=True, text=True, timeout=30)
+    for part in PARTS[script]:
+        yield part, subprocess.run(["/bin/bash", script, "/nonexistent-src", "/nonexistent-build", "ON", part],
+                                   env=env, capture_output=True, text=True, timeout=30)
 
 
 class MissingDependency(unittest.TestCase):
     def test_simulation_suite_fails_under_ci_without_simgrid(self):
-        r = run_without_programs(SIM_SUITE, "true")
-        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
-        self.assertIn("smpicxx/smpirun not found", r.stdout)
-        self.assertIn("CI=true: a missing dependency fails the run", r.stdout)
+        for part, r in run_without_programs(SIM_SUITE, "true"):
+            with self.subTest(part=part):
+                self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+                self.assertIn("smpicxx/smpirun not found", r.stdout)
+                self.assertIn("CI=true: a missing dependency fails the run", r.stdout)
 
     def test_simulation_suite_skips_outside_ci(self):
-        r = run_without_programs(SIM_SUITE, "")
-        self.assertEqual(r.returncode, 77, r.stdout + r.stderr)
-        self.assertIn("SKIPPED: smpicxx/smpirun not found", r.stdout)
+        for part, r in run_without_programs(SIM_SUITE, ""):
+            with self.subTest(part=part):
+                self.assertEqual(r.returncode, 77, r.stdout + r.stderr)
+                self.assertIn("SKIPPED: smpicxx/smpirun not found", r.stdout)
 
     def test_openmpi_pass_fails_under_ci_without_open_mpi(self):
         for ci in ("true", "1"):
-            r = run_without_programs(OPENMPI_SUITE, ci)
-            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
-            self.assertIn("mpicc.openmpi or mpiexec.openmpi missing", r.stderr)
+            for part, r in run_without_programs(OPENMPI_SUITE, ci):
+                with self.subTest(ci=ci, part=part):
+                    self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+                    self.assertIn("mpicc.openmpi or mpiexec.openmpi missing", r.stderr)
 
     def test_openmpi_pass_skips_outside_ci(self):
-        r = run_without_programs(OPENMPI_SUITE, "")
-        self.assertEqual(r.returncode, 77, r.stdout + r.stderr)
-        self.assertIn("Open MPI is not installed: skipped", r.stdout)
+        for part, r in run_without_programs(OPENMPI_SUITE, ""):
+            with self.subTest(part=part):
+                self.assertEqual(r.returncode, 77, r.stdout + r.stderr)
+                self.assertIn("Open MPI is not installed: skipped", r.stdout)
 
     def slurm_module_setup(self, ci):
         import test_slurm

@@ -8,9 +8,16 @@
 # simulated goldens (tests/golden/sim/ and sim-beyond/, exactly, by mcmclb compare).
 # When smpicxx is missing: exits 77 (ctest: skipped) with a message, except under CI=true, where it fails: CI runs
 # bootstrap.sh, which installs libsimgrid-dev, so a missing SimGrid there is a broken setup, not a reason to pass.
-# Usage: run_sim_suite.sh <source dir> <build dir> <werror ON|OFF>
+# Two parts, two CTest tests: `build` (smpi_build: configure and build, no MPI run, so CTest may run it beside the
+# slurm test, which mostly waits) and `test` (smpi_simulation: everything below the build, which needs it); `all`
+# (the default) runs both, for a developer.
+# Usage: run_sim_suite.sh <source dir> <build dir> <werror ON|OFF> [build|test|all]
 set -euo pipefail
-src=$1; sim=$2/sim; werror=${3:-ON}
+src=$1; sim=$2/sim; werror=${3:-ON}; part=${4:-all}
+case "$part" in
+  build | test | all) ;;
+  *) echo "run_sim_suite.sh: part '$part' is not one of: build, test, all" >&2; exit 2 ;;
+esac
 if ! command -v smpicxx >/dev/null || ! command -v smpirun >/dev/null; then
   missing="smpicxx/smpirun not found (Debian libsimgrid-dev, installed by bootstrap.sh)"
   case "${CI:-}" in
@@ -20,21 +27,26 @@ if ! command -v smpicxx >/dev/null || ! command -v smpirun >/dev/null; then
   exit 77
 fi
 start=$SECONDS
-# -O0 -g0: the simulated times do not depend on how fast the host runs the code (smpi.cfg turns off SimGrid's
-# benchmarking of host computation; the checks below rerun each case and demand identical times), so the build
-# that feeds them need not be optimised or carry debug info; GCC's flow warnings, which need optimisation, run in
-# the main build (the simulation-only branches go without them). Measured on this 2-core VM: -O1 cost 145 s of CPU against 228 s at RelWithDebInfo's -O2 -g with
-# the same simulated times bit for bit; -O0 configures and builds in 34 s against -O1's 43 s (idle VM), with the
-# tests below as fast (25 s) and the goldens identical. CMAKE_UNITY_BUILD: each target's sources as one translation
-# unit, SimGrid's and the standard headers parsed once per target.
-flags="-O0 -g0 -DNDEBUG"
-source "$src/tests/build_generator.sh" "$sim"
-cmake "${generator[@]}" -S "$src" -B "$sim" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$flags" -DMCMCLB_SMPI=ON \
-  -DMCMCLB_WERROR="$werror" -DCMAKE_UNITY_BUILD=ON >"$sim.configure.log" 2>&1 || { cat "$sim.configure.log"; exit 1; }
-cmake --build "$sim" -j2 --target mcmclb mcmclb-commbench smpi_facts smpi_pingpong >"$sim.build.log" 2>&1 ||
-  { tail -50 "$sim.build.log"; exit 1; }
-echo "simulation: configure + build $((SECONDS - start)) s"
+if [ "$part" != test ]; then
+  # -O0 -g0: the simulated times do not depend on how fast the host runs the code (smpi.cfg turns off SimGrid's
+  # benchmarking of host computation; the checks below rerun each case and demand identical times), so the build
+  # that feeds them need not be optimised or carry debug info; GCC's flow warnings, which need optimisation, run in
+  # the main build (the simulation-only branches go without them). Measured on this 2-core VM: -O1 cost 145 s of CPU
+  # against 228 s at RelWithDebInfo's -O2 -g with the same simulated times bit for bit; -O0 configures and builds in
+  # 34 s against -O1's 43 s (idle VM), with the tests below as fast (25 s) and the goldens identical.
+  # CMAKE_UNITY_BUILD: each target's sources as one translation unit, SimGrid's and the standard headers parsed once
+  # per target.
+  flags="-O0 -g0 -DNDEBUG"
+  source "$src/tests/build_generator.sh" "$sim"
+  cmake "${generator[@]}" -S "$src" -B "$sim" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$flags" -DMCMCLB_SMPI=ON \
+    -DMCMCLB_WERROR="$werror" -DCMAKE_UNITY_BUILD=ON >"$sim.configure.log" 2>&1 || { cat "$sim.configure.log"; exit 1; }
+  cmake --build "$sim" -j2 --target mcmclb mcmclb-commbench smpi_facts smpi_pingpong >"$sim.build.log" 2>&1 ||
+    { tail -50 "$sim.build.log"; exit 1; }
+  echo "simulation: configure + build $((SECONDS - start)) s"
+fi
+[ "$part" = build ] && exit 0
+[ -x "$sim/mcmclb-sim" ] || { echo "simulation: $sim/mcmclb-sim is not built (the test smpi_build builds it)"; exit 1; }
 run_start=$SECONDS
 # The preloads the build lists (apps/CMakeLists.txt): the clock library reads the thread CPU clock as zero only
 # under flags that turn the simulation of computation off, and leaves every other clock to the C library; tcmalloc,
