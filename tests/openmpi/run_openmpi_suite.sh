@@ -8,8 +8,10 @@
 #   sanitized (CTest openmpi_sanitized): the handle, comm and range suites and the C API test at 1, 2 and 3 ranks (3:
 #     the creation trees at a size that is not a power of two), the kernel suite at 1 to 4 (every balancer, method
 #     and finished rule; 3 and 4 ranks outnumber the 2 cores). Among them the refusal of from_group, which Open MPI
-#     4.1 lacks. Not the range creation benchmark: a million unchecked creations per size at -O0 under ASan
-#     measure nothing, and the loop's memory is checked by the range suite's own cycles.
+#     4.1 lacks. Left out: the range creation benchmark (millions of creations per size, timed, which at -O0
+#     under ASan measure nothing) and the 3000 create/free cycles per method, which find a leaked context id by
+#     exhausting MPICH's pool (2046 live communicators at 2 ranks here) but cannot exhaust Open MPI 4.1's (65,532);
+#     the MPICH build runs both, and every suite here still creates and frees under ASan.
 #   cli (CTest openmpi_cli): the programs a user runs, built against Open MPI: methods_per_mpi (from_group listed
 #     as missing with the reason and refused in one line by mcmclb-commbench and mcmclb), then one small sweep with
 #     --launcher local, which must launch with mpiexec.openmpi by itself (no OMPI_* variable set here) and record
@@ -58,7 +60,7 @@ export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:halt_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 run_start=$SECONDS
 if [ "$part" = sanitized ]; then
-  GTEST_FILTER=-RangeCommBench.* ctest --test-dir "$build" --output-on-failure \
+  GTEST_FILTER='-RangeCommBench.*:*ThreeThousandCreateFreeCycles*' ctest --test-dir "$build" --output-on-failure \
     -R '^((mpi_handles|comm_create|range_comm|group_comm|c_api)\.[123]ranks|kernel\.[1234]ranks)$'
   echo "openmpi sanitized: tests $((SECONDS - run_start)) s"
   exit 0

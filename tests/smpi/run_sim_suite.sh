@@ -64,7 +64,9 @@ case "${CI:-}" in
   true | TRUE | True | 1 | yes) grep -q "libtcmalloc_minimal" "$sim/smpi-preload.txt" ||
     { echo "FAILED: $sim/smpi-preload.txt lists no tcmalloc (Debian libtcmalloc-minimal4, bootstrap.sh)"; exit 1; } ;;
 esac
-ctest --test-dir "$sim" --output-on-failure -L smpi
+# smpi_facts alone (it reads host clocks), then the simulations two at a time: one host process each.
+ctest --test-dir "$sim" --output-on-failure -L smpi -R '^smpi_facts$'
+ctest --test-dir "$sim" --output-on-failure -L smpi -E '^smpi_facts$' -j2
 # mcmclb sweep --launcher smpi (this build's mcmclb drives smpirun of the simulation build): a small study runs
 # with every row valid and labelled smpi, and a second sweep resumes with nothing left to run.
 work=$(mktemp -d)
