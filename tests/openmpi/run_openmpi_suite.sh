@@ -41,8 +41,9 @@ if [ "$part" = build ]; then
   # -O0 -g1: no optimisation, and line tables only (stack traces keep file:line). ASan and UBSan check the same at
   # -O0 (only slower to run, and these suites are small); GCC's flow warnings, which need optimisation, run in the
   # main build. Instrumented code is slow to optimise: on this 2-core VM the sanitized suites' configure + build took
-  # 50 s (78 s of CPU) at -O0 against 105 s (182 s of CPU) at -O1, and their tests 40 s against 37 s. A unity build
-  # parses the instrumented headers (gtest, the standard library, MPI) once per target.
+  # 50 s (78 s of CPU) at -O0 against 105 s (182 s of CPU) at -O1, and their tests 40 s against 37 s; the two
+  # programs add 35 s (the YAML layer, the launchers). A unity build parses the instrumented headers (gtest, the
+  # standard library, MPI) once per target.
   flags="-O0 -g1 -DNDEBUG"
   source "$src/tests/build_generator.sh" "$build"
   cmake "${generator[@]}" -S "$src" -B "$build" -DMCMCLB_MPI=OpenMPI -DCMAKE_BUILD_TYPE=RelWithDebInfo \
