@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -192,6 +193,33 @@ TEST(PoliteCollectives, SetupCollectivesGiveWhatTheBlockingOnesGive) {
   if (rank == root) text = {'m', 'c', 'l', 'b'};
   mpi::bcast_politely(comm, text.data(), 4, MPI_CHAR, root);
   EXPECT_EQ(std::string(text.begin(), text.end()), "mclb");
+}
+
+TEST(PoliteCollectives, TreeBarrierReleasesNoRankBeforeTheLastArrives) {
+  // Each round another rank arrives 30 ms late; no rank may leave before it has arrived. One steady clock serves
+  // every rank of a node, and every rank's exit follows the latecomer's entry by the messages between them.
+  const mpi::Comm comm = mpi::Comm::world().dup();
+  const int size = comm.size();
+  auto now_ns = [] {
+    return static_cast<int64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+            .count());
+  };
+  for (int late = 0; late < std::min(size, 4); ++late) {
+    if (comm.rank() == late) std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    const int64_t entered = now_ns();
+    mpi::tree_barrier(comm);
+    const int64_t left = now_ns();
+    int64_t last_entry = 0;
+    int64_t first_exit = 0;
+    ASSERT_EQ(MPI_Allreduce(&entered, &last_entry, 1, MPI_INT64_T, MPI_MAX, comm.get()), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Allreduce(&left, &first_exit, 1, MPI_INT64_T, MPI_MIN, comm.get()), MPI_SUCCESS);
+    EXPECT_GE(first_exit, last_entry) << "a rank left the barrier before rank " << late << " arrived";
+  }
+  ASSERT_EQ(MPI_Barrier(comm.get()), MPI_SUCCESS);
+  int stray = 0;
+  ASSERT_EQ(MPI_Iprobe(MPI_ANY_SOURCE, mpi::kTreeBarrierTag, comm.get(), &stray, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  EXPECT_EQ(stray, 0) << "every barrier message is received by its barrier";
 }
 
 TEST(PoliteCollectives, PatienceYieldsFirstThenNaps) {

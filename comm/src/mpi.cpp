@@ -9,6 +9,7 @@
 #include <exception>
 #include <numeric>
 #include <thread>
+#include <vector>
 
 namespace mcmclb::mpi {
 
@@ -334,14 +335,42 @@ void wait_all_politely(std::span<MPI_Request> requests, std::chrono::microsecond
   }
 }
 
+void tree_barrier(const Comm& comm) {
+  const int size = comm.size();
+  const int rank = comm.rank();
+  // Gather: receive from every child (rank + 1, + 2, + 4, ... below the lowest set bit of rank) at once, so that a
+  // child's send finds its receive posted as soon as this rank is here, then tell the parent.
+  std::vector<MPI_Request> children;
+  int mask = 1;
+  for (; mask < size && (rank & mask) == 0; mask <<= 1) {
+    if (rank + mask >= size) continue;
+    children.push_back(MPI_REQUEST_NULL);
+    check(MPI_Irecv(nullptr, 0, MPI_BYTE, rank + mask, kTreeBarrierTag, comm.get(), &children.back()), "MPI_Irecv");
+  }
+  check(MPI_Waitall(static_cast<int>(children.size()), children.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  if (rank != 0) {
+    check(MPI_Send(nullptr, 0, MPI_BYTE, rank - mask, kTreeBarrierTag, comm.get()), "MPI_Send");
+    check(MPI_Recv(nullptr, 0, MPI_BYTE, rank - mask, kTreeBarrierTag, comm.get(), MPI_STATUS_IGNORE), "MPI_Recv");
+  }
+  // Release the children, farthest first (their subtrees are the largest).
+  for (mask >>= 1; mask > 0; mask >>= 1) {
+    if (rank + mask < size) check(MPI_Send(nullptr, 0, MPI_BYTE, rank + mask, kTreeBarrierTag, comm.get()), "MPI_Send");
+  }
+}
+
 void barrier_politely(const Comm& comm, Patience patience) {
   if constexpr (kSimulated) {
-    check(MPI_Barrier(comm.get()), "MPI_Barrier");
+    tree_barrier(comm);
     return;
   }
   Request request;
   check(MPI_Ibarrier(comm.get(), request.out()), "MPI_Ibarrier");
   request.wait(patience);
+}
+
+void barrier_together(const Comm& comm, Patience patience) {
+  if constexpr (!kSimulated) barrier_politely(comm, patience);
+  check(MPI_Barrier(comm.get()), "MPI_Barrier");
 }
 
 double max_politely(const Comm& comm, double value, std::chrono::microseconds nap) {

@@ -244,16 +244,13 @@ void Kernel::start(CalibrationPass pass) {
     // Ranks arrive here far apart (compute mode's single-rank reference, group formation), so the pass is timed
     // from a barrier: otherwise the slowest rank's calibration_s would hold the others' set-up, about a whole
     // unbalanced run's worth in compute mode.
-    mpi::barrier_politely(world_, mpi::setup_patience);
+    mpi::barrier_together(world_, mpi::setup_patience);
     const double t0 = pace::now_s();
     calibrate_merges(pass);
     calibration_s_ = pace::now_s() - t0;
   }
-  // Ranks arrive here far apart (the setup before is uneven): on real MPI a polite barrier gathers them without
-  // taking the cores from the latecomers, then a real one, which all reach within a nap, starts the clock together.
-  // A simulated rank's wait costs no core, so the simulation build has the real one only.
-  if constexpr (!mpi::kSimulated) mpi::barrier_politely(world_, mpi::setup_patience);
-  mpi::check(MPI_Barrier(world_.get()), "MPI_Barrier");
+  // Ranks arrive here far apart (the setup before is uneven); the clock starts when they leave together.
+  mpi::barrier_together(world_, mpi::setup_patience);
   start_s_ = pace::now_s();
 }
 

@@ -115,7 +115,7 @@ void Kernel::calibrate_merges(CalibrationPass pass) {
     const auto computed = [&](int64_t terms) { flops += lj::trial_flops(spec.move, max_atoms, terms); };
     const auto no_reduce = [](lj::Energy e) { return e; };
     const lj::ChainKey key{run_.work.seed, ~uint64_t{0}};
-    mpi::barrier_politely(world_, mpi::setup_patience);
+    mpi::barrier_together(world_, mpi::setup_patience);
     const double t0 = pace::now_s();
     for (int64_t i = 0; i < kCalibrationTrials; ++i) (void)lj::work_item(spec, key, scratch, 1, 0, no_reduce, computed);
     pace::compute(flops);  // one simulated activity, as compute mode passes its trials' cost between reductions
@@ -130,13 +130,13 @@ void Kernel::calibrate_merges(CalibrationPass pass) {
     const int m = sizes[s];
     const int first = rank_ / m * m;
     const int last = std::min(first + m, nprocs_) - 1;
-    mpi::barrier_politely(world_, mpi::setup_patience);
+    mpi::barrier_together(world_, mpi::setup_patience);
     if (pricing && m > 1 && !mpi::kSimulated) {
       // Untimed first: the first creation among ranks that have not exchanged a message yet also sets up their
       // connections (measured at 2 ranks with MPICH ch4:ucx: 2.8 ms against 35-55 us after), which a merge never
       // pays, its groups having exchanged the merge request first. (A simulated creation has no such cost.)
       creator_->create_range(first, last, kCalibrationTag)->free();
-      mpi::barrier_politely(world_, mpi::setup_patience);
+      mpi::barrier_together(world_, mpi::setup_patience);
     }
     const double t0 = pace::now_s();
     std::unique_ptr<GroupComm> comm = creator_->create_range(first, last, kCalibrationTag);

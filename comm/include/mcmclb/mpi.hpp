@@ -263,9 +263,27 @@ class Request {
   MPI_Request handle_ = MPI_REQUEST_NULL;
 };
 
-/// Barrier over comm that sleeps while waiting (MPI_Ibarrier + wait_politely; simulation build: MPI_Barrier, whose
-/// algorithm --cfg=smpi/barrier chooses, whereas SMPI's nonblocking collectives are flat).
+/// Barrier over comm that sleeps while waiting (MPI_Ibarrier + wait_politely; simulation build: tree_barrier, since
+/// SMPI's nonblocking collectives are flat).
 void barrier_politely(const Comm& comm, Patience patience = default_nap);
+
+/// Barrier that the ranks leave together, to start a timed section: on real MPI a polite barrier gathers ranks that
+/// arrive far apart without taking the cores from the latecomers, then MPI_Barrier, which all reach within a nap,
+/// releases them at once. A simulated rank's wait costs no core, so the simulation build has MPI_Barrier only
+/// (Bruck's dissemination, --cfg=smpi/barrier:mpich), whose ranks leave closer together than tree_barrier's.
+void barrier_together(const Comm& comm, Patience patience = default_nap);
+
+/// The tag of tree_barrier's messages; no other point-to-point message on a communicator a barrier runs on uses it.
+inline constexpr int kTreeBarrierTag = 32767;  // the largest tag every MPI must allow
+
+/// Barrier over the intracommunicator comm by blocking point-to-point calls on kTreeBarrierTag: gathered up a binomial
+/// tree to rank 0 and released back down, 2 (P - 1) empty messages. A rank sends up only once its whole subtree has
+/// arrived and otherwise waits on receives it posted itself. That is the point in simulation, where ranks reach a
+/// barrier far apart (the end of a run, set-up): SMPI's MPI_Barrier (Bruck's dissemination, as MPICH's) leaves each
+/// waiting rank's send of the round it is stuck in outstanding, SimGrid 3.32 keeps every outstanding small send in
+/// one list of the whole simulation, and every message that completes scans that list, so each waiting rank made
+/// every later message of the ranks still working dearer (docs/notes/smpi-notebook.md, "Ranks that wait at the end").
+void tree_barrier(const Comm& comm);
 
 /// MAX of value over comm, waiting politely (MPI_Iallreduce + wait_politely; simulation build: MPI_Allreduce).
 double max_politely(const Comm& comm, double value, std::chrono::microseconds nap = default_nap);
