@@ -273,8 +273,10 @@ void barrier_politely(const Comm& comm, Patience patience = default_nap);
 /// (Bruck's dissemination, --cfg=smpi/barrier:mpich), whose ranks leave closer together than tree_barrier's.
 void barrier_together(const Comm& comm, Patience patience = default_nap);
 
-/// The tag of tree_barrier's messages; no other point-to-point message on a communicator a barrier runs on uses it.
-inline constexpr int kTreeBarrierTag = 32767;  // the largest tag every MPI must allow
+/// The tag of tree_barrier's messages, the largest every MPI must allow. A range communicator's tags reach it too
+/// (range_comm.hpp), so a rank enters tree_barrier on a communicator only when its own operations over it are
+/// complete: then no message to it is left to match. The kernel's and the driver's barriers come after such work.
+inline constexpr int kTreeBarrierTag = 32767;
 
 /// Barrier over the intracommunicator comm by blocking point-to-point calls on kTreeBarrierTag: gathered up a binomial
 /// tree to rank 0 and released back down, 2 (P - 1) empty messages. A rank sends up only once its whole subtree has
