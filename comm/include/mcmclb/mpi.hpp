@@ -281,7 +281,7 @@ inline constexpr int kTreeBarrierTag = 32767;
 /// Barrier over the intracommunicator comm by blocking point-to-point calls on kTreeBarrierTag: gathered up a binomial
 /// tree to rank 0 and released back down, 2 (P - 1) empty messages. A rank sends up only once its whole subtree has
 /// arrived and otherwise waits on receives it posted itself. That is the point in simulation, where ranks reach a
-/// barrier far apart (the end of a run, set-up): SMPI's MPI_Barrier (Bruck's dissemination, as MPICH's) leaves each
+/// barrier far apart (the end of a run): SMPI's MPI_Barrier (Bruck's dissemination, as MPICH's) leaves each
 /// waiting rank's send of the round it is stuck in outstanding, SimGrid 3.32 keeps every outstanding small send in
 /// one list of the whole simulation, and every message that completes scans that list, so each waiting rank makes
 /// every later message of the ranks still working dearer (docs/notes/smpi-notebook.md, "Ranks that wait at the end
