@@ -8,11 +8,12 @@ set -euo pipefail
 # tests/slurm/cluster.sh, a local Slurm for ctest slurm; libsimgrid-dev (smpicc, smpicxx, smpirun) for the
 # simulation build (-DMCMCLB_SMPI=ON) and ctest smpi, with libtcmalloc-minimal4, the allocator every simulation
 # preloads (apps/CMakeLists.txt: it halves the host time of a large simulation against glibc's malloc); openmpi-bin and libopenmpi-dev, the second MPI library, for
-# the Open MPI build (-DMCMCLB_MPI=OpenMPI, preset ci-openmpi) and its tests.
+# the Open MPI build (-DMCMCLB_MPI=OpenMPI, preset ci-openmpi) and its tests; lmod, the module system of the
+# cluster-login test (tests/cluster/cluster_login.sh loads an MPI as a module, as a cluster user would).
 packages=(build-essential cmake ninja-build git pkg-config clang-format mpich libmpich-dev openmpi-bin libopenmpi-dev
           libyaml-cpp-dev
           libbenchmark-dev librandom123-dev libgtest-dev googletest python3 python3-matplotlib python3-yaml
-          slurm-wlm slurm-client munge libsimgrid-dev libtcmalloc-minimal4)
+          slurm-wlm slurm-client munge libsimgrid-dev libtcmalloc-minimal4 lmod)
 # Optional, not for CI: --browser adds chromium for tests/browser/check_report.sh, which opens report.py's HTML page
 # in a headless browser (docs/guide/sweeps.md).
 case "${1:-}" in

@@ -364,6 +364,8 @@ RunResult run_once(const RunSpec& spec) {
   r.provenance.ranks_per_node = occupancy.ranks_on_node;
   r.provenance.cores_available = occupancy.cores_available;
   r.provenance.oversubscribed = !occupancy.known() ? "" : occupancy.oversubscribed() ? "true" : "false";
+  r.provenance.nodes = occupancy.nodes;
+  r.provenance.node_layout = occupancy.layout;
   // The whole run, its checks included, waits as the key work.wait says or, by default, as the machine suggests
   // (spin unless some node holds more ranks than cores).
   std::optional<mpi::ScopedWaitPolicy> waiting;

@@ -280,18 +280,17 @@ std::vector<std::pair<std::string, std::string>> script_values(const SweepOption
   if (!job.partition.empty())
     lines.push_back("#SBATCH --partition=" + sbatch_value("key job.partition", job.partition));
   if (!job.account.empty()) lines.push_back("#SBATCH --account=" + sbatch_value("key job.account", job.account));
-  if (job.tasks_per_node > 0) lines.push_back("#SBATCH --ntasks-per-node=" + std::to_string(job.tasks_per_node));
+  // tasks_per_node fixes the node count too: said outright, so the script shows the job's shape.
+  if (job.tasks_per_node > 0) {
+    lines.push_back("#SBATCH --nodes=" + std::to_string((nprocs + job.tasks_per_node - 1) / job.tasks_per_node));
+    lines.push_back("#SBATCH --ntasks-per-node=" + std::to_string(job.tasks_per_node));
+  }
   // groups.by: node forms groups from the ranks each node holds, which must be one contiguous range per node:
-  // block placement, and whole nodes of tasks_per_node ranks where it is given, so no group straddles a node.
+  // block placement (and whole nodes of tasks_per_node ranks where it is given), so no group straddles a node.
   const bool by_node = std::any_of(indices.begin(), indices.end(), [&](std::size_t i) {
     return study.points[i].spec.groups.by == GroupsSpec::By::node;
   });
-  if (by_node) {
-    lines.emplace_back("#SBATCH --distribution=block");
-    if (job.tasks_per_node > 0) {
-      lines.push_back("#SBATCH --nodes=" + std::to_string((nprocs + job.tasks_per_node - 1) / job.tasks_per_node));
-    }
-  }
+  if (by_node) lines.emplace_back("#SBATCH --distribution=block");
   for (const auto& extra : job.extra) lines.push_back(one_line("key job.extra", extra));
   const std::string exe = path_word("this program's path", this_executable());
   const std::string record = exe + " status " + status_args(o, snapshot, output_of(o, study)) + " --launch " +
@@ -652,6 +651,7 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
     fs::path script;
     std::string text;
     std::size_t points, all;
+    std::string launcher;  // what starts the ranks, as the script runs it
   };
   std::vector<Launch> launches;
   std::vector<std::string> already_queued;  // job ids
@@ -673,7 +673,8 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
     const fs::path script = dir / (job_name(study, nprocs) + ".sbatch");
     launches.push_back({nprocs, script,
                         fill_template(kSlurmTemplate, script_values(o, study, snapshot, nprocs, it->second)),
-                        it->second.size(), all.size()});
+                        it->second.size(), all.size(),
+                        launcher_with_args(study.points[it->second.front()].job) + " -n " + std::to_string(nprocs)});
   }
   if (!launches.empty()) {
     csv::write_atomically(snapshot, "# " + study.name + " as submitted from " + o.study + " at " + utc_now() +
@@ -683,8 +684,8 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
     csv::write_atomically(launch.script, launch.text);
     fs::permissions(launch.script, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                     fs::perm_options::add);
-    std::printf("wrote %s (nprocs=%d, %zu of %zu points to run)\n", launch.script.string().c_str(), launch.nprocs,
-                launch.points, launch.all);
+    std::printf("wrote %s (nprocs=%d, %zu of %zu points to run; its ranks start with: %s)\n",
+                launch.script.string().c_str(), launch.nprocs, launch.points, launch.all, launch.launcher.c_str());
   }
   const std::string follow = "mcmclb status " + shell_quote(o.study) +
                              (o.out.empty() ? "" : " --out " + shell_quote(o.out)) + overrides_args(o);

@@ -6,7 +6,7 @@ if(NOT mcmclb_cxx_name MATCHES "^smpic")
   message(FATAL_ERROR "MCMCLB_SMPI=ON needs the SimGrid compilers (CMAKE_C_COMPILER=smpicc, "
                       "CMAKE_CXX_COMPILER=smpicxx), got ${CMAKE_CXX_COMPILER}; use a fresh build folder")
 endif()
-find_program(MCMCLB_SMPIRUN smpirun REQUIRED)
+mcmclb_dependency(SimGrid OUT MCMCLB_SMPIRUN)
 execute_process(COMMAND ${MCMCLB_SMPIRUN} --version OUTPUT_VARIABLE MCMCLB_SIMGRID_VERSION
                 OUTPUT_STRIP_TRAILING_WHITESPACE)
 message(STATUS "MCMCLB_SMPI: ${MCMCLB_SIMGRID_VERSION}, smpirun at ${MCMCLB_SMPIRUN}")

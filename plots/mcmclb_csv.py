@@ -201,6 +201,9 @@ SCHEMAS = {
         # Simulation: whether SMPI's per-call CPU-clock reads were answered by the preload, and the allocator (host
         # cost only); empty on real MPI, absent from older folders.
         "smpi_clock_preload": Column("bool", optional=True), "smpi_allocator": TEXT,
+        # The nodes the run spanned and each node's host, ranks and CPUs ("n01[0-3]/4 n02[4-7]/2"); absent from
+        # older folders, empty in simulated runs.
+        "nodes": _int(1, True), "node_layout": TEXT,
     },
     "calibration.csv": {  # a calibrated run (finished rule pays; compute mode's planning balancers): its model
         "run_id": NAME, "size": _int(1), "create_s": _time(), "reduce_s": _time(), "bcast_s": _time(),
@@ -454,7 +457,55 @@ RUN_COLUMNS = ["run_id", "nprocs", "balancer", "interval", "method", "rep", "tim
                "regroups_avg", "regroups_std", "regroups_min", "regroups_max", "valid"]
 
 
-OCCUPANCY = ("ranks_per_node", "cores_available", "oversubscribed")
+OCCUPANCY = ("ranks_per_node", "cores_available", "oversubscribed", "nodes", "node_layout")
+NODE = re.compile(r"(?P<host>[^\s\[\]]+)\[(?P<ranks>\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*)\]/(?P<cpus>\d+)")
+
+
+def node_list(layout):
+    """provenance.csv's node_layout as [(host, ranks text, rank count, CPUs)], in its order (CPUs 0: unknown);
+    [] when empty or not in the form HOST[RANKS]/CPUS separated by spaces."""
+    nodes = []
+    for word in (layout or "").split():
+        m = NODE.fullmatch(word)
+        if not m:
+            return []
+        count = sum(int(b) - int(a) + 1 for a, _, b in
+                    (part.partition("-") if "-" in part else (part, "", part) for part in m["ranks"].split(",")))
+        nodes.append((m["host"], m["ranks"], count, int(m["cpus"])))
+    return nodes
+
+
+def crowded_nodes(layout):
+    """The nodes of a node_layout whose host held more ranks than CPUs, as text: 'node 2 of 2 (n02, ranks 4-9): 6
+    ranks on 4 CPUs'. Ranks count per host, the machine whose cores they share: nodes emulated on one machine
+    share its host name, and their ranks its CPUs (the most any of them may use)."""
+    nodes = node_list(layout)
+    per_host = {}
+    for i, (host, ranks, count, cpus) in enumerate(nodes, 1):
+        entry = per_host.setdefault(host, [[], [], 0, 0])
+        entry[0].append(str(i))
+        entry[1].append(ranks)
+        entry[2] += count
+        entry[3] = max(entry[3], cpus)
+    return [f"node{'s' if len(ids) > 1 else ''} {', '.join(ids)} of {len(nodes)} ({host}, ranks {','.join(ranks)}): "
+            f"{count} ranks on {cpus} CPUs" for host, (ids, ranks, count, cpus) in per_host.items() if 0 < cpus < count]
+
+
+def node_notes(runs):
+    """One line per rank count whose real-MPI runs spanned several nodes: the layout, each node that held more ranks
+    than cores marked. [] when every run was on one node (or the layout is unknown)."""
+    layouts = {}
+    for r in runs:
+        if r["backend"] == "mpi" and (r.get("nodes") or 0) > 1 and r.get("node_layout"):
+            layouts.setdefault(r["nprocs"], {})[r["node_layout"]] = None
+    lines = []
+    for p, seen in sorted(layouts.items()):
+        for layout in seen:
+            crowded = crowded_nodes(layout)
+            lines.append(f"P = {p} ran on {len(node_list(layout))} nodes, HOST[RANKS]/CPUS: {layout}" +
+                         (" (more ranks than cores on " + "; ".join(crowded) + ")" if crowded else
+                          " (a core per rank on every node)"))
+    return lines
 
 
 def add_occupancy(rows, folder):
@@ -494,6 +545,10 @@ def oversubscription_note(runs):
     if not points:
         return ""
     ran = "; ".join(f"P = {p} ran {ranks} ranks on {cores} cores" for p, (ranks, cores) in sorted(points.items()))
+    crowded = sorted({f"P = {r['nprocs']}: {node}" for r in runs if r["backend"] == "mpi" and (r.get("nodes") or 0) > 1
+                      for node in crowded_nodes(r.get("node_layout"))})
+    if crowded:
+        ran += " (" + "; ".join(crowded) + ")"
     cores = min(c for _, c in points.values())
     return (f"Oversubscribed: {ran}. With more ranks than cores the ranks wait for a core, and an MPI that "
             f"busy-polls (MPICH does) keeps every waiting rank spinning, so communicator creation and collectives "
@@ -551,8 +606,19 @@ def output_path(args_output, first_input, name):
     return os.path.join(folder, name)
 
 
+def need_matplotlib():
+    """Stops the script in one line, exit 2, when the Python running it has no matplotlib: the scripts run with the
+    python3 first on PATH (a cluster's virtual environment or conda), which may not be the one that has it."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        fail(sys.argv[0], f"matplotlib is not installed for {sys.executable} (install it: pip install matplotlib, "
+                          f"or Debian's python3-matplotlib; or run the script with a python3 that has it)")
+
+
 def pyplot():
     """matplotlib's pyplot with the file-only Agg backend (no display needed)."""
+    need_matplotlib()
     import matplotlib
 
     matplotlib.use("Agg")

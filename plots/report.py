@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Everything for one result folder: fig2.png and timeline.png written there, Table 1 and the times-vs-ideal table
 printed (with the paper's values beside them when the runs use the paper's workload). The demo ends with this.
 
@@ -15,8 +15,8 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fig2  # noqa: E402
-from mcmclb_csv import (ArgumentParser, InputError, check_output, fail, oversubscription_note,  # noqa: E402
-                        read_csv, read_runs, run_label)
+from mcmclb_csv import (ArgumentParser, InputError, check_output, fail, need_matplotlib,  # noqa: E402
+                        node_notes, oversubscription_note, read_csv, read_runs, run_label)
 from mcmclb_stats import CAPTION  # noqa: E402
 import report_html  # noqa: E402
 import summary  # noqa: E402
@@ -46,6 +46,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.compare and not args.html:
         parser.error("--compare needs --html")
+    need_matplotlib()  # before anything is read or written: every report draws
     # Every input and every output is checked before the first figure is drawn, so a bad file never leaves
     # half a report behind.
     try:
@@ -83,6 +84,8 @@ def main(argv=None):
     summary.main([args.folder])  # ends with the oversubscription note, when some point ran oversubscribed
     if not oversubscription_note(runs) and any(r.get("oversubscribed") is False for r in runs):
         print("\nEvery run had a core per rank (provenance.csv: not oversubscribed).")
+    for line in node_notes(runs):
+        print(f"\nNodes: {line}.")
     return 0
 
 
@@ -109,7 +112,8 @@ def write_html(args, runs, ranks, prov, tables, compare, paper):
     sections = [("The study", page.paragraph(
         f"{len(runs)} runs from {args.folder}" + ("; simulated rows come from SimGrid SMPI: their times are "
                                                   "simulated, not measured" if simulated else "") + ".") +
-        (page.paragraph(over, "warning") if over else "") + page.study(runs))]
+        (page.paragraph(over, "warning") if over else "") +
+        "".join(page.paragraph(f"Nodes: {line}.") for line in node_notes(runs)) + page.study(runs))]
     sections.append(("Fig. 2: run time against cores", page.figure(
         fig2_png, "Fig. 2: run time against cores",
         "Median per point; bars: the 95 % confidence interval of the median (order statistics, needs 6 or more "

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Times vs. ideal per configuration from a results folder (runs.csv + ranks.csv), and where the gap to the ideal
 goes. Prints Markdown.
 

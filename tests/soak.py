@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Soak test of the walker-group kernel: N seeded random `mcmclb run` launches under `mpiexec -n P`, each with a
 hard timeout, counting hangs, invalid runs and crashes. Standard library only.
 

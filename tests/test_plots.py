@@ -52,6 +52,36 @@ def run(script, *args):
 
 
 class CommandLine(unittest.TestCase):
+    def test_every_script_runs_with_the_python_on_path(self):
+        """Each script a user runs starts with `#!/usr/bin/env python3` (a virtual environment's or conda's python3,
+        where matplotlib is on a cluster) and is executable."""
+        for name in sorted(os.listdir(PLOTS)):
+            path = os.path.join(PLOTS, name)
+            if name.endswith(".py"):
+                with open(path) as f:
+                    text = f.read()
+                if "__main__" in text:
+                    with self.subTest(script=name):
+                        self.assertTrue(text.startswith("#!/usr/bin/env python3\n"), text.splitlines()[0])
+                        self.assertTrue(os.access(path, os.X_OK))
+
+    def test_without_matplotlib_one_line_and_nothing_written(self):
+        """A python3 without matplotlib (here: site-packages left out, -S) gets one line naming what to install,
+        with pip's and Debian's names, and exit 2, before anything is written."""
+        folder = os.path.join(HERE, "..", "docs", "async-vs-lookahead")
+        with tempfile.TemporaryDirectory() as d:
+            for script, args in (("fig2.py", [folder, "-o", os.path.join(d, "f.png")]),
+                                 ("timeline.py", [folder, "-o", os.path.join(d, "t.png")]),
+                                 ("report.py", [folder, "--html", os.path.join(d, "r.html")])):
+                with self.subTest(script=script):
+                    r = subprocess.run([sys.executable, "-S", os.path.join(PLOTS, script), *args], capture_output=True,
+                                       text=True, timeout=120)
+                    self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                    self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+                    for word in ("matplotlib is not installed", "pip install matplotlib", "python3-matplotlib"):
+                        self.assertIn(word, r.stderr)
+                    self.assertEqual(os.listdir(d), [])
+
     def test_every_script_as_a_command(self):
         """Each plot script as a real command: --help exits 0, a missing input is one line on stderr and exit 2."""
         scripts = []

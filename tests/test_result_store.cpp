@@ -197,6 +197,15 @@ void expect_folder_holds(const fs::path& dir, const std::map<std::string, int>& 
 
 int writer_nprocs(int writer, int m) { return 1 + (m * 7 + writer * 3) % 64; }
 
+/// The run id writer k gives its m-th run, e.g. "w3-7".
+std::string writer_run_id(char prefix, int k, int m) {
+  std::string id(1, prefix);
+  id += std::to_string(k);
+  id += '-';
+  id += std::to_string(m);
+  return id;
+}
+
 /// Runs `writers` processes at once, each opening the store in dir (the opens race with the first appends) and
 /// calling write(store, its number); expects every one to exit 0.
 void run_writer_processes(const fs::path& dir, int writers, const std::function<void(ResultStore&, int)>& write) {
@@ -223,14 +232,14 @@ TEST_F(ResultStoreTest, ConcurrentWriterProcessesLoseNothing) {
   constexpr int K = 4, M = 50;
   run_writer_processes(dir_, K, [](ResultStore& store, int k) {
     for (int m = 0; m < M; ++m) {
-      const std::string id = "w" + std::to_string(k) + "-" + std::to_string(m);
+      const std::string id = writer_run_id('w', k, m);
       store.record(make_run(id, "conc", writer_nprocs(k, m), k * M + m, m % 5 != 0));
     }
   });
 
   std::map<std::string, int> expected;
   for (int k = 0; k < K; ++k) {
-    for (int m = 0; m < M; ++m) expected["w" + std::to_string(k) + "-" + std::to_string(m)] = writer_nprocs(k, m);
+    for (int m = 0; m < M; ++m) expected[writer_run_id('w', k, m)] = writer_nprocs(k, m);
   }
   expect_folder_holds(dir_, expected);
   const auto points = ResultStore::open(dir_, test_schema()).recorded_points();
@@ -251,7 +260,7 @@ TEST_F(ResultStoreTest, ConcurrentWritersOfTheSamePointsRecordEachOnce) {
   constexpr int K = 4, M = 40;
   run_writer_processes(dir_, K, [](ResultStore& store, int k) {
     for (int m = 0; m < M; ++m) {  // every writer records the same M points, valid except every 4th
-      const std::string id = "w" + std::to_string(k) + "-" + std::to_string(m);
+      const std::string id = writer_run_id('w', k, m);
       store.record(make_run(id, "same", 1 + m % 3, m, m % 4 != 0), ResultStore::IfDone::skip);
     }
   });
@@ -280,7 +289,7 @@ TEST_F(ResultStoreTest, ConcurrentWriterThreadsLoseNothing) {
       try {
         ResultStore store = ResultStore::open(dir_, test_schema());
         for (int m = 0; m < M; ++m) {
-          store.record(make_run("t" + std::to_string(k) + "-" + std::to_string(m), "thr", writer_nprocs(k, m), m));
+          store.record(make_run(writer_run_id('t', k, m), "thr", writer_nprocs(k, m), m));
         }
       } catch (const std::exception& e) {
         errors[static_cast<std::size_t>(k)] = e.what();
@@ -291,7 +300,7 @@ TEST_F(ResultStoreTest, ConcurrentWriterThreadsLoseNothing) {
   for (const auto& e : errors) EXPECT_EQ(e, "");
   std::map<std::string, int> expected;
   for (int k = 0; k < K; ++k) {
-    for (int m = 0; m < M; ++m) expected["t" + std::to_string(k) + "-" + std::to_string(m)] = writer_nprocs(k, m);
+    for (int m = 0; m < M; ++m) expected[writer_run_id('t', k, m)] = writer_nprocs(k, m);
   }
   expect_folder_holds(dir_, expected);
 }

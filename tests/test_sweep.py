@@ -392,7 +392,7 @@ class DryRunWritesNothing(unittest.TestCase):
             f.writelines(lines[:-1])
         self.dry_runs({"local": ["7 points, 6 already done", " run tests/fixtures/study-small.yaml --points 6 "],
                        "smpi": ["7 points, 0 already done"],
-                       "slurm": ["skip nprocs=2: all 4 points already done", "(nprocs=3, 1 of 3 points to run)"]})
+                       "slurm": ["skip nprocs=2: all 4 points already done", "(nprocs=3, 1 of 3 points to run; "]})
         # status counts it as the sweep does: not done (a resubmit would run it), and missing, since it is valid.
         r = mcmclb("status", STUDY, "--out", self.out)
         self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
@@ -816,6 +816,30 @@ class SlurmHostile(unittest.TestCase):
         r, scripts = self.dry_run("nprocs: 2\njob: {launcher: srun, launcher_args: '--mpi=pmi2 --cpu-bind=cores'}\n")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("\nsrun --mpi=pmi2 --cpu-bind=cores -n 2 ", scripts[sbatch(scripts)])
+
+    def test_srun_plugin_per_study(self):
+        """job.srun_mpi names the site's plugin, `site` leaves it to the site's MpiDefault (no --mpi), and the dry
+        run's script shows which; a plugin given twice, or not a plain name, is one line and exit 2. Two nodes of
+        two tasks: --nodes=2 in the header, one srun over both."""
+        base = "nprocs: 4\njob: {launcher: srun, tasks_per_node: 2%s}\n"
+        for setting, line in (("", "\nsrun --mpi=pmi2 -n 4 "), (", srun_mpi: cray_shasta", "\nsrun --mpi=cray_shasta -n 4 "),
+                              (", srun_mpi: site", "\nsrun -n 4 "),
+                              (", srun_mpi: pmix, launcher_args: '--cpu-bind=cores'", "\nsrun --mpi=pmix --cpu-bind=cores -n 4 ")):
+            with self.subTest(setting=setting):
+                r, scripts = self.dry_run(base % setting)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                script = scripts[sbatch(scripts)]
+                self.assertIn(line, script)
+                self.assertIn("\n#SBATCH --nodes=2\n", script)
+                self.assertIn("\n#SBATCH --ntasks-per-node=2\n", script)
+                self.assertIn(line.strip(), r.stdout, "the dry run prints what will run")
+        for setting, fragment in ((", srun_mpi: pmix, launcher_args: '--mpi=pmi2'", "key job.srun_mpi: 'pmix' while "),
+                                  (", srun_mpi: 'pmi2 --x'", "key job.srun_mpi: 'pmi2 --x' is not allowed"),
+                                  (", srun_mpi: ''", "key job.srun_mpi: '' is not allowed")):
+            with self.subTest(setting=setting):
+                r, scripts = self.dry_run(base % setting)
+                self.refused(r, fragment)
+                self.assertEqual(scripts, {}, "nothing written")
 
     def test_setup_lines_are_whole_lines_without_directives(self):
         for line, fragment in (("module load x\n#SBATCH --partition=evil", "key job.setup: "),

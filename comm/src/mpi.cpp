@@ -2,7 +2,9 @@
 #include "mcmclb/mpi.hpp"
 
 #include <sched.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdio>
@@ -450,6 +452,78 @@ std::string library_version() {
   return version;
 }
 
+namespace {
+
+/// "a-b" or "a" for the run of ranks [a, b].
+std::string rank_range(int first, int last) {
+  return first == last ? std::to_string(first) : std::to_string(first) + "-" + std::to_string(last);
+}
+
+/// What each rank tells rank 0 about where it runs.
+struct Placement {
+  int node = 0;      // the lowest rank of its shared-memory node, which names the node
+  int readable = 0;  // whether its CPU mask could be read
+  std::array<char, 64> host{};
+  cpu_set_t cpus;
+};
+
+/// The CPUs of the placements selected by keep: the union of their masks (a launcher that binds each rank to one
+/// core still gives the job all of them); 0, unknown, when one mask could not be read.
+template <typename Keep>
+int union_cpus(const std::vector<Placement>& all, Keep keep) {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  for (const Placement& p : all) {
+    if (!keep(p)) continue;
+    if (p.readable == 0) return 0;
+    CPU_OR(&cpus, &cpus, &p.cpus);
+  }
+  return CPU_COUNT(&cpus);
+}
+
+/// NodeOccupancy from every rank's placement (on rank 0). Cores are counted per host, the machine whose cores the
+/// ranks share: on a cluster a host is a node, but a launcher can start several nodes on one machine (Hydra's
+/// fork bootstrap with -hosts a:2,b:2), whose ranks then compete for the same cores.
+NodeOccupancy occupancy_of(const std::vector<Placement>& all) {
+  NodeOccupancy o;
+  std::vector<std::string> hosts_seen;
+  for (const Placement& p : all) {
+    const std::string host(p.host.data());
+    if (std::find(hosts_seen.begin(), hosts_seen.end(), host) != hosts_seen.end()) continue;
+    hosts_seen.push_back(host);
+    const auto on_host = [&host](const Placement& q) { return host == q.host.data(); };
+    const int ranks = static_cast<int>(std::count_if(all.begin(), all.end(), on_host));
+    const int cpus = union_cpus(all, on_host);
+    o.ranks_on_node = std::max(o.ranks_on_node, ranks);
+    o.cores_available = hosts_seen.size() == 1 ? cpus : std::min(o.cores_available, cpus);
+    if (cpus > 0 && ranks > cpus) ++o.nodes_oversubscribed;
+  }
+  // The layout: each shared-memory node in the order of its lowest rank, its ranks as runs of consecutive ranks.
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    if (all[r].node != static_cast<int>(r)) continue;  // not the node's lowest rank
+    ++o.nodes;
+    const auto on_node = [&](const Placement& q) { return q.node == all[r].node; };
+    std::string ranges;
+    int run_first = -1, run_last = -1;
+    for (std::size_t q = r; q < all.size(); ++q) {
+      if (!on_node(all[q])) continue;
+      const int rank = static_cast<int>(q);
+      if (run_first >= 0 && rank == run_last + 1) {
+        run_last = rank;
+        continue;
+      }
+      if (run_first >= 0) ranges += rank_range(run_first, run_last) + ",";
+      run_first = run_last = rank;
+    }
+    ranges += rank_range(run_first, run_last);
+    o.layout += (o.layout.empty() ? "" : " ") + std::string(all[r].host.data()) + "[" + ranges + "]/" +
+                std::to_string(union_cpus(all, on_node));
+  }
+  return o;
+}
+
+}  // namespace
+
 NodeOccupancy node_occupancy(const Comm& comm) {
   if constexpr (kSimulated) {
     (void)comm;
@@ -459,29 +533,28 @@ NodeOccupancy node_occupancy(const Comm& comm) {
     check(MPI_Comm_split_type(comm.get(), MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &raw),
           "MPI_Comm_split_type");
     Comm node = Comm::adopt(raw);
-    // The node's CPUs for the job: the union of its ranks' masks, since a launcher that binds each rank to one
-    // core still gives the job all of them. A rank whose mask cannot be read makes the node's count unknown.
-    cpu_set_t mine;
-    CPU_ZERO(&mine);
-    int readable = ::sched_getaffinity(0, sizeof mine, &mine) == 0 ? 1 : 0;
-    cpu_set_t all;
-    CPU_ZERO(&all);
-    allreduce_politely(node, &mine, &all, static_cast<int>(sizeof mine), MPI_BYTE, MPI_BOR);
-    allreduce_politely(node, MPI_IN_PLACE, &readable, 1, MPI_INT, MPI_MIN);
-    const int cores = readable != 0 ? CPU_COUNT(&all) : 0;
-    const int ranks = node.size();
-    const bool leader = node.rank() == 0;
+    Placement mine;
+    mine.node = comm.rank();
+    allreduce_politely(node, MPI_IN_PLACE, &mine.node, 1, MPI_INT, MPI_MIN);
     node.free();
-    // Over the nodes: MAX of ranks; MAX of -cores, i.e. MIN of cores, so that an unknown node's 0 makes the whole
-    // unknown; and the SUM, over one rank per node, of whether that node is oversubscribed.
-    std::array<int, 2> mine_max = {ranks, -cores}, max{};
-    allreduce_politely(comm, mine_max.data(), max.data(), 2, MPI_INT, MPI_MAX);
-    int over = leader && cores > 0 && ranks > cores ? 1 : 0;
-    allreduce_politely(comm, MPI_IN_PLACE, &over, 1, MPI_INT, MPI_SUM);
-    NodeOccupancy o;
-    o.ranks_on_node = max[0];
-    o.cores_available = -max[1];
-    o.nodes_oversubscribed = over;
+    CPU_ZERO(&mine.cpus);
+    mine.readable = ::sched_getaffinity(0, sizeof mine.cpus, &mine.cpus) == 0 ? 1 : 0;
+    if (::gethostname(mine.host.data(), mine.host.size() - 1) != 0) mine.host = {'?'};
+    const bool root = comm.rank() == 0;
+    std::vector<Placement> all(root ? static_cast<std::size_t>(comm.size()) : 0);
+    Request gather;
+    check(MPI_Igather(&mine, static_cast<int>(sizeof mine), MPI_BYTE, all.data(), static_cast<int>(sizeof mine),
+                      MPI_BYTE, 0, comm.get(), gather.out()),
+          "MPI_Igather");
+    gather.wait();
+    NodeOccupancy o = root ? occupancy_of(all) : NodeOccupancy{};
+    // Every rank gets the counts (the wait policy follows them); the layout stays on rank 0, which writes it.
+    std::array<int, 4> counts = {o.ranks_on_node, o.cores_available, o.nodes_oversubscribed, o.nodes};
+    bcast_politely(comm, counts.data(), static_cast<int>(counts.size()), MPI_INT, 0);
+    o.ranks_on_node = counts[0];
+    o.cores_available = counts[1];
+    o.nodes_oversubscribed = counts[2];
+    o.nodes = counts[3];
     return o;
   }
 }

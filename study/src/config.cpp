@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <regex>
+#include <sstream>
 
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/mpi_build.hpp"
@@ -541,6 +542,21 @@ std::vector<KeyDef> build_key_table() {
                "own, e.g. `/usr/bin/mpiexec.mpich` or `/usr/bin/mpiexec.openmpi`, inside the allocation)",
                [](E& e, std::string v) { e.job.launcher = std::move(v); }));
   study_key();
+  add({{"job.srun_mpi", "name", "", "a plugin name of letters, digits and _ - (e.g. pmi2, pmix, cray_shasta), or site",
+        "srun's `--mpi` plugin; `site`: no `--mpi`, the site's `MpiDefault` (slurm.conf) decides"},
+       std::nullopt,
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         const auto v = scalar<std::string>(key, n, "a plugin name");
+         if (v.empty() || v.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+                              std::string::npos) {
+           throw InputError("key job.srun_mpi: '" + printable(v) +
+                            "' is not allowed (allowed: a plugin name of letters, digits and _ -, e.g. pmi2, pmix, "
+                            "cray_shasta; or site, for the site's MpiDefault)");
+         }
+         e.job.srun_mpi = v;
+       }});
+  t.back().info.default_value = "the build's MPI family's (`pmi2` MPICH, `pmix` Open MPI; `site` for another MPI)";
+  study_key();
   add({{"job.launcher_args", "text", "", "one line without control characters",
         "options after the launcher's name, e.g. `\"--mpi=pmi2 --cpu-bind=cores\"`"},
        std::nullopt,
@@ -551,8 +567,8 @@ std::vector<KeyDef> build_key_table() {
          }
        }});
   t.back().info.default_value =
-      "for srun the plugin of the build's MPI (`--mpi=pmi2` MPICH, `--mpi=pmix` Open MPI); for mpiexec, as root, what "
-      "its MPI needs to start as root (`--allow-run-as-root` Open MPI, none MPICH)";
+      "for srun none (its plugin comes from job.srun_mpi unless these options hold `--mpi`); for mpiexec, as root, "
+      "what its MPI needs to start as root (`--allow-run-as-root` Open MPI, none MPICH)";
   study_key();
   add(choice_key("program", kPrograms, "kernel",
                  "`kernel` (walker-group runs, mcmclb run) or `commbench` (the Fig. 1 benchmark, mcmclb-commbench)",
@@ -858,17 +874,21 @@ Experiment parse_experiment(const std::string& yaml_text, const std::vector<std:
   return study.experiments.front();
 }
 
-std::string launcher_default_args(const std::string& launcher) {
-  if (launcher == "srun") {
-    // The srun plugin that the build's MPI library speaks (cmake/Mpi.cmake's table); the simulation build has none
-    // of its own and writes MPICH's, whose messages it replays.
-    const std::string_view plugin = mpi_build::kSrunMpi.empty() ? std::string_view("pmi2") : mpi_build::kSrunMpi;
-    return "--mpi=" + std::string(plugin);
-  }
+std::string srun_mpi_flag(const JobSpec& job) {
+  // The plugin the build's MPI family speaks (cmake/Mpi.cmake's table) unless the study names its site's; an MPI
+  // of no known family leaves it to the site. The simulation build has none of its own and writes MPICH's, whose
+  // messages it replays.
+  const std::string_view family = mpi_build::kFamily == "SMPI" ? std::string_view("pmi2") : mpi_build::kSrunMpi;
+  const std::string plugin = job.srun_mpi.value_or(family.empty() ? "site" : std::string(family));
+  return plugin == "site" ? std::string() : "--mpi=" + plugin;
+}
+
+std::string launcher_default_args(const JobSpec& job) {
+  if (job.launcher == "srun") return srun_mpi_flag(job);
   // mpiexec as root: what the build's library needs to start as root (Open MPI refuses it otherwise). A batch job
   // runs as the user who submitted it, so this is decided where the script is written.
   std::string args;
-  if (launcher == "mpiexec" && ::geteuid() == 0) {
+  if (job.launcher == "mpiexec" && ::geteuid() == 0) {
     for (const std::string_view flag : mpi_build::kRootFlags) args += (args.empty() ? "" : " ") + std::string(flag);
   }
   return args;
@@ -878,9 +898,23 @@ std::string launcher_program(const std::string& launcher) {
   return launcher == "mpiexec" && !mpi_build::kMpiexec.empty() ? std::string(mpi_build::kMpiexec) : launcher;
 }
 
+bool names_srun_plugin(const std::string& launcher_args) {
+  std::stringstream words(launcher_args);
+  for (std::string w; words >> w;) {
+    if (w == "--mpi" || w.rfind("--mpi=", 0) == 0) return true;
+  }
+  return false;
+}
+
 std::string launcher_with_args(const JobSpec& job) {
   const std::string program = launcher_program(job.launcher);
-  const std::string args = job.launcher_args.value_or(launcher_default_args(job.launcher));
+  std::string args = job.launcher_args.value_or(launcher_default_args(job));
+  // srun's plugin goes first, from job.srun_mpi, unless the options name it themselves (as studies did before
+  // job.srun_mpi; giving it in both is refused at plan time).
+  if (job.launcher == "srun" && job.launcher_args && !names_srun_plugin(args)) {
+    const std::string flag = srun_mpi_flag(job);
+    args = flag.empty() ? args : args.empty() ? flag : flag + " " + args;
+  }
   return args.empty() ? program : program + " " + args;
 }
 

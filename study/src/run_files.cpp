@@ -246,6 +246,8 @@ results::Schema results_schema() {
          "mcmclb before the SMPI preloads (provenance.csv without smpi_clock_preload, smpi_allocator)",
          unknown_to_the_end},
         {provenance_header_v3(), "mcmclb before the allocator preload (provenance.csv without smpi_allocator)",
+         unknown_to_the_end},
+        {provenance_header_v4(), "mcmclb before the node layout (provenance.csv without nodes, node_layout)",
          unknown_to_the_end}}});
   s.per_run.push_back({"chains.csv", chains_header(), {}});            // compute mode only
   s.per_run.push_back({"traces.csv", traces_header(), {}});            // work.trace only

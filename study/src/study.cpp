@@ -192,6 +192,12 @@ namespace {
 /// The job.* values that reach a batch script as shell text: launcher_args as words that are each quoted for the
 /// shell (so nothing in them can run as a command), setup as one shell line each that cannot add a directive.
 void check_job_values(const JobSpec& job) {
+  if (job.srun_mpi && job.launcher_args && names_srun_plugin(*job.launcher_args)) {
+    throw InputError("key job.srun_mpi: '" + *job.srun_mpi + "' while job.launcher_args '" +
+                     printable(*job.launcher_args) +
+                     "' names srun's plugin too (allowed: the plugin in one of them, "
+                     "best job.srun_mpi)");
+  }
   if (job.launcher_args) {
     const std::string& args = *job.launcher_args;
     const auto bad =
@@ -269,6 +275,7 @@ void check_launch_jobs(const Study& study) {
       {"job.extra", [&](const JobSpec& j) { return lines(j.extra); }},
       {"job.setup", [&](const JobSpec& j) { return lines(j.setup); }},
       {"job.launcher", [](const JobSpec& j) { return j.launcher; }},
+      {"job.srun_mpi", [](const JobSpec& j) { return j.srun_mpi.value_or("(unset)"); }},
       {"job.launcher_args", [](const JobSpec& j) { return j.launcher_args.value_or("(unset)"); }},
   };
   for (const auto& [nprocs, indices] : study.launches()) {

@@ -15,6 +15,7 @@ for lib in "$@"; do
 done
 rm -rf "$work"; mkdir -p "$work"
 fail() { echo "check_mpi_select: $*" >&2; exit 1; }
+said() { tr -s '\n ' '  ' <"$1" | grep -q "$2"; }  # <log> <pattern>: CMake wraps a message over several lines
 configure() {  # <folder> <PATH prefix> <cmake args>...
   local dir=$1 path=$2; shift 2
   PATH="$path:$PATH" cmake -S "$src/tests/mpi_select" -B "$dir" "$@" >"$dir.log" 2>&1
@@ -31,7 +32,7 @@ for lib in "$@"; do
       grep -q "^$var:FILEPATH=.*\.${suffix[$lib]}\$" "$cache" ||
         fail "MCMCLB_MPI=$lib with $other's names on PATH: $(grep "^$var:" "$cache")"
     done
-    grep -q "mcmclb: MPI library $lib " "$work/$lib-under-$other.log" || fail "configure did not name $lib"
+    grep -q "mcmclb: MPI $lib (.*; family $lib), named by MCMCLB_MPI" "$work/$lib-under-$other.log" || fail "configure did not name $lib"
     grep -q "kMpiexec = \"/usr/bin/mpiexec.${suffix[$lib]}\"" \
       "$work/$lib-under-$other/generated/mcmclb/mpi_build.hpp" || fail "$lib: the baked launcher is not mpiexec.${suffix[$lib]}"
     # The other library's wrapper given by hand: refused, naming the variable.
@@ -44,5 +45,27 @@ for lib in "$@"; do
   done
 done
 if configure "$work/unknown" "" -DMCMCLB_MPI=LAM; then fail "MCMCLB_MPI=LAM was accepted"; fi
-grep -q "MCMCLB_MPI=LAM: unknown MPI library (allowed: MPICH, OpenMPI)" "$work/unknown.log" || fail "no one-line refusal of LAM"
+grep -q "MCMCLB_MPI=LAM: unknown MPI library (allowed: MPICH, OpenMPI, or empty" "$work/unknown.log" || fail "no one-line refusal of LAM"
 echo "check_mpi_select: MCMCLB_MPI=LAM refused"
+
+# No MCMCLB_MPI: where the plain names are Debian's alternatives, Debian's MPICH whatever they point at (a second
+# MPI never switches a build silently); wrappers given by hand are taken as given, with the launcher beside them.
+if [ "$#" -gt 1 ]; then
+  fake="$work/path-OpenMPI"
+  configure "$work/default-under-OpenMPI" "$fake" || { cat "$work/default-under-OpenMPI.log"; fail "the default did not configure"; }
+  grep -q "^MPI_C_COMPILER:FILEPATH=.*mpicc.mpich$" "$work/default-under-OpenMPI/CMakeCache.txt" ||
+    fail "the default build took Open MPI's alternatives: $(grep '^MPI_C_COMPILER:' "$work/default-under-OpenMPI/CMakeCache.txt")"
+  grep -q "mcmclb: MPI MPICH (.*; family MPICH), Debian's" "$work/default-under-OpenMPI.log" || fail "configure did not say MPICH, Debian's"
+  configure "$work/given-openmpi" "" -DMPI_C_COMPILER=/usr/bin/mpicc.openmpi -DMPI_CXX_COMPILER=/usr/bin/mpicxx.openmpi ||
+    { cat "$work/given-openmpi.log"; fail "wrappers given by hand did not configure"; }
+  grep -q "mcmclb: MPI OpenMPI (.*; family OpenMPI), as given by MPI_C_COMPILER, MPI_CXX_COMPILER: .*launcher /usr/bin/mpiexec.openmpi" \
+    "$work/given-openmpi.log" || { cat "$work/given-openmpi.log"; fail "Open MPI's wrappers given: not Open MPI with its own launcher"; }
+  # A launcher of the other family beside the headers: refused in one line.
+  if configure "$work/mixed-launcher" "" -DMPI_C_COMPILER=/usr/bin/mpicc.openmpi -DMPI_CXX_COMPILER=/usr/bin/mpicxx.openmpi \
+       -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich; then
+    fail "Open MPI's wrappers with MPICH's mpiexec were accepted"
+  fi
+  said "$work/mixed-launcher.log" "MPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich is MPICH's launcher but .*mpi.h is OpenMPI's" ||
+    { cat "$work/mixed-launcher.log"; fail "no one-line refusal of a launcher of the other family"; }
+  echo "check_mpi_select: no MCMCLB_MPI builds Debian's MPICH under Open MPI's names, takes given wrappers with their launcher, refuses a mixed launcher"
+fi

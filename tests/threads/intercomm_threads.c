@@ -1,8 +1,14 @@
 /* Concurrent group-collective communicator creation from several threads of each process (MPI_THREAD_MULTIPLE),
- * with a distinct tag per call, as the paper assumes is enough. Not run by ctest: with MPICH 4.0.2 the method
- * `intercomm` (mcmclb_group_comm_create, Algorithm 1) fails here, because MPI_Intercomm_create's leader exchange
- * uses a fixed internal tag and MPI_Intercomm_merge's temporary context id is not unique across threads (see
- * mcmclb/group_comm.h). The method `create_group` (MPI_Comm_create_group, same groups and tags) is the control.
+ * with a distinct tag per call, as the paper assumes is enough. ctest runs what is safe (tests/CMakeLists.txt).
+ * The method `intercomm` (mcmclb_group_comm_create, Algorithm 1) fails here with more than one thread per
+ * process, for reasons inside the MPI libraries (see mcmclb/group_comm.h):
+ *   MPICH 4.0.2: "Message truncated" errors, segfaults or a hang. MPI_Intercomm_create's leader exchange uses a
+ *     fixed internal tag, and MPI_Intercomm_merge's temporary context id is not unique across threads.
+ *   Open MPI 4.1.4: a hang without an error. MPI_Intercomm_create's leaders agree on the context id over the
+ *     bridge with a fixed internal tag, and the library holds back concurrent id choices in an order taken from
+ *     each side's local communicator, which can differ between processes.
+ * With one thread per process `intercomm` passes under both. The method `create_group` (MPI_Comm_create_group,
+ * same groups and tags) is the control: it passes under both with any number of threads.
  *
  * Usage: mpiexec -n 3 intercomm_threads [intercomm|create_group] [threads per process] [iterations]
  * Every thread, every iteration, creates communicators over MPI_COMM_WORLD for

@@ -35,21 +35,35 @@ extern "C" {
  * The argument errors are found locally, before any communication, so they are returned on every member that
  * passes the same arguments. Callers not in group get MPI_COMM_NULL without communicating.
  *
- * Thread safety: NOT safe to call concurrently from several threads of one process with MPICH 4.0.x, even
- * with distinct tags and with MPI_THREAD_MULTIPLE. Calls from different processes are independent, and calls
- * from one thread at a time (or serialised by the caller, e.g. under a mutex around every call) are fine.
- * The paper assumes that distinct tags are enough, as they are for MPI_Comm_create_group; with this library
- * they are not, for two reasons inside MPICH 4.0.2, not in this code:
+ * Thread safety: NOT safe to call concurrently from several threads of one process, with MPICH 4.0.x or with Open
+ * MPI 4.1.x, even with distinct tags and with MPI_THREAD_MULTIPLE. The paper assumes that distinct tags are enough,
+ * as they are for MPI_Comm_create_group; with these libraries they are not, for reasons inside their
+ * MPI_Intercomm_create and MPI_Intercomm_merge, not in this code:
+ *   MPICH 4.0.x (seen with 4.0.2): "Message truncated" errors, segfaults inside PMPI_Intercomm_create, or a hang.
  *   - MPI_Intercomm_create's leaders exchange their group maps with a fixed internal tag instead of the
  *     caller's, so two concurrent exchanges between the same leaders can match each other's messages
  *     ("Message truncated" in MPID_Intercomm_exchange_map). Fixed upstream in MPICH 5.0.
  *   - MPI_Intercomm_merge derives a temporary context id that is not unique across threads (an assertion in
  *     contextid.c, or a crash inside the network layer).
- * tests/threads/intercomm_threads.c shows it at 2-4 processes x 2-8 threads: "Message truncated" errors,
- * segfaults inside PMPI_Intercomm_create, or a hang; one thread per process passes. The function's own setup
- * (a private copy of MPI_COMM_SELF made with MPI_Comm_create_group and the caller's tag) is safe to run
- * concurrently. Threads that must create communicators concurrently should use MPI_Comm_create_group, which
- * the same program runs correctly on the same MPICH. */
+ *   Open MPI 4.1.x (seen with 4.1.4): a hang, without an error. Both causes are in how MPI_Intercomm_create
+ *   agrees on the new communicator's context id, and the same code is still in Open MPI 5.0:
+ *   - the two leaders exchange their proposals, and the closing barrier, over comm with one fixed internal tag
+ *     instead of the caller's, so concurrent creations between the same two leaders take each other's messages:
+ *     the two sides can settle on different ids, after which the communicator's messages never match (a hang in
+ *     the merge), or one side finishes while the other waits for the messages already taken.
+ *   - while one creation picks its id, a process holds back the concurrent creations ranked after it, ranked by
+ *     the id of the communicator each is made from. For MPI_Comm_create_group that is its parent, the same on
+ *     every member; for MPI_Intercomm_create it is each side's own local communicator, whose id differs between
+ *     the two groups, so two creations can be ranked in opposite orders on two processes, and each process then
+ *     waits for a creation that the other holds back. Giving each thread its own duplicate of comm removes the
+ *     first cause, not this one: it still hangs.
+ * One thread per process passes with both libraries, and calls from different processes are independent. Calls
+ * from several threads serialised by the caller are fine only if the processes make the calls they share in the
+ * same order, the rule for every blocking group-collective call: a mutex around every call is NOT enough, since
+ * two processes whose threads take it in different orders each wait inside a call for the other. The function's
+ * own setup (a private copy of MPI_COMM_SELF made with MPI_Comm_create_group and the caller's tag) is safe to run
+ * concurrently. Threads that must create communicators concurrently should use MPI_Comm_create_group, which the
+ * same program runs correctly with both libraries (tests/threads/intercomm_threads.c shows all of this). */
 int mcmclb_group_comm_create(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm);
 
 #ifdef __cplusplus

@@ -349,27 +349,34 @@ std::string library_version();
 /// keeps every waiting rank spinning, so a rank that must act waits for the scheduler: collectives and
 /// communicator creation then cost 100-1000 x more than on a core of their own.
 struct NodeOccupancy {
-  /// The most ranks of the communicator on one node (nodes as MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) sees
-  /// them); 0 when unknown.
+  // Cores are counted per host, the machine whose cores ranks share: on a cluster each node is a host, but one
+  // machine can run several nodes (Hydra's fork bootstrap: -hosts a:2,b:2), whose ranks compete for its cores.
+  /// The most ranks of the communicator on one host; 0 when unknown.
   int ranks_on_node = 0;
-  /// The fewest CPUs the ranks of one node may run on, over the nodes: on each node the union of its ranks'
+  /// The fewest CPUs the ranks of one host may run on, over the hosts: on each the union of its ranks'
   /// sched_getaffinity masks, i.e. what the job may use there (a cgroup or binding of the job counts, the
   /// machine's other CPUs do not); 0 when unknown.
   int cores_available = 0;
-  /// Nodes holding more ranks than CPUs available to them (exact per node, unlike comparing the two fields above
-  /// when nodes differ).
+  /// Hosts holding more ranks than CPUs available to them (exact per host, unlike comparing the two fields above
+  /// when hosts differ).
   int nodes_oversubscribed = 0;
+  /// How many nodes (MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) groups) the communicator spans; 0 when unknown.
+  int nodes = 0;
+  /// Rank 0 of the communicator only (empty elsewhere): every node in the order of its lowest rank, as
+  /// HOST[RANKS]/CPUS separated by spaces, RANKS as runs of the communicator's ranks, CPUS the union of the
+  /// node's ranks' masks (0: unknown), e.g. "n01[0-3]/4 n02[4-7]/2". Nodes emulated on one machine share a HOST.
+  std::string layout;
 
   [[nodiscard]] bool known() const noexcept { return ranks_on_node > 0 && cores_available > 0; }
   /// Some node runs more ranks than it has CPUs for the job. False when unknown.
   [[nodiscard]] bool oversubscribed() const noexcept { return known() && nodes_oversubscribed > 0; }
 };
 
-/// Collective over comm (every rank gets the same answer): the occupancy of comm's nodes. Every MPI call is
-/// checked; the node communicator it makes is freed before it returns. In the simulation build the answer is
-/// "not applicable" (all fields 0, known() false): simulated ranks are threads of one host process whose
-/// simulated times do not depend on the host's cores, so no simulated point is oversubscribed in the sense that
-/// matters here.
+/// Collective over comm (every rank gets the same answer, but for the layout, which only rank 0 gets): the
+/// occupancy of comm's nodes and hosts. Every MPI call is checked; the node communicator it makes is freed before it
+/// returns. In the simulation build the answer is "not applicable" (all fields 0, known() false): simulated ranks are
+/// threads of one host process whose simulated times do not depend on the host's cores, so no simulated point is
+/// oversubscribed in the sense that matters here.
 NodeOccupancy node_occupancy(const Comm& comm);
 
 /// The wait policy that follows the machine: spin where every rank has a core of its own, polite where some node

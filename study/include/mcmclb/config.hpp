@@ -34,14 +34,22 @@ struct JobSpec {
   std::vector<std::string> extra;            // further #SBATCH lines for the header, e.g. "#SBATCH --qos=x"
   std::vector<std::string> setup;            // shell lines run before the launch (modules, environment)
   std::string launcher;                      // srun | mpiexec
+  std::optional<std::string> srun_mpi;       // srun's --mpi plugin, or "site" for none; unset: the build's
   std::optional<std::string> launcher_args;  // options after the launcher's name; unset: launcher_default_args
   bool operator==(const JobSpec&) const = default;
 };
 
-/// The options a launcher gets when job.launcher_args is not set: srun needs the plugin of the build's MPI on a
-/// stock Slurm (MpiDefault=none starts every task as its own one-rank world; Debian's MPICH speaks PMI-2, its Open
-/// MPI PMIx); mpiexec, when the script is written as root, the library's flags for running as root.
-std::string launcher_default_args(const std::string& launcher);
+/// The options a launcher gets when job.launcher_args is not set: srun its --mpi plugin (srun_mpi_flag); mpiexec,
+/// when the script is written as root, the library's flags for running as root.
+std::string launcher_default_args(const JobSpec& job);
+
+/// "--mpi=P" for srun: P from job.srun_mpi, else the plugin of the build's MPI family (a stock Slurm's
+/// MpiDefault=none starts every task as its own one-rank world; Debian's MPICH speaks PMI-2, its Open MPI PMIx);
+/// empty for "site", and for an MPI of no known family, so that the site's MpiDefault decides.
+std::string srun_mpi_flag(const JobSpec& job);
+
+/// Whether launcher options name srun's plugin themselves (--mpi or --mpi=...).
+bool names_srun_plugin(const std::string& launcher_args);
 
 /// The program job.launcher names: `mpiexec` is the build's own (cmake/Mpi.cmake's launcher, by its full path, e.g.
 /// /usr/bin/mpiexec.openmpi), so a batch job starts its ranks with the library they were linked against, never with

@@ -35,6 +35,10 @@ struct Provenance {
   int ranks_per_node = 0;
   int cores_available = 0;
   std::string oversubscribed;  // "true", "false" or "" (unknown)
+  // The nodes the run spanned and, per node, its host, ranks and CPUs (mpi::NodeOccupancy::layout, e.g.
+  // "n01[0-3]/4 n02[4-7]/2"): which ranks shared which cores. 0 / empty: unknown or not applicable, as above.
+  int nodes = 0;
+  std::string node_layout;
   // How the run's ranks waited (mcmclb/wait_policy.hpp): spin or polite on real MPI, as the key work.wait chose or,
   // for its default auto, as the machine did (spin unless ranks outnumber cores); "blocking" in the simulation,
   // whose waits are MPI_Wait. Empty outside a kernel run.
@@ -79,6 +83,8 @@ const csv::Row& provenance_header_v1();
 const csv::Row& provenance_header_v2();
 /// The columns before smpi_allocator: v2 and smpi_clock_preload.
 const csv::Row& provenance_header_v3();
+/// The columns before nodes and node_layout: v3 and smpi_allocator.
+const csv::Row& provenance_header_v4();
 csv::Row provenance_row(const std::string& run_id, const Provenance& p);
 
 /// The provenance of a run of nprocs ranks with the given MPI library (mpi::library_version()): the build's
