@@ -1,0 +1,540 @@
+#!/usr/bin/env python3
+"""Tables that cannot drift: each table of numbers in the Markdown documents is generated from committed CSVs, in a
+marked block that this script rewrites.
+
+    plots/doc_tables.py [--check] [FILE.md ...]
+
+A block is the lines between
+
+    <!-- BEGIN generated: NAME ARG... -->
+    <!-- END generated -->
+
+where NAME is one of the tables registered below (TABLES) and each ARG is a results folder relative to the
+repository root (docs/steal-vs-regroup-seeds-1024) or an option KEY=VALUE of that table. Without --check every
+block is rewritten in place with what its CSVs give now (each changed file replaced at once: written beside it,
+then renamed); with --check nothing is written, one line is printed per block that differs, and the exit code is
+1 if any does. Default files: README.md and docs/**/*.md of the repository.
+
+Only the functions in TABLES run: a document names a table and its folders, never a command. An unknown name, a
+folder outside the repository, a missing or malformed CSV, a bad option or a block without its END marker is one
+line `doc_tables.py: FILE:LINE: problem (allowed ...)` and exit 2, before any file is written."""
+import argparse
+import glob
+import os
+import re
+import sys
+import tempfile
+from collections import defaultdict
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import steal_vs_regroup as svr  # noqa: E402
+from mcmclb_csv import (DEFAULT_FINISHED, ArgumentParser, InputError, fail, markdown_table,  # noqa: E402
+                        open_regular, read_csv)
+from mcmclb_stats import Summary, median  # noqa: E402
+
+BEGIN = re.compile(r"^(?P<indent>[ \t]*)<!-- BEGIN generated: (?P<spec>.*?) -->[ \t]*$")
+END = re.compile(r"^[ \t]*<!-- END generated -->[ \t]*$")
+MARKER = re.compile(r"^[ \t]*<!-- (BEGIN|END) generated")
+FENCE = re.compile(r"^[ \t]*(```|~~~)")
+
+
+# ---- Reading the CSVs a block names ----
+
+
+class Inputs:
+    """The folders and options of one block, checked, with each runs.csv read once per invocation (several blocks
+    name the same folder)."""
+
+    cache = {}
+
+    def __init__(self, name, args, folders, options):
+        self.name = name
+        paths = [a for a in args if "=" not in a]
+        given = dict(a.split("=", 1) for a in args if "=" in a)
+        if not folders[0] <= len(paths) <= folders[1]:
+            count = str(folders[0]) if folders[0] == folders[1] else f"{folders[0]} to {folders[1]}"
+            raise InputError(f"block {name} names {len(paths)} folder(s) (allowed: {count})")
+        for key in given:
+            if key not in options:
+                raise InputError(f"block {name}: unknown option {key} (allowed: "
+                                 f"{', '.join(f'{k}=' + v for k, v in options.items()) or 'none'})")
+        root = os.path.realpath(ROOT)
+        for path in paths:
+            # Resolved, so that neither '..' nor a link leads a document's block to files outside the repository.
+            inside = os.path.realpath(os.path.join(root, path))
+            if os.path.isabs(path) or not inside.startswith(root + os.sep):
+                raise InputError(f"block {name}: {path}: not inside the repository (allowed: a results folder "
+                                 f"relative to the repository root)")
+        self.folders, self.options = paths, given
+
+    def option(self, key, default=None):
+        return self.options.get(key, default)
+
+    def numbers(self, key, default=None):
+        """A comma-separated option as integers (W=1,8)."""
+        text = self.options.get(key)
+        if text is None:
+            return default
+        try:
+            return [int(v) for v in text.split(",")]
+        except ValueError:
+            raise InputError(f"block {self.name}: {key}={text} (allowed: integers separated by commas)") from None
+
+    def choice(self, key, allowed):
+        value = self.options.get(key)
+        if value is not None and value not in allowed:
+            raise InputError(f"block {self.name}: {key}={value} (allowed: {' or '.join(allowed)})")
+        return value
+
+    @classmethod
+    def read(cls, folder, table="runs.csv", need=("run_id",)):
+        """Copies of the rows of folder/table (callers add keys to them)."""
+        key = (folder, table, tuple(need))
+        if key not in cls.cache:
+            path = os.path.join(ROOT, folder, table)
+            try:
+                cls.cache[key] = read_csv(path, table, list(need))
+            except InputError as e:
+                raise InputError(str(e).replace(ROOT + os.sep, "")) from None
+        return [dict(r) for r in cls.cache[key]]
+
+
+def svr_data(folder):
+    """(nprocs, {panel: {set-up: {W: Cell}}}, simulated) of a steal-vs-regroup results folder, as
+    plots/steal_vs_regroup.py groups it: its largest rank count, medians over repetitions and then over seeds."""
+    rows, nprocs = svr.chosen_rows(Inputs.read(folder, need=svr.COLUMNS), None)
+    data = {panel: {label: {c.w: c for c in line} for label, line in labels.items()}
+            for panel, labels in svr.series(rows).items()}
+    return nprocs, data, rows[0]["backend"] == "smpi"
+
+
+def merged_order(orders):
+    """The labels of several lists in one order: the first list's, each label the first lacks placed right after
+    the label it follows where it appears (stealrandom after steal)."""
+    out = []
+    for order in orders:
+        for i, label in enumerate(order):
+            if label not in out:
+                out.insert(out.index(order[i - 1]) + 1 if i and order[i - 1] in out else len(out), label)
+    return out
+
+
+# ---- Cells ----
+
+
+def table_text(header, rows):
+    """The Markdown table of header and rows of cells, as one text."""
+    return "\n".join(markdown_table(header, rows))
+
+
+def seeds_text(c, brackets="()"):
+    """time / ideal of a Cell: over several seeds the median of the seeds' medians with their range in brackets;
+    one seed: its median, with its repetitions' interval on real MPI."""
+    if len(c.per_seed) > 1:
+        return f"{c.ratio:.3f} {brackets[0]}{c.per_seed[0]:.3f}-{c.per_seed[-1]:.3f}{brackets[1]}"
+    return svr.summary_text(c.summary)
+
+
+def counts_text(c):
+    """The regroupings (rg) and migrated chains (mig) per process of a Cell, each where its balancer does that."""
+    balancer = next(iter(c.runs.values()))[0]["balancer"]
+    parts = ([] if balancer in ("none", "steal", "stealrandom") else [f"{c.regroups:.1f} rg"]) + \
+        ([f"{c.migrated:.2f} mig"] if balancer.startswith("steal") else [])
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def setup_name(r, finished=True):
+    """A merge-pays column: balancer(interval) and its finished rule, named even where it is the default."""
+    name = r["balancer"] + (f"({r['interval']})" if r.get("interval") else "")
+    rule = r.get("finished") or DEFAULT_FINISHED.get(r["balancer"])
+    return name + (f" {rule}" if finished and rule and r["balancer"] != "none" else "")
+
+
+def ratio_text(value, bold):
+    """time / none to three decimals, in bold where bold (faster or slower) says it differs from none that way."""
+    text = f"{value:.3f}"
+    if (bold == "faster" and float(text) < 1) or (bold == "slower" and float(text) > 1):
+        return f"**{text}**"
+    return text
+
+
+def by_setup(rows, key=setup_name):
+    """{(P, set-up): [rows]} and the set-ups in the order the CSV first names them."""
+    groups, order = defaultdict(list), {}
+    for r in rows:
+        if r["valid"] is True:
+            groups[(r["nprocs"], key(r))].append(r)
+            order.setdefault(key(r), None)
+    return groups, list(order)
+
+
+def median_of(rows, column="time_s"):
+    return median([r[column] for r in rows])
+
+
+def none_runs(groups, p, folder, key="none"):
+    """The valid none runs at P of by_setup's groups, which every time / none needs; InputError where there are
+    none."""
+    if not groups.get((p, key)):
+        raise InputError(f"{folder}/runs.csv: no valid none run at P = {p} (allowed: a none run at every P, the "
+                         f"reference of time / none)")
+    return groups[(p, key)]
+
+
+def milliseconds(seconds):
+    """A time to three significant digits, in ms below a second: 6.58 ms, 25.6 ms, 1.57 s."""
+    if seconds >= 1:
+        return f"{seconds:.2f}", "s"
+    ms = seconds * 1000
+    return f"{ms:.{max(0, 2 - int(f'{ms:e}'.split('e')[1]))}f}", "ms"
+
+
+def time_with_interval(s):
+    """A Summary of times as 'median unit [lo, hi]', the interval to the median's precision."""
+    text, unit = milliseconds(s.median)
+    decimals = len(text.partition(".")[2])
+    scale = 1 if unit == "s" else 1000
+    interval = f" [{s.lo * scale:.{decimals}f}, {s.hi * scale:.{decimals}f}]" if s.has_interval else f" ({s.note})"
+    return f"{text} {unit}{interval}"
+
+
+# ---- The tables ----
+
+
+SEED_COLUMNS = [("none", "none"), ("collective(16)", "collective(16) create"), ("lookahead(1)", "lookahead(1) range"),
+                ("mostwork(1)", "mostwork(1) range"), ("mostwork(1) intercomm", "mostwork(1) intercomm"),
+                ("steal", "steal"), ("stealrandom", "stealrandom"), ("stealmerge(1)", "stealmerge(1) range")]
+
+
+def steal_vs_regroup_seeds(inputs):
+    """One row per workload and W, one column per set-up of SEED_COLUMNS the folder holds (lookahead, mostwork and
+    stealmerge with range): time / ideal as steal_vs_regroup.py computes it. counts=yes adds the regroupings and
+    migrated chains per process."""
+    _, data, _ = svr_data(inputs.folders[0])
+    counts = inputs.choice("counts", ["yes", "no"]) == "yes"
+    columns = [(head, label) for head, label in SEED_COLUMNS if any(label in labels for labels in data.values())]
+    rows = []
+    for panel, labels in data.items():
+        for w in sorted({w for cells in labels.values() for w in cells}):
+            cells = [labels.get(label, {}).get(w) for _, label in columns]
+            rows.append([panel, str(w)] + ["" if c is None else seeds_text(c) + (counts_text(c) if counts else "")
+                                           for c in cells])
+    return table_text(["workload", "W"] + [head for head, _ in columns], rows)
+
+
+def cell(folder, data, panel, label, w):
+    """The Cell of a set-up at W in a panel of svr_data; InputError naming the folder where it has none."""
+    try:
+        return data[panel][label][w]
+    except KeyError:
+        raise InputError(f"{folder}/runs.csv: no valid {label} run of {panel} at W = {w} (allowed: a folder "
+                         f"holding every set-up the table shows)") from None
+
+
+def steal_vs_regroup_summary(inputs):
+    """README's summary: per workload and W (W=1,8 by default), for each folder (simulated, then real) none, the
+    better of lookahead(1) and mostwork(1), steal and stealmerge(1), time / ideal to two decimals."""
+    ws = inputs.numbers("W", [1, 8])
+    parts = [svr_data(folder) for folder in inputs.folders]
+    header = ["workload", "W"]
+    for nprocs, _, simulated in parts:
+        where = f"simulated, {nprocs} ranks" if simulated else f"real, P = {nprocs}"
+        header += [f"{where}: none", "best regrouping", "steal", "stealmerge"]
+    rows = []
+    for panel in parts[0][1]:
+        for w in ws:
+            cells = [panel, str(w)]
+            for folder, (_, data, _) in zip(inputs.folders, parts):
+                none, lookahead, mostwork, steal, stealmerge = (
+                    cell(folder, data, panel, label, w).ratio for label in
+                    ("none", "lookahead(1) range", "mostwork(1) range", "steal", "stealmerge(1) range"))
+                cells += [f"{v:.2f}" for v in (none, min(lookahead, mostwork), steal, stealmerge)]
+            rows.append(cells)
+    return table_text(header, rows)
+
+
+def steal_vs_regroup_sizes(inputs):
+    """One row per set-up, one column per workload and folder (its rank count): time / ideal at one W (W=8), the
+    seeds' range in square brackets, with the regroupings and migrated chains per process; – where a folder lacks
+    the set-up."""
+    w = inputs.numbers("W", [8])[0]
+    parts = [svr_data(folder) for folder in inputs.folders]
+    labels = merged_order([list(labels) for _, data, _ in parts for labels in data.values()])
+    panels = list(parts[0][1])
+    header = ["set-up"] + [f"{panel}, {nprocs}" for panel in panels for nprocs, _, _ in parts]
+    rows = []
+    for label in labels:
+        cells = [label]
+        for panel in panels:
+            for _, data, _ in parts:
+                c = data.get(panel, {}).get(label, {}).get(w)
+                cells.append("–" if c is None else seeds_text(c, "[]") + counts_text(c))
+        rows.append(cells)
+    return table_text(header, rows)
+
+
+FAMILY = ["none", "steal", "stealrandom", "collective", "lookahead", "mostwork", "stealmerge"]
+METHODS = ["", "create", "range", "intercomm"]
+
+
+def steal_vs_regroup_compute(inputs):
+    """Compute mode: one row per set-up (the paper's rules first, then pays), one column per move kind and W: time /
+    ideal with the regroupings or migrated chains per process."""
+    _, data, _ = svr_data(inputs.folders[0])
+    columns = []  # (header, panel, W)
+    for panel, labels in data.items():
+        cells = [c for line in labels.values() for c in line.values()]
+        move = next(iter(cells[0].runs.values()))[0]["move"]
+        columns += [(f"{move}-atom, W = {w}", panel, w) for w in sorted({c.w for c in cells})]
+    runs = {label: next(iter(next(iter(line.values())).runs.values()))[0]
+            for labels in data.values() for label, line in labels.items()}
+
+    def order(label):
+        r = runs[label]
+        return (r.get("finished") == "pays", FAMILY.index(r["balancer"]) if r["balancer"] in FAMILY else len(FAMILY),
+                METHODS.index(r["method"]) if r["method"] in METHODS else len(METHODS))
+
+    rows = []
+    for label in sorted(runs, key=order):
+        cells = [data[panel].get(label, {}).get(w) for _, panel, w in columns]
+        rows.append([label] + ["" if c is None else seeds_text(c) + counts_text(c) for c in cells])
+    return table_text(["set-up"] + [head for head, _, _ in columns], rows)
+
+
+def merge_pays_ratios(inputs):
+    """One row per P: none's time (and / ideal), then each set-up's median time / none's, set-ups in the order the
+    CSV first names them (balancer, interval and finished rule); bold=faster or bold=slower marks those cells."""
+    bold = inputs.choice("bold", ["faster", "slower"])
+    groups, setups = by_setup(Inputs.read(inputs.folders[0], need=svr.COLUMNS))
+    setups = [s for s in setups if s != "none"]
+    rows = []
+    for p in sorted({p for p, _ in groups}):
+        none = none_runs(groups, p, inputs.folders[0])
+        t = median_of(none)
+        cells = [str(p), f"{t:.4g} s ({t / median_of(none, 'ideal_s'):.2f} × ideal)"]
+        cells += [ratio_text(median_of(groups[(p, s)]) / t, bold) if (p, s) in groups else "" for s in setups]
+        rows.append(cells)
+    return table_text(["P", "none"] + setups, rows)
+
+
+def merge_pays_sensitivity(inputs):
+    """One row per P and balancer, one column per model factor pair of factors=C:R,... (work.model_compute and
+    work.model_reduce; 1 is as measured): time / none (none's run as measured), with the regroupings per rank where
+    the row merges at all (more than the initial formation somewhere)."""
+    bold = inputs.choice("bold", ["faster", "slower"])
+    try:
+        factors = [tuple(float(v) for v in pair.split(":")) for pair in inputs.option("factors", "1:1").split(",")]
+    except ValueError:
+        raise InputError(f"block {inputs.name}: factors={inputs.option('factors')} (allowed: pairs C:R of numbers "
+                         f"separated by commas)") from None
+
+    def key(r):
+        return (setup_name(r, finished=False), r.get("model_compute") or 1.0, r.get("model_reduce") or 1.0)
+
+    groups, setups = by_setup(Inputs.read(inputs.folders[0], need=svr.COLUMNS), key)
+    names = list(dict.fromkeys(name for name, _, _ in setups if name != "none"))
+    rows = []
+    for p in sorted({p for p, _ in groups}):
+        none = median_of(none_runs(groups, p, inputs.folders[0], ("none", 1.0, 1.0)))
+        for name in names:
+            found = [groups.get((p, (name, c, r)), []) for c, r in factors]
+            merges = any(r["regroups_avg"] != 1.0 for runs in found for r in runs)
+            rows.append([str(p), name] + [
+                "" if not runs else ratio_text(median_of(runs) / none, bold) +
+                (f" ({median_of(runs, 'regroups_avg'):.2f})" if merges else "") for runs in found])
+    heads = [f"c {c:g}, r {r:g}" + (" (as measured)" if (c, r) == (1.0, 1.0) else "") for c, r in factors]
+    return table_text(["P", "balancer"] + heads, rows)
+
+
+def real_versus_none(inputs):
+    """Real runs: one row per P, none's median time with its 95 % interval, then each set-up's (rule=R: only those
+    under finished rule R), ': N ×' none."""
+    rule = inputs.choice("rule", ["retire", "coalesce", "pays"])
+    groups, setups = by_setup(Inputs.read(inputs.folders[0], need=svr.COLUMNS))
+    setups = [s for s in setups if s != "none" and (rule is None or s.endswith(f" {rule}"))]
+    rows = []
+    for p in sorted({p for p, _ in groups}):
+        none = Summary([r["time_s"] for r in none_runs(groups, p, inputs.folders[0])])
+        rows.append([str(p), time_with_interval(none)] + [
+            f"{time_with_interval(s)}: {s.median / none.median:.0f} ×" if s else ""
+            for s in (Summary([r["time_s"] for r in groups[(p, name)]]) if (p, name) in groups else None
+                      for name in setups)])
+    return table_text(["P", "none"] + setups, rows)
+
+
+def real_pays(inputs):
+    """Real runs under pays: per P four rows, each set-up's median time with its interval, time / none with the
+    interval mcmclb compare forms ([low_B / high_A, high_B / low_A]), the calibration's median (range), and (time +
+    calibration) / none."""
+    folder = inputs.folders[0]
+    groups, setups = by_setup(Inputs.read(folder, need=svr.COLUMNS + ["calibration_s"]))
+    rows = []
+    for p in sorted({p for p, _ in groups}):
+        none = Summary([r["time_s"] for r in none_runs(groups, p, inputs.folders[0])])
+        lines = {"time": [], "/ none": [], "calibration": [], "(time + calibration) / none": []}
+        for name in setups:
+            runs = groups.get((p, name), [])
+            if not runs:
+                for line in lines.values():
+                    line.append("")
+                continue
+            s = Summary([r["time_s"] for r in runs])
+            lines["time"].append(time_with_interval(s))
+            if name == "none":
+                for key, text in (("/ none", "1"), ("calibration", "-"), ("(time + calibration) / none", "1")):
+                    lines[key].append(text)
+                continue
+            lines["/ none"].append(f"{s.median / none.median:.2f} [{s.lo / none.hi:.2f}, {s.hi / none.lo:.2f}]"
+                                   if s.has_interval and none.has_interval else f"{s.median / none.median:.2f}")
+            calibration = [r["calibration_s"] for r in runs]
+            if None in calibration:
+                raise InputError(f"{folder}/runs.csv: a {name} run at P = {p} has no calibration_s (allowed: runs "
+                                 f"under pays, which calibrate)")
+            ms = [1000 * v for v in calibration]
+            digits = 1 if median(ms) < 100 else 0
+            lines["calibration"].append(f"{median(ms):.{digits}f} ms ({min(ms):.{digits}f}-{max(ms):.{digits}f})")
+            lines["(time + calibration) / none"].append(f"{(s.median + median(calibration)) / none.median:.1f}")
+        rows += [[str(p), what] + cells for what, cells in lines.items()]
+    return table_text(["P", ""] + setups, rows)
+
+
+# Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
+TABLES = {
+    "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
+    "steal-vs-regroup-summary": (steal_vs_regroup_summary, (1, 4), {"W": "integers separated by commas"}),
+    "steal-vs-regroup-sizes": (steal_vs_regroup_sizes, (1, 4), {"W": "an integer"}),
+    "steal-vs-regroup-compute": (steal_vs_regroup_compute, (1, 1), {}),
+    "merge-pays-ratios": (merge_pays_ratios, (1, 1), {"bold": "faster|slower"}),
+    "merge-pays-sensitivity": (merge_pays_sensitivity, (1, 1), {"bold": "faster|slower",
+                                                               "factors": "pairs C:R separated by commas"}),
+    "real-versus-none": (real_versus_none, (1, 1), {"rule": "retire|coalesce|pays"}),
+    "real-pays": (real_pays, (1, 1), {}),
+}
+
+
+def generate(name, args):
+    """The Markdown text of table name from args (folders and options); InputError for an unknown name or bad
+    arguments."""
+    if name not in TABLES:
+        raise InputError(f"unknown table {name} (allowed: {', '.join(sorted(TABLES))})")
+    function, folders, options = TABLES[name]
+    return function(Inputs(name, args, folders, options))
+
+
+# ---- Documents ----
+
+
+def blocks(lines, file):
+    """(BEGIN index, END index, indent, name, args) of each generated block of a document's lines, outside fenced
+    code (where a document may show a block as an example). InputError for a block without END, a BEGIN inside a
+    block, an END outside one or a BEGIN without a name."""
+    found, open_at, fenced = [], None, False
+    for i, line in enumerate(lines):
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced or not MARKER.match(line):
+            continue
+        begin = BEGIN.match(line)
+        if begin:
+            if open_at is not None:
+                raise InputError(f"{file}:{i + 1}: BEGIN inside the block of line {open_at[0] + 1} (allowed: each "
+                                 f"block closed by <!-- END generated --> before the next)")
+            spec = begin["spec"].split()
+            if not spec:
+                raise InputError(f"{file}:{i + 1}: a block without a table name (allowed: <!-- BEGIN generated: "
+                                 f"NAME ARG... -->)")
+            open_at = (i, begin["indent"], spec[0], spec[1:])
+        elif END.match(line):
+            if open_at is None:
+                raise InputError(f"{file}:{i + 1}: END without a BEGIN (allowed: <!-- END generated --> closing a "
+                                 f"block)")
+            found.append((open_at[0], i) + open_at[1:])
+            open_at = None
+        else:
+            raise InputError(f"{file}:{i + 1}: malformed marker (allowed: <!-- BEGIN generated: NAME ARG... --> "
+                             f"and <!-- END generated --> alone on their lines)")
+    if open_at is not None:
+        raise InputError(f"{file}:{open_at[0] + 1}: block {open_at[2]} has no END (allowed: a line "
+                         f"<!-- END generated --> after its table)")
+    return found
+
+
+def regenerate(text, file):
+    """(the document with every block rewritten, [(line, name) of each block that changed])."""
+    lines = text.split("\n")
+    out, stale, done = [], [], 0
+    for begin, end, indent, name, args in blocks(lines, file):
+        try:
+            table = [indent + line for line in generate(name, args).split("\n")]
+        except InputError as e:
+            raise InputError(f"{file}:{begin + 1}: {e}") from None
+        out += lines[done:begin + 1] + table
+        if lines[begin + 1:end] != table:
+            stale.append((begin + 1, name))
+        done = end
+    return "\n".join(out + lines[done:]), stale
+
+
+def default_files():
+    return [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "**", "*.md"),
+                                                                recursive=True))
+
+
+def replace(path, text):
+    """Writes text to path at once: a temporary file beside it, then renamed over it, keeping its mode."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.chmod(temporary, os.stat(path).st_mode & 0o7777)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def main(argv=None):
+    parser = ArgumentParser(prog="doc_tables.py", description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("files", nargs="*", help="Markdown files (default: README.md and docs/**/*.md)")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; print each block that differs from its CSVs, exit 1 if any")
+    args = parser.parse_args(argv)
+    files = args.files or default_files()
+    Inputs.cache.clear()
+    results = []  # (path, shown name, old text, new text, stale blocks)
+    try:
+        for path in files:
+            shown = os.path.relpath(path, ROOT) if not args.files else path
+            with open_regular(path, "a Markdown file", encoding="utf-8", newline="") as f:
+                try:
+                    text = f.read()
+                except UnicodeDecodeError:
+                    raise InputError(f"{shown}: not UTF-8 text (allowed: a Markdown file)") from None
+            results.append((path, shown, text) + regenerate(text, shown))
+    except InputError as e:
+        fail(__file__, str(e))
+    if args.check:
+        stale = [f"{shown}:{line}: block {name} differs from its CSVs; run plots/doc_tables.py"
+                 for _, shown, _, _, blocks_ in results for line, name in blocks_]
+        for line in stale:
+            print(line)
+        return 1 if stale else 0
+    for path, shown, old, new, blocks_ in results:
+        if new != old:
+            try:
+                replace(path, new)
+            except OSError as e:
+                fail(__file__, f"{shown}: cannot be rewritten ({e.strerror}; allowed: a writable file in a writable "
+                               f"folder)")
+            print(f"rewrote {len(blocks_)} block(s) in {shown}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

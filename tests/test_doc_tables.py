@@ -1,0 +1,211 @@
+"""Tables that cannot drift: every generated block of the documents is what plots/doc_tables.py prints from the
+committed CSVs now, a stale or broken block is caught, and no new table of numbers is written by hand."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SCRIPT = os.path.join(ROOT, "plots", "doc_tables.py")
+sys.path.insert(0, os.path.join(ROOT, "plots"))
+import doc_tables  # noqa: E402
+
+# The tables of numbers still written by hand: (document, the table's header line). Generate one from its CSVs
+# (plots/doc_tables.py, docs/guide/sweeps.md) and take it off this list; nothing is ever added. Most of them hold
+# numbers no committed CSV gives: other commits' measurements, host costs, a model's predictions, compare's verdicts.
+HAND_WRITTEN = [
+    ("docs/guide/commbench.md",
+     "| method | P = 2, g = 2: MPICH | Open MPI | P = 8 (8 ranks on 2 cores), g = 8: MPICH | Open MPI |"),
+    ("docs/guide/commbench.md", "| P | set-up | MPICH 4.0.2 | Open MPI 4.1.4 |"),
+    ("docs/guide/commbench.md", "| set-up | MPICH 4.0.2 | Open MPI 4.1.4 |"),
+    ("docs/guide/commbench.md", "| method | MPICH 4.0.2 | Open MPI 4.1.4 | MPICH / Open MPI |"),
+    ("docs/guide/commbench.md", "| method | MPICH 4.0.2: live | how it ended | Open MPI 4.1.4: live | how it ended |"),
+    ("docs/guide/merge-pays.md", "| atoms | g = 1 | g = 2 | g = 3 | g = 4 | g = 8 | g = 16 |"),
+    ("docs/guide/merge-pays.md", "| | runs compared | regroupings per rank | largest time difference |"),
+    ("docs/guide/merge-pays.md",
+     "| study | P | time / none under `pays` | largest calibration / none | pays ≤ none + calibration |"),
+    ("docs/guide/merge-pays.md", "| moves | none: median [95 % CI] | async pays: median [95 % CI] | async / none "
+                                 "[interval] | compare | regroupings per rank | calibration (median, range) |"),
+    ("docs/guide/simulation.md", "| benchmark | 13 atoms | 26 atoms | 38 atoms | 55 atoms | per unit |"),
+    ("docs/guide/simulation.md", "| file | machine | nodes × cores | network | one-hop latency, bandwidth "
+                                 "(ping-pong, simulated) |"),
+    ("docs/guide/simulation.md", "| constant | platform | value | source | confidence |"),
+    ("docs/guide/simulation.md", "| fact | evidence (smpirun -np 4 on bgp.xml) |"),
+    ("docs/guide/steal-vs-regroup.md",
+     "| P | before (1651167): time / ideal, host CPU, peak RSS | after (b84e5f0) | `steal`, both |"),
+]
+
+SEPARATOR = re.compile(r"^\s*\|(\s*:?-+:?\s*\|)+\s*$")
+NUMBER = re.compile(r"^[-+]?\.?[0-9]")
+
+
+def documents():
+    """README.md and the guides, relative to the repository root."""
+    return ["README.md"] + sorted(os.path.join("docs", "guide", name)
+                                  for name in os.listdir(os.path.join(ROOT, "docs", "guide")) if name.endswith(".md"))
+
+
+def numeric_tables(path):
+    """[(header line, inside a generated block)] of each table of numbers of path: a Markdown table in which a
+    number opens at least a quarter of the body cells after the first column (the first names the rows; a table of
+    prose that mentions a number here and there is not one). Fenced code is not a table."""
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    generated = {i for begin, end, *_ in doc_tables.blocks(lines, path) for i in range(begin, end)}
+    found, fenced = [], False
+    for i, line in enumerate(lines):
+        if doc_tables.FENCE.match(line):
+            fenced = not fenced
+        if fenced or i + 1 >= len(lines) or not line.lstrip().startswith("|") or not SEPARATOR.match(lines[i + 1]):
+            continue
+        body = []
+        for row in lines[i + 2:]:
+            if not row.lstrip().startswith("|"):
+                break
+            body += [cell.strip().strip("*`").strip() for cell in row.strip().strip("|").split("|")[1:]]
+        if body and 4 * sum(1 for cell in body if NUMBER.match(cell)) >= len(body):
+            found.append((line.strip(), i in generated))
+    return found
+
+
+def run(*args):
+    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, timeout=60)
+
+
+class Committed(unittest.TestCase):
+    def test_every_block_matches_its_csvs(self):
+        r = run("--check")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(r.stdout + r.stderr, "")
+
+    def test_no_table_of_numbers_is_written_by_hand_unless_listed(self):
+        """A new table of numbers goes into a generated block; a listed one that is now generated (or gone) must
+        leave the list, so that the list only shrinks."""
+        listed = set(HAND_WRITTEN)
+        self.assertEqual(len(listed), len(HAND_WRITTEN), "a table listed twice")
+        seen = set()
+        for path in documents():
+            for header, generated in numeric_tables(path):
+                with self.subTest(document=path, table=header):
+                    if generated:
+                        self.assertFalse((path, header) in listed, "generated now: take it off HAND_WRITTEN")
+                    else:
+                        self.assertTrue((path, header) in listed, "a table of numbers written by hand: generate it "
+                                                                  "from its CSVs (plots/doc_tables.py)")
+                        seen.add((path, header))
+        self.assertEqual(sorted(listed - seen), [], "listed but no longer a hand-written table: take it off")
+
+    def test_the_converted_documents_have_blocks(self):
+        for path in ("README.md", "docs/guide/steal-vs-regroup.md", "docs/guide/merge-pays.md"):
+            with self.subTest(document=path):
+                self.assertTrue(any(generated for _, generated in numeric_tables(path)))
+
+
+class Copies(unittest.TestCase):
+    """On copies of a document in a temporary folder (the CSVs a block names stay relative to the repository)."""
+
+    def setUp(self):
+        self.folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.folder)
+
+    def copy(self, document="docs/guide/merge-pays.md"):
+        path = os.path.join(self.folder, os.path.basename(document))
+        shutil.copyfile(os.path.join(ROOT, document), path)
+        with open(path, encoding="utf-8") as f:
+            return path, f.read()
+
+    def write(self, name, text):
+        path = os.path.join(self.folder, name)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def read(self, path):
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+
+    def stale_copy(self):
+        """A copy of merge-pays.md with one digit of its first block's first row changed, and that block's line."""
+        path, text = self.copy()
+        lines = text.split("\n")
+        begin = next(i for i, line in enumerate(lines) if line.startswith("<!-- BEGIN generated:"))
+        row = lines[begin + 3]
+        digit = next(i for i, c in enumerate(row) if c.isdigit() and i > row.index("s ("))
+        lines[begin + 3] = row[:digit] + str((int(row[digit]) + 1) % 10) + row[digit + 1:]
+        self.write(os.path.basename(path), "\n".join(lines))
+        return path, text, begin + 1
+
+    def test_a_changed_digit_is_named_by_file_and_line(self):
+        path, _, line = self.stale_copy()
+        before = self.read(path)
+        r = run("--check", path)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertEqual(r.stdout, f"{path}:{line}: block merge-pays-ratios differs from its CSVs; run "
+                                   f"plots/doc_tables.py\n")
+        self.assertEqual(self.read(path), before, "--check wrote")
+
+    def test_rewriting_restores_the_block(self):
+        path, original, _ = self.stale_copy()
+        mode = 0o640
+        os.chmod(path, mode)
+        r = run(path)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(self.read(path), original)
+        self.assertEqual(os.stat(path).st_mode & 0o777, mode)
+        self.assertEqual(sorted(os.listdir(self.folder)), [os.path.basename(path)], "a temporary file left behind")
+        self.assertEqual(run("--check", path).returncode, 0)
+
+    def assert_refused(self, text, *words):
+        """text as a document: one line naming it and words, exit 2, and nothing written, neither to it nor to a
+        stale document given with it."""
+        bad = self.write("bad.md", text)
+        stale, _, _ = self.stale_copy()
+        before = self.read(stale)
+        for args in (["--check", bad], [stale, bad]):
+            with self.subTest(args=args):
+                r = run(*args)
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertEqual(r.stdout, "")
+                self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+                self.assertTrue(r.stderr.startswith(f"doc_tables.py: {bad}:"), r.stderr)
+                for word in words:
+                    self.assertIn(word, r.stderr)
+                self.assertEqual(self.read(bad), text)
+                self.assertEqual(self.read(stale), before)
+
+    def test_unknown_name(self):
+        self.assert_refused("# t\n\n<!-- BEGIN generated: no-such-table docs/merge-pays/sim-paper -->\n| a |\n"
+                            "<!-- END generated -->\n", "bad.md:3:", "unknown table no-such-table",
+                            "merge-pays-ratios")
+
+    def test_block_without_end(self):
+        self.assert_refused("# t\n\n<!-- BEGIN generated: merge-pays-ratios docs/merge-pays/sim-all-atom -->\n"
+                            "| a |\n", "bad.md:3:", "has no END")
+
+    def test_missing_csv(self):
+        self.assert_refused("<!-- BEGIN generated: merge-pays-ratios docs/merge-pays/no-such-folder -->\n"
+                            "<!-- END generated -->\n", "bad.md:1:", "docs/merge-pays/no-such-folder/runs.csv",
+                            "no such file")
+
+    def test_folder_outside_the_repository(self):
+        self.assert_refused("<!-- BEGIN generated: merge-pays-ratios ../outside -->\n<!-- END generated -->\n",
+                            "bad.md:1:", "not inside the repository")
+
+    def test_unknown_option(self):
+        self.assert_refused("<!-- BEGIN generated: merge-pays-ratios docs/merge-pays/sim-all-atom colour=red -->\n"
+                            "<!-- END generated -->\n", "bad.md:1:", "unknown option colour")
+
+    def test_a_block_shown_in_fenced_code_is_left_alone(self):
+        text = "```\n<!-- BEGIN generated: no-such-table -->\n```\n"
+        path = self.write("example.md", text)
+        self.assertEqual(run("--check", path).returncode, 0)
+        self.assertEqual(run(path).returncode, 0)
+        self.assertEqual(self.read(path), text)
+
+
+if __name__ == "__main__":
+    unittest.main()
