@@ -53,7 +53,7 @@ if [ "$part" = build ]; then
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$flags" -DBUILD_TESTING=ON \
     -DMCMCLB_SANITIZE=ON -DMCMCLB_SANITIZE_EXCLUDE=null,alignment -DCMAKE_UNITY_BUILD=ON -DMCMCLB_WERROR="$werror" >"$build.configure.log" 2>&1 ||
     { cat "$build.configure.log"; exit 1; }
-  grep -q "mcmclb: MPI library OpenMPI" "$build.configure.log" || { echo "openmpi: configure did not choose Open MPI" >&2; exit 1; }
+  grep -q "mcmclb: MPI OpenMPI (.*; family OpenMPI), named by MCMCLB_MPI" "$build.configure.log" || { echo "openmpi: configure did not choose Open MPI" >&2; exit 1; }
   cmake --build "$build" -j2 --target test_mpi_handles test_comm_create test_range_comm test_group_comm c_api_test \
     test_kernel mcmclb mcmclb-commbench >"$build.build.log" 2>&1 || { tail -50 "$build.build.log"; exit 1; }
   echo "openmpi: configure + build $((SECONDS - start)) s"
