@@ -23,7 +23,6 @@ import glob
 import os
 import re
 import sys
-import tempfile
 from collections import defaultdict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -31,7 +30,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import steal_vs_regroup as svr  # noqa: E402
 from mcmclb_csv import (DEFAULT_FINISHED, ArgumentParser, InputError, fail, markdown_table,  # noqa: E402
-                        open_regular, read_csv)
+                        open_regular, read_csv, write_text_atomically)
 from mcmclb_stats import Summary, median  # noqa: E402
 
 BEGIN = re.compile(r"^(?P<indent>[ \t]*)<!-- BEGIN generated: (?P<spec>.*?) -->[ \t]*$")
@@ -484,18 +483,8 @@ def default_files():
 
 
 def replace(path, text):
-    """Writes text to path at once: a temporary file beside it, then renamed over it, keeping its mode."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.chmod(temporary, os.stat(path).st_mode & 0o7777)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    """Writes text to path at once, keeping its mode (mcmclb_csv.write_text_atomically)."""
+    write_text_atomically(path, text)
 
 
 def main(argv=None):

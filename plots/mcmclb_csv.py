@@ -606,6 +606,28 @@ def output_path(args_output, first_input, name):
     return os.path.join(folder, name)
 
 
+# An absolute path of a machine in a CSV value (a word starting at / under one of the usual top folders): what the
+# evidence rule keeps out of committed results, and what scrub_paths.py rewrites. Group 1: what precedes the path.
+MACHINE_PATH = re.compile(r"(^|[\s\"'=:])(/(?:home|root|tmp|work|usr|opt|var|mnt|srv|scratch)/[^\s\"',;]*)")
+
+
+def write_text_atomically(path, text):
+    """Writes text to path at once: a temporary file beside it, then renamed over it, so a reader never sees half a
+    file; the file keeps its mode (a new one gets 0644)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    mode = os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644
+    fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
 def need_matplotlib():
     """Stops the script in one line, exit 2, when the Python running it has no matplotlib: the scripts run with the
     python3 first on PATH (a cluster's virtual environment or conda), which may not be the one that has it."""

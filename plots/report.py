@@ -16,7 +16,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fig2  # noqa: E402
 from mcmclb_csv import (ArgumentParser, InputError, check_output, fail, need_matplotlib,  # noqa: E402
-                        node_notes, oversubscription_note, read_csv, read_runs, run_label)
+                        node_notes, oversubscription_note, read_csv, read_runs, run_label, write_text_atomically)
 from mcmclb_stats import CAPTION  # noqa: E402
 import report_html  # noqa: E402
 import summary  # noqa: E402
@@ -139,18 +139,7 @@ def write_html(args, runs, ranks, prov, tables, compare, paper):
         sections.append((f"Comparison: {os.path.basename(args.compare)}", page.table(header, rows, "verdict")))
     sections.append(("Provenance", page.provenance(runs, prov)))
     text = page.page("mcmclb report: " + ", ".join(experiments), sections)
-    # Written beside the target and renamed into place: a reader never sees half a page.
-    folder = os.path.dirname(os.path.abspath(args.html))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".report-", suffix=".html")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, args.html)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_text_atomically(args.html, text)
     print(f"wrote {args.html}")
 
 

@@ -5,16 +5,17 @@ leave the list when it is regenerated, and a listed file that already meets the 
 only shrinks."""
 import csv
 import os
-import re
 import subprocess
+import sys
+import tempfile
 import unittest
 
 ROOT = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(ROOT, "plots"))
+from mcmclb_csv import MACHINE_PATH as ABSOLUTE  # noqa: E402  (one definition, shared with scrub_paths.py)
 
 # Made from a dirty work tree before the rule; regenerate from a clean commit with the command their guide gives.
 LEGACY = set()
-
-ABSOLUTE = re.compile(r"(?:^|[\s\"'=:])/(?:home|root|tmp|work|usr|opt|var|mnt|srv|scratch)/")
 
 
 def tracked_csvs():
@@ -66,7 +67,6 @@ class Evidence(unittest.TestCase):
         self.assertEqual(sorted(LEGACY - set(files)), [], "LEGACY names files that are not committed")
 
     def test_the_check_catches_each_kind_of_problem(self):
-        import tempfile
         with tempfile.TemporaryDirectory(dir=ROOT) as d:
             rel = os.path.relpath(d, ROOT)
             cases = {
@@ -85,6 +85,35 @@ class Evidence(unittest.TestCase):
             self.assertIn("recorded twice", problems(os.path.join(rel, "joined/runs.csv"))[0])
             self.assertIn("absolute path", problems(os.path.join(rel, "path/runs.csv"))[0])
             self.assertEqual(problems(os.path.join(rel, "clean/runs.csv")), [])
+
+
+class Scrub(unittest.TestCase):
+    def test_scrub_paths_leaves_no_machine_path(self):
+        """plots/scrub_paths.py: paths under the run's working folder become relative, working_dir '.', other
+        absolute paths their last part; values that are not paths unchanged; then the evidence rule holds."""
+        with tempfile.TemporaryDirectory(dir=ROOT) as d:
+            with open(os.path.join(d, "provenance.csv"), "w") as f:
+                f.write("run_id,command_line,working_dir,launcher\n"
+                        "a,\"/home/u/m/build/mcmclb run /tmp/s/study.yaml --out res --set 'x=[1, 2]'\",/home/u/m,"
+                        "/usr/bin/mpiexec.mpich -n 2\n")
+            with open(os.path.join(d, "runs.csv"), "w") as f:
+                f.write("run_id,git_commit,platform,time_s\na,0123456789ab,configs/platforms/bgp.xml,1.5\n")
+            script = os.path.join(ROOT, "plots", "scrub_paths.py")
+            r = subprocess.run([sys.executable, script, d], capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(d, "provenance.csv"), newline="") as f:
+                row = next(csv.DictReader(f))
+            self.assertEqual(row["command_line"], "build/mcmclb run study.yaml --out res --set 'x=[1, 2]'")
+            self.assertEqual(row["working_dir"], ".")
+            self.assertEqual(row["launcher"], "mpiexec.mpich -n 2")
+            rel = os.path.relpath(d, ROOT)
+            for name in ("provenance.csv", "runs.csv"):
+                self.assertEqual(problems(os.path.join(rel, name)), [], name)
+            self.assertIn("runs.csv", os.listdir(d))
+            r = subprocess.run([sys.executable, script, os.path.join(d, "absent")], capture_output=True, text=True,
+                               timeout=60)
+            self.assertEqual(r.returncode, 2)
+            self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
 
 
 if __name__ == "__main__":
