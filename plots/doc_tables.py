@@ -399,6 +399,39 @@ def real_pays(inputs):
     return table_text(["P", ""] + setups, rows)
 
 
+def table1_seeds(inputs):
+    """Table 1's async row over the finished rule and the item noise (work.jitter_pct), each over its noise seeds
+    (work.seed): the seeds run, then avg, stdev, min and max of the regroupings per process and the run time, each as
+    the median over seeds with the range in brackets; the paper's row first. Without noise one run stands for every
+    seed (the seed draws nothing)."""
+    import table1
+    folder = inputs.folders[0]
+    need = ["finished", "jitter_pct", "work_seed", "time_s", "regroups_avg", "regroups_std", "regroups_min",
+            "regroups_max", "valid", "balancer"]
+    cells = defaultdict(list)
+    for r in Inputs.read(folder, need=need):
+        if r["balancer"] == "async" and r["valid"]:
+            cells[(r["finished"], r["jitter_pct"])].append(r)
+    if not cells:
+        raise InputError(f"{folder}/runs.csv: no valid async run (allowed: a Table 1 study's runs)")
+
+    def spread(values, digits):
+        lo, mid, hi = min(values), median(values), max(values)
+        if lo == hi:
+            return f"{mid:.{digits}f}"
+        return f"{mid:.{digits}f} [{lo:.{digits}f}-{hi:.{digits}f}]"
+
+    paper = table1.paper_values()[("async", "")]
+    rows = [["**paper (BG/P, 8192 cores)**", "?", "-"] + [f"**{v}**" for v in paper] + ["**≤ 4.2**"]]
+    for (rule, noise) in sorted(cells, key=lambda k: (k[0] != "retire", k[1])):
+        runs = cells[(rule, noise)]
+        rows.append([rule, f"{noise:g} %", str(len({r['work_seed'] for r in runs})) if noise else "1 (no noise)"] +
+                    [spread([r[c] for r in runs], d) for c, d in (("regroups_avg", 2), ("regroups_std", 2),
+                                                                    ("regroups_min", 0), ("regroups_max", 0))] +
+                    [spread([r["time_s"] for r in runs], 4)])
+    return table_text(["finished rule", "item noise", "seeds", "avg", "stdev", "min", "max", "time_s"], rows)
+
+
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
 TABLES = {
     "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
@@ -410,6 +443,7 @@ TABLES = {
                                                                "factors": "pairs C:R separated by commas"}),
     "real-versus-none": (real_versus_none, (1, 1), {"rule": "retire|coalesce|pays"}),
     "real-pays": (real_pays, (1, 1), {}),
+    "table1-seeds": (table1_seeds, (1, 1), {}),
 }
 
 

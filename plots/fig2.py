@@ -128,10 +128,14 @@ def main(argv=None):
     ax.set_ylabel("run time (s, max over ranks)")
     ax_ratio.set_ylabel("time / ideal")
     # Wrapped to the panel's width: centred over it, a longer line ran off the figure's left edge.
-    ax.set_title(textwrap.fill(f"Weak scaling: median of n = {counts[0]}" +
-                               (f"-{counts[-1]}" if counts[-1] > counts[0] else "") +
-                               " repetitions; bars: 95 % CI of the median (n >= 6), thin lines: min-max", 70) +
-                 ("\n(dashed: simulated with SimGrid, not measured)" if backends != ["real MPI"] else ""))
+    if "real MPI" not in backends:  # deterministic: no repetitions, no interval to speak of
+        ax.set_title("Weak scaling, simulated with SimGrid SMPI (not measured):\none deterministic run per point")
+    else:
+        ax.set_title(textwrap.fill(f"Weak scaling: median of n = {counts[0]}" +
+                                   (f"-{counts[-1]}" if counts[-1] > counts[0] else "") +
+                                   " repetitions; bars: 95 % CI of the median (n >= 6), thin lines: min-max", 70) +
+                     ("\n(dashed: simulated with SimGrid, one deterministic run per point, not measured)"
+                      if backends != ["real MPI"] else ""))
     if off_scale:  # named above the panel, so a reader does not take a missing line for a missing series
         ax_ratio.set_title(textwrap.fill("above this panel's range: " + "; ".join(off_scale), 120),
                            fontsize="x-small", loc="left")
