@@ -432,6 +432,56 @@ def table1_seeds(inputs):
     return table_text(["finished rule", "item noise", "seeds", "avg", "stdev", "min", "max", "time_s"], rows)
 
 
+def setting_of(folder):
+    """What a sensitivity folder's runs changed against the shipped simulation flags, from its provenance.csv
+    (simgrid_cfg): the flags not in configs/platforms/smpi.cfg, or 'platform as is'."""
+    with open(os.path.join(ROOT, "configs", "platforms", "smpi.cfg")) as f:
+        shipped = {line.strip() for line in f if line.strip() and not line.startswith("#")}
+    settings = {tuple(flag for flag in r["simgrid_cfg"].split() if flag not in shipped)
+                for r in Inputs.read(folder, "provenance.csv", need=("run_id", "simgrid_cfg"))}
+    if len(settings) != 1:
+        raise InputError(f"{folder}/provenance.csv: its runs differ in their flags or record none (allowed: one "
+                         f"setting per folder)")
+    changed = settings.pop()
+    return " ".join(f"`{flag.removeprefix('--cfg=')}`" for flag in changed) or "platform as is"
+
+
+def async_gap(inputs):
+    """The async gap's sensitivity: one row per folder (its setting from its provenance), item time T/G and noise;
+    none's time, then async with Algorithm 1 (intercomm) and with range under retire, and with intercomm under
+    coalesce: time_s with the gap to the ideal in brackets, and Table 1's row (regroupings per process, avg / stdev /
+    min / max)."""
+    rows = []
+    for folder in inputs.folders:
+        setting = setting_of(folder)
+        need = ["balancer", "method", "finished", "T_ms", "G", "jitter_pct", "time_s", "ideal_s", "regroups_avg",
+                "regroups_std", "regroups_min", "regroups_max"]
+        cells = defaultdict(list)
+        for r in Inputs.read(folder, need=need):
+            cells[(r["T_ms"] / r["G"], r["jitter_pct"], r["balancer"], r["method"] or "", r["finished"] or "")].append(r)
+        for item, noise in sorted({k[:2] for k in cells}):
+            def one(balancer, method="", finished=""):
+                found = cells.get((item, noise, balancer, method, finished))
+                if not found:
+                    raise InputError(f"{folder}/runs.csv: no {balancer} {method} {finished} run at T/G = {item:g} ms "
+                                     f"and {noise:g} % noise (allowed: a study of configs/async-gap*.yaml)")
+                return found[0]
+
+            def gap(r):
+                return f"{r['time_s']:.4f} ({r['time_s'] - r['ideal_s']:.3f})"
+
+            def row1(r):
+                return (f"{r['regroups_avg']:.2f} / {r['regroups_std']:.2f} / {r['regroups_min']:g} / "
+                        f"{r['regroups_max']:g}")
+            retire, coalesce = one("async", "intercomm", "retire"), one("async", "intercomm", "coalesce")
+            rows.append([setting, f"{item:g} ms", f"{noise:g} %", f"{one('none')['time_s']:.3f}", gap(retire),
+                         f"{one('async', 'range', 'retire')['time_s']:.4f}", row1(retire), gap(coalesce),
+                         row1(coalesce)])
+    return table_text(["setting", "item T/G", "noise", "none", "retire: intercomm (gap)", "retire: range",
+                       "retire: Table 1 row (intercomm)", "coalesce: intercomm (gap)",
+                       "coalesce: Table 1 row (intercomm)"], rows)
+
+
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
 TABLES = {
     "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
@@ -444,6 +494,7 @@ TABLES = {
     "real-versus-none": (real_versus_none, (1, 1), {"rule": "retire|coalesce|pays"}),
     "real-pays": (real_pays, (1, 1), {}),
     "table1-seeds": (table1_seeds, (1, 1), {}),
+    "async-gap": (async_gap, (1, 8), {}),
 }
 
 

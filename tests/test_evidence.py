@@ -18,6 +18,25 @@ from mcmclb_csv import MACHINE_PATH as ABSOLUTE  # noqa: E402  (one definition, 
 LEGACY = set()
 
 
+# Results folders under docs/ made before their provenance.csv was kept beside runs.csv (the run's machine, wait
+# policy, occupancy, host cost and simulator flags). Each leaves the list when it is regenerated with its
+# provenance (plots/scrub_paths.py makes it fit to commit); a listed folder that has one is an error, so the list
+# only shrinks.
+WITHOUT_PROVENANCE = {
+    "docs/async-vs-lookahead", "docs/fig2-sim-bgp", "docs/fig2-sim-slingshot", "docs/laptop-two-mpis/mpich",
+    "docs/laptop-two-mpis/openmpi", "docs/lj-traces", "docs/merge-pays/real-oversubscribed",
+    "docs/merge-pays/real-oversubscribed-pays", "docs/merge-pays/real-p2/async", "docs/merge-pays/real-p2/none",
+    "docs/merge-pays/sim-all-atom", "docs/merge-pays/sim-calibration-async/all-atom",
+    "docs/merge-pays/sim-calibration-async/single-atom", "docs/merge-pays/sim-paper",
+    "docs/merge-pays/sim-sensitivity", "docs/merge-pays/sim-single-atom", "docs/quick-two-mpis/mpich",
+    "docs/quick-two-mpis/openmpi", "docs/scale-sim-bgp-16racks", "docs/steal-vs-regroup-8192",
+    "docs/steal-vs-regroup-8192-w8", "docs/steal-vs-regroup-compute", "docs/steal-vs-regroup-seeds-1024",
+    "docs/steal-vs-regroup-seeds-256", "docs/steal-vs-regroup-seeds-64", "docs/steal-vs-regroup-seeds-real8",
+    "docs/table1-sim-bgp-intercomm", "docs/table1-sim-bgp-intercomm-2-5", "docs/table1-sim-bgp-intercomm-coalesce",
+    "docs/timeline-lookahead-sim1024", "docs/timeline-quick",
+}
+
+
 def tracked_csvs():
     out = subprocess.run(["git", "ls-files", "docs/*.csv", "tests/golden/*.csv"], cwd=ROOT, capture_output=True,
                          text=True, check=True).stdout
@@ -65,6 +84,20 @@ class Evidence(unittest.TestCase):
                 else:
                     self.assertEqual(found, [], path)
         self.assertEqual(sorted(LEGACY - set(files)), [], "LEGACY names files that are not committed")
+
+    def test_every_results_folder_keeps_its_provenance(self):
+        folders = sorted({os.path.dirname(p) for p in tracked_csvs() if p.startswith("docs/") and
+                          p.endswith("/runs.csv")})
+        for folder in folders:
+            with self.subTest(folder=folder):
+                has = os.path.isfile(os.path.join(ROOT, folder, "provenance.csv"))
+                if folder in WITHOUT_PROVENANCE:
+                    self.assertFalse(has, f"{folder} has its provenance.csv now: remove it from WITHOUT_PROVENANCE")
+                else:
+                    self.assertTrue(has, f"{folder}: runs.csv without provenance.csv (regenerate it, then "
+                                         f"plots/scrub_paths.py; docs/guide/sweeps.md)")
+        self.assertEqual(sorted(WITHOUT_PROVENANCE - set(folders)), [], "WITHOUT_PROVENANCE names folders without "
+                                                                        "a committed runs.csv")
 
     def test_the_check_catches_each_kind_of_problem(self):
         with tempfile.TemporaryDirectory(dir=ROOT) as d:
