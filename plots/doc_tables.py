@@ -399,6 +399,14 @@ def real_pays(inputs):
     return table_text(["P", ""] + setups, rows)
 
 
+def spread(values, digits):
+    """The median of values with their range in brackets ('15.03 [14.96-15.10]'), or the one value all share."""
+    lo, mid, hi = min(values), median(values), max(values)
+    if lo == hi:
+        return f"{mid:.{digits}f}"
+    return f"{mid:.{digits}f} [{lo:.{digits}f}-{hi:.{digits}f}]"
+
+
 def table1_seeds(inputs):
     """Table 1's async row over the finished rule and the item noise (work.jitter_pct), each over its noise seeds
     (work.seed): the seeds run, then avg, stdev, min and max of the regroupings per process and the run time, each as
@@ -414,12 +422,6 @@ def table1_seeds(inputs):
             cells[(r["finished"], r["jitter_pct"])].append(r)
     if not cells:
         raise InputError(f"{folder}/runs.csv: no valid async run (allowed: a Table 1 study's runs)")
-
-    def spread(values, digits):
-        lo, mid, hi = min(values), median(values), max(values)
-        if lo == hi:
-            return f"{mid:.{digits}f}"
-        return f"{mid:.{digits}f} [{lo:.{digits}f}-{hi:.{digits}f}]"
 
     paper = table1.paper_values()[("async", "")]
     rows = [["**paper (BG/P, 8192 cores)**", "?", "-"] + [f"**{v}**" for v in paper] + ["**≤ 4.2**"]]
@@ -482,6 +484,37 @@ def async_gap(inputs):
                        "coalesce: Table 1 row (intercomm)"], rows)
 
 
+def host_cost(inputs):
+    """The host's cost of simulated runs: per platform folder (FOLDER/<platform>/ with runs.csv and provenance.csv,
+    one run per launch) the runs, each one's simulated time, and the medians [min-max] over the runs of the whole
+    process's CPU (user + sys), wall time and peak RSS, as /usr/bin/time measured each launch (FOLDER/host-time.csv:
+    platform, launch, wall_s, user_s, sys_s, peak_rss_kib; launch i is the platform's i-th run by its start), and
+    of provenance.csv's host_cpu_s (the process from its start to the end of the run: no teardown)."""
+    folder = inputs.folders[0]
+    timed = defaultdict(dict)
+    for r in Inputs.read(folder, "host-time.csv", need=("platform", "launch", "wall_s", "user_s", "sys_s",
+                                                       "peak_rss_kib")):
+        timed[r["platform"]][int(r["launch"])] = r
+
+    rows = []
+    for platform in sorted(timed):
+        sub = os.path.join(folder, platform)
+        runs = sorted(Inputs.read(sub, need=("run_id", "utc_start", "time_s", "nprocs", "balancer", "method")),
+                      key=lambda r: r["utc_start"])
+        prov = {r["run_id"]: r for r in Inputs.read(sub, "provenance.csv", need=("run_id", "host_cpu_s"))}
+        if sorted(timed[platform]) != list(range(1, len(runs) + 1)):
+            raise InputError(f"{folder}/host-time.csv: {platform} has launches {sorted(timed[platform])} for "
+                             f"{len(runs)} runs in {sub}/runs.csv (allowed: launches 1 to the number of runs)")
+        whole = [timed[platform][i + 1] for i in range(len(runs))]
+        rows.append([f"`{platform}.xml`", f"{runs[0]['balancer']} {runs[0]['method']}, P = {runs[0]['nprocs']}",
+                     str(len(runs)), spread([r["time_s"] for r in runs], 6),
+                     spread([w["user_s"] + w["sys_s"] for w in whole], 1), spread([w["wall_s"] for w in whole], 1),
+                     spread([w["peak_rss_kib"] / 1024 for w in whole], 0),
+                     spread([prov[r["run_id"]]["host_cpu_s"] for r in runs], 1)])
+    return table_text(["platform", "run", "runs", "simulated time_s", "whole process: CPU s", "wall s",
+                       "peak RSS MiB", "host_cpu_s (to the run's end)"], rows)
+
+
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
 TABLES = {
     "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
@@ -495,6 +528,7 @@ TABLES = {
     "real-pays": (real_pays, (1, 1), {}),
     "table1-seeds": (table1_seeds, (1, 1), {}),
     "async-gap": (async_gap, (1, 8), {}),
+    "host-cost": (host_cost, (1, 1), {}),
 }
 
 

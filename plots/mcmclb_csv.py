@@ -234,6 +234,10 @@ SCHEMAS = {
         "avg": Column("number", 0, True), "stdev": Column("number", 0, True), "min": _int(0, True),
         "max": _int(0, True), "time_s": _time(True), "source": TEXT,
     },
+    "host-time.csv": {  # whole-process host cost of simulated launches, as /usr/bin/time gave it (doc_tables.py)
+        "platform": NAME, "launch": _int(1), "wall_s": _time(), "user_s": _time(), "sys_s": _time(),
+        "peak_rss_kib": _int(0),
+    },
 }
 
 
