@@ -484,6 +484,31 @@ def async_gap(inputs):
                        "coalesce: Table 1 row (intercomm)"], rows)
 
 
+def constants_sensitivity(inputs):
+    """Each unsourced constant varied alone: one row per folder (its setting from its provenance), Fig. 2's async
+    (Algorithm 1) time with its gap to the ideal and its Table 1 row (regroupings per process, avg / stdev / min /
+    max), and collective(1)'s time with its change against the first folder's (the platform as shipped)."""
+    need = ["balancer", "method", "interval", "time_s", "ideal_s", "regroups_avg", "regroups_std", "regroups_min",
+            "regroups_max", "nprocs"]
+    rows, base = [], None
+    for folder in inputs.folders:
+        runs = Inputs.read(folder, need=need)
+        found = {(r["balancer"], r["method"] or "", r["interval"]): r for r in runs}
+        asy, col = found.get(("async", "intercomm", None)), found.get(("collective", "create", 1))
+        if asy is None or col is None:
+            raise InputError(f"{folder}/runs.csv: needs an async intercomm and a collective(1) create run (allowed: "
+                             f"the sensitivity study of the notebook)")
+        if base is None:
+            base = (asy, col)
+        rows.append([setting_of(folder), str(asy["nprocs"]),
+                     f"{asy['time_s']:.4f} ({asy['time_s'] - asy['ideal_s']:.4f})",
+                     f"{asy['time_s'] / base[0]['time_s']:.4f}",
+                     f"{asy['regroups_avg']:.2f} / {asy['regroups_std']:.2f} / {asy['regroups_min']:g} / "
+                     f"{asy['regroups_max']:g}", f"{col['time_s']:.4f}", f"{col['time_s'] / base[1]['time_s']:.4f}"])
+    return table_text(["setting", "P", "async: time_s (gap)", "async / as shipped", "async: Table 1 row",
+                       "collective(1): time_s", "collective(1) / as shipped"], rows)
+
+
 def host_cost(inputs):
     """The host's cost of simulated runs: per platform folder (FOLDER/<platform>/ with runs.csv and provenance.csv,
     one run per launch) the runs, each one's simulated time, and the medians [min-max] over the runs of the whole
@@ -529,6 +554,7 @@ TABLES = {
     "table1-seeds": (table1_seeds, (1, 1), {}),
     "async-gap": (async_gap, (1, 8), {}),
     "host-cost": (host_cost, (1, 1), {}),
+    "constants-sensitivity": (constants_sensitivity, (1, 12), {}),
 }
 
 

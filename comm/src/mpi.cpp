@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdio>
 #include <exception>
+#include <map>
 #include <numeric>
 #include <thread>
 #include <vector>
@@ -467,57 +468,52 @@ struct Placement {
   cpu_set_t cpus;
 };
 
-/// The CPUs of the placements selected by keep: the union of their masks (a launcher that binds each rank to one
-/// core still gives the job all of them); 0, unknown, when one mask could not be read.
-template <typename Keep>
-int union_cpus(const std::vector<Placement>& all, Keep keep) {
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  for (const Placement& p : all) {
-    if (!keep(p)) continue;
-    if (p.readable == 0) return 0;
+/// Ranks and the union of their CPU masks (a launcher that binds each rank to one core still gives the job all of
+/// them); a rank whose mask could not be read makes the count unknown (0).
+struct Share {
+  std::vector<int> ranks;
+  cpu_set_t cpus{};
+  bool readable = true;
+
+  void add(int rank, const Placement& p) {
+    if (ranks.empty()) CPU_ZERO(&cpus);
+    ranks.push_back(rank);
+    readable = readable && p.readable != 0;
     CPU_OR(&cpus, &cpus, &p.cpus);
   }
-  return CPU_COUNT(&cpus);
-}
+  [[nodiscard]] int cpu_count() const { return readable ? CPU_COUNT(&cpus) : 0; }
+};
 
-/// NodeOccupancy from every rank's placement (on rank 0). Cores are counted per host, the machine whose cores the
-/// ranks share: on a cluster a host is a node, but a launcher can start several nodes on one machine (Hydra's
-/// fork bootstrap with -hosts a:2,b:2), whose ranks then compete for the same cores.
+/// NodeOccupancy from every rank's placement (on rank 0), in one pass over the ranks. Cores are counted per host,
+/// the machine whose cores the ranks share: on a cluster a host is a node, but a launcher can start several nodes on
+/// one machine (Hydra's fork bootstrap with -hosts a:2,b:2), whose ranks then compete for the same cores.
 NodeOccupancy occupancy_of(const std::vector<Placement>& all) {
+  std::map<std::string, Share> hosts;
+  std::map<int, Share> nodes;  // by lowest rank, so in the layout's order
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    hosts[all[r].host.data()].add(static_cast<int>(r), all[r]);
+    nodes[all[r].node].add(static_cast<int>(r), all[r]);
+  }
   NodeOccupancy o;
-  std::vector<std::string> hosts_seen;
-  for (const Placement& p : all) {
-    const std::string host(p.host.data());
-    if (std::find(hosts_seen.begin(), hosts_seen.end(), host) != hosts_seen.end()) continue;
-    hosts_seen.push_back(host);
-    const auto on_host = [&host](const Placement& q) { return host == q.host.data(); };
-    const int ranks = static_cast<int>(std::count_if(all.begin(), all.end(), on_host));
-    const int cpus = union_cpus(all, on_host);
+  o.cores_available = hosts.empty() ? 0 : hosts.begin()->second.cpu_count();
+  for (const auto& [host, share] : hosts) {
+    const int ranks = static_cast<int>(share.ranks.size()), cpus = share.cpu_count();
     o.ranks_on_node = std::max(o.ranks_on_node, ranks);
-    o.cores_available = hosts_seen.size() == 1 ? cpus : std::min(o.cores_available, cpus);
+    o.cores_available = std::min(o.cores_available, cpus);  // an unknown host's 0 makes the whole unknown
     if (cpus > 0 && ranks > cpus) ++o.nodes_oversubscribed;
   }
-  // The layout: each shared-memory node in the order of its lowest rank, its ranks as runs of consecutive ranks.
-  for (std::size_t r = 0; r < all.size(); ++r) {
-    if (all[r].node != static_cast<int>(r)) continue;  // not the node's lowest rank
-    ++o.nodes;
-    const auto on_node = [&](const Placement& q) { return q.node == all[r].node; };
+  o.nodes = static_cast<int>(nodes.size());
+  // The layout: each node's ranks as runs of consecutive ranks.
+  for (const auto& [first, share] : nodes) {
     std::string ranges;
-    int run_first = -1, run_last = -1;
-    for (std::size_t q = r; q < all.size(); ++q) {
-      if (!on_node(all[q])) continue;
-      const int rank = static_cast<int>(q);
-      if (run_first >= 0 && rank == run_last + 1) {
-        run_last = rank;
-        continue;
-      }
-      if (run_first >= 0) ranges += rank_range(run_first, run_last) + ",";
-      run_first = run_last = rank;
+    for (std::size_t i = 0; i < share.ranks.size();) {
+      std::size_t j = i;
+      while (j + 1 < share.ranks.size() && share.ranks[j + 1] == share.ranks[j] + 1) ++j;
+      ranges += (ranges.empty() ? "" : ",") + rank_range(share.ranks[i], share.ranks[j]);
+      i = j + 1;
     }
-    ranges += rank_range(run_first, run_last);
-    o.layout += (o.layout.empty() ? "" : " ") + std::string(all[r].host.data()) + "[" + ranges + "]/" +
-                std::to_string(union_cpus(all, on_node));
+    o.layout += (o.layout.empty() ? "" : " ") + std::string(all[static_cast<std::size_t>(first)].host.data()) + "[" +
+                ranges + "]/" + std::to_string(share.cpu_count());
   }
   return o;
 }
