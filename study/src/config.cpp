@@ -909,11 +909,11 @@ bool names_srun_plugin(const std::string& launcher_args) {
 std::string launcher_with_args(const JobSpec& job) {
   const std::string program = launcher_program(job.launcher);
   std::string args = job.launcher_args.value_or(launcher_default_args(job));
-  // srun's plugin goes first, from job.srun_mpi, unless the options name it themselves (as studies did before
-  // job.srun_mpi; giving it in both is refused at plan time).
-  if (job.launcher == "srun" && job.launcher_args && !names_srun_plugin(args)) {
+  // srun's plugin goes first, from job.srun_mpi, unless the options name it themselves (the default options are
+  // the plugin; studies before job.srun_mpi gave it in launcher_args; giving it in both is refused at plan time).
+  if (job.launcher == "srun" && !names_srun_plugin(args)) {
     const std::string flag = srun_mpi_flag(job);
-    args = flag.empty() ? args : args.empty() ? flag : flag + " " + args;
+    if (!flag.empty()) args = args.empty() ? flag : flag + " " + args;
   }
   return args.empty() ? program : program + " " + args;
 }
