@@ -56,7 +56,7 @@ std::string mpiexec_path();
 /// mpiexec_path() with that library's flags for nprocs ranks here (as root, and when ranks outnumber the CPUs),
 /// then "-n nprocs ".
 std::string mpiexec_prefix(int nprocs);
-/// Starts `true` on nprocs ranks with mpiexec_prefix: InputError in one line (the launcher's first sentence) when
+/// Starts `sleep 0.1` on nprocs ranks with mpiexec_prefix: InputError in one line (the launcher's first sentence) when
 /// the launcher is missing or refuses, so a refusal is explained once instead of once per point.
 void check_mpiexec_starts(int nprocs);
 bool has_program(const Study& study, Program program);
