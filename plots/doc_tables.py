@@ -29,8 +29,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import steal_vs_regroup as svr  # noqa: E402
-from mcmclb_csv import (DEFAULT_FINISHED, ArgumentParser, InputError, fail, markdown_table,  # noqa: E402
-                        open_regular, read_csv, write_text_atomically)
+from mcmclb_csv import (DEFAULT_FINISHED, RUN_COLUMNS, ArgumentParser, InputError, fail,  # noqa: E402
+                        library_name, markdown_table, open_regular, read_csv, run_label, write_text_atomically)
 from mcmclb_stats import Summary, median  # noqa: E402
 
 BEGIN = re.compile(r"^(?P<indent>[ \t]*)<!-- BEGIN generated: (?P<spec>.*?) -->[ \t]*$")
@@ -88,13 +88,14 @@ class Inputs:
         return value
 
     @classmethod
-    def read(cls, folder, table="runs.csv", need=("run_id",)):
-        """Copies of the rows of folder/table (callers add keys to them)."""
+    def read(cls, folder, table="runs.csv", need=("run_id",), schema=None):
+        """Copies of the rows of folder/table (callers add keys to them), read as schema (by default the table's
+        own name)."""
         key = (folder, table, tuple(need))
         if key not in cls.cache:
             path = os.path.join(ROOT, folder, table)
             try:
-                cls.cache[key] = read_csv(path, table, list(need))
+                cls.cache[key] = read_csv(path, schema or table, list(need))
             except InputError as e:
                 raise InputError(str(e).replace(ROOT + os.sep, "")) from None
         return [dict(r) for r in cls.cache[key]]
@@ -391,9 +392,7 @@ def real_pays(inputs):
             if None in calibration:
                 raise InputError(f"{folder}/runs.csv: a {name} run at P = {p} has no calibration_s (allowed: runs "
                                  f"under pays, which calibrate)")
-            ms = [1000 * v for v in calibration]
-            digits = 1 if median(ms) < 100 else 0
-            lines["calibration"].append(f"{median(ms):.{digits}f} ms ({min(ms):.{digits}f}-{max(ms):.{digits}f})")
+            lines["calibration"].append(calibration_text(calibration))
             lines["(time + calibration) / none"].append(f"{(s.median + median(calibration)) / none.median:.1f}")
         rows += [[str(p), what] + cells for what, cells in lines.items()]
     return table_text(["P", ""] + setups, rows)
@@ -540,6 +539,160 @@ def host_cost(inputs):
                        "peak RSS MiB", "host_cpu_s (to the run's end)"], rows)
 
 
+def interval_text(s, digits):
+    """A Summary as 'median [lo, hi]' to digits decimals, or the median with the reason it has no interval."""
+    if not s.has_interval:
+        return f"{s.median:.{digits}f} ({s.note})"
+    return f"{s.median:.{digits}f} [{s.lo:.{digits}f}, {s.hi:.{digits}f}]"
+
+
+def one_library(runs, where):
+    """The MPI library (as a figure names it) that every run of a folder used; InputError where they differ."""
+    names = {library_name(r["mpi_library"]) for r in runs}
+    if len(names) != 1:
+        raise InputError(f"{where}: its runs name {len(names)} MPI libraries ({', '.join(sorted(names))}) (allowed: "
+                         f"one library per folder)")
+    return names.pop()
+
+
+def two_mpis(inputs):
+    """One study under several MPI libraries, one real results folder each: one row per P and set-up, one column per
+    folder's library: time / ideal, the median over repetitions with its 95 % interval (digits=N decimals)."""
+    digits = inputs.numbers("digits", [2])[0]
+    columns, order = [], {}
+    for folder in inputs.folders:
+        runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS + ["mpi_library"]) if r["valid"] is True]
+        if not runs:
+            raise InputError(f"{folder}/runs.csv: no valid run (allowed: a folder of real runs)")
+        groups = defaultdict(list)
+        for r in runs:
+            groups[(r["nprocs"], run_label(r))].append(r["time_s"] / r["ideal_s"])
+            order.setdefault((r["nprocs"], run_label(r)), None)
+        columns.append((one_library(runs, f"{folder}/runs.csv"), {k: Summary(v) for k, v in groups.items()}))
+    rows = [[str(p), label] + [interval_text(cells[(p, label)], digits) if (p, label) in cells else "-"
+                               for _, cells in columns]
+            for p, label in sorted(order, key=lambda k: k[0])]
+    return table_text(["P", "set-up"] + [name for name, _ in columns], rows)
+
+
+# commbench's methods in the order the guides list them, with the MPI call each stands for.
+COMMBENCH_METHODS = [("create", "`MPI_Comm_create` (create)"), ("split", "`MPI_Comm_split` (split)"),
+                     ("create_group", "`MPI_Comm_create_group` (create_group)"),
+                     ("from_group", "`MPI_Comm_create_from_group` (from_group)"),
+                     ("intercomm", "Algorithm 1 (intercomm)"), ("range", "RBC `range`")]
+
+
+def microseconds(value, like=None):
+    """A creation time in µs as the guides print it (49 624, 512, 25.0, 0.09), to the decimals that like (by default
+    the value itself) is printed with, so that an interval has its median's precision."""
+    like = value if like is None else like
+    decimals = 0 if like >= 100 else 1 if like >= 1 else 2
+    return f"{value:,.{decimals}f}".replace(",", " ")
+
+
+def commbench_methods(inputs):
+    """Creation time in µs per method from commbench CSVs (each block argument one file; a file may hold several
+    libraries' rows): one column per P, group size and library, at each P's largest group size (g = P for Fig. 1;
+    the one size of --groups-of). Each cell is the median over repetitions with its 95 % interval (commbench's
+    median_us, median_ci_low_us, median_ci_high_us); - where a library lacks the method. ratio=yes adds, at each P
+    and group size measured under two libraries, the first library's median over the second's."""
+    ratio = inputs.choice("ratio", ["yes", "no"]) == "yes"
+    need = ["method", "op", "nprocs", "group_size", "groups", "mpi_library", "median_us", "median_ci_low_us",
+            "median_ci_high_us"]
+    cells, columns = {}, {}  # (P, g, library) -> {method: row}; (P, g) -> [libraries]
+    for path in inputs.folders:
+        rows = [r for r in Inputs.read(os.path.dirname(path), os.path.basename(path), need, "commbench.csv")
+                if r["op"] == "create"]
+        if not rows:
+            raise InputError(f"{path}: no creation rows (allowed: a commbench CSV of op create)")
+        for p in sorted({r["nprocs"] for r in rows}):
+            g = max(r["group_size"] for r in rows if r["nprocs"] == p)
+            for r in rows:
+                if (r["nprocs"], r["group_size"]) != (p, g):
+                    continue
+                if r["median_us"] is None:
+                    raise InputError(f"{path}: {r['method']} at P = {p}, g = {g} has no median_us (allowed: a file "
+                                     f"of commbench --reps 6 or more)")
+                where = (p, g, library_name(r["mpi_library"]), bool(r["groups"]))
+                cells.setdefault(where, {})[r["method"]] = r
+                columns.setdefault((p, g, bool(r["groups"])), [])
+                if where[2] not in columns[(p, g, bool(r["groups"]))]:
+                    columns[(p, g, bool(r["groups"]))].append(where[2])
+    header, keys = ["method"], []
+    for (p, g, many), libraries in columns.items():
+        size = f"groups of {g}" if many else f"g = {g}"
+        header += [f"P = {p}, {size}: {lib}" for lib in libraries]
+        keys += [("cell", (p, g, lib, many)) for lib in libraries]
+        if ratio and len(libraries) == 2:
+            header.append(f"{libraries[0]} / {libraries[1]}")
+            keys.append(("ratio", [(p, g, lib, many) for lib in libraries]))
+    rows = []
+    for method, label in COMMBENCH_METHODS:
+        if not any(method in found for found in cells.values()):
+            continue
+        line = [label]
+        for kind, key in keys:
+            if kind == "ratio":
+                a, b = (cells[k].get(method) for k in key)
+                value = a["median_us"] / b["median_us"] if a and b else None
+                line.append("" if value is None else f"{value:.0f} ×" if value >= 10 else f"{value:.2f} ×")
+                continue
+            r = cells[key].get(method)
+            if r is None:
+                line.append("-")
+                continue
+            m = r["median_us"]
+            line.append(f"{microseconds(m)} [{microseconds(r['median_ci_low_us'], m)}, "
+                        f"{microseconds(r['median_ci_high_us'], m)}]" if r["median_ci_low_us"] is not None else
+                        f"{microseconds(m)} (n < 6)")
+        rows.append(line)
+    return table_text(header, rows)
+
+
+def calibration_text(values):
+    """Calibrations in seconds as 'median ms (min-max)'."""
+    ms = [1000 * v for v in values]
+    digits = 1 if median(ms) < 100 else 0
+    digits += 1 if median(ms) < 10 else 0
+    return f"{median(ms):.{digits}f} ms ({min(ms):.{digits}f}-{max(ms):.{digits}f})"
+
+
+def pays_against_none(inputs):
+    """Two real folders swept back to back, none's and one balancer's under pays: one row per move kind, each
+    folder's median time with its 95 % interval, the ratio with the interval mcmclb compare forms ([low_B / high_A,
+    high_B / low_A]), the balancer's regroupings per rank and its calibration's median (range)."""
+    base, other = inputs.folders
+    need = RUN_COLUMNS + ["move", "calibration_s", "finished"]
+    by_move = []
+    for folder in (base, other):
+        groups = defaultdict(list)
+        for r in Inputs.read(folder, need=need):
+            if r["valid"] is True:
+                groups[r["move"]].append(r)
+        by_move.append(groups)
+    setup = {setup_name(r) for runs in by_move[1].values() for r in runs}
+    if len(setup) != 1 or {setup_name(r) for runs in by_move[0].values() for r in runs} != {"none"}:
+        raise InputError(f"block {inputs.name}: {base} must hold none's runs and {other} one balancer's (allowed: "
+                         f"the folders of one pays study, none first)")
+    name = setup.pop()
+    rows = []
+    for move in by_move[0]:
+        none, runs = by_move[0][move], by_move[1].get(move)
+        if not runs:
+            raise InputError(f"{other}/runs.csv: no valid run of {move} moves (allowed: the moves of {base})")
+        a, b = Summary([r["time_s"] for r in none]), Summary([r["time_s"] for r in runs])
+        ratio = f"{b.median / a.median:.3f}" + (f" [{b.lo / a.hi:.3f}, {b.hi / a.lo:.3f}]"
+                                                if a.has_interval and b.has_interval else "")
+        calibration = [r["calibration_s"] for r in runs]
+        if None in calibration:
+            raise InputError(f"{other}/runs.csv: a run of {move} moves has no calibration_s (allowed: runs under "
+                             f"pays, which calibrate)")
+        rows.append([f"{move}-atom", time_with_interval(a), time_with_interval(b), ratio,
+                     f"{median_of(runs, 'regroups_avg'):g}", calibration_text(calibration)])
+    return table_text(["moves", "none: median [95 % CI]", f"{name}: median [95 % CI]", f"{name} / none [interval]",
+                       "regroupings per rank", "calibration: median (range)"], rows)
+
+
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
 TABLES = {
     "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
@@ -555,6 +708,9 @@ TABLES = {
     "async-gap": (async_gap, (1, 8), {}),
     "host-cost": (host_cost, (1, 1), {}),
     "constants-sensitivity": (constants_sensitivity, (1, 12), {}),
+    "two-mpis": (two_mpis, (1, 4), {"digits": "an integer"}),
+    "commbench-methods": (commbench_methods, (1, 4), {"ratio": "yes|no"}),
+    "pays-against-none": (pays_against_none, (2, 2), {}),
 }
 
 
