@@ -693,6 +693,51 @@ def pays_against_none(inputs):
                        "regroupings per rank", "calibration: median (range)"], rows)
 
 
+def pays_guarantee(inputs):
+    """Does pays ever cost more than none? Simulated folders of pays studies: one row per study, variant (move kind,
+    the model's factors where not 1, W chains per group where set) and P: each balancer's time / none under pays
+    (one figure where all agree), the largest calibration / none, and whether every pays run took at most none's
+    time plus its own calibration (where not, which and by how much). A later folder's runs replace an earlier
+    one's of the same point (a run made again, e.g. to time its calibration anew)."""
+    def variant(r, model=True):
+        text = f"{r['move']}-atom" + (f", W = {r['chains_per_group']}" if r.get("chains_per_group") else "")
+        if model and ((r.get("model_compute") or 1) != 1 or (r.get("model_reduce") or 1) != 1):
+            text += f", model c {r.get('model_compute') or 1:g}, r {r.get('model_reduce') or 1:g}"
+        return text
+
+    runs, studies, bases = {}, {}, {}
+    for folder in inputs.folders:
+        for r in Inputs.read(folder, need=svr.COLUMNS + ["experiment", "move", "calibration_s", "finished"]):
+            if r["valid"] is True and (r["balancer"] == "none" or r["finished"] == "pays"):
+                studies.setdefault(r["experiment"], len(studies))
+                runs[(r["experiment"], variant(r), r["nprocs"], setup_name(r, finished=False))] = r
+                bases[variant(r)] = variant(r, model=False)
+    rows = []
+    # none has no model: the model's factors change only what pays predicts, so every variant is set against the
+    # none run of its move kind and W.
+    for study, kind, p in sorted({k[:3] for k in runs if k[3] != "none"}, key=lambda k: (studies[k[0]], k[1], k[2])):
+        none = runs.get((study, bases[kind], p, "none"))
+        if none is None:
+            raise InputError(f"block {inputs.name}: no valid none run of {study}, {kind} at P = {p} (allowed: "
+                             f"folders holding none beside each pays run)")
+        paid = {name: r for (e, v, q, name), r in runs.items() if (e, v, q) == (study, kind, p) and name != "none"}
+        if any(r["calibration_s"] is None for r in paid.values()):
+            raise InputError(f"block {inputs.name}: a pays run of {study} at P = {p} has no calibration_s (allowed: "
+                             f"runs under pays, which calibrate)")
+        ratios = {name: f"{r['time_s'] / none['time_s']:.3f}" for name, r in paid.items()}
+        if len(set(ratios.values())) == 1:
+            text = f"{next(iter(ratios.values()))} for all {len(ratios)}"
+        else:
+            text = ", ".join(f"{name} {ratio}" for name, ratio in ratios.items())
+        beyond = [f"{name} by {(r['time_s'] - none['time_s'] - r['calibration_s']) / none['time_s']:.2%} of none"
+                  for name, r in paid.items() if r["time_s"] > none["time_s"] + r["calibration_s"]]
+        rows.append([study, kind, str(p), text,
+                     f"{max(r['calibration_s'] for r in paid.values()) / none['time_s']:.3f}",
+                     "yes" if not beyond else "**no**: " + ", ".join(beyond)])
+    return table_text(["study", "variant", "P", "time / none under `pays`", "largest calibration / none",
+                       "pays ≤ none + calibration"], rows)
+
+
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
 TABLES = {
     "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
@@ -711,6 +756,7 @@ TABLES = {
     "two-mpis": (two_mpis, (1, 4), {"digits": "an integer"}),
     "commbench-methods": (commbench_methods, (1, 4), {"ratio": "yes|no"}),
     "pays-against-none": (pays_against_none, (2, 2), {}),
+    "pays-guarantee": (pays_guarantee, (1, 8), {}),
 }
 
 
