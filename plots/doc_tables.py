@@ -738,6 +738,40 @@ def pays_guarantee(inputs):
                        "pays ≤ none + calibration"], rows)
 
 
+def pays_against_rule(inputs):
+    """Where pays should take every merge the paper's rule takes: one row per balancer (its intervals and methods
+    named), how many points ran under both pays and the balancer's paper rule (DEFAULT_FINISHED), whether the
+    regroupings per process (avg, stdev, min, max) are equal in every pair, and the largest time difference with
+    the time it is a part of."""
+    pairs = defaultdict(dict)
+    for r in Inputs.read(inputs.folders[0], need=svr.COLUMNS + ["finished"]):
+        finished = r["finished"] or DEFAULT_FINISHED.get(r["balancer"])
+        if r["valid"] is True and finished in ("pays", DEFAULT_FINISHED.get(r["balancer"])):
+            rule = "pays" if finished == "pays" else "rule"
+            pairs[(r["balancer"], r["interval"], r["method"], r["nprocs"])][rule] = r
+    by_balancer = defaultdict(list)
+    for key, pair in pairs.items():
+        if len(pair) == 2:
+            by_balancer[key[0]].append((key, pair))
+    if not by_balancer:
+        raise InputError(f"{inputs.folders[0]}/runs.csv: no point run under both pays and the paper's finished rule "
+                         f"(allowed: a study of configs/merge-pays-sim-paper.yaml)")
+    counts = ("regroups_avg", "regroups_std", "regroups_min", "regroups_max")
+    rows = []
+    for balancer, found in by_balancer.items():
+        intervals = sorted({key[1] for key, _ in found if key[1]})
+        methods = [m for m in METHODS if m in {key[2] for key, _ in found}]
+        name = balancer + (f"({', '.join(map(str, intervals))})" if intervals else "") + f" ({', '.join(methods)})"
+        equal = all(pair["pays"][c] == pair["rule"][c] for _, pair in found for c in counts)
+        worst = max((pair for _, pair in found), key=lambda pair: abs(pair["pays"]["time_s"] - pair["rule"]["time_s"]))
+        difference = abs(worst["pays"]["time_s"] - worst["rule"]["time_s"])
+        rows.append([name, str(len(found)), "equal in every pair" if equal else "**differ**",
+                     f"{difference:.0e} s of {worst['rule']['time_s']:.2f} s" if difference else
+                     f"0 (of {worst['rule']['time_s']:.2f} s)"])
+    return table_text(["balancer (intervals) (methods)", "points under pays and the paper's rule",
+                       "regroupings per process", "largest time difference"], rows)
+
+
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
 TABLES = {
     "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
@@ -757,6 +791,7 @@ TABLES = {
     "commbench-methods": (commbench_methods, (1, 4), {"ratio": "yes|no"}),
     "pays-against-none": (pays_against_none, (2, 2), {}),
     "pays-guarantee": (pays_guarantee, (1, 8), {}),
+    "pays-against-rule": (pays_against_rule, (1, 1), {}),
 }
 
 
