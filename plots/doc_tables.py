@@ -772,6 +772,44 @@ def pays_against_rule(inputs):
                        "regroupings per process", "largest time difference"], rows)
 
 
+LOCATION = re.compile(r"^[A-Za-z_]+\(\d+\): ")  # MPICH's "function(line): " before its message
+
+
+def live_communicators(inputs):
+    """How many communicators can live at once, from mcmclb-commbench --live-communicators CSVs (each block
+    argument one file, one library): one row per method, per library the count and how it ended, the library's
+    refusal in its own words (its source location left out) with the call that gave it, "the same" where a
+    refusal repeats the row above, "the cap" where none came, - where the file has no row for the method."""
+    columns = []
+    for path in inputs.folders:
+        rows = Inputs.read(os.path.dirname(path), os.path.basename(path),
+                           ("method", "cap", "live", "refused", "error", "mpi_library"), "live-communicators.csv")
+        columns.append((one_library(rows, path), {r["method"]: r for r in rows}))
+    header = ["method"] + [text for name, _ in columns for text in (f"{name}: live", "how it ended")]
+    found = {m for _, rows in columns for m in rows}
+    rows, previous = [], {}
+    for method in [m for m, _ in COMMBENCH_METHODS if m in found] + sorted(found - {m for m, _ in COMMBENCH_METHODS}):
+        line = [method]
+        for name, by_method in columns:
+            r = by_method.get(method)
+            if r is None:
+                line += ["-", "not recorded"]
+                continue
+            if not r["refused"]:
+                line += [f"{microseconds(r['live'])} (the cap)", "not refused"]
+                continue
+            call, sep, message = r["error"].partition(": ")
+            if not call.startswith("MPI_") or not sep:
+                call, message = "", r["error"]
+            message = LOCATION.sub("", message)
+            where = f" (in `{call}`)" if call else ""
+            line += [microseconds(r["live"]),
+                     f"the same{where}" if previous.get(name) == message else f"`{message}`{where}"]
+            previous[name] = message
+        rows.append(line)
+    return table_text(header, rows)
+
+
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
 TABLES = {
     "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
@@ -792,6 +830,7 @@ TABLES = {
     "pays-against-none": (pays_against_none, (2, 2), {}),
     "pays-guarantee": (pays_guarantee, (1, 8), {}),
     "pays-against-rule": (pays_against_rule, (1, 1), {}),
+    "live-communicators": (live_communicators, (1, 4), {}),
 }
 
 

@@ -229,6 +229,11 @@ SCHEMAS = {
         "reps": _int(1, True), "median_us": _time(True), "median_ci_low_us": _time(True),
         "median_ci_high_us": _time(True),
     },
+    "live-communicators.csv": {  # mcmclb-commbench --live-communicators: a count per method, not a time
+        "method": NAME, "nprocs": _int(1), "group_size": _int(1), "cap": _int(1), "live": _int(0), "refused": BOOL,
+        "error": TEXT, "mpi_library": TEXT, "host": TEXT, "git_commit": TEXT, "utc_start": TEXT,
+        "slurm_job_id": TEXT, "slurm_nodelist": TEXT,
+    },
     "dinan2011.csv": {  # plots/reference: the paper's values
         "kind": Column("name", choices=("table1", "fig2")), "balancer": NAME, "interval": _int(1, True),
         "avg": Column("number", 0, True), "stdev": Column("number", 0, True), "min": _int(0, True),

@@ -18,7 +18,6 @@ import doc_tables  # noqa: E402
 # (plots/doc_tables.py, docs/guide/sweeps.md) and take it off this list; nothing is ever added. Most of them hold
 # numbers no committed CSV gives: other commits' measurements, host costs, a model's predictions, compare's verdicts.
 HAND_WRITTEN = [
-    ("docs/guide/commbench.md", "| method | MPICH 4.0.2: live | how it ended | Open MPI 4.1.4: live | how it ended |"),
     ("docs/guide/merge-pays.md", "| atoms | g = 1 | g = 2 | g = 3 | g = 4 | g = 8 | g = 16 |"),
     ("docs/guide/simulation.md", "| benchmark | 13 atoms | 26 atoms | 38 atoms | 55 atoms | per unit |"),
     ("docs/guide/simulation.md", "| file | machine | nodes × cores | network | one-hop latency, bandwidth "

@@ -2,9 +2,9 @@
 
 docs/reference/keys.md must hold the key table exactly as `mcmclb keys` prints it (the table in
 study/src/config.cpp that also parses and defaults every key), docs/reference/columns.md must list exactly the
-columns each CSV file has (`mcmclb columns`; commbench.csv from the header mcmclb-commbench writes), in order, and
-plots/mcmclb_csv.py must read the same columns, so that neither the pages nor the plots drift when one side
-changes alone. Needs MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets them)."""
+columns each CSV file has (`mcmclb columns`; commbench.csv and live-communicators.csv from the headers
+mcmclb-commbench writes), in order, and plots/mcmclb_csv.py must read the same columns, so that neither the pages
+nor the plots drift when one side changes alone. Needs MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets them)."""
 import os
 import re
 import subprocess
@@ -33,7 +33,8 @@ def read(path):
 
 
 def cxx_headers():
-    """{file: [columns]} as the C++ writes them: every results-folder file, and commbench.csv."""
+    """{file: [columns]} as the C++ writes them: every results-folder file, commbench.csv and
+    live-communicators.csv."""
     out = subprocess.run([MCMCLB, "columns"], capture_output=True, text=True, timeout=60, check=True).stdout
     headers = {}
     for line in out.splitlines():
@@ -46,6 +47,11 @@ def cxx_headers():
                        capture_output=True, text=True, timeout=120, check=True)
         with open(csv_path, encoding="utf-8") as f:
             headers["commbench.csv"] = f.readline().rstrip("\n").split(",")
+        live_path = os.path.join(tmp, "live.csv")
+        subprocess.run(["mpiexec", "-n", "1", COMMBENCH, "--live-communicators", "2", "--methods", "range", "--out",
+                        live_path], capture_output=True, text=True, timeout=120, check=True)
+        with open(live_path, encoding="utf-8") as f:
+            headers["live-communicators.csv"] = f.readline().rstrip("\n").split(",")
     return headers
 
 
