@@ -433,9 +433,29 @@ def table1_seeds(inputs):
     return table_text(["finished rule", "item noise", "seeds", "avg", "stdev", "min", "max", "time_s"], rows)
 
 
-def setting_of(folder):
-    """What a sensitivity folder's runs changed against the shipped simulation flags, from its provenance.csv
-    (simgrid_cfg): the flags not in configs/platforms/smpi.cfg, or 'platform as is'."""
+def platform_changes(base, other):
+    """The attributes by which platform file other differs from base (both relative to the root), as
+    'attribute="value"' texts; elements are matched by tag and id. InputError where the two differ in shape."""
+    import xml.etree.ElementTree as ElementTree
+
+    def elements(path):
+        try:
+            root = ElementTree.parse(os.path.join(ROOT, path)).getroot()
+        except (OSError, ElementTree.ParseError) as e:
+            raise InputError(f"{path}: cannot be read as a platform file ({e})") from None
+        return [(e.tag, e.get("id"), e.attrib) for e in root.iter()]
+
+    a, b = elements(base), elements(other)
+    if [(tag, id_) for tag, id_, _ in a] != [(tag, id_) for tag, id_, _ in b]:
+        raise InputError(f"{other}: not {base} with changed values (allowed: a copy of it with some attributes "
+                         f"changed)")
+    return [f'{key}="{value}"' for (_, _, x), (_, _, y) in zip(a, b) for key, value in y.items() if x.get(key) != value]
+
+
+def setting_of(folder, base_platform=None):
+    """What a sensitivity folder's runs changed against the shipped simulation: the flags not in
+    configs/platforms/smpi.cfg (from provenance.csv's simgrid_cfg) and, given base_platform, the attributes by which
+    the runs' platform (runs.csv) differs from it; 'platform as is' where nothing did."""
     with open(os.path.join(ROOT, "configs", "platforms", "smpi.cfg")) as f:
         shipped = {line.strip() for line in f if line.strip() and not line.startswith("#")}
     settings = {tuple(flag for flag in r["simgrid_cfg"].split() if flag not in shipped)
@@ -443,8 +463,16 @@ def setting_of(folder):
     if len(settings) != 1:
         raise InputError(f"{folder}/provenance.csv: its runs differ in their flags or record none (allowed: one "
                          f"setting per folder)")
-    changed = settings.pop()
-    return " ".join(f"`{flag.removeprefix('--cfg=')}`" for flag in changed) or "platform as is"
+    changed = [f"`{flag.removeprefix('--cfg=')}`" for flag in settings.pop()]
+    if base_platform is not None:
+        platforms = {r["platform"] for r in Inputs.read(folder, need=("run_id", "platform"))}
+        if len(platforms) != 1:
+            raise InputError(f"{folder}/runs.csv: its runs name {len(platforms)} platforms (allowed: one per folder)")
+        platform = platforms.pop()
+        if platform != base_platform:
+            changed += [f"`{os.path.basename(platform)}`: `{change}`"
+                        for change in platform_changes(base_platform, platform)]
+    return " ".join(changed) or "platform as is"
 
 
 def async_gap(inputs):
@@ -484,11 +512,12 @@ def async_gap(inputs):
 
 
 def constants_sensitivity(inputs):
-    """Each unsourced constant varied alone: one row per folder (its setting from its provenance), Fig. 2's async
-    (Algorithm 1) time with its gap to the ideal and its Table 1 row (regroupings per process, avg / stdev / min /
-    max), and collective(1)'s time with its change against the first folder's (the platform as shipped)."""
+    """Each unsourced constant varied alone: one row per folder (its setting from its provenance, and the attributes
+    by which its runs' platform differs from the first folder's), Fig. 2's async (Algorithm 1) time with its gap to
+    the ideal and its Table 1 row (regroupings per process, avg / stdev / min / max), and collective(1)'s time with
+    its change against the first folder's (the platform as shipped)."""
     need = ["balancer", "method", "interval", "time_s", "ideal_s", "regroups_avg", "regroups_std", "regroups_min",
-            "regroups_max", "nprocs"]
+            "regroups_max", "nprocs", "platform"]
     rows, base = [], None
     for folder in inputs.folders:
         runs = Inputs.read(folder, need=need)
@@ -499,7 +528,7 @@ def constants_sensitivity(inputs):
                              f"the sensitivity study of the notebook)")
         if base is None:
             base = (asy, col)
-        rows.append([setting_of(folder), str(asy["nprocs"]),
+        rows.append([setting_of(folder, base[0]["platform"]), str(asy["nprocs"]),
                      f"{asy['time_s']:.4f} ({asy['time_s'] - asy['ideal_s']:.4f})",
                      f"{asy['time_s'] / base[0]['time_s']:.4f}",
                      f"{asy['regroups_avg']:.2f} / {asy['regroups_std']:.2f} / {asy['regroups_min']:g} / "
