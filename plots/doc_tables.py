@@ -586,8 +586,13 @@ def one_library(runs, where):
 
 def two_mpis(inputs):
     """One study under several MPI libraries, one real results folder each: one row per P and set-up, one column per
-    folder's library: time / ideal, the median over repetitions with its 95 % interval (digits=N decimals)."""
+    folder's library: time / ideal, the median over repetitions with its 95 % interval (digits=N decimals).
+    ratio=yes adds, for two folders, the second's median over the first's with the interval mcmclb compare forms
+    ([low_B / high_A, high_B / low_A])."""
     digits = inputs.numbers("digits", [2])[0]
+    ratio = inputs.choice("ratio", ["yes", "no"]) == "yes"
+    if ratio and len(inputs.folders) != 2:
+        raise InputError(f"block {inputs.name}: ratio=yes names {len(inputs.folders)} folders (allowed: two)")
     columns, order = [], {}
     for folder in inputs.folders:
         runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS + ["mpi_library"]) if r["valid"] is True]
@@ -598,10 +603,17 @@ def two_mpis(inputs):
             groups[(r["nprocs"], run_label(r))].append(r["time_s"] / r["ideal_s"])
             order.setdefault((r["nprocs"], run_label(r)), None)
         columns.append((one_library(runs, f"{folder}/runs.csv"), {k: Summary(v) for k, v in groups.items()}))
-    rows = [[str(p), label] + [interval_text(cells[(p, label)], digits) if (p, label) in cells else "-"
-                               for _, cells in columns]
-            for p, label in sorted(order, key=lambda k: k[0])]
-    return table_text(["P", "set-up"] + [name for name, _ in columns], rows)
+    rows = []
+    for key in sorted(order, key=lambda k: k[0]):
+        cells = [columns_cells.get(key) for _, columns_cells in columns]
+        line = [str(key[0]), key[1]] + [interval_text(c, digits) if c else "-" for c in cells]
+        if ratio:
+            a, b = cells
+            line.append("-" if not (a and b) else f"{b.median / a.median:.3f}" + (
+                f" [{b.lo / a.hi:.3f}, {b.hi / a.lo:.3f}]" if a.has_interval and b.has_interval else ""))
+        rows.append(line)
+    header = ["P", "set-up"] + [name for name, _ in columns]
+    return table_text(header + ([f"{columns[1][0]} / {columns[0][0]} [interval]"] if ratio else []), rows)
 
 
 # commbench's methods in the order the guides list them, with the MPI call each stands for.
@@ -854,7 +866,7 @@ TABLES = {
     "async-gap": (async_gap, (1, 8), {}),
     "host-cost": (host_cost, (1, 1), {}),
     "constants-sensitivity": (constants_sensitivity, (1, 12), {}),
-    "two-mpis": (two_mpis, (1, 4), {"digits": "an integer"}),
+    "two-mpis": (two_mpis, (1, 4), {"digits": "an integer", "ratio": "yes|no"}),
     "commbench-methods": (commbench_methods, (1, 4), {"ratio": "yes|no"}),
     "pays-against-none": (pays_against_none, (2, 2), {}),
     "pays-guarantee": (pays_guarantee, (1, 8), {}),

@@ -25,15 +25,14 @@ LEGACY = set()
 WITHOUT_PROVENANCE = {
     "docs/async-vs-lookahead", "docs/fig2-sim-bgp", "docs/fig2-sim-slingshot", "docs/laptop-two-mpis/mpich",
     "docs/laptop-two-mpis/openmpi", "docs/lj-traces", "docs/merge-pays/real-oversubscribed",
-    "docs/merge-pays/real-oversubscribed-pays", "docs/merge-pays/real-p2/async", "docs/merge-pays/real-p2/none",
-    "docs/merge-pays/sim-all-atom", "docs/merge-pays/sim-calibration-async/all-atom",
-    "docs/merge-pays/sim-calibration-async/single-atom", "docs/merge-pays/sim-paper",
-    "docs/merge-pays/sim-sensitivity", "docs/merge-pays/sim-single-atom", "docs/quick-two-mpis/mpich",
-    "docs/quick-two-mpis/openmpi", "docs/scale-sim-bgp-16racks", "docs/steal-vs-regroup-8192",
-    "docs/steal-vs-regroup-8192-w8", "docs/steal-vs-regroup-compute", "docs/steal-vs-regroup-seeds-1024",
-    "docs/steal-vs-regroup-seeds-256", "docs/steal-vs-regroup-seeds-64", "docs/steal-vs-regroup-seeds-real8",
-    "docs/table1-sim-bgp-intercomm", "docs/table1-sim-bgp-intercomm-2-5", "docs/table1-sim-bgp-intercomm-coalesce",
-    "docs/timeline-lookahead-sim1024", "docs/timeline-quick",
+    "docs/merge-pays/real-oversubscribed-pays", "docs/merge-pays/sim-all-atom",
+    "docs/merge-pays/sim-calibration-async/all-atom", "docs/merge-pays/sim-calibration-async/single-atom",
+    "docs/merge-pays/sim-paper", "docs/merge-pays/sim-sensitivity", "docs/merge-pays/sim-single-atom",
+    "docs/scale-sim-bgp-16racks", "docs/steal-vs-regroup-8192", "docs/steal-vs-regroup-8192-w8",
+    "docs/steal-vs-regroup-compute", "docs/steal-vs-regroup-seeds-1024", "docs/steal-vs-regroup-seeds-256",
+    "docs/steal-vs-regroup-seeds-64", "docs/steal-vs-regroup-seeds-real8", "docs/table1-sim-bgp-intercomm",
+    "docs/table1-sim-bgp-intercomm-2-5", "docs/table1-sim-bgp-intercomm-coalesce", "docs/timeline-lookahead-sim1024",
+    "docs/timeline-quick",
 }
 
 
