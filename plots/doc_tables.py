@@ -487,7 +487,8 @@ def async_gap(inputs):
                 "regroups_std", "regroups_min", "regroups_max"]
         cells = defaultdict(list)
         for r in Inputs.read(folder, need=need):
-            cells[(r["T_ms"] / r["G"], r["jitter_pct"], r["balancer"], r["method"] or "", r["finished"] or "")].append(r)
+            key = (r["T_ms"] / r["G"], r["jitter_pct"], r["balancer"], r["method"] or "", r["finished"] or "")
+            cells[key].append(r)
         for item, noise in sorted({k[:2] for k in cells}):
             def one(balancer, method="", finished=""):
                 found = cells.get((item, noise, balancer, method, finished))
@@ -851,6 +852,63 @@ def live_communicators(inputs):
     return table_text(header, rows)
 
 
+# The rows of the compute model's calibration table: (label, benchmark, move, time column, counter of the unit,
+# unit's name).
+LJ_COST_ROWS = [
+    ("`BM_Split` g = 1, single move (pair sum only)", "BM_Split", "0", "real_time", "pair_terms", "ns/term"),
+    ("`BM_Split` g = 1, all-atom move", "BM_Split", "1", "real_time", "pair_terms", "ns/term"),
+    ("`BM_Trial`, single move (draws, verdict, update)", "BM_Trial", "0", "cpu_time", "moved_atoms", "ns/trial"),
+    ("`BM_Trial`, all-atom move", "BM_Trial", "1", "cpu_time", "moved_atoms", "ns/moved atom"),
+]
+BENCH_NAME = re.compile(r"^(?P<bench>BM_\w+)/atoms:(?P<atoms>\d+)/move:(?P<move>\d)(/g:(?P<g>\d+))?/")
+
+
+def lj_cost(inputs):
+    """The compute model's calibration from a bench_lj CSV (each repetition's row; g = 1 for BM_Split): one row per
+    benchmark and move kind, per atom count the median time in ns with its 95 % interval and the terms or moved
+    atoms it covers, and per unit (pair term, trial or moved atom) the range over atom counts of median / unit."""
+    path = inputs.folders[0]
+    rows = Inputs.read(os.path.dirname(path), os.path.basename(path), ("name", "real_time", "cpu_time", "time_unit"),
+                       "bench_lj.csv")
+    times, units = defaultdict(list), {}
+    for r in rows:
+        found = BENCH_NAME.match(r["name"])
+        if not found or r["name"].endswith(("_mean", "_median", "_stddev", "_cv")) or found["g"] not in (None, "1"):
+            continue
+        if r["time_unit"] != "ns":
+            raise InputError(f"{path}: {r['name']} in {r['time_unit']} (allowed: ns, bench_lj's unit)")
+        for _, bench, move, column, counter, _ in LJ_COST_ROWS:
+            if (found["bench"], found["move"]) == (bench, move):
+                key = (bench, move, int(found["atoms"]))
+                times[key].append(r[column])
+                try:
+                    units[key] = float(r.get(counter) or "nan")
+                except ValueError:
+                    units[key] = float("nan")
+    if not times:
+        raise InputError(f"{path}: no repetition of BM_Split at g = 1 or BM_Trial (allowed: bench_lj's CSV output)")
+    atoms = sorted({a for _, _, a in times})
+    out = []
+    for label, bench, move, _, counter, unit in LJ_COST_ROWS:
+        cells, per_unit = [label], []
+        for a in atoms:
+            values = times.get((bench, move, a))
+            if not values:
+                cells.append("–")
+                continue
+            s, count = Summary(values), units[(bench, move, a)]
+            if not count > 0:
+                raise InputError(f"{path}: {bench} at {a} atoms has no {counter} counter (allowed: a bench_lj that "
+                                 f"sets it)")
+            word = unit.split("/")[1] + ("s" if count != 1 else "")
+            interval = f" [{s.lo:.0f}, {s.hi:.0f}]" if s.has_interval else f" ({s.note})"
+            cells.append(f"{s.median:.0f} ns{interval}, {count:g} {word}")
+            per_unit.append(s.median / count)
+        cells.append(f"{min(per_unit):.1f}-{max(per_unit):.1f} {unit}")
+        out.append(cells)
+    return table_text(["benchmark"] + [f"{a} atoms" for a in atoms] + ["per unit"], out)
+
+
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
 TABLES = {
     "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
@@ -872,6 +930,7 @@ TABLES = {
     "pays-guarantee": (pays_guarantee, (1, 8), {}),
     "pays-against-rule": (pays_against_rule, (1, 1), {}),
     "live-communicators": (live_communicators, (1, 4), {}),
+    "lj-cost": (lj_cost, (1, 1), {}),
 }
 
 

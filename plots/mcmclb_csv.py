@@ -234,6 +234,12 @@ SCHEMAS = {
         "error": TEXT, "mpi_library": TEXT, "host": TEXT, "git_commit": TEXT, "utc_start": TEXT,
         "slurm_job_id": TEXT, "slurm_nodelist": TEXT,
     },
+    # tests/bench_lj's Google Benchmark output (--benchmark_out_format=csv): one row per repetition and aggregate;
+    # the counters it sets follow as columns of their own (kept as text here, read by doc_tables.py).
+    "bench_lj.csv": {
+        "name": TEXT, "iterations": _int(0), "real_time": _time(), "cpu_time": _time(), "time_unit": NAME,
+        "label": TEXT,
+    },
     "dinan2011.csv": {  # plots/reference: the paper's values
         "kind": Column("name", choices=("table1", "fig2")), "balancer": NAME, "interval": _int(1, True),
         "avg": Column("number", 0, True), "stdev": Column("number", 0, True), "min": _int(0, True),

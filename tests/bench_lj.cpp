@@ -3,6 +3,8 @@
 // member's slice. Calibration data for the compute workload, not a test.
 //
 //   bench_lj --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+// The calibration table of docs/guide/simulation.md (plots/doc_tables.py, block lj-cost) reads every repetition of
+// BM_Split at g = 1 and BM_Trial, written with --benchmark_out=FILE.csv --benchmark_out_format=csv.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -46,6 +48,8 @@ void BM_Trial(benchmark::State& bench) {
     benchmark::DoNotOptimize(trial);
     lj::apply(state, std::move(trial), lj::ItemResult{});
   }
+  // The unit of lj::kMovedAtomFlops: the atoms a trial moves (one for a single move, whose trial is the unit).
+  bench.counters["moved_atoms"] = spec.move == lj::MoveKind::all ? spec.atoms : 1;
   bench.SetLabel(std::string(lj::to_string(spec.move)));
 }
 
@@ -82,6 +86,8 @@ void BM_Split(benchmark::State& bench) {
     slowest_s += slowest;
   }
   bench.counters["efficiency"] = whole_s / (g * slowest_s);
+  // The unit of lj::kPairTermFlops: the whole evaluation's pair terms.
+  bench.counters["pair_terms"] = static_cast<double>(lj::pair_terms(trial, spec.atoms, 1, 0));
   bench.SetLabel(std::string(lj::to_string(spec.move)));
 }
 
