@@ -23,8 +23,7 @@ LEGACY = set()
 # provenance (plots/scrub_paths.py makes it fit to commit); a listed folder that has one is an error, so the list
 # only shrinks.
 WITHOUT_PROVENANCE = {
-    "docs/async-vs-lookahead", "docs/fig2-sim-bgp", "docs/fig2-sim-slingshot", "docs/lj-traces",
-    "docs/merge-pays/real-oversubscribed", "docs/merge-pays/real-oversubscribed-pays", "docs/merge-pays/sim-all-atom",
+    "docs/fig2-sim-bgp", "docs/fig2-sim-slingshot", "docs/merge-pays/sim-all-atom",
     "docs/merge-pays/sim-calibration-async/all-atom", "docs/merge-pays/sim-calibration-async/single-atom",
     "docs/merge-pays/sim-paper", "docs/merge-pays/sim-sensitivity", "docs/merge-pays/sim-single-atom",
     "docs/scale-sim-bgp-16racks", "docs/steal-vs-regroup-8192", "docs/steal-vs-regroup-8192-w8",
