@@ -909,6 +909,54 @@ def lj_cost(inputs):
     return table_text(["benchmark"] + [f"{a} atoms" for a in atoms] + ["per unit"], out)
 
 
+def regrouping_against_thieves(inputs):
+    """The verdicts of a steal-vs-regroup folder per draw (workload, W and workload seed; a cyclic workload is one
+    draw per W): how often the better regrouping balancer (lookahead(1) or mostwork(1) with range, by median) is
+    faster than the better thief (steal or stealrandom) and, on real runs, with the two medians' 95 % intervals
+    apart; the thief's time over the regrouping's; stealmerge(1) over the better regrouping at W >= 4 and below; the
+    fastest set-up of each draw; stealrandom over steal per case (medians over seeds); and how often collective(16)
+    is slower than none."""
+    folder = inputs.folders[0]
+    _, data, simulated = svr_data(folder)
+    regroupings, thieves = ("lookahead(1) range", "mostwork(1) range"), ("steal", "stealrandom")
+    needed = regroupings + thieves + ("none", "collective(16) create", "stealmerge(1) range")
+    draws, cases = [], []
+    for panel, labels in data.items():
+        for w in sorted({w for cells in labels.values() for w in cells}):
+            cells = {label: cell(folder, data, panel, label, w) for label in needed}
+            cases.append(cells["stealrandom"].ratio / cells["steal"].ratio)
+            for seed in cells["none"].seeds:
+                draws.append((w, {label: c.seeds[seed] for label, c in cells.items()}))
+
+    def best(found, labels):
+        return min((found[label] for label in labels), key=lambda s: s.median)
+
+    faster, apart, ratios, merge_high, merge_low, fastest, collective = 0, 0, [], [], [], defaultdict(int), 0
+    for w, found in draws:
+        r, t = best(found, regroupings), best(found, thieves)
+        faster += r.median < t.median
+        apart += r.has_interval and t.has_interval and r.hi < t.lo
+        ratios.append(t.median / r.median)
+        (merge_high if w >= 4 else merge_low).append(found["stealmerge(1) range"].median / r.median)
+        fastest[min(found, key=lambda label: found[label].median).removesuffix(" range")] += 1
+        collective += found["collective(16) create"].median > found["none"].median
+    n = len(draws)
+
+    def extent(values):
+        return f"{min(values):.2f}-{max(values):.2f}" if values else "-"
+    rows = [["the better regrouping faster than the better thief", f"{faster} of {n}",
+             f"the thief's time / the regrouping's: {extent(ratios)}"],
+            ["... with the two medians' 95 % intervals apart", "-" if simulated else f"{apart} of {n}",
+             "simulated: one deterministic run per point" if simulated else ""],
+            ["`stealmerge(1)` / the better regrouping, W ≥ 4", f"{len(merge_high)}", extent(merge_high)],
+            ["`stealmerge(1)` / the better regrouping, W < 4", f"{len(merge_low)}", extent(merge_low)],
+            ["fastest set-up", f"{n}", ", ".join(f"`{label}` {count}" for label, count in
+                                                  sorted(fastest.items(), key=lambda item: -item[1]))],
+            ["`stealrandom` / `steal` (medians over seeds, per case)", f"{len(cases)} cases", extent(cases)],
+            ["`collective(16)` slower than `none`", f"{collective} of {n}", ""]]
+    return table_text(["verdict", "draws", "value"], rows)
+
+
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
 TABLES = {
     "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
@@ -931,6 +979,7 @@ TABLES = {
     "pays-against-rule": (pays_against_rule, (1, 1), {}),
     "live-communicators": (live_communicators, (1, 4), {}),
     "lj-cost": (lj_cost, (1, 1), {}),
+    "regrouping-against-thieves": (regrouping_against_thieves, (1, 1), {}),
 }
 
 
