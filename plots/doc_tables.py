@@ -515,18 +515,19 @@ def async_gap(inputs):
 def constants_sensitivity(inputs):
     """Each unsourced constant varied alone: one row per folder (its setting from its provenance, and the attributes
     by which its runs' platform differs from the first folder's), Fig. 2's async (Algorithm 1) time with its gap to
-    the ideal and its Table 1 row (regroupings per process, avg / stdev / min / max), and collective(1)'s time with
-    its change against the first folder's (the platform as shipped)."""
+    the ideal and its Table 1 row (regroupings per process, avg / stdev / min / max), and collective(1)'s time (or
+    collective(N)'s with interval=N) with its change against the first folder's (the platform as shipped)."""
+    interval = inputs.numbers("interval", [1])[0]
     need = ["balancer", "method", "interval", "time_s", "ideal_s", "regroups_avg", "regroups_std", "regroups_min",
             "regroups_max", "nprocs", "platform"]
     rows, base = [], None
     for folder in inputs.folders:
         runs = Inputs.read(folder, need=need)
         found = {(r["balancer"], r["method"] or "", r["interval"]): r for r in runs}
-        asy, col = found.get(("async", "intercomm", None)), found.get(("collective", "create", 1))
+        asy, col = found.get(("async", "intercomm", None)), found.get(("collective", "create", interval))
         if asy is None or col is None:
-            raise InputError(f"{folder}/runs.csv: needs an async intercomm and a collective(1) create run (allowed: "
-                             f"the sensitivity study of the notebook)")
+            raise InputError(f"{folder}/runs.csv: needs an async intercomm and a collective({interval}) create run "
+                             f"(allowed: the sensitivity study of the notebook)")
         if base is None:
             base = (asy, col)
         rows.append([setting_of(folder, base[0]["platform"]), str(asy["nprocs"]),
@@ -535,7 +536,7 @@ def constants_sensitivity(inputs):
                      f"{asy['regroups_avg']:.2f} / {asy['regroups_std']:.2f} / {asy['regroups_min']:g} / "
                      f"{asy['regroups_max']:g}", f"{col['time_s']:.4f}", f"{col['time_s'] / base[1]['time_s']:.4f}"])
     return table_text(["setting", "P", "async: time_s (gap)", "async / as shipped", "async: Table 1 row",
-                       "collective(1): time_s", "collective(1) / as shipped"], rows)
+                       f"collective({interval}): time_s", f"collective({interval}) / as shipped"], rows)
 
 
 def host_cost(inputs):
@@ -860,7 +861,7 @@ LJ_COST_ROWS = [
     ("`BM_Trial`, single move (draws, verdict, update)", "BM_Trial", "0", "cpu_time", "moved_atoms", "ns/trial"),
     ("`BM_Trial`, all-atom move", "BM_Trial", "1", "cpu_time", "moved_atoms", "ns/moved atom"),
 ]
-BENCH_NAME = re.compile(r"^(?P<bench>BM_\w+)/atoms:(?P<atoms>\d+)/move:(?P<move>\d)(/g:(?P<g>\d+))?/")
+BENCH_NAME = re.compile(r"^(?P<bench>BM_\w+)/atoms:(?P<atoms>\d+)/move:(?P<move>\d)(/g:(?P<g>\d+))?(/|$)")
 
 
 def lj_cost(inputs):
@@ -957,6 +958,50 @@ def regrouping_against_thieves(inputs):
     return table_text(["verdict", "draws", "value"], rows)
 
 
+def before_after(inputs):
+    """One balancer (balancer=NAME) simulated at two commits, one folder each (before, then after): one row per P,
+    each commit's time / ideal (time_s), host CPU and peak RSS (provenance.csv host_cpu_s and host_peak_rss_kib),
+    and a reference balancer's (reference=NAME) time / ideal and host CPU at both, as the range over the two."""
+    balancer, reference = inputs.option("balancer"), inputs.option("reference")
+    if not balancer or not reference:
+        raise InputError(f"block {inputs.name}: needs balancer=NAME and reference=NAME (allowed: two balancers of "
+                         f"the folders)")
+    sides = []
+    for folder in inputs.folders:
+        prov = {r["run_id"]: r for r in Inputs.read(folder, "provenance.csv",
+                                                    need=("run_id", "host_cpu_s", "host_peak_rss_kib"))}
+        runs = {}
+        for r in Inputs.read(folder, need=("run_id", "nprocs", "balancer", "time_s", "ideal_s", "valid",
+                                           "git_commit")):
+            if r["valid"] is True and r["balancer"] in (balancer, reference):
+                if r["run_id"] not in prov or prov[r["run_id"]]["host_cpu_s"] is None:
+                    raise InputError(f"{folder}/provenance.csv: no host_cpu_s for run {r['run_id']} (allowed: "
+                                     f"runs of a sweep that records host cost)")
+                runs[(r["nprocs"], r["balancer"])] = dict(r, **prov[r["run_id"]])
+        commits = {r["git_commit"][:7] for r in runs.values()}
+        if len(commits) != 1:
+            raise InputError(f"{folder}/runs.csv: {len(commits)} commits (allowed: one commit per folder)")
+        sides.append((commits.pop(), runs))
+    rows = []
+    for p in sorted({p for _, runs in sides for p, _ in runs}):
+        line = [str(p)]
+        for folder, (_, runs) in zip(inputs.folders, sides):
+            r = runs.get((p, balancer))
+            if r is None or (p, reference) not in runs:
+                raise InputError(f"{folder}/runs.csv: no valid {balancer} and {reference} run at P = {p} (allowed: "
+                                 f"both balancers at every P of either folder)")
+            line.append(f"{r['time_s'] / r['ideal_s']:.3f} ({r['time_s']:.7f} s), {r['host_cpu_s']:.1f} s, "
+                        f"{r['host_peak_rss_kib'] / 1024:.0f} MiB")
+        refs = [runs[(p, reference)] for _, runs in sides]
+        ratios = sorted({f"{r['time_s'] / r['ideal_s']:.3f}" for r in refs})
+        line.append(f"{'-'.join(ratios)}, {min(r['host_cpu_s'] for r in refs):.1f}-"
+                    f"{max(r['host_cpu_s'] for r in refs):.1f} s")
+        rows.append(line)
+    (before, _), (after, _) = sides
+    return table_text(["P", f"`{balancer}` before ({before}): time / ideal, host CPU, peak RSS",
+                       f"after ({after})", f"`{reference}`, both"], rows)
+
+
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
 TABLES = {
     "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
@@ -971,7 +1016,7 @@ TABLES = {
     "table1-seeds": (table1_seeds, (1, 1), {}),
     "async-gap": (async_gap, (1, 8), {}),
     "host-cost": (host_cost, (1, 1), {}),
-    "constants-sensitivity": (constants_sensitivity, (1, 12), {}),
+    "constants-sensitivity": (constants_sensitivity, (1, 12), {"interval": "an integer"}),
     "two-mpis": (two_mpis, (1, 4), {"digits": "an integer", "ratio": "yes|no"}),
     "commbench-methods": (commbench_methods, (1, 4), {"ratio": "yes|no"}),
     "pays-against-none": (pays_against_none, (2, 2), {}),
@@ -980,6 +1025,7 @@ TABLES = {
     "live-communicators": (live_communicators, (1, 4), {}),
     "lj-cost": (lj_cost, (1, 1), {}),
     "regrouping-against-thieves": (regrouping_against_thieves, (1, 1), {}),
+    "before-after": (before_after, (2, 2), {"balancer": "a balancer's name", "reference": "a balancer's name"}),
 }
 
 
