@@ -865,19 +865,23 @@ BENCH_NAME = re.compile(r"^(?P<bench>BM_\w+)/atoms:(?P<atoms>\d+)/move:(?P<move>
 
 
 def lj_cost(inputs):
-    """The compute model's calibration from a bench_lj CSV (each repetition's row; g = 1 for BM_Split): one row per
+    """The compute model's calibration from bench_lj CSVs (each repetition's row; g = 1 for BM_Split; Google
+    Benchmark writes one file per set of counters, so BM_Split and BM_Trial come in two): one row per
     benchmark and move kind, per atom count the median time in ns with its 95 % interval and the terms or moved
     atoms it covers, and per unit (pair term, trial or moved atom) the range over atom counts of median / unit."""
-    path = inputs.folders[0]
-    rows = Inputs.read(os.path.dirname(path), os.path.basename(path), ("name", "real_time", "cpu_time", "time_unit"),
-                       "bench_lj.csv")
+    rows = []
+    for path in inputs.folders:
+        rows += [dict(r, path=path) for r in Inputs.read(os.path.dirname(path), os.path.basename(path),
+                                                         ("name", "real_time", "cpu_time", "time_unit"),
+                                                         "bench_lj.csv")]
+    path = " and ".join(inputs.folders)
     times, units = defaultdict(list), {}
     for r in rows:
         found = BENCH_NAME.match(r["name"])
         if not found or r["name"].endswith(("_mean", "_median", "_stddev", "_cv")) or found["g"] not in (None, "1"):
             continue
         if r["time_unit"] != "ns":
-            raise InputError(f"{path}: {r['name']} in {r['time_unit']} (allowed: ns, bench_lj's unit)")
+            raise InputError(f"{r['path']}: {r['name']} in {r['time_unit']} (allowed: ns, bench_lj's unit)")
         for _, bench, move, column, counter, _ in LJ_COST_ROWS:
             if (found["bench"], found["move"]) == (bench, move):
                 key = (bench, move, int(found["atoms"]))
@@ -1023,7 +1027,7 @@ TABLES = {
     "pays-guarantee": (pays_guarantee, (1, 8), {}),
     "pays-against-rule": (pays_against_rule, (1, 1), {}),
     "live-communicators": (live_communicators, (1, 4), {}),
-    "lj-cost": (lj_cost, (1, 1), {}),
+    "lj-cost": (lj_cost, (1, 2), {}),
     "regrouping-against-thieves": (regrouping_against_thieves, (1, 1), {}),
     "before-after": (before_after, (2, 2), {"balancer": "a balancer's name", "reference": "a balancer's name"}),
 }

@@ -6,6 +6,7 @@ its folder. Default run: the first async run; --run-id (repeated) or --all-runs 
 each with its own time axis (e.g. async beside lookahead on one workload)."""
 import os
 import sys
+import textwrap
 from argparse import ArgumentTypeError
 from collections import defaultdict
 
@@ -136,9 +137,10 @@ def draw_run(ax, height_in, run, run_events, elapsed, first, last):
     ax.set_ylabel("rank")
     over = (f" [oversubscribed: {run['ranks_per_node']} ranks on {run['cores_available']} cores, so ranks wait for "
             "a core]" if run.get("oversubscribed") else "")
-    ax.set_title(f"{run_label(run)}, P = {nprocs}" + (f", ranks {first}-{last}" if shown < nprocs else "") + over +
-                 ": colour = chain worked, black = merge "
-                 f"(time {run['time_s']:.3f} s)", fontsize=9)
+    title = (f"{run_label(run)}, P = {nprocs}" + (f", ranks {first}-{last}" if shown < nprocs else "") + over +
+             f": colour = chain worked, black = merge (time {run['time_s']:.3f} s)")
+    # Wrapped, so that a long title (the oversubscription note) stays inside the figure.
+    ax.set_title(textwrap.fill(title, 100), fontsize=9)
 
 
 if __name__ == "__main__":

@@ -28,9 +28,8 @@ WITHOUT_PROVENANCE = {
     "docs/merge-pays/sim-paper", "docs/merge-pays/sim-sensitivity", "docs/merge-pays/sim-single-atom",
     "docs/scale-sim-bgp-16racks", "docs/steal-vs-regroup-8192", "docs/steal-vs-regroup-8192-w8",
     "docs/steal-vs-regroup-compute", "docs/steal-vs-regroup-seeds-1024", "docs/steal-vs-regroup-seeds-256",
-    "docs/steal-vs-regroup-seeds-64", "docs/steal-vs-regroup-seeds-real8", "docs/table1-sim-bgp-intercomm",
-    "docs/table1-sim-bgp-intercomm-2-5", "docs/table1-sim-bgp-intercomm-coalesce", "docs/timeline-lookahead-sim1024",
-    "docs/timeline-quick",
+    "docs/steal-vs-regroup-seeds-64", "docs/table1-sim-bgp-intercomm", "docs/table1-sim-bgp-intercomm-2-5",
+    "docs/table1-sim-bgp-intercomm-coalesce", "docs/timeline-lookahead-sim1024", "docs/timeline-quick",
 }
 
 
