@@ -998,8 +998,8 @@ def before_after(inputs):
                         f"{r['host_peak_rss_kib'] / 1024:.0f} MiB")
         refs = [runs[(p, reference)] for _, runs in sides]
         ratios = sorted({f"{r['time_s'] / r['ideal_s']:.3f}" for r in refs})
-        line.append(f"{'-'.join(ratios)}, {min(r['host_cpu_s'] for r in refs):.1f}-"
-                    f"{max(r['host_cpu_s'] for r in refs):.1f} s")
+        cpu = sorted({f"{r['host_cpu_s']:.1f}" for r in refs}, key=float)
+        line.append(f"{'-'.join(ratios)}, {'-'.join(cpu)} s")
         rows.append(line)
     (before, _), (after, _) = sides
     return table_text(["P", f"`{balancer}` before ({before}): time / ideal, host CPU, peak RSS",

@@ -23,8 +23,6 @@ HAND_WRITTEN = [
                                  "(ping-pong, simulated) |"),
     ("docs/guide/simulation.md", "| constant | platform | value | source | confidence |"),
     ("docs/guide/simulation.md", "| fact | evidence (smpirun -np 4 on bgp.xml) |"),
-    ("docs/guide/steal-vs-regroup.md",
-     "| P | before (1651167): time / ideal, host CPU, peak RSS | after (b84e5f0) | `steal`, both |"),
 ]
 
 SEPARATOR = re.compile(r"^\s*\|(\s*:?-+:?\s*\|)+\s*$")
