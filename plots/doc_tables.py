@@ -409,8 +409,8 @@ def spread(values, digits):
 def table1_seeds(inputs):
     """Table 1's async row over the finished rule and the item noise (work.jitter_pct), each over its noise seeds
     (work.seed): the seeds run, then avg, stdev, min and max of the regroupings per process and the run time, each as
-    the median over seeds with the range in brackets; the paper's row first. Without noise one run stands for every
-    seed (the seed draws nothing)."""
+    the median over seeds with the range in brackets; the paper's row first. Without noise the seed draws nothing,
+    so the seeds run there agree (one value, no range)."""
     import table1
     folder = inputs.folders[0]
     need = ["finished", "jitter_pct", "work_seed", "time_s", "regroups_avg", "regroups_std", "regroups_min",
@@ -426,7 +426,8 @@ def table1_seeds(inputs):
     rows = [["**paper (BG/P, 8192 cores)**", "?", "-"] + [f"**{v}**" for v in paper] + ["**≤ 4.2**"]]
     for (rule, noise) in sorted(cells, key=lambda k: (k[0] != "retire", k[1])):
         runs = cells[(rule, noise)]
-        rows.append([rule, f"{noise:g} %", str(len({r['work_seed'] for r in runs})) if noise else "1 (no noise)"] +
+        seeds = len({r["work_seed"] for r in runs})
+        rows.append([rule, f"{noise:g} %", str(seeds) if noise else f"{seeds} (no noise: the seed draws nothing)"] +
                     [spread([r[c] for r in runs], d) for c, d in (("regroups_avg", 2), ("regroups_std", 2),
                                                                     ("regroups_min", 0), ("regroups_max", 0))] +
                     [spread([r["time_s"] for r in runs], 4)])
