@@ -200,6 +200,23 @@ def time_with_interval(s):
     return f"{text} {unit}{interval}"
 
 
+def compare_ratio_text(a, b, digits=3):
+    """b's median over a's (Summaries), with the interval mcmclb compare forms, [low_b / high_a, high_b / low_a],
+    where both have one."""
+    text = f"{b.median / a.median:.{digits}f}"
+    if a.has_interval and b.has_interval:
+        text += f" [{b.lo / a.hi:.{digits}f}, {b.hi / a.lo:.{digits}f}]"
+    return text
+
+
+def calibrations(runs, where):
+    """The calibration_s of runs under pays; InputError naming where when one has none."""
+    values = [r["calibration_s"] for r in runs]
+    if None in values:
+        raise InputError(f"{where} has no calibration_s (allowed: runs under pays, which calibrate)")
+    return values
+
+
 # ---- The tables ----
 
 
@@ -386,12 +403,8 @@ def real_pays(inputs):
                 for key, text in (("/ none", "1"), ("calibration", "-"), ("(time + calibration) / none", "1")):
                     lines[key].append(text)
                 continue
-            lines["/ none"].append(f"{s.median / none.median:.2f} [{s.lo / none.hi:.2f}, {s.hi / none.lo:.2f}]"
-                                   if s.has_interval and none.has_interval else f"{s.median / none.median:.2f}")
-            calibration = [r["calibration_s"] for r in runs]
-            if None in calibration:
-                raise InputError(f"{folder}/runs.csv: a {name} run at P = {p} has no calibration_s (allowed: runs "
-                                 f"under pays, which calibrate)")
+            lines["/ none"].append(compare_ratio_text(none, s, 2))
+            calibration = calibrations(runs, f"{folder}/runs.csv: a {name} run at P = {p}")
             lines["calibration"].append(calibration_text(calibration))
             lines["(time + calibration) / none"].append(f"{(s.median + median(calibration)) / none.median:.1f}")
         rows += [[str(p), what] + cells for what, cells in lines.items()]
@@ -612,8 +625,7 @@ def two_mpis(inputs):
         line = [str(key[0]), key[1]] + [interval_text(c, digits) if c else "-" for c in cells]
         if ratio:
             a, b = cells
-            line.append("-" if not (a and b) else f"{b.median / a.median:.3f}" + (
-                f" [{b.lo / a.hi:.3f}, {b.hi / a.lo:.3f}]" if a.has_interval and b.has_interval else ""))
+            line.append(compare_ratio_text(a, b) if a and b else "-")
         rows.append(line)
     header = ["P", "set-up"] + [name for name, _ in columns]
     return table_text(header + ([f"{columns[1][0]} / {columns[0][0]} [interval]"] if ratio else []), rows)
@@ -725,13 +737,8 @@ def pays_against_none(inputs):
         if not runs:
             raise InputError(f"{other}/runs.csv: no valid run of {move} moves (allowed: the moves of {base})")
         a, b = Summary([r["time_s"] for r in none]), Summary([r["time_s"] for r in runs])
-        ratio = f"{b.median / a.median:.3f}" + (f" [{b.lo / a.hi:.3f}, {b.hi / a.lo:.3f}]"
-                                                if a.has_interval and b.has_interval else "")
-        calibration = [r["calibration_s"] for r in runs]
-        if None in calibration:
-            raise InputError(f"{other}/runs.csv: a run of {move} moves has no calibration_s (allowed: runs under "
-                             f"pays, which calibrate)")
-        rows.append([f"{move}-atom", time_with_interval(a), time_with_interval(b), ratio,
+        calibration = calibrations(runs, f"{other}/runs.csv: a run of {move} moves")
+        rows.append([f"{move}-atom", time_with_interval(a), time_with_interval(b), compare_ratio_text(a, b),
                      f"{median_of(runs, 'regroups_avg'):g}", calibration_text(calibration)])
     return table_text(["moves", "none: median [95 % CI]", f"{name}: median [95 % CI]", f"{name} / none [interval]",
                        "regroupings per rank", "calibration: median (range)"], rows)
@@ -765,9 +772,7 @@ def pays_guarantee(inputs):
             raise InputError(f"block {inputs.name}: no valid none run of {study}, {kind} at P = {p} (allowed: "
                              f"folders holding none beside each pays run)")
         paid = {name: r for (e, v, q, name), r in runs.items() if (e, v, q) == (study, kind, p) and name != "none"}
-        if any(r["calibration_s"] is None for r in paid.values()):
-            raise InputError(f"block {inputs.name}: a pays run of {study} at P = {p} has no calibration_s (allowed: "
-                             f"runs under pays, which calibrate)")
+        calibrations(paid.values(), f"block {inputs.name}: a pays run of {study} at P = {p}")
         ratios = {name: f"{r['time_s'] / none['time_s']:.3f}" for name, r in paid.items()}
         if len(set(ratios.values())) == 1:
             text = f"{next(iter(ratios.values()))} for all {len(ratios)}"
