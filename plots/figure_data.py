@@ -2,10 +2,11 @@
 """The data of a figure for docs/: copies the tables of a results folder (runs.csv, ranks.csv, events.csv,
 traces.csv, chains.csv; or one commbench CSV) into a folder of their own, keeping only the rows a figure shows,
 so the figure can be redrawn from the repository (docs/NAME.png is drawn from docs/NAME/). Rows are kept
-field for field, with the header. What is dropped: runs not chosen (--run-id, --balancer, --nprocs), ranks outside
---ranks (ranks.csv by rank; events.csv by groups that meet the range), and provenance.csv, which holds paths and
-command lines of the machine that ran it. A field that is a path of that machine (a platform file outside any git
-work tree) is refused, as it would mean nothing where the figure is redrawn.
+field for field, with the header. What is dropped: runs not chosen (--run-id, --balancer, --nprocs) and ranks
+outside --ranks (ranks.csv by rank; events.csv by groups that meet the range). provenance.csv is kept for the chosen
+runs, with the paths of the machine that ran them made relative as plots/scrub_paths.py makes them (the run's
+conditions are evidence; the machine's paths are not). Any other field that is a path of that machine (a platform
+file outside any git work tree) is refused, as it would mean nothing where the figure is redrawn.
 
   plots/figure_data.py results/quick docs/timeline-quick --balancer async --nprocs 4 --first
   plots/figure_data.py results/fig1-8192/commbench-n8192.csv docs/fig1-sim-bgp"""
@@ -16,8 +17,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import ArgumentParser, InputError, fail, open_regular, positive_int  # noqa: E402
+from scrub_paths import scrub_row  # noqa: E402
 
-RUN_TABLES = ("runs.csv", "ranks.csv", "events.csv", "traces.csv", "chains.csv")
+RUN_TABLES = ("runs.csv", "ranks.csv", "events.csv", "traces.csv", "chains.csv", "provenance.csv")
 MACHINE_PATH = re.compile(r"(/(work|home|tmp|root|usr|opt|var)(/|$)|[A-Za-z]:[\\/])")
 
 
@@ -120,6 +122,8 @@ def main(argv=None):
                 if ranks and name == "events.csv":
                     first, last = h.index("group_first"), h.index("group_last")
                     rs = [r for r in rs if int(r[first]) <= ranks[1] and int(r[last]) >= ranks[0]]
+                if name == "provenance.csv" and "working_dir" in h:
+                    rs = [scrub_row(h, r, r[h.index("working_dir")], True) for r in rs]
                 tables[name] = (h, rs)
             for name, (h, rs) in tables.items():
                 check_paths(os.path.join(args.source, name), h, rs)

@@ -31,6 +31,17 @@ def scrub_value(value, working_dir):
     return ABSOLUTE_WORD.sub(rewrite, value)
 
 
+def scrub_row(header, row, working_dir, provenance):
+    """A row of a CSV with header, each absolute path in it rewritten against working_dir; in provenance.csv the
+    working_dir column itself becomes '.'."""
+    new = [scrub_value(v, working_dir) for v in row]
+    if provenance and "working_dir" in header:
+        i = header.index("working_dir")
+        if i < len(new) and row[i]:
+            new[i] = "."
+    return new
+
+
 def scrub_folder(folder):
     """{file name: new text} for the CSV files of folder whose text changes; reads everything first."""
     prov_path = os.path.join(folder, "provenance.csv")
@@ -52,12 +63,7 @@ def scrub_folder(folder):
         out = [header]
         for row in body:
             working_dir = dirs.get(row[at], "") if at is not None and at < len(row) else ""
-            new = [scrub_value(v, working_dir) for v in row]
-            if name == "provenance.csv" and "working_dir" in header:
-                i = header.index("working_dir")
-                if i < len(new) and row[i]:
-                    new[i] = "."
-            out.append(new)
+            out.append(scrub_row(header, row, working_dir, name == "provenance.csv"))
         text = io.StringIO()
         csv.writer(text, lineterminator="\n").writerows(out)
         with open(os.path.join(folder, name), newline="") as f:

@@ -29,7 +29,7 @@ WITHOUT_PROVENANCE = {
     "docs/scale-sim-bgp-16racks", "docs/steal-vs-regroup-8192", "docs/steal-vs-regroup-8192-w8",
     "docs/steal-vs-regroup-compute", "docs/steal-vs-regroup-seeds-1024", "docs/steal-vs-regroup-seeds-256",
     "docs/steal-vs-regroup-seeds-64", "docs/table1-sim-bgp-intercomm", "docs/table1-sim-bgp-intercomm-2-5",
-    "docs/table1-sim-bgp-intercomm-coalesce", "docs/timeline-lookahead-sim1024", "docs/timeline-quick",
+    "docs/table1-sim-bgp-intercomm-coalesce", "docs/timeline-lookahead-sim1024",
 }
 
 

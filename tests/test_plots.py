@@ -1038,7 +1038,8 @@ def redraw(test, docs, stem, out_dir):
 
 class FigureData(unittest.TestCase):
     """plots/figure_data.py cuts a figure's tables out of a results folder: the chosen runs only, ranks.csv and
-    events.csv restricted to --ranks, no provenance.csv, and never a path of the machine."""
+    events.csv restricted to --ranks, provenance.csv with the machine's paths made relative, and never a path of
+    the machine."""
 
     def test_keeps_the_chosen_runs_and_ranks(self):
         with tempfile.TemporaryDirectory() as d:
@@ -1048,7 +1049,7 @@ class FigureData(unittest.TestCase):
             r = run("figure_data.py", RESULTS, d, "--balancer", "async", "--nprocs", chosen["nprocs"], "--first",
                     "--ranks", "1-2")
             self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertFalse(os.path.exists(os.path.join(d, "provenance.csv")))
+            self.assertFalse(os.path.exists(os.path.join(d, "provenance.csv")))  # the fixture has none
             with open(os.path.join(d, "runs.csv")) as f:
                 self.assertEqual([x["run_id"] for x in csv.DictReader(f)], [chosen["run_id"]])
             with open(os.path.join(d, "ranks.csv")) as f:
@@ -1061,6 +1062,24 @@ class FigureData(unittest.TestCase):
             with open(os.path.join(d, "events.csv")) as f:
                 self.assertEqual(list(csv.DictReader(f)), expected)
             self.assertGreater(len(expected), 0)
+
+    def test_keeps_the_chosen_runs_provenance_without_the_machines_paths(self):
+        with tempfile.TemporaryDirectory() as d:
+            source = os.path.join(d, "results")
+            shutil.copytree(RESULTS, source)
+            with open(os.path.join(RESULTS, "runs.csv")) as f:
+                ids = [r["run_id"] for r in csv.DictReader(f)]
+            with open(os.path.join(source, "provenance.csv"), "w", newline="") as f:
+                out = csv.writer(f, lineterminator="\n")
+                out.writerow(["run_id", "command_line", "working_dir", "wait_policy"])
+                for i in ids:
+                    out.writerow([i, "/home/u/mcmclb/build/mcmclb run /tmp/x/study.yaml", "/home/u/mcmclb", "polite"])
+            r = run("figure_data.py", source, os.path.join(d, "out"), "--run-id", ids[0])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(d, "out", "provenance.csv")) as f:
+                kept = list(csv.DictReader(f))
+            self.assertEqual(kept, [{"run_id": ids[0], "command_line": "build/mcmclb run study.yaml",
+                                     "working_dir": ".", "wait_policy": "polite"}])
 
     def test_refuses_a_machine_path_and_bad_choices(self):
         with tempfile.TemporaryDirectory() as d:
