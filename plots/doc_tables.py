@@ -30,7 +30,8 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import steal_vs_regroup as svr  # noqa: E402
 from mcmclb_csv import (DEFAULT_FINISHED, RUN_COLUMNS, ArgumentParser, InputError, fail,  # noqa: E402
-                        library_name, markdown_table, open_regular, read_csv, run_label, write_text_atomically)
+                        library_name, markdown_table, open_regular, read_csv, read_runs, run_label,
+                        write_text_atomically)
 from mcmclb_stats import Summary, median  # noqa: E402
 
 BEGIN = re.compile(r"^(?P<indent>[ \t]*)<!-- BEGIN generated: (?P<spec>.*?) -->[ \t]*$")
@@ -1012,6 +1013,19 @@ def before_after(inputs):
                        f"after ({after})", f"`{reference}`, both"], rows)
 
 
+def table1_rows(inputs):
+    """Table 1 as plots/table1.py --paper prints it (the paper's values beside each row, "not run" for a row of the
+    paper no folder has), from the runs of every folder named together, at nprocs=N (default: the largest)."""
+    import table1
+    nprocs = inputs.numbers("nprocs", [None])[0]
+    try:
+        runs = read_runs([os.path.join(ROOT, folder) for folder in inputs.folders])
+        _, header, lines = table1.build(runs, inputs.folders[0], nprocs, paper=True)
+    except InputError as e:
+        raise InputError(str(e).replace(ROOT + os.sep, "")) from None
+    return table_text(header, lines)
+
+
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
 TABLES = {
     "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
@@ -1036,6 +1050,7 @@ TABLES = {
     "lj-cost": (lj_cost, (1, 2), {}),
     "regrouping-against-thieves": (regrouping_against_thieves, (1, 1), {}),
     "before-after": (before_after, (2, 2), {"balancer": "a balancer's name", "reference": "a balancer's name"}),
+    "table1": (table1_rows, (1, 4), {"nprocs": "an integer"}),
 }
 
 
