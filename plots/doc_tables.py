@@ -101,6 +101,11 @@ class Inputs:
                 raise InputError(str(e).replace(ROOT + os.sep, "")) from None
         return [dict(r) for r in cls.cache[key]]
 
+    @classmethod
+    def read_file(cls, path, need, schema):
+        """read() for a CSV file a block names itself (relative to the root), not a folder's runs.csv."""
+        return cls.read(os.path.dirname(path), os.path.basename(path), need, schema)
+
 
 def svr_data(folder):
     """(nprocs, {panel: {set-up: {W: Cell}}}, simulated) of a steal-vs-regroup results folder, as
@@ -639,12 +644,16 @@ COMMBENCH_METHODS = [("create", "`MPI_Comm_create` (create)"), ("split", "`MPI_C
                      ("intercomm", "Algorithm 1 (intercomm)"), ("range", "RBC `range`")]
 
 
+def grouped(value, decimals=0):
+    """A number with its thousands apart as the guides print them: 49 624, 100 000."""
+    return f"{value:,.{decimals}f}".replace(",", " ")
+
+
 def microseconds(value, like=None):
     """A creation time in µs as the guides print it (49 624, 512, 25.0, 0.09), to the decimals that like (by default
     the value itself) is printed with, so that an interval has its median's precision."""
     like = value if like is None else like
-    decimals = 0 if like >= 100 else 1 if like >= 1 else 2
-    return f"{value:,.{decimals}f}".replace(",", " ")
+    return grouped(value, 0 if like >= 100 else 1 if like >= 1 else 2)
 
 
 def commbench_methods(inputs):
@@ -658,7 +667,7 @@ def commbench_methods(inputs):
             "median_ci_high_us"]
     cells, columns = {}, {}  # (P, g, library) -> {method: row}; (P, g) -> [libraries]
     for path in inputs.folders:
-        rows = [r for r in Inputs.read(os.path.dirname(path), os.path.basename(path), need, "commbench.csv")
+        rows = [r for r in Inputs.read_file(path, need, "commbench.csv")
                 if r["op"] == "create"]
         if not rows:
             raise InputError(f"{path}: no creation rows (allowed: a commbench CSV of op create)")
@@ -832,8 +841,8 @@ def live_communicators(inputs):
     refusal repeats the row above, "the cap" where none came, - where the file has no row for the method."""
     columns = []
     for path in inputs.folders:
-        rows = Inputs.read(os.path.dirname(path), os.path.basename(path),
-                           ("method", "cap", "live", "refused", "error", "mpi_library"), "live-communicators.csv")
+        rows = Inputs.read_file(path, ("method", "cap", "live", "refused", "error", "mpi_library"),
+                                "live-communicators.csv")
         columns.append((one_library(rows, path), {r["method"]: r for r in rows}))
     header = ["method"] + [text for name, _ in columns for text in (f"{name}: live", "how it ended")]
     found = {m for _, rows in columns for m in rows}
@@ -846,14 +855,14 @@ def live_communicators(inputs):
                 line += ["-", "not recorded"]
                 continue
             if not r["refused"]:
-                line += [f"{microseconds(r['live'])} (the cap)", "not refused"]
+                line += [f"{grouped(r['live'])} (the cap)", "not refused"]
                 continue
             call, sep, message = r["error"].partition(": ")
             if not call.startswith("MPI_") or not sep:
                 call, message = "", r["error"]
             message = LOCATION.sub("", message)
             where = f" (in `{call}`)" if call else ""
-            line += [microseconds(r["live"]),
+            line += [grouped(r["live"]),
                      f"the same{where}" if previous.get(name) == message else f"`{message}`{where}"]
             previous[name] = message
         rows.append(line)
@@ -878,10 +887,9 @@ def lj_cost(inputs):
     atoms it covers, and per unit (pair term, trial or moved atom) the range over atom counts of median / unit."""
     rows = []
     for path in inputs.folders:
-        rows += [dict(r, path=path) for r in Inputs.read(os.path.dirname(path), os.path.basename(path),
-                                                         ("name", "real_time", "cpu_time", "time_unit"),
-                                                         "bench_lj.csv")]
-    path = " and ".join(inputs.folders)
+        rows += [dict(r, path=path) for r in Inputs.read_file(path, ("name", "real_time", "cpu_time", "time_unit"),
+                                                              "bench_lj.csv")]
+    files = " and ".join(inputs.folders)
     times, units = defaultdict(list), {}
     for r in rows:
         found = BENCH_NAME.match(r["name"])
@@ -898,7 +906,7 @@ def lj_cost(inputs):
                 except ValueError:
                     units[key] = float("nan")
     if not times:
-        raise InputError(f"{path}: no repetition of BM_Split at g = 1 or BM_Trial (allowed: bench_lj's CSV output)")
+        raise InputError(f"{files}: no repetition of BM_Split at g = 1 or BM_Trial (allowed: bench_lj's CSV output)")
     atoms = sorted({a for _, _, a in times})
     out = []
     for label, bench, move, _, counter, unit in LJ_COST_ROWS:
@@ -910,7 +918,7 @@ def lj_cost(inputs):
                 continue
             s, count = Summary(values), units[(bench, move, a)]
             if not count > 0:
-                raise InputError(f"{path}: {bench} at {a} atoms has no {counter} counter (allowed: a bench_lj that "
+                raise InputError(f"{files}: {bench} at {a} atoms has no {counter} counter (allowed: a bench_lj that "
                                  f"sets it)")
             word = unit.split("/")[1] + ("s" if count != 1 else "")
             interval = f" [{s.lo:.0f}, {s.hi:.0f}]" if s.has_interval else f" ({s.note})"
