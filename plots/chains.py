@@ -12,7 +12,7 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (ArgumentParser, InputError, check_output, fail, input_files, output_path,  # noqa: E402
-                        pyplot, read_csv, read_runs, run_label, runs_by_id, save)
+                        need_matplotlib, pyplot, read_csv, read_runs, run_label, runs_by_id, save)
 
 TRACE_COLUMNS = ["run_id", "chain", "item", "energy", "energy_q32", "accepted"]
 
@@ -25,6 +25,7 @@ def main(argv=None):
     parser.add_argument("-o", "--output", help="PNG path (default: chains.png beside the input)")
     parser.add_argument("--pdf", action="store_true", help="also write a PDF beside the PNG")
     args = parser.parse_args(argv)
+    need_matplotlib()  # first: it may start the script again under a Python that has matplotlib
     output = output_path(args.output, args.folder, "chains.png")
     try:
         folder, traces_file = input_files(args.folder, "traces.csv")

@@ -17,8 +17,8 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (ArgumentParser, InputError, backend_label, check_inputs_exist, check_output,  # noqa: E402
-                        fail, markdown_table, output_path, oversubscribed_points, pyplot, read_csv, read_runs,
-                        run_label, save)
+                        fail, markdown_table, need_matplotlib, output_path, oversubscribed_points, pyplot, read_csv,
+                        read_runs, run_label, save)
 from mcmclb_stats import CAPTION, CI_HEADING, Summary, error_bars, median  # noqa: E402
 
 # A series whose median time / ideal is at most this is "near the ideal": the time panel cannot separate such
@@ -34,6 +34,7 @@ def main(argv=None):
     parser.add_argument("--pdf", action="store_true", help="also write a PDF beside the PNG")
     parser.add_argument("--reference", action="store_true", help="overlay the paper's values (Blue Gene/P)")
     args = parser.parse_args(argv)
+    need_matplotlib()  # first: it may start the script again under a Python that has matplotlib
     output = output_path(args.output, args.inputs[0], "fig2.png")
     try:
         check_inputs_exist(args.inputs, "runs.csv")

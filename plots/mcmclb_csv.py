@@ -9,6 +9,7 @@ import math
 import os
 import re
 import stat
+import subprocess
 import sys
 import tempfile
 
@@ -239,6 +240,12 @@ SCHEMAS = {
     "bench_lj.csv": {
         "name": TEXT, "iterations": _int(0), "real_time": _time(), "cpu_time": _time(), "time_unit": NAME,
         "label": TEXT,
+    },
+    # tests/readme/run_demo.sh time: the README's demo command timed from a fresh copy of the checkout, one row per
+    # part (build: the steps up to the build; run: the sweep and the report) and repetition.
+    "demo-timing.csv": {
+        "part": Column("name", choices=("build", "run")), "rep": _int(0), "seconds": _time(), "commit": TEXT,
+        "host": TEXT, "cores": _int(1), "utc_start": TEXT, "command": TEXT,
     },
     "dinan2011.csv": {  # plots/reference: the paper's values
         "kind": Column("name", choices=("table1", "fig2")), "balancer": NAME, "interval": _int(1, True),
@@ -643,14 +650,58 @@ def write_text_atomically(path, text):
         raise
 
 
+# Set in the environment of a script that need_matplotlib started again under another Python, so that it never
+# starts a third.
+FALLBACK_ENV = "MCMCLB_PYTHON_FALLBACK"
+
+
+def python_with_matplotlib():
+    """The first python3 that can import matplotlib: each python3 on PATH in order, then the system's
+    /usr/bin/python3 (where Debian's python3-matplotlib, which bootstrap.sh installs, lives); None if none can."""
+    candidates = [os.path.join(folder, "python3") for folder in os.environ.get("PATH", "").split(os.pathsep) if folder]
+    tried = set()
+    for candidate in candidates + ["/usr/bin/python3"]:
+        # Each is tried by running it, even the running one's own path or a link to it: a virtual environment's
+        # python3 links to the very interpreter that has matplotlib, and a wrapper may have started it with -S.
+        if candidate in tried or not os.access(candidate, os.X_OK):
+            continue
+        tried.add(candidate)
+        try:
+            found = subprocess.run([candidate, "-c", "import matplotlib"], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120).returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            found = False
+        if found:
+            return candidate
+    return None
+
+
 def need_matplotlib():
-    """Stops the script in one line, exit 2, when the Python running it has no matplotlib: the scripts run with the
-    python3 first on PATH (a cluster's virtual environment or conda), which may not be the one that has it."""
+    """Makes sure the script runs under a Python with matplotlib; called first in every drawing script's main,
+    before anything is printed or written.
+
+    The scripts start with the python3 first on PATH, which on many machines is not the one that has matplotlib
+    (pyenv, conda or a bare virtual environment before Debian's). Run as a script, it then starts itself again
+    under the first python3 that has it and says so in one line, so the command as typed still draws. Without any
+    such Python, or when called from another program, it stops in one line naming what to install, exit 2."""
     try:
         import matplotlib  # noqa: F401
+        return
     except ImportError:
-        fail(sys.argv[0], f"matplotlib is not installed for {sys.executable} (install it: pip install matplotlib, "
-                          f"or Debian's python3-matplotlib; or run the script with a python3 that has it)")
+        pass
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    script = os.path.abspath(main) if main else None
+    if script and os.path.dirname(script) == os.path.dirname(os.path.abspath(__file__)) and \
+            not os.environ.get(FALLBACK_ENV):
+        other = python_with_matplotlib()
+        if other:
+            print(f"{os.path.basename(script)}: matplotlib is not installed for {sys.executable}; running with "
+                  f"{other}, which has it", file=sys.stderr)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.execve(other, [other, script] + sys.argv[1:], dict(os.environ, **{FALLBACK_ENV: sys.executable}))
+    fail(sys.argv[0], f"matplotlib is not installed for {sys.executable} (install it: pip install matplotlib, "
+                      f"or Debian's python3-matplotlib; or run the script with a python3 that has it)")
 
 
 def pyplot():

@@ -12,7 +12,7 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (ArgumentParser, InputError, check_output, fail, input_files, output_path,  # noqa: E402
-                        pyplot, read_csv, read_runs, run_label, runs_by_id, save)
+                        need_matplotlib, pyplot, read_csv, read_runs, run_label, runs_by_id, save)
 
 EVENT_COLUMNS = ["run_id", "t_s", "kind", "group_first", "group_last", "chain"]
 MAX_HEIGHT_IN = 12.0  # figure height cap, inches
@@ -40,6 +40,7 @@ def main(argv=None):
     parser.add_argument("-o", "--output", help="PNG path (default: timeline.png beside the input)")
     parser.add_argument("--pdf", action="store_true", help="also write a PDF beside the PNG")
     args = parser.parse_args(argv)
+    need_matplotlib()  # first: it may start the script again under a Python that has matplotlib
     if args.run_id and args.all_runs:
         parser.error("--run-id and --all-runs exclude each other")
     output = output_path(args.output, args.input, "timeline.png")

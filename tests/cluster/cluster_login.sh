@@ -66,9 +66,7 @@ EOF
   : >"$work/masked"
   chmod 644 "$work/masked"
   # The checkout as it is (tracked and new files, and its git folder for the commit provenance records).
-  (cd "$src" && git ls-files -z -co --exclude-standard | tar --null -T - --ignore-failed-read -cf - 2>/dev/null) |
-    tar -C "$work/src" -xf -
-  [ -d "$src/.git" ] && cp -a "$src/.git" "$work/src/.git"
+  "$src/tests/copy_checkout.sh" "$src" "$work/src"
   id "$user" >/dev/null 2>&1 || useradd --system --user-group --no-create-home --shell /bin/bash "$user"
   chown -R "$user:$user" "$work/home" "$work/src"
   chown "$user:$user" "$work"  # its logs and results; the prefix stays root's, as a site's install
