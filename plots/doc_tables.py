@@ -1258,13 +1258,25 @@ def blocks(lines, file):
     return found
 
 
-def regenerate(text, file):
-    """(the document with every block rewritten, [(line, name) of each block that changed])."""
+LINK = re.compile(r"\]\((?![a-z]+:|#|/)(?P<path>[^)#\s]+)(?P<anchor>#[^)]*)?\)")
+
+
+def relink(text, folder):
+    """text with each link a generator wrote relative to the repository root made relative to folder, the
+    document's own (relative to the root), as a reader's viewer resolves it."""
+    if not folder or folder == ".":
+        return text
+    return LINK.sub(lambda m: f"]({os.path.relpath(m['path'], folder)}{m['anchor'] or ''})", text)
+
+
+def regenerate(text, file, folder=None):
+    """(the document with every block rewritten, [(line, name) of each block that changed]); folder: the
+    document's folder relative to the root, to which the links in generated text are made relative."""
     lines = text.split("\n")
     out, stale, done = [], [], 0
     for begin, end, indent, name, args in blocks(lines, file):
         try:
-            table = [indent + line for line in generate(name, args).split("\n")]
+            table = [indent + line for line in relink(generate(name, args), folder).split("\n")]
         except InputError as e:
             raise InputError(f"{file}:{begin + 1}: {e}") from None
         out += lines[done:begin + 1] + table
@@ -1302,7 +1314,8 @@ def main(argv=None):
                     text = f.read()
                 except UnicodeDecodeError:
                     raise InputError(f"{shown}: not UTF-8 text (allowed: a Markdown file)") from None
-            results.append((path, shown, text) + regenerate(text, shown))
+            folder = os.path.relpath(os.path.dirname(os.path.realpath(path)), os.path.realpath(ROOT))
+            results.append((path, shown, text) + regenerate(text, shown, folder))
     except InputError as e:
         fail(__file__, str(e))
     if args.check:
