@@ -60,14 +60,33 @@ class CommandLine(unittest.TestCase):
             if name.endswith(".py"):
                 with open(path) as f:
                     text = f.read()
-                if "__main__" in text:
+                if 'if __name__ == "__main__":' in text:
                     with self.subTest(script=name):
                         self.assertTrue(text.startswith("#!/usr/bin/env python3\n"), text.splitlines()[0])
                         self.assertTrue(os.access(path, os.X_OK))
 
+    def test_without_matplotlib_another_python_draws(self):
+        """A python3 without matplotlib first (here: site-packages left out, -S) still draws: the script starts
+        itself again under a python3 that has it and says so in one line."""
+        folder = os.path.join(HERE, "..", "docs", "async-vs-lookahead")
+        with tempfile.TemporaryDirectory() as d:
+            for script, args, output in (("fig2.py", [folder, "-o", os.path.join(d, "f.png")], "f.png"),
+                                         ("fig1.py", [os.path.join(HERE, "..", "docs", "fig1-sim-bgp"), "-o",
+                                                      os.path.join(d, "c.png")], "c.png")):
+                with self.subTest(script=script):
+                    r = subprocess.run([sys.executable, "-S", os.path.join(PLOTS, script), *args], capture_output=True,
+                                       text=True, timeout=120, env={k: v for k, v in os.environ.items()
+                                                                    if k != "MCMCLB_PYTHON_FALLBACK"})
+                    self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                    notes = [line for line in r.stderr.splitlines() if "matplotlib is not installed" in line]
+                    self.assertEqual(len(notes), 1, r.stderr)
+                    self.assertIn("running with", notes[0])
+                    self.assertTrue(os.path.getsize(os.path.join(d, output)) > 0)
+                    self.assertEqual(r.stdout.count("wrote "), 1, r.stdout)  # printed once, by the second Python
+
     def test_without_matplotlib_one_line_and_nothing_written(self):
-        """A python3 without matplotlib (here: site-packages left out, -S) gets one line naming what to install,
-        with pip's and Debian's names, and exit 2, before anything is written."""
+        """Where no python3 has matplotlib (here: -S, and the fallback already taken, as its environment marks), one
+        line naming what to install, with pip's and Debian's names, and exit 2, before anything is written."""
         folder = os.path.join(HERE, "..", "docs", "async-vs-lookahead")
         with tempfile.TemporaryDirectory() as d:
             for script, args in (("fig2.py", [folder, "-o", os.path.join(d, "f.png")]),
@@ -75,7 +94,7 @@ class CommandLine(unittest.TestCase):
                                  ("report.py", [folder, "--html", os.path.join(d, "r.html")])):
                 with self.subTest(script=script):
                     r = subprocess.run([sys.executable, "-S", os.path.join(PLOTS, script), *args], capture_output=True,
-                                       text=True, timeout=120)
+                                       text=True, timeout=120, env=dict(os.environ, MCMCLB_PYTHON_FALLBACK="1"))
                     self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                     self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
                     for word in ("matplotlib is not installed", "pip install matplotlib", "python3-matplotlib"):
@@ -88,7 +107,7 @@ class CommandLine(unittest.TestCase):
         for name in sorted(os.listdir(PLOTS)):
             if name.endswith(".py"):
                 with open(os.path.join(PLOTS, name)) as f:
-                    if "__main__" in f.read():
+                    if 'if __name__ == "__main__":' in f.read():
                         scripts.append(name)
         self.assertGreaterEqual(len(scripts), 10)
         with tempfile.TemporaryDirectory() as d:
