@@ -80,9 +80,10 @@ def blocks(text):
 
 
 def visible(line):
-    """A Markdown line as read: link text without its target, no emphasis or code marks."""
+    """A Markdown line as read: link text without its target, no emphasis marks (code marks stay: a sentence may
+    start with a code span)."""
     line = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", line)
-    return re.sub(r"[*`_]", "", line)
+    return re.sub(r"[*_]", "", line)
 
 
 def prose_of(text, generated=True):
@@ -159,6 +160,21 @@ class Readme(unittest.TestCase):
         for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", self.text):
             if "://" not in target:
                 self.assertTrue(os.path.exists(os.path.join(ROOT, target)), f"README.md links {target}")
+
+
+class Guides(unittest.TestCase):
+    def test_each_guide_opens_with_what_it_answers(self):
+        """Each guide's first paragraph, right under its title, is prose a newcomer reads in one go: at most six
+        lines; measurement reports belong to the dated notes."""
+        folder = os.path.join(ROOT, "docs", "guide")
+        for name in sorted(f for f in os.listdir(folder) if f.endswith(".md")):
+            with self.subTest(guide=name):
+                found = blocks(read(os.path.join(folder, name)))
+                self.assertEqual(found[0][0], "heading", f"{name}: starts with its title")
+                kind, lines = found[1]
+                self.assertEqual(kind, "prose", f"{name}: the title is followed by a paragraph, not a {kind}")
+                self.assertLessEqual(wrapped_lines([visible(line) for line in lines]), MAX_PARAGRAPH_LINES,
+                                     f"{name}: an opening paragraph of more than {MAX_PARAGRAPH_LINES} lines")
 
 
 class Drift(unittest.TestCase):
