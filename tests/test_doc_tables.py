@@ -92,6 +92,93 @@ class Committed(unittest.TestCase):
                 self.assertTrue(any(generated for _, generated in numeric_tables(path)))
 
 
+class TwoMethods(unittest.TestCase):
+    """Each table fed a folder holding one set-up under two methods (a committed folder with the runs of one
+    balancer copied under another method, their times changed): the table shows both apart or refuses in one line
+    naming the folder; it never pools the two or lets one overwrite the other."""
+
+    # (table, folders with options, the folder that gets the copies, balancer, its method, the copies' method)
+    CASES = [
+        ("merge-pays-ratios", ["docs/merge-pays/sim-all-atom"], 0, "async", "intercomm", "range"),
+        ("merge-pays-sensitivity", ["docs/merge-pays/sim-sensitivity"], 0, "async", "intercomm", "range"),
+        ("real-versus-none", ["docs/merge-pays/real-oversubscribed", "rule=retire"], 0, "async", "intercomm", "range"),
+        ("real-pays", ["docs/merge-pays/real-oversubscribed-pays"], 0, "async", "intercomm", "range"),
+        ("pays-against-none", ["docs/merge-pays/real-p2/none", "docs/merge-pays/real-p2/async"], 1, "async",
+         "intercomm", "range"),
+        ("pays-guarantee", ["docs/merge-pays/sim-single-atom"], 0, "async", "intercomm", "range"),
+        ("pays-against-rule", ["docs/merge-pays/sim-single-atom"], 0, "async", "intercomm", "range"),
+        ("table1-seeds", ["docs/table1-seeds-8192"], 0, "async", "intercomm", "range"),
+        ("before-after", ["docs/stealrandom-hint/before", "docs/stealrandom-hint/after", "balancer=stealrandom",
+                          "reference=steal"], 1, "stealrandom", "", "range"),
+        ("steal-vs-regroup-seeds", ["docs/steal-vs-regroup-seeds-1024"], 0, "mostwork", "range", "intercomm"),
+        ("two-mpis", ["docs/laptop-two-mpis/mpich", "docs/laptop-two-mpis/openmpi"], 0, "async", "intercomm",
+         "range"),
+    ]
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.root)
+        self.addCleanup(setattr, doc_tables, "ROOT", doc_tables.ROOT)
+        self.addCleanup(doc_tables.Inputs.cache.clear)
+
+    def copy_with_second_method(self, folder, balancer, method, other):
+        """folder copied under the temporary root, each CSV with a run_id column given copies of the rows of
+        balancer's method runs: run_id suffixed, method other, time_s times 1.37."""
+        import csv
+        target = os.path.join(self.root, folder)
+        shutil.copytree(os.path.join(ROOT, folder), target)
+        with open(os.path.join(target, "runs.csv"), newline="", encoding="utf-8") as f:
+            copied = {r["run_id"] for r in csv.DictReader(f)
+                      if r["balancer"] == balancer and r.get("method", "") == method}
+        self.assertTrue(copied, f"{folder} has no {balancer} {method} run")
+        for name in os.listdir(target):
+            path = os.path.join(target, name)
+            if not name.endswith(".csv"):
+                continue
+            with open(path, newline="", encoding="utf-8") as f:
+                rows = list(csv.DictReader(f))
+            if not rows or "run_id" not in rows[0]:
+                continue
+            extra = []
+            for r in rows:
+                if r["run_id"] in copied:
+                    r = dict(r, run_id=r["run_id"] + "-copy")
+                    if "method" in r:
+                        r["method"] = other
+                    if r.get("time_s"):
+                        r["time_s"] = repr(float(r["time_s"]) * 1.37)
+                    extra.append(r)
+            with open(path, "w", newline="", encoding="utf-8") as f:
+                writer = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
+                writer.writeheader()
+                writer.writerows(rows + extra)
+
+    def test_no_table_pools_or_drops_a_second_method(self):
+        for table, args, changed, balancer, method, other in self.CASES:
+            with self.subTest(table=table):
+                folders = [a for a in args if "=" not in a]
+                for folder in folders:
+                    if not os.path.exists(os.path.join(self.root, folder)):
+                        if folder == folders[changed]:
+                            self.copy_with_second_method(folder, balancer, method, other)
+                        else:
+                            shutil.copytree(os.path.join(ROOT, folder), os.path.join(self.root, folder))
+                doc_tables.ROOT = self.root
+                doc_tables.Inputs.cache.clear()
+                try:
+                    text = doc_tables.generate(table, args)
+                except doc_tables.InputError as e:
+                    self.assertEqual(len(str(e).splitlines()), 1, str(e))
+                    self.assertIn(folders[changed], str(e))
+                    continue
+                finally:
+                    doc_tables.ROOT = ROOT
+                    shutil.rmtree(os.path.join(self.root, "docs"), ignore_errors=True)
+                # "async range", or among the methods a row lists: "async (range, intercomm)"
+                self.assertRegex(text, rf"\b{balancer}(\([\d, ]+\))? (\([^)]*)?\b{other}\b",
+                                 f"{table} shows no {balancer} {other} apart from {balancer} {method}")
+
+
 class Copies(unittest.TestCase):
     """On copies of a document in a temporary folder (the CSVs a block names stay relative to the repository)."""
 
