@@ -1085,6 +1085,26 @@ def before_after(inputs):
                        f"after ({after})", f"`{reference}`, both"], rows)
 
 
+def model_items(inputs):
+    """What the finished rule pays predicts, from a CSV that mcmclb predict wrote (one block argument, the file): one
+    row per atom count, one column per group size g, the predicted time of one item and, beyond g = 1, the speed-up
+    over one rank in brackets (item_s at 1 over item_s at g). The arithmetic of the model is the program's, not
+    repeated here."""
+    path = inputs.folders[0]
+    rows = Inputs.read_file(path, ("run_id", "atoms", "size", "item_s"), "predict.csv")
+    item = keyed((((r["atoms"], r["size"]), r) for r in rows), path)
+    atoms, sizes = sorted({a for a, _ in item}), sorted({m for _, m in item})
+    if 1 not in sizes or len(item) != len(atoms) * len(sizes) or len({r["run_id"] for r in rows}) != 1:
+        raise InputError(f"{path}: not one run's prediction at every atom count and size, size 1 included "
+                         f"(allowed: the output of one mcmclb predict)")
+    out = []
+    for a in atoms:
+        one = item[(a, 1)]["item_s"]
+        out.append([str(a)] + [f"{1000 * item[(a, m)]['item_s']:.2f} ms" +
+                               ("" if m == 1 else f" ({one / item[(a, m)]['item_s']:.2f})") for m in sizes])
+    return table_text(["atoms"] + [f"g = {m}" for m in sizes], out)
+
+
 def table1_rows(inputs):
     """Table 1 as plots/table1.py --paper prints it (the paper's values beside each row, "not run" for a row of the
     paper no folder has), from the runs of every folder named together, at nprocs=N (default: the largest)."""
@@ -1123,6 +1143,7 @@ TABLES = {
     "regrouping-against-thieves": (regrouping_against_thieves, (1, 1), {}),
     "before-after": (before_after, (2, 2), {"balancer": "a balancer's name", "reference": "a balancer's name"}),
     "table1": (table1_rows, (1, 4), {"nprocs": "an integer"}),
+    "model-items": (model_items, (1, 1), {}),
 }
 
 

@@ -18,7 +18,6 @@ import doc_tables  # noqa: E402
 # (plots/doc_tables.py, docs/guide/sweeps.md) and take it off this list; nothing is ever added. Most of them hold
 # numbers no committed CSV gives: other commits' measurements, host costs, a model's predictions, compare's verdicts.
 HAND_WRITTEN = [
-    ("docs/guide/merge-pays.md", "| atoms | g = 1 | g = 2 | g = 3 | g = 4 | g = 8 | g = 16 |"),
     ("docs/guide/simulation.md", "| file | machine | nodes × cores | network | one-hop latency, bandwidth "
                                  "(ping-pong, simulated) |"),
     ("docs/guide/simulation.md", "| constant | platform | value | source | confidence |"),
