@@ -484,13 +484,14 @@ def table1_seeds(inputs):
     the median over seeds with the range in brackets; the paper's row first. Without noise the seed draws nothing,
     so the seeds run there agree (one value, no range)."""
     import table1
-    folder = inputs.folders[0]
+    folder = " and ".join(inputs.folders)
     need = ["finished", "jitter_pct", "work_seed", "time_s", "regroups_avg", "regroups_std", "regroups_min",
             "regroups_max", "valid", "balancer"]
     cells = defaultdict(list)
-    for r in Inputs.read(folder, need=need):
-        if r["balancer"] == "async" and r["valid"]:
-            cells[(r["finished"], r["jitter_pct"])].append(r)
+    for one in inputs.folders:
+        for r in Inputs.read(one, need=need):
+            if r["balancer"] == "async" and r["valid"]:
+                cells[(r["finished"], r["jitter_pct"])].append(r)
     if not cells:
         raise InputError(f"{folder}/runs.csv: no valid async run (allowed: a Table 1 study's runs)")
     refuse_mixed(cells, f"{folder}/runs.csv", pooled=("work_seed",))
@@ -1085,6 +1086,73 @@ def before_after(inputs):
                        f"after ({after})", f"`{reference}`, both"], rows)
 
 
+def simulated_times(inputs):
+    """Simulated time_s per P and set-up of one folder (one deterministic run per point): one row per P, the ideal,
+    then one column per set-up (run_label, in the order the CSV first names them; only=LABEL,... keeps those whose
+    label starts with one of them), to digits=N decimals (3 by default)."""
+    folder = inputs.folders[0]
+    digits = inputs.numbers("digits", [3])[0]
+    only = inputs.option("only")
+    runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS) if r["valid"] is True]
+    if only:
+        runs = [r for r in runs if any(run_label(r).startswith(prefix) for prefix in only.split(","))]
+    if not runs:
+        raise InputError(f"{folder}/runs.csv: no valid run{' of ' + only if only else ''} (allowed: a folder of "
+                         f"simulated runs)")
+    found = keyed((((r["nprocs"], run_label(r)), r) for r in runs), f"{folder}/runs.csv")
+    labels = list(dict.fromkeys(label for _, label in found))
+    rows = []
+    for p in sorted({p for p, _ in found}):
+        ideal = {f"{r['ideal_s']:.{digits}f}" for (q, _), r in found.items() if q == p}
+        cells = [f"{found[(p, label)]['time_s']:.{digits}f}" if (p, label) in found else "–" for label in labels]
+        rows.append([str(p), "/".join(sorted(ideal))] + cells)
+    return table_text(["P", "ideal"] + labels, rows)
+
+
+def times_by_folder(inputs):
+    """One row per set-up (run_label), one column per folder at one P (nprocs=P,P,... one per folder, in order):
+    the simulated time_s as the CSV holds it (nine significant digits), with time / ideal where it is not 2 (none)
+    or a series' own; – where a folder lacks the set-up."""
+    ps = inputs.numbers("nprocs")
+    if not ps or len(ps) != len(inputs.folders):
+        raise InputError(f"block {inputs.name}: nprocs= names {len(ps or [])} P for {len(inputs.folders)} folders "
+                         f"(allowed: one P per folder, in order)")
+    columns = []
+    for folder, p in zip(inputs.folders, ps):
+        runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS + ["platform"]) if r["valid"] is True
+                and r["nprocs"] == p]
+        if not runs:
+            raise InputError(f"{folder}/runs.csv: no valid run at P = {p} (allowed: a P the folder holds)")
+        platforms = {os.path.basename(r.get("platform") or "") for r in runs}
+        columns.append((f"`{', '.join(sorted(platforms))}`, {grouped(p).replace(' ', ',')}",
+                        keyed(((run_label(r), r) for r in runs), f"{folder}/runs.csv")))
+    labels = merged_order([list(found) for _, found in columns])
+    rows = [[label] + [f"{found[label]['time_s']:.9g} ({found[label]['time_s'] / found[label]['ideal_s']:.4f} ×)"
+                       if label in found else "–" for _, found in columns] for label in labels]
+    return table_text(["series"] + [head for head, _ in columns], rows)
+
+
+def commbench_by_size(inputs):
+    """Simulated creation time in µs per method and group size from one commbench CSV (one repetition per point:
+    its time_us, MAX over ranks), at P (nprocs=, default the largest) and the sizes asked (sizes=g,g,...; default
+    every size but 1)."""
+    path = inputs.folders[0]
+    rows = [r for r in Inputs.read_file(path, ("method", "op", "nprocs", "group_size", "time_us"), "commbench.csv")
+            if r["op"] == "create"]
+    if not rows:
+        raise InputError(f"{path}: no creation rows (allowed: a commbench CSV of op create)")
+    p = inputs.numbers("nprocs", [max(r["nprocs"] for r in rows)])[0]
+    found = keyed((((r["method"], r["group_size"]), r) for r in rows if r["nprocs"] == p), path)
+    sizes = inputs.numbers("sizes", sorted({g for _, g in found if g > 1}))
+    out = []
+    for method, label in COMMBENCH_METHODS:
+        if not any(m == method for m, _ in found):
+            continue
+        out.append([label] + [(lambda us: f"{us:.1f}" if us >= 1 else f"{us:.2f}")(found[(method, g)]["time_us"])
+                              if (method, g) in found else "–" for g in sizes])
+    return table_text(["method"] + [f"g = {g}" for g in sizes], out)
+
+
 def model_items(inputs):
     """What the finished rule pays predicts, from a CSV that mcmclb predict wrote (one block argument, the file): one
     row per atom count, one column per group size g, the predicted time of one item and, beyond g = 1, the speed-up
@@ -1129,7 +1197,7 @@ TABLES = {
                                                                "factors": "pairs C:R separated by commas"}),
     "real-versus-none": (real_versus_none, (1, 1), {"rule": "retire|coalesce|pays"}),
     "real-pays": (real_pays, (1, 1), {}),
-    "table1-seeds": (table1_seeds, (1, 1), {}),
+    "table1-seeds": (table1_seeds, (1, 4), {}),
     "async-gap": (async_gap, (1, 8), {}),
     "host-cost": (host_cost, (1, 1), {}),
     "constants-sensitivity": (constants_sensitivity, (1, 16), {"interval": "an integer"}),
@@ -1144,6 +1212,11 @@ TABLES = {
     "before-after": (before_after, (2, 2), {"balancer": "a balancer's name", "reference": "a balancer's name"}),
     "table1": (table1_rows, (1, 4), {"nprocs": "an integer"}),
     "model-items": (model_items, (1, 1), {}),
+    "simulated-times": (simulated_times, (1, 1), {"digits": "an integer", "only": "set-up labels' beginnings, "
+                                                                                   "separated by commas"}),
+    "times-by-folder": (times_by_folder, (1, 4), {"nprocs": "one P per folder, separated by commas"}),
+    "commbench-by-size": (commbench_by_size, (1, 1), {"nprocs": "an integer", "sizes": "integers separated by "
+                                                                                          "commas"}),
 }
 
 

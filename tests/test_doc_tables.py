@@ -22,20 +22,44 @@ HAND_WRITTEN = [
                                  "(ping-pong, simulated) |"),
     ("docs/guide/simulation.md", "| constant | platform | value | source | confidence |"),
     ("docs/guide/simulation.md", "| fact | evidence (smpirun -np 4 on bgp.xml) |"),
+    # The study file's limits: constants of study/include/mcmclb/config.hpp, no measurement (listed when the scan
+    # grew from the guides to every document under docs/).
+    ("docs/reference/keys.md", "| limit | value | why |"),
 ]
 
 SEPARATOR = re.compile(r"^\s*\|(\s*:?-+:?\s*\|)+\s*$")
+# A table of numbers that quotes runs whose CSV was never committed says so on the line above it (blank lines
+# between allowed), with the commit(s) its runs were made at or, where those are not recorded, the commit at which
+# the table entered the document: `*Historical (commit abc1234, ...): ...*`. Only docs/notes may hold such tables.
+HISTORICAL = re.compile(r"^\*Historical \(commits? (?P<commits>[0-9a-f]{7,40}(?:(?:, | and )[0-9a-f]{7,40})*)\b[^*]*\*$")
+HISTORICAL_ALLOWED = ("docs/notes/",)
 NUMBER = re.compile(r"^[-+]?\.?[0-9]")
 
 
 def documents():
-    """README.md and the guides, relative to the repository root."""
-    return ["README.md"] + sorted(os.path.join("docs", "guide", name)
-                                  for name in os.listdir(os.path.join(ROOT, "docs", "guide")) if name.endswith(".md"))
+    """README.md and every Markdown document under docs/ (guides, notes, reference), relative to the root."""
+    found = []
+    for folder, _, names in os.walk(os.path.join(ROOT, "docs")):
+        found += [os.path.relpath(os.path.join(folder, name), ROOT) for name in names if name.endswith(".md")]
+    return ["README.md"] + sorted(found)
+
+
+def historical_marker(lines, i):
+    """The HISTORICAL match on the nearest non-blank line above line i, or None."""
+    j = i - 1
+    while j >= 0 and not lines[j].strip():
+        j -= 1
+    return HISTORICAL.match(lines[j].strip()) if j >= 0 else None
 
 
 def numeric_tables(path):
-    """[(header line, inside a generated block)] of each table of numbers of path: a Markdown table in which a
+    """[(header line, inside a generated block)] of each table of numbers of path (table_records)."""
+    return [(header, generated) for _, header, generated, _ in table_records(path)]
+
+
+def table_records(path):
+    """[(line index, header line, inside a generated block, HISTORICAL match above it or None)] of each table of
+    numbers of path: a Markdown table in which a
     number opens at least a quarter of the body cells after the first column (the first names the rows; a table of
     prose that mentions a number here and there is not one). Fenced code is not a table."""
     with open(os.path.join(ROOT, path), encoding="utf-8") as f:
@@ -53,7 +77,7 @@ def numeric_tables(path):
                 break
             body += [cell.strip().strip("*`").strip() for cell in row.strip().strip("|").split("|")[1:]]
         if body and 4 * sum(1 for cell in body if NUMBER.match(cell)) >= len(body):
-            found.append((line.strip(), i in generated))
+            found.append((i, line.strip(), i in generated, historical_marker(lines, i)))
     return found
 
 
@@ -69,13 +93,16 @@ class Committed(unittest.TestCase):
 
     def test_no_table_of_numbers_is_written_by_hand_unless_listed(self):
         """A new table of numbers goes into a generated block; a listed one that is now generated (or gone) must
-        leave the list, so that the list only shrinks."""
+        leave the list, so that the list only shrinks. In docs/notes a table marked historical (HISTORICAL) is the
+        record of runs whose CSV was never committed, and says so."""
         listed = set(HAND_WRITTEN)
         self.assertEqual(len(listed), len(HAND_WRITTEN), "a table listed twice")
         seen = set()
         for path in documents():
-            for header, generated in numeric_tables(path):
-                with self.subTest(document=path, table=header):
+            for line, header, generated, marker in table_records(path):
+                with self.subTest(document=path, line=line + 1, table=header):
+                    if marker and not generated and path.startswith(HISTORICAL_ALLOWED):
+                        continue
                     if generated:
                         self.assertFalse((path, header) in listed, "generated now: take it off HAND_WRITTEN")
                     else:
@@ -83,6 +110,29 @@ class Committed(unittest.TestCase):
                                                                   "from its CSVs (plots/doc_tables.py)")
                         seen.add((path, header))
         self.assertEqual(sorted(listed - seen), [], "listed but no longer a hand-written table: take it off")
+
+    def test_historical_markers_name_commits_of_this_repository(self):
+        """Each historical marker's commits exist in the history (a typo or an invented hash is caught)."""
+        commits = set()
+        for path in documents():
+            for _, _, _, marker in table_records(path):
+                if marker:
+                    commits |= set(re.findall(r"[0-9a-f]{7,40}", marker["commits"]))
+        self.assertTrue(commits, "no historical marker found: the notebook's record tables carry them")
+        for commit in sorted(commits):
+            with self.subTest(commit=commit):
+                r = subprocess.run(["git", "cat-file", "-e", f"{commit}^{{commit}}"], cwd=ROOT, capture_output=True,
+                                   timeout=30)
+                self.assertEqual(r.returncode, 0, f"{commit}: not a commit of this repository")
+
+    def test_the_marker_is_recognised_only_on_the_line_above_a_table(self):
+        lines = ["*Historical (commit 2bcbbec, where this table entered the notes): CSV not committed.*", "",
+                 "| P | t |", "|---|---|", "| 8 | 1.0 |"]
+        self.assertEqual(historical_marker(lines, 2)["commits"], "2bcbbec")
+        self.assertIsNone(historical_marker(["Historical (commit 2bcbbec): not in italics", "| P | t |"], 1))
+        self.assertIsNone(historical_marker(["*Historical: no commit*", "| P | t |"], 1))
+        two = historical_marker(["*Historical (commits 2ddb9b8 and da15cdd, the runs' commits): x.*", "| a |"], 1)
+        self.assertEqual(two["commits"], "2ddb9b8 and da15cdd")
 
     def test_the_converted_documents_have_blocks(self):
         for path in ("README.md", "docs/guide/steal-vs-regroup.md", "docs/guide/merge-pays.md",
