@@ -1,5 +1,6 @@
 """Tables that cannot drift: every generated block of the documents is what plots/doc_tables.py prints from the
 committed CSVs now, a stale or broken block is caught, and no new table of numbers is written by hand."""
+import csv
 import os
 import re
 import shutil
@@ -7,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from collections import defaultdict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -139,6 +141,111 @@ class Committed(unittest.TestCase):
                      "docs/guide/commbench.md"):
             with self.subTest(document=path):
                 self.assertTrue(any(generated for _, generated in numeric_tables(path)))
+
+
+def rows(folder, table="runs.csv"):
+    with open(os.path.join(ROOT, folder, table), newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def extent(values, digits):
+    return f"{min(values):.{digits}f}-{max(values):.{digits}f}"
+
+
+def merge_pays_ranges():
+    """The ranges merge-pays.md quotes in prose, recomputed from the CSVs."""
+    runs = rows("docs/merge-pays/sim-all-atom")
+    none = {r["nprocs"]: float(r["time_s"]) for r in runs if r["balancer"] == "none"}
+    pays = [r for r in runs if r["finished"] == "pays" and r["balancer"] != "collective" and r["nprocs"] != "4"]
+    faster = [1 - float(r["time_s"]) / none[r["nprocs"]] for r in pays]
+    mostwork = [float(r["time_s"]) / none[r["nprocs"]] for r in pays if r["balancer"] == "mostwork"]
+    p4_rule = [float(r["time_s"]) / none["4"] - 1 for r in runs if r["nprocs"] == "4" and r["finished"] != "pays"
+               and r["balancer"] != "none" and (r["balancer"], r["interval"]) != ("collective", "16")]
+    regroups = {rule: [float(r["regroups_avg"]) for r in runs if r["balancer"] in ("async", "lookahead")
+                       and (r["finished"] == "pays") == (rule == "pays") and (rule != "pays" or r["nprocs"] != "4")]
+                for rule in ("pays", "retire")}
+    at_g4 = [float(part.split(":")[1]) * 1000 for c in rows("docs/merge-pays/sim-all-atom", "chains.csv")
+             if c["atoms"] == "55" for part in c["s_per_item"].split() if part.startswith("4:")]
+    sensitivity = rows("docs/merge-pays/sim-sensitivity")
+    base = {r["nprocs"]: float(r["time_s"]) for r in sensitivity if r["balancer"] == "none"}
+    equal = [float(r["time_s"]) / base["64"] for r in sensitivity if r["nprocs"] == "64" and r["balancer"] == "mostwork"
+             and (r["model_compute"] or "1") == (r["model_reduce"] or "1")]
+    return [f"{round(100 * min(faster))}-{round(100 * max(faster))} % faster than `none` from P = 8 on",
+            f"`mostwork` gains most ({extent(mostwork, 2)} ×)", f"loses {extent([100 * v for v in p4_rule], 0)} %",
+            f"{extent(regroups['pays'], 2)} times per rank",
+            f"regroups {extent(regroups['retire'], 2)} times", f"{extent(at_g4, 2)} ms at g = 4",
+            f"mostwork(1) at P = 64, {extent(equal, 3)}."]
+
+
+def steal_vs_regroup_ranges():
+    """The ranges steal-vs-regroup.md quotes in prose, recomputed from the CSVs."""
+    def host(folder):
+        prov = {r["run_id"]: float(r["host_cpu_s"]) for r in rows(folder, "provenance.csv")}
+        return {(int(r["nprocs"]), r["balancer"]): prov[r["run_id"]] for r in rows(folder)}
+    before, after = host("docs/stealrandom-hint/before"), host("docs/stealrandom-hint/after")
+    saved = [after[(p, "stealrandom")] / before[(p, "stealrandom")] for p in (256, 512, 1024)]
+    growth = after[(1024, "stealrandom")] / after[(512, "stealrandom")]
+    steal = after[(1024, "steal")] / after[(512, "steal")]
+    cyclic = {size: next(float(r["time_s"]) / float(r["ideal_s"]) for r in rows(f"docs/steal-vs-regroup-seeds-{size}")
+                         if r["balancer"] == "stealrandom" and r["workload"] == "cyclic" and r["chains_per_group"] == "2")
+              for size in (256, 1024)}
+    draws = defaultdict(dict)
+    for r in rows("docs/steal-vs-regroup-8192-w8"):
+        draws[(r["workload"], r["workload_seed"])][r["balancer"]] = float(r["time_s"]) / float(r["ideal_s"])
+    merge = defaultdict(list)
+    for (workload, _), d in draws.items():
+        merge[workload].append(d["stealmerge"] / min(d["mostwork"], d["lookahead"]))
+    return [f"{extent(saved, 3)} × the host CPU", f"It still grows {growth:.2f} ×", f"`steal` {steal:.2f} ×",
+            f"about {after[(1024, 'stealrandom')] * growth ** 3 / 60:.1f} min of host CPU",
+            f"{cyclic[1024]:.3f} at 1024 ranks against {cyclic[256]:.3f} at 256",
+            f"{merge['cyclic'][0]:.2f} × the better regrouping's time on cyclic, {extent(merge['random'], 2)} × on "
+            f"random and {extent(merge['lognormal'], 2)} × on lognormal"]
+
+
+def notebook_ranges():
+    """The per-seed ranges and gaps smpi-notebook.md quotes in prose, recomputed from the CSVs."""
+    runs = rows("docs/table1-seeds-8192")
+
+    def values(rule, noise, column):
+        return [float(r[column]) for r in runs if r["finished"] == rule and r["jitter_pct"] == noise]
+    coalesce = [v for n in "125" for v in values("coalesce", n, "regroups_avg")]
+    retire = [v for n in "125" for v in values("retire", n, "regroups_avg")]
+    gap = {}
+    for folder in ("docs/async-gap", "docs/async-gap-lat100"):
+        for r in rows(folder):
+            if r["balancer"] == "async" and r["finished"] == "retire" and r["jitter_pct"] == "0" and r["T_ms"] == "100":
+                gap[(folder, r["method"])] = float(r["time_s"])
+    noise = []
+    for r in rows("docs/async-gap"):
+        if r["balancer"] == "async" and r["method"] == "intercomm" and r["finished"] == "retire" and r["jitter_pct"] == "5":
+            quiet = next(float(q["time_s"]) for q in rows("docs/async-gap") if q["balancer"] == "async"
+                         and q["method"] == "intercomm" and q["finished"] == "retire" and q["jitter_pct"] == "0"
+                         and q["T_ms"] == r["T_ms"])
+            noise.append(float(r["time_s"]) - quiet)
+    test500 = next(float(r["time_s"]) for r in rows("docs/async-gap-test500") if r["balancer"] == "async"
+                   and r["method"] == "intercomm" and r["finished"] == "retire" and r["jitter_pct"] == "0")
+    two = sorted(v for v in values("coalesce", "2", "regroups_std") if v >= 3.54)
+    return [f"({extent(coalesce, 2)})", f"stdev {extent(values('coalesce', '1', 'regroups_std'), 2)}",
+            f"({two[0]:.2f}, {two[1]:.2f})", f"({extent(values('coalesce', '5', 'regroups_std'), 2)})",
+            f"{extent(retire, 2)}\n  with it", f"{test500:.3f} s and",
+            f"{gap[('docs/async-gap-lat100', 'intercomm')] - gap[('docs/async-gap', 'intercomm')]:.3f} s more than on "
+            f"bgp.xml", f"adds {extent(noise, 2)} s"]
+
+
+class ProseRanges(unittest.TestCase):
+    """The key ranges the guides and the notebook quote in their prose, recomputed from the committed CSVs: a
+    range typed from rounded cells, truncated instead of rounded, or left behind by a changed CSV fails here."""
+
+    def test_each_quoted_range_is_what_its_csvs_give(self):
+        for document, ranges in (("docs/guide/merge-pays.md", merge_pays_ranges),
+                                 ("docs/guide/steal-vs-regroup.md", steal_vs_regroup_ranges),
+                                 ("docs/notes/smpi-notebook.md", notebook_ranges)):
+            with open(os.path.join(ROOT, document), encoding="utf-8") as f:
+                text = f.read()
+            flat = re.sub(r"\s+", " ", text)
+            for quoted in ranges():
+                with self.subTest(document=document, quoted=quoted):
+                    self.assertIn(re.sub(r"\s+", " ", quoted), flat)
 
 
 class TwoMethods(unittest.TestCase):
