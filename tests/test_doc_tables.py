@@ -192,14 +192,19 @@ def steal_vs_regroup_ranges():
     draws = defaultdict(dict)
     for r in rows("docs/steal-vs-regroup-8192-w8"):
         draws[(r["workload"], r["workload_seed"])][r["balancer"]] = float(r["time_s"]) / float(r["ideal_s"])
-    merge = defaultdict(list)
+    merge, steal8192 = defaultdict(list), defaultdict(list)
     for (workload, _), d in draws.items():
         merge[workload].append(d["stealmerge"] / min(d["mostwork"], d["lookahead"]))
+        steal8192[workload].append(d["steal"] / min(d["mostwork"], d["lookahead"]))
+    seed2 = draws[("random", "2")]
     return [f"{extent(saved, 3)} × the host CPU", f"It still grows {growth:.2f} ×", f"`steal` {steal:.2f} ×",
             f"about {after[(1024, 'stealrandom')] * growth ** 3 / 60:.1f} min of host CPU",
             f"{cyclic[1024]:.3f} at 1024 ranks against {cyclic[256]:.3f} at 256",
             f"{merge['cyclic'][0]:.2f} × the better regrouping's time on cyclic, {extent(merge['random'], 2)} × on "
-            f"random and {extent(merge['lognormal'], 2)} × on lognormal"]
+            f"random and {extent(merge['lognormal'], 2)} × on lognormal",
+            f"`steal` takes {extent(steal8192['lognormal'], 2)} × `mostwork`'s time on lognormal, "
+            f"{extent(steal8192['random'], 2)} × the better",
+            f"({seed2['stealmerge']:.4f} × against {seed2['steal']:.4f} × ideal)"]
 
 
 def notebook_ranges():
