@@ -28,6 +28,7 @@
 #include "mcmclb/run_files.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
+#include "predict.hpp"
 #include "smpirun_args.hpp"
 #include "sweep.hpp"
 
@@ -42,7 +43,9 @@ const char* const kUsage =
     "       mcmclb sweep STUDY.yaml --launcher local|slurm|smpi [--out DIR] [--force] [--dry-run] [--jobs-dir DIR] "
     "[--platform FILE] [--sim-binary FILE] [--set key=value]...\n"
     "       mcmclb status STUDY.yaml [--set key=value]... [--out DIR]\n"
-    "       mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE] [--ignore COLUMN[,COLUMN...]]";
+    "       mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE] [--ignore COLUMN[,COLUMN...]]\n"
+    "       mcmclb predict CALIBRATION.csv --run RUN_ID --move single|all --moves N --atoms A[,A...] "
+    "--sizes M[,M...]";
 
 struct Cli {
   std::string command;
@@ -56,11 +59,12 @@ struct Cli {
 
 Cli parse_cli(int argc, char** argv) {
   Cli cli;
-  if (argc < 2) throw InputError("missing command (known: run, plan, sweep, status, compare; see --help)");
+  if (argc < 2) throw InputError("missing command (known: run, plan, sweep, status, compare, predict; see --help)");
   cli.command = argv[1];
   if (cli.command == "--help" || cli.command == "-h") return cli;
   if (cli.command != "run") {
-    throw InputError("unknown command '" + cli.command + "' (known: run, plan, sweep, status, compare; see --help)");
+    throw InputError("unknown command '" + cli.command +
+                     "' (known: run, plan, sweep, status, compare, predict; see --help)");
   }
   std::set<std::string> seen;  // --out and --points: one value each, so a second one is an error, not a winner
   for (int i = 2; i < argc; ++i) {
@@ -311,12 +315,13 @@ int mcmclb_main(int argc, char** argv) {
   return invalid > 0 ? 3 : 0;
 }
 
-/// plan, sweep, status and compare: no MPI; bad input is one line on stderr and exit code 2.
+/// plan, sweep, status, compare and predict: no MPI; bad input is one line on stderr and exit code 2.
 int without_mpi(int argc, char** argv) {
   const std::string command = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
   try {
     if (command == "compare") return mcmclb::compare_main(args);
+    if (command == "predict") return mcmclb::predict_main(args);
     const auto kind = command == "sweep"    ? mcmclb::Command::sweep
                       : command == "status" ? mcmclb::Command::status
                                             : mcmclb::Command::plan;
@@ -345,6 +350,7 @@ int print_reference(const std::string& command) {
   for (const auto& t : tables) std::printf("%s: %s\n", t.file.c_str(), mcmclb::join(t.header, ",").c_str());
   std::printf("stopping.csv: %s\n", mcmclb::join(mcmclb::stopping_header(), ",").c_str());  // sweep --until-ci
   std::printf("compare.csv: %s\n", mcmclb::join(mcmclb::compare_header(), ",").c_str());    // mcmclb compare --csv
+  std::printf("predict.csv: %s\n", mcmclb::join(mcmclb::predict_header(), ",").c_str());    // mcmclb predict
   return 0;
 }
 
@@ -357,7 +363,8 @@ int main(int raw_argc, char** raw_argv) {
   if (argc >= 2) {
     const std::string command = argv[1];
     if (command == "keys" || command == "columns") return print_reference(command);
-    if (command == "plan" || command == "sweep" || command == "status" || command == "compare") {
+    if (command == "plan" || command == "sweep" || command == "status" || command == "compare" ||
+        command == "predict") {
       return without_mpi(argc, argv);
     }
   }

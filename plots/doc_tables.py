@@ -113,6 +113,8 @@ def svr_data(folder):
     rows, nprocs = svr.chosen_rows(Inputs.read(folder, need=svr.COLUMNS), None)
     data = {panel: {label: {c.w: c for c in line} for label, line in labels.items()}
             for panel, labels in svr.series(rows).items()}
+    refuse_mixed({(panel, label, w, seed): runs for panel, labels in data.items() for label, cells in labels.items()
+                  for w, c in cells.items() for seed, runs in c.runs.items()}, f"{folder}/runs.csv")
     return nprocs, data, rows[0]["backend"] == "smpi"
 
 
@@ -152,10 +154,59 @@ def counts_text(c):
 
 
 def setup_name(r, finished=True):
-    """A merge-pays column: balancer(interval) and its finished rule, named even where it is the default."""
+    """A merge-pays column: balancer(interval), its creation method and its finished rule, the rule named even where
+    it is the default. The method is part of the name: a folder may hold one balancer under two methods (a name
+    without it once let intercomm runs stand in for range runs)."""
     name = r["balancer"] + (f"({r['interval']})" if r.get("interval") else "")
+    name += f" {r['method']}" if r.get("method") else ""
     rule = r.get("finished") or DEFAULT_FINISHED.get(r["balancer"])
     return name + (f" {rule}" if finished and rule and r["balancer"] != "none" else "")
+
+
+# Every column by which two runs of one folder can differ as set-ups (not as repetitions or as results). A table
+# cell that pools runs (repetitions, seeds) pools only runs equal in all of these but what it pools on purpose.
+SETUP_COLUMNS = ("nprocs", "balancer", "interval", "method", "finished", "move", "chains_per_group", "model_compute",
+                 "model_reduce", "workload", "workload_seed", "T_ms", "G", "jitter_pct", "work_seed", "work_mode",
+                 "atoms", "moves_per_item", "wait", "platform")
+
+
+def setup_value(r, column):
+    """A set-up column of a run as the tables compare it: a missing finished rule is the balancer's default, and an
+    empty or absent field is None."""
+    if column == "finished":
+        return r.get("finished") or DEFAULT_FINISHED.get(r["balancer"])
+    value = r.get(column)
+    return None if value == "" else value
+
+
+def refuse_mixed(groups, where, pooled=()):
+    """InputError (one line naming where) when a group of runs that one table cell pools holds runs that differ in a
+    set-up column other than those in pooled (what the cell pools on purpose, e.g. workload seeds)."""
+    for key, runs in groups.items():
+        for column in SETUP_COLUMNS:
+            if column in pooled:
+                continue
+            values = {}
+            for r in runs:
+                values.setdefault(setup_value(r, column), r)
+            if len(values) > 1:
+                (a, ra), (b, rb) = list(values.items())[:2]
+                raise InputError(f"{where}: runs {ra.get('run_id', '?')} and {rb.get('run_id', '?')} fall in one "
+                                 f"cell ({key}) but differ in {column} ({a} and {b}) (allowed: runs of one set-up, "
+                                 f"differing only in repetition)")
+
+
+def keyed(pairs, where):
+    """{key: run} of (key, run) pairs; InputError (one line naming where) when two runs share a key, which a dict
+    would silently overwrite."""
+    out = {}
+    for key, r in pairs:
+        if key in out:
+            raise InputError(f"{where}: runs {out[key].get('run_id', '?')} and {r.get('run_id', '?')} share the key "
+                             f"{key} (allowed: one run per key: set-ups differing in a column the table does not "
+                             f"show belong in separate folders)")
+        out[key] = r
+    return out
 
 
 def ratio_text(value, bold):
@@ -166,13 +217,15 @@ def ratio_text(value, bold):
     return text
 
 
-def by_setup(rows, key=setup_name):
-    """{(P, set-up): [rows]} and the set-ups in the order the CSV first names them."""
+def by_setup(rows, where, key=setup_name):
+    """{(P, set-up): [rows]} and the set-ups in the order the CSV first names them; InputError naming where when a
+    group pools runs of different set-ups (refuse_mixed)."""
     groups, order = defaultdict(list), {}
     for r in rows:
         if r["valid"] is True:
             groups[(r["nprocs"], key(r))].append(r)
             order.setdefault(key(r), None)
+    refuse_mixed(groups, where)
     return groups, list(order)
 
 
@@ -476,7 +529,7 @@ def merge_pays_ratios(inputs):
     """One row per P: none's time (and / ideal), then each set-up's median time / none's, set-ups in the order the
     CSV first names them (balancer, interval and finished rule); bold=faster or bold=slower marks those cells."""
     bold = inputs.choice("bold", ["faster", "slower"])
-    groups, setups = by_setup(Inputs.read(inputs.folders[0], need=svr.COLUMNS))
+    groups, setups = by_setup(Inputs.read(inputs.folders[0], need=svr.COLUMNS), f"{inputs.folders[0]}/runs.csv")
     setups = [s for s in setups if s != "none"]
     rows = []
     for p in sorted({p for p, _ in groups}):
@@ -502,7 +555,7 @@ def merge_pays_sensitivity(inputs):
     def key(r):
         return (setup_name(r, finished=False), r.get("model_compute") or 1.0, r.get("model_reduce") or 1.0)
 
-    groups, setups = by_setup(Inputs.read(inputs.folders[0], need=svr.COLUMNS), key)
+    groups, setups = by_setup(Inputs.read(inputs.folders[0], need=svr.COLUMNS), f"{inputs.folders[0]}/runs.csv", key)
     names = list(dict.fromkeys(name for name, _, _ in setups if name != "none"))
     rows = []
     for p in sorted({p for p, _ in groups}):
@@ -521,7 +574,7 @@ def real_versus_none(inputs):
     """Real runs: one row per P, none's median time with its 95 % interval, then each set-up's (rule=R: only those
     under finished rule R), ': N ×' none."""
     rule = inputs.choice("rule", ["retire", "coalesce", "pays"])
-    groups, setups = by_setup(Inputs.read(inputs.folders[0], need=svr.COLUMNS))
+    groups, setups = by_setup(Inputs.read(inputs.folders[0], need=svr.COLUMNS), f"{inputs.folders[0]}/runs.csv")
     setups = [s for s in setups if s != "none" and (rule is None or s.endswith(f" {rule}"))]
     rows = []
     for p in sorted({p for p, _ in groups}):
@@ -538,7 +591,7 @@ def real_pays(inputs):
     interval mcmclb compare forms ([low_B / high_A, high_B / low_A]), the calibration's median (range), and (time +
     calibration) / none."""
     folder = inputs.folders[0]
-    groups, setups = by_setup(Inputs.read(folder, need=svr.COLUMNS + ["calibration_s"]))
+    groups, setups = by_setup(Inputs.read(folder, need=svr.COLUMNS + ["calibration_s"]), f"{folder}/runs.csv")
     rows = []
     for p in sorted({p for p, _ in groups}):
         none = Summary([r["time_s"] for r in none_runs(groups, p, inputs.folders[0])])
@@ -577,15 +630,17 @@ def table1_seeds(inputs):
     the median over seeds with the range in brackets; the paper's row first. Without noise the seed draws nothing,
     so the seeds run there agree (one value, no range)."""
     import table1
-    folder = inputs.folders[0]
+    folder = " and ".join(inputs.folders)
     need = ["finished", "jitter_pct", "work_seed", "time_s", "regroups_avg", "regroups_std", "regroups_min",
             "regroups_max", "valid", "balancer"]
     cells = defaultdict(list)
-    for r in Inputs.read(folder, need=need):
-        if r["balancer"] == "async" and r["valid"]:
-            cells[(r["finished"], r["jitter_pct"])].append(r)
+    for one in inputs.folders:
+        for r in Inputs.read(one, need=need):
+            if r["balancer"] == "async" and r["valid"]:
+                cells[(r["finished"], r["jitter_pct"])].append(r)
     if not cells:
         raise InputError(f"{folder}/runs.csv: no valid async run (allowed: a Table 1 study's runs)")
+    refuse_mixed(cells, f"{folder}/runs.csv", pooled=("work_seed",))
 
     paper = table1.paper_values()[("async", "")]
     rows = [["**paper (BG/P, 8192 cores)**", "?", "-"] + [f"**{v}**" for v in paper] + ["**≤ 4.2**"]]
@@ -651,17 +706,15 @@ def async_gap(inputs):
         setting = setting_of(folder)
         need = ["balancer", "method", "finished", "T_ms", "G", "jitter_pct", "time_s", "ideal_s", "regroups_avg",
                 "regroups_std", "regroups_min", "regroups_max"]
-        cells = defaultdict(list)
-        for r in Inputs.read(folder, need=need):
-            key = (r["T_ms"] / r["G"], r["jitter_pct"], r["balancer"], r["method"] or "", r["finished"] or "")
-            cells[key].append(r)
+        cells = keyed((((r["T_ms"] / r["G"], r["jitter_pct"], r["balancer"], r["method"] or "", r["finished"] or ""),
+                        r) for r in Inputs.read(folder, need=need)), f"{folder}/runs.csv")
         for item, noise in sorted({k[:2] for k in cells}):
             def one(balancer, method="", finished=""):
                 found = cells.get((item, noise, balancer, method, finished))
                 if not found:
                     raise InputError(f"{folder}/runs.csv: no {balancer} {method} {finished} run at T/G = {item:g} ms "
                                      f"and {noise:g} % noise (allowed: a study of configs/async-gap*.yaml)")
-                return found[0]
+                return found
 
             def gap(r):
                 return f"{r['time_s']:.4f} ({r['time_s'] - r['ideal_s']:.3f})"
@@ -689,7 +742,7 @@ def constants_sensitivity(inputs):
     rows, base = [], None
     for folder in inputs.folders:
         runs = Inputs.read(folder, need=need)
-        found = {(r["balancer"], r["method"] or "", r["interval"]): r for r in runs}
+        found = keyed((((r["balancer"], r["method"] or "", r["interval"]), r) for r in runs), f"{folder}/runs.csv")
         asy, col = found.get(("async", "intercomm", None)), found.get(("collective", "create", interval))
         if asy is None or col is None:
             raise InputError(f"{folder}/runs.csv: needs an async intercomm and a collective({interval}) create run "
@@ -768,9 +821,11 @@ def two_mpis(inputs):
             raise InputError(f"{folder}/runs.csv: no valid run (allowed: a folder of real runs)")
         groups = defaultdict(list)
         for r in runs:
-            groups[(r["nprocs"], run_label(r))].append(r["time_s"] / r["ideal_s"])
+            groups[(r["nprocs"], run_label(r))].append(r)
             order.setdefault((r["nprocs"], run_label(r)), None)
-        columns.append((one_library(runs, f"{folder}/runs.csv"), {k: Summary(v) for k, v in groups.items()}))
+        refuse_mixed(groups, f"{folder}/runs.csv")
+        columns.append((one_library(runs, f"{folder}/runs.csv"),
+                        {k: Summary([r["time_s"] / r["ideal_s"] for r in v]) for k, v in groups.items()}))
     rows = []
     for key in sorted(order, key=lambda k: k[0]):
         cells = [columns_cells.get(key) for _, columns_cells in columns]
@@ -881,6 +936,7 @@ def pays_against_none(inputs):
         for r in Inputs.read(folder, need=need):
             if r["valid"] is True:
                 groups[r["move"]].append(r)
+        refuse_mixed(groups, f"{folder}/runs.csv")
         by_move.append(groups)
     setup = {setup_name(r) for runs in by_move[1].values() for r in runs}
     if len(setup) != 1 or {setup_name(r) for runs in by_move[0].values() for r in runs} != {"none"}:
@@ -914,11 +970,16 @@ def pays_guarantee(inputs):
 
     runs, studies, bases = {}, {}, {}
     for folder in inputs.folders:
-        for r in Inputs.read(folder, need=svr.COLUMNS + ["experiment", "move", "calibration_s", "finished"]):
-            if r["valid"] is True and (r["balancer"] == "none" or r["finished"] == "pays"):
-                studies.setdefault(r["experiment"], len(studies))
-                runs[(r["experiment"], variant(r), r["nprocs"], setup_name(r, finished=False))] = r
-                bases[variant(r)] = variant(r, model=False)
+        # One run per point within a folder (a second would be silently dropped); across folders a later one
+        # replaces an earlier one's on purpose.
+        chosen = [r for r in Inputs.read(folder, need=svr.COLUMNS + ["experiment", "move", "calibration_s", "finished"])
+                  if r["valid"] is True and (r["balancer"] == "none" or r["finished"] == "pays")]
+        found = keyed((((r["experiment"], variant(r), r["nprocs"], setup_name(r, finished=False)), r) for r in chosen),
+                      f"{folder}/runs.csv")
+        for key, r in found.items():
+            studies.setdefault(r["experiment"], len(studies))
+            runs[key] = r
+            bases[variant(r)] = variant(r, model=False)
     rows = []
     # none has no model: the model's factors change only what pays predicts, so every variant is set against the
     # none run of its move kind and W.
@@ -948,12 +1009,15 @@ def pays_against_rule(inputs):
     named), how many points ran under both pays and the balancer's paper rule (DEFAULT_FINISHED), whether the
     regroupings per process (avg, stdev, min, max) are equal in every pair, and the largest time difference with
     the time it is a part of."""
-    pairs = defaultdict(dict)
+    chosen = []
     for r in Inputs.read(inputs.folders[0], need=svr.COLUMNS + ["finished"]):
         finished = r["finished"] or DEFAULT_FINISHED.get(r["balancer"])
         if r["valid"] is True and finished in ("pays", DEFAULT_FINISHED.get(r["balancer"])):
-            rule = "pays" if finished == "pays" else "rule"
-            pairs[(r["balancer"], r["interval"], r["method"], r["nprocs"])][rule] = r
+            chosen.append(((r["balancer"], r["interval"], r["method"], r["nprocs"],
+                            "pays" if finished == "pays" else "rule"), r))
+    pairs = defaultdict(dict)
+    for (*point, rule), r in keyed(chosen, f"{inputs.folders[0]}/runs.csv").items():
+        pairs[tuple(point)][rule] = r
     by_balancer = defaultdict(list)
     for key, pair in pairs.items():
         if len(pair) == 2:
@@ -1135,14 +1199,15 @@ def before_after(inputs):
     for folder in inputs.folders:
         prov = {r["run_id"]: r for r in Inputs.read(folder, "provenance.csv",
                                                     need=("run_id", "host_cpu_s", "host_peak_rss_kib"))}
-        runs = {}
+        chosen = []
         for r in Inputs.read(folder, need=("run_id", "nprocs", "balancer", "time_s", "ideal_s", "valid",
                                            "git_commit")):
             if r["valid"] is True and r["balancer"] in (balancer, reference):
                 if r["run_id"] not in prov or prov[r["run_id"]]["host_cpu_s"] is None:
                     raise InputError(f"{folder}/provenance.csv: no host_cpu_s for run {r['run_id']} (allowed: "
                                      f"runs of a sweep that records host cost)")
-                runs[(r["nprocs"], r["balancer"])] = dict(r, **prov[r["run_id"]])
+                chosen.append(((r["nprocs"], r["balancer"]), dict(r, **prov[r["run_id"]])))
+        runs = keyed(chosen, f"{folder}/runs.csv")
         commits = {r["git_commit"][:7] for r in runs.values()}
         if len(commits) != 1:
             raise InputError(f"{folder}/runs.csv: {len(commits)} commits (allowed: one commit per folder)")
@@ -1165,6 +1230,93 @@ def before_after(inputs):
     (before, _), (after, _) = sides
     return table_text(["P", f"`{balancer}` before ({before}): time / ideal, host CPU, peak RSS",
                        f"after ({after})", f"`{reference}`, both"], rows)
+
+
+def simulated_times(inputs):
+    """Simulated time_s per P and set-up of one folder (one deterministic run per point): one row per P, the ideal,
+    then one column per set-up (run_label, in the order the CSV first names them; only=LABEL,... keeps those whose
+    label starts with one of them), to digits=N decimals (3 by default)."""
+    folder = inputs.folders[0]
+    digits = inputs.numbers("digits", [3])[0]
+    only = inputs.option("only")
+    runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS) if r["valid"] is True]
+    if only:
+        runs = [r for r in runs if any(run_label(r).startswith(prefix) for prefix in only.split(","))]
+    if not runs:
+        raise InputError(f"{folder}/runs.csv: no valid run{' of ' + only if only else ''} (allowed: a folder of "
+                         f"simulated runs)")
+    found = keyed((((r["nprocs"], run_label(r)), r) for r in runs), f"{folder}/runs.csv")
+    labels = list(dict.fromkeys(label for _, label in found))
+    rows = []
+    for p in sorted({p for p, _ in found}):
+        ideal = {f"{r['ideal_s']:.{digits}f}" for (q, _), r in found.items() if q == p}
+        cells = [f"{found[(p, label)]['time_s']:.{digits}f}" if (p, label) in found else "–" for label in labels]
+        rows.append([str(p), "/".join(sorted(ideal))] + cells)
+    return table_text(["P", "ideal"] + labels, rows)
+
+
+def times_by_folder(inputs):
+    """One row per set-up (run_label), one column per folder at one P (nprocs=P,P,... one per folder, in order):
+    the simulated time_s as the CSV holds it (nine significant digits), with time / ideal where it is not 2 (none)
+    or a series' own; – where a folder lacks the set-up."""
+    ps = inputs.numbers("nprocs")
+    if not ps or len(ps) != len(inputs.folders):
+        raise InputError(f"block {inputs.name}: nprocs= names {len(ps or [])} P for {len(inputs.folders)} folders "
+                         f"(allowed: one P per folder, in order)")
+    columns = []
+    for folder, p in zip(inputs.folders, ps):
+        runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS + ["platform"]) if r["valid"] is True
+                and r["nprocs"] == p]
+        if not runs:
+            raise InputError(f"{folder}/runs.csv: no valid run at P = {p} (allowed: a P the folder holds)")
+        platforms = {os.path.basename(r.get("platform") or "") for r in runs}
+        columns.append((f"`{', '.join(sorted(platforms))}`, {grouped(p).replace(' ', ',')}",
+                        keyed(((run_label(r), r) for r in runs), f"{folder}/runs.csv")))
+    labels = merged_order([list(found) for _, found in columns])
+    rows = [[label] + [f"{found[label]['time_s']:.9g} ({found[label]['time_s'] / found[label]['ideal_s']:.4f} ×)"
+                       if label in found else "–" for _, found in columns] for label in labels]
+    return table_text(["series"] + [head for head, _ in columns], rows)
+
+
+def commbench_by_size(inputs):
+    """Simulated creation time in µs per method and group size from one commbench CSV (one repetition per point:
+    its time_us, MAX over ranks), at P (nprocs=, default the largest) and the sizes asked (sizes=g,g,...; default
+    every size but 1)."""
+    path = inputs.folders[0]
+    rows = [r for r in Inputs.read_file(path, ("method", "op", "nprocs", "group_size", "time_us"), "commbench.csv")
+            if r["op"] == "create"]
+    if not rows:
+        raise InputError(f"{path}: no creation rows (allowed: a commbench CSV of op create)")
+    p = inputs.numbers("nprocs", [max(r["nprocs"] for r in rows)])[0]
+    found = keyed((((r["method"], r["group_size"]), r) for r in rows if r["nprocs"] == p), path)
+    sizes = inputs.numbers("sizes", sorted({g for _, g in found if g > 1}))
+    out = []
+    for method, label in COMMBENCH_METHODS:
+        if not any(m == method for m, _ in found):
+            continue
+        out.append([label] + [(lambda us: f"{us:.1f}" if us >= 1 else f"{us:.2f}")(found[(method, g)]["time_us"])
+                              if (method, g) in found else "–" for g in sizes])
+    return table_text(["method"] + [f"g = {g}" for g in sizes], out)
+
+
+def model_items(inputs):
+    """What the finished rule pays predicts, from a CSV that mcmclb predict wrote (one block argument, the file): one
+    row per atom count, one column per group size g, the predicted time of one item and, beyond g = 1, the speed-up
+    over one rank in brackets (item_s at 1 over item_s at g). The arithmetic of the model is the program's, not
+    repeated here."""
+    path = inputs.folders[0]
+    rows = Inputs.read_file(path, ("run_id", "atoms", "size", "item_s"), "predict.csv")
+    item = keyed((((r["atoms"], r["size"]), r) for r in rows), path)
+    atoms, sizes = sorted({a for a, _ in item}), sorted({m for _, m in item})
+    if 1 not in sizes or len(item) != len(atoms) * len(sizes) or len({r["run_id"] for r in rows}) != 1:
+        raise InputError(f"{path}: not one run's prediction at every atom count and size, size 1 included "
+                         f"(allowed: the output of one mcmclb predict)")
+    out = []
+    for a in atoms:
+        one = item[(a, 1)]["item_s"]
+        out.append([str(a)] + [f"{1000 * item[(a, m)]['item_s']:.2f} ms" +
+                               ("" if m == 1 else f" ({one / item[(a, m)]['item_s']:.2f})") for m in sizes])
+    return table_text(["atoms"] + [f"g = {m}" for m in sizes], out)
 
 
 def table1_rows(inputs):
@@ -1193,7 +1345,7 @@ TABLES = {
                                                                "factors": "pairs C:R separated by commas"}),
     "real-versus-none": (real_versus_none, (1, 1), {"rule": "retire|coalesce|pays"}),
     "real-pays": (real_pays, (1, 1), {}),
-    "table1-seeds": (table1_seeds, (1, 1), {}),
+    "table1-seeds": (table1_seeds, (1, 4), {}),
     "async-gap": (async_gap, (1, 8), {}),
     "host-cost": (host_cost, (1, 1), {}),
     "constants-sensitivity": (constants_sensitivity, (1, 16), {"interval": "an integer"}),
@@ -1207,6 +1359,12 @@ TABLES = {
     "regrouping-against-thieves": (regrouping_against_thieves, (1, 1), {}),
     "before-after": (before_after, (2, 2), {"balancer": "a balancer's name", "reference": "a balancer's name"}),
     "table1": (table1_rows, (1, 4), {"nprocs": "an integer"}),
+    "model-items": (model_items, (1, 1), {}),
+    "simulated-times": (simulated_times, (1, 1), {"digits": "an integer", "only": "set-up labels' beginnings, "
+                                                                                   "separated by commas"}),
+    "times-by-folder": (times_by_folder, (1, 4), {"nprocs": "one P per folder, separated by commas"}),
+    "commbench-by-size": (commbench_by_size, (1, 1), {"nprocs": "an integer", "sizes": "integers separated by "
+                                                                                          "commas"}),
 }
 
 

@@ -210,6 +210,12 @@ SCHEMAS = {
         "run_id": NAME, "size": _int(1), "create_s": _time(), "reduce_s": _time(), "bcast_s": _time(),
         "s_per_flop": _time(),
     },
+    "failures.csv": {  # a sweep's points that failed (fig2.py marks them unfinished)
+        "point": _int(0), "nprocs": _int(1), "balancer": TEXT, "rep": _int(0), "reason": TEXT, "utc": TEXT, "key": TEXT,
+    },
+    "predict.csv": {  # mcmclb predict: the rule's model's item time per atom count and group size
+        "run_id": NAME, "move": NAME, "moves_per_item": _int(1), "atoms": _int(2), "size": _int(1), "item_s": _time(),
+    },
     "commbench.csv": {
         "method": NAME, "op": NAME, "nprocs": _int(1), "group_size": _int(1), "rep": _int(0),
         "iterations": _int(1), "time_us": _time(), "iter_min_us": _time(), "iter_max_us": _time(), "timer": TEXT,
