@@ -417,7 +417,8 @@ def findings(inputs):
         f"merge costs. *Measured* at {occupancy(pays_other, p)}, it takes {compare_ratio_text(a_all, b_all)}{TIMES} "
         f"`none`'s time with all-atom moves. With single-atom moves, where no merge pays, it takes "
         f"{compare_ratio_text(a_one, b_one)}{TIMES} "
-        f"(n ≥ {min(s.n for s in (a_all, b_all, a_one, b_one))}, 95 % intervals). "
+        f"(n ≥ {min(s.n for s in (a_all, b_all, a_one, b_one))}; each ratio's interval is formed from the two "
+        f"medians' 95 % intervals, as `mcmclb compare` does). "
         f"[Guide](docs/guide/merge-pays.md), [CSV]({pays_other}/runs.csv).")
     return "\n".join("- " + wrapped(b).replace("\n", "\n  ") for b in bullets)
 
