@@ -320,20 +320,25 @@ def quick_start(inputs):
     parts = defaultdict(list)
     for t in timing:
         parts[t["part"]].append(t["seconds"])
+    tests = parts.pop("tests", [])
     if set(parts) != {"build", "run"} or len({len(v) for v in parts.values()}) != 1:
-        raise InputError(f"{folder}/timing.csv: parts {sorted(parts)} (allowed: build and run, as often each)")
+        raise InputError(f"{folder}/demo-timing.csv: parts {sorted(parts)} (allowed: build and run, as often each, "
+                         f"and tests)")
     setups = list(dict.fromkeys(run_label(r) for r in runs))
     reps = sorted({r["rep"] for r in runs})
     nprocs = sorted({r["nprocs"] for r in runs})
     cores = sorted({t["cores"] for t in timing})
-    commits = sorted({t["commit"] for t in timing})
+    commits = sorted({t["commit"] for t in timing if t["part"] != "tests"})
+    test_commits = sorted({t["commit"] for t in timing if t["part"] == "tests"})
     n = len(parts["build"])
     return wrapped(
         f"The quick study runs {listed(f'`{s}`' for s in setups)} at {listed(str(p) for p in nprocs)} ranks, "
         f"{len(reps)} repetitions each ({len(runs)} runs). Measured from a fresh copy of the checkout on a "
         f"{listed(str(c) for c in cores)}-core VM (commit {listed(commits)}, median of {n}): the build steps took "
         f"{median(parts['build']):.0f} s and the sweep with its report {median(parts['run']):.0f} s "
-        f"([demo-timing.csv]({folder}/demo-timing.csv)).")
+        f"([demo-timing.csv]({folder}/demo-timing.csv))." +
+        (f" The test command below took {median(tests) / 60:.1f} min there (commit {listed(test_commits)}, "
+         f"{'one run' if len(tests) == 1 else f'median of {len(tests)}'})." if tests else ""))
 
 
 def findings(inputs):

@@ -9,8 +9,10 @@
 #          and then the run steps (a python3 without matplotlib first) each timed, into OUT/demo-timing.csv; the last
 #          repetition's results folder, its machine paths scrubbed, and its figures are copied into OUT beside it.
 #          Run it with the machine otherwise idle, from a clean commit.
+#   time-tests OUT: the README's test command (.ci/run's line) once from a fresh copy, timed, appended to
+#          OUT/demo-timing.csv as part "tests" (the same measurement conditions).
 # The command is the line after the marker "<!-- demo:" in README.md, so the README and this test cannot drift.
-# Usage: run_demo.sh <source dir> <work dir> build|run|time [N OUT]
+# Usage: run_demo.sh <source dir> <work dir> build|run|time|time-tests [N] [OUT]
 set -euo pipefail
 src=$(cd "$1" && pwd)
 work=$2
@@ -73,6 +75,21 @@ time)
   /usr/bin/python3 "$src/plots/scrub_paths.py" "$out"
   printf '%s\n' "$rows" >"$out/demo-timing.csv"
   say "wrote $out/demo-timing.csv and the last repetition's results"
+  ;;
+time-tests)
+  out=${4:?usage: run_demo.sh SRC WORK time-tests OUT}
+  [ -f "$out/demo-timing.csv" ] || fail "$out/demo-timing.csv: no such file (run the time part first)"
+  tests=$(grep -v '^#' "$src/.ci/run" | grep -v '^set ' | grep -v '^cd ' | sed '/^\s*$/d')
+  commit=$(git -C "$src" rev-parse --short=12 HEAD)
+  [ -z "$(git -C "$src" status --porcelain)" ] || commit="$commit-dirty"
+  rm -rf "$work"
+  "$src/tests/copy_checkout.sh" "$src" "$work/src"
+  start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  t0=$(now)
+  (cd "$work/src" && bash -c "$tests") >"$work/tests.log" 2>&1 || { tail -40 "$work/tests.log"; fail "the test command failed"; }
+  t1=$(now)
+  printf '%s\n' "tests,0,$(echo "$t1 - $t0" | bc),$commit,$(hostname),$(nproc),$start,\"${tests//\"/\"\"}\"" >>"$out/demo-timing.csv"
+  say "the test command took $(echo "$t1 - $t0" | bc) s"
   ;;
 run)
   [ -d "$work/src/build" ] || fail "no build in $work (run the build part first)"
