@@ -30,6 +30,24 @@ int64_t busiest_pair_terms(lj::MoveKind move, int atoms, int m) {
 
 int64_t to_ns(double s) { return std::llround(s * 1e9); }
 
+/// The barrier before each of the pass's timed sections, all of which calibration_s includes. In simulation
+/// barrier_together (MPI_Barrier alone: its ranks leave together, and a simulated rank's wait costs no core). On
+/// real MPI the polite barrier alone, without barrier_together's closing MPI_Barrier. Where every rank has a core
+/// the polite barrier spins (WaitPolicy::spin takes no naps), so its ranks leave within microseconds and MPI_Barrier
+/// adds nothing. Where ranks share cores, MPICH's MPI_Barrier busy-polls: the ranks that enter it first hold the
+/// cores while the others, still napping in the polite barrier or descheduled, wait for the scheduler before they
+/// can reach it, and each of its rounds waits so again. Those waits, not the creations and reductions the pass
+/// times, made calibration_s on oversubscribed cores several times what it was with polite barriers only. Without
+/// MPI_Barrier a rank that leaves the polite barrier first waits inside the timed creation for the last one (up to a
+/// nap), as a merge in the run waits for partners that nap likewise: the cost the pass means to measure.
+void calibration_barrier(const mpi::Comm& world) {
+  if constexpr (mpi::kSimulated) {
+    mpi::barrier_together(world, mpi::setup_patience);
+  } else {
+    mpi::barrier_politely(world, mpi::setup_patience);
+  }
+}
+
 }  // namespace
 
 std::vector<int> calibration_sizes(int nprocs) {
@@ -115,7 +133,7 @@ void Kernel::calibrate_merges(CalibrationPass pass) {
     const auto computed = [&](int64_t terms) { flops += lj::trial_flops(spec.move, max_atoms, terms); };
     const auto no_reduce = [](lj::Energy e) { return e; };
     const lj::ChainKey key{run_.work.seed, ~uint64_t{0}};
-    mpi::barrier_together(world_, mpi::setup_patience);
+    calibration_barrier(world_);
     const double t0 = pace::now_s();
     for (int64_t i = 0; i < kCalibrationTrials; ++i) (void)lj::work_item(spec, key, scratch, 1, 0, no_reduce, computed);
     pace::compute(flops);  // one simulated activity, as compute mode passes its trials' cost between reductions
@@ -130,13 +148,13 @@ void Kernel::calibrate_merges(CalibrationPass pass) {
     const int m = sizes[s];
     const int first = rank_ / m * m;
     const int last = std::min(first + m, nprocs_) - 1;
-    mpi::barrier_together(world_, mpi::setup_patience);
+    calibration_barrier(world_);
     if (pricing && m > 1 && !mpi::kSimulated) {
       // Untimed first: the first creation among ranks that have not exchanged a message yet also sets up their
       // connections (measured at 2 ranks with MPICH ch4:ucx: 2.8 ms against 35-55 us after), which a merge never
       // pays, its groups having exchanged the merge request first. (A simulated creation has no such cost.)
       creator_->create_range(first, last, kCalibrationTag)->free();
-      mpi::barrier_together(world_, mpi::setup_patience);
+      calibration_barrier(world_);
     }
     const double t0 = pace::now_s();
     std::unique_ptr<GroupComm> comm = creator_->create_range(first, last, kCalibrationTag);
