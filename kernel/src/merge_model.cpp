@@ -30,16 +30,17 @@ int64_t busiest_pair_terms(lj::MoveKind move, int atoms, int m) {
 
 int64_t to_ns(double s) { return std::llround(s * 1e9); }
 
-/// The barrier before each of the pass's timed sections, all of which calibration_s includes. In simulation
+/// The calibration's barriers: the one it is timed from and those before each of its timed sections. In simulation
 /// barrier_together (MPI_Barrier alone: its ranks leave together, and a simulated rank's wait costs no core). On
-/// real MPI the polite barrier alone, without barrier_together's closing MPI_Barrier. Where every rank has a core
-/// the polite barrier spins (WaitPolicy::spin takes no naps), so its ranks leave within microseconds and MPI_Barrier
-/// adds nothing. Where ranks share cores, MPICH's MPI_Barrier busy-polls: the ranks that enter it first hold the
-/// cores while the others, still napping in the polite barrier or descheduled, wait for the scheduler before they
-/// can reach it, and each of its rounds waits so again. Those waits, not the creations and reductions the pass
-/// times, made calibration_s on oversubscribed cores several times what it was with polite barriers only. Without
-/// MPI_Barrier a rank that leaves the polite barrier first waits inside the timed creation for the last one (up to a
-/// nap), as a merge in the run waits for partners that nap likewise: the cost the pass means to measure.
+/// real MPI the polite barrier alone, as before barrier_together existed, without its closing MPI_Barrier. Where
+/// every rank has a core the polite barrier spins (WaitPolicy::spin takes no naps), so its ranks leave within
+/// microseconds and MPI_Barrier adds nothing. Where ranks share cores, MPICH's MPI_Barrier busy-polls: the ranks
+/// in it hold the cores, and each of its rounds, and the ranks' way out of it, waits for the scheduler to give a
+/// descheduled rank a core, a time slice at a time. Inside the pass that waiting was timed; before it, the first
+/// rank out started its clock while the others still waited for a core. Either way calibration_s on oversubscribed
+/// cores became several times what the polite barriers give. A rank that leaves a polite barrier first waits
+/// inside the next timed section for the last one (up to a nap), as a merge in the run waits for partners that nap
+/// likewise: a cost the pass means to measure.
 void calibration_barrier(const mpi::Comm& world) {
   if constexpr (mpi::kSimulated) {
     mpi::barrier_together(world, mpi::setup_patience);
@@ -100,6 +101,16 @@ double MergeModel::compute_item_s(lj::MoveKind move, int atoms, int64_t moves, i
 }
 
 void Kernel::calibrate_merges(CalibrationPass pass) {
+  // Ranks arrive here far apart (compute mode's single-rank reference, group formation), so the pass is timed from
+  // a barrier: otherwise the slowest rank's calibration_s would hold the others' set-up, about a whole unbalanced
+  // run's worth in compute mode.
+  calibration_barrier(world_);
+  const double t0 = pace::now_s();
+  measure_merges(pass);
+  calibration_s_ = pace::now_s() - t0;
+}
+
+void Kernel::measure_merges(CalibrationPass pass) {
   // Untimed set-up before the clock starts, collective over WORLD; every rank measures as the run will work (all
   // at once, by the run's creation method), and the sums over ranks make the table identical on every rank.
   const std::vector<int> sizes = calibration_sizes(nprocs_);
