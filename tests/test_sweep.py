@@ -215,9 +215,19 @@ class Order(unittest.TestCase):
             self.assertEqual({b for b, _ in sequence[2:]}, {"none", "async"})
             self.assertEqual({(p["order"], p["order_seed"]) for p in read_csv(os.path.join(shuffled, "provenance.csv"))},
                              {("shuffled", "5")})
-            # The plan, and so a batch job's --points, runs the launch in the same order.
+            # The plan, a batch job's script and mcmclb run without --points run the launch in the same order.
             r = mcmclb("plan", ROUNDS)
             self.assertIn("--points 0,2,1,3 ", r.stdout)
+            r = mcmclb("sweep", ROUNDS, "--launcher", "slurm", "--dry-run", "--jobs-dir", os.path.join(d, "jobs"),
+                       "--out", os.path.join(d, "slurm"))
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(os.path.join(d, "jobs", "rounds-n2.sbatch")) as f:
+                self.assertIn("--points 0,2,1,3 ", f.read())
+            whole = os.path.join(d, "whole")
+            r = subprocess.run(["mpiexec", "-n", "2", MCMCLB, "run", ROUNDS, "--out", whole], capture_output=True,
+                               text=True, timeout=300, cwd=ROOT)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertEqual(run_sequence(whole), self.IN_ROUNDS)
 
     def test_resume_failure_and_until_ci_keep_the_rounds_and_one_row_per_run(self):
         with tempfile.TemporaryDirectory() as out:
