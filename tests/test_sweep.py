@@ -251,6 +251,18 @@ class Order(unittest.TestCase):
             self.assertEqual(run_sequence(out), [(b, rep) for rep in range(6) for b in ("none", "async")])
             self.assertEqual(len({r["run_id"] for r in read_csv(os.path.join(out, "runs.csv"))}), 12)
 
+    def test_two_concurrent_interleaved_sweeps_record_each_run_once(self):
+        with tempfile.TemporaryDirectory() as out:
+            args = [MCMCLB, "sweep", ROUNDS, "--launcher", "local", "--out", out, "--set", "order=shuffled"]
+            procs = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                     for _ in range(2)]
+            outputs = [p.communicate(timeout=300) for p in procs]
+            for p, (o, e) in zip(procs, outputs):
+                self.assertEqual(p.returncode, 0, o + e)
+            self.assertEqual(sorted(run_sequence(out)), sorted(self.IN_ROUNDS), "".join(o for o, _ in outputs))
+            self.assertEqual(len(read_csv(os.path.join(out, "ranks.csv"))), 4 * 2, "ranks.csv rows of unrecorded runs")
+            self.assertEqual(len(read_csv(os.path.join(out, "provenance.csv"))), 4)
+
     def test_bad_order_values_are_one_line_before_anything_is_written(self):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "out")
