@@ -476,8 +476,9 @@ std::string job_comment(const Study& study, const fs::path& out, int nprocs) {
   const auto add = [&](const std::string& text) {
     for (unsigned char c : text + "\n") hash = (hash ^ c) * 1099511628211ULL;
   };
-  const auto launches = study.launches();
+  auto launches = study.launches();
   if (const auto it = launches.find(nprocs); it != launches.end()) {
+    std::sort(it->second.begin(), it->second.end());  // what the launch runs, whatever the order (key order)
     for (std::size_t i : it->second) {
       const Point& p = study.points[i];
       add(p.program == Program::commbench

@@ -166,12 +166,11 @@ std::vector<std::size_t> select_points(const Cli& cli, const mcmclb::Study& stud
     }
     return selected;
   }
-  for (const auto& p : study.points) {
-    if (p.spec.nprocs == nprocs) selected.push_back(p.index);
-  }
+  const auto launches = study.launches();  // each in the order its launch runs them (key order)
+  if (const auto it = launches.find(nprocs); it != launches.end()) selected = it->second;
   if (selected.empty()) {
     std::vector<std::string> sizes;
-    for (const auto& [n, indices] : study.launches()) sizes.push_back(std::to_string(n));
+    for (const auto& [n, indices] : launches) sizes.push_back(std::to_string(n));
     throw InputError("key nprocs: no point of " + cli.config + " has nprocs=" + std::to_string(nprocs) + " (it has " +
                      mcmclb::join(sizes) + "; launch with mpiexec -n N)");
   }
@@ -250,6 +249,8 @@ int run_points(const mcmclb::Study& study, const std::vector<std::size_t>& point
     mcmclb::RunResult r = mcmclb::run_once(study.points[points[i]].spec);
     std::string record_error;
     r.provenance.command_line = command_line;
+    r.provenance.order = std::string(mcmclb::to_string(study.order));
+    if (study.order == mcmclb::RunOrder::shuffled) r.provenance.order_seed = std::to_string(study.order_seed);
     if (!r.valid) ++invalid;
     if (rank == 0) {
       bool recorded = true;
@@ -292,7 +293,9 @@ int mcmclb_main(int argc, char** argv) {
   }
   const std::string text = read_on_root(cli.config, world);
   const int nprocs = world.size();
-  const mcmclb::Study study = mcmclb::build_study(text, cli.overrides, cli.config, nprocs, mcmclb::catalog());
+  mcmclb::Study study = mcmclb::build_study(text, cli.overrides, cli.config, nprocs, mcmclb::catalog());
+  // A simulation's runs are deterministic, so it runs its points in the study's order (Study::order).
+  if constexpr (mpi::kSimulated) study.order = mcmclb::RunOrder::blocked;
   const std::vector<std::size_t> selected = select_points(cli, study, nprocs);
   check_identical(text + mcmclb::join(cli.overrides, "\n") + mcmclb::point_list(selected), world);
   // The simulation build's platform must be known before any work (same environment on every rank).

@@ -136,6 +136,75 @@ std::string study_error(const std::string& yaml, const std::vector<std::string>&
   }
 }
 
+/// The set-ups (balancers) and repetitions of a launch's points, in the order it runs them.
+std::vector<std::pair<std::string, int>> run_sequence(const mcmclb::Study& study, int nprocs) {
+  std::vector<std::pair<std::string, int>> sequence;
+  const auto launches = study.launches();
+  for (const std::size_t i : launches.at(nprocs)) {
+    sequence.emplace_back(study.points[i].spec.balancer, study.points[i].spec.rep);
+  }
+  return sequence;
+}
+
+/// A launch runs its repetitions in rounds by default, each round every set-up's next one; blocked (the order
+/// before rounds, set-up by set-up) stays available; shuffled draws each round's order from its seed, and a subset
+/// of the launch (the points a resumed sweep has left) keeps the whole launch's order.
+TEST(Study, LaunchesRunRepetitionsInRoundsUnlessBlocked) {
+  const std::string yaml = "experiment: s\nbalancer: [none, steal, async]\nreps: 3\n";
+  using Seq = std::vector<std::pair<std::string, int>>;
+  const auto study = [&](std::vector<std::string> overrides) {
+    return mcmclb::build_study(yaml, overrides, "s.yaml", 4, mcmclb::catalog());
+  };
+  const auto interleaved = study({});
+  EXPECT_EQ(interleaved.order, mcmclb::RunOrder::interleaved);
+  EXPECT_EQ(run_sequence(interleaved, 4), (Seq{{"none", 0},
+                                               {"steal", 0},
+                                               {"async", 0},
+                                               {"none", 1},
+                                               {"steal", 1},
+                                               {"async", 1},
+                                               {"none", 2},
+                                               {"steal", 2},
+                                               {"async", 2}}));
+  EXPECT_EQ(run_sequence(study({"order=blocked"}), 4), (Seq{{"none", 0},
+                                                            {"none", 1},
+                                                            {"none", 2},
+                                                            {"steal", 0},
+                                                            {"steal", 1},
+                                                            {"steal", 2},
+                                                            {"async", 0},
+                                                            {"async", 1},
+                                                            {"async", 2}}));
+  const auto shuffled = study({"order=shuffled", "order_seed=7"});
+  const Seq drawn = run_sequence(shuffled, 4);
+  for (int round = 0; round < 3; ++round) {  // every round runs each set-up once, at its repetition
+    std::set<std::string> setups;
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_EQ(drawn[static_cast<std::size_t>(3 * round + k)].second, round);
+      setups.insert(drawn[static_cast<std::size_t>(3 * round + k)].first);
+    }
+    EXPECT_EQ(setups.size(), 3u);
+  }
+  EXPECT_EQ(drawn, run_sequence(study({"order=shuffled", "order_seed=7"}), 4)) << "the same seed, the same order";
+  bool differs = false;  // some seed of a few orders the rounds otherwise (6^3 orders in all)
+  for (int seed = 0; seed < 8 && !differs; ++seed) {
+    differs = run_sequence(study({"order=shuffled", "order_seed=" + std::to_string(seed)}), 4) != drawn;
+  }
+  EXPECT_TRUE(differs);
+  // A subset in any order comes back in the launch's order.
+  const std::vector<std::size_t> whole = shuffled.launches().at(4);
+  std::vector<std::size_t> left(whole.begin() + 2, whole.end());
+  std::reverse(left.begin(), left.end());
+  EXPECT_EQ(shuffled.run_order(left), std::vector<std::size_t>(whole.begin() + 2, whole.end()));
+  // One order per study, and the keys take their own values only.
+  EXPECT_NE(study_error(yaml, {"order=[blocked, shuffled]"}).find("key order: one order"), std::string::npos);
+  EXPECT_NE(study_error(yaml, {"order=random"})
+                .find("key order: 'random' is not allowed (allowed: interleaved, shuffled, blocked)"),
+            std::string::npos)
+      << study_error(yaml, {"order=random"});
+  EXPECT_NE(study_error(yaml, {"order_seed=-1"}).find("key order_seed"), std::string::npos);
+}
+
 // Hostile files: a walk that never ends or never fits, names that are not names, values that fell back silently
 // or matched nothing. Each is refused with one line naming the key (or file) and what is allowed.
 TEST(Config, HostileStudiesAreRefusedWithOneLine) {

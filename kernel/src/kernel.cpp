@@ -240,15 +240,7 @@ void Kernel::form_initial_groups(bool count_as_regroup) {
 }
 
 void Kernel::start(CalibrationPass pass) {
-  if (pass != CalibrationPass::none) {
-    // Ranks arrive here far apart (compute mode's single-rank reference, group formation), so the pass is timed
-    // from a barrier: otherwise the slowest rank's calibration_s would hold the others' set-up, about a whole
-    // unbalanced run's worth in compute mode.
-    mpi::barrier_together(world_, mpi::setup_patience);
-    const double t0 = pace::now_s();
-    calibrate_merges(pass);
-    calibration_s_ = pace::now_s() - t0;
-  }
+  if (pass != CalibrationPass::none) calibrate_merges(pass);
   // Ranks arrive here far apart (the setup before is uneven); the clock starts when they leave together.
   mpi::barrier_together(world_, mpi::setup_patience);
   start_s_ = pace::now_s();

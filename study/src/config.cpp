@@ -478,6 +478,19 @@ std::vector<KeyDef> build_key_table() {
        }});
   t.back().info.default_value = "`results/<experiment>`";
   study_key();
+  add(choice_key("order", kRunOrders, "interleaved",
+                 "the order in which a launch on real MPI runs its points: `interleaved` (in rounds, each round "
+                 "running the next repetition of every set-up in the study's order), `shuffled` (the same rounds, "
+                 "each in a random order drawn from order_seed) or `blocked` (each set-up's repetitions back to "
+                 "back). Interleaved, the machine's drift over a launch reaches every set-up alike instead of "
+                 "becoming a difference between them. A simulation (--launcher smpi) runs blocked: its runs are "
+                 "deterministic. provenance.csv records it",
+                 [](E& e, RunOrder v) { e.order = v; }));
+  study_key();
+  add(int_key("order_seed", 0, kMaxInt, "1",
+              "the seed of `order: shuffled`'s random order (recorded in provenance.csv)",
+              [](E& e, int64_t v) { e.order_seed = v; }));
+  study_key();
   add(name_key("job.scheduler", {"slurm"}, "slurm", "the only scheduler so far",
                [](E& e, std::string v) { e.job.scheduler = std::move(v); }));
   study_key();
@@ -596,7 +609,7 @@ std::vector<KeyDef> build_key_table() {
        nullptr});
   study_key();
   add({{"exclude", "list of maps", "",
-        "non-empty maps of key: value, each value one the key accepts (not out, job.* or reps)",
+        "non-empty maps of key: value, each value one the key accepts (not out, job.*, reps, order or order_seed)",
         "drops each combination matching every key: value of one rule"},
        std::nullopt,
        nullptr});
@@ -728,7 +741,7 @@ std::vector<std::pair<std::string, std::string>> exclude_rule(const YAML::Node& 
   flatten(rule, "", keys);
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const auto& [key, value] : keys) {
-    if (key == "out" || key.rfind("job.", 0) == 0 || key == "reps") {
+    if (key == "out" || key.rfind("job.", 0) == 0 || key == "reps" || key == "order" || key == "order_seed") {
       throw InputError(which + key + " cannot be matched (allowed: keys of a run, e.g. T_ms, nprocs, balancer)");
     }
     if (!value.IsScalar()) throw InputError(which + key + " must be matched against one value, got " + text_of(value));

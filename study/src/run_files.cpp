@@ -248,6 +248,8 @@ results::Schema results_schema() {
         {provenance_header_v3(), "mcmclb before the allocator preload (provenance.csv without smpi_allocator)",
          unknown_to_the_end},
         {provenance_header_v4(), "mcmclb before the node layout (provenance.csv without nodes, node_layout)",
+         unknown_to_the_end},
+        {provenance_header_v5(), "mcmclb before interleaved repetitions (provenance.csv without order, order_seed)",
          unknown_to_the_end}}});
   s.per_run.push_back({"chains.csv", chains_header(), {}});            // compute mode only
   s.per_run.push_back({"traces.csv", traces_header(), {}});            // work.trace only

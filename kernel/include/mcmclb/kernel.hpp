@@ -293,10 +293,12 @@ class Kernel {
 
  private:
   void add(Phase p, double seconds);
-  /// Collective over WORLD, untimed: measures the merge model's table at calibration_sizes() (creation by the run's
-  /// method, a compute-mode reduction, the largest state's broadcast) and, in compute mode, the seconds per model
-  /// flop of trial moves on one rank; sums over ranks, so the model is identical everywhere.
+  /// Collective over WORLD, before the clock: from a barrier, measure_merges(pass), timed as calibration_s_.
   void calibrate_merges(CalibrationPass pass);
+  /// Measures the merge model's table at calibration_sizes() (creation by the run's method, a compute-mode
+  /// reduction, the largest state's broadcast) and, in compute mode, the seconds per model flop of trial moves on
+  /// one rank; sums over ranks, so the model is identical everywhere. Collective over WORLD.
+  void measure_merges(CalibrationPass pass);
   void progress_tick();
   /// Creates the communicator over next (none: take part in a parent-collective creation without joining),
   /// switches to it, counts it (if asked) and logs it as an event of this kind.
