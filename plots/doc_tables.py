@@ -622,6 +622,34 @@ def real_pays(inputs):
     return table_text(["P", ""] + setups, rows)
 
 
+def calibration_cost(inputs):
+    """The merge calibration's cost of one real study at several commits, one folder each, named by its commit (the
+    first is the reference): one row per P and set-up under pays, each folder's median calibration_s with its 95 %
+    interval, and each later folder's median over the first's with the interval mcmclb compare forms."""
+    data = []
+    for folder in inputs.folders:
+        groups, setups = by_setup(Inputs.read(folder, need=RUN_COLUMNS + ["calibration_s", "finished"]),
+                                  f"{folder}/runs.csv")
+        data.append((folder, groups, setups))
+    _, first, setups = data[0]
+    rows = []
+    for p in sorted({p for p, _ in first}):
+        for name in setups:
+            if name == "none" or (p, name) not in first:
+                continue
+            found = []
+            for folder, groups, _ in data:
+                if not groups.get((p, name)):
+                    raise InputError(f"{folder}/runs.csv: no valid {name} run at P = {p} (allowed: folders of one "
+                                     f"study, each holding the first one's set-ups)")
+                found.append(Summary(calibrations(groups[(p, name)], f"{folder}/runs.csv: a {name} run at P = {p}")))
+            rows.append([str(p), name] + [time_with_interval(s) for s in found] +
+                        [compare_ratio_text(found[0], s, 2) for s in found[1:]])
+    names = [os.path.basename(folder) for folder in inputs.folders]
+    return table_text(["P", "set-up"] + [f"{n}: median [95 % CI]" for n in names] +
+                      [f"{n} / {names[0]} [interval]" for n in names[1:]], rows)
+
+
 def spread(values, digits):
     """The median of values with their range in brackets ('15.03 [14.96-15.10]'), or the one value all share."""
     lo, mid, hi = min(values), median(values), max(values)
@@ -1351,6 +1379,7 @@ TABLES = {
                                                                "factors": "pairs C:R separated by commas"}),
     "real-versus-none": (real_versus_none, (1, 1), {"rule": "retire|coalesce|pays"}),
     "real-pays": (real_pays, (1, 1), {}),
+    "calibration-cost": (calibration_cost, (2, 4), {}),
     "table1-seeds": (table1_seeds, (1, 4), {}),
     "async-gap": (async_gap, (1, 8), {}),
     "host-cost": (host_cost, (1, 1), {}),
