@@ -344,9 +344,10 @@ def quick_start(inputs):
 def findings(inputs):
     """The README's key findings, one bullet each, every number from the folders named in this order: Fig. 2's
     simulation, Table 1's collective rows, Fig. 1's simulated commbench CSV, the steal-vs-regroup seeds simulated
-    and real, and the real pays pair (none, then the balancer under pays)."""
+    and real, the real pays pair (none, then the balancer under pays) and a real pays study where ranks share the
+    cores."""
     import table1
-    (fig2, table1_folder, fig1_csv, svr_sim, svr_real, pays_none, pays_other) = inputs.folders
+    (fig2, table1_folder, fig1_csv, svr_sim, svr_real, pays_none, pays_other, pays_shared) = inputs.folders
     bullets = []
 
     runs = [r for r in Inputs.read(fig2, need=RUN_COLUMNS + ["finished", "backend"]) if r["valid"] is True]
@@ -425,6 +426,18 @@ def findings(inputs):
         f"(n ≥ {min(s.n for s in (a_all, b_all, a_one, b_one))}; each ratio's interval is formed from the two "
         f"medians' 95 % intervals, as `mcmclb compare` does). "
         f"[Guide](docs/guide/merge-pays.md), [CSV]({pays_other}/runs.csv).")
+    groups, setups = by_setup(Inputs.read(pays_shared, need=RUN_COLUMNS + ["calibration_s", "finished"]),
+                              f"{pays_shared}/runs.csv")
+    totals, shared = [], sorted({p for p, _ in groups})
+    for p in shared:
+        none = median_of(none_runs(groups, p, pays_shared))
+        for name in setups:
+            if name != "none" and groups.get((p, name)):
+                runs = groups[(p, name)]
+                totals.append((median_of(runs) + median(calibrations(runs, f"{pays_shared}/runs.csv"))) / none)
+    bullets[-1] += (f" Where ranks share the cores ({listed(str(p) for p in shared)} ranks, "
+                    f"{occupancy(pays_shared, shared[-1]).split(' sharing ')[1]}), the calibration makes a run "
+                    f"{min(totals):.1f}-{max(totals):.1f}{TIMES} `none`'s time ([CSV]({pays_shared}/runs.csv)).")
     return "\n".join("- " + wrapped(b).replace("\n", "\n  ") for b in bullets)
 
 
@@ -1369,7 +1382,7 @@ def table1_rows(inputs):
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
 TABLES = {
     "quick-start": (quick_start, (1, 1), {}),
-    "findings": (findings, (7, 7), {}),
+    "findings": (findings, (8, 8), {}),
     "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
     "steal-vs-regroup-summary": (steal_vs_regroup_summary, (1, 4), {"W": "integers separated by commas"}),
     "steal-vs-regroup-sizes": (steal_vs_regroup_sizes, (1, 4), {"W": "an integer"}),
