@@ -1366,6 +1366,100 @@ def model_items(inputs):
     return table_text(["atoms"] + [f"g = {m}" for m in sizes], out)
 
 
+# A simulated run's point: every column that says what was run (the platform and the finished rule included), with
+# the defaults of older folders filled in; and the columns the simulation computes, which a deterministic rerun of
+# the point must give to the last written digit. Host columns (host, utc_start, git_commit, run_id) are neither.
+POINT_COLUMNS = ["experiment", "nprocs", "G", "groups", "T_ms", "workload", "workload_scale", "workload_period",
+                 "workload_items", "workload_min", "workload_max", "workload_median", "workload_sigma",
+                 "workload_seed", "work_mode", "jitter_pct", "work_seed", "atoms", "temperature", "move", "max_step",
+                 "moves_per_item", "balancer", "interval", "method", "rep", "backend", "platform", "finished",
+                 "chains_per_group", "wait", "model_compute", "model_reduce"]
+SIMULATED_COLUMNS = ["time_s", "ideal_s", "baseline_s", "regroups_avg", "regroups_std", "regroups_min",
+                     "regroups_max", "valid", "violations", "migrated_avg", "calibration_s"]
+ABSENT = {"finished": None, "chains_per_group": 1, "migrated_avg": 0.0, "model_compute": 1.0, "model_reduce": 1.0}
+
+
+# Where a committed folder's reproductions are: made from a clean commit of today's code, and (where today's code
+# no longer gives the folder's numbers) made from the folder's own commit, which shows what made it.
+REPRODUCED_TODAY, REPRODUCED_AT_OWN_COMMIT = "docs/reproductions", "docs/reproductions/at-own-commit"
+
+
+def reproductions_of(folder):
+    """[(where, the reproduction folder, compare_runs of the two)] for each reproduction of a committed simulated
+    folder (REPRODUCED_TODAY/<folder below docs/>, then REPRODUCED_AT_OWN_COMMIT/<...> where it exists); InputError
+    where it has none, or a run at its own commit was made at another commit than the committed run."""
+    if not folder.startswith("docs/"):
+        raise InputError(f"block reproductions: {folder} (allowed: a results folder under docs/)")
+    found = []
+    for where, base in (("today", REPRODUCED_TODAY), ("own commit", REPRODUCED_AT_OWN_COMMIT)):
+        copy = os.path.join(base, folder.removeprefix("docs/"))
+        if where == "own commit" and not os.path.isdir(os.path.join(ROOT, copy)):
+            continue
+        compared = compare_runs(folder, copy)
+        if where == "own commit":
+            for old, new, _ in compared:
+                if new["git_commit"] != old["git_commit"]:
+                    raise InputError(f"{copy}/runs.csv: run {new['run_id']} made at {new['git_commit']}, the committed "
+                                     f"run at {old['git_commit']} (allowed: runs of the committed run's commit)")
+        found.append((where, copy, compared))
+    return found
+
+
+def compare_runs(folder, copy):
+    """[(committed run, reproduced run, [simulated columns that differ])] for each run of copy/runs.csv, with the
+    run of folder/runs.csv at the same point; InputError where copy holds a point folder lacks or either side holds
+    a run that is not simulated."""
+    def points(where):
+        rows = Inputs.read(where, need=["run_id", "git_commit", "backend"] + SIMULATED_COLUMNS[:8])
+        out = {}
+        for r in rows:
+            if r["backend"] != "smpi":
+                raise InputError(f"{where}/runs.csv: run {r['run_id']} is not simulated (allowed: smpi runs only)")
+            for column, value in ABSENT.items():
+                if r.get(column) is None:
+                    r[column] = value
+            if r["finished"] is None:
+                r["finished"] = DEFAULT_FINISHED.get(r["balancer"])
+            out.setdefault(tuple(r.get(c) for c in POINT_COLUMNS), r)
+        return out
+
+    committed, reproduced = points(folder), points(copy)
+    compared = []
+    for key, new in reproduced.items():
+        old = committed.get(key)
+        if old is None:
+            raise InputError(f"{copy}/runs.csv: run {new['run_id']} ({run_label(new)}, P = {new['nprocs']}) is no "
+                             f"point of {folder}/runs.csv (allowed: points the committed folder holds)")
+        differ = [c for c in SIMULATED_COLUMNS if c in old and c in new and old[c] != new[c]]
+        compared.append((old, new, differ))
+    compared.sort(key=lambda t: (t[0]["nprocs"], t[0]["git_commit"], run_label(t[0])))
+    return compared
+
+
+def reproductions(inputs):
+    """Simulated folders kept without provenance.csv, each against its reproductions (reproductions_of): one row per
+    reproduction (a link to the folder's runs.csv, relative to docs/notes/): the commits of the committed runs
+    compared, the point (rank count), how many runs were compared of the folder's, one run's time_s on each side
+    (the first that differs, else the first), whether every simulated column (SIMULATED_COLUMNS) of every compared
+    run is identical (else how many runs differ, in which columns), and the reproduction's commit."""
+    rows = []
+    for folder in inputs.folders:
+        for where, _, compared in reproductions_of(folder):
+            old, new, _ = next(((o, n, d) for o, n, d in compared if d), compared[0])
+            bad = [d for _, _, d in compared if d]
+            verdict = "yes" if not bad else (f"no: {len(bad)} of {len(compared)} runs differ ("
+                                            f"{', '.join(sorted({c for d in bad for c in d}))})")
+            name = folder.removeprefix("docs/")
+            rows.append([f"[{name}](../{name}/runs.csv)",
+                         ", ".join(sorted({o["git_commit"][:7] for o, _, _ in compared})),
+                         "P = " + ", ".join(str(p) for p in sorted({o["nprocs"] for o, _, _ in compared})),
+                         f"{len(compared)} of {len(Inputs.read(folder, need=['run_id']))}", run_label(old),
+                         f"{old['time_s']:.9g}", f"{new['time_s']:.9g}", verdict,
+                         ", ".join(sorted({n["git_commit"][:7] for _, n, _ in compared})) + f" ({where})"])
+    return table_text(["folder", "committed at", "point", "runs", "run shown", "committed time_s",
+                       "reproduced time_s", "identical", "reproduced at"], rows)
+
+
 def table1_rows(inputs):
     """Table 1 as plots/table1.py --paper prints it (the paper's values beside each row, "not run" for a row of the
     paper no folder has), from the runs of every folder named together, at nprocs=N (default: the largest)."""
@@ -1413,6 +1507,7 @@ TABLES = {
     "times-by-folder": (times_by_folder, (1, 4), {"nprocs": "one P per folder, separated by commas"}),
     "commbench-by-size": (commbench_by_size, (1, 1), {"nprocs": "an integer", "sizes": "integers separated by "
                                                                                           "commas"}),
+    "reproductions": (reproductions, (1, 32), {}),
 }
 
 
@@ -1468,11 +1563,19 @@ LINK = re.compile(r"\]\((?![a-z]+:|#|/)(?P<path>[^)#\s]+)(?P<anchor>#[^)]*)?\)")
 
 
 def relink(text, folder):
-    """text with each link a generator wrote relative to the repository root made relative to folder, the
-    document's own (relative to the root), as a reader's viewer resolves it."""
+    """text with each link a generator wrote relative to the repository root (docs/x.csv) made relative to folder,
+    the document's own (relative to the root), as a reader's viewer resolves it."""
     if not folder or folder == ".":
         return text
-    return LINK.sub(lambda m: f"]({os.path.relpath(m['path'], folder)}{m['anchor'] or ''})", text)
+
+    def rewrite(m):
+        path = m["path"]
+        # Only a path from the root (its first folder is one of the root's); one already relative to the document
+        # (../x, or a folder beside it) is kept.
+        if path.startswith(".") or not os.path.exists(os.path.join(ROOT, path.split("/")[0])):
+            return m[0]
+        return f"]({os.path.relpath(path, folder)}{m['anchor'] or ''})"
+    return LINK.sub(rewrite, text)
 
 
 def regenerate(text, file, folder=None):

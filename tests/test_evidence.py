@@ -12,25 +12,58 @@ import unittest
 
 ROOT = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.join(ROOT, "plots"))
+import doc_tables  # noqa: E402
 from mcmclb_csv import MACHINE_PATH as ABSOLUTE  # noqa: E402  (one definition, shared with scrub_paths.py)
 
 # Made from a dirty work tree before the rule; regenerate from a clean commit with the command their guide gives.
 LEGACY = set()
 
 
-# Results folders under docs/ made before their provenance.csv was kept beside runs.csv (the run's machine, wait
-# policy, occupancy, host cost and simulator flags). Each leaves the list when it is regenerated with its
-# provenance (plots/scrub_paths.py makes it fit to commit); a listed folder that has one is an error, so the list
-# only shrinks.
+# Simulated results folders under docs/ made before their provenance.csv was kept beside runs.csv (the run's machine,
+# wait policy, occupancy, host cost and simulator flags). A listed folder is accepted only because its reproduction
+# stands in for the missing provenance: its smallest point re-simulated from a clean commit, with provenance, under
+# docs/reproductions/<the folder below docs/>, every simulated column of every run identical to the committed run of
+# the same point, and shown so in the generated table of docs/notes/reproductions.md. A folder that is regenerated
+# whole with its provenance (plots/scrub_paths.py makes it fit to commit) leaves the list; a listed folder that has
+# one is an error, so the list only shrinks.
 WITHOUT_PROVENANCE = {
     "docs/fig2-sim-bgp", "docs/fig2-sim-slingshot", "docs/merge-pays/sim-all-atom",
     "docs/merge-pays/sim-calibration-async/all-atom", "docs/merge-pays/sim-calibration-async/single-atom",
-    "docs/merge-pays/sim-paper", "docs/merge-pays/sim-sensitivity", "docs/merge-pays/sim-single-atom",
+    "docs/merge-pays/sim-sensitivity", "docs/merge-pays/sim-single-atom",
     "docs/scale-sim-bgp-16racks", "docs/steal-vs-regroup-8192", "docs/steal-vs-regroup-8192-w8",
     "docs/steal-vs-regroup-compute", "docs/steal-vs-regroup-seeds-1024", "docs/steal-vs-regroup-seeds-256",
     "docs/steal-vs-regroup-seeds-64", "docs/table1-sim-bgp-intercomm", "docs/table1-sim-bgp-intercomm-2-5",
     "docs/table1-sim-bgp-intercomm-coalesce", "docs/timeline-lookahead-sim1024",
 }
+
+
+REPRODUCTIONS = "docs/notes/reproductions.md"
+
+
+def shown_reproduced():
+    """The folders the reproductions tables of REPRODUCTIONS name (their rows are what doc_tables.py prints from the
+    CSVs: the drift test checks that)."""
+    with open(os.path.join(ROOT, REPRODUCTIONS), encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    return {arg for _, _, _, name, args in doc_tables.blocks(lines, REPRODUCTIONS) if name == "reproductions"
+            for arg in args}
+
+
+def reproduction_problems(folder):
+    """Why none of folder's reproductions stands in for its provenance, in words; [] where one does (every run of
+    it identical in every simulated column)."""
+    try:
+        found = doc_tables.reproductions_of(folder)
+    except doc_tables.InputError as e:
+        return [str(e)]
+    problems = []
+    for where, _, compared in found:
+        differ = [f"{doc_tables.run_label(old)} at P = {old['nprocs']}: {', '.join(d)} differ"
+                  for old, _, d in compared if d]
+        if not differ:
+            return []
+        problems += [f"{where}: {text}" for text in differ]
+    return problems
 
 
 def tracked_csvs():
@@ -84,11 +117,16 @@ class Evidence(unittest.TestCase):
     def test_every_results_folder_keeps_its_provenance(self):
         folders = sorted({os.path.dirname(p) for p in tracked_csvs() if p.startswith("docs/") and
                           p.endswith("/runs.csv")})
+        shown = shown_reproduced()
         for folder in folders:
             with self.subTest(folder=folder):
                 has = os.path.isfile(os.path.join(ROOT, folder, "provenance.csv"))
                 if folder in WITHOUT_PROVENANCE:
                     self.assertFalse(has, f"{folder} has its provenance.csv now: remove it from WITHOUT_PROVENANCE")
+                    self.assertIn(folder, shown, f"{folder}: without provenance.csv and not in the reproductions "
+                                                 f"table of {REPRODUCTIONS}")
+                    self.assertEqual(reproduction_problems(folder), [], f"{folder}: without provenance.csv and its "
+                                     f"reproduction is not identical ({REPRODUCTIONS})")
                 else:
                     self.assertTrue(has, f"{folder}: runs.csv without provenance.csv (regenerate it, then "
                                          f"plots/scrub_paths.py; docs/guide/sweeps.md)")
@@ -114,6 +152,43 @@ class Evidence(unittest.TestCase):
             self.assertIn("recorded twice", problems(os.path.join(rel, "joined/runs.csv"))[0])
             self.assertIn("absolute path", problems(os.path.join(rel, "path/runs.csv"))[0])
             self.assertEqual(problems(os.path.join(rel, "clean/runs.csv")), [])
+
+
+class Reproduction(unittest.TestCase):
+    def test_a_reproduction_must_be_identical_and_of_committed_points(self):
+        """doc_tables.compare_runs: a run equal in every simulated column passes, one digit of time_s or a
+        regroup count off is named, and a reproduced point the committed folder lacks is an error."""
+        header = ("run_id,experiment,nprocs,G,T_ms,workload,work_mode,jitter_pct,work_seed,balancer,interval,method,"
+                  "rep,time_s,ideal_s,baseline_s,regroups_avg,regroups_std,regroups_min,regroups_max,valid,"
+                  "violations,git_commit,backend,platform,finished\n")
+
+        def row(run, nprocs, time_s, regroups_max, commit):
+            return (f"{run},x,{nprocs},4,100,cyclic,sleep,0,1,async,,intercomm,0,{time_s},3.5,7,5.375,2.1,2,"
+                    f"{regroups_max},true,,{commit},smpi,configs/platforms/bgp.xml,retire\n")
+        with tempfile.TemporaryDirectory(dir=ROOT) as d:
+            rel = os.path.relpath(d, ROOT)
+            files = {
+                "old/runs.csv": header + row("a", 32, "3.52699558", 8, "0123456789ab") +
+                row("b", 64, "3.5270", 8, "0123456789ab"),
+                "same/runs.csv": header + row("c", 32, "3.52699558", 8, "ba9876543210"),
+                "time/runs.csv": header + row("d", 32, "3.52699559", 8, "ba9876543210"),
+                "count/runs.csv": header + row("e", 32, "3.52699558", 9, "ba9876543210"),
+                "other/runs.csv": header + row("f", 128, "3.52699558", 8, "ba9876543210"),
+            }
+            for name, text in files.items():
+                os.makedirs(os.path.join(d, os.path.dirname(name)), exist_ok=True)
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+            doc_tables.Inputs.cache.clear()
+
+            def differ(copy):
+                return [c for _, _, c in doc_tables.compare_runs(f"{rel}/old", f"{rel}/{copy}")]
+            self.assertEqual(differ("same"), [[]])
+            self.assertEqual(differ("time"), [["time_s"]])
+            self.assertEqual(differ("count"), [["regroups_max"]])
+            with self.assertRaisesRegex(doc_tables.InputError, "no point of"):
+                differ("other")
+        doc_tables.Inputs.cache.clear()
 
 
 class Scrub(unittest.TestCase):
