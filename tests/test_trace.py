@@ -1,13 +1,16 @@
 """Trace files (docs/reference/columns.md, Trace files; docs/guide/your-workload.md): every bad trace is refused as
 every bad input is, with one line naming the file, the row and the column, exit 2, rank 0 only, before any work
-and with nothing written (tests/test_inputs.py's assertions, at 2 ranks); and a compute-mode recording replays.
-Each launch takes well under a second. Needs MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets them)."""
+and with nothing written (tests/test_inputs.py's assertions, at 2 ranks); a compute-mode recording replays; and
+the shipped example replays at real P = 2 under the balancers of its study. Each launch takes well under a second
+(the example's about 1 s). Needs MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets them)."""
 import csv
 import os
 import unittest
 
-from test_inputs import FAST_S, InputCase, snapshot
+from test_inputs import FAST_S, ROOT, InputCase, snapshot
 
+EXAMPLE_STUDY = os.path.join(ROOT, "configs", "trace-lj-replay.yaml")
+EXAMPLE_TRACE = os.path.join(ROOT, "configs", "trace-lj.csv")
 GOOD = "chain,item,ranks,seconds,speedup\n0,0,1,0.001,\n0,1,1,0.002,\n1,0,2,0.001,\n*,,2,,1.5\n"
 
 
@@ -147,6 +150,20 @@ class RecordAndReplay(TraceCase):
         none = next(x for x in runs if x["balancer"] == "none")
         self.assertAlmostEqual(float(none["baseline_s"]), max(per_rank), places=6)
         self.assertGreaterEqual(float(none["time_s"]), max(per_rank))
+
+
+class ShippedExample(TraceCase):
+    def test_example_replays_at_p2(self):
+        """configs/trace-lj-replay.yaml at real P = 2: every balancer of the study replays the shipped Lennard-Jones
+        trace, every run valid, none no faster than the trace's slower rank (a few seconds)."""
+        r = self.mcmclb("run", EXAMPLE_STUDY, "--set", "workload.file=" + EXAMPLE_TRACE, "--out",
+                        self.path("out"), ranks="2")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        runs = read_rows(self.path("out", "runs.csv"))
+        self.assertGreaterEqual(len(runs), 3)
+        self.assertTrue(all(x["valid"] == "true" for x in runs), [x["violations"] for x in runs])
+        none = next(x for x in runs if x["balancer"] == "none")
+        self.assertGreaterEqual(float(none["time_s"]), float(none["baseline_s"]))
 
 
 if __name__ == "__main__":
