@@ -1038,7 +1038,8 @@ def trace_replay(inputs):
     """Replays of a recorded trace against the compute-mode runs it was recorded from: one row per set-up, the
     compute-mode median time with its 95 % interval (measured), then per replay folder its median (with its interval
     where measured; simulated: the one deterministic value) and replay / compute with the interval mcmclb compare
-    forms where both have one. Each column says measured or simulated."""
+    forms (against a simulated replay, [replay / high, replay / low] of the compute-mode interval). Each column says
+    measured or simulated."""
     compute, replays = inputs.folders[0], inputs.folders[1:]
     need = RUN_COLUMNS + ["finished", "backend"]
     base, order = by_setup(Inputs.read(compute, need=need))
@@ -1059,7 +1060,10 @@ def trace_replay(inputs):
             simulated = runs[0]["backend"] == "smpi"
             b = Summary([r["time_s"] for r in runs], simulated=simulated)
             text, unit = milliseconds(b.median)
-            row += [f"{text} {unit}" if simulated else time_with_interval(b), compare_ratio_text(a, b)]
+            # A simulated time is exact: its ratio's interval is the compute-mode median's alone.
+            ratio = compare_ratio_text(a, b) if not simulated or not a.has_interval else (
+                f"{b.median / a.median:.3f} [{b.median / a.hi:.3f}, {b.median / a.lo:.3f}]")
+            row += [f"{text} {unit}" if simulated else time_with_interval(b), ratio]
         rows.append(row)
     return table_text(header, rows)
 
