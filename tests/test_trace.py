@@ -1,8 +1,9 @@
 """Trace files (docs/reference/columns.md, Trace files; docs/guide/your-workload.md): every bad trace is refused as
 every bad input is, with one line naming the file, the row and the column, exit 2, rank 0 only, before any work
 and with nothing written (tests/test_inputs.py's assertions, at 2 ranks); a compute-mode recording replays; and
-the shipped example replays at real P = 2 under the balancers of its study. Each launch takes well under a second
-(the example's about 1 s). Needs MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets them)."""
+the shipped example replays at real P = 2 under the balancers of its study. The bad files are refused by `mcmclb plan` (the same
+parse, no MPI), three of them also by `mcmclb run` at 2 ranks; a launch takes well under a second, the example's
+about 1 s. Needs MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets them)."""
 import csv
 import os
 import unittest
@@ -31,8 +32,11 @@ class TraceCase(InputCase):
                     "balancer: [none, async]\n" + extra)
         return path
 
-    def refused(self, trace_text, *fragments, extra=""):
-        r = self.mcmclb("run", self.study(trace_text, extra), ranks="2")
+    def refused(self, trace_text, *fragments, extra="", launched=False):
+        """The study refused with one line holding each fragment: by `mcmclb plan` (the same parse, no MPI: fast),
+        or, launched, by `mcmclb run` at 2 ranks, where it must also end on every rank and write nothing."""
+        study = self.study(trace_text, extra)
+        r = self.mcmclb("run", study, ranks="2") if launched else self.mcmclb("plan", study)
         self.assert_one_line_error(r, *fragments, within_s=FAST_S)
         self.assertEqual(snapshot(self.path("results")), {}, "nothing written")
 
@@ -53,7 +57,7 @@ class BadTrace(TraceCase):
         self.refused("", "t.csv row 1", "empty")
 
     def test_wrong_header(self):
-        self.refused("chain,item,seconds\n0,0,1\n", "t.csv row 1", "chain,item,ranks,seconds,speedup")
+        self.refused("chain,item,seconds\n0,0,1\n", "t.csv row 1", "chain,item,ranks,seconds,speedup", launched=True)
 
     def test_wrong_field_count(self):
         self.refused(GOOD + "1,1,1,0.5\n", "t.csv row 6", "4 fields")
@@ -95,7 +99,7 @@ class BadTrace(TraceCase):
         self.refused(GOOD + "5,,2,,1.7\n", "t.csv row 6 column chain", "'5'")
 
     def test_item_given_twice(self):
-        self.refused(GOOD + "0,1,1,0.5,\n", "t.csv row 6 column item", "also on row 3")
+        self.refused(GOOD + "0,1,1,0.5,\n", "t.csv row 6 column item", "also on row 3", launched=True)
 
     def test_gap_in_items(self):
         self.refused(GOOD + "1,2,1,0.5,\n", "t.csv row 6 column item", "no item 1")
