@@ -28,7 +28,7 @@ def main():
     p.add_argument("--run-id", help="the run to take (else --balancer and --rep)")
     p.add_argument("--balancer", help="the balancer of the run to take")
     p.add_argument("--rep", type=int, help="its repetition")
-    p.add_argument("-o", "--output", required=True, help="the trace file to write")
+    p.add_argument("-o", "--output", help="the trace file to write (default: standard output)")
     p.add_argument("--measured-speedups", action="store_true",
                    help="speed-ups measured over the folder's runs at the same rank count where they exist")
     p.add_argument("--perfect", action="store_true", help="no speed-up rows: every chain scales perfectly")
@@ -66,6 +66,9 @@ def main():
         out.write(",".join(TRACE_COLUMNS) + "\n")
         for r in raw:
             out.write(",".join(r[k] for k in TRACE_COLUMNS) + "\n")
+        if args.output is None:
+            sys.stdout.write(out.getvalue())
+            return
         write_text_atomically(args.output, out.getvalue())
         print(f"{args.output}: run {chosen[0]}, {sum(1 for r in raw if r['item'])} items, "
               f"{sum(1 for r in raw if not r['item'])} speed-up rows")
