@@ -1069,15 +1069,17 @@ def trace_replay(inputs):
 
 
 def trace_at_scale(inputs):
-    """Simulated replays at scale: one row per set-up, one column per rank count, trace file and chain map of the
-    folders (the trace's name without .csv): time / none, the best of each column in bold; a last row gives none's
-    simulated time. Every number is simulated."""
-    need = RUN_COLUMNS + ["finished", "backend", "workload_file", "workload_map"]
+    """Simulated replays at scale: one row per set-up, one column per rank count, trace file, chain map and (where
+    not the trace's) planning scaling of the folders (the trace's name without .csv): time / none, the best of each
+    column in bold; a last row gives none's simulated time. Every number is simulated."""
+    need = RUN_COLUMNS + ["finished", "backend", "workload_file", "workload_map", "workload_scaling"]
     runs = [r for folder in inputs.folders for r in Inputs.read(folder, need=need) if r["valid"] is True]
     if any(r["backend"] != "smpi" for r in runs):
         raise InputError(f"block {inputs.name}: a run that is not simulated (allowed: folders of simulated runs)")
+    # The planning model's scaling is named where it is not the trace's own.
     column = lambda r: (r["nprocs"], os.path.basename(r["workload_file"] or "").removesuffix(".csv"),
-                        r["workload_map"] or "")
+                        r["workload_map"] or "", "" if r["workload_scaling"] == "trace" else
+                        f"planned {r['workload_scaling']}")
     columns = sorted({column(r) for r in runs})
     order = list(dict.fromkeys(setup_name(r) for r in runs))
     times = defaultdict(list)
@@ -1095,7 +1097,8 @@ def trace_at_scale(inputs):
                         if ratios[(setup, c)] == best[c] else f"{ratios[(setup, c)]:.3f}") for c in columns]
             for setup in order]
     rows.append(["none: time (simulated)"] + [" ".join(milliseconds(median(times[("none", c)]))) for c in columns])
-    header = ["set-up: time / none"] + [f"P = {p} {name} {map_}" for p, name, map_ in columns]
+    header = ["set-up: time / none"] + [" ".join(f"P = {p} {name} {map_} {scaling}".split())
+                                        for p, name, map_, scaling in columns]
     return table_text(header, rows)
 
 
