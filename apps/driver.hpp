@@ -23,6 +23,7 @@ struct RunResult : RunRecord {
   std::vector<ChainOutcome> chains;  // rank 0 only, compute mode: every chain against its reference
   std::vector<TracePoint> trace;     // rank 0 only, compute mode with work.trace: by chain, then item
   Calibration calibration;           // a calibrated run: the table its decisions used (identical on every rank)
+  std::vector<csv::Row> costs;       // rank 0 only, compute mode with work.record: costs.csv's rows
 };
 
 /// Collective over MPI_COMM_WORLD. The full result lives on rank 0; other ranks get time_s and valid.

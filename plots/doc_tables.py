@@ -1473,6 +1473,74 @@ def table1_rows(inputs):
     return table_text(header, lines)
 
 
+def trace_replay(inputs):
+    """Replays of a recorded trace against the compute-mode runs it was recorded from: one row per set-up, the
+    compute-mode median time with its 95 % interval (measured), then per replay folder its median (with its interval
+    where measured; simulated: the one deterministic value) and replay / compute with the interval mcmclb compare
+    forms (against a simulated replay, [replay / high, replay / low] of the compute-mode interval). Each column says
+    measured or simulated."""
+    compute, replays = inputs.folders[0], inputs.folders[1:]
+    need = RUN_COLUMNS + ["finished", "backend"]
+    base, order = by_setup(Inputs.read(compute, need=need), f"{compute}/runs.csv")
+    groups = [by_setup(Inputs.read(folder, need=need), f"{folder}/runs.csv")[0] for folder in replays]
+    header = ["set-up", f"compute mode, {compute} (measured): median [95 % CI]"]
+    for folder, g in zip(replays, groups):
+        kind = "simulated" if any(r["backend"] == "smpi" for runs in g.values() for r in runs) else "measured"
+        header += [f"replay, {folder} ({kind})", "replay / compute"]
+    rows = []
+    for (p, setup) in sorted(base, key=lambda k: (k[0], order.index(k[1]))):
+        a = Summary([r["time_s"] for r in base[(p, setup)]])
+        row = [f"P = {p} {setup}", time_with_interval(a)]
+        for folder, g in zip(replays, groups):
+            runs = g.get((p, setup))
+            if not runs:
+                raise InputError(f"{folder}/runs.csv: no valid {setup} run at P = {p} (allowed: the set-ups of "
+                                 f"{compute})")
+            simulated = runs[0]["backend"] == "smpi"
+            b = Summary([r["time_s"] for r in runs], simulated=simulated)
+            text, unit = milliseconds(b.median)
+            # A simulated time is exact: its ratio's interval is the compute-mode median's alone.
+            ratio = compare_ratio_text(a, b) if not simulated or not a.has_interval else (
+                f"{b.median / a.median:.3f} [{b.median / a.hi:.3f}, {b.median / a.lo:.3f}]")
+            row += [f"{text} {unit}" if simulated else time_with_interval(b), ratio]
+        rows.append(row)
+    return table_text(header, rows)
+
+
+def trace_at_scale(inputs):
+    """Simulated replays at scale: one row per set-up, one column per rank count, trace file, chain map and (where
+    not the trace's) planning scaling of the folders (the trace's name without .csv): time / none, the best of each
+    column in bold; a last row gives none's simulated time. Every number is simulated."""
+    need = RUN_COLUMNS + ["finished", "backend", "workload_file", "workload_map", "workload_scaling"]
+    runs = [r for folder in inputs.folders for r in Inputs.read(folder, need=need) if r["valid"] is True]
+    if any(r["backend"] != "smpi" for r in runs):
+        raise InputError(f"block {inputs.name}: a run that is not simulated (allowed: folders of simulated runs)")
+    # The planning model's scaling is named where it is not the trace's own.
+    column = lambda r: (r["nprocs"], os.path.basename(r["workload_file"] or "").removesuffix(".csv"),
+                        r["workload_map"] or "", "" if r["workload_scaling"] == "trace" else
+                        f"planned {r['workload_scaling']}")
+    columns = sorted({column(r) for r in runs})
+    order = list(dict.fromkeys(setup_name(r) for r in runs))
+    times = defaultdict(list)
+    for r in runs:
+        times[(setup_name(r), column(r))].append(r["time_s"])
+    ratios = {}
+    for c in columns:
+        if not times.get(("none", c)):
+            raise InputError(f"block {inputs.name}: no valid none run at {c} (allowed: a none run in every column)")
+        for setup in order:
+            if times.get((setup, c)):
+                ratios[(setup, c)] = median(times[(setup, c)]) / median(times[("none", c)])
+    best = {c: min(v for (s, cc), v in ratios.items() if cc == c) for c in columns}
+    rows = [[setup] + [("—" if (setup, c) not in ratios else f"**{ratios[(setup, c)]:.3f}**"
+                        if ratios[(setup, c)] == best[c] else f"{ratios[(setup, c)]:.3f}") for c in columns]
+            for setup in order]
+    rows.append(["none: time (simulated)"] + [" ".join(milliseconds(median(times[("none", c)]))) for c in columns])
+    header = ["set-up: time / none"] + [" ".join(f"P = {p} {name} {map_} {scaling}".split())
+                                        for p, name, map_, scaling in columns]
+    return table_text(header, rows)
+
+
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
 TABLES = {
     "quick-start": (quick_start, (1, 1), {}),
@@ -1508,6 +1576,8 @@ TABLES = {
     "commbench-by-size": (commbench_by_size, (1, 1), {"nprocs": "an integer", "sizes": "integers separated by "
                                                                                           "commas"}),
     "reproductions": (reproductions, (1, 32), {}),
+    "trace-replay": (trace_replay, (2, 5), {}),
+    "trace-at-scale": (trace_at_scale, (1, 4), {}),
 }
 
 

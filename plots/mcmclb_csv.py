@@ -157,6 +157,10 @@ SCHEMAS = {
         # The keys work.model_compute and work.model_reduce as given (empty: 1, the model as measured); absent from
         # older folders.
         "model_compute": Column("number", 0, True), "model_reduce": Column("number", 0, True),
+        # workload.model trace: the trace file, the chain map and the planning model's scaling; empty for other
+        # models, absent from older folders.
+        "workload_file": TEXT, "workload_map": Column("name", optional=True, choices=("tile", "draw")),
+        "workload_scaling": Column("name", optional=True, choices=("trace", "perfect")),
     },
     "ranks.csv": {
         "run_id": NAME, "rank": _int(0), "elapsed_s": _time(), "work_s": _time(), "polling_s": _time(),
@@ -179,6 +183,10 @@ SCHEMAS = {
     "traces.csv": {  # compute mode with work.trace: a chain's walker after each item
         "run_id": NAME, "chain": _int(0), "item": _int(1), "energy": Column("number"), "energy_q32": _int(),
         "accepted": _int(0), "group_size": _int(1),
+    },
+    "costs.csv": {  # compute mode with work.record: a trace file (item rows, then speed-up rows) with the run id
+        "run_id": NAME, "chain": _int(0), "item": _int(0, True), "ranks": _int(1), "seconds": _time(True),
+        "speedup": Column("number", 0, True),
     },
     "chains.csv": {  # compute mode: each chain's outcome against its single-rank reference
         "run_id": NAME, "chain": _int(0), "atoms": _int(2), "items": _int(0), "moves": _int(0),

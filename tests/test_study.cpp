@@ -72,7 +72,7 @@ TEST(Config, BadInputNamesTheKeyAndWhatIsAllowed) {
   expect_input_error("nprocs: 8", {}, "key nprocs: the experiment asks for 8 ranks but 4 were launched");
   expect_input_error("workload: {model: zipf}", {},
                      "key workload.model: 'zipf' is not allowed (allowed: cyclic, "
-                     "uniform, random, lognormal)");
+                     "uniform, random, lognormal, trace)");
   expect_input_error("workload: {scal: 3}", {}, "unknown key 'workload.scal' (allowed: ");
   expect_input_error("balancer: [none, greedy]", {},
                      "key balancer: unknown balancer 'greedy' (allowed: none, "
@@ -463,9 +463,9 @@ TEST_F(ResumeKeys, BackendAndPlatformArePartOfTheKey) {
   auto header = mcmclb::runs_header();
   auto row = mcmclb::runs_row(record);
   // A runs.csv from before the backend columns (and the finished rule, chains_per_group, migrated_avg, wait,
-  // calibration_s, model_compute and model_reduce).
-  header.resize(header.size() - 9);
-  row.resize(row.size() - 9);
+  // calibration_s, model_compute, model_reduce and the trace's workload_file, workload_map, workload_scaling).
+  header.resize(header.size() - 12);
+  row.resize(row.size() - 12);
   write(mcmclb::csv::line(header) + mcmclb::csv::line(row));
   EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(record.spec, {})), 1U);
 }
@@ -535,7 +535,7 @@ TEST(Workloads, KeysAndNamesInTheDocumentedOrder) {
   for (const auto& p : mcmclb::workload_params()) keys.emplace_back(p.key);
   for (const auto& w : mcmclb::workload_entries()) names.emplace_back(w.name);
   EXPECT_EQ(keys, (std::vector<std::string>{"scale", "period", "items", "min", "max", "median", "sigma", "seed"}));
-  EXPECT_EQ(names, (std::vector<std::string>{"cyclic", "uniform", "random", "lognormal"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"cyclic", "uniform", "random", "lognormal", "trace"}));
 }
 
 TEST(Workloads, ModelsReadTheirKeys) {

@@ -172,6 +172,14 @@ void Kernel::measure_merges(CalibrationPass pass) {
     const double create_s = pace::now_s() - t0;
     double reduce_s = 0;
     if (m > 1) {
+      if (!mpi::kSimulated) {
+        // Untimed first, as the creation above: the first reduction on a launch's first communicator of this size
+        // also sets up its connections (measured at 2 ranks with MPICH: about 1 ms of a 16-reduction mean against
+        // 2-8 us after), which no item of the run pays.
+        int64_t part = 1;
+        const auto pending = comm->iallreduce_sum(std::span<int64_t>(&part, 1));
+        pace::wait_until([&] { return pending->test(); }, kComputeNap);
+      }
       const double t1 = pace::now_s();
       for (int i = 0; i < reductions; ++i) {
         int64_t part = 1;
@@ -217,16 +225,19 @@ void Kernel::measure_merges(CalibrationPass pass) {
 
 double Kernel::expected_item_s(const GroupState& g, int64_t i, int size) const {
   const ChainPos at = locate(g.unit, g.next_item + i);
+  if (replaying()) return replay_ms(at.chain, at.item, size, true) / 1000.0;
   if (!computing()) return item_cost_ms(run_, size, at.chain, at.item) / 1000.0;
   const ComputeSpec& c = run_.work.compute;
   return merge_model_.compute_item_s(c.move, c.atoms_of(at.chain), c.moves_per_item, size);
 }
 
 double Kernel::planned_item_ms(const GroupState& g, int64_t i) const {
-  return computing() ? 1000.0 * expected_item_s(g, i, g.size()) : item_ms(g, i);
+  return computing() || replaying() ? 1000.0 * expected_item_s(g, i, g.size()) : item_ms(g, i);
 }
 
-double Kernel::window_item_ms() const { return computing() ? window_item_ms_ : run_.T_ms; }
+double Kernel::window_item_ms() const {
+  return computing() ? window_item_ms_ : replaying() ? longest_replayed_ms_ : run_.T_ms;
+}
 
 void Kernel::use_merge_model(MergeModel model) {
   merge_model_ = std::move(model);
@@ -265,6 +276,9 @@ Kernel::Outlook Kernel::merge_outlook(const GroupState& g, int joiners) const {
 }
 
 bool Kernel::merging_can_pay() const {
+  // A replayed trace's items differ one by one, so the bound below would walk every item of every unit on every
+  // rank (quadratic in the rank count in a simulation): a replay asks each merge instead.
+  if (replaying()) return true;
   // For each initial group size w and each kind of item (compute: its atom count; emulated work: one kind, whose
   // cost at m ranks is at most T (1 + jitter) / m), the most items of that kind any initial group of w ranks owns.
   // Their gains bound any unit's: a first merge of f ranks into a group of w gains at most

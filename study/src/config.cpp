@@ -364,6 +364,24 @@ std::vector<KeyDef> build_key_table() {
          [models](E& e, const std::string& key, const YAML::Node& n) { e.workload.model = choice(key, n, models); }});
   }
   for (const auto& p : workload_params()) add(workload_key(p));
+  add({{"workload.file", "text", "", "a readable trace file (docs/reference/columns.md, trace files)",
+        "read by `trace`: the recorded item costs it replays (a path from the working folder)"},
+       std::nullopt,
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         e.workload.file = scalar<std::string>(key, n, "a file");
+         if (e.workload.file.empty() || has_control(e.workload.file)) {
+           throw InputError("key workload.file: '" + printable(e.workload.file) +
+                            "' is not allowed (allowed: a non-empty path without control characters)");
+         }
+       }});
+  add(choice_key("workload.map", kTraceMaps, "tile",
+                 "read by `trace`: study chain k replays trace chain k mod C (`tile`, C the trace's chains) or one "
+                 "drawn with workload.seed (`draw`); k is the index every model uses (Workload models)",
+                 [](E& e, TraceMap v) { e.workload.map = v; }));
+  add(choice_key("workload.scaling", kTraceScalings, "trace",
+                 "read by `trace`: what `pays` and the planning balancers predict an item costs at m ranks: the "
+                 "trace's speed-ups (`trace`) or its single-rank cost over m (`perfect`, as for emulated work)",
+                 [](E& e, TraceScaling v) { e.workload.scaling = v; }));
   add(int_key("chains_per_group", 1, kMaxChainsPerGroup, "1",
               "W: chains each initial group owns, worked one after another; the chains of the group led by rank L "
               "take the model's S at indices L*W .. L*W+W-1 (cyclic, G = 1: S = scale*((L*W+c) mod period) for "
@@ -407,6 +425,13 @@ std::vector<KeyDef> build_key_table() {
        "false",
        [](E& e, const std::string& key, const YAML::Node& n) {
          e.work.compute.trace = scalar<bool>(key, n, "true or false");
+       }});
+  add({{"work.record", "bool", "", "`true`, `false`",
+        "compute: write every item's cost and each chain's speed-ups to costs.csv, a trace file per run "
+        "(docs/guide/your-workload.md)"},
+       "false",
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         e.work.compute.record = scalar<bool>(key, n, "true or false");
        }});
   add(name_key("work.wait", {"auto", "spin", "polite"}, "auto",
                "how a waiting rank spends its time on real MPI: `spin` (tests again at once, as a blocking MPI call "
@@ -716,6 +741,18 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
   Experiment e = defaults();
   for (const auto& [key, n] : keys) {
     if (const KeyDef* k = find_key(key)) k->apply(e, key, n);
+  }
+  const bool replay = e.workload.model == "trace";
+  for (const char* key : {"workload.file", "workload.map", "workload.scaling"}) {
+    if (!replay && keys.count(key) != 0) {
+      throw InputError("key " + std::string(key) + ": only with workload.model: trace (the model that reads it)");
+    }
+  }
+  if (replay && e.work.mode == WorkMode::compute) {
+    throw InputError("key work.mode: compute cannot replay a trace (allowed with workload.model trace: sleep, spin)");
+  }
+  if (e.work.compute.record && e.work.mode != WorkMode::compute) {
+    throw InputError("key work.record: true only with work.mode: compute (the costs it records are computed)");
   }
   if (const auto& model = workload_entry(e.workload.model); model.check != nullptr) model.check(e.workload);
   const bool by_sizes = keys.count("groups.sizes") != 0, by_node = keys.count("groups.by") != 0;

@@ -107,6 +107,14 @@ struct ChainPos {
   int64_t item = 0;
 };
 
+/// Compute mode with work.record: one item's cost, on the leader of the group that worked it (a row of costs.csv).
+struct ItemCost {
+  int chain = 0;
+  int64_t item = 0;  // 0-based, as trace files number items
+  int ranks = 0;     // the group size that worked it
+  double seconds = 0;
+};
+
 /// Seconds a chain's items took at one group size (on the group's leader).
 struct ItemTiming {
   int64_t items = 0;
@@ -222,8 +230,14 @@ class Kernel {
   [[nodiscard]] ChainPos locate(int unit, int64_t item) const;
   /// The chain the group works next, or has just finished when its unit is done.
   [[nodiscard]] int current_chain() const { return locate(group_.unit, group_.next_item).chain; }
-  /// Emulated milliseconds of item g.next_item + i of g's unit at g's size (item_cost_ms of its chain and index).
+  /// Emulated milliseconds of item g.next_item + i of g's unit at g's size (item_cost_ms of its chain and index;
+  /// a replayed trace's cost at that size).
   [[nodiscard]] double item_ms(const GroupState& g, int64_t i) const;
+  /// True when the run replays a trace (workload.model trace).
+  [[nodiscard]] bool replaying() const noexcept { return replayed_ != nullptr; }
+  /// A replay: milliseconds item `item` of chain c costs at m ranks, as recorded (planned: as the merge model and
+  /// planning predict it, workload.scaling: the trace's speed-ups, or the single-rank cost over m).
+  [[nodiscard]] double replay_ms(int chain, int64_t item, int m, bool planned) const;
   /// Migration (balancer steal): the last chain of the group's unit that has items and has not started, if it
   /// is not the one the group works next (a chain in progress, or about to start, is never given away).
   [[nodiscard]] std::optional<int> spare_chain() const;
@@ -287,6 +301,8 @@ class Kernel {
   [[nodiscard]] const std::map<std::pair<int, int>, ItemTiming>& item_timings() const noexcept { return timings_; }
   /// Compute mode with work.trace, on leaders: the walker after each item this rank's groups worked.
   [[nodiscard]] const std::vector<TracePoint>& trace() const noexcept { return trace_; }
+  /// Compute mode with work.record, on leaders: every item this rank's groups worked, its group size and seconds.
+  [[nodiscard]] const std::vector<ItemCost>& item_costs() const noexcept { return costs_; }
   /// The physics of chain c in compute mode, and its random stream.
   [[nodiscard]] static lj::Spec lj_spec(const RunSpec& run, int chain);
   [[nodiscard]] static lj::ChainKey lj_key(const RunSpec& run, int chain);
@@ -360,7 +376,11 @@ class Kernel {
   std::vector<ChainTally> tallies_;
   std::map<std::pair<int, int>, ItemTiming> timings_;
   std::vector<TracePoint> trace_;
-  MergeModel merge_model_;  // calibrated runs only (start(true))
+  std::vector<ItemCost> costs_;
+  // workload.model trace: the trace replayed (owned by the workload), else null
+  const Trace* replayed_ = nullptr;
+  double longest_replayed_ms_ = 0;  // its longest single-rank item
+  MergeModel merge_model_;          // calibrated runs only (start(true))
   double calibration_s_ = 0;
   double window_item_ms_ = 0;  // compute mode: window_item_ms() of the model in use
 };

@@ -23,6 +23,10 @@ class Workload {
   /// S for the chain of index `leader`: the chain whose initial group is led by world rank leader when each
   /// group owns one chain; with W chains per group, chain c of the group led by L has index L*W + c.
   [[nodiscard]] virtual int64_t items(int leader) const = 0;
+  /// Model trace: the trace replayed, else null.
+  [[nodiscard]] virtual const Trace* trace() const noexcept { return nullptr; }
+  /// Model trace: the trace chain that the chain of this index replays (workload.map).
+  [[nodiscard]] virtual int trace_chain(int index) const noexcept { return index; }
 };
 
 /// Common bounds for workload keys.

@@ -18,6 +18,8 @@ const csv::Row& ranks_header();
 const csv::Row& events_header();
 const csv::Row& chains_header();
 const csv::Row& traces_header();
+/// costs.csv (work.record): a trace file (kTraceHeader) with the run id first.
+const csv::Row& costs_header();
 const csv::Row& calibration_header();
 /// One chains.csv row.
 csv::Row chain_row(const std::string& run_id, const ChainOutcome& c);
@@ -56,6 +58,7 @@ std::string store_key(const RunSpec& spec, const Backend& backend);
 bool record_run(results::ResultStore& store, const RunRecord& r, const std::vector<RankStats>& ranks,
                 const std::string& event_lines, const std::vector<ChainOutcome>& chains = {},
                 const std::vector<TracePoint>& trace = {}, const Calibration& calibration = {},
+                const std::vector<csv::Row>& costs = {},
                 results::ResultStore::IfDone if_done = results::ResultStore::IfDone::append);
 
 }  // namespace mcmclb
