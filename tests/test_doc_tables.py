@@ -27,6 +27,8 @@ HAND_WRITTEN = [
     # The study file's limits: constants of study/include/mcmclb/config.hpp, no measurement (listed when the scan
     # grew from the guides to every document under docs/).
     ("docs/reference/keys.md", "| limit | value | why |"),
+    # The trace file's columns and their limits (kernel/src/trace.cpp's checks), a schema, not a measurement.
+    ("docs/reference/columns.md", "| column | type | allowed | meaning |"),
 ]
 
 SEPARATOR = re.compile(r"^\s*\|(\s*:?-+:?\s*\|)+\s*$")
