@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the Debian packages mcmclb needs; does nothing when all are present (idempotent).
 set -euo pipefail
 # Each package, and why: the toolchain and MPI; yaml-cpp, Google Benchmark and GoogleTest; Random123 (counter-based

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // One kernel run end to end (apps/driver.hpp).
 #include "driver.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Runs one kernel run end to end (set-up, synchronised start, balancer, invariant checks, reductions) and turns
 // its results into rows of runs.csv, ranks.csv and events.csv.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // --launcher local and smpi (apps/launchers.hpp): the points still to run, one mpiexec (or smpirun) per rank count,
 // with a progress line per point, failures recorded and the rest of a crashed launch relaunched.
 #include <algorithm>

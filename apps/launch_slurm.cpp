@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // --launcher slurm (apps/launchers.hpp): one batch script per rank count from jobs/slurm.sbatch.in (built in), the jobs
 // squeue already lists, submission through sbatch (tested first with --test-only, and against the partition's
 // nodes when some are out of service), and how a finished job ended (sacct, else scontrol).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // mcmclb: the walker-group kernel from the command line.
 //   mpiexec -n P build/mcmclb run CONFIG.yaml [--set key=value]... [--out DIR] [--points i,j,...] [--resume]
 //   build/mcmclb plan STUDY.yaml [--set key=value]... [--verbose]

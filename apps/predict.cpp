@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // `mcmclb predict` (apps/predict.hpp): reads one run's rows of a calibration.csv, builds the MergeModel the run
 // built from them, and prints its item time at each atom count and group size asked for.
 #include "predict.hpp"

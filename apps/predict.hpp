@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // `mcmclb predict`: what the finished rule `pays` predicts a compute-mode item costs at each group size, from a
 // run's calibration.csv, computed by the rule's own model (mcmclb::MergeModel), so that a document's table of the
 // model's predictions is the program's output and not a copy of its arithmetic. No MPI.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // `mcmclb plan` and `mcmclb sweep` (apps/sweep.hpp): the options, the plan, the dispatch to a launcher, and what
 // every launcher shares (apps/launchers.hpp says which file holds which launcher).
 #include "sweep.hpp"

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Per-chain energy traces of compute-mode runs (work.mode: compute, work.trace: true): the energy after each item
 of every chain, one panel per run, so that runs under different balancers can be compared by eye. The script
 also compares the traces exactly (fixed-point energies and acceptance counts after every item) and says whether

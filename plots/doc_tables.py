@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Tables that cannot drift: each table of numbers in the Markdown documents is generated from committed CSVs, in a
 marked block that this script rewrites.
 

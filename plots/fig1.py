@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Fig. 1: communicator creation cost vs. output group size, one line per method (log-log), median over repetitions
 with a min-max band and the 95 % confidence interval of the median as error bars (order statistics,
 plots/mcmclb_stats.py: none below 6 repetitions, none for simulated series, which are deterministic); the same

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Fig. 2: weak scaling. Run time vs. cores for none, the ideal, async and each collective interval: median over
 repetitions with the 95 % confidence interval of the median as error bars (order statistics, plots/mcmclb_stats.py:
 none below 6 repetitions, none for simulated series, which are deterministic) and the min-max as a thin line; the

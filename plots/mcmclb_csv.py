@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Shared by the plot and table scripts: the one schema per CSV file they read, reading and checking those files,
 one-line errors (exit 2) for bad arguments, files and output paths, and writing figures.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Moving work against regrouping processes (configs/steal-vs-regroup.yaml): time / ideal against W, the chains each
 initial group owns, one line per balancer set-up and one panel per workload model; and a Markdown table of the same
 runs with the regroupings per process and the chains migrated per process side by side.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Timeline of one run: ranks on the y axis, time on the x axis, each rank's bar coloured by the chain its group
 works, merges marked by a vertical line over the new group's ranks. Shows how load moved during the run.
 Input: a result folder (runs.csv, ranks.csv, events.csv), or an events.csv file with runs.csv and ranks.csv in

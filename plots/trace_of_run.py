@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """A trace file from one recorded run: the rows of costs.csv (work.record) of the run chosen, less the run_id
 column, which is a trace file as docs/reference/columns.md describes it and workload.model trace replays. The run
 is named by its id, or by balancer and rep (exactly one run must match).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """mcmclb run under mpiexec: bad input gives one line on rank 0 only and exit 2 on every rank, without a hang;
 a valid run writes runs.csv, ranks.csv and events.csv with their stable headers, appending on a second run."""
 import csv

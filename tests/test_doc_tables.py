@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Tables that cannot drift: every generated block of the documents is what plots/doc_tables.py prints from the
 committed CSVs now, a stale or broken block is caught, and no new table of numbers is written by hand."""
 import csv

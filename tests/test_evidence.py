@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The evidence rule for every CSV committed under docs/ and tests/golden/: made from a clean commit (no git_commit
 ending in -dirty), each run recorded once (no run_id twice in a runs.csv) and nothing of the machine that made it
 (no absolute path in any field). Files made before the rule are listed in LEGACY with what they lack; each is to

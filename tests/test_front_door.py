@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What a newcomer meets first, held to its measures: the README's length, sentences and paragraphs, every number in
 it generated, the balancer table and the counts quoted in prose against the registries, the quick study's run time
 quoted in one generated place only, and the license and citation files."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Bad input, as a demanding user sees it: every bad input, bad output path and foreign results folder is refused
 with exit code 2 and ONE printable line on stderr (rank 0 only, at 1 and 3 ranks) that names the key, file or flag,
 BEFORE any work starts and without touching existing results; nothing hangs (every launch has a time limit, and a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Plot scripts: fixture CSVs give non-empty PNGs; missing, empty or malformed input gives one line and exit 2."""
 import base64
 import contextlib

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The reference pages and the Python CSV schemas against what the C++ writes.
 
 docs/reference/keys.md must hold the key table exactly as `mcmclb keys` prints it (the table in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The study library without MPI (plain unit tests, no mpiexec): configuration parsing and validation, run
 // expansion, exclude rules, the runs.csv schema and resume keys read by column name.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """mcmclb plan / sweep: study expansion (Cartesian product, zip, exclude) and its errors, resuming an interrupted
 sweep, and the Slurm scripts (golden files, valid bash, a missing sbatch)."""
 import csv

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Trace files (docs/reference/columns.md, Trace files; docs/guide/your-workload.md): every bad trace is refused as
 every bad input is, with one line naming the file, the row and the column, exit 2, rank 0 only, before any work
 and with nothing written (tests/test_inputs.py's assertions, at 2 ranks); a compute-mode recording replays; and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Compute mode's part of the kernel (mcmclb/kernel.hpp, work.mode compute): each chain is a Lennard-Jones walker
 // (mcmclb/lj.hpp) whose trials the group works together, one exact reduction per evaluated trial, and whose
 // state a merge broadcasts to the new members. kernel.cpp is the regroup runtime that calls into this.

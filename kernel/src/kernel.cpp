@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The walker-group kernel's per-rank runtime (mcmclb/kernel.hpp): groups, the polling point, regrouping and the
 // bookkeeping. Compute mode's walkers are in compute.cpp.
 #include "mcmclb/kernel.hpp"

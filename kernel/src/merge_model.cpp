@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The finished rule `pays` (mcmclb/merge_model.hpp): the model's arithmetic, the calibration pass that measures
 // it, and the kernel's questions to it (is this merge worth its cost? can any merge ever be?).
 #include "mcmclb/merge_model.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Trace files (mcmclb/trace.hpp): parsing, validation, the speed-up model and the chain map.
 #include "mcmclb/trace.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // YAML experiment parsing and validation (mcmclb/config.hpp), driven by one table of keys (key_table()).
 #include "mcmclb/config.hpp"
 

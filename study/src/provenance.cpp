@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Provenance collection (mcmclb/provenance.hpp).
 #include "mcmclb/provenance.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The rows of ranks.csv and events.csv, and the order a run's files are written in (mcmclb/run_files.hpp).
 #include "mcmclb/run_files.hpp"
 

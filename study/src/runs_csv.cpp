@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The runs.csv schema table and what is derived from it (mcmclb/runs_csv.hpp).
 #include "mcmclb/runs_csv.hpp"
 

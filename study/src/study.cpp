@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Study expansion: experiments into runs, runs into points (mcmclb/study.hpp).
 #include "mcmclb/study.hpp"
 

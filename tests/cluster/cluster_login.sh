@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A cluster login, as closely as one machine allows: an MPI under a prefix of its own with plain-named wrappers
 # (mpicc, mpicxx, mpiexec), loaded as an Lmod module; Debian's MPI names (mpicc.mpich, mpicc.openmpi, the
 # alternatives mpicc and mpiexec), apt and sudo masked in a private mount namespace; an ordinary user, not root.

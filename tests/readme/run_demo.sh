@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The README's demo command, run as written from a fresh copy of the checkout, as a newcomer runs it.
 #   build: copies the checkout to WORK/src (tests/copy_checkout.sh) and runs the command's steps up to the first
 #          that runs a program of the build (bootstrap, configure, build).

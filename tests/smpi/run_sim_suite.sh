@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The simulation checks inside the normal build's ctest (label smpi): configures a second build folder <build>/sim
 # with -DMCMCLB_SMPI=ON (SimGrid's smpicc/smpicxx), builds only what tests/smpi runs (mcmclb-sim,
 # mcmclb-commbench-sim, the facts and ping-pong probes), and runs that folder's smpi tests: the SimGrid facts, every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The MCMC walker-group kernel's per-rank runtime (Dinan et al., Sect. 4.2): the group this rank works in, the
 // emulated items, the polling point, regrouping, and the bookkeeping every run reports (time split per rank,
 // regroup events, invariant counters). Balancers (balancers/) drive it.

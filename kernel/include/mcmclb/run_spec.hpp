@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What one kernel run is: every parameter resolved to a single value. Plain data, no MPI and no YAML, so the
 // study library (which produces runs) and the kernel (which executes them) share it without depending on each
 // other.

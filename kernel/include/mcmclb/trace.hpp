@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A recorded workload: every item's cost and each chain's speed-up by group size, read from a trace file
 // (docs/reference/columns.md, trace files), so that a study replays an application's measured costs under any
 // balancer and at any scale (workload.model trace). Plain data and a parser, no MPI: the study library validates

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Workload models (how many items each walker chain holds), chosen by name from a registry. A workload is one
 // file under kernel/src/workloads/ that defines its entry (name, keys, factory) and one line in
 // kernel/src/workloads/workloads.def; its keys become YAML keys workload.<key> and runs.csv columns

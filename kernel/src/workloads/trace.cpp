@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Workload `trace`: the chains and item costs of a recorded trace file (mcmclb/trace.hpp, workload.file), mapped
 // onto the study's chains by workload.map (tile, or a draw seeded by workload.seed).
 #include "mcmclb/input_error.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Typed experiment configuration: parsed once from YAML (plus --set overrides), validated, expanded into runs.
 // The resolved run (RunSpec) is the kernel's type (mcmclb/run_spec.hpp); this file adds what only a study has.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Where a measurement came from: the facts every benchmark records beside its data.
 #pragma once
 

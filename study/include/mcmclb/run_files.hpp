@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A run's result files: ranks.csv (one row per rank), events.csv (one row per group formation),
 // provenance.csv and runs.csv (one row per run, mcmclb/runs_csv.hpp). Headers are stable: plots read them.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A study: the points (fully resolved runs) a study file expands to, with stable indices, grouped by rank count
 // into launches. The same expansion serves `mcmclb plan`, `mcmclb sweep` and `mcmclb run --points`.
 #pragma once
