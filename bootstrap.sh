@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the Debian packages mcmclb needs; does nothing when all are present (idempotent).
 set -euo pipefail
 # Each package, and why: the toolchain and MPI; yaml-cpp, Google Benchmark and GoogleTest; Random123 (counter-based
-# RNG of the compute workload); Python with matplotlib for the plots; pkg-config and clang-format for the install
+# RNG of the compute workload); Python with matplotlib for the plots, and python3-venv for the README demo's test
+# (tests/readme/run_demo.sh runs the demo with a bare virtual environment's python3, which lacks matplotlib, first); pkg-config and clang-format for the install
 # and format tests; ninja-build for the test builds (CMakePresets.json; it compiles independent targets in
 # parallel, where CMake's Makefiles finish one target before the next); slurm-wlm, slurm-client and munge for
 # tests/slurm/cluster.sh, a local Slurm for ctest slurm; libsimgrid-dev (smpicc, smpicxx, smpirun) for the
@@ -12,7 +14,7 @@ set -euo pipefail
 # cluster-login test (tests/cluster/cluster_login.sh loads an MPI as a module, as a cluster user would).
 packages=(build-essential cmake ninja-build git pkg-config clang-format mpich libmpich-dev openmpi-bin libopenmpi-dev
           libyaml-cpp-dev
-          libbenchmark-dev librandom123-dev libgtest-dev googletest python3 python3-matplotlib python3-yaml
+          libbenchmark-dev librandom123-dev libgtest-dev googletest python3 python3-matplotlib python3-yaml python3-venv
           slurm-wlm slurm-client munge libsimgrid-dev libtcmalloc-minimal4 lmod)
 # Optional, not for CI: --browser adds chromium for tests/browser/check_report.sh, which opens report.py's HTML page
 # in a headless browser (docs/guide/sweeps.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // mcmclb-commbench: communicator creation (and free) cost per method and output group size, the paper's Fig. 1.
 // Built twice: mcmclb-commbench (MPI) and mcmclb-commbench-sim (SimGrid SMPI, simulated time); commbench.hpp says
 // what the two share and how their timing loops differ.

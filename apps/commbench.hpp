@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // mcmclb-commbench's measuring code, shared by its two timing loops: the options, what one benchmark is, and
 // Measurement::once(), the one place an operation is timed (barrier over WORLD, MPI_Wtime around the operation
 // on every rank, MAX over ranks). Which loop repeats once() is the build's choice (measure()):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // mcmclb-commbench's timing loop in the MPI build (commbench.hpp): Google Benchmark repeats Measurement::once()
 // as manual time, with every benchmark's iteration count fixed from a MAX-reduced pilot, so that every rank runs
 // exactly the same iterations.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // mcmclb-commbench-sim's timing loop (the simulation build, commbench.hpp): every benchmark is set up, repeated
 // and torn down in turn. Simulated time is deterministic, so one Measurement::once() per repetition is the
 // sample (iterations = 1, min = max = median = time); Google Benchmark is not used, because its global state would be

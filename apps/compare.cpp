@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // `mcmclb compare A B` (apps/compare.hpp): reads runs.csv of two results folders, groups the valid runs of each
 // into points (the resume key without rep, so the repetitions of a point are its samples), and says per point
 // whether B is slower, faster or not significantly different (real MPI), or identical or changed (simulated).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // `mcmclb compare A B`: whether the results in folder B differ from those in folder A, point by point (a point:
 // the runs.csv key without the repetition). Real-MPI points are compared statistically (medians with their
 // order-statistics intervals, the ratio of medians, the Mann-Whitney test), simulated points exactly. No MPI.

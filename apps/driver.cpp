@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // One kernel run end to end (apps/driver.hpp).
 #include "driver.hpp"
 
@@ -106,8 +107,11 @@ void emulated_reference_times(const RunSpec& spec, const std::vector<int>& sizes
   for (const int size : sizes) {
     double unit_s = 0;
     for (int c = 0; c < W; ++c) {
-      const double chain_s =
-          static_cast<double>(workload->items(static_cast<int>(int64_t{leader} * W + c))) * spec.T_ms / 1000.0;
+      const int index = static_cast<int>(int64_t{leader} * W + c);
+      // A replayed trace: the chain's recorded single-rank seconds; emulated work: S items of T_ms.
+      const Trace* trace = workload->trace();
+      const double chain_s = trace != nullptr ? trace->chain_single_rank_s(workload->trace_chain(index))
+                                              : static_cast<double>(workload->items(index)) * spec.T_ms / 1000.0;
       unit_s += chain_s;
       total_s += chain_s;
     }
@@ -183,6 +187,63 @@ std::vector<TracePoint> gather_trace(const Kernel& kernel, const mpi::Comm& worl
     return std::pair(a.chain, a.item) < std::pair(b.chain, b.item);
   });
   return trace;
+}
+
+/// Compute mode with work.record, collective: every item's cost on rank 0, as costs.csv rows (a trace file with
+/// the run id first, docs/reference/columns.md): the item rows by chain and item, then each chain's speed-up at
+/// every size the calibration measured. A chain's speed-up at m is its own measured one where it worked items at
+/// 1 and at m ranks (mean seconds per item at 1 over at m), else the calibrated model's
+/// (MergeModel::compute_item_s at 1 over at m): the sizes it never worked are the calibration's.
+std::vector<csv::Row> gather_costs(const Kernel& kernel, const RunSpec& spec, const std::string& run_id,
+                                   const mpi::Comm& world) {
+  std::string mine;
+  for (const ItemCost& c : kernel.item_costs()) {
+    char line[96];
+    std::snprintf(line, sizeof line, "%d %lld %d %.17g\n", c.chain, static_cast<long long>(c.item), c.ranks, c.seconds);
+    mine += line;
+  }
+  const std::string all = gather_text(world, mine);
+  std::vector<csv::Row> rows;
+  if (world.rank() != 0) return rows;
+  std::vector<ItemCost> costs;
+  std::istringstream in(all);
+  ItemCost c;
+  long long item = 0;
+  while (in >> c.chain >> item >> c.ranks >> c.seconds) {
+    c.item = item;
+    costs.push_back(c);
+  }
+  std::sort(costs.begin(), costs.end(), [](const ItemCost& a, const ItemCost& b) {
+    return std::pair(a.chain, a.item) < std::pair(b.chain, b.item);
+  });
+  std::map<std::pair<int, int>, ItemTiming> per_size;  // (chain, ranks): the measured mean
+  for (const ItemCost& x : costs) {
+    rows.push_back(
+        {run_id, std::to_string(x.chain), std::to_string(x.item), std::to_string(x.ranks), csv::number(x.seconds), ""});
+    ItemTiming& t = per_size[{x.chain, x.ranks}];
+    ++t.items;
+    t.seconds += x.seconds;
+  }
+  const MergeModel& model = kernel.merge_model();
+  const ComputeSpec& cs = spec.work.compute;
+  const auto mean = [&](int chain, int m) -> std::optional<double> {
+    const auto it = per_size.find({chain, m});
+    if (it == per_size.end() || it->second.items == 0 || !(it->second.seconds > 0)) return std::nullopt;
+    return it->second.seconds / static_cast<double>(it->second.items);
+  };
+  for (int chain = 0; chain < kernel.chain_count(); ++chain) {
+    if (kernel.chain_length(chain) == 0) continue;
+    for (const SizeCosts& size : model.table()) {
+      const int m = size.size;
+      if (m == 1) continue;
+      const auto at_1 = mean(chain, 1), at_m = mean(chain, m);
+      const double up = at_1 && at_m ? *at_1 / *at_m
+                                     : model.compute_item_s(cs.move, cs.atoms_of(chain), cs.moves_per_item, 1) /
+                                           model.compute_item_s(cs.move, cs.atoms_of(chain), cs.moves_per_item, m);
+      rows.push_back({run_id, std::to_string(chain), "", std::to_string(m), "", csv::number(up)});
+    }
+  }
+  return rows;
 }
 
 /// Compute mode, collective: the run's per-chain tallies and item timings onto rank 0's outcomes; each chain
@@ -405,9 +466,11 @@ RunResult run_once(const RunSpec& spec) {
   const auto balancer = make_balancer(spec);
   kernel.form_initial_groups(info.regroups);
   kernel.report_progress(progress_every_s(), r.ideal_s, r.baseline_s);
-  kernel.start(spec.finished == FinishedRule::pays ? Kernel::CalibrationPass::to_price
-               : computing && info.plans_ahead     ? Kernel::CalibrationPass::to_plan
-                                                   : Kernel::CalibrationPass::none);
+  // A recording needs the model too, for its speed-ups at the sizes a chain never worked: timed as pays times it
+  // (four times the reductions a pass that only plans takes), since a trace's speed-ups outlive the run.
+  kernel.start(spec.finished == FinishedRule::pays || spec.work.compute.record ? Kernel::CalibrationPass::to_price
+               : computing && info.plans_ahead                                 ? Kernel::CalibrationPass::to_plan
+                                                                               : Kernel::CalibrationPass::none);
   balancer->run(kernel);
   mpi::barrier_politely(world, mpi::setup_patience);  // everyone has finished; what follows is checking
 
@@ -417,6 +480,7 @@ RunResult run_once(const RunSpec& spec) {
     violations.insert(violations.end(), wrong.begin(), wrong.end());
     r.chains = std::move(outcomes);
     if (spec.work.compute.trace) r.trace = gather_trace(kernel, world);
+    if (spec.work.compute.record) r.costs = gather_costs(kernel, spec, r.run_id, world);
   }
   r.ranks = gather_rank_stats(kernel, world);
   if (kernel.merge_model().calibrated()) {
@@ -456,7 +520,7 @@ std::string run_label(const RunSpec& spec) {
 }
 
 bool record_result(results::ResultStore& store, const RunResult& r, results::ResultStore::IfDone if_done) {
-  return record_run(store, r, r.ranks, r.event_lines, r.chains, r.trace, r.calibration, if_done);
+  return record_run(store, r, r.ranks, r.event_lines, r.chains, r.trace, r.calibration, r.costs, if_done);
 }
 
 }  // namespace mcmclb

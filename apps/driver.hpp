@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Runs one kernel run end to end (set-up, synchronised start, balancer, invariant checks, reductions) and turns
 // its results into rows of runs.csv, ranks.csv and events.csv.
 #pragma once
@@ -23,6 +24,7 @@ struct RunResult : RunRecord {
   std::vector<ChainOutcome> chains;  // rank 0 only, compute mode: every chain against its reference
   std::vector<TracePoint> trace;     // rank 0 only, compute mode with work.trace: by chain, then item
   Calibration calibration;           // a calibrated run: the table its decisions used (identical on every rank)
+  std::vector<csv::Row> costs;       // rank 0 only, compute mode with work.record: costs.csv's rows
 };
 
 /// Collective over MPI_COMM_WORLD. The full result lives on rank 0; other ranks get time_s and valid.

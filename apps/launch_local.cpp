@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // --launcher local and smpi (apps/launchers.hpp): the points still to run, one mpiexec (or smpirun) per rank count,
 // with a progress line per point, failures recorded and the rest of a crashed launch relaunched.
 #include <algorithm>
@@ -331,7 +332,9 @@ std::pair<std::size_t, std::size_t> repeat_until_ci(const SweepOptions& o, const
     started += total;
     const std::size_t failures_before = failures.size();
     for (const auto& [nprocs, indices] : todo) {
-      run_kernel_launches(capped, study, out, indices, progress, failures);
+      // In the study's order (Study::run_order): the first round brings every point to the fewest repetitions
+      // with an interval, which scheduled point by point would run blocked.
+      run_kernel_launches(capped, study, out, study.run_order(indices), progress, failures);
     }
     for (std::size_t k = failures_before; k < failures.size(); ++k) {
       failed.insert(configuration_key(study.points[failures[k].index].spec, backend));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "launch_memory.hpp"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The host memory of a running launch (mpiexec or smpirun and everything it started), for the sweep's progress
 // lines: how much a simulated rank count needs shows while it runs, not only in provenance.csv afterwards.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // --launcher slurm (apps/launchers.hpp): one batch script per rank count from jobs/slurm.sbatch.in (built in), the jobs
 // squeue already lists, submission through sbatch (tested first with --test-only, and against the partition's
 // nodes when some are out of service), and how a finished job ended (sacct, else scontrol).
@@ -476,8 +477,9 @@ std::string job_comment(const Study& study, const fs::path& out, int nprocs) {
   const auto add = [&](const std::string& text) {
     for (unsigned char c : text + "\n") hash = (hash ^ c) * 1099511628211ULL;
   };
-  const auto launches = study.launches();
+  auto launches = study.launches();
   if (const auto it = launches.find(nprocs); it != launches.end()) {
+    std::sort(it->second.begin(), it->second.end());  // what the launch runs, whatever the order (key order)
     for (std::size_t i : it->second) {
       const Point& p = study.points[i];
       add(p.program == Program::commbench

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // --launcher smpi (apps/launchers.hpp): smpirun's flags and platform, the simulation build's programs, and the
 // check that simulated repetitions agree.
 #include <algorithm>

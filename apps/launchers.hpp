@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the sweep's commands share (apps/sweep.hpp): the study and its output folder, the commands a launch runs,
 // and the launchers behind `mcmclb sweep` and `mcmclb status`. Internal to apps/:
 //   sweep.cpp         options, plan, dispatch, and what every launcher needs (below, first part)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // mcmclb: the walker-group kernel from the command line.
 //   mpiexec -n P build/mcmclb run CONFIG.yaml [--set key=value]... [--out DIR] [--points i,j,...] [--resume]
 //   build/mcmclb plan STUDY.yaml [--set key=value]... [--verbose]
@@ -28,6 +29,7 @@
 #include "mcmclb/run_files.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
+#include "predict.hpp"
 #include "smpirun_args.hpp"
 #include "sweep.hpp"
 
@@ -42,7 +44,9 @@ const char* const kUsage =
     "       mcmclb sweep STUDY.yaml --launcher local|slurm|smpi [--out DIR] [--force] [--dry-run] [--jobs-dir DIR] "
     "[--platform FILE] [--sim-binary FILE] [--set key=value]...\n"
     "       mcmclb status STUDY.yaml [--set key=value]... [--out DIR]\n"
-    "       mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE] [--ignore COLUMN[,COLUMN...]]";
+    "       mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE] [--ignore COLUMN[,COLUMN...]]\n"
+    "       mcmclb predict CALIBRATION.csv --run RUN_ID --move single|all --moves N --atoms A[,A...] "
+    "--sizes M[,M...]";
 
 struct Cli {
   std::string command;
@@ -56,11 +60,12 @@ struct Cli {
 
 Cli parse_cli(int argc, char** argv) {
   Cli cli;
-  if (argc < 2) throw InputError("missing command (known: run, plan, sweep, status, compare; see --help)");
+  if (argc < 2) throw InputError("missing command (known: run, plan, sweep, status, compare, predict; see --help)");
   cli.command = argv[1];
   if (cli.command == "--help" || cli.command == "-h") return cli;
   if (cli.command != "run") {
-    throw InputError("unknown command '" + cli.command + "' (known: run, plan, sweep, status, compare; see --help)");
+    throw InputError("unknown command '" + cli.command +
+                     "' (known: run, plan, sweep, status, compare, predict; see --help)");
   }
   std::set<std::string> seen;  // --out and --points: one value each, so a second one is an error, not a winner
   for (int i = 2; i < argc; ++i) {
@@ -162,12 +167,11 @@ std::vector<std::size_t> select_points(const Cli& cli, const mcmclb::Study& stud
     }
     return selected;
   }
-  for (const auto& p : study.points) {
-    if (p.spec.nprocs == nprocs) selected.push_back(p.index);
-  }
+  const auto launches = study.launches();  // each in the order its launch runs them (key order)
+  if (const auto it = launches.find(nprocs); it != launches.end()) selected = it->second;
   if (selected.empty()) {
     std::vector<std::string> sizes;
-    for (const auto& [n, indices] : study.launches()) sizes.push_back(std::to_string(n));
+    for (const auto& [n, indices] : launches) sizes.push_back(std::to_string(n));
     throw InputError("key nprocs: no point of " + cli.config + " has nprocs=" + std::to_string(nprocs) + " (it has " +
                      mcmclb::join(sizes) + "; launch with mpiexec -n N)");
   }
@@ -246,6 +250,8 @@ int run_points(const mcmclb::Study& study, const std::vector<std::size_t>& point
     mcmclb::RunResult r = mcmclb::run_once(study.points[points[i]].spec);
     std::string record_error;
     r.provenance.command_line = command_line;
+    r.provenance.order = std::string(mcmclb::to_string(study.order));
+    if (study.order == mcmclb::RunOrder::shuffled) r.provenance.order_seed = std::to_string(study.order_seed);
     if (!r.valid) ++invalid;
     if (rank == 0) {
       bool recorded = true;
@@ -288,7 +294,9 @@ int mcmclb_main(int argc, char** argv) {
   }
   const std::string text = read_on_root(cli.config, world);
   const int nprocs = world.size();
-  const mcmclb::Study study = mcmclb::build_study(text, cli.overrides, cli.config, nprocs, mcmclb::catalog());
+  mcmclb::Study study = mcmclb::build_study(text, cli.overrides, cli.config, nprocs, mcmclb::catalog());
+  // A simulation's runs are deterministic, so it runs its points in the study's order (Study::order).
+  if constexpr (mpi::kSimulated) study.order = mcmclb::RunOrder::blocked;
   const std::vector<std::size_t> selected = select_points(cli, study, nprocs);
   check_identical(text + mcmclb::join(cli.overrides, "\n") + mcmclb::point_list(selected), world);
   // The simulation build's platform must be known before any work (same environment on every rank).
@@ -311,12 +319,13 @@ int mcmclb_main(int argc, char** argv) {
   return invalid > 0 ? 3 : 0;
 }
 
-/// plan, sweep, status and compare: no MPI; bad input is one line on stderr and exit code 2.
+/// plan, sweep, status, compare and predict: no MPI; bad input is one line on stderr and exit code 2.
 int without_mpi(int argc, char** argv) {
   const std::string command = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
   try {
     if (command == "compare") return mcmclb::compare_main(args);
+    if (command == "predict") return mcmclb::predict_main(args);
     const auto kind = command == "sweep"    ? mcmclb::Command::sweep
                       : command == "status" ? mcmclb::Command::status
                                             : mcmclb::Command::plan;
@@ -345,6 +354,7 @@ int print_reference(const std::string& command) {
   for (const auto& t : tables) std::printf("%s: %s\n", t.file.c_str(), mcmclb::join(t.header, ",").c_str());
   std::printf("stopping.csv: %s\n", mcmclb::join(mcmclb::stopping_header(), ",").c_str());  // sweep --until-ci
   std::printf("compare.csv: %s\n", mcmclb::join(mcmclb::compare_header(), ",").c_str());    // mcmclb compare --csv
+  std::printf("predict.csv: %s\n", mcmclb::join(mcmclb::predict_header(), ",").c_str());    // mcmclb predict
   return 0;
 }
 
@@ -357,7 +367,8 @@ int main(int raw_argc, char** raw_argv) {
   if (argc >= 2) {
     const std::string command = argv[1];
     if (command == "keys" || command == "columns") return print_reference(command);
-    if (command == "plan" || command == "sweep" || command == "status" || command == "compare") {
+    if (command == "plan" || command == "sweep" || command == "status" || command == "compare" ||
+        command == "predict") {
       return without_mpi(argc, argv);
     }
   }

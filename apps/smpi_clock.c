@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* libmcmclb_smpi_clock.so: preloaded into every simulation (LD_PRELOAD) by mcmclb sweep --launcher smpi and the
  * scripts that call smpirun (the libraries listed in smpi-preload.txt beside the simulation build's programs).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A program's arguments through smpirun, unchanged. smpirun (a shell script) passes the arguments after the
 // program through an unquoted expansion: it splits them again on blanks, expands * ? [ as file patterns, drops an
 // empty one and takes --cfg=... and --log=... for itself. So `--set 'nprocs=[32, 2048]'` reached the program as

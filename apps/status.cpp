@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // `mcmclb status` (apps/sweep.hpp): per launch, the points done, failed and missing in the output folder, the
 // job squeue lists for it, and for a launch left unfinished how its newest job ended (Slurm and the job's own
 // record); inside a batch job, the launch's points still without a valid result go to failures.csv.

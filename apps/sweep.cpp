@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // `mcmclb plan` and `mcmclb sweep` (apps/sweep.hpp): the options, the plan, the dispatch to a launcher, and what
 // every launcher shares (apps/launchers.hpp says which file holds which launcher).
 #include "sweep.hpp"
@@ -56,7 +57,10 @@ std::string read_file(const std::string& path, const std::string& what) {
 std::string this_executable() { return fs::canonical("/proc/self/exe").string(); }
 
 Study load(const SweepOptions& o, const std::string& text) {
-  return build_study(text, o.overrides, o.study, std::nullopt, catalog());
+  Study study = build_study(text, o.overrides, o.study, std::nullopt, catalog());
+  // A simulation's runs are deterministic: the order of its points cannot change a number (Study::order).
+  if (o.launcher == "smpi") study.order = RunOrder::blocked;
+  return study;
 }
 
 std::string not_an_option(const std::string& path) { return path.rfind('-', 0) == 0 ? "./" + path : path; }
@@ -273,11 +277,13 @@ std::map<int, std::vector<std::size_t>> points_to_run(const SweepOptions& o, con
                                                       std::size_t& skipped) {
   std::map<int, std::vector<std::size_t>> todo;
   skipped = 0;
-  for (const Point& p : study.points) {
-    if (!o.force && done_already(p, sweep_backend(o), out, valid)) {
-      ++skipped;
-    } else {
-      todo[p.spec.nprocs].push_back(p.index);
+  for (const auto& [nprocs, indices] : study.launches()) {  // each in the order its launch runs them
+    for (const std::size_t i : indices) {
+      if (!o.force && done_already(study.points[i], sweep_backend(o), out, valid)) {
+        ++skipped;
+      } else {
+        todo[nprocs].push_back(i);
+      }
     }
   }
   return todo;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // `mcmclb plan`, `mcmclb sweep` and `mcmclb status`: expand a study, then run its points locally (one mpiexec per rank
 // count, with progress, failure recording and resume) or write and submit one Slurm batch script per rank count.
 // Neither initialises MPI: they launch MPI jobs.

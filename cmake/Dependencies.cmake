@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Every third-party dependency in one table: what needs it and where a user without root gets it. Each is found by
 # CMake's standard means (find_package, find_path, find_program), so a prefix from Spack, a module or a hand-made
 # install serves when it is on CMAKE_PREFIX_PATH (or PATH, for programs). A missing one stops configure with one

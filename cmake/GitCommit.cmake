@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Stamps the git commit into the build on every build (not only at configure time), so the provenance
 # recorded by benchmarks names the code that actually ran.
 set(MCMCLB_GIT_COMMIT_CPP ${CMAKE_BINARY_DIR}/generated/git_commit.cpp)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The MPI library the build uses, and everything that differs between MPI families, in one table: the macro that
 # tells a family from its mpi.h, what its mpiexec needs, and the srun plugin of its batch scripts. The binaries get
 # the row of the family they were built with (generated mcmclb/mpi_build.hpp), the MPI tests get its mpiexec flags

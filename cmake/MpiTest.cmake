@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # mcmclb_add_mpi_test(NAME <name> TARGET <exe> RANKS <n>... [TIMEOUT <s>] [ARGS <arg>...])
 # Registers <name>.<n>ranks for every rank count, run under the real mpiexec. Every MPI test gets a timeout
 # because MPI bugs hang rather than fail. They run one at a time, since ranks oversubscribe the cores and two MPI

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The simulation build's MPI: smpicc/smpicxx compile and link every MPI program themselves (headers from
 # /usr/include/smpi, -lsimgrid, and -shared: smpirun loads the "executable" as a library), so MPI::MPI_C and
 # MPI::MPI_CXX are empty stand-ins and FindMPI is not used. Included by the top-level CMakeLists.txt.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Script mode: writes OUTPUT with the current commit of SOURCE_DIR, touching it only when it changes.
 execute_process(COMMAND git -C ${SOURCE_DIR} describe --always --dirty --abbrev=12
                 OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE

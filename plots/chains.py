@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Per-chain energy traces of compute-mode runs (work.mode: compute, work.trace: true): the energy after each item
 of every chain, one panel per run, so that runs under different balancers can be compared by eye. The script
 also compares the traces exactly (fixed-point energies and acceptance counts after every item) and says whether
@@ -12,7 +13,7 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (ArgumentParser, InputError, check_output, fail, input_files, output_path,  # noqa: E402
-                        pyplot, read_csv, read_runs, run_label, runs_by_id, save)
+                        need_matplotlib, pyplot, read_csv, read_runs, run_label, runs_by_id, save)
 
 TRACE_COLUMNS = ["run_id", "chain", "item", "energy", "energy_q32", "accepted"]
 
@@ -25,6 +26,7 @@ def main(argv=None):
     parser.add_argument("-o", "--output", help="PNG path (default: chains.png beside the input)")
     parser.add_argument("--pdf", action="store_true", help="also write a PDF beside the PNG")
     args = parser.parse_args(argv)
+    need_matplotlib()  # first: it may start the script again under a Python that has matplotlib
     output = output_path(args.output, args.folder, "chains.png")
     try:
         folder, traces_file = input_files(args.folder, "traces.csv")

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Tables that cannot drift: each table of numbers in the Markdown documents is generated from committed CSVs, in a
 marked block that this script rewrites.
 
@@ -113,6 +114,8 @@ def svr_data(folder):
     rows, nprocs = svr.chosen_rows(Inputs.read(folder, need=svr.COLUMNS), None)
     data = {panel: {label: {c.w: c for c in line} for label, line in labels.items()}
             for panel, labels in svr.series(rows).items()}
+    refuse_mixed({(panel, label, w, seed): runs for panel, labels in data.items() for label, cells in labels.items()
+                  for w, c in cells.items() for seed, runs in c.runs.items()}, f"{folder}/runs.csv")
     return nprocs, data, rows[0]["backend"] == "smpi"
 
 
@@ -152,10 +155,59 @@ def counts_text(c):
 
 
 def setup_name(r, finished=True):
-    """A merge-pays column: balancer(interval) and its finished rule, named even where it is the default."""
+    """A merge-pays column: balancer(interval), its creation method and its finished rule, the rule named even where
+    it is the default. The method is part of the name: a folder may hold one balancer under two methods (a name
+    without it once let intercomm runs stand in for range runs)."""
     name = r["balancer"] + (f"({r['interval']})" if r.get("interval") else "")
+    name += f" {r['method']}" if r.get("method") else ""
     rule = r.get("finished") or DEFAULT_FINISHED.get(r["balancer"])
     return name + (f" {rule}" if finished and rule and r["balancer"] != "none" else "")
+
+
+# Every column by which two runs of one folder can differ as set-ups (not as repetitions or as results). A table
+# cell that pools runs (repetitions, seeds) pools only runs equal in all of these but what it pools on purpose.
+SETUP_COLUMNS = ("nprocs", "balancer", "interval", "method", "finished", "move", "chains_per_group", "model_compute",
+                 "model_reduce", "workload", "workload_seed", "T_ms", "G", "jitter_pct", "work_seed", "work_mode",
+                 "atoms", "moves_per_item", "wait", "platform")
+
+
+def setup_value(r, column):
+    """A set-up column of a run as the tables compare it: a missing finished rule is the balancer's default, and an
+    empty or absent field is None."""
+    if column == "finished":
+        return r.get("finished") or DEFAULT_FINISHED.get(r["balancer"])
+    value = r.get(column)
+    return None if value == "" else value
+
+
+def refuse_mixed(groups, where, pooled=()):
+    """InputError (one line naming where) when a group of runs that one table cell pools holds runs that differ in a
+    set-up column other than those in pooled (what the cell pools on purpose, e.g. workload seeds)."""
+    for key, runs in groups.items():
+        for column in SETUP_COLUMNS:
+            if column in pooled:
+                continue
+            values = {}
+            for r in runs:
+                values.setdefault(setup_value(r, column), r)
+            if len(values) > 1:
+                (a, ra), (b, rb) = list(values.items())[:2]
+                raise InputError(f"{where}: runs {ra.get('run_id', '?')} and {rb.get('run_id', '?')} fall in one "
+                                 f"cell ({key}) but differ in {column} ({a} and {b}) (allowed: runs of one set-up, "
+                                 f"differing only in repetition)")
+
+
+def keyed(pairs, where):
+    """{key: run} of (key, run) pairs; InputError (one line naming where) when two runs share a key, which a dict
+    would silently overwrite."""
+    out = {}
+    for key, r in pairs:
+        if key in out:
+            raise InputError(f"{where}: runs {out[key].get('run_id', '?')} and {r.get('run_id', '?')} share the key "
+                             f"{key} (allowed: one run per key: set-ups differing in a column the table does not "
+                             f"show belong in separate folders)")
+        out[key] = r
+    return out
 
 
 def ratio_text(value, bold):
@@ -166,13 +218,15 @@ def ratio_text(value, bold):
     return text
 
 
-def by_setup(rows, key=setup_name):
-    """{(P, set-up): [rows]} and the set-ups in the order the CSV first names them."""
+def by_setup(rows, where, key=setup_name):
+    """{(P, set-up): [rows]} and the set-ups in the order the CSV first names them; InputError naming where when a
+    group pools runs of different set-ups (refuse_mixed)."""
     groups, order = defaultdict(list), {}
     for r in rows:
         if r["valid"] is True:
             groups[(r["nprocs"], key(r))].append(r)
             order.setdefault(key(r), None)
+    refuse_mixed(groups, where)
     return groups, list(order)
 
 
@@ -221,6 +275,171 @@ def calibrations(runs, where):
     if None in values:
         raise InputError(f"{where} has no calibration_s (allowed: runs under pays, which calibrate)")
     return values
+
+
+# ---- Prose of the README: numbers from the CSVs, in sentences ----
+
+
+def wrapped(text):
+    """Markdown prose wrapped at 116 columns, as the documents are written (a long generated line would hide a long
+    paragraph from the README's measures)."""
+    import textwrap
+    return "\n".join(textwrap.wrap(text, 116, break_on_hyphens=False, break_long_words=False))
+
+
+# " ×" with a no-break space, so that wrapping never puts the sign at the start of a line.
+TIMES = "\u00a0×"
+
+
+def occupancy(folder, nprocs):
+    """'P ranks on C cores' (or 'P = 2 with a core per rank') for a real folder's runs at nprocs, from its
+    provenance.csv; InputError where the runs disagree or the file lacks the columns."""
+    prov = Inputs.read(folder, "provenance.csv", need=("run_id", "cores_available", "oversubscribed"))
+    runs = {r["run_id"] for r in Inputs.read(folder) if r["nprocs"] == nprocs}
+    seen = {(r["cores_available"], r["oversubscribed"]) for r in prov if r["run_id"] in runs}
+    if len(seen) != 1:
+        raise InputError(f"{folder}/provenance.csv: the runs at P = {nprocs} ran on {len(seen)} kinds of machine "
+                         f"(allowed: one, with cores_available and oversubscribed recorded)")
+    cores, over = seen.pop()
+    return f"{nprocs} ranks sharing {cores} cores" if over else f"P = {nprocs} with a core per rank"
+
+
+def listed(items):
+    """'a', 'a and b', 'a, b and c'."""
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def quick_start(inputs):
+    """What the demo runs and how long it took: the study as the committed demo folder ran it (its rank counts,
+    set-ups and repetitions, from runs.csv) and the measured duration of the demo's two parts on a fresh copy of the
+    checkout (demo-timing.csv, written by tests/readme/run_demo.sh time), medians over the repetitions."""
+    folder = inputs.folders[0]
+    runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS + ["backend"])]
+    timing = Inputs.read_file(os.path.join(folder, "demo-timing.csv"), ("part", "seconds", "cores", "commit"),
+                              "demo-timing.csv")
+    parts = defaultdict(list)
+    for t in timing:
+        parts[t["part"]].append(t["seconds"])
+    tests = parts.pop("tests", [])
+    if set(parts) != {"build", "run"} or len({len(v) for v in parts.values()}) != 1:
+        raise InputError(f"{folder}/demo-timing.csv: parts {sorted(parts)} (allowed: build and run, as often each, "
+                         f"and tests)")
+    setups = list(dict.fromkeys(run_label(r) for r in runs))
+    reps = sorted({r["rep"] for r in runs})
+    nprocs = sorted({r["nprocs"] for r in runs})
+    cores = sorted({t["cores"] for t in timing})
+    commits = sorted({t["commit"] for t in timing if t["part"] != "tests"})
+    test_commits = sorted({t["commit"] for t in timing if t["part"] == "tests"})
+    n = len(parts["build"])
+    return wrapped(
+        f"The quick study runs {listed(f'`{s}`' for s in setups)} at {listed(str(p) for p in nprocs)} ranks, "
+        f"{len(reps)} repetitions each ({len(runs)} runs). Measured from a fresh copy of the checkout on a "
+        f"{listed(str(c) for c in cores)}-core VM (commit {listed(commits)}, median of {n}): the build steps took "
+        f"{median(parts['build']):.0f} s and the sweep with its report {median(parts['run']):.0f} s "
+        f"([demo-timing.csv]({folder}/demo-timing.csv))." +
+        (f" The test command below took {median(tests) / 60:.1f} min there (commit {listed(test_commits)}, "
+         f"{'one run' if len(tests) == 1 else f'median of {len(tests)}'})." if tests else ""))
+
+
+def findings(inputs):
+    """The README's key findings, one bullet each, every number from the folders named in this order: Fig. 2's
+    simulation, Table 1's collective rows, Fig. 1's simulated commbench CSV, the steal-vs-regroup seeds simulated
+    and real, the real pays pair (none, then the balancer under pays) and a real pays study where ranks share the
+    cores."""
+    import table1
+    (fig2, table1_folder, fig1_csv, svr_sim, svr_real, pays_none, pays_other, pays_shared) = inputs.folders
+    bullets = []
+
+    runs = [r for r in Inputs.read(fig2, need=RUN_COLUMNS + ["finished", "backend"]) if r["valid"] is True]
+    top = max(r["nprocs"] for r in runs)
+    at = {run_label(r): r for r in runs if r["nprocs"] == top}
+    for label in ("none", "async intercomm", "lookahead(1) range", "collective(1) create"):
+        if label not in at:
+            raise InputError(f"{fig2}/runs.csv: no valid {label} run at P = {top} (allowed: Fig. 2's set-ups)")
+    ideal = at["none"]["ideal_s"]
+    both = read_runs([os.path.join(ROOT, f) for f in (fig2, table1_folder)])
+    _, header, lines = table1.build(both, table1_folder, top, paper=True)
+    rows = [dict(zip(header, cells)) for cells in lines if cells[0].startswith("collective(")]
+    equal = sum(all(r[k] == r[f"paper {k}"] for k in ("avg", "stdev", "min", "max")) for r in rows)
+    bullets.append(
+        f"*Simulated*, the paper's workload at {top} ranks on a Blue Gene/P-like torus: `none` takes "
+        f"{at['none']['time_s']:.2f} s, {at['none']['time_s'] / ideal:.2f}{TIMES} the ideal of {ideal:.2f} s. "
+        f"The paper's `async` ends at "
+        f"{at['async intercomm']['time_s'] / ideal:.3f}{TIMES} the ideal and `collective(1)` at "
+        f"{at['collective(1) create']['time_s'] / ideal:.2f}{TIMES}. " +
+        (f"All {equal}" if equal == len(rows) else f"{equal} of the {len(rows)}") +
+        f" of Table 1's collective rows equal the paper's. [Guide](docs/guide/simulation.md), [CSV]({fig2}/runs.csv).")
+
+    bench = [r for r in Inputs.read_file(fig1_csv, ("method", "op", "group_size", "nprocs", "time_us"),
+                                         "commbench.csv") if r["op"] == "create"]
+    largest = max(r["nprocs"] for r in bench)
+    by_method = defaultdict(list)
+    for r in bench:
+        if r["nprocs"] == largest:
+            by_method[r["method"]].append(r["time_us"])
+    for method in ("create", "range"):
+        if method not in by_method:
+            raise InputError(f"{fig1_csv}: no {method} rows at P = {largest} (allowed: Fig. 1's methods)")
+    create = [median([r["time_us"] for r in bench if r["nprocs"] == largest and r["method"] == "create" and
+                      r["group_size"] == g]) for g in sorted({r["group_size"] for r in bench
+                                                               if r["method"] == "create"})]
+    bullets.append(
+        f"*Simulated* Fig. 1 at {largest} ranks: `MPI_Comm_create` over all ranks costs {min(create):.0f}-"
+        f"{max(create):.0f} µs whatever the group, while `range` creates a communicator in "
+        f"{median(by_method['range']):.2f} µs without communication. [Guide](docs/guide/commbench.md), "
+        f"[CSV]({fig1_csv}).")
+
+    def best_against_thief(folder):
+        _, data, _ = svr_data(folder)
+        ratios = []
+        for panel, labels in data.items():
+            for w in sorted({w for cells in labels.values() for w in cells}):
+                r = min(cell(folder, data, panel, label, w).ratio for label in ("lookahead(1) range",
+                                                                                  "mostwork(1) range"))
+                t = min(cell(folder, data, panel, label, w).ratio for label in ("steal", "stealrandom"))
+                ratios.append(t / r)
+        return ratios
+    sim, real = best_against_thief(svr_sim), best_against_thief(svr_real)
+    p_sim, _, _ = svr_data(svr_sim)
+    p_real, _, _ = svr_data(svr_real)
+    bullets.append(
+        f"With emulated work that scales perfectly, regrouping beats moving chains. The work-stealing balancers "
+        f"take {min(sim):.2f}-{max(sim):.2f}{TIMES} the best regrouping's time (*simulated*, {p_sim} ranks) and "
+        f"{min(real):.2f}-{max(real):.2f}{TIMES} (*measured*, {occupancy(svr_real, p_real)}, sleeping items), over "
+        f"every workload, medians over seeds. [Guide](docs/guide/steal-vs-regroup.md), [CSV]({svr_real}/runs.csv).")
+
+    need = RUN_COLUMNS + ["move", "calibration_s", "finished"]
+    pairs = []
+    for move in ("all", "single"):
+        a = [r["time_s"] for r in Inputs.read(pays_none, need=need) if r["valid"] is True and r["move"] == move]
+        b = [r for r in Inputs.read(pays_other, need=need) if r["valid"] is True and r["move"] == move]
+        if not a or not b:
+            raise InputError(f"{pays_none} and {pays_other}: no valid runs of {move}-atom moves (allowed: the real "
+                             f"pays pair of merge-pays.md)")
+        pairs.append((Summary(a), Summary([r["time_s"] for r in b]), b[0]["balancer"], b[0]["nprocs"]))
+    (a_all, b_all, name, p), (a_one, b_one, _, _) = pairs
+    bullets.append(
+        f"Merge only when it pays: with Lennard-Jones walkers, `{name}` under the rule `pays` first measures what a "
+        f"merge costs. *Measured* at {occupancy(pays_other, p)}, it takes {compare_ratio_text(a_all, b_all)}{TIMES} "
+        f"`none`'s time with all-atom moves. With single-atom moves, where no merge pays, it takes "
+        f"{compare_ratio_text(a_one, b_one)}{TIMES} "
+        f"(n ≥ {min(s.n for s in (a_all, b_all, a_one, b_one))}; each ratio's interval is formed from the two "
+        f"medians' 95 % intervals, as `mcmclb compare` does). "
+        f"[Guide](docs/guide/merge-pays.md), [CSV]({pays_other}/runs.csv).")
+    groups, setups = by_setup(Inputs.read(pays_shared, need=RUN_COLUMNS + ["calibration_s", "finished"]),
+                              f"{pays_shared}/runs.csv")
+    totals, shared = [], sorted({p for p, _ in groups})
+    for p in shared:
+        none = median_of(none_runs(groups, p, pays_shared))
+        for name in setups:
+            if name != "none" and groups.get((p, name)):
+                runs = groups[(p, name)]
+                totals.append((median_of(runs) + median(calibrations(runs, f"{pays_shared}/runs.csv"))) / none)
+    bullets[-1] += (f" Where ranks share the cores ({listed(str(p) for p in shared)} ranks, "
+                    f"{occupancy(pays_shared, shared[-1]).split(' sharing ')[1]}), the calibration makes a run "
+                    f"{min(totals):.1f}-{max(totals):.1f}{TIMES} `none`'s time ([CSV]({pays_shared}/runs.csv)).")
+    return "\n".join("- " + wrapped(b).replace("\n", "\n  ") for b in bullets)
 
 
 # ---- The tables ----
@@ -330,7 +549,7 @@ def merge_pays_ratios(inputs):
     """One row per P: none's time (and / ideal), then each set-up's median time / none's, set-ups in the order the
     CSV first names them (balancer, interval and finished rule); bold=faster or bold=slower marks those cells."""
     bold = inputs.choice("bold", ["faster", "slower"])
-    groups, setups = by_setup(Inputs.read(inputs.folders[0], need=svr.COLUMNS))
+    groups, setups = by_setup(Inputs.read(inputs.folders[0], need=svr.COLUMNS), f"{inputs.folders[0]}/runs.csv")
     setups = [s for s in setups if s != "none"]
     rows = []
     for p in sorted({p for p, _ in groups}):
@@ -356,7 +575,7 @@ def merge_pays_sensitivity(inputs):
     def key(r):
         return (setup_name(r, finished=False), r.get("model_compute") or 1.0, r.get("model_reduce") or 1.0)
 
-    groups, setups = by_setup(Inputs.read(inputs.folders[0], need=svr.COLUMNS), key)
+    groups, setups = by_setup(Inputs.read(inputs.folders[0], need=svr.COLUMNS), f"{inputs.folders[0]}/runs.csv", key)
     names = list(dict.fromkeys(name for name, _, _ in setups if name != "none"))
     rows = []
     for p in sorted({p for p, _ in groups}):
@@ -375,7 +594,7 @@ def real_versus_none(inputs):
     """Real runs: one row per P, none's median time with its 95 % interval, then each set-up's (rule=R: only those
     under finished rule R), ': N ×' none."""
     rule = inputs.choice("rule", ["retire", "coalesce", "pays"])
-    groups, setups = by_setup(Inputs.read(inputs.folders[0], need=svr.COLUMNS))
+    groups, setups = by_setup(Inputs.read(inputs.folders[0], need=svr.COLUMNS), f"{inputs.folders[0]}/runs.csv")
     setups = [s for s in setups if s != "none" and (rule is None or s.endswith(f" {rule}"))]
     rows = []
     for p in sorted({p for p, _ in groups}):
@@ -392,7 +611,7 @@ def real_pays(inputs):
     interval mcmclb compare forms ([low_B / high_A, high_B / low_A]), the calibration's median (range), and (time +
     calibration) / none."""
     folder = inputs.folders[0]
-    groups, setups = by_setup(Inputs.read(folder, need=svr.COLUMNS + ["calibration_s"]))
+    groups, setups = by_setup(Inputs.read(folder, need=svr.COLUMNS + ["calibration_s"]), f"{folder}/runs.csv")
     rows = []
     for p in sorted({p for p, _ in groups}):
         none = Summary([r["time_s"] for r in none_runs(groups, p, inputs.folders[0])])
@@ -417,6 +636,34 @@ def real_pays(inputs):
     return table_text(["P", ""] + setups, rows)
 
 
+def calibration_cost(inputs):
+    """The merge calibration's cost of one real study at several commits, one folder each, named by its commit (the
+    first is the reference): one row per P and set-up under pays, each folder's median calibration_s with its 95 %
+    interval, and each later folder's median over the first's with the interval mcmclb compare forms."""
+    data = []
+    for folder in inputs.folders:
+        groups, setups = by_setup(Inputs.read(folder, need=RUN_COLUMNS + ["calibration_s", "finished"]),
+                                  f"{folder}/runs.csv")
+        data.append((folder, groups, setups))
+    _, first, setups = data[0]
+    rows = []
+    for p in sorted({p for p, _ in first}):
+        for name in setups:
+            if name == "none" or (p, name) not in first:
+                continue
+            found = []
+            for folder, groups, _ in data:
+                if not groups.get((p, name)):
+                    raise InputError(f"{folder}/runs.csv: no valid {name} run at P = {p} (allowed: folders of one "
+                                     f"study, each holding the first one's set-ups)")
+                found.append(Summary(calibrations(groups[(p, name)], f"{folder}/runs.csv: a {name} run at P = {p}")))
+            rows.append([str(p), name] + [time_with_interval(s) for s in found] +
+                        [compare_ratio_text(found[0], s, 2) for s in found[1:]])
+    names = [os.path.basename(folder) for folder in inputs.folders]
+    return table_text(["P", "set-up"] + [f"{n}: median [95 % CI]" for n in names] +
+                      [f"{n} / {names[0]} [interval]" for n in names[1:]], rows)
+
+
 def spread(values, digits):
     """The median of values with their range in brackets ('15.03 [14.96-15.10]'), or the one value all share."""
     lo, mid, hi = min(values), median(values), max(values)
@@ -431,15 +678,17 @@ def table1_seeds(inputs):
     the median over seeds with the range in brackets; the paper's row first. Without noise the seed draws nothing,
     so the seeds run there agree (one value, no range)."""
     import table1
-    folder = inputs.folders[0]
+    folder = " and ".join(inputs.folders)
     need = ["finished", "jitter_pct", "work_seed", "time_s", "regroups_avg", "regroups_std", "regroups_min",
             "regroups_max", "valid", "balancer"]
     cells = defaultdict(list)
-    for r in Inputs.read(folder, need=need):
-        if r["balancer"] == "async" and r["valid"]:
-            cells[(r["finished"], r["jitter_pct"])].append(r)
+    for one in inputs.folders:
+        for r in Inputs.read(one, need=need):
+            if r["balancer"] == "async" and r["valid"]:
+                cells[(r["finished"], r["jitter_pct"])].append(r)
     if not cells:
         raise InputError(f"{folder}/runs.csv: no valid async run (allowed: a Table 1 study's runs)")
+    refuse_mixed(cells, f"{folder}/runs.csv", pooled=("work_seed",))
 
     paper = table1.paper_values()[("async", "")]
     rows = [["**paper (BG/P, 8192 cores)**", "?", "-"] + [f"**{v}**" for v in paper] + ["**≤ 4.2**"]]
@@ -505,17 +754,15 @@ def async_gap(inputs):
         setting = setting_of(folder)
         need = ["balancer", "method", "finished", "T_ms", "G", "jitter_pct", "time_s", "ideal_s", "regroups_avg",
                 "regroups_std", "regroups_min", "regroups_max"]
-        cells = defaultdict(list)
-        for r in Inputs.read(folder, need=need):
-            key = (r["T_ms"] / r["G"], r["jitter_pct"], r["balancer"], r["method"] or "", r["finished"] or "")
-            cells[key].append(r)
+        cells = keyed((((r["T_ms"] / r["G"], r["jitter_pct"], r["balancer"], r["method"] or "", r["finished"] or ""),
+                        r) for r in Inputs.read(folder, need=need)), f"{folder}/runs.csv")
         for item, noise in sorted({k[:2] for k in cells}):
             def one(balancer, method="", finished=""):
                 found = cells.get((item, noise, balancer, method, finished))
                 if not found:
                     raise InputError(f"{folder}/runs.csv: no {balancer} {method} {finished} run at T/G = {item:g} ms "
                                      f"and {noise:g} % noise (allowed: a study of configs/async-gap*.yaml)")
-                return found[0]
+                return found
 
             def gap(r):
                 return f"{r['time_s']:.4f} ({r['time_s'] - r['ideal_s']:.3f})"
@@ -543,7 +790,7 @@ def constants_sensitivity(inputs):
     rows, base = [], None
     for folder in inputs.folders:
         runs = Inputs.read(folder, need=need)
-        found = {(r["balancer"], r["method"] or "", r["interval"]): r for r in runs}
+        found = keyed((((r["balancer"], r["method"] or "", r["interval"]), r) for r in runs), f"{folder}/runs.csv")
         asy, col = found.get(("async", "intercomm", None)), found.get(("collective", "create", interval))
         if asy is None or col is None:
             raise InputError(f"{folder}/runs.csv: needs an async intercomm and a collective({interval}) create run "
@@ -622,9 +869,11 @@ def two_mpis(inputs):
             raise InputError(f"{folder}/runs.csv: no valid run (allowed: a folder of real runs)")
         groups = defaultdict(list)
         for r in runs:
-            groups[(r["nprocs"], run_label(r))].append(r["time_s"] / r["ideal_s"])
+            groups[(r["nprocs"], run_label(r))].append(r)
             order.setdefault((r["nprocs"], run_label(r)), None)
-        columns.append((one_library(runs, f"{folder}/runs.csv"), {k: Summary(v) for k, v in groups.items()}))
+        refuse_mixed(groups, f"{folder}/runs.csv")
+        columns.append((one_library(runs, f"{folder}/runs.csv"),
+                        {k: Summary([r["time_s"] / r["ideal_s"] for r in v]) for k, v in groups.items()}))
     rows = []
     for key in sorted(order, key=lambda k: k[0]):
         cells = [columns_cells.get(key) for _, columns_cells in columns]
@@ -735,6 +984,7 @@ def pays_against_none(inputs):
         for r in Inputs.read(folder, need=need):
             if r["valid"] is True:
                 groups[r["move"]].append(r)
+        refuse_mixed(groups, f"{folder}/runs.csv")
         by_move.append(groups)
     setup = {setup_name(r) for runs in by_move[1].values() for r in runs}
     if len(setup) != 1 or {setup_name(r) for runs in by_move[0].values() for r in runs} != {"none"}:
@@ -768,11 +1018,16 @@ def pays_guarantee(inputs):
 
     runs, studies, bases = {}, {}, {}
     for folder in inputs.folders:
-        for r in Inputs.read(folder, need=svr.COLUMNS + ["experiment", "move", "calibration_s", "finished"]):
-            if r["valid"] is True and (r["balancer"] == "none" or r["finished"] == "pays"):
-                studies.setdefault(r["experiment"], len(studies))
-                runs[(r["experiment"], variant(r), r["nprocs"], setup_name(r, finished=False))] = r
-                bases[variant(r)] = variant(r, model=False)
+        # One run per point within a folder (a second would be silently dropped); across folders a later one
+        # replaces an earlier one's on purpose.
+        chosen = [r for r in Inputs.read(folder, need=svr.COLUMNS + ["experiment", "move", "calibration_s", "finished"])
+                  if r["valid"] is True and (r["balancer"] == "none" or r["finished"] == "pays")]
+        found = keyed((((r["experiment"], variant(r), r["nprocs"], setup_name(r, finished=False)), r) for r in chosen),
+                      f"{folder}/runs.csv")
+        for key, r in found.items():
+            studies.setdefault(r["experiment"], len(studies))
+            runs[key] = r
+            bases[variant(r)] = variant(r, model=False)
     rows = []
     # none has no model: the model's factors change only what pays predicts, so every variant is set against the
     # none run of its move kind and W.
@@ -802,12 +1057,15 @@ def pays_against_rule(inputs):
     named), how many points ran under both pays and the balancer's paper rule (DEFAULT_FINISHED), whether the
     regroupings per process (avg, stdev, min, max) are equal in every pair, and the largest time difference with
     the time it is a part of."""
-    pairs = defaultdict(dict)
+    chosen = []
     for r in Inputs.read(inputs.folders[0], need=svr.COLUMNS + ["finished"]):
         finished = r["finished"] or DEFAULT_FINISHED.get(r["balancer"])
         if r["valid"] is True and finished in ("pays", DEFAULT_FINISHED.get(r["balancer"])):
-            rule = "pays" if finished == "pays" else "rule"
-            pairs[(r["balancer"], r["interval"], r["method"], r["nprocs"])][rule] = r
+            chosen.append(((r["balancer"], r["interval"], r["method"], r["nprocs"],
+                            "pays" if finished == "pays" else "rule"), r))
+    pairs = defaultdict(dict)
+    for (*point, rule), r in keyed(chosen, f"{inputs.folders[0]}/runs.csv").items():
+        pairs[tuple(point)][rule] = r
     by_balancer = defaultdict(list)
     for key, pair in pairs.items():
         if len(pair) == 2:
@@ -989,14 +1247,15 @@ def before_after(inputs):
     for folder in inputs.folders:
         prov = {r["run_id"]: r for r in Inputs.read(folder, "provenance.csv",
                                                     need=("run_id", "host_cpu_s", "host_peak_rss_kib"))}
-        runs = {}
+        chosen = []
         for r in Inputs.read(folder, need=("run_id", "nprocs", "balancer", "time_s", "ideal_s", "valid",
                                            "git_commit")):
             if r["valid"] is True and r["balancer"] in (balancer, reference):
                 if r["run_id"] not in prov or prov[r["run_id"]]["host_cpu_s"] is None:
                     raise InputError(f"{folder}/provenance.csv: no host_cpu_s for run {r['run_id']} (allowed: "
                                      f"runs of a sweep that records host cost)")
-                runs[(r["nprocs"], r["balancer"])] = dict(r, **prov[r["run_id"]])
+                chosen.append(((r["nprocs"], r["balancer"]), dict(r, **prov[r["run_id"]])))
+        runs = keyed(chosen, f"{folder}/runs.csv")
         commits = {r["git_commit"][:7] for r in runs.values()}
         if len(commits) != 1:
             raise InputError(f"{folder}/runs.csv: {len(commits)} commits (allowed: one commit per folder)")
@@ -1019,6 +1278,93 @@ def before_after(inputs):
     (before, _), (after, _) = sides
     return table_text(["P", f"`{balancer}` before ({before}): time / ideal, host CPU, peak RSS",
                        f"after ({after})", f"`{reference}`, both"], rows)
+
+
+def simulated_times(inputs):
+    """Simulated time_s per P and set-up of one folder (one deterministic run per point): one row per P, the ideal,
+    then one column per set-up (run_label, in the order the CSV first names them; only=LABEL,... keeps those whose
+    label starts with one of them), to digits=N decimals (3 by default)."""
+    folder = inputs.folders[0]
+    digits = inputs.numbers("digits", [3])[0]
+    only = inputs.option("only")
+    runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS) if r["valid"] is True]
+    if only:
+        runs = [r for r in runs if any(run_label(r).startswith(prefix) for prefix in only.split(","))]
+    if not runs:
+        raise InputError(f"{folder}/runs.csv: no valid run{' of ' + only if only else ''} (allowed: a folder of "
+                         f"simulated runs)")
+    found = keyed((((r["nprocs"], run_label(r)), r) for r in runs), f"{folder}/runs.csv")
+    labels = list(dict.fromkeys(label for _, label in found))
+    rows = []
+    for p in sorted({p for p, _ in found}):
+        ideal = {f"{r['ideal_s']:.{digits}f}" for (q, _), r in found.items() if q == p}
+        cells = [f"{found[(p, label)]['time_s']:.{digits}f}" if (p, label) in found else "–" for label in labels]
+        rows.append([str(p), "/".join(sorted(ideal))] + cells)
+    return table_text(["P", "ideal"] + labels, rows)
+
+
+def times_by_folder(inputs):
+    """One row per set-up (run_label), one column per folder at one P (nprocs=P,P,... one per folder, in order):
+    the simulated time_s as the CSV holds it (nine significant digits), with time / ideal where it is not 2 (none)
+    or a series' own; – where a folder lacks the set-up."""
+    ps = inputs.numbers("nprocs")
+    if not ps or len(ps) != len(inputs.folders):
+        raise InputError(f"block {inputs.name}: nprocs= names {len(ps or [])} P for {len(inputs.folders)} folders "
+                         f"(allowed: one P per folder, in order)")
+    columns = []
+    for folder, p in zip(inputs.folders, ps):
+        runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS + ["platform"]) if r["valid"] is True
+                and r["nprocs"] == p]
+        if not runs:
+            raise InputError(f"{folder}/runs.csv: no valid run at P = {p} (allowed: a P the folder holds)")
+        platforms = {os.path.basename(r.get("platform") or "") for r in runs}
+        columns.append((f"`{', '.join(sorted(platforms))}`, {grouped(p).replace(' ', ',')}",
+                        keyed(((run_label(r), r) for r in runs), f"{folder}/runs.csv")))
+    labels = merged_order([list(found) for _, found in columns])
+    rows = [[label] + [f"{found[label]['time_s']:.9g} ({found[label]['time_s'] / found[label]['ideal_s']:.4f} ×)"
+                       if label in found else "–" for _, found in columns] for label in labels]
+    return table_text(["series"] + [head for head, _ in columns], rows)
+
+
+def commbench_by_size(inputs):
+    """Simulated creation time in µs per method and group size from one commbench CSV (one repetition per point:
+    its time_us, MAX over ranks), at P (nprocs=, default the largest) and the sizes asked (sizes=g,g,...; default
+    every size but 1)."""
+    path = inputs.folders[0]
+    rows = [r for r in Inputs.read_file(path, ("method", "op", "nprocs", "group_size", "time_us"), "commbench.csv")
+            if r["op"] == "create"]
+    if not rows:
+        raise InputError(f"{path}: no creation rows (allowed: a commbench CSV of op create)")
+    p = inputs.numbers("nprocs", [max(r["nprocs"] for r in rows)])[0]
+    found = keyed((((r["method"], r["group_size"]), r) for r in rows if r["nprocs"] == p), path)
+    sizes = inputs.numbers("sizes", sorted({g for _, g in found if g > 1}))
+    out = []
+    for method, label in COMMBENCH_METHODS:
+        if not any(m == method for m, _ in found):
+            continue
+        out.append([label] + [(lambda us: f"{us:.1f}" if us >= 1 else f"{us:.2f}")(found[(method, g)]["time_us"])
+                              if (method, g) in found else "–" for g in sizes])
+    return table_text(["method"] + [f"g = {g}" for g in sizes], out)
+
+
+def model_items(inputs):
+    """What the finished rule pays predicts, from a CSV that mcmclb predict wrote (one block argument, the file): one
+    row per atom count, one column per group size g, the predicted time of one item and, beyond g = 1, the speed-up
+    over one rank in brackets (item_s at 1 over item_s at g). The arithmetic of the model is the program's, not
+    repeated here."""
+    path = inputs.folders[0]
+    rows = Inputs.read_file(path, ("run_id", "atoms", "size", "item_s"), "predict.csv")
+    item = keyed((((r["atoms"], r["size"]), r) for r in rows), path)
+    atoms, sizes = sorted({a for a, _ in item}), sorted({m for _, m in item})
+    if 1 not in sizes or len(item) != len(atoms) * len(sizes) or len({r["run_id"] for r in rows}) != 1:
+        raise InputError(f"{path}: not one run's prediction at every atom count and size, size 1 included "
+                         f"(allowed: the output of one mcmclb predict)")
+    out = []
+    for a in atoms:
+        one = item[(a, 1)]["item_s"]
+        out.append([str(a)] + [f"{1000 * item[(a, m)]['item_s']:.2f} ms" +
+                               ("" if m == 1 else f" ({one / item[(a, m)]['item_s']:.2f})") for m in sizes])
+    return table_text(["atoms"] + [f"g = {m}" for m in sizes], out)
 
 
 # A simulated run's point: every column that says what was run (the platform and the finished rule included), with
@@ -1128,8 +1474,78 @@ def table1_rows(inputs):
     return table_text(header, lines)
 
 
+def trace_replay(inputs):
+    """Replays of a recorded trace against the compute-mode runs it was recorded from: one row per set-up, the
+    compute-mode median time with its 95 % interval (measured), then per replay folder its median (with its interval
+    where measured; simulated: the one deterministic value) and replay / compute with the interval mcmclb compare
+    forms (against a simulated replay, [replay / high, replay / low] of the compute-mode interval). Each column says
+    measured or simulated."""
+    compute, replays = inputs.folders[0], inputs.folders[1:]
+    need = RUN_COLUMNS + ["finished", "backend"]
+    base, order = by_setup(Inputs.read(compute, need=need), f"{compute}/runs.csv")
+    groups = [by_setup(Inputs.read(folder, need=need), f"{folder}/runs.csv")[0] for folder in replays]
+    header = ["set-up", f"compute mode, {compute} (measured): median [95 % CI]"]
+    for folder, g in zip(replays, groups):
+        kind = "simulated" if any(r["backend"] == "smpi" for runs in g.values() for r in runs) else "measured"
+        header += [f"replay, {folder} ({kind})", "replay / compute"]
+    rows = []
+    for (p, setup) in sorted(base, key=lambda k: (k[0], order.index(k[1]))):
+        a = Summary([r["time_s"] for r in base[(p, setup)]])
+        row = [f"P = {p} {setup}", time_with_interval(a)]
+        for folder, g in zip(replays, groups):
+            runs = g.get((p, setup))
+            if not runs:
+                raise InputError(f"{folder}/runs.csv: no valid {setup} run at P = {p} (allowed: the set-ups of "
+                                 f"{compute})")
+            simulated = runs[0]["backend"] == "smpi"
+            b = Summary([r["time_s"] for r in runs], simulated=simulated)
+            text, unit = milliseconds(b.median)
+            # A simulated time is exact: its ratio's interval is the compute-mode median's alone.
+            ratio = compare_ratio_text(a, b) if not simulated or not a.has_interval else (
+                f"{b.median / a.median:.3f} [{b.median / a.hi:.3f}, {b.median / a.lo:.3f}]")
+            row += [f"{text} {unit}" if simulated else time_with_interval(b), ratio]
+        rows.append(row)
+    return table_text(header, rows)
+
+
+def trace_at_scale(inputs):
+    """Simulated replays at scale: one row per set-up, one column per rank count, trace file, chain map and (where
+    not the trace's) planning scaling of the folders (the trace's name without .csv): time / none, the best of each
+    column in bold; a last row gives none's simulated time. Every number is simulated."""
+    need = RUN_COLUMNS + ["finished", "backend", "workload_file", "workload_map", "workload_scaling"]
+    runs = [r for folder in inputs.folders for r in Inputs.read(folder, need=need) if r["valid"] is True]
+    if any(r["backend"] != "smpi" for r in runs):
+        raise InputError(f"block {inputs.name}: a run that is not simulated (allowed: folders of simulated runs)")
+    # The planning model's scaling is named where it is not the trace's own.
+    column = lambda r: (r["nprocs"], os.path.basename(r["workload_file"] or "").removesuffix(".csv"),
+                        r["workload_map"] or "", "" if r["workload_scaling"] == "trace" else
+                        f"planned {r['workload_scaling']}")
+    columns = sorted({column(r) for r in runs})
+    order = list(dict.fromkeys(setup_name(r) for r in runs))
+    times = defaultdict(list)
+    for r in runs:
+        times[(setup_name(r), column(r))].append(r["time_s"])
+    ratios = {}
+    for c in columns:
+        if not times.get(("none", c)):
+            raise InputError(f"block {inputs.name}: no valid none run at {c} (allowed: a none run in every column)")
+        for setup in order:
+            if times.get((setup, c)):
+                ratios[(setup, c)] = median(times[(setup, c)]) / median(times[("none", c)])
+    best = {c: min(v for (s, cc), v in ratios.items() if cc == c) for c in columns}
+    rows = [[setup] + [("—" if (setup, c) not in ratios else f"**{ratios[(setup, c)]:.3f}**"
+                        if ratios[(setup, c)] == best[c] else f"{ratios[(setup, c)]:.3f}") for c in columns]
+            for setup in order]
+    rows.append(["none: time (simulated)"] + [" ".join(milliseconds(median(times[("none", c)]))) for c in columns])
+    header = ["set-up: time / none"] + [" ".join(f"P = {p} {name} {map_} {scaling}".split())
+                                        for p, name, map_, scaling in columns]
+    return table_text(header, rows)
+
+
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
 TABLES = {
+    "quick-start": (quick_start, (1, 1), {}),
+    "findings": (findings, (8, 8), {}),
     "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
     "steal-vs-regroup-summary": (steal_vs_regroup_summary, (1, 4), {"W": "integers separated by commas"}),
     "steal-vs-regroup-sizes": (steal_vs_regroup_sizes, (1, 4), {"W": "an integer"}),
@@ -1139,7 +1555,8 @@ TABLES = {
                                                                "factors": "pairs C:R separated by commas"}),
     "real-versus-none": (real_versus_none, (1, 1), {"rule": "retire|coalesce|pays"}),
     "real-pays": (real_pays, (1, 1), {}),
-    "table1-seeds": (table1_seeds, (1, 1), {}),
+    "calibration-cost": (calibration_cost, (2, 4), {}),
+    "table1-seeds": (table1_seeds, (1, 4), {}),
     "async-gap": (async_gap, (1, 8), {}),
     "host-cost": (host_cost, (1, 1), {}),
     "constants-sensitivity": (constants_sensitivity, (1, 16), {"interval": "an integer"}),
@@ -1153,7 +1570,15 @@ TABLES = {
     "regrouping-against-thieves": (regrouping_against_thieves, (1, 1), {}),
     "before-after": (before_after, (2, 2), {"balancer": "a balancer's name", "reference": "a balancer's name"}),
     "table1": (table1_rows, (1, 4), {"nprocs": "an integer"}),
+    "model-items": (model_items, (1, 1), {}),
+    "simulated-times": (simulated_times, (1, 1), {"digits": "an integer", "only": "set-up labels' beginnings, "
+                                                                                   "separated by commas"}),
+    "times-by-folder": (times_by_folder, (1, 4), {"nprocs": "one P per folder, separated by commas"}),
+    "commbench-by-size": (commbench_by_size, (1, 1), {"nprocs": "an integer", "sizes": "integers separated by "
+                                                                                          "commas"}),
     "reproductions": (reproductions, (1, 32), {}),
+    "trace-replay": (trace_replay, (2, 5), {}),
+    "trace-at-scale": (trace_at_scale, (1, 4), {}),
 }
 
 
@@ -1205,13 +1630,33 @@ def blocks(lines, file):
     return found
 
 
-def regenerate(text, file):
-    """(the document with every block rewritten, [(line, name) of each block that changed])."""
+LINK = re.compile(r"\]\((?![a-z]+:|#|/)(?P<path>[^)#\s]+)(?P<anchor>#[^)]*)?\)")
+
+
+def relink(text, folder):
+    """text with each link a generator wrote relative to the repository root (docs/x.csv) made relative to folder,
+    the document's own (relative to the root), as a reader's viewer resolves it."""
+    if not folder or folder == ".":
+        return text
+
+    def rewrite(m):
+        path = m["path"]
+        # Only a path from the root (its first folder is one of the root's); one already relative to the document
+        # (../x, or a folder beside it) is kept.
+        if path.startswith(".") or not os.path.exists(os.path.join(ROOT, path.split("/")[0])):
+            return m[0]
+        return f"]({os.path.relpath(path, folder)}{m['anchor'] or ''})"
+    return LINK.sub(rewrite, text)
+
+
+def regenerate(text, file, folder=None):
+    """(the document with every block rewritten, [(line, name) of each block that changed]); folder: the
+    document's folder relative to the root, to which the links in generated text are made relative."""
     lines = text.split("\n")
     out, stale, done = [], [], 0
     for begin, end, indent, name, args in blocks(lines, file):
         try:
-            table = [indent + line for line in generate(name, args).split("\n")]
+            table = [indent + line for line in relink(generate(name, args), folder).split("\n")]
         except InputError as e:
             raise InputError(f"{file}:{begin + 1}: {e}") from None
         out += lines[done:begin + 1] + table
@@ -1249,7 +1694,8 @@ def main(argv=None):
                     text = f.read()
                 except UnicodeDecodeError:
                     raise InputError(f"{shown}: not UTF-8 text (allowed: a Markdown file)") from None
-            results.append((path, shown, text) + regenerate(text, shown))
+            folder = os.path.relpath(os.path.dirname(os.path.realpath(path)), os.path.realpath(ROOT))
+            results.append((path, shown, text) + regenerate(text, shown, folder))
     except InputError as e:
         fail(__file__, str(e))
     if args.check:

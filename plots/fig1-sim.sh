@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Fig. 1 in simulation: one smpirun of mcmclb-commbench-sim (SimGrid SMPI, docs/guide/simulation.md) at P simulated ranks on
 # a platform of configs/platforms/ (default: the Blue Gene/P-like torus), creation times only, then plots/fig1.py
 # (figure and the fitted shape of every method). Simulated times, never hardware measurements.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Fig. 1: communicator creation cost vs. output group size, one line per method (log-log), median over repetitions
 with a min-max band and the 95 % confidence interval of the median as error bars (order statistics,
 plots/mcmclb_stats.py: none below 6 repetitions, none for simulated series, which are deterministic); the same
@@ -27,7 +28,7 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (ArgumentParser, InputError, check_inputs_exist, check_output, fail, find_csv,  # noqa: E402
-                        library_name, markdown_table, output_path, pyplot, read_csv, save)
+                        library_name, markdown_table, output_path, need_matplotlib, pyplot, read_csv, save)
 from mcmclb_stats import CAPTION, CI_HEADING, Summary, error_bars, median  # noqa: E402
 
 REQUIRED = ["method", "op", "nprocs", "group_size", "rep", "time_us"]
@@ -47,6 +48,7 @@ def main(argv=None):
     parser.add_argument("--stat", default="mean", choices=sorted(STATS),
                         help="per repetition: mean iteration (time_us, default) or median iteration (iter_median_us)")
     args = parser.parse_args(argv)
+    need_matplotlib()  # first: it may start the script again under a Python that has matplotlib
     column, stat_text = STATS[args.stat]
     output = output_path(args.output, args.inputs[0], "fig1.png")
     try:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Fig. 2 in simulation: configs/paper-fig2.yaml under SimGrid SMPI (docs/guide/simulation.md), one deterministic run
 # per point, the paper's series (none, async with Algorithm 1, collective(1), (16) and (128) with MPI_Comm_create)
 # and ours (lookahead(1) and mostwork(1) with range), then plots/fig2.py. Simulated times, never hardware measurements.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Fig. 2: weak scaling. Run time vs. cores for none, the ideal, async and each collective interval: median over
 repetitions with the 95 % confidence interval of the median as error bars (order statistics, plots/mcmclb_stats.py:
 none below 6 repetitions, none for simulated series, which are deterministic) and the min-max as a thin line; the
@@ -9,7 +10,10 @@ from one or several results folders or runs.csv files: each simulated series is 
 labelled "simulated (PLATFORM)", as its numbers come from a model of a machine, not a measurement. --reference
 overlays the paper's published values (plots/reference/dinan2011.csv: baseline 7.0 s and ideal 3.5 s follow from the
 workload; async <= 4.2 s and collective ~5.95 s are bounds derived from the paper's text, drawn dotted and labelled
-as such), named in the legend beside the figure so that no label covers a series."""
+as such), named in the legend beside the figure so that no label covers a series. A point that did not finish is
+marked at the foot of the time panel in its series' colour, and named in the legend: those an input folder's failures.csv
+records (as a sweep writes it) and those given with --unfinished 'SET-UP@P' (a run stopped without a committed
+failures.csv; the figure's folder says why). The cores axis labels every P, turned when they would touch."""
 import os
 import sys
 import textwrap
@@ -17,8 +21,8 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (ArgumentParser, InputError, backend_label, check_inputs_exist, check_output,  # noqa: E402
-                        fail, markdown_table, output_path, oversubscribed_points, pyplot, read_csv, read_runs,
-                        run_label, save)
+                        fail, markdown_table, need_matplotlib, output_path, oversubscribed_points, pyplot, read_csv,
+                        read_runs, run_label, save)
 from mcmclb_stats import CAPTION, CI_HEADING, Summary, error_bars, median  # noqa: E402
 
 # A series whose median time / ideal is at most this is "near the ideal": the time panel cannot separate such
@@ -33,7 +37,11 @@ def main(argv=None):
     parser.add_argument("-o", "--output", help="PNG path (default: fig2.png in the first input's folder)")
     parser.add_argument("--pdf", action="store_true", help="also write a PDF beside the PNG")
     parser.add_argument("--reference", action="store_true", help="overlay the paper's values (Blue Gene/P)")
+    parser.add_argument("--unfinished", action="append", default=[], metavar="SET-UP@P",
+                        help="mark the point of SET-UP (as the legend names it, e.g. 'collective(16) create') at P "
+                             "as not finished; repeatable")
     args = parser.parse_args(argv)
+    need_matplotlib()  # first: it may start the script again under a Python that has matplotlib
     output = output_path(args.output, args.inputs[0], "fig2.png")
     try:
         check_inputs_exist(args.inputs, "runs.csv")
@@ -41,6 +49,7 @@ def main(argv=None):
         runs = read_runs(args.inputs)
         reference = (read_csv(REFERENCE, "dinan2011.csv", ["kind", "balancer", "interval", "time_s", "source"])
                      if args.reference else [])
+        unfinished = unfinished_points(args.inputs, args.unfinished, {run_label(r) for r in runs})
     except InputError as e:
         fail(__file__, str(e))
 
@@ -80,6 +89,17 @@ def main(argv=None):
         style = dict(marker="o", color=colour, linestyle="--" if simulated else "-",
                      markerfacecolor="none" if simulated else colour)
         ps, times = summaries(series[key], simulated)
+        stopped = sorted(unfinished.get(name, ()))
+        if stopped:
+            label += f" (unfinished at P = {', '.join(str(p) for p in stopped)})"
+            # At the foot of the time panel, below every series, in the series' colour: the point has no time to
+            # draw, and a mark at some height would read as one.
+            ax.plot(stopped, [0.05] * len(stopped), marker="X", markersize=10, linestyle="none", color=colour,
+                    transform=ax.get_xaxis_transform(), clip_on=False)
+            for p in stopped:
+                ax.annotate(f"{name}:\nunfinished", (p, 0.05), xycoords=ax.get_xaxis_transform(), xytext=(0, 9),
+                            textcoords="offset points", ha="right", va="bottom", fontsize="x-small", color=colour)
+                stats.append([label, str(p), "0", "unfinished", "-", "-"])
         ax.plot(ps, [t.median for t in times], label=label, **style)
         error_bars(ax, ps, times, color=colour)
         stats += [[label, str(p), str(t.n), f"{t.median:.3f}", t.ci_text(), t.range_text()] for p, t in zip(ps, times)]
@@ -110,11 +130,11 @@ def main(argv=None):
             ax_ratio.axhline(value / paper_ideal, **style)
 
     ax.set_xscale("log", base=2)
-    ax_ratio.set_xticks(procs)
     # A point that ran more ranks than cores is marked on the axis and explained under the figure: its times are
     # of ranks waiting for a core, not of the balancers.
     over = oversubscribed_points(runs)
-    ax_ratio.set_xticklabels([f"{p}*" if p in over else str(p) for p in procs])
+    procs = sorted(set(procs) | {p for ps in unfinished.values() for p in ps})
+    label_cores(ax_ratio, procs, over)
     footnote = ""
     if over:  # under the axis label, where the layout keeps room for it
         ran = ", ".join(f"P = {p}: {ranks} ranks on {cores} cores" for p, (ranks, cores) in sorted(over.items()))
@@ -156,6 +176,45 @@ def main(argv=None):
     save(fig, output, args.pdf)
     print("series: " + "; ".join(drawn))
     return 0
+
+
+# Characters of cores labels that fit upright under the panel beside the legend: 32 to 8192 (29) do, with room;
+# 32 to 65536 (44) ran together ("3276865536").
+UPRIGHT_LABEL_CHARS = 36
+
+
+def label_cores(ax, procs, over):
+    """Every P of procs as a tick of the cores axis (P* where over has it), turned by 45 degrees when there are so
+    many characters that upright labels would run together."""
+    ax.set_xticks(procs)
+    texts = [f"{p}*" if p in over else str(p) for p in procs]
+    ax.set_xticklabels(texts)
+    if sum(len(t) for t in texts) > UPRIGHT_LABEL_CHARS:
+        for label in ax.get_xticklabels():
+            label.set_rotation(45)
+            label.set_horizontalalignment("right")
+            label.set_rotation_mode("anchor")
+
+
+def unfinished_points(inputs, given, labels):
+    """{set-up: {P}} of the points that did not finish: the rows of each input folder's failures.csv (nprocs and
+    balancer, the set-up as run_label names it) and each --unfinished 'SET-UP@P'. InputError for a malformed value
+    or a set-up no run of the figure has."""
+    found = defaultdict(set)
+    for path in inputs:
+        failures = os.path.join(path if os.path.isdir(path) else os.path.dirname(path), "failures.csv")
+        if os.path.isfile(failures):
+            for row in read_csv(failures, "failures.csv", ["nprocs", "balancer"]):
+                found[row["balancer"]].add(row["nprocs"])
+    for text in given:
+        name, at, p = text.rpartition("@")
+        if not at or not name or not p.isdigit() or int(p) < 1:
+            raise InputError(f"--unfinished {text}: not SET-UP@P (allowed: e.g. 'collective(16) create@65536')")
+        if name not in labels:
+            raise InputError(f"--unfinished {text}: no run of {name} in the inputs (allowed: "
+                             f"{', '.join(sorted(labels))})")
+        found[name].add(int(p))
+    return found
 
 
 def summaries(by_p, simulated):

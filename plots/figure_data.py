@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The data of a figure for docs/: copies the tables of a results folder (runs.csv, ranks.csv, events.csv,
 traces.csv, chains.csv; or one commbench CSV) into a folder of their own, keeping only the rows a figure shows,
 so the figure can be redrawn from the repository (docs/NAME.png is drawn from docs/NAME/). Rows are kept

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Shared by the plot and table scripts: the one schema per CSV file they read, reading and checking those files,
 one-line errors (exit 2) for bad arguments, files and output paths, and writing figures.
 
@@ -9,6 +10,7 @@ import math
 import os
 import re
 import stat
+import subprocess
 import sys
 import tempfile
 
@@ -156,6 +158,10 @@ SCHEMAS = {
         # The keys work.model_compute and work.model_reduce as given (empty: 1, the model as measured); absent from
         # older folders.
         "model_compute": Column("number", 0, True), "model_reduce": Column("number", 0, True),
+        # workload.model trace: the trace file, the chain map and the planning model's scaling; empty for other
+        # models, absent from older folders.
+        "workload_file": TEXT, "workload_map": Column("name", optional=True, choices=("tile", "draw")),
+        "workload_scaling": Column("name", optional=True, choices=("trace", "perfect")),
     },
     "ranks.csv": {
         "run_id": NAME, "rank": _int(0), "elapsed_s": _time(), "work_s": _time(), "polling_s": _time(),
@@ -178,6 +184,10 @@ SCHEMAS = {
     "traces.csv": {  # compute mode with work.trace: a chain's walker after each item
         "run_id": NAME, "chain": _int(0), "item": _int(1), "energy": Column("number"), "energy_q32": _int(),
         "accepted": _int(0), "group_size": _int(1),
+    },
+    "costs.csv": {  # compute mode with work.record: a trace file (item rows, then speed-up rows) with the run id
+        "run_id": NAME, "chain": _int(0), "item": _int(0, True), "ranks": _int(1), "seconds": _time(True),
+        "speedup": Column("number", 0, True),
     },
     "chains.csv": {  # compute mode: each chain's outcome against its single-rank reference
         "run_id": NAME, "chain": _int(0), "atoms": _int(2), "items": _int(0), "moves": _int(0),
@@ -204,10 +214,19 @@ SCHEMAS = {
         # The nodes the run spanned and each node's host, ranks and CPUs ("n01[0-3]/4 n02[4-7]/2"); absent from
         # older folders, empty in simulated runs.
         "nodes": _int(1, True), "node_layout": TEXT,
+        # The order the launch ran its points in (interleaved, shuffled, blocked) and shuffled's seed; absent from
+        # older folders, which ran blocked.
+        "order": TEXT, "order_seed": _int(0, True),
     },
     "calibration.csv": {  # a calibrated run (finished rule pays; compute mode's planning balancers): its model
         "run_id": NAME, "size": _int(1), "create_s": _time(), "reduce_s": _time(), "bcast_s": _time(),
         "s_per_flop": _time(),
+    },
+    "failures.csv": {  # a sweep's points that failed (fig2.py marks them unfinished)
+        "point": _int(0), "nprocs": _int(1), "balancer": TEXT, "rep": _int(0), "reason": TEXT, "utc": TEXT, "key": TEXT,
+    },
+    "predict.csv": {  # mcmclb predict: the rule's model's item time per atom count and group size
+        "run_id": NAME, "move": NAME, "moves_per_item": _int(1), "atoms": _int(2), "size": _int(1), "item_s": _time(),
     },
     "commbench.csv": {
         "method": NAME, "op": NAME, "nprocs": _int(1), "group_size": _int(1), "rep": _int(0),
@@ -239,6 +258,13 @@ SCHEMAS = {
     "bench_lj.csv": {
         "name": TEXT, "iterations": _int(0), "real_time": _time(), "cpu_time": _time(), "time_unit": NAME,
         "label": TEXT,
+    },
+    # tests/readme/run_demo.sh time: the README's demo command timed from a fresh copy of the checkout, one row per
+    # part (build: the steps up to the build; run: the sweep and the report; tests: the README's test command, from
+    # run_demo.sh time-tests) and repetition.
+    "demo-timing.csv": {
+        "part": Column("name", choices=("build", "run", "tests")), "rep": _int(0), "seconds": _time(), "commit": TEXT,
+        "host": TEXT, "cores": _int(1), "utc_start": TEXT, "command": TEXT,
     },
     "dinan2011.csv": {  # plots/reference: the paper's values
         "kind": Column("name", choices=("table1", "fig2")), "balancer": NAME, "interval": _int(1, True),
@@ -643,14 +669,58 @@ def write_text_atomically(path, text):
         raise
 
 
+# Set in the environment of a script that need_matplotlib started again under another Python, so that it never
+# starts a third.
+FALLBACK_ENV = "MCMCLB_PYTHON_FALLBACK"
+
+
+def python_with_matplotlib():
+    """The first python3 that can import matplotlib: each python3 on PATH in order, then the system's
+    /usr/bin/python3 (where Debian's python3-matplotlib, which bootstrap.sh installs, lives); None if none can."""
+    candidates = [os.path.join(folder, "python3") for folder in os.environ.get("PATH", "").split(os.pathsep) if folder]
+    tried = set()
+    for candidate in candidates + ["/usr/bin/python3"]:
+        # Each is tried by running it, even the running one's own path or a link to it: a virtual environment's
+        # python3 links to the very interpreter that has matplotlib, and a wrapper may have started it with -S.
+        if candidate in tried or not os.access(candidate, os.X_OK):
+            continue
+        tried.add(candidate)
+        try:
+            found = subprocess.run([candidate, "-c", "import matplotlib"], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120).returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            found = False
+        if found:
+            return candidate
+    return None
+
+
 def need_matplotlib():
-    """Stops the script in one line, exit 2, when the Python running it has no matplotlib: the scripts run with the
-    python3 first on PATH (a cluster's virtual environment or conda), which may not be the one that has it."""
+    """Makes sure the script runs under a Python with matplotlib; called first in every drawing script's main,
+    before anything is printed or written.
+
+    The scripts start with the python3 first on PATH, which on many machines is not the one that has matplotlib
+    (pyenv, conda or a bare virtual environment before Debian's). Run as a script, it then starts itself again
+    under the first python3 that has it and says so in one line, so the command as typed still draws. Without any
+    such Python, or when called from another program, it stops in one line naming what to install, exit 2."""
     try:
         import matplotlib  # noqa: F401
+        return
     except ImportError:
-        fail(sys.argv[0], f"matplotlib is not installed for {sys.executable} (install it: pip install matplotlib, "
-                          f"or Debian's python3-matplotlib; or run the script with a python3 that has it)")
+        pass
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    script = os.path.abspath(main) if main else None
+    if script and os.path.dirname(script) == os.path.dirname(os.path.abspath(__file__)) and \
+            not os.environ.get(FALLBACK_ENV):
+        other = python_with_matplotlib()
+        if other:
+            print(f"{os.path.basename(script)}: matplotlib is not installed for {sys.executable}; running with "
+                  f"{other}, which has it", file=sys.stderr)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.execve(other, [other, script] + sys.argv[1:], dict(os.environ, **{FALLBACK_ENV: sys.executable}))
+    fail(sys.argv[0], f"matplotlib is not installed for {sys.executable} (install it: pip install matplotlib, "
+                      f"or Debian's python3-matplotlib; or run the script with a python3 that has it)")
 
 
 def pyplot():

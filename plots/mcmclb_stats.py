@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """How the plot and table scripts summarise repeated timings: the median, and the 95 % confidence interval of the
 median by order statistics (nonparametric, after Hoefler and Belli, SC15), which holds whatever the distribution
 of the repetitions. Timings of one set-up are rarely normal (a run is delayed by others, never sped up), so a mean

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The partner-rule table (the paper, Sect. 2): per workload model, rank count and balancer set-up, the median time /
 ideal over the workload seeds with its [min-max] and the 95 % confidence interval of that median (order statistics,
 plots/mcmclb_stats.py; none below 6 seeds, none for simulated rows, which are labelled and never pooled with

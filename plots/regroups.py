@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Where each run's regroupings come from, read from events.csv and ranks.csv: the per-process counts of Table 1
 (with their histogram), how many merges there were, how many crossed a period of the cyclic workload, and the
 groups the run ended with. Explains a Table 1 row: e.g. async merges right only while its neighbour still works,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Everything for one result folder: fig2.png and timeline.png written there, Table 1 and the times-vs-ideal table
 printed (with the paper's values beside them when the runs use the paper's workload). The demo ends with this.
 

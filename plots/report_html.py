@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The pieces of report.py's one-page HTML report: tables, embedded figures, the study and its provenance, and the
 page around them. The page is self-contained (figures are base64 PNG data URIs, the style is inline; no script,
 no link, nothing fetched), so it can be mailed or attached as one file. Every text that comes from the data (names,

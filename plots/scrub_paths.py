@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Makes a results folder fit to commit under docs/: every path of the machine that made it is rewritten in its CSV
 files, so that provenance.csv can be kept beside runs.csv (the evidence rule: no absolute path in a committed CSV).
 

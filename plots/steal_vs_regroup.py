@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Moving work against regrouping processes (configs/steal-vs-regroup.yaml): time / ideal against W, the chains each
 initial group owns, one line per balancer set-up and one panel per workload model; and a Markdown table of the same
 runs with the regroupings per process and the chains migrated per process side by side.
@@ -21,7 +22,8 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (RUN_COLUMNS, ArgumentParser, InputError, backend_label, check_inputs_exist,  # noqa: E402
-                        check_output, fail, find_csv, output_path, positive_int, pyplot, read_csv, run_label, save)
+                        check_output, fail, find_csv, need_matplotlib, output_path, positive_int, pyplot, read_csv,
+                        run_label, save)
 from mcmclb_stats import Summary, error_bars, median  # noqa: E402
 
 # chains_per_group and migrated_avg are read where present: a folder older than them had one chain per group and
@@ -170,6 +172,7 @@ def main(argv=None):
     parser.add_argument("--per-seed", action="store_true",
                         help="print one table row per workload seed, with its repetitions' interval")
     args = parser.parse_args(argv)
+    need_matplotlib()  # first: it may start the script again under a Python that has matplotlib
     try:
         check_inputs_exist(args.folders, "runs.csv")
         out = output_path(args.output, args.folders[0], "steal-vs-regroup.png")

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Times vs. ideal per configuration from a results folder (runs.csv + ranks.csv), and where the gap to the ideal
 goes. Prints Markdown.
 

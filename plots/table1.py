@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Table 1: regrouping operations per process, avg / stdev / min / max per balancer and interval, at one rank count
 (default: the largest in the input). Over repetitions: avg and stdev are means of the per-run values, min and max
 the extremes. --paper adds the paper's values (8192 cores) side by side, and a "not run" row (runs 0 in csv) for

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Timeline of one run: ranks on the y axis, time on the x axis, each rank's bar coloured by the chain its group
 works, merges marked by a vertical line over the new group's ranks. Shows how load moved during the run.
 Input: a result folder (runs.csv, ranks.csv, events.csv), or an events.csv file with runs.csv and ranks.csv in
@@ -12,7 +13,7 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (ArgumentParser, InputError, check_output, fail, input_files, output_path,  # noqa: E402
-                        pyplot, read_csv, read_runs, run_label, runs_by_id, save)
+                        need_matplotlib, pyplot, read_csv, read_runs, run_label, runs_by_id, save)
 
 EVENT_COLUMNS = ["run_id", "t_s", "kind", "group_first", "group_last", "chain"]
 MAX_HEIGHT_IN = 12.0  # figure height cap, inches
@@ -40,6 +41,7 @@ def main(argv=None):
     parser.add_argument("-o", "--output", help="PNG path (default: timeline.png beside the input)")
     parser.add_argument("--pdf", action="store_true", help="also write a PDF beside the PNG")
     args = parser.parse_args(argv)
+    need_matplotlib()  # first: it may start the script again under a Python that has matplotlib
     if args.run_id and args.all_runs:
         parser.error("--run-id and --all-runs exclude each other")
     output = output_path(args.output, args.input, "timeline.png")

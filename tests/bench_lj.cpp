@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Cost of the Lennard-Jones workload on one core (no MPI): seconds per item by cluster size and move kind, and the
 // parallel efficiency of one energy evaluation split over g members, simulated in one process by timing each
 // member's slice. Calibration data for the compute workload, not a test.

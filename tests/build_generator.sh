@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sourced by the test scripts that configure a build folder of their own (tests/openmpi, tests/smpi): sets the
 # array `generator` to the CMake generator for folder $1. Ninja where bootstrap.sh installed it, because it
 # compiles the objects of every requested target in parallel, where CMake's Makefiles finish one target before the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Compiles tests/c_api_test.c with nothing but the plain mpicc wrapper, the installed-style header folder and
 # -lmcmclb_comm (no CMake, no C++ flags), then runs it under mpiexec. Proves the C entry point links from C.
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* A plain C99 MPI program using mcmclb_group_comm_create through mcmclb/group_comm.h only. Built by CMake and,
  * separately, by the bare mpicc wrapper (tests/c_api_links_with_mpicc.sh), to prove the C entry point links. */
 #include <mpi.h>

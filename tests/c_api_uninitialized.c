@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* mcmclb_group_comm_create called when MPI cannot be used: before MPI_Init and after MPI_Finalize. It must return
  * MPI_ERR_OTHER with *newcomm set to MPI_COMM_NULL, as its header says, instead of aborting the process (an MPI
  * call there is erroneous, and MPICH aborts). Each process checks on its own: no MPI call is allowed outside. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # .ci/run must run the README's test command verbatim: its command line must appear in README.md as is.
 set -euo pipefail
 root=$1

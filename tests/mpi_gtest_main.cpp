@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // GoogleTest main for tests run under mpiexec: rank 0 prints the usual report, other ranks print only their
 // failures (prefixed with the rank), and the exit code is the same on every rank: non-zero if any rank failed.
 #include <gtest/gtest.h>

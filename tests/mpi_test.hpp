@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the MPI test suites share: WORLD's rank and size, and how many seeds a many-seed test runs at this size.
 #pragma once
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Run a command with a hard time limit and leave nothing of it running (shared by the tests that launch mpiexec).
 
 MPICH's Hydra puts its proxy and every rank in a session of their own, so killing mpiexec's process group, or

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Soak test of the walker-group kernel: N seeded random `mcmclb run` launches under `mpiexec -n P`, each with a
 hard timeout, counting hangs, invalid runs and crashes. Standard library only.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Under CI=true a test whose dependency is missing fails instead of skipping: CI runs bootstrap.sh, which
 installs every dependency, so a skip there would be a broken setup passing as green. Checked on the two tests that
 skip for a missing program (the simulation suite without SimGrid, the Open MPI pass without Open MPI, the Slurm test

@@ -1,7 +1,9 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """mcmclb run under mpiexec: bad input gives one line on rank 0 only and exit 2 on every rank, without a hang;
 a valid run writes runs.csv, ranks.csv and events.csv with their stable headers, appending on a second run."""
 import csv
 import os
+import shlex
 import subprocess
 import tempfile
 import unittest
@@ -15,7 +17,7 @@ RUNS_HEADER = ("run_id,experiment,nprocs,G,groups,T_ms,workload,workload_scale,w
                "atoms,temperature,move,max_step,moves_per_item,balancer,"
                "interval,method,rep,time_s,ideal_s,baseline_s,regroups_avg,regroups_std,regroups_min,regroups_max,"
                "valid,violations,mpi_library,git_commit,host,utc_start,backend,platform,finished,chains_per_group,"
-               "migrated_avg,wait,calibration_s,model_compute,model_reduce")
+               "migrated_avg,wait,calibration_s,model_compute,model_reduce,workload_file,workload_map,workload_scaling")
 RANKS_HEADER = ("run_id,rank,elapsed_s,work_s,polling_s,waiting_s,regroup_s,other_s,regroups,items_worked,"
                 "final_group_first,final_group_last,state_bytes,state_s,chains_migrated,migrated_bytes")
 EVENTS_HEADER = "run_id,t_s,kind,groups_before,group_first,group_last,group_size,chain,items_left,method,create_s"
@@ -99,7 +101,7 @@ class BadInput(unittest.TestCase):
         self.assertEqual(r.stdout.count("usage: "), 1, r.stdout)
 
     def test_bad_command_line(self):
-        self.assert_input_error(mcmclb("walk", self.good), "unknown command 'walk' (known: run, plan, sweep, status, compare; see --help)")
+        self.assert_input_error(mcmclb("walk", self.good), "unknown command 'walk' (known: run, plan, sweep, status, compare, predict; see --help)")
         self.assert_input_error(mcmclb("run", self.good, "--fast"), "unknown flag --fast")
 
 
@@ -456,20 +458,57 @@ class OlderVersionFolder(unittest.TestCase):
         # The finished rule became a runs.csv column: a folder written before it resumes as it was, its async runs
         # being those of the rule async always had (retire), and nothing is rerun.
         self.resumes_without_the_last_columns(["finished", "chains_per_group", "migrated_avg", "wait", "calibration_s",
-                                               "model_compute", "model_reduce"])
+                                               "model_compute", "model_reduce", "workload_file",
+                                               "workload_map", "workload_scaling"])
 
     def test_folder_without_chains_per_group_is_upgraded_and_resumes(self):
         # chains_per_group and migrated_avg became runs.csv columns: a folder written before them resumes as it was
         # (one chain per group, nothing migrated), and nothing is rerun.
         self.resumes_without_the_last_columns(["chains_per_group", "migrated_avg", "wait", "calibration_s",
-                                               "model_compute", "model_reduce"])
+                                               "model_compute", "model_reduce", "workload_file",
+                                               "workload_map", "workload_scaling"])
 
     def test_folder_without_the_wait_policy_is_upgraded_and_resumes(self):
         # wait and calibration_s became runs.csv columns: a folder written before them resumes as it was (its runs
         # are those of the default, auto; no calibration recorded), and nothing is rerun.
-        self.resumes_without_the_last_columns(["wait", "calibration_s", "model_compute", "model_reduce"])
+        self.resumes_without_the_last_columns(["wait", "calibration_s", "model_compute", "model_reduce", "workload_file",
+                                               "workload_map", "workload_scaling"])
 
     def test_folder_without_model_errors_is_upgraded_and_resumes(self):
         # model_compute and model_reduce became runs.csv columns: a folder written before them resumes as it was (its
         # models predicted as they measured), and nothing is rerun.
-        self.resumes_without_the_last_columns(["model_compute", "model_reduce"])
+        self.resumes_without_the_last_columns(["model_compute", "model_reduce", "workload_file",
+                                               "workload_map", "workload_scaling"])
+
+
+class Predict(unittest.TestCase):
+    """mcmclb predict: the model's table in docs/guide/merge-pays.md is generated from predict.csv, which must be
+    what the command the guide shows prints now from the committed calibration.csv (so a change to the model that
+    moves a prediction fails here, not in a review)."""
+
+    ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def test_the_guide_s_command_prints_the_committed_predict_csv(self):
+        with open(os.path.join(self.ROOT, "docs", "guide", "merge-pays.md"), encoding="utf-8") as f:
+            text = f.read().replace("\\\n", " ")
+        command = next(line for line in text.splitlines() if line.startswith("build/mcmclb predict "))
+        args, _, target = command.partition(" > ")
+        r = subprocess.run([MCMCLB] + shlex.split(args)[1:], capture_output=True, text=True, timeout=60,
+                           cwd=self.ROOT)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.ROOT, target.strip()), encoding="utf-8") as f:
+            self.assertEqual(r.stdout, f.read(), f"{target.strip()} is not what the guide's command prints now")
+
+    def test_bad_input_is_one_line_and_exit_2(self):
+        calibration = os.path.join(self.ROOT, "docs", "merge-pays", "sim-all-atom", "calibration.csv")
+        good = ["--run", "x", "--move", "all", "--moves", "5", "--atoms", "13", "--sizes", "1"]
+        for args, words in (([calibration] + good, "no rows of run 'x'"),
+                            ([calibration] + good[:3] + ["some"] + good[4:], "--move: 'some'"),
+                            ([calibration] + good[:9] + ["0"], "--sizes: '0'"),
+                            (["no-such.csv"] + good, "no-such.csv: cannot be read")):
+            with self.subTest(args=args):
+                r = subprocess.run([MCMCLB, "predict", *args], capture_output=True, text=True, timeout=60)
+                self.assertEqual(r.returncode, 2)
+                self.assertEqual(r.stdout, "")
+                self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+                self.assertIn(words, r.stderr)

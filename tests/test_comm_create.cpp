@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Conformance of every communicator creation method against the standard's semantics, checked by using each
 // created communicator: an allreduce of parent ranks, a group comparison with the input group (MPI_IDENT: same
 // members, same order) and an ordered ring of point-to-point messages. Runs at every rank count it is given.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Long runs create and free communicators by the thousand. MPICH draws every communicator's context id from a
 // fixed per-process pool (2048 ids in MPICH 4.0), so a creation method that leaks one intermediate communicator
 // per call only fails after about two thousand regroupings, with "Too many communicators". At 2 ranks this suite

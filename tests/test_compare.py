@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """mcmclb compare and sweep --until-ci: a real folder made 10 % slower is `slower` (exit 1), two sweeps of one
 sleep-dominated study are `no significant change` (exit 0), simulated points compare exactly, bad input is one line
 and exit 2 before any work; --until-ci repeats a point until its interval is narrow enough or the cap, records why,

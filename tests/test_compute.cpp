@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Work mode compute: Lennard-Jones walkers whose per-chain results do not depend on the balancer. For
 // 20 seeds (8 at 3 and 4 ranks, 2 beyond), every registered balancer with each of its methods gives every chain the
 // same final energy (bit for bit, fixed point) and acceptance count, and each run's own check against a single-rank

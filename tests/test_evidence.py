@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The evidence rule for every CSV committed under docs/ and tests/golden/: made from a clean commit (no git_commit
 ending in -dirty), each run recorded once (no run_id twice in a runs.csv) and nothing of the machine that made it
 (no absolute path in any field). Files made before the rule are listed in LEGACY with what they lack; each is to
@@ -88,7 +89,8 @@ def problems(path):
         # The same point and repetition twice under two run ids: rows joined by hand from two sweeps.
         header = list(rows[0])
         keys = header[header.index("experiment"):header.index("rep") + 1] if "rep" in header else []
-        later = ("backend", "platform", "finished", "chains_per_group", "wait", "model_compute", "model_reduce")
+        later = ("backend", "platform", "finished", "chains_per_group", "wait", "model_compute", "model_reduce",
+                 "workload_file", "workload_map", "workload_scaling")
         keys += [k for k in later if k in header]
         points = [tuple(r[k] for k in keys) for r in rows] if keys else []
         if len(set(points)) != len(points):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Conformance of the group communicators (mcmclb/group_comm.hpp) for every creation method, in the cases that
 // apply to contiguous rank ranges, the only groups the kernel forms: ranges of every position and size, disjoint
 // ranges created at once, many create/free cycles, and for `range` the errors for groups that are not a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Bad input, as a demanding user sees it: every bad input, bad output path and foreign results folder is refused
 with exit code 2 and ONE printable line on stderr (rank 0 only, at 1 and 3 ranks) that names the key, file or flag,
 BEFORE any work starts and without touching existing results; nothing hangs (every launch has a time limit, and a
@@ -76,17 +77,18 @@ class InputCase(unittest.TestCase):
         self._fresh = getattr(self, "_fresh", 0) + 1
         return self.path(f"{name}-{self._fresh}")
 
-    def launch(self, command, env=None, timeout=TIMEOUT_S):
-        r = proc_tree.run(command, timeout, cwd=self.cwd, env=env)
+    def launch(self, command, env=None, timeout=TIMEOUT_S, cwd=None):
+        r = proc_tree.run(command, timeout, cwd=cwd or self.cwd, env=env)
         if r.timed_out:
             self.fail(f"HANG: {' '.join(command)} was still running after {timeout} s (killed with all its "
                       f"processes)\nstdout: {r.stdout[-2000:]!r}\nstderr: {r.stderr[-2000:]!r}")
         return r
 
-    def mcmclb(self, *args, ranks=None, env=None):
-        """mcmclb ARGS, under mpiexec -n ranks for run/--help, plain for plan and sweep."""
+    def mcmclb(self, *args, ranks=None, env=None, cwd=None):
+        """mcmclb ARGS, under mpiexec -n ranks for run/--help, plain for plan and sweep; in cwd (default: the test's
+        temporary working directory)."""
         prefix = ["mpiexec", "-n", ranks] if ranks else []
-        return self.launch(prefix + [MCMCLB, *args], env=env)
+        return self.launch(prefix + [MCMCLB, *args], env=env, cwd=cwd)
 
     def commbench(self, *args, ranks="1"):
         return self.launch(["mpiexec", "-n", ranks, COMMBENCH, *args])
@@ -625,11 +627,13 @@ class HostileYaml(InputCase):
                 self.assert_refused(r, ["groups-recursive.yaml", "nested"], program="mcmclb-commbench")
 
     def test_shipped_configs_still_plan(self):
-        """The checks above must not refuse a study this repository ships."""
+        """The checks above must not refuse a study this repository ships. Planned from the checkout, where they are
+        run: the files a study names (a replayed trace, workload.file) are paths from the working folder; plan
+        writes nothing."""
         configs = os.path.join(ROOT, "configs")
         for name in sorted(n for n in os.listdir(configs) if n.endswith(".yaml")):
             with self.subTest(name):
-                r = self.mcmclb("plan", os.path.join(configs, name))
+                r = self.mcmclb("plan", os.path.join(configs, name), cwd=ROOT)
                 self.assertEqual(r.returncode, 0, r.stderr)
 
 

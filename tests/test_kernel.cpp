@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The walker-group kernel with every balancer, in-process under mpiexec: invariants on every run, regroup counts
 // derived by hand, and async termination over many seeds of random workloads with jitter.
 #include <gtest/gtest.h>

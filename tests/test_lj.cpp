@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lennard-Jones walkers (mcmclb/lj.hpp): known energies, slices that cover every pair once for every group size,
 // bit-identical trajectories whatever the group sizes that work a chain, and the exact MPI reduction.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Methods per MPI library, against the MPI this build uses: a creation method the library lacks (from_group needs
 MPI-4's MPI_Comm_create_from_group; Open MPI 4.1 is MPI 3.1) is listed as not supported, with the reason, by
 `mcmclb-commbench --help`, commbench's table and `mcmclb plan`, and refused in one line (exit 2, rank 0 only, before

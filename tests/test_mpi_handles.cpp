@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The RAII handles: moves transfer ownership exactly once, views never free, release hands the handle over, and a
 // request left pending is cancelled rather than leaked or waited on forever; the polite collectives give what the
 // blocking ones give; node_occupancy counts the ranks and cores of the one node the tests run on.

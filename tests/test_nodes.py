@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Runs across two nodes, emulated on this machine by MPICH's Hydra (its fork bootstrap starts one job as several
 nodes: -hosts a:2,b:2 gives two shared-memory nodes of two ranks, as MPI_Comm_split_type sees them). The nodes share
 this machine's cores, which the occupancy counts per host. Checked: what provenance.csv records per node, groups by

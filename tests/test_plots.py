@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Plot scripts: fixture CSVs give non-empty PNGs; missing, empty or malformed input gives one line and exit 2."""
 import base64
 import contextlib
@@ -12,6 +13,7 @@ import sys
 import tempfile
 import traceback
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLOTS = os.environ.get("MCMCLB_PLOTS", os.path.join(HERE, "..", "plots"))  # another checkout's, to compare
@@ -60,14 +62,33 @@ class CommandLine(unittest.TestCase):
             if name.endswith(".py"):
                 with open(path) as f:
                     text = f.read()
-                if "__main__" in text:
+                if 'if __name__ == "__main__":' in text:
                     with self.subTest(script=name):
                         self.assertTrue(text.startswith("#!/usr/bin/env python3\n"), text.splitlines()[0])
                         self.assertTrue(os.access(path, os.X_OK))
 
+    def test_without_matplotlib_another_python_draws(self):
+        """A python3 without matplotlib first (here: site-packages left out, -S) still draws: the script starts
+        itself again under a python3 that has it and says so in one line."""
+        folder = os.path.join(HERE, "..", "docs", "async-vs-lookahead")
+        with tempfile.TemporaryDirectory() as d:
+            for script, args, output in (("fig2.py", [folder, "-o", os.path.join(d, "f.png")], "f.png"),
+                                         ("fig1.py", [os.path.join(HERE, "..", "docs", "fig1-sim-bgp"), "-o",
+                                                      os.path.join(d, "c.png")], "c.png")):
+                with self.subTest(script=script):
+                    r = subprocess.run([sys.executable, "-S", os.path.join(PLOTS, script), *args], capture_output=True,
+                                       text=True, timeout=120, env={k: v for k, v in os.environ.items()
+                                                                    if k != "MCMCLB_PYTHON_FALLBACK"})
+                    self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                    notes = [line for line in r.stderr.splitlines() if "matplotlib is not installed" in line]
+                    self.assertEqual(len(notes), 1, r.stderr)
+                    self.assertIn("running with", notes[0])
+                    self.assertTrue(os.path.getsize(os.path.join(d, output)) > 0)
+                    self.assertEqual(r.stdout.count("wrote "), 1, r.stdout)  # printed once, by the second Python
+
     def test_without_matplotlib_one_line_and_nothing_written(self):
-        """A python3 without matplotlib (here: site-packages left out, -S) gets one line naming what to install,
-        with pip's and Debian's names, and exit 2, before anything is written."""
+        """Where no python3 has matplotlib (here: -S, and the fallback already taken, as its environment marks), one
+        line naming what to install, with pip's and Debian's names, and exit 2, before anything is written."""
         folder = os.path.join(HERE, "..", "docs", "async-vs-lookahead")
         with tempfile.TemporaryDirectory() as d:
             for script, args in (("fig2.py", [folder, "-o", os.path.join(d, "f.png")]),
@@ -75,7 +96,7 @@ class CommandLine(unittest.TestCase):
                                  ("report.py", [folder, "--html", os.path.join(d, "r.html")])):
                 with self.subTest(script=script):
                     r = subprocess.run([sys.executable, "-S", os.path.join(PLOTS, script), *args], capture_output=True,
-                                       text=True, timeout=120)
+                                       text=True, timeout=120, env=dict(os.environ, MCMCLB_PYTHON_FALLBACK="1"))
                     self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                     self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
                     for word in ("matplotlib is not installed", "pip install matplotlib", "python3-matplotlib"):
@@ -88,7 +109,7 @@ class CommandLine(unittest.TestCase):
         for name in sorted(os.listdir(PLOTS)):
             if name.endswith(".py"):
                 with open(os.path.join(PLOTS, name)) as f:
-                    if "__main__" in f.read():
+                    if 'if __name__ == "__main__":' in f.read():
                         scripts.append(name)
         self.assertGreaterEqual(len(scripts), 10)
         with tempfile.TemporaryDirectory() as d:
@@ -882,6 +903,77 @@ class Fig2Panels(unittest.TestCase):
         self.assertEqual(rest, "above it: none 2.00", r.stdout)
         self.assertEqual(r.stdout.splitlines()[-1], "series: none; lookahead(1) range")
 
+    def scale_series(self, d, missing=None):
+        """A runs.csv in folder d: none and lookahead(1) range at every P from 32 to 65536 (12 sizes, as Fig. 2 on
+        slingshot.xml), lookahead without its point at missing."""
+        with open(PAPER_SCALE) as f:
+            header = f.readline().strip()
+        rows = []
+        for k in range(5, 17):
+            p = 2 ** k
+            rows.append(f"none-{p},{p},none,,,0,7.0,3.5,7.0,0,0,0,0,true,smpi,configs/platforms/bgp.xml")
+            if p != missing:
+                rows.append(f"la-{p},{p},lookahead,1,range,0,3.52,3.5,7.0,0,0,0,0,true,smpi,configs/platforms/bgp.xml")
+        with open(os.path.join(d, "runs.csv"), "w") as f:
+            f.write(header + "\n" + "\n".join(rows) + "\n")
+
+    def test_the_cores_labels_do_not_touch(self):
+        """Fig. 2 on slingshot.xml, twelve sizes up to 65536 beside a wide legend: the labels of the cores axis keep
+        apart (upright they ran together, "3276865536"): upright, a gap of a quarter of the font size between
+        neighbours; turned by an angle, neighbours' baselines at least a font size apart across the text."""
+        import math
+        sys.path.insert(0, PLOTS)
+        try:
+            import fig2
+        finally:
+            sys.path.remove(PLOTS)
+        figures = []
+        _, args, _ = DOCS_FIGURES["fig2-sim-slingshot"]
+        with tempfile.TemporaryDirectory() as d:
+            with mock.patch.object(fig2, "save", lambda fig, *rest, **kwargs: figures.append(fig)), \
+                    contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(fig2.main([os.path.join(DOCS, "fig2-sim-slingshot"), *args, "-o",
+                                            os.path.join(d, "f.png")]), 0)
+        fig = figures[0]
+        fig.tight_layout()
+        fig.canvas.draw()
+        labels = [label for label in fig.axes[1].get_xticklabels() if label.get_text()]
+        self.assertEqual(len(labels), 12)
+        font_px = labels[0].get_fontsize() * fig.dpi / 72
+        angle = math.radians(labels[0].get_rotation())
+        for a, b in zip(labels, labels[1:]):
+            with self.subTest(labels=(a.get_text(), b.get_text())):
+                ea, eb = a.get_window_extent(), b.get_window_extent()
+                if angle == 0:
+                    self.assertGreaterEqual(eb.x0 - ea.x1, font_px / 4)
+                else:
+                    self.assertGreaterEqual((eb.x1 - ea.x1) * math.sin(angle), font_px)
+
+    def test_an_unfinished_point_is_marked_and_named(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.scale_series(d, missing=65536)
+            out = os.path.join(d, "f.png")
+            r = run("fig2.py", d, "--unfinished", "lookahead(1) range@65536", "-o", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            assert_png(self, out)
+            self.assertIn("| lookahead(1) range, simulated (bgp) (unfinished at P = 65536) | 65536 | 0 | unfinished |",
+                          r.stdout)
+            self.assertIn("lookahead(1) range, simulated (bgp) (unfinished at P = 65536) [dashed]",
+                          r.stdout.splitlines()[-1])
+            # The same from a failures.csv as a sweep writes it.
+            with open(os.path.join(d, "failures.csv"), "w") as f:
+                f.write("point,nprocs,balancer,rep,reason,utc,key\n"
+                        "0,65536,lookahead(1) range,0,stopped,2026-11-25T00:00:00Z,k\n")
+            r = run("fig2.py", d, "-o", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("(unfinished at P = 65536) | 65536 | 0 | unfinished |", r.stdout)
+            for bad, words in (("lookahead(1) range", "not SET-UP@P"), ("steal@8", "no run of steal")):
+                with self.subTest(value=bad):
+                    r = run("fig2.py", d, "--unfinished", bad, "-o", out)
+                    self.assertEqual(r.returncode, 2)
+                    self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+                    self.assertIn(words, r.stderr)
+
     def test_paper_scale_with_reference(self):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "fig2.svg")
@@ -977,7 +1069,8 @@ DOCS_FIGURES = {  # figure stem -> (script, arguments after the folder, the tabl
     "fig1-two-mpis-p2": ("fig1.py", [], ("commbench.csv",)),  # MPICH and Open MPI rows, one file
     "fig1-two-mpis-p8": ("fig1.py", [], ("commbench.csv",)),
     "fig2-sim-bgp": ("fig2.py", ["--reference"], ("runs.csv",)),
-    "fig2-sim-slingshot": ("fig2.py", ["--reference"], ("runs.csv",)),
+    # collective(16) at 65,536 ranks was stopped unfinished, and no failures.csv of it was kept (its README.md).
+    "fig2-sim-slingshot": ("fig2.py", ["--reference", "--unfinished", "collective(16) create@65536"], ("runs.csv",)),
     "lj-traces": ("chains.py", ["--require-identical"], ("runs.csv", "traces.csv")),
     "steal-vs-regroup-seeds-64": ("steal_vs_regroup.py", [], ("runs.csv",)),
     "steal-vs-regroup-seeds-256": ("steal_vs_regroup.py", [], ("runs.csv",)),
@@ -1203,7 +1296,7 @@ class StealVsRegroup(unittest.TestCase):
         changed."""
         with open(os.path.join(RESULTS, "runs.csv")) as f:
             header, row = f.readline().rstrip("\n").split(","), f.readline().rstrip("\n").split(",")
-        self.assertEqual(header[-6:-4], ["chains_per_group", "migrated_avg"])
+        self.assertEqual(header[-9:-7], ["chains_per_group", "migrated_avg"])
         cases = [("steal", 2, "1.2", "1.0", "0", "0.5", "true", "8"), ("mostwork", 2, "1.1", "1.0", "3", "0", "true", "8"),
                  ("steal", 1, "2.0", "1.0", "0", "0", "true", "8"), ("steal", 4, "9", "1.0", "0", "0", "false", "8"),
                  ("steal", 4, "1.0", "1.0", "0", "0", "true", "4")]

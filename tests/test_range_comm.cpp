@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Range communicators (mcmclb/range_comm.hpp) checked by use at every rank count they are run with: broadcasts
 // from every root of every sub-range, allreduces against MPI_Allreduce over an MPI_Comm_create_group
 // communicator, overlapping ranges used back to back by ranks that move between them at different times,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests of the results store (study/include/mcmclb/result_store.hpp): concurrent writer processes and threads,
 // a writer killed mid-commit, resume's completeness check, header checks, bad output paths, current failures, and
 // the cost of one append to a 57 MB ranks.csv. Plain GoogleTest: writers are forked processes, no MPI.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A real single-node Slurm (tests/slurm/cluster.sh): jobs submitted with sbatch run, srun --mpi=pmi2 starts one
 MPI world with Debian's MPICH, and the cluster is a stock one (MpiDefault=none, an oversized job refused by
 sbatch --test-only). This is the base the Slurm tests of mcmclb sweep build on.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The MPICH communication patterns the simulation build replays for each creation method
 // (comm/src/smpi_patterns.hpp, docs/reference/mpich-patterns.md): each sends exactly the messages it claims. The
 // patterns are plain point-to-point MPI, so they run here on the real MPI; PMPI wrappers of MPI_Send and MPI_Sendrecv

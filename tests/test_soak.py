@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """tests/soak.py's verdicts, with a stand-in mcmclb under the real mpiexec: a rank that never ends is a hang and
 nothing of the launch survives the kill (Hydra's proxy also ends its ranks when mpiexec dies, so this checks the
 outcome, not which of the two did it), a non-zero exit is a crash, exit 3 or valid=false is an invalid run, and

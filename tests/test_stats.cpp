@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // mcmclb::stats against cases worked by hand: the order-statistics ranks of the median's interval (binomial sums
 // written out below), the interval on known samples, and the Mann-Whitney U test exactly and with ties.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The study library without MPI (plain unit tests, no mpiexec): configuration parsing and validation, run
 // expansion, exclude rules, the runs.csv schema and resume keys read by column name.
 #include <gtest/gtest.h>
@@ -72,7 +73,7 @@ TEST(Config, BadInputNamesTheKeyAndWhatIsAllowed) {
   expect_input_error("nprocs: 8", {}, "key nprocs: the experiment asks for 8 ranks but 4 were launched");
   expect_input_error("workload: {model: zipf}", {},
                      "key workload.model: 'zipf' is not allowed (allowed: cyclic, "
-                     "uniform, random, lognormal)");
+                     "uniform, random, lognormal, trace)");
   expect_input_error("workload: {scal: 3}", {}, "unknown key 'workload.scal' (allowed: ");
   expect_input_error("balancer: [none, greedy]", {},
                      "key balancer: unknown balancer 'greedy' (allowed: none, "
@@ -134,6 +135,75 @@ std::string study_error(const std::string& yaml, const std::vector<std::string>&
   } catch (const mcmclb::InputError& e) {
     return e.what();
   }
+}
+
+/// The set-ups (balancers) and repetitions of a launch's points, in the order it runs them.
+std::vector<std::pair<std::string, int>> run_sequence(const mcmclb::Study& study, int nprocs) {
+  std::vector<std::pair<std::string, int>> sequence;
+  const auto launches = study.launches();
+  for (const std::size_t i : launches.at(nprocs)) {
+    sequence.emplace_back(study.points[i].spec.balancer, study.points[i].spec.rep);
+  }
+  return sequence;
+}
+
+/// A launch runs its repetitions in rounds by default, each round every set-up's next one; blocked (the order
+/// before rounds, set-up by set-up) stays available; shuffled draws each round's order from its seed, and a subset
+/// of the launch (the points a resumed sweep has left) keeps the whole launch's order.
+TEST(Study, LaunchesRunRepetitionsInRoundsUnlessBlocked) {
+  const std::string yaml = "experiment: s\nbalancer: [none, steal, async]\nreps: 3\n";
+  using Seq = std::vector<std::pair<std::string, int>>;
+  const auto study = [&](std::vector<std::string> overrides) {
+    return mcmclb::build_study(yaml, overrides, "s.yaml", 4, mcmclb::catalog());
+  };
+  const auto interleaved = study({});
+  EXPECT_EQ(interleaved.order, mcmclb::RunOrder::interleaved);
+  EXPECT_EQ(run_sequence(interleaved, 4), (Seq{{"none", 0},
+                                               {"steal", 0},
+                                               {"async", 0},
+                                               {"none", 1},
+                                               {"steal", 1},
+                                               {"async", 1},
+                                               {"none", 2},
+                                               {"steal", 2},
+                                               {"async", 2}}));
+  EXPECT_EQ(run_sequence(study({"order=blocked"}), 4), (Seq{{"none", 0},
+                                                            {"none", 1},
+                                                            {"none", 2},
+                                                            {"steal", 0},
+                                                            {"steal", 1},
+                                                            {"steal", 2},
+                                                            {"async", 0},
+                                                            {"async", 1},
+                                                            {"async", 2}}));
+  const auto shuffled = study({"order=shuffled", "order_seed=7"});
+  const Seq drawn = run_sequence(shuffled, 4);
+  for (int round = 0; round < 3; ++round) {  // every round runs each set-up once, at its repetition
+    std::set<std::string> setups;
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_EQ(drawn[static_cast<std::size_t>(3 * round + k)].second, round);
+      setups.insert(drawn[static_cast<std::size_t>(3 * round + k)].first);
+    }
+    EXPECT_EQ(setups.size(), 3u);
+  }
+  EXPECT_EQ(drawn, run_sequence(study({"order=shuffled", "order_seed=7"}), 4)) << "the same seed, the same order";
+  bool differs = false;  // some seed of a few orders the rounds otherwise (6^3 orders in all)
+  for (int seed = 0; seed < 8 && !differs; ++seed) {
+    differs = run_sequence(study({"order=shuffled", "order_seed=" + std::to_string(seed)}), 4) != drawn;
+  }
+  EXPECT_TRUE(differs);
+  // A subset in any order comes back in the launch's order.
+  const std::vector<std::size_t> whole = shuffled.launches().at(4);
+  std::vector<std::size_t> left(whole.begin() + 2, whole.end());
+  std::reverse(left.begin(), left.end());
+  EXPECT_EQ(shuffled.run_order(left), std::vector<std::size_t>(whole.begin() + 2, whole.end()));
+  // One order per study, and the keys take their own values only.
+  EXPECT_NE(study_error(yaml, {"order=[blocked, shuffled]"}).find("key order: one order"), std::string::npos);
+  EXPECT_NE(study_error(yaml, {"order=random"})
+                .find("key order: 'random' is not allowed (allowed: interleaved, shuffled, blocked)"),
+            std::string::npos)
+      << study_error(yaml, {"order=random"});
+  EXPECT_NE(study_error(yaml, {"order_seed=-1"}).find("key order_seed"), std::string::npos);
 }
 
 // Hostile files: a walk that never ends or never fits, names that are not names, values that fell back silently
@@ -394,9 +464,9 @@ TEST_F(ResumeKeys, BackendAndPlatformArePartOfTheKey) {
   auto header = mcmclb::runs_header();
   auto row = mcmclb::runs_row(record);
   // A runs.csv from before the backend columns (and the finished rule, chains_per_group, migrated_avg, wait,
-  // calibration_s, model_compute and model_reduce).
-  header.resize(header.size() - 9);
-  row.resize(row.size() - 9);
+  // calibration_s, model_compute, model_reduce and the trace's workload_file, workload_map, workload_scaling).
+  header.resize(header.size() - 12);
+  row.resize(row.size() - 12);
   write(mcmclb::csv::line(header) + mcmclb::csv::line(row));
   EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(record.spec, {})), 1U);
 }
@@ -466,7 +536,7 @@ TEST(Workloads, KeysAndNamesInTheDocumentedOrder) {
   for (const auto& p : mcmclb::workload_params()) keys.emplace_back(p.key);
   for (const auto& w : mcmclb::workload_entries()) names.emplace_back(w.name);
   EXPECT_EQ(keys, (std::vector<std::string>{"scale", "period", "items", "min", "max", "median", "sigma", "seed"}));
-  EXPECT_EQ(names, (std::vector<std::string>{"cyclic", "uniform", "random", "lognormal"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"cyclic", "uniform", "random", "lognormal", "trace"}));
 }
 
 TEST(Workloads, ModelsReadTheirKeys) {

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """mcmclb plan / sweep: study expansion (Cartesian product, zip, exclude) and its errors, resuming an interrupted
 sweep, and the Slurm scripts (golden files, valid bash, a missing sbatch)."""
 import csv
@@ -174,6 +175,115 @@ class Failure(unittest.TestCase):
             self.assertEqual(again.returncode, 0, again.stderr)
             self.assertIn("6 already done", again.stdout)
             self.assertIn("--points 1 ", again.stdout)
+
+
+ROUNDS = "tests/fixtures/study-rounds.yaml"  # none (points 0, 1) and async (2, 3) at P = 2, two repetitions each
+
+
+def run_sequence(folder):
+    """runs.csv's rows as (balancer, rep), in the order they were recorded."""
+    return [(r["balancer"], int(r["rep"])) for r in read_csv(os.path.join(folder, "runs.csv"))]
+
+
+class Order(unittest.TestCase):
+    """A launch on real MPI runs its repetitions in rounds (key order): drift of the machine over a block of one
+    set-up's repetitions would otherwise become a difference between set-ups. Resume, failures, --until-ci and the
+    exclude rules keep the rounds and one row per run; the simulation runs blocked; provenance.csv says which."""
+
+    IN_ROUNDS = [("none", 0), ("async", 0), ("none", 1), ("async", 1)]
+
+    def sweep(self, out, *args, env=None):
+        return mcmclb("sweep", ROUNDS, "--launcher", "local", "--out", out, *args, env=env)
+
+    def test_repetitions_run_in_rounds_and_provenance_says_how(self):
+        with tempfile.TemporaryDirectory() as d:
+            rounds, blocked, shuffled = (os.path.join(d, name) for name in ("rounds", "blocked", "shuffled"))
+            r = self.sweep(rounds)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("--points 0,2,1,3 ", r.stdout)
+            self.assertEqual(run_sequence(rounds), self.IN_ROUNDS, "the default runs repetitions in rounds")
+            provenance = read_csv(os.path.join(rounds, "provenance.csv"))
+            self.assertEqual([(p["order"], p["order_seed"]) for p in provenance], [("interleaved", "")] * 4)
+            r = self.sweep(blocked, "--set", "order=blocked")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertEqual(run_sequence(blocked), [("none", 0), ("none", 1), ("async", 0), ("async", 1)])
+            self.assertEqual({p["order"] for p in read_csv(os.path.join(blocked, "provenance.csv"))}, {"blocked"})
+            r = self.sweep(shuffled, "--set", "order=shuffled", "--set", "order_seed=5")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            sequence = run_sequence(shuffled)
+            self.assertEqual([rep for _, rep in sequence], [0, 0, 1, 1], "shuffled keeps the rounds")
+            self.assertEqual({b for b, _ in sequence[:2]}, {"none", "async"})
+            self.assertEqual({b for b, _ in sequence[2:]}, {"none", "async"})
+            self.assertEqual({(p["order"], p["order_seed"]) for p in read_csv(os.path.join(shuffled, "provenance.csv"))},
+                             {("shuffled", "5")})
+            # The plan, a batch job's script and mcmclb run without --points run the launch in the same order.
+            r = mcmclb("plan", ROUNDS)
+            self.assertIn("--points 0,2,1,3 ", r.stdout)
+            r = mcmclb("sweep", ROUNDS, "--launcher", "slurm", "--dry-run", "--jobs-dir", os.path.join(d, "jobs"),
+                       "--out", os.path.join(d, "slurm"))
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(os.path.join(d, "jobs", "rounds-n2.sbatch")) as f:
+                self.assertIn("--points 0,2,1,3 ", f.read())
+            whole = os.path.join(d, "whole")
+            r = subprocess.run(["mpiexec", "-n", "2", MCMCLB, "run", ROUNDS, "--out", whole], capture_output=True,
+                               text=True, timeout=300, cwd=ROOT)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertEqual(run_sequence(whole), self.IN_ROUNDS)
+
+    def test_resume_failure_and_until_ci_keep_the_rounds_and_one_row_per_run(self):
+        with tempfile.TemporaryDirectory() as out:
+            env = dict(os.environ, MCMCLB_FAIL_POINT="2")  # async's first repetition, second in the launch
+            r = self.sweep(out, env=env)
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            self.assertIn("--points 1,3 ", r.stdout, "the rest of the crashed launch, still in rounds")
+            self.assertEqual(run_sequence(out), [("none", 0), ("none", 1), ("async", 1)])
+            self.assertEqual([x["point"] for x in read_csv(os.path.join(out, "failures.csv"))], ["2"])
+            r = self.sweep(out)  # resume: only the failed point
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("3 already done", r.stdout)
+            self.assertIn("--points 2 ", r.stdout)
+            self.assertEqual(sorted(run_sequence(out)), sorted(self.IN_ROUNDS), "one row per run")
+            self.assertEqual(read_csv(os.path.join(out, "failures.csv")), [])
+        with tempfile.TemporaryDirectory() as out:
+            # --until-ci from one repetition each: its first round brings both set-ups to six, in rounds.
+            r = self.sweep(out, "--set", "reps=1", "--until-ci", "0.0001", "--max-reps", "6")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("until-ci round 1: 10 more run(s)", r.stdout)
+            self.assertEqual(run_sequence(out), [(b, rep) for rep in range(6) for b in ("none", "async")])
+            self.assertEqual(len({r["run_id"] for r in read_csv(os.path.join(out, "runs.csv"))}), 12)
+
+    def test_two_concurrent_interleaved_sweeps_record_each_run_once(self):
+        with tempfile.TemporaryDirectory() as out:
+            args = [MCMCLB, "sweep", ROUNDS, "--launcher", "local", "--out", out, "--set", "order=shuffled"]
+            procs = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                     for _ in range(2)]
+            outputs = [p.communicate(timeout=300) for p in procs]
+            for p, (o, e) in zip(procs, outputs):
+                self.assertEqual(p.returncode, 0, o + e)
+            self.assertEqual(sorted(run_sequence(out)), sorted(self.IN_ROUNDS), "".join(o for o, _ in outputs))
+            self.assertEqual(len(read_csv(os.path.join(out, "ranks.csv"))), 4 * 2, "ranks.csv rows of unrecorded runs")
+            self.assertEqual(len(read_csv(os.path.join(out, "provenance.csv"))), 4)
+
+    def test_bad_order_values_are_one_line_before_anything_is_written(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out")
+            for value, fragment in (("order=sideways", "key order: 'sideways' is not allowed (allowed: interleaved, "
+                                                       "shuffled, blocked)"),
+                                    ("order=[blocked, shuffled]", "key order: one order and one order_seed per study"),
+                                    ("order_seed=-3", "key order_seed: "),
+                                    ("order_seed=seven", "key order_seed: ")):
+                r = self.sweep(out, "--set", value)
+                self.assertEqual(r.returncode, 2, value + r.stdout + r.stderr)
+                self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+                self.assertIn(fragment, r.stderr)
+                self.assertFalse(os.path.exists(out), "nothing written for " + value)
+
+    def test_a_simulation_runs_blocked(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = mcmclb("sweep", ROUNDS, "--launcher", "smpi", "--dry-run", "--sim-binary", fake_sim_program(d),
+                       "--out", os.path.join(d, "out"))
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            self.assertIn("--points 0,1,2,3 ", r.stdout)
 
 
 BGP = os.path.join(ROOT, "configs", "platforms", "bgp.xml")

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The structs that cross MPI as word arrays survive the round trip (plain unit tests, no mpiexec).
 #include <gtest/gtest.h>
 

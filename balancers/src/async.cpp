@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Balancer `async`: point-to-point merge requests followed by group-collective regrouping (Dinan et al., 4.2).
 //
 // Protocol (control messages on the kernel's control communicator; groups are contiguous rank ranges and

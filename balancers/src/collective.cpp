@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Balancer `collective(i)`: every group works i items (fewer if its chain ends), then all ranks exchange their
 // groups' load over WORLD and regroup parent-collectively: each maximal run of finished groups merges with the
 // first unfinished group to its right, which keeps its chain. Finished groups with no unfinished group to their

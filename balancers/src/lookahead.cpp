@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Balancer `lookahead` (beyond the paper): async merge-right whose merges are agreed before the requesting
 // group's chain ends, so neither the request's round trip nor the partner's polling point is waited for when
 // it can be planned. The lookahead window k is the run's `interval`, in items of the longest kind (T, a single

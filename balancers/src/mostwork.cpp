@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Balancer `mostwork` (beyond the paper: the partner choice): lookahead whose finishing group joins the neighbour,
 // left or right, with the most remaining work, instead of always the right one (`lookahead`, the paper's rule).
 // Groups stay contiguous: a group only ever merges with an adjacent group. The lookahead window k is the run's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Balancer `none`: every group works its own chain; nobody regroups. Its run time is the baseline.
 #include "mcmclb/balancer.hpp"
 #include "protocol.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The point-to-point balancers' shared messaging, handshakes and planning (protocol.hpp).
 #include "protocol.hpp"
 

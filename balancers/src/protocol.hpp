@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the point-to-point balancers (async, lookahead, mostwork) share: the tags of their control messages,
 // sending and receiving small int64 arrays on the kernel's control communicator, the one merge request an initial
 // leader receives from its left neighbour and the handshake of a group that ends, and the planning arithmetic

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The balancer registry (mcmclb/balancer.hpp): the balancers listed in balancers.def.
 #include <vector>
 

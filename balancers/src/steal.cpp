@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Balancer `steal` (beyond the paper: moving work instead of ranks, as work stealing and walker migration do):
 // groups never change; a group whose own chains are done takes an unstarted chain from another group and runs
 // it. It needs chains_per_group W > 1 to have anything to move: with W = 1 every chain starts at once and steal

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Moving unstarted chains between fixed groups (the protocol and its termination argument: balancers/src/steal.cpp),
 // shared by the balancers `steal` and `stealmerge`. Internal to balancers/.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Balancer `stealmerge` (beyond the paper: the two families of dynamic load balancing in one): `steal` while any
 // group still has an unstarted chain, then `mostwork` regrouping once only chains in progress remain. Why this
 // order: moving an unstarted chain costs one small message and no communicator, and the thief then runs a whole

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Balancer `stealrandom`: `steal` whose thieves pick their victims uniformly at random, the standard work-stealing
 // baseline (randomized work stealing), where `steal` walks the ring of groups to the right. Everything else is
 // steal's protocol (balancers/src/steal.cpp): the same ASK, CHAIN and NONE messages, the same end.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // CommCreator's checks before any communication, and what the MPI-communicator methods (comm/src/methods/)
 // share: the parent ranks of a group and, in the simulation build, the bridge and the communicator taken from
 // the simulator.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The one table of creation methods (methods/methods.def) and the factories over it: make_comm_creator() for
 // the methods whose result is an MPI communicator, make_group_comm_creator() for every method.
 #include <algorithm>

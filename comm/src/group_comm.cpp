@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The C entry point mcmclb_group_comm_create (mcmclb/group_comm.h) over Algorithm 1.
 #include "mcmclb/group_comm.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Implementation of the checked MPI layer (mcmclb/mpi.hpp).
 #include "mcmclb/mpi.hpp"
 

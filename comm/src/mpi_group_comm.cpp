@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Group communicators backed by MPI communicators (mcmclb/group_comm.hpp): what every method of CommCreator
 // yields, wrapped by the factory, and GroupComm's default operations.
 #include <utility>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Range communicators (mcmclb/range_comm.hpp): local O(1) creation, binomial-tree collectives of
 // point-to-point messages on the context's private duplicate (in the simulation, a view of the parent with tags
 // of the ranges' own: kSimulatedTagBase), and the tag scheme that keeps ranges apart.

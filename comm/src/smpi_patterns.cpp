@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // MPICH 4.0.2's constructor messages replayed point to point (mcmclb/smpi_patterns.hpp).
 #include "smpi_patterns.hpp"
 

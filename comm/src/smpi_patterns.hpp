@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The communication MPICH 4.0.2 performs inside a communicator constructor, replayed with point-to-point
 // messages so that the SMPI simulation build charges each creation method what MPICH charges
 // (docs/smpi-patterns.md cites the MPICH sources). SMPI cannot run some constructors (MPI_Intercomm_create and

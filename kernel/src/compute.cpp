@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Compute mode's part of the kernel (mcmclb/kernel.hpp, work.mode compute): each chain is a Lennard-Jones walker
 // (mcmclb/lj.hpp) whose trials the group works together, one exact reduction per evaluated trial, and whose
 // state a merge broadcasts to the new members. kernel.cpp is the regroup runtime that calls into this.
@@ -63,9 +64,11 @@ void Kernel::work_walker_item(const ChainPos& at) {
   }
   spend();
   if (is_leader()) {
+    const double seconds = pace::now_s() - t0;
     ItemTiming& t = timings_[{at.chain, group_.size()}];
     ++t.items;
-    t.seconds += pace::now_s() - t0;
+    t.seconds += seconds;
+    if (run_.work.compute.record) costs_.push_back({at.chain, at.item, group_.size(), seconds});
     if (run_.work.compute.trace) {
       trace_.push_back({at.chain, at.item + 1, walker_->energy, walker_->accepted, group_.size()});
     }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The walker-group kernel's per-rank runtime (mcmclb/kernel.hpp): groups, the polling point, regrouping and the
 // bookkeeping. Compute mode's walkers are in compute.cpp.
 #include "mcmclb/kernel.hpp"
@@ -138,6 +139,19 @@ Kernel::Kernel(const RunSpec& run, std::vector<int> group_sizes, const std::stri
     throw std::logic_error("Kernel: the initial groups do not cover the ranks with chains_per_group chains each");
   }
   if (computing()) tallies_.resize(static_cast<std::size_t>(chain_count()));
+  replayed_ = workload_->trace();
+  if (replaying()) longest_replayed_ms_ = 1000.0 * replayed_->longest_item_s();
+}
+
+double Kernel::replay_ms(int chain, int64_t item, int m, bool planned) const {
+  const int unit = chain / chains_per_group_;
+  // The workload index of the chain (chain_length()), which workload.map takes to a trace chain.
+  const int index = static_cast<int>(int64_t{initial_first(unit)} * chains_per_group_ + chain % chains_per_group_);
+  const int replayed = workload_->trace_chain(index);
+  if (planned && run_.workload.scaling == TraceScaling::perfect) {
+    return 1000.0 * replayed_->single_rank_s(replayed, item) / m;
+  }
+  return 1000.0 * replayed_->item_s(replayed, item, m);
 }
 
 std::vector<int> Kernel::initial_sizes() const {
@@ -203,6 +217,7 @@ ChainPos Kernel::locate(int unit, int64_t item) const {
 
 double Kernel::item_ms(const GroupState& g, int64_t i) const {
   const ChainPos at = locate(g.unit, g.next_item + i);
+  if (replaying()) return replay_ms(at.chain, at.item, g.size(), false);
   return item_cost_ms(run_, g.size(), at.chain, at.item);
 }
 
@@ -240,15 +255,7 @@ void Kernel::form_initial_groups(bool count_as_regroup) {
 }
 
 void Kernel::start(CalibrationPass pass) {
-  if (pass != CalibrationPass::none) {
-    // Ranks arrive here far apart (compute mode's single-rank reference, group formation), so the pass is timed
-    // from a barrier: otherwise the slowest rank's calibration_s would hold the others' set-up, about a whole
-    // unbalanced run's worth in compute mode.
-    mpi::barrier_together(world_, mpi::setup_patience);
-    const double t0 = pace::now_s();
-    calibrate_merges(pass);
-    calibration_s_ = pace::now_s() - t0;
-  }
+  if (pass != CalibrationPass::none) calibrate_merges(pass);
   // Ranks arrive here far apart (the setup before is uneven); the clock starts when they leave together.
   mpi::barrier_together(world_, mpi::setup_patience);
   start_s_ = pace::now_s();
@@ -295,7 +302,8 @@ void Kernel::work_one_item() {
   if (computing()) {
     work_walker_item(at);
   } else {
-    pace::work(run_.work.mode, item_cost_ms(run_, group_.size(), at.chain, at.item));
+    pace::work(run_.work.mode, replaying() ? replay_ms(at.chain, at.item, group_.size(), false)
+                                           : item_cost_ms(run_, group_.size(), at.chain, at.item));
   }
   if (is_leader()) {
     // A leader works a chain's items one after another: one entry per chain and stay.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lennard-Jones Metropolis walkers (mcmclb/lj.hpp): pair sums in fixed point, Philox draws, slices, items.
 #include "mcmclb/lj.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The finished rule `pays` (mcmclb/merge_model.hpp): the model's arithmetic, the calibration pass that measures
 // it, and the kernel's questions to it (is this merge worth its cost? can any merge ever be?).
 #include "mcmclb/merge_model.hpp"
@@ -29,6 +30,25 @@ int64_t busiest_pair_terms(lj::MoveKind move, int atoms, int m) {
 }
 
 int64_t to_ns(double s) { return std::llround(s * 1e9); }
+
+/// The calibration's barriers: the one it is timed from and those before each of its timed sections. In simulation
+/// barrier_together (MPI_Barrier alone: its ranks leave together, and a simulated rank's wait costs no core). On
+/// real MPI the polite barrier alone, as before barrier_together existed, without its closing MPI_Barrier. Where
+/// every rank has a core the polite barrier spins (WaitPolicy::spin takes no naps), so its ranks leave within
+/// microseconds and MPI_Barrier adds nothing. Where ranks share cores, MPICH's MPI_Barrier busy-polls: the ranks
+/// in it hold the cores, and each of its rounds, and the ranks' way out of it, waits for the scheduler to give a
+/// descheduled rank a core, a time slice at a time. Inside the pass that waiting was timed; before it, the first
+/// rank out started its clock while the others still waited for a core. Either way calibration_s on oversubscribed
+/// cores became several times what the polite barriers give. A rank that leaves a polite barrier first waits
+/// inside the next timed section for the last one (up to a nap), as a merge in the run waits for partners that nap
+/// likewise: a cost the pass means to measure.
+void calibration_barrier(const mpi::Comm& world) {
+  if constexpr (mpi::kSimulated) {
+    mpi::barrier_together(world, mpi::setup_patience);
+  } else {
+    mpi::barrier_politely(world, mpi::setup_patience);
+  }
+}
 
 }  // namespace
 
@@ -82,6 +102,16 @@ double MergeModel::compute_item_s(lj::MoveKind move, int atoms, int64_t moves, i
 }
 
 void Kernel::calibrate_merges(CalibrationPass pass) {
+  // Ranks arrive here far apart (compute mode's single-rank reference, group formation), so the pass is timed from
+  // a barrier: otherwise the slowest rank's calibration_s would hold the others' set-up, about a whole unbalanced
+  // run's worth in compute mode.
+  calibration_barrier(world_);
+  const double t0 = pace::now_s();
+  measure_merges(pass);
+  calibration_s_ = pace::now_s() - t0;
+}
+
+void Kernel::measure_merges(CalibrationPass pass) {
   // Untimed set-up before the clock starts, collective over WORLD; every rank measures as the run will work (all
   // at once, by the run's creation method), and the sums over ranks make the table identical on every rank.
   const std::vector<int> sizes = calibration_sizes(nprocs_);
@@ -115,7 +145,7 @@ void Kernel::calibrate_merges(CalibrationPass pass) {
     const auto computed = [&](int64_t terms) { flops += lj::trial_flops(spec.move, max_atoms, terms); };
     const auto no_reduce = [](lj::Energy e) { return e; };
     const lj::ChainKey key{run_.work.seed, ~uint64_t{0}};
-    mpi::barrier_together(world_, mpi::setup_patience);
+    calibration_barrier(world_);
     const double t0 = pace::now_s();
     for (int64_t i = 0; i < kCalibrationTrials; ++i) (void)lj::work_item(spec, key, scratch, 1, 0, no_reduce, computed);
     pace::compute(flops);  // one simulated activity, as compute mode passes its trials' cost between reductions
@@ -130,19 +160,27 @@ void Kernel::calibrate_merges(CalibrationPass pass) {
     const int m = sizes[s];
     const int first = rank_ / m * m;
     const int last = std::min(first + m, nprocs_) - 1;
-    mpi::barrier_together(world_, mpi::setup_patience);
+    calibration_barrier(world_);
     if (pricing && m > 1 && !mpi::kSimulated) {
       // Untimed first: the first creation among ranks that have not exchanged a message yet also sets up their
       // connections (measured at 2 ranks with MPICH ch4:ucx: 2.8 ms against 35-55 us after), which a merge never
       // pays, its groups having exchanged the merge request first. (A simulated creation has no such cost.)
       creator_->create_range(first, last, kCalibrationTag)->free();
-      mpi::barrier_together(world_, mpi::setup_patience);
+      calibration_barrier(world_);
     }
     const double t0 = pace::now_s();
     std::unique_ptr<GroupComm> comm = creator_->create_range(first, last, kCalibrationTag);
     const double create_s = pace::now_s() - t0;
     double reduce_s = 0;
     if (m > 1) {
+      if (!mpi::kSimulated) {
+        // Untimed first, as the creation above: the first reduction on a launch's first communicator of this size
+        // also sets up its connections (measured at 2 ranks with MPICH: about 1 ms of a 16-reduction mean against
+        // 2-8 us after), which no item of the run pays.
+        int64_t part = 1;
+        const auto pending = comm->iallreduce_sum(std::span<int64_t>(&part, 1));
+        pace::wait_until([&] { return pending->test(); }, kComputeNap);
+      }
       const double t1 = pace::now_s();
       for (int i = 0; i < reductions; ++i) {
         int64_t part = 1;
@@ -188,16 +226,19 @@ void Kernel::calibrate_merges(CalibrationPass pass) {
 
 double Kernel::expected_item_s(const GroupState& g, int64_t i, int size) const {
   const ChainPos at = locate(g.unit, g.next_item + i);
+  if (replaying()) return replay_ms(at.chain, at.item, size, true) / 1000.0;
   if (!computing()) return item_cost_ms(run_, size, at.chain, at.item) / 1000.0;
   const ComputeSpec& c = run_.work.compute;
   return merge_model_.compute_item_s(c.move, c.atoms_of(at.chain), c.moves_per_item, size);
 }
 
 double Kernel::planned_item_ms(const GroupState& g, int64_t i) const {
-  return computing() ? 1000.0 * expected_item_s(g, i, g.size()) : item_ms(g, i);
+  return computing() || replaying() ? 1000.0 * expected_item_s(g, i, g.size()) : item_ms(g, i);
 }
 
-double Kernel::window_item_ms() const { return computing() ? window_item_ms_ : run_.T_ms; }
+double Kernel::window_item_ms() const {
+  return computing() ? window_item_ms_ : replaying() ? longest_replayed_ms_ : run_.T_ms;
+}
 
 void Kernel::use_merge_model(MergeModel model) {
   merge_model_ = std::move(model);
@@ -236,6 +277,9 @@ Kernel::Outlook Kernel::merge_outlook(const GroupState& g, int joiners) const {
 }
 
 bool Kernel::merging_can_pay() const {
+  // A replayed trace's items differ one by one, so the bound below would walk every item of every unit on every
+  // rank (quadratic in the rank count in a simulation): a replay asks each merge instead.
+  if (replaying()) return true;
   // For each initial group size w and each kind of item (compute: its atom count; emulated work: one kind, whose
   // cost at m ranks is at most T (1 + jitter) / m), the most items of that kind any initial group of w ranks owns.
   // Their gains bound any unit's: a first merge of f ranks into a group of w gains at most

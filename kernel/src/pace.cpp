@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The clock, waits, collectives and emulated work under both back ends (mcmclb/pace.hpp).
 #include "mcmclb/pace.hpp"
 

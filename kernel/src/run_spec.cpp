@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Name lookups of the run catalog (mcmclb/run_spec.hpp).
 #include "mcmclb/run_spec.hpp"
 

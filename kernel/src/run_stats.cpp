@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Word conversions of the per-rank statistics (mcmclb/run_stats.hpp).
 #include "mcmclb/run_stats.hpp"
 

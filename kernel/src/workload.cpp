@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Seeded draws, chain lengths and item costs (mcmclb/workload.hpp); the models are in workloads/.
 #include "mcmclb/workload.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The median, its order-statistics confidence interval and the Mann-Whitney U test (mcmclb/stats.hpp).
 #include "mcmclb/stats.hpp"
 

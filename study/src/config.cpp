@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // YAML experiment parsing and validation (mcmclb/config.hpp), driven by one table of keys (key_table()).
 #include "mcmclb/config.hpp"
 
@@ -364,6 +365,24 @@ std::vector<KeyDef> build_key_table() {
          [models](E& e, const std::string& key, const YAML::Node& n) { e.workload.model = choice(key, n, models); }});
   }
   for (const auto& p : workload_params()) add(workload_key(p));
+  add({{"workload.file", "text", "", "a readable trace file (docs/reference/columns.md, trace files)",
+        "read by `trace`: the recorded item costs it replays (a path from the working folder)"},
+       std::nullopt,
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         e.workload.file = scalar<std::string>(key, n, "a file");
+         if (e.workload.file.empty() || has_control(e.workload.file)) {
+           throw InputError("key workload.file: '" + printable(e.workload.file) +
+                            "' is not allowed (allowed: a non-empty path without control characters)");
+         }
+       }});
+  add(choice_key("workload.map", kTraceMaps, "tile",
+                 "read by `trace`: study chain k replays trace chain k mod C (`tile`, C the trace's chains) or one "
+                 "drawn with workload.seed (`draw`); k is the index every model uses (Workload models)",
+                 [](E& e, TraceMap v) { e.workload.map = v; }));
+  add(choice_key("workload.scaling", kTraceScalings, "trace",
+                 "read by `trace`: what `pays` and the planning balancers predict an item costs at m ranks: the "
+                 "trace's speed-ups (`trace`) or its single-rank cost over m (`perfect`, as for emulated work)",
+                 [](E& e, TraceScaling v) { e.workload.scaling = v; }));
   add(int_key("chains_per_group", 1, kMaxChainsPerGroup, "1",
               "W: chains each initial group owns, worked one after another; the chains of the group led by rank L "
               "take the model's S at indices L*W .. L*W+W-1 (cyclic, G = 1: S = scale*((L*W+c) mod period) for "
@@ -407,6 +426,13 @@ std::vector<KeyDef> build_key_table() {
        "false",
        [](E& e, const std::string& key, const YAML::Node& n) {
          e.work.compute.trace = scalar<bool>(key, n, "true or false");
+       }});
+  add({{"work.record", "bool", "", "`true`, `false`",
+        "compute: write every item's cost and each chain's speed-ups to costs.csv, a trace file per run "
+        "(docs/guide/your-workload.md)"},
+       "false",
+       [](E& e, const std::string& key, const YAML::Node& n) {
+         e.work.compute.record = scalar<bool>(key, n, "true or false");
        }});
   add(name_key("work.wait", {"auto", "spin", "polite"}, "auto",
                "how a waiting rank spends its time on real MPI: `spin` (tests again at once, as a blocking MPI call "
@@ -477,6 +503,19 @@ std::vector<KeyDef> build_key_table() {
          }
        }});
   t.back().info.default_value = "`results/<experiment>`";
+  study_key();
+  add(choice_key("order", kRunOrders, "interleaved",
+                 "the order in which a launch on real MPI runs its points: `interleaved` (in rounds, each round "
+                 "running the next repetition of every set-up in the study's order), `shuffled` (the same rounds, "
+                 "each in a random order drawn from order_seed) or `blocked` (each set-up's repetitions back to "
+                 "back). Interleaved, the machine's drift over a launch reaches every set-up alike instead of "
+                 "becoming a difference between them. A simulation (--launcher smpi) runs blocked: its runs are "
+                 "deterministic. provenance.csv records it",
+                 [](E& e, RunOrder v) { e.order = v; }));
+  study_key();
+  add(int_key("order_seed", 0, kMaxInt, "1",
+              "the seed of `order: shuffled`'s random order (recorded in provenance.csv)",
+              [](E& e, int64_t v) { e.order_seed = v; }));
   study_key();
   add(name_key("job.scheduler", {"slurm"}, "slurm", "the only scheduler so far",
                [](E& e, std::string v) { e.job.scheduler = std::move(v); }));
@@ -596,7 +635,7 @@ std::vector<KeyDef> build_key_table() {
        nullptr});
   study_key();
   add({{"exclude", "list of maps", "",
-        "non-empty maps of key: value, each value one the key accepts (not out, job.* or reps)",
+        "non-empty maps of key: value, each value one the key accepts (not out, job.*, reps, order or order_seed)",
         "drops each combination matching every key: value of one rule"},
        std::nullopt,
        nullptr});
@@ -704,6 +743,18 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
   for (const auto& [key, n] : keys) {
     if (const KeyDef* k = find_key(key)) k->apply(e, key, n);
   }
+  const bool replay = e.workload.model == "trace";
+  for (const char* key : {"workload.file", "workload.map", "workload.scaling"}) {
+    if (!replay && keys.count(key) != 0) {
+      throw InputError("key " + std::string(key) + ": only with workload.model: trace (the model that reads it)");
+    }
+  }
+  if (replay && e.work.mode == WorkMode::compute) {
+    throw InputError("key work.mode: compute cannot replay a trace (allowed with workload.model trace: sleep, spin)");
+  }
+  if (e.work.compute.record && e.work.mode != WorkMode::compute) {
+    throw InputError("key work.record: true only with work.mode: compute (the costs it records are computed)");
+  }
   if (const auto& model = workload_entry(e.workload.model); model.check != nullptr) model.check(e.workload);
   const bool by_sizes = keys.count("groups.sizes") != 0, by_node = keys.count("groups.by") != 0;
   if (by_sizes && by_node) throw InputError("key groups: give groups.sizes or groups.by, not both");
@@ -728,7 +779,7 @@ std::vector<std::pair<std::string, std::string>> exclude_rule(const YAML::Node& 
   flatten(rule, "", keys);
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const auto& [key, value] : keys) {
-    if (key == "out" || key.rfind("job.", 0) == 0 || key == "reps") {
+    if (key == "out" || key.rfind("job.", 0) == 0 || key == "reps" || key == "order" || key == "order_seed") {
       throw InputError(which + key + " cannot be matched (allowed: keys of a run, e.g. T_ms, nprocs, balancer)");
     }
     if (!value.IsScalar()) throw InputError(which + key + " must be matched against one value, got " + text_of(value));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Atomic CSV writing (mcmclb/csv.hpp).
 #include "mcmclb/csv.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The folder lock and the commit journal (journal.hpp).
 #include "journal.hpp"
 

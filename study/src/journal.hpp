@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The result store's commit machinery (study/src/result_store.cpp explains the design): the folder lock, and the
 // journal that makes a commit's appends all or nothing and lets the next writer roll back a killed one.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The result store's file helpers (posix_file.hpp).
 #include "posix_file.hpp"
 

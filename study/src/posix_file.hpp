@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The result store's file helpers (study/src/result_store.cpp): POSIX descriptors, positioned reads and writes,
 // durable replacement, and a reader of CSV records. Every failure is a StoreError naming the file.
 #pragma once

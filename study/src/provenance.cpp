@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Provenance collection (mcmclb/provenance.hpp).
 #include "mcmclb/provenance.hpp"
 
@@ -144,17 +145,38 @@ const csv::Row& provenance_header_v4() {
   return header;
 }
 
-const csv::Row& provenance_header() {
+const csv::Row& provenance_header_v5() {
   static const csv::Row header = extended(provenance_header_v4(), {"nodes", "node_layout"});
+  return header;
+}
+
+const csv::Row& provenance_header() {
+  static const csv::Row header = extended(provenance_header_v5(), {"order", "order_seed"});
   return header;
 }
 
 csv::Row provenance_row(const std::string& run_id, const Provenance& p) {
   const auto count = [](int n) { return n > 0 ? std::to_string(n) : std::string(); };
-  return {run_id,           p.command_line, p.working_dir,    p.platform_fnv1a64,      p.simgrid_cfg,
-          p.launcher,       p.slurm_job_id, p.slurm_nodelist, count(p.ranks_per_node), count(p.cores_available),
-          p.oversubscribed, p.wait_policy,  p.host_cpu_s,     p.host_peak_rss_kib,     p.smpi_clock_preload,
-          p.smpi_allocator, count(p.nodes), p.node_layout};
+  return {run_id,
+          p.command_line,
+          p.working_dir,
+          p.platform_fnv1a64,
+          p.simgrid_cfg,
+          p.launcher,
+          p.slurm_job_id,
+          p.slurm_nodelist,
+          count(p.ranks_per_node),
+          count(p.cores_available),
+          p.oversubscribed,
+          p.wait_policy,
+          p.host_cpu_s,
+          p.host_peak_rss_kib,
+          p.smpi_clock_preload,
+          p.smpi_allocator,
+          count(p.nodes),
+          p.node_layout,
+          p.order,
+          p.order_seed};
 }
 
 }  // namespace mcmclb

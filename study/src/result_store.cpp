@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The results store (mcmclb/result_store.hpp): header checks and upgrades, the folder checks, reading what is
 // recorded, and recording. The file helpers are in posix_file.cpp, the lock and the journal in journal.cpp.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The rows of ranks.csv and events.csv, and the order a run's files are written in (mcmclb/run_files.hpp).
 #include "mcmclb/run_files.hpp"
 
@@ -38,6 +39,11 @@ const csv::Row& chains_header() {
 
 const csv::Row& calibration_header() {
   static const csv::Row h = {"run_id", "size", "create_s", "reduce_s", "bcast_s", "s_per_flop"};
+  return h;
+}
+
+const csv::Row& costs_header() {
+  static const csv::Row h = {"run_id", "chain", "item", "ranks", "seconds", "speedup"};
   return h;
 }
 
@@ -133,10 +139,16 @@ csv::Row without(const csv::Row& newer, std::initializer_list<std::string_view> 
   return older;
 }
 
-/// runs.csv from the wait policy until a model could be told to misjudge: today's header without model_compute and
+/// runs.csv from model errors until a trace could be replayed: today's header without the trace's columns.
+const csv::Row& runs_header_v06() {
+  static const csv::Row h = without(runs_header(), {"workload_file", "workload_map", "workload_scaling"});
+  return h;
+}
+
+/// runs.csv from the wait policy until a model could be told to misjudge: v06 without model_compute and
 /// model_reduce.
 const csv::Row& runs_header_v05() {
-  static const csv::Row h = without(runs_header(), {"model_compute", "model_reduce"});
+  static const csv::Row h = without(runs_header_v06(), {"model_compute", "model_reduce"});
   return h;
 }
 
@@ -211,7 +223,10 @@ results::Schema results_schema() {
        {runs_header_v04(), "mcmclb before the wait policy (runs.csv without wait, calibration_s)",
         [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v04()); }},
        {runs_header_v05(), "mcmclb before model errors (runs.csv without model_compute, model_reduce)",
-        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v05()); }}}};
+        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v05()); }},
+       {runs_header_v06(),
+        "mcmclb before trace replay (runs.csv without workload_file, workload_map, workload_scaling)",
+        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v06()); }}}};
   for (const auto& c : runs_columns()) {
     if (c.is_key()) s.key_columns.push_back(c.name);
   }
@@ -248,10 +263,13 @@ results::Schema results_schema() {
         {provenance_header_v3(), "mcmclb before the allocator preload (provenance.csv without smpi_allocator)",
          unknown_to_the_end},
         {provenance_header_v4(), "mcmclb before the node layout (provenance.csv without nodes, node_layout)",
+         unknown_to_the_end},
+        {provenance_header_v5(), "mcmclb before interleaved repetitions (provenance.csv without order, order_seed)",
          unknown_to_the_end}}});
   s.per_run.push_back({"chains.csv", chains_header(), {}});            // compute mode only
   s.per_run.push_back({"traces.csv", traces_header(), {}});            // work.trace only
   s.per_run.push_back({"calibration.csv", calibration_header(), {}});  // calibrated runs only
+  s.per_run.push_back({"costs.csv", costs_header(), {}});              // work.record only
   return s;
 }
 
@@ -280,7 +298,7 @@ std::string store_key(const RunSpec& spec, const Backend& backend) {
 bool record_run(results::ResultStore& store, const RunRecord& r, const std::vector<RankStats>& ranks,
                 const std::string& event_lines, const std::vector<ChainOutcome>& chains,
                 const std::vector<TracePoint>& trace, const Calibration& calibration,
-                results::ResultStore::IfDone if_done) {
+                const std::vector<csv::Row>& costs, results::ResultStore::IfDone if_done) {
   results::RunRecord record;
   record.run = runs_row(r);
   for (std::size_t i = 0; i < ranks.size(); ++i) {
@@ -311,6 +329,9 @@ bool record_run(results::ResultStore& store, const RunRecord& r, const std::vect
   record.per_run_lines.push_back(std::move(chain_lines));
   record.per_run_lines.push_back(std::move(trace_lines));
   record.per_run_lines.push_back(std::move(calibration_lines));
+  std::string cost_lines;
+  for (const csv::Row& row : costs) cost_lines += csv::line(row);
+  record.per_run_lines.push_back(std::move(cost_lines));
   return store.record(record, if_done);
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The runs.csv schema table and what is derived from it (mcmclb/runs_csv.hpp).
 #include "mcmclb/runs_csv.hpp"
 
@@ -19,6 +20,9 @@ std::string integer(int64_t v) { return std::to_string(v); }
 
 /// Compute-mode columns are empty for emulated work.
 bool compute(const RunRecord& r) { return r.spec.work.mode == WorkMode::compute; }
+
+/// The trace columns are empty for every other model.
+bool replay(const RunRecord& r) { return r.spec.workload.model == "trace"; }
 
 /// A model factor as runs.csv keeps it: empty for 1 (as measured), so that every run outside a sensitivity
 /// experiment reads as an older run does.
@@ -108,6 +112,13 @@ std::vector<RunsColumn> build_columns() {
        [](const RunRecord& r) { return model_factor(r.spec.work.model_error.compute); }},
       {"model_reduce", "work.model_reduce", Role::parameter, Type::real,
        [](const RunRecord& r) { return model_factor(r.spec.work.model_error.reduce); }},
+      // Last again: older rows replayed no trace (older_value(): empty, as other models' rows are).
+      {"workload_file", "workload.file", Role::parameter, Type::text,
+       [](const RunRecord& r) { return replay(r) ? r.spec.workload.file : std::string(); }},
+      {"workload_map", "workload.map", Role::parameter, Type::text,
+       [](const RunRecord& r) { return replay(r) ? std::string(to_string(r.spec.workload.map)) : std::string(); }},
+      {"workload_scaling", "workload.scaling", Role::parameter, Type::text,
+       [](const RunRecord& r) { return replay(r) ? std::string(to_string(r.spec.workload.scaling)) : std::string(); }},
   };
   c.insert(c.end(), rest.begin(), rest.end());
   return c;
@@ -212,7 +223,8 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
   for (const auto& c : runs_columns()) {
     if (!c.is_key()) continue;
     const bool absent = (c.role == Role::backend || c.name == "finished" || c.name == "chains_per_group" ||
-                         c.name == "wait" || c.name == "model_compute" || c.name == "model_reduce") &&
+                         c.name == "wait" || c.name == "model_compute" || c.name == "model_reduce" ||
+                         c.name == "workload_file" || c.name == "workload_map" || c.name == "workload_scaling") &&
                         std::find(header.begin(), header.end(), c.name) == header.end();
     key_columns.emplace_back(absent ? kAbsent : column_of(c.name), c.name);
   }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Study expansion: experiments into runs, runs into points (mcmclb/study.hpp).
 #include "mcmclb/study.hpp"
 
@@ -7,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <random>
 #include <sstream>
 #include <utility>
 
@@ -111,7 +113,53 @@ std::vector<RunSpec> expand_runs(const Experiment& e, int nprocs, const Catalog&
 std::map<int, std::vector<std::size_t>> Study::launches() const {
   std::map<int, std::vector<std::size_t>> by_size;
   for (const Point& p : points) by_size[p.spec.nprocs].push_back(p.index);
+  for (auto& [nprocs, indices] : by_size) indices = run_order(std::move(indices));
   return by_size;
+}
+
+namespace {
+
+/// A uniform draw from [0, n) by rejection from std::mt19937_64, whose output the standard fixes; neither
+/// std::uniform_int_distribution nor std::shuffle is fixed by it, so with them a seed could give another order on
+/// another standard library.
+std::size_t uniform_below(std::mt19937_64& engine, std::size_t n) {
+  const std::uint64_t range = n;
+  const std::uint64_t limit =
+      std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % range;
+  std::uint64_t x = engine();
+  while (x >= limit) x = engine();
+  return static_cast<std::size_t>(x % range);
+}
+
+}  // namespace
+
+std::vector<std::size_t> Study::run_order(std::vector<std::size_t> indices) const {
+  std::sort(indices.begin(), indices.end());
+  if (order == RunOrder::blocked || indices.empty()) return indices;
+  const auto rep = [this](std::size_t i) { return points[i].spec.rep; };
+  // Interleaved: by repetition, then the study's order (stable: indices are sorted).
+  std::stable_sort(indices.begin(), indices.end(), [&](std::size_t a, std::size_t b) { return rep(a) < rep(b); });
+  if (order == RunOrder::interleaved) return indices;
+  // Shuffled: each round's position of every set-up it holds, drawn over the round as the whole launch has it, so
+  // that a subset keeps the whole launch's order.
+  const int nprocs = points[indices.front()].spec.nprocs;
+  std::map<int, std::vector<std::size_t>> rounds;  // rep -> the launch's points of that repetition, by index
+  for (const Point& p : points) {
+    if (p.spec.nprocs == nprocs) rounds[p.spec.rep].push_back(p.index);
+  }
+  std::map<std::size_t, std::size_t> position;  // point -> its place in its round
+  for (auto& [r, round] : rounds) {
+    const auto seed = static_cast<std::uint64_t>(order_seed);
+    std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                      static_cast<std::uint32_t>(nprocs), static_cast<std::uint32_t>(r)};
+    std::mt19937_64 engine(seq);
+    for (std::size_t k = round.size(); k > 1; --k) std::swap(round[k - 1], round[uniform_below(engine, k)]);
+    for (std::size_t k = 0; k < round.size(); ++k) position[round[k]] = k;
+  }
+  std::stable_sort(indices.begin(), indices.end(), [&](std::size_t a, std::size_t b) {
+    return rep(a) != rep(b) ? rep(a) < rep(b) : position.at(a) < position.at(b);
+  });
+  return indices;
 }
 
 Study build_study(const std::string& text, const std::vector<std::string>& overrides, const std::string& source,
@@ -142,6 +190,17 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
   // as they are. (Runs that differ in job settings only are left to check_launch_jobs, which refuses them.)
   std::map<std::string, std::vector<JobSpec>> seen;
   study.name = axes.experiments.front().name;
+  study.order = axes.experiments.front().order;
+  study.order_seed = axes.experiments.front().order_seed;
+  for (const Experiment& e : axes.experiments) {
+    // One order per study: its launches mix the experiments' points.
+    if (e.order != study.order || e.order_seed != study.order_seed) {
+      std::vector<std::string> names;
+      for (const auto& [name, order] : kRunOrders) names.emplace_back(name);
+      throw InputError("key order: one order and one order_seed per study, not lists (allowed: one of " + join(names) +
+                       "; its launches mix every combination's points)");
+    }
+  }
   study.out = axes.experiments.front().out.empty() ? std::filesystem::path("results") / study.name
                                                    : std::filesystem::path(axes.experiments.front().out);
   for (const Experiment& e : axes.experiments) {

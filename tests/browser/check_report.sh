@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Opens report.py's HTML page in a headless Chromium and checks that it renders: every <img> decoded (complete,
 # naturalWidth > 0), as many images as the page holds, and nothing fetched from outside the page; then takes a
 # full-page screenshot. Not part of ctest (CI has no browser): run it by hand after changing the report, with

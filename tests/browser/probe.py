@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Helpers of check_report.sh (the headless-browser check of report.py's HTML page).
 
   probe.py inject PAGE OUT    OUT: PAGE with a script that, once the page has loaded, records in <body>'s

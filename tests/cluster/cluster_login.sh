@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A cluster login, as closely as one machine allows: an MPI under a prefix of its own with plain-named wrappers
 # (mpicc, mpicxx, mpiexec), loaded as an Lmod module; Debian's MPI names (mpicc.mpich, mpicc.openmpi, the
 # alternatives mpicc and mpiexec), apt and sudo masked in a private mount namespace; an ordinary user, not root.
@@ -66,9 +67,7 @@ EOF
   : >"$work/masked"
   chmod 644 "$work/masked"
   # The checkout as it is (tracked and new files, and its git folder for the commit provenance records).
-  (cd "$src" && git ls-files -z -co --exclude-standard | tar --null -T - --ignore-failed-read -cf - 2>/dev/null) |
-    tar -C "$work/src" -xf -
-  [ -d "$src/.git" ] && cp -a "$src/.git" "$work/src/.git"
+  "$src/tests/copy_checkout.sh" "$src" "$work/src"
   id "$user" >/dev/null 2>&1 || useradd --system --user-group --no-create-home --shell /bin/bash "$user"
   chown -R "$user:$user" "$work/home" "$work/src"
   chown "$user:$user" "$work"  # its logs and results; the prefix stays root's, as a site's install

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # CI formatting check: every tracked C and C++ source (*.cpp *.hpp *.h *.c, from git ls-files) must be formatted
 # with the repository's .clang-format. Lists the offending files and how to fix them. CI is a git clone, so a
 # missing clang-format or a tree that is not a git checkout is a failure, not a skip.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """A hostile user's pass over every input surface of mcmclb, mcmclb-commbench and the plot scripts: study files,
 command-line flags, output paths and results folders, each as a careless or hostile user gives them. Every case
 runs under a time limit (a launch still running at it is a HANG, killed with all its processes) and is judged:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the communicator library from an already built tree into a fresh temporary prefix, then builds and
 # runs three consumers against the INSTALLED copy only, as a new user would:
 #   (a) the plain C test tests/c_api_test.c with mpicc + pkg-config, run under mpiexec -n 3;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # cmake/Mpi.cmake chooses the MPI library by name, never by where the alternatives point: with mpicc, mpicxx and
 # mpiexec on PATH pointing at the other library, MCMCLB_MPI=X still finds X's wrappers and launcher; a wrapper of
 # the other library given explicitly, or an unknown name, is refused in one line. Configure only (a few seconds).

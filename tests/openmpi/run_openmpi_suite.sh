@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The Open MPI pass, sanitized: configures a second build folder <build>/openmpi with -DMCMCLB_MPI=OpenMPI (found
 # by mpicc.openmpi, launched by mpiexec.openmpi with cmake/Mpi.cmake's flags) and -DMCMCLB_SANITIZE=ON (ASan +
 # UBSan), builds only what it runs, and runs through that folder's own ctest registrations (same tests, same

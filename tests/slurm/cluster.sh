@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A real single-node Slurm (slurmctld + slurmd as root, munge auth) on this machine, for tests and CI.
 #   tests/slurm/cluster.sh up       start it (stopping whatever a previous run left), wait until the node is idle
 #   tests/slurm/cluster.sh down     cancel its jobs, stop the daemons by pid, delete the state folder

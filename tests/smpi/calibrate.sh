@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Checks that a simulated platform delivers the latency and bandwidth it is meant to: runs the ping-pong between
 # two ranks on neighbouring nodes (node-0, node-1) and fails unless the 8-byte one-way time and the 4 MiB
 # bandwidth are within 10 % of the intended values.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // SMPI fact probe: which MPI calls the simulator implements, and how time passes under it. Run one case per
 // invocation (some cases abort on purpose): smpirun -np 4 ... ./facts CASE. Prints "CASE ok ..." on rank 0.
 #include <mpi.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Asserts the SimGrid SMPI facts the simulation build is designed around, so that a SimGrid upgrade
 # that changes one of them fails here instead of silently changing what the simulation means.
 #   facts.sh FACTS_BINARY PLATFORM.xml HOSTFILE

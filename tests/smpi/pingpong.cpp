@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Calibration ping-pong for the simulated platforms (configs/platforms/*.xml): ranks 0 and 1 bounce a message
 // of each size; prints "bytes,one_way_us,bandwidth_MBps" per size, the one-way time being half the round trip.
 // Run under smpirun with a hostfile that places the two ranks where the hop to measure is (calibrate.sh).

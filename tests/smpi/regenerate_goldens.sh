@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Regenerates the simulated goldens on purpose, after a change that is meant to change simulated times or regroup
 # statistics: sweeps tests/golden/sim-study.yaml and sim-beyond.yaml in simulation into fresh folders and replaces
 # tests/golden/sim/runs.csv and sim-beyond/runs.csv with their results (review the diff, and say why in the

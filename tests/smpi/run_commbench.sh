@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # mcmclb-commbench-sim (Fig. 1 in simulation) at a small rank count, twice: fails unless the CSV has every
 # method's creation rows at every default group size, all labelled backend=smpi with the platform, its hash and
 # the --cfg flags; iter_median_us equal to time_us (one iteration per repetition); range creation costs under

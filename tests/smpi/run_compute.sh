@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Compute mode in simulation: the Lennard-Jones energy evaluations take simulated time, the modelled
 # cost of each slice (lj::trial_flops through pace::compute), and the science is the real build's. Runs, each
 # twice at RANKS ranks on the platform:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # One simulated kernel run of the paper's configuration (G = 4, T = 100 ms, cyclic S = 10 (R mod 32), async)
 # with each method (async; create and split under collective(4)), twice: fails unless every run's row says valid=true and the two runs of
 # each method give identical simulated times (the simulation is deterministic: no host time enters it), and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The simulation checks inside the normal build's ctest (label smpi): configures a second build folder <build>/sim
 # with -DMCMCLB_SMPI=ON (SimGrid's smpicc/smpicxx), builds only what tests/smpi runs (mcmclb-sim,
 # mcmclb-commbench-sim, the facts and ping-pong probes), and runs that folder's smpi tests: the SimGrid facts, every
@@ -135,6 +136,22 @@ for case in "--cfg=smpi/nosuch:1|: --cfg=smpi/nosuch is not a SimGrid configurat
   fi
 done
 echo "bad smpirun flags refused before any launch"
+# The shipped trace (configs/trace-lj-replay.yaml) replayed in simulation at 4 ranks, 16 chains from its 8 by both
+# maps: every run valid and simulated, and none's time exactly its baseline, the slowest rank's recorded costs (an
+# item is its cost as simulated time, nothing else; about 2 s).
+"$2/mcmclb" sweep "$src/configs/trace-lj-replay.yaml" --launcher smpi --sim-binary "$sim/mcmclb-sim" --out "$work/trace" \
+  --set nprocs=4 --set "workload.file=$src/configs/trace-lj.csv" --set 'workload.map=[tile, draw]' >"$work/trace.log" 2>&1 ||
+  { cat "$work/trace.log"; exit 1; }
+python3 - "$work/trace/runs.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+bad = [r["run_id"] for r in rows if r["valid"] != "true" or r["backend"] != "smpi"]
+nones = [r for r in rows if r["balancer"] == "none"]
+if len(rows) != 8 or bad or len(nones) != 2 or any(float(r["time_s"]) != float(r["baseline_s"]) for r in nones):
+    sys.exit(f"trace replay in simulation: {len(rows)} rows (want 8), invalid {bad}, none against baseline "
+             f"{[(r['time_s'], r['baseline_s']) for r in nones]}")
+print(f"trace replay in simulation: {len(rows)} valid simulated rows, none's time its baseline under tile and draw")
+PY
 echo "simulation: tests $((SECONDS - run_start)) s, total $((SECONDS - start)) s"
 # The simulated goldens: every balancer of the paper with every creation method it can use at 32 ranks (tests/golden/
 # sim-study.yaml), and what goes beyond it (the rule pays, the stealing balancers, several chains per group, compute

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The simulation build's validation: runs configs/validate-smpi.yaml on the real MPI (mpiexec) and in simulation (smpirun on
 the given platform) at each of its rank counts, then prints one table row per (P, balancer, interval): median
 time_s of each back end, their difference in %, and the regroup counts (avg, min, max) of each. Exits 1 when a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Concurrent group-collective communicator creation from several threads of each process (MPI_THREAD_MULTIPLE),
  * with a distinct tag per call, as the paper assumes is enough. ctest runs what is safe (tests/CMakeLists.txt).
  * The method `intercomm` (mcmclb_group_comm_create, Algorithm 1) fails here with more than one thread per

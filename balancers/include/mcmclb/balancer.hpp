@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Load balancers for the walker-group kernel, chosen by name from a registry (balancers/src/balancers.def lists
 // them all: none, collective, async, lookahead, mostwork). A balancer is one file balancers/src/<name>.cpp that
 // defines `BalancerEntry <name>_balancer()` (name, planning facts, factory) and one line MCMCLB_BALANCER(<name>)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Communicator creation methods: the one table of them (creation_methods(), each with the facts a caller needs),
 // and CommCreator, the interface of the methods whose result is an MPI communicator: the paper's Algorithm 1
 // (`intercomm`), MPI_Comm_create_group (`create_group`), MPI_Comm_create_from_group (`from_group`),

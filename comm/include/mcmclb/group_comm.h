@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 /* Group-collective communicator creation (Algorithm 1 of Dinan et al., EuroMPI 2011) behind the paper's
  * proposed C signature, for plain MPI programs written in C or C++. Link with the library mcmclb_comm. */
 #ifndef MCMCLB_GROUP_COMM_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Group communicators of every creation method behind one interface, and the one factory that makes their
 // creators (after RBC's Comm, which keeps MPI and range communicators behind one type). A method's communicator is
 // an MPI communicator (the CommCreator methods of mcmclb/comm_create.hpp, wrapped here) or not (`range`:

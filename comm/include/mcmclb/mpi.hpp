@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Thin, owning C++ layer over the MPI handles mcmclb uses: checked calls, the environment object, move-only
 // communicators and groups, and waits that sleep instead of spinning.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Range communicators after Axtmann et al. (RBC, IPDPS 2018, Sect. V): the contiguous ranks [first, last] of a
 // parent communicator, created locally in O(1) without any message. Their collectives (broadcast, barrier,
 // allreduce, blocking and nonblocking) are binomial trees of point-to-point messages on one private duplicate

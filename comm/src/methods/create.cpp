@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Method `create`: MPI_Comm_create, parent-collective (every parent rank calls it, each with its own group).
 #include "method.hpp"
 #include "smpi_patterns.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Method `create_group`: MPI_Comm_create_group (MPI-3), group-collective.
 //
 // MPI says the tag "does not conflict with tags used in point-to-point communication" (MPI-3.1 Sect. 6.4.2), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Method `from_group`: MPI_Comm_create_from_group (MPI-4; detected at configure time), group-collective. The
 // simulation build replays what MPICH 4.0.2 does for it, since SMPI reports MPI 3.1.
 #include "method.hpp"

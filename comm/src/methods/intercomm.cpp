@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Method `intercomm`: the paper's Algorithm 1 (intercomm_create_merge), group-collective. Its leaders handshake
 // on a private duplicate of the parent made once, when the creator is made, so a handshake can never match a
 // user's message on the parent, whatever tag the user picks. The simulation build replays them on the parent

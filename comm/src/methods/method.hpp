@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What a creation method's file defines, and what method files share (private to comm/). A method NAME is
 // comm/src/methods/NAME.cpp defining `CreationMethod NAME_method()` plus the line MCMCLB_METHOD(NAME) in
 // methods.def; creation_methods.cpp builds the one table and the factories from that list.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Method `range`: the group communicator is a RangeComm (mcmclb/range_comm.hpp, after RBC), created from the
 // group's bounds locally in O(1), without any message; group-collective, and only for contiguous ranges. Its
 // collectives are nonblocking point-to-point trees that progress only when tested or waited for; the blocking

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Method `split`: MPI_Comm_split with colour = membership and key = position in the group, parent-collective.
 #include <algorithm>
 

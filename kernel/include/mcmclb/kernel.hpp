@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The MCMC walker-group kernel's per-rank runtime (Dinan et al., Sect. 4.2): the group this rank works in, the
 // emulated items, the polling point, regrouping, and the bookkeeping every run reports (time split per rank,
 // regroup events, invariant counters). Balancers (balancers/) drive it.
@@ -105,6 +106,14 @@ struct ChainCount {
 struct ChainPos {
   int chain = 0;
   int64_t item = 0;
+};
+
+/// Compute mode with work.record: one item's cost, on the leader of the group that worked it (a row of costs.csv).
+struct ItemCost {
+  int chain = 0;
+  int64_t item = 0;  // 0-based, as trace files number items
+  int ranks = 0;     // the group size that worked it
+  double seconds = 0;
 };
 
 /// Seconds a chain's items took at one group size (on the group's leader).
@@ -222,8 +231,14 @@ class Kernel {
   [[nodiscard]] ChainPos locate(int unit, int64_t item) const;
   /// The chain the group works next, or has just finished when its unit is done.
   [[nodiscard]] int current_chain() const { return locate(group_.unit, group_.next_item).chain; }
-  /// Emulated milliseconds of item g.next_item + i of g's unit at g's size (item_cost_ms of its chain and index).
+  /// Emulated milliseconds of item g.next_item + i of g's unit at g's size (item_cost_ms of its chain and index;
+  /// a replayed trace's cost at that size).
   [[nodiscard]] double item_ms(const GroupState& g, int64_t i) const;
+  /// True when the run replays a trace (workload.model trace).
+  [[nodiscard]] bool replaying() const noexcept { return replayed_ != nullptr; }
+  /// A replay: milliseconds item `item` of chain c costs at m ranks, as recorded (planned: as the merge model and
+  /// planning predict it, workload.scaling: the trace's speed-ups, or the single-rank cost over m).
+  [[nodiscard]] double replay_ms(int chain, int64_t item, int m, bool planned) const;
   /// Migration (balancer steal): the last chain of the group's unit that has items and has not started, if it
   /// is not the one the group works next (a chain in progress, or about to start, is never given away).
   [[nodiscard]] std::optional<int> spare_chain() const;
@@ -287,16 +302,20 @@ class Kernel {
   [[nodiscard]] const std::map<std::pair<int, int>, ItemTiming>& item_timings() const noexcept { return timings_; }
   /// Compute mode with work.trace, on leaders: the walker after each item this rank's groups worked.
   [[nodiscard]] const std::vector<TracePoint>& trace() const noexcept { return trace_; }
+  /// Compute mode with work.record, on leaders: every item this rank's groups worked, its group size and seconds.
+  [[nodiscard]] const std::vector<ItemCost>& item_costs() const noexcept { return costs_; }
   /// The physics of chain c in compute mode, and its random stream.
   [[nodiscard]] static lj::Spec lj_spec(const RunSpec& run, int chain);
   [[nodiscard]] static lj::ChainKey lj_key(const RunSpec& run, int chain);
 
  private:
   void add(Phase p, double seconds);
-  /// Collective over WORLD, untimed: measures the merge model's table at calibration_sizes() (creation by the run's
-  /// method, a compute-mode reduction, the largest state's broadcast) and, in compute mode, the seconds per model
-  /// flop of trial moves on one rank; sums over ranks, so the model is identical everywhere.
+  /// Collective over WORLD, before the clock: from a barrier, measure_merges(pass), timed as calibration_s_.
   void calibrate_merges(CalibrationPass pass);
+  /// Measures the merge model's table at calibration_sizes() (creation by the run's method, a compute-mode
+  /// reduction, the largest state's broadcast) and, in compute mode, the seconds per model flop of trial moves on
+  /// one rank; sums over ranks, so the model is identical everywhere. Collective over WORLD.
+  void measure_merges(CalibrationPass pass);
   void progress_tick();
   /// Creates the communicator over next (none: take part in a parent-collective creation without joining),
   /// switches to it, counts it (if asked) and logs it as an event of this kind.
@@ -358,7 +377,11 @@ class Kernel {
   std::vector<ChainTally> tallies_;
   std::map<std::pair<int, int>, ItemTiming> timings_;
   std::vector<TracePoint> trace_;
-  MergeModel merge_model_;  // calibrated runs only (start(true))
+  std::vector<ItemCost> costs_;
+  // workload.model trace: the trace replayed (owned by the workload), else null
+  const Trace* replayed_ = nullptr;
+  double longest_replayed_ms_ = 0;  // its longest single-rank item
+  MergeModel merge_model_;          // calibrated runs only (start(true))
   double calibration_s_ = 0;
   double window_item_ms_ = 0;  // compute mode: window_item_ms() of the model in use
 };

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Metropolis Monte Carlo walkers on Lennard-Jones clusters (work mode `compute`): the walker state,
 // counter-based random numbers, pair sums split over the members of a group, and an exact fixed-point
 // reduction, so that a chain's trajectory does not depend on how many ranks evaluate its energies.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What a merge costs and what it gains, for the finished rule `pays` (a finished group joins a working one only
 // when the chain then ends sooner, the regrouping's own cost included). No MPI here: the kernel measures the
 // numbers (Kernel::start's calibration pass) and this class interpolates them and does the arithmetic, so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // How a rank passes time: the clock it reads, how it waits for a pending operation or a collective, and how
 // emulated work takes time. The kernel and the balancers go through here and nowhere else, under both back ends:
 //   real MPI: MPI_Wtime, polite waits (MPI_Test plus a short sleep), nonblocking collectives waited on politely,

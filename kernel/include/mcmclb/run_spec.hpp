@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What one kernel run is: every parameter resolved to a single value. Plain data, no MPI and no YAML, so the
 // study library (which produces runs) and the kernel (which executes them) share it without depending on each
 // other.
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "mcmclb/lj.hpp"
+#include "mcmclb/trace.hpp"
 #include "mcmclb/wait_policy.hpp"
 
 namespace mcmclb {
@@ -31,6 +33,11 @@ struct WorkloadSpec {
   /// led by rank L take the model's S at the indices L*W .. L*W + W - 1 (chain_items()), so W = 1 is the model
   /// as it is; chains keep their identity (a global index) whichever group works them.
   int chains_per_group = 1;
+  /// Model trace (keys workload.file, workload.map, workload.scaling): the trace file replayed, how the study's
+  /// chains take its chains, and what the merge model and planning predict of the items' costs.
+  std::string file;
+  TraceMap map = TraceMap::tile;
+  TraceScaling scaling = TraceScaling::trace;
 
   /// The value of key (set here, else the registered default); throws std::out_of_range for an unknown key.
   [[nodiscard]] int64_t integer(std::string_view key) const;
@@ -38,6 +45,17 @@ struct WorkloadSpec {
   [[nodiscard]] ParamValue value(std::string_view key) const;
   void set(std::string_view key, ParamValue v) { values.insert_or_assign(std::string(key), v); }
 };
+
+inline constexpr std::array<std::pair<std::string_view, TraceMap>, 2> kTraceMaps = {
+    {{"tile", TraceMap::tile}, {"draw", TraceMap::draw}}};
+inline constexpr std::array<std::pair<std::string_view, TraceScaling>, 2> kTraceScalings = {
+    {{"trace", TraceScaling::trace}, {"perfect", TraceScaling::perfect}}};
+[[nodiscard]] constexpr std::string_view to_string(TraceMap m) noexcept {
+  return m == TraceMap::draw ? "draw" : "tile";
+}
+[[nodiscard]] constexpr std::string_view to_string(TraceScaling s) noexcept {
+  return s == TraceScaling::perfect ? "perfect" : "trace";
+}
 
 /// What an item does: emulated work that sleeps (the core is free for other ranks) or is busy until a deadline,
 /// or real work (compute: Metropolis trial moves of a Lennard-Jones walker, mcmclb/lj.hpp).
@@ -75,7 +93,8 @@ struct ComputeSpec {
   MoveKind move = MoveKind::single;
   double max_step = 0.1;
   int64_t moves_per_item = 1000;
-  bool trace = false;  // record every chain's energy and acceptances after each item (traces.csv)
+  bool trace = false;   // record every chain's energy and acceptances after each item (traces.csv)
+  bool record = false;  // record every item's cost and each chain's speed-ups (costs.csv, a trace file)
   [[nodiscard]] int atoms_of(int chain) const noexcept {
     return atoms > 0 ? atoms : kMagicAtoms[static_cast<std::size_t>(chain) % kMagicAtoms.size()];
   }

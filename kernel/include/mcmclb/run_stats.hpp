@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What a run reports per rank and per group formation: plain data, no MPI, so the results writers (study/)
 // format it without linking the kernel's runtime.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Workload models (how many items each walker chain holds), chosen by name from a registry. A workload is one
 // file under kernel/src/workloads/ that defines its entry (name, keys, factory) and one line in
 // kernel/src/workloads/workloads.def; its keys become YAML keys workload.<key> and runs.csv columns
@@ -23,6 +24,10 @@ class Workload {
   /// S for the chain of index `leader`: the chain whose initial group is led by world rank leader when each
   /// group owns one chain; with W chains per group, chain c of the group led by L has index L*W + c.
   [[nodiscard]] virtual int64_t items(int leader) const = 0;
+  /// Model trace: the trace replayed, else null.
+  [[nodiscard]] virtual const Trace* trace() const noexcept { return nullptr; }
+  /// Model trace: the trace chain that the chain of this index replays (workload.map).
+  [[nodiscard]] virtual int trace_chain(int index) const noexcept { return index; }
 };
 
 /// Common bounds for workload keys.

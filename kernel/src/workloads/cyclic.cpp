@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Workload `cyclic`: S = scale * (leader mod period), the paper's synthetic imbalance.
 #include "mcmclb/workload.hpp"
 

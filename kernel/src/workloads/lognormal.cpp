@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Workload `lognormal`, heavy-tailed: S = round(median * exp(sigma * z)), z standard normal (Box-Muller),
 // capped at max.
 #include <algorithm>

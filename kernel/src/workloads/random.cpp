@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Workload `random`: S uniform in [min, max], drawn from a hash of (seed, leader).
 #include <string>
 

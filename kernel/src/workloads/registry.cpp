@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The workload registry (mcmclb/workload.hpp): the models listed in workloads.def and their keys.
 #include <algorithm>
 #include <stdexcept>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Workload `uniform`: every chain has `items` items.
 #include "mcmclb/workload.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Statistics of repeated measurements: the median, a 95 % confidence interval of the median that holds whatever
 // the distribution (order statistics), and the two-sided Mann-Whitney U test of whether two sets of repetitions
 // come from the same distribution. Pure functions, no MPI, no I/O; plots/ implements the same interval rule

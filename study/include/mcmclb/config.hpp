@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Typed experiment configuration: parsed once from YAML (plus --set overrides), validated, expanded into runs.
 // The resolved run (RunSpec) is the kernel's type (mcmclb/run_spec.hpp); this file adds what only a study has.
 #pragma once
@@ -72,6 +73,20 @@ enum class Program { kernel, commbench };
 inline constexpr std::array<std::pair<std::string_view, Program>, 2> kPrograms = {
     {{"kernel", Program::kernel}, {"commbench", Program::commbench}}};
 
+/// The order in which a launch on real MPI runs its points (key order). interleaved: in rounds, round r running
+/// repetition r of every set-up (a point but for its rep) in the study's order; shuffled: the same rounds, each in a
+/// random order drawn from order_seed; blocked: each set-up's repetitions back to back, in the study's order. A
+/// simulation runs blocked: its runs are deterministic, so their order cannot change a number.
+enum class RunOrder { interleaved, shuffled, blocked };
+inline constexpr std::array<std::pair<std::string_view, RunOrder>, 3> kRunOrders = {
+    {{"interleaved", RunOrder::interleaved}, {"shuffled", RunOrder::shuffled}, {"blocked", RunOrder::blocked}}};
+[[nodiscard]] constexpr std::string_view to_string(RunOrder o) noexcept {
+  for (const auto& [name, order] : kRunOrders) {
+    if (order == o) return name;
+  }
+  return "";
+}
+
 /// One experiment: fixed parameters plus the lists a run iterates (balancer, interval, method, reps). parse_experiment
 /// fills every field: the defaults come from the key table (config_keys()), not from these initialisers.
 struct Experiment {
@@ -88,6 +103,8 @@ struct Experiment {
   std::vector<FinishedRule> finished;  // empty: each balancer's default; else those it offers (none: an error)
   int reps = 0;
   std::string out;  // output folder; empty: results/<name>
+  RunOrder order = RunOrder::interleaved;
+  int64_t order_seed = 0;  // shuffled's seed
   JobSpec job;
   Program program = Program::kernel;
   CommbenchSpec commbench;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tidy CSV output: escaping, and whole-file or appended writes that are atomic (a temporary file renamed over
 // the target), so results already written are never lost or half-written.
 #pragma once

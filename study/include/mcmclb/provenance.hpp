@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Where a measurement came from: the facts every benchmark records beside its data.
 #pragma once
 
@@ -54,6 +55,10 @@ struct Provenance {
   // 2.10 tcmalloc" when preloaded, else "glibc"). Empty on real MPI.
   std::string smpi_clock_preload;
   std::string smpi_allocator;
+  // The order in which the launch ran its points (the study's key order: interleaved, shuffled or blocked; blocked
+  // in simulation) and, for shuffled, its seed (key order_seed). Empty outside a study's run and in older folders.
+  std::string order;
+  std::string order_seed;
 };
 
 /// Sets p's host_cpu_s and host_peak_rss_kib from getrusage(RUSAGE_SELF): this process since it started.
@@ -85,6 +90,8 @@ const csv::Row& provenance_header_v2();
 const csv::Row& provenance_header_v3();
 /// The columns before nodes and node_layout: v3 and smpi_allocator.
 const csv::Row& provenance_header_v4();
+/// The columns before order and order_seed: v4, nodes and node_layout.
+const csv::Row& provenance_header_v5();
 csv::Row provenance_row(const std::string& run_id, const Provenance& p);
 
 /// The provenance of a run of nprocs ranks with the given MPI library (mpi::library_version()): the build's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The results store: one output folder holding runs.csv, ranks.csv, events.csv, failures.csv and the per-run
 // tables a schema adds (mcmclb's: provenance.csv, chains.csv, traces.csv), safe for any number of concurrent
 // writers (processes on one machine or on several hosts sharing a parallel filesystem). A run is recorded in all

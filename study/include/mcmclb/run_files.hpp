@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A run's result files: ranks.csv (one row per rank), events.csv (one row per group formation),
 // provenance.csv and runs.csv (one row per run, mcmclb/runs_csv.hpp). Headers are stable: plots read them.
 #pragma once
@@ -18,6 +19,8 @@ const csv::Row& ranks_header();
 const csv::Row& events_header();
 const csv::Row& chains_header();
 const csv::Row& traces_header();
+/// costs.csv (work.record): a trace file (kTraceHeader) with the run id first.
+const csv::Row& costs_header();
 const csv::Row& calibration_header();
 /// One chains.csv row.
 csv::Row chain_row(const std::string& run_id, const ChainOutcome& c);
@@ -56,6 +59,7 @@ std::string store_key(const RunSpec& spec, const Backend& backend);
 bool record_run(results::ResultStore& store, const RunRecord& r, const std::vector<RankStats>& ranks,
                 const std::string& event_lines, const std::vector<ChainOutcome>& chains = {},
                 const std::vector<TracePoint>& trace = {}, const Calibration& calibration = {},
+                const std::vector<csv::Row>& costs = {},
                 results::ResultStore::IfDone if_done = results::ResultStore::IfDone::append);
 
 }  // namespace mcmclb

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // runs.csv: one schema table (column, YAML key, type, getter) from which the header, each row, the values that
 // `exclude` rules match and the resume key are all derived, so the layout is written down once. Resume finds
 // columns by name, not by position.

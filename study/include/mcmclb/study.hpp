@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A study: the points (fully resolved runs) a study file expands to, with stable indices, grouped by rank count
 // into launches. The same expansion serves `mcmclb plan`, `mcmclb sweep` and `mcmclb run --points`.
 #pragma once
@@ -30,8 +31,15 @@ struct Study {
   std::string name;
   std::filesystem::path out;  // the study's `out`, or results/<name>
   std::vector<Point> points;
-  /// Point indices per rank count, in order: one launch each.
+  RunOrder order = RunOrder::interleaved;  // key order; a simulation sets blocked
+  int64_t order_seed = 1;                  // key order_seed: shuffled's
+  /// Point indices per rank count, one launch each, in the order the launch runs them (order, run_order()).
   [[nodiscard]] std::map<int, std::vector<std::size_t>> launches() const;
+  /// indices (points of one launch) in the order a launch runs them: blocked, their index order; interleaved, by
+  /// repetition and then index, so each round runs every set-up's next repetition; shuffled, the rounds of
+  /// interleaved, each in a random order drawn from order_seed, the launch's rank count and the round. The order of
+  /// a subset (a resumed sweep's points left) is that of the whole launch, with the points done left out.
+  [[nodiscard]] std::vector<std::size_t> run_order(std::vector<std::size_t> indices) const;
 };
 
 /// Expands study text. Experiments without nprocs get default_nprocs (the launched size for `run`); without it,

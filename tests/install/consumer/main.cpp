@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Downstream use of the installed library: every method CommCreator knows builds the communicator over the
 // even world ranks in reverse order, and the result is checked by use (rank order and an allreduce).
 #include <mpi.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Bad user input, as one exception type shared by code with and without MPI (config parsing, sweeps, mains).
 // Header-only and free of MPI so the study library (no MPI) and the MPI mains report input errors alike.
 #pragma once

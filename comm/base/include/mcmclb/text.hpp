@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Small text helpers shared by messages, input and output.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // How a waiting rank spends the time between two completion tests (mcmclb/mpi.hpp's waits follow it). No MPI
 // here, so the MPI-free run description (mcmclb/run_spec.hpp) can name a run's policy too.
 #pragma once

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Trace files (mcmclb/trace.hpp): parsing, validation, the speed-up model and the chain map.
+#include "mcmclb/trace.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <sstream>
+
+#include "mcmclb/input_error.hpp"
+#include "mcmclb/workload.hpp"
+
+namespace mcmclb {
+
+namespace {
+
+constexpr int kMaxTraceChains = 1 << 24;
+constexpr int64_t kMaxTraceItems = int64_t{1} << 31;
+constexpr int kMaxRanks = 1 << 24;
+constexpr double kMaxSeconds = 1e6;
+constexpr std::uintmax_t kMaxTraceBytes = std::uintmax_t{256} << 20;
+
+enum Column { kChain, kItem, kRanks, kSeconds, kSpeedup, kColumns };
+constexpr std::array<std::string_view, kColumns> kNames = {"chain", "item", "ranks", "seconds", "speedup"};
+
+/// Where an error lies, for the one line every error is.
+struct Place {
+  const std::string& file;
+  int64_t row;
+  [[nodiscard]] InputError error(Column c, std::string_view field, std::string_view allowed) const {
+    return InputError("trace file " + file + " row " + std::to_string(row) + " column " + std::string(kNames[c]) +
+                      ": '" + std::string(field) + "' is not allowed (allowed: " + std::string(allowed) + ")");
+  }
+  [[nodiscard]] InputError error(std::string_view what) const {
+    return InputError("trace file " + file + " row " + std::to_string(row) + ": " + std::string(what));
+  }
+};
+
+std::optional<int64_t> parse_int(std::string_view s) {
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+std::optional<double> parse_real(std::string_view s) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+int64_t int_field(const Place& at, Column c, std::string_view s, int64_t lo, int64_t hi, std::string_view allowed) {
+  const auto v = parse_int(s);
+  if (!v || *v < lo || *v > hi) throw at.error(c, s, allowed);
+  return *v;
+}
+
+std::vector<std::string_view> split(std::string_view line) {
+  std::vector<std::string_view> fields;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = line.find(',', start);
+    fields.push_back(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (comma == std::string_view::npos) return fields;
+    start = comma + 1;
+  }
+}
+
+}  // namespace
+
+double Trace::at(const Points& points, int m) {
+  if (m <= 1) return 1.0;
+  if (points.empty()) return static_cast<double>(m);
+  const auto hi =
+      std::lower_bound(points.begin(), points.end(), m, [](const auto& p, int size) { return p.first < size; });
+  if (hi == points.end()) return points.back().second;
+  if (hi->first == m || hi == points.begin()) return hi->second;
+  const auto lo = hi - 1;
+  const double w = (std::log2(m) - std::log2(lo->first)) / (std::log2(hi->first) - std::log2(lo->first));
+  return lo->second + w * (hi->second - lo->second);
+}
+
+double Trace::speedup(int chain, int m) const {
+  const Points& own = speedups_.at(static_cast<std::size_t>(chain));
+  return at(own.empty() ? default_speedups_ : own, m);
+}
+
+Trace Trace::parse(std::string_view text, const std::string& file) {
+  struct ItemRow {
+    int64_t row, item;
+    int ranks;
+    double seconds;
+  };
+  std::map<int, std::vector<ItemRow>> items;                     // chain -> its item rows
+  std::map<int, std::map<int, std::pair<int64_t, double>>> ups;  // chain (-1: `*`) -> ranks -> (row, speed-up)
+  int64_t row = 0;
+  bool header_seen = false;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++row;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const Place at{file, row};
+    if (!header_seen) {
+      if (line != kTraceHeader) {
+        throw at.error("the header is '" + std::string(line) + "' (allowed: exactly " + std::string(kTraceHeader) +
+                       ")");
+      }
+      header_seen = true;
+      continue;
+    }
+    if (line.empty()) continue;  // blank lines, a hand-written file's
+    const auto f = split(line);
+    if (f.size() != kColumns) {
+      throw at.error(std::to_string(f.size()) + " fields (allowed: " + std::to_string(kColumns) + ", " +
+                     std::string(kTraceHeader) + ")");
+    }
+    const int ranks = static_cast<int>(
+        int_field(at, kRanks, f[kRanks], 1, kMaxRanks, "an integer from 1 to " + std::to_string(kMaxRanks)));
+    if (!f[kItem].empty()) {  // an item row
+      const int chain = static_cast<int>(int_field(at, kChain, f[kChain], 0, kMaxTraceChains - 1,
+                                                   "an integer from 0 to " + std::to_string(kMaxTraceChains - 1)));
+      const int64_t item =
+          int_field(at, kItem, f[kItem], 0, kMaxTraceItems - 1,
+                    "an integer from 0 to " + std::to_string(kMaxTraceItems - 1) + ", or empty on a speed-up row");
+      const auto seconds = parse_real(f[kSeconds]);
+      if (!seconds || *seconds < 0 || *seconds > kMaxSeconds) {
+        throw at.error(kSeconds, f[kSeconds], "on an item row, a number of seconds from 0 to 1e6");
+      }
+      if (!f[kSpeedup].empty()) throw at.error(kSpeedup, f[kSpeedup], "empty on an item row (it has an item)");
+      items[chain].push_back({row, item, ranks, *seconds});
+      continue;
+    }
+    // A speed-up row.
+    const int chain = f[kChain] == "*"
+                          ? -1
+                          : static_cast<int>(int_field(at, kChain, f[kChain], 0, kMaxTraceChains - 1,
+                                                       "an integer from 0 to " + std::to_string(kMaxTraceChains - 1) +
+                                                           ", or * on a speed-up row"));
+    if (!f[kSeconds].empty()) {
+      throw at.error(kSeconds, f[kSeconds], "empty on a speed-up row (it has no item)");
+    }
+    const auto up = parse_real(f[kSpeedup]);
+    if (!up || *up <= 0) throw at.error(kSpeedup, f[kSpeedup], "a number > 0 on a speed-up row (it has no item)");
+    if (ranks == 1 && *up != 1.0) throw at.error(kSpeedup, f[kSpeedup], "1 at ranks 1, the reference");
+    const auto [where, fresh] = ups[chain].try_emplace(ranks, row, *up);
+    if (!fresh) {
+      throw at.error(kRanks, f[kRanks],
+                     "one speed-up per chain and size; chain " + std::string(f[kChain]) + " has one at ranks " +
+                         std::to_string(ranks) + " on row " + std::to_string(where->second.first));
+    }
+  }
+  if (!header_seen)
+    throw Place{file, 1}.error("the file is empty (allowed: the header " + std::string(kTraceHeader) + " and rows)");
+  if (items.empty()) throw Place{file, row}.error("no item rows (allowed: at least one item of chain 0)");
+  Trace t;
+  const int chains = items.rbegin()->first + 1;
+  for (const auto& [chain, points] : ups) {
+    if (chain >= chains) {
+      const Place at{file, points.begin()->second.first};
+      throw at.error(kChain, std::to_string(chain),
+                     "a chain that has item rows, 0 to " + std::to_string(chains - 1) + ", or *");
+    }
+  }
+  const auto points_of = [&](int chain) {
+    Points p;
+    if (const auto it = ups.find(chain); it != ups.end()) {
+      for (const auto& [ranks, where] : it->second) p.emplace_back(ranks, where.second);
+    }
+    return p;
+  };
+  t.default_speedups_ = points_of(-1);
+  for (int c = 0; c < chains; ++c) {
+    t.speedups_.push_back(points_of(c));
+    auto& rows = items[c];  // none: a chain of no items (chains run 0 .. the largest given)
+    std::stable_sort(rows.begin(), rows.end(), [](const ItemRow& a, const ItemRow& b) { return a.item < b.item; });
+    std::vector<double> single;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const ItemRow& r = rows[i];
+      const Place at{file, r.row};
+      if (i > 0 && rows[i - 1].item == r.item) {
+        throw at.error(kItem, std::to_string(r.item),
+                       "each item of a chain once; chain " + std::to_string(c) + " item " + std::to_string(r.item) +
+                           " is also on row " + std::to_string(rows[i - 1].row));
+      }
+      if (r.item != static_cast<int64_t>(i)) {
+        throw at.error(kItem, std::to_string(r.item),
+                       "items 0, 1, 2, ... of each chain without gaps; chain " + std::to_string(c) + " has no item " +
+                           std::to_string(i));
+      }
+      single.push_back(r.seconds * t.speedup(c, r.ranks));
+      t.longest_s_ = std::max(t.longest_s_, single.back());
+    }
+    double sum = 0;
+    for (const double s : single) sum += s;
+    t.chain_s_.push_back(sum);
+    t.single_s_.push_back(std::move(single));
+  }
+  return t;
+}
+
+std::shared_ptr<const Trace> load_trace(const std::string& file) {
+  // One parse per process and path: a simulation's thousands of ranks share it; the mutex, because SMPI may run
+  // its ranks as threads.
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const Trace>> loaded;
+  const std::lock_guard lock(mutex);
+  if (const auto it = loaded.find(file); it != loaded.end()) return it->second;
+  std::error_code error;
+  const auto size = std::filesystem::file_size(file, error);
+  std::ifstream in(file, std::ios::binary);
+  // A regular file of bounded size: /dev/zero or a FIFO would be read forever.
+  if (error || !std::filesystem::is_regular_file(file, error) || size > kMaxTraceBytes || !in) {
+    throw InputError("key workload.file: cannot read trace file " + file +
+                     " (allowed: a readable regular CSV file of at most 256 MiB)");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto trace = std::make_shared<const Trace>(Trace::parse(text.str(), file));
+  loaded.emplace(file, trace);
+  return trace;
+}
+
+int trace_chain(TraceMap map, uint64_t seed, int chains, int k) noexcept {
+  if (map == TraceMap::tile) return k % chains;
+  const double u = unit_draw(seed, 0x7472616365ULL, static_cast<uint64_t>(k));  // "trace": a stream of its own
+  return std::min(chains - 1, static_cast<int>(u * chains));
+}
+
+}  // namespace mcmclb

@@ -1,0 +1,254 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What a newcomer meets first, held to its measures: the README's length, sentences and paragraphs, every number in
+it generated, the balancer table and the counts quoted in prose against the registries, the quick study's run time
+quoted in one generated place only, and the license and citation files."""
+import os
+import re
+import subprocess
+import unittest
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+README = os.path.join(ROOT, "README.md")
+
+MAX_WORDS, MAX_SENTENCE_WORDS, MAX_PARAGRAPH_LINES = 1200, 40, 6
+# A paragraph's lines as a reader sees them: wrapped at the width the documents are written to.
+WIDTH = 120
+
+# Digits that name a thing rather than state a quantity: the language standard, the paper's section, figures, table
+# and algorithm, its venue, the distribution, the license's identifier.
+NAMES = re.compile(r"C\+\+20|Sect\. 4|Fig\. [12]|Table 1|Algorithm 1|EuroMPI 2011|Debian 12|BSD-3-Clause")
+
+NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def registry(path, macro):
+    """The names a .def registry lists, in order."""
+    return re.findall(rf"^{macro}\((\w+)\)", read(os.path.join(ROOT, path)), re.M)
+
+
+BALANCERS = registry("balancers/src/balancers.def", "MCMCLB_BALANCER")
+METHODS = registry("comm/src/methods/methods.def", "MCMCLB_METHOD")
+WORKLOADS = registry("kernel/src/workloads/workloads.def", "MCMCLB_WORKLOAD")
+
+
+def blocks(text):
+    """(kind, lines) of a Markdown text in order: kind is code, generated, table, heading, image, comment or prose;
+    a list item starts a prose block of its own."""
+    out, kind, lines = [], None, []
+
+    def flush():
+        nonlocal kind, lines
+        if lines:
+            out.append((kind, lines))
+        kind, lines = None, []
+    it = iter(text.splitlines())
+    for line in it:
+        if line.startswith("```"):
+            flush()
+            code = [line]
+            for inner in it:
+                code.append(inner)
+                if inner.startswith("```"):
+                    break
+            out.append(("code", code))
+        elif line.startswith("<!-- BEGIN generated"):
+            flush()
+            gen = [line]
+            for inner in it:
+                gen.append(inner)
+                if inner.startswith("<!-- END generated"):
+                    break
+            out.append(("generated", gen))
+        elif not line.strip():
+            flush()
+        else:
+            this = ("table" if line.startswith("|") else "heading" if line.startswith("#") else
+                    "image" if line.startswith("![") else "comment" if line.startswith("<!--") else "prose")
+            if this != kind or re.match(r"^\s*[-*] ", line):
+                flush()
+                kind = this
+            lines.append(line)
+    flush()
+    return out
+
+
+def visible(line):
+    """A Markdown line as read: link text without its target, no emphasis marks (code marks stay: a sentence may
+    start with a code span)."""
+    line = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", line)
+    return re.sub(r"[*_]", "", line)
+
+
+def prose_of(text, generated=True):
+    """The README's prose paragraphs (each a list of visible lines); generated bullets and sentences count too."""
+    paragraphs = []
+    for kind, lines in blocks(text):
+        if kind == "prose":
+            paragraphs.append([visible(line) for line in lines])
+        elif kind == "generated" and generated:
+            paragraphs += [[visible(line) for line in inner] for k, inner in blocks("\n".join(lines[1:-1]))
+                           if k == "prose"]
+    return paragraphs
+
+
+def sentences(paragraph):
+    text = " ".join(line.strip().lstrip("-* ").strip() for line in paragraph)
+    # A sentence ends at . ! or ? before a space and a capital, a bracket, a mark or the end (not at "Sect. 4",
+    # "e.g." or a decimal point).
+    return [s for s in re.split(r"(?<!\bSect)(?<!\be\.g)(?<!\bi\.e)(?<!\bFig)(?<!\bet al)[.!?:](?=\s+[A-Z*\[(`]|\s*$)",
+                                text) if s.strip()]
+
+
+def wrapped_lines(paragraph):
+    import textwrap
+    return len(textwrap.wrap(" ".join(line.strip() for line in paragraph), WIDTH))
+
+
+class Readme(unittest.TestCase):
+    text = read(README)
+
+    def test_is_read_in_five_minutes(self):
+        paragraphs = prose_of(self.text)
+        words = sum(len(line.split()) for p in paragraphs for line in p)
+        self.assertLessEqual(words, MAX_WORDS, f"README.md: {words} words of prose")
+        for p in paragraphs:
+            for s in sentences(p):
+                self.assertLessEqual(len(s.split()), MAX_SENTENCE_WORDS, f"README.md: a sentence of "
+                                     f"{len(s.split())} words: {s.strip()[:100]}...")
+            self.assertLessEqual(wrapped_lines(p), MAX_PARAGRAPH_LINES, f"README.md: a paragraph of "
+                                 f"{wrapped_lines(p)} lines: {p[0][:80]}...")
+
+    def test_every_number_is_generated(self):
+        for kind, lines in blocks(self.text):
+            if kind in ("code", "generated", "comment", "image"):
+                continue
+            for line in lines:
+                # Code spans are names (files, commands, keys), not quantities.
+                seen = NAMES.sub("", visible(re.sub(r"`[^`]*`", "", line)))
+                self.assertIsNone(re.search(r"\d", seen), f"README.md: a number typed by hand (allowed: in a "
+                                                          f"generated block): {line.strip()}")
+
+    def test_has_its_sections(self):
+        headings = [line[3:] for line in self.text.splitlines() if line.startswith("## ")]
+        for needed in ("Quick start", "What you get", "Key findings", "The balancers", "Glossary", "License", "Cite"):
+            self.assertIn(needed, headings)
+        self.assertLess(headings.index("Quick start"), headings.index("Key findings"))
+
+    def test_every_finding_is_marked_and_linked(self):
+        findings = [b for b in blocks(self.text) if b[0] == "generated" and "findings" in b[1][0]]
+        self.assertEqual(len(findings), 1, "README.md: one generated findings block")
+        bullets = [lines for kind, lines in blocks("\n".join(findings[0][1][1:-1])) if kind == "prose"]
+        self.assertTrue(3 <= len(bullets) <= 5, f"README.md: {len(bullets)} findings (allowed: 3-5)")
+        for bullet in bullets:
+            text = " ".join(bullet)
+            self.assertRegex(text, r"\*(Simulated|simulated|Measured|measured)\*", text[:80])
+            self.assertRegex(text, r"\]\((docs/[^)]+\.csv)\)", text[:80])
+            self.assertRegex(text, r"\]\(docs/guide/[^)]+\.md\)", text[:80])
+
+    def test_balancer_table_is_the_registry(self):
+        rows = re.findall(r"^\| `(\w+)` \| (the paper|ours|RBC) \| [^|]+ \|$", self.text, re.M)
+        self.assertEqual([name for name, _ in rows], BALANCERS, "README.md's balancer table against balancers.def")
+
+    def test_links_resolve(self):
+        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", self.text):
+            if "://" not in target:
+                self.assertTrue(os.path.exists(os.path.join(ROOT, target)), f"README.md links {target}")
+
+
+class Guides(unittest.TestCase):
+    def test_each_guide_opens_with_what_it_answers(self):
+        """Each guide's first paragraph, right under its title, is prose a newcomer reads in one go: at most six
+        lines; measurement reports belong to the dated notes."""
+        folder = os.path.join(ROOT, "docs", "guide")
+        for name in sorted(f for f in os.listdir(folder) if f.endswith(".md")):
+            with self.subTest(guide=name):
+                found = blocks(read(os.path.join(folder, name)))
+                self.assertEqual(found[0][0], "heading", f"{name}: starts with its title")
+                kind, lines = found[1]
+                self.assertEqual(kind, "prose", f"{name}: the title is followed by a paragraph, not a {kind}")
+                self.assertLessEqual(wrapped_lines([visible(line) for line in lines]), MAX_PARAGRAPH_LINES,
+                                     f"{name}: an opening paragraph of more than {MAX_PARAGRAPH_LINES} lines")
+
+
+class Drift(unittest.TestCase):
+    def documents(self):
+        paths = [README] + [os.path.join(d, f) for d in (os.path.join(ROOT, "docs"), os.path.join(ROOT, "docs", "guide"),
+                                                        os.path.join(ROOT, "docs", "reference"))
+                            for f in sorted(os.listdir(d)) if f.endswith(".md")]
+        configs = os.path.join(ROOT, "configs")
+        paths += [os.path.join(configs, f) for f in sorted(os.listdir(configs)) if f.endswith(".yaml")]
+        return paths
+
+    def test_counts_in_prose_are_the_registries(self):
+        """'Seven balancers are registered' where there are eight: a count of balancers, creation methods or workload
+        models stated as the whole must be the registry's; a count qualified as part of them ('the four balancers
+        under pays', 'the other five methods') is left alone."""
+        counts = {"balancers": len(BALANCERS), "methods": len(METHODS), "creation methods": len(METHODS),
+                  "workload models": len(WORKLOADS)}
+        number = "|".join(list(NUMBER_WORDS) + [r"\d+"])
+        phrase = re.compile(rf"(?<![\w-])(?P<before>\w+ )?(?P<n>{number}) (?P<what>creation methods|balancers|methods|"
+                            rf"workload models)(?P<after> \w+)?", re.I)
+        part_before = {"other", "these", "those", "its", "paper's", "first", "last", "all", "under", "between", "for",
+                       "from", "to", "by", "and", "or", "compares", "compare"}
+        part_after = {"under", "that", "which", "of", "at", "in", "with", "it", "than", "on", "each"}
+        for path in self.documents():
+            for n, line in enumerate(read(path).splitlines(), 1):
+                for m in phrase.finditer(line):
+                    value = m["n"].lower()
+                    value = NUMBER_WORDS[value] if value in NUMBER_WORDS else int(value)
+                    before = (m["before"] or "").strip().lower()
+                    after = (m["after"] or "").strip().lower()
+                    if value == counts[m["what"].lower()] or before in part_before or after in part_after:
+                        continue
+                    self.fail(f"{os.path.relpath(path, ROOT)}:{n}: '{m[0].strip()}', where the registry has "
+                              f"{counts[m['what'].lower()]} {m['what'].lower()}")
+
+    def test_the_demo_time_is_quoted_in_one_generated_place(self):
+        """The quick study's run time comes from its committed timing (docs/quick-demo/demo-timing.csv) through the
+        README's generated quick start; a duration typed beside the study's name elsewhere drifts."""
+        duration = re.compile(r"\b(about|within|takes|took|in)\s+(a|an|half a|\d[\d.,]*)\s*(s|sec|seconds?|min|"
+                              r"minutes?|h|hours?)\b", re.I)
+        for path in self.documents():
+            text = read(path)
+            for kind, lines in blocks(text) if path.endswith(".md") else [("prose", text.splitlines())]:
+                if kind == "generated":
+                    continue
+                for line in lines:
+                    near = path.endswith("quick.yaml") and line.startswith("#") or "quick.yaml" in line or \
+                        "the demo" in line.lower()
+                    self.assertFalse(near and duration.search(line), f"{os.path.relpath(path, ROOT)}: the quick "
+                                     f"study's run time typed by hand (allowed: the README's generated quick start): "
+                                     f"{line.strip()}")
+
+
+class LicenseAndCitation(unittest.TestCase):
+    def test_license_and_citation(self):
+        license_text = read(os.path.join(ROOT, "LICENSE"))
+        self.assertIn("BSD 3-Clause License", license_text)
+        citation = yaml.safe_load(read(os.path.join(ROOT, "CITATION.cff")))
+        self.assertEqual(citation["cff-version"], "1.2.0")
+        self.assertEqual(citation["license"], "BSD-3-Clause")
+        self.assertEqual(citation["references"][0]["title"], "Noncollective Communicator Creation in MPI")
+        self.assertIn("(CITATION.cff)", read(README))
+
+    def test_every_source_says_its_license(self):
+        """Each tracked source file carries the SPDX identifier of LICENSE, so a file copied alone keeps it."""
+        files = subprocess.run(["git", "ls-files", "--", "*.cpp", "*.hpp", "*.h", "*.c", "*.py", "*.sh",
+                                "CMakeLists.txt", "*.cmake", "*.def"], cwd=ROOT, capture_output=True, text=True,
+                               check=True).stdout.split()
+        self.assertTrue(files)
+        missing = [f for f in files if "SPDX-License-Identifier: BSD-3-Clause" not in
+                   "\n".join(read(os.path.join(ROOT, f)).splitlines()[:3])]
+        self.assertEqual(missing, [], "files without SPDX-License-Identifier: BSD-3-Clause in their first lines")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,175 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Trace files (docs/reference/columns.md, Trace files; docs/guide/your-workload.md): every bad trace is refused as
+every bad input is, with one line naming the file, the row and the column, exit 2, rank 0 only, before any work
+and with nothing written (tests/test_inputs.py's assertions, at 2 ranks); a compute-mode recording replays; and
+the shipped example replays at real P = 2 under the balancers of its study. The bad files are refused by `mcmclb plan` (the same
+parse, no MPI), three of them also by `mcmclb run` at 2 ranks; a launch takes well under a second, the example's
+about 1 s. Needs MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets them)."""
+import csv
+import os
+import unittest
+
+from test_inputs import FAST_S, ROOT, InputCase, snapshot
+
+EXAMPLE_STUDY = os.path.join(ROOT, "configs", "trace-lj-replay.yaml")
+EXAMPLE_TRACE = os.path.join(ROOT, "configs", "trace-lj.csv")
+GOOD = "chain,item,ranks,seconds,speedup\n0,0,1,0.001,\n0,1,1,0.002,\n1,0,2,0.001,\n*,,2,,1.5\n"
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+class TraceCase(InputCase):
+    def study(self, trace_text=None, extra=""):
+        """A replay study of the trace text given (written to t.csv) at 2 ranks; returns its path."""
+        if trace_text is not None:
+            with open(self.path("t.csv"), "w") as f:
+                f.write(trace_text)
+        path = self.path("s.yaml")
+        with open(path, "w") as f:
+            f.write("experiment: s\nnprocs: 2\nworkload: {model: trace, file: t.csv}\nwork: {mode: sleep}\n"
+                    "balancer: [none, async]\n" + extra)
+        return path
+
+    def refused(self, trace_text, *fragments, extra="", launched=False):
+        """The study refused with one line holding each fragment: by `mcmclb plan` (the same parse, no MPI: fast),
+        or, launched, by `mcmclb run` at 2 ranks, where it must also end on every rank and write nothing."""
+        study = self.study(trace_text, extra)
+        r = self.mcmclb("run", study, ranks="2") if launched else self.mcmclb("plan", study)
+        self.assert_one_line_error(r, *fragments, within_s=FAST_S)
+        self.assertEqual(snapshot(self.path("results")), {}, "nothing written")
+
+
+class BadTrace(TraceCase):
+    """One test per kind of bad trace file: the line names what is wrong and where."""
+
+    def test_missing_file(self):
+        r = self.mcmclb("run", self.study(None), ranks="2")
+        self.assert_one_line_error(r, "workload.file", "t.csv", within_s=FAST_S)
+
+    def test_not_a_regular_file(self):
+        os.mkdir(self.path("t.csv"))
+        r = self.mcmclb("run", self.study(None), ranks="2")
+        self.assert_one_line_error(r, "workload.file", "regular", within_s=FAST_S)
+
+    def test_empty_file(self):
+        self.refused("", "t.csv row 1", "empty")
+
+    def test_wrong_header(self):
+        self.refused("chain,item,seconds\n0,0,1\n", "t.csv row 1", "chain,item,ranks,seconds,speedup", launched=True)
+
+    def test_wrong_field_count(self):
+        self.refused(GOOD + "1,1,1,0.5\n", "t.csv row 6", "4 fields")
+
+    def test_chain_not_an_integer(self):
+        self.refused(GOOD + "x,0,1,0.5,\n", "t.csv row 6 column chain", "'x'")
+
+    def test_star_chain_on_an_item_row(self):
+        self.refused(GOOD + "*,0,1,0.5,\n", "t.csv row 6 column chain", "'*'")
+
+    def test_negative_item(self):
+        self.refused(GOOD + "1,-1,1,0.5,\n", "t.csv row 6 column item", "'-1'")
+
+    def test_ranks_zero(self):
+        self.refused(GOOD + "1,1,0,0.5,\n", "t.csv row 6 column ranks", "'0'")
+
+    def test_seconds_negative(self):
+        self.refused(GOOD + "1,1,1,-0.5,\n", "t.csv row 6 column seconds", "'-0.5'")
+
+    def test_seconds_not_a_number(self):
+        self.refused(GOOD + "1,1,1,nan,\n", "t.csv row 6 column seconds", "'nan'")
+
+    def test_item_row_with_a_speedup(self):
+        self.refused(GOOD + "1,1,1,0.5,2\n", "t.csv row 6 column speedup", "item row")
+
+    def test_speedup_row_with_seconds(self):
+        self.refused(GOOD + "1,,2,0.5,2\n", "t.csv row 6 column seconds", "speed-up row")
+
+    def test_speedup_not_positive(self):
+        self.refused(GOOD + "1,,4,,0\n", "t.csv row 6 column speedup", "'0'")
+
+    def test_speedup_at_one_rank_not_one(self):
+        self.refused(GOOD + "1,,1,,2\n", "t.csv row 6 column speedup", "1 at ranks 1")
+
+    def test_speedup_given_twice(self):
+        self.refused(GOOD + "*,,2,,1.7\n", "t.csv row 6 column ranks", "row 5")
+
+    def test_speedup_for_a_chain_past_the_last(self):
+        self.refused(GOOD + "5,,2,,1.7\n", "t.csv row 6 column chain", "'5'")
+
+    def test_item_given_twice(self):
+        self.refused(GOOD + "0,1,1,0.5,\n", "t.csv row 6 column item", "also on row 3", launched=True)
+
+    def test_gap_in_items(self):
+        self.refused(GOOD + "1,2,1,0.5,\n", "t.csv row 6 column item", "no item 1")
+
+    def test_file_with_another_model(self):
+        path = self.path("s.yaml")
+        with open(path, "w") as f:
+            f.write("experiment: s\nworkload: {model: uniform, file: t.csv}\n")
+        r = self.mcmclb("run", path, ranks="2")
+        self.assert_one_line_error(r, "workload.file", "workload.model: trace", within_s=FAST_S)
+
+    def test_compute_mode_cannot_replay(self):
+        path = self.path("s.yaml")
+        with open(self.path("t.csv"), "w") as f:
+            f.write(GOOD)
+        with open(path, "w") as f:
+            f.write("experiment: s\nworkload: {model: trace, file: t.csv}\nwork: {mode: compute}\n")
+        r = self.mcmclb("run", path, ranks="2")
+        self.assert_one_line_error(r, "work.mode", "sleep, spin", within_s=FAST_S)
+
+
+class RecordAndReplay(TraceCase):
+    def test_recording_replays(self):
+        """A compute-mode run with work.record writes costs.csv: one item row per item (its group size and
+        seconds) and speed-up rows from its calibration; less its run_id column it is a trace file that replays,
+        and a replay under none takes at least the recorded costs of the slower rank (about 1 s in all)."""
+        path = self.path("rec.yaml")
+        with open(path, "w") as f:
+            f.write("experiment: rec\nnprocs: 2\nchains_per_group: 2\nworkload: {model: uniform, items: 3}\n"
+                    "work: {mode: compute, moves_per_item: 200, record: true}\nbalancer: none\n")
+        r = self.mcmclb("run", path, ranks="2")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = read_rows(self.path("results", "rec", "costs.csv"))
+        items = [x for x in rows if x["item"]]
+        self.assertEqual(sorted((int(x["chain"]), int(x["item"])) for x in items),
+                         [(c, i) for c in range(4) for i in range(3)])
+        self.assertEqual({x["ranks"] for x in items}, {"1"})
+        self.assertEqual(sorted(int(x["chain"]) for x in rows if not x["item"]), [0, 1, 2, 3],
+                         "one speed-up row per chain at the one calibrated size above 1")
+        with open(self.path("t.csv"), "w") as f:
+            f.write("chain,item,ranks,seconds,speedup\n")
+            for x in rows:
+                f.write(",".join(x[k] for k in ("chain", "item", "ranks", "seconds", "speedup")) + "\n")
+        r = self.mcmclb("run", self.study(None, "chains_per_group: 2\n"), ranks="2")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        runs = read_rows(self.path("results", "s", "runs.csv"))
+        self.assertEqual([x["valid"] for x in runs], ["true", "true"])
+        self.assertEqual({(x["workload_file"], x["workload_map"], x["workload_scaling"]) for x in runs},
+                         {("t.csv", "tile", "trace")})
+        # Rank r works chains 2r and 2r + 1 under none: the slower rank's recorded seconds are a lower bound.
+        per_rank = [sum(float(x["seconds"]) for x in items if int(x["chain"]) // 2 == rank) for rank in (0, 1)]
+        none = next(x for x in runs if x["balancer"] == "none")
+        self.assertAlmostEqual(float(none["baseline_s"]), max(per_rank), places=6)
+        self.assertGreaterEqual(float(none["time_s"]), max(per_rank))
+
+
+class ShippedExample(TraceCase):
+    def test_example_replays_at_p2(self):
+        """configs/trace-lj-replay.yaml at real P = 2: every balancer of the study replays the shipped Lennard-Jones
+        trace, every run valid, none no faster than the trace's slower rank (a few seconds)."""
+        r = self.mcmclb("run", EXAMPLE_STUDY, "--set", "workload.file=" + EXAMPLE_TRACE, "--out",
+                        self.path("out"), ranks="2")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        runs = read_rows(self.path("out", "runs.csv"))
+        self.assertGreaterEqual(len(runs), 3)
+        self.assertTrue(all(x["valid"] == "true" for x in runs), [x["violations"] for x in runs])
+        none = next(x for x in runs if x["balancer"] == "none")
+        self.assertGreaterEqual(float(none["time_s"]), float(none["baseline_s"]))
+
+
+if __name__ == "__main__":
+    unittest.main()
