@@ -38,6 +38,16 @@ WITHOUT_PROVENANCE = {
 }
 
 
+# Folders of WITHOUT_PROVENANCE whose reproduction is still to be made: their smallest points are at 8192 simulated
+# ranks or more (minutes to an hour of host time each), and steal-vs-regroup-seeds-256's stealrandom run depends on
+# the points simulated before it in the same launch. They stand as they were until a reproduction or a regeneration
+# with provenance takes each off; the list only shrinks (a listed folder that has either is an error).
+NOT_YET_REPRODUCED = {
+    "docs/scale-sim-bgp-16racks", "docs/steal-vs-regroup-8192", "docs/steal-vs-regroup-8192-w8",
+    "docs/steal-vs-regroup-seeds-256", "docs/table1-sim-bgp-intercomm", "docs/table1-sim-bgp-intercomm-2-5",
+    "docs/table1-sim-bgp-intercomm-coalesce",
+}
+
 REPRODUCTIONS = "docs/notes/reproductions.md"
 
 
@@ -123,7 +133,12 @@ class Evidence(unittest.TestCase):
         for folder in folders:
             with self.subTest(folder=folder):
                 has = os.path.isfile(os.path.join(ROOT, folder, "provenance.csv"))
-                if folder in WITHOUT_PROVENANCE:
+                if folder in NOT_YET_REPRODUCED:
+                    self.assertFalse(has, f"{folder} has its provenance.csv now: remove it from WITHOUT_PROVENANCE "
+                                          f"and NOT_YET_REPRODUCED")
+                    self.assertFalse(folder in shown and reproduction_problems(folder) == [],
+                                     f"{folder} is reproduced identically now: remove it from NOT_YET_REPRODUCED")
+                elif folder in WITHOUT_PROVENANCE:
                     self.assertFalse(has, f"{folder} has its provenance.csv now: remove it from WITHOUT_PROVENANCE")
                     self.assertIn(folder, shown, f"{folder}: without provenance.csv and not in the reproductions "
                                                  f"table of {REPRODUCTIONS}")
@@ -134,6 +149,7 @@ class Evidence(unittest.TestCase):
                                          f"plots/scrub_paths.py; docs/guide/sweeps.md)")
         self.assertEqual(sorted(WITHOUT_PROVENANCE - set(folders)), [], "WITHOUT_PROVENANCE names folders without "
                                                                         "a committed runs.csv")
+        self.assertLessEqual(NOT_YET_REPRODUCED, WITHOUT_PROVENANCE)
 
     def test_the_check_catches_each_kind_of_problem(self):
         with tempfile.TemporaryDirectory(dir=ROOT) as d:
