@@ -49,24 +49,20 @@ def blocks(text):
         if lines:
             out.append((kind, lines))
         kind, lines = None, []
+    # A fenced code block and a generated block each run from their opening line to their closing one.
+    enclosed = {"```": ("code", "```"), "<!-- BEGIN generated": ("generated", "<!-- END generated")}
     it = iter(text.splitlines())
     for line in it:
-        if line.startswith("```"):
+        opening = next((o for o in enclosed if line.startswith(o)), None)
+        if opening:
             flush()
-            code = [line]
+            name, closing = enclosed[opening]
+            inside = [line]
             for inner in it:
-                code.append(inner)
-                if inner.startswith("```"):
+                inside.append(inner)
+                if inner.startswith(closing):
                     break
-            out.append(("code", code))
-        elif line.startswith("<!-- BEGIN generated"):
-            flush()
-            gen = [line]
-            for inner in it:
-                gen.append(inner)
-                if inner.startswith("<!-- END generated"):
-                    break
-            out.append(("generated", gen))
+            out.append((name, inside))
         elif not line.strip():
             flush()
         else:
