@@ -291,16 +291,21 @@ def wrapped(text):
 TIMES = "\u00a0×"
 
 
-def occupancy(folder, nprocs):
-    """'P ranks on C cores' (or 'P = 2 with a core per rank') for a real folder's runs at nprocs, from its
-    provenance.csv; InputError where the runs disagree or the file lacks the columns."""
+def machine(folder, nprocs):
+    """(cores available, oversubscribed) of a real folder's runs at nprocs, from its provenance.csv; InputError
+    where the runs disagree or the file lacks the columns."""
     prov = Inputs.read(folder, "provenance.csv", need=("run_id", "cores_available", "oversubscribed"))
     runs = {r["run_id"] for r in Inputs.read(folder) if r["nprocs"] == nprocs}
     seen = {(r["cores_available"], r["oversubscribed"]) for r in prov if r["run_id"] in runs}
     if len(seen) != 1:
         raise InputError(f"{folder}/provenance.csv: the runs at P = {nprocs} ran on {len(seen)} kinds of machine "
                          f"(allowed: one, with cores_available and oversubscribed recorded)")
-    cores, over = seen.pop()
+    return seen.pop()
+
+
+def occupancy(folder, nprocs):
+    """'P ranks sharing C cores', or 'P = 2 with a core per rank', for a real folder's runs at nprocs."""
+    cores, over = machine(folder, nprocs)
     return f"{nprocs} ranks sharing {cores} cores" if over else f"P = {nprocs} with a core per rank"
 
 
@@ -436,8 +441,9 @@ def findings(inputs):
             if name != "none" and groups.get((p, name)):
                 runs = groups[(p, name)]
                 totals.append((median_of(runs) + median(calibrations(runs, f"{pays_shared}/runs.csv"))) / none)
+    cores = sorted({machine(pays_shared, p)[0] for p in shared})
     bullets[-1] += (f" Where ranks share the cores ({listed(str(p) for p in shared)} ranks, "
-                    f"{occupancy(pays_shared, shared[-1]).split(' sharing ')[1]}), the calibration makes a run "
+                    f"{listed(str(c) for c in cores)} cores), the calibration makes a run "
                     f"{min(totals):.1f}-{max(totals):.1f}{TIMES} `none`'s time ([CSV]({pays_shared}/runs.csv)).")
     return "\n".join("- " + wrapped(b).replace("\n", "\n  ") for b in bullets)
 
