@@ -441,6 +441,9 @@ def findings(inputs):
             if name != "none" and groups.get((p, name)):
                 runs = groups[(p, name)]
                 totals.append((median_of(runs) + median(calibrations(runs, f"{pays_shared}/runs.csv"))) / none)
+    if not all(machine(pays_shared, p)[1] for p in shared):
+        raise InputError(f"{pays_shared}/provenance.csv: not every rank count ran oversubscribed (allowed: a study "
+                         f"whose ranks share the cores)")
     cores = sorted({machine(pays_shared, p)[0] for p in shared})
     bullets[-1] += (f" Where ranks share the cores ({listed(str(p) for p in shared)} ranks, "
                     f"{listed(str(c) for c in cores)} cores), the calibration makes a run "
