@@ -1568,7 +1568,7 @@ TABLES = {
     "table1-seeds": (table1_seeds, (1, 4), {}),
     "async-gap": (async_gap, (1, 8), {}),
     "host-cost": (host_cost, (1, 1), {}),
-    "constants-sensitivity": (constants_sensitivity, (1, 16), {"interval": "an integer"}),
+    "constants-sensitivity": (constants_sensitivity, (1, 20), {"interval": "an integer"}),
     "two-mpis": (two_mpis, (1, 4), {"digits": "an integer", "ratio": "yes|no"}),
     "commbench-methods": (commbench_methods, (1, 4), {"ratio": "yes|no"}),
     "pays-against-none": (pays_against_none, (2, 2), {}),
