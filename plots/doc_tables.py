@@ -340,10 +340,12 @@ def quick_start(inputs):
     return wrapped(
         f"The quick study runs {listed(f'`{s}`' for s in setups)} at {listed(str(p) for p in nprocs)} ranks, "
         f"{len(reps)} repetitions each ({len(runs)} runs). Measured from a fresh copy of the checkout on a "
-        f"{listed(str(c) for c in cores)}-core VM (commit {listed(commits)}, median of {n}): the build steps took "
+        f"{listed(str(c) for c in cores)}-core VM (commit{'s' if len(commits) > 1 else ''} {listed(commits)}, "
+        f"median of {n}): the build steps took "
         f"{median(parts['build']):.0f} s and the sweep with its report {median(parts['run']):.0f} s "
         f"([demo-timing.csv]({folder}/demo-timing.csv))." +
-        (f" The test command below took {median(tests) / 60:.1f} min there (commit {listed(test_commits)}, "
+        (f" The test command below took {median(tests) / 60:.1f} min there "
+         f"(commit{'s' if len(test_commits) > 1 else ''} {listed(test_commits)}, "
          f"{'one run' if len(tests) == 1 else f'median of {len(tests)}'})." if tests else ""))
 
 
