@@ -398,7 +398,8 @@ def findings(inputs):
         f"[CSV]({fig1_csv}).")
 
     def best_against_thief(folder):
-        _, data, _ = svr_data(folder)
+        """(the folder's rank count, the better thief's time / the better regrouping's per workload and W)."""
+        nprocs, data, _ = svr_data(folder)
         ratios = []
         for panel, labels in data.items():
             for w in sorted({w for cells in labels.values() for w in cells}):
@@ -406,10 +407,8 @@ def findings(inputs):
                                                                                   "mostwork(1) range"))
                 t = min(cell(folder, data, panel, label, w).ratio for label in ("steal", "stealrandom"))
                 ratios.append(t / r)
-        return ratios
-    sim, real = best_against_thief(svr_sim), best_against_thief(svr_real)
-    p_sim, _, _ = svr_data(svr_sim)
-    p_real, _, _ = svr_data(svr_real)
+        return nprocs, ratios
+    (p_sim, sim), (p_real, real) = best_against_thief(svr_sim), best_against_thief(svr_real)
     bullets.append(
         f"With emulated work that scales perfectly, regrouping beats moving chains. The work-stealing balancers "
         f"take {min(sim):.2f}-{max(sim):.2f}{TIMES} the best regrouping's time (*simulated*, {p_sim} ranks) and "

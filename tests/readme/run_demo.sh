@@ -49,6 +49,12 @@ bare_venv() {  # a virtual environment of the system's Python with nothing insta
   fi
 }
 now() { date +%s.%N; }
+source_commit() {  # the checkout's commit as provenance writes it, -dirty when it holds changes not committed
+  local commit
+  commit=$(git -C "$src" rev-parse --short=12 HEAD)
+  [ -z "$(git -C "$src" status --porcelain)" ] || commit="$commit-dirty"
+  echo "$commit"
+}
 
 case "$part" in
 build) build ;;
@@ -57,8 +63,7 @@ time)
   out=${5:?usage: run_demo.sh SRC WORK time N OUT}
   mkdir -p "$out"
   out=$(cd "$out" && pwd)
-  commit=$(git -C "$src" rev-parse --short=12 HEAD)
-  [ -z "$(git -C "$src" status --porcelain)" ] || commit="$commit-dirty"
+  commit=$(source_commit)
   rows="part,rep,seconds,commit,host,cores,utc_start,command"
   for ((rep = 0; rep < reps; ++rep)); do
     start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -81,8 +86,7 @@ time-tests)
   out=${4:?usage: run_demo.sh SRC WORK time-tests OUT}
   [ -f "$out/demo-timing.csv" ] || fail "$out/demo-timing.csv: no such file (run the time part first)"
   tests=$(grep -v '^#' "$src/.ci/run" | grep -v '^set ' | grep -v '^cd ' | sed '/^\s*$/d')
-  commit=$(git -C "$src" rev-parse --short=12 HEAD)
-  [ -z "$(git -C "$src" status --porcelain)" ] || commit="$commit-dirty"
+  commit=$(source_commit)
   rm -rf "$work"
   "$src/tests/copy_checkout.sh" "$src" "$work/src"
   start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
