@@ -1486,28 +1486,42 @@ def table1_rows(inputs):
 
 def trace_replay(inputs):
     """Replays of a recorded trace against the compute-mode runs it was recorded from: one row per set-up, the
-    compute-mode median time with its 95 % interval (measured), then per replay folder its median (with its interval
-    where measured; simulated: the one deterministic value) and replay / compute with the interval mcmclb compare
-    forms (against a simulated replay, [replay / high, replay / low] of the compute-mode interval). Each column says
-    measured or simulated."""
-    compute, replays = inputs.folders[0], inputs.folders[1:]
-    need = RUN_COLUMNS + ["finished", "backend"]
-    base, order = by_setup(Inputs.read(compute, need=need), f"{compute}/runs.csv")
-    groups = [by_setup(Inputs.read(folder, need=need), f"{folder}/runs.csv")[0] for folder in replays]
-    header = ["set-up", f"compute mode, {compute} (measured): median [95 % CI]"]
-    for folder, g in zip(replays, groups):
-        kind = "simulated" if any(r["backend"] == "smpi" for runs in g.values() for r in runs) else "measured"
-        header += [f"replay, {folder} ({kind})", "replay / compute"]
+    compute-mode median time with its 95 % interval (measured), then per replay its median (with its interval where
+    measured; simulated: the one deterministic value) and replay / compute with the interval mcmclb compare forms
+    (against a simulated replay, [replay / high, replay / low] of the compute-mode interval). The compute-mode runs
+    are the first folder's; a replay is each trace file replayed in any folder, the first one included, so that a
+    sweep which interleaved compute mode and replays is read from its one folder. Each column says measured or
+    simulated."""
+    need = RUN_COLUMNS + ["finished", "backend", "workload_file"]
+    first = inputs.folders[0]
+    compute = [r for r in Inputs.read(first, need=need) if r["work_mode"] == "compute"]
+    if not compute:
+        raise InputError(f"{first}/runs.csv: no compute-mode run (allowed: a folder whose runs include work.mode "
+                         f"compute, the runs a trace was recorded from)")
+    base, order = by_setup(compute, f"{first}/runs.csv")
+    replays = []  # (label, {(P, set-up): runs}, simulated)
+    for folder in inputs.folders:
+        runs = [r for r in Inputs.read(folder, need=need) if r["workload"] == "trace"]
+        if not runs and folder != first:
+            raise InputError(f"{folder}/runs.csv: no replay of a trace (allowed: folders of workload.model trace runs)")
+        for file in dict.fromkeys(r["workload_file"] for r in runs):
+            of_file = [r for r in runs if r["workload_file"] == file]
+            label = folder if folder != first and len({r["workload_file"] for r in runs}) == 1 else \
+                f"{folder} {os.path.basename(file)}"
+            replays.append((label, by_setup(of_file, f"{folder}/runs.csv")[0],
+                            any(r["backend"] == "smpi" for r in of_file)))
+    header = ["set-up", f"compute mode, {first} (measured): median [95 % CI]"]
+    for label, _, simulated in replays:
+        header += [f"replay, {label} ({'simulated' if simulated else 'measured'})", "replay / compute"]
     rows = []
     for (p, setup) in sorted(base, key=lambda k: (k[0], order.index(k[1]))):
         a = Summary([r["time_s"] for r in base[(p, setup)]])
         row = [f"P = {p} {setup}", time_with_interval(a)]
-        for folder, g in zip(replays, groups):
+        for label, g, simulated in replays:
             runs = g.get((p, setup))
             if not runs:
-                raise InputError(f"{folder}/runs.csv: no valid {setup} run at P = {p} (allowed: the set-ups of "
-                                 f"{compute})")
-            simulated = runs[0]["backend"] == "smpi"
+                raise InputError(f"{label}: no valid {setup} run at P = {p} (allowed: the set-ups of {first}'s "
+                                 f"compute-mode runs)")
             b = Summary([r["time_s"] for r in runs], simulated=simulated)
             text, unit = milliseconds(b.median)
             # A simulated time is exact: its ratio's interval is the compute-mode median's alone.
@@ -1587,7 +1601,7 @@ TABLES = {
     "commbench-by-size": (commbench_by_size, (1, 1), {"nprocs": "an integer", "sizes": "integers separated by "
                                                                                           "commas"}),
     "reproductions": (reproductions, (1, 32), {}),
-    "trace-replay": (trace_replay, (2, 5), {}),
+    "trace-replay": (trace_replay, (1, 5), {}),
     "trace-at-scale": (trace_at_scale, (1, 4), {}),
 }
 

@@ -137,6 +137,28 @@ std::string study_error(const std::string& yaml, const std::vector<std::string>&
   }
 }
 
+/// A null element of a zip leaves its key unset there, so one study pairs compute-mode runs with replays of their
+/// trace (which alone may name workload.file); elsewhere the key's rules still hold.
+TEST(Study, ANullInAZipLeavesItsKeyUnsetInThatCombination) {
+  const std::string trace = testing::TempDir() + "/zip-null-trace.csv";
+  {
+    std::ofstream f(trace);
+    f << "chain,item,ranks,seconds,speedup\n1,0,1,0.001,\n2,0,1,0.002,\n";
+  }
+  const auto study = mcmclb::build_study(
+      "experiment: s\nzip:\n  workload: {model: [cyclic, trace], file: [~, " + trace +
+          "]}\n  work: {mode: [compute, sleep]}\nbalancer: [none]\n",
+      {}, "s.yaml", 2, mcmclb::catalog());
+  ASSERT_EQ(study.points.size(), 2u);
+  EXPECT_EQ(study.points[0].spec.workload.model, "cyclic");
+  EXPECT_EQ(study.points[0].spec.workload.file, "");
+  EXPECT_EQ(study.points[1].spec.workload.model, "trace");
+  EXPECT_EQ(study.points[1].spec.workload.file, trace);
+  // Outside a zip a null is still no value, and a zipped key the model does not read is still refused.
+  EXPECT_NE(study_error("workload: {model: cyclic, file: ~}"), "");
+  EXPECT_NE(study_error("zip: {workload: {model: [cyclic, cyclic], file: [~, " + trace + "]}}"), "");
+}
+
 /// The set-ups (balancers) and repetitions of a launch's points, in the order it runs them.
 std::vector<std::pair<std::string, int>> run_sequence(const mcmclb::Study& study, int nprocs) {
   std::vector<std::pair<std::string, int>> sequence;

@@ -630,7 +630,7 @@ std::vector<KeyDef> build_key_table() {
   list_by_nature();
   // zip and exclude shape the study (expand_study reads them); they set no value of a run.
   add({{"zip", "map of key: list", "", "lists of equal length, not of list-by-nature keys",
-        "lists varied together, element by element (one axis)"},
+        "lists varied together, element by element (one axis); a null element (~) leaves its key unset there"},
        std::nullopt,
        nullptr});
   study_key();
@@ -899,7 +899,15 @@ StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::stri
         point.erase(key);
         point.emplace(key, value);
       };
-      for (const auto& [key, value] : zipped) set(key, value[z]);
+      for (const auto& [key, value] : zipped) {
+        // A null element leaves the key at its default in that combination, so one zip can pair set-ups that
+        // take different keys (compute-mode runs beside replays of their trace, which need workload.file).
+        if (value[z].IsNull()) {
+          point.erase(key);
+        } else {
+          set(key, value[z]);
+        }
+      }
       for (std::size_t a = 0; a < axes.size(); ++a) set(axes[a], keys.at(axes[a])[index[a]]);
       study.experiments.push_back(parse_keys(point));
       more = false;  // advance like an odometer: the last axis varies fastest
