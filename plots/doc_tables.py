@@ -1510,6 +1510,9 @@ def trace_replay(inputs):
                 f"{folder} {os.path.basename(file)}"
             replays.append((label, by_setup(of_file, f"{folder}/runs.csv")[0],
                             any(r["backend"] == "smpi" for r in of_file)))
+    if not replays:
+        raise InputError(f"block {inputs.name}: no replay of a trace in {', '.join(inputs.folders)} (allowed: "
+                         f"folders whose runs include workload.model trace)")
     header = ["set-up", f"compute mode, {first} (measured): median [95 % CI]"]
     for label, _, simulated in replays:
         header += [f"replay, {label} ({'simulated' if simulated else 'measured'})", "replay / compute"]

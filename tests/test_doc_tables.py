@@ -343,6 +343,21 @@ class TwoMethods(unittest.TestCase):
                                  f"{table} shows no {balancer} {other} apart from {balancer} {method}")
 
 
+class TraceReplay(unittest.TestCase):
+    def test_one_folder_holds_compute_mode_and_each_replayed_trace(self):
+        """An interleaved validation sweep writes compute mode and its replays to one folder: the table takes the
+        compute-mode runs as the reference and gives each trace file its own column, never pooling them."""
+        text = doc_tables.generate("trace-replay", ["docs/trace-lj/validate-p2"])
+        header = text.split("\n")[0]
+        self.assertIn("replay, docs/trace-lj/validate-p2 trace-p2.csv (measured)", header)
+        self.assertIn("replay, docs/trace-lj/validate-p2 trace-p2-measured.csv (measured)", header)
+        self.assertEqual(len([line for line in text.split("\n") if line.startswith("| P = 2")]), 3)
+        for args in (["docs/trace-lj/record-p2"], ["docs/trace-lj/sim-p2"]):
+            with self.subTest(args=args), self.assertRaises(doc_tables.InputError) as e:
+                doc_tables.generate("trace-replay", args)
+            self.assertEqual(len(str(e.exception).splitlines()), 1)
+
+
 class Copies(unittest.TestCase):
     """On copies of a document in a temporary folder (the CSVs a block names stay relative to the repository)."""
 
