@@ -45,7 +45,6 @@ WITHOUT_PROVENANCE = {
 NOT_YET_REPRODUCED = {
     "docs/scale-sim-bgp-16racks", "docs/steal-vs-regroup-8192", "docs/steal-vs-regroup-8192-w8",
     "docs/steal-vs-regroup-seeds-256", "docs/table1-sim-bgp-intercomm", "docs/table1-sim-bgp-intercomm-2-5",
-    "docs/table1-sim-bgp-intercomm-coalesce",
 }
 
 REPRODUCTIONS = "docs/notes/reproductions.md"
