@@ -352,10 +352,10 @@ def quick_start(inputs):
 def findings(inputs):
     """The README's key findings, one bullet each, every number from the folders named in this order: Fig. 2's
     simulation, Table 1's collective rows, Fig. 1's simulated commbench CSV, the steal-vs-regroup seeds simulated
-    and real, the real pays pair (none, then the balancer under pays) and a real pays study where ranks share the
-    cores."""
+    and real, the real pays pair (one folder: none and the balancer under pays, pays_pair) and a real pays study
+    where ranks share the cores."""
     import table1
-    (fig2, table1_folder, fig1_csv, svr_sim, svr_real, pays_none, pays_other, pays_shared) = inputs.folders
+    (fig2, table1_folder, fig1_csv, svr_sim, svr_real, pays_folder, pays_shared) = inputs.folders
     bullets = []
 
     runs = [r for r in Inputs.read(fig2, need=RUN_COLUMNS + ["finished", "backend"]) if r["valid"] is True]
@@ -415,15 +415,15 @@ def findings(inputs):
         f"{min(real):.2f}-{max(real):.2f}{TIMES} (*measured*, {occupancy(svr_real, p_real)}, sleeping items), over "
         f"every workload, medians over seeds. [Guide](docs/guide/steal-vs-regroup.md), [CSV]({svr_real}/runs.csv).")
 
-    need = RUN_COLUMNS + ["move", "calibration_s", "finished"]
+    none_by_move, other_by_move, _, pays_other = pays_pair([pays_folder], inputs.name)
     pairs = []
     for move in ("all", "single"):
-        a = [r["time_s"] for r in Inputs.read(pays_none, need=need) if r["valid"] is True and r["move"] == move]
-        b = [r for r in Inputs.read(pays_other, need=need) if r["valid"] is True and r["move"] == move]
+        a, b = none_by_move.get(move), other_by_move.get(move)
         if not a or not b:
-            raise InputError(f"{pays_none} and {pays_other}: no valid runs of {move}-atom moves (allowed: the real "
-                             f"pays pair of merge-pays.md)")
-        pairs.append((Summary(a), Summary([r["time_s"] for r in b]), b[0]["balancer"], b[0]["nprocs"]))
+            raise InputError(f"{pays_folder}: no valid runs of {move}-atom moves (allowed: the real pays pair of "
+                             f"merge-pays.md)")
+        pairs.append((Summary([r["time_s"] for r in a]), Summary([r["time_s"] for r in b]), b[0]["balancer"],
+                      b[0]["nprocs"]))
     (a_all, b_all, name, p), (a_one, b_one, _, _) = pairs
     bullets.append(
         f"Merge only when it pays: with Lennard-Jones walkers, `{name}` under the rule `pays` first measures what a "
@@ -982,28 +982,37 @@ def calibration_text(values):
     return f"{median(ms):.{digits}f} ms ({min(ms):.{digits}f}-{max(ms):.{digits}f})"
 
 
-def pays_against_none(inputs):
-    """Two real folders swept back to back, none's and one balancer's under pays: one row per move kind, each
-    folder's median time with its 95 % interval, the ratio with the interval mcmclb compare forms ([low_B / high_A,
-    high_B / low_A]), the balancer's regroupings per rank and its calibration's median (range)."""
-    base, other = inputs.folders
+def pays_pair(folders, name):
+    """The real pays pair: none's runs and one balancer's under pays, by move kind, from one folder that holds both
+    (a sweep that interleaved them) or from two (none's first). Returns ({move: none runs}, {move: the balancer's
+    runs}, the balancer's set-up name, the folder of the balancer's runs); InputError naming the block otherwise."""
     need = RUN_COLUMNS + ["move", "calibration_s", "finished"]
+    rows = [[r for r in Inputs.read(f, need=need) if r["valid"] is True] for f in folders]
+    if len(folders) == 1:
+        rows = [[r for r in rows[0] if r["balancer"] == "none"], [r for r in rows[0] if r["balancer"] != "none"]]
     by_move = []
-    for folder in (base, other):
+    for runs, folder in zip(rows, folders * 2 if len(folders) == 1 else folders):
         groups = defaultdict(list)
-        for r in Inputs.read(folder, need=need):
-            if r["valid"] is True:
-                groups[r["move"]].append(r)
+        for r in runs:
+            groups[r["move"]].append(r)
         refuse_mixed(groups, f"{folder}/runs.csv")
         by_move.append(groups)
-    setup = {setup_name(r) for runs in by_move[1].values() for r in runs}
-    if len(setup) != 1 or {setup_name(r) for runs in by_move[0].values() for r in runs} != {"none"}:
-        raise InputError(f"block {inputs.name}: {base} must hold none's runs and {other} one balancer's (allowed: "
-                         f"the folders of one pays study, none first)")
-    name = setup.pop()
+    setup = {setup_name(r) for r in rows[1]}
+    if len(setup) != 1 or {setup_name(r) for r in rows[0]} != {"none"}:
+        raise InputError(f"block {name}: {' and '.join(folders)} must hold none's runs and one balancer's (allowed: "
+                         f"the folder of one pays study, or its two folders, none's first)")
+    return by_move[0], by_move[1], setup.pop(), folders[-1]
+
+
+def pays_against_none(inputs):
+    """The real pays pair (pays_pair), none's and one balancer's under pays: one row per move kind, each set-up's
+    median time with its 95 % interval, the ratio with the interval mcmclb compare forms ([low_B / high_A,
+    high_B / low_A]), the balancer's regroupings per rank and its calibration's median (range)."""
+    none_by_move, other_by_move, name, other = pays_pair(inputs.folders, inputs.name)
+    base = inputs.folders[0]
     rows = []
-    for move in by_move[0]:
-        none, runs = by_move[0][move], by_move[1].get(move)
+    for move in none_by_move:
+        none, runs = none_by_move[move], other_by_move.get(move)
         if not runs:
             raise InputError(f"{other}/runs.csv: no valid run of {move} moves (allowed: the moves of {base})")
         a, b = Summary([r["time_s"] for r in none]), Summary([r["time_s"] for r in runs])
@@ -1572,7 +1581,7 @@ def trace_at_scale(inputs):
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
 TABLES = {
     "quick-start": (quick_start, (1, 1), {}),
-    "findings": (findings, (8, 8), {}),
+    "findings": (findings, (7, 7), {}),
     "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
     "steal-vs-regroup-summary": (steal_vs_regroup_summary, (1, 4), {"W": "integers separated by commas"}),
     "steal-vs-regroup-sizes": (steal_vs_regroup_sizes, (1, 4), {"W": "an integer"}),
@@ -1589,7 +1598,7 @@ TABLES = {
     "constants-sensitivity": (constants_sensitivity, (1, 20), {"interval": "an integer"}),
     "two-mpis": (two_mpis, (1, 4), {"digits": "an integer", "ratio": "yes|no"}),
     "commbench-methods": (commbench_methods, (1, 4), {"ratio": "yes|no"}),
-    "pays-against-none": (pays_against_none, (2, 2), {}),
+    "pays-against-none": (pays_against_none, (1, 2), {}),
     "pays-guarantee": (pays_guarantee, (1, 8), {}),
     "pays-against-rule": (pays_against_rule, (1, 1), {}),
     "live-communicators": (live_communicators, (1, 4), {}),

@@ -267,7 +267,7 @@ class TwoMethods(unittest.TestCase):
         ("merge-pays-sensitivity", ["docs/merge-pays/sim-sensitivity"], 0, "async", "intercomm", "range"),
         ("real-versus-none", ["docs/merge-pays/real-oversubscribed", "rule=retire"], 0, "async", "intercomm", "range"),
         ("real-pays", ["docs/merge-pays/real-oversubscribed-pays"], 0, "async", "intercomm", "range"),
-        ("pays-against-none", ["docs/merge-pays/real-p2/none", "docs/merge-pays/real-p2/async"], 1, "async",
+        ("pays-against-none", ["docs/merge-pays/real-p2"], 0, "async",
          "intercomm", "range"),
         ("pays-guarantee", ["docs/merge-pays/sim-single-atom"], 0, "async", "intercomm", "range"),
         ("pays-against-rule", ["docs/merge-pays/sim-single-atom"], 0, "async", "intercomm", "range"),
