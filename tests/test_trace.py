@@ -2,7 +2,7 @@
 """Trace files (docs/reference/columns.md, Trace files; docs/guide/your-workload.md): every bad trace is refused as
 every bad input is, with one line naming the file, the row and the column, exit 2, rank 0 only, before any work
 and with nothing written (tests/test_inputs.py's assertions, at 2 ranks); a compute-mode recording replays; and
-the shipped example replays at real P = 2 under the balancers of its study. The bad files are refused by `mcmclb plan` (the same
+the shipped example replays at real P = 2 under the balancers of its study; pays plans with the scaling asked. The bad files are refused by `mcmclb plan` (the same
 parse, no MPI), three of them also by `mcmclb run` at 2 ranks; a launch takes well under a second, the example's
 about 1 s. Needs MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets them)."""
 import csv
@@ -155,6 +155,31 @@ class RecordAndReplay(TraceCase):
         none = next(x for x in runs if x["balancer"] == "none")
         self.assertAlmostEqual(float(none["baseline_s"]), max(per_rank), places=6)
         self.assertGreaterEqual(float(none["time_s"]), max(per_rank))
+
+
+class Scaling(TraceCase):
+    def test_pays_plans_with_the_scaling_asked(self):
+        """workload.scaling decides what pays believes a merge gains; the replay always charges the trace. Chain 1
+        (rank 1) holds 20 items of 5 ms that 2 ranks work at half speed, rank 0 finishes at once: with the trace's
+        scaling async under pays declines the merge, with perfect scaling it merges (about 1 s at 2 ranks)."""
+        trace = "chain,item,ranks,seconds,speedup\n0,0,1,0.001,\n"
+        trace += "".join(f"1,{i},1,0.005,\n" for i in range(20)) + "1,,2,,0.5\n"
+        study = self.study(trace, "finished: pays\n")
+        with open(study) as f:
+            text = f.read().replace("workload: {model: trace, file: t.csv}",
+                                    "workload: {model: trace, file: t.csv, scaling: [trace, perfect]}")
+        with open(study, "w") as f:
+            f.write(text.replace("balancer: [none, async]", "balancer: [async]"))
+        r = self.mcmclb("run", study, ranks="2")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        runs = {x["workload_scaling"]: x for x in read_rows(self.path("results", "s", "runs.csv"))}
+        self.assertEqual(sorted(runs), ["perfect", "trace"])
+        self.assertTrue(all(x["valid"] == "true" for x in runs.values()))
+        merges = [x["run_id"] for x in read_rows(self.path("results", "s", "events.csv")) if x["kind"] == "merge"]
+        self.assertEqual(merges.count(runs["trace"]["run_id"]), 0, "the trace's scaling: merging loses")
+        self.assertGreater(merges.count(runs["perfect"]["run_id"]), 0, "perfect scaling: merging pays")
+        # The merge believed to pay costs what the trace says: 2 ranks work the chain at half speed.
+        self.assertGreater(float(runs["perfect"]["time_s"]), float(runs["trace"]["time_s"]))
 
 
 class ShippedExample(TraceCase):
