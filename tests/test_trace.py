@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Trace files (docs/reference/columns.md, Trace files; docs/guide/your-workload.md): every bad trace is refused as
 every bad input is, with one line naming the file, the row and the column, exit 2, rank 0 only, before any work
-and with nothing written (tests/test_inputs.py's assertions, at 2 ranks); a compute-mode recording replays; and
-the shipped example replays at real P = 2 under the balancers of its study; pays plans with the scaling asked. The bad files are refused by `mcmclb plan` (the same
-parse, no MPI), three of them also by `mcmclb run` at 2 ranks; a launch takes well under a second, the example's
-about 1 s. Needs MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets them)."""
+and with nothing written (tests/test_inputs.py's assertions, at 2 ranks); a compute-mode recording replays; pays
+plans with the scaling asked; and the shipped example replays at real P = 2 under the balancers of its study. The
+bad files are refused by `mcmclb plan` (the same parse, no MPI), three of them also by `mcmclb run` at 2 ranks; a
+launch takes well under a second, the example's about 1 s. Needs MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets
+them)."""
 import csv
 import os
 import unittest
