@@ -31,7 +31,7 @@ WITHOUT_PROVENANCE = {
     "docs/fig2-sim-bgp", "docs/fig2-sim-slingshot", "docs/merge-pays/sim-all-atom",
     "docs/merge-pays/sim-calibration-async/all-atom", "docs/merge-pays/sim-calibration-async/single-atom",
     "docs/merge-pays/sim-sensitivity", "docs/merge-pays/sim-single-atom",
-    "docs/scale-sim-bgp-16racks", "docs/steal-vs-regroup-8192",
+    "docs/scale-sim-bgp-16racks", "docs/steal-vs-regroup-8192", "docs/steal-vs-regroup-8192-w8",
     "docs/steal-vs-regroup-compute", "docs/steal-vs-regroup-seeds-1024", "docs/steal-vs-regroup-seeds-256",
     "docs/steal-vs-regroup-seeds-64", "docs/table1-sim-bgp-intercomm", "docs/table1-sim-bgp-intercomm-2-5",
     "docs/table1-sim-bgp-intercomm-coalesce", "docs/timeline-lookahead-sim1024",
