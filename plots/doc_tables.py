@@ -686,15 +686,18 @@ def table1_seeds(inputs):
     """Table 1's async row over the finished rule and the item noise (work.jitter_pct), each over its noise seeds
     (work.seed): the seeds run, then avg, stdev, min and max of the regroupings per process and the run time, each as
     the median over seeds with the range in brackets; the paper's row first. Without noise the seed draws nothing,
-    so the seeds run there agree (one value, no range)."""
+    so the seeds run there agree (one value, no range). Options: seeds=1,2 keeps the runs of those noise seeds,
+    rule=retire|coalesce those of one finished rule."""
     import table1
     folder = " and ".join(inputs.folders)
     need = ["finished", "jitter_pct", "work_seed", "time_s", "regroups_avg", "regroups_std", "regroups_min",
             "regroups_max", "valid", "balancer"]
+    seeds, rule = inputs.numbers("seeds"), inputs.choice("rule", ("retire", "coalesce"))
     cells = defaultdict(list)
     for one in inputs.folders:
         for r in Inputs.read(one, need=need):
-            if r["balancer"] == "async" and r["valid"]:
+            if r["balancer"] == "async" and r["valid"] and (seeds is None or r["work_seed"] in seeds) and \
+                    (rule is None or r["finished"] == rule):
                 cells[(r["finished"], r["jitter_pct"])].append(r)
     if not cells:
         raise InputError(f"{folder}/runs.csv: no valid async run (allowed: a Table 1 study's runs)")
@@ -1592,7 +1595,7 @@ TABLES = {
     "real-versus-none": (real_versus_none, (1, 1), {"rule": "retire|coalesce|pays"}),
     "real-pays": (real_pays, (1, 1), {}),
     "calibration-cost": (calibration_cost, (2, 4), {}),
-    "table1-seeds": (table1_seeds, (1, 4), {}),
+    "table1-seeds": (table1_seeds, (1, 4), {"seeds": "integers separated by commas", "rule": "retire|coalesce"}),
     "async-gap": (async_gap, (1, 8), {}),
     "host-cost": (host_cost, (1, 1), {}),
     "constants-sensitivity": (constants_sensitivity, (1, 20), {"interval": "an integer"}),
