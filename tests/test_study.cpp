@@ -145,10 +145,9 @@ TEST(Study, ANullInAZipLeavesItsKeyUnsetInThatCombination) {
     std::ofstream f(trace);
     f << "chain,item,ranks,seconds,speedup\n1,0,1,0.001,\n2,0,1,0.002,\n";
   }
-  const auto study = mcmclb::build_study(
-      "experiment: s\nzip:\n  workload: {model: [cyclic, trace], file: [~, " + trace +
-          "]}\n  work: {mode: [compute, sleep]}\nbalancer: [none]\n",
-      {}, "s.yaml", 2, mcmclb::catalog());
+  const auto study = mcmclb::build_study("experiment: s\nzip:\n  workload: {model: [cyclic, trace], file: [~, " +
+                                             trace + "]}\n  work: {mode: [compute, sleep]}\nbalancer: [none]\n",
+                                         {}, "s.yaml", 2, mcmclb::catalog());
   ASSERT_EQ(study.points.size(), 2u);
   EXPECT_EQ(study.points[0].spec.workload.model, "cyclic");
   EXPECT_EQ(study.points[0].spec.workload.file, "");
