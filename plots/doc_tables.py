@@ -415,7 +415,7 @@ def findings(inputs):
         f"{min(real):.2f}-{max(real):.2f}{TIMES} (*measured*, {occupancy(svr_real, p_real)}, sleeping items), over "
         f"every workload, medians over seeds. [Guide](docs/guide/steal-vs-regroup.md), [CSV]({svr_real}/runs.csv).")
 
-    none_by_move, other_by_move, _, pays_other = pays_pair([pays_folder], inputs.name)
+    none_by_move, other_by_move, _ = pays_pair(pays_folder, inputs.name)
     pairs = []
     for move in ("all", "single"):
         a, b = none_by_move.get(move), other_by_move.get(move)
@@ -427,12 +427,12 @@ def findings(inputs):
     (a_all, b_all, name, p), (a_one, b_one, _, _) = pairs
     bullets.append(
         f"Merge only when it pays: with Lennard-Jones walkers, `{name}` under the rule `pays` first measures what a "
-        f"merge costs. *Measured* at {occupancy(pays_other, p)}, it takes {compare_ratio_text(a_all, b_all)}{TIMES} "
+        f"merge costs. *Measured* at {occupancy(pays_folder, p)}, it takes {compare_ratio_text(a_all, b_all)}{TIMES} "
         f"`none`'s time with all-atom moves. With single-atom moves, where no merge pays, it takes "
         f"{compare_ratio_text(a_one, b_one)}{TIMES} "
         f"(n ≥ {min(s.n for s in (a_all, b_all, a_one, b_one))}; each ratio's interval is formed from the two "
         f"medians' 95 % intervals, as `mcmclb compare` does). "
-        f"[Guide](docs/guide/merge-pays.md), [CSV]({pays_other}/runs.csv).")
+        f"[Guide](docs/guide/merge-pays.md), [CSV]({pays_folder}/runs.csv).")
     groups, setups = by_setup(Inputs.read(pays_shared, need=RUN_COLUMNS + ["calibration_s", "finished"]),
                               f"{pays_shared}/runs.csv")
     totals, shared = [], sorted({p for p, _ in groups})
@@ -985,41 +985,39 @@ def calibration_text(values):
     return f"{median(ms):.{digits}f} ms ({min(ms):.{digits}f}-{max(ms):.{digits}f})"
 
 
-def pays_pair(folders, name):
-    """The real pays pair: none's runs and one balancer's under pays, by move kind, from one folder that holds both
-    (a sweep that interleaved them) or from two (none's first). Returns ({move: none runs}, {move: the balancer's
-    runs}, the balancer's set-up name, the folder of the balancer's runs); InputError naming the block otherwise."""
+def pays_pair(folder, name):
+    """The real pays pair of one folder, a sweep that interleaved none's runs and one balancer's under pays: ({move:
+    none runs}, {move: the balancer's runs}, the balancer's set-up name); InputError naming the block otherwise."""
     need = RUN_COLUMNS + ["move", "calibration_s", "finished"]
-    rows = [[r for r in Inputs.read(f, need=need) if r["valid"] is True] for f in folders]
-    if len(folders) == 1:
-        rows = [[r for r in rows[0] if r["balancer"] == "none"], [r for r in rows[0] if r["balancer"] != "none"]]
+    rows = [r for r in Inputs.read(folder, need=need) if r["valid"] is True]
     by_move = []
-    for runs, folder in zip(rows, folders * 2 if len(folders) == 1 else folders):
+    for runs in ([r for r in rows if r["balancer"] == "none"], [r for r in rows if r["balancer"] != "none"]):
         groups = defaultdict(list)
         for r in runs:
             groups[r["move"]].append(r)
         refuse_mixed(groups, f"{folder}/runs.csv")
         by_move.append(groups)
-    setup = {setup_name(r) for r in rows[1]}
-    if len(setup) != 1 or {setup_name(r) for r in rows[0]} != {"none"}:
-        raise InputError(f"block {name}: {' and '.join(folders)} must hold none's runs and one balancer's (allowed: "
-                         f"the folder of one pays study, or its two folders, none's first)")
-    return by_move[0], by_move[1], setup.pop(), folders[-1]
+    setup = {setup_name(r) for runs in by_move[1].values() for r in runs}
+    if len(setup) != 1 or not by_move[0]:
+        raise InputError(f"block {name}: {folder} must hold none's runs and one balancer's (allowed: the folder of one "
+                         f"pays study)")
+    return by_move[0], by_move[1], setup.pop()
 
 
 def pays_against_none(inputs):
-    """The real pays pair (pays_pair), none's and one balancer's under pays: one row per move kind, each set-up's
-    median time with its 95 % interval, the ratio with the interval mcmclb compare forms ([low_B / high_A,
-    high_B / low_A]), the balancer's regroupings per rank and its calibration's median (range)."""
-    none_by_move, other_by_move, name, other = pays_pair(inputs.folders, inputs.name)
-    base = inputs.folders[0]
+    """The real pays pair of one folder (pays_pair), none's and one balancer's under pays: one row per move kind,
+    each set-up's median time with its 95 % interval, the ratio with the interval mcmclb compare forms ([low_B /
+    high_A, high_B / low_A]), the balancer's regroupings per rank and its calibration's median (range)."""
+    (folder,) = inputs.folders
+    none_by_move, other_by_move, name = pays_pair(folder, inputs.name)
     rows = []
     for move in none_by_move:
         none, runs = none_by_move[move], other_by_move.get(move)
         if not runs:
-            raise InputError(f"{other}/runs.csv: no valid run of {move} moves (allowed: the moves of {base})")
+            raise InputError(f"{folder}/runs.csv: no valid {name} run of {move} moves (allowed: the moves of none's "
+                             f"runs)")
         a, b = Summary([r["time_s"] for r in none]), Summary([r["time_s"] for r in runs])
-        calibration = calibrations(runs, f"{other}/runs.csv: a run of {move} moves")
+        calibration = calibrations(runs, f"{folder}/runs.csv: a run of {move} moves")
         rows.append([f"{move}-atom", time_with_interval(a), time_with_interval(b), compare_ratio_text(a, b),
                      f"{median_of(runs, 'regroups_avg'):g}", calibration_text(calibration)])
     return table_text(["moves", "none: median [95 % CI]", f"{name}: median [95 % CI]", f"{name} / none [interval]",
@@ -1601,7 +1599,7 @@ TABLES = {
     "constants-sensitivity": (constants_sensitivity, (1, 20), {"interval": "an integer"}),
     "two-mpis": (two_mpis, (1, 4), {"digits": "an integer", "ratio": "yes|no"}),
     "commbench-methods": (commbench_methods, (1, 4), {"ratio": "yes|no"}),
-    "pays-against-none": (pays_against_none, (1, 2), {}),
+    "pays-against-none": (pays_against_none, (1, 1), {}),
     "pays-guarantee": (pays_guarantee, (1, 8), {}),
     "pays-against-rule": (pays_against_rule, (1, 1), {}),
     "live-communicators": (live_communicators, (1, 4), {}),
