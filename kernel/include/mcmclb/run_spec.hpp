@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "mcmclb/lj.hpp"
+#include "mcmclb/name_table.hpp"
 #include "mcmclb/trace.hpp"
 #include "mcmclb/wait_policy.hpp"
 
@@ -50,12 +51,8 @@ inline constexpr std::array<std::pair<std::string_view, TraceMap>, 2> kTraceMaps
     {{"tile", TraceMap::tile}, {"draw", TraceMap::draw}}};
 inline constexpr std::array<std::pair<std::string_view, TraceScaling>, 2> kTraceScalings = {
     {{"trace", TraceScaling::trace}, {"perfect", TraceScaling::perfect}}};
-[[nodiscard]] constexpr std::string_view to_string(TraceMap m) noexcept {
-  return m == TraceMap::draw ? "draw" : "tile";
-}
-[[nodiscard]] constexpr std::string_view to_string(TraceScaling s) noexcept {
-  return s == TraceScaling::perfect ? "perfect" : "trace";
-}
+[[nodiscard]] constexpr std::string_view to_string(TraceMap m) noexcept { return name_in(kTraceMaps, m); }
+[[nodiscard]] constexpr std::string_view to_string(TraceScaling s) noexcept { return name_in(kTraceScalings, s); }
 
 /// What an item does: emulated work that sleeps (the core is free for other ranks) or is busy until a deadline,
 /// or real work (compute: Metropolis trial moves of a Lennard-Jones walker, mcmclb/lj.hpp).
@@ -134,12 +131,7 @@ struct GroupsSpec {
 enum class FinishedRule { retire, coalesce, pays };
 inline constexpr std::array<std::pair<std::string_view, FinishedRule>, 3> kFinishedRules = {
     {{"retire", FinishedRule::retire}, {"coalesce", FinishedRule::coalesce}, {"pays", FinishedRule::pays}}};
-[[nodiscard]] constexpr std::string_view to_string(FinishedRule r) noexcept {
-  for (const auto& [name, rule] : kFinishedRules) {
-    if (rule == r) return name;
-  }
-  return "";
-}
+[[nodiscard]] constexpr std::string_view to_string(FinishedRule r) noexcept { return name_in(kFinishedRules, r); }
 
 /// One run: every parameter resolved to a single value.
 struct RunSpec {

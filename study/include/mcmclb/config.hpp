@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "mcmclb/name_table.hpp"
 #include "mcmclb/run_spec.hpp"
 
 namespace mcmclb {
@@ -80,12 +81,7 @@ inline constexpr std::array<std::pair<std::string_view, Program>, 2> kPrograms =
 enum class RunOrder { interleaved, shuffled, blocked };
 inline constexpr std::array<std::pair<std::string_view, RunOrder>, 3> kRunOrders = {
     {{"interleaved", RunOrder::interleaved}, {"shuffled", RunOrder::shuffled}, {"blocked", RunOrder::blocked}}};
-[[nodiscard]] constexpr std::string_view to_string(RunOrder o) noexcept {
-  for (const auto& [name, order] : kRunOrders) {
-    if (order == o) return name;
-  }
-  return "";
-}
+[[nodiscard]] constexpr std::string_view to_string(RunOrder o) noexcept { return name_in(kRunOrders, o); }
 
 /// One experiment: fixed parameters plus the lists a run iterates (balancer, interval, method, reps). parse_experiment
 /// fills every field: the defaults come from the key table (config_keys()), not from these initialisers.

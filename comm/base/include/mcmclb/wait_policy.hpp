@@ -7,6 +7,8 @@
 #include <string_view>
 #include <utility>
 
+#include "mcmclb/name_table.hpp"
+
 namespace mcmclb {
 
 ///  - polite: as each wait's Patience says (yield, then nap), so a waiting rank leaves its core to ranks that work.
@@ -18,8 +20,6 @@ namespace mcmclb {
 enum class WaitPolicy { polite, spin };
 inline constexpr std::array<std::pair<std::string_view, WaitPolicy>, 2> kWaitPolicies = {
     {{"polite", WaitPolicy::polite}, {"spin", WaitPolicy::spin}}};
-[[nodiscard]] constexpr std::string_view to_string(WaitPolicy p) noexcept {
-  return p == WaitPolicy::spin ? "spin" : "polite";
-}
+[[nodiscard]] constexpr std::string_view to_string(WaitPolicy p) noexcept { return name_in(kWaitPolicies, p); }
 
 }  // namespace mcmclb
