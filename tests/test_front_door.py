@@ -9,13 +9,14 @@ import unittest
 
 import yaml
 
+from doc_measures import MAX_PARAGRAPH_LINES, MAX_SENTENCE_WORDS, blocks, prose_of, sentences, visible, wrapped_lines
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 README = os.path.join(ROOT, "README.md")
 
-MAX_WORDS, MAX_SENTENCE_WORDS, MAX_PARAGRAPH_LINES = 1200, 40, 6
-# A paragraph's lines as a reader sees them: wrapped at the width the documents are written to.
-WIDTH = 120
+# The README's own budget; sentences and paragraphs are held to the limits every document shares (doc_measures).
+MAX_WORDS = 1200
 
 # Digits that name a thing rather than state a quantity: the language standard, the paper's section, figures, table
 # and algorithm, its venue, the distribution, the license's identifier.
@@ -37,75 +38,6 @@ def registry(path, macro):
 BALANCERS = registry("balancers/src/balancers.def", "MCMCLB_BALANCER")
 METHODS = registry("comm/src/methods/methods.def", "MCMCLB_METHOD")
 WORKLOADS = registry("kernel/src/workloads/workloads.def", "MCMCLB_WORKLOAD")
-
-
-def blocks(text):
-    """(kind, lines) of a Markdown text in order: kind is code, generated, table, heading, image, comment or prose;
-    a list item starts a prose block of its own."""
-    out, kind, lines = [], None, []
-
-    def flush():
-        nonlocal kind, lines
-        if lines:
-            out.append((kind, lines))
-        kind, lines = None, []
-    # A fenced code block and a generated block each run from their opening line to their closing one.
-    enclosed = {"```": ("code", "```"), "<!-- BEGIN generated": ("generated", "<!-- END generated")}
-    it = iter(text.splitlines())
-    for line in it:
-        opening = next((o for o in enclosed if line.startswith(o)), None)
-        if opening:
-            flush()
-            name, closing = enclosed[opening]
-            inside = [line]
-            for inner in it:
-                inside.append(inner)
-                if inner.startswith(closing):
-                    break
-            out.append((name, inside))
-        elif not line.strip():
-            flush()
-        else:
-            this = ("table" if line.startswith("|") else "heading" if line.startswith("#") else
-                    "image" if line.startswith("![") else "comment" if line.startswith("<!--") else "prose")
-            if this != kind or re.match(r"^\s*[-*] ", line):
-                flush()
-                kind = this
-            lines.append(line)
-    flush()
-    return out
-
-
-def visible(line):
-    """A Markdown line as read: link text without its target, no emphasis marks (code marks stay: a sentence may
-    start with a code span)."""
-    line = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", line)
-    return re.sub(r"[*_]", "", line)
-
-
-def prose_of(text, generated=True):
-    """The README's prose paragraphs (each a list of visible lines); generated bullets and sentences count too."""
-    paragraphs = []
-    for kind, lines in blocks(text):
-        if kind == "prose":
-            paragraphs.append([visible(line) for line in lines])
-        elif kind == "generated" and generated:
-            paragraphs += [[visible(line) for line in inner] for k, inner in blocks("\n".join(lines[1:-1]))
-                           if k == "prose"]
-    return paragraphs
-
-
-def sentences(paragraph):
-    text = " ".join(line.strip().lstrip("-* ").strip() for line in paragraph)
-    # A sentence ends at . ! or ? before a space and a capital, a bracket, a mark or the end (not at "Sect. 4",
-    # "e.g." or a decimal point).
-    return [s for s in re.split(r"(?<!\bSect)(?<!\be\.g)(?<!\bi\.e)(?<!\bFig)(?<!\bet al)[.!?:](?=\s+[A-Z*\[(`]|\s*$)",
-                                text) if s.strip()]
-
-
-def wrapped_lines(paragraph):
-    import textwrap
-    return len(textwrap.wrap(" ".join(line.strip() for line in paragraph), WIDTH))
 
 
 class Readme(unittest.TestCase):

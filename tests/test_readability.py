@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The pages a newcomer reads after the README, held to the README's measures: in the guides, the reference pages
+and the results no sentence over 40 words, no paragraph over 6 lines at 120 columns and no table cell over 30 words
+(generated blocks included: their generator writes short sentences too), and each guide at most 3,000 words of prose
+(tables, code and HTML comments not counted). The measures are doc_measures', which the README's test shares;
+`python3 tests/doc_measures.py FILE.md` lists one page's offences with their lines."""
+import glob
+import os
+import unittest
+
+import doc_measures
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+MAX_GUIDE_WORDS = 3000
+
+
+def pages():
+    """The pages held to the limits, relative to the root."""
+    found = []
+    for pattern in ("docs/guide/*.md", "docs/reference/*.md", "docs/results.md"):
+        found += sorted(glob.glob(os.path.join(ROOT, pattern)))
+    return [os.path.relpath(p, ROOT) for p in found]
+
+
+def read(path):
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        return f.read()
+
+
+class Readable(unittest.TestCase):
+    def test_sentences_paragraphs_and_cells(self):
+        self.assertTrue(pages())
+        for path in pages():
+            with self.subTest(page=path):
+                found = doc_measures.problems(read(path))
+                self.assertEqual([], [f"{path}:{line}: {what}" for line, what in found])
+
+    def test_each_guide_fits_its_budget(self):
+        guides = [p for p in pages() if p.startswith("docs/guide/")]
+        self.assertTrue(guides)
+        for path in guides:
+            with self.subTest(page=path):
+                words = doc_measures.prose_words(read(path))
+                self.assertLessEqual(words, MAX_GUIDE_WORDS, f"{path}: {words} words of prose (allowed: at most "
+                                     f"{MAX_GUIDE_WORDS}; move evidence to its own page, history to docs/notes)")
+
+
+class TheMeasuresCatch(unittest.TestCase):
+    """Each limit fails on a page that breaks it and passes on one that keeps it."""
+
+    def test_a_long_sentence(self):
+        long = "A " + "word " * 40 + "ends here."
+        self.assertEqual(len(doc_measures.problems(f"# T\n\n{long}\n")), 1)
+        self.assertEqual(doc_measures.problems("# T\n\nShort. Also short.\n"), [])
+
+    def test_a_long_paragraph(self):
+        para = "\n".join(["Words. " * 16] * 7)
+        self.assertIn("paragraph of", doc_measures.problems(f"# T\n\n{para}\n")[0][1])
+        # The same lines as list items are seven paragraphs of one line each.
+        self.assertEqual(doc_measures.problems("\n".join("- " + "Words. " * 16 for _ in range(7))), [])
+
+    def test_a_long_cell_in_a_generated_block(self):
+        cell = "word " * 31
+        page = f"# T\n\n<!-- BEGIN generated: x -->\n| a | b |\n|---|---|\n| {cell} | 1 |\n<!-- END generated -->\n"
+        found = doc_measures.problems(page)
+        self.assertEqual([line for line, _ in found], [6])
+        # A | inside a code span or escaped does not end a cell.
+        self.assertEqual(doc_measures.cells("| `a|b` | c \\| d | e |"), ["`a|b`", "c | d", "e"])
+
+    def test_words_of_prose_leave_out_tables_code_and_comments(self):
+        page = ("# Title words\n\nOne two three.\n\n| a b | c d |\n|---|---|\n| e f | g h |\n\n```\nx y z\n```\n\n"
+                "<!-- a comment\nover two lines -->\n\n- four five\n")
+        self.assertEqual(doc_measures.prose_words(page), 5)
+
+
+if __name__ == "__main__":
+    unittest.main()
