@@ -282,7 +282,7 @@ class TwoMethods(unittest.TestCase):
     def setUp(self):
         self.root = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, self.root)
-        self.addCleanup(setattr, doc_tables, "ROOT", doc_tables.ROOT)
+        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
         self.addCleanup(doc_tables.Inputs.cache.clear)
 
     def copy_with_second_method(self, folder, balancer, method, other):
@@ -327,7 +327,7 @@ class TwoMethods(unittest.TestCase):
                             self.copy_with_second_method(folder, balancer, method, other)
                         else:
                             shutil.copytree(os.path.join(ROOT, folder), os.path.join(self.root, folder))
-                doc_tables.ROOT = self.root
+                doc_tables.common.ROOT = self.root  # where every table module reads it
                 doc_tables.Inputs.cache.clear()
                 try:
                     text = doc_tables.generate(table, args)
@@ -336,7 +336,7 @@ class TwoMethods(unittest.TestCase):
                     self.assertIn(folders[changed], str(e))
                     continue
                 finally:
-                    doc_tables.ROOT = ROOT
+                    doc_tables.common.ROOT = ROOT
                     shutil.rmtree(os.path.join(self.root, "docs"), ignore_errors=True)
                 # "async range", or among the methods a row lists: "async (range, intercomm)"
                 self.assertRegex(text, rf"\b{balancer}(\([\d, ]+\))? (\([^)]*)?\b{other}\b",

@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The generators of the documents' tables, one module per family of documents, and the command that fills the
+`<!-- BEGIN generated: NAME ARG... -->` blocks (plots/doc_tables.py runs documents.main).
+
+    common.py         what every table shares: Inputs (a block's folders and options, each CSV read once) and cells
+    registry.py       TABLES, the one list of the tables a block may name, and generate()
+    documents.py      the blocks of a Markdown file, their rewriting, and the command line
+    readme.py         README: quick-start, findings
+    steal_regroup.py  docs/guide/steal-vs-regroup.md
+    merge_pays.py     docs/guide/merge-pays.md
+    simulation.py     docs/guide/simulation.md, Table 1 and the SMPI notebook's simulated studies
+    commbench.py      docs/guide/commbench.md and the real-MPI measurements
+    reproductions.py  docs/notes/reproductions.md
+    your_workload.py  docs/guide/your-workload.md: trace replays
+
+A new table is a function in its family's module, taking Inputs and returning Markdown, and one line in TABLES.
+The package is imported with plots/ on the path (as plots/doc_tables.py and the tests put it there), beside the
+plot scripts' modules whose code the tables build on."""
+from mcmclb_csv import InputError, run_label
+
+from .common import ROOT, Inputs
+from .documents import FENCE, blocks, main, regenerate
+from .registry import TABLES, generate
+from .reproductions import compare_runs, reproductions_of
+
+# What the command and the tests use: the error callers catch, the blocks of a document, the registry, and the
+# reproductions' comparison (tests/test_evidence.py). ROOT is a copy: a test points the tables elsewhere through
+# common.ROOT.
+__all__ = ["FENCE", "ROOT", "TABLES", "InputError", "Inputs", "blocks", "compare_runs", "generate", "main",
+           "regenerate", "reproductions_of", "run_label"]

@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The README's generated prose: what the quick study runs and how long it took (quick-start), and the key
+findings, one bullet each, every number from the folders the block names (findings)."""
+import os
+from collections import defaultdict
+
+from mcmclb_csv import RUN_COLUMNS, InputError, read_runs, run_label
+from mcmclb_stats import Summary, median
+
+from . import common
+from .common import Inputs, by_setup, calibrations, compare_ratio_text, median_of, none_runs
+from .merge_pays import pays_pair
+from .steal_regroup import cell, svr_data
+
+
+def wrapped(text):
+    """Markdown prose wrapped at 116 columns, as the documents are written (a long generated line would hide a long
+    paragraph from the README's measures)."""
+    import textwrap
+    return "\n".join(textwrap.wrap(text, 116, break_on_hyphens=False, break_long_words=False))
+
+
+# " ×" with a no-break space, so that wrapping never puts the sign at the start of a line.
+TIMES = "\u00a0×"
+
+
+def machine(folder, nprocs):
+    """(cores available, oversubscribed) of a real folder's runs at nprocs, from its provenance.csv; InputError
+    where the runs disagree or the file lacks the columns."""
+    prov = Inputs.read(folder, "provenance.csv", need=("run_id", "cores_available", "oversubscribed"))
+    runs = {r["run_id"] for r in Inputs.read(folder) if r["nprocs"] == nprocs}
+    seen = {(r["cores_available"], r["oversubscribed"]) for r in prov if r["run_id"] in runs}
+    if len(seen) != 1:
+        raise InputError(f"{folder}/provenance.csv: the runs at P = {nprocs} ran on {len(seen)} kinds of machine "
+                         f"(allowed: one, with cores_available and oversubscribed recorded)")
+    return seen.pop()
+
+
+def occupancy(folder, nprocs):
+    """'P ranks sharing C cores', or 'P = 2 with a core per rank', for a real folder's runs at nprocs."""
+    cores, over = machine(folder, nprocs)
+    return f"{nprocs} ranks sharing {cores} cores" if over else f"P = {nprocs} with a core per rank"
+
+
+def listed(items):
+    """'a', 'a and b', 'a, b and c'."""
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def quick_start(inputs):
+    """What the demo runs and how long it took: the study as the committed demo folder ran it (its rank counts,
+    set-ups and repetitions, from runs.csv) and the measured duration of the demo's two parts on a fresh copy of the
+    checkout (demo-timing.csv, written by tests/readme/run_demo.sh time), medians over the repetitions."""
+    folder = inputs.folders[0]
+    runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS + ["backend"])]
+    timing = Inputs.read_file(os.path.join(folder, "demo-timing.csv"), ("part", "seconds", "cores", "commit"),
+                              "demo-timing.csv")
+    parts = defaultdict(list)
+    for t in timing:
+        parts[t["part"]].append(t["seconds"])
+    tests = parts.pop("tests", [])
+    if set(parts) != {"build", "run"} or len({len(v) for v in parts.values()}) != 1:
+        raise InputError(f"{folder}/demo-timing.csv: parts {sorted(parts)} (allowed: build and run, as often each, "
+                         f"and tests)")
+    setups = list(dict.fromkeys(run_label(r) for r in runs))
+    reps = sorted({r["rep"] for r in runs})
+    nprocs = sorted({r["nprocs"] for r in runs})
+    cores = sorted({t["cores"] for t in timing})
+    commits = sorted({t["commit"] for t in timing if t["part"] != "tests"})
+    test_commits = sorted({t["commit"] for t in timing if t["part"] == "tests"})
+    n = len(parts["build"])
+    return wrapped(
+        f"The quick study runs {listed(f'`{s}`' for s in setups)} at {listed(str(p) for p in nprocs)} ranks, "
+        f"{len(reps)} repetitions each ({len(runs)} runs). Measured from a fresh copy of the checkout on a "
+        f"{listed(str(c) for c in cores)}-core VM (commit{'s' if len(commits) > 1 else ''} {listed(commits)}, "
+        f"median of {n}): the build steps took "
+        f"{median(parts['build']):.0f} s and the sweep with its report {median(parts['run']):.0f} s "
+        f"([demo-timing.csv]({folder}/demo-timing.csv))." +
+        (f" The test command below took {median(tests) / 60:.1f} min there "
+         f"(commit{'s' if len(test_commits) > 1 else ''} {listed(test_commits)}, "
+         f"{'one run' if len(tests) == 1 else f'median of {len(tests)}'})." if tests else ""))
+
+
+def findings(inputs):
+    """The README's key findings, one bullet each, every number from the folders named in this order: Fig. 2's
+    simulation, Table 1's collective rows, Fig. 1's simulated commbench CSV, the steal-vs-regroup seeds simulated
+    and real, the real pays pair (one folder: none and the balancer under pays, pays_pair) and a real pays study
+    where ranks share the cores."""
+    import table1
+    (fig2, table1_folder, fig1_csv, svr_sim, svr_real, pays_folder, pays_shared) = inputs.folders
+    bullets = []
+
+    runs = [r for r in Inputs.read(fig2, need=RUN_COLUMNS + ["finished", "backend"]) if r["valid"] is True]
+    top = max(r["nprocs"] for r in runs)
+    at = {run_label(r): r for r in runs if r["nprocs"] == top}
+    for label in ("none", "async intercomm", "lookahead(1) range", "collective(1) create"):
+        if label not in at:
+            raise InputError(f"{fig2}/runs.csv: no valid {label} run at P = {top} (allowed: Fig. 2's set-ups)")
+    ideal = at["none"]["ideal_s"]
+    both = read_runs([os.path.join(common.ROOT, f) for f in (fig2, table1_folder)])
+    _, header, lines = table1.build(both, table1_folder, top, paper=True)
+    rows = [dict(zip(header, cells)) for cells in lines if cells[0].startswith("collective(")]
+    equal = sum(all(r[k] == r[f"paper {k}"] for k in ("avg", "stdev", "min", "max")) for r in rows)
+    bullets.append(
+        f"*Simulated*, the paper's workload at {top} ranks on a Blue Gene/P-like torus: `none` takes "
+        f"{at['none']['time_s']:.2f} s, {at['none']['time_s'] / ideal:.2f}{TIMES} the ideal of {ideal:.2f} s. "
+        f"The paper's `async` ends at "
+        f"{at['async intercomm']['time_s'] / ideal:.3f}{TIMES} the ideal and `collective(1)` at "
+        f"{at['collective(1) create']['time_s'] / ideal:.2f}{TIMES}. " +
+        (f"All {equal}" if equal == len(rows) else f"{equal} of the {len(rows)}") +
+        f" of Table 1's collective rows equal the paper's. [Guide](docs/guide/simulation.md), [CSV]({fig2}/runs.csv).")
+
+    bench = [r for r in Inputs.read_file(fig1_csv, ("method", "op", "group_size", "nprocs", "time_us"),
+                                         "commbench.csv") if r["op"] == "create"]
+    largest = max(r["nprocs"] for r in bench)
+    by_method = defaultdict(list)
+    for r in bench:
+        if r["nprocs"] == largest:
+            by_method[r["method"]].append(r["time_us"])
+    for method in ("create", "range"):
+        if method not in by_method:
+            raise InputError(f"{fig1_csv}: no {method} rows at P = {largest} (allowed: Fig. 1's methods)")
+    create = [median([r["time_us"] for r in bench if r["nprocs"] == largest and r["method"] == "create" and
+                      r["group_size"] == g]) for g in sorted({r["group_size"] for r in bench
+                                                               if r["method"] == "create"})]
+    bullets.append(
+        f"*Simulated* Fig. 1 at {largest} ranks: `MPI_Comm_create` over all ranks costs {min(create):.0f}-"
+        f"{max(create):.0f} µs whatever the group, while `range` creates a communicator in "
+        f"{median(by_method['range']):.2f} µs without communication. [Guide](docs/guide/commbench.md), "
+        f"[CSV]({fig1_csv}).")
+
+    def best_against_thief(folder):
+        """(the folder's rank count, the better thief's time / the better regrouping's per workload and W)."""
+        nprocs, data, _ = svr_data(folder)
+        ratios = []
+        for panel, labels in data.items():
+            for w in sorted({w for cells in labels.values() for w in cells}):
+                r = min(cell(folder, data, panel, label, w).ratio for label in ("lookahead(1) range",
+                                                                                  "mostwork(1) range"))
+                t = min(cell(folder, data, panel, label, w).ratio for label in ("steal", "stealrandom"))
+                ratios.append(t / r)
+        return nprocs, ratios
+    (p_sim, sim), (p_real, real) = best_against_thief(svr_sim), best_against_thief(svr_real)
+    bullets.append(
+        f"With emulated work that scales perfectly, regrouping beats moving chains. The work-stealing balancers "
+        f"take {min(sim):.2f}-{max(sim):.2f}{TIMES} the best regrouping's time (*simulated*, {p_sim} ranks) and "
+        f"{min(real):.2f}-{max(real):.2f}{TIMES} (*measured*, {occupancy(svr_real, p_real)}, sleeping items), over "
+        f"every workload, medians over seeds. [Guide](docs/guide/steal-vs-regroup.md), [CSV]({svr_real}/runs.csv).")
+
+    none_by_move, other_by_move, _ = pays_pair(pays_folder, inputs.name)
+    pairs = []
+    for move in ("all", "single"):
+        a, b = none_by_move.get(move), other_by_move.get(move)
+        if not a or not b:
+            raise InputError(f"{pays_folder}: no valid runs of {move}-atom moves (allowed: the real pays pair of "
+                             f"merge-pays.md)")
+        pairs.append((Summary([r["time_s"] for r in a]), Summary([r["time_s"] for r in b]), b[0]["balancer"],
+                      b[0]["nprocs"]))
+    (a_all, b_all, name, p), (a_one, b_one, _, _) = pairs
+    bullets.append(
+        f"Merge only when it pays: with Lennard-Jones walkers, `{name}` under the rule `pays` first measures what a "
+        f"merge costs. *Measured* at {occupancy(pays_folder, p)}, it takes {compare_ratio_text(a_all, b_all)}{TIMES} "
+        f"`none`'s time with all-atom moves. With single-atom moves, where no merge pays, it takes "
+        f"{compare_ratio_text(a_one, b_one)}{TIMES} "
+        f"(n ≥ {min(s.n for s in (a_all, b_all, a_one, b_one))}; each ratio's interval is formed from the two "
+        f"medians' 95 % intervals, as `mcmclb compare` does). "
+        f"[Guide](docs/guide/merge-pays.md), [CSV]({pays_folder}/runs.csv).")
+    groups, setups = by_setup(Inputs.read(pays_shared, need=RUN_COLUMNS + ["calibration_s", "finished"]),
+                              f"{pays_shared}/runs.csv")
+    totals, shared = [], sorted({p for p, _ in groups})
+    for p in shared:
+        none = median_of(none_runs(groups, p, pays_shared))
+        for name in setups:
+            if name != "none" and groups.get((p, name)):
+                runs = groups[(p, name)]
+                totals.append((median_of(runs) + median(calibrations(runs, f"{pays_shared}/runs.csv"))) / none)
+    if not all(machine(pays_shared, p)[1] for p in shared):
+        raise InputError(f"{pays_shared}/provenance.csv: not every rank count ran oversubscribed (allowed: a study "
+                         f"whose ranks share the cores)")
+    cores = sorted({machine(pays_shared, p)[0] for p in shared})
+    bullets[-1] += (f" Where ranks share the cores ({listed(str(p) for p in shared)} ranks, "
+                    f"{listed(str(c) for c in cores)} cores), the calibration makes a run "
+                    f"{min(totals):.1f}-{max(totals):.1f}{TIMES} `none`'s time ([CSV]({pays_shared}/runs.csv)).")
+    return "\n".join("- " + wrapped(b).replace("\n", "\n  ") for b in bullets)

@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The one list of the tables a block may name, and the call that builds one (generate)."""
+from mcmclb_csv import InputError
+
+from .commbench import commbench_by_size, commbench_methods, live_communicators, two_mpis
+from .common import Inputs
+from .merge_pays import (calibration_cost, merge_pays_ratios, merge_pays_sensitivity, model_items, pays_against_none,
+                         pays_against_rule, pays_guarantee, real_pays, real_versus_none)
+from .readme import findings, quick_start
+from .reproductions import reproductions
+from .simulation import (async_gap, constants_sensitivity, host_cost, lj_cost, simulated_times, table1_rows,
+                         table1_seeds, times_by_folder)
+from .steal_regroup import (before_after, regrouping_against_thieves, steal_vs_regroup_compute, steal_vs_regroup_seeds,
+                            steal_vs_regroup_sizes, steal_vs_regroup_summary)
+from .your_workload import trace_at_scale, trace_replay
+
+
+# Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
+TABLES = {
+    "quick-start": (quick_start, (1, 1), {}),
+    "findings": (findings, (7, 7), {}),
+    "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
+    "steal-vs-regroup-summary": (steal_vs_regroup_summary, (1, 4), {"W": "integers separated by commas"}),
+    "steal-vs-regroup-sizes": (steal_vs_regroup_sizes, (1, 4), {"W": "an integer"}),
+    "steal-vs-regroup-compute": (steal_vs_regroup_compute, (1, 1), {}),
+    "merge-pays-ratios": (merge_pays_ratios, (1, 1), {"bold": "faster|slower"}),
+    "merge-pays-sensitivity": (merge_pays_sensitivity, (1, 1), {"bold": "faster|slower",
+                                                               "factors": "pairs C:R separated by commas"}),
+    "real-versus-none": (real_versus_none, (1, 1), {"rule": "retire|coalesce|pays"}),
+    "real-pays": (real_pays, (1, 1), {}),
+    "calibration-cost": (calibration_cost, (2, 4), {}),
+    "table1-seeds": (table1_seeds, (1, 4), {"seeds": "integers separated by commas", "rule": "retire|coalesce"}),
+    "async-gap": (async_gap, (1, 8), {}),
+    "host-cost": (host_cost, (1, 1), {}),
+    "constants-sensitivity": (constants_sensitivity, (1, 20), {"interval": "an integer"}),
+    "two-mpis": (two_mpis, (1, 4), {"digits": "an integer", "ratio": "yes|no"}),
+    "commbench-methods": (commbench_methods, (1, 4), {"ratio": "yes|no"}),
+    "pays-against-none": (pays_against_none, (1, 1), {}),
+    "pays-guarantee": (pays_guarantee, (1, 8), {}),
+    "pays-against-rule": (pays_against_rule, (1, 1), {}),
+    "live-communicators": (live_communicators, (1, 4), {}),
+    "lj-cost": (lj_cost, (1, 2), {}),
+    "regrouping-against-thieves": (regrouping_against_thieves, (1, 1), {}),
+    "before-after": (before_after, (2, 2), {"balancer": "a balancer's name", "reference": "a balancer's name"}),
+    "table1": (table1_rows, (1, 4), {"nprocs": "an integer"}),
+    "model-items": (model_items, (1, 1), {}),
+    "simulated-times": (simulated_times, (1, 1), {"digits": "an integer", "only": "set-up labels' beginnings, "
+                                                                                   "separated by commas"}),
+    "times-by-folder": (times_by_folder, (1, 4), {"nprocs": "one P per folder, separated by commas"}),
+    "commbench-by-size": (commbench_by_size, (1, 1), {"nprocs": "an integer", "sizes": "integers separated by "
+                                                                                          "commas"}),
+    "reproductions": (reproductions, (1, 32), {}),
+    "trace-replay": (trace_replay, (1, 5), {}),
+    "trace-at-scale": (trace_at_scale, (1, 4), {}),
+}
+
+
+def generate(name, args):
+    """The Markdown text of table name from args (folders and options); InputError for an unknown name or bad
+    arguments."""
+    if name not in TABLES:
+        raise InputError(f"unknown table {name} (allowed: {', '.join(sorted(TABLES))})")
+    function, folders, options = TABLES[name]
+    return function(Inputs(name, args, folders, options))

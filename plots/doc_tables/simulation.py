@@ -1,0 +1,310 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Tables of the simulated studies: docs/guide/simulation.md (the compute model's calibration), Table 1
+and its sensitivity to seeds and noise, and the SMPI notebook's studies (the async gap, the unsourced constants,
+the host's cost of simulating, simulated times per folder)."""
+import os
+import re
+from collections import defaultdict
+
+from mcmclb_csv import RUN_COLUMNS, InputError, read_runs, run_label
+from mcmclb_stats import Summary, median
+
+from . import common
+from .common import Inputs, grouped, keyed, merged_order, refuse_mixed, table_text
+
+
+def spread(values, digits):
+    """The median of values with their range in brackets ('15.03 [14.96-15.10]'), or the one value all share."""
+    lo, mid, hi = min(values), median(values), max(values)
+    if lo == hi:
+        return f"{mid:.{digits}f}"
+    return f"{mid:.{digits}f} [{lo:.{digits}f}-{hi:.{digits}f}]"
+
+
+def table1_seeds(inputs):
+    """Table 1's async row over the finished rule and the item noise (work.jitter_pct), each over its noise seeds
+    (work.seed): the seeds run, then avg, stdev, min and max of the regroupings per process and the run time, each as
+    the median over seeds with the range in brackets; the paper's row first. Without noise the seed draws nothing,
+    so the seeds run there agree (one value, no range). Options: seeds=1,2 keeps the runs of those noise seeds,
+    rule=retire|coalesce those of one finished rule."""
+    import table1
+    folder = " and ".join(inputs.folders)
+    need = ["finished", "jitter_pct", "work_seed", "time_s", "regroups_avg", "regroups_std", "regroups_min",
+            "regroups_max", "valid", "balancer"]
+    seeds, rule = inputs.numbers("seeds"), inputs.choice("rule", ("retire", "coalesce"))
+    cells = defaultdict(list)
+    for one in inputs.folders:
+        for r in Inputs.read(one, need=need):
+            if r["balancer"] == "async" and r["valid"] and (seeds is None or r["work_seed"] in seeds) and \
+                    (rule is None or r["finished"] == rule):
+                cells[(r["finished"], r["jitter_pct"])].append(r)
+    if not cells:
+        raise InputError(f"{folder}/runs.csv: no valid async run (allowed: a Table 1 study's runs)")
+    refuse_mixed(cells, f"{folder}/runs.csv", pooled=("work_seed",))
+
+    paper = table1.paper_values()[("async", "")]
+    rows = [["**paper (BG/P, 8192 cores)**", "?", "-"] + [f"**{v}**" for v in paper] + ["**≤ 4.2**"]]
+    for (rule, noise) in sorted(cells, key=lambda k: (k[0] != "retire", k[1])):
+        runs = cells[(rule, noise)]
+        seeds = len({r["work_seed"] for r in runs})
+        rows.append([rule, f"{noise:g} %", str(seeds) if noise else f"{seeds} (no noise: the seed draws nothing)"] +
+                    [spread([r[c] for r in runs], d) for c, d in (("regroups_avg", 2), ("regroups_std", 2),
+                                                                    ("regroups_min", 0), ("regroups_max", 0))] +
+                    [spread([r["time_s"] for r in runs], 4)])
+    return table_text(["finished rule", "item noise", "seeds", "avg", "stdev", "min", "max", "time_s"], rows)
+
+
+def platform_changes(base, other):
+    """The attributes by which platform file other differs from base (both relative to the root), as
+    'attribute="value"' texts; elements are matched by tag and id. InputError where the two differ in shape."""
+    import xml.etree.ElementTree as ElementTree
+
+    def elements(path):
+        try:
+            root = ElementTree.parse(os.path.join(common.ROOT, path)).getroot()
+        except (OSError, ElementTree.ParseError) as e:
+            raise InputError(f"{path}: cannot be read as a platform file ({e})") from None
+        return [(e.tag, e.get("id"), e.attrib) for e in root.iter()]
+
+    a, b = elements(base), elements(other)
+    if [(tag, id_) for tag, id_, _ in a] != [(tag, id_) for tag, id_, _ in b]:
+        raise InputError(f"{other}: not {base} with changed values (allowed: a copy of it with some attributes "
+                         f"changed)")
+    return [f'{key}="{value}"' for (_, _, x), (_, _, y) in zip(a, b) for key, value in y.items() if x.get(key) != value]
+
+
+def setting_of(folder, base_platform=None):
+    """What a sensitivity folder's runs changed against the shipped simulation: the flags not in
+    configs/platforms/smpi.cfg (from provenance.csv's simgrid_cfg) and, given base_platform, the attributes by which
+    the runs' platform (runs.csv) differs from it; 'platform as is' where nothing did."""
+    with open(os.path.join(common.ROOT, "configs", "platforms", "smpi.cfg")) as f:
+        shipped = {line.strip() for line in f if line.strip() and not line.startswith("#")}
+    settings = {tuple(flag for flag in r["simgrid_cfg"].split() if flag not in shipped)
+                for r in Inputs.read(folder, "provenance.csv", need=("run_id", "simgrid_cfg"))}
+    if len(settings) != 1:
+        raise InputError(f"{folder}/provenance.csv: its runs differ in their flags or record none (allowed: one "
+                         f"setting per folder)")
+    changed = [f"`{flag.removeprefix('--cfg=')}`" for flag in settings.pop()]
+    if base_platform is not None:
+        platforms = {r["platform"] for r in Inputs.read(folder, need=("run_id", "platform"))}
+        if len(platforms) != 1:
+            raise InputError(f"{folder}/runs.csv: its runs name {len(platforms)} platforms (allowed: one per folder)")
+        platform = platforms.pop()
+        if platform != base_platform:
+            changed += [f"`{os.path.basename(platform)}`: `{change}`"
+                        for change in platform_changes(base_platform, platform)]
+    return " ".join(changed) or "platform as is"
+
+
+def async_gap(inputs):
+    """The async gap's sensitivity: one row per folder (its setting from its provenance), item time T/G and noise;
+    none's time, then async with Algorithm 1 (intercomm) and with range under retire, and with intercomm under
+    coalesce: time_s with the gap to the ideal in brackets, and Table 1's row (regroupings per process, avg / stdev /
+    min / max)."""
+    rows = []
+    for folder in inputs.folders:
+        setting = setting_of(folder)
+        need = ["balancer", "method", "finished", "T_ms", "G", "jitter_pct", "time_s", "ideal_s", "regroups_avg",
+                "regroups_std", "regroups_min", "regroups_max"]
+        cells = keyed((((r["T_ms"] / r["G"], r["jitter_pct"], r["balancer"], r["method"] or "", r["finished"] or ""),
+                        r) for r in Inputs.read(folder, need=need)), f"{folder}/runs.csv")
+        for item, noise in sorted({k[:2] for k in cells}):
+            def one(balancer, method="", finished=""):
+                found = cells.get((item, noise, balancer, method, finished))
+                if not found:
+                    raise InputError(f"{folder}/runs.csv: no {balancer} {method} {finished} run at T/G = {item:g} ms "
+                                     f"and {noise:g} % noise (allowed: a study of configs/async-gap*.yaml)")
+                return found
+
+            def gap(r):
+                return f"{r['time_s']:.4f} ({r['time_s'] - r['ideal_s']:.3f})"
+
+            def row1(r):
+                return (f"{r['regroups_avg']:.2f} / {r['regroups_std']:.2f} / {r['regroups_min']:g} / "
+                        f"{r['regroups_max']:g}")
+            retire, coalesce = one("async", "intercomm", "retire"), one("async", "intercomm", "coalesce")
+            rows.append([setting, f"{item:g} ms", f"{noise:g} %", f"{one('none')['time_s']:.3f}", gap(retire),
+                         f"{one('async', 'range', 'retire')['time_s']:.4f}", row1(retire), gap(coalesce),
+                         row1(coalesce)])
+    return table_text(["setting", "item T/G", "noise", "none", "retire: intercomm (gap)", "retire: range",
+                       "retire: Table 1 row (intercomm)", "coalesce: intercomm (gap)",
+                       "coalesce: Table 1 row (intercomm)"], rows)
+
+
+def constants_sensitivity(inputs):
+    """Each unsourced constant varied alone: one row per folder (its setting from its provenance, and the attributes
+    by which its runs' platform differs from the first folder's), Fig. 2's async (Algorithm 1) time with its gap to
+    the ideal and its Table 1 row (regroupings per process, avg / stdev / min / max), and collective(1)'s time (or
+    collective(N)'s with interval=N) with its change against the first folder's (the platform as shipped)."""
+    interval = inputs.numbers("interval", [1])[0]
+    need = ["balancer", "method", "interval", "time_s", "ideal_s", "regroups_avg", "regroups_std", "regroups_min",
+            "regroups_max", "nprocs", "platform"]
+    rows, base = [], None
+    for folder in inputs.folders:
+        runs = Inputs.read(folder, need=need)
+        found = keyed((((r["balancer"], r["method"] or "", r["interval"]), r) for r in runs), f"{folder}/runs.csv")
+        asy, col = found.get(("async", "intercomm", None)), found.get(("collective", "create", interval))
+        if asy is None or col is None:
+            raise InputError(f"{folder}/runs.csv: needs an async intercomm and a collective({interval}) create run "
+                             f"(allowed: the sensitivity study of the notebook)")
+        if base is None:
+            base = (asy, col)
+        rows.append([setting_of(folder, base[0]["platform"]), str(asy["nprocs"]),
+                     f"{asy['time_s']:.4f} ({asy['time_s'] - asy['ideal_s']:.4f})",
+                     f"{asy['time_s'] / base[0]['time_s']:.4f}",
+                     f"{asy['regroups_avg']:.2f} / {asy['regroups_std']:.2f} / {asy['regroups_min']:g} / "
+                     f"{asy['regroups_max']:g}", f"{col['time_s']:.4f}", f"{col['time_s'] / base[1]['time_s']:.4f}"])
+    return table_text(["setting", "P", "async: time_s (gap)", "async / as shipped", "async: Table 1 row",
+                       f"collective({interval}): time_s", f"collective({interval}) / as shipped"], rows)
+
+
+def host_cost(inputs):
+    """The host's cost of simulated runs: per platform folder (FOLDER/<platform>/ with runs.csv and provenance.csv,
+    one run per launch) the runs, each one's simulated time, and the medians [min-max] over the runs of the whole
+    process's CPU (user + sys), wall time and peak RSS, as /usr/bin/time measured each launch (FOLDER/host-time.csv:
+    platform, launch, wall_s, user_s, sys_s, peak_rss_kib; launch i is the platform's i-th run by its start), and
+    of provenance.csv's host_cpu_s (the process from its start to the end of the run: no teardown)."""
+    folder = inputs.folders[0]
+    timed = defaultdict(dict)
+    for r in Inputs.read(folder, "host-time.csv", need=("platform", "launch", "wall_s", "user_s", "sys_s",
+                                                       "peak_rss_kib")):
+        timed[r["platform"]][int(r["launch"])] = r
+
+    rows = []
+    for platform in sorted(timed):
+        sub = os.path.join(folder, platform)
+        runs = sorted(Inputs.read(sub, need=("run_id", "utc_start", "time_s", "nprocs", "balancer", "method")),
+                      key=lambda r: r["utc_start"])
+        prov = {r["run_id"]: r for r in Inputs.read(sub, "provenance.csv", need=("run_id", "host_cpu_s"))}
+        if sorted(timed[platform]) != list(range(1, len(runs) + 1)):
+            raise InputError(f"{folder}/host-time.csv: {platform} has launches {sorted(timed[platform])} for "
+                             f"{len(runs)} runs in {sub}/runs.csv (allowed: launches 1 to the number of runs)")
+        whole = [timed[platform][i + 1] for i in range(len(runs))]
+        rows.append([f"`{platform}.xml`", f"{runs[0]['balancer']} {runs[0]['method']}, P = {runs[0]['nprocs']}",
+                     str(len(runs)), spread([r["time_s"] for r in runs], 6),
+                     spread([w["user_s"] + w["sys_s"] for w in whole], 1), spread([w["wall_s"] for w in whole], 1),
+                     spread([w["peak_rss_kib"] / 1024 for w in whole], 0),
+                     spread([prov[r["run_id"]]["host_cpu_s"] for r in runs], 1)])
+    return table_text(["platform", "run", "runs", "simulated time_s", "whole process: CPU s", "wall s",
+                       "peak RSS MiB", "host_cpu_s (to the run's end)"], rows)
+
+
+# The rows of the compute model's calibration table: (label, benchmark, move, time column, counter of the unit,
+# unit's name).
+LJ_COST_ROWS = [
+    ("`BM_Split` g = 1, single move (pair sum only)", "BM_Split", "0", "real_time", "pair_terms", "ns/term"),
+    ("`BM_Split` g = 1, all-atom move", "BM_Split", "1", "real_time", "pair_terms", "ns/term"),
+    ("`BM_Trial`, single move (draws, verdict, update)", "BM_Trial", "0", "cpu_time", "moved_atoms", "ns/trial"),
+    ("`BM_Trial`, all-atom move", "BM_Trial", "1", "cpu_time", "moved_atoms", "ns/moved atom"),
+]
+
+
+BENCH_NAME = re.compile(r"^(?P<bench>BM_\w+)/atoms:(?P<atoms>\d+)/move:(?P<move>\d)(/g:(?P<g>\d+))?(/|$)")
+
+
+def lj_cost(inputs):
+    """The compute model's calibration from bench_lj CSVs (each repetition's row; g = 1 for BM_Split; Google
+    Benchmark writes one file per set of counters, so BM_Split and BM_Trial come in two): one row per
+    benchmark and move kind, per atom count the median time in ns with its 95 % interval and the terms or moved
+    atoms it covers, and per unit (pair term, trial or moved atom) the range over atom counts of median / unit."""
+    rows = []
+    for path in inputs.folders:
+        rows += [dict(r, path=path) for r in Inputs.read_file(path, ("name", "real_time", "cpu_time", "time_unit"),
+                                                              "bench_lj.csv")]
+    files = " and ".join(inputs.folders)
+    times, units = defaultdict(list), {}
+    for r in rows:
+        found = BENCH_NAME.match(r["name"])
+        if not found or r["name"].endswith(("_mean", "_median", "_stddev", "_cv")) or found["g"] not in (None, "1"):
+            continue
+        if r["time_unit"] != "ns":
+            raise InputError(f"{r['path']}: {r['name']} in {r['time_unit']} (allowed: ns, bench_lj's unit)")
+        for _, bench, move, column, counter, _ in LJ_COST_ROWS:
+            if (found["bench"], found["move"]) == (bench, move):
+                key = (bench, move, int(found["atoms"]))
+                times[key].append(r[column])
+                try:
+                    units[key] = float(r.get(counter) or "nan")
+                except ValueError:
+                    units[key] = float("nan")
+    if not times:
+        raise InputError(f"{files}: no repetition of BM_Split at g = 1 or BM_Trial (allowed: bench_lj's CSV output)")
+    atoms = sorted({a for _, _, a in times})
+    out = []
+    for label, bench, move, _, counter, unit in LJ_COST_ROWS:
+        cells, per_unit = [label], []
+        for a in atoms:
+            values = times.get((bench, move, a))
+            if not values:
+                cells.append("–")
+                continue
+            s, count = Summary(values), units[(bench, move, a)]
+            if not count > 0:
+                raise InputError(f"{files}: {bench} at {a} atoms has no {counter} counter (allowed: a bench_lj that "
+                                 f"sets it)")
+            word = unit.split("/")[1] + ("s" if count != 1 else "")
+            interval = f" [{s.lo:.0f}, {s.hi:.0f}]" if s.has_interval else f" ({s.note})"
+            cells.append(f"{s.median:.0f} ns{interval}, {count:g} {word}")
+            per_unit.append(s.median / count)
+        cells.append(f"{min(per_unit):.1f}-{max(per_unit):.1f} {unit}")
+        out.append(cells)
+    return table_text(["benchmark"] + [f"{a} atoms" for a in atoms] + ["per unit"], out)
+
+
+def simulated_times(inputs):
+    """Simulated time_s per P and set-up of one folder (one deterministic run per point): one row per P, the ideal,
+    then one column per set-up (run_label, in the order the CSV first names them; only=LABEL,... keeps those whose
+    label starts with one of them), to digits=N decimals (3 by default)."""
+    folder = inputs.folders[0]
+    digits = inputs.numbers("digits", [3])[0]
+    only = inputs.option("only")
+    runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS) if r["valid"] is True]
+    if only:
+        runs = [r for r in runs if any(run_label(r).startswith(prefix) for prefix in only.split(","))]
+    if not runs:
+        raise InputError(f"{folder}/runs.csv: no valid run{' of ' + only if only else ''} (allowed: a folder of "
+                         f"simulated runs)")
+    found = keyed((((r["nprocs"], run_label(r)), r) for r in runs), f"{folder}/runs.csv")
+    labels = list(dict.fromkeys(label for _, label in found))
+    rows = []
+    for p in sorted({p for p, _ in found}):
+        ideal = {f"{r['ideal_s']:.{digits}f}" for (q, _), r in found.items() if q == p}
+        cells = [f"{found[(p, label)]['time_s']:.{digits}f}" if (p, label) in found else "–" for label in labels]
+        rows.append([str(p), "/".join(sorted(ideal))] + cells)
+    return table_text(["P", "ideal"] + labels, rows)
+
+
+def times_by_folder(inputs):
+    """One row per set-up (run_label), one column per folder at one P (nprocs=P,P,... one per folder, in order):
+    the simulated time_s as the CSV holds it (nine significant digits), with time / ideal where it is not 2 (none)
+    or a series' own; – where a folder lacks the set-up."""
+    ps = inputs.numbers("nprocs")
+    if not ps or len(ps) != len(inputs.folders):
+        raise InputError(f"block {inputs.name}: nprocs= names {len(ps or [])} P for {len(inputs.folders)} folders "
+                         f"(allowed: one P per folder, in order)")
+    columns = []
+    for folder, p in zip(inputs.folders, ps):
+        runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS + ["platform"]) if r["valid"] is True
+                and r["nprocs"] == p]
+        if not runs:
+            raise InputError(f"{folder}/runs.csv: no valid run at P = {p} (allowed: a P the folder holds)")
+        platforms = {os.path.basename(r.get("platform") or "") for r in runs}
+        columns.append((f"`{', '.join(sorted(platforms))}`, {grouped(p).replace(' ', ',')}",
+                        keyed(((run_label(r), r) for r in runs), f"{folder}/runs.csv")))
+    labels = merged_order([list(found) for _, found in columns])
+    rows = [[label] + [f"{found[label]['time_s']:.9g} ({found[label]['time_s'] / found[label]['ideal_s']:.4f} ×)"
+                       if label in found else "–" for _, found in columns] for label in labels]
+    return table_text(["series"] + [head for head, _ in columns], rows)
+
+
+def table1_rows(inputs):
+    """Table 1 as plots/table1.py --paper prints it (the paper's values beside each row, "not run" for a row of the
+    paper no folder has), from the runs of every folder named together, at nprocs=N (default: the largest)."""
+    import table1
+    nprocs = inputs.numbers("nprocs", [None])[0]
+    try:
+        runs = read_runs([os.path.join(common.ROOT, folder) for folder in inputs.folders])
+        _, header, lines = table1.build(runs, inputs.folders[0], nprocs, paper=True)
+    except InputError as e:
+        raise InputError(str(e).replace(common.ROOT + os.sep, "")) from None
+    return table_text(header, lines)

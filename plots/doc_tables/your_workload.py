@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Tables of docs/guide/your-workload.md (and docs/results.md): a recorded trace replayed against the
+compute-mode runs it was recorded from, and simulated replays at scale."""
+import os
+from collections import defaultdict
+
+from mcmclb_csv import RUN_COLUMNS, InputError
+from mcmclb_stats import Summary, median
+
+from .common import Inputs, by_setup, compare_ratio_text, milliseconds, setup_name, table_text, time_with_interval
+
+
+def trace_replay(inputs):
+    """Replays of a recorded trace against the compute-mode runs it was recorded from: one row per set-up, the
+    compute-mode median time with its 95 % interval (measured), then per replay its median (with its interval where
+    measured; simulated: the one deterministic value) and replay / compute with the interval mcmclb compare forms
+    (against a simulated replay, [replay / high, replay / low] of the compute-mode interval). The compute-mode runs
+    are the first folder's; a replay is each trace file replayed in any folder, the first one included, so that a
+    sweep which interleaved compute mode and replays is read from its one folder. Each column says measured or
+    simulated."""
+    need = RUN_COLUMNS + ["finished", "backend", "workload_file"]
+    first = inputs.folders[0]
+    compute = [r for r in Inputs.read(first, need=need) if r["work_mode"] == "compute"]
+    if not compute:
+        raise InputError(f"{first}/runs.csv: no compute-mode run (allowed: a folder whose runs include work.mode "
+                         f"compute, the runs a trace was recorded from)")
+    base, order = by_setup(compute, f"{first}/runs.csv")
+    replays = []  # (label, {(P, set-up): runs}, simulated)
+    for folder in inputs.folders:
+        runs = [r for r in Inputs.read(folder, need=need) if r["workload"] == "trace"]
+        if not runs and folder != first:
+            raise InputError(f"{folder}/runs.csv: no replay of a trace (allowed: folders of workload.model trace runs)")
+        for file in dict.fromkeys(r["workload_file"] for r in runs):
+            of_file = [r for r in runs if r["workload_file"] == file]
+            label = folder if folder != first and len({r["workload_file"] for r in runs}) == 1 else \
+                f"{folder} {os.path.basename(file)}"
+            replays.append((label, by_setup(of_file, f"{folder}/runs.csv")[0],
+                            any(r["backend"] == "smpi" for r in of_file)))
+    if not replays:
+        raise InputError(f"block {inputs.name}: no replay of a trace in {', '.join(inputs.folders)} (allowed: "
+                         f"folders whose runs include workload.model trace)")
+    header = ["set-up", f"compute mode, {first} (measured): median [95 % CI]"]
+    for label, _, simulated in replays:
+        header += [f"replay, {label} ({'simulated' if simulated else 'measured'})", "replay / compute"]
+    rows = []
+    for (p, setup) in sorted(base, key=lambda k: (k[0], order.index(k[1]))):
+        a = Summary([r["time_s"] for r in base[(p, setup)]])
+        row = [f"P = {p} {setup}", time_with_interval(a)]
+        for label, g, simulated in replays:
+            runs = g.get((p, setup))
+            if not runs:
+                raise InputError(f"{label}: no valid {setup} run at P = {p} (allowed: the set-ups of {first}'s "
+                                 f"compute-mode runs)")
+            b = Summary([r["time_s"] for r in runs], simulated=simulated)
+            text, unit = milliseconds(b.median)
+            # A simulated time is exact: its ratio's interval is the compute-mode median's alone.
+            ratio = compare_ratio_text(a, b) if not simulated or not a.has_interval else (
+                f"{b.median / a.median:.3f} [{b.median / a.hi:.3f}, {b.median / a.lo:.3f}]")
+            row += [f"{text} {unit}" if simulated else time_with_interval(b), ratio]
+        rows.append(row)
+    return table_text(header, rows)
+
+
+def trace_at_scale(inputs):
+    """Simulated replays at scale: one row per set-up, one column per rank count, trace file, chain map and (where
+    not the trace's) planning scaling of the folders (the trace's name without .csv): time / none, the best of each
+    column in bold; a last row gives none's simulated time. Every number is simulated."""
+    need = RUN_COLUMNS + ["finished", "backend", "workload_file", "workload_map", "workload_scaling"]
+    runs = [r for folder in inputs.folders for r in Inputs.read(folder, need=need) if r["valid"] is True]
+    if any(r["backend"] != "smpi" for r in runs):
+        raise InputError(f"block {inputs.name}: a run that is not simulated (allowed: folders of simulated runs)")
+    # The planning model's scaling is named where it is not the trace's own.
+    column = lambda r: (r["nprocs"], os.path.basename(r["workload_file"] or "").removesuffix(".csv"),
+                        r["workload_map"] or "", "" if r["workload_scaling"] == "trace" else
+                        f"planned {r['workload_scaling']}")
+    columns = sorted({column(r) for r in runs})
+    order = list(dict.fromkeys(setup_name(r) for r in runs))
+    times = defaultdict(list)
+    for r in runs:
+        times[(setup_name(r), column(r))].append(r["time_s"])
+    ratios = {}
+    for c in columns:
+        if not times.get(("none", c)):
+            raise InputError(f"block {inputs.name}: no valid none run at {c} (allowed: a none run in every column)")
+        for setup in order:
+            if times.get((setup, c)):
+                ratios[(setup, c)] = median(times[(setup, c)]) / median(times[("none", c)])
+    best = {c: min(v for (s, cc), v in ratios.items() if cc == c) for c in columns}
+    rows = [[setup] + [("—" if (setup, c) not in ratios else f"**{ratios[(setup, c)]:.3f}**"
+                        if ratios[(setup, c)] == best[c] else f"{ratios[(setup, c)]:.3f}") for c in columns]
+            for setup in order]
+    rows.append(["none: time (simulated)"] + [" ".join(milliseconds(median(times[("none", c)]))) for c in columns])
+    header = ["set-up: time / none"] + [" ".join(f"P = {p} {name} {map_} {scaling}".split())
+                                        for p, name, map_, scaling in columns]
+    return table_text(header, rows)
