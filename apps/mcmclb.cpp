@@ -5,6 +5,7 @@
 //   build/mcmclb sweep STUDY.yaml --launcher local|slurm|smpi [--out DIR] [--force] [--dry-run] [--jobs-dir DIR]
 //   build/mcmclb status STUDY.yaml [--set key=value]... [--out DIR]
 //   build/mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE] [--ignore COLUMNS]   (apps/compare.hpp)
+//   build/mcmclb --version   (the release, from CMake's project(), and the commit the build was made from)
 //   build/mcmclb keys | columns   (not in --help: the key table as Markdown, each results file's header; what
 //                                  docs/reference/ documents and tests/test_reference.py compares against)
 // plan and sweep do not initialise MPI (sweep launches MPI jobs). For run, rank 0 reads the experiment file and
@@ -46,7 +47,8 @@ const char* const kUsage =
     "       mcmclb status STUDY.yaml [--set key=value]... [--out DIR]\n"
     "       mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE] [--ignore COLUMN[,COLUMN...]]\n"
     "       mcmclb predict CALIBRATION.csv --run RUN_ID --move single|all --moves N --atoms A[,A...] "
-    "--sizes M[,M...]";
+    "--sizes M[,M...]\n"
+    "       mcmclb --version";
 
 struct Cli {
   std::string command;
@@ -358,6 +360,13 @@ int print_reference(const std::string& command) {
   return 0;
 }
 
+/// --version: the release a user cites (CMake's project(), CITATION.cff) and the commit the build was stamped with,
+/// as provenance records it. No MPI.
+int print_version() {
+  std::printf("mcmclb %s (commit %s)\n", MCMCLB_VERSION, mcmclb::git_commit());
+  return 0;
+}
+
 }  // namespace
 
 int main(int raw_argc, char** raw_argv) {
@@ -367,6 +376,7 @@ int main(int raw_argc, char** raw_argv) {
   if (argc >= 2) {
     const std::string command = argv[1];
     if (command == "keys" || command == "columns") return print_reference(command);
+    if (command == "--version") return print_version();
     if (command == "plan" || command == "sweep" || command == "status" || command == "compare" ||
         command == "predict") {
       return without_mpi(argc, argv);

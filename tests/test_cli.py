@@ -3,10 +3,13 @@
 a valid run writes runs.csv, ranks.csv and events.csv with their stable headers, appending on a second run."""
 import csv
 import os
+import re
 import shlex
 import subprocess
 import tempfile
 import unittest
+
+import yaml
 
 MCMCLB = os.environ["MCMCLB_BIN"]
 COMMBENCH = os.path.join(os.path.dirname(MCMCLB), "mcmclb-commbench")  # built beside mcmclb
@@ -134,6 +137,35 @@ class GoodRun(unittest.TestCase):
                     self.assertTrue(row["mpi_library"].startswith("MPICH"), row["mpi_library"])
                     self.assertGreaterEqual(float(row["time_s"]), float(row["ideal_s"]) * 0.9)
                 self.assertEqual({r["run_id"] for r in ranks}, {r["run_id"] for r in runs})
+
+
+class Version(unittest.TestCase):
+    ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def test_version_is_the_release_citation_and_cmake_name(self):
+        """mcmclb --version prints the release CMake's project() holds and CITATION.cff states, with the commit
+        the build was made from: the one a run's provenance records (runs.csv git_commit), read from a run of
+        the same binary."""
+        with open(os.path.join(self.ROOT, "CMakeLists.txt"), encoding="utf-8") as f:
+            project = re.search(r"^project\(mcmclb VERSION (\S+) ", f.read(), re.M)
+        self.assertIsNotNone(project, "no project(mcmclb VERSION ...) in CMakeLists.txt")
+        with open(os.path.join(self.ROOT, "CITATION.cff"), encoding="utf-8") as f:
+            citation = yaml.safe_load(f)
+        self.assertEqual(citation["version"], project[1], "CITATION.cff's version is not CMake's")
+        self.assertIn("date-released", citation)
+        r = subprocess.run([MCMCLB, "--version"], capture_output=True, text=True, timeout=60)
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        printed = re.fullmatch(r"mcmclb (\S+) \(commit (\S+)\)\n", r.stdout)
+        self.assertIsNotNone(printed, r.stdout)
+        self.assertEqual(printed[1], project[1])
+        with tempfile.TemporaryDirectory() as d:
+            cfg = os.path.join(d, "c.yaml")
+            with open(cfg, "w") as f:
+                f.write("experiment: t\nT_ms: 1\nworkload: {model: uniform, items: 2}\n")
+            r = mcmclb("run", cfg, "--out", os.path.join(d, "out"), ranks="2")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(d, "out", "runs.csv")) as f:
+                self.assertEqual({row["git_commit"] for row in csv.DictReader(f)}, {printed[2]})
 
 
 class ComputeRun(unittest.TestCase):
