@@ -104,7 +104,7 @@ const char* const kUsage =
           "                   [--warmup N] [--filter REGEX] [--out FILE.csv] [--groups FILE.yaml | --groups-of K]\n"
           "                   [--resume yes]\n"
           "(simulated time, one iteration per repetition; --rep-time is accepted and ignored; MCMCLB_PLATFORM must\n"
-          "name the platform file given to smpirun; see docs/smpi.md)"
+          "name the platform file given to smpirun; see docs/guide/simulation.md)"
         : "usage: mpiexec -n P mcmclb-commbench [--methods m1,m2,...] [--sizes n1,n2,...] [--reps N] [--warmup N]\n"
           "                                    [--rep-time SECONDS] [--filter REGEX] [--out FILE.csv] [--groups "
           "FILE.yaml]\n"

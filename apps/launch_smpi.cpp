@@ -22,8 +22,8 @@ namespace mcmclb::launch {
 
 namespace {
 
-/// The file of smpirun's flags for every simulated run (one source for the sweep, tests/smpi/ and docs/smpi.md),
-/// or the one --smpi-flags names.
+/// The file of smpirun's flags for every simulated run (one source for the sweep, tests/smpi/ and
+/// docs/guide/simulation.md), or the one --smpi-flags names.
 fs::path smpi_flags_file(const SweepOptions& o) {
   return o.smpi_flags.empty() ? fs::path(MCMCLB_SOURCE_DIR) / "configs" / "platforms" / "smpi.cfg"
                               : fs::path(o.smpi_flags);
@@ -33,7 +33,8 @@ fs::path smpi_flags_file(const SweepOptions& o) {
 /// a plain -name or --name=value flag is refused, so nothing in the file needs quoting on a command line.
 std::vector<std::string> smpi_flags(const SweepOptions& o) {
   const fs::path file = smpi_flags_file(o);
-  const std::string text = read_file(file.string(), "smpirun flags file (the simulation flags, docs/smpi.md)");
+  const std::string text =
+      read_file(file.string(), "smpirun flags file (the simulation flags, docs/guide/simulation.md)");
   std::vector<std::string> flags;
   std::stringstream lines(text);
   int line_no = 0;
@@ -253,7 +254,8 @@ void check_smpi(const SweepOptions& o, const Study& study) {
 }
 
 /// Simulated runs take no host time, so the repetitions of a point are the same simulation: said once, before the
-/// launches (they still run: equal times across repetitions are the determinism check docs/smpi.md describes).
+/// launches (they still run: equal times across repetitions are the determinism check of
+/// docs/guide/simulation.md).
 void note_simulated_reps(const SweepOptions& o, const Study& study) {
   if (o.launcher != "smpi") return;
   int reps = 0;

@@ -261,7 +261,7 @@ struct RangeRequest::State {
 
   /// Waits for the operation phase by phase where mpi::wait_all_politely decides how a rank waits: tests and
   /// naps on real MPI; a blocking MPI_Waitall in the simulation build, where every failed test would cost
-  /// smpi/test of simulated time (docs/smpi.md).
+  /// smpi/test of simulated time (docs/guide/simulation.md).
   void complete(std::chrono::microseconds nap) {
     while (phase != kDone) {
       mpi::wait_all_politely(requests, nap);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The communication MPICH 4.0.2 performs inside a communicator constructor, replayed with point-to-point
 // messages so that the SMPI simulation build charges each creation method what MPICH charges
-// (docs/smpi-patterns.md cites the MPICH sources). SMPI cannot run some constructors (MPI_Intercomm_create and
-// MPI_Intercomm_merge abort), and those it runs cost what SimGrid's implementation costs, not what MPICH's
-// does; so the simulation build first replays MPICH's messages, then takes the communicator from SMPI.
+// (docs/reference/mpich-patterns.md cites the MPICH sources). SMPI cannot run some constructors (MPI_Intercomm_create
+// and MPI_Intercomm_merge abort), and those it runs cost what SimGrid's implementation costs, not what MPICH's does; so
+// the simulation build first replays MPICH's messages, then takes the communicator from SMPI.
 //
 // Every message travels on `bridge` (a private duplicate of the parent) with the caller's tag, between the
 // bridge ranks listed in `members` (a member's index in that list is its rank in the collective).

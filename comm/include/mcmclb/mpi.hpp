@@ -20,8 +20,8 @@
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/wait_policy.hpp"
 
-// 1 in the simulation build (-DMCMCLB_SMPI=ON: compiled with SimGrid's smpicxx, run under smpirun; docs/smpi.md).
-// Set PUBLIC on mcmclb::comm, so every target that includes this header reads the same value.
+// 1 in the simulation build (docs/guide/simulation.md; -DMCMCLB_SMPI=ON: compiled with SimGrid's smpicxx, run
+// under smpirun). Set PUBLIC on mcmclb::comm, so every target that includes this header reads the same value.
 #ifndef MCMCLB_SMPI
 #define MCMCLB_SMPI 0
 #endif

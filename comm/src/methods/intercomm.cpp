@@ -33,7 +33,7 @@ CreationMethod intercomm_method() {
 mpi::Comm intercomm_create_merge(const mpi::Comm& bridge, std::span<const int> parent_ranks, int group_rank, int tag) {
   if constexpr (mpi::kSimulated) {
     // SMPI aborts in MPI_Intercomm_create/merge: replay the messages MPICH 4.0.2 sends for Algorithm 1, then take
-    // the communicator over the whole group from the simulator in one step (docs/smpi-patterns.md).
+    // the communicator over the whole group from the simulator in one step (docs/reference/mpich-patterns.md).
     smpi_patterns::intercomm_create_merge(bridge, parent_ranks, group_rank, tag);
     return take_from_simulator(bridge, parent_ranks, tag);
   }

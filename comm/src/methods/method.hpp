@@ -40,7 +40,7 @@ mpi::Comm simulation_bridge(const mpi::Comm& parent);
 
 /// The simulation build's communicator for members (bridge ranks, in order): taken from SMPI with
 /// MPI_Comm_create_group after the method's MPICH messages were replayed. SMPI's constructor adds one bcast over
-/// the new group, which stands for MPICH's init_comm_seq bcast in MPIR_Comm_commit (docs/smpi-patterns.md).
+/// the new group, which stands for MPICH's init_comm_seq bcast in MPIR_Comm_commit (docs/reference/mpich-patterns.md).
 mpi::Comm take_from_simulator(const mpi::Comm& bridge, std::span<const int> members, int tag);
 
 }  // namespace mcmclb
