@@ -123,7 +123,7 @@ class Committed(unittest.TestCase):
             for _, _, _, marker in table_records(path):
                 if marker:
                     commits |= set(re.findall(r"[0-9a-f]{7,40}", marker["commits"]))
-        self.assertTrue(commits, "no historical marker found: the notebook's record tables carry them")
+        self.assertTrue(commits, "no historical marker found: the notes' record tables carry them")
         for commit in sorted(commits):
             with self.subTest(commit=commit):
                 r = subprocess.run(["git", "cat-file", "-e", f"{commit}^{{commit}}"], cwd=ROOT, capture_output=True,
@@ -210,44 +210,55 @@ def steal_vs_regroup_ranges():
             f"({seed2['stealmerge']:.4f} × against {seed2['steal']:.4f} × ideal)"]
 
 
-def notebook_ranges():
-    """The per-seed ranges and gaps smpi-notebook.md quotes in prose, recomputed from the CSVs."""
-    runs = rows("docs/table1-seeds-8192")
+# The reproduction page states every number in a generated block. Outside them a digit may only be part of a name:
+# a figure, table, section or algorithm of the paper, its year, a set-up such as collective(16), a commit, or a
+# file's path in a link's text.
+GENERATED_ONLY = ["docs/guide/paper-reproduction.md"]
+NAME_WITH_DIGITS = re.compile(r"(?:Fig\.|Table|Sect\.|Algorithm|EuroMPI) [0-9]+|\([0-9]+\)|\b[0-9a-f]{7,40}\b")
 
-    def values(rule, noise, column):
-        return [float(r[column]) for r in runs if r["finished"] == rule and r["jitter_pct"] == noise]
-    coalesce = [v for n in "125" for v in values("coalesce", n, "regroups_avg")]
-    retire = [v for n in "125" for v in values("retire", n, "regroups_avg")]
-    gap = {}
-    for folder in ("docs/async-gap", "docs/async-gap-lat100"):
-        for r in rows(folder):
-            if r["balancer"] == "async" and r["finished"] == "retire" and r["jitter_pct"] == "0" and r["T_ms"] == "100":
-                gap[(folder, r["method"])] = float(r["time_s"])
-    noise = []
-    for r in rows("docs/async-gap"):
-        if r["balancer"] == "async" and r["method"] == "intercomm" and r["finished"] == "retire" and r["jitter_pct"] == "5":
-            quiet = next(float(q["time_s"]) for q in rows("docs/async-gap") if q["balancer"] == "async"
-                         and q["method"] == "intercomm" and q["finished"] == "retire" and q["jitter_pct"] == "0"
-                         and q["T_ms"] == r["T_ms"])
-            noise.append(float(r["time_s"]) - quiet)
-    test500 = next(float(r["time_s"]) for r in rows("docs/async-gap-test500") if r["balancer"] == "async"
-                   and r["method"] == "intercomm" and r["finished"] == "retire" and r["jitter_pct"] == "0")
-    two = sorted(v for v in values("coalesce", "2", "regroups_std") if v >= 3.54)
-    return [f"({extent(coalesce, 2)})", f"stdev {extent(values('coalesce', '1', 'regroups_std'), 2)}",
-            f"({two[0]:.2f}, {two[1]:.2f})", f"({extent(values('coalesce', '5', 'regroups_std'), 2)})",
-            f"{extent(retire, 2)}\n  with it", f"{test500:.3f} s and",
-            f"{gap[('docs/async-gap-lat100', 'intercomm')] - gap[('docs/async-gap', 'intercomm')]:.3f} s more than on "
-            f"bgp.xml", f"adds {extent(noise, 2)} s"]
+
+def digits_outside_blocks(path):
+    """[(line, text)] of path's prose lines outside generated blocks, fenced code, code spans, link targets, links
+    named by a path and HTML comments that hold a digit which is no part of a name (NAME_WITH_DIGITS)."""
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    inside = {i for begin, end, *_ in doc_tables.blocks(lines, path) for i in range(begin, end + 1)}
+    found, fenced = [], False
+    for i, line in enumerate(lines):
+        if doc_tables.FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced or i in inside:
+            continue
+        prose = re.sub(r"`[^`]*`|\[[^\]]*[/.][^\]]*\]\([^)]*\)|\]\([^)]*\)|<!--.*?-->", " ", line)
+        if re.search(r"[0-9]", NAME_WITH_DIGITS.sub(" ", prose)):
+            found.append((i + 1, line))
+    return found
+
+
+class GeneratedOnly(unittest.TestCase):
+    def test_every_number_of_the_reproduction_page_is_generated(self):
+        for path in GENERATED_ONLY:
+            with self.subTest(document=path):
+                self.assertEqual(digits_outside_blocks(path), [], "a number written by hand: state it in a "
+                                                                  "generated block (plots/doc_tables/paper.py)")
+
+    def test_a_number_in_prose_is_caught(self):
+        with tempfile.TemporaryDirectory() as d:
+            page = os.path.join(d, "page.md")  # absolute: os.path.join(ROOT, page) is page itself
+            with open(page, "w", encoding="utf-8") as f:
+                f.write("Table 1 of the paper, collective(16) at 5ea8f3e, [CSV](../fig2-sim-bgp/runs.csv).\n\n"
+                        "It takes 6.13 s.\n")
+            self.assertEqual([n for n, _ in digits_outside_blocks(page)], [3])
 
 
 class ProseRanges(unittest.TestCase):
-    """The key ranges the guides and the notebook quote in their prose, recomputed from the committed CSVs: a
+    """The key ranges the guides quote in their prose, recomputed from the committed CSVs: a
     range typed from rounded cells, truncated instead of rounded, or left behind by a changed CSV fails here."""
 
     def test_each_quoted_range_is_what_its_csvs_give(self):
         for document, ranges in (("docs/guide/merge-pays.md", merge_pays_ranges),
-                                 ("docs/guide/steal-vs-regroup.md", steal_vs_regroup_ranges),
-                                 ("docs/notes/smpi-notebook.md", notebook_ranges)):
+                                 ("docs/guide/steal-vs-regroup.md", steal_vs_regroup_ranges)):
             with open(os.path.join(ROOT, document), encoding="utf-8") as f:
                 text = f.read()
             flat = re.sub(r"\s+", " ", text)

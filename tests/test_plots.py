@@ -859,7 +859,7 @@ class BadInputs(unittest.TestCase):
             assert_png(self, os.path.join(folder, "fig2.png"))
 
 
-# docs/notes/smpi-notebook.md's simulated Fig. 2 table
+# The simulated Fig. 2 table before the calibration (docs/notes/archive/2026-11-21.md)
 PAPER_SCALE = os.path.join(FIXTURES, "fig2-paper-scale", "runs.csv")
 
 

@@ -1,0 +1,165 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""docs/guide/paper-reproduction.md: the page's answer, one bullet per finding, every number from the folders the
+block names and from the paper's values in plots/reference/dinan2011.csv (paper-answer)."""
+import os
+import re
+from collections import defaultdict
+
+from mcmclb_csv import RUN_COLUMNS, InputError, read_csv, read_runs, run_label
+from mcmclb_stats import median
+
+from . import common
+from .common import Inputs
+from .readme import TIMES, wrapped
+
+
+def paper_fig2_times():
+    """{'none'|'ideal'|'async'|'collective(i)': (seconds, source)} of the paper's Fig. 2 in dinan2011.csv."""
+    import table1
+    times = {}
+    for r in read_csv(table1.REFERENCE, "dinan2011.csv", ["kind", "balancer", "interval", "time_s", "source"]):
+        if r["kind"] == "fig2":
+            name = r["balancer"] + (f"({r['interval']})" if r["interval"] not in ("", None) else "")
+            times[name] = (float(r["time_s"]), r["source"])
+    return times
+
+
+def row_text(r):
+    """A Table 1 row of a run: 'avg / stdev / min / max'."""
+    return f"{r['regroups_avg']:.2f} / {r['regroups_std']:.2f} / {r['regroups_min']} / {r['regroups_max']}"
+
+
+def table1_equal(fig2, table1_folder, nprocs):
+    """(collective rows equal to the paper's, collective rows of the paper) at nprocs, as plots/table1.py --paper
+    builds them from both folders."""
+    import table1
+    try:
+        runs = read_runs([os.path.join(common.ROOT, f) for f in (fig2, table1_folder)])
+        _, header, lines = table1.build(runs, table1_folder, nprocs, paper=True)
+    except InputError as e:
+        raise InputError(str(e).replace(common.ROOT + os.sep, "")) from None
+    rows = [dict(zip(header, cells)) for cells in lines if cells[0].startswith("collective(")]
+    equal = sum(all(r[k] == r[f"paper {k}"] for k in ("avg", "stdev", "min", "max")) for r in rows)
+    return equal, len(rows)
+
+
+def seeds_medians(folder):
+    """{(finished rule, noise %): median regroups_avg over the seeds} of a table1-seeds folder's async runs."""
+    runs = Inputs.read(folder, need=RUN_COLUMNS + ["finished", "jitter_pct"])
+    groups = defaultdict(list)
+    for r in runs:
+        if r["balancer"] == "async" and r["valid"] is True:
+            groups[(r["finished"], r["jitter_pct"])].append(r["regroups_avg"])
+    if not groups:
+        raise InputError(f"{folder}/runs.csv: no valid async run (allowed: Table 1's async row over noise seeds)")
+    return {key: median(values) for key, values in groups.items()}
+
+
+def slow_polling(folder):
+    """The async retire intercomm run without noise of a folder of async-gap-latency's study (its setting in its
+    provenance.csv): (the run, its setting's smpi/test value, the value its platform file ships)."""
+    runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS + ["finished", "jitter_pct"])
+            if r["balancer"] == "async" and r["method"] == "intercomm" and r["finished"] == "retire"
+            and not r["jitter_pct"] and r["valid"] is True]
+    if len(runs) != 1:
+        raise InputError(f"{folder}/runs.csv: {len(runs)} valid async intercomm retire runs without noise "
+                         f"(allowed: exactly one)")
+    prov = Inputs.read(folder, "provenance.csv", need=("run_id", "simgrid_cfg"))
+    cfg = next((p["simgrid_cfg"] for p in prov if p["run_id"] == runs[0]["run_id"]), "")
+    test = next((part.split(":", 1)[1] for part in cfg.split() if part.startswith("--cfg=smpi/test:")), None)
+    if test is None:
+        raise InputError(f"{folder}/provenance.csv: the run's simgrid_cfg sets no smpi/test (allowed: a folder of "
+                         f"the polling cost's sensitivity)")
+    platform = os.path.join(common.ROOT, runs[0]["platform"])
+    try:
+        with open(platform, encoding="utf-8") as f:
+            shipped = re.search(r'<prop id="smpi/test" value="([^"]+)"', f.read())
+    except OSError:
+        shipped = None
+    if shipped is None:
+        raise InputError(f"{folder}/runs.csv: its platform {runs[0]['platform']} sets no smpi/test (allowed: a "
+                         f"platform file of configs/platforms/)")
+    return runs[0], float(test), float(shipped.group(1))
+
+
+def crossover(bench_csv):
+    """(P, the group size from which Algorithm 1 costs more than MPI_Comm_create as plots/fig1.py finds it, the
+    ratio of the two at g = P) of a simulated commbench CSV's largest P."""
+    import fig1
+    bench = [r for r in Inputs.read_file(bench_csv, ("method", "op", "group_size", "nprocs", "time_us"),
+                                         "commbench.csv") if r["op"] == "create"]
+    if not bench:
+        raise InputError(f"{bench_csv}: no create rows (allowed: a commbench CSV of Fig. 1)")
+    largest = max(r["nprocs"] for r in bench)
+    series = defaultdict(lambda: defaultdict(list))
+    for r in bench:
+        if r["nprocs"] == largest and r["method"] in (fig1.DEARER, fig1.CHEAPER):
+            series[(r["method"], largest)][r["group_size"]].append(r["time_us"])
+    found = fig1.find_crossovers(series).get((largest,))
+    if not found or found["size"] is None:
+        raise InputError(f"{bench_csv}: Algorithm 1 and MPI_Comm_create do not cross at P = {largest} (allowed: "
+                         f"Fig. 1's simulated CSV)")
+    at_p = median(series[(fig1.DEARER, largest)][largest]) / median(series[(fig1.CHEAPER, largest)][largest])
+    return largest, found, at_p
+
+
+def paper_answer(inputs):
+    """The reproduction page's answer, one bullet each: Fig. 2 at the folder's largest P against the paper's values,
+    Table 1's collective rows and its async row (retire without noise, and the nearest over rules and noise), the
+    polling cost that brings async near the paper's value, and Fig. 1's crossover. Folders in this order: Fig. 2's
+    simulation, Table 1's other collective rows, Table 1's async row over noise seeds, Fig. 1's simulated commbench
+    CSV, and the async-gap study run with the slowest polling."""
+    import table1
+    fig2, table1_folder, seeds, bench_csv, polling = inputs.folders
+    paper = paper_fig2_times()
+    runs = [r for r in Inputs.read(fig2, need=RUN_COLUMNS + ["finished"]) if r["valid"] is True]
+    top = max(r["nprocs"] for r in runs)
+    at = {run_label(r): r for r in runs if r["nprocs"] == top}
+    need = ("none", "async intercomm", "collective(1) create", "collective(16) create", "collective(128) create")
+    for label in need:
+        if label not in at:
+            raise InputError(f"{fig2}/runs.csv: no valid {label} run at P = {top} (allowed: Fig. 2's set-ups)")
+    ideal = at["none"]["ideal_s"]
+    none, asy = at["none"]["time_s"], at["async intercomm"]
+    bullets = [
+        f"**Fig. 2**, at {top} simulated ranks: `none` takes {none:.2f} s and the ideal is {ideal:.2f} s, as the "
+        f"paper's workload implies ({paper['none'][0]:.1f} s and {paper['ideal'][0]:.1f} s). The paper's `async` "
+        f"ends at {asy['time_s']:.3f} s, {asy['time_s'] / ideal:.3f}{TIMES} the ideal, "
+        f"{1000 * (asy['time_s'] - ideal):.0f} ms above it. The paper's text puts its own `async` at most at "
+        f"{paper['async'][0]:.1f} s, so the simulated `async` is within that bound, "
+        f"{paper['async'][0] - asy['time_s']:.2f} s below it. [CSV]({fig2}/runs.csv)."]
+    coll = [(i, at[f"collective({i}) create"]["time_s"], paper[f"collective({i})"][0]) for i in (1, 16, 128)]
+    bullets.append(
+        "`collective(1)`, `(16)` and `(128)` take " +
+        ", ".join(f"{t:.3f}" for _, t, _ in coll[:-1]) + f" and {coll[-1][1]:.3f} s, " +
+        ", ".join(f"{100 * (t / p - 1):.1f}" for _, t, p in coll[:-1]) +
+        f" and {100 * (coll[-1][1] / coll[-1][2] - 1):.1f} % above the roughly {coll[0][2]:.2f} s that the paper's "
+        f"text gives them.")
+    equal, total = table1_equal(fig2, table1_folder, top)
+    medians = seeds_medians(seeds)
+    paper_avg = next(float(r["avg"]) for r in read_csv(table1.REFERENCE, "dinan2011.csv", ["kind", "balancer", "avg"])
+                     if r["kind"] == "table1" and r["balancer"] == "async")
+    coalesce = [v for (rule, noise), v in medians.items() if rule == "coalesce" and noise]
+    retire = [v for (rule, noise), v in medians.items() if rule == "retire" and noise]
+    if not coalesce or not retire:
+        raise InputError(f"{seeds}/runs.csv: no noisy runs of both rules (allowed: Table 1's async row over seeds)")
+    bullets.append(
+        f"**Table 1**: {'all' if equal == total else equal} {total if equal == total else f'of {total}'} collective "
+        f"rows equal the paper's to the printed digit. The async row is not reproduced: without item noise it is "
+        f"{row_text(asy)}, its average {100 * (1 - asy['regroups_avg'] / paper_avg):.0f} % below the paper's "
+        f"{paper_avg:.2f} regroupings per process. With noise the "
+        f"median average over seeds is {min(retire):.2f}-{max(retire):.2f} under `retire` and "
+        f"{min(coalesce):.2f}-{max(coalesce):.2f} under `coalesce`, the nearest, "
+        f"{100 * (min(coalesce) / paper_avg - 1):.0f}-{100 * (max(coalesce) / paper_avg - 1):.0f} % above the paper's. "
+        f"[CSV]({seeds}/runs.csv).")
+    slow, test_s, shipped_s = slow_polling(polling)
+    bullets.append(
+        f"Only a polling call of {1000 * test_s:g} ms, {test_s / shipped_s:.0f}{TIMES} the calibrated one, brings "
+        f"`async` near the paper's bound: {slow['time_s']:.3f} s with the retire row {row_text(slow)}, at "
+        f"{slow['nprocs']} ranks. [CSV]({polling}/runs.csv).")
+    largest, found, at_p = crossover(bench_csv)
+    bullets.append(
+        f"**Fig. 1**, at {largest} simulated ranks: Algorithm 1 costs more than `MPI_Comm_create` from a group of "
+        f"{found['size']:.1f} ranks on (between the measured {found['below']} and {found['above']}), and "
+        f"{at_p:.0f}{TIMES} as much for a group of all ranks. [CSV]({bench_csv}).")
+    return "\n".join("- " + wrapped(b).replace("\n", "\n  ") for b in bullets)
