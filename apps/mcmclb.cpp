@@ -299,6 +299,11 @@ int mcmclb_main(int argc, char** argv) {
   mcmclb::Study study = mcmclb::build_study(text, cli.overrides, cli.config, nprocs, mcmclb::catalog());
   // A simulation's runs are deterministic, so it runs its points in the study's order (Study::order).
   if constexpr (mpi::kSimulated) study.order = mcmclb::RunOrder::blocked;
+  if (study.order_seed_drawn) {  // each rank drew its own (no --set order_seed): rank 0's orders them all
+    std::int64_t seed = study.order_seed;
+    mpi::bcast_politely(world, &seed, 1, MPI_INT64_T, 0);
+    study.order_seed = seed;
+  }
   const std::vector<std::size_t> selected = select_points(cli, study, nprocs);
   check_identical(text + mcmclb::join(cli.overrides, "\n") + mcmclb::point_list(selected), world);
   // The simulation build's platform must be known before any work (same environment on every rank).

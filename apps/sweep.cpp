@@ -442,8 +442,25 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
   return o;
 }
 
-int plan_main(const SweepOptions& o) {
-  const Study study = load(o, read_file(o.study, "study file"));
+namespace {
+
+/// load(), and when the study's shuffled order has a seed drawn for it, that seed added to o's overrides: every
+/// launch started from o (mcmclb run --set order_seed=N, a batch script, --until-ci's rounds) then runs the order
+/// this study planned and records its seed in provenance.csv. The launch commands a sweep prints show it.
+Study load_keeping_seed(SweepOptions& o, const std::string& text) {
+  Study study = load(o, text);
+  if (study.order == RunOrder::shuffled && study.order_seed_drawn) {
+    o.overrides.push_back("order_seed=" + std::to_string(study.order_seed));
+    study.order_seed_drawn = false;
+  }
+  return study;
+}
+
+}  // namespace
+
+int plan_main(const SweepOptions& given) {
+  SweepOptions o = given;
+  const Study study = load_keeping_seed(o, read_file(o.study, "study file"));
   check_launch_jobs(study);
   const auto launches = study.launches();
   std::printf("study %s (%s): %zu points in %zu launch(es), output %s\n", study.name.c_str(), o.study.c_str(),
@@ -467,9 +484,10 @@ int plan_main(const SweepOptions& o) {
   return 0;
 }
 
-int sweep_main(const SweepOptions& o) {
+int sweep_main(const SweepOptions& given) {
+  SweepOptions o = given;
   const std::string text = read_file(o.study, "study file");
-  const Study study = load(o, text);
+  const Study study = load_keeping_seed(o, text);
   if (o.launcher == "slurm") {
     check_launch_jobs(study);
     return sweep_slurm(o, study, text);

@@ -214,7 +214,7 @@ SCHEMAS = {
         # The nodes the run spanned and each node's host, ranks and CPUs ("n01[0-3]/4 n02[4-7]/2"); absent from
         # older folders, empty in simulated runs.
         "nodes": _int(1, True), "node_layout": TEXT,
-        # The order the launch ran its points in (interleaved, shuffled, blocked) and shuffled's seed; absent from
+        # The order the launch ran its points in (shuffled, interleaved, blocked) and shuffled's seed; absent from
         # older folders, which ran blocked.
         "order": TEXT, "order_seed": _int(0, True),
     },

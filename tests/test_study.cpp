@@ -168,16 +168,26 @@ std::vector<std::pair<std::string, int>> run_sequence(const mcmclb::Study& study
   return sequence;
 }
 
-/// A launch runs its repetitions in rounds by default, each round every set-up's next one; blocked (the order
-/// before rounds, set-up by set-up) stays available; shuffled draws each round's order from its seed, and a subset
-/// of the launch (the points a resumed sweep has left) keeps the whole launch's order.
+/// A launch runs its repetitions in rounds, each round every set-up's next one: by default each round in a random
+/// order of its own (shuffled), from a seed drawn unless one is given; interleaved keeps the study's order in every
+/// round; blocked (the order before rounds, set-up by set-up) stays available. A subset of the launch (the points
+/// a resumed sweep has left) keeps the whole launch's order.
 TEST(Study, LaunchesRunRepetitionsInRoundsUnlessBlocked) {
   const std::string yaml = "experiment: s\nbalancer: [none, steal, async]\nreps: 3\n";
   using Seq = std::vector<std::pair<std::string, int>>;
   const auto study = [&](std::vector<std::string> overrides) {
     return mcmclb::build_study(yaml, overrides, "s.yaml", 4, mcmclb::catalog());
   };
-  const auto interleaved = study({});
+  const auto by_default = study({});
+  EXPECT_EQ(by_default.order, mcmclb::RunOrder::shuffled);
+  EXPECT_TRUE(by_default.order_seed_drawn) << "no seed given: one is drawn for the study";
+  EXPECT_GE(by_default.order_seed, 0);
+  EXPECT_LE(by_default.order_seed, mcmclb::kMaxInt);
+  const auto given = study({"order_seed=" + std::to_string(by_default.order_seed)});
+  EXPECT_FALSE(given.order_seed_drawn);
+  EXPECT_EQ(run_sequence(given, 4), run_sequence(by_default, 4)) << "the drawn seed, given, runs the same order";
+  EXPECT_FALSE(study({"order=interleaved"}).order_seed_drawn) << "no random order, no seed";
+  const auto interleaved = study({"order=interleaved"});
   EXPECT_EQ(interleaved.order, mcmclb::RunOrder::interleaved);
   EXPECT_EQ(run_sequence(interleaved, 4), (Seq{{"none", 0},
                                                {"steal", 0},
@@ -208,6 +218,14 @@ TEST(Study, LaunchesRunRepetitionsInRoundsUnlessBlocked) {
     EXPECT_EQ(setups.size(), 3u);
   }
   EXPECT_EQ(drawn, run_sequence(study({"order=shuffled", "order_seed=7"}), 4)) << "the same seed, the same order";
+  // Each round draws its own order: with seed 7 not every round runs the set-ups alike.
+  std::set<Seq> round_orders;
+  for (int round = 0; round < 3; ++round) {
+    Seq setups;
+    for (int k = 0; k < 3; ++k) setups.emplace_back(drawn[static_cast<std::size_t>(3 * round + k)].first, 0);
+    round_orders.insert(setups);
+  }
+  EXPECT_GT(round_orders.size(), 1u) << "the rounds of one launch run in one order";
   bool differs = false;  // some seed of a few orders the rounds otherwise (6^3 orders in all)
   for (int seed = 0; seed < 8 && !differs; ++seed) {
     differs = run_sequence(study({"order=shuffled", "order_seed=" + std::to_string(seed)}), 4) != drawn;

@@ -187,8 +187,10 @@ def run_sequence(folder):
 
 class Order(unittest.TestCase):
     """A launch on real MPI runs its repetitions in rounds (key order): drift of the machine over a block of one
-    set-up's repetitions would otherwise become a difference between set-ups. Resume, failures, --until-ci and the
-    exclude rules keep the rounds and one row per run; the simulation runs blocked; provenance.csv says which."""
+    set-up's repetitions would otherwise become a difference between set-ups. By default each round runs in a random
+    order of its own from a seed drawn per sweep, which provenance.csv records and which, given, runs that order
+    again. Resume, failures, --until-ci and the exclude rules keep the rounds and one row per run; the simulation
+    runs blocked; provenance.csv says which."""
 
     IN_ROUNDS = [("none", 0), ("async", 0), ("none", 1), ("async", 1)]
 
@@ -198,10 +200,10 @@ class Order(unittest.TestCase):
     def test_repetitions_run_in_rounds_and_provenance_says_how(self):
         with tempfile.TemporaryDirectory() as d:
             rounds, blocked, shuffled = (os.path.join(d, name) for name in ("rounds", "blocked", "shuffled"))
-            r = self.sweep(rounds)
+            r = self.sweep(rounds, "--set", "order=interleaved")
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             self.assertIn("--points 0,2,1,3 ", r.stdout)
-            self.assertEqual(run_sequence(rounds), self.IN_ROUNDS, "the default runs repetitions in rounds")
+            self.assertEqual(run_sequence(rounds), self.IN_ROUNDS, "interleaved runs repetitions in rounds")
             provenance = read_csv(os.path.join(rounds, "provenance.csv"))
             self.assertEqual([(p["order"], p["order_seed"]) for p in provenance], [("interleaved", "")] * 4)
             r = self.sweep(blocked, "--set", "order=blocked")
@@ -217,28 +219,63 @@ class Order(unittest.TestCase):
             self.assertEqual({(p["order"], p["order_seed"]) for p in read_csv(os.path.join(shuffled, "provenance.csv"))},
                              {("shuffled", "5")})
             # The plan, a batch job's script and mcmclb run without --points run the launch in the same order.
-            r = mcmclb("plan", ROUNDS)
+            r = mcmclb("plan", ROUNDS, "--set", "order=interleaved")
             self.assertIn("--points 0,2,1,3 ", r.stdout)
             r = mcmclb("sweep", ROUNDS, "--launcher", "slurm", "--dry-run", "--jobs-dir", os.path.join(d, "jobs"),
-                       "--out", os.path.join(d, "slurm"))
+                       "--out", os.path.join(d, "slurm"), "--set", "order=interleaved")
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             with open(os.path.join(d, "jobs", "rounds-n2.sbatch")) as f:
                 self.assertIn("--points 0,2,1,3 ", f.read())
             whole = os.path.join(d, "whole")
-            r = subprocess.run(["mpiexec", "-n", "2", MCMCLB, "run", ROUNDS, "--out", whole], capture_output=True,
-                               text=True, timeout=300, cwd=ROOT)
+            r = subprocess.run(["mpiexec", "-n", "2", MCMCLB, "run", ROUNDS, "--out", whole, "--set",
+                                "order=interleaved"], capture_output=True, text=True, timeout=300, cwd=ROOT)
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             self.assertEqual(run_sequence(whole), self.IN_ROUNDS)
+
+    def test_by_default_each_round_runs_in_a_random_order_whose_seed_is_recorded(self):
+        def launched_points(stdout):
+            return re.search(r"--points ([0-9,]+) ", stdout).group(1)
+
+        with tempfile.TemporaryDirectory() as d:
+            drawn, given = os.path.join(d, "drawn"), os.path.join(d, "given")
+            r = self.sweep(drawn)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            provenance = read_csv(os.path.join(drawn, "provenance.csv"))
+            self.assertEqual({p["order"] for p in provenance}, {"shuffled"})
+            seeds = {p["order_seed"] for p in provenance}
+            self.assertEqual(len(seeds), 1, "one seed per sweep")
+            seed = seeds.pop()
+            self.assertRegex(seed, r"^[0-9]+$")
+            self.assertIn(" --set order_seed=" + seed, r.stdout, "the launch runs the drawn seed's order")
+            self.assertEqual([rep for _, rep in run_sequence(drawn)], [0, 0, 1, 1], "still in rounds")
+            # The recorded seed, given, plans the same order.
+            again = mcmclb("plan", ROUNDS, "--set", "order_seed=" + seed)
+            self.assertEqual(launched_points(again.stdout), launched_points(r.stdout))
+            # Two rounds of one sweep differ in order: the first seed whose plan says so (none is points 0 and 1,
+            # async 2 and 3), swept.
+            for s in range(32):
+                points = [int(p) for p in launched_points(mcmclb("plan", ROUNDS, "--set", f"order_seed={s}")
+                                                          .stdout).split(",")]
+                if (points[0] < 2) != (points[2] < 2):
+                    break
+            else:
+                self.fail("no seed of 32 orders the two rounds differently")
+            r = self.sweep(given, "--set", f"order_seed={s}")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            sequence = run_sequence(given)
+            self.assertEqual(sorted(sequence[:2]), [("async", 0), ("none", 0)])
+            self.assertNotEqual([b for b, _ in sequence[:2]], [b for b, _ in sequence[2:]], "the rounds differ")
+            self.assertEqual({p["order_seed"] for p in read_csv(os.path.join(given, "provenance.csv"))}, {str(s)})
 
     def test_resume_failure_and_until_ci_keep_the_rounds_and_one_row_per_run(self):
         with tempfile.TemporaryDirectory() as out:
             env = dict(os.environ, MCMCLB_FAIL_POINT="2")  # async's first repetition, second in the launch
-            r = self.sweep(out, env=env)
+            r = self.sweep(out, "--set", "order=interleaved", env=env)
             self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
             self.assertIn("--points 1,3 ", r.stdout, "the rest of the crashed launch, still in rounds")
             self.assertEqual(run_sequence(out), [("none", 0), ("none", 1), ("async", 1)])
             self.assertEqual([x["point"] for x in read_csv(os.path.join(out, "failures.csv"))], ["2"])
-            r = self.sweep(out)  # resume: only the failed point
+            r = self.sweep(out, "--set", "order=interleaved")  # resume: only the failed point
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             self.assertIn("3 already done", r.stdout)
             self.assertIn("--points 2 ", r.stdout)
@@ -246,7 +283,8 @@ class Order(unittest.TestCase):
             self.assertEqual(read_csv(os.path.join(out, "failures.csv")), [])
         with tempfile.TemporaryDirectory() as out:
             # --until-ci from one repetition each: its first round brings both set-ups to six, in rounds.
-            r = self.sweep(out, "--set", "reps=1", "--until-ci", "0.0001", "--max-reps", "6")
+            r = self.sweep(out, "--set", "reps=1", "--set", "order=interleaved", "--until-ci", "0.0001", "--max-reps",
+                           "6")
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             self.assertIn("until-ci round 1: 10 more run(s)", r.stdout)
             self.assertEqual(run_sequence(out), [(b, rep) for rep in range(6) for b in ("none", "async")])
@@ -900,7 +938,7 @@ class SlurmPlan(unittest.TestCase):
         self.assertEqual(len(snapshots), 1, scripts.keys())
         self.assertIn("T_ms: [1, 2]\n", scripts[snapshots[0]])
         script = scripts[next(n for n in scripts if n.endswith(".sbatch"))]
-        self.assertIn(f"/{snapshots[0]} --points 0,1 ", script)
+        self.assertRegex(script, re.escape(f"/{snapshots[0]}") + " --points (0,1|1,0) ")  # in the drawn order
 
 
 class SlurmHostile(unittest.TestCase):

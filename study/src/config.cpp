@@ -504,18 +504,21 @@ std::vector<KeyDef> build_key_table() {
        }});
   t.back().info.default_value = "`results/<experiment>`";
   study_key();
-  add(choice_key("order", kRunOrders, "interleaved",
-                 "the order in which a launch on real MPI runs its points: `interleaved` (in rounds, each round "
-                 "running the next repetition of every set-up in the study's order), `shuffled` (the same rounds, "
-                 "each in a random order drawn from order_seed) or `blocked` (each set-up's repetitions back to "
-                 "back). Interleaved, the machine's drift over a launch reaches every set-up alike instead of "
-                 "becoming a difference between them. A simulation (--launcher smpi) runs blocked: its runs are "
-                 "deterministic. provenance.csv records it",
+  add(choice_key("order", kRunOrders, "shuffled",
+                 "the order in which a launch on real MPI runs its points: `shuffled` (in rounds, each round "
+                 "running the next repetition of every set-up, in a fresh random order drawn from order_seed), "
+                 "`interleaved` (the same rounds, each in the study's order) or `blocked` (each set-up's "
+                 "repetitions back to back). In rounds, the machine's drift over a launch reaches every set-up alike "
+                 "instead of becoming a difference between them; shuffled, no set-up always runs first or after "
+                 "the same one. A simulation (--launcher smpi) runs blocked: its runs are deterministic. "
+                 "provenance.csv records it",
                  [](E& e, RunOrder v) { e.order = v; }));
   study_key();
-  add(int_key("order_seed", 0, kMaxInt, "1",
-              "the seed of `order: shuffled`'s random order (recorded in provenance.csv)",
+  add(int_key("order_seed", 0, kMaxInt, std::nullopt,
+              "the seed of `order: shuffled`'s random order, recorded in provenance.csv; give the recorded one to "
+              "run the same order again",
               [](E& e, int64_t v) { e.order_seed = v; }));
+  t.back().info.default_value = "a fresh one per sweep";
   study_key();
   add(name_key("job.scheduler", {"slurm"}, "slurm", "the only scheduler so far",
                [](E& e, std::string v) { e.job.scheduler = std::move(v); }));

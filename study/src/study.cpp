@@ -162,6 +162,12 @@ std::vector<std::size_t> Study::run_order(std::vector<std::size_t> indices) cons
   return indices;
 }
 
+int64_t draw_order_seed() {
+  std::random_device entropy;
+  const std::uint64_t bits = (std::uint64_t{entropy()} << 32) ^ entropy();
+  return static_cast<int64_t>(bits % (std::uint64_t{std::numeric_limits<int>::max()} + 1));
+}
+
 Study build_study(const std::string& text, const std::vector<std::string>& overrides, const std::string& source,
                   std::optional<int> default_nprocs, const Catalog& catalog) {
   const StudyAxes axes = expand_study(text, overrides, source);
@@ -191,16 +197,18 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
   std::map<std::string, std::vector<JobSpec>> seen;
   study.name = axes.experiments.front().name;
   study.order = axes.experiments.front().order;
-  study.order_seed = axes.experiments.front().order_seed;
+  const std::optional<int64_t> seed = axes.experiments.front().order_seed;
   for (const Experiment& e : axes.experiments) {
     // One order per study: its launches mix the experiments' points.
-    if (e.order != study.order || e.order_seed != study.order_seed) {
+    if (e.order != study.order || e.order_seed != seed) {
       std::vector<std::string> names;
       for (const auto& [name, order] : kRunOrders) names.emplace_back(name);
       throw InputError("key order: one order and one order_seed per study, not lists (allowed: one of " + join(names) +
                        "; its launches mix every combination's points)");
     }
   }
+  study.order_seed_drawn = !seed && study.order == RunOrder::shuffled;
+  study.order_seed = seed ? *seed : study.order_seed_drawn ? draw_order_seed() : 0;
   study.out = axes.experiments.front().out.empty() ? std::filesystem::path("results") / study.name
                                                    : std::filesystem::path(axes.experiments.front().out);
   for (const Experiment& e : axes.experiments) {
@@ -337,7 +345,9 @@ void check_launch_jobs(const Study& study) {
       {"job.srun_mpi", [](const JobSpec& j) { return j.srun_mpi.value_or("(unset)"); }},
       {"job.launcher_args", [](const JobSpec& j) { return j.launcher_args.value_or("(unset)"); }},
   };
-  for (const auto& [nprocs, indices] : study.launches()) {
+  std::map<int, std::vector<std::size_t>> by_size;  // in index order, so the message does not follow key order
+  for (const Point& p : study.points) by_size[p.spec.nprocs].push_back(p.index);
+  for (const auto& [nprocs, indices] : by_size) {
     const Point& first = study.points[indices.front()];
     check_job_values(first.job);
     for (std::size_t i : indices) {

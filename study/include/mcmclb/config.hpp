@@ -74,10 +74,11 @@ enum class Program { kernel, commbench };
 inline constexpr std::array<std::pair<std::string_view, Program>, 2> kPrograms = {
     {{"kernel", Program::kernel}, {"commbench", Program::commbench}}};
 
-/// The order in which a launch on real MPI runs its points (key order). interleaved: in rounds, round r running
-/// repetition r of every set-up (a point but for its rep) in the study's order; shuffled: the same rounds, each in a
-/// random order drawn from order_seed; blocked: each set-up's repetitions back to back, in the study's order. A
-/// simulation runs blocked: its runs are deterministic, so their order cannot change a number.
+/// The order in which a launch on real MPI runs its points (key order). shuffled, the default: in rounds, round r
+/// running repetition r of every set-up (a point but for its rep), each round in a random order drawn from
+/// order_seed (google/benchmark's random interleaving); interleaved: the same rounds, each in the study's order;
+/// blocked: each set-up's repetitions back to back, in the study's order. A simulation runs blocked: its runs are
+/// deterministic, so their order cannot change a number.
 enum class RunOrder { interleaved, shuffled, blocked };
 inline constexpr std::array<std::pair<std::string_view, RunOrder>, 3> kRunOrders = {
     {{"interleaved", RunOrder::interleaved}, {"shuffled", RunOrder::shuffled}, {"blocked", RunOrder::blocked}}};
@@ -99,8 +100,8 @@ struct Experiment {
   std::vector<FinishedRule> finished;  // empty: each balancer's default; else those it offers (none: an error)
   int reps = 0;
   std::string out;  // output folder; empty: results/<name>
-  RunOrder order = RunOrder::interleaved;
-  int64_t order_seed = 0;  // shuffled's seed
+  RunOrder order = RunOrder::shuffled;
+  std::optional<int64_t> order_seed;  // shuffled's seed; none: build_study draws one
   JobSpec job;
   Program program = Program::kernel;
   CommbenchSpec commbench;

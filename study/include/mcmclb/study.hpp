@@ -31,21 +31,30 @@ struct Study {
   std::string name;
   std::filesystem::path out;  // the study's `out`, or results/<name>
   std::vector<Point> points;
-  RunOrder order = RunOrder::interleaved;  // key order; a simulation sets blocked
-  int64_t order_seed = 1;                  // key order_seed: shuffled's
+  RunOrder order = RunOrder::shuffled;  // key order; a simulation sets blocked
+  int64_t order_seed = 0;               // key order_seed: shuffled's
+  /// The study gave no order_seed and build_study drew one (draw_order_seed()): whoever starts the launches passes
+  /// it on (--set order_seed=N), so that they run, and provenance.csv records, that one seed.
+  bool order_seed_drawn = false;
   /// Point indices per rank count, one launch each, in the order the launch runs them (order, run_order()).
   [[nodiscard]] std::map<int, std::vector<std::size_t>> launches() const;
   /// indices (points of one launch) in the order a launch runs them: blocked, their index order; interleaved, by
   /// repetition and then index, so each round runs every set-up's next repetition; shuffled, the rounds of
-  /// interleaved, each in a random order drawn from order_seed, the launch's rank count and the round. The order of
-  /// a subset (a resumed sweep's points left) is that of the whole launch, with the points done left out.
+  /// interleaved, each in a random order drawn from order_seed, the launch's rank count and the round (so each round
+  /// its own order). The order of a subset (a resumed sweep's points left) is that of the whole launch, with the
+  /// points done left out.
   [[nodiscard]] std::vector<std::size_t> run_order(std::vector<std::size_t> indices) const;
 };
 
 /// Expands study text. Experiments without nprocs get default_nprocs (the launched size for `run`); without it,
-/// nprocs is required. Throws mpi::InputError naming the key.
+/// nprocs is required. A shuffled study without order_seed gets a fresh one (draw_order_seed(), order_seed_drawn).
+/// Throws mpi::InputError naming the key.
 Study build_study(const std::string& text, const std::vector<std::string>& overrides, const std::string& source,
                   std::optional<int> default_nprocs, const Catalog& catalog);
+
+/// A seed for key order_seed from the system's entropy (std::random_device), in [0, INT_MAX]: each sweep of a
+/// study runs its rounds in new orders unless a seed is given.
+int64_t draw_order_seed();
 
 /// Job settings are per launch (one batch script per rank count): throws mpi::InputError naming the first job.*
 /// key whose value differs between two points of one launch, e.g. a time limit zipped with T_ms.
