@@ -217,6 +217,8 @@ SCHEMAS = {
         # The order the launch ran its points in (shuffled, interleaved, blocked) and shuffled's seed; absent from
         # older folders, which ran blocked.
         "order": TEXT, "order_seed": _int(0, True),
+        # How the program was compiled: CMAKE_BUILD_TYPE, the compiler and its C++ flags; absent from older folders.
+        "build_type": TEXT, "compiler": TEXT, "cxx_flags": TEXT,
     },
     "calibration.csv": {  # a calibrated run (finished rule pays; compute mode's planning balancers): its model
         "run_id": NAME, "size": _int(1), "create_s": _time(), "reduce_s": _time(), "bcast_s": _time(),

@@ -267,6 +267,36 @@ class Order(unittest.TestCase):
             self.assertNotEqual([b for b, _ in sequence[:2]], [b for b, _ in sequence[2:]], "the rounds differ")
             self.assertEqual({p["order_seed"] for p in read_csv(os.path.join(given, "provenance.csv"))}, {str(s)})
 
+    def test_provenance_records_the_build_and_an_older_file_reads_as_unknown(self):
+        # The build type and C++ flags as this build's CMake cache holds them (MCMCLB_BIN is in the build folder).
+        with open(os.path.join(os.path.dirname(MCMCLB), "CMakeCache.txt")) as f:
+            cache = dict(re.match(r"([^:#/]+):[A-Z]+=(.*)", line).groups() for line in f
+                         if re.match(r"[^:#/]+:[A-Z]+=", line))
+        build_type = cache["CMAKE_BUILD_TYPE"]
+        with tempfile.TemporaryDirectory() as out:
+            def run(points):
+                r = subprocess.run(["mpiexec", "-n", "2", MCMCLB, "run", ROUNDS, "--points", points, "--out", out,
+                                    "--resume"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                return r
+
+            run("0")
+            path = os.path.join(out, "provenance.csv")
+            [p] = read_csv(path)
+            self.assertEqual(p["build_type"], build_type)
+            self.assertRegex(p["compiler"], r"^\S+ [0-9.]+$")
+            flags = p["cxx_flags"].split()
+            wanted = cache["CMAKE_CXX_FLAGS_" + build_type.upper()].split() + ["-Wall"]
+            self.assertEqual([f for f in flags if f in wanted], wanted, "the build type's flags, then the warnings")
+            # A provenance.csv from before these columns: read as an older version, its rows' build unknown.
+            with open(path) as f:
+                lines = f.read().splitlines()
+            with open(path, "w") as f:
+                f.write("".join(line.rsplit(",", 3)[0] + "\n" for line in lines))
+            self.assertIn("1 of 2 points already done", run("0,1").stdout)
+            rows = read_csv(path)
+            self.assertEqual([(r["build_type"], r["cxx_flags"] == "") for r in rows], [("", True), (build_type, False)])
+
     def test_resume_failure_and_until_ci_keep_the_rounds_and_one_row_per_run(self):
         with tempfile.TemporaryDirectory() as out:
             env = dict(os.environ, MCMCLB_FAIL_POINT="2")  # async's first repetition, second in the launch

@@ -33,6 +33,11 @@ std::string utc_now() {
 Provenance collect_provenance(const std::string& mpi_library, int nprocs) {
   Provenance p;
   p.git_commit = git_commit();
+  p.build_type = build_type();
+  p.compiler = cxx_compiler();
+  // One space between flags: CMake joins empty parts (no CMAKE_CXX_FLAGS) with spaces of their own.
+  std::istringstream flags(cxx_flags());
+  for (std::string flag; flags >> flag;) p.cxx_flags += (p.cxx_flags.empty() ? "" : " ") + flag;
   p.mpi_library = mpi_library;
   p.nprocs = nprocs;
   std::array<char, 256> host{};
@@ -150,8 +155,13 @@ const csv::Row& provenance_header_v5() {
   return header;
 }
 
-const csv::Row& provenance_header() {
+const csv::Row& provenance_header_v6() {
   static const csv::Row header = extended(provenance_header_v5(), {"order", "order_seed"});
+  return header;
+}
+
+const csv::Row& provenance_header() {
+  static const csv::Row header = extended(provenance_header_v6(), {"build_type", "compiler", "cxx_flags"});
   return header;
 }
 
@@ -176,7 +186,10 @@ csv::Row provenance_row(const std::string& run_id, const Provenance& p) {
           count(p.nodes),
           p.node_layout,
           p.order,
-          p.order_seed};
+          p.order_seed,
+          p.build_type,
+          p.compiler,
+          p.cxx_flags};
 }
 
 }  // namespace mcmclb

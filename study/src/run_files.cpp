@@ -265,6 +265,9 @@ results::Schema results_schema() {
         {provenance_header_v4(), "mcmclb before the node layout (provenance.csv without nodes, node_layout)",
          unknown_to_the_end},
         {provenance_header_v5(), "mcmclb before interleaved repetitions (provenance.csv without order, order_seed)",
+         unknown_to_the_end},
+        {provenance_header_v6(),
+         "mcmclb before the build in provenance (provenance.csv without build_type, compiler, cxx_flags)",
          unknown_to_the_end}}});
   s.per_run.push_back({"chains.csv", chains_header(), {}});            // compute mode only
   s.per_run.push_back({"traces.csv", traces_header(), {}});            // work.trace only

@@ -10,6 +10,11 @@
 namespace mcmclb {
 
 const char* git_commit();  // generated at build time (cmake/WriteGitCommit.cmake)
+// How the build compiled C++ (generated at configure time, cmake/BuildInfo.cmake): CMAKE_BUILD_TYPE, the compiler
+// ("GNU 12.2.0") and the flags every target's C++ got.
+const char* build_type();
+const char* cxx_compiler();
+const char* cxx_flags();
 
 struct Provenance {
   std::string git_commit;
@@ -59,6 +64,11 @@ struct Provenance {
   // in simulation) and, for shuffled, its seed (key order_seed). Empty outside a study's run and in older folders.
   std::string order;
   std::string order_seed;
+  // How the code that ran was compiled (build_type(), cxx_compiler(), cxx_flags()): a Release build and the tests'
+  // -O1 build differ about threefold in compute-mode time. Empty in older folders: unknown.
+  std::string build_type;
+  std::string compiler;
+  std::string cxx_flags;
 };
 
 /// Sets p's host_cpu_s and host_peak_rss_kib from getrusage(RUSAGE_SELF): this process since it started.
@@ -92,6 +102,8 @@ const csv::Row& provenance_header_v3();
 const csv::Row& provenance_header_v4();
 /// The columns before order and order_seed: v4, nodes and node_layout.
 const csv::Row& provenance_header_v5();
+/// The columns before build_type, compiler and cxx_flags: v5, order and order_seed.
+const csv::Row& provenance_header_v6();
 csv::Row provenance_row(const std::string& run_id, const Provenance& p);
 
 /// The provenance of a run of nprocs ranks with the given MPI library (mpi::library_version()): the build's
