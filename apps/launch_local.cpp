@@ -90,6 +90,25 @@ class StopCause {
   std::string cause_;
 };
 
+/// The last progress line a launch printed since its last recorded point: how far the running point got (the
+/// simulated kernel prints "  progress: simulated X s of ~Y s ..." every MCMCLB_PROGRESS_S host seconds,
+/// Kernel::progress_tick), kept in failures.csv when the point is killed on the way (out of memory, a time limit).
+class LastProgress {
+ public:
+  void see(std::string_view line) {
+    const auto at = line.find("progress: ");
+    if (at != std::string_view::npos) line_ = printable(line.substr(at), 240);
+  }
+  void forget() { line_.clear(); }
+  /// reason, followed by the line when one was seen.
+  std::string explain(const std::string& reason) const {
+    return line_.empty() ? reason : reason + "; its last line of progress: " + line_;
+  }
+
+ private:
+  std::string line_;
+};
+
 /// Runs one commbench point (one mpiexec); its CSV is its record.
 void run_commbench_point(const SweepOptions& o, const Study& study, const fs::path& out, const Point& p,
                          Progress& progress, std::vector<Failure>& failures) {
@@ -134,13 +153,18 @@ std::vector<std::size_t> run_kernel_launch(const SweepOptions& o, const Study& s
   std::printf("launch: %s\n", command.c_str());
   progress.launch_started();
   StopCause cause;
+  LastProgress last;
   const int status = run_streaming(command, [&](const std::string& line) {
     std::printf("  | %s\n", line.c_str());
     progress.launch_printed();
     const std::size_t recorded_before = reported;
     report_new_rows();
-    if (reported != recorded_before) cause.forget();  // a point recorded since: what it printed was not fatal
+    if (reported != recorded_before) {  // a point recorded since: what it printed was not fatal, nor its progress
+      cause.forget();
+      last.forget();
+    }
     cause.see(line);
+    last.see(line);
   });
   report_new_rows();
   const auto after = recorded_points(out);
@@ -154,8 +178,8 @@ std::vector<std::size_t> run_kernel_launch(const SweepOptions& o, const Study& s
       failures.push_back({i, "the launch ended without recording it"});
       continue;
     }
-    failures.push_back(
-        {i, cause.explain("the launch exited with status " + std::to_string(status) + " while running it")});
+    failures.push_back({i, last.explain(cause.explain("the launch exited with status " + std::to_string(status) +
+                                                      " while running it"))});
     progress.point_done(study.points[i], "FAILED");
     return {remaining.begin() + static_cast<std::ptrdiff_t>(k) + 1, remaining.end()};  // relaunch the rest
   }

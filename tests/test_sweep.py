@@ -702,6 +702,39 @@ class Simulation(unittest.TestCase):
             self.assertIn("only with --launcher smpi", r.stderr)
 
 
+class KilledPoint(unittest.TestCase):
+    """A point killed on the way (out of memory, a time limit) records in failures.csv how far it got: the last
+    progress line its launch printed, beside the line that says why it stopped. The stub smpirun here stands for a
+    simulation that prints two progress lines, in the kernel's words, and is killed; only its first launch
+    progresses, so the relaunched points have no progress of their own to keep."""
+
+    def test_failures_keep_the_last_progress_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "bin"))
+            stub = os.path.join(d, "bin", "smpirun")
+            with open(stub, "w") as f:
+                # The sweep's first call only asks for --help (its check of the flags): answered.
+                f.write(f'#!/bin/sh\nfor a; do [ "$a" = --help ] && exit 0; done\n'
+                        f'if [ ! -e {d}/progressed ]; then\n  touch {d}/progressed\n'
+                        '  echo "  progress: simulated 0.50 s of ~2.00 s (ideal; none 3.00 s), host 30 s elapsed, '
+                        'peak RSS 10 MiB"\n'
+                        '  echo "  progress: simulated 1.25 s of ~2.00 s (ideal; none 3.00 s), host 60 s elapsed, '
+                        'peak RSS 12 MiB"\nfi\necho Killed\nexit 137\n')
+            os.chmod(stub, 0o755)
+            out = os.path.join(d, "out")
+            env = dict(os.environ, PATH=os.path.dirname(stub) + ":" + os.environ["PATH"])
+            r = mcmclb("sweep", ROUNDS, "--launcher", "smpi", "--sim-binary", fake_sim_program(d), "--out", out,
+                       env=env)
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            reasons = [f["reason"] for f in read_csv(os.path.join(out, "failures.csv"))]
+            self.assertEqual(len(reasons), 4, reasons)  # the killed point, then each relaunch of the rest
+            self.assertEqual(reasons[0], "the launch exited with status 137 while running it (it printed: Killed); its "
+                             "last line of progress: progress: simulated 1.25 s of ~2.00 s (ideal; none 3.00 s), "
+                             "host 60 s elapsed, peak RSS 12 MiB")
+            for reason in reasons[1:]:
+                self.assertEqual(reason, "the launch exited with status 137 while running it (it printed: Killed)")
+
+
 class SmpirunArguments(unittest.TestCase):
     """smpirun splits the program's arguments again (an unquoted shell expansion: blanks split, * ? [ expanded,
     --cfg=... taken for itself), so `--set 'T_ms=[1, 2]'` or an --out path with a space reached mcmclb-sim as two
