@@ -5,6 +5,7 @@
 //   build/mcmclb sweep STUDY.yaml --launcher local|slurm|smpi [--out DIR] [--force] [--dry-run] [--jobs-dir DIR]
 //   build/mcmclb status STUDY.yaml [--set key=value]... [--out DIR]
 //   build/mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE] [--ignore COLUMNS]   (apps/compare.hpp)
+//   build/mcmclb compare DIR --baseline KEY=VALUE[,...] [...]   (one folder's set-ups against one of them)
 //   build/mcmclb --version   (the release, from CMake's project(), and the commit the build was made from)
 //   build/mcmclb keys | columns   (not in --help: the key table as Markdown, each results file's header; what
 //                                  docs/reference/ documents and tests/test_reference.py compares against)
@@ -46,6 +47,7 @@ const char* const kUsage =
     "[--platform FILE] [--sim-binary FILE] [--set key=value]...\n"
     "       mcmclb status STUDY.yaml [--set key=value]... [--out DIR]\n"
     "       mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE] [--ignore COLUMN[,COLUMN...]]\n"
+    "       mcmclb compare DIR --baseline KEY=VALUE[,KEY=VALUE...] [--threshold PCT] [--alpha P] [--csv FILE]\n"
     "       mcmclb predict CALIBRATION.csv --run RUN_ID --move single|all --moves N --atoms A[,A...] "
     "--sizes M[,M...]\n"
     "       mcmclb --version";

@@ -197,7 +197,7 @@ class Compare(unittest.TestCase):
         bad_time = self.copy("bad-time")
         rewrite_runs(bad_time, lambda row: row.update(time_s="fast"))
         a = self.a
-        self.refused([a], "1 folder(s) given, two needed")
+        self.refused([a], "1 folder(s) given, two needed, or one with --baseline KEY=VALUE")
         self.refused([a, os.path.join(self.tmp, "missing")], "missing: no such folder")
         self.refused([os.path.join(a, "runs.csv"), a], "runs.csv: not a folder")
         self.refused([a, empty], "empty/runs.csv: cannot be read")
@@ -210,6 +210,85 @@ class Compare(unittest.TestCase):
         self.refused([a, a, "--fast"], "unknown flag --fast")
         self.refused([a, a, "--csv", os.path.join(self.tmp, "no", "such", "x.csv")], "its folder does not exist")
         self.refused([a, a, "--csv", self.tmp], "is a folder")
+
+    def one_folder(self, name, relabelled, backend=None):
+        """A folder holding a's runs and, for each (columns, factor) of relabelled, a copy of them with those key
+        columns changed and every time multiplied by factor: set-ups of one folder whose ratios are known."""
+        dest = self.copy(name)
+        path = os.path.join(dest, "runs.csv")
+        original = rows(path)
+        out = []
+        for k, (columns, factor) in enumerate([({}, 1)] + relabelled):
+            for row in original:
+                row = dict(row, **columns)
+                row.update(run_id=f"{row['run_id']}-{k}", time_s=repr(float(row["time_s"]) * factor))
+                if backend:
+                    row.update(backend=backend, platform="configs/platforms/bgp.xml")
+                out.append(row)
+        with open(path, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(original[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(out)
+        return dest
+
+    def within(self, folder, *extra):
+        csv_path = os.path.join(self.tmp, "within.csv")
+        r = mcmclb("compare", folder, "--csv", csv_path, *extra)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        return r, rows(csv_path)
+
+    def test_within_one_folder_every_set_up_is_ranked_against_its_baseline(self):
+        # none (a's runs), async 10 % slower and steal 10 % faster, at T_ms 40 and 60: each T_ms its own baseline.
+        one = self.one_folder("one", [({"balancer": "async", "method": "intercomm", "finished": "pays"}, 1.1),
+                                      ({"balancer": "steal"}, 0.9)])
+        r, table = self.within(one, "--baseline", "balancer=none")
+        ranked = [(t["point"].split()[1], t["point"].split()[2], t["verdict"]) for t in table]
+        self.assertEqual(ranked, [(T, b, v) for T in ("T_ms=40", "T_ms=60")
+                                  for b, v in (("steal", "faster"), ("none", "baseline"), ("async", "slower"))],
+                         r.stdout)
+        for t in table:
+            self.assertEqual((t["n_a"], t["n_b"]), ("6", "6"))
+            want = {"steal": 0.9, "none": 1, "async": 1.1}[t["point"].split()[2]]
+            self.assertAlmostEqual(float(t["ratio"]), want, places=6)
+            if t["verdict"] != "baseline":  # the interval compare A B gives, its baseline as A
+                self.assertLessEqual(float(t["ratio_low"]), float(t["ratio"]))
+                self.assertLessEqual(float(t["ratio"]), float(t["ratio_high"]))
+                self.assertLess(float(t["p_value"]), 0.05)
+        self.assertEqual(r.stdout.count("baseline: P=2 T_ms="), 2, r.stdout)
+        self.assertIn("compare: 6 set-up(s) against 2 baseline(s): 2 baseline, 2 faster, 2 slower", r.stdout)
+        self.assertNotIn("simulated", r.stdout)
+        # Any key column names the baseline: here T_ms = 40, against which each balancer's T_ms = 60 is slower.
+        r, table = self.within(one, "--baseline", "T_ms=40")
+        self.assertEqual(sorted(t["verdict"] for t in table), ["baseline"] * 3 + ["slower"] * 3, r.stdout)
+        # A set-up with no baseline in the folder is listed as such, not ranked.
+        r, table = self.within(one, "--baseline", "balancer=async")
+        self.assertEqual(sorted(t["verdict"] for t in table), ["baseline"] * 2 + ["faster"] * 4, r.stdout)
+        r, table = self.within(one, "--baseline", "method=intercomm")  # only async has it
+        self.assertEqual(sorted(t["verdict"] for t in table), ["baseline"] * 2 + ["no baseline"] * 4, r.stdout)
+
+    def test_within_a_simulated_folder_the_ratio_is_exact(self):
+        sim = self.one_folder("one-sim", [({"balancer": "steal"}, 0.9)], backend="smpi")
+        r, table = self.within(sim, "--baseline", "balancer=none")
+        self.assertEqual([t["verdict"] for t in table], ["faster (simulated)", "baseline"] * 2, r.stdout)
+        self.assertEqual({t["p_value"] for t in table}, {""}, "no test for deterministic runs")
+        self.assertIn("simulated set-ups: their runs are deterministic", r.stdout)
+
+    def test_within_bad_baselines_are_one_line(self):
+        one = self.one_folder("one-bad", [({"balancer": "async", "method": "intercomm", "finished": "pays"}, 1.1),
+                                          ({"balancer": "async", "method": "create_group", "finished": "pays"}, 1.2)])
+        self.refused([one, "--baseline", "balancer=nonee"],
+                     "--baseline: no set-up of " + one + " has balancer=nonee (allowed: its values there: async, none)")
+        self.refused([one, "--baseline", "balancer=async"], "--baseline balancer=async: 2 set-ups of " + one +
+                     " match it beside P=2 T_ms=40 async")
+        self.refused([one, "--baseline", "balancer=async"], "(allowed: pairs that pick one, e.g. --baseline "
+                     "balancer=async,method=create_group)")
+        self.refused([one, "--baseline", "rank=1"], "--baseline: 'rank' is not a runs.csv key column")
+        self.refused([one, "--baseline", "balancer"], "--baseline: 'balancer' is not KEY=VALUE")
+        self.refused([one, "--baseline", "balancer=none,balancer=async"], "--baseline: balancer given twice")
+        self.refused([one, "--baseline", "balancer=none", "--baseline", "T_ms=40"], "--baseline: given twice")
+        self.refused([one, self.a, "--baseline", "balancer=none"], "--baseline: 2 folder(s) given, one needed")
+        self.refused([one, "--baseline", "balancer=none", "--ignore", "T_ms"], "--ignore: only with two folders")
+        self.refused([one, "--baseline", "balancer=none", "--alpha", "2"], "--alpha: '2' is not a significance level")
 
     def test_older_folder_is_read_through_its_upgrade(self):
         older = os.path.join(ROOT, "tests", "fixtures", "results-v0.1")
