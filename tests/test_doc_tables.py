@@ -471,5 +471,28 @@ class Copies(unittest.TestCase):
         self.assertEqual(self.read(path), text)
 
 
+class MergeWaits(unittest.TestCase):
+    """doc_tables.simulation.merge_waits: a finished group's wait runs from its chain's end (its items at T / its
+    ranks after its last formation) to the merge; the group whose chain continues does not wait; a merge of a group
+    no event formed is refused."""
+
+    def test_waits_from_the_chain_end_to_the_merge(self):
+        from doc_tables.simulation import merge_waits
+        run = {"run_id": "r", "G": 2, "T_ms": 100, "nprocs": 6}
+
+        def event(t, kind, before, first, last, chain, left):
+            return {"t_s": t, "kind": kind, "groups_before": before, "group_first": first, "group_last": last,
+                    "group_size": last - first + 1, "chain": chain, "items_left": left}
+        events = [event(0, "initial", "", 0, 1, 0, 2), event(0, "initial", "", 2, 3, 1, 10),
+                  event(0, "initial", "", 4, 5, 2, 20),
+                  event(0.13, "merge", "0-1 2-3", 0, 3, 1, 7),       # chain 0 ended at 0.1: waited 30 ms
+                  event(0.33, "merge", "0-3 4-5", 0, 5, 2, 12)]      # chain 1 ended at 0.13 + 0.175
+        waits, per_group = merge_waits(run, events, "events.csv")
+        self.assertEqual([round(w, 6) for _, w, _ in waits], [0.03, 0.025])
+        self.assertEqual([round(w, 6) for w in per_group], [0.055, 0.025, 0.0])
+        with self.assertRaisesRegex(doc_tables.InputError, "which no earlier event formed"):
+            merge_waits(run, events + [event(0.5, "merge", "6-7 0-5", 0, 7, 2, 1)], "events.csv")
+
+
 if __name__ == "__main__":
     unittest.main()

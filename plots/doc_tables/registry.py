@@ -9,8 +9,8 @@ from .merge_pays import (calibration_cost, merge_pays_ratios, merge_pays_sensiti
 from .paper import paper_answer
 from .readme import findings, quick_start
 from .reproductions import reproductions
-from .simulation import (async_gap, constants_sensitivity, host_cost, lj_cost, simulated_times, table1_rows,
-                         table1_seeds, times_by_folder)
+from .simulation import (async_gap, async_gap_model, collective_merges, constants_sensitivity, host_cost, lj_cost,
+                         simulated_times, table1_rows, table1_seeds, times_by_folder)
 from .steal_regroup import (before_after, regrouping_against_thieves, steal_vs_regroup_compute, steal_vs_regroup_seeds,
                             steal_vs_regroup_sizes, steal_vs_regroup_summary)
 from .your_workload import trace_at_scale, trace_replay
@@ -33,6 +33,9 @@ TABLES = {
     "calibration-cost": (calibration_cost, (2, 4), {}),
     "table1-seeds": (table1_seeds, (1, 4), {"seeds": "integers separated by commas", "rule": "retire|coalesce"}),
     "async-gap": (async_gap, (1, 8), {}),
+    "async-gap-model": (async_gap_model, (1, 8), {}),
+    "collective-merges": (collective_merges, (1, 1), {"run": "a set-up's label, e.g. collective(128) create",
+                                                      "nprocs": "an integer"}),
     "host-cost": (host_cost, (1, 1), {}),
     "constants-sensitivity": (constants_sensitivity, (1, 20), {"interval": "an integer"}),
     "two-mpis": (two_mpis, (1, 4), {"digits": "an integer", "ratio": "yes|no"}),

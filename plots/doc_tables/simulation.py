@@ -6,7 +6,7 @@ import os
 import re
 from collections import defaultdict
 
-from mcmclb_csv import RUN_COLUMNS, InputError, read_runs, run_label
+from mcmclb_csv import RUN_COLUMNS, InputError, read_csv, read_runs, run_label
 from mcmclb_stats import Summary, median
 
 from . import common
@@ -129,6 +129,130 @@ def async_gap(inputs):
     return table_text(["setting", "item T/G", "noise", "none", "retire: intercomm (gap)", "retire: range",
                        "retire: Table 1 row (intercomm)", "coalesce: intercomm (gap)",
                        "coalesce: Table 1 row (intercomm)"], rows)
+
+
+def merge_waits(run, events, where):
+    """The waits of a noise-free sleep-mode async run, from its events.csv rows: [(merge time, wait s, initial
+    groups of the finished part)] and per initial group (G ranks) the sum of its waits. A group formed at t with n
+    items left and g ranks ends its chain at t + n T / g; in a merge, each group of groups_before whose chain is not the
+    one continued had finished, and waited from its chain's end until the merge."""
+    g0, item_s = run["G"], run["T_ms"] / 1000
+    groups, waits = {}, []
+    per_group = [0.0] * (run["nprocs"] // g0)
+    for e in sorted(events, key=lambda e: (e["t_s"], e["kind"] != "initial")):
+        if e["kind"] == "merge":
+            for part in e["groups_before"].split():
+                first, _, last = part.partition("-")
+                before = groups.pop((int(first), int(last)), None)
+                if before is None:
+                    raise InputError(f"{where}: run {run['run_id']} merges {part} at {e['t_s']} s, which no earlier "
+                                     f"event formed (allowed: a run's complete events.csv)")
+                if before["chain"] != e["chain"]:
+                    wait = e["t_s"] - (before["t_s"] + before["items_left"] * item_s / before["group_size"])
+                    waits.append((e["t_s"], wait, range(int(first) // g0, int(last) // g0 + 1)))
+                    for i in waits[-1][2]:
+                        per_group[i] += wait
+        groups[(e["group_first"], e["group_last"])] = e
+    return waits, per_group
+
+
+def async_gap_model(inputs):
+    """The paper's account of async's gap against the simulated one. The paper polls once per item, every T /
+    group_size, so a finished group waits at most that long for its neighbour; over a cyclic period of 8 groups
+    (workload_period / G) it puts the overhead at up to (8 - 1) T / G per group. Per folder (its setting from its
+    provenance), each noise-free async run with Algorithm 1 under retire: its merges, the waits from a group's chain's
+    end to its merge (merge_waits; median and largest), each initial group's sum of waits (median and largest), the
+    paper's bound, and the run's gap (time_s - ideal_s), all in ms. The chain's end is estimated from its items
+    alone, so the waits hold where a polling point costs little against an item (the platform as calibrated)."""
+    rows = []
+    for folder in inputs.folders:
+        setting = setting_of(folder)
+        need = ["balancer", "method", "finished", "T_ms", "G", "jitter_pct", "work_mode", "workload_period",
+                "nprocs", "time_s", "ideal_s"]
+        runs = [r for r in Inputs.read(folder, need=need) if r["balancer"] == "async" and r["method"] == "intercomm"
+                and r["finished"] in ("retire", None) and not r["jitter_pct"] and r["work_mode"] == "sleep"]
+        if not runs:
+            raise InputError(f"{folder}/runs.csv: no noise-free async intercomm run under retire in sleep mode "
+                             f"(allowed: the paper's async runs)")
+        events = defaultdict(list)
+        for e in Inputs.read(folder, "events.csv", need=["run_id", "t_s", "kind", "groups_before", "group_first",
+                                                         "group_last", "group_size", "chain", "items_left"]):
+            events[e["run_id"]].append(e)
+        for r in sorted(runs, key=lambda r: (r["nprocs"], r["T_ms"])):
+            if r["run_id"] not in events:
+                raise InputError(f"{folder}/events.csv: no events of run {r['run_id']} (allowed: the events of "
+                                 f"every run the block reads)")
+            waits, per_group = merge_waits(r, events[r["run_id"]], f"{folder}/events.csv")
+            each = sorted(w for _, w, _ in waits)
+            period = r["workload_period"] // r["G"]
+            rows.append([setting, f"{r['nprocs']}", f"{r['T_ms'] / r['G']:g}", str(len(waits)),
+                         f"{median(each) * 1e3:.1f} / {each[-1] * 1e3:.1f}",
+                         f"{median(per_group) * 1e3:.1f} / {max(per_group) * 1e3:.1f}",
+                         f"{(period - 1) * r['T_ms'] / r['G']:g} = {period - 1} × {r['T_ms'] / r['G']:g}",
+                         f"{(r['time_s'] - r['ideal_s']) * 1e3:.1f}"])
+    return table_text(["setting", "P", "item T/G (ms)", "merges", "wait per merge: median / max (ms)",
+                       "waits per initial group, summed: median / max (ms)", "paper's bound (P - 1) T/G (ms)",
+                       "run's gap: time - ideal (ms)"], rows)
+
+
+def collective_merges(inputs):
+    """Where collective's idle ranks go, from events.csv: the merges of one run (run=LABEL, at nprocs=P; default the
+    largest) within the first period of the cyclic workload (ranks 0 to workload_period - 1; every period repeats
+    it). Per merge: its time, the idle ranks that join, the chain they join (a merged group continues its right-hand
+    group's chain, numbered from 0 in the period) with its items left, the ranks that work it then and when it would
+    end with no further merge (t + items left * T / ranks); and the period's longest chain at that moment: its items
+    left and its ranks. Then the run's time_s; the earliest end these merges allow, the last merge (the whole period
+    joining the longest chain) held as soon as every other chain has ended; and the paper's time for the set-up
+    (plots/reference/dinan2011.csv), where it gives one. Simulated seconds."""
+    folder = inputs.folders[0]
+    label, nprocs = inputs.option("run"), inputs.numbers("nprocs", [None])[0]
+    runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS + ["T_ms", "G", "workload_period", "jitter_pct"])
+            if r["valid"] is True and run_label(r) == label and not r["jitter_pct"]]
+    nprocs = nprocs or max((r["nprocs"] for r in runs), default=None)
+    runs = [r for r in runs if r["nprocs"] == nprocs]
+    if len(runs) != 1:
+        raise InputError(f"{folder}/runs.csv: {len(runs)} noise-free valid runs of {label} at P = {nprocs} (allowed: "
+                         f"exactly one; name it with run=LABEL and nprocs=P)")
+    run = runs[0]
+    item_s, period = run["T_ms"] / 1000, run["workload_period"]
+    events = sorted((e for e in Inputs.read(folder, "events.csv", need=["run_id", "t_s", "kind", "groups_before",
+                                                                         "group_first", "group_last", "group_size",
+                                                                         "chain", "items_left"])
+                     if e["run_id"] == run["run_id"] and e["group_last"] < period), key=lambda e: e["t_s"])
+    state = {e["chain"]: e for e in events if e["kind"] == "initial"}
+    if not state:
+        raise InputError(f"{folder}/events.csv: no events of run {run['run_id']} (allowed: the run's events)")
+    longest = max(state, key=lambda c: state[c]["items_left"])
+    rows = []
+    for e in (e for e in events if e["kind"] == "merge"):
+        before = state[e["chain"]]
+        last = state[longest]
+        left = last["items_left"] - (e["t_s"] - last["t_s"]) * last["group_size"] / item_s
+        if e["chain"] == longest:
+            left = e["items_left"]
+        rows.append([f"{e['t_s']:.4f}", str(e["group_size"] - before["group_size"]), f"{e['chain']}",
+                     str(e["items_left"]), str(e["group_size"]),
+                     f"{e['t_s'] + e['items_left'] * item_s / e['group_size']:.4f}",
+                     f"{max(left, 0):.0f} on {e['group_size'] if e['chain'] == longest else last['group_size']}"])
+        state[e["chain"]] = e
+    # The same merges, the last one as early as they allow: once every other chain of the period has ended.
+    ends = [e["t_s"] + e["items_left"] * item_s / e["group_size"] for c, e in state.items() if c != longest]
+    on_longest = [e for e in events if e["chain"] == longest]
+    before_last = on_longest[-2] if len(on_longest) > 1 else on_longest[0]
+    at = max(ends)
+    left = before_last["items_left"] - (at - before_last["t_s"]) * before_last["group_size"] / item_s
+    import table1
+    paper = [r["time_s"] for r in read_csv(table1.REFERENCE, "dinan2011.csv", ["kind", "balancer", "interval",
+                                                                                 "time_s"])
+             if r["kind"] == "fig2" and r["balancer"] == run["balancer"] and r["interval"] == run["interval"]]
+    rows.append([f"**{run['time_s']:.4f}**", "the run ends", "", "", "", "", ""])
+    rows.append([f"{at + max(left, 0) * item_s / period:.4f}", "the earliest end with these merges: the last one as "
+                 "soon as every other chain has ended", "", "", "", "", ""])
+    if paper:
+        rows.append([f"{paper[0]:g}", "the paper's text", "", "", "", "", ""])
+    return table_text(["merge at (s)", "idle ranks joining", "chain they join", "its items left",
+                       "ranks on it then", "it ends, if nothing else joins (s)",
+                       f"longest chain ({longest}): items left on ranks"], rows)
 
 
 def constants_sensitivity(inputs):
