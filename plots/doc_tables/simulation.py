@@ -6,7 +6,7 @@ import os
 import re
 from collections import defaultdict
 
-from mcmclb_csv import RUN_COLUMNS, InputError, read_csv, read_runs, run_label
+from mcmclb_csv import RUN_COLUMNS, InputError, read_runs, run_label
 from mcmclb_stats import Summary, median
 
 from . import common
@@ -241,10 +241,8 @@ def collective_merges(inputs):
     before_last = on_longest[-2] if len(on_longest) > 1 else on_longest[0]
     at = max(ends)
     left = before_last["items_left"] - (at - before_last["t_s"]) * before_last["group_size"] / item_s
-    import table1
-    paper = [r["time_s"] for r in read_csv(table1.REFERENCE, "dinan2011.csv", ["kind", "balancer", "interval",
-                                                                                 "time_s"])
-             if r["kind"] == "fig2" and r["balancer"] == run["balancer"] and r["interval"] == run["interval"]]
+    from .paper import paper_fig2_times  # here: paper.py imports the README's module, which imports this one
+    paper = paper_fig2_times().get(f"{run['balancer']}({run['interval']})", ())[:1]
     rows.append([f"**{run['time_s']:.4f}**", "the run ends", "", "", "", "", ""])
     rows.append([f"{at + max(left, 0) * item_s / period:.4f}", "the earliest end with these merges: the last one as "
                  "soon as every other chain has ended", "", "", "", "", ""])
