@@ -166,7 +166,7 @@ using Samples = ConfigurationSamples;
 struct Columns {
   std::vector<std::size_t> key;  // is_configuration_key() columns
   std::vector<std::string> key_names;
-  std::size_t time = 0, valid = 0, backend = 0, balancer = 0, finished = 0;
+  std::size_t time = 0, ideal = 0, valid = 0, backend = 0, balancer = 0, finished = 0, commit = 0, library = 0;
   std::vector<std::size_t> regroups;  // regroups_avg, _std, _min, _max
 };
 
@@ -183,6 +183,9 @@ Columns columns() {
     }
   }
   c.time = at("time_s");
+  c.ideal = at("ideal_s");
+  c.commit = at("git_commit");
+  c.library = at("mpi_library");
   c.valid = at("valid");
   c.backend = at("backend");
   c.balancer = at("balancer");
@@ -286,6 +289,9 @@ std::map<std::string, ConfigurationSamples> read_configurations(const std::strin
     s.key_fields = key;
     s.simulated = row[c.backend] == "smpi";
     s.time_s.push_back(*time);
+    s.ideal_s.push_back(parse_number(row[c.ideal]).value_or(0));
+    s.git_commits.insert(row[c.commit]);
+    s.mpi_library = row[c.library];
     s.regroups_avg.push_back(parse_number(row[c.regroups[0]]).value_or(0));
     std::string exact = row[c.time];
     for (const std::size_t i : c.regroups) exact += "," + row[i];

@@ -18,10 +18,12 @@ const csv::Row& compare_header();
 
 /// The valid runs of one configuration (a point without its rep) in a results folder: its repetitions.
 struct ConfigurationSamples {
-  std::vector<double> time_s, regroups_avg;
+  std::vector<double> time_s, ideal_s, regroups_avg;
   std::set<std::string> exact;          // time_s and the four regroups_* fields as written, one entry per distinct run
   std::vector<std::string> key_fields;  // the is_configuration_key() columns of runs.csv, in its order
   bool simulated = false;               // backend smpi
+  std::set<std::string> git_commits;    // of its runs
+  std::string mpi_library;              // its runs' (SimGrid's version in a simulation)
 };
 /// The valid runs of results folder dir by configuration_key(), read without writing (a runs.csv of an older
 /// mcmclb through its upgrade in memory). Throws InputError naming the folder or file when dir is not a results

@@ -13,6 +13,7 @@
 #include <numeric>
 #include <optional>
 #include <random>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -97,28 +98,56 @@ void reference_times(const std::vector<double>& chain_s, const std::vector<int>&
 
 /// Emulated work: reference_times from the workload, chain by chain in the same order and arithmetic (so the
 /// same bits), without a table of every chain: every rank needs the times (its progress lines), and a simulation
-/// runs all ranks in one process, where a table per rank over all chains is quadratic in the rank count.
-void emulated_reference_times(const RunSpec& spec, const std::vector<int>& sizes, int nprocs, RunResult& r) {
+/// runs all ranks in one process, where a table per rank over all chains is quadratic in the rank count. A replayed
+/// trace: its speed-ups at each initial group's size for the baseline, and steady_share_s() for the ideal. Returns,
+/// for a trace whose chains with work the run does not all replay (fewer study chains than recorded ones, or a
+/// draw that missed some), one line saying how many it replays; else "".
+std::string emulated_reference_times(const RunSpec& spec, const std::vector<int>& sizes, int nprocs, RunResult& r) {
   const auto workload = make_workload(spec.workload);
+  const Trace* trace = workload->trace();
   const int W = spec.workload.chains_per_group;
   r.baseline_s = 0;
   double total_s = 0;
-  int leader = 0;
+  // A trace's chains as steady_share_s() takes them: few distinct (trace chain, group size) pairs, counted.
+  std::map<std::pair<int, int>, int64_t> replayed;
+  int leader = 0, g = 0;
   for (const int size : sizes) {
     double unit_s = 0;
     for (int c = 0; c < W; ++c) {
-      const int index = static_cast<int>(int64_t{leader} * W + c);
-      // A replayed trace: the chain's recorded single-rank seconds; emulated work: S items of T_ms.
-      const Trace* trace = workload->trace();
-      const double chain_s = trace != nullptr ? trace->chain_single_rank_s(workload->trace_chain(index))
-                                              : static_cast<double>(workload->items(index)) * spec.T_ms / 1000.0;
-      unit_s += chain_s;
-      total_s += chain_s;
+      const int index = chain_index(*workload, g, leader, W, c);
+      if (trace != nullptr) {  // the unit's time on its group: each chain at the group's speed-up
+        const int chain = workload->trace_chain(index);
+        unit_s += trace->chain_single_rank_s(chain) / trace->speedup(chain, size);
+        ++replayed[{chain, size}];
+      } else {  // its work on one rank, divided by the size below (perfect scaling)
+        const double chain_s = static_cast<double>(workload->items(index)) * spec.T_ms / 1000.0;
+        unit_s += chain_s;
+        total_s += chain_s;
+      }
     }
-    r.baseline_s = std::max(r.baseline_s, unit_s / size);
+    r.baseline_s = std::max(r.baseline_s, trace != nullptr ? unit_s : unit_s / size);
     leader += size;
+    ++g;
   }
-  r.ideal_s = total_s / nprocs;
+  if (trace == nullptr) {
+    r.ideal_s = total_s / nprocs;
+    return "";
+  }
+  std::vector<ReplayedChains> chains;
+  std::set<int> distinct;
+  for (const auto& [key, count] : replayed) {
+    chains.push_back({key.first, key.second, count});
+    if (trace->items(key.first) > 0) distinct.insert(key.first);
+  }
+  r.ideal_s = steady_share_s(*trace, chains, nprocs);
+  int with_work = 0;
+  for (int c = 0; c < trace->chains(); ++c) with_work += trace->items(c) > 0 ? 1 : 0;
+  if (static_cast<int>(distinct.size()) == with_work) return "";
+  return "the " + std::to_string(sizes.size() * static_cast<std::size_t>(W)) +
+         " chains of this run (P=" + std::to_string(nprocs) + ", " + std::to_string(sizes.size()) + " groups, " +
+         std::to_string(W) + " each) replay " + std::to_string(distinct.size()) + " of the " +
+         std::to_string(with_work) + " chains with items of trace file " + spec.workload.file + " (workload.map " +
+         std::string(to_string(spec.workload.map)) + ")";
 }
 
 /// Compute mode, collective: each chain's whole trajectory on one rank (chain c on rank c mod P, g = 1, no
@@ -456,8 +485,9 @@ RunResult run_once(const RunSpec& spec) {
     std::vector<double> chain_s;
     for (const auto& o : outcomes) chain_s.push_back(o.ref_cpu_s);
     reference_times(chain_s, sizes, W, nprocs, r);  // meaningful on rank 0, which writes them
-  } else {
-    emulated_reference_times(spec, sizes, nprocs, r);
+  } else if (const std::string note = emulated_reference_times(spec, sizes, nprocs, r);
+             !note.empty() && world.rank() == 0) {
+    std::printf("note: %s\n", note.c_str());
   }
 
   const BalancerInfo& info = balancer_info(spec.balancer);

@@ -6,13 +6,17 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <functional>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -42,9 +46,17 @@ std::string run_command(const SweepOptions& o, const Study& study, const fs::pat
 class Progress {
  public:
   explicit Progress(std::size_t total) : total_(total), start_(std::chrono::steady_clock::now()) {}
-  void launch_started() { memory_.start_launch(); }
-  void launch_printed() { memory_.sample(); }
+  // Locked: with sweep --jobs several launches report at once (the memory is then that of them all).
+  void launch_started() {
+    const std::lock_guard lock(mutex_);
+    memory_.start_launch();
+  }
+  void launch_printed() {
+    const std::lock_guard lock(mutex_);
+    memory_.sample();
+  }
   void point_done(const Point& p, const std::string& verdict) {
+    const std::lock_guard lock(mutex_);
     ++finished_;
     const double elapsed = elapsed_s();
     const double left = elapsed / static_cast<double>(finished_) * static_cast<double>(total_ - finished_);
@@ -62,6 +74,7 @@ class Progress {
   std::size_t total_, finished_ = 0;
   std::chrono::steady_clock::time_point start_;
   LaunchMemoryWatch memory_;
+  std::mutex mutex_;
 };
 
 /// The first line a launch printed that says why it stopped (SimGrid's CRITICAL messages, MPI's fatal errors,
@@ -228,6 +241,39 @@ void run_kernel_launches(const SweepOptions& o, const Study& study, const fs::pa
     std::vector<std::size_t> remaining = chunk;
     while (!remaining.empty()) remaining = run_kernel_launch(o, study, out, remaining, progress, failures);
   }
+}
+
+/// Runs the tasks, at most `jobs` at once, in their order (one at a time: exactly that order); the failures each
+/// reports are appended to failures in the order the tasks end.
+void run_at_once(const std::vector<std::function<void(std::vector<Failure>&)>>& tasks, int jobs,
+                 std::vector<Failure>& failures) {
+  std::mutex mutex;
+  std::size_t next = 0;
+  std::exception_ptr error;  // the first task that threw: no further task starts, and it is rethrown here
+  const auto worker = [&] {
+    for (;;) {
+      std::size_t task = 0;
+      {
+        const std::lock_guard lock(mutex);
+        if (next == tasks.size() || error) return;
+        task = next++;
+      }
+      std::vector<Failure> own;
+      try {
+        tasks[task](own);
+      } catch (...) {
+        const std::lock_guard lock(mutex);
+        if (!error) error = std::current_exception();
+      }
+      const std::lock_guard lock(mutex);
+      failures.insert(failures.end(), own.begin(), own.end());
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 1; j < jobs && static_cast<std::size_t>(j) < tasks.size(); ++j) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  if (error) std::rethrow_exception(error);
 }
 
 /// --dry-run with --launcher local or smpi: the command of each launch the sweep would start, nothing run. A
@@ -485,13 +531,24 @@ int sweep_local(const SweepOptions& o, const Study& study) {
 
   std::vector<Failure> failures;
   Progress progress(total);
+  // Each launch a task, in the order one at a time runs them: commbench points, then the kernel points' launches,
+  // rank count by rank count. --jobs N runs N at once, each with failures of its own, merged at its end.
+  std::vector<std::function<void(std::vector<Failure>&)>> tasks;
   for (const auto& [nprocs, indices] : todo) {
     for (const std::size_t i : indices) {
-      if (study.points[i].program == Program::commbench)
-        run_commbench_point(o, study, out, study.points[i], progress, failures);
+      if (study.points[i].program == Program::commbench) {
+        tasks.emplace_back(
+            [&, i](std::vector<Failure>& f) { run_commbench_point(o, study, out, study.points[i], progress, f); });
+      }
     }
-    run_kernel_launches(o, study, out, kernel_points(study, indices), progress, failures);
+    for (const auto& chunk : launch_chunks(o, kernel_points(study, indices))) {
+      tasks.emplace_back([&, chunk](std::vector<Failure>& f) {
+        std::vector<std::size_t> remaining = chunk;
+        while (!remaining.empty()) remaining = run_kernel_launch(o, study, out, remaining, progress, f);
+      });
+    }
   }
+  run_at_once(tasks, o.jobs, failures);
   const std::size_t failed_launching = failures.size();
   check_simulated_reps(o, study, out, failures);
   const auto [repeated, failed_repeating] =

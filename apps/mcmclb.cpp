@@ -6,6 +6,7 @@
 //   build/mcmclb status STUDY.yaml [--set key=value]... [--out DIR]
 //   build/mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE] [--ignore COLUMNS]   (apps/compare.hpp)
 //   build/mcmclb compare DIR --baseline KEY=VALUE[,...] [...]   (one folder's set-ups against one of them)
+//   build/mcmclb advise TRACE.csv|STUDY.yaml --ranks P[,P...] [...]   (apps/advise.hpp: simulates, then ranks)
 //   build/mcmclb --version   (the release, from CMake's project(), and the commit the build was made from)
 //   build/mcmclb keys | columns   (not in --help: the key table as Markdown, each results file's header; what
 //                                  docs/reference/ documents and tests/test_reference.py compares against)
@@ -22,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "advise.hpp"
 #include "compare.hpp"
 #include "driver.hpp"
 #include "mcmclb/balancer.hpp"
@@ -50,6 +52,9 @@ const char* const kUsage =
     "       mcmclb compare DIR --baseline KEY=VALUE[,KEY=VALUE...] [--threshold PCT] [--alpha P] [--csv FILE]\n"
     "       mcmclb predict CALIBRATION.csv --run RUN_ID --move single|all --moves N --atoms A[,A...] "
     "--sizes M[,M...]\n"
+    "       mcmclb advise TRACE.csv|STUDY.yaml --ranks P[,P...] [--group-size G] [--chains-per-group W] "
+    "[--balancers B[,B...]] [--draws N] [--tolerance PCT] [--platform FILE] [--sim-binary FILE] [--out DIR] "
+    "[--jobs N] [--dry-run]\n"
     "       mcmclb --version";
 
 struct Cli {
@@ -64,12 +69,13 @@ struct Cli {
 
 Cli parse_cli(int argc, char** argv) {
   Cli cli;
-  if (argc < 2) throw InputError("missing command (known: run, plan, sweep, status, compare, predict; see --help)");
+  if (argc < 2)
+    throw InputError("missing command (known: run, plan, sweep, status, compare, predict, advise; see --help)");
   cli.command = argv[1];
   if (cli.command == "--help" || cli.command == "-h") return cli;
   if (cli.command != "run") {
     throw InputError("unknown command '" + cli.command +
-                     "' (known: run, plan, sweep, status, compare, predict; see --help)");
+                     "' (known: run, plan, sweep, status, compare, predict, advise; see --help)");
   }
   std::set<std::string> seen;  // --out and --points: one value each, so a second one is an error, not a winner
   for (int i = 2; i < argc; ++i) {
@@ -328,13 +334,14 @@ int mcmclb_main(int argc, char** argv) {
   return invalid > 0 ? 3 : 0;
 }
 
-/// plan, sweep, status, compare and predict: no MPI; bad input is one line on stderr and exit code 2.
+/// plan, sweep, status, compare, predict and advise: no MPI; bad input is one line on stderr and exit code 2.
 int without_mpi(int argc, char** argv) {
   const std::string command = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
   try {
     if (command == "compare") return mcmclb::compare_main(args);
     if (command == "predict") return mcmclb::predict_main(args);
+    if (command == "advise") return mcmclb::advise_main(args);
     const auto kind = command == "sweep"    ? mcmclb::Command::sweep
                       : command == "status" ? mcmclb::Command::status
                                             : mcmclb::Command::plan;
@@ -364,6 +371,7 @@ int print_reference(const std::string& command) {
   std::printf("stopping.csv: %s\n", mcmclb::join(mcmclb::stopping_header(), ",").c_str());  // sweep --until-ci
   std::printf("compare.csv: %s\n", mcmclb::join(mcmclb::compare_header(), ",").c_str());    // mcmclb compare --csv
   std::printf("predict.csv: %s\n", mcmclb::join(mcmclb::predict_header(), ",").c_str());    // mcmclb predict
+  std::printf("advice.csv: %s\n", mcmclb::join(mcmclb::advice_header(), ",").c_str());      // mcmclb advise
   return 0;
 }
 
@@ -385,7 +393,7 @@ int main(int raw_argc, char** raw_argv) {
     if (command == "keys" || command == "columns") return print_reference(command);
     if (command == "--version") return print_version();
     if (command == "plan" || command == "sweep" || command == "status" || command == "compare" ||
-        command == "predict") {
+        command == "predict" || command == "advise") {
       return without_mpi(argc, argv);
     }
   }

@@ -4,7 +4,6 @@
 #include "predict.hpp"
 
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -33,12 +32,6 @@ struct Options {
   std::vector<long> atoms, sizes;
 };
 
-std::vector<long> integer_list(const std::string& flag, const std::string& text, long lo, long hi, const char* what) {
-  std::vector<long> out;
-  for (const std::string& field : csv::split_line(text)) out.push_back(parse_integer_flag(flag, field, lo, hi, what));
-  return out;
-}
-
 Options parse(const std::vector<std::string>& args) {
   Options o;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -57,9 +50,9 @@ Options parse(const std::vector<std::string>& args) {
     } else if (a == "--moves") {
       o.moves = parse_integer_flag("--moves", value(), 1, 1000000000, "a number of trial moves per item");
     } else if (a == "--atoms") {
-      o.atoms = integer_list("--atoms", value(), 2, 100000, "an atom count");
+      o.atoms = parse_integer_list("--atoms", value(), 2, 100000, "an atom count");
     } else if (a == "--sizes") {
-      o.sizes = integer_list("--sizes", value(), 1, 1 << 24, "a group size");
+      o.sizes = parse_integer_list("--sizes", value(), 1, 1 << 24, "a group size");
     } else if (!a.empty() && a[0] == '-') {
       throw InputError("unknown flag '" + printable(a) + "' (" + kAllowed + ")");
     } else if (o.file.empty()) {
@@ -76,10 +69,18 @@ Options parse(const std::vector<std::string>& args) {
 
 /// The run's model: its calibration.csv rows (sizes ascending from 1) and its seconds per flop.
 MergeModel read_model(const Options& o) {
-  std::ifstream in(o.file);
   const std::string shown = printable(o.file);
+  std::string why;
+  // read_text_file: a FIFO or device is refused from what it is, never opened and waited on.
+  const auto text = read_text_file(o.file, &why);
+  if (!text) throw InputError(shown + ": cannot be read: " + why + " (allowed: a calibration.csv)");
+  if (const auto crlf = crlf_line(*text)) {
+    throw InputError(shown + ": line " + std::to_string(*crlf) +
+                     " ends in \\r\\n (allowed: \\n line endings, as mcmclb writes calibration.csv)");
+  }
+  std::istringstream in(*text);
   std::string line;
-  if (!in || !std::getline(in, line)) throw InputError(shown + ": cannot be read (allowed: a calibration.csv)");
+  if (!std::getline(in, line)) throw InputError(shown + ": empty (allowed: a calibration.csv)");
   if (csv::split_line(line) != calibration_header()) {
     throw InputError(shown + ": not a calibration.csv (header: " + printable(line, 120) + ")");
   }

@@ -392,12 +392,14 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
       }
     } else if (a == "--points-per-launch" && sweep) {
       o.points_per_launch = static_cast<int>(parse_integer_flag(a, value(a), 1, 100000, "a number of points"));
+    } else if (a == "--jobs" && sweep) {
+      o.jobs = static_cast<int>(parse_integer_flag(a, value(a), 1, 1024, "a number of launches at once"));
     } else if (a.rfind("--", 0) == 0) {
       throw InputError(
           "unknown flag " + a +
           (sweep    ? " (allowed: --launcher local|slurm|smpi, --out DIR, --force, --dry-run, --jobs-dir DIR, "
                       "--set key=value, --platform FILE, --sim-binary FILE, --sim-commbench FILE, --smpi-flags FILE, "
-                      "--until-ci PCT, --max-reps N, --points-per-launch N)"
+                      "--until-ci PCT, --max-reps N, --points-per-launch N, --jobs N)"
            : status ? " (allowed: --out DIR, --set key=value, --launch P, --record-failures STATUS, "
                       "--failed-setup LINE, --launcher local|slurm|smpi, --platform FILE)"
                     : " (allowed: --set key=value, --verbose)"));
@@ -433,6 +435,11 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
     throw InputError(
         "--points-per-launch: only with --launcher local or smpi (a batch job runs its rank count's "
         "points in one launch)");
+  }
+  if (o.jobs > 1 && o.launcher != "smpi") {
+    throw InputError(
+        "--jobs: only with --launcher smpi (real MPI launches at once would share the cores and the times they "
+        "measure; a simulated time does not depend on the host's load)");
   }
   if (o.until_ci_pct > 0 && o.launcher == "slurm") {
     throw InputError(

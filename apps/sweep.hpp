@@ -32,6 +32,8 @@ struct SweepOptions {
   int max_reps = 30;                   // sweep --max-reps: the cap of --until-ci's repetitions per point
   int points_per_launch = 0;           // sweep --points-per-launch: kernel points per mpiexec or smpirun (0: the
                                        // launcher's default, launch_local.cpp's points_per_launch())
+  int jobs = 1;                        // sweep --jobs: simulated launches run at once (smpi only: each is one host
+                                       // process, and simulated times do not depend on the host's load)
 };
 
 enum class Command { plan, sweep, status };

@@ -162,6 +162,10 @@ SCHEMAS = {
         # models, absent from older folders.
         "workload_file": TEXT, "workload_map": Column("name", optional=True, choices=("tile", "draw")),
         "workload_scaling": Column("name", optional=True, choices=("trace", "perfect")),
+        # workload.model trace: the speed-up past the sizes the trace gives, and its content's hash (part of the
+        # resume key); empty for other models, absent from older folders.
+        "workload_extrapolate": Column("name", optional=True, choices=("flat", "amdahl", "perfect")),
+        "workload_file_fnv1a64": TEXT,
     },
     "ranks.csv": {
         "run_id": NAME, "rank": _int(0), "elapsed_s": _time(), "work_s": _time(), "polling_s": _time(),
@@ -226,6 +230,14 @@ SCHEMAS = {
     },
     "failures.csv": {  # a sweep's points that failed (fig2.py marks them unfinished)
         "point": _int(0), "nprocs": _int(1), "balancer": TEXT, "rep": _int(0), "reason": TEXT, "utc": TEXT, "key": TEXT,
+    },
+    "advice.csv": {  # mcmclb advise: the set-ups per rank count, ranked, with the verdict on each rank-1 row
+        "nprocs": _int(1), "rank": _int(1), "setup": TEXT, "balancer": NAME, "interval": _int(1, True), "method": TEXT,
+        "finished": Column("name", optional=True, choices=("retire", "coalesce", "pays")), "scenarios": _int(1),
+        "vs_none_median": Column("number", 0), "vs_none_min": Column("number", 0), "vs_none_max": Column("number", 0),
+        "vs_ideal_median": Column("number", 0, True), "best_in": _int(0), "verdict": TEXT,
+        "backend": Column("name", choices=("mpi", "smpi")), "platform": TEXT, "mpi_library": TEXT,
+        "git_commits": TEXT, "workload": TEXT, "assumptions": TEXT, "command_line": TEXT, "utc": TEXT,
     },
     "predict.csv": {  # mcmclb predict: the rule's model's item time per atom count and group size
         "run_id": NAME, "move": NAME, "moves_per_item": _int(1), "atoms": _int(2), "size": _int(1), "item_s": _time(),

@@ -503,9 +503,10 @@ TEST_F(ResumeKeys, BackendAndPlatformArePartOfTheKey) {
   auto header = mcmclb::runs_header();
   auto row = mcmclb::runs_row(record);
   // A runs.csv from before the backend columns (and the finished rule, chains_per_group, migrated_avg, wait,
-  // calibration_s, model_compute, model_reduce and the trace's workload_file, workload_map, workload_scaling).
-  header.resize(header.size() - 12);
-  row.resize(row.size() - 12);
+  // calibration_s, model_compute, model_reduce and the trace's workload_file, workload_map, workload_scaling,
+  // workload_extrapolate, workload_file_fnv1a64).
+  header.resize(header.size() - 14);
+  row.resize(row.size() - 14);
   write(mcmclb::csv::line(header) + mcmclb::csv::line(row));
   EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(record.spec, {})), 1U);
 }

@@ -48,12 +48,42 @@ class BadTrace(TraceCase):
 
     def test_missing_file(self):
         r = self.mcmclb("run", self.study(None), ranks="2")
-        self.assert_one_line_error(r, "workload.file", "t.csv", within_s=FAST_S)
+        self.assert_one_line_error(r, "workload.file", "t.csv does not exist", within_s=FAST_S)
 
     def test_not_a_regular_file(self):
         os.mkdir(self.path("t.csv"))
         r = self.mcmclb("run", self.study(None), ranks="2")
-        self.assert_one_line_error(r, "workload.file", "regular", within_s=FAST_S)
+        self.assert_one_line_error(r, "workload.file", "t.csv is a folder, not a regular file", within_s=FAST_S)
+
+    def test_fifo_and_device_refused_by_every_command(self):
+        """A FIFO opened for reading blocks until a writer comes: every command that reads the study (run on every
+        rank, sweep, sweep --dry-run, plan) refuses it, and a device, from what they are, within seconds."""
+        study = self.study(None)
+        os.mkfifo(self.path("t.csv"))
+        commands = {"run": (["run", study], "2"), "sweep": (["sweep", study, "--launcher", "local"], None),
+                    "sweep --dry-run": (["sweep", study, "--launcher", "local", "--dry-run"], None),
+                    "plan": (["plan", study], None)}
+        for name, (args, ranks) in commands.items():
+            with self.subTest(command=name):
+                r = self.mcmclb(*args, ranks=ranks)
+                self.assert_one_line_error(r, "workload.file", "t.csv is a FIFO, not a regular file", within_s=FAST_S)
+        with open(study) as f:
+            text = f.read().replace("file: t.csv", "file: /dev/null")
+        with open(study, "w") as f:
+            f.write(text)
+        self.assert_one_line_error(self.mcmclb("plan", study), "/dev/null is a device, not a regular file",
+                                   within_s=FAST_S)
+
+    def test_too_large(self):
+        with open(self.path("t.csv"), "w") as f:
+            f.truncate((256 << 20) + 1)  # sparse: no disk written
+        self.assert_one_line_error(self.mcmclb("plan", self.study(None)), "t.csv is too large (268435457 bytes)",
+                                   "at most 256 MiB", within_s=FAST_S)
+
+    def test_crlf_line_endings(self):
+        """One policy for every CSV mcmclb reads: lines end in \\n alone; a file saved with \\r\\n is refused,
+        naming its first such line, as results files and the plot scripts refuse it."""
+        self.refused(GOOD.replace("\n", "\r\n"), "t.csv row 1", "Windows line endings")
 
     def test_empty_file(self):
         self.refused("", "t.csv row 1", "empty")
@@ -181,6 +211,82 @@ class Scaling(TraceCase):
         self.assertGreater(merges.count(runs["perfect"]["run_id"]), 0, "perfect scaling: merging pays")
         # The merge believed to pay costs what the trace says: 2 ranks work the chain at half speed.
         self.assertGreater(float(runs["perfect"]["time_s"]), float(runs["trace"]["time_s"]))
+
+
+class ChainsAndReferences(TraceCase):
+    """Which recorded chains a run replays, and the reference times runs.csv gives beside its time (each test one
+    launch of a second or less, but the sweeps)."""
+
+    def replay(self, trace, ranks, keys="", balancer="none"):
+        """A study of the trace at `ranks` ranks (keys: more YAML lines; workload: its mapping's further keys),
+        run under mpiexec; returns the launch and runs.csv's rows."""
+        with open(self.path("t.csv"), "w") as f:
+            f.write(trace)
+        path = self.path("s.yaml")
+        with open(path, "w") as f:
+            f.write(f"experiment: s\nnprocs: {ranks}\nwork: {{mode: sleep}}\nbalancer: {balancer}\n{keys}")
+            if "workload:" not in keys:
+                f.write("workload: {model: trace, file: t.csv}\n")
+        r = self.mcmclb("run", path, ranks=str(ranks))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r, read_rows(self.path("results", "s", "runs.csv"))
+
+    def test_groups_replay_every_chain(self):
+        """Groups of G deal the trace's chains in order: at P = 4, G = 2 chains 0 and 1 (by the leader's rank,
+        chain 0 twice). Chain 1 is four times chain 0, so none's baseline is chain 1's time on 2 ranks."""
+        trace = "chain,item,ranks,seconds,speedup\n0,0,1,0.01,\n" + "".join(f"1,{i},1,0.01,\n" for i in range(4))
+        r, runs = self.replay(trace + "*,,2,,1.6\n", 4, "G: 2\n")
+        self.assertNotIn(b"note:", r.stdout, "every recorded chain with items is replayed")
+        self.assertAlmostEqual(float(runs[0]["baseline_s"]), 0.04 / 1.6, places=9)
+
+    def test_fewer_chains_than_recorded_said(self):
+        trace = "chain,item,ranks,seconds,speedup\n" + "".join(f"{c},0,1,0.001,\n" for c in range(4))
+        r, _ = self.replay(trace, 2)
+        self.assertIn(b"note: the 2 chains of this run (P=2, 2 groups, 1 each) replay 2 of the 4 chains with items",
+                      r.stdout)
+
+    def test_references_use_the_speedups(self):
+        """Two chains of 0.2 s on one rank, sped up 1.5 times by 2 ranks and no more past 2 (flat), on two groups of
+        2: the baseline is 0.2 / 1.5 s, and so is the ideal, since no chain gains from more ranks; an ideal of
+        perfect scaling would say 0.1 s, which no balancer can reach."""
+        trace = "chain,item,ranks,seconds,speedup\n0,0,1,0.1,\n0,1,1,0.1,\n1,0,1,0.1,\n1,1,1,0.1,\n*,,2,,1.5\n"
+        _, runs = self.replay(trace, 4, "G: 2\n")
+        self.assertAlmostEqual(float(runs[0]["baseline_s"]), 0.2 / 1.5, places=9)
+        self.assertAlmostEqual(float(runs[0]["ideal_s"]), 0.2 / 1.5, places=6)
+        self.assertGreaterEqual(float(runs[0]["time_s"]), float(runs[0]["baseline_s"]))
+
+    def test_extrapolation_past_the_measured_size(self):
+        """One chain of 0.8 s on one rank, measured at 2 ranks only (speed-up 1.6), on one group of 4: its
+        baseline is 0.8 / s(4) with s(4) = 1.6 held (flat), 1.6 * 4 / 2 = 3.2 (perfect), and Amdahl's law through
+        (2, 1.6): p = 2 (1 - 1 / 1.6) = 0.75, s(4) = 1.6 * A(4) / A(2) with A(m) = 1 / (0.25 + 0.75 / m)."""
+        trace = "chain,item,ranks,seconds,speedup\n" + "".join(f"0,{i},1,0.1,\n" for i in range(8)) + "*,,2,,1.6\n"
+        _, rows = self.replay(trace, 4, "G: 4\nworkload: {model: trace, file: t.csv, "
+                                        "extrapolate: [flat, amdahl, perfect]}\n")
+        runs = {x["workload_extrapolate"]: x for x in rows}
+        amdahl = lambda m: 1 / (0.25 + 0.75 / m)  # noqa: E731
+        expected = {"flat": 1.6, "perfect": 3.2, "amdahl": 1.6 * amdahl(4) / amdahl(2)}
+        for rule, speedup in expected.items():
+            self.assertAlmostEqual(float(runs[rule]["baseline_s"]), 0.8 / speedup, places=9, msg=rule)
+
+    def test_content_in_the_key(self):
+        """An edited trace is a new point: a resumed sweep runs it again, and runs.csv names each file's content."""
+        with open(self.path("t.csv"), "w") as f:
+            f.write("chain,item,ranks,seconds,speedup\n0,0,1,0.001,\n1,0,1,0.002,\n")
+        study = self.path("s.yaml")
+        with open(study, "w") as f:
+            f.write("experiment: s\nnprocs: 2\nworkload: {model: trace, file: t.csv}\nwork: {mode: sleep}\n"
+                    "balancer: none\n")
+        r = self.mcmclb("sweep", study, "--launcher", "local")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(self.path("t.csv"), "a") as f:
+            f.write("1,1,1,0.002,\n")
+        r = self.mcmclb("sweep", study, "--launcher", "local")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"0 already done", r.stdout, "the edited trace is not taken for the one run before")
+        hashes = [x["workload_file_fnv1a64"] for x in read_rows(self.path("results", "s", "runs.csv"))]
+        self.assertEqual(len(hashes), 2)
+        self.assertNotEqual(hashes[0], hashes[1])
+        self.assertTrue(all(len(h) == 16 for h in hashes), hashes)
 
 
 class ShippedExample(TraceCase):

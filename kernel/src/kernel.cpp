@@ -144,10 +144,8 @@ Kernel::Kernel(const RunSpec& run, std::vector<int> group_sizes, const std::stri
 }
 
 double Kernel::replay_ms(int chain, int64_t item, int m, bool planned) const {
-  const int unit = chain / chains_per_group_;
   // The workload index of the chain (chain_length()), which workload.map takes to a trace chain.
-  const int index = static_cast<int>(int64_t{initial_first(unit)} * chains_per_group_ + chain % chains_per_group_);
-  const int replayed = workload_->trace_chain(index);
+  const int replayed = workload_->trace_chain(workload_index(chain));
   if (planned && run_.workload.scaling == TraceScaling::perfect) {
     return 1000.0 * replayed_->single_rank_s(replayed, item) / m;
   }
@@ -173,10 +171,12 @@ int64_t Kernel::chain_length(int chain) const {
     throw std::out_of_range("Kernel::chain_length: no chain " + std::to_string(chain) + " of " +
                             std::to_string(chain_count()));
   }
+  return workload_->items(workload_index(chain));
+}
+
+int Kernel::workload_index(int chain) const {
   const int unit = chain / chains_per_group_;
-  const int of_unit = chain % chains_per_group_;
-  // The workload's index of chain of_unit of the group led by L is L*W + of_unit (chain_items()).
-  return workload_->items(static_cast<int>(int64_t{initial_first(unit)} * chains_per_group_ + of_unit));
+  return chain_index(*workload_, unit, initial_first(unit), chains_per_group_, chain % chains_per_group_);
 }
 
 Kernel::~Kernel() = default;

@@ -4,16 +4,16 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <sstream>
 
 #include "mcmclb/input_error.hpp"
+#include "mcmclb/text.hpp"
 #include "mcmclb/workload.hpp"
 
 namespace mcmclb {
@@ -74,24 +74,51 @@ std::vector<std::string_view> split(std::string_view line) {
 
 }  // namespace
 
-double Trace::at(const Points& points, int m) {
+double Trace::at(const Curve& curve, double m) const {
   if (m <= 1) return 1.0;
-  if (points.empty()) return static_cast<double>(m);
+  const Points& points = curve.points;
+  if (points.empty()) return m;
   const auto hi =
-      std::lower_bound(points.begin(), points.end(), m, [](const auto& p, int size) { return p.first < size; });
-  if (hi == points.end()) return points.back().second;
-  if (hi->first == m || hi == points.begin()) return hi->second;
-  const auto lo = hi - 1;
-  const double w = (std::log2(m) - std::log2(lo->first)) / (std::log2(hi->first) - std::log2(lo->first));
-  return lo->second + w * (hi->second - lo->second);
+      std::lower_bound(points.begin(), points.end(), m, [](const auto& p, double size) { return p.first < size; });
+  if (hi == points.end()) {
+    const auto [last_m, last_s] = points.back();
+    switch (extrapolation_) {
+      case TraceExtrapolation::flat:
+        return last_s;
+      case TraceExtrapolation::perfect:
+        return last_s * m / last_m;
+      case TraceExtrapolation::amdahl: {
+        const double p = curve.amdahl_p;
+        const auto amdahl = [p](double size) { return 1.0 / ((1.0 - p) + p / size); };
+        return last_s * amdahl(m) / amdahl(last_m);
+      }
+    }
+  }
+  if (hi->first == m) return hi->second;
+  // Below the smallest given size, from (1, 1), the size every speed-up is relative to.
+  const auto [lo_m, lo_s] = hi == points.begin() ? std::pair{1, 1.0} : *(hi - 1);
+  const double w = (std::log2(m) - std::log2(lo_m)) / (std::log2(hi->first) - std::log2(lo_m));
+  return lo_s + w * (hi->second - lo_s);
 }
 
-double Trace::speedup(int chain, int m) const {
-  const Points& own = speedups_.at(static_cast<std::size_t>(chain));
-  return at(own.empty() ? default_speedups_ : own, m);
+Trace::Curve Trace::fitted(Points points) {
+  Curve c;
+  // Least squares through the origin of y = p x, x = 1/m - 1, y = 1/s - 1: Amdahl's 1/s = (1 - p) + p/m made
+  // linear. The (1, 1) point adds nothing; a super-linear speed-up asks p > 1 and a slow-down p < 0: kept in [0, 1].
+  double xy = 0, xx = 0;
+  for (const auto& [m, s] : points) {
+    const double x = 1.0 / m - 1.0, y = 1.0 / s - 1.0;
+    xy += x * y;
+    xx += x * x;
+  }
+  c.amdahl_p = xx > 0 ? std::clamp(xy / xx, 0.0, 1.0) : 1.0;
+  c.points = std::move(points);
+  return c;
 }
 
-Trace Trace::parse(std::string_view text, const std::string& file) {
+double Trace::speedup(int chain, double m) const { return at(curve(chain), m); }
+
+Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapolation extrapolation) {
   struct ItemRow {
     int64_t row, item;
     int ranks;
@@ -107,8 +134,12 @@ Trace Trace::parse(std::string_view text, const std::string& file) {
     std::string_view line = text.substr(start, end - start);
     start = end + 1;
     ++row;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     const Place at{file, row};
+    if (!line.empty() && line.back() == '\r') {
+      throw at.error(
+          "the line ends in \\r\\n, Windows line endings (allowed: \\n alone, as every CSV mcmclb reads; "
+          "convert with: sed -i 's/\\r$//' FILE)");
+    }
     if (!header_seen) {
       if (line != kTraceHeader) {
         throw at.error("the header is '" + std::string(line) + "' (allowed: exactly " + std::string(kTraceHeader) +
@@ -162,6 +193,8 @@ Trace Trace::parse(std::string_view text, const std::string& file) {
     throw Place{file, 1}.error("the file is empty (allowed: the header " + std::string(kTraceHeader) + " and rows)");
   if (items.empty()) throw Place{file, row}.error("no item rows (allowed: at least one item of chain 0)");
   Trace t;
+  t.extrapolation_ = extrapolation;
+  t.fnv1a64_ = fnv1a64_hex(text);
   const int chains = items.rbegin()->first + 1;
   for (const auto& [chain, points] : ups) {
     if (chain >= chains) {
@@ -177,9 +210,9 @@ Trace Trace::parse(std::string_view text, const std::string& file) {
     }
     return p;
   };
-  t.default_speedups_ = points_of(-1);
+  t.default_speedups_ = fitted(points_of(-1));
   for (int c = 0; c < chains; ++c) {
-    t.speedups_.push_back(points_of(c));
+    t.speedups_.push_back(fitted(points_of(c)));
     auto& rows = items[c];  // none: a chain of no items (chains run 0 .. the largest given)
     std::stable_sort(rows.begin(), rows.end(), [](const ItemRow& a, const ItemRow& b) { return a.item < b.item; });
     std::vector<double> single;
@@ -207,26 +240,75 @@ Trace Trace::parse(std::string_view text, const std::string& file) {
   return t;
 }
 
-std::shared_ptr<const Trace> load_trace(const std::string& file) {
-  // One parse per process and path: a simulation's thousands of ranks share it; the mutex, because SMPI may run
-  // its ranks as threads.
+std::shared_ptr<const Trace> load_trace(const std::string& file, TraceExtrapolation extrapolation) {
+  // One parse per process, path and extrapolation: a simulation's thousands of ranks share it; the mutex, because
+  // SMPI may run its ranks as threads.
   static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<const Trace>> loaded;
+  static std::map<std::pair<std::string, TraceExtrapolation>, std::shared_ptr<const Trace>> loaded;
   const std::lock_guard lock(mutex);
-  if (const auto it = loaded.find(file); it != loaded.end()) return it->second;
-  std::error_code error;
-  const auto size = std::filesystem::file_size(file, error);
-  std::ifstream in(file, std::ios::binary);
-  // A regular file of bounded size: /dev/zero or a FIFO would be read forever.
-  if (error || !std::filesystem::is_regular_file(file, error) || size > kMaxTraceBytes || !in) {
-    throw InputError("key workload.file: cannot read trace file " + file +
+  if (const auto it = loaded.find({file, extrapolation}); it != loaded.end()) return it->second;
+  // Through read_text_file: a FIFO or device is refused from what it is, before a byte is read (an open() of a
+  // FIFO without a writer would block every rank), and a file too large from its size.
+  std::string why;
+  const auto text = read_text_file(file, &why, kMaxTraceBytes);
+  if (!text) {
+    // The reason in words of its own: missing, not a regular file (said as it is), too large, not readable.
+    if (why == std::strerror(ENOENT) || why == std::strerror(ENOTDIR)) {
+      why = "does not exist";
+    } else if (const auto bytes = why.find(" bytes (allowed"); bytes != std::string::npos) {
+      why = "is too large (" + why.substr(3, bytes - 3) + " bytes)";
+    } else if (why.rfind("is ", 0) != 0) {
+      why = "is not readable (" + why + ")";
+    }
+    throw InputError("key workload.file: trace file " + printable(file, 200) + " " + why +
                      " (allowed: a readable regular CSV file of at most 256 MiB)");
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto trace = std::make_shared<const Trace>(Trace::parse(text.str(), file));
-  loaded.emplace(file, trace);
+  auto trace = std::make_shared<const Trace>(Trace::parse(*text, file, extrapolation));
+  loaded.emplace(std::pair{file, extrapolation}, trace);
   return trace;
+}
+
+double steady_share_s(const Trace& trace, const std::vector<ReplayedChains>& chains, int nprocs) {
+  // Ranks chain c needs to end within t: a share g t_g / t of a group of g = min_ranks where the chain takes
+  // t_g <= t there (time shared with other chains), else the smallest real size m >= g where it takes at most t
+  // (the best speed-up up to m counts: a group may leave ranks idle), or more than nprocs if none does.
+  const auto needed = [&](const ReplayedChains& c, double t) {
+    const double work_s = trace.chain_single_rank_s(c.chain);
+    if (work_s == 0) return 0.0;
+    const double g = c.min_ranks;
+    const double at_g = work_s / trace.speedup(c.chain, g);
+    if (at_g <= t) return g * at_g / t;
+    const double beyond = static_cast<double>(nprocs) + 1;
+    if (work_s / trace.speedup(c.chain, nprocs) > t) {
+      // The speed-up may fall past some size: the best size up to nprocs, searched over the powers of two.
+      double best = 0;
+      for (double m = g; m <= nprocs; m *= 2) best = std::max(best, trace.speedup(c.chain, m));
+      if (work_s / best > t) return beyond;
+    }
+    double lo = g, hi = nprocs;
+    for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      (work_s / trace.speedup(c.chain, mid) <= t ? hi : lo) = mid;
+    }
+    return hi;
+  };
+  const auto total_needed = [&](double t) {
+    double ranks = 0;
+    for (const ReplayedChains& c : chains) ranks += static_cast<double>(c.count) * needed(c, t);
+    return ranks;
+  };
+  double total_s = 0;
+  for (const ReplayedChains& c : chains) total_s += static_cast<double>(c.count) * trace.chain_single_rank_s(c.chain);
+  if (total_s == 0) return 0;
+  // Perfect speed-ups need exactly total_s / nprocs; any trace needs at least that (a speed-up at most m assumed).
+  double lo = total_s / nprocs, hi = lo;
+  if (total_needed(lo) <= nprocs) return lo;
+  while (total_needed(hi) > nprocs) hi *= 2;
+  for (int i = 0; i < 100 && hi - lo > 1e-12 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (total_needed(mid) <= nprocs ? hi : lo) = mid;
+  }
+  return hi;
 }
 
 int trace_chain(TraceMap map, uint64_t seed, int chains, int k) noexcept {

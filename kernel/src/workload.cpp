@@ -24,9 +24,8 @@ std::vector<int64_t> chain_items(const Workload& w, int nprocs, int G, int W) {
 
 std::vector<int64_t> chain_items(const Workload& w, const std::vector<int>& leaders, int W) {
   std::vector<int64_t> s;
-  // The index of chain c of the group led by L is L*W + c: for W = 1 the leader itself, the model as it was.
-  for (const int leader : leaders) {
-    for (int c = 0; c < W; ++c) s.push_back(w.items(static_cast<int>(int64_t{leader} * W + c)));
+  for (std::size_t g = 0; g < leaders.size(); ++g) {
+    for (int c = 0; c < W; ++c) s.push_back(w.items(chain_index(w, static_cast<int>(g), leaders[g], W, c)));
   }
   return s;
 }

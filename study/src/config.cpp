@@ -376,17 +376,20 @@ std::vector<KeyDef> build_key_table() {
          }
        }});
   add(choice_key("workload.map", kTraceMaps, "tile",
-                 "read by `trace`: study chain k replays trace chain k mod C (`tile`, C the trace's chains) or one "
-                 "drawn with workload.seed (`draw`); k is the index every model uses (Workload models)",
+                 "read by `trace`: the study's chains, group by group, replay the C trace chains in turn (`tile`) "
+                 "or one drawn with workload.seed each (`draw`)",
                  [](E& e, TraceMap v) { e.workload.map = v; }));
   add(choice_key("workload.scaling", kTraceScalings, "trace",
-                 "read by `trace`: what `pays` and the planning balancers predict an item costs at m ranks: the "
-                 "trace's speed-ups (`trace`) or its single-rank cost over m (`perfect`, as for emulated work)",
+                 "read by `trace`: what `pays` and the planners predict an item costs at m ranks: the trace's "
+                 "speed-ups (`trace`) or its single-rank cost over m (`perfect`)",
                  [](E& e, TraceScaling v) { e.workload.scaling = v; }));
+  add(choice_key("workload.extrapolate", kTraceExtrapolations, "flat",
+                 "read by `trace`: the speed-up past the largest size it gives: held (`flat`), Amdahl's law fitted "
+                 "through the given sizes (`amdahl`), or in proportion to the ranks (`perfect`)",
+                 [](E& e, TraceExtrapolation v) { e.workload.extrapolate = v; }));
   add(int_key("chains_per_group", 1, kMaxChainsPerGroup, "1",
-              "W: chains each initial group owns, worked one after another; the chains of the group led by rank L "
-              "take the model's S at indices L*W .. L*W+W-1 (cyclic, G = 1: S = scale*((L*W+c) mod period) for "
-              "chain c), so 1 is the model as it is. Balancer steal moves unstarted chains between groups",
+              "W: chains each initial group owns, worked one after another; the group led by rank L takes the "
+              "model's S at indices L*W to L*W+W-1",
               [](E& e, int64_t v) { e.workload.chains_per_group = static_cast<int>(v); }));
   add(choice_key("work.mode", kWorkModes, "sleep",
                  "`sleep` (many ranks can share few cores), `spin` (busy until a monotonic deadline) or `compute` "
@@ -435,10 +438,8 @@ std::vector<KeyDef> build_key_table() {
          e.work.compute.record = scalar<bool>(key, n, "true or false");
        }});
   add(name_key("work.wait", {"auto", "spin", "polite"}, "auto",
-               "how a waiting rank spends its time on real MPI: `spin` (tests again at once, as a blocking MPI call "
-               "does: right where every rank has a core of its own), `polite` (yields, then naps 200 us between tests: "
-               "right where ranks outnumber cores) or `auto` (spin unless some node holds more ranks than cores; "
-               "provenance.csv records the policy used). The simulation's waits block whatever it says",
+               "real MPI only: `spin` (tests again at once), `polite` (naps 200 us between tests) or `auto` (spin "
+               "unless ranks outnumber a node's cores); provenance.csv records it",
                [](E& e, const std::string& v) {
                  e.work.wait = v == "auto" ? std::nullopt : std::optional(lookup(kWaitPolicies, v));
                }));
@@ -467,20 +468,16 @@ std::vector<KeyDef> build_key_table() {
        }});
   list_by_nature();
   add({{"method", "name or list", "", "",
-        "creation methods; each balancer runs with those of them it can use, and a method it cannot use is skipped "
-        "for it (a balancer that can use none of them is an error)"},
+        "creation methods; each balancer runs with those it can use (one that can use none of them is an "
+        "error)"},
        std::nullopt,
        [](E& e, const std::string& key, const YAML::Node& n) { e.methods = names_list("a method name")(key, n); },
        NamesFrom::methods});
   t.back().info.default_value = "each balancer's default";
   list_by_nature();
   add({{"finished", "name or list", "", code_list(names_of(kFinishedRules)),
-        "what a group whose chain is done does: `retire` (when no working group is left to its right it ends), "
-        "`coalesce` (finished groups keep merging until one group spans every rank) or `pays` (it joins a working "
-        "group only when that group's chain then ends sooner, the regrouping's measured cost included; otherwise it "
-        "ends; docs/guide/merge-pays.md). Each balancer runs the named "
-        "rules it offers; naming only rules a balancer does not offer is an error; ignored by balancers without "
-        "the option"},
+        "a finished group: `retire` (ends when no working group is to its right), `coalesce` (keeps merging) or "
+        "`pays` (joins only where the merge shortens the chain)"},
        std::nullopt,
        [](E& e, const std::string& key, const YAML::Node& n) {
          e.finished = list<FinishedRule>(key, n, [&](const YAML::Node& x) {
@@ -505,13 +502,8 @@ std::vector<KeyDef> build_key_table() {
   t.back().info.default_value = "`results/<experiment>`";
   study_key();
   add(choice_key("order", kRunOrders, "shuffled",
-                 "the order in which a launch on real MPI runs its points: `shuffled` (in rounds, each round "
-                 "running the next repetition of every set-up, in a fresh random order drawn from order_seed), "
-                 "`interleaved` (the same rounds, each in the study's order) or `blocked` (each set-up's "
-                 "repetitions back to back). In rounds, the machine's drift over a launch reaches every set-up alike "
-                 "instead of becoming a difference between them; shuffled, no set-up always runs first or after "
-                 "the same one. A simulation (--launcher smpi) runs blocked: its runs are deterministic. "
-                 "provenance.csv records it",
+                 "real MPI: `shuffled` (rounds of one repetition per set-up, each round in a fresh random order "
+                 "from order_seed), `interleaved` (rounds in the study's order) or `blocked`",
                  [](E& e, RunOrder v) { e.order = v; }));
   study_key();
   add(int_key("order_seed", 0, kMaxInt, std::nullopt,
@@ -538,8 +530,8 @@ std::vector<KeyDef> build_key_table() {
   t.back().info.default_value = "none";
   study_key();
   add({{"job.time_limit", "text", "", "MM, MM:SS, HH:MM:SS or D-HH:MM:SS",
-        "`#SBATCH --time`; unset: 2 x the points' expected time (the kernel's baseline, no balancing, items of "
-        "T_ms; groups by node counted as groups of G) + 10 s per point, at least 5 min"},
+        "`#SBATCH --time`; unset: 2 x the points' expected time without balancing, plus 10 s per point, at least "
+        "5 min"},
        std::nullopt,
        [](E& e, const std::string& key, const YAML::Node& n) {
          e.job.time_limit = scalar<std::string>(key, n, "a time limit");
@@ -554,8 +546,8 @@ std::vector<KeyDef> build_key_table() {
               [](E& e, int64_t v) { e.job.tasks_per_node = static_cast<int>(v); }));
   study_key();
   add({{"job.extra", "list of lines", "", "`#SBATCH ...` lines only",
-        "added to the batch script's header as they are; any other line is refused (Slurm ignores every directive "
-        "after the first line that is not one; shell lines go in job.setup)"},
+        "added to the batch script's header as they are; any other line is refused (shell lines go in "
+        "job.setup)"},
        std::nullopt,
        [](E& e, const std::string& key, const YAML::Node& n) {
          e.job.extra =
@@ -747,7 +739,7 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
     if (const KeyDef* k = find_key(key)) k->apply(e, key, n);
   }
   const bool replay = e.workload.model == "trace";
-  for (const char* key : {"workload.file", "workload.map", "workload.scaling"}) {
+  for (const char* key : {"workload.file", "workload.map", "workload.scaling", "workload.extrapolate"}) {
     if (!replay && keys.count(key) != 0) {
       throw InputError("key " + std::string(key) + ": only with workload.model: trace (the model that reads it)");
     }
@@ -759,6 +751,7 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
     throw InputError("key work.record: true only with work.mode: compute (the costs it records are computed)");
   }
   if (const auto& model = workload_entry(e.workload.model); model.check != nullptr) model.check(e.workload);
+  if (replay) e.workload.file_fnv1a64 = load_trace(e.workload.file, e.workload.extrapolate)->fnv1a64();
   const bool by_sizes = keys.count("groups.sizes") != 0, by_node = keys.count("groups.by") != 0;
   if (by_sizes && by_node) throw InputError("key groups: give groups.sizes or groups.by, not both");
   if (keys.count("groups.size") != 0 && !by_node) {
@@ -1053,6 +1046,32 @@ std::string config_keys_markdown(const Catalog& catalog) {
   };
   return "## Experiment keys\n\n" + table(KeyInfo::Scope::experiment) + "\n## Study keys\n\n" +
          table(KeyInfo::Scope::study);
+}
+
+std::string with_keys(const std::string& yaml_text, const std::vector<std::pair<std::string, std::string>>& keys,
+                      const std::string& source_name) {
+  YAML::Node root = load(yaml_text, source_name);
+  if (!root.IsMap()) throw InputError(source_name + ": not a study (allowed: a YAML map of keys)");
+  for (const auto& [key, value] : keys) {
+    std::vector<std::string> path;
+    for (std::size_t start = 0;;) {
+      const std::size_t dot = key.find('.', start);
+      path.push_back(key.substr(start, dot - start));
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    // Descend by reset() copies: yaml-cpp's operator[] on a node copy would write into a temporary.
+    YAML::Node at = root;
+    for (std::size_t k = 0; k + 1 < path.size(); ++k) {
+      if (!at[path[k]] || !at[path[k]].IsMap()) at[path[k]] = YAML::Node(YAML::NodeType::Map);
+      YAML::Node next = at[path[k]];
+      at.reset(next);
+    }
+    at[path.back()] = YAML::Load(value);
+  }
+  YAML::Emitter out;
+  out << root;
+  return std::string(out.c_str()) + "\n";
 }
 
 }  // namespace mcmclb

@@ -57,17 +57,6 @@ Provenance collect_provenance(const std::string& mpi_library, int nprocs) {
   return p;
 }
 
-std::string fnv1a64_hex(std::string_view bytes) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (const char c : bytes) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 0x100000001b3ULL;
-  }
-  std::array<char, 17> text{};
-  std::snprintf(text.data(), text.size(), "%016llx", static_cast<unsigned long long>(h));
-  return text.data();
-}
-
 void add_backend_provenance(Provenance& p, std::string_view backend) {
   p.backend = std::string(backend);
   if (backend != "smpi") return;
@@ -78,12 +67,11 @@ void add_backend_provenance(Provenance& p, std::string_view backend) {
         "(export MCMCLB_PLATFORM=configs/platforms/bgp.xml, the file given to smpirun -platform, and "
         "MCMCLB_SMPI_CFG, its --cfg flags)");
   }
-  std::ifstream in(platform, std::ios::binary);
-  if (!in) throw InputError(std::string("MCMCLB_PLATFORM: cannot read ") + platform);
-  std::ostringstream content;
-  content << in.rdbuf();
+  std::string why;
+  const auto content = read_text_file(platform, &why);
+  if (!content) throw InputError(std::string("MCMCLB_PLATFORM: cannot read ") + platform + ": " + why);
   p.platform = platform_identity(platform);
-  p.platform_fnv1a64 = fnv1a64_hex(content.str());
+  p.platform_fnv1a64 = fnv1a64_hex(*content);
   const char* cfg = std::getenv("MCMCLB_SMPI_CFG");
   p.simgrid_cfg = cfg != nullptr ? cfg : "";
   // What the preloads (apps/CMakeLists.txt) did, asked of the libraries themselves: the environment alone would not

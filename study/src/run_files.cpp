@@ -139,9 +139,15 @@ csv::Row without(const csv::Row& newer, std::initializer_list<std::string_view> 
   return older;
 }
 
-/// runs.csv from model errors until a trace could be replayed: today's header without the trace's columns.
+/// runs.csv from trace replay until a trace's extrapolation and content were columns: today's header without them.
+const csv::Row& runs_header_v07() {
+  static const csv::Row h = without(runs_header(), {"workload_extrapolate", "workload_file_fnv1a64"});
+  return h;
+}
+
+/// runs.csv from model errors until a trace could be replayed: v07 without the trace's columns.
 const csv::Row& runs_header_v06() {
-  static const csv::Row h = without(runs_header(), {"workload_file", "workload_map", "workload_scaling"});
+  static const csv::Row h = without(runs_header_v07(), {"workload_file", "workload_map", "workload_scaling"});
   return h;
 }
 
@@ -226,7 +232,10 @@ results::Schema results_schema() {
         [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v05()); }},
        {runs_header_v06(),
         "mcmclb before trace replay (runs.csv without workload_file, workload_map, workload_scaling)",
-        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v06()); }}}};
+        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v06()); }},
+       {runs_header_v07(),
+        "mcmclb before trace extrapolation (runs.csv without workload_extrapolate, workload_file_fnv1a64)",
+        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v07()); }}}};
   for (const auto& c : runs_columns()) {
     if (c.is_key()) s.key_columns.push_back(c.name);
   }

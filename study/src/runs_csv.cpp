@@ -3,7 +3,7 @@
 #include "mcmclb/runs_csv.hpp"
 
 #include <algorithm>
-#include <fstream>
+#include <sstream>
 
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/text.hpp"
@@ -119,6 +119,14 @@ std::vector<RunsColumn> build_columns() {
        [](const RunRecord& r) { return replay(r) ? std::string(to_string(r.spec.workload.map)) : std::string(); }},
       {"workload_scaling", "workload.scaling", Role::parameter, Type::text,
        [](const RunRecord& r) { return replay(r) ? std::string(to_string(r.spec.workload.scaling)) : std::string(); }},
+      // Last again: older rows held the speed-up flat (the only rule then) and named no content; empty in an
+      // upgraded row, so their points are run again rather than taken for a trace that may have changed since.
+      {"workload_extrapolate", "workload.extrapolate", Role::parameter, Type::text,
+       [](const RunRecord& r) {
+         return replay(r) ? std::string(to_string(r.spec.workload.extrapolate)) : std::string();
+       }},
+      {"workload_file_fnv1a64", "", Role::parameter, Type::text,
+       [](const RunRecord& r) { return replay(r) ? r.spec.workload.file_fnv1a64 : std::string(); }},
   };
   c.insert(c.end(), rest.begin(), rest.end());
   return c;
@@ -202,8 +210,13 @@ std::string key_of_fields(const std::vector<std::string>& fields) { return join(
 
 std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir) {
   std::map<std::string, Recorded> keys;
-  std::ifstream in(dir / "runs.csv");
-  if (!in) return keys;
+  std::error_code error;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(dir / "runs.csv", error))) return keys;
+  std::string why;
+  // read_text_file: a FIFO planted as runs.csv is refused from what it is, never opened and waited on.
+  const auto text = read_text_file(dir / "runs.csv", &why);
+  if (!text) throw InputError((dir / "runs.csv").string() + ": cannot be read: " + why);
+  std::istringstream in(*text);
   std::string line;
   if (!std::getline(in, line)) return keys;
   const auto header = csv::split_line(line);
@@ -224,7 +237,8 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
     if (!c.is_key()) continue;
     const bool absent = (c.role == Role::backend || c.name == "finished" || c.name == "chains_per_group" ||
                          c.name == "wait" || c.name == "model_compute" || c.name == "model_reduce" ||
-                         c.name == "workload_file" || c.name == "workload_map" || c.name == "workload_scaling") &&
+                         c.name == "workload_file" || c.name == "workload_map" || c.name == "workload_scaling" ||
+                         c.name == "workload_extrapolate" || c.name == "workload_file_fnv1a64") &&
                         std::find(header.begin(), header.end(), c.name) == header.end();
     key_columns.emplace_back(absent ? kAbsent : column_of(c.name), c.name);
   }

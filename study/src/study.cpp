@@ -378,16 +378,18 @@ double expected_point_s(const Point& point, const Catalog& catalog) {
   const auto workload = make_workload(point.spec.workload);
   const int W = point.spec.workload.chains_per_group;
   // S of a group's unit: its W chains one after another (chain_items()).
-  const auto unit_items = [&](int64_t leader) {
+  const auto unit_items = [&](int64_t g, int64_t leader) {
     int64_t s = 0;
-    for (int c = 0; c < W; ++c) s += workload->items(static_cast<int>(leader * W + c));
+    for (int c = 0; c < W; ++c) {
+      s += workload->items(chain_index(*workload, static_cast<int>(g), static_cast<int>(leader), W, c));
+    }
     return s;
   };
   if (point.spec.groups.by == GroupsSpec::By::sizes && !point.spec.groups.sizes.empty()) {
     double longest_s = 0;
-    int first = 0;
+    int first = 0, g = 0;
     for (int size : point.spec.groups.sizes) {
-      longest_s = std::max(longest_s, static_cast<double>(unit_items(first)) * point.spec.T_ms / 1000.0 / size);
+      longest_s = std::max(longest_s, static_cast<double>(unit_items(g++, first)) * point.spec.T_ms / 1000.0 / size);
       first += size;
     }
     return longest_s;
@@ -398,7 +400,7 @@ double expected_point_s(const Point& point, const Catalog& catalog) {
   int64_t longest = 0;
   const int64_t groups = (static_cast<int64_t>(nprocs) + point.spec.G - 1) / point.spec.G;
   for (int64_t g = 0; g < std::min(groups, kEstimatedChains); ++g)
-    longest = std::max(longest, unit_items(g * point.spec.G));
+    longest = std::max(longest, unit_items(g, g * point.spec.G));
   return static_cast<double>(longest) * point.spec.T_ms / 1000.0 / point.spec.G;
 }
 

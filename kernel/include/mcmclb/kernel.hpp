@@ -350,6 +350,8 @@ class Kernel {
   };
   /// The first world rank of initial group (unit) u < U.
   [[nodiscard]] int initial_first(int unit) const;
+  /// The workload's index of a chain (chain_index(): its initial group's ordinal or leader, and its place there).
+  [[nodiscard]] int workload_index(int chain) const;
 
   RunSpec run_;
   int chains_per_group_ = 1;

@@ -34,11 +34,16 @@ struct WorkloadSpec {
   /// led by rank L take the model's S at the indices L*W .. L*W + W - 1 (chain_items()), so W = 1 is the model
   /// as it is; chains keep their identity (a global index) whichever group works them.
   int chains_per_group = 1;
-  /// Model trace (keys workload.file, workload.map, workload.scaling): the trace file replayed, how the study's
-  /// chains take its chains, and what the merge model and planning predict of the items' costs.
+  /// Model trace (keys workload.file, workload.map, workload.scaling, workload.extrapolate): the trace file
+  /// replayed, how the study's chains take its chains, what the merge model and planning predict of the items'
+  /// costs, and the speed-up past the largest group size the trace gives.
   std::string file;
   TraceMap map = TraceMap::tile;
   TraceScaling scaling = TraceScaling::trace;
+  TraceExtrapolation extrapolate = TraceExtrapolation::flat;
+  /// The file's content hash (Trace::fnv1a64), set when the study is read: runs.csv records it and a point's
+  /// resume key holds it, so an edited trace is run again.
+  std::string file_fnv1a64;
 
   /// The value of key (set here, else the registered default); throws std::out_of_range for an unknown key.
   [[nodiscard]] int64_t integer(std::string_view key) const;
@@ -51,7 +56,14 @@ inline constexpr std::array<std::pair<std::string_view, TraceMap>, 2> kTraceMaps
     {{"tile", TraceMap::tile}, {"draw", TraceMap::draw}}};
 inline constexpr std::array<std::pair<std::string_view, TraceScaling>, 2> kTraceScalings = {
     {{"trace", TraceScaling::trace}, {"perfect", TraceScaling::perfect}}};
+inline constexpr std::array<std::pair<std::string_view, TraceExtrapolation>, 3> kTraceExtrapolations = {
+    {{"flat", TraceExtrapolation::flat},
+     {"amdahl", TraceExtrapolation::amdahl},
+     {"perfect", TraceExtrapolation::perfect}}};
 [[nodiscard]] constexpr std::string_view to_string(TraceMap m) noexcept { return name_in(kTraceMaps, m); }
+[[nodiscard]] constexpr std::string_view to_string(TraceExtrapolation x) noexcept {
+  return name_in(kTraceExtrapolations, x);
+}
 [[nodiscard]] constexpr std::string_view to_string(TraceScaling s) noexcept { return name_in(kTraceScalings, s); }
 
 /// What an item does: emulated work that sleeps (the core is free for other ranks) or is busy until a deadline,

@@ -17,6 +17,13 @@ namespace mcmclb {
 /// The header a trace file has, in this order.
 inline constexpr std::string_view kTraceHeader = "chain,item,ranks,seconds,speedup";
 
+/// What a trace's speed-up is at group sizes past the largest it gives (workload.extrapolate): a trace measures a
+/// few sizes, and an answer at scale must say what it assumed of the others. `flat`: the last measured speed-up
+/// (a larger group gains nothing more); `amdahl`: it grows as Amdahl's law fitted through the measured sizes
+/// (Trace::amdahl_fraction), scaled to pass through the last one; `perfect`: every further rank adds as much as
+/// the last measured size's ranks did on average (speed-up in proportion to m).
+enum class TraceExtrapolation { flat, amdahl, perfect };
+
 /// A parsed and validated trace file.
 class Trace {
  public:
@@ -29,10 +36,10 @@ class Trace {
   [[nodiscard]] double single_rank_s(int chain, int64_t item) const {
     return single_s_.at(chain).at(static_cast<std::size_t>(item));
   }
-  /// The speed-up of chain c at m ranks: the chain's own rows, else the rows of chain `*`, else m (perfect);
-  /// between given sizes linear in log2(m), past the largest given size that size's (a group larger than any
-  /// measured gains nothing more), 1 at m = 1.
-  [[nodiscard]] double speedup(int chain, int m) const;
+  /// The speed-up of chain c at m ranks (m may be fractional): the chain's own rows, else the rows of chain `*`,
+  /// else m (perfect); between given sizes linear in log2(m), past the largest given size as the extrapolation
+  /// says, 1 at m = 1.
+  [[nodiscard]] double speedup(int chain, double m) const;
   /// Seconds item `item` of chain c takes at m ranks: single_rank_s / speedup.
   [[nodiscard]] double item_s(int chain, int64_t item, int m) const {
     return single_rank_s(chain, item) / speedup(chain, m);
@@ -41,24 +48,60 @@ class Trace {
   [[nodiscard]] double chain_single_rank_s(int chain) const { return chain_s_.at(chain); }
   /// The longest single-rank item of any chain.
   [[nodiscard]] double longest_item_s() const noexcept { return longest_s_; }
+  /// The largest group size the speed-ups of chain c were given for (1: none given, or perfect scaling).
+  [[nodiscard]] int largest_measured(int chain) const {
+    return curve(chain).points.empty() ? 1 : curve(chain).points.back().first;
+  }
+  /// Amdahl's parallel fraction p of chain c's speed-ups, fitted by least squares on 1/speed-up - 1 =
+  /// p (1/m - 1) over its given sizes and kept within [0, 1]; 1 where none is given (perfect scaling).
+  [[nodiscard]] double amdahl_fraction(int chain) const { return curve(chain).amdahl_p; }
+  [[nodiscard]] TraceExtrapolation extrapolation() const noexcept { return extrapolation_; }
+  /// FNV-1a 64 of the file's bytes, 16 hex digits: what identifies the recorded workload in runs.csv and in a
+  /// point's resume key, so that an edited trace is not taken for the one already run.
+  [[nodiscard]] const std::string& fnv1a64() const noexcept { return fnv1a64_; }
 
   /// Parses text as the trace file `file`. Throws InputError, one line naming the file, the row (1: the header)
   /// and the column, and what is allowed.
-  static Trace parse(std::string_view text, const std::string& file);
+  static Trace parse(std::string_view text, const std::string& file,
+                     TraceExtrapolation extrapolation = TraceExtrapolation::flat);
 
  private:
   using Points = std::vector<std::pair<int, double>>;  // (ranks, speed-up), ascending ranks, from (1, 1)
-  static double at(const Points& points, int m);
+  struct Curve {
+    Points points;  // empty: perfect scaling
+    double amdahl_p = 1;
+  };
+  [[nodiscard]] const Curve& curve(int chain) const {
+    const Curve& own = speedups_.at(static_cast<std::size_t>(chain));
+    return own.points.empty() ? default_speedups_ : own;
+  }
+  [[nodiscard]] double at(const Curve& curve, double m) const;
+  static Curve fitted(Points points);
   std::vector<std::vector<double>> single_s_;
   std::vector<double> chain_s_;
-  std::vector<Points> speedups_;  // per chain; empty: the default's
-  Points default_speedups_;       // chain `*`; empty: perfect
+  std::vector<Curve> speedups_;  // per chain; empty points: the default's
+  Curve default_speedups_;       // chain `*`; empty points: perfect
   double longest_s_ = 0;
+  TraceExtrapolation extrapolation_ = TraceExtrapolation::flat;
+  std::string fnv1a64_;
 };
 
-/// The trace in file, read and parsed once per process and path (the simulation runs every rank in one process):
-/// later calls share it. Throws InputError as Trace::parse does, or naming the file when it cannot be read.
-std::shared_ptr<const Trace> load_trace(const std::string& file);
+/// The trace in file under an extrapolation, read and parsed once per process, path and extrapolation (the
+/// simulation runs every rank in one process): later calls share it. Throws InputError as Trace::parse does, or
+/// naming the file and why it cannot be read (missing, not a regular file, too large, not readable).
+std::shared_ptr<const Trace> load_trace(const std::string& file,
+                                        TraceExtrapolation extrapolation = TraceExtrapolation::flat);
+
+/// The time a trace's chains would take on nprocs ranks if every chain ran from start to end on a steady share of
+/// them, sized so that all end together: no group smaller than the chain's initial group (min_ranks), items
+/// sped up as the trace says, a chain that needs less than a group's whole time sharing the group with others.
+/// With perfect speed-ups it is the total single-rank work over nprocs. chains: (trace chain, its initial group's
+/// size, how many study chains replay it from a group of that size).
+struct ReplayedChains {
+  int chain, min_ranks;
+  int64_t count;
+};
+[[nodiscard]] double steady_share_s(const Trace& trace, const std::vector<ReplayedChains>& chains, int nprocs);
 
 /// How a study's chains take the trace's chains when it has more of them than the trace has (workload.map):
 /// chain k (the workload index every model uses, chain_items()) replays trace chain k mod C (tile), or a chain

@@ -28,7 +28,17 @@ class Workload {
   [[nodiscard]] virtual const Trace* trace() const noexcept { return nullptr; }
   /// Model trace: the trace chain that the chain of this index replays (workload.map).
   [[nodiscard]] virtual int trace_chain(int index) const noexcept { return index; }
+  /// Whether the index of a chain counts initial groups (g*W + c, chain_index()) instead of ranks (L*W + c).
+  [[nodiscard]] virtual bool indexes_groups() const noexcept { return false; }
 };
+
+/// The workload index of chain c of the g-th initial group, led by world rank `leader`, with W chains per group.
+/// The models take L*W + c, so that a rank holds the same work at any G (the paper's workload). A trace takes
+/// g*W + c: its C recorded chains are dealt to the groups in order, so that every one of them is replayed at any G
+/// (by the leader, groups of 4 would replay only every fourth recorded chain).
+[[nodiscard]] inline int chain_index(const Workload& w, int g, int leader, int W, int c) noexcept {
+  return static_cast<int>(int64_t{w.indexes_groups() ? g : leader} * W + c);
+}
 
 /// Common bounds for workload keys.
 inline constexpr int64_t kMaxItems = int64_t{1} << 40;
@@ -70,11 +80,11 @@ bool workload_uses(const WorkloadSpec& spec, std::string_view key);
 
 std::unique_ptr<Workload> make_workload(const WorkloadSpec& spec);
 
-/// S of every chain for nprocs ranks in groups of G, W chains per group (the group led by rank L holds the chains
-/// of index L*W .. L*W + W - 1, Workload::items).
+/// S of every chain for nprocs ranks in groups of G, W chains per group (the chains of each group in the order of
+/// chain_index()).
 std::vector<int64_t> chain_items(const Workload& w, int nprocs, int G, int W = 1);
 /// S of every chain, the group led by world rank leaders[g] holding chains g*W .. g*W + W - 1 (groups of any
-/// sizes).
+/// sizes), each chain's S from its workload index (chain_index()).
 std::vector<int64_t> chain_items(const Workload& w, const std::vector<int>& leaders, int W = 1);
 
 /// A well-mixed 64-bit hash (splitmix64 finaliser): the source of every seeded draw here.

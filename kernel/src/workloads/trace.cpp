@@ -10,12 +10,13 @@ namespace {
 class Replay final : public Workload {
  public:
   explicit Replay(const WorkloadSpec& s)
-      : trace_(load_trace(s.file)), map_(s.map), seed_(static_cast<uint64_t>(s.integer("seed"))) {}
+      : trace_(load_trace(s.file, s.extrapolate)), map_(s.map), seed_(static_cast<uint64_t>(s.integer("seed"))) {}
   int64_t items(int index) const override { return trace_->items(trace_chain(index)); }
   const Trace* trace() const noexcept override { return trace_.get(); }
   int trace_chain(int index) const noexcept override {
     return mcmclb::trace_chain(map_, seed_, trace_->chains(), index);
   }
+  bool indexes_groups() const noexcept override { return true; }
 
  private:
   std::shared_ptr<const Trace> trace_;
@@ -27,7 +28,7 @@ void check(const WorkloadSpec& s) {
   if (s.file.empty()) {
     throw InputError("key workload.file: missing (allowed: the trace file that workload.model trace replays)");
   }
-  (void)load_trace(s.file);  // every error of the file, before any work
+  (void)load_trace(s.file, s.extrapolate);  // every error of the file, before any work
 }
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "mcmclb/csv.hpp"
+#include "mcmclb/text.hpp"  // fnv1a64_hex
 
 namespace mcmclb {
 
@@ -84,9 +85,6 @@ void add_backend_provenance(Provenance& p, std::string_view backend);
 /// machine that made them and compare across checkouts; the canonical absolute path for a file outside any work
 /// tree. The same whichever way the file is named.
 std::string platform_identity(const std::string& path);
-
-/// FNV-1a 64 of bytes, as 16 lower-case hex digits (stable across builds and hosts, unlike std::hash).
-std::string fnv1a64_hex(std::string_view bytes);
 
 /// provenance.csv, beside runs.csv: the facts that do not fit runs.csv's stable header, one row per run, joined
 /// with runs.csv by run_id.

@@ -52,6 +52,19 @@ inline long parse_integer_flag(std::string_view flag, const std::string& text, l
   return value;
 }
 
+/// text, a comma-separated list of integers (--ranks 64,1024), each read by parse_integer_flag: the one reader of
+/// every integer-list flag. An empty text or field is not an integer.
+inline std::vector<long> parse_integer_list(std::string_view flag, const std::string& text, long lo, long hi,
+                                            std::string_view what) {
+  std::vector<long> values;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = text.find(',', start);
+    values.push_back(parse_integer_flag(flag, text.substr(start, comma - start), lo, hi, what));
+    if (comma == std::string::npos) return values;
+    start = comma + 1;
+  }
+}
+
 /// Results that could not be written once work had begun (a full disk, a folder made read-only meanwhile), thrown
 /// on every rank alike (rank 0 shares the verdict first): mpi::run_main prints it once, on rank 0, as
 /// "<program>: <message>", and every rank exits with kOutputErrorExit, without MPI_Abort's extra lines.

@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -91,6 +93,28 @@ inline std::string command_line(int argc, char** argv) {
     line += shell_quote(argv[i]);
   }
   return line;
+}
+
+/// FNV-1a 64 of bytes, as 16 lower-case hex digits (stable across builds and hosts, unlike std::hash).
+inline std::string fnv1a64_hex(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : bytes) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string text(16, '0');
+  for (int i = 15; i >= 0; --i, h >>= 4) text[static_cast<std::size_t>(i)] = kHex[h & 15];
+  return text;
+}
+
+/// The 1-based line of text's first line ending "\r\n" (a file saved by a Windows editor), if it has one. Every
+/// CSV mcmclb reads ends its lines in "\n" alone, as mcmclb writes them and the plot scripts require: such a file
+/// is refused naming this line, never read with a stray '\r' in its last field.
+inline std::optional<std::size_t> crlf_line(std::string_view text) {
+  const std::size_t at = text.find("\r\n");
+  if (at == std::string_view::npos) return std::nullopt;
+  return static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n')) + 1;
 }
 
 /// What a file of this mode is, for messages: "a FIFO", "a folder", ...; "" for a regular file.
