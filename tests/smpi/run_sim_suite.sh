@@ -152,6 +152,43 @@ if len(rows) != 8 or bad or len(nones) != 2 or any(float(r["time_s"]) != float(r
              f"{[(r['time_s'], r['baseline_s']) for r in nones]}")
 print(f"trace replay in simulation: {len(rows)} valid simulated rows, none's time its baseline under tile and draw")
 PY
+# A 16-chain trace on groups of 4 at 64 simulated ranks: the groups deal the chains in order, so all 16 are
+# replayed (no note), and none's baseline, the slowest group's chain at the trace's speed-up at 4 ranks, is its time.
+python3 -c "
+print('chain,item,ranks,seconds,speedup')
+for c in range(16):
+    print(f'{c},0,1,{0.001 * (c + 1)},')
+print('*,,2,,1.7'); print('*,,4,,2.9')" >"$work/t16.csv"
+printf 'experiment: t16\nnprocs: 64\nG: 4\nworkload: {model: trace, file: %s}\nwork: {mode: sleep}\nbalancer: none\n' \
+  "$work/t16.csv" >"$work/t16.yaml"
+"$2/mcmclb" sweep "$work/t16.yaml" --launcher smpi --sim-binary "$sim/mcmclb-sim" --out "$work/t16" >"$work/t16.log" 2>&1 ||
+  { cat "$work/t16.log"; exit 1; }
+if grep -q "note:" "$work/t16.log"; then cat "$work/t16.log"; echo "G = 4 at P = 64 did not replay every chain"; exit 1; fi
+python3 - "$work/t16/runs.csv" <<'PY'
+import csv, sys
+(r,) = list(csv.DictReader(open(sys.argv[1])))
+if abs(float(r["baseline_s"]) / (0.016 / 2.9) - 1) > 1e-9 or float(r["time_s"]) < float(r["baseline_s"]) * (1 - 1e-6):
+    sys.exit(f"16 chains at G = 4, P = 64: baseline {r['baseline_s']} (want {0.016 / 2.9}), time {r['time_s']}")
+print("trace at G = 4, P = 64: all 16 chains replayed, baseline at the speed-up of 4 ranks")
+PY
+# mcmclb advise end to end at 16 simulated ranks (three balancers, tile and one draw, three assumptions): the plan
+# first, a ranked table and a verdict, advice.csv with one row per set-up, and a resumed advice that runs nothing.
+"$2/mcmclb" advise "$work/t16.csv" --ranks 16 --balancers none,async,steal --draws 1 --jobs 2 \
+  --sim-binary "$sim/mcmclb-sim" --out "$work/advise" >"$work/advise.log" 2>&1 || { cat "$work/advise.log"; exit 1; }
+grep -q "^advise: .* simulations, 0 already in" "$work/advise.log" && grep -q "^verdict at P = 16: " "$work/advise.log" ||
+  { cat "$work/advise.log"; echo "advise: no plan or no verdict"; exit 1; }
+python3 - "$work/advise/advice.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+setups = [r["setup"] for r in rows]
+if sorted(setups) != sorted(["none", "async intercomm retire", "async intercomm coalesce", "async intercomm pays", "steal"]) \
+        or [r["rank"] for r in rows] != ["1", "2", "3", "4", "5"] or not rows[0]["verdict"] or rows[0]["backend"] != "smpi":
+    sys.exit(f"advise: advice.csv rows {[(r['rank'], r['setup'], r['verdict']) for r in rows]}")
+print(f"advise: {len(rows)} set-ups ranked at 16 simulated ranks; verdict: {rows[0]['verdict'][:80]}")
+PY
+"$2/mcmclb" advise "$work/t16.csv" --ranks 16 --balancers none,async,steal --draws 1 --jobs 2 \
+  --sim-binary "$sim/mcmclb-sim" --out "$work/advise" >"$work/advise2.log" 2>&1 || { cat "$work/advise2.log"; exit 1; }
+grep -q " 0 to run" "$work/advise2.log" || { cat "$work/advise2.log"; echo "advise did not resume"; exit 1; }
 echo "simulation: tests $((SECONDS - run_start)) s, total $((SECONDS - start)) s"
 # The simulated goldens: every balancer of the paper with every creation method it can use at 32 ranks (tests/golden/
 # sim-study.yaml), and what goes beyond it (the rule pays, the stealing balancers, several chains per group, compute
