@@ -237,7 +237,8 @@ SCHEMAS = {
         "vs_none_median": Column("number", 0), "vs_none_min": Column("number", 0), "vs_none_max": Column("number", 0),
         "vs_ideal_median": Column("number", 0, True), "best_in": _int(0), "verdict": TEXT,
         "backend": Column("name", choices=("mpi", "smpi")), "platform": TEXT, "mpi_library": TEXT,
-        "git_commits": TEXT, "workload": TEXT, "assumptions": TEXT, "command_line": TEXT, "utc": TEXT,
+        "git_commits": TEXT, "git_commit": TEXT, "workload": TEXT, "assumptions": TEXT, "command_line": TEXT,
+        "utc": TEXT,
     },
     "predict.csv": {  # mcmclb predict: the rule's model's item time per atom count and group size
         "run_id": NAME, "move": NAME, "moves_per_item": _int(1), "atoms": _int(2), "size": _int(1), "item_s": _time(),
