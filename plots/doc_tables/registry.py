@@ -13,7 +13,7 @@ from .simulation import (async_gap, async_gap_model, collective_merges, constant
                          simulated_times, table1_rows, table1_seeds, times_by_folder)
 from .steal_regroup import (before_after, regrouping_against_thieves, steal_vs_regroup_compute, steal_vs_regroup_seeds,
                             steal_vs_regroup_sizes, steal_vs_regroup_summary)
-from .your_workload import trace_at_scale, trace_replay
+from .your_workload import advice, trace_at_scale, trace_replay
 
 
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
@@ -57,6 +57,7 @@ TABLES = {
     "reproductions": (reproductions, (1, 32), {}),
     "trace-replay": (trace_replay, (1, 5), {}),
     "trace-at-scale": (trace_at_scale, (1, 4), {}),
+    "advice": (advice, (1, 1), {"top": "an integer"}),
 }
 
 

@@ -93,3 +93,51 @@ def trace_at_scale(inputs):
     header = ["set-up: time / none"] + [" ".join(f"P = {p} {name} {map_} {scaling}".split())
                                         for p, name, map_, scaling in columns]
     return table_text(header, rows)
+
+
+def verdict_parts(verdict):
+    """The verdict advise wrote, one short sentence per part: its clauses (separated by '; ' outside brackets), and
+    each dimension it depends on apart ("depends on A (...) and B (...)")."""
+    clauses, depth, start = [], 0, 0
+    for i, ch in enumerate(verdict):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and verdict.startswith("; ", i):
+            clauses.append(verdict[start:i])
+            start = i + 2
+    clauses.append(verdict[start:])
+    parts = []
+    for clause in clauses:
+        if clause.startswith("depends on "):
+            parts += ["Depends on " + d.rstrip(")").replace(" (", ": ", 1)
+                      for d in clause.removeprefix("depends on ").split(") and ")]
+        elif clause.startswith(("too close", "robust", "not robust", "fastest elsewhere")):
+            parts.append(clause[0].upper() + clause[1:])
+        else:  # the winner's clause, which starts with a set-up's name, written as it is
+            parts.append("Winner: " + clause)
+    return parts
+
+
+def advice(inputs):
+    """mcmclb advise's answer from its advice.csv (every number simulated): per rank count the `top` set-ups
+    (default 5) in rank order, their time / none (median over the scenarios, [lowest, highest]), time / ideal and
+    the scenarios they were fastest in; then that rank count's verdict as the command printed it."""
+    top = int(inputs.option("top", "5"))
+    folder = inputs.folders[0]
+    rows = Inputs.read(folder, "advice.csv", ["nprocs", "rank", "setup", "vs_none_median", "vs_none_min",
+                                              "vs_none_max", "vs_ideal_median", "best_in", "scenarios", "verdict"])
+    out = []
+    for p in sorted({r["nprocs"] for r in rows}):
+        of_p = sorted((r for r in rows if r["nprocs"] == p), key=lambda r: r["rank"])
+        header = ["rank", f"set-up at P = {p}", "time / none [min, max]", "time / ideal", "fastest in"]
+        cells = [[str(r["rank"]), r["setup"],
+                  f"{r['vs_none_median']:.3f} [{r['vs_none_min']:.3f}, {r['vs_none_max']:.3f}]",
+                  "" if r["vs_ideal_median"] is None else f"{r['vs_ideal_median']:.3f}",
+                  f"{r['best_in']} of {r['scenarios']}"] for r in of_p[:top]]
+        out.append(table_text(header, cells))
+        out.append("")
+        out.append(f"Verdict at P = {p} (simulated):")
+        out.append("")
+        for part in verdict_parts(of_p[0]["verdict"]):
+            out.append(f"- {part}.")
+        out.append("")
+    return "\n".join(out).rstrip("\n")
