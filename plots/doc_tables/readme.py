@@ -183,3 +183,50 @@ def findings(inputs):
                     f"{listed(str(c) for c in cores)} cores), the calibration makes a run "
                     f"{min(totals):.1f}-{max(totals):.1f}{TIMES} `none`'s time ([CSV]({pays_shared}/runs.csv)).")
     return "\n".join("- " + wrapped(b).replace("\n", "\n  ") for b in bullets)
+
+
+def which_balancer(inputs):
+    """The README's "which balancer when": one row per kind of workload, the balancer that won there and the file
+    it rests on, each chosen from its folder. Emulated work that scales perfectly (a steal-vs-regroup folder): per
+    workload model, the set-up with the lowest median time / ideal over its runs. Compute mode (a real merge-pays
+    folder): per move kind, the set-up with the lowest median time, against none's. A recorded trace (an advise
+    folder): the advice at its largest rank count, with its robustness."""
+    emulated, real, advised = inputs.folders
+    need = RUN_COLUMNS + ["finished", "backend"]
+    rows = []
+    runs = [r for r in Inputs.read(emulated, need=need) if r["valid"] is True]
+    simulated = all(r["backend"] == "smpi" for r in runs)
+    best = {}
+    for model in sorted({r["workload"] for r in runs}):
+        ratios = defaultdict(list)
+        for r in runs:
+            if r["workload"] == model and r["ideal_s"] > 0:
+                ratios[common.setup_name(r, finished=False)].append(r["time_s"] / r["ideal_s"])
+        name = min(ratios, key=lambda k: median(ratios[k]))
+        best.setdefault(name.split("(")[0], []).append(model)
+    p = sorted({r["nprocs"] for r in runs})
+    rows.append([f"items that scale perfectly with the group ({', '.join(sorted(sum(best.values(), [])))}); "
+                 f"P = {', '.join(map(str, p))}, {'simulated' if simulated else 'measured'}",
+                 "; ".join(f"`{b}` ({', '.join(m)})" for b, m in best.items()),
+                 f"[runs.csv]({emulated}/runs.csv)"])
+    runs = [r for r in Inputs.read(real, need=need + ["move"]) if r["valid"] is True]
+    cells = []
+    for move in sorted({r["move"] for r in runs}):
+        times = defaultdict(list)
+        for r in runs:
+            if r["move"] == move:
+                times[common.setup_name(r)].append(r["time_s"])
+        name = min(times, key=lambda k: median(times[k]))
+        ratio = median(times[name]) / median(times["none"])
+        cells.append(f"{move}-atom moves: `{name}`" + (f" ({ratio:.2f}{TIMES} `none`)" if name != "none" else ""))
+    p = sorted({r["nprocs"] for r in runs})
+    rows.append([f"Lennard-Jones walkers in compute mode; P = {', '.join(map(str, p))}, measured",
+                 "; ".join(cells), f"[runs.csv]({real}/runs.csv)"])
+    advice = Inputs.read(advised, "advice.csv", ["nprocs", "rank", "setup", "verdict"])
+    top = max(r["nprocs"] for r in advice)
+    first = next(r for r in advice if r["nprocs"] == top and r["rank"] == 1)
+    robust = "robust" if "; robust" in first["verdict"] else "not robust"
+    rows.append([f"your own recorded workload (here the shipped trace; P = {top}, simulated)",
+                 f"ask `mcmclb advise`; here `{first['setup']}`, {robust}",
+                 f"[advice.csv]({advised}/advice.csv)"])
+    return common.table_text(["kind of workload", "balancer", "evidence"], rows)

@@ -7,7 +7,7 @@ from .common import Inputs
 from .merge_pays import (calibration_cost, merge_pays_ratios, merge_pays_sensitivity, model_items, pays_against_none,
                          pays_against_rule, pays_guarantee, real_pays, real_versus_none)
 from .paper import paper_answer
-from .readme import findings, quick_start
+from .readme import findings, quick_start, which_balancer
 from .reproductions import reproductions
 from .simulation import (async_gap, async_gap_model, collective_merges, constants_sensitivity, host_cost, lj_cost,
                          simulated_times, table1_rows, table1_seeds, times_by_folder)
@@ -58,6 +58,7 @@ TABLES = {
     "trace-replay": (trace_replay, (1, 5), {}),
     "trace-at-scale": (trace_at_scale, (1, 4), {}),
     "advice": (advice, (1, 1), {"top": "an integer"}),
+    "which-balancer": (which_balancer, (3, 3), {}),
 }
 
 
