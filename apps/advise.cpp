@@ -35,6 +35,7 @@
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
 #include "mcmclb/trace.hpp"
+#include "mcmclb/workload.hpp"
 #include "sweep.hpp"
 
 namespace mcmclb {
@@ -238,9 +239,10 @@ Plan make_plan(const Options& o) {
     base = launch::read_file(o.input, "study file");
     SweepOptions own;
     own.study = o.input;
-    (void)launch::load(own, base);  // its own errors first, named as its own
+    const Study given = launch::load(own, base);  // its own errors first, named as its own
     p.workload = "the workload of study file " + o.input;
-    if (o.draws > 0) {
+    // Seeds only for a seeded model: another has one workload, with nothing drawn to vary.
+    if (o.draws > 0 && !given.points.empty() && workload_uses(given.points.front().spec.workload, "seed")) {
       p.keys.emplace_back("workload.seed", flow_list(seeds));
       p.assumptions.push_back("the workload's seed (workload.seed 1 to " + std::to_string(o.draws) + ")");
     }

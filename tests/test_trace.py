@@ -62,7 +62,9 @@ class BadTrace(TraceCase):
         os.mkfifo(self.path("t.csv"))
         commands = {"run": (["run", study], "2"), "sweep": (["sweep", study, "--launcher", "local"], None),
                     "sweep --dry-run": (["sweep", study, "--launcher", "local", "--dry-run"], None),
-                    "plan": (["plan", study], None)}
+                    "plan": (["plan", study], None),
+                    "advise": (["advise", "t.csv", "--ranks", "64", "--out", self.path("advice")], None),
+                    "advise STUDY": (["advise", study, "--ranks", "64", "--out", self.path("advice")], None)}
         for name, (args, ranks) in commands.items():
             with self.subTest(command=name):
                 r = self.mcmclb(*args, ranks=ranks)
@@ -73,6 +75,21 @@ class BadTrace(TraceCase):
             f.write(text)
         self.assert_one_line_error(self.mcmclb("plan", study), "/dev/null is a device, not a regular file",
                                    within_s=FAST_S)
+
+    def test_advise_refuses_bad_input_before_anything(self):
+        """mcmclb advise: each bad flag or trace is one line and exit 2, with no output folder made."""
+        with open(self.path("t.csv"), "w") as f:
+            f.write(GOOD)
+        out = self.path("advice")
+        for args, fragment in [((), "--ranks: required"), (("--ranks", "1"), "--ranks: '1' is not a rank count"),
+                               (("--ranks", "64", "--jobs", "0"), "--jobs: '0'"),
+                               (("--ranks", "64", "--balancers", "none,foo"), "unknown balancer 'foo'"),
+                               (("--ranks", "64", "--bogus"), "unknown flag --bogus"),
+                               (("--ranks", "64", "--sim-binary", self.path("none")), "--sim-binary")]:
+            with self.subTest(args=args):
+                r = self.mcmclb("advise", "t.csv", *args, "--out", out)
+                self.assert_one_line_error(r, fragment, within_s=FAST_S)
+                self.assertFalse(os.path.exists(out), "nothing written")
 
     def test_too_large(self):
         with open(self.path("t.csv"), "w") as f:
