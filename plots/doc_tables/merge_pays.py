@@ -148,42 +148,55 @@ def calibration_text(values):
 
 
 def pays_pair(folder, name):
-    """The real pays pair of one folder, a sweep that interleaved none's runs and one balancer's under pays: ({move:
-    none runs}, {move: the balancer's runs}, the balancer's set-up name); InputError naming the block otherwise."""
+    """The real pays pair of one folder, a sweep that interleaved none's runs and one balancer's under pays, and
+    perhaps the same balancer under another rule as a control arm: ({move: none runs}, {move: the balancer's runs
+    under pays}, the balancer's set-up name, {move: the control arm's runs} and its name (None without one));
+    InputError naming the block otherwise."""
     need = RUN_COLUMNS + ["move", "calibration_s", "finished"]
     rows = [r for r in Inputs.read(folder, need=need) if r["valid"] is True]
+    arms = ([r for r in rows if r["balancer"] == "none"], [r for r in rows if r["finished"] == "pays"],
+            [r for r in rows if r["balancer"] != "none" and r["finished"] != "pays"])
     by_move = []
-    for runs in ([r for r in rows if r["balancer"] == "none"], [r for r in rows if r["balancer"] != "none"]):
+    for runs in arms:
         groups = defaultdict(list)
         for r in runs:
             groups[r["move"]].append(r)
         refuse_mixed(groups, f"{folder}/runs.csv")
         by_move.append(groups)
     setup = {setup_name(r) for runs in by_move[1].values() for r in runs}
-    if len(setup) != 1 or not by_move[0]:
-        raise InputError(f"block {name}: {folder} must hold none's runs and one balancer's (allowed: the folder of one "
-                         f"pays study)")
-    return by_move[0], by_move[1], setup.pop()
+    control = {setup_name(r) for runs in by_move[2].values() for r in runs}
+    if len(setup) != 1 or not by_move[0] or len(control) > 1:
+        raise InputError(f"block {name}: {folder} must hold none's runs, one balancer's under pays and at most one "
+                         f"control arm (allowed: the folder of one pays study)")
+    return by_move[0], by_move[1], setup.pop(), by_move[2], (control.pop() if control else None)
 
 
 def pays_against_none(inputs):
     """The real pays pair of one folder (pays_pair), none's and one balancer's under pays: one row per move kind,
     each set-up's median time with its 95 % interval, the ratio with the interval mcmclb compare forms ([low_B /
-    high_A, high_B / low_A]), the balancer's regroupings per rank and its calibration's median (range)."""
+    high_A, high_B / low_A]), the balancer's regroupings per rank and its calibration's median (range); where the
+    folder holds a control arm (the balancer under another rule), its median and ratio to none too."""
     (folder,) = inputs.folders
-    none_by_move, other_by_move, name = pays_pair(folder, inputs.name)
+    none_by_move, other_by_move, name, control_by_move, control = pays_pair(folder, inputs.name)
     rows = []
     for move in none_by_move:
         none, runs = none_by_move[move], other_by_move.get(move)
-        if not runs:
-            raise InputError(f"{folder}/runs.csv: no valid {name} run of {move} moves (allowed: the moves of none's "
-                             f"runs)")
+        if not runs or (control and not control_by_move.get(move)):
+            raise InputError(f"{folder}/runs.csv: no valid {name} run of {move} moves, or no control run (allowed: "
+                             f"the moves of none's runs)")
         a, b = Summary([r["time_s"] for r in none]), Summary([r["time_s"] for r in runs])
         calibration = calibrations(runs, f"{folder}/runs.csv: a run of {move} moves")
-        rows.append([f"{move}-atom", time_with_interval(a), time_with_interval(b), compare_ratio_text(a, b),
-                     f"{median_of(runs, 'regroups_avg'):g}", calibration_text(calibration)])
-    return table_text(["moves", "none: median [95 % CI]", f"{name}: median [95 % CI]", f"{name} / none [interval]",
-                       "regroupings per rank", "calibration: median (range)"], rows)
+        row = [f"{move}-atom", time_with_interval(a), time_with_interval(b), compare_ratio_text(a, b),
+               f"{median_of(runs, 'regroups_avg'):g}", calibration_text(calibration)]
+        if control:
+            c = Summary([r["time_s"] for r in control_by_move[move]])
+            row += [time_with_interval(c), compare_ratio_text(a, c)]
+        rows.append(row)
+    header = ["moves", "none: median [95 % CI]", f"{name}: median [95 % CI]", f"{name} / none [interval]",
+              "regroupings per rank", "calibration: median (range)"]
+    if control:
+        header += [f"{control}: median [95 % CI]", f"{control} / none [interval]"]
+    return table_text(header, rows)
 
 
 def pays_guarantee(inputs):
