@@ -21,10 +21,10 @@ from mcmclb_csv import InputError, run_label
 from .common import ROOT, Inputs
 from .documents import FENCE, blocks, main, regenerate
 from .registry import TABLES, generate
-from .reproductions import compare_runs, reproductions_of
+from .reproductions import compare_runs, nodes_spanned, reproductions_of
 
 # What the command and the tests use: the error callers catch, the blocks of a document, the registry, and the
-# reproductions' comparison (tests/test_evidence.py). ROOT is a copy: a test points the tables elsewhere through
-# common.ROOT.
+# reproductions' comparison and the nodes a run spans (tests/test_evidence.py). ROOT is a copy: a test points the
+# tables elsewhere through common.ROOT.
 __all__ = ["FENCE", "ROOT", "TABLES", "InputError", "Inputs", "blocks", "compare_runs", "generate", "main",
-           "regenerate", "reproductions_of", "run_label"]
+           "nodes_spanned", "regenerate", "reproductions_of", "run_label"]

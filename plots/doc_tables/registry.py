@@ -34,7 +34,7 @@ TABLES = {
     "table1-seeds": (table1_seeds, (1, 4), {"seeds": "integers separated by commas", "rule": "retire|coalesce"}),
     "async-gap": (async_gap, (1, 8), {}),
     "async-gap-model": (async_gap_model, (1, 8), {}),
-    "collective-merges": (collective_merges, (1, 1), {"run": "a set-up's label, e.g. collective(128) create",
+    "collective-merges": (collective_merges, (1, 1), {"run": "a set-up's label or its first word, e.g. collective(128)",
                                                       "nprocs": "an integer"}),
     "host-cost": (host_cost, (1, 1), {}),
     "constants-sensitivity": (constants_sensitivity, (1, 20), {"interval": "an integer"}),

@@ -31,6 +31,35 @@ ABSENT = {"finished": None, "chains_per_group": 1, "migrated_avg": 0.0, "model_c
 REPRODUCED_TODAY, REPRODUCED_AT_OWN_COMMIT = "docs/reproductions", "docs/reproductions/at-own-commit"
 
 
+# The platform of a run that does not name one: the simulation's default (docs/guide/simulation.md).
+DEFAULT_PLATFORM = "configs/platforms/bgp.xml"
+
+
+def nodes_spanned(platform, nprocs):
+    """How many nodes of platform (a path relative to the root) a simulation of nprocs ranks occupies: its hostfile
+    (the .xml's name with .hosts) read as smpirun places ranks, rank i on the host of line i, a line "host:N" placing
+    N ranks (configs/platforms/smpi-flags.bash); InputError where the hostfile is missing or places too few ranks."""
+    hosts = os.path.splitext(platform or DEFAULT_PLATFORM)[0] + ".hosts"
+    try:
+        with open(os.path.join(common.ROOT, hosts), encoding="utf-8") as f:
+            lines = [line.strip() for line in f]
+    except OSError:
+        raise InputError(f"{hosts}: no such hostfile (allowed: the hostfile beside a platform of configs/platforms/)")
+    used, placed = set(), 0
+    for line in lines:
+        if placed >= nprocs:
+            break
+        if not line:
+            continue
+        name, _, count = line.rpartition(":")
+        host, slots = (name, int(count)) if name and count.isdigit() else (line, 1)
+        used.add(host)
+        placed += slots
+    if placed < nprocs:
+        raise InputError(f"{hosts}: places {placed} ranks, not {nprocs} (allowed: a run that fits its platform)")
+    return len(used)
+
+
 def reproductions_of(folder):
     """[(where, the reproduction folder, compare_runs of the two)] for each reproduction of a committed simulated
     folder (REPRODUCED_TODAY/<folder below docs/>, then REPRODUCED_AT_OWN_COMMIT/<...> where it exists); InputError
@@ -86,9 +115,10 @@ def compare_runs(folder, copy):
 def reproductions(inputs):
     """Simulated folders kept without provenance.csv, each against its reproductions (reproductions_of): one row per
     reproduction (a link to the folder's runs.csv, relative to docs/notes/): the commits of the committed runs
-    compared, the point (rank count), how many runs were compared of the folder's, one run's time_s on each side
-    (the first that differs, else the first), whether every simulated column (SIMULATED_COLUMNS) of every compared
-    run is identical (else how many runs differ, in which columns), and the reproduction's commit."""
+    compared, the point (rank count, and the nodes of its platform it spans), how many runs were compared of the
+    folder's, one run's time_s on each side (the first that differs, else the first), whether every simulated column
+    (SIMULATED_COLUMNS) of every compared run is identical (else how many runs differ, in which columns), and the
+    reproduction's commit."""
     rows = []
     for folder in inputs.folders:
         for where, _, compared in reproductions_of(folder):
@@ -99,7 +129,9 @@ def reproductions(inputs):
             name = folder.removeprefix("docs/")
             rows.append([f"[{name}](../{name}/runs.csv)",
                          ", ".join(sorted({o["git_commit"][:7] for o, _, _ in compared})),
-                         "P = " + ", ".join(str(p) for p in sorted({o["nprocs"] for o, _, _ in compared})),
+                         "P = " + ", ".join(f"{p} ({nodes} node{'s' if nodes > 1 else ''})" for p, nodes in
+                                            sorted({(o["nprocs"], nodes_spanned(o.get("platform"), o["nprocs"]))
+                                                    for o, _, _ in compared})),
                          f"{len(compared)} of {len(Inputs.read(folder, need=['run_id']))}", run_label(old),
                          f"{old['time_s']:.9g}", f"{new['time_s']:.9g}", verdict,
                          ", ".join(sorted({n["git_commit"][:7] for _, n, _ in compared})) + f" ({where})"])

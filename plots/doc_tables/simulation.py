@@ -158,17 +158,21 @@ def merge_waits(run, events, where):
 
 def async_gap_model(inputs):
     """The paper's account of async's gap against the simulated one. The paper polls once per item, every T /
-    group_size, so a finished group waits at most that long for its neighbour; over a cyclic period of 8 groups
-    (workload_period / G) it puts the overhead at up to (8 - 1) T / G per group. Per folder (its setting from its
-    provenance), each noise-free async run with Algorithm 1 under retire: its merges, the waits from a group's chain's
-    end to its merge (merge_waits; median and largest), each initial group's sum of waits (median and largest), the
-    paper's bound, and the run's gap (time_s - ideal_s), all in ms. The chain's end is estimated from its items
-    alone, so the waits hold where a polling point costs little against an item (the platform as calibrated)."""
+    group_size, so a finished group waits at most that long for its neighbour; over a cyclic period of P groups
+    (workload_period / G) it puts the overhead at up to (P - 1) T / G per group. First the paper's row (its async
+    time bound and Table 1 row, plots/reference/dinan2011.csv); then per folder (its setting from its provenance)
+    each noise-free async run with Algorithm 1 under retire: its time with the gap to the ideal, its Table 1 row, its
+    merges, the waits from a group's chain's end to its merge (merge_waits; median and largest), each initial
+    group's sum of waits (median and largest) and the paper's bound, in ms. The chain's end is estimated from its
+    items alone, which holds where a polling point costs little against an item: for a folder that changes the
+    polling cost (smpi/test) the waits are not given."""
+    import table1
+    from .paper import paper_fig2_times  # here: paper.py imports the README's module, which imports this one
     rows = []
     for folder in inputs.folders:
         setting = setting_of(folder)
         need = ["balancer", "method", "finished", "T_ms", "G", "jitter_pct", "work_mode", "workload_period",
-                "nprocs", "time_s", "ideal_s"]
+                "nprocs", "time_s", "ideal_s", "regroups_avg", "regroups_std", "regroups_min", "regroups_max"]
         runs = [r for r in Inputs.read(folder, need=need) if r["balancer"] == "async" and r["method"] == "intercomm"
                 and r["finished"] in ("retire", None) and not r["jitter_pct"] and r["work_mode"] == "sleep"]
         if not runs:
@@ -184,20 +188,28 @@ def async_gap_model(inputs):
                                  f"every run the block reads)")
             waits, per_group = merge_waits(r, events[r["run_id"]], f"{folder}/events.csv")
             each = sorted(w for _, w, _ in waits)
-            period = r["workload_period"] // r["G"]
-            rows.append([setting, f"{r['nprocs']}", f"{r['T_ms'] / r['G']:g}", str(len(waits)),
-                         f"{median(each) * 1e3:.1f} / {each[-1] * 1e3:.1f}",
-                         f"{median(per_group) * 1e3:.1f} / {max(per_group) * 1e3:.1f}",
-                         f"{(period - 1) * r['T_ms'] / r['G']:g} = {period - 1} × {r['T_ms'] / r['G']:g}",
-                         f"{(r['time_s'] - r['ideal_s']) * 1e3:.1f}"])
-    return table_text(["setting", "P", "item T/G (ms)", "merges", "wait per merge: median / max (ms)",
-                       "waits per initial group, summed: median / max (ms)", "paper's bound (P - 1) T/G (ms)",
-                       "run's gap: time - ideal (ms)"], rows)
+            period, item = r["workload_period"] // r["G"], r["T_ms"] / r["G"]
+            slow = "smpi/test" in setting or "smpi/iprobe" in setting
+            rows.append([setting, f"{r['nprocs']}", f"{item:g}",
+                         f"{r['time_s']:.4f} ({(r['time_s'] - r['ideal_s']) * 1e3:.0f})",
+                         f"{r['regroups_avg']:.2f} / {r['regroups_std']:.2f} / {r['regroups_min']:g} / "
+                         f"{r['regroups_max']:g}", str(len(waits)),
+                         "–" if slow else f"{median(each) * 1e3:.1f} / {each[-1] * 1e3:.1f}",
+                         "–" if slow else f"{median(per_group) * 1e3:.1f} / {max(per_group) * 1e3:.1f}",
+                         f"{(period - 1) * item:g} = {period - 1} × {item:g}"])
+    # The paper's row: its workload is paper-fig2.yaml's, so its item and bound are the first run's; its Table 1 is
+    # at 8192 cores (the table's caption).
+    paper_row = table1.paper_values()[("async", "")]
+    rows.insert(0, ["**paper (BG/P)**", "8192", rows[0][2], f"**≤ {paper_fig2_times()['async'][0]:g}**",
+                    "**" + " / ".join(paper_row) + "**", "", "", "", rows[0][-1]])
+    return table_text(["setting", "P", "item T/G (ms)", "time_s (gap, ms)", "Table 1 row", "merges",
+                       "wait per merge: median / max (ms)", "waits per initial group, summed: median / max (ms)",
+                       "paper's bound (P - 1) T/G (ms)"], rows)
 
 
 def collective_merges(inputs):
-    """Where collective's idle ranks go, from events.csv: the merges of one run (run=LABEL, at nprocs=P; default the
-    largest) within the first period of the cyclic workload (ranks 0 to workload_period - 1; every period repeats
+    """Where collective's idle ranks go, from events.csv: the merges of one run (run=LABEL, a set-up's label or its
+    first word, e.g. collective(128); at nprocs=P, by default the largest) within the first period of the cyclic workload (ranks 0 to workload_period - 1; every period repeats
     it). Per merge: its time, the idle ranks that join, the chain they join (a merged group continues its right-hand
     group's chain, numbered from 0 in the period) with its items left, the ranks that work it then and when it would
     end with no further merge (t + items left * T / ranks); and the period's longest chain at that moment: its items
@@ -207,7 +219,7 @@ def collective_merges(inputs):
     folder = inputs.folders[0]
     label, nprocs = inputs.option("run"), inputs.numbers("nprocs", [None])[0]
     runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS + ["T_ms", "G", "workload_period", "jitter_pct"])
-            if r["valid"] is True and run_label(r) == label and not r["jitter_pct"]]
+            if r["valid"] is True and label in (run_label(r), run_label(r).split()[0]) and not r["jitter_pct"]]
     nprocs = nprocs or max((r["nprocs"] for r in runs), default=None)
     runs = [r for r in runs if r["nprocs"] == nprocs]
     if len(runs) != 1:
