@@ -20,7 +20,7 @@ from .your_workload import advice, trace_at_scale, trace_replay
 TABLES = {
     "quick-start": (quick_start, (1, 1), {}),
     "findings": (findings, (7, 7), {}),
-    "paper-answer": (paper_answer, (5, 5), {}),
+    "paper-answer": (paper_answer, (5, 6), {}),
     "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
     "steal-vs-regroup-summary": (steal_vs_regroup_summary, (1, 4), {"W": "integers separated by commas"}),
     "steal-vs-regroup-sizes": (steal_vs_regroup_sizes, (1, 4), {"W": "an integer"}),
