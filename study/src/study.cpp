@@ -375,21 +375,29 @@ double expected_point_s(const Point& point, const Catalog& catalog) {
   }
   // Chains on groups of G ranks, or of the given sizes; groups by node are estimated as groups of G (the node
   // layout is known only inside the job), and compute mode's items as T_ms each (set job.time_limit for either).
+  // A replayed trace: its chains' recorded seconds at the group's speed-up.
   const auto workload = make_workload(point.spec.workload);
+  const Trace* trace = workload->trace();
   const int W = point.spec.workload.chains_per_group;
-  // S of a group's unit: its W chains one after another (chain_items()).
-  const auto unit_items = [&](int64_t g, int64_t leader) {
-    int64_t s = 0;
+  // Seconds of a group's unit: its W chains one after another (chain_items()).
+  const auto unit_s = [&](int64_t g, int64_t leader, int size) {
+    double s = 0;
     for (int c = 0; c < W; ++c) {
-      s += workload->items(chain_index(*workload, static_cast<int>(g), static_cast<int>(leader), W, c));
+      const int index = chain_index(*workload, static_cast<int>(g), static_cast<int>(leader), W, c);
+      if (trace != nullptr) {
+        const int chain = workload->trace_chain(index);
+        s += trace->chain_single_rank_s(chain) / trace->speedup(chain, size);
+      } else {
+        s += static_cast<double>(workload->items(index)) * point.spec.T_ms / 1000.0 / size;
+      }
     }
     return s;
   };
+  double longest_s = 0;
   if (point.spec.groups.by == GroupsSpec::By::sizes && !point.spec.groups.sizes.empty()) {
-    double longest_s = 0;
     int first = 0, g = 0;
     for (int size : point.spec.groups.sizes) {
-      longest_s = std::max(longest_s, static_cast<double>(unit_items(g++, first)) * point.spec.T_ms / 1000.0 / size);
+      longest_s = std::max(longest_s, unit_s(g++, first, size));
       first += size;
     }
     return longest_s;
@@ -397,11 +405,11 @@ double expected_point_s(const Point& point, const Catalog& catalog) {
   // The longest unit, scanned without storing the chains (nprocs may be 2^31 - 1), over the first
   // kEstimatedChains groups at most: the estimate must come at once, and a launch that large gets the time limit's
   // cap anyway (launch_slurm.cpp).
-  int64_t longest = 0;
   const int64_t groups = (static_cast<int64_t>(nprocs) + point.spec.G - 1) / point.spec.G;
-  for (int64_t g = 0; g < std::min(groups, kEstimatedChains); ++g)
-    longest = std::max(longest, unit_items(g, g * point.spec.G));
-  return static_cast<double>(longest) * point.spec.T_ms / 1000.0 / point.spec.G;
+  for (int64_t g = 0; g < std::min(groups, kEstimatedChains); ++g) {
+    longest_s = std::max(longest_s, unit_s(g, g * point.spec.G, point.spec.G));
+  }
+  return longest_s;
 }
 
 std::string commbench_file(int nprocs) { return "commbench-n" + std::to_string(nprocs) + ".csv"; }
