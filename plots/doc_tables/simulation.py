@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Tables of the simulated studies: docs/guide/simulation.md (the compute model's calibration), Table 1
-and its sensitivity to seeds and noise, and the SMPI notebook's studies (the async gap, the unsourced constants,
-the host's cost of simulating, simulated times per folder)."""
+and its sensitivity to seeds and noise, and the studies of docs/guide/paper-reproduction.md and the host-cost log
+(the async gap, the unsourced constants, the host's cost of simulating, simulated times per folder)."""
 import os
 import re
 from collections import defaultdict
@@ -280,7 +280,8 @@ def constants_sensitivity(inputs):
         asy, col = found.get(("async", "intercomm", None)), found.get(("collective", "create", interval))
         if asy is None or col is None:
             raise InputError(f"{folder}/runs.csv: needs an async intercomm and a collective({interval}) create run "
-                             f"(allowed: the sensitivity study of the notebook)")
+                             f"(allowed: a folder of the constants' sensitivity study, "
+                             f"docs/guide/paper-reproduction.md)")
         if base is None:
             base = (asy, col)
         rows.append([setting_of(folder, base[0]["platform"]), str(asy["nprocs"]),
