@@ -201,7 +201,7 @@ def which_balancer(inputs):
     """The README's "which balancer when": one row per kind of workload, the balancer that won there and the file
     it rests on, each chosen from its folder. Emulated work that scales perfectly (a steal-vs-regroup folder): per
     workload model, the set-up with the lowest median time / ideal over its runs. Compute mode (a real merge-pays
-    folder): per move kind, the set-up with the lowest median time, against none's. A recorded trace (an advise
+    folder): the balancer under pays, its median time over none's per move kind, beside its control arm's. A recorded trace (an advise
     folder): the advice at its largest rank count, with its robustness."""
     emulated, real, advised = inputs.folders
     need = RUN_COLUMNS + ["finished", "backend"]
@@ -221,19 +221,18 @@ def which_balancer(inputs):
                  f"P = {', '.join(map(str, p))}, {'simulated' if simulated else 'measured'}",
                  "; ".join(f"`{b}` ({', '.join(m)})" for b, m in best.items()),
                  f"[runs.csv]({emulated}/runs.csv)"])
-    runs = [r for r in Inputs.read(real, need=need + ["move"]) if r["valid"] is True]
+    # Compute mode: the balancer under pays against none per move kind, and the control arm that merges regardless.
+    none_by_move, pays_by_move, name, control_by_move, control = pays_pair(real, inputs.name)
     cells = []
-    for move in sorted({r["move"] for r in runs}):
-        times = defaultdict(list)
-        for r in runs:
-            if r["move"] == move:
-                times[common.setup_name(r)].append(r["time_s"])
-        name = min(times, key=lambda k: median(times[k]))
-        ratio = median(times[name]) / median(times["none"])
-        cells.append(f"{move}-atom moves: `{name}`" + (f" ({ratio:.2f}{TIMES} `none`)" if name != "none" else ""))
-    p = sorted({r["nprocs"] for r in runs})
+    for move in sorted(none_by_move):
+        none = median_of(none_by_move[move])
+        cell_text = f"{move}-atom {median_of(pays_by_move[move]) / none:.2f}{TIMES}"
+        if control and control_by_move.get(move):
+            cell_text += f" (`{control.split()[-1]}`: {median_of(control_by_move[move]) / none:.2f}{TIMES})"
+        cells.append(cell_text)
+    p = sorted({r["nprocs"] for runs in none_by_move.values() for r in runs})
     rows.append([f"Lennard-Jones walkers in compute mode; P = {', '.join(map(str, p))}, measured",
-                 "; ".join(cells), f"[runs.csv]({real}/runs.csv)"])
+                 f"`{name}`, time / `none`: " + "; ".join(cells), f"[runs.csv]({real}/runs.csv)"])
     advice = Inputs.read(advised, "advice.csv", ["nprocs", "rank", "setup", "verdict"])
     top = max(r["nprocs"] for r in advice)
     first = next(r for r in advice if r["nprocs"] == top and r["rank"] == 1)
