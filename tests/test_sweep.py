@@ -517,7 +517,9 @@ class PointsPerLaunch(unittest.TestCase):
             for args, message in ((("--launcher", "smpi", "--points-per-launch", "0"), "--points-per-launch"),
                                   (("--launcher", "local", "--points-per-launch", "x"), "--points-per-launch"),
                                   (("--launcher", "slurm", "--points-per-launch", "4"),
-                                   "--points-per-launch: only with --launcher local or smpi")):
+                                   "--points-per-launch: only with --launcher local or smpi"),
+                                  (("--launcher", "smpi", "--jobs", "0"), "--jobs: '0'"),
+                                  (("--launcher", "local", "--jobs", "2"), "--jobs: only with --launcher smpi")):
                 r = mcmclb("sweep", STUDY, "--out", os.path.join(d, "o"), *args)
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                 self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
