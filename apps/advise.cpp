@@ -318,6 +318,116 @@ std::string fixed(double v, int digits = 3) {
   return text;
 }
 
+using Scenario = std::map<std::string, std::string>;  // scenario column -> value
+
+/// One simulation's result: its point, time and ideal, and the scenario it ran under.
+struct Cell {
+  const Point* point;
+  double time_s, ideal_s;
+  Scenario scenario;
+};
+
+/// A set-up's cell in a scenario: the one that agrees on every column the set-up varies over (none, run under one
+/// assumption only, stands for itself under the others).
+const Cell* cell_in(const std::vector<Cell>& list, const Scenario& scenario) {
+  for (const Cell& c : list) {
+    bool agrees = true;
+    for (const auto& [name, value] : c.scenario) {
+      const bool varies =
+          std::any_of(list.begin(), list.end(), [&](const Cell& other) { return other.scenario.at(name) != value; });
+      if (varies && scenario.at(name) != value) agrees = false;
+    }
+    if (agrees) return &c;
+  }
+  return nullptr;
+}
+
+/// The verdict at one rank count, from the set-ups ranked by their median time / none (scored, best first), the
+/// fastest set-ups of each scenario (best), every set-up's time per scenario (times) and none's cells: the winner
+/// and its margin over the first set-up that differs from it, whether that margin is within tolerance_pct, and
+/// whether the winner is robust (fastest in every scenario) or what it depends on.
+std::string verdict_of(const std::vector<Scored>& scored, const std::map<Scenario, std::set<std::string>>& best,
+                       const std::map<Scenario, std::map<std::string, double>>& times, const std::vector<Cell>& none,
+                       double tolerance_pct) {
+  if (scored.empty()) return "";
+  std::string verdict;
+  const Scored& winner = scored.front();
+  // Set-ups with the winner's very times in every scenario (collective under pays where no merge pays ties
+  // none) are named with it, not as its runner-up.
+  std::vector<std::string> tied;
+  std::set<std::string> winners = {winner.setup};
+  const Scored* runner = nullptr;
+  for (std::size_t k = 1; k < scored.size() && runner == nullptr; ++k) {
+    const auto& a = winner.vs_none;
+    const auto& b = scored[k].vs_none;
+    const bool same = a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](double x, double y) {
+                        return std::abs(x - y) <= 1e-9 * std::max(x, y);
+                      });
+    if (same) {
+      tied.push_back(scored[k].setup);
+      winners.insert(scored[k].setup);
+    } else {
+      runner = &scored[k];
+    }
+  }
+  verdict = winner.setup + (tied.empty() ? "" : " (tied with " + join(tied) + ")");
+  if (runner != nullptr) {
+    const double margin_pct = (stats::median(runner->vs_none) / stats::median(winner.vs_none) - 1) * 100;
+    verdict += " wins by " + fixed(margin_pct, 1) + " % over " + runner->setup;
+    if (margin_pct < tolerance_pct) {
+      verdict +=
+          "; too close to call: the margin is within the replay's validated error of " + fixed(tolerance_pct, 0) + " %";
+    }
+  }
+  std::size_t won = 0;
+  for (const auto& [scenario, labels] : best) {
+    won += std::any_of(labels.begin(), labels.end(), [&](const std::string& l) { return winners.count(l) != 0; });
+  }
+  if (won == best.size()) {
+    verdict += "; robust: fastest in all " + std::to_string(best.size()) + " scenarios";
+  } else {
+    // What it depends on: each scenario column whose values have different winners, the winner of a value
+    // being the set-up with the lowest median over the scenarios with that value.
+    std::vector<std::string> depends;
+    for (const auto& [column, unused] : best.begin()->first) {
+      std::set<std::string> values;
+      for (const auto& [scenario, labels] : best) values.insert(scenario.at(column));
+      std::vector<std::string> per_value;
+      std::set<std::string> tops;
+      for (const std::string& value : values) {
+        std::string top;
+        double top_median = 1e300;
+        for (const Scored& sc : scored) {
+          std::vector<double> sub;
+          for (const auto& [scenario, by] : times) {
+            if (scenario.at(column) != value || by.count(sc.setup) == 0) continue;
+            const auto n = cell_in(none, scenario);
+            if (n != nullptr) sub.push_back(by.at(sc.setup) / n->time_s);
+          }
+          if (!sub.empty() && stats::median(sub) < top_median) {
+            top_median = stats::median(sub);
+            top = sc.setup;
+          }
+        }
+        tops.insert(top);
+        per_value.push_back(value + ": " + top);
+      }
+      if (tops.size() > 1) depends.push_back(dimension_words(column) + " (" + join(per_value, "; ") + ")");
+    }
+    // Else: which set-ups are fastest where the winner is not.
+    std::vector<std::string> others;
+    for (const Scored& sc : scored) {
+      if (winners.count(sc.setup) == 0 && sc.best_in > 0) {
+        others.push_back(sc.setup + " in " + std::to_string(sc.best_in));
+      }
+    }
+    verdict += "; not robust: fastest in " + std::to_string(won) + " of " + std::to_string(best.size()) +
+               " scenarios; " +
+               (depends.empty() ? "fastest elsewhere: " + join(others) : "depends on " + join(depends, " and "));
+  }
+  return verdict;
+}
+
 }  // namespace
 
 const csv::Row& advice_header() {
@@ -385,11 +495,6 @@ int advise_main(const std::vector<std::string>& args) {
   const Backend backend = launch::sweep_backend(sweep);
   std::set<std::string> commits, libraries;
   // Per rank count: set-up -> its points; and which columns vary over the scenarios.
-  struct Cell {
-    const Point* point;
-    double time_s, ideal_s;
-    std::map<std::string, std::string> scenario;  // column -> value
-  };
   std::map<int, std::map<std::string, std::vector<Cell>>> cells;
   std::map<int, std::vector<std::string>> setup_order;
   std::set<std::string> scenario_columns;
@@ -431,33 +536,18 @@ int advise_main(const std::vector<std::string>& args) {
   const std::string utc = utc_now();
   for (const auto& [nprocs, by_setup] : cells) {
     // The scenarios: every combination some set-up ran under.
-    std::set<std::map<std::string, std::string>> scenarios;
-    std::map<std::map<std::string, std::string>, double> ideal;
+    std::set<Scenario> scenarios;
+    std::map<Scenario, double> ideal;
     for (const auto& [label, list] : by_setup) {
       for (const Cell& c : list) {
         scenarios.insert(c.scenario);
         ideal.emplace(c.scenario, c.ideal_s);
       }
     }
-    // A set-up's cell in a scenario: the one that agrees on every column the set-up varies over (none, run under
-    // one assumption only, stands for itself under the others).
-    const auto cell_in = [&](const std::vector<Cell>& list,
-                             const std::map<std::string, std::string>& scenario) -> const Cell* {
-      for (const Cell& c : list) {
-        bool agrees = true;
-        for (const auto& [name, value] : c.scenario) {
-          const bool varies = std::any_of(list.begin(), list.end(),
-                                          [&](const Cell& other) { return other.scenario.at(name) != value; });
-          if (varies && scenario.at(name) != value) agrees = false;
-        }
-        if (agrees) return &c;
-      }
-      return nullptr;
-    };
     const auto none = by_setup.find("none");
     if (none == by_setup.end()) continue;
     std::vector<Scored> scored;
-    std::map<std::map<std::string, std::string>, std::map<std::string, double>> times;  // scenario -> setup -> s
+    std::map<Scenario, std::map<std::string, double>> times;  // scenario -> setup -> s
     for (const std::string& label : setup_order[nprocs]) {
       Scored s{
           label,
@@ -476,7 +566,7 @@ int advise_main(const std::vector<std::string>& args) {
       if (!s.vs_none.empty()) scored.push_back(std::move(s));
     }
     // Fastest per scenario (ties, equal to a part in 10^9, all count).
-    std::map<std::map<std::string, std::string>, std::set<std::string>> best;
+    std::map<Scenario, std::set<std::string>> best;
     for (const auto& [scenario, by] : times) {
       double fastest = 1e300;
       for (const auto& [label, t] : by) fastest = std::min(fastest, t);
@@ -490,84 +580,7 @@ int advise_main(const std::vector<std::string>& args) {
     std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
       return stats::median(a.vs_none) < stats::median(b.vs_none);
     });
-    // The verdict.
-    std::string verdict;
-    if (!scored.empty()) {
-      const Scored& winner = scored.front();
-      // Set-ups with the winner's very times in every scenario (collective under pays where no merge pays ties
-      // none) are named with it, not as its runner-up.
-      std::vector<std::string> tied;
-      std::set<std::string> winners = {winner.setup};
-      const Scored* runner = nullptr;
-      for (std::size_t k = 1; k < scored.size() && runner == nullptr; ++k) {
-        const auto& a = winner.vs_none;
-        const auto& b = scored[k].vs_none;
-        const bool same = a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](double x, double y) {
-                            return std::abs(x - y) <= 1e-9 * std::max(x, y);
-                          });
-        if (same) {
-          tied.push_back(scored[k].setup);
-          winners.insert(scored[k].setup);
-        } else {
-          runner = &scored[k];
-        }
-      }
-      verdict = winner.setup + (tied.empty() ? "" : " (tied with " + join(tied) + ")");
-      if (runner != nullptr) {
-        const double margin_pct = (stats::median(runner->vs_none) / stats::median(winner.vs_none) - 1) * 100;
-        verdict += " wins by " + fixed(margin_pct, 1) + " % over " + runner->setup;
-        if (margin_pct < o.tolerance_pct) {
-          verdict += "; too close to call: the margin is within the replay's validated error of " +
-                     fixed(o.tolerance_pct, 0) + " %";
-        }
-      }
-      std::size_t won = 0;
-      for (const auto& [scenario, labels] : best) {
-        won += std::any_of(labels.begin(), labels.end(), [&](const std::string& l) { return winners.count(l) != 0; });
-      }
-      if (won == best.size()) {
-        verdict += "; robust: fastest in all " + std::to_string(best.size()) + " scenarios";
-      } else {
-        // What it depends on: each scenario column whose values have different winners, the winner of a value
-        // being the set-up with the lowest median over the scenarios with that value.
-        std::vector<std::string> depends;
-        for (const auto& [column, unused] : best.begin()->first) {
-          std::set<std::string> values;
-          for (const auto& [scenario, labels] : best) values.insert(scenario.at(column));
-          std::vector<std::string> per_value;
-          std::set<std::string> tops;
-          for (const std::string& value : values) {
-            std::string top;
-            double top_median = 1e300;
-            for (const Scored& sc : scored) {
-              std::vector<double> sub;
-              for (const auto& [scenario, by] : times) {
-                if (scenario.at(column) != value || by.count(sc.setup) == 0) continue;
-                const auto n = cell_in(none->second, scenario);
-                if (n != nullptr) sub.push_back(by.at(sc.setup) / n->time_s);
-              }
-              if (!sub.empty() && stats::median(sub) < top_median) {
-                top_median = stats::median(sub);
-                top = sc.setup;
-              }
-            }
-            tops.insert(top);
-            per_value.push_back(value + ": " + top);
-          }
-          if (tops.size() > 1) depends.push_back(dimension_words(column) + " (" + join(per_value, "; ") + ")");
-        }
-        // Else: which set-ups are fastest where the winner is not.
-        std::vector<std::string> others;
-        for (const Scored& sc : scored) {
-          if (winners.count(sc.setup) == 0 && sc.best_in > 0) {
-            others.push_back(sc.setup + " in " + std::to_string(sc.best_in));
-          }
-        }
-        verdict += "; not robust: fastest in " + std::to_string(won) + " of " + std::to_string(best.size()) +
-                   " scenarios; " +
-                   (depends.empty() ? "fastest elsewhere: " + join(others) : "depends on " + join(depends, " and "));
-      }
-    }
+    const std::string verdict = verdict_of(scored, best, times, none->second, o.tolerance_pct);
     std::printf(
         "\nadvice at P = %d (simulated; %zu scenarios; time / none and time / ideal: medians over them, "
         "[min, max])\n",
