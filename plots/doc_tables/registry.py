@@ -11,8 +11,9 @@ from .readme import findings, quick_start, which_balancer
 from .reproductions import reproductions
 from .simulation import (async_gap, async_gap_model, collective_merges, constants_sensitivity, host_cost, lj_cost,
                          simulated_times, table1_rows, table1_seeds, times_by_folder)
-from .steal_regroup import (before_after, regrouping_against_thieves, steal_vs_regroup_compute, steal_vs_regroup_seeds,
-                            steal_vs_regroup_sizes, steal_vs_regroup_summary)
+from .steal_regroup import (before_after, regrouping_against_thieves, steal_vs_regroup_compute,
+                            steal_vs_regroup_compute_real, steal_vs_regroup_seeds, steal_vs_regroup_sizes,
+                            steal_vs_regroup_summary)
 from .your_workload import advice, trace_at_scale, trace_replay
 
 
@@ -25,6 +26,7 @@ TABLES = {
     "steal-vs-regroup-summary": (steal_vs_regroup_summary, (1, 4), {"W": "integers separated by commas"}),
     "steal-vs-regroup-sizes": (steal_vs_regroup_sizes, (1, 4), {"W": "an integer"}),
     "steal-vs-regroup-compute": (steal_vs_regroup_compute, (1, 1), {}),
+    "steal-vs-regroup-compute-real": (steal_vs_regroup_compute_real, (1, 1), {}),
     "merge-pays-ratios": (merge_pays_ratios, (1, 1), {"bold": "faster|slower"}),
     "merge-pays-sensitivity": (merge_pays_sensitivity, (1, 1), {"bold": "faster|slower",
                                                                "factors": "pairs C:R separated by commas"}),

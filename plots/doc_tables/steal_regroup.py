@@ -5,8 +5,10 @@ from collections import defaultdict
 
 import steal_vs_regroup as svr
 from mcmclb_csv import InputError
+from mcmclb_stats import Summary
 
-from .common import Inputs, METHODS, keyed, merged_order, refuse_mixed, table_text
+from .common import (Inputs, METHODS, compare_ratio_text, keyed, merged_order, refuse_mixed, table_text,
+                     time_with_interval)
 
 
 def svr_data(folder):
@@ -111,11 +113,10 @@ def steal_vs_regroup_sizes(inputs):
 FAMILY = ["none", "steal", "stealrandom", "collective", "lookahead", "mostwork", "stealmerge"]
 
 
-def steal_vs_regroup_compute(inputs):
-    """Compute mode: one row per set-up (the paper's rules first, then pays), one column per move kind and W: time /
-    ideal with the regroupings or migrated chains per process."""
-    _, data, _ = svr_data(inputs.folders[0])
-    columns = []  # (header, panel, W)
+def compute_layout(data):
+    """The layout of a compute-mode table: its columns [(header, panel, W)], one per move kind and W, and its rows
+    [(set-up, [Cell or None per column])], the paper's rules first, then pays."""
+    columns = []
     for panel, labels in data.items():
         cells = [c for line in labels.values() for c in line.values()]
         move = next(iter(cells[0].runs.values()))[0]["move"]
@@ -127,11 +128,40 @@ def steal_vs_regroup_compute(inputs):
         r = runs[label]
         return (r.get("finished") == "pays", FAMILY.index(r["balancer"]) if r["balancer"] in FAMILY else len(FAMILY),
                 METHODS.index(r["method"]) if r["method"] in METHODS else len(METHODS))
+    return columns, [(label, [data[panel].get(label, {}).get(w) for _, panel, w in columns])
+                     for label in sorted(runs, key=order)]
 
+
+def steal_vs_regroup_compute(inputs):
+    """Compute mode: one row per set-up (the paper's rules first, then pays), one column per move kind and W: time /
+    ideal with the regroupings or migrated chains per process."""
+    _, data, _ = svr_data(inputs.folders[0])
+    columns, lines = compute_layout(data)
+    rows = [[label] + ["" if c is None else seeds_text(c) + counts_text(c) for c in cells] for label, cells in lines]
+    return table_text(["set-up"] + [head for head, _, _ in columns], rows)
+
+
+def steal_vs_regroup_compute_real(inputs):
+    """Compute mode on real MPI, laid out as steal_vs_regroup_compute: none's median time with its 95 % interval,
+    every other set-up's median time / none's with the interval mcmclb compare forms, and its regroupings or migrated
+    chains per process. Each set-up's repetitions are its samples (one workload, no seeds)."""
+    folder = inputs.folders[0]
+    _, data, simulated = svr_data(folder)
+    if simulated:
+        raise InputError(f"{folder}/runs.csv: simulated runs (allowed: real MPI runs, which have intervals)")
+    columns, lines = compute_layout(data)
+
+    def times(c):
+        return Summary([r["time_s"] for runs in c.runs.values() for r in runs])
+    none = dict(lines)["none"]
     rows = []
-    for label in sorted(runs, key=order):
-        cells = [data[panel].get(label, {}).get(w) for _, panel, w in columns]
-        rows.append([label] + ["" if c is None else seeds_text(c) + counts_text(c) for c in cells])
+    for label, cells in lines:
+        if label == "none":
+            rows.append([label] + ["" if c is None else time_with_interval(times(c)) for c in cells])
+            continue
+        rows.append([label] + ["" if c is None or base is None else
+                               compare_ratio_text(times(base), times(c)) + counts_text(c)
+                               for c, base in zip(cells, none)])
     return table_text(["set-up"] + [head for head, _, _ in columns], rows)
 
 
