@@ -47,8 +47,6 @@ NOT_YET_REPRODUCED = {
     "docs/fig2-sim-slingshot": "its runs of d42406e (32,768 and 65,536 ranks) and 4570640 (65,536 ranks) are not "
                                "simulated again: about an hour of host CPU each",
     "docs/merge-pays/sim-all-atom": "reproduced at P = 4 only, inside one node of bgp.xml",
-    "docs/merge-pays/sim-calibration-async/all-atom": "reproduced at P = 4 only, inside one node of bgp.xml",
-    "docs/merge-pays/sim-calibration-async/single-atom": "reproduced at P = 4 only, inside one node of bgp.xml",
     "docs/merge-pays/sim-single-atom": "reproduced at P = 4 only, inside one node of bgp.xml",
 }
 
@@ -167,6 +165,13 @@ class Evidence(unittest.TestCase):
                 else:
                     self.assertEqual(found, [], path)
         self.assertEqual(sorted(LEGACY - set(files)), [], "LEGACY names files that are not committed")
+
+    def test_every_simulated_commbench_csv_keeps_its_provenance(self):
+        files = [p for p in tracked_csvs() if p.startswith("docs/") and os.path.basename(p).startswith("commbench")]
+        self.assertTrue(files, "no commbench CSV found under docs/")
+        for path in files:
+            with self.subTest(path=path):
+                self.assertEqual(commbench_problems(path), [], path)
 
     def test_every_results_folder_keeps_its_provenance(self):
         folders = sorted({os.path.dirname(p) for p in tracked_csvs() if p.startswith("docs/") and
