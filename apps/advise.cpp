@@ -549,12 +549,7 @@ int advise_main(const std::vector<std::string>& args) {
     std::vector<Scored> scored;
     std::map<Scenario, std::map<std::string, double>> times;  // scenario -> setup -> s
     for (const std::string& label : setup_order[nprocs]) {
-      Scored s{
-          label,
-          by_setup.at(label).front().point->spec.balancer.empty() ? nullptr : &by_setup.at(label).front().point->spec,
-          {},
-          {},
-          0};
+      Scored s{label, &by_setup.at(label).front().point->spec, {}, {}, 0};
       for (const auto& scenario : scenarios) {
         const Cell* c = cell_in(by_setup.at(label), scenario);
         const Cell* n = cell_in(none->second, scenario);
