@@ -35,7 +35,6 @@ WITHOUT_PROVENANCE = {
     "docs/merge-pays/sim-calibration-async/all-atom", "docs/merge-pays/sim-calibration-async/single-atom",
     "docs/merge-pays/sim-sensitivity", "docs/merge-pays/sim-single-atom",
     "docs/steal-vs-regroup-8192-w8",
-    "docs/timeline-lookahead-sim1024",
 }
 
 
