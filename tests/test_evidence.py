@@ -34,7 +34,6 @@ WITHOUT_PROVENANCE = {
     "docs/fig2-sim-slingshot", "docs/merge-pays/sim-all-atom",
     "docs/merge-pays/sim-calibration-async/all-atom", "docs/merge-pays/sim-calibration-async/single-atom",
     "docs/merge-pays/sim-sensitivity", "docs/merge-pays/sim-single-atom",
-    "docs/steal-vs-regroup-8192-w8",
 }
 
 
