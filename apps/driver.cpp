@@ -117,7 +117,7 @@ std::string emulated_reference_times(const RunSpec& spec, const std::vector<int>
       const int index = chain_index(*workload, g, leader, W, c);
       if (trace != nullptr) {  // the unit's time on its group: each chain at the group's speed-up
         const int chain = workload->trace_chain(index);
-        unit_s += trace->chain_single_rank_s(chain) / trace->speedup(chain, size);
+        unit_s += trace->chain_s(chain, size);
         ++replayed[{chain, size}];
       } else {  // its work on one rank, divided by the size below (perfect scaling)
         const double chain_s = static_cast<double>(workload->items(index)) * spec.T_ms / 1000.0;

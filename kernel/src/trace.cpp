@@ -276,10 +276,10 @@ double steady_share_s(const Trace& trace, const std::vector<ReplayedChains>& cha
     const double work_s = trace.chain_single_rank_s(c.chain);
     if (work_s == 0) return 0.0;
     const double g = c.min_ranks;
-    const double at_g = work_s / trace.speedup(c.chain, g);
+    const double at_g = trace.chain_s(c.chain, g);
     if (at_g <= t) return g * at_g / t;
     const double beyond = static_cast<double>(nprocs) + 1;
-    if (work_s / trace.speedup(c.chain, nprocs) > t) {
+    if (trace.chain_s(c.chain, nprocs) > t) {
       // The speed-up may fall past some size: the best size up to nprocs, searched over the powers of two.
       double best = 0;
       for (double m = g; m <= nprocs; m *= 2) best = std::max(best, trace.speedup(c.chain, m));
@@ -288,7 +288,7 @@ double steady_share_s(const Trace& trace, const std::vector<ReplayedChains>& cha
     double lo = g, hi = nprocs;
     for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; ++i) {
       const double mid = 0.5 * (lo + hi);
-      (work_s / trace.speedup(c.chain, mid) <= t ? hi : lo) = mid;
+      (trace.chain_s(c.chain, mid) <= t ? hi : lo) = mid;
     }
     return hi;
   };

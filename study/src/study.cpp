@@ -385,8 +385,7 @@ double expected_point_s(const Point& point, const Catalog& catalog) {
     for (int c = 0; c < W; ++c) {
       const int index = chain_index(*workload, static_cast<int>(g), static_cast<int>(leader), W, c);
       if (trace != nullptr) {
-        const int chain = workload->trace_chain(index);
-        s += trace->chain_single_rank_s(chain) / trace->speedup(chain, size);
+        s += trace->chain_s(workload->trace_chain(index), size);
       } else {
         s += static_cast<double>(workload->items(index)) * point.spec.T_ms / 1000.0 / size;
       }

@@ -46,6 +46,8 @@ class Trace {
   }
   /// The sum of single_rank_s over the chain's items.
   [[nodiscard]] double chain_single_rank_s(int chain) const { return chain_s_.at(chain); }
+  /// Seconds the whole of chain c takes at m ranks: chain_single_rank_s / speedup.
+  [[nodiscard]] double chain_s(int chain, double m) const { return chain_single_rank_s(chain) / speedup(chain, m); }
   /// The longest single-rank item of any chain.
   [[nodiscard]] double longest_item_s() const noexcept { return longest_s_; }
   /// The largest group size the speed-ups of chain c were given for (1: none given, or perfect scaling).
