@@ -12,6 +12,7 @@
 #include "advise.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -23,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "advice_rule.hpp"
 #include "compare.hpp"
 #include "driver.hpp"
 #include "launchers.hpp"
@@ -138,6 +140,43 @@ Options parse(const std::vector<std::string>& args, const std::string& command_l
   return o;
 }
 
+/// A study's experiment name from a file's stem: what the name may not hold becomes '-' (a trace named
+/// "with space.csv" is advised as advise-with-space).
+std::string experiment_of(const std::string& input) {
+  std::string name = "advise-" + fs::path(input).stem().string();
+  for (char& c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '.' && c != '_' && c != '-') c = '-';
+  }
+  return name.substr(0, 64);
+}
+
+/// The folder an advice goes to unless --out says: named after the workload, the rank counts and any group size or
+/// chains per group given, so that advice on other rank counts or groups never resumes into it.
+std::string default_out(const Options& o) {
+  std::string name = "results/" + experiment_of(o.input) + "-P";
+  for (std::size_t k = 0; k < o.ranks.size(); ++k) name += (k == 0 ? "" : "-") + std::to_string(o.ranks[k]);
+  if (o.group_size > 0) name += "-G" + std::to_string(o.group_size);
+  if (o.chains_per_group > 0) name += "-W" + std::to_string(o.chains_per_group);
+  return name;
+}
+
+/// The simulation build's mcmclb-sim when --sim-binary is not given: in build-sim/ of the source tree, or beside
+/// this program's own build folder. None: one line saying the command that makes it.
+std::string simulation_build() {
+  std::vector<fs::path> candidates = {fs::path(MCMCLB_SOURCE_DIR) / "build-sim" / "mcmclb-sim"};
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  if (!error) candidates.push_back(self.parent_path().parent_path() / "build-sim" / "mcmclb-sim");
+  for (const auto& c : candidates) {
+    if (fs::is_regular_file(c, error)) return c.string();
+  }
+  const std::string src = MCMCLB_SOURCE_DIR;
+  throw InputError("advise needs the simulation build, and " + candidates.front().string() +
+                   " does not exist (make it: cmake -S " + src + " -B " + src +
+                   "/build-sim -DMCMCLB_SMPI=ON && cmake --build " + src +
+                   "/build-sim --target mcmclb; or pass --sim-binary FILE)");
+}
+
 /// A YAML flow list of the items, e.g. [64, 1024].
 std::string flow_list(const std::vector<std::string>& items) { return "[" + join(items, ", ") + "]"; }
 
@@ -160,7 +199,20 @@ struct Plan {
   std::vector<std::string> assumptions;                   // what the scenarios vary, one phrase each
   std::vector<std::string> skipped;                       // what it does not run, and why
   std::string workload;                                   // "trace file X (fnv1a64 ...)" or the model
+  int trace_chains = 0;                                   // a trace's walkers (0: a study file)
+  long group_size = 1;                                    // G of the copies
+  long chains_per_group = 1;                              // W
 };
+
+/// The question an advice answers at P ranks, in words: whose walkers, on how many ranks, in what groups.
+std::string walkers_words(const Plan& plan, int nprocs) {
+  if (plan.trace_chains == 0) return "the study file's walkers on " + std::to_string(nprocs) + " ranks";
+  const long walkers = nprocs / plan.group_size * plan.chains_per_group;
+  return std::to_string(walkers) + (walkers == 1 ? " walker" : " walkers") + " on " + std::to_string(nprocs) +
+         " ranks (" +
+         (plan.group_size == 1 ? std::string("one rank each") : "groups of " + std::to_string(plan.group_size)) +
+         "), copies of the " + std::to_string(plan.trace_chains) + " recorded";
+}
 
 /// The advice study for o, not yet written anywhere. Throws InputError for a workload it cannot advise on.
 Plan make_plan(const Options& o) {
@@ -192,11 +244,20 @@ Plan make_plan(const Options& o) {
   p.study_path = (fs::path(o.out) / "advise-study.yaml").string();
   std::string base;
   if (!is_study_file(o.input)) {
-    const std::string experiment = "advise-" + fs::path(o.input).stem().string();
+    const std::string experiment = experiment_of(o.input);
     base = "experiment: " + quoted(experiment) + "\nworkload: {model: trace, file: " + quoted(o.input) +
            "}\nwork: {mode: sleep}\n";
     if (o.group_size == 0) p.keys.emplace_back("G", "1");
     const auto trace = load_trace(o.input);  // every error of the file, before anything is written
+    double work_s = 0;
+    for (int c = 0; c < trace->chains(); ++c) work_s += trace->chain_single_rank_s(c);
+    if (!(work_s > 0)) {
+      throw InputError(printable(o.input, 200) +
+                       ": no work to balance: every item costs 0 s (allowed: a trace with some item's seconds > 0)");
+    }
+    p.trace_chains = trace->chains();
+    p.group_size = o.group_size > 0 ? o.group_size : 1;
+    p.chains_per_group = o.chains_per_group > 0 ? o.chains_per_group : 1;
     p.workload =
         "trace file " + o.input + " (fnv1a64 " + trace->fnv1a64() + ", " + std::to_string(trace->chains()) + " chains)";
     p.keys.emplace_back("workload.scaling", "trace");
@@ -305,12 +366,12 @@ double host_estimate_s(const RunSpec& spec) {
   return 0.25 + at_1024_s * std::pow(spec.nprocs / 1024.0, 1.5);
 }
 
-struct Scored {
-  std::string setup;
-  const RunSpec* spec = nullptr;
-  std::vector<double> vs_none, vs_ideal;
-  int best_in = 0;
-};
+/// v with three significant digits, e.g. 0.0161 or 55.2.
+std::string fixed_significant(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", v);
+  return text;
+}
 
 std::string fixed(double v, int digits = 3) {
   char text[32];
@@ -323,9 +384,36 @@ using Scenario = std::map<std::string, std::string>;  // scenario column -> valu
 /// One simulation's result: its point, time and ideal, and the scenario it ran under.
 struct Cell {
   const Point* point;
-  double time_s, ideal_s;
+  double time_s, calibration_s;
   Scenario scenario;
 };
+
+/// A scenario's weight in the medians, a stated choice: every value of a dimension weighs the same, and the chain
+/// map has two values, tile and drawn, the draws sharing the drawn half equally (three draws do not outweigh the
+/// tile map 3 : 1).
+double scenario_weight(const Scenario& scenario, long draws) {
+  const auto map = scenario.find("workload_map");
+  if (map == scenario.end() || draws == 0) return 1;
+  return map->second == "tile" ? 0.5 : 0.5 / static_cast<double>(draws);
+}
+
+/// A set-up's family: its balancer with the interval (the label's first word); its variants differ in the rule.
+std::string family_of(const std::string& label) { return label.substr(0, label.find(' ')); }
+
+/// text cut into lines of at most width characters at spaces, each after indent.
+std::string wrapped(const std::string& text, std::size_t width, const std::string& indent) {
+  std::string out, line;
+  std::istringstream words(text);
+  for (std::string word; words >> word;) {
+    if (!line.empty() && indent.size() + line.size() + 1 + word.size() > width) {
+      out += indent + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty()) out += indent + line + "\n";
+  return out;
+}
 
 /// A set-up's cell in a scenario: the one that agrees on every column the set-up varies over (none, run under one
 /// assumption only, stands for itself under the others).
@@ -342,100 +430,14 @@ const Cell* cell_in(const std::vector<Cell>& list, const Scenario& scenario) {
   return nullptr;
 }
 
-/// The verdict at one rank count, from the set-ups ranked by their median time / none (scored, best first), the
-/// fastest set-ups of each scenario (best), every set-up's time per scenario (times) and none's cells: the winner
-/// and its margin over the first set-up that differs from it, whether that margin is within tolerance_pct, and
-/// whether the winner is robust (fastest in every scenario) or what it depends on.
-std::string verdict_of(const std::vector<Scored>& scored, const std::map<Scenario, std::set<std::string>>& best,
-                       const std::map<Scenario, std::map<std::string, double>>& times, const std::vector<Cell>& none,
-                       double tolerance_pct) {
-  if (scored.empty()) return "";
-  std::string verdict;
-  const Scored& winner = scored.front();
-  // Set-ups with the winner's very times in every scenario (collective under pays where no merge pays ties
-  // none) are named with it, not as its runner-up.
-  std::vector<std::string> tied;
-  std::set<std::string> winners = {winner.setup};
-  const Scored* runner = nullptr;
-  for (std::size_t k = 1; k < scored.size() && runner == nullptr; ++k) {
-    const auto& a = winner.vs_none;
-    const auto& b = scored[k].vs_none;
-    const bool same = a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](double x, double y) {
-                        return std::abs(x - y) <= 1e-9 * std::max(x, y);
-                      });
-    if (same) {
-      tied.push_back(scored[k].setup);
-      winners.insert(scored[k].setup);
-    } else {
-      runner = &scored[k];
-    }
-  }
-  verdict = winner.setup + (tied.empty() ? "" : " (tied with " + join(tied) + ")");
-  if (runner != nullptr) {
-    const double margin_pct = (stats::median(runner->vs_none) / stats::median(winner.vs_none) - 1) * 100;
-    verdict += " wins by " + fixed(margin_pct, 1) + " % over " + runner->setup;
-    if (margin_pct < tolerance_pct) {
-      verdict +=
-          "; too close to call: the margin is within the replay's validated error of " + fixed(tolerance_pct, 0) + " %";
-    }
-  }
-  std::size_t won = 0;
-  for (const auto& [scenario, labels] : best) {
-    won += std::any_of(labels.begin(), labels.end(), [&](const std::string& l) { return winners.count(l) != 0; });
-  }
-  if (won == best.size()) {
-    verdict += "; robust: fastest in all " + std::to_string(best.size()) + " scenarios";
-  } else {
-    // What it depends on: each scenario column whose values have different winners, the winner of a value
-    // being the set-up with the lowest median over the scenarios with that value.
-    std::vector<std::string> depends;
-    for (const auto& [column, unused] : best.begin()->first) {
-      std::set<std::string> values;
-      for (const auto& [scenario, labels] : best) values.insert(scenario.at(column));
-      std::vector<std::string> per_value;
-      std::set<std::string> tops;
-      for (const std::string& value : values) {
-        std::string top;
-        double top_median = 1e300;
-        for (const Scored& sc : scored) {
-          std::vector<double> sub;
-          for (const auto& [scenario, by] : times) {
-            if (scenario.at(column) != value || by.count(sc.setup) == 0) continue;
-            const auto n = cell_in(none, scenario);
-            if (n != nullptr) sub.push_back(by.at(sc.setup) / n->time_s);
-          }
-          if (!sub.empty() && stats::median(sub) < top_median) {
-            top_median = stats::median(sub);
-            top = sc.setup;
-          }
-        }
-        tops.insert(top);
-        per_value.push_back(value + ": " + top);
-      }
-      if (tops.size() > 1) depends.push_back(dimension_words(column) + " (" + join(per_value, "; ") + ")");
-    }
-    // Else: which set-ups are fastest where the winner is not.
-    std::vector<std::string> others;
-    for (const Scored& sc : scored) {
-      if (winners.count(sc.setup) == 0 && sc.best_in > 0) {
-        others.push_back(sc.setup + " in " + std::to_string(sc.best_in));
-      }
-    }
-    verdict += "; not robust: fastest in " + std::to_string(won) + " of " + std::to_string(best.size()) +
-               " scenarios; " +
-               (depends.empty() ? "fastest elsewhere: " + join(others) : "depends on " + join(depends, " and "));
-  }
-  return verdict;
-}
-
 }  // namespace
 
 const csv::Row& advice_header() {
   static const csv::Row h = {
-      "nprocs",     "rank",      "setup",          "balancer",     "interval",    "method",
-      "finished",   "scenarios", "vs_none_median", "vs_none_min",  "vs_none_max", "vs_ideal_median",
-      "best_in",    "verdict",   "backend",        "platform",     "mpi_library", "git_commits",
-      "git_commit", "workload",  "assumptions",    "command_line", "utc"};
+      "nprocs",        "walkers",        "rank",          "setup",          "same_as",     "balancer",    "interval",
+      "method",        "finished",       "scenarios",     "vs_none_median", "vs_none_min", "vs_none_max", "regret_max",
+      "regret_median", "worst_scenario", "once_s",        "break_even_s",   "winner",      "runner_up",   "gain_median",
+      "robust",        "depends_on",     "tolerance_pct", "tolerance",      "verdict"};
   return h;
 }
 
@@ -445,14 +447,14 @@ int advise_main(const std::vector<std::string>& args) {
   std::string command_line;
   for (const auto& w : words) command_line += (command_line.empty() ? "" : " ") + shell_quote(w);
   Options o = parse(args, command_line);
-  if (o.out.empty()) o.out = "results/advise-" + fs::path(o.input).stem().string();
+  if (o.out.empty()) o.out = default_out(o);
   const Plan plan = make_plan(o);
 
   SweepOptions sweep;
   sweep.study = launch::not_an_option(plan.study_path);
   sweep.launcher = "smpi";
   sweep.platform = o.platform.empty() ? std::string(MCMCLB_SOURCE_DIR) + "/configs/platforms/bgp.xml" : o.platform;
-  sweep.sim_binary = o.sim_binary.empty() ? std::string(MCMCLB_SOURCE_DIR) + "/build-sim/mcmclb-sim" : o.sim_binary;
+  sweep.sim_binary = o.sim_binary.empty() ? simulation_build() : o.sim_binary;
   sweep.out = launch::not_an_option(o.out);
   sweep.jobs = static_cast<int>(o.jobs);
   sweep.points_per_launch = 1;  // a point that fails or is stopped loses no other; a start-up costs about 0.1 s
@@ -493,7 +495,6 @@ int advise_main(const std::vector<std::string>& args) {
   // The ranking, from what the folder holds for this study's points.
   const auto samples = read_configurations(sweep.out);
   const Backend backend = launch::sweep_backend(sweep);
-  std::set<std::string> commits, libraries;
   // Per rank count: set-up -> its points; and which columns vary over the scenarios.
   std::map<int, std::map<std::string, std::vector<Cell>>> cells;
   std::map<int, std::vector<std::string>> setup_order;
@@ -514,7 +515,7 @@ int advise_main(const std::vector<std::string>& args) {
       ++missing;
       continue;
     }
-    Cell cell{&p, it->second.time_s.front(), it->second.ideal_s.front(), {}};
+    Cell cell{&p, it->second.time_s.front(), it->second.calibration_s.front(), {}};
     for (const auto& [name, value] : key_columns(p.spec)) {
       if (scenario_columns.count(name) != 0) cell.scenario[name] = value;
     }
@@ -529,98 +530,100 @@ int advise_main(const std::vector<std::string>& args) {
     auto& of_p = cells[p.spec.nprocs];
     if (of_p.count(label) == 0) setup_order[p.spec.nprocs].push_back(label);
     of_p[label].push_back(cell);
-    commits.insert(it->second.git_commits.begin(), it->second.git_commits.end());
-    libraries.insert(it->second.mpi_library);
   }
   std::string csv_text = csv::line(advice_header());
-  const std::string utc = utc_now();
+  const double tolerance = o.tolerance_pct / 100;
+  const std::string tolerance_words = "assumed, not measured";
+  const advice::Words dimension = [](const std::string& column) { return dimension_words(column); };
+  std::set<std::string> notes;  // printed once per advice, whatever the rank counts
   for (const auto& [nprocs, by_setup] : cells) {
-    // The scenarios: every combination some set-up ran under.
-    std::set<Scenario> scenarios;
-    std::map<Scenario, double> ideal;
-    for (const auto& [label, list] : by_setup) {
-      for (const Cell& c : list) {
-        scenarios.insert(c.scenario);
-        ideal.emplace(c.scenario, c.ideal_s);
-      }
-    }
     const auto none = by_setup.find("none");
     if (none == by_setup.end()) continue;
-    std::vector<Scored> scored;
-    std::map<Scenario, std::map<std::string, double>> times;  // scenario -> setup -> s
+    // The scenarios: every combination some set-up ran under, each set-up taken where it agrees (cell_in).
+    std::set<Scenario> seen;
+    for (const auto& [label, list] : by_setup) {
+      for (const Cell& c : list) seen.insert(c.scenario);
+    }
+    const std::vector<Scenario> scenario_list(seen.begin(), seen.end());
+    std::vector<advice::Scenario> scenarios;
+    for (const Scenario& sc : scenario_list) scenarios.push_back({sc, scenario_weight(sc, o.draws)});
+    std::vector<advice::Setup> setups;
+    std::vector<const RunSpec*> specs;
+    std::size_t none_index = 0;
     for (const std::string& label : setup_order[nprocs]) {
-      Scored s{label, &by_setup.at(label).front().point->spec, {}, {}, 0};
-      for (const auto& scenario : scenarios) {
-        const Cell* c = cell_in(by_setup.at(label), scenario);
-        const Cell* n = cell_in(none->second, scenario);
-        if (c == nullptr || n == nullptr || n->time_s <= 0) continue;
-        s.vs_none.push_back(c->time_s / n->time_s);
-        if (ideal.at(scenario) > 0) s.vs_ideal.push_back(c->time_s / ideal.at(scenario));
-        times[scenario][label] = c->time_s;
+      advice::Setup s{label, family_of(label), {}, {}};
+      for (const Scenario& sc : scenario_list) {
+        const Cell* c = cell_in(by_setup.at(label), sc);
+        s.run_s.push_back(c != nullptr ? c->time_s : std::nan(""));
+        s.once_s.push_back(c != nullptr ? c->calibration_s : 0);
       }
-      if (!s.vs_none.empty()) scored.push_back(std::move(s));
+      if (label == "none") none_index = setups.size();
+      setups.push_back(std::move(s));
+      specs.push_back(&by_setup.at(label).front().point->spec);
     }
-    // Fastest per scenario (ties, equal to a part in 10^9, all count).
-    std::map<Scenario, std::set<std::string>> best;
-    for (const auto& [scenario, by] : times) {
-      double fastest = 1e300;
-      for (const auto& [label, t] : by) fastest = std::min(fastest, t);
-      for (const auto& [label, t] : by) {
-        if (t <= fastest * (1 + 1e-9)) best[scenario].insert(label);
-      }
-    }
-    for (Scored& s : scored) {
-      for (const auto& [scenario, labels] : best) s.best_in += labels.count(s.setup) != 0 ? 1 : 0;
-    }
-    std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
-      return stats::median(a.vs_none) < stats::median(b.vs_none);
-    });
-    const std::string verdict = verdict_of(scored, best, times, none->second, o.tolerance_pct);
-    std::printf(
-        "\nadvice at P = %d (simulated; %zu scenarios; time / none and time / ideal: medians over them, "
-        "[min, max])\n",
-        nprocs, best.size());
-    std::printf("%-4s  %-32s  %-26s  %-10s  %s\n", "rank", "set-up", "time / none [min, max]", "time/ideal",
-                "fastest in");
-    for (std::size_t k = 0; k < scored.size(); ++k) {
-      const Scored& s = scored[k];
-      const auto [lo, hi] = std::minmax_element(s.vs_none.begin(), s.vs_none.end());
-      std::printf("%-4zu  %-32s  %-26s  %-10s  %d of %zu\n", k + 1, s.setup.c_str(),
-                  (fixed(stats::median(s.vs_none)) + " [" + fixed(*lo) + ", " + fixed(*hi) + "]").c_str(),
-                  s.vs_ideal.empty() ? "" : fixed(stats::median(s.vs_ideal)).c_str(), s.best_in, best.size());
-      const RunSpec& spec = *s.spec;
+    const advice::Ranking ranking = advice::rank(scenarios, setups, none_index, tolerance, tolerance_words, dimension);
+    for (const auto& note : ranking.notes) notes.insert(note);
+    const advice::Verdict& v = ranking.verdict;
+    const std::string question = walkers_words(plan, nprocs);
+    const std::size_t m = ranking.scenarios.size();
+    std::printf("\nadvice at P = %d: %s; simulated, %zu %s\n", nprocs, question.c_str(), m,
+                m == 1 ? "scenario" : "scenarios");
+    std::printf("%-4s  %-36s  %-24s  %-14s  %s\n", "rank", "set-up", "whole / none [min, max]", "regret max/med",
+                "break-even");
+    const std::string winner = setups[ranking.rows.front().members.front()].label;
+    const std::string runner = v.runner_up ? setups[ranking.rows[*v.runner_up].members.front()].label : std::string();
+    for (std::size_t k = 0; k < ranking.rows.size(); ++k) {
+      const advice::Row& r = ranking.rows[k];
+      const advice::Setup& first = setups[r.members.front()];
+      std::vector<std::string> same_as;
+      for (std::size_t i = 1; i < r.members.size(); ++i) same_as.push_back(setups[r.members[i]].label);
+      const std::string even = r.break_even_s        ? csv::number(*r.break_even_s)
+                               : r.never_breaks_even ? std::string("never")
+                                                     : std::string();
+      std::printf("%-4zu  %-36s  %-24s  %-14s  %s\n", k + 1, first.label.c_str(),
+                  (fixed(r.vs_none_median) + " [" + fixed(r.vs_none_min) + ", " + fixed(r.vs_none_max) + "]").c_str(),
+                  (fixed(r.regret_max * 100, 1) + "/" + fixed(r.regret_median * 100, 1) + " %").c_str(),
+                  r.break_even_s ? (fixed_significant(*r.break_even_s) + " s").c_str() : even.c_str());
+      if (!same_as.empty()) std::printf("%s", wrapped("same times: " + join(same_as), 100, "      ").c_str());
+      const RunSpec& spec = *specs[r.members.front()];
       csv_text += csv::line({std::to_string(nprocs),
+                             question,
                              std::to_string(k + 1),
-                             s.setup,
+                             first.label,
+                             join(same_as, "; "),
                              spec.balancer,
                              spec.interval > 0 ? std::to_string(spec.interval) : "",
                              spec.method,
                              spec.finished ? std::string(to_string(*spec.finished)) : "",
-                             std::to_string(s.vs_none.size()),
-                             csv::number(stats::median(s.vs_none)),
-                             csv::number(*lo),
-                             csv::number(*hi),
-                             s.vs_ideal.empty() ? "" : csv::number(stats::median(s.vs_ideal)),
-                             std::to_string(s.best_in),
-                             k == 0 ? verdict : "",
-                             backend.name,
-                             backend.platform,
-                             join(libraries, "; "),
-                             join(commits, " "),
-                             git_commit(),
-                             plan.workload,
-                             join(plan.assumptions, "; "),
-                             o.command_line,
-                             utc});
+                             std::to_string(m),
+                             csv::number(r.vs_none_median),
+                             csv::number(r.vs_none_min),
+                             csv::number(r.vs_none_max),
+                             csv::number(r.regret_max),
+                             csv::number(r.regret_median),
+                             advice::scenario_words(ranking.scenarios[r.worst], dimension),
+                             r.once_median_s ? csv::number(*r.once_median_s) : "",
+                             even,
+                             winner,
+                             runner,
+                             csv::number(v.gain_median),
+                             v.robust ? "yes" : "no",
+                             v.depends_on,
+                             csv::number(o.tolerance_pct),
+                             tolerance_words,
+                             k == 0 ? v.text : ""});
     }
-    std::printf("verdict at P = %d: %s\n", nprocs, verdict.c_str());
+    std::printf("verdict at P = %d:\n%s", nprocs, wrapped(v.text, 100, "  ").c_str());
   }
-  std::printf(
-      "\nlimits: simulated with SimGrid on %s, a model of a machine, not a measurement; each set-up with its "
-      "default creation method; %s. A replay is only as good as its trace: validate it against your program "
-      "(docs/guide/your-workload.md).\n",
-      platform_identity(sweep.platform).c_str(),
-      plan.assumptions.empty() ? "nothing assumed" : ("assumed: " + join(plan.assumptions, "; ")).c_str());
+  for (const auto& note : notes) std::printf("%s", wrapped("note: " + note, 100, "").c_str());
+  std::printf("\n%s",
+              wrapped("limits: simulated with SimGrid on " + platform_identity(sweep.platform) +
+                          ", a model of a machine, not a measurement; each set-up with its default creation method; " +
+                          (plan.assumptions.empty() ? "nothing assumed" : "assumed: " + join(plan.assumptions, "; ")) +
+                          ". A replay is only as good as its trace: validate it against your program "
+                          "(docs/guide/your-workload.md).",
+                      100, "")
+                  .c_str());
   if (missing > 0)
     std::printf("advise: %zu of %zu simulations have no valid result: see failures.csv\n", missing,
                 study.points.size());

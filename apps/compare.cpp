@@ -166,7 +166,8 @@ using Samples = ConfigurationSamples;
 struct Columns {
   std::vector<std::size_t> key;  // is_configuration_key() columns
   std::vector<std::string> key_names;
-  std::size_t time = 0, ideal = 0, valid = 0, backend = 0, balancer = 0, finished = 0, commit = 0, library = 0;
+  std::size_t time = 0, ideal = 0, calibration = 0, valid = 0, backend = 0, balancer = 0, finished = 0, commit = 0,
+              library = 0;
   std::vector<std::size_t> regroups;  // regroups_avg, _std, _min, _max
 };
 
@@ -184,6 +185,7 @@ Columns columns() {
   }
   c.time = at("time_s");
   c.ideal = at("ideal_s");
+  c.calibration = at("calibration_s");
   c.commit = at("git_commit");
   c.library = at("mpi_library");
   c.valid = at("valid");
@@ -290,6 +292,7 @@ std::map<std::string, ConfigurationSamples> read_configurations(const std::strin
     s.simulated = row[c.backend] == "smpi";
     s.time_s.push_back(*time);
     s.ideal_s.push_back(parse_number(row[c.ideal]).value_or(0));
+    s.calibration_s.push_back(parse_number(row[c.calibration]).value_or(0));
     s.git_commits.insert(row[c.commit]);
     s.mpi_library = row[c.library];
     s.regroups_avg.push_back(parse_number(row[c.regroups[0]]).value_or(0));

@@ -19,6 +19,7 @@ const csv::Row& compare_header();
 /// The valid runs of one configuration (a point without its rep) in a results folder: its repetitions.
 struct ConfigurationSamples {
   std::vector<double> time_s, ideal_s, regroups_avg;
+  std::vector<double> calibration_s;    // 0 for a run without a calibration pass
   std::set<std::string> exact;          // time_s and the four regroups_* fields as written, one entry per distinct run
   std::vector<std::string> key_fields;  // the is_configuration_key() columns of runs.csv, in its order
   bool simulated = false;               // backend smpi

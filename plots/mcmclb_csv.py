@@ -231,14 +231,24 @@ SCHEMAS = {
     "failures.csv": {  # a sweep's points that failed (fig2.py marks them unfinished)
         "point": _int(0), "nprocs": _int(1), "balancer": TEXT, "rep": _int(0), "reason": TEXT, "utc": TEXT, "key": TEXT,
     },
-    "advice.csv": {  # mcmclb advise: the set-ups per rank count, ranked, with the verdict on each rank-1 row
-        "nprocs": _int(1), "rank": _int(1), "setup": TEXT, "balancer": NAME, "interval": _int(1, True), "method": TEXT,
+    "advice.csv": {  # mcmclb advise: the set-ups per rank count, ranked; every number simulated
+        # The question answered and the row's set-up: its rank (1..n per rank count), its label, the other set-ups
+        # with identical times in every scenario ("; "-joined, often empty) and its parts.
+        "nprocs": _int(1), "walkers": TEXT, "rank": _int(1), "setup": TEXT, "same_as": TEXT, "balancer": NAME,
+        "interval": _int(1, True), "method": TEXT,
         "finished": Column("name", optional=True, choices=("retire", "coalesce", "pays")), "scenarios": _int(1),
+        # Whole time (run plus one-off costs such as pays' calibration) over none's, over the scenarios; regret
+        # (time / the scenario's best - 1, a fraction), the scenario of the largest, the one-off cost included and
+        # how long none's run must last before the set-up beats none in every scenario (seconds, "never" or empty).
         "vs_none_median": Column("number", 0), "vs_none_min": Column("number", 0), "vs_none_max": Column("number", 0),
-        "vs_ideal_median": Column("number", 0, True), "best_in": _int(0), "verdict": TEXT,
-        "backend": Column("name", choices=("mpi", "smpi")), "platform": TEXT, "mpi_library": TEXT,
-        "git_commits": TEXT, "git_commit": TEXT, "workload": TEXT, "assumptions": TEXT, "command_line": TEXT,
-        "utc": TEXT,
+        "regret_max": Column("number", 0), "regret_median": Column("number", 0), "worst_scenario": TEXT,
+        "once_s": _time(True), "break_even_s": TEXT,
+        # The rank count's verdict, repeated on each of its rows: winner, runner-up, the winner's median gain over
+        # none (1 - its vs_none_median; negative when slower), robust (yes|no), what the choice depends on, the
+        # tolerance regret is judged by and where it comes from; the sentence itself on the rank-1 row only.
+        "winner": TEXT, "runner_up": TEXT, "gain_median": Column("number"),
+        "robust": Column("name", choices=("yes", "no")), "depends_on": TEXT, "tolerance_pct": Column("number"),
+        "tolerance": TEXT, "verdict": TEXT,
     },
     "predict.csv": {  # mcmclb predict: the rule's model's item time per atom count and group size
         "run_id": NAME, "move": NAME, "moves_per_item": _int(1), "atoms": _int(2), "size": _int(1), "item_s": _time(),

@@ -1408,6 +1408,122 @@ class Regroups(unittest.TestCase):
             self.assertIn("events.csv", r.stderr)
 
 
+ADVICE_HEADER = ("nprocs,walkers,rank,setup,same_as,balancer,interval,method,finished,scenarios,vs_none_median,"
+                 "vs_none_min,vs_none_max,regret_max,regret_median,worst_scenario,once_s,break_even_s,winner,"
+                 "runner_up,gain_median,robust,depends_on,tolerance_pct,tolerance,verdict")
+# About 60 words, as a verdict that depends on something reads.
+LONG_VERDICT = ("Use collective(16) create pays with a very long descriptive label: 3.2 % faster than none (median "
+                "of 12 scenarios, -1.5 to 9.8 %); not robust: its regret reaches 14 % when the speed-up past the "
+                "measured sizes is flat and the chain map draws two chains per group, where none wins by a wide "
+                "margin. The choice depends on the speed-up past the measured sizes (flat: none; amdahl: "
+                "collective(16) create pays; perfect: mostwork(1) range pays), so measure it before choosing.")
+
+
+def advice_folder(d):
+    """An advise folder under d: advice.csv (the columns above) with two rank counts, a verdict of about 60 words
+    and long set-up names, and the fixture's runs.csv beside it."""
+    folder = os.path.join(d, "advise")
+    os.mkdir(folder)
+    shutil.copy(os.path.join(RESULTS, "runs.csv"), folder)
+    long_name = "collective(16) create pays with a very long descriptive label"
+    same = "; ".join(f"{long_name} variant {i}" for i in range(3))
+    rows = []
+    for p, walkers in ((64, "8 walkers on 64 ranks (groups of 8)"),
+                       (8192, "64 walkers on 8192 ranks (groups of 128), the chains drawn at random")):
+        setups = [(long_name, same, "collective", "16", "create", "pays", 0.968, 0.902, 1.015, 0.14, "0.0111", "55.2"),
+                  ("mostwork(1) range pays", "", "mostwork", "1", "range", "pays", 0.99, 0.8, 1.2, 0.21, "0.0111",
+                   "never"),
+                  ("none", "", "none", "", "", "", 1.0, 1.0, 1.0, 0.25, "", "")]
+        for rank, (setup, same_as, balancer, interval, method, finished, med, lo, hi, regret, once, even) in \
+                enumerate(setups, 1):
+            rows.append([p, walkers, rank, setup, same_as, balancer, interval, method, finished, 12, med, lo, hi,
+                         regret, regret / 3, "extrapolate flat, map draw 2", once, even, long_name, "none", 0.032,
+                         "no", "the speed-up past the measured sizes", 5, "assumed, not measured",
+                         LONG_VERDICT if rank == 1 else ""])
+    with open(os.path.join(folder, "advice.csv"), "w", newline="") as f:
+        f.write(ADVICE_HEADER + "\n")
+        csv.writer(f, lineterminator="\n").writerows(rows)
+    return folder
+
+
+class Advice(unittest.TestCase):
+    """plots/advice.py, the figure of mcmclb advise."""
+
+    def test_every_text_inside_the_figure(self):
+        """Two rank counts, a verdict of about 60 words and long set-up names: the figure is written, and every
+        text (titles, tick labels, axis labels) lies inside the figure, the verdict whole in its panel's title."""
+        import matplotlib
+        matplotlib.use("Agg")
+        mcmclb_csv, advice = plots_module("mcmclb_csv"), plots_module("advice")
+        with tempfile.TemporaryDirectory() as d:
+            folder = advice_folder(d)
+            out = os.path.join(d, "advice.png")
+            r = run("advice.py", folder, "-o", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            assert_png(self, out)
+            by_p = advice.panels(mcmclb_csv.read_csv(os.path.join(folder, "advice.csv"), "advice.csv",
+                                                     advice.COLUMNS))
+        fig = advice.figure(by_p)
+        try:
+            fig.canvas.draw()
+            renderer = fig.canvas.get_renderer()
+            box = fig.bbox
+            # Every text drawn: the tick labels of ticks inside the view limits only (those beyond are not drawn).
+            ticks, drawn = set(), []
+            for ax in fig.axes:
+                for axis, (lo, hi) in ((ax.xaxis, sorted(ax.get_xlim())), (ax.yaxis, sorted(ax.get_ylim()))):
+                    for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                        ticks.update((tick.label1, tick.label2))
+                        if lo <= tick.get_loc() <= hi:
+                            drawn += [tick.label1, tick.label2]
+            texts = [t for t in fig.findobj(matplotlib.text.Text) if t not in ticks or t in drawn]
+            texts = [t for t in texts if t.get_visible() and t.get_text().strip()]
+            self.assertGreater(len(texts), 12)  # 2 titles, 6 tick labels, 2 x labels, the x ticks
+            for t in texts:
+                e = t.get_window_extent(renderer)
+                with self.subTest(text=t.get_text()[:40]):
+                    self.assertTrue(e.x0 >= box.x0 - 1 and e.y0 >= box.y0 - 1 and e.x1 <= box.x1 + 1 and
+                                    e.y1 <= box.y1 + 1, f"{t.get_text()!r} at {e} outside the figure {box}")
+            titles = " ".join(" ".join(t.get_text().replace("\u00a0", " ").split()) for t in texts)
+            for p in (64, 8192):
+                self.assertIn(f"P = {p}: ", titles)
+            self.assertEqual(titles.count(" ".join(LONG_VERDICT.split())), 2, "the verdict cut in a title")
+            self.assertIn("(regret <= 14 %)", titles)
+        finally:
+            sys.modules["matplotlib.pyplot"].close(fig)
+
+    def test_ranks_not_one_to_n(self):
+        """A rank count whose ranks are not 1..n (a row cut off or edited) is one line and exit 2, nothing drawn."""
+        with tempfile.TemporaryDirectory() as d:
+            folder = advice_folder(d)
+            path = os.path.join(folder, "advice.csv")
+            with open(path) as f:
+                lines = f.read().splitlines(keepends=True)
+            with open(path, "w") as f:
+                f.writelines(lines[:2] + lines[3:])  # P = 64's rank 2 gone
+            r = run("advice.py", folder)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertEqual(r.stderr.strip().splitlines(),
+                             ["advice.py: advice.csv: the ranks at nprocs=64 are not 1, 2, ... (a row cut off or "
+                              "edited?)"])
+            self.assertFalse(os.path.exists(os.path.join(folder, "advice.png")))
+
+    def test_old_columns_refused(self):
+        """An advice.csv of the old schema (without walkers, regret_max, ...) is one line naming a missing column."""
+        with tempfile.TemporaryDirectory() as d:
+            folder = advice_folder(d)
+            path = os.path.join(folder, "advice.csv")
+            with open(path) as f:
+                text = f.read()
+            with open(path, "w") as f:
+                f.write(text.replace("regret_max,", "best_in,", 1))
+            r = run("advice.py", folder)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            self.assertIn("regret_max", r.stderr)
+            self.assertFalse(os.path.exists(os.path.join(folder, "advice.png")))
+
+
 class NotRegularFiles(unittest.TestCase):
     """A FIFO where a CSV file is expected blocked every script forever (open waits for a writer); a device such as
     /dev/zero never ends; a folder named runs.csv. Each is one line naming the file and what it is, exit 2."""

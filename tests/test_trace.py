@@ -85,11 +85,31 @@ class BadTrace(TraceCase):
                                (("--ranks", "64", "--jobs", "0"), "--jobs: '0'"),
                                (("--ranks", "64", "--balancers", "none,foo"), "unknown balancer 'foo'"),
                                (("--ranks", "64", "--bogus"), "unknown flag --bogus"),
+                               (("--ranks", "0"), "--ranks: '0' is not a rank count"),
                                (("--ranks", "64", "--sim-binary", self.path("none")), "--sim-binary")]:
             with self.subTest(args=args):
                 r = self.mcmclb("advise", "t.csv", *args, "--out", out)
                 self.assert_one_line_error(r, fragment, within_s=FAST_S)
                 self.assertFalse(os.path.exists(out), "nothing written")
+
+    def test_advise_refuses_a_trace_without_work(self):
+        """A trace whose items all cost 0 s has nothing to balance: refused in one line, not ranked as zeros."""
+        with open(self.path("t.csv"), "w") as f:
+            f.write("chain,item,ranks,seconds,speedup\n0,0,1,0,\n1,0,1,0,\n1,1,1,0,\n")
+        out = self.path("advice")
+        r = self.mcmclb("advise", "t.csv", "--ranks", "64", "--out", out)
+        self.assert_one_line_error(r, "t.csv: no work to balance", within_s=FAST_S)
+        self.assertFalse(os.path.exists(out), "nothing written")
+
+    def test_advise_takes_a_trace_whose_name_has_a_space(self):
+        """A file name with a space is a legal file: advise names its study after it without refusing the name
+        (the error that follows is the missing simulation build this test gives, not the name)."""
+        with open(self.path("with space.csv"), "w") as f:
+            f.write(GOOD)
+        r = self.mcmclb("advise", "with space.csv", "--ranks", "64", "--out", self.path("advice"), "--sim-binary",
+                        self.path("no-sim"))
+        self.assert_one_line_error(r, "--sim-binary", within_s=FAST_S)
+        self.assertNotIn(b"experiment", r.stderr)
 
     def test_too_large(self):
         with open(self.path("t.csv"), "w") as f:

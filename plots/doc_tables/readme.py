@@ -206,7 +206,8 @@ def which_balancer(inputs):
     it rests on, each chosen from its folder. Emulated work that scales perfectly (a steal-vs-regroup folder): per
     workload model, the set-up with the lowest median time / ideal over its runs. Compute mode (a real merge-pays
     folder): the balancer under pays, its median time over none's per move kind, beside its control arm's. A recorded trace (an advise
-    folder): the advice at its largest rank count, with its robustness."""
+    folder): the advice at its largest rank count: its winner, the winner's median gain over none (whole time) and
+    whether it is robust."""
     emulated, real, advised = inputs.folders
     need = RUN_COLUMNS + ["finished", "backend"]
     rows = []
@@ -237,11 +238,14 @@ def which_balancer(inputs):
     p = sorted({r["nprocs"] for runs in none_by_move.values() for r in runs})
     rows.append([f"Lennard-Jones walkers in compute mode; P = {', '.join(map(str, p))}, measured",
                  f"`{name}`, time / `none`: " + "; ".join(cells), f"[runs.csv]({real}/runs.csv)"])
-    advice = Inputs.read(advised, "advice.csv", ["nprocs", "rank", "setup", "verdict"])
+    advice = Inputs.read(advised, "advice.csv", ["nprocs", "rank", "winner", "gain_median", "robust"])
     top = max(r["nprocs"] for r in advice)
     first = next(r for r in advice if r["nprocs"] == top and r["rank"] == 1)
-    robust = "robust" if "; robust" in first["verdict"] else "not robust"
+    robust = "robust" if first["robust"] == "yes" else "not robust"
+    gain = 100 * abs(first["gain_median"])
+    gain = f"{gain:.0f} %" if gain >= 10 else f"{gain:.1f} %"
     rows.append([f"your own recorded workload (here the shipped trace; P = {top}, simulated)",
-                 f"ask `mcmclb advise`; here `{first['setup']}`, {robust}",
+                 f"ask `mcmclb advise`; here `{first['winner']}`, {gain} "
+                 f"{'slower' if first['gain_median'] < 0 else 'faster'} than `none` (median), {robust}",
                  f"[advice.csv]({advised}/advice.csv)"])
     return common.table_text(["kind of workload", "balancer", "evidence"], rows)

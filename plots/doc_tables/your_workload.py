@@ -2,6 +2,7 @@
 """Tables of docs/guide/your-workload.md (and docs/results.md): a recorded trace replayed against the
 compute-mode runs it was recorded from, and simulated replays at scale."""
 import os
+import re
 from collections import defaultdict
 
 from mcmclb_csv import RUN_COLUMNS, InputError
@@ -95,49 +96,53 @@ def trace_at_scale(inputs):
     return table_text(header, rows)
 
 
-def verdict_parts(verdict):
-    """The verdict advise wrote, one short sentence per part: its clauses (separated by '; ' outside brackets), and
-    each dimension it depends on apart ("depends on A (...) and B (...)")."""
-    clauses, depth, start = [], 0, 0
-    for i, ch in enumerate(verdict):
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        if depth == 0 and verdict.startswith("; ", i):
-            clauses.append(verdict[start:i])
-            start = i + 2
-    clauses.append(verdict[start:])
-    parts = []
-    for clause in clauses:
-        if clause.startswith("depends on "):
-            parts += ["Depends on " + d.rstrip(")").replace(" (", ": ", 1)
-                      for d in clause.removeprefix("depends on ").split(") and ")]
-        elif clause.startswith(("too close", "robust", "not robust", "fastest elsewhere")):
-            parts.append(clause[0].upper() + clause[1:])
-        else:  # the winner's clause, which starts with a set-up's name, written as it is
-            parts.append("Winner: " + clause)
-    return parts
+def seconds_text(text):
+    """advice.csv's break_even_s as a cell: "55 s", "0.36 s", "never", or "-" where empty (beats none at once or
+    has no one-off cost)."""
+    if not text:
+        return "-"
+    if text == "never":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"advice.csv: break_even_s is {text!r} (allowed: a number of seconds, never or empty)") \
+            from None
+    return f"{value:.0f} s" if value >= 10 else f"{value:.2g} s"
+
+
+def sentences(text):
+    """text cut into its sentences: after ".", "!" or "?" and a blank (not after "e.g." or "i.e.")."""
+    return [s for s in re.split(r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)\s+", text.strip()) if s]
 
 
 def advice(inputs):
     """mcmclb advise's answer from its advice.csv (every number simulated): per rank count the `top` set-ups
-    (default 5) in rank order, their time / none (median over the scenarios, [lowest, highest]), time / ideal and
-    the scenarios they were fastest in; then that rank count's verdict as the command printed it."""
+    (default 5) in rank order (with those of identical times), their whole time / none (median over the scenarios,
+    [lowest, highest]), largest and median regret and break-even; then that rank count's verdict, one bullet per
+    sentence, and the tolerance regret was judged by."""
     top = int(inputs.option("top", "5"))
     folder = inputs.folders[0]
-    rows = Inputs.read(folder, "advice.csv", ["nprocs", "rank", "setup", "vs_none_median", "vs_none_min",
-                                              "vs_none_max", "vs_ideal_median", "best_in", "scenarios", "verdict"])
+    rows = Inputs.read(folder, "advice.csv", ["nprocs", "walkers", "rank", "setup", "same_as", "vs_none_median",
+                                              "vs_none_min", "vs_none_max", "regret_max", "regret_median",
+                                              "break_even_s", "tolerance_pct", "tolerance", "verdict"])
     out = []
     for p in sorted({r["nprocs"] for r in rows}):
         of_p = sorted((r for r in rows if r["nprocs"] == p), key=lambda r: r["rank"])
-        header = ["rank", f"set-up at P = {p}", "time / none [min, max]", "time / ideal", "fastest in"]
-        cells = [[str(r["rank"]), r["setup"],
+        header = ["rank", "set-up", "whole time / none [min, max]", "largest regret", "median regret", "break-even"]
+        cells = [[str(r["rank"]), r["setup"] + (f" (same as: {r['same_as']})" if r["same_as"] else ""),
                   f"{r['vs_none_median']:.3f} [{r['vs_none_min']:.3f}, {r['vs_none_max']:.3f}]",
-                  "" if r["vs_ideal_median"] is None else f"{r['vs_ideal_median']:.3f}",
-                  f"{r['best_in']} of {r['scenarios']}"] for r in of_p[:top]]
+                  f"{100 * r['regret_max']:.1f} %", f"{100 * r['regret_median']:.1f} %",
+                  seconds_text(r["break_even_s"])] for r in of_p[:top]]
         out.append(table_text(header, cells))
         out.append("")
-        out.append(f"Verdict at P = {p} (simulated):")
+        first = of_p[0]
+        out.append(f"Verdict at P = {p} (simulated; {first['walkers']}):" if first["walkers"] else
+                   f"Verdict at P = {p} (simulated):")
         out.append("")
-        for part in verdict_parts(of_p[0]["verdict"]):
-            out.append(f"- {part}.")
+        for sentence in sentences(first["verdict"]):
+            out.append(f"- {sentence}")
+        out.append("")
+        out.append(f"Tolerance: {first['tolerance_pct']:g} % ({first['tolerance']}).")
         out.append("")
     return "\n".join(out).rstrip("\n")

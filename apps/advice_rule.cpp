@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The rule of `mcmclb advise` (apps/advice_rule.hpp): whole prices, minimax regret, the verdict in words.
+#include "advice_rule.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+#include <set>
+#include <stdexcept>
+
+namespace mcmclb::advice {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// Equal to a part in 10^9: what one simulation gives twice, or two set-ups that take the same path.
+bool same(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
+
+bool same_all(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), same);
+}
+
+std::string pct(double fraction, int digits = 1) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f %%", digits, fraction * 100);
+  return text;
+}
+
+std::string seconds(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, s < 10 ? "%.3g s" : "%.0f s", s);
+  return text;
+}
+
+std::string joined(const std::vector<std::string>& parts, const std::string& by) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : by) + p;
+  return out;
+}
+
+/// The row's name: its first set-up, and the others that share its times.
+std::string row_name(const Row& r, const std::vector<Setup>& setups) {
+  std::string name = setups[r.members.front()].label;
+  if (r.members.size() > 1) {
+    std::vector<std::string> others;
+    for (std::size_t k = 1; k < r.members.size(); ++k) others.push_back(setups[r.members[k]].label);
+    name += " (same times: " + joined(others, ", ") + ")";
+  }
+  return name;
+}
+
+/// The index of the row with the smallest largest regret over the scenarios in `use`, then the smallest median
+/// regret there, then the first.
+std::size_t minimax(const std::vector<Row>& rows, const std::vector<std::size_t>& use,
+                    const std::vector<Scenario>& scenarios) {
+  std::size_t best = 0;
+  double best_max = kInf, best_median = kInf;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    double mx = 0;
+    std::vector<double> values, weights;
+    for (const std::size_t s : use) {
+      mx = std::max(mx, rows[i].regret[s]);
+      values.push_back(rows[i].regret[s]);
+      weights.push_back(scenarios[s].weight);
+    }
+    const double md = weighted_median(values, weights);
+    if (mx < best_max - 1e-12 || (std::abs(mx - best_max) <= 1e-12 && md < best_median - 1e-12)) {
+      best = i;
+      best_max = mx;
+      best_median = md;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+std::string scenario_words(const Scenario& s, const Words&) {
+  std::vector<std::string> parts;
+  for (const auto& [dimension, value] : s.values) {
+    const std::string name = dimension.rfind("workload_", 0) == 0 ? dimension.substr(9) : dimension;
+    parts.push_back(name + " " + value);
+  }
+  return parts.empty() ? "the one scenario" : joined(parts, ", ");
+}
+
+double weighted_median(const std::vector<double>& values, const std::vector<double>& weights) {
+  if (values.empty()) return std::nan("");
+  std::vector<std::size_t> order(values.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+  const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+  double sum = 0;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    sum += weights[order[k]];
+    if (std::abs(sum - total / 2) <= 1e-12 * total && k + 1 < order.size()) {
+      return (values[order[k]] + values[order[k + 1]]) / 2;
+    }
+    if (sum > total / 2) return values[order[k]];
+  }
+  return values[order.back()];
+}
+
+Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, std::size_t none, double tolerance,
+             const std::string& tolerance_words, const Words& words) {
+  if (scenarios.empty()) throw std::invalid_argument("advice: no scenario");
+  if (none >= setups.size()) throw std::invalid_argument("advice: no none among the set-ups");
+  const std::size_t n = scenarios.size();
+  const auto complete = [&](const Setup& s) {
+    return s.run_s.size() == n && s.once_s.size() == n &&
+           std::all_of(s.run_s.begin(), s.run_s.end(), [](double t) { return std::isfinite(t) && t > 0; });
+  };
+  if (!complete(setups[none])) throw std::invalid_argument("advice: none lacks a time in some scenario");
+  Ranking out;
+  std::vector<std::size_t> kept;
+  std::vector<std::vector<double>> whole;  // per kept set-up, per scenario
+  for (std::size_t k = 0; k < setups.size(); ++k) {
+    if (!complete(setups[k])) {
+      out.notes.push_back(setups[k].label + " is left out: it has no valid time in some scenario");
+      continue;
+    }
+    kept.push_back(k);
+    std::vector<double> w(n);
+    for (std::size_t s = 0; s < n; ++s) w[s] = setups[k].run_s[s] + setups[k].once_s[s];
+    whole.push_back(std::move(w));
+  }
+  // Scenarios that give every set-up the same times are one: the later is dropped, with a note.
+  std::vector<std::size_t> distinct;
+  for (std::size_t s = 0; s < n; ++s) {
+    const auto twin = std::find_if(distinct.begin(), distinct.end(), [&](std::size_t d) {
+      return std::all_of(whole.begin(), whole.end(), [&](const std::vector<double>& w) { return same(w[s], w[d]); });
+    });
+    if (twin == distinct.end()) {
+      distinct.push_back(s);
+    } else {
+      // One scenario, with both weights: the weights stay those stated, whatever happens to coincide.
+      scenarios[*twin].weight += scenarios[s].weight;
+      out.notes.push_back(scenario_words(scenarios[s], words) + " gives every set-up the times of " +
+                          scenario_words(scenarios[*twin], words) + ": counted once, with both weights");
+    }
+  }
+  for (const std::size_t s : distinct) out.scenarios.push_back(scenarios[s]);
+  const std::size_t m = distinct.size();
+  std::vector<double> weights;
+  for (const auto& s : out.scenarios) weights.push_back(s.weight);
+  const auto pick = [&](const std::vector<double>& all) {
+    std::vector<double> v;
+    for (const std::size_t s : distinct) v.push_back(all[s]);
+    return v;
+  };
+  // Rows: set-ups with the same whole times everywhere are one.
+  std::vector<Row> rows;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    const std::vector<double> w = pick(whole[i]);
+    const auto twin = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return same_all(r.whole_s, w); });
+    if (twin != rows.end()) {
+      twin->members.push_back(kept[i]);
+    } else {
+      Row r;
+      r.members = {kept[i]};
+      r.whole_s = w;
+      rows.push_back(std::move(r));
+    }
+  }
+  const auto none_row = std::find_if(rows.begin(), rows.end(), [&](const Row& r) {
+    return std::find(r.members.begin(), r.members.end(), none) != r.members.end();
+  });
+  const std::vector<double> none_whole = none_row->whole_s;
+  const std::vector<double> none_run = pick(setups[none].run_s);
+  std::vector<double> best(m, kInf);
+  for (const Row& r : rows) {
+    for (std::size_t s = 0; s < m; ++s) best[s] = std::min(best[s], r.whole_s[s]);
+  }
+  for (Row& r : rows) {
+    r.regret.resize(m);
+    r.vs_none.resize(m);
+    for (std::size_t s = 0; s < m; ++s) {
+      r.regret[s] = r.whole_s[s] / best[s] - 1;
+      r.vs_none[s] = r.whole_s[s] / none_whole[s];
+    }
+    const auto worst = std::max_element(r.regret.begin(), r.regret.end());
+    r.regret_max = *worst;
+    r.worst = static_cast<std::size_t>(worst - r.regret.begin());
+    r.regret_median = weighted_median(r.regret, weights);
+    r.vs_none_median = weighted_median(r.vs_none, weights);
+    r.vs_none_min = *std::min_element(r.vs_none.begin(), r.vs_none.end());
+    r.vs_none_max = *std::max_element(r.vs_none.begin(), r.vs_none.end());
+    const Setup& first = setups[r.members.front()];
+    const std::vector<double> once = pick(first.once_s), run = pick(first.run_s);
+    if (std::any_of(once.begin(), once.end(), [](double c) { return c > 0; })) {
+      r.once_median_s = weighted_median(once, weights);
+      // A run k times as long takes k * run + once against k * none: it pays once none's run lasts longer than
+      // once * none / (none - run), and never where its run is not the faster.
+      std::vector<double> even(m);
+      for (std::size_t s = 0; s < m; ++s) {
+        even[s] = run[s] < none_run[s] ? once[s] * none_run[s] / (none_run[s] - run[s]) : kInf;
+      }
+      const double median = weighted_median(even, weights);
+      if (std::isfinite(median)) {
+        r.break_even_s = median;
+      } else {
+        r.never_breaks_even = true;
+      }
+    }
+  }
+  std::vector<std::size_t> all(m);
+  std::iota(all.begin(), all.end(), 0);
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    if (std::abs(a.regret_max - b.regret_max) > 1e-12) return a.regret_max < b.regret_max;
+    if (std::abs(a.regret_median - b.regret_median) > 1e-12) return a.regret_median < b.regret_median;
+    return a.members.front() < b.members.front();
+  });
+  out.rows = rows;
+
+  // The verdict.
+  Verdict& v = out.verdict;
+  const Row& w = out.rows.front();
+  const std::string& family = setups[w.members.front()].family;
+  const bool is_none = std::find(w.members.begin(), w.members.end(), none) != w.members.end();
+  v.robust = w.regret_max <= tolerance + 1e-12;
+  {
+    std::vector<double> gains;
+    for (const double x : w.vs_none) gains.push_back(1 - x);
+    v.gain_median = weighted_median(gains, weights);
+    v.gain_min = *std::min_element(gains.begin(), gains.end());
+    v.gain_max = *std::max_element(gains.begin(), gains.end());
+  }
+  for (std::size_t i = 1; i < out.rows.size(); ++i) {
+    if (setups[out.rows[i].members.front()].family != family) {
+      v.runner_up = i;
+      break;
+    }
+  }
+  // The dimensions whose values have different winners.
+  std::set<std::string> dimensions;
+  for (const auto& s : out.scenarios) {
+    for (const auto& [d, value] : s.values) dimensions.insert(d);
+  }
+  std::vector<std::string> depends;
+  for (const std::string& d : dimensions) {
+    std::vector<std::string> values;
+    for (const auto& s : out.scenarios) {
+      const std::string& value = s.values.at(d);
+      if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+    }
+    if (values.size() < 2) continue;
+    std::vector<std::string> per_value;
+    std::set<std::size_t> winners;
+    for (const std::string& value : values) {
+      std::vector<std::size_t> use;
+      for (std::size_t s = 0; s < m; ++s) {
+        if (out.scenarios[s].values.at(d) == value) use.push_back(s);
+      }
+      const std::size_t top = minimax(out.rows, use, out.scenarios);
+      winners.insert(top);
+      per_value.push_back(value + ": " + setups[out.rows[top].members.front()].label);
+    }
+    if (winners.size() > 1) depends.push_back(words(d) + " (" + joined(per_value, "; ") + ")");
+  }
+  v.depends_on = joined(depends, " and ");
+
+  const std::string count = std::to_string(m) + (m == 1 ? " scenario" : " scenarios");
+  const auto faster = [](double gain) {
+    return gain >= 0 ? pct(gain) + " faster than none" : pct(-gain) + " slower than none";
+  };
+  std::vector<std::string> text;
+  if (is_none) {
+    text.push_back("Keep none: no balancer has a smaller largest regret (" + pct(w.regret_max) + " over " + count +
+                   ")");
+    if (v.runner_up) {
+      const Row& r = out.rows[*v.runner_up];
+      text.push_back("The best balancer, " + row_name(r, setups) + ", is " + faster(1 - r.vs_none_median) +
+                     " at the median but up to " + pct(r.regret_max) + " behind the best");
+    }
+  } else {
+    std::string first = "Use " + row_name(w, setups) + ": " + faster(v.gain_median) + " at the median of " + count;
+    if (m > 1) first += " (" + pct(v.gain_min) + " to " + pct(v.gain_max) + ")";
+    text.push_back(first);
+  }
+  if (v.robust) {
+    text.push_back("Its largest regret is " + pct(w.regret_max) + ", within the " + pct(tolerance, 0) + " tolerance (" +
+                   tolerance_words + "): robust");
+  } else {
+    std::size_t there = 0;
+    for (std::size_t i = 0; i < out.rows.size(); ++i) {
+      if (out.rows[i].regret[w.worst] <= 1e-12) there = i;
+    }
+    text.push_back("Not robust: its regret reaches " + pct(w.regret_max) + " under " +
+                   scenario_words(out.scenarios[w.worst], words) + ", where " +
+                   setups[out.rows[there].members.front()].label + " is fastest (tolerance " + pct(tolerance, 0) +
+                   ", " + tolerance_words + ")");
+    if (!v.depends_on.empty()) text.push_back("The winner depends on " + v.depends_on);
+  }
+  if (!is_none) {
+    // The winner's family: its other rules and methods.
+    std::vector<const Row*> kin;
+    for (std::size_t i = 1; i < out.rows.size(); ++i) {
+      if (setups[out.rows[i].members.front()].family == family) kin.push_back(&out.rows[i]);
+    }
+    if (!kin.empty()) {
+      const Row* far = *std::max_element(kin.begin(), kin.end(),
+                                         [](const Row* a, const Row* b) { return a->regret_max < b->regret_max; });
+      if (far->regret_max <= tolerance + 1e-12) {
+        text.push_back("Every " + family +
+                       " variant is within the tolerance in every scenario: its rule and "
+                       "creation method matter less than the balancer");
+      } else {
+        text.push_back("Its variant matters: " + row_name(*far, setups) + " reaches " + pct(far->regret_max) +
+                       " regret");
+      }
+    }
+    if (w.once_median_s) {
+      text.push_back("Its one-off cost before the run (median " + seconds(*w.once_median_s) + ") is priced in");
+      if (w.break_even_s) {
+        text.back() += "; it beats none once none's run lasts over " + seconds(*w.break_even_s) + " (median scenario)";
+      }
+    }
+  }
+  if (v.runner_up && !is_none) {
+    const Row& r = out.rows[*v.runner_up];
+    text.push_back("Runner-up from another balancer: " + row_name(r, setups) + ", largest regret " + pct(r.regret_max));
+  }
+  v.text = joined(text, ". ") + ".";
+  return out;
+}
+
+}  // namespace mcmclb::advice

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The rule of `mcmclb advise` (apps/advise.hpp), apart from the simulations it judges, so that it can be read and
+// tested alone: set-ups priced whole over scenarios, ranked by their largest regret, and a verdict a user can act on.
+//
+// A set-up's whole time in a scenario is what the user waits for: its run plus the one-off costs it adds before
+// the run (the calibration of the finished rule pays). Its regret there is its whole time over the best whole time
+// of that scenario, minus 1. Set-ups are ranked by their largest regret over the scenarios (minimax regret), then
+// by their median regret, each scenario weighted as the caller states. The winner is robust when its largest
+// regret is within the tolerance; otherwise the verdict names the dimension whose values have different winners.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcmclb::advice {
+
+/// One combination of what the workload leaves open: a value per dimension (e.g. workload_extrapolate -> flat),
+/// and its weight in the medians (the weights need not add up to 1).
+struct Scenario {
+  std::map<std::string, std::string> values;
+  double weight = 1;
+};
+
+/// One set-up as simulated: its run time and its one-off cost in each scenario (same order as the scenarios).
+struct Setup {
+  std::string label;   // e.g. "mostwork(1) range pays"
+  std::string family;  // the balancer with its interval, e.g. "mostwork(1)": variants differ in rule or method
+  std::vector<double> run_s;
+  std::vector<double> once_s;  // 0 where the set-up adds nothing before its run
+};
+
+/// A row of the ranking: one set-up, or several whose whole times agree in every scenario (to a part in 10^9).
+struct Row {
+  std::vector<std::size_t> members;  // indices into the set-ups, the first named first
+  std::vector<double> whole_s;       // per scenario: run plus one-off cost
+  std::vector<double> regret;        // per scenario
+  std::vector<double> vs_none;       // per scenario: whole time over none's
+  double regret_max = 0, regret_median = 0;
+  double vs_none_median = 1, vs_none_min = 1, vs_none_max = 1;
+  std::size_t worst = 0;                // the scenario of regret_max
+  std::optional<double> once_median_s;  // when it adds a one-off cost
+  std::optional<double> break_even_s;   // none's run length past which it beats none (median scenario); with
+  bool never_breaks_even = false;       // once_median_s only: or never, where it is not faster than none's run
+};
+
+/// The answer at one rank count.
+struct Verdict {
+  std::size_t winner = 0;                // row index
+  std::optional<std::size_t> runner_up;  // the best row of another family
+  bool robust = false;
+  double gain_median = 0, gain_min = 0, gain_max = 0;  // 1 - whole time / none's, over the scenarios
+  std::string depends_on;  // words: the dimension that flips the winner, and who wins at each value
+  std::string text;        // the sentences a user reads
+};
+
+struct Ranking {
+  std::vector<Scenario> scenarios;  // distinct: two that give every set-up the same times are one, weights added
+  std::vector<std::string> notes;   // what was merged, in words
+  std::vector<Row> rows;            // ranked, best first
+  Verdict verdict;
+};
+
+/// Words for a scenario dimension and for a scenario, for the verdict.
+using Words = std::function<std::string(const std::string& dimension)>;
+
+/// The scenario as words, e.g. "extrapolate flat, map draw 2".
+std::string scenario_words(const Scenario& s, const Words& words);
+
+/// The weighted median of values (the smallest value whose cumulative weight reaches half the total; at exactly
+/// half, the mean of it and the next). values and weights have the same length, weights > 0.
+double weighted_median(const std::vector<double>& values, const std::vector<double>& weights);
+
+/// Ranks the set-ups over the scenarios. setups[none] is the reference of every "vs none"; a set-up with no time
+/// in some scenario (NaN) is left out. tolerance is a fraction (0.05: 5 %); tolerance_words says where it comes
+/// from ("assumed, not measured"). Throws std::invalid_argument for no scenario or a none without times.
+Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, std::size_t none, double tolerance,
+             const std::string& tolerance_words, const Words& words);
+
+}  // namespace mcmclb::advice

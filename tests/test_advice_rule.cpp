@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The rule of mcmclb advise (apps/advice_rule.hpp) on hand-made times: whole prices, minimax regret, merged
+// set-ups and scenarios, and the verdict's words. Plain GoogleTest: the rule does no MPI and runs no simulation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "advice_rule.hpp"
+
+namespace {
+
+using mcmclb::advice::rank;
+using mcmclb::advice::Scenario;
+using mcmclb::advice::Setup;
+
+const mcmclb::advice::Words kWords = [](const std::string& d) {
+  return d == "workload_extrapolate" ? std::string("the speed-up past the measured sizes") : d;
+};
+
+std::vector<Scenario> extrapolations() {
+  return {{{{"workload_extrapolate", "flat"}}, 1}, {{{"workload_extrapolate", "perfect"}}, 1}};
+}
+
+Setup setup(const std::string& label, std::vector<double> run, std::vector<double> once = {}) {
+  if (once.empty()) once.assign(run.size(), 0);
+  return {label, label.substr(0, label.find(' ')), std::move(run), std::move(once)};
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(AdviceRule, OneOffCostFlipsTheRanking) {
+  // Faster run, but its calibration makes the whole wait longer than none's: none wins; with a run 10 times as
+  // long, the same calibration pays.
+  const std::vector<Scenario> one = {{{}, 1}};
+  auto r = rank(one, {setup("none", {1.0}), setup("async intercomm pays", {0.9}, {0.2})}, 0, 0.05, "assumed", kWords);
+  EXPECT_EQ(r.rows.front().members.front(), 0U) << "none first once the calibration is priced";
+  EXPECT_NEAR(r.rows.back().vs_none_median, 1.1, 1e-12);
+  ASSERT_TRUE(r.rows.back().break_even_s.has_value());
+  EXPECT_NEAR(*r.rows.back().break_even_s, 0.2 * 1.0 / (1.0 - 0.9), 1e-9) << "pays once none lasts over 2 s";
+  r = rank(one, {setup("none", {10.0}), setup("async intercomm pays", {9.0}, {0.2})}, 0, 0.05, "assumed", kWords);
+  EXPECT_EQ(r.rows.front().members.front(), 1U) << "the same cost on a longer run pays";
+  EXPECT_TRUE(contains(r.verdict.text, "Use async intercomm pays: 8.0 % faster than none")) << r.verdict.text;
+  EXPECT_TRUE(contains(r.verdict.text, "one-off cost")) << r.verdict.text;
+}
+
+TEST(AdviceRule, NeverBreaksEvenWhereItsRunIsNotFaster) {
+  const std::vector<Scenario> one = {{{}, 1}};
+  const auto r =
+      rank(one, {setup("none", {1.0}), setup("collective(16) create pays", {1.0}, {0.1})}, 0, 0.05, "assumed", kWords);
+  EXPECT_FALSE(r.rows.back().break_even_s.has_value());
+  EXPECT_TRUE(r.rows.back().never_breaks_even);
+}
+
+TEST(AdviceRule, IdenticalSetupsAreOneRow) {
+  const auto r = rank(extrapolations(),
+                      {setup("none", {2.0, 2.0}), setup("collective(16) create pays", {2.0, 2.0}),
+                       setup("mostwork(1) range pays", {1.5, 1.0})},
+                      0, 0.05, "assumed", kWords);
+  ASSERT_EQ(r.rows.size(), 2U);
+  EXPECT_EQ(r.rows[1].members, (std::vector<std::size_t>{0, 1})) << "none and its twin share a row";
+  EXPECT_TRUE(contains(r.verdict.text, "Use mostwork(1) range pays")) << r.verdict.text;
+}
+
+TEST(AdviceRule, TiesGiveBothZeroRegretAndNoScenarioTwice) {
+  // Two set-ups fastest together in one scenario: both have regret 0 there, and the scenario is one.
+  const auto r = rank(extrapolations(), {setup("none", {2.0, 2.0}), setup("a x", {1.0, 1.5}), setup("b y", {1.0, 1.2})},
+                      0, 0.05, "assumed", kWords);
+  ASSERT_EQ(r.scenarios.size(), 2U);
+  EXPECT_EQ(r.rows.front().members.front(), 2U) << "b: regret 0 and 0; a: 0 and 25 %";
+  EXPECT_DOUBLE_EQ(r.rows.front().regret_max, 0);
+  EXPECT_NEAR(r.rows[1].regret_max, 0.25, 1e-12);
+  EXPECT_TRUE(r.verdict.robust);
+}
+
+TEST(AdviceRule, IdenticalScenariosCountOnce) {
+  std::vector<Scenario> s = {{{{"workload_seed", "1"}}, 1}, {{{"workload_seed", "2"}}, 1}};
+  const auto r = rank(s, {setup("none", {2.0, 2.0}), setup("steal", {1.0, 1.0})}, 0, 0.05, "assumed", kWords);
+  EXPECT_EQ(r.scenarios.size(), 1U);
+  ASSERT_EQ(r.notes.size(), 1U);
+  EXPECT_TRUE(contains(r.notes.front(), "counted once")) << r.notes.front();
+  EXPECT_TRUE(contains(r.verdict.text, "median of 1 scenario.")) << r.verdict.text;
+}
+
+TEST(AdviceRule, OneScenario) {
+  const auto r = rank({{{}, 1}}, {setup("none", {1.0}), setup("steal", {0.8})}, 0, 0.05, "assumed", kWords);
+  EXPECT_EQ(r.rows.front().members.front(), 1U);
+  EXPECT_TRUE(r.verdict.robust);
+  EXPECT_NEAR(r.verdict.gain_median, 0.2, 1e-12);
+}
+
+TEST(AdviceRule, RobustByToleranceThoughNotFastestEverywhere) {
+  // lookahead is fastest under flat, mostwork under perfect; mostwork's regret under flat is 3 %: within 5 %.
+  const auto r = rank(extrapolations(),
+                      {setup("none", {2.0, 2.0}), setup("lookahead(1) range pays", {1.0, 1.2}),
+                       setup("mostwork(1) range pays", {1.03, 1.0})},
+                      0, 0.05, "measured", kWords);
+  EXPECT_EQ(r.rows.front().members.front(), 2U);
+  EXPECT_NEAR(r.rows.front().regret_max, 0.03, 1e-12);
+  EXPECT_TRUE(r.verdict.robust);
+  EXPECT_TRUE(contains(r.verdict.text, "within the 5 % tolerance (measured): robust")) << r.verdict.text;
+  // With a 1 % tolerance the same times are not robust, and the verdict names the dimension that flips it.
+  const auto strict = rank(extrapolations(),
+                           {setup("none", {2.0, 2.0}), setup("lookahead(1) range pays", {1.0, 1.2}),
+                            setup("mostwork(1) range pays", {1.03, 1.0})},
+                           0, 0.01, "measured", kWords);
+  EXPECT_FALSE(strict.verdict.robust);
+  EXPECT_EQ(strict.verdict.depends_on,
+            "the speed-up past the measured sizes (flat: lookahead(1) range pays; perfect: mostwork(1) range pays)");
+}
+
+TEST(AdviceRule, AFamilyThatWinsAsAWholeIsSaidSo) {
+  const auto r = rank(extrapolations(),
+                      {setup("none", {2.0, 2.0}), setup("mostwork(1) range pays", {1.0, 1.0}),
+                       setup("mostwork(1) range coalesce", {1.01, 1.02}), setup("async intercomm", {1.9, 1.9})},
+                      0, 0.05, "assumed", kWords);
+  EXPECT_TRUE(contains(r.verdict.text, "Every mostwork(1) variant is within the tolerance")) << r.verdict.text;
+  ASSERT_TRUE(r.verdict.runner_up.has_value());
+  EXPECT_EQ(r.rows[*r.verdict.runner_up].members.front(), 3U) << "the runner-up is of another family";
+  const auto split = rank(extrapolations(),
+                          {setup("none", {2.0, 2.0}), setup("mostwork(1) range pays", {1.0, 1.0}),
+                           setup("mostwork(1) range coalesce", {1.5, 1.02})},
+                          0, 0.05, "assumed", kWords);
+  EXPECT_TRUE(contains(split.verdict.text, "Its variant matters: mostwork(1) range coalesce reaches 50.0 % regret"))
+      << split.verdict.text;
+}
+
+TEST(AdviceRule, NoneWinsWhenNothingBeatsIt) {
+  const auto r =
+      rank(extrapolations(), {setup("none", {1.0, 1.0}), setup("steal", {1.2, 0.99})}, 0, 0.05, "assumed", kWords);
+  EXPECT_EQ(r.rows.front().members.front(), 0U);
+  EXPECT_TRUE(contains(r.verdict.text, "Keep none")) << r.verdict.text;
+}
+
+TEST(AdviceRule, WeightsDecideTheMedianNotTheCount) {
+  // Tile weighs as much as the three draws together: the median is tile's value when the draws split.
+  std::vector<Scenario> s = {{{{"workload_map", "tile"}}, 0.5},
+                             {{{"workload_map", "draw 1"}}, 0.5 / 3},
+                             {{{"workload_map", "draw 2"}}, 0.5 / 3},
+                             {{{"workload_map", "draw 3"}}, 0.5 / 3}};
+  EXPECT_DOUBLE_EQ(mcmclb::advice::weighted_median({1, 2, 3, 4}, {0.5, 0.5 / 3, 0.5 / 3, 0.5 / 3}), 1.5);
+  EXPECT_DOUBLE_EQ(mcmclb::advice::weighted_median({1, 2, 3}, {1, 1, 1}), 2);
+  EXPECT_DOUBLE_EQ(mcmclb::advice::weighted_median({5}, {1}), 5);
+  const auto r =
+      rank(s, {setup("none", {1.0, 1.0, 1.0, 1.0}), setup("steal", {0.5, 0.9, 0.9, 0.9})}, 0, 0.05, "assumed", kWords);
+  EXPECT_NEAR(r.rows.front().vs_none_median, 0.7, 1e-12) << "between tile's 0.5 and the draws' 0.9";
+  EXPECT_EQ(r.scenarios.size(), 2U) << "the three draws coincide: one scenario, their weights added";
+}
+
+TEST(AdviceRule, ASetupWithoutATimeIsLeftOutAndNamed) {
+  const auto r = rank(extrapolations(), {setup("none", {1.0, 1.0}), setup("steal", {0.9, std::nan("")})}, 0, 0.05,
+                      "assumed", kWords);
+  EXPECT_EQ(r.rows.size(), 1U);
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_TRUE(contains(r.notes.front(), "steal is left out")) << r.notes.front();
+}
+
+}  // namespace
