@@ -48,7 +48,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* kAllowed =
     "allowed: mcmclb advise TRACE.csv|STUDY.yaml --ranks P[,P...] [--group-size G] [--chains-per-group W] "
-    "[--balancers B[,B...]] [--draws N] [--tolerance PCT] [--platform FILE] [--sim-binary FILE] [--out DIR] "
+    "[--copies] [--balancers B[,B...]] [--draws N] [--tolerance PCT] [--platform FILE] [--sim-binary FILE] [--out DIR] "
     "[--jobs N] [--dry-run]";
 
 struct Options {
@@ -62,8 +62,12 @@ struct Options {
   std::string platform, sim_binary, out;
   long jobs = 0;  // 0: the host's cores
   bool dry_run = false;
+  bool copies = false;  // advise P / G * W copies of the recorded walkers instead of the walkers themselves
   std::string command_line;
 };
+
+/// "1 chain", "3 chains".
+std::string plural(long n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
 
 bool is_study_file(const std::string& path) {
   const std::string ext = fs::path(path).extension().string();
@@ -120,6 +124,8 @@ Options parse(const std::vector<std::string>& args, const std::string& command_l
       o.jobs = parse_integer_flag(a, value(), 1, 1024, "a number of simulations at once");
     } else if (a == "--dry-run") {
       o.dry_run = true;
+    } else if (a == "--copies") {
+      o.copies = true;
     } else if (a.rfind("--", 0) == 0) {
       throw InputError("unknown flag " + printable(a) + " (" + kAllowed + ")");
     } else if (o.input.empty()) {
@@ -131,6 +137,8 @@ Options parse(const std::vector<std::string>& args, const std::string& command_l
   if (o.input.empty()) throw InputError(std::string("missing TRACE.csv or STUDY.yaml (") + kAllowed + ")");
   if (o.ranks.empty()) throw InputError(std::string("--ranks: required (") + kAllowed + ")");
   if (o.jobs == 0) o.jobs = std::max(1U, std::thread::hardware_concurrency());
+  // A group size or chains per group asks for groups the recorded walkers do not have: copies fill them.
+  if (o.group_size > 0 || o.chains_per_group > 0) o.copies = true;
   if (o.balancers.empty()) {
     for (const auto& b : balancer_entries()) o.balancers.emplace_back(b.info.name);
   }
@@ -155,6 +163,7 @@ std::string experiment_of(const std::string& input) {
 std::string default_out(const Options& o) {
   std::string name = "results/" + experiment_of(o.input) + "-P";
   for (std::size_t k = 0; k < o.ranks.size(); ++k) name += (k == 0 ? "" : "-") + std::to_string(o.ranks[k]);
+  if (o.copies) name += "-copies";
   if (o.group_size > 0) name += "-G" + std::to_string(o.group_size);
   if (o.chains_per_group > 0) name += "-W" + std::to_string(o.chains_per_group);
   return name;
@@ -175,6 +184,13 @@ std::string simulation_build() {
                    " does not exist (make it: cmake -S " + src + " -B " + src +
                    "/build-sim -DMCMCLB_SMPI=ON && cmake --build " + src +
                    "/build-sim --target mcmclb; or pass --sim-binary FILE)");
+}
+
+/// v with three significant digits, e.g. 0.0161 or 55.2.
+std::string fixed_significant(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", v);
+  return text;
 }
 
 /// A YAML flow list of the items, e.g. [64, 1024].
@@ -198,8 +214,11 @@ struct Plan {
   std::vector<std::pair<std::string, std::string>> keys;  // dotted key, YAML value
   std::vector<std::string> assumptions;                   // what the scenarios vary, one phrase each
   std::vector<std::string> skipped;                       // what it does not run, and why
+  std::vector<std::string> warnings;                      // what looks wrong in the workload, accepted
   std::string workload;                                   // "trace file X (fnv1a64 ...)" or the model
   int trace_chains = 0;                                   // a trace's walkers (0: a study file)
+  int idle_chains = 0;                                    // of those, the ones without items
+  bool copies = false;                                    // --copies: P / G * W walkers, not the recorded ones
   long group_size = 1;                                    // G of the copies
   long chains_per_group = 1;                              // W
 };
@@ -207,6 +226,16 @@ struct Plan {
 /// The question an advice answers at P ranks, in words: whose walkers, on how many ranks, in what groups.
 std::string walkers_words(const Plan& plan, int nprocs) {
   if (plan.trace_chains == 0) return "the study file's walkers on " + std::to_string(nprocs) + " ranks";
+  if (!plan.copies) {
+    const std::vector<int> sizes = count_sizes(nprocs, plan.trace_chains);
+    const int lo = sizes.back(), hi = sizes.front();
+    std::string words = plural(plan.trace_chains, "walker") + " on " + std::to_string(nprocs) + " ranks (" +
+                        (hi == 1 ? std::string("one rank each")
+                                 : "groups of " + std::to_string(lo) + (lo == hi ? "" : "-" + std::to_string(hi))) +
+                        "), as recorded";
+    if (plan.idle_chains > 0) words += ", " + std::to_string(plan.idle_chains) + " of them without items";
+    return words;
+  }
   const long walkers = nprocs / plan.group_size * plan.chains_per_group;
   return std::to_string(walkers) + (walkers == 1 ? " walker" : " walkers") + " on " + std::to_string(nprocs) +
          " ranks (" +
@@ -247,7 +276,6 @@ Plan make_plan(const Options& o) {
     const std::string experiment = experiment_of(o.input);
     base = "experiment: " + quoted(experiment) + "\nworkload: {model: trace, file: " + quoted(o.input) +
            "}\nwork: {mode: sleep}\n";
-    if (o.group_size == 0) p.keys.emplace_back("G", "1");
     const auto trace = load_trace(o.input);  // every error of the file, before anything is written
     double work_s = 0;
     for (int c = 0; c < trace->chains(); ++c) work_s += trace->chain_single_rank_s(c);
@@ -255,16 +283,52 @@ Plan make_plan(const Options& o) {
       throw InputError(printable(o.input, 200) +
                        ": no work to balance: every item costs 0 s (allowed: a trace with some item's seconds > 0)");
     }
+    // Speed-ups below 1, or falling as the group grows, are legal (a chain that communicates more than it computes)
+    // but often a recording's mistake: one line says where, and the advice goes on.
+    std::vector<std::string> odd;
+    for (int c = 0; c < trace->chains(); ++c) {
+      const auto& ups = trace->measured_speedups(c);
+      for (std::size_t k = 0; k < ups.size(); ++k) {
+        if (ups[k].second < 1 || ups[k].second < (k == 0 ? 1.0 : ups[k - 1].second)) {
+          odd.push_back("chain " + std::to_string(c) + ": " + fixed_significant(ups[k].second) + " at " +
+                        std::to_string(ups[k].first) + " ranks");
+          break;
+        }
+      }
+    }
+    if (!odd.empty()) {
+      p.warnings.push_back(
+          printable(o.input, 200) + ": a speed-up below 1 or falling with the ranks (" +
+          join(std::vector<std::string>(odd.begin(), odd.begin() + std::min<std::size_t>(odd.size(), 3))) +
+          (odd.size() > 3 ? ", and " + std::to_string(odd.size() - 3) + " more" : std::string()) +
+          "): taken as recorded; check the recording if the chains should scale");
+    }
     p.trace_chains = trace->chains();
+    p.copies = o.copies;
     p.group_size = o.group_size > 0 ? o.group_size : 1;
     p.chains_per_group = o.chains_per_group > 0 ? o.chains_per_group : 1;
+    for (int c = 0; c < trace->chains(); ++c) p.idle_chains += trace->items(c) == 0 ? 1 : 0;
     p.workload =
-        "trace file " + o.input + " (fnv1a64 " + trace->fnv1a64() + ", " + std::to_string(trace->chains()) + " chains)";
+        "trace file " + o.input + " (fnv1a64 " + trace->fnv1a64() + ", " + plural(trace->chains(), "chain") + ")";
     p.keys.emplace_back("workload.scaling", "trace");
-    p.keys.emplace_back("zip", "{workload.map: " + flow_list(maps) + ", workload.seed: " + flow_list(seeds) + "}");
-    p.assumptions.push_back(
-        "the chain map: tile" +
-        (o.draws > 0 ? " and " + std::to_string(o.draws) + " seeded draws (workload.map, seed)" : std::string()));
+    const long fewest_ranks = *std::min_element(o.ranks.begin(), o.ranks.end());
+    if (o.copies) {
+      // More walkers than recorded: each group replays a recorded chain in turn (tile) or drawn, so the chain map
+      // is a scenario.
+      if (o.group_size == 0) p.keys.emplace_back("G", "1");
+      p.keys.emplace_back("zip", "{workload.map: " + flow_list(maps) + ", workload.seed: " + flow_list(seeds) + "}");
+      p.assumptions.push_back(
+          "the chain map: tile" +
+          (o.draws > 0 ? " and " + plural(o.draws, "seeded draw") + " (workload.map, seed)" : std::string()));
+    } else {
+      // The user's own walkers: one group per recorded chain, of nearly equal sizes, each chain replayed once.
+      if (fewest_ranks < trace->chains()) {
+        throw InputError("--ranks: " + std::to_string(fewest_ranks) + " ranks for the " +
+                         plural(trace->chains(), "walker") + " of " + printable(o.input, 200) +
+                         " (allowed: at least one rank per walker, or --copies to advise copies of them)");
+      }
+      p.keys.emplace_back("groups.count", std::to_string(trace->chains()));
+    }
     // The sizes the speed-ups were measured at: past the smallest of them, the extrapolation decides.
     int measured = 1 << 30, largest = 1;
     bool any = false;
@@ -278,14 +342,16 @@ Plan make_plan(const Options& o) {
     if (!any) {
       p.assumptions.push_back("perfect scaling at every group size: the trace gives no speed-ups");
     } else if (largest >= largest_rank) {
-      p.assumptions.push_back("none past the measured sizes: the trace gives speed-ups up to " +
+      p.assumptions.push_back("nothing past the measured sizes: the trace gives speed-ups up to " +
                               std::to_string(largest) + " ranks");
     } else {
       p.keys.emplace_back("workload.extrapolate", "[flat, amdahl, perfect]");
       p.assumptions.push_back("the speed-up past the " + std::to_string(measured) +
                               " ranks measured: held (flat), Amdahl's law fitted through the measured sizes "
                               "(amdahl), in proportion to the ranks (perfect)");
-      const long g = o.group_size > 0 ? o.group_size : 1;
+      // The largest initial group of any rank count: a set-up that never merges works at that size only.
+      const long g =
+          o.copies ? (o.group_size > 0 ? o.group_size : 1) : (largest_rank + trace->chains() - 1) / trace->chains();
       if (g <= measured) {
         for (const char* b : {"none", "steal", "stealrandom"}) {
           for (const char* x : {"amdahl", "perfect"}) {
@@ -297,6 +363,9 @@ Plan make_plan(const Options& o) {
       }
     }
   } else {
+    if (o.copies) {
+      throw InputError("--copies: only for a trace file (a study file's groups are its own; allowed: a trace)");
+    }
     base = launch::read_file(o.input, "study file");
     SweepOptions own;
     own.study = o.input;
@@ -364,13 +433,6 @@ double host_estimate_s(const RunSpec& spec) {
     at_1024_s = 8;
   }
   return 0.25 + at_1024_s * std::pow(spec.nprocs / 1024.0, 1.5);
-}
-
-/// v with three significant digits, e.g. 0.0161 or 55.2.
-std::string fixed_significant(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", v);
-  return text;
 }
 
 std::string fixed(double v, int digits = 3) {
@@ -475,6 +537,10 @@ int advise_main(const std::vector<std::string>& args) {
   for (const long r : o.ranks) ranks.push_back(std::to_string(r));
   std::printf("advise: %s at P = %s, simulated on %s\n", plan.workload.c_str(), join(ranks).c_str(),
               platform_identity(sweep.platform).c_str());
+  for (const long r : o.ranks) {
+    std::printf("  asks at P = %ld: %s\n", r, walkers_words(plan, static_cast<int>(r)).c_str());
+  }
+  for (const auto& w : plan.warnings) std::printf("advise: warning: %s\n", w.c_str());
   for (const auto& a : plan.assumptions) std::printf("  varies %s\n", a.c_str());
   for (const auto& s : plan.skipped) std::printf("  skips %s\n", s.c_str());
   std::printf(

@@ -122,6 +122,16 @@ class LastProgress {
   std::string line_;
 };
 
+/// False for a note ("note: ...") this process has already printed: every launch of a sweep or an advice says the
+/// same of the same workload (a trace replaying 3 of its 6 chains), and once is enough. Launches may run at once.
+bool first_time(const std::string& line) {
+  if (line.rfind("note: ", 0) != 0) return true;
+  static std::mutex mutex;
+  static std::set<std::string> shown;
+  const std::lock_guard lock(mutex);
+  return shown.insert(line).second;
+}
+
 /// Runs one commbench point (one mpiexec); its CSV is its record.
 void run_commbench_point(const SweepOptions& o, const Study& study, const fs::path& out, const Point& p,
                          Progress& progress, std::vector<Failure>& failures) {
@@ -168,7 +178,7 @@ std::vector<std::size_t> run_kernel_launch(const SweepOptions& o, const Study& s
   StopCause cause;
   LastProgress last;
   const int status = run_streaming(command, [&](const std::string& line) {
-    std::printf("  | %s\n", line.c_str());
+    if (first_time(line)) std::printf("  | %s\n", line.c_str());
     progress.launch_printed();
     const std::size_t recorded_before = reported;
     report_new_rows();

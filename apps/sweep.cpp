@@ -233,9 +233,14 @@ std::map<std::string, results::RecordedPoint> recorded_in_output(const SweepOpti
 std::string describe(const Point& p) {
   const std::string head = "point " + std::to_string(p.index);
   if (p.program == Program::commbench) return head + " (commbench, nprocs=" + std::to_string(p.spec.nprocs) + ")";
-  return head + " (nprocs=" + std::to_string(p.spec.nprocs) + ", G=" + std::to_string(p.spec.G) +
-         ", T_ms=" + csv::number(p.spec.T_ms) + ", " + p.spec.workload.model + ", " + run_label(p.spec) + ", rep " +
-         std::to_string(p.spec.rep) + ")";
+  // The groups as the study gives them, and T_ms only where an item's cost comes from it (not a trace's replay,
+  // nor compute mode's physics).
+  const std::string groups =
+      p.spec.groups.by == GroupsSpec::By::G ? "G=" + std::to_string(p.spec.G) : "groups " + p.spec.groups.text();
+  const bool emulated_cost = p.spec.workload.model != "trace" && p.spec.work.mode != WorkMode::compute;
+  return head + " (nprocs=" + std::to_string(p.spec.nprocs) + ", " + groups +
+         (emulated_cost ? ", T_ms=" + csv::number(p.spec.T_ms) : std::string()) + ", " + p.spec.workload.model + ", " +
+         run_label(p.spec) + ", rep " + std::to_string(p.spec.rep) + ")";
 }
 
 /// Runs command, passing each output line to on_line; returns the exit status.

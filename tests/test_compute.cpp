@@ -304,6 +304,22 @@ TEST(Groups, ExplicitSizesFormTheInitialGroups) {
   EXPECT_EQ(mcmclb::initial_group_sizes(spec, mpi::Comm::world()), spec.groups.sizes);
 }
 
+TEST(Groups, ACountFormsNearlyEqualGroups) {
+  // Two groups at any rank count (one at P = 1): sizes differing by at most one, the larger first; one chain each.
+  const int p = world_size();
+  mcmclb::RunSpec spec = compute_run(5);
+  spec.groups.by = mcmclb::GroupsSpec::By::count;
+  spec.groups.count = std::min(p, 2);
+  const std::vector<int> sizes = mcmclb::initial_group_sizes(spec, mpi::Comm::world());
+  EXPECT_EQ(sizes, p == 1 ? std::vector<int>{1} : std::vector<int>{(p + 1) / 2, p / 2});
+  spec.balancer = "async";
+  const mcmclb::RunResult r = mcmclb::run_once(spec);
+  EXPECT_TRUE(r.valid) << r.violations;
+  if (world_rank() == 0) EXPECT_EQ(r.chains.size(), sizes.size());
+  spec.groups.count = p + 1;  // more groups than ranks: refused on every rank
+  EXPECT_THROW((void)mcmclb::initial_group_sizes(spec, mpi::Comm::world()), mcmclb::InputError);
+}
+
 TEST(Groups, SizesThatDoNotCoverTheRanksAreAnErrorOnEveryRank) {
   mcmclb::RunSpec spec = compute_run(1);
   spec.groups.by = mcmclb::GroupsSpec::By::sizes;

@@ -399,6 +399,27 @@ TEST(Config, WalkerGroupsAndComputeKeys) {
   EXPECT_EQ(node.groups.text(), "node:2");
 }
 
+TEST(Config, GroupsByCount) {
+  // The same study at every rank count: six groups of nearly equal sizes, the first ones one rank larger.
+  const auto e = mcmclb::parse_experiment("groups: {count: 6}", {}, "ok.yaml");
+  EXPECT_EQ(e.groups.by, mcmclb::GroupsSpec::By::count);
+  EXPECT_EQ(e.groups.text(), "count:6");
+  EXPECT_EQ(mcmclb::count_sizes(64, 6), (std::vector<int>{11, 11, 11, 11, 10, 10}));
+  EXPECT_EQ(mcmclb::count_sizes(6, 6), (std::vector<int>(6, 1)));
+  EXPECT_EQ(mcmclb::count_sizes(1024, 8), (std::vector<int>(8, 128)));
+  EXPECT_NO_THROW(mcmclb::check_against_nprocs(e, 6));
+  try {
+    mcmclb::check_against_nprocs(e, 4);
+    ADD_FAILURE() << "6 groups on 4 ranks accepted";
+  } catch (const mcmclb::InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("key groups.count: 6 groups but nprocs=4"), std::string::npos)
+        << error.what();
+  }
+  for (const char* both : {"G: 2\ngroups: {count: 2}", "groups: {count: 2, sizes: [1, 1]}"}) {
+    EXPECT_THROW((void)mcmclb::parse_experiment(both, {}, "bad.yaml"), mcmclb::InputError) << both;
+  }
+}
+
 // --- the runs.csv schema ---
 
 mcmclb::RunSpec cyclic_run() {

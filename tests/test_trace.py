@@ -122,6 +122,10 @@ class BadTrace(TraceCase):
         naming its first such line, as results files and the plot scripts refuse it."""
         self.refused(GOOD.replace("\n", "\r\n"), "t.csv row 1", "Windows line endings")
 
+    def test_byte_order_mark(self):
+        """A UTF-8 byte-order mark (as spreadsheets save CSV) is refused with the command that removes it."""
+        self.refused("\ufeff" + GOOD, "t.csv row 1", "byte-order mark", "sed -i")
+
     def test_empty_file(self):
         self.refused("", "t.csv row 1", "empty")
 

@@ -93,6 +93,12 @@ std::vector<int> initial_group_sizes(const RunSpec& run, const mpi::Comm& world)
     }
     case GroupsSpec::By::node:
       return node_group_sizes(run.groups.node_size, world);
+    case GroupsSpec::By::count:
+      if (run.groups.count < 1 || run.groups.count > n) {
+        throw InputError("key groups.count: " + std::to_string(run.groups.count) +
+                         " groups on nprocs=" + std::to_string(n) + " ranks (allowed: 1 to nprocs groups)");
+      }
+      return count_sizes(n, run.groups.count);
   }
   return {};
 }

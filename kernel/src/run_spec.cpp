@@ -19,8 +19,16 @@ std::string GroupsSpec::text() const {
     }
     case By::node:
       return node_size > 0 ? "node:" + std::to_string(node_size) : "node";
+    case By::count:
+      return "count:" + std::to_string(count);
   }
   return "";
+}
+
+std::vector<int> count_sizes(int nprocs, int count) {
+  std::vector<int> sizes(static_cast<std::size_t>(count), nprocs / count);
+  for (int g = 0; g < nprocs % count; ++g) ++sizes[static_cast<std::size_t>(g)];
+  return sizes;
 }
 
 const BalancerInfo& Catalog::balancer(std::string_view name) const {

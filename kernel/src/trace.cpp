@@ -141,6 +141,11 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
           "convert with: sed -i 's/\\r$//' FILE)");
     }
     if (!header_seen) {
+      if (line.substr(0, 3) == "\xEF\xBB\xBF") {
+        throw at.error(
+            "the file starts with a UTF-8 byte-order mark, as some spreadsheets save CSV (allowed: none, as every "
+            "file mcmclb itself reads; remove it with: sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)");
+      }
       if (line != kTraceHeader) {
         throw at.error("the header is '" + std::string(line) + "' (allowed: exactly " + std::string(kTraceHeader) +
                        ")");

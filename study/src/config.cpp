@@ -342,6 +342,13 @@ std::vector<KeyDef> build_key_table() {
          });
        }});
   list_by_nature();
+  add(int_key("groups.count", 1, kMaxInt, std::nullopt,
+              "initial walker groups: this many, of nearly equal sizes in rank order (64 ranks in 6 groups: 11, 11, "
+              "11, 11, 10, 10), at every rank count (instead of G); at most nprocs",
+              [](E& e, int64_t v) {
+                e.groups.by = GroupsSpec::By::count;
+                e.groups.count = static_cast<int>(v);
+              }));
   add({{"groups.by", "name", "", "`node`",
         "one initial group per shared-memory node (MPI_Comm_split_type SHARED); a node's ranks must be contiguous "
         "(block placement)"},
@@ -752,12 +759,15 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
   }
   if (const auto& model = workload_entry(e.workload.model); model.check != nullptr) model.check(e.workload);
   if (replay) e.workload.file_fnv1a64 = load_trace(e.workload.file, e.workload.extrapolate)->fnv1a64();
-  const bool by_sizes = keys.count("groups.sizes") != 0, by_node = keys.count("groups.by") != 0;
-  if (by_sizes && by_node) throw InputError("key groups: give groups.sizes or groups.by, not both");
+  const bool by_sizes = keys.count("groups.sizes") != 0, by_node = keys.count("groups.by") != 0,
+             by_count = keys.count("groups.count") != 0;
+  if (static_cast<int>(by_sizes) + static_cast<int>(by_node) + static_cast<int>(by_count) > 1) {
+    throw InputError("key groups: give one of groups.sizes, groups.count or groups.by");
+  }
   if (keys.count("groups.size") != 0 && !by_node) {
     throw InputError("key groups.size: only with groups.by: node (groups of that size within each node)");
   }
-  if ((by_sizes || by_node) && keys.count("G") != 0) {
+  if ((by_sizes || by_node || by_count) && keys.count("G") != 0) {
     throw InputError("key G: give G or groups, not both (groups describes the initial walker groups)");
   }
   return e;
@@ -989,6 +999,9 @@ void check_against_nprocs(const Experiment& e, int nprocs) {
              e.job.tasks_per_node % e.groups.node_size != 0) {
     throw InputError("key groups.size: " + std::to_string(e.groups.node_size) + " does not divide job.tasks_per_node=" +
                      std::to_string(e.job.tasks_per_node) + " (a group would straddle a node)");
+  } else if (e.groups.by == GroupsSpec::By::count && e.groups.count > nprocs) {
+    throw InputError("key groups.count: " + std::to_string(e.groups.count) +
+                     " groups but nprocs=" + std::to_string(nprocs) + " (allowed: at most one group per rank)");
   } else if (e.groups.by == GroupsSpec::By::G && nprocs % e.G != 0) {
     throw InputError("key G: G=" + std::to_string(e.G) + " does not divide nprocs=" + std::to_string(nprocs) +
                      " (walker groups must all have G ranks)");

@@ -393,9 +393,13 @@ double expected_point_s(const Point& point, const Catalog& catalog) {
     return s;
   };
   double longest_s = 0;
-  if (point.spec.groups.by == GroupsSpec::By::sizes && !point.spec.groups.sizes.empty()) {
+  if ((point.spec.groups.by == GroupsSpec::By::sizes && !point.spec.groups.sizes.empty()) ||
+      (point.spec.groups.by == GroupsSpec::By::count && point.spec.groups.count <= nprocs)) {
     int first = 0, g = 0;
-    for (int size : point.spec.groups.sizes) {
+    const std::vector<int> sizes = point.spec.groups.by == GroupsSpec::By::count
+                                       ? count_sizes(nprocs, point.spec.groups.count)
+                                       : point.spec.groups.sizes;
+    for (int size : sizes) {
       longest_s = std::max(longest_s, unit_s(g++, first, size));
       first += size;
     }

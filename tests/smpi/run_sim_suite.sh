@@ -209,6 +209,23 @@ if not (rows[0]["winner"].startswith("mostwork(1)") and v.startswith("Use mostwo
     sys.exit(f"advise on six walkers: winner {rows[0]['winner']}, robust {rows[0]['robust']}, verdict {v}")
 print(f"advise on six walkers: {v[:100]}")
 PY
+# The question asked: by default the recorded walkers themselves (six on 16 ranks: groups of 2 and 3), --copies
+# for 16 copies; the progress lines of a replay name its groups and no T_ms (it reads none); a note said once.
+grep -q "^advice at P = 16: 6 walkers on 16 ranks (groups of 2-3), as recorded;" "$work/advise-six.log" ||
+  { cat "$work/advise-six.log"; echo "advise: the walkers asked are not said"; exit 1; }
+if grep -q "T_ms=" "$work/advise-six.log"; then grep "T_ms=" "$work/advise-six.log" | head -3; echo "T_ms in a replay"; exit 1; fi
+for log in "$work/advise.log" "$work/advise-six.log"; do
+  if [ "$(grep -c '| note: ' "$log")" -gt "$(grep '| note: ' "$log" | sort -u | wc -l)" ]; then
+    grep '| note: ' "$log" | sort | uniq -c; echo "advise: a note printed more than once"; exit 1
+  fi
+done
+cp "$work/six.csv" "$work/with space.csv"
+printf 'chain,item,ranks,seconds,speedup\n0,0,1,0.5,\n1,0,1,0.3,\n0,,2,,1.5\n0,,4,,1.2\n1,,2,,0.8\n' >"$work/odd.csv"
+"$2/mcmclb" advise "$work/with space.csv" --ranks 16 --copies --dry-run --sim-binary "$sim/mcmclb-sim" \
+  --out "$work/advise-space" >"$work/advise-space.log" 2>&1 && grep -q "16 walkers" "$work/advise-space.log" &&
+  "$2/mcmclb" advise "$work/odd.csv" --ranks 4 --dry-run --sim-binary "$sim/mcmclb-sim" --out "$work/advise-odd" \
+  >"$work/advise-odd.log" 2>&1 && [ "$(grep -c "warning: .*speed-up below 1 or falling" "$work/advise-odd.log")" = 1 ] ||
+  { cat "$work/advise-space.log" "$work/advise-odd.log"; echo "advise: a space in the name, or odd speed-ups"; exit 1; }
 "$2/mcmclb" advise "$work/t16.csv" --ranks 16 --balancers none,async,steal --draws 1 --jobs 2 \
   --sim-binary "$sim/mcmclb-sim" --out "$work/advise" >"$work/advise2.log" 2>&1 || { cat "$work/advise2.log"; exit 1; }
 grep -q " 0 to run" "$work/advise2.log" || { cat "$work/advise2.log"; echo "advise did not resume"; exit 1; }

@@ -123,17 +123,23 @@ struct WorkSpec {
 };
 
 /// The initial walker groups. Default: groups of G consecutive ranks. sizes: explicit sizes covering the ranks
-/// in order. by node: one group per shared-memory node (MPI_Comm_split_type SHARED), or with node_size > 0,
-/// groups of node_size consecutive ranks that never straddle a node. Groups are contiguous rank ranges either way.
+/// in order. count: that many groups of nearly equal sizes (count_sizes()), the same study at every rank count.
+/// by node: one group per shared-memory node (MPI_Comm_split_type SHARED), or with node_size > 0, groups of
+/// node_size consecutive ranks that never straddle a node. Groups are contiguous rank ranges either way.
 struct GroupsSpec {
-  enum class By { G, sizes, node };
+  enum class By { G, sizes, node, count };
   By by = By::G;
   std::vector<int> sizes;  // by sizes
   int node_size = 0;       // by node: 0 = the whole node
-  /// As runs.csv records it: "" (G), "sizes:4,4,8", "node", "node:4".
+  int count = 0;           // by count
+  /// As runs.csv records it: "" (G), "sizes:4,4,8", "node", "node:4", "count:6".
   [[nodiscard]] std::string text() const;
   friend bool operator==(const GroupsSpec&, const GroupsSpec&) = default;
 };
+
+/// count groups over nprocs ranks, in rank order: nprocs / count ranks each, the first nprocs % count of them one
+/// more (64 ranks in 6 groups: 11, 11, 11, 11, 10, 10). Requires 1 <= count <= nprocs.
+[[nodiscard]] std::vector<int> count_sizes(int nprocs, int count);
 
 /// What a group whose chain is done does (the async family and collective): retire (when no working group is
 /// left to its right it ends, and so does every done group that asks it), coalesce (finished groups keep merging

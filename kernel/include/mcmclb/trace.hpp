@@ -54,6 +54,11 @@ class Trace {
   [[nodiscard]] int largest_measured(int chain) const {
     return curve(chain).points.empty() ? 1 : curve(chain).points.back().first;
   }
+  /// The speed-ups chain c was given (its own rows, else chain `*`'s), as (ranks, speed-up) in ascending ranks;
+  /// empty where none was given (perfect scaling). The speed-up at 1 rank is 1 and is not listed.
+  [[nodiscard]] const std::vector<std::pair<int, double>>& measured_speedups(int chain) const {
+    return curve(chain).points;
+  }
   /// Amdahl's parallel fraction p of chain c's speed-ups, fitted by least squares on 1/speed-up - 1 =
   /// p (1/m - 1) over its given sizes and kept within [0, 1]; 1 where none is given (perfect scaling).
   [[nodiscard]] double amdahl_fraction(int chain) const { return curve(chain).amdahl_p; }
