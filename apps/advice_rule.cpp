@@ -263,29 +263,24 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   v.depends_on = joined(depends, " and ");
 
   const std::string count = std::to_string(m) + (m == 1 ? " scenario" : " scenarios");
-  const auto faster = [](double gain) {
-    return gain >= 0 ? pct(gain) + " faster than none" : pct(-gain) + " slower than none";
+  const auto faster = [](double gain) { return gain >= 0 ? pct(gain) + " faster" : pct(-gain) + " slower"; };
+  const auto spread = [&](double lo, double hi) {
+    return m > 1 ? " (from " + faster(lo) + " to " + faster(hi) + ")" : std::string();
   };
   std::vector<std::string> text;
   if (is_none) {
-    text.push_back("Keep none: no balancer has a smaller largest regret (" + pct(w.regret_max) + " over " + count +
-                   ")");
-    if (v.runner_up) {
-      const Row& r = out.rows[*v.runner_up];
-      text.push_back("The best balancer, " + row_name(r, setups) + ", is " + faster(1 - r.vs_none_median) +
-                     " at the median but up to " + pct(r.regret_max) + " behind the best");
-    }
+    text.push_back("Keep none: no balancer has a smaller largest regret than its " + pct(w.regret_max) + " over " +
+                   count);
   } else {
-    std::string first = "Use " + row_name(w, setups) + ": " + faster(v.gain_median) + " at the median of " + count;
-    if (m > 1) first += " (" + pct(v.gain_min) + " to " + pct(v.gain_max) + ")";
-    text.push_back(first);
+    text.push_back("Use " + row_name(w, setups) + ": " + faster(v.gain_median) + " than none at the median of " +
+                   count + spread(v.gain_min, v.gain_max));
   }
   if (v.robust) {
     text.push_back("Its largest regret is " + pct(w.regret_max) + ", within the " + pct(tolerance, 0) + " tolerance (" +
                    tolerance_words + "): robust");
   } else {
     std::size_t there = 0;
-    for (std::size_t i = 0; i < out.rows.size(); ++i) {
+    for (std::size_t i = out.rows.size(); i-- > 0;) {
       if (out.rows[i].regret[w.worst] <= 1e-12) there = i;
     }
     text.push_back("Not robust: its regret reaches " + pct(w.regret_max) + " under " +
@@ -293,6 +288,16 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
                    setups[out.rows[there].members.front()].label + " is fastest (tolerance " + pct(tolerance, 0) +
                    ", " + tolerance_words + ")");
     if (!v.depends_on.empty()) text.push_back("The winner depends on " + v.depends_on);
+  }
+  if (is_none && v.runner_up) {
+    const Row& r = out.rows[*v.runner_up];
+    std::vector<double> gains;
+    for (const double x : r.vs_none) gains.push_back(1 - x);
+    text.push_back(
+        "The best balancer, " + row_name(r, setups) + ", is " + faster(1 - r.vs_none_median) +
+        " than none at the median" +
+        spread(*std::min_element(gains.begin(), gains.end()), *std::max_element(gains.begin(), gains.end())) +
+        ", its largest regret " + pct(r.regret_max));
   }
   if (!is_none) {
     // The winner's family: its other rules and methods.

@@ -14,7 +14,7 @@ from .simulation import (async_gap, async_gap_model, collective_merges, constant
 from .steal_regroup import (before_after, regrouping_against_thieves, steal_vs_regroup_compute,
                             steal_vs_regroup_compute_real, steal_vs_regroup_seeds, steal_vs_regroup_sizes,
                             steal_vs_regroup_summary)
-from .your_workload import advice, trace_at_scale, trace_replay
+from .your_workload import advice, advice_answer, trace_at_scale, trace_replay
 
 
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
@@ -60,6 +60,7 @@ TABLES = {
     "trace-replay": (trace_replay, (1, 5), {}),
     "trace-at-scale": (trace_at_scale, (1, 4), {}),
     "advice": (advice, (1, 1), {"top": "an integer"}),
+    "advice-answer": (advice_answer, (1, 1), {}),
     "which-balancer": (which_balancer, (3, 3), {}),
 }
 

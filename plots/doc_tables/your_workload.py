@@ -145,4 +145,50 @@ def advice(inputs):
         out.append("")
         out.append(f"Tolerance: {first['tolerance_pct']:g} % ({first['tolerance']}).")
         out.append("")
+    cost = host_cost(os.path.join(folder, "advise.time"))
+    if cost:
+        out.append(cost)
     return "\n".join(out).rstrip("\n")
+
+
+def host_cost(path):
+    """The host cost of the advise command from its GNU time record (/usr/bin/time -v -o PATH), as a sentence;
+    "" when the folder has none. InputError naming the file when a figure is missing."""
+    if not os.path.exists(path):
+        return ""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    found = {}
+    for name, pattern in [("wall", r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([0-9:.]+)"),
+                          ("user", r"User time \(seconds\): ([0-9.]+)"),
+                          ("system", r"System time \(seconds\): ([0-9.]+)"),
+                          ("rss", r"Maximum resident set size \(kbytes\): ([0-9]+)")]:
+        m = re.search(pattern, text)
+        if not m:
+            raise InputError(f"{path}: no {name} figure (allowed: the record of /usr/bin/time -v)")
+        found[name] = m.group(1)
+    wall = 0.0
+    for part in found["wall"].split(":"):
+        wall = wall * 60 + float(part)
+    cpu = float(found["user"]) + float(found["system"])
+    return (f"Host cost of the whole command ([advise.time]({path})): {wall / 60:.1f} min of wall time and "
+            f"{cpu / 60:.1f} min of CPU on this project's 2-core VM, peak {int(found['rss']) / 1024:.0f} MiB in one "
+            f"process.")
+
+
+def advice_answer(inputs):
+    """The one answer of an advise folder, in a sentence per rank count, for every page that states it (generated
+    here once, so no page restates it by hand): what to use, robust or not, and its gain over none (simulated)."""
+    folder = inputs.folders[0]
+    rows = Inputs.read(folder, "advice.csv", ["nprocs", "walkers", "rank", "winner", "robust", "gain_median",
+                                              "depends_on"])
+    parts = []
+    for p in sorted({r["nprocs"] for r in rows}):
+        first = next(r for r in rows if r["nprocs"] == p and r["rank"] == 1)
+        gain = first["gain_median"]
+        change = "no change" if abs(gain) < 0.0005 else (f"{100 * abs(gain):.1f} % {'faster' if gain > 0 else 'slower'} than "
+                                                         f"`none` at the median")
+        use = "keep `none`" if first["winner"] == "none" else f"use `{first['winner']}` ({change})"
+        sure = "robust" if first["robust"] == "yes" else f"not robust: it depends on {first['depends_on']}"
+        parts.append(f"At P = {p} ({first['walkers']}): {use}; {sure}.")
+    return " ".join(parts) + f" Simulated; [advice.csv]({folder}/advice.csv)."
