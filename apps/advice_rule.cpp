@@ -10,6 +10,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "mcmclb/stats.hpp"
+
 namespace mcmclb::advice {
 
 namespace {
@@ -265,7 +267,7 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   const std::string count = std::to_string(m) + (m == 1 ? " scenario" : " scenarios");
   const auto faster = [](double gain) { return gain >= 0 ? pct(gain) + " faster" : pct(-gain) + " slower"; };
   const auto spread = [&](double lo, double hi) {
-    return m > 1 ? " (from " + faster(lo) + " to " + faster(hi) + ")" : std::string();
+    return m > 1 && hi - lo > 5e-4 ? " (from " + faster(lo) + " to " + faster(hi) + ")" : std::string();
   };
   std::vector<std::string> text;
   if (is_none) {
@@ -276,7 +278,7 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
                    count + spread(v.gain_min, v.gain_max));
   }
   if (v.robust) {
-    text.push_back("Its largest regret is " + pct(w.regret_max) + ", within the " + pct(tolerance, 0) + " tolerance (" +
+    text.push_back("Its largest regret is " + pct(w.regret_max) + ", within the " + pct(tolerance) + " tolerance (" +
                    tolerance_words + "): robust");
   } else {
     std::size_t there = 0;
@@ -285,8 +287,8 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
     }
     text.push_back("Not robust: its regret reaches " + pct(w.regret_max) + " under " +
                    scenario_words(out.scenarios[w.worst], words) + ", where " +
-                   setups[out.rows[there].members.front()].label + " is fastest (tolerance " + pct(tolerance, 0) +
-                   ", " + tolerance_words + ")");
+                   setups[out.rows[there].members.front()].label + " is fastest (tolerance " + pct(tolerance) + ", " +
+                   tolerance_words + ")");
     if (!v.depends_on.empty()) text.push_back("The winner depends on " + v.depends_on);
   }
   if (is_none && v.runner_up) {
@@ -330,6 +332,34 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   }
   v.text = joined(text, ". ") + ".";
   return out;
+}
+
+ReplayError replay_error(const std::string& label, const std::vector<double>& real_s,
+                         const std::vector<double>& real_none_s, double sim_ratio) {
+  ReplayError e;
+  e.label = label;
+  e.n = real_s.size();
+  e.sim_ratio = sim_ratio;
+  const stats::MedianCi a = stats::median_ci(real_s), none = stats::median_ci(real_none_s);
+  e.real_ratio = a.median / none.median;
+  if (a.low && a.high && none.low && none.high && *none.low > 0) {
+    // Both medians' intervals hold with 95 %: their ratio's ends bound the ratio with at least 0.95^2.
+    e.real_low = *a.low / *none.high;
+    e.real_high = *a.high / *none.low;
+    e.error_low = sim_ratio / *e.real_high - 1;
+    e.error_high = sim_ratio / *e.real_low - 1;
+  }
+  return e;
+}
+
+std::optional<double> measured_tolerance(const std::vector<ReplayError>& errors) {
+  if (errors.empty()) return std::nullopt;
+  double worst = 0;
+  for (const ReplayError& e : errors) {
+    if (!e.error_low || !e.error_high) return std::nullopt;
+    worst = std::max({worst, std::abs(*e.error_low), std::abs(*e.error_high)});
+  }
+  return worst;
 }
 
 }  // namespace mcmclb::advice

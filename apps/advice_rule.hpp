@@ -80,4 +80,22 @@ double weighted_median(const std::vector<double>& values, const std::vector<doub
 Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, std::size_t none, double tolerance,
              const std::string& tolerance_words, const Words& words);
 
+/// A set-up's replay checked against its simulation at one rank count: its whole time over none's, measured (the
+/// median's ratio, with the interval of the two medians' 95 % intervals) and simulated, and the simulated ratio's
+/// error against the measured one (simulated / measured - 1) over that interval.
+struct ReplayError {
+  std::string label;
+  std::size_t n = 0;                                                 // real repetitions of the set-up
+  double real_ratio = 0, sim_ratio = 0;                              // whole time / none's
+  std::optional<double> real_low, real_high, error_low, error_high;  // absent below 6 repetitions on either side
+};
+
+/// The error of sim_ratio against the measured whole times of a set-up (real_s) and of none (real_none_s).
+ReplayError replay_error(const std::string& label, const std::vector<double>& real_s,
+                         const std::vector<double>& real_none_s, double sim_ratio);
+
+/// The tolerance the errors measure, a fraction: the largest |error| over both ends of every interval. Nothing when
+/// an error has no interval (too few repetitions) or there is none.
+std::optional<double> measured_tolerance(const std::vector<ReplayError>& errors);
+
 }  // namespace mcmclb::advice

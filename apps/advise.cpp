@@ -48,7 +48,8 @@ namespace fs = std::filesystem;
 
 constexpr const char* kAllowed =
     "allowed: mcmclb advise TRACE.csv|STUDY.yaml --ranks P[,P...] [--group-size G] [--chains-per-group W] "
-    "[--copies] [--balancers B[,B...]] [--draws N] [--tolerance PCT] [--platform FILE] [--sim-binary FILE] [--out DIR] "
+    "[--copies] [--check] [--check-reps N] [--balancers B[,B...]] [--draws N] [--tolerance PCT] [--platform FILE] "
+    "[--sim-binary FILE] [--out DIR] "
     "[--jobs N] [--dry-run]";
 
 struct Options {
@@ -63,6 +64,7 @@ struct Options {
   long jobs = 0;  // 0: the host's cores
   bool dry_run = false;
   bool copies = false;  // advise P / G * W copies of the recorded walkers instead of the walkers themselves
+  long check_reps = 0;  // --check: real repetitions per set-up of the replay checked against its simulation (0: none)
   std::string command_line;
 };
 
@@ -126,6 +128,11 @@ Options parse(const std::vector<std::string>& args, const std::string& command_l
       o.dry_run = true;
     } else if (a == "--copies") {
       o.copies = true;
+    } else if (a == "--check") {
+      if (o.check_reps == 0) o.check_reps = 10;
+    } else if (a == "--check-reps") {
+      o.check_reps = parse_integer_flag(a, value(), static_cast<long>(stats::kMinCiSamples), 100,
+                                        "a number of real repetitions (at least 6, for the medians' intervals)");
     } else if (a.rfind("--", 0) == 0) {
       throw InputError("unknown flag " + printable(a) + " (" + kAllowed + ")");
     } else if (o.input.empty()) {
@@ -139,6 +146,9 @@ Options parse(const std::vector<std::string>& args, const std::string& command_l
   if (o.jobs == 0) o.jobs = std::max(1U, std::thread::hardware_concurrency());
   // A group size or chains per group asks for groups the recorded walkers do not have: copies fill them.
   if (o.group_size > 0 || o.chains_per_group > 0) o.copies = true;
+  if (o.check_reps > 0 && is_study_file(o.input)) {
+    throw InputError("--check: only for a trace file (it replays the trace for real; allowed: a trace)");
+  }
   if (o.balancers.empty()) {
     for (const auto& b : balancer_entries()) o.balancers.emplace_back(b.info.name);
   }
@@ -492,6 +502,125 @@ const Cell* cell_in(const std::vector<Cell>& list, const Scenario& scenario) {
   return nullptr;
 }
 
+/// What the check measured: the tolerance (percent) and its words, or nothing when no check could be made.
+struct CheckResult {
+  std::optional<double> tolerance_pct;
+  std::string words;
+};
+
+/// The check of a trace's advice where this machine allows it: the trace replayed for real at P = the host's cores
+/// (a core per rank), under the balancers given with all their rules, reps times each in interleaved rounds, and the
+/// same replay simulated at that P. The tolerance is the largest error of the simulated whole time / none's against
+/// the measured one, over every checked set-up and both ends of its interval. Writes OUT/check-study.yaml,
+/// OUT/check-real/, OUT/check-sim/ and OUT/check.csv.
+CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions& sim,
+                         const std::vector<std::string>& balancers) {
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  if (cores < 2) {
+    std::printf("advise: check: this host has %d core, too few for a replay on a core per rank\n", cores);
+    return {};
+  }
+  const int groups = std::min(plan.trace_chains, cores);
+  const int per_group = (plan.trace_chains + groups - 1) / groups;
+  std::vector<std::string> exclude;
+  for (const std::string& b : balancers) {
+    if (b == "collective") exclude.emplace_back("{balancer: collective, interval: 1}");
+    if (b == "lookahead" || b == "mostwork" || b == "stealmerge") {
+      exclude.push_back("{balancer: " + b + ", interval: 16}");
+    }
+  }
+  std::string text = "# Written by mcmclb advise (" + o.command_line +
+                     "): its replay at a core per rank, run for real and simulated.\nexperiment: " +
+                     quoted(experiment_of(o.input) + "-check") + "\nworkload: {model: trace, file: " + quoted(o.input) +
+                     ", scaling: trace}\nwork: {mode: spin}\nnprocs: " + std::to_string(cores) +
+                     "\nreps: " + std::to_string(o.check_reps) + "\ngroups: {count: " + std::to_string(groups) +
+                     "}\nchains_per_group: " + std::to_string(per_group) + "\nbalancer: " + flow_list(balancers) +
+                     "\ninterval: [1, 16]\nfinished: [retire, coalesce, pays]\n";
+  if (!exclude.empty()) text += "exclude: " + flow_list(exclude) + "\n";
+  const fs::path out = sim.out;
+  SweepOptions real;
+  real.study = launch::not_an_option((out / "check-study.yaml").string());
+  real.launcher = "local";
+  real.out = launch::not_an_option((out / "check-real").string());
+  const Study study = launch::load(real, text);
+  {
+    SweepOptions main = sim;
+    auto store = launch::open_output(main, launch::load(main, launch::read_file(sim.study, "study file")));
+    store.rewrite_file("check-study.yaml", [&](const fs::path&) { return text; });
+  }
+  std::printf("\nadvise: check: the replay at P = %d, %d %s of %d walker%s, real (MPI, %ld rounds) and simulated\n",
+              cores, groups, groups == 1 ? "group" : "groups", per_group, per_group == 1 ? "" : "s", o.check_reps);
+  const int real_status = sweep_main(real);
+  SweepOptions simulated = sim;
+  simulated.study = real.study;
+  simulated.out = launch::not_an_option((out / "check-sim").string());
+  simulated.overrides = {"reps=1"};  // deterministic: one run stands for all
+  const int sim_status = sweep_main(simulated);
+  const auto real_runs = read_configurations(real.out);
+  const auto sim_runs = read_configurations(simulated.out);
+  const Backend real_backend = launch::sweep_backend(real), sim_backend = launch::sweep_backend(simulated);
+  const auto whole = [](const ConfigurationSamples& c) {
+    std::vector<double> w;
+    for (std::size_t k = 0; k < c.time_s.size(); ++k) w.push_back(c.time_s[k] + c.calibration_s[k]);
+    return w;
+  };
+  std::vector<double> real_none;
+  double sim_none = 0;
+  std::vector<std::pair<std::string, std::pair<std::vector<double>, double>>> measured;  // label -> (real, sim)
+  std::set<std::string> seen;  // a set-up's points are its repetitions: one configuration
+  for (const Point& p : study.points) {
+    if (!seen.insert(setup_label(p.spec)).second) continue;
+    const auto r = real_runs.find(configuration_key(p.spec, real_backend));
+    const auto s = sim_runs.find(configuration_key(p.spec, sim_backend));
+    if (r == real_runs.end() || s == sim_runs.end() || r->second.time_s.empty() || s->second.time_s.empty()) continue;
+    const double sim_whole = whole(s->second).front();
+    if (p.spec.balancer == "none") {
+      real_none = whole(r->second);
+      sim_none = sim_whole;
+    } else {
+      measured.push_back({setup_label(p.spec), {whole(r->second), sim_whole}});
+    }
+  }
+  if (real_status != 0 || sim_status != 0 || real_none.empty() || !(sim_none > 0) || measured.empty()) {
+    std::printf(
+        "advise: check: not every run of the check finished (real exit %d, simulated exit %d): the "
+        "tolerance stays assumed\n",
+        real_status, sim_status);
+    return {};
+  }
+  std::vector<advice::ReplayError> errors;
+  std::string csv_text = csv::line(
+      {"setup", "nprocs", "n", "real_ratio", "real_low", "real_high", "sim_ratio", "error_low", "error_high"});
+  const auto opt = [](const std::optional<double>& v) { return v ? csv::number(*v) : std::string(); };
+  std::printf("%-36s  %-26s  %-10s  %s\n", "set-up", "real whole / none [95 %]", "simulated", "error [95 %]");
+  for (const auto& [label, pair] : measured) {
+    errors.push_back(advice::replay_error(label, pair.first, real_none, pair.second / sim_none));
+    const advice::ReplayError& e = errors.back();
+    std::printf(
+        "%-36s  %-26s  %-10s  %s\n", label.c_str(),
+        (fixed(e.real_ratio) +
+         (e.real_low ? " [" + fixed(*e.real_low) + ", " + fixed(*e.real_high) + "]" : std::string()))
+            .c_str(),
+        fixed(e.sim_ratio).c_str(),
+        e.error_low ? (fixed(*e.error_low * 100, 1) + " to " + fixed(*e.error_high * 100, 1) + " %").c_str() : "");
+    csv_text +=
+        csv::line({label, std::to_string(cores), std::to_string(e.n), csv::number(e.real_ratio), opt(e.real_low),
+                   opt(e.real_high), csv::number(e.sim_ratio), opt(e.error_low), opt(e.error_high)});
+  }
+  {
+    SweepOptions main = sim;
+    auto store = launch::open_output(main, launch::load(main, launch::read_file(sim.study, "study file")));
+    store.rewrite_file("check.csv", [&](const fs::path&) { return csv_text; });
+  }
+  const auto tolerance = advice::measured_tolerance(errors);
+  if (!tolerance) return {};
+  CheckResult result;
+  result.tolerance_pct = *tolerance * 100;
+  result.words =
+      "measured at P = " + std::to_string(cores) + ", n = " + std::to_string(o.check_reps) + " a set-up: check.csv";
+  return result;
+}
+
 }  // namespace
 
 const csv::Row& advice_header() {
@@ -602,6 +731,14 @@ int advise_main(const std::vector<std::string>& args) {
   const std::string tolerance_words = "assumed, not measured";
   const advice::Words dimension = [](const std::string& column) { return dimension_words(column); };
   std::set<std::string> notes;  // printed once per advice, whatever the rank counts
+  struct AtP {
+    int nprocs;
+    std::vector<advice::Scenario> scenarios;
+    std::vector<advice::Setup> setups;
+    std::vector<const RunSpec*> specs;
+    std::size_t none_index = 0;
+  };
+  std::vector<AtP> inputs;
   for (const auto& [nprocs, by_setup] : cells) {
     const auto none = by_setup.find("none");
     if (none == by_setup.end()) continue;
@@ -627,7 +764,42 @@ int advise_main(const std::vector<std::string>& args) {
       setups.push_back(std::move(s));
       specs.push_back(&by_setup.at(label).front().point->spec);
     }
-    const advice::Ranking ranking = advice::rank(scenarios, setups, none_index, tolerance, tolerance_words, dimension);
+    inputs.push_back({nprocs, std::move(scenarios), std::move(setups), std::move(specs), none_index});
+  }
+  const auto rank_all = [&](double tol, const std::string& tol_words) {
+    std::vector<advice::Ranking> out;
+    for (const AtP& at : inputs) {
+      out.push_back(advice::rank(at.scenarios, at.setups, at.none_index, tol, tol_words, dimension));
+    }
+    return out;
+  };
+  std::vector<advice::Ranking> rankings = rank_all(tolerance, tolerance_words);
+  double tolerance_pct = o.tolerance_pct;
+  std::string measured_words = tolerance_words;
+  if (o.check_reps > 0 && !inputs.empty()) {
+    // The two leading balancers of each rank count, with none: their replay measured against its simulation.
+    std::vector<std::string> leaders = {"none"};
+    for (std::size_t k = 0; k < rankings.size(); ++k) {
+      int taken = 0;
+      for (const advice::Row& row : rankings[k].rows) {
+        const std::string& b = inputs[k].specs[row.members.front()]->balancer;
+        if (b == "none" || taken == 2) continue;
+        ++taken;
+        if (std::find(leaders.begin(), leaders.end(), b) == leaders.end()) leaders.push_back(b);
+      }
+    }
+    const CheckResult check = check_replay(o, plan, sweep, leaders);
+    if (check.tolerance_pct) {
+      tolerance_pct = *check.tolerance_pct;
+      measured_words = check.words;
+      rankings = rank_all(tolerance_pct / 100, measured_words);
+    }
+  }
+  for (std::size_t k_at = 0; k_at < inputs.size(); ++k_at) {
+    const int nprocs = inputs[k_at].nprocs;
+    const auto& setups = inputs[k_at].setups;
+    const auto& specs = inputs[k_at].specs;
+    const advice::Ranking& ranking = rankings[k_at];
     for (const auto& note : ranking.notes) notes.insert(note);
     const advice::Verdict& v = ranking.verdict;
     const std::string question = walkers_words(plan, nprocs);
@@ -675,8 +847,8 @@ int advise_main(const std::vector<std::string>& args) {
                              csv::number(v.gain_median),
                              v.robust ? "yes" : "no",
                              v.depends_on,
-                             csv::number(o.tolerance_pct),
-                             tolerance_words,
+                             csv::number(tolerance_pct),
+                             measured_words,
                              k == 0 ? v.text : ""});
     }
     std::printf("verdict at P = %d:\n%s", nprocs, wrapped(v.text, 100, "  ").c_str());

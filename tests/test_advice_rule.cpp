@@ -99,7 +99,7 @@ TEST(AdviceRule, RobustByToleranceThoughNotFastestEverywhere) {
   EXPECT_EQ(r.rows.front().members.front(), 2U);
   EXPECT_NEAR(r.rows.front().regret_max, 0.03, 1e-12);
   EXPECT_TRUE(r.verdict.robust);
-  EXPECT_TRUE(contains(r.verdict.text, "within the 5 % tolerance (measured): robust")) << r.verdict.text;
+  EXPECT_TRUE(contains(r.verdict.text, "within the 5.0 % tolerance (measured): robust")) << r.verdict.text;
   // With a 1 % tolerance the same times are not robust, and the verdict names the dimension that flips it.
   const auto strict = rank(extrapolations(),
                            {setup("none", {2.0, 2.0}), setup("lookahead(1) range pays", {1.0, 1.2}),
@@ -146,6 +146,26 @@ TEST(AdviceRule, WeightsDecideTheMedianNotTheCount) {
       rank(s, {setup("none", {1.0, 1.0, 1.0, 1.0}), setup("steal", {0.5, 0.9, 0.9, 0.9})}, 0, 0.05, "assumed", kWords);
   EXPECT_NEAR(r.rows.front().vs_none_median, 0.7, 1e-12) << "between tile's 0.5 and the draws' 0.9";
   EXPECT_EQ(r.scenarios.size(), 2U) << "the three draws coincide: one scenario, their weights added";
+}
+
+TEST(AdviceRule, ReplayErrorAgainstTheMeasuredRatio) {
+  // Real whole times: none about 1.0 s, the set-up about 0.8 s (n = 6 each); simulated ratio 0.84.
+  const std::vector<double> none = {1.00, 1.01, 0.99, 1.02, 0.98, 1.00};
+  const std::vector<double> setup = {0.80, 0.81, 0.79, 0.80, 0.82, 0.78};
+  const auto e = mcmclb::advice::replay_error("steal", setup, none, 0.84);
+  EXPECT_NEAR(e.real_ratio, 0.8, 1e-12);
+  ASSERT_TRUE(e.error_low && e.error_high);
+  EXPECT_NEAR(*e.real_low, 0.78 / 1.02, 1e-12) << "the lowest sample over none's highest (n = 6: the extremes)";
+  EXPECT_NEAR(*e.real_high, 0.82 / 0.98, 1e-12);
+  EXPECT_NEAR(*e.error_low, 0.84 / (0.82 / 0.98) - 1, 1e-12);
+  EXPECT_NEAR(*e.error_high, 0.84 / (0.78 / 1.02) - 1, 1e-12);
+  const auto tolerance = mcmclb::advice::measured_tolerance({e});
+  ASSERT_TRUE(tolerance.has_value());
+  EXPECT_NEAR(*tolerance, 0.84 / (0.78 / 1.02) - 1, 1e-12) << "the far end of the interval";
+  // Five repetitions give no interval, and no tolerance is claimed from them.
+  const auto few = mcmclb::advice::replay_error("steal", {0.8, 0.8, 0.8, 0.8, 0.8}, none, 0.84);
+  EXPECT_FALSE(few.error_low.has_value());
+  EXPECT_FALSE(mcmclb::advice::measured_tolerance({e, few}).has_value());
 }
 
 TEST(AdviceRule, ASetupWithoutATimeIsLeftOutAndNamed) {

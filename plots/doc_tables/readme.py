@@ -11,6 +11,7 @@ from . import common
 from .common import Inputs, by_setup, calibrations, compare_ratio_text, median_of, none_runs
 from .merge_pays import pays_pair
 from .steal_regroup import cell, svr_data
+from .your_workload import advice_words
 
 
 def wrapped(text):
@@ -238,14 +239,9 @@ def which_balancer(inputs):
     p = sorted({r["nprocs"] for runs in none_by_move.values() for r in runs})
     rows.append([f"Lennard-Jones walkers in compute mode; P = {', '.join(map(str, p))}, measured",
                  f"`{name}`, time / `none`: " + "; ".join(cells), f"[runs.csv]({real}/runs.csv)"])
-    advice = Inputs.read(advised, "advice.csv", ["nprocs", "rank", "winner", "gain_median", "robust"])
-    top = max(r["nprocs"] for r in advice)
-    first = next(r for r in advice if r["nprocs"] == top and r["rank"] == 1)
-    robust = "robust" if first["robust"] == "yes" else "not robust"
-    gain = 100 * abs(first["gain_median"])
-    gain = f"{gain:.0f} %" if gain >= 10 else f"{gain:.1f} %"
-    rows.append([f"your own recorded workload (here the shipped trace; P = {top}, simulated)",
-                 f"ask `mcmclb advise`; here `{first['winner']}`, {gain} "
-                 f"{'slower' if first['gain_median'] < 0 else 'faster'} than `none` (median), {robust}",
+    # The recorded trace: the advice's own sentence at its largest rank count, generated in one place.
+    top = max(r["nprocs"] for r in Inputs.read(advised, "advice.csv", ["nprocs"]))
+    rows.append([f"your own walkers, recorded as a trace (here the shipped one; P = {top}, simulated)",
+                 "ask `mcmclb advise`; here: " + advice_words(advised, top),
                  f"[advice.csv]({advised}/advice.csv)"])
     return common.table_text(["kind of workload", "balancer", "evidence"], rows)

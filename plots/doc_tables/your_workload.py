@@ -176,19 +176,29 @@ def host_cost(path):
             f"process.")
 
 
+def advice_words(folder, p):
+    """What the advice in folder says at P = p, in a clause: use or keep, the gain over none from worst to best
+    scenario, robust or what it depends on."""
+    rows = Inputs.read(folder, "advice.csv", ["nprocs", "rank", "winner", "robust", "gain_median", "vs_none_min",
+                                              "vs_none_max", "depends_on"])
+    first = next(r for r in rows if r["nprocs"] == p and r["rank"] == 1)
+
+    def gain(g):
+        return "no change" if abs(g) < 0.0005 else f"{100 * abs(g):.1f} % {'faster' if g > 0 else 'slower'}"
+    sure = "robust" if first["robust"] == "yes" else f"not robust: it depends on {first['depends_on']}"
+    if first["winner"] == "none":
+        return f"keep `none`; {sure}"
+    return (f"use `{first['winner']}`, {gain(first['gain_median'])} than `none` at the median (from "
+            f"{gain(1 - first['vs_none_max'])} to {gain(1 - first['vs_none_min'])}); {sure}")
+
+
 def advice_answer(inputs):
-    """The one answer of an advise folder, in a sentence per rank count, for every page that states it (generated
-    here once, so no page restates it by hand): what to use, robust or not, and its gain over none (simulated)."""
+    """The one answer of an advise folder, a sentence per rank count, for every page that states it (generated here
+    once, so no page restates it by hand): what to use, its gain over none, robust or not (simulated)."""
     folder = inputs.folders[0]
-    rows = Inputs.read(folder, "advice.csv", ["nprocs", "walkers", "rank", "winner", "robust", "gain_median",
-                                              "depends_on"])
+    rows = Inputs.read(folder, "advice.csv", ["nprocs", "walkers", "rank"])
     parts = []
     for p in sorted({r["nprocs"] for r in rows}):
         first = next(r for r in rows if r["nprocs"] == p and r["rank"] == 1)
-        gain = first["gain_median"]
-        change = "no change" if abs(gain) < 0.0005 else (f"{100 * abs(gain):.1f} % {'faster' if gain > 0 else 'slower'} than "
-                                                         f"`none` at the median")
-        use = "keep `none`" if first["winner"] == "none" else f"use `{first['winner']}` ({change})"
-        sure = "robust" if first["robust"] == "yes" else f"not robust: it depends on {first['depends_on']}"
-        parts.append(f"At P = {p} ({first['walkers']}): {use}; {sure}.")
+        parts.append(f"At P = {p} ({first['walkers']}): {advice_words(folder, p)}.")
     return " ".join(parts) + f" Simulated; [advice.csv]({folder}/advice.csv)."

@@ -188,6 +188,25 @@ if sorted(setups) != sorted(["none", "async intercomm retire", "async intercomm 
     sys.exit(f"advise: advice.csv rows {[(r['rank'], r['setup'], r['same_as'], r['verdict']) for r in rows]}")
 print(f"advise: {len(rows)} rows ranked at 16 simulated ranks; verdict: {rows[0]['verdict'][:80]}")
 PY
+# --check: the same replay run for real at a core per rank (n = 6 a set-up, interleaved rounds) and simulated; the
+# tolerance the verdict uses is then the measured error of the simulated ratio, in check.csv.
+"$2/mcmclb" advise "$work/t16.csv" --ranks 16 --balancers none,async,steal --draws 1 --jobs 2 --check-reps 6 \
+  --sim-binary "$sim/mcmclb-sim" --out "$work/advise-check" >"$work/advise-check.log" 2>&1 ||
+  { cat "$work/advise-check.log"; exit 1; }
+python3 - "$work/advise-check" <<'PY'
+import csv, os, sys
+advice = list(csv.DictReader(open(os.path.join(sys.argv[1], "advice.csv"))))
+check = list(csv.DictReader(open(os.path.join(sys.argv[1], "check.csv"))))
+labels = sorted(r["setup"] for r in check)
+ok = (labels == sorted(["async intercomm retire", "async intercomm coalesce", "async intercomm pays", "steal"])
+      and all(r["n"] == "6" and r["error_low"] and r["error_high"] for r in check)
+      and all(r["tolerance"].startswith("measured at P = ") for r in advice)
+      and abs(float(advice[0]["tolerance_pct"]) - 100 * max(max(abs(float(r["error_low"])), abs(float(r["error_high"])))
+                                                           for r in check)) < 1e-6)
+if not ok:
+    sys.exit(f"advise --check: check.csv {check}; tolerance {[(r['tolerance_pct'], r['tolerance']) for r in advice]}")
+print(f"advise --check: tolerance {float(advice[0]['tolerance_pct']):.2f} % measured over {len(check)} set-ups")
+PY
 # A hand-made trace where one balancer wins everywhere (six walkers of 300 to 10 items, speed-up 1.25 at 2 ranks and
 # 1.4 at 4): the verdict says plainly which to use, how much it gains, that it is robust and that its rule does not
 # matter, instead of comparing two rules of the winning balancer.
