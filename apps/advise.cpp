@@ -3,12 +3,13 @@
 //
 // The study is the workload under every registered balancer (each with its default creation method) and finished
 // rule, crossed with what the workload leaves open: for a trace, its speed-up past the largest measured group size
-// (workload.extrapolate: flat, amdahl, perfect) and the map of its C recorded chains onto the study's chains
-// (tile, and `draws` seeded draws); for another model, `draws` seeds of it. A set-up whose groups never grow (none,
-// steal, stealrandom) runs under the first assumption only when its groups are no larger than every measured size,
-// since the others cannot change it. Each combination of those is a scenario; a set-up's score in a scenario is its
-// simulated time over none's in the same scenario. The set-ups are ranked by the median of their scores; the
-// winner is robust when it is fastest in every scenario, else the verdict names what it depends on.
+// (workload.extrapolate: flat, amdahl, perfect) and, when it advises copies of the walkers (--copies), the map of
+// its C recorded chains onto the study's chains (tile, and `draws` seeded draws); for another model, `draws` seeds of
+// it. By default a trace's C walkers run on P ranks in C groups (groups.count). A set-up whose groups never grow
+// (none, steal, stealrandom) runs under the first assumption only when its groups are no larger than every measured
+// size, since the others cannot change it. Each combination is a scenario. The ranking and the verdict are the rule
+// of apps/advice_rule.hpp: whole times (the calibration of pays included), minimax regret. With --check, the
+// tolerance of that rule is measured: the replay run for real at a core per rank against its simulation.
 #include "advise.hpp"
 
 #include <algorithm>
