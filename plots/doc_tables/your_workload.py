@@ -143,7 +143,7 @@ def advice(inputs):
         for sentence in sentences(first["verdict"]):
             out.append(f"- {sentence}")
         out.append("")
-        out.append(f"Tolerance: {first['tolerance_pct']:g} % ({first['tolerance']}).")
+        out.append(f"Tolerance: {first['tolerance_pct']:.1f} % ({first['tolerance']}).")
         out.append("")
     cost = host_cost(os.path.join(folder, "advise.time"))
     if cost:
