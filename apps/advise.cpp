@@ -590,8 +590,7 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
     return {};
   }
   std::vector<advice::ReplayError> errors;
-  std::string csv_text = csv::line(
-      {"setup", "nprocs", "n", "real_ratio", "real_low", "real_high", "sim_ratio", "error_low", "error_high"});
+  std::string csv_text = csv::line(check_header());
   const auto opt = [](const std::optional<double>& v) { return v ? csv::number(*v) : std::string(); };
   std::printf("%-36s  %-26s  %-10s  %s\n", "set-up", "real whole / none [95 %]", "simulated", "error [95 %]");
   for (const auto& [label, pair] : measured) {
@@ -623,6 +622,12 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
 }
 
 }  // namespace
+
+const csv::Row& check_header() {
+  static const csv::Row h = {"setup",     "nprocs",    "n",         "real_ratio", "real_low",
+                             "real_high", "sim_ratio", "error_low", "error_high"};
+  return h;
+}
 
 const csv::Row& advice_header() {
   static const csv::Row h = {

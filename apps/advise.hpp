@@ -16,6 +16,9 @@ namespace mcmclb {
 /// advice.csv's header (docs/reference/columns.md): one row per rank count and set-up, ranked.
 const csv::Row& advice_header();
 
+/// check.csv's header (docs/reference/columns.md): with --check, one row per checked set-up, real against simulated.
+const csv::Row& check_header();
+
 /// The command: args are those after `advise`. Exit 0 (advice printed and written), 2 (bad input: one line naming
 /// the flag or file, before anything is written), 3 (a simulation failed: the advice covers what finished).
 int advise_main(const std::vector<std::string>& args);

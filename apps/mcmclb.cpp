@@ -372,6 +372,7 @@ int print_reference(const std::string& command) {
   std::printf("compare.csv: %s\n", mcmclb::join(mcmclb::compare_header(), ",").c_str());    // mcmclb compare --csv
   std::printf("predict.csv: %s\n", mcmclb::join(mcmclb::predict_header(), ",").c_str());    // mcmclb predict
   std::printf("advice.csv: %s\n", mcmclb::join(mcmclb::advice_header(), ",").c_str());      // mcmclb advise
+  std::printf("check.csv: %s\n", mcmclb::join(mcmclb::check_header(), ",").c_str());        // mcmclb advise --check
   return 0;
 }
 

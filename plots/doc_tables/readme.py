@@ -241,7 +241,7 @@ def which_balancer(inputs):
                  f"`{name}`, time / `none`: " + "; ".join(cells), f"[runs.csv]({real}/runs.csv)"])
     # The recorded trace: the advice's own sentence at its largest rank count, generated in one place.
     top = max(r["nprocs"] for r in Inputs.read(advised, "advice.csv", ["nprocs"]))
-    rows.append([f"your own walkers, recorded as a trace (here the shipped one; P = {top}, simulated)",
+    rows.append([f"your own recorded workload (here the shipped trace; P = {top}, simulated)",
                  "ask `mcmclb advise`; here: " + advice_words(advised, top),
                  f"[advice.csv]({advised}/advice.csv)"])
     return common.table_text(["kind of workload", "balancer", "evidence"], rows)

@@ -8,7 +8,7 @@ from collections import defaultdict
 from mcmclb_csv import RUN_COLUMNS, InputError
 from mcmclb_stats import Summary, median
 
-from .common import Inputs, by_setup, compare_ratio_text, milliseconds, setup_name, table_text, time_with_interval
+from .common import ROOT, Inputs, by_setup, compare_ratio_text, milliseconds, setup_name, table_text, time_with_interval
 
 
 def trace_replay(inputs):
@@ -145,7 +145,7 @@ def advice(inputs):
         out.append("")
         out.append(f"Tolerance: {first['tolerance_pct']:.1f} % ({first['tolerance']}).")
         out.append("")
-    cost = host_cost(os.path.join(folder, "advise.time"))
+    cost = host_cost(os.path.join(folder, "advise.time"))  # relative to the root, as the block's links are
     if cost:
         out.append(cost)
     return "\n".join(out).rstrip("\n")
@@ -154,9 +154,10 @@ def advice(inputs):
 def host_cost(path):
     """The host cost of the advise command from its GNU time record (/usr/bin/time -v -o PATH), as a sentence;
     "" when the folder has none. InputError naming the file when a figure is missing."""
-    if not os.path.exists(path):
+    full = os.path.join(ROOT, path)
+    if not os.path.exists(full):
         return ""
-    with open(path, encoding="utf-8") as f:
+    with open(full, encoding="utf-8") as f:
         text = f.read()
     found = {}
     for name, pattern in [("wall", r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([0-9:.]+)"),

@@ -343,8 +343,8 @@ std::vector<KeyDef> build_key_table() {
        }});
   list_by_nature();
   add(int_key("groups.count", 1, kMaxInt, std::nullopt,
-              "initial walker groups: this many, of nearly equal sizes in rank order (64 ranks in 6 groups: 11, 11, "
-              "11, 11, 10, 10), at every rank count (instead of G); at most nprocs",
+              "initial walker groups: this many, of nearly equal sizes in rank order, the larger first, at every rank "
+              "count (instead of G); at most nprocs",
               [](E& e, int64_t v) {
                 e.groups.by = GroupsSpec::By::count;
                 e.groups.count = static_cast<int>(v);
