@@ -49,7 +49,8 @@ namespace fs = std::filesystem;
 
 constexpr const char* kAllowed =
     "allowed: mcmclb advise TRACE.csv|STUDY.yaml --ranks P[,P...] [--group-size G] [--chains-per-group W] "
-    "[--copies] [--check] [--check-reps N] [--balancers B[,B...]] [--draws N] [--tolerance PCT] [--platform FILE] "
+    "[--copies] [--no-race] [--check] [--check-reps N] [--balancers B[,B...]] [--draws N] [--tolerance PCT] "
+    "[--platform FILE] "
     "[--sim-binary FILE] [--out DIR] "
     "[--jobs N] [--dry-run]";
 
@@ -65,6 +66,7 @@ struct Options {
   long jobs = 0;  // 0: the host's cores
   bool dry_run = false;
   bool copies = false;  // advise P / G * W copies of the recorded walkers instead of the walkers themselves
+  bool race = true;     // race the set-ups: drop after the first scenario those that cannot be robust
   long check_reps = 0;  // --check: real repetitions per set-up of the replay checked against its simulation (0: none)
   std::string command_line;
 };
@@ -127,6 +129,8 @@ Options parse(const std::vector<std::string>& args, const std::string& command_l
       o.jobs = parse_integer_flag(a, value(), 1, 1024, "a number of simulations at once");
     } else if (a == "--dry-run") {
       o.dry_run = true;
+    } else if (a == "--no-race") {
+      o.race = false;
     } else if (a == "--copies") {
       o.copies = true;
     } else if (a == "--check") {
@@ -226,12 +230,16 @@ struct Plan {
   std::vector<std::string> assumptions;                   // what the scenarios vary, one phrase each
   std::vector<std::string> skipped;                       // what it does not run, and why
   std::vector<std::string> warnings;                      // what looks wrong in the workload, accepted
-  std::string workload;                                   // "trace file X (fnv1a64 ...)" or the model
-  int trace_chains = 0;                                   // a trace's walkers (0: a study file)
-  int idle_chains = 0;                                    // of those, the ones without items
-  bool copies = false;                                    // --copies: P / G * W walkers, not the recorded ones
-  long group_size = 1;                                    // G of the copies
-  long chains_per_group = 1;                              // W
+  std::string base;                                       // the workload's study before the keys
+  // The race's first speed-up rule: perfect, where merging gains most and the set-ups differ most, unless none
+  // runs under flat only (its groups never pass the measured sizes), since every regret needs none's time.
+  std::string first_extrapolate = "perfect";
+  std::string workload;       // "trace file X (fnv1a64 ...)" or the model
+  int trace_chains = 0;       // a trace's walkers (0: a study file)
+  int idle_chains = 0;        // of those, the ones without items
+  bool copies = false;        // --copies: P / G * W walkers, not the recorded ones
+  long group_size = 1;        // G of the copies
+  long chains_per_group = 1;  // W
 };
 
 /// The question an advice answers at P ranks, in words: whose walkers, on how many ranks, in what groups.
@@ -252,6 +260,24 @@ std::string walkers_words(const Plan& plan, int nprocs) {
          " ranks (" +
          (plan.group_size == 1 ? std::string("one rank each") : "groups of " + std::to_string(plan.group_size)) +
          "), copies of the " + std::to_string(plan.trace_chains) + " recorded";
+}
+
+/// The text of the advice study: the workload's with the plan's keys, or (first_only) its first scenario alone (the
+/// plan's first speed-up rule and the tile map), the race's first round; extra_exclude: set-ups dropped by it.
+std::string study_text(const Plan& p, const Options& o, bool first_only,
+                       const std::vector<std::string>& extra_exclude) {
+  auto keys = p.keys;
+  for (auto& [key, value] : keys) {
+    if (first_only && key == "workload.extrapolate") value = "[" + p.first_extrapolate + "]";
+    if (first_only && key == "zip") value = "{workload.map: [tile], workload.seed: [1]}";
+    if (first_only && key == "workload.seed") value = "[1]";
+    if (key == "exclude" && !extra_exclude.empty()) {
+      value = value.substr(0, value.size() - 1) + (value.size() > 2 ? ", " : "") + join(extra_exclude, ", ") + "]";
+    }
+  }
+  return "# Written by mcmclb advise (" + o.command_line +
+         "): " + (first_only ? "the first round of its race, one scenario.\n" : "the study it simulates.\n") +
+         with_keys(p.base, keys, o.input);
 }
 
 /// The advice study for o, not yet written anywhere. Throws InputError for a workload it cannot advise on.
@@ -364,6 +390,7 @@ Plan make_plan(const Options& o) {
       const long g =
           o.copies ? (o.group_size > 0 ? o.group_size : 1) : (largest_rank + trace->chains() - 1) / trace->chains();
       if (g <= measured) {
+        p.first_extrapolate = "flat";
         for (const char* b : {"none", "steal", "stealrandom"}) {
           for (const char* x : {"amdahl", "perfect"}) {
             exclude.push_back(std::string("{balancer: ") + b + ", workload.extrapolate: " + x + "}");
@@ -389,8 +416,8 @@ Plan make_plan(const Options& o) {
     }
   }
   p.keys.emplace_back("exclude", flow_list(exclude));
-  p.study_text = "# Written by mcmclb advise (" + o.command_line + "): the study it simulates.\n" +
-                 with_keys(base, p.keys, o.input);
+  p.base = base;
+  p.study_text = study_text(p, o, false, {});
   return p;
 }
 
@@ -501,6 +528,50 @@ const Cell* cell_in(const std::vector<Cell>& list, const Scenario& scenario) {
     if (agrees) return &c;
   }
   return nullptr;
+}
+
+/// The race's first scenario in words, as scenario_words names scenarios.
+std::string first_scenario_words(const Plan& plan) {
+  std::vector<std::string> parts;
+  for (const auto& [key, value] : plan.keys) {
+    if (key == "workload.extrapolate") parts.push_back("extrapolate " + plan.first_extrapolate);
+    if (key == "zip") parts.emplace_back("map tile");
+    if (key == "workload.seed") parts.emplace_back("seed 1");
+  }
+  return join(parts);
+}
+
+/// Whether the plan varies anything: more than one scenario, so that racing can save simulations.
+bool varies_scenarios(const Plan& plan) {
+  return std::any_of(plan.keys.begin(), plan.keys.end(), [](const auto& k) {
+    return k.first == "workload.extrapolate" || k.first == "zip" || k.first == "workload.seed";
+  });
+}
+
+/// A set-up the race dropped at a rank count: its whole time in the first scenario, its regret there (a lower
+/// bound of its largest regret) and its whole time over none's.
+struct Dropped {
+  std::string label;
+  RunSpec spec;
+  double whole_s, regret, vs_none;
+};
+
+/// The first round of the race: per rank count, each set-up's whole time (run plus calibration) in the one
+/// scenario, fastest first, with its label and point.
+using FirstRound = std::map<int, std::vector<std::pair<double, std::pair<std::string, const RunSpec*>>>>;
+FirstRound first_round(const Study& study, const std::map<std::string, ConfigurationSamples>& samples,
+                       const Backend& backend) {
+  FirstRound round;
+  for (const Point& p : study.points) {
+    const auto it = samples.find(configuration_key(p.spec, backend));
+    if (it == samples.end() || it->second.time_s.empty()) continue;
+    const double whole = it->second.time_s.front() + it->second.calibration_s.front();
+    round[p.spec.nprocs].push_back({whole, {setup_label(p.spec), &p.spec}});
+  }
+  for (auto& [nprocs, list] : round) {
+    std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
+  return round;
 }
 
 /// What the check measured: the tolerance (percent) and its words, or nothing when no check could be made.
@@ -631,10 +702,10 @@ const csv::Row& check_header() {
 
 const csv::Row& advice_header() {
   static const csv::Row h = {
-      "nprocs",        "walkers",        "rank",          "setup",          "same_as",     "balancer",    "interval",
-      "method",        "finished",       "scenarios",     "vs_none_median", "vs_none_min", "vs_none_max", "regret_max",
-      "regret_median", "worst_scenario", "once_s",        "break_even_s",   "winner",      "runner_up",   "gain_median",
-      "robust",        "depends_on",     "tolerance_pct", "tolerance",      "verdict"};
+      "nprocs",        "walkers",        "rank",       "setup",          "same_as",     "balancer",    "interval",
+      "method",        "finished",       "scenarios",  "vs_none_median", "vs_none_min", "vs_none_max", "regret_max",
+      "regret_median", "worst_scenario", "once_s",     "break_even_s",   "dropped",     "winner",      "runner_up",
+      "gain_median",   "robust",         "depends_on", "tolerance_pct",  "tolerance",   "verdict"};
   return h;
 }
 
@@ -656,7 +727,7 @@ int advise_main(const std::vector<std::string>& args) {
   sweep.jobs = static_cast<int>(o.jobs);
   sweep.points_per_launch = 1;  // a point that fails or is stopped loses no other; a start-up costs about 0.1 s
   // The whole study, checked before anything is written: the workload, every key, the platform and the build.
-  const Study study = launch::load(sweep, plan.study_text);
+  Study study = launch::load(sweep, plan.study_text);
   launch::check_smpi(sweep, study);
   std::size_t skipped = 0;
   const auto todo =
@@ -682,16 +753,77 @@ int advise_main(const std::vector<std::string>& args) {
       "advise: %zu simulations, %zu already in %s, %zu to run, %ld at a time: about %s of wall time here "
       "(estimated from the host time of the shipped trace's simulations, growing as P^1.5)\n",
       study.points.size(), skipped, sweep.out.c_str(), to_run, o.jobs, launch::format_seconds(estimate_s).c_str());
+  const bool racing = o.race && varies_scenarios(plan);
+  if (racing) {
+    std::printf(
+        "advise: racing: every set-up on the first scenario first; one whose regret there exceeds the "
+        "tolerance is dropped, since its largest regret only grows (--no-race runs every simulation)\n");
+  }
   if (o.dry_run) {
     std::printf("advise: dry run, nothing run or written\n");
     return 0;
   }
+  const double tolerance = o.tolerance_pct / 100;
+  const std::string tolerance_words = "assumed, not measured";
+  std::optional<CheckResult> checked;  // --check's result, once made
+  std::map<int, std::vector<Dropped>> dropped;
+  std::string final_text = plan.study_text;
+  int raced = 0;
+  if (racing) {
+    SweepOptions first = sweep;
+    first.study = launch::not_an_option((fs::path(o.out) / "advise-race.yaml").string());
+    const std::string first_text = study_text(plan, o, true, {});
+    const Study first_study = launch::load(first, first_text);
+    {
+      auto store = launch::open_output(sweep, study);
+      store.rewrite_file("advise-race.yaml", [&](const fs::path&) { return first_text; });
+    }
+    raced = sweep_main(first);
+    const auto round = first_round(first_study, read_configurations(first.out), launch::sweep_backend(first));
+    if (o.check_reps > 0) {
+      std::vector<std::string> leaders = {"none"};
+      for (const auto& [nprocs, setups] : round) {
+        int taken = 0;
+        for (const auto& [whole, label_spec] : setups) {
+          const std::string& b = label_spec.second->balancer;
+          if (b == "none" || taken == 2) continue;
+          ++taken;
+          if (std::find(leaders.begin(), leaders.end(), b) == leaders.end()) leaders.push_back(b);
+        }
+      }
+      checked = check_replay(o, plan, sweep, leaders);
+    }
+    const double race_tolerance = checked && checked->tolerance_pct ? *checked->tolerance_pct / 100 : tolerance;
+    std::vector<std::string> exclude;
+    for (const auto& [nprocs, setups] : round) {
+      const double best = setups.empty() ? 0 : setups.front().first;
+      for (const auto& [whole, label_spec] : setups) {
+        const RunSpec& spec = *label_spec.second;
+        const double regret = whole / best - 1;
+        if (spec.balancer == "none" || regret <= race_tolerance + 1e-12) continue;
+        const auto none = std::find_if(setups.begin(), setups.end(),
+                                       [](const auto& t) { return t.second.second->balancer == "none"; });
+        dropped[nprocs].push_back(
+            {label_spec.first, spec, whole, regret, none != setups.end() ? whole / none->first : std::nan("")});
+        std::string rule = "{nprocs: " + std::to_string(nprocs) + ", balancer: " + spec.balancer;
+        if (spec.interval > 0) rule += ", interval: " + std::to_string(spec.interval);
+        if (spec.finished) rule += ", finished: " + std::string(to_string(*spec.finished));
+        exclude.push_back(rule + "}");
+      }
+    }
+    std::size_t count = 0;
+    for (const auto& [nprocs, list] : dropped) count += list.size();
+    std::printf("advise: racing dropped %zu set-up%s after the first scenario (regret above %.1f %%)\n", count,
+                count == 1 ? "" : "s", race_tolerance * 100);
+    final_text = study_text(plan, o, false, exclude);
+    study = launch::load(sweep, final_text);
+  }
   {
     // The study file the launches read, replaced whole under the folder's lock (never seen half written).
     auto store = launch::open_output(sweep, study);
-    store.rewrite_file(fs::path(plan.study_path).filename().string(), [&](const fs::path&) { return plan.study_text; });
+    store.rewrite_file(fs::path(plan.study_path).filename().string(), [&](const fs::path&) { return final_text; });
   }
-  const int swept = sweep_main(sweep);
+  const int swept = sweep_main(sweep) != 0 || raced != 0 ? 1 : 0;
 
   // The ranking, from what the folder holds for this study's points.
   const auto samples = read_configurations(sweep.out);
@@ -733,8 +865,6 @@ int advise_main(const std::vector<std::string>& args) {
     of_p[label].push_back(cell);
   }
   std::string csv_text = csv::line(advice_header());
-  const double tolerance = o.tolerance_pct / 100;
-  const std::string tolerance_words = "assumed, not measured";
   const advice::Words dimension = [](const std::string& column) { return dimension_words(column); };
   std::set<std::string> notes;  // printed once per advice, whatever the rank counts
   struct AtP {
@@ -782,7 +912,11 @@ int advise_main(const std::vector<std::string>& args) {
   std::vector<advice::Ranking> rankings = rank_all(tolerance, tolerance_words);
   double tolerance_pct = o.tolerance_pct;
   std::string measured_words = tolerance_words;
-  if (o.check_reps > 0 && !inputs.empty()) {
+  if (checked && checked->tolerance_pct) {
+    tolerance_pct = *checked->tolerance_pct;
+    measured_words = checked->words;
+    rankings = rank_all(tolerance_pct / 100, measured_words);
+  } else if (o.check_reps > 0 && !checked && !inputs.empty()) {
     // The two leading balancers of each rank count, with none: their replay measured against its simulation.
     std::vector<std::string> leaders = {"none"};
     for (std::size_t k = 0; k < rankings.size(); ++k) {
@@ -848,6 +982,7 @@ int advise_main(const std::vector<std::string>& args) {
                              advice::scenario_words(ranking.scenarios[r.worst], dimension),
                              r.once_median_s ? csv::number(*r.once_median_s) : "",
                              even,
+                             "",
                              winner,
                              runner,
                              csv::number(v.gain_median),
@@ -856,6 +991,48 @@ int advise_main(const std::vector<std::string>& args) {
                              csv::number(tolerance_pct),
                              measured_words,
                              k == 0 ? v.text : ""});
+    }
+    // What the race dropped here: one scenario each, ranked after every set-up that ran them all.
+    const std::string first_words = first_scenario_words(plan);
+    std::vector<std::string> shown;
+    std::size_t k = ranking.rows.size();
+    for (const Dropped& d : dropped[nprocs]) {
+      const std::string why = "after the first scenario (" + first_words + "): regret " + fixed(d.regret * 100, 1) +
+                              " % > tolerance " + fixed(tolerance_pct, 1) + " %";
+      shown.push_back(d.label + " (" + fixed(d.regret * 100, 1) + " %)");
+      csv_text += csv::line({std::to_string(nprocs),
+                             question,
+                             std::to_string(++k),
+                             d.label,
+                             "",
+                             d.spec.balancer,
+                             d.spec.interval > 0 ? std::to_string(d.spec.interval) : "",
+                             d.spec.method,
+                             d.spec.finished ? std::string(to_string(*d.spec.finished)) : "",
+                             "1",
+                             csv::number(d.vs_none),
+                             csv::number(d.vs_none),
+                             csv::number(d.vs_none),
+                             csv::number(d.regret),
+                             csv::number(d.regret),
+                             first_words,
+                             "",
+                             "",
+                             why,
+                             winner,
+                             runner,
+                             csv::number(v.gain_median),
+                             v.robust ? "yes" : "no",
+                             v.depends_on,
+                             csv::number(tolerance_pct),
+                             measured_words,
+                             ""});
+    }
+    if (!shown.empty()) {
+      std::printf("%s", wrapped("dropped by the race after the first scenario (" + first_words +
+                                    "), regret there: " + join(shown),
+                                100, "      ")
+                            .c_str());
     }
     std::printf("verdict at P = %d:\n%s", nprocs, wrapped(v.text, 100, "  ").c_str());
   }

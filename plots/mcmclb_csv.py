@@ -242,7 +242,7 @@ SCHEMAS = {
         # how long none's run must last before the set-up beats none in every scenario (seconds, "never" or empty).
         "vs_none_median": Column("number", 0), "vs_none_min": Column("number", 0), "vs_none_max": Column("number", 0),
         "regret_max": Column("number", 0), "regret_median": Column("number", 0), "worst_scenario": TEXT,
-        "once_s": _time(True), "break_even_s": TEXT,
+        "once_s": _time(True), "break_even_s": TEXT, "dropped": TEXT,
         # The rank count's verdict, repeated on each of its rows: winner, runner-up, the winner's median gain over
         # none (1 - its vs_none_median; negative when slower), robust (yes|no), what the choice depends on, the
         # tolerance regret is judged by and where it comes from; the sentence itself on the rank-1 row only.

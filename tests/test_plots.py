@@ -1409,7 +1409,7 @@ class Regroups(unittest.TestCase):
 
 
 ADVICE_HEADER = ("nprocs,walkers,rank,setup,same_as,balancer,interval,method,finished,scenarios,vs_none_median,"
-                 "vs_none_min,vs_none_max,regret_max,regret_median,worst_scenario,once_s,break_even_s,winner,"
+                 "vs_none_min,vs_none_max,regret_max,regret_median,worst_scenario,once_s,break_even_s,dropped,winner,"
                  "runner_up,gain_median,robust,depends_on,tolerance_pct,tolerance,verdict")
 # About 60 words, as a verdict that depends on something reads.
 LONG_VERDICT = ("Use collective(16) create pays with a very long descriptive label: 3.2 % faster than none (median "
@@ -1437,7 +1437,7 @@ def advice_folder(d):
         for rank, (setup, same_as, balancer, interval, method, finished, med, lo, hi, regret, once, even) in \
                 enumerate(setups, 1):
             rows.append([p, walkers, rank, setup, same_as, balancer, interval, method, finished, 12, med, lo, hi,
-                         regret, regret / 3, "extrapolate flat, map draw 2", once, even, long_name, "none", 0.032,
+                         regret, regret / 3, "extrapolate flat, map draw 2", once, even, "", long_name, "none", 0.032,
                          "no", "the speed-up past the measured sizes", 5, "assumed, not measured",
                          LONG_VERDICT if rank == 1 else ""])
     with open(os.path.join(folder, "advice.csv"), "w", newline="") as f:

@@ -100,7 +100,8 @@ TEST(Config, BadInputNamesTheKeyAndWhatIsAllowed) {
   expect_input_error("groups: {sizes: []}", {}, "key groups.sizes: the list is empty");
   expect_input_error("groups: {by: socket}", {}, "key groups.by: 'socket' is not allowed (allowed: node)");
   expect_input_error("groups: {size: 2}", {}, "key groups.size: only with groups.by: node");
-  expect_input_error("groups: {sizes: [4], by: node}", {}, "key groups: give one of groups.sizes, groups.count or groups.by");
+  expect_input_error("groups: {sizes: [4], by: node}", {},
+                     "key groups: give one of groups.sizes, groups.count or groups.by");
   expect_input_error("G: 2\ngroups: {sizes: [2, 2]}", {}, "key G: give G or groups, not both");
   expect_input_error("groups: {by: node, size: 3}\njob: {tasks_per_node: 4}", {},
                      "key groups.size: 3 does not divide job.tasks_per_node=4 (a group would straddle a node)");
@@ -279,7 +280,8 @@ TEST(Config, HostileStudiesAreRefusedWithOneLine) {
       {"exclude: [{reps: 2}]", "key exclude: rule 1: reps cannot be matched"},
       {"exclude: [{T_ms: 7, work: {trace: true}}]", "key exclude: rule 1: work.trace cannot be matched"},
       {"exclude: [{method: teleport}]", "key exclude: rule 1: key method: unknown method 'teleport'"},
-      {"groups: {}", "key groups: expected a non-empty map of groups.* keys (allowed: groups.sizes, groups.count, groups.by"},
+      {"groups: {}",
+       "key groups: expected a non-empty map of groups.* keys (allowed: groups.sizes, groups.count, groups.by"},
       {"zip: {}", "key zip: expected a non-empty map"},
       {"program: commbench\nexclude: [{nprocs: 4}]", "key exclude: a commbench study has no runs to exclude"},
   };
