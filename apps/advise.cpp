@@ -585,7 +585,7 @@ struct CheckResult {
 /// same replay simulated at that P. The tolerance is the largest error of the simulated whole time / none's against
 /// the measured one, over every checked set-up and both ends of its interval. Writes OUT/check-study.yaml,
 /// OUT/check-real/, OUT/check-sim/ and OUT/check.csv.
-CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions& sim,
+CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions& sim, const Study& main_study,
                          const std::vector<std::string>& balancers) {
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   if (cores < 2) {
@@ -616,8 +616,7 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
   real.out = launch::not_an_option((out / "check-real").string());
   const Study study = launch::load(real, text);
   {
-    SweepOptions main = sim;
-    auto store = launch::open_output(main, launch::load(main, launch::read_file(sim.study, "study file")));
+    auto store = launch::open_output(sim, main_study);
     store.rewrite_file("check-study.yaml", [&](const fs::path&) { return text; });
   }
   std::printf("\nadvise: check: the replay at P = %d, %d %s of %d walker%s, real (MPI, %ld rounds) and simulated\n",
@@ -679,8 +678,7 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
                    opt(e.real_high), csv::number(e.sim_ratio), opt(e.error_low), opt(e.error_high)});
   }
   {
-    SweepOptions main = sim;
-    auto store = launch::open_output(main, launch::load(main, launch::read_file(sim.study, "study file")));
+    auto store = launch::open_output(sim, main_study);
     store.rewrite_file("check.csv", [&](const fs::path&) { return csv_text; });
   }
   const auto tolerance = advice::measured_tolerance(errors);
@@ -791,7 +789,7 @@ int advise_main(const std::vector<std::string>& args) {
           if (std::find(leaders.begin(), leaders.end(), b) == leaders.end()) leaders.push_back(b);
         }
       }
-      checked = check_replay(o, plan, sweep, leaders);
+      checked = check_replay(o, plan, sweep, study, leaders);
     }
     const double race_tolerance = checked && checked->tolerance_pct ? *checked->tolerance_pct / 100 : tolerance;
     std::vector<std::string> exclude;
@@ -928,7 +926,7 @@ int advise_main(const std::vector<std::string>& args) {
         if (std::find(leaders.begin(), leaders.end(), b) == leaders.end()) leaders.push_back(b);
       }
     }
-    const CheckResult check = check_replay(o, plan, sweep, leaders);
+    const CheckResult check = check_replay(o, plan, sweep, study, leaders);
     if (check.tolerance_pct) {
       tolerance_pct = *check.tolerance_pct;
       measured_words = check.words;
