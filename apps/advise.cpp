@@ -409,8 +409,42 @@ Plan make_plan(const Options& o) {
     own.study = o.input;
     const Study given = launch::load(own, base);  // its own errors first, named as its own
     p.workload = "the workload of study file " + o.input;
-    // Seeds only for a seeded model: another has one workload, with nothing drawn to vary.
-    if (o.draws > 0 && !given.points.empty() && workload_uses(given.points.front().spec.workload, "seed")) {
+    const bool replays = !given.points.empty() && given.points.front().spec.workload.model == "trace";
+    if (replays) {
+      // A replay leaves open what a trace file leaves open: the speed-up past the measured sizes and, where the
+      // study runs more chains than the trace holds (copies), how they map onto them. Its seed alone changes
+      // nothing under the tile map, so it is not varied by itself.
+      const RunSpec& first = given.points.front().spec;
+      const auto trace = load_trace(first.workload.file);
+      int measured = 1 << 30;
+      bool any = false;
+      long largest_rank = 1;
+      bool copies = false;
+      for (const Point& pt : given.points) {
+        largest_rank = std::max<long>(largest_rank, pt.spec.nprocs);
+        const GroupsSpec& g = pt.spec.groups;
+        const long groups = g.by == GroupsSpec::By::G       ? pt.spec.nprocs / std::max(1, pt.spec.G)
+                            : g.by == GroupsSpec::By::sizes ? static_cast<long>(g.sizes.size())
+                            : g.by == GroupsSpec::By::count ? g.count
+                                                            : 0;
+        copies = copies || groups * pt.spec.workload.chains_per_group > trace->chains();
+      }
+      for (int c = 0; c < trace->chains(); ++c) {
+        if (trace->items(c) == 0) continue;
+        measured = std::min(measured, trace->largest_measured(c));
+        any = any || trace->largest_measured(c) > 1;
+      }
+      if (any && measured < largest_rank) {
+        p.keys.emplace_back("workload.extrapolate", "[flat, amdahl, perfect]");
+        p.assumptions.push_back("the speed-up past the " + std::to_string(measured) +
+                                " ranks measured: flat, amdahl, perfect (workload.extrapolate)");
+      }
+      if (copies && o.draws > 0 && base.find("zip") == std::string::npos) {  // never over a zip of its own
+        p.keys.emplace_back("zip", "{workload.map: " + flow_list(maps) + ", workload.seed: " + flow_list(seeds) + "}");
+        p.assumptions.push_back("the chain map of the study's copies: tile and " + plural(o.draws, "seeded draw"));
+      }
+    } else if (o.draws > 0 && !given.points.empty() && workload_uses(given.points.front().spec.workload, "seed")) {
+      // Seeds only for a seeded model: another has one workload, with nothing drawn to vary.
       p.keys.emplace_back("workload.seed", flow_list(seeds));
       p.assumptions.push_back("the workload's seed (workload.seed 1 to " + std::to_string(o.draws) + ")");
     }
@@ -942,8 +976,10 @@ int advise_main(const std::vector<std::string>& args) {
     const advice::Verdict& v = ranking.verdict;
     const std::string question = walkers_words(plan, nprocs);
     const std::size_t m = ranking.scenarios.size();
-    std::printf("\nadvice at P = %d: %s; simulated, %zu %s\n", nprocs, question.c_str(), m,
-                m == 1 ? "scenario" : "scenarios");
+    std::printf("\n%s", wrapped("advice at P = " + std::to_string(nprocs) + ": " + question + "; simulated, " +
+                                    std::to_string(m) + (m == 1 ? " scenario" : " scenarios"),
+                                100, "")
+                            .c_str());
     std::printf("%-4s  %-36s  %-24s  %-14s  %s\n", "rank", "set-up", "whole / none [min, max]", "regret max/med",
                 "break-even");
     const std::string winner = setups[ranking.rows.front().members.front()].label;

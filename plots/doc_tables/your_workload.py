@@ -125,16 +125,22 @@ def advice(inputs):
     folder = inputs.folders[0]
     rows = Inputs.read(folder, "advice.csv", ["nprocs", "walkers", "rank", "setup", "same_as", "vs_none_median",
                                               "vs_none_min", "vs_none_max", "regret_max", "regret_median",
-                                              "break_even_s", "tolerance_pct", "tolerance", "verdict"])
+                                              "break_even_s", "dropped", "tolerance_pct", "tolerance", "verdict"])
     out = []
     for p in sorted({r["nprocs"] for r in rows}):
         of_p = sorted((r for r in rows if r["nprocs"] == p), key=lambda r: r["rank"])
         header = ["rank", "set-up", "whole time / none [min, max]", "largest regret", "median regret", "break-even"]
-        cells = [[str(r["rank"]), r["setup"] + (f" (same as: {r['same_as']})" if r["same_as"] else ""),
+        cells = [[str(r["rank"]), r["setup"] + (f" (same as: {r['same_as']})" if r["same_as"] else "") +
+                  (" (dropped by the race after one scenario: its regret there)" if r["dropped"] else ""),
                   f"{r['vs_none_median']:.3f} [{r['vs_none_min']:.3f}, {r['vs_none_max']:.3f}]",
                   f"{100 * r['regret_max']:.1f} %", f"{100 * r['regret_median']:.1f} %",
                   seconds_text(r["break_even_s"])] for r in of_p[:top]]
         out.append(table_text(header, cells))
+        dropped = sum(1 for r in of_p if r["dropped"])
+        if dropped:
+            out.append("")
+            out.append(f"The race dropped {dropped} of {len(of_p)} set-ups after one scenario ([advice.csv]"
+                       f"({folder}/advice.csv), column `dropped`).")
         out.append("")
         first = of_p[0]
         out.append(f"Verdict at P = {p} (simulated; {first['walkers']}):" if first["walkers"] else

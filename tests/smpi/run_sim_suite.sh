@@ -254,6 +254,21 @@ printf 'chain,item,ranks,seconds,speedup\n0,0,1,0.5,\n1,0,1,0.3,\n0,,2,,1.5\n0,,
   "$2/mcmclb" advise "$work/odd.csv" --ranks 4 --dry-run --sim-binary "$sim/mcmclb-sim" --out "$work/advise-odd" \
   >"$work/advise-odd.log" 2>&1 && [ "$(grep -c "warning: .*speed-up below 1 or falling" "$work/advise-odd.log")" = 1 ] ||
   { cat "$work/advise-space.log" "$work/advise-odd.log"; echo "advise: a space in the name, or odd speed-ups"; exit 1; }
+# A study file that replays a trace: its scenarios vary the speed-up past the measured sizes, as a trace file's do,
+# not a seed that changes nothing under the tile map; two that coincide for every set-up count once (--no-race:
+# every set-up in every scenario).
+"$2/mcmclb" advise "$work/t16.yaml" --ranks 16 --balancers none,async --no-race --jobs 2 \
+  --sim-binary "$sim/mcmclb-sim" --out "$work/advise-study" >"$work/advise-study.log" 2>&1 &&
+  grep -q "varies the speed-up past the 4 ranks" "$work/advise-study.log" &&
+  ! grep -q "varies the workload's seed" "$work/advise-study.log" && ! grep -q "^advise: racing" "$work/advise-study.log" &&
+  grep -q "^advice at P = 16: the study file's walkers on 16 ranks; simulated, 2 scenarios" "$work/advise-study.log" &&
+  grep -q "^note: extrapolate [a-z]* gives every set-up the times of extrapolate [a-z]*: counted once" \
+    "$work/advise-study.log" ||
+  { cat "$work/advise-study.log"; echo "advise on a study file: the speed-up rule not varied"; exit 1; }
+# The default output folder names the question: the workload, the rank counts and --copies.
+(cd "$work" && "$2/mcmclb" advise "with space.csv" --ranks 16,64 --copies --dry-run --sim-binary "$sim/mcmclb-sim") \
+  >"$work/advise-out.log" 2>&1 && grep -q "already in results/advise-with-space-P16-64-copies," "$work/advise-out.log" ||
+  { cat "$work/advise-out.log"; echo "advise: the default --out does not name the question"; exit 1; }
 "$2/mcmclb" advise "$work/t16.csv" --ranks 16 --balancers none,async,steal --draws 1 --jobs 2 \
   --sim-binary "$sim/mcmclb-sim" --out "$work/advise" >"$work/advise2.log" 2>&1 || { cat "$work/advise2.log"; exit 1; }
 grep -q " 0 to run" "$work/advise2.log" || { cat "$work/advise2.log"; echo "advise did not resume"; exit 1; }
