@@ -60,6 +60,14 @@ TEST(AdviceRule, IdenticalSetupsAreOneRow) {
                       0, 0.05, "assumed", kWords);
   ASSERT_EQ(r.rows.size(), 2U);
   EXPECT_EQ(r.rows[1].members, (std::vector<std::size_t>{0, 1})) << "none and its twin share a row";
+  // Tens of nanoseconds apart, as two runs of one simulated point have been: still one row. A microsecond apart
+  // on a 57 ms run: two.
+  const auto near =
+      rank({{{}, 1}}, {setup("none", {0.0566}), setup("steal", {0.0566 + 40e-9})}, 0, 0.05, "assumed", kWords);
+  EXPECT_EQ(near.rows.size(), 1U);
+  const auto apart =
+      rank({{{}, 1}}, {setup("none", {0.0566}), setup("steal", {0.0566 + 1e-6})}, 0, 0.05, "assumed", kWords);
+  EXPECT_EQ(apart.rows.size(), 2U);
   EXPECT_TRUE(contains(r.verdict.text, "Use mostwork(1) range pays")) << r.verdict.text;
 }
 
