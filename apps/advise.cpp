@@ -608,6 +608,18 @@ FirstRound first_round(const Study& study, const std::map<std::string, Configura
   return round;
 }
 
+/// Adds to leaders the first two balancers other than none of one rank count's set-ups, best first (a balancer's
+/// rules are one balancer): the check replays every rule of each.
+void add_leaders(std::vector<std::string>& leaders, const std::vector<std::string>& balancers_best_first) {
+  std::vector<std::string> taken;
+  for (const std::string& b : balancers_best_first) {
+    if (b == "none" || std::find(taken.begin(), taken.end(), b) != taken.end()) continue;
+    if (taken.size() == 2) break;
+    taken.push_back(b);
+    if (std::find(leaders.begin(), leaders.end(), b) == leaders.end()) leaders.push_back(b);
+  }
+}
+
 /// What the check measured: the tolerance (percent) and its words, or nothing when no check could be made.
 struct CheckResult {
   std::optional<double> tolerance_pct;
@@ -815,13 +827,9 @@ int advise_main(const std::vector<std::string>& args) {
     if (o.check_reps > 0) {
       std::vector<std::string> leaders = {"none"};
       for (const auto& [nprocs, setups] : round) {
-        int taken = 0;
-        for (const auto& [whole, label_spec] : setups) {
-          const std::string& b = label_spec.second->balancer;
-          if (b == "none" || taken == 2) continue;
-          ++taken;
-          if (std::find(leaders.begin(), leaders.end(), b) == leaders.end()) leaders.push_back(b);
-        }
+        std::vector<std::string> in_order;
+        for (const auto& [whole, label_spec] : setups) in_order.push_back(label_spec.second->balancer);
+        add_leaders(leaders, in_order);
       }
       checked = check_replay(o, plan, sweep, study, leaders);
     }
@@ -952,13 +960,10 @@ int advise_main(const std::vector<std::string>& args) {
     // The two leading balancers of each rank count, with none: their replay measured against its simulation.
     std::vector<std::string> leaders = {"none"};
     for (std::size_t k = 0; k < rankings.size(); ++k) {
-      int taken = 0;
-      for (const advice::Row& row : rankings[k].rows) {
-        const std::string& b = inputs[k].specs[row.members.front()]->balancer;
-        if (b == "none" || taken == 2) continue;
-        ++taken;
-        if (std::find(leaders.begin(), leaders.end(), b) == leaders.end()) leaders.push_back(b);
-      }
+      std::vector<std::string> in_order;
+      for (const advice::Row& row : rankings[k].rows)
+        in_order.push_back(inputs[k].specs[row.members.front()]->balancer);
+      add_leaders(leaders, in_order);
     }
     const CheckResult check = check_replay(o, plan, sweep, study, leaders);
     if (check.tolerance_pct) {
