@@ -590,6 +590,13 @@ struct Dropped {
   double whole_s, regret, vs_none;
 };
 
+/// A configuration's whole times: each run's time plus its calibration (the one-off cost a user waits for too).
+std::vector<double> whole_s(const ConfigurationSamples& c) {
+  std::vector<double> w;
+  for (std::size_t k = 0; k < c.time_s.size(); ++k) w.push_back(c.time_s[k] + c.calibration_s[k]);
+  return w;
+}
+
 /// The first round of the race: per rank count, each set-up's whole time (run plus calibration) in the one
 /// scenario, fastest first, with its label and point.
 using FirstRound = std::map<int, std::vector<std::pair<double, std::pair<std::string, const RunSpec*>>>>;
@@ -599,7 +606,7 @@ FirstRound first_round(const Study& study, const std::map<std::string, Configura
   for (const Point& p : study.points) {
     const auto it = samples.find(configuration_key(p.spec, backend));
     if (it == samples.end() || it->second.time_s.empty()) continue;
-    const double whole = it->second.time_s.front() + it->second.calibration_s.front();
+    const double whole = whole_s(it->second).front();
     round[p.spec.nprocs].push_back({whole, {setup_label(p.spec), &p.spec}});
   }
   for (auto& [nprocs, list] : round) {
@@ -676,11 +683,6 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
   const auto real_runs = read_configurations(real.out);
   const auto sim_runs = read_configurations(simulated.out);
   const Backend real_backend = launch::sweep_backend(real), sim_backend = launch::sweep_backend(simulated);
-  const auto whole = [](const ConfigurationSamples& c) {
-    std::vector<double> w;
-    for (std::size_t k = 0; k < c.time_s.size(); ++k) w.push_back(c.time_s[k] + c.calibration_s[k]);
-    return w;
-  };
   std::vector<double> real_none;
   double sim_none = 0;
   std::vector<std::pair<std::string, std::pair<std::vector<double>, double>>> measured;  // label -> (real, sim)
@@ -690,12 +692,12 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
     const auto r = real_runs.find(configuration_key(p.spec, real_backend));
     const auto s = sim_runs.find(configuration_key(p.spec, sim_backend));
     if (r == real_runs.end() || s == sim_runs.end() || r->second.time_s.empty() || s->second.time_s.empty()) continue;
-    const double sim_whole = whole(s->second).front();
+    const double sim_whole = whole_s(s->second).front();
     if (p.spec.balancer == "none") {
-      real_none = whole(r->second);
+      real_none = whole_s(r->second);
       sim_none = sim_whole;
     } else {
-      measured.push_back({setup_label(p.spec), {whole(r->second), sim_whole}});
+      measured.push_back({setup_label(p.spec), {whole_s(r->second), sim_whole}});
     }
   }
   if (real_status != 0 || sim_status != 0 || real_none.empty() || !(sim_none > 0) || measured.empty()) {
@@ -989,6 +991,40 @@ int advise_main(const std::vector<std::string>& args) {
                 "break-even");
     const std::string winner = setups[ranking.rows.front().members.front()].label;
     const std::string runner = v.runner_up ? setups[ranking.rows[*v.runner_up].members.front()].label : std::string();
+    // One row of advice.csv: the set-up's own columns, then this rank count's verdict on every row.
+    const auto advice_row = [&](std::size_t rank, const std::string& label, const std::string& same_as,
+                                const RunSpec& spec, std::size_t scenarios, double median, double lo, double hi,
+                                double regret_max, double regret_median, const std::string& worst,
+                                const std::string& once, const std::string& even, const std::string& why,
+                                const std::string& text) {
+      return csv::line({std::to_string(nprocs),
+                        question,
+                        std::to_string(rank),
+                        label,
+                        same_as,
+                        spec.balancer,
+                        spec.interval > 0 ? std::to_string(spec.interval) : "",
+                        spec.method,
+                        spec.finished ? std::string(to_string(*spec.finished)) : "",
+                        std::to_string(scenarios),
+                        csv::number(median),
+                        csv::number(lo),
+                        csv::number(hi),
+                        csv::number(regret_max),
+                        csv::number(regret_median),
+                        worst,
+                        once,
+                        even,
+                        why,
+                        winner,
+                        runner,
+                        csv::number(v.gain_median),
+                        v.robust ? "yes" : "no",
+                        v.depends_on,
+                        csv::number(tolerance_pct),
+                        measured_words,
+                        text});
+    };
     for (std::size_t k = 0; k < ranking.rows.size(); ++k) {
       const advice::Row& r = ranking.rows[k];
       const advice::Setup& first = setups[r.members.front()];
@@ -1003,33 +1039,10 @@ int advise_main(const std::vector<std::string>& args) {
                   r.break_even_s ? (fixed_significant(*r.break_even_s) + " s").c_str() : even.c_str());
       if (!same_as.empty()) std::printf("%s", wrapped("same times: " + join(same_as), 100, "      ").c_str());
       const RunSpec& spec = *specs[r.members.front()];
-      csv_text += csv::line({std::to_string(nprocs),
-                             question,
-                             std::to_string(k + 1),
-                             first.label,
-                             join(same_as, "; "),
-                             spec.balancer,
-                             spec.interval > 0 ? std::to_string(spec.interval) : "",
-                             spec.method,
-                             spec.finished ? std::string(to_string(*spec.finished)) : "",
-                             std::to_string(m),
-                             csv::number(r.vs_none_median),
-                             csv::number(r.vs_none_min),
-                             csv::number(r.vs_none_max),
-                             csv::number(r.regret_max),
-                             csv::number(r.regret_median),
-                             advice::scenario_words(ranking.scenarios[r.worst], dimension),
-                             r.once_median_s ? csv::number(*r.once_median_s) : "",
-                             even,
-                             "",
-                             winner,
-                             runner,
-                             csv::number(v.gain_median),
-                             v.robust ? "yes" : "no",
-                             v.depends_on,
-                             csv::number(tolerance_pct),
-                             measured_words,
-                             k == 0 ? v.text : ""});
+      csv_text +=
+          advice_row(k + 1, first.label, join(same_as, "; "), spec, m, r.vs_none_median, r.vs_none_min, r.vs_none_max,
+                     r.regret_max, r.regret_median, advice::scenario_words(ranking.scenarios[r.worst], dimension),
+                     r.once_median_s ? csv::number(*r.once_median_s) : "", even, "", k == 0 ? v.text : "");
     }
     // What the race dropped here: one scenario each, ranked after every set-up that ran them all.
     const std::string first_words = first_scenario_words(plan);
@@ -1039,33 +1052,9 @@ int advise_main(const std::vector<std::string>& args) {
       const std::string why = "after the first scenario (" + first_words + "): regret " + fixed(d.regret * 100, 1) +
                               " % > tolerance " + fixed(tolerance_pct, 1) + " %";
       shown.push_back(d.label + " (" + fixed(d.regret * 100, 1) + " %)");
-      csv_text += csv::line({std::to_string(nprocs),
-                             question,
-                             std::to_string(++k),
-                             d.label,
-                             "",
-                             d.spec.balancer,
-                             d.spec.interval > 0 ? std::to_string(d.spec.interval) : "",
-                             d.spec.method,
-                             d.spec.finished ? std::string(to_string(*d.spec.finished)) : "",
-                             "1",
-                             csv::number(d.vs_none),
-                             csv::number(d.vs_none),
-                             csv::number(d.vs_none),
-                             csv::number(d.regret),
-                             csv::number(d.regret),
-                             first_words,
-                             "",
-                             "",
-                             why,
-                             winner,
-                             runner,
-                             csv::number(v.gain_median),
-                             v.robust ? "yes" : "no",
-                             v.depends_on,
-                             csv::number(tolerance_pct),
-                             measured_words,
-                             ""});
+      ++k;
+      csv_text += advice_row(k, d.label, "", d.spec, 1, d.vs_none, d.vs_none, d.vs_none, d.regret, d.regret,
+                             first_words, "", "", why, "");
     }
     if (!shown.empty()) {
       std::printf("%s", wrapped("dropped by the race after the first scenario (" + first_words +

@@ -199,7 +199,7 @@ print(f"advise: {len(rows)} rows ranked at 16 simulated ranks, {len(dropped)} dr
 PY
 # --check: the same replay run for real at a core per rank (n = 6 a set-up, interleaved rounds) and simulated; the
 # tolerance the verdict uses is then the measured error of the simulated ratio, in check.csv.
-"$2/mcmclb" advise "$work/t16.csv" --ranks 16 --balancers none,async,steal --draws 1 --jobs 2 --check-reps 6 \
+"$2/mcmclb" advise "$work/t16.csv" --ranks 16 --balancers none,steal --draws 1 --jobs 2 --check-reps 6 \
   --sim-binary "$sim/mcmclb-sim" --out "$work/advise-check" >"$work/advise-check.log" 2>&1 ||
   { cat "$work/advise-check.log"; exit 1; }
 python3 - "$work/advise-check" <<'PY'
@@ -207,7 +207,7 @@ import csv, os, sys
 advice = list(csv.DictReader(open(os.path.join(sys.argv[1], "advice.csv"))))
 check = list(csv.DictReader(open(os.path.join(sys.argv[1], "check.csv"))))
 labels = sorted(r["setup"] for r in check)
-ok = (labels == sorted(["async intercomm retire", "async intercomm coalesce", "async intercomm pays", "steal"])
+ok = (labels == ["steal"]
       and all(r["n"] == "6" and r["error_low"] and r["error_high"] for r in check)
       and all(r["tolerance"].startswith("measured at P = ") for r in advice)
       and abs(float(advice[0]["tolerance_pct"]) - 100 * max(max(abs(float(r["error_low"])), abs(float(r["error_high"])))
@@ -225,7 +225,7 @@ for c, n in enumerate([300, 120, 60, 40, 25, 10]):
     for i in range(n):
         print(f'{c},{i},1,0.01,')
 print('*,,2,,1.25'); print('*,,4,,1.4')" >"$work/six.csv"
-"$2/mcmclb" advise "$work/six.csv" --ranks 16 --balancers none,async,mostwork --draws 1 --jobs 2 \
+"$2/mcmclb" advise "$work/six.csv" --ranks 16 --balancers none,steal,mostwork --draws 1 --jobs 2 \
   --sim-binary "$sim/mcmclb-sim" --out "$work/advise-six" >"$work/advise-six.log" 2>&1 ||
   { cat "$work/advise-six.log"; exit 1; }
 python3 - "$work/advise-six/advice.csv" <<'PY'
@@ -257,7 +257,7 @@ printf 'chain,item,ranks,seconds,speedup\n0,0,1,0.5,\n1,0,1,0.3,\n0,,2,,1.5\n0,,
 # A study file that replays a trace: its scenarios vary the speed-up past the measured sizes, as a trace file's do,
 # not a seed that changes nothing under the tile map; two that coincide for every set-up count once (--no-race:
 # every set-up in every scenario).
-"$2/mcmclb" advise "$work/t16.yaml" --ranks 16 --balancers none,async --no-race --jobs 2 \
+"$2/mcmclb" advise "$work/t16.yaml" --ranks 16 --balancers none,steal --no-race --jobs 2 \
   --sim-binary "$sim/mcmclb-sim" --out "$work/advise-study" >"$work/advise-study.log" 2>&1 &&
   grep -q "varies the speed-up past the 4 ranks" "$work/advise-study.log" &&
   ! grep -q "varies the workload's seed" "$work/advise-study.log" && ! grep -q "^advise: racing" "$work/advise-study.log" &&
