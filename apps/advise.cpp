@@ -280,6 +280,35 @@ std::string study_text(const Plan& p, const Options& o, bool first_only,
          with_keys(p.base, keys, o.input);
 }
 
+/// The group sizes a trace's speed-ups were measured up to, over its chains with items: the smallest such size
+/// (past it, the extrapolation decides), the largest, and whether any chain was measured past one rank.
+struct MeasuredSizes {
+  int smallest = 1 << 30, largest = 1;
+  bool any = false;
+};
+MeasuredSizes measured_sizes(const Trace& trace) {
+  MeasuredSizes m;
+  for (int c = 0; c < trace.chains(); ++c) {
+    if (trace.items(c) == 0) continue;
+    m.smallest = std::min(m.smallest, trace.largest_measured(c));
+    m.largest = std::max(m.largest, trace.largest_measured(c));
+    m.any = m.any || trace.largest_measured(c) > 1;
+  }
+  return m;
+}
+
+/// The study's exclude rules that give each of the balancers its interval of the scaling studies
+/// (configs/trace-lj-scale.yaml): collective every 16 items, the planners looking one item ahead.
+std::vector<std::string> interval_excludes(const std::vector<std::string>& balancers) {
+  std::vector<std::string> rules;
+  for (const std::string& b : balancers) {
+    if (b == "collective") rules.emplace_back("{balancer: collective, interval: 1}");
+    if (b == "lookahead" || b == "mostwork" || b == "stealmerge")
+      rules.push_back("{balancer: " + b + ", interval: 16}");
+  }
+  return rules;
+}
+
 /// The advice study for o, not yet written anywhere. Throws InputError for a workload it cannot advise on.
 Plan make_plan(const Options& o) {
   Plan p;
@@ -292,8 +321,7 @@ Plan make_plan(const Options& o) {
   p.keys.emplace_back("finished", "[retire, coalesce, pays]");
   // Each balancer with its interval of the scaling studies (configs/trace-lj-scale.yaml): collective every 16
   // items, the planners looking one item ahead.
-  std::vector<std::string> exclude = {"{balancer: collective, interval: 1}", "{balancer: lookahead, interval: 16}",
-                                      "{balancer: mostwork, interval: 16}", "{balancer: stealmerge, interval: 16}"};
+  std::vector<std::string> exclude = interval_excludes({"collective", "lookahead", "mostwork", "stealmerge"});
   p.skipped.push_back(
       "collective(1): it stops every rank after each item, the costliest set-up to simulate; collective(16) stands "
       "for the collective family");
@@ -367,14 +395,7 @@ Plan make_plan(const Options& o) {
       p.keys.emplace_back("groups.count", std::to_string(trace->chains()));
     }
     // The sizes the speed-ups were measured at: past the smallest of them, the extrapolation decides.
-    int measured = 1 << 30, largest = 1;
-    bool any = false;
-    for (int c = 0; c < trace->chains(); ++c) {
-      if (trace->items(c) == 0) continue;
-      measured = std::min(measured, trace->largest_measured(c));
-      largest = std::max(largest, trace->largest_measured(c));
-      any = any || trace->largest_measured(c) > 1;
-    }
+    const auto [measured, largest, any] = measured_sizes(*trace);
     const long largest_rank = *std::max_element(o.ranks.begin(), o.ranks.end());
     if (!any) {
       p.assumptions.push_back("perfect scaling at every group size: the trace gives no speed-ups");
@@ -416,8 +437,7 @@ Plan make_plan(const Options& o) {
       // nothing under the tile map, so it is not varied by itself.
       const RunSpec& first = given.points.front().spec;
       const auto trace = load_trace(first.workload.file);
-      int measured = 1 << 30;
-      bool any = false;
+      const MeasuredSizes sizes = measured_sizes(*trace);
       long largest_rank = 1;
       bool copies = false;
       for (const Point& pt : given.points) {
@@ -429,14 +449,9 @@ Plan make_plan(const Options& o) {
                                                             : 0;
         copies = copies || groups * pt.spec.workload.chains_per_group > trace->chains();
       }
-      for (int c = 0; c < trace->chains(); ++c) {
-        if (trace->items(c) == 0) continue;
-        measured = std::min(measured, trace->largest_measured(c));
-        any = any || trace->largest_measured(c) > 1;
-      }
-      if (any && measured < largest_rank) {
+      if (sizes.any && sizes.smallest < largest_rank) {
         p.keys.emplace_back("workload.extrapolate", "[flat, amdahl, perfect]");
-        p.assumptions.push_back("the speed-up past the " + std::to_string(measured) +
+        p.assumptions.push_back("the speed-up past the " + std::to_string(sizes.smallest) +
                                 " ranks measured: flat, amdahl, perfect (workload.extrapolate)");
       }
       if (copies && o.draws > 0 && base.find("zip") == std::string::npos) {  // never over a zip of its own
@@ -647,13 +662,7 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
   }
   const int groups = std::min(plan.trace_chains, cores);
   const int per_group = (plan.trace_chains + groups - 1) / groups;
-  std::vector<std::string> exclude;
-  for (const std::string& b : balancers) {
-    if (b == "collective") exclude.emplace_back("{balancer: collective, interval: 1}");
-    if (b == "lookahead" || b == "mostwork" || b == "stealmerge") {
-      exclude.push_back("{balancer: " + b + ", interval: 16}");
-    }
-  }
+  const std::vector<std::string> exclude = interval_excludes(balancers);
   std::string text = "# Written by mcmclb advise (" + o.command_line +
                      "): its replay at a core per rank, run for real and simulated.\nexperiment: " +
                      quoted(experiment_of(o.input) + "-check") + "\nworkload: {model: trace, file: " + quoted(o.input) +
@@ -839,12 +848,12 @@ int advise_main(const std::vector<std::string>& args) {
     std::vector<std::string> exclude;
     for (const auto& [nprocs, setups] : round) {
       const double best = setups.empty() ? 0 : setups.front().first;
+      const auto none =
+          std::find_if(setups.begin(), setups.end(), [](const auto& t) { return t.second.second->balancer == "none"; });
       for (const auto& [whole, label_spec] : setups) {
         const RunSpec& spec = *label_spec.second;
         const double regret = whole / best - 1;
         if (spec.balancer == "none" || regret <= race_tolerance + 1e-12) continue;
-        const auto none = std::find_if(setups.begin(), setups.end(),
-                                       [](const auto& t) { return t.second.second->balancer == "none"; });
         dropped[nprocs].push_back(
             {label_spec.first, spec, whole, regret, none != setups.end() ? whole / none->first : std::nan("")});
         std::string rule = "{nprocs: " + std::to_string(nprocs) + ", balancer: " + spec.balancer;
