@@ -23,6 +23,25 @@ from mcmclb_csv import ArgumentParser, InputError, fail, read_csv, write_text_at
 TRACE_COLUMNS = ("chain", "item", "ranks", "seconds", "speedup")
 
 
+def provenance_lines(args, run_id):
+    """The trace's comment lines: which run gave the costs, where the speed-ups came from, and the commit, MPI
+    and host that recorded them (runs.csv)."""
+    lines = [f"trace of run {run_id} of {os.path.basename(os.path.normpath(args.results))}"]
+    if args.perfect:
+        lines.append("speed-ups: none given, every chain scales perfectly")
+    elif args.measured_speedups:
+        lines.append("speed-ups: measured over the folder's runs at the same rank count (out of sample for any "
+                     "run not in the folder)")
+    else:
+        lines.append("speed-ups: the run's own")
+    with open(os.path.join(args.results, "runs.csv"), newline="") as f:
+        for r in csv.DictReader(f):
+            if r.get("run_id") == run_id:
+                lines.append(f"recorded at commit {r.get('git_commit', '?')} with {r.get('mpi_library', '?')} "
+                             f"on {r.get('host', '?')}, {r.get('utc_start', '?')}")
+    return [line.replace("\n", " ") for line in lines]
+
+
 def main():
     p = ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("results", help="a results folder of compute-mode runs with work.record")
@@ -64,6 +83,8 @@ def main():
         if args.perfect:
             raw = [r for r in raw if r["item"]]
         out = io.StringIO()
+        for line in provenance_lines(args, chosen[0]):
+            out.write("# " + line + "\n")
         out.write(",".join(TRACE_COLUMNS) + "\n")
         for r in raw:
             out.write(",".join(r[k] for k in TRACE_COLUMNS) + "\n")

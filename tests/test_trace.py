@@ -8,6 +8,8 @@ launch takes well under a second, the example's about 1 s. Needs MCMCLB_BIN and 
 them)."""
 import csv
 import os
+import subprocess
+import sys
 import unittest
 
 from test_inputs import FAST_S, ROOT, InputCase, snapshot
@@ -132,6 +134,14 @@ class BadTrace(TraceCase):
     def test_wrong_header(self):
         self.refused("chain,item,seconds\n0,0,1\n", "t.csv row 1", "chain,item,ranks,seconds,speedup", launched=True)
 
+    def test_comment_lines_before_the_header(self):
+        """Lines that start with # before the header say where a trace came from and are read past (rows keep
+        their line numbers); after the header such a line is a row like any other, and refused."""
+        r = self.mcmclb("plan", self.study("# recorded at P = 2\n# by hand\n" + GOOD))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.refused("# one\n" + GOOD + "1,1,1,0.5\n", "t.csv row 7", "4 fields")
+        self.refused(GOOD + "# late\n", "t.csv row 6", "1 field (allowed: 5")
+
     def test_wrong_field_count(self):
         self.refused(GOOD + "1,1,1,0.5\n", "t.csv row 6", "4 fields")
 
@@ -212,10 +222,17 @@ class RecordAndReplay(TraceCase):
         self.assertEqual({x["ranks"] for x in items}, {"1"})
         self.assertEqual(sorted(int(x["chain"]) for x in rows if not x["item"]), [0, 1, 2, 3],
                          "one speed-up row per chain at the one calibrated size above 1")
-        with open(self.path("t.csv"), "w") as f:
-            f.write("chain,item,ranks,seconds,speedup\n")
-            for x in rows:
-                f.write(",".join(x[k] for k in ("chain", "item", "ranks", "seconds", "speedup")) + "\n")
+        # The documented route from a recording to a trace: plots/trace_of_run.py, whose comment lines say where
+        # the trace came from and are read past.
+        run_id = read_rows(self.path("results", "rec", "runs.csv"))[0]["run_id"]
+        made = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "trace_of_run.py"),
+                               self.path("results", "rec"), "--run-id", run_id, "-o", self.path("t.csv")],
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(made.returncode, 0, made.stderr)
+        with open(self.path("t.csv")) as f:
+            lines = f.read().splitlines()
+        self.assertTrue(lines[0].startswith(f"# trace of run {run_id}"), lines[0])
+        self.assertIn("chain,item,ranks,seconds,speedup", lines)
         r = self.mcmclb("run", self.study(None, "chains_per_group: 2\n"), ranks="2")
         self.assertEqual(r.returncode, 0, r.stderr)
         runs = read_rows(self.path("results", "s", "runs.csv"))

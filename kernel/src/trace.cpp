@@ -146,9 +146,12 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
             "the file starts with a UTF-8 byte-order mark, as some spreadsheets save CSV (allowed: none, as every "
             "file mcmclb itself reads; remove it with: sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)");
       }
+      // Lines before the header that start with '#' say where the trace came from (a recording's command and
+      // commit); a person reads them, the replay does not.
+      if (!line.empty() && line.front() == '#') continue;
       if (line != kTraceHeader) {
         throw at.error("the header is '" + std::string(line) + "' (allowed: exactly " + std::string(kTraceHeader) +
-                       ")");
+                       ", after any comment lines that start with #)");
       }
       header_seen = true;
       continue;
@@ -156,7 +159,7 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
     if (line.empty()) continue;  // blank lines, a hand-written file's
     const auto f = split(line);
     if (f.size() != kColumns) {
-      throw at.error(std::to_string(f.size()) + " fields (allowed: " + std::to_string(kColumns) + ", " +
+      throw at.error(std::to_string(f.size()) + (f.size() == 1 ? " field" : " fields") + " (allowed: " + std::to_string(kColumns) + ", " +
                      std::string(kTraceHeader) + ")");
     }
     const int ranks = static_cast<int>(
