@@ -172,7 +172,7 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
     return std::find(r.members.begin(), r.members.end(), none) != r.members.end();
   });
   const std::vector<double> none_whole = none_row->whole_s;
-  const std::vector<double> none_run = pick(setups[none].run_s);
+  const std::vector<double> none_run = pick(setups[none].run_s), none_once = pick(setups[none].once_s);
   std::vector<double> best(m, kInf);
   for (const Row& r : rows) {
     for (std::size_t s = 0; s < m; ++s) best[s] = std::min(best[s], r.whole_s[s]);
@@ -195,17 +195,21 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
     const std::vector<double> once = pick(first.once_s), run = pick(first.run_s);
     if (std::any_of(once.begin(), once.end(), [](double c) { return c > 0; })) {
       r.once_median_s = weighted_median(once, weights);
-      // A run k times as long takes k * run + once against k * none: it pays once none's run lasts longer than
-      // once * none / (none - run), and never where its run is not the faster.
+      // A run k times as long takes k * run + once against k * none + none's once (its groups are created too):
+      // it pays once none's run lasts longer than (once - none's once) * none / (none - run), at any length where
+      // it adds nothing over none's, and never where its run is not the faster.
       std::vector<double> even(m);
+      bool adds = false;  // more than none's own one-off cost somewhere
       for (std::size_t s = 0; s < m; ++s) {
-        even[s] = run[s] < none_run[s] ? once[s] * none_run[s] / (none_run[s] - run[s]) : kInf;
+        const double extra = std::max(0.0, once[s] - none_once[s]);
+        adds = adds || extra > 0;
+        even[s] = run[s] < none_run[s] ? extra * none_run[s] / (none_run[s] - run[s]) : kInf;
       }
-      const double median = weighted_median(even, weights);
-      if (std::isfinite(median)) {
-        r.break_even_s = median;
-      } else {
+      const double median = adds ? weighted_median(even, weights) : 0;
+      if (!std::isfinite(median)) {
         r.never_breaks_even = true;
+      } else if (median > 0) {
+        r.break_even_s = median;
       }
     }
   }

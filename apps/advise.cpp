@@ -8,7 +8,7 @@
 // it. By default a trace's C walkers run on P ranks in C groups (groups.count). A set-up whose groups never grow
 // (none, steal, stealrandom) runs under the first assumption only when its groups are no larger than every measured
 // size, since the others cannot change it. Each combination is a scenario. The ranking and the verdict are the rule
-// of apps/advice_rule.hpp: whole times (the calibration of pays included), minimax regret. With --check, the
+// of apps/advice_rule.hpp: whole times (the calibration of pays and the initial groups' creation included), minimax regret. With --check, the
 // tolerance of that rule is measured: the replay run for real at a core per rank against its simulation.
 #include "advise.hpp"
 
@@ -533,7 +533,7 @@ using Scenario = std::map<std::string, std::string>;  // scenario column -> valu
 /// One simulation's result: its point, time and ideal, and the scenario it ran under.
 struct Cell {
   const Point* point;
-  double time_s, calibration_s;
+  double time_s, once_s;  // once_s: what it adds before its run, its calibration and initial groups' creation
   Scenario scenario;
 };
 
@@ -605,14 +605,22 @@ struct Dropped {
   double whole_s, regret, vs_none;
 };
 
-/// A configuration's whole times: each run's time plus its calibration (the one-off cost a user waits for too).
+/// A configuration's one-off costs: each run's calibration and the creation of its initial groups, which a user
+/// waits for too before the run's clock starts.
+std::vector<double> once_s(const ConfigurationSamples& c) {
+  std::vector<double> once;
+  for (std::size_t k = 0; k < c.time_s.size(); ++k) once.push_back(c.calibration_s[k] + c.setup_s[k]);
+  return once;
+}
+
+/// A configuration's whole times: each run's time plus its one-off costs.
 std::vector<double> whole_s(const ConfigurationSamples& c) {
-  std::vector<double> w;
-  for (std::size_t k = 0; k < c.time_s.size(); ++k) w.push_back(c.time_s[k] + c.calibration_s[k]);
+  std::vector<double> w = once_s(c);
+  for (std::size_t k = 0; k < c.time_s.size(); ++k) w[k] += c.time_s[k];
   return w;
 }
 
-/// The first round of the race: per rank count, each set-up's whole time (run plus calibration) in the one
+/// The first round of the race: per rank count, each set-up's whole time (run plus one-off costs) in the one
 /// scenario, fastest first, with its label and point.
 using FirstRound = std::map<int, std::vector<std::pair<double, std::pair<std::string, const RunSpec*>>>>;
 FirstRound first_round(const Study& study, const std::map<std::string, ConfigurationSamples>& samples,
@@ -899,7 +907,7 @@ int advise_main(const std::vector<std::string>& args) {
       ++missing;
       continue;
     }
-    Cell cell{&p, it->second.time_s.front(), it->second.calibration_s.front(), {}};
+    Cell cell{&p, it->second.time_s.front(), once_s(it->second).front(), {}};
     for (const auto& [name, value] : key_columns(p.spec)) {
       if (scenario_columns.count(name) != 0) cell.scenario[name] = value;
     }
@@ -945,7 +953,7 @@ int advise_main(const std::vector<std::string>& args) {
       for (const Scenario& sc : scenario_list) {
         const Cell* c = cell_in(by_setup.at(label), sc);
         s.run_s.push_back(c != nullptr ? c->time_s : std::nan(""));
-        s.once_s.push_back(c != nullptr ? c->calibration_s : 0);
+        s.once_s.push_back(c != nullptr ? c->once_s : 0);
       }
       if (label == "none") none_index = setups.size();
       setups.push_back(std::move(s));

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
@@ -167,7 +168,7 @@ struct Columns {
   std::vector<std::size_t> key;  // is_configuration_key() columns
   std::vector<std::string> key_names;
   std::size_t time = 0, ideal = 0, calibration = 0, valid = 0, backend = 0, balancer = 0, finished = 0, commit = 0,
-              library = 0;
+              library = 0, run_id = 0;
   std::vector<std::size_t> regroups;  // regroups_avg, _std, _min, _max
 };
 
@@ -186,6 +187,7 @@ Columns columns() {
   c.time = at("time_s");
   c.ideal = at("ideal_s");
   c.calibration = at("calibration_s");
+  c.run_id = at("run_id");
   c.commit = at("git_commit");
   c.library = at("mpi_library");
   c.valid = at("valid");
@@ -223,6 +225,31 @@ std::optional<double> parse_number(const std::string& text) {
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
   return v;
+}
+
+/// Each run's set-up, the creation of its initial groups before the clock starts: the slowest group leader's
+/// create_s on its `initial` rows of events.csv (every group is created at once). Runs without such rows (a
+/// folder without events.csv, or older runs) are absent: nothing is charged for them.
+std::map<std::string, double> initial_creation_s(const std::string& dir) {
+  std::map<std::string, double> setup;
+  std::ifstream in(fs::path(dir) / "events.csv");
+  std::string line;
+  if (!in || !std::getline(in, line)) return setup;
+  const csv::Row header = csv::split_line(line);
+  const auto at = [&](const char* name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  const std::size_t run = at("run_id"), kind = at("kind"), create = at("create_s");
+  if (std::max({run, kind, create}) >= header.size()) return setup;
+  while (std::getline(in, line)) {
+    if (line.find(",initial,") == std::string::npos) continue;  // most rows are merges: skipped unparsed
+    const csv::Row row = csv::split_line(line);
+    if (row.size() != header.size() || row[kind] != "initial") continue;
+    const double s = parse_number(row[create]).value_or(0);
+    auto [it, fresh] = setup.emplace(row[run], s);
+    if (!fresh) it->second = std::max(it->second, s);
+  }
+  return setup;
 }
 
 }  // namespace
@@ -264,6 +291,7 @@ std::map<std::string, ConfigurationSamples> read_configurations(const std::strin
     upgrade = older->upgrade;
   }
   std::map<std::string, Samples> points;
+  const std::map<std::string, double> setup = initial_creation_s(dir);
   const auto quote_open = [](const std::string& text) { return std::count(text.begin(), text.end(), '"') % 2 == 1; };
   for (std::size_t line_no = 2; std::getline(lines, line); ++line_no) {
     // A quoted field may hold line breaks: a record ends on the first line that closes its quotes (or at the end
@@ -293,6 +321,8 @@ std::map<std::string, ConfigurationSamples> read_configurations(const std::strin
     s.time_s.push_back(*time);
     s.ideal_s.push_back(parse_number(row[c.ideal]).value_or(0));
     s.calibration_s.push_back(parse_number(row[c.calibration]).value_or(0));
+    const auto created = setup.find(row[c.run_id]);
+    s.setup_s.push_back(created != setup.end() ? created->second : 0);
     s.git_commits.insert(row[c.commit]);
     s.mpi_library = row[c.library];
     s.regroups_avg.push_back(parse_number(row[c.regroups[0]]).value_or(0));

@@ -20,6 +20,7 @@ const csv::Row& compare_header();
 struct ConfigurationSamples {
   std::vector<double> time_s, ideal_s, regroups_avg;
   std::vector<double> calibration_s;    // 0 for a run without a calibration pass
+  std::vector<double> setup_s;          // the initial groups' creation, before the clock (events.csv; else 0)
   std::set<std::string> exact;          // time_s and the four regroups_* fields as written, one entry per distinct run
   std::vector<std::string> key_fields;  // the is_configuration_key() columns of runs.csv, in its order
   bool simulated = false;               // backend smpi

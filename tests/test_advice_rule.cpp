@@ -53,6 +53,28 @@ TEST(AdviceRule, NeverBreaksEvenWhereItsRunIsNotFaster) {
   EXPECT_TRUE(r.rows.back().never_breaks_even);
 }
 
+TEST(AdviceRule, BreakEvenCountsOnlyWhatItAddsOverNonesOwnOneOffCost) {
+  // Every set-up creates its initial groups, none too: the break-even counts the extra only. Here the creation
+  // costs 0.05 s under none and 0.25 s with the calibration, so the extra 0.2 s pays once none lasts over 2 s; a
+  // set-up whose one-off cost is none's beats it at any length, so it has no break-even.
+  const std::vector<Scenario> one = {{{}, 1}};
+  const auto r = rank(one,
+                      {setup("none", {1.0}, {0.05}), setup("async intercomm pays", {0.9}, {0.25}),
+                       setup("mostwork(1) range coalesce", {0.95}, {0.05})},
+                      0, 0.05, "assumed", kWords);
+  for (const auto& row : r.rows) {
+    const std::string& label = row.members.front() == 0 ? "none" : row.members.front() == 1 ? "pays" : "coalesce";
+    if (label == "pays") {
+      ASSERT_TRUE(row.break_even_s.has_value());
+      EXPECT_NEAR(*row.break_even_s, 0.2 * 1.0 / (1.0 - 0.9), 1e-9);
+      EXPECT_NEAR(row.whole_s.front(), 1.15, 1e-12);
+    } else {
+      EXPECT_FALSE(row.break_even_s.has_value()) << label;
+      EXPECT_FALSE(row.never_breaks_even) << label;
+    }
+  }
+}
+
 TEST(AdviceRule, IdenticalSetupsAreOneRow) {
   const auto r = rank(extrapolations(),
                       {setup("none", {2.0, 2.0}), setup("collective(16) create pays", {2.0, 2.0}),
