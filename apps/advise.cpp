@@ -8,8 +8,9 @@
 // it. By default a trace's C walkers run on P ranks in C groups (groups.count). A set-up whose groups never grow
 // (none, steal, stealrandom) runs under the first assumption only when its groups are no larger than every measured
 // size, since the others cannot change it. Each combination is a scenario. The ranking and the verdict are the rule
-// of apps/advice_rule.hpp: whole times (the calibration of pays and the initial groups' creation included), minimax regret. With --check, the
-// tolerance of that rule is measured: the replay run for real at a core per rank against its simulation.
+// of apps/advice_rule.hpp: whole times (the calibration of pays and the initial groups' creation included), minimax
+// regret. With --check, the tolerance of that rule is measured: the replay run for real at a core per rank against its
+// simulation.
 #include "advise.hpp"
 
 #include <algorithm>
@@ -52,7 +53,7 @@ constexpr const char* kAllowed =
     "[--copies] [--no-race] [--check] [--check-reps N] [--balancers B[,B...]] [--draws N] [--tolerance PCT] "
     "[--platform FILE] "
     "[--sim-binary FILE] [--out DIR] "
-    "[--jobs N] [--dry-run]";
+    "[--jobs N] [--launcher local|slurm] [--partition NAME] [--account NAME] [--dry-run]";
 
 struct Options {
   std::string input;  // a trace file or a study file
@@ -63,7 +64,9 @@ struct Options {
   long draws = 3;
   double tolerance_pct = 5;
   std::string platform, sim_binary, out;
-  long jobs = 0;  // 0: the host's cores
+  long jobs = 0;  // 0: the host's cores; with --launcher slurm, the tasks of each job (its simulations at once)
+  std::string launcher = "local";  // local: simulations on this host; slurm: job steps of batch jobs
+  std::string partition, account;  // slurm: sbatch's --partition and --account, when given
   bool dry_run = false;
   bool copies = false;  // advise P / G * W copies of the recorded walkers instead of the walkers themselves
   bool race = true;     // race the set-ups: drop after the first scenario those that cannot be robust
@@ -127,6 +130,19 @@ Options parse(const std::vector<std::string>& args, const std::string& command_l
       o.out = require_path(a, value());
     } else if (a == "--jobs") {
       o.jobs = parse_integer_flag(a, value(), 1, 1024, "a number of simulations at once");
+    } else if (a == "--launcher") {
+      o.launcher = value();
+      if (o.launcher != "local" && o.launcher != "slurm") {
+        throw InputError("--launcher: '" + printable(o.launcher) + "' is not allowed (allowed: local, slurm)");
+      }
+    } else if (a == "--partition" || a == "--account") {
+      std::string& field = a == "--partition" ? o.partition : o.account;
+      field = value();
+      if (field.empty() ||
+          field.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+              std::string::npos) {
+        throw InputError(a + ": '" + printable(field) + "' is not a Slurm name (allowed: letters, digits, _ . -)");
+      }
     } else if (a == "--dry-run") {
       o.dry_run = true;
     } else if (a == "--no-race") {
@@ -148,7 +164,15 @@ Options parse(const std::vector<std::string>& args, const std::string& command_l
   }
   if (o.input.empty()) throw InputError(std::string("missing TRACE.csv or STUDY.yaml (") + kAllowed + ")");
   if (o.ranks.empty()) throw InputError(std::string("--ranks: required (") + kAllowed + ")");
-  if (o.jobs == 0) o.jobs = std::max(1U, std::thread::hardware_concurrency());
+  if ((!o.partition.empty() || !o.account.empty()) && o.launcher != "slurm") {
+    throw InputError("--partition and --account: only with --launcher slurm");
+  }
+  if (o.launcher == "slurm" && o.check_reps > 0) {
+    throw InputError(
+        "--check: not with --launcher slurm (the check replays the trace for real on this host, a core per rank; "
+        "run it without --launcher slurm, where the host may run MPI)");
+  }
+  if (o.jobs == 0) o.jobs = o.launcher == "slurm" ? 16 : std::max(1U, std::thread::hardware_concurrency());
   // A group size or chains per group asks for groups the recorded walkers do not have: copies fill them.
   if (o.group_size > 0 || o.chains_per_group > 0) o.copies = true;
   if (o.check_reps > 0 && is_study_file(o.input)) {
@@ -772,6 +796,45 @@ const csv::Row& advice_header() {
   return h;
 }
 
+/// The simulations of one round: on this host (the smpi launcher, --jobs at once), or with --launcher slurm as one
+/// batch job of --jobs tasks whose sweep runs each simulation as a job step, so that they spread over the
+/// allocation's nodes. sbatch --wait returns when the job ends; what finished stays in the folder either way, and
+/// advise run again resumes from it. host_s: the round's estimated host seconds, for the job's time limit.
+int simulate(const Options& o, const SweepOptions& sweep, const Study& study, double host_s) {
+  if (o.launcher != "slurm") return sweep_main(sweep);
+  const fs::path out = fs::absolute(sweep.out);
+  const std::string name = fs::path(sweep.study).stem().string();
+  const std::string command =
+      shell_quote(launch::this_executable()) + " sweep " + shell_quote(fs::absolute(sweep.study).string()) +
+      " --launcher smpi --platform " + shell_quote(fs::absolute(sweep.platform).string()) + " --sim-binary " +
+      shell_quote(fs::absolute(sweep.sim_binary).string()) + " --out " + shell_quote(out.string()) +
+      " --points-per-launch 1 --jobs " + std::to_string(o.jobs) + " --job-steps";
+  // Twice the estimate and ten minutes more: an estimate is not a promise, and a job past its limit loses its
+  // simulations under way.
+  const long minutes = static_cast<long>(std::ceil(2 * host_s / static_cast<double>(o.jobs) / 60)) + 10;
+  std::string text = "#!/bin/bash\n# Written by mcmclb advise --launcher slurm: the simulations of " + name +
+                     ".yaml, each a job step of one CPU, " + std::to_string(o.jobs) + " at once.\n";
+  text += "#SBATCH --job-name=" + experiment_of(o.input) + "\n#SBATCH --ntasks=" + std::to_string(o.jobs) +
+          "\n#SBATCH --cpus-per-task=1\n#SBATCH --time=" + launch::slurm_time(minutes) +
+          "\n#SBATCH --output=" + (out / (name + "-%j.out")).string() + "\n";
+  if (!o.partition.empty()) text += "#SBATCH --partition=" + o.partition + "\n";
+  if (!o.account.empty()) text += "#SBATCH --account=" + o.account + "\n";
+  text += "set -euo pipefail\ncd " + shell_quote(fs::current_path().string()) + "\nexec " + command + "\n";
+  {
+    auto store = launch::open_output(sweep, study);
+    store.rewrite_file(name + ".sbatch", [&](const fs::path&) { return text; });
+  }
+  const fs::path script = out / (name + ".sbatch");
+  std::printf("advise: %s: one batch job, %ld simulations at once, time limit %s; its progress in %s\n",
+              script.string().c_str(), o.jobs, launch::slurm_time(minutes).c_str(),
+              (out / (name + "-JOB.out")).string().c_str());
+  std::fflush(stdout);
+  const int status = launch::run_streaming("sbatch --wait " + shell_quote(script.string()),
+                                           [](const std::string& line) { std::printf("advise: %s\n", line.c_str()); });
+  if (status != 0) std::printf("advise: the batch job ended with status %d (sbatch --wait)\n", status);
+  return status == 0 ? 0 : 1;
+}
+
 int advise_main(const std::vector<std::string>& args) {
   std::vector<std::string> words = {"mcmclb", "advise"};
   words.insert(words.end(), args.begin(), args.end());
@@ -801,6 +864,7 @@ int advise_main(const std::vector<std::string>& args) {
     to_run += indices.size();
     for (const std::size_t i : indices) estimate_s += host_estimate_s(study.points[i].spec);
   }
+  const double estimate_host_s = estimate_s;
   estimate_s /= static_cast<double>(std::min<long>(o.jobs, std::max<std::size_t>(to_run, 1)));
   std::vector<std::string> ranks;
   for (const long r : o.ranks) ranks.push_back(std::to_string(r));
@@ -813,9 +877,10 @@ int advise_main(const std::vector<std::string>& args) {
   for (const auto& a : plan.assumptions) std::printf("  varies %s\n", a.c_str());
   for (const auto& s : plan.skipped) std::printf("  skips %s\n", s.c_str());
   std::printf(
-      "advise: %zu simulations, %zu already in %s, %zu to run, %ld at a time: about %s of wall time here "
+      "advise: %zu simulations, %zu already in %s, %zu to run, %ld at a time: about %s of wall time %s "
       "(estimated from the host time of the shipped trace's simulations, growing as P^1.5)\n",
-      study.points.size(), skipped, sweep.out.c_str(), to_run, o.jobs, launch::format_seconds(estimate_s).c_str());
+      study.points.size(), skipped, sweep.out.c_str(), to_run, o.jobs, launch::format_seconds(estimate_s).c_str(),
+      o.launcher == "slurm" ? "in batch jobs, once they start" : "here");
   const bool racing = o.race && varies_scenarios(plan);
   if (racing) {
     std::printf(
@@ -841,7 +906,7 @@ int advise_main(const std::vector<std::string>& args) {
       auto store = launch::open_output(sweep, study);
       store.rewrite_file("advise-race.yaml", [&](const fs::path&) { return first_text; });
     }
-    raced = sweep_main(first);
+    raced = simulate(o, first, first_study, estimate_host_s);
     const auto round = first_round(first_study, read_configurations(first.out), launch::sweep_backend(first));
     if (o.check_reps > 0) {
       std::vector<std::string> leaders = {"none"};
@@ -882,7 +947,7 @@ int advise_main(const std::vector<std::string>& args) {
     auto store = launch::open_output(sweep, study);
     store.rewrite_file(fs::path(plan.study_path).filename().string(), [&](const fs::path&) { return final_text; });
   }
-  const int swept = sweep_main(sweep) != 0 || raced != 0 ? 1 : 0;
+  const int swept = simulate(o, sweep, study, estimate_host_s) != 0 || raced != 0 ? 1 : 0;
 
   // The ranking, from what the folder holds for this study's points.
   const auto samples = read_configurations(sweep.out);

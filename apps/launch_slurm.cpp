@@ -51,7 +51,8 @@ std::string fill_template(const std::string& text, const std::vector<std::pair<s
   return filled;
 }
 
-/// Slurm's HH:MM:SS (or D-HH:MM:SS) for a whole number of minutes.
+}  // namespace
+
 std::string slurm_time(long minutes) {
   char text[48];
   if (minutes >= 24 * 60) {
@@ -61,6 +62,8 @@ std::string slurm_time(long minutes) {
   }
   return text;
 }
+
+namespace {
 
 /// Minutes of a Slurm time as sinfo prints it (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, seconds rounded
 /// up); nothing for "infinite", "n/a" or anything else.

@@ -109,7 +109,10 @@ std::string smpirun_prefix(const SweepOptions& o, int nprocs, const fs::path& pr
   for (const fs::path& library : smpi_preloads(program)) preload += (preload.empty() ? "" : " ") + library.string();
   // Ahead of whatever the user preloads already.
   if (!preload.empty()) preload = "LD_PRELOAD=" + shell_quote(preload) + "\"${LD_PRELOAD:+ $LD_PRELOAD}\" ";
-  return preload + "MCMCLB_PLATFORM=" + shell_quote(platform) + " MCMCLB_SMPI_CFG=" + shell_quote(flags) +
+  // A job step runs one simulation (one host process) on one CPU of the allocation; srun passes the environment
+  // on, and env sets the preloads for smpirun alone, not for srun.
+  const std::string step = o.job_steps ? "srun --ntasks=1 --cpus-per-task=1 --exact --quiet env " : "";
+  return step + preload + "MCMCLB_PLATFORM=" + shell_quote(platform) + " MCMCLB_SMPI_CFG=" + shell_quote(flags) +
          " smpirun -np " + std::to_string(nprocs) + " -platform " + shell_quote(platform) + " -hostfile " +
          shell_quote(hosts) + " " + flags + " ";
 }

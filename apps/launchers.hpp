@@ -82,6 +82,8 @@ int run_streaming(const std::string& command, const std::function<void(const std
 std::pair<int, std::vector<std::string>> run_capturing(const std::string& command);
 /// "42 s", or "3 min 05 s" from two minutes on.
 std::string format_seconds(double s);
+/// Slurm's HH:MM:SS (or D-HH:MM:SS) for a whole number of minutes.
+std::string slurm_time(long minutes);
 
 /// A point that did not get a valid result, and why.
 struct Failure {

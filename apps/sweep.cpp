@@ -399,12 +399,14 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
       o.points_per_launch = static_cast<int>(parse_integer_flag(a, value(a), 1, 100000, "a number of points"));
     } else if (a == "--jobs" && sweep) {
       o.jobs = static_cast<int>(parse_integer_flag(a, value(a), 1, 1024, "a number of launches at once"));
+    } else if (a == "--job-steps" && sweep) {
+      o.job_steps = true;
     } else if (a.rfind("--", 0) == 0) {
       throw InputError(
           "unknown flag " + a +
           (sweep    ? " (allowed: --launcher local|slurm|smpi, --out DIR, --force, --dry-run, --jobs-dir DIR, "
                       "--set key=value, --platform FILE, --sim-binary FILE, --sim-commbench FILE, --smpi-flags FILE, "
-                      "--until-ci PCT, --max-reps N, --points-per-launch N, --jobs N)"
+                      "--until-ci PCT, --max-reps N, --points-per-launch N, --jobs N, --job-steps)"
            : status ? " (allowed: --out DIR, --set key=value, --launch P, --record-failures STATUS, "
                       "--failed-setup LINE, --launcher local|slurm|smpi, --platform FILE)"
                     : " (allowed: --set key=value, --verbose)"));
@@ -445,6 +447,14 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
     throw InputError(
         "--jobs: only with --launcher smpi (real MPI launches at once would share the cores and the times they "
         "measure; a simulated time does not depend on the host's load)");
+  }
+  if (o.job_steps && o.launcher != "smpi") {
+    throw InputError("--job-steps: only with --launcher smpi (it runs each simulation as a Slurm job step)");
+  }
+  if (o.job_steps && !o.dry_run && std::getenv("SLURM_JOB_ID") == nullptr) {
+    throw InputError(
+        "--job-steps: not inside a Slurm allocation (SLURM_JOB_ID is unset; allowed: in a batch job or salloc, as "
+        "mcmclb advise --launcher slurm runs it)");
   }
   if (o.until_ci_pct > 0 && o.launcher == "slurm") {
     throw InputError(

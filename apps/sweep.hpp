@@ -34,6 +34,8 @@ struct SweepOptions {
                                        // launcher's default, launch_local.cpp's points_per_launch())
   int jobs = 1;                        // sweep --jobs: simulated launches run at once (smpi only: each is one host
                                        // process, and simulated times do not depend on the host's load)
+  bool job_steps = false;              // sweep --job-steps: inside a Slurm allocation, each simulation one job step
+                                       // (srun, one task of one CPU), so --jobs of them spread over its nodes
 };
 
 enum class Command { plan, sweep, status };

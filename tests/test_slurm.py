@@ -183,6 +183,36 @@ class Sweep(unittest.TestCase):
     def wait_all(self, job_ids):
         return {j: wait_for(j) for j in job_ids}
 
+    def test_advise_runs_its_simulations_as_job_steps(self):
+        """mcmclb advise --launcher slurm: each round of simulations is one batch job (sbatch --wait) of --jobs
+        tasks whose sweep runs every simulation as a job step; every run carries that job's id, and the advice is
+        made from them as on this host. A 2-walker trace at 4 simulated ranks, none against mostwork (a few
+        seconds)."""
+        sim = os.environ.get("MCMCLB_SIM_BINARY", "")
+        if not os.path.isfile(sim):
+            dependency_missing(f"MCMCLB_SIM_BINARY '{sim}' is not built (the test smpi_build builds it)")
+        trace = os.path.join(self.tmp, "two.csv")
+        with open(trace, "w") as f:
+            f.write("chain,item,ranks,seconds,speedup\n" + "".join(f"0,{i},1,0.01,\n" for i in range(6)) +
+                    "1,0,1,0.01,\n*,,2,,1.5\n")
+        out = os.path.join(self.tmp, "advise")
+        r = self.mcmclb("advise", trace, "--ranks", "4", "--launcher", "slurm", "--jobs", "2", "--balancers",
+                        "mostwork", "--draws", "0", "--no-race", "--sim-binary", sim, "--out", out, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        jobs = re.findall(r"^advise: Submitted batch job (\d+)$", r.stdout, re.M)
+        self.assertEqual(len(jobs), 1, r.stdout)
+        with open(os.path.join(out, "advise-study.sbatch")) as f:
+            script = f.read()
+        self.assertIn("#SBATCH --ntasks=2", script)
+        self.assertIn("--job-steps", script)
+        with open(os.path.join(out, "provenance.csv"), newline="") as f:
+            rows = list(csv.DictReader(f))
+        self.assertGreaterEqual(len(rows), 2)
+        self.assertEqual({row["slurm_job_id"] for row in rows}, set(jobs), "every simulation ran in the job")
+        with open(os.path.join(out, "advice.csv"), newline="") as f:
+            advice = list(csv.DictReader(f))
+        self.assertEqual({row["winner"] for row in advice} - {""}, {advice[0]["setup"]}, advice)
+
     def test_sweep_1_2_4_ranks_srun_and_mpiexec_then_resubmit_nothing(self):
         study = os.path.join(self.tmp, "study.yaml")
         shutil.copy(self.STUDY, study)

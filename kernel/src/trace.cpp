@@ -159,8 +159,8 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
     if (line.empty()) continue;  // blank lines, a hand-written file's
     const auto f = split(line);
     if (f.size() != kColumns) {
-      throw at.error(std::to_string(f.size()) + (f.size() == 1 ? " field" : " fields") + " (allowed: " + std::to_string(kColumns) + ", " +
-                     std::string(kTraceHeader) + ")");
+      throw at.error(std::to_string(f.size()) + (f.size() == 1 ? " field" : " fields") +
+                     " (allowed: " + std::to_string(kColumns) + ", " + std::string(kTraceHeader) + ")");
     }
     const int ranks = static_cast<int>(
         int_field(at, kRanks, f[kRanks], 1, kMaxRanks, "an integer from 1 to " + std::to_string(kMaxRanks)));
