@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -527,25 +528,6 @@ std::string dimension_words(const std::string& column) {
   return column;
 }
 
-/// Host seconds one simulation of spec takes: about 0.25 s to start, plus the set-up's host CPU at 1024 ranks
-/// grown as P^1.5. The table is the shipped trace's (84 items of 8 chains, G = 1) measured by advise itself on the
-/// 2-core development VM (provenance.csv's host_cpu_s, docs/trace-lj/advise): the calibration of `pays` and
-/// async's coalescing merges cost most, and stealrandom's random requests most of all.
-double host_estimate_s(const RunSpec& spec) {
-  const std::string rule = spec.finished ? std::string(to_string(*spec.finished)) : "";
-  double at_1024_s = 3.3;
-  if (spec.balancer == "stealrandom") {
-    at_1024_s = 50;
-  } else if (spec.balancer == "async" && rule == "coalesce") {
-    at_1024_s = 17;
-  } else if (spec.balancer == "async" && rule == "pays") {
-    at_1024_s = 12;
-  } else if (rule == "pays") {
-    at_1024_s = 8;
-  }
-  return 0.25 + at_1024_s * std::pow(spec.nprocs / 1024.0, 1.5);
-}
-
 std::string fixed(double v, int digits = 3) {
   char text[32];
   std::snprintf(text, sizeof text, "%.*f", digits, v);
@@ -835,6 +817,32 @@ int simulate(const Options& o, const SweepOptions& sweep, const Study& study, do
   return status == 0 ? 0 : 1;
 }
 
+/// What the simulations of a study still to run are expected to take: their count, host seconds, and the wall time
+/// at jobs at once (the larger of the host seconds shared out and the longest single simulation).
+struct Estimate {
+  std::size_t to_run = 0;
+  double host_s = 0, wall_s = 0;
+};
+Estimate estimate(const SweepOptions& sweep, const Study& study, long jobs, std::size_t* skipped) {
+  std::size_t ignored = 0;
+  const auto todo =
+      launch::points_to_run(sweep, study, sweep.out, launch::recorded_in_output(sweep, study, std::nullopt),
+                            skipped != nullptr ? *skipped : ignored);
+  Estimate e;
+  double longest = 0;
+  for (const auto& [nprocs, indices] : todo) {
+    e.to_run += indices.size();
+    for (const std::size_t i : indices) {
+      const double s = launch::simulated_host_s(study.points[i].spec);
+      e.host_s += s;
+      longest = std::max(longest, s);
+    }
+  }
+  const auto at_once = static_cast<double>(std::min<long>(jobs, static_cast<long>(std::max<std::size_t>(e.to_run, 1))));
+  e.wall_s = std::max(longest, e.host_s / at_once);
+  return e;
+}
+
 int advise_main(const std::vector<std::string>& args) {
   std::vector<std::string> words = {"mcmclb", "advise"};
   words.insert(words.end(), args.begin(), args.end());
@@ -856,16 +864,7 @@ int advise_main(const std::vector<std::string>& args) {
   Study study = launch::load(sweep, plan.study_text);
   launch::check_smpi(sweep, study);
   std::size_t skipped = 0;
-  const auto todo =
-      launch::points_to_run(sweep, study, sweep.out, launch::recorded_in_output(sweep, study, std::nullopt), skipped);
-  std::size_t to_run = 0;
-  double estimate_s = 0;
-  for (const auto& [nprocs, indices] : todo) {
-    to_run += indices.size();
-    for (const std::size_t i : indices) estimate_s += host_estimate_s(study.points[i].spec);
-  }
-  const double estimate_host_s = estimate_s;
-  estimate_s /= static_cast<double>(std::min<long>(o.jobs, std::max<std::size_t>(to_run, 1)));
+  const Estimate whole = estimate(sweep, study, o.jobs, &skipped);
   std::vector<std::string> ranks;
   for (const long r : o.ranks) ranks.push_back(std::to_string(r));
   std::printf("advise: %s at P = %s, simulated on %s\n", plan.workload.c_str(), join(ranks).c_str(),
@@ -876,16 +875,21 @@ int advise_main(const std::vector<std::string>& args) {
   for (const auto& w : plan.warnings) std::printf("advise: warning: %s\n", w.c_str());
   for (const auto& a : plan.assumptions) std::printf("  varies %s\n", a.c_str());
   for (const auto& s : plan.skipped) std::printf("  skips %s\n", s.c_str());
-  std::printf(
-      "advise: %zu simulations, %zu already in %s, %zu to run, %ld at a time: about %s of wall time %s "
-      "(estimated from the host time of the shipped trace's simulations, growing as P^1.5)\n",
-      study.points.size(), skipped, sweep.out.c_str(), to_run, o.jobs, launch::format_seconds(estimate_s).c_str(),
-      o.launcher == "slurm" ? "in batch jobs, once they start" : "here");
   const bool racing = o.race && varies_scenarios(plan);
+  const char* where = o.launcher == "slurm" ? "in batch jobs, once they start" : "here";
+  std::printf(
+      "advise: %zu simulations, %zu already in %s, %zu to run, %ld at a time: about %s of wall time %s%s "
+      "(from the host time of the shipped traces' simulations, grown with P)\n",
+      study.points.size(), skipped, sweep.out.c_str(), whole.to_run, o.jobs,
+      launch::format_seconds(whole.wall_s).c_str(), where, racing ? " if racing drops nothing" : "");
+  std::optional<Estimate> first_estimate;
   if (racing) {
+    first_estimate = estimate(sweep, launch::load(sweep, study_text(plan, o, true, {})), o.jobs, nullptr);
     std::printf(
-        "advise: racing: every set-up on the first scenario first; one whose regret there exceeds the "
-        "tolerance is dropped, since its largest regret only grows (--no-race runs every simulation)\n");
+        "advise: racing: every set-up on the first scenario first (%zu simulations, about %s); one whose regret "
+        "there exceeds the tolerance is dropped, since its largest regret only grows (--no-race runs every "
+        "simulation)\n",
+        first_estimate->to_run, launch::format_seconds(first_estimate->wall_s).c_str());
   }
   if (o.dry_run) {
     std::printf("advise: dry run, nothing run or written\n");
@@ -906,7 +910,9 @@ int advise_main(const std::vector<std::string>& args) {
       auto store = launch::open_output(sweep, study);
       store.rewrite_file("advise-race.yaml", [&](const fs::path&) { return first_text; });
     }
-    raced = simulate(o, first, first_study, estimate_host_s);
+    const auto first_start = std::chrono::steady_clock::now();
+    raced = simulate(o, first, first_study, first_estimate->host_s);
+    const double first_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_start).count();
     const auto round = first_round(first_study, read_configurations(first.out), launch::sweep_backend(first));
     if (o.check_reps > 0) {
       std::vector<std::string> leaders = {"none"};
@@ -941,13 +947,21 @@ int advise_main(const std::vector<std::string>& args) {
                 count == 1 ? "" : "s", race_tolerance * 100);
     final_text = study_text(plan, o, false, exclude);
     study = launch::load(sweep, final_text);
+    // The rest, estimated again: the survivors only, scaled by how the first round's estimate came out on this
+    // host and this trace (the table behind the estimate is other traces', on another load).
+    const Estimate rest = estimate(sweep, study, o.jobs, nullptr);
+    const double scale = first_estimate->wall_s > 0 && first_wall_s > 1 ? first_wall_s / first_estimate->wall_s : 1;
+    std::printf("advise: %zu simulations left: about %s of wall time %s (the first round took %s, estimated %s)\n",
+                rest.to_run, launch::format_seconds(rest.wall_s * scale).c_str(), where,
+                launch::format_seconds(first_wall_s).c_str(), launch::format_seconds(first_estimate->wall_s).c_str());
   }
   {
     // The study file the launches read, replaced whole under the folder's lock (never seen half written).
     auto store = launch::open_output(sweep, study);
     store.rewrite_file(fs::path(plan.study_path).filename().string(), [&](const fs::path&) { return final_text; });
   }
-  const int swept = simulate(o, sweep, study, estimate_host_s) != 0 || raced != 0 ? 1 : 0;
+  const int swept =
+      simulate(o, sweep, study, estimate(sweep, study, o.jobs, nullptr).host_s) != 0 || raced != 0 ? 1 : 0;
 
   // The ranking, from what the folder holds for this study's points.
   const auto samples = read_configurations(sweep.out);

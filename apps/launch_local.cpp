@@ -24,6 +24,7 @@
 #include "driver.hpp"
 #include "launch_memory.hpp"
 #include "launchers.hpp"
+#include "mcmclb/balancer.hpp"
 #include "mcmclb/mpi_build.hpp"
 #include "mcmclb/runs_csv.hpp"
 #include "mcmclb/stats.hpp"
@@ -45,7 +46,14 @@ std::string run_command(const SweepOptions& o, const Study& study, const fs::pat
 /// host memory of the launch running it (sampled at each line the launch prints).
 class Progress {
  public:
-  explicit Progress(std::size_t total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  /// total points; weight: what a point is expected to cost against the others (empty: all alike), so that the
+  /// time left follows the points still to run and not their count (cheap small points first made it read
+  /// minutes where a large simulation's tens of minutes remained).
+  explicit Progress(std::size_t total, std::function<double(const Point&)> weight = {}, double total_weight = 0)
+      : total_(total),
+        weight_(std::move(weight)),
+        total_weight_(weight_ ? total_weight : static_cast<double>(total)),
+        start_(std::chrono::steady_clock::now()) {}
   // Locked: with sweep --jobs several launches report at once (the memory is then that of them all).
   void launch_started() {
     const std::lock_guard lock(mutex_);
@@ -58,8 +66,9 @@ class Progress {
   void point_done(const Point& p, const std::string& verdict) {
     const std::lock_guard lock(mutex_);
     ++finished_;
+    done_weight_ += weight_ ? weight_(p) : 1.0;
     const double elapsed = elapsed_s();
-    const double left = elapsed / static_cast<double>(finished_) * static_cast<double>(total_ - finished_);
+    const double left = done_weight_ > 0 ? elapsed / done_weight_ * std::max(0.0, total_weight_ - done_weight_) : 0.0;
     const std::string memory = memory_.text();
     std::printf("[point %zu of %zu, %s elapsed, ~%s left%s%s] %s %s\n", finished_, total_,
                 format_seconds(elapsed).c_str(), format_seconds(left).c_str(), memory.empty() ? "" : "; ",
@@ -72,6 +81,8 @@ class Progress {
 
  private:
   std::size_t total_, finished_ = 0;
+  std::function<double(const Point&)> weight_;
+  double total_weight_, done_weight_ = 0;
   std::chrono::steady_clock::time_point start_;
   LaunchMemoryWatch memory_;
   std::mutex mutex_;
@@ -540,7 +551,17 @@ int sweep_local(const SweepOptions& o, const Study& study) {
   note_simulated_reps(o, study);
 
   std::vector<Failure> failures;
-  Progress progress(total);
+  // Each point weighs what it is expected to cost: a simulation its host seconds, a real run its expected time.
+  const Catalog methods = catalog();
+  const std::function<double(const Point&)> weight = [&](const Point& p) {
+    if (o.launcher == "smpi" && p.program == Program::kernel) return simulated_host_s(p.spec);
+    return std::max(0.1, expected_point_s(p, methods));
+  };
+  double total_weight = 0;
+  for (const auto& [nprocs, indices] : todo) {
+    for (const std::size_t i : indices) total_weight += weight(study.points[i]);
+  }
+  Progress progress(total, weight, total_weight);
   // Each launch a task, in the order one at a time runs them: commbench points, then the kernel points' launches,
   // rank count by rank count. --jobs N runs N at once, each with failures of its own, merged at its end.
   std::vector<std::function<void(std::vector<Failure>&)>> tasks;

@@ -3,6 +3,7 @@
 // check that simulated repetitions agree.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -115,6 +116,25 @@ std::string smpirun_prefix(const SweepOptions& o, int nprocs, const fs::path& pr
   return step + preload + "MCMCLB_PLATFORM=" + shell_quote(platform) + " MCMCLB_SMPI_CFG=" + shell_quote(flags) +
          " smpirun -np " + std::to_string(nprocs) + " -platform " + shell_quote(platform) + " -hostfile " +
          shell_quote(hosts) + " " + flags + " ";
+}
+
+/// Host seconds one simulation of spec takes: about 0.25 s to start, plus the set-up's host CPU at 1024 ranks
+/// grown as P^1.5. The table is the shipped trace's (84 items of 8 chains, G = 1) measured by advise itself on the
+/// 2-core development VM (provenance.csv's host_cpu_s, docs/trace-lj/advise): the calibration of `pays` and
+/// async's coalescing merges cost most, and stealrandom's random requests most of all.
+double simulated_host_s(const RunSpec& spec) {
+  const std::string rule = spec.finished ? std::string(to_string(*spec.finished)) : "";
+  double at_1024_s = 3.3;
+  if (spec.balancer == "stealrandom") {
+    at_1024_s = 50;
+  } else if (spec.balancer == "async" && rule == "coalesce") {
+    at_1024_s = 17;
+  } else if (spec.balancer == "async" && rule == "pays") {
+    at_1024_s = 12;
+  } else if (rule == "pays") {
+    at_1024_s = 8;
+  }
+  return 0.25 + at_1024_s * std::pow(spec.nprocs / 1024.0, 1.5);
 }
 
 /// --launcher smpi: the platform and its hostfile exist, the flags file reads, and the simulation build's programs

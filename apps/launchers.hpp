@@ -82,6 +82,9 @@ int run_streaming(const std::string& command, const std::function<void(const std
 std::pair<int, std::vector<std::string>> run_capturing(const std::string& command);
 /// "42 s", or "3 min 05 s" from two minutes on.
 std::string format_seconds(double s);
+/// The host seconds one simulation of spec is expected to take (the start-up and the set-up's cost grown with P):
+/// mcmclb advise's estimate before it starts, and the weight of a simulated point in the progress line's time left.
+double simulated_host_s(const RunSpec& spec);
 /// Slurm's HH:MM:SS (or D-HH:MM:SS) for a whole number of minutes.
 std::string slurm_time(long minutes);
 

@@ -39,6 +39,8 @@ build() {  # a fresh copy of the checkout in $work/src, then the build steps the
   "$src/tests/copy_checkout.sh" "$src" "$work/src"
   say "build steps: $build_steps"
   (cd "$work/src" && bash -c "$build_steps") >"$work/build.log" 2>&1 || { tail -30 "$work/build.log"; fail "the build steps failed"; }
+  # The build every user makes (Release, -O3) compiles without a warning.
+  if grep -q 'warning:' "$work/build.log"; then grep -A3 'warning:' "$work/build.log" | head -20; fail "the build warns"; fi
 }
 bare_venv() {  # a virtual environment of the system's Python with nothing installed: no matplotlib
   rm -rf "$work/venv"
