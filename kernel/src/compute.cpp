@@ -97,6 +97,10 @@ void Kernel::take_chain(int chain, std::vector<int64_t> walker, int64_t message_
   group_.items_left = chain_length(chain);
   ++stats_.chains_migrated;
   stats_.migrated_bytes += message_bytes;
+  if (chains_ != nullptr) {  // an unstarted chain: every member of the thief starts it, nothing travels
+    start_app_chain(chain);
+    return;
+  }
   if (!computing()) return;
   const int atoms = run_.work.compute.atoms_of(chain);
   walker.resize(lj::serialized_bytes(atoms) / sizeof(int64_t));

@@ -118,17 +118,26 @@ Decision Decision::from_words(const Words& w) noexcept {
 }
 
 Kernel::Kernel(const RunSpec& run, std::vector<int> group_sizes, const std::string& method)
+    : Kernel(run, std::move(group_sizes), method, MPI_COMM_WORLD, nullptr) {}
+
+Kernel::Kernel(const RunSpec& run, std::vector<int> group_sizes, const std::string& method, MPI_Comm parent,
+               ChainWork& chains)
+    : Kernel(run, std::move(group_sizes), method, parent, &chains) {}
+
+Kernel::Kernel(const RunSpec& run, std::vector<int> group_sizes, const std::string& method, MPI_Comm parent,
+               ChainWork* chains)
     : run_(run),
       chains_per_group_(run.workload.chains_per_group),
       workload_(make_workload(run.workload)),
-      world_(mpi::Comm::world()),
+      world_(mpi::Comm::view(parent)),
       // The simulation build has no private duplicate: SMPI keeps per-rank tables over every rank of each
       // communicator, so a duplicate of WORLD costs each simulated rank O(P) bytes, O(P^2) over the one process.
       // WORLD serves, as every message on it is told apart by its tag (balancers/src/protocol.hpp).
       control_(mpi::kSimulated ? mpi::Comm::world() : world_.dup()),
       creator_(make_group_comm_creator(method, control_)),
       rank_(world_.rank()),
-      nprocs_(world_.size()) {
+      nprocs_(world_.size()),
+      chains_(chains) {
   // Every rank keeps the initial groups as runs of equal sizes, not one entry per group: a simulation runs all
   // its ranks in one process, where a table per rank over all groups or chains is quadratic in the rank count.
   int first_rank = 0;
@@ -177,6 +186,7 @@ int64_t Kernel::chain_length(int chain) const {
     throw std::out_of_range("Kernel::chain_length: no chain " + std::to_string(chain) + " of " +
                             std::to_string(chain_count()));
   }
+  if (chains_ != nullptr) return chains_->items(chain);
   return workload_->items(workload_index(chain));
 }
 
@@ -307,6 +317,8 @@ void Kernel::work_one_item() {
   const ChainPos at = locate(group_.unit, group_.next_item);
   if (computing()) {
     work_walker_item(at);
+  } else if (chains_ != nullptr) {
+    work_app_item(at);
   } else {
     pace::work(run_.work.mode, replaying() ? replay_ms(at.chain, at.item, group_.size(), false)
                                            : item_cost_ms(run_, group_.size(), at.chain, at.item));
@@ -321,6 +333,7 @@ void Kernel::work_one_item() {
   ++group_.next_item;
   --group_.items_left;
   if (computing() && at.item + 1 == chain_length(at.chain)) next_walker(at.chain);
+  if (chains_ != nullptr && at.item + 1 == chain_length(at.chain)) next_app_chain(at.chain);
   if (progress_every_s_ > 0) progress_tick();
 }
 
@@ -365,7 +378,11 @@ void Kernel::form(const std::optional<GroupState>& next, EventKind kind, const s
     group_.next_item = words[0];
     group_.items_left = words[1];
   }
-  if (computing()) take_walker(kind, holder);
+  if (computing()) {
+    take_walker(kind, holder);
+  } else if (chains_ != nullptr) {
+    take_app_chain(kind, holder);
+  }
   if (count_as_regroup) ++stats_.regroups;
   if (is_leader()) {
     const double t_s = kind == EventKind::initial ? 0.0 : now_s();  // initial groups precede the clock

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -122,6 +123,27 @@ struct ItemTiming {
   double seconds = 0;
 };
 
+/// An application's chains, worked by the kernel in place of its own items (the public API of walkers/ adapts an
+/// application's mcmclb::walkers::Chains to it). Every member of a group calls start, work and finish alike; save on
+/// the one member that holds a chain's state, restore on the members that join it. The kernel never looks inside a
+/// state: it only carries its bytes from one member to the others when groups merge.
+class ChainWork {
+ public:
+  virtual ~ChainWork() = default;
+  /// Items of chain c: the same on every rank.
+  [[nodiscard]] virtual int64_t items(int chain) const = 0;
+  /// Sets up chain c's initial state; called before its first item by every member of the group that starts it.
+  virtual void start(int chain, GroupComm& group) = 0;
+  /// Works item `item` of chain c with the group.
+  virtual void work(int chain, int64_t item, GroupComm& group) = 0;
+  /// Chain c after its last item, on every member of the group that ended it.
+  virtual void finish(int chain, GroupComm& group) = 0;
+  /// The state of chain c as bytes, on the member whose group worked it last.
+  [[nodiscard]] virtual std::vector<std::byte> save(int chain) = 0;
+  /// Takes chain c's state from bytes save() made on another rank.
+  virtual void restore(int chain, std::span<const std::byte> state) = 0;
+};
+
 class Kernel {
  public:
   /// Collective over MPI_COMM_WORLD. group_sizes: the initial groups (initial_group_sizes()); initial group g owns
@@ -130,6 +152,10 @@ class Kernel {
   /// (for groups of a few sizes): the sizes as runs of equal sizes, S computed where it is needed, the counts of
   /// the chains this rank led.
   Kernel(const RunSpec& run, std::vector<int> group_sizes, const std::string& method);
+  /// The same over parent instead of MPI_COMM_WORLD (collective over parent, which must outlive the kernel), the
+  /// items being chains' (chain c has chains.items(c) items; chains must outlive the kernel).
+  Kernel(const RunSpec& run, std::vector<int> group_sizes, const std::string& method, MPI_Comm parent,
+         ChainWork& chains);
   ~Kernel();
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;
@@ -309,6 +335,8 @@ class Kernel {
   [[nodiscard]] static lj::ChainKey lj_key(const RunSpec& run, int chain);
 
  private:
+  Kernel(const RunSpec& run, std::vector<int> group_sizes, const std::string& method, MPI_Comm parent,
+         ChainWork* chains);
   void add(Phase p, double seconds);
   /// Collective over WORLD, before the clock: from a barrier, measure_merges(pass), timed as calibration_s_.
   void calibrate_merges(CalibrationPass pass);
@@ -337,7 +365,18 @@ class Kernel {
   void take_walker(EventKind kind, int holder);
   /// Compute mode, leader: records chain's final state (the walker's).
   void record_final(int chain);
-  [[nodiscard]] bool computing() const noexcept { return run_.work.mode == WorkMode::compute; }
+  [[nodiscard]] bool computing() const noexcept { return chains_ == nullptr && run_.work.mode == WorkMode::compute; }
+
+  // An application's chains (kernel/src/chain_work.cpp): the same steps as compute mode's walkers, through ChainWork.
+  /// Works item at.item of chain at.chain through ChainWork::work, timed on the leader (work.record: costs_).
+  void work_app_item(const ChainPos& at);
+  /// After the item that ended chain `ended`: every member finishes it, and starts the unit's next chain if any.
+  void next_app_chain(int ended);
+  /// Gives the new group its chain's state: initial, every member starts it (and ends the unit's chains of no
+  /// items); merge, the holder's bytes broadcast to the members that join.
+  void take_app_chain(EventKind kind, int holder);
+  /// A chain taken from another group (steal): every member starts it.
+  void start_app_chain(int chain);
   /// Compute mode's wait for a trial's reduction (and the calibration's, which times it): the members of a group
   /// sum each trial's energy in lockstep, one reduction every few microseconds of work, so a long nap would
   /// dominate the item (measured: 200 us naps made a 55-atom all-atom evaluation ~100x slower at g = 2); they
@@ -380,6 +419,10 @@ class Kernel {
   std::map<std::pair<int, int>, ItemTiming> timings_;
   std::vector<TracePoint> trace_;
   std::vector<ItemCost> costs_;
+  // an application's chains (null: the kernel's own items)
+  ChainWork* chains_ = nullptr;
+  int app_chain_ = -1;    // the chain whose state this rank holds
+  int64_t app_next_ = 0;  // that chain's next item, as far as this rank worked it
   // workload.model trace: the trace replayed (owned by the workload), else null
   const Trace* replayed_ = nullptr;
   double longest_replayed_ms_ = 0;  // its longest single-rank item

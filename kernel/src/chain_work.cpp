@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// An application's chains in the kernel (mcmclb/kernel.hpp, ChainWork): the steps compute mode takes for its
+// walkers (compute.cpp), with the application's own items and states. The kernel keeps track of which chain and
+// position each rank holds, so that a merge can check that the member sending the state really has it.
+#include <array>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "mcmclb/kernel.hpp"
+
+namespace mcmclb {
+
+namespace {
+
+/// The group's communicator as an application's calls see it: its members sum in lockstep, as compute mode's do,
+/// so a sum waits with the short nap compute mode's reductions use rather than the polling point's (a long nap per
+/// reduction would dominate an item of many small ones). Freeing stays the kernel's.
+class LockstepGroup final : public GroupComm {
+ public:
+  LockstepGroup(GroupComm& group, std::chrono::microseconds nap) : group_(group), nap_(nap) {}
+  [[nodiscard]] int size() const override { return group_.size(); }
+  [[nodiscard]] int rank() const override { return group_.rank(); }
+  [[nodiscard]] std::unique_ptr<PendingOp> ibcast(std::span<int64_t> words, int root) override {
+    return group_.ibcast(words, root);
+  }
+  void bcast(std::span<int64_t> words, int root, std::chrono::microseconds /*nap*/) override {
+    group_.bcast(words, root, nap_);
+  }
+  void barrier() override { group_.barrier(); }
+  void allreduce_sum(std::span<int64_t> values) override {
+    const auto pending = group_.iallreduce_sum(values);
+    pace::wait_until([&] { return pending->test(); }, nap_);
+  }
+  [[nodiscard]] std::unique_ptr<PendingOp> iallreduce_sum(std::span<int64_t> values) override {
+    return group_.iallreduce_sum(values);
+  }
+  void free() override {
+    throw std::logic_error("an application freed its group's communicator, which the kernel owns");
+  }
+
+ private:
+  GroupComm& group_;
+  std::chrono::microseconds nap_;
+};
+
+}  // namespace
+
+void Kernel::work_app_item(const ChainPos& at) {
+  if (app_chain_ != at.chain || app_next_ != at.item) {
+    throw std::logic_error("rank " + std::to_string(rank_) + " is to work item " + std::to_string(at.item) +
+                           " of chain " + std::to_string(at.chain) + " but holds chain " + std::to_string(app_chain_) +
+                           " at item " + std::to_string(app_next_));
+  }
+  const double t0 = pace::now_s();
+  LockstepGroup group(*group_comm_, kComputeNap);
+  chains_->work(at.chain, at.item, group);
+  ++app_next_;
+  if (is_leader()) {
+    const double seconds = pace::now_s() - t0;
+    ItemTiming& t = timings_[{at.chain, group_.size()}];
+    ++t.items;
+    t.seconds += seconds;
+    if (run_.work.compute.record) costs_.push_back({at.chain, at.item, group_.size(), seconds});
+  }
+}
+
+void Kernel::next_app_chain(int ended) {
+  LockstepGroup group(*group_comm_, kComputeNap);
+  chains_->finish(ended, group);
+  if (group_.finished()) return;
+  app_chain_ = current_chain();
+  app_next_ = 0;
+  chains_->start(app_chain_, group);
+}
+
+void Kernel::start_app_chain(int chain) {
+  LockstepGroup group(*group_comm_, kComputeNap);
+  chains_->start(chain, group);
+  app_chain_ = chain;
+  app_next_ = 0;
+}
+
+void Kernel::take_app_chain(EventKind kind, int holder) {
+  const ChainPos at = locate(group_.unit, group_.next_item);
+  LockstepGroup group(*group_comm_, kComputeNap);
+  if (kind == EventKind::initial) {
+    // A chain of no items ends where it starts: the unit's are started and finished now, as no item will.
+    const int first = group_.unit * chains_per_group_;
+    for (int c = first; c < first + chains_per_group_; ++c) {
+      if (chain_length(c) > 0) continue;
+      chains_->start(c, group);
+      chains_->finish(c, group);
+    }
+    if (chain_length(at.chain) == 0) return;
+    chains_->start(at.chain, group);
+    app_chain_ = at.chain;
+    app_next_ = 0;
+    return;
+  }
+  // A group with nothing left to work (finished groups that coalesce, a unit that gave its last chains away)
+  // continues no chain, so no state travels.
+  if (group_.items_left == 0) return;
+  const int root_rank = holder < 0 ? group_.last : holder;
+  if (!group_.contains(root_rank)) {
+    throw std::logic_error("merge into " + group_.range() + ": chain holder " + std::to_string(root_rank) +
+                           " is not a member");
+  }
+  const int root = root_rank - group_.first;
+  const bool is_root = rank_ == root_rank;
+  if (is_root && (app_chain_ != at.chain || app_next_ != at.item)) {
+    throw std::logic_error("merge into " + group_.range() + ": rank " + std::to_string(root_rank) +
+                           " does not hold chain " + std::to_string(at.chain) + " at item " + std::to_string(at.item));
+  }
+  const double t0 = pace::now_s();
+  // The state's length first: an application's states need not all be of one size.
+  std::vector<std::byte> bytes = is_root ? chains_->save(at.chain) : std::vector<std::byte>{};
+  std::array<int64_t, 1> length{static_cast<int64_t>(bytes.size())};
+  group_comm_->bcast(length, root);
+  std::vector<int64_t> words(static_cast<std::size_t>((length[0] + 7) / 8), 0);
+  if (is_root && !bytes.empty()) std::memcpy(words.data(), bytes.data(), bytes.size());
+  if (!words.empty()) group_comm_->bcast(words, root);
+  const double bcast_s = pace::now_s() - t0;
+  stats_.state_s += bcast_s;
+  // The members of the group that worked the chain hold it already, at this very item.
+  if (app_chain_ == at.chain && app_next_ == at.item) return;
+  chains_->restore(at.chain, std::as_bytes(std::span<const int64_t>(words)).first(static_cast<std::size_t>(length[0])));
+  app_chain_ = at.chain;
+  app_next_ = at.item;
+  stats_.state_bytes += length[0];
+}
+
+}  // namespace mcmclb
