@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The public API for an application's chains (mcmclb/walkers.hpp) under every balancer: each chain's answer equals
+// the one worked on a single rank, bit for bit; every item is worked once and in order on every member; states
+// travel whole; bad options get the study file's lines on every rank.
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "mcmclb/input_error.hpp"
+#include "mcmclb/walkers.hpp"
+
+namespace {
+
+using mcmclb::GroupComm;
+
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+/// A chain's state: a running hash of its items' sums, and the next item expected.
+struct State {
+  int64_t next = 0;
+  int64_t value = 0;
+};
+
+/// Chain c has 1 + (c * 5) % 7 items. An item splits 64 terms over the group's members and sums them with the
+/// group, so the answer is the group's work but not its size's.
+class HashChains final : public mcmclb::walkers::Chains {
+ public:
+  explicit HashChains(int chains) : chains_(chains) {}
+  [[nodiscard]] int count() const override { return chains_; }
+  [[nodiscard]] int64_t items(int chain) const override { return 1 + (chain * 5) % 7; }
+  void start(int chain, GroupComm&) override { held_[chain] = {0, static_cast<int64_t>(mix(chain) >> 2)}; }
+  void work(int chain, int64_t item, GroupComm& group) override {
+    State& s = held_.at(chain);
+    if (s.next != item) throw std::logic_error("item " + std::to_string(item) + " before " + std::to_string(s.next));
+    int64_t part = 0;
+    for (int t = group.rank(); t < 64; t += group.size()) {
+      part += static_cast<int64_t>(mix(static_cast<uint64_t>(s.value) ^ static_cast<uint64_t>(t)) >> 8);
+    }
+    std::vector<int64_t> sum = {part};
+    group.allreduce_sum(sum);
+    s.value = static_cast<int64_t>(mix(static_cast<uint64_t>(sum[0])) >> 2);
+    ++s.next;
+  }
+  void finish(int chain, GroupComm& group) override {
+    if (group.rank() == 0) answers_[chain] = held_.at(chain).value;
+  }
+  [[nodiscard]] std::vector<std::byte> save(int chain) const override {
+    std::vector<std::byte> bytes(sizeof(State));
+    std::memcpy(bytes.data(), &held_.at(chain), sizeof(State));
+    return bytes;
+  }
+  void restore(int chain, std::span<const std::byte> state) override {
+    if (state.size() != sizeof(State)) throw std::invalid_argument("wrong size");
+    std::memcpy(&held_[chain], state.data(), sizeof(State));
+  }
+  [[nodiscard]] const std::map<int, int64_t>& kept() const noexcept { return answers_; }
+  /// Every chain's answer on every rank (each was kept by one rank only: a second keeper doubles the count).
+  [[nodiscard]] std::vector<int64_t> answers() const {
+    std::vector<int64_t> mine(2 * static_cast<std::size_t>(chains_), 0), all(mine.size(), 0);
+    for (const auto& [c, v] : answers_) {
+      mine[2 * static_cast<std::size_t>(c)] = v;
+      mine[2 * static_cast<std::size_t>(c) + 1] = 1;
+    }
+    MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    return all;
+  }
+
+ private:
+  int chains_;
+  std::map<int, State> held_;
+  std::map<int, int64_t> answers_;
+};
+
+/// A group of one, for the reference worked without mcmclb.
+class One final : public GroupComm {
+  struct Done final : mcmclb::PendingOp {
+    bool test() override { return true; }
+  };
+
+ public:
+  [[nodiscard]] int size() const override { return 1; }
+  [[nodiscard]] int rank() const override { return 0; }
+  std::unique_ptr<mcmclb::PendingOp> ibcast(std::span<int64_t>, int) override { return std::make_unique<Done>(); }
+  void barrier() override {}
+  void allreduce_sum(std::span<int64_t>) override {}
+  void free() override {}
+};
+
+int world_size() {
+  int n = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+/// Every chain's answer worked on this rank alone, as answers() gives them: (answer, kept once) per chain.
+std::vector<int64_t> reference(int chains) {
+  HashChains h(chains);
+  One one;
+  std::vector<int64_t> out;
+  for (int c = 0; c < chains; ++c) {
+    h.start(c, one);
+    for (int64_t i = 0; i < h.items(c); ++i) h.work(c, i, one);
+    h.finish(c, one);
+    out.insert(out.end(), {h.kept().at(c), 1});
+  }
+  return out;
+}
+
+TEST(Walkers, EveryBalancerGivesTheSingleRankAnswers) {
+  const int chains = 3 * world_size();
+  const std::vector<int64_t> expected = reference(chains);
+  for (const std::string& balancer : mcmclb::walkers::balancer_names()) {
+    SCOPED_TRACE(balancer);
+    HashChains h(chains);
+    mcmclb::walkers::Options o;
+    o.balancer = balancer;
+    o.item_s = 1e-4;
+    o.wait = "polite";
+    const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, o);
+    EXPECT_TRUE(r.valid) << r.violations;
+    EXPECT_EQ(r.balancer, balancer);
+    EXPECT_EQ(h.answers(), expected);
+  }
+}
+
+TEST(Walkers, BadOptionsGetTheStudyFilesLines) {
+  HashChains h(world_size());
+  mcmclb::walkers::Options o;
+  o.balancer = "mostwrok";
+  try {
+    (void)mcmclb::walkers::run(MPI_COMM_WORLD, h, o);
+    FAIL() << "a misspelt balancer ran";
+  } catch (const mcmclb::InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("key balancer: unknown balancer 'mostwrok' (allowed: none, ", 0), 0u)
+        << e.what();
+  }
+  o.balancer = "async";
+  o.finished = "retyre";
+  EXPECT_THROW((void)mcmclb::walkers::run(MPI_COMM_WORLD, h, o), mcmclb::InputError);
+  o.finished = "";
+  o.method = "create";  // async creates group-collectively only
+  EXPECT_THROW((void)mcmclb::walkers::run(MPI_COMM_WORLD, h, o), mcmclb::InputError);
+  if (world_size() > 1) {  // chains that do not split evenly over the groups
+    HashChains uneven(world_size() + 1);
+    o.method = "";
+    EXPECT_THROW((void)mcmclb::walkers::run(MPI_COMM_WORLD, uneven, o), mcmclb::InputError);
+  }
+}
+
+TEST(Walkers, RecordsATraceThatParses) {
+  HashChains h(2 * world_size());
+  mcmclb::walkers::Options o;
+  o.balancer = "mostwork";
+  o.wait = "polite";
+  char name[] = "/tmp/mcmclb-walkers-XXXXXX";
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::string path(64, '\0');
+  if (rank == 0) {
+    const int fd = mkstemp(name);
+    ASSERT_GE(fd, 0);
+    close(fd);
+    path = name;
+  }
+  path.resize(64);
+  MPI_Bcast(path.data(), 64, MPI_CHAR, 0, MPI_COMM_WORLD);
+  path = path.c_str();
+  o.record = path;
+  const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, o);
+  EXPECT_TRUE(r.valid);
+  if (rank == 0) {
+    int64_t total = 0;
+    for (int c = 0; c < h.count(); ++c) total += h.items(c);
+    EXPECT_EQ(r.recorded_items, total);
+    std::FILE* f = std::fopen(path.c_str(), "r");
+    ASSERT_NE(f, nullptr);
+    char line[512];
+    ASSERT_NE(std::fgets(line, sizeof line, f), nullptr);
+    EXPECT_EQ(std::string(line).rfind("# recorded by mcmclb::walkers::run", 0), 0u) << line;
+    std::fclose(f);
+    std::remove(path.c_str());
+  }
+}
+
+}  // namespace

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// mcmclb's balancers for an application's own Markov chains: the application says what one item of a chain does
+// on a group's communicator and how a chain's state becomes bytes and back; run() works every chain under the
+// balancer, creation method and finished rule named as in a study file, and can record the items' costs as a trace
+// file for `mcmclb advise`. Link mcmclb::walkers (CMake) or use pkg-config mcmclb-walkers; docs/guide/library.md.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "mcmclb/group_comm.hpp"
+
+namespace mcmclb::walkers {
+
+/// An application's chains, numbered 0 .. count() - 1. A group of ranks works one chain at a time, item by item;
+/// every member of the group makes the same calls with the same arguments. A chain's answer must not depend on
+/// which ranks work it: draw its random numbers from the chain and the item (a counter-based generator), never
+/// from a rank's own stream, and sum in a way that does not depend on the group size (integers, or fixed point).
+class Chains {
+ public:
+  virtual ~Chains() = default;
+  /// How many chains: the same on every rank, a multiple of the number of initial groups.
+  [[nodiscard]] virtual int count() const = 0;
+  /// Items of chain c: the same on every rank, known before the run (balancers plan with it).
+  [[nodiscard]] virtual int64_t items(int chain) const = 0;
+  /// Sets up chain c's initial state, before its first item, on every member of the group that starts it.
+  virtual void start(int chain, GroupComm& group) = 0;
+  /// Works item `item` (0, 1, ...) of chain c on every member of the group; group is the communicator the creation
+  /// method made over the group's ranks (size() members, this one rank()).
+  virtual void work(int chain, int64_t item, GroupComm& group) = 0;
+  /// Chain c after its last item, on every member of the group that ended it: where its result can be kept.
+  virtual void finish(int /*chain*/, GroupComm& /*group*/) {}
+  /// Chain c's state as bytes, on a member of the group that has worked it so far. Its size may vary.
+  [[nodiscard]] virtual std::vector<std::byte> save(int chain) const = 0;
+  /// Chain c's state from save()'s bytes, on a rank that joins the chain's group when groups merge. Throw (any
+  /// std::exception) for bytes that do not make a state.
+  virtual void restore(int chain, std::span<const std::byte> state) = 0;
+};
+
+/// How to run: the names and values a study file's keys take (docs/reference/keys.md), checked the same way.
+struct Options {
+  std::string balancer = "none";  ///< key balancer
+  std::string method;             ///< key method; empty: the balancer's default
+  std::string finished;           ///< key finished; empty: the balancer's default
+  int interval = 1;               ///< key interval (collective's period; lookahead's, mostwork's window)
+  int group_size = 1;  ///< key G: initial groups of this many ranks; chain g*W .. g*W + W - 1 start in group g
+  /// What one item takes on one rank, in seconds. Only the balancers that plan ahead (lookahead, mostwork,
+  /// stealmerge) and the finished rule pays read it, assuming the work splits perfectly over a group.
+  double item_s = 0.01;
+  /// key work.wait: how a waiting rank spends its time, `spin`, `polite` (naps) or `auto` (spin unless ranks
+  /// outnumber a node's cores). Choose polite where other programs share the cores: a spinning rank then takes the
+  /// core its partner needs, and each of an item's sums can wait a whole time slice.
+  std::string wait = "auto";
+  /// A trace file to write (docs/reference/columns.md, "Trace files"): every item's cost and each chain's
+  /// speed-ups where it worked at more than one group size. Empty: nothing is recorded.
+  std::string record;
+  std::string name = "app";  ///< what the trace's comment lines call the application
+};
+
+/// Where one rank's time went (ranks.csv's columns).
+struct RankReport {
+  double elapsed_s = 0, work_s = 0, polling_s = 0, waiting_s = 0, regroup_s = 0;
+  int64_t regroups = 0;         ///< communicators joined, the initial one included for balancers that regroup
+  int64_t items_worked = 0;     ///< items worked as a group member
+  int64_t state_bytes = 0;      ///< bytes of chain state restored on this rank
+  int64_t chains_migrated = 0;  ///< chains this rank's groups took from another group (steal)
+};
+
+/// One run (runs.csv's columns). valid and time_s are known on every rank, the rest of the summary on rank 0 of
+/// the communicator.
+struct Report {
+  std::string balancer, method, finished;  ///< as run: the defaults filled in ("" where the balancer has no rule)
+  int interval = 0;                        ///< 0 for balancers that use none
+  int nprocs = 0, groups = 0, chains_per_group = 0;
+  double time_s = 0;  ///< the slowest rank's elapsed time
+  double regroups_avg = 0, regroups_std = 0;
+  int64_t regroups_min = 0, regroups_max = 0;
+  double migrated_avg = 0;
+  bool valid = false;      ///< every item of every chain worked once, every rank finished, no communicator leaked
+  std::string violations;  ///< why not valid
+  RankReport rank;         ///< this rank
+  std::vector<RankReport> ranks;  ///< rank 0 only: every rank, in rank order
+  int64_t recorded_items = 0;     ///< rank 0 only: item rows written to Options::record
+  int64_t recorded_speedups = 0;  ///< rank 0 only: speed-up rows written to it
+};
+
+/// Collective over comm: works every chain under the options. Bad options throw mcmclb::InputError on every rank
+/// alike, with the line a study file's key gets, before any work. An exception thrown by a Chains call on any rank
+/// prints one line naming the rank, the chain, the item and the cause, and aborts the job (MPI_Abort, exit 3), as
+/// the other ranks would otherwise wait for that rank forever; a recording is written, whole, only at the end.
+Report run(MPI_Comm comm, Chains& chains, const Options& options);
+
+/// The balancer names run() accepts, in the order users see them.
+std::vector<std::string> balancer_names();
+
+}  // namespace mcmclb::walkers

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The public API for an application's chains (mcmclb/walkers.hpp): the options become a run as a study file's keys
+// would (the study library's parser and checks), the kernel works the application's chains through ChainWork, and
+// the results come back as runs.csv's and ranks.csv's numbers, with the items' costs as a trace file if asked.
+#include "mcmclb/walkers.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+#include "mcmclb/balancer.hpp"
+#include "mcmclb/config.hpp"
+#include "mcmclb/csv.hpp"
+#include "mcmclb/input_error.hpp"
+#include "mcmclb/kernel.hpp"
+#include "mcmclb/mpi.hpp"
+#include "mcmclb/provenance.hpp"
+#include "mcmclb/text.hpp"
+#include "mcmclb/trace.hpp"
+
+namespace mcmclb::walkers {
+
+namespace {
+
+/// A value as a YAML double-quoted scalar: whatever the application passes stays one string, which the study's
+/// parser then checks (a name with a comma or a bracket must not turn into a list of names).
+std::string yaml_quoted(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+/// A number as YAML reads it back exactly.
+std::string yaml_number(double x) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g", x);
+  return text;
+}
+
+/// The run the options ask for on nprocs ranks, built and checked by the study library as the keys of a study file
+/// would be: the same names, the same defaults and the same one-line errors.
+RunSpec run_spec(const Options& o, int nprocs, int chain_count) {
+  std::vector<std::string> keys = {"balancer=" + yaml_quoted(o.balancer), "interval=" + std::to_string(o.interval),
+                                   "G=" + std::to_string(o.group_size), "T_ms=" + yaml_number(1000.0 * o.item_s),
+                                   "work.wait=" + yaml_quoted(o.wait)};
+  if (!o.method.empty()) keys.push_back("method=" + yaml_quoted(o.method));
+  if (!o.finished.empty()) keys.push_back("finished=" + yaml_quoted(o.finished));
+  Experiment e = parse_experiment("experiment: walkers\n", keys, "mcmclb::walkers::Options");
+  check_against_nprocs(e, nprocs);
+  const int groups = nprocs / e.G;
+  if (chain_count < 1 || chain_count % groups != 0) {
+    throw InputError("Chains::count(): " + std::to_string(chain_count) + " chains do not split evenly over the " +
+                     std::to_string(groups) + " initial groups of " + std::to_string(e.G) +
+                     " ranks (allowed: a positive multiple of " + std::to_string(groups) + ")");
+  }
+  e = parse_experiment(
+      "experiment: walkers\n",
+      [&] {
+        keys.push_back("chains_per_group=" + std::to_string(chain_count / groups));
+        return keys;
+      }(),
+      "mcmclb::walkers::Options");
+  std::vector<RunSpec> runs = expand_runs(e, nprocs, catalog(), 1);
+  RunSpec spec = std::move(runs.front());
+  spec.work.compute.record = !o.record.empty();
+  return spec;
+}
+
+/// One line on standard error and the whole job ends: a rank whose chain failed cannot take part in its group's
+/// next collective, so the others would wait for it forever.
+[[noreturn]] void abort_run(MPI_Comm comm, int rank, const std::string& what) {
+  std::fprintf(stderr, "mcmclb: rank %d: %s\n", rank, what.c_str());
+  std::fflush(stderr);
+  MPI_Abort(comm, 3);
+  std::abort();  // MPI_Abort does not return; should a library's do, the rank still ends
+}
+
+/// The application's chains as the kernel works them: every call guarded, so that an exception names the chain,
+/// the item and the call.
+class AppChains final : public ChainWork {
+ public:
+  AppChains(Chains& chains, MPI_Comm comm, int rank) : chains_(chains), comm_(comm), rank_(rank) {}
+
+  [[nodiscard]] int64_t items(int chain) const override { return lengths_.at(static_cast<std::size_t>(chain)); }
+  void start(int chain, GroupComm& group) override {
+    guard(chain, 0, "start", [&] { chains_.start(chain, group); });
+  }
+  void work(int chain, int64_t item, GroupComm& group) override {
+    guard(chain, item, "work", [&] { chains_.work(chain, item, group); });
+  }
+  void finish(int chain, GroupComm& group) override {
+    guard(chain, items(chain), "finish", [&] { chains_.finish(chain, group); });
+  }
+  std::vector<std::byte> save(int chain) override {
+    std::vector<std::byte> bytes;
+    guard(chain, -1, "save", [&] { bytes = chains_.save(chain); });
+    return bytes;
+  }
+  void restore(int chain, std::span<const std::byte> state) override {
+    guard(chain, -1, "restore", [&] { chains_.restore(chain, state); });
+  }
+
+  /// Reads every chain's length once (the kernel asks often) and checks it.
+  void read_lengths() {
+    lengths_.clear();
+    for (int c = 0; c < chains_.count(); ++c) {
+      const int64_t n = chains_.items(c);
+      if (n < 0 || n > kMaxItems) {
+        throw InputError("Chains::items(" + std::to_string(c) + "): " + std::to_string(n) +
+                         " is not allowed (allowed: 0 to 2^40 items)");
+      }
+      lengths_.push_back(n);
+    }
+  }
+  [[nodiscard]] const std::vector<int64_t>& lengths() const noexcept { return lengths_; }
+
+ private:
+  template <typename Call>
+  void guard(int chain, int64_t item, const char* call, Call&& body) {
+    try {
+      body();
+    } catch (const std::exception& e) {
+      const std::string where = item >= 0 ? " item " + std::to_string(item) : std::string();
+      abort_run(comm_, rank_, "chain " + std::to_string(chain) + where + ": Chains::" + call + " threw: " + e.what());
+    } catch (...) {
+      abort_run(comm_, rank_,
+                "chain " + std::to_string(chain) + ": Chains::" + call + " threw a non-standard exception");
+    }
+  }
+
+  Chains& chains_;
+  MPI_Comm comm_;
+  int rank_;
+  std::vector<int64_t> lengths_;
+};
+
+/// Collective: the chains' count and lengths must be the same on every rank (a hash compared by MIN and MAX).
+void check_same_chains(const mpi::Comm& comm, const std::vector<int64_t>& lengths) {
+  uint64_t h = mix64(lengths.size());
+  for (const int64_t n : lengths) h = mix64(h ^ static_cast<uint64_t>(n));
+  const auto mine = static_cast<int64_t>(h >> 1);
+  std::array<int64_t, 2> both{mine, -mine};
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, both.data(), 2, MPI_INT64_T, MPI_MIN, comm.get()), "MPI_Allreduce");
+  if (both[0] != -both[1]) {
+    throw InputError("Chains::count() and Chains::items() differ between ranks (every rank must see the same chains)");
+  }
+}
+
+/// Collective: the record file can be written (checked on rank 0, before any work), else the same error everywhere.
+void check_record_path(const mpi::Comm& comm, const std::string& path) {
+  std::array<char, 256> why{};
+  if (comm.rank() == 0) {
+    const std::string probe = path + ".probe";
+    std::FILE* f = std::fopen(probe.c_str(), "w");
+    if (f == nullptr) {
+      std::snprintf(why.data(), why.size(), "%s", std::strerror(errno));
+    } else {
+      std::fclose(f);
+      std::remove(probe.c_str());
+    }
+  }
+  mpi::check(MPI_Bcast(why.data(), static_cast<int>(why.size()), MPI_CHAR, 0, comm.get()), "MPI_Bcast");
+  if (why[0] != '\0') throw InputError("Options::record: cannot write " + path + ": " + why.data());
+}
+
+RankReport rank_report(const RankStats& s) {
+  return {.elapsed_s = s.elapsed_s,
+          .work_s = s.work_s,
+          .polling_s = s.polling_s,
+          .waiting_s = s.waiting_s,
+          .regroup_s = s.regroup_s,
+          .regroups = s.regroups,
+          .items_worked = s.items_worked,
+          .state_bytes = s.state_bytes,
+          .chains_migrated = s.chains_migrated};
+}
+
+/// Collective: the run's invariants on rank 0 (every rank finished, every communicator freed, no balancer message
+/// left, each item of each chain worked exactly once).
+std::vector<std::string> check_invariants(const Kernel& kernel, const std::vector<int64_t>& lengths,
+                                          const mpi::Comm& comm) {
+  const std::size_t chains = lengths.size();
+  std::vector<int64_t> mine(3 + 2 * chains, 0), all(mine.size(), 0);
+  mine[0] = kernel.finished() ? 0 : 1;
+  mine[1] = kernel.comms_created() - kernel.comms_freed();
+  mine[2] = control_message_pending(kernel) ? 1 : 0;
+  for (const ChainCount& c : kernel.counted()) {
+    mine[3 + 2 * static_cast<std::size_t>(c.chain)] += c.items;
+    mine[4 + 2 * static_cast<std::size_t>(c.chain)] += c.index_sum;
+  }
+  mpi::reduce_sum_politely(comm, mine.data(), all.data(), static_cast<int>(mine.size()), 0);
+  std::vector<std::string> violations;
+  if (comm.rank() != 0) return violations;
+  if (all[0] != 0) violations.push_back(std::to_string(all[0]) + " rank(s) did not finish");
+  if (all[1] != 0) violations.push_back(std::to_string(all[1]) + " communicator(s) not freed");
+  if (all[2] != 0) violations.push_back(std::to_string(all[2]) + " rank(s) with unreceived balancer messages");
+  for (std::size_t c = 0; c < chains && violations.size() < 8; ++c) {
+    const int64_t n = lengths[c];
+    const int64_t items = all[3 + 2 * c], sum = all[4 + 2 * c];
+    if (items != n || sum != n * (n - 1) / 2) {
+      violations.push_back("chain " + std::to_string(c) + ": " + std::to_string(items) + " of " + std::to_string(n) +
+                           " items worked");
+    }
+  }
+  return violations;
+}
+
+/// Collective: every rank's statistics on rank 0, by rank.
+std::vector<RankStats> gather_stats(const Kernel& kernel, const mpi::Comm& comm) {
+  const RankStats::Words mine = kernel.stats().to_words();
+  const int words = static_cast<int>(mine.size());
+  std::vector<double> all(comm.rank() == 0 ? mine.size() * static_cast<std::size_t>(comm.size()) : 0);
+  mpi::check(MPI_Gather(mine.data(), words, MPI_DOUBLE, all.data(), words, MPI_DOUBLE, 0, comm.get()), "MPI_Gather");
+  std::vector<RankStats> ranks;
+  for (std::size_t at = 0; at < all.size(); at += mine.size()) {
+    RankStats::Words w{};
+    std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(at), mine.size(), w.begin());
+    ranks.push_back(RankStats::from_words(w));
+  }
+  return ranks;
+}
+
+/// The summary runs.csv gives a run, from every rank's statistics.
+void summarise(const std::vector<RankStats>& ranks, Report& r) {
+  double sum = 0, sum_sq = 0, migrated = 0;
+  r.regroups_min = ranks.empty() ? 0 : ranks.front().regroups;
+  for (const RankStats& s : ranks) {
+    r.time_s = std::max(r.time_s, s.elapsed_s);
+    sum += static_cast<double>(s.regroups);
+    sum_sq += static_cast<double>(s.regroups) * static_cast<double>(s.regroups);
+    r.regroups_min = std::min(r.regroups_min, s.regroups);
+    r.regroups_max = std::max(r.regroups_max, s.regroups);
+    migrated += static_cast<double>(s.chains_migrated);
+    r.ranks.push_back(rank_report(s));
+  }
+  const auto n = static_cast<double>(std::max<std::size_t>(ranks.size(), 1));
+  r.regroups_avg = sum / n;
+  r.regroups_std = std::sqrt(std::max(0.0, sum_sq / n - r.regroups_avg * r.regroups_avg));
+  r.migrated_avg = migrated / n;
+}
+
+/// Collective: every item's cost on rank 0, by chain and item.
+std::vector<ItemCost> gather_costs(const Kernel& kernel, const mpi::Comm& comm) {
+  std::vector<double> mine;  // chain, item, ranks, seconds: small integers are exact in a double
+  for (const ItemCost& c : kernel.item_costs()) {
+    mine.insert(mine.end(),
+                {static_cast<double>(c.chain), static_cast<double>(c.item), static_cast<double>(c.ranks), c.seconds});
+  }
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(static_cast<std::size_t>(comm.size())), offsets(counts.size());
+  mpi::check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm.get()), "MPI_Gather");
+  int total = 0;
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    offsets[r] = total;
+    total += counts[r];
+  }
+  std::vector<double> all(comm.rank() == 0 ? static_cast<std::size_t>(total) : 0);
+  mpi::check(
+      MPI_Gatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, 0, comm.get()),
+      "MPI_Gatherv");
+  std::vector<ItemCost> costs;
+  for (std::size_t at = 0; at + 3 < all.size(); at += 4) {
+    costs.push_back(
+        {static_cast<int>(all[at]), static_cast<int64_t>(all[at + 1]), static_cast<int>(all[at + 2]), all[at + 3]});
+  }
+  std::sort(costs.begin(), costs.end(), [](const ItemCost& a, const ItemCost& b) {
+    return std::pair(a.chain, a.item) < std::pair(b.chain, b.item);
+  });
+  return costs;
+}
+
+/// The trace file of a run's items: comment lines saying where it came from, the item rows, then each chain's
+/// measured speed-ups (mean seconds per item at 1 rank over those at m, where it worked at both) and, as rows of
+/// chain `*`, the mean of those over the chains measured at m, for the chains that were not.
+std::string trace_text(const std::vector<ItemCost>& costs, const Report& r, const Options& o, int64_t& speedups) {
+  std::map<std::pair<int, int>, ItemTiming> per_size;
+  for (const ItemCost& c : costs) {
+    ItemTiming& t = per_size[{c.chain, c.ranks}];
+    ++t.items;
+    t.seconds += c.seconds;
+  }
+  const auto mean = [&](int chain, int m) -> std::optional<double> {
+    const auto it = per_size.find({chain, m});
+    if (it == per_size.end() || !(it->second.seconds > 0)) return std::nullopt;
+    return it->second.seconds / static_cast<double>(it->second.items);
+  };
+  std::map<int, std::map<int, double>> measured;  // chain -> m -> speed-up
+  std::map<int, std::pair<double, int>> pooled;   // m -> sum of speed-ups, chains
+  for (const auto& [key, timing] : per_size) {
+    const auto [chain, m] = key;
+    if (m == 1) continue;
+    const auto at_1 = mean(chain, 1), at_m = mean(chain, m);
+    if (!at_1 || !at_m) continue;
+    measured[chain][m] = *at_1 / *at_m;
+    pooled[m].first += *at_1 / *at_m;
+    ++pooled[m].second;
+  }
+  std::string name;
+  for (const char c : o.name) name += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
+  std::ostringstream out;
+  out << "# recorded by mcmclb::walkers::run (mcmclb " << git_commit() << "): " << name << " under balancer "
+      << r.balancer << (r.method.empty() ? "" : " " + r.method) << (r.finished.empty() ? "" : " " + r.finished)
+      << " at " << r.nprocs << " ranks, " << r.groups << " initial groups of " << r.nprocs / std::max(r.groups, 1)
+      << ", " << r.chains_per_group << " chains each\n";
+  out << "# with " << mpi::library_version() << " on " << collect_provenance("", r.nprocs).host << ", " << utc_now()
+      << "\n";
+  out << "# speed-ups: measured where a chain worked items at 1 and at m ranks; chain * is their mean at m, for the "
+         "chains not measured there; without any, a replay assumes every chain scales perfectly\n";
+  out << kTraceHeader << "\n";
+  for (const ItemCost& c : costs) {
+    out << c.chain << ',' << c.item << ',' << c.ranks << ',' << csv::number(c.seconds) << ",\n";
+  }
+  speedups = 0;
+  for (const auto& [chain, ups] : measured) {
+    for (const auto& [m, up] : ups) {
+      out << chain << ",," << m << ",," << csv::number(up) << "\n";
+      ++speedups;
+    }
+  }
+  for (const auto& [m, sum] : pooled) {
+    out << "*,," << m << ",," << csv::number(sum.first / sum.second) << "\n";
+    ++speedups;
+  }
+  return out.str();
+}
+
+/// Writes text to path whole or not at all: a temporary file in the same folder, then a rename.
+void write_whole(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) throw std::runtime_error("cannot write " + temporary + ": " + std::strerror(errno));
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(temporary.c_str());
+    throw std::runtime_error("cannot rename " + temporary + " to " + path + ": " + why);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> balancer_names() {
+  std::vector<std::string> names;
+  for (const BalancerEntry& e : balancer_entries()) names.emplace_back(e.info.name);
+  return names;
+}
+
+Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
+  const mpi::Comm comm = mpi::Comm::view(comm_handle);
+  const int rank = comm.rank();
+  const int nprocs = comm.size();
+  AppChains app(chains, comm_handle, rank);
+  // Checked everywhere before anything is sent, so every rank throws the same line or none does.
+  if (!(std::isfinite(options.item_s) && options.item_s > 0)) {
+    throw InputError("Options::item_s: " + yaml_number(options.item_s) + " is not allowed (allowed: seconds > 0)");
+  }
+  const RunSpec spec = run_spec(options, nprocs, chains.count());
+  app.read_lengths();
+  check_same_chains(comm, app.lengths());
+  if (!options.record.empty()) check_record_path(comm, options.record);
+  const BalancerInfo& info = balancer_info(spec.balancer);
+  std::vector<int> sizes = initial_group_sizes(spec, comm);
+
+  Report r;
+  r.balancer = spec.balancer;
+  r.method = spec.method;
+  r.finished = spec.finished ? std::string(to_string(*spec.finished)) : std::string();
+  r.interval = spec.interval;
+  r.nprocs = nprocs;
+  r.groups = static_cast<int>(sizes.size());
+  r.chains_per_group = spec.workload.chains_per_group;
+
+  // Waits as work.wait says; by default they spin where every rank has a core of its own and nap where ranks share
+  // them, as mcmclb's own runs do.
+  const mpi::NodeOccupancy occupancy = mpi::node_occupancy(comm);
+  const mpi::ScopedWaitPolicy waiting(spec.work.wait ? *spec.work.wait : mpi::machine_wait_policy(occupancy));
+  Kernel kernel(spec, std::move(sizes), spec.method.empty() ? std::string(info.initial_method) : spec.method,
+                comm_handle, app);
+  const auto balancer = make_balancer(spec);
+  kernel.form_initial_groups(info.regroups);
+  kernel.start(spec.finished == FinishedRule::pays ? Kernel::CalibrationPass::to_price : Kernel::CalibrationPass::none);
+  balancer->run(kernel);
+  mpi::barrier_politely(comm, mpi::setup_patience);  // everyone has finished; what follows is checking
+
+  const std::vector<std::string> violations = check_invariants(kernel, app.lengths(), comm);
+  const std::vector<RankStats> ranks = gather_stats(kernel, comm);
+  r.rank = rank_report(kernel.stats());
+  std::vector<ItemCost> costs;
+  if (!options.record.empty()) costs = gather_costs(kernel, comm);
+  if (rank == 0) {
+    summarise(ranks, r);
+    r.valid = violations.empty();
+    r.violations = join(violations, "; ");
+    if (!options.record.empty() && r.valid) {
+      const std::string text = trace_text(costs, r, options, r.recorded_speedups);
+      (void)Trace::parse(text, options.record);  // what mcmclb reads back: a recording it would refuse is a bug here
+      write_whole(options.record, text);
+      r.recorded_items = static_cast<int64_t>(costs.size());
+    }
+  }
+  std::array<double, 2> verdict = {r.valid ? 1.0 : 0.0, r.time_s};
+  mpi::bcast_politely(comm, verdict.data(), 2, MPI_DOUBLE, 0);
+  r.valid = verdict[0] != 0.0;
+  r.time_s = verdict[1];
+  return r;
+}
+
+}  // namespace mcmclb::walkers
