@@ -5,7 +5,11 @@
 #   (a) the plain C test tests/c_api_test.c with mpicc + pkg-config, run under mpiexec -n 3;
 #   (b) the CMake project tests/install/consumer (find_package(mcmclb COMPONENTS comm)), run under mpiexec -n 2;
 #   (c) the C-only CMake project tests/install/consumer_c (project(... LANGUAGES C), the same find_package) built
-#       from tests/c_api_test.c, run under mpiexec -n 3: the package must not require C++ of a C project.
+#       from tests/c_api_test.c, run under mpiexec -n 3: the package must not require C++ of a C project;
+#   (d) the example application examples/ising (find_package(mcmclb COMPONENTS walkers)), run under mpiexec -n 2
+#       and 3 under several balancers with the same answers, a recording that mcmclb's trace reader accepts, a
+#       misspelt balancer refused with the study file's line, and a failing item that ends the job with one line
+#       and no trace file.
 # LD_LIBRARY_PATH is unset throughout: the programs must find libmcmclb_comm through their RUNPATH. Fails if
 # anything resolves into the build or source tree instead of the prefix.
 # Usage: install_consumers.sh <source dir> <build dir> [mpiexec]
@@ -18,12 +22,12 @@ prefix=$work/prefix
 fail() { echo "install_consumers: FAIL: $*" >&2; exit 1; }
 # The library a program loads must be the installed one.
 check_loads_from_prefix() {
-  local exe=$1 line
-  line=$(ldd "$exe" | grep libmcmclb_comm) || fail "$exe does not link libmcmclb_comm"
+  local exe=$1 lib=${2:-libmcmclb_comm} line
+  line=$(ldd "$exe" | grep "$lib") || fail "$exe does not link $lib"
   echo "  ldd: $line"
   case "$line" in
     *"=> $prefix/"*) ;;
-    *) fail "$exe resolves libmcmclb_comm outside the prefix $prefix" ;;
+    *) fail "$exe resolves $lib outside the prefix $prefix" ;;
   esac
 }
 
@@ -76,4 +80,48 @@ if grep -q "^CMAKE_CXX_COMPILER:" "$work/consumer_c-build/CMakeCache.txt"; then
 fi
 check_loads_from_prefix "$work/consumer_c-build/c_consumer"
 "$mpiexec" -n 3 "$work/consumer_c-build/c_consumer"
+echo "== (d) the example application: examples/ising with find_package(mcmclb COMPONENTS walkers)"
+cp -r "$src/examples/ising" "$work/ising"
+build_cmake_consumer ising
+ising=$work/ising-build/ising
+check_loads_from_prefix "$ising" libmcmclb_walkers
+check_loads_from_prefix "$ising" libmcmclb_comm
+# Small chains, and waits that nap: the other tests share the cores, where a spinning rank starves its partner.
+small=(--items 1 --sweeps 4 --size 16 --wait polite)
+answers=""
+for run in "2 none" "2 async" "2 mostwork" "2 steal" "3 steal --chains 6" "3 async --chains 6"; do
+  read -r ranks balancer more <<<"$run"
+  # shellcheck disable=SC2086  # more: further flags, as words
+  out=$(timeout 60 "$mpiexec" -n "$ranks" "$ising" "${small[@]}" --balancer "$balancer" $more) ||
+    fail "ising under $balancer at $ranks ranks"
+  line=$(grep '^answers ' <<<"$out") || fail "ising under $balancer printed no answers"
+  echo "  $ranks ranks, $balancer $more: $(grep '^run: ' <<<"$out" | cut -d, -f1-2), $line"
+  # The same chains (the same flags beyond the balancer) give the same answers whatever the balancer and ranks.
+  key=chains${more// /}
+  previous=$(grep -m1 "^$key answers " <<<"$answers" | cut -d' ' -f2- || true)
+  [ -z "$previous" ] || [ "$previous" = "$line" ] || fail "ising under $balancer: $line, earlier runs $previous"
+  answers+="$key $line"$'\n'
+done
+timeout 60 "$mpiexec" -n 2 "$ising" "${small[@]}" --balancer mostwork --record "$work/ising-trace.csv" |
+  grep '^recorded ' || fail "ising did not record a trace"
+grep -q '^# recorded by mcmclb::walkers::run' "$work/ising-trace.csv" || fail "the trace has no comment line"
+# The trace as a replay reads it (mcmclb advise reads it so too, but needs the simulation build, which this build
+# does not make): a study replaying it, planned, which parses every row.
+printf 'experiment: ising-replay\nnprocs: 2\nchains_per_group: 4\nworkload:\n  model: trace\n  file: %s\n' \
+  "$work/ising-trace.csv" >"$work/replay.yaml"
+"$build/mcmclb" plan "$work/replay.yaml" >/dev/null || fail "mcmclb plan refused a study replaying the recorded trace"
+echo "  mcmclb reads the recorded trace: $(grep -c '^[0-9]*,[0-9]' "$work/ising-trace.csv") item rows"
+# A misspelt balancer: the study file's line, exit 2, before any work.
+status=0
+err=$(timeout 60 "$mpiexec" -n 2 "$ising" --balancer mostwrok 2>&1) || status=$?
+[ "$status" = 2 ] || fail "a misspelt balancer: exit status $status (expected 2): $err"
+grep -q "^ising: key balancer: unknown balancer 'mostwrok' (allowed: none, " <<<"$err" || fail "misspelt balancer: $err"
+echo "  misspelt: $err"
+# An item that throws: one line naming the chain and the item, a non-zero exit, no hang and no trace left.
+rm -f "$work/failed-trace.csv"
+if err=$(timeout 60 "$mpiexec" -n 2 "$ising" "${small[@]}" --balancer async --throw-at 5:1 \
+  --record "$work/failed-trace.csv" 2>&1); then fail "a throwing item ended the run with status 0"; fi
+grep -q "chain 5 item 1: Chains::work threw: the test's failure on request" <<<"$err" || fail "throwing item: $err"
+[ ! -e "$work/failed-trace.csv" ] || fail "a failed run left a trace file"
+echo "  throwing item: $(grep 'chain 5 item 1' <<<"$err" | head -1)"
 echo "install_consumers: OK"

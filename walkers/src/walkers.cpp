@@ -75,8 +75,8 @@ RunSpec run_spec(const Options& o, int nprocs, int chain_count) {
   const int groups = nprocs / e.G;
   if (chain_count < 1 || chain_count % groups != 0) {
     throw InputError("Chains::count(): " + std::to_string(chain_count) + " chains do not split evenly over the " +
-                     std::to_string(groups) + " initial groups of " + std::to_string(e.G) +
-                     " ranks (allowed: a positive multiple of " + std::to_string(groups) + ")");
+                     std::to_string(groups) + " initial groups (G=" + std::to_string(e.G) +
+                     "; allowed: a positive multiple of " + std::to_string(groups) + ")");
   }
   e = parse_experiment(
       "experiment: walkers\n",
