@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "mcmclb/input_error.hpp"
@@ -31,6 +32,7 @@ namespace {
 
 using mcmclb::GroupComm;
 using mcmclb::InputError;
+using namespace std::chrono_literals;
 
 /// splitmix64's finaliser: a well-mixed hash, the source of every random number here.
 uint64_t mix(uint64_t x) {
@@ -56,6 +58,8 @@ struct Settings {
   uint64_t seed = 1;
   int throw_chain = -1;  // a test of failures: this chain's item throw_item throws
   int64_t throw_item = -1;
+  int hang_chain = -1;  // and this chain's item hang_item never returns on the group's first rank
+  int64_t hang_item = -1;
   [[nodiscard]] double temperature(int chain) const { return chains == 1 ? 2.269 : 1.5 + 2.0 * chain / (chains - 1); }
 };
 
@@ -92,6 +96,7 @@ class IsingChains final : public mcmclb::walkers::Chains {
 
   void work(int chain, int64_t item, GroupComm& group) override {
     if (chain == s_.throw_chain && item == s_.throw_item) throw std::runtime_error("the test's failure on request");
+    while (chain == s_.hang_chain && item == s_.hang_item && group.rank() == 0) std::this_thread::sleep_for(1s);
     Lattice& l = held_.at(chain);
     const double beta = 1.0 / s_.temperature(chain);
     // Boltzmann factors of the two uphill flips (dE = 4, 8): computed alike on every rank.
@@ -258,7 +263,7 @@ int64_t integer(std::string_view flag, const char* text, int64_t lo, int64_t hi)
 constexpr const char* kUsage =
     "usage: ising [--balancer B] [--method M] [--finished F] [--interval N] [--group-size G] [--wait W]\n"
     "             [--record FILE] [--chains C] [--items N] [--sweeps K] [--size L] [--seed S] [--plain]\n"
-    "             [--throw-at C:I]\n";
+    "             [--item-timeout S] [--throw-at C:I] [--hang-at C:I]\n";
 
 int body(int argc, char** argv) {
   mcmclb::walkers::Options options;
@@ -301,12 +306,17 @@ int body(int argc, char** argv) {
       s.size = static_cast<int>(integer(flag, value, 4, 64));
     else if (flag == "--seed")
       s.seed = static_cast<uint64_t>(integer(flag, value, 0, INT64_MAX));
-    else if (flag == "--throw-at") {
+    else if (flag == "--item-timeout")
+      options.item_timeout_s = static_cast<double>(integer(flag, value, 0, 86400));
+    else if (flag == "--throw-at" || flag == "--hang-at") {
       const std::string text = value;
       const auto colon = text.find(':');
-      if (colon == std::string::npos) throw InputError("--throw-at: '" + text + "' is not allowed (allowed: C:I)");
-      s.throw_chain = static_cast<int>(integer(flag, text.substr(0, colon).c_str(), 0, 1 << 16));
-      s.throw_item = integer(flag, text.substr(colon + 1).c_str(), 0, INT64_MAX);
+      if (colon == std::string::npos)
+        throw InputError(std::string(flag) + ": '" + text + "' is not allowed (allowed: C:I)");
+      const auto chain = static_cast<int>(integer(flag, text.substr(0, colon).c_str(), 0, 1 << 16));
+      const int64_t item = integer(flag, text.substr(colon + 1).c_str(), 0, INT64_MAX);
+      (flag == "--throw-at" ? s.throw_chain : s.hang_chain) = chain;
+      (flag == "--throw-at" ? s.throw_item : s.hang_item) = item;
     } else {
       throw InputError(std::string(flag) + ": unknown flag\n" + kUsage);
     }

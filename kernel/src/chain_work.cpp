@@ -118,7 +118,7 @@ void Kernel::take_app_chain(EventKind kind, int holder) {
   }
   const double t0 = pace::now_s();
   // The state's length first: an application's states need not all be of one size.
-  std::vector<std::byte> bytes = is_root ? chains_->save(at.chain) : std::vector<std::byte>{};
+  std::vector<std::byte> bytes = is_root ? chains_->save(at.chain, at.item) : std::vector<std::byte>{};
   std::array<int64_t, 1> length{static_cast<int64_t>(bytes.size())};
   group_comm_->bcast(length, root);
   std::vector<int64_t> words(static_cast<std::size_t>((length[0] + 7) / 8), 0);
@@ -128,7 +128,8 @@ void Kernel::take_app_chain(EventKind kind, int holder) {
   stats_.state_s += bcast_s;
   // The members of the group that worked the chain hold it already, at this very item.
   if (app_chain_ == at.chain && app_next_ == at.item) return;
-  chains_->restore(at.chain, std::as_bytes(std::span<const int64_t>(words)).first(static_cast<std::size_t>(length[0])));
+  chains_->restore(at.chain, at.item,
+                   std::as_bytes(std::span<const int64_t>(words)).first(static_cast<std::size_t>(length[0])));
   app_chain_ = at.chain;
   app_next_ = at.item;
   stats_.state_bytes += length[0];

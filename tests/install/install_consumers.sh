@@ -8,8 +8,8 @@
 #       from tests/c_api_test.c, run under mpiexec -n 3: the package must not require C++ of a C project;
 #   (d) the example application examples/ising (find_package(mcmclb COMPONENTS walkers)), run under mpiexec -n 2
 #       and 3 under several balancers with the same answers, a recording that mcmclb's trace reader accepts, a
-#       misspelt balancer refused with the study file's line, and a failing item that ends the job with one line
-#       and no trace file.
+#       misspelt balancer refused with the study file's line, and a throwing item and a hanging one that each end
+#       the job with one line (the first with no trace file left).
 # LD_LIBRARY_PATH is unset throughout: the programs must find libmcmclb_comm through their RUNPATH. Fails if
 # anything resolves into the build or source tree instead of the prefix.
 # Usage: install_consumers.sh <source dir> <build dir> [mpiexec]
@@ -124,4 +124,11 @@ if err=$(timeout 60 "$mpiexec" -n 2 "$ising" "${small[@]}" --balancer async --th
 grep -q "chain 5 item 1: Chains::work threw: the test's failure on request" <<<"$err" || fail "throwing item: $err"
 [ ! -e "$work/failed-trace.csv" ] || fail "a failed run left a trace file"
 echo "  throwing item: $(grep 'chain 5 item 1' <<<"$err" | head -1)"
+# An item that never returns on one rank: the time limit ends the job with one line, well before the timeout.
+status=0
+err=$(timeout 60 "$mpiexec" -n 2 "$ising" "${small[@]}" --balancer async --hang-at 5:1 --item-timeout 1 2>&1) ||
+  status=$?
+[ "$status" != 0 ] && [ "$status" != 124 ] || fail "a hanging item: exit status $status (expected the limit's): $err"
+grep -q "chain 5 item 1: Chains::work did not return within 1 s" <<<"$err" || fail "hanging item: $err"
+echo "  hanging item: $(grep 'chain 5 item 1' <<<"$err" | head -1)"
 echo "install_consumers: OK"

@@ -8,8 +8,11 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -17,9 +20,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include "mcmclb/balancer.hpp"
@@ -101,10 +106,13 @@ RunSpec run_spec(const Options& o, int nprocs, int chain_count) {
 }
 
 /// The application's chains as the kernel works them: every call guarded, so that an exception names the chain,
-/// the item and the call.
+/// the item and the call; with a time limit, a watchdog thread ends the process when a call outlasts it.
 class AppChains final : public ChainWork {
  public:
   AppChains(Chains& chains, MPI_Comm comm, int rank) : chains_(chains), comm_(comm), rank_(rank) {}
+  ~AppChains() override { stop_watchdog(); }
+  AppChains(const AppChains&) = delete;
+  AppChains& operator=(const AppChains&) = delete;
 
   [[nodiscard]] int64_t items(int chain) const override { return lengths_.at(static_cast<std::size_t>(chain)); }
   void start(int chain, GroupComm& group) override {
@@ -116,13 +124,13 @@ class AppChains final : public ChainWork {
   void finish(int chain, GroupComm& group) override {
     guard(chain, items(chain), "finish", [&] { chains_.finish(chain, group); });
   }
-  std::vector<std::byte> save(int chain) override {
+  std::vector<std::byte> save(int chain, int64_t item) override {
     std::vector<std::byte> bytes;
-    guard(chain, -1, "save", [&] { bytes = chains_.save(chain); });
+    guard(chain, item, "save", [&] { bytes = chains_.save(chain); });
     return bytes;
   }
-  void restore(int chain, std::span<const std::byte> state) override {
-    guard(chain, -1, "restore", [&] { chains_.restore(chain, state); });
+  void restore(int chain, int64_t item, std::span<const std::byte> state) override {
+    guard(chain, item, "restore", [&] { chains_.restore(chain, state); });
   }
 
   /// Reads every chain's length once (the kernel asks often) and checks it.
@@ -139,9 +147,49 @@ class AppChains final : public ChainWork {
   }
   [[nodiscard]] const std::vector<int64_t>& lengths() const noexcept { return lengths_; }
 
+  /// From now on, a call that has not returned after limit_s seconds ends this process with one line. Not
+  /// MPI_Abort: the watchdog is not the thread MPI was initialised on. The launcher then ends the other ranks.
+  void start_watchdog(double limit_s) {
+    const auto limit = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(limit_s));
+    const auto tick = std::clamp(limit / 20, std::chrono::nanoseconds(std::chrono::milliseconds(1)),
+                                 std::chrono::nanoseconds(std::chrono::milliseconds(100)));
+    watchdog_ = std::thread([this, limit, tick, limit_s] {
+      std::unique_lock lock(watchdog_mutex_);
+      while (!watchdog_stop_) {
+        watchdog_wake_.wait_for(lock, tick);
+        const int64_t since = call_started_ns_.load();
+        if (since == 0 || now_ns() - since < limit.count()) continue;
+        const int64_t item = call_item_.load();
+        const std::string where = item >= 0 ? " item " + std::to_string(item) : std::string();
+        std::fprintf(stderr, "mcmclb: rank %d: chain %d%s: Chains::%s did not return within %g s\n", rank_,
+                     call_chain_.load(), where.c_str(), call_name_.load(), limit_s);
+        std::fflush(stderr);
+        std::_Exit(4);
+      }
+    });
+  }
+  void stop_watchdog() {
+    if (!watchdog_.joinable()) return;
+    {
+      const std::lock_guard lock(watchdog_mutex_);
+      watchdog_stop_ = true;
+    }
+    watchdog_wake_.notify_all();
+    watchdog_.join();
+  }
+
  private:
+  static int64_t now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+
   template <typename Call>
   void guard(int chain, int64_t item, const char* call, Call&& body) {
+    call_chain_.store(chain);
+    call_item_.store(item);
+    call_name_.store(call);
+    call_started_ns_.store(now_ns());
     try {
       body();
     } catch (const std::exception& e) {
@@ -151,12 +199,22 @@ class AppChains final : public ChainWork {
       abort_run(comm_, rank_,
                 "chain " + std::to_string(chain) + ": Chains::" + call + " threw a non-standard exception");
     }
+    call_started_ns_.store(0);
   }
 
   Chains& chains_;
   MPI_Comm comm_;
   int rank_;
   std::vector<int64_t> lengths_;
+  // The call in progress, for the watchdog: started_ns 0 when none is.
+  std::atomic<int64_t> call_started_ns_{0};
+  std::atomic<int> call_chain_{-1};
+  std::atomic<int64_t> call_item_{-1};
+  std::atomic<const char*> call_name_{""};
+  std::thread watchdog_;
+  std::mutex watchdog_mutex_;
+  std::condition_variable watchdog_wake_;
+  bool watchdog_stop_ = false;
 };
 
 /// Collective: the chains' count and lengths must be the same on every rank (a hash compared by MIN and MAX).
@@ -382,6 +440,10 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   if (!(std::isfinite(options.item_s) && options.item_s > 0)) {
     throw InputError("Options::item_s: " + yaml_number(options.item_s) + " is not allowed (allowed: seconds > 0)");
   }
+  if (!(std::isfinite(options.item_timeout_s) && options.item_timeout_s >= 0)) {
+    throw InputError("Options::item_timeout_s: " + yaml_number(options.item_timeout_s) +
+                     " is not allowed (allowed: 0, no limit, or seconds > 0)");
+  }
   const RunSpec spec = run_spec(options, nprocs, chains.count());
   app.read_lengths();
   check_same_chains(comm, app.lengths());
@@ -405,10 +467,12 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   Kernel kernel(spec, std::move(sizes), spec.method.empty() ? std::string(info.initial_method) : spec.method,
                 comm_handle, app);
   const auto balancer = make_balancer(spec);
+  if (options.item_timeout_s > 0) app.start_watchdog(options.item_timeout_s);
   kernel.form_initial_groups(info.regroups);
   kernel.start(spec.finished == FinishedRule::pays ? Kernel::CalibrationPass::to_price : Kernel::CalibrationPass::none);
   balancer->run(kernel);
   mpi::barrier_politely(comm, mpi::setup_patience);  // everyone has finished; what follows is checking
+  app.stop_watchdog();
 
   const std::vector<std::string> violations = check_invariants(kernel, app.lengths(), comm);
   const std::vector<RankStats> ranks = gather_stats(kernel, comm);

@@ -138,10 +138,10 @@ class ChainWork {
   virtual void work(int chain, int64_t item, GroupComm& group) = 0;
   /// Chain c after its last item, on every member of the group that ended it.
   virtual void finish(int chain, GroupComm& group) = 0;
-  /// The state of chain c as bytes, on the member whose group worked it last.
-  [[nodiscard]] virtual std::vector<std::byte> save(int chain) = 0;
-  /// Takes chain c's state from bytes save() made on another rank.
-  virtual void restore(int chain, std::span<const std::byte> state) = 0;
+  /// The state of chain c before item `item` as bytes, on a member whose group worked it so far.
+  [[nodiscard]] virtual std::vector<std::byte> save(int chain, int64_t item) = 0;
+  /// Takes chain c's state before item `item` from bytes save() made on another rank.
+  virtual void restore(int chain, int64_t item, std::span<const std::byte> state) = 0;
 };
 
 class Kernel {

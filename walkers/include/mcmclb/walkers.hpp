@@ -56,6 +56,9 @@ struct Options {
   /// outnumber a node's cores). Choose polite where other programs share the cores: a spinning rank then takes the
   /// core its partner needs, and each of an item's sums can wait a whole time slice.
   std::string wait = "auto";
+  /// Seconds any one Chains call may take; one that has not returned by then ends the job with one line naming the
+  /// rank, the chain, the item and the call (exit status 4), instead of a job that waits forever. 0: no limit.
+  double item_timeout_s = 0;
   /// A trace file to write (docs/reference/columns.md, "Trace files"): every item's cost and each chain's
   /// speed-ups where it worked at more than one group size. Empty: nothing is recorded.
   std::string record;
@@ -92,7 +95,8 @@ struct Report {
 /// Collective over comm: works every chain under the options. Bad options throw mcmclb::InputError on every rank
 /// alike, with the line a study file's key gets, before any work. An exception thrown by a Chains call on any rank
 /// prints one line naming the rank, the chain, the item and the cause, and aborts the job (MPI_Abort, exit 3), as
-/// the other ranks would otherwise wait for that rank forever; a recording is written, whole, only at the end.
+/// the other ranks would otherwise wait for that rank forever; so does a call that outlasts item_timeout_s (exit 4).
+/// A recording is written, whole, only at the end.
 Report run(MPI_Comm comm, Chains& chains, const Options& options);
 
 /// The balancer names run() accepts, in the order users see them.
