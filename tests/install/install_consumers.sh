@@ -89,13 +89,14 @@ check_loads_from_prefix "$ising" libmcmclb_comm
 # Small chains, and waits that nap: the other tests share the cores, where a spinning rank starves its partner.
 small=(--items 1 --sweeps 4 --size 16 --wait polite)
 answers=""
-for run in "2 none" "2 async" "2 mostwork" "2 steal" "3 steal --chains 6" "3 async --chains 6"; do
+for run in "2 none" "2 async" "2 mostwork" "2 steal" "2 none --chains 6" "3 steal --chains 6" "3 async --chains 6"; do
   read -r ranks balancer more <<<"$run"
   # shellcheck disable=SC2086  # more: further flags, as words
   out=$(timeout 60 "$mpiexec" -n "$ranks" "$ising" "${small[@]}" --balancer "$balancer" $more) ||
     fail "ising under $balancer at $ranks ranks"
   line=$(grep '^answers ' <<<"$out") || fail "ising under $balancer printed no answers"
-  echo "  $ranks ranks, $balancer $more: $(grep '^run: ' <<<"$out" | cut -d, -f1-2), $line"
+  # The run line: its time, and the regroupings and moved chains that show the states did travel.
+  echo "  $ranks ranks, $balancer $more: $(grep '^run: ' <<<"$out" | cut -d, -f2-4), $line"
   # The same chains (the same flags beyond the balancer) give the same answers whatever the balancer and ranks.
   key=chains${more// /}
   previous=$(grep -m1 "^$key answers " <<<"$answers" | cut -d' ' -f2- || true)
