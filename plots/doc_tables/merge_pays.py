@@ -83,8 +83,8 @@ def real_versus_none(inputs):
 
 def real_pays(inputs):
     """Real runs under pays: per P four rows, each set-up's median time with its interval, time / none with the
-    interval mcmclb compare forms ([low_B / high_A, high_B / low_A]), the calibration's median (range), and (time +
-    calibration) / none."""
+    interval mcmclb compare forms ([low_B / high_A, high_B / low_A], to three decimals, so that an interval that
+    reaches 1 shows it), the calibration's median (range), and (time + calibration) / none."""
     folder = inputs.folders[0]
     groups, setups = by_setup(Inputs.read(folder, need=svr.COLUMNS + ["calibration_s"]), f"{folder}/runs.csv")
     rows = []
@@ -103,7 +103,7 @@ def real_pays(inputs):
                 for key, text in (("/ none", "1"), ("calibration", "-"), ("(time + calibration) / none", "1")):
                     lines[key].append(text)
                 continue
-            lines["/ none"].append(compare_ratio_text(none, s, 2))
+            lines["/ none"].append(compare_ratio_text(none, s))
             calibration = calibrations(runs, f"{folder}/runs.csv: a {name} run at P = {p}")
             lines["calibration"].append(calibration_text(calibration))
             lines["(time + calibration) / none"].append(f"{(s.median + median(calibration)) / none.median:.1f}")
