@@ -28,7 +28,8 @@ class Chains {
   [[nodiscard]] virtual int count() const = 0;
   /// Items of chain c: the same on every rank, known before the run (balancers plan with it).
   [[nodiscard]] virtual int64_t items(int chain) const = 0;
-  /// Sets up chain c's initial state, before its first item, on every member of the group that starts it.
+  /// Sets up chain c's initial state, before its first item, on every member of the group that starts it. The same
+  /// state on any rank: a chain moved to another group before it started (balancer steal) is started there afresh.
   virtual void start(int chain, GroupComm& group) = 0;
   /// Works item `item` (0, 1, ...) of chain c on every member of the group; group is the communicator the creation
   /// method made over the group's ranks (size() members, this one rank()).
