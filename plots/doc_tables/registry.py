@@ -14,6 +14,7 @@ from .simulation import (async_gap, async_gap_model, collective_merges, constant
 from .steal_regroup import (before_after, regrouping_against_thieves, steal_vs_regroup_compute,
                             steal_vs_regroup_compute_real, steal_vs_regroup_seeds, steal_vs_regroup_sizes,
                             steal_vs_regroup_summary)
+from .start_with import start_with
 from .your_workload import advice, advice_answer, trace_at_scale, trace_replay
 
 
@@ -62,6 +63,7 @@ TABLES = {
     "advice": (advice, (1, 1), {"top": "an integer"}),
     "advice-answer": (advice_answer, (1, 1), {}),
     "which-balancer": (which_balancer, (3, 3), {}),
+    "start-with": (start_with, (2, 16), {}),
 }
 
 

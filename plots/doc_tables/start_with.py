@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The one "which balancer to start with" table (docs/guide/running.md): per kind of work the set-up to start
+with, why, and the cases that back it, each verdict counted from the steal-vs-regroup folders it is given."""
+from collections import defaultdict
+
+import steal_vs_regroup as svr
+from mcmclb_csv import InputError
+
+from .common import Inputs, by_setup, median_of, none_runs, setup_name, table_text
+from .steal_regroup import svr_data
+
+TIMES = "\u00a0×"
+REGROUPERS = ("lookahead(1) range", "mostwork(1) range")
+THIEVES = ("steal", "stealrandom")
+EVEN, UNEVEN = ("cyclic",), ("random", "lognormal")
+
+
+def sizes_text(where):
+    """'P = 64, 256 (W = 1, 2) and 8192 (W = 8)' of {P: {W}}, rank counts with the same W merged."""
+    by_ws = defaultdict(list)
+    for p in sorted(where):
+        by_ws[tuple(sorted(where[p]))].append(p)
+    parts = [f"{', '.join(map(str, ps))} (W = {', '.join(map(str, ws))})" for ws, ps in by_ws.items()]
+    return "P = " + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
+
+
+def evidence_text(found, page):
+    """'simulated at P = ...; measured at P = ... ([page](page))' of {simulated: {P: {W}}}."""
+    parts = [f"{'simulated' if sim else 'measured'} at {sizes_text(found[sim])}" for sim in (True, False) if found[sim]]
+    return "; ".join(parts) + f" ([{page}]({page}))"
+
+
+def emulated_cases(folders):
+    """Every (folder, workload, W) of emulated steal-vs-regroup folders: (workload, W, P, simulated, {set-up: time /
+    ideal, median over seeds}) for the regrouping balancers and the thieves the folder ran."""
+    cases = []
+    for folder in folders:
+        nprocs, data, simulated = svr_data(folder)
+        for workload, labels in data.items():
+            for w in sorted({w for cells in labels.values() for w in cells}):
+                ratios = {label: labels[label][w].ratio for label in REGROUPERS + THIEVES
+                          if w in labels.get(label, {})}
+                if all(label in ratios for label in REGROUPERS):
+                    cases.append((workload, w, nprocs, simulated, ratios))
+    return cases
+
+
+def emulated_row(cases, workloads, what):
+    """The row for emulated work of the given workloads: the regrouping balancer that wins most of their cases, how
+    often, and how often the better regrouping beats every thief the case ran."""
+    mine = [c for c in cases if c[0] in workloads]
+    if not mine:
+        raise InputError(f"block start-with: no case of {', '.join(workloads)} (allowed: steal-vs-regroup folders "
+                         f"that ran them with {' and '.join(REGROUPERS)})")
+    wins = defaultdict(int)
+    beaten, found = 0, {True: defaultdict(set), False: defaultdict(set)}
+    for _, w, p, simulated, ratios in mine:
+        wins[min(REGROUPERS, key=lambda label: ratios[label])] += 1
+        thieves = [ratios[t] for t in THIEVES if t in ratios]
+        beaten += bool(thieves) and min(ratios[r] for r in REGROUPERS) < min(thieves)
+        found[simulated][p].add(w)
+    best = max(REGROUPERS, key=lambda label: wins[label])
+    other = next(label for label in REGROUPERS if label != best)
+    name, method = best.split()
+    return [f"emulated items that scale with the group (`sleep`, `spin`), {what} ({', '.join(workloads)}), any W",
+            f"`{name}` with `{method}`",
+            f"it beats `{other.split()[0]}` in {wins[best]} of {len(mine)} cases; the better of the two beats the "
+            f"work stealers in {beaten} of {len(mine)}",
+            evidence_text(found, "steal-vs-regroup.md")]
+
+
+def compute_rows(folders):
+    """The two rows for compute mode: one chain per group (the set-up under pays whose guarantee holds, beside
+    mostwork's larger but unpriced gain, both over the simulated cases) and several (the balancers that move chains),
+    from steal-vs-regroup compute folders."""
+    one, several = defaultdict(list), []
+    found = {1: {True: defaultdict(set), False: defaultdict(set)}, 2: {True: defaultdict(set), False: defaultdict(set)}}
+    for folder in folders:
+        rows = Inputs.read(folder, need=svr.COLUMNS + ["finished", "backend", "move", "chains_per_group",
+                                                        "work_mode"])
+        if any(r["work_mode"] != "compute" for r in rows):
+            raise InputError(f"{folder}/runs.csv: runs not in compute mode (allowed: steal-vs-regroup compute "
+                             f"folders)")
+
+        def key(r):
+            return (r["move"], int(r["chains_per_group"]), setup_name(r))
+        groups, setups = by_setup(rows, f"{folder}/runs.csv", key)
+        simulated = all(r["backend"] == "smpi" for r in rows)
+        for p, (move, w, name) in list(groups):
+            if name != "none":
+                continue
+            none = median_of(none_runs(groups, p, folder, (move, w, "none")))
+            ratios = {s[2]: median_of(groups[(p, s)]) / none for s in setups
+                      if s[:2] == (move, w) and (p, s) in groups and s[2] != "none"}
+            found[1 if w == 1 else 2][simulated][p].add(w)
+            if w == 1:
+                for label in ("lookahead(1) range pays", "mostwork(1) range pays"):
+                    if label in ratios and simulated:
+                        one[label].append(ratios[label])
+            else:
+                several.append(min(ratios, key=ratios.get).split()[0])
+    if not one.get("lookahead(1) range pays") or not one.get("mostwork(1) range pays") or not several:
+        raise InputError("block start-with: no compute-mode case with one and with several chains per group "
+                         "(allowed: steal-vs-regroup compute folders with lookahead(1) and mostwork(1) under pays)")
+    look, most = one["lookahead(1) range pays"], one["mostwork(1) range pays"]
+    stealers = sum(name.startswith("steal") for name in several)
+    return [
+        ["items split over a group that wait for a reduction per step (compute mode), one chain per group",
+         "`lookahead(1)` under `finished: pays`",
+         f"it merges only where the chain then ends sooner ({min(look):.2f}-{max(look):.2f}{TIMES} `none`, "
+         f"simulated); `mostwork(1)` gained more ({min(most):.2f}-{max(most):.2f}{TIMES}), but its closing merges "
+         f"are not priced",
+         evidence_text(found[1], "steal-vs-regroup.md") + ", [merge-pays.md](merge-pays.md)"],
+        ["the same, several chains per group (`chains_per_group` ≥ 2)", "`steal`",
+         f"moving an unstarted chain costs one message, not a reduction per step: a balancer that moves "
+         f"chains is fastest in {stealers} of {len(several)} cases",
+         evidence_text(found[2], "steal-vs-regroup.md")]]
+
+
+# Rows that rest on a page's argument rather than on a count, the same wherever the table appears.
+FIXED_ROWS = [
+    ["your own walkers, recorded as a trace", "what `mcmclb advise` says for it",
+     "it prices every set-up whole, calibration included, over what the trace leaves open",
+     "[your-workload.md](your-workload.md)"],
+    ["ranks that share cores (oversubscribed)", "`none`",
+     "a merged group waits for each reduction; under `pays` a balancer runs as `none` plus its calibration",
+     "[merge-pays.md](merge-pays.md)"],
+    ["the paper's figures", "`collective` and `async` under their default rules", "the paper's balancers as published",
+     "[paper-reproduction.md](paper-reproduction.md)"],
+]
+
+
+def start_with(inputs):
+    """Which balancer to start with, one row per kind of work. Emulated work (steal-vs-regroup folders in sleep or
+    spin mode): even chains (cyclic) and uneven ones (random, lognormal), each with the regrouping balancer that wins
+    most of their cases, every W and rank count of every folder. Compute mode (steal-vs-regroup compute folders):
+    one chain per group and several. Then the rows that rest on a page's argument (FIXED_ROWS)."""
+    emulated, compute = [], []
+    for folder in inputs.folders:
+        modes = {r["work_mode"] for r in Inputs.read(folder, need=("work_mode",))}
+        (compute if modes == {"compute"} else emulated).append(folder)
+    cases = emulated_cases(emulated)
+    rows = [emulated_row(cases, EVEN, "chain lengths rising steadily along the ranks"),
+            emulated_row(cases, UNEVEN, "chain lengths at random")]
+    rows += compute_rows(compute) + FIXED_ROWS
+    return table_text(["your work", "start with", "why", "evidence"], rows)
