@@ -53,7 +53,7 @@ constexpr const char* kAllowed =
     "allowed: mcmclb advise TRACE.csv|STUDY.yaml --ranks P[,P...] [--group-size G] [--chains-per-group W] "
     "[--copies] [--no-race] [--check] [--check-reps N] [--balancers B[,B...]] [--draws N] [--tolerance PCT] "
     "[--platform FILE] "
-    "[--sim-binary FILE] [--out DIR] "
+    "[--sim-binary FILE] [--smpi-flags FILE] [--out DIR] "
     "[--jobs N] [--launcher local|slurm] [--partition NAME] [--account NAME] [--dry-run]";
 
 struct Options {
@@ -64,7 +64,7 @@ struct Options {
   std::vector<std::string> balancers;  // empty: every registered one
   long draws = 3;
   double tolerance_pct = 5;
-  std::string platform, sim_binary, out;
+  std::string platform, sim_binary, smpi_flags, out;
   long jobs = 0;  // 0: the host's cores; with --launcher slurm, the tasks of each job (its simulations at once)
   std::string launcher = "local";  // local: simulations on this host; slurm: job steps of batch jobs
   std::string partition, account;  // slurm: sbatch's --partition and --account, when given
@@ -127,6 +127,8 @@ Options parse(const std::vector<std::string>& args, const std::string& command_l
       o.platform = require_path(a, value());
     } else if (a == "--sim-binary") {
       o.sim_binary = require_path(a, value());
+    } else if (a == "--smpi-flags") {
+      o.smpi_flags = require_path(a, value());
     } else if (a == "--out") {
       o.out = require_path(a, value());
     } else if (a == "--jobs") {
@@ -789,8 +791,10 @@ int simulate(const Options& o, const SweepOptions& sweep, const Study& study, do
   const std::string command =
       shell_quote(launch::this_executable()) + " sweep " + shell_quote(fs::absolute(sweep.study).string()) +
       " --launcher smpi --platform " + shell_quote(fs::absolute(sweep.platform).string()) + " --sim-binary " +
-      shell_quote(fs::absolute(sweep.sim_binary).string()) + " --out " + shell_quote(out.string()) +
-      " --points-per-launch 1 --jobs " + std::to_string(o.jobs) + " --job-steps";
+      shell_quote(fs::absolute(sweep.sim_binary).string()) +
+      (sweep.smpi_flags.empty() ? "" : " --smpi-flags " + shell_quote(fs::absolute(sweep.smpi_flags).string())) +
+      " --out " + shell_quote(out.string()) + " --points-per-launch 1 --jobs " + std::to_string(o.jobs) +
+      " --job-steps";
   // Twice the estimate and ten minutes more: an estimate is not a promise, and a job past its limit loses its
   // simulations under way.
   const long minutes = static_cast<long>(std::ceil(2 * host_s / static_cast<double>(o.jobs) / 60)) + 10;
@@ -857,6 +861,7 @@ int advise_main(const std::vector<std::string>& args) {
   sweep.launcher = "smpi";
   sweep.platform = o.platform.empty() ? std::string(MCMCLB_SOURCE_DIR) + "/configs/platforms/bgp.xml" : o.platform;
   sweep.sim_binary = o.sim_binary.empty() ? simulation_build() : o.sim_binary;
+  sweep.smpi_flags = o.smpi_flags;
   sweep.out = launch::not_an_option(o.out);
   sweep.jobs = static_cast<int>(o.jobs);
   sweep.points_per_launch = 1;  // a point that fails or is stopped loses no other; a start-up costs about 0.1 s
