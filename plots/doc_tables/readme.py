@@ -141,8 +141,8 @@ def findings(inputs):
     bullets.append(
         f"*Simulated* Fig. 1 at {largest} ranks: `MPI_Comm_create` over all ranks costs {min(create):.0f}-"
         f"{max(create):.0f} µs whatever the group, while `range` needs no communication. Its "
-        f"{median(by_method['range']):.2f} µs is the `floor` row's {median(by_method['floor']):.2f} µs, SMPI's charge "
-        f"for reading the clock. [Guide](docs/guide/commbench.md), [CSV]({fig1_csv}).")
+        f"{median(by_method['range']):.2f} µs is the `floor` row's {median(by_method['floor']):.2f} µs: an empty timed "
+        f"region, the simulator's charge for reading the clock. [Guide](docs/guide/commbench.md), [CSV]({fig1_csv}).")
 
     def best_against_thief(folder):
         """(the folder's rank count, the better thief's time / the better regrouping's per workload and W)."""
@@ -157,10 +157,10 @@ def findings(inputs):
         return nprocs, ratios
     (p_sim, sim), (p_real, real) = best_against_thief(svr_sim), best_against_thief(svr_real)
     bullets.append(
-        f"With emulated work that scales perfectly, regrouping beats moving chains. The work-stealing balancers "
-        f"take {min(sim):.2f}-{max(sim):.2f}{TIMES} the best regrouping's time (*simulated*, {p_sim} ranks) and "
-        f"{min(real):.2f}-{max(real):.2f}{TIMES} (*measured*, {occupancy(svr_real, p_real)}, sleeping items), over "
-        f"every workload, medians over seeds. [Guide](docs/guide/steal-vs-regroup.md), [CSV]({svr_real}/runs.csv).")
+        f"With emulated items, which sleep a set time divided by their group's size, regrouping beats moving chains. "
+        f"The work-stealing balancers take {min(sim):.2f}-{max(sim):.2f}{TIMES} the best regrouping's time "
+        f"(*simulated*, {p_sim} ranks) and {min(real):.2f}-{max(real):.2f}{TIMES} (*measured*, "
+        f"{occupancy(svr_real, p_real)}), over every workload, medians over seeds. [Guide](docs/guide/steal-vs-regroup.md), [CSV]({svr_real}/runs.csv).")
 
     none_by_move, other_by_move, _, control_by_move, control = pays_pair(pays_folder, inputs.name)
     pairs = []
@@ -175,12 +175,13 @@ def findings(inputs):
     # What the calibration adds to a single-atom run, where it buys nothing: its median over the run's median.
     added = median(calibrations(runs_one, f"{pays_folder}/runs.csv")) / b_one.median
     bullets.append(
-        f"Merge only when it pays: with Lennard-Jones walkers, `{name}` under the rule `pays` first measures what a "
-        f"merge costs. *Measured* at {occupancy(pays_folder, p)}, it takes {compare_ratio_text(a_all, b_all)}{TIMES} "
-        f"`none`'s time with all-atom moves. With single-atom moves no merge pays, and it takes "
+        f"Merge only when it pays: with real Monte Carlo walkers of Lennard-Jones atoms (compute mode), `{name}` "
+        f"under the rule `pays` first measures what a merge costs, its calibration. *Measured* at "
+        f"{occupancy(pays_folder, p)}, it takes {compare_ratio_text(a_all, b_all)}{TIMES} `none`'s time when each "
+        f"trial moves every atom. When it moves one atom, no merge pays, and it takes "
         f"{compare_ratio_text(a_one, b_one)}{TIMES}, where merging regardless (`{control.split()[-1]}`) takes "
         f"{compare_ratio_text(a_one, c_one)}{TIMES}. Its calibration, before the clock, adds {added * 100:.0f} % to "
-        f"a single-atom run (n ≥ {min(s.n for s in (a_all, b_all, a_one, b_one, c_one))}; each ratio's interval is "
+        f"a one-atom run (n ≥ {min(s.n for s in (a_all, b_all, a_one, b_one, c_one))}; each ratio's interval is "
         f"formed from the two medians' 95 % intervals, as `mcmclb compare` does). "
         f"[Guide](docs/guide/merge-pays.md), [CSV]({pays_folder}/runs.csv).")
     groups, setups = by_setup(Inputs.read(pays_shared, need=RUN_COLUMNS + ["calibration_s", "finished"]),
@@ -196,9 +197,10 @@ def findings(inputs):
         raise InputError(f"{pays_shared}/provenance.csv: not every rank count ran oversubscribed (allowed: a study "
                          f"whose ranks share the cores)")
     cores = sorted({machine(pays_shared, p)[0] for p in shared})
-    bullets[-1] += (f" Where ranks share the cores ({listed(str(p) for p in shared)} ranks, "
-                    f"{listed(str(c) for c in cores)} cores), the calibration makes a run "
-                    f"{min(totals):.1f}-{max(totals):.1f}{TIMES} `none`'s time ([CSV]({pays_shared}/runs.csv)).")
+    bullets.append(f"*Measured* where ranks share the cores ({listed(str(p) for p in shared)} ranks, "
+                   f"{listed(str(c) for c in cores)} cores), no merge is made, and the calibration makes a run "
+                   f"{min(totals):.1f}-{max(totals):.1f}{TIMES} `none`'s time. [Guide](docs/guide/merge-pays.md), "
+                   f"[CSV]({pays_shared}/runs.csv).")
     return "\n".join("- " + wrapped(b).replace("\n", "\n  ") for b in bullets)
 
 
