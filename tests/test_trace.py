@@ -88,7 +88,12 @@ class BadTrace(TraceCase):
                                (("--ranks", "64", "--balancers", "none,foo"), "unknown balancer 'foo'"),
                                (("--ranks", "64", "--bogus"), "unknown flag --bogus"),
                                (("--ranks", "0"), "--ranks: '0' is not a rank count"),
-                               (("--ranks", "64", "--sim-binary", self.path("none")), "--sim-binary")]:
+                               (("--ranks", "64", "--sim-binary", self.path("none")), "--sim-binary"),
+                               (("--ranks", "64", "--launcher", "pbs"), "--launcher: 'pbs' is not allowed"),
+                               (("--ranks", "64", "--partition", "a;b"), "--partition: 'a;b' is not a Slurm name"),
+                               (("--ranks", "64", "--partition", "p"), "only with --launcher slurm"),
+                               (("--ranks", "64", "--launcher", "slurm", "--check"), "--check: not with --launcher"),
+                               (("--ranks", "64", "--smpi-flags", self.path("none")), "cannot read the smpirun flags file")]:
             with self.subTest(args=args):
                 r = self.mcmclb("advise", "t.csv", *args, "--out", out)
                 self.assert_one_line_error(r, fragment, within_s=FAST_S)
