@@ -71,13 +71,13 @@ class HashChains final : public mcmclb::walkers::Chains {
   }
   [[nodiscard]] const std::map<int, int64_t>& kept() const noexcept { return answers_; }
   /// Every chain's answer on every rank (each was kept by one rank only: a second keeper doubles the count).
-  [[nodiscard]] std::vector<int64_t> answers() const {
+  [[nodiscard]] std::vector<int64_t> answers(MPI_Comm comm = MPI_COMM_WORLD) const {
     std::vector<int64_t> mine(2 * static_cast<std::size_t>(chains_), 0), all(mine.size(), 0);
     for (const auto& [c, v] : answers_) {
       mine[2 * static_cast<std::size_t>(c)] = v;
       mine[2 * static_cast<std::size_t>(c) + 1] = 1;
     }
-    MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_SUM, comm);
     return all;
   }
 
@@ -137,6 +137,31 @@ TEST(Walkers, EveryBalancerGivesTheSingleRankAnswers) {
     EXPECT_EQ(r.balancer, balancer);
     EXPECT_EQ(h.answers(), expected);
   }
+}
+
+// Two halves of WORLD run at once, each on its own communicator: a run that sent or waited on WORLD anywhere would
+// mix the two runs' messages or wait for the other half.
+TEST(Walkers, RunsOnTheCommunicatorGiven) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm half = MPI_COMM_NULL;
+  ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, rank < world_size() / 2 ? 0 : 1, rank, &half), MPI_SUCCESS);
+  int size = 0;
+  MPI_Comm_size(half, &size);
+  const int chains = 2 * size;
+  const std::vector<int64_t> expected = reference(chains);
+  for (const char* balancer : {"async", "mostwork", "collective"}) {
+    SCOPED_TRACE(balancer);
+    HashChains h(chains);
+    mcmclb::walkers::Options o;
+    o.balancer = balancer;
+    o.wait = "polite";
+    const mcmclb::walkers::Report r = mcmclb::walkers::run(half, h, o);
+    EXPECT_TRUE(r.valid) << r.violations;
+    EXPECT_EQ(r.nprocs, size);
+    EXPECT_EQ(h.answers(half), expected);
+  }
+  MPI_Comm_free(&half);
 }
 
 TEST(Walkers, BadOptionsGetTheStudyFilesLines) {
