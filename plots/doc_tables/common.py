@@ -13,6 +13,31 @@ from mcmclb_stats import median
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+# ---- Prose that blocks write, and the paper's values ----
+
+
+def wrapped(text):
+    """Markdown prose wrapped at 116 columns, as the documents are written (a long generated line would hide a long
+    paragraph from the README's measures)."""
+    import textwrap
+    return "\n".join(textwrap.wrap(text, 116, break_on_hyphens=False, break_long_words=False))
+
+
+# " ×" with a no-break space, so that wrapping never puts the sign at the start of a line.
+TIMES = "\u00a0×"
+
+
+def paper_fig2_times():
+    """{'none'|'ideal'|'async'|'collective(i)': (seconds, source)} of the paper's Fig. 2 in dinan2011.csv."""
+    import table1
+    times = {}
+    for r in read_csv(table1.REFERENCE, "dinan2011.csv", ["kind", "balancer", "interval", "time_s", "source"]):
+        if r["kind"] == "fig2":
+            name = r["balancer"] + (f"({r['interval']})" if r["interval"] not in ("", None) else "")
+            times[name] = (float(r["time_s"]), r["source"])
+    return times
+
+
 # ---- Reading the CSVs a block names ----
 
 

@@ -9,19 +9,7 @@ from mcmclb_csv import RUN_COLUMNS, InputError, read_csv, read_runs, run_label
 from mcmclb_stats import median
 
 from . import common
-from .common import Inputs
-from .readme import TIMES, wrapped
-
-
-def paper_fig2_times():
-    """{'none'|'ideal'|'async'|'collective(i)': (seconds, source)} of the paper's Fig. 2 in dinan2011.csv."""
-    import table1
-    times = {}
-    for r in read_csv(table1.REFERENCE, "dinan2011.csv", ["kind", "balancer", "interval", "time_s", "source"]):
-        if r["kind"] == "fig2":
-            name = r["balancer"] + (f"({r['interval']})" if r["interval"] not in ("", None) else "")
-            times[name] = (float(r["time_s"]), r["source"])
-    return times
+from .common import TIMES, Inputs, paper_fig2_times, wrapped
 
 
 def row_text(r):

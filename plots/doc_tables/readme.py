@@ -8,21 +8,11 @@ from mcmclb_csv import RUN_COLUMNS, InputError, read_runs, run_label
 from mcmclb_stats import Summary, median
 
 from . import common
-from .common import Inputs, by_setup, calibrations, compare_ratio_text, median_of, none_runs
+from .common import (TIMES, Inputs, by_setup, calibrations, compare_ratio_text, median_of, none_runs,
+                     paper_fig2_times, wrapped)
 from .merge_pays import pays_pair
 from .steal_regroup import cell, svr_data
 from .your_workload import advice_words
-
-
-def wrapped(text):
-    """Markdown prose wrapped at 116 columns, as the documents are written (a long generated line would hide a long
-    paragraph from the README's measures)."""
-    import textwrap
-    return "\n".join(textwrap.wrap(text, 116, break_on_hyphens=False, break_long_words=False))
-
-
-# " ×" with a no-break space, so that wrapping never puts the sign at the start of a line.
-TIMES = "\u00a0×"
 
 
 def machine(folder, nprocs):
@@ -105,7 +95,6 @@ def findings(inputs):
     rows = [dict(zip(header, cells)) for cells in lines if cells[0].startswith("collective(")]
     equal = sum(all(r[k] == r[f"paper {k}"] for k in ("avg", "stdev", "min", "max")) for r in rows)
     row = next((dict(zip(header, cells)) for cells in lines if cells[0].startswith("async")), None)
-    from .paper import paper_fig2_times  # here: paper.py builds on this module's wrapping
     paper_s = paper_fig2_times().get("async", (None,))[:1]
     if row is None or paper_s[0] is None:
         raise InputError(f"{fig2}/runs.csv: no async row of Table 1 at P = {top}, or no async time of the paper's "

@@ -10,7 +10,7 @@ from mcmclb_csv import RUN_COLUMNS, InputError, read_runs, run_label
 from mcmclb_stats import Summary, median
 
 from . import common
-from .common import Inputs, grouped, keyed, merged_order, refuse_mixed, table_text
+from .common import Inputs, grouped, keyed, merged_order, paper_fig2_times, refuse_mixed, table_text
 
 
 def spread(values, digits):
@@ -167,7 +167,6 @@ def async_gap_model(inputs):
     items alone, which holds where a polling point costs little against an item: for a folder that changes the
     polling cost (smpi/test) the waits are not given."""
     import table1
-    from .paper import paper_fig2_times  # here: paper.py imports the README's module, which imports this one
     rows = []
     for folder in inputs.folders:
         setting = setting_of(folder)
@@ -253,7 +252,6 @@ def collective_merges(inputs):
     before_last = on_longest[-2] if len(on_longest) > 1 else on_longest[0]
     at = max(ends)
     left = before_last["items_left"] - (at - before_last["t_s"]) * before_last["group_size"] / item_s
-    from .paper import paper_fig2_times  # here: paper.py imports the README's module, which imports this one
     paper = paper_fig2_times().get(f"{run['balancer']}({run['interval']})", ())[:1]
     rows.append([f"**{run['time_s']:.4f}**", "the run ends", "", "", "", "", ""])
     rows.append([f"{at + max(left, 0) * item_s / period:.4f}", "the earliest end with these merges: the last one as "

@@ -6,10 +6,9 @@ from collections import defaultdict
 import steal_vs_regroup as svr
 from mcmclb_csv import InputError
 
-from .common import Inputs, by_setup, median_of, none_runs, setup_name, table_text
+from .common import TIMES, Inputs, by_setup, median_of, none_runs, setup_name, table_text
 from .steal_regroup import svr_data
 
-TIMES = "\u00a0×"
 REGROUPERS = ("lookahead(1) range", "mostwork(1) range")
 THIEVES = ("steal", "stealrandom")
 EVEN, UNEVEN = ("cyclic",), ("random", "lognormal")
