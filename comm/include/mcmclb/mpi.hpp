@@ -270,9 +270,11 @@ void barrier_politely(const Comm& comm, Patience patience = default_nap);
 
 /// Barrier that the ranks leave together, to start a timed section: on real MPI a polite barrier gathers ranks that
 /// arrive far apart without taking the cores from the latecomers, then MPI_Barrier, which all reach within a nap,
-/// releases them at once. A simulated rank's wait costs no core, so the simulation build has MPI_Barrier only
-/// (Bruck's dissemination, --cfg=smpi/barrier:mpich), whose ranks leave closer together than tree_barrier's.
-void barrier_together(const Comm& comm, Patience patience = default_nap);
+/// releases them at once. Returns 0 there. In simulation every rank leaves at the same simulated date, whatever ran
+/// before: a reduction of the arrival dates (the barrier), a second that agrees on a start date after the last rank
+/// is out, then a sleep until that date; returns the seconds of that second reduction and sleep, the price of a
+/// common start, which a timed section holding barriers may leave out.
+double barrier_together(const Comm& comm, Patience patience = default_nap);
 
 /// The tag of tree_barrier's messages, the largest every MPI must allow. A range communicator's tags reach it too
 /// (range_comm.hpp), so a rank enters tree_barrier on a communicator only when its own operations over it are
