@@ -283,9 +283,11 @@ std::string walkers_words(const Plan& plan, int nprocs) {
     return words;
   }
   const long walkers = nprocs / plan.group_size * plan.chains_per_group;
-  return std::to_string(walkers) + (walkers == 1 ? " walker" : " walkers") + " on " + std::to_string(nprocs) +
-         " ranks (" +
-         (plan.group_size == 1 ? std::string("one rank each") : "groups of " + std::to_string(plan.group_size)) +
+  const std::string group = plan.group_size == 1 ? "one rank" : std::to_string(plan.group_size) + " ranks";
+  return plural(walkers, "walker") + " on " + std::to_string(nprocs) + " ranks (" +
+         (plan.chains_per_group == 1 ? (plan.group_size == 1 ? std::string("one rank each") : "groups of " + group)
+          : plan.group_size == 1     ? std::to_string(plan.chains_per_group) + " per rank"
+                                     : std::to_string(plan.chains_per_group) + " per group of " + group) +
          "), copies of the " + std::to_string(plan.trace_chains) + " recorded";
 }
 
