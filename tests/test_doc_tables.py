@@ -525,3 +525,61 @@ class MergeWaits(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+# The shipped trace's advice: the one answer every page gives for it, generated from this folder's advice.csv.
+SHIPPED_ADVICE = "docs/trace-lj/advise-long"
+SHIPPED_TRACE = re.compile(r"shipped trace|trace-lj-long")
+ANSWER_PAGES = ("README.md", "docs/guide/your-workload.md", "docs/results.md", "docs/guide/steal-vs-regroup.md")
+RECOMMENDS = re.compile(r"\b(use|keep|wins?|winner|recommend\w*|choose|answers?|safe choice|best|faster than)\b",
+                        re.I)
+BALANCERS = ("none", "collective", "async", "lookahead", "mostwork", "steal", "stealrandom", "stealmerge")
+
+
+def answers_outside_blocks(path, winners):
+    """Sentences of path, outside generated blocks and fenced code, that speak of the shipped trace, recommend,
+    and name a balancer that is no winner of its advice: a second answer for the shipped trace, written by hand."""
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    inside = {i for begin, end, *_ in doc_tables.blocks(lines, path) for i in range(begin, end + 1)}
+    prose, fenced = [], False
+    for i, line in enumerate(lines):
+        if doc_tables.FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and i not in inside:
+            prose.append(line)
+    found = []
+    for paragraph in "\n".join(prose).split("\n\n"):
+        for sentence in re.split(r"(?<=[.;:!?])\s+", paragraph.replace("\n", " ")):
+            if not SHIPPED_TRACE.search(sentence) or not RECOMMENDS.search(sentence):
+                continue
+            named = {b for b in BALANCERS if re.search(rf"(?<![-\w/.]){b}(?![-\w/.])", sentence)}
+            if named - set(winners):
+                found.append(f"{path}: '{sentence.strip()}' names {sorted(named - set(winners))}")
+    return found
+
+
+class OneAnswer(unittest.TestCase):
+    def test_every_page_gives_the_shipped_traces_generated_answer_and_no_other(self):
+        """The README, your-workload.md, results.md and steal-vs-regroup.md each cite the shipped trace's answer
+        in a generated block of its advice folder, and no sentence of theirs outside such blocks names a balancer
+        that is no winner of that advice as the one to use for it."""
+        with open(os.path.join(ROOT, SHIPPED_ADVICE, "advice.csv"), newline="") as f:
+            winners = {r["winner"].split("(")[0].split(" ")[0] for r in csv.DictReader(f) if r["winner"]}
+        self.assertTrue(winners)
+        for page in ANSWER_PAGES:
+            with open(os.path.join(ROOT, page), encoding="utf-8") as f:
+                lines = f.read().split("\n")
+            self.assertTrue(any(SHIPPED_ADVICE in block[4] for block in doc_tables.blocks(lines, page)),
+                            f"{page}: no generated block of {SHIPPED_ADVICE}")
+            self.assertEqual(answers_outside_blocks(page, winners), [])
+
+    def test_a_second_answer_written_by_hand_is_caught(self):
+        with tempfile.TemporaryDirectory(dir=ROOT) as tmp:
+            page = os.path.join(tmp, "page.md")
+            with open(page, "w", encoding="utf-8") as f:
+                f.write("For the shipped trace, use `async` under `pays`.\n\nThe shipped trace was recorded under "
+                        "`none` alone.\n")
+            found = answers_outside_blocks(os.path.relpath(page, ROOT), {"mostwork"})
+            self.assertEqual(len(found), 1, found)
+            self.assertIn("async", found[0])

@@ -15,7 +15,7 @@ from .steal_regroup import (before_after, regrouping_against_thieves, steal_vs_r
                             steal_vs_regroup_compute_real, steal_vs_regroup_seeds, steal_vs_regroup_sizes,
                             steal_vs_regroup_summary)
 from .start_with import start_with
-from .your_workload import advice, advice_answer, trace_at_scale, trace_replay
+from .your_workload import advice, advice_answer, advice_brief, trace_at_scale, trace_replay
 
 
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
@@ -62,6 +62,7 @@ TABLES = {
     "trace-at-scale": (trace_at_scale, (1, 4), {}),
     "advice": (advice, (1, 1), {"top": "an integer"}),
     "advice-answer": (advice_answer, (1, 1), {}),
+    "advice-brief": (advice_brief, (1, 1), {}),
     "which-balancer": (which_balancer, (3, 3), {}),
     "start-with": (start_with, (2, 16), {}),
 }

@@ -154,7 +154,29 @@ def advice(inputs):
     cost = host_cost(os.path.join(folder, "advise.time"))  # relative to the root, as the block's links are
     if cost:
         out.append(cost)
+    simulations = simulations_cost(folder)
+    if simulations:
+        if out and out[-1] != "":
+            out.append("")
+        out.append(simulations)
     return "\n".join(out).rstrip("\n")
+
+
+def simulations_cost(folder):
+    """The host CPU of the advice's simulations per rank count (provenance.csv's host_cpu_s of its runs, each a
+    simulation: the host cost that grows with P), as a sentence; "" when the folder keeps no provenance."""
+    if not os.path.exists(os.path.join(ROOT, folder, "provenance.csv")):
+        return ""
+    cpu = {r["run_id"]: r["host_cpu_s"] for r in Inputs.read(folder, "provenance.csv", ["run_id", "host_cpu_s"])}
+    by_p = defaultdict(float)
+    count = defaultdict(int)
+    for r in Inputs.read(folder, "runs.csv", ["run_id", "nprocs"]):
+        if isinstance(cpu.get(r["run_id"]), (int, float)):
+            by_p[r["nprocs"]] += cpu[r["run_id"]]
+            count[r["nprocs"]] += 1
+    parts = [f"{count[p]} at P = {p}, {by_p[p] / 60:.1f} min" for p in sorted(by_p)]
+    return (f"Host CPU of its simulations ([provenance.csv]({folder}/provenance.csv), `host_cpu_s`): "
+            + "; ".join(parts) + ".")
 
 
 def host_cost(path):
@@ -192,10 +214,14 @@ def advice_words(folder, p):
 
     def gain(g):
         return "no change" if abs(g) < 0.0005 else f"{100 * abs(g):.1f} % {'faster' if g > 0 else 'slower'}"
-    sure = "robust" if first["robust"] == "yes" else f"not robust: it depends on {first['depends_on']}"
+
+    def against_none(g):
+        return "as fast as `none`" if abs(g) < 0.0005 else f"{gain(g)} than `none`"
+    # What flips the winner, without the list of who wins at each value (advice.csv's depends_on has it).
+    sure = "robust" if first["robust"] == "yes" else f"not robust: it depends on {first['depends_on'].split(' (')[0]}"
     if first["winner"] == "none":
         return f"keep `none`; {sure}"
-    return (f"use `{first['winner']}`, {gain(first['gain_median'])} than `none` at the median (from "
+    return (f"use `{first['winner']}`, {against_none(first['gain_median'])} (median; from "
             f"{gain(1 - first['vs_none_max'])} to {gain(1 - first['vs_none_min'])}); {sure}")
 
 
@@ -207,5 +233,19 @@ def advice_answer(inputs):
     parts = []
     for p in sorted({r["nprocs"] for r in rows}):
         first = next(r for r in rows if r["nprocs"] == p and r["rank"] == 1)
-        parts.append(f"At P = {p} ({first['walkers']}): {advice_words(folder, p)}.")
+        parts.append(f"At P = {p} ({first['walkers'].replace(f' on {p} ranks', '')}): {advice_words(folder, p)}.")
     return " ".join(parts) + f" Simulated; [advice.csv]({folder}/advice.csv)."
+
+
+def advice_brief(inputs):
+    """The same answer as advice_answer, one clause per rank count, for a page with room for no more: what to use
+    (or keep none), robust or not."""
+    folder = inputs.folders[0]
+    rows = Inputs.read(folder, "advice.csv", ["nprocs", "rank", "winner", "robust"])
+    parts = []
+    for p in sorted({r["nprocs"] for r in rows}):
+        first = next(r for r in rows if r["nprocs"] == p and r["rank"] == 1)
+        verb = "keep `none`" if first["winner"] == "none" else f"use `{first['winner']}`"
+        parts.append(f"at P = {p} {verb}{'' if first['robust'] == 'yes' else ' (not robust)'}")
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:] + f" (simulated; [advice.csv]({folder}/advice.csv))."
