@@ -120,12 +120,12 @@ std::string smpirun_prefix(const SweepOptions& o, int nprocs, const fs::path& pr
 }
 
 /// Host seconds one simulation of spec takes: about 0.25 s to start, plus the set-up's host CPU at 1024 ranks grown
-/// as P to a power of its own. Fitted to what advise measured of both shipped traces (docs/trace-lj/advise: 84
-/// items; docs/trace-lj/advise-8192; docs/trace-lj/advise-long: 37 items), 8 walkers at 1024 and 8192 ranks on the
-/// 2-core development VM (provenance.csv's host_cpu_s): geometric means over the traces and scenarios. The two
-/// traces cost within a factor of 1.6 of each other: at these sizes a simulation's host time is the ranks'
-/// messages (SimGrid's max-min solver, docs/notes/host-time-8192), not the items. The calibration of `pays` costs
-/// most; the set-ups that plan merges and finish by coalescing grow slowest with P.
+/// as P to a power of its own. The costs at 1024 ranks are the shipped trace's, measured by advise on the idle 2-core
+/// development VM (docs/notes/advise-estimate/long: geometric means over the scenarios); the powers come from both
+/// shipped traces' advice at 1024 and 8192 ranks (docs/trace-lj/advise, advise-8192, advise-long). At these sizes a
+/// simulation's host time is mostly the ranks' messages (SimGrid's max-min solver, docs/notes/host-time-8192),
+/// little the items, except for the balancers that plan per item (mostwork, stealmerge), which a trace of many
+/// items makes costlier than this table says (docs/notes/advise-estimate).
 double simulated_host_s(const RunSpec& spec) {
   struct Cost {
     const char* balancer;
@@ -133,20 +133,20 @@ double simulated_host_s(const RunSpec& spec) {
     double at_1024_s, power;
   };
   static constexpr std::array<Cost, 14> kCosts = {{
-      {"none", "", 2.35, 1.73},
-      {"collective", "retire", 1.68, 1.42},
-      {"collective", "pays", 11.3, 1.51},
-      {"async", "retire", 6.85, 1.68},
-      {"async", "coalesce", 10.7, 1.50},
-      {"async", "pays", 24.0, 1.48},
-      {"lookahead", "retire", 1.84, 1.02},
-      {"lookahead", "coalesce", 1.59, 1.11},
-      {"lookahead", "pays", 10.3, 1.26},
-      {"mostwork", "coalesce", 1.60, 1.13},
-      {"mostwork", "pays", 9.41, 1.32},
-      {"steal", "", 2.13, 1.71},
-      {"stealrandom", "", 2.21, 1.70},
-      {"stealmerge", "coalesce", 1.61, 1.17},
+      {"none", "", 2.06, 1.73},
+      {"collective", "retire", 1.26, 1.42},
+      {"collective", "pays", 5.29, 1.51},
+      {"async", "retire", 5.49, 1.68},
+      {"async", "coalesce", 6.34, 1.50},
+      {"async", "pays", 14.4, 1.48},
+      {"lookahead", "retire", 0.90, 1.02},
+      {"lookahead", "coalesce", 0.85, 1.11},
+      {"lookahead", "pays", 4.08, 1.26},
+      {"mostwork", "coalesce", 1.57, 1.13},
+      {"mostwork", "pays", 4.10, 1.32},
+      {"steal", "", 1.44, 1.71},
+      {"stealrandom", "", 1.29, 1.70},
+      {"stealmerge", "coalesce", 1.10, 1.17},
   }};
   const std::string rule = spec.finished ? std::string(to_string(*spec.finished)) : "";
   Cost cost{"", "", 3.0, 1.5};  // a set-up not measured: about the median
