@@ -93,7 +93,8 @@ class BadTrace(TraceCase):
                                (("--ranks", "64", "--partition", "a;b"), "--partition: 'a;b' is not a Slurm name"),
                                (("--ranks", "64", "--partition", "p"), "only with --launcher slurm"),
                                (("--ranks", "64", "--launcher", "slurm", "--check"), "--check: not with --launcher"),
-                               (("--ranks", "64", "--smpi-flags", self.path("none")), "cannot read the smpirun flags file")]:
+                               (("--ranks", "64", "--sim-binary", os.environ["MCMCLB_BIN"], "--smpi-flags", self.path("none")),
+                                "cannot read the smpirun flags file")]:
             with self.subTest(args=args):
                 r = self.mcmclb("advise", "t.csv", *args, "--out", out)
                 self.assert_one_line_error(r, fragment, within_s=FAST_S)
