@@ -256,6 +256,10 @@ std::vector<int64_t> Kernel::give_chain(int chain) {
 }
 
 void Kernel::form_initial_groups(bool count_as_regroup) {
+  // The initial groups' creation is a cost a run pays (mcmclb advise prices it): it starts with every rank, so it
+  // measures the creation and not how far apart the ranks arrived, which in simulation depends on what the launch
+  // ran before (an output folder read, an earlier point).
+  mpi::barrier_together(world_, mpi::setup_patience);
   GroupState initial;
   for (const SizeRun& r : size_runs_) {
     if (rank_ >= r.first_rank + r.count * r.size) continue;
