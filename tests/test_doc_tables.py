@@ -240,19 +240,25 @@ GENERATED_ONLY = ["docs/guide/paper-reproduction.md"]
 NAME_WITH_DIGITS = re.compile(r"(?:Fig\.|Table|Sect\.|Algorithm|EuroMPI) [0-9]+|\([0-9]+\)|\b[0-9a-f]{7,40}\b")
 
 
-def digits_outside_blocks(path):
-    """[(line, text)] of path's prose lines outside generated blocks, fenced code, code spans, link targets, links
-    named by a path and HTML comments that hold a digit which is no part of a name (NAME_WITH_DIGITS)."""
+def lines_outside_blocks(path):
+    """[(index, text)] of path's lines outside generated blocks and fenced code (the fences too left out)."""
     with open(os.path.join(ROOT, path), encoding="utf-8") as f:
         lines = f.read().split("\n")
     inside = {i for begin, end, *_ in doc_tables.blocks(lines, path) for i in range(begin, end + 1)}
-    found, fenced = [], False
+    out, fenced = [], False
     for i, line in enumerate(lines):
         if doc_tables.FENCE.match(line):
             fenced = not fenced
-            continue
-        if fenced or i in inside:
-            continue
+        elif not fenced and i not in inside:
+            out.append((i, line))
+    return out
+
+
+def digits_outside_blocks(path):
+    """[(line, text)] of path's prose lines outside generated blocks, fenced code, code spans, link targets, links
+    named by a path and HTML comments that hold a digit which is no part of a name (NAME_WITH_DIGITS)."""
+    found = []
+    for i, line in lines_outside_blocks(path):
         prose = re.sub(r"`[^`]*`|\[[^\]]*[/.][^\]]*\]\([^)]*\)|\]\([^)]*\)|<!--.*?-->", " ", line)
         if re.search(r"[0-9]", NAME_WITH_DIGITS.sub(" ", prose)):
             found.append((i + 1, line))
@@ -539,15 +545,7 @@ BALANCERS = ("none", "collective", "async", "lookahead", "mostwork", "steal", "s
 def answers_outside_blocks(path, winners):
     """Sentences of path, outside generated blocks and fenced code, that speak of the shipped trace, recommend,
     and name a balancer that is no winner of its advice: a second answer for the shipped trace, written by hand."""
-    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
-        lines = f.read().split("\n")
-    inside = {i for begin, end, *_ in doc_tables.blocks(lines, path) for i in range(begin, end + 1)}
-    prose, fenced = [], False
-    for i, line in enumerate(lines):
-        if doc_tables.FENCE.match(line):
-            fenced = not fenced
-        elif not fenced and i not in inside:
-            prose.append(line)
+    prose = [line for _, line in lines_outside_blocks(path)]
     found = []
     for paragraph in "\n".join(prose).split("\n\n"):
         for sentence in re.split(r"(?<=[.;:!?])\s+", paragraph.replace("\n", " ")):
