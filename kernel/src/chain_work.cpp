@@ -105,11 +105,7 @@ void Kernel::take_app_chain(EventKind kind, int holder) {
   // A group with nothing left to work (finished groups that coalesce, a unit that gave its last chains away)
   // continues no chain, so no state travels.
   if (group_.items_left == 0) return;
-  const int root_rank = holder < 0 ? group_.last : holder;
-  if (!group_.contains(root_rank)) {
-    throw std::logic_error("merge into " + group_.range() + ": chain holder " + std::to_string(root_rank) +
-                           " is not a member");
-  }
+  const int root_rank = state_holder(holder, "chain");
   const int root = root_rank - group_.first;
   const bool is_root = rank_ == root_rank;
   if (is_root && (app_chain_ != at.chain || app_next_ != at.item)) {

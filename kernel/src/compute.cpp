@@ -87,6 +87,15 @@ std::vector<int64_t> Kernel::initial_walker_words(int chain) const {
   return state_words(lj::initial_state(run_.work.compute.atoms_of(chain), lj_key(run_, chain)));
 }
 
+int Kernel::state_holder(int holder, const char* what) const {
+  const int root_rank = holder < 0 ? group_.last : holder;
+  if (!group_.contains(root_rank)) {
+    throw std::logic_error("merge into " + group_.range() + ": " + what + " holder " + std::to_string(root_rank) +
+                           " is not a member");
+  }
+  return root_rank;
+}
+
 void Kernel::take_chain(int chain, std::vector<int64_t> walker, int64_t message_bytes) {
   if (!group_.finished()) {
     throw std::logic_error("group " + group_.range() + " takes chain " + std::to_string(chain) +
@@ -154,11 +163,7 @@ void Kernel::take_walker(EventKind kind, int holder) {
   // pass. (Every member sees the same group state, so all skip alike; a unit that gave nothing away ends at its
   // last chain's last item, as before.)
   if (group_.items_left == 0 && at.item == 0 && chain_length(chain) > 0) return;
-  const int root_rank = holder < 0 ? group_.last : holder;
-  if (!group_.contains(root_rank)) {
-    throw std::logic_error("merge into " + group_.range() + ": walker holder " + std::to_string(root_rank) +
-                           " is not a member");
-  }
+  const int root_rank = state_holder(holder, "walker");
   const int root = root_rank - group_.first;
   const bool is_root = rank_ == root_rank;
   const int64_t moves = at.item * run_.work.compute.moves_per_item;

@@ -363,6 +363,9 @@ class Kernel {
   /// Compute mode: gives the new group the walker state of its chain (initial: computed by every member; merge:
   /// broadcast from holder, default the last member, whose group continued the chain).
   void take_walker(EventKind kind, int holder);
+  /// A merge's state holder: holder, or by default the new group's last rank, whose group continued the chain;
+  /// logic_error naming what it holds (a walker, a chain) when that rank is not a member.
+  [[nodiscard]] int state_holder(int holder, const char* what) const;
   /// Compute mode, leader: records chain's final state (the walker's).
   void record_final(int chain);
   [[nodiscard]] bool computing() const noexcept { return chains_ == nullptr && run_.work.mode == WorkMode::compute; }
