@@ -254,8 +254,10 @@ int run_points(const mcmclb::Study& study, const std::vector<std::size_t>& point
   const char* fail_point = std::getenv("MCMCLB_FAIL_POINT");
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (fail_point != nullptr && std::to_string(points[i]) == fail_point) {
-      if (rank == 0) std::fprintf(stderr, "mcmclb: MCMCLB_FAIL_POINT=%s: aborting\n", fail_point);
-      MPI_Abort(world.get(), 134);
+      // Rank 0 alone ends the job, after its line has reached the launcher; the others wait in the run's first
+      // collective meanwhile, so none of them ends the job before the line is out.
+      if (rank == 0)
+        mpi::abort_with_line(world.get(), 134, std::string("mcmclb: MCMCLB_FAIL_POINT=") + fail_point + ": aborting");
     }
     mcmclb::RunResult r = mcmclb::run_once(study.points[points[i]].spec);
     std::string record_error;

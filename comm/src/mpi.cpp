@@ -3,6 +3,7 @@
 #include "mcmclb/mpi.hpp"
 
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -67,6 +68,26 @@ Environment::~Environment() {
   if (!finalized()) MPI_Finalize();
 }
 
+void last_line(const std::string& line, double max_wait_s) noexcept {
+  std::fprintf(stderr, "%s\n", line.c_str());
+  std::fflush(stderr);
+  // FIONREAD on a pipe or socket counts the bytes its reader has not taken yet; on a terminal or a file it fails
+  // or reads 0, and there is nothing to wait for.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(max_wait_s);
+  int unread = 0;
+  while (ioctl(STDERR_FILENO, FIONREAD, &unread) == 0 && unread > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // The reader (a launcher's proxy) still forwards the line onwards; a moment lets it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+}
+
+void abort_with_line(MPI_Comm comm, int code, const std::string& line) noexcept {
+  last_line(line);
+  MPI_Abort(comm, code);
+  std::abort();  // MPI_Abort does not return; should a library's do, the rank still ends
+}
+
 int run_main(int argc, char** argv, int (*body)(int, char**)) {
   Environment env(argc, argv);
   int rank = -1;
@@ -89,10 +110,7 @@ int run_main(int argc, char** argv, int (*body)(int, char**)) {
     }
     return kOutputErrorExit;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error on rank %d: %s\n", rank, e.what());
-    std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    return 1;
+    abort_with_line(MPI_COMM_WORLD, 1, "error on rank " + std::to_string(rank) + ": " + e.what());
   }
 }
 

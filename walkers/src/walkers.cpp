@@ -99,10 +99,7 @@ RunSpec run_spec(const Options& o, int nprocs, int chain_count) {
 /// One line on standard error and the whole job ends: a rank whose chain failed cannot take part in its group's
 /// next collective, so the others would wait for it forever.
 [[noreturn]] void abort_run(MPI_Comm comm, int rank, const std::string& what) {
-  std::fprintf(stderr, "mcmclb: rank %d: %s\n", rank, what.c_str());
-  std::fflush(stderr);
-  MPI_Abort(comm, 3);
-  std::abort();  // MPI_Abort does not return; should a library's do, the rank still ends
+  mpi::abort_with_line(comm, 3, "mcmclb: rank " + std::to_string(rank) + ": " + what);
 }
 
 /// The application's chains as the kernel works them: every call guarded, so that an exception names the chain,
@@ -161,9 +158,10 @@ class AppChains final : public ChainWork {
         if (since == 0 || now_ns() - since < limit.count()) continue;
         const int64_t item = call_item_.load();
         const std::string where = item >= 0 ? " item " + std::to_string(item) : std::string();
-        std::fprintf(stderr, "mcmclb: rank %d: chain %d%s: Chains::%s did not return within %g s\n", rank_,
-                     call_chain_.load(), where.c_str(), call_name_.load(), limit_s);
-        std::fflush(stderr);
+        char limit[32];
+        std::snprintf(limit, sizeof limit, "%g", limit_s);
+        mpi::last_line("mcmclb: rank " + std::to_string(rank_) + ": chain " + std::to_string(call_chain_.load()) +
+                       where + ": Chains::" + call_name_.load() + " did not return within " + limit + " s");
         std::_Exit(4);
       }
     });

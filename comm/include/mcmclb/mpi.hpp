@@ -86,6 +86,14 @@ class Environment {
 /// leaves the others hanging.
 int run_main(int argc, char** argv, int (*body)(int, char**));
 
+/// Writes line and a newline to standard error, then waits (at most max_wait_s) until whatever reads it has taken
+/// every byte. A process about to end abruptly calls it first: a launcher (MPICH's Hydra is one) that ends the
+/// job on MPI_Abort may otherwise drop what the rank wrote last, which is the line saying why.
+void last_line(const std::string& line, double max_wait_s = 2.0) noexcept;
+
+/// last_line(line), then MPI_Abort(comm, code): the one way a rank ends the whole job with a reason.
+[[noreturn]] void abort_with_line(MPI_Comm comm, int code, const std::string& line) noexcept;
+
 /// True once MPI_Finalize has run (destructors must not call MPI after that).
 bool finalized() noexcept;
 
