@@ -38,12 +38,10 @@ WITHOUT_PROVENANCE = {
 
 
 # Folders of WITHOUT_PROVENANCE whose reproductions do not yet cover what the rule above asks, with the reason. A
-# folder listed here stands as it was, and docs/notes/reproductions.md names it, until a reproduction or a
-# regeneration with provenance takes it off; the list only shrinks (a listed folder that has either is an error).
-NOT_YET_REPRODUCED = {
-    "docs/fig2-sim-slingshot": "its one run of 4570640 (async at 65,536 ranks) was not simulated again, for lack of "
-                               "host time",
-}
+# folder listed here stands as it was, and docs/notes/reproductions.md names it (a generated block, which
+# docs/guide/paper-reproduction.md shows too), until a reproduction or a regeneration with provenance takes it off;
+# the list only shrinks (a listed folder that has either is an error). It lives with the tables that print it.
+NOT_YET_REPRODUCED = doc_tables.NOT_YET_REPRODUCED
 
 REPRODUCTIONS = "docs/notes/reproductions.md"
 PENDING = "\n## Not yet reproduced as the rule asks\n"  # the section of REPRODUCTIONS naming NOT_YET_REPRODUCED
@@ -58,26 +56,12 @@ def shown_reproduced():
             for arg in args}
 
 
-def reproduction_problems(folder):
-    """Why folder's reproductions do not stand in for its provenance, in words; [] where they do: every commit of
-    its runs has a run compared at a rank count spanning two nodes of its platform or more, in a reproduction whose
-    every compared run is identical in every simulated column."""
-    problems, covered = [], set()
-    try:
-        commits = {r["git_commit"] for r in doc_tables.Inputs.read(folder, need=["run_id", "git_commit"])}
-        for where, _, compared in doc_tables.reproductions_of(folder):
-            differ = [f"{doc_tables.run_label(old)} at P = {old['nprocs']}: {', '.join(d)} differ"
-                      for old, _, d in compared if d]
-            if differ:
-                problems += [f"{where}: {text}" for text in differ]
-                continue
-            covered |= {old["git_commit"] for old, _, _ in compared
-                        if doc_tables.nodes_spanned(old.get("platform"), old["nprocs"]) >= 2}
-    except doc_tables.InputError as e:
-        return [str(e)]
-    return [] if commits <= covered else problems + [
-        f"commit {c[:7]}: no identical reproduction at a rank count spanning two nodes or more"
-        for c in sorted(commits - covered)]
+# Why folder's reproductions do not stand in for its provenance, in words; [] where they do: every commit of its
+# runs has a run compared at a rank count spanning two nodes of its platform or more, in a reproduction whose every
+# compared run is identical in every simulated column, and that run regroups. A reproduction whose runs never
+# regroup (every regroupings column 0, as `none` always) is arithmetic of the work items: it gives the same numbers
+# whatever the simulator's network and timing do, so it covers no commit (plots/doc_tables/reproductions.py).
+reproduction_problems = doc_tables.reproduction_problems
 
 
 def commbench_problems(path):
@@ -332,6 +316,55 @@ class Coverage(unittest.TestCase):
             finally:
                 os.rename(os.path.join(ROOT, folder), d)
         doc_tables.Inputs.cache.clear()
+
+    def test_a_reproduction_whose_runs_never_regroup_covers_nothing(self):
+        """reproduction_problems: a commit whose only identical reproduction at two nodes or more is runs that never
+        regroup (every regroupings column 0, as `none`) is not covered: such a run is arithmetic and gives the same
+        numbers whatever the simulator does. One run that regroups, beside it, covers the commit."""
+        header = ("run_id,experiment,nprocs,G,T_ms,workload,work_mode,jitter_pct,work_seed,balancer,interval,method,"
+                  "rep,time_s,ideal_s,baseline_s,regroups_avg,regroups_std,regroups_min,regroups_max,valid,"
+                  "violations,git_commit,backend,platform,finished\n")
+
+        def none(run, commit):
+            return (f"{run},x,8,4,100,cyclic,sleep,0,1,none,,,0,7,3.5,7,0,0,0,0,true,,{commit},smpi,"
+                    f"configs/platforms/bgp.xml,\n")
+
+        def regrouping(run, commit):
+            return (f"{run},x,8,4,100,cyclic,sleep,0,1,async,,intercomm,0,3.52,3.5,7,5.375,2.1,2,8,true,,{commit},"
+                    f"smpi,configs/platforms/bgp.xml,retire\n")
+        committed = header + none("a", "aaaaaaaaaaaa") + regrouping("b", "aaaaaaaaaaaa")
+        cases = [
+            (none("r", "cccccccccccc"), ["commit aaaaaaa: its reproduced runs never regroup"]),
+            (none("r", "cccccccccccc") + regrouping("s", "cccccccccccc"), []),
+        ]
+        with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "docs")) as d, \
+                tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "docs", "reproductions")) as r:
+            folder = "docs/" + os.path.basename(r)
+            os.rename(d, os.path.join(ROOT, folder))
+            try:
+                with open(os.path.join(ROOT, folder, "runs.csv"), "w") as f:
+                    f.write(committed)
+                for reproduced, expected in cases:
+                    with self.subTest(expected=expected):
+                        with open(os.path.join(r, "runs.csv"), "w") as f:
+                            f.write(header + reproduced)
+                        doc_tables.Inputs.cache.clear()
+                        found = " | ".join(reproduction_problems(folder))
+                        for text in expected:
+                            self.assertIn(text, found)
+                        if not expected:
+                            self.assertEqual(found, "")
+            finally:
+                os.rename(os.path.join(ROOT, folder), d)
+        doc_tables.Inputs.cache.clear()
+
+    def test_fig2_on_the_dragonfly_is_not_reproduced_through_none(self):
+        """The case that made the rule: fig2-sim-slingshot's runs of d42406e were simulated again only as `none` at
+        32,768 ranks, which never regroups, so the folder stays not yet reproduced for that commit."""
+        doc_tables.Inputs.cache.clear()
+        found = " | ".join(reproduction_problems("docs/fig2-sim-slingshot"))
+        self.assertIn("commit d42406e: its reproduced runs never regroup", found)
+        self.assertIn("docs/fig2-sim-slingshot", NOT_YET_REPRODUCED)
 
     def test_a_simulated_commbench_csv_needs_its_time_record(self):
         """commbench_problems: a simulated commbench CSV without the .time record beside it, or with one of another

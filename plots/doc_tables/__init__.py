@@ -11,7 +11,7 @@
     merge_pays.py     docs/guide/merge-pays.md
     simulation.py     docs/guide/simulation.md, Table 1 and the simulated studies of paper-reproduction.md
     commbench.py      docs/guide/commbench.md and the real-MPI measurements
-    reproductions.py  docs/notes/reproductions.md
+    reproductions.py  docs/notes/reproductions.md, and what is not yet reproduced (also paper-reproduction.md)
     your_workload.py  docs/guide/your-workload.md: trace replays
 
 A new table is a function in its family's module, taking Inputs and returning Markdown, and one line in TABLES.
@@ -22,10 +22,12 @@ from mcmclb_csv import InputError, run_label
 from .common import ROOT, Inputs
 from .documents import FENCE, blocks, main, regenerate
 from .registry import TABLES, generate
-from .reproductions import compare_runs, nodes_spanned, reproductions_of
+from .reproductions import (NOT_YET_REPRODUCED, compare_runs, coverage, nodes_spanned, regroups,
+                             reproduction_problems, reproductions_of)
 
 # What the command and the tests use: the error callers catch, the blocks of a document, the registry, and the
-# reproductions' comparison and the nodes a run spans (tests/test_evidence.py). ROOT is a copy: a test points the
-# tables elsewhere through common.ROOT.
-__all__ = ["FENCE", "ROOT", "TABLES", "InputError", "Inputs", "blocks", "compare_runs", "generate", "main",
-           "nodes_spanned", "regenerate", "reproductions_of", "run_label"]
+# reproductions' comparison, the nodes a run spans, what a reproduction must cover and the folders not yet reproduced
+# (tests/test_evidence.py). ROOT is a copy: a test points the tables elsewhere through common.ROOT.
+__all__ = ["FENCE", "NOT_YET_REPRODUCED", "ROOT", "TABLES", "InputError", "Inputs", "blocks", "compare_runs",
+           "coverage", "generate", "main", "nodes_spanned", "regenerate", "regroups", "reproduction_problems",
+           "reproductions_of", "run_label"]

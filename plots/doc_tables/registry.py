@@ -8,7 +8,7 @@ from .merge_pays import (calibration_cost, merge_pays_ratios, merge_pays_sensiti
                          pays_against_rule, pays_guarantee, real_pays, real_versus_none)
 from .paper import paper_answer
 from .readme import findings, quick_start, which_balancer
-from .reproductions import reproductions
+from .reproductions import not_yet_reproduced, reproductions
 from .simulation import (async_gap, async_gap_model, collective_merges, constants_sensitivity, host_cost, lj_cost,
                          simulated_times, table1_rows, table1_seeds, times_by_folder)
 from .steal_regroup import (before_after, regrouping_against_thieves, steal_vs_regroup_compute,
@@ -58,6 +58,7 @@ TABLES = {
     "commbench-by-size": (commbench_by_size, (1, 1), {"nprocs": "an integer", "sizes": "integers separated by "
                                                                                           "commas"}),
     "reproductions": (reproductions, (1, 32), {}),
+    "not-yet-reproduced": (not_yet_reproduced, (1, 8), {}),
     "trace-replay": (trace_replay, (1, 5), {}),
     "trace-at-scale": (trace_at_scale, (1, 4), {}),
     "advice": (advice, (1, 1), {"top": "an integer"}),
