@@ -167,6 +167,15 @@ class LicenseAndCitation(unittest.TestCase):
         self.assertEqual(citation["references"][0]["title"], "Noncollective Communicator Creation in MPI")
         self.assertIn("(CITATION.cff)", read(README))
 
+    def test_readme_cites_this_version(self):
+        """The README's BibTeX entry for mcmclb itself names the release CMake's project() and CITATION.cff give."""
+        version = re.search(r"^project\(mcmclb VERSION ([0-9.]+)", read(os.path.join(ROOT, "CMakeLists.txt")),
+                            re.M).group(1)
+        entry = re.search(r"@software\{mcmclb,.*?\n\}", read(README), re.S)
+        self.assertIsNotNone(entry, "README.md: no BibTeX @software entry for mcmclb in its Cite section")
+        self.assertIn(f"version = {{{version}}}", entry.group(0))
+        self.assertEqual(str(yaml.safe_load(read(os.path.join(ROOT, "CITATION.cff")))["version"]), version)
+
     def test_every_source_says_its_license(self):
         """Each tracked source file carries the SPDX identifier of LICENSE, so a file copied alone keeps it."""
         files = subprocess.run(["git", "ls-files", "--", "*.cpp", "*.hpp", "*.h", "*.c", "*.py", "*.sh",
