@@ -288,7 +288,8 @@ std::string walkers_words(const Plan& plan, int nprocs) {
          (plan.chains_per_group == 1 ? (plan.group_size == 1 ? std::string("one rank each") : "groups of " + group)
           : plan.group_size == 1     ? std::to_string(plan.chains_per_group) + " per rank"
                                      : std::to_string(plan.chains_per_group) + " per group of " + group) +
-         "), copies of the " + std::to_string(plan.trace_chains) + " recorded";
+         "), " + (walkers == plan.trace_chains ? "the " : "copies of the ") + std::to_string(plan.trace_chains) +
+         " recorded";
 }
 
 /// The text of the advice study: the workload's with the plan's keys, or (first_only) its first scenario alone (the

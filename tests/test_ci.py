@@ -87,5 +87,19 @@ class MissingDependency(unittest.TestCase):
             self.slurm_module_setup("")
 
 
+class EveryTestRuns(unittest.TestCase):
+    def test_every_slurm_class_is_in_one_ctest_test(self):
+        """CTest runs test_slurm as two tests that name their classes (slurm, slurm_advise): a class added to the
+        module and named in neither would never run, and a class named in both would run twice."""
+        import re
+        import test_slurm
+        with open(os.path.join(HERE, "CMakeLists.txt")) as f:
+            named = re.findall(r"\btest_slurm\.(\w+)", f.read())
+        with_tests = [name for name, obj in vars(test_slurm).items()
+                      if isinstance(obj, type) and issubclass(obj, unittest.TestCase)
+                      and unittest.TestLoader().getTestCaseNames(obj)]
+        self.assertEqual(sorted(named), sorted(with_tests))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -152,10 +152,9 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
-class Sweep(unittest.TestCase):
-    """mcmclb sweep --launcher slurm against the local cluster: the jobs run, carry their Slurm details
-    into provenance.csv, are not submitted twice, resume after scancel, and a study the cluster cannot hold is
-    refused before anything is submitted."""
+class MCMCLB(unittest.TestCase):
+    """What the classes that run mcmclb share: the binary, a scratch folder, and a helper per command. No test of
+    its own."""
 
     STUDY = os.path.join(ROOT, "tests", "fixtures", "study-slurm.yaml")
 
@@ -182,6 +181,11 @@ class Sweep(unittest.TestCase):
 
     def wait_all(self, job_ids):
         return {j: wait_for(j) for j in job_ids}
+
+
+class Advise(MCMCLB):
+    """mcmclb advise --launcher slurm. A test of its own in CTest (slurm_advise), after the simulation build, so
+    that the other Slurm tests need not wait for that build."""
 
     def test_advise_runs_its_simulations_as_job_steps(self):
         """mcmclb advise --launcher slurm: each round of simulations is one batch job (sbatch --wait) of --jobs
@@ -212,6 +216,12 @@ class Sweep(unittest.TestCase):
         with open(os.path.join(out, "advice.csv"), newline="") as f:
             advice = list(csv.DictReader(f))
         self.assertEqual({row["winner"] for row in advice} - {""}, {advice[0]["setup"]}, advice)
+
+
+class Sweep(MCMCLB):
+    """mcmclb sweep --launcher slurm against the local cluster: the jobs run, carry their Slurm details
+    into provenance.csv, are not submitted twice, resume after scancel, and a study the cluster cannot hold is
+    refused before anything is submitted."""
 
     def test_sweep_1_2_4_ranks_srun_and_mpiexec_then_resubmit_nothing(self):
         study = os.path.join(self.tmp, "study.yaml")
@@ -404,17 +414,12 @@ def commbench_sizes(nprocs):
     return sizes
 
 
-class Diagnosis(unittest.TestCase):
+class Diagnosis(MCMCLB):
     """What a user is told about a launch that did not finish: a failing job.setup line stops the job and status
     names it; a job that ran out of time is reported as such (scontrol, as this cluster keeps no accounting); a
     commbench launch's time estimate counts what commbench runs, and a commbench job killed midway resumes by
     benchmark; a drained node makes jobs wait, not a refusal."""
 
-    STUDY = Sweep.STUDY
-    setUpClass = Sweep.__dict__["setUpClass"]
-    tearDownClass = Sweep.__dict__["tearDownClass"]
-    mcmclb = Sweep.mcmclb
-    sweep = Sweep.sweep
 
     def test_failing_setup_line_stops_the_job_and_status_names_it(self):
         cases = {"exit": ("exit 3", "3"), "module": ("module load nonexistent", "127")}
@@ -572,16 +577,12 @@ class Diagnosis(unittest.TestCase):
                 time.sleep(0.2)
 
 
-class QueueGuard(unittest.TestCase):
+class QueueGuard(MCMCLB):
     """The queue guard: a queued job counts for the study and folder it runs (canonical folder and a hash of its
     points in --comment), only this user's jobs count, and two sweeps started at once submit once. The jobs are
     held (#SBATCH --hold, a job setting: not part of the tag), so they stay PENDING and nothing runs."""
 
-    STUDY = Sweep.STUDY
     HELD = ("--set", "job.extra=['#SBATCH --hold']")
-    setUpClass = Sweep.__dict__["setUpClass"]
-    tearDownClass = Sweep.__dict__["tearDownClass"]
-    mcmclb = Sweep.mcmclb
 
     def tearDown(self):
         sh("scancel", "--name=slurm-small-n2", check=False)
