@@ -525,14 +525,14 @@ class OlderVersionFolder(unittest.TestCase):
 
 
 class Predict(unittest.TestCase):
-    """mcmclb predict: the model's table in docs/guide/merge-pays.md is generated from predict.csv, which must be
+    """mcmclb predict: the model's table in docs/explanation/merge-pays.md is generated from predict.csv, which must be
     what the command the guide shows prints now from the committed calibration.csv (so a change to the model that
     moves a prediction fails here, not in a review)."""
 
     ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
     def test_the_guide_s_command_prints_the_committed_predict_csv(self):
-        with open(os.path.join(self.ROOT, "docs", "guide", "merge-pays.md"), encoding="utf-8") as f:
+        with open(os.path.join(self.ROOT, "docs", "explanation", "merge-pays.md"), encoding="utf-8") as f:
             text = f.read().replace("\\\n", " ")
         command = next(line for line in text.splitlines() if line.startswith("build/mcmclb predict "))
         args, _, target = command.partition(" > ")

@@ -141,7 +141,7 @@ class Committed(unittest.TestCase):
         self.assertEqual(two["commits"], "2ddb9b8 and da15cdd")
 
     def test_the_converted_documents_have_blocks(self):
-        for path in ("docs/results.md", "docs/guide/steal-vs-regroup.md", "docs/guide/merge-pays.md",
+        for path in ("docs/results.md", "docs/explanation/steal-vs-regroup.md", "docs/explanation/merge-pays.md",
                      "docs/guide/commbench.md"):
             with self.subTest(document=path):
                 self.assertTrue(any(generated for _, generated in numeric_tables(path)))
@@ -237,7 +237,7 @@ def compute_mode_ranges():
 # The reproduction page states every number in a generated block. Outside them a digit may only be part of a name:
 # a figure, table, section or algorithm of the paper, its year, a set-up such as collective(16), a commit, or a
 # file's path in a link's text.
-GENERATED_ONLY = ["docs/guide/paper-reproduction.md"]
+GENERATED_ONLY = ["docs/explanation/paper-reproduction.md"]
 NAME_WITH_DIGITS = re.compile(r"(?:Fig\.|Table|Sect\.|Algorithm|EuroMPI) [0-9]+|\([0-9]+\)|\b[0-9a-f]{7,40}\b")
 
 
@@ -288,10 +288,10 @@ class ProseRanges(unittest.TestCase):
 
     def test_each_quoted_range_is_what_its_csvs_give(self):
         # steal-vs-regroup's 8192-rank evidence stands on a page of its own beside the guide.
-        steal_vs_regroup = "docs/guide/steal-vs-regroup.md docs/notes/steal-vs-regroup-8192.md"
-        for document, ranges in (("docs/guide/merge-pays.md", merge_pays_ranges),
+        steal_vs_regroup = "docs/explanation/steal-vs-regroup.md docs/explanation/steal-vs-regroup-8192.md"
+        for document, ranges in (("docs/explanation/merge-pays.md", merge_pays_ranges),
                                  (steal_vs_regroup, steal_vs_regroup_ranges),
-                                 ("docs/guide/steal-vs-regroup.md", compute_mode_ranges)):
+                                 ("docs/explanation/steal-vs-regroup.md", compute_mode_ranges)):
             text = ""
             for path in document.split():
                 with open(os.path.join(ROOT, path), encoding="utf-8") as f:
@@ -412,7 +412,7 @@ class Copies(unittest.TestCase):
         self.folder = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, self.folder)
 
-    def copy(self, document="docs/guide/merge-pays.md"):
+    def copy(self, document="docs/explanation/merge-pays.md"):
         path = os.path.join(self.folder, os.path.basename(document))
         shutil.copyfile(os.path.join(ROOT, document), path)
         with open(path, encoding="utf-8") as f:
@@ -537,7 +537,7 @@ if __name__ == "__main__":
 # The shipped trace's advice: the one answer every page gives for it, generated from this folder's advice.csv.
 SHIPPED_ADVICE = "docs/trace-lj/advise-long"
 SHIPPED_TRACE = re.compile(r"shipped trace|trace-lj-long")
-ANSWER_PAGES = ("README.md", "docs/guide/your-workload.md", "docs/results.md", "docs/guide/steal-vs-regroup.md")
+ANSWER_PAGES = ("README.md", "docs/guide/your-workload.md", "docs/results.md", "docs/explanation/steal-vs-regroup.md")
 RECOMMENDS = re.compile(r"\b(use|keep|wins?|winner|recommend\w*|choose|answers?|safe choice|best|faster than)\b",
                         re.I)
 BALANCERS = ("none", "collective", "async", "lookahead", "mostwork", "steal", "stealrandom", "stealmerge")

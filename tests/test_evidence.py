@@ -25,7 +25,7 @@ LEGACY = set()
 # wait policy, occupancy, host cost and simulator flags). A listed folder is accepted only because its reproductions
 # stand in for the missing provenance: points of it re-simulated from a clean commit, with provenance, under
 # docs/reproductions/<the folder below docs/>, every simulated column of every run identical to the committed run of
-# the same point, and shown so in the generated table of docs/notes/reproductions.md. They must cover every commit
+# the same point, and shown so in the generated table of docs/reference/reproductions.md. They must cover every commit
 # the folder's runs were made at, each at a rank count that spans two nodes of the run's platform or more: inside
 # one node a simulated message crosses no link of the network, so such a run leaves the network's model untested.
 # A folder that is regenerated whole with its provenance (plots/scrub_paths.py makes it fit to commit) leaves the
@@ -38,12 +38,12 @@ WITHOUT_PROVENANCE = {
 
 
 # Folders of WITHOUT_PROVENANCE whose reproductions do not yet cover what the rule above asks, with the reason. A
-# folder listed here stands as it was, and docs/notes/reproductions.md names it (a generated block, which
-# docs/guide/paper-reproduction.md shows too), until a reproduction or a regeneration with provenance takes it off;
-# the list only shrinks (a listed folder that has either is an error). It lives with the tables that print it.
+# folder listed here stands as it was, and docs/reference/reproductions.md names it (a generated block, which
+# docs/explanation/paper-reproduction.md shows too), until a reproduction or a regeneration with provenance takes it
+# off; the list only shrinks (a listed folder that has either is an error). It lives with the tables that print it.
 NOT_YET_REPRODUCED = doc_tables.NOT_YET_REPRODUCED
 
-REPRODUCTIONS = "docs/notes/reproductions.md"
+REPRODUCTIONS = "docs/reference/reproductions.md"
 PENDING = "\n## Not yet reproduced as the rule asks\n"  # the section of REPRODUCTIONS naming NOT_YET_REPRODUCED
 
 

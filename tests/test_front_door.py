@@ -5,6 +5,7 @@ quoted in one generated place only, and the license and citation files."""
 import os
 import re
 import subprocess
+import tempfile
 import unittest
 
 import yaml
@@ -79,26 +80,99 @@ class Readme(unittest.TestCase):
             text = " ".join(bullet)
             self.assertRegex(text, r"\*(Simulated|simulated|Measured|measured)\*", text[:80])
             self.assertRegex(text, r"\]\((docs/[^)]+\.csv)\)", text[:80])
-            self.assertRegex(text, r"\]\(docs/guide/[^)]+\.md\)", text[:80])
+            self.assertRegex(text, r"\]\(docs/(guide|explanation)/[^)]+\.md\)", text[:80])
 
     def test_balancer_table_is_the_registry(self):
         rows = re.findall(r"^\| `(\w+)` \| (the paper|ours|RBC) \| [^|]+ \|$", self.text, re.M)
         self.assertEqual([name for name, _ in rows], BALANCERS, "README.md's balancer table against balancers.def")
 
     def test_links_resolve(self):
-        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", self.text):
-            if "://" not in target:
-                self.assertTrue(os.path.exists(os.path.join(ROOT, target)), f"README.md links {target}")
+        self.assertEqual(broken_links(README), [])
+
+
+# A Markdown link outside code: its target and its anchor. Fenced code is skipped line by line, code spans before.
+LINK = re.compile(r"\]\((?P<target>[^)#\s]*)(?P<anchor>#[^)\s]*)?\)")
+FENCE = re.compile(r"^[ \t]*(```|~~~)")
+
+
+def anchors(path):
+    """The anchors GitHub gives the headings of the Markdown file at path (lower case, punctuation but - and _ left
+    out, spaces as -, a repeated heading suffixed -1, -2), and any <a name|id="..."> in it."""
+    found, seen, fenced = set(), {}, False
+    for line in read(path).splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        heading = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if heading:
+            text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", heading.group(1)).replace("`", "").replace("*", "")
+            slug = re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+            n = seen.get(slug, 0)
+            seen[slug] = n + 1
+            found.add(slug if n == 0 else f"{slug}-{n}")
+        found.update(re.findall(r'<a (?:name|id)="([^"]+)"', line))
+    return found
+
+
+def broken_links(path):
+    """['FILE:LINE: why'] of each relative link of the Markdown file at path, outside code, whose target does not
+    exist or, in a Markdown target, whose anchor no heading gives."""
+    found, fenced = [], False
+    for n, line in enumerate(read(path).splitlines(), 1):
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        for m in LINK.finditer(re.sub(r"`[^`]*`", "", line)):
+            target, anchor = m["target"], m["anchor"]
+            if re.match(r"[a-z]+:", target):
+                continue
+            full = os.path.normpath(os.path.join(os.path.dirname(path), target)) if target else path
+            where = f"{os.path.relpath(path, ROOT)}:{n}"
+            if not os.path.exists(full):
+                found.append(f"{where}: {target} does not exist")
+            elif anchor and full.endswith(".md") and anchor[1:] not in anchors(full):
+                found.append(f"{where}: {target}{anchor}: no such heading")
+    return found
+
+
+def documents():
+    """The README and every Markdown page under docs/."""
+    pages = [os.path.join(d, f) for d, _, names in os.walk(os.path.join(ROOT, "docs")) for f in names
+             if f.endswith(".md")]
+    return [README, os.path.join(ROOT, "CHANGELOG.md")] + sorted(pages)
+
+
+class Links(unittest.TestCase):
+    def test_every_link_of_every_page_resolves(self):
+        """Each relative link of the README, the changelog and every page under docs/ names a file that exists and,
+        into a Markdown page, a heading it has: a page moved or a heading renamed breaks no link silently."""
+        found = [problem for path in documents() for problem in broken_links(path)]
+        self.assertEqual(found, [])
+
+    def test_a_broken_link_is_caught(self):
+        with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "docs")) as d:
+            page = os.path.join(d, "page.md")
+            with open(page, "w", encoding="utf-8") as f:
+                f.write("# Title here\n\n[ok](#title-here), [map](../README.md#tutorial), `[code](x.md)`\n\n"
+                        "[gone](no-such.md), [anchor](../README.md#no-such-heading)\n\n```\n[fenced](y.md)\n```\n")
+            self.assertEqual([p.split(": ", 1)[1] for p in broken_links(page)],
+                             ["no-such.md does not exist", "../README.md#no-such-heading: no such heading"])
 
 
 class Guides(unittest.TestCase):
     def test_each_guide_opens_with_what_it_answers(self):
-        """Each guide's first paragraph, right under its title, is prose a newcomer reads in one go: at most six
-        lines; measurement reports belong to the dated notes."""
-        folder = os.path.join(ROOT, "docs", "guide")
-        for name in sorted(f for f in os.listdir(folder) if f.endswith(".md")):
+        """Each guide's and each explanation page's first paragraph, right under its title, is prose a newcomer
+        reads in one go: at most six lines; measurement reports belong to the dated notes."""
+        pages = [os.path.join(ROOT, "docs", folder, f) for folder in ("guide", "explanation")
+                 for f in sorted(os.listdir(os.path.join(ROOT, "docs", folder))) if f.endswith(".md")]
+        for path in pages:
+            name = os.path.relpath(path, os.path.join(ROOT, "docs"))
             with self.subTest(guide=name):
-                found = blocks(read(os.path.join(folder, name)))
+                found = blocks(read(path))
                 self.assertEqual(found[0][0], "heading", f"{name}: starts with its title")
                 kind, lines = found[1]
                 self.assertEqual(kind, "prose", f"{name}: the title is followed by a paragraph, not a {kind}")
@@ -109,6 +183,7 @@ class Guides(unittest.TestCase):
 class Drift(unittest.TestCase):
     def documents(self):
         paths = [README] + [os.path.join(d, f) for d in (os.path.join(ROOT, "docs"), os.path.join(ROOT, "docs", "guide"),
+                                                        os.path.join(ROOT, "docs", "explanation"),
                                                         os.path.join(ROOT, "docs", "reference"))
                             for f in sorted(os.listdir(d)) if f.endswith(".md")]
         configs = os.path.join(ROOT, "configs")

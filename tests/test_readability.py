@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The pages a newcomer reads after the README, held to the README's measures: in the guides, the reference pages
-and the results no sentence over 40 words, no paragraph over 6 lines at 120 columns and no table cell over 30 words
-(generated blocks included: their generator writes short sentences too), and each guide at most 3,000 words of prose
-(tables, code and HTML comments not counted). The measures are doc_measures', which the README's test shares;
-`python3 tests/doc_measures.py FILE.md` lists one page's offences with their lines."""
+"""The pages a newcomer reads after the README, held to the README's measures: in the guides, the explanation pages,
+the reference pages and the results no sentence over 40 words, no paragraph over 6 lines at 120 columns and no table
+cell over 30 words (generated blocks included: their generator writes short sentences too), and each guide and
+explanation page at most 3,000 words of prose (tables, code and HTML comments not counted). The measures are
+doc_measures', which the README's test shares; `python3 tests/doc_measures.py FILE.md` lists one page's offences
+with their lines."""
 import glob
 import os
 import unittest
@@ -19,7 +20,7 @@ MAX_GUIDE_WORDS = 3000
 def pages():
     """The pages held to the limits, relative to the root."""
     found = []
-    for pattern in ("docs/guide/*.md", "docs/reference/*.md", "docs/results.md"):
+    for pattern in ("docs/guide/*.md", "docs/explanation/*.md", "docs/reference/*.md", "docs/results.md"):
         found += sorted(glob.glob(os.path.join(ROOT, pattern)))
     return [os.path.relpath(p, ROOT) for p in found]
 
@@ -38,7 +39,7 @@ class Readable(unittest.TestCase):
                 self.assertEqual([], [f"{path}:{line}: {what}" for line, what in found])
 
     def test_each_guide_fits_its_budget(self):
-        guides = [p for p in pages() if p.startswith("docs/guide/")]
+        guides = [p for p in pages() if p.startswith(("docs/guide/", "docs/explanation/"))]
         self.assertTrue(guides)
         for path in guides:
             with self.subTest(page=path):

@@ -6,12 +6,12 @@
     registry.py       TABLES, the one list of the tables a block may name, and generate()
     documents.py      the blocks of a Markdown file, their rewriting, and the command line
     readme.py         README: quick-start, findings
-    paper.py          docs/guide/paper-reproduction.md: the page's answer (paper-answer)
-    steal_regroup.py  docs/guide/steal-vs-regroup.md
-    merge_pays.py     docs/guide/merge-pays.md
+    paper.py          docs/explanation/paper-reproduction.md: the page's answer (paper-answer)
+    steal_regroup.py  docs/explanation/steal-vs-regroup.md
+    merge_pays.py     docs/explanation/merge-pays.md
     simulation.py     docs/guide/simulation.md, Table 1 and the simulated studies of paper-reproduction.md
     commbench.py      docs/guide/commbench.md and the real-MPI measurements
-    reproductions.py  docs/notes/reproductions.md, and what is not yet reproduced (also paper-reproduction.md)
+    reproductions.py  docs/reference/reproductions.md, and what is not yet reproduced (also paper-reproduction.md)
     your_workload.py  docs/guide/your-workload.md: trace replays
 
 A new table is a function in its family's module, taking Inputs and returning Markdown, and one line in TABLES.

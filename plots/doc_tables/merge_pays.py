@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Tables of docs/guide/merge-pays.md (and their summaries in docs/results.md): when a merge pays,
+"""Tables of docs/explanation/merge-pays.md (and their summaries in docs/results.md): when a merge pays,
 simulated and measured, with the merge calibration's cost and the model's predictions."""
 import os
 from collections import defaultdict

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""docs/guide/paper-reproduction.md: the page's answer, one bullet per finding, every number from the folders the
+"""docs/explanation/paper-reproduction.md: the page's answer, one bullet per finding, every number from the folders the
 block names and from the paper's values in plots/reference/dinan2011.csv (paper-answer)."""
 import os
 import re

@@ -108,7 +108,7 @@ def findings(inputs):
         f" of Table 1's collective rows equal the paper's. Its `async` row is not reproduced: {row['avg']} "
         f"regroupings per process against the paper's {row['paper avg']}. The simulated `async` ends at "
         f"{a['time_s'] / ideal:.3f}{TIMES} the ideal; the paper bounds its own at {paper_s[0] / ideal:.2f}{TIMES}. "
-        f"[Guide](docs/guide/paper-reproduction.md), [CSV]({fig2}/runs.csv).")
+        f"[Explanation](docs/explanation/paper-reproduction.md), [CSV]({fig2}/runs.csv).")
 
     bench = [r for r in Inputs.read_file(fig1_csv, ("method", "op", "group_size", "nprocs", "time_us"),
                                          "commbench.csv") if r["op"] == "create"]
@@ -149,7 +149,7 @@ def findings(inputs):
         f"With emulated items, which sleep a set time divided by their group's size, regrouping beats moving chains. "
         f"The work-stealing balancers take {min(sim):.2f}-{max(sim):.2f}{TIMES} the best regrouping's time "
         f"(*simulated*, {p_sim} ranks) and {min(real):.2f}-{max(real):.2f}{TIMES} (*measured*, "
-        f"{occupancy(svr_real, p_real)}), over every workload, medians over seeds. [Guide](docs/guide/steal-vs-regroup.md), [CSV]({svr_real}/runs.csv).")
+        f"{occupancy(svr_real, p_real)}), over every workload, medians over seeds. [Explanation](docs/explanation/steal-vs-regroup.md), [CSV]({svr_real}/runs.csv).")
 
     none_by_move, other_by_move, _, control_by_move, control = pays_pair(pays_folder, inputs.name)
     pairs = []
@@ -172,7 +172,7 @@ def findings(inputs):
         f"{compare_ratio_text(a_one, c_one)}{TIMES}. Its calibration, before the clock, adds {added * 100:.0f} % to "
         f"a one-atom run (n ≥ {min(s.n for s in (a_all, b_all, a_one, b_one, c_one))}; each ratio's interval is "
         f"formed from the two medians' 95 % intervals, as `mcmclb compare` does). "
-        f"[Guide](docs/guide/merge-pays.md), [CSV]({pays_folder}/runs.csv).")
+        f"[Explanation](docs/explanation/merge-pays.md), [CSV]({pays_folder}/runs.csv).")
     groups, setups = by_setup(Inputs.read(pays_shared, need=RUN_COLUMNS + ["calibration_s", "finished"]),
                               f"{pays_shared}/runs.csv")
     totals, shared = [], sorted({p for p, _ in groups})
@@ -188,7 +188,7 @@ def findings(inputs):
     cores = sorted({machine(pays_shared, p)[0] for p in shared})
     bullets.append(f"*Measured* where ranks share the cores ({listed(str(p) for p in shared)} ranks, "
                    f"{listed(str(c) for c in cores)} cores), no merge is made, and the calibration makes a run "
-                   f"{min(totals):.1f}-{max(totals):.1f}{TIMES} `none`'s time. [Guide](docs/guide/merge-pays.md), "
+                   f"{min(totals):.1f}-{max(totals):.1f}{TIMES} `none`'s time. [Explanation](docs/explanation/merge-pays.md), "
                    f"[CSV]({pays_shared}/runs.csv).")
     return "\n".join("- " + wrapped(b).replace("\n", "\n  ") for b in bullets)
 

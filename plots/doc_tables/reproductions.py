@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Tables of docs/notes/reproductions.md: each simulated folder kept without provenance against its
+"""Tables of docs/reference/reproductions.md: each simulated folder kept without provenance against its
 reproductions at a clean commit, which must give every simulated column to the last written digit."""
 import os
 
@@ -62,9 +62,9 @@ def nodes_spanned(platform, nprocs):
 
 # Folders kept without provenance (tests/test_evidence.py, WITHOUT_PROVENANCE) whose reproductions do not yet cover
 # what the rule asks (coverage below), with what was not done. A folder listed here stands as it was, and the
-# not-yet-reproduced block of docs/notes/reproductions.md and docs/guide/paper-reproduction.md says what is missing,
-# until a reproduction or a regeneration with provenance takes it off; the list only shrinks (tests/test_evidence.py
-# fails for a listed folder that has either).
+# not-yet-reproduced block of docs/reference/reproductions.md and docs/explanation/paper-reproduction.md says what is
+# missing, until a reproduction or a regeneration with provenance takes it off; the list only shrinks
+# (tests/test_evidence.py fails for a listed folder that has either).
 NOT_YET_REPRODUCED = {
     "docs/fig2-sim-slingshot": "lookahead(1) or collective(16) at 32,768 ranks, which regroup, simulated again",
 }

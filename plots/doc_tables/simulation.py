@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Tables of the simulated studies: docs/guide/simulation.md (the compute model's calibration), Table 1
-and its sensitivity to seeds and noise, and the studies of docs/guide/paper-reproduction.md and the host-cost log
+and its sensitivity to seeds and noise, and the studies of docs/explanation/paper-reproduction.md and the host-cost page
 (the async gap, the unsourced constants, the host's cost of simulating, simulated times per folder)."""
 import os
 import re
@@ -279,7 +279,7 @@ def constants_sensitivity(inputs):
         if asy is None or col is None:
             raise InputError(f"{folder}/runs.csv: needs an async intercomm and a collective({interval}) create run "
                              f"(allowed: a folder of the constants' sensitivity study, "
-                             f"docs/guide/paper-reproduction.md)")
+                             f"docs/explanation/paper-reproduction.md)")
         if base is None:
             base = (asy, col)
         rows.append([setting_of(folder, base[0]["platform"]), str(asy["nprocs"]),

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The one "which balancer to start with" table (docs/guide/running.md): per kind of work the set-up to start
-with, why, and the cases that back it, each verdict counted from the steal-vs-regroup folders it is given."""
+with, why, and the cases that back it, each verdict counted from the steal-vs-regroup folders it is given. Its links
+are written from the repository's root, and documents.relink makes them relative to the page that holds the block."""
 from collections import defaultdict
 
 import steal_vs_regroup as svr
@@ -23,10 +24,22 @@ def sizes_text(where):
     return "P = " + (parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1])
 
 
+def page_link(path):
+    """A link to the page at path (from the repository's root), named by its file name."""
+    return f"[{path.rsplit('/', 1)[-1]}]({path})"
+
+
+# The pages the table cites, from the repository's root.
+STEAL_VS_REGROUP = "docs/explanation/steal-vs-regroup.md"
+MERGE_PAYS = "docs/explanation/merge-pays.md"
+PAPER = "docs/explanation/paper-reproduction.md"
+YOUR_WORKLOAD = "docs/guide/your-workload.md"
+
+
 def evidence_text(found, page):
     """'simulated at P = ...; measured at P = ... ([page](page))' of {simulated: {P: {W}}}."""
     parts = [f"{'simulated' if sim else 'measured'} at {sizes_text(found[sim])}" for sim in (True, False) if found[sim]]
-    return "; ".join(parts) + f" ([{page}]({page}))"
+    return "; ".join(parts) + f" ({page_link(page)})"
 
 
 def emulated_cases(folders):
@@ -65,7 +78,7 @@ def emulated_row(cases, workloads, what):
             f"`{name}` with `{method}`",
             f"it beats `{other.split()[0]}` in {wins[best]} of {len(mine)} cases; the better of the two beats the "
             f"work stealers in {beaten} of {len(mine)}",
-            evidence_text(found, "steal-vs-regroup.md")]
+            evidence_text(found, STEAL_VS_REGROUP)]
 
 
 def compute_rows(folders):
@@ -109,23 +122,23 @@ def compute_rows(folders):
          f"it merges only where the chain then ends sooner ({min(look):.2f}-{max(look):.2f}{TIMES} `none`, "
          f"simulated); `mostwork(1)` gained more ({min(most):.2f}-{max(most):.2f}{TIMES}), but its closing merges "
          f"are not priced",
-         evidence_text(found[1], "steal-vs-regroup.md") + ", [merge-pays.md](merge-pays.md)"],
+         evidence_text(found[1], STEAL_VS_REGROUP) + ", " + page_link(MERGE_PAYS)],
         ["the same, several chains per group (`chains_per_group` ≥ 2)", "`steal`",
          f"moving an unstarted chain costs one message, not a reduction per step: a balancer that moves "
          f"chains is fastest in {stealers} of {len(several)} cases",
-         evidence_text(found[2], "steal-vs-regroup.md")]]
+         evidence_text(found[2], STEAL_VS_REGROUP)]]
 
 
 # Rows that rest on a page's argument rather than on a count, the same wherever the table appears.
 FIXED_ROWS = [
     ["your own walkers, recorded as a trace", "what `mcmclb advise` says for it",
      "it prices every set-up whole, calibration included, over what the trace leaves open",
-     "[your-workload.md](your-workload.md)"],
+     page_link(YOUR_WORKLOAD)],
     ["ranks that share cores (oversubscribed)", "`none`",
      "a merged group waits for each reduction; under `pays` a balancer runs as `none` plus its calibration",
-     "[merge-pays.md](merge-pays.md)"],
+     page_link(MERGE_PAYS)],
     ["the paper's figures", "`collective` and `async` under their default rules", "the paper's balancers as published",
-     "[paper-reproduction.md](paper-reproduction.md)"],
+     page_link(PAPER)],
 ]
 
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Tables of docs/guide/steal-vs-regroup.md (and their summaries in docs/results.md): moving chains
+"""Tables of docs/explanation/steal-vs-regroup.md (and their summaries in docs/results.md): moving chains
 against regrouping, as plots/steal_vs_regroup.py groups the runs."""
 from collections import defaultdict
 
