@@ -142,7 +142,7 @@ class Committed(unittest.TestCase):
 
     def test_the_converted_documents_have_blocks(self):
         for path in ("docs/results.md", "docs/explanation/steal-vs-regroup.md", "docs/explanation/merge-pays.md",
-                     "docs/guide/commbench.md"):
+                     "docs/guide/commbench.md", HOST_COST_PAGE):
             with self.subTest(document=path):
                 self.assertTrue(any(generated for _, generated in numeric_tables(path)))
 
@@ -388,6 +388,97 @@ class TwoMethods(unittest.TestCase):
                 # "async range", or among the methods a row lists: "async (range, intercomm)"
                 self.assertRegex(text, rf"\b{balancer}(\([\d, ]+\))? (\([^)]*)?\b{other}\b",
                                  f"{table} shows no {balancer} {other} apart from {balancer} {method}")
+
+
+# The page whose host-cost-series block lists every simulated series at 8192 ranks.
+HOST_COST_PAGE = "docs/explanation/simulator-host-cost.md"
+
+
+def simulated_series_at(p, top="docs"):
+    """The results files (folder/name) under top with simulated rows at P = p, found here apart from the generator:
+    each runs.csv and commbench*.csv whose rows at p have backend smpi."""
+    found = []
+    for folder, _, names in os.walk(os.path.join(ROOT, top)):
+        for name in names:
+            if name == "runs.csv" or (name.startswith("commbench") and name.endswith(".csv")):
+                with open(os.path.join(folder, name), newline="", encoding="utf-8") as f:
+                    if any(r.get("nprocs") == str(p) and r.get("backend") == "smpi" for r in csv.DictReader(f)):
+                        found.append(os.path.relpath(os.path.join(folder, name), ROOT))
+    return sorted(found)
+
+
+class HostCostSeries(unittest.TestCase):
+    """The host cost of every simulated series at 8192 ranks: the page's block lists each such file (a series
+    committed later is listed once the page is regenerated, which the drift check enforces), and its cells follow
+    the provenance.csv and the GNU time record they come from."""
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.root)
+        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
+        self.addCleanup(doc_tables.Inputs.cache.clear)
+
+    def block(self):
+        with open(os.path.join(ROOT, HOST_COST_PAGE), encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        found = [(begin, end, args) for begin, end, _, name, args in doc_tables.blocks(lines, HOST_COST_PAGE)
+                 if name == "host-cost-series"]
+        self.assertEqual(len(found), 1, f"{HOST_COST_PAGE}: one host-cost-series block")
+        begin, end, args = found[0]
+        self.assertEqual(args, ["docs", "nprocs=8192"])
+        return "\n".join(lines[begin + 1:end])
+
+    def test_every_simulated_series_at_8192_ranks_has_a_row(self):
+        series = simulated_series_at(8192)
+        self.assertIn("docs/fig1-sim-bgp/commbench.csv", series)
+        text = self.block()
+        for path in series:
+            with self.subTest(series=path):
+                self.assertRegex(text, rf"(?m)^\| \[{re.escape(os.path.dirname(path))}\]\([^)]*"
+                                       rf"{re.escape(os.path.basename(path))}\)")
+        self.assertEqual(len([line for line in text.split("\n") if line.startswith("| [")]), len(series))
+
+    def copy(self, *folders):
+        for folder in folders:
+            shutil.copytree(os.path.join(ROOT, folder), os.path.join(self.root, folder))
+        doc_tables.common.ROOT = self.root
+        doc_tables.Inputs.cache.clear()
+
+    def rows(self):
+        doc_tables.Inputs.cache.clear()
+        text = doc_tables.generate("host-cost-series", ["docs", "nprocs=8192"])
+        return {line.split("](")[0][3:]: [c.strip() for c in line.strip("|").split("|")]
+                for line in text.split("\n") if line.startswith("| [")}
+
+    def test_the_cells_follow_their_files(self):
+        self.copy("docs/host-cost-8192/bgp", "docs/fig1-sim-bgp", "docs/fig2-sim-slingshot")
+        before = self.rows()
+        self.assertEqual(sorted(before), ["docs/fig1-sim-bgp", "docs/fig2-sim-slingshot", "docs/host-cost-8192/bgp"])
+        self.assertEqual(before["docs/fig2-sim-slingshot"][2:4], ["not recorded", "not recorded"])
+        self.assertTrue(before["docs/host-cost-8192/bgp"][5].startswith("not recorded"))
+        # One run's host CPU and peak memory raised far above the others': the range's top follows.
+        prov = os.path.join(self.root, "docs/host-cost-8192/bgp/provenance.csv")
+        with open(prov, newline="", encoding="utf-8") as f:
+            table = list(csv.DictReader(f))
+        table[0]["host_cpu_s"], table[0]["host_peak_rss_kib"] = "999.4", str(3 * 1024 * 1024)
+        with open(prov, "w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=list(table[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(table)
+        # Fig. 1's record: its user time doubled.
+        record = os.path.join(self.root, "docs/fig1-sim-bgp/commbench.time")
+        with open(record, encoding="utf-8") as f:
+            text = f.read()
+        user = float(re.search(r"User time \(seconds\): ([0-9.]+)", text).group(1))
+        with open(record, "w", encoding="utf-8") as f:
+            f.write(text.replace(f"User time (seconds): {user:.2f}", f"User time (seconds): {2 * user:.2f}"))
+        after = self.rows()
+        self.assertTrue(after["docs/host-cost-8192/bgp"][2].endswith("-999]"), after["docs/host-cost-8192/bgp"])
+        self.assertTrue(after["docs/host-cost-8192/bgp"][3].endswith("-3.00]"), after["docs/host-cost-8192/bgp"])
+        self.assertGreater(float(after["docs/fig1-sim-bgp"][2]), float(before["docs/fig1-sim-bgp"][2]) + user - 1)
+        # Without its provenance a series stays in the table and says so.
+        os.remove(prov)
+        self.assertEqual(self.rows()["docs/host-cost-8192/bgp"][2:4], ["not recorded", "not recorded"])
 
 
 class TraceReplay(unittest.TestCase):

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Tables of the simulated studies: docs/guide/simulation.md (the compute model's calibration), Table 1
-and its sensitivity to seeds and noise, and the studies of docs/explanation/paper-reproduction.md and the host-cost page
-(the async gap, the unsourced constants, the host's cost of simulating, simulated times per folder)."""
+and its sensitivity to seeds and noise, and the studies of docs/explanation/paper-reproduction.md and
+docs/explanation/simulator-host-cost.md (the async gap, the unsourced constants, the host's cost of simulating, per
+platform and per series, simulated times per folder)."""
 import os
 import re
 from collections import defaultdict
@@ -320,6 +321,140 @@ def host_cost(inputs):
                      spread([prov[r["run_id"]]["host_cpu_s"] for r in runs], 1)])
     return table_text(["platform", "run", "runs", "simulated time_s", "whole process: CPU s", "wall s",
                        "peak RSS MiB", "host_cpu_s (to the run's end)"], rows)
+
+
+# What GNU time -v writes of a simulation's whole process (plots/fig1-sim.sh keeps it beside each commbench CSV).
+GNU_TIME = {"command": r"Command being timed: \"(.*)\"", "user": r"User time \(seconds\): ([0-9.]+)",
+            "system": r"System time \(seconds\): ([0-9.]+)", "rss": r"Maximum resident set size \(kbytes\): ([0-9]+)",
+            "status": r"Exit status: ([0-9]+)"}
+KIB_PER_GIB = 1024 * 1024
+NOT_RECORDED = "not recorded"
+
+
+def gnu_time(path):
+    """{command, user, system, rss, status} of the GNU time record at path (relative to the root); InputError
+    naming it when a figure is missing."""
+    with open(os.path.join(common.ROOT, path), encoding="utf-8") as f:
+        text = f.read()
+    found = {}
+    for name, pattern in GNU_TIME.items():
+        m = re.search(pattern, text)
+        if not m:
+            raise InputError(f"{path}: no {name} line (allowed: the record of /usr/bin/time -v)")
+        found[name] = m.group(1)
+    return found
+
+
+def simgrid_versions(rows):
+    """The SimGrid versions the rows' mpi_library names ('3.32'), or NOT_RECORDED."""
+    from mcmclb_csv import LIBRARY_NAMES
+    found = sorted({m.group(2) for m in (LIBRARY_NAMES.match(r.get("mpi_library") or "") for r in rows)
+                    if m and m.group(1) == "SMPI"})
+    return ", ".join(found) or NOT_RECORDED
+
+
+def cpu_model(rows):
+    """The host CPU model: no file mcmclb writes records it, so NOT_RECORDED, with the host names the rows give."""
+    hosts = sorted({r.get("host") for r in rows if r.get("host")})
+    return NOT_RECORDED + (f" (host {', '.join(f'`{h}`' for h in hosts)})" if hosts else "")
+
+
+def simulated_at(rows, p):
+    """The simulated rows at P = p (backend smpi; an older file without backend: a row naming its platform)."""
+    return [r for r in rows if r.get("nprocs") == p and
+            (r.get("backend") == "smpi" or (r.get("backend") is None and r.get("platform")))]
+
+
+def series_files(top):
+    """(folder, CSV name) of every runs.csv and commbench CSV under top (relative to the root), in path order."""
+    found = []
+    for folder, dirs, names in os.walk(os.path.join(common.ROOT, top)):
+        dirs.sort()
+        rel = os.path.relpath(folder, common.ROOT)
+        found += [(rel, name) for name in sorted(names)
+                  if name == "runs.csv" or (name.startswith("commbench") and name.endswith(".csv"))]
+    return sorted(found)
+
+
+def rounded_spread(values, digits):
+    """spread(), without a range whose ends print alike ('0.48', not '0.48 [0.48-0.48]')."""
+    if f"{min(values):.{digits}f}" == f"{max(values):.{digits}f}":
+        return f"{median(values):.{digits}f}"
+    return spread(values, digits)
+
+
+def runs_host_cost(folder, runs):
+    """The cells host CPU, peak memory and source of the runs of folder's runs.csv (provenance.csv's host_cpu_s and
+    host_peak_rss_kib), and whether a launch of theirs listed several points; NOT_RECORDED where no run has them."""
+    path = os.path.join(common.ROOT, folder, "provenance.csv")
+    prov = {}
+    if os.path.exists(path):
+        prov = {r["run_id"]: r for r in Inputs.read(folder, "provenance.csv", need=("run_id",))}
+    mine = [prov[r["run_id"]] for r in runs if r["run_id"] in prov]
+    cpu = [r["host_cpu_s"] for r in mine if isinstance(r.get("host_cpu_s"), (int, float))]
+    rss = [r["host_peak_rss_kib"] / KIB_PER_GIB for r in mine if isinstance(r.get("host_peak_rss_kib"), int)]
+    several = any(len(m.group(1).split(",")) > 1 for m in (re.search(r"--points (\S+)", r.get("command_line") or "")
+                                                             for r in mine) if m)
+    if not mine:
+        return [NOT_RECORDED, NOT_RECORDED, "no provenance.csv"], False
+    source = f"[provenance.csv]({folder}/provenance.csv), to each run's end"
+    if len(cpu) < len(runs):
+        source += f" ({len(cpu)} of {len(runs)} runs)"
+    return [rounded_spread(cpu, 0) if cpu else NOT_RECORDED, rounded_spread(rss, 2) if rss else NOT_RECORDED,
+            source], several
+
+
+def commbench_host_cost(folder, name, p):
+    """The cells host CPU, peak memory and source of a simulated commbench CSV from the GNU time record beside it
+    (<name>.time, the whole smpirun); NOT_RECORDED where it has none or its command is not at P = p."""
+    record = os.path.join(folder, os.path.splitext(name)[0] + ".time")
+    if not os.path.exists(os.path.join(common.ROOT, record)):
+        return [NOT_RECORDED, NOT_RECORDED, f"no {os.path.basename(record)}"]
+    found = gnu_time(record)
+    if f"-np {p} " not in found["command"] or found["status"] != "0":
+        raise InputError(f"{record}: not a simulation at -np {p} that exited with status 0 (allowed: the record "
+                         f"plots/fig1-sim.sh writes beside {name})")
+    return [f"{float(found['user']) + float(found['system']):.0f}", f"{int(found['rss']) / KIB_PER_GIB:.2f}",
+            f"[{os.path.basename(record)}]({record}), the whole `smpirun`"]
+
+
+def host_cost_series(inputs):
+    """The host cost of every simulated series at one rank count (nprocs=, 8192 by default) under the folder the
+    block names: one row per runs.csv or commbench CSV with simulated rows at that P, found by walking the folder, so
+    a new committed series gets its row. Per row: the runs, the host CPU seconds and the peak memory (median [min-max]
+    over the runs of provenance.csv's host_cpu_s and host_peak_rss_kib, or a commbench CSV's GNU time record), the
+    SimGrid version (mpi_library) and the host CPU model, which no file records. A folder that records none of them
+    says "not recorded"."""
+    p = (inputs.numbers("nprocs") or [8192])[0]
+    top = inputs.folders[0]
+    rows, several = [], []
+    for folder, name in series_files(top):
+        if name == "runs.csv":
+            found = simulated_at(Inputs.read(folder, need=("run_id", "nprocs")), p)
+            if not found:
+                continue
+            cells, cumulative = runs_host_cost(folder, found)
+            if cumulative:
+                several.append(folder)
+            label, count = f"[{folder}]({folder}/runs.csv)", str(len(found))
+        else:
+            found = simulated_at(Inputs.read_file(os.path.join(folder, name), ("nprocs",), "commbench.csv"), p)
+            if not found:
+                continue
+            cells = commbench_host_cost(folder, name, p)
+            label, count = f"[{folder}]({folder}/{name}) ({name})", "1 simulation"
+        rows.append([label, count] + cells[:2] + [simgrid_versions(found), cpu_model(found), cells[2]])
+    if not rows:
+        raise InputError(f"block {inputs.name}: no simulated run at P = {p} under {top} (allowed: a folder holding "
+                         f"simulated runs.csv or commbench CSVs)")
+    text = table_text(["series", f"runs at P = {p}", "host CPU s (measured)", "peak memory GiB (measured)",
+                       "SimGrid", "host CPU model", "from"], rows)
+    if several:
+        text += "\n\n" + common.wrapped(
+            f"In {', '.join(f'`{f}`' for f in several)} a launch listed several points (`--points` in "
+            f"provenance.csv's command line). There a run's `host_cpu_s` may include the points its launch ran "
+            f"before it, since it counts the process from its start.")
+    return text
 
 
 # The rows of the compute model's calibration table: (label, benchmark, move, time column, counter of the unit,
