@@ -234,8 +234,8 @@ std::vector<std::size_t> kernel_points(const Study& study, const std::vector<std
 /// slows down with every point a simulation has run: an MPI_Test that completes a communication leaves it in the
 /// testing actor's list of activities (ActivityImpl::test finishes it with no waiter to remove it), and every later
 /// wait scans that list (std::list::remove). At 64 simulated ranks under mostwork the same point cost 2.8 times as
-/// much host time after 200 points as at first (docs/notes/simulator-host-cost.md); a fresh smpirun starts with empty
-/// lists, for a start-up of seconds.
+/// much host time after 200 points as at first (docs/explanation/simulator-host-cost.md); a fresh smpirun starts with
+/// empty lists, for a start-up of seconds.
 constexpr std::size_t kSimulatedPointsPerLaunch = 16;
 
 std::size_t points_per_launch(const SweepOptions& o) {

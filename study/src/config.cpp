@@ -451,10 +451,11 @@ std::vector<KeyDef> build_key_table() {
                  e.work.wait = v == "auto" ? std::nullopt : std::optional(lookup(kWaitPolicies, v));
                }));
   // Sensitivity experiments only, so both default to the model as measured and leave runs.csv's columns empty.
-  add(real_key("work.model_compute", 0.0, 1000.0, true, "1",
-               "the merge model (`pays`, and compute-mode planning) predicts the compute rate as this factor times "
-               "what its calibration measured: a sensitivity experiment (docs/explanation/merge-pays.md); 1 as measured",
-               [](E& e, double v) { e.work.model_error.compute = v; }));
+  add(real_key(
+      "work.model_compute", 0.0, 1000.0, true, "1",
+      "the merge model (`pays`, and compute-mode planning) predicts the compute rate as this factor times "
+      "what its calibration measured: a sensitivity experiment (docs/explanation/merge-pays.md); 1 as measured",
+      [](E& e, double v) { e.work.model_error.compute = v; }));
   add(real_key("work.model_reduce", 0.0, 1000.0, true, "1",
                "the merge model predicts each reduction's time as this factor times what its calibration measured "
                "(as work.model_compute); 1 as measured",

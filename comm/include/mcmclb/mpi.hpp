@@ -295,7 +295,7 @@ inline constexpr int kTreeBarrierTag = 32767;
 /// barrier far apart (the end of a run): SMPI's MPI_Barrier (Bruck's dissemination, as MPICH's) leaves each
 /// waiting rank's send of the round it is stuck in outstanding, SimGrid 3.32 keeps every outstanding small send in
 /// one list of the whole simulation, and every message that completes scans that list, so each waiting rank makes
-/// every later message of the ranks still working dearer (docs/notes/simulator-host-cost.md, "Ranks that wait at
+/// every later message of the ranks still working dearer (docs/explanation/simulator-host-cost.md, "Ranks that wait at
 /// the end of a run").
 void tree_barrier(const Comm& comm);
 
