@@ -263,17 +263,18 @@ int64_t integer(std::string_view flag, const char* text, int64_t lo, int64_t hi)
 constexpr const char* kUsage =
     "usage: ising [--balancer B] [--method M] [--finished F] [--interval N] [--group-size G] [--wait W]\n"
     "             [--record FILE] [--chains C] [--items N] [--sweeps K] [--size L] [--seed S] [--plain]\n"
-    "             [--item-timeout S] [--throw-at C:I] [--hang-at C:I]\n";
+    "             [--plain-virtual] [--item-timeout S] [--throw-at C:I] [--hang-at C:I]\n";
 
 int body(int argc, char** argv) {
   mcmclb::walkers::Options options;
   options.name = "examples/ising";
   Settings s;
-  bool plain = false;
+  bool plain = false, virtual_calls = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view flag = argv[i];
-    if (flag == "--plain") {
+    if (flag == "--plain" || flag == "--plain-virtual") {
       plain = true;
+      virtual_calls = flag == "--plain-virtual";
       continue;
     }
     if (flag == "--help") {
@@ -336,14 +337,24 @@ int body(int argc, char** argv) {
     SelfGroup self;
     mcmclb::mpi::check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     const double t0 = MPI_Wtime();
+    // With --plain-virtual the loop calls the chains as the library does, through the interface, on a group whose
+    // size the compiler cannot see; plainly, it may compile the item for a group of one (docs/notes/walkers-overhead).
+    mcmclb::walkers::Chains* volatile through_interface = &chains;
+    GroupComm* volatile unknown_group = &self;
     for (int c = rank * per_rank; c < (rank + 1) * per_rank; ++c) {
+      if (virtual_calls) {
+        through_interface->start(c, *unknown_group);
+        for (int64_t i = 0; i < through_interface->items(c); ++i) through_interface->work(c, i, *unknown_group);
+        through_interface->finish(c, *unknown_group);
+        continue;
+      }
       chains.start(c, self);
       for (int64_t i = 0; i < chains.items(c); ++i) chains.work(c, i, self);
       chains.finish(c, self);
     }
     const double mine = MPI_Wtime() - t0;
     mcmclb::mpi::check(MPI_Allreduce(&mine, &time_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
-    how = "a hand-written loop";
+    how = virtual_calls ? "a hand-written loop through the interface" : "a hand-written loop";
   } else {
     const mcmclb::walkers::Report report = mcmclb::walkers::run(MPI_COMM_WORLD, chains, options);
     if (!report.valid) throw std::runtime_error("mcmclb reports an invalid run: " + report.violations);
