@@ -296,6 +296,14 @@ SCHEMAS = {
         "part": Column("name", choices=("build", "run", "tests")), "rep": _int(0), "seconds": _time(), "commit": TEXT,
         "host": TEXT, "cores": _int(1), "utc_start": TEXT, "command": TEXT,
     },
+    # docs/notes/walkers-overhead: examples/ising at real P ranks, each run's time as it printed it, per mode: its
+    # hand-written loop (plain), the same loop calling the chains through the library's interface (virtual), and
+    # the library's run under none; rounds in random order, with each run's provenance.
+    "walkers-overhead.csv": {
+        "round": _int(1), "mode": Column("name", choices=("plain", "virtual", "none")), "seconds": _time(),
+        "ranks": _int(1), "commit": TEXT, "mpi_library": TEXT, "build_type": TEXT, "host": TEXT, "cores": _int(1),
+        "utc_start": TEXT, "command": TEXT,
+    },
     "dinan2011.csv": {  # plots/reference: the paper's values
         "kind": Column("name", choices=("table1", "fig2")), "balancer": NAME, "interval": _int(1, True),
         "avg": Column("number", 0, True), "stdev": Column("number", 0, True), "min": _int(0, True),

@@ -15,6 +15,7 @@ from .steal_regroup import (before_after, regrouping_against_thieves, steal_vs_r
                             steal_vs_regroup_compute_real, steal_vs_regroup_seeds, steal_vs_regroup_sizes,
                             steal_vs_regroup_summary)
 from .start_with import start_with
+from .walkers import walkers_overhead
 from .your_workload import advice, advice_answer, advice_brief, trace_at_scale, trace_replay
 
 
@@ -67,6 +68,7 @@ TABLES = {
     "advice-brief": (advice_brief, (1, 1), {}),
     "which-balancer": (which_balancer, (3, 3), {}),
     "start-with": (start_with, (2, 16), {}),
+    "walkers-overhead": (walkers_overhead, (1, 1), {}),
 }
 
 

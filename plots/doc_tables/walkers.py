@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What the walkers library costs an application (docs/notes/walkers-overhead)."""
+from mcmclb_csv import InputError
+from mcmclb_stats import Summary
+
+from .common import Inputs, compare_ratio_text, table_text
+
+# Each mode of examples/ising the table lists, in its order, with what it runs.
+MODES = (("plain", "its own loop, the calls to its chains compiled directly"),
+         ("virtual", "the same loop, calling the chains through the library's interface"),
+         ("none", "the library's run under `none`"))
+
+
+def walkers_overhead(inputs):
+    """One row per mode of the overhead CSV: runs, median time with its 95 % interval, and the ratio of medians to
+    the plain loop's with the interval mcmclb compare forms."""
+    path = inputs.folders[0]
+    rows = Inputs.read_file(path, ("round", "mode", "seconds", "ranks", "commit"), "walkers-overhead.csv")
+    for column in ("ranks", "commit"):
+        if len({r[column] for r in rows}) != 1:
+            raise InputError(f"{path}: more than one {column} (allowed: one measurement, at one commit and P)")
+    summaries = {}
+    for mode, _ in MODES:
+        values = [r["seconds"] for r in rows if r["mode"] == mode]
+        if not values:
+            raise InputError(f"{path}: no run of mode {mode} (allowed: rows of {', '.join(m for m, _ in MODES)})")
+        summaries[mode] = Summary(values)
+    out = []
+    for mode, what in MODES:
+        s = summaries[mode]
+        interval = f" [{s.lo:.3f}, {s.hi:.3f}]" if s.has_interval else f" ({s.note})"
+        ratio = "1" if mode == "plain" else compare_ratio_text(summaries["plain"], s)
+        out.append([f"`{mode}`: {what}", str(s.n), f"{s.median:.3f} s{interval}", ratio])
+    p, commit = rows[0]["ranks"], rows[0]["commit"]
+    lib, loop = summaries["none"], summaries["virtual"]
+    within = ""
+    if lib.has_interval and loop.has_interval:
+        lo, hi = lib.lo / loop.hi, lib.hi / loop.lo
+        within = f"; within {100 * max(abs(lo - 1), abs(hi - 1)):.1f} %" if lo <= 1 <= hi else ""
+    sentence = (f"\n\nThe library's run against the loop through the interface: "
+                f"{compare_ratio_text(loop, lib)}{within}.")
+    return table_text([f"examples/ising at P = {p}, commit {commit} (measured)", "runs", "median time [95 % interval]",
+                       "÷ plain [interval]"], out) + sentence
