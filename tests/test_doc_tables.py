@@ -481,6 +481,46 @@ class HostCostSeries(unittest.TestCase):
         self.assertEqual(self.rows()["docs/host-cost-8192/bgp"][2:4], ["not recorded", "not recorded"])
 
 
+class WalkersOverhead(unittest.TestCase):
+    """The walkers library's cost: the table follows its CSV, and a CSV that mixes commits or lacks a mode is
+    refused with a line naming the file."""
+
+    CSV = "docs/notes/walkers-overhead/overhead.csv"
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.root)
+        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
+        self.addCleanup(doc_tables.Inputs.cache.clear)
+        folder = os.path.dirname(self.CSV)
+        shutil.copytree(os.path.join(ROOT, folder), os.path.join(self.root, folder))
+        doc_tables.common.ROOT = self.root
+        with open(os.path.join(self.root, self.CSV), newline="", encoding="utf-8") as f:
+            self.table = list(csv.DictReader(f))
+
+    def generate(self, table):
+        with open(os.path.join(self.root, self.CSV), "w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=list(self.table[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(table)
+        doc_tables.Inputs.cache.clear()
+        return doc_tables.generate("walkers-overhead", [self.CSV])
+
+    def test_the_medians_follow_the_csv(self):
+        before = self.generate(self.table)
+        slower = [dict(r, seconds=str(float(r["seconds"]) * 2)) if r["mode"] == "none" else r for r in self.table]
+        after = self.generate(slower)
+        none_row = [line for line in after.split("\n") if line.startswith("| `none`")][0]
+        self.assertNotIn(none_row, before)
+        self.assertNotIn("within", after.split("\n")[-1], "a library twice as slow is not within any margin")
+
+    def test_mixed_commits_and_a_missing_mode_are_refused(self):
+        with self.assertRaisesRegex(doc_tables.InputError, r"overhead.csv: more than one commit"):
+            self.generate([dict(self.table[0], commit="abc1234")] + self.table[1:])
+        with self.assertRaisesRegex(doc_tables.InputError, r"overhead.csv: no run of mode virtual"):
+            self.generate([r for r in self.table if r["mode"] != "virtual"])
+
+
 class TraceReplay(unittest.TestCase):
     def test_one_folder_holds_compute_mode_and_each_replayed_trace(self):
         """An interleaved validation sweep writes compute mode and its replays to one folder: the table takes the
