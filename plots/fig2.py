@@ -9,7 +9,7 @@ beyond that range are named above the panel. Real-MPI and simulated (SimGrid SMP
 from one or several results folders or runs.csv files: each simulated series is drawn dashed with hollow markers and
 labelled "simulated (PLATFORM)", as its numbers come from a model of a machine, not a measurement. --reference
 overlays the paper's published values (plots/reference/dinan2011.csv: baseline 7.0 s and ideal 3.5 s follow from the
-workload; async <= 4.2 s and collective ~5.95 s are bounds derived from the paper's text, drawn dotted and labelled
+workload; async <= 4.165 s and collective ~5.95 s are bounds derived from the paper's text, drawn dotted and labelled
 as such), named in the legend beside the figure so that no label covers a series. A point that did not finish is
 marked at the foot of the time panel in its series' colour, and named in the legend: those an input folder's failures.csv
 records (as a sweep writes it) and those given with --unfinished 'SET-UP@P' (a run stopped without a committed
