@@ -56,7 +56,8 @@ struct Settings {
   int base_items = 4;  // chain c has base_items * (c + 1) items: the later chains are the longer ones
   int sweeps = 100;    // Metropolis sweeps per item
   uint64_t seed = 1;
-  int throw_chain = -1;  // a test of failures: this chain's item throw_item throws
+  int throw_chain = -1;     // a test of failures: this chain's item throw_item throws
+  bool bad_states = false;  // and every saved state is cut short, so that restoring any fails
   int64_t throw_item = -1;
   int hang_chain = -1;  // and this chain's item hang_item never returns on the group's first rank
   int64_t hang_item = -1;
@@ -133,6 +134,7 @@ class IsingChains final : public mcmclb::walkers::Chains {
     const Lattice& l = held_.at(chain);
     std::vector<int64_t> words = {s_.size, l.sweeps_done, l.energy_sum, l.abs_m_sum};
     for (const uint64_t row : l.rows) words.push_back(static_cast<int64_t>(row));
+    if (s_.bad_states) words.pop_back();
     std::vector<std::byte> bytes(words.size() * sizeof(int64_t));
     std::memcpy(bytes.data(), words.data(), bytes.size());
     return bytes;
@@ -263,7 +265,7 @@ int64_t integer(std::string_view flag, const char* text, int64_t lo, int64_t hi)
 constexpr const char* kUsage =
     "usage: ising [--balancer B] [--method M] [--finished F] [--interval N] [--group-size G] [--wait W]\n"
     "             [--record FILE] [--chains C] [--items N] [--sweeps K] [--size L] [--seed S] [--plain]\n"
-    "             [--plain-virtual] [--item-timeout S] [--throw-at C:I] [--hang-at C:I]\n";
+    "             [--plain-virtual] [--item-timeout S] [--throw-at C:I] [--hang-at C:I] [--bad-states]\n";
 
 int body(int argc, char** argv) {
   mcmclb::walkers::Options options;
@@ -272,6 +274,10 @@ int body(int argc, char** argv) {
   bool plain = false, virtual_calls = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view flag = argv[i];
+    if (flag == "--bad-states") {
+      s.bad_states = true;
+      continue;
+    }
     if (flag == "--plain" || flag == "--plain-virtual") {
       plain = true;
       virtual_calls = flag == "--plain-virtual";

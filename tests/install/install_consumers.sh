@@ -8,8 +8,8 @@
 #       from tests/c_api_test.c, run under mpiexec -n 3: the package must not require C++ of a C project;
 #   (d) the example application examples/ising (find_package(mcmclb COMPONENTS walkers)), run under mpiexec -n 2
 #       and 3 under several balancers with the same answers, a recording that mcmclb's trace reader accepts, a
-#       misspelt balancer refused with the study file's line, and a throwing item and a hanging one that each end
-#       the job with one line (the first with no trace file left).
+#       misspelt balancer refused with the study file's line, and a throwing item, a state that does not restore
+#       and a hanging item that each end the job with one line (the first two with no trace file left).
 # LD_LIBRARY_PATH is unset throughout: the programs must find libmcmclb_comm through their RUNPATH. Fails if
 # anything resolves into the build or source tree instead of the prefix.
 # Usage: install_consumers.sh <source dir> <build dir> [mpiexec]
@@ -130,6 +130,14 @@ for attempt in $(seq 1 20); do
   [ ! -e "$work/failed-trace.csv" ] || fail "a failed run left a trace file"
 done
 echo "  throwing item: $(grep 'chain 5 item 1' <<<"$err" | head -1)"
+# A state that does not restore (every saved state cut short): the chain the merge carries, the item, the cause.
+rm -f "$work/failed-trace.csv"
+if err=$(timeout 60 "$mpiexec" -n 2 "$ising" "${small[@]}" --balancer mostwork --bad-states \
+  --record "$work/failed-trace.csv" 2>&1); then fail "a state that does not restore ended the run with status 0"; fi
+grep -Eq "chain [0-9]+ item [0-9]+: Chains::restore threw: a state of [0-9]+ bytes, expected [0-9]+" <<<"$err" ||
+  fail "bad state: $err"
+[ ! -e "$work/failed-trace.csv" ] || fail "a failed run left a trace file"
+echo "  bad state: $(grep 'Chains::restore' <<<"$err" | head -1)"
 # An item that never returns on one rank: the time limit ends the job with one line, well before the timeout.
 status=0
 err=$(timeout 60 "$mpiexec" -n 2 "$ising" "${small[@]}" --balancer async --hang-at 5:1 --item-timeout 1 2>&1) ||
