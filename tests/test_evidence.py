@@ -277,25 +277,10 @@ class Reproduction(unittest.TestCase):
 
 
 class Coverage(unittest.TestCase):
-    def test_reproductions_must_cover_every_commit_beyond_one_node(self):
-        """reproduction_problems: a folder of two commits is accepted only when identical reproductions hold a run of
-        each commit at a rank count spanning two nodes of bgp.xml (4 ranks per node) or more."""
-        header = ("run_id,experiment,nprocs,G,T_ms,workload,work_mode,jitter_pct,work_seed,balancer,interval,method,"
-                  "rep,time_s,ideal_s,baseline_s,regroups_avg,regroups_std,regroups_min,regroups_max,valid,"
-                  "violations,git_commit,backend,platform,finished\n")
-
-        def row(run, nprocs, time_s, commit, rep=0):
-            return (f"{run},x,{nprocs},4,100,cyclic,sleep,0,1,async,,intercomm,{rep},{time_s},3.5,7,5.375,2.1,2,8,"
-                    f"true,,{commit},smpi,configs/platforms/bgp.xml,retire\n")
-        committed = header + row("a", 4, "3.51", "aaaaaaaaaaaa") + row("b", 8, "3.52", "aaaaaaaaaaaa") + \
-            row("c", 8, "3.53", "bbbbbbbbbbbb", rep=1)
-        cases = [
-            (row("r", 4, "3.51", "cccccccccccc"), ["aaaaaaa", "bbbbbbb"]),   # one node only: covers nothing
-            (row("r", 8, "3.52", "cccccccccccc"), ["bbbbbbb"]),              # commit a at two nodes
-            (row("r", 8, "3.52", "cccccccccccc") + row("s", 8, "3.54", "cccccccccccc", rep=1),
-             ["aaaaaaa", "bbbbbbb", "time_s differ"]),                      # a differing run voids the reproduction
-            (row("r", 8, "3.52", "cccccccccccc") + row("s", 8, "3.53", "cccccccccccc", rep=1), []),
-        ]
+    def check_reproductions(self, header, committed, cases):
+        """A committed folder (committed: its runs.csv) and its reproduction in docs/reproductions/, both made for
+        the test under docs/; for each case (the reproduction's rows, the texts reproduction_problems must report,
+        none for a covered commit), what it reports."""
         with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "docs")) as d, \
                 tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "docs", "reproductions")) as r:
             folder = "docs/" + os.path.basename(r)
@@ -316,6 +301,27 @@ class Coverage(unittest.TestCase):
             finally:
                 os.rename(os.path.join(ROOT, folder), d)
         doc_tables.Inputs.cache.clear()
+
+    def test_reproductions_must_cover_every_commit_beyond_one_node(self):
+        """reproduction_problems: a folder of two commits is accepted only when identical reproductions hold a run of
+        each commit at a rank count spanning two nodes of bgp.xml (4 ranks per node) or more."""
+        header = ("run_id,experiment,nprocs,G,T_ms,workload,work_mode,jitter_pct,work_seed,balancer,interval,method,"
+                  "rep,time_s,ideal_s,baseline_s,regroups_avg,regroups_std,regroups_min,regroups_max,valid,"
+                  "violations,git_commit,backend,platform,finished\n")
+
+        def row(run, nprocs, time_s, commit, rep=0):
+            return (f"{run},x,{nprocs},4,100,cyclic,sleep,0,1,async,,intercomm,{rep},{time_s},3.5,7,5.375,2.1,2,8,"
+                    f"true,,{commit},smpi,configs/platforms/bgp.xml,retire\n")
+        committed = header + row("a", 4, "3.51", "aaaaaaaaaaaa") + row("b", 8, "3.52", "aaaaaaaaaaaa") + \
+            row("c", 8, "3.53", "bbbbbbbbbbbb", rep=1)
+        cases = [
+            (row("r", 4, "3.51", "cccccccccccc"), ["aaaaaaa", "bbbbbbb"]),   # one node only: covers nothing
+            (row("r", 8, "3.52", "cccccccccccc"), ["bbbbbbb"]),              # commit a at two nodes
+            (row("r", 8, "3.52", "cccccccccccc") + row("s", 8, "3.54", "cccccccccccc", rep=1),
+             ["aaaaaaa", "bbbbbbb", "time_s differ"]),                      # a differing run voids the reproduction
+            (row("r", 8, "3.52", "cccccccccccc") + row("s", 8, "3.53", "cccccccccccc", rep=1), []),
+        ]
+        self.check_reproductions(header, committed, cases)
 
     def test_a_reproduction_whose_runs_never_regroup_covers_nothing(self):
         """reproduction_problems: a commit whose only identical reproduction at two nodes or more is runs that never
@@ -337,26 +343,7 @@ class Coverage(unittest.TestCase):
             (none("r", "cccccccccccc"), ["commit aaaaaaa: its reproduced runs never regroup"]),
             (none("r", "cccccccccccc") + regrouping("s", "cccccccccccc"), []),
         ]
-        with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "docs")) as d, \
-                tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "docs", "reproductions")) as r:
-            folder = "docs/" + os.path.basename(r)
-            os.rename(d, os.path.join(ROOT, folder))
-            try:
-                with open(os.path.join(ROOT, folder, "runs.csv"), "w") as f:
-                    f.write(committed)
-                for reproduced, expected in cases:
-                    with self.subTest(expected=expected):
-                        with open(os.path.join(r, "runs.csv"), "w") as f:
-                            f.write(header + reproduced)
-                        doc_tables.Inputs.cache.clear()
-                        found = " | ".join(reproduction_problems(folder))
-                        for text in expected:
-                            self.assertIn(text, found)
-                        if not expected:
-                            self.assertEqual(found, "")
-            finally:
-                os.rename(os.path.join(ROOT, folder), d)
-        doc_tables.Inputs.cache.clear()
+        self.check_reproductions(header, committed, cases)
 
     def test_fig2_on_the_dragonfly_is_not_reproduced_through_none(self):
         """The case that made the rule: fig2-sim-slingshot's runs of d42406e were simulated again only as `none` at
