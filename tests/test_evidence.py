@@ -30,11 +30,7 @@ LEGACY = set()
 # one node a simulated message crosses no link of the network, so such a run leaves the network's model untested.
 # A folder that is regenerated whole with its provenance (plots/scrub_paths.py makes it fit to commit) leaves the
 # list; a listed folder that has one is an error, so the list only shrinks.
-WITHOUT_PROVENANCE = {
-    "docs/fig2-sim-slingshot", "docs/merge-pays/sim-all-atom",
-    "docs/merge-pays/sim-calibration-async/all-atom", "docs/merge-pays/sim-calibration-async/single-atom",
-    "docs/merge-pays/sim-sensitivity", "docs/merge-pays/sim-single-atom",
-}
+WITHOUT_PROVENANCE = {"docs/fig2-sim-slingshot"}
 
 
 # Folders of WITHOUT_PROVENANCE whose reproductions do not yet cover what the rule above asks, with the reason. A
