@@ -521,6 +521,63 @@ class WalkersOverhead(unittest.TestCase):
             self.generate([r for r in self.table if r["mode"] != "virtual"])
 
 
+class Fig1Sensitivity(unittest.TestCase):
+    """Fig. 1's finding with the send and receive overheads halved and doubled: the table follows the commbench CSVs
+    it names (a time changed in a copy changes its row's cells and no other row's), and a CSV whose rows name two
+    platforms is refused with a line naming the file."""
+
+    CSVS = ["docs/fig1-sim-bgp/commbench.csv", "docs/fig1-sensitivity/os-or-x0.5/commbench.csv",
+            "docs/fig1-sensitivity/os-or-x2/commbench.csv"]
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.root)
+        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
+        self.addCleanup(doc_tables.Inputs.cache.clear)
+        for folder in ("docs/fig1-sim-bgp", "docs/fig1-sensitivity", "configs/platforms"):
+            shutil.copytree(os.path.join(ROOT, folder), os.path.join(self.root, folder), symlinks=True)
+        doc_tables.common.ROOT = self.root
+
+    def rows(self):
+        doc_tables.Inputs.cache.clear()
+        text = doc_tables.generate("fig1-sensitivity", self.CSVS)
+        return [[c.strip() for c in line.strip("|").split("|")] for line in text.split("\n")[2:]]
+
+    def edit(self, path, change):
+        with open(os.path.join(self.root, path), newline="", encoding="utf-8") as f:
+            table = list(csv.DictReader(f))
+        with open(os.path.join(self.root, path), "w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=list(table[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(change(r) for r in table)
+
+    def test_the_cells_follow_the_csvs(self):
+        before = self.rows()
+        self.assertEqual(before[0][0], "platform as is")
+        self.assertTrue(all("`smpi/or:" in r[0] for r in before[1:]), before)
+        # Algorithm 1 twice as dear for a group of all ranks, in the copy of the x 2 variant only.
+        self.edit(self.CSVS[2], lambda r: dict(r, time_us=str(2 * float(r["time_us"])))
+                  if r["method"] == "intercomm" and r["group_size"] == r["nprocs"] else r)
+        after = self.rows()
+        self.assertEqual(after[:2], before[:2])
+        self.assertEqual(after[2][4], before[2][4])
+        self.assertAlmostEqual(float(after[2][5]), 2 * float(before[2][5]), delta=0.2)
+        self.assertAlmostEqual(float(after[2][7].split()[0]), 2 * float(before[2][7].split()[0]), delta=0.2)
+        # MPI_Comm_create ten times dearer at every size, in the copy of the x 0.5 variant: the crossover moves on.
+        self.edit(self.CSVS[1], lambda r: dict(r, time_us=str(10 * float(r["time_us"]))) if r["method"] == "create"
+                  else r)
+        moved = self.rows()
+        self.assertEqual(moved[0], before[0])
+        self.assertGreater(float(moved[1][4].split()[0]), float(before[1][4].split()[0]))
+
+    def test_a_csv_of_two_platforms_is_refused(self):
+        self.edit(self.CSVS[1], lambda r: dict(r, platform="configs/platforms/bgp.xml") if r["group_size"] == "2"
+                  else r)
+        with self.assertRaisesRegex(doc_tables.InputError, r"os-or-x0.5/commbench.csv: its rows name 2 values of "
+                                                           r"platform"):
+            self.rows()
+
+
 class TraceReplay(unittest.TestCase):
     def test_one_folder_holds_compute_mode_and_each_replayed_trace(self):
         """An interleaved validation sweep writes compute mode and its replays to one folder: the table takes the

@@ -6,7 +6,8 @@
     registry.py       TABLES, the one list of the tables a block may name, and generate()
     documents.py      the blocks of a Markdown file, their rewriting, and the command line
     readme.py         README: quick-start, findings
-    paper.py          docs/explanation/paper-reproduction.md: the page's answer (paper-answer)
+    paper.py          docs/explanation/paper-reproduction.md: the page's answer (paper-answer), Fig. 1's
+                      finding on the platform's variants (fig1-sensitivity)
     steal_regroup.py  docs/explanation/steal-vs-regroup.md
     merge_pays.py     docs/explanation/merge-pays.md
     simulation.py     docs/guide/simulation.md, Table 1 and the simulated studies of paper-reproduction.md

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """docs/explanation/paper-reproduction.md: the page's answer, one bullet per finding, every number from the folders the
-block names and from the paper's values in plots/reference/dinan2011.csv (paper-answer)."""
+block names and from the paper's values in plots/reference/dinan2011.csv (paper-answer), and Fig. 1's finding on
+variants of its platform (fig1-sensitivity)."""
 import os
 import re
 from collections import defaultdict
@@ -8,8 +9,8 @@ from collections import defaultdict
 from mcmclb_csv import RUN_COLUMNS, InputError, read_csv, read_runs, run_label
 from mcmclb_stats import median
 
-from . import common
-from .common import TIMES, Inputs, paper_fig2_times, wrapped
+from . import common, simulation
+from .common import TIMES, Inputs, paper_fig2_times, table_text, wrapped
 
 
 def row_text(r):
@@ -72,7 +73,8 @@ def slow_polling(folder):
 
 def crossover(bench_csv):
     """(P, the group size from which Algorithm 1 costs more than MPI_Comm_create as plots/fig1.py finds it, the
-    ratio of the two at g = P) of a simulated commbench CSV's largest P."""
+    ratio of the two at g = P, and the two medians at g = P in µs, Algorithm 1's first) of a simulated commbench
+    CSV's largest P."""
     import fig1
     bench = [r for r in Inputs.read_file(bench_csv, ("method", "op", "group_size", "nprocs", "time_us"),
                                          "commbench.csv") if r["op"] == "create"]
@@ -87,8 +89,43 @@ def crossover(bench_csv):
     if not found or found["size"] is None:
         raise InputError(f"{bench_csv}: Algorithm 1 and MPI_Comm_create do not cross at P = {largest} (allowed: "
                          f"Fig. 1's simulated CSV)")
-    at_p = median(series[(fig1.DEARER, largest)][largest]) / median(series[(fig1.CHEAPER, largest)][largest])
-    return largest, found, at_p
+    dearer, cheaper = (median(series[(method, largest)][largest]) for method in (fig1.DEARER, fig1.CHEAPER))
+    return largest, found, dearer / cheaper, (dearer, cheaper)
+
+
+def fig1_sensitivity(inputs):
+    """Fig. 1's finding on variants of its platform: one row per simulated commbench CSV (the first the platform as
+    shipped), with what differs from the first (the platform's changed values, the simulator's flags added or
+    dropped), its commit, and what crossover() finds at its largest P: the group size from which Algorithm 1 costs
+    more than MPI_Comm_create (and where it turns back, if it does), both at g = P and their ratio."""
+    need = ("method", "op", "group_size", "nprocs", "time_us", "git_commit", "platform", "simgrid_cfg")
+    rows, base = [], None
+    for bench_csv in inputs.folders:
+        made = {}
+        for r in Inputs.read_file(bench_csv, need, "commbench.csv"):
+            for column in ("git_commit", "platform", "simgrid_cfg"):
+                made.setdefault(column, set()).add(r[column])
+        for column, values in made.items():
+            if len(values) != 1:
+                raise InputError(f"{bench_csv}: its rows name {len(values)} values of {column} (allowed: one "
+                                 f"simulation per file)")
+        made = {column: values.pop() for column, values in made.items()}
+        base = base or made
+        largest, found, ratio, (dearer, cheaper) = crossover(bench_csv)
+        setting = "platform as is"
+        if made["platform"] != base["platform"]:
+            setting = f"`{os.path.basename(made['platform'])}`: " + " ".join(
+                f"`{change}`" for change in simulation.platform_changes(base["platform"], made["platform"]))
+        flags, shipped = made["simgrid_cfg"].split(), base["simgrid_cfg"].split()
+        changed = [f"+`{f.removeprefix('--cfg=')}`" for f in flags if f not in shipped] + \
+                  [f"-`{f.removeprefix('--cfg=')}`" for f in shipped if f not in flags]
+        back = f", no longer from g = {found['back']}" if found["back"] is not None else ""
+        rows.append([setting, " ".join(changed) or "-", made["git_commit"], str(largest),
+                     f"{found['size']:.1f} (between {found['below']} and {found['above']}{back})",
+                     f"{dearer:.1f}", f"{cheaper:.1f}", f"{ratio:.1f}{TIMES}"])
+    return table_text(["setting", "flags against the first row", "commit", "P",
+                       "Algorithm 1 dearer from g =", "Algorithm 1 at g = P (µs)", "`MPI_Comm_create` at g = P (µs)",
+                       "ratio at g = P"], rows)
 
 
 def paper_answer(inputs):
@@ -153,7 +190,7 @@ def paper_answer(inputs):
                   f"{abs(100 * (r['regroups_avg'] / paper_avg - 1)):.0f} % "
                   f"{'above' if r['regroups_avg'] >= paper_avg else 'below'} the paper's" for r, *_ in slow) + ". " +
         ", ".join(f"[CSV]({folder}/runs.csv)" for *_, folder in slow) + ".")
-    largest, found, at_p = crossover(bench_csv)
+    largest, found, at_p, _ = crossover(bench_csv)
     bullets.append(
         f"**Fig. 1**, at {largest} simulated ranks: Algorithm 1 costs more than `MPI_Comm_create` from a group of "
         f"{found['size']:.1f} ranks on (between the measured {found['below']} and {found['above']}), and "

@@ -6,7 +6,7 @@ from .commbench import commbench_by_size, commbench_methods, live_communicators,
 from .common import Inputs
 from .merge_pays import (calibration_cost, merge_pays_ratios, merge_pays_sensitivity, model_items, pays_against_none,
                          pays_against_rule, pays_guarantee, real_pays, real_versus_none)
-from .paper import paper_answer
+from .paper import fig1_sensitivity, paper_answer
 from .readme import findings, quick_start, which_balancer
 from .reproductions import not_yet_reproduced, reproductions
 from .simulation import (async_gap, async_gap_model, collective_merges, constants_sensitivity, host_cost,
@@ -24,6 +24,7 @@ TABLES = {
     "quick-start": (quick_start, (1, 1), {}),
     "findings": (findings, (7, 7), {}),
     "paper-answer": (paper_answer, (5, 6), {}),
+    "fig1-sensitivity": (fig1_sensitivity, (1, 4), {}),
     "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
     "steal-vs-regroup-summary": (steal_vs_regroup_summary, (1, 4), {"W": "integers separated by commas"}),
     "steal-vs-regroup-sizes": (steal_vs_regroup_sizes, (1, 4), {"W": "an integer"}),

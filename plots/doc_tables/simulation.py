@@ -58,7 +58,8 @@ def table1_seeds(inputs):
 
 def platform_changes(base, other):
     """The attributes by which platform file other differs from base (both relative to the root), as
-    'attribute="value"' texts; elements are matched by tag and id. InputError where the two differ in shape."""
+    'attribute="value"' texts, and a configuration's prop as 'id:value' (as --cfg gives it); elements are matched by
+    tag and id. InputError where the two differ in shape."""
     import xml.etree.ElementTree as ElementTree
 
     def elements(path):
@@ -72,7 +73,8 @@ def platform_changes(base, other):
     if [(tag, id_) for tag, id_, _ in a] != [(tag, id_) for tag, id_, _ in b]:
         raise InputError(f"{other}: not {base} with changed values (allowed: a copy of it with some attributes "
                          f"changed)")
-    return [f'{key}="{value}"' for (_, _, x), (_, _, y) in zip(a, b) for key, value in y.items() if x.get(key) != value]
+    return [f"{y['id']}:{value}" if tag == "prop" and key == "value" else f'{key}="{value}"'
+            for (tag, _, x), (_, _, y) in zip(a, b) for key, value in y.items() if x.get(key) != value]
 
 
 def setting_of(folder, base_platform=None):
