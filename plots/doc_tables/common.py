@@ -222,12 +222,20 @@ def time_with_interval(s):
     return f"{text} {unit}{interval}"
 
 
+def ratio_interval(a, b):
+    """The interval mcmclb compare forms for b's median over a's (Summaries), [low_b / high_a, high_b / low_a], or
+    None where either has no interval."""
+    if not (a.has_interval and b.has_interval):
+        return None
+    return b.lo / a.hi, b.hi / a.lo
+
+
 def compare_ratio_text(a, b, digits=3):
-    """b's median over a's (Summaries), with the interval mcmclb compare forms, [low_b / high_a, high_b / low_a],
-    where both have one."""
+    """b's median over a's (Summaries), with ratio_interval where both have one."""
     text = f"{b.median / a.median:.{digits}f}"
-    if a.has_interval and b.has_interval:
-        text += f" [{b.lo / a.hi:.{digits}f}, {b.hi / a.lo:.{digits}f}]"
+    interval = ratio_interval(a, b)
+    if interval:
+        text += f" [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]"
     return text
 
 

@@ -3,7 +3,7 @@
 from mcmclb_csv import InputError
 from mcmclb_stats import Summary
 
-from .common import Inputs, compare_ratio_text, table_text
+from .common import Inputs, compare_ratio_text, ratio_interval, table_text
 
 # Each mode of examples/ising the table lists, in its order, with what it runs.
 MODES = (("plain", "its own loop, the calls to its chains compiled directly"),
@@ -33,10 +33,9 @@ def walkers_overhead(inputs):
         out.append([f"`{mode}`: {what}", str(s.n), f"{s.median:.3f} s{interval}", ratio])
     p, commit = rows[0]["ranks"], rows[0]["commit"]
     lib, loop = summaries["none"], summaries["virtual"]
-    within = ""
-    if lib.has_interval and loop.has_interval:
-        lo, hi = lib.lo / loop.hi, lib.hi / loop.lo
-        within = f"; within {100 * max(abs(lo - 1), abs(hi - 1)):.1f} %" if lo <= 1 <= hi else ""
+    interval, within = ratio_interval(loop, lib), ""
+    if interval and interval[0] <= 1 <= interval[1]:
+        within = f"; within {100 * max(1 - interval[0], interval[1] - 1):.1f} %"
     sentence = (f"\n\nThe library's run against the loop through the interface: "
                 f"{compare_ratio_text(loop, lib)}{within}.")
     return table_text([f"examples/ising at P = {p}, commit {commit} (measured)", "runs", "median time [95 % interval]",
