@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Tables of communicator creation and real MPI libraries: docs/guide/commbench.md,
-docs/notes/measurements.md and the simulated commbench sizes of docs/explanation/paper-reproduction.md."""
+docs/reference/measurements.md and the simulated commbench sizes of docs/explanation/paper-reproduction.md."""
 import re
 from collections import defaultdict
 
