@@ -521,6 +521,23 @@ class WalkersOverhead(unittest.TestCase):
             self.generate([r for r in self.table if r["mode"] != "virtual"])
 
 
+class ThievesAgainstRegrouping(unittest.TestCase):
+    """The sentence form of the per-draw verdict: its range is the one regrouping-against-thieves tables for the same
+    folder, and a folder without a thief is refused with a line naming the file."""
+
+    def test_the_range_is_the_verdict_tables(self):
+        folder = "docs/steal-vs-regroup-seeds-real8"
+        table = doc_tables.generate("regrouping-against-thieves", [folder])
+        extent = re.search(r"the regrouping's: ([0-9.]+-[0-9.]+)", table).group(1)
+        sentence = doc_tables.generate("thieves-against-regrouping", [folder])
+        self.assertIn(f"takes {extent} ×", sentence)
+        self.assertIn("intervals apart in", sentence, "a measured folder says whether the intervals are apart")
+
+    def test_a_folder_without_a_thief_is_refused(self):
+        with self.assertRaisesRegex(doc_tables.InputError, r"runs.csv: no steal or stealrandom run"):
+            doc_tables.generate("thieves-against-regrouping", ["docs/laptop-methods"])
+
+
 class Fig1Sensitivity(unittest.TestCase):
     """Fig. 1's finding with the send and receive overheads halved and doubled: the table follows the commbench CSVs
     it names (a time changed in a copy changes its row's cells and no other row's), and a CSV whose rows name two

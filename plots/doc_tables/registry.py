@@ -13,7 +13,7 @@ from .simulation import (async_gap, async_gap_model, collective_merges, constant
                          host_cost_series, lj_cost, simulated_times, table1_rows, table1_seeds, times_by_folder)
 from .steal_regroup import (before_after, regrouping_against_thieves, steal_vs_regroup_compute,
                             steal_vs_regroup_compute_real, steal_vs_regroup_seeds, steal_vs_regroup_sizes,
-                            steal_vs_regroup_summary)
+                            steal_vs_regroup_summary, thieves_against_regrouping)
 from .start_with import start_with
 from .walkers import walkers_overhead
 from .your_workload import advice, advice_answer, advice_brief, trace_at_scale, trace_replay
@@ -52,6 +52,7 @@ TABLES = {
     "live-communicators": (live_communicators, (1, 4), {}),
     "lj-cost": (lj_cost, (1, 2), {}),
     "regrouping-against-thieves": (regrouping_against_thieves, (1, 1), {}),
+    "thieves-against-regrouping": (thieves_against_regrouping, (1, 5), {}),
     "before-after": (before_after, (2, 2), {"balancer": "a balancer's name", "reference": "a balancer's name"}),
     "table1": (table1_rows, (1, 4), {"nprocs": "an integer"}),
     "model-items": (model_items, (1, 1), {}),

@@ -256,3 +256,37 @@ def before_after(inputs):
     (before, _), (after, _) = sides
     return table_text(["P", f"`{balancer}` before ({before}): time / ideal, host CPU, peak RSS",
                        f"after ({after})", f"`{reference}`, both"], rows)
+
+
+def thieves_against_regrouping(inputs):
+    """One list item per folder (1-5 folders, one rank count each, simulated or real): per draw (workload, W and
+    workload seed), the better thief's time (steal or stealrandom, those the folder holds) over the better
+    regrouping's (lookahead(1) or mostwork(1) with range), by median: its range, in how many draws regrouping is
+    ahead (on real runs also with the two medians' 95 % intervals apart), and the draws of the least and the most."""
+    regroupings, thieves = ("lookahead(1) range", "mostwork(1) range"), ("steal", "stealrandom")
+    items = []
+    for folder in inputs.folders:
+        nprocs, data, simulated = svr_data(folder)
+        found, apart = [], 0
+        for panel, labels in data.items():
+            held = [label for label in thieves if label in labels]
+            if not held:
+                raise InputError(f"{folder}/runs.csv: no steal or stealrandom run of {panel} (allowed: a folder "
+                                 f"holding a thief and lookahead(1) and mostwork(1) with range)")
+            for w in sorted({w for cells in labels.values() for w in cells}):
+                cells = {label: cell(folder, data, panel, label, w) for label in regroupings + tuple(held)}
+                for seed in cells[held[0]].seeds:
+                    r = min((cells[label].seeds[seed] for label in regroupings), key=lambda x: x.median)
+                    t = min((cells[label].seeds[seed] for label in held), key=lambda x: x.median)
+                    apart += r.has_interval and t.has_interval and r.hi < t.lo
+                    name = f"{panel} W = {w}" + (f" seed {seed}" if len(cells[held[0]].seeds) > 1 else "")
+                    found.append((t.median / r.median, name))
+        ahead = sum(1 for ratio, _ in found if ratio > 1)
+        (low, low_at), (high, high_at) = min(found), max(found)
+        which = "the better thief" if len(held) > 1 else f"`{held[0]}`"
+        kind = "simulated" if simulated else "measured"
+        intervals = "" if simulated else f", with the two medians' 95 % intervals apart in {apart}"
+        items.append(f"- {nprocs} ranks, {kind}: {which} takes {low:.2f}-{high:.2f} × the better regrouping's time. "
+                     f"Regrouping is ahead in {ahead} of {len(found)} draws{intervals}. The least is on {low_at}, "
+                     f"the most on {high_at}.")
+    return "\n".join(items)
