@@ -10,7 +10,9 @@ from one or several results folders or runs.csv files: each simulated series is 
 labelled "simulated (PLATFORM)", as its numbers come from a model of a machine, not a measurement. --reference
 overlays the paper's published values (plots/reference/dinan2011.csv: baseline 7.0 s and ideal 3.5 s follow from the
 workload; async <= 4.165 s and collective ~5.95 s are bounds derived from the paper's text, drawn dotted and labelled
-as such), named in the legend beside the figure so that no label covers a series. A point that did not finish is
+as such), named in the legend beside the figure so that no label covers a series. Each collective series' floor
+(plots/collective_floor.py: the end its merge rule allows when exchanges and creations cost nothing) is a black
+dotted line, series with the same floor sharing one. A point that did not finish is
 marked at the foot of the time panel in its series' colour, and named in the legend: those an input folder's failures.csv
 records (as a sweep writes it) and those given with --unfinished 'SET-UP@P' (a run stopped without a committed
 failures.csv; the figure's folder says why). The cores axis labels every P, turned when they would touch."""
@@ -20,6 +22,7 @@ import textwrap
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import collective_floor  # noqa: E402
 from mcmclb_csv import (ArgumentParser, InputError, backend_label, check_inputs_exist, check_output,  # noqa: E402
                         fail, markdown_table, need_matplotlib, output_path, oversubscribed_points, pyplot, read_csv,
                         read_runs, run_label, save)
@@ -113,6 +116,34 @@ def main(argv=None):
         drawn.append(label + (" [dashed]" if simulated else ""))
     counts = sorted({int(row[2]) for row in stats})
 
+    # Each collective series' floor (plots/collective_floor.py): the end its merge rule allows when exchanges and
+    # creations cost nothing. Series with the same floor share one line: the same at every P they share, or one
+    # value at every P (drawn over all their P).
+    floors = {}  # the floor's key -> ({P: floor s}, the intervals whose floor it is)
+    for key in order:
+        own = [r for r in runs if (run_label(r), backend_label(r)) == key and collective_floor.applies(r)]
+        at = {r["nprocs"]: round(collective_floor.floor_s(r), 9) for r in own}  # a sum's last bits aside
+        if at:
+            values = set(at.values())
+            points, intervals = floors.setdefault(values.pop() if len(values) == 1 else tuple(sorted(at.items())),
+                                                  ({}, []))
+            points.update(at)
+            intervals.append(str(own[0]["interval"]))
+    floor_text = []
+    for at, intervals in floors.values():
+        points = sorted(at.items())
+        ps = [p for p, _ in points]
+        values = [v for _, v in points]
+        name = f"floor of collective({','.join(dict.fromkeys(intervals))})"
+        ax.plot(ps, values, color="black", linestyle=(0, (1, 1)), linewidth=0.9, zorder=1.5,  # under the series
+                label=f"{name}: exchanges free" + (f", {values[0]:g} s" if len(set(values)) == 1 else ""))
+        ratio = [v / median(ideal[p]) for p, v in points if median(ideal[p]) > 0]
+        if ratio and all(low <= v <= high for v in ratio):  # outside the ratio panel's range it adds nothing
+            ax_ratio.plot([p for p, _ in points if median(ideal[p]) > 0], ratio, color="black", linestyle=(0, (1, 1)),
+                          linewidth=0.9)
+        floor_text.append(f"{name} {min(values):.4f}" + (f"-{max(values):.4f}" if max(values) > min(values) else "")
+                          + " s")
+
     # The paper's values go into the legend, never beside the lines, where they covered the series.
     by_value = defaultdict(list)  # reference lines sharing a value are drawn once, their names joined
     for row in reference:
@@ -164,7 +195,8 @@ def main(argv=None):
     # Outside the data area on the right: the legend can never cover a series, however many there are.
     # matplotlib lists plain lines before error-bar series: the ideal first, then the series, the paper's last.
     handles, labels = ax.get_legend_handles_labels()
-    entries = sorted(zip(handles, labels), key=lambda e: (e[1] != "ideal", e[1].startswith("paper ")))
+    entries = sorted(zip(handles, labels), key=lambda e: (e[1] != "ideal", e[1].startswith("paper "),
+                                                          e[1].startswith("floor ")))
     ax.legend(*zip(*entries), fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     print("\n".join(markdown_table(["series", "P", "runs", "time_s median", CI_HEADING, "[min-max]"], stats)))
     print(f"({CAPTION}.)")
@@ -173,6 +205,8 @@ def main(argv=None):
               (f"; above it: {'; '.join(off_scale)}" if off_scale else ""))
     else:
         print("time / ideal panel: empty (every row has ideal_s 0)")
+    if floor_text:
+        print("floors (exchanges and creations free): " + "; ".join(floor_text))
     save(fig, output, args.pdf)
     print("series: " + "; ".join(drawn))
     return 0

@@ -735,6 +735,39 @@ class MergeWaits(unittest.TestCase):
             merge_waits(run, events + [event(0.5, "merge", "6-7 0-5", 0, 7, 2, 1)], "events.csv")
 
 
+class CollectiveFloor(unittest.TestCase):
+    """plots/collective_floor.py: on the paper's workload (G = 4, T = 100 ms, chains 0, 40, ..., 280 items per
+    period of 8 groups) the floor is worked out by hand below; no committed collective run ends below its floor."""
+
+    def test_the_paper_workload_by_hand(self):
+        import collective_floor
+        run = {"balancer": "collective", "finished": "retire", "chains_per_group": 1, "jitter_pct": 0.0,
+               "workload": "cyclic", "workload_scale": 10, "workload_period": 32, "G": 4, "T_ms": 100.0,
+               "nprocs": 64}
+        item_s = 0.1 / 4
+        for interval in (1, 2, 4, 8, 16, 40):
+            # An exchange as chain 6 (240 items) ends: the whole period joins chain 7, its last 40 items on 32 ranks.
+            self.assertAlmostEqual(collective_floor.floor_s(dict(run, interval=interval)),
+                                   240 * item_s + 40 * 0.1 / 32, places=9, msg=interval)
+        for interval in (32, 64, 128):
+            # The period joins chain 7 at the exchange after item 256: its last 24 items on 32 ranks.
+            self.assertAlmostEqual(collective_floor.floor_s(dict(run, interval=interval)),
+                                   256 * item_s + 24 * 0.1 / 32, places=9, msg=interval)
+        with self.assertRaises(ValueError):
+            collective_floor.floor_s(dict(run, interval=1, jitter_pct=1.0))
+
+    def test_no_committed_run_ends_below_its_floor(self):
+        import collective_floor
+        from mcmclb_csv import read_runs
+        checked = 0
+        for folder in ("docs/fig2-sim-bgp", "docs/table1-collective-8192", "docs/fig2-sim-slingshot"):
+            for r in read_runs([os.path.join(ROOT, folder)]):
+                if r["valid"] is True and collective_floor.applies(r):
+                    self.assertGreaterEqual(r["time_s"], collective_floor.floor_s(r), (folder, r["run_id"]))
+                    checked += 1
+        self.assertGreater(checked, 0)
+
+
 if __name__ == "__main__":
     unittest.main()
 

@@ -7,6 +7,7 @@ import os
 import re
 from collections import defaultdict
 
+import collective_floor
 from mcmclb_csv import RUN_COLUMNS, InputError, read_runs, run_label
 from mcmclb_stats import Summary, median
 
@@ -210,18 +211,24 @@ def async_gap_model(inputs):
                        "paper's bound (P - 1) T/G (ms)"], rows)
 
 
+# What collective_floor.floor_s reads of a run, beyond RUN_COLUMNS (finished and chains_per_group, where a file
+# has them).
+FLOOR_COLUMNS = RUN_COLUMNS + ["G", "T_ms", "workload", "workload_scale", "workload_period", "jitter_pct"]
+
+
 def collective_merges(inputs):
     """Where collective's idle ranks go, from events.csv: the merges of one run (run=LABEL, a set-up's label or its
-    first word, e.g. collective(128); at nprocs=P, by default the largest) within the first period of the cyclic workload (ranks 0 to workload_period - 1; every period repeats
-    it). Per merge: its time, the idle ranks that join, the chain they join (a merged group continues its right-hand
-    group's chain, numbered from 0 in the period) with its items left, the ranks that work it then and when it would
-    end with no further merge (t + items left * T / ranks); and the period's longest chain at that moment: its items
-    left and its ranks. Then the run's time_s; the earliest end these merges allow, the last merge (the whole period
-    joining the longest chain) held as soon as every other chain has ended; and the paper's time for the set-up
-    (plots/reference/dinan2011.csv), where it gives one. Simulated seconds."""
+    first word, e.g. collective(128); at nprocs=P, by default the largest) within the first period of the cyclic
+    workload (ranks 0 to workload_period - 1; every period repeats it). Per merge: its time, the idle ranks that join,
+    the chain they join (a merged group continues its right-hand group's chain, numbered from 0 in the period) with
+    its items left, the ranks that work it then and when it would end with no further merge (t + items left * T /
+    ranks); and the period's longest chain at that moment: its items left and its ranks. Then the run's time_s; its
+    floor (plots/collective_floor.py), where it has one; the earliest end these merges allow, the last merge (the
+    whole period joining the longest chain) held as soon as every other chain has ended; and the paper's time for the
+    set-up (plots/reference/dinan2011.csv), where it gives one. Simulated seconds."""
     folder = inputs.folders[0]
     label, nprocs = inputs.option("run"), inputs.numbers("nprocs", [None])[0]
-    runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS + ["T_ms", "G", "workload_period", "jitter_pct"])
+    runs = [r for r in Inputs.read(folder, need=FLOOR_COLUMNS)
             if r["valid"] is True and label in (run_label(r), run_label(r).split()[0]) and not r["jitter_pct"]]
     nprocs = nprocs or max((r["nprocs"] for r in runs), default=None)
     runs = [r for r in runs if r["nprocs"] == nprocs]
@@ -258,6 +265,9 @@ def collective_merges(inputs):
     left = before_last["items_left"] - (at - before_last["t_s"]) * before_last["group_size"] / item_s
     paper = paper_fig2_times().get(f"{run['balancer']}({run['interval']})", ())[:1]
     rows.append([f"**{run['time_s']:.4f}**", "the run ends", "", "", "", "", ""])
+    if collective_floor.applies(run):
+        rows.append([f"{collective_floor.floor_s(run):.4f}", "its floor: these exchanges and merges, all free", "", "",
+                     "", "", ""])
     rows.append([f"{at + max(left, 0) * item_s / period:.4f}", "the earliest end with these merges: the last one as "
                  "soon as every other chain has ended", "", "", "", "", ""])
     if paper:
@@ -265,6 +275,39 @@ def collective_merges(inputs):
     return table_text(["merge at (s)", "idle ranks joining", "chain they join", "its items left",
                        "ranks on it then", "it ends, if nothing else joins (s)",
                        f"longest chain ({longest}): items left on ranks"], rows)
+
+
+def collective_floors(folders, nprocs=None):
+    """[(run, its floor in s)] of the valid collective runs of folders that collective_floor models, at nprocs (by
+    default the largest P they hold), one per interval, ordered by interval; InputError when there is none or an
+    interval appears twice."""
+    runs = [r for folder in folders for r in Inputs.read(folder, need=FLOOR_COLUMNS)
+            if r["valid"] is True and collective_floor.applies(r)]
+    nprocs = nprocs or max((r["nprocs"] for r in runs), default=None)
+    runs = [r for r in runs if r["nprocs"] == nprocs]
+    if not runs:
+        raise InputError(f"{', '.join(folders)}: no valid collective run under retire without item noise on a "
+                         f"{' or '.join(collective_floor.WORKLOADS)} workload at P = {nprocs} (allowed: Fig. 2's "
+                         f"folders)")
+    found = keyed(((r["interval"], r) for r in runs), ", ".join(f"{f}/runs.csv" for f in folders))
+    return [(found[i], collective_floor.floor_s(found[i])) for i in sorted(found)]
+
+
+def collective_floor_table(inputs):
+    """Each collective interval's simulated time_s against its floor, at nprocs=P (by default the largest): the
+    earliest end its merge rule allows when exchanges and creations cost nothing (plots/collective_floor.py, from the
+    run's workload columns), how far the run ends above it, and the paper's time where dinan2011.csv gives one.
+    Simulated seconds."""
+    nprocs = inputs.numbers("nprocs", [None])[0]
+    paper = paper_fig2_times()
+    rows = []
+    for r, floor in collective_floors(inputs.folders, nprocs):
+        above = r["time_s"] - floor
+        known = paper.get(f"collective({r['interval']})")
+        rows.append([run_label(r), str(r["nprocs"]), f"{r['time_s']:.4f}", f"{floor:.4f}",
+                     f"{1000 * above:.1f} ms ({100 * above / floor:.2f} %)",
+                     f"≈ {known[0]:g}" if known else ""])
+    return table_text(["set-up", "P", "time_s", "floor (s)", "above the floor", "paper's text (s)"], rows)
 
 
 def constants_sensitivity(inputs):
