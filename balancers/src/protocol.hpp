@@ -44,7 +44,7 @@ enum class Tag : int {
   mostwork_facts = 14,     // mostwork: a group's last rank to its leader, the right port's facts at each polling point
   steal_request = 21,      // steal: ASK{thief's leader} to a victim group's leader (and STOP, a leader to itself)
   steal_answer = 22,       // steal: the answer to it, CHAIN{chain, S} or NONE{hint}, back to the thief's leader
-  steal_state = 23,        // steal, compute mode: the migrated chain's walker state, after its CHAIN answer
+  steal_state = 23,        // steal: the migrated chain's initial state (compute mode), after its CHAIN answer
   steal_up = 24,           // steal's leader barrier (stealmerge: "nothing to give"): DONE to the parent group's leader
   steal_down = 25,         // ... and END back down to the child groups' leaders
   drained_up = 26,         // stealmerge's second leader barrier ("every ASK answered"): DONE up

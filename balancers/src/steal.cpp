@@ -14,9 +14,9 @@
 //  3. A working group's leader tests for an ASK once after each item (the polling point). If the group's unit
 //     has an unstarted chain after the one it works next (Kernel::spare_chain: its last one), the leader decides
 //     GIVE; every member learns it at the polling point and drops that chain from the unit, and the leader answers
-//     CHAIN{chain, S}, then (compute mode) sends the chain's walker state, which is the chain's initial state.
+//     CHAIN{chain, S}, then (chains that ship unstarted states: compute mode) sends the chain's initial state.
 //     Otherwise it answers NONE{its hint}.
-//  4. CHAIN: the thief's members learn the chain at their polling point, the leader broadcasts the walker state
+//  4. CHAIN: the thief's members learn the chain at their polling point, the leader broadcasts that state
 //     (compute mode), and the group works the chain as its unit single_unit(chain); the thief asks the same
 //     victim again when done. NONE{h'} from victim v: the thief's hint becomes h'; if the walk from v to h' passes
 //     (or reaches) the thief itself, every other group has answered, directly or through a hint, that it has
@@ -179,9 +179,8 @@ bool Stealer::take_chain(Kernel& k, const std::function<bool()>& stop) {
       if (answer[0] == kChain) {
         d.kind = kTake;
         d.other_first = answer[1];
-        if (k.run().work.mode == WorkMode::compute) {
-          state.resize(lj::serialized_bytes(k.run().work.compute.atoms_of(static_cast<int>(answer[1]))) /
-                       sizeof(int64_t));
+        if (const std::size_t words = k.shipped_state_words(static_cast<int>(answer[1])); words > 0) {
+          state.resize(words);
           protocol::receive(k, state, leaders_[static_cast<std::size_t>(victim)], Tag::steal_state);
           bytes += static_cast<int64_t>(state.size() * sizeof(int64_t));
         }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// An application's chains in the kernel (mcmclb/kernel.hpp, ChainWork): the steps compute mode takes for its
-// walkers (compute.cpp), with the application's own items and states. The kernel keeps track of which chain and
-// position each rank holds, so that a merge can check that the member sending the state really has it.
+// Chains in the kernel (mcmclb/kernel.hpp, ChainWork): an application's (through mcmclb/walkers.hpp) or compute
+// mode's Lennard-Jones walkers (compute.cpp), one path for both. The kernel keeps track of which chain and position
+// each rank holds, so that a merge can check that the member sending the state really has it.
 #include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -85,6 +87,15 @@ void Kernel::start_app_chain(int chain) {
   app_next_ = 0;
 }
 
+int Kernel::state_holder(int holder) const {
+  const int root_rank = holder < 0 ? group_.last : holder;
+  if (!group_.contains(root_rank)) {
+    throw std::logic_error("merge into " + group_.range() + ": chain " + std::to_string(current_chain()) + " holder " +
+                           std::to_string(root_rank) + " is not a member");
+  }
+  return root_rank;
+}
+
 void Kernel::take_app_chain(EventKind kind, int holder) {
   const ChainPos at = locate(group_.unit, group_.next_item);
   LockstepGroup group(*group_comm_, kComputeNap);
@@ -96,16 +107,18 @@ void Kernel::take_app_chain(EventKind kind, int holder) {
       chains_->start(c, group);
       chains_->finish(c, group);
     }
-    if (chain_length(at.chain) == 0) return;
-    chains_->start(at.chain, group);
-    app_chain_ = at.chain;
+    app_chain_ = at.chain;  // a unit of no items ends at its first chain, at item 0
     app_next_ = 0;
+    if (chain_length(at.chain) > 0) chains_->start(at.chain, group);
     return;
   }
   // A group with nothing left to work (finished groups that coalesce, a unit that gave its last chains away)
-  // continues no chain, so no state travels.
-  if (group_.items_left == 0) return;
-  const int root_rank = state_holder(holder, "chain");
+  // continues no chain, so no state travels; unless the chains send a finished one (then only a unit that gave its
+  // last chains away, whose position names the first chain given, unstarted, sends nothing).
+  if (group_.items_left == 0 && (!chains_->sends_finished_state() || (at.item == 0 && chain_length(at.chain) > 0))) {
+    return;
+  }
+  const int root_rank = state_holder(holder);
   const int root = root_rank - group_.first;
   const bool is_root = rank_ == root_rank;
   if (is_root && (app_chain_ != at.chain || app_next_ != at.item)) {
@@ -113,22 +126,33 @@ void Kernel::take_app_chain(EventKind kind, int holder) {
                            " does not hold chain " + std::to_string(at.chain) + " at item " + std::to_string(at.item));
   }
   const double t0 = pace::now_s();
-  // The state's length first: an application's states need not all be of one size.
   std::vector<std::byte> bytes = is_root ? chains_->save(at.chain, at.item) : std::vector<std::byte>{};
-  std::array<int64_t, 1> length{static_cast<int64_t>(bytes.size())};
-  group_comm_->bcast(length, root);
+  // The state's length first, unless every rank knows it: an application's states need not all be of one size.
+  const std::optional<std::size_t> fixed = chains_->state_size(at.chain);
+  std::array<int64_t, 1> length{static_cast<int64_t>(fixed ? *fixed : bytes.size())};
+  if (is_root && static_cast<std::size_t>(length[0]) != bytes.size()) {
+    throw std::logic_error("chain " + std::to_string(at.chain) + ": save() made " + std::to_string(bytes.size()) +
+                           " bytes where its state has " + std::to_string(length[0]));
+  }
+  if (!fixed) group_comm_->bcast(length, root);
   std::vector<int64_t> words(static_cast<std::size_t>((length[0] + 7) / 8), 0);
   if (is_root && !bytes.empty()) std::memcpy(words.data(), bytes.data(), bytes.size());
   if (!words.empty()) group_comm_->bcast(words, root);
   const double bcast_s = pace::now_s() - t0;
   stats_.state_s += bcast_s;
+  if (!is_root) stats_.state_bytes += length[0];
+  if (is_leader() && !tallies_.empty()) {
+    ChainTally& t = tallies_[static_cast<std::size_t>(at.chain)];
+    ++t.merges;
+    t.state_bytes += length[0] * (group_.size() - 1);
+    t.state_s += bcast_s;
+  }
   // The members of the group that worked the chain hold it already, at this very item.
   if (app_chain_ == at.chain && app_next_ == at.item) return;
   chains_->restore(at.chain, at.item,
                    std::as_bytes(std::span<const int64_t>(words)).first(static_cast<std::size_t>(length[0])));
   app_chain_ = at.chain;
   app_next_ = at.item;
-  stats_.state_bytes += length[0];
 }
 
 }  // namespace mcmclb

@@ -8,9 +8,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
+#include <cstring>
 #include <iterator>
 #include <numeric>
+#include <optional>
+#include <span>
 #include <stdexcept>
 
 #include "mcmclb/input_error.hpp"
@@ -153,7 +157,10 @@ Kernel::Kernel(const RunSpec& run, std::vector<int> group_sizes, const std::stri
   if (chains_per_group_ < 1 || int64_t{units_} * chains_per_group_ > kMaxInt || first_rank != nprocs_) {
     throw std::logic_error("Kernel: the initial groups do not cover the ranks with chains_per_group chains each");
   }
-  if (computing()) tallies_.resize(static_cast<std::size_t>(chain_count()));
+  if (chains_ == nullptr && run_.work.mode == WorkMode::compute) {
+    own_chains_ = lennard_jones_chains();
+    chains_ = own_chains_.get();
+  }
   replayed_ = workload_->trace();
   if (replaying()) longest_replayed_ms_ = 1000.0 * replayed_->longest_item_s();
 }
@@ -251,8 +258,50 @@ std::vector<int64_t> Kernel::give_chain(int chain) {
                            ": it is not the group's last unstarted chain");
   }
   group_.items_left -= chain_length(chain);
-  if (!computing() || !is_leader()) return {};
-  return initial_walker_words(chain);
+  const std::size_t words = shipped_state_words(chain);
+  if (words == 0 || !is_leader()) return {};
+  const std::vector<std::byte> bytes = chains_->unstarted_state(chain);
+  std::vector<int64_t> state(words, 0);
+  if (bytes.size() != *chains_->state_size(chain)) {
+    throw std::logic_error("chain " + std::to_string(chain) + ": its initial state has " +
+                           std::to_string(bytes.size()) + " bytes, not " + std::to_string(*chains_->state_size(chain)));
+  }
+  std::memcpy(state.data(), bytes.data(), bytes.size());
+  return state;
+}
+
+std::size_t Kernel::shipped_state_words(int chain) const {
+  if (chains_ == nullptr || !chains_->ships_unstarted()) return 0;
+  const std::optional<std::size_t> bytes = chains_->state_size(chain);
+  if (!bytes) throw std::logic_error("chains that ship unstarted states must say their size");
+  return (*bytes + sizeof(int64_t) - 1) / sizeof(int64_t);
+}
+
+void Kernel::take_chain(int chain, std::vector<int64_t> state, int64_t message_bytes) {
+  if (!group_.finished()) {
+    throw std::logic_error("group " + group_.range() + " takes chain " + std::to_string(chain) +
+                           " before its own unit is done");
+  }
+  group_.unit = single_unit(chain);
+  group_.next_item = 0;
+  group_.items_left = chain_length(chain);
+  ++stats_.chains_migrated;
+  stats_.migrated_bytes += message_bytes;
+  if (chains_ == nullptr) return;
+  const std::size_t words = shipped_state_words(chain);
+  if (words == 0) {  // every member of the thief starts it, nothing travels
+    start_app_chain(chain);
+    return;
+  }
+  state.resize(words);
+  if (group_.size() > 1) {  // rebalancing time, as a regrouping's broadcast of a state is
+    auto timer = timed(Phase::regroup);
+    group_comm_->bcast(state, 0);
+    if (!is_leader()) stats_.migrated_bytes += static_cast<int64_t>(words * sizeof(int64_t));
+  }
+  chains_->restore(chain, 0, std::as_bytes(std::span<const int64_t>(state)).first(*chains_->state_size(chain)));
+  app_chain_ = chain;
+  app_next_ = 0;
 }
 
 void Kernel::form_initial_groups(bool count_as_regroup) {
@@ -319,9 +368,7 @@ void Kernel::progress_tick() {
 void Kernel::work_one_item() {
   auto timer = timed(Phase::work);
   const ChainPos at = locate(group_.unit, group_.next_item);
-  if (computing()) {
-    work_walker_item(at);
-  } else if (chains_ != nullptr) {
+  if (chains_ != nullptr) {
     work_app_item(at);
   } else {
     pace::work(run_.work.mode, replaying() ? replay_ms(at.chain, at.item, group_.size(), false)
@@ -336,7 +383,6 @@ void Kernel::work_one_item() {
   ++stats_.items_worked;
   ++group_.next_item;
   --group_.items_left;
-  if (computing() && at.item + 1 == chain_length(at.chain)) next_walker(at.chain);
   if (chains_ != nullptr && at.item + 1 == chain_length(at.chain)) next_app_chain(at.chain);
   if (progress_every_s_ > 0) progress_tick();
 }
@@ -382,11 +428,7 @@ void Kernel::form(const std::optional<GroupState>& next, EventKind kind, const s
     group_.next_item = words[0];
     group_.items_left = words[1];
   }
-  if (computing()) {
-    take_walker(kind, holder);
-  } else if (chains_ != nullptr) {
-    take_app_chain(kind, holder);
-  }
+  if (chains_ != nullptr) take_app_chain(kind, holder);
   if (count_as_regroup) ++stats_.regroups;
   if (is_leader()) {
     const double t_s = kind == EventKind::initial ? 0.0 : now_s();  // initial groups precede the clock

@@ -142,6 +142,21 @@ class ChainWork {
   [[nodiscard]] virtual std::vector<std::byte> save(int chain, int64_t item) = 0;
   /// Takes chain c's state before item `item` from bytes save() made on another rank.
   virtual void restore(int chain, int64_t item, std::span<const std::byte> state) = 0;
+
+  // How states travel. The defaults suit an application's chains; compute mode's Lennard-Jones walkers
+  // (kernel/src/compute.cpp) override them to keep the messages of every simulation recorded with them.
+  /// The size in bytes of every state of chain c, where it is fixed and known on every rank: a merge then
+  /// broadcasts the state alone, not its length first. nullopt (the default): sizes may vary.
+  [[nodiscard]] virtual std::optional<std::size_t> state_size(int /*chain*/) const { return std::nullopt; }
+  /// Whether a chain given away before it started (balancer steal) carries its initial state, made on the giving
+  /// group's leader by unstarted_state() and broadcast over the thief, whose members restore() it; state_size()
+  /// must then be known. False (the default): every member of the thief start()s the chain, and nothing travels.
+  [[nodiscard]] virtual bool ships_unstarted() const { return false; }
+  /// Chain c's initial state as bytes, on a rank that need not hold it (ships_unstarted()).
+  [[nodiscard]] virtual std::vector<std::byte> unstarted_state(int chain) const;
+  /// Whether finished groups that coalesce still broadcast the state of the chain their unit ended with, which no
+  /// one works again. False (the default): nothing travels once a group's unit is done.
+  [[nodiscard]] virtual bool sends_finished_state() const { return false; }
 };
 
 class Kernel {
@@ -268,14 +283,17 @@ class Kernel {
   /// Migration (balancer steal): the last chain of the group's unit that has items and has not started, if it
   /// is not the one the group works next (a chain in progress, or about to start, is never given away).
   [[nodiscard]] std::optional<int> spare_chain() const;
-  /// Every member, at the same polling point: chain (spare_chain()) leaves the group's unit. Compute mode: on the
-  /// leader, the walker state to send with it (its initial state, as the chain has not started).
+  /// Every member, at the same polling point: chain (spare_chain()) leaves the group's unit. On the leader, the
+  /// state to send with it where the chains ship unstarted ones (ChainWork::ships_unstarted(): its initial state,
+  /// as the chain has not started), shipped_state_words(chain) words; otherwise nothing.
   [[nodiscard]] std::vector<int64_t> give_chain(int chain);
+  /// The words of state a chain given away carries (0: none; give_chain()).
+  [[nodiscard]] std::size_t shipped_state_words(int chain) const;
   /// Every member of a group whose unit is done: the group takes chain (which another group gave) as its unit
-  /// single_unit(chain). walker: compute mode, on the leader, the state received with it, broadcast to the other
-  /// members; message_bytes: the bytes the leader received for it (counted on every member as migrated_bytes,
-  /// with the state's bytes on the members it is broadcast to).
-  void take_chain(int chain, std::vector<int64_t> walker, int64_t message_bytes);
+  /// single_unit(chain). state: on the leader, what came with it (give_chain()), broadcast to the other members;
+  /// message_bytes: the bytes the leader received for it (counted on every member as migrated_bytes, with the
+  /// state's bytes on the members it is broadcast to).
+  void take_chain(int chain, std::vector<int64_t> state, int64_t message_bytes);
   /// Creates the communicator over next with the group's other members (and, for a parent-collective method,
   /// with every world rank, the others calling regroup_without_joining) and switches to it. before describes
   /// the merged groups for the event log. holder: a world rank of next whose old group worked next.chain
@@ -351,26 +369,13 @@ class Kernel {
             int holder = -1, ChainProgress progress = ChainProgress::known);
   void switch_to(std::unique_ptr<GroupComm> comm, const GroupState& next);
 
-  // Compute mode (kernel/src/compute.cpp): the walker of the group's chain.
-  /// Works moves_per_item trial moves of the walker of the chain at `at` with the group: work_one_item's compute
-  /// branch.
-  void work_walker_item(const ChainPos& at);
-  /// Compute mode, after the item that ended chain ended: the leader records it, and when the unit goes on every
-  /// member sets up the next chain's walker (its initial state, computed from its key: nothing is sent).
-  void next_walker(int ended);
-  /// Compute mode: chain's initial walker state as words (what a migrated chain carries).
-  [[nodiscard]] std::vector<int64_t> initial_walker_words(int chain) const;
-  /// Compute mode: gives the new group the walker state of its chain (initial: computed by every member; merge:
-  /// broadcast from holder, default the last member, whose group continued the chain).
-  void take_walker(EventKind kind, int holder);
-  /// A merge's state holder: holder, or by default the new group's last rank, whose group continued the chain;
-  /// logic_error naming what it holds (a walker, a chain) when that rank is not a member.
-  [[nodiscard]] int state_holder(int holder, const char* what) const;
-  /// Compute mode, leader: records chain's final state (the walker's).
-  void record_final(int chain);
-  [[nodiscard]] bool computing() const noexcept { return chains_ == nullptr && run_.work.mode == WorkMode::compute; }
+  /// Compute mode (kernel/src/compute.cpp): the kernel's own Lennard-Jones walkers as chains, worked through the
+  /// same ChainWork steps as an application's; they fill tallies_ and trace_.
+  [[nodiscard]] std::unique_ptr<ChainWork> lennard_jones_chains();
+  /// True in compute mode (the kernel's own walkers, whose cost model the calibration measures).
+  [[nodiscard]] bool computing() const noexcept { return own_chains_ != nullptr; }
 
-  // An application's chains (kernel/src/chain_work.cpp): the same steps as compute mode's walkers, through ChainWork.
+  // Chains (kernel/src/chain_work.cpp): an application's, or compute mode's walkers, through ChainWork.
   /// Works item at.item of chain at.chain through ChainWork::work, timed on the leader (work.record: costs_).
   void work_app_item(const ChainPos& at);
   /// After the item that ended chain `ended`: every member finishes it, and starts the unit's next chain if any.
@@ -378,7 +383,10 @@ class Kernel {
   /// Gives the new group its chain's state: initial, every member starts it (and ends the unit's chains of no
   /// items); merge, the holder's bytes broadcast to the members that join.
   void take_app_chain(EventKind kind, int holder);
-  /// A chain taken from another group (steal): every member starts it.
+  /// A merge's state holder: holder, or by default the new group's last rank, whose group continued the chain;
+  /// logic_error naming the chain when that rank is not a member.
+  [[nodiscard]] int state_holder(int holder) const;
+  /// A chain taken from another group (steal) that carries no state: every member starts it.
   void start_app_chain(int chain);
   /// Compute mode's wait for a trial's reduction (and the calibration's, which times it): the members of a group
   /// sum each trial's energy in lockstep, one reduction every few microseconds of work, so a long nap would
@@ -415,14 +423,13 @@ class Kernel {
   double progress_every_s_ = 0;  // 0: no progress lines
   double progress_expected_s_ = 0, progress_baseline_s_ = 0;
   std::chrono::steady_clock::time_point progress_start_;
-  // compute mode (kernel/src/compute.cpp)
-  std::optional<lj::State> walker_;  // the state of walker_chain_ (members of the group working it, or that did)
-  int walker_chain_ = -1;
-  std::vector<ChainTally> tallies_;
+  // compute mode (kernel/src/compute.cpp) and chains' statistics
+  std::vector<ChainTally> tallies_;  // compute mode: the walkers' (final state), the kernel's (merges)
   std::map<std::pair<int, int>, ItemTiming> timings_;
   std::vector<TracePoint> trace_;
   std::vector<ItemCost> costs_;
-  // an application's chains (null: the kernel's own items)
+  // chains worked through ChainWork (null: emulated items): an application's, or own_chains_ (compute mode)
+  std::unique_ptr<ChainWork> own_chains_;
   ChainWork* chains_ = nullptr;
   int app_chain_ = -1;    // the chain whose state this rank holds
   int64_t app_next_ = 0;  // that chain's next item, as far as this rank worked it
