@@ -768,6 +768,35 @@ class CollectiveFloor(unittest.TestCase):
         self.assertGreater(checked, 0)
 
 
+class PlatformHashes(unittest.TestCase):
+    """platform-hashes: the hash is FNV-1a 64 as mcmclb computes it (the published test vectors), and a comment
+    changed in a copy of a platform file turns its committed records from 'yes' to 'no'."""
+
+    def test_the_published_vectors(self):
+        from doc_tables.simulation import fnv1a64_hex
+        self.assertEqual(fnv1a64_hex(b""), "cbf29ce484222325")
+        self.assertEqual(fnv1a64_hex(b"a"), "af63dc4c8601ec8c")
+        self.assertEqual(fnv1a64_hex(b"foobar"), "85944171f73967e8")
+
+    def test_a_changed_comment_is_a_changed_hash(self):
+        root = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, root)
+        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
+        self.addCleanup(doc_tables.Inputs.cache.clear)
+        for folder in ("docs/scale-sim-bgp-16racks", "configs/platforms"):
+            shutil.copytree(os.path.join(ROOT, folder), os.path.join(root, folder), symlinks=True)
+        doc_tables.common.ROOT = root
+        doc_tables.Inputs.cache.clear()
+
+        def states():
+            text = doc_tables.generate("platform-hashes", ["docs"])
+            return [[c.strip() for c in line.strip("|").split("|")][2] for line in text.split("\n")[2:]]
+        self.assertEqual(states(), ["yes"])
+        with open(os.path.join(root, "configs/platforms/bgp-16racks.xml"), "a", encoding="utf-8") as f:
+            f.write("<!-- a comment -->\n")
+        self.assertEqual(states(), ["no: the file has changed since"])
+
+
 if __name__ == "__main__":
     unittest.main()
 

@@ -10,8 +10,8 @@ from .paper import fig1_sensitivity, paper_answer
 from .readme import findings, quick_start, which_balancer
 from .reproductions import not_yet_reproduced, reproductions
 from .simulation import (async_gap, async_gap_model, collective_floor_table, collective_merges,
-                         constants_sensitivity, host_cost, host_cost_series, lj_cost, simulated_times, table1_rows,
-                         table1_seeds, times_by_folder)
+                         constants_sensitivity, host_cost, host_cost_series, lj_cost, platform_hashes, simulated_times,
+                         table1_rows, table1_seeds, times_by_folder)
 from .steal_regroup import (before_after, regrouping_against_thieves, steal_vs_regroup_compute,
                             steal_vs_regroup_compute_real, steal_vs_regroup_seeds, steal_vs_regroup_sizes,
                             steal_vs_regroup_summary, thieves_against_regrouping)
@@ -43,6 +43,7 @@ TABLES = {
     "collective-merges": (collective_merges, (1, 1), {"run": "a set-up's label or its first word, e.g. collective(128)",
                                                       "nprocs": "an integer"}),
     "collective-floor": (collective_floor_table, (1, 4), {"nprocs": "an integer"}),
+    "platform-hashes": (platform_hashes, (1, 1), {"by": "file|folder"}),
     "host-cost": (host_cost, (1, 1), {}),
     "host-cost-series": (host_cost_series, (1, 1), {"nprocs": "an integer"}),
     "constants-sensitivity": (constants_sensitivity, (1, 20), {"interval": "an integer"}),

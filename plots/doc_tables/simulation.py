@@ -3,6 +3,7 @@
 and its sensitivity to seeds and noise, and the studies of docs/explanation/paper-reproduction.md and
 docs/explanation/simulator-host-cost.md (the async gap, the unsourced constants, the host's cost of simulating, per
 platform and per series, simulated times per folder)."""
+import csv
 import os
 import re
 from collections import defaultdict
@@ -308,6 +309,81 @@ def collective_floor_table(inputs):
                      f"{1000 * above:.1f} ms ({100 * above / floor:.2f} %)",
                      f"≈ {known[0]:g}" if known else ""])
     return table_text(["set-up", "P", "time_s", "floor (s)", "above the floor", "paper's text (s)"], rows)
+
+
+def fnv1a64_hex(data):
+    """FNV-1a 64 of bytes as 16 hex digits, as comm/base/include/mcmclb/text.hpp computes platform_fnv1a64."""
+    h = 0xcbf29ce484222325
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return f"{h:016x}"
+
+
+def header_of(path):
+    """The column names of a CSV file's first line."""
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        return next(csv.reader(f), [])
+
+
+def platform_hashes(inputs):
+    """The platform hashes that committed files under the folder record (provenance.csv, joined to its runs.csv on
+    run_id, and any other CSV with both platform and platform_fnv1a64, such as commbench's) against the platform
+    files as they are now. The hash covers the whole file, comments included. By default one row per platform file
+    and recorded hash: whether the file's bytes now give it, how many rows and folders record it. With by=folder,
+    one row per folder directly under the block's: each platform file it records, and whether the recorded hash is
+    the file's now or an earlier text's."""
+    top = inputs.folders[0]
+    by = inputs.choice("by", ("file", "folder")) or "file"
+    found = defaultdict(lambda: defaultdict(lambda: [0, set()]))  # platform -> hash -> [rows, folders]
+    for folder, _, names in sorted(os.walk(os.path.join(common.ROOT, top))):
+        where = os.path.relpath(folder, common.ROOT)
+        for name in sorted(n for n in names if n.endswith(".csv")):
+            if "platform_fnv1a64" not in header_of(os.path.join(folder, name)):
+                continue
+            if name == "provenance.csv":
+                platform = {r["run_id"]: r["platform"] for r in Inputs.read(where, need=("run_id", "platform"))}
+                records = [(platform.get(r["run_id"]), r["platform_fnv1a64"])
+                           for r in Inputs.read(where, name, need=("run_id", "platform_fnv1a64"))]
+            elif "platform" in header_of(os.path.join(folder, name)):
+                records = [(r["platform"], r["platform_fnv1a64"])
+                           for r in Inputs.read_file(os.path.join(where, name), ("platform", "platform_fnv1a64"),
+                                                     "commbench.csv")]
+            else:
+                continue
+            for platform, recorded in records:
+                if platform and recorded:
+                    found[platform][recorded][0] += 1
+                    found[platform][recorded][1].add(where)
+    if not found:
+        raise InputError(f"{top}: no committed file records a platform hash (allowed: a folder holding simulated "
+                         f"results)")
+    now = {}
+    for platform in found:
+        try:
+            with open(os.path.join(common.ROOT, platform), "rb") as f:
+                now[platform] = fnv1a64_hex(f.read())
+        except OSError:
+            now[platform] = None
+
+    def state(platform, recorded):
+        return "yes" if recorded == now[platform] else "no: the file has changed since" if now[platform] else \
+            "no: the file is gone"
+
+    if by == "file":
+        rows = [[f"`{platform}`", f"`{recorded}`", state(platform, recorded), str(count), str(len(folders))]
+                for platform in sorted(found)
+                for recorded, (count, folders) in sorted(found[platform].items(), key=lambda e: -e[1][0])]
+        return table_text(["platform file", "hash recorded", "the file now gives it", "rows recording it",
+                           "folders"], rows)
+    per_folder = defaultdict(set)  # first folder under top -> {(platform file's name, its hash the file's now)}
+    for platform, hashes in found.items():
+        for recorded, (_, folders) in hashes.items():
+            for folder in folders:
+                per_folder[os.path.relpath(folder, top).split(os.sep)[0]].add((os.path.basename(platform),
+                                                                               recorded == now[platform]))
+    rows = [[first, ", ".join(f"`{name}` ({'now' if same else 'earlier text'})"
+                              for name, same in sorted(per_folder[first]))] for first in sorted(per_folder)]
+    return table_text([f"folder under {top}/", "platform files whose hash it records"], rows)
 
 
 def constants_sensitivity(inputs):
