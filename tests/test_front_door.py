@@ -243,13 +243,19 @@ class LicenseAndCitation(unittest.TestCase):
         self.assertIn("(CITATION.cff)", read(README))
 
     def test_readme_cites_this_version(self):
-        """The README's BibTeX entry for mcmclb itself names the release CMake's project() and CITATION.cff give."""
+        """The README's BibTeX entry for mcmclb itself names the release CMake's project() and CITATION.cff give,
+        and CITATION.cff's authors."""
         version = re.search(r"^project\(mcmclb VERSION ([0-9.]+)", read(os.path.join(ROOT, "CMakeLists.txt")),
                             re.M).group(1)
         entry = re.search(r"@software\{mcmclb,.*?\n\}", read(README), re.S)
         self.assertIsNotNone(entry, "README.md: no BibTeX @software entry for mcmclb in its Cite section")
         self.assertIn(f"version = {{{version}}}", entry.group(0))
-        self.assertEqual(str(yaml.safe_load(read(os.path.join(ROOT, "CITATION.cff")))["version"]), version)
+        citation = yaml.safe_load(read(os.path.join(ROOT, "CITATION.cff")))
+        self.assertEqual(str(citation["version"]), version)
+        # The authors as CITATION.cff names them: an entity (name:) is one brace-protected BibTeX name.
+        names = [f"{{{a['name']}}}" if "name" in a else f"{a['family-names']}, {a['given-names']}"
+                 for a in citation["authors"]]
+        self.assertRegex(entry.group(0), r"author\s*=\s*\{" + re.escape(" and ".join(names)) + r"\},")
 
     def test_every_source_says_its_license(self):
         """Each tracked source file carries the SPDX identifier of LICENSE, so a file copied alone keeps it."""
