@@ -145,4 +145,31 @@ err=$(timeout 60 "$mpiexec" -n 2 "$ising" "${small[@]}" --balancer async --hang-
 [ "$status" != 0 ] && [ "$status" != 124 ] || fail "a hanging item: exit status $status (expected the limit's): $err"
 grep -q "chain 5 item 1: Chains::work did not return within 1 s" <<<"$err" || fail "hanging item: $err"
 echo "  hanging item: $(grep 'chain 5 item 1' <<<"$err" | head -1)"
+# A consumer that names another MPI's wrappers than the package was built with is refused at configure time, in one
+# line naming both: an application compiled against one MPI's mpi.h and linked with an mcmclb built on another
+# fails at run time, if it starts at all.
+config=$(find "$prefix" -name mcmclbConfig.cmake)
+family=$(sed -n 's/^ *set(_mcmclb_mpi_family "\(.*\)")$/\1/p' "$config")
+case "$family" in
+  MPICH) other=openmpi ;;
+  OpenMPI) other=mpich ;;
+  *) other="" ;;
+esac
+if [ -n "$other" ] && command -v "mpicc.$other" >/dev/null; then
+  status=0
+  cmake -S "$work/ising" -B "$work/ising-other" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
+    -DMPI_C_COMPILER="$(command -v "mpicc.$other")" -DMPI_CXX_COMPILER="$(command -v "mpicxx.$other")" \
+    >"$work/ising-other.log" 2>&1 || status=$?
+  [ "$status" != 0 ] || fail "a consumer with $other's wrappers was configured against a $family mcmclb"
+  # CMake folds the message over lines: read it as one.
+  said=$(tr -s ' \n' ' ' <"$work/ising-other.log")
+  grep -q "mcmclb was built with $family (.*), but the MPI found here (.*$other.*) is not $family:" <<<"$said" ||
+    { cat "$work/ising-other.log"; fail "the other MPI's refusal does not name both"; }
+  echo "  another MPI: $(grep -o "mcmclb was built with $family[^:]*" <<<"$said" | head -1)"
+else
+  case "${CI:-}" in
+    true | TRUE | True | 1 | yes) fail "no other MPI family's wrappers to try (mpicc.$other); CI=true: run ./bootstrap.sh" ;;
+  esac
+  echo "  another MPI: no other family's wrappers here, not tried"
+fi
 echo "install_consumers: OK"

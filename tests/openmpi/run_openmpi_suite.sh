@@ -6,6 +6,7 @@
 # timeouts). Three parts, three CTest tests, all in the README's test command:
 #   build (CTest openmpi_build, the fixture the other two need): configure and build, no MPI run, so CTest may run
 #     it beside the slurm test, which mostly waits. One build for both parts below, so ninja keeps both cores busy.
+#     Then it installs the package to a prefix and builds the example application examples/ising against it.
 #   sanitized (CTest openmpi_sanitized): the handle, comm and range suites and the C API test at 1, 2 and 3 ranks (3:
 #     the creation trees at a size that is not a power of two), the kernel suite at 1 to 4 (every balancer, method
 #     and finished rule; 3 and 4 ranks outnumber the 2 cores). Among them the refusal of from_group, which Open MPI
@@ -16,7 +17,8 @@
 #   cli (CTest openmpi_cli): the programs a user runs, built against Open MPI: methods_per_mpi (from_group listed
 #     as missing with the reason and refused in one line by mcmclb-commbench and mcmclb), then one small sweep with
 #     --launcher local, which must launch with mpiexec.openmpi by itself (no OMPI_* variable set here) and record
-#     every point valid.
+#     every point valid; last, the example application at 2 and 3 ranks under none, async, mostwork and steal (the
+#     same answers under each) and its recorded trace, read by this build's mcmclb.
 # One extra build serves two checks: a second MPI library and the sanitizers each need a build folder of their own,
 # and on 2 cores the README's test command has room for one. The sanitizers look at our code, which is the same under
 # either library; what differs per library (from_group's use, MPICH's own waiting) the main build tests under MPICH.
@@ -56,8 +58,21 @@ if [ "$part" = build ]; then
     { cat "$build.configure.log"; exit 1; }
   grep -q "mcmclb: MPI OpenMPI (.*; family OpenMPI), named by MCMCLB_MPI" "$build.configure.log" || { echo "openmpi: configure did not choose Open MPI" >&2; exit 1; }
   cmake --build "$build" -j2 --target test_mpi_handles test_comm_create test_range_comm test_group_comm c_api_test \
-    test_kernel mcmclb mcmclb-commbench >"$build.build.log" 2>&1 || { tail -50 "$build.build.log"; exit 1; }
-  echo "openmpi: configure + build $((SECONDS - start)) s"
+    test_kernel mcmclb mcmclb-commbench mcmclb_walkers >"$build.build.log" 2>&1 || { tail -50 "$build.build.log"; exit 1; }
+  # The installed package under Open MPI and the example application built against it, as a user of Open MPI
+  # builds it (the cli part runs it). It names no MPI: the package must hand it the wrappers mcmclb was built with,
+  # not the mpicc on PATH (MPICH's here). Sanitized as the library it links.
+  prefix=$build/prefix
+  rm -rf "$prefix" "$build/ising" "$build/ising-build"
+  cmake --install "$build" --prefix "$prefix" >"$build.install.log" 2>&1 || { cat "$build.install.log"; exit 1; }
+  cp -r "$src/examples/ising" "$build/ising"
+  cmake -S "$build/ising" -B "$build/ising-build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined" >"$build.ising.log" 2>&1 &&
+    cmake --build "$build/ising-build" >>"$build.ising.log" 2>&1 || { cat "$build.ising.log"; exit 1; }
+  grep -q "mcmclb package used: $prefix/" "$build.ising.log" || { cat "$build.ising.log"; echo "openmpi: the example did not use $prefix" >&2; exit 1; }
+  grep -q "MPI_C_COMPILER:FILEPATH=.*mpicc.openmpi" "$build/ising-build/CMakeCache.txt" ||
+    { echo "openmpi: the example was not built with Open MPI's wrappers" >&2; exit 1; }
+  echo "openmpi: configure + build + install + example $((SECONDS - start)) s"
   exit 0
 fi
 [ -x "$build/mcmclb" ] || { echo "openmpi: $build/mcmclb is not built (the test openmpi_build builds it)" >&2; exit 1; }
@@ -84,4 +99,25 @@ grep -q " 0 failed" "$build.sweep.log" || { cat "$build.sweep.log"; exit 1; }
 if [ "$(nproc)" -lt 3 ]; then
   grep -q "Open MPI yields the core" "$build.sweep.log" || { cat "$build.sweep.log"; echo "openmpi: the oversubscription note names another MPI" >&2; exit 1; }
 fi
+# The example application under Open MPI at 2 and 3 ranks (3 outnumber the cores: the oversubscription flags) and
+# four balancers: the same chains give the same answers, and its recorded trace is one mcmclb reads.
+ising=$build/ising-build/ising
+[ -x "$ising" ] || { echo "openmpi: $ising is not built (the test openmpi_build builds it)" >&2; exit 1; }
+launch=(--oversubscribe --bind-to none)  # cmake/Mpi.cmake's flags for Open MPI where ranks outnumber the cores
+[ "$(id -u)" != 0 ] || launch+=(--allow-run-as-root)
+answers=""
+for run in "2 none" "2 async" "3 mostwork" "3 steal"; do
+  read -r ranks balancer <<<"$run"
+  out=$(timeout 60 mpiexec.openmpi "${launch[@]}" -n "$ranks" "$ising" --chains 6 --items 1 --sweeps 4 --size 16 \
+    --wait polite --balancer "$balancer") || { echo "openmpi: ising under $balancer at $ranks ranks failed" >&2; exit 1; }
+  line=$(grep '^answers ' <<<"$out") || { echo "openmpi: ising under $balancer printed no answers" >&2; exit 1; }
+  echo "  ising, $ranks ranks, $balancer: $line"
+  [ -z "$answers" ] || [ "$answers" = "$line" ] || { echo "openmpi: ising under $balancer: $line, earlier $answers" >&2; exit 1; }
+  answers=$line
+done
+timeout 60 mpiexec.openmpi "${launch[@]}" -n 2 "$ising" --chains 6 --items 1 --sweeps 4 --size 16 --wait polite \
+  --balancer mostwork --record "$build/ising-trace.csv" | grep '^recorded ' || { echo "openmpi: no trace recorded" >&2; exit 1; }
+printf 'experiment: ising-replay\nnprocs: 2\nchains_per_group: 3\nworkload:\n  model: trace\n  file: %s\n' \
+  "$build/ising-trace.csv" >"$build/ising-replay.yaml"
+"$build/mcmclb" plan "$build/ising-replay.yaml" >/dev/null || { echo "openmpi: mcmclb refused the recorded trace" >&2; exit 1; }
 echo "openmpi cli: tests $((SECONDS - run_start)) s"
