@@ -212,8 +212,9 @@ def steal_vs_regroup_ranges():
 
 
 def compute_mode_ranges():
-    """The ranges the compute-mode section of steal-vs-regroup.md quotes, recomputed from its two simulated folders:
-    each set-up's time over none's at the same move kind, W and rank count."""
+    """The ranges the compute-mode section of steal-vs-regroup.md states (its block compute-findings), recomputed
+    from the rows of its two simulated folders without the generator's code: each set-up's time over none's at the
+    same move kind, W and rank count."""
     ratio = {}
     for size, folder in ((16, "docs/steal-vs-regroup-compute-16"), (64, "docs/steal-vs-regroup-compute")):
         found = rows(folder)
@@ -227,11 +228,13 @@ def compute_mode_ranges():
                 if p == size and m == move and w in ws and b in balancers and f != "pays"]
     regrouping = ("collective", "lookahead", "mostwork", "stealmerge")
     return [f"take {extent(paper(16, 'single', '14'), 2)} × `none`'s time at 16 ranks and "
-            f"{extent(paper(64, 'single', '14'), 2)} × at 64",
-            f"0.800 × `none` at 16 ranks, {ratio[(64, 'all', '1', 'mostwork', 'range', 'pays')]:.3f} × at 64",
-            f"no regrouping set-up does at 64 ({extent(paper(64, 'all', '1', regrouping), 2)} ×)",
-            f"`stealmerge(1)` takes {ratio[(16, 'all', '4', 'stealmerge', 'range', 'coalesce')]:.3f} × `none`, "
-            f"`steal` and `stealrandom` {ratio[(16, 'all', '4', 'steal', '', '')]:.3f} ×"]
+            f"{extent(paper(64, 'single', '14'), 2)} × at 64 ranks",
+            f"{ratio[(16, 'all', '1', 'mostwork', 'range', 'pays')]:.3f} × `none` at 16 ranks and "
+            f"{ratio[(64, 'all', '1', 'mostwork', 'range', 'pays')]:.3f} × at 64 ranks",
+            f"no set-up that regroups does at 64 ranks ({extent(paper(64, 'all', '1', regrouping), 2)} ×)",
+            f"`stealmerge(1) range` {ratio[(16, 'all', '4', 'stealmerge', 'range', 'coalesce')]:.3f} ×, "
+            f"`steal` {ratio[(16, 'all', '4', 'steal', '', '')]:.3f} ×, "
+            f"`stealrandom` {ratio[(16, 'all', '4', 'stealrandom', '', '')]:.3f} ×"]
 
 
 # The reproduction page states every number in a generated block. Outside them a digit may only be part of a name:
@@ -536,6 +539,33 @@ class ThievesAgainstRegrouping(unittest.TestCase):
     def test_a_folder_without_a_thief_is_refused(self):
         with self.assertRaisesRegex(doc_tables.InputError, r"runs.csv: no steal or stealrandom run"):
             doc_tables.generate("thieves-against-regrouping", ["docs/laptop-methods"])
+
+
+class StealRegroupFindings(unittest.TestCase):
+    """The sentences of steal-vs-regroup.md that state figures: they agree with the tables of the same folders, and
+    a folder that lacks what a sentence states is refused with a line naming the file."""
+
+    def test_the_sentences_quote_the_tables(self):
+        seeds = {size: doc_tables.generate("steal-vs-regroup-seeds", [f"docs/steal-vs-regroup-seeds-{size}"])
+                 for size in (256, 1024)}
+        why = doc_tables.generate("why-regrouping-wins", ["docs/steal-vs-regroup-seeds-256",
+                                                          "docs/steal-vs-regroup-seeds-1024"])
+        row = {size: next(line for line in table.split("\n") if line.startswith("| cyclic | 2 |"))
+               for size, table in seeds.items()}
+        shown = {size: re.findall(r"\| ([0-9.]+)", line)[-2] for size, line in row.items()}  # stealrandom
+        self.assertIn(f"{shown[1024]} at 1024 ranks against {shown[256]} at 256", why)
+        real = doc_tables.generate("steal-vs-regroup-compute-real", ["docs/steal-vs-regroup-compute-real2"])
+        merge = re.search(r"\| stealmerge\(1\) range \|(?:[^|]*\|){3} ([0-9.]+ \[[0-9., ]+\])", real).group(1)
+        findings = doc_tables.generate("compute-real-findings", ["docs/steal-vs-regroup-compute-real2"])
+        self.assertIn(f"({merge} ×)", findings)
+
+    def test_a_folder_without_the_set_ups_is_refused(self):
+        for name, folders in (("why-regrouping-wins", ["docs/laptop-methods", "docs/laptop-methods"]),
+                              ("seeds-notes", ["docs/laptop-methods"]),
+                              ("compute-findings", ["docs/steal-vs-regroup-seeds-64"])):
+            with self.subTest(block=name):
+                with self.assertRaisesRegex(doc_tables.InputError, r"runs.csv"):
+                    doc_tables.generate(name, folders)
 
 
 class Fig1Sensitivity(unittest.TestCase):

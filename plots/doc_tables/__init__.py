@@ -9,6 +9,7 @@
     paper.py          docs/explanation/paper-reproduction.md: the page's answer (paper-answer), Fig. 1's
                       finding on the platform's variants (fig1-sensitivity)
     steal_regroup.py  docs/explanation/steal-vs-regroup.md
+    steal_regroup_findings.py  the same page's sentences that state figures
     merge_pays.py     docs/explanation/merge-pays.md
     simulation.py     docs/guide/simulation.md, Table 1 and the simulated studies of paper-reproduction.md
     commbench.py      docs/guide/commbench.md and the real-MPI measurements

@@ -15,6 +15,7 @@ from .simulation import (async_gap, async_gap_model, collective_floor_table, col
 from .steal_regroup import (before_after, regrouping_against_thieves, steal_vs_regroup_compute,
                             steal_vs_regroup_compute_real, steal_vs_regroup_seeds, steal_vs_regroup_sizes,
                             steal_vs_regroup_summary, thieves_against_regrouping)
+from .steal_regroup_findings import compute_findings, compute_real_findings, seeds_notes, why_regrouping_wins
 from .start_with import start_with
 from .walkers import walkers_overhead
 from .your_workload import advice, advice_answer, advice_brief, trace_at_scale, trace_replay
@@ -56,6 +57,10 @@ TABLES = {
     "lj-cost": (lj_cost, (1, 2), {}),
     "regrouping-against-thieves": (regrouping_against_thieves, (1, 1), {}),
     "thieves-against-regrouping": (thieves_against_regrouping, (1, 5), {}),
+    "why-regrouping-wins": (why_regrouping_wins, (2, 2), {}),
+    "seeds-notes": (seeds_notes, (1, 1), {}),
+    "compute-findings": (compute_findings, (1, 4), {}),
+    "compute-real-findings": (compute_real_findings, (1, 1), {}),
     "before-after": (before_after, (2, 2), {"balancer": "a balancer's name", "reference": "a balancer's name"}),
     "table1": (table1_rows, (1, 4), {"nprocs": "an integer"}),
     "model-items": (model_items, (1, 1), {}),
