@@ -119,8 +119,9 @@ def why_regrouping_wins(inputs):
     levels = round(math.log2(large / small))
     late = [big(p, "stealmerge(1) range", w).seeds[k].median - big(p, "steal", w).seeds[k].median
             for p in RANDOM for w in more for k in big(p, "steal", w).seeds]
+    merge = s("cyclic", "stealmerge(1) range", top).ratio
     items.append(
-        f"- At {small} `stealmerge` still gains much (cyclic W = {top}: {s('cyclic', 'stealmerge(1) range', top).ratio:.3f} "
+        f"- At {small} `stealmerge` still gains much (cyclic W = {top}: {merge:.3f} "
         f"×; W = 1: {s('cyclic', 'stealmerge(1) range', 1).ratio:.2f} × against `mostwork`'s "
         f"{s('cyclic', MOSTWORK, 1).ratio:.2f} ×). At {large} ({levels} more tree levels) it regroups later still: "
         f"`stealmerge` − `steal` is {min(late):.2f} to {max(late):+.3f} on random and lognormal at W ≥ {more[0]} (per "
