@@ -568,6 +568,25 @@ class StealRegroupFindings(unittest.TestCase):
                     doc_tables.generate(name, folders)
 
 
+class MergePaysFindings(unittest.TestCase):
+    """The sentences of merge-pays.md that state figures: the paper's rule's extent is the table's, and a folder
+    without runs under pays is refused with a line naming the file."""
+
+    def test_the_extent_is_the_tables(self):
+        folder = "docs/merge-pays/sim-single-atom"
+        table = doc_tables.generate("merge-pays-ratios", [folder])
+        cells = [float(v) for line in table.split("\n")[2:] for v in re.findall(r"\| ([0-9.]+)(?= \|)", line)[1:]]
+        sentence = re.sub(r"\s+", " ", doc_tables.generate("pays-single-atom", [folder]))
+        self.assertIn(f"{max(v for v in cells if v != 1):.1f}", sentence)
+        self.assertIn(f"{min(v for v in cells if v != 1):.1f}-", sentence)
+
+    def test_a_folder_without_pays_is_refused(self):
+        for name in ("pays-single-atom", "pays-all-atom"):
+            with self.subTest(block=name):
+                with self.assertRaisesRegex(doc_tables.InputError, r"runs.csv"):
+                    doc_tables.generate(name, ["docs/steal-vs-regroup-seeds-64"])
+
+
 class Fig1Sensitivity(unittest.TestCase):
     """Fig. 1's finding with the send and receive overheads halved and doubled: the table follows the commbench CSVs
     it names (a time changed in a copy changes its row's cells and no other row's), and a CSV whose rows name two

@@ -11,6 +11,7 @@
     steal_regroup.py  docs/explanation/steal-vs-regroup.md
     steal_regroup_findings.py  the same page's sentences that state figures
     merge_pays.py     docs/explanation/merge-pays.md
+    merge_pays_findings.py  the same page's sentences that state figures
     simulation.py     docs/guide/simulation.md, Table 1 and the simulated studies of paper-reproduction.md
     commbench.py      docs/guide/commbench.md and the real-MPI measurements
     reproductions.py  docs/reference/reproductions.md, and what is not yet reproduced (also paper-reproduction.md)

@@ -6,6 +6,7 @@ from .commbench import commbench_by_size, commbench_methods, live_communicators,
 from .common import Inputs
 from .merge_pays import (calibration_cost, merge_pays_ratios, merge_pays_sensitivity, model_items, pays_against_none,
                          pays_against_rule, pays_guarantee, real_pays, real_versus_none)
+from .merge_pays_findings import pays_all_atom, pays_single_atom
 from .paper import fig1_sensitivity, paper_answer
 from .readme import findings, quick_start, which_balancer
 from .reproductions import not_yet_reproduced, reproductions
@@ -37,6 +38,8 @@ TABLES = {
                                                                "factors": "pairs C:R separated by commas"}),
     "real-versus-none": (real_versus_none, (1, 1), {"rule": "retire|coalesce|pays"}),
     "real-pays": (real_pays, (1, 1), {}),
+    "pays-single-atom": (pays_single_atom, (1, 1), {}),
+    "pays-all-atom": (pays_all_atom, (1, 1), {}),
     "calibration-cost": (calibration_cost, (2, 4), {}),
     "table1-seeds": (table1_seeds, (1, 4), {"seeds": "integers separated by commas", "rule": "retire|coalesce"}),
     "async-gap": (async_gap, (1, 8), {}),
