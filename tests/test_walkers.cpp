@@ -39,9 +39,18 @@ struct State {
 
 /// Chain c has 1 + (c * 5) % 7 items. An item splits 64 terms over the group's members and sums them with the
 /// group, so the answer is the group's work but not its size's.
+/// With ends_early, a chain is done once it has worked an item and its value is a multiple of 3 (from the state,
+/// which every member holds alike), before its bound of 1 + (c * 5) % 7 items in about two chains of three.
 class HashChains final : public mcmclb::walkers::Chains {
  public:
-  explicit HashChains(int chains) : chains_(chains) {}
+  explicit HashChains(int chains, bool ends_early = false) : chains_(chains), ends_early_(ends_early) {}
+  [[nodiscard]] bool done(int chain, int64_t item) const override {
+    const State& s = held_.at(chain);
+    // Past where a chain was done, its state stays there (the items after it are passed over, not worked).
+    if (s.next > item)
+      throw std::logic_error("done before item " + std::to_string(item) + " at " + std::to_string(s.next));
+    return ends_early_ && s.next >= 1 && s.value % 3 == 0;
+  }
   [[nodiscard]] int count() const override { return chains_; }
   [[nodiscard]] int64_t items(int chain) const override { return 1 + (chain * 5) % 7; }
   void start(int chain, GroupComm&) override { held_[chain] = {0, static_cast<int64_t>(mix(chain) >> 2)}; }
@@ -83,6 +92,7 @@ class HashChains final : public mcmclb::walkers::Chains {
 
  private:
   int chains_;
+  bool ends_early_;
   std::map<int, State> held_;
   std::map<int, int64_t> answers_;
 };
@@ -108,16 +118,19 @@ int world_size() {
   return n;
 }
 
-/// Every chain's answer worked on this rank alone, as answers() gives them: (answer, kept once) per chain.
-std::vector<int64_t> reference(int chains) {
-  HashChains h(chains);
+/// Every chain's answer worked on this rank alone, as answers() gives them: (answer, kept once) per chain; with
+/// worked, the items each chain worked.
+std::vector<int64_t> reference(int chains, bool ends_early = false, std::vector<int64_t>* worked = nullptr) {
+  HashChains h(chains, ends_early);
   One one;
   std::vector<int64_t> out;
   for (int c = 0; c < chains; ++c) {
     h.start(c, one);
-    for (int64_t i = 0; i < h.items(c); ++i) h.work(c, i, one);
+    int64_t i = 0;
+    for (; i < h.items(c) && !h.done(c, i); ++i) h.work(c, i, one);
     h.finish(c, one);
     out.insert(out.end(), {h.kept().at(c), 1});
+    if (worked != nullptr) worked->push_back(i);
   }
   return out;
 }
@@ -136,6 +149,37 @@ TEST(Walkers, EveryBalancerGivesTheSingleRankAnswers) {
     EXPECT_TRUE(r.valid) << r.violations;
     EXPECT_EQ(r.balancer, balancer);
     EXPECT_EQ(h.answers(), expected);
+  }
+}
+
+// Chains that end when done: under every balancer each works the items it works alone, no more, gives the same
+// answer, and the run reports where each ended; the items passed over are neither worked nor recorded.
+TEST(Walkers, ChainsThatEndWhenDoneEndThereUnderEveryBalancer) {
+  const int chains = 3 * world_size();
+  std::vector<int64_t> worked;
+  const std::vector<int64_t> expected = reference(chains, true, &worked);
+  int64_t bound = 0, total = 0;
+  for (int c = 0; c < chains; ++c) bound += HashChains(chains).items(c);
+  for (const int64_t n : worked) total += n;
+  ASSERT_LT(total, bound);  // some chain ends early, or this tests nothing
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (const std::string& balancer : mcmclb::walkers::balancer_names()) {
+    SCOPED_TRACE(balancer);
+    HashChains h(chains, true);
+    mcmclb::walkers::Options o;
+    o.balancer = balancer;
+    o.item_s = 1e-4;
+    o.wait = "polite";
+    const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, o);
+    EXPECT_TRUE(r.valid) << r.violations;
+    EXPECT_EQ(h.answers(), expected);
+    if (rank == 0) {
+      EXPECT_EQ(r.chain_items, worked);
+      int64_t passed = 0;
+      for (const mcmclb::walkers::RankReport& x : r.ranks) passed += x.items_passed;
+      EXPECT_GE(passed, bound - total);  // every item past a chain's end, once per member of the group passing it
+    }
   }
 }
 
@@ -188,30 +232,41 @@ TEST(Walkers, BadOptionsGetTheStudyFilesLines) {
   }
 }
 
-TEST(Walkers, RecordsATraceThatParses) {
-  HashChains h(2 * world_size());
-  mcmclb::walkers::Options o;
-  o.balancer = "mostwork";
-  o.wait = "polite";
-  char name[] = "/tmp/mcmclb-walkers-XXXXXX";
+/// Collective: a fresh file name, the same on every rank (made on rank 0).
+std::string temporary_path() {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::string path(64, '\0');
   if (rank == 0) {
+    char name[] = "/tmp/mcmclb-walkers-XXXXXX";
     const int fd = mkstemp(name);
-    ASSERT_GE(fd, 0);
-    close(fd);
+    if (fd >= 0) close(fd);
     path = name;
   }
   path.resize(64);
   MPI_Bcast(path.data(), 64, MPI_CHAR, 0, MPI_COMM_WORLD);
-  path = path.c_str();
-  o.record = path;
-  const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, o);
-  EXPECT_TRUE(r.valid);
-  if (rank == 0) {
+  return path.c_str();
+}
+
+// A recording holds the items each chain worked: all of them, or those before it was done.
+TEST(Walkers, RecordsATraceThatParses) {
+  for (const bool ends_early : {false, true}) {
+    SCOPED_TRACE(ends_early ? "chains that end when done" : "chains of their full length");
+    HashChains h(2 * world_size(), ends_early);
+    std::vector<int64_t> worked;
+    (void)reference(2 * world_size(), ends_early, &worked);
+    mcmclb::walkers::Options o;
+    o.balancer = "mostwork";
+    o.wait = "polite";
+    const std::string path = temporary_path();
+    o.record = path;
+    const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, o);
+    EXPECT_TRUE(r.valid);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank != 0) continue;
     int64_t total = 0;
-    for (int c = 0; c < h.count(); ++c) total += h.items(c);
+    for (const int64_t n : worked) total += n;
     EXPECT_EQ(r.recorded_items, total);
     std::FILE* f = std::fopen(path.c_str(), "r");
     ASSERT_NE(f, nullptr);

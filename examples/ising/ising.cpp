@@ -61,6 +61,7 @@ struct Settings {
   int64_t throw_item = -1;
   int hang_chain = -1;  // and this chain's item hang_item never returns on the group's first rank
   int64_t hang_item = -1;
+  int ordered_pct = 0;  // > 0: a chain is done once |magnetisation| reaches this percentage of the sites
   [[nodiscard]] double temperature(int chain) const { return chains == 1 ? 2.269 : 1.5 + 2.0 * chain / (chains - 1); }
 };
 
@@ -72,9 +73,10 @@ struct Lattice {
   std::vector<uint64_t> rows;
 };
 
-/// A chain's final answer.
+/// A chain's final answer, and the items it worked (fewer than items() where it ended when done).
 struct Answer {
   int64_t energy = 0, magnetisation = 0, energy_sum = 0, abs_m_sum = 0;
+  int64_t items = 0;
 };
 
 class IsingChains final : public mcmclb::walkers::Chains {
@@ -121,12 +123,21 @@ class IsingChains final : public mcmclb::walkers::Chains {
     l.abs_m_sum += std::llabs(a.magnetisation);
   }
 
+  /// With --until-ordered: done once the lattice has ordered, |magnetisation| at least ordered_pct % of the sites
+  /// after an item. Every member holds the whole lattice, so every member answers alike.
+  [[nodiscard]] bool done(int chain, int64_t /*item*/) const override {
+    const Lattice& l = held_.at(chain);
+    if (s_.ordered_pct == 0 || l.sweeps_done == 0) return false;
+    return 100 * std::llabs(measure(l).magnetisation) >= int64_t{s_.ordered_pct} * s_.size * s_.size;
+  }
+
   void finish(int chain, GroupComm& group) override {
     if (group.rank() != 0) return;  // one member keeps the answer
     const Lattice& l = held_.at(chain);
     Answer a = measure(l);
     a.energy_sum = l.energy_sum;
     a.abs_m_sum = l.abs_m_sum;
+    a.items = l.sweeps_done / s_.sweeps;
     answers_[chain] = a;
   }
 
@@ -158,25 +169,26 @@ class IsingChains final : public mcmclb::walkers::Chains {
 
   /// Collective over comm: every chain's answer on rank 0 (each was kept by exactly one rank).
   [[nodiscard]] std::vector<Answer> gather(MPI_Comm comm) const {
-    std::vector<int64_t> mine(static_cast<std::size_t>(5 * s_.chains), 0), all(mine.size(), 0);
+    std::vector<int64_t> mine(static_cast<std::size_t>(6 * s_.chains), 0), all(mine.size(), 0);
     for (const auto& [chain, a] : answers_) {
-      int64_t* v = &mine[static_cast<std::size_t>(5 * chain)];
+      int64_t* v = &mine[static_cast<std::size_t>(6 * chain)];
       v[0] += 1;
       v[1] = a.energy;
       v[2] = a.magnetisation;
       v[3] = a.energy_sum;
       v[4] = a.abs_m_sum;
+      v[5] = a.items;
     }
     mcmclb::mpi::check(
         MPI_Reduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_SUM, 0, comm),
         "MPI_Reduce");
     std::vector<Answer> out;
     for (int c = 0; c < s_.chains; ++c) {
-      const int64_t* v = &all[static_cast<std::size_t>(5 * c)];
+      const int64_t* v = &all[static_cast<std::size_t>(6 * c)];
       if (v[0] != 1)
-        out.push_back({0, 0, -1, -1});  // not kept exactly once: shown as impossible sums
+        out.push_back({0, 0, -1, -1, 0});  // not kept exactly once: shown as impossible sums
       else
-        out.push_back({v[1], v[2], v[3], v[4]});
+        out.push_back({v[1], v[2], v[3], v[4], v[5]});
     }
     return out;
   }
@@ -241,7 +253,7 @@ class SelfGroup final : public GroupComm {
   void free() override {}
 };
 
-/// FNV-1a 64 over the answers: one number to compare between runs.
+/// FNV-1a 64 over the answers: one number to compare between runs (the items a chain worked show in its sums).
 uint64_t fingerprint(const std::vector<Answer>& answers) {
   uint64_t h = 0xcbf29ce484222325ULL;
   for (const Answer& a : answers) {
@@ -265,7 +277,8 @@ int64_t integer(std::string_view flag, const char* text, int64_t lo, int64_t hi)
 constexpr const char* kUsage =
     "usage: ising [--balancer B] [--method M] [--finished F] [--interval N] [--group-size G] [--wait W]\n"
     "             [--record FILE] [--chains C] [--items N] [--sweeps K] [--size L] [--seed S] [--plain]\n"
-    "             [--plain-virtual] [--item-timeout S] [--throw-at C:I] [--hang-at C:I] [--bad-states]\n";
+    "             [--plain-virtual] [--item-timeout S] [--throw-at C:I] [--hang-at C:I] [--bad-states]\n"
+    "             [--until-ordered PCT]\n";
 
 int body(int argc, char** argv) {
   mcmclb::walkers::Options options;
@@ -313,6 +326,8 @@ int body(int argc, char** argv) {
       s.size = static_cast<int>(integer(flag, value, 4, 64));
     else if (flag == "--seed")
       s.seed = static_cast<uint64_t>(integer(flag, value, 0, INT64_MAX));
+    else if (flag == "--until-ordered")
+      s.ordered_pct = static_cast<int>(integer(flag, value, 1, 100));
     else if (flag == "--item-timeout")
       options.item_timeout_s = static_cast<double>(integer(flag, value, 0, 86400));
     else if (flag == "--throw-at" || flag == "--hang-at") {
@@ -350,12 +365,14 @@ int body(int argc, char** argv) {
     for (int c = rank * per_rank; c < (rank + 1) * per_rank; ++c) {
       if (virtual_calls) {
         through_interface->start(c, *unknown_group);
-        for (int64_t i = 0; i < through_interface->items(c); ++i) through_interface->work(c, i, *unknown_group);
+        for (int64_t i = 0; i < through_interface->items(c) && !through_interface->done(c, i); ++i) {
+          through_interface->work(c, i, *unknown_group);
+        }
         through_interface->finish(c, *unknown_group);
         continue;
       }
       chains.start(c, self);
-      for (int64_t i = 0; i < chains.items(c); ++i) chains.work(c, i, self);
+      for (int64_t i = 0; i < chains.items(c) && !chains.done(c, i); ++i) chains.work(c, i, self);
       chains.finish(c, self);
     }
     const double mine = MPI_Wtime() - t0;
@@ -382,8 +399,8 @@ int body(int argc, char** argv) {
   std::printf("chain temperature items energy magnetisation mean_energy mean_abs_m\n");
   for (int c = 0; c < s.chains; ++c) {
     const Answer& a = answers[static_cast<std::size_t>(c)];
-    const auto n = static_cast<double>(std::max<int64_t>(chains.items(c), 1));
-    std::printf("%d %.3f %lld %lld %lld %.1f %.1f\n", c, s.temperature(c), static_cast<long long>(chains.items(c)),
+    const auto n = static_cast<double>(std::max<int64_t>(a.items, 1));
+    std::printf("%d %.3f %lld %lld %lld %.1f %.1f\n", c, s.temperature(c), static_cast<long long>(a.items),
                 static_cast<long long>(a.energy), static_cast<long long>(a.magnetisation),
                 static_cast<double>(a.energy_sum) / n, static_cast<double>(a.abs_m_sum) / n);
   }

@@ -58,6 +58,14 @@ void Kernel::work_app_item(const ChainPos& at) {
                            " of chain " + std::to_string(at.chain) + " but holds chain " + std::to_string(app_chain_) +
                            " at item " + std::to_string(app_next_));
   }
+  // A chain that is done passes over its remaining items: nothing is worked or recorded, so a trace holds the
+  // items the chain really worked.
+  if (app_done_chain_ != at.chain && chains_->done(at.chain, at.item)) app_done_chain_ = at.chain;
+  if (app_done_chain_ == at.chain) {
+    ++app_next_;
+    ++items_passed_;
+    return;
+  }
   const double t0 = pace::now_s();
   LockstepGroup group(*group_comm_, kComputeNap);
   chains_->work(at.chain, at.item, group);

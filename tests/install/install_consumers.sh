@@ -103,6 +103,21 @@ for run in "2 none" "2 async" "2 mostwork" "2 steal" "2 none --chains 6" "3 stea
   [ -z "$previous" ] || [ "$previous" = "$line" ] || fail "ising under $balancer: $line, earlier runs $previous"
   answers+="$key $line"$'\n'
 done
+# Chains that end when done (--until-ordered: once the lattice has ordered), bounded by --items: the hand-written
+# loop's answers under every balancer, and some chain ends before its bound.
+early=(--chains 6 --items 2 --until-ordered 50)
+plain=$(timeout 60 "$mpiexec" -n 2 "$ising" "${small[@]}" "${early[@]}" --plain) || fail "ising --plain with chains that end"
+for run in "2 none" "3 steal" "3 mostwork" "2 async"; do
+  read -r ranks balancer <<<"$run"
+  out=$(timeout 60 "$mpiexec" -n "$ranks" "$ising" "${small[@]}" "${early[@]}" --balancer "$balancer") ||
+    fail "ising under $balancer at $ranks ranks, chains that end when done"
+  [ "$(grep '^answers ' <<<"$out")" = "$(grep '^answers ' <<<"$plain")" ] ||
+    fail "chains that end when done, under $balancer: $(grep '^answers ' <<<"$out"), the loop's $(grep '^answers ' <<<"$plain")"
+  # The table's items column against the bound, 2 (c + 1) for chain c.
+  ended=$(awk '$1 ~ /^[0-9]+$/ && NF == 7 && $3 < 2 * ($1 + 1) {n++} END {print n + 0}' <<<"$out")
+  [ "$ended" -gt 0 ] || fail "under $balancer no chain ended before its bound: $out"
+  echo "  $ranks ranks, $balancer, chains that end when done: $ended of 6 ended early, $(grep '^answers ' <<<"$out")"
+done
 timeout 60 "$mpiexec" -n 2 "$ising" "${small[@]}" --balancer mostwork --record "$work/ising-trace.csv" |
   grep '^recorded ' || fail "ising did not record a trace"
 grep -q '^# recorded by mcmclb::walkers::run' "$work/ising-trace.csv" || fail "the trace has no comment line"

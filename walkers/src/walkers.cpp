@@ -118,6 +118,15 @@ class AppChains final : public ChainWork {
   void work(int chain, int64_t item, GroupComm& group) override {
     guard(chain, item, "work", [&] { chains_.work(chain, item, group); });
   }
+  bool done(int chain, int64_t item) override {
+    bool is_done = false;
+    guard(chain, item, "done", [&] { is_done = chains_.done(chain, item); });
+    if (!is_done) return false;
+    // The kernel asks again only after this rank takes the chain anew; the first answer is where it ended.
+    int64_t& at = ended_at_.at(static_cast<std::size_t>(chain));
+    at = std::min(at, item);
+    return true;
+  }
   void finish(int chain, GroupComm& group) override {
     guard(chain, items(chain), "finish", [&] { chains_.finish(chain, group); });
   }
@@ -141,7 +150,10 @@ class AppChains final : public ChainWork {
       }
       lengths_.push_back(n);
     }
+    ended_at_ = lengths_;
   }
+  /// Where each chain ended as far as this rank saw it: the item before which done() was true, else its length.
+  [[nodiscard]] const std::vector<int64_t>& ended_at() const noexcept { return ended_at_; }
   [[nodiscard]] const std::vector<int64_t>& lengths() const noexcept { return lengths_; }
 
   /// From now on, a call that has not returned after limit_s seconds ends this process with one line. Not
@@ -204,6 +216,7 @@ class AppChains final : public ChainWork {
   MPI_Comm comm_;
   int rank_;
   std::vector<int64_t> lengths_;
+  std::vector<int64_t> ended_at_;
   // The call in progress, for the watchdog: started_ns 0 when none is.
   std::atomic<int64_t> call_started_ns_{0};
   std::atomic<int> call_chain_{-1};
@@ -244,16 +257,36 @@ void check_record_path(const mpi::Comm& comm, const std::string& path) {
   if (why[0] != '\0') throw InputError("Options::record: cannot write " + path + ": " + why.data());
 }
 
-RankReport rank_report(const RankStats& s) {
+/// A rank's report from its statistics and the items it passed over (which the statistics count as worked).
+RankReport rank_report(const RankStats& s, int64_t passed) {
   return {.elapsed_s = s.elapsed_s,
           .work_s = s.work_s,
           .polling_s = s.polling_s,
           .waiting_s = s.waiting_s,
           .regroup_s = s.regroup_s,
           .regroups = s.regroups,
-          .items_worked = s.items_worked,
+          .items_worked = s.items_worked - passed,
+          .items_passed = passed,
           .state_bytes = s.state_bytes,
           .chains_migrated = s.chains_migrated};
+}
+
+/// Collective: every rank's items passed over on rank 0, by rank.
+std::vector<int64_t> gather_passed(const Kernel& kernel, const mpi::Comm& comm) {
+  const int64_t mine = kernel.items_passed();
+  std::vector<int64_t> all(comm.rank() == 0 ? static_cast<std::size_t>(comm.size()) : 0);
+  mpi::check(MPI_Gather(&mine, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, 0, comm.get()), "MPI_Gather");
+  return all;
+}
+
+/// Collective: the items each chain worked, on rank 0: the earliest item before which any rank found it done, else
+/// its length.
+std::vector<int64_t> chain_items(const AppChains& app, const mpi::Comm& comm) {
+  std::vector<int64_t> all(app.ended_at().size());
+  mpi::check(
+      MPI_Reduce(app.ended_at().data(), all.data(), static_cast<int>(all.size()), MPI_INT64_T, MPI_MIN, 0, comm.get()),
+      "MPI_Reduce");
+  return all;
 }
 
 /// Collective: the run's invariants on rank 0 (every rank finished, every communicator freed, no balancer message
@@ -302,7 +335,7 @@ std::vector<RankStats> gather_stats(const Kernel& kernel, const mpi::Comm& comm)
 }
 
 /// The summary runs.csv gives a run, from every rank's statistics.
-void summarise(const std::vector<RankStats>& ranks, Report& r) {
+void summarise(const std::vector<RankStats>& ranks, const std::vector<int64_t>& passed, Report& r) {
   double sum = 0, sum_sq = 0, migrated = 0;
   r.regroups_min = ranks.empty() ? 0 : ranks.front().regroups;
   for (const RankStats& s : ranks) {
@@ -312,7 +345,7 @@ void summarise(const std::vector<RankStats>& ranks, Report& r) {
     r.regroups_min = std::min(r.regroups_min, s.regroups);
     r.regroups_max = std::max(r.regroups_max, s.regroups);
     migrated += static_cast<double>(s.chains_migrated);
-    r.ranks.push_back(rank_report(s));
+    r.ranks.push_back(rank_report(s, passed[r.ranks.size()]));
   }
   const auto n = static_cast<double>(std::max<std::size_t>(ranks.size(), 1));
   r.regroups_avg = sum / n;
@@ -474,11 +507,14 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
 
   const std::vector<std::string> violations = check_invariants(kernel, app.lengths(), comm);
   const std::vector<RankStats> ranks = gather_stats(kernel, comm);
-  r.rank = rank_report(kernel.stats());
+  const std::vector<int64_t> passed = gather_passed(kernel, comm);
+  r.chain_items = chain_items(app, comm);
+  if (rank != 0) r.chain_items.clear();
+  r.rank = rank_report(kernel.stats(), kernel.items_passed());
   std::vector<ItemCost> costs;
   if (!options.record.empty()) costs = gather_costs(kernel, comm);
   if (rank == 0) {
-    summarise(ranks, r);
+    summarise(ranks, passed, r);
     r.valid = violations.empty();
     r.violations = join(violations, "; ");
     if (!options.record.empty() && r.valid) {

@@ -136,6 +136,10 @@ class ChainWork {
   virtual void start(int chain, GroupComm& group) = 0;
   /// Works item `item` of chain c with the group.
   virtual void work(int chain, int64_t item, GroupComm& group) = 0;
+  /// Whether chain c, before item `item`, has what it needs (items(c) is then a bound): asked on every member before
+  /// each item, from the state they share; once true, the chain's remaining items are passed over (no work, no
+  /// cost recorded; a polling point each, so that every balancer's count of items stays right). Default: never.
+  [[nodiscard]] virtual bool done(int /*chain*/, int64_t /*item*/) { return false; }
   /// Chain c after its last item, on every member of the group that ended it.
   virtual void finish(int chain, GroupComm& group) = 0;
   /// The state of chain c before item `item` as bytes, on a member whose group worked it so far.
@@ -337,6 +341,8 @@ class Kernel {
   [[nodiscard]] std::size_t table_entries() const noexcept {
     return size_runs_.size() + counted_.size() + tallies_.size();
   }
+  /// Items this rank passed over, their chain being done (ChainWork::done); RankStats::items_worked counts them.
+  [[nodiscard]] int64_t items_passed() const noexcept { return items_passed_; }
   [[nodiscard]] int64_t comms_created() const noexcept { return comms_created_; }
   [[nodiscard]] int64_t comms_freed() const noexcept { return comms_freed_; }
   [[nodiscard]] bool finished() const noexcept { return finished_; }
@@ -431,8 +437,10 @@ class Kernel {
   // chains worked through ChainWork (null: emulated items): an application's, or own_chains_ (compute mode)
   std::unique_ptr<ChainWork> own_chains_;
   ChainWork* chains_ = nullptr;
-  int app_chain_ = -1;    // the chain whose state this rank holds
-  int64_t app_next_ = 0;  // that chain's next item, as far as this rank worked it
+  int app_chain_ = -1;        // the chain whose state this rank holds
+  int64_t app_next_ = 0;      // that chain's next item, as far as this rank worked it
+  int app_done_chain_ = -1;   // a chain this rank learned is done (ChainWork::done), whose items it passes over
+  int64_t items_passed_ = 0;  // items this rank passed over so far (counted in stats_.items_worked too)
   // workload.model trace: the trace replayed (owned by the workload), else null
   const Trace* replayed_ = nullptr;
   double longest_replayed_ms_ = 0;  // its longest single-rank item

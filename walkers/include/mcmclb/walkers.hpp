@@ -26,8 +26,17 @@ class Chains {
   virtual ~Chains() = default;
   /// How many chains: the same on every rank, a multiple of the number of initial groups.
   [[nodiscard]] virtual int count() const = 0;
-  /// Items of chain c: the same on every rank, known before the run (balancers plan with it).
+  /// Items of chain c: the same on every rank, known before the run (balancers plan with it). For a chain that
+  /// ends when it is done (done()), a bound: the most items it may take.
   [[nodiscard]] virtual int64_t items(int chain) const = 0;
+  /// Whether chain c has what it needs before item `item` (for example, its estimate has settled), so that it ends
+  /// before items(c). Asked on every member of the group before each item: answer from the chain's state, which
+  /// every member holds alike (a value the items summed with the group), never from the rank; once true, stay true.
+  /// The chain's remaining items are then passed over: no work() call and no cost recorded, but a polling point
+  /// each, so a bound far above what chains take costs time. A member that joins the chain later gets the state it
+  /// was done with and is asked with a later item. Balancers that plan (lookahead, mostwork, the finished
+  /// rule pays) plan with the bound. Default: never, every chain works items(c) items.
+  [[nodiscard]] virtual bool done(int /*chain*/, int64_t /*item*/) const { return false; }
   /// Sets up chain c's initial state, before its first item, on every member of the group that starts it. The same
   /// state on any rank: a chain moved to another group before it started (balancer steal) is started there afresh.
   virtual void start(int chain, GroupComm& group) = 0;
@@ -71,6 +80,7 @@ struct RankReport {
   double elapsed_s = 0, work_s = 0, polling_s = 0, waiting_s = 0, regroup_s = 0;
   int64_t regroups = 0;         ///< communicators joined, the initial one included for balancers that regroup
   int64_t items_worked = 0;     ///< items worked as a group member
+  int64_t items_passed = 0;     ///< items passed over as a group member, their chain being done
   int64_t state_bytes = 0;      ///< bytes of chain state restored on this rank
   int64_t chains_migrated = 0;  ///< chains this rank's groups took from another group (steal)
 };
@@ -89,6 +99,8 @@ struct Report {
   std::string violations;  ///< why not valid
   RankReport rank;         ///< this rank
   std::vector<RankReport> ranks;  ///< rank 0 only: every rank, in rank order
+  /// rank 0 only: the items each chain worked, by chain (items(c), or fewer where done() ended it sooner)
+  std::vector<int64_t> chain_items;
   int64_t recorded_items = 0;     ///< rank 0 only: item rows written to Options::record
   int64_t recorded_speedups = 0;  ///< rank 0 only: speed-up rows written to it
 };
