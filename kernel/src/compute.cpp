@@ -71,8 +71,12 @@ class LennardJonesChains final : public ChainWork {
       group.allreduce_sum(std::span<int64_t>(&part, 1));
       return part;
     };
+    // Asked once per item, not per move: a move of a small cluster is a few hundred instructions, and the group's
+    // size and rank are MPI calls.
+    lj::State& walker = held(chain);
+    const int size = group.size(), rank = group.rank();
     for (int64_t m = 0; m < run_.work.compute.moves_per_item; ++m) {
-      (void)lj::work_item(spec, key, held(chain), group.size(), group.rank(), reduce, computed);
+      (void)lj::work_item(spec, key, walker, size, rank, reduce, computed);
     }
     spend();
     if (run_.work.compute.trace && group.rank() == 0) {
