@@ -215,6 +215,73 @@ def beats_the_bound(path):
     return out
 
 
+MEASUREMENTS = "docs/reference/measurements.md"  # its provenance-gaps block lists real-MPI folders without a build
+
+
+def real_runs_without_build():
+    """{folder: [run ids]} of each tracked provenance.csv under docs/ whose real-MPI runs (launcher other than
+    smpirun) lack build_type: the column absent, as in folders made before it, or empty."""
+    out = subprocess.run(["git", "ls-files", "docs/*provenance.csv"], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout
+    found = {}
+    for path in out.split():
+        with open(os.path.join(ROOT, path), newline="") as f:
+            ids = [r["run_id"] for r in csv.DictReader(f) if not (r.get("launcher") or "").startswith("smpirun")
+                   and not r.get("build_type")]
+        if ids:
+            found[os.path.dirname(path)] = ids
+    return found
+
+
+class BuildOnRecord(unittest.TestCase):
+    """A measured time depends on the build, which provenance.csv records only since its build_type, compiler and
+    cxx_flags columns. Every real-MPI folder whose provenance lacks it is named on MEASUREMENTS, in the
+    provenance-gaps block. That block is generated from the same provenance.csv files (plots/doc_tables/commbench.py)
+    and held to them by plots/doc_tables.py --check (tests/test_doc_tables.py): so here the block must scan all of
+    docs/, and its generator is tested on folders made for the test."""
+
+    def test_every_real_folder_without_its_build_is_listed(self):
+        with open(os.path.join(ROOT, MEASUREMENTS), encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        gaps = [(begin, end, args) for begin, end, _, name, args in doc_tables.blocks(lines, MEASUREMENTS)
+                if name == "provenance-gaps"]
+        self.assertEqual([args for _, _, args in gaps], [["docs"]], f"{MEASUREMENTS}: one provenance-gaps block, "
+                                                                     f"over all of docs/")
+        block = "\n".join(lines[gaps[0][0]:gaps[0][1]])
+        for folder in real_runs_without_build():
+            with self.subTest(folder=folder):
+                self.assertIn(f"(../{folder.removeprefix('docs/')}/provenance.csv)", block,
+                              f"{folder}: real runs without build_type, not listed on {MEASUREMENTS}")
+
+    def test_the_block_lists_real_folders_without_a_build_and_no_other(self):
+        self.addCleanup(doc_tables.Inputs.cache.clear)
+        folders = {  # name: (provenance.csv, runs.csv)
+            "old": ("run_id,launcher\na,mpiexec\nb,mpiexec\n", "run_id,git_commit,backend\na,0123456,mpi\n"
+                                                                "b,89abcde,mpi\n"),
+            "new": ("run_id,launcher,build_type\na,mpiexec,Release\n", "run_id,git_commit,backend\na,0123456,mpi\n"),
+            "half": ("run_id,launcher,build_type\na,srun,Release\nb,srun,\n",
+                     "run_id,git_commit,backend\na,0123456,mpi\nb,fedcba9,mpi\n"),
+            "sim": ("run_id,launcher\na,smpirun\n", "run_id,git_commit,backend\na,0123456,smpi\n"),
+            "sim/unnamed": ("run_id,launcher\na,\n", "run_id,git_commit,backend\na,0123456,smpi\n"),
+        }
+        with tempfile.TemporaryDirectory(dir=ROOT) as d:
+            for name, (provenance, runs) in folders.items():
+                os.makedirs(os.path.join(d, name), exist_ok=True)
+                for file, text in (("provenance.csv", provenance), ("runs.csv", runs)):
+                    with open(os.path.join(d, name, file), "w") as f:
+                        f.write(text)
+            rel = os.path.relpath(d, ROOT)
+            text = doc_tables.generate("provenance-gaps", [rel])
+            rows = [[c.strip() for c in line.strip("|").split("|")] for line in text.split("\n") if
+                    line.startswith("| [")]
+            self.assertEqual([row[0].split("]")[0].lstrip("[") for row in rows], [f"{rel}/half", f"{rel}/old"])
+            self.assertEqual([row[1:] for row in rows], [["1 of 2", "srun", "fedcba9"],
+                                                         ["2 of 2", "mpiexec", "0123456, 89abcde"]])
+            self.assertIn("In 2 real-MPI results folders, provenance.csv records no build for 3 runs", text)
+            self.assertIn("Every real-MPI results folder here records the build",
+                          doc_tables.generate("provenance-gaps", [os.path.join(rel, "new")]))
+
+
 class Bound(unittest.TestCase):
     def test_no_shipped_run_beats_the_time_called_a_bound(self):
         """The ideal the docs call unbeatable is one: no committed run of emulated work ends before it."""

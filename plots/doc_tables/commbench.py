@@ -1,13 +1,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Tables of communicator creation and real MPI libraries: docs/guide/commbench.md,
-docs/reference/measurements.md and the simulated commbench sizes of docs/explanation/paper-reproduction.md."""
+docs/reference/measurements.md (with the real-MPI folders whose provenance lacks the build) and the simulated
+commbench sizes of docs/explanation/paper-reproduction.md."""
+import os
 import re
 from collections import defaultdict
 
 from mcmclb_csv import RUN_COLUMNS, InputError, library_name, run_label
 from mcmclb_stats import Summary
 
-from .common import Inputs, compare_ratio_text, grouped, keyed, refuse_mixed, table_text
+from . import common
+from .common import Inputs, compare_ratio_text, grouped, keyed, refuse_mixed, table_text, wrapped
 
 
 def interval_text(s, digits):
@@ -189,3 +192,45 @@ def commbench_by_size(inputs):
         out.append([label] + [(lambda us: f"{us:.1f}" if us >= 1 else f"{us:.2f}")(found[(method, g)]["time_us"])
                               if (method, g) in found else "–" for g in sizes])
     return table_text(["method"] + [f"g = {g}" for g in sizes], out)
+
+
+# The launcher provenance.csv names for a simulated run; every other launcher (mpiexec, srun) ran real MPI.
+SIMULATED_LAUNCHER = "smpirun"
+
+
+def provenance_gaps(inputs):
+    """Every real-MPI results folder below the folders the block names (each provenance.csv found, read with the
+    runs.csv beside it) whose provenance lacks the build of some run: build_type absent (a folder made before the
+    columns build_type, compiler and cxx_flags) or empty. One row each: a link to its provenance.csv (relative to
+    docs/reference/), how many of its runs lack the build, their launcher and the commits of those runs (runs.csv's
+    git_commit). A simulated run (launcher smpirun, or backend smpi in runs.csv) is never listed: mcmclb reads no
+    host time in a simulation, so its times do not depend on the build."""
+    rows = []
+    for top in inputs.folders:
+        for folder, dirs, names in sorted(os.walk(os.path.join(common.ROOT, top))):
+            dirs.sort()
+            if "provenance.csv" not in names:
+                continue
+            where = os.path.relpath(folder, common.ROOT)
+            runs = Inputs.read(where, "provenance.csv", need=["run_id", "launcher"])
+            made = ({r["run_id"]: r for r in Inputs.read(where, need=["run_id", "git_commit", "backend"])}
+                    if "runs.csv" in names else {})
+            lacking = [r for r in runs if not r.get("build_type")
+                       and not (r["launcher"] or "").startswith(SIMULATED_LAUNCHER)
+                       and made.get(r["run_id"], {}).get("backend") != "smpi"]
+            if not lacking:
+                continue
+            commits = {made[r["run_id"]]["git_commit"][:7] for r in lacking if r["run_id"] in made}
+            link = os.path.relpath(os.path.join(folder, "provenance.csv"),
+                                   os.path.join(common.ROOT, "docs", "reference"))
+            rows.append([f"[{where.removeprefix('docs/')}]({link})", f"{len(lacking)} of {len(runs)}",
+                         ", ".join(sorted({r["launcher"] or "(empty)" for r in lacking})),
+                         ", ".join(sorted(commits)) or "(not in runs.csv)"])
+    if not rows:
+        return wrapped("Every real-MPI results folder here records the build of each run (provenance.csv's "
+                       "build_type, compiler and cxx_flags).")
+    rows.sort()
+    lead = wrapped(f"In {len(rows)} real-MPI results folder{'s' if len(rows) > 1 else ''}, provenance.csv records no "
+                   f"build for {sum(int(r[1].split()[0]) for r in rows)} runs (no build_type, compiler or cxx_flags). "
+                   f"Each is listed with the commits those runs were made at (runs.csv's git_commit):")
+    return lead + "\n\n" + table_text(["folder", "runs without a build", "launcher", "made at"], rows)

@@ -2,7 +2,7 @@
 """The one list of the tables a block may name, and the call that builds one (generate)."""
 from mcmclb_csv import InputError
 
-from .commbench import commbench_by_size, commbench_methods, live_communicators, two_mpis
+from .commbench import commbench_by_size, commbench_methods, live_communicators, provenance_gaps, two_mpis
 from .common import Inputs
 from .merge_pays import (calibration_cost, merge_pays_ratios, merge_pays_sensitivity, model_items, pays_against_none,
                          pays_against_rule, pays_guarantee, real_pays, real_versus_none)
@@ -82,6 +82,7 @@ TABLES = {
     "which-balancer": (which_balancer, (3, 3), {}),
     "start-with": (start_with, (2, 16), {}),
     "walkers-overhead": (walkers_overhead, (1, 1), {}),
+    "provenance-gaps": (provenance_gaps, (1, 4), {}),
 }
 
 
