@@ -568,6 +568,28 @@ class StealRegroupFindings(unittest.TestCase):
                     doc_tables.generate(name, folders)
 
 
+class RunsMade(unittest.TestCase):
+    """A folder's count of points, runs and valid runs (runs-made) follows its runs.csv: repetitions of one point
+    are one point, and an invalid run is counted as such."""
+
+    def test_points_runs_and_valid_follow_the_csv(self):
+        self.addCleanup(doc_tables.Inputs.cache.clear)
+        header = "run_id,experiment,nprocs,balancer,workload_seed,rep,valid\n"
+        with tempfile.TemporaryDirectory(dir=ROOT) as d:
+            for name, rows in (("a", "a,x,8,none,1,0,true\nb,x,8,none,1,1,true\nc,x,8,none,2,0,false\n"),
+                               ("b", "a,x,16,none,1,0,true\nb,x,16,steal,1,0,true\n"),
+                               ("c", "a,x,64,none,1,0,true\nb,x,64,steal,1,0,true\n")):
+                os.makedirs(os.path.join(d, name))
+                with open(os.path.join(d, name, "runs.csv"), "w") as f:
+                    f.write(header + rows)
+            rel = os.path.relpath(d, ROOT)
+            self.assertEqual(doc_tables.generate("runs-made", [f"{rel}/a"]), "2 points, 3 runs, 2 of 3 runs valid.")
+            self.assertEqual(doc_tables.generate("runs-made", [f"{rel}/b", f"{rel}/c"]),
+                             "2 points per rank count, every run valid.")
+            self.assertEqual(doc_tables.generate("runs-made", [f"{rel}/a", f"{rel}/b"]),
+                             "P = 8: 2 points, 3 runs, 2 of 3 runs valid; P = 16: 2 points, every run valid.")
+
+
 class MergePaysFindings(unittest.TestCase):
     """The sentences of merge-pays.md that state figures: the paper's rule's extent is the table's, and a folder
     without runs under pays is refused with a line naming the file."""

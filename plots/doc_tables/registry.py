@@ -16,7 +16,8 @@ from .simulation import (async_gap, async_gap_model, collective_floor_table, col
 from .steal_regroup import (before_after, regrouping_against_thieves, steal_vs_regroup_compute,
                             steal_vs_regroup_compute_real, steal_vs_regroup_seeds, steal_vs_regroup_sizes,
                             steal_vs_regroup_summary, thieves_against_regrouping)
-from .steal_regroup_findings import compute_findings, compute_real_findings, seeds_notes, why_regrouping_wins
+from .steal_regroup_findings import (compute_findings, compute_real_findings, runs_made, seeds_notes,
+                                     why_regrouping_wins)
 from .start_with import start_with
 from .walkers import walkers_overhead
 from .your_workload import advice, advice_answer, advice_brief, trace_at_scale, trace_replay
@@ -83,6 +84,7 @@ TABLES = {
     "start-with": (start_with, (2, 16), {}),
     "walkers-overhead": (walkers_overhead, (1, 1), {}),
     "provenance-gaps": (provenance_gaps, (1, 4), {}),
+    "runs-made": (runs_made, (1, 4), {}),
 }
 
 

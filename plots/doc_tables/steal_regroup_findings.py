@@ -6,7 +6,7 @@ import math
 from mcmclb_csv import InputError
 from mcmclb_stats import Summary, median
 
-from .common import ratio_interval
+from .common import Inputs, ratio_interval
 from .steal_regroup import cell, compute_layout, svr_data
 
 LOOKAHEAD, MOSTWORK = "lookahead(1) range", "mostwork(1) range"
@@ -366,3 +366,33 @@ def compute_real_findings(inputs):
     if took != {"1.0"}:
         raise InputError(f"{folder}/runs.csv: pays merges on all-atom W = 1 (allowed: a folder where it does not)")
     return "\n".join(items)
+
+
+# The columns that say what a run ran, less its repetition: runs equal in all of them are one point.
+POINT_KEYS = ("experiment", "nprocs", "G", "T_ms", "workload", "workload_scale", "workload_period", "workload_items",
+              "workload_min", "workload_max", "workload_median", "workload_sigma", "workload_seed", "work_mode",
+              "jitter_pct", "work_seed", "atoms", "temperature", "move", "max_step", "moves_per_item", "balancer",
+              "interval", "method", "backend", "platform", "finished", "chains_per_group", "wait", "model_compute",
+              "model_reduce", "workload_file")
+
+
+def runs_made(inputs):
+    """How many points and runs the folders hold and how many runs are valid, as one sentence: '308 points, every
+    run valid.'; the runs named where a point ran more than once; 'per rank count' where several folders, one rank
+    count each, hold the same counts."""
+    counts = []
+    for folder in inputs.folders:
+        runs = Inputs.read(folder, need=["run_id", "nprocs", "balancer", "valid"])
+        points = {tuple(r.get(k) for k in POINT_KEYS) for r in runs}
+        valid = sum(1 for r in runs if r["valid"] is True)
+        counts.append((sorted({r["nprocs"] for r in runs}), len(points), len(runs), valid))
+
+    def text(points, runs, valid):
+        return (f"{points} points" + (f", {runs} runs" if runs != points else "")
+                + (", every run valid" if valid == runs else f", {valid} of {runs} runs valid"))
+
+    if len(counts) > 1 and all(len(p) == 1 for p, *_ in counts) and len({tuple(c[1:]) for c in counts}) == 1:
+        return text(*counts[0][1:]).replace(" points", " points per rank count", 1) + "."
+    if len(counts) == 1:
+        return text(*counts[0][1:]) + "."
+    return "; ".join(f"P = {', '.join(map(str, p))}: {text(*c)}" for p, *c in counts) + "."
