@@ -602,6 +602,26 @@ class MergePaysFindings(unittest.TestCase):
         self.assertIn(f"{max(v for v in cells if v != 1):.1f}", sentence)
         self.assertIn(f"{min(v for v in cells if v != 1):.1f}-", sentence)
 
+    def test_the_workless_merges_follow_the_events(self):
+        """The count of merges without work is the events' (items_left 0), against the none run of the same
+        point; a run that merges without a none beside it is refused."""
+        self.addCleanup(doc_tables.Inputs.cache.clear)
+        with tempfile.TemporaryDirectory(dir=ROOT) as d:
+            with open(os.path.join(d, "runs.csv"), "w") as f:
+                f.write("run_id,nprocs,balancer,interval,method,finished,time_s\nn,4,none,,,,2.0\n"
+                        "m,4,mostwork,1,range,pays,2.5\nx,8,mostwork,1,range,pays,3.0\n")
+            with open(os.path.join(d, "events.csv"), "w") as f:
+                f.write("run_id,t_s,kind,items_left\nm,0,initial,3\nm,1,merge,2\nm,2,merge,0\nm,2.4,merge,0\n")
+            rel = os.path.relpath(d, ROOT)
+            text = re.sub(r"\s+", " ", doc_tables.generate("workless-merges", [rel]))
+            self.assertEqual(text, "`none` takes 2 s and `mostwork(1) range pays` 2.5 s (1.2500 ×). Of its 3 merges, "
+                                   "2 join groups that have no work left (events.csv `items_left` 0).")
+            with open(os.path.join(d, "events.csv"), "a") as f:
+                f.write("x,1,merge,0\n")
+            doc_tables.Inputs.cache.clear()
+            with self.assertRaisesRegex(doc_tables.InputError, r"runs.csv: run x has no none run"):
+                doc_tables.generate("workless-merges", [rel])
+
     def test_a_folder_without_pays_is_refused(self):
         for name in ("pays-single-atom", "pays-all-atom"):
             with self.subTest(block=name):

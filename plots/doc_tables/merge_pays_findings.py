@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The sentences of docs/explanation/merge-pays.md that state figures, computed from the folders their blocks name
-(the tables beside them are merge_pays.py's): what the simulated single-atom and all-atom studies show."""
+(the tables beside them are merge_pays.py's): what the simulated single-atom and all-atom studies show, and the
+merges that carry no work (also docs/explanation/trace-lj-at-scale.md)."""
 import steal_vs_regroup as svr
 from mcmclb_csv import InputError
 
-from .common import TIMES, Inputs, by_setup, median_of, none_runs, wrapped
+from .common import TIMES, Inputs, by_setup, median_of, none_runs, setup_name, wrapped
 
 
 def ratios(folder):
@@ -94,3 +95,36 @@ def pays_all_atom(inputs):
         + (", ".join(f"{short(s)} ({v:.3f})" for s, v in losers[:-1]) + (" and " if len(losers) > 1 else "")
            + f"{short(losers[-1][0])} ({losers[-1][1]:.3f})" if losers else "no set-up") + ".")
     return "\n\n".join(wrapped(paragraph) for paragraph in text)
+
+
+# The columns in which a run and the none run it is compared with must agree: the same point but for the balancer.
+SAME_POINT = ("nprocs", "G", "T_ms", "workload", "workload_seed", "workload_file", "workload_map", "workload_scaling",
+              "work_mode", "atoms", "move", "moves_per_item", "jitter_pct", "work_seed", "chains_per_group",
+              "platform", "backend")
+
+
+def workless_merges(inputs):
+    """For each run of the folder with merges in its events.csv: its time against the none run of the same point
+    (SAME_POINT), and how many of its merges join groups with no work left (events.csv items_left 0), one sentence
+    each. InputError where such a run has no none run to compare with."""
+    folder = inputs.folders[0]
+    runs = Inputs.read(folder, need=["run_id", "balancer", "time_s"])
+    events = Inputs.read(folder, "events.csv", need=["run_id", "kind", "items_left"])
+    merges = {}
+    for e in events:
+        if e["kind"] == "merge":
+            merges.setdefault(e["run_id"], []).append(e)
+    sentences = []
+    for r in runs:
+        if r["run_id"] not in merges:
+            continue
+        none = [n for n in runs if n["balancer"] == "none" and all(n.get(c) == r.get(c) for c in SAME_POINT)]
+        if not none:
+            raise InputError(f"{folder}/runs.csv: run {r['run_id']} has no none run at its point (allowed: a folder "
+                             f"holding none beside each run that merges)")
+        t, base = r["time_s"], none[0]["time_s"]
+        idle = sum(1 for e in merges[r["run_id"]] if e["items_left"] == 0)
+        sentences.append(f"`none` takes {base:.6g} s and `{setup_name(r)}` {t:.6g} s ({t / base:.4f}{TIMES}). Of its "
+                         f"{len(merges[r['run_id']])} merges, {idle} join groups that have no work left (events.csv "
+                         f"`items_left` 0).")
+    return wrapped(" ".join(sentences))
