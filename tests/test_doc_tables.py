@@ -622,6 +622,37 @@ class MergePaysFindings(unittest.TestCase):
             with self.assertRaisesRegex(doc_tables.InputError, r"runs.csv: run x has no none run"):
                 doc_tables.generate("workless-merges", [rel])
 
+    def test_the_closing_merges_follow_the_events(self):
+        """The merges after every chain is done (each chain's first merge with items_left 0, the latest of those):
+        their count, what they add to the run against none, and the run before them against its calibration."""
+        self.addCleanup(doc_tables.Inputs.cache.clear)
+        with tempfile.TemporaryDirectory(dir=ROOT) as d:
+            with open(os.path.join(d, "runs.csv"), "w") as f:
+                f.write("run_id,nprocs,balancer,interval,method,finished,time_s,calibration_s\nn,4,none,,,,2.0,\n"
+                        "m,4,mostwork,1,range,pays,2.5,0.25\n")
+            with open(os.path.join(d, "events.csv"), "w") as f:
+                f.write("run_id,t_s,kind,chain,items_left\nm,0,initial,1,3\nm,1,merge,1,0\nm,2,merge,2,4\n"
+                        "m,2.2,merge,2,0\nm,2.3,merge,2,0\nm,2.4,merge,1,0\n")
+            rel = os.path.relpath(d, ROOT)
+            text = re.sub(r"\s+", " ", doc_tables.generate("closing-merges", [rel]))
+            self.assertEqual(text, "The last 3 of them, from 2.2 s to the end, come after every chain is done and add "
+                                   "300.0 ms (15.00 % of `none`'s time). Before them the run stood at 1.1000 × "
+                                   "`none`, within its calibration.")
+
+    def test_the_sensitivity_sentences_are_the_tables(self):
+        """The wrong-model sentences state the sensitivity table's cells: the one point that loses, its
+        regroupings, and mostwork's two values at the same ratio of compute to reduction."""
+        folder = "docs/merge-pays/sim-sensitivity"
+        table = doc_tables.generate("merge-pays-sensitivity", [folder, "bold=slower", "factors=2:1,1:0.5,2:0.5"])
+        row = next(line for line in table.split("\n") if line.startswith("| 64 | mostwork"))
+        answer = re.sub(r"\s+", " ", doc_tables.generate("sensitivity-answer", [folder]))
+        findings = re.sub(r"\s+", " ", doc_tables.generate("sensitivity-findings", [folder]))
+        loss = re.search(r"\*\*([0-9.]+)\*\* \(([0-9.]+)\)", row)
+        self.assertIn(f"one point loses {100 * (float(loss[1]) - 1):.1f} %", answer)
+        self.assertIn(f"({loss[1]} ×, {loss[2]} regroupings per rank)", findings)
+        eight = next(line for line in table.split("\n") if line.startswith("| 8 | mostwork")).split(" | ")
+        self.assertIn(f"is {eight[2].split()[0]} × and {eight[3].split()[0]} ×", findings)
+
     def test_a_folder_without_pays_is_refused(self):
         for name in ("pays-single-atom", "pays-all-atom"):
             with self.subTest(block=name):
@@ -725,10 +756,11 @@ class Copies(unittest.TestCase):
             return f.read()
 
     def stale_copy(self):
-        """A copy of merge-pays.md with one digit of its first block's first row changed, and that block's line."""
+        """A copy of merge-pays.md with one digit of its first table block's first row changed, and that block's
+        line."""
         path, text = self.copy()
         lines = text.split("\n")
-        begin = next(i for i, line in enumerate(lines) if line.startswith("<!-- BEGIN generated:"))
+        begin = next(i for i, line in enumerate(lines) if line.startswith("<!-- BEGIN generated: merge-pays-ratios"))
         row = lines[begin + 3]
         digit = next(i for i, c in enumerate(row) if c.isdigit() and i > row.index("s ("))
         lines[begin + 3] = row[:digit] + str((int(row[digit]) + 1) % 10) + row[digit + 1:]

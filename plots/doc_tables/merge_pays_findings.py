@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The sentences of docs/explanation/merge-pays.md that state figures, computed from the folders their blocks name
-(the tables beside them are merge_pays.py's): what the simulated single-atom and all-atom studies show, and the
-merges that carry no work (also docs/explanation/trace-lj-at-scale.md)."""
+(the tables beside them are merge_pays.py's): what the simulated single-atom and all-atom studies show, what a
+wrong model does, and the merges that carry no work (also docs/explanation/trace-lj-at-scale.md)."""
 import steal_vs_regroup as svr
 from mcmclb_csv import InputError
 
 from .common import TIMES, Inputs, by_setup, median_of, none_runs, setup_name, wrapped
+from .steal_regroup_findings import bound
 
 
 def ratios(folder):
@@ -128,3 +129,169 @@ def workless_merges(inputs):
                          f"{len(merges[r['run_id']])} merges, {idle} join groups that have no work left (events.csv "
                          f"`items_left` 0).")
     return wrapped(" ".join(sentences))
+
+
+def sensitivity_ratios(folder):
+    """{(P, set-up, c, r): time / none} of a sensitivity folder (c, r: work.model_compute and work.model_reduce, 1
+    where empty), and {same key: regroupings per rank}; none's run is the one as measured."""
+    def key(r):
+        return setup_name(r, finished=False), r.get("model_compute") or 1.0, r.get("model_reduce") or 1.0
+    groups, _ = by_setup(Inputs.read(folder, need=svr.COLUMNS), f"{folder}/runs.csv", key)
+    ratio, regroups = {}, {}
+    for (p, (name, c, r)), runs in groups.items():
+        if name != "none":
+            ratio[(p, name, c, r)] = median_of(runs) / median_of(none_runs(groups, p, folder, ("none", 1.0, 1.0)))
+            regroups[(p, name, c, r)] = median_of(runs, "regroups_avg")
+    if not any(c != r for _, _, c, r in ratio) or not any(c == r == 1 for _, _, c, r in ratio):
+        raise InputError(f"{folder}/runs.csv: no runs with the model as measured and with a wrong factor (allowed: "
+                         f"a folder of configs/merge-pays-sensitivity.yaml)")
+    return ratio, regroups
+
+
+def optimistic(c, r):
+    """Whether factors c (compute) and r (reduction) make splitting a trial look worth more than measured."""
+    return c >= 1 >= r and (c, r) != (1, 1)
+
+
+def one_error(c, r):
+    return (c == 1) != (r == 1)
+
+
+def losses(ratio, keep):
+    """[(P, set-up, time / none)] of the points keep(c, r) selects that are slower than none at three decimals."""
+    return [(p, name, v) for (p, name, c, r), v in ratio.items() if keep(c, r) and round(v, 3) > 1]
+
+
+def sensitivity_answer(inputs):
+    """The opening answer's list item on a wrong model: whether any pays run is slower than none with one factor
+    wrong, and what the points with both factors wrong in the optimistic direction lose."""
+    ratio, _ = sensitivity_ratios(inputs.folders[0])
+    single = sorted({max(c, r, 1 / c, 1 / r) for _, _, c, r in ratio if one_error(c, r)})
+    both = sorted({max(c, 1 / r) for _, _, c, r in ratio if optimistic(c, r) and not one_error(c, r)})
+    if len(single) != 1 or len(both) != 1:
+        raise InputError(f"{inputs.folders[0]}/runs.csv: wrong factors of several sizes (allowed: one factor, e.g. "
+                         f"0.5 and 2)")
+    lost = losses(ratio, one_error)
+    worst = losses(ratio, lambda c, r: optimistic(c, r) and not one_error(c, r))
+    text = (f"- *Simulated*, a model wrong by a factor of {single[0]:g} in one cost: "
+            + ("no balancer under `pays` is slower than `none`" if not lost else
+               f"{len(lost)} points under `pays` are slower than `none`")
+            + f". Wrong by {both[0] ** 2:g} in the optimistic direction, "
+            + ("no point loses." if not worst else
+               ("one point loses" if len(worst) == 1 else f"{len(worst)} points lose up to")
+               + f" {100 * (max(v for *_, v in worst) - 1):.1f} %."))
+    return wrapped(text).replace("\n", "\n  ")
+
+
+def sensitivity_findings(inputs):
+    """What the sensitivity table shows: how far apart the runs with both factors equal are (the model's scale
+    alone), the ratio of compute to reduction not deciding alone, and one list item per direction of error: one
+    factor wrong pessimistic, one wrong optimistic, both wrong optimistic."""
+    folder = inputs.folders[0]
+    ratio, regroups = sensitivity_ratios(folder)
+    names = sorted({name for _, name, _, _ in ratio}, key=lambda n: [k[1] for k in ratio].index(n))
+    sizes = sorted({p for p, *_ in ratio})
+    equal = sorted({c for _, _, c, r in ratio if c == r})
+    spread = {(p, name): [ratio[(p, name, c, c)] for c in equal if (p, name, c, c) in ratio]
+              for p in sizes for name in names}
+    apart = [(max(v) - min(v), p, name, v) for (p, name), v in spread.items() if round(max(v) - min(v), 3)]
+    others = [f"{c:g} and {c:g}" for c in equal if c != 1]
+    text = (f"The runs with both factors equal (1 and 1, and, not in the table, {' and '.join(others)}) are within "
+            f"{bound(max(d for d, *_ in apart) if apart else 0)} of one another.")
+    if apart:
+        text += (" They are equal for every balancer but "
+                 + " and ".join(f"{name.split()[0]} at P = {p}, {extent(v, 3)}" for _, p, name, v in apart) + ".")
+    pairs = sorted({(c, r) for _, _, c, r in ratio if one_error(c, r) and optimistic(c, r)})
+    mostwork = next(n for n in names if n.startswith("mostwork"))
+    if len(pairs) == 2 and pairs[0][0] / pairs[0][1] == pairs[1][0] / pairs[1][1]:
+        (c1, r1), (c2, r2) = sorted(pairs, reverse=True)
+        p = sizes[0]
+        text += (f" The ratio of compute to reduction alone does not decide: c {c1:g}, r {r1:g} and c {c2:g}, r {r2:g} "
+                 f"predict the same ratio, yet {mostwork.split()[0]} at P = {p} is {ratio[(p, mostwork, c1, r1)]:.3f}"
+                 f"{TIMES} and {ratio[(p, mostwork, c2, r2)]:.3f}{TIMES}.")
+    pessimistic = [v for (p, name, c, r), v in ratio.items() if one_error(c, r) and not optimistic(c, r)]
+    measured = [v for (p, name, c, r), v in ratio.items() if c == r == 1 and not name.startswith("collective")]
+    if any(round(v, 3) != 1 for v in pessimistic):
+        raise InputError(f"{folder}/runs.csv: a pessimistic model merges (allowed: a folder where it declines every "
+                         f"merge)")
+    first = [(name, v) for (p, name, c, r), v in ratio.items() if one_error(c, r) and optimistic(c, r)
+             and not name.startswith("collective")]
+    pair = [v for name, v in first if not name.startswith("mostwork")]
+    most = [v for name, v in first if name.startswith("mostwork")]
+    both = [(p, name, v) for (p, name, c, r), v in ratio.items() if optimistic(c, r) and not one_error(c, r)
+            and not name.startswith("collective")]
+    both_pair = [v for p, name, v in both if not name.startswith("mostwork")]
+    both_most = {p: v for p, name, v in both if name.startswith("mostwork")}
+    key = next((p, name, c, r) for (p, name, c, r) in ratio if name == mostwork and p == sizes[-1]
+               and optimistic(c, r) and not one_error(c, r))
+    if {max(c, r, 1 / c, 1 / r) for _, _, c, r in ratio} != {1, 2}:
+        raise InputError(f"{folder}/runs.csv: factors other than 0.5, 1 and 2 (allowed: those the sentences name: "
+                         f"half, as measured, twice)")
+    last = both_most[sizes[-1]]
+    items = [
+        f"- **A model that thinks splitting a trial is worth less than it is** (trials at half their cost, or "
+        f"reductions at twice theirs) declines every merge: `pays` runs as `none` and forgoes the "
+        f"{round(100 * (1 - max(measured)))}-{round(100 * (1 - min(measured)))} % gain, but loses nothing.",
+        f"- **A model that thinks splitting is worth more** (trials at twice their cost, or reductions at half) takes "
+        f"merges that do not pay. With one of the two errors, async and lookahead still gain ({extent(pair)}{TIMES}), "
+        f"since the extra merges are into the largest chains, and mostwork gains less ({extent(most)}{TIMES}).",
+        f"- With both errors at once (splitting predicted {key[2] / key[3]:g} times as valuable) async and lookahead "
+        f"are at {extent(both_pair)}{TIMES} and mostwork at {both_most[sizes[0]]:.3f}{TIMES} at P = {sizes[0]}. At P = "
+        f"{sizes[-1]} mostwork " + (f"loses {100 * (last - 1):.1f} % ({last:.3f}{TIMES}, {regroups[key]:.2f} "
+                                    f"regroupings per rank)." if round(last, 3) > 1 else
+                                    f"is at {last:.3f}{TIMES}.")]
+    return wrapped(text) + "\n\n" + "\n".join(wrapped(item).replace("\n", "\n  ") for item in items)
+
+
+def closing_tail(folder, done=True):
+    """(the run that merges, its none run, its merges sorted by time, the time from which every chain is done) of a
+    folder with one merging run: a chain is done at the first merge that finds it with no items left (events.csv
+    items_left 0), every chain at the latest of those; without done, no such time (None) and no chain column read."""
+    runs = Inputs.read(folder, need=["run_id", "balancer", "time_s"] + (["calibration_s"] if done else []))
+    events = Inputs.read(folder, "events.csv",
+                         need=["run_id", "t_s", "kind", "items_left"] + (["chain"] if done else []))
+    merging = [r for r in runs if any(e["run_id"] == r["run_id"] and e["kind"] == "merge" for e in events)]
+    if len(merging) != 1:
+        raise InputError(f"{folder}/events.csv: {len(merging)} runs merge (allowed: one)")
+    run = merging[0]
+    none = [n for n in runs if n["balancer"] == "none" and all(n.get(c) == run.get(c) for c in SAME_POINT)]
+    if not none:
+        raise InputError(f"{folder}/runs.csv: run {run['run_id']} has no none run at its point (allowed: a folder "
+                         f"holding none beside the run that merges)")
+    merges = sorted((e for e in events if e["run_id"] == run["run_id"] and e["kind"] == "merge"),
+                    key=lambda e: e["t_s"])
+    finished = {}
+    for e in merges:
+        if done and e["items_left"] == 0:
+            finished.setdefault(e["chain"], e["t_s"])
+    return run, none[0], merges, max(finished.values(), default=None)
+
+
+def closing_merges(inputs):
+    """The merges of the folder's one merging run that come after every chain is done (closing_tail): how many,
+    what they add to the run and what the run stood at before them against none, and whether that is within the
+    run's calibration. With a second folder (a trace study), the opening answer's list item instead: what the first
+    folder's closing merges add, and the second folder's mostwork under pays against none, linked as from a page of
+    docs/explanation/ (where trace-lj-at-scale.md shows that folder)."""
+    run, none, merges, done = closing_tail(inputs.folders[0])
+    base, end = none["time_s"], run["time_s"]
+    tail = [e for e in merges if e["t_s"] >= done]
+    added = end - tail[0]["t_s"]
+    if len(inputs.folders) == 2:
+        folder = inputs.folders[1]
+        trace, trace_none, _, _ = closing_tail(folder, done=False)
+        if trace["balancer"] != "mostwork" or trace.get("finished") != "pays":
+            raise InputError(f"{folder}/runs.csv: the run that merges is {setup_name(trace)} (allowed: mostwork under "
+                             f"pays)")
+        slower = trace["time_s"] / trace_none["time_s"] - 1
+        return wrapped(
+            f"- They add {100 * added / base:.2f} % of `none`'s time in the compute-mode study below. In the "
+            f"recorded-trace study at {trace['nprocs']} simulated ranks they make `mostwork` {100 * slower:.0f} % "
+            f"slower than `none` ([your-workload.md](trace-lj-at-scale.md), "
+            f"[CSV](../{folder.removeprefix('docs/')}/runs.csv)).").replace("\n", "\n  ")
+    before = tail[0]["t_s"] / base
+    within = before - 1 <= run["calibration_s"] / base
+    return wrapped(
+        f"The last {len(tail)} of them, from {tail[0]['t_s']:.6g} s to the end, come after every chain is done and add "
+        f"{1000 * added:.1f} ms ({100 * added / base:.2f} % of `none`'s time). Before them the run stood at "
+        f"{before:.4f}{TIMES} `none`, {'within' if within else 'beyond'} its calibration.")
