@@ -653,6 +653,30 @@ class MergePaysFindings(unittest.TestCase):
         eight = next(line for line in table.split("\n") if line.startswith("| 8 | mostwork")).split(" | ")
         self.assertIn(f"is {eight[2].split()[0]} × and {eight[3].split()[0]} ×", findings)
 
+    def test_the_model_against_the_chains_is_the_csvs(self):
+        """The chains' seconds per item against the model follow chains.csv and predict.csv: the 55-atom range at
+        g = 2 is the chains' own, its model the prediction's; a size the calibration did not measure is said to be
+        interpolated."""
+        folder = "docs/merge-pays/sim-all-atom"
+        text = re.sub(r"\s+", " ", doc_tables.generate("model-against-chains", [folder, f"{folder}/predict.csv"]))
+        at_g2 = [1000 * float(part.split(":")[1]) for c in rows(folder, "chains.csv") if c["atoms"] == "55"
+                 for part in c["s_per_item"].split() if part.startswith("2:")]
+        model = next(1000 * float(r["item_s"]) for r in rows(folder, "predict.csv")
+                     if (r["atoms"], r["size"]) == ("55", "2"))
+        self.assertIn(f"{extent(at_g2, 2)} ms at g = 2 (model {model:.2f} ms)", text)
+        self.assertIn("g = 3 (", text)
+        self.assertIn("interpolated between 2 and 4", text)
+
+    def test_single_atom_calibration_names_the_reduction(self):
+        folder = "docs/merge-pays/sim-single-atom"
+        pays = {r["run_id"] for r in rows(folder) if r["finished"] == "pays"}
+        reduce = {float(r["reduce_s"]) for r in rows(folder, "calibration.csv") if r["size"] == "2"
+                  and r["run_id"] in pays}
+        text = re.sub(r"\s+", " ", doc_tables.generate("single-atom-calibration", [folder]))
+        self.assertIn(f"{1e6 * min(reduce):.1f}", text)
+        with self.assertRaisesRegex(doc_tables.InputError, r"runs.csv: a run under pays merges"):
+            doc_tables.generate("single-atom-calibration", ["docs/merge-pays/sim-all-atom"])
+
     def test_a_folder_without_pays_is_refused(self):
         for name in ("pays-single-atom", "pays-all-atom"):
             with self.subTest(block=name):

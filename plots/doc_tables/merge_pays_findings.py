@@ -2,6 +2,8 @@
 """The sentences of docs/explanation/merge-pays.md that state figures, computed from the folders their blocks name
 (the tables beside them are merge_pays.py's): what the simulated single-atom and all-atom studies show, what a
 wrong model does, and the merges that carry no work (also docs/explanation/trace-lj-at-scale.md)."""
+import math
+
 import steal_vs_regroup as svr
 from mcmclb_csv import InputError
 
@@ -295,3 +297,76 @@ def closing_merges(inputs):
         f"The last {len(tail)} of them, from {tail[0]['t_s']:.6g} s to the end, come after every chain is done and add "
         f"{1000 * added:.1f} ms ({100 * added / base:.2f} % of `none`'s time). Before them the run stood at "
         f"{before:.4f}{TIMES} `none`, {'within' if within else 'beyond'} its calibration.")
+
+
+def single_atom_calibration(inputs):
+    """Why pays never merges in a single-atom folder: what a reduction over 2 ranks costs there (calibration.csv
+    reduce_s, its range over the runs), and that every run under pays formed its groups once (regroups_avg 1)."""
+    folder = inputs.folders[0]
+    runs = Inputs.read(folder, need=svr.COLUMNS)
+    pays = [r for r in runs if r.get("finished") == "pays"]
+    if not pays or any(r["regroups_avg"] != 1 for r in pays):
+        raise InputError(f"{folder}/runs.csv: a run under pays merges, or none ran (allowed: a folder where pays "
+                         f"never merges)")
+    ids = {r["run_id"] for r in pays}
+    reduce = [c["reduce_s"] * 1e6 for c in Inputs.read(folder, "calibration.csv", need=["run_id", "size", "reduce_s"])
+              if c["run_id"] in ids and c["size"] == 2]
+    if not reduce:
+        raise InputError(f"{folder}/calibration.csv: no size 2 of a run under pays (allowed: a merge-pays folder)")
+    cost = f"{min(reduce):.1f}" + (f"-{max(reduce):.1f}" if f"{min(reduce):.1f}" != f"{max(reduce):.1f}" else "")
+    return wrapped(f"(Balancer columns: time / none.) Under `pays` the calibration finds that no chain's item is "
+                   f"worked sooner by a larger group: a single-atom trial costs less than a reduction over 2 ranks, "
+                   f"{cost} µs simulated (calibration.csv `reduce_s`). No run under `pays` merges.")
+
+
+def model_against_chains(inputs):
+    """The model's seconds per item (a predict.csv, the second argument) against what the simulation charged each
+    chain (the folder's chains.csv s_per_item, 'g:seconds' per group size): how close at g = 1, how far apart in
+    groups, and the largest atom count's range at each predicted size; then the regroupings per rank of async and
+    lookahead under pays (from the second P on) and of the paper's rule (runs.csv)."""
+    folder, path = inputs.folders
+    predicted = {(r["atoms"], r["size"]): r["item_s"] for r in
+                 Inputs.read_file(path, ("run_id", "atoms", "size", "item_s"), "predict.csv")}
+    seen = {}
+    for c in Inputs.read(folder, "chains.csv", need=["run_id", "atoms", "s_per_item"]):
+        for part in (c["s_per_item"] or "").split():
+            g, value = part.split(":")
+            seen.setdefault((c["atoms"], int(g)), []).append(float(value))
+    ones = [abs(v - predicted[key]) for key, values in seen.items() if key[1] == 1 and key in predicted
+            for v in values]
+    apart = [v / predicted[key] - 1 for key, values in seen.items() if key[1] > 1 and key in predicted for v in values]
+    if not ones or not apart:
+        raise InputError(f"{folder}/chains.csv: no chain at a size {path} predicts (allowed: the folder of the "
+                         f"prediction's run)")
+    sizes = sorted({m for _, m in predicted})
+    top = max(a for a, _ in predicted)
+    shown = [m for m in sizes if m > 1 and (top, m) in seen]
+    measured = sorted({c["size"] for c in Inputs.read(folder, "calibration.csv", need=["run_id", "size"])})
+
+    def at(m):
+        values = [1000 * v for v in seen[(top, m)]]
+        model = f"{1000 * predicted[(top, m)]:.2f} ms"
+        if m not in measured:
+            low, high = max(s for s in measured if s < m), min(s for s in measured if s > m)
+            model += f", interpolated between {low} and {high}"
+        return f"{extent(values)} ms at g = {m} ({'model ' if m == shown[0] else ''}{model})"
+    parts = [at(m) for m in shown]
+    text = [f"The simulation charges exactly this only at g = 1: there every chain's seconds per item (chains.csv "
+            f"`s_per_item`, all runs) equal the model's to {math.ceil(max(ones) * 1e9)} ns. In groups they differ, "
+            f"from {round(-100 * min(apart))} % below the model to {round(100 * max(apart))} % above it. At {top} atoms "
+            f"they are " + " and ".join(parts[:2]) + "."
+            + (" Beyond: " + " and ".join(parts[2:]) + "." if parts[2:] else "")]
+    groups, _ = by_setup(Inputs.read(folder, need=svr.COLUMNS), f"{folder}/runs.csv")
+    ps = sorted({p for p, _ in groups})
+    pays = [median_of(runs, "regroups_avg") for (p, s), runs in groups.items() if p > ps[0] and s.endswith(" pays")
+            and s.startswith(("async", "lookahead"))]
+    first = {median_of(runs, "regroups_avg") for (p, s), runs in groups.items() if p == ps[0] and s.endswith(" pays")}
+    rule = {(p, s): median_of(runs, "regroups_avg") for (p, s), runs in groups.items()
+            if s.startswith(("async", "lookahead")) and not s.endswith(" pays")}
+    rule_ps = [p for p, _ in rule]
+    if first != {1.0}:
+        raise InputError(f"{folder}/runs.csv: pays merges at P = {ps[0]} (allowed: a folder where it does not)")
+    text.append(f"The rule follows: from P = {ps[1]} on, under `pays` async and lookahead regroup {extent(pays)} times "
+                f"per rank (at P = {ps[0]}, 1.00: no merge). The paper's rule regroups {extent(list(rule.values()))} "
+                f"times (P = {min(rule_ps)} to {max(rule_ps)}).")
+    return "\n\n".join(wrapped(paragraph) for paragraph in text)

@@ -6,8 +6,8 @@ from .commbench import commbench_by_size, commbench_methods, live_communicators,
 from .common import Inputs
 from .merge_pays import (calibration_cost, merge_pays_ratios, merge_pays_sensitivity, model_items, pays_against_none,
                          pays_against_rule, pays_guarantee, real_pays, real_versus_none)
-from .merge_pays_findings import (closing_merges, pays_all_atom, pays_single_atom, sensitivity_answer,
-                                  sensitivity_findings, workless_merges)
+from .merge_pays_findings import (closing_merges, model_against_chains, pays_all_atom, pays_single_atom,
+                                  sensitivity_answer, sensitivity_findings, single_atom_calibration, workless_merges)
 from .paper import fig1_sensitivity, paper_answer
 from .readme import findings, quick_start, which_balancer
 from .reproductions import not_yet_reproduced, reproductions
@@ -90,6 +90,8 @@ TABLES = {
     "sensitivity-answer": (sensitivity_answer, (1, 1), {}),
     "sensitivity-findings": (sensitivity_findings, (1, 1), {}),
     "closing-merges": (closing_merges, (1, 2), {}),
+    "single-atom-calibration": (single_atom_calibration, (1, 1), {}),
+    "model-against-chains": (model_against_chains, (2, 2), {}),
 }
 
 
