@@ -135,17 +135,22 @@ std::vector<int64_t> reference(int chains, bool ends_early = false, std::vector<
   return out;
 }
 
+/// Options for a run of every balancer in turn: short items, and waits that nap (ranks may share cores).
+mcmclb::walkers::Options short_items(const std::string& balancer) {
+  mcmclb::walkers::Options o;
+  o.balancer = balancer;
+  o.item_s = 1e-4;
+  o.wait = "polite";
+  return o;
+}
+
 TEST(Walkers, EveryBalancerGivesTheSingleRankAnswers) {
   const int chains = 3 * world_size();
   const std::vector<int64_t> expected = reference(chains);
   for (const std::string& balancer : mcmclb::walkers::balancer_names()) {
     SCOPED_TRACE(balancer);
     HashChains h(chains);
-    mcmclb::walkers::Options o;
-    o.balancer = balancer;
-    o.item_s = 1e-4;
-    o.wait = "polite";
-    const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, o);
+    const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, short_items(balancer));
     EXPECT_TRUE(r.valid) << r.violations;
     EXPECT_EQ(r.balancer, balancer);
     EXPECT_EQ(h.answers(), expected);
@@ -167,11 +172,7 @@ TEST(Walkers, ChainsThatEndWhenDoneEndThereUnderEveryBalancer) {
   for (const std::string& balancer : mcmclb::walkers::balancer_names()) {
     SCOPED_TRACE(balancer);
     HashChains h(chains, true);
-    mcmclb::walkers::Options o;
-    o.balancer = balancer;
-    o.item_s = 1e-4;
-    o.wait = "polite";
-    const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, o);
+    const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, short_items(balancer));
     EXPECT_TRUE(r.valid) << r.violations;
     EXPECT_EQ(h.answers(), expected);
     if (rank == 0) {
