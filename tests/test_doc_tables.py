@@ -590,6 +590,26 @@ class RunsMade(unittest.TestCase):
                              "P = 8: 2 points, 3 runs, 2 of 3 runs valid; P = 16: 2 points, every run valid.")
 
 
+class LargeFindings(unittest.TestCase):
+    """The sentences of steal-vs-regroup-8192.md follow their CSVs: the W = 2 stealmerge run's merges are
+    events.csv's, the host cost's total is provenance.csv's, and folders where a sentence fails are refused."""
+
+    def test_the_counts_are_the_csvs(self):
+        merges = [e for e in rows("docs/steal-vs-regroup-8192", "events.csv") if e["kind"] == "merge"]
+        text = re.sub(r"\s+", " ", doc_tables.generate("cyclic-w2-note", [
+            "docs/steal-vs-regroup-8192", "docs/steal-vs-regroup-seeds-256", "docs/steal-vs-regroup-seeds-1024"]))
+        self.assertIn(f"all its {len(merges)} merges", text)
+        cpu = [float(r["host_cpu_s"]) for r in rows("docs/steal-vs-regroup-8192-w8", "provenance.csv")]
+        note = re.sub(r"\s+", " ", doc_tables.generate("host-cost-note", ["docs/steal-vs-regroup-8192-w8"]))
+        self.assertIn(f"{sum(cpu) / 60:.0f} min for the {len(cpu)}", note)
+
+    def test_folders_where_the_sentences_fail_are_refused(self):
+        with self.assertRaisesRegex(doc_tables.InputError, r"runs.csv"):
+            doc_tables.generate("cyclic-w2-note", ["docs/steal-vs-regroup-8192-w8", "docs/steal-vs-regroup-seeds-256"])
+        with self.assertRaisesRegex(doc_tables.InputError, r"nprocs"):
+            doc_tables.generate("hint-host-cost", ["docs/stealrandom-hint/before", "docs/stealrandom-hint/after"])
+
+
 class MergePaysFindings(unittest.TestCase):
     """The sentences of merge-pays.md that state figures: the paper's rule's extent is the table's, and a folder
     without runs under pays is refused with a line naming the file."""

@@ -17,8 +17,8 @@ from .simulation import (async_gap, async_gap_model, collective_floor_table, col
 from .steal_regroup import (before_after, regrouping_against_thieves, steal_vs_regroup_compute,
                             steal_vs_regroup_compute_real, steal_vs_regroup_seeds, steal_vs_regroup_sizes,
                             steal_vs_regroup_summary, thieves_against_regrouping)
-from .steal_regroup_findings import (compute_findings, compute_real_findings, runs_made, seeds_notes,
-                                     why_regrouping_wins)
+from .steal_regroup_findings import (compute_findings, compute_real_findings, cyclic_w2_note, hint_host_cost,
+                                     host_cost_note, large_findings, runs_made, seeds_notes, why_regrouping_wins)
 from .start_with import start_with
 from .walkers import walkers_overhead
 from .your_workload import advice, advice_answer, advice_brief, trace_at_scale, trace_replay
@@ -92,6 +92,10 @@ TABLES = {
     "closing-merges": (closing_merges, (1, 2), {}),
     "single-atom-calibration": (single_atom_calibration, (1, 1), {}),
     "model-against-chains": (model_against_chains, (2, 2), {}),
+    "large-findings": (large_findings, (2, 2), {}),
+    "host-cost-note": (host_cost_note, (1, 1), {}),
+    "cyclic-w2-note": (cyclic_w2_note, (2, 4), {}),
+    "hint-host-cost": (hint_host_cost, (2, 2), {"nprocs": "an integer"}),
 }
 
 

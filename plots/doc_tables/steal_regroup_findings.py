@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The sentences of docs/explanation/steal-vs-regroup.md that state figures: each computed from the folders its
-block names, so that no figure there is typed by hand (the tables beside them are steal_regroup.py's)."""
+"""The sentences of docs/explanation/steal-vs-regroup.md and steal-vs-regroup-8192.md that state figures: each
+computed from the folders its block names, so that no figure there is typed by hand (the tables beside them are
+steal_regroup.py's)."""
 import math
 
+import steal_vs_regroup as svr
 from mcmclb_csv import InputError
 from mcmclb_stats import Summary, median
 
-from .common import Inputs, ratio_interval
+from .common import TIMES as TIMES_, Inputs, ratio_interval, wrapped
 from .steal_regroup import cell, compute_layout, svr_data
 
 LOOKAHEAD, MOSTWORK = "lookahead(1) range", "mostwork(1) range"
@@ -396,3 +398,204 @@ def runs_made(inputs):
     if len(counts) == 1:
         return text(*counts[0][1:]) + "."
     return "; ".join(f"P = {', '.join(map(str, p))}: {text(*c)}" for p, *c in counts) + "."
+
+
+def draws(folder, w):
+    """{(workload, seed): {balancer: time / ideal}} of a seeds folder at W (one run per draw and balancer; the
+    methods the page compares: range, and create for collective)."""
+    out = {}
+    for r in Inputs.read(folder, need=["run_id", "nprocs", "workload", "workload_seed", "balancer", "time_s",
+                                       "ideal_s", "chains_per_group", "valid"]):
+        if r["valid"] is True and r["chains_per_group"] == w and r.get("method") in (None, "", "range", "create"):
+            out.setdefault((r["workload"], r["workload_seed"]), {})[r["balancer"]] = r["time_s"] / r["ideal_s"]
+    return out
+
+
+def large_findings(inputs):
+    """The list under the steal-vs-regroup-sizes table of a large seeds folder beside a smaller one (W = 8 at both):
+    cyclic at both sizes, each random workload's ranges over seeds, steal's and stealmerge's time over the better
+    regrouping's per seed, and where the large medians leave the smaller size's range of seeds."""
+    (large, ld, _), (small, sd, _) = (svr_data(f) for f in inputs.folders)
+    lf, sf = inputs.folders
+    w = max(ws(ld, "cyclic"))
+
+    def big(panel, label):
+        return cell(lf, ld, panel, label, w)
+
+    def s(panel, label):
+        return cell(sf, sd, panel, label, w)
+    shared = [label for label in ld["cyclic"] if label in sd["cyclic"] and w in sd["cyclic"][label]]
+    apart = max(abs(big("cyclic", label).ratio - s("cyclic", label).ratio) for label in shared)
+    near = max(big("cyclic", label).ratio for label in REGROUPINGS) - 1
+    names = {"none": "none", "steal": "steal", "collective(16) create": "collective(16)",
+             "stealmerge(1) range": "stealmerge", LOOKAHEAD: "lookahead", MOSTWORK: "mostwork"}
+    rest = sorted((label for label in ("stealmerge(1) range", "steal", "collective(16) create", "none")),
+                  key=lambda label: big("cyclic", label).ratio)
+    items = [
+        f"- **Cyclic: the {large}-rank times equal the {small}-rank ones** to within {bound(apart)} (the pattern "
+        f"repeats every 32 ranks). `lookahead` and `mostwork` are within {100 * near:.2f} % of the "
+        f"ideal, " + ", ".join(f"`{names[label]}` {big('cyclic', label).ratio:.3f}{TIMES_}" for label in rest) + "."]
+
+    def seeds(panel, label, get=big):
+        return extent(get(panel, label).per_seed, 3)
+    lognormal_most = big("lognormal", MOSTWORK).per_seed
+    items.append(
+        f"- **Heavy-tailed chains: `mostwork` stays within {math.ceil(100 * (max(lognormal_most) - 1))} % of the "
+        f"ideal on every lognormal seed** ({seeds('lognormal', MOSTWORK)}{TIMES_}), against "
+        f"{seeds('lognormal', 'steal')}{TIMES_} for `steal` and {seeds('lognormal', 'stealmerge(1) range')}{TIMES_} "
+        f"for `stealmerge`. `lookahead` depends on the draw ({seeds('lognormal', LOOKAHEAD).replace('-', ' to ')}"
+        f"{TIMES_}; at {small} ranks its five seeds spread from "
+        f"{seeds('lognormal', LOOKAHEAD, s).replace('-', ' to ')}{TIMES_}).")
+    items.append(
+        f"- **Uniform random chains: `mostwork` {seeds('random', MOSTWORK)}{TIMES_}, `lookahead` "
+        f"{seeds('random', LOOKAHEAD)}{TIMES_}**, against {seeds('random', 'steal')}{TIMES_} for `steal` and "
+        f"{seeds('random', 'none')}{TIMES_} for `none`.")
+    found = draws(lf, w)
+    per = {}
+    for (panel, seed), d in found.items():
+        better = min(d["mostwork"], d["lookahead"])
+        per.setdefault(panel, []).append((d["steal"] / better, d["stealmerge"] / better,
+                                          d["mostwork"] <= d["lookahead"], seed, d))
+    if any(min(d[b] for b in ("mostwork", "lookahead")) >= min(d[b] for b in ("steal", "stealmerge"))
+           for d in found.values()):
+        raise InputError(f"{lf}/runs.csv: a thief ahead of regrouping in some draw (allowed: a folder where the "
+                         f"page's sentence holds)")
+
+    def over(panel, i, digits=2):
+        values = [v[i] for v in per[panel]]
+        return extent(values, digits) if f"{min(values):.2f}" != f"{max(values):.2f}" else f"{values[0]:.2f}"
+    always = all(v[2] for v in per["random"])
+    items.append(
+        f"- **So at {large} ranks as at {small}, regrouping is ahead of the thief on every workload and every seed** "
+        f"with W = {w}. Per seed, `steal` takes {over('lognormal', 0)}{TIMES_} `mostwork`'s time on lognormal, "
+        f"{over('random', 0)}{TIMES_} the better of `mostwork` and `lookahead` on random"
+        f"{' (always `mostwork`)' if always else ''} and {over('cyclic', 0)}{TIMES_} on cyclic.")
+    if not all(v[2] for v in per["lognormal"]):
+        raise InputError(f"{lf}/runs.csv: lookahead ahead of mostwork on a lognormal seed (allowed: a folder where "
+                         f"the page's sentence holds)")
+    behind = [(v[4]["stealmerge"] - v[4]["steal"], panel, v[3], v[4]) for panel, values in per.items()
+              for v in values if v[4]["stealmerge"] > v[4]["steal"]]
+    text = (f"- `stealmerge`, which migrates and regroups, takes {over('cyclic', 1)}{TIMES_} the better regrouping's "
+            f"time on cyclic, {over('random', 1)}{TIMES_} on random and {over('lognormal', 1)}{TIMES_} on lognormal "
+            f"(per seed). ")
+    if len(behind) == 1:
+        d, panel, seed, values = behind[0]
+        text += (f"It is ahead of `steal` in every draw but {panel} seed {seed}, where it is behind by "
+                 f"{d:.4f} ({values['stealmerge']:.4f}{TIMES_} against {values['steal']:.4f}{TIMES_} ideal).")
+    else:
+        text += f"It is behind `steal` in {len(behind)} draws."
+    items.append(text + " The random-victim thief is missing at this size (below).")
+    outside = []
+    for panel in RANDOM:
+        for label in ld[panel]:
+            if label in sd[panel] and w in sd[panel][label]:
+                v, lo, hi = big(panel, label).ratio, min(s(panel, label).per_seed), max(s(panel, label).per_seed)
+                if v > hi or v < lo:
+                    outside.append((max(v - hi, lo - v), panel, label, v, hi if v > hi else lo, v > hi))
+    if any(d >= 0.02 for d, *_ in outside) or any(not up for *_, up in outside):
+        raise InputError(f"{lf}/runs.csv: a median outside the smaller size's seeds by 0.02 or more, or below them "
+                         f"(allowed: a folder where the page's sentence holds)")
+    ordered = sorted(outside, key=lambda o: (RANDOM.index(o[1]) * -1, o[2] != MOSTWORK))
+    parts = [f"`{names[label]}`" + (f" on {panel}" if i == 0 or panel != ordered[i - 1][1] else "")
+             + f" ({v:.3f}{TIMES_} against {'at most ' if i == 0 else ''}{edge:.3f}{TIMES_})"
+             for i, (_, panel, label, v, edge, _) in enumerate(ordered)]
+    items.append(
+        f"- Every {large}-rank median lies inside the {small}-rank seeds' range or within 0.02 of it. Above it: "
+        + ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] + ".")
+    return "\n".join(wrapped(item).replace("\n", "\n  ") for item in items)
+
+
+
+def host_cost_note(inputs):
+    """A simulated folder's host cost, as a list item: host CPU per point (range, median), in all, and the peak
+    memory, from its provenance.csv (host_cpu_s, host_peak_rss_kib), linked as from a page of docs/explanation/."""
+    folder = inputs.folders[0]
+    rows = Inputs.read(folder, "provenance.csv", need=["run_id", "host_cpu_s", "host_peak_rss_kib"])
+    cpu = [r["host_cpu_s"] for r in rows]
+    rss = [r["host_peak_rss_kib"] / 2 ** 20 for r in rows]
+    if not rows or None in cpu or None in rss:
+        raise InputError(f"{folder}/provenance.csv: a run without host_cpu_s or host_peak_rss_kib (allowed: runs "
+                         f"that recorded their host cost)")
+    return wrapped(
+        f"- Their host cost, **measured**, is in [provenance.csv](../{folder.removeprefix('docs/')}/provenance.csv): "
+        f"{min(cpu):.0f}-{max(cpu):.0f} s of host CPU per point (median {median(cpu):.0f} s), "
+        f"{sum(cpu) / 60:.0f} min for the {len(rows)}, and a peak RSS of {extent(rss, 1)} GiB.").replace("\n", "\n  ")
+
+
+def cyclic_w2_note(inputs):
+    """A large cyclic folder at one W (first argument) against seeds folders of smaller rank counts (the others):
+    none and steal as at the smaller sizes, stealmerge's time / ideal there with each run's commit, and when the
+    large stealmerge run merges (events.csv: how many merges, how late, whether every one found no items left)."""
+    large, *smaller = inputs.folders
+    runs = Inputs.read(large, need=svr.COLUMNS + ["workload_period", "git_commit"])
+    w = {r["chains_per_group"] for r in runs}
+    if len(w) != 1 or {r["workload"] for r in runs} != {"cyclic"}:
+        raise InputError(f"{large}/runs.csv: several W or a workload other than cyclic (allowed: one cyclic W)")
+    w = w.pop()
+    at = {r["balancer"]: r for r in runs}
+
+    def ratio(r):
+        return r["time_s"] / r["ideal_s"]
+    small = {}
+    for folder in smaller:
+        for r in Inputs.read(folder, need=svr.COLUMNS + ["git_commit"]):
+            if r["workload"] == "cyclic" and r["chains_per_group"] == w and r.get("method") in (None, "", "range"):
+                small.setdefault(r["balancer"], []).append(r)
+    same = all(f"{ratio(r):.3f}" == f"{ratio(at[b]):.3f}" for b in ("none", "steal") for r in small.get(b, [None])
+               if r)
+    if not same or not all(small.get(b) for b in ("none", "steal", "stealmerge")):
+        raise InputError(f"{large}/runs.csv: none or steal differ from the smaller folders (allowed: folders where the "
+                         f"page's sentence holds)")
+    merge = at["stealmerge"]
+    merges = [e for e in Inputs.read(large, "events.csv", need=["run_id", "t_s", "kind", "items_left"])
+              if e["run_id"] == merge["run_id"] and e["kind"] == "merge"]
+    if not merges or any(e["items_left"] != 0 for e in merges):
+        raise InputError(f"{large}/events.csv: a merge of {merge['run_id']} with items left (allowed: a run whose "
+                         f"merges all come when every chain is done)")
+    late = merge["time_s"] - min(e["t_s"] for e in merges)
+    sizes = sorted(small["stealmerge"], key=lambda r: r["nprocs"])
+    there = [f"{ratio(r):.3f}{TIMES_} at {r['nprocs']}{' ranks' if i == 0 else ''} ({r['git_commit'][:7]})"
+             for i, r in enumerate(sizes)]
+    return wrapped(
+        f"`none` and `steal` equal their values at {' and '.join(str(r['nprocs']) for r in sizes)} ranks, as the "
+        f"cyclic pattern repeats every {merge['workload_period']} ranks. `stealmerge` does not: "
+        + " and ".join(there) + f". At {merge['nprocs']} it takes `steal`'s time, since all its {len(merges)} merges "
+        f"come in the last {math.ceil(late * 1000)} ms of the {merge['time_s']:.2f} s run, when every chain is done "
+        f"([events.csv](../{large.removeprefix('docs/')}/events.csv)).")
+
+
+SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def hint_host_cost(inputs):
+    """stealrandom's host CPU before and after a change (two folders, before first; provenance.csv host_cpu_s per
+    run): after over before at each rank count, the growth from the second largest rank count to the largest (and
+    steal's beside it), and what that growth, kept per doubling, gives at nprocs=P."""
+    before_folder, after_folder = inputs.folders
+    target = int(inputs.option("nprocs", "0"))
+
+    def host(folder):
+        cpu = {r["run_id"]: r["host_cpu_s"] for r in Inputs.read(folder, "provenance.csv",
+                                                                  need=["run_id", "host_cpu_s"])}
+        return {(r["nprocs"], r["balancer"]): cpu[r["run_id"]]
+                for r in Inputs.read(folder, need=["run_id", "nprocs", "balancer"])}
+    before, after = host(before_folder), host(after_folder)
+    sizes = sorted(p for p, b in after if b == "stealrandom" and (p, b) in before)
+    if len(sizes) < 2 or target <= sizes[-1] or ((sizes[-1], "steal") not in after):
+        raise InputError(f"{after_folder}/runs.csv: stealrandom at fewer than two rank counts of both folders, steal "
+                         f"missing or nprocs= not above them (allowed: before and after folders, nprocs=P)")
+    saved = [after[(p, "stealrandom")] / before[(p, "stealrandom")] for p in sizes]
+    a, b = sizes[-2], sizes[-1]
+    growth = after[(b, "stealrandom")] / after[(a, "stealrandom")]
+    steal = after[(b, "steal")] / after[(a, "steal")]
+    steps = round(math.log2(target / b))
+    need = after[(b, "stealrandom")] * growth ** steps
+    article = "an" if str(target).startswith(("8", "11", "18")) else "a"
+    return wrapped(
+        f"Measured on the host at {sizes[0]} to {sizes[-1]} simulated ranks "
+        f"([stealrandom-hint/](../{after_folder.removeprefix('docs/').split('/')[0]}/), provenance.csv `host_cpu_s`), "
+        f"the change cut the host CPU to {extent(saved, 3)}{TIMES_} the host CPU of before. It still grows "
+        f"{growth:.2f}{TIMES_} from {a} to {b} ranks (`steal` {steal:.2f}{TIMES_}): a random thief's knowledge of "
+        f"empty groups is scattered. At that rate {article} {target}-rank point would need about {need / 60:.1f} min "
+        f"of host CPU ({after[(b, 'stealrandom')]:.1f} s × {growth:.2f}{str(steps).translate(SUPERSCRIPTS)}); it was "
+        f"not run again.")
