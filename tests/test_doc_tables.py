@@ -697,6 +697,25 @@ class MergePaysFindings(unittest.TestCase):
         with self.assertRaisesRegex(doc_tables.InputError, r"runs.csv: a run under pays merges"):
             doc_tables.generate("single-atom-calibration", ["docs/merge-pays/sim-all-atom"])
 
+    def test_the_model_names_the_run_it_is_calibrated_from(self):
+        """The prediction's run (predict.csv run_id) is named with its P, its seconds per flop and its reductions
+        at 2 ranks and at its largest size, from calibration.csv; a file of two runs' predictions is refused."""
+        folder = "docs/merge-pays/sim-all-atom"
+        run_id = rows(folder, "predict.csv")[0]["run_id"]
+        run = next(r for r in rows(folder) if r["run_id"] == run_id)
+        sizes = {int(c["size"]): c for c in rows(folder, "calibration.csv") if c["run_id"] == run_id}
+        text = re.sub(r"\s+", " ", doc_tables.generate("model-calibration", [f"{folder}/predict.csv"]))
+        self.assertIn(f"run at P = {run['nprocs']} (simulated): {1e9 * float(sizes[2]['s_per_flop']):.3f} ns per "
+                      f"flop, reductions of {1e6 * float(sizes[2]['reduce_s']):.1f} µs at 2 ranks to "
+                      f"{1e6 * float(sizes[max(sizes)]['reduce_s']):.1f} µs at {max(sizes)}.", text)
+        with tempfile.TemporaryDirectory(dir=ROOT) as tmp:
+            for name in ("runs.csv", "calibration.csv", "predict.csv"):
+                shutil.copy(os.path.join(ROOT, folder, name), tmp)
+            with open(os.path.join(tmp, "predict.csv"), "a", encoding="utf-8") as f:
+                f.write("another-run,all,500,13,1,0.001\n")
+            with self.assertRaisesRegex(doc_tables.InputError, r"predict.csv: not one run's prediction"):
+                doc_tables.generate("model-calibration", [os.path.relpath(tmp, ROOT) + "/predict.csv"])
+
     def test_a_folder_without_pays_is_refused(self):
         for name in ("pays-single-atom", "pays-all-atom"):
             with self.subTest(block=name):

@@ -370,3 +370,25 @@ def model_against_chains(inputs):
                 f"per rank (at P = {ps[0]}, 1.00: no merge). The paper's rule regroups {extent(list(rule.values()))} "
                 f"times (P = {min(rule_ps)} to {max(rule_ps)}).")
     return "\n\n".join(wrapped(paragraph) for paragraph in text)
+
+
+def model_calibration(inputs):
+    """Whose calibration a prediction (a predict.csv, the one argument) is made from: the run its run_id names in
+    the same folder's runs.csv (its set-up and P), that run's seconds per flop and its reductions at 2 ranks and at
+    the largest size it measured (calibration.csv)."""
+    path = inputs.folders[0]
+    ids = {r["run_id"] for r in Inputs.read_file(path, ("run_id",), "predict.csv")}
+    folder = path.rsplit("/", 1)[0]
+    runs = [r for r in Inputs.read(folder, need=["run_id", "nprocs", "balancer"]) if r["run_id"] in ids]
+    sizes = {c["size"]: c for c in Inputs.read(folder, "calibration.csv", need=["run_id", "size", "reduce_s",
+                                                                                "s_per_flop"]) if c["run_id"] in ids}
+    if len(ids) != 1 or len(runs) != 1 or 2 not in sizes:
+        raise InputError(f"{path}: not one run's prediction, or its run without runs.csv and calibration.csv rows "
+                         f"beside it (allowed: the output of mcmclb predict in the run's folder)")
+    run, top = runs[0], max(sizes)
+    flop = {c["s_per_flop"] for c in sizes.values()}
+    if len(flop) != 1:
+        raise InputError(f"{folder}/calibration.csv: one run with several seconds per flop (allowed: one)")
+    return wrapped(f"It is from the calibration of the `{setup_name(run)}` run at P = {run['nprocs']} (simulated): "
+                   f"{1e9 * flop.pop():.3f} ns per flop, reductions of {1e6 * sizes[2]['reduce_s']:.1f} µs at 2 ranks "
+                   f"to {1e6 * sizes[top]['reduce_s']:.1f} µs at {top}.")

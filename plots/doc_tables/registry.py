@@ -6,8 +6,9 @@ from .commbench import commbench_by_size, commbench_methods, live_communicators,
 from .common import Inputs
 from .merge_pays import (calibration_cost, merge_pays_ratios, merge_pays_sensitivity, model_items, pays_against_none,
                          pays_against_rule, pays_guarantee, real_pays, real_versus_none)
-from .merge_pays_findings import (closing_merges, model_against_chains, pays_all_atom, pays_single_atom,
-                                  sensitivity_answer, sensitivity_findings, single_atom_calibration, workless_merges)
+from .merge_pays_findings import (closing_merges, model_against_chains, model_calibration, pays_all_atom,
+                                  pays_single_atom, sensitivity_answer, sensitivity_findings, single_atom_calibration,
+                                  workless_merges)
 from .paper import fig1_sensitivity, paper_answer
 from .readme import findings, quick_start, which_balancer
 from .reproductions import not_yet_reproduced, reproductions
@@ -92,6 +93,7 @@ TABLES = {
     "closing-merges": (closing_merges, (1, 2), {}),
     "single-atom-calibration": (single_atom_calibration, (1, 1), {}),
     "model-against-chains": (model_against_chains, (2, 2), {}),
+    "model-calibration": (model_calibration, (1, 1), {}),
     "large-findings": (large_findings, (2, 2), {}),
     "host-cost-note": (host_cost_note, (1, 1), {}),
     "cyclic-w2-note": (cyclic_w2_note, (2, 4), {}),
