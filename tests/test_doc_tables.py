@@ -795,6 +795,34 @@ class TraceReplay(unittest.TestCase):
             self.assertEqual(len(str(e.exception).splitlines()), 1)
 
 
+START_WITH_HEADER = "| your work | start with | why | evidence |"
+
+
+class OneTable(unittest.TestCase):
+    def test_the_start_with_table_is_one_block_the_same_wherever_it_appears(self):
+        """The README and running.md hold the which-balancer table, each as block start-with over the same folders
+        (so --check makes their rows the same); no page holds that table, or the README's former evidence table,
+        outside such a block."""
+        args = {}
+        for page in documents():
+            with open(os.path.join(ROOT, page), encoding="utf-8") as f:
+                lines = f.read().split("\n")
+            found = [block for block in doc_tables.blocks(lines, page) if block[3] == "start-with"]
+            inside = {i for begin, end, *_ in found for i in range(begin, end)}
+            for i, line in enumerate(lines):
+                if i not in inside and (line.startswith(START_WITH_HEADER) or line.startswith("| kind of workload |")):
+                    self.fail(f"{page}:{i + 1}: a which-balancer table outside block start-with")
+            for block in found:
+                args[page] = block[4]
+        self.assertIn("README.md", args)
+        self.assertIn("docs/guide/running.md", args)
+        self.assertEqual(len(set(map(tuple, args.values()))), 1, args)
+
+    def test_the_readme_stays_within_two_hundred_lines(self):
+        with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+            self.assertLessEqual(len(f.read().splitlines()), 200)
+
+
 class Copies(unittest.TestCase):
     """On copies of a document in a temporary folder (the CSVs a block names stay relative to the repository)."""
 

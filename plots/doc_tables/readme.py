@@ -12,7 +12,6 @@ from .common import (TIMES, Inputs, by_setup, calibrations, compare_ratio_text, 
                      paper_fig2_times, wrapped)
 from .merge_pays import pays_pair
 from .steal_regroup import cell, svr_data
-from .your_workload import advice_words
 
 
 def machine(folder, nprocs):
@@ -191,48 +190,3 @@ def findings(inputs):
                    f"{min(totals):.1f}-{max(totals):.1f}{TIMES} `none`'s time. [Explanation](docs/explanation/merge-pays.md), "
                    f"[CSV]({pays_shared}/runs.csv).")
     return "\n".join("- " + wrapped(b).replace("\n", "\n  ") for b in bullets)
-
-
-def which_balancer(inputs):
-    """The README's "which balancer when": one row per kind of workload, the balancer that won there and the file
-    it rests on, each chosen from its folder. Emulated work that scales perfectly (a steal-vs-regroup folder): per
-    workload model, the set-up with the lowest median time / ideal over its runs. Compute mode (a real merge-pays
-    folder): the balancer under pays, its median time over none's per move kind, beside its control arm's. A recorded trace (an advise
-    folder): the advice at its largest rank count: its winner, the winner's median gain over none (whole time) and
-    whether it is robust."""
-    emulated, real, advised = inputs.folders
-    need = RUN_COLUMNS + ["finished", "backend"]
-    rows = []
-    runs = [r for r in Inputs.read(emulated, need=need) if r["valid"] is True]
-    simulated = all(r["backend"] == "smpi" for r in runs)
-    best = {}
-    for model in sorted({r["workload"] for r in runs}):
-        ratios = defaultdict(list)
-        for r in runs:
-            if r["workload"] == model and r["ideal_s"] > 0:
-                ratios[common.setup_name(r, finished=False)].append(r["time_s"] / r["ideal_s"])
-        name = min(ratios, key=lambda k: median(ratios[k]))
-        best.setdefault(name.split("(")[0], []).append(model)
-    p = sorted({r["nprocs"] for r in runs})
-    rows.append([f"items that scale perfectly with the group ({', '.join(sorted(sum(best.values(), [])))}); "
-                 f"P = {', '.join(map(str, p))}, {'simulated' if simulated else 'measured'}",
-                 "; ".join(f"`{b}` ({', '.join(m)})" for b, m in best.items()),
-                 f"[runs.csv]({emulated}/runs.csv)"])
-    # Compute mode: the balancer under pays against none per move kind, and the control arm that merges regardless.
-    none_by_move, pays_by_move, name, control_by_move, control = pays_pair(real, inputs.name)
-    cells = []
-    for move in sorted(none_by_move):
-        none = median_of(none_by_move[move])
-        cell_text = f"{move}-atom {median_of(pays_by_move[move]) / none:.2f}{TIMES}"
-        if control and control_by_move.get(move):
-            cell_text += f" (`{control.split()[-1]}`: {median_of(control_by_move[move]) / none:.2f}{TIMES})"
-        cells.append(cell_text)
-    p = sorted({r["nprocs"] for runs in none_by_move.values() for r in runs})
-    rows.append([f"Lennard-Jones walkers in compute mode; P = {', '.join(map(str, p))}, measured",
-                 f"`{name}`, time / `none`: " + "; ".join(cells), f"[runs.csv]({real}/runs.csv)"])
-    # The recorded trace: the advice's own sentence at its largest rank count, generated in one place.
-    top = max(r["nprocs"] for r in Inputs.read(advised, "advice.csv", ["nprocs"]))
-    rows.append([f"your own recorded workload (here the shipped trace; P = {top}, simulated)",
-                 "ask `mcmclb advise`; here: " + advice_words(advised, top),
-                 f"[advice.csv]({advised}/advice.csv)"])
-    return common.table_text(["kind of workload", "balancer", "evidence"], rows)

@@ -10,7 +10,7 @@ from .merge_pays_findings import (closing_merges, model_against_chains, model_ca
                                   pays_single_atom, sensitivity_answer, sensitivity_findings, single_atom_calibration,
                                   workless_merges)
 from .paper import fig1_sensitivity, paper_answer
-from .readme import findings, quick_start, which_balancer
+from .readme import findings, quick_start
 from .reproductions import not_yet_reproduced, reproductions
 from .simulation import (async_gap, async_gap_model, collective_floor_table, collective_merges,
                          constants_sensitivity, host_cost, host_cost_series, lj_cost, platform_hashes, simulated_times,
@@ -82,7 +82,6 @@ TABLES = {
     "advice": (advice, (1, 1), {"top": "an integer"}),
     "advice-answer": (advice_answer, (1, 1), {}),
     "advice-brief": (advice_brief, (1, 1), {}),
-    "which-balancer": (which_balancer, (3, 3), {}),
     "start-with": (start_with, (2, 16), {}),
     "walkers-overhead": (walkers_overhead, (1, 1), {}),
     "provenance-gaps": (provenance_gaps, (1, 4), {}),

@@ -7,8 +7,11 @@ from collections import defaultdict
 import steal_vs_regroup as svr
 from mcmclb_csv import InputError
 
-from .common import TIMES, Inputs, by_setup, median_of, none_runs, setup_name, table_text
+import os
+
+from .common import ROOT, TIMES, Inputs, by_setup, median_of, none_runs, setup_name, table_text
 from .steal_regroup import svr_data
+from .your_workload import advice_words
 
 REGROUPERS = ("lookahead(1) range", "mostwork(1) range")
 THIEVES = ("steal", "stealrandom")
@@ -34,6 +37,7 @@ STEAL_VS_REGROUP = "docs/explanation/steal-vs-regroup.md"
 MERGE_PAYS = "docs/explanation/merge-pays.md"
 PAPER = "docs/explanation/paper-reproduction.md"
 YOUR_WORKLOAD = "docs/guide/your-workload.md"
+YOUR_CHAINS = "docs/guide/your-chains.md"
 
 
 def evidence_text(found, page):
@@ -129,11 +133,20 @@ def compute_rows(folders):
          evidence_text(found[2], STEAL_VS_REGROUP)]]
 
 
+def advice_row(folder):
+    """The row for a user's own walkers: what mcmclb advise says for their trace, with the shipped trace's answer at
+    its largest rank count (an advise folder) as the example, generated where the answer is."""
+    top = max(r["nprocs"] for r in Inputs.read(folder, "advice.csv", ["nprocs"]))
+    answer, _, sure = advice_words(folder, top).rpartition("; ")
+    return ["your own walkers, recorded as a trace (the library records it as they run)",
+            f"`mcmclb advise`'s answer; for the shipped trace (P = {top}, simulated): {answer}",
+            f"it prices every set-up whole, calibration included, over what the trace leaves open; this answer is "
+            f"{sure}",
+            f"{page_link(YOUR_CHAINS)}, {page_link(YOUR_WORKLOAD)}, [advice.csv]({folder}/advice.csv)"]
+
+
 # Rows that rest on a page's argument rather than on a count, the same wherever the table appears.
 FIXED_ROWS = [
-    ["your own walkers, recorded as a trace", "what `mcmclb advise` says for it",
-     "it prices every set-up whole, calibration included, over what the trace leaves open",
-     page_link(YOUR_WORKLOAD)],
     ["ranks that share cores (oversubscribed)", "`none`",
      "a merged group waits for each reduction; under `pays` a balancer runs as `none` plus its calibration",
      page_link(MERGE_PAYS)],
@@ -146,13 +159,20 @@ def start_with(inputs):
     """Which balancer to start with, one row per kind of work. Emulated work (steal-vs-regroup folders in sleep or
     spin mode): even chains (cyclic) and uneven ones (random, lognormal), each with the regrouping balancer that wins
     most of their cases, every W and rank count of every folder. Compute mode (steal-vs-regroup compute folders):
-    one chain per group and several. Then the rows that rest on a page's argument (FIXED_ROWS)."""
-    emulated, compute = [], []
+    one chain per group and several. A user's own walkers: the advice of an advise folder (one holding advice.csv,
+    the last folder given). Then the rows that rest on a page's argument (FIXED_ROWS)."""
+    emulated, compute, advised = [], [], []
     for folder in inputs.folders:
+        if os.path.isfile(os.path.join(ROOT, folder, "advice.csv")):
+            advised.append(folder)
+            continue
         modes = {r["work_mode"] for r in Inputs.read(folder, need=("work_mode",))}
         (compute if modes == {"compute"} else emulated).append(folder)
+    if len(advised) != 1:
+        raise InputError(f"block start-with: {len(advised)} folders with advice.csv (allowed: exactly one, the "
+                         f"advice for the row on a user's own walkers)")
     cases = emulated_cases(emulated)
     rows = [emulated_row(cases, EVEN, "chain lengths rising steadily along the ranks"),
             emulated_row(cases, UNEVEN, "chain lengths at random")]
-    rows += compute_rows(compute) + FIXED_ROWS
+    rows += compute_rows(compute) + [advice_row(advised[0])] + FIXED_ROWS
     return table_text(["your work", "start with", "why", "evidence"], rows)
