@@ -5,6 +5,7 @@ import csv
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -715,6 +716,37 @@ class MergePaysFindings(unittest.TestCase):
                 f.write("another-run,all,500,13,1,0.001\n")
             with self.assertRaisesRegex(doc_tables.InputError, r"predict.csv: not one run's prediction"):
                 doc_tables.generate("model-calibration", [os.path.relpath(tmp, ROOT) + "/predict.csv"])
+
+    def test_the_real_pair_is_read_off_its_csvs(self):
+        """The real P = 2 pair: the answer's gain is none's median less pays' and its calibration's medians, a trial
+        none's median over its 20 x 200 trials, the ratios the table's to two digits; a folder whose chains are
+        not one working chain is refused."""
+        folder = "docs/merge-pays/real-p2"
+        runs, table = rows(folder), doc_tables.generate("pays-against-none", [folder])
+        med = lambda move, balancer, rule, column="time_s": statistics.median(
+            float(r[column]) for r in runs if (r["move"], r["balancer"]) == (move, balancer)
+            and (rule is None or r["finished"] == rule))
+        none = med("all", "none", None)
+        gain = round(100 * (1 - (med("all", "async", "pays") + med("all", "async", "pays", "calibration_s")) / none))
+        answer = re.sub(r"\s+", " ", doc_tables.generate("pays-real-answer", [folder]))
+        self.assertIn(f"`async` under `pays` ends {gain} % sooner than `none`", answer)
+        self.assertIn("Single-atom, it runs as `none`.", answer)
+        findings = re.sub(r"\s+", " ", doc_tables.generate("pays-real-findings", [folder]))
+        self.assertIn(f"a trial costs {1e6 * none / 4000:.2g} µs (`none`'s median time over its 4000 trials)", findings)
+        single = next(line for line in table.split("\n") if line.startswith("| single-atom")).split(" | ")
+        self.assertIn(f"the ratio's median is {float(single[3].split()[0]):.2f}.", findings)
+        self.assertIn(f"takes {float(single[7].split()[0]):.2f}", findings)
+        with tempfile.TemporaryDirectory(dir=ROOT) as tmp:
+            for name in ("runs.csv", "calibration.csv"):
+                shutil.copy(os.path.join(ROOT, folder, name), tmp)
+            path = os.path.join(tmp, "runs.csv")
+            with open(path, encoding="utf-8") as f:
+                text = f.read().replace(",cyclic,20,2,", ",cyclic,20,1,")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            for name in ("pays-real-answer", "pays-real-findings"):
+                with self.subTest(block=name), self.assertRaisesRegex(doc_tables.InputError, "not one cyclic chain"):
+                    doc_tables.generate(name, [os.path.relpath(tmp, ROOT)])
 
     def test_a_folder_without_pays_is_refused(self):
         for name in ("pays-single-atom", "pays-all-atom"):

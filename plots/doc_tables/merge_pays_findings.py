@@ -3,11 +3,15 @@
 (the tables beside them are merge_pays.py's): what the simulated single-atom and all-atom studies show, what a
 wrong model does, and the merges that carry no work (also docs/explanation/trace-lj-at-scale.md)."""
 import math
+import re
 
 import steal_vs_regroup as svr
+from collective_floor import chain_items
 from mcmclb_csv import InputError
+from mcmclb_stats import median
 
-from .common import TIMES, Inputs, by_setup, median_of, none_runs, setup_name, wrapped
+from .common import TIMES, Inputs, by_setup, calibrations, median_of, none_runs, setup_name, wrapped
+from .merge_pays import pays_pair
 from .steal_regroup_findings import bound
 
 
@@ -392,3 +396,91 @@ def model_calibration(inputs):
     return wrapped(f"It is from the calibration of the `{setup_name(run)}` run at P = {run['nprocs']} (simulated): "
                    f"{1e9 * flop.pop():.3f} ns per flop, reductions of {1e6 * sizes[2]['reduce_s']:.1f} µs at 2 ranks "
                    f"to {1e6 * sizes[top]['reduce_s']:.1f} µs at {top}.")
+
+
+def real_pays_moves(folder, name):
+    """What a real pays pair (merge_pays.pays_pair: none, one balancer under pays, perhaps a control arm) shows per
+    move kind, by medians: a trial's cost (none's time over the trials of its one chain with items), a reduction
+    over 2 ranks (calibration.csv reduce_s of the pays runs), whether pays merged (regroups above 1), the share by
+    which pays plus its calibration ends sooner than none, pays / none, control / none, calibration / none; with the
+    balancer's short name, P and the MPI library."""
+    none_by_move, pays_by_move, setup, control_by_move, _ = pays_pair(folder, name)
+    extra = Inputs.read(folder, need=["run_id", "nprocs", "G", "workload", "workload_scale", "workload_period",
+                                      "moves_per_item", "mpi_library"])
+    info = {r["run_id"]: r for r in extra}
+    reduce = {}
+    for c in Inputs.read(folder, "calibration.csv", need=["run_id", "size", "reduce_s"]):
+        if c["size"] == 2:
+            reduce[c["run_id"]] = c["reduce_s"]
+    out = {}
+    for move, nones in none_by_move.items():
+        pays, control = pays_by_move.get(move, []), control_by_move.get(move, [])
+        runs = [info[r["run_id"]] for r in nones]
+        chains = {tuple(n for n in chain_items(r) if n) for r in runs if r["workload"] == "cyclic"}
+        if not pays or len(chains) != 1 or len(runs) != len(nones) or len(next(iter(chains))) != 1:
+            raise InputError(f"{folder}/runs.csv: {move} moves without runs under pays, or not one cyclic chain with "
+                             f"items (allowed: a pays study of one working chain)")
+        trials = next(iter(chains))[0] * median([r["moves_per_item"] for r in runs])
+        reductions = [reduce[r["run_id"]] for r in pays if r["run_id"] in reduce]
+        if len(reductions) != len(pays):
+            raise InputError(f"{folder}/calibration.csv: a {move}-move run under pays without size 2 (allowed: "
+                             f"calibrations of every pays run)")
+        base = median_of(nones)
+        out[move] = {"trial_us": 1e6 * base / trials, "trials": trials, "reduce_us": 1e6 * median(reductions),
+                     "merged": median_of(pays, "regroups_avg") > 1,
+                     "sooner": 1 - (median_of(pays) + median(calibrations(pays, folder))) / base,
+                     "ratio": median_of(pays) / base, "control": median_of(control) / base if control else None,
+                     "calibration": median(calibrations(pays, folder)) / base}
+    libraries = {re.sub(r"\s*Version:\s*", " ", r["mpi_library"]) for r in extra}
+    ps = {r["nprocs"] for r in extra}
+    if len(libraries) != 1 or len(ps) != 1:
+        raise InputError(f"{folder}/runs.csv: several MPI libraries or P (allowed: one of each)")
+    return out, short(setup), ps.pop(), libraries.pop()
+
+
+def pays_real_answer(inputs):
+    """The answer's line on a real pays pair: P and MPI, then per move kind either how much sooner than none the
+    balancer under pays ends, its calibration added (where it merged and gained), or that it runs as none."""
+    folder = inputs.folders[0]
+    moves, balancer, p, library = real_pays_moves(folder, inputs.name)
+    parts = []
+    for move, m in moves.items():
+        if m["merged"] and m["sooner"] > 0:
+            parts.append(f"{move}-atom, `{balancer}` under `pays` ends {round(100 * m['sooner'])} % sooner than "
+                         f"`none` even with its calibration added.")
+        elif not m["merged"]:
+            parts.append(f"{move.capitalize()}-atom, it runs as `none`." if parts else
+                         f"{move}-atom, `{balancer}` under `pays` runs as `none`.")
+        else:
+            raise InputError(f"{folder}/runs.csv: {move} moves merge under pays and end no sooner than none "
+                             f"(allowed: a pair where pays either gains or does not merge)")
+    return wrapped(f"- *Measured* on real MPI with a core per rank (P = {p}, {library}): " + " ".join(parts)
+                   ).replace("\n", "\n  ")
+
+
+def pays_real_findings(inputs):
+    """Per move kind of a real pays pair, measured: a trial's cost against a reduction over 2 ranks (their sources
+    named once); where pays merged, how much sooner it ends than none with its calibration added; where it
+    declined, its ratio to none, the control arm's (what pays saves) and the calibration's share of none's time."""
+    folder = inputs.folders[0]
+    moves, balancer, _, _ = real_pays_moves(folder, inputs.name)
+    text = []
+    for move, m in moves.items():
+        sources = not text
+        cost = (f"Measured with {move}-atom moves, a trial costs {m['trial_us']:.2g} µs"
+                + (f" (`none`'s median time over its {m['trials']:g} trials)" if sources else "")
+                + f" and a reduction{' over 2 ranks' if sources else ''} {m['reduce_us']:.2f} µs"
+                + (" (calibration.csv `reduce_s`)" if sources else ""))
+        if m["merged"] and m["sooner"] > 0:
+            text.append(f"{cost}, so the idle rank joining pays. {balancer.capitalize()} under `pays` merges and ends "
+                        f"{round(100 * m['sooner'])} % sooner than `none`, its calibration's median added.")
+        elif not m["merged"] and m["trial_us"] < m["reduce_us"]:
+            text.append(f"{cost}, so the merge cannot pay. {balancer.capitalize()} under `pays` declines it: the "
+                        f"ratio's median is {m['ratio']:.2f}."
+                        + (f" The control arm merges anyway and takes {m['control']:.2f}{TIMES} `none`'s time, which "
+                           f"is what `pays` saves here." if m["control"] else "")
+                        + f" The calibration's median is {round(100 * m['calibration'])} % of `none`'s time.")
+        else:
+            raise InputError(f"{folder}/runs.csv: {move} moves where pays merges without gaining, or declines a "
+                             f"trial dearer than its reduction (allowed: a pair the model explains)")
+    return "\n\n".join(wrapped(t) for t in text)

@@ -166,7 +166,7 @@ def findings(inputs):
         f"Merge only when it pays: with real Monte Carlo walkers of Lennard-Jones atoms (compute mode), `{name}` "
         f"under the rule `pays` first measures what a merge costs, its calibration. *Measured* at "
         f"{occupancy(pays_folder, p)}, it takes {compare_ratio_text(a_all, b_all)}{TIMES} `none`'s time when each "
-        f"trial moves every atom. When it moves one atom, no merge pays, and it takes "
+        f"proposed move (a trial) moves every atom. When it moves one atom, no merge pays, and it takes "
         f"{compare_ratio_text(a_one, b_one)}{TIMES}, where merging regardless (`{control.split()[-1]}`) takes "
         f"{compare_ratio_text(a_one, c_one)}{TIMES}. Its calibration, before the clock, adds {added * 100:.0f} % to "
         f"a one-atom run (n ≥ {min(s.n for s in (a_all, b_all, a_one, b_one, c_one))}; each ratio's interval is "

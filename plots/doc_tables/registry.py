@@ -7,8 +7,8 @@ from .common import Inputs
 from .merge_pays import (calibration_cost, merge_pays_ratios, merge_pays_sensitivity, model_items, pays_against_none,
                          pays_against_rule, pays_guarantee, real_pays, real_versus_none)
 from .merge_pays_findings import (closing_merges, model_against_chains, model_calibration, pays_all_atom,
-                                  pays_single_atom, sensitivity_answer, sensitivity_findings, single_atom_calibration,
-                                  workless_merges)
+                                  pays_real_answer, pays_real_findings, pays_single_atom, sensitivity_answer,
+                                  sensitivity_findings, single_atom_calibration, workless_merges)
 from .paper import fig1_sensitivity, paper_answer
 from .readme import findings, quick_start
 from .reproductions import not_yet_reproduced, reproductions
@@ -93,6 +93,8 @@ TABLES = {
     "single-atom-calibration": (single_atom_calibration, (1, 1), {}),
     "model-against-chains": (model_against_chains, (2, 2), {}),
     "model-calibration": (model_calibration, (1, 1), {}),
+    "pays-real-answer": (pays_real_answer, (1, 1), {}),
+    "pays-real-findings": (pays_real_findings, (1, 1), {}),
     "large-findings": (large_findings, (2, 2), {}),
     "host-cost-note": (host_cost_note, (1, 1), {}),
     "cyclic-w2-note": (cyclic_w2_note, (2, 4), {}),
