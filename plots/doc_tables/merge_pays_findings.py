@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The sentences of docs/explanation/merge-pays.md that state figures, computed from the folders their blocks name
 (the tables beside them are merge_pays.py's): what the simulated single-atom and all-atom studies show, what a
-wrong model does, and the merges that carry no work (also docs/explanation/trace-lj-at-scale.md)."""
+wrong model does, the merges that carry no work (also docs/explanation/trace-lj-at-scale.md), and what the real
+pays pair at P = 2 shows."""
 import math
 import re
 
