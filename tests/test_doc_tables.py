@@ -51,6 +51,14 @@ def documents():
     return ["README.md"] + sorted(found)
 
 
+def run_folder(folder, runs, events):
+    """Writes runs.csv and events.csv of the given texts into folder (under the repository); its relative path."""
+    for name, text in (("runs.csv", runs), ("events.csv", events)):
+        with open(os.path.join(folder, name), "w") as f:
+            f.write(text)
+    return os.path.relpath(folder, ROOT)
+
+
 def historical_marker(lines, i):
     """The HISTORICAL match on the nearest non-blank line above line i, or None."""
     j = i - 1
@@ -628,12 +636,9 @@ class MergePaysFindings(unittest.TestCase):
         point; a run that merges without a none beside it is refused."""
         self.addCleanup(doc_tables.Inputs.cache.clear)
         with tempfile.TemporaryDirectory(dir=ROOT) as d:
-            with open(os.path.join(d, "runs.csv"), "w") as f:
-                f.write("run_id,nprocs,balancer,interval,method,finished,time_s\nn,4,none,,,,2.0\n"
-                        "m,4,mostwork,1,range,pays,2.5\nx,8,mostwork,1,range,pays,3.0\n")
-            with open(os.path.join(d, "events.csv"), "w") as f:
-                f.write("run_id,t_s,kind,items_left\nm,0,initial,3\nm,1,merge,2\nm,2,merge,0\nm,2.4,merge,0\n")
-            rel = os.path.relpath(d, ROOT)
+            rel = run_folder(d, "run_id,nprocs,balancer,interval,method,finished,time_s\nn,4,none,,,,2.0\n"
+                                "m,4,mostwork,1,range,pays,2.5\nx,8,mostwork,1,range,pays,3.0\n",
+                             "run_id,t_s,kind,items_left\nm,0,initial,3\nm,1,merge,2\nm,2,merge,0\nm,2.4,merge,0\n")
             text = re.sub(r"\s+", " ", doc_tables.generate("workless-merges", [rel]))
             self.assertEqual(text, "`none` takes 2 s and `mostwork(1) range pays` 2.5 s (1.2500 ×). Of its 3 merges, "
                                    "2 join groups that have no work left (events.csv `items_left` 0).")
@@ -648,13 +653,10 @@ class MergePaysFindings(unittest.TestCase):
         their count, what they add to the run against none, and the run before them against its calibration."""
         self.addCleanup(doc_tables.Inputs.cache.clear)
         with tempfile.TemporaryDirectory(dir=ROOT) as d:
-            with open(os.path.join(d, "runs.csv"), "w") as f:
-                f.write("run_id,nprocs,balancer,interval,method,finished,time_s,calibration_s\nn,4,none,,,,2.0,\n"
-                        "m,4,mostwork,1,range,pays,2.5,0.25\n")
-            with open(os.path.join(d, "events.csv"), "w") as f:
-                f.write("run_id,t_s,kind,chain,items_left\nm,0,initial,1,3\nm,1,merge,1,0\nm,2,merge,2,4\n"
-                        "m,2.2,merge,2,0\nm,2.3,merge,2,0\nm,2.4,merge,1,0\n")
-            rel = os.path.relpath(d, ROOT)
+            rel = run_folder(d, "run_id,nprocs,balancer,interval,method,finished,time_s,calibration_s\n"
+                                "n,4,none,,,,2.0,\nm,4,mostwork,1,range,pays,2.5,0.25\n",
+                             "run_id,t_s,kind,chain,items_left\nm,0,initial,1,3\nm,1,merge,1,0\nm,2,merge,2,4\n"
+                             "m,2.2,merge,2,0\nm,2.3,merge,2,0\nm,2.4,merge,1,0\n")
             text = re.sub(r"\s+", " ", doc_tables.generate("closing-merges", [rel]))
             self.assertEqual(text, "The last 3 of them, from 2.2 s to the end, come after every chain is done and add "
                                    "300.0 ms (15.00 % of `none`'s time). Before them the run stood at 1.1000 × "
