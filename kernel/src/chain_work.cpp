@@ -52,6 +52,10 @@ class LockstepGroup final : public GroupComm {
 
 }  // namespace
 
+std::vector<std::byte> ChainWork::unstarted_state(int chain) const {
+  throw std::logic_error("chain " + std::to_string(chain) + ": these chains do not ship unstarted states");
+}
+
 void Kernel::work_app_item(const ChainPos& at) {
   if (app_chain_ != at.chain || app_next_ != at.item) {
     throw std::logic_error("rank " + std::to_string(rank_) + " is to work item " + std::to_string(at.item) +

@@ -19,10 +19,6 @@
 
 namespace mcmclb {
 
-std::vector<std::byte> ChainWork::unstarted_state(int chain) const {
-  throw std::logic_error("chain " + std::to_string(chain) + ": these chains do not ship unstarted states");
-}
-
 lj::Spec Kernel::lj_spec(const RunSpec& run, int chain) {
   const ComputeSpec& c = run.work.compute;
   lj::Spec spec;
