@@ -75,9 +75,7 @@ class LennardJonesChains final : public ChainWork {
       (void)lj::work_item(spec, key, walker, size, rank, reduce, computed);
     }
     spend();
-    if (run_.work.compute.trace && group.rank() == 0) {
-      trace_.push_back({chain, item + 1, walker_->energy, walker_->accepted, group.size()});
-    }
+    if (run_.work.compute.trace && rank == 0) trace_.push_back({chain, item + 1, walker.energy, walker.accepted, size});
   }
 
   // The leader of the group that ends a chain records its final walker (once per chain over all ranks).
