@@ -10,10 +10,11 @@
 #   sanitized (CTest openmpi_sanitized): the handle, comm and range suites, the C API test and the kernel suite
 #     (every balancer, method and finished rule) at 1, 2 and 3 ranks (3: the creation trees at a size that is not a
 #     power of two, and more ranks than the 2 cores); the MPICH build runs the kernel suite at 4 and 6 too. Among
-#     them the refusal of from_group, which Open MPI 4.1 lacks. Left out: the range creation benchmark (millions of creations per size, timed, which at -O0
-#     under ASan measure nothing) and the 3000 create/free cycles per method, which find a leaked context id by
-#     exhausting MPICH's pool (2046 live communicators at 2 ranks here) but cannot exhaust Open MPI 4.1's (65,532);
-#     the MPICH build runs both, and every suite here still creates and frees under ASan.
+#     them the refusal of from_group, which Open MPI 4.1 lacks. Left out: the range creation benchmark (millions of
+#     creations per size, timed, which at -O0 under ASan measure nothing) and the 3000 create/free cycles per
+#     method, which find a leaked context id by exhausting MPICH's pool (2046 live communicators at 2 ranks here)
+#     but cannot exhaust Open MPI 4.1's (65,532); the MPICH build runs both, and every suite here still creates and
+#     frees under ASan.
 #   cli (CTest openmpi_cli): the programs a user runs, built against Open MPI: methods_per_mpi (from_group listed
 #     as missing with the reason and refused in one line by mcmclb-commbench and mcmclb), then one small sweep with
 #     --launcher local, which must launch with mpiexec.openmpi by itself (no OMPI_* variable set here) and record
