@@ -51,7 +51,8 @@ namespace fs = std::filesystem;
 
 constexpr const char* kAllowed =
     "allowed: mcmclb advise TRACE.csv|STUDY.yaml --ranks P[,P...] [--group-size G] [--chains-per-group W] "
-    "[--copies] [--no-race] [--check] [--check-reps N] [--balancers B[,B...]] [--draws N] [--tolerance PCT] "
+    "[--copies] [--no-race] [--incomplete] [--check] [--check-reps N] [--balancers B[,B...]] [--draws N] [--tolerance "
+    "PCT] "
     "[--platform FILE] "
     "[--sim-binary FILE] [--smpi-flags FILE] [--out DIR] "
     "[--jobs N] [--launcher local|slurm] [--partition NAME] [--account NAME] [--dry-run]";
@@ -69,8 +70,9 @@ struct Options {
   std::string launcher = "local";  // local: simulations on this host; slurm: job steps of batch jobs
   std::string partition, account;  // slurm: sbatch's --partition and --account, when given
   bool dry_run = false;
-  bool copies = false;  // advise P / G * W copies of the recorded walkers instead of the walkers themselves
-  bool race = true;     // race the set-ups: drop after the first scenario those that cannot be robust
+  bool copies = false;      // advise P / G * W copies of the recorded walkers instead of the walkers themselves
+  bool race = true;         // race the set-ups: drop after the first scenario those that cannot be robust
+  bool incomplete = false;  // advise on a trace whose recording did not end (its finished chains, its cut ones)
   long check_reps = 0;  // --check: real repetitions per set-up of the replay checked against its simulation (0: none)
   std::string command_line;
 };
@@ -150,6 +152,8 @@ Options parse(const std::vector<std::string>& args, const std::string& command_l
       o.dry_run = true;
     } else if (a == "--no-race") {
       o.race = false;
+    } else if (a == "--incomplete") {
+      o.incomplete = true;
     } else if (a == "--copies") {
       o.copies = true;
     } else if (a == "--check") {
@@ -372,6 +376,11 @@ Plan make_plan(const Options& o) {
     base = "experiment: " + quoted(experiment) + "\nworkload: {model: trace, file: " + quoted(o.input) +
            "}\nwork: {mode: sleep}\n";
     const auto trace = load_trace(o.input);  // every error of the file, before anything is written
+    if (trace->incomplete() && !o.incomplete) {
+      throw InputError(printable(o.input, 200) +
+                       ": an incomplete trace: its recording did not end (the run failed or was killed), so its last "
+                       "chains may be cut short (allowed: a finished recording, or --incomplete to advise on it)");
+    }
     double work_s = 0;
     for (int c = 0; c < trace->chains(); ++c) work_s += trace->chain_single_rank_s(c);
     if (!(work_s > 0)) {

@@ -97,21 +97,6 @@ class HashChains final : public mcmclb::walkers::Chains {
   std::map<int, int64_t> answers_;
 };
 
-/// A group of one, for the reference worked without mcmclb.
-class One final : public GroupComm {
-  struct Done final : mcmclb::PendingOp {
-    bool test() override { return true; }
-  };
-
- public:
-  [[nodiscard]] int size() const override { return 1; }
-  [[nodiscard]] int rank() const override { return 0; }
-  std::unique_ptr<mcmclb::PendingOp> ibcast(std::span<int64_t>, int) override { return std::make_unique<Done>(); }
-  void barrier() override {}
-  void allreduce_sum(std::span<int64_t>) override {}
-  void free() override {}
-};
-
 int world_size() {
   int n = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &n);
@@ -122,7 +107,8 @@ int world_size() {
 /// worked, the items each chain worked.
 std::vector<int64_t> reference(int chains, bool ends_early = false, std::vector<int64_t>* worked = nullptr) {
   HashChains h(chains, ends_early);
-  One one;
+  const std::unique_ptr<GroupComm> group_of_one = mcmclb::self_group();
+  GroupComm& one = *group_of_one;
   std::vector<int64_t> out;
   for (int c = 0; c < chains; ++c) {
     h.start(c, one);
@@ -150,10 +136,19 @@ TEST(Walkers, EveryBalancerGivesTheSingleRankAnswers) {
   for (const std::string& balancer : mcmclb::walkers::balancer_names()) {
     SCOPED_TRACE(balancer);
     HashChains h(chains);
-    const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, short_items(balancer));
+    mcmclb::walkers::Options o = short_items(balancer);
+    o.results = mcmclb::walkers::Results::all;
+    const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, o);
     EXPECT_TRUE(r.valid) << r.violations;
     EXPECT_EQ(r.balancer, balancer);
     EXPECT_EQ(h.answers(), expected);
+    // Every chain's result on every rank, in chain order: by default its final state, whose value is the answer.
+    ASSERT_EQ(r.results.size(), static_cast<std::size_t>(chains));
+    for (int c = 0; c < chains; ++c) {
+      const State s = mcmclb::walkers::result_as<State>(r.results[static_cast<std::size_t>(c)]);
+      EXPECT_EQ(s.value, expected[2 * static_cast<std::size_t>(c)]) << "chain " << c;
+      EXPECT_EQ(s.next, h.items(c)) << "chain " << c;
+    }
   }
 }
 
@@ -172,9 +167,18 @@ TEST(Walkers, ChainsThatEndWhenDoneEndThereUnderEveryBalancer) {
   for (const std::string& balancer : mcmclb::walkers::balancer_names()) {
     SCOPED_TRACE(balancer);
     HashChains h(chains, true);
-    const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, short_items(balancer));
+    mcmclb::walkers::Options o = short_items(balancer);
+    o.results = mcmclb::walkers::Results::root;
+    const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, o);
     EXPECT_TRUE(r.valid) << r.violations;
     EXPECT_EQ(h.answers(), expected);
+    // The results on rank 0 only: where each chain ended, with its answer.
+    EXPECT_EQ(r.results.size(), rank == 0 ? static_cast<std::size_t>(chains) : 0U);
+    for (std::size_t c = 0; c < r.results.size(); ++c) {
+      const State s = mcmclb::walkers::result_as<State>(r.results[c]);
+      EXPECT_EQ(s.value, expected[2 * c]) << "chain " << c;
+      EXPECT_EQ(s.next, worked[c]) << "chain " << c;
+    }
     if (rank == 0) {
       EXPECT_EQ(r.chain_items, worked);
       int64_t passed = 0;

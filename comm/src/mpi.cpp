@@ -485,6 +485,44 @@ void allreduce_politely(const Comm& comm, const void* in, void* out, int count, 
   request.wait(patience);
 }
 
+void send_politely(MPI_Comm comm, const void* data, int count, MPI_Datatype type, int dest, int tag) {
+  if constexpr (kSimulated) {
+    check(MPI_Send(data, count, type, dest, tag, comm), "MPI_Send");
+    return;
+  }
+  Request request;
+  check(MPI_Isend(data, count, type, dest, tag, comm, request.out()), "MPI_Isend");
+  request.wait();
+}
+
+void recv_politely(MPI_Comm comm, void* data, int count, MPI_Datatype type, int source, int tag) {
+  if constexpr (kSimulated) {
+    check(MPI_Recv(data, count, type, source, tag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+    return;
+  }
+  Request request;
+  check(MPI_Irecv(data, count, type, source, tag, comm, request.out()), "MPI_Irecv");
+  request.wait();
+}
+
+int probe_count_politely(MPI_Comm comm, int source, int tag, MPI_Datatype type) {
+  MPI_Status status{};
+  if constexpr (kSimulated) {
+    check(MPI_Probe(source, tag, comm, &status), "MPI_Probe");
+  } else {
+    wait_until_politely([&] {
+      int arrived = 0;
+      check(MPI_Iprobe(source, tag, comm, &arrived, &status), "MPI_Iprobe");
+      return arrived != 0;
+    });
+  }
+  int count = 0;
+  check(MPI_Get_count(&status, type, &count), "MPI_Get_count");
+  if (count == MPI_UNDEFINED)
+    throw UsageError("a message that is not a whole number of its elements", MPI_ERR_TRUNCATE);
+  return count;
+}
+
 void wait_until_politely(const std::function<bool()>& done, Patience patience) {
   const auto yield_until = std::chrono::steady_clock::now() + patience.yield_for;
   while (!done()) pause(patience, yield_until);

@@ -118,6 +118,8 @@ namespace {
 /// 32768; SMPI's MPI_TAG_UB is 2^31 - 1), so "nothing else uses them" still holds for the argument above, as long as
 /// one context per parent is alive at a time, which is how the kernel and commbench use it.
 constexpr int kSimulatedTagBase = 1 << 30;
+/// The same for the members' point-to-point messages in the simulation: their tags are moved to 2^29 and up.
+constexpr int kSimulatedPointTagBase = 1 << 29;
 
 mpi::Comm context_comm(const mpi::Comm& parent) {
   return mpi::kSimulated ? mpi::Comm::view(parent.get()) : parent.dup();
@@ -128,6 +130,7 @@ mpi::Comm context_comm(const mpi::Comm& parent) {
 RangeContext::RangeContext(const mpi::Comm& parent)
     : messages_(context_comm(parent)),
       creation_(context_comm(parent)),
+      points_(context_comm(parent)),
       group_(creation_.group()),
       tag_base_(mpi::kSimulated ? kSimulatedTagBase : 0) {
   if (tag_base_ > 0) mpi::check_tag(tag_base_ + kRangeTagSlots * kRangeTagWindow - 1);
@@ -186,7 +189,8 @@ struct RangeRequest::State {
   MPI_Datatype type = MPI_BYTE;
   std::size_t bytes = 0;  // of count elements
   Combine combine = nullptr;
-  int children = 0;  // allreduce: how many partial results come up
+  MPI_Op op = MPI_OP_NULL;  // combines with MPI_Reduce_local where combine is null
+  int children = 0;         // allreduce: how many partial results come up
   Phase phase = kDone;
   std::vector<MPI_Request> requests;
   std::vector<unsigned char> scratch;  // allreduce: the partial result, then one slot per child
@@ -244,7 +248,15 @@ struct RangeRequest::State {
     if (bytes == 0) return;
     unsigned char* acc = scratch.data();
     std::memcpy(acc, buffer, bytes);
-    for (int c = 1; c <= children; ++c) combine(acc, acc + static_cast<std::size_t>(c) * bytes, count);
+    for (int c = 1; c <= children; ++c) {
+      unsigned char* child = acc + static_cast<std::size_t>(c) * bytes;
+      if (combine != nullptr) {
+        combine(acc, child, count);
+      } else {
+        // inout = in op inout: the child's part first, which only a non-commutative op would notice.
+        mpi::check(MPI_Reduce_local(child, acc, count, type, op), "MPI_Reduce_local");
+      }
+    }
   }
 
   /// Advances as far as the completed messages allow; true when the operation is complete on this rank.
@@ -399,7 +411,7 @@ void RangeComm::require_usable(const char* what) const {
 }
 
 RangeRequest RangeComm::start(int kind, void* buffer, int count, MPI_Datatype type, std::size_t element_size, int root,
-                              Combine combine) {
+                              Combine combine, MPI_Op op) {
   const int n = size();
   if (root < 0 || root >= n) {
     throw mpi::UsageError("range " + range_text(first_, last_) + ": root " + std::to_string(root) +
@@ -425,6 +437,7 @@ RangeRequest RangeComm::start(int kind, void* buffer, int count, MPI_Datatype ty
   state->type = type;
   state->bytes = element_size * static_cast<std::size_t>(count);
   state->combine = combine;
+  state->op = op;
 
   context_->admit({state.get(), id_, tag, first_, last_});
   try {
@@ -470,6 +483,107 @@ void RangeComm::allreduce(std::span<std::int64_t> values, ReduceOp op, std::chro
 
 void RangeComm::allreduce(std::span<double> values, ReduceOp op, std::chrono::microseconds nap) {
   iallreduce(values, op).wait(nap);
+}
+
+RangeRequest RangeComm::iallreduce(void* values, int count, MPI_Datatype type, MPI_Op op) {
+  require_usable("iallreduce");
+  MPI_Aint lower = 0;
+  MPI_Aint extent = 0;
+  mpi::check(MPI_Type_get_extent(type, &lower, &extent), "MPI_Type_get_extent");
+  return start(kAllreduce, values, count, type, static_cast<std::size_t>(extent), 0, nullptr, op);
+}
+
+void RangeComm::gatherv(const void* mine, int count, void* all, const int* counts, const int* displacements,
+                        MPI_Datatype type, int root, std::chrono::microseconds nap) {
+  require_usable("gatherv");
+  const int n = size();
+  if (root < 0 || root >= n) {
+    throw mpi::UsageError("range " + range_text(first_, last_) + ": root " + std::to_string(root) +
+                              " is not a rank of the range (0.." + std::to_string(n - 1) + ")",
+                          MPI_ERR_ROOT);
+  }
+  // A tag of the range's sequence, admitted as the trees' are, so no other operation of an overlapping range
+  // can take these messages.
+  const int tag = context_->tag_base_ + range_tag(first_, last_, seq_++);
+  MPI_Aint lower = 0;
+  MPI_Aint extent = 0;
+  mpi::check(MPI_Type_get_extent(type, &lower, &extent), "MPI_Type_get_extent");
+  std::vector<MPI_Request> requests;
+  const int marker = 0;
+  context_->admit({&marker, id_, tag, first_, last_});
+  try {
+    if (rank_ == root) {
+      auto* out = static_cast<unsigned char*>(all);
+      for (int r = 0; r < n; ++r) {
+        unsigned char* at = out + static_cast<std::ptrdiff_t>(displacements[r]) * extent;
+        if (r == root) {
+          if (counts[r] != count) {
+            throw mpi::UsageError("gatherv: root's count " + std::to_string(count) + " differs from counts[root] " +
+                                      std::to_string(counts[r]),
+                                  MPI_ERR_COUNT);
+          }
+          if (count > 0) std::memcpy(at, mine, static_cast<std::size_t>(count) * static_cast<std::size_t>(extent));
+          continue;
+        }
+        MPI_Request request = MPI_REQUEST_NULL;
+        mpi::check(MPI_Irecv(at, counts[r], type, first_ + r, tag, context_->messages_.get(), &request), "MPI_Irecv");
+        requests.push_back(request);
+      }
+    } else {
+      MPI_Request request = MPI_REQUEST_NULL;
+      mpi::check(MPI_Isend(mine, count, type, first_ + root, tag, context_->messages_.get(), &request), "MPI_Isend");
+      requests.push_back(request);
+    }
+    mpi::wait_all_politely(requests, nap);
+  } catch (...) {
+    context_->retire(&marker);
+    throw;
+  }
+  context_->retire(&marker);
+}
+
+int RangeComm::point_tag(int tag) const {
+  require_usable("point-to-point");
+  if constexpr (mpi::kSimulated) {
+    if (tag < 0 || tag >= kSimulatedPointTagBase) {
+      throw mpi::UsageError("tag " + std::to_string(tag) + " is not allowed on a simulated range (allowed: 0.." +
+                                std::to_string(kSimulatedPointTagBase - 1) + ")",
+                            MPI_ERR_TAG);
+    }
+    return kSimulatedPointTagBase + tag;
+  }
+  mpi::check_tag(tag);
+  return tag;
+}
+
+void RangeComm::send(const void* data, int count, MPI_Datatype type, int dest, int tag) const {
+  const int t = point_tag(tag);
+  if (dest < 0 || dest >= size()) {
+    throw mpi::UsageError(
+        "range " + range_text(first_, last_) + ": destination " + std::to_string(dest) + " is not a rank of the range",
+        MPI_ERR_RANK);
+  }
+  mpi::send_politely(context_->points_.get(), data, count, type, first_ + dest, t);
+}
+
+void RangeComm::recv(void* data, int count, MPI_Datatype type, int source, int tag) const {
+  const int t = point_tag(tag);
+  if (source < 0 || source >= size()) {
+    throw mpi::UsageError(
+        "range " + range_text(first_, last_) + ": source " + std::to_string(source) + " is not a rank of the range",
+        MPI_ERR_RANK);
+  }
+  mpi::recv_politely(context_->points_.get(), data, count, type, first_ + source, t);
+}
+
+int RangeComm::probe_count(int source, int tag, MPI_Datatype type) const {
+  const int t = point_tag(tag);
+  if (source < 0 || source >= size()) {
+    throw mpi::UsageError(
+        "range " + range_text(first_, last_) + ": source " + std::to_string(source) + " is not a rank of the range",
+        MPI_ERR_RANK);
+  }
+  return mpi::probe_count_politely(context_->points_.get(), first_ + source, t, type);
 }
 
 mpi::Comm RangeComm::to_mpi(int tag) const {

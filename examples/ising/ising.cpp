@@ -236,23 +236,6 @@ class IsingChains final : public mcmclb::walkers::Chains {
   std::map<int, Answer> answers_;  // the chains this rank kept the answer of
 };
 
-/// A group of one rank, for the hand-written loop that compares against mcmclb: nothing to communicate.
-class SelfGroup final : public GroupComm {
-  struct Done final : mcmclb::PendingOp {
-    bool test() override { return true; }
-  };
-
- public:
-  [[nodiscard]] int size() const override { return 1; }
-  [[nodiscard]] int rank() const override { return 0; }
-  [[nodiscard]] std::unique_ptr<mcmclb::PendingOp> ibcast(std::span<int64_t>, int) override {
-    return std::make_unique<Done>();
-  }
-  void barrier() override {}
-  void allreduce_sum(std::span<int64_t>) override {}
-  void free() override {}
-};
-
 /// FNV-1a 64 over the answers: one number to compare between runs (the items a chain worked show in its sums).
 uint64_t fingerprint(const std::vector<Answer>& answers) {
   uint64_t h = 0xcbf29ce484222325ULL;
@@ -355,7 +338,8 @@ int body(int argc, char** argv) {
     // The hand-written loop mcmclb's `none` replaces: rank r works chains r*W .. r*W + W - 1 alone.
     if (s.chains % nprocs != 0) throw InputError("--plain: the chains must split evenly over the ranks");
     const int per_rank = s.chains / nprocs;
-    SelfGroup self;
+    const std::unique_ptr<GroupComm> group_of_one = mcmclb::self_group();  // nothing to communicate
+    GroupComm& self = *group_of_one;
     mcmclb::mpi::check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     const double t0 = MPI_Wtime();
     // With --plain-virtual the loop calls the chains as the library does, through the interface, on a group whose

@@ -41,6 +41,41 @@ class LockstepGroup final : public GroupComm {
   [[nodiscard]] std::unique_ptr<PendingOp> iallreduce_sum(std::span<int64_t> values) override {
     return group_.iallreduce_sum(values);
   }
+  [[nodiscard]] std::unique_ptr<PendingOp> ibcast(void* data, int count, MPI_Datatype type, int root) override {
+    return group_.ibcast(data, count, type, root);
+  }
+  [[nodiscard]] std::unique_ptr<PendingOp> iallreduce(void* data, int count, MPI_Datatype type, MPI_Op op) override {
+    return group_.iallreduce(data, count, type, op);
+  }
+  void bcast(void* data, int count, MPI_Datatype type, int root) override {
+    const auto pending = group_.ibcast(data, count, type, root);
+    pace::wait_until([&] { return pending->test(); }, nap_);
+  }
+  void allreduce(void* data, int count, MPI_Datatype type, MPI_Op op) override {
+    const auto pending = group_.iallreduce(data, count, type, op);
+    pace::wait_until([&] { return pending->test(); }, nap_);
+  }
+  void reduce(void* data, int count, MPI_Datatype type, MPI_Op op, int root) override {
+    group_.reduce(data, count, type, op, root);
+  }
+  void gatherv(const void* mine, int count, void* all, const int* counts, const int* displacements, MPI_Datatype type,
+               int root) override {
+    group_.gatherv(mine, count, all, counts, displacements, type, root);
+  }
+  void allgatherv(const void* mine, int count, void* all, const int* counts, const int* displacements,
+                  MPI_Datatype type) override {
+    group_.allgatherv(mine, count, all, counts, displacements, type);
+  }
+  void send(const void* data, int count, MPI_Datatype type, int dest, int tag) override {
+    group_.send(data, count, type, dest, tag);
+  }
+  void recv(void* data, int count, MPI_Datatype type, int source, int tag) override {
+    group_.recv(data, count, type, source, tag);
+  }
+  [[nodiscard]] int probe_count(int source, int tag, MPI_Datatype type) override {
+    return group_.probe_count(source, tag, type);
+  }
+  [[nodiscard]] MPI_Comm mpi_comm() override { return group_.mpi_comm(); }
   void free() override {
     throw std::logic_error("an application freed its group's communicator, which the kernel owns");
   }
@@ -86,6 +121,7 @@ void Kernel::work_app_item(const ChainPos& at) {
 void Kernel::next_app_chain(int ended) {
   LockstepGroup group(*group_comm_, kComputeNap);
   chains_->finish(ended, group);
+  pass_costs();  // the chain's last items, so that a run killed from now on still leaves all of them
   if (group_.finished()) return;
   app_chain_ = current_chain();
   app_next_ = 0;
@@ -146,10 +182,10 @@ void Kernel::take_app_chain(EventKind kind, int holder) {
     throw std::logic_error("chain " + std::to_string(at.chain) + ": save() made " + std::to_string(bytes.size()) +
                            " bytes where its state has " + std::to_string(length[0]));
   }
-  if (!fixed) group_comm_->bcast(length, root);
+  if (!fixed) group_comm_->bcast(std::span<int64_t>(length), root);
   std::vector<int64_t> words(static_cast<std::size_t>((length[0] + 7) / 8), 0);
   if (is_root && !bytes.empty()) std::memcpy(words.data(), bytes.data(), bytes.size());
-  if (!words.empty()) group_comm_->bcast(words, root);
+  if (!words.empty()) group_comm_->bcast(std::span<int64_t>(words), root);
   const double bcast_s = pace::now_s() - t0;
   stats_.state_s += bcast_s;
   if (!is_root) stats_.state_bytes += length[0];

@@ -296,7 +296,7 @@ void Kernel::take_chain(int chain, std::vector<int64_t> state, int64_t message_b
   state.resize(words);
   if (group_.size() > 1) {  // rebalancing time, as a regrouping's broadcast of a state is
     auto timer = timed(Phase::regroup);
-    group_comm_->bcast(state, 0);
+    group_comm_->bcast(std::span<int64_t>(state), 0);
     if (!is_leader()) stats_.migrated_bytes += static_cast<int64_t>(words * sizeof(int64_t));
   }
   chains_->restore(chain, 0, std::as_bytes(std::span<const int64_t>(state)).first(*chains_->state_size(chain)));
@@ -449,7 +449,14 @@ void Kernel::switch_to(std::unique_ptr<GroupComm> comm, const GroupState& next) 
   group_ = next;
 }
 
+void Kernel::pass_costs() {
+  if (!cost_sink_ || costs_passed_ == costs_.size()) return;
+  cost_sink_(std::span<const ItemCost>(costs_).subspan(costs_passed_));
+  costs_passed_ = costs_.size();
+}
+
 void Kernel::leave_group() {
+  pass_costs();
   if (group_comm_ == nullptr) return;
   group_comm_->free();
   group_comm_.reset();

@@ -198,7 +198,7 @@ void Kernel::measure_merges(CalibrationPass pass) {
     if (pricing) {
       std::vector<int64_t> words(state_words, 0);
       const double t2 = pace::now_s();
-      comm->bcast(words, 0);
+      comm->bcast(std::span<int64_t>(words), 0);
       bcast_s = pace::now_s() - t2;
     }
     comm->free();

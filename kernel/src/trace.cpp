@@ -128,6 +128,7 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
   std::map<int, std::map<int, std::pair<int64_t, double>>> ups;  // chain (-1: `*`) -> ranks -> (row, speed-up)
   int64_t row = 0;
   bool header_seen = false;
+  bool incomplete = false;
   for (std::size_t start = 0; start < text.size();) {
     std::size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
@@ -148,6 +149,7 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
       }
       // Lines before the header that start with '#' say where the trace came from (a recording's command and
       // commit); a person reads them, the replay does not.
+      if (line.substr(0, kTraceIncomplete.size()) == kTraceIncomplete) incomplete = true;
       if (!line.empty() && line.front() == '#') continue;
       if (line != kTraceHeader) {
         throw at.error("the header is '" + std::string(line) + "' (allowed: exactly " + std::string(kTraceHeader) +
@@ -201,6 +203,7 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
     throw Place{file, 1}.error("the file is empty (allowed: the header " + std::string(kTraceHeader) + " and rows)");
   if (items.empty()) throw Place{file, row}.error("no item rows (allowed: at least one item of chain 0)");
   Trace t;
+  t.incomplete_ = incomplete;
   t.extrapolation_ = extrapolation;
   t.fnv1a64_ = fnv1a64_hex(text);
   const int chains = items.rbegin()->first + 1;

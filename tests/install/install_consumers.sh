@@ -9,7 +9,8 @@
 #   (d) the example application examples/ising (find_package(mcmclb COMPONENTS walkers)), run under mpiexec -n 2
 #       and 3 under several balancers with the same answers, a recording that mcmclb's trace reader accepts, a
 #       misspelt balancer refused with the study file's line, and a throwing item, a state that does not restore
-#       and a hanging item that each end the job with one line (the first two with no trace file left).
+#       and a hanging item that each end the job with one line, each leaving a trace marked incomplete with the
+#       rows of the chains that ended, which mcmclb advise refuses in one line.
 # LD_LIBRARY_PATH is unset throughout: the programs must find libmcmclb_comm through their RUNPATH. Fails if
 # anything resolves into the build or source tree instead of the prefix.
 # Usage: install_consumers.sh <source dir> <build dir> [mpiexec]
@@ -134,7 +135,21 @@ err=$(timeout 60 "$mpiexec" -n 2 "$ising" --balancer mostwrok 2>&1) || status=$?
 [ "$status" = 2 ] || fail "a misspelt balancer: exit status $status (expected 2): $err"
 grep -q "^ising: key balancer: unknown balancer 'mostwrok' (allowed: none, " <<<"$err" || fail "misspelt balancer: $err"
 echo "  misspelt: $err"
-# An item that throws: one line naming the chain and the item, a non-zero exit, no hang and no trace left. Twenty
+# What a failed run leaves of its recording: a trace marked incomplete on its first line, holding the items of
+# every chain that ended before the failure (their rows reached the file as the chains ended), which mcmclb advise
+# refuses in one line, exit 2, before writing anything.
+check_incomplete_trace() {
+  local trace=$1 what=$2 status=0 err
+  [ -e "$trace" ] || fail "$what: the failed run left no trace"
+  head -1 "$trace" | grep -q '^# incomplete:' || fail "$what: the trace's first line is not the incomplete marker"
+  grep -qx 'chain,item,ranks,seconds,speedup' "$trace" || fail "$what: the trace has no header"
+  err=$("$build/mcmclb" advise "$trace" --ranks 2 --out "$work/advise-incomplete" 2>&1) || status=$?
+  [ "$status" = 2 ] || fail "$what: advise on the incomplete trace: exit $status (expected 2): $err"
+  grep -q 'an incomplete trace' <<<"$err" || fail "$what: advise's line does not say incomplete: $err"
+  [ "$(wc -l <<<"$err")" = 1 ] || fail "$what: advise printed more than one line: $err"
+  [ ! -e "$work/advise-incomplete" ] || fail "$what: advise wrote its folder before refusing"
+}
+# An item that throws: one line naming the chain and the item, a non-zero exit, no hang. Twenty
 # times: the line is written just before MPI_Abort, and a launcher that ends the job at once may drop it (MPICH's
 # Hydra dropped it in about 1 run in 5 until the library waited for the line to be read).
 for attempt in $(seq 1 20); do
@@ -143,23 +158,28 @@ for attempt in $(seq 1 20); do
     --record "$work/failed-trace.csv" 2>&1); then fail "a throwing item ended the run with status 0"; fi
   grep -q "chain 5 item 1: Chains::work threw: the test's failure on request" <<<"$err" ||
     fail "throwing item, attempt $attempt of 20: the line is missing: $err"
-  [ ! -e "$work/failed-trace.csv" ] || fail "a failed run left a trace file"
 done
-echo "  throwing item: $(grep 'chain 5 item 1' <<<"$err" | head -1)"
+check_incomplete_trace "$work/failed-trace.csv" "throwing item"
+# Chain 4 ended before chain 5 started on the same group (rank 1 works chains 4-7 in order): its rows are there.
+grep -q '^4,0,' "$work/failed-trace.csv" || fail "throwing item: chain 4's rows are missing from the trace"
+echo "  throwing item: $(grep 'chain 5 item 1' <<<"$err" | head -1); trace left: $(grep -c '^[0-9]*,[0-9]' \
+  "$work/failed-trace.csv") item rows, marked incomplete"
 # A state that does not restore (every saved state cut short): the chain the merge carries, the item, the cause.
 rm -f "$work/failed-trace.csv"
 if err=$(timeout 60 "$mpiexec" -n 2 "$ising" "${small[@]}" --balancer mostwork --bad-states \
   --record "$work/failed-trace.csv" 2>&1); then fail "a state that does not restore ended the run with status 0"; fi
 grep -Eq "chain [0-9]+ item [0-9]+: Chains::restore threw: a state of [0-9]+ bytes, expected [0-9]+" <<<"$err" ||
   fail "bad state: $err"
-[ ! -e "$work/failed-trace.csv" ] || fail "a failed run left a trace file"
+check_incomplete_trace "$work/failed-trace.csv" "bad state"
 echo "  bad state: $(grep 'Chains::restore' <<<"$err" | head -1)"
 # An item that never returns on one rank: the time limit ends the job with one line, well before the timeout.
 status=0
-err=$(timeout 60 "$mpiexec" -n 2 "$ising" "${small[@]}" --balancer async --hang-at 5:1 --item-timeout 1 2>&1) ||
-  status=$?
+rm -f "$work/failed-trace.csv"
+err=$(timeout 60 "$mpiexec" -n 2 "$ising" "${small[@]}" --balancer async --hang-at 5:1 --item-timeout 1 \
+  --record "$work/failed-trace.csv" 2>&1) || status=$?
 [ "$status" != 0 ] && [ "$status" != 124 ] || fail "a hanging item: exit status $status (expected the limit's): $err"
 grep -q "chain 5 item 1: Chains::work did not return within 1 s" <<<"$err" || fail "hanging item: $err"
+check_incomplete_trace "$work/failed-trace.csv" "hanging item"
 echo "  hanging item: $(grep 'chain 5 item 1' <<<"$err" | head -1)"
 # A consumer that names another MPI's wrappers than the package was built with is refused at configure time, in one
 # line naming both: an application compiled against one MPI's mpi.h and linked with an mcmclb built on another

@@ -4,6 +4,7 @@
 // the results come back as runs.csv's and ranks.csv's numbers, with the items' costs as a trace file if asked.
 #include "mcmclb/walkers.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -129,7 +131,14 @@ class AppChains final : public ChainWork {
   }
   void finish(int chain, GroupComm& group) override {
     guard(chain, items(chain), "finish", [&] { chains_.finish(chain, group); });
+    if (collect_results_ && group.rank() == 0) {
+      guard(chain, items(chain), "result", [&] { results_[chain] = chains_.result(chain); });
+    }
   }
+  /// Keep every result of a chain this rank's groups end (Chains::result on the group's member 0).
+  void collect_results() { collect_results_ = true; }
+  /// The results kept on this rank, by chain.
+  [[nodiscard]] const std::map<int, std::vector<std::byte>>& results() const noexcept { return results_; }
   std::vector<std::byte> save(int chain, int64_t item) override {
     std::vector<std::byte> bytes;
     guard(chain, item, "save", [&] { bytes = chains_.save(chain); });
@@ -217,6 +226,8 @@ class AppChains final : public ChainWork {
   int rank_;
   std::vector<int64_t> lengths_;
   std::vector<int64_t> ended_at_;
+  bool collect_results_ = false;
+  std::map<int, std::vector<std::byte>> results_;
   // The call in progress, for the watchdog: started_ns 0 when none is.
   std::atomic<int64_t> call_started_ns_{0};
   std::atomic<int> call_chain_{-1};
@@ -383,6 +394,121 @@ std::vector<ItemCost> gather_costs(const Kernel& kernel, const mpi::Comm& comm) 
   return costs;
 }
 
+/// The comment lines a trace file starts with: what recorded it, how, where and when.
+std::string trace_head(const Report& r, const Options& o) {
+  std::string name;
+  for (const char c : o.name) name += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
+  std::ostringstream out;
+  out << "# recorded by mcmclb::walkers::run (mcmclb " << git_commit() << "): " << name << " under balancer "
+      << r.balancer << (r.method.empty() ? "" : " " + r.method) << (r.finished.empty() ? "" : " " + r.finished)
+      << " at " << r.nprocs << " ranks, " << r.groups << " initial groups of " << r.nprocs / std::max(r.groups, 1)
+      << ", " << r.chains_per_group << " chains each\n";
+  out << "# with " << mpi::library_version() << " on " << collect_provenance("", r.nprocs).host << ", " << utc_now()
+      << "\n";
+  return out.str();
+}
+
+/// An item row of a trace file.
+void append_row(std::string& out, const ItemCost& c) {
+  out += std::to_string(c.chain) + ',' + std::to_string(c.item) + ',' + std::to_string(c.ranks) + ',' +
+         csv::number(c.seconds) + ",\n";
+}
+
+/// The recording as the run goes: every rank appends its leaders' rows to the file (O_APPEND, one write per batch,
+/// so batches of several ranks never interleave within a row on a local file system). A failed write (a full disk)
+/// stops the streaming with one line; the whole file is still written at the end of a run that ends well.
+class TraceStream {
+ public:
+  TraceStream(const std::string& path, int rank) : path_(path), rank_(rank) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd_ < 0) warn(std::strerror(errno));
+  }
+  ~TraceStream() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  TraceStream(const TraceStream&) = delete;
+  TraceStream& operator=(const TraceStream&) = delete;
+
+  void append(std::span<const ItemCost> costs) {
+    if (fd_ < 0 || costs.empty()) return;
+    std::string text;
+    for (const ItemCost& c : costs) append_row(text, c);
+    for (std::size_t at = 0; at < text.size();) {
+      const ssize_t n = ::write(fd_, text.data() + at, text.size() - at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        warn(std::strerror(errno));
+        ::close(fd_);
+        fd_ = -1;
+        return;
+      }
+      at += static_cast<std::size_t>(n);
+    }
+  }
+
+ private:
+  void warn(const char* why) const {
+    std::fprintf(stderr, "mcmclb: rank %d: cannot append to %s (%s): its rows will be written when the run ends\n",
+                 rank_, path_.c_str(), why);
+  }
+  std::string path_;
+  int rank_;
+  int fd_ = -1;
+};
+
+/// Collective: the results each rank kept, by chain, on rank 0 (Results::root) or every rank (Results::all). Every
+/// chain's result must arrive exactly once.
+std::vector<std::vector<std::byte>> collect_results(const std::map<int, std::vector<std::byte>>& mine, int chains,
+                                                    Results where, const mpi::Comm& comm) {
+  // Packed as (chain, size) words then the bytes, each result rounded up to whole words.
+  std::vector<int64_t> packed;
+  for (const auto& [chain, bytes] : mine) {
+    packed.push_back(chain);
+    packed.push_back(static_cast<int64_t>(bytes.size()));
+    const std::size_t at = packed.size();
+    packed.resize(at + (bytes.size() + 7) / 8, 0);
+    if (!bytes.empty()) std::memcpy(packed.data() + at, bytes.data(), bytes.size());
+  }
+  int count = static_cast<int>(packed.size());
+  std::vector<int> counts(comm.rank() == 0 ? static_cast<std::size_t>(comm.size()) : 0);
+  mpi::gather_politely(comm, &count, 1, MPI_INT, counts.data(), 0);
+  std::vector<int> offsets(counts.size());
+  int64_t total = 0;
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    offsets[r] = static_cast<int>(total);
+    total += counts[r];
+  }
+  if (total > std::numeric_limits<int>::max()) throw std::runtime_error("results: over 2^31 words in all");
+  std::vector<int64_t> all(static_cast<std::size_t>(total));
+  mpi::check(MPI_Gatherv(packed.data(), count, MPI_INT64_T, all.data(), counts.data(), offsets.data(), MPI_INT64_T, 0,
+                         comm.get()),
+             "MPI_Gatherv");
+  if (where == Results::all) {
+    mpi::bcast_politely(comm, &total, 1, MPI_INT64_T, 0);
+    all.resize(static_cast<std::size_t>(total));
+    mpi::bcast_politely(comm, all.data(), static_cast<int>(total), MPI_INT64_T, 0);
+  } else if (comm.rank() != 0) {
+    return {};
+  }
+  std::vector<std::vector<std::byte>> results(static_cast<std::size_t>(chains));
+  std::vector<bool> seen(results.size(), false);
+  for (std::size_t at = 0; at + 1 < all.size();) {
+    const auto chain = static_cast<std::size_t>(all[at]);
+    const auto size = static_cast<std::size_t>(all[at + 1]);
+    at += 2;
+    if (chain >= results.size() || seen[chain])
+      throw std::logic_error("results: chain " + std::to_string(chain) + " twice");
+    seen[chain] = true;
+    results[chain].resize(size);
+    if (size > 0) std::memcpy(results[chain].data(), all.data() + at, size);
+    at += (size + 7) / 8;
+  }
+  for (std::size_t c = 0; c < seen.size(); ++c) {
+    if (!seen[c]) throw std::logic_error("results: no result of chain " + std::to_string(c));
+  }
+  return results;
+}
+
 /// The trace file of a run's items: comment lines saying where it came from, the item rows, then each chain's
 /// measured speed-ups (mean seconds per item at 1 rank over those at m, where it worked at both) and, as rows of
 /// chain `*`, the mean of those over the chains measured at m, for the chains that were not.
@@ -409,21 +535,14 @@ std::string trace_text(const std::vector<ItemCost>& costs, const Report& r, cons
     pooled[m].first += *at_1 / *at_m;
     ++pooled[m].second;
   }
-  std::string name;
-  for (const char c : o.name) name += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
   std::ostringstream out;
-  out << "# recorded by mcmclb::walkers::run (mcmclb " << git_commit() << "): " << name << " under balancer "
-      << r.balancer << (r.method.empty() ? "" : " " + r.method) << (r.finished.empty() ? "" : " " + r.finished)
-      << " at " << r.nprocs << " ranks, " << r.groups << " initial groups of " << r.nprocs / std::max(r.groups, 1)
-      << ", " << r.chains_per_group << " chains each\n";
-  out << "# with " << mpi::library_version() << " on " << collect_provenance("", r.nprocs).host << ", " << utc_now()
-      << "\n";
+  out << trace_head(r, o);
   out << "# speed-ups: measured where a chain worked items at 1 and at m ranks; chain * is their mean at m, for the "
          "chains not measured there; without any, a replay assumes every chain scales perfectly\n";
   out << kTraceHeader << "\n";
-  for (const ItemCost& c : costs) {
-    out << c.chain << ',' << c.item << ',' << c.ranks << ',' << csv::number(c.seconds) << ",\n";
-  }
+  std::string rows;
+  for (const ItemCost& c : costs) append_row(rows, c);
+  out << rows;
   speedups = 0;
   for (const auto& [chain, ups] : measured) {
     for (const auto& [m, up] : ups) {
@@ -497,6 +616,22 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   const mpi::ScopedWaitPolicy waiting(spec.work.wait ? *spec.work.wait : mpi::machine_wait_policy(occupancy));
   Kernel kernel(spec, std::move(sizes), spec.method.empty() ? std::string(info.initial_method) : spec.method,
                 comm_handle, app);
+  std::optional<TraceStream> stream;
+  if (!options.record.empty()) {
+    // The file starts as an incomplete trace, its rows added as chains end; every rank opens it once rank 0 has
+    // made it.
+    if (rank == 0) {
+      write_whole(options.record, std::string(kTraceIncomplete) +
+                                      " the run recording this trace has not ended; if it failed or was killed, the "
+                                      "rows below are the items of the chains that ended, and the first of the "
+                                      "others\n" +
+                                      trace_head(r, options) + std::string(kTraceHeader) + "\n");
+    }
+    mpi::barrier_politely(comm, mpi::setup_patience);
+    stream.emplace(options.record, rank);
+    kernel.set_cost_sink([&stream](std::span<const ItemCost> costs) { stream->append(costs); });
+  }
+  if (options.results != Results::none) app.collect_results();
   const auto balancer = make_balancer(spec);
   if (options.item_timeout_s > 0) app.start_watchdog(options.item_timeout_s);
   kernel.form_initial_groups(info.regroups);
@@ -504,6 +639,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   balancer->run(kernel);
   mpi::barrier_politely(comm, mpi::setup_patience);  // everyone has finished; what follows is checking
   app.stop_watchdog();
+  stream.reset();
 
   const std::vector<std::string> violations = check_invariants(kernel, app.lengths(), comm);
   const std::vector<RankStats> ranks = gather_stats(kernel, comm);
@@ -511,6 +647,9 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   r.chain_items = chain_items(app, comm);
   if (rank != 0) r.chain_items.clear();
   r.rank = rank_report(kernel.stats(), kernel.items_passed());
+  if (options.results != Results::none) {
+    r.results = collect_results(app.results(), static_cast<int>(app.lengths().size()), options.results, comm);
+  }
   std::vector<ItemCost> costs;
   if (!options.record.empty()) costs = gather_costs(kernel, comm);
   if (rank == 0) {

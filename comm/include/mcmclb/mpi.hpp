@@ -312,6 +312,13 @@ void bcast_politely(const Comm& comm, std::span<std::int64_t> words, int root,
 void allreduce_sum_politely(const Comm& comm, std::span<std::int64_t> values,
                             std::chrono::microseconds nap = default_nap);
 
+/// Point to point, waiting politely (the nonblocking call + wait_politely; simulation build: the blocking call).
+void send_politely(MPI_Comm comm, const void* data, int count, MPI_Datatype type, int dest, int tag);
+void recv_politely(MPI_Comm comm, void* data, int count, MPI_Datatype type, int source, int tag);
+/// Elements of type in the next message from source with tag on comm, once it has arrived (MPI_Iprobe between naps;
+/// simulation build: MPI_Probe), and MPI_Get_count of it.
+int probe_count_politely(MPI_Comm comm, int source, int tag, MPI_Datatype type);
+
 /// The element type T's MPI datatype, for the typed polite collectives below.
 template <class T>
 MPI_Datatype datatype_of() {

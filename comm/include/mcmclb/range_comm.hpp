@@ -27,13 +27,13 @@ inline constexpr int kRangeMaxDistinct = 63;  // parents up to this size give ev
 /// same on every member, since members run a range's operations in the same order.
 int range_tag(int first, int last, std::uint64_t seq) noexcept;
 
-/// What every range over one parent shares: two private duplicates of the parent (one carries the ranges'
-/// messages, one the MPI_Comm_create_group calls of to_mpi, so neither can match the other's or the user's
-/// messages) and this rank's table of operations in flight. Not movable: ranges and requests point at it, and
-/// it must outlive them.
+/// What every range over one parent shares: three private duplicates of the parent (one carries the ranges'
+/// collective messages, one the MPI_Comm_create_group calls of to_mpi, one the members' point-to-point messages, so
+/// none can match another's or the user's messages) and this rank's table of operations in flight. Not movable: ranges
+/// and requests point at it, and it must outlive them.
 class RangeContext {
  public:
-  /// Collective over parent (every parent rank calls it): duplicates parent twice (the simulation build: views
+  /// Collective over parent (every parent rank calls it): duplicates parent three times (the simulation build: views
   /// of it, its tags moved above every other tag used there; range_comm.cpp says why).
   explicit RangeContext(const mpi::Comm& parent);
   RangeContext(const RangeContext&) = delete;
@@ -67,6 +67,7 @@ class RangeContext {
 
   mpi::Comm messages_;
   mpi::Comm creation_;
+  mpi::Comm points_;  // the members' own point-to-point messages
   mpi::Group group_;  // of creation_, for to_mpi
   int tag_base_ = 0;  // added to range_tag() on messages_
   int rank_ = 0;
@@ -149,6 +150,20 @@ class RangeComm {
   void allreduce(std::span<std::int64_t> values, ReduceOp op, std::chrono::microseconds nap = mpi::default_nap);
   void allreduce(std::span<double> values, ReduceOp op, std::chrono::microseconds nap = mpi::default_nap);
 
+  /// Element-wise reduction in place by any MPI operation (predefined or MPI_Op_create's), combined with
+  /// MPI_Reduce_local in the same fixed order; op must live until the operation completes.
+  [[nodiscard]] RangeRequest iallreduce(void* values, int count, MPI_Datatype type, MPI_Op op);
+  /// MPI_Gatherv's meaning, by direct messages to root (linear: a group's sizes are small next to its parent).
+  void gatherv(const void* mine, int count, void* all, const int* counts, const int* displacements, MPI_Datatype type,
+               int root, std::chrono::microseconds nap = mpi::default_nap);
+  /// Point to point between range ranks, on the context's own duplicate for them, so that they never match the
+  /// collectives' messages. Tags are the user's (0 .. tag_ub, or 2^29 - 1 in the simulation build). As on a shared
+  /// communicator, messages are not kept apart from those of an earlier range over the same ranks: receive every
+  /// message a range sends before it is freed.
+  void send(const void* data, int count, MPI_Datatype type, int dest, int tag) const;
+  void recv(void* data, int count, MPI_Datatype type, int source, int tag) const;
+  [[nodiscard]] int probe_count(int source, int tag, MPI_Datatype type) const;
+
   /// A real MPI communicator over the range (MPI_Comm_create_group over the context's creation duplicate),
   /// for code that needs one. Collective over the members only; tag separates concurrent calls as in MPI.
   [[nodiscard]] mpi::Comm to_mpi(int tag) const;
@@ -158,7 +173,8 @@ class RangeComm {
 
  private:
   RangeRequest start(int kind, void* buffer, int count, MPI_Datatype type, std::size_t element_size, int root,
-                     void (*combine)(unsigned char*, const unsigned char*, int));
+                     void (*combine)(unsigned char*, const unsigned char*, int), MPI_Op op = MPI_OP_NULL);
+  [[nodiscard]] int point_tag(int tag) const;
   void require_usable(const char* what) const;
 
   RangeContext* context_ = nullptr;

@@ -4,6 +4,9 @@
 // collectives are nonblocking point-to-point trees that progress only when tested or waited for; the blocking
 // ones wait in RangeRequest::wait (mpi::wait_all_politely: tests and naps on real MPI, MPI_Waitall in the
 // simulation build, where each failed test would cost smpi/test of simulated time).
+#include <memory>
+#include <utility>
+
 #include "mcmclb/range_comm.hpp"
 #include "method.hpp"
 
@@ -42,10 +45,43 @@ class RangeGroupComm final : public GroupComm {
     if constexpr (mpi::kSimulated) return GroupComm::iallreduce_sum(values);
     return std::make_unique<RangePending>(comm_.iallreduce(values, ReduceOp::sum));
   }
-  void free() override { comm_.free(); }
+
+  std::unique_ptr<PendingOp> ibcast(void* data, int count, MPI_Datatype type, int root) override {
+    return std::make_unique<RangePending>(comm_.ibcast(data, count, type, root));
+  }
+  std::unique_ptr<PendingOp> iallreduce(void* data, int count, MPI_Datatype type, MPI_Op op) override {
+    return std::make_unique<RangePending>(comm_.iallreduce(data, count, type, op));
+  }
+  void bcast(void* data, int count, MPI_Datatype type, int root) override { comm_.bcast(data, count, type, root); }
+  void allreduce(void* data, int count, MPI_Datatype type, MPI_Op op) override {
+    comm_.iallreduce(data, count, type, op).wait();
+  }
+  void gatherv(const void* mine, int count, void* all, const int* counts, const int* displacements, MPI_Datatype type,
+               int root) override {
+    comm_.gatherv(mine, count, all, counts, displacements, type, root);
+  }
+  void send(const void* data, int count, MPI_Datatype type, int dest, int tag) override {
+    comm_.send(data, count, type, dest, tag);
+  }
+  void recv(void* data, int count, MPI_Datatype type, int source, int tag) override {
+    comm_.recv(data, count, type, source, tag);
+  }
+  int probe_count(int source, int tag, MPI_Datatype type) override { return comm_.probe_count(source, tag, type); }
+  /// Made on the first call (MPI_Comm_create_group over the members), kept until free().
+  MPI_Comm mpi_comm() override {
+    if (mpi_.is_null()) mpi_ = comm_.to_mpi(kMpiCommTag);
+    return mpi_.get();
+  }
+  void free() override {
+    mpi_.free();
+    comm_.free();
+  }
 
  private:
+  // The groups alive at once are disjoint, so one tag serves every range's MPI_Comm_create_group.
+  static constexpr int kMpiCommTag = 1;
   RangeComm comm_;
+  mpi::Comm mpi_;
 };
 
 /// Only the members create, and each does so alone. The tag is not needed: range operations draw their tags

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -354,6 +355,10 @@ class Kernel {
   [[nodiscard]] const std::vector<TracePoint>& trace() const noexcept { return trace_; }
   /// Compute mode with work.record, on leaders: every item this rank's groups worked, its group size and seconds.
   [[nodiscard]] const std::vector<ItemCost>& item_costs() const noexcept { return costs_; }
+  /// Where item costs go as the run goes, so that a run that fails or is killed leaves them: called on a leader
+  /// with the costs it has not yet passed on, whenever its group ends a chain or it leaves the group (a merge, the
+  /// end). So every item of a chain has been passed on by the time the chain ends. item_costs() keeps them all.
+  void set_cost_sink(std::function<void(std::span<const ItemCost>)> sink) { cost_sink_ = std::move(sink); }
   /// The physics of chain c in compute mode, and its random stream.
   [[nodiscard]] static lj::Spec lj_spec(const RunSpec& run, int chain);
   [[nodiscard]] static lj::ChainKey lj_key(const RunSpec& run, int chain);
@@ -434,6 +439,9 @@ class Kernel {
   std::map<std::pair<int, int>, ItemTiming> timings_;
   std::vector<TracePoint> trace_;
   std::vector<ItemCost> costs_;
+  std::function<void(std::span<const ItemCost>)> cost_sink_;
+  std::size_t costs_passed_ = 0;  // costs_ handed to cost_sink_
+  void pass_costs();
   // chains worked through ChainWork (null: emulated items): an application's, or own_chains_ (compute mode)
   std::unique_ptr<ChainWork> own_chains_;
   ChainWork* chains_ = nullptr;

@@ -24,6 +24,11 @@ inline constexpr std::string_view kTraceHeader = "chain,item,ranks,seconds,speed
 /// the last measured size's ranks did on average (speed-up in proportion to m).
 enum class TraceExtrapolation { flat, amdahl, perfect };
 
+/// The first line of a trace whose recording has not ended: mcmclb::walkers::run writes it when the run starts and
+/// replaces the file whole, without it, when the run ends well. A run that fails or is killed leaves it, above the
+/// rows of every chain that ended (and the first items of those that had not).
+inline constexpr std::string_view kTraceIncomplete = "# incomplete:";
+
 /// A parsed and validated trace file.
 class Trace {
  public:
@@ -50,6 +55,8 @@ class Trace {
   [[nodiscard]] double chain_s(int chain, double m) const { return chain_single_rank_s(chain) / speedup(chain, m); }
   /// The longest single-rank item of any chain.
   [[nodiscard]] double longest_item_s() const noexcept { return longest_s_; }
+  /// True for a recording that did not end (its first line is kTraceIncomplete): its last chains may be cut short.
+  [[nodiscard]] bool incomplete() const noexcept { return incomplete_; }
   /// The largest group size the speed-ups of chain c were given for (1: none given, or perfect scaling).
   [[nodiscard]] int largest_measured(int chain) const {
     return curve(chain).points.empty() ? 1 : curve(chain).points.back().first;
@@ -91,6 +98,7 @@ class Trace {
   double longest_s_ = 0;
   TraceExtrapolation extrapolation_ = TraceExtrapolation::flat;
   std::string fnv1a64_;
+  bool incomplete_ = false;
 };
 
 /// The trace in file under an extrapolation, read and parsed once per process, path and extrapolation (the

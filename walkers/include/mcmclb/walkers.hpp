@@ -9,8 +9,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "mcmclb/group_comm.hpp"
@@ -45,12 +48,19 @@ class Chains {
   virtual void work(int chain, int64_t item, GroupComm& group) = 0;
   /// Chain c after its last item, on every member of the group that ended it: where its result can be kept.
   virtual void finish(int /*chain*/, GroupComm& /*group*/) {}
+  /// Chain c's result, on member 0 of the group that ended it, right after finish(): what run() collects for
+  /// Report::results when Options::results asks for them. Default: save(chain), the chain's final state.
+  [[nodiscard]] virtual std::vector<std::byte> result(int chain) const { return save(chain); }
   /// Chain c's state as bytes, on a member of the group that has worked it so far. Its size may vary.
   [[nodiscard]] virtual std::vector<std::byte> save(int chain) const = 0;
   /// Chain c's state from save()'s bytes, on a rank that joins the chain's group when groups merge. Throw (any
   /// std::exception) for bytes that do not make a state.
   virtual void restore(int chain, std::span<const std::byte> state) = 0;
 };
+
+/// Where run() collects every chain's result (Chains::result): nowhere (no cost), on rank 0 of the communicator,
+/// or on every rank.
+enum class Results { none, root, all };
 
 /// How to run: the names and values a study file's keys take (docs/reference/keys.md), checked the same way.
 struct Options {
@@ -70,9 +80,13 @@ struct Options {
   /// rank, the chain, the item and the call (exit status 4), instead of a job that waits forever. 0: no limit.
   double item_timeout_s = 0;
   /// A trace file to write (docs/reference/columns.md, "Trace files"): every item's cost and each chain's
-  /// speed-ups where it worked at more than one group size. Empty: nothing is recorded.
+  /// speed-ups where it worked at more than one group size. Empty: nothing is recorded. Rows reach the file as
+  /// chains end, under a first line that marks it incomplete; when the run ends well the file is replaced whole,
+  /// sorted and with the speed-ups, without that line. So a run that fails or is killed leaves every ended chain's
+  /// items, which `mcmclb advise` refuses unless told --incomplete.
   std::string record;
-  std::string name = "app";  ///< what the trace's comment lines call the application
+  Results results = Results::none;  ///< where Report::results holds every chain's result
+  std::string name = "app";         ///< what the trace's comment lines call the application
 };
 
 /// Where one rank's time went (ranks.csv's columns).
@@ -101,6 +115,8 @@ struct Report {
   std::vector<RankReport> ranks;  ///< rank 0 only: every rank, in rank order
   /// rank 0 only: the items each chain worked, by chain (items(c), or fewer where done() ended it sooner)
   std::vector<int64_t> chain_items;
+  /// Every chain's result (Chains::result), by chain, on the ranks Options::results names (empty elsewhere).
+  std::vector<std::vector<std::byte>> results;
   int64_t recorded_items = 0;     ///< rank 0 only: item rows written to Options::record
   int64_t recorded_speedups = 0;  ///< rank 0 only: speed-up rows written to it
 };
@@ -109,8 +125,29 @@ struct Report {
 /// alike, with the line a study file's key gets, before any work. An exception thrown by a Chains call on any rank
 /// prints one line naming the rank, the chain, the item and the cause, and aborts the job (MPI_Abort, exit 3), as
 /// the other ranks would otherwise wait for that rank forever; so does a call that outlasts item_timeout_s (exit 4).
-/// A recording is written, whole, only at the end.
+/// A recording's rows reach its file as chains end (Options::record).
 Report run(MPI_Comm comm, Chains& chains, const Options& options);
+
+/// A result's bytes as the trivially copyable value T they hold (what Chains::result made of one); throws
+/// std::invalid_argument when the size differs.
+template <class T>
+[[nodiscard]] T result_as(std::span<const std::byte> bytes) {
+  static_assert(std::is_trivially_copyable_v<T>, "result_as: a trivially copyable type");
+  if (bytes.size() != sizeof(T)) {
+    throw std::invalid_argument("result_as: " + std::to_string(bytes.size()) + " bytes, where the type has " +
+                                std::to_string(sizeof(T)));
+  }
+  T value;
+  std::memcpy(&value, bytes.data(), sizeof(T));
+  return value;
+}
+/// A value's bytes, for Chains::result.
+template <class T>
+[[nodiscard]] std::vector<std::byte> bytes_of(const T& value) {
+  static_assert(std::is_trivially_copyable_v<T>, "bytes_of: a trivially copyable type");
+  const auto* p = reinterpret_cast<const std::byte*>(&value);
+  return {p, p + sizeof(T)};
+}
 
 /// The balancer names run() accepts, in the order users see them.
 std::vector<std::string> balancer_names();
