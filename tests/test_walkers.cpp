@@ -6,6 +6,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "mcmclb/exact_sum.hpp"
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/walkers.hpp"
 
@@ -97,6 +99,41 @@ class HashChains final : public mcmclb::walkers::Chains {
   std::map<int, int64_t> answers_;
 };
 
+/// Chains of doubles: an item adds 64 terms of many magnitudes, split over the group's members and summed with
+/// ops::exact_sum, and the members' shares are also gathered (allgatherv, sizes that differ by member) and summed
+/// again on each member. A plain sum of doubles would differ with the group's size; these must not, by a bit.
+class DoubleChains final : public mcmclb::walkers::Chains {
+ public:
+  explicit DoubleChains(int chains) : chains_(chains) {}
+  [[nodiscard]] int count() const override { return chains_; }
+  [[nodiscard]] int64_t items(int chain) const override { return 1 + (chain * 5) % 7; }
+  void start(int chain, GroupComm&) override { held_[chain] = 1.0 / (chain + 1); }
+  void work(int chain, int64_t item, GroupComm& group) override {
+    double& x = held_.at(chain);
+    std::vector<double> mine;
+    for (int t = group.rank(); t < 64; t += group.size()) {
+      const uint64_t h = mix(static_cast<uint64_t>(chain) * 1000003 + static_cast<uint64_t>(item) * 64 + t);
+      mine.push_back(std::ldexp(static_cast<double>(h >> 11) * 0x1.0p-53 - 0.5, static_cast<int>(h % 80) - 40) * x);
+    }
+    mcmclb::ExactSum part;
+    part.add(mine);
+    const double sum = group.allreduce(part, mcmclb::ops::exact_sum).value();
+    const std::vector<double> every = group.allgatherv(std::span<const double>(mine));
+    if (every.size() != 64 || mcmclb::exact_sum(every) != sum) throw std::logic_error("the gather lost a term");
+    x = x + sum;
+  }
+  [[nodiscard]] std::vector<std::byte> save(int chain) const override {
+    return mcmclb::walkers::bytes_of(held_.at(chain));
+  }
+  void restore(int chain, std::span<const std::byte> state) override {
+    held_[chain] = mcmclb::walkers::result_as<double>(state);
+  }
+
+ private:
+  int chains_;
+  std::map<int, double> held_;
+};
+
 int world_size() {
   int n = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &n);
@@ -148,6 +185,36 @@ TEST(Walkers, EveryBalancerGivesTheSingleRankAnswers) {
       const State s = mcmclb::walkers::result_as<State>(r.results[static_cast<std::size_t>(c)]);
       EXPECT_EQ(s.value, expected[2 * static_cast<std::size_t>(c)]) << "chain " << c;
       EXPECT_EQ(s.next, h.items(c)) << "chain " << c;
+    }
+  }
+}
+
+// Doubles summed with ops::exact_sum: every chain's final value has the bits of the single-rank loop's, under every
+// balancer and at every size, so merges, steals and groups of any size change nothing.
+TEST(Walkers, DoublesSummedExactlyKeepTheirBitsUnderEveryBalancer) {
+  const int chains = 3 * world_size();
+  std::vector<double> expected;
+  {
+    DoubleChains d(chains);
+    const std::unique_ptr<GroupComm> one = mcmclb::self_group();
+    for (int c = 0; c < chains; ++c) {
+      d.start(c, *one);
+      for (int64_t i = 0; i < d.items(c); ++i) d.work(c, i, *one);
+      expected.push_back(mcmclb::walkers::result_as<double>(d.result(c)));
+    }
+  }
+  for (const std::string& balancer : mcmclb::walkers::balancer_names()) {
+    SCOPED_TRACE(balancer);
+    DoubleChains d(chains);
+    mcmclb::walkers::Options o = short_items(balancer);
+    o.results = mcmclb::walkers::Results::all;
+    const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, d, o);
+    EXPECT_TRUE(r.valid) << r.violations;
+    ASSERT_EQ(r.results.size(), expected.size());
+    for (std::size_t c = 0; c < expected.size(); ++c) {
+      const double got = mcmclb::walkers::result_as<double>(r.results[c]);
+      EXPECT_EQ(std::memcmp(&got, &expected[c], sizeof got), 0)
+          << "chain " << c << ": " << got << " vs " << expected[c];
     }
   }
 }
@@ -230,10 +297,34 @@ TEST(Walkers, BadOptionsGetTheStudyFilesLines) {
   o.finished = "";
   o.method = "create";  // async creates group-collectively only
   EXPECT_THROW((void)mcmclb::walkers::run(MPI_COMM_WORLD, h, o), mcmclb::InputError);
-  if (world_size() > 1) {  // chains that do not split evenly over the groups
-    HashChains uneven(world_size() + 1);
-    o.method = "";
-    EXPECT_THROW((void)mcmclb::walkers::run(MPI_COMM_WORLD, uneven, o), mcmclb::InputError);
+  HashChains none_at_all(0);
+  o.method = "";
+  EXPECT_THROW((void)mcmclb::walkers::run(MPI_COMM_WORLD, none_at_all, o), mcmclb::InputError);
+}
+
+// Counts that do not split evenly over the groups (here 2P + 1 chains: one group gets one more): every balancer
+// works each chain once with the single-rank answers, the results and the trace in the application's numbering.
+TEST(Walkers, CountsThatDoNotSplitEvenlyRunUnderEveryBalancer) {
+  const int chains = 2 * world_size() + 1;
+  const std::vector<int64_t> expected = reference(chains);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (const std::string& balancer : mcmclb::walkers::balancer_names()) {
+    SCOPED_TRACE(balancer);
+    HashChains h(chains);
+    mcmclb::walkers::Options o = short_items(balancer);
+    o.results = mcmclb::walkers::Results::root;
+    const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, o);
+    EXPECT_TRUE(r.valid) << r.violations;
+    EXPECT_EQ(h.answers(), expected);
+    if (rank != 0) continue;
+    ASSERT_EQ(r.results.size(), static_cast<std::size_t>(chains));
+    ASSERT_EQ(r.chain_items.size(), static_cast<std::size_t>(chains));
+    for (int c = 0; c < chains; ++c) {
+      EXPECT_EQ(mcmclb::walkers::result_as<State>(r.results[static_cast<std::size_t>(c)]).value,
+                expected[2 * static_cast<std::size_t>(c)]);
+      EXPECT_EQ(r.chain_items[static_cast<std::size_t>(c)], h.items(c));
+    }
   }
 }
 
@@ -257,9 +348,10 @@ std::string temporary_path() {
 TEST(Walkers, RecordsATraceThatParses) {
   for (const bool ends_early : {false, true}) {
     SCOPED_TRACE(ends_early ? "chains that end when done" : "chains of their full length");
-    HashChains h(2 * world_size(), ends_early);
+    // 2P + 1 chains: one group has a chain more, so the trace's chains are the application's, not the kernel's slots.
+    HashChains h(2 * world_size() + 1, ends_early);
     std::vector<int64_t> worked;
-    (void)reference(2 * world_size(), ends_early, &worked);
+    (void)reference(2 * world_size() + 1, ends_early, &worked);
     mcmclb::walkers::Options o;
     o.balancer = "mostwork";
     o.wait = "polite";
@@ -278,6 +370,18 @@ TEST(Walkers, RecordsATraceThatParses) {
     char line[512];
     ASSERT_NE(std::fgets(line, sizeof line, f), nullptr);
     EXPECT_EQ(std::string(line).rfind("# recorded by mcmclb::walkers::run", 0), 0u) << line;
+    // Item rows per chain, in the application's numbering: each chain's items as it worked them alone.
+    std::vector<int64_t> rows(worked.size(), 0);
+    while (std::fgets(line, sizeof line, f) != nullptr) {
+      int chain = -1;
+      long long item = -1;
+      char comma = 0;
+      if (std::sscanf(line, "%d,%lld%c", &chain, &item, &comma) == 3 && comma == ',' && chain >= 0 &&
+          static_cast<std::size_t>(chain) < rows.size()) {
+        ++rows[static_cast<std::size_t>(chain)];
+      }
+    }
+    EXPECT_EQ(rows, worked);
     std::fclose(f);
     std::remove(path.c_str());
   }

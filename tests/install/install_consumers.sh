@@ -6,7 +6,9 @@
 #   (b) the CMake project tests/install/consumer (find_package(mcmclb COMPONENTS comm)), run under mpiexec -n 2;
 #   (c) the C-only CMake project tests/install/consumer_c (project(... LANGUAGES C), the same find_package) built
 #       from tests/c_api_test.c, run under mpiexec -n 3: the package must not require C++ of a C project;
-#   (d) the example application examples/ising (find_package(mcmclb COMPONENTS walkers)), run under mpiexec -n 2
+#   (d) the minimal example examples/minimal, a C++-only project (project(... LANGUAGES CXX)), at 1-4 ranks under
+#       several balancers with results of the same bits, and a misspelt balancer refused in one line;
+#   (e) the example application examples/ising (find_package(mcmclb COMPONENTS walkers)), run under mpiexec -n 2
 #       and 3 under several balancers with the same answers, a recording that mcmclb's trace reader accepts, a
 #       misspelt balancer refused with the study file's line, and a throwing item, a state that does not restore
 #       and a hanging item that each end the job with one line, each leaving a trace marked incomplete with the
@@ -81,7 +83,28 @@ if grep -q "^CMAKE_CXX_COMPILER:" "$work/consumer_c-build/CMakeCache.txt"; then
 fi
 check_loads_from_prefix "$work/consumer_c-build/c_consumer"
 "$mpiexec" -n 3 "$work/consumer_c-build/c_consumer"
-echo "== (d) the example application: examples/ising with find_package(mcmclb COMPONENTS walkers)"
+echo "== (d) the minimal example, a C++-only project: examples/minimal with find_package(mcmclb COMPONENTS walkers)"
+cp -r "$src/examples/minimal" "$work/minimal"
+build_cmake_consumer minimal
+if grep -q "^CMAKE_C_COMPILER:" "$work/minimal-build/CMakeCache.txt"; then
+  fail "minimal: configuring the C++-only project enabled C"
+fi
+minimal=$work/minimal-build/minimal
+check_loads_from_prefix "$minimal" libmcmclb_walkers
+# Its results (doubles summed exactly, collected on rank 0) are the same bits alone and under balancers that move
+# chains and merge groups; WAIT=polite would not help here: it is the library's own choice, auto.
+expected=$(timeout 60 "$mpiexec" -n 1 "$minimal" | grep '^chain ') || fail "minimal at 1 rank"
+[ "$(wc -l <<<"$expected")" = 8 ] || fail "minimal: not 8 chains' results: $expected"
+for run in "2 mostwork" "2 stealmerge" "3 async" "4 lookahead"; do
+  read -r ranks balancer <<<"$run"
+  out=$(timeout 60 "$mpiexec" -n "$ranks" "$minimal" --balancer "$balancer") || fail "minimal under $balancer at $ranks ranks"
+  [ "$(grep '^chain ' <<<"$out")" = "$expected" ] || fail "minimal under $balancer at $ranks ranks: $out, alone: $expected"
+  echo "  minimal, $ranks ranks, $(head -1 <<<"$out"): results as at 1 rank"
+done
+status=0
+err=$(timeout 60 "$mpiexec" -n 2 "$minimal" --balancer mostwrok 2>&1) || status=$?
+[ "$status" = 2 ] && grep -q "unknown balancer 'mostwrok'" <<<"$err" || fail "minimal, misspelt balancer: $status: $err"
+echo "== (e) the example application: examples/ising with find_package(mcmclb COMPONENTS walkers)"
 cp -r "$src/examples/ising" "$work/ising"
 build_cmake_consumer ising
 ising=$work/ising-build/ising

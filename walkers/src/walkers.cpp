@@ -80,15 +80,14 @@ RunSpec run_spec(const Options& o, int nprocs, int chain_count) {
   Experiment e = parse_experiment("experiment: walkers\n", keys, "mcmclb::walkers::Options");
   check_against_nprocs(e, nprocs);
   const int groups = nprocs / e.G;
-  if (chain_count < 1 || chain_count % groups != 0) {
-    throw InputError("Chains::count(): " + std::to_string(chain_count) + " chains do not split evenly over the " +
-                     std::to_string(groups) + " initial groups (G=" + std::to_string(e.G) +
-                     "; allowed: a positive multiple of " + std::to_string(groups) + ")");
+  if (chain_count < 1) {
+    throw InputError("Chains::count(): " + std::to_string(chain_count) + " is not allowed (allowed: 1 or more chains)");
   }
   e = parse_experiment(
       "experiment: walkers\n",
       [&] {
-        keys.push_back("chains_per_group=" + std::to_string(chain_count / groups));
+        // Counts that do not split evenly give some groups one chain fewer (AppChains::place).
+        keys.push_back("chains_per_group=" + std::to_string((chain_count + groups - 1) / groups));
         return keys;
       }(),
       "mcmclb::walkers::Options");
@@ -113,14 +112,23 @@ class AppChains final : public ChainWork {
   AppChains(const AppChains&) = delete;
   AppChains& operator=(const AppChains&) = delete;
 
-  [[nodiscard]] int64_t items(int chain) const override { return lengths_.at(static_cast<std::size_t>(chain)); }
-  void start(int chain, GroupComm& group) override {
-    guard(chain, 0, "start", [&] { chains_.start(chain, group); });
+  // The kernel works slots: groups * W of them, W per initial group. Where the application's chains do not split
+  // evenly, some slots hold no chain (items 0: nothing is called for them), one per group at most, so the groups'
+  // chain counts differ by one at most. Every call below takes a slot and passes the application its chain.
+  [[nodiscard]] int64_t items(int slot) const override {
+    const int chain = chain_of(slot);
+    return chain < 0 ? 0 : lengths_[static_cast<std::size_t>(chain)];
   }
-  void work(int chain, int64_t item, GroupComm& group) override {
+  void start(int slot, GroupComm& group) override {
+    const int chain = chain_of(slot);
+    if (chain >= 0) guard(chain, 0, "start", [&] { chains_.start(chain, group); });
+  }
+  void work(int slot, int64_t item, GroupComm& group) override {
+    const int chain = chain_of(slot);
     guard(chain, item, "work", [&] { chains_.work(chain, item, group); });
   }
-  bool done(int chain, int64_t item) override {
+  bool done(int slot, int64_t item) override {
+    const int chain = chain_of(slot);
     bool is_done = false;
     guard(chain, item, "done", [&] { is_done = chains_.done(chain, item); });
     if (!is_done) return false;
@@ -129,23 +137,53 @@ class AppChains final : public ChainWork {
     at = std::min(at, item);
     return true;
   }
-  void finish(int chain, GroupComm& group) override {
-    guard(chain, items(chain), "finish", [&] { chains_.finish(chain, group); });
+  void finish(int slot, GroupComm& group) override {
+    const int chain = chain_of(slot);
+    if (chain < 0) return;
+    guard(chain, items(slot), "finish", [&] { chains_.finish(chain, group); });
     if (collect_results_ && group.rank() == 0) {
-      guard(chain, items(chain), "result", [&] { results_[chain] = chains_.result(chain); });
+      guard(chain, items(slot), "result", [&] { results_[chain] = chains_.result(chain); });
     }
   }
   /// Keep every result of a chain this rank's groups end (Chains::result on the group's member 0).
   void collect_results() { collect_results_ = true; }
   /// The results kept on this rank, by chain.
   [[nodiscard]] const std::map<int, std::vector<std::byte>>& results() const noexcept { return results_; }
-  std::vector<std::byte> save(int chain, int64_t item) override {
+  std::vector<std::byte> save(int slot, int64_t item) override {
+    const int chain = chain_of(slot);
     std::vector<std::byte> bytes;
-    guard(chain, item, "save", [&] { bytes = chains_.save(chain); });
+    if (chain >= 0) guard(chain, item, "save", [&] { bytes = chains_.save(chain); });
     return bytes;
   }
-  void restore(int chain, int64_t item, std::span<const std::byte> state) override {
-    guard(chain, item, "restore", [&] { chains_.restore(chain, state); });
+  void restore(int slot, int64_t item, std::span<const std::byte> state) override {
+    const int chain = chain_of(slot);
+    if (chain >= 0) guard(chain, item, "restore", [&] { chains_.restore(chain, state); });
+  }
+
+  /// Lays the chains out over groups initial groups of `per_group` slots: group g takes the next q + 1 chains for
+  /// g < r and q for the others (count = q * groups + r), in the application's order.
+  void place(int groups, int per_group) {
+    const int count = static_cast<int>(lengths_.size());
+    const int q = count / groups, r = count % groups;
+    slot_chain_.assign(static_cast<std::size_t>(groups) * static_cast<std::size_t>(per_group), -1);
+    int next = 0;
+    for (int g = 0; g < groups; ++g) {
+      for (int j = 0; j < q + (g < r ? 1 : 0); ++j) slot_chain_[static_cast<std::size_t>(g * per_group + j)] = next++;
+    }
+  }
+  /// The application's chain in slot (-1: none).
+  [[nodiscard]] int chain_of(int slot) const { return slot_chain_.at(static_cast<std::size_t>(slot)); }
+  /// Items per slot, as the kernel counts them.
+  [[nodiscard]] std::vector<int64_t> slot_lengths() const {
+    std::vector<int64_t> out;
+    for (std::size_t k = 0; k < slot_chain_.size(); ++k) out.push_back(items(static_cast<int>(k)));
+    return out;
+  }
+  /// Costs with the application's chain numbers in place of slots.
+  [[nodiscard]] std::vector<ItemCost> by_chain(std::span<const ItemCost> costs) const {
+    std::vector<ItemCost> out(costs.begin(), costs.end());
+    for (ItemCost& c : out) c.chain = chain_of(c.chain);
+    return out;
   }
 
   /// Reads every chain's length once (the kernel asks often) and checks it.
@@ -226,6 +264,7 @@ class AppChains final : public ChainWork {
   int rank_;
   std::vector<int64_t> lengths_;
   std::vector<int64_t> ended_at_;
+  std::vector<int> slot_chain_;
   bool collect_results_ = false;
   std::map<int, std::vector<std::byte>> results_;
   // The call in progress, for the watchdog: started_ns 0 when none is.
@@ -365,9 +404,9 @@ void summarise(const std::vector<RankStats>& ranks, const std::vector<int64_t>& 
 }
 
 /// Collective: every item's cost on rank 0, by chain and item.
-std::vector<ItemCost> gather_costs(const Kernel& kernel, const mpi::Comm& comm) {
+std::vector<ItemCost> gather_costs(const std::vector<ItemCost>& own, const mpi::Comm& comm) {
   std::vector<double> mine;  // chain, item, ranks, seconds: small integers are exact in a double
-  for (const ItemCost& c : kernel.item_costs()) {
+  for (const ItemCost& c : own) {
     mine.insert(mine.end(),
                 {static_cast<double>(c.chain), static_cast<double>(c.item), static_cast<double>(c.ranks), c.seconds});
   }
@@ -600,6 +639,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   if (!options.record.empty()) check_record_path(comm, options.record);
   const BalancerInfo& info = balancer_info(spec.balancer);
   std::vector<int> sizes = initial_group_sizes(spec, comm);
+  app.place(static_cast<int>(sizes.size()), spec.workload.chains_per_group);
 
   Report r;
   r.balancer = spec.balancer;
@@ -629,7 +669,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
     }
     mpi::barrier_politely(comm, mpi::setup_patience);
     stream.emplace(options.record, rank);
-    kernel.set_cost_sink([&stream](std::span<const ItemCost> costs) { stream->append(costs); });
+    kernel.set_cost_sink([&stream, &app](std::span<const ItemCost> costs) { stream->append(app.by_chain(costs)); });
   }
   if (options.results != Results::none) app.collect_results();
   const auto balancer = make_balancer(spec);
@@ -641,7 +681,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   app.stop_watchdog();
   stream.reset();
 
-  const std::vector<std::string> violations = check_invariants(kernel, app.lengths(), comm);
+  const std::vector<std::string> violations = check_invariants(kernel, app.slot_lengths(), comm);
   const std::vector<RankStats> ranks = gather_stats(kernel, comm);
   const std::vector<int64_t> passed = gather_passed(kernel, comm);
   r.chain_items = chain_items(app, comm);
@@ -651,7 +691,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
     r.results = collect_results(app.results(), static_cast<int>(app.lengths().size()), options.results, comm);
   }
   std::vector<ItemCost> costs;
-  if (!options.record.empty()) costs = gather_costs(kernel, comm);
+  if (!options.record.empty()) costs = gather_costs(app.by_chain(kernel.item_costs()), comm);
   if (rank == 0) {
     summarise(ranks, passed, r);
     r.valid = violations.empty();

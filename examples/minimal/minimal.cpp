@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The shortest mcmclb application: Metropolis walkers on a 64-dimensional Gaussian whose dimensions a group of ranks
+// shares. The members sum the energy change of their dimensions exactly (ops::exact_sum), so every chain's answer
+// has the same bits on any group and under any balancer. Usage: mpiexec -n P minimal [--balancer B] [--record F]
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "mcmclb/walkers.hpp"
+
+namespace {
+
+constexpr int kDims = 64;
+
+/// A uniform number in [0, 1) from (chain, item, slot): a hash, never a rank's own stream.
+double uniform(uint64_t chain, uint64_t item, uint64_t slot) {
+  uint64_t x = chain * 0x9e3779b97f4a7c15ULL ^ item * 0xbf58476d1ce4e5b9ULL ^ (slot + 1) * 0x94d049bb133111ebULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return static_cast<double>((x ^ (x >> 31)) >> 11) * 0x1.0p-53;
+}
+
+struct Walker {
+  double x[kDims];
+  double mean_x0;  // the sample mean of x[0] so far
+};
+
+class Gaussian final : public mcmclb::walkers::Chains {
+ public:
+  int count() const override { return 8; }
+  int64_t items(int chain) const override { return 50 * (chain + 1); }  // chains of different lengths
+  void start(int chain, mcmclb::GroupComm&) override { walkers_[chain] = Walker{}; }
+  void work(int chain, int64_t item, mcmclb::GroupComm& group) override {
+    Walker& w = walkers_.at(chain);
+    // Each member proposes the moves of its own dimensions and sums their energy change.
+    double delta = 0;
+    std::vector<double> proposed(kDims);
+    for (int d = 0; d < kDims; ++d) {
+      proposed[d] = w.x[d] + (uniform(chain, item, d) - 0.5);
+      if (d % group.size() == group.rank()) delta += 0.5 * (proposed[d] * proposed[d] - w.x[d] * w.x[d]);
+    }
+    delta = group.allreduce(delta, mcmclb::ops::exact_sum);  // the same bits at any group size
+    if (std::log(uniform(chain, item, kDims)) < -delta) std::copy(proposed.begin(), proposed.end(), w.x);
+    w.mean_x0 += (w.x[0] - w.mean_x0) / static_cast<double>(item + 1);
+  }
+  std::vector<std::byte> result(int chain) const override {
+    return mcmclb::walkers::bytes_of(walkers_.at(chain).mean_x0);
+  }
+  std::vector<std::byte> save(int chain) const override { return mcmclb::walkers::bytes_of(walkers_.at(chain)); }
+  void restore(int chain, std::span<const std::byte> state) override {
+    walkers_[chain] = mcmclb::walkers::result_as<Walker>(state);
+  }
+
+ private:
+  std::map<int, Walker> walkers_;  // the chains this rank works or has worked
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  mcmclb::walkers::Options options;
+  options.results = mcmclb::walkers::Results::root;  // every chain's result() on rank 0, in chain order
+  for (int i = 1; i < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (i + 1 < argc && flag == "--balancer") {
+      options.balancer = argv[i + 1];
+    } else if (i + 1 < argc && flag == "--record") {
+      options.record = argv[i + 1];  // a trace for `mcmclb advise`
+    } else {
+      if (rank == 0) std::fprintf(stderr, "minimal: %s: unknown (allowed: --balancer NAME, --record FILE)\n", argv[i]);
+      MPI_Finalize();
+      return 2;
+    }
+  }
+  Gaussian chains;
+  mcmclb::walkers::Report report;
+  try {
+    report = mcmclb::walkers::run(MPI_COMM_WORLD, chains, options);
+  } catch (const std::exception& e) {  // bad options: the same line on every rank, before any work
+    if (rank == 0) std::fprintf(stderr, "minimal: %s\n", e.what());
+    MPI_Finalize();
+    return 2;
+  }
+  if (rank == 0) {
+    std::printf("%s: %.3f s, %s\n", report.balancer.c_str(), report.time_s, report.valid ? "valid" : "INVALID");
+    for (std::size_t c = 0; c < report.results.size(); ++c) {
+      std::printf("chain %zu: mean of x0 %.17g\n", c, mcmclb::walkers::result_as<double>(report.results[c]));
+    }
+  }
+  MPI_Finalize();
+  return report.valid ? 0 : 1;
+}
