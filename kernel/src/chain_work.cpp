@@ -3,6 +3,7 @@
 // mode's Lennard-Jones walkers (compute.cpp), one path for both. The kernel keeps track of which chain and position
 // each rank holds, so that a merge can check that the member sending the state really has it.
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstring>
@@ -24,65 +25,104 @@ namespace {
 /// reduction would dominate an item of many small ones). Freeing stays the kernel's.
 class LockstepGroup final : public GroupComm {
  public:
-  LockstepGroup(GroupComm& group, std::chrono::microseconds nap) : group_(group), nap_(nap) {}
+  LockstepGroup(GroupComm& group, std::chrono::microseconds nap, std::atomic<int>* calls)
+      : group_(group), nap_(nap), calls_(calls) {}
   [[nodiscard]] int size() const override { return group_.size(); }
   [[nodiscard]] int rank() const override { return group_.rank(); }
   [[nodiscard]] std::unique_ptr<PendingOp> ibcast(std::span<int64_t> words, int root) override {
+    const InGroupCall in_call(calls_);
     return group_.ibcast(words, root);
   }
   void bcast(std::span<int64_t> words, int root, std::chrono::microseconds /*nap*/) override {
+    const InGroupCall in_call(calls_);
     group_.bcast(words, root, nap_);
   }
-  void barrier() override { group_.barrier(); }
+  void barrier() override {
+    const InGroupCall in_call(calls_);
+    group_.barrier();
+  }
   void allreduce_sum(std::span<int64_t> values) override {
+    const InGroupCall in_call(calls_);
     const auto pending = group_.iallreduce_sum(values);
     pace::wait_until([&] { return pending->test(); }, nap_);
   }
   [[nodiscard]] std::unique_ptr<PendingOp> iallreduce_sum(std::span<int64_t> values) override {
+    const InGroupCall in_call(calls_);
     return group_.iallreduce_sum(values);
   }
   [[nodiscard]] std::unique_ptr<PendingOp> ibcast(void* data, int count, MPI_Datatype type, int root) override {
+    const InGroupCall in_call(calls_);
     return group_.ibcast(data, count, type, root);
   }
   [[nodiscard]] std::unique_ptr<PendingOp> iallreduce(void* data, int count, MPI_Datatype type, MPI_Op op) override {
+    const InGroupCall in_call(calls_);
     return group_.iallreduce(data, count, type, op);
   }
   void bcast(void* data, int count, MPI_Datatype type, int root) override {
+    const InGroupCall in_call(calls_);
     const auto pending = group_.ibcast(data, count, type, root);
     pace::wait_until([&] { return pending->test(); }, nap_);
   }
   void allreduce(void* data, int count, MPI_Datatype type, MPI_Op op) override {
+    const InGroupCall in_call(calls_);
     const auto pending = group_.iallreduce(data, count, type, op);
     pace::wait_until([&] { return pending->test(); }, nap_);
   }
   void reduce(void* data, int count, MPI_Datatype type, MPI_Op op, int root) override {
+    const InGroupCall in_call(calls_);
     group_.reduce(data, count, type, op, root);
   }
   void gatherv(const void* mine, int count, void* all, const int* counts, const int* displacements, MPI_Datatype type,
                int root) override {
+    const InGroupCall in_call(calls_);
     group_.gatherv(mine, count, all, counts, displacements, type, root);
   }
   void allgatherv(const void* mine, int count, void* all, const int* counts, const int* displacements,
                   MPI_Datatype type) override {
+    const InGroupCall in_call(calls_);
     group_.allgatherv(mine, count, all, counts, displacements, type);
   }
   void send(const void* data, int count, MPI_Datatype type, int dest, int tag) override {
+    const InGroupCall in_call(calls_);
     group_.send(data, count, type, dest, tag);
   }
   void recv(void* data, int count, MPI_Datatype type, int source, int tag) override {
+    const InGroupCall in_call(calls_);
     group_.recv(data, count, type, source, tag);
   }
   [[nodiscard]] int probe_count(int source, int tag, MPI_Datatype type) override {
+    const InGroupCall in_call(calls_);
     return group_.probe_count(source, tag, type);
   }
-  [[nodiscard]] MPI_Comm mpi_comm() override { return group_.mpi_comm(); }
+  [[nodiscard]] MPI_Comm mpi_comm() override {
+    const InGroupCall in_call(calls_);
+    return group_.mpi_comm();
+  }
   void free() override {
     throw std::logic_error("an application freed its group's communicator, which the kernel owns");
   }
 
  private:
+  /// Counts the calls in progress while one runs, for a watchdog that tells a rank waiting for another member
+  /// from one that hung in its own code.
+  class InGroupCall {
+   public:
+    explicit InGroupCall(std::atomic<int>* calls) noexcept : calls_(calls) {
+      if (calls_ != nullptr) calls_->fetch_add(1, std::memory_order_relaxed);
+    }
+    ~InGroupCall() {
+      if (calls_ != nullptr) calls_->fetch_sub(1, std::memory_order_relaxed);
+    }
+    InGroupCall(const InGroupCall&) = delete;
+    InGroupCall& operator=(const InGroupCall&) = delete;
+
+   private:
+    std::atomic<int>* calls_;
+  };
+
   GroupComm& group_;
   std::chrono::microseconds nap_;
+  std::atomic<int>* calls_;  // null: not counted
 };
 
 }  // namespace
@@ -106,7 +146,7 @@ void Kernel::work_app_item(const ChainPos& at) {
     return;
   }
   const double t0 = pace::now_s();
-  LockstepGroup group(*group_comm_, kComputeNap);
+  LockstepGroup group(*group_comm_, kComputeNap, group_calls_);
   chains_->work(at.chain, at.item, group);
   ++app_next_;
   if (is_leader()) {
@@ -119,7 +159,7 @@ void Kernel::work_app_item(const ChainPos& at) {
 }
 
 void Kernel::next_app_chain(int ended) {
-  LockstepGroup group(*group_comm_, kComputeNap);
+  LockstepGroup group(*group_comm_, kComputeNap, group_calls_);
   chains_->finish(ended, group);
   pass_costs();  // the chain's last items, so that a run killed from now on still leaves all of them
   if (group_.finished()) return;
@@ -129,7 +169,7 @@ void Kernel::next_app_chain(int ended) {
 }
 
 void Kernel::start_app_chain(int chain) {
-  LockstepGroup group(*group_comm_, kComputeNap);
+  LockstepGroup group(*group_comm_, kComputeNap, group_calls_);
   chains_->start(chain, group);
   app_chain_ = chain;
   app_next_ = 0;
@@ -146,7 +186,7 @@ int Kernel::state_holder(int holder) const {
 
 void Kernel::take_app_chain(EventKind kind, int holder) {
   const ChainPos at = locate(group_.unit, group_.next_item);
-  LockstepGroup group(*group_comm_, kComputeNap);
+  LockstepGroup group(*group_comm_, kComputeNap, group_calls_);
   if (kind == EventKind::initial) {
     // A chain of no items ends where it starts: the unit's are started and finished now, as no item will.
     const int first = group_.unit * chains_per_group_;

@@ -201,8 +201,20 @@ rm -f "$work/failed-trace.csv"
 err=$(timeout 60 "$mpiexec" -n 2 "$ising" "${small[@]}" --balancer async --hang-at 5:1 --item-timeout 1 \
   --record "$work/failed-trace.csv" 2>&1) || status=$?
 [ "$status" != 0 ] && [ "$status" != 124 ] || fail "a hanging item: exit status $status (expected the limit's): $err"
-grep -q "chain 5 item 1: Chains::work did not return within 1 s" <<<"$err" || fail "hanging item: $err"
+grep -q "chain 5 item 1: Chains::work did not return within 1 s, hung in the application's own code" <<<"$err" ||
+  fail "hanging item: $err"
 check_incomplete_trace "$work/failed-trace.csv" "hanging item"
+# The same in one group of both ranks: rank 0 hangs in its own code while rank 1 waits for it in the item's sum.
+# Each line says which it is: the hung rank's always comes (it passes the limit first); the waiting rank's may.
+status=0
+err=$(timeout 60 "$mpiexec" -n 2 "$ising" "${small[@]}" --group-size 2 --balancer none --hang-at 5:1 \
+  --item-timeout 1 2>&1) || status=$?
+[ "$status" != 0 ] && [ "$status" != 124 ] || fail "a hanging item in a group of 2: exit status $status: $err"
+grep -q "rank 0: chain 5 item 1: Chains::work did not return within 1 s, hung in the application's own code" \
+  <<<"$err" || fail "hanging item in a group of 2: no line names rank 0 as the one that hung: $err"
+if grep -q "rank 1: .*hung in the application's own code" <<<"$err" || grep -q "rank 0: .*, waiting in a group call" <<<"$err"; then
+  fail "hanging item in a group of 2: a line blames the waiting rank 1: $err"
+fi
 echo "  hanging item: $(grep 'chain 5 item 1' <<<"$err" | head -1)"
 # A consumer that names another MPI's wrappers than the package was built with is refused at configure time, in one
 # line naming both: an application compiled against one MPI's mpi.h and linked with an mcmclb built on another

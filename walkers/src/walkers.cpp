@@ -214,17 +214,26 @@ class AppChains final : public ChainWork {
       while (!watchdog_stop_) {
         watchdog_wake_.wait_for(lock, tick);
         const int64_t since = call_started_ns_.load();
-        if (since == 0 || now_ns() - since < limit.count()) continue;
+        // A rank waiting for another member in a group call gives that member a second limit to report first:
+        // the line that ends the job is then the hung rank's own.
+        const bool waiting = group_calls_.load() > 0;
+        if (since == 0 || now_ns() - since < (waiting ? 2 : 1) * limit.count()) continue;
         const int64_t item = call_item_.load();
         const std::string where = item >= 0 ? " item " + std::to_string(item) : std::string();
         char limit[32];
         std::snprintf(limit, sizeof limit, "%g", limit_s);
+        // Every rank whose call outlasts the limit prints its line; the one that hung is the one not waiting in
+        // a group call, and the others say they wait for it.
+        const char* why = waiting ? ", waiting in a group call for another member of its group (the one that hung)"
+                                  : ", hung in the application's own code (not waiting for another member)";
         mpi::last_line("mcmclb: rank " + std::to_string(rank_) + ": chain " + std::to_string(call_chain_.load()) +
-                       where + ": Chains::" + call_name_.load() + " did not return within " + limit + " s");
+                       where + ": Chains::" + call_name_.load() + " did not return within " + limit + " s" + why);
         std::_Exit(4);
       }
     });
   }
+  /// The group calls in progress on this rank, counted by the kernel (Kernel::count_group_calls).
+  [[nodiscard]] std::atomic<int>& group_calls() noexcept { return group_calls_; }
   void stop_watchdog() {
     if (!watchdog_.joinable()) return;
     {
@@ -272,6 +281,7 @@ class AppChains final : public ChainWork {
   std::atomic<int> call_chain_{-1};
   std::atomic<int64_t> call_item_{-1};
   std::atomic<const char*> call_name_{""};
+  std::atomic<int> group_calls_{0};
   std::thread watchdog_;
   std::mutex watchdog_mutex_;
   std::condition_variable watchdog_wake_;
@@ -673,7 +683,10 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   }
   if (options.results != Results::none) app.collect_results();
   const auto balancer = make_balancer(spec);
-  if (options.item_timeout_s > 0) app.start_watchdog(options.item_timeout_s);
+  if (options.item_timeout_s > 0) {
+    kernel.count_group_calls(&app.group_calls());
+    app.start_watchdog(options.item_timeout_s);
+  }
   kernel.form_initial_groups(info.regroups);
   kernel.start(spec.finished == FinishedRule::pays ? Kernel::CalibrationPass::to_price : Kernel::CalibrationPass::none);
   balancer->run(kernel);

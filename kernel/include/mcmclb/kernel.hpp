@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -359,6 +360,9 @@ class Kernel {
   /// with the costs it has not yet passed on, whenever its group ends a chain or it leaves the group (a merge, the
   /// end). So every item of a chain has been passed on by the time the chain ends. item_costs() keeps them all.
   void set_cost_sink(std::function<void(std::span<const ItemCost>)> sink) { cost_sink_ = std::move(sink); }
+  /// Counts the chains' group calls in progress on this rank into *calls (an application's watchdog reads it from
+  /// another thread to tell a rank waiting for another member from one that hung in its own code).
+  void count_group_calls(std::atomic<int>* calls) noexcept { group_calls_ = calls; }
   /// The physics of chain c in compute mode, and its random stream.
   [[nodiscard]] static lj::Spec lj_spec(const RunSpec& run, int chain);
   [[nodiscard]] static lj::ChainKey lj_key(const RunSpec& run, int chain);
@@ -440,6 +444,7 @@ class Kernel {
   std::vector<TracePoint> trace_;
   std::vector<ItemCost> costs_;
   std::function<void(std::span<const ItemCost>)> cost_sink_;
+  std::atomic<int>* group_calls_ = nullptr;
   std::size_t costs_passed_ = 0;  // costs_ handed to cost_sink_
   void pass_costs();
   // chains worked through ChainWork (null: emulated items): an application's, or own_chains_ (compute mode)
