@@ -304,6 +304,13 @@ SCHEMAS = {
         "ranks": _int(1), "commit": TEXT, "mpi_library": TEXT, "build_type": TEXT, "host": TEXT, "cores": _int(1),
         "utc_start": TEXT, "command": TEXT,
     },
+    # docs/notes/exact-sum-cost: tests/bench_exact_sum at real P ranks, seconds per call of each mode (a plain sum of
+    # doubles and ops::exact_sum, of 1 and of 64 per rank), rounds in random order, with the run's provenance.
+    "exact-sum-cost.csv": {
+        "round": _int(1), "mode": Column("name", choices=("plain-1", "exact-1", "plain-64", "exact-64")),
+        "seconds": _time(), "ranks": _int(1), "calls": _int(1), "commit": TEXT, "mpi_library": TEXT, "wait": NAME,
+        "host": TEXT, "cores": _int(1), "utc_start": TEXT,
+    },
     "dinan2011.csv": {  # plots/reference: the paper's values
         "kind": Column("name", choices=("table1", "fig2")), "balancer": NAME, "interval": _int(1, True),
         "avg": Column("number", 0, True), "stdev": Column("number", 0, True), "min": _int(0, True),

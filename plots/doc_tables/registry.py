@@ -21,7 +21,7 @@ from .steal_regroup import (before_after, regrouping_against_thieves, steal_vs_r
 from .steal_regroup_findings import (compute_findings, compute_real_findings, cyclic_w2_note, hint_host_cost,
                                      host_cost_note, large_findings, runs_made, seeds_notes, why_regrouping_wins)
 from .start_with import start_with
-from .walkers import walkers_overhead
+from .walkers import exact_sum_cost, walkers_overhead
 from .your_workload import advice, advice_answer, advice_brief, trace_at_scale, trace_replay
 
 
@@ -84,6 +84,7 @@ TABLES = {
     "advice-brief": (advice_brief, (1, 1), {}),
     "start-with": (start_with, (2, 16), {}),
     "walkers-overhead": (walkers_overhead, (1, 1), {}),
+    "exact-sum-cost": (exact_sum_cost, (1, 1), {}),
     "provenance-gaps": (provenance_gaps, (1, 4), {}),
     "runs-made": (runs_made, (1, 4), {}),
     "workless-merges": (workless_merges, (1, 1), {}),

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""What the walkers library costs an application (docs/notes/walkers-overhead)."""
+"""What the walkers library costs an application (docs/notes/walkers-overhead, docs/notes/exact-sum-cost)."""
 from mcmclb_csv import InputError
 from mcmclb_stats import Summary
 
@@ -40,3 +40,36 @@ def walkers_overhead(inputs):
                 f"{compare_ratio_text(loop, lib)}{within}.")
     return table_text([f"examples/ising at P = {p}, commit {commit} (measured)", "runs", "median time [95 % interval]",
                        "÷ plain [interval]"], out) + sentence
+
+
+# The modes of tests/bench_exact_sum.cpp, in the table's order: (plain, exact) pairs per vector length.
+EXACT_SUM_SIZES = (1, 64)
+
+
+def exact_sum_cost(inputs):
+    """Per vector length: the plain sum's and the exact sum's median seconds per call with their 95 % intervals, and
+    the ratio of medians with the interval mcmclb compare forms."""
+    path = inputs.folders[0]
+    rows = Inputs.read_file(path, ("round", "mode", "seconds", "ranks", "calls", "commit", "wait"), "exact-sum-cost.csv")
+    for column in ("ranks", "commit", "calls", "wait"):
+        if len({r[column] for r in rows}) != 1:
+            raise InputError(f"{path}: more than one {column} (allowed: one measurement, at one commit and P)")
+    out = []
+    for n in EXACT_SUM_SIZES:
+        summaries = {}
+        for kind in ("plain", "exact"):
+            values = [r["seconds"] * 1e6 for r in rows if r["mode"] == f"{kind}-{n}"]
+            if not values:
+                raise InputError(f"{path}: no run of mode {kind}-{n} (allowed: plain-1, exact-1, plain-64, exact-64)")
+            summaries[kind] = Summary(values)
+        cells = []
+        for kind in ("plain", "exact"):
+            s = summaries[kind]
+            interval = f" [{s.lo:.2f}, {s.hi:.2f}]" if s.has_interval else f" ({s.note})"
+            cells.append(f"{s.median:.2f} µs{interval}")
+        what = "one double" if n == 1 else f"{n} doubles"
+        out.append([what, str(summaries["plain"].n), *cells, compare_ratio_text(summaries["plain"], summaries["exact"])])
+    r = rows[0]
+    return table_text([f"allreduce of, at P = {r['ranks']}, commit {r['commit']}, wait {r['wait']} (measured)", "rounds",
+                       "plain sum, µs per call [95 % interval]", "ops::exact_sum [interval]",
+                       "exact ÷ plain [interval]"], out)

@@ -104,6 +104,34 @@ done
 status=0
 err=$(timeout 60 "$mpiexec" -n 2 "$minimal" --balancer mostwrok 2>&1) || status=$?
 [ "$status" = 2 ] && grep -q "unknown balancer 'mostwrok'" <<<"$err" || fail "minimal, misspelt balancer: $status: $err"
+# The README's skeleton, as a reader would paste it: its class at file scope, its three statements in main.
+mkdir -p "$work/skeleton"
+awk '/^<!-- skeleton:/ {on = 1; next} on && /^```cpp/ {next} on && /^```/ {exit} on {print}' "$src/README.md" \
+  >"$work/skeleton/block.cpp"
+grep -q 'MyChains : mcmclb::walkers::Chains' "$work/skeleton/block.cpp" || fail "README.md: no skeleton block after its marker"
+{
+  printf '#include <mpi.h>\n#include <cmath>\n#include <cstdio>\n#include <map>\n#include <mcmclb/walkers.hpp>\n'
+  sed -n '/^MyChains chains;/q;p' "$work/skeleton/block.cpp"
+  printf 'int main(int argc, char** argv) {\n  MPI_Init(&argc, &argv);\n  {\n'
+  sed -n '/^MyChains chains;/,$p' "$work/skeleton/block.cpp"
+  printf '    std::printf("skeleton: %%s, valid %%d\\n", report.balancer.c_str(), report.valid ? 1 : 0);\n'
+  printf '    if (!report.valid) return 1;\n  }\n  MPI_Finalize();\n}\n'
+} >"$work/skeleton/main.cpp"
+cat >"$work/skeleton/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.22)
+project(skeleton LANGUAGES CXX)
+set(CMAKE_CXX_STANDARD 20)
+find_package(mcmclb 0.9 REQUIRED COMPONENTS walkers)
+message(STATUS "mcmclb package used: ${mcmclb_DIR}")
+add_executable(skeleton main.cpp)
+target_link_libraries(skeleton PRIVATE mcmclb::walkers)
+CMAKE
+build_cmake_consumer skeleton
+out=$(cd "$work/skeleton" && timeout 60 "$mpiexec" -n 2 "$work/skeleton-build/skeleton" 2>&1) ||
+  fail "the README's skeleton failed: $out"
+grep -q '^skeleton: mostwork, valid 1' <<<"$out" || fail "the README's skeleton did not run valid under mostwork: $out"
+grep -q '^# recorded by mcmclb::walkers::run' "$work/skeleton/trace.csv" || fail "the README's skeleton wrote no trace"
+echo "  README skeleton: built, run at 2 ranks under mostwork, trace.csv recorded"
 echo "== (e) the example application: examples/ising with find_package(mcmclb COMPONENTS walkers)"
 cp -r "$src/examples/ising" "$work/ising"
 build_cmake_consumer ising

@@ -12,8 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <memory>
-#include <ranges>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -142,11 +142,13 @@ void call_user_op(void* in, void* inout, int* length, MPI_Datatype* /*type*/) {
   }
 }
 
+/// A container whose elements lie contiguously (std::vector, std::array, std::span, a C array): what std::span can
+/// be made from. (Not std::ranges::contiguous_range: <ranges> costs every file that includes this header.)
 template <class R>
-concept contiguous_buffer = std::ranges::contiguous_range<R> && std::ranges::sized_range<R>;
-
-template <class R>
-using element_t = std::remove_cvref_t<std::ranges::range_value_t<R>>;
+concept contiguous_buffer = requires(R& r) {
+  std::data(r);
+  std::size(r);
+};
 
 }  // namespace detail
 
