@@ -59,7 +59,8 @@ if [ "$part" = build ]; then
     { cat "$build.configure.log"; exit 1; }
   grep -q "mcmclb: MPI OpenMPI (.*; family OpenMPI), named by MCMCLB_MPI" "$build.configure.log" || { echo "openmpi: configure did not choose Open MPI" >&2; exit 1; }
   cmake --build "$build" -j2 --target test_mpi_handles test_comm_create test_range_comm test_group_comm c_api_test \
-    test_kernel mcmclb mcmclb-commbench mcmclb_walkers >"$build.build.log" 2>&1 || { tail -50 "$build.build.log"; exit 1; }
+    test_kernel test_group_ops test_walkers mcmclb mcmclb-commbench mcmclb_walkers >"$build.build.log" 2>&1 ||
+    { tail -50 "$build.build.log"; exit 1; }
   # The installed package under Open MPI and the example application built against it, as a user of Open MPI
   # builds it (the cli part runs it). It names no MPI: the package must hand it the wrappers mcmclb was built with,
   # not the mpicc on PATH (MPICH's here). Sanitized as the library it links.
@@ -73,6 +74,14 @@ if [ "$part" = build ]; then
   grep -q "mcmclb package used: $prefix/" "$build.ising.log" || { cat "$build.ising.log"; echo "openmpi: the example did not use $prefix" >&2; exit 1; }
   grep -q "MPI_C_COMPILER:FILEPATH=.*mpicc.openmpi" "$build/ising-build/CMakeCache.txt" ||
     { echo "openmpi: the example was not built with Open MPI's wrappers" >&2; exit 1; }
+  # The minimal example, a C++-only project (no C compiler enabled), against the same package.
+  rm -rf "$build/minimal" "$build/minimal-build"
+  cp -r "$src/examples/minimal" "$build/minimal"
+  cmake -S "$build/minimal" -B "$build/minimal-build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
+    -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined" >"$build.minimal.log" 2>&1 &&
+    cmake --build "$build/minimal-build" >>"$build.minimal.log" 2>&1 || { cat "$build.minimal.log"; exit 1; }
+  grep -q "MPI_CXX_COMPILER:FILEPATH=.*mpicxx.openmpi" "$build/minimal-build/CMakeCache.txt" ||
+    { echo "openmpi: the minimal example was not built with Open MPI's wrappers" >&2; exit 1; }
   echo "openmpi: configure + build + install + example $((SECONDS - start)) s"
   exit 0
 fi
@@ -82,7 +91,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 run_start=$SECONDS
 if [ "$part" = sanitized ]; then
   GTEST_FILTER='-RangeCommBench.*:*ThreeThousandCreateFreeCycles*' ctest --test-dir "$build" --output-on-failure \
-    -R '^((mpi_handles|comm_create|range_comm|group_comm|c_api|kernel)\.[123]ranks)$'
+    -R '^((mpi_handles|comm_create|range_comm|group_comm|group_ops|walkers|c_api|kernel)\.[123]ranks)$'
   echo "openmpi sanitized: tests $((SECONDS - run_start)) s"
   exit 0
 fi
@@ -121,4 +130,16 @@ timeout 60 mpiexec.openmpi "${launch[@]}" -n 2 "$ising" --chains 6 --items 1 --s
 printf 'experiment: ising-replay\nnprocs: 2\nchains_per_group: 3\nworkload:\n  model: trace\n  file: %s\n' \
   "$build/ising-trace.csv" >"$build/ising-replay.yaml"
 "$build/mcmclb" plan "$build/ising-replay.yaml" >/dev/null || { echo "openmpi: mcmclb refused the recorded trace" >&2; exit 1; }
+# The minimal example (C++ only; doubles summed with ops::exact_sum): its results have the same bits at 1 rank and
+# under balancers that merge groups and move chains at 2 and 3 ranks.
+minimal=$build/minimal-build/minimal
+[ -x "$minimal" ] || { echo "openmpi: $minimal is not built (the test openmpi_build builds it)" >&2; exit 1; }
+alone=$(timeout 60 mpiexec.openmpi "${launch[@]}" -n 1 "$minimal" | grep '^chain ') || { echo "openmpi: minimal at 1 rank" >&2; exit 1; }
+for run in "2 mostwork" "3 steal"; do
+  read -r ranks balancer <<<"$run"
+  out=$(timeout 60 mpiexec.openmpi "${launch[@]}" -n "$ranks" "$minimal" --balancer "$balancer") ||
+    { echo "openmpi: minimal under $balancer at $ranks ranks failed" >&2; exit 1; }
+  [ "$(grep '^chain ' <<<"$out")" = "$alone" ] || { echo "openmpi: minimal under $balancer: $out; alone: $alone" >&2; exit 1; }
+  echo "  minimal, $ranks ranks, $balancer: results as at 1 rank"
+done
 echo "openmpi cli: tests $((SECONDS - run_start)) s"

@@ -661,9 +661,9 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   r.chains_per_group = spec.workload.chains_per_group;
 
   // Waits as work.wait says; by default they spin where every rank has a core of its own and nap where ranks share
-  // them, as mcmclb's own runs do.
+  // them, with one another or with other programs (the cores' load, mpi::shared_machine_wait_policy).
   const mpi::NodeOccupancy occupancy = mpi::node_occupancy(comm);
-  const mpi::ScopedWaitPolicy waiting(spec.work.wait ? *spec.work.wait : mpi::machine_wait_policy(occupancy));
+  const mpi::ScopedWaitPolicy waiting(spec.work.wait ? *spec.work.wait : mpi::shared_machine_wait_policy(occupancy));
   Kernel kernel(spec, std::move(sizes), spec.method.empty() ? std::string(info.initial_method) : spec.method,
                 comm_handle, app);
   std::optional<TraceStream> stream;
