@@ -279,10 +279,11 @@ TEST(NodeOccupancy, OneNodeItsRanksAndItsCores) {
   EXPECT_EQ(mpi::machine_wait_policy(o), o.oversubscribed() ? mpi::WaitPolicy::polite : mpi::WaitPolicy::spin);
   EXPECT_EQ(mpi::machine_wait_policy(mpi::NodeOccupancy{}), mpi::WaitPolicy::polite);
   // The machine's other programs: unknown (-1) or a count, the same on every rank.
-  EXPECT_GE(o.cores_busy, -1);
-  int busy[2] = {o.cores_busy, -o.cores_busy};
-  mpi::check(MPI_Allreduce(MPI_IN_PLACE, busy, 2, MPI_INT, MPI_MAX, world.get()), "MPI_Allreduce");
-  EXPECT_EQ(busy[0], -busy[1]) << "every rank gets the same count of busy cores";
+  const int busy = mpi::cores_busy_elsewhere(world);
+  EXPECT_GE(busy, -1);
+  int both[2] = {busy, -busy};
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, both, 2, MPI_INT, MPI_MAX, world.get()), "MPI_Allreduce");
+  EXPECT_EQ(both[0], -both[1]) << "every rank gets the same count of busy cores";
 }
 
 // Where other programs may share the cores (an application's run): spin only where the job's ranks and the cores the
@@ -292,17 +293,13 @@ TEST(NodeOccupancy, SharedMachineWaitsPolitelyWhereOthersTakeTheCores) {
   o.ranks_on_node = 2;
   o.cores_available = 2;
   o.nodes = 1;
-  o.cores_busy = -1;
-  EXPECT_EQ(mpi::shared_machine_wait_policy(o), mpi::WaitPolicy::spin) << "idle or unknown: as machine_wait_policy";
-  o.cores_busy = 0;
-  EXPECT_EQ(mpi::shared_machine_wait_policy(o), mpi::WaitPolicy::spin);
-  o.cores_busy = 1;
-  EXPECT_EQ(mpi::shared_machine_wait_policy(o), mpi::WaitPolicy::polite) << "2 ranks and 1 busy core on 2 cores";
+  EXPECT_EQ(mpi::shared_machine_wait_policy(o, -1), mpi::WaitPolicy::spin) << "unknown: as machine_wait_policy";
+  EXPECT_EQ(mpi::shared_machine_wait_policy(o, 0), mpi::WaitPolicy::spin);
+  EXPECT_EQ(mpi::shared_machine_wait_policy(o, 1), mpi::WaitPolicy::polite) << "2 ranks and 1 busy core on 2 cores";
   EXPECT_EQ(mpi::machine_wait_policy(o), mpi::WaitPolicy::spin) << "mcmclb's own runs do not follow the load";
   o.cores_available = 4;
-  EXPECT_EQ(mpi::shared_machine_wait_policy(o), mpi::WaitPolicy::spin) << "2 ranks and 1 busy core on 4 cores";
+  EXPECT_EQ(mpi::shared_machine_wait_policy(o, 1), mpi::WaitPolicy::spin) << "2 ranks and 1 busy core on 4 cores";
   o.ranks_on_node = 5;
   o.nodes_oversubscribed = 1;
-  o.cores_busy = 0;
-  EXPECT_EQ(mpi::shared_machine_wait_policy(o), mpi::WaitPolicy::polite) << "oversubscribed by the job itself";
+  EXPECT_EQ(mpi::shared_machine_wait_policy(o, 0), mpi::WaitPolicy::polite) << "oversubscribed by the job itself";
 }

@@ -295,10 +295,9 @@ WaitPolicy machine_wait_policy(const NodeOccupancy& occupancy) {
   return occupancy.known() && !occupancy.oversubscribed() ? WaitPolicy::spin : WaitPolicy::polite;
 }
 
-WaitPolicy shared_machine_wait_policy(const NodeOccupancy& occupancy) {
+WaitPolicy shared_machine_wait_policy(const NodeOccupancy& occupancy, int cores_busy) {
   if (machine_wait_policy(occupancy) == WaitPolicy::polite) return WaitPolicy::polite;
-  const bool crowded =
-      occupancy.cores_busy > 0 && occupancy.ranks_on_node + occupancy.cores_busy > occupancy.cores_available;
+  const bool crowded = cores_busy > 0 && occupancy.ranks_on_node + cores_busy > occupancy.cores_available;
   return crowded ? WaitPolicy::polite : WaitPolicy::spin;
 }
 
@@ -561,28 +560,9 @@ std::string rank_range(int first, int last) {
 struct Placement {
   int node = 0;      // the lowest rank of its shared-memory node, which names the node
   int readable = 0;  // whether its CPU mask could be read
-  int busy = -1;     // cores that other programs keep busy on its host (machine_busy_cores), -1: unknown
   std::array<char, 64> host{};
   cpu_set_t cpus;
 };
-
-/// Cores that programs other than this job's ranks keep busy on this machine, from /proc/loadavg: the larger of the
-/// 1-minute load average (rounded) and the processes runnable right now less the job's own ranks here. -1 where that
-/// says nothing of the job's cores: the file is unreadable, or the job may use only some of the machine's CPUs (a
-/// scheduler bound it, so the others' load is elsewhere).
-int machine_busy_cores(int job_cpus, int own_ranks_here) {
-  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
-  if (online <= 0 || job_cpus < online) return -1;
-  std::FILE* f = std::fopen("/proc/loadavg", "r");
-  if (f == nullptr) return -1;
-  double load1 = 0;
-  int running = 0;
-  int total = 0;
-  const int read = std::fscanf(f, "%lf %*f %*f %d/%d", &load1, &running, &total);
-  std::fclose(f);
-  if (read != 3) return -1;
-  return std::max({0, static_cast<int>(load1 + 0.5), running - own_ranks_here});
-}
 
 /// Ranks and the union of their CPU masks (a launcher that binds each rank to one core still gives the job all of
 /// them); a rank whose mask could not be read makes the count unknown (0).
@@ -619,9 +599,6 @@ NodeOccupancy occupancy_of(const std::vector<Placement>& all) {
     if (cpus > 0 && ranks > cpus) ++o.nodes_oversubscribed;
   }
   o.nodes = static_cast<int>(nodes.size());
-  // The busiest host's other programs; unknown (-1) if any host's is.
-  o.cores_busy = all.empty() ? -1 : 0;
-  for (const Placement& p : all) o.cores_busy = p.busy < 0 || o.cores_busy < 0 ? -1 : std::max(o.cores_busy, p.busy);
   // The layout: each node's ranks as runs of consecutive ranks.
   for (const auto& [first, share] : nodes) {
     std::string ranges;
@@ -651,11 +628,9 @@ NodeOccupancy node_occupancy(const Comm& comm) {
     Placement mine;
     mine.node = comm.rank();
     allreduce_politely(node, MPI_IN_PLACE, &mine.node, 1, MPI_INT, MPI_MIN);
-    const int node_size = node.size();  // this job's ranks on this node, which the machine's load counts too
     node.free();
     CPU_ZERO(&mine.cpus);
     mine.readable = ::sched_getaffinity(0, sizeof mine.cpus, &mine.cpus) == 0 ? 1 : 0;
-    mine.busy = mine.readable ? machine_busy_cores(CPU_COUNT(&mine.cpus), node_size) : -1;
     if (::gethostname(mine.host.data(), mine.host.size() - 1) != 0) mine.host = {'?'};
     const bool root = comm.rank() == 0;
     std::vector<Placement> all(root ? static_cast<std::size_t>(comm.size()) : 0);
@@ -666,14 +641,61 @@ NodeOccupancy node_occupancy(const Comm& comm) {
     gather.wait();
     NodeOccupancy o = root ? occupancy_of(all) : NodeOccupancy{};
     // Every rank gets the counts (the wait policy follows them); the layout stays on rank 0, which writes it.
-    std::array<int, 5> counts = {o.ranks_on_node, o.cores_available, o.nodes_oversubscribed, o.nodes, o.cores_busy};
+    std::array<int, 4> counts = {o.ranks_on_node, o.cores_available, o.nodes_oversubscribed, o.nodes};
     bcast_politely(comm, counts.data(), static_cast<int>(counts.size()), MPI_INT, 0);
     o.ranks_on_node = counts[0];
     o.cores_available = counts[1];
     o.nodes_oversubscribed = counts[2];
     o.nodes = counts[3];
-    o.cores_busy = counts[4];
     return o;
+  }
+}
+
+int cores_busy_elsewhere(const Comm& comm) {
+  if constexpr (kSimulated) {
+    (void)comm;
+    return -1;
+  } else {
+    MPI_Comm raw = MPI_COMM_NULL;
+    check(MPI_Comm_split_type(comm.get(), MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &raw),
+          "MPI_Comm_split_type");
+    Comm node = Comm::adopt(raw);
+    const bool sampler = node.rank() == 0;
+    node.free();
+    barrier_politely(comm, setup_patience);
+    // Every rank of the job sleeps while one per host counts the runnable processes (/proc/loadavg's fourth field,
+    // all CPUs): what runs then is other programs, and the sampler itself. Samples rather than the load average,
+    // which still counts a build that has just ended.
+    int busy = -2;  // not a sampler
+    if (sampler) {
+      cpu_set_t cpus;
+      CPU_ZERO(&cpus);
+      const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+      const bool whole = ::sched_getaffinity(0, sizeof cpus, &cpus) == 0 && online > 0 && CPU_COUNT(&cpus) >= online;
+      std::this_thread::sleep_for(std::chrono::milliseconds(3));  // the others leave the barrier and fall asleep
+      double runnable = 0;
+      int samples = 0;
+      for (int i = 0; whole && i < 10; ++i) {
+        if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+          int running = 0;
+          int total = 0;
+          if (std::fscanf(f, "%*f %*f %*f %d/%d", &running, &total) == 2) {
+            runnable += running;
+            ++samples;
+          }
+          std::fclose(f);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+      // A whole mask only: bound to some of the CPUs, the job's cores are its own, and others run elsewhere.
+      busy = samples == 0 ? -1 : std::max(0, static_cast<int>(runnable / samples - 1 + 0.5));
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    }
+    // The busiest host's count, or -1 if some host's is unknown: MAX of (busy, -busy) over the samplers.
+    std::array<int, 2> both = {busy, busy == -2 ? -1000000 : -busy};
+    allreduce_politely(comm, MPI_IN_PLACE, both.data(), 2, MPI_INT, MPI_MAX);
+    return both[1] == 1 ? -1 : both[0];
   }
 }
 

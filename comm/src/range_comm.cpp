@@ -556,34 +556,28 @@ int RangeComm::point_tag(int tag) const {
   return tag;
 }
 
-void RangeComm::send(const void* data, int count, MPI_Datatype type, int dest, int tag) const {
-  const int t = point_tag(tag);
-  if (dest < 0 || dest >= size()) {
+int RangeComm::peer(int rank, const char* what) const {
+  if (rank < 0 || rank >= size()) {
     throw mpi::UsageError(
-        "range " + range_text(first_, last_) + ": destination " + std::to_string(dest) + " is not a rank of the range",
+        "range " + range_text(first_, last_) + ": " + what + " " + std::to_string(rank) + " is not a rank of the range",
         MPI_ERR_RANK);
   }
-  mpi::send_politely(context_->points_.get(), data, count, type, first_ + dest, t);
+  return first_ + rank;
+}
+
+void RangeComm::send(const void* data, int count, MPI_Datatype type, int dest, int tag) const {
+  const int t = point_tag(tag);
+  mpi::send_politely(context_->points_.get(), data, count, type, peer(dest, "destination"), t);
 }
 
 void RangeComm::recv(void* data, int count, MPI_Datatype type, int source, int tag) const {
   const int t = point_tag(tag);
-  if (source < 0 || source >= size()) {
-    throw mpi::UsageError(
-        "range " + range_text(first_, last_) + ": source " + std::to_string(source) + " is not a rank of the range",
-        MPI_ERR_RANK);
-  }
-  mpi::recv_politely(context_->points_.get(), data, count, type, first_ + source, t);
+  mpi::recv_politely(context_->points_.get(), data, count, type, peer(source, "source"), t);
 }
 
 int RangeComm::probe_count(int source, int tag, MPI_Datatype type) const {
   const int t = point_tag(tag);
-  if (source < 0 || source >= size()) {
-    throw mpi::UsageError(
-        "range " + range_text(first_, last_) + ": source " + std::to_string(source) + " is not a rank of the range",
-        MPI_ERR_RANK);
-  }
-  return mpi::probe_count_politely(context_->points_.get(), first_ + source, t, type);
+  return mpi::probe_count_politely(context_->points_.get(), peer(source, "source"), t, type);
 }
 
 mpi::Comm RangeComm::to_mpi(int tag) const {

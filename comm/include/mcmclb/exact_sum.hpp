@@ -14,9 +14,9 @@
 namespace mcmclb {
 
 /// The exact sum of the doubles added to it. Trivially copyable (an array of integers), so it can be sent and
-/// reduced as it is; 560 bytes. Adding is exact for up to 2^31 terms between normalisations (done by itself).
-/// value() is the exact sum rounded to nearest, ties to even (a sum below 2^-1022 in magnitude may be off by one
-/// unit in its last place: it is rounded twice). Infinities and NaNs follow IEEE rules: inf + -inf is NaN.
+/// reduced as it is; 568 bytes (71 words). Adding is exact for up to 2^31 terms between normalisations (done by
+/// itself). value() is the exact sum rounded to nearest, ties to even (a sum below 2^-1022 in magnitude may be off by
+/// one unit in its last place: it is rounded twice). Infinities and NaNs follow IEEE rules: inf + -inf is NaN.
 class ExactSum {
  public:
   /// 32 bits of the fixed-point number per limb, from 2^-1074 (the smallest subnormal) up, with room above 2^1024.

@@ -380,10 +380,6 @@ struct NodeOccupancy {
   int nodes_oversubscribed = 0;
   /// How many nodes (MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) groups) the communicator spans; 0 when unknown.
   int nodes = 0;
-  /// Cores that other programs keep busy on the busiest host, from its load (the larger of the 1-minute load
-  /// average and the processes runnable now, less the job's ranks); -1 when unknown, or when the job may use only
-  /// some of a host's CPUs, so that the others' load says nothing of its cores.
-  int cores_busy = -1;
   /// Rank 0 of the communicator only (empty elsewhere): every node in the order of its lowest rank, as
   /// HOST[RANKS]/CPUS separated by spaces, RANKS as runs of the communicator's ranks, CPUS the union of the
   /// node's ranks' masks (0: unknown), e.g. "n01[0-3]/4 n02[4-7]/2". Nodes emulated on one machine share a HOST.
@@ -406,10 +402,15 @@ NodeOccupancy node_occupancy(const Comm& comm);
 /// shared cores costs 100-1000 x).
 [[nodiscard]] WaitPolicy machine_wait_policy(const NodeOccupancy& occupancy);
 
-/// The same, where other programs may share the cores (an application's run, mcmclb::walkers): polite also where
-/// the job's ranks and the cores other programs keep busy outnumber the cores. A spinning rank there takes the core
-/// its partner needs, and each of its sums can wait a time slice. mcmclb's own runs keep machine_wait_policy: a
-/// benchmark is measured on an idle machine, and its choice must not follow the load its previous runs left.
-[[nodiscard]] WaitPolicy shared_machine_wait_policy(const NodeOccupancy& occupancy);
+/// Collective over comm: the cores other programs keep busy on the busiest host right now, counted while every rank
+/// of comm sleeps (about 30 ms): runnable processes sampled ten times from /proc/loadavg, less the sampler. -1 where
+/// unknown, where the job may use only some of a host's CPUs (a scheduler bound it; others run elsewhere), and in
+/// the simulation build.
+[[nodiscard]] int cores_busy_elsewhere(const Comm& comm);
 
+/// machine_wait_policy where other programs may share the cores (an application's run, mcmclb::walkers): polite also
+/// where the job's ranks and the cores_busy others keep busy outnumber the cores. A spinning rank there takes the
+/// core its partner needs, and each of its sums can wait a time slice. mcmclb's own runs keep machine_wait_policy:
+/// a benchmark is measured on an idle machine.
+[[nodiscard]] WaitPolicy shared_machine_wait_policy(const NodeOccupancy& occupancy, int cores_busy);
 }  // namespace mcmclb::mpi

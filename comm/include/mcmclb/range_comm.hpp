@@ -175,6 +175,8 @@ class RangeComm {
   RangeRequest start(int kind, void* buffer, int count, MPI_Datatype type, std::size_t element_size, int root,
                      void (*combine)(unsigned char*, const unsigned char*, int), MPI_Op op = MPI_OP_NULL);
   [[nodiscard]] int point_tag(int tag) const;
+  /// The parent rank of range rank `rank`; mpi::UsageError naming `what` where it is not a rank of the range.
+  [[nodiscard]] int peer(int rank, const char* what) const;
   void require_usable(const char* what) const;
 
   RangeContext* context_ = nullptr;
