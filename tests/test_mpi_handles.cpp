@@ -278,28 +278,4 @@ TEST(NodeOccupancy, OneNodeItsRanksAndItsCores) {
   // The wait policy that follows it: spin only where every rank has a core of its own, polite where not or unknown.
   EXPECT_EQ(mpi::machine_wait_policy(o), o.oversubscribed() ? mpi::WaitPolicy::polite : mpi::WaitPolicy::spin);
   EXPECT_EQ(mpi::machine_wait_policy(mpi::NodeOccupancy{}), mpi::WaitPolicy::polite);
-  // The machine's other programs: unknown (-1) or a count, the same on every rank.
-  const int busy = mpi::cores_busy_elsewhere(world);
-  EXPECT_GE(busy, -1);
-  int both[2] = {busy, -busy};
-  mpi::check(MPI_Allreduce(MPI_IN_PLACE, both, 2, MPI_INT, MPI_MAX, world.get()), "MPI_Allreduce");
-  EXPECT_EQ(both[0], -both[1]) << "every rank gets the same count of busy cores";
-}
-
-// Where other programs may share the cores (an application's run): spin only where the job's ranks and the cores the
-// others keep busy fit in the cores; their load unknown changes nothing.
-TEST(NodeOccupancy, SharedMachineWaitsPolitelyWhereOthersTakeTheCores) {
-  mpi::NodeOccupancy o;
-  o.ranks_on_node = 2;
-  o.cores_available = 2;
-  o.nodes = 1;
-  EXPECT_EQ(mpi::shared_machine_wait_policy(o, -1), mpi::WaitPolicy::spin) << "unknown: as machine_wait_policy";
-  EXPECT_EQ(mpi::shared_machine_wait_policy(o, 0), mpi::WaitPolicy::spin);
-  EXPECT_EQ(mpi::shared_machine_wait_policy(o, 1), mpi::WaitPolicy::polite) << "2 ranks and 1 busy core on 2 cores";
-  EXPECT_EQ(mpi::machine_wait_policy(o), mpi::WaitPolicy::spin) << "mcmclb's own runs do not follow the load";
-  o.cores_available = 4;
-  EXPECT_EQ(mpi::shared_machine_wait_policy(o, 1), mpi::WaitPolicy::spin) << "2 ranks and 1 busy core on 4 cores";
-  o.ranks_on_node = 5;
-  o.nodes_oversubscribed = 1;
-  EXPECT_EQ(mpi::shared_machine_wait_policy(o, 0), mpi::WaitPolicy::polite) << "oversubscribed by the job itself";
 }

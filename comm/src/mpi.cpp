@@ -295,12 +295,6 @@ WaitPolicy machine_wait_policy(const NodeOccupancy& occupancy) {
   return occupancy.known() && !occupancy.oversubscribed() ? WaitPolicy::spin : WaitPolicy::polite;
 }
 
-WaitPolicy shared_machine_wait_policy(const NodeOccupancy& occupancy, int cores_busy) {
-  if (machine_wait_policy(occupancy) == WaitPolicy::polite) return WaitPolicy::polite;
-  const bool crowded = cores_busy > 0 && occupancy.ranks_on_node + cores_busy > occupancy.cores_available;
-  return crowded ? WaitPolicy::polite : WaitPolicy::spin;
-}
-
 Request::~Request() {
   if (handle_ == MPI_REQUEST_NULL || finalized()) return;
   // Best effort on an error path: a receive cancels; a send that cannot be cancelled completes in the background.
@@ -648,54 +642,6 @@ NodeOccupancy node_occupancy(const Comm& comm) {
     o.nodes_oversubscribed = counts[2];
     o.nodes = counts[3];
     return o;
-  }
-}
-
-int cores_busy_elsewhere(const Comm& comm) {
-  if constexpr (kSimulated) {
-    (void)comm;
-    return -1;
-  } else {
-    MPI_Comm raw = MPI_COMM_NULL;
-    check(MPI_Comm_split_type(comm.get(), MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &raw),
-          "MPI_Comm_split_type");
-    Comm node = Comm::adopt(raw);
-    const bool sampler = node.rank() == 0;
-    node.free();
-    barrier_politely(comm, setup_patience);
-    // Every rank of the job sleeps while one per host counts the runnable processes (/proc/loadavg's fourth field,
-    // all CPUs): what runs then is other programs, and the sampler itself. Samples rather than the load average,
-    // which still counts a build that has just ended.
-    int busy = -2;  // not a sampler
-    if (sampler) {
-      cpu_set_t cpus;
-      CPU_ZERO(&cpus);
-      const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
-      const bool whole = ::sched_getaffinity(0, sizeof cpus, &cpus) == 0 && online > 0 && CPU_COUNT(&cpus) >= online;
-      std::this_thread::sleep_for(std::chrono::milliseconds(3));  // the others leave the barrier and fall asleep
-      double runnable = 0;
-      int samples = 0;
-      for (int i = 0; whole && i < 10; ++i) {
-        if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
-          int running = 0;
-          int total = 0;
-          if (std::fscanf(f, "%*f %*f %*f %d/%d", &running, &total) == 2) {
-            runnable += running;
-            ++samples;
-          }
-          std::fclose(f);
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      }
-      // A whole mask only: bound to some of the CPUs, the job's cores are its own, and others run elsewhere.
-      busy = samples == 0 ? -1 : std::max(0, static_cast<int>(runnable / samples - 1 + 0.5));
-    } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(30));
-    }
-    // The busiest host's count, or -1 if some host's is unknown: MAX of (busy, -busy) over the samplers.
-    std::array<int, 2> both = {busy, busy == -2 ? -1000000 : -busy};
-    allreduce_politely(comm, MPI_IN_PLACE, both.data(), 2, MPI_INT, MPI_MAX);
-    return both[1] == 1 ? -1 : both[0];
   }
 }
 

@@ -661,13 +661,9 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   r.chains_per_group = spec.workload.chains_per_group;
 
   // Waits as work.wait says; by default they spin where every rank has a core of its own and nap where ranks share
-  // them, with one another or with other programs (the cores' load, mpi::shared_machine_wait_policy).
+  // them, as mcmclb's own runs do.
   const mpi::NodeOccupancy occupancy = mpi::node_occupancy(comm);
-  // The other programs' load is counted only where it can change the choice (30 ms, every rank asleep).
-  const bool may_spin = !spec.work.wait && mpi::machine_wait_policy(occupancy) == mpi::WaitPolicy::spin;
-  const int busy = may_spin ? mpi::cores_busy_elsewhere(comm) : -1;
-  const mpi::ScopedWaitPolicy waiting(spec.work.wait ? *spec.work.wait
-                                                     : mpi::shared_machine_wait_policy(occupancy, busy));
+  const mpi::ScopedWaitPolicy waiting(spec.work.wait ? *spec.work.wait : mpi::machine_wait_policy(occupancy));
   Kernel kernel(spec, std::move(sizes), spec.method.empty() ? std::string(info.initial_method) : spec.method,
                 comm_handle, app);
   std::optional<TraceStream> stream;

@@ -402,15 +402,4 @@ NodeOccupancy node_occupancy(const Comm& comm);
 /// shared cores costs 100-1000 x).
 [[nodiscard]] WaitPolicy machine_wait_policy(const NodeOccupancy& occupancy);
 
-/// Collective over comm: the cores other programs keep busy on the busiest host right now, counted while every rank
-/// of comm sleeps (about 30 ms): runnable processes sampled ten times from /proc/loadavg, less the sampler. -1 where
-/// unknown, where the job may use only some of a host's CPUs (a scheduler bound it; others run elsewhere), and in
-/// the simulation build.
-[[nodiscard]] int cores_busy_elsewhere(const Comm& comm);
-
-/// machine_wait_policy where other programs may share the cores (an application's run, mcmclb::walkers): polite also
-/// where the job's ranks and the cores_busy others keep busy outnumber the cores. A spinning rank there takes the
-/// core its partner needs, and each of its sums can wait a time slice. mcmclb's own runs keep machine_wait_policy:
-/// a benchmark is measured on an idle machine.
-[[nodiscard]] WaitPolicy shared_machine_wait_policy(const NodeOccupancy& occupancy, int cores_busy);
 }  // namespace mcmclb::mpi

@@ -72,10 +72,9 @@ struct Options {
   /// What one item takes on one rank, in seconds. Only the balancers that plan ahead (lookahead, mostwork,
   /// stealmerge) and the finished rule pays read it, assuming the work splits perfectly over a group.
   double item_s = 0.01;
-  /// key work.wait: how a waiting rank spends its time, `spin`, `polite` (naps) or `auto`: spin only where every
-  /// rank has a core that no other program keeps busy (the node's load, where the job may use all its CPUs), else
-  /// polite. A spinning rank on a shared core takes the core its partner needs, and each of an item's sums can wait
-  /// a whole time slice.
+  /// key work.wait: how a waiting rank spends its time, `spin`, `polite` (naps) or `auto` (spin unless ranks
+  /// outnumber a node's cores). Choose polite where other programs share the cores: a spinning rank then takes the
+  /// core its partner needs, and each of an item's sums can wait a whole time slice.
   std::string wait = "auto";
   /// Seconds any one Chains call may take; one that has not returned by then ends the job with one line naming the
   /// rank, the chain, the item and the call (exit status 4), instead of a job that waits forever. 0: no limit.
