@@ -485,6 +485,37 @@ void allreduce_politely(const Comm& comm, const void* in, void* out, int count, 
   request.wait(patience);
 }
 
+MPI_Aint extent_of(MPI_Datatype type) {
+  MPI_Aint lower = 0;
+  MPI_Aint extent = 0;
+  check(MPI_Type_get_extent(type, &lower, &extent), "MPI_Type_get_extent");
+  return extent;
+}
+
+void gatherv_politely(const Comm& comm, const void* in, int count, void* out, const int* counts,
+                      const int* displacements, MPI_Datatype type, int root, Patience patience) {
+  if constexpr (kSimulated) {
+    check(MPI_Gatherv(in, count, type, out, counts, displacements, type, root, comm.get()), "MPI_Gatherv");
+    return;
+  }
+  Request request;
+  check(MPI_Igatherv(in, count, type, out, counts, displacements, type, root, comm.get(), request.out()),
+        "MPI_Igatherv");
+  request.wait(patience);
+}
+
+void allgatherv_politely(const Comm& comm, const void* in, int count, void* out, const int* counts,
+                         const int* displacements, MPI_Datatype type, Patience patience) {
+  if constexpr (kSimulated) {
+    check(MPI_Allgatherv(in, count, type, out, counts, displacements, type, comm.get()), "MPI_Allgatherv");
+    return;
+  }
+  Request request;
+  check(MPI_Iallgatherv(in, count, type, out, counts, displacements, type, comm.get(), request.out()),
+        "MPI_Iallgatherv");
+  request.wait(patience);
+}
+
 void send_politely(MPI_Comm comm, const void* data, int count, MPI_Datatype type, int dest, int tag) {
   if constexpr (kSimulated) {
     check(MPI_Send(data, count, type, dest, tag, comm), "MPI_Send");

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
@@ -68,25 +67,11 @@ class MpiGroupComm final : public GroupComm {
   }
   void gatherv(const void* mine, int count, void* all, const int* counts, const int* displacements, MPI_Datatype type,
                int root) override {
-    if constexpr (mpi::kSimulated) {
-      mpi::check(MPI_Gatherv(mine, count, type, all, counts, displacements, type, root, comm_.get()), "MPI_Gatherv");
-      return;
-    }
-    mpi::Request request;
-    mpi::check(MPI_Igatherv(mine, count, type, all, counts, displacements, type, root, comm_.get(), request.out()),
-               "MPI_Igatherv");
-    request.wait();
+    mpi::gatherv_politely(comm_, mine, count, all, counts, displacements, type, root);
   }
   void allgatherv(const void* mine, int count, void* all, const int* counts, const int* displacements,
                   MPI_Datatype type) override {
-    if constexpr (mpi::kSimulated) {
-      mpi::check(MPI_Allgatherv(mine, count, type, all, counts, displacements, type, comm_.get()), "MPI_Allgatherv");
-      return;
-    }
-    mpi::Request request;
-    mpi::check(MPI_Iallgatherv(mine, count, type, all, counts, displacements, type, comm_.get(), request.out()),
-               "MPI_Iallgatherv");
-    request.wait();
+    mpi::allgatherv_politely(comm_, mine, count, all, counts, displacements, type);
   }
   void send(const void* data, int count, MPI_Datatype type, int dest, int tag) override {
     mpi::send_politely(comm_.get(), data, count, type, dest, tag);
@@ -152,7 +137,7 @@ class SelfGroupComm final : public GroupComm {
                int root) override {
     check_rank(root, "root");
     if (counts[0] != count) throw mpi::UsageError("gatherv: count differs from counts[0]", MPI_ERR_COUNT);
-    const MPI_Aint extent = extent_of(type);
+    const MPI_Aint extent = mpi::extent_of(type);
     if (count > 0) {
       std::memmove(static_cast<unsigned char*>(all) + displacements[0] * extent, mine,
                    static_cast<std::size_t>(count) * static_cast<std::size_t>(extent));
@@ -165,11 +150,11 @@ class SelfGroupComm final : public GroupComm {
   void send(const void* data, int count, MPI_Datatype type, int dest, int tag) override {
     check_rank(dest, "destination");
     const auto* bytes = static_cast<const unsigned char*>(data);
-    queue_.push_back({tag, std::vector<unsigned char>(bytes, bytes + count * extent_of(type))});
+    queue_.push_back({tag, std::vector<unsigned char>(bytes, bytes + count * mpi::extent_of(type))});
   }
   void recv(void* data, int count, MPI_Datatype type, int source, int tag) override {
     const auto message = take(source, tag);
-    if (static_cast<MPI_Aint>(message->bytes.size()) > count * extent_of(type)) {
+    if (static_cast<MPI_Aint>(message->bytes.size()) > count * mpi::extent_of(type)) {
       throw mpi::UsageError("recv: the message is longer than the buffer", MPI_ERR_TRUNCATE);
     }
     std::memcpy(data, message->bytes.data(), message->bytes.size());
@@ -177,7 +162,7 @@ class SelfGroupComm final : public GroupComm {
   }
   int probe_count(int source, int tag, MPI_Datatype type) override {
     const auto message = take(source, tag);
-    return static_cast<int>(static_cast<MPI_Aint>(message->bytes.size()) / std::max<MPI_Aint>(extent_of(type), 1));
+    return static_cast<int>(static_cast<MPI_Aint>(message->bytes.size()) / std::max<MPI_Aint>(mpi::extent_of(type), 1));
   }
   MPI_Comm mpi_comm() override {
     if (comm_.is_null()) comm_ = mpi::Comm::self().dup();
@@ -198,12 +183,6 @@ class SelfGroupComm final : public GroupComm {
       throw mpi::UsageError(
           std::string(what) + " " + std::to_string(r) + " is not a rank of a group of one (allowed: 0)", MPI_ERR_RANK);
     }
-  }
-  static MPI_Aint extent_of(MPI_Datatype type) {
-    MPI_Aint lower = 0;
-    MPI_Aint extent = 0;
-    mpi::check(MPI_Type_get_extent(type, &lower, &extent), "MPI_Type_get_extent");
-    return extent;
   }
   /// The oldest message with tag; a group of one has no one else to wait for, so none is an error, not a hang.
   std::vector<Message>::iterator take(int source, int tag) {
@@ -266,17 +245,6 @@ int GroupComm::checked_count(std::size_t n) {
                           MPI_ERR_COUNT);
   }
   return static_cast<int>(n);
-}
-
-const int* GroupComm::ones() {
-  ones_.assign(static_cast<std::size_t>(size()), 1);
-  return ones_.data();
-}
-
-const int* GroupComm::iota() {
-  iota_.resize(static_cast<std::size_t>(size()));
-  std::iota(iota_.begin(), iota_.end(), 0);
-  return iota_.data();
 }
 
 namespace detail {

@@ -487,10 +487,7 @@ void RangeComm::allreduce(std::span<double> values, ReduceOp op, std::chrono::mi
 
 RangeRequest RangeComm::iallreduce(void* values, int count, MPI_Datatype type, MPI_Op op) {
   require_usable("iallreduce");
-  MPI_Aint lower = 0;
-  MPI_Aint extent = 0;
-  mpi::check(MPI_Type_get_extent(type, &lower, &extent), "MPI_Type_get_extent");
-  return start(kAllreduce, values, count, type, static_cast<std::size_t>(extent), 0, nullptr, op);
+  return start(kAllreduce, values, count, type, static_cast<std::size_t>(mpi::extent_of(type)), 0, nullptr, op);
 }
 
 void RangeComm::gatherv(const void* mine, int count, void* all, const int* counts, const int* displacements,
@@ -505,9 +502,7 @@ void RangeComm::gatherv(const void* mine, int count, void* all, const int* count
   // A tag of the range's sequence, admitted as the trees' are, so no other operation of an overlapping range
   // can take these messages.
   const int tag = context_->tag_base_ + range_tag(first_, last_, seq_++);
-  MPI_Aint lower = 0;
-  MPI_Aint extent = 0;
-  mpi::check(MPI_Type_get_extent(type, &lower, &extent), "MPI_Type_get_extent");
+  const MPI_Aint extent = mpi::extent_of(type);
   std::vector<MPI_Request> requests;
   const int marker = 0;
   context_->admit({&marker, id_, tag, first_, last_});

@@ -378,9 +378,13 @@ class GroupComm {
   std::vector<T> collect(std::span<const T> mine, int root, std::vector<int>* counts_out) {
     const auto type = detail::Datatype::of<T>();
     const int count = checked_count(mine.size());
-    std::vector<int> counts(static_cast<std::size_t>(size()));
+    const auto n = static_cast<std::size_t>(size());
+    std::vector<int> counts(n);
+    std::vector<int> ones(n, 1);
+    std::vector<int> slots(n);
+    for (std::size_t r = 0; r < n; ++r) slots[r] = static_cast<int>(r);
     // Every member learns the counts (an all-gather of one int each), so the displacements agree everywhere.
-    allgatherv(&count, 1, counts.data(), ones(), iota(), MPI_INT);
+    allgatherv(&count, 1, counts.data(), ones.data(), slots.data(), MPI_INT);
     std::vector<int> displacements(counts.size());
     std::size_t total = 0;
     for (std::size_t r = 0; r < counts.size(); ++r) {
@@ -397,10 +401,6 @@ class GroupComm {
     if (counts_out != nullptr) *counts_out = gets ? counts : std::vector<int>{};
     return all;
   }
-  /// counts and displacements of a gather of one element per member.
-  const int* ones();
-  const int* iota();
-  std::vector<int> ones_, iota_;
 };
 
 /// A group of this rank alone (over a duplicate of MPI_COMM_SELF), for a chain worked outside any balancer: the

@@ -312,6 +312,16 @@ void bcast_politely(const Comm& comm, std::span<std::int64_t> words, int root,
 void allreduce_sum_politely(const Comm& comm, std::span<std::int64_t> values,
                             std::chrono::microseconds nap = default_nap);
 
+/// The extent of one element of type (MPI_Type_get_extent): where the next element starts in a buffer.
+[[nodiscard]] MPI_Aint extent_of(MPI_Datatype type);
+
+/// MPI_Gatherv and MPI_Allgatherv, waiting politely (the nonblocking form + wait_politely; simulation build: the
+/// blocking form).
+void gatherv_politely(const Comm& comm, const void* in, int count, void* out, const int* counts,
+                      const int* displacements, MPI_Datatype type, int root, Patience patience = default_nap);
+void allgatherv_politely(const Comm& comm, const void* in, int count, void* out, const int* counts,
+                         const int* displacements, MPI_Datatype type, Patience patience = default_nap);
+
 /// Point to point, waiting politely (the nonblocking call + wait_politely; simulation build: the blocking call).
 void send_politely(MPI_Comm comm, const void* data, int count, MPI_Datatype type, int dest, int tag);
 void recv_politely(MPI_Comm comm, void* data, int count, MPI_Datatype type, int source, int tag);
