@@ -6,6 +6,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -55,7 +56,10 @@ class HashChains final : public mcmclb::walkers::Chains {
   }
   [[nodiscard]] int count() const override { return chains_; }
   [[nodiscard]] int64_t items(int chain) const override { return 1 + (chain * 5) % 7; }
-  void start(int chain, GroupComm&) override { held_[chain] = {0, static_cast<int64_t>(mix(chain) >> 2)}; }
+  void start(int chain, GroupComm&) override {
+    held_[chain] = {0, static_cast<int64_t>(mix(chain) >> 2)};
+    started_.push_back(chain);
+  }
   void work(int chain, int64_t item, GroupComm& group) override {
     State& s = held_.at(chain);
     if (s.next != item) throw std::logic_error("item " + std::to_string(item) + " before " + std::to_string(s.next));
@@ -81,6 +85,8 @@ class HashChains final : public mcmclb::walkers::Chains {
     std::memcpy(&held_[chain], state.data(), sizeof(State));
   }
   [[nodiscard]] const std::map<int, int64_t>& kept() const noexcept { return answers_; }
+  /// The chains this rank started, in the order it started them.
+  [[nodiscard]] const std::vector<int>& started() const noexcept { return started_; }
   /// Every chain's answer on every rank (each was kept by one rank only: a second keeper doubles the count).
   [[nodiscard]] std::vector<int64_t> answers(MPI_Comm comm = MPI_COMM_WORLD) const {
     std::vector<int64_t> mine(2 * static_cast<std::size_t>(chains_), 0), all(mine.size(), 0);
@@ -97,6 +103,7 @@ class HashChains final : public mcmclb::walkers::Chains {
   bool ends_early_;
   std::map<int, State> held_;
   std::map<int, int64_t> answers_;
+  std::vector<int> started_;
 };
 
 /// Chains of doubles: an item adds 64 terms of many magnitudes, split over the group's members and summed with
@@ -325,6 +332,79 @@ TEST(Walkers, CountsThatDoNotSplitEvenlyRunUnderEveryBalancer) {
                 expected[2 * static_cast<std::size_t>(c)]);
       EXPECT_EQ(r.chain_items[static_cast<std::size_t>(c)], h.items(c));
     }
+  }
+}
+
+// Placement from the item bounds: the same layout whatever order the chains are numbered in, the groups' totals
+// balanced and rising from left to right, each group's chains longest first; equal bounds, and as_numbered, keep
+// the application's order.
+TEST(Walkers, PlacementIgnoresTheNumberingAndPutsTheLeastWorkOnTheLeft) {
+  using mcmclb::walkers::place_chains;
+  using mcmclb::walkers::Placement;
+  const std::vector<int64_t> longest_first = {80, 70, 60, 50, 40, 30, 20, 10};
+  const std::vector<int64_t> shortest_first(longest_first.rbegin(), longest_first.rend());
+  const auto bounds_of = [](const std::vector<std::vector<int>>& layout, const std::vector<int64_t>& items) {
+    std::vector<std::vector<int64_t>> out;
+    for (const auto& group : layout) {
+      out.emplace_back();
+      for (const int c : group) out.back().push_back(items[static_cast<std::size_t>(c)]);
+    }
+    return out;
+  };
+  for (const int groups : {1, 2, 3, 5, 8, 11}) {
+    SCOPED_TRACE(groups);
+    const auto a = place_chains(longest_first, groups, Placement::by_items);
+    const auto b = place_chains(shortest_first, groups, Placement::by_items);
+    EXPECT_EQ(bounds_of(a, longest_first), bounds_of(b, shortest_first));
+    std::vector<int> seen;
+    int64_t previous = -1;
+    for (const auto& group : a) {
+      EXPECT_LE(group.size(), (longest_first.size() + groups - 1) / groups);
+      EXPECT_GE(group.size(), longest_first.size() / groups);
+      int64_t total = 0;
+      for (std::size_t j = 0; j < group.size(); ++j) {
+        total += longest_first[static_cast<std::size_t>(group[j])];
+        if (j > 0) {
+          EXPECT_GE(longest_first[static_cast<std::size_t>(group[j - 1])],
+                    longest_first[static_cast<std::size_t>(group[j])]);
+        }
+      }
+      EXPECT_GE(total, previous);
+      previous = total;
+      seen.insert(seen.end(), group.begin(), group.end());
+    }
+    std::sort(seen.begin(), seen.end());
+    EXPECT_EQ(seen, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  }
+  // Two groups: 80+30+20+10 against 70+60+50+40 would be the numbered halves; balanced, both hold 180.
+  EXPECT_EQ(bounds_of(place_chains(longest_first, 2, Placement::by_items), longest_first),
+            (std::vector<std::vector<int64_t>>{{80, 50, 40, 10}, {70, 60, 30, 20}}));
+  EXPECT_EQ(place_chains(longest_first, 3, Placement::as_numbered),
+            (std::vector<std::vector<int>>{{0, 1, 2}, {3, 4, 5}, {6, 7}}));
+  EXPECT_EQ(place_chains(std::vector<int64_t>(5, 9), 2, Placement::by_items),
+            (std::vector<std::vector<int>>{{0, 1, 2}, {3, 4}}));
+  EXPECT_THROW((void)place_chains(longest_first, 0, Placement::by_items), std::invalid_argument);
+  EXPECT_THROW((void)place_chains(std::vector<int64_t>{3, -1}, 2, Placement::by_items), std::invalid_argument);
+}
+
+// run() starts each chain where place_chains puts it (balancer none: one rank per group, nothing moves), under
+// either placement, and the answers stay the single-rank ones.
+TEST(Walkers, RunStartsTheChainsWherePlacementPutsThem) {
+  using mcmclb::walkers::Placement;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int chains = 2 * world_size() + 1;
+  const std::vector<int64_t> expected = reference(chains);
+  for (const Placement how : {Placement::by_items, Placement::as_numbered}) {
+    HashChains h(chains);
+    std::vector<int64_t> bounds;
+    for (int c = 0; c < chains; ++c) bounds.push_back(h.items(c));
+    mcmclb::walkers::Options o = short_items("none");
+    o.placement = how;
+    const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, o);
+    EXPECT_TRUE(r.valid) << r.violations;
+    EXPECT_EQ(h.answers(), expected);
+    EXPECT_EQ(h.started(), mcmclb::walkers::place_chains(bounds, world_size(), how)[static_cast<std::size_t>(rank)]);
   }
 }
 

@@ -20,9 +20,11 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -160,15 +162,14 @@ class AppChains final : public ChainWork {
     if (chain >= 0) guard(chain, item, "restore", [&] { chains_.restore(chain, state); });
   }
 
-  /// Lays the chains out over groups initial groups of `per_group` slots: group g takes the next q + 1 chains for
-  /// g < r and q for the others (count = q * groups + r), in the application's order.
-  void place(int groups, int per_group) {
-    const int count = static_cast<int>(lengths_.size());
-    const int q = count / groups, r = count % groups;
+  /// Lays the chains out over `groups` initial groups of `per_group` slots each (place_chains); a group's unused
+  /// slots come last.
+  void place(int groups, int per_group, Placement how) {
     slot_chain_.assign(static_cast<std::size_t>(groups) * static_cast<std::size_t>(per_group), -1);
-    int next = 0;
+    const std::vector<std::vector<int>> layout = place_chains(lengths_, groups, how);
     for (int g = 0; g < groups; ++g) {
-      for (int j = 0; j < q + (g < r ? 1 : 0); ++j) slot_chain_[static_cast<std::size_t>(g * per_group + j)] = next++;
+      const std::vector<int>& mine = layout[static_cast<std::size_t>(g)];
+      for (std::size_t j = 0; j < mine.size(); ++j) slot_chain_[static_cast<std::size_t>(g * per_group) + j] = mine[j];
     }
   }
   /// The application's chain in slot (-1: none).
@@ -624,6 +625,54 @@ void write_whole(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+std::vector<std::vector<int>> place_chains(std::span<const int64_t> items, int groups, Placement how) {
+  if (groups < 1) throw std::invalid_argument("place_chains: groups must be at least 1");
+  if (std::any_of(items.begin(), items.end(), [](int64_t n) { return n < 0; })) {
+    throw std::invalid_argument("place_chains: an item bound is negative");
+  }
+  const int count = static_cast<int>(items.size());
+  const int q = count / groups, r = count % groups;
+  std::vector<std::vector<int>> layout(static_cast<std::size_t>(groups));
+  const bool equal = std::adjacent_find(items.begin(), items.end(), std::not_equal_to<>()) == items.end();
+  if (how == Placement::as_numbered || equal) {
+    int next = 0;
+    for (int g = 0; g < groups; ++g) {
+      for (int j = 0; j < q + (g < r ? 1 : 0); ++j) layout[static_cast<std::size_t>(g)].push_back(next++);
+    }
+    return layout;
+  }
+  // Longest processing time first: each chain, longest first (ties: lower number), to the group with the fewest
+  // items so far among those with room (ties: lower group), r of them taking q + 1 chains and the rest q.
+  std::vector<int> order(static_cast<std::size_t>(count));
+  std::iota(order.begin(), order.end(), 0);
+  const auto bound = [&](int c) { return items[static_cast<std::size_t>(c)]; };
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return bound(a) > bound(b); });
+  std::vector<int64_t> total(static_cast<std::size_t>(groups), 0);
+  int taller = 0;  // groups holding q + 1 chains
+  for (const int c : order) {
+    int best = -1;
+    for (int g = 0; g < groups; ++g) {
+      const auto held = static_cast<int>(layout[static_cast<std::size_t>(g)].size());
+      if (held >= q + (taller < r ? 1 : 0)) continue;
+      if (best < 0 || total[static_cast<std::size_t>(g)] < total[static_cast<std::size_t>(best)]) best = g;
+    }
+    auto& mine = layout[static_cast<std::size_t>(best)];
+    mine.push_back(c);
+    total[static_cast<std::size_t>(best)] += bound(c);
+    if (static_cast<int>(mine.size()) == q + 1) ++taller;
+  }
+  // The least loaded group on the left: a merging balancer's finished groups join the group on their right.
+  std::vector<int> rank_of(static_cast<std::size_t>(groups));
+  std::iota(rank_of.begin(), rank_of.end(), 0);
+  std::stable_sort(rank_of.begin(), rank_of.end(), [&](int a, int b) {
+    return total[static_cast<std::size_t>(a)] < total[static_cast<std::size_t>(b)];
+  });
+  std::vector<std::vector<int>> placed;
+  placed.reserve(layout.size());
+  for (const int g : rank_of) placed.push_back(std::move(layout[static_cast<std::size_t>(g)]));
+  return placed;
+}
+
 std::vector<std::string> balancer_names() {
   std::vector<std::string> names;
   for (const BalancerEntry& e : balancer_entries()) names.emplace_back(e.info.name);
@@ -649,7 +698,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   if (!options.record.empty()) check_record_path(comm, options.record);
   const BalancerInfo& info = balancer_info(spec.balancer);
   std::vector<int> sizes = initial_group_sizes(spec, comm);
-  app.place(static_cast<int>(sizes.size()), spec.workload.chains_per_group);
+  app.place(static_cast<int>(sizes.size()), spec.workload.chains_per_group, options.placement);
 
   Report r;
   r.balancer = spec.balancer;

@@ -23,7 +23,8 @@ namespace mcmclb::walkers {
 /// An application's chains, numbered 0 .. count() - 1. A group of ranks works one chain at a time, item by item;
 /// every member of the group makes the same calls with the same arguments. A chain's answer must not depend on
 /// which ranks work it: draw its random numbers from the chain and the item (a counter-based generator), never
-/// from a rank's own stream, and sum in a way that does not depend on the group size (integers, or fixed point).
+/// from a rank's own stream, and sum doubles with ops::exact_sum (GroupComm), whose result does not depend on the
+/// group's size or order.
 class Chains {
  public:
   virtual ~Chains() = default;
@@ -58,6 +59,24 @@ class Chains {
   virtual void restore(int chain, std::span<const std::byte> state) = 0;
 };
 
+/// How run() lays the chains out over the initial groups before any item is worked.
+enum class Placement {
+  /// From the chains' item bounds (Chains::items): each chain, longest first, goes to the group with the fewest
+  /// items so far; the groups then stand in order of their totals, least on the left, each working its longest
+  /// chain first. The merging balancers (collective, async, lookahead) hand a finished group to the group on its
+  /// right, so they gain whatever order the application numbers its chains in. Chains of equal bounds stay as
+  /// numbered.
+  by_items,
+  /// As numbered: initial group g takes chains g*W .. g*W + W - 1, fewer at the end where the count does not
+  /// split evenly. The merging balancers then gain most where the chains are numbered shortest first.
+  as_numbered
+};
+
+/// The chains each of `groups` initial groups starts with, in the order the group works them, as run() places
+/// chains with these item bounds; the groups' counts differ by one at most. Throws std::invalid_argument for
+/// groups < 1 or a negative bound.
+[[nodiscard]] std::vector<std::vector<int>> place_chains(std::span<const int64_t> items, int groups, Placement how);
+
 /// Where run() collects every chain's result (Chains::result): nowhere (no cost), on rank 0 of the communicator,
 /// or on every rank.
 enum class Results { none, root, all };
@@ -68,7 +87,8 @@ struct Options {
   std::string method;             ///< key method; empty: the balancer's default
   std::string finished;           ///< key finished; empty: the balancer's default
   int interval = 1;               ///< key interval (collective's period; lookahead's, mostwork's window)
-  int group_size = 1;  ///< key G: initial groups of this many ranks; chain g*W .. g*W + W - 1 start in group g
+  int group_size = 1;  ///< key G: initial groups of this many ranks, W = ceil(chains / groups) chains each at most
+  Placement placement = Placement::by_items;  ///< which chains each initial group starts with (place_chains)
   /// What one item takes on one rank, in seconds. Only the balancers that plan ahead (lookahead, mostwork,
   /// stealmerge) and the finished rule pays read it, assuming the work splits perfectly over a group.
   double item_s = 0.01;
