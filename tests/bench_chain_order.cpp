@@ -6,6 +6,9 @@
 // Each round runs every case once in a fresh random order (drawn on rank 0, the same on every rank) and prints one
 // CSV row per run with the run's provenance.
 //   mpiexec -n 2 build/tests/bench_chain_order [ROUNDS] [ITEM_MS]
+// Without MPI, `bench_chain_order place GROUPS` reads item bounds (one per line) and prints where
+// walkers::place_chains puts each chain, as `group,slot,chain` lines: how the simulated comparison replays the
+// library's placement.
 #include <mpi.h>
 
 #include <algorithm>
@@ -93,6 +96,21 @@ int body(int argc, char** argv) {
   return 0;
 }
 
+/// `place GROUPS`: bounds from standard input, the placement on standard output.
+int place(int groups) {
+  std::vector<int64_t> bounds;
+  long long n = 0;
+  while (std::scanf("%lld", &n) == 1) bounds.push_back(n);
+  const auto layout = mcmclb::walkers::place_chains(bounds, groups, mcmclb::walkers::Placement::by_items);
+  for (std::size_t g = 0; g < layout.size(); ++g) {
+    for (std::size_t j = 0; j < layout[g].size(); ++j) std::printf("%zu,%zu,%d\n", g, j, layout[g][j]);
+  }
+  return 0;
+}
+
 }  // namespace
 
-int main(int argc, char** argv) { return mcmclb::mpi::run_main(argc, argv, body); }
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "place") return place(std::atoi(argv[2]));
+  return mcmclb::mpi::run_main(argc, argv, body);
+}

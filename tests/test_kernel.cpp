@@ -16,6 +16,7 @@
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/comm_create.hpp"
 #include "mcmclb/group_comm.hpp"
+#include "mcmclb/item_estimate.hpp"
 #include "mcmclb/merge_model.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/workload.hpp"
@@ -783,3 +784,43 @@ TEST(Kernel, PaysCalibrationIsTheSameOnEveryRank) {
 }
 
 }  // namespace
+
+// The measured item costs an application's chains are planned with: each chain's mean at one rank, Amdahl's
+// fraction fitted to the chains seen at two sizes, perfect before, and one estimate for the world from the sums.
+TEST(ItemEstimate, LearnsEachChainsCostAndTheSpeedUpFromTheItems) {
+  mcmclb::ItemEstimate e;
+  EXPECT_TRUE(e.empty());
+  EXPECT_EQ(e.parallel_fraction(), 1.0);
+  EXPECT_EQ(e.single_rank_s(0), 0.0);
+  // Chain 0 at one rank only: its mean, and perfect speed-up assumed.
+  e.add(0, 1, 0.10, true);
+  e.add(0, 1, 0.30, true);
+  EXPECT_NEAR(e.single_rank_s(0), 0.20, 1e-12);
+  EXPECT_NEAR(e.item_s(0, 4), 0.05, 1e-12);
+  EXPECT_NEAR(e.single_rank_s(7), 0.20, 1e-12);  // a chain not seen: every chain's mean
+  // Chain 1 at 2 and 4 ranks with p = 0.6: t(m) = 0.5 (0.4 + 0.6 / m).
+  for (const int m : {2, 4}) e.add(1, m, 0.5 * (0.4 + 0.6 / m), false);
+  EXPECT_NEAR(e.parallel_fraction(), 0.6, 1e-6);
+  EXPECT_NEAR(e.single_rank_s(1), 0.5, 1e-6);
+  EXPECT_NEAR(e.item_s(1, 8), 0.5 * (0.4 + 0.6 / 8), 1e-6);
+  EXPECT_NEAR(e.longest_single_rank_s(), 0.5, 1e-6);
+  // A chain that does not speed up at all pulls the fit towards 0.
+  for (const int m : {1, 2}) e.add(2, m, 0.01, true);
+  EXPECT_LT(e.parallel_fraction(), 0.6);
+  EXPECT_GT(e.parallel_fraction(), 0.0);
+
+  // The world's estimate: only owned items count, once each, and the fits weighted by their chains.
+  mcmclb::ItemEstimate a, b;
+  a.add(0, 1, 0.2, true);
+  a.add(0, 2, 0.1, true);  // p = 1 from chain 0
+  b.add(1, 2, 0.3, false);
+  b.add(1, 2, 0.3, true);
+  const std::array<int64_t, 4> wa = a.world_words(), wb = b.world_words();
+  std::array<int64_t, 4> sum{};
+  for (std::size_t i = 0; i < sum.size(); ++i) sum[i] = wa[i] + wb[i];
+  const mcmclb::ItemEstimate world = mcmclb::ItemEstimate::from_world(sum);
+  EXPECT_EQ(sum[0], 3);
+  EXPECT_NEAR(world.single_rank_s(5), (0.2 + 0.2 + 0.6) / 3, 1e-9);
+  EXPECT_NEAR(world.parallel_fraction(), 1.0, 1e-6);
+  EXPECT_NEAR(world.item_s(0, 2), (0.2 + 0.2 + 0.6) / 3 / 2, 1e-9);
+}

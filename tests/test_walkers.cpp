@@ -408,6 +408,77 @@ TEST(Walkers, RunStartsTheChainsWherePlacementPutsThem) {
   }
 }
 
+// Costs measured, not typed (Options::item_s 0, the default): the planning balancers and the finished rule pays
+// run from what the items took, with the single-rank answers.
+TEST(Walkers, MeasuredCostsPlanEveryBalancerAndPays) {
+  const int chains = 2 * world_size() + 1;
+  const std::vector<int64_t> expected = reference(chains);
+  for (const std::string& balancer : mcmclb::walkers::balancer_names()) {
+    for (const std::string finished : {"", "pays"}) {
+      SCOPED_TRACE(balancer + " " + finished);
+      HashChains h(chains);
+      mcmclb::walkers::Options o = short_items(balancer);
+      o.item_s = 0;
+      o.finished = finished;
+      mcmclb::walkers::Report r;
+      try {
+        r = mcmclb::walkers::run(MPI_COMM_WORLD, h, o);
+      } catch (const mcmclb::InputError&) {
+        continue;  // a balancer without the rule pays
+      }
+      EXPECT_TRUE(r.valid) << r.violations;
+      EXPECT_EQ(h.answers(), expected);
+      EXPECT_GT(r.item_s, 0.0);
+    }
+  }
+}
+
+/// Chains whose items nap 20 ms, split over the group (or, without split, the whole nap on every member), then
+/// sum with the group.
+class NapChains final : public mcmclb::walkers::Chains {
+ public:
+  explicit NapChains(bool split) : split_(split) {}
+  [[nodiscard]] int count() const override { return 4; }
+  [[nodiscard]] int64_t items(int chain) const override { return chain < 2 ? 1 : 6; }
+  void start(int chain, GroupComm&) override { held_[chain] = 0; }
+  void work(int chain, int64_t, GroupComm& group) override {
+    usleep(static_cast<useconds_t>(split_ ? 20000 / group.size() : 20000));
+    held_[chain] += group.allreduce(int64_t{1}, mcmclb::ops::sum);
+  }
+  [[nodiscard]] std::vector<std::byte> save(int chain) const override {
+    return mcmclb::walkers::bytes_of(held_.at(chain));
+  }
+  void restore(int chain, std::span<const std::byte> state) override {
+    held_[chain] = mcmclb::walkers::result_as<int64_t>(state);
+  }
+
+ private:
+  bool split_;
+  std::map<int, int64_t> held_;
+};
+
+// The speed-up is measured: at two ranks, the short chains' group joins the long chains' (collective), so chain 2
+// is worked at one rank and then at two. Split work fits a parallel fraction near 1, work that does not split one
+// near 0. (Other rank counts check only that the run is valid: two ranks is where each has a core.)
+TEST(Walkers, MeasuresHowTheItemsSpeedUp) {
+  for (const bool split : {true, false}) {
+    SCOPED_TRACE(split ? "split" : "not split");
+    NapChains n(split);
+    mcmclb::walkers::Options o = short_items("collective");
+    o.item_s = 0;
+    o.placement = mcmclb::walkers::Placement::as_numbered;
+    const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, n, o);
+    EXPECT_TRUE(r.valid) << r.violations;
+    EXPECT_GT(r.item_s, 0.005);
+    if (world_size() != 2) continue;
+    if (split) {
+      EXPECT_GT(r.parallel_fraction, 0.7);
+    } else {
+      EXPECT_LT(r.parallel_fraction, 0.3);
+    }
+  }
+}
+
 /// Collective: a fresh file name, the same on every rank (made on rank 0).
 std::string temporary_path() {
   int rank = 0;

@@ -29,13 +29,16 @@
 // Merges that pay are not enough: every exchange makes every group wait for the slowest one. So under pays the run
 // first predicts its own schedule from the model (exchanging_pays: each interval as long as its slowest group, an
 // exchange and the merges' creation after it) and, unless that ends sooner than the longest unit worked alone,
-// works as under none, with no exchange at all. The rule
+// works as under none, with no exchange at all. An application's chains planned from measured costs
+// (mcmclb::walkers) have nothing to predict from before the run, so they exchange; each exchange then also sums what
+// every rank has measured (four words more), so that every rank decides from the same estimate. The rule
 // needs the working groups' positions in their chains, and those too are known everywhere without a word more: every
 // group works exactly min(i, items left) items between two exchanges, and a merged group continues its right-hand
 // group's position. So every rank keeps every group's position in the table and the exchange stays the one bit per
 // group (each bit is checked against the position it implies). When no merge can ever pay (Kernel::merging_can_pay),
 // there are no exchanges at all: every group works its own chain as under none.
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -138,7 +141,16 @@ class CollectiveBalancer final : public Balancer {
     }
     std::vector<int64_t> bits((open + kBitsPerWord - 1) / kBitsPerWord, 0);
     if (mine) bits[*mine / kBitsPerWord] = int64_t{1} << (*mine % kBitsPerWord);
+    // Under pays with measured costs the decisions below need one estimate on every rank: the world's, summed in
+    // the same reduction (four words after the bits).
+    const bool agree = pays_ && k.measuring();
+    const std::size_t words = bits.size();
+    if (agree) {
+      const std::array<int64_t, 4> share = k.item_estimate().world_words();
+      bits.insert(bits.end(), share.begin(), share.end());
+    }
     pace::allreduce_sum(k.world().get(), bits);
+    if (agree) k.use_world_estimate({bits[words], bits[words + 1], bits[words + 2], bits[words + 3]});
     Table table = *groups_;
     std::size_t slot = 0;
     for (Entry& g : table) {
@@ -274,6 +286,7 @@ class CollectiveBalancer final : public Balancer {
   /// parent-collective creation; against the time of the longest unit worked alone (none). Waiting for the slowest
   /// group at every exchange is a cost the merges must also recover.
   bool exchanging_pays(const Kernel& k) const {
+    if (k.measuring()) return true;  // nothing is measured yet to predict from
     const MergeModel& model = k.merge_model();
     const double exchange_s = model.at(k.nprocs()).reduce_s;
     std::vector<Entry> groups = initial_groups(k);

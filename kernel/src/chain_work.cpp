@@ -149,8 +149,13 @@ void Kernel::work_app_item(const ChainPos& at) {
   LockstepGroup group(*group_comm_, kComputeNap, group_calls_);
   chains_->work(at.chain, at.item, group);
   ++app_next_;
+  double seconds = pace::now_s() - t0;
+  if (measuring()) {
+    // Every member decides from the estimate (mostwork, lookahead): they add the same time, the slowest member's.
+    if (group_.size() > 1) seconds = group_comm_->allreduce(seconds, ops::max);
+    estimate_.add(at.chain, group_.size(), seconds, is_leader());
+  }
   if (is_leader()) {
-    const double seconds = pace::now_s() - t0;
     ItemTiming& t = timings_[{at.chain, group_.size()}];
     ++t.items;
     t.seconds += seconds;
@@ -184,7 +189,20 @@ int Kernel::state_holder(int holder) const {
   return root_rank;
 }
 
+void Kernel::agree_on_estimate(int holder) {
+  if (!measuring() || group_.size() == 1) return;
+  // Members that came from other groups measured other items: every member takes the state holder's sums.
+  const int root = (holder >= 0 && group_.contains(holder) ? holder : group_.last) - group_.first;
+  std::vector<int64_t> words = rank_ == group_.first + root ? estimate_.words() : std::vector<int64_t>{};
+  std::array<int64_t, 1> length{static_cast<int64_t>(words.size())};
+  group_comm_->bcast(std::span<int64_t>(length), root);
+  words.resize(static_cast<std::size_t>(length[0]));
+  if (!words.empty()) group_comm_->bcast(std::span<int64_t>(words), root);
+  estimate_.adopt(words);
+}
+
 void Kernel::take_app_chain(EventKind kind, int holder) {
+  if (kind != EventKind::initial) agree_on_estimate(holder);
   const ChainPos at = locate(group_.unit, group_.next_item);
   LockstepGroup group(*group_comm_, kComputeNap, group_calls_);
   if (kind == EventKind::initial) {

@@ -232,16 +232,18 @@ void Kernel::measure_merges(CalibrationPass pass) {
 double Kernel::expected_item_s(const GroupState& g, int64_t i, int size) const {
   const ChainPos at = locate(g.unit, g.next_item + i);
   if (replaying()) return replay_ms(at.chain, at.item, size, true) / 1000.0;
+  if (measuring()) return (world_estimate_ ? *world_estimate_ : estimate_).item_s(at.chain, size);
   if (!computing()) return item_cost_ms(run_, size, at.chain, at.item) / 1000.0;
   const ComputeSpec& c = run_.work.compute;
   return merge_model_.compute_item_s(c.move, c.atoms_of(at.chain), c.moves_per_item, size);
 }
 
 double Kernel::planned_item_ms(const GroupState& g, int64_t i) const {
-  return computing() || replaying() ? 1000.0 * expected_item_s(g, i, g.size()) : item_ms(g, i);
+  return computing() || replaying() || measuring() ? 1000.0 * expected_item_s(g, i, g.size()) : item_ms(g, i);
 }
 
 double Kernel::window_item_ms() const {
+  if (measuring()) return 1000.0 * (world_estimate_ ? *world_estimate_ : estimate_).longest_single_rank_s();
   return computing() ? window_item_ms_ : replaying() ? longest_replayed_ms_ : run_.T_ms;
 }
 
@@ -284,7 +286,8 @@ Kernel::Outlook Kernel::merge_outlook(const GroupState& g, int joiners) const {
 bool Kernel::merging_can_pay() const {
   // A replayed trace's items differ one by one, so the bound below would walk every item of every unit on every
   // rank (quadratic in the rank count in a simulation): a replay asks each merge instead.
-  if (replaying()) return true;
+  // Measured costs are not known before the run: likewise.
+  if (replaying() || measuring()) return true;
   // For each initial group size w and each kind of item (compute: its atom count; emulated work: one kind, whose
   // cost at m ranks is at most T (1 + jitter) / m), the most items of that kind any initial group of w ranks owns.
   // Their gains bound any unit's: a first merge of f ranks into a group of w gains at most

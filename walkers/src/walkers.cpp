@@ -64,6 +64,10 @@ std::string yaml_quoted(const std::string& text) {
   return out + "\"";
 }
 
+/// T_ms where the items' costs are measured (Options::item_s 0): a study's T_ms must be positive, and the kernel
+/// plans from what it measures instead (RunSpec's work.compute.measured).
+constexpr double kStandInItemMs = 10;
+
 /// A number as YAML reads it back exactly.
 std::string yaml_number(double x) {
   char text[40];
@@ -75,7 +79,8 @@ std::string yaml_number(double x) {
 /// would be: the same names, the same defaults and the same one-line errors.
 RunSpec run_spec(const Options& o, int nprocs, int chain_count) {
   std::vector<std::string> keys = {"balancer=" + yaml_quoted(o.balancer), "interval=" + std::to_string(o.interval),
-                                   "G=" + std::to_string(o.group_size), "T_ms=" + yaml_number(1000.0 * o.item_s),
+                                   "G=" + std::to_string(o.group_size),
+                                   "T_ms=" + yaml_number(o.item_s > 0 ? 1000.0 * o.item_s : kStandInItemMs),
                                    "work.wait=" + yaml_quoted(o.wait)};
   if (!o.method.empty()) keys.push_back("method=" + yaml_quoted(o.method));
   if (!o.finished.empty()) keys.push_back("finished=" + yaml_quoted(o.finished));
@@ -96,6 +101,10 @@ RunSpec run_spec(const Options& o, int nprocs, int chain_count) {
   std::vector<RunSpec> runs = expand_runs(e, nprocs, catalog(), 1);
   RunSpec spec = std::move(runs.front());
   spec.work.compute.record = !o.record.empty();
+  // Measured costs are read where the run plans (lookahead, mostwork) or weighs merges (pays); elsewhere the
+  // kernel need not agree on them, and Report::item_s comes from the leaders' timings alone.
+  spec.work.compute.measured =
+      o.item_s == 0 && (balancer_info(spec.balancer).plans_ahead || spec.finished == FinishedRule::pays);
   return spec;
 }
 
@@ -348,6 +357,28 @@ std::vector<int64_t> chain_items(const AppChains& app, const mpi::Comm& comm) {
       MPI_Reduce(app.ended_at().data(), all.data(), static_cast<int>(all.size()), MPI_INT64_T, MPI_MIN, 0, comm.get()),
       "MPI_Reduce");
   return all;
+}
+
+/// Collective: what every item took, each timed once on its group's leader, as one estimate on every rank (a
+/// chain's sizes are often timed by different leaders, so the speed-ups need every rank's timings together).
+ItemEstimate measured_items(const Kernel& kernel, const mpi::Comm& comm) {
+  ItemEstimate mine;
+  for (const auto& [key, t] : kernel.item_timings()) mine.add(key.first, key.second, t.items, t.seconds, true);
+  const std::vector<int64_t> words = mine.words();
+  const int count = static_cast<int>(words.size());
+  std::vector<int> counts(static_cast<std::size_t>(comm.size()), 1), displacements(counts.size());
+  std::iota(displacements.begin(), displacements.end(), 0);
+  std::vector<int> all_counts(counts.size());
+  mpi::allgatherv_politely(comm, &count, 1, all_counts.data(), counts.data(), displacements.data(), MPI_INT);
+  std::exclusive_scan(all_counts.begin(), all_counts.end(), displacements.begin(), 0);
+  std::vector<int64_t> all(static_cast<std::size_t>(displacements.back() + all_counts.back()));
+  mpi::allgatherv_politely(comm, words.data(), count, all.data(), all_counts.data(), displacements.data(), MPI_INT64_T);
+  ItemEstimate together;
+  for (std::size_t i = 0; i + 3 < all.size(); i += 4) {
+    together.add(static_cast<int>(all[i]), static_cast<int>(all[i + 1]), all[i + 2],
+                 static_cast<double>(all[i + 3]) / 1e9, true);
+  }
+  return together;
 }
 
 /// Collective: the run's invariants on rank 0 (every rank finished, every communicator freed, no balancer message
@@ -685,8 +716,9 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   const int nprocs = comm.size();
   AppChains app(chains, comm_handle, rank);
   // Checked everywhere before anything is sent, so every rank throws the same line or none does.
-  if (!(std::isfinite(options.item_s) && options.item_s > 0)) {
-    throw InputError("Options::item_s: " + yaml_number(options.item_s) + " is not allowed (allowed: seconds > 0)");
+  if (!(std::isfinite(options.item_s) && options.item_s >= 0)) {
+    throw InputError("Options::item_s: " + yaml_number(options.item_s) +
+                     " is not allowed (allowed: 0, measured as the run goes, or seconds > 0)");
   }
   if (!(std::isfinite(options.item_timeout_s) && options.item_timeout_s >= 0)) {
     throw InputError("Options::item_timeout_s: " + yaml_number(options.item_timeout_s) +
@@ -764,6 +796,14 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
       write_whole(options.record, text);
       r.recorded_items = static_cast<int64_t>(costs.size());
     }
+  }
+  // What the run measured, as the world's estimate (the same on every rank), or what the options typed.
+  if (options.item_s == 0) {
+    const ItemEstimate measured = measured_items(kernel, comm);
+    r.item_s = measured.single_rank_s(-1);
+    r.parallel_fraction = measured.parallel_fraction();
+  } else {
+    r.item_s = options.item_s;
   }
   std::array<double, 2> verdict = {r.valid ? 1.0 : 0.0, r.time_s};
   mpi::bcast_politely(comm, verdict.data(), 2, MPI_DOUBLE, 0);

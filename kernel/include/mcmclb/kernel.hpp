@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "mcmclb/group_comm.hpp"
+#include "mcmclb/item_estimate.hpp"
 #include "mcmclb/lj.hpp"
 #include "mcmclb/merge_model.hpp"
 #include "mcmclb/mpi.hpp"
@@ -263,6 +264,15 @@ class Kernel {
   /// The unit of a lookahead window, ms: the longest item any chain has on a single rank (T_ms; compute mode: the
   /// calibrated model's slowest item at one rank).
   [[nodiscard]] double window_item_ms() const;
+  /// An application's chains planned from measured costs (work.compute.measured): every member adds each item it
+  /// works to its estimate, which expected_item_s, planned_item_ms and window_item_ms then use.
+  [[nodiscard]] bool measuring() const noexcept {
+    return chains_ != nullptr && !computing() && run_.work.compute.measured;
+  }
+  [[nodiscard]] const ItemEstimate& item_estimate() const noexcept { return estimate_; }
+  /// Plans from one estimate on every rank from now on (ItemEstimate::from_world of the world's sums of
+  /// item_estimate().world_words()), for a balancer whose decisions every rank makes alike.
+  void use_world_estimate(const std::array<int64_t, 4>& sums) { world_estimate_ = ItemEstimate::from_world(sums); }
 
   // --- units of chains (GroupState) ---
   /// W: the chains each initial group owns.
@@ -395,6 +405,8 @@ class Kernel {
   void work_app_item(const ChainPos& at);
   /// After the item that ended chain `ended`: every member finishes it, and starts the unit's next chain if any.
   void next_app_chain(int ended);
+  /// measuring(), after a regrouping: every member takes the state holder's estimate (ItemEstimate::adopt).
+  void agree_on_estimate(int holder);
   /// Gives the new group its chain's state: initial, every member starts it (and ends the unit's chains of no
   /// items); merge, the holder's bytes broadcast to the members that join.
   void take_app_chain(EventKind kind, int holder);
@@ -441,6 +453,8 @@ class Kernel {
   // compute mode (kernel/src/compute.cpp) and chains' statistics
   std::vector<ChainTally> tallies_;  // compute mode: the walkers' (final state), the kernel's (merges)
   std::map<std::pair<int, int>, ItemTiming> timings_;
+  ItemEstimate estimate_;                       // measuring(): the items this rank worked
+  std::optional<ItemEstimate> world_estimate_;  // measuring(), once agreed: the one every rank plans with
   std::vector<TracePoint> trace_;
   std::vector<ItemCost> costs_;
   std::function<void(std::span<const ItemCost>)> cost_sink_;

@@ -104,6 +104,9 @@ struct ComputeSpec {
   int64_t moves_per_item = 1000;
   bool trace = false;   // record every chain's energy and acceptances after each item (traces.csv)
   bool record = false;  // record every item's cost and each chain's speed-ups (costs.csv, a trace file)
+  /// An application's chains (mcmclb::walkers): plan from the items' measured costs (Kernel::item_estimate) rather
+  /// than from T_ms, which then only stands in until an item is measured.
+  bool measured = false;
   [[nodiscard]] int atoms_of(int chain) const noexcept {
     return atoms > 0 ? atoms : kMagicAtoms[static_cast<std::size_t>(chain) % kMagicAtoms.size()];
   }

@@ -89,9 +89,12 @@ struct Options {
   int interval = 1;               ///< key interval (collective's period; lookahead's, mostwork's window)
   int group_size = 1;  ///< key G: initial groups of this many ranks, W = ceil(chains / groups) chains each at most
   Placement placement = Placement::by_items;  ///< which chains each initial group starts with (place_chains)
-  /// What one item takes on one rank, in seconds. Only the balancers that plan ahead (lookahead, mostwork,
-  /// stealmerge) and the finished rule pays read it, assuming the work splits perfectly over a group.
-  double item_s = 0.01;
+  /// What one item takes on one rank, in seconds, read by the balancers that plan ahead (lookahead, mostwork)
+  /// and the finished rule pays. 0 (the default): measured as the run goes. Each item's time is its slowest
+  /// member's; a chain's item cost is the mean of its items so far, and the speed-up with the group's size follows
+  /// Amdahl's law fitted to the chains worked at two sizes or more, perfect until then. A value > 0 is used
+  /// instead, with perfect speed-up.
+  double item_s = 0;
   /// key work.wait: how a waiting rank spends its time, `spin`, `polite` (naps) or `auto` (spin unless ranks
   /// outnumber a node's cores). Choose polite where other programs share the cores: a spinning rank then takes the
   /// core its partner needs, and each of an item's sums can wait a whole time slice.
@@ -137,6 +140,12 @@ struct Report {
   std::vector<int64_t> chain_items;
   /// Every chain's result (Chains::result), by chain, on the ranks Options::results names (empty elsewhere).
   std::vector<std::vector<std::byte>> results;
+  /// On every rank: what one item took at one rank, the mean over every item worked (Options::item_s 0), or
+  /// Options::item_s as given.
+  double item_s = 0;
+  /// On every rank: Amdahl's parallel fraction of the items' speed-up with the group's size, as measured over the
+  /// chains worked at two sizes or more (weighted by chain); 1 where none was, or where Options::item_s was given.
+  double parallel_fraction = 1;
   int64_t recorded_items = 0;     ///< rank 0 only: item rows written to Options::record
   int64_t recorded_speedups = 0;  ///< rank 0 only: speed-up rows written to it
 };
