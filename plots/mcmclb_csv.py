@@ -311,6 +311,15 @@ SCHEMAS = {
         "seconds": _time(), "ranks": _int(1), "calls": _int(1), "commit": TEXT, "mpi_library": TEXT, "wait": NAME,
         "host": TEXT, "cores": _int(1), "utc_start": TEXT,
     },
+    # docs/notes/chain-order: tests/bench_chain_order at real P ranks, each run's time per balancer and case (chains
+    # numbered shortest or longest first, placed as numbered or by their items), rounds in random order.
+    "chain-order-p2.csv": {
+        "round": _int(1), "balancer": NAME,
+        "case": Column("name", choices=("shortest-first as numbered", "longest-first as numbered",
+                                        "longest-first placed by items")),
+        "seconds": _time(), "valid": _int(0), "ranks": _int(1), "item_ms": Column("number", 0), "commit": TEXT,
+        "mpi_library": TEXT, "host": TEXT, "cores": _int(1), "utc_start": TEXT,
+    },
     "dinan2011.csv": {  # plots/reference: the paper's values
         "kind": Column("name", choices=("table1", "fig2")), "balancer": NAME, "interval": _int(1, True),
         "avg": Column("number", 0, True), "stdev": Column("number", 0, True), "min": _int(0, True),

@@ -6,9 +6,7 @@
 // Each round runs every case once in a fresh random order (drawn on rank 0, the same on every rank) and prints one
 // CSV row per run with the run's provenance.
 //   mpiexec -n 2 build/tests/bench_chain_order [ROUNDS] [ITEM_MS]
-// Without MPI, `bench_chain_order place GROUPS` reads item bounds (one per line) and prints where
-// walkers::place_chains puts each chain, as `group,slot,chain` lines: how the simulated comparison replays the
-// library's placement.
+// Without MPI, `bench_chain_order traces P DIR` writes the simulated comparison's trace files (traces()).
 #include <mpi.h>
 
 #include <algorithm>
@@ -20,6 +18,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mcmclb/exact_sum.hpp"
@@ -96,14 +95,58 @@ int body(int argc, char** argv) {
   return 0;
 }
 
-/// `place GROUPS`: bounds from standard input, the placement on standard output.
-int place(int groups) {
-  std::vector<int64_t> bounds;
-  long long n = 0;
-  while (std::scanf("%lld", &n) == 1) bounds.push_back(n);
-  const auto layout = mcmclb::walkers::place_chains(bounds, groups, mcmclb::walkers::Placement::by_items);
-  for (std::size_t g = 0; g < layout.size(); ++g) {
-    for (std::size_t j = 0; j < layout[g].size(); ++j) std::printf("%zu,%zu,%d\n", g, j, layout[g][j]);
+/// Writes one trace: chain k replays the chain order[k] of the given bounds, each item item_s at one rank.
+int write_trace(const std::string& path, const std::string& what, const std::vector<int64_t>& bounds,
+                const std::vector<int>& order, const char* item_s) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) {
+    std::fprintf(stderr, "bench_chain_order: cannot write %s\n", path.c_str());
+    return 2;
+  }
+  std::fprintf(f, "# %s (docs/notes/chain-order/README.md)\n", what.c_str());
+  std::fprintf(f, "chain,item,ranks,seconds,speedup\n");
+  for (std::size_t c = 0; c < order.size(); ++c) {
+    for (int64_t i = 0; i < bounds[static_cast<std::size_t>(order[c])]; ++i) {
+      std::fprintf(f, "%zu,%lld,1,%s,\n", c, static_cast<long long>(i), item_s);
+    }
+  }
+  return std::fclose(f) == 0 ? 0 : 2;
+}
+
+/// `traces P DIR`: the simulated comparison's trace files for P ranks in DIR, 4 chains per rank (n = 4P), in three
+/// orders each: longest first as numbered, shortest first (the same chains reversed), and placed (the order
+/// place_chains lays the longest-first chains out over P groups in: the kernel's replay lays chains out as
+/// numbered, so the trace carries the library's placement). Two shapes:
+///  - gradient: chain c has 1 + (n - 1 - c) * 8 / n items of 50 ms, one slope over every rank;
+///  - repeated: the measured case's 8 chains (40, 35, ..., 5 items of 10 ms) over every 2 ranks.
+int traces(int p, const std::string& dir) {
+  const int n = 4 * p;
+  std::vector<int> longest(static_cast<std::size_t>(n));
+  for (int c = 0; c < n; ++c) longest[static_cast<std::size_t>(c)] = c;
+  std::vector<int> shortest(longest.rbegin(), longest.rend());
+  struct Shape {
+    const char* name;
+    const char* item_s;
+    std::vector<int64_t> bounds;
+    std::string what;
+  };
+  std::vector<Shape> shapes(2);
+  shapes[0] = {"", "0.05", {}, std::to_string(n) + " chains of 8 to 1 items of 50 ms at 1 rank: "};
+  shapes[1] = {"repeated-", "0.01", {}, std::to_string(n) + " chains of 40 to 5 items of 10 ms at 1 rank, by 8: "};
+  for (int c = 0; c < n; ++c) {
+    shapes[0].bounds.push_back(1 + int64_t{n - 1 - c} * 8 / n);
+    shapes[1].bounds.push_back(5 * (kChains - c % kChains));
+  }
+  for (const Shape& shape : shapes) {
+    std::vector<int> placed;
+    for (const auto& group : mcmclb::walkers::place_chains(shape.bounds, p, mcmclb::walkers::Placement::by_items)) {
+      placed.insert(placed.end(), group.begin(), group.end());
+    }
+    for (const auto& [order_name, order] : {std::pair{"longest-first", &longest},
+                                            std::pair{"shortest-first", &shortest}, std::pair{"placed", &placed}}) {
+      const std::string path = dir + "/" + shape.name + order_name + "-" + std::to_string(p) + ".csv";
+      if (write_trace(path, shape.what + order_name, shape.bounds, *order, shape.item_s) != 0) return 2;
+    }
   }
   return 0;
 }
@@ -111,6 +154,6 @@ int place(int groups) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 3 && std::string(argv[1]) == "place") return place(std::atoi(argv[2]));
+  if (argc == 4 && std::string(argv[1]) == "traces") return traces(std::atoi(argv[2]), argv[3]);
   return mcmclb::mpi::run_main(argc, argv, body);
 }

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""What the walkers library costs an application (docs/notes/walkers-overhead, docs/notes/exact-sum-cost)."""
-from mcmclb_csv import InputError
+"""What the walkers library costs an application and how it places chains (docs/notes/walkers-overhead,
+docs/notes/exact-sum-cost, docs/notes/chain-order)."""
+from mcmclb_csv import RUN_COLUMNS, InputError, run_label
 from mcmclb_stats import Summary
 
-from .common import Inputs, compare_ratio_text, ratio_interval, table_text
+from .common import Inputs, compare_ratio_text, keyed, ratio_interval, table_text
 
 # Each mode of examples/ising the table lists, in its order, with what it runs.
 MODES = (("plain", "its own loop, the calls to its chains compiled directly"),
@@ -73,3 +74,67 @@ def exact_sum_cost(inputs):
     return table_text([f"allreduce of, at P = {r['ranks']}, commit {r['commit']}, wait {r['wait']} (measured)", "rounds",
                        "plain sum, µs per call [95 % interval]", "ops::exact_sum [interval]",
                        "exact ÷ plain [interval]"], out)
+
+
+# The cases of tests/bench_chain_order.cpp, in the table's order.
+CHAIN_ORDER_CASES = ("shortest-first as numbered", "longest-first as numbered", "longest-first placed by items")
+
+
+def chain_order_measured(inputs):
+    """Per balancer: each case's median time with its 95 % interval, and the placed longest-first chains' time
+    over the shortest-first numbering's, with the interval mcmclb compare forms."""
+    path = inputs.folders[0]
+    rows = Inputs.read_file(path, ("round", "balancer", "case", "seconds", "valid", "ranks", "item_ms", "commit"),
+                            "chain-order-p2.csv")
+    for column in ("ranks", "commit", "item_ms"):
+        if len({r[column] for r in rows}) != 1:
+            raise InputError(f"{path}: more than one {column} (allowed: one measurement, at one commit and P)")
+    if any(r["valid"] != 1 for r in rows):
+        raise InputError(f"{path}: a run that was not valid (allowed: valid runs only)")
+    out = []
+    for balancer in dict.fromkeys(r["balancer"] for r in rows):
+        summaries = {}
+        for case in CHAIN_ORDER_CASES:
+            values = [r["seconds"] for r in rows if r["balancer"] == balancer and r["case"] == case]
+            if not values:
+                raise InputError(f"{path}: no run of {balancer} with {case} (allowed: every balancer in every case)")
+            summaries[case] = Summary(values)
+        cells = []
+        for case in CHAIN_ORDER_CASES:
+            s = summaries[case]
+            cells.append(f"{s.median:.3f} s" + (f" [{s.lo:.3f}, {s.hi:.3f}]" if s.has_interval else f" ({s.note})"))
+        shortest, placed = summaries[CHAIN_ORDER_CASES[0]], summaries[CHAIN_ORDER_CASES[2]]
+        ratio = compare_ratio_text(shortest, placed)
+        interval = ratio_interval(shortest, placed)
+        if interval and interval[0] <= 1 <= interval[1]:
+            ratio += f"; within {100 * max(1 - interval[0], interval[1] - 1):.1f} %"
+        out.append([f"`{balancer}`", str(shortest.n), *cells, ratio])
+    r = rows[0]
+    return table_text([f"at P = {r['ranks']}, items of {r['item_ms']:g} ms, commit {r['commit']} (measured)", "rounds",
+                       "shortest first, as numbered [95 % interval]", "longest first, as numbered [interval]",
+                       "longest first, placed by items [interval]", "placed ÷ shortest first [interval]"], out)
+
+
+def chain_order_simulated(inputs):
+    """Simulated time_s per P and balancer (run_label) of three folders, the same chains numbered shortest first,
+    numbered longest first, and numbered longest first but placed by walkers::place_chains; the placed ones' time
+    over the shortest-first numbering's."""
+    if len(inputs.folders) != 3:
+        raise InputError(f"block {inputs.name}: {len(inputs.folders)} folders (allowed: shortest first, longest "
+                         f"first, placed)")
+    found = []
+    for folder in inputs.folders:
+        runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS) if r["valid"] is True]
+        if not runs:
+            raise InputError(f"{folder}/runs.csv: no valid run (allowed: a folder of simulated runs)")
+        found.append(keyed((((r["nprocs"], run_label(r)), r) for r in runs), f"{folder}/runs.csv"))
+    out = []
+    for key in found[0]:
+        if not all(key in f for f in found):
+            raise InputError(f"{inputs.folders[0]}: P = {key[0]}, {key[1]} is not in every folder (allowed: the same "
+                             f"runs in each)")
+        times = [f[key]["time_s"] for f in found]
+        out.append([str(key[0]), f"`{key[1]}`", f"{found[0][key]['ideal_s']:.3f}", *(f"{t:.3f}" for t in times),
+                    f"{times[2] / times[0]:.3f}"])
+    return table_text(["P", "balancer", "ideal, s", "shortest first, as numbered, s", "longest first, as numbered, s",
+                       "longest first, placed by items, s", "placed ÷ shortest first"], out)
