@@ -318,7 +318,7 @@ SCHEMAS = {
         "case": Column("name", choices=("shortest-first as numbered", "longest-first as numbered",
                                         "longest-first placed by items")),
         "seconds": _time(), "valid": _int(0), "ranks": _int(1), "item_ms": Column("number", 0), "commit": TEXT,
-        "mpi_library": TEXT, "host": TEXT, "cores": _int(1), "utc_start": TEXT,
+        "mpi_library": TEXT, "wait": NAME, "host": TEXT, "cores": _int(1), "utc_start": TEXT,
     },
     "dinan2011.csv": {  # plots/reference: the paper's values
         "kind": Column("name", choices=("table1", "fig2")), "balancer": NAME, "interval": _int(1, True),

@@ -65,8 +65,11 @@ int body(int argc, char** argv) {
   const double item_s = (argc > 2 ? std::atof(argv[2]) : 10.0) / 1000.0;
   const mcmclb::mpi::Comm world = mcmclb::mpi::Comm::world();
   const mcmclb::Provenance p = mcmclb::collect_provenance(mcmclb::mpi::library_version(), world.size());
+  const mcmclb::mpi::NodeOccupancy occupancy = mcmclb::mpi::node_occupancy(world);
+  // What Options::wait `auto` resolves to on this machine, as run() resolves it.
+  const std::string wait(mcmclb::to_string(mcmclb::mpi::machine_wait_policy(occupancy)));
   if (world.rank() == 0) {
-    std::printf("round,balancer,case,seconds,valid,ranks,item_ms,commit,mpi_library,host,cores,utc_start\n");
+    std::printf("round,balancer,case,seconds,valid,ranks,item_ms,commit,mpi_library,wait,host,cores,utc_start\n");
   }
   std::mt19937 rng(std::random_device{}());
   constexpr int kRuns = static_cast<int>(kBalancers.size() * kCases.size());
@@ -85,9 +88,9 @@ int body(int argc, char** argv) {
       o.placement = which == 2 ? mcmclb::walkers::Placement::by_items : mcmclb::walkers::Placement::as_numbered;
       const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, chains, o);
       if (world.rank() == 0) {
-        std::printf("%d,%s,%s,%.6f,%d,%d,%g,%s,%s,%s,%d,%s\n", round, kBalancers[balancer], kCases[which], r.time_s,
+        std::printf("%d,%s,%s,%.6f,%d,%d,%g,%s,%s,%s,%s,%d,%s\n", round, kBalancers[balancer], kCases[which], r.time_s,
                     r.valid ? 1 : 0, world.size(), 1000.0 * item_s, p.git_commit.c_str(), p.mpi_library.c_str(),
-                    p.host.c_str(), p.cores_available, p.utc_start.c_str());
+                    wait.c_str(), p.host.c_str(), occupancy.cores_available, p.utc_start.c_str());
         std::fflush(stdout);
       }
     }
@@ -142,8 +145,8 @@ int traces(int p, const std::string& dir) {
     for (const auto& group : mcmclb::walkers::place_chains(shape.bounds, p, mcmclb::walkers::Placement::by_items)) {
       placed.insert(placed.end(), group.begin(), group.end());
     }
-    for (const auto& [order_name, order] : {std::pair{"longest-first", &longest},
-                                            std::pair{"shortest-first", &shortest}, std::pair{"placed", &placed}}) {
+    for (const auto& [order_name, order] :
+         {std::pair{"longest-first", &longest}, std::pair{"shortest-first", &shortest}, std::pair{"placed", &placed}}) {
       const std::string path = dir + "/" + shape.name + order_name + "-" + std::to_string(p) + ".csv";
       if (write_trace(path, shape.what + order_name, shape.bounds, *order, shape.item_s) != 0) return 2;
     }

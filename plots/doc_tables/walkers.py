@@ -84,9 +84,9 @@ def chain_order_measured(inputs):
     """Per balancer: each case's median time with its 95 % interval, and the placed longest-first chains' time
     over the shortest-first numbering's, with the interval mcmclb compare forms."""
     path = inputs.folders[0]
-    rows = Inputs.read_file(path, ("round", "balancer", "case", "seconds", "valid", "ranks", "item_ms", "commit"),
-                            "chain-order-p2.csv")
-    for column in ("ranks", "commit", "item_ms"):
+    rows = Inputs.read_file(path, ("round", "balancer", "case", "seconds", "valid", "ranks", "item_ms", "commit",
+                                   "wait"), "chain-order-p2.csv")
+    for column in ("ranks", "commit", "item_ms", "wait"):
         if len({r[column] for r in rows}) != 1:
             raise InputError(f"{path}: more than one {column} (allowed: one measurement, at one commit and P)")
     if any(r["valid"] != 1 for r in rows):
@@ -110,7 +110,8 @@ def chain_order_measured(inputs):
             ratio += f"; within {100 * max(1 - interval[0], interval[1] - 1):.1f} %"
         out.append([f"`{balancer}`", str(shortest.n), *cells, ratio])
     r = rows[0]
-    return table_text([f"at P = {r['ranks']}, items of {r['item_ms']:g} ms, commit {r['commit']} (measured)", "rounds",
+    return table_text([f"at P = {r['ranks']}, items of {r['item_ms']:g} ms, wait {r['wait']}, commit {r['commit']} "
+                       f"(measured)", "rounds",
                        "shortest first, as numbered [95 % interval]", "longest first, as numbered [interval]",
                        "longest first, placed by items [interval]", "placed ÷ shortest first [interval]"], out)
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The simulation checks inside the normal build's ctest (label smpi): configures a second build folder <build>/sim
 # with -DMCMCLB_SMPI=ON (SimGrid's smpicc/smpicxx), builds only what tests/smpi runs (mcmclb-sim,
-# mcmclb-commbench-sim, the facts and ping-pong probes), and runs that folder's smpi tests: the SimGrid facts, every
-# platform's calibration, a small simulated study (32 ranks, five methods, each twice: every row valid, identical
+# mcmclb-commbench-sim, the facts, ping-pong and exact-sum probes), and runs that folder's smpi tests: the SimGrid
+# facts, every platform's calibration, a small simulated study (32 ranks, five methods, each twice: every row valid, identical
 # simulated times), Fig. 1 in simulation at 16 ranks (smpi_commbench), then
 # `mcmclb sweep --launcher smpi` of configs/validate-smpi.yaml (18 runs at 2 and 4 ranks) and its resume, and last the
 # simulated goldens (tests/golden/sim/ and sim-beyond/, exactly, by mcmclb compare).
@@ -42,7 +42,7 @@ if [ "$part" != test ]; then
   cmake "${generator[@]}" -S "$src" -B "$sim" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$flags" -DMCMCLB_SMPI=ON \
     -DMCMCLB_WERROR="$werror" -DCMAKE_UNITY_BUILD=ON >"$sim.configure.log" 2>&1 || { cat "$sim.configure.log"; exit 1; }
-  cmake --build "$sim" -j2 --target mcmclb mcmclb-commbench smpi_facts smpi_pingpong >"$sim.build.log" 2>&1 ||
+  cmake --build "$sim" -j2 --target mcmclb mcmclb-commbench smpi_facts smpi_pingpong smpi_exact_sum >"$sim.build.log" 2>&1 ||
     { tail -50 "$sim.build.log"; exit 1; }
   echo "simulation: configure + build $((SECONDS - start)) s"
 fi
