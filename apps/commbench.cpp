@@ -50,10 +50,10 @@
 #include "mcmclb/kernel.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/provenance.hpp"
+#include "mcmclb/smpirun_args.hpp"
 #include "mcmclb/stats.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
-#include "smpirun_args.hpp"
 
 namespace mcmclb::commbench {
 

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "mcmclb/configurations.hpp"
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/run_files.hpp"
 #include "mcmclb/runs_csv.hpp"
@@ -163,42 +164,7 @@ Options parse(const std::vector<std::string>& args) {
 
 using Samples = ConfigurationSamples;
 
-/// runs.csv columns compare reads, found by name in the current header.
-struct Columns {
-  std::vector<std::size_t> key;  // is_configuration_key() columns
-  std::vector<std::string> key_names;
-  std::size_t time = 0, ideal = 0, calibration = 0, valid = 0, backend = 0, balancer = 0, finished = 0, commit = 0,
-              library = 0, run_id = 0;
-  std::vector<std::size_t> regroups;  // regroups_avg, _std, _min, _max
-};
-
-Columns columns() {
-  const csv::Row& header = runs_header();
-  const auto at = [&](const std::string& name) {
-    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
-  };
-  Columns c;
-  for (const auto& column : runs_columns()) {
-    if (column.is_configuration_key()) {
-      c.key.push_back(at(column.name));
-      c.key_names.push_back(column.name);
-    }
-  }
-  c.time = at("time_s");
-  c.ideal = at("ideal_s");
-  c.calibration = at("calibration_s");
-  c.run_id = at("run_id");
-  c.commit = at("git_commit");
-  c.library = at("mpi_library");
-  c.valid = at("valid");
-  c.backend = at("backend");
-  c.balancer = at("balancer");
-  c.finished = at("finished");
-  for (const char* name : {"regroups_avg", "regroups_std", "regroups_min", "regroups_max"}) {
-    c.regroups.push_back(at(name));
-  }
-  return c;
-}
+using Columns = RunsColumns;
 
 /// A folder's configurations keyed without the ignored columns (their fields emptied, so labels leave them out).
 /// Two configurations of one folder that differ only there could not be told apart: an error naming the folder.
@@ -219,121 +185,6 @@ std::map<std::string, ConfigurationSamples> matched(std::map<std::string, Config
   }
   return out;
 }
-
-std::optional<double> parse_number(const std::string& text) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
-/// Each run's set-up, the creation of its initial groups before the clock starts: the slowest group leader's
-/// create_s on its `initial` rows of events.csv (every group is created at once). Runs without such rows (a
-/// folder without events.csv, or older runs) are absent: nothing is charged for them.
-std::map<std::string, double> initial_creation_s(const std::string& dir) {
-  std::map<std::string, double> setup;
-  std::ifstream in(fs::path(dir) / "events.csv");
-  std::string line;
-  if (!in || !std::getline(in, line)) return setup;
-  const csv::Row header = csv::split_line(line);
-  const auto at = [&](const char* name) {
-    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
-  };
-  const std::size_t run = at("run_id"), kind = at("kind"), create = at("create_s");
-  if (std::max({run, kind, create}) >= header.size()) return setup;
-  while (std::getline(in, line)) {
-    if (line.find(",initial,") == std::string::npos) continue;  // most rows are merges: skipped unparsed
-    const csv::Row row = csv::split_line(line);
-    if (row.size() != header.size() || row[kind] != "initial") continue;
-    const double s = parse_number(row[create]).value_or(0);
-    auto [it, fresh] = setup.emplace(row[run], s);
-    if (!fresh) it->second = std::max(it->second, s);
-  }
-  return setup;
-}
-
-}  // namespace
-
-std::map<std::string, ConfigurationSamples> read_configurations(const std::string& dir) {
-  const Columns c = columns();
-  std::error_code ec;
-  const std::string allowed = " (allowed: a results folder of mcmclb run or sweep, holding runs.csv)";
-  if (!fs::exists(dir, ec)) throw InputError(printable(dir, 200) + ": no such folder" + allowed);
-  if (!fs::is_directory(dir, ec)) throw InputError(printable(dir, 200) + ": not a folder" + allowed);
-  const fs::path file = fs::path(dir) / "runs.csv";
-  const std::string shown = printable(file.string(), 200);
-  std::string why;
-  const auto text = read_text_file(file, &why);
-  if (!text) throw InputError(shown + ": cannot be read (" + why + ")" + allowed);
-  std::stringstream lines(*text);
-  std::string line;
-  if (!std::getline(lines, line)) throw InputError(shown + ": empty, not an mcmclb runs.csv" + allowed);
-  // Damage is named in the words of the results store and the plot scripts (file, line, cause), and before the
-  // header is judged: a header saved with CRLF line ends differs from this version's only by an invisible \r.
-  const auto check_line = [&](const std::string& text, std::size_t line_no) {
-    const std::string at = shown + ": line " + std::to_string(line_no);
-    if (text.find('\0') != std::string::npos) throw InputError(at + " contains NUL bytes (allowed: a text CSV file)");
-    if (!text.empty() && text.back() == '\r') {
-      throw InputError(at + " ends in \\r (CRLF line endings; allowed: LF line endings, as mcmclb writes them)");
-    }
-  };
-  check_line(line, 1);
-  const csv::Row header = csv::split_line(line);
-  std::function<csv::Row(const csv::Row&)> upgrade = [](const csv::Row& row) { return row; };
-  if (header != runs_header()) {
-    const auto schema = results_schema();
-    const auto older = std::find_if(schema.runs.older.begin(), schema.runs.older.end(),
-                                    [&](const results::OlderHeader& o) { return o.header == header; });
-    if (older == schema.runs.older.end() || !older->upgrade) {
-      throw InputError(shown + ": not the runs.csv of this or an older mcmclb (header: " + printable(line, 120) +
-                       "; expected: " + printable(join(runs_header(), ","), 120) + ")");
-    }
-    upgrade = older->upgrade;
-  }
-  std::map<std::string, Samples> points;
-  const std::map<std::string, double> setup = initial_creation_s(dir);
-  const auto quote_open = [](const std::string& text) { return std::count(text.begin(), text.end(), '"') % 2 == 1; };
-  for (std::size_t line_no = 2; std::getline(lines, line); ++line_no) {
-    // A quoted field may hold line breaks: a record ends on the first line that closes its quotes (or at the end
-    // of the file), and is named by that line, as the store and the plot scripts name it.
-    for (std::string more; quote_open(line) && std::getline(lines, more); ++line_no) line += "\n" + more;
-    check_line(line, line_no);
-    if (line.empty()) continue;
-    const csv::Row raw = csv::split_line(line);
-    if (raw.size() != header.size()) {
-      throw InputError(shown + ": line " + std::to_string(line_no) + " has " + std::to_string(raw.size()) +
-                       " fields, the header has " + std::to_string(header.size()) + " (a row cut off or edited?)");
-    }
-    csv::Row row = upgrade(raw);
-    // A rule left empty is the balancer's former one (collective's rows before it offered a choice).
-    if (row[c.finished].empty()) row[c.finished] = older_finished_rule(row[c.balancer]);
-    if (row[c.valid] != "true") continue;  // an invalid run measured something else: not a sample
-    const auto time = parse_number(row[c.time]);
-    if (!time || *time < 0) {
-      throw InputError(shown + ": line " + std::to_string(line_no) + ": time_s '" + printable(row[c.time]) +
-                       "' is not a time in seconds");
-    }
-    std::vector<std::string> key;
-    for (const std::size_t i : c.key) key.push_back(row[i]);
-    Samples& s = points[key_of_fields(key)];
-    s.key_fields = key;
-    s.simulated = row[c.backend] == "smpi";
-    s.time_s.push_back(*time);
-    s.ideal_s.push_back(parse_number(row[c.ideal]).value_or(0));
-    s.calibration_s.push_back(parse_number(row[c.calibration]).value_or(0));
-    const auto created = setup.find(row[c.run_id]);
-    s.setup_s.push_back(created != setup.end() ? created->second : 0);
-    s.git_commits.insert(row[c.commit]);
-    s.mpi_library = row[c.library];
-    s.regroups_avg.push_back(parse_number(row[c.regroups[0]]).value_or(0));
-    std::string exact = row[c.time];
-    for (const std::size_t i : c.regroups) exact += "," + row[i];
-    s.exact.insert(exact);
-  }
-  return points;
-}
-
-namespace {
 
 /// One line of the comparison (a row of compare.csv).
 struct Comparison {
@@ -536,7 +387,7 @@ void write_csv(const std::string& path, const std::vector<Comparison>& rows) {
 /// A field of runs.csv equals a --baseline value: as text, or as the same number (T_ms=40 matches 40.0).
 bool same_field(const std::string& field, const std::string& wanted) {
   if (field == wanted) return true;
-  const auto a = parse_number(field), b = parse_number(wanted);
+  const auto a = parse_finite(field), b = parse_finite(wanted);
   return a && b && *a == *b;
 }
 
@@ -547,7 +398,7 @@ bool same_field(const std::string& field, const std::string& wanted) {
 /// compare A B gives (compare_point(), the baseline as A). Exit 0; 2 when the baseline names no set-up of the folder
 /// or several beside one set-up.
 int compare_within(const Options& o) {
-  const Columns c = columns();
+  const Columns c = runs_columns_index();
   const auto points = read_configurations(o.a);
   const auto index_of = [&](const std::string& name) {
     return static_cast<std::size_t>(std::find(c.key_names.begin(), c.key_names.end(), name) - c.key_names.begin());
@@ -589,7 +440,7 @@ int compare_within(const Options& o) {
     for (std::size_t k = 0; k < x->key_fields.size(); ++k) {
       const std::string &a = x->key_fields[k], &b = y->key_fields[k];
       if (a == b) continue;
-      const auto na = parse_number(a), nb = parse_number(b);
+      const auto na = parse_finite(a), nb = parse_finite(b);
       return na && nb && *na != *nb ? *na < *nb : a < b;
     }
     return false;
@@ -717,7 +568,7 @@ int compare_main(const std::vector<std::string>& args) {
   }
   const Options o = parse(args);
   if (!o.baseline.empty()) return compare_within(o);
-  const Columns c = columns();
+  const Columns c = runs_columns_index();
   const auto a = matched(read_configurations(o.a), o.a, o.ignore, c);
   const auto b = matched(read_configurations(o.b), o.b, o.ignore, c);
   std::map<std::string, const Samples*> all;

@@ -538,17 +538,6 @@ RunResult run_once(const RunSpec& spec) {
   return r;
 }
 
-std::string run_label(const RunSpec& spec) {
-  std::string label = spec.balancer;
-  if (spec.interval > 0) label.append("(").append(std::to_string(spec.interval)).append(")");
-  if (!spec.method.empty()) label.append(" ").append(spec.method);
-  // The finished rule is named where it is not the balancer's default, as plots/mcmclb_csv.py does.
-  if (spec.finished && *spec.finished != balancer_info(spec.balancer).finished_rules.front()) {
-    label.append(" ").append(to_string(*spec.finished));
-  }
-  return label;
-}
-
 bool record_result(results::ResultStore& store, const RunResult& r, results::ResultStore::IfDone if_done) {
   return record_run(store, r, r.ranks, r.event_lines, r.chains, r.trace, r.calibration, r.costs, if_done);
 }

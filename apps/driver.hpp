@@ -30,9 +30,6 @@ struct RunResult : RunRecord {
 /// Collective over MPI_COMM_WORLD. The full result lives on rank 0; other ranks get time_s and valid.
 RunResult run_once(const RunSpec& spec);
 
-/// A short name for a run's balancer set-up, e.g. "collective(4) create" or "async intercomm".
-std::string run_label(const RunSpec& spec);
-
 /// Records the run in the results store: ranks.csv, events.csv, provenance.csv and runs.csv in one commit, all
 /// or nothing. Rank 0 only.
 bool record_result(results::ResultStore& store, const RunResult& r,

@@ -31,10 +31,10 @@
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/provenance.hpp"
 #include "mcmclb/run_files.hpp"
+#include "mcmclb/smpirun_args.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
 #include "predict.hpp"
-#include "smpirun_args.hpp"
 #include "sweep.hpp"
 
 namespace {

@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "launchers.hpp"
+#include "mcmclb/launch.hpp"
 #include "mcmclb/text.hpp"
 
 namespace mcmclb {
 
-using namespace launch;  // the sweep's shared helpers (launchers.hpp)
+using namespace launch;  // the launchers and what they share (mcmclb/launch.hpp)
 
 namespace {
 
@@ -84,7 +84,7 @@ void explain_loss(const fs::path& out, const std::string& name, const std::strin
 }  // namespace
 
 int status_main(const SweepOptions& o) {
-  if (o.launcher == "smpi") check_platform(o);  // the platform names the results; a missing one is an input error
+  if (simulated(o)) check_platform(o);  // the platform names the results; a missing one is an input error
   const Study study = load(o, read_file(o.study, "study file"));
   const fs::path out = output_of(o, study);
   // Read only, as a dry run reads: status writes nothing in the folder, and reads an older version's files as
@@ -95,7 +95,7 @@ int status_main(const SweepOptions& o) {
   const bool recording = !o.record_failures.empty();
   std::map<std::string, QueuedJob> queued;
   std::string no_job = "no job queued";
-  if (o.launcher == "local" || o.launcher == "smpi") {
+  if (o.launcher == "local" || simulated(o)) {
     no_job = "no queue (--launcher " + o.launcher + ")";  // nothing to ask Slurm
   } else if (recording || !on_path("squeue")) {
     no_job = recording ? no_job : "squeue not on PATH";

@@ -49,4 +49,15 @@ const BalancerInfo& balancer_info(std::string_view name) { return entry(name).in
 
 std::unique_ptr<Balancer> make_balancer(const RunSpec& run) { return entry(run.balancer).make(run); }
 
+std::string run_label(const RunSpec& spec) {
+  std::string label = spec.balancer;
+  if (spec.interval > 0) label.append("(").append(std::to_string(spec.interval)).append(")");
+  if (!spec.method.empty()) label.append(" ").append(spec.method);
+  // The finished rule is named where it is not the balancer's default, as plots/mcmclb_csv.py does.
+  if (spec.finished && *spec.finished != balancer_info(spec.balancer).finished_rules.front()) {
+    label.append(" ").append(to_string(*spec.finished));
+  }
+  return label;
+}
+
 }  // namespace mcmclb

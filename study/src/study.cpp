@@ -407,7 +407,7 @@ double expected_point_s(const Point& point, const Catalog& catalog) {
   }
   // The longest unit, scanned without storing the chains (nprocs may be 2^31 - 1), over the first
   // kEstimatedChains groups at most: the estimate must come at once, and a launch that large gets the time limit's
-  // cap anyway (launch_slurm.cpp).
+  // cap anyway (launch/src/slurm.cpp).
   const int64_t groups = (static_cast<int64_t>(nprocs) + point.spec.G - 1) / point.spec.G;
   for (int64_t g = 0; g < std::min(groups, kEstimatedChains); ++g) {
     longest_s = std::max(longest_s, unit_s(g, g * point.spec.G, point.spec.G));

@@ -74,7 +74,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 study="$src/configs/validate-smpi.yaml"
 # The study's own rank counts written as a YAML flow list with a space, which smpirun once split into two
-# arguments (smpirun_args.hpp): every point must still run.
+# arguments (mcmclb/smpirun_args.hpp): every point must still run.
 "$2/mcmclb" sweep "$study" --launcher smpi --sim-binary "$sim/mcmclb-sim" --out "$work/out" --set 'nprocs=[2, 4]' \
   >"$work/sweep.log" 2>&1 ||
   { cat "$work/sweep.log"; exit 1; }

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "mcmclb/kernel.hpp"
@@ -32,6 +33,9 @@ std::span<const BalancerEntry> balancer_entries();
 /// Throws InputError (key balancer) for an unknown name, listing the known ones.
 const BalancerInfo& balancer_info(std::string_view name);
 std::unique_ptr<Balancer> make_balancer(const RunSpec& run);
+/// A short name for a run's balancer set-up, e.g. "collective(4) create" or "async intercomm": the finished rule
+/// is named where it is not the balancer's default.
+std::string run_label(const RunSpec& spec);
 
 /// Local, after a run: true when a balancer's message waits unreceived for this rank on kernel.control() (a
 /// protocol that lost track of a message). Probes the balancers' tags one by one, not any tag: in the simulation

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "launch_memory.hpp"
+#include "memory.hpp"
 
 #include <unistd.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// --launcher local and smpi (apps/launchers.hpp): the points still to run, one mpiexec (or smpirun) per rank count,
+// --launcher local and smpi (mcmclb/launch.hpp): the points still to run, one mpiexec (or smpirun) per rank count,
 // with a progress line per point, failures recorded and the rest of a crashed launch relaunched.
 #include <algorithm>
 #include <cctype>
@@ -20,15 +20,14 @@
 #include <utility>
 #include <vector>
 
-#include "compare.hpp"
-#include "driver.hpp"
-#include "launch_memory.hpp"
-#include "launchers.hpp"
 #include "mcmclb/balancer.hpp"
+#include "mcmclb/configurations.hpp"
+#include "mcmclb/launch.hpp"
 #include "mcmclb/mpi_build.hpp"
 #include "mcmclb/runs_csv.hpp"
 #include "mcmclb/stats.hpp"
 #include "mcmclb/text.hpp"
+#include "memory.hpp"
 
 namespace mcmclb::launch {
 
@@ -36,7 +35,7 @@ namespace {
 
 std::string run_command(const SweepOptions& o, const Study& study, const fs::path& out,
                         const std::vector<std::size_t>& points, int nprocs) {
-  const std::string prefix = o.launcher == "smpi"
+  const std::string prefix = simulated(o)
                                  ? smpirun_prefix(o, nprocs, sim_program(o, study.points[points.front()].program))
                                  : mpiexec_prefix(nprocs);
   return prefix + program_command(o, study, out, points, !o.force);
@@ -240,7 +239,7 @@ constexpr std::size_t kSimulatedPointsPerLaunch = 16;
 
 std::size_t points_per_launch(const SweepOptions& o) {
   if (o.points_per_launch > 0) return static_cast<std::size_t>(o.points_per_launch);
-  return o.launcher == "smpi" ? kSimulatedPointsPerLaunch : std::numeric_limits<std::size_t>::max();
+  return simulated(o) ? kSimulatedPointsPerLaunch : std::numeric_limits<std::size_t>::max();
 }
 
 /// indices cut into the launches that run them, in order, each at most points_per_launch(o) points.
@@ -519,7 +518,7 @@ void say_oversubscribed(const fs::path& out) {
 }  // namespace
 
 int sweep_local(const SweepOptions& o, const Study& study) {
-  if (o.launcher == "smpi") {
+  if (simulated(o)) {
     check_smpi(o, study);
   } else if (!o.dry_run) {
     // Every rank count the study launches, once, before anything is written.
@@ -554,7 +553,7 @@ int sweep_local(const SweepOptions& o, const Study& study) {
   // Each point weighs what it is expected to cost: a simulation its host seconds, a real run its expected time.
   const Catalog methods = catalog();
   const std::function<double(const Point&)> weight = [&](const Point& p) {
-    if (o.launcher == "smpi" && p.program == Program::kernel) return simulated_host_s(p.spec);
+    if (simulated(o) && p.program == Program::kernel) return simulated_host_s(p.spec);
     return std::max(0.1, expected_point_s(p, methods));
   };
   double total_weight = 0;
@@ -593,5 +592,20 @@ int sweep_local(const SweepOptions& o, const Study& study) {
   store->prune_failures();  // failures.csv lists what is failed now: points fixed by this or a later run leave it
   return failures.empty() && failed_repeating == 0 ? 0 : 3;
 }
+
+/// --launcher local: the real MPI library's mpiexec on this host.
+class LocalLauncher final : public Launcher {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "local"; }
+  [[nodiscard]] std::string_view summary() const override {
+    return "this host's mpiexec, one launch per rank count, with progress and resume";
+  }
+  [[nodiscard]] std::string_view provenance_name() const override { return "mpiexec"; }
+  int sweep(const SweepOptions& o, const Study& study, const std::string& /*study_text*/) const override {
+    return sweep_local(o, study);
+  }
+};
+
+std::unique_ptr<Launcher> local_launcher() { return std::make_unique<LocalLauncher>(); }
 
 }  // namespace mcmclb::launch

@@ -1,36 +1,102 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// What the sweep's commands share (apps/sweep.hpp): the study and its output folder, the commands a launch runs,
-// and the launchers behind `mcmclb sweep` and `mcmclb status`. Internal to apps/:
-//   sweep.cpp         options, plan, dispatch, and what every launcher needs (below, first part)
-//   launch_local.cpp  --launcher local and smpi: one mpiexec (or smpirun) per rank count, with progress
-//   launch_smpi.cpp   --launcher smpi: smpirun's flags, platform checks, the simulated determinism check
-//   launch_slurm.cpp  --launcher slurm: batch scripts from the template, squeue and sbatch
-//   status.cpp        `mcmclb status`
+// The launchers: how a sweep's points reach MPI ranks (mcmclb sweep, mcmclb status, mcmclb advise). One interface
+// (Launcher) and one table of them (launchers(), filled from launch/src/launchers.def), so that a new launcher is
+// one file plus one line (docs/contributing/extending.md). The commands choose one by name and hand it the study;
+// what every launcher shares is declared below. No MPI: the launchers start MPI jobs.
+//   src/common.cpp    the study and its output folder, the commands a launch runs, failures, running a command
+//   src/local.cpp     local and smpi: one mpiexec (or smpirun) per rank count, with progress
+//   src/smpi.cpp      smpi: smpirun's flags, platform checks, the simulated determinism check
+//   src/slurm.cpp     slurm: batch scripts from the template, squeue and sbatch
+//   src/memory.cpp    how much memory a simulation will take, for smpi's launches at once
+//   src/registry.cpp  the table
 #pragma once
 
 #include <cstddef>
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "mcmclb/csv.hpp"
 #include "mcmclb/result_store.hpp"
 #include "mcmclb/run_files.hpp"
 #include "mcmclb/study.hpp"
-#include "sweep.hpp"
 
 #ifndef MCMCLB_SOURCE_DIR
 #define MCMCLB_SOURCE_DIR "."
 #endif
 
-namespace mcmclb::launch {
+namespace mcmclb {
+
+/// What a sweep is asked to do, from the command line of `mcmclb plan`, `sweep` and `status`.
+struct SweepOptions {
+  std::string study;                   // path of the study file
+  std::vector<std::string> overrides;  // --set key=value
+  std::string launcher;                // a name in launch::launchers(): local | slurm | smpi
+  std::string platform;                // smpi: the SimGrid platform file (--platform), hostfile beside it
+  std::string sim_binary;              // smpi: the simulation build's mcmclb-sim (--sim-binary)
+  std::string sim_commbench;           // smpi: its mcmclb-commbench-sim (--sim-commbench; default: beside sim_binary)
+  std::string smpi_flags;              // smpi: smpirun's flags file (--smpi-flags; default configs/platforms/smpi.cfg)
+  std::string out;                     // --out, else the study's out
+  std::string jobs_dir;                // --jobs-dir, else jobs/<study>
+  bool force = false;                  // rerun points already done
+  bool dry_run = false;                // slurm: write scripts, do not submit; local, smpi: print the launches
+  bool verbose = false;                // plan: list every point
+  int launch = 0;                      // status: only the launch of this rank count (0: all)
+  std::string record_failures;         // status, inside a batch job: the launch's exit status; records its losses
+  std::string failed_setup;            // status, with record_failures: the job.setup line that ended the job
+  double until_ci_pct = 0;             // sweep --until-ci: repeat each point until its median's 95 % interval's
+                                       // half-width is at most this % of the median (0: the study's reps only)
+  int max_reps = 30;                   // sweep --max-reps: the cap of --until-ci's repetitions per point
+  int points_per_launch = 0;           // sweep --points-per-launch: kernel points per mpiexec or smpirun (0: the
+                                       // launcher's default, local.cpp's points_per_launch())
+  int jobs = 1;                        // sweep --jobs: simulated launches run at once (smpi only: each is one host
+                                       // process, and simulated times do not depend on the host's load)
+  bool job_steps = false;              // sweep --job-steps: inside a Slurm allocation, each simulation one job step
+                                       // (srun, one task of one CPU), so --jobs of them spread over its nodes
+};
+
+/// stopping.csv in a results folder: why `sweep --until-ci` stopped repeating each point (ci_reached, cap,
+/// deterministic, failed), one row per point, rewritten atomically and merged by point (docs/reference/columns.md).
+const csv::Row& stopping_header();
+
+namespace launch {
+
+/// One way of starting a study's points. A launcher is stateless: every call gets the options and the study.
+class Launcher {
+ public:
+  virtual ~Launcher() = default;
+  /// The name --launcher takes.
+  [[nodiscard]] virtual std::string_view name() const = 0;
+  /// What it does, for --help and the allowed-names messages.
+  [[nodiscard]] virtual std::string_view summary() const = 0;
+  /// True where its runs are simulated (runs.csv's backend smpi, a platform, deterministic repetitions).
+  [[nodiscard]] virtual bool simulated() const { return false; }
+  /// What provenance.csv's launcher column records for the runs it starts (MCMCLB_LAUNCHER); "" where the
+  /// launched job sets it itself.
+  [[nodiscard]] virtual std::string_view provenance_name() const = 0;
+  /// Runs the study's points still to run (`mcmclb sweep`); study_text is the study file as read. Returns the exit
+  /// status: 0, or 3 when a point failed. InputError for options it cannot use, before anything is started.
+  virtual int sweep(const SweepOptions& o, const Study& study, const std::string& study_text) const = 0;
+};
+
+/// Every launcher, in the order users see their names (launch/src/launchers.def).
+const std::vector<std::unique_ptr<Launcher>>& launchers();
+/// The launcher named name; InputError naming --launcher and the allowed names otherwise.
+const Launcher& launcher_named(std::string_view name);
+/// "local, slurm, smpi".
+std::string launcher_names();
+/// Whether the options' launcher simulates its runs (Launcher::simulated()).
+bool simulated(const SweepOptions& o);
 
 namespace fs = std::filesystem;
 
-// ---- sweep.cpp: the study, its output and its commands ---------------------------------------------------------
+// ---- src/common.cpp: the study, its output and its commands ------------------------------------------------------
 
 /// The file's text; InputError naming path and what it is when it cannot be read.
 std::string read_file(const std::string& path, const std::string& what);
@@ -102,12 +168,12 @@ std::map<int, std::vector<std::size_t>> points_to_run(const SweepOptions& o, con
 void record_failures(const Study& study, const Backend& backend, results::ResultStore& store,
                      const std::vector<Failure>& failures);
 
-// ---- launch_local.cpp ------------------------------------------------------------------------------------------
+// ---- src/local.cpp --------------------------------------------------------------------------------------------
 
 /// --launcher local or smpi: runs the points still to run, one launch per rank count; exit 0, or 3 if any failed.
 int sweep_local(const SweepOptions& o, const Study& study);
 
-// ---- launch_smpi.cpp -------------------------------------------------------------------------------------------
+// ---- src/smpi.cpp ---------------------------------------------------------------------------------------------
 
 /// The simulation build's mcmclb-commbench-sim (--sim-commbench, default: beside --sim-binary).
 fs::path sim_commbench(const SweepOptions& o);
@@ -129,7 +195,7 @@ void note_simulated_reps(const SweepOptions& o, const Study& study);
 void check_simulated_reps(const SweepOptions& o, const Study& study, const fs::path& out,
                           std::vector<Failure>& failures);
 
-// ---- launch_slurm.cpp ------------------------------------------------------------------------------------------
+// ---- src/slurm.cpp --------------------------------------------------------------------------------------------
 
 /// --launcher slurm: writes one batch script per rank count still to run and submits them.
 int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& study_text);
@@ -166,4 +232,6 @@ JobEnd job_end(const std::string& id);
 /// the job recorded itself in failures.csv (recorded, the reason after "slurm job N: ") where it did.
 std::string describe_job_end(const std::string& id, const JobEnd& end, const std::string& recorded);
 
-}  // namespace mcmclb::launch
+}  // namespace launch
+
+}  // namespace mcmclb

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// --launcher slurm (apps/launchers.hpp): one batch script per rank count from jobs/slurm.sbatch.in (built in), the jobs
+// --launcher slurm (mcmclb/launch.hpp): one batch script per rank count from jobs/slurm.sbatch.in (built in), the jobs
 // squeue already lists, submission through sbatch (tested first with --test-only, and against the partition's
 // nodes when some are out of service), and how a finished job ended (sacct, else scontrol).
 #include <fcntl.h>
@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "launchers.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/config.hpp"
+#include "mcmclb/launch.hpp"
 #include "mcmclb/provenance.hpp"
 #include "mcmclb/text.hpp"
 #include "slurm_template.hpp"
@@ -769,5 +769,22 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
   }
   return failed > 0 ? 3 : 0;
 }
+
+/// --launcher slurm: one batch script per rank count, submitted with sbatch.
+class SlurmLauncher final : public Launcher {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "slurm"; }
+  [[nodiscard]] std::string_view summary() const override {
+    return "Slurm: one batch script per rank count from jobs/slurm.sbatch.in, submitted with sbatch";
+  }
+  // The batch script exports its own (jobs/slurm.sbatch.in: job.launcher).
+  [[nodiscard]] std::string_view provenance_name() const override { return ""; }
+  int sweep(const SweepOptions& o, const Study& study, const std::string& study_text) const override {
+    check_launch_jobs(study);
+    return sweep_slurm(o, study, study_text);
+  }
+};
+
+std::unique_ptr<Launcher> slurm_launcher() { return std::make_unique<SlurmLauncher>(); }
 
 }  // namespace mcmclb::launch

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// --launcher smpi (apps/launchers.hpp): smpirun's flags and platform, the simulation build's programs, and the
+// --launcher smpi (mcmclb/launch.hpp): smpirun's flags and platform, the simulation build's programs, and the
 // check that simulated repetitions agree.
 #include <algorithm>
 #include <array>
@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "launchers.hpp"
+#include "mcmclb/launch.hpp"
 #include "mcmclb/provenance.hpp"
 #include "mcmclb/runs_csv.hpp"
 #include "mcmclb/text.hpp"
@@ -299,7 +299,7 @@ void check_smpi(const SweepOptions& o, const Study& study) {
 /// launches (they still run: equal times across repetitions are the determinism check of
 /// docs/guide/simulation.md).
 void note_simulated_reps(const SweepOptions& o, const Study& study) {
-  if (o.launcher != "smpi") return;
+  if (!simulated(o)) return;
   int reps = 0;
   for (const Point& p : study.points) reps = std::max(reps, p.spec.rep + 1);
   if (reps > 1) {
@@ -315,7 +315,7 @@ void note_simulated_reps(const SweepOptions& o, const Study& study) {
 /// same time_s. Each point of the study in such a set is a failure naming the times.
 void check_simulated_reps(const SweepOptions& o, const Study& study, const fs::path& out,
                           std::vector<Failure>& failures) {
-  if (o.launcher != "smpi") return;
+  if (!simulated(o)) return;
   const auto text = read_text_file(out / "runs.csv");
   if (!text) return;
   std::stringstream lines(*text);
@@ -356,5 +356,21 @@ void check_simulated_reps(const SweepOptions& o, const Study& study, const fs::p
     }
   }
 }
+
+/// --launcher smpi: SimGrid's smpirun, runs simulated on a platform file, several launches at once.
+class SmpiLauncher final : public Launcher {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "smpi"; }
+  [[nodiscard]] std::string_view summary() const override {
+    return "SimGrid's smpirun: the runs simulated on a platform, by the simulation build's programs";
+  }
+  [[nodiscard]] bool simulated() const override { return true; }
+  [[nodiscard]] std::string_view provenance_name() const override { return "smpirun"; }
+  int sweep(const SweepOptions& o, const Study& study, const std::string& /*study_text*/) const override {
+    return sweep_local(o, study);  // local.cpp's launch loop, with smpirun in place of mpiexec
+  }
+};
+
+std::unique_ptr<Launcher> smpi_launcher() { return std::make_unique<SmpiLauncher>(); }
 
 }  // namespace mcmclb::launch
