@@ -37,6 +37,25 @@
 #include "predict.hpp"
 #include "sweep.hpp"
 
+#if MCMCLB_SMPI && defined(__linux__) && defined(__x86_64__)
+#include <unistd.h>
+// The simulation build's program is a shared object that smpirun's loader (smpimain) opens. Started by hand
+// (`mcmclb-sim advise ...`), it had no program interpreter and no entry: it crashed (exit 139) before any line of
+// its own. These two give it both (apps/CMakeLists.txt links the entry with -e): one line naming the program to
+// run instead, and exit status 2. smpimain opens the object and calls its main, so neither is used there.
+extern "C" {
+[[gnu::used, gnu::section(".interp")]] const char mcmclb_sim_interp[] = "/lib64/ld-linux-x86-64.so.2";
+[[noreturn, gnu::force_align_arg_pointer]] void mcmclb_sim_started_by_hand() {
+  static const char line[] =
+      "mcmclb-sim: the simulation build's program runs only under smpirun, which `mcmclb sweep --launcher smpi` "
+      "and `mcmclb advise` start; run mcmclb of the normal build (build/mcmclb) for plan, sweep, status, compare, "
+      "predict and advise\n";
+  (void)!write(2, line, sizeof line - 1);
+  _exit(2);
+}
+}
+#endif
+
 namespace {
 
 namespace mpi = mcmclb::mpi;
