@@ -367,4 +367,31 @@ std::optional<double> measured_tolerance(const std::vector<ReplayError>& errors)
   return worst;
 }
 
+std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, double tolerance) {
+  if (at.empty()) return std::nullopt;
+  RanksAnswer a;
+  for (std::size_t k = 1; k < at.size(); ++k) {
+    if (at[k].time_s < at[a.fastest].time_s) a.fastest = k;
+  }
+  a.fewest = a.fastest;
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    if (at[k].time_s <= at[a.fastest].time_s * (1 + tolerance) && at[k].nprocs < at[a.fewest].nprocs) a.fewest = k;
+  }
+  const AtRanks& best = at[a.fastest];
+  const AtRanks& few = at[a.fewest];
+  char text[256];
+  if (a.fewest != a.fastest) {
+    // Core-hours are time x ranks: the fewer ranks' share of the fastest run's.
+    std::snprintf(text, sizeof text,
+                  "%d ranks buy nothing over %d: %.4g s against %.4g s (within %.1f %%), for %.3g of the core-hours",
+                  best.nprocs, few.nprocs, few.time_s, best.time_s, 100 * tolerance,
+                  few.time_s * few.nprocs / (best.time_s * best.nprocs));
+  } else {
+    std::snprintf(text, sizeof text, "the fastest is %d ranks (%.4g s, %s); no fewer ranks asked come within %.1f %%",
+                  best.nprocs, best.time_s, best.winner.c_str(), 100 * tolerance);
+  }
+  a.text = text;
+  return a;
+}
+
 }  // namespace mcmclb::advice

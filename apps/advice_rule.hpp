@@ -99,4 +99,20 @@ ReplayError replay_error(const std::string& label, const std::vector<double>& re
 /// an error has no interval (too few repetitions) or there is none.
 std::optional<double> measured_tolerance(const std::vector<ReplayError>& errors);
 
+/// One rank count's answer, for the question how many ranks are worth it: the winner's time (its median over the
+/// scenarios) at nprocs ranks.
+struct AtRanks {
+  int nprocs = 0;
+  double time_s = 0;
+  std::string winner;
+};
+/// The fastest rank count, and the smallest whose winner is within tolerance (a fraction) of it: the fewest ranks
+/// that buy the time. Indices into at; empty at gives nullopt.
+struct RanksAnswer {
+  std::size_t fastest = 0;
+  std::size_t fewest = 0;
+  std::string text;  // "1024 ranks buy nothing over 64: ..." or "each rank count up to 1024 is faster ..."
+};
+std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, double tolerance);
+
 }  // namespace mcmclb::advice

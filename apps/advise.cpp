@@ -1087,6 +1087,7 @@ int advise_main(const std::vector<std::string>& args) {
       rankings = rank_all(tolerance_pct / 100, measured_words);
     }
   }
+  std::vector<advice::AtRanks> at_ranks;  // each rank count's winner, for how many ranks are worth it
   for (std::size_t k_at = 0; k_at < inputs.size(); ++k_at) {
     const int nprocs = inputs[k_at].nprocs;
     const auto& setups = inputs[k_at].setups;
@@ -1104,6 +1105,9 @@ int advise_main(const std::vector<std::string>& args) {
                 "break-even");
     const std::string winner = setups[ranking.rows.front().members.front()].label;
     const std::string runner = v.runner_up ? setups[ranking.rows[*v.runner_up].members.front()].label : std::string();
+    std::vector<double> weights;
+    for (const advice::Scenario& sc : ranking.scenarios) weights.push_back(sc.weight);
+    at_ranks.push_back({nprocs, advice::weighted_median(ranking.rows.front().whole_s, weights), winner});
     // One row of advice.csv: the set-up's own columns, then this rank count's verdict on every row.
     const auto advice_row = [&](std::size_t rank, const std::string& label, const std::string& same_as,
                                 const RunSpec& spec, std::size_t scenarios, double median, double lo, double hi,
@@ -1176,6 +1180,11 @@ int advise_main(const std::vector<std::string>& args) {
                             .c_str());
     }
     std::printf("verdict at P = %d:\n%s", nprocs, wrapped(v.text, 100, "  ").c_str());
+  }
+  if (at_ranks.size() > 1) {
+    const auto answer = advice::fewest_ranks(at_ranks, tolerance_pct / 100);
+    std::printf("\n%s",
+                wrapped("ranks: " + answer->text + " (each rank count's winner, its median time)", 100, "").c_str());
   }
   for (const auto& note : notes) std::printf("%s", wrapped("note: " + note, 100, "").c_str());
   std::printf("\n%s",

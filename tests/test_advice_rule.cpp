@@ -207,3 +207,23 @@ TEST(AdviceRule, ASetupWithoutATimeIsLeftOutAndNamed) {
 }
 
 }  // namespace
+
+// How many ranks: the fewest whose winner comes within the tolerance of the fastest rank count's.
+TEST(AdviceRule, FewestRanksWithinTheToleranceOfTheFastest) {
+  using mcmclb::advice::AtRanks;
+  EXPECT_FALSE(mcmclb::advice::fewest_ranks({}, 0.05));
+  // A trace whose speed-up stops at 4 ranks per walker: 64 and 1024 ranks take the same time.
+  const std::vector<AtRanks> flat = {{16, 9.0, "none"}, {64, 7.044, "none"}, {1024, 7.040, "mostwork(1) range"}};
+  const auto a = mcmclb::advice::fewest_ranks(flat, 0.05);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(flat[a->fastest].nprocs, 1024);
+  EXPECT_EQ(flat[a->fewest].nprocs, 64);
+  EXPECT_NE(a->text.find("1024 ranks buy nothing over 64"), std::string::npos) << a->text;
+  // Strong scaling: each rank count is faster by more than the tolerance, so the fastest is also the fewest.
+  const std::vector<AtRanks> scaling = {{64, 8.0, "none"}, {1024, 0.6, "async intercomm"}};
+  const auto b = mcmclb::advice::fewest_ranks(scaling, 0.05);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->fastest, 1u);
+  EXPECT_EQ(b->fewest, 1u);
+  EXPECT_NE(b->text.find("the fastest is 1024 ranks"), std::string::npos) << b->text;
+}
