@@ -640,6 +640,32 @@ std::vector<double> whole_s(const ConfigurationSamples& c) {
   return w;
 }
 
+/// The samples with their initial groups priced alike. Every set-up of a rank count makes the same initial groups
+/// (the same G and chains), whatever creation method it names, and a user would make them the cheapest way: so each
+/// set-up is charged the cheapest creation any of them measured there. Before, `none` paid MPI_Comm_split's and a
+/// set-up creating by `range` nothing, which alone decided some verdicts.
+std::map<std::string, ConfigurationSamples> initial_groups_priced_alike(
+    std::map<std::string, ConfigurationSamples> samples, const Study& study, const Backend& backend) {
+  std::map<int, double> cheapest;
+  std::map<std::string, int> nprocs_of;
+  for (const Point& p : study.points) {
+    const std::string key = configuration_key(p.spec, backend);
+    const auto it = samples.find(key);
+    if (it == samples.end()) continue;
+    nprocs_of[key] = p.spec.nprocs;
+    for (const double s : it->second.setup_s) {
+      const auto [at, fresh] = cheapest.emplace(p.spec.nprocs, s);
+      if (!fresh) at->second = std::min(at->second, s);
+    }
+  }
+  for (auto& [key, c] : samples) {
+    const auto n = nprocs_of.find(key);
+    if (n == nprocs_of.end()) continue;
+    for (double& s : c.setup_s) s = cheapest.at(n->second);
+  }
+  return samples;
+}
+
 /// The first round of the race: per rank count, each set-up's whole time (run plus one-off costs) in the one
 /// scenario, fastest first, with its label and point.
 using FirstRound = std::map<int, std::vector<std::pair<double, std::pair<std::string, const RunSpec*>>>>;
@@ -930,7 +956,10 @@ int advise_main(const std::vector<std::string>& args) {
     const auto first_start = std::chrono::steady_clock::now();
     raced = simulate(o, first, first_study, first_estimate->host_s);
     const double first_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_start).count();
-    const auto round = first_round(first_study, read_configurations(first.out), launch::sweep_backend(first));
+    const Backend first_backend = launch::sweep_backend(first);
+    const auto round = first_round(
+        first_study, initial_groups_priced_alike(read_configurations(first.out), first_study, first_backend),
+        first_backend);
     if (o.check_reps > 0) {
       std::vector<std::string> leaders = {"none"};
       for (const auto& [nprocs, setups] : round) {
@@ -981,8 +1010,8 @@ int advise_main(const std::vector<std::string>& args) {
       simulate(o, sweep, study, estimate(sweep, study, o.jobs, nullptr).host_s) != 0 || raced != 0 ? 1 : 0;
 
   // The ranking, from what the folder holds for this study's points.
-  const auto samples = read_configurations(sweep.out);
   const Backend backend = launch::sweep_backend(sweep);
+  const auto samples = initial_groups_priced_alike(read_configurations(sweep.out), study, backend);
   // Per rank count: set-up -> its points; and which columns vary over the scenarios.
   std::map<int, std::map<std::string, std::vector<Cell>>> cells;
   std::map<int, std::vector<std::string>> setup_order;

@@ -209,6 +209,11 @@ if sorted(setups) != sorted(["none", "async intercomm retire", "async intercomm 
         or rows[0]["robust"] not in ("yes", "no") \
         or min(float(r["regret_max"]) for r in rows if not r["dropped"]) != float(rows[0]["regret_max"]):
     sys.exit(f"advise: advice.csv rows {[(r['rank'], r['setup'], r['same_as'], r['verdict']) for r in rows]}")
+# Initial groups priced alike: every set-up without a calibration (the rule pays calibrates) pays the same one-off
+# cost, whatever method made its groups (none splits, async creates by intercomm).
+uncalibrated = {r["once_s"] for r in rows if r["finished"] != "pays"}
+if len(uncalibrated) != 1:
+    sys.exit(f"advise: initial groups priced unlike: {[(r['setup'], r['once_s']) for r in rows]}")
 # The race: a set-up dropped after the first scenario ran that one only, its regret there above the tolerance, and
 # ranks after every set-up that ran them all.
 dropped = [r for r in rows if r["dropped"]]
