@@ -294,7 +294,7 @@ def closing_merges(inputs):
         return wrapped(
             f"- They add {100 * added / base:.2f} % of `none`'s time in the compute-mode study below. In the "
             f"recorded-trace study at {trace['nprocs']} simulated ranks they make `mostwork` {100 * slower:.0f} % "
-            f"slower than `none` ([your-workload.md](trace-lj-at-scale.md), "
+            f"slower than `none` ([trace-lj-at-scale.md](trace-lj-at-scale.md), "
             f"[CSV](../{folder.removeprefix('docs/')}/runs.csv)).").replace("\n", "\n  ")
     before = tail[0]["t_s"] / base
     within = before - 1 <= run["calibration_s"] / base
