@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // --launcher local and smpi (mcmclb/launch.hpp): the points still to run, one mpiexec (or smpirun) per rank count,
 // with a progress line per point, failures recorded and the rest of a crashed launch relaunched.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -142,11 +145,29 @@ bool first_time(const std::string& line) {
   return shown.insert(line).second;
 }
 
+/// Says a launch is starting. Its whole command goes to OUT/launches.log with the time (appended in one write, so
+/// launches at once never mix their lines). A simulated launch's command runs to a kilobyte or more (smpirun's
+/// flags and preloads), and an advice makes dozens: the terminal then gets one short line, so that the progress and
+/// the table stay in view. A real launch's command is short and shows which mpiexec ran: the terminal gets it whole.
+void announce_launch(const SweepOptions& o, const fs::path& out, const std::string& command, int nprocs,
+                     std::size_t points) {
+  const fs::path log = out / "launches.log";
+  const std::string line = utc_now() + " " + command + "\n";
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  const bool logged = fd >= 0 && ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  if (fd >= 0) ::close(fd);
+  if (logged && simulated(o)) {
+    std::printf("launch: P = %d, %zu point(s); its command: %s\n", nprocs, points, log.c_str());
+  } else {
+    std::printf("launch: %s\n", command.c_str());
+  }
+}
+
 /// Runs one commbench point (one mpiexec); its CSV is its record.
 void run_commbench_point(const SweepOptions& o, const Study& study, const fs::path& out, const Point& p,
                          Progress& progress, std::vector<Failure>& failures) {
   const std::string command = run_command(o, study, out, {p.index}, p.spec.nprocs);
-  std::printf("launch: %s\n", command.c_str());
+  announce_launch(o, out, command, p.spec.nprocs, 1);
   progress.launch_started();
   StopCause cause;
   const int status = run_streaming(command, [&](const std::string& line) {
@@ -183,7 +204,7 @@ std::vector<std::size_t> run_kernel_launch(const SweepOptions& o, const Study& s
     }
   };
   const std::string command = run_command(o, study, out, remaining, study.points[remaining.front()].spec.nprocs);
-  std::printf("launch: %s\n", command.c_str());
+  announce_launch(o, out, command, study.points[remaining.front()].spec.nprocs, remaining.size());
   progress.launch_started();
   StopCause cause;
   LastProgress last;

@@ -103,7 +103,7 @@ rm -rf "$out"
 env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM \
   "$build/mcmclb" sweep "$src/tests/fixtures/study-small.yaml" --launcher local --out "$out" >"$build.sweep.log" 2>&1 ||
   { cat "$build.sweep.log"; echo "openmpi: the sweep failed" >&2; exit 1; }
-grep -q "launch: /usr/bin/mpiexec.openmpi " "$build.sweep.log" || { cat "$build.sweep.log"; echo "openmpi: not launched with mpiexec.openmpi" >&2; exit 1; }
+grep -q " /usr/bin/mpiexec.openmpi " "$out/launches.log" || { cat "$build.sweep.log" "$out/launches.log"; echo "openmpi: not launched with mpiexec.openmpi" >&2; exit 1; }
 grep -q " 0 failed" "$build.sweep.log" || { cat "$build.sweep.log"; exit 1; }
 # 3 ranks on 2 cores: the note on oversubscribed points says how Open MPI waits, not how MPICH does.
 if [ "$(nproc)" -lt 3 ]; then

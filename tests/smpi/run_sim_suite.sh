@@ -78,6 +78,12 @@ study="$src/configs/validate-smpi.yaml"
 "$2/mcmclb" sweep "$study" --launcher smpi --sim-binary "$sim/mcmclb-sim" --out "$work/out" --set 'nprocs=[2, 4]' \
   >"$work/sweep.log" 2>&1 ||
   { cat "$work/sweep.log"; exit 1; }
+# Each simulated launch's command (a kilobyte of smpirun flags and preloads) goes to launches.log; the terminal gets
+# one short line per launch.
+if grep -q "smpirun" "$work/sweep.log" || ! grep -q "^launch: P = 2, " "$work/sweep.log" ||
+  [ "$(grep -c ' smpirun -np ' "$work/out/launches.log")" -ne "$(grep -c '^launch: ' "$work/sweep.log")" ]; then
+  cat "$work/sweep.log" "$work/out/launches.log"; echo "sweep --launcher smpi: launch lines not in launches.log"; exit 1
+fi
 python3 - "$work/out/runs.csv" "$work/out/provenance.csv" "$sim/smpi-preload.txt" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
