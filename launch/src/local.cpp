@@ -618,9 +618,6 @@ int sweep_local(const SweepOptions& o, const Study& study) {
 class LocalLauncher final : public Launcher {
  public:
   [[nodiscard]] std::string_view name() const override { return "local"; }
-  [[nodiscard]] std::string_view summary() const override {
-    return "this host's mpiexec, one launch per rank count, with progress and resume";
-  }
   [[nodiscard]] std::string_view provenance_name() const override { return "mpiexec"; }
   int sweep(const SweepOptions& o, const Study& study, const std::string& /*study_text*/) const override {
     return sweep_local(o, study);

@@ -774,9 +774,6 @@ int sweep_slurm(const SweepOptions& o, const Study& study, const std::string& st
 class SlurmLauncher final : public Launcher {
  public:
   [[nodiscard]] std::string_view name() const override { return "slurm"; }
-  [[nodiscard]] std::string_view summary() const override {
-    return "Slurm: one batch script per rank count from jobs/slurm.sbatch.in, submitted with sbatch";
-  }
   // The batch script exports its own (jobs/slurm.sbatch.in: job.launcher).
   [[nodiscard]] std::string_view provenance_name() const override { return ""; }
   int sweep(const SweepOptions& o, const Study& study, const std::string& study_text) const override {

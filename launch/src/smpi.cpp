@@ -361,9 +361,6 @@ void check_simulated_reps(const SweepOptions& o, const Study& study, const fs::p
 class SmpiLauncher final : public Launcher {
  public:
   [[nodiscard]] std::string_view name() const override { return "smpi"; }
-  [[nodiscard]] std::string_view summary() const override {
-    return "SimGrid's smpirun: the runs simulated on a platform, by the simulation build's programs";
-  }
   [[nodiscard]] bool simulated() const override { return true; }
   [[nodiscard]] std::string_view provenance_name() const override { return "smpirun"; }
   int sweep(const SweepOptions& o, const Study& study, const std::string& /*study_text*/) const override {

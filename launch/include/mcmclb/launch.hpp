@@ -73,8 +73,6 @@ class Launcher {
   virtual ~Launcher() = default;
   /// The name --launcher takes.
   [[nodiscard]] virtual std::string_view name() const = 0;
-  /// What it does, for --help and the allowed-names messages.
-  [[nodiscard]] virtual std::string_view summary() const = 0;
   /// True where its runs are simulated (runs.csv's backend smpi, a platform, deterministic repetitions).
   [[nodiscard]] virtual bool simulated() const { return false; }
   /// What provenance.csv's launcher column records for the runs it starts (MCMCLB_LAUNCHER); "" where the
