@@ -11,7 +11,8 @@ set -euo pipefail
 # simulation build (-DMCMCLB_SMPI=ON) and ctest smpi, with libtcmalloc-minimal4, the allocator every simulation
 # preloads (apps/CMakeLists.txt: it halves the host time of a large simulation against glibc's malloc); openmpi-bin and libopenmpi-dev, the second MPI library, for
 # the Open MPI build (-DMCMCLB_MPI=OpenMPI, preset ci-openmpi) and its tests; lmod, the module system of the
-# cluster-login test (tests/cluster/cluster_login.sh loads an MPI as a module, as a cluster user would).
+# cluster-login emulation (tests/cluster/login.sh loads an MPI as a module, as a cluster user would; the README's
+# demo is tested there).
 packages=(build-essential cmake ninja-build git pkg-config clang-format mpich libmpich-dev openmpi-bin libopenmpi-dev
           libyaml-cpp-dev
           libbenchmark-dev librandom123-dev libgtest-dev googletest python3 python3-matplotlib python3-yaml python3-venv

@@ -10,7 +10,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 SIM_SUITE = os.path.join(HERE, "smpi", "run_sim_suite.sh")
 OPENMPI_SUITE = os.path.join(HERE, "openmpi", "run_openmpi_suite.sh")
-CLUSTER_LOGIN = os.path.join(HERE, "cluster", "cluster_login.sh")
+README_DEMO = os.path.join(HERE, "readme", "run_demo.sh")
 
 
 # Each script is several CTest tests, one per part (a build, then the checks that need it): every part checks.
@@ -54,15 +54,18 @@ class MissingDependency(unittest.TestCase):
                 self.assertIn("Open MPI is not installed: skipped", r.stdout)
 
     def test_cluster_login_fails_under_ci_without_lmod(self):
-        """The cluster-login emulation without Lmod (or, run by a user, without root): 1 under CI=true, else 77."""
+        """The README's demo runs on the emulated cluster login: without Lmod (or, run by a user, without root) its
+        parts fail under CI=true (1) and skip otherwise (77), before anything is copied or built."""
         for ci, code, said in (("true", 1, "CI=true: a missing dependency fails"), ("", 77, ": skipped")):
-            for part in ("build", "run"):
+            for part in ("build", "run", "tutorial"):
                 with self.subTest(ci=ci, part=part):
-                    r = subprocess.run(["/bin/bash", CLUSTER_LOGIN, HERE, "/nonexistent-work", part],
+                    r = subprocess.run(["/bin/bash", README_DEMO, os.path.dirname(HERE), "/nonexistent-work", part,
+                                        "/nonexistent-sim"],
                                        env={"PATH": os.environ["PATH"], "CI": ci, "MCMCLB_LMOD_INIT": "/nonexistent"},
                                        capture_output=True, text=True, timeout=30)
                     self.assertEqual(r.returncode, code, r.stdout + r.stderr)
                     self.assertIn(said, r.stdout + r.stderr)
+                    self.assertFalse(os.path.exists("/nonexistent-work"))
 
     def slurm_module_setup(self, ci):
         import test_slurm

@@ -261,7 +261,7 @@ constexpr const char* kUsage =
     "usage: ising [--balancer B] [--method M] [--finished F] [--interval N] [--group-size G] [--wait W]\n"
     "             [--record FILE] [--chains C] [--items N] [--sweeps K] [--size L] [--seed S] [--plain]\n"
     "             [--plain-virtual] [--item-timeout S] [--throw-at C:I] [--hang-at C:I] [--bad-states]\n"
-    "             [--until-ordered PCT]\n";
+    "             [--until-ordered PCT] [--placement numbered|items]\n";
 
 int body(int argc, char** argv) {
   mcmclb::walkers::Options options;
@@ -269,6 +269,9 @@ int body(int argc, char** argv) {
   // One item's cost typed rather than measured (the library's default), so that a run plans alike on any machine:
   // the tutorial's recording under mostwork then has the speed-up rows its README shows.
   options.item_s = 0.01;
+  // The chains stay where their numbers put them, so the ranks start with unequal work for the balancers to even
+  // out; --placement items is the library's default, which places them by their bounds first.
+  options.placement = mcmclb::walkers::Placement::as_numbered;
   Settings s;
   bool plain = false, virtual_calls = false;
   for (int i = 1; i < argc; ++i) {
@@ -314,7 +317,13 @@ int body(int argc, char** argv) {
       s.seed = static_cast<uint64_t>(integer(flag, value, 0, INT64_MAX));
     else if (flag == "--until-ordered")
       s.ordered_pct = static_cast<int>(integer(flag, value, 1, 100));
-    else if (flag == "--item-timeout")
+    else if (flag == "--placement") {
+      const std::string_view how = value;
+      if (how != "numbered" && how != "items")
+        throw InputError("--placement: '" + std::string(how) + "' is not allowed (allowed: numbered, items)");
+      options.placement =
+          how == "items" ? mcmclb::walkers::Placement::by_items : mcmclb::walkers::Placement::as_numbered;
+    } else if (flag == "--item-timeout")
       options.item_timeout_s = static_cast<double>(integer(flag, value, 0, 86400));
     else if (flag == "--throw-at" || flag == "--hang-at") {
       const std::string text = value;

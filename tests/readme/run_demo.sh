@@ -1,19 +1,31 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The README's demo command, run as written from a fresh copy of the checkout, as a newcomer runs it.
-#   build: copies the checkout to WORK/src (tests/copy_checkout.sh) and runs the command's steps up to the first
-#          that runs a program of the build (bootstrap, configure, build).
-#   run:   the remaining steps (the sweep and the report) with a bare virtual environment's python3 first on PATH,
-#          which has no matplotlib, as pyenv's, conda's or a venv's often is; then the whole command again with
-#          Debian's python3 first. Each must exit 0 and leave the quick study's figures and tables.
+# The README's demo command, run as written from a fresh copy of the checkout, as a newcomer on a cluster login runs
+# it: an ordinary user, the MPI a module puts on PATH, Debian's MPI names, apt and sudo hidden
+# (tests/cluster/login.sh). bootstrap.sh finds every package present, so it needs neither root nor apt.
+#   build: copies the checkout to WORK/src (tests/copy_checkout.sh), hands it to the login's user, and runs the
+#          command's steps up to the first that runs a program of the build (bootstrap, configure, build) as that
+#          user with the module loaded. Configure must find the module's MPI with no MPI option and name it, and the
+#          -O3 build every user makes must compile without a warning. Then, with no module loaded, a configure with
+#          that MPI's wrappers named (MPI_C_COMPILER, MPI_CXX_COMPILER) must find its launcher beside them.
+#   run:   as that user, the remaining steps (the sweep and the report) with a bare virtual environment's python3
+#          first on PATH, which has no matplotlib, as pyenv's, conda's or a venv's often is; then the whole command
+#          again with Debian's python3 first. Each must exit 0 and leave the quick study's figures and tables; the
+#          study's runs must be valid, record the module's MPI and be launched by the module's mpiexec. Last,
+#          tests/test_nodes.py (two nodes emulated by Hydra) with this build's mcmclb, as the user.
+#   tutorial SIM: examples/ising/README.md's tutorial (tests/readme/run_tutorial.py) in the same copy, after run,
+#          with the module loaded (the folder was configured with it; a configure without it is refused). As root:
+#          SIM, the simulation build its advise step uses, may sit where the user cannot read.
 #   time N OUT: the measurement behind the README's run times (not a test): N times, a fresh copy, the build steps
 #          and then the run steps (a python3 without matplotlib first) each timed, into OUT/demo-timing.csv; the last
 #          repetition's results folder, its machine paths scrubbed, and its figures are copied into OUT beside it.
-#          Run it with the machine otherwise idle, from a clean commit.
+#          Run it as root with Debian's MPI and the machine otherwise idle, from a clean commit.
 #   time-tests OUT: the README's test command (.ci/run's line) once from a fresh copy, timed, appended to
 #          OUT/demo-timing.csv as part "tests" (the same measurement conditions).
 # The command is the line after the marker "<!-- demo:" in README.md, so the README and this test cannot drift.
-# Usage: run_demo.sh <source dir> <work dir> build|run|time|time-tests [N] [OUT]
+# The login emulation replaces a test of its own with a build of its own: one build serves both (113 s of CPU
+# saved on the 2-core VM).
+# Usage: run_demo.sh <source dir> <work dir> build|run|tutorial|time|time-tests [N|SIM] [OUT]
 set -euo pipefail
 src=$(cd "$1" && pwd)
 work=$2
@@ -34,13 +46,42 @@ esac
 build_steps=${command%%"$split"*}
 run_steps=${command#"$build_steps&& "}
 
-build() {  # a fresh copy of the checkout in $work/src, then the build steps there
+no_warnings() {  # the build every user makes (Release, -O3) compiles without a warning
+  if grep -q 'warning:' "$work/build.log"; then grep -A3 'warning:' "$work/build.log" | head -20; fail "the build warns"; fi
+}
+build() {  # a fresh copy of the checkout in $work/src, then the build steps there, as root (the timing's conditions)
   rm -rf "$work"
   "$src/tests/copy_checkout.sh" "$src" "$work/src"
   say "build steps: $build_steps"
   (cd "$work/src" && bash -c "$build_steps") >"$work/build.log" 2>&1 || { tail -30 "$work/build.log"; fail "the build steps failed"; }
-  # The build every user makes (Release, -O3) compiles without a warning.
-  if grep -q 'warning:' "$work/build.log"; then grep -A3 'warning:' "$work/build.log" | head -20; fail "the build warns"; fi
+  no_warnings
+}
+login_build() {  # the same on the emulated cluster login, as its user with the module's MPI
+  login_prepare "$work"
+  "$src/tests/copy_checkout.sh" "$src" "$work/src"
+  login_give "$work/src"
+  say "build steps, as $login_user with the module loaded: $build_steps"
+  as_user "$work" "set -euo pipefail
+    [ \"\$(id -u)\" != 0 ] || { echo 'still root'; exit 1; }
+    for name in mpicc.mpich mpicxx.mpich mpiexec.mpich mpicc.openmpi mpiexec.openmpi mpicc mpiexec apt-get sudo; do
+      # bash names a file that cannot run too (to say why it cannot): usable means executable.
+      if found=\$(command -v \$name) && [ -x \"\$found\" ]; then echo \"\$name is still usable\"; exit 1; fi
+    done
+    $(login_module "$work")
+    [ \"\$(command -v mpicc)\" = $prefix/bin/mpicc ] || { echo 'the module did not put its mpicc first'; exit 1; }
+    cd $work/src
+    $build_steps" >"$work/build.log" 2>&1 || { tail -30 "$work/build.log"; fail "the build steps failed as $login_user"; }
+  grep 'mcmclb: MPI' "$work/build.log"
+  grep -q "mcmclb: MPI MPICH (MPICH Version: 4.0.2; family MPICH), the mpicc on PATH: wrappers $prefix/bin/mpicc and $prefix/bin/mpicxx, launcher $prefix/bin/mpiexec" \
+    "$work/build.log" || fail "configure did not name the module's MPI"
+  no_warnings
+  # No module: the wrappers named by hand must bring their launcher (configure only; the build above is the same).
+  as_user "$work" "cd $work/src && cmake -S . -B build-given -DBUILD_TESTING=OFF -DMPI_C_COMPILER=$prefix/bin/mpicc \
+    -DMPI_CXX_COMPILER=$prefix/bin/mpicxx" >"$work/configure-given.log" 2>&1 ||
+    { cat "$work/configure-given.log"; fail "configure with the wrappers named failed"; }
+  grep -q "as given by MPI_C_COMPILER, MPI_CXX_COMPILER: wrappers $prefix/bin/mpicc and $prefix/bin/mpicxx, launcher $prefix/bin/mpiexec" \
+    "$work/configure-given.log" || { cat "$work/configure-given.log"; fail "the given wrappers did not bring their launcher"; }
+  say "built as $login_user with the module's MPI (no MPI option), and configured with its wrappers named"
 }
 bare_venv() {  # a virtual environment of the system's Python with nothing installed: no matplotlib
   rm -rf "$work/venv"
@@ -58,8 +99,13 @@ source_commit() {  # the checkout's commit as provenance writes it, -dirty when 
   echo "$commit"
 }
 
+source "$src/tests/cluster/login.sh"
+prefix=$(login_prefix "$work")
 case "$part" in
-build) build ;;
+build | run | tutorial) login_check ;;
+esac
+case "$part" in
+build) login_build ;;
 time)
   reps=${4:?usage: run_demo.sh SRC WORK time N OUT}
   out=${5:?usage: run_demo.sh SRC WORK time N OUT}
@@ -115,19 +161,48 @@ run)
     grep -q '^Regroupings per process' "$log" || fail "$label: no Table 1 in the printout"
     grep -q '^| P | balancer | runs | time_s median' "$log" || fail "$label: no times-vs-ideal table in the printout"
   }
-  say "run steps, a python3 without matplotlib first on PATH: $run_steps"
-  PATH="$work/venv/bin:$PATH" bash -c "$run_steps" >"$work/venv-first.log" 2>&1 ||
+  module=$(login_module "$work")
+  say "run steps, as $login_user, a python3 without matplotlib first on PATH: $run_steps"
+  as_user "$work" "$module && cd $work/src && PATH=$work/venv/bin:\$PATH bash -c $(printf %q "$run_steps")" \
+    >"$work/venv-first.log" 2>&1 ||
     { tail -30 "$work/venv-first.log"; fail "with a python3 without matplotlib first, the demo failed"; }
   check "python3 without matplotlib first" "$work/venv-first.log"
   grep -q "matplotlib is not installed for $work/venv/bin/python3; running with" "$work/venv-first.log" ||
     fail "the report did not say which Python drew it"
   rm results/quick/*.png
-  say "the whole command, Debian's python3 first on PATH"
-  PATH="/usr/bin:$PATH" bash -c "$command" >"$work/debian-first.log" 2>&1 ||
-    { tail -30 "$work/debian-first.log"; fail "with Debian's python3 first, the demo failed"; }
+  say "the whole command, as $login_user, Debian's python3 first on PATH"
+  as_user "$work" "$module && cd $work/src && PATH=/usr/bin:\$PATH bash -c $(printf %q "$command")" \
+    >"$work/debian-first.log" 2>&1 || { tail -30 "$work/debian-first.log"; fail "with Debian's python3 first, the demo failed"; }
   check "Debian's python3 first" "$work/debian-first.log"
   if grep -q "matplotlib is not installed" "$work/debian-first.log"; then fail "Debian's python3 lacks matplotlib"; fi
   say "the demo wrote its figures and tables with either python3 first"
+  # Every run valid, with the module's MPI, launched by the module's mpiexec (Debian's names are hidden).
+  /usr/bin/python3 - results/quick "$prefix/bin/mpiexec" <<'PY' || fail "the quick study did not run with the module's MPI"
+import csv, os, sys
+folder, mpiexec = sys.argv[1:]
+runs = list(csv.DictReader(open(os.path.join(folder, 'runs.csv'))))
+prov = list(csv.DictReader(open(os.path.join(folder, 'provenance.csv'))))
+assert len(runs) >= 6 and all(r['valid'] == 'true' for r in runs), 'not every run valid'
+assert all(r['mpi_library'].startswith('MPICH Version: 4.0.2') for r in runs), {r['mpi_library'] for r in runs}
+assert all(p['nodes'] == '1' and p['launcher'] == 'mpiexec' for p in prov), prov[0]
+launches = open(os.path.join(folder, 'launches.log')).read()
+assert f' {mpiexec} ' in launches, f'no launch by {mpiexec}: {launches[:300]}'
+print(f'readme_demo: quick study: {len(runs)} valid runs with', runs[0]['mpi_library'], 'launched by', mpiexec)
+PY
+  # Two nodes emulated by Hydra (-bootstrap fork), as the user with the module's launcher.
+  as_user "$work" "$module && cd $work/src/tests && MCMCLB_BIN=$work/src/build/mcmclb \
+    MCMCLB_TEST_MPIEXEC=\$(command -v mpiexec) python3 -m unittest test_nodes" >"$work/nodes.log" 2>&1 ||
+    { tail -30 "$work/nodes.log"; fail "the two-node test failed as $login_user"; }
+  say "the two-node test passed as $login_user with the module's launcher"
   ;;
-*) fail "unknown part $part (allowed: build, run)" ;;
+tutorial)
+  sim=${4:?usage: run_demo.sh SRC WORK tutorial SIM}
+  [ -d "$work/src/build" ] || fail "no build in $work (run the build part first)"
+  status=0
+  bash -c "$(login_module "$work") && exec \"\${MCMCLB_PYTHON:-python3}\" $(printf %q "$src/tests/readme/run_tutorial.py") \
+    $(printf %q "$work") $(printf %q "$sim")" || status=$?
+  login_give "$work/src"  # what root wrote there goes back to the user, as if the user had written it
+  exit "$status"
+  ;;
+*) fail "unknown part $part (allowed: build, run, tutorial, time, time-tests)" ;;
 esac
