@@ -384,7 +384,12 @@ TEST(Kernel, RunRecordsItsWaitPolicyAndItsCalibration) {
   EXPECT_TRUE(by_machine.valid) << by_machine.violations;
   const mpi::NodeOccupancy occupancy = mpi::node_occupancy(mpi::Comm::world());  // collective: every rank
   if (world_rank() == 0) {
-    EXPECT_EQ(by_machine.provenance.wait_policy, mcmclb::to_string(mpi::machine_wait_policy(occupancy)));
+    // The run measured the cores' share once, before; compared where this second measurement leaves no doubt.
+    const bool clear = occupancy.oversubscribed() || occupancy.core_share >= 0.95;
+    if (clear) {
+      EXPECT_EQ(by_machine.provenance.wait_policy, mcmclb::to_string(mpi::machine_wait_policy(occupancy)));
+    }
+    EXPECT_TRUE(by_machine.provenance.wait_policy == "spin" || by_machine.provenance.wait_policy == "polite");
     EXPECT_FALSE(by_machine.calibration_s.has_value());
     EXPECT_TRUE(by_machine.calibration.sizes.empty());
   }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <stdexcept>
@@ -275,7 +276,48 @@ TEST(NodeOccupancy, OneNodeItsRanksAndItsCores) {
   mpi::check(MPI_Allreduce(mine_answer.data(), low.data(), 3, MPI_INT, MPI_MIN, world.get()), "MPI_Allreduce");
   mpi::check(MPI_Allreduce(mine_answer.data(), high.data(), 3, MPI_INT, MPI_MAX, world.get()), "MPI_Allreduce");
   EXPECT_EQ(low, high) << "every rank gets the same answer";
-  // The wait policy that follows it: spin only where every rank has a core of its own, polite where not or unknown.
-  EXPECT_EQ(mpi::machine_wait_policy(o), o.oversubscribed() ? mpi::WaitPolicy::polite : mpi::WaitPolicy::spin);
+  // The cores' share is measured only where the counts would let ranks spin, the same on every rank.
+  if (o.oversubscribed()) {
+    EXPECT_EQ(o.core_share, 0);
+  } else {
+    EXPECT_GT(o.core_share, 0);
+    EXPECT_LE(o.core_share, 1);
+  }
+  double share_low = o.core_share, share_high = o.core_share;
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, &share_low, 1, MPI_DOUBLE, MPI_MIN, world.get()), "MPI_Allreduce");
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, &share_high, 1, MPI_DOUBLE, MPI_MAX, world.get()), "MPI_Allreduce");
+  EXPECT_EQ(share_low, share_high);
+  // The wait policy that follows it: spin only where every rank has a core of its own and runs on it, polite where
+  // not or unknown.
+  const bool own_cores = !o.oversubscribed() && o.core_share >= mpi::kCoreShareToSpin;
+  EXPECT_EQ(mpi::machine_wait_policy(o), own_cores ? mpi::WaitPolicy::spin : mpi::WaitPolicy::polite);
   EXPECT_EQ(mpi::machine_wait_policy(mpi::NodeOccupancy{}), mpi::WaitPolicy::polite);
+  mpi::NodeOccupancy counted = o;
+  counted.core_share = mpi::kCoreShareToSpin / 2;  // cores counted free but shared with other programs
+  EXPECT_EQ(mpi::machine_wait_policy(counted), mpi::WaitPolicy::polite);
+}
+
+// Other programs busy on the ranks' cores (here threads that spin, twice as many as the cores, started by each
+// rank): the cores' share drops well below what spinning needs, and the waits nap, though the counts alone
+// (ranks against cores) would say spin. Before the share was measured, a loaded node made its ranks spin.
+TEST(NodeOccupancy, CoresBusyWithOtherProgramsMakeWaitsPolite) {
+  const mpi::Comm world = mpi::Comm::world();
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof mine, &mine), 0);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> load;
+  for (int i = 0; i < 2 * CPU_COUNT(&mine); ++i) {
+    load.emplace_back([&stop] {
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+  }
+  const mpi::NodeOccupancy o = mpi::node_occupancy(world);
+  stop = true;
+  for (std::thread& t : load) t.join();
+  if (!o.oversubscribed()) {
+    EXPECT_LT(o.core_share, mpi::kCoreShareToSpin);
+  }
+  EXPECT_EQ(mpi::machine_wait_policy(o), mpi::WaitPolicy::polite);
 }

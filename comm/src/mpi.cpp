@@ -4,6 +4,7 @@
 
 #include <sched.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -292,7 +293,9 @@ WaitPolicy wait_policy() noexcept { return current_wait_policy.load(); }
 void set_wait_policy(WaitPolicy policy) noexcept { current_wait_policy.store(policy); }
 
 WaitPolicy machine_wait_policy(const NodeOccupancy& occupancy) {
-  return occupancy.known() && !occupancy.oversubscribed() ? WaitPolicy::spin : WaitPolicy::polite;
+  return occupancy.known() && !occupancy.oversubscribed() && occupancy.core_share >= kCoreShareToSpin
+             ? WaitPolicy::spin
+             : WaitPolicy::polite;
 }
 
 Request::~Request() {
@@ -605,6 +608,21 @@ struct Share {
   [[nodiscard]] int cpu_count() const { return readable ? CPU_COUNT(&cpus) : 0; }
 };
 
+/// The part of a window of wall time this thread ran, busy all along: its CPU clock over the wall clock.
+double thread_cpu_share(std::chrono::nanoseconds window) {
+  const auto cpu_now = [] {
+    timespec t{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+  };
+  const double cpu0 = cpu_now();
+  const auto wall0 = std::chrono::steady_clock::now();
+  auto wall = wall0;
+  while (wall - wall0 < window) wall = std::chrono::steady_clock::now();
+  const double wall_s = std::chrono::duration<double>(wall - wall0).count();
+  return std::min(1.0, (cpu_now() - cpu0) / wall_s);
+}
+
 /// NodeOccupancy from every rank's placement (on rank 0), in one pass over the ranks. Cores are counted per host,
 /// the machine whose cores the ranks share: on a cluster a host is a node, but a launcher can start several nodes on
 /// one machine (Hydra's fork bootstrap with -hosts a:2,b:2), whose ranks then compete for the same cores.
@@ -672,6 +690,15 @@ NodeOccupancy node_occupancy(const Comm& comm) {
     o.cores_available = counts[1];
     o.nodes_oversubscribed = counts[2];
     o.nodes = counts[3];
+    // What the cores give: every rank spins for the same window at once and keeps the part of it its thread ran.
+    // Ranks that each have a core run nearly all of it; where other programs use the cores, the scheduler shares
+    // them out. Only where the counts alone would say spin (the branch is the same on every rank).
+    if (o.known() && !o.oversubscribed()) {
+      barrier_politely(comm, setup_patience);
+      double share = thread_cpu_share(kCoreShareWindow);
+      allreduce_politely(comm, MPI_IN_PLACE, &share, 1, MPI_DOUBLE, MPI_MIN);
+      o.core_share = share;
+    }
     return o;
   }
 }

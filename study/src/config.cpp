@@ -445,8 +445,8 @@ std::vector<KeyDef> build_key_table() {
          e.work.compute.record = scalar<bool>(key, n, "true or false");
        }});
   add(name_key("work.wait", {"auto", "spin", "polite"}, "auto",
-               "real MPI only: `spin` (tests again at once), `polite` (naps 200 us between tests) or `auto` (spin "
-               "unless ranks outnumber a node's cores); provenance.csv records it",
+               "real MPI only: `spin` (tests at once), `polite` (naps 200 us) or `auto` (spin where each rank has a "
+               "core to itself, measured at the start); provenance.csv records it",
                [](E& e, const std::string& v) {
                  e.work.wait = v == "auto" ? std::nullopt : std::optional(lookup(kWaitPolicies, v));
                }));

@@ -47,7 +47,8 @@ struct Provenance {
   int nodes = 0;
   std::string node_layout;
   // How the run's ranks waited (mcmclb/wait_policy.hpp): spin or polite on real MPI, as the key work.wait chose or,
-  // for its default auto, as the machine did (spin unless ranks outnumber cores); "blocking" in the simulation,
+  // for its default auto, as the machine did (mpi::machine_wait_policy: spin where each rank has a core and runs on
+  // it); "blocking" in the simulation,
   // whose waits are MPI_Wait. Empty outside a kernel run.
   std::string wait_policy;
   // The host's cost of the launch up to the end of this run, in the process that ran rank 0 (add_host_usage): CPU
