@@ -153,7 +153,7 @@ SCHEMAS = {
         "migrated_avg": Column("number", 0, True),
         # The key work.wait as given (empty: auto, the machine's policy; provenance.csv's wait_policy says which
         # it was), and the seconds of the calibration before the clock (empty: none ran); absent from older folders.
-        "wait": Column("name", optional=True, choices=("spin", "polite")),
+        "wait": Column("name", optional=True, choices=("spin", "polite", "yield")),
         "calibration_s": _time(True),
         # The keys work.model_compute and work.model_reduce as given (empty: 1, the model as measured); absent from
         # older folders.

@@ -258,6 +258,21 @@ TEST(WaitPolicy, SpinTestsAgainAtOnceAndPoliteNaps) {
   EXPECT_GE(std::chrono::steady_clock::now() - napped, std::chrono::milliseconds(40));
 }
 
+// Under yield a wait gives its core up at each test for its first kYieldFirst, then naps as polite does: a wait
+// that ends on its 5th test takes no nap, though its naps would be 10 s each; one that needs 3 ms takes a nap.
+TEST(WaitPolicy, YieldGivesTheCoreUpFirstThenNaps) {
+  const mpi::ScopedWaitPolicy yield(mpi::WaitPolicy::yield);
+  int tests = 0;
+  const auto start = std::chrono::steady_clock::now();
+  mpi::wait_until_politely([&] { return ++tests == 5; }, std::chrono::microseconds(10000000));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  const auto begun = std::chrono::steady_clock::now();
+  const auto needed = std::chrono::milliseconds(3);
+  mpi::wait_until_politely([&] { return std::chrono::steady_clock::now() - begun >= needed; },
+                           std::chrono::microseconds(20000));
+  EXPECT_GE(std::chrono::steady_clock::now() - begun, std::chrono::milliseconds(20)) << "no nap after kYieldFirst";
+}
+
 // node_occupancy on the one machine mpiexec starts these tests on: one node holding every rank, the CPUs any rank
 // may run on (mpiexec binds nothing here, so each rank's mask is the job's), and oversubscribed exactly when
 // there are more ranks than those CPUs; the same answer on every rank, and the node communicator freed.
@@ -287,20 +302,23 @@ TEST(NodeOccupancy, OneNodeItsRanksAndItsCores) {
   mpi::check(MPI_Allreduce(MPI_IN_PLACE, &share_low, 1, MPI_DOUBLE, MPI_MIN, world.get()), "MPI_Allreduce");
   mpi::check(MPI_Allreduce(MPI_IN_PLACE, &share_high, 1, MPI_DOUBLE, MPI_MAX, world.get()), "MPI_Allreduce");
   EXPECT_EQ(share_low, share_high);
-  // The wait policy that follows it: spin only where every rank has a core of its own and runs on it, polite where
-  // not or unknown.
-  const bool own_cores = !o.oversubscribed() && o.core_share >= mpi::kCoreShareToSpin;
-  EXPECT_EQ(mpi::machine_wait_policy(o), own_cores ? mpi::WaitPolicy::spin : mpi::WaitPolicy::polite);
+  // The wait policy that follows it: spin only where every rank has a core of its own and runs on it, yield where
+  // other programs share the cores, polite where ranks outnumber them or nothing is known.
+  const mpi::WaitPolicy expected = o.oversubscribed()                      ? mpi::WaitPolicy::polite
+                                   : o.core_share >= mpi::kCoreShareToSpin ? mpi::WaitPolicy::spin
+                                                                           : mpi::WaitPolicy::yield;
+  EXPECT_EQ(mpi::machine_wait_policy(o), expected);
   EXPECT_EQ(mpi::machine_wait_policy(mpi::NodeOccupancy{}), mpi::WaitPolicy::polite);
   mpi::NodeOccupancy counted = o;
+  counted.nodes_oversubscribed = 0;
   counted.core_share = mpi::kCoreShareToSpin / 2;  // cores counted free but shared with other programs
-  EXPECT_EQ(mpi::machine_wait_policy(counted), mpi::WaitPolicy::polite);
+  EXPECT_EQ(mpi::machine_wait_policy(counted), mpi::WaitPolicy::yield);
 }
 
 // Other programs busy on the ranks' cores (here threads that spin, twice as many as the cores, started by each
-// rank): the cores' share drops well below what spinning needs, and the waits nap, though the counts alone
+// rank): the cores' share drops well below what spinning needs, and the waits yield, though the counts alone
 // (ranks against cores) would say spin. Before the share was measured, a loaded node made its ranks spin.
-TEST(NodeOccupancy, CoresBusyWithOtherProgramsMakeWaitsPolite) {
+TEST(NodeOccupancy, CoresBusyWithOtherProgramsMakeWaitsYield) {
   const mpi::Comm world = mpi::Comm::world();
   cpu_set_t mine;
   CPU_ZERO(&mine);
@@ -316,8 +334,10 @@ TEST(NodeOccupancy, CoresBusyWithOtherProgramsMakeWaitsPolite) {
   const mpi::NodeOccupancy o = mpi::node_occupancy(world);
   stop = true;
   for (std::thread& t : load) t.join();
-  if (!o.oversubscribed()) {
+  if (o.oversubscribed()) {
+    EXPECT_EQ(mpi::machine_wait_policy(o), mpi::WaitPolicy::polite);
+  } else {
     EXPECT_LT(o.core_share, mpi::kCoreShareToSpin);
+    EXPECT_EQ(mpi::machine_wait_policy(o), mpi::WaitPolicy::yield);
   }
-  EXPECT_EQ(mpi::machine_wait_policy(o), mpi::WaitPolicy::polite);
 }

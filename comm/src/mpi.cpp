@@ -277,10 +277,15 @@ namespace {
 // One process-wide setting read by every wait (see WaitPolicy); atomic because threads of a process may wait too.
 std::atomic<WaitPolicy> current_wait_policy{WaitPolicy::polite};
 
-/// Between two completion tests: nothing under spin, else yield or nap as patience says.
-void pause(const Patience& patience, std::chrono::steady_clock::time_point yield_until) {
-  if (current_wait_policy.load(std::memory_order_relaxed) == WaitPolicy::spin) return;
-  if (patience.yield_for.count() > 0 && std::chrono::steady_clock::now() < yield_until) {
+/// Between two completion tests of a wait that began at started: nothing under spin, else yield or nap as patience
+/// says, yielding for kYieldFirst at least under yield.
+void pause(const Patience& patience, std::chrono::steady_clock::time_point started) {
+  const WaitPolicy policy = current_wait_policy.load(std::memory_order_relaxed);
+  if (policy == WaitPolicy::spin) return;
+  const auto yield_for = policy == WaitPolicy::yield
+                             ? std::max<std::chrono::microseconds>(patience.yield_for, kYieldFirst)
+                             : patience.yield_for;
+  if (yield_for.count() > 0 && std::chrono::steady_clock::now() < started + yield_for) {
     std::this_thread::yield();
   } else {
     std::this_thread::sleep_for(patience.nap);
@@ -293,9 +298,8 @@ WaitPolicy wait_policy() noexcept { return current_wait_policy.load(); }
 void set_wait_policy(WaitPolicy policy) noexcept { current_wait_policy.store(policy); }
 
 WaitPolicy machine_wait_policy(const NodeOccupancy& occupancy) {
-  return occupancy.known() && !occupancy.oversubscribed() && occupancy.core_share >= kCoreShareToSpin
-             ? WaitPolicy::spin
-             : WaitPolicy::polite;
+  if (!occupancy.known() || occupancy.oversubscribed()) return WaitPolicy::polite;
+  return occupancy.core_share >= kCoreShareToSpin ? WaitPolicy::spin : WaitPolicy::yield;
 }
 
 Request::~Request() {
@@ -343,11 +347,12 @@ std::size_t Request::wait_any(std::span<Request* const> requests, std::chrono::m
     check(MPI_Waitany(count, handles.data(), &index, MPI_STATUS_IGNORE), "MPI_Waitany");
     return finish(index);
   }
+  const auto started = std::chrono::steady_clock::now();
   for (;;) {
     int done = 0;
     check(MPI_Testany(count, handles.data(), &index, &done, MPI_STATUS_IGNORE), "MPI_Testany");
     if (done) return finish(index);
-    pause(nap, {});
+    pause(nap, started);
   }
 }
 
@@ -357,11 +362,12 @@ void wait_all_politely(std::span<MPI_Request> requests, std::chrono::microsecond
     check(MPI_Waitall(count, requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     return;
   }
+  const auto started = std::chrono::steady_clock::now();
   for (;;) {
     int done = 0;
     check(MPI_Testall(count, requests.data(), &done, MPI_STATUSES_IGNORE), "MPI_Testall");
     if (done) return;
-    pause(nap, {});
+    pause(nap, started);
   }
 }
 
@@ -558,8 +564,8 @@ int probe_count_politely(MPI_Comm comm, int source, int tag, MPI_Datatype type) 
 }
 
 void wait_until_politely(const std::function<bool()>& done, Patience patience) {
-  const auto yield_until = std::chrono::steady_clock::now() + patience.yield_for;
-  while (!done()) pause(patience, yield_until);
+  const auto started = std::chrono::steady_clock::now();
+  while (!done()) pause(patience, started);
 }
 
 std::string library_version() {

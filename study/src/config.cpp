@@ -444,9 +444,9 @@ std::vector<KeyDef> build_key_table() {
        [](E& e, const std::string& key, const YAML::Node& n) {
          e.work.compute.record = scalar<bool>(key, n, "true or false");
        }});
-  add(name_key("work.wait", {"auto", "spin", "polite"}, "auto",
-               "real MPI only: `spin` (tests at once), `polite` (naps 200 us) or `auto` (spin where each rank has a "
-               "core to itself, measured at the start); provenance.csv records it",
+  add(name_key("work.wait", {"auto", "spin", "polite", "yield"}, "auto",
+               "real MPI only: `spin` (tests at once), `polite` (naps 200 us), `yield` (yields 1 ms, then naps) or "
+               "`auto` (chosen from the cores, measured at the start); provenance.csv records it",
                [](E& e, const std::string& v) {
                  e.work.wait = v == "auto" ? std::nullopt : std::optional(lookup(kWaitPolicies, v));
                }));

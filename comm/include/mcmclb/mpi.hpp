@@ -415,14 +415,15 @@ NodeOccupancy node_occupancy(const Comm& comm);
 /// How long node_occupancy lets every rank spin to measure NodeOccupancy::core_share: a few of the scheduler's
 /// slices, so that a core shared with one other busy program shows about half.
 inline constexpr std::chrono::milliseconds kCoreShareWindow{30};
-/// The core_share below which a rank counts as sharing its core with other programs (its waits then nap).
+/// The core_share below which a rank counts as sharing its core with other programs (its waits then yield).
 inline constexpr double kCoreShareToSpin = 0.8;
+/// How long a wait under WaitPolicy::yield gives its core up at each test before it naps.
+inline constexpr std::chrono::microseconds kYieldFirst{1000};
 
 /// The wait policy that follows the machine: spin where every rank has a core of its own and runs on it
-/// (core_share at least kCoreShareToSpin), polite where some node holds more ranks than cores or other programs
-/// take the cores' time, and polite when that is not known (the safe side: a nap costs little, spinning on shared
-/// cores costs 100-1000 x). Measured on a 2-core VM with two other busy programs, spinning made an advised set-up
-/// take 5.7-5.9 s where `none` took 3.1 s; napping, 1.6-1.7 s.
+/// (core_share at least kCoreShareToSpin); yield where each rank has a core but other programs take the cores'
+/// time; polite where some node holds more ranks than cores, and where that is not known (the safe side: a nap
+/// costs little, spinning on shared cores costs 100-1000 x).
 [[nodiscard]] WaitPolicy machine_wait_policy(const NodeOccupancy& occupancy);
 
 }  // namespace mcmclb::mpi

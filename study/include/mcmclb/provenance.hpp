@@ -46,9 +46,9 @@ struct Provenance {
   // "n01[0-3]/4 n02[4-7]/2"): which ranks shared which cores. 0 / empty: unknown or not applicable, as above.
   int nodes = 0;
   std::string node_layout;
-  // How the run's ranks waited (mcmclb/wait_policy.hpp): spin or polite on real MPI, as the key work.wait chose or,
-  // for its default auto, as the machine did (mpi::machine_wait_policy: spin where each rank has a core and runs on
-  // it); "blocking" in the simulation,
+  // How the run's ranks waited (mcmclb/wait_policy.hpp): spin, polite or yield on real MPI, as the key work.wait
+  // chose or, for its default auto, as the machine did (mpi::machine_wait_policy: spin where each rank has a core and
+  // runs on it); "blocking" in the simulation,
   // whose waits are MPI_Wait. Empty outside a kernel run.
   std::string wait_policy;
   // The host's cost of the launch up to the end of this run, in the process that ran rank 0 (add_host_usage): CPU

@@ -95,9 +95,10 @@ struct Options {
   /// Amdahl's law fitted to the chains worked at two sizes or more, perfect until then. A value > 0 is used
   /// instead, with perfect speed-up.
   double item_s = 0;
-  /// key work.wait: how a waiting rank spends its time, `spin`, `polite` (naps) or `auto`: spin where each rank has
-  /// a core of its own and runs on it, polite where ranks outnumber a node's cores or other programs take the cores'
-  /// time (run() measures that at the start, mcmclb/mpi.hpp's NodeOccupancy::core_share). Where other programs share
+  /// key work.wait: how a waiting rank spends its time, `spin`, `polite` (naps), `yield` (yields 1 ms, then naps)
+  /// or `auto`: spin where each rank has a core of its own and runs on it, yield where other programs take the
+  /// cores' time (run() measures that at the start, mcmclb/mpi.hpp's NodeOccupancy::core_share), polite where ranks
+  /// outnumber a node's cores. Where other programs share
   /// the cores, a spinning rank takes the core its partner needs, and each of an item's sums can wait a time slice.
   std::string wait = "auto";
   /// Seconds any one Chains call may take; one that has not returned by then ends the job with one line naming the
