@@ -18,10 +18,10 @@ namespace mcmclb {
 ///    library's own progress). Right where every rank has a core of its own: a nap there is only delay, and a
 ///    program on dedicated cores waits in MPI_Allreduce, not in a sleep.
 ///  - yield: give the core up at each test (std::this_thread::yield) for the first kYieldFirst of a wait, then nap
-///    as polite does. Right where each rank has a core but other programs run on the same cores: a partner that the
-///    scheduler runs answers within the first millisecond, while this rank lets whoever needs its core have it. On
-///    a 2-core VM with two other busy programs, examples/ising under mostwork took 0.80 s with it, 0.82 s spinning
-///    and 2.2 s napping, against none's 0.89 s; idle, as fast as spinning.
+///    as polite does. For cores that other programs use too: a partner the scheduler runs answers within the first
+///    millisecond, and meanwhile whoever needs this core gets it. Naps from the start cost a wait a whole nap where
+///    the answer comes in microseconds: examples/ising under mostwork at 2 ranks took 4.5 times as long with polite
+///    as with spin or yield on the 2-core VM (docs/notes/wait).
 enum class WaitPolicy { polite, spin, yield };
 inline constexpr std::array<std::pair<std::string_view, WaitPolicy>, 3> kWaitPolicies = {
     {{"polite", WaitPolicy::polite}, {"spin", WaitPolicy::spin}, {"yield", WaitPolicy::yield}}};
