@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The rule of mcmclb advise (apps/advice_rule.hpp) on hand-made times: whole prices, minimax regret, merged
+// The rule of mcmclb advise (mcmclb/advice.hpp) on hand-made times: whole prices, minimax regret, merged
 // set-ups and scenarios, and the verdict's words. Plain GoogleTest: the rule does no MPI and runs no simulation.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
-#include "advice_rule.hpp"
+#include "mcmclb/advice.hpp"
+#include "mcmclb/advice_table.hpp"
+#include "mcmclb/trace.hpp"
 
 namespace {
 
@@ -226,4 +229,100 @@ TEST(AdviceRule, FewestRanksWithinTheToleranceOfTheFastest) {
   EXPECT_EQ(b->fastest, 1u);
   EXPECT_EQ(b->fewest, 1u);
   EXPECT_NE(b->text.find("the fastest is 1024 ranks"), std::string::npos) << b->text;
+}
+
+// The engine's table (mcmclb/advice_table.hpp) on hand-made samples: no folder, no simulation.
+namespace {
+
+mcmclb::Point point_of(int nprocs, const std::string& balancer, const std::string& method, const std::string& map) {
+  mcmclb::Point p;
+  p.spec.experiment = "advice-table";
+  p.spec.nprocs = nprocs;
+  p.spec.balancer = balancer;
+  p.spec.method = method;
+  p.spec.workload.model = "trace";
+  p.spec.workload.file = "walkers.csv";
+  p.spec.workload.map = map == "draw" ? mcmclb::TraceMap::draw : mcmclb::TraceMap::tile;
+  return p;
+}
+
+mcmclb::ConfigurationSamples samples_of(double time_s, double setup_s, double calibration_s = 0) {
+  mcmclb::ConfigurationSamples c;
+  c.time_s = {time_s};
+  c.setup_s = {setup_s};
+  c.calibration_s = {calibration_s};
+  return c;
+}
+
+}  // namespace
+
+// Initial groups priced alike: every set-up of a rank count pays the cheapest creation measured there, whatever its
+// method; other rank counts keep theirs.
+TEST(AdviceTable, InitialGroupsPricedAlikePerRankCount) {
+  using namespace mcmclb;
+  Study study;
+  study.points = {point_of(4, "none", "", "tile"), point_of(4, "mostwork", "range", "tile"),
+                  point_of(8, "none", "", "tile")};
+  const Backend backend;
+  std::map<std::string, ConfigurationSamples> samples;
+  samples[configuration_key(study.points[0].spec, backend)] = samples_of(10, 0.004);
+  samples[configuration_key(study.points[1].spec, backend)] = samples_of(9, 0.0, 0.5);
+  samples[configuration_key(study.points[2].spec, backend)] = samples_of(6, 0.007);
+  const auto priced = advice::initial_groups_priced_alike(samples, study, backend);
+  EXPECT_EQ(priced.at(configuration_key(study.points[0].spec, backend)).setup_s.front(), 0.0);
+  EXPECT_EQ(priced.at(configuration_key(study.points[1].spec, backend)).setup_s.front(), 0.0);
+  EXPECT_EQ(priced.at(configuration_key(study.points[2].spec, backend)).setup_s.front(), 0.007);
+  // Whole times count the calibration and the creation beside the run.
+  EXPECT_DOUBLE_EQ(advice::whole_s(priced.at(configuration_key(study.points[1].spec, backend))).front(), 9.5);
+}
+
+// The race's cut: after the first scenario a set-up whose regret exceeds the tolerance is dropped with its exclude
+// rule; none never is, whatever its regret, and one within the tolerance stays.
+TEST(AdviceTable, RaceDropsOnlyWhatExceedsTheTolerance) {
+  using namespace mcmclb;
+  Study study;
+  study.points = {point_of(4, "none", "", "tile"), point_of(4, "mostwork", "range", "tile"),
+                  point_of(4, "steal", "split", "tile"), point_of(4, "async", "intercomm", "tile")};
+  const Backend backend;
+  std::map<std::string, ConfigurationSamples> samples;
+  const double times[] = {12.0, 10.0, 10.4, 11.0};  // regrets 20 %, 0, 4 %, 10 %
+  for (std::size_t k = 0; k < study.points.size(); ++k)
+    samples[configuration_key(study.points[k].spec, backend)] = samples_of(times[k], 0);
+  const advice::FirstRound round = advice::first_round(study, samples, backend);
+  ASSERT_EQ(round.at(4).size(), 4u);
+  EXPECT_EQ(round.at(4).front().first, 10.0);  // fastest first
+  const advice::RaceCut cut = advice::race_cut(round, 0.05);
+  ASSERT_EQ(cut.dropped.at(4).size(), 1u);
+  EXPECT_EQ(cut.dropped.at(4).front().spec.balancer, "async");
+  EXPECT_NEAR(cut.dropped.at(4).front().regret, 0.10, 1e-12);
+  EXPECT_NEAR(cut.dropped.at(4).front().vs_none, 11.0 / 12.0, 1e-12);
+  ASSERT_EQ(cut.exclude.size(), 1u);
+  EXPECT_NE(cut.exclude.front().find("balancer: async"), std::string::npos) << cut.exclude.front();
+}
+
+// The tables the rule ranks: the chain map is the scenario (the only column besides the set-up that varies), a
+// set-up run under one map stands for itself under the other, none's index is kept, and a point without a sample
+// is counted missing.
+TEST(AdviceTable, TabulateMakesScenariosOfWhatVaries) {
+  using namespace mcmclb;
+  Study study;
+  study.points = {point_of(4, "none", "", "tile"), point_of(4, "mostwork", "range", "tile"),
+                  point_of(4, "mostwork", "range", "draw"), point_of(4, "steal", "split", "draw")};
+  const Backend backend;
+  std::map<std::string, ConfigurationSamples> samples;
+  samples[configuration_key(study.points[0].spec, backend)] = samples_of(12, 0);
+  samples[configuration_key(study.points[1].spec, backend)] = samples_of(10, 0);
+  samples[configuration_key(study.points[2].spec, backend)] = samples_of(11, 0);
+  const advice::Tables t = advice::tabulate(study, samples, backend, 1);
+  EXPECT_EQ(t.missing, 1u);
+  ASSERT_EQ(t.at.size(), 1u);
+  const advice::AtRankCount& at = t.at.front();
+  EXPECT_EQ(at.nprocs, 4);
+  ASSERT_EQ(at.scenarios.size(), 2u);
+  ASSERT_EQ(at.setups.size(), 2u);
+  EXPECT_EQ(at.setups[at.none_index].label, "none");
+  const advice::Setup& mostwork = at.setups[1 - at.none_index];
+  EXPECT_EQ(mostwork.run_s.size(), 2u);
+  EXPECT_NE(mostwork.run_s[0], mostwork.run_s[1]);                                  // one time per map
+  EXPECT_EQ(at.setups[at.none_index].run_s[0], at.setups[at.none_index].run_s[1]);  // none stands for itself
 }

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The rule of `mcmclb advise` (apps/advice_rule.hpp): whole prices, minimax regret, the verdict in words.
-#include "advice_rule.hpp"
-
+// The rule of `mcmclb advise` (mcmclb/advice.hpp): whole prices, minimax regret, the verdict in words.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "mcmclb/advice.hpp"
 #include "mcmclb/stats.hpp"
 
 namespace mcmclb::advice {

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// From a simulated advice study's results to the rule's input (mcmclb/advice.hpp), with no I/O: what each set-up
+// pays (its run and its one-off costs, the initial groups priced alike), which columns are the set-up and which the
+// scenario, the race's first round and what it drops, and the per-rank-count tables the rule ranks. `mcmclb advise`
+// (apps/advise.cpp) reads the folder and prints; everything it decides with is here, testable alone.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mcmclb/advice.hpp"
+#include "mcmclb/configurations.hpp"
+#include "mcmclb/runs_csv.hpp"
+#include "mcmclb/study.hpp"
+
+namespace mcmclb::advice {
+
+/// A configuration's one-off costs: each run's calibration and the creation of its initial groups, which a user
+/// waits for too before the run's clock starts.
+[[nodiscard]] std::vector<double> once_s(const ConfigurationSamples& c);
+
+/// A configuration's whole times: each run's time plus its one-off costs.
+[[nodiscard]] std::vector<double> whole_s(const ConfigurationSamples& c);
+
+/// The samples with their initial groups priced alike. Every set-up of a rank count makes the same initial groups
+/// (the same G and chains), whatever creation method it names, and a user would make them the cheapest way: so each
+/// set-up is charged the cheapest creation any of them measured there. Before, `none` paid MPI_Comm_split's and a
+/// set-up creating by `range` nothing, which alone decided some verdicts.
+[[nodiscard]] std::map<std::string, ConfigurationSamples> initial_groups_priced_alike(
+    std::map<std::string, ConfigurationSamples> samples, const Study& study, const Backend& backend);
+
+/// The columns of a point's configuration key, by name.
+[[nodiscard]] std::vector<std::pair<std::string, std::string>> key_columns(const RunSpec& spec);
+
+/// The set-up columns: what a user chooses. The others that vary are the scenario.
+[[nodiscard]] bool is_setup_column(const std::string& name);
+
+/// A set-up's name in the table: its run label, with the finished rule even where it is the balancer's default
+/// (the table sets retire beside coalesce and pays).
+[[nodiscard]] std::string setup_label(const RunSpec& spec);
+
+/// A set-up's family: its balancer with the interval (the label's first word); its variants differ in the rule.
+[[nodiscard]] std::string family_of(const std::string& label);
+
+/// Words for a scenario column in a verdict.
+[[nodiscard]] std::string dimension_words(const std::string& column);
+
+/// One scenario as the study's columns say it: scenario column -> value.
+using ScenarioValues = std::map<std::string, std::string>;
+
+/// A scenario's weight in the medians, a stated choice: every value of a dimension weighs the same, and the chain
+/// map has two values, tile and drawn, the draws sharing the drawn half equally (three draws do not outweigh the
+/// tile map 3 : 1).
+[[nodiscard]] double scenario_weight(const ScenarioValues& scenario, long draws);
+
+/// The first round of the race: per rank count, each set-up's whole time (run plus one-off costs) in the one
+/// scenario, fastest first, with its label and point.
+using FirstRound = std::map<int, std::vector<std::pair<double, std::pair<std::string, const RunSpec*>>>>;
+[[nodiscard]] FirstRound first_round(const Study& study, const std::map<std::string, ConfigurationSamples>& samples,
+                                     const Backend& backend);
+
+/// Adds to leaders the first two balancers other than none of one rank count's set-ups, best first (a balancer's
+/// rules are one balancer): the check replays every rule of each.
+void add_leaders(std::vector<std::string>& leaders, const std::vector<std::string>& balancers_best_first);
+
+/// A set-up the race dropped at a rank count: its whole time in the first scenario, its regret there (a lower
+/// bound of its largest regret) and its whole time over none's.
+struct Dropped {
+  std::string label;
+  RunSpec spec;
+  double whole_s, regret, vs_none;
+};
+
+/// What the race's first round drops: per rank count, every set-up but none whose regret there exceeds the
+/// tolerance (its largest regret only grows with more scenarios), and the study's exclude rules for them.
+struct RaceCut {
+  std::map<int, std::vector<Dropped>> dropped;
+  std::vector<std::string> exclude;
+};
+[[nodiscard]] RaceCut race_cut(const FirstRound& round, double tolerance);
+
+/// One rank count's input to the rule: its scenarios, its set-ups' times in each, their points, and none's index.
+struct AtRankCount {
+  int nprocs = 0;
+  std::vector<Scenario> scenarios;
+  std::vector<Setup> setups;
+  std::vector<const RunSpec*> specs;
+  std::size_t none_index = 0;
+};
+
+/// The rule's input per rank count from the study's points and the folder's samples (initial groups already
+/// priced alike): the columns that vary over the points besides the set-up's are the scenarios (the chain map and
+/// its draw's seed are one choice: tile, draw 1, draw 2, ...); a set-up that ran under one assumption only stands
+/// for itself under the others. Rank counts without none are left out; missing counts the points with no valid
+/// sample.
+struct Tables {
+  std::vector<AtRankCount> at;
+  std::size_t missing = 0;
+};
+[[nodiscard]] Tables tabulate(const Study& study, const std::map<std::string, ConfigurationSamples>& samples,
+                              const Backend& backend, long draws);
+
+}  // namespace mcmclb::advice

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// From an advice study's results to the rule's input (mcmclb/advice_table.hpp).
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "mcmclb/advice_table.hpp"
+#include "mcmclb/balancer.hpp"
+
+namespace mcmclb::advice {
+
+std::vector<double> once_s(const ConfigurationSamples& c) {
+  std::vector<double> once;
+  for (std::size_t k = 0; k < c.time_s.size(); ++k) once.push_back(c.calibration_s[k] + c.setup_s[k]);
+  return once;
+}
+
+std::vector<double> whole_s(const ConfigurationSamples& c) {
+  std::vector<double> w = once_s(c);
+  for (std::size_t k = 0; k < c.time_s.size(); ++k) w[k] += c.time_s[k];
+  return w;
+}
+
+std::map<std::string, ConfigurationSamples> initial_groups_priced_alike(
+    std::map<std::string, ConfigurationSamples> samples, const Study& study, const Backend& backend) {
+  std::map<int, double> cheapest;
+  std::map<std::string, int> nprocs_of;
+  for (const Point& p : study.points) {
+    const std::string key = configuration_key(p.spec, backend);
+    const auto it = samples.find(key);
+    if (it == samples.end()) continue;
+    nprocs_of[key] = p.spec.nprocs;
+    for (const double s : it->second.setup_s) {
+      const auto [at, fresh] = cheapest.emplace(p.spec.nprocs, s);
+      if (!fresh) at->second = std::min(at->second, s);
+    }
+  }
+  for (auto& [key, c] : samples) {
+    const auto n = nprocs_of.find(key);
+    if (n == nprocs_of.end()) continue;
+    for (double& s : c.setup_s) s = cheapest.at(n->second);
+  }
+  return samples;
+}
+
+std::vector<std::pair<std::string, std::string>> key_columns(const RunSpec& spec) {
+  RunRecord record;
+  record.spec = spec;
+  std::vector<std::pair<std::string, std::string>> fields;
+  for (const auto& c : runs_columns()) {
+    if (c.is_configuration_key() && c.role == RunsColumn::Role::parameter) fields.emplace_back(c.name, c.get(record));
+  }
+  return fields;
+}
+
+bool is_setup_column(const std::string& name) {
+  return name == "balancer" || name == "interval" || name == "method" || name == "finished";
+}
+
+std::string setup_label(const RunSpec& spec) {
+  std::string label = run_label(spec);
+  const auto& rules = balancer_info(spec.balancer).finished_rules;
+  if (spec.finished && rules.size() > 1 && *spec.finished == rules.front())
+    label += " " + std::string(to_string(*spec.finished));
+  return label;
+}
+
+std::string family_of(const std::string& label) { return label.substr(0, label.find(' ')); }
+
+std::string dimension_words(const std::string& column) {
+  if (column == "workload_extrapolate") return "the speed-up past the measured sizes";
+  if (column == "workload_map") return "the chain map";
+  if (column == "workload_seed") return "the workload's seed";
+  return column;
+}
+
+double scenario_weight(const ScenarioValues& scenario, long draws) {
+  const auto map = scenario.find("workload_map");
+  if (map == scenario.end() || draws == 0) return 1;
+  return map->second == "tile" ? 0.5 : 0.5 / static_cast<double>(draws);
+}
+
+FirstRound first_round(const Study& study, const std::map<std::string, ConfigurationSamples>& samples,
+                       const Backend& backend) {
+  FirstRound round;
+  for (const Point& p : study.points) {
+    const auto it = samples.find(configuration_key(p.spec, backend));
+    if (it == samples.end() || it->second.time_s.empty()) continue;
+    const double whole = whole_s(it->second).front();
+    round[p.spec.nprocs].push_back({whole, {setup_label(p.spec), &p.spec}});
+  }
+  for (auto& [nprocs, list] : round) {
+    std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
+  return round;
+}
+
+void add_leaders(std::vector<std::string>& leaders, const std::vector<std::string>& balancers_best_first) {
+  std::vector<std::string> taken;
+  for (const std::string& b : balancers_best_first) {
+    if (b == "none" || std::find(taken.begin(), taken.end(), b) != taken.end()) continue;
+    if (taken.size() == 2) break;
+    taken.push_back(b);
+    if (std::find(leaders.begin(), leaders.end(), b) == leaders.end()) leaders.push_back(b);
+  }
+}
+
+RaceCut race_cut(const FirstRound& round, double tolerance) {
+  RaceCut cut;
+  for (const auto& [nprocs, setups] : round) {
+    const double best = setups.empty() ? 0 : setups.front().first;
+    const auto none =
+        std::find_if(setups.begin(), setups.end(), [](const auto& t) { return t.second.second->balancer == "none"; });
+    for (const auto& [whole, label_spec] : setups) {
+      const RunSpec& spec = *label_spec.second;
+      const double regret = whole / best - 1;
+      if (spec.balancer == "none" || regret <= tolerance + 1e-12) continue;
+      cut.dropped[nprocs].push_back(
+          {label_spec.first, spec, whole, regret, none != setups.end() ? whole / none->first : std::nan("")});
+      std::string rule = "{nprocs: " + std::to_string(nprocs) + ", balancer: " + spec.balancer;
+      if (spec.interval > 0) rule += ", interval: " + std::to_string(spec.interval);
+      if (spec.finished) rule += ", finished: " + std::string(to_string(*spec.finished));
+      cut.exclude.push_back(rule + "}");
+    }
+  }
+  return cut;
+}
+
+namespace {
+
+/// One simulation's result: its point, time and one-off costs, and the scenario it ran under.
+struct Cell {
+  const Point* point;
+  double time_s, once_s;  // once_s: what it adds before its run, its calibration and initial groups' creation
+  ScenarioValues scenario;
+};
+
+/// A set-up's cell in a scenario: the one that agrees on every column the set-up varies over (none, run under one
+/// assumption only, stands for itself under the others).
+const Cell* cell_in(const std::vector<Cell>& list, const ScenarioValues& scenario) {
+  for (const Cell& c : list) {
+    bool agrees = true;
+    for (const auto& [name, value] : c.scenario) {
+      const bool varies =
+          std::any_of(list.begin(), list.end(), [&](const Cell& other) { return other.scenario.at(name) != value; });
+      if (varies && scenario.at(name) != value) agrees = false;
+    }
+    if (agrees) return &c;
+  }
+  return nullptr;
+}
+
+/// The columns besides the set-up's and the rank count that take more than one value over the points.
+std::set<std::string> scenario_columns(const Study& study) {
+  std::map<std::string, std::set<std::string>> column_values;
+  for (const Point& p : study.points) {
+    for (const auto& [name, value] : key_columns(p.spec)) {
+      if (!is_setup_column(name) && name != "nprocs") column_values[name].insert(value);
+    }
+  }
+  std::set<std::string> columns;
+  for (const auto& [name, values] : column_values) {
+    if (values.size() > 1) columns.insert(name);
+  }
+  return columns;
+}
+
+/// One rank count's set-ups (in their first point's order) and their cells as the rule's input.
+AtRankCount at_rank_count(int nprocs, const std::map<std::string, std::vector<Cell>>& by_setup,
+                          const std::vector<std::string>& order, long draws) {
+  std::set<ScenarioValues> seen;
+  for (const auto& [label, list] : by_setup) {
+    for (const Cell& c : list) seen.insert(c.scenario);
+  }
+  const std::vector<ScenarioValues> scenario_list(seen.begin(), seen.end());
+  AtRankCount at;
+  at.nprocs = nprocs;
+  for (const ScenarioValues& sc : scenario_list) at.scenarios.push_back({sc, scenario_weight(sc, draws)});
+  for (const std::string& label : order) {
+    Setup s{label, family_of(label), {}, {}};
+    for (const ScenarioValues& sc : scenario_list) {
+      const Cell* c = cell_in(by_setup.at(label), sc);
+      s.run_s.push_back(c != nullptr ? c->time_s : std::nan(""));
+      s.once_s.push_back(c != nullptr ? c->once_s : 0);
+    }
+    if (label == "none") at.none_index = at.setups.size();
+    at.setups.push_back(std::move(s));
+    at.specs.push_back(&by_setup.at(label).front().point->spec);
+  }
+  return at;
+}
+
+}  // namespace
+
+Tables tabulate(const Study& study, const std::map<std::string, ConfigurationSamples>& samples, const Backend& backend,
+                long draws) {
+  const std::set<std::string> varying = scenario_columns(study);
+  std::map<int, std::map<std::string, std::vector<Cell>>> cells;
+  std::map<int, std::vector<std::string>> setup_order;
+  Tables tables;
+  for (const Point& p : study.points) {
+    const auto it = samples.find(configuration_key(p.spec, backend));
+    if (it == samples.end() || it->second.time_s.empty()) {
+      ++tables.missing;
+      continue;
+    }
+    Cell cell{&p, it->second.time_s.front(), once_s(it->second).front(), {}};
+    for (const auto& [name, value] : key_columns(p.spec)) {
+      if (varying.count(name) != 0) cell.scenario[name] = value;
+    }
+    // The chain map and its draw's seed are one choice: tile, draw 1, draw 2, ...
+    if (const auto seed = cell.scenario.find("workload_seed"); seed != cell.scenario.end()) {
+      if (const auto map = cell.scenario.find("workload_map"); map != cell.scenario.end()) {
+        if (map->second == "draw") map->second += " " + seed->second;
+        cell.scenario.erase(seed);
+      }
+    }
+    const std::string label = setup_label(p.spec);
+    auto& of_p = cells[p.spec.nprocs];
+    if (of_p.count(label) == 0) setup_order[p.spec.nprocs].push_back(label);
+    of_p[label].push_back(cell);
+  }
+  for (const auto& [nprocs, by_setup] : cells) {
+    if (by_setup.count("none") == 0) continue;
+    tables.at.push_back(at_rank_count(nprocs, by_setup, setup_order[nprocs], draws));
+  }
+  return tables;
+}
+
+}  // namespace mcmclb::advice

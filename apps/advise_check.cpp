@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// `mcmclb advise --check`: the advice's replay run for real beside its simulation (apps/advise_plan.hpp).
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "advise.hpp"
+#include "advise_plan.hpp"
+#include "compare.hpp"
+#include "driver.hpp"
+#include "mcmclb/advice.hpp"
+#include "mcmclb/advice_table.hpp"
+#include "mcmclb/balancer.hpp"
+#include "mcmclb/config.hpp"
+#include "mcmclb/input_error.hpp"
+#include "mcmclb/launch.hpp"
+#include "mcmclb/provenance.hpp"
+#include "mcmclb/runs_csv.hpp"
+#include "mcmclb/stats.hpp"
+#include "mcmclb/study.hpp"
+#include "mcmclb/text.hpp"
+#include "mcmclb/trace.hpp"
+#include "mcmclb/workload.hpp"
+#include "sweep.hpp"
+
+namespace mcmclb::advising {
+
+namespace fs = std::filesystem;
+using advice::setup_label;
+using advice::whole_s;
+
+std::string fixed(double v, int digits) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", digits, v);
+  return text;
+}
+
+/// The check of a trace's advice where this machine allows it: the trace replayed for real at P = the host's cores
+/// (a core per rank), under the balancers given with all their rules, reps times each in interleaved rounds, and the
+/// same replay simulated at that P. The tolerance is the largest error of the simulated whole time / none's against
+/// the measured one, over every checked set-up and both ends of its interval. Writes OUT/check-study.yaml,
+/// OUT/check-real/, OUT/check-sim/ and OUT/check.csv.
+CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions& sim, const Study& main_study,
+                         const std::vector<std::string>& balancers) {
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  if (cores < 2) {
+    std::printf("advise: check: this host has %d core, too few for a replay on a core per rank\n", cores);
+    return {};
+  }
+  const int groups = std::min(plan.trace_chains, cores);
+  const int per_group = (plan.trace_chains + groups - 1) / groups;
+  const std::vector<std::string> exclude = interval_excludes(balancers);
+  std::string text = "# Written by mcmclb advise (" + o.command_line +
+                     "): its replay at a core per rank, run for real and simulated.\nexperiment: " +
+                     quoted(experiment_of(o.input) + "-check") + "\nworkload: {model: trace, file: " + quoted(o.input) +
+                     ", scaling: trace}\nwork: {mode: spin}\nnprocs: " + std::to_string(cores) +
+                     "\nreps: " + std::to_string(o.check_reps) + "\ngroups: {count: " + std::to_string(groups) +
+                     "}\nchains_per_group: " + std::to_string(per_group) + "\nbalancer: " + flow_list(balancers) +
+                     "\ninterval: [1, 16]\nfinished: [retire, coalesce, pays]\n";
+  if (!exclude.empty()) text += "exclude: " + flow_list(exclude) + "\n";
+  const fs::path out = sim.out;
+  SweepOptions real;
+  real.study = launch::not_an_option((out / "check-study.yaml").string());
+  real.launcher = "local";
+  real.out = launch::not_an_option((out / "check-real").string());
+  const Study study = launch::load(real, text);
+  {
+    auto store = launch::open_output(sim, main_study);
+    store.rewrite_file("check-study.yaml", [&](const fs::path&) { return text; });
+  }
+  std::printf("\nadvise: check: the replay at P = %d, %d %s of %d walker%s, real (MPI, %ld rounds) and simulated\n",
+              cores, groups, groups == 1 ? "group" : "groups", per_group, per_group == 1 ? "" : "s", o.check_reps);
+  const int real_status = sweep_main(real);
+  SweepOptions simulated = sim;
+  simulated.study = real.study;
+  simulated.out = launch::not_an_option((out / "check-sim").string());
+  simulated.overrides = {"reps=1"};  // deterministic: one run stands for all
+  const int sim_status = sweep_main(simulated);
+  const auto real_runs = read_configurations(real.out);
+  const auto sim_runs = read_configurations(simulated.out);
+  const Backend real_backend = launch::sweep_backend(real), sim_backend = launch::sweep_backend(simulated);
+  std::vector<double> real_none;
+  double sim_none = 0;
+  std::vector<std::pair<std::string, std::pair<std::vector<double>, double>>> measured;  // label -> (real, sim)
+  std::set<std::string> seen;  // a set-up's points are its repetitions: one configuration
+  for (const Point& p : study.points) {
+    if (!seen.insert(setup_label(p.spec)).second) continue;
+    const auto r = real_runs.find(configuration_key(p.spec, real_backend));
+    const auto s = sim_runs.find(configuration_key(p.spec, sim_backend));
+    if (r == real_runs.end() || s == sim_runs.end() || r->second.time_s.empty() || s->second.time_s.empty()) continue;
+    const double sim_whole = whole_s(s->second).front();
+    if (p.spec.balancer == "none") {
+      real_none = whole_s(r->second);
+      sim_none = sim_whole;
+    } else {
+      measured.push_back({setup_label(p.spec), {whole_s(r->second), sim_whole}});
+    }
+  }
+  if (real_status != 0 || sim_status != 0 || real_none.empty() || !(sim_none > 0) || measured.empty()) {
+    std::printf(
+        "advise: check: not every run of the check finished (real exit %d, simulated exit %d): the "
+        "tolerance stays assumed\n",
+        real_status, sim_status);
+    return {};
+  }
+  std::vector<advice::ReplayError> errors;
+  std::string csv_text = csv::line(check_header());
+  const auto opt = [](const std::optional<double>& v) { return v ? csv::number(*v) : std::string(); };
+  std::printf("%-36s  %-26s  %-10s  %s\n", "set-up", "real whole / none [95 %]", "simulated", "error [95 %]");
+  for (const auto& [label, pair] : measured) {
+    errors.push_back(advice::replay_error(label, pair.first, real_none, pair.second / sim_none));
+    const advice::ReplayError& e = errors.back();
+    std::printf(
+        "%-36s  %-26s  %-10s  %s\n", label.c_str(),
+        (fixed(e.real_ratio) +
+         (e.real_low ? " [" + fixed(*e.real_low) + ", " + fixed(*e.real_high) + "]" : std::string()))
+            .c_str(),
+        fixed(e.sim_ratio).c_str(),
+        e.error_low ? (fixed(*e.error_low * 100, 1) + " to " + fixed(*e.error_high * 100, 1) + " %").c_str() : "");
+    csv_text +=
+        csv::line({label, std::to_string(cores), std::to_string(e.n), csv::number(e.real_ratio), opt(e.real_low),
+                   opt(e.real_high), csv::number(e.sim_ratio), opt(e.error_low), opt(e.error_high)});
+  }
+  {
+    auto store = launch::open_output(sim, main_study);
+    store.rewrite_file("check.csv", [&](const fs::path&) { return csv_text; });
+  }
+  const auto tolerance = advice::measured_tolerance(errors);
+  if (!tolerance) return {};
+  CheckResult result;
+  result.tolerance_pct = *tolerance * 100;
+  result.words =
+      "measured at P = " + std::to_string(cores) + ", n = " + std::to_string(o.check_reps) + " a set-up: check.csv";
+  return result;
+}
+
+}  // namespace mcmclb::advising

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// `mcmclb advise`'s command line and its study (apps/advise_plan.cpp): the flags parsed and checked, and the advice
+// study planned from the workload, before anything runs or is written. apps/advise.cpp runs it and prints.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mcmclb/launch.hpp"
+#include "mcmclb/study.hpp"
+
+namespace mcmclb::advising {
+
+struct Options {
+  std::string input;  // a trace file or a study file
+  std::vector<long> ranks;
+  long group_size = 0;  // 0: 1 for a trace, the study's own G for a study file
+  long chains_per_group = 0;
+  std::vector<std::string> balancers;  // empty: every registered one
+  long draws = 3;
+  double tolerance_pct = 5;
+  std::string platform, sim_binary, smpi_flags, out;
+  long jobs = 0;  // 0: the host's cores; with --launcher slurm, the tasks of each job (its simulations at once)
+  std::string launcher = "local";  // local: simulations on this host; slurm: job steps of batch jobs
+  std::string partition, account;  // slurm: sbatch's --partition and --account, when given
+  bool dry_run = false;
+  bool copies = false;      // advise P / G * W copies of the recorded walkers instead of the walkers themselves
+  bool race = true;         // race the set-ups: drop after the first scenario those that cannot be robust
+  bool incomplete = false;  // advise on a trace whose recording did not end (its finished chains, its cut ones)
+  long check_reps = 0;  // --check: real repetitions per set-up of the replay checked against its simulation (0: none)
+  std::string command_line;
+};
+
+/// The flags after `advise`, checked: InputError (one line naming the flag) for anything not allowed.
+Options parse(const std::vector<std::string>& args, const std::string& command_line);
+
+/// A study's experiment name from a file's stem: what the name may not hold becomes '-' (a trace named
+/// "with space.csv" is advised as advise-with-space).
+std::string experiment_of(const std::string& input);
+
+/// The folder an advice goes to unless --out says: named after the workload, the rank counts and any group size or
+/// chains per group given, so that advice on other rank counts or groups never resumes into it.
+std::string default_out(const Options& o);
+
+/// The simulation build's mcmclb-sim when --sim-binary is not given: in build-sim/ of the source tree, or beside
+/// this program's own build folder. None: one line saying the command that makes it.
+std::string simulation_build();
+
+/// v with three significant digits, e.g. 0.0161 or 55.2.
+std::string fixed_significant(double v);
+
+/// A YAML flow list of the items, e.g. [64, 1024].
+std::string flow_list(const std::vector<std::string>& items);
+
+/// A YAML double-quoted scalar of text (control characters are refused by the study's own checks).
+std::string quoted(const std::string& text);
+
+/// What the advice study is: its text (the workload's study with the keys advise sets), written into the output
+/// folder for the sweep to read, and what it assumed and skipped, in words.
+struct Plan {
+  std::string study_path;  // OUT/advise-study.yaml
+  std::string study_text;
+  std::vector<std::pair<std::string, std::string>> keys;  // dotted key, YAML value
+  std::vector<std::string> assumptions;                   // what the scenarios vary, one phrase each
+  std::vector<std::string> skipped;                       // what it does not run, and why
+  std::vector<std::string> warnings;                      // what looks wrong in the workload, accepted
+  std::string base;                                       // the workload's study before the keys
+  // The race's first speed-up rule: perfect, where merging gains most and the set-ups differ most, unless none
+  // runs under flat only (its groups never pass the measured sizes), since every regret needs none's time.
+  std::string first_extrapolate = "perfect";
+  std::string workload;       // "trace file X (fnv1a64 ...)" or the model
+  int trace_chains = 0;       // a trace's walkers (0: a study file)
+  int idle_chains = 0;        // of those, the ones without items
+  bool copies = false;        // --copies: P / G * W walkers, not the recorded ones
+  long group_size = 1;        // G of the copies
+  long chains_per_group = 1;  // W
+};
+
+/// The question an advice answers at P ranks, in words: whose walkers, on how many ranks, in what groups.
+std::string walkers_words(const Plan& plan, int nprocs);
+
+/// The text of the advice study: the workload's with the plan's keys, or (first_only) its first scenario alone (the
+/// plan's first speed-up rule and the tile map), the race's first round; extra_exclude: set-ups dropped by it.
+std::string study_text(const Plan& p, const Options& o, bool first_only, const std::vector<std::string>& extra_exclude);
+
+/// The exclude rules that keep each of these balancers at its interval of the scaling studies.
+std::vector<std::string> interval_excludes(const std::vector<std::string>& balancers);
+
+/// The advice study for these options: the workload read and checked (every error before anything is written).
+Plan make_plan(const Options& o);
+
+/// v with digits decimals, e.g. 0.752.
+std::string fixed(double v, int digits = 3);
+
+/// What the check measured: the tolerance (percent) and its words, or nothing when no check could be made.
+struct CheckResult {
+  std::optional<double> tolerance_pct;
+  std::string words;
+};
+
+/// The check of a trace's advice where this machine allows it (apps/advise_check.cpp): the trace replayed for real
+/// at P = the host's cores (a core per rank), under the balancers given with all their rules, o.check_reps times
+/// each in interleaved rounds, and the same replay simulated at that P. Writes OUT/check-study.yaml,
+/// OUT/check-real/, OUT/check-sim/ and OUT/check.csv.
+CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions& sim, const Study& main_study,
+                         const std::vector<std::string>& balancers);
+
+}  // namespace mcmclb::advising
