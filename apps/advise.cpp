@@ -320,10 +320,11 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
   for (const Dropped& d : dropped_here) {
     const std::string why = "after the first scenario (" + first_words + "): regret " + fixed(d.regret * 100, 1) +
                             " % > tolerance " + fixed(tolerance_pct, 1) + " %";
-    shown.push_back(d.label + " (" + fixed(d.regret * 100, 1) + " %)");
+    const std::string same = d.same_as.empty() ? std::string() : " = " + join(d.same_as, " = ");
+    shown.push_back(d.label + same + " (" + fixed(d.regret * 100, 1) + " %)");
     ++k;
-    csv_text += advice_row(k, d.label, "", d.spec, 1, d.vs_none, d.vs_none, d.vs_none, d.regret, d.regret, first_words,
-                           "", "", why, "");
+    csv_text += advice_row(k, d.label, join(d.same_as, "; "), d.spec, 1, d.vs_none, d.vs_none, d.vs_none, d.regret,
+                           d.regret, first_words, "", "", why, "");
   }
   if (!shown.empty()) {
     std::printf("%s", wrapped("dropped by the race after the first scenario (" + first_words +

@@ -298,6 +298,13 @@ TEST(AdviceTable, RaceDropsOnlyWhatExceedsTheTolerance) {
   EXPECT_NEAR(cut.dropped.at(4).front().vs_none, 11.0 / 12.0, 1e-12);
   ASSERT_EQ(cut.exclude.size(), 1u);
   EXPECT_NE(cut.exclude.front().find("balancer: async"), std::string::npos) << cut.exclude.front();
+  // Two dropped set-ups of the same time share one entry (one row of the advice), each still excluded.
+  study.points.push_back(point_of(4, "stealmerge", "range", "tile"));
+  samples[configuration_key(study.points.back().spec, backend)] = samples_of(11.0, 0);
+  const advice::RaceCut twins = advice::race_cut(advice::first_round(study, samples, backend), 0.05);
+  ASSERT_EQ(twins.dropped.at(4).size(), 1u);
+  EXPECT_EQ(twins.dropped.at(4).front().same_as, std::vector<std::string>{"stealmerge range"});
+  EXPECT_EQ(twins.exclude.size(), 2u);
 }
 
 // The tables the rule ranks: the chain map is the scenario (the only column besides the set-up that varies), a

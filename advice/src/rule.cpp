@@ -13,13 +13,15 @@
 
 namespace mcmclb::advice {
 
+bool same_times(double a, double b) { return std::abs(a - b) <= 1e-7 + 1e-6 * std::max(std::abs(a), std::abs(b)); }
+
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// Equal within what the simulation repeats itself to: two runs of one point have differed by tens of nanoseconds
 /// (docs/guide/simulation.md), so 0.1 us plus a part in 10^6 of the time; two set-ups that take the same path.
-bool same(double a, double b) { return std::abs(a - b) <= 1e-7 + 1e-6 * std::max(std::abs(a), std::abs(b)); }
+bool same(double a, double b) { return same_times(a, b); }
 
 bool same_all(const std::vector<double>& a, const std::vector<double>& b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), same);

@@ -115,8 +115,15 @@ RaceCut race_cut(const FirstRound& round, double tolerance) {
       const RunSpec& spec = *label_spec.second;
       const double regret = whole / best - 1;
       if (spec.balancer == "none" || regret <= tolerance + 1e-12) continue;
-      cut.dropped[nprocs].push_back(
-          {label_spec.first, spec, whole, regret, none != setups.end() ? whole / none->first : std::nan("")});
+      auto& here = cut.dropped[nprocs];
+      const auto twin =
+          std::find_if(here.begin(), here.end(), [&](const Dropped& d) { return same_times(d.whole_s, whole); });
+      if (twin != here.end()) {
+        twin->same_as.push_back(label_spec.first);
+      } else {
+        here.push_back(
+            {label_spec.first, spec, whole, regret, none != setups.end() ? whole / none->first : std::nan(""), {}});
+      }
       std::string rule = "{nprocs: " + std::to_string(nprocs) + ", balancer: " + spec.balancer;
       if (spec.interval > 0) rule += ", interval: " + std::to_string(spec.interval);
       if (spec.finished) rule += ", finished: " + std::string(to_string(*spec.finished));

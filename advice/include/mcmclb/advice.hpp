@@ -18,6 +18,9 @@
 
 namespace mcmclb::advice {
 
+/// Whether two whole times are the same to what a simulation repeats itself to: within 0.1 us plus a part in 10^6.
+[[nodiscard]] bool same_times(double a, double b);
+
 /// One combination of what the workload leaves open: a value per dimension (e.g. workload_extrapolate -> flat),
 /// and its weight in the medians (the weights need not add up to 1).
 struct Scenario {

@@ -67,15 +67,18 @@ using FirstRound = std::map<int, std::vector<std::pair<double, std::pair<std::st
 void add_leaders(std::vector<std::string>& leaders, const std::vector<std::string>& balancers_best_first);
 
 /// A set-up the race dropped at a rank count: its whole time in the first scenario, its regret there (a lower
-/// bound of its largest regret) and its whole time over none's.
+/// bound of its largest regret) and its whole time over none's; same_as, the other dropped set-ups with the same
+/// whole time there (same_times), which share its row.
 struct Dropped {
   std::string label;
   RunSpec spec;
   double whole_s, regret, vs_none;
+  std::vector<std::string> same_as;
 };
 
 /// What the race's first round drops: per rank count, every set-up but none whose regret there exceeds the
-/// tolerance (its largest regret only grows with more scenarios), and the study's exclude rules for them.
+/// tolerance (its largest regret only grows with more scenarios), set-ups of the same time sharing one entry, and
+/// the study's exclude rules for every one of them.
 struct RaceCut {
   std::map<int, std::vector<Dropped>> dropped;
   std::vector<std::string> exclude;
