@@ -29,11 +29,11 @@
 
 #include "advise_plan.hpp"
 #include "compare.hpp"
-#include "driver.hpp"
 #include "mcmclb/advice.hpp"
 #include "mcmclb/advice_table.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/config.hpp"
+#include "mcmclb/driver.hpp"
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/launch.hpp"
 #include "mcmclb/provenance.hpp"

@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "compare.hpp"
-#include "driver.hpp"
 #include "mcmclb/advice.hpp"
 #include "mcmclb/advice_table.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/config.hpp"
+#include "mcmclb/driver.hpp"
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/launch.hpp"
 #include "mcmclb/provenance.hpp"

@@ -25,9 +25,9 @@
 
 #include "advise.hpp"
 #include "compare.hpp"
-#include "driver.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/config.hpp"
+#include "mcmclb/driver.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/provenance.hpp"
 #include "mcmclb/run_files.hpp"

@@ -21,8 +21,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "driver.hpp"
 #include "mcmclb/balancer.hpp"
+#include "mcmclb/driver.hpp"
 #include "mcmclb/launch.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/mpi_build.hpp"

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "driver.hpp"
 #include "mcmclb/balancer.hpp"
+#include "mcmclb/driver.hpp"
 #include "mcmclb/group_comm.h"
 #include "mcmclb/group_comm.hpp"
 #include "mcmclb/mpi.hpp"

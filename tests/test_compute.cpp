@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "driver.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/comm_create.hpp"
+#include "mcmclb/driver.hpp"
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mpi_test.hpp"

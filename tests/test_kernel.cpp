@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "driver.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/comm_create.hpp"
+#include "mcmclb/driver.hpp"
 #include "mcmclb/group_comm.hpp"
 #include "mcmclb/item_estimate.hpp"
 #include "mcmclb/merge_model.hpp"

@@ -19,10 +19,12 @@ ROOMS = {
     "study": {"kernel", "comm/base"},
     "launch": {"study", "stats", "balancers", "kernel", "comm", "comm/base"},
     "walkers": {"balancers", "study", "kernel", "comm", "comm/base"},
+    # One run end to end, and its rows: what the MPI test suites and the commands run.
+    "driver": {"balancers", "study", "kernel", "comm", "comm/base"},
     # The engine of mcmclb advise: no I/O, no launcher.
     "advice": {"study", "stats", "balancers", "kernel", "comm", "comm/base"},
     # The commands: they call every library, and no library calls them.
-    "apps": {"launch", "advice", "study", "stats", "balancers", "kernel", "comm", "comm/base"},
+    "apps": {"launch", "advice", "driver", "study", "stats", "balancers", "kernel", "comm", "comm/base"},
 }
 SOURCE = (".cpp", ".hpp", ".h", ".c")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

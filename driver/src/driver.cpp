@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// One kernel run end to end (apps/driver.hpp).
-#include "driver.hpp"
+// One kernel run end to end (mcmclb/driver.hpp).
+#include "mcmclb/driver.hpp"
 
 #include <unistd.h>
 
