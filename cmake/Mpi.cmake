@@ -110,6 +110,17 @@ MPI a cluster user has (MPI_C_COMPILER, MPI_HOME, or mpicc on PATH; Debian's MPI
     if(DEFINED CACHE{MCMCLB_MPI_DEBIAN_FOUND})
       set(_debian ${MCMCLB_MPI_DEBIAN_FOUND})  # a reconfigure keeps what the first one resolved
       set(_how "Debian's, found by its own wrappers")
+    elseif(DEFINED CACHE{MCMCLB_MPI_FOUND_MPI_C_COMPILER} AND EXISTS "${MPI_C_COMPILER}")
+      # A module's MPI found on PATH by the first configure: kept, as Debian's is, whatever PATH holds now (the
+      # module unloaded, or another loaded). Before, a reconfigure without the module took Debian's mpicc by its
+      # alternatives, refused the cached wrappers, and left the folder refusing every configure after.
+      set(_how "the mpicc on PATH when this folder was first configured")
+      find_program(_mpicc_now NAMES mpicc NO_CACHE)
+      if(_mpicc_now AND NOT _mpicc_now STREQUAL MPI_C_COMPILER)
+        message(STATUS "mcmclb: the mpicc on PATH is now ${_mpicc_now}; this folder keeps ${MPI_C_COMPILER} "
+                       "(a new build folder builds with the one on PATH)")
+      endif()
+      unset(_mpicc_now)
     elseif(_given)
       string(REPLACE ";" ", " _how "${_given}")
       set(_how "as given by ${_how}")

@@ -45,6 +45,23 @@ for lib in "$@"; do
     echo "check_mpi_select: MCMCLB_MPI=$lib finds $lib with $other's mpicc/mpiexec first on PATH; $other's wrapper refused"
   done
 done
+# A module's MPI (plain-named wrappers of its own first on PATH, not Debian's alternatives), then a reconfigure of
+# the same folder without it: the folder keeps the module's wrappers and says so, rather than refusing.
+if [ -x /usr/bin/mpicc.mpich ]; then
+  module="$work/module-bin"
+  mkdir -p "$module"
+  for tool in mpicc mpicxx; do cp "/usr/bin/$tool.mpich" "$module/$tool"; done
+  cp /usr/bin/mpiexec.hydra "$module/mpiexec"
+  configure "$work/module" "$module" || { cat "$work/module.log"; fail "the module's MPI did not configure"; }
+  grep -q "mcmclb: MPI MPICH (.*), the mpicc on PATH: wrappers $module/mpicc" "$work/module.log" ||
+    { cat "$work/module.log"; fail "configure did not take the module's mpicc"; }
+  configure "$work/module" "" || { cat "$work/module.log"; fail "a reconfigure without the module was refused"; }
+  said "$work/module.log" "the mpicc on PATH is now .*; this folder keeps $module/mpicc" ||
+    { cat "$work/module.log"; fail "the reconfigure did not say which mpicc it keeps"; }
+  grep -q "^MPI_C_COMPILER:FILEPATH=$module/mpicc$" "$work/module/CMakeCache.txt" || fail "the reconfigure switched wrappers"
+  configure "$work/module" "$module" || { cat "$work/module.log"; fail "a third configure, the module back, was refused"; }
+  echo "check_mpi_select: a module's MPI is kept by a reconfigure without the module"
+fi
 if configure "$work/unknown" "" -DMCMCLB_MPI=LAM; then fail "MCMCLB_MPI=LAM was accepted"; fi
 grep -q "MCMCLB_MPI=LAM: unknown MPI library (allowed: MPICH, OpenMPI, or empty" "$work/unknown.log" || fail "no one-line refusal of LAM"
 echo "check_mpi_select: MCMCLB_MPI=LAM refused"
