@@ -14,7 +14,6 @@
 #include "advise.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -24,25 +23,16 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "advise_plan.hpp"
-#include "compare.hpp"
 #include "mcmclb/advice.hpp"
 #include "mcmclb/advice_table.hpp"
-#include "mcmclb/balancer.hpp"
-#include "mcmclb/config.hpp"
-#include "mcmclb/driver.hpp"
-#include "mcmclb/input_error.hpp"
+#include "mcmclb/configurations.hpp"
 #include "mcmclb/launch.hpp"
-#include "mcmclb/provenance.hpp"
 #include "mcmclb/runs_csv.hpp"
-#include "mcmclb/stats.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
-#include "mcmclb/trace.hpp"
-#include "mcmclb/workload.hpp"
 #include "sweep.hpp"
 
 namespace mcmclb {
@@ -244,7 +234,6 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
   const int nprocs = at.nprocs;
   const auto& setups = at.setups;
   const auto& specs = at.specs;
-  const advice::Words dimension = [](const std::string& column) { return advice::dimension_words(column); };
   for (const auto& note : ranking.notes) notes.insert(note);
   const advice::Verdict& v = ranking.verdict;
   const std::string question = walkers_words(plan, nprocs);
@@ -308,10 +297,10 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
                 r.break_even_s ? (fixed_significant(*r.break_even_s) + " s").c_str() : even.c_str());
     if (!same_as.empty()) std::printf("%s", wrapped("same times: " + join(same_as), 100, "      ").c_str());
     const RunSpec& spec = *specs[r.members.front()];
-    csv_text +=
-        advice_row(k + 1, first.label, join(same_as, "; "), spec, m, r.vs_none_median, r.vs_none_min, r.vs_none_max,
-                   r.regret_max, r.regret_median, advice::scenario_words(ranking.scenarios[r.worst], dimension),
-                   r.once_median_s ? csv::number(*r.once_median_s) : "", even, "", k == 0 ? v.text : "");
+    csv_text += advice_row(k + 1, first.label, join(same_as, "; "), spec, m, r.vs_none_median, r.vs_none_min,
+                           r.vs_none_max, r.regret_max, r.regret_median,
+                           advice::scenario_words(ranking.scenarios[r.worst], advice::dimension_words),
+                           r.once_median_s ? csv::number(*r.once_median_s) : "", even, "", k == 0 ? v.text : "");
   }
   // What the race dropped here: one scenario each, ranked after every set-up that ran them all.
   const std::string first_words = first_scenario_words(plan);
@@ -419,12 +408,11 @@ int advise_main(const std::vector<std::string>& args) {
   const std::vector<advice::AtRankCount>& inputs = tables.at;
   const std::size_t missing = tables.missing;
   std::string csv_text = csv::line(advice_header());
-  const advice::Words dimension = [](const std::string& column) { return advice::dimension_words(column); };
   std::set<std::string> notes;  // printed once per advice, whatever the rank counts
   const auto rank_all = [&](double tol, const std::string& tol_words) {
     std::vector<advice::Ranking> out;
     for (const advice::AtRankCount& at : inputs) {
-      out.push_back(advice::rank(at.scenarios, at.setups, at.none_index, tol, tol_words, dimension));
+      out.push_back(advice::rank(at.scenarios, at.setups, at.none_index, tol, tol_words, advice::dimension_words));
     }
     return out;
   };

@@ -1,36 +1,23 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // `mcmclb advise --check`: the advice's replay run for real beside its simulation (apps/advise_plan.hpp).
 #include <algorithm>
-#include <cctype>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "advise.hpp"
 #include "advise_plan.hpp"
-#include "compare.hpp"
 #include "mcmclb/advice.hpp"
 #include "mcmclb/advice_table.hpp"
-#include "mcmclb/balancer.hpp"
-#include "mcmclb/config.hpp"
-#include "mcmclb/driver.hpp"
-#include "mcmclb/input_error.hpp"
+#include "mcmclb/configurations.hpp"
 #include "mcmclb/launch.hpp"
-#include "mcmclb/provenance.hpp"
 #include "mcmclb/runs_csv.hpp"
-#include "mcmclb/stats.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
-#include "mcmclb/trace.hpp"
-#include "mcmclb/workload.hpp"
 #include "sweep.hpp"
 
 namespace mcmclb::advising {

@@ -4,24 +4,14 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <map>
-#include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "compare.hpp"
-#include "mcmclb/advice.hpp"
-#include "mcmclb/advice_table.hpp"
 #include "mcmclb/balancer.hpp"
-#include "mcmclb/config.hpp"
-#include "mcmclb/driver.hpp"
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/launch.hpp"
 #include "mcmclb/provenance.hpp"

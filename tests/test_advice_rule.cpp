@@ -254,41 +254,47 @@ mcmclb::ConfigurationSamples samples_of(double time_s, double setup_s, double ca
   return c;
 }
 
+/// A study of these points and each point's samples, keyed as a results folder keys them: point k gets samples[k];
+/// the points past the end of samples have none.
+struct Folder {
+  mcmclb::Study study;
+  mcmclb::Backend backend;
+  std::map<std::string, mcmclb::ConfigurationSamples> samples;
+  Folder(std::vector<mcmclb::Point> points, const std::vector<mcmclb::ConfigurationSamples>& of_points) {
+    study.points = std::move(points);
+    for (std::size_t k = 0; k < of_points.size(); ++k) samples[key(k)] = of_points[k];
+  }
+  [[nodiscard]] std::string key(std::size_t point) const {
+    return mcmclb::configuration_key(study.points[point].spec, backend);
+  }
+};
+
 }  // namespace
 
 // Initial groups priced alike: every set-up of a rank count pays the cheapest creation measured there, whatever its
 // method; other rank counts keep theirs.
 TEST(AdviceTable, InitialGroupsPricedAlikePerRankCount) {
   using namespace mcmclb;
-  Study study;
-  study.points = {point_of(4, "none", "", "tile"), point_of(4, "mostwork", "range", "tile"),
-                  point_of(8, "none", "", "tile")};
-  const Backend backend;
-  std::map<std::string, ConfigurationSamples> samples;
-  samples[configuration_key(study.points[0].spec, backend)] = samples_of(10, 0.004);
-  samples[configuration_key(study.points[1].spec, backend)] = samples_of(9, 0.0, 0.5);
-  samples[configuration_key(study.points[2].spec, backend)] = samples_of(6, 0.007);
-  const auto priced = advice::initial_groups_priced_alike(samples, study, backend);
-  EXPECT_EQ(priced.at(configuration_key(study.points[0].spec, backend)).setup_s.front(), 0.0);
-  EXPECT_EQ(priced.at(configuration_key(study.points[1].spec, backend)).setup_s.front(), 0.0);
-  EXPECT_EQ(priced.at(configuration_key(study.points[2].spec, backend)).setup_s.front(), 0.007);
+  const Folder f(
+      {point_of(4, "none", "", "tile"), point_of(4, "mostwork", "range", "tile"), point_of(8, "none", "", "tile")},
+      {samples_of(10, 0.004), samples_of(9, 0.0, 0.5), samples_of(6, 0.007)});
+  const auto priced = advice::initial_groups_priced_alike(f.samples, f.study, f.backend);
+  EXPECT_EQ(priced.at(f.key(0)).setup_s.front(), 0.0);
+  EXPECT_EQ(priced.at(f.key(1)).setup_s.front(), 0.0);
+  EXPECT_EQ(priced.at(f.key(2)).setup_s.front(), 0.007);
   // Whole times count the calibration and the creation beside the run.
-  EXPECT_DOUBLE_EQ(advice::whole_s(priced.at(configuration_key(study.points[1].spec, backend))).front(), 9.5);
+  EXPECT_DOUBLE_EQ(advice::whole_s(priced.at(f.key(1))).front(), 9.5);
 }
 
 // The race's cut: after the first scenario a set-up whose regret exceeds the tolerance is dropped with its exclude
 // rule; none never is, whatever its regret, and one within the tolerance stays.
 TEST(AdviceTable, RaceDropsOnlyWhatExceedsTheTolerance) {
   using namespace mcmclb;
-  Study study;
-  study.points = {point_of(4, "none", "", "tile"), point_of(4, "mostwork", "range", "tile"),
-                  point_of(4, "steal", "split", "tile"), point_of(4, "async", "intercomm", "tile")};
-  const Backend backend;
-  std::map<std::string, ConfigurationSamples> samples;
-  const double times[] = {12.0, 10.0, 10.4, 11.0};  // regrets 20 %, 0, 4 %, 10 %
-  for (std::size_t k = 0; k < study.points.size(); ++k)
-    samples[configuration_key(study.points[k].spec, backend)] = samples_of(times[k], 0);
-  const advice::FirstRound round = advice::first_round(study, samples, backend);
+  // Regrets 20 %, 0, 4 %, 10 %.
+  Folder f({point_of(4, "none", "", "tile"), point_of(4, "mostwork", "range", "tile"),
+            point_of(4, "steal", "split", "tile"), point_of(4, "async", "intercomm", "tile")},
+           {samples_of(12.0, 0), samples_of(10.0, 0), samples_of(10.4, 0), samples_of(11.0, 0)});
+  const advice::FirstRound round = advice::first_round(f.study, f.samples, f.backend);
   ASSERT_EQ(round.at(4).size(), 4u);
   EXPECT_EQ(round.at(4).front().first, 10.0);  // fastest first
   const advice::RaceCut cut = advice::race_cut(round, 0.05);
@@ -299,9 +305,9 @@ TEST(AdviceTable, RaceDropsOnlyWhatExceedsTheTolerance) {
   ASSERT_EQ(cut.exclude.size(), 1u);
   EXPECT_NE(cut.exclude.front().find("balancer: async"), std::string::npos) << cut.exclude.front();
   // Two dropped set-ups of the same time share one entry (one row of the advice), each still excluded.
-  study.points.push_back(point_of(4, "stealmerge", "range", "tile"));
-  samples[configuration_key(study.points.back().spec, backend)] = samples_of(11.0, 0);
-  const advice::RaceCut twins = advice::race_cut(advice::first_round(study, samples, backend), 0.05);
+  f.study.points.push_back(point_of(4, "stealmerge", "range", "tile"));
+  f.samples[f.key(4)] = samples_of(11.0, 0);
+  const advice::RaceCut twins = advice::race_cut(advice::first_round(f.study, f.samples, f.backend), 0.05);
   ASSERT_EQ(twins.dropped.at(4).size(), 1u);
   EXPECT_EQ(twins.dropped.at(4).front().same_as, std::vector<std::string>{"stealmerge range"});
   EXPECT_EQ(twins.exclude.size(), 2u);
@@ -312,15 +318,10 @@ TEST(AdviceTable, RaceDropsOnlyWhatExceedsTheTolerance) {
 // is counted missing.
 TEST(AdviceTable, TabulateMakesScenariosOfWhatVaries) {
   using namespace mcmclb;
-  Study study;
-  study.points = {point_of(4, "none", "", "tile"), point_of(4, "mostwork", "range", "tile"),
-                  point_of(4, "mostwork", "range", "draw"), point_of(4, "steal", "split", "draw")};
-  const Backend backend;
-  std::map<std::string, ConfigurationSamples> samples;
-  samples[configuration_key(study.points[0].spec, backend)] = samples_of(12, 0);
-  samples[configuration_key(study.points[1].spec, backend)] = samples_of(10, 0);
-  samples[configuration_key(study.points[2].spec, backend)] = samples_of(11, 0);
-  const advice::Tables t = advice::tabulate(study, samples, backend, 1);
+  const Folder f({point_of(4, "none", "", "tile"), point_of(4, "mostwork", "range", "tile"),
+                  point_of(4, "mostwork", "range", "draw"), point_of(4, "steal", "split", "draw")},
+                 {samples_of(12, 0), samples_of(10, 0), samples_of(11, 0)});  // steal: no sample
+  const advice::Tables t = advice::tabulate(f.study, f.samples, f.backend, 1);
   EXPECT_EQ(t.missing, 1u);
   ASSERT_EQ(t.at.size(), 1u);
   const advice::AtRankCount& at = t.at.front();
