@@ -23,8 +23,6 @@
 #include <string>
 #include <vector>
 
-#include "advise.hpp"
-#include "compare.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/config.hpp"
 #include "mcmclb/driver.hpp"
@@ -34,8 +32,12 @@
 #include "mcmclb/smpirun_args.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
+#if !MCMCLB_SMPI
+#include "advise.hpp"
+#include "compare.hpp"
 #include "predict.hpp"
 #include "sweep.hpp"
+#endif
 
 #if MCMCLB_SMPI && defined(__linux__) && defined(__x86_64__)
 #include <unistd.h>
@@ -355,6 +357,7 @@ int mcmclb_main(int argc, char** argv) {
   return invalid > 0 ? 3 : 0;
 }
 
+#if !MCMCLB_SMPI
 /// plan, sweep, status, compare, predict and advise: no MPI; bad input is one line on stderr and exit code 2.
 int without_mpi(int argc, char** argv) {
   const std::string command = argv[1];
@@ -396,6 +399,7 @@ int print_reference(const std::string& command) {
   std::printf("check.csv: %s\n", mcmclb::join(mcmclb::check_header(), ",").c_str());        // mcmclb advise --check
   return 0;
 }
+#endif
 
 /// --version: the release a user cites (CMake's project(), CITATION.cff) and the commit the build was stamped with,
 /// as provenance records it. No MPI.
@@ -412,12 +416,22 @@ int main(int raw_argc, char** raw_argv) {
   char** argv = args.argv();
   if (argc >= 2) {
     const std::string command = argv[1];
-    if (command == "keys" || command == "columns") return print_reference(command);
     if (command == "--version") return print_version();
-    if (command == "plan" || command == "sweep" || command == "status" || command == "compare" ||
-        command == "predict" || command == "advise") {
-      return without_mpi(argc, argv);
+    const bool host_command = command == "plan" || command == "sweep" || command == "status" ||
+                              command == "compare" || command == "predict" || command == "advise" ||
+                              command == "keys" || command == "columns";
+#if MCMCLB_SMPI
+    // The simulation build's program only runs points under smpirun; the commands that start or read studies are
+    // the normal build's (this one does not compile them: its build is a test's and a simulation's cost).
+    if (host_command) {
+      std::fprintf(stderr, "mcmclb-sim: '%s' is a command of mcmclb of the normal build (build/mcmclb), not of the "
+                   "simulation build's program, which runs points under smpirun only\n", command.c_str());
+      return 2;
     }
+#else
+    if (command == "keys" || command == "columns") return print_reference(command);
+    if (host_command) return without_mpi(argc, argv);
+#endif
   }
   return mcmclb::mpi::run_main(argc, argv, mcmclb_main);
 }
