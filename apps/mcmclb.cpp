@@ -417,15 +417,16 @@ int main(int raw_argc, char** raw_argv) {
   if (argc >= 2) {
     const std::string command = argv[1];
     if (command == "--version") return print_version();
-    const bool host_command = command == "plan" || command == "sweep" || command == "status" ||
-                              command == "compare" || command == "predict" || command == "advise" ||
-                              command == "keys" || command == "columns";
+    const bool host_command = command == "plan" || command == "sweep" || command == "status" || command == "compare" ||
+                              command == "predict" || command == "advise" || command == "keys" || command == "columns";
 #if MCMCLB_SMPI
     // The simulation build's program only runs points under smpirun; the commands that start or read studies are
     // the normal build's (this one does not compile them: its build is a test's and a simulation's cost).
     if (host_command) {
-      std::fprintf(stderr, "mcmclb-sim: '%s' is a command of mcmclb of the normal build (build/mcmclb), not of the "
-                   "simulation build's program, which runs points under smpirun only\n", command.c_str());
+      std::fprintf(stderr,
+                   "mcmclb-sim: '%s' is a command of mcmclb of the normal build (build/mcmclb), not of the "
+                   "simulation build's program, which runs points under smpirun only\n",
+                   command.c_str());
       return 2;
     }
 #else

@@ -25,12 +25,12 @@
 
 enum { kIdleTurns = 16 };
 
-typedef unsigned (*progress_fn)(void *worker);
+typedef unsigned (*progress_fn)(void* worker);
 
 static int local_ranks(void) {
-  const char *names[] = {"MPI_LOCALNRANKS", "OMPI_COMM_WORLD_LOCAL_SIZE"};
+  const char* names[] = {"MPI_LOCALNRANKS", "OMPI_COMM_WORLD_LOCAL_SIZE"};
   for (unsigned i = 0; i < sizeof names / sizeof names[0]; ++i) {
-    const char *value = getenv(names[i]);
+    const char* value = getenv(names[i]);
     if (value != NULL) return atoi(value);
   }
   return 0; /* not started by a launcher that says: nothing to decide from, so never yield */
@@ -46,7 +46,7 @@ static progress_fn ucx_progress;
 static int yields;
 
 static void decide(void) {
-  void *symbol = dlsym(RTLD_NEXT, "ucp_worker_progress");
+  void* symbol = dlsym(RTLD_NEXT, "ucp_worker_progress");
   if (symbol == NULL) {
     fprintf(stderr, "yield_when_oversubscribed: UCX's ucp_worker_progress not found: %s\n", dlerror());
     abort();
@@ -55,7 +55,7 @@ static void decide(void) {
   yields = oversubscribed();
 }
 
-unsigned ucp_worker_progress(void *worker) {
+unsigned ucp_worker_progress(void* worker) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   static _Thread_local unsigned idle; /* per thread: the threaded tests call MPI from several at once */
   pthread_once(&once, decide);
