@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // mcmclb-commbench: communicator creation (and free) cost per method and output group size, the paper's Fig. 1.
-// Built twice: mcmclb-commbench (MPI) and mcmclb-commbench-sim (SimGrid SMPI, simulated time); commbench.hpp says
-// what the two share and how their timing loops differ.
+// Built twice: mcmclb-commbench (MPI) and mcmclb-commbench-sim (SimGrid SMPI, simulated time); the
+// commbench library (mcmclb/commbench.hpp) says what the two share and how their timing loops differ.
 //
 // Methodology: every iteration synchronises MPI_COMM_WORLD, times the operation on every rank with MPI_Wtime,
 // and MAX-reduces the elapsed time. In the MPI build that time is fed to Google Benchmark as manual time, with
@@ -20,7 +20,7 @@
 // all, until the library refuses one or CAP are live, and reports the count and the library's own error. Context
 // ids are a per-process resource (MPICH 4.0 has 2048 of them, some used by MPI itself), so a code that keeps one
 // communicator per walker group and regroups often can run out of them where the count is small.
-#include "commbench.hpp"
+#include "mcmclb/commbench.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -65,39 +65,6 @@ namespace csv = mcmclb::csv;
 
 constexpr int kTag = 11;
 
-/// Not a creation method but the timing floor, measured beside them: every rank's iteration makes nothing, so it
-/// times what the loop itself costs (clock reads and a call that returns at once; on oversubscribed cores also a
-/// rank just woken from the barrier with cold caches). An operation cheaper than a few hundred ns (range) cannot
-/// be told apart from this floor, so it is printed beside it.
-constexpr MethodInfo kFloor{.name = mcmclb::kCommbenchFloor, .group_collective = false, .contiguous_only = true};
-
-class FloorCreator final : public GroupCommCreator {
- public:
-  FloorCreator() : GroupCommCreator(kFloor) {}
-  std::unique_ptr<GroupComm> create(const mpi::Group&, int) override { return nullptr; }
-  std::unique_ptr<GroupComm> create_range(int, int, int) override { return nullptr; }
-};
-
-/// Everything commbench measures: the creation methods (mcmclb/comm_create.hpp's table), then the timing floor.
-std::vector<MethodInfo> measured() {
-  const auto methods = creation_methods();
-  std::vector<MethodInfo> all(methods.begin(), methods.end());
-  all.push_back(kFloor);
-  return all;
-}
-
-std::vector<std::string_view> method_names() {
-  std::vector<std::string_view> names;
-  for (const auto& m : measured()) names.push_back(m.name);
-  return names;
-}
-
-/// Collective over world: the creator of what method names.
-std::unique_ptr<GroupCommCreator> make_creator(std::string_view method, const mpi::Comm& world) {
-  if (method == kFloor.name) return std::make_unique<FloorCreator>();
-  return make_group_comm_creator(method, world);
-}
-
 const char* const kUsage =
     mpi::kSimulated
         ? "usage: smpirun -np P ... mcmclb-commbench-sim [--methods m1,m2,...] [--sizes n1,n2,...] [--reps N]\n"
@@ -126,7 +93,7 @@ std::string unsupported_lines() {
 
 std::vector<std::string_view> supported_names() {
   std::vector<std::string_view> names;
-  for (const auto& m : measured()) {
+  for (const auto& m : measured_methods()) {
     if (m.supported) names.push_back(m.name);
   }
   return names;
@@ -171,7 +138,7 @@ Options parse(int argc, char** argv, int nprocs) {
     if (flag == "--methods") {
       o.methods = split_list(flag, value, "method names");
       for (const auto& m : o.methods) {
-        const auto all = measured();
+        const auto all = measured_methods();
         const auto it = std::find_if(all.begin(), all.end(), [&](const MethodInfo& info) { return info.name == m; });
         if (it == all.end()) {
           throw InputError("--methods: unknown method '" + m + "' (known: " + mcmclb::join(method_names()) + ")");
@@ -234,7 +201,7 @@ Options parse(int argc, char** argv, int nprocs) {
       }
     }
     if (!seen.count("--out")) o.out = "results/commbench-live.csv";
-    if (std::find(o.methods.begin(), o.methods.end(), kFloor.name) != o.methods.end()) {
+    if (std::find(o.methods.begin(), o.methods.end(), mcmclb::kCommbenchFloor) != o.methods.end()) {
       throw InputError("--methods: floor creates no communicator, so it has no place with --live-communicators");
     }
   }
@@ -244,7 +211,7 @@ Options parse(int argc, char** argv, int nprocs) {
       if (m.supported) supported.emplace_back(m.name);
     }
     o.methods = mcmclb::commbench_methods({}, supported);
-    if (o.live_cap > 0) std::erase(o.methods, std::string(kFloor.name));
+    if (o.live_cap > 0) std::erase(o.methods, std::string(mcmclb::kCommbenchFloor));
   }
   if (o.sizes.empty()) o.sizes = mcmclb::commbench_sizes(nprocs);
   return o;
@@ -340,63 +307,6 @@ void print_summary(const std::vector<Sample>& samples, const Options& o, int npr
   }
 }
 
-/// The benchmark as its CSV rows name it: a --groups layout is recorded in the column groups, and its group_size
-/// is the largest group of the layout.
-mcmclb::CommbenchBenchmark recorded_as(const Spec& spec, const Options& o) {
-  const int largest = o.group_layout.empty() ? 0 : *std::max_element(o.group_layout.begin(), o.group_layout.end());
-  return {spec.method, mcmclb::kCommbenchOps[spec.op == Op::create ? 0 : 1],
-          spec.group_size > 0 ? spec.group_size : largest, spec.group_size > 0 ? std::string() : o.groups_text};
-}
-
-/// Writes the kept rows (--resume: the benchmarks --out already held complete) and then the samples' rows, in
-/// one atomic replacement: the file is never torn, and a benchmark's rows appear only once all its repetitions are.
-void write_csv(const std::vector<csv::Row>& kept, const std::vector<Sample>& samples, const Options& o,
-               const mcmclb::Provenance& p) {
-  // The summary of each benchmark's repetitions: reps (how many), the median of their time_us and its 95 %
-  // interval by order statistics (mcmclb/stats.hpp; empty below 6 repetitions, never a made-up interval), repeated
-  // on each repetition's row so the file stays one row per sample. Kept rows carry their own.
-  std::map<std::tuple<std::string, Op, int>, std::vector<double>> repetitions;
-  for (const auto& s : samples) repetitions[{s.spec.method, s.spec.op, s.spec.group_size}].push_back(s.time_us);
-  std::map<std::tuple<std::string, Op, int>, mcmclb::stats::MedianCi> summary;
-  for (const auto& [spec, times] : repetitions) summary.emplace(spec, mcmclb::stats::median_ci(times));
-  const auto optional_number = [](const std::optional<double>& v) { return v ? csv::number(*v) : std::string(); };
-  const std::string timer =
-      mpi::kSimulated ? "simulated MPI_Wtime (SimGrid SMPI) max over ranks" : "MPI_Wtime max over ranks";
-  std::string content = csv::line(mcmclb::commbench_header());
-  for (const auto& row : kept) content += csv::line(row);
-  for (const auto& s : samples) {
-    const mcmclb::CommbenchBenchmark b = recorded_as(s.spec, o);
-    const auto& m = summary.at({s.spec.method, s.spec.op, s.spec.group_size});
-    content += csv::line({s.spec.method,
-                          std::string(b.op),
-                          std::to_string(p.nprocs),
-                          std::to_string(b.group_size),
-                          std::to_string(s.repetition),
-                          std::to_string(s.iterations),
-                          csv::number(s.time_us),
-                          csv::number(s.min_us),
-                          csv::number(s.max_us),
-                          timer,
-                          p.mpi_library,
-                          p.host,
-                          p.git_commit,
-                          p.utc_start,
-                          b.groups,
-                          p.backend,
-                          p.platform,
-                          p.platform_fnv1a64,
-                          p.simgrid_cfg,
-                          csv::number(s.median_us),
-                          p.slurm_job_id,
-                          p.slurm_nodelist,
-                          std::to_string(m.n),
-                          csv::number(m.median),
-                          optional_number(m.low),
-                          optional_number(m.high)});
-  }
-  csv::write_atomically(o.out, content);
-}
-
 /// Why the output file cannot be written ("" if it can): checked on rank 0 before the benchmark, creating its
 /// folder and writing a probe file there, since permission bits do not tell (root, read-only mounts, /proc).
 std::string output_problem(const std::string& out) {
@@ -429,94 +339,10 @@ std::string output_problem(const std::string& out) {
   return "";
 }
 
-/// Collective over world: root's text, on every rank.
-std::string from_rank(std::string text, int root, const mpi::Comm& world) {
-  long long length = static_cast<long long>(text.size());
-  mpi::check(MPI_Bcast(&length, 1, MPI_LONG_LONG, root, world.get()), "MPI_Bcast");
-  text.resize(static_cast<std::size_t>(length));
-  mpi::check(MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, root, world.get()), "MPI_Bcast");
-  return text;
-}
-
-std::string from_rank_0(std::string text, const mpi::Comm& world) { return from_rank(std::move(text), 0, world); }
-
 /// Rank 0 checks the output path; every rank gets the same verdict (exit 2 everywhere, one line on rank 0).
 void check_output(const std::string& out, const mpi::Comm& world) {
-  const std::string problem = from_rank_0(world.rank() == 0 ? output_problem(out) : std::string(), world);
+  const std::string problem = mpi::bcast_text(world.rank() == 0 ? output_problem(out) : std::string(), 0, world);
   if (!problem.empty()) throw InputError(problem);
-}
-
-/// --live-communicators: how far one method got.
-struct LiveCount {
-  std::string method;
-  int live = 0;          // communicators every rank held at the end (the fewest over ranks)
-  bool refused = false;  // the library refused one before the cap
-  std::string error;     // the refused call and the library's words, from the lowest rank that was refused
-};
-
-/// The library's words in one line: MPICH's error stack is a line per layer, whose last line says what ran out.
-std::string last_line(const std::string& text) {
-  std::string line, last;
-  std::stringstream in(text);
-  while (std::getline(in, line)) {
-    const auto first = line.find_first_not_of(" \t");
-    if (first != std::string::npos) last = line.substr(first);
-  }
-  return last;
-}
-
-/// Collective over world: communicators over every rank made by method, all kept alive, until the library refuses
-/// one or cap are live; then all are freed. After every creation the ranks agree over world (which takes no new
-/// context id) whether any was refused, so a refused rank never leaves the others inside a creation it will not
-/// join. That holds as long as the library refuses a creation on all of its members alike, which it does here:
-/// every live communicator spans every rank, so every rank holds the same context ids.
-LiveCount count_live(const std::string& method, int cap, const mpi::Comm& world) {
-  const auto creator = make_creator(method, world);
-  std::vector<int> ranks(static_cast<std::size_t>(world.size()));
-  std::iota(ranks.begin(), ranks.end(), 0);
-  const mpi::Group everyone = mpi::Group::include(world.group(), ranks);
-  std::vector<std::unique_ptr<GroupComm>> live;
-  std::string error;
-  int refused = 0;
-  while (!refused && static_cast<int>(live.size()) < cap) {
-    try {
-      live.push_back(creator->info().contiguous_only ? creator->create_range(0, world.size() - 1, kTag)
-                                                     : creator->create(everyone, kTag));
-    } catch (const mpi::Error& e) {
-      refused = 1;
-      error = e.call() + ": " + last_line(e.library_text());
-    }
-    mpi::check(MPI_Allreduce(MPI_IN_PLACE, &refused, 1, MPI_INT, MPI_MAX, world.get()), "MPI_Allreduce");
-  }
-  LiveCount count{.method = method, .live = static_cast<int>(live.size()), .refused = refused != 0, .error = {}};
-  int first_refused = error.empty() ? world.size() : world.rank();
-  mpi::check(MPI_Allreduce(MPI_IN_PLACE, &first_refused, 1, MPI_INT, MPI_MIN, world.get()), "MPI_Allreduce");
-  mpi::check(MPI_Allreduce(MPI_IN_PLACE, &count.live, 1, MPI_INT, MPI_MIN, world.get()), "MPI_Allreduce");
-  if (first_refused < world.size()) count.error = from_rank(error, first_refused, world);
-  for (auto& comm : live) {
-    if (comm) comm->free();
-  }
-  return count;
-}
-
-/// The live-communicator table (one row per method; its own schema, since it measures a count, not a time).
-const csv::Row& live_header() {
-  static const csv::Row header = {"method",    "nprocs",       "group_size",    "cap",  "live",
-                                  "refused",   "error",        "mpi_library",   "host", "git_commit",
-                                  "utc_start", "slurm_job_id", "slurm_nodelist"};
-  return header;
-}
-
-/// The live-communicator CSV of the counts so far, replaced atomically after each method: a library that crashes
-/// after refusing one (Open MPI 4.1.4 after Algorithm 1 is refused at its limit) loses only that method's row.
-void write_live(const std::vector<LiveCount>& counts, const Options& o, const mcmclb::Provenance& p) {
-  std::string content = csv::line(live_header());
-  for (const auto& c : counts) {
-    content += csv::line({c.method, std::to_string(p.nprocs), std::to_string(p.nprocs), std::to_string(o.live_cap),
-                          std::to_string(c.live), c.refused ? "true" : "false", c.error, p.mpi_library, p.host,
-                          p.git_commit, p.utc_start, p.slurm_job_id, p.slurm_nodelist});
-  }
-  csv::write_atomically(o.out, content);
 }
 
 int live_main(const Options& o, const mpi::Comm& world, const mcmclb::Provenance& p) {
@@ -532,7 +358,7 @@ int live_main(const Options& o, const mpi::Comm& world, const mcmclb::Provenance
       std::printf("%s: %d live%s\n", c.method.c_str(), c.live,
                   c.refused ? (", then refused: " + c.error).c_str() : " (the cap; none refused)");
       std::fflush(stdout);
-      write_live(counts, o, p);
+      csv::write_atomically(o.out, live_csv(counts, o, p));
     }
   }
   if (world.rank() != 0) return 0;
@@ -611,10 +437,10 @@ int commbench_main(int argc, char** argv) {
         for (const auto& key : complete) done_keys += key + "\n";
       }
     }
-    problem = from_rank_0(problem, world);  // a file that is no commbench CSV: exit 2 on every rank
+    problem = mpi::bcast_text(problem, 0, world);  // a file that is no commbench CSV: exit 2 on every rank
     if (!problem.empty()) throw InputError(problem);
     std::set<std::string> done;
-    std::stringstream keys(from_rank_0(done_keys, world));
+    std::stringstream keys(mpi::bcast_text(done_keys, 0, world));
     for (std::string key; std::getline(keys, key);) done.insert(key);
     const std::size_t all = selected.size();
     std::erase_if(selected, [&](const Spec& spec) { return done.count(recorded_as(spec, o).key()) > 0; });
@@ -633,12 +459,12 @@ int commbench_main(int argc, char** argv) {
   mcmclb::add_backend_provenance(provenance, mpi::backend_name());
 
   const Progress progress = [&](const std::vector<Sample>& so_far) {
-    if (o.resume) write_csv(kept, so_far, o, provenance);
+    if (o.resume) csv::write_atomically(o.out, samples_csv(kept, so_far, o, provenance));
   };
   const std::vector<Sample> samples = measure(selected, o, world, provenance, progress);
   if (rank == 0) {
     print_summary(samples, o, nprocs);
-    write_csv(kept, samples, o, provenance);
+    csv::write_atomically(o.out, samples_csv(kept, samples, o, provenance));
     std::printf("\nwrote %s (%zu rows%s)\n", o.out.c_str(), kept.size() + samples.size(),
                 kept.empty() ? "" : (", " + std::to_string(kept.size()) + " of them kept from before").c_str());
   }
@@ -646,67 +472,6 @@ int commbench_main(int argc, char** argv) {
 }
 
 }  // namespace
-
-std::string spec_name(const Spec& s) {
-  return s.method + "/" + (s.op == Op::create ? "create" : "free") +
-         (s.group_size > 0 ? "/size:" + std::to_string(s.group_size) : std::string("/groups"));
-}
-
-double median_in_place(std::vector<double>& t) {
-  const auto mid = t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2);
-  std::nth_element(t.begin(), mid, t.end());
-  if (t.size() % 2 == 1) return *mid;
-  return 0.5 * (*std::max_element(t.begin(), mid) + *mid);  // the lower half holds the other middle value
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Measurement: the one code path that times an operation, whichever loop repeats it.
-
-Measurement::Measurement(const Spec& spec, const mpi::Comm& world, const std::vector<int>& layout)
-    : spec_(spec), world_(world) {
-  // The group this rank measures: [0, size) for a size, else its own group of the --groups layout.
-  if (spec.group_size > 0) {
-    last_ = spec.group_size - 1;
-  } else {
-    for (const int size : layout) {
-      last_ = first_ + size - 1;
-      if (world.rank() <= last_) break;
-      first_ = last_ + 1;
-    }
-  }
-  creator_ = make_creator(spec.method, world);
-  const bool group_collective = creator_->group_collective();
-  if (creator_->info().contiguous_only) {  // creates from the bounds: no MPI group
-    takes_part_ = !group_collective || (first_ <= world.rank() && world.rank() <= last_);
-    return;
-  }
-  std::vector<int> ranks;
-  for (int i = first_; i <= last_; ++i) ranks.push_back(i);
-  group_ = mpi::Group::include(world.group(), ranks);
-  takes_part_ = !group_collective || group_.rank() != MPI_UNDEFINED;
-}
-
-std::unique_ptr<GroupComm> Measurement::create() {
-  return creator_->info().contiguous_only ? creator_->create_range(first_, last_, kTag)
-                                          : creator_->create(group_, kTag);
-}
-
-double Measurement::once() {
-  std::unique_ptr<GroupComm> made;
-  if (spec_.op == Op::free && takes_part_) made = create();
-  mpi::check(MPI_Barrier(world_.get()), "MPI_Barrier");
-  const double start = MPI_Wtime();
-  if (takes_part_) {
-    if (spec_.op == Op::create) {
-      made = create();
-    } else if (made) {
-      made->free();
-    }
-  }
-  const double elapsed = MPI_Wtime() - start;
-  if (made) made->free();  // after the timed free this frees nothing
-  return mpi::max_politely(world_, elapsed);
-}
 
 }  // namespace mcmclb::commbench
 

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "mcmclb/comparison.hpp"
 #include "mcmclb/configurations.hpp"
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/run_files.hpp"
@@ -38,8 +39,7 @@ struct Options {
   std::vector<std::string> ignore;  // --ignore KEYS: runs.csv key columns left out of the match
   // --baseline KEY=VALUE,...: one folder (a), each set-up against the set-up with these values (compare_within()).
   std::vector<std::pair<std::string, std::string>> baseline;
-  double threshold_pct = 5;
-  double alpha = 0.05;
+  CompareRule rule;  // --threshold PCT, --alpha P
 };
 
 const char* const kAllowed =
@@ -113,9 +113,9 @@ Options parse(const std::vector<std::string>& args) {
       return args[++i];
     };
     if (a == "--threshold") {
-      o.threshold_pct = number_flag(a, value(), 0, 100, "a percentage from 0 to 100");
+      o.rule.threshold_pct = number_flag(a, value(), 0, 100, "a percentage from 0 to 100");
     } else if (a == "--alpha") {
-      o.alpha = number_flag(a, value(), 1e-12, 0.5, "a significance level in (0, 0.5]");
+      o.rule.alpha = number_flag(a, value(), 1e-12, 0.5, "a significance level in (0, 0.5]");
     } else if (a == "--csv") {
       o.csv = value();
       if (o.csv.empty()) throw InputError("--csv: empty (allowed: a FILE.csv path)");
@@ -166,76 +166,6 @@ using Samples = ConfigurationSamples;
 
 using Columns = RunsColumns;
 
-/// A folder's configurations keyed without the ignored columns (their fields emptied, so labels leave them out).
-/// Two configurations of one folder that differ only there could not be told apart: an error naming the folder.
-std::map<std::string, ConfigurationSamples> matched(std::map<std::string, ConfigurationSamples> points,
-                                                    const std::string& dir, const std::vector<std::string>& ignore,
-                                                    const Columns& c) {
-  if (ignore.empty()) return points;
-  std::map<std::string, ConfigurationSamples> out;
-  for (auto& [key, s] : points) {
-    for (std::size_t k = 0; k < c.key_names.size(); ++k) {
-      if (std::find(ignore.begin(), ignore.end(), c.key_names[k]) != ignore.end()) s.key_fields[k].clear();
-    }
-    if (!out.emplace(key_of_fields(s.key_fields), std::move(s)).second) {
-      throw InputError("--ignore " + join(ignore, ",") + ": " + printable(dir, 200) +
-                       " holds several configurations that differ only in those columns (allowed: columns in "
-                       "which each folder's configurations are all alike, e.g. one balancer per folder)");
-    }
-  }
-  return out;
-}
-
-/// One line of the comparison (a row of compare.csv).
-struct Comparison {
-  std::string point;
-  std::string backend;
-  std::optional<stats::MedianCi> a, b;
-  std::optional<double> ratio, ratio_low, ratio_high, p;
-  std::optional<double> regroups_a, regroups_b;  // median of regroups_avg
-  std::string verdict;
-};
-
-std::string opt(const std::optional<double>& v) { return v ? csv::number(*v) : std::string(); }
-
-/// compare.csv: one table, from which its header and rows derive.
-struct CompareColumn {
-  std::string name;
-  std::function<std::string(const Comparison&)> get;
-};
-
-const std::vector<CompareColumn>& compare_columns() {
-  using C = Comparison;
-  const auto side = [](const std::optional<stats::MedianCi> C::*which,
-                       const std::function<std::optional<double>(const stats::MedianCi&)>& field) {
-    return [which, field](const C& c) { return (c.*which) ? opt(field(*(c.*which))) : std::string(); };
-  };
-  const auto n = [](const stats::MedianCi& m) { return std::optional<double>(static_cast<double>(m.n)); };
-  const auto median = [](const stats::MedianCi& m) { return std::optional<double>(m.median); };
-  const auto low = [](const stats::MedianCi& m) { return m.low; };
-  const auto high = [](const stats::MedianCi& m) { return m.high; };
-  static const std::vector<CompareColumn> table = {
-      {"point", [](const C& c) { return c.point; }},
-      {"backend", [](const C& c) { return c.backend; }},
-      {"n_a", side(&C::a, n)},
-      {"median_a_s", side(&C::a, median)},
-      {"ci_low_a_s", side(&C::a, low)},
-      {"ci_high_a_s", side(&C::a, high)},
-      {"n_b", side(&C::b, n)},
-      {"median_b_s", side(&C::b, median)},
-      {"ci_low_b_s", side(&C::b, low)},
-      {"ci_high_b_s", side(&C::b, high)},
-      {"ratio", [](const C& c) { return opt(c.ratio); }},
-      {"ratio_low", [](const C& c) { return opt(c.ratio_low); }},
-      {"ratio_high", [](const C& c) { return opt(c.ratio_high); }},
-      {"p_value", [](const C& c) { return opt(c.p); }},
-      {"regroups_avg_a", [](const C& c) { return opt(c.regroups_a); }},
-      {"regroups_avg_b", [](const C& c) { return opt(c.regroups_b); }},
-      {"verdict", [](const C& c) { return c.verdict; }},
-  };
-  return table;
-}
-
 /// The point as a reader tells it from the others: nprocs, the balancer (with its interval) and every other key
 /// column whose value is not the same for all points of both folders.
 std::string label(const std::vector<std::string>& fields, const Columns& c, const std::set<std::size_t>& varying) {
@@ -256,44 +186,6 @@ std::string label(const std::vector<std::string>& fields, const Columns& c, cons
     }
   }
   return join(parts, " ");
-}
-
-/// The smallest two-sided p-value the exact Mann-Whitney test can give for samples of m and n: 2 / C(m+n, m).
-double smallest_p(std::size_t m, std::size_t n) {
-  double orderings = 1;  // C(m+n, m), as a double (only compared with 2 / alpha)
-  for (std::size_t i = 1; i <= m; ++i) orderings = orderings * static_cast<double>(n + i) / static_cast<double>(i);
-  return std::min(1.0, 2 / orderings);
-}
-
-Comparison compare_point(const Samples& a, const Samples& b, const Options& o) {
-  Comparison c;
-  c.backend = a.simulated ? "smpi" : "mpi";
-  c.a = stats::median_ci(a.time_s);
-  c.b = stats::median_ci(b.time_s);
-  c.regroups_a = stats::median(a.regroups_avg);
-  c.regroups_b = stats::median(b.regroups_avg);
-  if (c.a->median > 0) c.ratio = c.b->median / c.a->median;
-  // The ratio's interval from the two medians' intervals (docs/guide/statistics.md says why not a bootstrap).
-  if (c.a->low && c.b->low && *c.a->low > 0) {
-    c.ratio_low = *c.b->low / *c.a->high;
-    c.ratio_high = *c.b->high / *c.a->low;
-  }
-  if (a.simulated) {  // deterministic: any difference is a change, and no test applies
-    c.verdict = a.exact == b.exact ? "identical" : "changed (simulated)";
-    return c;
-  }
-  const auto test = stats::mann_whitney(a.time_s, b.time_s);
-  c.p = test.p;
-  if (smallest_p(a.time_s.size(), b.time_s.size()) >= o.alpha) {
-    c.verdict = "too few repetitions";
-  } else if (test.p < o.alpha && c.ratio && *c.ratio > 1 + o.threshold_pct / 100) {
-    c.verdict = "slower";
-  } else if (test.p < o.alpha && c.ratio && *c.ratio < 1 - o.threshold_pct / 100) {
-    c.verdict = "faster";
-  } else {
-    c.verdict = "no significant change";
-  }
-  return c;
 }
 
 std::string seconds(double s) {
@@ -358,7 +250,7 @@ void print_table(const std::vector<Comparison>& rows, const Options& o) {
   std::printf(
       "(A: %s, B: %s; slower/faster: Mann-Whitney p < %g and B/A beyond 1 +/- %g %%; simulated points "
       "compared exactly)\n",
-      o.a.c_str(), o.b.c_str(), o.alpha, o.threshold_pct);
+      o.a.c_str(), o.b.c_str(), o.rule.alpha, o.rule.threshold_pct);
 }
 
 /// Key columns whose value differs between the points: a label shows them.
@@ -375,11 +267,7 @@ std::set<std::size_t> varying_columns(const std::vector<const Samples*>& points,
 /// compare.csv with rows, written at once (--csv).
 void write_csv(const std::string& path, const std::vector<Comparison>& rows) {
   std::string content = csv::line(compare_header());
-  for (const auto& r : rows) {
-    csv::Row row;
-    for (const auto& column : compare_columns()) row.push_back(column.get(r));
-    content += csv::line(row);
-  }
+  for (const auto& r : rows) content += csv::line(compare_row(r));
   csv::write_atomically(path, content);
   std::printf("wrote %s\n", path.c_str());
 }
@@ -395,8 +283,8 @@ bool same_field(const std::string& field, const std::string& wanted) {
 /// to it in every key column but those --baseline names, which hold the values named there. Naming the balancer
 /// frees its own columns too (interval, method, finished), unless named: `none` has neither an interval nor a
 /// method to match. The set-ups of one baseline are ranked by the ratio of medians, with the interval and test that
-/// compare A B gives (compare_point(), the baseline as A). Exit 0; 2 when the baseline names no set-up of the folder
-/// or several beside one set-up.
+/// compare A B gives (compare_configurations(), the baseline as A). Exit 0; 2 when the baseline names no set-up of the
+/// folder or several beside one set-up.
 int compare_within(const Options& o) {
   const Columns c = runs_columns_index();
   const auto points = read_configurations(o.a);
@@ -484,7 +372,7 @@ int compare_within(const Options& o) {
   for (const Samples* baseline : baselines) {
     std::vector<Comparison> group;
     for (const Samples* s : ranked[baseline]) {
-      Comparison r = compare_point(*baseline, *s, o);
+      Comparison r = compare_configurations(*baseline, *s, o.rule);
       r.point = label_of(*s);
       if (s == baseline) {  // its ratio is 1 by definition: no interval, no test
         r.ratio_low = r.ratio_high = r.p = std::nullopt;
@@ -533,7 +421,7 @@ int compare_within(const Options& o) {
       "(each set-up against its baseline: the set-up with %s, equal to it in every other key column%s; "
       "faster/slower: Mann-Whitney p < %g and time / baseline beyond 1 +/- %g %%)\n",
       join(pairs, ",").c_str(), free.size() > named.size() ? " but the balancer's interval, method and finished" : "",
-      o.alpha, o.threshold_pct);
+      o.rule.alpha, o.rule.threshold_pct);
   if (simulated) {
     std::printf(
         "(simulated set-ups: their runs are deterministic, so one run each and their ratio is exact: no interval, "
@@ -549,15 +437,6 @@ int compare_within(const Options& o) {
 
 }  // namespace
 
-const csv::Row& compare_header() {
-  static const csv::Row header = [] {
-    csv::Row h;
-    for (const auto& c : compare_columns()) h.push_back(c.name);
-    return h;
-  }();
-  return header;
-}
-
 int compare_main(const std::vector<std::string>& args) {
   if (std::find(args.begin(), args.end(), "--help") != args.end()) {
     std::printf(
@@ -569,8 +448,8 @@ int compare_main(const std::vector<std::string>& args) {
   const Options o = parse(args);
   if (!o.baseline.empty()) return compare_within(o);
   const Columns c = runs_columns_index();
-  const auto a = matched(read_configurations(o.a), o.a, o.ignore, c);
-  const auto b = matched(read_configurations(o.b), o.b, o.ignore, c);
+  const auto a = without_columns(read_configurations(o.a), o.a, o.ignore, c);
+  const auto b = without_columns(read_configurations(o.b), o.b, o.ignore, c);
   std::map<std::string, const Samples*> all;
   for (const auto* side : {&a, &b}) {
     for (const auto& [key, s] : *side) all.emplace(key, &s);
@@ -584,13 +463,9 @@ int compare_main(const std::vector<std::string>& args) {
     const auto in_a = a.find(key), in_b = b.find(key);
     Comparison r;
     if (in_a != a.end() && in_b != b.end()) {
-      r = compare_point(in_a->second, in_b->second, o);
+      r = compare_configurations(in_a->second, in_b->second, o.rule);
     } else {
-      const bool only_a = in_a != a.end();
-      r.backend = s->simulated ? "smpi" : "mpi";
-      (only_a ? r.a : r.b) = stats::median_ci(s->time_s);
-      (only_a ? r.regroups_a : r.regroups_b) = stats::median(s->regroups_avg);
-      r.verdict = only_a ? "only in A" : "only in B";
+      r = one_side(*s, in_a != a.end());
     }
     r.point = label(s->key_fields, c, varying);
     ++counts[r.verdict];

@@ -7,13 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "mcmclb/configurations.hpp"
-#include "mcmclb/csv.hpp"
+#include "mcmclb/comparison.hpp"  // compare_header(): compare.csv's columns
 
 namespace mcmclb {
-
-/// compare.csv's header (`mcmclb compare --csv FILE`; docs/reference/columns.md).
-const csv::Row& compare_header();
 
 /// The command: args are those after `compare`. Exit 0 (no point slower or changed), 1 (some point slower, or a
 /// simulated point changed), 2 (bad input: one line on stderr naming the flag or file, before any work).

@@ -16,15 +16,17 @@ ROOMS = {
     "kernel": {"comm", "comm/base"},
     "balancers": {"kernel", "comm", "comm/base"},
     "stats": set(),
-    "study": {"kernel", "comm/base"},
+    "study": {"stats", "kernel", "comm/base"},
     "launch": {"study", "stats", "balancers", "kernel", "comm", "comm/base"},
     "walkers": {"balancers", "study", "kernel", "comm", "comm/base"},
     # One run end to end, and its rows: what the MPI test suites and the commands run.
     "driver": {"balancers", "study", "kernel", "comm", "comm/base"},
     # The engine of mcmclb advise: no I/O, no launcher.
     "advice": {"study", "stats", "balancers", "kernel", "comm", "comm/base"},
+    # What mcmclb-commbench measures and its rows: no flags, no printing.
+    "commbench": {"study", "stats", "kernel", "comm", "comm/base"},
     # The commands: they call every library, and no library calls them.
-    "apps": {"launch", "advice", "driver", "study", "stats", "balancers", "kernel", "comm", "comm/base"},
+    "apps": {"commbench", "launch", "advice", "driver", "study", "stats", "balancers", "kernel", "comm", "comm/base"},
 }
 SOURCE = (".cpp", ".hpp", ".h", ".c")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

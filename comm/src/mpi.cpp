@@ -437,6 +437,14 @@ double barrier_together(const Comm& comm, Patience patience) {
 #endif
 }
 
+std::string bcast_text(std::string text, int root, const Comm& comm) {
+  long long length = static_cast<long long>(text.size());
+  check(MPI_Bcast(&length, 1, MPI_LONG_LONG, root, comm.get()), "MPI_Bcast");
+  text.resize(static_cast<std::size_t>(length));
+  check(MPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, root, comm.get()), "MPI_Bcast");
+  return text;
+}
+
 double max_politely(const Comm& comm, double value, std::chrono::microseconds nap) {
   double result = 0.0;
   allreduce_politely(comm, &value, &result, 1, MPI_DOUBLE, MPI_MAX, nap);

@@ -299,6 +299,9 @@ inline constexpr int kTreeBarrierTag = 32767;
 /// the end of a run").
 void tree_barrier(const Comm& comm);
 
+/// Collective over comm: root's text on every rank (its length, then its bytes; MPI_Bcast).
+std::string bcast_text(std::string text, int root, const Comm& comm);
+
 /// MAX of value over comm, waiting politely (MPI_Iallreduce + wait_politely; simulation build: MPI_Allreduce).
 double max_politely(const Comm& comm, double value, std::chrono::microseconds nap = default_nap);
 

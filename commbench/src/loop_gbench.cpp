@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "commbench.hpp"
+#include "mcmclb/commbench.hpp"
 
 namespace mcmclb::commbench {
 

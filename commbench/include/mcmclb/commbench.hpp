@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// mcmclb-commbench's measuring code, shared by its two timing loops: the options, what one benchmark is, and
+// What mcmclb-commbench measures, shared by its two timing loops: the options, what one benchmark is, and
 // Measurement::once(), the one place an operation is timed (barrier over WORLD, MPI_Wtime around the operation
 // on every rank, MAX over ranks). Which loop repeats once() is the build's choice (measure()):
-//  - the MPI build: Google Benchmark (commbench_gbench.cpp), with iteration counts sized by wall time;
-//  - the simulation build (-DMCMCLB_SMPI=ON, mcmclb-commbench-sim): a plain loop (commbench_sim.cpp), since
+//  - the MPI build: Google Benchmark (src/loop_gbench.cpp), with iteration counts sized by wall time;
+//  - the simulation build (-DMCMCLB_SMPI=ON, mcmclb-commbench-sim): a plain loop (src/loop_sim.cpp), since
 //    Google Benchmark keeps global state that ranks sharing one copy of the binary (smpirun -no-privatize)
 //    would share, and simulated time is deterministic, so one iteration per repetition suffices.
-// Both write the same CSV (commbench.cpp), whose backend column says which one measured.
+// Both give the same rows (samples_csv()), whose backend column says which one measured. Also the live-communicator
+// count. No flags and no printing: the command (apps/commbench.cpp) parses, prints and writes.
 #pragma once
 
 #include <cstdint>
@@ -15,11 +16,18 @@
 #include <string>
 #include <vector>
 
+#include "mcmclb/csv.hpp"
 #include "mcmclb/group_comm.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/provenance.hpp"
+#include "mcmclb/study.hpp"
 
 namespace mcmclb::commbench {
+
+/// Everything commbench measures: the creation methods (mcmclb/comm_create.hpp's table), then the timing floor (not
+/// a method: every rank's iteration makes nothing, so it times what the loop itself costs), and their names.
+std::vector<MethodInfo> measured_methods();
+std::vector<std::string_view> method_names();
 
 struct Options {
   std::vector<std::string> methods;  // empty: every method the library supports
@@ -97,5 +105,31 @@ using Progress = std::function<void(const std::vector<Sample>&)>;
 /// and returns the samples on rank 0 (nothing elsewhere).
 std::vector<Sample> measure(const std::vector<Spec>& specs, const Options& o, const mpi::Comm& world,
                             const Provenance& provenance, const Progress& progress);
+
+/// --live-communicators: how far one method got.
+struct LiveCount {
+  std::string method;
+  int live = 0;          // communicators every rank held at the end (the fewest over ranks)
+  bool refused = false;  // the library refused one before the cap
+  std::string error;     // the refused call and the library's words, from the lowest rank that was refused
+};
+
+/// Collective over world: communicators over every rank made by method, all kept alive, until the library refuses
+/// one or cap are live; then all are freed. The error is the refused call and the library's last line, from the
+/// lowest rank refused.
+LiveCount count_live(const std::string& method, int cap, const mpi::Comm& world);
+
+/// The benchmark as its CSV rows name it: a --groups layout is recorded in the column groups, and its group_size
+/// is the largest group of the layout.
+CommbenchBenchmark recorded_as(const Spec& spec, const Options& o);
+
+/// commbench.csv's content: the kept rows (--resume: the benchmarks --out already held complete), then a row per
+/// sample with its benchmark's median and interval over the repetitions, for one atomic replacement of the file.
+std::string samples_csv(const std::vector<csv::Row>& kept, const std::vector<Sample>& samples, const Options& o,
+                        const Provenance& p);
+
+/// The live-communicator table (its own schema: it measures a count, not a time): a row per method counted so far.
+const csv::Row& live_header();
+std::string live_csv(const std::vector<LiveCount>& counts, const Options& o, const Provenance& p);
 
 }  // namespace mcmclb::commbench

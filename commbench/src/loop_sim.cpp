@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "commbench.hpp"
+#include "mcmclb/commbench.hpp"
 
 namespace mcmclb::commbench {
 
