@@ -111,6 +111,19 @@ TEST(Config, BadInputNamesTheKeyAndWhatIsAllowed) {
                      "key finished: balancer mostwork offers only coalesce");
 }
 
+/// job.time_limit takes Slurm's forms [D-]N[:NN[:NN]] and nothing else (the rule ^(\d+-)?\d+(:\d{1,2}){0,2}$).
+TEST(Config, TimeLimitTakesSlurmsFormsOnly) {
+  for (const std::string ok :
+       {"5", "90", "05:00", "1:2", "00:42:00", "1-0", "2-12", "2-12:30", "2-12:30:05", "123456-1:00:00"}) {
+    const auto e = mcmclb::parse_experiment("job: {time_limit: '" + ok + "'}", {}, "ok.yaml");
+    EXPECT_EQ(e.job.time_limit, ok);
+  }
+  for (const std::string bad : {"", "-5", "1-", "-", "1:", ":30", "1:2:3:4", "12:345", "1:2:", "1-2-3", "1:2-3", "1.5",
+                                "1 h", "+5", "1-:30", "5\n"}) {
+    expect_input_error("job: {time_limit: \"" + bad + "\"}", {}, "is not a Slurm time limit");
+  }
+}
+
 /// An axis over a key that only some workload models read: the other models' runs would be the same point again
 /// (every key column equal), so each runs once; the random workload gets one point per seed.
 TEST(Study, AnAxisOverAKeyAModelDoesNotReadAddsNoDuplicatePoints) {
