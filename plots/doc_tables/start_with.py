@@ -163,8 +163,8 @@ def start_with(inputs):
     """Which balancer to start with, one row per kind of work. Emulated work (steal-vs-regroup folders in sleep or
     spin mode): even chains (cyclic) and uneven ones (random, lognormal), each with the regrouping balancer that wins
     most of their cases, every W and rank count of every folder. Compute mode (steal-vs-regroup compute folders):
-    one chain per group and several. A user's own walkers: the advice of an advise folder (one holding advice.csv,
-    the last folder given). Then the rows that rest on a page's argument (FIXED_ROWS)."""
+    one chain per group and several. A user's own walkers, first: the advice of an advise folder (one holding
+    advice.csv). Then the rows that rest on a page's argument (FIXED_ROWS)."""
     emulated, compute, advised = [], [], []
     for folder in inputs.folders:
         if os.path.isfile(os.path.join(ROOT, folder, "advice.csv")):
@@ -176,9 +176,10 @@ def start_with(inputs):
         raise InputError(f"block start-with: {len(advised)} folders with advice.csv (allowed: exactly one, the "
                          f"advice for the row on a user's own walkers)")
     cases = emulated_cases(emulated)
-    rows = [emulated_row(cases, EVEN, "chain lengths rising steadily along the ranks"),
+    # A user's own walkers first: the row a reader with a code of their own can act on.
+    rows = [advice_row(advised[0]), emulated_row(cases, EVEN, "chain lengths rising steadily along the ranks"),
             emulated_row(cases, UNEVEN, "chain lengths at random")]
-    rows += compute_rows(compute) + [advice_row(advised[0])] + FIXED_ROWS
+    rows += compute_rows(compute) + FIXED_ROWS
     # Measured rank counts that outnumbered the machine's cores, said once, in the evidence column's head.
     shared = sorted({(c[2], c[5]) for c in cases if not c[3] and c[2] > c[5]})
     evidence = "evidence" + "".join(f" (measured at P = {p}: {p} ranks on {cores} cores)" for p, cores in shared)
