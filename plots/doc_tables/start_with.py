@@ -82,7 +82,8 @@ def emulated_row(cases, workloads, what):
     best = max(REGROUPERS, key=lambda label: wins[label])
     other = next(label for label in REGROUPERS if label != best)
     name, method = best.split()
-    return [f"emulated items that scale with the group (`sleep`, `spin`), {what} ({', '.join(workloads)}), any W",
+    return [f"an item's time falls in proportion to its group's size (emulated: `sleep`, `spin`), {what} "
+            f"({', '.join(workloads)}), any W",
             f"`{name}` with `{method}`",
             f"it beats `{other.split()[0]}` in {wins[best]} of {len(mine)} cases; the better of the two beats the "
             f"work stealers in {beaten} of {len(mine)}",
@@ -125,7 +126,8 @@ def compute_rows(folders):
     look, most = one["lookahead(1) range pays"], one["mostwork(1) range pays"]
     stealers = sum(name.startswith("steal") for name in several)
     return [
-        ["items split over a group that wait for a reduction per step (compute mode), one chain per group",
+        ["an item's work splits over its group, but each step waits for a reduction (compute mode), one chain per "
+         "group",
          "`lookahead(1)` under `finished: pays`",
          f"it merges only where the chain then ends sooner ({min(look):.2f}-{max(look):.2f}{TIMES} `none`, "
          f"simulated); `mostwork(1)` gained more ({min(most):.2f}-{max(most):.2f}{TIMES}), but its closing merges "
