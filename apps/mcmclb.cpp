@@ -88,12 +88,24 @@ struct Cli {
   bool resume = false;
 };
 
+/// The commands that start or read studies, with no MPI of their own: the normal build's (the simulation build's
+/// program does not compile them).
+bool is_host_command(const std::string& command) {
+  return command == "plan" || command == "sweep" || command == "status" || command == "compare" ||
+         command == "predict" || command == "advise" || command == "keys" || command == "columns";
+}
+
 Cli parse_cli(int argc, char** argv) {
   Cli cli;
   if (argc < 2)
     throw InputError("missing command (known: run, plan, sweep, status, compare, predict, advise; see --help)");
   cli.command = argv[1];
   if (cli.command == "--help" || cli.command == "-h") return cli;
+  if (mpi::kSimulated && is_host_command(cli.command)) {  // one line on rank 0, exit 2 on every simulated rank
+    throw InputError("'" + cli.command +
+                     "' is a command of mcmclb of the normal build (build/mcmclb), not of the simulation build's "
+                     "program, which runs points under smpirun only");
+  }
   if (cli.command != "run") {
     throw InputError("unknown command '" + cli.command +
                      "' (known: run, plan, sweep, status, compare, predict, advise; see --help)");
@@ -417,21 +429,9 @@ int main(int raw_argc, char** raw_argv) {
   if (argc >= 2) {
     const std::string command = argv[1];
     if (command == "--version") return print_version();
-    const bool host_command = command == "plan" || command == "sweep" || command == "status" || command == "compare" ||
-                              command == "predict" || command == "advise" || command == "keys" || command == "columns";
-#if MCMCLB_SMPI
-    // The simulation build's program only runs points under smpirun; the commands that start or read studies are
-    // the normal build's (this one does not compile them: its build is a test's and a simulation's cost).
-    if (host_command) {
-      std::fprintf(stderr,
-                   "mcmclb-sim: '%s' is a command of mcmclb of the normal build (build/mcmclb), not of the "
-                   "simulation build's program, which runs points under smpirun only\n",
-                   command.c_str());
-      return 2;
-    }
-#else
+#if !MCMCLB_SMPI
     if (command == "keys" || command == "columns") return print_reference(command);
-    if (host_command) return without_mpi(argc, argv);
+    if (is_host_command(command)) return without_mpi(argc, argv);
 #endif
   }
   return mcmclb::mpi::run_main(argc, argv, mcmclb_main);
