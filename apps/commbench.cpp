@@ -28,20 +28,15 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <limits>
-#include <map>
-#include <numeric>
 #include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "mcmclb/config.hpp"
@@ -51,7 +46,6 @@
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/provenance.hpp"
 #include "mcmclb/smpirun_args.hpp"
-#include "mcmclb/stats.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
 
@@ -62,8 +56,6 @@ namespace {
 using mcmclb::mpi::InputError;
 namespace mpi = mcmclb::mpi;
 namespace csv = mcmclb::csv;
-
-constexpr int kTag = 11;
 
 const char* const kUsage =
     mpi::kSimulated

@@ -34,24 +34,6 @@ class FloorCreator final : public GroupCommCreator {
   std::unique_ptr<GroupComm> create_range(int, int, int) override { return nullptr; }
 };
 
-/// Everything commbench measures: the creation methods (mcmclb/comm_create.hpp's table), then the timing floor.
-}  // namespace
-
-std::vector<MethodInfo> measured_methods() {
-  const auto methods = creation_methods();
-  std::vector<MethodInfo> all(methods.begin(), methods.end());
-  all.push_back(kFloor);
-  return all;
-}
-
-std::vector<std::string_view> method_names() {
-  std::vector<std::string_view> names;
-  for (const auto& m : measured_methods()) names.push_back(m.name);
-  return names;
-}
-
-namespace {
-
 /// Collective over world: the creator of what method names.
 std::unique_ptr<GroupCommCreator> make_creator(std::string_view method, const mpi::Comm& world) {
   if (method == kFloor.name) return std::make_unique<FloorCreator>();
@@ -70,6 +52,19 @@ std::string last_line(const std::string& text) {
 }
 
 }  // namespace
+
+std::vector<MethodInfo> measured_methods() {
+  const auto methods = creation_methods();
+  std::vector<MethodInfo> all(methods.begin(), methods.end());
+  all.push_back(kFloor);
+  return all;
+}
+
+std::vector<std::string_view> method_names() {
+  std::vector<std::string_view> names;
+  for (const auto& m : measured_methods()) names.push_back(m.name);
+  return names;
+}
 
 /// Collective over world: communicators over every rank made by method, all kept alive, until the library refuses
 /// one or cap are live; then all are freed. After every creation the ranks agree over world (which takes no new
