@@ -69,7 +69,8 @@ def quick_start(inputs):
         f"([demo-timing.csv]({folder}/demo-timing.csv))." +
         (f" The test command below took {median(tests) / 60:.1f} min there "
          f"(commit{'s' if len(test_commits) > 1 else ''} {listed(test_commits)}, "
-         f"{'one run' if len(tests) == 1 else f'median of {len(tests)}'})." if tests else ""))
+         f"{'one run' if len(tests) == 1 else f'median of {len(tests)}, {min(tests) / 60:.1f} to {max(tests) / 60:.1f} min'}"
+         f")." if tests else ""))
 
 
 def findings(inputs):

@@ -3,10 +3,9 @@
 # The Open MPI pass, sanitized: configures a second build folder <build>/openmpi with -DMCMCLB_MPI=OpenMPI (found
 # by mpicc.openmpi, launched by mpiexec.openmpi with cmake/Mpi.cmake's flags) and -DMCMCLB_SANITIZE=ON (ASan +
 # UBSan), builds only what it runs, and runs through that folder's own ctest registrations (same tests, same
-# timeouts). Three parts, three CTest tests, all in the README's test command:
-#   build (CTest openmpi_build, the fixture the other two need): configure and build, no MPI run, so CTest may run
-#     it beside the slurm test, which mostly waits. One build for both parts below, so ninja keeps both cores busy.
-#     Then it installs the package to a prefix and builds the example application examples/ising against it.
+# timeouts). Four parts, four CTest tests:
+#   build (CTest openmpi_build, the fixture of the others): configure and build the MPI suites, no MPI run, so
+#     CTest may run it beside the slurm test, which mostly waits. In the README's test command.
 #   sanitized (CTest openmpi_sanitized): the handle, comm and range suites, the C API test and the kernel suite
 #     (every balancer, method and finished rule) at 1, 2 and 3 ranks (3: the creation trees at a size that is not a
 #     power of two, and more ranks than the 2 cores); the MPICH build runs the kernel suite at 4 and 6 too. Among
@@ -14,25 +13,28 @@
 #     creations per size, timed, which at -O0 under ASan measure nothing) and the 3000 create/free cycles per
 #     method, which find a leaked context id by exhausting MPICH's pool (2046 live communicators at 2 ranks here)
 #     but cannot exhaust Open MPI 4.1's (65,532); the MPICH build runs both, and every suite here still creates and
-#     frees under ASan.
+#     frees under ASan. In the README's test command.
+#   programs (CTest openmpi_programs, the fixture of cli): builds the two programs in the same folder, installs the
+#     package to a prefix and builds the two example applications against it. The full tier only (preset full):
+#     on 2 cores its 2 minutes of CPU did not fit the test command's 8 minutes.
 #   cli (CTest openmpi_cli): the programs a user runs, built against Open MPI: methods_per_mpi (from_group listed
 #     as missing with the reason and refused in one line by mcmclb-commbench and mcmclb), then one small sweep with
 #     --launcher local, which must launch with mpiexec.openmpi by itself (no OMPI_* variable set here) and record
 #     every point valid; last, the example application at 2 and 3 ranks under none, async, mostwork and steal (the
-#     same answers under each) and its recorded trace, read by this build's mcmclb.
+#     same answers under each) and its recorded trace, read by this build's mcmclb. The full tier only.
 # One extra build serves two checks: a second MPI library and the sanitizers each need a build folder of their own,
-# and on 2 cores the README's test command has room for one. The sanitizers look at our code, which is the same under
+# and on 2 cores the README's test command has room for one, and for its suites only. The sanitizers look at our code, which is the same under
 # either library; what differs per library (from_group's use, MPICH's own waiting) the main build tests under MPICH.
 #   ASAN_OPTIONS=detect_leaks=0: MPI libraries keep internal allocations until exit by design, so LeakSanitizer
 #   would report theirs, not ours. Every other ASan check stays on.
 #   UBSAN_OPTIONS=halt_on_error=1: UBSan only prints by default; this makes a finding fail the run.
 # Open MPI missing: a failure under CI=true (bootstrap.sh installs it), else a skip (exit 77).
-# Usage: run_openmpi_suite.sh <source dir> <build dir> <werror ON|OFF> build|sanitized|cli
+# Usage: run_openmpi_suite.sh <source dir> <build dir> <werror ON|OFF> build|sanitized|programs|cli
 set -euo pipefail
 src=$1; build=$2/openmpi; werror=${3:-ON}; part=${4:-}
 case "$part" in
-  build | sanitized | cli) ;;
-  *) echo "run_openmpi_suite.sh: part '$part' is not one of: build, sanitized, cli" >&2; exit 2 ;;
+  build | sanitized | programs | cli) ;;
+  *) echo "run_openmpi_suite.sh: part '$part' is not one of: build, sanitized, programs, cli" >&2; exit 2 ;;
 esac
 start=$SECONDS
 if ! command -v mpicc.openmpi >/dev/null || ! command -v mpiexec.openmpi >/dev/null; then
@@ -59,8 +61,15 @@ if [ "$part" = build ]; then
     { cat "$build.configure.log"; exit 1; }
   grep -q "mcmclb: MPI OpenMPI (.*; family OpenMPI), named by MCMCLB_MPI" "$build.configure.log" || { echo "openmpi: configure did not choose Open MPI" >&2; exit 1; }
   cmake --build "$build" -j2 --target test_mpi_handles test_comm_create test_range_comm test_group_comm c_api_test \
-    test_kernel test_group_ops test_walkers mcmclb mcmclb-commbench mcmclb_walkers >"$build.build.log" 2>&1 ||
-    { tail -50 "$build.build.log"; exit 1; }
+    test_kernel test_group_ops test_walkers >"$build.build.log" 2>&1 || { tail -50 "$build.build.log"; exit 1; }
+  echo "openmpi: configure + build of the suites $((SECONDS - start)) s"
+  exit 0
+fi
+[ -f "$build/build.ninja" ] || [ -f "$build/Makefile" ] ||
+  { echo "openmpi: $build is not configured (the test openmpi_build makes it)" >&2; exit 1; }
+if [ "$part" = programs ]; then
+  cmake --build "$build" -j2 --target mcmclb mcmclb-commbench mcmclb_walkers >"$build.programs.log" 2>&1 ||
+    { tail -50 "$build.programs.log"; exit 1; }
   # The installed package under Open MPI and the example application built against it, as a user of Open MPI
   # builds it (the cli part runs it). It names no MPI: the package must hand it the wrappers mcmclb was built with,
   # not the mpicc on PATH (MPICH's here). Sanitized as the library it links.
@@ -82,19 +91,20 @@ if [ "$part" = build ]; then
     cmake --build "$build/minimal-build" >>"$build.minimal.log" 2>&1 || { cat "$build.minimal.log"; exit 1; }
   grep -q "MPI_CXX_COMPILER:FILEPATH=.*mpicxx.openmpi" "$build/minimal-build/CMakeCache.txt" ||
     { echo "openmpi: the minimal example was not built with Open MPI's wrappers" >&2; exit 1; }
-  echo "openmpi: configure + build + install + example $((SECONDS - start)) s"
+  echo "openmpi: programs + install + examples $((SECONDS - start)) s"
   exit 0
 fi
-[ -x "$build/mcmclb" ] || { echo "openmpi: $build/mcmclb is not built (the test openmpi_build builds it)" >&2; exit 1; }
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:halt_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 run_start=$SECONDS
 if [ "$part" = sanitized ]; then
+  [ -x "$build/tests/test_kernel" ] || { echo "openmpi: the suites are not built (the test openmpi_build builds them)" >&2; exit 1; }
   GTEST_FILTER='-RangeCommBench.*:*ThreeThousandCreateFreeCycles*' ctest --test-dir "$build" --output-on-failure \
     -R '^((mpi_handles|comm_create|range_comm|group_comm|group_ops|walkers|c_api|kernel)\.[123]ranks)$'
   echo "openmpi sanitized: tests $((SECONDS - run_start)) s"
   exit 0
 fi
+[ -x "$build/mcmclb" ] || { echo "openmpi: $build/mcmclb is not built (the test openmpi_programs builds it)" >&2; exit 1; }
 ctest --test-dir "$build" --output-on-failure -R '^methods_per_mpi$'
 # One small sweep (7 points at 2 and 3 ranks; 3 outnumber 2 cores, so the oversubscription flags too), launched
 # as the local launcher starts it: the build's mpiexec.openmpi with its flags, nothing from the environment.
@@ -112,7 +122,7 @@ fi
 # The example application under Open MPI at 2 and 3 ranks (3 outnumber the cores: the oversubscription flags) and
 # four balancers: the same chains give the same answers, and its recorded trace is one mcmclb reads.
 ising=$build/ising-build/ising
-[ -x "$ising" ] || { echo "openmpi: $ising is not built (the test openmpi_build builds it)" >&2; exit 1; }
+[ -x "$ising" ] || { echo "openmpi: $ising is not built (the test openmpi_programs builds it)" >&2; exit 1; }
 launch=(--oversubscribe --bind-to none)  # cmake/Mpi.cmake's flags for Open MPI where ranks outnumber the cores
 [ "$(id -u)" != 0 ] || launch+=(--allow-run-as-root)
 answers=""
@@ -133,7 +143,7 @@ printf 'experiment: ising-replay\nnprocs: 2\nchains_per_group: 3\nworkload:\n  m
 # The minimal example (C++ only; doubles summed with ops::exact_sum): its results have the same bits at 1 rank and
 # under balancers that merge groups and move chains at 2 and 3 ranks.
 minimal=$build/minimal-build/minimal
-[ -x "$minimal" ] || { echo "openmpi: $minimal is not built (the test openmpi_build builds it)" >&2; exit 1; }
+[ -x "$minimal" ] || { echo "openmpi: $minimal is not built (the test openmpi_programs builds it)" >&2; exit 1; }
 alone=$(timeout 60 mpiexec.openmpi "${launch[@]}" -n 1 "$minimal" | grep '^chain ') || { echo "openmpi: minimal at 1 rank" >&2; exit 1; }
 for run in "2 mostwork" "3 steal"; do
   read -r ranks balancer <<<"$run"
