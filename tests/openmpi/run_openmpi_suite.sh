@@ -5,7 +5,7 @@
 # UBSan), builds only what it runs, and runs through that folder's own ctest registrations (same tests, same
 # timeouts). Four parts, four CTest tests:
 #   build (CTest openmpi_build, the fixture of the others): configure and build the MPI suites, no MPI run, so
-#     CTest may run it beside the slurm test, which mostly waits. In the README's test command.
+#     CTest may run it beside the slurm test, which mostly waits.
 #   sanitized (CTest openmpi_sanitized): the handle, comm and range suites, the C API test and the kernel suite
 #     (every balancer, method and finished rule) at 1, 2 and 3 ranks (3: the creation trees at a size that is not a
 #     power of two, and more ranks than the 2 cores); the MPICH build runs the kernel suite at 4 and 6 too. Among
@@ -13,17 +13,18 @@
 #     creations per size, timed, which at -O0 under ASan measure nothing) and the 3000 create/free cycles per
 #     method, which find a leaked context id by exhausting MPICH's pool (2046 live communicators at 2 ranks here)
 #     but cannot exhaust Open MPI 4.1's (65,532); the MPICH build runs both, and every suite here still creates and
-#     frees under ASan. In the README's test command.
+#     frees under ASan.
 #   programs (CTest openmpi_programs, the fixture of cli): builds the two programs in the same folder, installs the
-#     package to a prefix and builds the two example applications against it. The full tier only (preset full):
-#     on 2 cores its 2 minutes of CPU did not fit the test command's 8 minutes.
+#     package to a prefix and builds the two example applications against it.
 #   cli (CTest openmpi_cli): the programs a user runs, built against Open MPI: methods_per_mpi (from_group listed
 #     as missing with the reason and refused in one line by mcmclb-commbench and mcmclb), then one small sweep with
 #     --launcher local, which must launch with mpiexec.openmpi by itself (no OMPI_* variable set here) and record
 #     every point valid; last, the example application at 2 and 3 ranks under none, async, mostwork and steal (the
-#     same answers under each) and its recorded trace, read by this build's mcmclb. The full tier only.
+#     same answers under each) and its recorded trace, read by this build's mcmclb.
+# All four are the full tier (`cmake --workflow --preset full`), not the README's test command: on 2 cores their
+# 6 minutes of CPU did not fit its 8.
 # One extra build serves two checks: a second MPI library and the sanitizers each need a build folder of their own,
-# and on 2 cores the README's test command has room for one, and for its suites only. The sanitizers look at our code, which is the same under
+# and on 2 cores the full tier has room for one. The sanitizers look at our code, which is the same under
 # either library; what differs per library (from_group's use, MPICH's own waiting) the main build tests under MPICH.
 #   ASAN_OPTIONS=detect_leaks=0: MPI libraries keep internal allocations until exit by design, so LeakSanitizer
 #   would report theirs, not ours. Every other ASan check stays on.
