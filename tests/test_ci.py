@@ -14,7 +14,7 @@ README_DEMO = os.path.join(HERE, "readme", "run_demo.sh")
 
 
 # Each script is several CTest tests, one per part (a build, then the checks that need it): every part checks.
-PARTS = {SIM_SUITE: ("build", "test", "all"), OPENMPI_SUITE: ("build", "sanitized", "programs", "cli")}
+PARTS = {SIM_SUITE: ("build", "test", "advise", "all"), OPENMPI_SUITE: ("build", "sanitized", "programs", "cli")}
 
 
 def run_without_programs(script, ci):

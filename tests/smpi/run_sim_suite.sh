@@ -9,15 +9,16 @@
 # simulated goldens (tests/golden/sim/ and sim-beyond/, exactly, by mcmclb compare).
 # When smpicxx is missing: exits 77 (ctest: skipped) with a message, except under CI=true, where it fails: CI runs
 # bootstrap.sh, which installs libsimgrid-dev, so a missing SimGrid there is a broken setup, not a reason to pass.
-# Two parts, two CTest tests: `build` (smpi_build: configure and build, no MPI run, so CTest may run it beside the
-# slurm test, which mostly waits) and `test` (smpi_simulation: everything below the build, which needs it); `all`
-# (the default) runs both, for a developer.
-# Usage: run_sim_suite.sh <source dir> <build dir> <werror ON|OFF> [build|test|all]
+# Three parts, three CTest tests: `build` (smpi_build: configure and build, no MPI run, so CTest may run it beside
+# the slurm test, which mostly waits), then, beside each other, `test` (smpi_simulation: the checks above) and
+# `advise` (smpi_advise: mcmclb advise over the simulation build, end to end); `all` (the default) runs the three,
+# for a developer. Run one after the other, the two checks were the test command's longest chain.
+# Usage: run_sim_suite.sh <source dir> <build dir> <werror ON|OFF> [build|test|advise|all]
 set -euo pipefail
 src=$1; sim=$2/sim; werror=${3:-ON}; part=${4:-all}
 case "$part" in
-  build | test | all) ;;
-  *) echo "run_sim_suite.sh: part '$part' is not one of: build, test, all" >&2; exit 2 ;;
+  build | test | advise | all) ;;
+  *) echo "run_sim_suite.sh: part '$part' is not one of: build, test, advise, all" >&2; exit 2 ;;
 esac
 if ! command -v smpicxx >/dev/null || ! command -v smpirun >/dev/null; then
   missing="smpicxx/smpirun not found (Debian libsimgrid-dev, installed by bootstrap.sh)"
@@ -28,7 +29,7 @@ if ! command -v smpicxx >/dev/null || ! command -v smpirun >/dev/null; then
   exit 77
 fi
 start=$SECONDS
-if [ "$part" != test ]; then
+if [ "$part" = build ] || [ "$part" = all ]; then
   # -O0 -g0: the simulated times do not depend on how fast the host runs the code (smpi.cfg turns off SimGrid's
   # benchmarking of host computation; the checks below rerun each case and demand identical times), so the build
   # that feeds them need not be optimised or carry debug info; GCC's flow warnings, which need optimisation, run in
@@ -49,6 +50,18 @@ fi
 [ "$part" = build ] && exit 0
 [ -x "$sim/mcmclb-sim" ] || { echo "simulation: $sim/mcmclb-sim is not built (the test smpi_build builds it)"; exit 1; }
 run_start=$SECONDS
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+write_t16() {  # $work/t16.csv: 16 chains of 1-16 ms, speed-ups 1.7 at 2 ranks and 2.9 at 4; t16.yaml replays it
+  python3 -c "
+print('chain,item,ranks,seconds,speedup')
+for c in range(16):
+    print(f'{c},0,1,{0.001 * (c + 1)},')
+print('*,,2,,1.7'); print('*,,4,,2.9')" >"$work/t16.csv"
+  printf 'experiment: t16\nnprocs: 64\nG: 4\nworkload: {model: trace, file: %s}\nwork: {mode: sleep}\nbalancer: none\n' \
+    "$work/t16.csv" >"$work/t16.yaml"
+}
+if [ "$part" != advise ]; then
 # The preloads the build lists (apps/CMakeLists.txt): the clock library reads the thread CPU clock as zero only
 # under flags that turn the simulation of computation off, and leaves every other clock to the C library; tcmalloc,
 # which bootstrap.sh installs, is listed (a missing one fails under CI, where its absence is a broken setup).
@@ -70,8 +83,6 @@ ctest --test-dir "$sim" --output-on-failure -L smpi -R '^smpi_facts$'
 ctest --test-dir "$sim" --output-on-failure -L smpi -E '^smpi_facts$' -j2
 # mcmclb sweep --launcher smpi (this build's mcmclb drives smpirun of the simulation build): a small study runs
 # with every row valid and labelled smpi, and a second sweep resumes with nothing left to run.
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 study="$src/configs/validate-smpi.yaml"
 # The study's own rank counts written as a YAML flow list with a space, which smpirun once split into two
 # arguments (mcmclb/smpirun_args.hpp): every point must still run.
@@ -182,13 +193,7 @@ print(f"{len(alone)} points simulated alone and in one launch: the same simulate
 PY
 # A 16-chain trace on groups of 4 at 64 simulated ranks: the groups deal the chains in order, so all 16 are
 # replayed (no note), and none's baseline, the slowest group's chain at the trace's speed-up at 4 ranks, is its time.
-python3 -c "
-print('chain,item,ranks,seconds,speedup')
-for c in range(16):
-    print(f'{c},0,1,{0.001 * (c + 1)},')
-print('*,,2,,1.7'); print('*,,4,,2.9')" >"$work/t16.csv"
-printf 'experiment: t16\nnprocs: 64\nG: 4\nworkload: {model: trace, file: %s}\nwork: {mode: sleep}\nbalancer: none\n' \
-  "$work/t16.csv" >"$work/t16.yaml"
+write_t16
 "$2/mcmclb" sweep "$work/t16.yaml" --launcher smpi --sim-binary "$sim/mcmclb-sim" --out "$work/t16" >"$work/t16.log" 2>&1 ||
   { cat "$work/t16.log"; exit 1; }
 if grep -q "note:" "$work/t16.log"; then cat "$work/t16.log"; echo "G = 4 at P = 64 did not replay every chain"; exit 1; fi
@@ -199,6 +204,56 @@ if abs(float(r["baseline_s"]) / (0.016 / 2.9) - 1) > 1e-9 or float(r["time_s"]) 
     sys.exit(f"16 chains at G = 4, P = 64: baseline {r['baseline_s']} (want {0.016 / 2.9}), time {r['time_s']}")
 print("trace at G = 4, P = 64: all 16 chains replayed, baseline at the speed-up of 4 ranks")
 PY
+echo "simulation: tests $((SECONDS - run_start)) s, total $((SECONDS - start)) s"
+# The simulated goldens: every balancer of the paper with every creation method it can use at 32 ranks (tests/golden/
+# sim-study.yaml), and what goes beyond it (the rule pays, the stealing balancers, several chains per group, compute
+# mode: sim-beyond.yaml), compared exactly with the committed tests/golden/sim/ and sim-beyond/ by `mcmclb compare`:
+# a changed simulated time or regroup statistic fails here. A change meant to change them regenerates them on purpose:
+# tests/smpi/regenerate_goldens.sh (docs/guide/simulation.md). --until-ci stops every simulated point at once
+# (deterministic) and says so in stopping.csv.
+golden_start=$SECONDS
+for golden in sim sim-beyond; do
+  study=$src/tests/golden/$golden.yaml
+  [ "$golden" = sim ] && study=$src/tests/golden/sim-study.yaml
+  "$2/mcmclb" sweep "$study" --launcher smpi --sim-binary "$sim/mcmclb-sim" \
+    --out "$work/golden-$golden" --until-ci 1 >"$work/golden.log" 2>&1 || { cat "$work/golden.log"; exit 1; }
+  "$2/mcmclb" compare "$src/tests/golden/$golden" "$work/golden-$golden" --csv "$work/golden.csv" \
+    >"$work/compare.log" 2>&1 ||
+    { cat "$work/compare.log"; echo "simulated goldens: changed (tests/smpi/regenerate_goldens.sh if meant)"; exit 1; }
+  python3 - "$work/golden.csv" "$src/tests/golden/$golden/runs.csv" "$work/golden-$golden/stopping.csv" "$golden" \
+    "$work/golden-$golden/runs.csv" <<'PY'
+import csv, sys
+table = list(csv.DictReader(open(sys.argv[1])))
+golden = list(csv.DictReader(open(sys.argv[2])))
+stopping = list(csv.DictReader(open(sys.argv[3])))
+verdicts = sorted({r["verdict"] for r in table})
+if len(table) != len(golden) or verdicts != ["identical"]:
+    sys.exit(f"simulated goldens: {len(table)} points compared (want {len(golden)}), verdicts {verdicts}")
+if sorted({r["reason"] for r in stopping}) != ["deterministic"] or len(stopping) != len(golden):
+    sys.exit(f"sweep --until-ci in simulation: stopping.csv {stopping}")
+# compare reads times and regroupings; the chains migrated are checked here, point by point. Whether a thief finds a
+# chain still unstarted depends on timing on real MPI, so this deterministic run is where the thieves are held to
+# moving chains: in compute mode, with the walker state, every stealing balancer of the golden moves some.
+fresh = {r["run_id"]: r for r in csv.DictReader(open(sys.argv[5]))}
+point = lambda r: tuple(r[k] for k in ("balancer", "interval", "method", "finished", "work_mode", "rep"))
+got = {point(r): r["migrated_avg"] for r in fresh.values()}
+for r in golden:
+    if got.get(point(r)) != r["migrated_avg"]:
+        sys.exit(f"simulated goldens: {point(r)} migrated {got.get(point(r))} chains per rank, golden {r['migrated_avg']}")
+thieves = [r for r in golden if r["balancer"].startswith("steal") and r["work_mode"] == "compute"]
+for r in thieves:
+    if not float(r["migrated_avg"]) > 0:
+        sys.exit(f"simulated goldens: {r['balancer']} moved no chain in compute mode")
+print(f"simulated goldens: {len(table)} points identical to tests/golden/{sys.argv[4]} (time_s, regroup statistics, "
+      f"chains migrated; {len(thieves)} thieves moved walkers)")
+PY
+done
+echo "simulation: goldens $((SECONDS - golden_start)) s"
+fi
+[ "$part" = test ] && exit 0
+# The advise part (smpi_advise), beside the test part once the build is made: mcmclb advise over the simulation.
+advise_start=$SECONDS
+[ "$part" = advise ] && write_t16
 # mcmclb advise end to end at 16 simulated ranks (three balancers, tile and one draw, three assumptions): the plan
 # first, a ranked table and a verdict, advice.csv with every set-up in one row (alone or named beside its twin), and
 # a resumed advice that runs nothing.
@@ -305,48 +360,4 @@ printf 'chain,item,ranks,seconds,speedup\n0,0,1,0.5,\n1,0,1,0.3,\n0,,2,,1.5\n0,,
 "$2/mcmclb" advise "$work/t16.csv" --ranks 16 --balancers none,async,steal --draws 1 --jobs 2 \
   --sim-binary "$sim/mcmclb-sim" --out "$work/advise" >"$work/advise2.log" 2>&1 || { cat "$work/advise2.log"; exit 1; }
 grep -q " 0 to run" "$work/advise2.log" || { cat "$work/advise2.log"; echo "advise did not resume"; exit 1; }
-echo "simulation: tests $((SECONDS - run_start)) s, total $((SECONDS - start)) s"
-# The simulated goldens: every balancer of the paper with every creation method it can use at 32 ranks (tests/golden/
-# sim-study.yaml), and what goes beyond it (the rule pays, the stealing balancers, several chains per group, compute
-# mode: sim-beyond.yaml), compared exactly with the committed tests/golden/sim/ and sim-beyond/ by `mcmclb compare`:
-# a changed simulated time or regroup statistic fails here. A change meant to change them regenerates them on purpose:
-# tests/smpi/regenerate_goldens.sh (docs/guide/simulation.md). --until-ci stops every simulated point at once
-# (deterministic) and says so in stopping.csv.
-golden_start=$SECONDS
-for golden in sim sim-beyond; do
-  study=$src/tests/golden/$golden.yaml
-  [ "$golden" = sim ] && study=$src/tests/golden/sim-study.yaml
-  "$2/mcmclb" sweep "$study" --launcher smpi --sim-binary "$sim/mcmclb-sim" \
-    --out "$work/golden-$golden" --until-ci 1 >"$work/golden.log" 2>&1 || { cat "$work/golden.log"; exit 1; }
-  "$2/mcmclb" compare "$src/tests/golden/$golden" "$work/golden-$golden" --csv "$work/golden.csv" \
-    >"$work/compare.log" 2>&1 ||
-    { cat "$work/compare.log"; echo "simulated goldens: changed (tests/smpi/regenerate_goldens.sh if meant)"; exit 1; }
-  python3 - "$work/golden.csv" "$src/tests/golden/$golden/runs.csv" "$work/golden-$golden/stopping.csv" "$golden" \
-    "$work/golden-$golden/runs.csv" <<'PY'
-import csv, sys
-table = list(csv.DictReader(open(sys.argv[1])))
-golden = list(csv.DictReader(open(sys.argv[2])))
-stopping = list(csv.DictReader(open(sys.argv[3])))
-verdicts = sorted({r["verdict"] for r in table})
-if len(table) != len(golden) or verdicts != ["identical"]:
-    sys.exit(f"simulated goldens: {len(table)} points compared (want {len(golden)}), verdicts {verdicts}")
-if sorted({r["reason"] for r in stopping}) != ["deterministic"] or len(stopping) != len(golden):
-    sys.exit(f"sweep --until-ci in simulation: stopping.csv {stopping}")
-# compare reads times and regroupings; the chains migrated are checked here, point by point. Whether a thief finds a
-# chain still unstarted depends on timing on real MPI, so this deterministic run is where the thieves are held to
-# moving chains: in compute mode, with the walker state, every stealing balancer of the golden moves some.
-fresh = {r["run_id"]: r for r in csv.DictReader(open(sys.argv[5]))}
-point = lambda r: tuple(r[k] for k in ("balancer", "interval", "method", "finished", "work_mode", "rep"))
-got = {point(r): r["migrated_avg"] for r in fresh.values()}
-for r in golden:
-    if got.get(point(r)) != r["migrated_avg"]:
-        sys.exit(f"simulated goldens: {point(r)} migrated {got.get(point(r))} chains per rank, golden {r['migrated_avg']}")
-thieves = [r for r in golden if r["balancer"].startswith("steal") and r["work_mode"] == "compute"]
-for r in thieves:
-    if not float(r["migrated_avg"]) > 0:
-        sys.exit(f"simulated goldens: {r['balancer']} moved no chain in compute mode")
-print(f"simulated goldens: {len(table)} points identical to tests/golden/{sys.argv[4]} (time_s, regroup statistics, "
-      f"chains migrated; {len(thieves)} thieves moved walkers)")
-PY
-done
-echo "simulation: goldens $((SECONDS - golden_start)) s"
+echo "simulation: advise $((SECONDS - advise_start)) s"
