@@ -177,7 +177,9 @@ struct Race {
 };
 
 /// The race: every set-up on the first scenario (its own study file, advise-race.yaml), then --check where asked,
-/// then the set-ups whose regret there exceeds the tolerance dropped from study, which is loaded again for the rest.
+/// then none and the two fastest in every scenario (advise-race-leaders.yaml), which bound the winner's largest
+/// regret; the set-ups whose regret in the first scenario exceeds that bound plus the tolerance are dropped from
+/// study, which is loaded again for the rest.
 Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Study& study,
               const Estimate& first_estimate, const char* where) {
   Race race;
@@ -207,13 +209,35 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
   }
   const double race_tolerance =
       race.checked && race.checked->tolerance_pct ? *race.checked->tolerance_pct / 100 : o.tolerance_pct / 100;
-  advice::RaceCut cut = advice::race_cut(round, race_tolerance);
+  // The second round, in the same folder (the first round's points are not run again).
+  SweepOptions second = sweep;
+  second.study = launch::not_an_option((fs::path(o.out) / "advise-race-leaders.yaml").string());
+  const std::string second_text = study_text(plan, o, false, advice::second_round_exclude(round));
+  const Study second_study = launch::load(second, second_text);
+  {
+    auto store = launch::open_output(sweep, study);
+    store.rewrite_file("advise-race-leaders.yaml", [&](const fs::path&) { return second_text; });
+  }
+  race.status |= simulate(o, second, second_study, estimate(second, second_study, o.jobs, nullptr).host_s);
+  const std::map<int, double> bounds = advice::winner_regret_bounds(advice::tabulate(
+      second_study, initial_groups_priced_alike(read_configurations(second.out), second_study, first_backend),
+      first_backend, o.draws));
+  advice::RaceCut cut = advice::race_cut(round, race_tolerance, bounds);
   race.dropped = std::move(cut.dropped);
   const std::vector<std::string> exclude = std::move(cut.exclude);
   std::size_t count = 0;
   for (const auto& [nprocs, list] : race.dropped) count += list.size();
-  std::printf("advise: racing dropped %zu set-up%s after the first scenario (regret above %.1f %%)\n", count,
-              count == 1 ? "" : "s", race_tolerance * 100);
+  std::string why;
+  for (const auto& [nprocs, list] : round) {
+    const auto b = bounds.find(nprocs);
+    why += std::string(why.empty() ? "" : "; ") + "P = " + std::to_string(nprocs) + ": " +
+           (b == bounds.end() ? "no bound, nothing dropped"
+                              : fixed(b->second * 100, 1) + " % + " + fixed(race_tolerance * 100, 1) + " %");
+  }
+  std::printf(
+      "advise: racing dropped %zu set-up%s whose regret in the first scenario exceeds the most the "
+      "winner's can reach, plus the tolerance (%s)\n",
+      count, count == 1 ? "" : "s", why.c_str());
   race.final_text = study_text(plan, o, false, exclude);
   study = launch::load(sweep, race.final_text);
   // The rest, estimated again: the survivors only, scaled by how the first round's estimate came out on this
@@ -308,7 +332,8 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
   std::size_t k = ranking.rows.size();
   for (const Dropped& d : dropped_here) {
     const std::string why = "after the first scenario (" + first_words + "): regret " + fixed(d.regret * 100, 1) +
-                            " % > tolerance " + fixed(tolerance_pct, 1) + " %";
+                            " % > the winner's at most " + fixed(d.winner_bound * 100, 1) + " % + tolerance " +
+                            fixed(tolerance_pct, 1) + " %";
     const std::string same = d.same_as.empty() ? std::string() : " = " + join(d.same_as, " = ");
     shown.push_back(d.label + same + " (" + fixed(d.regret * 100, 1) + " %)");
     ++k;
@@ -370,9 +395,9 @@ int advise_main(const std::vector<std::string>& args) {
   if (racing) {
     first_estimate = estimate(sweep, launch::load(sweep, study_text(plan, o, true, {})), o.jobs, nullptr);
     std::printf(
-        "advise: racing: every set-up on the first scenario first (%zu simulations, about %s); one whose regret "
-        "there exceeds the tolerance is dropped, since its largest regret only grows (--no-race runs every "
-        "simulation)\n",
+        "advise: racing: every set-up on the first scenario first (%zu simulations, about %s), then none and the "
+        "two fastest in every scenario; one whose regret in the first exceeds the most the winner's can reach, "
+        "plus the tolerance, cannot win and is dropped (--no-race runs every simulation)\n",
         first_estimate->to_run, launch::format_seconds(first_estimate->wall_s).c_str());
   }
   if (o.dry_run) {

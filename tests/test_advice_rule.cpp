@@ -246,11 +246,12 @@ mcmclb::Point point_of(int nprocs, const std::string& balancer, const std::strin
   return p;
 }
 
-mcmclb::ConfigurationSamples samples_of(double time_s, double setup_s, double calibration_s = 0) {
+mcmclb::ConfigurationSamples samples_of(double time_s, double setup_s, double calibration_s = 0, double ideal_s = 0) {
   mcmclb::ConfigurationSamples c;
   c.time_s = {time_s};
   c.setup_s = {setup_s};
   c.calibration_s = {calibration_s};
+  c.ideal_s = {ideal_s};
   return c;
 }
 
@@ -286,9 +287,10 @@ TEST(AdviceTable, InitialGroupsPricedAlikePerRankCount) {
   EXPECT_DOUBLE_EQ(advice::whole_s(priced.at(f.key(1))).front(), 9.5);
 }
 
-// The race's cut: after the first scenario a set-up whose regret exceeds the tolerance is dropped with its exclude
-// rule; none never is, whatever its regret, and one within the tolerance stays.
-TEST(AdviceTable, RaceDropsOnlyWhatExceedsTheTolerance) {
+// The race's cut: after the first scenario a set-up is dropped, with its exclude rule, only where its regret there
+// exceeds the bound on the winner's largest regret plus the tolerance; none never is, whatever its regret, and a rank
+// count without a bound drops nothing.
+TEST(AdviceTable, RaceDropsOnlyWhatCannotWin) {
   using namespace mcmclb;
   // Regrets 20 %, 0, 4 %, 10 %.
   Folder f({point_of(4, "none", "", "tile"), point_of(4, "mostwork", "range", "tile"),
@@ -297,20 +299,54 @@ TEST(AdviceTable, RaceDropsOnlyWhatExceedsTheTolerance) {
   const advice::FirstRound round = advice::first_round(f.study, f.samples, f.backend);
   ASSERT_EQ(round.at(4).size(), 4u);
   EXPECT_EQ(round.at(4).front().first, 10.0);  // fastest first
-  const advice::RaceCut cut = advice::race_cut(round, 0.05);
+  const advice::RaceCut cut = advice::race_cut(round, 0.05, {{4, 0.03}});
   ASSERT_EQ(cut.dropped.at(4).size(), 1u);
   EXPECT_EQ(cut.dropped.at(4).front().spec.balancer, "async");
   EXPECT_NEAR(cut.dropped.at(4).front().regret, 0.10, 1e-12);
   EXPECT_NEAR(cut.dropped.at(4).front().vs_none, 11.0 / 12.0, 1e-12);
+  EXPECT_EQ(cut.dropped.at(4).front().winner_bound, 0.03);
   ASSERT_EQ(cut.exclude.size(), 1u);
   EXPECT_NE(cut.exclude.front().find("balancer: async"), std::string::npos) << cut.exclude.front();
+  // A winner that may reach 6 % in another scenario: async's 10 % is within 6 % + 5 %, and it stays; with no
+  // bound, every set-up stays. Before, a regret above the tolerance alone dropped a set-up that could still win.
+  EXPECT_TRUE(advice::race_cut(round, 0.05, {{4, 0.06}}).dropped.empty());
+  EXPECT_TRUE(advice::race_cut(round, 0.05, {}).dropped.empty());
   // Two dropped set-ups of the same time share one entry (one row of the advice), each still excluded.
   f.study.points.push_back(point_of(4, "stealmerge", "range", "tile"));
   f.samples[f.key(4)] = samples_of(11.0, 0);
-  const advice::RaceCut twins = advice::race_cut(advice::first_round(f.study, f.samples, f.backend), 0.05);
+  const advice::RaceCut twins = advice::race_cut(advice::first_round(f.study, f.samples, f.backend), 0.05, {{4, 0.0}});
   ASSERT_EQ(twins.dropped.at(4).size(), 1u);
   EXPECT_EQ(twins.dropped.at(4).front().same_as, std::vector<std::string>{"stealmerge range"});
   EXPECT_EQ(twins.exclude.size(), 2u);
+}
+
+// The second round: none and the two fastest others run every scenario, every other set-up is excluded; their
+// tables bound the winner's largest regret by each leader's largest whole time over the scenario's ideal.
+TEST(AdviceTable, SecondRoundBoundsTheWinnersRegret) {
+  using namespace mcmclb;
+  const Folder first({point_of(4, "none", "", "tile"), point_of(4, "mostwork", "range", "tile"),
+                      point_of(4, "steal", "split", "tile"), point_of(4, "async", "intercomm", "tile")},
+                     {samples_of(12.0, 0), samples_of(10.0, 0), samples_of(10.4, 0), samples_of(11.0, 0)});
+  const std::vector<std::string> exclude =
+      advice::second_round_exclude(advice::first_round(first.study, first.samples, first.backend));
+  ASSERT_EQ(exclude.size(), 1u);
+  EXPECT_NE(exclude.front().find("balancer: async"), std::string::npos) << exclude.front();
+  // The leaders under two maps (tile, draw), ideal 8 s under tile and 9 s under draw: mostwork's largest whole
+  // time over the ideal is 10/8 (25 %), steal's 13.5/9 (50 %), none's 12/8 (50 %): no winner exceeds 25 %.
+  const Folder second({point_of(4, "none", "", "tile"), point_of(4, "none", "", "draw"),
+                       point_of(4, "mostwork", "range", "tile"), point_of(4, "mostwork", "range", "draw"),
+                       point_of(4, "steal", "split", "tile"), point_of(4, "steal", "split", "draw")},
+                      {samples_of(12.0, 0, 0, 8), samples_of(12.0, 0, 0, 9), samples_of(10.0, 0, 0, 8),
+                       samples_of(11.0, 0, 0, 9), samples_of(10.4, 0, 0, 8), samples_of(13.5, 0, 0, 9)});
+  const std::map<int, double> bounds =
+      advice::winner_regret_bounds(advice::tabulate(second.study, second.samples, second.backend, 1));
+  ASSERT_EQ(bounds.count(4), 1u);
+  EXPECT_NEAR(bounds.at(4), 10.0 / (8 * (1 - 1e-6)) - 1, 1e-12);
+  // A scenario no run reports an ideal for (a run that names none): no bound, so the race drops nothing there.
+  const Folder unbounded({point_of(4, "none", "", "tile"), point_of(4, "mostwork", "range", "tile")},
+                         {samples_of(12.0, 0), samples_of(10.0, 0)});
+  EXPECT_TRUE(
+      advice::winner_regret_bounds(advice::tabulate(unbounded.study, unbounded.samples, unbounded.backend, 1)).empty());
 }
 
 // The tables the rule ranks: the chain map is the scenario (the only column besides the set-up that varies), a

@@ -24,8 +24,8 @@ import doc_tables  # noqa: E402
 HAND_WRITTEN = [
     # The platform files' constants, inputs of the simulation, not results (calibrate.sh's ping-pong column, output
     # never committed, left it for the archive).
-    ("docs/reference/simulation.md", "| file | machine | nodes × cores | network |"),
-    ("docs/reference/simulation.md", "| constant | platform | value | source | confidence |"),
+    ("docs/reference/platforms.md", "| file | machine | nodes × cores | network |"),
+    ("docs/reference/platforms.md", "| constant | platform | value | source | confidence |"),
     ("docs/reference/simulation.md", "| fact | evidence (smpirun -np 4 on bgp.xml) |"),
     # The study file's limits: constants of study/include/mcmclb/config.hpp, no measurement (listed when the scan
     # grew from the guides to every document under docs/).

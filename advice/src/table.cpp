@@ -2,6 +2,7 @@
 // From an advice study's results to the rule's input (mcmclb/advice_table.hpp).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "mcmclb/advice_table.hpp"
@@ -105,29 +106,79 @@ void add_leaders(std::vector<std::string>& leaders, const std::vector<std::strin
   }
 }
 
-RaceCut race_cut(const FirstRound& round, double tolerance) {
+std::string exclude_rule(int nprocs, const RunSpec& spec) {
+  std::string rule = "{nprocs: " + std::to_string(nprocs) + ", balancer: " + spec.balancer;
+  if (spec.interval > 0) rule += ", interval: " + std::to_string(spec.interval);
+  if (spec.finished) rule += ", finished: " + std::string(to_string(*spec.finished));
+  return rule + "}";
+}
+
+std::vector<std::string> second_round_exclude(const FirstRound& round) {
+  std::vector<std::string> exclude;
+  for (const auto& [nprocs, setups] : round) {
+    std::size_t leaders = 0;
+    for (const auto& [whole, label_spec] : setups) {
+      const RunSpec& spec = *label_spec.second;
+      if (spec.balancer == "none") continue;
+      if (leaders < 2) {
+        ++leaders;
+        continue;
+      }
+      exclude.push_back(exclude_rule(nprocs, spec));
+    }
+  }
+  return exclude;
+}
+
+std::map<int, double> winner_regret_bounds(const Tables& second_round) {
+  std::map<int, double> bounds;
+  for (const AtRankCount& at : second_round.at) {
+    const bool bounded = !at.scenarios.empty() && std::all_of(at.scenarios.begin(), at.scenarios.end(),
+                                                              [](const Scenario& sc) { return sc.bound_s > 0; });
+    if (!bounded) continue;
+    double least = std::numeric_limits<double>::infinity();
+    for (const Setup& s : at.setups) {
+      // A set-up with a scenario it has no time in (a failed simulation) bounds nothing.
+      double largest = 0;
+      for (std::size_t k = 0; k < at.scenarios.size() && !std::isnan(largest); ++k) {
+        // The bound with a part in 10^6 to spare: a simulated run may meet its ideal to the rounding of its clock.
+        const double regret = (s.run_s[k] + s.once_s[k]) / (at.scenarios[k].bound_s * (1 - 1e-6)) - 1;
+        largest = std::isnan(regret) ? regret : std::max(largest, regret);
+      }
+      if (!std::isnan(largest)) least = std::min(least, largest);
+    }
+    if (std::isfinite(least)) bounds[at.nprocs] = least;
+  }
+  return bounds;
+}
+
+RaceCut race_cut(const FirstRound& round, double tolerance, const std::map<int, double>& bounds) {
   RaceCut cut;
   for (const auto& [nprocs, setups] : round) {
+    const auto bound = bounds.find(nprocs);
+    if (bound == bounds.end()) continue;  // no bound on the winner's regret: nothing can be shown to lose
     const double best = setups.empty() ? 0 : setups.front().first;
     const auto none =
         std::find_if(setups.begin(), setups.end(), [](const auto& t) { return t.second.second->balancer == "none"; });
     for (const auto& [whole, label_spec] : setups) {
       const RunSpec& spec = *label_spec.second;
       const double regret = whole / best - 1;
-      if (spec.balancer == "none" || regret <= tolerance + 1e-12) continue;
+      if (spec.balancer == "none" || regret <= bound->second + tolerance + 1e-12) continue;
       auto& here = cut.dropped[nprocs];
       const auto twin =
           std::find_if(here.begin(), here.end(), [&](const Dropped& d) { return same_times(d.whole_s, whole); });
       if (twin != here.end()) {
         twin->same_as.push_back(label_spec.first);
       } else {
-        here.push_back(
-            {label_spec.first, spec, whole, regret, none != setups.end() ? whole / none->first : std::nan(""), {}});
+        here.push_back({label_spec.first,
+                        spec,
+                        whole,
+                        regret,
+                        none != setups.end() ? whole / none->first : std::nan(""),
+                        bound->second,
+                        {}});
       }
-      std::string rule = "{nprocs: " + std::to_string(nprocs) + ", balancer: " + spec.balancer;
-      if (spec.interval > 0) rule += ", interval: " + std::to_string(spec.interval);
-      if (spec.finished) rule += ", finished: " + std::string(to_string(*spec.finished));
-      cut.exclude.push_back(rule + "}");
+      cut.exclude.push_back(exclude_rule(nprocs, spec));
     }
   }
   return cut;
@@ -139,6 +190,7 @@ namespace {
 struct Cell {
   const Point* point;
   double time_s, once_s;  // once_s: what it adds before its run, its calibration and initial groups' creation
+  double ideal_s;         // the run's ideal: the work spread over every rank at the scenario's speed-ups
   ScenarioValues scenario;
 };
 
@@ -182,7 +234,17 @@ AtRankCount at_rank_count(int nprocs, const std::map<std::string, std::vector<Ce
   const std::vector<ScenarioValues> scenario_list(seen.begin(), seen.end());
   AtRankCount at;
   at.nprocs = nprocs;
-  for (const ScenarioValues& sc : scenario_list) at.scenarios.push_back({sc, scenario_weight(sc, draws)});
+  for (const ScenarioValues& sc : scenario_list) {
+    // The scenario's bound from the runs made under it (one standing in from another scenario ran other
+    // speed-ups): every set-up of a rank count spreads the same work, so each run's ideal bounds them all.
+    double bound = 0;
+    for (const auto& [label, list] : by_setup) {
+      for (const Cell& c : list) {
+        if (c.scenario == sc && c.ideal_s > 0) bound = bound > 0 ? std::min(bound, c.ideal_s) : c.ideal_s;
+      }
+    }
+    at.scenarios.push_back({sc, scenario_weight(sc, draws), bound});
+  }
   for (const std::string& label : order) {
     Setup s{label, family_of(label), {}, {}};
     for (const ScenarioValues& sc : scenario_list) {
@@ -211,7 +273,8 @@ Tables tabulate(const Study& study, const std::map<std::string, ConfigurationSam
       ++tables.missing;
       continue;
     }
-    Cell cell{&p, it->second.time_s.front(), once_s(it->second).front(), {}};
+    const double ideal = it->second.ideal_s.empty() ? 0 : it->second.ideal_s.front();
+    Cell cell{&p, it->second.time_s.front(), once_s(it->second).front(), ideal, {}};
     for (const auto& [name, value] : key_columns(p.spec)) {
       if (varying.count(name) != 0) cell.scenario[name] = value;
     }

@@ -325,6 +325,23 @@ if not (rows[0]["winner"].startswith("mostwork(1)") and v.startswith("Use mostwo
     sys.exit(f"advise on six walkers: winner {rows[0]['winner']}, robust {rows[0]['robust']}, verdict {v}")
 print(f"advise on six walkers: {v[:100]}")
 PY
+# A race cannot mislead: the same question without racing, in the same folder (only what the race left out runs),
+# names the same winner, and no two of its rows have the same times in every scenario (they share one row).
+cp "$work/advise-six/advice.csv" "$work/advice-six-raced.csv"
+"$2/mcmclb" advise "$work/six.csv" --ranks 16 --balancers none,steal,mostwork --draws 1 --jobs 2 --no-race \
+  --sim-binary "$sim/mcmclb-sim" --out "$work/advise-six" >"$work/advise-six-all.log" 2>&1 ||
+  { cat "$work/advise-six-all.log"; exit 1; }
+python3 - "$work/advice-six-raced.csv" "$work/advise-six/advice.csv" <<'PY'
+import csv, sys
+raced, every = (list(csv.DictReader(open(f))) for f in sys.argv[1:3])
+if raced[0]["winner"] != every[0]["winner"]:
+    sys.exit(f"advise: the race named {raced[0]['winner']}, every simulation {every[0]['winner']}")
+times = [(r["scenarios"], r["vs_none_min"], r["vs_none_median"], r["vs_none_max"], r["regret_max"]) for r in every]
+if len(set(times)) != len(times):
+    sys.exit(f"advise --no-race: two rows with the same times: {[(r['setup'], t) for r, t in zip(every, times)]}")
+print(f"advise on six walkers: the race and every simulation name {every[0]['winner']} "
+      f"({sum(1 for r in raced if r['dropped'])} dropped by the race)")
+PY
 # The question asked: by default the recorded walkers themselves (six on 16 ranks: groups of 2 and 3), --copies
 # for 16 copies; the progress lines of a replay name its groups and no T_ms (it reads none); a note said once.
 grep -q "^advice at P = 16: 6 walkers on 16 ranks (groups of 2-3), as recorded;" "$work/advise-six.log" ||

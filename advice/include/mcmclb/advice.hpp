@@ -26,6 +26,7 @@ namespace mcmclb::advice {
 struct Scenario {
   std::map<std::string, std::string> values;
   double weight = 1;
+  double bound_s = 0;  // no set-up's run here is shorter (the runs' ideal time); 0 where none ran here itself
 };
 
 /// One set-up as simulated: its run time and its one-off cost in each scenario (same order as the scenarios).

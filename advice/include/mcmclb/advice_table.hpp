@@ -66,24 +66,39 @@ using FirstRound = std::map<int, std::vector<std::pair<double, std::pair<std::st
 /// rules are one balancer): the check replays every rule of each.
 void add_leaders(std::vector<std::string>& leaders, const std::vector<std::string>& balancers_best_first);
 
+struct Tables;
+
 /// A set-up the race dropped at a rank count: its whole time in the first scenario, its regret there (a lower
-/// bound of its largest regret) and its whole time over none's; same_as, the other dropped set-ups with the same
-/// whole time there (same_times), which share its row.
+/// bound of its largest regret), its whole time over none's, and the bound on the winner's largest regret it
+/// exceeded; same_as, the other dropped set-ups with the same whole time there (same_times), which share its row.
 struct Dropped {
   std::string label;
   RunSpec spec;
-  double whole_s, regret, vs_none;
+  double whole_s, regret, vs_none, winner_bound;
   std::vector<std::string> same_as;
 };
 
-/// What the race's first round drops: per rank count, every set-up but none whose regret there exceeds the
-/// tolerance (its largest regret only grows with more scenarios), set-ups of the same time sharing one entry, and
-/// the study's exclude rules for every one of them.
+/// The study's exclude rule that leaves a set-up out at a rank count.
+[[nodiscard]] std::string exclude_rule(int nprocs, const RunSpec& spec);
+
+/// The race's second round: at each rank count none and the first round's two fastest other set-ups run every
+/// scenario. The exclude rules that leave every other set-up out.
+[[nodiscard]] std::vector<std::string> second_round_exclude(const FirstRound& round);
+
+/// Per rank count, a bound the winner's largest regret cannot exceed, from the second round: the least, over the
+/// set-ups that ran every scenario, of their largest whole time over the scenario's bound_s (a regret measured
+/// against a time no set-up beats, so never smaller than the true one). Absent where a scenario has no bound.
+[[nodiscard]] std::map<int, double> winner_regret_bounds(const Tables& second_round);
+
+/// What the race's first round drops: per rank count, every set-up but none whose regret there exceeds the bound
+/// on the winner's largest regret plus the tolerance. Its largest regret is at least that regret, so it can be
+/// neither the winner nor within the tolerance of it; a rank count without a bound drops nothing. Set-ups of the
+/// same time share one entry; exclude holds the study's rule for every one of them.
 struct RaceCut {
   std::map<int, std::vector<Dropped>> dropped;
   std::vector<std::string> exclude;
 };
-[[nodiscard]] RaceCut race_cut(const FirstRound& round, double tolerance);
+[[nodiscard]] RaceCut race_cut(const FirstRound& round, double tolerance, const std::map<int, double>& bounds);
 
 /// One rank count's input to the rule: its scenarios, its set-ups' times in each, their points, and none's index.
 struct AtRankCount {
