@@ -27,6 +27,7 @@
 
 #include "advise_plan.hpp"
 #include "mcmclb/advice.hpp"
+#include "mcmclb/advice_speedups.hpp"
 #include "mcmclb/advice_table.hpp"
 #include "mcmclb/configurations.hpp"
 #include "mcmclb/launch.hpp"
@@ -260,6 +261,10 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
   const auto& specs = at.specs;
   for (const auto& note : ranking.notes) notes.insert(note);
   const advice::Verdict& v = ranking.verdict;
+  std::string verdict = v.text;
+  if (plan.measured_up_to > 0) {
+    if (const auto note = advice::extrapolation_note(nprocs, plan.measured_up_to)) verdict += " " + *note + ".";
+  }
   const std::string question = walkers_words(plan, nprocs);
   const std::size_t m = ranking.scenarios.size();
   std::printf("\n%s", wrapped("advice at P = " + std::to_string(nprocs) + ": " + question + "; simulated, " +
@@ -268,11 +273,11 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
                           .c_str());
   std::printf("%-4s  %-36s  %-24s  %-14s  %s\n", "rank", "set-up", "whole / none [min, max]", "regret max/med",
               "break-even");
-  const std::string winner = setups[ranking.rows.front().members.front()].label;
+  const std::string winner = setups[ranking.rows[v.winner].members.front()].label;
   const std::string runner = v.runner_up ? setups[ranking.rows[*v.runner_up].members.front()].label : std::string();
   std::vector<double> weights;
   for (const advice::Scenario& sc : ranking.scenarios) weights.push_back(sc.weight);
-  at_ranks.push_back({nprocs, advice::weighted_median(ranking.rows.front().whole_s, weights), winner});
+  at_ranks.push_back({nprocs, advice::weighted_median(ranking.rows[v.winner].whole_s, weights), winner});
   // One row of advice.csv: the set-up's own columns, then this rank count's verdict on every row.
   const auto advice_row = [&](std::size_t rank, const std::string& label, const std::string& same_as,
                               const RunSpec& spec, std::size_t scenarios, double median, double lo, double hi,
@@ -324,7 +329,7 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
     csv_text += advice_row(k + 1, first.label, join(same_as, "; "), spec, m, r.vs_none_median, r.vs_none_min,
                            r.vs_none_max, r.regret_max, r.regret_median,
                            advice::scenario_words(ranking.scenarios[r.worst], advice::dimension_words),
-                           r.once_median_s ? csv::number(*r.once_median_s) : "", even, "", k == 0 ? v.text : "");
+                           r.once_median_s ? csv::number(*r.once_median_s) : "", even, "", k == 0 ? verdict : "");
   }
   // What the race dropped here: one scenario each, ranked after every set-up that ran them all.
   const std::string first_words = first_scenario_words(plan);
@@ -346,7 +351,7 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
                               100, "      ")
                           .c_str());
   }
-  std::printf("verdict at P = %d:\n%s", nprocs, wrapped(v.text, 100, "  ").c_str());
+  std::printf("verdict at P = %d:\n%s", nprocs, wrapped(verdict, 100, "  ").c_str());
 }
 
 }  // namespace

@@ -6,11 +6,13 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "mcmclb/advice_speedups.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/launch.hpp"
@@ -60,6 +62,20 @@ MeasuredSizes measured_sizes(const Trace& trace) {
     m.any = m.any || trace.largest_measured(c) > 1;
   }
   return m;
+}
+
+/// The speed-up rules past the measured sizes as the study's key, in words, and perfect's absence said.
+void add_speedup_rules(Plan& p, const advice::SpeedupRules& rules, int measured) {
+  static const std::map<std::string, std::string> kWords = {
+      {"flat", "held (flat)"},
+      {"amdahl", "Amdahl's law fitted through the measured sizes (amdahl)"},
+      {"perfect", "in proportion to the ranks (perfect)"}};
+  std::vector<std::string> words;
+  for (const std::string& r : rules.rules) words.push_back(kWords.at(r));
+  p.keys.emplace_back("workload.extrapolate", flow_list(rules.rules));
+  p.assumptions.push_back("the speed-up past the " + std::to_string(measured) + " ranks measured: " + join(words));
+  if (!rules.perfect_left_out.empty()) p.skipped.push_back(rules.perfect_left_out);
+  p.first_extrapolate = rules.first;
 }
 
 /// The trace file read and checked before anything is written: refused when incomplete (unless --incomplete) or
@@ -383,28 +399,29 @@ Plan make_plan(const Options& o) {
     // The sizes the speed-ups were measured at: past the smallest of them, the extrapolation decides.
     const auto [measured, largest, any] = measured_sizes(*trace);
     const long largest_rank = *std::max_element(o.ranks.begin(), o.ranks.end());
+    const advice::SpeedupRules rules = advice::speedup_rules(*trace, o.tolerance_pct / 100);
+    p.measured_up_to = rules.measured_up_to;
     if (!any) {
       p.assumptions.push_back("perfect scaling at every group size: the trace gives no speed-ups");
     } else if (largest >= largest_rank) {
       p.assumptions.push_back("nothing past the measured sizes: the trace gives speed-ups up to " +
                               std::to_string(largest) + " ranks");
     } else {
-      p.keys.emplace_back("workload.extrapolate", "[flat, amdahl, perfect]");
-      p.assumptions.push_back("the speed-up past the " + std::to_string(measured) +
-                              " ranks measured: held (flat), Amdahl's law fitted through the measured sizes "
-                              "(amdahl), in proportion to the ranks (perfect)");
+      add_speedup_rules(p, rules, measured);
       // The largest initial group of any rank count: a set-up that never merges works at that size only.
       const long g =
           o.copies ? (o.group_size > 0 ? o.group_size : 1) : (largest_rank + trace->chains() - 1) / trace->chains();
       if (g <= measured) {
         p.first_extrapolate = "flat";
         for (const char* b : {"none", "steal", "stealrandom"}) {
-          for (const char* x : {"amdahl", "perfect"}) {
-            exclude.push_back(std::string("{balancer: ") + b + ", workload.extrapolate: " + x + "}");
+          for (const std::string& x : rules.rules) {
+            if (x != "flat") exclude.push_back(std::string("{balancer: ") + b + ", workload.extrapolate: " + x + "}");
           }
         }
-        p.skipped.push_back("none, steal and stealrandom under amdahl and perfect: their groups never grow past " +
-                            std::to_string(g) + " ranks, where the speed-ups were measured");
+        p.skipped.push_back(
+            "none, steal and stealrandom under the rules other than flat: their groups never grow "
+            "past " +
+            std::to_string(g) + " ranks, where the speed-ups were measured");
       }
     }
   } else {
@@ -435,11 +452,9 @@ Plan make_plan(const Options& o) {
                                                             : 0;
         copies = copies || groups * pt.spec.workload.chains_per_group > trace->chains();
       }
-      if (sizes.any && sizes.smallest < largest_rank) {
-        p.keys.emplace_back("workload.extrapolate", "[flat, amdahl, perfect]");
-        p.assumptions.push_back("the speed-up past the " + std::to_string(sizes.smallest) +
-                                " ranks measured: flat, amdahl, perfect (workload.extrapolate)");
-      }
+      const advice::SpeedupRules rules = advice::speedup_rules(*trace, o.tolerance_pct / 100);
+      p.measured_up_to = rules.measured_up_to;
+      if (sizes.any && sizes.smallest < largest_rank) add_speedup_rules(p, rules, sizes.smallest);
       if (copies && o.draws > 0 && base.find("zip") == std::string::npos) {  // never over a zip of its own
         p.keys.emplace_back("zip", "{workload.map: " + flow_list(maps) + ", workload.seed: " + flow_list(seeds) + "}");
         p.assumptions.push_back("the chain map of the study's copies: tile and " + plural(o.draws, "seeded draw"));

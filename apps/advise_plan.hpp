@@ -67,9 +67,10 @@ struct Plan {
   std::vector<std::string> skipped;                       // what it does not run, and why
   std::vector<std::string> warnings;                      // what looks wrong in the workload, accepted
   std::string base;                                       // the workload's study before the keys
-  // The race's first speed-up rule: perfect, where merging gains most and the set-ups differ most, unless none
-  // runs under flat only (its groups never pass the measured sizes), since every regret needs none's time.
-  std::string first_extrapolate = "perfect";
+  // The race's first speed-up rule: amdahl, the fit's centre and the most plausible, unless none runs under flat
+  // only (its groups never pass the measured sizes), since every regret needs none's time.
+  std::string first_extrapolate = "amdahl";
+  int measured_up_to = 0;     // the trace's speed-ups hold up to this size (advice::SpeedupRules); 0: no trace
   std::string workload;       // "trace file X (fnv1a64 ...)" or the model
   int trace_chains = 0;       // a trace's walkers (0: a study file)
   int idle_chains = 0;        // of those, the ones without items

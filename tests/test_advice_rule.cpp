@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mcmclb/advice.hpp"
+#include "mcmclb/advice_speedups.hpp"
 #include "mcmclb/advice_table.hpp"
 #include "mcmclb/trace.hpp"
 
@@ -164,6 +165,30 @@ TEST(AdviceRule, NoneWinsWhenNothingBeatsIt) {
       rank(extrapolations(), {setup("none", {1.0, 1.0}), setup("steal", {1.2, 0.99})}, 0, 0.05, "assumed", kWords);
   EXPECT_EQ(r.rows.front().members.front(), 0U);
   EXPECT_TRUE(contains(r.verdict.text, "Keep none")) << r.verdict.text;
+}
+
+TEST(AdviceRule, NoneIsKeptWhereNoBalancerGainsMoreThanTheTolerance) {
+  // mostwork has the smaller largest regret, but none is within 5 % of the fastest in both scenarios: a 2 % edge is
+  // below what the replay resolves, so none is advised and mostwork named as the best balancer.
+  const auto r =
+      rank(extrapolations(),
+           {setup("none", {1.0, 1.0}), setup("mostwork(1) range coalesce", {0.98, 0.99}), setup("steal", {1.3, 1.3})},
+           0, 0.05, "assumed", kWords);
+  EXPECT_EQ(r.rows.front().members.front(), 1U) << "ranked by largest regret all the same";
+  EXPECT_EQ(r.rows[r.verdict.winner].members.front(), 0U) << r.verdict.text;
+  EXPECT_TRUE(contains(r.verdict.text, "Keep none: it comes within the 5.0 % tolerance")) << r.verdict.text;
+  EXPECT_FALSE(contains(r.verdict.text, "Use ")) << r.verdict.text;
+  EXPECT_FALSE(contains(r.verdict.text, "Not robust")) << r.verdict.text;
+  ASSERT_TRUE(r.verdict.runner_up.has_value());
+  EXPECT_EQ(r.rows[*r.verdict.runner_up].members.front(), 1U);
+  EXPECT_TRUE(contains(r.verdict.text, "The best balancer, mostwork(1) range coalesce, is 1.5 % faster"))
+      << r.verdict.text;
+  // Past the tolerance in one scenario, the balancer is advised.
+  const auto wins =
+      rank(extrapolations(), {setup("none", {1.0, 1.0}), setup("mostwork(1) range coalesce", {0.9, 0.99})}, 0, 0.05,
+           "assumed", kWords);
+  EXPECT_EQ(wins.verdict.winner, 0U);
+  EXPECT_TRUE(contains(wins.verdict.text, "Use mostwork(1) range coalesce")) << wins.verdict.text;
 }
 
 TEST(AdviceRule, WeightsDecideTheMedianNotTheCount) {
@@ -369,4 +394,50 @@ TEST(AdviceTable, TabulateMakesScenariosOfWhatVaries) {
   EXPECT_EQ(mostwork.run_s.size(), 2u);
   EXPECT_NE(mostwork.run_s[0], mostwork.run_s[1]);                                  // one time per map
   EXPECT_EQ(at.setups[at.none_index].run_s[0], at.setups[at.none_index].run_s[1]);  // none stands for itself
+}
+
+namespace {
+
+/// Six walkers of 300 to 10 items and the speed-ups given, as a trace's text.
+std::string six_walkers(const std::string& speedup_rows) {
+  std::string text = "chain,item,ranks,seconds,speedup\n";
+  const int items[] = {300, 120, 60, 40, 25, 10};
+  for (int c = 0; c < 6; ++c) {
+    for (int i = 0; i < items[c]; ++i) text += std::to_string(c) + "," + std::to_string(i) + ",1,0.01,\n";
+  }
+  return text + speedup_rows;
+}
+
+}  // namespace
+
+// Perfect scaling past the measured sizes only where a chain's measured efficiency allows it; the race starts
+// from the fit's centre.
+TEST(AdviceSpeedups, PerfectOnlyWhereTheMeasurementsAllowIt) {
+  using mcmclb::Trace;
+  const Trace poor = Trace::parse(six_walkers("*,,2,,1.25\n*,,4,,1.4\n"), "six.csv");
+  const auto r = mcmclb::advice::speedup_rules(poor, 0.05);
+  EXPECT_EQ(r.rules, (std::vector<std::string>{"flat", "amdahl"}));
+  EXPECT_EQ(r.first, "amdahl");
+  EXPECT_EQ(r.measured_up_to, 4);
+  EXPECT_NEAR(r.best_efficiency, 0.35, 1e-12);
+  EXPECT_TRUE(contains(r.perfect_left_out, "35 % (a speed-up of 1.4 at 4 ranks)")) << r.perfect_left_out;
+  // One chain that scales within the tolerance of perfect keeps perfect a scenario.
+  const Trace good = Trace::parse(six_walkers("*,,2,,1.25\n0,,2,,1.97\n"), "good.csv");
+  const auto g = mcmclb::advice::speedup_rules(good, 0.05);
+  EXPECT_EQ(g.rules, (std::vector<std::string>{"flat", "amdahl", "perfect"}));
+  EXPECT_TRUE(g.perfect_left_out.empty());
+  EXPECT_EQ(g.measured_up_to, 2);
+  // No speed-ups: nothing to vary, perfect scaling assumed everywhere.
+  const auto none = mcmclb::advice::speedup_rules(Trace::parse(six_walkers(""), "bare.csv"), 0.05);
+  EXPECT_TRUE(none.rules.empty());
+  EXPECT_EQ(none.measured_up_to, 1);
+}
+
+TEST(AdviceSpeedups, AnAnswerPastTwiceTheMeasuredSizesSaysItIsExtrapolated) {
+  EXPECT_FALSE(mcmclb::advice::extrapolation_note(8, 4));
+  const auto note = mcmclb::advice::extrapolation_note(64, 4);
+  ASSERT_TRUE(note);
+  EXPECT_TRUE(contains(*note, "Extrapolated: groups here work at up to 64 ranks, past twice the 4 ranks")) << *note;
+  EXPECT_TRUE(contains(*note, "record your program at P = 64")) << *note;
+  EXPECT_TRUE(contains(*mcmclb::advice::extrapolation_note(4, 1), "measured no speed-up"));
 }

@@ -225,9 +225,24 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
 
   // The verdict.
   Verdict& v = out.verdict;
-  const Row& w = out.rows.front();
+  const auto holds_none = [&](const Row& r) {
+    return std::find(r.members.begin(), r.members.end(), none) != r.members.end();
+  };
+  // A balancer whose edge over none is within the tolerance in every scenario gains less than the replay
+  // resolves: none is advised, the simplest run, and the best balancer is named as the runner-up.
+  const bool none_within = !holds_none(out.rows.front()) && [&] {
+    for (std::size_t i = 0; i < out.rows.size(); ++i) {
+      if (holds_none(out.rows[i])) {
+        v.winner = i;
+        return out.rows[i].regret_max <= tolerance + 1e-12;
+      }
+    }
+    return false;
+  }();
+  if (!none_within) v.winner = 0;
+  const Row& w = out.rows[v.winner];
   const std::string& family = setups[w.members.front()].family;
-  const bool is_none = std::find(w.members.begin(), w.members.end(), none) != w.members.end();
+  const bool is_none = holds_none(w);
   v.robust = w.regret_max <= tolerance + 1e-12;
   {
     std::vector<double> gains;
@@ -236,8 +251,8 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
     v.gain_min = *std::min_element(gains.begin(), gains.end());
     v.gain_max = *std::max_element(gains.begin(), gains.end());
   }
-  for (std::size_t i = 1; i < out.rows.size(); ++i) {
-    if (setups[out.rows[i].members.front()].family != family) {
+  for (std::size_t i = 0; i < out.rows.size(); ++i) {
+    if (i != v.winner && setups[out.rows[i].members.front()].family != family) {
       v.runner_up = i;
       break;
     }
@@ -276,17 +291,21 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
     return m > 1 && hi - lo > 5e-4 ? " (from " + faster(lo) + " to " + faster(hi) + ")" : std::string();
   };
   std::vector<std::string> text;
-  if (is_none) {
+  if (none_within) {
+    text.push_back("Keep none: it comes within the " + pct(tolerance) + " tolerance (" + tolerance_words +
+                   ") of the fastest set-up in each of " + count + ", its largest regret " + pct(w.regret_max) +
+                   ", so no balancer gains more than the replay resolves");
+  } else if (is_none) {
     text.push_back("Keep none: no balancer has a smaller largest regret than its " + pct(w.regret_max) + " over " +
                    count);
   } else {
     text.push_back("Use " + row_name(w, setups) + ": " + faster(v.gain_median) + " than none at the median of " +
                    count + spread(v.gain_min, v.gain_max));
   }
-  if (v.robust) {
+  if (v.robust && !none_within) {  // none_within says so in its first sentence
     text.push_back("Its largest regret is " + pct(w.regret_max) + ", within the " + pct(tolerance) + " tolerance (" +
                    tolerance_words + "): robust");
-  } else {
+  } else if (!v.robust) {
     std::size_t there = 0;
     for (std::size_t i = out.rows.size(); i-- > 0;) {
       if (out.rows[i].regret[w.worst] <= 1e-12) there = i;
@@ -384,8 +403,9 @@ std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, double t
   if (a.fewest != a.fastest) {
     // Core-hours are time x ranks: the fewer ranks' share of the fastest run's.
     std::snprintf(text, sizeof text,
-                  "%d ranks buy nothing over %d: %.4g s against %.4g s (within %.1f %%), for %.3g of the core-hours",
-                  best.nprocs, few.nprocs, few.time_s, best.time_s, 100 * tolerance,
+                  "%d ranks buy nothing over %d: %d ranks take %.4g s, %d take %.4g s (within %.1f %%), with %.3g "
+                  "of the core-hours",
+                  best.nprocs, few.nprocs, few.nprocs, few.time_s, best.nprocs, best.time_s, 100 * tolerance,
                   few.time_s * few.nprocs / (best.time_s * best.nprocs));
   } else {
     std::snprintf(text, sizeof text, "the fastest is %d ranks (%.4g s, %s); no fewer ranks asked come within %.1f %%",

@@ -54,7 +54,9 @@ struct Row {
 
 /// The answer at one rank count.
 struct Verdict {
-  std::size_t winner = 0;                // row index
+  // The row advised: the first, unless none comes within the tolerance of the fastest in every scenario (then
+  // none's row: a balancer's edge below the tolerance is not one the replay resolves).
+  std::size_t winner = 0;
   std::optional<std::size_t> runner_up;  // the best row of another family
   bool robust = false;
   double gain_median = 0, gain_min = 0, gain_max = 0;  // 1 - whole time / none's, over the scenarios

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// What a trace's measured speed-ups allow an advice to assume past the group sizes they were measured at, with no
+// I/O: the speed-up rules the scenarios take (workload.extrapolate), the one the race starts from, and where an
+// answer rests on groups far larger than any measured. `mcmclb advise` plans its study with it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mcmclb/trace.hpp"
+
+namespace mcmclb::advice {
+
+/// The speed-up rules an advice varies past the measured sizes, and why any is left out.
+struct SpeedupRules {
+  /// workload.extrapolate values, in order: flat (the last speed-up held: the least a larger group gains) and
+  /// amdahl (Amdahl's law fitted through the measured sizes: the centre), and perfect only where the measurements
+  /// allow it. Empty where the trace gives no speed-ups: every size is then perfect scaling, assumed.
+  std::vector<std::string> rules;
+  /// The race's first scenario: the fit's centre, the most plausible rule.
+  std::string first = "amdahl";
+  /// Over the chains with items, the smallest of each chain's largest measured size (1: none measured): past
+  /// it some chain's speed-up is extrapolated.
+  int measured_up_to = 1;
+  /// The highest efficiency (speed-up over ranks) any chain reached at its largest measured size.
+  double best_efficiency = 1;
+  /// Why perfect scaling is not a scenario, in words; empty where it is one.
+  std::string perfect_left_out;
+};
+
+/// The rules for a trace. Perfect scaling past the measured sizes means every further rank adds what the measured
+/// ones did on average; a chain whose efficiency has already fallen below 1 - tolerance (a fraction) contradicts
+/// it, so perfect is a scenario only where some chain's efficiency at its largest measured size is within the
+/// tolerance of 1.
+[[nodiscard]] SpeedupRules speedup_rules(const Trace& trace, double tolerance);
+
+/// Where the groups at nprocs ranks reach past twice the measured sizes (a merging balancer can gather all nprocs
+/// ranks on one walker), a sentence that says the answer is extrapolated and how to measure there; else nothing.
+[[nodiscard]] std::optional<std::string> extrapolation_note(int nprocs, int measured_up_to);
+
+}  // namespace mcmclb::advice
