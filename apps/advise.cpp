@@ -351,7 +351,9 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
                               100, "      ")
                           .c_str());
   }
-  std::printf("verdict at P = %d:\n%s", nprocs, wrapped(verdict, 100, "  ").c_str());
+  // Its first line says where the tolerance came from: a verdict on an assumed one is read differently.
+  std::printf("verdict at P = %d (tolerance %s %%, %s):\n%s", nprocs, fixed(tolerance_pct, 1).c_str(),
+              measured_words.c_str(), wrapped(verdict, 100, "  ").c_str());
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // `mcmclb advise --check`: the advice's replay run for real beside its simulation (apps/advise_plan.hpp).
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <set>
 #include <string>
@@ -30,6 +32,31 @@ std::string fixed(double v, int digits) {
   char text[32];
   std::snprintf(text, sizeof text, "%.*f", digits, v);
   return text;
+}
+
+/// The share of the host's CPU time that was busy over `window`, from /proc/stat's first line (every core's
+/// jiffies: busy is all but idle and iowait); nothing where /proc/stat cannot be read. A real replay timed beside
+/// other programs measures them too, so the check says how idle the host was before and after its runs.
+std::optional<double> host_busy_share(std::chrono::milliseconds window) {
+  const auto sample = []() -> std::optional<std::pair<double, double>> {  // (busy, total) jiffies
+    std::ifstream in("/proc/stat");
+    std::string cpu;
+    double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    if (!(in >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) || cpu != "cpu")
+      return std::nullopt;
+    const double busy = user + nice + system + irq + softirq + steal;
+    return std::make_pair(busy, busy + idle + iowait);
+  };
+  const auto a = sample();
+  std::this_thread::sleep_for(window);
+  const auto b = sample();
+  if (!a || !b || !(b->second > a->second)) return std::nullopt;
+  return (b->first - a->first) / (b->second - a->second);
+}
+
+/// "3 %", or "unknown" where /proc/stat could not be read.
+std::string busy_words(const std::optional<double>& share) {
+  return share ? fixed(100 * *share, 0) + " %" : std::string("unknown");
 }
 
 /// The check of a trace's advice where this machine allows it: the trace replayed for real at P = the host's cores
@@ -67,7 +94,15 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
   }
   std::printf("\nadvise: check: the replay at P = %d, %d %s of %d walker%s, real (MPI, %ld rounds) and simulated\n",
               cores, groups, groups == 1 ? "group" : "groups", per_group, per_group == 1 ? "" : "s", o.check_reps);
+  // How idle the host is, measured over 2 s before the real runs and again after them: the check's own MPI ranks
+  // spin, so during them the share says nothing.
+  const auto busy_before = host_busy_share(std::chrono::milliseconds(2000));
+  std::printf("advise: check: the host was %s busy in the 2 s before the real runs\n", busy_words(busy_before).c_str());
   const int real_status = sweep_main(real);
+  const auto busy_after = host_busy_share(std::chrono::milliseconds(2000));
+  const bool busy = (busy_before && *busy_before > 0.1) || (busy_after && *busy_after > 0.1);
+  std::printf("advise: check: the host was %s busy in the 2 s after them%s\n", busy_words(busy_after).c_str(),
+              busy ? "; other programs shared the cores, so the measured errors may be too large" : "");
   SweepOptions simulated = sim;
   simulated.study = real.study;
   simulated.out = launch::not_an_option((out / "check-sim").string());
@@ -126,8 +161,9 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
   if (!tolerance) return {};
   CheckResult result;
   result.tolerance_pct = *tolerance * 100;
-  result.words =
-      "measured at P = " + std::to_string(cores) + ", n = " + std::to_string(o.check_reps) + " a set-up: check.csv";
+  result.words = "measured at P = " + std::to_string(cores) + ", n = " + std::to_string(o.check_reps) +
+                 " a set-up, the host " + busy_words(busy_before) + " and " + busy_words(busy_after) +
+                 " busy before and after: check.csv";
   return result;
 }
 
