@@ -95,7 +95,7 @@ const csv::Row& advice_header() {
       "nprocs",        "walkers",        "rank",       "setup",          "same_as",     "balancer",    "interval",
       "method",        "finished",       "scenarios",  "vs_none_median", "vs_none_min", "vs_none_max", "regret_max",
       "regret_median", "worst_scenario", "once_s",     "break_even_s",   "dropped",     "winner",      "runner_up",
-      "gain_median",   "robust",         "depends_on", "tolerance_pct",  "tolerance",   "verdict"};
+      "gain_median",   "robust",         "depends_on", "tolerance_pct",  "tolerance",   "verdict",     "ranks_answer"};
   return h;
 }
 
@@ -255,7 +255,7 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
 /// and its winner's median time for the question how many ranks are worth it.
 void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ranking& ranking,
               const std::vector<Dropped>& dropped_here, double tolerance_pct, const std::string& measured_words,
-              std::string& csv_text, std::set<std::string>& notes, std::vector<advice::AtRanks>& at_ranks) {
+              const std::string& ranks_answer, std::string& csv_text, std::set<std::string>& notes) {
   const int nprocs = at.nprocs;
   const auto& setups = at.setups;
   const auto& specs = at.specs;
@@ -275,9 +275,6 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
               "break-even");
   const std::string winner = setups[ranking.rows[v.winner].members.front()].label;
   const std::string runner = v.runner_up ? setups[ranking.rows[*v.runner_up].members.front()].label : std::string();
-  std::vector<double> weights;
-  for (const advice::Scenario& sc : ranking.scenarios) weights.push_back(sc.weight);
-  at_ranks.push_back({nprocs, advice::weighted_median(ranking.rows[v.winner].whole_s, weights), winner});
   // One row of advice.csv: the set-up's own columns, then this rank count's verdict on every row.
   const auto advice_row = [&](std::size_t rank, const std::string& label, const std::string& same_as,
                               const RunSpec& spec, std::size_t scenarios, double median, double lo, double hi,
@@ -310,7 +307,8 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
                       v.depends_on,
                       csv::number(tolerance_pct),
                       measured_words,
-                      text});
+                      text,
+                      ranks_answer});
   };
   for (std::size_t k = 0; k < ranking.rows.size(); ++k) {
     const advice::Row& r = ranking.rows[k];
@@ -471,13 +469,23 @@ int advise_main(const std::vector<std::string>& args) {
       rankings = rank_all(tolerance_pct / 100, measured_words);
     }
   }
-  std::vector<advice::AtRanks> at_ranks;  // each rank count's winner, for how many ranks are worth it
+  // How many ranks are worth it: each rank count's advised set-up at its median time.
+  std::vector<advice::AtRanks> at_ranks;
   for (std::size_t k_at = 0; k_at < inputs.size(); ++k_at) {
-    print_at(plan, inputs[k_at], rankings[k_at], dropped[inputs[k_at].nprocs], tolerance_pct, measured_words, csv_text,
-             notes, at_ranks);
+    const advice::Ranking& r = rankings[k_at];
+    std::vector<double> weights;
+    for (const advice::Scenario& sc : r.scenarios) weights.push_back(sc.weight);
+    const advice::Row& advised = r.rows[r.verdict.winner];
+    at_ranks.push_back({inputs[k_at].nprocs, advice::weighted_median(advised.whole_s, weights),
+                        inputs[k_at].setups[advised.members.front()].label});
   }
-  if (at_ranks.size() > 1) {
-    const auto answer = advice::fewest_ranks(at_ranks, tolerance_pct / 100);
+  const auto answer = at_ranks.size() > 1 ? advice::fewest_ranks(at_ranks, tolerance_pct / 100) : std::nullopt;
+  const std::string ranks_answer = answer ? answer->text : std::string();
+  for (std::size_t k_at = 0; k_at < inputs.size(); ++k_at) {
+    print_at(plan, inputs[k_at], rankings[k_at], dropped[inputs[k_at].nprocs], tolerance_pct, measured_words,
+             ranks_answer, csv_text, notes);
+  }
+  if (answer) {
     std::printf("\n%s",
                 wrapped("ranks: " + answer->text + " (each rank count's winner, its median time)", 100, "").c_str());
   }

@@ -284,6 +284,16 @@ std::string quoted(const std::string& text) {
   return q + "\"";
 }
 
+/// How many of the C recorded walkers a replay of n walkers replays, and how often: each map replays every
+/// recorded walker once in each C walkers (mcmclb/trace.hpp, TraceMap).
+std::string replayed_words(long n, long c) {
+  if (n < c) return std::to_string(n) + " of the " + std::to_string(c) + " recorded";
+  if (n == c) return "the " + std::to_string(c) + " recorded, each once";
+  const long lo = n / c, hi = (n + c - 1) / c;
+  return "copies of the " + std::to_string(c) + " recorded, each replayed " + std::to_string(lo) +
+         (lo == hi ? "" : " or " + std::to_string(hi)) + " times";
+}
+
 /// The question an advice answers at P ranks, in words: whose walkers, on how many ranks, in what groups.
 std::string walkers_words(const Plan& plan, int nprocs) {
   if (plan.trace_chains == 0) return "the study file's walkers on " + std::to_string(nprocs) + " ranks";
@@ -303,8 +313,7 @@ std::string walkers_words(const Plan& plan, int nprocs) {
          (plan.chains_per_group == 1 ? (plan.group_size == 1 ? std::string("one rank each") : "groups of " + group)
           : plan.group_size == 1     ? std::to_string(plan.chains_per_group) + " per rank"
                                      : std::to_string(plan.chains_per_group) + " per group of " + group) +
-         "), " + (walkers == plan.trace_chains ? "the " : "copies of the ") + std::to_string(plan.trace_chains) +
-         " recorded";
+         "), " + replayed_words(walkers, plan.trace_chains);
 }
 
 /// The text of the advice study: the workload's with the plan's keys, or (first_only) its first scenario alone (the

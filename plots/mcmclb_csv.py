@@ -249,6 +249,9 @@ SCHEMAS = {
         "winner": TEXT, "runner_up": TEXT, "gain_median": Column("number"),
         "robust": Column("name", choices=("yes", "no")), "depends_on": TEXT, "tolerance_pct": Column("number"),
         "tolerance": TEXT, "verdict": TEXT,
+        # With two rank counts or more, on every row: the fewest ranks whose advised set-up comes within the
+        # tolerance of the fastest rank count's; absent from older folders.
+        "ranks_answer": TEXT,
     },
     "check.csv": {  # mcmclb advise --check: the replay at a core per rank, real against simulated, per set-up
         "setup": TEXT, "nprocs": _int(1), "n": _int(1), "real_ratio": Column("number", 0),

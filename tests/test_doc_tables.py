@@ -1050,7 +1050,7 @@ if __name__ == "__main__":
 
 
 # The shipped trace's advice: the one answer every page gives for it, generated from this folder's advice.csv.
-SHIPPED_ADVICE = "docs/trace-lj/advise-long"
+SHIPPED_ADVICE = "docs/trace-lj/advise-p16-64"
 SHIPPED_TRACE = re.compile(r"shipped trace|trace-lj-long")
 ANSWER_PAGES = ("README.md", "docs/guide/your-workload.md", "docs/results.md", "docs/explanation/steal-vs-regroup.md")
 RECOMMENDS = re.compile(r"\b(use|keep|wins?|winner|recommend\w*|choose|answers?|safe choice|best|faster than)\b",

@@ -20,6 +20,7 @@
 #include "mcmclb/runs_csv.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
+#include "mcmclb/trace.hpp"
 #include "mcmclb/workload.hpp"
 
 namespace {
@@ -632,3 +633,52 @@ TEST(Workloads, ModelsReadTheirKeys) {
 }
 
 }  // namespace
+
+// A trace's group column: the replay's tile map takes the chains in the order their recorded groups ran them, a
+// draw shuffles that order, and either replays every chain once in each C study chains.
+TEST(TraceFile, GroupsLayTheChainsOutAsRecorded) {
+  using mcmclb::Trace;
+  // Logged in completion order: chains 0 and 1 ran in group 1, chains 2 and 3 in group 0.
+  const std::string text =
+      "chain,item,ranks,seconds,speedup,group\n0,0,1,0.1,,1\n2,0,1,0.2,,0\n1,0,1,0.3,,1\n3,0,1,0.4,,0\n"
+      "0,1,1,0.1,,1\n*,,2,,1.5,\n";
+  const Trace t = Trace::parse(text, "t.csv");
+  ASSERT_TRUE(t.has_groups());
+  EXPECT_EQ(t.group(0), 1);
+  EXPECT_EQ(t.group(3), 0);
+  EXPECT_EQ(t.layout(), (std::vector<int>{2, 3, 0, 1}));
+  const auto shared = std::make_shared<const Trace>(t);
+  EXPECT_EQ(*mcmclb::replay_order(shared, mcmclb::TraceMap::tile, 1), t.layout());
+  for (const uint64_t seed : {1, 2, 3}) {
+    std::vector<int> drawn = *mcmclb::replay_order(shared, mcmclb::TraceMap::draw, seed);
+    std::sort(drawn.begin(), drawn.end());
+    EXPECT_EQ(drawn, (std::vector<int>{0, 1, 2, 3})) << "a draw replays every chain once, seed " << seed;
+  }
+  // Without the column: the chains in order, no groups.
+  const Trace plain = Trace::parse("chain,item,ranks,seconds,speedup\n1,0,1,0.1,\n0,0,1,0.2,\n", "p.csv");
+  EXPECT_FALSE(plain.has_groups());
+  EXPECT_EQ(plain.group(0), -1);
+  EXPECT_EQ(plain.layout(), (std::vector<int>{0, 1}));
+  // Refused: a chain in two groups, a group on a speed-up row, a missing group, a row of five fields.
+  const auto refused = [](const std::string& body) {
+    try {
+      (void)Trace::parse("chain,item,ranks,seconds,speedup,group\n" + body, "g.csv");
+    } catch (const mcmclb::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(refused("0,0,1,0.1,,0\n0,1,1,0.1,,1\n")
+                .find("g.csv row 3 column group: '1' is not allowed (allowed: one "
+                      "group per chain; chain 0 has group 0 on row 2)"),
+            std::string::npos);
+  EXPECT_NE(refused("0,0,1,0.1,,0\n*,,2,,1.5,3\n")
+                .find("column group: '3' is not allowed (allowed: empty on a "
+                      "speed-up row"),
+            std::string::npos);
+  EXPECT_NE(refused("0,0,1,0.1,,\n").find("column group: '' is not allowed"), std::string::npos);
+  EXPECT_NE(refused("0,0,1,0.1,\n")
+                .find("g.csv row 2: 5 fields (allowed: 6, as the header "
+                      "chain,item,ranks,seconds,speedup,group)"),
+            std::string::npos);
+}

@@ -534,6 +534,32 @@ TEST(Walkers, RecordsATraceThatParses) {
     }
     EXPECT_EQ(rows, worked);
     std::fclose(f);
+    // Each chain's recorded group (the last column of its item rows) is the initial group the run placed it in,
+    // so a replay lays the chains out as the run did.
+    std::vector<int64_t> bounds;
+    for (int c = 0; c < h.count(); ++c) bounds.push_back(h.items(c));
+    const auto placed = mcmclb::walkers::place_chains(bounds, world_size(), mcmclb::walkers::Placement::by_items);
+    std::vector<int> placed_in(bounds.size(), -1);
+    for (std::size_t g = 0; g < placed.size(); ++g) {
+      for (const int c : placed[g]) placed_in[static_cast<std::size_t>(c)] = static_cast<int>(g);
+    }
+    const std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(path.c_str(), "r"), &std::fclose);
+    ASSERT_NE(in, nullptr);
+    bool header = false;
+    int64_t grouped = 0;
+    while (std::fgets(line, sizeof line, in.get()) != nullptr) {
+      header = header || std::string(line) == "chain,item,ranks,seconds,speedup,group\n";
+      int chain = -1, ranks = 0, group = -1;
+      long long item = -1;
+      double seconds = 0;
+      if (std::sscanf(line, "%d,%lld,%d,%lf,,%d", &chain, &item, &ranks, &seconds, &group) == 5) {
+        ASSERT_LT(static_cast<std::size_t>(chain), placed_in.size()) << line;
+        EXPECT_EQ(group, placed_in[static_cast<std::size_t>(chain)]) << line;
+        ++grouped;
+      }
+    }
+    EXPECT_TRUE(header);
+    EXPECT_EQ(grouped, total) << "every item row names its chain's group";
     std::remove(path.c_str());
   }
 }

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <optional>
 
 #include "mcmclb/input_error.hpp"
@@ -26,8 +27,8 @@ constexpr int kMaxRanks = 1 << 24;
 constexpr double kMaxSeconds = 1e6;
 constexpr std::uintmax_t kMaxTraceBytes = std::uintmax_t{256} << 20;
 
-enum Column { kChain, kItem, kRanks, kSeconds, kSpeedup, kColumns };
-constexpr std::array<std::string_view, kColumns> kNames = {"chain", "item", "ranks", "seconds", "speedup"};
+enum Column { kChain, kItem, kRanks, kSeconds, kSpeedup, kGroup, kColumns };
+constexpr std::array<std::string_view, kColumns> kNames = {"chain", "item", "ranks", "seconds", "speedup", "group"};
 
 /// Where an error lies, for the one line every error is.
 struct Place {
@@ -123,12 +124,15 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
     int64_t row, item;
     int ranks;
     double seconds;
+    int group;  // -1: no group column
   };
   std::map<int, std::vector<ItemRow>> items;                     // chain -> its item rows
   std::map<int, std::map<int, std::pair<int64_t, double>>> ups;  // chain (-1: `*`) -> ranks -> (row, speed-up)
   int64_t row = 0;
   bool header_seen = false;
   bool incomplete = false;
+  std::size_t columns = kColumns - 1;  // kColumns with the group column
+  std::vector<int> first_seen;         // chains in the order their first item row appears
   for (std::size_t start = 0; start < text.size();) {
     std::size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
@@ -151,18 +155,20 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
       // commit); a person reads them, the replay does not.
       if (line.substr(0, kTraceIncomplete.size()) == kTraceIncomplete) incomplete = true;
       if (!line.empty() && line.front() == '#') continue;
-      if (line != kTraceHeader) {
+      if (line != kTraceHeader && line != kTraceHeaderWithGroup) {
         throw at.error("the header is '" + std::string(line) + "' (allowed: exactly " + std::string(kTraceHeader) +
-                       ", after any comment lines that start with #)");
+                       " or " + std::string(kTraceHeaderWithGroup) + ", after any comment lines that start with #)");
       }
+      if (line == kTraceHeaderWithGroup) columns = kColumns;
       header_seen = true;
       continue;
     }
     if (line.empty()) continue;  // blank lines, a hand-written file's
     const auto f = split(line);
-    if (f.size() != kColumns) {
+    if (f.size() != columns) {
       throw at.error(std::to_string(f.size()) + (f.size() == 1 ? " field" : " fields") +
-                     " (allowed: " + std::to_string(kColumns) + ", " + std::string(kTraceHeader) + ")");
+                     " (allowed: " + std::to_string(columns) + ", as the header " +
+                     std::string(columns == kColumns ? kTraceHeaderWithGroup : kTraceHeader) + ")");
     }
     const int ranks = static_cast<int>(
         int_field(at, kRanks, f[kRanks], 1, kMaxRanks, "an integer from 1 to " + std::to_string(kMaxRanks)));
@@ -177,8 +183,23 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
         throw at.error(kSeconds, f[kSeconds], "on an item row, a number of seconds from 0 to 1e6");
       }
       if (!f[kSpeedup].empty()) throw at.error(kSpeedup, f[kSpeedup], "empty on an item row (it has an item)");
-      items[chain].push_back({row, item, ranks, *seconds});
+      const int group = columns == kColumns ? static_cast<int>(int_field(at, kGroup, f[kGroup], 0, kMaxTraceChains - 1,
+                                                                         "on an item row, the initial group that "
+                                                                         "ran the chain, an integer from 0 to " +
+                                                                             std::to_string(kMaxTraceChains - 1)))
+                                            : -1;
+      auto& rows = items[chain];
+      if (rows.empty()) first_seen.push_back(chain);
+      if (!rows.empty() && rows.front().group != group) {
+        throw at.error(kGroup, f[kGroup],
+                       "one group per chain; chain " + std::to_string(chain) + " has group " +
+                           std::to_string(rows.front().group) + " on row " + std::to_string(rows.front().row));
+      }
+      rows.push_back({row, item, ranks, *seconds, group});
       continue;
+    }
+    if (columns == kColumns && !f[kGroup].empty()) {
+      throw at.error(kGroup, f[kGroup], "empty on a speed-up row (a group is a chain's, on its item rows)");
     }
     // A speed-up row.
     const int chain = f[kChain] == "*"
@@ -247,6 +268,21 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
     for (const double s : single) sum += s;
     t.chain_s_.push_back(sum);
     t.single_s_.push_back(std::move(single));
+    t.group_.push_back(rows.empty() ? -1 : rows.front().group);
+  }
+  // The layout: by recorded group, each group's chains in the order they first appear, chains of no items last.
+  t.has_groups_ = columns == kColumns;
+  t.layout_.resize(static_cast<std::size_t>(chains));
+  std::iota(t.layout_.begin(), t.layout_.end(), 0);
+  if (t.has_groups_) {
+    std::vector<int> appearance(static_cast<std::size_t>(chains), chains);
+    for (std::size_t k = 0; k < first_seen.size(); ++k)
+      appearance[static_cast<std::size_t>(first_seen[k])] = static_cast<int>(k);
+    const auto key = [&](int c) {
+      const int g = t.group_[static_cast<std::size_t>(c)];
+      return std::pair{g < 0 ? kMaxTraceChains : g, appearance[static_cast<std::size_t>(c)]};
+    };
+    std::stable_sort(t.layout_.begin(), t.layout_.end(), [&](int a, int b) { return key(a) < key(b); });
   }
   return t;
 }
@@ -322,10 +358,28 @@ double steady_share_s(const Trace& trace, const std::vector<ReplayedChains>& cha
   return hi;
 }
 
-int trace_chain(TraceMap map, uint64_t seed, int chains, int k) noexcept {
-  if (map == TraceMap::tile) return k % chains;
-  const double u = unit_draw(seed, 0x7472616365ULL, static_cast<uint64_t>(k));  // "trace": a stream of its own
-  return std::min(chains - 1, static_cast<int>(u * chains));
+std::shared_ptr<const std::vector<int>> replay_order(const std::shared_ptr<const Trace>& trace, TraceMap map,
+                                                     uint64_t seed) {
+  if (map == TraceMap::tile) return std::shared_ptr<const std::vector<int>>(trace, &trace->layout());
+  // A draw: the layout sorted by a key drawn per position, so every chain appears once. Made once per process,
+  // trace and seed (a simulation's thousands of ranks would each sort it); the mutex, as load_trace's.
+  static std::mutex mutex;
+  static std::map<std::pair<const Trace*, uint64_t>, std::shared_ptr<const std::vector<int>>> made;
+  const std::lock_guard lock(mutex);
+  auto& order = made[{trace.get(), seed}];
+  if (!order) {
+    const std::vector<int>& layout = trace->layout();
+    std::vector<std::pair<double, int>> keyed;
+    for (std::size_t k = 0; k < layout.size(); ++k) {
+      // "trace": a stream of its own; ties (a chance of about C^2 / 2^53) keep the layout's order.
+      keyed.emplace_back(unit_draw(seed, 0x7472616365ULL, k), layout[k]);
+    }
+    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    auto drawn = std::make_shared<std::vector<int>>();
+    for (const auto& [key, chain] : keyed) drawn->push_back(chain);
+    order = std::move(drawn);
+  }
+  return order;
 }
 
 }  // namespace mcmclb

@@ -140,14 +140,24 @@ def compute_rows(folders):
 
 
 def advice_row(folder):
-    """The row for a user's own walkers: what mcmclb advise says for their trace, with the shipped trace's answer at
-    its largest rank count (an advise folder) as the example, generated where the answer is."""
-    top = max(r["nprocs"] for r in Inputs.read(folder, "advice.csv", ["nprocs"]))
-    answer, _, sure = advice_words(folder, top).rpartition("; ")
+    """The row for a user's own walkers: what mcmclb advise says for their trace, with the shipped trace's answer
+    (an advise folder) as the example: each rank count's advice, how many ranks are worth it and where the
+    tolerance came from, generated where the answer is."""
+    rows = Inputs.read(folder, "advice.csv", ["nprocs", "rank", "walkers", "tolerance_pct", "tolerance"])
+    first = {r["nprocs"]: r for r in rows if r["rank"] == 1}
+    answers = []
+    for p in sorted(first):
+        groups = first[p]["walkers"].split("(")[-1].split(")")[0]
+        answers.append(f"at P = {p} ({groups}): {advice_words(folder, p)}")
+    ranks = first[max(first)].get("ranks_answer", "").split(":")[0]
+    tolerance = first[max(first)]
+    source = ("measured on this trace" if tolerance["tolerance"].startswith("measured")
+              else "assumed, not measured")
     return ["your own walkers, recorded as a trace (the library records it as they run)",
-            f"`mcmclb advise`'s answer; for the shipped trace (P = {top}, simulated): {answer}",
-            f"it prices every set-up whole, calibration included, over what the trace leaves open; this answer is "
-            f"{sure}",
+            f"`mcmclb advise`'s answer; for the shipped trace's walkers (simulated): {'; '.join(answers)}"
+            + (f"; {ranks}" if ranks else ""),
+            f"it prices every set-up whole, calibration included, over the speed-ups the trace allows; its "
+            f"tolerance, {tolerance['tolerance_pct']:.1f} %, is {source}",
             f"{page_link(YOUR_CHAINS)}, {page_link(YOUR_WORKLOAD)}, [advice.csv]({folder}/advice.csv)"]
 
 

@@ -220,7 +220,7 @@ def advice_words(folder, p):
     # What flips the winner, without the list of who wins at each value (advice.csv's depends_on has it).
     sure = "robust" if first["robust"] == "yes" else f"not robust: it depends on {first['depends_on'].split(' (')[0]}"
     if first["winner"] == "none":
-        return f"keep `none`; {sure}"
+        return f"keep `none`, no balancer gains more than the tolerance; {sure}"
     return (f"use `{first['winner']}`, {against_none(first['gain_median'])} (median; from "
             f"{gain(1 - first['vs_none_max'])} to {gain(1 - first['vs_none_min'])}); {sure}")
 

@@ -193,7 +193,7 @@ check_incomplete_trace() {
   local trace=$1 what=$2 status=0 err
   [ -e "$trace" ] || fail "$what: the failed run left no trace"
   head -1 "$trace" | grep -q '^# incomplete:' || fail "$what: the trace's first line is not the incomplete marker"
-  grep -qx 'chain,item,ranks,seconds,speedup' "$trace" || fail "$what: the trace has no header"
+  grep -qx 'chain,item,ranks,seconds,speedup,group' "$trace" || fail "$what: the trace has no header"
   err=$("$build/mcmclb" advise "$trace" --ranks 2 --out "$work/advise-incomplete" 2>&1) || status=$?
   [ "$status" = 2 ] || fail "$what: advise on the incomplete trace: exit $status (expected 2): $err"
   grep -q 'an incomplete trace' <<<"$err" || fail "$what: advise's line does not say incomplete: $err"

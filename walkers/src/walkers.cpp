@@ -175,12 +175,19 @@ class AppChains final : public ChainWork {
   /// slots come last.
   void place(int groups, int per_group, Placement how) {
     slot_chain_.assign(static_cast<std::size_t>(groups) * static_cast<std::size_t>(per_group), -1);
+    chain_group_.assign(lengths_.size(), -1);
     const std::vector<std::vector<int>> layout = place_chains(lengths_, groups, how);
     for (int g = 0; g < groups; ++g) {
       const std::vector<int>& mine = layout[static_cast<std::size_t>(g)];
-      for (std::size_t j = 0; j < mine.size(); ++j) slot_chain_[static_cast<std::size_t>(g * per_group) + j] = mine[j];
+      for (std::size_t j = 0; j < mine.size(); ++j) {
+        slot_chain_[static_cast<std::size_t>(g * per_group) + j] = mine[j];
+        chain_group_[static_cast<std::size_t>(mine[j])] = g;
+      }
     }
   }
+  /// Per chain, the initial group that started it: what a trace records so that a replay lays the chains out
+  /// as this run did.
+  [[nodiscard]] const std::vector<int>& chain_groups() const noexcept { return chain_group_; }
   /// The application's chain in slot (-1: none).
   [[nodiscard]] int chain_of(int slot) const { return slot_chain_.at(static_cast<std::size_t>(slot)); }
   /// Items per slot, as the kernel counts them.
@@ -284,6 +291,7 @@ class AppChains final : public ChainWork {
   std::vector<int64_t> lengths_;
   std::vector<int64_t> ended_at_;
   std::vector<int> slot_chain_;
+  std::vector<int> chain_group_;  // per chain: its initial group (chain_groups())
   bool collect_results_ = false;
   std::map<int, std::vector<std::byte>> results_;
   // The call in progress, for the watchdog: started_ns 0 when none is.
@@ -489,10 +497,10 @@ std::string trace_head(const Report& r, const Options& o) {
   return out.str();
 }
 
-/// An item row of a trace file.
-void append_row(std::string& out, const ItemCost& c) {
+/// An item row of a trace file, with the initial group that started its chain (groups: per chain).
+void append_row(std::string& out, const ItemCost& c, const std::vector<int>& groups) {
   out += std::to_string(c.chain) + ',' + std::to_string(c.item) + ',' + std::to_string(c.ranks) + ',' +
-         csv::number(c.seconds) + ",\n";
+         csv::number(c.seconds) + ",," + std::to_string(groups.at(static_cast<std::size_t>(c.chain))) + "\n";
 }
 
 /// The recording as the run goes: every rank appends its leaders' rows to the file (O_APPEND, one write per batch,
@@ -510,10 +518,10 @@ class TraceStream {
   TraceStream(const TraceStream&) = delete;
   TraceStream& operator=(const TraceStream&) = delete;
 
-  void append(std::span<const ItemCost> costs) {
+  void append(std::span<const ItemCost> costs, const std::vector<int>& groups) {
     if (fd_ < 0 || costs.empty()) return;
     std::string text;
-    for (const ItemCost& c : costs) append_row(text, c);
+    for (const ItemCost& c : costs) append_row(text, c, groups);
     for (std::size_t at = 0; at < text.size();) {
       const ssize_t n = ::write(fd_, text.data() + at, text.size() - at);
       if (n < 0 && errno == EINTR) continue;
@@ -593,7 +601,8 @@ std::vector<std::vector<std::byte>> collect_results(const std::map<int, std::vec
 /// The trace file of a run's items: comment lines saying where it came from, the item rows, then each chain's
 /// measured speed-ups (mean seconds per item at 1 rank over those at m, where it worked at both) and, as rows of
 /// chain `*`, the mean of those over the chains measured at m, for the chains that were not.
-std::string trace_text(const std::vector<ItemCost>& costs, const Report& r, const Options& o, int64_t& speedups) {
+std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<int>& groups, const Report& r,
+                       const Options& o, int64_t& speedups) {
   std::map<std::pair<int, int>, ItemTiming> per_size;
   for (const ItemCost& c : costs) {
     ItemTiming& t = per_size[{c.chain, c.ranks}];
@@ -620,19 +629,19 @@ std::string trace_text(const std::vector<ItemCost>& costs, const Report& r, cons
   out << trace_head(r, o);
   out << "# speed-ups: measured where a chain worked items at 1 and at m ranks; chain * is their mean at m, for the "
          "chains not measured there; without any, a replay assumes every chain scales perfectly\n";
-  out << kTraceHeader << "\n";
+  out << kTraceHeaderWithGroup << "\n";
   std::string rows;
-  for (const ItemCost& c : costs) append_row(rows, c);
+  for (const ItemCost& c : costs) append_row(rows, c, groups);
   out << rows;
   speedups = 0;
   for (const auto& [chain, ups] : measured) {
     for (const auto& [m, up] : ups) {
-      out << chain << ",," << m << ",," << csv::number(up) << "\n";
+      out << chain << ",," << m << ",," << csv::number(up) << ",\n";
       ++speedups;
     }
   }
   for (const auto& [m, sum] : pooled) {
-    out << "*,," << m << ",," << csv::number(sum.first / sum.second) << "\n";
+    out << "*,," << m << ",," << csv::number(sum.first / sum.second) << ",\n";
     ++speedups;
   }
   return out.str();
@@ -756,11 +765,12 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
                                       " the run recording this trace has not ended; if it failed or was killed, the "
                                       "rows below are the items of the chains that ended, and the first of the "
                                       "others\n" +
-                                      trace_head(r, options) + std::string(kTraceHeader) + "\n");
+                                      trace_head(r, options) + std::string(kTraceHeaderWithGroup) + "\n");
     }
     mpi::barrier_politely(comm, mpi::setup_patience);
     stream.emplace(options.record, rank);
-    kernel.set_cost_sink([&stream, &app](std::span<const ItemCost> costs) { stream->append(app.by_chain(costs)); });
+    kernel.set_cost_sink(
+        [&stream, &app](std::span<const ItemCost> costs) { stream->append(app.by_chain(costs), app.chain_groups()); });
   }
   if (options.results != Results::none) app.collect_results();
   const auto balancer = make_balancer(spec);
@@ -791,7 +801,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
     r.valid = violations.empty();
     r.violations = join(violations, "; ");
     if (!options.record.empty() && r.valid) {
-      const std::string text = trace_text(costs, r, options, r.recorded_speedups);
+      const std::string text = trace_text(costs, app.chain_groups(), r, options, r.recorded_speedups);
       (void)Trace::parse(text, options.record);  // what mcmclb reads back: a recording it would refuse is a bug here
       write_whole(options.record, text);
       r.recorded_items = static_cast<int64_t>(costs.size());

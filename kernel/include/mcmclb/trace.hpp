@@ -16,6 +16,9 @@ namespace mcmclb {
 
 /// The header a trace file has, in this order.
 inline constexpr std::string_view kTraceHeader = "chain,item,ranks,seconds,speedup";
+/// The header of a trace that also says which initial group ran each chain (column `group`, on item rows): a
+/// replay then lays the chains out as the application did, whatever order its log numbered them in.
+inline constexpr std::string_view kTraceHeaderWithGroup = "chain,item,ranks,seconds,speedup,group";
 
 /// What a trace's speed-up is at group sizes past the largest it gives (workload.extrapolate): a trace measures a
 /// few sizes, and an answer at scale must say what it assumed of the others. `flat`: the last measured speed-up
@@ -70,6 +73,14 @@ class Trace {
   /// p (1/m - 1) over its given sizes and kept within [0, 1]; 1 where none is given (perfect scaling).
   [[nodiscard]] double amdahl_fraction(int chain) const { return curve(chain).amdahl_p; }
   [[nodiscard]] TraceExtrapolation extrapolation() const noexcept { return extrapolation_; }
+  /// The initial group that ran chain c, as the trace's `group` column records it; -1 where it records none.
+  [[nodiscard]] int group(int chain) const { return group_.at(static_cast<std::size_t>(chain)); }
+  /// Whether the trace records its chains' groups.
+  [[nodiscard]] bool has_groups() const noexcept { return has_groups_; }
+  /// The chains in the order their recorded groups ran them: group 0's in the order their rows first appear in
+  /// the file, then group 1's, and so on, chains without items last; 0, 1, 2, ... where no group is recorded.
+  /// A replay's study chain k takes the chain at position k mod C of this order (workload.map tile).
+  [[nodiscard]] const std::vector<int>& layout() const noexcept { return layout_; }
   /// FNV-1a 64 of the file's bytes, 16 hex digits: what identifies the recorded workload in runs.csv and in a
   /// point's resume key, so that an edited trace is not taken for the one already run.
   [[nodiscard]] const std::string& fnv1a64() const noexcept { return fnv1a64_; }
@@ -99,6 +110,9 @@ class Trace {
   TraceExtrapolation extrapolation_ = TraceExtrapolation::flat;
   std::string fnv1a64_;
   bool incomplete_ = false;
+  std::vector<int> group_;   // per chain; -1: not recorded
+  std::vector<int> layout_;  // layout()
+  bool has_groups_ = false;
 };
 
 /// The trace in file under an extrapolation, read and parsed once per process, path and extrapolation (the
@@ -118,12 +132,16 @@ struct ReplayedChains {
 };
 [[nodiscard]] double steady_share_s(const Trace& trace, const std::vector<ReplayedChains>& chains, int nprocs);
 
-/// How a study's chains take the trace's chains when it has more of them than the trace has (workload.map):
-/// chain k (the workload index every model uses, chain_items()) replays trace chain k mod C (tile), or a chain
-/// drawn uniformly with workload.seed (draw; the same draw on every rank and at every rank count).
+/// How a study's chains take the trace's chains (workload.map): chain k (the workload index every model uses,
+/// chain_items()) replays the chain at position k mod C of an order of the C trace chains. tile: the recorded
+/// layout (Trace::layout), so groups of W study chains replay the recorded groups of W. draw: that layout in an
+/// order drawn with workload.seed, the same on every rank and at every rank count. Either way every C consecutive
+/// study chains replay each recorded chain once: a map never leaves a walker out while it repeats another.
 enum class TraceMap { tile, draw };
-/// The trace chain of workload index k for a trace of `chains` chains.
-[[nodiscard]] int trace_chain(TraceMap map, uint64_t seed, int chains, int k) noexcept;
+/// The order of the trace's chains that map takes (its size: trace.chains()). Made once per process, trace,
+/// map and seed: a simulation's ranks share it.
+[[nodiscard]] std::shared_ptr<const std::vector<int>> replay_order(const std::shared_ptr<const Trace>& trace,
+                                                                   TraceMap map, uint64_t seed);
 
 /// What the merge model (finished rule pays) and the planning balancers predict an item to cost at m ranks in a
 /// replay (workload.scaling): the trace's own speed-ups (trace), or the single-rank cost over m (perfect: what they

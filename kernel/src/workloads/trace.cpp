@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Workload `trace`: the chains and item costs of a recorded trace file (mcmclb/trace.hpp, workload.file), mapped
-// onto the study's chains by workload.map (tile, or a draw seeded by workload.seed).
+// onto the study's chains by workload.map (the recorded layout, or a draw of it seeded by workload.seed).
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/workload.hpp"
 
@@ -10,18 +10,18 @@ namespace {
 class Replay final : public Workload {
  public:
   explicit Replay(const WorkloadSpec& s)
-      : trace_(load_trace(s.file, s.extrapolate)), map_(s.map), seed_(static_cast<uint64_t>(s.integer("seed"))) {}
+      : trace_(load_trace(s.file, s.extrapolate)),
+        order_(replay_order(trace_, s.map, static_cast<uint64_t>(s.integer("seed")))) {}
   int64_t items(int index) const override { return trace_->items(trace_chain(index)); }
   const Trace* trace() const noexcept override { return trace_.get(); }
   int trace_chain(int index) const noexcept override {
-    return mcmclb::trace_chain(map_, seed_, trace_->chains(), index);
+    return (*order_)[static_cast<std::size_t>(index) % order_->size()];
   }
   bool indexes_groups() const noexcept override { return true; }
 
  private:
   std::shared_ptr<const Trace> trace_;
-  TraceMap map_;
-  uint64_t seed_;
+  std::shared_ptr<const std::vector<int>> order_;  // replay_order: study chain k replays order[k mod C]
 };
 
 void check(const WorkloadSpec& s) {
