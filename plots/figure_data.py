@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The data of a figure for docs/: copies the tables of a results folder (runs.csv, ranks.csv, events.csv,
 traces.csv, chains.csv; or one commbench CSV) into a folder of their own, keeping only the rows a figure shows,
-so the figure can be redrawn from the repository (docs/NAME.png is drawn from docs/NAME/). Rows are kept
+so the figure can be redrawn from the repository (docs/data/NAME.png is drawn from docs/data/NAME/). Rows are kept
 field for field, with the header. What is dropped: runs not chosen (--run-id, --balancer, --nprocs) and ranks
 outside --ranks (ranks.csv by rank; events.csv by groups that meet the range). provenance.csv is kept for the chosen
 runs, with the paths of the machine that ran them made relative as plots/scrub_paths.py makes them (the run's
 conditions are evidence; the machine's paths are not). Any other field that is a path of that machine (a platform
 file outside any git work tree) is refused, as it would mean nothing where the figure is redrawn.
 
-  plots/figure_data.py results/quick docs/timeline-quick --balancer async --nprocs 4 --first
-  plots/figure_data.py results/fig1-8192/commbench-n8192.csv docs/fig1-sim-bgp"""
+  plots/figure_data.py results/quick docs/data/timeline-quick --balancer async --nprocs 4 --first
+  plots/figure_data.py results/fig1-8192/commbench-n8192.csv docs/data/fig1-sim-bgp"""
 import csv
 import os
 import re

@@ -4,7 +4,7 @@
 initial group owns, one line per balancer set-up and one panel per workload model; and a Markdown table of the same
 runs with the regroupings per process and the chains migrated per process side by side.
 
-    plots/steal_vs_regroup.py results/steal-vs-regroup [-o docs/steal-vs-regroup.png] [--nprocs 1024] [--per-seed]
+    plots/steal_vs_regroup.py results/steal-vs-regroup [-o docs/data/steal-vs-regroup.png] [--nprocs 1024] [--per-seed]
 
 Rows of other rank counts are left out with --nprocs (default: the largest in the folder); invalid rows and rows
 without work (ideal 0) are left out. Simulated rows are labelled simulated, with their platform.

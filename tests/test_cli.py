@@ -543,7 +543,7 @@ class Predict(unittest.TestCase):
             self.assertEqual(r.stdout, f.read(), f"{target.strip()} is not what the guide's command prints now")
 
     def test_bad_input_is_one_line_and_exit_2(self):
-        calibration = os.path.join(self.ROOT, "docs", "merge-pays", "sim-all-atom", "calibration.csv")
+        calibration = os.path.join(self.ROOT, "docs", "data", "merge-pays", "sim-all-atom", "calibration.csv")
         good = ["--run", "x", "--move", "all", "--moves", "5", "--atoms", "13", "--sizes", "1"]
         for args, words in (([calibration] + good, "no rows of run 'x'"),
                             ([calibration] + good[:3] + ["some"] + good[4:], "--move: 'some'"),

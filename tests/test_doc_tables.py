@@ -167,7 +167,7 @@ def extent(values, digits):
 
 def merge_pays_ranges():
     """The ranges merge-pays.md quotes in prose, recomputed from the CSVs."""
-    runs = rows("docs/merge-pays/sim-all-atom")
+    runs = rows("docs/data/merge-pays/sim-all-atom")
     none = {r["nprocs"]: float(r["time_s"]) for r in runs if r["balancer"] == "none"}
     pays = [r for r in runs if r["finished"] == "pays" and r["balancer"] != "collective" and r["nprocs"] != "4"]
     faster = [1 - float(r["time_s"]) / none[r["nprocs"]] for r in pays]
@@ -177,9 +177,9 @@ def merge_pays_ranges():
     regroups = {rule: [float(r["regroups_avg"]) for r in runs if r["balancer"] in ("async", "lookahead")
                        and (r["finished"] == "pays") == (rule == "pays") and (rule != "pays" or r["nprocs"] != "4")]
                 for rule in ("pays", "retire")}
-    at_g4 = [float(part.split(":")[1]) * 1000 for c in rows("docs/merge-pays/sim-all-atom", "chains.csv")
+    at_g4 = [float(part.split(":")[1]) * 1000 for c in rows("docs/data/merge-pays/sim-all-atom", "chains.csv")
              if c["atoms"] == "55" for part in c["s_per_item"].split() if part.startswith("4:")]
-    sensitivity = rows("docs/merge-pays/sim-sensitivity")
+    sensitivity = rows("docs/data/merge-pays/sim-sensitivity")
     base = {r["nprocs"]: float(r["time_s"]) for r in sensitivity if r["balancer"] == "none"}
     equal = [float(r["time_s"]) / base["64"] for r in sensitivity if r["nprocs"] == "64" and r["balancer"] == "mostwork"
              and (r["model_compute"] or "1") == (r["model_reduce"] or "1")]
@@ -195,15 +195,15 @@ def steal_vs_regroup_ranges():
     def host(folder):
         prov = {r["run_id"]: float(r["host_cpu_s"]) for r in rows(folder, "provenance.csv")}
         return {(int(r["nprocs"]), r["balancer"]): prov[r["run_id"]] for r in rows(folder)}
-    before, after = host("docs/stealrandom-hint/before"), host("docs/stealrandom-hint/after")
+    before, after = host("docs/data/stealrandom-hint/before"), host("docs/data/stealrandom-hint/after")
     saved = [after[(p, "stealrandom")] / before[(p, "stealrandom")] for p in (256, 512, 1024)]
     growth = after[(1024, "stealrandom")] / after[(512, "stealrandom")]
     steal = after[(1024, "steal")] / after[(512, "steal")]
-    cyclic = {size: next(float(r["time_s"]) / float(r["ideal_s"]) for r in rows(f"docs/steal-vs-regroup-seeds-{size}")
+    cyclic = {size: next(float(r["time_s"]) / float(r["ideal_s"]) for r in rows(f"docs/data/steal-vs-regroup-seeds-{size}")
                          if r["balancer"] == "stealrandom" and r["workload"] == "cyclic" and r["chains_per_group"] == "2")
               for size in (256, 1024)}
     draws = defaultdict(dict)
-    for r in rows("docs/steal-vs-regroup-8192-w8"):
+    for r in rows("docs/data/steal-vs-regroup-8192-w8"):
         draws[(r["workload"], r["workload_seed"])][r["balancer"]] = float(r["time_s"]) / float(r["ideal_s"])
     merge, steal8192 = defaultdict(list), defaultdict(list)
     for (workload, _), d in draws.items():
@@ -225,7 +225,7 @@ def compute_mode_ranges():
     from the rows of its two simulated folders without the generator's code: each set-up's time over none's at the
     same move kind, W and rank count."""
     ratio = {}
-    for size, folder in ((16, "docs/steal-vs-regroup-compute-16"), (64, "docs/steal-vs-regroup-compute")):
+    for size, folder in ((16, "docs/data/steal-vs-regroup-compute-16"), (64, "docs/data/steal-vs-regroup-compute")):
         found = rows(folder)
         none = {(r["move"], r["chains_per_group"]): float(r["time_s"]) for r in found if r["balancer"] == "none"}
         for r in found:
@@ -321,20 +321,20 @@ class TwoMethods(unittest.TestCase):
 
     # (table, folders with options, the folder that gets the copies, balancer, its method, the copies' method)
     CASES = [
-        ("merge-pays-ratios", ["docs/merge-pays/sim-all-atom"], 0, "async", "intercomm", "range"),
-        ("merge-pays-sensitivity", ["docs/merge-pays/sim-sensitivity"], 0, "async", "intercomm", "range"),
-        ("real-versus-none", ["docs/merge-pays/real-oversubscribed", "rule=retire"], 0, "async", "intercomm", "range"),
-        ("real-pays", ["docs/merge-pays/real-oversubscribed-pays"], 0, "async", "intercomm", "range"),
-        ("pays-against-none", ["docs/merge-pays/real-p2"], 0, "async",
+        ("merge-pays-ratios", ["docs/data/merge-pays/sim-all-atom"], 0, "async", "intercomm", "range"),
+        ("merge-pays-sensitivity", ["docs/data/merge-pays/sim-sensitivity"], 0, "async", "intercomm", "range"),
+        ("real-versus-none", ["docs/data/merge-pays/real-oversubscribed", "rule=retire"], 0, "async", "intercomm", "range"),
+        ("real-pays", ["docs/data/merge-pays/real-oversubscribed-pays"], 0, "async", "intercomm", "range"),
+        ("pays-against-none", ["docs/data/merge-pays/real-p2"], 0, "async",
          "intercomm", "range"),
-        ("pays-guarantee", ["docs/merge-pays/sim-single-atom"], 0, "async", "intercomm", "range"),
-        ("pays-against-rule", ["docs/merge-pays/sim-single-atom"], 0, "async", "intercomm", "range"),
-        ("table1-seeds", ["docs/table1-seeds-8192"], 0, "async", "intercomm", "range"),
-        ("before-after", ["docs/stealrandom-hint/before", "docs/stealrandom-hint/after", "balancer=stealrandom",
+        ("pays-guarantee", ["docs/data/merge-pays/sim-single-atom"], 0, "async", "intercomm", "range"),
+        ("pays-against-rule", ["docs/data/merge-pays/sim-single-atom"], 0, "async", "intercomm", "range"),
+        ("table1-seeds", ["docs/data/table1-seeds-8192"], 0, "async", "intercomm", "range"),
+        ("before-after", ["docs/data/stealrandom-hint/before", "docs/data/stealrandom-hint/after", "balancer=stealrandom",
                           "reference=steal"], 1, "stealrandom", "", "range"),
-        ("steal-vs-regroup-seeds", ["docs/steal-vs-regroup-seeds-1024"], 0, "mostwork", "range", "intercomm"),
-        ("steal-vs-regroup-compute-real", ["docs/steal-vs-regroup-compute-real2"], 0, "mostwork", "range", "create"),
-        ("two-mpis", ["docs/laptop-two-mpis/mpich", "docs/laptop-two-mpis/openmpi"], 0, "async", "intercomm",
+        ("steal-vs-regroup-seeds", ["docs/data/steal-vs-regroup-seeds-1024"], 0, "mostwork", "range", "intercomm"),
+        ("steal-vs-regroup-compute-real", ["docs/data/steal-vs-regroup-compute-real2"], 0, "mostwork", "range", "create"),
+        ("two-mpis", ["docs/data/laptop-two-mpis/mpich", "docs/data/laptop-two-mpis/openmpi"], 0, "async", "intercomm",
          "range"),
     ]
 
@@ -442,7 +442,7 @@ class HostCostSeries(unittest.TestCase):
 
     def test_every_simulated_series_at_8192_ranks_has_a_row(self):
         series = simulated_series_at(8192)
-        self.assertIn("docs/fig1-sim-bgp/commbench.csv", series)
+        self.assertIn("docs/data/fig1-sim-bgp/commbench.csv", series)
         text = self.block()
         for path in series:
             with self.subTest(series=path):
@@ -463,13 +463,13 @@ class HostCostSeries(unittest.TestCase):
                 for line in text.split("\n") if line.startswith("| [")}
 
     def test_the_cells_follow_their_files(self):
-        self.copy("docs/host-cost-8192/bgp", "docs/fig1-sim-bgp", "docs/fig2-sim-slingshot")
+        self.copy("docs/data/host-cost-8192/bgp", "docs/data/fig1-sim-bgp", "docs/data/fig2-sim-slingshot")
         before = self.rows()
-        self.assertEqual(sorted(before), ["docs/fig1-sim-bgp", "docs/fig2-sim-slingshot", "docs/host-cost-8192/bgp"])
-        self.assertEqual(before["docs/fig2-sim-slingshot"][2:4], ["not recorded", "not recorded"])
-        self.assertTrue(before["docs/host-cost-8192/bgp"][5].startswith("not recorded"))
+        self.assertEqual(sorted(before), ["docs/data/fig1-sim-bgp", "docs/data/fig2-sim-slingshot", "docs/data/host-cost-8192/bgp"])
+        self.assertEqual(before["docs/data/fig2-sim-slingshot"][2:4], ["not recorded", "not recorded"])
+        self.assertTrue(before["docs/data/host-cost-8192/bgp"][5].startswith("not recorded"))
         # One run's host CPU and peak memory raised far above the others': the range's top follows.
-        prov = os.path.join(self.root, "docs/host-cost-8192/bgp/provenance.csv")
+        prov = os.path.join(self.root, "docs/data/host-cost-8192/bgp/provenance.csv")
         with open(prov, newline="", encoding="utf-8") as f:
             table = list(csv.DictReader(f))
         table[0]["host_cpu_s"], table[0]["host_peak_rss_kib"] = "999.4", str(3 * 1024 * 1024)
@@ -478,19 +478,19 @@ class HostCostSeries(unittest.TestCase):
             writer.writeheader()
             writer.writerows(table)
         # Fig. 1's record: its user time doubled.
-        record = os.path.join(self.root, "docs/fig1-sim-bgp/commbench.time")
+        record = os.path.join(self.root, "docs/data/fig1-sim-bgp/commbench.time")
         with open(record, encoding="utf-8") as f:
             text = f.read()
         user = float(re.search(r"User time \(seconds\): ([0-9.]+)", text).group(1))
         with open(record, "w", encoding="utf-8") as f:
             f.write(text.replace(f"User time (seconds): {user:.2f}", f"User time (seconds): {2 * user:.2f}"))
         after = self.rows()
-        self.assertTrue(after["docs/host-cost-8192/bgp"][2].endswith("-999]"), after["docs/host-cost-8192/bgp"])
-        self.assertTrue(after["docs/host-cost-8192/bgp"][3].endswith("-3.00]"), after["docs/host-cost-8192/bgp"])
-        self.assertGreater(float(after["docs/fig1-sim-bgp"][2]), float(before["docs/fig1-sim-bgp"][2]) + user - 1)
+        self.assertTrue(after["docs/data/host-cost-8192/bgp"][2].endswith("-999]"), after["docs/data/host-cost-8192/bgp"])
+        self.assertTrue(after["docs/data/host-cost-8192/bgp"][3].endswith("-3.00]"), after["docs/data/host-cost-8192/bgp"])
+        self.assertGreater(float(after["docs/data/fig1-sim-bgp"][2]), float(before["docs/data/fig1-sim-bgp"][2]) + user - 1)
         # Without its provenance a series stays in the table and says so.
         os.remove(prov)
-        self.assertEqual(self.rows()["docs/host-cost-8192/bgp"][2:4], ["not recorded", "not recorded"])
+        self.assertEqual(self.rows()["docs/data/host-cost-8192/bgp"][2:4], ["not recorded", "not recorded"])
 
 
 class WalkersOverhead(unittest.TestCase):
@@ -538,7 +538,7 @@ class ThievesAgainstRegrouping(unittest.TestCase):
     folder, and a folder without a thief is refused with a line naming the file."""
 
     def test_the_range_is_the_verdict_tables(self):
-        folder = "docs/steal-vs-regroup-seeds-real8"
+        folder = "docs/data/steal-vs-regroup-seeds-real8"
         table = doc_tables.generate("regrouping-against-thieves", [folder])
         extent = re.search(r"the regrouping's: ([0-9.]+-[0-9.]+)", table).group(1)
         sentence = doc_tables.generate("thieves-against-regrouping", [folder])
@@ -547,7 +547,7 @@ class ThievesAgainstRegrouping(unittest.TestCase):
 
     def test_a_folder_without_a_thief_is_refused(self):
         with self.assertRaisesRegex(doc_tables.InputError, r"runs.csv: no steal or stealrandom run"):
-            doc_tables.generate("thieves-against-regrouping", ["docs/laptop-methods"])
+            doc_tables.generate("thieves-against-regrouping", ["docs/data/laptop-methods"])
 
 
 class StealRegroupFindings(unittest.TestCase):
@@ -555,23 +555,23 @@ class StealRegroupFindings(unittest.TestCase):
     a folder that lacks what a sentence states is refused with a line naming the file."""
 
     def test_the_sentences_quote_the_tables(self):
-        seeds = {size: doc_tables.generate("steal-vs-regroup-seeds", [f"docs/steal-vs-regroup-seeds-{size}"])
+        seeds = {size: doc_tables.generate("steal-vs-regroup-seeds", [f"docs/data/steal-vs-regroup-seeds-{size}"])
                  for size in (256, 1024)}
-        why = doc_tables.generate("why-regrouping-wins", ["docs/steal-vs-regroup-seeds-256",
-                                                          "docs/steal-vs-regroup-seeds-1024"])
+        why = doc_tables.generate("why-regrouping-wins", ["docs/data/steal-vs-regroup-seeds-256",
+                                                          "docs/data/steal-vs-regroup-seeds-1024"])
         row = {size: next(line for line in table.split("\n") if line.startswith("| cyclic | 2 |"))
                for size, table in seeds.items()}
         shown = {size: re.findall(r"\| ([0-9.]+)", line)[-2] for size, line in row.items()}  # stealrandom
         self.assertIn(f"{shown[1024]} at 1024 ranks against {shown[256]} at 256", why)
-        real = doc_tables.generate("steal-vs-regroup-compute-real", ["docs/steal-vs-regroup-compute-real2"])
+        real = doc_tables.generate("steal-vs-regroup-compute-real", ["docs/data/steal-vs-regroup-compute-real2"])
         merge = re.search(r"\| stealmerge\(1\) range \|(?:[^|]*\|){3} ([0-9.]+ \[[0-9., ]+\])", real).group(1)
-        findings = doc_tables.generate("compute-real-findings", ["docs/steal-vs-regroup-compute-real2"])
+        findings = doc_tables.generate("compute-real-findings", ["docs/data/steal-vs-regroup-compute-real2"])
         self.assertIn(f"({merge} ×)", findings)
 
     def test_a_folder_without_the_set_ups_is_refused(self):
-        for name, folders in (("why-regrouping-wins", ["docs/laptop-methods", "docs/laptop-methods"]),
-                              ("seeds-notes", ["docs/laptop-methods"]),
-                              ("compute-findings", ["docs/steal-vs-regroup-seeds-64"])):
+        for name, folders in (("why-regrouping-wins", ["docs/data/laptop-methods", "docs/data/laptop-methods"]),
+                              ("seeds-notes", ["docs/data/laptop-methods"]),
+                              ("compute-findings", ["docs/data/steal-vs-regroup-seeds-64"])):
             with self.subTest(block=name):
                 with self.assertRaisesRegex(doc_tables.InputError, r"runs.csv"):
                     doc_tables.generate(name, folders)
@@ -604,19 +604,19 @@ class LargeFindings(unittest.TestCase):
     events.csv's, the host cost's total is provenance.csv's, and folders where a sentence fails are refused."""
 
     def test_the_counts_are_the_csvs(self):
-        merges = [e for e in rows("docs/steal-vs-regroup-8192", "events.csv") if e["kind"] == "merge"]
+        merges = [e for e in rows("docs/data/steal-vs-regroup-8192", "events.csv") if e["kind"] == "merge"]
         text = re.sub(r"\s+", " ", doc_tables.generate("cyclic-w2-note", [
-            "docs/steal-vs-regroup-8192", "docs/steal-vs-regroup-seeds-256", "docs/steal-vs-regroup-seeds-1024"]))
+            "docs/data/steal-vs-regroup-8192", "docs/data/steal-vs-regroup-seeds-256", "docs/data/steal-vs-regroup-seeds-1024"]))
         self.assertIn(f"all its {len(merges)} merges", text)
-        cpu = [float(r["host_cpu_s"]) for r in rows("docs/steal-vs-regroup-8192-w8", "provenance.csv")]
-        note = re.sub(r"\s+", " ", doc_tables.generate("host-cost-note", ["docs/steal-vs-regroup-8192-w8"]))
+        cpu = [float(r["host_cpu_s"]) for r in rows("docs/data/steal-vs-regroup-8192-w8", "provenance.csv")]
+        note = re.sub(r"\s+", " ", doc_tables.generate("host-cost-note", ["docs/data/steal-vs-regroup-8192-w8"]))
         self.assertIn(f"{sum(cpu) / 60:.0f} min for the {len(cpu)}", note)
 
     def test_folders_where_the_sentences_fail_are_refused(self):
         with self.assertRaisesRegex(doc_tables.InputError, r"runs.csv"):
-            doc_tables.generate("cyclic-w2-note", ["docs/steal-vs-regroup-8192-w8", "docs/steal-vs-regroup-seeds-256"])
+            doc_tables.generate("cyclic-w2-note", ["docs/data/steal-vs-regroup-8192-w8", "docs/data/steal-vs-regroup-seeds-256"])
         with self.assertRaisesRegex(doc_tables.InputError, r"nprocs"):
-            doc_tables.generate("hint-host-cost", ["docs/stealrandom-hint/before", "docs/stealrandom-hint/after"])
+            doc_tables.generate("hint-host-cost", ["docs/data/stealrandom-hint/before", "docs/data/stealrandom-hint/after"])
 
 
 class MergePaysFindings(unittest.TestCase):
@@ -624,7 +624,7 @@ class MergePaysFindings(unittest.TestCase):
     without runs under pays is refused with a line naming the file."""
 
     def test_the_extent_is_the_tables(self):
-        folder = "docs/merge-pays/sim-single-atom"
+        folder = "docs/data/merge-pays/sim-single-atom"
         table = doc_tables.generate("merge-pays-ratios", [folder])
         cells = [float(v) for line in table.split("\n")[2:] for v in re.findall(r"\| ([0-9.]+)(?= \|)", line)[1:]]
         sentence = re.sub(r"\s+", " ", doc_tables.generate("pays-single-atom", [folder]))
@@ -665,7 +665,7 @@ class MergePaysFindings(unittest.TestCase):
     def test_the_sensitivity_sentences_are_the_tables(self):
         """The wrong-model sentences state the sensitivity table's cells: the one point that loses, its
         regroupings, and mostwork's two values at the same ratio of compute to reduction."""
-        folder = "docs/merge-pays/sim-sensitivity"
+        folder = "docs/data/merge-pays/sim-sensitivity"
         table = doc_tables.generate("merge-pays-sensitivity", [folder, "bold=slower", "factors=2:1,1:0.5,2:0.5"])
         row = next(line for line in table.split("\n") if line.startswith("| 64 | mostwork"))
         answer = re.sub(r"\s+", " ", doc_tables.generate("sensitivity-answer", [folder]))
@@ -680,7 +680,7 @@ class MergePaysFindings(unittest.TestCase):
         """The chains' seconds per item against the model follow chains.csv and predict.csv: the 55-atom range at
         g = 2 is the chains' own, its model the prediction's; a size the calibration did not measure is said to be
         interpolated."""
-        folder = "docs/merge-pays/sim-all-atom"
+        folder = "docs/data/merge-pays/sim-all-atom"
         text = re.sub(r"\s+", " ", doc_tables.generate("model-against-chains", [folder, f"{folder}/predict.csv"]))
         at_g2 = [1000 * float(part.split(":")[1]) for c in rows(folder, "chains.csv") if c["atoms"] == "55"
                  for part in c["s_per_item"].split() if part.startswith("2:")]
@@ -691,19 +691,19 @@ class MergePaysFindings(unittest.TestCase):
         self.assertIn("interpolated between 2 and 4", text)
 
     def test_single_atom_calibration_names_the_reduction(self):
-        folder = "docs/merge-pays/sim-single-atom"
+        folder = "docs/data/merge-pays/sim-single-atom"
         pays = {r["run_id"] for r in rows(folder) if r["finished"] == "pays"}
         reduce = {float(r["reduce_s"]) for r in rows(folder, "calibration.csv") if r["size"] == "2"
                   and r["run_id"] in pays}
         text = re.sub(r"\s+", " ", doc_tables.generate("single-atom-calibration", [folder]))
         self.assertIn(f"{1e6 * min(reduce):.1f}", text)
         with self.assertRaisesRegex(doc_tables.InputError, r"runs.csv: a run under pays merges"):
-            doc_tables.generate("single-atom-calibration", ["docs/merge-pays/sim-all-atom"])
+            doc_tables.generate("single-atom-calibration", ["docs/data/merge-pays/sim-all-atom"])
 
     def test_the_model_names_the_run_it_is_calibrated_from(self):
         """The prediction's run (predict.csv run_id) is named with its P, its seconds per flop and its reductions
         at 2 ranks and at its largest size, from calibration.csv; a file of two runs' predictions is refused."""
-        folder = "docs/merge-pays/sim-all-atom"
+        folder = "docs/data/merge-pays/sim-all-atom"
         run_id = rows(folder, "predict.csv")[0]["run_id"]
         run = next(r for r in rows(folder) if r["run_id"] == run_id)
         sizes = {int(c["size"]): c for c in rows(folder, "calibration.csv") if c["run_id"] == run_id}
@@ -723,7 +723,7 @@ class MergePaysFindings(unittest.TestCase):
         """The real P = 2 pair: the answer's gain is none's median less pays' and its calibration's medians, a trial
         none's median over its 20 x 200 trials, the ratios the table's to two digits; a folder whose chains are
         not one working chain is refused."""
-        folder = "docs/merge-pays/real-p2"
+        folder = "docs/data/merge-pays/real-p2"
         runs, table = rows(folder), doc_tables.generate("pays-against-none", [folder])
         med = lambda move, balancer, rule, column="time_s": statistics.median(
             float(r[column]) for r in runs if (r["move"], r["balancer"]) == (move, balancer)
@@ -754,7 +754,7 @@ class MergePaysFindings(unittest.TestCase):
         for name in ("pays-single-atom", "pays-all-atom"):
             with self.subTest(block=name):
                 with self.assertRaisesRegex(doc_tables.InputError, r"runs.csv"):
-                    doc_tables.generate(name, ["docs/steal-vs-regroup-seeds-64"])
+                    doc_tables.generate(name, ["docs/data/steal-vs-regroup-seeds-64"])
 
 
 class Fig1Sensitivity(unittest.TestCase):
@@ -762,15 +762,15 @@ class Fig1Sensitivity(unittest.TestCase):
     it names (a time changed in a copy changes its row's cells and no other row's), and a CSV whose rows name two
     platforms is refused with a line naming the file."""
 
-    CSVS = ["docs/fig1-sim-bgp/commbench.csv", "docs/fig1-sensitivity/os-or-x0.5/commbench.csv",
-            "docs/fig1-sensitivity/os-or-x2/commbench.csv"]
+    CSVS = ["docs/data/fig1-sim-bgp/commbench.csv", "docs/data/fig1-sensitivity/os-or-x0.5/commbench.csv",
+            "docs/data/fig1-sensitivity/os-or-x2/commbench.csv"]
 
     def setUp(self):
         self.root = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, self.root)
         self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
         self.addCleanup(doc_tables.Inputs.cache.clear)
-        for folder in ("docs/fig1-sim-bgp", "docs/fig1-sensitivity", "configs/platforms"):
+        for folder in ("docs/data/fig1-sim-bgp", "docs/data/fig1-sensitivity", "configs/platforms"):
             shutil.copytree(os.path.join(ROOT, folder), os.path.join(self.root, folder), symlinks=True)
         doc_tables.common.ROOT = self.root
 
@@ -818,12 +818,12 @@ class TraceReplay(unittest.TestCase):
     def test_one_folder_holds_compute_mode_and_each_replayed_trace(self):
         """An interleaved validation sweep writes compute mode and its replays to one folder: the table takes the
         compute-mode runs as the reference and gives each trace file its own column, never pooling them."""
-        text = doc_tables.generate("trace-replay", ["docs/trace-lj/validate-p2"])
+        text = doc_tables.generate("trace-replay", ["docs/data/trace-lj/validate-p2"])
         header = text.split("\n")[0]
-        self.assertIn("replay, docs/trace-lj/validate-p2 trace-p2.csv (measured)", header)
-        self.assertIn("replay, docs/trace-lj/validate-p2 trace-p2-measured.csv (measured)", header)
+        self.assertIn("replay, docs/data/trace-lj/validate-p2 trace-p2.csv (measured)", header)
+        self.assertIn("replay, docs/data/trace-lj/validate-p2 trace-p2-measured.csv (measured)", header)
         self.assertEqual(len([line for line in text.split("\n") if line.startswith("| P = 2")]), 3)
-        for args in (["docs/trace-lj/record-p2"], ["docs/trace-lj/sim-p2"]):
+        for args in (["docs/data/trace-lj/record-p2"], ["docs/data/trace-lj/sim-p2"]):
             with self.subTest(args=args), self.assertRaises(doc_tables.InputError) as e:
                 doc_tables.generate("trace-replay", args)
             self.assertEqual(len(str(e.exception).splitlines()), 1)
@@ -931,17 +931,17 @@ class Copies(unittest.TestCase):
                 self.assertEqual(self.read(stale), before)
 
     def test_unknown_name(self):
-        self.assert_refused("# t\n\n<!-- BEGIN generated: no-such-table docs/merge-pays/sim-paper -->\n| a |\n"
+        self.assert_refused("# t\n\n<!-- BEGIN generated: no-such-table docs/data/merge-pays/sim-paper -->\n| a |\n"
                             "<!-- END generated -->\n", "bad.md:3:", "unknown table no-such-table",
                             "merge-pays-ratios")
 
     def test_block_without_end(self):
-        self.assert_refused("# t\n\n<!-- BEGIN generated: merge-pays-ratios docs/merge-pays/sim-all-atom -->\n"
+        self.assert_refused("# t\n\n<!-- BEGIN generated: merge-pays-ratios docs/data/merge-pays/sim-all-atom -->\n"
                             "| a |\n", "bad.md:3:", "has no END")
 
     def test_missing_csv(self):
-        self.assert_refused("<!-- BEGIN generated: merge-pays-ratios docs/merge-pays/no-such-folder -->\n"
-                            "<!-- END generated -->\n", "bad.md:1:", "docs/merge-pays/no-such-folder/runs.csv",
+        self.assert_refused("<!-- BEGIN generated: merge-pays-ratios docs/data/merge-pays/no-such-folder -->\n"
+                            "<!-- END generated -->\n", "bad.md:1:", "docs/data/merge-pays/no-such-folder/runs.csv",
                             "no such file")
 
     def test_folder_outside_the_repository(self):
@@ -949,7 +949,7 @@ class Copies(unittest.TestCase):
                             "bad.md:1:", "not inside the repository")
 
     def test_unknown_option(self):
-        self.assert_refused("<!-- BEGIN generated: merge-pays-ratios docs/merge-pays/sim-all-atom colour=red -->\n"
+        self.assert_refused("<!-- BEGIN generated: merge-pays-ratios docs/data/merge-pays/sim-all-atom colour=red -->\n"
                             "<!-- END generated -->\n", "bad.md:1:", "unknown option colour")
 
     def test_a_block_shown_in_fenced_code_is_left_alone(self):
@@ -1008,7 +1008,7 @@ class CollectiveFloor(unittest.TestCase):
         import collective_floor
         from mcmclb_csv import read_runs
         checked = 0
-        for folder in ("docs/fig2-sim-bgp", "docs/table1-collective-8192", "docs/fig2-sim-slingshot"):
+        for folder in ("docs/data/fig2-sim-bgp", "docs/data/table1-collective-8192", "docs/data/fig2-sim-slingshot"):
             for r in read_runs([os.path.join(ROOT, folder)]):
                 if r["valid"] is True and collective_floor.applies(r):
                     self.assertGreaterEqual(r["time_s"], collective_floor.floor_s(r), (folder, r["run_id"]))
@@ -1031,7 +1031,7 @@ class PlatformHashes(unittest.TestCase):
         self.addCleanup(shutil.rmtree, root)
         self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
         self.addCleanup(doc_tables.Inputs.cache.clear)
-        for folder in ("docs/scale-sim-bgp-16racks", "configs/platforms"):
+        for folder in ("docs/data/scale-sim-bgp-16racks", "configs/platforms"):
             shutil.copytree(os.path.join(ROOT, folder), os.path.join(root, folder), symlinks=True)
         doc_tables.common.ROOT = root
         doc_tables.Inputs.cache.clear()
@@ -1050,7 +1050,7 @@ if __name__ == "__main__":
 
 
 # The shipped trace's advice: the one answer every page gives for it, generated from this folder's advice.csv.
-SHIPPED_ADVICE = "docs/trace-lj/advise-p16-64"
+SHIPPED_ADVICE = "docs/data/trace-lj/advise-p16-64"
 SHIPPED_TRACE = re.compile(r"shipped trace|trace-lj-long")
 ANSWER_PAGES = ("README.md", "docs/guide/your-workload.md", "docs/results.md", "docs/explanation/steal-vs-regroup.md")
 RECOMMENDS = re.compile(r"\b(use|keep|wins?|winner|recommend\w*|choose|answers?|safe choice|best|faster than)\b",

@@ -24,13 +24,13 @@ LEGACY = set()
 # Simulated results folders under docs/ made before their provenance.csv was kept beside runs.csv (the run's machine,
 # wait policy, occupancy, host cost and simulator flags). A listed folder is accepted only because its reproductions
 # stand in for the missing provenance: points of it re-simulated from a clean commit, with provenance, under
-# docs/reproductions/<the folder below docs/>, every simulated column of every run identical to the committed run of
+# docs/data/reproductions/<the folder below docs/>, every simulated column of every run identical to the committed run of
 # the same point, and shown so in the generated table of docs/reference/reproductions.md. They must cover every commit
 # the folder's runs were made at, each at a rank count that spans two nodes of the run's platform or more: inside
 # one node a simulated message crosses no link of the network, so such a run leaves the network's model untested.
 # A folder that is regenerated whole with its provenance (plots/scrub_paths.py makes it fit to commit) leaves the
 # list; a listed folder that has one is an error, so the list only shrinks.
-WITHOUT_PROVENANCE = {"docs/fig2-sim-slingshot"}
+WITHOUT_PROVENANCE = {"docs/data/fig2-sim-slingshot"}
 
 
 # Folders of WITHOUT_PROVENANCE whose reproductions do not yet cover what the rule above asks, with the reason. A
@@ -163,7 +163,7 @@ class Evidence(unittest.TestCase):
                                           f"and NOT_YET_REPRODUCED")
                     self.assertFalse(folder in shown and reproduction_problems(folder) == [],
                                      f"{folder} is reproduced as the rule asks now: remove it from NOT_YET_REPRODUCED")
-                    self.assertIn(f"`{folder.removeprefix('docs/')}`", pending, f"{folder}: not yet reproduced, and "
+                    self.assertIn(f"`{folder.removeprefix('docs/data/')}`", pending, f"{folder}: not yet reproduced, and "
                                   f"{REPRODUCTIONS} does not say so")
                 elif folder in WITHOUT_PROVENANCE:
                     self.assertFalse(has, f"{folder} has its provenance.csv now: remove it from WITHOUT_PROVENANCE")
@@ -341,12 +341,12 @@ class Reproduction(unittest.TestCase):
 
 class Coverage(unittest.TestCase):
     def check_reproductions(self, header, committed, cases):
-        """A committed folder (committed: its runs.csv) and its reproduction in docs/reproductions/, both made for
+        """A committed folder (committed: its runs.csv) and its reproduction in docs/data/reproductions/, both made for
         the test under docs/; for each case (the reproduction's rows, the texts reproduction_problems must report,
         none for a covered commit), what it reports."""
-        with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "docs")) as d, \
-                tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "docs", "reproductions")) as r:
-            folder = "docs/" + os.path.basename(r)
+        with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "docs", "data")) as d, \
+                tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "docs", "data", "reproductions")) as r:
+            folder = "docs/data/" + os.path.basename(r)
             os.rename(d, os.path.join(ROOT, folder))
             try:
                 with open(os.path.join(ROOT, folder, "runs.csv"), "w") as f:
@@ -412,9 +412,9 @@ class Coverage(unittest.TestCase):
         """The case that made the rule: fig2-sim-slingshot's runs of d42406e were simulated again only as `none` at
         32,768 ranks, which never regroups, so the folder stays not yet reproduced for that commit."""
         doc_tables.Inputs.cache.clear()
-        found = " | ".join(reproduction_problems("docs/fig2-sim-slingshot"))
+        found = " | ".join(reproduction_problems("docs/data/fig2-sim-slingshot"))
         self.assertIn("commit d42406e: its reproduced runs never regroup", found)
-        self.assertIn("docs/fig2-sim-slingshot", NOT_YET_REPRODUCED)
+        self.assertIn("docs/data/fig2-sim-slingshot", NOT_YET_REPRODUCED)
 
     def test_a_simulated_commbench_csv_needs_its_time_record(self):
         """commbench_problems: a simulated commbench CSV without the .time record beside it, or with one of another

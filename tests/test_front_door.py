@@ -215,7 +215,7 @@ class Drift(unittest.TestCase):
                               f"{counts[m['what'].lower()]} {m['what'].lower()}")
 
     def test_the_demo_time_is_quoted_in_one_generated_place(self):
-        """The quick study's run time comes from its committed timing (docs/quick-demo/demo-timing.csv) through the
+        """The quick study's run time comes from its committed timing (docs/data/quick-demo/demo-timing.csv) through the
         README's generated quick start; a duration typed beside the study's name elsewhere drifts."""
         duration = re.compile(r"\b(about|within|takes|took|in)\s+(a|an|half a|\d[\d.,]*)\s*(s|sec|seconds?|min|"
                               r"minutes?|h|hours?)\b", re.I)

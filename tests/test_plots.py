@@ -70,10 +70,10 @@ class CommandLine(unittest.TestCase):
     def test_without_matplotlib_another_python_draws(self):
         """A python3 without matplotlib first (here: site-packages left out, -S) still draws: the script starts
         itself again under a python3 that has it and says so in one line."""
-        folder = os.path.join(HERE, "..", "docs", "async-vs-lookahead")
+        folder = os.path.join(HERE, "..", "docs", "data", "async-vs-lookahead")
         with tempfile.TemporaryDirectory() as d:
             for script, args, output in (("fig2.py", [folder, "-o", os.path.join(d, "f.png")], "f.png"),
-                                         ("fig1.py", [os.path.join(HERE, "..", "docs", "fig1-sim-bgp"), "-o",
+                                         ("fig1.py", [os.path.join(HERE, "..", "docs", "data", "fig1-sim-bgp"), "-o",
                                                       os.path.join(d, "c.png")], "c.png")):
                 with self.subTest(script=script):
                     r = subprocess.run([sys.executable, "-S", os.path.join(PLOTS, script), *args], capture_output=True,
@@ -89,7 +89,7 @@ class CommandLine(unittest.TestCase):
     def test_without_matplotlib_one_line_and_nothing_written(self):
         """Where no python3 has matplotlib (here: -S, and the fallback already taken, as its environment marks), one
         line naming what to install, with pip's and Debian's names, and exit 2, before anything is written."""
-        folder = os.path.join(HERE, "..", "docs", "async-vs-lookahead")
+        folder = os.path.join(HERE, "..", "docs", "data", "async-vs-lookahead")
         with tempfile.TemporaryDirectory() as d:
             for script, args in (("fig2.py", [folder, "-o", os.path.join(d, "f.png")]),
                                  ("timeline.py", [folder, "-o", os.path.join(d, "t.png")]),
@@ -1056,14 +1056,14 @@ class OtherInputs(unittest.TestCase):
             self.assertIn("--run-id and --all-runs exclude each other", r.stderr)
 
 
-# Every figure committed under docs/ can be redrawn from the repository. The convention: docs/NAME.png is drawn
-# from the folder docs/NAME/, which holds the CSV tables its script reads under the names mcmclb writes them
+# Every figure committed under docs/ can be redrawn from the repository. The convention: docs/data/NAME.png is drawn
+# from the folder docs/data/NAME/, which holds the CSV tables its script reads under the names mcmclb writes them
 # (commbench.csv, runs.csv, ranks.csv, events.csv, traces.csv), with only the runs the figure shows; DOCS_FIGURES
-# says which script draws it and how (the folder is its first argument). A folder rather than one docs/NAME.csv,
+# says which script draws it and how (the folder is its first argument). A folder rather than one docs/data/NAME.csv,
 # because a timeline needs three tables of a run and the chain traces two. No CSV there may hold a path of the
 # machine it was made on (a field starting with /work, /home, /tmp, /root, /usr, /opt, /var or a drive letter):
 # such files are redrawn on other machines, and the path says nothing there.
-DOCS = os.path.join(HERE, "..", "docs")
+DOCS = os.path.join(HERE, "..", "docs", "data")
 RUN_TABLES = ("runs.csv", "ranks.csv", "events.csv")
 DOCS_FIGURES = {  # figure stem -> (script, arguments after the folder, the tables it reads)
     "async-vs-lookahead": ("timeline.py", ["--all-runs"], RUN_TABLES),  # the two runs, async first
@@ -1098,8 +1098,8 @@ def table_columns(name):
 
 
 def missing_tables(docs):
-    """'docs/NAME/TABLE (columns: ...)' for each table a figure's entry needs and docs lacks."""
-    return [f"docs/{stem}/{table} (columns: {', '.join(table_columns(table))})"
+    """'docs/data/NAME/TABLE (columns: ...)' for each table a figure's entry needs and docs lacks."""
+    return [f"docs/data/{stem}/{table} (columns: {', '.join(table_columns(table))})"
             for stem, (_, _, tables) in sorted(DOCS_FIGURES.items()) for table in tables
             if not os.path.isfile(os.path.join(docs, stem, table))]
 
@@ -1116,7 +1116,7 @@ def machine_paths(docs):
                 reader = csv.reader(f)
                 header = next(reader, [])
                 for fields in reader:
-                    found += [f"docs/{stem}/{name}:{reader.line_num}: column {column}: {field}"
+                    found += [f"docs/data/{stem}/{name}:{reader.line_num}: column {column}: {field}"
                               for column, field in zip(header, fields) if MACHINE_PATH.match(field)]
     return found
 
@@ -1126,7 +1126,7 @@ def redraw(test, docs, stem, out_dir):
     script, args, _ = DOCS_FIGURES[stem]
     out = os.path.join(out_dir, stem + ".png")
     r = run(script, os.path.join(docs, stem), *args, "-o", out)
-    test.assertEqual(r.returncode, 0, f"{script} docs/{stem} {' '.join(args)}: {r.stdout}{r.stderr}")
+    test.assertEqual(r.returncode, 0, f"{script} docs/data/{stem} {' '.join(args)}: {r.stdout}{r.stderr}")
     assert_png(test, out)
 
 
@@ -1194,7 +1194,7 @@ class FigureData(unittest.TestCase):
 
 
 class DocsFigures(unittest.TestCase):
-    """Every docs/*.png has an entry in DOCS_FIGURES and its CSVs in docs/NAME/, free of machine paths, from
+    """Every docs/data/*.png has an entry in DOCS_FIGURES and its CSVs in docs/data/NAME/, free of machine paths, from
     which the entry's command redraws it (the convention above DOCS_FIGURES)."""
 
     def test_every_figure_has_an_entry(self):
@@ -1249,7 +1249,7 @@ class DocsFigures(unittest.TestCase):
                     redraw(self, docs, stem, d)
             # What the two checks report: each missing table with its columns, each machine path with its place.
             os.remove(os.path.join(docs, "lj-traces", "traces.csv"))
-            self.assertEqual(missing_tables(docs), ["docs/lj-traces/traces.csv (columns: run_id, chain, item, "
+            self.assertEqual(missing_tables(docs), ["docs/data/lj-traces/traces.csv (columns: run_id, chain, item, "
                                                     "energy, energy_q32, accepted)"])
             bench = os.path.join(docs, "fig1-sim-bgp", "commbench.csv")
             with open(bench) as f:
@@ -1258,8 +1258,8 @@ class DocsFigures(unittest.TestCase):
                 f.write(text.replace(",mpi,\n", ",smpi,/work/wt-fig1/configs/platforms/bgp.xml\n", 1)
                         .replace(",mpi,\n", ",smpi,C:\\mcmclb\\bgp.xml\n", 1))
             self.assertEqual(machine_paths(docs), [
-                "docs/fig1-sim-bgp/commbench.csv:2: column platform: /work/wt-fig1/configs/platforms/bgp.xml",
-                "docs/fig1-sim-bgp/commbench.csv:3: column platform: C:\\mcmclb\\bgp.xml"])
+                "docs/data/fig1-sim-bgp/commbench.csv:2: column platform: /work/wt-fig1/configs/platforms/bgp.xml",
+                "docs/data/fig1-sim-bgp/commbench.csv:3: column platform: C:\\mcmclb\\bgp.xml"])
 
 
 class Partner(unittest.TestCase):

@@ -122,10 +122,10 @@ std::string smpirun_prefix(const SweepOptions& o, int nprocs, const fs::path& pr
 /// Host seconds one simulation of spec takes: about 0.25 s to start, plus the set-up's host CPU at 1024 ranks grown
 /// as P to a power of its own. The costs at 1024 ranks are the shipped trace's, measured by advise on the idle 2-core
 /// development VM (docs/notes/advise-estimate/long: geometric means over the scenarios); the powers come from both
-/// shipped traces' advice at 1024 and 8192 ranks (docs/trace-lj/advise, advise-8192, advise-long). At these sizes a
-/// simulation's host time is mostly the ranks' messages (SimGrid's max-min solver, docs/notes/host-time-8192),
-/// little the items, except for the balancers that plan per item (mostwork, stealmerge), which a trace of many
-/// items makes costlier than this table says (docs/notes/advise-estimate).
+/// shipped traces' advice at 1024 and 8192 ranks (docs/data/trace-lj/advise, advise-8192, advise-long). At these sizes
+/// a simulation's host time is mostly the ranks' messages (SimGrid's max-min solver, docs/notes/host-time-8192), little
+/// the items, except for the balancers that plan per item (mostwork, stealmerge), which a trace of many items makes
+/// costlier than this table says (docs/notes/advise-estimate).
 double simulated_host_s(const RunSpec& spec) {
   struct Cost {
     const char* balancer;

@@ -10,7 +10,7 @@ A block is the lines between
     <!-- END generated -->
 
 where NAME is one of the tables registered in registry.py (TABLES) and each ARG is a results folder relative to the
-repository root (docs/steal-vs-regroup-seeds-1024) or an option KEY=VALUE of that table. Without --check every
+repository root (docs/data/steal-vs-regroup-seeds-1024) or an option KEY=VALUE of that table. Without --check every
 block is rewritten in place with what its CSVs give now (each changed file replaced at once: written beside it,
 then renamed); with --check nothing is written, one line is printed per block that differs, and the exit code is
 1 if any does. Default files: README.md and docs/**/*.md of the repository.

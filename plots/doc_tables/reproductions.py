@@ -28,7 +28,7 @@ ABSENT = {"finished": None, "chains_per_group": 1, "migrated_avg": 0.0, "model_c
 
 # Where a committed folder's reproductions are: made from a clean commit of today's code, and (where today's code
 # no longer gives the folder's numbers) made from the folder's own commit, which shows what made it.
-REPRODUCED_TODAY, REPRODUCED_AT_OWN_COMMIT = "docs/reproductions", "docs/reproductions/at-own-commit"
+REPRODUCED_TODAY, REPRODUCED_AT_OWN_COMMIT = "docs/data/reproductions", "docs/data/reproductions/at-own-commit"
 
 
 # The platform of a run that does not name one: the simulation's default (docs/guide/simulation.md).
@@ -66,7 +66,7 @@ def nodes_spanned(platform, nprocs):
 # missing, until a reproduction or a regeneration with provenance takes it off; the list only shrinks
 # (tests/test_evidence.py fails for a listed folder that has either).
 NOT_YET_REPRODUCED = {
-    "docs/fig2-sim-slingshot": "lookahead(1) or collective(16) at 32,768 ranks, which regroup, simulated again",
+    "docs/data/fig2-sim-slingshot": "lookahead(1) or collective(16) at 32,768 ranks, which regroup, simulated again",
 }
 
 
@@ -139,7 +139,7 @@ def not_yet_reproduced(inputs):
             raise InputError(f"block {inputs.name}: {folder} is not in NOT_YET_REPRODUCED (allowed: "
                              f"{', '.join(sorted(NOT_YET_REPRODUCED))})")
         found, problems = coverage(folder)
-        name = folder.removeprefix("docs/")
+        name = folder.removeprefix("docs/data/")
         text = [f"`{name}` ([what it holds]({folder}/README.md)) has no provenance.csv."]
         for commit, (runs, covering, arithmetic) in sorted(found.items(), key=lambda t: (bool(t[1][1]), t[0]),
                                                            reverse=True):
@@ -164,11 +164,11 @@ def reproductions_of(folder):
     """[(where, the reproduction folder, compare_runs of the two)] for each reproduction of a committed simulated
     folder (REPRODUCED_TODAY/<folder below docs/>, then REPRODUCED_AT_OWN_COMMIT/<...> where it exists); InputError
     where it has none, or a run at its own commit was made at another commit than the committed run."""
-    if not folder.startswith("docs/"):
+    if not folder.startswith("docs/data/"):
         raise InputError(f"block reproductions: {folder} (allowed: a results folder under docs/)")
     found = []
     for where, base in (("today", REPRODUCED_TODAY), ("own commit", REPRODUCED_AT_OWN_COMMIT)):
-        copy = os.path.join(base, folder.removeprefix("docs/"))
+        copy = os.path.join(base, folder.removeprefix("docs/data/"))
         if where == "own commit" and not os.path.isdir(os.path.join(common.ROOT, copy)):
             continue
         compared = compare_runs(folder, copy)
@@ -226,8 +226,8 @@ def reproductions(inputs):
             bad = [d for _, _, d in compared if d]
             verdict = "yes" if not bad else (f"no: {len(bad)} of {len(compared)} runs differ ("
                                             f"{', '.join(sorted({c for d in bad for c in d}))})")
-            name = folder.removeprefix("docs/")
-            rows.append([f"[{name}](../{name}/runs.csv)",
+            name = folder.removeprefix("docs/data/")
+            rows.append([f"[{name}](../data/{name}/runs.csv)",
                          ", ".join(sorted({o["git_commit"][:7] for o, _, _ in compared})),
                          "P = " + ", ".join(f"{p} ({nodes} node{'s' if nodes > 1 else ''})" for p, nodes in
                                             sorted({(o["nprocs"], nodes_spanned(o.get("platform"), o["nprocs"]))

@@ -379,11 +379,14 @@ def platform_hashes(inputs):
     for platform, hashes in found.items():
         for recorded, (_, folders) in hashes.items():
             for folder in folders:
-                per_folder[os.path.relpath(folder, top).split(os.sep)[0]].add((os.path.basename(platform),
-                                                                               recorded == now[platform]))
+                # Result folders sit under data/: each is a row of its own, as every other folder under top.
+                parts = os.path.relpath(folder, top).split(os.sep)
+                first = parts[1] if parts[0] == "data" and len(parts) > 1 else parts[0]
+                per_folder[first].add((os.path.basename(platform), recorded == now[platform]))
     rows = [[first, ", ".join(f"`{name}` ({'now' if same else 'earlier text'})"
                               for name, same in sorted(per_folder[first]))] for first in sorted(per_folder)]
-    return table_text([f"folder under {top}/", "platform files whose hash it records"], rows)
+    return table_text([f"folder under {top}/ (results: under {top}/data/)", "platform files whose hash it records"],
+                      rows)
 
 
 def constants_sensitivity(inputs):

@@ -12,7 +12,6 @@ import os
 from .common import ROOT, TIMES, Inputs, by_setup, median_of, none_runs, setup_name, table_text
 from .readme import machine
 from .steal_regroup import svr_data
-from .your_workload import advice_words
 
 REGROUPERS = ("lookahead(1) range", "mostwork(1) range")
 THIEVES = ("steal", "stealrandom")
@@ -143,18 +142,29 @@ def advice_row(folder):
     """The row for a user's own walkers: what mcmclb advise says for their trace, with the shipped trace's answer
     (an advise folder) as the example: each rank count's advice, how many ranks are worth it and where the
     tolerance came from, generated where the answer is."""
-    rows = Inputs.read(folder, "advice.csv", ["nprocs", "rank", "walkers", "tolerance_pct", "tolerance"])
+    rows = Inputs.read(folder, "advice.csv", ["nprocs", "rank", "walkers", "winner", "gain_median", "robust",
+                                              "tolerance_pct", "tolerance"])
     first = {r["nprocs"]: r for r in rows if r["rank"] == 1}
-    answers = []
+    # One clause per advised set-up, with its rank counts and gains (a table cell holds 30 words at most).
+    by_winner = defaultdict(list)
     for p in sorted(first):
-        groups = first[p]["walkers"].split("(")[-1].split(")")[0]
-        answers.append(f"at P = {p} ({groups}): {advice_words(folder, p)}")
+        by_winner[(first[p]["winner"], first[p]["robust"])].append(p)
+    answers = []
+    for (winner, robust), ps in by_winner.items():
+        at = "P = " + " and ".join(map(str, ps))
+        sure = "robust" if robust == "yes" else "not robust"
+        if winner == "none":
+            answers.append(f"keep `none` at {at}, {sure}")
+        else:
+            gains = " and ".join(f"{100 * first[p]['gain_median']:.1f}" for p in ps)
+            answers.append(f"`{winner}` at {at}, {gains} % faster than `none` (median{'s' if len(ps) > 1 else ''}), "
+                           f"{sure}")
     ranks = first[max(first)].get("ranks_answer", "").split(":")[0]
     tolerance = first[max(first)]
     source = ("measured on this trace" if tolerance["tolerance"].startswith("measured")
               else "assumed, not measured")
     return ["your own walkers, recorded as a trace (the library records it as they run)",
-            f"`mcmclb advise`'s answer; for the shipped trace's walkers (simulated): {'; '.join(answers)}"
+            f"`mcmclb advise`; the shipped trace's (simulated): {'; '.join(answers)}"
             + (f"; {ranks}" if ranks else ""),
             f"it prices every set-up whole, calibration included, over the speed-ups the trace allows; its "
             f"tolerance, {tolerance['tolerance_pct']:.1f} %, is {source}",
