@@ -145,6 +145,7 @@ int simulate(const Options& o, const SweepOptions& sweep, const Study& study, do
 struct Estimate {
   std::size_t to_run = 0;
   double host_s = 0, wall_s = 0;
+  double peak_bytes = 0;  // the largest simulation's expected peak memory
 };
 Estimate estimate(const SweepOptions& sweep, const Study& study, long jobs, std::size_t* skipped) {
   std::size_t ignored = 0;
@@ -157,6 +158,7 @@ Estimate estimate(const SweepOptions& sweep, const Study& study, long jobs, std:
     e.to_run += indices.size();
     for (const std::size_t i : indices) {
       const double s = launch::simulated_host_s(study.points[i].spec);
+      e.peak_bytes = std::max(e.peak_bytes, launch::simulated_peak_bytes(study.points[i].spec));
       e.host_s += s;
       longest = std::max(longest, s);
     }
@@ -379,6 +381,19 @@ int advise_main(const std::vector<std::string>& args) {
   launch::check_smpi(sweep, study);
   std::size_t skipped = 0;
   const Estimate whole = estimate(sweep, study, o.jobs, &skipped);
+  // Simulations that would not fit in this host's memory together are refused before any starts: out of memory,
+  // the kernel would kill one of them, or the host would swap for hours.
+  if (o.launcher == "local" && whole.to_run > 0) {
+    const double at_once = static_cast<double>(std::min<long>(o.jobs, static_cast<long>(whole.to_run)));
+    const auto available = launch::available_memory_bytes();
+    if (available && whole.peak_bytes * at_once > *available) {
+      const auto gib = [](double b) { return fixed_significant(b / (1024.0 * 1024 * 1024)) + " GiB"; };
+      throw InputError("--jobs: " + std::to_string(static_cast<long>(at_once)) + " simulations at once need about " +
+                       gib(whole.peak_bytes * at_once) + " (" + gib(whole.peak_bytes) + " each at the largest), and " +
+                       "this host has " + gib(*available) + " available (allowed: fewer --jobs, fewer --ranks, or " +
+                       "--launcher slurm)");
+    }
+  }
   std::vector<std::string> ranks;
   for (const long r : o.ranks) ranks.push_back(std::to_string(r));
   std::printf("advise: %s at P = %s, simulated on %s\n", plan.workload.c_str(), join(ranks).c_str(),

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -154,6 +156,31 @@ double simulated_host_s(const RunSpec& spec) {
     if (spec.balancer == c.balancer && rule == c.rule) cost = c;
   }
   return 0.25 + cost.at_1024_s * std::pow(spec.nprocs / 1024.0, cost.power);
+}
+
+double simulated_peak_bytes(const RunSpec& spec) {
+  // The shipped traces' advice (docs/data/trace-lj/advise*, docs/notes/advise-estimate): 55-65 MiB at 16 and 64
+  // ranks, at most 260 MiB at 1024 and 1.38 GiB at 8192. 64 MiB plus 200 KiB a rank lies above every one. A trace
+  // replayed adds its items: the file's text while it is parsed, and about 48 bytes an item (its row, then its cost)
+  // on top; a trace row is about 24 bytes, so three times the file's size bounds both.
+  double bytes = 64.0 * (1 << 20) + 200.0 * 1024 * static_cast<double>(spec.nprocs);
+  if (spec.workload.model == "trace" && !spec.workload.file.empty()) {
+    std::error_code error;
+    const auto size = fs::file_size(spec.workload.file, error);
+    if (!error) bytes += 3.0 * static_cast<double>(size);
+  }
+  return bytes;
+}
+
+std::optional<double> available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  double kib = 0;
+  while (in >> key >> kib) {
+    std::getline(in, unit);
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return std::nullopt;
 }
 
 /// --launcher smpi: the platform and its hostfile exist, the flags file reads, and the simulation build's programs

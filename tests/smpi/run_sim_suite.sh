@@ -285,8 +285,9 @@ if any(r["scenarios"] != "1" or float(r["regret_max"]) * 100 <= float(r["toleran
 print(f"advise: {len(rows)} rows ranked at 16 simulated ranks, {len(dropped)} dropped by the race; "
       f"verdict: {rows[0]['verdict'][:80]}")
 PY
-# --check: the same replay run for real at a core per rank (n = 6 a set-up, interleaved rounds) and simulated; the
-# tolerance the verdict uses is then the measured error of the simulated ratio, in check.csv.
+# --check: the same replay run for real at a core per rank (n = 6 a set-up, interleaved rounds) and simulated. The
+# check measures the simulation against the real replay (check.csv), not the replay against the application, so
+# the tolerance is the larger of that error and the assumed 5 %, its words saying which and holding the measured.
 "$2/mcmclb" advise "$work/t16.csv" --ranks 16 --balancers none,steal --draws 1 --jobs 2 --check-reps 6 \
   --sim-binary "$sim/mcmclb-sim" --out "$work/advise-check" >"$work/advise-check.log" 2>&1 ||
   { cat "$work/advise-check.log"; exit 1; }
@@ -297,12 +298,14 @@ check = list(csv.DictReader(open(os.path.join(sys.argv[1], "check.csv"))))
 labels = sorted(r["setup"] for r in check)
 ok = (labels == ["steal"]
       and all(r["n"] == "6" and r["error_low"] and r["error_high"] for r in check)
-      and all(r["tolerance"].startswith("measured at P = ") for r in advice)
-      and abs(float(advice[0]["tolerance_pct"]) - 100 * max(max(abs(float(r["error_low"])), abs(float(r["error_high"])))
-                                                           for r in check)) < 1e-6)
+      and all("% of the real replay, measured at P = " in r["tolerance"] for r in advice))
+error = 100 * max(max(abs(float(r["error_low"])), abs(float(r["error_high"]))) for r in check)
+ok = ok and abs(float(advice[0]["tolerance_pct"]) - max(error, 5)) < 1e-6 and \
+    advice[0]["tolerance"].startswith("assumed, for the replay against your program" if error < 5 else "the simulation")
 if not ok:
     sys.exit(f"advise --check: check.csv {check}; tolerance {[(r['tolerance_pct'], r['tolerance']) for r in advice]}")
-print(f"advise --check: tolerance {float(advice[0]['tolerance_pct']):.2f} % measured over {len(check)} set-ups")
+print(f"advise --check: simulation within {error:.2f} % of the real replay over {len(check)} set-ups; tolerance "
+      f"{float(advice[0]['tolerance_pct']):.2f} %")
 PY
 # A hand-made trace (six walkers of 300 to 10 items, speed-up 1.25 at 2 ranks and 1.4 at 4: 35 % efficiency) at 16
 # and 64 ranks. Perfect scaling past 4 ranks contradicts what was measured, so it is no scenario. At 16 ranks
@@ -356,6 +359,27 @@ for p in ("16", "64"):
         sys.exit(f"advise --no-race at {p}: two rows with the same times: {[(r['setup'], t) for r, t in zip(b, times)]}")
 print(f"advise on six walkers: the race and every simulation name {every[0]['winner']} at 16 ranks and "
       f"{[r for r in every if r['nprocs'] == '64'][0]['winner']} at 64 ({sum(1 for r in raced if r['dropped'])} dropped by the race)")
+PY
+# Simulations that would not fit in memory together are refused before any starts, in one line with the numbers,
+# nothing written: 8192 simulated ranks take up to 1.7 GiB each (launch::simulated_peak_bytes), and every
+# simulation of the plan at once far more than this host has. On a host with room for them the plan is accepted.
+status=0
+"$2/mcmclb" advise "$work/six.csv" --ranks 8192 --jobs 1024 --dry-run --sim-binary "$sim/mcmclb-sim" \
+  --out "$work/advise-memory" >"$work/advise-memory.log" 2>&1 || status=$?
+python3 - "$work/advise-memory.log" "$status" "$work/advise-memory" <<'PY'
+import os, re, sys
+text, status = open(sys.argv[1]).read(), int(sys.argv[2])
+available = next(int(line.split()[1]) * 1024 for line in open("/proc/meminfo") if line.startswith("MemAvailable:"))
+m = re.fullmatch(r"mcmclb: --jobs: (\d+) simulations at once need about ([\d.]+) GiB \(([\d.]+) GiB each at the "
+                 r"largest\), and this host has ([\d.]+) GiB available \(allowed: fewer --jobs, fewer --ranks, or "
+                 r"--launcher slurm\)\n", text)
+if m:
+    need = float(m.group(2)) * 2**30
+    if status != 2 or os.path.exists(sys.argv[3]) or not need > available * 0.9:
+        sys.exit(f"advise refused for memory: exit {status}, need {need / 2**30:.1f} GiB of {available / 2**30:.1f}")
+    print(f"advise: {m.group(1)} simulations of 8192 ranks at once refused: {m.group(2)} GiB, {m.group(4)} available")
+elif status != 0 or available < 40 * 2**30:
+    sys.exit(f"advise at 8192 ranks, --jobs 1024 ({available / 2**30:.1f} GiB available): exit {status}\n{text}")
 PY
 # The layout the application ran: 192 walkers on 64 ranks, three per rank, each rank's three summing to 1 s, logged
 # in the order their items completed. The guide's own converter (docs/guide/your-workload.md, Convert) keeps each

@@ -149,6 +149,12 @@ std::string format_seconds(double s);
 /// The host seconds one simulation of spec is expected to take (the start-up and the set-up's cost grown with P):
 /// mcmclb advise's estimate before it starts, and the weight of a simulated point in the progress line's time left.
 double simulated_host_s(const RunSpec& spec);
+/// The peak memory (bytes) one simulation of spec is expected to take: the process, each simulated rank's stack and
+/// state, and a trace's items held in memory. An upper envelope of the shipped traces' simulations (their
+/// provenance.csv, host_peak_rss_kib), so that a simulation refused for it would not have fitted.
+double simulated_peak_bytes(const RunSpec& spec);
+/// The memory this host has available now (bytes; /proc/meminfo's MemAvailable), or nothing where it cannot say.
+std::optional<double> available_memory_bytes();
 /// Slurm's HH:MM:SS (or D-HH:MM:SS) for a whole number of minutes.
 std::string slurm_time(long minutes);
 
