@@ -285,6 +285,8 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   }
   v.depends_on = joined(depends, " and ");
 
+  // The tolerance's source in a word: the whole account is the verdict's heading and advice.csv's `tolerance`.
+  const std::string source = tolerance_words.rfind("assumed", 0) == 0 ? "assumed" : "measured";
   const std::string count = std::to_string(m) + (m == 1 ? " scenario" : " scenarios");
   const auto faster = [](double gain) { return gain >= 0 ? pct(gain) + " faster" : pct(-gain) + " slower"; };
   const auto spread = [&](double lo, double hi) {
@@ -292,7 +294,7 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   };
   std::vector<std::string> text;
   if (none_within) {
-    text.push_back("Keep none: it comes within the " + pct(tolerance) + " tolerance (" + tolerance_words +
+    text.push_back("Keep none: it comes within the " + pct(tolerance) + " tolerance (" + source +
                    ") of the fastest set-up in each of " + count + ", its largest regret " + pct(w.regret_max) +
                    ", so no balancer gains more than the replay resolves");
   } else if (is_none) {
@@ -304,7 +306,7 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   }
   if (v.robust && !none_within) {  // none_within says so in its first sentence
     text.push_back("Its largest regret is " + pct(w.regret_max) + ", within the " + pct(tolerance) + " tolerance (" +
-                   tolerance_words + "): robust");
+                   source + "): robust");
   } else if (!v.robust) {
     std::size_t there = 0;
     for (std::size_t i = out.rows.size(); i-- > 0;) {
@@ -313,7 +315,7 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
     text.push_back("Not robust: its regret reaches " + pct(w.regret_max) + " under " +
                    scenario_words(out.scenarios[w.worst], words) + ", where " +
                    setups[out.rows[there].members.front()].label + " is fastest (tolerance " + pct(tolerance) + ", " +
-                   tolerance_words + ")");
+                   source + ")");
     if (!v.depends_on.empty()) text.push_back("The winner depends on " + v.depends_on);
   }
   if (is_none && v.runner_up) {

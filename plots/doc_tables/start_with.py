@@ -8,6 +8,7 @@ import steal_vs_regroup as svr
 from mcmclb_csv import InputError
 
 import os
+import re
 
 from .common import ROOT, TIMES, Inputs, by_setup, median_of, none_runs, setup_name, table_text
 from .readme import machine
@@ -161,13 +162,16 @@ def advice_row(folder):
                            f"{sure}")
     ranks = first[max(first)].get("ranks_answer", "").split(":")[0]
     tolerance = first[max(first)]
-    source = ("measured on this trace" if tolerance["tolerance"].startswith("measured")
+    words = tolerance["tolerance"]
+    within = re.search(r"the simulation within ([\d.]+ %) of the real replay", words)
+    source = ("measured on this trace" if words.startswith(("measured", "the simulation"))
+              else f"assumed; the simulation is {within.group(1)} from a real replay (measured)" if within
               else "assumed, not measured")
     return ["your own walkers, recorded as a trace (the library records it as they run)",
             f"`mcmclb advise`; the shipped trace's (simulated): {'; '.join(answers)}"
             + (f"; {ranks}" if ranks else ""),
-            f"it prices every set-up whole, calibration included, over the speed-ups the trace allows; its "
-            f"tolerance, {tolerance['tolerance_pct']:.1f} %, is {source}",
+            f"it prices every set-up whole, calibration included, over the speed-ups measured; its tolerance, "
+            f"{tolerance['tolerance_pct']:.1f} %, is {source}",
             f"{page_link(YOUR_CHAINS)}, {page_link(YOUR_WORKLOAD)}, [advice.csv]({folder}/advice.csv)"]
 
 
