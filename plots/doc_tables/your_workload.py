@@ -149,7 +149,10 @@ def advice(inputs):
         for sentence in sentences(first["verdict"]):
             out.append(f"- {sentence}")
         out.append("")
-        out.append(f"Tolerance: {first['tolerance_pct']:.1f} % ({first['tolerance']}).")
+        # The tolerance's account, a sentence per part: what is assumed, then what the check measured.
+        parts = first["tolerance"].split("; ")
+        out.append(f"Tolerance: {first['tolerance_pct']:.1f} % ({parts[0]})." +
+                   "".join(f" {p[0].upper()}{p[1:]}." for p in parts[1:]))
         out.append("")
     cost = host_cost(os.path.join(folder, "advise.time"))  # relative to the root, as the block's links are
     if cost:
