@@ -230,16 +230,11 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   };
   // A balancer whose edge over none is within the tolerance in every scenario gains less than the replay
   // resolves: none is advised, the simplest run, and the best balancer is named as the runner-up.
-  const bool none_within = !holds_none(out.rows.front()) && [&] {
-    for (std::size_t i = 0; i < out.rows.size(); ++i) {
-      if (holds_none(out.rows[i])) {
-        v.winner = i;
-        return out.rows[i].regret_max <= tolerance + 1e-12;
-      }
-    }
-    return false;
-  }();
-  if (!none_within) v.winner = 0;
+  std::size_t none_at = 0;  // none's place in the ranking
+  while (none_at < out.rows.size() && !holds_none(out.rows[none_at])) ++none_at;
+  const bool none_within =
+      none_at > 0 && none_at < out.rows.size() && out.rows[none_at].regret_max <= tolerance + 1e-12;
+  v.winner = none_within ? none_at : 0;
   const Row& w = out.rows[v.winner];
   const std::string& family = setups[w.members.front()].family;
   const bool is_none = holds_none(w);

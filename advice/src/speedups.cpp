@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The speed-up rules an advice may assume (mcmclb/advice_speedups.hpp).
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 
 #include "mcmclb/advice_speedups.hpp"

@@ -363,11 +363,15 @@ std::shared_ptr<const std::vector<int>> replay_order(const std::shared_ptr<const
   if (map == TraceMap::tile) return std::shared_ptr<const std::vector<int>>(trace, &trace->layout());
   // A draw: the layout sorted by a key drawn per position, so every chain appears once. Made once per process,
   // trace and seed (a simulation's thousands of ranks would each sort it); the mutex, as load_trace's.
+  // Each entry keeps its trace alive, so no other trace can take its address while the entry stands.
   static std::mutex mutex;
-  static std::map<std::pair<const Trace*, uint64_t>, std::shared_ptr<const std::vector<int>>> made;
+  static std::map<std::pair<const Trace*, uint64_t>,
+                  std::pair<std::shared_ptr<const Trace>, std::shared_ptr<const std::vector<int>>>>
+      made;
   const std::lock_guard lock(mutex);
-  auto& order = made[{trace.get(), seed}];
+  auto& [kept, order] = made[{trace.get(), seed}];
   if (!order) {
+    kept = trace;
     const std::vector<int>& layout = trace->layout();
     std::vector<std::pair<double, int>> keyed;
     for (std::size_t k = 0; k < layout.size(); ++k) {
