@@ -47,25 +47,8 @@ bool is_study_file(const std::string& path) {
   return ext == ".yaml" || ext == ".yml";
 }
 
-/// The group sizes a trace's speed-ups were measured up to, over its chains with items: the smallest such size
-/// (past it, the extrapolation decides), the largest, and whether any chain was measured past one rank.
-struct MeasuredSizes {
-  int smallest = 1 << 30, largest = 1;
-  bool any = false;
-};
-MeasuredSizes measured_sizes(const Trace& trace) {
-  MeasuredSizes m;
-  for (int c = 0; c < trace.chains(); ++c) {
-    if (trace.items(c) == 0) continue;
-    m.smallest = std::min(m.smallest, trace.largest_measured(c));
-    m.largest = std::max(m.largest, trace.largest_measured(c));
-    m.any = m.any || trace.largest_measured(c) > 1;
-  }
-  return m;
-}
-
 /// The speed-up rules past the measured sizes as the study's key, in words, and perfect's absence said.
-void add_speedup_rules(Plan& p, const advice::SpeedupRules& rules, int measured) {
+void add_speedup_rules(Plan& p, const advice::SpeedupRules& rules) {
   static const std::map<std::string, std::string> kWords = {
       {"flat", "held (flat)"},
       {"amdahl", "Amdahl's law fitted through the measured sizes (amdahl)"},
@@ -73,7 +56,8 @@ void add_speedup_rules(Plan& p, const advice::SpeedupRules& rules, int measured)
   std::vector<std::string> words;
   for (const std::string& r : rules.rules) words.push_back(kWords.at(r));
   p.keys.emplace_back("workload.extrapolate", flow_list(rules.rules));
-  p.assumptions.push_back("the speed-up past the " + std::to_string(measured) + " ranks measured: " + join(words));
+  p.assumptions.push_back("the speed-up past the " + std::to_string(rules.measured_up_to) +
+                          " ranks measured: " + join(words));
   if (!rules.perfect_left_out.empty()) p.skipped.push_back(rules.perfect_left_out);
   p.first_extrapolate = rules.first;
 }
@@ -406,17 +390,17 @@ Plan make_plan(const Options& o) {
       p.keys.emplace_back("groups.count", std::to_string(trace->chains()));
     }
     // The sizes the speed-ups were measured at: past the smallest of them, the extrapolation decides.
-    const auto [measured, largest, any] = measured_sizes(*trace);
     const long largest_rank = *std::max_element(o.ranks.begin(), o.ranks.end());
     const advice::SpeedupRules rules = advice::speedup_rules(*trace, o.tolerance_pct / 100);
-    p.measured_up_to = rules.measured_up_to;
-    if (!any) {
+    const int measured = rules.measured_up_to, largest = rules.measured_largest;
+    p.measured_up_to = measured;
+    if (rules.rules.empty()) {
       p.assumptions.push_back("perfect scaling at every group size: the trace gives no speed-ups");
     } else if (largest >= largest_rank) {
       p.assumptions.push_back("nothing past the measured sizes: the trace gives speed-ups up to " +
                               std::to_string(largest) + " ranks");
     } else {
-      add_speedup_rules(p, rules, measured);
+      add_speedup_rules(p, rules);
       // The largest initial group of any rank count: a set-up that never merges works at that size only.
       const long g =
           o.copies ? (o.group_size > 0 ? o.group_size : 1) : (largest_rank + trace->chains() - 1) / trace->chains();
@@ -449,7 +433,6 @@ Plan make_plan(const Options& o) {
       // nothing under the tile map, so it is not varied by itself.
       const RunSpec& first = given.points.front().spec;
       const auto trace = load_trace(first.workload.file);
-      const MeasuredSizes sizes = measured_sizes(*trace);
       long largest_rank = 1;
       bool copies = false;
       for (const Point& pt : given.points) {
@@ -463,7 +446,7 @@ Plan make_plan(const Options& o) {
       }
       const advice::SpeedupRules rules = advice::speedup_rules(*trace, o.tolerance_pct / 100);
       p.measured_up_to = rules.measured_up_to;
-      if (sizes.any && sizes.smallest < largest_rank) add_speedup_rules(p, rules, sizes.smallest);
+      if (!rules.rules.empty() && rules.measured_up_to < largest_rank) add_speedup_rules(p, rules);
       if (copies && o.draws > 0 && base.find("zip") == std::string::npos) {  // never over a zip of its own
         p.keys.emplace_back("zip", "{workload.map: " + flow_list(maps) + ", workload.seed: " + flow_list(seeds) + "}");
         p.assumptions.push_back("the chain map of the study's copies: tile and " + plural(o.draws, "seeded draw"));

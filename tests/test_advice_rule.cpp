@@ -419,6 +419,7 @@ TEST(AdviceSpeedups, PerfectOnlyWhereTheMeasurementsAllowIt) {
   EXPECT_EQ(r.rules, (std::vector<std::string>{"flat", "amdahl"}));
   EXPECT_EQ(r.first, "amdahl");
   EXPECT_EQ(r.measured_up_to, 4);
+  EXPECT_EQ(r.measured_largest, 4);
   EXPECT_NEAR(r.best_efficiency, 0.35, 1e-12);
   EXPECT_TRUE(contains(r.perfect_left_out, "35 % (a speed-up of 1.4 at 4 ranks)")) << r.perfect_left_out;
   // One chain that scales within the tolerance of perfect keeps perfect a scenario.
@@ -431,6 +432,7 @@ TEST(AdviceSpeedups, PerfectOnlyWhereTheMeasurementsAllowIt) {
   const auto none = mcmclb::advice::speedup_rules(Trace::parse(six_walkers(""), "bare.csv"), 0.05);
   EXPECT_TRUE(none.rules.empty());
   EXPECT_EQ(none.measured_up_to, 1);
+  EXPECT_EQ(none.measured_largest, 1);
 }
 
 TEST(AdviceSpeedups, AnAnswerPastTwiceTheMeasuredSizesSaysItIsExtrapolated) {

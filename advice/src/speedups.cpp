@@ -17,6 +17,7 @@ SpeedupRules speedup_rules(const Trace& trace, double tolerance) {
     const auto& ups = trace.measured_speedups(c);
     const int largest = ups.empty() ? 1 : ups.back().first;
     smallest = smallest == 0 ? largest : std::min(smallest, largest);
+    r.measured_largest = std::max(r.measured_largest, largest);
     if (ups.empty()) continue;
     any = true;
     const double efficiency = ups.back().second / ups.back().first;

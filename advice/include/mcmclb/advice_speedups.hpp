@@ -23,6 +23,8 @@ struct SpeedupRules {
   /// Over the chains with items, the smallest of each chain's largest measured size (1: none measured): past
   /// it some chain's speed-up is extrapolated.
   int measured_up_to = 1;
+  /// The largest size any chain's speed-up was measured at (1: none measured).
+  int measured_largest = 1;
   /// The highest efficiency (speed-up over ranks) any chain reached at its largest measured size.
   double best_efficiency = 1;
   /// Why perfect scaling is not a scenario, in words; empty where it is one.
