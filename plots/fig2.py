@@ -8,9 +8,13 @@ time / ideal (ideal = 1), scaled to the series near the ideal, which lie on one 
 beyond that range are named above the panel. Real-MPI and simulated (SimGrid SMPI) results can share one figure,
 from one or several results folders or runs.csv files: each simulated series is drawn dashed with hollow markers and
 labelled "simulated (PLATFORM)", as its numbers come from a model of a machine, not a measurement. --reference
-overlays the paper's published values (plots/reference/dinan2011.csv: baseline 7.0 s and ideal 3.5 s follow from the
-workload; async <= 4.165 s and collective ~5.95 s are bounds derived from the paper's text, drawn dotted and labelled
-as such), named in the legend beside the figure so that no label covers a series. Each collective series' floor
+overlays the paper's Fig. 2 as plots/reference/dinan2011.csv gives it: none (7.0 s) and the ideal (3.5 s) follow from
+the workload and are drawn as grey lines. The paper states its other times only in words, so each is a grey band
+between the CSV's low_s and high_s: collective(1,16,128) "roughly 15 %" below none, read as 10 to 20 % (5.6-6.3 s),
+and async "over 40 %" below none, from the ideal to about 4.2 s (hatched: the text gives it no value). The bands
+are approximate readings of the text, named in the legend beside the figure so that no label covers a series. The
+time / ideal panel shows each line and band divided by the paper's ideal where it reaches the panel's range, and
+names above the panel a band that reaches past it. Each collective series' floor
 (plots/collective_floor.py: the end its merge rule allows when exchanges and creations cost nothing) is a black
 dotted line, series with the same floor sharing one. A point that did not finish is
 marked at the foot of the time panel in its series' colour, and named in the legend: those an input folder's failures.csv
@@ -19,7 +23,7 @@ failures.csv; the figure's folder says why). The cores axis labels every P, turn
 import os
 import sys
 import textwrap
-from collections import defaultdict
+from collections import defaultdict, namedtuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import collective_floor  # noqa: E402
@@ -50,8 +54,7 @@ def main(argv=None):
         check_inputs_exist(args.inputs, "runs.csv")
         check_output(output, args.pdf)
         runs = read_runs(args.inputs)
-        reference = (read_csv(REFERENCE, "dinan2011.csv", ["kind", "balancer", "interval", "time_s", "source"])
-                     if args.reference else [])
+        reference = paper_times() if args.reference else {}
         unfinished = unfinished_points(args.inputs, args.unfinished, {run_label(r) for r in runs})
     except InputError as e:
         fail(__file__, str(e))
@@ -144,21 +147,37 @@ def main(argv=None):
         floor_text.append(f"{name} {min(values):.4f}" + (f"-{max(values):.4f}" if max(values) > min(values) else "")
                           + " s")
 
-    # The paper's values go into the legend, never beside the lines, where they covered the series.
-    by_value = defaultdict(list)  # reference lines sharing a value are drawn once, their names joined
-    for row in reference:
-        if row["kind"] == "fig2" and row["time_s"] is not None:
-            by_value[row["time_s"]].append(row)
-    paper_ideal = next((v for v, rows in by_value.items() if rows[0]["balancer"] == "ideal"), None)
-    for value, rows in sorted(by_value.items()):
-        intervals = [str(r["interval"]) for r in rows if r["interval"]]
-        name = rows[0]["balancer"] + (f"({','.join(intervals)})" if intervals else "")
-        bound = not rows[0]["source"].startswith("derived")
-        style = dict(color="grey", linewidth=0.8, linestyle=":" if bound else "-.")
-        ax.axhline(value, label=f"paper {name}: {value:g} s" + (" (bound derived from the text)" if bound else ""),
+    # The paper's values go into the legend, never beside the lines, where they covered the series. A value the
+    # workload fixes is a line; a time the text gives only in words is a band over the range it allows.
+    by_range = defaultdict(list)  # set-ups sharing a range are drawn once, their names joined
+    for name, paper in reference.items():
+        by_range[(paper.low_s, paper.high_s)].append(name)
+    paper_ideal = reference["ideal"].low_s if "ideal" in reference else None
+    paper_none = reference["none"].low_s if "none" in reference else None
+    past_panel = []  # the bands the ratio panel shows in part, named above it
+    for (value_low, value_high), names in sorted(by_range.items()):
+        name = joined(names)
+        paper = reference[names[0]]
+        if value_low == value_high:
+            style = dict(color="grey", linewidth=0.8, linestyle="-.")
+            ax.axhline(value_low, label=f"paper {name}: {value_low:g} s", **style)
+            if paper_ideal and low <= value_low / paper_ideal <= high:  # outside the panel's range it adds nothing
+                ax_ratio.axhline(value_low / paper_ideal, **style)
+            continue
+        # A band without a value of its own (the text gives only "over" a share) is hatched, so that its legend
+        # entry tells it from the other band's.
+        style = dict(facecolor=(0.5, 0.5, 0.5, 0.18), edgecolor=(0.5, 0.5, 0.5, 0.45), linewidth=0,
+                     hatch="//" if paper.time_s is None else None)
+        ax.axhspan(value_low, value_high, label=f"paper {name}: {band_words(paper, paper_none)}, from the text",
                    **style)
-        if paper_ideal and low <= value / paper_ideal <= high:  # outside the ratio panel's range it adds nothing
-            ax_ratio.axhline(value / paper_ideal, **style)
+        # In the ratio panel, the part of the band inside its range (the limits clip the rest); a band that reaches
+        # past the panel is named above it, as a shade without an edge would not say what it is.
+        ratio_low, ratio_high = (value_low / paper_ideal, value_high / paper_ideal) if paper_ideal else (0, 0)
+        if paper_ideal and ratio_low < high and ratio_high > low:
+            # Unhatched and lighter: a band may fill the whole panel, and hatching there would crowd the series.
+            ax_ratio.axhspan(ratio_low, ratio_high, facecolor=(0.5, 0.5, 0.5, 0.12), linewidth=0)
+            if ratio_low < low or ratio_high > high:
+                past_panel.append(f"paper {name} {ratio_low:.2f}-{ratio_high:.2f} (from the text)")
 
     ax.set_xscale("log", base=2)
     # A point that ran more ranks than cores is marked on the axis and explained under the figure: its times are
@@ -187,9 +206,10 @@ def main(argv=None):
                                    " repetitions; bars: 95 % CI of the median (n >= 6), thin lines: min-max", 70) +
                      ("\n(dashed: simulated with SimGrid, one deterministic run per point, not measured)"
                       if backends != ["real MPI"] else ""))
-    if off_scale:  # named above the panel, so a reader does not take a missing line for a missing series
-        ax_ratio.set_title(textwrap.fill("above this panel's range: " + "; ".join(off_scale), 120),
-                           fontsize="x-small", loc="left")
+    above_panel = (["above this panel's range: " + "; ".join(off_scale)] if off_scale else []) + \
+        (["shaded: " + "; ".join(past_panel) + ", reaching past this panel's range"] if past_panel else [])
+    if above_panel:  # named above the panel, so a reader does not take a missing line for a missing series
+        ax_ratio.set_title("\n".join(textwrap.fill(text, 120) for text in above_panel), fontsize="x-small", loc="left")
     for a in (ax, ax_ratio):
         a.grid(True, alpha=0.3)
     # Outside the data area on the right: the legend can never cover a series, however many there are.
@@ -210,6 +230,60 @@ def main(argv=None):
     save(fig, output, args.pdf)
     print("series: " + "; ".join(drawn))
     return 0
+
+
+class PaperTime(namedtuple("PaperTime", "time_s low_s high_s source")):
+    """One set-up of the paper's Fig. 2 as plots/reference/dinan2011.csv gives it: time_s, the approximate value its
+    text gives (None where it gives none), low_s to high_s, the range of times the text allows (one value where the
+    workload fixes it), and source, how the CSV derives them."""
+
+    def text(self):
+        """The paper's time in seconds as the documents write it: '7' (fixed by the workload), 'about 5.95 (5.6-6.3)'
+        (an approximate value and the range the text allows) or '3.5 to about 4.2' (a range without a value)."""
+        if self.low_s == self.high_s:
+            return f"{self.low_s:g}"
+        if self.time_s is None:
+            return f"{self.low_s:g} to about {self.high_s:g}"
+        return f"about {self.time_s:g} ({self.low_s:g}-{self.high_s:g})"
+
+    def place(self, seconds):
+        """Where a time falls against the range the text allows: 'inside', 'below' or 'above'."""
+        return "below" if seconds < self.low_s else "above" if seconds > self.high_s else "inside"
+
+
+def paper_times(path=REFERENCE):
+    """{'none'|'ideal'|'async'|'collective(i)': PaperTime} of the fig2 rows of dinan2011.csv. InputError for a row
+    without its range, with low_s above high_s, or with a time_s outside its range."""
+    times = {}
+    for r in read_csv(path, "dinan2011.csv", ["kind", "balancer", "interval", "time_s", "source", "low_s", "high_s"]):
+        if r["kind"] != "fig2":
+            continue
+        name = r["balancer"] + (f"({r['interval']})" if r["interval"] not in ("", None) else "")
+        if r["low_s"] is None or r["high_s"] is None or r["low_s"] > r["high_s"] or \
+                (r["time_s"] is not None and not r["low_s"] <= r["time_s"] <= r["high_s"]):
+            raise InputError(f"{path}: fig2 row {name}: time_s {r['time_s']}, low_s {r['low_s']}, high_s "
+                             f"{r['high_s']} (allowed: low_s <= high_s, both given, and time_s empty or between them)")
+        times[name] = PaperTime(r["time_s"], r["low_s"], r["high_s"], r["source"])
+    return times
+
+
+def joined(names):
+    """'collective(1,16,128)' of ['collective(1)', 'collective(16)', 'collective(128)']; one name as it is, and
+    names of several balancers joined by ' and '."""
+    base = names[0].split("(")[0]
+    if len(names) == 1 or not all(n.startswith(base + "(") for n in names):
+        return " and ".join(names)
+    return f"{base}({','.join(n.split('(')[1].rstrip(')') for n in names)})"
+
+
+def band_words(paper, none):
+    """A band's legend text from the paper's text: 'roughly 15 % below none (5.6-6.3 s)' where it gives an
+    approximate value, 'over 40 % below none (under about 4.2 s)' where it gives only how much faster than none."""
+    if paper.time_s is not None:
+        share = f"roughly {100 * (1 - paper.time_s / none):.0f} % below none " if none else f"about {paper.time_s:g} s "
+        return share + f"({paper.low_s:g}-{paper.high_s:g} s)"
+    share = f"over {100 * (1 - paper.high_s / none):.0f} % below none " if none else ""
+    return share + f"(under about {paper.high_s:g} s)"
 
 
 # Characters of cores labels that fit upright under the panel beside the legend: 32 to 8192 (29) do, with room;

@@ -327,6 +327,8 @@ SCHEMAS = {
         "kind": Column("name", choices=("table1", "fig2")), "balancer": NAME, "interval": _int(1, True),
         "avg": Column("number", 0, True), "stdev": Column("number", 0, True), "min": _int(0, True),
         "max": _int(0, True), "time_s": _time(True), "source": TEXT,
+        # Fig. 2: the range of times the paper's text allows (time_s, where it gives one, is its approximate value).
+        "low_s": _time(True), "high_s": _time(True),
     },
     "host-time.csv": {  # whole-process host cost of simulated launches, as /usr/bin/time gave it (doc_tables.py)
         "platform": NAME, "launch": _int(1), "wall_s": _time(), "user_s": _time(), "sys_s": _time(),

@@ -119,7 +119,8 @@ def write_html(args, runs, ranks, prov, tables, compare, paper):
         fig2_png, "Fig. 2: run time against cores",
         "Median per point; bars: the 95 % confidence interval of the median (order statistics, needs 6 or more "
         "repetitions; none for simulated series, which are deterministic); thin lines: min-max." +
-        (" Grey: the paper's values." if paper else ""))))
+        (" Grey: the paper's values; a band is the range its text allows where it gives a time only in words."
+         if paper else ""))))
     sections.append(("Times against the ideal", page.table(*summary.times_table(runs)) +
                      page.paragraph(f"{CAPTION}." + (" P (oversubscribed): more ranks than cores, see above." if over
                                                      else ""))))

@@ -997,6 +997,14 @@ class Fig2Panels(unittest.TestCase):
         labels = [i for i in range(len(svg)) if svg.startswith("<!-- paper ", i)]
         self.assertEqual(len(labels), 4, "ideal, async, collective, none")
         self.assertTrue(all(legend < i < second for i in labels))
+        # The times the paper's text gives only in words are bands over the range the words allow, never a bound.
+        texts = [svg[i + 5:svg.index(" -->", i)] for i in labels]
+        self.assertEqual(texts, ["paper ideal: 3.5 s",
+                                 "paper async: over 40 % below none (under about 4.2 s), from the text",
+                                 "paper collective(1,16,128): roughly 15 % below none (5.6-6.3 s), from the text",
+                                 "paper none: 7 s"])
+        # The async band reaches past the ratio panel's range, so the panel names it.
+        self.assertIn("shaded: paper async 1.00-1.20 (from the text), reaching past this panel", svg)
 
     def test_spread_gives_bars_in_both_panels(self):
         """Three repetitions with spread: the ratio panel is scaled to their min and max, not just the median."""

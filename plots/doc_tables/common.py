@@ -28,14 +28,11 @@ TIMES = "\u00a0×"
 
 
 def paper_fig2_times():
-    """{'none'|'ideal'|'async'|'collective(i)': (seconds, source)} of the paper's Fig. 2 in dinan2011.csv."""
-    import table1
-    times = {}
-    for r in read_csv(table1.REFERENCE, "dinan2011.csv", ["kind", "balancer", "interval", "time_s", "source"]):
-        if r["kind"] == "fig2":
-            name = r["balancer"] + (f"({r['interval']})" if r["interval"] not in ("", None) else "")
-            times[name] = (float(r["time_s"]), r["source"])
-    return times
+    """{'none'|'ideal'|'async'|'collective(i)': fig2.PaperTime} of the paper's Fig. 2 in dinan2011.csv: the value its
+    text gives, where it gives one (time_s, approximate), and the range of times the text allows (low_s to high_s),
+    as plots/fig2.py --reference draws them. The text states these times in words, so both are approximate."""
+    import fig2
+    return fig2.paper_times()
 
 
 # ---- Reading the CSVs a block names ----

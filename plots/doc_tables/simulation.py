@@ -27,7 +27,8 @@ def spread(values, digits):
 def table1_seeds(inputs):
     """Table 1's async row over the finished rule and the item noise (work.jitter_pct), each over its noise seeds
     (work.seed): the seeds run, then avg, stdev, min and max of the regroupings per process and the run time, each as
-    the median over seeds with the range in brackets; the paper's row first. Without noise the seed draws nothing,
+    the median over seeds with the range in brackets; the paper's row first (its time the range its text allows,
+    plots/reference/dinan2011.csv: it gives no value). Without noise the seed draws nothing,
     so the seeds run there agree (one value, no range). Options: seeds=1,2 keeps the runs of those noise seeds,
     rule=retire|coalesce those of one finished rule."""
     import table1
@@ -46,8 +47,8 @@ def table1_seeds(inputs):
     refuse_mixed(cells, f"{folder}/runs.csv", pooled=("work_seed",))
 
     paper = table1.paper_values()[("async", "")]
-    bound = paper_fig2_times()["async"][0]
-    rows = [["**paper (BG/P, 8192 cores)**", "?", "-"] + [f"**{v}**" for v in paper] + [f"**≤ {bound:g}**"]]
+    paper_s = paper_fig2_times()["async"].text()
+    rows = [["**paper (BG/P, 8192 cores)**", "?", "-"] + [f"**{v}**" for v in paper] + [f"**{paper_s}**"]]
     for (rule, noise) in sorted(cells, key=lambda k: (k[0] != "retire", k[1])):
         runs = cells[(rule, noise)]
         seeds = len({r["work_seed"] for r in runs})
@@ -164,14 +165,15 @@ def merge_waits(run, events, where):
 
 def async_gap_model(inputs):
     """The paper's account of async's gap against the simulated one. The paper polls once per item, every T /
-    group_size, so a finished group waits at most that long for its neighbour; over a cyclic period of P groups
-    (workload_period / G) it puts the overhead at up to (P - 1) T / G per group. First the paper's row (its async
-    time bound and Table 1 row, plots/reference/dinan2011.csv); then per folder (its setting from its provenance)
-    each noise-free async run with Algorithm 1 under retire: its time with the gap to the ideal, its Table 1 row, its
-    merges, the waits from a group's chain's end to its merge (merge_waits; median and largest), each initial
-    group's sum of waits (median and largest) and the paper's bound, in ms. The chain's end is estimated from its
-    items alone, which holds where a polling point costs little against an item: for a folder that changes the
-    polling cost (smpi/test) the waits are not given."""
+    group_size, so a finished group waits at most that long for its neighbour. Over one period of the cyclic
+    workload, of `period` groups (workload_period / G; the paper writes it P), it puts the overhead at up to
+    (period - 1) T / G per group. P in the table is the rank count. First the paper's row (the range of async times
+    its text allows, and its Table 1 row, plots/reference/dinan2011.csv); then per folder (its setting from its
+    provenance) each noise-free async run with Algorithm 1 under retire: its time with the gap to the ideal, its
+    Table 1 row, its merges, the waits from a group's chain's end to its merge (merge_waits; median and largest),
+    each initial group's sum of waits (median and largest) and the paper's overhead, in ms. The chain's end is
+    estimated from its items alone, which holds where a polling point costs little against an item: for a folder
+    that changes the polling cost (smpi/test) the waits are not given."""
     import table1
     rows = []
     for folder in inputs.folders:
@@ -202,14 +204,14 @@ def async_gap_model(inputs):
                          "–" if slow else f"{median(each) * 1e3:.1f} / {each[-1] * 1e3:.1f}",
                          "–" if slow else f"{median(per_group) * 1e3:.1f} / {max(per_group) * 1e3:.1f}",
                          f"{(period - 1) * item:g} = {period - 1} × {item:g}"])
-    # The paper's row: its workload is paper-fig2.yaml's, so its item and bound are the first run's; its Table 1 is
-    # at 8192 cores (the table's caption).
+    # The paper's row: its workload is paper-fig2.yaml's, so its item and overhead are the first run's; its Table 1
+    # is at 8192 cores (the table's caption).
     paper_row = table1.paper_values()[("async", "")]
-    rows.insert(0, ["**paper (BG/P)**", "8192", rows[0][2], f"**≤ {paper_fig2_times()['async'][0]:g}**",
+    rows.insert(0, ["**paper (BG/P)**", "8192", rows[0][2], f"**{paper_fig2_times()['async'].text()}**",
                     "**" + " / ".join(paper_row) + "**", "", "", "", rows[0][-1]])
     return table_text(["setting", "P", "item T/G (ms)", "time_s (gap, ms)", "Table 1 row", "merges",
                        "wait per merge: median / max (ms)", "waits per initial group, summed: median / max (ms)",
-                       "paper's bound (P - 1) T/G (ms)"], rows)
+                       "paper's overhead (period - 1) T/G (ms)"], rows)
 
 
 # What collective_floor.floor_s reads of a run, beyond RUN_COLUMNS (finished and chains_per_group, where a file
@@ -226,7 +228,8 @@ def collective_merges(inputs):
     ranks); and the period's longest chain at that moment: its items left and its ranks. Then the run's time_s; its
     floor (plots/collective_floor.py), where it has one; the earliest end these merges allow, the last merge (the
     whole period joining the longest chain) held as soon as every other chain has ended; and the paper's time for the
-    set-up (plots/reference/dinan2011.csv), where it gives one. Simulated seconds."""
+    set-up (plots/reference/dinan2011.csv), where it gives one: its approximate value and the range its words allow.
+    Simulated seconds."""
     folder = inputs.folders[0]
     label, nprocs = inputs.option("run"), inputs.numbers("nprocs", [None])[0]
     runs = [r for r in Inputs.read(folder, need=FLOOR_COLUMNS)
@@ -264,7 +267,8 @@ def collective_merges(inputs):
     before_last = on_longest[-2] if len(on_longest) > 1 else on_longest[0]
     at = max(ends)
     left = before_last["items_left"] - (at - before_last["t_s"]) * before_last["group_size"] / item_s
-    paper = paper_fig2_times().get(f"{run['balancer']}({run['interval']})", ())[:1]
+    times = paper_fig2_times()
+    paper = times.get(f"{run['balancer']}({run['interval']})")
     rows.append([f"**{run['time_s']:.4f}**", "the run ends", "", "", "", "", ""])
     if collective_floor.applies(run):
         rows.append([f"{collective_floor.floor_s(run):.4f}", "its floor: these exchanges and merges, all free", "", "",
@@ -272,7 +276,10 @@ def collective_merges(inputs):
     rows.append([f"{at + max(left, 0) * item_s / period:.4f}", "the earliest end with these merges: the last one as "
                  "soon as every other chain has ended", "", "", "", "", ""])
     if paper:
-        rows.append([f"{paper[0]:g}", "the paper's text", "", "", "", "", ""])
+        none = times["none"].low_s
+        rows.append([paper.text(), f"the paper's text: roughly {100 * (1 - paper.time_s / none):.0f} % below `none`, "
+                     f"read as {100 * (1 - paper.high_s / none):.0f} to {100 * (1 - paper.low_s / none):.0f} %", "",
+                     "", "", "", ""])
     return table_text(["merge at (s)", "idle ranks joining", "chain they join", "its items left",
                        "ranks on it then", "it ends, if nothing else joins (s)",
                        f"longest chain ({longest}): items left on ranks"], rows)
@@ -297,18 +304,24 @@ def collective_floors(folders, nprocs=None):
 def collective_floor_table(inputs):
     """Each collective interval's simulated time_s against its floor, at nprocs=P (by default the largest): the
     earliest end its merge rule allows when exchanges and creations cost nothing (plots/collective_floor.py, from the
-    run's workload columns), how far the run ends above it, and the paper's time where dinan2011.csv gives one.
-    Simulated seconds."""
+    run's workload columns), how far the run ends above it, and the paper's time where dinan2011.csv gives one (its
+    approximate value and the range its text allows) with where the run ends against that range. Simulated
+    seconds."""
     nprocs = inputs.numbers("nprocs", [None])[0]
     paper = paper_fig2_times()
     rows = []
     for r, floor in collective_floors(inputs.folders, nprocs):
         above = r["time_s"] - floor
         known = paper.get(f"collective({r['interval']})")
+        place = known.place(r["time_s"]) if known else ""
+        if place == "above":
+            place += f", by {1000 * (r['time_s'] - known.high_s):.0f} ms"
+        elif place == "below":
+            place += f", by {1000 * (known.low_s - r['time_s']):.0f} ms"
         rows.append([run_label(r), str(r["nprocs"]), f"{r['time_s']:.4f}", f"{floor:.4f}",
-                     f"{1000 * above:.1f} ms ({100 * above / floor:.2f} %)",
-                     f"≈ {known[0]:g}" if known else ""])
-    return table_text(["set-up", "P", "time_s", "floor (s)", "above the floor", "paper's text (s)"], rows)
+                     f"{1000 * above:.1f} ms ({100 * above / floor:.2f} %)", known.text() if known else "", place])
+    return table_text(["set-up", "P", "time_s", "floor (s)", "above the floor", "paper's text (s)",
+                       "time_s against the text's range"], rows)
 
 
 def fnv1a64_hex(data):
