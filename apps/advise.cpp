@@ -3,7 +3,7 @@
 //
 // The study is the workload under every registered balancer (each with its default creation method) and finished
 // rule, crossed with what the workload leaves open: for a trace, its speed-up past the largest measured group size
-// (workload.extrapolate: flat, amdahl, perfect) and, when it advises copies of the walkers (--copies), the map of
+// (workload.extrapolate: usl, flat, amdahl, perfect) and, when it advises copies of the walkers (--copies), the map of
 // its C recorded chains onto the study's chains (tile, and `draws` seeded draws); for another model, `draws` seeds of
 // it. By default a trace's C walkers run on P ranks in C groups (groups.count). A set-up whose groups never grow
 // (none, steal, stealrandom) runs under the first assumption only when its groups are no larger than every measured
@@ -408,7 +408,7 @@ int advise_main(const std::vector<std::string>& args) {
   const char* where = o.launcher == "slurm" ? "in batch jobs, once they start" : "here";
   std::printf(
       "advise: %zu simulations, %zu already in %s, %zu to run, %ld at a time: about %s of wall time %s%s "
-      "(from the host time of the shipped traces' simulations, grown with P)\n",
+      "(each simulation's host time from its set-up, its ranks and its items, as measured on a 2-core VM)\n",
       study.points.size(), skipped, sweep.out.c_str(), whole.to_run, o.jobs,
       launch::format_seconds(whole.wall_s).c_str(), where, racing ? " if racing drops nothing" : "");
   std::optional<Estimate> first_estimate;

@@ -52,12 +52,14 @@ void add_speedup_rules(Plan& p, const advice::SpeedupRules& rules) {
   static const std::map<std::string, std::string> kWords = {
       {"flat", "held (flat)"},
       {"amdahl", "Amdahl's law fitted through the measured sizes (amdahl)"},
-      {"perfect", "in proportion to the ranks (perfect)"}};
+      {"perfect", "in proportion to the ranks (perfect)"},
+      {"usl", "Gunther's Universal Scalability Law fitted through the measured sizes (usl)"}};
   std::vector<std::string> words;
   for (const std::string& r : rules.rules) words.push_back(kWords.at(r));
   p.keys.emplace_back("workload.extrapolate", flow_list(rules.rules));
   p.assumptions.push_back("the speed-up past the " + std::to_string(rules.measured_up_to) +
-                          " ranks measured: " + join(words));
+                          " ranks measured: " + join(words) + (rules.usl_peak.empty() ? "" : "; " + rules.usl_peak) +
+                          (rules.measured.empty() ? "" : "; " + rules.measured));
   if (!rules.perfect_left_out.empty()) p.skipped.push_back(rules.perfect_left_out);
   p.first_extrapolate = rules.first;
 }

@@ -307,6 +307,14 @@ SCHEMAS = {
         "ranks": _int(1), "commit": TEXT, "mpi_library": TEXT, "build_type": TEXT, "host": TEXT, "cores": _int(1),
         "utc_start": TEXT, "command": TEXT,
     },
+    # docs/notes/advise-estimate: mcmclb advise --no-race on one trace, the wall-time estimate it printed before it
+    # started against the wall time it took, with how busy the host was just before (measure.py there).
+    "estimates.csv": {
+        "trace": TEXT, "walkers": _int(1), "items": _int(1), "ranks": TEXT, "jobs": _int(1),
+        "simulations": _int(0), "estimated_s": _time(), "measured_s": _time(),
+        "error_pct": Column("number"), "busy_before_pct": Column("number", 0), "commit": TEXT, "host": TEXT,
+        "cores": _int(1), "utc_start": TEXT, "command_line": TEXT,
+    },
     # docs/notes/exact-sum-cost: tests/bench_exact_sum at real P ranks, seconds per call of each mode (a plain sum of
     # doubles and ops::exact_sum, of 1 and of 64 per rank), rounds in random order, with the run's provenance.
     "exact-sum-cost.csv": {

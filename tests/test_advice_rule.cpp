@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
@@ -416,7 +417,12 @@ TEST(AdviceSpeedups, PerfectOnlyWhereTheMeasurementsAllowIt) {
   using mcmclb::Trace;
   const Trace poor = Trace::parse(six_walkers("*,,2,,1.25\n*,,4,,1.4\n"), "six.csv");
   const auto r = mcmclb::advice::speedup_rules(poor, 0.05);
+  // Two sizes: the Universal Scalability Law's two terms would pass through them exactly (a peak at 6.6 ranks),
+  // which measures no bend, so it is no scenario.
   EXPECT_EQ(r.rules, (std::vector<std::string>{"flat", "amdahl"}));
+  EXPECT_EQ(poor.usl_coefficients(0).second, 0);
+  EXPECT_TRUE(r.usl_peak.empty()) << r.usl_peak;
+  EXPECT_EQ(r.measured, "the speed-ups measured: 1.25 at 2, 1.4 at 4 ranks");
   EXPECT_EQ(r.first, "amdahl");
   EXPECT_EQ(r.measured_up_to, 4);
   EXPECT_EQ(r.measured_largest, 4);
@@ -425,7 +431,7 @@ TEST(AdviceSpeedups, PerfectOnlyWhereTheMeasurementsAllowIt) {
   // One chain that scales within the tolerance of perfect keeps perfect a scenario.
   const Trace good = Trace::parse(six_walkers("*,,2,,1.25\n0,,2,,1.97\n"), "good.csv");
   const auto g = mcmclb::advice::speedup_rules(good, 0.05);
-  EXPECT_EQ(g.rules, (std::vector<std::string>{"flat", "amdahl", "perfect"}));
+  EXPECT_EQ(g.rules, (std::vector<std::string>{"flat", "amdahl", "perfect"}));  // one size each: no USL of its own
   EXPECT_TRUE(g.perfect_left_out.empty());
   EXPECT_EQ(g.measured_up_to, 2);
   // No speed-ups: nothing to vary, perfect scaling assumed everywhere.
@@ -442,4 +448,37 @@ TEST(AdviceSpeedups, AnAnswerPastTwiceTheMeasuredSizesSaysItIsExtrapolated) {
   EXPECT_TRUE(contains(*note, "Extrapolated: groups here work at up to 64 ranks, past twice the 4 ranks")) << *note;
   EXPECT_TRUE(contains(*note, "record your program at P = 64")) << *note;
   EXPECT_TRUE(contains(*mcmclb::advice::extrapolation_note(4, 1), "measured no speed-up"));
+}
+
+// A size measured several times replays at the median of its repetitions, and the plan says how often and their
+// range; a curve that follows Amdahl's law exactly has no USL bend, so usl is no scenario of it.
+TEST(AdviceSpeedups, RepetitionsGiveTheMedianAndTheirRangeAndOnlyABendAddsUsl) {
+  using mcmclb::Trace;
+  const Trace repeated = Trace::parse(six_walkers("*,,2,,1.9\n*,,2,,1.8\n*,,2,,1.85\n*,,4,,3.2\n"), "rep.csv");
+  EXPECT_DOUBLE_EQ(repeated.speedup(0, 2), 1.85);
+  ASSERT_EQ(repeated.repetitions(0).size(), 2U);
+  EXPECT_EQ(repeated.repetitions(0)[0].n, 3);
+  EXPECT_DOUBLE_EQ(repeated.repetitions(0)[0].low, 1.8);
+  EXPECT_DOUBLE_EQ(repeated.repetitions(0)[0].high, 1.9);
+  EXPECT_EQ(mcmclb::advice::measured_words(repeated),
+            "the speed-ups measured: 1.85 at 2 (3 times, 1.8 to 1.9), 3.2 at 4 ranks");
+  // Amdahl's law with p = 0.9 at 2, 4 and 8 ranks: m/s - 1 = 0.1 (m - 1) exactly, sigma 0.1 and kappa 0.
+  const auto amdahl = [](double m) { return 1 / (0.1 + 0.9 / m); };
+  char rows[200];
+  std::snprintf(rows, sizeof rows, "*,,2,,%.17g\n*,,4,,%.17g\n*,,8,,%.17g\n", amdahl(2), amdahl(4), amdahl(8));
+  const Trace straight = Trace::parse(six_walkers(rows), "amdahl.csv");
+  EXPECT_NEAR(straight.usl_coefficients(0).first, 0.1, 1e-9);
+  EXPECT_NEAR(straight.usl_coefficients(0).second, 0, 1e-12);
+  const auto r = mcmclb::advice::speedup_rules(straight, 0.05);
+  EXPECT_EQ(r.rules, (std::vector<std::string>{"flat", "amdahl"}));
+  // The same sizes bending down: past the peak the usl rule makes a larger group slower than the last measured.
+  const Trace bent =
+      Trace::parse(six_walkers("*,,2,,1.8\n*,,4,,2.8\n*,,8,,3.2\n"), "bent.csv", mcmclb::TraceExtrapolation::usl);
+  EXPECT_GT(bent.usl_coefficients(0).second, 0);
+  EXPECT_LT(bent.speedup(0, 64), bent.speedup(0, 8));
+  EXPECT_DOUBLE_EQ(bent.speedup(0, 8), 3.2);  // through the last measured size
+  const auto b = mcmclb::advice::speedup_rules(bent, 0.05);
+  EXPECT_EQ(b.rules, (std::vector<std::string>{"usl", "flat", "amdahl"}));
+  EXPECT_TRUE(contains(b.usl_peak, "peaks at 7.24 ranks")) << b.usl_peak;  // sigma 0.0725, kappa 0.0177
+  EXPECT_EQ(b.first, "amdahl");
 }

@@ -632,6 +632,32 @@ TEST(Workloads, ModelsReadTheirKeys) {
   EXPECT_THROW(mcmclb::workload_entry("zipf"), mcmclb::InputError);
 }
 
+// What a simulation steps through, for advise's estimate: every item once per rank of the group that works it.
+TEST(Workloads, RankItemsCountEachItemOncePerRankOfItsGroup) {
+  mcmclb::RunSpec spec;
+  spec.nprocs = 16;
+  spec.G = 4;
+  spec.workload.set("scale", int64_t{10});
+  spec.workload.set("period", int64_t{32});
+  // Leaders 0, 4, 8 and 12 hold 0, 40, 80 and 120 items, each on 4 ranks.
+  EXPECT_DOUBLE_EQ(mcmclb::expected_rank_items(spec), 4.0 * (0 + 40 + 80 + 120));
+  // Three groups of 6, 5 and 5 ranks, led by ranks 0, 6 and 11.
+  spec.groups.by = mcmclb::GroupsSpec::By::count;
+  spec.groups.count = 3;
+  EXPECT_DOUBLE_EQ(mcmclb::expected_rank_items(spec), 6.0 * 0 + 5.0 * 60 + 5.0 * 110);
+  // A trace of 3 and 1 items, two chains a group of 2 on 4 ranks: the tile map replays chains 0, 1, 0, 1.
+  const auto file = std::filesystem::temp_directory_path() / ("rank-items-" + std::to_string(getpid()) + ".csv");
+  std::ofstream(file) << "chain,item,ranks,seconds,speedup\n0,0,1,0.1,\n0,1,1,0.1,\n0,2,1,0.1,\n1,0,1,0.1,\n";
+  spec.nprocs = 4;
+  spec.G = 2;
+  spec.groups = {};
+  spec.workload.model = "trace";
+  spec.workload.file = file.string();
+  spec.workload.chains_per_group = 2;
+  EXPECT_DOUBLE_EQ(mcmclb::expected_rank_items(spec), 2.0 * (3 + 1) * 2);
+  std::filesystem::remove(file);
+}
+
 }  // namespace
 
 // A trace's group column: the replay's tile map takes the chains in the order their recorded groups ran them, a

@@ -1,11 +1,52 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The speed-up rules an advice may assume (mcmclb/advice_speedups.hpp).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "mcmclb/advice_speedups.hpp"
 
 namespace mcmclb::advice {
+
+namespace {
+
+/// "1.25 at 2, 1.4 at 4 ranks", a size given several times with its count and range: "1.84 at 2 (3 times, 1.8 to
+/// 1.88)".
+std::string curve_words(const std::vector<Repetitions>& sizes, const std::vector<std::pair<int, double>>& points) {
+  std::string words;
+  char one[120];
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const Repetitions& r = sizes.at(i);
+    if (r.n > 1) {
+      std::snprintf(one, sizeof one, "%.3g at %d (%d times, %.3g to %.3g)", points[i].second, points[i].first, r.n,
+                    r.low, r.high);
+    } else {
+      std::snprintf(one, sizeof one, "%.3g at %d", points[i].second, points[i].first);
+    }
+    words += (words.empty() ? "" : ", ") + std::string(one);
+  }
+  return words + " ranks";
+}
+
+}  // namespace
+
+std::string measured_words(const Trace& trace) {
+  // The chains that share one curve are named by it once: `*`'s for every chain without rows of its own.
+  std::map<std::string, std::vector<int>> by_curve;
+  for (int c = 0; c < trace.chains(); ++c) {
+    if (trace.items(c) == 0 || trace.measured_speedups(c).empty()) continue;
+    by_curve[curve_words(trace.repetitions(c), trace.measured_speedups(c))].push_back(c);
+  }
+  if (by_curve.empty()) return "";
+  if (by_curve.size() == 1) return "the speed-ups measured: " + by_curve.begin()->first;
+  const auto& [words, chains] = *std::max_element(
+      by_curve.begin(), by_curve.end(), [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+  return "the speed-ups measured: " + words + " for " + std::to_string(chains.size()) + " of the walkers, " +
+         std::to_string(by_curve.size() - 1) + " other curve" + (by_curve.size() == 2 ? "" : "s") + " for the rest";
+}
 
 SpeedupRules speedup_rules(const Trace& trace, double tolerance) {
   SpeedupRules r;
@@ -30,7 +71,27 @@ SpeedupRules speedup_rules(const Trace& trace, double tolerance) {
   r.measured_up_to = std::max(1, smallest);
   if (!any) return r;  // perfect scaling at every size, assumed: no rule to vary
   r.best_efficiency = best;
-  r.rules = {"flat", "amdahl"};
+  r.measured = measured_words(trace);
+  // The band past the measured sizes: from the Universal Scalability Law's, where its fit bends down (its speed-up
+  // then falls past a peak), through the last speed-up held, to Amdahl's law.
+  double peak = 0;
+  for (int c = 0; c < trace.chains(); ++c) {
+    if (trace.items(c) == 0 || trace.measured_speedups(c).empty()) continue;
+    const auto [sigma, kappa] = trace.usl_coefficients(c);
+    if (kappa > 0) {
+      const double at = std::sqrt((1 - std::min(sigma, 1.0)) / kappa);
+      peak = peak == 0 ? at : std::min(peak, at);
+    }
+  }
+  if (peak > 0) {
+    r.rules.emplace_back("usl");
+    char words[160];
+    std::snprintf(words, sizeof words, "the Universal Scalability Law's fit peaks at %.3g ranks and falls past it",
+                  peak);
+    r.usl_peak = words;
+  }
+  r.rules.emplace_back("flat");
+  r.rules.emplace_back("amdahl");
   if (best >= 1 - tolerance - 1e-12) {
     r.rules.emplace_back("perfect");
   } else {

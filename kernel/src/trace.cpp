@@ -93,6 +93,12 @@ double Trace::at(const Curve& curve, double m) const {
         const auto amdahl = [p](double size) { return 1.0 / ((1.0 - p) + p / size); };
         return last_s * amdahl(m) / amdahl(last_m);
       }
+      case TraceExtrapolation::usl: {
+        const auto usl = [&curve](double size) {
+          return size / (1.0 + curve.usl_sigma * (size - 1.0) + curve.usl_kappa * size * (size - 1.0));
+        };
+        return last_s * usl(m) / usl(last_m);
+      }
     }
   }
   if (hi->first == m) return hi->second;
@@ -113,6 +119,30 @@ Trace::Curve Trace::fitted(Points points) {
     xx += x * x;
   }
   c.amdahl_p = xx > 0 ? std::clamp(xy / xx, 0.0, 1.0) : 1.0;
+  // Gunther's Universal Scalability Law s = m / (1 + sigma (m - 1) + kappa m (m - 1)), made linear: m/s - 1 =
+  // sigma (m - 1) + kappa m (m - 1), least squares through the origin with sigma, kappa >= 0. Contention (sigma)
+  // caps the speed-up as Amdahl's serial share does; coherence (kappa) makes it fall past a peak. Two terms pass
+  // exactly through any two measured sizes, which tells nothing of a bend: below three sizes kappa is 0 and the
+  // law is Amdahl's.
+  double aa = 0, ab = 0, bb = 0, ay = 0, by = 0;
+  for (const auto& [m, s] : points) {
+    const double a = m - 1.0, b = m * (m - 1.0), y = m / s - 1.0;
+    aa += a * a;
+    ab += a * b;
+    bb += b * b;
+    ay += a * y;
+    by += b * y;
+  }
+  const double det = aa * bb - ab * ab;
+  if (points.size() >= 3 && det > 1e-12 * aa * bb) {
+    c.usl_sigma = (ay * bb - by * ab) / det;
+    c.usl_kappa = (by * aa - ay * ab) / det;
+  }
+  if (c.usl_sigma < 0 || c.usl_kappa <= 1e-12) {  // the best fit on the boundary: one term alone
+    c.usl_kappa = 0;
+    c.usl_sigma = aa > 0 ? ay / aa : 0;
+  }
+  if (c.usl_sigma < 0) c.usl_sigma = 0;
   c.points = std::move(points);
   return c;
 }
@@ -126,8 +156,9 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
     double seconds;
     int group;  // -1: no group column
   };
-  std::map<int, std::vector<ItemRow>> items;                     // chain -> its item rows
-  std::map<int, std::map<int, std::pair<int64_t, double>>> ups;  // chain (-1: `*`) -> ranks -> (row, speed-up)
+  std::map<int, std::vector<ItemRow>> items;  // chain -> its item rows
+  // chain (-1: `*`) -> ranks -> (its first row, the speed-ups given there: repetitions of one measurement)
+  std::map<int, std::map<int, std::pair<int64_t, std::vector<double>>>> ups;
   int64_t row = 0;
   bool header_seen = false;
   bool incomplete = false;
@@ -213,12 +244,7 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
     const auto up = parse_real(f[kSpeedup]);
     if (!up || *up <= 0) throw at.error(kSpeedup, f[kSpeedup], "a number > 0 on a speed-up row (it has no item)");
     if (ranks == 1 && *up != 1.0) throw at.error(kSpeedup, f[kSpeedup], "1 at ranks 1, the reference");
-    const auto [where, fresh] = ups[chain].try_emplace(ranks, row, *up);
-    if (!fresh) {
-      throw at.error(kRanks, f[kRanks],
-                     "one speed-up per chain and size; chain " + std::string(f[kChain]) + " has one at ranks " +
-                         std::to_string(ranks) + " on row " + std::to_string(where->second.first));
-    }
+    ups[chain].try_emplace(ranks, row, std::vector<double>{}).first->second.second.push_back(*up);
   }
   if (!header_seen)
     throw Place{file, 1}.error("the file is empty (allowed: the header " + std::string(kTraceHeader) + " and rows)");
@@ -235,16 +261,27 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
                      "a chain that has item rows, 0 to " + std::to_string(chains - 1) + ", or *");
     }
   }
-  const auto points_of = [&](int chain) {
+  // A size given several times replays at the median of its repetitions; their range goes with it.
+  const auto curve_of = [&](int chain) {
     Points p;
+    std::vector<Repetitions> spread;
     if (const auto it = ups.find(chain); it != ups.end()) {
-      for (const auto& [ranks, where] : it->second) p.emplace_back(ranks, where.second);
+      for (auto& [ranks, where] : it->second) {
+        std::vector<double>& v = where.second;
+        std::sort(v.begin(), v.end());
+        const std::size_t n = v.size();
+        const double median = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        p.emplace_back(ranks, median);
+        spread.push_back({ranks, static_cast<int>(n), v.front(), v.back()});
+      }
     }
-    return p;
+    Curve c = fitted(std::move(p));
+    c.repetitions = std::move(spread);
+    return c;
   };
-  t.default_speedups_ = fitted(points_of(-1));
+  t.default_speedups_ = curve_of(-1);
   for (int c = 0; c < chains; ++c) {
-    t.speedups_.push_back(fitted(points_of(c)));
+    t.speedups_.push_back(curve_of(c));
     auto& rows = items[c];  // none: a chain of no items (chains run 0 .. the largest given)
     std::stable_sort(rows.begin(), rows.end(), [](const ItemRow& a, const ItemRow& b) { return a.item < b.item; });
     std::vector<double> single;

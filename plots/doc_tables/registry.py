@@ -22,7 +22,7 @@ from .steal_regroup_findings import (compute_findings, compute_real_findings, cy
                                      host_cost_note, large_findings, runs_made, seeds_notes, why_regrouping_wins)
 from .start_with import start_with
 from .walkers import chain_order_measured, chain_order_simulated, exact_sum_cost, walkers_overhead
-from .your_workload import advice, advice_answer, advice_brief, trace_at_scale, trace_replay
+from .your_workload import advice, advice_answer, advice_brief, advise_estimate, trace_at_scale, trace_replay
 
 
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
@@ -81,6 +81,7 @@ TABLES = {
     "trace-at-scale": (trace_at_scale, (1, 4), {}),
     "advice": (advice, (1, 1), {"top": "an integer"}),
     "advice-answer": (advice_answer, (1, 1), {}),
+    "advise-estimate": (advise_estimate, (1, 1), {}),
     "advice-brief": (advice_brief, (1, 1), {}),
     "start-with": (start_with, (2, 16), {}),
     "walkers-overhead": (walkers_overhead, (1, 1), {}),

@@ -364,6 +364,32 @@ void check_launch_jobs(const Study& study) {
   }
 }
 
+namespace {
+
+/// Calls unit(g, leader, size) for the initial groups of a kernel point, in rank order: every group where the
+/// point names their sizes or count, else its groups of G, the first kEstimatedChains at most (nprocs may be
+/// 2^31 - 1, and an estimate must come at once without storing the chains). Returns how many groups the point has;
+/// groups by node are taken as groups of G (the node layout is known only inside the job).
+int64_t each_initial_group(const RunSpec& spec, const std::function<void(int64_t, int64_t, int)>& unit) {
+  const int nprocs = spec.nprocs;
+  if ((spec.groups.by == GroupsSpec::By::sizes && !spec.groups.sizes.empty()) ||
+      (spec.groups.by == GroupsSpec::By::count && spec.groups.count <= nprocs)) {
+    const std::vector<int> sizes =
+        spec.groups.by == GroupsSpec::By::count ? count_sizes(nprocs, spec.groups.count) : spec.groups.sizes;
+    int64_t first = 0, g = 0;
+    for (const int size : sizes) {
+      unit(g++, first, size);
+      first += size;
+    }
+    return g;
+  }
+  const int64_t groups = (static_cast<int64_t>(nprocs) + spec.G - 1) / spec.G;
+  for (int64_t g = 0; g < std::min(groups, kEstimatedChains); ++g) unit(g, g * spec.G, spec.G);
+  return groups;
+}
+
+}  // namespace
+
 double expected_point_s(const Point& point, const Catalog& catalog) {
   const int nprocs = point.spec.nprocs;
   if (point.program == Program::commbench) {
@@ -373,14 +399,14 @@ double expected_point_s(const Point& point, const Catalog& catalog) {
         commbench_methods(point.commbench.methods, catalog.supported_methods()), commbench_sizes(nprocs));
     return static_cast<double>(benchmarks.size()) * point.commbench.reps * point.commbench.rep_time_s;
   }
-  // Chains on groups of G ranks, or of the given sizes; groups by node are estimated as groups of G (the node
-  // layout is known only inside the job), and compute mode's items as T_ms each (set job.time_limit for either).
-  // A replayed trace: its chains' recorded seconds at the group's speed-up.
+  // The longest unit of chains on its initial group; compute mode's items as T_ms each (set job.time_limit for
+  // it). A replayed trace: its chains' recorded seconds at the group's speed-up.
   const auto workload = make_workload(point.spec.workload);
   const Trace* trace = workload->trace();
   const int W = point.spec.workload.chains_per_group;
-  // Seconds of a group's unit: its W chains one after another (chain_items()).
-  const auto unit_s = [&](int64_t g, int64_t leader, int size) {
+  double longest_s = 0;
+  each_initial_group(point.spec, [&](int64_t g, int64_t leader, int size) {
+    // Seconds of a group's unit: its W chains one after another (chain_items()).
     double s = 0;
     for (int c = 0; c < W; ++c) {
       const int index = chain_index(*workload, static_cast<int>(g), static_cast<int>(leader), W, c);
@@ -390,29 +416,23 @@ double expected_point_s(const Point& point, const Catalog& catalog) {
         s += static_cast<double>(workload->items(index)) * point.spec.T_ms / 1000.0 / size;
       }
     }
-    return s;
-  };
-  double longest_s = 0;
-  if ((point.spec.groups.by == GroupsSpec::By::sizes && !point.spec.groups.sizes.empty()) ||
-      (point.spec.groups.by == GroupsSpec::By::count && point.spec.groups.count <= nprocs)) {
-    int first = 0, g = 0;
-    const std::vector<int> sizes = point.spec.groups.by == GroupsSpec::By::count
-                                       ? count_sizes(nprocs, point.spec.groups.count)
-                                       : point.spec.groups.sizes;
-    for (int size : sizes) {
-      longest_s = std::max(longest_s, unit_s(g++, first, size));
-      first += size;
-    }
-    return longest_s;
-  }
-  // The longest unit, scanned without storing the chains (nprocs may be 2^31 - 1), over the first
-  // kEstimatedChains groups at most: the estimate must come at once, and a launch that large gets the time limit's
-  // cap anyway (launch/src/slurm.cpp).
-  const int64_t groups = (static_cast<int64_t>(nprocs) + point.spec.G - 1) / point.spec.G;
-  for (int64_t g = 0; g < std::min(groups, kEstimatedChains); ++g) {
-    longest_s = std::max(longest_s, unit_s(g, g * point.spec.G, point.spec.G));
-  }
+    longest_s = std::max(longest_s, s);
+  });
   return longest_s;
+}
+
+double expected_rank_items(const RunSpec& spec) {
+  const auto workload = make_workload(spec.workload);
+  const int W = spec.workload.chains_per_group;
+  double walked = 0, rank_items = 0;
+  const int64_t groups = each_initial_group(spec, [&](int64_t g, int64_t leader, int size) {
+    for (int c = 0; c < W; ++c) {
+      const int index = chain_index(*workload, static_cast<int>(g), static_cast<int>(leader), W, c);
+      rank_items += static_cast<double>(workload->items(index)) * size;
+    }
+    ++walked;
+  });
+  return walked > 0 ? rank_items * static_cast<double>(groups) / walked : 0;
 }
 
 std::string commbench_file(int nprocs) { return "commbench-n" + std::to_string(nprocs) + ".csv"; }

@@ -14,10 +14,15 @@ namespace mcmclb::advice {
 
 /// The speed-up rules an advice varies past the measured sizes, and why any is left out.
 struct SpeedupRules {
-  /// workload.extrapolate values, in order: flat (the last speed-up held: the least a larger group gains) and
-  /// amdahl (Amdahl's law fitted through the measured sizes: the centre), and perfect only where the measurements
-  /// allow it. Empty where the trace gives no speed-ups: every size is then perfect scaling, assumed.
+  /// workload.extrapolate values, in order: usl (the Universal Scalability Law fitted through the measured sizes)
+  /// where its fit bends down, so that a larger group can be slower; flat (the last speed-up held); amdahl (Amdahl's
+  /// law fitted through the measured sizes: the centre); and perfect only where the measurements allow it. Empty
+  /// where the trace gives no speed-ups: every size is then perfect scaling, assumed.
   std::vector<std::string> rules;
+  /// The measured speed-ups in words, each size given several times with its count and range; empty where none.
+  std::string measured;
+  /// Where usl is a rule: where its fit peaks, in words.
+  std::string usl_peak;
   /// The race's first scenario: the fit's centre, the most plausible rule.
   std::string first = "amdahl";
   /// Over the chains with items, the smallest of each chain's largest measured size (1: none measured): past
@@ -30,6 +35,10 @@ struct SpeedupRules {
   /// Why perfect scaling is not a scenario, in words; empty where it is one.
   std::string perfect_left_out;
 };
+
+/// "the speed-ups measured: 1.25 at 2, 1.4 at 4 ranks", a size given several times with its count and range, the
+/// curve most chains share where they differ; empty where the trace gives none.
+[[nodiscard]] std::string measured_words(const Trace& trace);
 
 /// The rules for a trace. Perfect scaling past the measured sizes means every further rank adds what the measured
 /// ones did on average; a chain whose efficiency has already fallen below 1 - tolerance (a fraction) contradicts

@@ -56,10 +56,11 @@ inline constexpr std::array<std::pair<std::string_view, TraceMap>, 2> kTraceMaps
     {{"tile", TraceMap::tile}, {"draw", TraceMap::draw}}};
 inline constexpr std::array<std::pair<std::string_view, TraceScaling>, 2> kTraceScalings = {
     {{"trace", TraceScaling::trace}, {"perfect", TraceScaling::perfect}}};
-inline constexpr std::array<std::pair<std::string_view, TraceExtrapolation>, 3> kTraceExtrapolations = {
+inline constexpr std::array<std::pair<std::string_view, TraceExtrapolation>, 4> kTraceExtrapolations = {
     {{"flat", TraceExtrapolation::flat},
      {"amdahl", TraceExtrapolation::amdahl},
-     {"perfect", TraceExtrapolation::perfect}}};
+     {"perfect", TraceExtrapolation::perfect},
+     {"usl", TraceExtrapolation::usl}}};
 [[nodiscard]] constexpr std::string_view to_string(TraceMap m) noexcept { return name_in(kTraceMaps, m); }
 [[nodiscard]] constexpr std::string_view to_string(TraceExtrapolation x) noexcept {
   return name_in(kTraceExtrapolations, x);

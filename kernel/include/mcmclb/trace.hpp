@@ -24,8 +24,17 @@ inline constexpr std::string_view kTraceHeaderWithGroup = "chain,item,ranks,seco
 /// few sizes, and an answer at scale must say what it assumed of the others. `flat`: the last measured speed-up
 /// (a larger group gains nothing more); `amdahl`: it grows as Amdahl's law fitted through the measured sizes
 /// (Trace::amdahl_fraction), scaled to pass through the last one; `perfect`: every further rank adds as much as
-/// the last measured size's ranks did on average (speed-up in proportion to m).
-enum class TraceExtrapolation { flat, amdahl, perfect };
+/// the last measured size's ranks did on average (speed-up in proportion to m); `usl`: Gunther's Universal
+/// Scalability Law fitted through the measured sizes (Trace::usl_coefficients), scaled through the last one, which
+/// can peak and fall where contention between ranks grows faster than their work shrinks.
+enum class TraceExtrapolation { flat, amdahl, perfect, usl };
+
+/// The speed-ups a trace gives a chain at one group size: how many times (repetitions of the measurement) and
+/// their range. The replay takes their median.
+struct Repetitions {
+  int ranks, n;
+  double low, high;
+};
 
 /// The first line of a trace whose recording has not ended: mcmclb::walkers::run writes it when the run starts and
 /// replaces the file whole, without it, when the run ends well. A run that fails or is killed leaves it, above the
@@ -45,8 +54,8 @@ class Trace {
     return single_s_.at(chain).at(static_cast<std::size_t>(item));
   }
   /// The speed-up of chain c at m ranks (m may be fractional): the chain's own rows, else the rows of chain `*`,
-  /// else m (perfect); between given sizes linear in log2(m), past the largest given size as the extrapolation
-  /// says, 1 at m = 1.
+  /// else m (perfect), a size given several times at the median of its rows; between given sizes linear in log2(m),
+  /// past the largest given size as the extrapolation says, 1 at m = 1.
   [[nodiscard]] double speedup(int chain, double m) const;
   /// Seconds item `item` of chain c takes at m ranks: single_rank_s / speedup.
   [[nodiscard]] double item_s(int chain, int64_t item, int m) const {
@@ -72,6 +81,16 @@ class Trace {
   /// Amdahl's parallel fraction p of chain c's speed-ups, fitted by least squares on 1/speed-up - 1 =
   /// p (1/m - 1) over its given sizes and kept within [0, 1]; 1 where none is given (perfect scaling).
   [[nodiscard]] double amdahl_fraction(int chain) const { return curve(chain).amdahl_p; }
+  /// The Universal Scalability Law's (sigma, kappa) of chain c's speed-ups: least squares on m/s - 1 = sigma (m - 1)
+  /// + kappa m (m - 1) over its given sizes, both >= 0; kappa is 0 (the law is then Amdahl's) where fewer than
+  /// three sizes are given (two terms pass through any two) or the sizes do not bend down; (0, 0) where none is
+  /// given.
+  [[nodiscard]] std::pair<double, double> usl_coefficients(int chain) const {
+    return {curve(chain).usl_sigma, curve(chain).usl_kappa};
+  }
+  /// Per size of measured_speedups(c), how often it was given and the range of what was given (one entry per
+  /// size, ascending ranks).
+  [[nodiscard]] const std::vector<Repetitions>& repetitions(int chain) const { return curve(chain).repetitions; }
   [[nodiscard]] TraceExtrapolation extrapolation() const noexcept { return extrapolation_; }
   /// The initial group that ran chain c, as the trace's `group` column records it; -1 where it records none.
   [[nodiscard]] int group(int chain) const { return group_.at(static_cast<std::size_t>(chain)); }
@@ -93,8 +112,10 @@ class Trace {
  private:
   using Points = std::vector<std::pair<int, double>>;  // (ranks, speed-up), ascending ranks, from (1, 1)
   struct Curve {
-    Points points;  // empty: perfect scaling
+    Points points;  // empty: perfect scaling; a size given several times: the median of its repetitions
     double amdahl_p = 1;
+    double usl_sigma = 0, usl_kappa = 0;
+    std::vector<Repetitions> repetitions;  // per size of points
   };
   [[nodiscard]] const Curve& curve(int chain) const {
     const Curve& own = speedups_.at(static_cast<std::size_t>(chain));

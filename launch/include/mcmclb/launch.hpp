@@ -146,7 +146,8 @@ int run_streaming(const std::string& command, const std::function<void(const std
 std::pair<int, std::vector<std::string>> run_capturing(const std::string& command);
 /// "42 s", or "3 min 05 s" from two minutes on.
 std::string format_seconds(double s);
-/// The host seconds one simulation of spec is expected to take (the start-up and the set-up's cost grown with P):
+/// The host seconds one simulation of spec is expected to take (the start-up, the set-up's cost grown with P, and
+/// its items rank by rank):
 /// mcmclb advise's estimate before it starts, and the weight of a simulated point in the progress line's time left.
 double simulated_host_s(const RunSpec& spec);
 /// The peak memory (bytes) one simulation of spec is expected to take: the process, each simulated rank's stack and

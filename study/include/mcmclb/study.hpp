@@ -70,6 +70,10 @@ double expected_point_s(const Point& point, const Catalog& catalog);
 /// expected_point_s() reads at most this many chains of a point (the first ones): it must answer at once for any
 /// nprocs, and allocates nothing per rank.
 inline constexpr int64_t kEstimatedChains = int64_t{1} << 20;
+/// The items a kernel point's chains hold, each counted once per rank of the initial group that works it: what a
+/// simulation replays rank by rank (a group of 8 working a chain of 100 items is 800). Read over the first
+/// kEstimatedChains groups, as expected_point_s(), and scaled to all of them.
+double expected_rank_items(const RunSpec& spec);
 
 /// The CSV a commbench point writes into the study's output folder: commbench-n<P>.csv.
 std::string commbench_file(int nprocs);

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""How far mcmclb advise's wall-time estimate is off: runs `mcmclb advise TRACE --ranks R --no-race` for each trace
+named, takes the estimate advise prints before it starts and the wall time the whole command took, and appends one
+row per trace to the CSV (estimates.csv by default). Before each run it reads how busy the host was over 2 s
+(/proc/stat), so a row says whether the machine was idle. Run from the repository's root:
+
+    docs/notes/advise-estimate/measure.py --out-dir RESULTS --csv docs/notes/advise-estimate/estimates.csv \\
+        TRACE:RANKS [TRACE:RANKS ...]
+
+RANKS is advise's --ranks (e.g. 64,1024). MCMCLB and SIM_BINARY name the driver and the simulation build
+(default build-test/mcmclb and build-test/sim/mcmclb-sim); JOBS is --jobs (default 2)."""
+import argparse
+import csv
+import datetime
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+
+HEADER = ["trace", "walkers", "items", "ranks", "jobs", "simulations", "estimated_s", "measured_s", "error_pct",
+          "busy_before_pct", "commit", "host", "cores", "utc_start", "command_line"]
+
+
+def busy_share(seconds=2.0):
+    """The share of the host's CPU time spent busy over the next `seconds` (from /proc/stat's first line)."""
+    def sample():
+        with open("/proc/stat", encoding="ascii") as f:
+            fields = [int(v) for v in f.readline().split()[1:]]
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+        return sum(fields), idle
+    total0, idle0 = sample()
+    time.sleep(seconds)
+    total1, idle1 = sample()
+    return 100.0 * (1 - (idle1 - idle0) / max(total1 - total0, 1))
+
+
+def seconds_of(text):
+    """advise's format_seconds: "42 s" or "3 min 05 s"."""
+    m = re.fullmatch(r"(?:(\d+) min )?(\d+(?:\.\d+)?) s", text.strip())
+    if not m:
+        raise ValueError(f"not a duration: {text!r}")
+    return 60 * int(m.group(1) or 0) + float(m.group(2))
+
+
+def trace_shape(path):
+    """(walkers, items) of a trace file: its distinct chains and its item rows."""
+    chains, items = set(), 0
+    with open(path, encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            if row["chain"] != "*" and row["item"] not in ("", None):
+                chains.add(row["chain"])
+                items += 1
+    return len(chains), items
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out-dir", required=True, help="a folder for each advise run's output")
+    parser.add_argument("--csv", required=True, help="the CSV the rows are appended to")
+    parser.add_argument("runs", nargs="+", metavar="TRACE:RANKS")
+    args = parser.parse_args()
+    driver = os.environ.get("MCMCLB", "build-test/mcmclb")
+    sim = os.environ.get("SIM_BINARY", "build-test/sim/mcmclb-sim")
+    jobs = os.environ.get("JOBS", "2")
+    runs = []
+    for run in args.runs:
+        trace, _, ranks = run.rpartition(":")
+        if not trace or not os.path.isfile(trace) or not re.fullmatch(r"\d+(,\d+)*", ranks):
+            sys.exit(f"measure.py: {run}: allowed: TRACE:RANKS, an existing trace file and advise's --ranks")
+        runs.append((trace, ranks))
+    version = subprocess.run([driver, "--version"], capture_output=True, text=True, check=True).stdout
+    commit = re.search(r"commit ([0-9a-f]+(?:-dirty)?)", version).group(1)
+    new = not os.path.exists(args.csv)
+    with open(args.csv, "a", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        if new:
+            writer.writerow(HEADER)
+        for trace, ranks in runs:
+            name = os.path.splitext(os.path.basename(trace))[0]
+            folder = os.path.join(args.out_dir, f"{name}-p{ranks.replace(',', '-')}")
+            command = [driver, "advise", trace, "--ranks", ranks, "--no-race", "--jobs", jobs, "--sim-binary", sim,
+                       "--out", folder]
+            busy = busy_share()
+            start, utc = time.monotonic(), datetime.datetime.now(datetime.timezone.utc)
+            done = subprocess.run(command, capture_output=True, text=True)
+            wall = time.monotonic() - start
+            os.makedirs(folder, exist_ok=True)
+            with open(os.path.join(folder, "advise-lines.txt"), "w", encoding="utf-8") as f:
+                f.write(done.stdout + done.stderr)
+            if done.returncode != 0:
+                sys.exit(f"measure.py: {' '.join(command)} exited with {done.returncode}; see {folder}/advise-lines.txt")
+            m = re.search(r"^advise: (\d+) simulations, \d+ already in .*?, (\d+) to run, \d+ at a time: about "
+                          r"(.+?) of wall time", done.stdout, re.M)
+            estimated = seconds_of(m.group(3))
+            walkers, items = trace_shape(trace)
+            writer.writerow([trace, walkers, items, ranks, jobs, m.group(2), f"{estimated:g}", f"{wall:.1f}",
+                             f"{100 * (estimated / wall - 1):.1f}", f"{busy:.1f}", commit, socket.gethostname(),
+                             os.cpu_count(), utc.strftime("%Y-%m-%dT%H:%M:%SZ"), " ".join(command)])
+            out.flush()
+            print(f"{trace} at {ranks}: estimated {estimated:g} s, took {wall:.1f} s "
+                  f"({100 * (estimated / wall - 1):+.1f} %), the host {busy:.0f} % busy before")
+
+
+if __name__ == "__main__":
+    main()
