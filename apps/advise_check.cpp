@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -20,6 +21,7 @@
 #include "mcmclb/runs_csv.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
+#include "mcmclb/trace.hpp"
 #include "sweep.hpp"
 
 namespace mcmclb::advising {
@@ -113,6 +115,7 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
   const Backend real_backend = launch::sweep_backend(real), sim_backend = launch::sweep_backend(simulated);
   std::vector<double> real_none;
   double sim_none = 0;
+  std::map<std::string, std::pair<std::string, std::vector<double>>> real_of;  // balancer -> its first set-up's runs
   std::vector<std::pair<std::string, std::pair<std::vector<double>, double>>> measured;  // label -> (real, sim)
   std::set<std::string> seen;  // a set-up's points are its repetitions: one configuration
   for (const Point& p : study.points) {
@@ -121,6 +124,7 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
     const auto s = sim_runs.find(configuration_key(p.spec, sim_backend));
     if (r == real_runs.end() || s == sim_runs.end() || r->second.time_s.empty() || s->second.time_s.empty()) continue;
     const double sim_whole = whole_s(s->second).front();
+    real_of.try_emplace(p.spec.balancer, setup_label(p.spec), whole_s(r->second));
     if (p.spec.balancer == "none") {
       real_none = whole_s(r->second);
       sim_none = sim_whole;
@@ -153,12 +157,47 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
         csv::line({label, std::to_string(cores), std::to_string(e.n), csv::number(e.real_ratio), opt(e.real_low),
                    opt(e.real_high), csv::number(e.sim_ratio), opt(e.error_low), opt(e.error_high)});
   }
+  // The other error of an advice, where the trace holds its program's own run (its `# run:` line) in the layout
+  // replayed here: the real replay of the balancer the program ran against the time the program took.
+  std::optional<advice::ReplayError> against_program;
+  std::string program_run;
+  if (const auto& run = load_trace(o.input)->recorded_run()) {
+    const auto found = real_of.find(run->balancer);
+    if (run->ranks != cores || run->groups != groups) {
+      std::printf(
+          "advise: check: your program ran at P = %d in %d groups, this replay at P = %d in %d: the replay "
+          "against your program is not measured\n",
+          run->ranks, run->groups, cores, groups);
+    } else if (found == real_of.end()) {
+      std::printf(
+          "advise: check: your program ran under %s, which the check did not replay: the replay against "
+          "your program is not measured (allowed: --balancers naming it)\n",
+          run->balancer.c_str());
+    } else {
+      against_program =
+          advice::program_error(found->second.first + " against your program", found->second.second, run->seconds);
+      const advice::ReplayError& e = *against_program;
+      program_run = found->second.first + ", " + fixed(run->seconds, 4) + " s";
+      std::printf(
+          "%-36s  %-26s  %-10s  %s\n", ("your program (" + program_run + ")").c_str(),
+          (fixed(e.real_ratio) +
+           (e.real_low ? " [" + fixed(*e.real_low) + ", " + fixed(*e.real_high) + "]" : std::string()))
+              .c_str(),
+          "1",
+          e.error_low ? (fixed(*e.error_low * 100, 1) + " to " + fixed(*e.error_high * 100, 1) + " %").c_str() : "");
+      csv_text +=
+          csv::line({e.label, std::to_string(cores), std::to_string(e.n), csv::number(e.real_ratio), opt(e.real_low),
+                     opt(e.real_high), csv::number(e.sim_ratio), opt(e.error_low), opt(e.error_high)});
+    }
+  }
   {
     auto store = launch::open_output(sim, main_study);
     store.rewrite_file("check.csv", [&](const fs::path&) { return csv_text; });
   }
   const auto tolerance = advice::measured_tolerance(errors);
   if (!tolerance) return {};
+  const auto program_tolerance =
+      against_program ? advice::measured_tolerance({*against_program}) : std::optional<double>();
   // The check measures one of the two errors of an advice: the simulation against the real replay. The other, the
   // replay against the application itself, it cannot measure (it has only the trace). So the tolerance is the
   // larger of the measured error and the assumed one, and says which it is.
@@ -168,10 +207,18 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
                                   busy_words(busy_before) + " and " + busy_words(busy_after) +
                                   " busy before and after: check.csv";
   CheckResult result;
+  if (program_tolerance) {  // both errors measured: the tolerance is the larger, nothing assumed
+    result.tolerance_pct = std::max(*tolerance, *program_tolerance) * 100;
+    result.words = "measured: " + error_words.substr(0, error_words.find(", measured at P")) +
+                   " and the real replay within " + fixed(*program_tolerance * 100, 2) +
+                   " % of your program's own run (" + program_run + ")" +
+                   error_words.substr(error_words.find(", measured at P"));
+    return result;
+  }
   result.tolerance_pct = std::max(*tolerance * 100, o.tolerance_pct);
   result.words = *tolerance * 100 >= o.tolerance_pct
                      ? error_words
-                     : "assumed, for the replay against your program, which no check measures; " + error_words;
+                     : "assumed, for the replay against your program, which the trace does not record; " + error_words;
   return result;
 }
 

@@ -632,6 +632,33 @@ TEST(Workloads, ModelsReadTheirKeys) {
   EXPECT_THROW(mcmclb::workload_entry("zipf"), mcmclb::InputError);
 }
 
+// A trace's run line: the application's own run, read as written and refused, in one line, where it is not.
+TEST(TraceFile, TheRunLineSaysWhatTheRecordingsOwnRunTook) {
+  using mcmclb::Trace;
+  const std::string body = "chain,item,ranks,seconds,speedup\n0,0,1,0.1,\n";
+  const auto run =
+      Trace::parse("# run: ranks=4 groups=2 balancer=mostwork seconds=1.25\n" + body, "r.csv").recorded_run();
+  ASSERT_TRUE(run.has_value());
+  EXPECT_EQ(run->ranks, 4);
+  EXPECT_EQ(run->groups, 2);
+  EXPECT_EQ(run->balancer, "mostwork");
+  EXPECT_DOUBLE_EQ(run->seconds, 1.25);
+  EXPECT_FALSE(Trace::parse(body, "plain.csv").recorded_run().has_value());
+  for (const std::string bad :
+       {"# run: ranks=4 groups=2 balancer=none\n", "# run: ranks=4 groups=8 balancer=none seconds=1\n",
+        "# run: ranks=4 ranks=4 groups=2 balancer=none seconds=1\n",
+        "# run: ranks=4 groups=2 balancer=none seconds=-1\n", "# run: ranks=4 groups=2 balancer=$(x) seconds=1\n",
+        "# run: ranks=4 groups=2 balancer=none seconds=1 cores=2\n"}) {
+    try {
+      (void)Trace::parse(bad + body, "bad.csv");
+      ADD_FAILURE() << "accepted: " << bad;
+    } catch (const mcmclb::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("trace file bad.csv row 1: the run line"), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    }
+  }
+}
+
 // What a simulation steps through, for advise's estimate: every item once per rank of the group that works it.
 TEST(Workloads, RankItemsCountEachItemOncePerRankOfItsGroup) {
   mcmclb::RunSpec spec;

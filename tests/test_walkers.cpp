@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <span>
@@ -560,6 +561,24 @@ TEST(Walkers, RecordsATraceThatParses) {
     }
     EXPECT_TRUE(header);
     EXPECT_EQ(grouped, total) << "every item row names its chain's group";
+    // The run's own time, layout and balancer, for advise --check to measure a replay against (the library parses
+    // its text as mcmclb reads a trace before it writes it).
+    std::ifstream file(path);
+    std::string text, found;
+    while (std::getline(file, text)) {
+      if (text.rfind("# run: ", 0) == 0) found = text;
+    }
+    int ranks = 0, groups = 0;
+    char balancer[64] = {};
+    double seconds = 0;
+    ASSERT_EQ(std::sscanf(found.c_str(), "# run: ranks=%d groups=%d balancer=%63s seconds=%lf", &ranks, &groups,
+                          balancer, &seconds),
+              4)
+        << found;
+    EXPECT_EQ(ranks, world_size());
+    EXPECT_EQ(groups, r.groups);
+    EXPECT_STREQ(balancer, "mostwork");
+    EXPECT_NEAR(seconds, r.time_s, 1e-6 * r.time_s);
     std::remove(path.c_str());
   }
 }

@@ -374,6 +374,22 @@ ReplayError replay_error(const std::string& label, const std::vector<double>& re
   return e;
 }
 
+ReplayError program_error(const std::string& label, const std::vector<double>& real_s, double program_s) {
+  ReplayError e;
+  e.label = label;
+  e.n = real_s.size();
+  e.sim_ratio = 1;
+  const stats::MedianCi a = stats::median_ci(real_s);
+  e.real_ratio = a.median / program_s;
+  if (a.low && a.high) {  // the program's one run is the reference; the replay's median carries the interval
+    e.real_low = *a.low / program_s;
+    e.real_high = *a.high / program_s;
+    e.error_low = *e.real_low - 1;
+    e.error_high = *e.real_high - 1;
+  }
+  return e;
+}
+
 std::optional<double> measured_tolerance(const std::vector<ReplayError>& errors) {
   if (errors.empty()) return std::nullopt;
   double worst = 0;

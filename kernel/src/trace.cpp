@@ -63,6 +63,52 @@ int64_t int_field(const Place& at, Column c, std::string_view s, int64_t lo, int
   return *v;
 }
 
+/// The run line's values: `# run: ranks=P groups=G balancer=NAME seconds=S`, each key once, in any order.
+RecordedRun parse_run_line(std::string_view line, const Place& at) {
+  constexpr std::string_view kAllowed =
+      "'# run: ranks=P groups=G balancer=NAME seconds=S', P and G from 1 to 2^24, NAME a balancer's name, S seconds "
+      "> 0, as mcmclb::walkers writes it";
+  RecordedRun run;
+  std::string_view rest = line.substr(kTraceRunLine.size());
+  int seen = 0;
+  while (!rest.empty()) {
+    const std::size_t start = rest.find_first_not_of(' ');
+    if (start == std::string_view::npos) break;
+    rest = rest.substr(start);
+    const std::size_t end = std::min(rest.find(' '), rest.size());
+    const std::string_view token = rest.substr(0, end);
+    rest = rest.substr(end);
+    const std::size_t eq = token.find('=');
+    const std::string_view key = token.substr(0, eq), value = eq == std::string_view::npos ? "" : token.substr(eq + 1);
+    const auto count = [&](int bit) {
+      if ((seen & bit) != 0 || value.empty()) throw at.error("the run line is not " + std::string(kAllowed));
+      seen |= bit;
+    };
+    if (key == "ranks" || key == "groups") {
+      count(key == "ranks" ? 1 : 2);
+      const auto v = parse_int(value);
+      if (!v || *v < 1 || *v > kMaxRanks)
+        throw at.error("the run line's " + std::string(key) + " is not " + std::string(kAllowed));
+      (key == "ranks" ? run.ranks : run.groups) = static_cast<int>(*v);
+    } else if (key == "balancer") {
+      count(4);
+      if (value.size() > 64 ||
+          value.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string_view::npos)
+        throw at.error("the run line's balancer is not " + std::string(kAllowed));
+      run.balancer = value;
+    } else if (key == "seconds") {
+      count(8);
+      const auto v = parse_real(value);
+      if (!v || !(*v > 0)) throw at.error("the run line's seconds is not " + std::string(kAllowed));
+      run.seconds = *v;
+    } else {
+      throw at.error("the run line is not " + std::string(kAllowed));
+    }
+  }
+  if (seen != 15 || run.groups > run.ranks) throw at.error("the run line is not " + std::string(kAllowed));
+  return run;
+}
+
 std::vector<std::string_view> split(std::string_view line) {
   std::vector<std::string_view> fields;
   for (std::size_t start = 0;;) {
@@ -162,6 +208,7 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
   int64_t row = 0;
   bool header_seen = false;
   bool incomplete = false;
+  std::optional<RecordedRun> recorded;
   std::size_t columns = kColumns - 1;  // kColumns with the group column
   std::vector<int> first_seen;         // chains in the order their first item row appears
   for (std::size_t start = 0; start < text.size();) {
@@ -185,6 +232,7 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
       // Lines before the header that start with '#' say where the trace came from (a recording's command and
       // commit); a person reads them, the replay does not.
       if (line.substr(0, kTraceIncomplete.size()) == kTraceIncomplete) incomplete = true;
+      if (line.substr(0, kTraceRunLine.size()) == kTraceRunLine) recorded = parse_run_line(line, at);
       if (!line.empty() && line.front() == '#') continue;
       if (line != kTraceHeader && line != kTraceHeaderWithGroup) {
         throw at.error("the header is '" + std::string(line) + "' (allowed: exactly " + std::string(kTraceHeader) +
@@ -251,6 +299,7 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
   if (items.empty()) throw Place{file, row}.error("no item rows (allowed: at least one item of chain 0)");
   Trace t;
   t.incomplete_ = incomplete;
+  t.recorded_run_ = recorded;
   t.extrapolation_ = extrapolation;
   t.fnv1a64_ = fnv1a64_hex(text);
   const int chains = items.rbegin()->first + 1;

@@ -30,17 +30,18 @@ def table1_seeds(inputs):
     the median over seeds with the range in brackets; the paper's row first (its time the range its text allows,
     plots/reference/dinan2011.csv: it gives no value). Without noise the seed draws nothing,
     so the seeds run there agree (one value, no range). Options: seeds=1,2 keeps the runs of those noise seeds,
-    rule=retire|coalesce those of one finished rule."""
+    rule=retire|coalesce those of one finished rule, nprocs=P those at P ranks (a folder of several rank counts)."""
     import table1
     folder = " and ".join(inputs.folders)
     need = ["finished", "jitter_pct", "work_seed", "time_s", "regroups_avg", "regroups_std", "regroups_min",
-            "regroups_max", "valid", "balancer"]
+            "regroups_max", "valid", "balancer", "nprocs"]
     seeds, rule = inputs.numbers("seeds"), inputs.choice("rule", ("retire", "coalesce"))
+    nprocs = inputs.numbers("nprocs", [None])[0]
     cells = defaultdict(list)
     for one in inputs.folders:
         for r in Inputs.read(one, need=need):
             if r["balancer"] == "async" and r["valid"] and (seeds is None or r["work_seed"] in seeds) and \
-                    (rule is None or r["finished"] == rule):
+                    (rule is None or r["finished"] == rule) and (nprocs is None or r["nprocs"] == nprocs):
                 cells[(r["finished"], r["jitter_pct"])].append(r)
     if not cells:
         raise InputError(f"{folder}/runs.csv: no valid async run (allowed: a Table 1 study's runs)")

@@ -598,9 +598,10 @@ std::vector<std::vector<std::byte>> collect_results(const std::map<int, std::vec
   return results;
 }
 
-/// The trace file of a run's items: comment lines saying where it came from, the item rows, then each chain's
-/// measured speed-ups (mean seconds per item at 1 rank over those at m, where it worked at both) and, as rows of
-/// chain `*`, the mean of those over the chains measured at m, for the chains that were not.
+/// The trace file of a run's items: comment lines saying where it came from and what the run took (kTraceRunLine),
+/// the item rows, then each chain's measured speed-ups (mean seconds per item at 1 rank over those at m, where it
+/// worked at both) and, as rows of chain `*`, each of those again: the repetitions at m whose median a replay takes
+/// for the chains that were not measured there.
 std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<int>& groups, const Report& r,
                        const Options& o, int64_t& speedups) {
   std::map<std::pair<int, int>, ItemTiming> per_size;
@@ -615,20 +616,22 @@ std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<int
     return it->second.seconds / static_cast<double>(it->second.items);
   };
   std::map<int, std::map<int, double>> measured;  // chain -> m -> speed-up
-  std::map<int, std::pair<double, int>> pooled;   // m -> sum of speed-ups, chains
+  std::map<int, std::vector<double>> pooled;      // m -> the chains' speed-ups there
   for (const auto& [key, timing] : per_size) {
     const auto [chain, m] = key;
     if (m == 1) continue;
     const auto at_1 = mean(chain, 1), at_m = mean(chain, m);
     if (!at_1 || !at_m) continue;
     measured[chain][m] = *at_1 / *at_m;
-    pooled[m].first += *at_1 / *at_m;
-    ++pooled[m].second;
+    pooled[m].push_back(*at_1 / *at_m);
   }
   std::ostringstream out;
   out << trace_head(r, o);
-  out << "# speed-ups: measured where a chain worked items at 1 and at m ranks; chain * is their mean at m, for the "
-         "chains not measured there; without any, a replay assumes every chain scales perfectly\n";
+  out << kTraceRunLine << " ranks=" << r.nprocs << " groups=" << r.groups << " balancer=" << r.balancer
+      << " seconds=" << csv::number(r.time_s) << "\n";
+  out << "# speed-ups: measured where a chain worked items at 1 and at m ranks; chain * repeats each of them at m, "
+         "whose median a replay takes for the chains not measured there; without any, every chain scales "
+         "perfectly\n";
   out << kTraceHeaderWithGroup << "\n";
   std::string rows;
   for (const ItemCost& c : costs) append_row(rows, c, groups);
@@ -640,9 +643,11 @@ std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<int
       ++speedups;
     }
   }
-  for (const auto& [m, sum] : pooled) {
-    out << "*,," << m << ",," << csv::number(sum.first / sum.second) << ",\n";
-    ++speedups;
+  for (const auto& [m, ups] : pooled) {
+    for (const double up : ups) {
+      out << "*,," << m << ",," << csv::number(up) << ",\n";
+      ++speedups;
+    }
   }
   return out.str();
 }

@@ -101,6 +101,11 @@ struct ReplayError {
 ReplayError replay_error(const std::string& label, const std::vector<double>& real_s,
                          const std::vector<double>& real_none_s, double sim_ratio);
 
+/// The error of the real replay against the application's own run (program_s, the time its trace's run line
+/// records): the replay's whole times of the set-up the application ran (real_s) over program_s. real_ratio and its
+/// interval are replay / program, error_low and error_high that less 1; sim_ratio is 1, the program's own.
+ReplayError program_error(const std::string& label, const std::vector<double>& real_s, double program_s);
+
 /// The tolerance the errors measure, a fraction: the largest |error| over both ends of every interval. Nothing when
 /// an error has no interval (too few repetitions) or there is none.
 std::optional<double> measured_tolerance(const std::vector<ReplayError>& errors);

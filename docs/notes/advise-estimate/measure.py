@@ -49,7 +49,7 @@ def trace_shape(path):
     """(walkers, items) of a trace file: its distinct chains and its item rows."""
     chains, items = set(), 0
     with open(path, encoding="utf-8") as f:
-        for row in csv.DictReader(f):
+        for row in csv.DictReader(line for line in f if not line.startswith("#")):  # comment lines above the header
             if row["chain"] != "*" and row["item"] not in ("", None):
                 chains.add(row["chain"])
                 items += 1
@@ -75,7 +75,7 @@ def main():
     commit = re.search(r"commit ([0-9a-f]+(?:-dirty)?)", version).group(1)
     new = not os.path.exists(args.csv)
     with open(args.csv, "a", newline="", encoding="utf-8") as out:
-        writer = csv.writer(out)
+        writer = csv.writer(out, lineterminator="\n")
         if new:
             writer.writerow(HEADER)
         for trace, ranks in runs:

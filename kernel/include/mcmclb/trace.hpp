@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,6 +42,18 @@ struct Repetitions {
 /// rows of every chain that ended (and the first items of those that had not).
 inline constexpr std::string_view kTraceIncomplete = "# incomplete:";
 
+/// The comment line that says what the recording's own run measured: `# run: ranks=P groups=G balancer=NAME
+/// seconds=S` (mcmclb::walkers writes it when the run ends well). A real replay of the trace in the same layout and
+/// under the same balancer should take S: `mcmclb advise --check` measures how far it is.
+inline constexpr std::string_view kTraceRunLine = "# run:";
+
+/// What a trace's run line says: the application's own run, as it measured it.
+struct RecordedRun {
+  int ranks = 0, groups = 0;
+  std::string balancer;
+  double seconds = 0;
+};
+
 /// A parsed and validated trace file.
 class Trace {
  public:
@@ -67,6 +80,8 @@ class Trace {
   [[nodiscard]] double chain_s(int chain, double m) const { return chain_single_rank_s(chain) / speedup(chain, m); }
   /// The longest single-rank item of any chain.
   [[nodiscard]] double longest_item_s() const noexcept { return longest_s_; }
+  /// The recording's own run (its kTraceRunLine), where the trace has one.
+  [[nodiscard]] const std::optional<RecordedRun>& recorded_run() const noexcept { return recorded_run_; }
   /// True for a recording that did not end (its first line is kTraceIncomplete): its last chains may be cut short.
   [[nodiscard]] bool incomplete() const noexcept { return incomplete_; }
   /// The largest group size the speed-ups of chain c were given for (1: none given, or perfect scaling).
@@ -131,6 +146,7 @@ class Trace {
   TraceExtrapolation extrapolation_ = TraceExtrapolation::flat;
   std::string fnv1a64_;
   bool incomplete_ = false;
+  std::optional<RecordedRun> recorded_run_;
   std::vector<int> group_;   // per chain; -1: not recorded
   std::vector<int> layout_;  // layout()
   bool has_groups_ = false;
