@@ -7,6 +7,7 @@ leave the list when it is regenerated, and a listed file that already meets the 
 only shrinks."""
 import csv
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,8 +27,10 @@ LEGACY = set()
 # stand in for the missing provenance: points of it re-simulated from a clean commit, with provenance, under
 # docs/data/reproductions/<the folder below docs/>, every simulated column of every run identical to the committed run of
 # the same point, and shown so in the generated table of docs/reference/reproductions.md. They must cover every commit
-# the folder's runs were made at, each at a rank count that spans two nodes of the run's platform or more: inside
-# one node a simulated message crosses no link of the network, so such a run leaves the network's model untested.
+# the folder's runs were made at, each at a rank count whose hosts sit on two network switches (routers) of the run's
+# platform or more: behind one switch a simulated message crosses no link between switches, so such a run leaves the
+# network's model between them untested (on slingshot.xml's dragonfly 16 nodes share a switch; on a torus every
+# node is its own router).
 # A folder that is regenerated whole with its provenance (plots/scrub_paths.py makes it fit to commit) leaves the
 # list; a listed folder that has one is an error, so the list only shrinks.
 WITHOUT_PROVENANCE = {"docs/data/fig2-sim-slingshot"}
@@ -53,7 +56,7 @@ def shown_reproduced():
 
 
 # Why folder's reproductions do not stand in for its provenance, in words; [] where they do: every commit of its
-# runs has a run compared at a rank count spanning two nodes of its platform or more, in a reproduction whose every
+# runs has a run compared at a rank count spanning two switches of its platform or more, in a reproduction whose every
 # compared run is identical in every simulated column, and that run regroups. A reproduction whose runs never
 # regroup (every regroupings column 0, as `none` always) is arithmetic of the work items: it gives the same numbers
 # whatever the simulator's network and timing do, so it covers no commit (plots/doc_tables/reproductions.py).
@@ -302,17 +305,27 @@ class Bound(unittest.TestCase):
             self.assertIn("run a (async)", beats_the_bound(path)[0])
 
 
+def async_header(extra=""):
+    """The header of a simulated runs.csv of async runs made for a test, with extra columns at its end."""
+    return ("run_id,experiment,nprocs,G,T_ms,workload,work_mode,jitter_pct,work_seed,balancer,interval,method,rep,"
+            "time_s,ideal_s,baseline_s,regroups_avg,regroups_std,regroups_min,regroups_max,valid,violations,"
+            f"git_commit,backend,platform,finished{extra}\n")
+
+
+def async_run(run, time_s, regroups_max, commit, nprocs=8192, seed=1, extra=""):
+    """One row under async_header(): an async run of the paper's workload on bgp.xml."""
+    return (f"{run},x,{nprocs},4,100,cyclic,sleep,0,{seed},async,,intercomm,0,{time_s},3.5,7,5.375,2.1,2,"
+            f"{regroups_max},true,,{commit},smpi,configs/platforms/bgp.xml,retire{extra}\n")
+
+
 class Reproduction(unittest.TestCase):
     def test_a_reproduction_must_be_identical_and_of_committed_points(self):
         """doc_tables.compare_runs: a run equal in every simulated column passes, one digit of time_s or a
         regroup count off is named, and a reproduced point the committed folder lacks is an error."""
-        header = ("run_id,experiment,nprocs,G,T_ms,workload,work_mode,jitter_pct,work_seed,balancer,interval,method,"
-                  "rep,time_s,ideal_s,baseline_s,regroups_avg,regroups_std,regroups_min,regroups_max,valid,"
-                  "violations,git_commit,backend,platform,finished\n")
+        header = async_header()
 
         def row(run, nprocs, time_s, regroups_max, commit):
-            return (f"{run},x,{nprocs},4,100,cyclic,sleep,0,1,async,,intercomm,0,{time_s},3.5,7,5.375,2.1,2,"
-                    f"{regroups_max},true,,{commit},smpi,configs/platforms/bgp.xml,retire\n")
+            return async_run(run, time_s, regroups_max, commit, nprocs=nprocs)
         with tempfile.TemporaryDirectory(dir=ROOT) as d:
             rel = os.path.relpath(d, ROOT)
             files = {
@@ -337,6 +350,43 @@ class Reproduction(unittest.TestCase):
             with self.assertRaisesRegex(doc_tables.InputError, "no point of"):
                 differ("other")
         doc_tables.Inputs.cache.clear()
+
+
+    def test_the_rerun_table_compares_to_4_decimals(self):
+        """doc_tables rerun-4dp: one row per committed folder, its rerun found under RERUN_PAPER_SCALE and matched by
+        point; a run 4.41 us off prints the same to 4 decimals, one 18.9 ms off with another regroup count does not;
+        the sentence counts both and names the largest difference."""
+        header = async_header(",utc_start")
+
+        def row(run, seed, time_s, regroups_max, commit):
+            return async_run(run, time_s, regroups_max, commit, seed=seed, extra=f",2026-11-27T00:00:0{seed}Z")
+        files = {"near": (row("a", 1, "3.52699558", 8, "aaaaaaaaaaaa") + row("b", 2, "3.53", 8, "aaaaaaaaaaaa"),
+                          row("r", 1, "3.52699999", 8, "cccccccccccc")),
+                 "far": (row("c", 1, "10.5200113", 8, "bbbbbbbbbbbb"), row("s", 1, "10.5388812", 9, "cccccccccccc"))}
+        base = os.path.join(ROOT, doc_tables.reproductions.RERUN_PAPER_SCALE)
+        with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "docs", "data")) as d:
+            rel = os.path.relpath(d, ROOT)
+            reruns = os.path.join(base, os.path.basename(d))
+            try:
+                for name, (committed, rerun) in files.items():
+                    for top, text in ((d, committed), (reruns, rerun)):
+                        os.makedirs(os.path.join(top, name))
+                        with open(os.path.join(top, name, "runs.csv"), "w") as f:
+                            f.write(header + text)
+                doc_tables.Inputs.cache.clear()
+                text = doc_tables.generate("rerun-4dp", [f"{rel}/near", f"{rel}/far"])
+            finally:
+                shutil.rmtree(reruns, ignore_errors=True)
+        doc_tables.Inputs.cache.clear()
+        rows = [[c.strip() for c in line.strip("|").split("|")] for line in text.split("\n") if line.startswith("| [")]
+        self.assertEqual([r[1:4] + r[5:] for r in rows],
+                         [["async intercomm (work_seed 1), P = 8192", "aaaaaaa", "3.5270", "3.5270", "+4,410", "yes",
+                           "none"],
+                          ["async intercomm, P = 8192", "bbbbbbb", "10.5200", "10.5389", "+18,869,900", "**no**",
+                           "regroups_max"]])
+        sentence = " ".join(text.split("\n\n")[-1].split())
+        self.assertIn("1 of 2 folders give the same simulated time_s to 4 decimals at ccccccc; none of them", sentence)
+        self.assertIn("The largest difference is 18,869,900 ns (18.9 ms)", sentence)
 
 
 class Coverage(unittest.TestCase):
@@ -365,9 +415,10 @@ class Coverage(unittest.TestCase):
                 os.rename(os.path.join(ROOT, folder), d)
         doc_tables.Inputs.cache.clear()
 
-    def test_reproductions_must_cover_every_commit_beyond_one_node(self):
+    def test_reproductions_must_cover_every_commit_beyond_one_switch(self):
         """reproduction_problems: a folder of two commits is accepted only when identical reproductions hold a run of
-        each commit at a rank count spanning two nodes of bgp.xml (4 ranks per node) or more."""
+        each commit at a rank count spanning two switches of bgp.xml or more (a torus: every node of 4 ranks is its
+        own router, so 8 ranks span two)."""
         header = ("run_id,experiment,nprocs,G,T_ms,workload,work_mode,jitter_pct,work_seed,balancer,interval,method,"
                   "rep,time_s,ideal_s,baseline_s,regroups_avg,regroups_std,regroups_min,regroups_max,valid,"
                   "violations,git_commit,backend,platform,finished\n")
@@ -378,16 +429,53 @@ class Coverage(unittest.TestCase):
         committed = header + row("a", 4, "3.51", "aaaaaaaaaaaa") + row("b", 8, "3.52", "aaaaaaaaaaaa") + \
             row("c", 8, "3.53", "bbbbbbbbbbbb", rep=1)
         cases = [
-            (row("r", 4, "3.51", "cccccccccccc"), ["aaaaaaa", "bbbbbbb"]),   # one node only: covers nothing
-            (row("r", 8, "3.52", "cccccccccccc"), ["bbbbbbb"]),              # commit a at two nodes
+            (row("r", 4, "3.51", "cccccccccccc"), ["aaaaaaa", "bbbbbbb"]),   # one node, one switch: covers nothing
+            (row("r", 8, "3.52", "cccccccccccc"), ["bbbbbbb"]),              # commit a at two switches
             (row("r", 8, "3.52", "cccccccccccc") + row("s", 8, "3.54", "cccccccccccc", rep=1),
              ["aaaaaaa", "bbbbbbb", "time_s differ"]),                      # a differing run voids the reproduction
             (row("r", 8, "3.52", "cccccccccccc") + row("s", 8, "3.53", "cccccccccccc", rep=1), []),
         ]
         self.check_reproductions(header, committed, cases)
 
+    def test_a_run_behind_one_switch_of_the_dragonfly_covers_nothing(self):
+        """reproduction_problems on slingshot.xml (128 ranks per node, 16 nodes per switch): a reproduction at 256
+        ranks spans two nodes but one switch, so it covers nothing; one at 4096 ranks (32 nodes) spans two switches
+        and covers its commit."""
+        header = ("run_id,experiment,nprocs,G,T_ms,workload,work_mode,jitter_pct,work_seed,balancer,interval,method,"
+                  "rep,time_s,ideal_s,baseline_s,regroups_avg,regroups_std,regroups_min,regroups_max,valid,"
+                  "violations,git_commit,backend,platform,finished\n")
+
+        def row(run, nprocs, commit):
+            return (f"{run},x,{nprocs},4,100,cyclic,sleep,0,1,async,,intercomm,0,3.52,3.5,7,5.375,2.1,2,8,true,,"
+                    f"{commit},smpi,configs/platforms/slingshot.xml,retire\n")
+        committed = header + row("a", 256, "aaaaaaaaaaaa") + row("b", 4096, "aaaaaaaaaaaa")
+        cases = [
+            (row("r", 256, "cccccccccccc"), ["commit aaaaaaa: no identical reproduction at a rank count spanning two "
+                                             "network switches"]),
+            (row("r", 4096, "cccccccccccc"), []),
+        ]
+        self.check_reproductions(header, committed, cases)
+
+    def test_switches_are_read_from_the_platform(self):
+        """switches_spanned: the routers a run's hosts sit on, from the platform's cluster: a DRAGONFLY's last
+        topo_parameter is its nodes per router, a TORUS gives every node its own; a platform of another topology or
+        none readable is refused in one line."""
+        spanned = doc_tables.switches_spanned
+        sling = "configs/platforms/slingshot.xml"
+        self.assertEqual([spanned(sling, p) for p in (128, 256, 2048, 2049, 4096, 32768)], [1, 1, 1, 2, 2, 16])
+        self.assertEqual([doc_tables.nodes_spanned(sling, p) for p in (256, 4096)], [2, 32])
+        self.assertEqual([spanned("configs/platforms/bgp.xml", p) for p in (4, 8, 8192)], [1, 2, 2048])
+        self.assertEqual(spanned(None, 8), 2)  # a run that names no platform ran on bgp.xml
+        self.assertEqual(spanned("configs/platforms/bgp-16racks.xml", 16384), 4096)
+        for platform, text in (("configs/platforms/fattree.xml", "topology FAT_TREE"),
+                               ("configs/platforms/absent.xml", "not readable as a platform")):
+            with self.subTest(platform=platform):
+                with self.assertRaisesRegex(doc_tables.InputError, text) as caught:
+                    spanned(platform, 8)
+                self.assertEqual(len(str(caught.exception).splitlines()), 1)
+
     def test_a_reproduction_whose_runs_never_regroup_covers_nothing(self):
-        """reproduction_problems: a commit whose only identical reproduction at two nodes or more is runs that never
+        """reproduction_problems: a commit whose only identical reproduction on two switches or more is runs that never
         regroup (every regroupings column 0, as `none`) is not covered: such a run is arithmetic and gives the same
         numbers whatever the simulator does. One run that regroups, beside it, covers the commit."""
         header = ("run_id,experiment,nprocs,G,T_ms,workload,work_mode,jitter_pct,work_seed,balancer,interval,method,"
@@ -408,13 +496,21 @@ class Coverage(unittest.TestCase):
         ]
         self.check_reproductions(header, committed, cases)
 
-    def test_fig2_on_the_dragonfly_is_not_reproduced_through_none(self):
-        """The case that made the rule: fig2-sim-slingshot's runs of d42406e were simulated again only as `none` at
-        32,768 ranks, which never regroups, so the folder stays not yet reproduced for that commit."""
+    def test_fig2_on_the_dragonfly_is_covered_beyond_one_switch(self):
+        """The case that made the switch rule: fig2-sim-slingshot's reproduction today at 256 ranks spans two nodes of
+        the dragonfly but one switch, so it covers nothing; the folder stands on its reproduction at its own commit,
+        8b0445f, at 4096 ranks (two switches), which regroups."""
         doc_tables.Inputs.cache.clear()
-        found = " | ".join(reproduction_problems("docs/data/fig2-sim-slingshot"))
-        self.assertIn("commit d42406e: its reproduced runs never regroup", found)
-        self.assertIn("docs/data/fig2-sim-slingshot", NOT_YET_REPRODUCED)
+        folder = "docs/data/fig2-sim-slingshot"
+        self.assertEqual(reproduction_problems(folder), [])
+        found, _ = doc_tables.coverage(folder)
+        self.assertEqual(sorted(c[:7] for c in found), ["8b0445f"])
+        covering = found[next(iter(found))][1]
+        self.assertTrue(covering)
+        for run in covering:
+            self.assertGreaterEqual(doc_tables.switches_spanned(run["platform"], run["nprocs"]), 2)
+        self.assertEqual(doc_tables.switches_spanned(covering[0]["platform"], 256), 1)
+        self.assertNotIn(folder, NOT_YET_REPRODUCED)
 
     def test_a_simulated_commbench_csv_needs_its_time_record(self):
         """commbench_problems: a simulated commbench CSV without the .time record beside it, or with one of another

@@ -26,11 +26,11 @@ from .common import ROOT, Inputs
 from .documents import FENCE, blocks, main, regenerate
 from .registry import TABLES, generate
 from .reproductions import (NOT_YET_REPRODUCED, compare_runs, coverage, nodes_spanned, regroups,
-                             reproduction_problems, reproductions_of)
+                             reproduction_problems, reproductions_of, switches_spanned)
 
 # What the command and the tests use: the error callers catch, the blocks of a document, the registry, and the
-# reproductions' comparison, the nodes a run spans, what a reproduction must cover and the folders not yet reproduced
-# (tests/test_evidence.py). ROOT is a copy: a test points the tables elsewhere through common.ROOT.
+# reproductions' comparison, the nodes and switches a run spans, what a reproduction must cover and the folders not
+# yet reproduced (tests/test_evidence.py). ROOT is a copy: a test points the tables elsewhere through common.ROOT.
 __all__ = ["FENCE", "NOT_YET_REPRODUCED", "ROOT", "TABLES", "InputError", "Inputs", "blocks", "compare_runs",
            "coverage", "generate", "main", "nodes_spanned", "regenerate", "regroups", "reproduction_problems",
-           "reproductions_of", "run_label"]
+           "reproductions_of", "run_label", "switches_spanned"]

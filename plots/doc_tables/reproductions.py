@@ -10,13 +10,15 @@ from .common import Inputs, table_text, wrapped
 
 
 # A simulated run's point: every column that says what was run (the platform and the finished rule included), with
-# the defaults of older folders filled in; and the columns the simulation computes, which a deterministic rerun of
-# the point must give to the last written digit. Host columns (host, utc_start, git_commit, run_id) are neither.
+# the defaults of older folders filled in, and a replayed trace named by its file's name (docs/trace-lj/ became
+# docs/data/trace-lj/); and the columns the simulation computes, which a deterministic rerun of the point must give
+# to the last written digit. Host columns (host, utc_start, git_commit, run_id) are neither.
 POINT_COLUMNS = ["experiment", "nprocs", "G", "groups", "T_ms", "workload", "workload_scale", "workload_period",
                  "workload_items", "workload_min", "workload_max", "workload_median", "workload_sigma",
                  "workload_seed", "work_mode", "jitter_pct", "work_seed", "atoms", "temperature", "move", "max_step",
                  "moves_per_item", "balancer", "interval", "method", "rep", "backend", "platform", "finished",
-                 "chains_per_group", "wait", "model_compute", "model_reduce"]
+                 "chains_per_group", "wait", "model_compute", "model_reduce", "workload_file", "workload_map",
+                 "workload_scaling"]
 
 
 SIMULATED_COLUMNS = ["time_s", "ideal_s", "baseline_s", "regroups_avg", "regroups_std", "regroups_min",
@@ -35,17 +37,18 @@ REPRODUCED_TODAY, REPRODUCED_AT_OWN_COMMIT = "docs/data/reproductions", "docs/da
 DEFAULT_PLATFORM = "configs/platforms/bgp.xml"
 
 
-def nodes_spanned(platform, nprocs):
-    """How many nodes of platform (a path relative to the root) a simulation of nprocs ranks occupies: its hostfile
-    (the .xml's name with .hosts) read as smpirun places ranks, rank i on the host of line i, a line "host:N" placing
-    N ranks (configs/platforms/smpi-flags.bash); InputError where the hostfile is missing or places too few ranks."""
+def hosts_used(platform, nprocs):
+    """The hosts of platform (a path relative to the root) a simulation of nprocs ranks occupies, in the order of its
+    hostfile (the .xml's name with .hosts) read as smpirun places ranks, rank i on the host of line i, a line "host:N"
+    placing N ranks (configs/platforms/smpi-flags.bash); InputError where the hostfile is missing or places too few
+    ranks."""
     hosts = os.path.splitext(platform or DEFAULT_PLATFORM)[0] + ".hosts"
     try:
         with open(os.path.join(common.ROOT, hosts), encoding="utf-8") as f:
             lines = [line.strip() for line in f]
     except OSError:
         raise InputError(f"{hosts}: no such hostfile (allowed: the hostfile beside a platform of configs/platforms/)")
-    used, placed = set(), 0
+    used, placed = {}, 0
     for line in lines:
         if placed >= nprocs:
             break
@@ -53,21 +56,90 @@ def nodes_spanned(platform, nprocs):
             continue
         name, _, count = line.rpartition(":")
         host, slots = (name, int(count)) if name and count.isdigit() else (line, 1)
-        used.add(host)
+        used.setdefault(host, None)
         placed += slots
     if placed < nprocs:
         raise InputError(f"{hosts}: places {placed} ranks, not {nprocs} (allowed: a run that fits its platform)")
+    return list(used)
+
+
+def nodes_spanned(platform, nprocs):
+    """How many nodes of platform a simulation of nprocs ranks occupies (hosts_used)."""
+    return len(hosts_used(platform, nprocs))
+
+
+def radical_numbers(radical):
+    """The numbers of a SimGrid cluster's radical ("0-511", or "0-3,8,10-11"), in order."""
+    numbers = []
+    for part in radical.split(","):
+        first, _, last = part.strip().partition("-")
+        numbers += list(range(int(first), int(last or first) + 1))
+    return numbers
+
+
+def cluster_switches(platform):
+    """{host name: (cluster id, switch)} of the clusters of platform's XML, the switch being the router a host's
+    links start at: a TORUS cluster gives every node its own router; a DRAGONFLY cluster ("a,b;c,d;e,f;g") puts g
+    nodes on each router, in host order (SimGrid's DragonflyZone::rankId_to_coords: the node's place in the
+    cluster, divided by the nodes per blade). InputError, one line, for a platform this cannot read: unreadable XML,
+    or a cluster of another topology."""
+    import xml.etree.ElementTree as ET
+    path = platform or DEFAULT_PLATFORM
+    try:
+        tree = ET.parse(os.path.join(common.ROOT, path))
+    except (OSError, ET.ParseError) as e:
+        why = e.strerror if isinstance(e, OSError) else " ".join(str(e).split())
+        raise InputError(f"{path}: not readable as a platform ({why}) (allowed: a SimGrid platform XML of "
+                         f"configs/platforms/)") from None
+    switches = {}
+    for cluster in tree.iter("cluster"):
+        topology, ident = cluster.get("topology", "FLAT").upper(), cluster.get("id", "?")
+        try:
+            numbers = radical_numbers(cluster.get("radical", ""))
+            if topology == "TORUS":
+                per_switch = 1
+            elif topology == "DRAGONFLY":
+                per_switch = int(cluster.get("topo_parameters", "").split(";")[3])
+            else:
+                raise InputError(f"{path}: cluster {ident} has topology {topology} (allowed: TORUS or DRAGONFLY, "
+                                 f"whose switches this counts)")
+        except (ValueError, IndexError):
+            raise InputError(f"{path}: cluster {ident}: radical {cluster.get('radical')!r} or topo_parameters "
+                             f"{cluster.get('topo_parameters')!r} not readable (allowed: SimGrid's forms)") from None
+        for place, number in enumerate(numbers):
+            host = f"{cluster.get('prefix', '')}{number}{cluster.get('suffix', '')}"
+            switches[host] = (ident, place // per_switch)
+    return switches
+
+
+def switches_spanned(platform, nprocs):
+    """How many network switches (routers) the hosts of a simulation of nprocs ranks on platform sit on
+    (hosts_used, cluster_switches): a message between two ranks behind one switch crosses no link between switches.
+    On a torus every node is its own router, so this is the nodes; on slingshot.xml's dragonfly 16 nodes share one.
+    InputError where a host is in no cluster of the platform."""
+    switches = cluster_switches(platform)
+    used = set()
+    for host in hosts_used(platform, nprocs):
+        if host not in switches:
+            raise InputError(f"{platform or DEFAULT_PLATFORM}: host {host} of its hostfile is in none of its "
+                             f"clusters (allowed: hosts of a TORUS or DRAGONFLY cluster)")
+        used.add(switches[host])
     return len(used)
+
+
+def spanned_text(platform, nprocs):
+    """'4096 (32 nodes, 2 switches)' of a run."""
+    nodes, switches = nodes_spanned(platform, nprocs), switches_spanned(platform, nprocs)
+    return (f"{nprocs} ({nodes} node{'s' if nodes > 1 else ''}, {switches} switch{'es' if switches > 1 else ''})")
 
 
 # Folders kept without provenance (tests/test_evidence.py, WITHOUT_PROVENANCE) whose reproductions do not yet cover
 # what the rule asks (coverage below), with what was not done. A folder listed here stands as it was, and the
 # not-yet-reproduced block of docs/reference/reproductions.md and docs/explanation/paper-reproduction.md says what is
 # missing, until a reproduction or a regeneration with provenance takes it off; the list only shrinks
-# (tests/test_evidence.py fails for a listed folder that has either).
-NOT_YET_REPRODUCED = {
-    "docs/data/fig2-sim-slingshot": "lookahead(1) or collective(16) at 32,768 ranks, which regroup, simulated again",
-}
+# (tests/test_evidence.py fails for a listed folder that has either). Empty since fig2-sim-slingshot's reproduction
+# at its own commit on two switches of the dragonfly (its runs of another commit were withdrawn).
+NOT_YET_REPRODUCED = {}
 
 
 def regroups(run):
@@ -77,11 +149,12 @@ def regroups(run):
 
 
 def coverage(folder):
-    """{commit of folder's runs: (its runs, identical reproduced runs that cover it, identical reproduced runs at
-    two nodes or more that never regroup)}, the runs as committed rows, and [problems of reproductions in which a
-    run differs]. A run covers its commit where its reproduction is identical in every simulated column, it spans
-    two nodes of its platform or more (inside one node no message crosses a link) and it regroups (regroups):
-    a reproduction whose runs never regroup cannot detect a change in the simulator."""
+    """{commit of folder's runs: (its runs, identical reproduced runs that cover it, identical reproduced runs on
+    two switches or more that never regroup)}, the runs as committed rows, and [problems of reproductions in which a
+    run differs]. A run covers its commit where its reproduction is identical in every simulated column, its hosts
+    sit on two network switches of its platform or more (switches_spanned: behind one switch no message crosses a
+    link between switches, so the network's model between them goes untested) and it regroups (regroups): a
+    reproduction whose runs never regroup cannot detect a change in the simulator."""
     runs = Inputs.read(folder, need=["run_id", "git_commit", "nprocs", "balancer"])
     found = {c: ([r for r in runs if r["git_commit"] == c], [], []) for c in {r["git_commit"] for r in runs}}
     problems = []
@@ -91,7 +164,7 @@ def coverage(folder):
             problems += [f"{where}: {text}" for text in differ]
             continue
         for old, _, _ in compared:
-            if nodes_spanned(old.get("platform"), old["nprocs"]) >= 2 and old["git_commit"] in found:
+            if switches_spanned(old.get("platform"), old["nprocs"]) >= 2 and old["git_commit"] in found:
                 found[old["git_commit"]][1 if regroups(old) else 2].append(old)
     return found, problems
 
@@ -113,8 +186,8 @@ def reproduction_problems(folder):
             problems.append(f"commit {commit[:7]}: its reproduced runs never regroup (every regroupings column 0), "
                             f"which cannot detect a change in the simulator")
         else:
-            problems.append(f"commit {commit[:7]}: no identical reproduction at a rank count spanning two nodes or "
-                            f"more")
+            problems.append(f"commit {commit[:7]}: no identical reproduction at a rank count spanning two network "
+                            f"switches or more")
     return problems
 
 
@@ -144,9 +217,9 @@ def not_yet_reproduced(inputs):
         for commit, (runs, covering, arithmetic) in sorted(found.items(), key=lambda t: (bool(t[1][1]), t[0]),
                                                            reverse=True):
             if covering:
-                nodes = sorted({(r["nprocs"], nodes_spanned(r.get("platform"), r["nprocs"])) for r in covering})
+                points = sorted({(r["nprocs"], r.get("platform")) for r in covering})
                 text.append(f"Its runs of {commit[:7]} are reproduced: identical at "
-                            + ", ".join(f"P = {p} ({n} nodes)" for p, n in nodes) + ".")
+                            + ", ".join(f"P = {spanned_text(pf, p)}" for p, pf in points) + ".")
             elif arithmetic:
                 text.append(f"Its runs of {commit[:7]} ({runs_text(runs)}) are not reproduced. Their only identical "
                             f"reproduction, {runs_text(arithmetic)}, never regroups. Such a run is arithmetic: it "
@@ -196,6 +269,7 @@ def compare_runs(folder, copy):
                     r[column] = value
             if r["finished"] is None:
                 r["finished"] = DEFAULT_FINISHED.get(r["balancer"])
+            r["workload_file"] = os.path.basename(r["workload_file"]) if r.get("workload_file") else None
             out.setdefault(tuple(r.get(c) for c in POINT_COLUMNS), r)
         return out
 
@@ -215,10 +289,10 @@ def compare_runs(folder, copy):
 def reproductions(inputs):
     """Simulated folders kept without provenance.csv, each against its reproductions (reproductions_of): one row per
     reproduction (a link to the folder's runs.csv, relative to docs/notes/): the commits of the committed runs
-    compared, the point (rank count, and the nodes of its platform it spans), how many runs were compared of the
-    folder's, one run's time_s on each side (the first that differs, else the first), whether every simulated column
-    (SIMULATED_COLUMNS) of every compared run is identical (else how many runs differ, in which columns), and the
-    reproduction's commit."""
+    compared, the point (rank count, and the nodes and switches of its platform it spans), how many runs were
+    compared of the folder's, one run's time_s on each side (the first that differs, else the first), whether every
+    simulated column (SIMULATED_COLUMNS) of every compared run is identical (else how many runs differ, in which
+    columns), and the reproduction's commit."""
     rows = []
     for folder in inputs.folders:
         for where, _, compared in reproductions_of(folder):
@@ -229,11 +303,93 @@ def reproductions(inputs):
             name = folder.removeprefix("docs/data/")
             rows.append([f"[{name}](../data/{name}/runs.csv)",
                          ", ".join(sorted({o["git_commit"][:7] for o, _, _ in compared})),
-                         "P = " + ", ".join(f"{p} ({nodes} node{'s' if nodes > 1 else ''})" for p, nodes in
-                                            sorted({(o["nprocs"], nodes_spanned(o.get("platform"), o["nprocs"]))
-                                                    for o, _, _ in compared})),
+                         "P = " + ", ".join(spanned_text(pf, p) for p, pf in
+                                            sorted({(o["nprocs"], o.get("platform")) for o, _, _ in compared})),
                          f"{len(compared)} of {len(Inputs.read(folder, need=['run_id']))}", run_label(old),
                          f"{old['time_s']:.9g}", f"{new['time_s']:.9g}", verdict,
                          ", ".join(sorted({n["git_commit"][:7] for _, n, _ in compared})) + f" ({where})"])
     return table_text(["folder", "committed at", "point", "runs", "run shown", "committed time_s",
                        "reproduced time_s", "identical", "reproduced at"], rows)
+
+
+# Where one point of each simulated folder at the paper's scale was simulated again from a later clean commit, to be
+# compared to 4 decimals (rerun_4dp): RERUN_PAPER_SCALE/<the folder below docs/data/>, else the folder's reproduction
+# of today (REPRODUCED_TODAY), where one holds such a point already.
+RERUN_PAPER_SCALE = "docs/data/reproductions/paper-scale"
+
+
+def rerun_pairs(folder):
+    """(where, [(committed run, rerun, [simulated columns that differ])]) of folder's rerun at the paper's scale: the
+    runs of RERUN_PAPER_SCALE/<folder below docs/data/> (else REPRODUCED_TODAY/<...>) made at the commit of its
+    latest run, at the largest rank count among them; InputError where the folder has neither."""
+    name = folder.removeprefix("docs/data/")
+    for base in (RERUN_PAPER_SCALE, REPRODUCED_TODAY):
+        where = os.path.join(base, name)
+        if os.path.isfile(os.path.join(common.ROOT, where, "runs.csv")):
+            break
+    else:
+        raise InputError(f"block rerun-4dp: {folder} has no rerun (allowed: a folder with {RERUN_PAPER_SCALE}/{name} "
+                         f"or {REPRODUCED_TODAY}/{name})")
+    compared = compare_runs(folder, where)
+    latest = max(compared, key=lambda t: t[1]["utc_start"] or "")[1]["git_commit"]
+    compared = [t for t in compared if t[1]["git_commit"] == latest]
+    top = max(t[0]["nprocs"] for t in compared)
+    return where, [t for t in compared if t[0]["nprocs"] == top]
+
+
+def point_details(folder, run):
+    """'jitter_pct 2, work_seed 4' of a committed run: the point columns (POINT_COLUMNS, a trace by its file's name)
+    by which folder's runs of the same set-up (run_label) at its P differ, with the run's values; a workload's
+    parameters left out where the workload itself differs, and columns the run leaves empty."""
+    same = [r for r in Inputs.read(folder, need=["run_id", "nprocs", "balancer"])
+            if r["nprocs"] == run["nprocs"] and run_label(r) == run_label(run)]
+
+    def value(r, c):
+        v = r.get(c)
+        if c == "workload_file" and v:
+            return os.path.basename(v)
+        return int(v) if isinstance(v, float) and v.is_integer() else v
+    shown = [c for c in POINT_COLUMNS if c not in ("experiment", "nprocs", "rep") and value(run, c) is not None
+             and len({value(r, c) for r in same}) > 1]
+    if "workload" in shown:
+        shown = [c for c in shown if not c.startswith("workload_") or c in ("workload_seed", "workload_file")]
+    return ", ".join(f"{c} {value(run, c)}" for c in shown)
+
+
+def rerun_4dp(inputs):
+    """One point of each simulated folder at the paper's scale the block names, simulated again (rerun_pairs), to 4
+    decimals: per folder, the set-up and P, with the columns that tell it from the folder's other runs at that P (of
+    several set-ups rerun, the one whose time_s moved most, which the cell says), the committed run's commit and
+    time_s, the rerun's, the difference in ns, whether both print the same to 4 decimals (0.1 ms), and any other
+    simulated column that differs. Then a sentence from the rows: how many agree to 4 decimals, how many to the last
+    written digit, and the largest difference."""
+    rows, agree, exact, largest, commits = [], 0, 0, None, set()
+    for folder in inputs.folders:
+        where, pairs = rerun_pairs(folder)
+        old, new, differ = max(pairs, key=lambda t: abs(t[1]["time_s"] - t[0]["time_s"]))
+        ns = (new["time_s"] - old["time_s"]) * 1e9
+        same = all(f"{o['time_s']:.4f}" == f"{n['time_s']:.4f}" for o, n, _ in pairs)
+        agree += same
+        exact += all(not d for _, _, d in pairs)
+        commits.add(new["git_commit"][:7])
+        if largest is None or abs(ns) > abs(largest[0]):
+            largest = (ns, folder.removeprefix("docs/data/"), run_label(old), old["nprocs"])
+        details = point_details(folder, old)
+        point = f"{run_label(old)}{' (' + details + ')' if details else ''}, P = {old['nprocs']}"
+        if len(pairs) > 1:
+            point += f", the most moved of {len(pairs)} set-ups"
+        other = sorted({c for _, _, d in pairs for c in d} - {"time_s"})
+        name = folder.removeprefix("docs/data/")
+        rows.append([f"[{name}](../data/{name}/runs.csv)", point, old["git_commit"][:7], f"{old['time_s']:.4f}",
+                     f"[{new['git_commit'][:7]}](../data/{where.removeprefix('docs/data/')}/runs.csv)",
+                     f"{new['time_s']:.4f}", f"{ns:+,.0f}" if round(ns) else "0", "yes" if same else "**no**",
+                     ", ".join(other) or "none"])
+    text = table_text(["folder", "point", "committed at", "committed time_s", "rerun at", "rerun time_s",
+                       "difference (ns)", "same to 4 decimals", "other simulated columns that differ"], rows)
+    n = len(rows)
+    sentence = (f"{agree} of {n} folders give the same simulated time_s to 4 decimals at {', '.join(sorted(commits))}"
+                f"; {exact or 'none'} of them to the last written digit.")
+    if largest and round(largest[0]):
+        sentence += (f" The largest difference is {abs(largest[0]):,.0f} ns ({abs(largest[0]) / 1e6:.3g} ms) of "
+                     f"simulated time: {largest[1]}, {largest[2]} at {largest[3]} ranks.")
+    return text + "\n\n" + wrapped(sentence)

@@ -412,9 +412,8 @@ std::vector<KeyDef> build_key_table() {
                  "speed-ups (`trace`) or its single-rank cost over m (`perfect`)",
                  [](E& e, TraceScaling v) { e.workload.scaling = v; }));
   add(choice_key("workload.extrapolate", kTraceExtrapolations, "flat",
-                 "read by `trace`: the speed-up past the largest size it gives: held (`flat`), Amdahl's law fitted "
-                 "through the given sizes (`amdahl`), in proportion to the ranks (`perfect`), or the Universal "
-                 "Scalability Law fitted through them (`usl`), which can fall past a peak",
+                 "read by `trace`: the speed-up past the largest size given: held (`flat`), fitted by Amdahl's "
+                 "law (`amdahl`) or the Universal Scalability Law (`usl`), or grown with the ranks (`perfect`)",
                  [](E& e, TraceExtrapolation v) { e.workload.extrapolate = v; }));
   add(int_key("chains_per_group", 1, kMaxChainsPerGroup, "1",
               "W: chains each initial group owns, worked one after another; the group led by rank L takes the "
