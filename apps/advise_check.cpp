@@ -142,20 +142,23 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
   std::vector<advice::ReplayError> errors;
   std::string csv_text = csv::line(check_header());
   const auto opt = [](const std::optional<double>& v) { return v ? csv::number(*v) : std::string(); };
-  std::printf("%-36s  %-26s  %-10s  %s\n", "set-up", "real whole / none [95 %]", "simulated", "error [95 %]");
-  for (const auto& [label, pair] : measured) {
-    errors.push_back(advice::replay_error(label, pair.first, real_none, pair.second / sim_none));
-    const advice::ReplayError& e = errors.back();
+  // One error: a line of the printed table (named as shown) and a row of check.csv.
+  const auto report = [&](const std::string& shown, const advice::ReplayError& e) {
     std::printf(
-        "%-36s  %-26s  %-10s  %s\n", label.c_str(),
+        "%-36s  %-26s  %-10s  %s\n", shown.c_str(),
         (fixed(e.real_ratio) +
          (e.real_low ? " [" + fixed(*e.real_low) + ", " + fixed(*e.real_high) + "]" : std::string()))
             .c_str(),
         fixed(e.sim_ratio).c_str(),
         e.error_low ? (fixed(*e.error_low * 100, 1) + " to " + fixed(*e.error_high * 100, 1) + " %").c_str() : "");
     csv_text +=
-        csv::line({label, std::to_string(cores), std::to_string(e.n), csv::number(e.real_ratio), opt(e.real_low),
+        csv::line({e.label, std::to_string(cores), std::to_string(e.n), csv::number(e.real_ratio), opt(e.real_low),
                    opt(e.real_high), csv::number(e.sim_ratio), opt(e.error_low), opt(e.error_high)});
+  };
+  std::printf("%-36s  %-26s  %-10s  %s\n", "set-up", "real whole / none [95 %]", "simulated", "error [95 %]");
+  for (const auto& [label, pair] : measured) {
+    errors.push_back(advice::replay_error(label, pair.first, real_none, pair.second / sim_none));
+    report(label, errors.back());
   }
   // The other error of an advice, where the trace holds its program's own run (its `# run:` line) in the layout
   // replayed here: the real replay of the balancer the program ran against the time the program took.
@@ -176,18 +179,8 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
     } else {
       against_program =
           advice::program_error(found->second.first + " against your program", found->second.second, run->seconds);
-      const advice::ReplayError& e = *against_program;
       program_run = found->second.first + ", " + fixed(run->seconds, 4) + " s";
-      std::printf(
-          "%-36s  %-26s  %-10s  %s\n", ("your program (" + program_run + ")").c_str(),
-          (fixed(e.real_ratio) +
-           (e.real_low ? " [" + fixed(*e.real_low) + ", " + fixed(*e.real_high) + "]" : std::string()))
-              .c_str(),
-          "1",
-          e.error_low ? (fixed(*e.error_low * 100, 1) + " to " + fixed(*e.error_high * 100, 1) + " %").c_str() : "");
-      csv_text +=
-          csv::line({e.label, std::to_string(cores), std::to_string(e.n), csv::number(e.real_ratio), opt(e.real_low),
-                     opt(e.real_high), csv::number(e.sim_ratio), opt(e.error_low), opt(e.error_high)});
+      report("your program (" + program_run + ")", *against_program);
     }
   }
   {
@@ -201,18 +194,17 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
   // The check measures one of the two errors of an advice: the simulation against the real replay. The other, the
   // replay against the application itself, it cannot measure (it has only the trace). So the tolerance is the
   // larger of the measured error and the assumed one, and says which it is.
-  const std::string error_words = "the simulation within " + fixed(*tolerance * 100, 2) +
-                                  " % of the real replay, measured at P = " + std::to_string(cores) +
-                                  ", n = " + std::to_string(o.check_reps) + " a set-up, the host " +
-                                  busy_words(busy_before) + " and " + busy_words(busy_after) +
-                                  " busy before and after: check.csv";
+  const std::string simulation_words = "the simulation within " + fixed(*tolerance * 100, 2) + " % of the real replay";
+  const std::string where_words =
+      ", measured at P = " + std::to_string(cores) + ", n = " + std::to_string(o.check_reps) + " a set-up, the host " +
+      busy_words(busy_before) + " and " + busy_words(busy_after) + " busy before and after: check.csv";
+  const std::string error_words = simulation_words + where_words;
   CheckResult result;
   if (program_tolerance) {  // both errors measured: the tolerance is the larger, nothing assumed
     result.tolerance_pct = std::max(*tolerance, *program_tolerance) * 100;
-    result.words = "measured: " + error_words.substr(0, error_words.find(", measured at P")) +
-                   " and the real replay within " + fixed(*program_tolerance * 100, 2) +
-                   " % of your program's own run (" + program_run + ")" +
-                   error_words.substr(error_words.find(", measured at P"));
+    result.words = "measured: " + simulation_words + " and the real replay within " +
+                   fixed(*program_tolerance * 100, 2) + " % of your program's own run (" + program_run + ")" +
+                   where_words;
     return result;
   }
   result.tolerance_pct = std::max(*tolerance * 100, o.tolerance_pct);

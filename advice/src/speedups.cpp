@@ -53,6 +53,7 @@ SpeedupRules speedup_rules(const Trace& trace, double tolerance) {
   bool any = false;
   int smallest = 0, at_best = 1;
   double best = 0, best_up = 1;
+  double peak = 0;  // the earliest peak of any chain's Universal Scalability Law fit that bends down (0: none)
   for (int c = 0; c < trace.chains(); ++c) {
     if (trace.items(c) == 0) continue;
     const auto& ups = trace.measured_speedups(c);
@@ -67,6 +68,10 @@ SpeedupRules speedup_rules(const Trace& trace, double tolerance) {
       at_best = ups.back().first;
       best_up = ups.back().second;
     }
+    if (const auto [sigma, kappa] = trace.usl_coefficients(c); kappa > 0) {
+      const double at = std::sqrt((1 - std::min(sigma, 1.0)) / kappa);
+      peak = peak == 0 ? at : std::min(peak, at);
+    }
   }
   r.measured_up_to = std::max(1, smallest);
   if (!any) return r;  // perfect scaling at every size, assumed: no rule to vary
@@ -74,15 +79,6 @@ SpeedupRules speedup_rules(const Trace& trace, double tolerance) {
   r.measured = measured_words(trace);
   // The band past the measured sizes: from the Universal Scalability Law's, where its fit bends down (its speed-up
   // then falls past a peak), through the last speed-up held, to Amdahl's law.
-  double peak = 0;
-  for (int c = 0; c < trace.chains(); ++c) {
-    if (trace.items(c) == 0 || trace.measured_speedups(c).empty()) continue;
-    const auto [sigma, kappa] = trace.usl_coefficients(c);
-    if (kappa > 0) {
-      const double at = std::sqrt((1 - std::min(sigma, 1.0)) / kappa);
-      peak = peak == 0 ? at : std::min(peak, at);
-    }
-  }
   if (peak > 0) {
     r.rules.emplace_back("usl");
     char words[160];
