@@ -42,6 +42,21 @@ def provenance_lines(args, run_id):
     return [line.replace("\n", " ") for line in lines]
 
 
+def run_line(run):
+    """The trace's `# run:` line from the chosen run's runs.csv row: its ranks, its initial groups (the groups
+    column where a run gives it, else P / G), its balancer and its time (time_s, as mcmclb::walkers writes it)."""
+    try:
+        nprocs, size = int(run["nprocs"]), int(run["G"])
+        groups = int(run["groups"]) if run.get("groups") not in (None, "") else nprocs // size
+        seconds = float(run["time_s"])
+    except (KeyError, TypeError, ValueError):
+        raise InputError(f"runs.csv: run {run.get('run_id')}: nprocs, G and time_s must be numbers "
+                         "(a run that ended)") from None
+    if nprocs < 1 or size < 1 or groups < 1 or not seconds > 0 or not run.get("balancer"):
+        raise InputError(f"runs.csv: run {run['run_id']}: no valid layout, balancer or time to say what it took")
+    return f"run: ranks={nprocs} groups={groups} balancer={run['balancer']} seconds={seconds!r}"
+
+
 def main():
     p = ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("results", help="a results folder of compute-mode runs with work.record")
@@ -85,6 +100,7 @@ def main():
         out = io.StringIO()
         for line in provenance_lines(args, chosen[0]):
             out.write("# " + line + "\n")
+        out.write("# " + run_line(next(r for r in runs if r["run_id"] == chosen[0])) + "\n")
         out.write(",".join(TRACE_COLUMNS) + "\n")
         for r in raw:
             out.write(",".join(r[k] for k in TRACE_COLUMNS) + "\n")

@@ -243,6 +243,14 @@ class RecordAndReplay(TraceCase):
             lines = f.read().splitlines()
         self.assertTrue(lines[0].startswith(f"# trace of run {run_id}"), lines[0])
         self.assertIn("chain,item,ranks,seconds,speedup", lines)
+        # Its run line says what the recorded run took, in its layout (2 ranks, 2 groups of 1): what advise --check
+        # measures a real replay against. The replay below parses it.
+        recorded = read_rows(self.path("results", "rec", "runs.csv"))[0]
+        run_lines = [x for x in lines if x.startswith("# run:")]
+        self.assertEqual(len(run_lines), 1, lines[:6])
+        fields = dict(kv.split("=") for kv in run_lines[0][len("# run:"):].split())
+        self.assertEqual((fields["ranks"], fields["groups"], fields["balancer"]), ("2", "2", "none"))
+        self.assertEqual(float(fields["seconds"]), float(recorded["time_s"]))
         r = self.mcmclb("run", self.study(None, "chains_per_group: 2\n"), ranks="2")
         self.assertEqual(r.returncode, 0, r.stderr)
         runs = read_rows(self.path("results", "s", "runs.csv"))
