@@ -140,34 +140,6 @@ int simulate(const Options& o, const SweepOptions& sweep, const Study& study, do
   return status == 0 ? 0 : 1;
 }
 
-/// What the simulations of a study still to run are expected to take: their count, host seconds, and the wall time
-/// at jobs at once (the larger of the host seconds shared out and the longest single simulation).
-struct Estimate {
-  std::size_t to_run = 0;
-  double host_s = 0, wall_s = 0;
-  double peak_bytes = 0;  // the largest simulation's expected peak memory
-};
-Estimate estimate(const SweepOptions& sweep, const Study& study, long jobs, std::size_t* skipped) {
-  std::size_t ignored = 0;
-  const auto todo =
-      launch::points_to_run(sweep, study, sweep.out, launch::recorded_in_output(sweep, study, std::nullopt),
-                            skipped != nullptr ? *skipped : ignored);
-  Estimate e;
-  double longest = 0;
-  for (const auto& [nprocs, indices] : todo) {
-    e.to_run += indices.size();
-    for (const std::size_t i : indices) {
-      const double s = launch::simulated_host_s(study.points[i].spec);
-      e.peak_bytes = std::max(e.peak_bytes, launch::simulated_peak_bytes(study.points[i].spec));
-      e.host_s += s;
-      longest = std::max(longest, s);
-    }
-  }
-  const auto at_once = static_cast<double>(std::min<long>(jobs, static_cast<long>(std::max<std::size_t>(e.to_run, 1))));
-  e.wall_s = std::max(longest, e.host_s / at_once);
-  return e;
-}
-
 namespace {
 
 /// What the race decided: the set-ups it dropped per rank count, the study file for the rest, the first round's
@@ -184,7 +156,7 @@ struct Race {
 /// regret; the set-ups whose regret in the first scenario exceeds that bound plus the tolerance are dropped from
 /// study, which is loaded again for the rest.
 Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Study& study,
-              const Estimate& first_estimate, const char* where) {
+              const SimulationEstimate& first_estimate, const char* where) {
   Race race;
   SweepOptions first = sweep;
   first.study = launch::not_an_option((fs::path(o.out) / "advise-race.yaml").string());
@@ -221,7 +193,7 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
     auto store = launch::open_output(sweep, study);
     store.rewrite_file("advise-race-leaders.yaml", [&](const fs::path&) { return second_text; });
   }
-  race.status |= simulate(o, second, second_study, estimate(second, second_study, o.jobs, nullptr).host_s);
+  race.status |= simulate(o, second, second_study, launch::estimate_to_run(second, second_study).host_s);
   const std::map<int, double> bounds = advice::winner_regret_bounds(advice::tabulate(
       second_study, initial_groups_priced_alike(read_configurations(second.out), second_study, first_backend),
       first_backend, o.draws));
@@ -235,7 +207,7 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
     const auto b = bounds.find(nprocs);
     why += std::string(why.empty() ? "" : "; ") + "P = " + std::to_string(nprocs) + ": " +
            (b == bounds.end() ? "no bound, nothing dropped"
-                              : fixed(b->second * 100, 1) + " % + " + fixed(race_tolerance * 100, 1) + " %");
+                              : fixed(b->second * 100, 1) + " % + " + advice::tolerance_percent(race_tolerance));
   }
   std::printf(
       "advise: racing dropped %zu set-up%s whose regret in the first scenario exceeds the most the "
@@ -245,10 +217,10 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
   study = launch::load(sweep, race.final_text);
   // The rest, estimated again: the survivors only, scaled by how the first round's estimate came out on this
   // host and this trace (the table behind the estimate is other traces', on another load).
-  const Estimate rest = estimate(sweep, study, o.jobs, nullptr);
+  const SimulationEstimate rest = launch::estimate_to_run(sweep, study);
   const double scale = first_estimate.wall_s > 0 && first_wall_s > 1 ? first_wall_s / first_estimate.wall_s : 1;
   std::printf("advise: %zu simulations left: about %s of wall time %s (the first round took %s, estimated %s)\n",
-              rest.to_run, launch::format_seconds(rest.wall_s * scale).c_str(), where,
+              rest.count, launch::format_seconds(rest.wall_s * scale).c_str(), where,
               launch::format_seconds(first_wall_s).c_str(), launch::format_seconds(first_estimate.wall_s).c_str());
   return race;
 }
@@ -338,7 +310,7 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
   for (const Dropped& d : dropped_here) {
     const std::string why = "after the first scenario (" + first_words + "): regret " + fixed(d.regret * 100, 1) +
                             " % > the winner's at most " + fixed(d.winner_bound * 100, 1) + " % + tolerance " +
-                            fixed(tolerance_pct, 1) + " %";
+                            advice::tolerance_percent(tolerance_pct / 100);
     const std::string same = d.same_as.empty() ? std::string() : " = " + join(d.same_as, " = ");
     shown.push_back(d.label + same + " (" + fixed(d.regret * 100, 1) + " %)");
     ++k;
@@ -352,8 +324,9 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
                           .c_str());
   }
   // Its first line says where the tolerance came from: a verdict on an assumed one is read differently.
-  std::printf("verdict at P = %d (tolerance %s %%, %s):\n%s", nprocs, fixed(tolerance_pct, 1).c_str(),
-              measured_words.c_str(), wrapped(verdict, 100, "  ").c_str());
+  std::printf("verdict at P = %d (tolerance %s, %s):\n%s", nprocs,
+              advice::tolerance_percent(tolerance_pct / 100).c_str(), measured_words.c_str(),
+              wrapped(verdict, 100, "  ").c_str());
 }
 
 }  // namespace
@@ -380,20 +353,8 @@ int advise_main(const std::vector<std::string>& args) {
   Study study = launch::load(sweep, plan.study_text);
   launch::check_smpi(sweep, study);
   std::size_t skipped = 0;
-  const Estimate whole = estimate(sweep, study, o.jobs, &skipped);
-  // Simulations that would not fit in this host's memory together are refused before any starts: out of memory,
-  // the kernel would kill one of them, or the host would swap for hours.
-  if (o.launcher == "local" && whole.to_run > 0) {
-    const double at_once = static_cast<double>(std::min<long>(o.jobs, static_cast<long>(whole.to_run)));
-    const auto available = launch::available_memory_bytes();
-    if (available && whole.peak_bytes * at_once > *available) {
-      const auto gib = [](double b) { return fixed_significant(b / (1024.0 * 1024 * 1024)) + " GiB"; };
-      throw InputError("--jobs: " + std::to_string(static_cast<long>(at_once)) + " simulations at once need about " +
-                       gib(whole.peak_bytes * at_once) + " (" + gib(whole.peak_bytes) + " each at the largest), and " +
-                       "this host has " + gib(*available) + " available (allowed: fewer --jobs, fewer --ranks, or " +
-                       "--launcher slurm)");
-    }
-  }
+  const SimulationEstimate whole = launch::estimate_to_run(sweep, study, &skipped);
+  if (o.launcher == "local") launch::check_memory(sweep, study, "fewer --jobs, fewer --ranks, or --launcher slurm");
   std::vector<std::string> ranks;
   for (const long r : o.ranks) ranks.push_back(std::to_string(r));
   std::printf("advise: %s at P = %s, simulated on %s\n", plan.workload.c_str(), join(ranks).c_str(),
@@ -409,16 +370,16 @@ int advise_main(const std::vector<std::string>& args) {
   std::printf(
       "advise: %zu simulations, %zu already in %s, %zu to run, %ld at a time: about %s of wall time %s%s "
       "(each simulation's host time from its set-up, its ranks and its items, as measured on a 2-core VM)\n",
-      study.points.size(), skipped, sweep.out.c_str(), whole.to_run, o.jobs,
+      study.points.size(), skipped, sweep.out.c_str(), whole.count, o.jobs,
       launch::format_seconds(whole.wall_s).c_str(), where, racing ? " if racing drops nothing" : "");
-  std::optional<Estimate> first_estimate;
+  std::optional<SimulationEstimate> first_estimate;
   if (racing) {
-    first_estimate = estimate(sweep, launch::load(sweep, study_text(plan, o, true, {})), o.jobs, nullptr);
+    first_estimate = launch::estimate_to_run(sweep, launch::load(sweep, study_text(plan, o, true, {})));
     std::printf(
         "advise: racing: every set-up on the first scenario first (%zu simulations, about %s), then none and the "
         "two fastest in every scenario; one whose regret in the first exceeds the most the winner's can reach, "
         "plus the tolerance, cannot win and is dropped (--no-race runs every simulation)\n",
-        first_estimate->to_run, launch::format_seconds(first_estimate->wall_s).c_str());
+        first_estimate->count, launch::format_seconds(first_estimate->wall_s).c_str());
   }
   if (o.dry_run) {
     std::printf("advise: dry run, nothing run or written\n");
@@ -442,8 +403,7 @@ int advise_main(const std::vector<std::string>& args) {
     auto store = launch::open_output(sweep, study);
     store.rewrite_file(fs::path(plan.study_path).filename().string(), [&](const fs::path&) { return final_text; });
   }
-  const int swept =
-      simulate(o, sweep, study, estimate(sweep, study, o.jobs, nullptr).host_s) != 0 || raced != 0 ? 1 : 0;
+  const int swept = simulate(o, sweep, study, launch::estimate_to_run(sweep, study).host_s) != 0 || raced != 0 ? 1 : 0;
 
   // The ranking, from what the folder holds for this study's points.
   const Backend backend = launch::sweep_backend(sweep);

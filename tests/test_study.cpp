@@ -18,6 +18,7 @@
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/run_files.hpp"
 #include "mcmclb/runs_csv.hpp"
+#include "mcmclb/simulation_cost.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
 #include "mcmclb/trace.hpp"
@@ -683,6 +684,40 @@ TEST(Workloads, RankItemsCountEachItemOncePerRankOfItsGroup) {
   spec.workload.chains_per_group = 2;
   EXPECT_DOUBLE_EQ(mcmclb::expected_rank_items(spec), 2.0 * (3 + 1) * 2);
   std::filesystem::remove(file);
+}
+
+// A set of simulations at some at once: the wall time is the longest one or the host seconds shared out, whichever
+// is larger, and the memory refusal asks for what many of the largest need together.
+TEST(SimulationCost, EstimateSharesTheHostSecondsAndRefusesWhatWouldNotFit) {
+  mcmclb::RunSpec small, large;
+  small.nprocs = 64;
+  large.nprocs = 1024;
+  large.balancer = small.balancer = "none";
+  const double a = mcmclb::simulated_host_s(small), b = mcmclb::simulated_host_s(large);
+  ASSERT_GT(b, a);
+  EXPECT_GT(mcmclb::simulated_peak_bytes(large), mcmclb::simulated_peak_bytes(small));  // the ranks' stacks
+  const auto two = mcmclb::estimate_simulations({&small, &large}, 2);
+  EXPECT_EQ(two.count, 2u);
+  EXPECT_EQ(two.at_once, 2);
+  EXPECT_DOUBLE_EQ(two.host_s, a + b);
+  EXPECT_DOUBLE_EQ(two.wall_s, std::max(b, (a + b) / 2));
+  EXPECT_DOUBLE_EQ(two.peak_bytes, mcmclb::simulated_peak_bytes(large));
+  // Four of the small one at 2 at once: twice one's time; at 8 at once, four run together (no more than there are).
+  const auto four = mcmclb::estimate_simulations({&small, &small, &small, &small}, 2);
+  EXPECT_DOUBLE_EQ(four.wall_s, 2 * a);
+  EXPECT_EQ(mcmclb::estimate_simulations({&small, &small, &small, &small}, 8).at_once, 4);
+  EXPECT_EQ(mcmclb::estimate_simulations({&small}, 0).at_once, 1);
+  EXPECT_EQ(mcmclb::estimate_simulations({}, 2).wall_s, 0);
+
+  const double need = 2 * two.peak_bytes;
+  EXPECT_FALSE(mcmclb::memory_refusal(two, need, "fewer --jobs"));
+  EXPECT_FALSE(mcmclb::memory_refusal(two, std::nullopt, "fewer --jobs"));  // unknown: never refused for it
+  EXPECT_FALSE(mcmclb::memory_refusal(mcmclb::estimate_simulations({}, 2), 0.0, "fewer --jobs"));
+  const auto refused = mcmclb::memory_refusal(two, need / 2, "fewer --jobs");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->rfind("--jobs: 2 simulations at once need about ", 0), 0u) << *refused;
+  EXPECT_NE(refused->find("(allowed: fewer --jobs)"), std::string::npos) << *refused;
+  EXPECT_EQ(refused->find('\n'), std::string::npos);
 }
 
 }  // namespace

@@ -1213,6 +1213,25 @@ class SlurmHostile(unittest.TestCase):
             self.assertFalse(os.path.exists(os.path.join(d, "x")), "refused before the output folder is made")
             self.assertFalse(os.path.exists(os.path.join(d, "f1")), "refused before the output folder is made")
 
+    def test_simulations_that_would_not_fit_in_memory_together_are_refused(self):
+        # Each simulated rank holds a stack and state (mcmclb/simulation_cost.hpp: 64 MiB and 200 KiB a rank):
+        # 40 simulations of 16,384 ranks at once need about 128 GiB. The sweep refuses before any starts, as advise
+        # does, instead of leaving the kernel to kill one of them. A dry run starts nothing and is not refused.
+        slingshot = os.path.join(ROOT, "configs", "platforms", "slingshot.xml")
+        each = 64 * 2 ** 20 + 200 * 1024 * 16384
+        with tempfile.TemporaryDirectory() as d:
+            sim = fake_sim_program(d)
+            args = ("sweep", "configs/paper-fig2.yaml", "--launcher", "smpi", "--platform", slingshot, "--sim-binary",
+                    sim, "--set", "nprocs=[16384]", "--set", "balancer=[none]", "--set", "method=[intercomm]",
+                    "--set", "reps=40", "--jobs", "40", "--out", os.path.join(d, "x"))
+            r = mcmclb(*args)
+            self.refused(r, "--jobs: 40 simulations at once need about %.3g GiB (%.3g GiB each at the largest), and "
+                         "this host has " % (40 * each / 2 ** 30, each / 2 ** 30))
+            self.assertIn("(allowed: fewer --jobs, or fewer ranks in the study)", r.stderr)
+            self.assertFalse(os.path.exists(os.path.join(d, "x")), "refused before the output folder is made")
+            r = mcmclb(*args, "--dry-run")
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
 
 def json_string(text):
     import json

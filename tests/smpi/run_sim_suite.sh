@@ -373,7 +373,7 @@ print(f"advise on six walkers: the race and every simulation name {every[0]['win
       f"{[r for r in every if r['nprocs'] == '64'][0]['winner']} at 64 ({sum(1 for r in raced if r['dropped'])} dropped by the race)")
 PY
 # Simulations that would not fit in memory together are refused before any starts, in one line with the numbers,
-# nothing written: 8192 simulated ranks take up to 1.7 GiB each (launch::simulated_peak_bytes), and every
+# nothing written: 8192 simulated ranks take up to 1.7 GiB each (mcmclb/simulation_cost.hpp), and every
 # simulation of the plan at once far more than this host has. On a host with room for them the plan is accepted.
 status=0
 "$2/mcmclb" advise "$work/six.csv" --ranks 8192 --jobs 1024 --dry-run --sim-binary "$sim/mcmclb-sim" \

@@ -25,6 +25,7 @@
 #include "mcmclb/csv.hpp"
 #include "mcmclb/result_store.hpp"
 #include "mcmclb/run_files.hpp"
+#include "mcmclb/simulation_cost.hpp"
 #include "mcmclb/study.hpp"
 
 #ifndef MCMCLB_SOURCE_DIR
@@ -146,16 +147,15 @@ int run_streaming(const std::string& command, const std::function<void(const std
 std::pair<int, std::vector<std::string>> run_capturing(const std::string& command);
 /// "42 s", or "3 min 05 s" from two minutes on.
 std::string format_seconds(double s);
-/// The host seconds one simulation of spec is expected to take (the start-up, the set-up's cost grown with P, and
-/// its items rank by rank):
-/// mcmclb advise's estimate before it starts, and the weight of a simulated point in the progress line's time left.
-double simulated_host_s(const RunSpec& spec);
-/// The peak memory (bytes) one simulation of spec is expected to take: the process, each simulated rank's stack and
-/// state, and a trace's items held in memory. An upper envelope of the shipped traces' simulations (their
-/// provenance.csv, host_peak_rss_kib), so that a simulation refused for it would not have fitted.
-double simulated_peak_bytes(const RunSpec& spec);
 /// The memory this host has available now (bytes; /proc/meminfo's MemAvailable), or nothing where it cannot say.
 std::optional<double> available_memory_bytes();
+/// What the simulations of the study still to run in o.out (read, nothing written) take at o.jobs at once
+/// (mcmclb/simulation_cost.hpp); skipped, where given, counts the points already there.
+SimulationEstimate estimate_to_run(const SweepOptions& o, const Study& study, std::size_t* skipped = nullptr);
+/// Simulations that would not fit in this host's memory together are refused before any starts (InputError naming
+/// --jobs, with the numbers and `allowed`): out of memory, the kernel would kill one of them, or the host would swap
+/// for hours.
+void check_memory(const SweepOptions& o, const Study& study, const std::string& allowed);
 /// Slurm's HH:MM:SS (or D-HH:MM:SS) for a whole number of minutes.
 std::string slurm_time(long minutes);
 

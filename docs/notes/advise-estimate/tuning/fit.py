@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""The per-set-up costs of mcmclb advise's estimate (launch::simulated_host_s), fitted from the two tuning advices in
+"""The per-set-up costs of mcmclb advise's estimate (simulated_host_s in study/src/simulation_cost.cpp), fitted from the two tuning advices in
 this folder: the same 8 walkers and speed-ups with 60 items (short/) and with 1034 (long/), each simulated at 64 and
 1024 ranks under every set-up and scenario. A simulation's host CPU (provenance.csv, host_cpu_s) is taken as
 start-up + a set-up's cost at P + its rank-items x a cost per rank-item, where the rank-items are the trace's items

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// What simulating a point costs the host that runs SimGrid: its host seconds and its peak memory, and what a set of
+// simulations run some at once takes together. `mcmclb advise` estimates its wall time and refuses simulations that
+// would not fit in memory with it before anything starts; --launcher smpi weighs its progress line with it and
+// refuses the same way. A model fitted on measured simulations (study/src/simulation_cost.cpp says on which), with
+// no I/O but a trace file's size.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mcmclb/run_spec.hpp"
+
+namespace mcmclb {
+
+/// The host seconds one simulation of spec is expected to take, the wall time around it included: the start-up,
+/// the set-up's cost grown with P, and its items rank by rank (expected_rank_items()).
+[[nodiscard]] double simulated_host_s(const RunSpec& spec);
+
+/// The peak memory (bytes) one simulation of spec is expected to take: the process, each simulated rank's stack and
+/// state, and a trace's items held in memory. An upper envelope of the shipped traces' simulations (their
+/// provenance.csv, host_peak_rss_kib), so that a simulation refused for it would not have fitted.
+[[nodiscard]] double simulated_peak_bytes(const RunSpec& spec);
+
+/// What a set of simulations is expected to take at `jobs` at once: their count, their host seconds, the wall time
+/// (the larger of the host seconds shared out and the longest single simulation), and the largest one's peak
+/// memory.
+struct SimulationEstimate {
+  std::size_t count = 0;
+  double host_s = 0, wall_s = 0;
+  double peak_bytes = 0;
+  long at_once = 0;  // how many run at once: jobs, or fewer where there are fewer simulations
+};
+[[nodiscard]] SimulationEstimate estimate_simulations(const std::vector<const RunSpec*>& specs, long jobs);
+
+/// Where the estimate's simulations, at_once of them each as large as the largest, would need more than
+/// available_bytes: the one-line refusal, starting "--jobs: " and ending with what is allowed (`allowed`, e.g.
+/// "fewer --jobs, fewer --ranks"). Nothing where they fit, or where the memory available is not known.
+[[nodiscard]] std::optional<std::string> memory_refusal(const SimulationEstimate& estimate,
+                                                        std::optional<double> available_bytes,
+                                                        const std::string& allowed);
+
+}  // namespace mcmclb

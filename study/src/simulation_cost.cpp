@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// What simulating a point costs the host (mcmclb/simulation_cost.hpp).
+#include "mcmclb/simulation_cost.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <system_error>
+
+#include "mcmclb/study.hpp"
+
+namespace mcmclb {
+
+namespace fs = std::filesystem;
+
+/// Host seconds one simulation of spec takes: about 0.43 s to start, the set-up's host CPU at 1024 ranks grown as P
+/// to a power of its own, and a cost per rank-item (expected_rank_items(): an item worked by a group of 8 is 8 steps
+/// of simulated ranks, each of which the simulator runs). The start-up and the per-set-up costs were fitted on two
+/// tuning traces of 8 walkers, one of 60 items and one of 1034 (the same speed-ups), at 64 and 1024 ranks, two
+/// simulations at once on the idle 2-core development VM (docs/notes/advise-estimate/tuning/fit.csv, by fit.py
+/// there); the powers come from earlier advice at 1024 and 8192 ranks (docs/data/trace-lj/advise, advise-8192,
+/// advise-long), so past 1024 ranks the estimate is less sure. At these sizes a simulation's host time is mostly
+/// the ranks' messages (SimGrid's max-min solver, docs/notes/host-time-8192) and their steps per item, most for the
+/// balancers that plan per item (mostwork, stealmerge).
+double simulated_host_s(const RunSpec& spec) {
+  struct Cost {
+    const char* balancer;
+    const char* rule;  // the finished rule, "" for a balancer without one
+    double at_1024_s, power;
+    double rank_item_us;  // host microseconds per rank-item
+  };
+  static constexpr std::array<Cost, 14> kCosts = {{
+      {"none", "", 4.18, 1.73, 8.8},
+      {"collective", "retire", 3.60, 1.42, 27.0},
+      {"collective", "pays", 11.44, 1.51, 18.5},
+      {"async", "retire", 4.55, 1.68, 64.0},
+      {"async", "coalesce", 13.15, 1.50, 22.8},
+      {"async", "pays", 20.81, 1.48, 21.4},
+      {"lookahead", "retire", 3.41, 1.02, 32.3},
+      {"lookahead", "coalesce", 3.78, 1.11, 26.8},
+      {"lookahead", "pays", 10.16, 1.26, 22.3},
+      {"mostwork", "coalesce", 3.34, 1.13, 104.5},
+      {"mostwork", "pays", 8.95, 1.32, 99.6},
+      {"steal", "", 4.03, 1.71, 19.7},
+      {"stealrandom", "", 4.21, 1.70, 12.8},
+      {"stealmerge", "coalesce", 3.11, 1.17, 93.3},
+  }};
+  const std::string rule = spec.finished ? std::string(to_string(*spec.finished)) : "";
+  Cost cost{"", "", 4.2, 1.5, 25};  // a set-up not measured: about the median
+  for (const Cost& c : kCosts) {
+    if (spec.balancer == c.balancer && rule == c.rule) cost = c;
+  }
+  // Host CPU, and the wall time around it: the two tuning advices took 1.29 and 1.32 times their simulations' host
+  // CPU over the two at once (the launch, the writes and the advice between simulations).
+  constexpr double kWallPerCpu = 1.3;
+  return kWallPerCpu * (0.43 + cost.at_1024_s * std::pow(spec.nprocs / 1024.0, cost.power) +
+                        cost.rank_item_us * 1e-6 * expected_rank_items(spec));
+}
+
+double simulated_peak_bytes(const RunSpec& spec) {
+  // The shipped traces' advice (docs/data/trace-lj/advise*, docs/notes/advise-estimate): 55-65 MiB at 16 and 64
+  // ranks, at most 260 MiB at 1024 and 1.38 GiB at 8192. 64 MiB plus 200 KiB a rank lies above every one. A trace
+  // replayed adds its items: the file's text while it is parsed, and about 48 bytes an item (its row, then its cost)
+  // on top; a trace row is about 24 bytes, so three times the file's size bounds both.
+  double bytes = 64.0 * (1 << 20) + 200.0 * 1024 * static_cast<double>(spec.nprocs);
+  if (spec.workload.model == "trace" && !spec.workload.file.empty()) {
+    std::error_code error;
+    const auto size = fs::file_size(spec.workload.file, error);
+    if (!error) bytes += 3.0 * static_cast<double>(size);
+  }
+  return bytes;
+}
+
+SimulationEstimate estimate_simulations(const std::vector<const RunSpec*>& specs, long jobs) {
+  SimulationEstimate e;
+  double longest = 0;
+  for (const RunSpec* spec : specs) {
+    const double s = simulated_host_s(*spec);
+    e.host_s += s;
+    longest = std::max(longest, s);
+    e.peak_bytes = std::max(e.peak_bytes, simulated_peak_bytes(*spec));
+  }
+  e.count = specs.size();
+  e.at_once = std::min<long>(std::max<long>(jobs, 1), std::max<long>(static_cast<long>(e.count), 1));
+  e.wall_s = std::max(longest, e.host_s / static_cast<double>(e.at_once));
+  return e;
+}
+
+std::optional<std::string> memory_refusal(const SimulationEstimate& estimate, std::optional<double> available_bytes,
+                                          const std::string& allowed) {
+  const double needed = estimate.peak_bytes * static_cast<double>(estimate.at_once);
+  if (estimate.count == 0 || !available_bytes || needed <= *available_bytes) return std::nullopt;
+  const auto gib = [](double bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g GiB", bytes / (1024.0 * 1024 * 1024));
+    return std::string(text);
+  };
+  return "--jobs: " + std::to_string(estimate.at_once) + " simulation" + (estimate.at_once == 1 ? "" : "s") +
+         " at once need about " + gib(needed) + " (" + gib(estimate.peak_bytes) +
+         " each at the largest), and this host has " + gib(*available_bytes) + " available (allowed: " + allowed + ")";
+}
+
+}  // namespace mcmclb
