@@ -164,7 +164,7 @@ SCHEMAS = {
         "workload_scaling": Column("name", optional=True, choices=("trace", "perfect")),
         # workload.model trace: the speed-up past the sizes the trace gives, and its content's hash (part of the
         # resume key); empty for other models, absent from older folders.
-        "workload_extrapolate": Column("name", optional=True, choices=("flat", "amdahl", "perfect")),
+        "workload_extrapolate": Column("name", optional=True, choices=("flat", "amdahl", "perfect", "usl")),
         "workload_file_fnv1a64": TEXT,
     },
     "ranks.csv": {

@@ -99,6 +99,30 @@ class Reference(unittest.TestCase):
         for name, header in self.headers.items():
             self.assertEqual(documented[name], header, f"docs/reference/columns.md, {name}")
 
+    def test_python_choices_match_the_keys(self):
+        # A runs.csv column that records a study key of named values (workload_extrapolate: workload.extrapolate)
+        # allows in plots/mcmclb_csv.py exactly the names the key allows (`mcmclb keys`): a value the driver
+        # writes must never be refused by a plot script, nor a name it cannot write accepted.
+        table = subprocess.run([MCMCLB, "keys"], capture_output=True, text=True, timeout=60, check=True).stdout
+        allowed = {}
+        for line in table.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) >= 4 and cells[0].startswith("`") and cells[1].startswith("name"):
+                # The names listed first; words after them (finished: which balancer offers which) are not more.
+                listed = re.match(r"(`[^`]+`(, `[^`]+`)*)( \(|$)", cells[3])
+                if listed:
+                    allowed[cells[0].strip("`")] = re.findall(r"`([^`]+)`", listed.group(1))
+        checked = []
+        for column, spec in mcmclb_csv.SCHEMAS["runs.csv"].items():
+            key = next((k for k in (column, column.replace("_", ".", 1), "work." + column) if k in allowed), None)
+            if spec.choices and key:
+                checked.append(column)
+                # A run records what it resolved: `auto` (wait) is never written.
+                written = sorted(set(allowed[key]) - {"auto"})
+                self.assertEqual(sorted(spec.choices), written, f"plots/mcmclb_csv.py, runs.csv {column}")
+        self.assertIn("workload_extrapolate", checked)
+        self.assertIn("finished", checked)
+
     def test_python_schemas_match_the_cxx(self):
         shared = set(mcmclb_csv.SCHEMAS) - PYTHON_ONLY
         self.assertLessEqual(shared, set(self.headers), "plots/mcmclb_csv.py reads a file mcmclb does not write")
