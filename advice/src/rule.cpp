@@ -33,6 +33,20 @@ std::string pct(double fraction, int digits = 1) {
   return text;
 }
 
+}  // namespace
+
+std::string tolerance_percent(double fraction) {
+  char text[32];
+  if (fraction * 100 >= 1) {
+    std::snprintf(text, sizeof text, "%.1f %%", fraction * 100);
+  } else {
+    std::snprintf(text, sizeof text, "%.2g %%", fraction * 100);
+  }
+  return text;
+}
+
+namespace {
+
 std::string seconds(double s) {
   char text[32];
   std::snprintf(text, sizeof text, s < 10 ? "%.3g s" : "%.0f s", s);
@@ -289,7 +303,7 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   };
   std::vector<std::string> text;
   if (none_within) {
-    text.push_back("Keep none: it comes within the " + pct(tolerance) + " tolerance (" + source +
+    text.push_back("Keep none: it comes within the " + tolerance_percent(tolerance) + " tolerance (" + source +
                    ") of the fastest set-up in each of " + count + ", its largest regret " + pct(w.regret_max) +
                    ", so no balancer gains more than the replay resolves");
   } else if (is_none) {
@@ -300,8 +314,8 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
                    count + spread(v.gain_min, v.gain_max));
   }
   if (v.robust && !none_within) {  // none_within says so in its first sentence
-    text.push_back("Its largest regret is " + pct(w.regret_max) + ", within the " + pct(tolerance) + " tolerance (" +
-                   source + "): robust");
+    text.push_back("Its largest regret is " + pct(w.regret_max) + ", within the " + tolerance_percent(tolerance) +
+                   " tolerance (" + source + "): robust");
   } else if (!v.robust) {
     std::size_t there = 0;
     for (std::size_t i = out.rows.size(); i-- > 0;) {
@@ -309,8 +323,8 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
     }
     text.push_back("Not robust: its regret reaches " + pct(w.regret_max) + " under " +
                    scenario_words(out.scenarios[w.worst], words) + ", where " +
-                   setups[out.rows[there].members.front()].label + " is fastest (tolerance " + pct(tolerance) + ", " +
-                   source + ")");
+                   setups[out.rows[there].members.front()].label + " is fastest (tolerance " +
+                   tolerance_percent(tolerance) + ", " + source + ")");
     if (!v.depends_on.empty()) text.push_back("The winner depends on " + v.depends_on);
   }
   if (is_none && v.runner_up) {
@@ -412,17 +426,34 @@ std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, double t
   }
   const AtRanks& best = at[a.fastest];
   const AtRanks& few = at[a.fewest];
-  char text[256];
+  const std::string within = tolerance_percent(tolerance);
+  char text[384];
   if (a.fewest != a.fastest) {
     // Core-hours are time x ranks: the fewer ranks' share of the fastest run's.
     std::snprintf(text, sizeof text,
-                  "%d ranks buy nothing over %d: %d ranks take %.4g s, %d take %.4g s (within %.1f %%), with %.3g "
+                  "%d ranks buy nothing over %d: %d ranks take %.4g s, %d take %.4g s (within %s), with %.3g "
                   "of the core-hours",
-                  best.nprocs, few.nprocs, few.nprocs, few.time_s, best.nprocs, best.time_s, 100 * tolerance,
+                  best.nprocs, few.nprocs, few.nprocs, few.time_s, best.nprocs, best.time_s, within.c_str(),
                   few.time_s * few.nprocs / (best.time_s * best.nprocs));
   } else {
-    std::snprintf(text, sizeof text, "the fastest is %d ranks (%.4g s, %s); no fewer ranks asked come within %.1f %%",
-                  best.nprocs, best.time_s, best.winner.c_str(), 100 * tolerance);
+    // What the fastest costs: the fewer ranks asked that spend the least core-hours, their time and share.
+    std::optional<std::size_t> cheaper;
+    for (std::size_t k = 0; k < at.size(); ++k) {
+      if (at[k].nprocs >= best.nprocs) continue;
+      if (!cheaper || at[k].time_s * at[k].nprocs < at[*cheaper].time_s * at[*cheaper].nprocs) cheaper = k;
+    }
+    if (cheaper) {
+      const AtRanks& c = at[*cheaper];
+      std::snprintf(text, sizeof text,
+                    "the fastest is %d ranks (%.4g s, %s); %d ranks take %.4g s (%.1f %% longer, beyond the %s "
+                    "tolerance) with %.3g of the core-hours",
+                    best.nprocs, best.time_s, best.winner.c_str(), c.nprocs, c.time_s,
+                    100 * (c.time_s / best.time_s - 1), within.c_str(),
+                    c.time_s * c.nprocs / (best.time_s * best.nprocs));
+    } else {
+      std::snprintf(text, sizeof text, "the fastest is %d ranks (%.4g s, %s), the fewest asked", best.nprocs,
+                    best.time_s, best.winner.c_str());
+    }
   }
   a.text = text;
   return a;

@@ -202,6 +202,12 @@ def none_runs(groups, p, folder, key="none"):
     return groups[(p, key)]
 
 
+def tolerance_text(percent):
+    """A tolerance in percent as mcmclb advise prints it (advice::tolerance_percent): 5.0 % from 1 % up, two
+    significant digits below (0.018 %), so a measured tolerance never reads as 0.0 %."""
+    return f"{percent:.1f} %" if percent >= 1 else f"{percent:.2g} %"
+
+
 def milliseconds(seconds):
     """A time to three significant digits, in ms below a second: 6.58 ms, 25.6 ms, 1.57 s."""
     if seconds >= 1:

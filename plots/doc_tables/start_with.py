@@ -10,7 +10,7 @@ from mcmclb_csv import InputError
 import os
 import re
 
-from .common import ROOT, TIMES, Inputs, by_setup, median_of, none_runs, setup_name, table_text
+from .common import ROOT, TIMES, Inputs, by_setup, median_of, none_runs, setup_name, table_text, tolerance_text
 from .readme import machine
 from .steal_regroup import svr_data
 
@@ -139,6 +139,17 @@ def compute_rows(folders):
          evidence_text(found[2], STEAL_VS_REGROUP)]]
 
 
+def ranks_words(answer):
+    """advice.csv's ranks_answer in a clause: "64 ranks buy nothing over 16", or where the most ranks are the
+    fastest, what the fewer cost ("64 ranks are the fastest; 16 take 3.6 % longer with 0.259 of the core-hours")."""
+    fastest = re.match(r"the fastest is (\d+) ranks \(.*?\); (\d+) ranks take [\d.e+]+ s \(([\d.]+ %) longer, "
+                       r"beyond the [\d.e+-]+ % tolerance\) with ([\d.e+-]+) of the core-hours", answer)
+    if fastest:
+        return (f"{fastest.group(1)} ranks are the fastest; {fastest.group(2)} take {fastest.group(3)} longer with "
+                f"{fastest.group(4)} of the core-hours")
+    return answer.split(":")[0].split(" (")[0]
+
+
 def advice_row(folder):
     """The row for a user's own walkers: what mcmclb advise says for their trace, with the shipped trace's answer
     (an advise folder) as the example: each rank count's advice, how many ranks are worth it and where the
@@ -160,7 +171,7 @@ def advice_row(folder):
             gains = " and ".join(f"{100 * first[p]['gain_median']:.1f}" for p in ps)
             answers.append(f"`{winner}` at {at}, {gains} % faster than `none` (median{'s' if len(ps) > 1 else ''}), "
                            f"{sure}")
-    ranks = first[max(first)].get("ranks_answer", "").split(":")[0]
+    ranks = ranks_words(first[max(first)].get("ranks_answer", ""))
     tolerance = first[max(first)]
     words = tolerance["tolerance"]
     within = re.search(r"the simulation within ([\d.]+ %) of the real replay", words)
@@ -171,7 +182,7 @@ def advice_row(folder):
             f"`mcmclb advise`; the shipped trace's (simulated): {'; '.join(answers)}"
             + (f"; {ranks}" if ranks else ""),
             f"it prices every set-up whole, calibration included, over the speed-ups measured; its tolerance, "
-            f"{tolerance['tolerance_pct']:.1f} %, is {source}",
+            f"{tolerance_text(tolerance['tolerance_pct'])}, is {source}",
             f"{page_link(YOUR_CHAINS)}, {page_link(YOUR_WORKLOAD)}, [advice.csv]({folder}/advice.csv)"]
 
 

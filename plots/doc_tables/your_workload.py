@@ -8,7 +8,8 @@ from collections import defaultdict
 from mcmclb_csv import RUN_COLUMNS, InputError
 from mcmclb_stats import Summary, median
 
-from .common import ROOT, Inputs, by_setup, compare_ratio_text, milliseconds, setup_name, table_text, time_with_interval
+from .common import (ROOT, Inputs, by_setup, compare_ratio_text, milliseconds, setup_name, table_text,
+                     time_with_interval, tolerance_text)
 
 
 def trace_replay(inputs):
@@ -151,7 +152,7 @@ def advice(inputs):
         out.append("")
         # The tolerance's account, a sentence per part: what is assumed, then what the check measured.
         parts = first["tolerance"].split("; ")
-        out.append(f"Tolerance: {first['tolerance_pct']:.1f} % ({parts[0]})." +
+        out.append(f"Tolerance: {tolerance_text(first['tolerance_pct'])} ({parts[0]})." +
                    "".join(f" {p[0].upper()}{p[1:]}." for p in parts[1:]))
         out.append("")
     cost = host_cost(os.path.join(folder, "advise.time"))  # relative to the root, as the block's links are

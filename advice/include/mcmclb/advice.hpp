@@ -74,6 +74,10 @@ struct Ranking {
 /// Words for a scenario dimension and for a scenario, for the verdict.
 using Words = std::function<std::string(const std::string& dimension)>;
 
+/// A tolerance (a fraction) in percent as the verdicts print it: "5.0 %" from 1 % up, two significant digits below
+/// ("0.018 %"), so that a measured tolerance of hundredths of a percent never reads as 0.0 %.
+[[nodiscard]] std::string tolerance_percent(double fraction);
+
 /// The scenario as words, e.g. "extrapolate flat, map draw 2".
 std::string scenario_words(const Scenario& s, const Words& words);
 
@@ -122,7 +126,7 @@ struct AtRanks {
 struct RanksAnswer {
   std::size_t fastest = 0;
   std::size_t fewest = 0;
-  std::string text;  // "1024 ranks buy nothing over 64: ..." or "each rank count up to 1024 is faster ..."
+  std::string text;  // "1024 ranks buy nothing over 64: ..." or "the fastest is 1024 ranks ...; 64 take ..."
 };
 std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, double tolerance);
 
