@@ -85,8 +85,8 @@ bool varies_scenarios(const Plan& plan) {
 }  // namespace
 
 const csv::Row& check_header() {
-  static const csv::Row h = {"setup",     "nprocs",    "n",         "real_ratio", "real_low",
-                             "real_high", "sim_ratio", "error_low", "error_high"};
+  static const csv::Row h = {"setup",     "nprocs",    "n",          "real_ratio",      "real_low",      "real_high",
+                             "sim_ratio", "error_low", "error_high", "busy_before_pct", "busy_after_pct"};
   return h;
 }
 

@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "advise.hpp"
@@ -56,6 +57,32 @@ std::optional<double> host_busy_share(std::chrono::milliseconds window) {
   return (b->first - a->first) / (b->second - a->second);
 }
 
+/// How busy the host was before and after the real runs of an earlier check in this folder, from its check.csv
+/// (busy_before_pct, busy_after_pct): a check resumed with nothing left to run measured nothing itself, and the
+/// host's load now says nothing of runs made then. Nothing where the file or the columns are absent (an older one).
+std::pair<std::optional<double>, std::optional<double>> recorded_busy(const fs::path& check_csv) {
+  std::ifstream in(check_csv);
+  std::string line;
+  if (!std::getline(in, line)) return {};
+  const auto header = csv::split_line(line);
+  const auto column = [&](const std::string& name) -> std::optional<std::size_t> {
+    const auto at = std::find(header.begin(), header.end(), name);
+    return at == header.end() ? std::nullopt : std::optional<std::size_t>(at - header.begin());
+  };
+  const auto before = column("busy_before_pct"), after = column("busy_after_pct");
+  if (!before || !after || !std::getline(in, line)) return {};
+  const auto fields = csv::split_line(line);
+  const auto value = [&](std::size_t i) -> std::optional<double> {
+    if (i >= fields.size() || fields[i].empty()) return std::nullopt;
+    try {
+      return std::stod(fields[i]) / 100;
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  };
+  return {value(*before), value(*after)};
+}
+
 /// "3 %", or "unknown" where /proc/stat could not be read.
 std::string busy_words(const std::optional<double>& share) {
   return share ? fixed(100 * *share, 0) + " %" : std::string("unknown");
@@ -97,14 +124,28 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
   std::printf("\nadvise: check: the replay at P = %d, %d %s of %d walker%s, real (MPI, %ld rounds) and simulated\n",
               cores, groups, groups == 1 ? "group" : "groups", per_group, per_group == 1 ? "" : "s", o.check_reps);
   // How idle the host is, measured over 2 s before the real runs and again after them: the check's own MPI ranks
-  // spin, so during them the share says nothing.
-  const auto busy_before = host_busy_share(std::chrono::milliseconds(2000));
-  std::printf("advise: check: the host was %s busy in the 2 s before the real runs\n", busy_words(busy_before).c_str());
+  // spin, so during them the share says nothing. A check resumed with every real run made earlier measures nothing
+  // now and keeps what check.csv recorded of them.
+  const bool runs_now = launch::estimate_to_run(real, study).count > 0;
+  std::optional<double> busy_before, busy_after;
+  if (runs_now) {
+    busy_before = host_busy_share(std::chrono::milliseconds(2000));
+    std::printf("advise: check: the host was %s busy in the 2 s before the real runs\n",
+                busy_words(busy_before).c_str());
+  } else {
+    std::tie(busy_before, busy_after) = recorded_busy(out / "check.csv");
+    std::printf(
+        "advise: check: every real run was made earlier; the host was %s and %s busy before and after them "
+        "(check.csv)\n",
+        busy_words(busy_before).c_str(), busy_words(busy_after).c_str());
+  }
   const int real_status = sweep_main(real);
-  const auto busy_after = host_busy_share(std::chrono::milliseconds(2000));
-  const bool busy = (busy_before && *busy_before > 0.1) || (busy_after && *busy_after > 0.1);
-  std::printf("advise: check: the host was %s busy in the 2 s after them%s\n", busy_words(busy_after).c_str(),
-              busy ? "; other programs shared the cores, so the measured errors may be too large" : "");
+  if (runs_now) {
+    busy_after = host_busy_share(std::chrono::milliseconds(2000));
+    const bool busy = (busy_before && *busy_before > 0.1) || (busy_after && *busy_after > 0.1);
+    std::printf("advise: check: the host was %s busy in the 2 s after them%s\n", busy_words(busy_after).c_str(),
+                busy ? "; other programs shared the cores, so the measured errors may be too large" : "");
+  }
   SweepOptions simulated = sim;
   simulated.study = real.study;
   simulated.out = launch::not_an_option((out / "check-sim").string());
@@ -151,9 +192,12 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
             .c_str(),
         fixed(e.sim_ratio).c_str(),
         e.error_low ? (fixed(*e.error_low * 100, 1) + " to " + fixed(*e.error_high * 100, 1) + " %").c_str() : "");
-    csv_text +=
-        csv::line({e.label, std::to_string(cores), std::to_string(e.n), csv::number(e.real_ratio), opt(e.real_low),
-                   opt(e.real_high), csv::number(e.sim_ratio), opt(e.error_low), opt(e.error_high)});
+    const auto percent = [](const std::optional<double>& share) {
+      return share ? csv::number(100 * *share) : std::string();
+    };
+    csv_text += csv::line({e.label, std::to_string(cores), std::to_string(e.n), csv::number(e.real_ratio),
+                           opt(e.real_low), opt(e.real_high), csv::number(e.sim_ratio), opt(e.error_low),
+                           opt(e.error_high), percent(busy_before), percent(busy_after)});
   };
   std::printf("%-36s  %-26s  %-10s  %s\n", "set-up", "real whole / none [95 %]", "simulated", "error [95 %]");
   for (const auto& [label, pair] : measured) {

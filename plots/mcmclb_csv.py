@@ -257,6 +257,7 @@ SCHEMAS = {
         "setup": TEXT, "nprocs": _int(1), "n": _int(1), "real_ratio": Column("number", 0),
         "real_low": Column("number", 0, True), "real_high": Column("number", 0, True), "sim_ratio": Column("number", 0),
         "error_low": Column("number", None, True), "error_high": Column("number", None, True),
+        "busy_before_pct": Column("number", 0, True), "busy_after_pct": Column("number", 0, True),
     },
     "predict.csv": {  # mcmclb predict: the rule's model's item time per atom count and group size
         "run_id": NAME, "move": NAME, "moves_per_item": _int(1), "atoms": _int(2), "size": _int(1), "item_s": _time(),

@@ -319,6 +319,24 @@ if not ok:
 print(f"advise --check: simulation and replay within {error:.2f} % of the real replay and the program's run over "
       f"{len(check)} rows; tolerance {float(advice[0]['tolerance_pct']):.2f} %")
 PY
+# The same advice again resumes with every real run made: the host's load now says nothing of them, so check.csv
+# and the tolerance's words keep how busy the host was when they ran.
+cp "$work/advise-check/check.csv" "$work/check-first.csv"
+cp "$work/advise-check/advice.csv" "$work/advice-check-first.csv"
+"$2/mcmclb" advise "$work/t16-run.csv" --ranks 16 --balancers none,steal --draws 1 --jobs 2 --check-reps 6 \
+  --sim-binary "$sim/mcmclb-sim" --out "$work/advise-check" >"$work/advise-check2.log" 2>&1 ||
+  { cat "$work/advise-check2.log"; exit 1; }
+python3 - "$work/check-first.csv" "$work/advise-check/check.csv" "$work/advice-check-first.csv" \
+  "$work/advise-check/advice.csv" "$work/advise-check2.log" <<'PY' || exit 1
+import csv, sys
+first, again = (list(csv.DictReader(open(f))) for f in sys.argv[1:3])
+words = [[r["tolerance"] for r in csv.DictReader(open(f))] for f in sys.argv[3:5]]
+busy = lambda rows: [(r["busy_before_pct"], r["busy_after_pct"]) for r in rows]
+if busy(first) != busy(again) or not all(b and a for b, a in busy(first)) or words[0] != words[1] \
+        or "every real run was made earlier" not in open(sys.argv[5]).read():
+    sys.exit(f"advise --check resumed: busy {busy(first)} then {busy(again)}; tolerance {words[0][:1]} then {words[1][:1]}")
+print(f"advise --check resumed: the host's load when the real runs ran kept ({busy(again)[0]})")
+PY
 # A hand-made trace (six walkers of 300 to 10 items, speed-up 1.25 at 2 ranks and 1.4 at 4: 35 % efficiency) at 16
 # and 64 ranks. Perfect scaling past 4 ranks contradicts what was measured, so it is no scenario. At 16 ranks
 # mostwork gains more than the tolerance in both rules left, and the verdict says plainly which to use, that it is
