@@ -354,7 +354,7 @@ int advise_main(const std::vector<std::string>& args) {
   launch::check_smpi(sweep, study);
   std::size_t skipped = 0;
   const SimulationEstimate whole = launch::estimate_to_run(sweep, study, &skipped);
-  if (o.launcher == "local") launch::check_memory(sweep, study, "fewer --jobs, fewer --ranks, or --launcher slurm");
+  if (o.launcher == "local") launch::check_memory(whole, "fewer --jobs, fewer --ranks, or --launcher slurm");
   std::vector<std::string> ranks;
   for (const long r : o.ranks) ranks.push_back(std::to_string(r));
   std::printf("advise: %s at P = %s, simulated on %s\n", plan.workload.c_str(), join(ranks).c_str(),

@@ -73,12 +73,8 @@ std::pair<std::optional<double>, std::optional<double>> recorded_busy(const fs::
   if (!before || !after || !std::getline(in, line)) return {};
   const auto fields = csv::split_line(line);
   const auto value = [&](std::size_t i) -> std::optional<double> {
-    if (i >= fields.size() || fields[i].empty()) return std::nullopt;
-    try {
-      return std::stod(fields[i]) / 100;
-    } catch (const std::exception&) {
-      return std::nullopt;
-    }
+    const auto percent = i < fields.size() ? parse_finite(fields[i]) : std::nullopt;
+    return percent ? std::optional<double>(*percent / 100) : std::nullopt;
   };
   return {value(*before), value(*after)};
 }
@@ -126,7 +122,10 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
   // How idle the host is, measured over 2 s before the real runs and again after them: the check's own MPI ranks
   // spin, so during them the share says nothing. A check resumed with every real run made earlier measures nothing
   // now and keeps what check.csv recorded of them.
-  const bool runs_now = launch::estimate_to_run(real, study).count > 0;
+  std::size_t made = 0;
+  const bool runs_now =
+      !launch::points_to_run(real, study, real.out, launch::recorded_in_output(real, study, std::nullopt), made)
+           .empty();
   std::optional<double> busy_before, busy_after;
   if (runs_now) {
     busy_before = host_busy_share(std::chrono::milliseconds(2000));

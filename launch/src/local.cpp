@@ -542,7 +542,8 @@ int sweep_local(const SweepOptions& o, const Study& study) {
   if (simulated(o)) {
     check_smpi(o, study);
     // A job step's simulation runs on a node of the allocation, whose memory this host cannot see.
-    if (!o.dry_run && !o.job_steps) check_memory(o, study, "fewer --jobs, or fewer ranks in the study");
+    if (!o.dry_run && !o.job_steps)
+      check_memory(estimate_to_run(o, study), "fewer --jobs, or fewer ranks in the study");
   } else if (!o.dry_run) {
     // Every rank count the study launches, once, before anything is written.
     std::set<int> counts;

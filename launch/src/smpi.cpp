@@ -143,8 +143,8 @@ SimulationEstimate estimate_to_run(const SweepOptions& o, const Study& study, st
   return estimate_simulations(specs, o.jobs);
 }
 
-void check_memory(const SweepOptions& o, const Study& study, const std::string& allowed) {
-  if (const auto refusal = memory_refusal(estimate_to_run(o, study), available_memory_bytes(), allowed)) {
+void check_memory(const SimulationEstimate& to_run, const std::string& allowed) {
+  if (const auto refusal = memory_refusal(to_run, available_memory_bytes(), allowed)) {
     throw InputError(*refusal);
   }
 }

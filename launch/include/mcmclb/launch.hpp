@@ -155,7 +155,7 @@ SimulationEstimate estimate_to_run(const SweepOptions& o, const Study& study, st
 /// Simulations that would not fit in this host's memory together are refused before any starts (InputError naming
 /// --jobs, with the numbers and `allowed`): out of memory, the kernel would kill one of them, or the host would swap
 /// for hours.
-void check_memory(const SweepOptions& o, const Study& study, const std::string& allowed);
+void check_memory(const SimulationEstimate& to_run, const std::string& allowed);
 /// Slurm's HH:MM:SS (or D-HH:MM:SS) for a whole number of minutes.
 std::string slurm_time(long minutes);
 
