@@ -16,13 +16,14 @@ namespace mcmclb {
 
 namespace fs = std::filesystem;
 
-/// Host seconds one simulation of spec takes: about 0.43 s to start, the set-up's host CPU at 1024 ranks grown as P
+/// Host seconds one simulation of spec takes: about 0.25 s to start, the set-up's host CPU at 1024 ranks grown as P
 /// to a power of its own, and a cost per rank-item (expected_rank_items(): an item worked by a group of 8 is 8 steps
 /// of simulated ranks, each of which the simulator runs). The start-up and the per-set-up costs were fitted on two
 /// tuning traces of 8 walkers, one of 60 items and one of 1034 (the same speed-ups), at 64 and 1024 ranks, two
-/// simulations at once on the idle 2-core development VM (docs/notes/advise-estimate/tuning/fit.csv, by fit.py
-/// there); the powers come from earlier advice at 1024 and 8192 ranks (docs/data/trace-lj/advise, advise-8192,
-/// advise-long), so past 1024 ranks the estimate is less sure. At these sizes a simulation's host time is mostly
+/// simulations at once on the idle 2-core development VM, with the simulation build a user makes (RelWithDebInfo,
+/// -O2, as the README builds build-sim; docs/notes/advise-estimate/tuning/fit.csv, by fit.py there). The powers
+/// come from earlier advice at 1024 and 8192 ranks (docs/data/trace-lj/advise, advise-8192, advise-long), so past
+/// 1024 ranks the estimate is less sure. At these sizes a simulation's host time is mostly
 /// the ranks' messages (SimGrid's max-min solver, docs/notes/host-time-8192) and their steps per item, most for the
 /// balancers that plan per item (mostwork, stealmerge).
 double simulated_host_s(const RunSpec& spec) {
@@ -33,30 +34,30 @@ double simulated_host_s(const RunSpec& spec) {
     double rank_item_us;  // host microseconds per rank-item
   };
   static constexpr std::array<Cost, 14> kCosts = {{
-      {"none", "", 4.18, 1.73, 8.8},
-      {"collective", "retire", 3.60, 1.42, 27.0},
-      {"collective", "pays", 11.44, 1.51, 18.5},
-      {"async", "retire", 4.55, 1.68, 64.0},
-      {"async", "coalesce", 13.15, 1.50, 22.8},
-      {"async", "pays", 20.81, 1.48, 21.4},
-      {"lookahead", "retire", 3.41, 1.02, 32.3},
-      {"lookahead", "coalesce", 3.78, 1.11, 26.8},
-      {"lookahead", "pays", 10.16, 1.26, 22.3},
-      {"mostwork", "coalesce", 3.34, 1.13, 104.5},
-      {"mostwork", "pays", 8.95, 1.32, 99.6},
-      {"steal", "", 4.03, 1.71, 19.7},
-      {"stealrandom", "", 4.21, 1.70, 12.8},
-      {"stealmerge", "coalesce", 3.11, 1.17, 93.3},
+      {"none", "", 2.12, 1.73, 4.1},
+      {"collective", "retire", 1.57, 1.42, 19.1},
+      {"collective", "pays", 6.75, 1.51, 18.7},
+      {"async", "retire", 2.10, 1.68, 68.2},
+      {"async", "coalesce", 7.90, 1.50, 42.8},
+      {"async", "pays", 15.82, 1.48, 66.3},
+      {"lookahead", "retire", 1.63, 1.02, 31.0},
+      {"lookahead", "coalesce", 1.65, 1.11, 32.5},
+      {"lookahead", "pays", 7.45, 1.26, 34.8},
+      {"mostwork", "coalesce", 1.47, 1.13, 48.3},
+      {"mostwork", "pays", 7.45, 1.32, 50.1},
+      {"steal", "", 2.28, 1.71, 14.8},
+      {"stealrandom", "", 2.61, 1.70, 11.0},
+      {"stealmerge", "coalesce", 1.77, 1.17, 46.4},
   }};
   const std::string rule = spec.finished ? std::string(to_string(*spec.finished)) : "";
-  Cost cost{"", "", 4.2, 1.5, 25};  // a set-up not measured: about the median
+  Cost cost{"", "", 2.3, 1.5, 35};  // a set-up not measured: about the median
   for (const Cost& c : kCosts) {
     if (spec.balancer == c.balancer && rule == c.rule) cost = c;
   }
-  // Host CPU, and the wall time around it: the two tuning advices took 1.29 and 1.32 times their simulations' host
+  // Host CPU, and the wall time around it: the two tuning advices took 1.28 and 1.23 times their simulations' host
   // CPU over the two at once (the launch, the writes and the advice between simulations).
-  constexpr double kWallPerCpu = 1.3;
-  return kWallPerCpu * (0.43 + cost.at_1024_s * std::pow(spec.nprocs / 1024.0, cost.power) +
+  constexpr double kWallPerCpu = 1.25;
+  return kWallPerCpu * (0.25 + cost.at_1024_s * std::pow(spec.nprocs / 1024.0, cost.power) +
                         cost.rank_item_us * 1e-6 * expected_rank_items(spec));
 }
 
