@@ -141,11 +141,11 @@ def compute_rows(folders):
 
 def ranks_words(answer):
     """advice.csv's ranks_answer in a clause: "64 ranks buy nothing over 16", or where the most ranks are the
-    fastest, what the fewer cost ("64 ranks are the fastest; 16 take 3.6 % longer with 0.259 of the core-hours")."""
+    fastest, what the fewer cost ("16 ranks take 3.6 % longer than 64, with 0.259 of the core-hours")."""
     fastest = re.match(r"the fastest is (\d+) ranks \(.*?\); (\d+) ranks take [\d.e+]+ s \(([\d.]+ %) longer, "
                        r"beyond the [\d.e+-]+ % tolerance\) with ([\d.e+-]+) of the core-hours", answer)
     if fastest:
-        return (f"{fastest.group(1)} ranks are the fastest; {fastest.group(2)} take {fastest.group(3)} longer with "
+        return (f"{fastest.group(2)} ranks take {fastest.group(3)} longer than {fastest.group(1)}, with "
                 f"{fastest.group(4)} of the core-hours")
     return answer.split(":")[0].split(" (")[0]
 
@@ -179,10 +179,9 @@ def advice_row(folder):
               else f"assumed; the simulation is {within.group(1)} from a real replay (measured)" if within
               else "assumed, not measured")
     return ["your own walkers, recorded as a trace (the library records it as they run)",
-            f"`mcmclb advise`; the shipped trace's (simulated): {'; '.join(answers)}"
-            + (f"; {ranks}" if ranks else ""),
-            f"it prices every set-up whole, calibration included, over the speed-ups measured; its tolerance, "
-            f"{tolerance_text(tolerance['tolerance_pct'])}, is {source}",
+            f"`mcmclb advise`; the shipped trace's (simulated): {'; '.join(answers)}",
+            f"prices every set-up whole, calibration included, over the measured speed-ups; tolerance "
+            f"{tolerance_text(tolerance['tolerance_pct'])}, {source}" + (f"; {ranks}" if ranks else ""),
             f"{page_link(YOUR_CHAINS)}, {page_link(YOUR_WORKLOAD)}, [advice.csv]({folder}/advice.csv)"]
 
 

@@ -151,7 +151,7 @@ def advice(inputs):
             out.append(f"- {sentence}")
         out.append("")
         # The tolerance's account, a sentence per part: what is assumed, then what the check measured.
-        parts = first["tolerance"].split("; ")
+        parts = first["tolerance"].replace(", measured at P = ", "; measured at P = ").split("; ")
         out.append(f"Tolerance: {tolerance_text(first['tolerance_pct'])} ({parts[0]})." +
                    "".join(f" {p[0].upper()}{p[1:]}." for p in parts[1:]))
         out.append("")
