@@ -23,9 +23,9 @@ namespace fs = std::filesystem;
 /// simulations at once on the idle 2-core development VM, with the simulation build a user makes (RelWithDebInfo,
 /// -O2, as the README builds build-sim; docs/notes/advise-estimate/tuning/fit.csv, by fit.py there). The powers
 /// come from earlier advice at 1024 and 8192 ranks (docs/data/trace-lj/advise, advise-8192, advise-long), so past
-/// 1024 ranks the estimate is less sure. At these sizes a simulation's host time is mostly
-/// the ranks' messages (SimGrid's max-min solver, docs/notes/host-time-8192) and their steps per item, most for the
-/// balancers that plan per item (mostwork, stealmerge).
+/// 1024 ranks the estimate is less sure. At these sizes a simulation's host time is mostly the ranks' messages
+/// (SimGrid's max-min solver, docs/notes/host-time-8192) and their steps per item, most for the balancers that plan
+/// or talk per item (async, mostwork, stealmerge: 40 to 70 us per rank-item in fit.csv).
 double simulated_host_s(const RunSpec& spec) {
   struct Cost {
     const char* balancer;
