@@ -722,6 +722,32 @@ TEST(SimulationCost, EstimateSharesTheHostSecondsAndRefusesWhatWouldNotFit) {
 
 }  // namespace
 
+// The ideal of a replay: every rank of a run needs it, and a simulation runs all ranks in one process, where each
+// computing it cost P times its searches over every chain (192 walkers at 256 ranks: most of a simulation's host
+// time). Computed once per process for the same bytes, extrapolation, chains and ranks, with the same bits.
+TEST(TraceFile, TheIdealIsComputedOncePerProcessAndShared) {
+  using mcmclb::Trace;
+  std::string text = "chain,item,ranks,seconds,speedup\n";
+  for (int c = 0; c < 40; ++c) text += std::to_string(c) + ",0,1," + std::to_string(0.1 + 0.01 * c) + ",\n";
+  text += "*,,2,,1.7\n*,,4,,2.8\n";
+  const Trace flat = Trace::parse(text, "a.csv");
+  const Trace again = Trace::parse(text, "b.csv");  // another object, the same bytes
+  const Trace amdahl = Trace::parse(text, "a.csv", mcmclb::TraceExtrapolation::amdahl);
+  std::vector<mcmclb::ReplayedChains> chains;
+  for (int c = 0; c < 40; ++c) chains.push_back({c, 1 + c % 3, 2});
+  const long before = mcmclb::steady_share_computations();
+  const double once = mcmclb::shared_steady_share_s(flat, chains, 256);
+  EXPECT_EQ(once, mcmclb::steady_share_s(flat, chains, 256));
+  for (int rank = 1; rank < 256; ++rank) EXPECT_EQ(mcmclb::shared_steady_share_s(again, chains, 256), once);
+  EXPECT_EQ(mcmclb::steady_share_computations(), before + 1) << "256 ranks asked; one computed";
+  // Whatever the answer depends on is computed anew: the ranks, the extrapolation, the chains.
+  EXPECT_EQ(mcmclb::shared_steady_share_s(flat, chains, 128), mcmclb::steady_share_s(flat, chains, 128));
+  EXPECT_EQ(mcmclb::shared_steady_share_s(amdahl, chains, 256), mcmclb::steady_share_s(amdahl, chains, 256));
+  chains.back().count = 3;
+  EXPECT_EQ(mcmclb::shared_steady_share_s(flat, chains, 256), mcmclb::steady_share_s(flat, chains, 256));
+  EXPECT_EQ(mcmclb::steady_share_computations(), before + 4);
+}
+
 // A trace's group column: the replay's tile map takes the chains in the order their recorded groups ran them, a
 // draw shuffles that order, and either replays every chain once in each C study chains.
 TEST(TraceFile, GroupsLayTheChainsOutAsRecorded) {

@@ -99,9 +99,9 @@ void reference_times(const std::vector<double>& chain_s, const std::vector<int>&
 /// Emulated work: reference_times from the workload, chain by chain in the same order and arithmetic (so the
 /// same bits), without a table of every chain: every rank needs the times (its progress lines), and a simulation
 /// runs all ranks in one process, where a table per rank over all chains is quadratic in the rank count. A replayed
-/// trace: its speed-ups at each initial group's size for the baseline, and steady_share_s() for the ideal. Returns,
-/// for a trace whose chains with work the run does not all replay (fewer study chains than recorded ones, or a
-/// draw that missed some), one line saying how many it replays; else "".
+/// trace: its speed-ups at each initial group's size for the baseline, and steady_share_s() for the ideal, once per
+/// process (shared_steady_share_s). Returns, for a trace whose chains with work the run does not all replay (fewer
+/// study chains than recorded ones, or a draw that missed some), one line saying how many it replays; else "".
 std::string emulated_reference_times(const RunSpec& spec, const std::vector<int>& sizes, int nprocs, RunResult& r) {
   const auto workload = make_workload(spec.workload);
   const Trace* trace = workload->trace();
@@ -139,7 +139,7 @@ std::string emulated_reference_times(const RunSpec& spec, const std::vector<int>
     chains.push_back({key.first, key.second, count});
     if (trace->items(key.first) > 0) distinct.insert(key.first);
   }
-  r.ideal_s = steady_share_s(*trace, chains, nprocs);
+  r.ideal_s = shared_steady_share_s(*trace, chains, nprocs);
   int with_work = 0;
   for (int c = 0; c < trace->chains(); ++c) with_work += trace->items(c) > 0 ? 1 : 0;
   if (static_cast<int>(distinct.size()) == with_work) return "";

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -12,6 +13,8 @@
 #include <mutex>
 #include <numeric>
 #include <optional>
+#include <string>
+#include <tuple>
 
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/text.hpp"
@@ -443,6 +446,28 @@ double steady_share_s(const Trace& trace, const std::vector<ReplayedChains>& cha
   }
   return hi;
 }
+
+namespace {
+std::atomic<long> steady_share_computed{0};
+}  // namespace
+
+double shared_steady_share_s(const Trace& trace, const std::vector<ReplayedChains>& chains, int nprocs) {
+  // Keyed by what the answer depends on, not by the trace's address: a Trace parsed again from the same bytes
+  // gives the same bits, and an address can be reused by another trace.
+  using Key = std::tuple<std::string, TraceExtrapolation, std::vector<std::tuple<int, int, int64_t>>, int>;
+  static std::mutex mutex;
+  static std::map<Key, double> known;
+  Key key{trace.fnv1a64(), trace.extrapolation(), {}, nprocs};
+  for (const ReplayedChains& c : chains) std::get<2>(key).emplace_back(c.chain, c.min_ranks, c.count);
+  const std::lock_guard lock(mutex);
+  if (const auto it = known.find(key); it != known.end()) return it->second;
+  ++steady_share_computed;
+  const double s = steady_share_s(trace, chains, nprocs);
+  known.emplace(std::move(key), s);
+  return s;
+}
+
+long steady_share_computations() noexcept { return steady_share_computed.load(); }
 
 std::shared_ptr<const std::vector<int>> replay_order(const std::shared_ptr<const Trace>& trace, TraceMap map,
                                                      uint64_t seed) {

@@ -168,6 +168,12 @@ struct ReplayedChains {
   int64_t count;
 };
 [[nodiscard]] double steady_share_s(const Trace& trace, const std::vector<ReplayedChains>& chains, int nprocs);
+/// steady_share_s, computed once per process for the same trace (its bytes and extrapolation), chains and nprocs, and
+/// shared after: every rank of a run needs the ideal (its progress lines), and a simulation runs all P ranks in one
+/// process, where each computing it would cost P times its searches over every chain.
+[[nodiscard]] double shared_steady_share_s(const Trace& trace, const std::vector<ReplayedChains>& chains, int nprocs);
+/// How many times shared_steady_share_s has computed rather than shared, in this process.
+[[nodiscard]] long steady_share_computations() noexcept;
 
 /// How a study's chains take the trace's chains (workload.map): chain k (the workload index every model uses,
 /// chain_items()) replays the chain at position k mod C of an order of the C trace chains. tile: the recorded
