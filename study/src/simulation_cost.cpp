@@ -16,16 +16,17 @@ namespace mcmclb {
 
 namespace fs = std::filesystem;
 
-/// Host seconds one simulation of spec takes: about 0.25 s to start, the set-up's host CPU at 1024 ranks grown as P
+/// Host seconds one simulation of spec takes: about 0.21 s to start, the set-up's host CPU at 1024 ranks grown as P
 /// to a power of its own, and a cost per rank-item (expected_rank_items(): an item worked by a group of 8 is 8 steps
-/// of simulated ranks, each of which the simulator runs). The start-up and the per-set-up costs were fitted on two
-/// tuning traces of 8 walkers, one of 60 items and one of 1034 (the same speed-ups), at 64 and 1024 ranks, two
+/// of simulated ranks, each of which the simulator runs). The start-up and the per-set-up costs were fitted on three
+/// tuning traces at 64 and 1024 ranks: 8 walkers of 60 items, the same 8 of 1034, and 64 walkers of 1577, two
 /// simulations at once on the idle 2-core development VM, with the simulation build a user makes (RelWithDebInfo,
-/// -O2, as the README builds build-sim; docs/notes/advise-estimate/tuning/fit.csv, by fit.py there). The powers
-/// come from earlier advice at 1024 and 8192 ranks (docs/data/trace-lj/advise, advise-8192, advise-long), so past
-/// 1024 ranks the estimate is less sure. At these sizes a simulation's host time is mostly the ranks' messages
-/// (SimGrid's max-min solver, docs/notes/host-time-8192) and their steps per item, most for the balancers that plan
-/// or talk per item (async, mostwork, stealmerge: 40 to 70 us per rank-item in fit.csv).
+/// -O2, as the README builds build-sim; docs/notes/advise-estimate/tuning/fit.csv, by fit.py there). One
+/// simulation's host CPU varies by up to a third between runs there, so the 8-walker traces were advised twice. The
+/// powers come from earlier advice at 1024 and 8192 ranks (docs/data/trace-lj/advise, advise-8192, advise-long),
+/// so past 1024 ranks the estimate is less sure. At these sizes a simulation's host time is mostly the ranks'
+/// messages (SimGrid's max-min solver, docs/notes/host-time-8192) and their steps per item, most for the balancers
+/// that plan or talk per item (async, mostwork, stealmerge: 17 to 33 us per rank-item in fit.csv).
 double simulated_host_s(const RunSpec& spec) {
   struct Cost {
     const char* balancer;
@@ -34,30 +35,30 @@ double simulated_host_s(const RunSpec& spec) {
     double rank_item_us;  // host microseconds per rank-item
   };
   static constexpr std::array<Cost, 14> kCosts = {{
-      {"none", "", 2.12, 1.73, 4.1},
-      {"collective", "retire", 1.57, 1.42, 19.1},
-      {"collective", "pays", 6.75, 1.51, 18.7},
-      {"async", "retire", 2.10, 1.68, 68.2},
-      {"async", "coalesce", 7.90, 1.50, 42.8},
-      {"async", "pays", 15.82, 1.48, 66.3},
-      {"lookahead", "retire", 1.63, 1.02, 31.0},
-      {"lookahead", "coalesce", 1.65, 1.11, 32.5},
-      {"lookahead", "pays", 7.45, 1.26, 34.8},
-      {"mostwork", "coalesce", 1.47, 1.13, 48.3},
-      {"mostwork", "pays", 7.45, 1.32, 50.1},
-      {"steal", "", 2.28, 1.71, 14.8},
-      {"stealrandom", "", 2.61, 1.70, 11.0},
-      {"stealmerge", "coalesce", 1.77, 1.17, 46.4},
+      {"none", "", 2.14, 1.73, 4.5},
+      {"collective", "retire", 1.65, 1.42, 14.3},
+      {"collective", "pays", 6.74, 1.51, 17.1},
+      {"async", "retire", 3.18, 1.68, 32.6},
+      {"async", "coalesce", 8.73, 1.50, 16.9},
+      {"async", "pays", 13.52, 1.48, 24.0},
+      {"lookahead", "retire", 1.68, 1.02, 17.0},
+      {"lookahead", "coalesce", 1.75, 1.11, 22.1},
+      {"lookahead", "pays", 6.35, 1.26, 19.3},
+      {"mostwork", "coalesce", 1.73, 1.13, 24.1},
+      {"mostwork", "pays", 6.29, 1.32, 29.8},
+      {"steal", "", 2.34, 1.71, 12.5},
+      {"stealrandom", "", 2.24, 1.70, 12.2},
+      {"stealmerge", "coalesce", 1.75, 1.17, 25.3},
   }};
   const std::string rule = spec.finished ? std::string(to_string(*spec.finished)) : "";
-  Cost cost{"", "", 2.3, 1.5, 35};  // a set-up not measured: about the median
+  Cost cost{"", "", 2.3, 1.5, 18};  // a set-up not measured: about the median
   for (const Cost& c : kCosts) {
     if (spec.balancer == c.balancer && rule == c.rule) cost = c;
   }
-  // Host CPU, and the wall time around it: the two tuning advices took 1.28 and 1.23 times their simulations' host
+  // Host CPU, and the wall time around it: the five tuning advices took 1.12 to 1.28 times their simulations' host
   // CPU over the two at once (the launch, the writes and the advice between simulations).
-  constexpr double kWallPerCpu = 1.25;
-  return kWallPerCpu * (0.25 + cost.at_1024_s * std::pow(spec.nprocs / 1024.0, cost.power) +
+  constexpr double kWallPerCpu = 1.2;
+  return kWallPerCpu * (0.21 + cost.at_1024_s * std::pow(spec.nprocs / 1024.0, cost.power) +
                         cost.rank_item_us * 1e-6 * expected_rank_items(spec));
 }
 

@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""The per-set-up costs of mcmclb advise's estimate (simulated_host_s in study/src/simulation_cost.cpp), fitted from the two tuning advices in
-this folder: the same 8 walkers and speed-ups with 60 items (short/) and with 1034 (long/), each simulated at 64 and
-1024 ranks under every set-up and scenario. A simulation's host CPU (provenance.csv, host_cpu_s) is taken as
-start-up + a set-up's cost at P + its rank-items x a cost per rank-item, where the rank-items are the trace's items
-times the ranks of the group that works each (8 walkers in groups of P/8: items x P/8). Per set-up, the mean over its
-scenarios; the cost per rank-item from the long minus the short at 1024 ranks (where the difference is largest),
-checked against the same difference at 64; the set-up's cost at 1024 is the short's less its rank-items and the
-start-up. The start-up is the median over set-ups of the short trace at 64 ranks less its rank-items. Writes
-fit.csv beside this file and prints it:
+"""The per-set-up costs of mcmclb advise's estimate (simulated_host_s in study/src/simulation_cost.cpp), fitted from
+the tuning advices in this folder. Three tuning traces: 8 walkers with 60 items (tune-short.csv) and with 1034
+(tune-long.csv), the same speed-ups, and 64 walkers with 1577 items (tune-many.csv). Each advised at 64 and 1024
+ranks under every set-up and scenario: short/ and long/ at commit a97dd25, short-2/, long-2/ and many/ at 40cdfad
+(two runs of the 8-walker traces, since one simulation's host CPU varies by up to a third between runs here).
+
+A simulation's host CPU (provenance.csv, host_cpu_s) is taken as start-up + the set-up's cost at 1024 ranks x
+(P / 1024)^power + its rank-items x a cost per rank-item. The rank-items are each chain's items times the ranks of
+the group that works it (the walkers' groups as recorded: near-equal sizes, the larger first), as
+study::expected_rank_items counts them. Per set-up, the two costs by least squares on the relative error over every
+folder and rank count (the mean of each folder's simulations of that set-up there), both kept >= 0. The start-up is
+the median over set-ups of the short traces at 64 ranks less the set-up's other terms. The powers come from earlier
+advice at 1024 and 8192 ranks and are not fitted here. Writes fit.csv beside this file and prints it:
 
     docs/notes/advise-estimate/tuning/fit.py"""
 import csv
@@ -17,8 +21,30 @@ import statistics
 from collections import defaultdict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ITEMS = {"short": 60, "long": 1034}
-WALKERS = 8
+FOLDERS = {"short": "tune-short.csv", "long": "tune-long.csv", "short-2": "tune-short.csv",
+           "long-2": "tune-long.csv", "many": "tune-many.csv"}
+POWERS = {("none", ""): 1.73, ("collective", "retire"): 1.42, ("collective", "pays"): 1.51,
+          ("async", "retire"): 1.68, ("async", "coalesce"): 1.50, ("async", "pays"): 1.48,
+          ("lookahead", "retire"): 1.02, ("lookahead", "coalesce"): 1.11, ("lookahead", "pays"): 1.26,
+          ("mostwork", "coalesce"): 1.13, ("mostwork", "pays"): 1.32, ("steal", ""): 1.71,
+          ("stealrandom", ""): 1.70, ("stealmerge", "coalesce"): 1.17}
+
+
+def chain_items(trace):
+    """{chain: items} of a trace file's item rows."""
+    items = defaultdict(int)
+    with open(os.path.join(HERE, trace), encoding="utf-8") as f:
+        for row in csv.DictReader(line for line in f if not line.startswith("#")):
+            if row["chain"] != "*" and row["item"]:
+                items[int(row["chain"])] += 1
+    return items
+
+
+def rank_items(trace, nprocs):
+    items = chain_items(trace)
+    chains = max(items) + 1
+    base, extra = divmod(nprocs, chains)
+    return sum(items[c] * (base + 1 if c < extra else base) for c in range(chains))
 
 
 def host_cpu(name):
@@ -33,28 +59,55 @@ def host_cpu(name):
     return {k: statistics.mean(v) for k, v in runs.items()}
 
 
+def fit(points, start):
+    """(at_1024, per rank-item) minimising the squared relative error over points (x, rank-items, host CPU), >= 0."""
+    def solve(columns):
+        # Weighted normal equations, each row divided by its measured value.
+        n = len(columns)
+        a = [[0.0] * n for _ in range(n)]
+        b = [0.0] * n
+        for x, ri, y in points:
+            row = [x, ri]
+            row = [row[c] / y for c in columns]
+            target = (y - start) / y
+            for i in range(n):
+                b[i] += row[i] * target
+                for j in range(n):
+                    a[i][j] += row[i] * row[j]
+        if n == 1:
+            return [b[0] / a[0][0]]
+        det = a[0][0] * a[1][1] - a[0][1] * a[1][0]
+        return [(b[0] * a[1][1] - b[1] * a[0][1]) / det, (a[0][0] * b[1] - a[1][0] * b[0]) / det]
+    both = solve([0, 1])
+    if both[0] >= 0 and both[1] >= 0:
+        return both[0], both[1]
+    if both[1] < 0:
+        return max(0.0, solve([0])[0]), 0.0
+    return 0.0, max(0.0, solve([1])[0])
+
+
 def main():
-    short, long = host_cpu("short"), host_cpu("long")
-    rank_items = {(name, p): ITEMS[name] * p / WALKERS for name in ITEMS for p in (64, 1024)}
-    setups = sorted({(b, rule) for _, b, rule in short})
-    per_item = {}
-    for b, rule in setups:
-        per_item[(b, rule)] = max(0.0, (long[(1024, b, rule)] - short[(1024, b, rule)]) /
-                                  (rank_items[("long", 1024)] - rank_items[("short", 1024)]))
-    start = statistics.median(short[(64, b, rule)] - per_item[(b, rule)] * rank_items[("short", 64)]
-                              for b, rule in setups)
+    cpu = {name: host_cpu(name) for name in FOLDERS}
+    setups = sorted({(b, rule) for _, b, rule in cpu["short"]})
+    points = {s: [((p / 1024) ** POWERS[s], rank_items(trace, p), cpu[name][(p, *s)])
+                  for name, trace in FOLDERS.items() for p in (64, 1024)] for s in setups}
+    start = statistics.median(cpu[name][(64, *s)] for s in setups for name in ("short", "short-2"))
+    for _ in range(2):  # the start-up less the other terms of the smallest simulations, then the costs again
+        costs = {s: fit(points[s], start) for s in setups}
+        start = statistics.median(
+            cpu[name][(64, *s)] - costs[s][0] * (64 / 1024) ** POWERS[s] - costs[s][1] * rank_items(FOLDERS[name], 64)
+            for s in setups for name in ("short", "short-2"))
+    costs = {s: fit(points[s], start) for s in setups}
     rows = []
-    for b, rule in setups:
-        c = per_item[(b, rule)]
-        at_64 = (long[(64, b, rule)] - short[(64, b, rule)]) / (rank_items[("long", 64)] - rank_items[("short", 64)])
-        at_1024 = short[(1024, b, rule)] - c * rank_items[("short", 1024)] - start
-        rows.append([b, rule, f"{short[(64, b, rule)]:.3f}", f"{long[(64, b, rule)]:.3f}",
-                     f"{short[(1024, b, rule)]:.3f}", f"{long[(1024, b, rule)]:.3f}", f"{1e6 * c:.1f}",
-                     f"{1e6 * at_64:.1f}", f"{at_1024:.2f}", f"{start:.2f}"])
+    for s in setups:
+        at_1024, per = costs[s]
+        off = [100 * (start + at_1024 * x + per * ri - y) / y for x, ri, y in points[s]]
+        rows.append([s[0], s[1], f"{POWERS[s]:.2f}", f"{at_1024:.2f}", f"{1e6 * per:.1f}", f"{start:.2f}",
+                     f"{min(off):.0f}", f"{max(off):.0f}"])
     with open(os.path.join(HERE, "fit.csv"), "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["balancer", "finished", "short_64_s", "long_64_s", "short_1024_s", "long_1024_s",
-                    "rank_item_us", "rank_item_us_at_64", "at_1024_s", "start_s"])
+        w.writerow(["balancer", "finished", "power", "at_1024_s", "rank_item_us", "start_s", "in_sample_low_pct",
+                    "in_sample_high_pct"])
         w.writerows(rows)
     for r in rows:
         print(",".join(r))
