@@ -64,6 +64,24 @@ void add_speedup_rules(Plan& p, const advice::SpeedupRules& rules) {
   p.first_extrapolate = rules.first;
 }
 
+/// Where a size's speed-ups were measured several times and differ, which of them the replay takes, as a scenario
+/// key: the median under every rule, and the lowest and the highest under the centre rule (p.first_extrapolate),
+/// so that each uncertainty is varied on its own from the most plausible scenario. The centre is where every
+/// set-up runs (those whose groups never pass the measured sizes run under flat alone, and flat is then the
+/// centre), so each end is a scenario every set-up has. rules: the rules the plan varies (none: every end alone).
+void add_repetition_ends(Plan& p, const Trace& trace, const std::vector<std::string>& rules,
+                         std::vector<std::string>& exclude) {
+  if (!trace.repetitions_differ()) return;
+  p.keys.emplace_back("workload.speedups", "[median, low, high]");
+  for (const std::string& x : rules) {
+    if (x == p.first_extrapolate) continue;
+    exclude.push_back("{workload.speedups: low, workload.extrapolate: " + x + "}");
+    exclude.push_back("{workload.speedups: high, workload.extrapolate: " + x + "}");
+  }
+  p.assumptions.push_back("a size measured several times: the median of its speed-ups, and the lowest and the highest" +
+                          (rules.empty() ? std::string() : " under " + p.first_extrapolate) + " (workload.speedups)");
+}
+
 /// The trace file read and checked before anything is written: refused when incomplete (unless --incomplete) or
 /// without work; a speed-up below 1 or falling with the ranks adds a warning.
 auto checked_trace(const Options& o, std::vector<std::string>& warnings) {
@@ -311,6 +329,7 @@ std::string study_text(const Plan& p, const Options& o, bool first_only,
     if (first_only && key == "workload.extrapolate") value = "[" + p.first_extrapolate + "]";
     if (first_only && key == "zip") value = "{workload.map: [tile], workload.seed: [1]}";
     if (first_only && key == "workload.seed") value = "[1]";
+    if (first_only && key == "workload.speedups") value = "[median]";
     if (key == "exclude" && !extra_exclude.empty()) {
       value = value.substr(0, value.size() - 1) + (value.size() > 2 ? ", " : "") + join(extra_exclude, ", ") + "]";
     }
@@ -396,6 +415,7 @@ Plan make_plan(const Options& o) {
     const advice::SpeedupRules rules = advice::speedup_rules(*trace, o.tolerance_pct / 100);
     const int measured = rules.measured_up_to, largest = rules.measured_largest;
     p.measured_up_to = measured;
+    std::vector<std::string> varied;  // the rules the plan varies
     if (rules.rules.empty()) {
       p.assumptions.push_back("perfect scaling at every group size: the trace gives no speed-ups");
     } else if (largest >= largest_rank) {
@@ -403,6 +423,7 @@ Plan make_plan(const Options& o) {
                               std::to_string(largest) + " ranks");
     } else {
       add_speedup_rules(p, rules);
+      varied = rules.rules;
       // The largest initial group of any rank count: a set-up that never merges works at that size only.
       const long g =
           o.copies ? (o.group_size > 0 ? o.group_size : 1) : (largest_rank + trace->chains() - 1) / trace->chains();
@@ -419,6 +440,7 @@ Plan make_plan(const Options& o) {
             std::to_string(g) + " ranks, where the speed-ups were measured");
       }
     }
+    add_repetition_ends(p, *trace, varied, exclude);
   } else {
     if (o.copies) {
       throw InputError("--copies: only for a trace file (a study file's groups are its own; allowed: a trace)");
@@ -448,7 +470,11 @@ Plan make_plan(const Options& o) {
       }
       const advice::SpeedupRules rules = advice::speedup_rules(*trace, o.tolerance_pct / 100);
       p.measured_up_to = rules.measured_up_to;
-      if (!rules.rules.empty() && rules.measured_up_to < largest_rank) add_speedup_rules(p, rules);
+      const bool extrapolated = !rules.rules.empty() && rules.measured_up_to < largest_rank;
+      if (extrapolated) add_speedup_rules(p, rules);
+      if (base.find("workload.speedups") == std::string::npos) {  // never over an end of its own
+        add_repetition_ends(p, *trace, extrapolated ? rules.rules : std::vector<std::string>{}, exclude);
+      }
       if (copies && o.draws > 0 && base.find("zip") == std::string::npos) {  // never over a zip of its own
         p.keys.emplace_back("zip", "{workload.map: " + flow_list(maps) + ", workload.seed: " + flow_list(seeds) + "}");
         p.assumptions.push_back("the chain map of the study's copies: tile and " + plural(o.draws, "seeded draw"));

@@ -166,6 +166,9 @@ SCHEMAS = {
         # resume key); empty for other models, absent from older folders.
         "workload_extrapolate": Column("name", optional=True, choices=("flat", "amdahl", "perfect", "usl")),
         "workload_file_fnv1a64": TEXT,
+        # workload.model trace: which of a size's repeated speed-ups the replay took; empty for other models, absent
+        # from older folders (whose replays took the median).
+        "workload_speedups": Column("name", optional=True, choices=("median", "low", "high")),
     },
     "ranks.csv": {
         "run_id": NAME, "rank": _int(0), "elapsed_s": _time(), "work_s": _time(), "polling_s": _time(),

@@ -486,6 +486,26 @@ TEST(AdviceSpeedups, RepetitionsGiveTheMedianAndTheirRangeAndOnlyABendAddsUsl) {
   EXPECT_DOUBLE_EQ(repeated.repetitions(0)[0].high, 1.9);
   EXPECT_EQ(mcmclb::advice::measured_words(repeated),
             "the speed-ups measured: 1.85 at 2 (3 times, 1.8 to 1.9), 3.2 at 4 ranks");
+  // Either end of the repetitions replays as a scenario of its own (workload.speedups): the curve, the single-rank
+  // cost of items recorded at 2 ranks and the fits all follow it. A size given once is the same at every end.
+  EXPECT_TRUE(repeated.repetitions_differ());
+  const Trace low = Trace::parse(six_walkers("*,,2,,1.9\n*,,2,,1.8\n*,,2,,1.85\n*,,4,,3.2\n"), "rep.csv",
+                                 mcmclb::TraceExtrapolation::amdahl, mcmclb::TraceSpeedups::low);
+  const Trace high = Trace::parse(six_walkers("*,,2,,1.9\n*,,2,,1.8\n*,,2,,1.85\n*,,4,,3.2\n"), "rep.csv",
+                                  mcmclb::TraceExtrapolation::amdahl, mcmclb::TraceSpeedups::high);
+  EXPECT_EQ(low.speedups_taken(), mcmclb::TraceSpeedups::low);
+  EXPECT_DOUBLE_EQ(low.speedup(0, 2), 1.8);
+  EXPECT_DOUBLE_EQ(high.speedup(0, 2), 1.9);
+  EXPECT_DOUBLE_EQ(low.speedup(0, 4), 3.2);
+  EXPECT_DOUBLE_EQ(high.speedup(0, 4), 3.2);
+  EXPECT_LT(low.amdahl_fraction(0), high.amdahl_fraction(0));
+  EXPECT_LT(low.speedup(0, 64), high.speedup(0, 64)) << "past the measured sizes the ends stay apart";
+  EXPECT_EQ(low.repetitions(0)[0].low, 1.8) << "the range is the same whichever end replays";
+  EXPECT_FALSE(Trace::parse(six_walkers("*,,2,,1.8\n*,,2,,1.8\n*,,4,,3.2\n"), "same.csv").repetitions_differ());
+  // `*`'s repetitions differ, but every walker has speed-ups of its own: no replay takes them.
+  std::string own;
+  for (int c = 0; c < 6; ++c) own += std::to_string(c) + ",,2,,1.5\n";
+  EXPECT_FALSE(Trace::parse(six_walkers(own + "*,,2,,1.2\n*,,2,,1.9\n"), "own.csv").repetitions_differ());
   // Amdahl's law with p = 0.9 at 2, 4 and 8 ranks: m/s - 1 = 0.1 (m - 1) exactly, sigma 0.1 and kappa 0.
   const auto amdahl = [](double m) { return 1 / (0.1 + 0.9 / m); };
   char rows[200];

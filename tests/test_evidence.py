@@ -118,7 +118,8 @@ def problems(path):
         header = list(rows[0])
         keys = header[header.index("experiment"):header.index("rep") + 1] if "rep" in header else []
         later = ("backend", "platform", "finished", "chains_per_group", "wait", "model_compute", "model_reduce",
-                 "workload_file", "workload_map", "workload_scaling", "workload_extrapolate", "workload_file_fnv1a64")
+                 "workload_file", "workload_map", "workload_scaling", "workload_extrapolate", "workload_file_fnv1a64",
+                 "workload_speedups")
         keys += [k for k in later if k in header]
         points = [tuple(r[k] for k in keys) for r in rows] if keys else []
         if len(set(points)) != len(points):

@@ -542,11 +542,36 @@ TEST_F(ResumeKeys, BackendAndPlatformArePartOfTheKey) {
   auto row = mcmclb::runs_row(record);
   // A runs.csv from before the backend columns (and the finished rule, chains_per_group, migrated_avg, wait,
   // calibration_s, model_compute, model_reduce and the trace's workload_file, workload_map, workload_scaling,
-  // workload_extrapolate, workload_file_fnv1a64).
-  header.resize(header.size() - 14);
-  row.resize(row.size() - 14);
+  // workload_extrapolate, workload_file_fnv1a64, workload_speedups).
+  header.resize(header.size() - 15);
+  row.resize(row.size() - 15);
   write(mcmclb::csv::line(header) + mcmclb::csv::line(row));
   EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(record.spec, {})), 1U);
+}
+
+// A runs.csv from before the end of a trace's repetitions was a column: its replays took their median, so they are
+// the points of today's replays at the median and of no other end; a row of another model stays empty.
+TEST_F(ResumeKeys, AnOlderReplayTookTheMedianOfItsRepetitions) {
+  mcmclb::RunRecord record;
+  record.run_id = "id";
+  record.spec = cyclic_run();
+  record.spec.workload.model = "trace";
+  record.spec.workload.file = "t.csv";
+  record.spec.workload.file_fnv1a64 = "0123456789abcdef";
+  auto header = mcmclb::runs_header();
+  auto row = mcmclb::runs_row(record);
+  ASSERT_EQ(header.back(), "workload_speedups");
+  EXPECT_EQ(row.back(), "median");
+  header.pop_back();
+  row.pop_back();
+  write(mcmclb::csv::line(header) + mcmclb::csv::line(row));
+  const auto keys = mcmclb::valid_point_keys(dir_);
+  EXPECT_EQ(keys.count(mcmclb::point_key(record.spec, {})), 1U);
+  record.spec.workload.speedups = mcmclb::TraceSpeedups::low;
+  EXPECT_EQ(keys.count(mcmclb::point_key(record.spec, {})), 0U);
+  EXPECT_EQ(mcmclb::runs_row(record).back(), "low");
+  record.spec = cyclic_run();
+  EXPECT_EQ(mcmclb::runs_row(record).back(), "") << "another model's row leaves it empty";
 }
 
 // A runs.csv from before the finished rule was a column: its async and lookahead runs retired and its mostwork

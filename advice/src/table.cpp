@@ -70,6 +70,7 @@ std::string family_of(const std::string& label) { return label.substr(0, label.f
 
 std::string dimension_words(const std::string& column) {
   if (column == "workload_extrapolate") return "the speed-up past the measured sizes";
+  if (column == "workload_speedups") return "which of a size's repeated speed-ups";
   if (column == "workload_map") return "the chain map";
   if (column == "workload_seed") return "the workload's seed";
   return column;

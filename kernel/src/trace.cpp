@@ -198,7 +198,20 @@ Trace::Curve Trace::fitted(Points points) {
 
 double Trace::speedup(int chain, double m) const { return at(curve(chain), m); }
 
-Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapolation extrapolation) {
+bool Trace::repetitions_differ() const noexcept {
+  // The curves a replay takes: a chain's own, else `*`'s; a chain without items replays nothing.
+  for (int c = 0; c < chains(); ++c) {
+    const auto& reps = curve(c).repetitions;
+    if (!single_s_[static_cast<std::size_t>(c)].empty() &&
+        std::any_of(reps.begin(), reps.end(), [](const Repetitions& r) { return r.low < r.high; })) {
+      return true;
+    }
+  }
+  return false;
+}
+
+Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapolation extrapolation,
+                   TraceSpeedups taken) {
   struct ItemRow {
     int64_t row, item;
     int ranks;
@@ -304,6 +317,7 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
   t.incomplete_ = incomplete;
   t.recorded_run_ = recorded;
   t.extrapolation_ = extrapolation;
+  t.taken_ = taken;
   t.fnv1a64_ = fnv1a64_hex(text);
   const int chains = items.rbegin()->first + 1;
   for (const auto& [chain, points] : ups) {
@@ -313,7 +327,8 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
                      "a chain that has item rows, 0 to " + std::to_string(chains - 1) + ", or *");
     }
   }
-  // A size given several times replays at the median of its repetitions; their range goes with it.
+  // A size given several times replays at the median of its repetitions, or at the end `taken` says; their range
+  // goes with it.
   const auto curve_of = [&](int chain) {
     Points p;
     std::vector<Repetitions> spread;
@@ -323,7 +338,9 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
         std::sort(v.begin(), v.end());
         const std::size_t n = v.size();
         const double median = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-        p.emplace_back(ranks, median);
+        p.emplace_back(ranks, taken == TraceSpeedups::low    ? v.front()
+                              : taken == TraceSpeedups::high ? v.back()
+                                                             : median);
         spread.push_back({ranks, static_cast<int>(n), v.front(), v.back()});
       }
     }
@@ -376,13 +393,14 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
   return t;
 }
 
-std::shared_ptr<const Trace> load_trace(const std::string& file, TraceExtrapolation extrapolation) {
-  // One parse per process, path and extrapolation: a simulation's thousands of ranks share it; the mutex, because
+std::shared_ptr<const Trace> load_trace(const std::string& file, TraceExtrapolation extrapolation,
+                                        TraceSpeedups taken) {
+  // One parse per process, path, extrapolation and end: a simulation's thousands of ranks share it; the mutex, because
   // SMPI may run its ranks as threads.
   static std::mutex mutex;
-  static std::map<std::pair<std::string, TraceExtrapolation>, std::shared_ptr<const Trace>> loaded;
+  static std::map<std::tuple<std::string, TraceExtrapolation, TraceSpeedups>, std::shared_ptr<const Trace>> loaded;
   const std::lock_guard lock(mutex);
-  if (const auto it = loaded.find({file, extrapolation}); it != loaded.end()) return it->second;
+  if (const auto it = loaded.find({file, extrapolation, taken}); it != loaded.end()) return it->second;
   // Through read_text_file: a FIFO or device is refused from what it is, before a byte is read (an open() of a
   // FIFO without a writer would block every rank), and a file too large from its size.
   std::string why;
@@ -399,8 +417,8 @@ std::shared_ptr<const Trace> load_trace(const std::string& file, TraceExtrapolat
     throw InputError("key workload.file: trace file " + printable(file, 200) + " " + why +
                      " (allowed: a readable regular CSV file of at most 256 MiB)");
   }
-  auto trace = std::make_shared<const Trace>(Trace::parse(*text, file, extrapolation));
-  loaded.emplace(std::pair{file, extrapolation}, trace);
+  auto trace = std::make_shared<const Trace>(Trace::parse(*text, file, extrapolation, taken));
+  loaded.emplace(std::tuple{file, extrapolation, taken}, trace);
   return trace;
 }
 
@@ -454,11 +472,12 @@ std::atomic<long> steady_share_computed{0};
 double shared_steady_share_s(const Trace& trace, const std::vector<ReplayedChains>& chains, int nprocs) {
   // Keyed by what the answer depends on, not by the trace's address: a Trace parsed again from the same bytes
   // gives the same bits, and an address can be reused by another trace.
-  using Key = std::tuple<std::string, TraceExtrapolation, std::vector<std::tuple<int, int, int64_t>>, int>;
+  using Key =
+      std::tuple<std::string, TraceExtrapolation, TraceSpeedups, std::vector<std::tuple<int, int, int64_t>>, int>;
   static std::mutex mutex;
   static std::map<Key, double> known;
-  Key key{trace.fnv1a64(), trace.extrapolation(), {}, nprocs};
-  for (const ReplayedChains& c : chains) std::get<2>(key).emplace_back(c.chain, c.min_ranks, c.count);
+  Key key{trace.fnv1a64(), trace.extrapolation(), trace.speedups_taken(), {}, nprocs};
+  for (const ReplayedChains& c : chains) std::get<3>(key).emplace_back(c.chain, c.min_ranks, c.count);
   const std::lock_guard lock(mutex);
   if (const auto it = known.find(key); it != known.end()) return it->second;
   ++steady_share_computed;

@@ -415,6 +415,10 @@ std::vector<KeyDef> build_key_table() {
                  "read by `trace`: the speed-up past the largest size given: held (`flat`), fitted by Amdahl's "
                  "law (`amdahl`) or the Universal Scalability Law (`usl`), or grown with the ranks (`perfect`)",
                  [](E& e, TraceExtrapolation v) { e.workload.extrapolate = v; }));
+  add(choice_key("workload.speedups", kTraceSpeedups, "median",
+                 "read by `trace`: which of a size's repeated speed-ups the replay takes: their median, the lowest "
+                 "(`low`) or the highest (`high`)",
+                 [](E& e, TraceSpeedups v) { e.workload.speedups = v; }));
   add(int_key("chains_per_group", 1, kMaxChainsPerGroup, "1",
               "W: chains each initial group owns, worked one after another; the group led by rank L takes the "
               "model's S at indices L*W to L*W+W-1",
@@ -768,7 +772,8 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
     if (const KeyDef* k = find_key(key)) k->apply(e, key, n);
   }
   const bool replay = e.workload.model == "trace";
-  for (const char* key : {"workload.file", "workload.map", "workload.scaling", "workload.extrapolate"}) {
+  for (const char* key :
+       {"workload.file", "workload.map", "workload.scaling", "workload.extrapolate", "workload.speedups"}) {
     if (!replay && keys.count(key) != 0) {
       throw InputError("key " + std::string(key) + ": only with workload.model: trace (the model that reads it)");
     }
@@ -780,7 +785,9 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
     throw InputError("key work.record: true only with work.mode: compute (the costs it records are computed)");
   }
   if (const auto& model = workload_entry(e.workload.model); model.check != nullptr) model.check(e.workload);
-  if (replay) e.workload.file_fnv1a64 = load_trace(e.workload.file, e.workload.extrapolate)->fnv1a64();
+  if (replay) {
+    e.workload.file_fnv1a64 = load_trace(e.workload.file, e.workload.extrapolate, e.workload.speedups)->fnv1a64();
+  }
   const bool by_sizes = keys.count("groups.sizes") != 0, by_node = keys.count("groups.by") != 0,
              by_count = keys.count("groups.count") != 0;
   if (static_cast<int>(by_sizes) + static_cast<int>(by_node) + static_cast<int>(by_count) > 1) {

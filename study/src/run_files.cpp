@@ -139,9 +139,15 @@ csv::Row without(const csv::Row& newer, std::initializer_list<std::string_view> 
   return older;
 }
 
-/// runs.csv from trace replay until a trace's extrapolation and content were columns: today's header without them.
+/// runs.csv from a trace's extrapolation until the end of its repetitions was a column: today's header without it.
+const csv::Row& runs_header_v08() {
+  static const csv::Row h = without(runs_header(), {"workload_speedups"});
+  return h;
+}
+
+/// runs.csv from trace replay until a trace's extrapolation and content were columns: v08 without them.
 const csv::Row& runs_header_v07() {
-  static const csv::Row h = without(runs_header(), {"workload_extrapolate", "workload_file_fnv1a64"});
+  static const csv::Row h = without(runs_header_v08(), {"workload_extrapolate", "workload_file_fnv1a64"});
   return h;
 }
 
@@ -184,8 +190,10 @@ const csv::Row& runs_header_v02() {
 csv::Row upgrade_runs_from(const csv::Row& row, const csv::Row& old) {
   const auto balancer = std::find(old.begin(), old.end(), "balancer");
   const std::string balancer_name = row.at(static_cast<std::size_t>(balancer - old.begin()));
+  const auto file = std::find(old.begin(), old.end(), "workload_file");
+  const bool replays = file != old.end() && !row.at(static_cast<std::size_t>(file - old.begin())).empty();
   return upgrade_by_name(row, old, runs_header(),
-                         [&](const std::string& name) { return older_value(name, balancer_name); });
+                         [&](const std::string& name) { return older_value(name, balancer_name, replays); });
 }
 
 /// ranks.csv from mcmclb 0.1 until compute mode's regrouping traffic moved into it.
@@ -235,7 +243,10 @@ results::Schema results_schema() {
         [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v06()); }},
        {runs_header_v07(),
         "mcmclb before trace extrapolation (runs.csv without workload_extrapolate, workload_file_fnv1a64)",
-        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v07()); }}}};
+        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v07()); }},
+       {runs_header_v08(),
+        "mcmclb before a trace's repetitions could be replayed at an end (runs.csv without workload_speedups)",
+        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v08()); }}}};
   for (const auto& c : runs_columns()) {
     if (c.is_key()) s.key_columns.push_back(c.name);
   }

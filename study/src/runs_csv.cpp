@@ -127,6 +127,9 @@ std::vector<RunsColumn> build_columns() {
        }},
       {"workload_file_fnv1a64", "", Role::parameter, Type::text,
        [](const RunRecord& r) { return replay(r) ? r.spec.workload.file_fnv1a64 : std::string(); }},
+      // Last again: older replays took the median of a size's repetitions, the only end then (older_value()).
+      {"workload_speedups", "workload.speedups", Role::parameter, Type::text,
+       [](const RunRecord& r) { return replay(r) ? std::string(to_string(r.spec.workload.speedups)) : std::string(); }},
   };
   c.insert(c.end(), rest.begin(), rest.end());
   return c;
@@ -192,8 +195,9 @@ std::string older_finished_rule(std::string_view balancer) {
   return "";
 }
 
-std::string older_value(std::string_view column, std::string_view balancer) {
+std::string older_value(std::string_view column, std::string_view balancer, bool replays) {
   if (column == "backend") return "mpi";
+  if (column == "workload_speedups") return replays ? "median" : "";
   if (column == "finished") return older_finished_rule(balancer);
   if (column == "chains_per_group") return "1";
   if (column == "migrated_avg") return "0";  // nothing migrated before chains could
@@ -235,15 +239,17 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
   std::vector<std::pair<std::size_t, std::string>> key_columns;  // position (kAbsent: older file), name
   for (const auto& c : runs_columns()) {
     if (!c.is_key()) continue;
-    const bool absent = (c.role == Role::backend || c.name == "finished" || c.name == "chains_per_group" ||
-                         c.name == "wait" || c.name == "model_compute" || c.name == "model_reduce" ||
-                         c.name == "workload_file" || c.name == "workload_map" || c.name == "workload_scaling" ||
-                         c.name == "workload_extrapolate" || c.name == "workload_file_fnv1a64") &&
-                        std::find(header.begin(), header.end(), c.name) == header.end();
+    const bool absent =
+        (c.role == Role::backend || c.name == "finished" || c.name == "chains_per_group" || c.name == "wait" ||
+         c.name == "model_compute" || c.name == "model_reduce" || c.name == "workload_file" ||
+         c.name == "workload_map" || c.name == "workload_scaling" || c.name == "workload_extrapolate" ||
+         c.name == "workload_file_fnv1a64" || c.name == "workload_speedups") &&
+        std::find(header.begin(), header.end(), c.name) == header.end();
     key_columns.emplace_back(absent ? kAbsent : column_of(c.name), c.name);
   }
   const std::size_t valid_column = column_of("valid");
   const std::size_t balancer_column = column_of("balancer");
+  const auto file_at = std::find(header.begin(), header.end(), "workload_file");
   while (std::getline(in, line)) {
     const auto fields = csv::split_line(line);
     if (fields.size() != header.size()) continue;
@@ -251,7 +257,9 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
     for (const auto& [i, name] : key_columns) {
       // A rule left empty is the balancer's former one (collective's rows before it offered a choice).
       const bool older = i == kAbsent || (name == "finished" && fields[i].empty());
-      key.push_back(older ? older_value(name, fields[balancer_column]) : fields[i]);
+      const bool replays =
+          file_at != header.end() && !fields[static_cast<std::size_t>(file_at - header.begin())].empty();
+      key.push_back(older ? older_value(name, fields[balancer_column], replays) : fields[i]);
     }
     Recorded& r = keys[key_of_fields(key)];
     ++r.rows;

@@ -34,13 +34,15 @@ struct WorkloadSpec {
   /// led by rank L take the model's S at the indices L*W .. L*W + W - 1 (chain_items()), so W = 1 is the model
   /// as it is; chains keep their identity (a global index) whichever group works them.
   int chains_per_group = 1;
-  /// Model trace (keys workload.file, workload.map, workload.scaling, workload.extrapolate): the trace file
-  /// replayed, how the study's chains take its chains, what the merge model and planning predict of the items'
-  /// costs, and the speed-up past the largest group size the trace gives.
+  /// Model trace (keys workload.file, workload.map, workload.scaling, workload.extrapolate, workload.speedups): the
+  /// trace file replayed, how the study's chains take its chains, what the merge model and planning predict of the
+  /// items' costs, the speed-up past the largest group size the trace gives, and which of a size's repeated
+  /// speed-ups the replay takes.
   std::string file;
   TraceMap map = TraceMap::tile;
   TraceScaling scaling = TraceScaling::trace;
   TraceExtrapolation extrapolate = TraceExtrapolation::flat;
+  TraceSpeedups speedups = TraceSpeedups::median;
   /// The file's content hash (Trace::fnv1a64), set when the study is read: runs.csv records it and a point's
   /// resume key holds it, so an edited trace is run again.
   std::string file_fnv1a64;
@@ -61,6 +63,9 @@ inline constexpr std::array<std::pair<std::string_view, TraceExtrapolation>, 4> 
      {"amdahl", TraceExtrapolation::amdahl},
      {"perfect", TraceExtrapolation::perfect},
      {"usl", TraceExtrapolation::usl}}};
+inline constexpr std::array<std::pair<std::string_view, TraceSpeedups>, 3> kTraceSpeedups = {
+    {{"median", TraceSpeedups::median}, {"low", TraceSpeedups::low}, {"high", TraceSpeedups::high}}};
+[[nodiscard]] constexpr std::string_view to_string(TraceSpeedups t) noexcept { return name_in(kTraceSpeedups, t); }
 [[nodiscard]] constexpr std::string_view to_string(TraceMap m) noexcept { return name_in(kTraceMaps, m); }
 [[nodiscard]] constexpr std::string_view to_string(TraceExtrapolation x) noexcept {
   return name_in(kTraceExtrapolations, x);

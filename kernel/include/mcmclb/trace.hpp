@@ -30,8 +30,14 @@ inline constexpr std::string_view kTraceHeaderWithGroup = "chain,item,ranks,seco
 /// can peak and fall where contention between ranks grows faster than their work shrinks.
 enum class TraceExtrapolation { flat, amdahl, perfect, usl };
 
+/// Which of a size's repeated speed-ups a replay takes (workload.speedups): their median, the lowest or the highest.
+/// A trace may measure a size several times; an advice replays each end as a scenario of its own, so that its
+/// answer spans what the repetitions measured rather than their middle alone. A size given once is the same at
+/// every end.
+enum class TraceSpeedups { median, low, high };
+
 /// The speed-ups a trace gives a chain at one group size: how many times (repetitions of the measurement) and
-/// their range. The replay takes their median.
+/// their range. The replay takes their median unless workload.speedups says otherwise.
 struct Repetitions {
   int ranks, n;
   double low, high;
@@ -67,8 +73,8 @@ class Trace {
     return single_s_.at(chain).at(static_cast<std::size_t>(item));
   }
   /// The speed-up of chain c at m ranks (m may be fractional): the chain's own rows, else the rows of chain `*`,
-  /// else m (perfect), a size given several times at the median of its rows; between given sizes linear in log2(m),
-  /// past the largest given size as the extrapolation says, 1 at m = 1.
+  /// else m (perfect), a size given several times at the median of its rows (or the end speedups_taken() says); between
+  /// given sizes linear in log2(m), past the largest given size as the extrapolation says, 1 at m = 1.
   [[nodiscard]] double speedup(int chain, double m) const;
   /// Seconds item `item` of chain c takes at m ranks: single_rank_s / speedup.
   [[nodiscard]] double item_s(int chain, int64_t item, int m) const {
@@ -107,6 +113,11 @@ class Trace {
   /// size, ascending ranks).
   [[nodiscard]] const std::vector<Repetitions>& repetitions(int chain) const { return curve(chain).repetitions; }
   [[nodiscard]] TraceExtrapolation extrapolation() const noexcept { return extrapolation_; }
+  /// Which of a size's repetitions the curve took: their median, or their lowest or highest.
+  [[nodiscard]] TraceSpeedups speedups_taken() const noexcept { return taken_; }
+  /// Whether some size of a curve a chain with items replays (its own, else `*`'s) was given several times with
+  /// different speed-ups: only then do the ends differ from the median.
+  [[nodiscard]] bool repetitions_differ() const noexcept;
   /// The initial group that ran chain c, as the trace's `group` column records it; -1 where it records none.
   [[nodiscard]] int group(int chain) const { return group_.at(static_cast<std::size_t>(chain)); }
   /// Whether the trace records its chains' groups.
@@ -122,12 +133,13 @@ class Trace {
   /// Parses text as the trace file `file`. Throws InputError, one line naming the file, the row (1: the header)
   /// and the column, and what is allowed.
   static Trace parse(std::string_view text, const std::string& file,
-                     TraceExtrapolation extrapolation = TraceExtrapolation::flat);
+                     TraceExtrapolation extrapolation = TraceExtrapolation::flat,
+                     TraceSpeedups taken = TraceSpeedups::median);
 
  private:
   using Points = std::vector<std::pair<int, double>>;  // (ranks, speed-up), ascending ranks, from (1, 1)
   struct Curve {
-    Points points;  // empty: perfect scaling; a size given several times: the median of its repetitions
+    Points points;  // empty: perfect scaling; a size given several times: the end `taken_` of its repetitions
     double amdahl_p = 1;
     double usl_sigma = 0, usl_kappa = 0;
     std::vector<Repetitions> repetitions;  // per size of points
@@ -144,6 +156,7 @@ class Trace {
   Curve default_speedups_;       // chain `*`; empty points: perfect
   double longest_s_ = 0;
   TraceExtrapolation extrapolation_ = TraceExtrapolation::flat;
+  TraceSpeedups taken_ = TraceSpeedups::median;
   std::string fnv1a64_;
   bool incomplete_ = false;
   std::optional<RecordedRun> recorded_run_;
@@ -152,11 +165,13 @@ class Trace {
   bool has_groups_ = false;
 };
 
-/// The trace in file under an extrapolation, read and parsed once per process, path and extrapolation (the
-/// simulation runs every rank in one process): later calls share it. Throws InputError as Trace::parse does, or
-/// naming the file and why it cannot be read (missing, not a regular file, too large, not readable).
+/// The trace in file under an extrapolation and an end of its repetitions, read and parsed once per process, path,
+/// extrapolation and end (the simulation runs every rank in one process): later calls share it. Throws InputError as
+/// Trace::parse does, or naming the file and why it cannot be read (missing, not a regular file, too large, not
+/// readable).
 std::shared_ptr<const Trace> load_trace(const std::string& file,
-                                        TraceExtrapolation extrapolation = TraceExtrapolation::flat);
+                                        TraceExtrapolation extrapolation = TraceExtrapolation::flat,
+                                        TraceSpeedups taken = TraceSpeedups::median);
 
 /// The time a trace's chains would take on nprocs ranks if every chain ran from start to end on a steady share of
 /// them, sized so that all end together: no group smaller than the chain's initial group (min_ranks), items
@@ -168,9 +183,9 @@ struct ReplayedChains {
   int64_t count;
 };
 [[nodiscard]] double steady_share_s(const Trace& trace, const std::vector<ReplayedChains>& chains, int nprocs);
-/// steady_share_s, computed once per process for the same trace (its bytes and extrapolation), chains and nprocs, and
-/// shared after: every rank of a run needs the ideal (its progress lines), and a simulation runs all P ranks in one
-/// process, where each computing it would cost P times its searches over every chain.
+/// steady_share_s, computed once per process for the same trace (its bytes, extrapolation and repetitions' end),
+/// chains and nprocs, and shared after: every rank of a run needs the ideal (its progress lines), and a simulation
+/// runs all P ranks in one process, where each computing it would cost P times its searches over every chain.
 [[nodiscard]] double shared_steady_share_s(const Trace& trace, const std::vector<ReplayedChains>& chains, int nprocs);
 /// How many times shared_steady_share_s has computed rather than shared, in this process.
 [[nodiscard]] long steady_share_computations() noexcept;

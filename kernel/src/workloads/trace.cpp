@@ -10,7 +10,7 @@ namespace {
 class Replay final : public Workload {
  public:
   explicit Replay(const WorkloadSpec& s)
-      : trace_(load_trace(s.file, s.extrapolate)),
+      : trace_(load_trace(s.file, s.extrapolate, s.speedups)),
         order_(replay_order(trace_, s.map, static_cast<uint64_t>(s.integer("seed")))) {}
   int64_t items(int index) const override { return trace_->items(trace_chain(index)); }
   const Trace* trace() const noexcept override { return trace_.get(); }
@@ -28,7 +28,7 @@ void check(const WorkloadSpec& s) {
   if (s.file.empty()) {
     throw InputError("key workload.file: missing (allowed: the trace file that workload.model trace replays)");
   }
-  (void)load_trace(s.file, s.extrapolate);  // every error of the file, before any work
+  (void)load_trace(s.file, s.extrapolate, s.speedups);  // every error of the file, before any work
 }
 }  // namespace
 

@@ -63,9 +63,10 @@ const csv::Row& runs_header();
 
 /// The finished rule a run of this balancer had before the rule was a column (the upgrade of older runs.csv rows).
 std::string older_finished_rule(std::string_view balancer);
-/// What a column that an older runs.csv lacks holds for one of its rows (of this balancer): backend "mpi", the
-/// balancer's former finished rule, else empty, as today's runs write a column that does not apply.
-std::string older_value(std::string_view column, std::string_view balancer);
+/// What a column that an older runs.csv lacks holds for one of its rows (of this balancer; replays: the row
+/// replayed a trace): backend "mpi", the balancer's former finished rule, a replay's speed-ups at the median of
+/// their repetitions, else empty, as today's runs write a column that does not apply.
+std::string older_value(std::string_view column, std::string_view balancer, bool replays = false);
 /// The row of runs.csv for record.
 csv::Row runs_row(const RunRecord& record);
 
