@@ -47,39 +47,14 @@ bool is_study_file(const std::string& path) {
   return ext == ".yaml" || ext == ".yml";
 }
 
-/// The speed-up rules past the measured sizes as the study's key, in words, and perfect's absence said.
-void add_speedup_rules(Plan& p, const advice::SpeedupRules& rules) {
-  static const std::map<std::string, std::string> kWords = {
-      {"flat", "held (flat)"},
-      {"amdahl", "Amdahl's law fitted through the measured sizes (amdahl)"},
-      {"perfect", "in proportion to the ranks (perfect)"},
-      {"usl", "Gunther's Universal Scalability Law fitted through the measured sizes (usl)"}};
-  std::vector<std::string> words;
-  for (const std::string& r : rules.rules) words.push_back(kWords.at(r));
-  p.keys.emplace_back("workload.extrapolate", flow_list(rules.rules));
-  p.assumptions.push_back("the speed-up past the " + std::to_string(rules.measured_up_to) +
-                          " ranks measured: " + join(words) + (rules.usl_peak.empty() ? "" : "; " + rules.usl_peak) +
-                          (rules.measured.empty() ? "" : "; " + rules.measured));
-  if (!rules.perfect_left_out.empty()) p.skipped.push_back(rules.perfect_left_out);
-  p.first_extrapolate = rules.first;
-}
-
-/// Where a size's speed-ups were measured several times and differ, which of them the replay takes, as a scenario
-/// key: the median under every rule, and the lowest and the highest under the centre rule (p.first_extrapolate),
-/// so that each uncertainty is varied on its own from the most plausible scenario. The centre is where every
-/// set-up runs (those whose groups never pass the measured sizes run under flat alone, and flat is then the
-/// centre), so each end is a scenario every set-up has. rules: the rules the plan varies (none: every end alone).
-void add_repetition_ends(Plan& p, const Trace& trace, const std::vector<std::string>& rules,
-                         std::vector<std::string>& exclude) {
-  if (!trace.repetitions_differ()) return;
-  p.keys.emplace_back("workload.speedups", "[median, low, high]");
-  for (const std::string& x : rules) {
-    if (x == p.first_extrapolate) continue;
-    exclude.push_back("{workload.speedups: low, workload.extrapolate: " + x + "}");
-    exclude.push_back("{workload.speedups: high, workload.extrapolate: " + x + "}");
-  }
-  p.assumptions.push_back("a size measured several times: the median of its speed-ups, and the lowest and the highest" +
-                          (rules.empty() ? std::string() : " under " + p.first_extrapolate) + " (workload.speedups)");
+/// The scenarios a trace leaves open, into the plan: their keys, what they assume and skip, their exclude rules.
+void add_scenarios(Plan& p, const advice::TraceScenarios& s, std::vector<std::string>& exclude) {
+  p.keys.insert(p.keys.end(), s.keys.begin(), s.keys.end());
+  p.assumptions.insert(p.assumptions.end(), s.assumptions.begin(), s.assumptions.end());
+  p.skipped.insert(p.skipped.end(), s.skipped.begin(), s.skipped.end());
+  exclude.insert(exclude.end(), s.exclude.begin(), s.exclude.end());
+  p.first_extrapolate = s.first_extrapolate;
+  p.measured_up_to = s.measured_up_to;
 }
 
 /// The trace file read and checked before anything is written: refused when incomplete (unless --incomplete) or
@@ -410,37 +385,14 @@ Plan make_plan(const Options& o) {
       }
       p.keys.emplace_back("groups.count", std::to_string(trace->chains()));
     }
-    // The sizes the speed-ups were measured at: past the smallest of them, the extrapolation decides.
-    const long largest_rank = *std::max_element(o.ranks.begin(), o.ranks.end());
-    const advice::SpeedupRules rules = advice::speedup_rules(*trace, o.tolerance_pct / 100);
-    const int measured = rules.measured_up_to, largest = rules.measured_largest;
-    p.measured_up_to = measured;
-    std::vector<std::string> varied;  // the rules the plan varies
-    if (rules.rules.empty()) {
-      p.assumptions.push_back("perfect scaling at every group size: the trace gives no speed-ups");
-    } else if (largest >= largest_rank) {
-      p.assumptions.push_back("nothing past the measured sizes: the trace gives speed-ups up to " +
-                              std::to_string(largest) + " ranks");
-    } else {
-      add_speedup_rules(p, rules);
-      varied = rules.rules;
-      // The largest initial group of any rank count: a set-up that never merges works at that size only.
-      const long g =
-          o.copies ? (o.group_size > 0 ? o.group_size : 1) : (largest_rank + trace->chains() - 1) / trace->chains();
-      if (g <= measured) {
-        p.first_extrapolate = "flat";
-        for (const char* b : {"none", "steal", "stealrandom"}) {
-          for (const std::string& x : rules.rules) {
-            if (x != "flat") exclude.push_back(std::string("{balancer: ") + b + ", workload.extrapolate: " + x + "}");
-          }
-        }
-        p.skipped.push_back(
-            "none, steal and stealrandom under the rules other than flat: their groups never grow "
-            "past " +
-            std::to_string(g) + " ranks, where the speed-ups were measured");
-      }
-    }
-    add_repetition_ends(p, *trace, varied, exclude);
+    // The sizes the speed-ups were measured at: past the smallest of them, the extrapolation decides. The
+    // largest initial group of any rank count: a set-up that never merges works at that size only.
+    advice::ScenarioQuestion q;
+    q.largest_rank = *std::max_element(o.ranks.begin(), o.ranks.end());
+    q.largest_group =
+        o.copies ? (o.group_size > 0 ? o.group_size : 1) : (q.largest_rank + trace->chains() - 1) / trace->chains();
+    q.tolerance = o.tolerance_pct / 100;
+    add_scenarios(p, advice::trace_scenarios(*trace, q), exclude);
   } else {
     if (o.copies) {
       throw InputError("--copies: only for a trace file (a study file's groups are its own; allowed: a trace)");
@@ -468,13 +420,11 @@ Plan make_plan(const Options& o) {
                                                             : 0;
         copies = copies || groups * pt.spec.workload.chains_per_group > trace->chains();
       }
-      const advice::SpeedupRules rules = advice::speedup_rules(*trace, o.tolerance_pct / 100);
-      p.measured_up_to = rules.measured_up_to;
-      const bool extrapolated = !rules.rules.empty() && rules.measured_up_to < largest_rank;
-      if (extrapolated) add_speedup_rules(p, rules);
-      if (base.find("workload.speedups") == std::string::npos) {  // never over an end of its own
-        add_repetition_ends(p, *trace, extrapolated ? rules.rules : std::vector<std::string>{}, exclude);
-      }
+      advice::ScenarioQuestion q;
+      q.largest_rank = largest_rank;
+      q.speedups_given = base.find("workload.speedups") != std::string::npos;  // never over an end of its own
+      q.tolerance = o.tolerance_pct / 100;
+      add_scenarios(p, advice::trace_scenarios(*trace, q), exclude);
       if (copies && o.draws > 0 && base.find("zip") == std::string::npos) {  // never over a zip of its own
         p.keys.emplace_back("zip", "{workload.map: " + flow_list(maps) + ", workload.seed: " + flow_list(seeds) + "}");
         p.assumptions.push_back("the chain map of the study's copies: tile and " + plural(o.draws, "seeded draw"));

@@ -526,3 +526,46 @@ TEST(AdviceSpeedups, RepetitionsGiveTheMedianAndTheirRangeAndOnlyABendAddsUsl) {
   EXPECT_TRUE(contains(b.usl_peak, "peaks at 7.24 ranks")) << b.usl_peak;  // sigma 0.0725, kappa 0.0177
   EXPECT_EQ(b.first, "amdahl");
 }
+
+// The scenarios an advice varies on a trace, from its measurements alone: the rules past the measured sizes, flat
+// first where the set-ups that never merge stay within them, and the ends of a size's repetitions under the first
+// rule where they differ.
+TEST(AdviceSpeedups, TraceScenariosFollowWhatWasMeasured) {
+  using mcmclb::Trace;
+  using Keys = std::vector<std::pair<std::string, std::string>>;
+  const Trace poor = Trace::parse(six_walkers("*,,2,,1.25\n*,,4,,1.4\n"), "six.csv");
+  mcmclb::advice::ScenarioQuestion q;
+  q.largest_rank = 64;
+  q.largest_group = 11;
+  auto s = mcmclb::advice::trace_scenarios(poor, q);
+  EXPECT_EQ(s.keys, (Keys{{"workload.extrapolate", "[flat, amdahl]"}}));
+  EXPECT_EQ(s.first_extrapolate, "amdahl");
+  EXPECT_EQ(s.measured_up_to, 4);
+  EXPECT_TRUE(s.exclude.empty());
+  ASSERT_EQ(s.skipped.size(), 1U);
+  EXPECT_TRUE(contains(s.skipped[0], "perfect scaling past the measured sizes: the best efficiency measured is 35 %"));
+  // Groups of 2 never pass the 4 ranks measured: none, steal and stealrandom run under flat alone, which comes first.
+  q.largest_group = 2;
+  s = mcmclb::advice::trace_scenarios(poor, q);
+  EXPECT_EQ(s.first_extrapolate, "flat");
+  EXPECT_EQ(s.exclude, (std::vector<std::string>{"{balancer: none, workload.extrapolate: amdahl}",
+                                                 "{balancer: steal, workload.extrapolate: amdahl}",
+                                                 "{balancer: stealrandom, workload.extrapolate: amdahl}"}));
+  EXPECT_TRUE(contains(s.skipped.back(), "none, steal and stealrandom under the rules other than flat"));
+  // Repetitions that differ: their ends under the first rule only.
+  const Trace repeated = Trace::parse(six_walkers("*,,2,,1.9\n*,,2,,1.8\n*,,2,,1.85\n*,,4,,3.2\n"), "rep.csv");
+  q.largest_group = 11;
+  s = mcmclb::advice::trace_scenarios(repeated, q);
+  EXPECT_EQ(s.keys, (Keys{{"workload.extrapolate", "[flat, amdahl]"}, {"workload.speedups", "[median, low, high]"}}));
+  EXPECT_EQ(s.exclude, (std::vector<std::string>{"{workload.speedups: low, workload.extrapolate: flat}",
+                                                 "{workload.speedups: high, workload.extrapolate: flat}"}));
+  EXPECT_TRUE(contains(s.assumptions.back(), "the lowest and the highest under amdahl (workload.speedups)"));
+  // Nothing past the measured sizes: no rule, but the ends still; a study that sets the end itself keeps it.
+  q.largest_rank = 4;
+  s = mcmclb::advice::trace_scenarios(repeated, q);
+  EXPECT_EQ(s.keys, (Keys{{"workload.speedups", "[median, low, high]"}}));
+  EXPECT_TRUE(s.exclude.empty());
+  EXPECT_TRUE(contains(s.assumptions.front(), "nothing past the measured sizes"));
+  q.speedups_given = true;
+  EXPECT_TRUE(mcmclb::advice::trace_scenarios(repeated, q).keys.empty());
+}

@@ -101,6 +101,64 @@ SpeedupRules speedup_rules(const Trace& trace, double tolerance) {
   return r;
 }
 
+TraceScenarios trace_scenarios(const Trace& trace, const ScenarioQuestion& q) {
+  const auto list = [](const std::vector<std::string>& items) {
+    std::string text;
+    for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
+    return text;
+  };
+  TraceScenarios s;
+  const SpeedupRules rules = speedup_rules(trace, q.tolerance);
+  s.measured_up_to = rules.measured_up_to;
+  std::vector<std::string> varied;  // the rules the scenarios vary
+  if (rules.rules.empty()) {
+    s.assumptions.emplace_back("perfect scaling at every group size: the trace gives no speed-ups");
+  } else if (rules.measured_up_to >= q.largest_rank) {
+    s.assumptions.push_back("nothing past the measured sizes: the trace gives speed-ups up to " +
+                            std::to_string(rules.measured_up_to) + " ranks");
+  } else {
+    static const std::map<std::string, std::string> kWords = {
+        {"flat", "held (flat)"},
+        {"amdahl", "Amdahl's law fitted through the measured sizes (amdahl)"},
+        {"perfect", "in proportion to the ranks (perfect)"},
+        {"usl", "Gunther's Universal Scalability Law fitted through the measured sizes (usl)"}};
+    std::vector<std::string> words;
+    for (const std::string& r : rules.rules) words.push_back(kWords.at(r));
+    varied = rules.rules;
+    s.keys.emplace_back("workload.extrapolate", "[" + list(rules.rules) + "]");
+    s.assumptions.push_back("the speed-up past the " + std::to_string(rules.measured_up_to) +
+                            " ranks measured: " + list(words) + (rules.usl_peak.empty() ? "" : "; " + rules.usl_peak) +
+                            (rules.measured.empty() ? "" : "; " + rules.measured));
+    if (!rules.perfect_left_out.empty()) s.skipped.push_back(rules.perfect_left_out);
+    s.first_extrapolate = rules.first;
+    if (q.largest_group > 0 && q.largest_group <= rules.measured_up_to && !q.fixed.empty()) {
+      s.first_extrapolate = "flat";
+      for (const std::string& b : q.fixed) {
+        for (const std::string& x : rules.rules) {
+          if (x != "flat") s.exclude.push_back("{balancer: " + b + ", workload.extrapolate: " + x + "}");
+        }
+      }
+      std::string who = q.fixed.front();
+      for (std::size_t k = 1; k < q.fixed.size(); ++k) who += (k + 1 == q.fixed.size() ? " and " : ", ") + q.fixed[k];
+      s.skipped.push_back(who + " under the rules other than flat: their groups never grow past " +
+                          std::to_string(q.largest_group) + " ranks, where the speed-ups were measured");
+    }
+  }
+  if (!q.speedups_given && trace.repetitions_differ()) {
+    s.keys.emplace_back("workload.speedups", "[median, low, high]");
+    for (const std::string& x : varied) {
+      if (x == s.first_extrapolate) continue;
+      s.exclude.push_back("{workload.speedups: low, workload.extrapolate: " + x + "}");
+      s.exclude.push_back("{workload.speedups: high, workload.extrapolate: " + x + "}");
+    }
+    s.assumptions.push_back(
+        "a size measured several times: the median of its speed-ups, and the lowest and the "
+        "highest" +
+        (varied.empty() ? std::string() : " under " + s.first_extrapolate) + " (workload.speedups)");
+  }
+  return s;
+}
+
 std::optional<std::string> extrapolation_note(int nprocs, int measured_up_to) {
   if (nprocs <= 2 * measured_up_to) return std::nullopt;
   const std::string measured =

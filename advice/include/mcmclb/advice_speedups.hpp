@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mcmclb/trace.hpp"
@@ -45,6 +46,35 @@ struct SpeedupRules {
 /// it, so perfect is a scenario only where some chain's efficiency at its largest measured size is within the
 /// tolerance of 1.
 [[nodiscard]] SpeedupRules speedup_rules(const Trace& trace, double tolerance);
+
+/// What an advice on a trace is asked: how far its groups reach, which set-ups never grow theirs, and what its
+/// study fixes already.
+struct ScenarioQuestion {
+  long largest_rank = 1;  // the most ranks asked
+  /// The largest initial group at those ranks, where the advice lays the groups out itself (0: the study's own
+  /// layout, not known here). Set-ups in `fixed` work at that size only.
+  long largest_group = 0;
+  std::vector<std::string> fixed = {"none", "steal", "stealrandom"};  // the balancers that never merge
+  bool speedups_given = false;  // the study sets workload.speedups itself: no end of the repetitions is varied
+  double tolerance = 0.05;      // a fraction: how close to 1 an efficiency must be for perfect scaling
+};
+
+/// The scenarios an advice on a trace varies past what was measured, as study keys: the speed-up rules past the
+/// measured sizes (workload.extrapolate) and, where a size's repetitions differ, their ends (workload.speedups:
+/// the median under every rule, the lowest and the highest under the race's first rule, each uncertainty varied
+/// on its own from the most plausible scenario). With the exclude rules that pair them, what it assumed and
+/// skipped in words, the race's first rule, and where the measured sizes end.
+struct TraceScenarios {
+  std::vector<std::pair<std::string, std::string>> keys;  // dotted key, YAML value
+  std::vector<std::string> exclude;                       // YAML flow maps, e.g. {balancer: none, ...}
+  std::vector<std::string> assumptions;                   // what the scenarios vary, one phrase each
+  std::vector<std::string> skipped;                       // what they leave out, and why
+  /// The race's first rule: the rules' centre, or flat where the set-ups in `fixed` run under flat alone (their
+  /// groups never pass the measured sizes, so every rule gives them the same speed-ups and flat stands for all).
+  std::string first_extrapolate = "amdahl";
+  int measured_up_to = 1;  // SpeedupRules::measured_up_to
+};
+[[nodiscard]] TraceScenarios trace_scenarios(const Trace& trace, const ScenarioQuestion& question);
 
 /// Where the groups at nprocs ranks reach past twice the measured sizes (a merging balancer can gather all nprocs
 /// ranks on one walker), a sentence that says the answer is extrapolated and how to measure there; else nothing.
