@@ -92,15 +92,6 @@ const csv::Row& check_header() {
   return h;
 }
 
-const csv::Row& advice_header() {
-  static const csv::Row h = {
-      "nprocs",        "walkers",        "rank",       "setup",          "same_as",     "balancer",    "interval",
-      "method",        "finished",       "scenarios",  "vs_none_median", "vs_none_min", "vs_none_max", "regret_max",
-      "regret_median", "worst_scenario", "once_s",     "break_even_s",   "dropped",     "winner",      "runner_up",
-      "gain_median",   "robust",         "depends_on", "tolerance_pct",  "tolerance",   "verdict",     "ranks_answer"};
-  return h;
-}
-
 /// The simulations of one round: on this host (the smpi launcher, --jobs at once), or with --launcher slurm as one
 /// batch job of --jobs tasks whose sweep runs each simulation as a job step, so that they spread over the
 /// allocation's nodes. sbatch --wait returns when the job ends; what finished stays in the folder either way, and
@@ -234,14 +225,13 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
               const std::string& ranks_answer, std::string& csv_text, std::set<std::string>& notes) {
   const int nprocs = at.nprocs;
   const auto& setups = at.setups;
-  const auto& specs = at.specs;
   for (const auto& note : ranking.notes) notes.insert(note);
   const advice::Verdict& v = ranking.verdict;
   std::string verdict = v.text;
   if (plan.measured_up_to > 0) {
     if (const auto note = advice::extrapolation_note(nprocs, plan.measured_up_to)) verdict += " " + *note + ".";
   }
-  const std::string question = walkers_words(plan, nprocs);
+  const std::string question = advice::walkers_words(plan, nprocs);
   const std::size_t m = ranking.scenarios.size();
   std::printf("\n%s", wrapped("advice at P = " + std::to_string(nprocs) + ": " + question + "; simulated, " +
                                   std::to_string(m) + (m == 1 ? " scenario" : " scenarios"),
@@ -249,78 +239,28 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
                           .c_str());
   std::printf("%-4s  %-36s  %-24s  %-14s  %s\n", "rank", "set-up", "whole / none [min, max]", "regret max/med",
               "break-even");
-  const std::string winner = setups[ranking.rows[v.winner].members.front()].label;
-  const std::string runner = v.runner_up ? setups[ranking.rows[*v.runner_up].members.front()].label : std::string();
-  // One row of advice.csv: the set-up's own columns, then this rank count's verdict on every row.
-  const auto advice_row = [&](std::size_t rank, const std::string& label, const std::string& same_as,
-                              const RunSpec& spec, std::size_t scenarios, double median, double lo, double hi,
-                              double regret_max, double regret_median, const std::string& worst,
-                              const std::string& once, const std::string& even, const std::string& why,
-                              const std::string& text) {
-    return csv::line({std::to_string(nprocs),
-                      question,
-                      std::to_string(rank),
-                      label,
-                      same_as,
-                      spec.balancer,
-                      spec.interval > 0 ? std::to_string(spec.interval) : "",
-                      spec.method,
-                      spec.finished ? std::string(to_string(*spec.finished)) : "",
-                      std::to_string(scenarios),
-                      csv::number(median),
-                      csv::number(lo),
-                      csv::number(hi),
-                      csv::number(regret_max),
-                      csv::number(regret_median),
-                      worst,
-                      once,
-                      even,
-                      why,
-                      winner,
-                      runner,
-                      csv::number(v.gain_median),
-                      v.robust ? "yes" : "no",
-                      v.depends_on,
-                      csv::number(tolerance_pct),
-                      measured_words,
-                      text,
-                      ranks_answer});
-  };
+  advice::AdviceWords words{question, verdict, tolerance_pct, measured_words, ranks_answer, first_scenario_words(plan)};
+  for (const csv::Row& row : advice::advice_rows(at, ranking, dropped_here, words)) csv_text += csv::line(row);
   for (std::size_t k = 0; k < ranking.rows.size(); ++k) {
     const advice::Row& r = ranking.rows[k];
-    const advice::Setup& first = setups[r.members.front()];
     std::vector<std::string> same_as;
     for (std::size_t i = 1; i < r.members.size(); ++i) same_as.push_back(setups[r.members[i]].label);
-    const std::string even = r.break_even_s        ? csv::number(*r.break_even_s)
-                             : r.never_breaks_even ? std::string("never")
-                                                   : std::string();
-    std::printf("%-4zu  %-36s  %-24s  %-14s  %s\n", k + 1, first.label.c_str(),
+    std::printf("%-4zu  %-36s  %-24s  %-14s  %s\n", k + 1, setups[r.members.front()].label.c_str(),
                 (fixed(r.vs_none_median) + " [" + fixed(r.vs_none_min) + ", " + fixed(r.vs_none_max) + "]").c_str(),
                 (fixed(r.regret_max * 100, 1) + "/" + fixed(r.regret_median * 100, 1) + " %").c_str(),
-                r.break_even_s ? (fixed_significant(*r.break_even_s) + " s").c_str() : even.c_str());
+                r.break_even_s        ? (fixed_significant(*r.break_even_s) + " s").c_str()
+                : r.never_breaks_even ? "never"
+                                      : "");
     if (!same_as.empty()) std::printf("%s", wrapped("same times: " + join(same_as), 100, "      ").c_str());
-    const RunSpec& spec = *specs[r.members.front()];
-    csv_text += advice_row(k + 1, first.label, join(same_as, "; "), spec, m, r.vs_none_median, r.vs_none_min,
-                           r.vs_none_max, r.regret_max, r.regret_median,
-                           advice::scenario_words(ranking.scenarios[r.worst], advice::dimension_words),
-                           r.once_median_s ? csv::number(*r.once_median_s) : "", even, "", k == 0 ? verdict : "");
   }
   // What the race dropped here: one scenario each, ranked after every set-up that ran them all.
-  const std::string first_words = first_scenario_words(plan);
   std::vector<std::string> shown;
-  std::size_t k = ranking.rows.size();
   for (const Dropped& d : dropped_here) {
-    const std::string why = "after the first scenario (" + first_words + "): regret " + fixed(d.regret * 100, 1) +
-                            " % > the winner's at most " + fixed(d.winner_bound * 100, 1) + " % + tolerance " +
-                            advice::tolerance_percent(tolerance_pct / 100);
     const std::string same = d.same_as.empty() ? std::string() : " = " + join(d.same_as, " = ");
     shown.push_back(d.label + same + " (" + fixed(d.regret * 100, 1) + " %)");
-    ++k;
-    csv_text += advice_row(k, d.label, join(d.same_as, "; "), d.spec, 1, d.vs_none, d.vs_none, d.vs_none, d.regret,
-                           d.regret, first_words, "", "", why, "");
   }
   if (!shown.empty()) {
-    std::printf("%s", wrapped("dropped by the race after the first scenario (" + first_words +
+    std::printf("%s", wrapped("dropped by the race after the first scenario (" + words.first_scenario +
                                   "), regret there: " + join(shown),
                               100, "      ")
                           .c_str());
@@ -362,7 +302,7 @@ int advise_main(const std::vector<std::string>& args) {
   std::printf("advise: %s at P = %s, simulated on %s\n", plan.workload.c_str(), join(ranks).c_str(),
               platform_identity(sweep.platform).c_str());
   for (const long r : o.ranks) {
-    std::printf("  asks at P = %ld: %s\n", r, walkers_words(plan, static_cast<int>(r)).c_str());
+    std::printf("  asks at P = %ld: %s\n", r, advice::walkers_words(plan, static_cast<int>(r)).c_str());
   }
   for (const auto& w : plan.warnings) std::printf("advise: warning: %s\n", w.c_str());
   for (const auto& a : plan.assumptions) std::printf("  varies %s\n", a.c_str());
@@ -414,7 +354,7 @@ int advise_main(const std::vector<std::string>& args) {
   const advice::Tables tables = advice::tabulate(study, samples, backend, o.draws);
   const std::vector<advice::AtRankCount>& inputs = tables.at;
   const std::size_t missing = tables.missing;
-  std::string csv_text = csv::line(advice_header());
+  std::string csv_text = csv::line(advice::advice_header());
   std::set<std::string> notes;  // printed once per advice, whatever the rank counts
   const auto rank_all = [&](double tol, const std::string& tol_words) {
     std::vector<advice::Ranking> out;

@@ -13,9 +13,6 @@
 
 namespace mcmclb {
 
-/// advice.csv's header (docs/reference/columns.md): one row per rank count and set-up, ranked.
-const csv::Row& advice_header();
-
 /// check.csv's header (docs/reference/columns.md): with --check, one row per checked set-up, real against simulated.
 const csv::Row& check_header();
 

@@ -98,15 +98,16 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
   }
   const int groups = std::min(plan.trace_chains, cores);
   const int per_group = (plan.trace_chains + groups - 1) / groups;
-  const std::vector<std::string> exclude = interval_excludes(balancers);
+  const std::vector<std::string> exclude = advice::interval_excludes(balancers);
   std::string text = "# Written by mcmclb advise (" + o.command_line +
                      "): its replay at a core per rank, run for real and simulated.\nexperiment: " +
                      quoted(experiment_of(o.input) + "-check") + "\nworkload: {model: trace, file: " + quoted(o.input) +
                      ", scaling: trace}\nwork: {mode: spin}\nnprocs: " + std::to_string(cores) +
                      "\nreps: " + std::to_string(o.check_reps) + "\ngroups: {count: " + std::to_string(groups) +
-                     "}\nchains_per_group: " + std::to_string(per_group) + "\nbalancer: " + flow_list(balancers) +
+                     "}\nchains_per_group: " + std::to_string(per_group) +
+                     "\nbalancer: " + advice::flow_list(balancers) +
                      "\ninterval: [1, 16]\nfinished: [retire, coalesce, pays]\n";
-  if (!exclude.empty()) text += "exclude: " + flow_list(exclude) + "\n";
+  if (!exclude.empty()) text += "exclude: " + advice::flow_list(exclude) + "\n";
   const fs::path out = sim.out;
   SweepOptions real;
   real.study = launch::not_an_option((out / "check-study.yaml").string());

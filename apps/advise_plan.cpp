@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "mcmclb/advice_speedups.hpp"
+#include "mcmclb/advice_plan.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/launch.hpp"
@@ -45,16 +45,6 @@ std::string plural(long n, const std::string& noun) { return std::to_string(n) +
 bool is_study_file(const std::string& path) {
   const std::string ext = fs::path(path).extension().string();
   return ext == ".yaml" || ext == ".yml";
-}
-
-/// The scenarios a trace leaves open, into the plan: their keys, what they assume and skip, their exclude rules.
-void add_scenarios(Plan& p, const advice::TraceScenarios& s, std::vector<std::string>& exclude) {
-  p.keys.insert(p.keys.end(), s.keys.begin(), s.keys.end());
-  p.assumptions.insert(p.assumptions.end(), s.assumptions.begin(), s.assumptions.end());
-  p.skipped.insert(p.skipped.end(), s.skipped.begin(), s.skipped.end());
-  exclude.insert(exclude.end(), s.exclude.begin(), s.exclude.end());
-  p.first_extrapolate = s.first_extrapolate;
-  p.measured_up_to = s.measured_up_to;
 }
 
 /// The trace file read and checked before anything is written: refused when incomplete (unless --incomplete) or
@@ -250,9 +240,6 @@ std::string fixed_significant(double v) {
   return text;
 }
 
-/// A YAML flow list of the items, e.g. [64, 1024].
-std::string flow_list(const std::vector<std::string>& items) { return "[" + join(items, ", ") + "]"; }
-
 /// A YAML double-quoted scalar of text (control characters are refused by the study's own checks).
 std::string quoted(const std::string& text) {
   std::string q = "\"";
@@ -261,38 +248,6 @@ std::string quoted(const std::string& text) {
     q += c;
   }
   return q + "\"";
-}
-
-/// How many of the C recorded walkers a replay of n walkers replays, and how often: each map replays every
-/// recorded walker once in each C walkers (mcmclb/trace.hpp, TraceMap).
-std::string replayed_words(long n, long c) {
-  if (n < c) return std::to_string(n) + " of the " + std::to_string(c) + " recorded";
-  if (n == c) return "the " + std::to_string(c) + " recorded, each once";
-  const long lo = n / c, hi = (n + c - 1) / c;
-  return "copies of the " + std::to_string(c) + " recorded, each replayed " + std::to_string(lo) +
-         (lo == hi ? "" : " or " + std::to_string(hi)) + " times";
-}
-
-/// The question an advice answers at P ranks, in words: whose walkers, on how many ranks, in what groups.
-std::string walkers_words(const Plan& plan, int nprocs) {
-  if (plan.trace_chains == 0) return "the study file's walkers on " + std::to_string(nprocs) + " ranks";
-  if (!plan.copies) {
-    const std::vector<int> sizes = count_sizes(nprocs, plan.trace_chains);
-    const int lo = sizes.back(), hi = sizes.front();
-    std::string words = plural(plan.trace_chains, "walker") + " on " + std::to_string(nprocs) + " ranks (" +
-                        (hi == 1 ? std::string("one rank each")
-                                 : "groups of " + std::to_string(lo) + (lo == hi ? "" : "-" + std::to_string(hi))) +
-                        "), as recorded";
-    if (plan.idle_chains > 0) words += ", " + std::to_string(plan.idle_chains) + " of them without items";
-    return words;
-  }
-  const long walkers = nprocs / plan.group_size * plan.chains_per_group;
-  const std::string group = plan.group_size == 1 ? "one rank" : std::to_string(plan.group_size) + " ranks";
-  return plural(walkers, "walker") + " on " + std::to_string(nprocs) + " ranks (" +
-         (plan.chains_per_group == 1 ? (plan.group_size == 1 ? std::string("one rank each") : "groups of " + group)
-          : plan.group_size == 1     ? std::to_string(plan.chains_per_group) + " per rank"
-                                     : std::to_string(plan.chains_per_group) + " per group of " + group) +
-         "), " + replayed_words(walkers, plan.trace_chains);
 }
 
 /// The text of the advice study: the workload's with the plan's keys, or (first_only) its first scenario alone (the
@@ -314,129 +269,59 @@ std::string study_text(const Plan& p, const Options& o, bool first_only,
          with_keys(p.base, keys, o.input);
 }
 
-/// The study's exclude rules that give each of the balancers its interval of the scaling studies
-/// (configs/trace-lj-scale.yaml): collective every 16 items, the planners looking one item ahead.
-std::vector<std::string> interval_excludes(const std::vector<std::string>& balancers) {
-  std::vector<std::string> rules;
-  for (const std::string& b : balancers) {
-    if (b == "collective") rules.emplace_back("{balancer: collective, interval: 1}");
-    if (b == "lookahead" || b == "mostwork" || b == "stealmerge")
-      rules.push_back("{balancer: " + b + ", interval: 16}");
-  }
-  return rules;
-}
-
-/// The advice study for o, not yet written anywhere. Throws InputError for a workload it cannot advise on.
+/// The advice study for o, not yet written anywhere: the files read and checked here, the keys planned by the
+/// advice library. Throws InputError for a workload it cannot advise on.
 Plan make_plan(const Options& o) {
   Plan p;
-  std::vector<std::string> ranks;
-  for (const long r : o.ranks) ranks.push_back(std::to_string(r));
-  p.keys.emplace_back("nprocs", flow_list(ranks));
-  p.keys.emplace_back("reps", "1");  // a simulation is deterministic: a second repetition repeats the first
-  p.keys.emplace_back("balancer", flow_list(o.balancers));
-  p.keys.emplace_back("interval", "[1, 16]");
-  p.keys.emplace_back("finished", "[retire, coalesce, pays]");
-  // Each balancer with its interval of the scaling studies (configs/trace-lj-scale.yaml): collective every 16
-  // items, the planners looking one item ahead.
-  std::vector<std::string> exclude = interval_excludes({"collective", "lookahead", "mostwork", "stealmerge"});
-  p.skipped.push_back(
-      "collective(1): it stops every rank after each item, the costliest set-up to simulate; collective(16) stands "
-      "for the collective family");
-  p.skipped.push_back(
-      "creation methods other than each balancer's default (docs/guide/commbench.md compares them): a method "
-      "changes only what a merge costs");
-  if (o.group_size > 0) p.keys.emplace_back("G", std::to_string(o.group_size));
-  if (o.chains_per_group > 0) p.keys.emplace_back("chains_per_group", std::to_string(o.chains_per_group));
-  std::vector<std::string> maps = {"tile"}, seeds = {"1"};
-  for (long d = 1; d <= o.draws; ++d) {
-    maps.emplace_back("draw");
-    seeds.push_back(std::to_string(d));
-  }
+  advice::PlanQuestion q;
+  q.ranks = o.ranks;
+  q.balancers = o.balancers;
+  q.group_size = o.group_size;
+  q.chains_per_group = o.chains_per_group;
+  q.copies = o.copies;
+  q.draws = o.draws;
+  q.tolerance = o.tolerance_pct / 100;
   p.study_path = (fs::path(o.out) / "advise-study.yaml").string();
-  std::string base;
   if (!is_study_file(o.input)) {
     const std::string experiment = experiment_of(o.input);
-    base = "experiment: " + quoted(experiment) + "\nworkload: {model: trace, file: " + quoted(o.input) +
-           "}\nwork: {mode: sleep}\n";
-    const auto trace = checked_trace(o, p.warnings);  // before anything is written
-    p.trace_chains = trace->chains();
-    p.copies = o.copies;
-    p.group_size = o.group_size > 0 ? o.group_size : 1;
-    p.chains_per_group = o.chains_per_group > 0 ? o.chains_per_group : 1;
-    for (int c = 0; c < trace->chains(); ++c) p.idle_chains += trace->items(c) == 0 ? 1 : 0;
+    p.base = "experiment: " + quoted(experiment) + "\nworkload: {model: trace, file: " + quoted(o.input) +
+             "}\nwork: {mode: sleep}\n";
+    std::vector<std::string> warnings;
+    const auto trace = checked_trace(o, warnings);  // before anything is written
+    static_cast<advice::StudyPlan&>(p) = advice::plan_trace(q, *trace, o.input);
+    p.warnings = std::move(warnings);
     p.workload =
         "trace file " + o.input + " (fnv1a64 " + trace->fnv1a64() + ", " + plural(trace->chains(), "chain") + ")";
-    p.keys.emplace_back("workload.scaling", "trace");
-    const long fewest_ranks = *std::min_element(o.ranks.begin(), o.ranks.end());
-    if (o.copies) {
-      // More walkers than recorded: each group replays a recorded chain in turn (tile) or drawn, so the chain map
-      // is a scenario.
-      if (o.group_size == 0) p.keys.emplace_back("G", "1");
-      p.keys.emplace_back("zip", "{workload.map: " + flow_list(maps) + ", workload.seed: " + flow_list(seeds) + "}");
-      p.assumptions.push_back(
-          "the chain map: tile" +
-          (o.draws > 0 ? " and " + plural(o.draws, "seeded draw") + " (workload.map, seed)" : std::string()));
-    } else {
-      // The user's own walkers: one group per recorded chain, of nearly equal sizes, each chain replayed once.
-      if (fewest_ranks < trace->chains()) {
-        throw InputError("--ranks: " + std::to_string(fewest_ranks) + " ranks for the " +
-                         plural(trace->chains(), "walker") + " of " + printable(o.input, 200) +
-                         " (allowed: at least one rank per walker, or --copies to advise copies of them)");
-      }
-      p.keys.emplace_back("groups.count", std::to_string(trace->chains()));
-    }
-    // The sizes the speed-ups were measured at: past the smallest of them, the extrapolation decides. The
-    // largest initial group of any rank count: a set-up that never merges works at that size only.
-    advice::ScenarioQuestion q;
-    q.largest_rank = *std::max_element(o.ranks.begin(), o.ranks.end());
-    q.largest_group =
-        o.copies ? (o.group_size > 0 ? o.group_size : 1) : (q.largest_rank + trace->chains() - 1) / trace->chains();
-    q.tolerance = o.tolerance_pct / 100;
-    add_scenarios(p, advice::trace_scenarios(*trace, q), exclude);
   } else {
     if (o.copies) {
       throw InputError("--copies: only for a trace file (a study file's groups are its own; allowed: a trace)");
     }
-    base = launch::read_file(o.input, "study file");
+    p.base = launch::read_file(o.input, "study file");
     SweepOptions own;
     own.study = o.input;
-    const Study given = launch::load(own, base);  // its own errors first, named as its own
-    p.workload = "the workload of study file " + o.input;
-    const bool replays = !given.points.empty() && given.points.front().spec.workload.model == "trace";
-    if (replays) {
-      // A replay leaves open what a trace file leaves open: the speed-up past the measured sizes and, where the
-      // study runs more chains than the trace holds (copies), how they map onto them. Its seed alone changes
-      // nothing under the tile map, so it is not varied by itself.
-      const RunSpec& first = given.points.front().spec;
-      const auto trace = load_trace(first.workload.file);
-      long largest_rank = 1;
-      bool copies = false;
+    const Study given = launch::load(own, p.base);  // its own errors first, named as its own
+    advice::GivenStudy g;
+    g.sets_speedups = p.base.find("workload.speedups") != std::string::npos;
+    g.sets_zip = p.base.find("zip") != std::string::npos;
+    std::shared_ptr<const Trace> trace;
+    if (!given.points.empty() && given.points.front().spec.workload.model == "trace") {
+      trace = load_trace(given.points.front().spec.workload.file);
+      g.replayed = trace.get();
       for (const Point& pt : given.points) {
-        largest_rank = std::max<long>(largest_rank, pt.spec.nprocs);
-        const GroupsSpec& g = pt.spec.groups;
-        const long groups = g.by == GroupsSpec::By::G       ? pt.spec.nprocs / std::max(1, pt.spec.G)
-                            : g.by == GroupsSpec::By::sizes ? static_cast<long>(g.sizes.size())
-                            : g.by == GroupsSpec::By::count ? g.count
-                                                            : 0;
-        copies = copies || groups * pt.spec.workload.chains_per_group > trace->chains();
+        g.largest_rank = std::max<long>(g.largest_rank, pt.spec.nprocs);
+        const GroupsSpec& groups = pt.spec.groups;
+        const long count = groups.by == GroupsSpec::By::G       ? pt.spec.nprocs / std::max(1, pt.spec.G)
+                           : groups.by == GroupsSpec::By::sizes ? static_cast<long>(groups.sizes.size())
+                           : groups.by == GroupsSpec::By::count ? groups.count
+                                                                : 0;
+        g.copies = g.copies || count * pt.spec.workload.chains_per_group > trace->chains();
       }
-      advice::ScenarioQuestion q;
-      q.largest_rank = largest_rank;
-      q.speedups_given = base.find("workload.speedups") != std::string::npos;  // never over an end of its own
-      q.tolerance = o.tolerance_pct / 100;
-      add_scenarios(p, advice::trace_scenarios(*trace, q), exclude);
-      if (copies && o.draws > 0 && base.find("zip") == std::string::npos) {  // never over a zip of its own
-        p.keys.emplace_back("zip", "{workload.map: " + flow_list(maps) + ", workload.seed: " + flow_list(seeds) + "}");
-        p.assumptions.push_back("the chain map of the study's copies: tile and " + plural(o.draws, "seeded draw"));
-      }
-    } else if (o.draws > 0 && !given.points.empty() && workload_uses(given.points.front().spec.workload, "seed")) {
-      // Seeds only for a seeded model: another has one workload, with nothing drawn to vary.
-      p.keys.emplace_back("workload.seed", flow_list(seeds));
-      p.assumptions.push_back("the workload's seed (workload.seed 1 to " + std::to_string(o.draws) + ")");
+    } else {
+      g.seeded = !given.points.empty() && workload_uses(given.points.front().spec.workload, "seed");
     }
+    static_cast<advice::StudyPlan&>(p) = advice::plan_study(q, g);
+    p.workload = "the workload of study file " + o.input;
   }
-  p.keys.emplace_back("exclude", flow_list(exclude));
-  p.base = base;
   p.study_text = study_text(p, o, false, {});
   return p;
 }

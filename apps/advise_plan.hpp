@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "mcmclb/advice_plan.hpp"
 #include "mcmclb/launch.hpp"
 #include "mcmclb/study.hpp"
 
@@ -51,43 +52,22 @@ std::string simulation_build();
 /// v with three significant digits, e.g. 0.0161 or 55.2.
 std::string fixed_significant(double v);
 
-/// A YAML flow list of the items, e.g. [64, 1024].
-std::string flow_list(const std::vector<std::string>& items);
-
 /// A YAML double-quoted scalar of text (control characters are refused by the study's own checks).
 std::string quoted(const std::string& text);
 
-/// What the advice study is: its text (the workload's study with the keys advise sets), written into the output
-/// folder for the sweep to read, and what it assumed and skipped, in words.
-struct Plan {
+/// What the advice study is: its keys and words (advice::StudyPlan, planned with no I/O), and its text (the
+/// workload's study with those keys), written into the output folder for the sweep to read.
+struct Plan : advice::StudyPlan {
   std::string study_path;  // OUT/advise-study.yaml
   std::string study_text;
-  std::vector<std::pair<std::string, std::string>> keys;  // dotted key, YAML value
-  std::vector<std::string> assumptions;                   // what the scenarios vary, one phrase each
-  std::vector<std::string> skipped;                       // what it does not run, and why
-  std::vector<std::string> warnings;                      // what looks wrong in the workload, accepted
-  std::string base;                                       // the workload's study before the keys
-  // The race's first speed-up rule: amdahl, the fit's centre and the most plausible, unless none runs under flat
-  // only (its groups never pass the measured sizes), since every regret needs none's time.
-  std::string first_extrapolate = "amdahl";
-  int measured_up_to = 0;     // the trace's speed-ups hold up to this size (advice::SpeedupRules); 0: no trace
-  std::string workload;       // "trace file X (fnv1a64 ...)" or the model
-  int trace_chains = 0;       // a trace's walkers (0: a study file)
-  int idle_chains = 0;        // of those, the ones without items
-  bool copies = false;        // --copies: P / G * W walkers, not the recorded ones
-  long group_size = 1;        // G of the copies
-  long chains_per_group = 1;  // W
+  std::vector<std::string> warnings;  // what looks wrong in the workload, accepted
+  std::string base;                   // the workload's study before the keys
+  std::string workload;               // "trace file X (fnv1a64 ...)" or the model
 };
-
-/// The question an advice answers at P ranks, in words: whose walkers, on how many ranks, in what groups.
-std::string walkers_words(const Plan& plan, int nprocs);
 
 /// The text of the advice study: the workload's with the plan's keys, or (first_only) its first scenario alone (the
 /// plan's first speed-up rule and the tile map), the race's first round; extra_exclude: set-ups dropped by it.
 std::string study_text(const Plan& p, const Options& o, bool first_only, const std::vector<std::string>& extra_exclude);
-
-/// The exclude rules that keep each of these balancers at its interval of the scaling studies.
-std::vector<std::string> interval_excludes(const std::vector<std::string>& balancers);
 
 /// The advice study for these options: the workload read and checked (every error before anything is written).
 Plan make_plan(const Options& o);

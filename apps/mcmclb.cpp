@@ -35,6 +35,7 @@
 #if !MCMCLB_SMPI
 #include "advise.hpp"
 #include "compare.hpp"
+#include "mcmclb/advice_table.hpp"
 #include "predict.hpp"
 #include "sweep.hpp"
 #endif
@@ -404,11 +405,11 @@ int print_reference(const std::string& command) {
   std::vector<mcmclb::results::Table> tables = {schema.runs, schema.ranks, schema.events, schema.failures};
   tables.insert(tables.end(), schema.per_run.begin(), schema.per_run.end());
   for (const auto& t : tables) std::printf("%s: %s\n", t.file.c_str(), mcmclb::join(t.header, ",").c_str());
-  std::printf("stopping.csv: %s\n", mcmclb::join(mcmclb::stopping_header(), ",").c_str());  // sweep --until-ci
-  std::printf("compare.csv: %s\n", mcmclb::join(mcmclb::compare_header(), ",").c_str());    // mcmclb compare --csv
-  std::printf("predict.csv: %s\n", mcmclb::join(mcmclb::predict_header(), ",").c_str());    // mcmclb predict
-  std::printf("advice.csv: %s\n", mcmclb::join(mcmclb::advice_header(), ",").c_str());      // mcmclb advise
-  std::printf("check.csv: %s\n", mcmclb::join(mcmclb::check_header(), ",").c_str());        // mcmclb advise --check
+  std::printf("stopping.csv: %s\n", mcmclb::join(mcmclb::stopping_header(), ",").c_str());      // sweep --until-ci
+  std::printf("compare.csv: %s\n", mcmclb::join(mcmclb::compare_header(), ",").c_str());        // mcmclb compare --csv
+  std::printf("predict.csv: %s\n", mcmclb::join(mcmclb::predict_header(), ",").c_str());        // mcmclb predict
+  std::printf("advice.csv: %s\n", mcmclb::join(mcmclb::advice::advice_header(), ",").c_str());  // mcmclb advise
+  std::printf("check.csv: %s\n", mcmclb::join(mcmclb::check_header(), ",").c_str());            // mcmclb advise --check
   return 0;
 }
 #endif

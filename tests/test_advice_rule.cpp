@@ -3,6 +3,7 @@
 // set-ups and scenarios, and the verdict's words. Plain GoogleTest: the rule does no MPI and runs no simulation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -10,8 +11,10 @@
 #include <vector>
 
 #include "mcmclb/advice.hpp"
+#include "mcmclb/advice_plan.hpp"
 #include "mcmclb/advice_speedups.hpp"
 #include "mcmclb/advice_table.hpp"
+#include "mcmclb/input_error.hpp"
 #include "mcmclb/trace.hpp"
 
 namespace {
@@ -568,4 +571,90 @@ TEST(AdviceSpeedups, TraceScenariosFollowWhatWasMeasured) {
   EXPECT_TRUE(contains(s.assumptions.front(), "nothing past the measured sizes"));
   q.speedups_given = true;
   EXPECT_TRUE(mcmclb::advice::trace_scenarios(repeated, q).keys.empty());
+}
+
+// advice.csv's rows, from the library: one per ranked row (set-ups with equal times share it), then the race's
+// dropped set-ups with why; every row as wide as the header, the verdict on the first only.
+TEST(AdviceRule, AdviceRowsFollowTheHeaderAndSayWhyTheRaceDropped) {
+  mcmclb::advice::AtRankCount at;
+  at.nprocs = 16;
+  at.scenarios = extrapolations();
+  at.setups = {setup("none", {2.0, 2.0}), setup("mostwork(1) range coalesce", {1.0, 1.2}),
+               setup("mostwork(1) range pays", {1.0, 1.2})};
+  mcmclb::RunSpec none, most, steal;
+  none.balancer = "none";
+  most.balancer = "mostwork";
+  most.interval = 1;
+  most.method = "range";
+  most.finished = mcmclb::FinishedRule::coalesce;
+  steal.balancer = "steal";
+  at.specs = {&none, &most, &most};
+  const auto ranking = rank(at.scenarios, at.setups, 0, 0.05, "assumed", kWords);
+  const mcmclb::advice::Dropped dropped{"steal", steal, 3.0, 0.5, 1.5, 0.2, {"stealrandom"}};
+  const mcmclb::advice::AdviceWords words{"6 walkers on 16 ranks", "Use mostwork.", 5, "assumed", "16 ranks",
+                                          "extrapolate amdahl"};
+  const auto rows = mcmclb::advice::advice_rows(at, ranking, {dropped}, words);
+  const auto& header = mcmclb::advice::advice_header();
+  const auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  ASSERT_EQ(rows.size(), 3U) << "two ranked rows (the mostwork rules share one), one dropped";
+  for (const auto& row : rows) EXPECT_EQ(row.size(), header.size());
+  EXPECT_EQ(rows[0][column("setup")], "mostwork(1) range coalesce");
+  EXPECT_EQ(rows[0][column("same_as")], "mostwork(1) range pays");
+  EXPECT_EQ(rows[0][column("finished")], "coalesce");
+  EXPECT_EQ(rows[0][column("verdict")], "Use mostwork.");
+  EXPECT_EQ(rows[1][column("setup")], "none");
+  EXPECT_EQ(rows[1][column("verdict")], "");
+  EXPECT_EQ(rows[2][column("rank")], "3");
+  EXPECT_EQ(rows[2][column("same_as")], "stealrandom");
+  EXPECT_EQ(rows[2][column("dropped")],
+            "after the first scenario (extrapolate amdahl): regret 50.0 % > the winner's at most 20.0 % + tolerance "
+            "5.0 %");
+  for (const auto& row : rows) EXPECT_EQ(row[column("ranks_answer")], "16 ranks");
+}
+
+// The advice study planned from the question and the trace alone: the keys in the study's order, the walkers each
+// rank count asks about, copies with their map drawn, too few ranks refused in one line, and a study file's seeded
+// model varied over its seeds once each.
+TEST(AdvicePlan, TheStudyFollowsTheQuestionAndTheTrace) {
+  using mcmclb::Trace;
+  const Trace six = Trace::parse(six_walkers("*,,2,,1.25\n*,,4,,1.4\n"), "six.csv");
+  mcmclb::advice::PlanQuestion q;
+  q.ranks = {16, 64};
+  q.balancers = {"none", "mostwork"};
+  auto p = mcmclb::advice::plan_trace(q, six, "six.csv");
+  std::vector<std::string> names;
+  for (const auto& [key, value] : p.keys) names.push_back(key);
+  EXPECT_EQ(names, (std::vector<std::string>{"nprocs", "reps", "balancer", "interval", "finished", "workload.scaling",
+                                             "groups.count", "workload.extrapolate", "exclude"}));
+  EXPECT_EQ(p.keys[0].second, "[16, 64]");
+  EXPECT_EQ(p.keys[6].second, "6");
+  EXPECT_EQ(p.trace_chains, 6);
+  EXPECT_EQ(mcmclb::advice::walkers_words(p, 64), "6 walkers on 64 ranks (groups of 10-11), as recorded");
+  q.ranks = {4};
+  try {
+    (void)mcmclb::advice::plan_trace(q, six, "six.csv");
+    ADD_FAILURE() << "4 ranks for 6 walkers accepted";
+  } catch (const mcmclb::InputError& e) {
+    EXPECT_TRUE(contains(e.what(), "--ranks: 4 ranks for the 6 walkers of six.csv (allowed: at least one rank per"))
+        << e.what();
+  }
+  q.ranks = {16};
+  q.copies = true;
+  p = mcmclb::advice::plan_trace(q, six, "six.csv");
+  EXPECT_TRUE(std::find(p.keys.begin(), p.keys.end(),
+                        std::pair<std::string, std::string>{
+                            "zip", "{workload.map: [tile, draw, draw, draw], workload.seed: [1, 1, 2, 3]}"}) !=
+              p.keys.end());
+  EXPECT_EQ(mcmclb::advice::walkers_words(p, 16),
+            "16 walkers on 16 ranks (one rank each), copies of the 6 recorded, each replayed 2 or 3 times");
+  mcmclb::advice::GivenStudy seeded;
+  seeded.seeded = true;
+  p = mcmclb::advice::plan_study(q, seeded);
+  EXPECT_TRUE(std::find(p.keys.begin(), p.keys.end(),
+                        std::pair<std::string, std::string>{"workload.seed", "[1, 2, 3]"}) != p.keys.end())
+      << "each seed once";
+  EXPECT_EQ(p.keys.back().first, "exclude");
+  EXPECT_EQ(mcmclb::advice::walkers_words(p, 16), "the study file's walkers on 16 ranks");
 }

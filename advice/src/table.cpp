@@ -2,6 +2,7 @@
 // From an advice study's results to the rule's input (mcmclb/advice_table.hpp).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <set>
 
@@ -296,6 +297,87 @@ Tables tabulate(const Study& study, const std::map<std::string, ConfigurationSam
     tables.at.push_back(at_rank_count(nprocs, by_setup, setup_order[nprocs], draws));
   }
   return tables;
+}
+
+const csv::Row& advice_header() {
+  static const csv::Row h = {
+      "nprocs",        "walkers",        "rank",       "setup",          "same_as",     "balancer",    "interval",
+      "method",        "finished",       "scenarios",  "vs_none_median", "vs_none_min", "vs_none_max", "regret_max",
+      "regret_median", "worst_scenario", "once_s",     "break_even_s",   "dropped",     "winner",      "runner_up",
+      "gain_median",   "robust",         "depends_on", "tolerance_pct",  "tolerance",   "verdict",     "ranks_answer"};
+  return h;
+}
+
+std::string dropped_why(const Dropped& d, const std::string& first_scenario, double tolerance_pct) {
+  char text[160];
+  std::snprintf(text, sizeof text, "regret %.1f %% > the winner's at most %.1f %% + tolerance ", d.regret * 100,
+                d.winner_bound * 100);
+  return "after the first scenario (" + first_scenario + "): " + text + tolerance_percent(tolerance_pct / 100);
+}
+
+std::vector<csv::Row> advice_rows(const AtRankCount& at, const Ranking& ranking, const std::vector<Dropped>& dropped,
+                                  const AdviceWords& words) {
+  const Verdict& v = ranking.verdict;
+  const std::string winner = at.setups[ranking.rows[v.winner].members.front()].label;
+  const std::string runner = v.runner_up ? at.setups[ranking.rows[*v.runner_up].members.front()].label : std::string();
+  const auto joined = [](const std::vector<std::string>& parts) {
+    std::string text;
+    for (const auto& part : parts) text += (text.empty() ? "" : "; ") + part;
+    return text;
+  };
+  // One row: the set-up's own columns, then this rank count's verdict on every row.
+  const auto row = [&](std::size_t rank, const std::string& label, const std::string& same_as, const RunSpec& spec,
+                       std::size_t scenarios, double median, double lo, double hi, double regret_max,
+                       double regret_median, const std::string& worst, const std::string& once, const std::string& even,
+                       const std::string& why, const std::string& text) {
+    return csv::Row{std::to_string(at.nprocs),
+                    words.question,
+                    std::to_string(rank),
+                    label,
+                    same_as,
+                    spec.balancer,
+                    spec.interval > 0 ? std::to_string(spec.interval) : "",
+                    spec.method,
+                    spec.finished ? std::string(to_string(*spec.finished)) : "",
+                    std::to_string(scenarios),
+                    csv::number(median),
+                    csv::number(lo),
+                    csv::number(hi),
+                    csv::number(regret_max),
+                    csv::number(regret_median),
+                    worst,
+                    once,
+                    even,
+                    why,
+                    winner,
+                    runner,
+                    csv::number(v.gain_median),
+                    v.robust ? "yes" : "no",
+                    v.depends_on,
+                    csv::number(words.tolerance_pct),
+                    words.tolerance_words,
+                    text,
+                    words.ranks_answer};
+  };
+  std::vector<csv::Row> rows;
+  for (std::size_t k = 0; k < ranking.rows.size(); ++k) {
+    const Row& r = ranking.rows[k];
+    std::vector<std::string> same_as;
+    for (std::size_t i = 1; i < r.members.size(); ++i) same_as.push_back(at.setups[r.members[i]].label);
+    const std::string even = r.break_even_s        ? csv::number(*r.break_even_s)
+                             : r.never_breaks_even ? std::string("never")
+                                                   : std::string();
+    rows.push_back(row(k + 1, at.setups[r.members.front()].label, joined(same_as), *at.specs[r.members.front()],
+                       ranking.scenarios.size(), r.vs_none_median, r.vs_none_min, r.vs_none_max, r.regret_max,
+                       r.regret_median, scenario_words(ranking.scenarios[r.worst], dimension_words),
+                       r.once_median_s ? csv::number(*r.once_median_s) : "", even, "", k == 0 ? words.verdict : ""));
+  }
+  std::size_t k = ranking.rows.size();
+  for (const Dropped& d : dropped) {
+    rows.push_back(row(++k, d.label, joined(d.same_as), d.spec, 1, d.vs_none, d.vs_none, d.vs_none, d.regret, d.regret,
+                       words.first_scenario, "", "", dropped_why(d, words.first_scenario, words.tolerance_pct), ""));
+  }
+  return rows;
 }
 
 }  // namespace mcmclb::advice

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // From a simulated advice study's results to the rule's input (mcmclb/advice.hpp), with no I/O: what each set-up
 // pays (its run and its one-off costs, the initial groups priced alike), which columns are the set-up and which the
-// scenario, the race's first round and what it drops, and the per-rank-count tables the rule ranks. `mcmclb advise`
-// (apps/advise.cpp) reads the folder and prints; everything it decides with is here, testable alone.
+// scenario, the race's first round and what it drops, the per-rank-count tables the rule ranks, and advice.csv's
+// rows. `mcmclb advise` (apps/advise.cpp) reads the folder and prints; everything it decides with is here,
+// testable alone.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +14,7 @@
 
 #include "mcmclb/advice.hpp"
 #include "mcmclb/configurations.hpp"
+#include "mcmclb/csv.hpp"
 #include "mcmclb/runs_csv.hpp"
 #include "mcmclb/study.hpp"
 
@@ -120,5 +122,26 @@ struct Tables {
 };
 [[nodiscard]] Tables tabulate(const Study& study, const std::map<std::string, ConfigurationSamples>& samples,
                               const Backend& backend, long draws);
+
+/// advice.csv's header (docs/reference/columns.md): one row per rank count and set-up, ranked.
+[[nodiscard]] const csv::Row& advice_header();
+
+/// What a rank count's rows of advice.csv say besides the ranking: the question in words, the verdict as printed
+/// (with any extrapolation note), the tolerance (percent) and where it came from, the answer on how many ranks,
+/// and the race's first scenario in words (where the dropped set-ups ran).
+struct AdviceWords {
+  std::string question, verdict;
+  double tolerance_pct = 5;
+  std::string tolerance_words, ranks_answer, first_scenario;
+};
+
+/// Why the race dropped a set-up, in words: its regret in the first scenario over the winner's bound and the
+/// tolerance (percent).
+[[nodiscard]] std::string dropped_why(const Dropped& d, const std::string& first_scenario, double tolerance_pct);
+
+/// One rank count's rows of advice.csv: every ranked row (the verdict on the first), then the set-ups the race
+/// dropped there, ranked after them.
+[[nodiscard]] std::vector<csv::Row> advice_rows(const AtRankCount& at, const Ranking& ranking,
+                                                const std::vector<Dropped>& dropped, const AdviceWords& words);
 
 }  // namespace mcmclb::advice

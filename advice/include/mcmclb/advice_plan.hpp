@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// What `mcmclb advise` simulates, with no I/O: the advice study's keys from the question its flags ask and the
+// workload (a trace, or what a study file's points say), what they assume and skip in words, and the question
+// each rank count answers. apps/advise_plan.cpp reads the files, checks them and writes the study this plans.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mcmclb/trace.hpp"
+
+namespace mcmclb::advice {
+
+/// What an advice is asked, from its flags.
+struct PlanQuestion {
+  std::vector<long> ranks;
+  std::vector<std::string> balancers;  // none among them
+  long group_size = 0;                 // G of the copies; 0: one rank (a trace), the study's own (a study file)
+  long chains_per_group = 0;           // W; 0: one
+  bool copies = false;                 // P / G * W copies of the recorded walkers instead of the walkers themselves
+  long draws = 3;                      // seeded draws of the chain map, or of a seeded model's workload
+  double tolerance = 0.05;             // a fraction
+};
+
+/// What a study file's points say about its workload, which the advice keeps as it is.
+struct GivenStudy {
+  const Trace* replayed = nullptr;  // the trace its points replay, if they replay one
+  long largest_rank = 1;            // its largest nprocs
+  bool copies = false;              // more chains than the trace holds: the chain map is open
+  bool sets_speedups = false;       // it names workload.speedups itself
+  bool sets_zip = false;            // it has a zip of its own
+  bool seeded = false;              // its workload model takes a seed
+};
+
+/// The advice study's keys and what they assume and skip, with the shape of the walkers each rank count asks about.
+struct StudyPlan {
+  std::vector<std::pair<std::string, std::string>> keys;  // dotted key, YAML value, in the study's order
+  std::vector<std::string> assumptions;                   // what the scenarios vary, one phrase each
+  std::vector<std::string> skipped;                       // what it does not run, and why
+  /// The race's first speed-up rule (TraceScenarios::first_extrapolate).
+  std::string first_extrapolate = "amdahl";
+  int measured_up_to = 0;     // the trace's speed-ups hold up to this size (SpeedupRules); 0: no trace
+  int trace_chains = 0;       // a trace's walkers (0: a study file)
+  int idle_chains = 0;        // of those, the ones without items
+  bool copies = false;        // P / G * W walkers, not the recorded ones
+  long group_size = 1;        // G of the copies
+  long chains_per_group = 1;  // W
+};
+
+/// The plan for a trace file (named `file` in errors): every balancer and rule at each rank count asked, over the
+/// scenarios the trace leaves open. Throws InputError where a rank count has fewer ranks than the recorded walkers
+/// and copies were not asked.
+[[nodiscard]] StudyPlan plan_trace(const PlanQuestion& q, const Trace& trace, const std::string& file);
+
+/// The plan for a study file's workload: its own axes stay, and what it leaves open is varied.
+[[nodiscard]] StudyPlan plan_study(const PlanQuestion& q, const GivenStudy& given);
+
+/// The question an advice answers at P ranks, in words: whose walkers, on how many ranks, in what groups.
+[[nodiscard]] std::string walkers_words(const StudyPlan& plan, int nprocs);
+
+/// The exclude rules that keep each of these balancers at its interval of the scaling studies
+/// (configs/trace-lj-scale.yaml): collective every 16 items, the planners looking one item ahead.
+[[nodiscard]] std::vector<std::string> interval_excludes(const std::vector<std::string>& balancers);
+
+/// A YAML flow list of the items, e.g. [64, 1024].
+[[nodiscard]] std::string flow_list(const std::vector<std::string>& items);
+
+}  // namespace mcmclb::advice
