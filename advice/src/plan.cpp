@@ -70,11 +70,7 @@ void add_scenarios(StudyPlan& p, const TraceScenarios& s, std::vector<std::strin
 
 }  // namespace
 
-std::string flow_list(const std::vector<std::string>& items) {
-  std::string text;
-  for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
-  return "[" + text + "]";
-}
+std::string flow_list(const std::vector<std::string>& items) { return "[" + join(items) + "]"; }
 
 /// The study's exclude rules that give each of the balancers its interval of the scaling studies
 /// (configs/trace-lj-scale.yaml): collective every 16 items, the planners looking one item ahead.

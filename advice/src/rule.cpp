@@ -10,6 +10,7 @@
 
 #include "mcmclb/advice.hpp"
 #include "mcmclb/stats.hpp"
+#include "mcmclb/text.hpp"
 
 namespace mcmclb::advice {
 
@@ -53,19 +54,13 @@ std::string seconds(double s) {
   return text;
 }
 
-std::string joined(const std::vector<std::string>& parts, const std::string& by) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : by) + p;
-  return out;
-}
-
 /// The row's name: its first set-up, and the others that share its times.
 std::string row_name(const Row& r, const std::vector<Setup>& setups) {
   std::string name = setups[r.members.front()].label;
   if (r.members.size() > 1) {
     std::vector<std::string> others;
     for (std::size_t k = 1; k < r.members.size(); ++k) others.push_back(setups[r.members[k]].label);
-    name += " (same times: " + joined(others, ", ") + ")";
+    name += " (same times: " + join(others, ", ") + ")";
   }
   return name;
 }
@@ -102,7 +97,7 @@ std::string scenario_words(const Scenario& s, const Words&) {
     const std::string name = dimension.rfind("workload_", 0) == 0 ? dimension.substr(9) : dimension;
     parts.push_back(name + " " + value);
   }
-  return parts.empty() ? "the one scenario" : joined(parts, ", ");
+  return parts.empty() ? "the one scenario" : join(parts, ", ");
 }
 
 double weighted_median(const std::vector<double>& values, const std::vector<double>& weights) {
@@ -290,9 +285,9 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
       winners.insert(top);
       per_value.push_back(value + ": " + setups[out.rows[top].members.front()].label);
     }
-    if (winners.size() > 1) depends.push_back(words(d) + " (" + joined(per_value, "; ") + ")");
+    if (winners.size() > 1) depends.push_back(words(d) + " (" + join(per_value, "; ") + ")");
   }
-  v.depends_on = joined(depends, " and ");
+  v.depends_on = join(depends, " and ");
 
   // The tolerance's source in a word: the whole account is the verdict's heading and advice.csv's `tolerance`.
   const std::string source = tolerance_words.rfind("assumed", 0) == 0 ? "assumed" : "measured";
@@ -366,7 +361,7 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
     const Row& r = out.rows[*v.runner_up];
     text.push_back("Runner-up from another balancer: " + row_name(r, setups) + ", largest regret " + pct(r.regret_max));
   }
-  v.text = joined(text, ". ") + ".";
+  v.text = join(text, ". ") + ".";
   return out;
 }
 

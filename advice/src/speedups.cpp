@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "mcmclb/advice_plan.hpp"
 #include "mcmclb/advice_speedups.hpp"
+#include "mcmclb/text.hpp"
 
 namespace mcmclb::advice {
 
@@ -102,11 +104,6 @@ SpeedupRules speedup_rules(const Trace& trace, double tolerance) {
 }
 
 TraceScenarios trace_scenarios(const Trace& trace, const ScenarioQuestion& q) {
-  const auto list = [](const std::vector<std::string>& items) {
-    std::string text;
-    for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
-    return text;
-  };
   TraceScenarios s;
   const SpeedupRules rules = speedup_rules(trace, q.tolerance);
   s.measured_up_to = rules.measured_up_to;
@@ -125,9 +122,9 @@ TraceScenarios trace_scenarios(const Trace& trace, const ScenarioQuestion& q) {
     std::vector<std::string> words;
     for (const std::string& r : rules.rules) words.push_back(kWords.at(r));
     varied = rules.rules;
-    s.keys.emplace_back("workload.extrapolate", "[" + list(rules.rules) + "]");
+    s.keys.emplace_back("workload.extrapolate", flow_list(rules.rules));
     s.assumptions.push_back("the speed-up past the " + std::to_string(rules.measured_up_to) +
-                            " ranks measured: " + list(words) + (rules.usl_peak.empty() ? "" : "; " + rules.usl_peak) +
+                            " ranks measured: " + join(words) + (rules.usl_peak.empty() ? "" : "; " + rules.usl_peak) +
                             (rules.measured.empty() ? "" : "; " + rules.measured));
     if (!rules.perfect_left_out.empty()) s.skipped.push_back(rules.perfect_left_out);
     s.first_extrapolate = rules.first;

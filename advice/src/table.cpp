@@ -8,6 +8,7 @@
 
 #include "mcmclb/advice_table.hpp"
 #include "mcmclb/balancer.hpp"
+#include "mcmclb/text.hpp"
 
 namespace mcmclb::advice {
 
@@ -320,11 +321,6 @@ std::vector<csv::Row> advice_rows(const AtRankCount& at, const Ranking& ranking,
   const Verdict& v = ranking.verdict;
   const std::string winner = at.setups[ranking.rows[v.winner].members.front()].label;
   const std::string runner = v.runner_up ? at.setups[ranking.rows[*v.runner_up].members.front()].label : std::string();
-  const auto joined = [](const std::vector<std::string>& parts) {
-    std::string text;
-    for (const auto& part : parts) text += (text.empty() ? "" : "; ") + part;
-    return text;
-  };
   // One row: the set-up's own columns, then this rank count's verdict on every row.
   const auto row = [&](std::size_t rank, const std::string& label, const std::string& same_as, const RunSpec& spec,
                        std::size_t scenarios, double median, double lo, double hi, double regret_max,
@@ -367,15 +363,16 @@ std::vector<csv::Row> advice_rows(const AtRankCount& at, const Ranking& ranking,
     const std::string even = r.break_even_s        ? csv::number(*r.break_even_s)
                              : r.never_breaks_even ? std::string("never")
                                                    : std::string();
-    rows.push_back(row(k + 1, at.setups[r.members.front()].label, joined(same_as), *at.specs[r.members.front()],
+    rows.push_back(row(k + 1, at.setups[r.members.front()].label, join(same_as, "; "), *at.specs[r.members.front()],
                        ranking.scenarios.size(), r.vs_none_median, r.vs_none_min, r.vs_none_max, r.regret_max,
                        r.regret_median, scenario_words(ranking.scenarios[r.worst], dimension_words),
                        r.once_median_s ? csv::number(*r.once_median_s) : "", even, "", k == 0 ? words.verdict : ""));
   }
   std::size_t k = ranking.rows.size();
   for (const Dropped& d : dropped) {
-    rows.push_back(row(++k, d.label, joined(d.same_as), d.spec, 1, d.vs_none, d.vs_none, d.vs_none, d.regret, d.regret,
-                       words.first_scenario, "", "", dropped_why(d, words.first_scenario, words.tolerance_pct), ""));
+    rows.push_back(row(++k, d.label, join(d.same_as, "; "), d.spec, 1, d.vs_none, d.vs_none, d.vs_none, d.regret,
+                       d.regret, words.first_scenario, "", "",
+                       dropped_why(d, words.first_scenario, words.tolerance_pct), ""));
   }
   return rows;
 }

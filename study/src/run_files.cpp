@@ -190,8 +190,7 @@ const csv::Row& runs_header_v02() {
 csv::Row upgrade_runs_from(const csv::Row& row, const csv::Row& old) {
   const auto balancer = std::find(old.begin(), old.end(), "balancer");
   const std::string balancer_name = row.at(static_cast<std::size_t>(balancer - old.begin()));
-  const auto file = std::find(old.begin(), old.end(), "workload_file");
-  const bool replays = file != old.end() && !row.at(static_cast<std::size_t>(file - old.begin())).empty();
+  const bool replays = replays_a_trace(old, row);
   return upgrade_by_name(row, old, runs_header(),
                          [&](const std::string& name) { return older_value(name, balancer_name, replays); });
 }

@@ -204,6 +204,11 @@ std::string older_value(std::string_view column, std::string_view balancer, bool
   return "";
 }
 
+bool replays_a_trace(const csv::Row& header, const csv::Row& row) {
+  const auto file = std::find(header.begin(), header.end(), "workload_file");
+  return file != header.end() && !row.at(static_cast<std::size_t>(file - header.begin())).empty();
+}
+
 std::string point_key(const RunSpec& spec, const Backend& backend) { return key_of_fields(key_fields(spec, backend)); }
 
 std::string configuration_key(const RunSpec& spec, const Backend& backend) {
@@ -249,16 +254,14 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
   }
   const std::size_t valid_column = column_of("valid");
   const std::size_t balancer_column = column_of("balancer");
-  const auto file_at = std::find(header.begin(), header.end(), "workload_file");
   while (std::getline(in, line)) {
     const auto fields = csv::split_line(line);
     if (fields.size() != header.size()) continue;
     std::vector<std::string> key;
+    const bool replays = replays_a_trace(header, fields);
     for (const auto& [i, name] : key_columns) {
       // A rule left empty is the balancer's former one (collective's rows before it offered a choice).
       const bool older = i == kAbsent || (name == "finished" && fields[i].empty());
-      const bool replays =
-          file_at != header.end() && !fields[static_cast<std::size_t>(file_at - header.begin())].empty();
       key.push_back(older ? older_value(name, fields[balancer_column], replays) : fields[i]);
     }
     Recorded& r = keys[key_of_fields(key)];

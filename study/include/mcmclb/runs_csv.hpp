@@ -67,6 +67,8 @@ std::string older_finished_rule(std::string_view balancer);
 /// replayed a trace): backend "mpi", the balancer's former finished rule, a replay's speed-ups at the median of
 /// their repetitions, else empty, as today's runs write a column that does not apply.
 std::string older_value(std::string_view column, std::string_view balancer, bool replays = false);
+/// Whether a runs.csv row under header replayed a trace: its workload_file is set (never where the header has none).
+[[nodiscard]] bool replays_a_trace(const csv::Row& header, const csv::Row& row);
 /// The row of runs.csv for record.
 csv::Row runs_row(const RunRecord& record);
 
