@@ -31,6 +31,7 @@
 #include <thread>
 #include <utility>
 
+#include "checkpoint.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/config.hpp"
 #include "mcmclb/csv.hpp"
@@ -40,6 +41,7 @@
 #include "mcmclb/provenance.hpp"
 #include "mcmclb/text.hpp"
 #include "mcmclb/trace.hpp"
+#include "trace_writer.hpp"
 
 namespace mcmclb::walkers {
 
@@ -75,15 +77,47 @@ std::string yaml_number(double x) {
   return text;
 }
 
-/// The run the options ask for on nprocs ranks, built and checked by the study library as the keys of a study file
-/// would be: the same names, the same defaults and the same one-line errors.
-RunSpec run_spec(const Options& o, int nprocs, int chain_count) {
+/// The options as a study file's keys, which the study library checks: the same names, the same defaults and the
+/// same one-line errors.
+std::vector<std::string> study_keys(const Options& o) {
   std::vector<std::string> keys = {"balancer=" + yaml_quoted(o.balancer), "interval=" + std::to_string(o.interval),
                                    "G=" + std::to_string(o.group_size),
                                    "T_ms=" + yaml_number(o.item_s > 0 ? 1000.0 * o.item_s : kStandInItemMs),
                                    "work.wait=" + yaml_quoted(o.wait)};
   if (!o.method.empty()) keys.push_back("method=" + yaml_quoted(o.method));
   if (!o.finished.empty()) keys.push_back("finished=" + yaml_quoted(o.finished));
+  return keys;
+}
+
+/// The options' numbers that no study key checks.
+void check_numbers(const Options& o) {
+  if (!(std::isfinite(o.item_s) && o.item_s >= 0)) {
+    throw InputError("Options::item_s: " + yaml_number(o.item_s) +
+                     " is not allowed (allowed: 0, measured as the run goes, or seconds > 0)");
+  }
+  if (!(std::isfinite(o.item_timeout_s) && o.item_timeout_s >= 0)) {
+    throw InputError("Options::item_timeout_s: " + yaml_number(o.item_timeout_s) +
+                     " is not allowed (allowed: 0, no limit, or seconds > 0)");
+  }
+  if (!(std::isfinite(o.checkpoint_every_s) && o.checkpoint_every_s >= 0)) {
+    throw InputError("Options::checkpoint_every_s: " + yaml_number(o.checkpoint_every_s) +
+                     " is not allowed (allowed: seconds >= 0)");
+  }
+  if (o.checkpoint_every_items < 0) {
+    throw InputError("Options::checkpoint_every_items: " + std::to_string(o.checkpoint_every_items) +
+                     " is not allowed (allowed: 0, by seconds, or items > 0)");
+  }
+  if (!(std::isfinite(o.stop_grace_s) && o.stop_grace_s >= 0)) {
+    throw InputError("Options::stop_grace_s: " + yaml_number(o.stop_grace_s) +
+                     " is not allowed (allowed: seconds >= 0)");
+  }
+}
+
+/// The run the options ask for on nprocs ranks, built and checked by the study library as the keys of a study file
+/// would be: the same names, the same defaults and the same one-line errors.
+RunSpec run_spec(const Options& o, int nprocs, int chain_count) {
+  check_numbers(o);
+  std::vector<std::string> keys = study_keys(o);
   Experiment e = parse_experiment("experiment: walkers\n", keys, "mcmclb::walkers::Options");
   check_against_nprocs(e, nprocs);
   const int groups = nprocs / e.G;
@@ -128,55 +162,126 @@ class AppChains final : public ChainWork {
   // chain counts differ by one at most. Every call below takes a slot and passes the application its chain.
   [[nodiscard]] int64_t items(int slot) const override {
     const int chain = chain_of(slot);
-    return chain < 0 ? 0 : lengths_[static_cast<std::size_t>(chain)];
+    if (chain < 0 || finished_before(chain)) return 0;
+    return lengths_[static_cast<std::size_t>(chain)] - first(chain);
   }
   void start(int slot, GroupComm& group) override {
     const int chain = chain_of(slot);
-    if (chain >= 0) guard(chain, 0, "start", [&] { chains_.start(chain, group); });
+    if (chain < 0 || finished_before(chain)) return;
+    if (first(chain) > 0) {
+      resume(chain, group);
+    } else {
+      guard(chain, 0, "start", [&] { chains_.start(chain, group); });
+    }
+    if (keeping_) since_[chain] = {0, pace_now()};
   }
   void work(int slot, int64_t item, GroupComm& group) override {
     const int chain = chain_of(slot);
-    guard(chain, item, "work", [&] { chains_.work(chain, item, group); });
+    const int64_t at = first(chain) + item;
+    if (keeping_ && group.rank() == 0) before_item(chain, at);
+    const auto t0 = std::chrono::steady_clock::now();
+    guard(chain, at, "work", [&] { chains_.work(chain, at, group); });
+    if (keeping_) {
+      if (rows_kept_) {
+        rows_[chain].push_back(
+            {chain, at, group.size(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
+      }
+      ++since_[chain].first;
+    }
   }
   bool done(int slot, int64_t item) override {
     const int chain = chain_of(slot);
+    const int64_t at = first(chain) + item;
     bool is_done = false;
-    guard(chain, item, "done", [&] { is_done = chains_.done(chain, item); });
+    guard(chain, at, "done", [&] { is_done = chains_.done(chain, at); });
     if (!is_done) return false;
     // The kernel asks again only after this rank takes the chain anew; the first answer is where it ended.
-    int64_t& at = ended_at_.at(static_cast<std::size_t>(chain));
-    at = std::min(at, item);
+    int64_t& ended = ended_at_.at(static_cast<std::size_t>(chain));
+    ended = std::min(ended, at);
     return true;
   }
   void finish(int slot, GroupComm& group) override {
     const int chain = chain_of(slot);
-    if (chain < 0) return;
-    guard(chain, items(slot), "finish", [&] { chains_.finish(chain, group); });
-    if (collect_results_ && group.rank() == 0) {
-      guard(chain, items(slot), "result", [&] { results_[chain] = chains_.result(chain); });
+    if (chain < 0 || finished_before(chain)) return;
+    const int64_t end = lengths_[static_cast<std::size_t>(chain)];
+    guard(chain, end, "finish", [&] { chains_.finish(chain, group); });
+    if ((collect_results_ || keeping_) && group.rank() == 0) {
+      std::vector<std::byte> result;
+      guard(chain, end, "result", [&] { result = chains_.result(chain); });
+      if (keeping_) {
+        keep({.chain = chain,
+              .finished = true,
+              .next_item = ended_at_[static_cast<std::size_t>(chain)],
+              .bytes = result,
+              .rows = std::move(rows_[chain])});
+        if (stop_ != nullptr) stop_->leading(false);
+      }
+      if (collect_results_) results_[chain] = std::move(result);
     }
+    rows_.erase(chain);
+    since_.erase(chain);
   }
   /// Keep every result of a chain this rank's groups end (Chains::result on the group's member 0).
   void collect_results() { collect_results_ = true; }
   /// The results kept on this rank, by chain.
   [[nodiscard]] const std::map<int, std::vector<std::byte>>& results() const noexcept { return results_; }
+  /// A result this run did not make: a chain a checkpoint held as finished.
+  void add_result(int chain, std::vector<std::byte> bytes) { results_[chain] = std::move(bytes); }
   std::vector<std::byte> save(int slot, int64_t item) override {
     const int chain = chain_of(slot);
     std::vector<std::byte> bytes;
-    if (chain >= 0) guard(chain, item, "save", [&] { bytes = chains_.save(chain); });
-    return bytes;
+    if (chain >= 0) guard(chain, first(chain) + item, "save", [&] { bytes = chains_.save(chain); });
+    // Where the run keeps checkpoints, what whichever member writes the chain's next one must know travels too.
+    if (!keeping_ || chain < 0) return bytes;
+    return detail::pack_state(bytes, ended_at_[static_cast<std::size_t>(chain)], rows_[chain]);
   }
   void restore(int slot, int64_t item, std::span<const std::byte> state) override {
     const int chain = chain_of(slot);
-    if (chain >= 0) guard(chain, item, "restore", [&] { chains_.restore(chain, state); });
+    if (chain < 0) return;
+    if (!keeping_) {
+      guard(chain, first(chain) + item, "restore", [&] { chains_.restore(chain, state); });
+      return;
+    }
+    adopt(chain, first(chain) + item, detail::unpack_state(state, chain));
   }
+
+  /// Takes every chain up where a checkpoint left it: per chain, the item it resumes at (0: its start; -1:
+  /// finished before, with ended_at its items). Before place().
+  void resume_from(std::vector<int64_t> resumed_at, const std::vector<int64_t>& ended_at) {
+    resumed_at_ = std::move(resumed_at);
+    for (std::size_t c = 0; c < resumed_at_.size(); ++c) {
+      if (resumed_at_[c] < 0) ended_at_[c] = ended_at[c];
+    }
+  }
+  /// From now on, keep each chain's checkpoints in folder (Options::checkpoint), every every_items items or
+  /// every_s seconds, with its trace rows where the run records them; a stop asked by a signal (stop, if not null)
+  /// writes them at the next item.
+  void keep_checkpoints(const detail::CheckpointFolder& folder, uint64_t fingerprint, const Options& o,
+                        detail::StopOnSignal* stop) {
+    folder_ = &folder;
+    fingerprint_ = fingerprint;
+    every_items_ = o.checkpoint_every_items;
+    every_s_ = o.checkpoint_every_s;
+    keeping_ = true;
+    rows_kept_ = !o.record.empty();
+    stop_ = stop;
+  }
+  /// Per chain, the item this run took it up at (0: its start; -1: finished before): Report::resumed_at.
+  [[nodiscard]] const std::vector<int64_t>& resumed_at() const noexcept { return resumed_at_; }
+  [[nodiscard]] int64_t checkpoints() const noexcept { return checkpoints_; }
+  [[nodiscard]] double checkpoint_s() const noexcept { return checkpoint_s_; }
 
   /// Lays the chains out over `groups` initial groups of `per_group` slots each (place_chains); a group's unused
   /// slots come last.
   void place(int groups, int per_group, Placement how) {
     slot_chain_.assign(static_cast<std::size_t>(groups) * static_cast<std::size_t>(per_group), -1);
     chain_group_.assign(lengths_.size(), -1);
-    const std::vector<std::vector<int>> layout = place_chains(lengths_, groups, how);
+    // A resumed run lays out what is left of each chain.
+    std::vector<int64_t> left(lengths_.size());
+    for (std::size_t c = 0; c < left.size(); ++c) {
+      left[c] = finished_before(static_cast<int>(c)) ? 0 : lengths_[c] - first(static_cast<int>(c));
+    }
+    const std::vector<std::vector<int>> layout = place_chains(left, groups, how);
     for (int g = 0; g < groups; ++g) {
       const std::vector<int>& mine = layout[static_cast<std::size_t>(g)];
       for (std::size_t j = 0; j < mine.size(); ++j) {
@@ -199,7 +304,10 @@ class AppChains final : public ChainWork {
   /// Costs with the application's chain numbers in place of slots.
   [[nodiscard]] std::vector<ItemCost> by_chain(std::span<const ItemCost> costs) const {
     std::vector<ItemCost> out(costs.begin(), costs.end());
-    for (ItemCost& c : out) c.chain = chain_of(c.chain);
+    for (ItemCost& c : out) {
+      c.chain = chain_of(c.chain);
+      c.item += first(c.chain);
+    }
     return out;
   }
 
@@ -262,6 +370,70 @@ class AppChains final : public ChainWork {
   }
 
  private:
+  [[nodiscard]] int64_t first(int chain) const {
+    return resumed_at_.empty() ? 0 : std::max<int64_t>(resumed_at_.at(static_cast<std::size_t>(chain)), 0);
+  }
+  [[nodiscard]] bool finished_before(int chain) const {
+    return !resumed_at_.empty() && resumed_at_.at(static_cast<std::size_t>(chain)) < 0;
+  }
+  static double pace_now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
+  /// On the member 0 of chain's group, before item `at`: the chain's checkpoint when one is due, or when a signal
+  /// asked the run to stop (then the thread that ends the process may go on).
+  void before_item(int chain, int64_t at) {
+    const bool stopping = stop_ != nullptr && detail::StopOnSignal::requested();
+    if (stop_ != nullptr) stop_->leading(true);
+    const auto& [items, since_s] = since_[chain];
+    const bool due = every_items_ > 0 ? items >= every_items_ : pace_now() - since_s >= every_s_;
+    // Nothing worked since the last checkpoint (or the chain's start, which needs none): nothing to write.
+    if (items > 0 && (due || stopping)) {
+      std::vector<std::byte> state;
+      guard(chain, at, "save", [&] { state = chains_.save(chain); });
+      keep({.chain = chain, .finished = false, .next_item = at, .bytes = std::move(state), .rows = rows_[chain]});
+      since_[chain] = {0, pace_now()};
+    }
+    if (stopping) stop_->saved();
+  }
+  /// Writes a chain's checkpoint; one that cannot be written is said once, and the run goes on without it.
+  void keep(const detail::ChainRecord& record) {
+    const double t0 = pace_now();
+    try {
+      folder_->write_record(record, fingerprint_);
+      ++checkpoints_;
+    } catch (const std::exception& e) {
+      if (!warned_) {
+        std::fprintf(stderr, "mcmclb: rank %d: chain %d: checkpoint not written (%s); the run goes on\n", rank_,
+                     record.chain, e.what());
+        warned_ = true;
+      }
+    }
+    checkpoint_s_ += pace_now() - t0;
+  }
+  /// A chain this run takes up from its checkpoint, on every member of the group that starts it: the member 0
+  /// reads it and passes it on, each member restores the state and takes the rows.
+  void resume(int chain, GroupComm& group) {
+    std::vector<std::byte> packed;
+    if (group.rank() == 0) {
+      try {
+        detail::ChainRecord r = folder_->read_record(chain, fingerprint_);
+        if (r.finished || r.next_item != first(chain)) throw std::runtime_error("changed since the run started");
+        packed = detail::pack_state(r.bytes, lengths_[static_cast<std::size_t>(chain)], r.rows);
+      } catch (const std::exception& e) {
+        abort_run(comm_, rank_, "chain " + std::to_string(chain) + ": its checkpoint cannot be read: " + e.what());
+      }
+    }
+    group.bcast(packed, 0);
+    adopt(chain, first(chain), detail::unpack_state(packed, chain));
+  }
+  /// A chain's state and what travels with it, on a member that takes the chain up before item `at`.
+  void adopt(int chain, int64_t at, detail::Travelling got) {
+    int64_t& ended = ended_at_[static_cast<std::size_t>(chain)];
+    ended = std::min(ended, got.ended_at);
+    if (rows_kept_) rows_[chain] = std::move(got.rows);
+    guard(chain, at, "restore", [&] { chains_.restore(chain, got.state); });
+  }
+
   static int64_t now_ns() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
@@ -294,6 +466,19 @@ class AppChains final : public ChainWork {
   std::vector<int> chain_group_;  // per chain: its initial group (chain_groups())
   bool collect_results_ = false;
   std::map<int, std::vector<std::byte>> results_;
+  // Checkpoints (keep_checkpoints): per chain, where this run took it up; the rows and the items and time since the
+  // last checkpoint of the chains this rank works.
+  const detail::CheckpointFolder* folder_ = nullptr;
+  uint64_t fingerprint_ = 0;
+  int64_t every_items_ = 0;
+  double every_s_ = 0;
+  bool keeping_ = false, rows_kept_ = false, warned_ = false;
+  std::vector<int64_t> resumed_at_;
+  std::map<int, std::vector<ItemCost>> rows_;
+  std::map<int, std::pair<int64_t, double>> since_;
+  detail::StopOnSignal* stop_ = nullptr;
+  int64_t checkpoints_ = 0;
+  double checkpoint_s_ = 0;
   // The call in progress, for the watchdog: started_ns 0 when none is.
   std::atomic<int64_t> call_started_ns_{0};
   std::atomic<int> call_chain_{-1};
@@ -483,68 +668,6 @@ std::vector<ItemCost> gather_costs(const std::vector<ItemCost>& own, const mpi::
   return costs;
 }
 
-/// The comment lines a trace file starts with: what recorded it, how, where and when.
-std::string trace_head(const Report& r, const Options& o) {
-  std::string name;
-  for (const char c : o.name) name += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
-  std::ostringstream out;
-  out << "# recorded by mcmclb::walkers::run (mcmclb " << git_commit() << "): " << name << " under balancer "
-      << r.balancer << (r.method.empty() ? "" : " " + r.method) << (r.finished.empty() ? "" : " " + r.finished)
-      << " at " << r.nprocs << " ranks, " << r.groups << " initial groups of " << r.nprocs / std::max(r.groups, 1)
-      << ", " << r.chains_per_group << " chains each\n";
-  out << "# with " << mpi::library_version() << " on " << collect_provenance("", r.nprocs).host << ", " << utc_now()
-      << "\n";
-  return out.str();
-}
-
-/// An item row of a trace file, with the initial group that started its chain (groups: per chain).
-void append_row(std::string& out, const ItemCost& c, const std::vector<int>& groups) {
-  out += std::to_string(c.chain) + ',' + std::to_string(c.item) + ',' + std::to_string(c.ranks) + ',' +
-         csv::number(c.seconds) + ",," + std::to_string(groups.at(static_cast<std::size_t>(c.chain))) + "\n";
-}
-
-/// The recording as the run goes: every rank appends its leaders' rows to the file (O_APPEND, one write per batch,
-/// so batches of several ranks never interleave within a row on a local file system). A failed write (a full disk)
-/// stops the streaming with one line; the whole file is still written at the end of a run that ends well.
-class TraceStream {
- public:
-  TraceStream(const std::string& path, int rank) : path_(path), rank_(rank) {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (fd_ < 0) warn(std::strerror(errno));
-  }
-  ~TraceStream() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  TraceStream(const TraceStream&) = delete;
-  TraceStream& operator=(const TraceStream&) = delete;
-
-  void append(std::span<const ItemCost> costs, const std::vector<int>& groups) {
-    if (fd_ < 0 || costs.empty()) return;
-    std::string text;
-    for (const ItemCost& c : costs) append_row(text, c, groups);
-    for (std::size_t at = 0; at < text.size();) {
-      const ssize_t n = ::write(fd_, text.data() + at, text.size() - at);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        warn(std::strerror(errno));
-        ::close(fd_);
-        fd_ = -1;
-        return;
-      }
-      at += static_cast<std::size_t>(n);
-    }
-  }
-
- private:
-  void warn(const char* why) const {
-    std::fprintf(stderr, "mcmclb: rank %d: cannot append to %s (%s): its rows will be written when the run ends\n",
-                 rank_, path_.c_str(), why);
-  }
-  std::string path_;
-  int rank_;
-  int fd_ = -1;
-};
-
 /// Collective: the results each rank kept, by chain, on rank 0 (Results::root) or every rank (Results::all). Every
 /// chain's result must arrive exactly once.
 std::vector<std::vector<std::byte>> collect_results(const std::map<int, std::vector<std::byte>>& mine, int chains,
@@ -598,74 +721,13 @@ std::vector<std::vector<std::byte>> collect_results(const std::map<int, std::vec
   return results;
 }
 
-/// The trace file of a run's items: comment lines saying where it came from and what the run took (kTraceRunLine),
-/// the item rows, then each chain's measured speed-ups (mean seconds per item at 1 rank over those at m, where it
-/// worked at both) and, as rows of chain `*`, each of those again: the repetitions at m whose median a replay takes
-/// for the chains that were not measured there.
-std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<int>& groups, const Report& r,
-                       const Options& o, int64_t& speedups) {
-  std::map<std::pair<int, int>, ItemTiming> per_size;
-  for (const ItemCost& c : costs) {
-    ItemTiming& t = per_size[{c.chain, c.ranks}];
-    ++t.items;
-    t.seconds += c.seconds;
-  }
-  const auto mean = [&](int chain, int m) -> std::optional<double> {
-    const auto it = per_size.find({chain, m});
-    if (it == per_size.end() || !(it->second.seconds > 0)) return std::nullopt;
-    return it->second.seconds / static_cast<double>(it->second.items);
-  };
-  std::map<int, std::map<int, double>> measured;  // chain -> m -> speed-up
-  std::map<int, std::vector<double>> pooled;      // m -> the chains' speed-ups there
-  for (const auto& [key, timing] : per_size) {
-    const auto [chain, m] = key;
-    if (m == 1) continue;
-    const auto at_1 = mean(chain, 1), at_m = mean(chain, m);
-    if (!at_1 || !at_m) continue;
-    measured[chain][m] = *at_1 / *at_m;
-    pooled[m].push_back(*at_1 / *at_m);
-  }
-  std::ostringstream out;
-  out << trace_head(r, o);
-  out << kTraceRunLine << " ranks=" << r.nprocs << " groups=" << r.groups << " balancer=" << r.balancer
-      << " seconds=" << csv::number(r.time_s) << "\n";
-  out << "# speed-ups: measured where a chain worked items at 1 and at m ranks; chain * repeats each of them at m, "
-         "whose median a replay takes for the chains not measured there; without any, every chain scales "
-         "perfectly\n";
-  out << kTraceHeaderWithGroup << "\n";
-  std::string rows;
-  for (const ItemCost& c : costs) append_row(rows, c, groups);
-  out << rows;
-  speedups = 0;
-  for (const auto& [chain, ups] : measured) {
-    for (const auto& [m, up] : ups) {
-      out << chain << ",," << m << ",," << csv::number(up) << ",\n";
-      ++speedups;
-    }
-  }
-  for (const auto& [m, ups] : pooled) {
-    for (const double up : ups) {
-      out << "*,," << m << ",," << csv::number(up) << ",\n";
-      ++speedups;
-    }
-  }
-  return out.str();
-}
-
-/// Writes text to path whole or not at all: a temporary file in the same folder, then a rename.
-void write_whole(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write " + temporary + ": " + std::strerror(errno));
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(temporary.c_str());
-    throw std::runtime_error("cannot rename " + temporary + " to " + path + ": " + why);
-  }
+/// Collective: a name for this run that no other run of the same folder shares (rank 0's pid and clock), where
+/// ranks stopped by a signal leave their marks.
+std::string run_token(const mpi::Comm& comm) {
+  std::array<int64_t, 2> words{static_cast<int64_t>(::getpid()),
+                               std::chrono::system_clock::now().time_since_epoch().count()};
+  mpi::bcast_politely(comm, words.data(), 2, MPI_INT64_T, 0);
+  return std::to_string(words[0]) + "-" + std::to_string(words[1]);
 }
 
 }  // namespace
@@ -718,6 +780,12 @@ std::vector<std::vector<int>> place_chains(std::span<const int64_t> items, int g
   return placed;
 }
 
+void check_options(const Options& options) {
+  check_numbers(options);
+  Experiment e = parse_experiment("experiment: walkers\n", study_keys(options), "mcmclb::walkers::Options");
+  (void)expand_runs(e, e.G, catalog(), 1);  // the names, as a run on one group would check them
+}
+
 std::vector<std::string> balancer_names() {
   std::vector<std::string> names;
   for (const BalancerEntry& e : balancer_entries()) names.emplace_back(e.info.name);
@@ -730,21 +798,22 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   const int nprocs = comm.size();
   AppChains app(chains, comm_handle, rank);
   // Checked everywhere before anything is sent, so every rank throws the same line or none does.
-  if (!(std::isfinite(options.item_s) && options.item_s >= 0)) {
-    throw InputError("Options::item_s: " + yaml_number(options.item_s) +
-                     " is not allowed (allowed: 0, measured as the run goes, or seconds > 0)");
-  }
-  if (!(std::isfinite(options.item_timeout_s) && options.item_timeout_s >= 0)) {
-    throw InputError("Options::item_timeout_s: " + yaml_number(options.item_timeout_s) +
-                     " is not allowed (allowed: 0, no limit, or seconds > 0)");
-  }
   const RunSpec spec = run_spec(options, nprocs, chains.count());
   app.read_lengths();
   check_same_chains(comm, app.lengths());
   if (!options.record.empty()) check_record_path(comm, options.record);
+  const detail::CheckpointFolder folder(options.checkpoint);
+  detail::Resumption resumption;
+  if (!options.checkpoint.empty()) {
+    resumption = detail::open_checkpoint(comm, folder, options.name, app.lengths());
+    app.resume_from(resumption.resumed_at, resumption.ended_at);
+    for (auto& [chain, bytes] : resumption.results) app.add_result(chain, std::move(bytes));
+  }
   const BalancerInfo& info = balancer_info(spec.balancer);
   std::vector<int> sizes = initial_group_sizes(spec, comm);
   app.place(static_cast<int>(sizes.size()), spec.workload.chains_per_group, options.placement);
+  // The trace's initial groups: a resumed run's chains keep those of the run that started them.
+  const std::vector<int>& trace_groups = resumption.resumed ? resumption.meta.chain_groups : app.chain_groups();
 
   Report r;
   r.balancer = spec.balancer;
@@ -754,6 +823,15 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   r.nprocs = nprocs;
   r.groups = static_cast<int>(sizes.size());
   r.chains_per_group = spec.workload.chains_per_group;
+  if (!options.checkpoint.empty() && rank == 0 && !resumption.resumed) {
+    folder.write_meta({.name = options.name,
+                       .chains = static_cast<int>(app.lengths().size()),
+                       .fingerprint = resumption.fingerprint,
+                       .ranks = nprocs,
+                       .groups = r.groups,
+                       .balancer = r.balancer,
+                       .chain_groups = app.chain_groups()});
+  }
 
   // Waits as work.wait says; by default they spin where every rank has a core of its own and nap where ranks share
   // them, as mcmclb's own runs do.
@@ -761,21 +839,25 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   const mpi::ScopedWaitPolicy waiting(spec.work.wait ? *spec.work.wait : mpi::machine_wait_policy(occupancy));
   Kernel kernel(spec, std::move(sizes), spec.method.empty() ? std::string(info.initial_method) : spec.method,
                 comm_handle, app);
-  std::optional<TraceStream> stream;
+  std::optional<detail::TraceStream> stream;
   if (!options.record.empty()) {
     // The file starts as an incomplete trace, its rows added as chains end; every rank opens it once rank 0 has
     // made it.
     if (rank == 0) {
-      write_whole(options.record, std::string(kTraceIncomplete) +
-                                      " the run recording this trace has not ended; if it failed or was killed, the "
-                                      "rows below are the items of the chains that ended, and the first of the "
-                                      "others\n" +
-                                      trace_head(r, options) + std::string(kTraceHeaderWithGroup) + "\n");
+      std::string rows;  // a resumed run's items worked before
+      for (const ItemCost& c : resumption.rows) detail::append_row(rows, c, trace_groups);
+      detail::write_text_whole(options.record,
+                               std::string(kTraceIncomplete) +
+                                   " the run recording this trace has not ended; if it failed or was killed, the "
+                                   "rows below are the items of the chains that ended, and the first of the "
+                                   "others\n" +
+                                   detail::trace_head(r, options) + std::string(kTraceHeaderWithGroup) + "\n" + rows);
     }
     mpi::barrier_politely(comm, mpi::setup_patience);
     stream.emplace(options.record, rank);
-    kernel.set_cost_sink(
-        [&stream, &app](std::span<const ItemCost> costs) { stream->append(app.by_chain(costs), app.chain_groups()); });
+    kernel.set_cost_sink([&stream, &app, &trace_groups](std::span<const ItemCost> costs) {
+      stream->append(app.by_chain(costs), trace_groups);
+    });
   }
   if (options.results != Results::none) app.collect_results();
   const auto balancer = make_balancer(spec);
@@ -783,9 +865,18 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
     kernel.count_group_calls(&app.group_calls());
     app.start_watchdog(options.item_timeout_s);
   }
+  std::optional<detail::StopOnSignal> stop;
+  if (!options.checkpoint.empty()) {
+    stop.emplace(folder, run_token(comm), comm_handle, options.stop_grace_s);
+    app.keep_checkpoints(folder, resumption.fingerprint, options, &*stop);
+  }
   kernel.form_initial_groups(info.regroups);
   kernel.start(spec.finished == FinishedRule::pays ? Kernel::CalibrationPass::to_price : Kernel::CalibrationPass::none);
   balancer->run(kernel);
+  if (stop) {
+    stop->ended();  // with a stop asked, the process ends there
+    stop.reset();
+  }
   mpi::barrier_politely(comm, mpi::setup_patience);  // everyone has finished; what follows is checking
   app.stop_watchdog();
   stream.reset();
@@ -796,19 +887,36 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   r.chain_items = chain_items(app, comm);
   if (rank != 0) r.chain_items.clear();
   r.rank = rank_report(kernel.stats(), kernel.items_passed());
+  r.rank.checkpoints = app.checkpoints();
+  r.rank.checkpoint_s = app.checkpoint_s();
+  r.resumed_at = app.resumed_at();
   if (options.results != Results::none) {
     r.results = collect_results(app.results(), static_cast<int>(app.lengths().size()), options.results, comm);
   }
   std::vector<ItemCost> costs;
-  if (!options.record.empty()) costs = gather_costs(app.by_chain(kernel.item_costs()), comm);
+  if (!options.record.empty()) {
+    costs = gather_costs(app.by_chain(kernel.item_costs()), comm);
+    if (rank == 0 && resumption.resumed) {
+      costs.insert(costs.end(), resumption.rows.begin(), resumption.rows.end());
+      std::sort(costs.begin(), costs.end(), [](const ItemCost& a, const ItemCost& b) {
+        return std::pair(a.chain, a.item) < std::pair(b.chain, b.item);
+      });
+    }
+  }
   if (rank == 0) {
     summarise(ranks, passed, r);
     r.valid = violations.empty();
     r.violations = join(violations, "; ");
     if (!options.record.empty() && r.valid) {
-      const std::string text = trace_text(costs, app.chain_groups(), r, options, r.recorded_speedups);
+      const std::string resumed = resumption.resumed
+                                      ? "this run continued from the checkpoints in " + one_line(options.checkpoint) +
+                                            " of a run of " + std::to_string(resumption.meta.ranks) + " ranks in " +
+                                            std::to_string(resumption.meta.groups) +
+                                            " initial groups; no one run took the whole time, so no run line is given"
+                                      : std::string();
+      const std::string text = detail::trace_text(costs, trace_groups, r, options, resumed, r.recorded_speedups);
       (void)Trace::parse(text, options.record);  // what mcmclb reads back: a recording it would refuse is a bug here
-      write_whole(options.record, text);
+      detail::write_text_whole(options.record, text);
       r.recorded_items = static_cast<int64_t>(costs.size());
     }
   }

@@ -113,7 +113,31 @@ struct Options {
   std::string record;
   Results results = Results::none;  ///< where Report::results holds every chain's result
   std::string name = "app";         ///< what the trace's comment lines call the application
+  /// A folder (made if missing, on a file system every rank sees) where each chain's state is kept as the run goes,
+  /// so that a run killed at any instant can be run again and continue: finished chains are not worked again, and
+  /// started ones go on from their last checkpoint, under any balancer and at any rank count, to the same answers,
+  /// bit for bit. Each chain's file holds its state (Chains::save) before its next item, or its result once it
+  /// ended, and, with Options::record, every item's cost so far; the member 0 of the chain's group replaces it
+  /// whole (a temporary file, fsync, rename), so a kill leaves the last whole one. No other rank takes part, and
+  /// the chains need not be saved at one instant, as a chain's answer depends on the chain alone. A folder made for
+  /// another application (Options::name), chain count or item bounds, or holding a torn file, is refused in one
+  /// line. A run that ends well leaves the folder as it is: run again, it works nothing and returns the results;
+  /// remove the folder to start anew. Empty (the default): no checkpoints. With a folder, SIGTERM and SIGUSR1 (what
+  /// Slurm's --signal sends before a job's limit) make every group's member 0 write its chain's checkpoint at its
+  /// next item, and every rank exit with kExitResumable (docs/guide/your-chains.md, "Jobs that end on time").
+  std::string checkpoint;
+  /// Seconds between two checkpoints of a chain, counted on the member that writes them.
+  double checkpoint_every_s = 60;
+  /// Items between two checkpoints of a chain instead; 0 (the default): every checkpoint_every_s seconds.
+  int64_t checkpoint_every_items = 0;
+  /// Seconds a signalled run waits for every rank's last checkpoint before it exits anyway (a rank held in a long
+  /// item), each chain then resuming from its latest checkpoint.
+  double stop_grace_s = 30;
 };
+
+/// The exit status of a run that stopped on a signal after its checkpoints (Options::checkpoint): run the same
+/// command again to resume. EX_TEMPFAIL of BSD's sysexits: a temporary failure, to be retried.
+inline constexpr int kExitResumable = 75;
 
 /// Where one rank's time went (ranks.csv's columns).
 struct RankReport {
@@ -123,6 +147,8 @@ struct RankReport {
   int64_t items_passed = 0;     ///< items passed over as a group member, their chain being done
   int64_t state_bytes = 0;      ///< bytes of chain state restored on this rank
   int64_t chains_migrated = 0;  ///< chains this rank's groups took from another group (steal)
+  int64_t checkpoints = 0;      ///< checkpoint files this rank wrote (Options::checkpoint)
+  double checkpoint_s = 0;      ///< seconds it spent writing them, state and fsync included
 };
 
 /// One run (runs.csv's columns). valid and time_s are known on every rank, the rest of the summary on rank 0 of
@@ -151,6 +177,9 @@ struct Report {
   double parallel_fraction = 1;
   int64_t recorded_items = 0;     ///< rank 0 only: item rows written to Options::record
   int64_t recorded_speedups = 0;  ///< rank 0 only: speed-up rows written to it
+  /// On every rank, with Options::checkpoint: per chain, the item this run took it up at from the checkpoint (0:
+  /// from its start), or -1 for a chain the checkpoint held as finished, which this run did not work.
+  std::vector<int64_t> resumed_at;
 };
 
 /// Collective over comm: works every chain under the options. Bad options throw mcmclb::InputError on every rank
@@ -180,6 +209,20 @@ template <class T>
   const auto* p = reinterpret_cast<const std::byte*>(&value);
   return {p, p + sizeof(T)};
 }
+
+/// Options from a program's command line and environment, so that a job chooses its balancer, rule, recording and
+/// checkpoints without a rebuild: each key of Options as --mcmclb-KEY VALUE or --mcmclb-KEY=VALUE (for example
+/// --mcmclb-balancer mostwork, --mcmclb-checkpoint ckpt), or as the variable MCMCLB_KEY (MCMCLB_BALANCER), the
+/// command line winning; options_help() lists the keys. The flags are taken out of argv (argc lowered) and the
+/// application's own arguments are left in order; so is everything after a "--". Keys not given keep their value
+/// in `defaults`. Call it on every rank with the same arguments, after MPI_Init (which may edit argv). Throws
+/// mcmclb::InputError with one line naming the flag or variable and what is allowed (check_options' lines).
+Options options_from_args(int& argc, char** argv, Options defaults = {});
+/// The keys options_from_args reads, one line each, for a program's --help.
+std::string options_help();
+/// Throws mcmclb::InputError, with the line a study file's key gets, for options run() would refuse whatever the
+/// rank count: names of balancers, methods, rules and waits, and the numbers.
+void check_options(const Options& options);
 
 /// The balancer names run() accepts, in the order users see them.
 std::vector<std::string> balancer_names();

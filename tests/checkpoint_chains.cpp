@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Chains for the checkpoint tests (tests/test_checkpoint.py): doubles summed exactly over the group, an early end
+// (done) for some chains, items of a few milliseconds so that a kill lands mid-run. Every rank writes its pid where
+// the test can kill it; rank 0 writes every chain's answer as hex. After the run, the program checks that no chain
+// a checkpoint held as finished was started or worked, and that no resumed chain worked an item before its
+// checkpoint's: else it exits 1.
+// Usage: mpiexec -n P checkpoint_chains --out F [--pids DIR] [--item-ms T] [--chains N] plus the library's flags
+// (--mcmclb-balancer B, --mcmclb-checkpoint DIR and the others); checkpoint_chains --balancers lists the balancers.
+#include <mpi.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mcmclb/exact_sum.hpp"
+#include "mcmclb/input_error.hpp"
+#include "mcmclb/walkers.hpp"
+
+namespace {
+
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+struct State {
+  int64_t next = 0;
+  double x = 0;
+};
+
+class Chains final : public mcmclb::walkers::Chains {
+ public:
+  Chains(int count, double item_s) : count_(count), item_s_(item_s) {}
+  [[nodiscard]] int count() const override { return count_; }
+  [[nodiscard]] int64_t items(int c) const override { return 6 + (c * 7) % 13; }
+  [[nodiscard]] bool done(int c, int64_t item) const override {
+    // Chains 2 and 5 end once their value passes a mark, from the state every member holds alike.
+    return (c == 2 || c == 5) && item >= 3 && held_.at(c).x > 0;
+  }
+  void start(int c, mcmclb::GroupComm&) override {
+    held_[c] = {0, 1.0 / (c + 1)};
+    ++started_[c];
+  }
+  void work(int c, int64_t item, mcmclb::GroupComm& group) override {
+    State& s = held_.at(c);
+    if (s.next != item) throw std::logic_error("item " + std::to_string(item) + " before " + std::to_string(s.next));
+    worked_[c] = std::min(worked_.count(c) != 0 ? worked_[c] : item, item);
+    mcmclb::ExactSum part;
+    for (int t = group.rank(); t < 64; t += group.size()) {
+      const uint64_t h = mix(static_cast<uint64_t>(c) * 1000003 + static_cast<uint64_t>(item) * 64 + t);
+      part.add(std::ldexp(static_cast<double>(h >> 11) * 0x1.0p-53 - 0.5, static_cast<int>(h % 60) - 30) * s.x);
+    }
+    s.x += group.allreduce(part, mcmclb::ops::exact_sum).value();
+    ++s.next;
+    if (item_s_ > 0) std::this_thread::sleep_for(std::chrono::duration<double>(item_s_));
+  }
+  [[nodiscard]] std::vector<std::byte> result(int c) const override { return mcmclb::walkers::bytes_of(held_.at(c).x); }
+  [[nodiscard]] std::vector<std::byte> save(int c) const override { return mcmclb::walkers::bytes_of(held_.at(c)); }
+  void restore(int c, std::span<const std::byte> state) override {
+    held_[c] = mcmclb::walkers::result_as<State>(state);
+  }
+  /// Per chain: how often this rank started it, and the first item it worked (-1: none).
+  [[nodiscard]] std::vector<int64_t> started() const {
+    std::vector<int64_t> out(static_cast<std::size_t>(count()), 0);
+    for (const auto& [c, n] : started_) out[static_cast<std::size_t>(c)] = n;
+    return out;
+  }
+  [[nodiscard]] std::vector<int64_t> first_worked() const {
+    std::vector<int64_t> out(static_cast<std::size_t>(count()), INT64_MAX);
+    for (const auto& [c, i] : worked_) out[static_cast<std::size_t>(c)] = i;
+    return out;
+  }
+
+ private:
+  int count_;
+  double item_s_;
+  std::map<int, State> held_;
+  std::map<int, int64_t> started_, worked_;
+};
+
+int body(int argc, char** argv) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  mcmclb::walkers::Options options = mcmclb::walkers::options_from_args(argc, argv);
+  std::string out, pids;
+  double item_ms = 0;
+  int count = 9;
+  if (argc == 2 && std::string(argv[1]) == "--balancers") {
+    for (const std::string& name : mcmclb::walkers::balancer_names()) {
+      if (rank == 0) std::printf("%s\n", name.c_str());
+    }
+    return 0;
+  }
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i], value = argv[i + 1];
+    if (flag == "--out") {
+      out = value;
+    } else if (flag == "--pids") {
+      pids = value;
+    } else if (flag == "--chains") {
+      count = std::stoi(value);
+    } else if (flag == "--item-ms") {
+      item_ms = std::stod(value);
+    } else {
+      throw mcmclb::InputError(flag + ": unknown flag");
+    }
+  }
+  if (!pids.empty()) std::ofstream(pids + "/" + std::to_string(rank)) << ::getpid() << "\n";
+  options.results = mcmclb::walkers::Results::root;
+  options.wait = "polite";
+  Chains chains(count, item_ms / 1000);
+  const mcmclb::walkers::Report report = mcmclb::walkers::run(MPI_COMM_WORLD, chains, options);
+  // What a checkpoint held must not be worked again: summed over the ranks.
+  const std::size_t n = static_cast<std::size_t>(chains.count());
+  std::vector<int64_t> started = chains.started(), first = chains.first_worked();
+  MPI_Allreduce(MPI_IN_PLACE, started.data(), static_cast<int>(n), MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, first.data(), static_cast<int>(n), MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+  int bad = 0;
+  for (std::size_t c = 0; c < n && rank == 0; ++c) {
+    const int64_t at = report.resumed_at.empty() ? 0 : report.resumed_at[c];
+    if (at < 0 && (started[c] != 0 || first[c] != INT64_MAX)) {
+      std::fprintf(stderr, "chain %zu: finished before, yet worked again\n", c);
+      bad = 1;
+    }
+    if (at > 0 && (started[c] != 0 || first[c] < at)) {
+      std::fprintf(stderr, "chain %zu: resumed at %lld, yet started or worked before it\n", c,
+                   static_cast<long long>(at));
+      bad = 1;
+    }
+  }
+  if (rank == 0) {
+    std::ofstream answers(out);
+    for (std::size_t c = 0; c < n; ++c) {
+      for (const std::byte b : report.results[c]) {
+        char hex[3];
+        std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned>(b));
+        answers << hex;
+      }
+      answers << " " << report.chain_items[c] << " " << (report.resumed_at.empty() ? 0 : report.resumed_at[c]) << "\n";
+    }
+    if (!report.valid) {
+      std::fprintf(stderr, "invalid run: %s\n", report.violations.c_str());
+      bad = 1;
+    }
+  }
+  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return bad;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, status = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  try {
+    status = body(argc, argv);
+  } catch (const mcmclb::InputError& e) {
+    if (rank == 0) std::fprintf(stderr, "checkpoint_chains: %s\n", e.what());
+    MPI_Finalize();
+    return 2;
+  }
+  MPI_Finalize();
+  return status;
+}

@@ -1,0 +1,159 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Checkpoints of an application's chains (Options::checkpoint, docs/guide/your-chains.md): a run killed with
+kill -9 of one rank at a random moment, then the same command again, gives every chain's answer bit for bit and a
+trace of every item once, as an uninterrupted run; under every balancer, at 1 to 4 ranks, the second run at the
+same or another rank count; no chain the checkpoint held as finished is worked again (tests/checkpoint_chains.cpp
+checks that itself and exits 1). A signal stops a run with the resumable status; a folder of other chains or a torn
+file is refused in one line, before any work. Each launch takes about half a second; about 25 s in all. Needs
+CHECKPOINT_CHAINS, MPIEXEC, MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets them)."""
+import os
+import random
+import signal
+import subprocess
+import time
+import unittest
+
+from test_inputs import InputCase, snapshot
+
+PROGRAM = os.environ["CHECKPOINT_CHAINS"]
+MPIEXEC = os.environ.get("MPIEXEC", "mpiexec")
+RESUMABLE = 75  # mcmclb::walkers::kExitResumable
+ITEM_MS = "30"  # about 0.3 to 1 s a run: time for a kill to land mid-run
+
+
+def item_rows(trace):
+    """The (chain, item) of every item row of a trace file, sorted, duplicates kept."""
+    with open(trace) as f:
+        rows = [l.split(",") for l in f if l[:1].isdigit()]
+    return sorted((int(r[0]), int(r[1])) for r in rows if r[1] != "")
+
+
+def answers(path):
+    """Per chain: (its answer's bytes in hex, the items it worked)."""
+    with open(path) as f:
+        return [tuple(l.split()[:2]) for l in f]
+
+
+class Checkpoint(InputCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.balancers = subprocess.run([PROGRAM, "--balancers"], check=True, capture_output=True,
+                                       text=True).stdout.split()
+        assert len(cls.balancers) >= 8, cls.balancers
+
+    def chains(self, ranks, *args, background=False):
+        command = [MPIEXEC, "-n", str(ranks), PROGRAM, *args]
+        if background:
+            return subprocess.Popen(command, cwd=self.cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        return self.launch(command)
+
+    def reference(self):
+        """Every chain worked on one rank without a checkpoint: the answers and the trace rows."""
+        if not hasattr(self, "_reference"):
+            r = self.chains(1, "--out", self.path("ref.txt"), "--mcmclb-record", self.path("ref.csv"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self._reference = (answers(self.path("ref.txt")), item_rows(self.path("ref.csv")))
+        return self._reference
+
+    def assert_like_the_reference(self, out, trace, what):
+        expected_answers, expected_rows = self.reference()
+        self.assertEqual(answers(out), expected_answers, what)
+        self.assertEqual(item_rows(trace), expected_rows, what + ": every item once in the trace")
+        with open(trace) as f:
+            self.assertNotIn("# incomplete", f.read(), what)
+
+    def test_kill_9_then_again_under_every_balancer(self):
+        seed = int(os.environ.get("CHECKPOINT_SEED", time.time_ns() % 100000))
+        rng = random.Random(seed)
+        landed = 0
+        for i, balancer in enumerate(self.balancers):
+            first = 1 + i % 4
+            again = first if i % 2 == 0 else 1 + (first + 1) % 4  # every other case resumes at another count
+            what = f"{balancer}: killed at {first} ranks, again at {again} (seed {seed})"
+            with self.subTest(what):
+                folder, pids = self.path(f"ck-{i}"), self.path(f"pids-{i}")
+                os.mkdir(pids)
+                flags = ["--pids", pids, "--item-ms", ITEM_MS, "--mcmclb-balancer", balancer, "--mcmclb-checkpoint",
+                         folder, "--mcmclb-checkpoint-every-items", str(1 + i % 3), "--mcmclb-record",
+                         self.path(f"t-{i}.csv"), "--out", self.path(f"a-{i}.txt")]
+                run = self.chains(first, *flags, background=True)
+                victim = rng.randrange(first)
+                time.sleep(rng.uniform(0.25, 0.6))
+                try:
+                    with open(os.path.join(pids, str(victim))) as f:
+                        os.kill(int(f.read()), signal.SIGKILL)
+                    landed += 1
+                except (FileNotFoundError, ProcessLookupError, ValueError):
+                    pass  # not started yet or ended already: the second run then resumes from what is there
+                run.communicate(timeout=60)
+                r = self.chains(again, *flags)
+                self.assertEqual(r.returncode, 0, what + f"\n{r.stderr.decode()[-2000:]}")
+                self.assert_like_the_reference(self.path(f"a-{i}.txt"), self.path(f"t-{i}.csv"), what)
+        self.assertGreaterEqual(landed, len(self.balancers) // 2, f"most kills landed mid-run (seed {seed})")
+
+    def test_a_signal_stops_with_the_resumable_status_and_the_run_resumes(self):
+        flags = ["--item-ms", ITEM_MS, "--mcmclb-balancer", "mostwork", "--mcmclb-checkpoint", self.path("ck"),
+                 "--mcmclb-checkpoint-every-s", "100", "--mcmclb-record", self.path("t.csv"), "--out",
+                 self.path("a.txt")]
+        os.mkdir(self.path("pids"))
+        run = self.chains(3, "--pids", self.path("pids"), *flags, background=True)
+        time.sleep(0.5)
+        for rank in range(3):  # as Slurm's --signal does: to every rank
+            with open(self.path("pids", str(rank))) as f:
+                os.kill(int(f.read()), signal.SIGUSR1)
+        _, err = run.communicate(timeout=60)
+        self.assertEqual(run.returncode, RESUMABLE, err)
+        self.assertIn(b"run the same command again to resume", err)
+        self.assertEqual(err.count(b"mcmclb: stopped by signal"), 1, err)
+        self.assertFalse(os.path.exists(self.path("a.txt")), "no answers from a stopped run")
+        r = self.chains(2, *flags)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assert_like_the_reference(self.path("a.txt"), self.path("t.csv"), "stopped at 3 ranks, resumed at 2")
+        resumed = [int(l.split()[2]) for l in open(self.path("a.txt"))]
+        self.assertTrue(any(at != 0 for at in resumed), f"something was kept: {resumed}")
+        # SIGTERM to mpiexec, which passes it on to the ranks.
+        flags[flags.index(self.path("ck"))] = self.path("ck2")
+        run = self.chains(2, *flags, background=True)
+        time.sleep(0.5)
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=60)
+        self.assertEqual(run.returncode, RESUMABLE, err)
+        self.assertEqual(err.count(b"mcmclb: stopped by signal 15"), 1, err)
+        r = self.chains(3, *flags)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assert_like_the_reference(self.path("a.txt"), self.path("t.csv"), "stopped at 2 ranks, resumed at 3")
+        # Run again once finished: nothing is worked, the answers come from the checkpoint.
+        r = self.chains(2, *flags)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([int(l.split()[2]) for l in open(self.path("a.txt"))], [-1] * len(resumed))
+        self.assert_like_the_reference(self.path("a.txt"), self.path("t.csv"), "run again once finished")
+
+    def test_a_folder_of_other_chains_or_a_torn_file_is_refused(self):
+        folder = self.path("ck")
+        r = self.chains(2, "--out", self.path("a.txt"), "--mcmclb-checkpoint", folder)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        before = snapshot(folder)
+        cases = [(["--chains", "8"], "a checkpoint of 9 chains, where this run has 8"),
+                 (["--mcmclb-name", "other"], "the checkpoint of application 'app', not 'other'")]
+        for args, fragment in cases:
+            r = self.chains(2, "--out", self.path("b.txt"), "--mcmclb-checkpoint", folder, *args)
+            self.assert_one_line_error(r, "Options::checkpoint", fragment, program="checkpoint_chains")
+        with open(os.path.join(folder, "chain-4"), "r+b") as f:
+            f.truncate(20)
+        r = self.chains(2, "--out", self.path("b.txt"), "--mcmclb-checkpoint", folder)
+        self.assert_one_line_error(r, "chain-4", "torn", program="checkpoint_chains")
+        before.pop("chain-4")
+        after = snapshot(folder)
+        after.pop("chain-4")
+        self.assertEqual(after, before, "nothing written")
+        self.assertFalse(os.path.exists(self.path("b.txt")), "no work")
+        with open(self.path("file"), "w") as f:
+            f.write("x")
+        r = self.chains(2, "--out", self.path("b.txt"), "--mcmclb-checkpoint", self.path("file"))
+        self.assert_one_line_error(r, "Options::checkpoint", "is not a folder", program="checkpoint_chains")
+        r = self.chains(2, "--out", self.path("b.txt"), "--mcmclb-checkpoint-every-items", "x")
+        self.assert_one_line_error(r, "--mcmclb-checkpoint-every-items", "'x' is not", program="checkpoint_chains")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Checkpoint files of an application's chains: a text meta file saying whose chains the folder holds, one binary
+// record per chain ending in a checksum, each replaced whole (walkers/src/checkpoint.hpp), and the stop on a signal.
+#include "checkpoint.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "mcmclb/input_error.hpp"
+#include "mcmclb/mpi.hpp"
+#include "mcmclb/text.hpp"
+#include "mcmclb/walkers.hpp"
+#include "mcmclb/workload.hpp"
+
+namespace mcmclb::walkers::detail {
+
+namespace {
+
+constexpr std::string_view kMetaName = "checkpoint.meta";
+constexpr std::string_view kMetaFirstLine = "mcmclb walkers checkpoint 1";
+constexpr std::string_view kStopPrefix = ".stopped-";
+constexpr std::string_view kRecordMagic = "MCMCLBW1";  // and the format's version
+
+/// FNV-1a over bytes: a torn or altered record does not end in its own checksum.
+uint64_t checksum(std::span<const std::byte> bytes) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const std::byte b : bytes) h = (h ^ static_cast<uint64_t>(b)) * 0x100000001b3ULL;
+  return h;
+}
+
+/// Values appended as their bytes (records are read back on machines of the same kind, as MPI's own are).
+class Bytes {
+ public:
+  template <class T>
+  void put(const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const auto* p = reinterpret_cast<const std::byte*>(&value);
+    out_.insert(out_.end(), p, p + sizeof(T));
+  }
+  void put(std::span<const std::byte> bytes) {
+    put(static_cast<uint64_t>(bytes.size()));
+    out_.insert(out_.end(), bytes.begin(), bytes.end());
+  }
+  void put_rows(std::span<const ItemCost> rows) {
+    put(static_cast<uint64_t>(rows.size()));
+    for (const ItemCost& r : rows) {
+      put(r.item);
+      put(static_cast<int64_t>(r.ranks));
+      put(r.seconds);
+    }
+  }
+  [[nodiscard]] std::vector<std::byte>& bytes() noexcept { return out_; }
+
+ private:
+  std::vector<std::byte> out_;
+};
+
+/// Bytes read back in order; a read past the end throws std::runtime_error("torn").
+class Reader {
+ public:
+  explicit Reader(std::span<const std::byte> in) : in_(in) {}
+  template <class T>
+  T get() {
+    T value;
+    need(sizeof(T));
+    std::memcpy(&value, in_.data() + at_, sizeof(T));
+    at_ += sizeof(T);
+    return value;
+  }
+  std::vector<std::byte> get_bytes() {
+    const auto n = get<uint64_t>();
+    need(n);
+    std::vector<std::byte> out(in_.begin() + static_cast<std::ptrdiff_t>(at_),
+                               in_.begin() + static_cast<std::ptrdiff_t>(at_ + n));
+    at_ += n;
+    return out;
+  }
+  void get_rows(int chain, std::vector<ItemCost>& rows) {
+    const auto n = get<uint64_t>();
+    need(n * 24);
+    for (uint64_t i = 0; i < n; ++i) {
+      ItemCost r;
+      r.chain = chain;
+      r.item = get<int64_t>();
+      r.ranks = static_cast<int>(get<int64_t>());
+      r.seconds = get<double>();
+      rows.push_back(r);
+    }
+  }
+  [[nodiscard]] std::size_t at() const noexcept { return at_; }
+  [[nodiscard]] bool at_end() const noexcept { return at_ == in_.size(); }
+
+ private:
+  void need(uint64_t n) const {
+    if (n > in_.size() - at_) throw std::runtime_error("torn: it ends early");
+  }
+  std::span<const std::byte> in_;
+  std::size_t at_ = 0;
+};
+
+std::vector<std::byte> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(std::strerror(errno));
+  std::vector<char> text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> out(text.size());
+  if (!text.empty()) std::memcpy(out.data(), text.data(), text.size());
+  return out;
+}
+
+void fsync_folder(const std::string& folder) {
+  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;  // the rename stands; only its durability across a power cut is less sure
+  (void)::fsync(fd);
+  ::close(fd);
+}
+
+std::string folder_of(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+[[noreturn]] void refuse(const std::string& file, const std::string& why) {
+  throw InputError("Options::checkpoint: " + file + ": " + why +
+                   " (allowed: a folder of this application's checkpoints, or an empty or new folder)");
+}
+
+std::atomic<int> g_signal{0};
+extern "C" void on_stop_signal(int signo) { g_signal.store(signo); }
+
+}  // namespace
+
+uint64_t chains_fingerprint(const std::string& name, std::span<const int64_t> items) {
+  uint64_t h = mix64(0x636b7074);  // "ckpt"
+  for (const char c : name) h = mix64(h ^ static_cast<unsigned char>(c));
+  h = mix64(h ^ items.size());
+  for (const int64_t n : items) h = mix64(h ^ static_cast<uint64_t>(n));
+  return h;
+}
+
+std::vector<std::byte> pack_state(std::span<const std::byte> state, int64_t ended_at, std::span<const ItemCost> rows) {
+  Bytes out;
+  out.put(ended_at);
+  out.put(state);
+  out.put_rows(rows);
+  return std::move(out.bytes());
+}
+
+Travelling unpack_state(std::span<const std::byte> packed, int chain) {
+  Reader in(packed);
+  Travelling out;
+  out.ended_at = in.get<int64_t>();
+  out.state = in.get_bytes();
+  in.get_rows(chain, out.rows);
+  if (!in.at_end()) throw std::runtime_error("a chain's state with bytes after its rows");
+  return out;
+}
+
+void write_file_whole(const std::string& path, std::span<const std::byte> bytes) {
+  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot write " + temporary + ": " + std::strerror(errno));
+  std::size_t at = 0;
+  while (at < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + at, bytes.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      std::remove(temporary.c_str());
+      throw std::runtime_error("cannot write " + temporary + ": " + why);
+    }
+    at += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(temporary.c_str());
+    throw std::runtime_error("cannot write " + temporary + ": " + why);
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(temporary.c_str());
+    throw std::runtime_error("cannot rename " + temporary + " to " + path + ": " + why);
+  }
+  fsync_folder(folder_of(path));
+}
+
+void CheckpointFolder::prepare() const {
+  std::error_code error;
+  std::filesystem::create_directories(path_, error);
+  if (!std::filesystem::is_directory(path_)) {
+    throw InputError("Options::checkpoint: " + path_ + " is not a folder" +
+                     (error ? " (" + error.message() + ")" : std::string()) +
+                     " (allowed: a folder, made if missing, that every rank can write)");
+  }
+  const std::string probe = path_ + "/.probe-" + std::to_string(::getpid());
+  std::FILE* f = std::fopen(probe.c_str(), "w");
+  if (f == nullptr) {
+    throw InputError("Options::checkpoint: cannot write in " + path_ + ": " + std::strerror(errno) +
+                     " (allowed: a folder, made if missing, that every rank can write)");
+  }
+  std::fclose(f);
+  std::remove(probe.c_str());
+}
+
+std::optional<CheckpointMeta> CheckpointFolder::read_meta() const {
+  const std::string file = path_ + "/" + std::string(kMetaName);
+  if (!std::filesystem::exists(file)) return std::nullopt;
+  if (!std::filesystem::is_regular_file(file)) refuse(file, "not a regular file");
+  std::ifstream in(file);
+  std::string line;
+  if (!std::getline(in, line) || line != kMetaFirstLine) refuse(file, "not a checkpoint's meta file");
+  CheckpointMeta m;
+  std::map<std::string, std::string> values;
+  while (std::getline(in, line)) {
+    const std::size_t space = line.find(' ');
+    values[line.substr(0, space)] = space == std::string::npos ? std::string() : line.substr(space + 1);
+  }
+  try {
+    m.name = values.at("name");
+    m.chains = std::stoi(values.at("chains"));
+    m.fingerprint = std::stoull(values.at("fingerprint"), nullptr, 16);
+    m.ranks = std::stoi(values.at("ranks"));
+    m.groups = std::stoi(values.at("groups"));
+    m.balancer = values.at("balancer");
+    std::istringstream groups(values.at("chain_groups"));
+    for (int g = 0; groups >> g;) m.chain_groups.push_back(g);
+  } catch (const std::exception&) {
+    refuse(file, "a meta file with a value missing or not a number");
+  }
+  if (static_cast<int>(m.chain_groups.size()) != m.chains) refuse(file, "chain_groups does not list every chain");
+  return m;
+}
+
+void CheckpointFolder::write_meta(const CheckpointMeta& m) const {
+  std::ostringstream out;
+  out << kMetaFirstLine << "\nname " << one_line(m.name) << "\nchains " << m.chains << "\nfingerprint " << std::hex
+      << m.fingerprint << std::dec << "\nranks " << m.ranks << "\ngroups " << m.groups << "\nbalancer " << m.balancer
+      << "\nchain_groups";
+  for (const int g : m.chain_groups) out << ' ' << g;
+  out << "\n";
+  const std::string text = out.str();
+  write_file_whole(path_ + "/" + std::string(kMetaName),
+                   std::span(reinterpret_cast<const std::byte*>(text.data()), text.size()));
+}
+
+std::string CheckpointFolder::record_path(int chain) const { return path_ + "/chain-" + std::to_string(chain); }
+
+std::string CheckpointFolder::stop_folder(const std::string& run_token) const {
+  return path_ + "/" + std::string(kStopPrefix) + run_token;
+}
+
+void CheckpointFolder::remove_stop_marks() const {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(path_, error)) {
+    if (entry.path().filename().string().rfind(kStopPrefix, 0) == 0) std::filesystem::remove_all(entry.path(), error);
+  }
+}
+
+ChainRecord CheckpointFolder::read_record(int chain, uint64_t fingerprint) const {
+  const std::string file = record_path(chain);
+  if (!std::filesystem::is_regular_file(file)) refuse(file, "not a regular file");
+  std::vector<std::byte> bytes;
+  try {
+    bytes = read_file(file);
+  } catch (const std::exception& e) {
+    refuse(file, std::string("cannot read: ") + e.what());
+  }
+  ChainRecord r;
+  try {
+    if (bytes.size() < kRecordMagic.size() + 8 ||
+        std::memcmp(bytes.data(), kRecordMagic.data(), kRecordMagic.size()) != 0) {
+      throw std::runtime_error("not a chain's checkpoint");
+    }
+    const std::span<const std::byte> body(bytes.data(), bytes.size() - 8);
+    uint64_t stored = 0;
+    std::memcpy(&stored, bytes.data() + body.size(), 8);
+    if (stored != checksum(body)) throw std::runtime_error("torn or altered: its checksum differs");
+    Reader in(body.subspan(kRecordMagic.size()));
+    if (in.get<uint64_t>() != fingerprint) {
+      throw std::runtime_error("of another application's chains (another name, chain count or item bounds)");
+    }
+    r.chain = static_cast<int>(in.get<int64_t>());
+    r.finished = in.get<int64_t>() != 0;
+    r.next_item = in.get<int64_t>();
+    r.bytes = in.get_bytes();
+    in.get_rows(chain, r.rows);
+    if (!in.at_end()) throw std::runtime_error("torn: bytes after its last row");
+  } catch (const std::runtime_error& e) {
+    refuse(file, e.what());
+  }
+  if (r.chain != chain) refuse(file, "the record of chain " + std::to_string(r.chain));
+  return r;
+}
+
+std::map<int, ChainRecord> CheckpointFolder::read_records(const CheckpointMeta& meta) const {
+  std::map<int, ChainRecord> records;
+  for (const auto& entry : std::filesystem::directory_iterator(path_)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("chain-", 0) != 0 || name.find(".tmp-") != std::string::npos) continue;
+    int chain = -1;
+    try {
+      std::size_t used = 0;
+      chain = std::stoi(name.substr(6), &used);
+      if (used != name.size() - 6) chain = -1;
+    } catch (const std::exception&) {
+      chain = -1;
+    }
+    if (chain < 0 || chain >= meta.chains) {
+      refuse(entry.path().string(), "not a chain of the " + std::to_string(meta.chains) + " this folder holds");
+    }
+    records.emplace(chain, read_record(chain, meta.fingerprint));
+  }
+  return records;
+}
+
+void CheckpointFolder::write_record(const ChainRecord& r, uint64_t fingerprint) const {
+  Bytes out;
+  for (const char c : kRecordMagic) out.put(c);
+  out.put(fingerprint);
+  out.put(static_cast<int64_t>(r.chain));
+  out.put(static_cast<int64_t>(r.finished ? 1 : 0));
+  out.put(r.next_item);
+  out.put(std::span<const std::byte>(r.bytes));
+  out.put_rows(r.rows);
+  out.put(checksum(out.bytes()));
+  write_file_whole(record_path(r.chain), out.bytes());
+}
+
+Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder, const std::string& name,
+                           std::span<const int64_t> items) {
+  Resumption out;
+  out.fingerprint = chains_fingerprint(name, items);
+  const auto chains = items.size();
+  out.resumed_at.assign(chains, 0);
+  out.ended_at.assign(chains, 0);
+  std::string error;
+  if (comm.rank() == 0) {
+    try {
+      folder.prepare();
+      folder.remove_stop_marks();
+      if (const std::optional<CheckpointMeta> meta = folder.read_meta()) {
+        const std::string file = folder.path() + "/" + std::string(kMetaName);
+        if (meta->name != one_line(name)) {
+          refuse(file, "the checkpoint of application '" + meta->name + "', not '" + one_line(name) + "'");
+        }
+        if (meta->chains != static_cast<int>(chains)) {
+          refuse(file, "a checkpoint of " + std::to_string(meta->chains) + " chains, where this run has " +
+                           std::to_string(chains));
+        }
+        if (meta->fingerprint != out.fingerprint) refuse(file, "a checkpoint of chains with other item bounds");
+        out.meta = *meta;
+        for (auto& [c, r] : folder.read_records(*meta)) {
+          out.resumed = true;
+          const auto at = static_cast<std::size_t>(c);
+          if (r.finished) {
+            out.resumed_at[at] = -1;
+            out.ended_at[at] = r.next_item;
+            out.results[c] = std::move(r.bytes);
+          } else {
+            out.resumed_at[at] = r.next_item;
+          }
+          if (!r.finished && (r.next_item < 0 || r.next_item > items[at])) {
+            refuse(folder.path() + "/chain-" + std::to_string(c), "an item beyond the chain's bound");
+          }
+          out.rows.insert(out.rows.end(), r.rows.begin(), r.rows.end());
+        }
+      }
+    } catch (const InputError& e) {
+      error = e.what();
+    }
+  }
+  mpi::bcast_politely(comm, &out.resumed, 1, MPI_CXX_BOOL, 0);
+  std::vector<char> text(error.begin(), error.end());
+  int64_t length = static_cast<int64_t>(text.size());
+  mpi::bcast_politely(comm, &length, 1, MPI_INT64_T, 0);
+  text.resize(static_cast<std::size_t>(length));
+  if (length > 0) mpi::bcast_politely(comm, text.data(), static_cast<int>(length), MPI_CHAR, 0);
+  if (length > 0) throw InputError(std::string(text.begin(), text.end()));
+  if (!out.resumed) return out;
+  // The first run's layout travels as words: groups per chain, then its ranks and groups.
+  std::vector<int64_t> words(3 * chains + 2);
+  if (comm.rank() == 0) {
+    for (std::size_t c = 0; c < chains; ++c) {
+      words[c] = out.resumed_at[c];
+      words[chains + c] = out.ended_at[c];
+      words[2 * chains + c] = out.meta.chain_groups[c];
+    }
+    words[3 * chains] = out.meta.ranks;
+    words[3 * chains + 1] = out.meta.groups;
+  }
+  mpi::bcast_politely(comm, words.data(), static_cast<int>(words.size()), MPI_INT64_T, 0);
+  out.meta.chain_groups.resize(chains);
+  for (std::size_t c = 0; c < chains; ++c) {
+    out.resumed_at[c] = words[c];
+    out.ended_at[c] = words[chains + c];
+    out.meta.chain_groups[c] = static_cast<int>(words[2 * chains + c]);
+  }
+  out.meta.ranks = static_cast<int>(words[3 * chains]);
+  out.meta.groups = static_cast<int>(words[3 * chains + 1]);
+  return out;
+}
+
+StopOnSignal::StopOnSignal(const CheckpointFolder& folder, const std::string& run_token, MPI_Comm comm, double grace_s)
+    : folder_(folder.stop_folder(run_token)), comm_(comm), grace_s_(grace_s) {
+  mpi::check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
+  mpi::check(MPI_Comm_size(comm, &ranks_), "MPI_Comm_size");
+  g_signal.store(0);
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  for (const int signo : {SIGTERM, SIGUSR1}) {
+    if (::sigaction(signo, &action, nullptr) != 0) {
+      throw std::runtime_error(std::string("sigaction: ") + std::strerror(errno));
+    }
+  }
+  thread_ = std::thread([this] { watch(); });
+}
+
+StopOnSignal::~StopOnSignal() {
+  quit_.store(true);
+  if (thread_.joinable()) thread_.join();
+  struct sigaction action {};
+  action.sa_handler = SIG_DFL;
+  sigemptyset(&action.sa_mask);
+  for (const int signo : {SIGTERM, SIGUSR1}) (void)::sigaction(signo, &action, nullptr);
+}
+
+bool StopOnSignal::requested() noexcept { return g_signal.load() != 0; }
+
+void StopOnSignal::ended() {
+  if (!requested()) return;
+  // The stop was asked while this rank ended its part: its chains' records are written; the thread ends it with
+  // the others, as the ranks still working do not reach the collectives after the run.
+  leading_.store(false);
+  saved_.store(true);
+  for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
+void StopOnSignal::watch() {
+  using clock = std::chrono::steady_clock;
+  const auto tick = std::chrono::milliseconds(10);
+  while (!quit_.load() && !requested()) std::this_thread::sleep_for(tick);
+  if (!requested()) return;
+  const auto deadline =
+      clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(grace_s_));
+  while (leading_.load() && !saved_.load() && clock::now() < deadline) std::this_thread::sleep_for(tick);
+  std::error_code error;
+  std::filesystem::create_directories(folder_, error);
+  std::ofstream(folder_ + "/" + std::to_string(rank_)).flush();
+  // Every rank's mark, its rank number; then rank 0 ends the job with its line and MPI_Abort. With Hydra, a job
+  // whose ranks exit by themselves ends with the status of whichever one the launcher saw last, and ranks it killed
+  // report SIGKILL's 9; an abort's code is the job's.
+  const auto marks = [&] {
+    std::error_code e;
+    int n = 0;
+    for (auto it = std::filesystem::directory_iterator(folder_, e); !e && it != std::filesystem::directory_iterator();
+         it.increment(e)) {
+      ++n;
+    }
+    return n;
+  };
+  while (marks() < ranks_ && clock::now() < deadline) std::this_thread::sleep_for(tick);
+  if (rank_ == 0) {
+    const bool all = marks() >= ranks_;
+    mpi::abort_with_line(
+        comm_, kExitResumable,
+        "mcmclb: stopped by signal " + std::to_string(g_signal.load()) + ": " +
+            (all ? std::string("every chain's last checkpoint is in ")
+                 : "the grace period ended before every rank's last checkpoint; the latest of each chain's is in ") +
+            std::filesystem::path(folder_).parent_path().string() + "; run the same command again to resume");
+  }
+  // The abort ends this rank too; should rank 0 be gone already, it ends itself.
+  std::this_thread::sleep_until(std::max(clock::now(), deadline) + std::chrono::seconds(5));
+  std::_Exit(kExitResumable);
+}
+
+}  // namespace mcmclb::walkers::detail

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Checkpoints of an application's chains (Options::checkpoint): a folder holding one file per chain, each written
+// whole by the member 0 of the group working that chain, with no other rank taking part. A chain's answer depends
+// on the chain alone, never on its group, so the chains need not be saved at one instant: each file is the chain at
+// some item boundary, and a run that resumes continues every chain from its own file, under any balancer and at any
+// rank count. Internal to libmcmclb_walkers.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mcmclb/kernel.hpp"
+#include "mcmclb/mpi.hpp"
+
+namespace mcmclb::walkers::detail {
+
+/// What a checkpoint folder is for: the application and its chains. A run resumes only from a folder made for the
+/// same name, chain count and item bounds.
+struct CheckpointMeta {
+  std::string name;
+  int chains = 0;
+  uint64_t fingerprint = 0;  ///< of the name, the count and every chain's item bound
+  // The first run's layout: the trace of a resumed run keeps the initial groups its chains started in.
+  int ranks = 0, groups = 0;
+  std::string balancer;
+  std::vector<int> chain_groups;  ///< per chain, the first run's initial group
+};
+
+/// One chain as its last checkpoint left it.
+struct ChainRecord {
+  int chain = 0;
+  bool finished = false;
+  /// Running: the next item to work (the state is the chain before it). Finished: the items it worked.
+  int64_t next_item = 0;
+  /// Running: Chains::save's bytes. Finished: Chains::result's bytes.
+  std::vector<std::byte> bytes;
+  /// Every item worked so far, with its group size and seconds, where the run records a trace (else empty).
+  std::vector<ItemCost> rows;
+};
+
+/// fingerprint of a set of chains: name, count and item bounds.
+[[nodiscard]] uint64_t chains_fingerprint(const std::string& name, std::span<const int64_t> items);
+
+/// What travels between ranks with a chain's state where a run keeps checkpoints: where the chain ended (done),
+/// as a member that joins later cannot tell, and its trace rows so far, which whichever member writes its
+/// checkpoint must hold.
+struct Travelling {
+  std::vector<std::byte> state;
+  int64_t ended_at = 0;
+  std::vector<ItemCost> rows;
+};
+[[nodiscard]] std::vector<std::byte> pack_state(std::span<const std::byte> state, int64_t ended_at,
+                                                std::span<const ItemCost> rows);
+/// pack_state's parts again, the rows' chain set to chain. Throws std::runtime_error on bytes that are not one.
+[[nodiscard]] Travelling unpack_state(std::span<const std::byte> packed, int chain);
+
+/// The folder of a run's checkpoints.
+class CheckpointFolder {
+ public:
+  explicit CheckpointFolder(std::string path) : path_(std::move(path)) {}
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+
+  /// The folder made if missing and checked to be a writable folder; throws InputError naming
+  /// Options::checkpoint otherwise.
+  void prepare() const;
+  /// The folder's meta file, or nullopt where none was written yet; throws InputError for a file that is not one.
+  [[nodiscard]] std::optional<CheckpointMeta> read_meta() const;
+  void write_meta(const CheckpointMeta& meta) const;
+  /// Every chain's record; throws InputError naming the file for a record that is torn, of another folder's
+  /// chains or of a chain out of range.
+  [[nodiscard]] std::map<int, ChainRecord> read_records(const CheckpointMeta& meta) const;
+  /// One chain's record (as read_records checks it).
+  [[nodiscard]] ChainRecord read_record(int chain, uint64_t fingerprint) const;
+  /// Written whole or not at all: a temporary file, fsync, then a rename over the last one and an fsync of the
+  /// folder, so a kill at any instant leaves the last whole record. Throws std::runtime_error when it cannot.
+  void write_record(const ChainRecord& record, uint64_t fingerprint) const;
+  /// Where ranks that stopped on a signal leave their mark (stop_marks), one subfolder per run.
+  [[nodiscard]] std::string stop_folder(const std::string& run_token) const;
+  /// Removes the marks earlier runs left when they stopped.
+  void remove_stop_marks() const;
+
+ private:
+  [[nodiscard]] std::string record_path(int chain) const;
+  std::string path_;
+};
+
+/// What a checkpoint folder gives a run, the same on every rank but where said.
+struct Resumption {
+  uint64_t fingerprint = 0;
+  /// Per chain: the item the run takes it up at (0: its start), or -1 for a chain that finished before.
+  std::vector<int64_t> resumed_at;
+  /// Per chain that finished before: the items it worked (elsewhere 0).
+  std::vector<int64_t> ended_at;
+  /// Whether any chain's checkpoint was found (else the run starts afresh and writes the folder's meta file).
+  bool resumed = false;
+  /// A resumed run's: the first run's meta (its layout names the trace's initial groups).
+  CheckpointMeta meta;
+  /// Rank 0 only: the trace rows of the items worked before, and the results of the chains that finished before.
+  std::vector<ItemCost> rows;
+  std::map<int, std::vector<std::byte>> results;
+};
+
+/// Collective over comm: the folder prepared and read on rank 0, and what it holds on every rank. Throws InputError
+/// on every rank alike, before any work, for a folder that cannot serve or holds another application's chains.
+[[nodiscard]] Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder, const std::string& name,
+                                         std::span<const int64_t> items);
+
+/// Writes bytes to path whole: a temporary file beside it, fsync, rename, fsync of the folder.
+void write_file_whole(const std::string& path, std::span<const std::byte> bytes);
+
+/// What a signal (SIGTERM, or SIGUSR1 as Slurm's --signal sends before a job's limit) asks of a run that keeps
+/// checkpoints: every group's member 0 writes its chain's checkpoint at its next item, then every rank exits with
+/// kExitResumable. Installs the handlers for its lifetime and restores the earlier ones after. A thread waits
+/// for the signal, then for this rank's last checkpoint, then for every rank's mark in the folder (or the grace
+/// period); then rank 0's thread ends the job (MPI_Abort), as ranks blocked in a group call with a member that
+/// stopped never return by themselves.
+class StopOnSignal {
+ public:
+  StopOnSignal(const CheckpointFolder& folder, const std::string& run_token, MPI_Comm comm, double grace_s);
+  ~StopOnSignal();
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+
+  /// Whether a signal asked the run to stop.
+  [[nodiscard]] static bool requested() noexcept;
+  /// This rank leads a chain whose last checkpoint it must still write when a stop is asked (member 0 of its
+  /// group), or no longer does.
+  void leading(bool yes) noexcept { leading_.store(yes); }
+  /// This rank wrote what it owed: the thread may mark it stopped.
+  void saved() noexcept { saved_.store(true); }
+  /// The run ended on this rank; with a stop asked, this waits for the thread to end the process.
+  void ended();
+
+ private:
+  void watch();
+  std::string folder_;
+  MPI_Comm comm_;
+  int rank_ = 0, ranks_ = 0;
+  double grace_s_;
+  std::atomic<bool> leading_{false}, saved_{false}, quit_{false};
+  std::thread thread_;
+};
+
+}  // namespace mcmclb::walkers::detail

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The trace file of a run of an application's chains (walkers/src/trace_writer.hpp).
+#include "trace_writer.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "checkpoint.hpp"
+#include "mcmclb/csv.hpp"
+#include "mcmclb/mpi.hpp"
+#include "mcmclb/provenance.hpp"
+#include "mcmclb/trace.hpp"
+
+namespace mcmclb::walkers::detail {
+
+/// The comment lines a trace file starts with: what recorded it, how, where and when.
+std::string trace_head(const Report& r, const Options& o) {
+  std::string name;
+  for (const char c : o.name) name += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
+  std::ostringstream out;
+  out << "# recorded by mcmclb::walkers::run (mcmclb " << git_commit() << "): " << name << " under balancer "
+      << r.balancer << (r.method.empty() ? "" : " " + r.method) << (r.finished.empty() ? "" : " " + r.finished)
+      << " at " << r.nprocs << " ranks, " << r.groups << " initial groups of " << r.nprocs / std::max(r.groups, 1)
+      << ", " << r.chains_per_group << " chains each\n";
+  out << "# with " << mpi::library_version() << " on " << collect_provenance("", r.nprocs).host << ", " << utc_now()
+      << "\n";
+  return out.str();
+}
+
+/// An item row of a trace file, with the initial group that started its chain (groups: per chain).
+void append_row(std::string& out, const ItemCost& c, const std::vector<int>& groups) {
+  out += std::to_string(c.chain) + ',' + std::to_string(c.item) + ',' + std::to_string(c.ranks) + ',' +
+         csv::number(c.seconds) + ",," + std::to_string(groups.at(static_cast<std::size_t>(c.chain))) + "\n";
+}
+
+TraceStream::TraceStream(const std::string& path, int rank) : path_(path), rank_(rank) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd_ < 0) warn(std::strerror(errno));
+}
+
+TraceStream::~TraceStream() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void TraceStream::append(std::span<const ItemCost> costs, const std::vector<int>& groups) {
+  if (fd_ < 0 || costs.empty()) return;
+  std::string text;
+  for (const ItemCost& c : costs) append_row(text, c, groups);
+  for (std::size_t at = 0; at < text.size();) {
+    const ssize_t n = ::write(fd_, text.data() + at, text.size() - at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      warn(std::strerror(errno));
+      ::close(fd_);
+      fd_ = -1;
+      return;
+    }
+    at += static_cast<std::size_t>(n);
+  }
+}
+
+void TraceStream::warn(const char* why) const {
+  std::fprintf(stderr, "mcmclb: rank %d: cannot append to %s (%s): its rows will be written when the run ends\n", rank_,
+               path_.c_str(), why);
+}
+
+/// The trace file of a run's items: comment lines saying where it came from and what the run took (kTraceRunLine),
+/// the item rows, then each chain's measured speed-ups (mean seconds per item at 1 rank over those at m, where it
+/// worked at both) and, as rows of chain `*`, each of those again: the repetitions at m whose median a replay takes
+/// for the chains that were not measured there.
+std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<int>& groups, const Report& r,
+                       const Options& o, const std::string& resumed, int64_t& speedups) {
+  std::map<std::pair<int, int>, ItemTiming> per_size;
+  for (const ItemCost& c : costs) {
+    ItemTiming& t = per_size[{c.chain, c.ranks}];
+    ++t.items;
+    t.seconds += c.seconds;
+  }
+  const auto mean = [&](int chain, int m) -> std::optional<double> {
+    const auto it = per_size.find({chain, m});
+    if (it == per_size.end() || !(it->second.seconds > 0)) return std::nullopt;
+    return it->second.seconds / static_cast<double>(it->second.items);
+  };
+  std::map<int, std::map<int, double>> measured;  // chain -> m -> speed-up
+  std::map<int, std::vector<double>> pooled;      // m -> the chains' speed-ups there
+  for (const auto& [key, timing] : per_size) {
+    const auto [chain, m] = key;
+    if (m == 1) continue;
+    const auto at_1 = mean(chain, 1), at_m = mean(chain, m);
+    if (!at_1 || !at_m) continue;
+    measured[chain][m] = *at_1 / *at_m;
+    pooled[m].push_back(*at_1 / *at_m);
+  }
+  std::ostringstream out;
+  out << trace_head(r, o);
+  if (resumed.empty()) {
+    out << kTraceRunLine << " ranks=" << r.nprocs << " groups=" << r.groups << " balancer=" << r.balancer
+        << " seconds=" << csv::number(r.time_s) << "\n";
+  } else {
+    out << "# resumed: " << resumed << "\n";
+  }
+  out << "# speed-ups: measured where a chain worked items at 1 and at m ranks; chain * repeats each of them at m, "
+         "whose median a replay takes for the chains not measured there; without any, every chain scales "
+         "perfectly\n";
+  out << kTraceHeaderWithGroup << "\n";
+  std::string rows;
+  for (const ItemCost& c : costs) append_row(rows, c, groups);
+  out << rows;
+  speedups = 0;
+  for (const auto& [chain, ups] : measured) {
+    for (const auto& [m, up] : ups) {
+      out << chain << ",," << m << ",," << csv::number(up) << ",\n";
+      ++speedups;
+    }
+  }
+  for (const auto& [m, ups] : pooled) {
+    for (const double up : ups) {
+      out << "*,," << m << ",," << csv::number(up) << ",\n";
+      ++speedups;
+    }
+  }
+  return out.str();
+}
+
+void write_text_whole(const std::string& path, const std::string& text) {
+  write_file_whole(path, std::span(reinterpret_cast<const std::byte*>(text.data()), text.size()));
+}
+
+}  // namespace mcmclb::walkers::detail

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The trace file a run of an application's chains records (Options::record; docs/reference/columns.md, "Trace
+// files"): its comment lines, its rows as chains end, and the whole file when the run ends well. Internal to
+// libmcmclb_walkers.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "mcmclb/kernel.hpp"
+#include "mcmclb/walkers.hpp"
+
+namespace mcmclb::walkers::detail {
+
+/// The comment lines a trace file starts with: what recorded it, how, where and when.
+[[nodiscard]] std::string trace_head(const Report& r, const Options& o);
+
+/// An item row of a trace file, with the initial group that started its chain (groups: per chain).
+void append_row(std::string& out, const ItemCost& c, const std::vector<int>& groups);
+
+/// The recording as the run goes: every rank appends its leaders' rows to the file (O_APPEND, one write per batch,
+/// so batches of several ranks never interleave within a row on a local file system). A failed write (a full disk)
+/// stops the streaming with one line; the whole file is still written at the end of a run that ends well.
+class TraceStream {
+ public:
+  TraceStream(const std::string& path, int rank);
+  ~TraceStream();
+  TraceStream(const TraceStream&) = delete;
+  TraceStream& operator=(const TraceStream&) = delete;
+  void append(std::span<const ItemCost> costs, const std::vector<int>& groups);
+
+ private:
+  void warn(const char* why) const;
+  std::string path_;
+  int rank_;
+  int fd_ = -1;
+};
+
+/// The trace file of a run's items: comment lines saying where it came from and what the run took (kTraceRunLine;
+/// for a run resumed from a checkpoint, which no one run took whole, a "# resumed:" line saying so instead), the
+/// item rows, then each chain's measured speed-ups (mean seconds per item at 1 rank over those at m, where it
+/// worked at both) and, as rows of chain `*`, each of those again: the repetitions at m whose median a replay takes
+/// for the chains that were not measured there. speedups: the speed-up rows written.
+[[nodiscard]] std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<int>& groups,
+                                     const Report& r, const Options& o, const std::string& resumed, int64_t& speedups);
+
+/// text written to path whole or not at all (write_file_whole).
+void write_text_whole(const std::string& path, const std::string& text);
+
+}  // namespace mcmclb::walkers::detail
