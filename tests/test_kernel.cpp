@@ -2,10 +2,14 @@
 // The walker-group kernel with every balancer, in-process under mpiexec: invariants on every run, regroup counts
 // derived by hand, and async termination over many seeds of random workloads with jitter.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
@@ -325,6 +329,45 @@ TEST(Kernel, CoalescingGroupsEndAsOneGroupOfEveryRank) {
       }
     }
   }
+}
+
+/// A run whose id its folder already holds (here: the same run recorded twice) is refused by the store and recorded
+/// under a new id, with every row of it renamed: each id then has its own rows in ranks.csv and events.csv.
+TEST(Kernel, ARunWhoseIdIsRecordedAlreadyIsRecordedUnderANewId) {
+  const mcmclb::RunResult r = mcmclb::run_once(small_run("async", "range", 1));
+  EXPECT_TRUE(r.valid) << r.violations;
+  if (world_rank() != 0) return;
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("mcmclb-kernel-renamed-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  {
+    auto store = mcmclb::open_results(dir);
+    ASSERT_TRUE(mcmclb::record_result(store, r));
+    ::testing::internal::CaptureStderr();
+    ASSERT_TRUE(mcmclb::record_result(store, r));
+    EXPECT_NE(::testing::internal::GetCapturedStderr().find("already recorded"), std::string::npos);
+  }
+  const auto rows_by_id = [&](const char* file) {
+    std::ifstream in(dir / file);
+    std::map<std::string, int> count;
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) ++count[mcmclb::csv::split_line(line).at(0)];
+    return count;
+  };
+  const auto runs = rows_by_id("runs.csv");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs.count(r.run_id), 1u);
+  const auto ranks = rows_by_id("ranks.csv");
+  const auto events = rows_by_id("events.csv");
+  for (const auto& [id, n] : runs) {
+    EXPECT_EQ(n, 1) << id;
+    EXPECT_EQ(ranks.count(id) > 0 ? ranks.at(id) : 0, world_size()) << id;
+    EXPECT_GT(events.count(id) > 0 ? events.at(id) : 0, 0) << id;
+  }
+  EXPECT_EQ(events.begin()->second, std::next(events.begin())->second);
+  EXPECT_EQ(events.size(), 2u);
+  std::filesystem::remove_all(dir);
 }
 
 /// The lookahead protocol (balancers/src/lookahead.cpp).

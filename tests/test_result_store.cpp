@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Tests of the results store (study/include/mcmclb/result_store.hpp): concurrent writer processes and threads,
-// a writer killed mid-commit, resume's completeness check, header checks, bad output paths, current failures, and
-// the cost of one append to a 57 MB ranks.csv. Plain GoogleTest: writers are forked processes, no MPI.
+// a writer killed mid-commit, resume's completeness check, header checks, bad output paths, current failures, the
+// cost of one append to a 57 MB ranks.csv, and run ids: unique when made, refused when already recorded. Plain
+// GoogleTest: writers are forked processes, no MPI.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/fs.h>
@@ -23,8 +24,10 @@
 #include <sstream>
 #include <thread>
 #include <tuple>
+#include <unordered_set>
 
 #include "mcmclb/result_store.hpp"
+#include "mcmclb/run_id.hpp"
 
 namespace mcmclb::results {
 namespace {
@@ -892,6 +895,105 @@ TEST_P(TornTail, IsCutOffKeptAndNamedWhenTheStoreOpens) {
   EXPECT_EQ(points.count(ResultStore::key(key_fields("torn", 2, 1))) > 0 &&
                 points.at(ResultStore::key(key_fields("torn", 2, 1))).done(),
             !cut_rows_of_b);
+}
+
+// Run ids are unique by construction within a process (a sequence number), whatever the rate: a million in what is
+// mostly one UTC second, with no duplicate.
+TEST(RunIds, AMillionFromOneProcessAreDistinct) {
+  constexpr std::size_t kIds = 1'000'000;
+  std::unordered_set<std::string> ids;
+  ids.reserve(kIds);
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < kIds; ++i) ASSERT_TRUE(ids.insert(next_run_id("rate")).second) << i;
+  const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%zu run ids in %.2f s\n", kIds, took_s);
+  const std::string id = *ids.begin();
+  EXPECT_EQ(id.rfind("rate-", 0), 0u) << id;
+}
+
+/// The ids each of `processes` forked children makes (`each` apiece), all started at once; make runs in the child.
+std::vector<std::string> ids_of_children(const fs::path& dir, int processes, int each,
+                                         const std::function<std::string()>& make) {
+  std::vector<pid_t> children;
+  for (int k = 0; k < processes; ++k) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      std::ofstream out(dir / ("ids-" + std::to_string(k)));
+      for (int i = 0; i < each; ++i) out << make() << '\n';
+      out.close();
+      ::_exit(out ? 0 : 1);
+    }
+    children.push_back(pid);
+  }
+  for (const pid_t pid : children) EXPECT_EQ(wait_child(pid), 0);
+  std::vector<std::string> ids;
+  for (int k = 0; k < processes; ++k) {
+    std::istringstream in(slurp(dir / ("ids-" + std::to_string(k))));
+    for (std::string line; std::getline(in, line);) ids.push_back(line);
+  }
+  return ids;
+}
+
+std::size_t distinct(const std::vector<std::string>& ids) {
+  return std::unordered_set<std::string>(ids.begin(), ids.end()).size();
+}
+
+// Processes started in the same second, each with its own salt; this one made an id before forking, and its
+// children do not repeat its ids either.
+TEST_F(ResultStoreTest, RunIdsOfProcessesStartedTogetherAreDistinct) {
+  const std::string parents = next_run_id("fork");
+  std::vector<std::string> ids = ids_of_children(root_, 8, 20'000, [] { return next_run_id("fork"); });
+  ASSERT_EQ(ids.size(), 8u * 20'000);
+  ids.push_back(parents);
+  EXPECT_EQ(distinct(ids), ids.size());
+}
+
+// Simulated processes (SimGrid's SMPI) may share one pid and read one simulated clock: the salt still differs.
+TEST_F(ResultStoreTest, RunIdsOfSimulatedProcessesWithOnePidAndClockAreDistinct) {
+  const std::vector<std::string> ids = ids_of_children(root_, 8, 1'000, [] {
+    static RunIds same_pid_and_clock(RunIds::draw_salt(4242, 0));
+    return same_pid_and_clock.next("sim");
+  });
+  ASSERT_EQ(ids.size(), 8u * 1'000);
+  EXPECT_EQ(distinct(ids), ids.size());
+}
+
+// A run whose id is already in runs.csv is refused under the lock, with nothing written: whether this store wrote
+// the first one, another writer did (seen through the rows appended since this store last read), or the file was
+// replaced meanwhile.
+TEST_F(ResultStoreTest, ARunIdAlreadyRecordedIsRefusedAndNothingIsWritten) {
+  ResultStore store = ResultStore::open(dir_, test_schema());
+  store.record(make_run("a", "dup", 2, 0));
+  const auto sizes = [&] {
+    std::vector<std::uintmax_t> out;
+    for (const char* f : {"runs.csv", "ranks.csv", "events.csv"}) out.push_back(fs::file_size(dir_ / f));
+    return out;
+  };
+  const auto before = sizes();
+  try {
+    store.record(make_run("a", "dup", 2, 1));
+    ADD_FAILURE() << "a second run under id a was recorded";
+  } catch (const DuplicateRunId& e) {
+    EXPECT_NE(std::string(e.what()).find("runs.csv: run_id a is already recorded"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(sizes(), before);
+
+  ResultStore other = ResultStore::open(dir_, test_schema());
+  other.record(make_run("b", "dup", 2, 2));
+  EXPECT_THROW(store.record(make_run("b", "dup", 3, 3)), DuplicateRunId);
+  EXPECT_THROW(other.record(make_run("a", "dup", 3, 3)), DuplicateRunId);
+  store.record(make_run("c", "dup", 3, 3));
+  EXPECT_THROW(other.record(make_run("c", "dup", 3, 4)), DuplicateRunId);
+
+  // runs.csv replaced by one holding only run z (a rewrite by hand): both stores read it again.
+  const std::string header = slurp(dir_ / "runs.csv").substr(0, slurp(dir_ / "runs.csv").find('\n') + 1);
+  spit(dir_ / "runs.new", header + csv::line(make_run("z", "dup", 1, 9).run));
+  fs::rename(dir_ / "runs.new", dir_ / "runs.csv");
+  EXPECT_THROW(store.record(make_run("z", "dup", 1, 10)), DuplicateRunId);
+  other.record(make_run("a", "dup", 2, 11));  // gone from the new file
+  std::vector<std::string> ids;
+  for (const csv::Row& row : records(slurp(dir_ / "runs.csv"))) ids.push_back(row[0]);
+  EXPECT_EQ(ids, (std::vector<std::string>{"run_id", "z", "a"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(CutOff, TornTail,

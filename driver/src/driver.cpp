@@ -2,22 +2,21 @@
 // One kernel run end to end (mcmclb/driver.hpp).
 #include "mcmclb/driver.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <numeric>
 #include <optional>
-#include <random>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
 #include "mcmclb/balancer.hpp"
+#include "mcmclb/run_id.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
 #include "mcmclb/workload.hpp"
@@ -29,16 +28,10 @@ namespace {
 constexpr int kStatWords = std::tuple_size_v<RankStats::Words>;
 
 std::string make_run_id(const RunSpec& spec, const mpi::Comm& world) {
-  std::array<char, 96> id{};
+  std::array<char, 128> id{};  // 40 characters of experiment, the UTC second, 16 hex digits and a 20-digit count
   if (world.rank() == 0) {
-    const std::string t = utc_now();
-    // Entropy from the host: in the simulation build MPI_Wtime is the simulated clock and getpid() the simulated
-    // process's, the same in two simulations started in the same second, whose runs then shared one run_id.
-    std::random_device host;
-    const uint64_t salt = mix64(static_cast<uint64_t>(MPI_Wtime() * 1e9) ^ static_cast<uint64_t>(::getpid()) ^
-                                (uint64_t{host()} << 32 | host()));
-    std::snprintf(id.data(), id.size(), "%s-%s-%06llx", spec.experiment.substr(0, 40).c_str(), t.c_str(),
-                  static_cast<unsigned long long>(salt & 0xffffff));
+    const std::string made = next_run_id(spec.experiment);
+    std::snprintf(id.data(), id.size(), "%s", made.c_str());
   }
   mpi::bcast_politely(world, id.data(), static_cast<int>(id.size()), MPI_CHAR, 0);
   return id.data();
@@ -538,8 +531,53 @@ RunResult run_once(const RunSpec& spec) {
   return r;
 }
 
+namespace {
+
+/// The run under another id: every row that names it. Its events.csv lines each begin with the id's field (their
+/// other fields are numbers and names, never a quoted line break), so a line-by-line swap is exact.
+RunResult renamed(const RunResult& r, const std::string& id) {
+  RunResult out = r;
+  out.run_id = id;
+  std::string was = csv::line({r.run_id});
+  was.back() = ',';
+  std::string now = csv::line({id});
+  now.back() = ',';
+  out.event_lines.clear();
+  for (std::size_t at = 0; at < r.event_lines.size();) {
+    const std::size_t end = std::min(r.event_lines.find('\n', at), r.event_lines.size() - 1) + 1;
+    const std::string_view line(r.event_lines.data() + at, end - at);
+    if (line.substr(0, was.size()) == was) {
+      out.event_lines += now;
+      out.event_lines += line.substr(was.size());
+    } else {
+      out.event_lines += line;
+    }
+    at = end;
+  }
+  for (csv::Row& row : out.costs) {
+    if (!row.empty() && row[0] == r.run_id) row[0] = id;
+  }
+  return out;
+}
+
+}  // namespace
+
 bool record_result(results::ResultStore& store, const RunResult& r, results::ResultStore::IfDone if_done) {
-  return record_run(store, r, r.ranks, r.event_lines, r.chains, r.trace, r.calibration, r.costs, if_done);
+  // An id already in the folder (a copied or merged folder, or two salts alike) is refused by the store under its
+  // lock; the run is then recorded under a fresh salt's id, so it is kept and never joined to the other run.
+  constexpr int kTries = 3;
+  std::optional<RunResult> again;
+  for (int attempt = 1;; ++attempt) {
+    const RunResult& run = again ? *again : r;
+    try {
+      return record_run(store, run, run.ranks, run.event_lines, run.chains, run.trace, run.calibration, run.costs,
+                        if_done);
+    } catch (const results::DuplicateRunId& e) {
+      if (attempt == kTries) throw;
+      std::fprintf(stderr, "mcmclb: %s; recording the run under a new run_id\n", e.what());
+      again = renamed(r, RunIds().next(r.spec.experiment));
+    }
+  }
 }
 
 }  // namespace mcmclb

@@ -27,6 +27,11 @@
 //   the folder byte for byte as it was: it takes the read lock only where the lock file exists, reads an older
 //   version's files through the same upgrade open() rewrites them with (in memory), and reads the files of an
 //   unfinished commit up to the sizes in its journal, which is what roll_back would leave.
+// - No two runs of a folder share a run_id: a record refuses one whose id runs.csv already holds (DuplicateRunId),
+//   checked under the lock so that two writers cannot both pass the check. Each ResultStore keeps the ids it has
+//   read and where it stopped, and reads only what was appended since: committed rows are never changed in place (a
+//   rollback cuts only an unfinished commit, an upgrade or a rewrite by hand makes a new file), so the check keeps
+//   a record's cost to the rows added, by this writer and the others.
 // - Writers of older mcmclb versions (read, rewrite, rename) take no lock: sharing a folder with them can still
 //   lose rows. Readers (plots, users' tools) need no lock.
 #include "mcmclb/result_store.hpp"
@@ -44,6 +49,7 @@
 #include <optional>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "journal.hpp"
@@ -55,6 +61,14 @@ namespace mcmclb::results {
 
 namespace fs = std::filesystem;
 using namespace detail;  // the file helpers (posix_file.hpp), the lock and the journal (journal.hpp)
+
+/// The run ids of a runs.csv read so far, and the file and offset where reading stopped (the end of a record).
+struct detail::RecordedIds {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t read_to = 0;
+  std::unordered_set<std::string> ids;
+};
 
 namespace {
 
@@ -344,6 +358,52 @@ void check_other_tables(const fs::path& dir, const Schema& s, const Sizes& limit
   }
 }
 
+/// Brings seen up to runs.csv as it is now: the rows appended since it was last read, or the whole file when the
+/// file is another one (replaced, or gone and made again) or no longer continues what was read. Lock held,
+/// journal rolled back, so every byte read is committed and stays.
+void read_new_ids(const fs::path& path, std::size_t id_col, RecordedIds& seen) {
+  const auto fd = open_regular(path, O_RDONLY);
+  if (!fd) {
+    seen = {};
+    return;
+  }
+  struct stat st {};
+  if (::fstat(fd->get(), &st) != 0) fail_errno(path, "cannot inspect", errno);
+  const off_t size = st.st_size;
+  if (st.st_dev != seen.dev || st.st_ino != seen.ino || size < seen.read_to ||
+      (seen.read_to > 0 && read_at(*fd, path, seen.read_to - 1, 1) != "\n")) {
+    seen = {};
+    seen.dev = st.st_dev;
+    seen.ino = st.st_ino;
+  }
+  constexpr std::size_t kBlock = 1 << 20;
+  std::string buffer;  // from offset base of the file: an unfinished record, then what was read after it
+  off_t base = seen.read_to;
+  std::size_t scanned = 0;
+  bool quoted = false;
+  while (base + static_cast<off_t>(buffer.size()) < size) {
+    const off_t at = base + static_cast<off_t>(buffer.size());
+    const std::string block = read_at(*fd, path, at, std::min(kBlock, static_cast<std::size_t>(size - at)));
+    if (block.empty()) break;
+    buffer += block;
+    std::size_t start = 0;
+    for (; scanned < buffer.size(); ++scanned) {
+      if (buffer[scanned] == '"') quoted = !quoted;
+      if (buffer[scanned] != '\n' || quoted) continue;
+      const std::string_view record(buffer.data() + start, scanned - start);
+      if (base + static_cast<off_t>(start) > 0 && !record.empty()) {  // not the header, not a blank line
+        csv::Row fields = csv::leading_fields(record, id_col + 1);
+        if (fields.size() > id_col) seen.ids.insert(std::move(fields[id_col]));
+      }
+      start = scanned + 1;
+      seen.read_to = base + static_cast<off_t>(start);
+    }
+    buffer.erase(0, start);
+    base += static_cast<off_t>(start);
+    scanned -= start;
+  }
+}
+
 void check_schema(const Schema& s) {
   const std::vector<const Table*> tables = all_tables(s);
   for (const Table* t : tables) {
@@ -375,6 +435,9 @@ bool RecordedPoint::any_valid() const {
 }
 
 std::string ResultStore::key(const csv::Row& key_fields) { return join_header(key_fields); }
+
+ResultStore::ResultStore(fs::path dir, Schema schema)
+    : dir_(std::move(dir)), schema_(std::move(schema)), ids_(std::make_shared<RecordedIds>()) {}
 
 ResultStore ResultStore::open(const fs::path& dir, Schema schema) {
   check_schema(schema);
@@ -478,6 +541,13 @@ bool ResultStore::record(const RunRecord& run, IfDone if_done) {
     const auto points = read_points(dir_, schema_);
     const auto point = points.find(key(key_fields));
     if (point != points.end() && point->second.done()) return false;
+  }
+  const std::size_t id_col = column(schema_.runs, schema_.run_id_column);
+  const fs::path runs_path = dir_ / schema_.runs.file;
+  read_new_ids(runs_path, id_col, *ids_);
+  if (ids_->ids.count(run.run[id_col]) > 0) {
+    throw DuplicateRunId(shown(runs_path) + ": run_id " + printable(run.run[id_col], 200) +
+                         " is already recorded (allowed: each run_id once); nothing was written");
   }
   commit(dir_, appends);
   return true;

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -26,6 +27,18 @@ class StoreError : public InputError {
  public:
   using InputError::InputError;
 };
+
+/// record() found the run's id in runs.csv already and wrote nothing: two runs under one id would be joined into
+/// one by every reader of ranks.csv and events.csv. The caller records the run again under a new id; one that does
+/// not is stopped like any StoreError, with one line and exit 2.
+class DuplicateRunId : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
+namespace detail {
+struct RecordedIds;  // result_store.cpp
+}
 
 /// An earlier header of a table that this version still recognises.
 struct OlderHeader {
@@ -109,6 +122,8 @@ class ResultStore {
   /// Appends one run to ranks.csv, events.csv, the per-run tables it has rows for and runs.csv, all or nothing,
   /// under the folder's lock. Returns false, having written nothing, when if_done is skip and the run's point is
   /// already done: the check and the append are under one lock, so two writers of one point never both record it.
+  /// Throws DuplicateRunId, having written nothing, when runs.csv already holds the run's id (checked under the
+  /// same lock, reading only the runs.csv rows added since this object's last record).
   bool record(const RunRecord& run, IfDone if_done = IfDone::append);
   /// Appends rows (failures.csv's header order) to failures.csv under the folder's lock.
   void record_failures(const std::vector<csv::Row>& rows);
@@ -136,9 +151,10 @@ class ResultStore {
 
  private:
   [[nodiscard]] std::vector<csv::Row> current_failures_locked() const;  // lock held
-  ResultStore(std::filesystem::path dir, Schema schema) : dir_(std::move(dir)), schema_(std::move(schema)) {}
+  ResultStore(std::filesystem::path dir, Schema schema);
   std::filesystem::path dir_;
   Schema schema_;
+  std::shared_ptr<detail::RecordedIds> ids_;  // runs.csv's ids as far as record() has read them
 };
 
 /// Test hook: when the environment variable MCMCLB_STORE_CRASH_AFTER names a table file ("ranks.csv", ...),
