@@ -81,6 +81,25 @@ void explain_loss(const fs::path& out, const std::string& name, const std::strin
   std::printf("  %s\n", describe_job_end(id, job_end(id), recorded).c_str());
 }
 
+/// One line when runs.csv holds a run_id more than once (runs of an older version, or rows copied in by hand):
+/// every reader joins ranks.csv and events.csv to runs.csv by it, so those runs' rows would mix. Empty otherwise.
+std::string duplicated_ids(const fs::path& out, const std::map<std::string, results::RecordedPoint>& recorded) {
+  std::map<std::string, int> count;
+  for (const auto& [key, point] : recorded) {
+    for (const results::RecordedRun& run : point.runs) ++count[run.run_id];
+  }
+  std::size_t ids = 0;
+  std::string first;
+  for (const auto& [id, n] : count) {
+    if (n < 2) continue;
+    if (ids++ == 0) first = id;
+  }
+  if (ids == 0) return {};
+  return printable((out / "runs.csv").string(), 200) + ": " + std::to_string(ids) +
+         " run_id(s) recorded more than once, first " + printable(first, 120) +
+         ": their runs cannot be told apart in ranks.csv and events.csv, so the plots and compare refuse the folder";
+}
+
 }  // namespace
 
 int status_main(const SweepOptions& o) {
@@ -180,6 +199,7 @@ int status_main(const SweepOptions& o) {
     }
     return 0;
   }
+  if (const std::string line = duplicated_ids(out, recorded); !line.empty()) std::printf("%s\n", line.c_str());
   const bool complete = n_failed == 0 && n_missing == 0;
   std::printf("study %s in %s: %zu done, %zu failed, %zu missing (%s)\n", study.name.c_str(), out.string().c_str(),
               n_done, n_failed, n_missing, complete ? "complete" : "not complete");

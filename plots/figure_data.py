@@ -107,6 +107,12 @@ def main(argv=None):
             header, rows = read_rows(runs_path)
             if "run_id" not in header:
                 raise InputError(f"{runs_path}: no run_id column (allowed: an mcmclb runs.csv)")
+            line_of_id = {}
+            for number, row in enumerate(rows, start=2):
+                seen = line_of_id.setdefault(row[header.index("run_id")], number)
+                if seen != number:
+                    raise InputError(f"{runs_path}:{number}: run_id {row[header.index('run_id')]} is also on line "
+                                     f"{seen} (allowed: each run_id once, as the tables copied are joined by it)")
             rows = chosen_runs(header, rows, args)
             if not rows:
                 raise InputError(f"{runs_path}: no run matches the choice (--run-id, --balancer, --nprocs)")

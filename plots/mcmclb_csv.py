@@ -400,6 +400,10 @@ def open_regular(path, allowed, **kwargs):
         raise
 
 
+# The tables that hold one row per run, whose run_id must be unique (the others hold several rows of a run).
+ONE_ROW_PER_RUN = ("runs.csv", "provenance.csv")
+
+
 def read_csv(path, schema, need, filled=()):
     """Rows of the CSV file at path as dicts of typed values (int, float, bool, str; None for an empty optional
     field), checked against SCHEMAS[schema]: the columns in need must exist, every row must have exactly the
@@ -408,7 +412,8 @@ def read_csv(path, schema, need, filled=()):
     caller that plots an optional column checks that the header has it). Columns outside the schema are kept as
     text. A UTF-8 byte-order mark is skipped.
 
-    Raises InputError (one line naming the file) for a missing, empty or malformed file. For a results folder,
+    Raises InputError (one line naming the file) for a missing, empty or malformed file, and for a run_id found
+    twice in a table of ONE_ROW_PER_RUN. For a results folder,
     resolve the file name first with find_csv().
     """
     columns = SCHEMAS[schema]
@@ -432,12 +437,21 @@ def read_csv(path, schema, need, filled=()):
             checked = [(i, name, _required(columns[name]) if name in filled else columns[name])
                        for i, name in enumerate(header) if name in columns]
             rows = []
+            # A table with one row per run: a run_id twice would join two runs' rows of every other file as one.
+            id_at = header.index("run_id") if schema in ONE_ROW_PER_RUN and "run_id" in header else None
+            line_of_id = {}
             for fields in reader:
                 if not fields:
                     continue  # a blank line
                 if len(fields) != len(header):
                     raise InputError(f"{path}: line {reader.line_num} has {len(fields)} fields, the header has "
                                      f"{len(header)} (a row cut off or edited?)")
+                if id_at is not None:
+                    seen = line_of_id.setdefault(fields[id_at], reader.line_num)
+                    if seen != reader.line_num:
+                        raise InputError(f"{path}: line {reader.line_num}: run_id {fields[id_at]} is also on line "
+                                         f"{seen} (allowed: each run_id once, as runs, ranks and events are joined "
+                                         f"by it)")
                 row = dict(zip(header, fields))
                 for i, name, column in checked:
                     try:

@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """mcmclb compare and sweep --until-ci: a real folder made 10 % slower is `slower` (exit 1), two sweeps of one
 sleep-dominated study are `no significant change` (exit 0), simulated points compare exactly, bad input is one line
-and exit 2 before any work; --until-ci repeats a point until its interval is narrow enough or the cap, records why,
-and a resumed sweep goes on counting the repetitions already there; mcmclb-commbench's rows carry their benchmark's
-median and its interval. Needs MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets them)."""
+and exit 2 before any work (a run_id recorded twice too, which status reports and the plots refuse); --until-ci
+repeats a point until its interval is narrow enough or the cap, records why, and a resumed sweep goes on counting the
+repetitions already there; mcmclb-commbench's rows carry their benchmark's median and its interval. Needs MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets them)."""
 import csv
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -210,6 +211,28 @@ class Compare(unittest.TestCase):
         self.refused([a, a, "--fast"], "unknown flag --fast")
         self.refused([a, a, "--csv", os.path.join(self.tmp, "no", "such", "x.csv")], "its folder does not exist")
         self.refused([a, a, "--csv", self.tmp], "is a folder")
+
+    def test_a_duplicated_run_id_is_reported_by_status_and_refused_by_compare_and_the_plots(self):
+        dup = self.copy("dup")
+        seen = []
+
+        def second_as_first(row):
+            seen.append(row["run_id"])
+            if len(seen) == 2:
+                row["run_id"] = seen[0]
+        rewrite_runs(dup, second_as_first)
+        self.refused([self.a, dup], f"dup/runs.csv: line 3: run_id {seen[0]} is also on line 2 (allowed: each run_id "
+                                    f"once")
+        status = mcmclb("status", STUDY, "--out", dup)
+        said = [line for line in status.stdout.splitlines() if "recorded more than once" in line]
+        self.assertEqual(len(said), 1, status.stdout + status.stderr)
+        self.assertIn(f"dup/runs.csv: 1 run_id(s) recorded more than once, first {seen[0]}", said[0])
+        self.assertNotIn("recorded more than once", mcmclb("status", STUDY, "--out", self.a).stdout)
+        plot = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "summary.py"), dup], capture_output=True,
+                              text=True, timeout=60)
+        self.assertEqual(plot.returncode, 2, plot.stdout + plot.stderr)
+        self.assertEqual(len(plot.stderr.strip().splitlines()), 1, plot.stderr)
+        self.assertIn(f"dup/runs.csv: line 3: run_id {seen[0]} is also on line 2", plot.stderr)
 
     def one_folder(self, name, relabelled, backend=None):
         """A folder holding a's runs and, for each (columns, factor) of relabelled, a copy of them with those key

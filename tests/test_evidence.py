@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The evidence rule for every CSV committed under docs/ and tests/golden/: made from a clean commit (no git_commit
-ending in -dirty), each run recorded once (no run_id twice in a runs.csv) and nothing of the machine that made it
-(no absolute path in any field). Every simulated results folder and every simulated commbench CSV under docs/ keeps
-its provenance beside it. Files made before the rule are listed in LEGACY with what they lack; each is to
-leave the list when it is regenerated, and a listed file that already meets the rule is an error too, so the list
-only shrinks."""
+ending in -dirty), each run recorded once (no run_id twice in a runs.csv or a provenance.csv, no run's rank twice in
+a ranks.csv) and nothing of the machine that made it (no absolute path in any field). Every simulated results folder
+and every simulated commbench CSV under docs/ keeps its provenance beside it. Files made before the rule are listed
+in LEGACY with what they lack; each is to leave the list when it is regenerated, and a listed file that already meets
+the rule is an error too, so the list only shrinks."""
 import csv
 import os
 import shutil
@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from collections import Counter
 
 ROOT = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.join(ROOT, "plots"))
@@ -109,11 +110,15 @@ def problems(path):
     dirty = {r["git_commit"] for r in rows if (r.get("git_commit") or "").endswith("-dirty")}
     if dirty:
         found.append(f"made from a dirty work tree ({', '.join(sorted(dirty))})")
-    if path.endswith("runs.csv") and rows:
-        ids = [r["run_id"] for r in rows if r.get("run_id")]
-        twice = sorted({i for i in ids if ids.count(i) > 1})
+    if (path.endswith("runs.csv") or path.endswith("provenance.csv")) and rows:  # one row per run
+        twice = sorted(i for i, n in Counter(r["run_id"] for r in rows if r.get("run_id")).items() if n > 1)
         if twice:
             found.append(f"run_id recorded twice: {', '.join(twice[:3])}")
+    if path.endswith("ranks.csv") and rows and "rank" in rows[0]:  # one row per run and rank
+        twice = sorted(k for k, n in Counter((r["run_id"], r["rank"]) for r in rows).items() if n > 1)
+        if twice:
+            found.append(f"a rank of a run recorded twice: run_id {twice[0][0]}, rank {twice[0][1]}")
+    if path.endswith("runs.csv") and rows:
         # The same point and repetition twice under two run ids: rows joined by hand from two sweeps.
         header = list(rows[0])
         keys = header[header.index("experiment"):header.index("rep") + 1] if "rep" in header else []
@@ -188,6 +193,8 @@ class Evidence(unittest.TestCase):
             cases = {
                 "dirty/runs.csv": "run_id,git_commit\na,0123456789ab-dirty\n",
                 "twice/runs.csv": "run_id,git_commit\na,0123456789ab\na,0123456789ab\n",
+                "twice/provenance.csv": "run_id,command_line\na,mcmclb run x.yaml\na,mcmclb run x.yaml\n",
+                "twice/ranks.csv": "run_id,rank\na,0\na,1\nb,0\na,1\n",
                 "joined/runs.csv": "run_id,experiment,nprocs,rep,git_commit\na,x,4,0,0123456789ab\nb,x,4,0,0123456789ab\n",
                 "path/runs.csv": "run_id,command_line\na,/work/main/build/mcmclb run x.yaml\n",
                 "clean/runs.csv": "run_id,git_commit,platform\na,0123456789ab,configs/platforms/bgp.xml\n",
@@ -198,6 +205,8 @@ class Evidence(unittest.TestCase):
                     f.write(text)
             self.assertIn("dirty", problems(os.path.join(rel, "dirty/runs.csv"))[0])
             self.assertIn("twice", problems(os.path.join(rel, "twice/runs.csv"))[0])
+            self.assertIn("run_id recorded twice: a", problems(os.path.join(rel, "twice/provenance.csv"))[0])
+            self.assertIn("run_id a, rank 1", problems(os.path.join(rel, "twice/ranks.csv"))[0])
             self.assertIn("recorded twice", problems(os.path.join(rel, "joined/runs.csv"))[0])
             self.assertIn("absolute path", problems(os.path.join(rel, "path/runs.csv"))[0])
             self.assertEqual(problems(os.path.join(rel, "clean/runs.csv")), [])

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <unordered_map>
 
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/run_files.hpp"
@@ -124,6 +125,7 @@ std::map<std::string, ConfigurationSamples> read_configurations(const std::strin
   }
   std::map<std::string, Samples> points;
   const std::map<std::string, double> setup = initial_creation_s(dir);
+  std::unordered_map<std::string, std::size_t> line_of_id;
   const auto quote_open = [](const std::string& text) { return std::count(text.begin(), text.end(), '"') % 2 == 1; };
   for (std::size_t line_no = 2; std::getline(lines, line); ++line_no) {
     // A quoted field may hold line breaks: a record ends on the first line that closes its quotes (or at the end
@@ -137,6 +139,12 @@ std::map<std::string, ConfigurationSamples> read_configurations(const std::strin
                        " fields, the header has " + std::to_string(header.size()) + " (a row cut off or edited?)");
     }
     csv::Row row = upgrade(raw);
+    // Every run counts here, valid or not: two runs under one id cannot be told apart in events.csv, read below.
+    if (const auto [was, fresh] = line_of_id.try_emplace(row[c.run_id], line_no); !fresh) {
+      throw InputError(shown + ": line " + std::to_string(line_no) + ": run_id " + printable(row[c.run_id], 120) +
+                       " is also on line " + std::to_string(was->second) +
+                       " (allowed: each run_id once, as runs, ranks and events are joined by it)");
+    }
     // A rule left empty is the balancer's former one (collective's rows before it offered a choice).
     if (row[c.finished].empty()) row[c.finished] = older_finished_rule(row[c.balancer]);
     if (row[c.valid] != "true") continue;  // an invalid run measured something else: not a sample
