@@ -3,7 +3,8 @@
 sleep-dominated study are `no significant change` (exit 0), simulated points compare exactly, bad input is one line
 and exit 2 before any work (a run_id recorded twice too, which status reports and the plots refuse); --until-ci
 repeats a point until its interval is narrow enough or the cap, records why, and a resumed sweep goes on counting the
-repetitions already there; mcmclb-commbench's rows carry their benchmark's median and its interval. Needs MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets them)."""
+repetitions already there; mcmclb-commbench's rows carry their benchmark's median and its interval. Needs MCMCLB_BIN
+and MCMCLB_COMMBENCH (ctest sets them)."""
 import csv
 import os
 import shutil
