@@ -650,3 +650,63 @@ class QueueGuard(MCMCLB):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Requeue(unittest.TestCase):
+    """An application's walkers that keep checkpoints, run by examples/slurm/requeue.sbatch with a time limit: Slurm
+    signals the tasks before the limit (--signal), the run writes its last checkpoints and the file `stopped`, the
+    script requeues the job, and the requeued job continues to the answers and the trace of an uninterrupted run.
+    Slurm holds a requeued job for two minutes; the test starts it at once (scontrol update StartTime=now). A
+    minute or two: the full tier's (slurm_requeue), beside the other Slurm tests' lock."""
+
+    SCRIPT = os.path.join(ROOT, "examples", "slurm", "requeue.sbatch")
+
+    def test_a_job_signalled_before_its_limit_requeues_and_finishes(self):
+        program = os.environ.get("CHECKPOINT_CHAINS")
+        if not program:
+            dependency_missing("CHECKPOINT_CHAINS is not set (ctest sets it to tests/checkpoint_chains)")
+        tmp = tempfile.mkdtemp(prefix="mcmclb-slurm-requeue-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        mpiexec = os.environ.get("MCMCLB_TEST_MPIEXEC", "mpiexec")
+        subprocess.run([mpiexec, "-n", "1", program, "--out", os.path.join(tmp, "ref.txt"), "--mcmclb-record",
+                        os.path.join(tmp, "ref.csv")], check=True, capture_output=True, cwd=tmp)
+        # About 70 s of items at 2 ranks: Slurm's first check after the time left falls under 150 s comes 30 to 60 s
+        # in, so the first job stops mid-run, whatever the check's phase.
+        env = dict(ENV, MCMCLB_CHECKPOINT=os.path.join(tmp, "ck"))
+        job_id = subprocess.run(
+            ["sbatch", "--parsable", f"--chdir={tmp}", f"--output={tmp}/slurm-%j.out", "--ntasks=2", "--time=3",
+             "--signal=USR1@150", self.SCRIPT, program, "--out", "a.txt", "--item-ms", "1400", "--mcmclb-record",
+             "t.csv", "--mcmclb-checkpoint-every-s", "5"],
+            check=True, capture_output=True, text=True, env=env).stdout.strip().split(";")[0]
+        deadline = time.monotonic() + 480
+        fields = job_fields(job_id)
+        pending_since = {}  # restart -> when the requeued job was first seen pending
+        while fields["JobState"] not in DONE_STATES or fields["JobState"] == "PREEMPTED":
+            restarts = int(fields.get("Restarts", "0"))
+            if fields["JobState"] == "PENDING" and restarts > 0:
+                # A few seconds for the stopped step to be cleaned up: a start at once met its PMI state.
+                if time.monotonic() - pending_since.setdefault(restarts, time.monotonic()) > 5:
+                    sh("scontrol", "update", f"JobId={job_id}", "StartTime=now", check=False)
+            if time.monotonic() > deadline:
+                sh("scancel", job_id, check=False)
+                self.fail(f"job {job_id} did not finish: {fields}")
+            time.sleep(1)
+            fields = job_fields(job_id)
+        with open(os.path.join(tmp, f"slurm-{job_id}.out")) as f:
+            output = f.read()
+        self.assertEqual(fields["JobState"], "COMPLETED", output)
+        self.assertGreaterEqual(int(fields["Restarts"]), 1, output)
+        self.assertIn("requeue.sbatch: stopped before the limit with its checkpoints; requeued", output)
+        self.assertIn("mcmclb: stopped by signal 10", output)
+
+        def answers(name):
+            with open(os.path.join(tmp, name)) as f:
+                return [tuple(l.split()[:2]) for l in f]
+
+        def rows(name):
+            with open(os.path.join(tmp, name)) as f:
+                return sorted(tuple(l.split(",")[:2]) for l in f if l[:1].isdigit() and l.split(",")[1])
+
+        self.assertEqual(answers("a.txt"), answers("ref.txt"), output)
+        self.assertEqual(rows("t.csv"), rows("ref.csv"), "every item once in the trace")
+        self.assertFalse(os.path.exists(os.path.join(tmp, "ck", "stopped")))

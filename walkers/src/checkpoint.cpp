@@ -29,6 +29,7 @@ namespace {
 constexpr std::string_view kMetaName = "checkpoint.meta";
 constexpr std::string_view kMetaFirstLine = "mcmclb walkers checkpoint 1";
 constexpr std::string_view kStopPrefix = ".stopped-";
+constexpr std::string_view kStoppedName = "stopped";
 constexpr std::string_view kRecordMagic = "MCMCLBW1";  // and the format's version
 
 /// FNV-1a over bytes: a torn or altered record does not end in its own checksum.
@@ -264,6 +265,7 @@ void CheckpointFolder::remove_stop_marks() const {
   for (const auto& entry : std::filesystem::directory_iterator(path_, error)) {
     if (entry.path().filename().string().rfind(kStopPrefix, 0) == 0) std::filesystem::remove_all(entry.path(), error);
   }
+  std::filesystem::remove(path_ + "/" + std::string(kStoppedName), error);
 }
 
 ChainRecord CheckpointFolder::read_record(int chain, uint64_t fingerprint) const {
@@ -420,7 +422,7 @@ StopOnSignal::StopOnSignal(const CheckpointFolder& folder, const std::string& ru
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
   for (const int signo : {SIGTERM, SIGUSR1}) {
-    if (::sigaction(signo, &action, nullptr) != 0) {
+    if (::sigaction(signo, &action, signo == SIGTERM ? &previous_term_ : &previous_usr1_) != 0) {
       throw std::runtime_error(std::string("sigaction: ") + std::strerror(errno));
     }
   }
@@ -430,21 +432,17 @@ StopOnSignal::StopOnSignal(const CheckpointFolder& folder, const std::string& ru
 StopOnSignal::~StopOnSignal() {
   quit_.store(true);
   if (thread_.joinable()) thread_.join();
-  struct sigaction action {};
-  action.sa_handler = SIG_DFL;
-  sigemptyset(&action.sa_mask);
-  for (const int signo : {SIGTERM, SIGUSR1}) (void)::sigaction(signo, &action, nullptr);
+  (void)::sigaction(SIGTERM, &previous_term_, nullptr);
+  (void)::sigaction(SIGUSR1, &previous_usr1_, nullptr);
 }
 
 bool StopOnSignal::requested() noexcept { return g_signal.load() != 0; }
 
 void StopOnSignal::ended() {
-  if (!requested()) return;
-  // The stop was asked while this rank ended its part: its chains' records are written; the thread ends it with
-  // the others, as the ranks still working do not reach the collectives after the run.
+  // Every chain this rank's groups ended has its record; a stop asked from now on owes nothing here. Ranks still
+  // working may yet stop the job, or every rank ends the run well and the stop comes to nothing.
   leading_.store(false);
   saved_.store(true);
-  for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
 }
 
 void StopOnSignal::watch() {
@@ -454,7 +452,12 @@ void StopOnSignal::watch() {
   if (!requested()) return;
   const auto deadline =
       clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(grace_s_));
-  while (leading_.load() && !saved_.load() && clock::now() < deadline) std::this_thread::sleep_for(tick);
+  // Each wait ends early when the run ends well on this rank (quit_): then every rank reached its end.
+  const auto wait_while = [&](auto&& condition, clock::time_point until) {
+    while (condition() && clock::now() < until && !quit_.load()) std::this_thread::sleep_for(tick);
+    return !quit_.load();
+  };
+  if (!wait_while([&] { return leading_.load() && !saved_.load(); }, deadline)) return;
   std::error_code error;
   std::filesystem::create_directories(folder_, error);
   std::ofstream(folder_ + "/" + std::to_string(rank_)).flush();
@@ -470,18 +473,25 @@ void StopOnSignal::watch() {
     }
     return n;
   };
-  while (marks() < ranks_ && clock::now() < deadline) std::this_thread::sleep_for(tick);
+  if (!wait_while([&] { return marks() < ranks_; }, deadline)) return;
   if (rank_ == 0) {
     const bool all = marks() >= ranks_;
-    mpi::abort_with_line(
-        comm_, kExitResumable,
+    const std::string folder = std::filesystem::path(folder_).parent_path().string();
+    const std::string line =
         "mcmclb: stopped by signal " + std::to_string(g_signal.load()) + ": " +
-            (all ? std::string("every chain's last checkpoint is in ")
-                 : "the grace period ended before every rank's last checkpoint; the latest of each chain's is in ") +
-            std::filesystem::path(folder_).parent_path().string() + "; run the same command again to resume");
+        (all ? std::string("every chain's last checkpoint is in ")
+             : "the grace period ended before every rank's last checkpoint; the latest of each chain's is in ") +
+        folder + "; run the same command again to resume";
+    // What a job script reads to requeue (a launcher's status after an abort is its own: srun's is 137).
+    try {
+      const std::string text = line + "\n";
+      write_file_whole(folder + "/" + std::string(kStoppedName), std::as_bytes(std::span(text)));
+    } catch (const std::exception&) {  // the line still says it
+    }
+    mpi::abort_with_line(comm_, kExitResumable, line);
   }
   // The abort ends this rank too; should rank 0 be gone already, it ends itself.
-  std::this_thread::sleep_until(std::max(clock::now(), deadline) + std::chrono::seconds(5));
+  if (!wait_while([] { return true; }, std::max(clock::now(), deadline) + std::chrono::seconds(5))) return;
   std::_Exit(kExitResumable);
 }
 

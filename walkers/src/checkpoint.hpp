@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -83,7 +84,7 @@ class CheckpointFolder {
   void write_record(const ChainRecord& record, uint64_t fingerprint) const;
   /// Where ranks that stopped on a signal leave their mark (stop_marks), one subfolder per run.
   [[nodiscard]] std::string stop_folder(const std::string& run_token) const;
-  /// Removes the marks earlier runs left when they stopped.
+  /// Removes the marks earlier runs left when they stopped, and the file "stopped" that says one did.
   void remove_stop_marks() const;
 
  private:
@@ -135,7 +136,7 @@ class StopOnSignal {
   void leading(bool yes) noexcept { leading_.store(yes); }
   /// This rank wrote what it owed: the thread may mark it stopped.
   void saved() noexcept { saved_.store(true); }
-  /// The run ended on this rank; with a stop asked, this waits for the thread to end the process.
+  /// This rank ended its part of the run: it owes no checkpoint any more.
   void ended();
 
  private:
@@ -145,6 +146,8 @@ class StopOnSignal {
   int rank_ = 0, ranks_ = 0;
   double grace_s_;
   std::atomic<bool> leading_{false}, saved_{false}, quit_{false};
+  struct sigaction previous_term_ {
+  }, previous_usr1_{};
   std::thread thread_;
 };
 

@@ -873,10 +873,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   kernel.form_initial_groups(info.regroups);
   kernel.start(spec.finished == FinishedRule::pays ? Kernel::CalibrationPass::to_price : Kernel::CalibrationPass::none);
   balancer->run(kernel);
-  if (stop) {
-    stop->ended();  // with a stop asked, the process ends there
-    stop.reset();
-  }
+  if (stop) stop->ended();  // the handlers stay until run() returns: a signal in the checks after is still a stop
   mpi::barrier_politely(comm, mpi::setup_patience);  // everyone has finished; what follows is checking
   app.stop_watchdog();
   stream.reset();

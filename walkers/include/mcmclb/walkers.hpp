@@ -124,7 +124,8 @@ struct Options {
   /// line. A run that ends well leaves the folder as it is: run again, it works nothing and returns the results;
   /// remove the folder to start anew. Empty (the default): no checkpoints. With a folder, SIGTERM and SIGUSR1 (what
   /// Slurm's --signal sends before a job's limit) make every group's member 0 write its chain's checkpoint at its
-  /// next item, and every rank exit with kExitResumable (docs/guide/your-chains.md, "Jobs that end on time").
+  /// next item; then rank 0 writes the file `stopped` in the folder, which the next run removes, and ends the job
+  /// with kExitResumable (docs/guide/your-chains.md, "Jobs that end on time").
   std::string checkpoint;
   /// Seconds between two checkpoints of a chain, counted on the member that writes them.
   double checkpoint_every_s = 60;
@@ -136,7 +137,8 @@ struct Options {
 };
 
 /// The exit status of a run that stopped on a signal after its checkpoints (Options::checkpoint): run the same
-/// command again to resume. EX_TEMPFAIL of BSD's sysexits: a temporary failure, to be retried.
+/// command again to resume. EX_TEMPFAIL of BSD's sysexits: a temporary failure, to be retried. mpiexec (Hydra)
+/// returns it; srun returns 137 for an aborted step, so a job script reads the file `stopped` instead.
 inline constexpr int kExitResumable = 75;
 
 /// Where one rank's time went (ranks.csv's columns).
