@@ -326,6 +326,14 @@ SCHEMAS = {
         "seconds": _time(), "ranks": _int(1), "calls": _int(1), "commit": TEXT, "mpi_library": TEXT, "wait": NAME,
         "host": TEXT, "cores": _int(1), "utc_start": TEXT,
     },
+    # docs/notes/checkpoint-cost: tests/bench_checkpoint at real P ranks, each run's time per checkpoint mode, with
+    # the checkpoints every rank wrote and the seconds they took, rounds in random order.
+    "checkpoint-cost.csv": {
+        "round": _int(1), "mode": Column("name", choices=("none", "every-item", "every-1s", "every-60s")),
+        "seconds": _time(), "valid": _int(0), "checkpoints": _int(0), "checkpoint_s": Column("number", 0),
+        "ranks": _int(1), "item_ms": Column("number", 0), "state_kb": _int(0), "commit": TEXT, "mpi_library": TEXT,
+        "wait": NAME, "host": TEXT, "cores": _int(1), "utc_start": TEXT,
+    },
     # docs/notes/chain-order: tests/bench_chain_order at real P ranks, each run's time per balancer and case (chains
     # numbered shortest or longest first, placed as numbered or by their items), rounds in random order.
     "chain-order-p2.csv": {

@@ -302,6 +302,19 @@ WaitPolicy machine_wait_policy(const NodeOccupancy& occupancy) {
   return occupancy.core_share >= kCoreShareToSpin ? WaitPolicy::spin : WaitPolicy::yield;
 }
 
+std::string machine_wait_reason(const NodeOccupancy& occupancy) {
+  char share[64];
+  std::snprintf(share, sizeof share, "core share %.2f, %s %.2f", occupancy.core_share,
+                occupancy.core_share >= kCoreShareToSpin ? "at least" : "under", kCoreShareToSpin);
+  if (!occupancy.known()) return "the nodes' cores are not known";
+  if (occupancy.oversubscribed()) {
+    return std::to_string(occupancy.ranks_on_node) + " ranks on a node with " +
+           std::to_string(occupancy.cores_available) + " cores for them";
+  }
+  if (occupancy.core_share >= kCoreShareToSpin) return std::string("each rank has a core of its own (") + share + ")";
+  return std::string("other programs take the cores' time (") + share + ")";
+}
+
 Request::~Request() {
   if (handle_ == MPI_REQUEST_NULL || finalized()) return;
   // Best effort on an error path: a receive cancels; a send that cannot be cancelled completes in the background.

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What the walkers library costs an application and how it places chains (docs/notes/walkers-overhead,
-docs/notes/exact-sum-cost, docs/notes/chain-order)."""
+docs/notes/exact-sum-cost, docs/notes/chain-order, docs/notes/checkpoint-cost)."""
 from mcmclb_csv import RUN_COLUMNS, InputError, run_label
 from mcmclb_stats import Summary
 
@@ -139,3 +139,43 @@ def chain_order_simulated(inputs):
                     f"{times[2] / times[0]:.3f}"])
     return table_text(["P", "balancer", "ideal, s", "shortest first, as numbered, s", "longest first, as numbered, s",
                        "longest first, placed by items, s", "placed ÷ shortest first"], out)
+
+
+# The modes of tests/bench_checkpoint.cpp, in the table's order, with what each does.
+CHECKPOINT_MODES = (("none", "no checkpoint"), ("every-60s", "every 60 s (the default): each chain's end only, here"),
+                    ("every-1s", "every second"), ("every-item", "after every item"))
+
+
+def checkpoint_cost(inputs):
+    """Per mode: the runs' median time with its 95 % interval, the checkpoints a run wrote and the seconds they took
+    (medians over the runs, every rank's summed), and the time over no checkpoint's with the interval mcmclb compare
+    forms."""
+    path = inputs.folders[0]
+    rows = Inputs.read_file(path, ("round", "mode", "seconds", "valid", "checkpoints", "checkpoint_s", "ranks",
+                                   "item_ms", "state_kb", "commit", "wait"), "checkpoint-cost.csv")
+    for column in ("ranks", "commit", "item_ms", "state_kb", "wait"):
+        if len({r[column] for r in rows}) != 1:
+            raise InputError(f"{path}: more than one {column} (allowed: one measurement, at one commit and P)")
+    if any(r["valid"] != 1 for r in rows):
+        raise InputError(f"{path}: a run that was not valid (allowed: valid runs only)")
+    summaries, out = {}, []
+    for mode, _ in CHECKPOINT_MODES:
+        mine = [r for r in rows if r["mode"] == mode]
+        if not mine:
+            raise InputError(f"{path}: no run of mode {mode} (allowed: rows of "
+                             f"{', '.join(m for m, _ in CHECKPOINT_MODES)})")
+        summaries[mode] = (Summary([r["seconds"] for r in mine]), Summary([r["checkpoints"] for r in mine]),
+                           Summary([r["checkpoint_s"] for r in mine]))
+    for mode, what in CHECKPOINT_MODES:
+        s, written, spent = summaries[mode]
+        interval = f" [{s.lo:.3f}, {s.hi:.3f}]" if s.has_interval else f" ({s.note})"
+        ratio = "1" if mode == "none" else compare_ratio_text(summaries["none"][0], s)
+        band = ratio_interval(summaries["none"][0], s)
+        if mode != "none" and band and band[0] <= 1 <= band[1]:
+            ratio += f"; within {100 * max(1 - band[0], band[1] - 1):.1f} %"
+        out.append([f"`{mode}`: {what}", str(s.n), f"{s.median:.3f} s{interval}", f"{written.median:.0f}",
+                    f"{spent.median:.3f} s", ratio])
+    r = rows[0]
+    return table_text([f"at P = {r['ranks']}, items of {r['item_ms']:g} ms, states of {r['state_kb']} KB, wait "
+                       f"{r['wait']}, commit {r['commit']} (measured)", "runs", "median time [95 % interval]",
+                       "checkpoints a run", "seconds writing them", "÷ none [interval]"], out)

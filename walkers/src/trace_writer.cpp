@@ -29,6 +29,9 @@ std::string trace_head(const Report& r, const Options& o) {
       << r.balancer << (r.method.empty() ? "" : " " + r.method) << (r.finished.empty() ? "" : " " + r.finished)
       << " at " << r.nprocs << " ranks, " << r.groups << " initial groups of " << r.nprocs / std::max(r.groups, 1)
       << ", " << r.chains_per_group << " chains each\n";
+  out << "# wait " << r.wait << " (" << r.wait_why << "); placement "
+      << (r.placement == Placement::by_items ? "by-items" : "as-numbered")
+      << "; each chain's initial group is its rows' group column\n";
   out << "# with " << mpi::library_version() << " on " << collect_provenance("", r.nprocs).host << ", " << utc_now()
       << "\n";
   return out.str();

@@ -721,6 +721,35 @@ std::vector<std::vector<std::byte>> collect_results(const std::map<int, std::vec
   return results;
 }
 
+/// Collective: rank 0's summary of the run on every rank (all but Report::ranks).
+void share_summary(const mpi::Comm& comm, Report& r) {
+  std::array<double, 9> numbers = {r.valid ? 1.0 : 0.0,
+                                   r.time_s,
+                                   r.regroups_avg,
+                                   r.regroups_std,
+                                   static_cast<double>(r.regroups_min),
+                                   static_cast<double>(r.regroups_max),
+                                   r.migrated_avg,
+                                   static_cast<double>(r.recorded_items),
+                                   static_cast<double>(r.recorded_speedups)};
+  mpi::bcast_politely(comm, numbers.data(), static_cast<int>(numbers.size()), MPI_DOUBLE, 0);
+  r.valid = numbers[0] != 0.0;
+  r.time_s = numbers[1];
+  r.regroups_avg = numbers[2];
+  r.regroups_std = numbers[3];
+  r.regroups_min = static_cast<int64_t>(numbers[4]);
+  r.regroups_max = static_cast<int64_t>(numbers[5]);
+  r.migrated_avg = numbers[6];
+  r.recorded_items = static_cast<int64_t>(numbers[7]);
+  r.recorded_speedups = static_cast<int64_t>(numbers[8]);
+  int64_t length = static_cast<int64_t>(r.violations.size());
+  mpi::bcast_politely(comm, &length, 1, MPI_INT64_T, 0);
+  r.violations.resize(static_cast<std::size_t>(length));
+  if (length > 0) mpi::bcast_politely(comm, r.violations.data(), static_cast<int>(length), MPI_CHAR, 0);
+  r.chain_items.resize(r.chain_groups.size());
+  mpi::bcast_politely(comm, r.chain_items.data(), static_cast<int>(r.chain_items.size()), MPI_INT64_T, 0);
+}
+
 /// Collective: a name for this run that no other run of the same folder shares (rank 0's pid and clock), where
 /// ranks stopped by a signal leave their marks.
 std::string run_token(const mpi::Comm& comm) {
@@ -837,6 +866,10 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   // them, as mcmclb's own runs do.
   const mpi::NodeOccupancy occupancy = mpi::node_occupancy(comm);
   const mpi::ScopedWaitPolicy waiting(spec.work.wait ? *spec.work.wait : mpi::machine_wait_policy(occupancy));
+  r.wait = to_string(mpi::wait_policy());
+  r.wait_why = spec.work.wait ? "as asked" : "auto: " + mpi::machine_wait_reason(occupancy);
+  r.placement = options.placement;
+  r.chain_groups = trace_groups;
   Kernel kernel(spec, std::move(sizes), spec.method.empty() ? std::string(info.initial_method) : spec.method,
                 comm_handle, app);
   std::optional<detail::TraceStream> stream;
@@ -882,7 +915,6 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   const std::vector<RankStats> ranks = gather_stats(kernel, comm);
   const std::vector<int64_t> passed = gather_passed(kernel, comm);
   r.chain_items = chain_items(app, comm);
-  if (rank != 0) r.chain_items.clear();
   r.rank = rank_report(kernel.stats(), kernel.items_passed());
   r.rank.checkpoints = app.checkpoints();
   r.rank.checkpoint_s = app.checkpoint_s();
@@ -925,10 +957,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   } else {
     r.item_s = options.item_s;
   }
-  std::array<double, 2> verdict = {r.valid ? 1.0 : 0.0, r.time_s};
-  mpi::bcast_politely(comm, verdict.data(), 2, MPI_DOUBLE, 0);
-  r.valid = verdict[0] != 0.0;
-  r.time_s = verdict[1];
+  share_summary(comm, r);
   return r;
 }
 

@@ -428,5 +428,8 @@ inline constexpr std::chrono::microseconds kYieldFirst{1000};
 /// time; polite where some node holds more ranks than cores, and where that is not known (the safe side: a nap
 /// costs little, spinning on shared cores costs 100-1000 x).
 [[nodiscard]] WaitPolicy machine_wait_policy(const NodeOccupancy& occupancy);
+/// Why machine_wait_policy chose what it did, in a few words for a report ("each rank has a core of its own (core
+/// share 0.97, at least 0.80)").
+[[nodiscard]] std::string machine_wait_reason(const NodeOccupancy& occupancy);
 
 }  // namespace mcmclb::mpi

@@ -28,7 +28,8 @@ namespace mcmclb::walkers {
 class Chains {
  public:
   virtual ~Chains() = default;
-  /// How many chains: the same on every rank, a multiple of the number of initial groups.
+  /// How many chains: the same on every rank, any number from 1 (groups start chain counts that differ by one at
+  /// most where they do not split evenly).
   [[nodiscard]] virtual int count() const = 0;
   /// Items of chain c: the same on every rank, known before the run (balancers plan with it). For a chain that
   /// ends when it is done (done()), a bound: the most items it may take.
@@ -87,7 +88,9 @@ struct Options {
   std::string method;             ///< key method; empty: the balancer's default
   std::string finished;           ///< key finished; empty: the balancer's default
   int interval = 1;               ///< key interval (collective's period; lookahead's, mostwork's window)
-  int group_size = 1;  ///< key G: initial groups of this many ranks, W = ceil(chains / groups) chains each at most
+  /// key G: initial groups of this many ranks, W = ceil(chains / groups) chains each at most. Counts that do not
+  /// split evenly run: some groups then start one chain fewer.
+  int group_size = 1;
   Placement placement = Placement::by_items;  ///< which chains each initial group starts with (place_chains)
   /// What one item takes on one rank, in seconds, read by the balancers that plan ahead (lookahead, mostwork)
   /// and the finished rule pays. 0 (the default): measured as the run goes. Each item's time is its slowest
@@ -153,8 +156,8 @@ struct RankReport {
   double checkpoint_s = 0;      ///< seconds it spent writing them, state and fsync included
 };
 
-/// One run (runs.csv's columns). valid and time_s are known on every rank, the rest of the summary on rank 0 of
-/// the communicator.
+/// One run (runs.csv's columns). Every field is known on every rank of the communicator but Report::ranks, which
+/// rank 0 alone holds.
 struct Report {
   std::string balancer, method, finished;  ///< as run: the defaults filled in ("" where the balancer has no rule)
   int interval = 0;                        ///< 0 for balancers that use none
@@ -167,8 +170,14 @@ struct Report {
   std::string violations;  ///< why not valid
   RankReport rank;         ///< this rank
   std::vector<RankReport> ranks;  ///< rank 0 only: every rank, in rank order
-  /// rank 0 only: the items each chain worked, by chain (items(c), or fewer where done() ended it sooner)
+  /// The items each chain worked, by chain (items(c), or fewer where done() ended it sooner).
   std::vector<int64_t> chain_items;
+  /// How waiting ranks spent their time (spin, polite or yield: Options::wait as run) and why: "as asked", or
+  /// what `auto` found (mcmclb/mpi.hpp's machine_wait_reason), e.g. "auto: each rank has a core of its own (...)".
+  std::string wait, wait_why;
+  Placement placement = Placement::by_items;  ///< as Options::placement asked
+  /// Per chain, the initial group that started it, numbered from the left (what place_chains gave).
+  std::vector<int> chain_groups;
   /// Every chain's result (Chains::result), by chain, on the ranks Options::results names (empty elsewhere).
   std::vector<std::vector<std::byte>> results;
   /// On every rank: what one item took at one rank, the mean over every item worked (Options::item_s 0), or
@@ -177,8 +186,8 @@ struct Report {
   /// On every rank: Amdahl's parallel fraction of the items' speed-up with the group's size, as measured over the
   /// chains worked at two sizes or more (weighted by chain); 1 where none was, or where Options::item_s was given.
   double parallel_fraction = 1;
-  int64_t recorded_items = 0;     ///< rank 0 only: item rows written to Options::record
-  int64_t recorded_speedups = 0;  ///< rank 0 only: speed-up rows written to it
+  int64_t recorded_items = 0;     ///< item rows written to Options::record
+  int64_t recorded_speedups = 0;  ///< speed-up rows written to it
   /// On every rank, with Options::checkpoint: per chain, the item this run took it up at from the checkpoint (0:
   /// from its start), or -1 for a chain the checkpoint held as finished, which this run did not work.
   std::vector<int64_t> resumed_at;
