@@ -49,6 +49,22 @@ std::vector<double> wild_doubles(std::size_t n, uint64_t seed) {
   return xs;
 }
 
+/// GroupComm's documented gather, as your-chains.md and the header's comment write it.
+std::vector<double> group_all_gather(GroupComm& group, std::vector<double>& mine) {
+  return group.allgatherv(std::span(mine));
+}
+
+/// What the calls that read a range accept: any contiguous range, its elements const or not.
+template <class R>
+concept read_as_input = requires(GroupComm& g, R r) {
+  g.allgatherv(r);
+  g.gatherv(r, 0);
+  g.send(r, 0, 0);
+};
+static_assert(read_as_input<std::span<double>> && read_as_input<std::span<const double>> &&
+              read_as_input<std::span<double, 2>> && read_as_input<std::vector<double>&> &&
+              read_as_input<const std::vector<double>&> && read_as_input<std::array<int, 3>&>);
+
 // ---- ExactSum alone ----
 
 TEST(ExactSum, CancellationLosesNothing) {
@@ -192,6 +208,12 @@ void check_typed(GroupComm& g, bool buffered_self = false) {
     EXPECT_EQ(counts[static_cast<std::size_t>(i)], i + 1);
     for (int k = 0; k <= i; ++k) EXPECT_EQ(every[at++], i);
   }
+  // The documented call on a vector that is not const, whose std::span is of double, not const double; and the
+  // vector itself.
+  std::vector<double> mine_mutable = mine_v;
+  EXPECT_EQ(group_all_gather(g, mine_mutable), every);
+  EXPECT_EQ(g.allgatherv(mine_mutable), every);
+  EXPECT_EQ(g.gatherv(std::span(mine_mutable), 0), r == 0 ? every : std::vector<double>{});
   const std::vector<Stat> at_root = g.gather(mine, 0);
   EXPECT_EQ(at_root.size(), r == 0 ? static_cast<std::size_t>(n) : 0U);
   for (std::size_t i = 0; i < at_root.size(); ++i) EXPECT_EQ(at_root[i].max, 2.0 * static_cast<double>(i));
@@ -202,7 +224,7 @@ void check_typed(GroupComm& g, bool buffered_self = false) {
   if (n > 1 || buffered_self) {
     const int next = (r + 1) % n;
     const int previous = (r + n - 1) % n;
-    const std::vector<double> out(static_cast<std::size_t>(r + 2), 0.25 * r);
+    std::vector<double> out(static_cast<std::size_t>(r + 2), 0.25 * r);  // not const: sent as a std::span<double>
     int64_t got = -1;
     std::vector<double> in;
     const auto receive = [&] {
@@ -211,7 +233,7 @@ void check_typed(GroupComm& g, bool buffered_self = false) {
     };
     if (r != 0) receive();
     g.send(static_cast<int64_t>(100 + r), next, 3);
-    g.send(std::span<const double>(out), next, 4);
+    g.send(std::span(out), next, 4);
     if (r == 0) receive();
     EXPECT_EQ(got, 100 + previous);
     EXPECT_EQ(in, std::vector<double>(static_cast<std::size_t>(previous + 2), 0.25 * previous));

@@ -150,6 +150,17 @@ concept contiguous_buffer = requires(R& r) {
   std::size(r);
 };
 
+/// The element type of such a container, without const: what a collective sends of it, whether the caller's
+/// elements are const or not (a std::span<double> of a vector sends as a std::span<const double> does).
+template <class R>
+using element_t = std::remove_cv_t<std::remove_pointer_t<decltype(std::data(std::declval<R&>()))>>;
+
+/// The elements of such a container as a read-only span.
+template <class R>
+std::span<const element_t<R>> read_only(const R& r) {
+  return {std::data(r), std::size(r)};
+}
+
 }  // namespace detail
 
 /// A started nonblocking group operation. Destroying one still in flight is only for error paths.
@@ -233,23 +244,25 @@ class GroupComm {
     return allgatherv(std::span<const T>(&value, 1));
   }
   /// Every member's values, concatenated in rank order, on root (empty elsewhere); counts may differ by member.
-  /// counts, if given, receives each member's count on root.
-  template <class T>
-  [[nodiscard]] std::vector<T> gatherv(std::span<const T> mine, int root, std::vector<int>* counts = nullptr) {
-    return collect(mine, root, counts);
+  /// mine is any contiguous range (std::vector, std::array, std::span of const elements or not). counts, if given,
+  /// receives each member's count on root.
+  template <detail::contiguous_buffer R>
+  [[nodiscard]] std::vector<detail::element_t<R>> gatherv(const R& mine, int root, std::vector<int>* counts = nullptr) {
+    return collect(detail::read_only(mine), root, counts);
   }
   /// The same on every member.
-  template <class T>
-  [[nodiscard]] std::vector<T> allgatherv(std::span<const T> mine, std::vector<int>* counts = nullptr) {
-    return collect(mine, -1, counts);
+  template <detail::contiguous_buffer R>
+  [[nodiscard]] std::vector<detail::element_t<R>> allgatherv(const R& mine, std::vector<int>* counts = nullptr) {
+    return collect(detail::read_only(mine), -1, counts);
   }
 
   // ---- Point to point between members (ranks of the group). Messages of the group's collectives never match
   // them. Every message sent within a group must be received before the group is freed. ----
-  template <class T>
-  void send(std::span<const T> values, int dest, int tag) {
-    const auto type = detail::Datatype::of<T>();
-    send(values.data(), checked_count(values.size()), type.get(), dest, tag);
+  /// Sends a contiguous range (std::vector, std::array, std::span of const elements or not) or a single value.
+  template <detail::contiguous_buffer R>
+  void send(const R& values, int dest, int tag) {
+    const auto type = detail::Datatype::of<detail::element_t<R>>();
+    send(std::data(values), checked_count(std::size(values)), type.get(), dest, tag);
   }
   template <class T>
   requires(!detail::contiguous_buffer<T>) void send(const T& value, int dest, int tag) {
