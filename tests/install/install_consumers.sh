@@ -104,19 +104,9 @@ done
 status=0
 err=$(timeout 60 "$mpiexec" -n 2 "$minimal" --balancer mostwrok 2>&1) || status=$?
 [ "$status" = 2 ] && grep -q "unknown balancer 'mostwrok'" <<<"$err" || fail "minimal, misspelt balancer: $status: $err"
-# The README's skeleton, as a reader would paste it: its class at file scope, its three statements in main.
-mkdir -p "$work/skeleton"
-awk '/^<!-- skeleton:/ {on = 1; next} on && /^```cpp/ {next} on && /^```/ {exit} on {print}' "$src/README.md" \
-  >"$work/skeleton/block.cpp"
-grep -q 'MyChains : mcmclb::walkers::Chains' "$work/skeleton/block.cpp" || fail "README.md: no skeleton block after its marker"
-{
-  printf '#include <mpi.h>\n#include <cmath>\n#include <cstdio>\n#include <map>\n#include <mcmclb/walkers.hpp>\n'
-  sed -n '/^MyChains chains;/q;p' "$work/skeleton/block.cpp"
-  printf 'int main(int argc, char** argv) {\n  MPI_Init(&argc, &argv);\n  {\n'
-  sed -n '/^MyChains chains;/,$p' "$work/skeleton/block.cpp"
-  printf '    std::printf("skeleton: %%s, valid %%d\\n", report.balancer.c_str(), report.valid ? 1 : 0);\n'
-  printf '    if (!report.valid) return 1;\n  }\n  MPI_Finalize();\n}\n'
-} >"$work/skeleton/main.cpp"
+# The README's skeleton, as a reader would paste it: its class at file scope, its statements in main
+# (tests/readme/skeleton.sh, the one extraction the reproducible suite also builds from).
+"$src/tests/readme/skeleton.sh" "$src/README.md" "$work/skeleton" || fail "README.md: the skeleton block"
 cat >"$work/skeleton/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.22)
 project(skeleton LANGUAGES CXX)
