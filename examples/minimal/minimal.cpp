@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The shortest mcmclb application: Metropolis walkers on a 64-dimensional Gaussian whose dimensions a group of ranks
-// shares. The members sum the energy change of their dimensions exactly (ops::exact_sum), so every chain's answer
-// has the same bits on any group and under any balancer. Usage: mpiexec -n P minimal [--balancer B] [--record F]
+// shares. Each member adds the energy change of its dimensions to an ExactSum and the group reduces those, so the
+// change, and every chain's answer, has the same bits on any group and under any balancer (a member's share summed
+// in a double would round differently as the dimensions split over 2 or 3 ranks).
+// Usage: mpiexec -n P minimal [--balancer B] [--record F]
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -26,7 +29,9 @@ double uniform(uint64_t chain, uint64_t item, uint64_t slot) {
 
 struct Walker {
   double x[kDims];
-  double mean_x0;  // the sample mean of x[0] so far
+  double energy;   // |x|^2 / 2, kept by adding each accepted move's change
+  double mean_x0;  // the sample means of x[0] and of the energy so far
+  double mean_energy;
 };
 
 class Gaussian final : public mcmclb::walkers::Chains {
@@ -36,19 +41,25 @@ class Gaussian final : public mcmclb::walkers::Chains {
   void start(int chain, mcmclb::GroupComm&) override { walkers_[chain] = Walker{}; }
   void work(int chain, int64_t item, mcmclb::GroupComm& group) override {
     Walker& w = walkers_.at(chain);
-    // Each member proposes the moves of its own dimensions and sums their energy change.
-    double delta = 0;
+    // Each member proposes the moves of its own dimensions and adds their energy change, each term exactly.
+    mcmclb::ExactSum part;
     std::vector<double> proposed(kDims);
     for (int d = 0; d < kDims; ++d) {
       proposed[d] = w.x[d] + (uniform(chain, item, d) - 0.5);
-      if (d % group.size() == group.rank()) delta += 0.5 * (proposed[d] * proposed[d] - w.x[d] * w.x[d]);
+      if (d % group.size() == group.rank()) part += 0.5 * (proposed[d] * proposed[d] - w.x[d] * w.x[d]);
     }
-    delta = group.allreduce(delta, mcmclb::ops::exact_sum);  // the same bits at any group size
-    if (std::log(uniform(chain, item, kDims)) < -delta) std::copy(proposed.begin(), proposed.end(), w.x);
-    w.mean_x0 += (w.x[0] - w.mean_x0) / static_cast<double>(item + 1);
+    const double delta = group.allreduce(part, mcmclb::ops::exact_sum).value();  // the same bits at any group size
+    if (std::log(uniform(chain, item, kDims)) < -delta) {
+      std::copy(proposed.begin(), proposed.end(), w.x);
+      w.energy += delta;
+    }
+    const double n = static_cast<double>(item + 1);
+    w.mean_x0 += (w.x[0] - w.mean_x0) / n;
+    w.mean_energy += (w.energy - w.mean_energy) / n;
   }
   std::vector<std::byte> result(int chain) const override {
-    return mcmclb::walkers::bytes_of(walkers_.at(chain).mean_x0);
+    const Walker& w = walkers_.at(chain);
+    return mcmclb::walkers::bytes_of(std::array{w.mean_x0, w.mean_energy});
   }
   std::vector<std::byte> save(int chain) const override { return mcmclb::walkers::bytes_of(walkers_.at(chain)); }
   void restore(int chain, std::span<const std::byte> state) override {
@@ -91,7 +102,8 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     std::printf("%s: %.3f s, %s\n", report.balancer.c_str(), report.time_s, report.valid ? "valid" : "INVALID");
     for (std::size_t c = 0; c < report.results.size(); ++c) {
-      std::printf("chain %zu: mean of x0 %.17g\n", c, mcmclb::walkers::result_as<double>(report.results[c]));
+      const auto means = mcmclb::walkers::result_as<std::array<double, 2>>(report.results[c]);
+      std::printf("chain %zu: mean of x0 %.17g, mean energy %.17g\n", c, means[0], means[1]);
     }
   }
   MPI_Finalize();
