@@ -176,10 +176,17 @@ class PendingOp {
 /// from the arguments), point-to-point messages between members, and the MPI communicator itself for code that
 /// wants one. Every member calls a collective, in the same order, as MPI requires. On real MPI the blocking forms
 /// wait as the run's wait policy says (spinning, or napping so that waiting ranks leave their cores to working ones).
-///
-///   double e = group.allreduce(local_energy, mcmclb::ops::exact_sum);   // the same bits at any group size
-///   std::vector<double> xs = group.allgatherv(std::span(my_samples));    // every member's samples, in rank order
-///   group.bcast(params, 0);                                             // a vector takes the root's size
+/// A sum of doubles has the same bits at any group size when each member adds its terms to an ExactSum, not to a
+/// double (whose rounding depends on how the terms split), and the group reduces those:
+/// <!-- compile: body(mcmclb::GroupComm& group, std::vector<double>& my_terms, std::vector<double>& my_samples,
+///      std::vector<double>& params) -->
+/// ```cpp
+/// mcmclb::ExactSum mine;                                                // this member's terms, each added exactly
+/// for (const double term : my_terms) mine += term;
+/// double e = group.allreduce(mine, mcmclb::ops::exact_sum).value();     // the same bits at any group size
+/// std::vector<double> xs = group.allgatherv(std::span(my_samples));     // every member's samples, in rank order
+/// group.bcast(params, 0);                                               // a vector takes the root's size
+/// ```
 class GroupComm {
  public:
   virtual ~GroupComm() = default;

@@ -67,7 +67,12 @@ class UsageError : public std::invalid_argument {
 /// Bad user input: defined without MPI in mcmclb/input_error.hpp; named here too for the MPI code that throws it.
 using mcmclb::InputError;
 
-/// Throws Error if rc is not MPI_SUCCESS. Usage: check(MPI_Comm_dup(c, &d), "MPI_Comm_dup");
+/// Throws Error if rc is not MPI_SUCCESS:
+/// <!-- compile: body(MPI_Comm c) -->
+/// ```cpp
+/// MPI_Comm d;
+/// mcmclb::mpi::check(MPI_Comm_dup(c, &d), "MPI_Comm_dup");
+/// ```
 inline void check(int rc, std::string_view call, std::source_location where = std::source_location::current()) {
   if (rc != MPI_SUCCESS) throw Error(call, rc, where);
 }
@@ -242,9 +247,12 @@ void wait_all_politely(std::span<MPI_Request> requests, std::chrono::microsecond
 /// completes it. A request still pending when its owner is destroyed (only on an unwinding error path: the job
 /// then ends) is cancelled and freed without waiting, so no rank hangs on its way out; the operation's buffer
 /// must outlive the Request, which is why owners keep the two side by side.
-///   Request r;
-///   check(MPI_Irecv(buf, n, MPI_INT64_T, src, tag, comm, r.out()), "MPI_Irecv");
-///   r.wait();
+/// <!-- compile: body(std::int64_t* buf, int n, int src, int tag, MPI_Comm comm) -->
+/// ```cpp
+/// mcmclb::mpi::Request r;
+/// mcmclb::mpi::check(MPI_Irecv(buf, n, MPI_INT64_T, src, tag, comm, r.out()), "MPI_Irecv");
+/// r.wait();
+/// ```
 class Request {
  public:
   Request() = default;
