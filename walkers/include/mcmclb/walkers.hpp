@@ -23,8 +23,8 @@ namespace mcmclb::walkers {
 /// An application's chains, numbered 0 .. count() - 1. A group of ranks works one chain at a time, item by item;
 /// every member of the group makes the same calls with the same arguments. A chain's answer must not depend on
 /// which ranks work it: draw its random numbers from the chain and the item (a counter-based generator), never
-/// from a rank's own stream, and sum doubles with ops::exact_sum (GroupComm), whose result does not depend on the
-/// group's size or order.
+/// from a rank's own stream, and add each term of a sum of doubles to an ExactSum that the group reduces with
+/// ops::exact_sum (GroupComm); a rank's share summed in a double would round differently as the terms split.
 class Chains {
  public:
   virtual ~Chains() = default;
