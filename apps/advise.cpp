@@ -226,11 +226,7 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
   const int nprocs = at.nprocs;
   const auto& setups = at.setups;
   for (const auto& note : ranking.notes) notes.insert(note);
-  const advice::Verdict& v = ranking.verdict;
-  std::string verdict = v.text;
-  if (plan.measured_up_to > 0) {
-    if (const auto note = advice::extrapolation_note(nprocs, plan.measured_up_to)) verdict += " " + *note + ".";
-  }
+  const std::string verdict = advice::verdict_words(plan, nprocs, ranking.verdict.text);
   const std::string question = advice::walkers_words(plan, nprocs);
   const std::size_t m = ranking.scenarios.size();
   std::printf("\n%s", wrapped("advice at P = " + std::to_string(nprocs) + ": " + question + "; simulated, " +
@@ -305,6 +301,7 @@ int advise_main(const std::vector<std::string>& args) {
     std::printf("  asks at P = %ld: %s\n", r, advice::walkers_words(plan, static_cast<int>(r)).c_str());
   }
   for (const auto& w : plan.warnings) std::printf("advise: warning: %s\n", w.c_str());
+  if (!plan.cut_short.empty()) std::printf("advise: warning: %s\n", plan.cut_short.c_str());
   for (const auto& a : plan.assumptions) std::printf("  varies %s\n", a.c_str());
   for (const auto& s : plan.skipped) std::printf("  skips %s\n", s.c_str());
   const bool racing = o.race && varies_scenarios(plan);
@@ -397,14 +394,16 @@ int advise_main(const std::vector<std::string>& args) {
                         inputs[k_at].setups[advised.members.front()].label});
   }
   const auto answer = at_ranks.size() > 1 ? advice::fewest_ranks(at_ranks, tolerance_pct / 100) : std::nullopt;
-  const std::string ranks_answer = answer ? answer->text : std::string();
+  // On a cut-short trace the rank counts compare walkers that may lack their last items: said with the answer.
+  const std::string ranks_answer =
+      !answer ? std::string() : (plan.cut_short.empty() ? "" : "on the cut-short trace: ") + answer->text;
   for (std::size_t k_at = 0; k_at < inputs.size(); ++k_at) {
     print_at(plan, inputs[k_at], rankings[k_at], dropped[inputs[k_at].nprocs], tolerance_pct, measured_words,
              ranks_answer, csv_text, notes);
   }
   if (answer) {
     std::printf("\n%s",
-                wrapped("ranks: " + answer->text + " (each rank count's winner, its median time)", 100, "").c_str());
+                wrapped("ranks: " + ranks_answer + " (each rank count's winner, its median time)", 100, "").c_str());
   }
   for (const auto& note : notes) std::printf("%s", wrapped("note: " + note, 100, "").c_str());
   std::printf("\n%s",

@@ -15,6 +15,7 @@
 #include "mcmclb/advice_speedups.hpp"
 #include "mcmclb/advice_table.hpp"
 #include "mcmclb/input_error.hpp"
+#include "mcmclb/text.hpp"
 #include "mcmclb/trace.hpp"
 
 namespace {
@@ -657,4 +658,81 @@ TEST(AdvicePlan, TheStudyFollowsTheQuestionAndTheTrace) {
       << "each seed once";
   EXPECT_EQ(p.keys.back().first, "exclude");
   EXPECT_EQ(mcmclb::advice::walkers_words(p, 16), "the study file's walkers on 16 ranks");
+}
+
+// A trace whose recording did not end (a run that failed or was killed) holds no speed-ups, and its walkers may
+// lack their last items. Its advice assumes no speed-up it did not measure, and every verdict opens by saying so.
+TEST(AdvicePlan, ACutShortTraceAssumesNoSpeedupItDidNotMeasure) {
+  using mcmclb::Trace;
+  const std::string cut = "# incomplete: the run recording this trace has not ended\n";
+  const Trace six = Trace::parse(cut + six_walkers(""), "cut.csv");
+  ASSERT_TRUE(six.incomplete());
+  mcmclb::advice::PlanQuestion q;
+  q.ranks = {6};
+  q.balancers = {"none", "mostwork", "steal", "async"};
+  auto p = mcmclb::advice::plan_trace(q, six, "cut.csv");
+  const auto key = [&p](const std::string& name) {
+    for (const auto& [k, v] : p.keys) {
+      if (k == name) return v;
+    }
+    return std::string("(none)");
+  };
+  // One rank per walker needs no speed-up; merging would need one at 2 ranks and up: left out, and said why.
+  EXPECT_EQ(key("balancer"), "[none, steal]");
+  EXPECT_EQ(key("workload.extrapolate"), "(none)") << "no rule past the measured sizes is varied";
+  EXPECT_TRUE(contains(mcmclb::join(p.skipped, "; "),
+                       "mostwork, async: they merge groups, here up to 6 ranks, past "
+                       "the 1 rank the cut-short trace measured speed-ups at"))
+      << mcmclb::join(p.skipped, "; ");
+  EXPECT_TRUE(contains(mcmclb::join(p.assumptions, "; "), "no speed-up past what the trace measured"));
+  EXPECT_FALSE(contains(mcmclb::join(p.assumptions, "; "), "perfect")) << mcmclb::join(p.assumptions, "; ");
+  const std::string verdict = mcmclb::advice::verdict_words(p, 6, "Use steal: 12.0 % faster than none, robust.");
+  EXPECT_EQ(verdict.find("The trace was cut short: its recording did not end"), 0U) << verdict;
+  EXPECT_TRUE(contains(verdict, "it measured no speed-up above 1 rank, so no set-up here works a group past 1 rank."))
+      << verdict;
+  EXPECT_TRUE(contains(verdict, "Use steal: 12.0 % faster than none, robust.")) << verdict;
+  // Copies in groups of one rank: any rank count, the same set-ups.
+  q.ranks = {64};
+  q.copies = true;
+  p = mcmclb::advice::plan_trace(q, six, "cut.csv");
+  EXPECT_EQ(key("balancer"), "[none, steal]");
+  // Refused in one line, before anything runs: groups larger than the sizes measured, items worked at such a
+  // size, and a question about merging set-ups alone.
+  const auto refused = [&](const mcmclb::advice::PlanQuestion& question, const Trace& trace, const std::string& part) {
+    try {
+      (void)mcmclb::advice::plan_trace(question, trace, "cut.csv");
+      ADD_FAILURE() << "accepted; expected: " << part;
+    } catch (const mcmclb::InputError& e) {
+      EXPECT_TRUE(contains(e.what(), part)) << e.what();
+    }
+  };
+  q.copies = false;
+  q.ranks = {6, 16};
+  refused(q, six,
+          "--ranks: 16 ranks give the 6 walkers of cut.csv groups of up to 3 ranks, but it was cut short with "
+          "speed-ups measured up to 1 rank only (allowed with --incomplete: --ranks up to 6, or --copies)");
+  q.copies = true;
+  q.group_size = 2;
+  refused(q, six, "--group-size: groups of 2 ranks, but cut.csv was cut short");
+  q.copies = false;
+  q.group_size = 0;
+  q.ranks = {6};
+  q.balancers = {"none", "mostwork"};
+  refused(q, six, "--balancers: mostwork merge groups past the 1 rank cut.csv measured");
+  q.balancers = {"none", "steal"};
+  std::string merged = six_walkers("");
+  merged.replace(merged.find("5,9,1,"), 6, "5,9,2,");  // walker 5's last item, worked by a group of 2
+  refused(q, Trace::parse(cut + merged, "cut.csv"),
+          "cut.csv: cut short (its recording did not end), and walker 5 worked items at up to 2 ranks without a "
+          "measured speed-up there");
+  // Speed-ups measured for some walkers only (a hand-cut trace): the others are named, and the sizes every walker
+  // measured bound the groups; the same trace whole is advised as before.
+  const std::string measured = six_walkers("0,,2,,1.9\n1,,2,,1.8\n");
+  q.ranks = {6};
+  q.balancers = {"none", "steal"};
+  p = mcmclb::advice::plan_trace(q, Trace::parse(cut + measured, "cut.csv"), "cut.csv");
+  EXPECT_TRUE(contains(p.cut_short, "walkers 2-5 measured no speed-up above 1 rank")) << p.cut_short;
+  p = mcmclb::advice::plan_trace(q, Trace::parse(measured, "whole.csv"), "whole.csv");
+  EXPECT_TRUE(p.cut_short.empty());
+  EXPECT_EQ(mcmclb::advice::verdict_words(p, 6, "Use none.").rfind("Use none. Extrapolated: groups here work", 0), 0U);
 }

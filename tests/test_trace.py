@@ -109,6 +109,36 @@ class BadTrace(TraceCase):
         self.assert_one_line_error(r, "t.csv: no work to balance", within_s=FAST_S)
         self.assertFalse(os.path.exists(out), "nothing written")
 
+    def test_advise_on_a_cut_short_trace_assumes_no_unmeasured_speedup(self):
+        """A trace whose recording did not end has no speed-ups: with --incomplete, advise asks only what needs
+        none (one rank per walker, set-ups that never merge), refuses the rest in one line, and says the trace was
+        cut short (a dry run: the plan is made and printed, nothing simulated)."""
+        with open(self.path("t.csv"), "w") as f:
+            f.write("# incomplete: the run recording this trace has not ended\nchain,item,ranks,seconds,speedup\n" +
+                    "".join(f"{c},{i},1,0.01,\n" for c, n in enumerate((30, 12, 6)) for i in range(n)))
+        sim = self.path("mcmclb-sim")  # the check reads that the file names SimGrid; a dry run never starts it
+        with open(sim, "w") as f:
+            f.write("#!/bin/sh\n# NEEDED libsimgrid.so.3\n")
+        os.chmod(sim, 0o755)
+        out = self.path("advice")
+        common = ("--incomplete", "--dry-run", "--sim-binary", sim, "--out", out)
+        r = self.mcmclb("advise", "t.csv", "--ranks", "3,8", *common)
+        self.assert_one_line_error(r, "--ranks: 8 ranks give the 3 walkers of t.csv groups of up to 3 ranks, but it "
+                                   "was cut short", "(allowed with --incomplete: --ranks up to 3, or --copies)",
+                                   within_s=FAST_S)
+        r = self.mcmclb("advise", "t.csv", "--ranks", "3", *common)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        said = r.stdout.decode()
+        self.assertIn("advise: warning: The trace was cut short: its recording did not end", said)
+        self.assertIn("it measured no speed-up above 1 rank, so no set-up here works a group past 1 rank", said)
+        self.assertIn("varies no speed-up past what the trace measured", said)
+        self.assertIn("they merge groups, here up to 3 ranks, past the 1 rank the cut-short trace", said)
+        self.assertNotIn("perfect scaling", said)
+        self.assertFalse(os.path.exists(out), "a dry run writes nothing")
+        # Copies in groups of one rank need no speed-up either, at any rank count.
+        r = self.mcmclb("advise", "t.csv", "--ranks", "64", "--copies", *common)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
     def test_advise_takes_a_trace_whose_name_has_a_space(self):
         """A file name with a space is a legal file: advise names its study after it without refusing the name
         (the error that follows is the missing simulation build this test gives, not the name)."""

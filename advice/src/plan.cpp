@@ -37,9 +37,11 @@ std::vector<std::string> common_keys(StudyPlan& p, const PlanQuestion& q) {
   p.keys.emplace_back("balancer", flow_list(q.balancers));
   p.keys.emplace_back("interval", "[1, 16]");
   p.keys.emplace_back("finished", "[retire, coalesce, pays]");
-  p.skipped.emplace_back(
-      "collective(1): it stops every rank after each item, the costliest set-up to simulate; collective(16) stands "
-      "for the collective family");
+  if (std::find(q.balancers.begin(), q.balancers.end(), "collective") != q.balancers.end()) {
+    p.skipped.emplace_back(
+        "collective(1): it stops every rank after each item, the costliest set-up to simulate; collective(16) "
+        "stands for the collective family");
+  }
   p.skipped.emplace_back(
       "creation methods other than each balancer's default (docs/guide/commbench.md compares them): a method "
       "changes only what a merge costs");
@@ -68,6 +70,107 @@ void add_scenarios(StudyPlan& p, const TraceScenarios& s, std::vector<std::strin
   p.measured_up_to = s.measured_up_to;
 }
 
+/// "0-2, 5, 7": chain numbers (ascending) as runs, at most 8 of them, then how many more.
+std::string chain_list(const std::vector<int>& chains) {
+  std::vector<std::string> runs;
+  std::size_t shown = 0;
+  for (std::size_t i = 0; i < chains.size();) {
+    std::size_t j = i;
+    while (j + 1 < chains.size() && chains[j + 1] == chains[j] + 1) ++j;
+    if (runs.size() < 8) {
+      runs.push_back(std::to_string(chains[i]) + (j == i ? "" : "-" + std::to_string(chains[j])));
+      shown = j + 1;
+    }
+    i = j + 1;
+  }
+  if (shown < chains.size()) runs.push_back("and " + std::to_string(chains.size() - shown) + " more");
+  return join(runs);
+}
+
+/// "walker 3", "walkers 0-2, 5".
+std::string walkers_named(const std::vector<int>& chains) {
+  return (chains.size() == 1 ? "walker " : "walkers ") + chain_list(chains);
+}
+
+/// A cut-short trace's advice: the question checked against what the trace measured (InputError where it needs a
+/// speed-up the trace lacks), the balancers that would merge groups past the measured sizes left out of q, and
+/// the sentence that opens every verdict. Returns the sizes the speed-ups were measured up to.
+int cut_short_question(PlanQuestion& q, StudyPlan& p, const Trace& trace, const std::string& file) {
+  const std::string name = printable(file, 200);
+  int measured = 0;  // over the walkers with items, the smallest of their largest measured sizes
+  std::vector<int> worked_past, unmeasured, without_items;
+  int worked_at = 1;
+  for (int c = 0; c < trace.chains(); ++c) {
+    if (trace.items(c) == 0) {
+      without_items.push_back(c);
+      continue;
+    }
+    measured = measured == 0 ? trace.largest_measured(c) : std::min(measured, trace.largest_measured(c));
+    if (trace.measured_speedups(c).empty()) unmeasured.push_back(c);
+    if (trace.largest_worked(c) > trace.largest_measured(c)) {
+      worked_past.push_back(c);
+      worked_at = std::max(worked_at, trace.largest_worked(c));
+    }
+  }
+  measured = std::max(measured, 1);
+  const std::string up_to = std::to_string(measured) + (measured == 1 ? " rank" : " ranks");
+  // Items worked in a group larger than any measured size: the trace holds their time at that size only.
+  if (!worked_past.empty()) {
+    throw InputError(name + ": cut short (its recording did not end), and " + walkers_named(worked_past) +
+                     " worked items at up to " + std::to_string(worked_at) +
+                     " ranks without a measured speed-up there, so their cost on one rank is unknown (allowed with "
+                     "--incomplete: a trace whose items were worked at measured sizes; or the recording run to its "
+                     "end)");
+  }
+  // The initial groups: every set-up starts with them, even one that never merges.
+  for (const long r : q.ranks) {
+    const long largest =
+        q.copies ? (q.group_size > 0 ? q.group_size : 1) : (r + trace.chains() - 1) / std::max(1, trace.chains());
+    if (largest <= measured) continue;
+    if (q.copies) {
+      throw InputError("--group-size: groups of " + std::to_string(largest) + " ranks, but " + name +
+                       " was cut short with speed-ups measured up to " + up_to +
+                       " only (allowed with --incomplete: --group-size up to " + std::to_string(measured) + ")");
+    }
+    throw InputError("--ranks: " + std::to_string(r) + " ranks give the " + std::to_string(trace.chains()) +
+                     " walkers of " + name + " groups of up to " + std::to_string(largest) +
+                     " ranks, but it was cut short with speed-ups measured up to " + up_to +
+                     " only (allowed with --incomplete: --ranks up to " +
+                     std::to_string(static_cast<long>(trace.chains()) * measured) + ", or --copies)");
+  }
+  // A merging set-up may gather every rank on one walker: within the measured sizes only where P is.
+  const long most = *std::max_element(q.ranks.begin(), q.ranks.end());
+  if (most > measured) {
+    const std::vector<std::string> fixed = ScenarioQuestion{}.fixed;
+    std::vector<std::string> kept, merging;
+    for (const std::string& b : q.balancers) {
+      (std::find(fixed.begin(), fixed.end(), b) != fixed.end() ? kept : merging).push_back(b);
+    }
+    if (kept.size() == 1 && !merging.empty()) {  // none alone: no question left
+      throw InputError("--balancers: " + join(merging) + " merge groups past the " + up_to + " " + name +
+                       " measured before it was cut short (allowed with --incomplete: " + join(fixed) + ")");
+    }
+    if (!merging.empty()) {
+      p.skipped.push_back(join(merging) + ": they merge groups, here up to " + std::to_string(most) +
+                          " ranks, past the " + up_to + " the cut-short trace measured speed-ups at");
+    }
+    q.balancers = std::move(kept);
+  }
+  std::string what =
+      "The trace was cut short: its recording did not end, so any walker may lack its last items "
+      "(the trace does not say which had finished)";
+  if (!without_items.empty()) what += ", and " + walkers_named(without_items) + " have none in it";
+  if (unmeasured.size() == static_cast<std::size_t>(trace.chains()) - without_items.size()) {
+    what += "; it measured no speed-up above 1 rank";
+  } else if (!unmeasured.empty()) {
+    what += "; " + walkers_named(unmeasured) + " measured no speed-up above 1 rank";
+  } else {
+    what += "; it measured speed-ups up to " + up_to;
+  }
+  p.cut_short = what + ", so no set-up here works a group past " + up_to + ".";
+  return measured;
+}
+
 }  // namespace
 
 std::string flow_list(const std::vector<std::string>& items) { return "[" + join(items) + "]"; }
@@ -84,8 +187,16 @@ std::vector<std::string> interval_excludes(const std::vector<std::string>& balan
   return rules;
 }
 
-StudyPlan plan_trace(const PlanQuestion& q, const Trace& trace, const std::string& file) {
+StudyPlan plan_trace(const PlanQuestion& asked, const Trace& trace, const std::string& file) {
   StudyPlan p;
+  PlanQuestion q = asked;
+  if (!q.copies && *std::min_element(q.ranks.begin(), q.ranks.end()) < trace.chains()) {
+    const long fewest = *std::min_element(q.ranks.begin(), q.ranks.end());
+    throw InputError("--ranks: " + std::to_string(fewest) + " ranks for the " + plural(trace.chains(), "walker") +
+                     " of " + printable(file, 200) +
+                     " (allowed: at least one rank per walker, or --copies to advise copies of them)");
+  }
+  const int cut_measured = trace.incomplete() ? cut_short_question(q, p, trace, file) : 0;
   std::vector<std::string> exclude = common_keys(p, q);
   p.trace_chains = trace.chains();
   p.copies = q.copies;
@@ -93,7 +204,6 @@ StudyPlan plan_trace(const PlanQuestion& q, const Trace& trace, const std::strin
   p.chains_per_group = q.chains_per_group > 0 ? q.chains_per_group : 1;
   for (int c = 0; c < trace.chains(); ++c) p.idle_chains += trace.items(c) == 0 ? 1 : 0;
   p.keys.emplace_back("workload.scaling", "trace");
-  const long fewest_ranks = *std::min_element(q.ranks.begin(), q.ranks.end());
   if (q.copies) {
     // More walkers than recorded: each group replays a recorded chain in turn (tile) or drawn, so the chain map
     // is a scenario.
@@ -103,12 +213,8 @@ StudyPlan plan_trace(const PlanQuestion& q, const Trace& trace, const std::strin
         "the chain map: tile" +
         (q.draws > 0 ? " and " + plural(q.draws, "seeded draw") + " (workload.map, seed)" : std::string()));
   } else {
-    // The user's own walkers: one group per recorded chain, of nearly equal sizes, each chain replayed once.
-    if (fewest_ranks < trace.chains()) {
-      throw InputError("--ranks: " + std::to_string(fewest_ranks) + " ranks for the " +
-                       plural(trace.chains(), "walker") + " of " + printable(file, 200) +
-                       " (allowed: at least one rank per walker, or --copies to advise copies of them)");
-    }
+    // The user's own walkers: one group per recorded chain, of nearly equal sizes, each chain replayed once (fewer
+    // ranks than walkers were refused above).
     p.keys.emplace_back("groups.count", std::to_string(trace.chains()));
   }
   // The sizes the speed-ups were measured at: past the smallest of them, the extrapolation decides. The largest
@@ -117,9 +223,19 @@ StudyPlan plan_trace(const PlanQuestion& q, const Trace& trace, const std::strin
   s.largest_rank = *std::max_element(q.ranks.begin(), q.ranks.end());
   s.largest_group = q.copies ? p.group_size : (s.largest_rank + trace.chains() - 1) / trace.chains();
   s.tolerance = q.tolerance;
+  s.within_measured = cut_measured > 0;
   add_scenarios(p, trace_scenarios(trace, s), exclude);
   p.keys.emplace_back("exclude", flow_list(exclude));
   return p;
+}
+
+std::string verdict_words(const StudyPlan& plan, int nprocs, const std::string& verdict) {
+  if (!plan.cut_short.empty()) return plan.cut_short + " " + verdict;  // its groups stay within the measured sizes
+  std::string words = verdict;
+  if (plan.measured_up_to > 0) {
+    if (const auto note = extrapolation_note(nprocs, plan.measured_up_to)) words += " " + *note + ".";
+  }
+  return words;
 }
 
 StudyPlan plan_study(const PlanQuestion& q, const GivenStudy& given) {

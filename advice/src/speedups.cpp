@@ -108,7 +108,12 @@ TraceScenarios trace_scenarios(const Trace& trace, const ScenarioQuestion& q) {
   const SpeedupRules rules = speedup_rules(trace, q.tolerance);
   s.measured_up_to = rules.measured_up_to;
   std::vector<std::string> varied;  // the rules the scenarios vary
-  if (rules.rules.empty()) {
+  if (q.within_measured) {
+    s.assumptions.push_back("no speed-up past what the trace measured: every group works at " +
+                            (rules.measured_up_to == 1
+                                 ? std::string("1 rank")
+                                 : "up to " + std::to_string(rules.measured_up_to) + " ranks, the sizes it measured"));
+  } else if (rules.rules.empty()) {
     s.assumptions.emplace_back("perfect scaling at every group size: the trace gives no speed-ups");
   } else if (rules.measured_up_to >= q.largest_rank) {
     s.assumptions.push_back("nothing past the measured sizes: the trace gives speed-ups up to " +

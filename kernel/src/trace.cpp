@@ -375,6 +375,9 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
     t.chain_s_.push_back(sum);
     t.single_s_.push_back(std::move(single));
     t.group_.push_back(rows.empty() ? -1 : rows.front().group);
+    int worked = 1;
+    for (const ItemRow& r : rows) worked = std::max(worked, r.ranks);
+    t.worked_.push_back(worked);
   }
   // The layout: by recorded group, each group's chains in the order they first appear, chains of no items last.
   t.has_groups_ = columns == kColumns;

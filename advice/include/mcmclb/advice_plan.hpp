@@ -46,11 +46,20 @@ struct StudyPlan {
   bool copies = false;        // P / G * W walkers, not the recorded ones
   long group_size = 1;        // G of the copies
   long chains_per_group = 1;  // W
+  /// For a trace whose recording did not end: what it lacks, in one sentence that opens every verdict (empty for
+  /// a whole trace).
+  std::string cut_short;
 };
 
 /// The plan for a trace file (named `file` in errors): every balancer and rule at each rank count asked, over the
 /// scenarios the trace leaves open. Throws InputError where a rank count has fewer ranks than the recorded walkers
 /// and copies were not asked.
+///
+/// A trace whose recording did not end (Trace::incomplete) lacks the speed-ups a finished one gets at its end, and
+/// its walkers may lack their last items. Its advice assumes no speed-up it did not measure: the set-ups that merge
+/// groups are left out unless every rank count asked is within the measured sizes, and the question is refused
+/// (InputError, one line) where even the initial groups would be larger than those sizes, or where items were
+/// worked at group sizes without a measured speed-up (their cost on one rank is then unknown).
 [[nodiscard]] StudyPlan plan_trace(const PlanQuestion& q, const Trace& trace, const std::string& file);
 
 /// The plan for a study file's workload: its own axes stay, and what it leaves open is varied.
@@ -58,6 +67,10 @@ struct StudyPlan {
 
 /// The question an advice answers at P ranks, in words: whose walkers, on how many ranks, in what groups.
 [[nodiscard]] std::string walkers_words(const StudyPlan& plan, int nprocs);
+
+/// The verdict at P ranks as printed and written to advice.csv: a cut-short trace's sentence first, then the
+/// rule's verdict, then where the groups reach past twice the measured sizes, a note that says so.
+[[nodiscard]] std::string verdict_words(const StudyPlan& plan, int nprocs, const std::string& verdict);
 
 /// The exclude rules that keep each of these balancers at its interval of the scaling studies
 /// (configs/trace-lj-scale.yaml): collective every 16 items, the planners looking one item ahead.

@@ -57,6 +57,9 @@ struct ScenarioQuestion {
   std::vector<std::string> fixed = {"none", "steal", "stealrandom"};  // the balancers that never merge
   bool speedups_given = false;  // the study sets workload.speedups itself: no end of the repetitions is varied
   double tolerance = 0.05;      // a fraction: how close to 1 an efficiency must be for perfect scaling
+  /// A cut-short trace's advice, whose set-ups never work a group past the measured sizes: no speed-up rule is
+  /// varied, and none assumed.
+  bool within_measured = false;
 };
 
 /// The scenarios an advice on a trace varies past what was measured, as study keys: the speed-up rules past the

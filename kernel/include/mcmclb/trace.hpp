@@ -94,6 +94,9 @@ class Trace {
   [[nodiscard]] int largest_measured(int chain) const {
     return curve(chain).points.empty() ? 1 : curve(chain).points.back().first;
   }
+  /// The largest group size any item row of chain c was recorded at (1: none, or every item at 1 rank). Past the
+  /// chain's largest measured size, those items' single-rank costs rest on the extrapolated speed-up.
+  [[nodiscard]] int largest_worked(int chain) const { return worked_.at(static_cast<std::size_t>(chain)); }
   /// The speed-ups chain c was given (its own rows, else chain `*`'s), as (ranks, speed-up) in ascending ranks;
   /// empty where none was given (perfect scaling). The speed-up at 1 rank is 1 and is not listed.
   [[nodiscard]] const std::vector<std::pair<int, double>>& measured_speedups(int chain) const {
@@ -161,6 +164,7 @@ class Trace {
   bool incomplete_ = false;
   std::optional<RecordedRun> recorded_run_;
   std::vector<int> group_;   // per chain; -1: not recorded
+  std::vector<int> worked_;  // per chain: largest_worked()
   std::vector<int> layout_;  // layout()
   bool has_groups_ = false;
 };
