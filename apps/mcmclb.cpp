@@ -21,8 +21,10 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "advise_flags.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/config.hpp"
 #include "mcmclb/driver.hpp"
@@ -64,20 +66,79 @@ namespace {
 namespace mpi = mcmclb::mpi;
 using mpi::InputError;
 
-const char* const kUsage =
-    "usage: mpiexec -n P mcmclb run CONFIG.yaml [--set key=value]... [--out DIR] [--points i,j,...] [--resume]\n"
-    "       mcmclb plan STUDY.yaml [--set key=value]... [--verbose]\n"
-    "       mcmclb sweep STUDY.yaml --launcher local|slurm|smpi [--out DIR] [--force] [--dry-run] [--jobs-dir DIR] "
-    "[--platform FILE] [--sim-binary FILE] [--set key=value]...\n"
-    "       mcmclb status STUDY.yaml [--set key=value]... [--out DIR]\n"
-    "       mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE] [--ignore COLUMN[,COLUMN...]]\n"
-    "       mcmclb compare DIR --baseline KEY=VALUE[,KEY=VALUE...] [--threshold PCT] [--alpha P] [--csv FILE]\n"
-    "       mcmclb predict CALIBRATION.csv --run RUN_ID --move single|all --moves N --atoms A[,A...] "
-    "--sizes M[,M...]\n"
-    "       mcmclb advise TRACE.csv|STUDY.yaml --ranks P[,P...] [--group-size G] [--chains-per-group W] "
-    "[--balancers B[,B...]] [--draws N] [--tolerance PCT] [--platform FILE] [--sim-binary FILE] [--out DIR] "
-    "[--jobs N] [--dry-run]\n"
-    "       mcmclb --version";
+/// Each command's usage, as `mcmclb --help` lists them and `mcmclb COMMAND --help` prints its own: every flag its
+/// parser takes (tests/test_cli.py compares them with the parsers' sources). advise's line comes from the table its
+/// parser reads.
+std::vector<std::pair<std::string, std::string>> usage_lines() {
+  return {
+      {"run", "mpiexec -n P mcmclb run CONFIG.yaml [--set key=value]... [--out DIR] [--points i,j,...] [--resume]"},
+      {"plan", "mcmclb plan STUDY.yaml [--set key=value]... [--verbose]"},
+      {"sweep",
+       "mcmclb sweep STUDY.yaml --launcher local|slurm|smpi [--out DIR] [--force] [--dry-run] [--set key=value]... "
+       "[--jobs-dir DIR] [--platform FILE] [--sim-binary FILE] [--sim-commbench FILE] [--smpi-flags FILE] "
+       "[--until-ci PCT [--max-reps N]] [--points-per-launch N] [--jobs N] [--job-steps]"},
+      {"status",
+       "mcmclb status STUDY.yaml [--set key=value]... [--out DIR] [--launcher local|slurm|smpi [--platform FILE]] "
+       "[--launch P --record-failures STATUS [--failed-setup LINE]]"},
+      {"compare", "mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE] [--ignore COLUMN[,COLUMN...]]"},
+      {"compare", "mcmclb compare DIR --baseline KEY=VALUE[,KEY=VALUE...] [--threshold PCT] [--alpha P] [--csv FILE]"},
+      {"predict",
+       "mcmclb predict CALIBRATION.csv --run RUN_ID --move single|all --moves N --atoms A[,A...] --sizes M[,M...]"},
+      {"advise", mcmclb::advise_usage()},
+      {"--version", "mcmclb --version"},
+  };
+}
+
+/// The usage of one command (its lines), or of every command (command empty), each line wrapped at 120 columns.
+std::string usage_of(const std::string& command) {
+  std::string text;
+  for (const auto& [name, line] : usage_lines()) {
+    if (!command.empty() && name != command) continue;
+    const std::string lead = text.empty() ? "usage: " : "       ";
+    // Pieces that end before each optional flag (a "[" outside brackets), so a wrap never splits a flag.
+    std::vector<std::string> pieces(1);
+    int depth = 0;
+    for (std::size_t k = 0; k < line.size(); ++k) {
+      if (line[k] == '[' && depth == 0 && k > 0 && line[k - 1] == ' ') {
+        pieces.back().pop_back();  // the space before it
+        pieces.emplace_back();
+      }
+      depth += line[k] == '[' ? 1 : line[k] == ']' ? -1 : 0;
+      pieces.back() += line[k];
+    }
+    const std::string indent(lead.size() + 4, ' ');
+    std::string row = lead + pieces.front();
+    for (std::size_t k = 1; k < pieces.size(); ++k) {
+      if (row.size() + 1 + pieces[k].size() > 120) {
+        text += row + "\n";
+        row = indent + pieces[k];
+      } else {
+        row += " " + pieces[k];
+      }
+    }
+    text += row + "\n";
+  }
+  return text;
+}
+
+/// `mcmclb COMMAND --help` (or -h anywhere after the command): that command's usage, and advise's flags one a
+/// line. Nothing else is read or checked.
+bool asks_help(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") return true;
+  }
+  return false;
+}
+
+#if !MCMCLB_SMPI
+int print_help(const std::string& command) {
+  std::string text = usage_of(command);
+  if (command == "advise") text += "flags:\n" + mcmclb::flags_help(mcmclb::kAdviseFlags);
+  std::fputs(text.c_str(), stdout);
+  return 0;
+}
+#endif
 
 struct Cli {
   std::string command;
@@ -87,6 +148,7 @@ struct Cli {
   std::string points;         // --points: indices into the study's points
   bool points_given = false;  // --points "" is an error, not "every point"
   bool resume = false;
+  bool help = false;  // run --help: run's usage alone
 };
 
 /// The commands that start or read studies, with no MPI of their own: the normal build's (the simulation build's
@@ -110,6 +172,10 @@ Cli parse_cli(int argc, char** argv) {
   if (cli.command != "run") {
     throw InputError("unknown command '" + cli.command +
                      "' (known: run, plan, sweep, status, compare, predict, advise; see --help)");
+  }
+  if (asks_help(argc, argv)) {
+    cli.help = true;
+    return cli;
   }
   std::set<std::string> seen;  // --out and --points: one value each, so a second one is an error, not a winner
   for (int i = 2; i < argc; ++i) {
@@ -334,8 +400,8 @@ int mcmclb_main(int argc, char** argv) {
   const mpi::Comm world = mpi::Comm::world();
   const int rank = world.rank();
   const Cli cli = parse_cli(argc, argv);
-  if (cli.command != "run") {  // --help
-    if (rank == 0) std::printf("%s\n", kUsage);
+  if (cli.command != "run" || cli.help) {  // mcmclb --help, mcmclb run --help
+    if (rank == 0) std::fputs(usage_of(cli.command == "run" ? "run" : "").c_str(), stdout);
     return 0;
   }
   const std::string text = read_on_root(cli.config, world);
@@ -432,6 +498,7 @@ int main(int raw_argc, char** raw_argv) {
     if (command == "--version") return print_version();
 #if !MCMCLB_SMPI
     if (command == "keys" || command == "columns") return print_reference(command);
+    if (is_host_command(command) && asks_help(argc, argv)) return print_help(command);
     if (is_host_command(command)) return without_mpi(argc, argv);
 #endif
   }
