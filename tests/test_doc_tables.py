@@ -612,6 +612,26 @@ class LargeFindings(unittest.TestCase):
         note = re.sub(r"\s+", " ", doc_tables.generate("host-cost-note", ["docs/data/steal-vs-regroup-8192-w8"]))
         self.assertIn(f"{sum(cpu) / 60:.0f} min for the {len(cpu)}", note)
 
+    def test_a_rerun_is_said_beside_the_committed_run(self):
+        """rerun= names the later simulation of the stealmerge point: its time and regroupings are its runs.csv's."""
+        again = rows("docs/data/reproductions/paper-scale/steal-vs-regroup-8192")[0]
+        text = re.sub(r"\s+", " ", doc_tables.generate("cyclic-w2-note", [
+            "docs/data/steal-vs-regroup-8192", "docs/data/steal-vs-regroup-seeds-256",
+            "rerun=docs/data/reproductions/paper-scale/steal-vs-regroup-8192"]))
+        self.assertIn(f"takes {float(again['time_s']):.4f} s with {float(again['regroups_avg']):.1f} regroupings",
+                      text)
+        with self.assertRaisesRegex(doc_tables.InputError, r"runs.csv"):
+            doc_tables.generate("cyclic-w2-note", ["docs/data/steal-vs-regroup-8192", "docs/data/steal-vs-regroup-seeds-256",
+                                                   "rerun=docs/data/steal-vs-regroup-8192-w8"])
+
+    def test_the_cyclic_item_names_its_widest_gap(self):
+        """The cyclic item's bound is one set-up's gap between the sizes, and that set-up is named with both times."""
+        text = re.sub(r"\s+", " ", doc_tables.generate("large-findings", [
+            "docs/data/steal-vs-regroup-8192-w8", "docs/data/steal-vs-regroup-seeds-1024"]))
+        bound, large, small = re.search(r"to within ([0-9.]+) .*?widest gap is `[a-z()0-9]+`'s: ([0-9.]+) × against "
+                                        r"([0-9.]+) ×", text).groups()
+        self.assertAlmostEqual(abs(float(large) - float(small)), float(bound), delta=0.0015)
+
     def test_folders_where_the_sentences_fail_are_refused(self):
         with self.assertRaisesRegex(doc_tables.InputError, r"runs.csv"):
             doc_tables.generate("cyclic-w2-note", ["docs/data/steal-vs-regroup-8192-w8", "docs/data/steal-vs-regroup-seeds-256"])

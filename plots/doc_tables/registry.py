@@ -104,7 +104,7 @@ TABLES = {
     "pays-real-findings": (pays_real_findings, (1, 1), {}),
     "large-findings": (large_findings, (2, 2), {}),
     "host-cost-note": (host_cost_note, (1, 1), {}),
-    "cyclic-w2-note": (cyclic_w2_note, (2, 4), {}),
+    "cyclic-w2-note": (cyclic_w2_note, (2, 4), {"rerun": "a folder: the large stealmerge point simulated again"}),
     "hint-host-cost": (hint_host_cost, (2, 2), {"nprocs": "an integer"}),
 }
 

@@ -414,7 +414,8 @@ def draws(folder, w):
 def large_findings(inputs):
     """The list under the steal-vs-regroup-sizes table of a large seeds folder beside a smaller one (W = 8 at both):
     cyclic at both sizes, each random workload's ranges over seeds, steal's and stealmerge's time over the better
-    regrouping's per seed, and where the large medians leave the smaller size's range of seeds."""
+    regrouping's per seed, and where the random workloads' large medians leave the smaller size's range of seeds
+    (cyclic, one run per size, has its widest gap named in its own item)."""
     (large, ld, _), (small, sd, _) = (svr_data(f) for f in inputs.folders)
     lf, sf = inputs.folders
     w = max(ws(ld, "cyclic"))
@@ -429,23 +430,25 @@ def large_findings(inputs):
     near = max(big("cyclic", label).ratio for label in REGROUPINGS) - 1
     names = {"none": "none", "steal": "steal", "collective(16) create": "collective(16)",
              "stealmerge(1) range": "stealmerge", LOOKAHEAD: "lookahead", MOSTWORK: "mostwork"}
-    rest = sorted((label for label in ("stealmerge(1) range", "steal", "collective(16) create", "none")),
-                  key=lambda label: big("cyclic", label).ratio)
+    widest = max(shared, key=lambda label: abs(big("cyclic", label).ratio - s("cyclic", label).ratio))
+    rest = sorted((label for label in ("stealmerge(1) range", "steal", "collective(16) create", "none")
+                   if label != widest), key=lambda label: big("cyclic", label).ratio)
     items = [
         f"- **Cyclic: the {large}-rank times equal the {small}-rank ones** to within {bound(apart)} (the pattern "
-        f"repeats every 32 ranks). `lookahead` and `mostwork` are within {100 * near:.2f} % of the "
-        f"ideal, " + ", ".join(f"`{names[label]}` {big('cyclic', label).ratio:.3f}{TIMES_}" for label in rest) + "."]
+        f"repeats every 32 ranks). The widest gap is `{names[widest]}`'s: {big('cyclic', widest).ratio:.3f}{TIMES_} "
+        f"against {s('cyclic', widest).ratio:.3f}{TIMES_}. `lookahead` and `mostwork` are within {100 * near:.2f} % "
+        f"of the ideal, " + ", ".join(f"`{names[label]}` {big('cyclic', label).ratio:.3f}{TIMES_}" for label in rest)
+        + "."]
 
     def seeds(panel, label, get=big):
         return extent(get(panel, label).per_seed, 3)
     lognormal_most = big("lognormal", MOSTWORK).per_seed
     items.append(
         f"- **Heavy-tailed chains: `mostwork` stays within {math.ceil(100 * (max(lognormal_most) - 1))} % of the "
-        f"ideal on every lognormal seed** ({seeds('lognormal', MOSTWORK)}{TIMES_}), against "
-        f"{seeds('lognormal', 'steal')}{TIMES_} for `steal` and {seeds('lognormal', 'stealmerge(1) range')}{TIMES_} "
-        f"for `stealmerge`. `lookahead` depends on the draw ({seeds('lognormal', LOOKAHEAD).replace('-', ' to ')}"
-        f"{TIMES_}; at {small} ranks its five seeds spread from "
-        f"{seeds('lognormal', LOOKAHEAD, s).replace('-', ' to ')}{TIMES_}).")
+        f"ideal on every lognormal seed** ({seeds('lognormal', MOSTWORK)}{TIMES_}). Against that, `steal` "
+        f"takes {seeds('lognormal', 'steal')}{TIMES_} and `stealmerge` {seeds('lognormal', 'stealmerge(1) range')}"
+        f"{TIMES_}. The draw matters to `lookahead`: {seeds('lognormal', LOOKAHEAD).replace('-', ' to ')}{TIMES_}, "
+        f"and at {small} ranks its five seeds spread from {seeds('lognormal', LOOKAHEAD, s).replace('-', ' to ')}{TIMES_}.")
     items.append(
         f"- **Uniform random chains: `mostwork` {seeds('random', MOSTWORK)}{TIMES_}, `lookahead` "
         f"{seeds('random', LOOKAHEAD)}{TIMES_}**, against {seeds('random', 'steal')}{TIMES_} for `steal` and "
@@ -465,14 +468,14 @@ def large_findings(inputs):
         values = [v[i] for v in per[panel]]
         return extent(values, digits) if f"{min(values):.2f}" != f"{max(values):.2f}" else f"{values[0]:.2f}"
     always = all(v[2] for v in per["random"])
-    items.append(
-        f"- **So at {large} ranks as at {small}, regrouping is ahead of the thief on every workload and every seed** "
-        f"with W = {w}. Per seed, `steal` takes {over('lognormal', 0)}{TIMES_} `mostwork`'s time on lognormal, "
-        f"{over('random', 0)}{TIMES_} the better of `mostwork` and `lookahead` on random"
-        f"{' (always `mostwork`)' if always else ''} and {over('cyclic', 0)}{TIMES_} on cyclic.")
     if not all(v[2] for v in per["lognormal"]):
         raise InputError(f"{lf}/runs.csv: lookahead ahead of mostwork on a lognormal seed (allowed: a folder where "
                          f"the page's sentence holds)")
+    items.append(
+        f"- **So at {large} ranks as at {small}, regrouping is ahead of the thief on every workload and every seed** "
+        f"with W = {w}. Per seed, `steal` takes {over('lognormal', 0)}{TIMES_} the better regrouping's time on "
+        f"lognormal, {over('random', 0)}{TIMES_} on random and {over('cyclic', 0)}{TIMES_} on cyclic. The better is "
+        f"always `mostwork` on lognormal{' and random' if always else ''}.")
     behind = [(v[4]["stealmerge"] - v[4]["steal"], panel, v[3], v[4]) for panel, values in per.items()
               for v in values if v[4]["stealmerge"] > v[4]["steal"]]
     text = (f"- `stealmerge`, which migrates and regroups, takes {over('cyclic', 1)}{TIMES_} the better regrouping's "
@@ -480,7 +483,7 @@ def large_findings(inputs):
             f"(per seed). ")
     if len(behind) == 1:
         d, panel, seed, values = behind[0]
-        text += (f"It is ahead of `steal` in every draw but {panel} seed {seed}, where it is behind by "
+        text += (f"It is ahead of `steal` in every draw but {panel} seed {seed}. There it is behind by "
                  f"{d:.4f} ({values['stealmerge']:.4f}{TIMES_} against {values['steal']:.4f}{TIMES_} ideal).")
     else:
         text += f"It is behind `steal` in {len(behind)} draws."
@@ -500,7 +503,8 @@ def large_findings(inputs):
              + f" ({v:.3f}{TIMES_} against {'at most ' if i == 0 else ''}{edge:.3f}{TIMES_})"
              for i, (_, panel, label, v, edge, _) in enumerate(ordered)]
     items.append(
-        f"- Every {large}-rank median lies inside the {small}-rank seeds' range or within 0.02 of it. Above it: "
+        f"- On {' and '.join(RANDOM)}, every {large}-rank median lies inside the {small}-rank seeds' range or within "
+        f"0.02 of it. Above it: "
         + ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] + ".")
     return "\n".join(wrapped(item).replace("\n", "\n  ") for item in items)
 
@@ -525,7 +529,9 @@ def host_cost_note(inputs):
 def cyclic_w2_note(inputs):
     """A large cyclic folder at one W (first argument) against seeds folders of smaller rank counts (the others):
     none and steal as at the smaller sizes, stealmerge's time / ideal there with each run's commit, and when the
-    large stealmerge run merges (events.csv: how many merges, how late, whether every one found no items left)."""
+    large stealmerge run merges (events.csv: how many merges, how late, whether every one found no items left).
+    With rerun=FOLDER (that run simulated again with a later commit's code, runs.csv only), the rerun's time and
+    regroupings beside the committed run's, so the page says which of its numbers today's code no longer gives."""
     large, *smaller = inputs.folders
     runs = Inputs.read(large, need=svr.COLUMNS + ["workload_period", "git_commit"])
     w = {r["chains_per_group"] for r in runs}
@@ -556,12 +562,26 @@ def cyclic_w2_note(inputs):
     sizes = sorted(small["stealmerge"], key=lambda r: r["nprocs"])
     there = [f"{ratio(r):.3f}{TIMES_} at {r['nprocs']}{' ranks' if i == 0 else ''} ({r['git_commit'][:7]})"
              for i, r in enumerate(sizes)]
-    return wrapped(
+    text = (
         f"`none` and `steal` equal their values at {' and '.join(str(r['nprocs']) for r in sizes)} ranks, as the "
         f"cyclic pattern repeats every {merge['workload_period']} ranks. `stealmerge` does not: "
-        + " and ".join(there) + f". At {merge['nprocs']} it takes `steal`'s time, since all its {len(merges)} merges "
-        f"come in the last {math.ceil(late * 1000)} ms of the {merge['time_s']:.2f} s run, when every chain is done "
-        f"([events.csv](../{large.removeprefix('docs/')}/events.csv)).")
+        + " and ".join(there) + f". At {merge['nprocs']} it takes `steal`'s time. At {merge['git_commit'][:7]} all "
+        f"its {len(merges)} merges came in the last {math.ceil(late * 1000)} ms of the {merge['time_s']:.2f} s run, "
+        f"when every chain was done ([events.csv](../{large.removeprefix('docs/')}/events.csv)).")
+    rerun_folder = inputs.option("rerun")
+    if rerun_folder:
+        again = [r for r in Inputs.read(rerun_folder, need=svr.COLUMNS + ["git_commit"])
+                 if r["balancer"] == "stealmerge" and r["nprocs"] == merge["nprocs"]
+                 and r["chains_per_group"] == w and r["workload"] == "cyclic"]
+        if len(again) != 1:
+            raise InputError(f"{rerun_folder}/runs.csv: not one stealmerge run at {merge['nprocs']} ranks, cyclic, "
+                             f"W = {w} (allowed: the rerun of the large folder's stealmerge point)")
+        again = again[0]
+        text += (f" Simulated again at the later commit {again['git_commit'][:7]}, `stealmerge` takes "
+                 f"{again['time_s']:.4f} s with {again['regroups_avg']:.1f} regroupings per rank, against "
+                 f"{merge['time_s']:.4f} s and {merge['regroups_avg']:.1f} in this folder "
+                 f"([reproductions](../reference/reproductions.md)). The rerun kept no events.")
+    return wrapped(text)
 
 
 SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
