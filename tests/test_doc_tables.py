@@ -215,8 +215,8 @@ def steal_vs_regroup_ranges():
             f"{cyclic[1024]:.3f} at 1024 ranks against {cyclic[256]:.3f} at 256",
             f"{merge['cyclic'][0]:.2f} × the better regrouping's time on cyclic, {extent(merge['random'], 2)} × on "
             f"random and {extent(merge['lognormal'], 2)} × on lognormal",
-            f"`steal` takes {extent(steal8192['lognormal'], 2)} × `mostwork`'s time on lognormal, "
-            f"{extent(steal8192['random'], 2)} × the better",
+            f"`steal` takes {extent(steal8192['lognormal'], 2)} × the better regrouping's time on lognormal, "
+            f"{extent(steal8192['random'], 2)} × on random",
             f"({seed2['stealmerge']:.4f} × against {seed2['steal']:.4f} × ideal)"]
 
 
