@@ -3,13 +3,14 @@
 // shares. Each member adds the energy change of its dimensions to an ExactSum and the group reduces those, so the
 // change, and every chain's answer, has the same bits on any group and under any balancer (a member's share summed
 // in a double would round differently as the dimensions split over 2 or 3 ranks).
-// Usage: mpiexec -n P minimal [--balancer B] [--record F]
+// Usage: mpiexec -n P minimal [--mcmclb-balancer B] [--mcmclb-record F] [--mcmclb-checkpoint DIR] ... (--help)
 #include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -76,23 +77,19 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  mcmclb::walkers::Options options;
-  options.results = mcmclb::walkers::Results::root;  // every chain's result() on rank 0, in chain order
-  for (int i = 1; i < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (i + 1 < argc && flag == "--balancer") {
-      options.balancer = argv[i + 1];
-    } else if (i + 1 < argc && flag == "--record") {
-      options.record = argv[i + 1];  // a trace for `mcmclb advise`
-    } else {
-      if (rank == 0) std::fprintf(stderr, "minimal: %s: unknown (allowed: --balancer NAME, --record FILE)\n", argv[i]);
-      MPI_Finalize();
-      return 2;
-    }
+  if (argc == 2 && std::string(argv[1]) == "--help") {
+    if (rank == 0) std::printf("usage: minimal [--mcmclb-KEY VALUE ...]\n%s", mcmclb::walkers::options_help().c_str());
+    MPI_Finalize();
+    return 0;
   }
   Gaussian chains;
   mcmclb::walkers::Report report;
   try {
+    // The balancer, its rule, a trace, checkpoints: chosen per job on the command line (--mcmclb-balancer mostwork)
+    // or in the environment (MCMCLB_BALANCER=mostwork), with a study file's one-line errors.
+    mcmclb::walkers::Options options = mcmclb::walkers::options_from_args(argc, argv);
+    options.results = mcmclb::walkers::Results::root;  // every chain's result() on rank 0, in chain order
+    if (argc > 1) throw std::invalid_argument(std::string(argv[1]) + ": unknown (allowed: --mcmclb-KEY VALUE; --help)");
     report = mcmclb::walkers::run(MPI_COMM_WORLD, chains, options);
   } catch (const std::exception& e) {  // bad options: the same line on every rank, before any work
     if (rank == 0) std::fprintf(stderr, "minimal: %s\n", e.what());

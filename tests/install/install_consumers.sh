@@ -97,12 +97,12 @@ expected=$(timeout 60 "$mpiexec" -n 1 "$minimal" | grep '^chain ') || fail "mini
 [ "$(wc -l <<<"$expected")" = 8 ] || fail "minimal: not 8 chains' results: $expected"
 for run in "2 mostwork" "2 stealmerge" "3 async" "4 lookahead"; do
   read -r ranks balancer <<<"$run"
-  out=$(timeout 60 "$mpiexec" -n "$ranks" "$minimal" --balancer "$balancer") || fail "minimal under $balancer at $ranks ranks"
+  out=$(timeout 60 "$mpiexec" -n "$ranks" "$minimal" --mcmclb-balancer "$balancer") || fail "minimal under $balancer at $ranks ranks"
   [ "$(grep '^chain ' <<<"$out")" = "$expected" ] || fail "minimal under $balancer at $ranks ranks: $out, alone: $expected"
   echo "  minimal, $ranks ranks, $(head -1 <<<"$out"): results as at 1 rank"
 done
 status=0
-err=$(timeout 60 "$mpiexec" -n 2 "$minimal" --balancer mostwrok 2>&1) || status=$?
+err=$(timeout 60 "$mpiexec" -n 2 "$minimal" --mcmclb-balancer mostwrok 2>&1) || status=$?
 [ "$status" = 2 ] && grep -q "unknown balancer 'mostwrok'" <<<"$err" || fail "minimal, misspelt balancer: $status: $err"
 # The README's skeleton, as a reader would paste it: its class at file scope, its statements in main
 # (tests/readme/skeleton.sh, the one extraction the reproducible suite also builds from).

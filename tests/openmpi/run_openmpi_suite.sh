@@ -150,7 +150,7 @@ minimal=$build/minimal-build/minimal
 alone=$(timeout 60 mpiexec.openmpi "${launch[@]}" -n 1 "$minimal" | grep '^chain ') || { echo "openmpi: minimal at 1 rank" >&2; exit 1; }
 for run in "2 mostwork" "3 steal"; do
   read -r ranks balancer <<<"$run"
-  out=$(timeout 60 mpiexec.openmpi "${launch[@]}" -n "$ranks" "$minimal" --balancer "$balancer") ||
+  out=$(timeout 60 mpiexec.openmpi "${launch[@]}" -n "$ranks" "$minimal" --mcmclb-balancer "$balancer") ||
     { echo "openmpi: minimal under $balancer at $ranks ranks failed" >&2; exit 1; }
   [ "$(grep '^chain ' <<<"$out")" = "$alone" ] || { echo "openmpi: minimal under $balancer: $out; alone: $alone" >&2; exit 1; }
   echo "  minimal, $ranks ranks, $balancer: results as at 1 rank"
