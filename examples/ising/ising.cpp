@@ -261,7 +261,8 @@ constexpr const char* kUsage =
     "usage: ising [--balancer B] [--method M] [--finished F] [--interval N] [--group-size G] [--wait W]\n"
     "             [--record FILE] [--chains C] [--items N] [--sweeps K] [--size L] [--seed S] [--plain]\n"
     "             [--plain-virtual] [--item-timeout S] [--throw-at C:I] [--hang-at C:I] [--bad-states]\n"
-    "             [--until-ordered PCT] [--placement numbered|items]\n";
+    "             [--until-ordered PCT] [--placement numbered|items]\n"
+    "and every option of mcmclb::walkers as --mcmclb-KEY VALUE or MCMCLB_KEY:\n";
 
 int body(int argc, char** argv) {
   mcmclb::walkers::Options options;
@@ -272,6 +273,9 @@ int body(int argc, char** argv) {
   // The chains stay where their numbers put them, so the ranks start with unequal work for the balancers to even
   // out; --placement items is the library's default, which places them by their bounds first.
   options.placement = mcmclb::walkers::Placement::as_numbered;
+  // Every option also as --mcmclb-KEY VALUE or MCMCLB_KEY (the checkpoint folder among them); the tutorial's own
+  // short flags below set the same options.
+  options = mcmclb::walkers::options_from_args(argc, argv, options);
   Settings s;
   bool plain = false, virtual_calls = false;
   for (int i = 1; i < argc; ++i) {
@@ -286,7 +290,7 @@ int body(int argc, char** argv) {
       continue;
     }
     if (flag == "--help") {
-      std::printf("%s", kUsage);
+      std::printf("%s%s", kUsage, mcmclb::walkers::options_help().c_str());
       return 0;
     }
     if (i + 1 >= argc) throw InputError(std::string(flag) + ": unknown flag or missing value\n" + kUsage);

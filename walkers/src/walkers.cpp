@@ -178,7 +178,11 @@ class AppChains final : public ChainWork {
   void work(int slot, int64_t item, GroupComm& group) override {
     const int chain = chain_of(slot);
     const int64_t at = first(chain) + item;
-    if (keeping_ && group.rank() == 0) before_item(chain, at);
+    if (keeping_ && group.rank() == 0) {
+      before_item(chain, at);
+    } else if (stop_ != nullptr) {
+      stop_->leading(false);  // a merge made another rank the chain's member 0: that one writes it
+    }
     const auto t0 = std::chrono::steady_clock::now();
     guard(chain, at, "work", [&] { chains_.work(chain, at, group); });
     if (keeping_) {
