@@ -18,7 +18,7 @@ from test_inputs import InputCase, snapshot
 PROGRAM = os.environ["CHECKPOINT_CHAINS"]
 MPIEXEC = os.environ.get("MPIEXEC", "mpiexec")
 RESUMABLE = 75  # mcmclb::walkers::kExitResumable
-ITEM_MS = "30"  # about 0.3 to 1 s a run: time for a kill to land mid-run
+ITEM_MS = "20"  # about 0.3 to 1 s a run: time for a kill to land mid-run
 
 
 def item_rows(trace):
@@ -78,7 +78,7 @@ class Checkpoint(InputCase):
                          self.path(f"t-{i}.csv"), "--out", self.path(f"a-{i}.txt")]
                 run = self.chains(first, *flags, background=True)
                 victim = rng.randrange(first)
-                time.sleep(rng.uniform(0.25, 0.6))
+                time.sleep(rng.uniform(0.2, 0.45))
                 try:
                     with open(os.path.join(pids, str(victim))) as f:
                         os.kill(int(f.read()), signal.SIGKILL)

@@ -121,7 +121,14 @@ out=$(cd "$work/skeleton" && timeout 60 "$mpiexec" -n 2 "$work/skeleton-build/sk
   fail "the README's skeleton failed: $out"
 grep -q '^skeleton: mostwork, valid 1' <<<"$out" || fail "the README's skeleton did not run valid under mostwork: $out"
 grep -q '^# recorded by mcmclb::walkers::run' "$work/skeleton/trace.csv" || fail "the README's skeleton wrote no trace"
-echo "  README skeleton: built, run at 2 ranks under mostwork, trace.csv recorded"
+# Chosen per job on its command line (options_from_args): checkpoints, and a second run that works nothing.
+for n in 1 2; do
+  out=$(cd "$work/skeleton" && timeout 60 "$mpiexec" -n 2 "$work/skeleton-build/skeleton" --mcmclb-checkpoint ck \
+    --mcmclb-balancer steal 2>&1) || fail "the README's skeleton with --mcmclb-checkpoint, run $n: $out"
+  grep -q '^skeleton: steal, valid 1' <<<"$out" || fail "the README's skeleton under --mcmclb-balancer steal: $out"
+done
+[ "$(ls "$work/skeleton/ck" | grep -c '^chain-')" = 8 ] || fail "the README's skeleton: not 8 chains' checkpoints"
+echo "  README skeleton: built, run at 2 ranks under mostwork, trace.csv recorded; steal and checkpoints per job"
 echo "== (e) the example application: examples/ising with find_package(mcmclb COMPONENTS walkers)"
 cp -r "$src/examples/ising" "$work/ising"
 build_cmake_consumer ising
