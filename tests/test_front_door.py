@@ -10,7 +10,8 @@ import unittest
 
 import yaml
 
-from doc_measures import MAX_PARAGRAPH_LINES, MAX_SENTENCE_WORDS, blocks, prose_of, sentences, visible, wrapped_lines
+from doc_measures import (MAX_PARAGRAPH_LINES, MAX_SENTENCE_WORDS, blocks, numbered_blocks, prose_of, sentences, visible,
+                          wrapped_lines)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -22,6 +23,49 @@ MAX_WORDS = 1200
 # Digits that name a thing rather than state a quantity: the language standard, the paper's section, figures, table
 # and algorithm, its venue, the distribution, the license's identifier.
 NAMES = re.compile(r"C\+\+20|Sect\. 4|Fig\. [12]|Table 1|Algorithm 1|EuroMPI 2011|Debian 12|BSD-3-Clause")
+
+# The terms the README defines: (the pattern of a use, the pattern of the line that defines it). A balancer's name is
+# defined where the glossary's list of balancers names it.
+_BALANCER_LINE = r"\*\*Balancers\*\*|^  merges a finished group|^  finish; `steal`"
+DEFINED = {
+    "rank": (r"\branks?\b", r"A \*rank\* is"),
+    "chain": (r"\bchains?\b", r"\*chain\*"),
+    "item": (r"\bitems?\b", r"\*items\*"),
+    "group": (r"\bgroups?\b", r"\*group\*"),
+    "balancer": (r"\bbalancers?\b", r"A \*balancer\*"),
+    "merge": (r"\bmerges?\b", r"\*merge\*"),
+    "trace": (r"\btraces?\b", r"\*trace\*"),
+    "P": (r"\bP = |\bP\b", r"\*\*P\*\*"),
+    "regrouping": (r"\bregroupings?\b", r"\*regrouping\*"),
+    "W": (r"\bW\b", r"W is the chains"),
+    "none": (r"`none`", r"`none` never merges"),
+    "collective": (r"`collective", r"`collective` regroups"),
+    "async": (r"`async", r"`async`\s*$|`async` merges"),
+    "lookahead": (r"`lookahead", r"`lookahead` and `mostwork` ask"),
+    "mostwork": (r"`mostwork", r"`lookahead` and `mostwork` ask"),
+    "steal": (r"`steal", r"`steal`, `stealrandom` and `stealmerge` take"),
+    "neighbour": (r"\bneighbour", r"its neighbour, the group on its right"),
+    "interval": (r"\binterval\b(?! \[)", r"\*interval\*"),
+    "rule": (r"\brules?\b|`retire`|`coalesce`|`pays`", r"\*\*Rule\*\*"),
+    "closing merges": (r"closing merges", r"\*Closing merges\*"),
+    "calibration": (r"\bcalibration\b", r"\*calibration\*"),
+    "creation method": (r"creation method", r"\*\*Creation method\*\*"),
+    "intercomm": (r"`intercomm`", r"`intercomm` is"),
+    "create": (r"`create`|`create_group`", r"`create_group`, `from_group`, `create`"),
+    "range": (r"`range`", r"`range` is RBC"),
+    "Table 1": (r"Table 1", r"\*\*Table 1"),
+    "Fig. 1": (r"Fig\. [12]", r"\*\*Table 1, Fig\. 1"),
+    "floor": (r"`floor`", r"The `floor` row"),
+    "ideal": (r"\bideal\b", r"\*\*Ideal\*\*"),
+    "valid": (r"\bvalid\b", r"\*valid\*"),
+    "emulated": (r"\bemulated\b", r"\*Emulated\*"),
+    "compute mode": (r"compute mode", r"\*compute mode\*"),
+    "oversubscribed": (r"\boversubscribed\b", r"\*Oversubscribed\*"),
+    "scenario": (r"\bscenarios?\b", r"\*\*Scenario\*\*"),
+    "robust": (r"\brobust\b", r"\*robust\*"),
+    "mcmclb compare": (r"mcmclb compare", r"`mcmclb compare` forms"),
+    "advise": (r"`advise`|mcmclb advise", r"says which balancer wins on that trace"),
+}
 
 NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 
@@ -67,9 +111,45 @@ class Readme(unittest.TestCase):
 
     def test_has_its_sections(self):
         headings = [line[3:] for line in self.text.splitlines() if line.startswith("## ")]
-        for needed in ("Quick start", "What you get", "Key findings", "The balancers", "Glossary", "License", "Cite"):
+        for needed in ("Glossary", "Your walkers", "Benchmark the balancers", "What you get", "Key findings",
+                       "The balancers", "License", "Cite"):
             self.assertIn(needed, headings)
-        self.assertLess(headings.index("Quick start"), headings.index("Key findings"))
+        # Two doors, the reader's walkers first, after the words they use.
+        order = [headings.index(h) for h in ("Glossary", "Your walkers", "Benchmark the balancers", "Key findings")]
+        self.assertEqual(order, sorted(order), headings)
+
+    def test_your_walkers_install_link_run_and_ask_come_first(self):
+        """The lines a user of the library pastes, within the README's first 80 lines."""
+        first = "\n".join(self.text.splitlines()[:80])
+        for line in ("cmake --install", "find_package(mcmclb", "target_link_libraries(", "mpiexec -n",
+                     "mcmclb advise"):
+            self.assertIn(line, first, f"README.md: `{line}` not in the first 80 lines")
+
+    def test_terms_come_after_their_definition(self):
+        """At most three terms are used before the line that defines them, counting prose, tables and generated
+        blocks (code aside). DEFINED holds each term the README defines with the pattern of its definition."""
+        lines = self.text.splitlines()
+        kinds = {}
+        for kind, block_lines, first in numbered_blocks(self.text):
+            for k in range(len(block_lines)):
+                kinds[first + k] = kind
+        read_lines = [(n, l) for n, l in enumerate(lines, 1) if kinds.get(n, "prose") not in ("code", "comment")]
+        early = []
+        for term, (use, definition) in DEFINED.items():
+            defined = next((n for n, l in enumerate(lines, 1) if re.search(definition, l)), None)
+            self.assertIsNotNone(defined, f"README.md: no definition of {term} ({definition})")
+            used = next((n for n, l in read_lines if re.search(use, visible(l))), defined)
+            if used < defined:
+                early.append(f"{term} (used at line {used}, defined at {defined})")
+        self.assertLessEqual(len(early), 3, "README.md: terms before their definition: " + "; ".join(early))
+
+    def test_a_term_used_early_is_caught(self):
+        text = "# T\n\nUse `mostwork` here.\n\n## Glossary\n\n- **Balancers**: `lookahead` and `mostwork` ask first.\n"
+        lines = text.splitlines()
+        use, definition = DEFINED["mostwork"]
+        defined = next(n for n, l in enumerate(lines, 1) if re.search(definition, l))
+        used = next(n for n, l in enumerate(lines, 1) if re.search(use, l))
+        self.assertLess(used, defined)
 
     def test_every_finding_is_marked_and_linked(self):
         findings = [b for b in blocks(self.text) if b[0] == "generated" and "findings" in b[1][0]]
