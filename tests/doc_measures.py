@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """How a Markdown document reads, measured the same way wherever a test holds a document to its limits (the README in
 test_front_door, the guides, reference pages and results in test_readability): its blocks, the prose a reader reads,
-sentences, paragraph lines at the width the documents are written to, table cells and words of prose.
+sentences, paragraph lines at the width the documents are written to, table cells, words of prose and words read
+(prose and tables, generated blocks included).
 
     python3 tests/doc_measures.py FILE.md...
 
-prints, for each file, its words of prose, its longest sentence and every sentence, paragraph and table cell over the
-limits of test_readability, with its line."""
+prints, for each file, its words read and of prose, its longest sentence and every sentence, paragraph and table
+cell over the limits of test_readability, with its line."""
 import os
 import re
 import sys
@@ -100,6 +101,17 @@ def prose_words(text):
     return sum(len(re.sub(r"^\s*([-*]|\d+\.) ", "", line).split()) for p in prose_of(text) for line in p)
 
 
+def table_words(text):
+    """Words in table cells (separator rows and the bars between cells not counted), generated tables included."""
+    return sum(len(cell.split()) for cell, _ in numbered_cells(text))
+
+
+def reader_words(text):
+    """Words a reader reads: prose (prose_words) and table cells (table_words), in generated blocks too; headings,
+    code, images and HTML comments are not counted."""
+    return prose_words(text) + table_words(text)
+
+
 def sentences(paragraph):
     text = " ".join(line.strip().lstrip("-* ").strip() for line in paragraph)
     # A sentence ends at . ! or ? before a space and a capital, a bracket, a mark or the end (not at "Sect. 4",
@@ -184,7 +196,8 @@ def main(paths):
         with open(path, encoding="utf-8") as f:
             text = f.read()
         words, sentence = longest_sentence(text)
-        print(f"{path}: {prose_words(text)} words of prose, longest sentence {words} words")
+        print(f"{path}: {reader_words(text)} words read ({prose_words(text)} of prose, {table_words(text)} in tables), "
+              f"longest sentence {words} words")
         for line, what in problems(text):
             print(f"  {path}:{line}: {what}")
 

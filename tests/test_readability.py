@@ -94,6 +94,20 @@ class TheMeasuresCatch(unittest.TestCase):
                 "<!-- a comment\nover two lines -->\n\n- four five\n")
         self.assertEqual(doc_measures.prose_words(page), 5)
 
+    def test_a_tables_words_are_read(self):
+        # Cells count, the bars between them and the separator row do not; prose beside the table counts too.
+        page = "# T\n\nOne two.\n\n| a b | c |\n|---|:--:|\n| `d e` | [f g](x.md) |\n"
+        self.assertEqual(doc_measures.table_words(page), 7)
+        self.assertEqual(doc_measures.reader_words(page), 9)
+
+    def test_a_generated_blocks_words_are_read(self):
+        # A generated block's table and its prose both count; code beside it does not.
+        page = ("# T\n\n<!-- BEGIN generated: x docs/data/y -->\n| a | b c |\n|---|---|\n| 1 | 2 |\n\n"
+                "- Three words here.\n<!-- END generated -->\n\n```\nnot read\n```\n")
+        self.assertEqual(doc_measures.table_words(page), 5)
+        self.assertEqual(doc_measures.prose_words(page), 3)
+        self.assertEqual(doc_measures.reader_words(page), 8)
+
 
 if __name__ == "__main__":
     unittest.main()
