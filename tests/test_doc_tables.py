@@ -301,7 +301,9 @@ class ProseRanges(unittest.TestCase):
     def test_each_quoted_range_is_what_its_csvs_give(self):
         # steal-vs-regroup's 8192-rank evidence stands on a page of its own beside the guide.
         steal_vs_regroup = "docs/explanation/steal-vs-regroup.md docs/explanation/steal-vs-regroup-8192.md"
-        for document, ranges in (("docs/explanation/merge-pays.md", merge_pays_ranges),
+        # Each explanation's evidence beyond its answer stands in its data folder's README.
+        merge_pays = "docs/explanation/merge-pays.md docs/data/merge-pays/README.md"
+        for document, ranges in ((merge_pays, merge_pays_ranges),
                                  (steal_vs_regroup, steal_vs_regroup_ranges),
                                  ("docs/explanation/steal-vs-regroup.md", compute_mode_ranges)):
             text = ""
