@@ -300,12 +300,14 @@ class ProseRanges(unittest.TestCase):
 
     def test_each_quoted_range_is_what_its_csvs_give(self):
         # steal-vs-regroup's 8192-rank evidence stands on a page of its own beside the guide.
-        steal_vs_regroup = "docs/explanation/steal-vs-regroup.md docs/explanation/steal-vs-regroup-8192.md"
+        steal_vs_regroup = ("docs/explanation/steal-vs-regroup.md docs/explanation/steal-vs-regroup-8192.md "
+                            + " ".join(f"docs/data/steal-vs-regroup-seeds-{p}/README.md" for p in (64, 256, "real8")))
+        compute_mode = "docs/explanation/steal-vs-regroup.md docs/data/steal-vs-regroup-compute/README.md"
         # Each explanation's evidence beyond its answer stands in its data folder's README.
         merge_pays = "docs/explanation/merge-pays.md docs/data/merge-pays/README.md"
         for document, ranges in ((merge_pays, merge_pays_ranges),
                                  (steal_vs_regroup, steal_vs_regroup_ranges),
-                                 ("docs/explanation/steal-vs-regroup.md", compute_mode_ranges)):
+                                 (compute_mode, compute_mode_ranges)):
             text = ""
             for path in document.split():
                 with open(os.path.join(ROOT, path), encoding="utf-8") as f:
