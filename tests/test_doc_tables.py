@@ -406,8 +406,9 @@ class TwoMethods(unittest.TestCase):
                                  f"{table} shows no {balancer} {other} apart from {balancer} {method}")
 
 
-# The page whose host-cost-series block lists every simulated series at 8192 ranks.
-HOST_COST_PAGE = "docs/explanation/simulator-host-cost.md"
+# The page whose host-cost-series block lists every simulated series at 8192 ranks: the evidence beside
+# docs/explanation/simulator-host-cost.md.
+HOST_COST_PAGE = "docs/data/host-cost-8192/README.md"
 
 
 def simulated_series_at(p, top="docs"):
