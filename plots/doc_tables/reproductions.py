@@ -301,7 +301,7 @@ def reproductions(inputs):
             verdict = "yes" if not bad else (f"no: {len(bad)} of {len(compared)} runs differ ("
                                             f"{', '.join(sorted({c for d in bad for c in d}))})")
             name = folder.removeprefix("docs/data/")
-            rows.append([f"[{name}](../data/{name}/runs.csv)",
+            rows.append([f"[{name}](docs/data/{name}/runs.csv)",
                          ", ".join(sorted({o["git_commit"][:7] for o, _, _ in compared})),
                          "P = " + ", ".join(spanned_text(pf, p) for p, pf in
                                             sorted({(o["nprocs"], o.get("platform")) for o, _, _ in compared})),
@@ -380,8 +380,8 @@ def rerun_4dp(inputs):
             point += f", the most moved of {len(pairs)} set-ups"
         other = sorted({c for _, _, d in pairs for c in d} - {"time_s"})
         name = folder.removeprefix("docs/data/")
-        rows.append([f"[{name}](../data/{name}/runs.csv)", point, old["git_commit"][:7], f"{old['time_s']:.4f}",
-                     f"[{new['git_commit'][:7]}](../data/{where.removeprefix('docs/data/')}/runs.csv)",
+        rows.append([f"[{name}](docs/data/{name}/runs.csv)", point, old["git_commit"][:7], f"{old['time_s']:.4f}",
+                     f"[{new['git_commit'][:7]}]({where}/runs.csv)",
                      f"{new['time_s']:.4f}", f"{ns:+,.0f}" if round(ns) else "0", "yes" if same else "**no**",
                      ", ".join(other) or "none"])
     text = table_text(["folder", "point", "committed at", "committed time_s", "rerun at", "rerun time_s",
