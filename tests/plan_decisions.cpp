@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What the planners decide from measured costs over repeated identical runs: one chain per rank, chain c of
-// ITEMS[c] items (the last chain the longest), each item spinning SERIAL_MS on every member and SPLIT_MS split over
-// the group's members, then a sum over the group (Amdahl's p = SPLIT / (SERIAL + SPLIT)). Runs RUNS times under
-// BALANCER with the finished rule pays and prints per run the measured parallel fraction and, per chain, how many
+// ITEMS[c] items (a comma-separated list, one per rank), each item spinning SERIAL_MS on every member and SPLIT_MS
+// split over the group's members, then a sum over the group (Amdahl's p = SPLIT / (SERIAL + SPLIT)). Runs RUNS times
+// under BALANCER with the finished rule pays and prints per run the measured parallel fraction and, per chain, how many
 // items each group size worked: which merges were taken and where. Not a timing benchmark.
-//   mpiexec -n 3 build-test/tests/plan_decisions [BALANCER] [RUNS] [SERIAL_MS] [SPLIT_MS]
+// A group decides from the items its own members worked, so a decision weighs a fitted fraction only where the
+// deciding group has worked a chain at two sizes: at 3 ranks, 6,40,20 under mostwork (the first group joins the
+// second, and the third, done, asks that merged group); at 4 ranks, 6,40,6,40 under lookahead.
+//   mpiexec -n 3 build-test/tests/plan_decisions [BALANCER] [RUNS] [SERIAL_MS] [SPLIT_MS] [ITEMS]
 #include <mpi.h>
 
 #include <chrono>
@@ -12,7 +15,9 @@
 #include <cstdlib>
 #include <map>
 #include <span>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mcmclb/walkers.hpp"
@@ -27,13 +32,14 @@ void spin_ms(double ms) {
 
 class Spinning final : public mcmclb::walkers::Chains {
  public:
-  Spinning(int chains, double serial_ms, double split_ms, int max_size)
-      : chains_(chains), serial_ms_(serial_ms), split_ms_(split_ms), max_size_(max_size),
-        at_size_(static_cast<std::size_t>(chains * (max_size + 1)), 0) {}
-  [[nodiscard]] int count() const override { return chains_; }
-  // The later chains the longer: the first finishes first and joins its neighbour, whose chain is then measured at
-  // two sizes; the last chain is the one a later merge weighs with the fitted fraction.
-  [[nodiscard]] int64_t items(int chain) const override { return chain + 1 == chains_ ? 40 : 6 * (chain + 1); }
+  Spinning(std::vector<int64_t> items, double serial_ms, double split_ms, int max_size)
+      : items_(std::move(items)),
+        serial_ms_(serial_ms),
+        split_ms_(split_ms),
+        max_size_(max_size),
+        at_size_(items_.size() * static_cast<std::size_t>(max_size + 1), 0) {}
+  [[nodiscard]] int count() const override { return static_cast<int>(items_.size()); }
+  [[nodiscard]] int64_t items(int chain) const override { return items_.at(static_cast<std::size_t>(chain)); }
   void start(int /*chain*/, mcmclb::GroupComm& /*group*/) override {}
   void work(int chain, int64_t /*item*/, mcmclb::GroupComm& group) override {
     spin_ms(serial_ms_ + split_ms_ / group.size());
@@ -45,7 +51,7 @@ class Spinning final : public mcmclb::walkers::Chains {
   std::vector<long long>& at_size() { return at_size_; }
 
  private:
-  int chains_;
+  std::vector<int64_t> items_;
   double serial_ms_, split_ms_;
   int max_size_;
   std::vector<long long> at_size_;  // chain * (max_size + 1) + size -> items worked there
@@ -62,9 +68,19 @@ int main(int argc, char** argv) {
   const int runs = argc > 2 ? std::atoi(argv[2]) : 10;
   const double serial_ms = argc > 3 ? std::atof(argv[3]) : 2.0;
   const double split_ms = argc > 4 ? std::atof(argv[4]) : 4.0;
+  std::vector<int64_t> items;
+  for (std::stringstream list(argc > 5 ? argv[5] : "6,40,20"); list.good();) {
+    std::string one;
+    std::getline(list, one, ',');
+    items.push_back(std::atoll(one.c_str()));
+  }
+  if (static_cast<int>(items.size()) != ranks) {
+    if (rank == 0) std::fprintf(stderr, "plan_decisions: ITEMS lists %zu chains for %d ranks\n", items.size(), ranks);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   if (rank == 0) std::printf("run,balancer,ranks,parallel_fraction,items_per_chain_at_sizes\n");
   for (int run = 0; run < runs; ++run) {
-    Spinning chains(ranks, serial_ms, split_ms, ranks);
+    Spinning chains(items, serial_ms, split_ms, ranks);
     mcmclb::walkers::Options options;
     options.balancer = balancer;
     options.finished = "pays";
