@@ -7,11 +7,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -864,12 +867,147 @@ TEST(ItemEstimate, LearnsEachChainsCostAndTheSpeedUpFromTheItems) {
   a.add(0, 2, 0.1, true);  // p = 1 from chain 0
   b.add(1, 2, 0.3, false);
   b.add(1, 2, 0.3, true);
-  const std::array<int64_t, 4> wa = a.world_words(), wb = b.world_words();
-  std::array<int64_t, 4> sum{};
+  const mcmclb::ItemEstimate::WorldWords wa = a.world_words(), wb = b.world_words();
+  mcmclb::ItemEstimate::WorldWords sum{};
   for (std::size_t i = 0; i < sum.size(); ++i) sum[i] = wa[i] + wb[i];
   const mcmclb::ItemEstimate world = mcmclb::ItemEstimate::from_world(sum);
   EXPECT_EQ(sum[0], 3);
   EXPECT_NEAR(world.single_rank_s(5), (0.2 + 0.2 + 0.6) / 3, 1e-9);
   EXPECT_NEAR(world.parallel_fraction(), 1.0, 1e-6);
   EXPECT_NEAR(world.item_s(0, 2), (0.2 + 0.2 + 0.6) / 3 / 2, 1e-9);
+}
+
+// The spread of the measured costs: each size's mean within two standard errors, each chain's own fit at the ends
+// of its means, the point inside; items alike have no spread, and a size of one item takes the others' scatter.
+TEST(ItemEstimate, GivesTheSpreadOfTheFractionAndTheItemCost) {
+  using End = mcmclb::ItemEstimate::End;
+  mcmclb::ItemEstimate alike;
+  for (int i = 0; i < 3; ++i) {
+    alike.add(0, 1, 0.2, true);
+    alike.add(0, 2, 0.15, true);
+  }
+  for (const End end : {End::low, End::high}) {
+    EXPECT_EQ(alike.parallel_fraction(end), alike.parallel_fraction());
+    EXPECT_EQ(alike.single_rank_s(0, end), alike.single_rank_s(0));
+  }
+  EXPECT_NEAR(alike.parallel_fraction(), 0.5, 1e-6);  // 0.15 / 0.2 = 1 - p / 2
+
+  // Scattered items with the same means: the point fit is unchanged, the ends lie around it.
+  mcmclb::ItemEstimate e;
+  for (const double s : {0.1, 0.2, 0.3}) e.add(0, 1, s, true);
+  for (const double s : {0.1, 0.15, 0.2}) e.add(0, 2, s, true);
+  EXPECT_NEAR(e.parallel_fraction(), 0.5, 1e-6);
+  EXPECT_LT(e.parallel_fraction(End::low), 0.2);
+  EXPECT_GT(e.parallel_fraction(End::high), 0.8);
+  EXPECT_LT(e.single_rank_s(0, End::low), e.single_rank_s(0));
+  EXPECT_GT(e.single_rank_s(0, End::high), e.single_rank_s(0));
+  // A chain seen once at its second size takes the scatter the other sizes show: a spread, not a certainty.
+  e.add(1, 1, 0.2, true);
+  e.add(1, 1, 0.2, true);
+  e.add(1, 2, 0.1, true);
+  EXPECT_LT(e.parallel_fraction(End::low), e.parallel_fraction());
+  // The ends survive the trip through words() and adopt(), and through the world's sums.
+  mcmclb::ItemEstimate copy;
+  copy.adopt(e.words());
+  for (const End end : {End::point, End::low, End::high}) {
+    EXPECT_EQ(copy.parallel_fraction(end), e.parallel_fraction(end));
+  }
+  const mcmclb::ItemEstimate world = mcmclb::ItemEstimate::from_world(e.world_words());
+  EXPECT_LE(world.parallel_fraction(End::low), world.parallel_fraction());
+  EXPECT_GE(world.parallel_fraction(End::high), world.parallel_fraction());
+  EXPECT_LT(world.single_rank_s(0, End::low), world.single_rank_s(0, End::high));
+}
+
+namespace {
+
+/// An application's chains of 10 items each that do nothing, for the planners' arithmetic: from item `learns` on,
+/// each chain says it takes `lowered` items at most (ChainWork::bound).
+class IdleChains final : public mcmclb::ChainWork {
+ public:
+  IdleChains(int64_t learns, int64_t lowered) : learns_(learns), lowered_(lowered) {}
+  [[nodiscard]] int64_t items(int /*chain*/) const override { return 10; }
+  void start(int /*chain*/, mcmclb::GroupComm& /*group*/) override {}
+  void work(int /*chain*/, int64_t /*item*/, mcmclb::GroupComm& /*group*/) override {}
+  void finish(int /*chain*/, mcmclb::GroupComm& /*group*/) override {}
+  [[nodiscard]] int64_t bound(int chain, int64_t item) override { return item >= learns_ ? lowered_ : items(chain); }
+  [[nodiscard]] std::vector<std::byte> save(int /*chain*/, int64_t /*item*/) override { return {}; }
+  void restore(int /*chain*/, int64_t /*item*/, std::span<const std::byte> /*state*/) override {}
+
+ private:
+  int64_t learns_, lowered_;
+};
+
+/// A kernel over `chains` that plans from measured costs (what mcmclb::walkers runs under mostwork), one rank per
+/// group, its groups formed and its clock started; every rank's group works its own chain.
+std::unique_ptr<mcmclb::Kernel> measuring_kernel(mcmclb::ChainWork& chains) {
+  mcmclb::RunSpec spec = small_run("mostwork", "range", 1);
+  spec.finished = mcmclb::FinishedRule::pays;
+  spec.work.compute.measured = true;
+  auto k = std::make_unique<mcmclb::Kernel>(spec, std::vector<int>(static_cast<std::size_t>(world_size()), 1),
+                                            spec.method, MPI_COMM_WORLD, chains);
+  k->form_initial_groups(true);
+  k->start(mcmclb::Kernel::CalibrationPass::none);
+  // Regrouping at 2 ranks costs 0.1 s, and every item is 0.1 s at one rank: what one more rank gains is 0.05 s an
+  // item times the fraction.
+  k->use_merge_model(mcmclb::MergeModel({{1, 0.0, 0.0, 0.0}, {2, 0.1, 0.0, 0.0}}, 0.0));
+  return k;
+}
+
+/// The world's sums (ItemEstimate::world_words) of 10 items of 0.1 s each at one rank, with these fractions.
+mcmclb::ItemEstimate::WorldWords world_of(double point, double low, double high) {
+  const auto ns = [](double p) { return std::llround(p * 1e9); };
+  return {10, ns(1.0), 1, ns(point), ns(low), ns(high), ns(1.0), ns(1.0)};
+}
+
+void finish_every_chain(mcmclb::Kernel& k) {
+  while (!k.group().finished()) k.work_one_item();
+  k.finish();
+}
+
+}  // namespace
+
+// The rule pays where the measured fraction's spread spans both choices: 10 items at 0.05 p s gained each against
+// 0.1 s of regrouping pay for p > 0.2. A fraction measured at 0.1 declines the merge when it alone decides; with a
+// spread up to 0.5 the measurement cannot tell, and the rule takes the merge, as it does before anything is
+// measured. A spread that stays below 0.2 still declines it, and one above 0.2 takes it: those are unchanged.
+TEST(Planning, PaysTakesTheMergeWhereTheSpreadSpansBothChoices) {
+  IdleChains chains(1000, 10);
+  const std::unique_ptr<mcmclb::Kernel> k = measuring_kernel(chains);
+  const mcmclb::GroupState g = k->group();
+  ASSERT_EQ(g.items_left, 10);
+  k->use_world_estimate(world_of(0.1, 0.0, 0.5));
+  EXPECT_LT(k->merge_margin_s(g, 1), 0.0);  // the point estimate alone would decline
+  EXPECT_TRUE(k->merge_pays(g, 1));
+  EXPECT_EQ(k->merge_outlook(g, 1), mcmclb::Kernel::Outlook::now);
+  k->use_world_estimate(world_of(0.1, 0.05, 0.15));
+  EXPECT_FALSE(k->merge_pays(g, 1));
+  EXPECT_EQ(k->merge_outlook(g, 1), mcmclb::Kernel::Outlook::never);
+  k->use_world_estimate(world_of(0.6, 0.3, 0.9));
+  EXPECT_TRUE(k->merge_pays(g, 1));
+  finish_every_chain(*k);
+}
+
+// A chain that learns it ends sooner (ChainWork::bound, Chains::items_bound) changes the plan: with every item
+// gaining 0.05 s at 2 ranks (p = 1), the 9 items left after the first pay for 0.1 s of regrouping, but once the
+// chain says it takes 2 items at most, the one left gains 0.05 s, which does not. Its time to finish shrinks alike.
+TEST(Planning, ALoweredBoundChangesThePlan) {
+  for (const int64_t learns : {1000, 0}) {
+    SCOPED_TRACE(learns == 0 ? "bound lowered to 2" : "bound kept");
+    IdleChains chains(learns, 2);
+    const std::unique_ptr<mcmclb::Kernel> k = measuring_kernel(chains);
+    k->work_one_item();
+    k->use_world_estimate(world_of(1.0, 1.0, 1.0));
+    const mcmclb::GroupState g = k->group();
+    ASSERT_EQ(g.items_left, 9);
+    double left_s = 0;
+    for (int64_t i = 0; i < g.items_left; ++i) left_s += k->expected_item_s(g, i, 1);
+    if (learns == 0) {
+      EXPECT_NEAR(left_s, 0.1, 1e-9);
+      EXPECT_FALSE(k->merge_pays(g, 1));
+    } else {
+      EXPECT_NEAR(left_s, 0.9, 1e-9);
+      EXPECT_TRUE(k->merge_pays(g, 1));
+    }
+    finish_every_chain(*k);
+  }
 }

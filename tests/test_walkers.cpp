@@ -45,9 +45,21 @@ struct State {
 /// group, so the answer is the group's work but not its size's.
 /// With ends_early, a chain is done once it has worked an item and its value is a multiple of 3 (from the state,
 /// which every member holds alike), before its bound of 1 + (c * 5) % 7 items in about two chains of three.
+/// With lowers_bound, a chain says before each item that it takes at most two items more (items_bound), from its
+/// state, and counts how often it is asked.
 class HashChains final : public mcmclb::walkers::Chains {
  public:
-  explicit HashChains(int chains, bool ends_early = false) : chains_(chains), ends_early_(ends_early) {}
+  explicit HashChains(int chains, bool ends_early = false, bool lowers_bound = false)
+      : chains_(chains), ends_early_(ends_early), lowers_bound_(lowers_bound) {}
+  [[nodiscard]] int64_t items_bound(int chain, int64_t item) const override {
+    if (!lowers_bound_) return items(chain);
+    const State& s = held_.at(chain);
+    if (s.next != item)
+      throw std::logic_error("bound before item " + std::to_string(item) + " at " + std::to_string(s.next));
+    ++bounds_asked_;
+    return std::min(items(chain), s.next + 2);
+  }
+  [[nodiscard]] int64_t bounds_asked() const noexcept { return bounds_asked_; }
   [[nodiscard]] bool done(int chain, int64_t item) const override {
     const State& s = held_.at(chain);
     // Past where a chain was done, its state stays there (the items after it are passed over, not worked).
@@ -101,7 +113,8 @@ class HashChains final : public mcmclb::walkers::Chains {
 
  private:
   int chains_;
-  bool ends_early_;
+  bool ends_early_, lowers_bound_;
+  mutable int64_t bounds_asked_ = 0;
   std::map<int, State> held_;
   std::map<int, int64_t> answers_;
   std::vector<int> started_;
@@ -259,6 +272,33 @@ TEST(Walkers, ChainsThatEndWhenDoneEndThereUnderEveryBalancer) {
       int64_t passed = 0;
       for (const mcmclb::walkers::RankReport& x : r.ranks) passed += x.items_passed;
       EXPECT_GE(passed, bound - total);  // every item past a chain's end, once per member of the group passing it
+    }
+  }
+}
+
+// A chain that lowers its bound as it learns (items_bound) is asked before each item where the balancers plan from
+// measured costs (lookahead, mostwork, the rule pays), alike on every member (it checks its state), and not where
+// nothing plans (none); the bound changes plans only, never an answer or the items a chain works.
+TEST(Walkers, ALoweredBoundIsAskedWhereTheBalancersPlanAndChangesNoAnswer) {
+  const int chains = 3 * world_size();
+  std::vector<int64_t> worked;
+  const std::vector<int64_t> expected = reference(chains, true, &worked);
+  for (const std::string balancer : {"none", "lookahead", "mostwork"}) {
+    SCOPED_TRACE(balancer);
+    HashChains h(chains, true, true);
+    mcmclb::walkers::Options o = short_items(balancer);
+    o.item_s = 0;  // measured: what the planners read the bound with
+    const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, o);
+    EXPECT_TRUE(r.valid) << r.violations;
+    EXPECT_EQ(h.answers(), expected);
+    EXPECT_EQ(r.chain_items, worked);
+    int64_t asked = 0;
+    const int64_t mine = h.bounds_asked();
+    MPI_Allreduce(&mine, &asked, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (balancer == "none") {
+      EXPECT_EQ(asked, 0);
+    } else {
+      EXPECT_GT(asked, 0);
     }
   }
 }

@@ -31,9 +31,9 @@
 // exchange and the merges' creation after it) and, unless that ends sooner than the longest unit worked alone,
 // works as under none, with no exchange at all. An application's chains planned from measured costs
 // (mcmclb::walkers) have nothing to predict from before the run, so they exchange; each exchange then also sums what
-// every rank has measured (four words more), so that every rank decides from the same estimate. The rule
-// needs the working groups' positions in their chains, and those too are known everywhere without a word more: every
-// group works exactly min(i, items left) items between two exchanges, and a merged group continues its right-hand
+// every rank has measured (eight words more, the spread included), so that every rank decides from the same estimate.
+// The rule needs the working groups' positions in their chains, and those too are known everywhere without a word more:
+// every group works exactly min(i, items left) items between two exchanges, and a merged group continues its right-hand
 // group's position. So every rank keeps every group's position in the table and the exchange stays the one bit per
 // group (each bit is checked against the position it implies). When no merge can ever pay (Kernel::merging_can_pay),
 // there are no exchanges at all: every group works its own chain as under none.
@@ -142,15 +142,19 @@ class CollectiveBalancer final : public Balancer {
     std::vector<int64_t> bits((open + kBitsPerWord - 1) / kBitsPerWord, 0);
     if (mine) bits[*mine / kBitsPerWord] = int64_t{1} << (*mine % kBitsPerWord);
     // Under pays with measured costs the decisions below need one estimate on every rank: the world's, summed in
-    // the same reduction (four words after the bits).
+    // the same reduction (its words, with their spread, after the bits).
     const bool agree = pays_ && k.measuring();
     const std::size_t words = bits.size();
     if (agree) {
-      const std::array<int64_t, 4> share = k.item_estimate().world_words();
+      const ItemEstimate::WorldWords share = k.item_estimate().world_words();
       bits.insert(bits.end(), share.begin(), share.end());
     }
     pace::allreduce_sum(k.world().get(), bits);
-    if (agree) k.use_world_estimate({bits[words], bits[words + 1], bits[words + 2], bits[words + 3]});
+    if (agree) {
+      ItemEstimate::WorldWords sums{};
+      std::copy_n(bits.begin() + static_cast<std::ptrdiff_t>(words), sums.size(), sums.begin());
+      k.use_world_estimate(sums);
+    }
     Table table = *groups_;
     std::size_t slot = 0;
     for (Entry& g : table) {
@@ -178,8 +182,11 @@ class CollectiveBalancer final : public Balancer {
     later = false;
     if (!pays_) return to - from;
     const GroupState g{u.first, u.last, u.unit, u.next_item, u.items_left};
-    std::size_t best = 0;
-    double best_margin = 0;
+    // The count that pays most by the point estimate; where none does, measured costs are weighed at the high end
+    // of their spread, as Kernel::merge_pays weighs them: a count that pays there is taken (the spread spans both
+    // choices, and a merge is what the rule takes where the measurement cannot tell).
+    std::size_t best = 0, best_high = 0;
+    double best_margin = 0, best_high_margin = 0;
     for (std::size_t j = 1; j <= to - from; ++j) {
       const int ranks = u.first - groups[to - j].first;
       const double margin = k.merge_margin_s(g, ranks);
@@ -187,9 +194,14 @@ class CollectiveBalancer final : public Balancer {
         best = j;
         best_margin = margin;
       }
+      const double high = k.merge_margin_s(g, ranks, ItemEstimate::End::high);
+      if (high > best_high_margin) {
+        best_high = j;
+        best_high_margin = high;
+      }
       later = later || k.merge_outlook(g, ranks) == Kernel::Outlook::later;
     }
-    return best;
+    return best > 0 ? best : best_high;
   }
 
   /// What the merge rule makes of a table after an exchange, as seen from one rank (rank < 0: from none, for the

@@ -2,6 +2,7 @@
 // Chains in the kernel (mcmclb/kernel.hpp, ChainWork): an application's (through mcmclb/walkers.hpp) or compute
 // mode's Lennard-Jones walkers (compute.cpp), one path for both. The kernel keeps track of which chain and position
 // each rank holds, so that a merge can check that the member sending the state really has it.
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -141,9 +142,19 @@ void Kernel::work_app_item(const ChainPos& at) {
   // items the chain really worked.
   if (app_done_chain_ != at.chain && chains_->done(at.chain, at.item)) app_done_chain_ = at.chain;
   if (app_done_chain_ == at.chain) {
+    if (measuring()) {
+      bound_chain_ = at.chain;  // nothing more to plan for: the items left are passed over
+      bound_items_ = at.item;
+    }
     ++app_next_;
     ++items_passed_;
     return;
+  }
+  if (measuring()) {
+    // The chain may have learned that it ends sooner than items(c) (ChainWork::bound): the planners count the items
+    // past that as free. Every member asks alike, from the state they share.
+    bound_chain_ = at.chain;
+    bound_items_ = std::clamp(chains_->bound(at.chain, at.item), at.item, chain_length(at.chain));
   }
   const double t0 = pace::now_s();
   LockstepGroup group(*group_comm_, kComputeNap, group_calls_);
@@ -191,14 +202,21 @@ int Kernel::state_holder(int holder) const {
 
 void Kernel::agree_on_estimate(int holder) {
   if (!measuring() || group_.size() == 1) return;
-  // Members that came from other groups measured other items: every member takes the state holder's sums.
+  // Members that came from other groups measured other items: every member takes the state holder's sums, and the
+  // bound its chain last gave (two words after the sums), so that every member plans alike.
   const int root = (holder >= 0 && group_.contains(holder) ? holder : group_.last) - group_.first;
-  std::vector<int64_t> words = rank_ == group_.first + root ? estimate_.words() : std::vector<int64_t>{};
+  std::vector<int64_t> words;
+  if (rank_ == group_.first + root) {
+    words = estimate_.words();
+    words.insert(words.end(), {int64_t{bound_chain_}, bound_items_});
+  }
   std::array<int64_t, 1> length{static_cast<int64_t>(words.size())};
   group_comm_->bcast(std::span<int64_t>(length), root);
   words.resize(static_cast<std::size_t>(length[0]));
-  if (!words.empty()) group_comm_->bcast(std::span<int64_t>(words), root);
-  estimate_.adopt(words);
+  group_comm_->bcast(std::span<int64_t>(words), root);
+  bound_chain_ = static_cast<int>(words[words.size() - 2]);
+  bound_items_ = words.back();
+  estimate_.adopt(std::span<const int64_t>(words).first(words.size() - 2));
 }
 
 void Kernel::take_app_chain(EventKind kind, int holder) {

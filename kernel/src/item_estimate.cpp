@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The measured item costs (mcmclb/item_estimate.hpp): running sums per chain and group size, and Amdahl's
-// fraction fitted to them when asked.
+// fraction fitted to them when asked, each with its spread (ItemEstimate::End).
 #include "mcmclb/item_estimate.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -17,91 +19,163 @@ double amdahl(double p, int m) { return (1.0 - p) + p / m; }
 
 }  // namespace
 
-void ItemEstimate::add(int chain, int size, int64_t items, double seconds, bool own) {
+void ItemEstimate::add(int chain, int size, int64_t items, double seconds, double squares, bool own) {
   Sum& s = sums_[{chain, size}];
   s.items += items;
   s.seconds += seconds;
+  s.squares += squares;
   if (own) {
     Sum& o = owned_[{chain, size}];
     o.items += items;
     o.seconds += seconds;
+    o.squares += squares;
   }
   fitted_ = false;
 }
 
 std::vector<int64_t> ItemEstimate::words() const {
   std::vector<int64_t> out;
-  out.reserve(4 * sums_.size());
+  out.reserve(5 * sums_.size());
   for (const auto& [key, s] : sums_) {
-    out.insert(out.end(), {int64_t{key.first}, int64_t{key.second}, s.items, std::llround(s.seconds * 1e9)});
+    out.insert(out.end(), {int64_t{key.first}, int64_t{key.second}, s.items, std::llround(s.seconds * 1e9),
+                           std::bit_cast<int64_t>(s.squares)});
   }
   return out;
 }
 
 void ItemEstimate::adopt(std::span<const int64_t> words) {
-  if (words.size() % 4 != 0) throw std::logic_error("ItemEstimate::adopt: words come in fours");
+  if (words.size() % 5 != 0) throw std::logic_error("ItemEstimate::adopt: words come in fives");
   sums_.clear();
-  for (std::size_t i = 0; i < words.size(); i += 4) {
-    sums_[{static_cast<int>(words[i]), static_cast<int>(words[i + 1])}] = {words[i + 2],
-                                                                           static_cast<double>(words[i + 3]) / 1e9};
+  for (std::size_t i = 0; i < words.size(); i += 5) {
+    sums_[{static_cast<int>(words[i]), static_cast<int>(words[i + 1])}] = {
+        words[i + 2], static_cast<double>(words[i + 3]) / 1e9, std::bit_cast<double>(words[i + 4])};
   }
   fitted_ = false;
 }
 
-double ItemEstimate::parallel_fraction() const {
-  if (world_) return world_p_;
-  if (fitted_) return p_;
+namespace {
+
+/// Each item's relative scatter in s (standard deviation over mean), where s has two items or more.
+std::optional<double> relative_scatter(int64_t items, double seconds, double squares) {
+  if (items < 2 || seconds <= 0) return std::nullopt;
+  const auto n = static_cast<double>(items);
+  const double mean = seconds / n;
+  // Items alike leave a difference of rounding errors: below a relative 1e-6, no scatter.
+  const double cv = std::sqrt(std::max(0.0, (squares - seconds * mean) / (n - 1))) / mean;
+  return cv < 1e-6 ? 0.0 : cv;
+}
+
+/// Least-squares Amdahl fraction in [0, 1] for ratios of mean item times (ratio, (smallest size, larger size)).
+/// The squared error is smooth in p, so a golden-section search finds p.
+double fit_fraction(const std::vector<std::pair<double, std::pair<int, int>>>& ratios) {
+  const auto error = [&](double p) {
+    double e = 0;
+    for (const auto& [r, sizes] : ratios) {
+      const double d = r - amdahl(p, sizes.second) / amdahl(p, sizes.first);
+      e += d * d;
+    }
+    return e;
+  };
+  const double golden = (std::sqrt(5.0) - 1) / 2;
+  double lo = 0, hi = 1;
+  for (int step = 0; step < 60; ++step) {
+    const double a = hi - golden * (hi - lo), b = lo + golden * (hi - lo);
+    if (error(a) <= error(b)) {
+      hi = b;
+    } else {
+      lo = a;
+    }
+  }
+  return std::clamp((lo + hi) / 2, 0.0, 1.0);
+}
+
+constexpr auto kPoint = static_cast<std::size_t>(ItemEstimate::End::point);
+constexpr auto kLow = static_cast<std::size_t>(ItemEstimate::End::low);
+constexpr auto kHigh = static_cast<std::size_t>(ItemEstimate::End::high);
+
+}  // namespace
+
+double ItemEstimate::total_at(const Sum& s, End end) const {
+  if (end == End::point) return s.seconds;
+  // Two standard errors of the mean, for each item; a size with one item takes the relative scatter the other
+  // sizes show.
+  const auto n = static_cast<double>(s.items);
+  const double cv = relative_scatter(s.items, s.seconds, s.squares).value_or(pooled_cv_);
+  const double margin = 2 * cv * s.seconds / std::sqrt(n);
+  return end == End::low ? std::max(0.0, s.seconds - margin) : s.seconds + margin;
+}
+
+double ItemEstimate::mean_at(const Sum& s, End end) const { return total_at(s, end) / static_cast<double>(s.items); }
+
+void ItemEstimate::fit() const {
+  if (fitted_) return;
+  double cv_sum = 0;
+  int cv_count = 0;
+  for (const auto& [key, s] : sums_) {
+    if (const auto cv = relative_scatter(s.items, s.seconds, s.squares)) {
+      cv_sum += *cv;
+      ++cv_count;
+    }
+  }
+  pooled_cv_ = cv_count > 0 ? cv_sum / cv_count : 0.0;
   // Per chain, the ratio of its mean item at each larger size to its mean at its smallest: amdahl(p, m) /
-  // amdahl(p, smallest) in the model. The squared error is smooth in p, so a golden-section search finds p.
-  std::vector<std::pair<double, std::pair<int, int>>> ratios;  // (ratio, (smallest, m))
+  // amdahl(p, smallest) in the model. The point fit takes every chain's ratios together; each chain's own fit at
+  // its ratios' high end (larger sizes slow, the smallest fast) gives its least fraction, at the low end its most.
+  std::vector<std::pair<double, std::pair<int, int>>> ratios, chain_high, chain_low;
   fit_chains_ = 0;
+  p_ = {1, 1, 1};
+  bool any = false;
+  const auto fit_chain = [&] {
+    if (chain_high.empty()) return;
+    const double least = fit_fraction(chain_high), most = fit_fraction(chain_low);
+    p_[kLow] = any ? std::min(p_[kLow], least) : least;
+    p_[kHigh] = any ? std::max(p_[kHigh], most) : most;
+    any = true;
+    ++fit_chains_;
+  };
   for (auto it = sums_.begin(); it != sums_.end();) {
     const int chain = it->first.first;
     const int smallest = it->first.second;
-    const double base = it->second.seconds / static_cast<double>(it->second.items);
-    bool counted = false;
+    const Sum& base = it->second;
+    const double mean = base.seconds / static_cast<double>(base.items);
+    const double fast = mean_at(base, End::low), slow = mean_at(base, End::high);
+    chain_high.clear();
+    chain_low.clear();
     for (++it; it != sums_.end() && it->first.first == chain; ++it) {
-      if (base <= 0) continue;
-      ratios.push_back(
-          {it->second.seconds / static_cast<double>(it->second.items) / base, {smallest, it->first.second}});
-      counted = true;
+      if (mean <= 0) continue;
+      const std::pair<int, int> sizes{smallest, it->first.second};
+      const Sum& s = it->second;
+      ratios.push_back({s.seconds / static_cast<double>(s.items) / mean, sizes});
+      chain_high.push_back({mean_at(s, End::high) / std::max(fast, mean * 1e-9), sizes});
+      chain_low.push_back({mean_at(s, End::low) / slow, sizes});
     }
-    fit_chains_ += counted ? 1 : 0;
+    fit_chain();
   }
-  p_ = 1;
   if (!ratios.empty()) {
-    const auto error = [&](double p) {
-      double e = 0;
-      for (const auto& [r, sizes] : ratios) {
-        const double d = r - amdahl(p, sizes.second) / amdahl(p, sizes.first);
-        e += d * d;
-      }
-      return e;
-    };
-    const double golden = (std::sqrt(5.0) - 1) / 2;
-    double lo = 0, hi = 1;
-    for (int step = 0; step < 60; ++step) {
-      const double a = hi - golden * (hi - lo), b = lo + golden * (hi - lo);
-      if (error(a) <= error(b)) {
-        hi = b;
-      } else {
-        lo = a;
-      }
-    }
-    p_ = std::clamp((lo + hi) / 2, 0.0, 1.0);
+    p_[kPoint] = fit_fraction(ratios);
+    // The spread holds the point: what a merge gains then lies between its ends, so both ends agreeing means the
+    // point estimate agrees too.
+    p_[kLow] = std::min(p_[kLow], p_[kPoint]);
+    p_[kHigh] = std::max(p_[kHigh], p_[kPoint]);
   }
   fitted_ = true;
-  return p_;
 }
 
-double ItemEstimate::speedup(int m) const { return 1.0 / amdahl(parallel_fraction(), std::max(m, 1)); }
+double ItemEstimate::parallel_fraction(End end) const {
+  if (world_) return world_p_[static_cast<std::size_t>(end)];
+  fit();
+  return p_[static_cast<std::size_t>(end)];
+}
 
-double ItemEstimate::single_rank_s(int chain) const {
-  if (world_) return world_s_;
+double ItemEstimate::speedup(int m, End end) const { return 1.0 / amdahl(parallel_fraction(end), std::max(m, 1)); }
+
+double ItemEstimate::single_rank_s(int chain, End end) const {
+  if (world_) return world_s_[static_cast<std::size_t>(end)];
+  fit();
   double seconds = 0, all_seconds = 0;
   int64_t items = 0, all_items = 0;
   for (const auto& [key, s] : sums_) {
-    const double single = s.seconds * speedup(key.second);
+    const double single = total_at(s, end) * speedup(key.second, end);
     all_seconds += single;
     all_items += s.items;
     if (key.first != chain) continue;
@@ -113,32 +187,47 @@ double ItemEstimate::single_rank_s(int chain) const {
 }
 
 double ItemEstimate::longest_single_rank_s() const {
-  if (world_) return world_s_;
+  if (world_) return world_s_[kPoint];
   double longest = 0;
   for (const auto& [key, s] : sums_) longest = std::max(longest, single_rank_s(key.first));
   return longest;
 }
 
-std::array<int64_t, 4> ItemEstimate::world_words() const {
-  std::array<int64_t, 4> words{};
-  double single = 0;
+ItemEstimate::WorldWords ItemEstimate::world_words() const {
+  WorldWords words{};
+  fit();
+  std::array<double, 3> single{};
   for (const auto& [key, s] : owned_) {
     words[0] += s.items;
-    single += s.seconds * speedup(key.second);
+    for (const End end : {End::point, End::low, End::high}) {
+      // At an end, the owned items' mean is taken at that end of the chain's scatter as this rank knows it.
+      const auto it = sums_.find(key);
+      const Sum& scatter = it != sums_.end() ? it->second : s;
+      const double ratio = end == End::point || scatter.seconds <= 0 ? 1.0 : total_at(scatter, end) / scatter.seconds;
+      single[static_cast<std::size_t>(end)] += s.seconds * ratio * speedup(key.second, end);
+    }
   }
-  words[1] = std::llround(single * 1e9);
-  (void)parallel_fraction();
+  words[1] = std::llround(single[kPoint] * 1e9);
   words[2] = fit_chains_;
-  words[3] = std::llround(p_ * 1e9) * fit_chains_;
+  words[3] = std::llround(p_[kPoint] * 1e9) * fit_chains_;
+  words[4] = std::llround(p_[kLow] * 1e9) * fit_chains_;
+  words[5] = std::llround(p_[kHigh] * 1e9) * fit_chains_;
+  words[6] = std::llround(single[kLow] * 1e9);
+  words[7] = std::llround(single[kHigh] * 1e9);
   return words;
 }
 
-ItemEstimate ItemEstimate::from_world(const std::array<int64_t, 4>& sums) {
+ItemEstimate ItemEstimate::from_world(const WorldWords& sums) {
   ItemEstimate e;
   e.world_ = true;
-  e.world_s_ = sums[0] > 0 ? static_cast<double>(sums[1]) / 1e9 / static_cast<double>(sums[0]) : 0.0;
-  e.world_p_ =
-      sums[2] > 0 ? std::clamp(static_cast<double>(sums[3]) / 1e9 / static_cast<double>(sums[2]), 0.0, 1.0) : 1.0;
+  const auto per_item = [&](int64_t ns) {
+    return sums[0] > 0 ? static_cast<double>(ns) / 1e9 / static_cast<double>(sums[0]) : 0.0;
+  };
+  const auto fraction = [&](int64_t weighted) {
+    return sums[2] > 0 ? std::clamp(static_cast<double>(weighted) / 1e9 / static_cast<double>(sums[2]), 0.0, 1.0) : 1.0;
+  };
+  e.world_s_ = {per_item(sums[1]), per_item(sums[6]), per_item(sums[7])};
+  e.world_p_ = {fraction(sums[3]), fraction(sums[4]), fraction(sums[5])};
   return e;
 }
 

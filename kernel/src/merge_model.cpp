@@ -229,10 +229,14 @@ void Kernel::measure_merges(CalibrationPass pass) {
   use_merge_model(model_of(sums, sizes.size()));
 }
 
-double Kernel::expected_item_s(const GroupState& g, int64_t i, int size) const {
+double Kernel::expected_item_s(const GroupState& g, int64_t i, int size, ItemEstimate::End end) const {
   const ChainPos at = locate(g.unit, g.next_item + i);
   if (replaying()) return replay_ms(at.chain, at.item, size, true) / 1000.0;
-  if (measuring()) return (world_estimate_ ? *world_estimate_ : estimate_).item_s(at.chain, size);
+  if (measuring()) {
+    // Items past the bound the chain last gave (or past the item at which it was done) will be passed over.
+    if (at.chain == bound_chain_ && at.item >= bound_items_) return 0.0;
+    return (world_estimate_ ? *world_estimate_ : estimate_).item_s(at.chain, size, end);
+  }
   if (!computing()) return item_cost_ms(run_, size, at.chain, at.item) / 1000.0;
   const ComputeSpec& c = run_.work.compute;
   return merge_model_.compute_item_s(c.move, c.atoms_of(at.chain), c.moves_per_item, size);
@@ -260,23 +264,35 @@ void Kernel::use_merge_model(MergeModel model) {
   window_item_ms_ = 1000.0 * longest;
 }
 
-double Kernel::merge_margin_s(const GroupState& g, int joiners) const {
+double Kernel::merge_margin_s(const GroupState& g, int joiners, ItemEstimate::End end) const {
   const int merged = g.size() + joiners;
   double gain = 0;
-  for (int64_t i = 0; i < g.items_left; ++i) gain += expected_item_s(g, i, g.size()) - expected_item_s(g, i, merged);
+  for (int64_t i = 0; i < g.items_left; ++i) {
+    gain += expected_item_s(g, i, g.size(), end) - expected_item_s(g, i, merged, end);
+  }
   return gain - merge_model_.regroup_s(merged);
 }
 
-bool Kernel::merge_pays(const GroupState& g, int joiners) const { return merge_margin_s(g, joiners) > 0; }
+// The rule pays weighs a merge at the high end of the measured costs' spread (ItemEstimate::End), where it gains
+// most: a merge is declined only where it does not pay even there. Where the spread spans both choices, the
+// measurement cannot tell, and the group takes the merge its balancer would take without the rule, as it does
+// before anything is measured (perfect speed-up assumed). A noisy fit thus no longer decides; a declined merge
+// would leave ranks idle for the rest of a chain, while a needless one costs a regrouping and items no faster.
+// Where both ends agree, the point estimate, which lies between them, agrees as well: such decisions are unchanged.
+bool Kernel::merge_pays(const GroupState& g, int joiners) const {
+  return merge_margin_s(g, joiners, ItemEstimate::End::high) > 0;
+}
 
 Kernel::Outlook Kernel::merge_outlook(const GroupState& g, int joiners) const {
   // Merging at the polling point k items from now gains the sum of the per-item gains from item k on: one pass
-  // from the end finds the best such suffix after the current point (k >= 1) beside the whole (k = 0).
+  // from the end finds the best such suffix after the current point (k >= 1) beside the whole (k = 0). At the
+  // spread's high end, as merge_pays.
+  constexpr auto end = ItemEstimate::End::high;
   const int merged = g.size() + joiners;
   const double cost = merge_model_.regroup_s(merged);
   double suffix = 0, best_later = -cost;
   for (int64_t i = g.items_left - 1; i >= 0; --i) {
-    suffix += expected_item_s(g, i, g.size()) - expected_item_s(g, i, merged);
+    suffix += expected_item_s(g, i, g.size(), end) - expected_item_s(g, i, merged, end);
     if (i >= 1) best_later = std::max(best_later, suffix - cost);
   }
   if (suffix - cost > 0) return Outlook::now;

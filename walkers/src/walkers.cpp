@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -192,6 +193,14 @@ class AppChains final : public ChainWork {
       }
       ++since_[chain].first;
     }
+  }
+  int64_t bound(int slot, int64_t item) override {
+    const int chain = chain_of(slot);
+    if (chain < 0 || finished_before(chain)) return 0;
+    const int64_t at = first(chain) + item;
+    int64_t most = 0;
+    guard(chain, at, "items_bound", [&] { most = chains_.items_bound(chain, at); });
+    return most - first(chain);  // the kernel counts the slot's items from where this run took the chain up
   }
   bool done(int slot, int64_t item) override {
     const int chain = chain_of(slot);
@@ -571,9 +580,9 @@ ItemEstimate measured_items(const Kernel& kernel, const mpi::Comm& comm) {
   std::vector<int64_t> all(static_cast<std::size_t>(displacements.back() + all_counts.back()));
   mpi::allgatherv_politely(comm, words.data(), count, all.data(), all_counts.data(), displacements.data(), MPI_INT64_T);
   ItemEstimate together;
-  for (std::size_t i = 0; i + 3 < all.size(); i += 4) {
+  for (std::size_t i = 0; i + 4 < all.size(); i += 5) {  // ItemEstimate::words(): five per chain and size
     together.add(static_cast<int>(all[i]), static_cast<int>(all[i + 1]), all[i + 2],
-                 static_cast<double>(all[i + 3]) / 1e9, true);
+                 static_cast<double>(all[i + 3]) / 1e9, std::bit_cast<double>(all[i + 4]), true);
   }
   return together;
 }

@@ -143,6 +143,10 @@ class ChainWork {
   /// each item, from the state they share; once true, the chain's remaining items are passed over (no work, no
   /// cost recorded; a polling point each, so that every balancer's count of items stays right). Default: never.
   [[nodiscard]] virtual bool done(int /*chain*/, int64_t /*item*/) { return false; }
+  /// The most items chain c takes in all, as it knows before item `item` (at most items(c)): asked on every member
+  /// before each item it works where costs are measured, from the state they share. The planners count the items
+  /// past it as free. Default: items(c).
+  [[nodiscard]] virtual int64_t bound(int chain, int64_t /*item*/) { return items(chain); }
   /// Chain c after its last item, on every member of the group that ended it.
   virtual void finish(int chain, GroupComm& group) = 0;
   /// The state of chain c before item `item` as bytes, on a member whose group worked it so far.
@@ -231,17 +235,24 @@ class Kernel {
   [[nodiscard]] int initial_groups() const noexcept { return units_; }
 
   // --- the finished rule pays (mcmclb/merge_model.hpp; calibrated by start()) ---
-  /// Seconds item g.next_item + i of g's unit is expected to take at `size` ranks.
-  [[nodiscard]] double expected_item_s(const GroupState& g, int64_t i, int size) const;
+  /// Seconds item g.next_item + i of g's unit is expected to take at `size` ranks. Measured costs (measuring()):
+  /// at `end` of their spread, and 0 for items past the bound the group's chain gave (ChainWork::bound).
+  [[nodiscard]] double expected_item_s(const GroupState& g, int64_t i, int size,
+                                       ItemEstimate::End end = ItemEstimate::End::point) const;
   /// Seconds by which joiners more ranks would end g's unit sooner, from its current position, net of the merge's
-  /// own cost (creation and state broadcast at the merged size); the merge pays when it is positive. The same on
-  /// every rank for the same g.
-  [[nodiscard]] double merge_margin_s(const GroupState& g, int joiners) const;
+  /// own cost (creation and state broadcast at the merged size), with measured costs at `end` of their spread. The
+  /// same on every rank for the same g.
+  [[nodiscard]] double merge_margin_s(const GroupState& g, int joiners,
+                                      ItemEstimate::End end = ItemEstimate::End::point) const;
+  /// Whether the merge pays: its margin at the high end of the measured costs' spread is positive (the point
+  /// estimate where costs are not measured). A merge whose margin's spread holds 0 is taken, as before anything
+  /// is measured.
   [[nodiscard]] bool merge_pays(const GroupState& g, int joiners) const;
   /// Whether joiners more ranks merging into g pays at its current polling point (now), not now but from a later
   /// polling point of its unit on (later: the rest of the unit would then end sooner by more than the merge costs,
   /// which happens when items that a larger group works slower come first, e.g. a unit of chains of different atom
   /// counts), or at none (never). The same on every rank for the same g.
+  /// Measured costs are weighed at the high end of their spread, as in merge_pays.
   enum class Outlook { now, later, never };
   [[nodiscard]] Outlook merge_outlook(const GroupState& g, int joiners) const;
   /// False when even the most any merge could gain cannot recover its cost: then no merge can ever pay, and a
@@ -272,7 +283,7 @@ class Kernel {
   [[nodiscard]] const ItemEstimate& item_estimate() const noexcept { return estimate_; }
   /// Plans from one estimate on every rank from now on (ItemEstimate::from_world of the world's sums of
   /// item_estimate().world_words()), for a balancer whose decisions every rank makes alike.
-  void use_world_estimate(const std::array<int64_t, 4>& sums) { world_estimate_ = ItemEstimate::from_world(sums); }
+  void use_world_estimate(const ItemEstimate::WorldWords& sums) { world_estimate_ = ItemEstimate::from_world(sums); }
 
   // --- units of chains (GroupState) ---
   /// W: the chains each initial group owns.
@@ -464,9 +475,13 @@ class Kernel {
   // chains worked through ChainWork (null: emulated items): an application's, or own_chains_ (compute mode)
   std::unique_ptr<ChainWork> own_chains_;
   ChainWork* chains_ = nullptr;
-  int app_chain_ = -1;        // the chain whose state this rank holds
-  int64_t app_next_ = 0;      // that chain's next item, as far as this rank worked it
-  int app_done_chain_ = -1;   // a chain this rank learned is done (ChainWork::done), whose items it passes over
+  int app_chain_ = -1;       // the chain whose state this rank holds
+  int64_t app_next_ = 0;     // that chain's next item, as far as this rank worked it
+  int app_done_chain_ = -1;  // a chain this rank learned is done (ChainWork::done), whose items it passes over
+  // measuring(): the group's chain and the items it may take in all (ChainWork::bound, or where it was done), the
+  // same on every member: each learns it before each item, and joiners take the state holder's.
+  int bound_chain_ = -1;
+  int64_t bound_items_ = 0;
   int64_t items_passed_ = 0;  // items this rank passed over so far (counted in stats_.items_worked too)
   // workload.model trace: the trace replayed (owned by the workload), else null
   const Trace* replayed_ = nullptr;

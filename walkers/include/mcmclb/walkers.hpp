@@ -40,8 +40,16 @@ class Chains {
   /// The chain's remaining items are then passed over: no work() call and no cost recorded, but a polling point
   /// each, so a bound far above what chains take costs time. A member that joins the chain later gets the state it
   /// was done with and is asked with a later item. Balancers that plan (lookahead, mostwork, the finished
-  /// rule pays) plan with the bound. Default: never, every chain works items(c) items.
+  /// rule pays) plan with the bound, or with items_bound() where the chain lowers it, and plan nothing more for
+  /// a chain once it is done. Default: never, every chain works items(c) items.
   [[nodiscard]] virtual bool done(int /*chain*/, int64_t /*item*/) const { return false; }
+  /// The most items chain c takes in all, as it knows before item `item`: a bound the chain lowers as it learns
+  /// (for example, from how fast its estimate settles), at most items(c), which stays the bound that places the
+  /// chains and names a checkpoint. Asked like done(), on every member before each item, where the balancers plan
+  /// from measured costs: answer from the chain's state, never from the rank. The planners then count the items
+  /// past it as taking no time. A wrong answer costs only plans, never items: done() alone ends a chain. Default:
+  /// items(c).
+  [[nodiscard]] virtual int64_t items_bound(int chain, int64_t /*item*/) const { return items(chain); }
   /// Sets up chain c's initial state, before its first item, on every member of the group that starts it. The same
   /// state on any rank: a chain moved to another group before it started (balancer steal) is started there afresh.
   virtual void start(int chain, GroupComm& group) = 0;
