@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -771,6 +772,42 @@ TEST(TraceFile, TheIdealIsComputedOncePerProcessAndShared) {
   chains.back().count = 3;
   EXPECT_EQ(mcmclb::shared_steady_share_s(flat, chains, 256), mcmclb::steady_share_s(flat, chains, 256));
   EXPECT_EQ(mcmclb::steady_share_computations(), before + 4);
+}
+
+// The ideal bounds every run under a speed-up that bends down too. A search that took the speed-up as rising found
+// groups past the peak, too large to fit the ranks, and came out at several times what the walkers can reach.
+TEST(TraceFile, TheIdealBoundsRunsWhoseSpeedupBendsDown) {
+  using mcmclb::Trace;
+  const auto walkers = [](int n, const std::string& ups) {
+    std::string text = "chain,item,ranks,seconds,speedup\n";
+    for (int c = 0; c < n; ++c) text += std::to_string(c) + ",0,1,1.0,\n";
+    return Trace::parse(text + ups, "bent.csv", mcmclb::TraceExtrapolation::usl);
+  };
+  // Measured bending: 2.7 at 4 ranks, 2.9 at 8, and the fit peaks near 6 and falls past 8. At 96 ranks each of 24
+  // walkers can have a group of 4: no run of them takes longer than their 1 s over 2.7 to be beaten.
+  const Trace measured = walkers(24, "*,,2,,1.9\n*,,4,,2.7\n*,,8,,2.9\n");
+  ASSERT_GT(measured.usl_coefficients(0).second, 0);
+  EXPECT_LT(measured.speedup(0, 96), 0.5);
+  EXPECT_DOUBLE_EQ(measured.best_speedup(0, 96), 2.9);
+  EXPECT_LE(mcmclb::steady_share_s(measured, {{0, 1, 24}}, 96), 1.0 / 2.7 + 1e-9);
+  EXPECT_NEAR(mcmclb::steady_share_s(measured, {{0, 1, 1}}, 96), 1.0 / 2.9, 1e-9);
+  // Bending past the measured sizes: the fit through 1.9, 3.4 and 5.2 at 2, 4 and 8 ranks peaks near 14.7 ranks.
+  // Each of 6 walkers on 96 ranks can have 16, so the ideal is at most 1 s over the peak's speed-up.
+  const Trace fitted = walkers(6, "*,,2,,1.9\n*,,4,,3.4\n*,,8,,5.2\n");
+  const auto [sigma, kappa] = fitted.usl_coefficients(0);
+  const double peak = std::sqrt((1 - sigma) / kappa);
+  ASSERT_GT(peak, 8);
+  ASSERT_LT(peak, 16);
+  double last = 1;
+  for (double m = 1; m <= 96; m += 0.25) {  // the best speed-up up to m never falls, nor lies below the speed-up
+    const double best = fitted.best_speedup(0, m);
+    EXPECT_GE(best, last) << m;
+    EXPECT_GE(best, fitted.speedup(0, m)) << m;
+    last = best;
+  }
+  EXPECT_DOUBLE_EQ(fitted.best_speedup(0, 96), fitted.speedup(0, peak));
+  EXPECT_LE(mcmclb::steady_share_s(fitted, {{0, 1, 6}}, 96), 1.0 / fitted.speedup(0, peak) + 1e-9);
+  EXPECT_LE(mcmclb::steady_share_s(fitted, {{0, 1, 6}}, 96), 1.0 / fitted.speedup(0, 16) + 1e-9);
 }
 
 // A trace's group column: the replay's tile map takes the chains in the order their recorded groups ran them, a

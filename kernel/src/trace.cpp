@@ -198,6 +198,22 @@ Trace::Curve Trace::fitted(Points points) {
 
 double Trace::speedup(int chain, double m) const { return at(curve(chain), m); }
 
+double Trace::best_speedup(int chain, double m) const {
+  const Curve& c = curve(chain);
+  // Between given sizes the curve is linear in log2(m), so its largest value up to m is at a given size or at m;
+  // past the largest given size flat, perfect and amdahl only rise, and usl rises to its peak, where
+  // 1 - sigma = kappa m^2, then falls.
+  double best = std::max(1.0, at(c, m));
+  for (const auto& [size, up] : c.points) {
+    if (size <= m) best = std::max(best, up);
+  }
+  if (extrapolation_ == TraceExtrapolation::usl && !c.points.empty() && c.usl_kappa > 0 && c.usl_sigma < 1) {
+    const double peak = std::sqrt((1 - c.usl_sigma) / c.usl_kappa);
+    if (peak > c.points.back().first && peak < m) best = std::max(best, at(c, peak));
+  }
+  return best;
+}
+
 bool Trace::repetitions_differ() const noexcept {
   // The curves a replay takes: a chain's own, else `*`'s; a chain without items replays nothing.
   for (int c = 0; c < chains(); ++c) {
@@ -427,25 +443,23 @@ std::shared_ptr<const Trace> load_trace(const std::string& file, TraceExtrapolat
 
 double steady_share_s(const Trace& trace, const std::vector<ReplayedChains>& chains, int nprocs) {
   // Ranks chain c needs to end within t: a share g t_g / t of a group of g = min_ranks where the chain takes
-  // t_g <= t there (time shared with other chains), else the smallest real size m >= g where it takes at most t
-  // (the best speed-up up to m counts: a group may leave ranks idle), or more than nprocs if none does.
+  // t_g <= t there (time shared with other chains), else the smallest real size m >= g where it takes at most t,
+  // or more than nprocs if none does. Both at the best speed-up up to the size (Trace::best_speedup): a group of m
+  // ranks may work on fewer, so a speed-up that peaks and falls never makes a larger group slower. That makes the
+  // time fall as m grows, which the search for m needs, and keeps the result a bound no run beats.
+  const auto best_s = [&](const ReplayedChains& c, double m) {
+    return trace.chain_single_rank_s(c.chain) / trace.best_speedup(c.chain, m);
+  };
   const auto needed = [&](const ReplayedChains& c, double t) {
-    const double work_s = trace.chain_single_rank_s(c.chain);
-    if (work_s == 0) return 0.0;
+    if (trace.chain_single_rank_s(c.chain) == 0) return 0.0;
     const double g = c.min_ranks;
-    const double at_g = trace.chain_s(c.chain, g);
+    const double at_g = best_s(c, g);
     if (at_g <= t) return g * at_g / t;
-    const double beyond = static_cast<double>(nprocs) + 1;
-    if (trace.chain_s(c.chain, nprocs) > t) {
-      // The speed-up may fall past some size: the best size up to nprocs, searched over the powers of two.
-      double best = 0;
-      for (double m = g; m <= nprocs; m *= 2) best = std::max(best, trace.speedup(c.chain, m));
-      if (work_s / best > t) return beyond;
-    }
+    if (best_s(c, nprocs) > t) return static_cast<double>(nprocs) + 1;
     double lo = g, hi = nprocs;
     for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; ++i) {
       const double mid = 0.5 * (lo + hi);
-      (trace.chain_s(c.chain, mid) <= t ? hi : lo) = mid;
+      (best_s(c, mid) <= t ? hi : lo) = mid;
     }
     return hi;
   };

@@ -76,6 +76,10 @@ class Trace {
   /// else m (perfect), a size given several times at the median of its rows (or the end speedups_taken() says); between
   /// given sizes linear in log2(m), past the largest given size as the extrapolation says, 1 at m = 1.
   [[nodiscard]] double speedup(int chain, double m) const;
+  /// The largest speed-up of chain c at any size from 1 to m ranks: what a group of m ranks reaches at best, since
+  /// it may leave ranks idle. It equals speedup() where the curve only rises; past a peak (a measured bend, or usl's
+  /// fit) it holds the peak's.
+  [[nodiscard]] double best_speedup(int chain, double m) const;
   /// Seconds item `item` of chain c takes at m ranks: single_rank_s / speedup.
   [[nodiscard]] double item_s(int chain, int64_t item, int m) const {
     return single_rank_s(chain, item) / speedup(chain, m);
@@ -179,7 +183,8 @@ std::shared_ptr<const Trace> load_trace(const std::string& file,
 
 /// The time a trace's chains would take on nprocs ranks if every chain ran from start to end on a steady share of
 /// them, sized so that all end together: no group smaller than the chain's initial group (min_ranks), items
-/// sped up as the trace says, a chain that needs less than a group's whole time sharing the group with others.
+/// sped up at the best speed-up up to the group's size (Trace::best_speedup, so that it bounds every run under a
+/// speed-up that falls past a peak too), a chain that needs less than a group's whole time sharing the group.
 /// With perfect speed-ups it is the total single-rank work over nprocs. chains: (trace chain, its initial group's
 /// size, how many study chains replay it from a group of that size).
 struct ReplayedChains {
