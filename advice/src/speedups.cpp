@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,41 @@ std::string curve_words(const std::vector<Repetitions>& sizes, const std::vector
   return words + " ranks";
 }
 
+/// Where a fitted law, scaled through the last measured size as the replay extrapolates it, leaves a measured
+/// size's band the most: the size, the law's speed-up there and the band. The band is the repetitions' range,
+/// widened to at least the tolerance either side of the replayed speed-up (a size measured once has no range).
+struct Miss {
+  int chain = -1, ranks = 0;
+  double law = 0, low = 0, high = 0, excess = 0;  // excess: how far outside, a fraction of the band's nearer end
+};
+
+template <class Law>
+void worst_miss(Miss& worst, int chain, const std::vector<std::pair<int, double>>& points,
+                const std::vector<Repetitions>& reps, double tolerance, const Law& law) {
+  if (points.empty()) return;
+  const auto [last_m, last_s] = points.back();
+  const double at_last = law(last_m);
+  if (!(at_last > 0)) return;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const double s = last_s * law(points[i].first) / at_last;
+    const double low = std::min(reps.at(i).low, points[i].second * (1 - tolerance));
+    const double high = std::max(reps.at(i).high, points[i].second * (1 + tolerance));
+    const double excess = s < low ? 1 - s / low : s > high ? s / high - 1 : 0;
+    if (excess > worst.excess + 1e-12) worst = {chain, points[i].first, s, low, high, excess};
+  }
+}
+
+/// The line that says why a fitted rule is no scenario.
+std::string dropped_words(const std::string& rule, const std::string& law, const Miss& m, bool one_curve) {
+  char words[320];
+  std::snprintf(words, sizeof words,
+                "%s: %s, scaled through the last measured size, gives %.3g at %d ranks%s, outside the band of %.3g to "
+                "%.3g there (the repetitions' range, at least the tolerance either side), so it contradicts the trace",
+                rule.c_str(), law.c_str(), m.law, m.ranks,
+                one_curve ? "" : (" for walker " + std::to_string(m.chain)).c_str(), m.low, m.high);
+  return words;
+}
+
 }  // namespace
 
 std::string measured_words(const Trace& trace) {
@@ -56,6 +92,8 @@ SpeedupRules speedup_rules(const Trace& trace, double tolerance) {
   int smallest = 0, at_best = 1;
   double best = 0, best_up = 1;
   double peak = 0;  // the earliest peak of any chain's Universal Scalability Law fit that bends down (0: none)
+  Miss amdahl_miss, usl_miss;    // where each fitted law leaves a measured size's band the most
+  std::set<const void*> curves;  // the distinct curves checked (walkers that share `*`'s are checked once)
   for (int c = 0; c < trace.chains(); ++c) {
     if (trace.items(c) == 0) continue;
     const auto& ups = trace.measured_speedups(c);
@@ -70,26 +108,47 @@ SpeedupRules speedup_rules(const Trace& trace, double tolerance) {
       at_best = ups.back().first;
       best_up = ups.back().second;
     }
-    if (const auto [sigma, kappa] = trace.usl_coefficients(c); kappa > 0) {
+    const auto [sigma, kappa] = trace.usl_coefficients(c);
+    if (kappa > 0) {
       const double at = std::sqrt((1 - std::min(sigma, 1.0)) / kappa);
       peak = peak == 0 ? at : std::min(peak, at);
     }
+    if (!curves.insert(&ups).second) continue;
+    const auto& reps = trace.repetitions(c);
+    const double p = trace.amdahl_fraction(c);
+    worst_miss(amdahl_miss, c, ups, reps, tolerance, [p](double m) { return 1.0 / ((1.0 - p) + p / m); });
+    worst_miss(usl_miss, c, ups, reps, tolerance,
+               [sigma, kappa](double m) { return m / (1.0 + sigma * (m - 1.0) + kappa * m * (m - 1.0)); });
   }
   r.measured_up_to = std::max(1, smallest);
   if (!any) return r;  // perfect scaling at every size, assumed: no rule to vary
   r.best_efficiency = best;
   r.measured = measured_words(trace);
   // The band past the measured sizes: from the Universal Scalability Law's, where its fit bends down (its speed-up
-  // then falls past a peak), through the last speed-up held, to Amdahl's law.
+  // then falls past a peak), through the last speed-up held, to Amdahl's law. A fitted law is admissible only where
+  // it agrees with every measured size (worst_miss): one that misses a measured bend says nothing of the sizes
+  // past it. Flat and perfect fit nothing: the replay takes the measured sizes as measured under them.
+  const bool one_curve = curves.size() == 1;
   if (peak > 0) {
-    r.rules.emplace_back("usl");
-    char words[160];
-    std::snprintf(words, sizeof words, "the Universal Scalability Law's fit peaks at %.3g ranks and falls past it",
-                  peak);
-    r.usl_peak = words;
+    if (usl_miss.excess > 0) {
+      r.dropped.push_back(
+          dropped_words("usl", "the Universal Scalability Law fitted through the measured sizes", usl_miss, one_curve));
+    } else {
+      r.rules.emplace_back("usl");
+      char words[160];
+      std::snprintf(words, sizeof words, "the Universal Scalability Law's fit peaks at %.3g ranks and falls past it",
+                    peak);
+      r.usl_peak = words;
+    }
   }
   r.rules.emplace_back("flat");
-  r.rules.emplace_back("amdahl");
+  if (amdahl_miss.excess > 0) {
+    r.dropped.push_back(
+        dropped_words("amdahl", "Amdahl's law fitted through the measured sizes", amdahl_miss, one_curve));
+    r.first = r.rules.front();  // usl where it is admissible (the fit that follows the bend), else flat
+  } else {
+    r.rules.emplace_back("amdahl");
+  }
   if (best >= 1 - tolerance - 1e-12) {
     r.rules.emplace_back("perfect");
   } else {
@@ -132,6 +191,7 @@ TraceScenarios trace_scenarios(const Trace& trace, const ScenarioQuestion& q) {
                             " ranks measured: " + join(words) + (rules.usl_peak.empty() ? "" : "; " + rules.usl_peak) +
                             (rules.measured.empty() ? "" : "; " + rules.measured));
     if (!rules.perfect_left_out.empty()) s.skipped.push_back(rules.perfect_left_out);
+    s.skipped.insert(s.skipped.end(), rules.dropped.begin(), rules.dropped.end());
     s.first_extrapolate = rules.first;
     if (q.largest_group > 0 && q.largest_group <= rules.measured_up_to && !q.fixed.empty()) {
       s.first_extrapolate = "flat";
@@ -147,16 +207,12 @@ TraceScenarios trace_scenarios(const Trace& trace, const ScenarioQuestion& q) {
     }
   }
   if (!q.speedups_given && trace.repetitions_differ()) {
+    // Every end under every admissible rule: an end's curve past the measured sizes is the rule's through it.
     s.keys.emplace_back("workload.speedups", "[median, low, high]");
-    for (const std::string& x : varied) {
-      if (x == s.first_extrapolate) continue;
-      s.exclude.push_back("{workload.speedups: low, workload.extrapolate: " + x + "}");
-      s.exclude.push_back("{workload.speedups: high, workload.extrapolate: " + x + "}");
-    }
     s.assumptions.push_back(
         "a size measured several times: the median of its speed-ups, and the lowest and the "
         "highest" +
-        (varied.empty() ? std::string() : " under " + s.first_extrapolate) + " (workload.speedups)");
+        (varied.size() > 1 ? std::string(" under every rule") : std::string()) + " (workload.speedups)");
   }
   return s;
 }

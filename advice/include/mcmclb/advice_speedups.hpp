@@ -24,7 +24,8 @@ struct SpeedupRules {
   std::string measured;
   /// Where usl is a rule: where its fit peaks, in words.
   std::string usl_peak;
-  /// The race's first scenario: the fit's centre, the most plausible rule.
+  /// The race's first scenario: the fit's centre, the most plausible rule (amdahl; where it is dropped, usl if
+  /// admissible, else flat).
   std::string first = "amdahl";
   /// Over the chains with items, the smallest of each chain's largest measured size (1: none measured): past
   /// it some chain's speed-up is extrapolated.
@@ -35,6 +36,10 @@ struct SpeedupRules {
   double best_efficiency = 1;
   /// Why perfect scaling is not a scenario, in words; empty where it is one.
   std::string perfect_left_out;
+  /// The fitted rules (amdahl, usl) that contradict a measured size, one line each saying where: a law fitted
+  /// through the measured sizes and scaled through the last, as the replay extrapolates it, must fall within each
+  /// size's band, the repetitions' range widened to at least the tolerance either side of the replayed speed-up.
+  std::vector<std::string> dropped;
 };
 
 /// "the speed-ups measured: 1.25 at 2, 1.4 at 4 ranks", a size given several times with its count and range, the
@@ -44,7 +49,8 @@ struct SpeedupRules {
 /// The rules for a trace. Perfect scaling past the measured sizes means every further rank adds what the measured
 /// ones did on average; a chain whose efficiency has already fallen below 1 - tolerance (a fraction) contradicts
 /// it, so perfect is a scenario only where some chain's efficiency at its largest measured size is within the
-/// tolerance of 1.
+/// tolerance of 1. A fitted rule (amdahl, usl) is a scenario only where it agrees with every measured size of every
+/// chain (SpeedupRules::dropped says where one does not); flat always is.
 [[nodiscard]] SpeedupRules speedup_rules(const Trace& trace, double tolerance);
 
 /// What an advice on a trace is asked: how far its groups reach, which set-ups never grow theirs, and what its
@@ -62,11 +68,10 @@ struct ScenarioQuestion {
   bool within_measured = false;
 };
 
-/// The scenarios an advice on a trace varies past what was measured, as study keys: the speed-up rules past the
-/// measured sizes (workload.extrapolate) and, where a size's repetitions differ, their ends (workload.speedups:
-/// the median under every rule, the lowest and the highest under the race's first rule, each uncertainty varied
-/// on its own from the most plausible scenario). With the exclude rules that pair them, what it assumed and
-/// skipped in words, the race's first rule, and where the measured sizes end.
+/// The scenarios an advice on a trace varies past what was measured, as study keys: the admissible speed-up rules
+/// past the measured sizes (workload.extrapolate) and, where a size's repetitions differ, their ends
+/// (workload.speedups: the median, the lowest and the highest, each under every admissible rule). With the exclude
+/// rules that pair them, what it assumed and skipped in words, the race's first rule, and where the measured sizes end.
 struct TraceScenarios {
   std::vector<std::pair<std::string, std::string>> keys;  // dotted key, YAML value
   std::vector<std::string> exclude;                       // YAML flow maps, e.g. {balancer: none, ...}
