@@ -119,7 +119,7 @@ TEST(AdviceRule, IdenticalScenariosCountOnce) {
   EXPECT_EQ(r.scenarios.size(), 1U);
   ASSERT_EQ(r.notes.size(), 1U);
   EXPECT_TRUE(contains(r.notes.front(), "counted once")) << r.notes.front();
-  EXPECT_TRUE(contains(r.verdict.text, "median of 1 scenario.")) << r.verdict.text;
+  EXPECT_TRUE(contains(r.verdict.text, "50.0 % faster than none (1 scenario).")) << r.verdict.text;
 }
 
 TEST(AdviceRule, OneScenario) {
@@ -186,7 +186,9 @@ TEST(AdviceRule, NoneIsKeptWhereNoBalancerGainsMoreThanTheTolerance) {
   EXPECT_FALSE(contains(r.verdict.text, "Not robust")) << r.verdict.text;
   ASSERT_TRUE(r.verdict.runner_up.has_value());
   EXPECT_EQ(r.rows[*r.verdict.runner_up].members.front(), 1U);
-  EXPECT_TRUE(contains(r.verdict.text, "The best balancer, mostwork(1) range coalesce, is 1.5 % faster"))
+  EXPECT_TRUE(contains(r.verdict.text,
+                       "The best balancer is mostwork(1) range coalesce, no difference from none you can measure (1.0 "
+                       "% to 2.0 % faster, within the 5.0 % tolerance in each of 2 scenarios)"))
       << r.verdict.text;
   // Past the tolerance in one scenario, the balancer is advised.
   const auto wins =
@@ -194,6 +196,45 @@ TEST(AdviceRule, NoneIsKeptWhereNoBalancerGainsMoreThanTheTolerance) {
            "assumed", kWords);
   EXPECT_EQ(wins.verdict.winner, 0U);
   EXPECT_TRUE(contains(wins.verdict.text, "Use mostwork(1) range coalesce")) << wins.verdict.text;
+}
+
+// A gain is its range over the scenarios, worst case first, each end named; one figure only where the scenarios
+// agree within the tolerance; a gain within the tolerance of 0 is no difference, whether faster or slower.
+TEST(AdviceRule, GainsAreRangesWorstFirstAndSmallOnesAreNoDifference) {
+  const auto r = rank(extrapolations(), {setup("none", {1.0, 1.0}), setup("mostwork(1) range coalesce", {1.0, 0.773})},
+                      0, 0.05, "assumed", kWords);
+  EXPECT_TRUE(contains(r.verdict.text,
+                       "Use mostwork(1) range coalesce: 0.0 to 22.7 % faster than none: 0.0 % under extrapolate flat "
+                       "(no difference you can measure), 22.7 % under extrapolate perfect (2 scenarios)"))
+      << r.verdict.text;
+  EXPECT_FALSE(contains(r.verdict.text, "median")) << r.verdict.text;
+  const auto& row = r.rows[r.verdict.winner];
+  EXPECT_EQ(row.vs_none_max_at, 0U);
+  EXPECT_EQ(row.vs_none_min_at, 1U);
+  const std::vector<Scenario> two = extrapolations();
+  using mcmclb::advice::gain_words;
+  // Within the tolerance of each other: one figure, the weighted median.
+  EXPECT_EQ(gain_words({0.10, 0.12}, two, 0.05, kWords),
+            "11.0 % faster than none in each of 2 scenarios (10.0 % to 12.0 %, within the 5.0 % tolerance of each "
+            "other)");
+  // Within the tolerance of 0, faster in one scenario and slower in the other: no difference either way.
+  EXPECT_EQ(gain_words({-0.03, 0.04}, two, 0.05, kWords),
+            "no difference from none you can measure (-3.0 % to 4.0 % faster, within the 5.0 % tolerance in each of "
+            "2 scenarios)");
+  EXPECT_EQ(gain_words({-0.03}, {Scenario{}}, 0.05, kWords),
+            "no difference from none you can measure (-3.0 % faster, within the 5.0 % tolerance)");
+  // Slower beyond the tolerance, and across 0.
+  EXPECT_EQ(gain_words({-0.2, -0.1}, two, 0.05, kWords),
+            "20.0 to 10.0 % slower than none: -20.0 % under extrapolate flat, -10.0 % under extrapolate perfect");
+  EXPECT_EQ(gain_words({0.2, -0.1}, two, 0.05, kWords),
+            "from 10.0 % slower to 20.0 % faster than none: -10.0 % under extrapolate perfect, 20.0 % under "
+            "extrapolate flat");
+  // A none kept within the tolerance names its best balancer's gain the same way, never as a gain.
+  const auto kept =
+      rank(extrapolations(), {setup("none", {1.0, 1.0}), setup("steal", {1.02, 0.97})}, 0, 0.05, "assumed", kWords);
+  EXPECT_TRUE(contains(kept.verdict.text, "Keep none")) << kept.verdict.text;
+  EXPECT_TRUE(contains(kept.verdict.text, "steal, no difference from none you can measure (-2.0 % to 3.0 % faster"))
+      << kept.verdict.text;
 }
 
 TEST(AdviceRule, WeightsDecideTheMedianNotTheCount) {
@@ -634,6 +675,15 @@ TEST(AdviceRule, AdviceRowsFollowTheHeaderAndSayWhyTheRaceDropped) {
             "after the first scenario (extrapolate amdahl): regret 50.0 % > the winner's at most 20.0 % + tolerance "
             "5.0 %");
   for (const auto& row : rows) EXPECT_EQ(row[column("ranks_answer")], "16 ranks");
+  // The gain over none as a range, appended after the older columns: worst end first, each with its scenario.
+  EXPECT_EQ(header[column("ranks_answer") + 1], "gain_worst");
+  EXPECT_EQ(rows[0][column("gain_worst")], "0.4");
+  EXPECT_EQ(rows[0][column("gain_worst_scenario")], "extrapolate perfect");
+  EXPECT_EQ(rows[0][column("gain_best")], "0.5");
+  EXPECT_EQ(rows[0][column("gain_best_scenario")], "extrapolate flat");
+  EXPECT_EQ(rows[0][column("gain")],
+            "40.0 to 50.0 % faster than none: 40.0 % under extrapolate perfect, 50.0 % under extrapolate flat");
+  EXPECT_EQ(rows[2][column("gain")], "50.0 % slower than none under extrapolate amdahl, the one scenario it ran");
 }
 
 // The advice study planned from the question and the trace alone: the keys in the study's order, the walkers each

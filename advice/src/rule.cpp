@@ -100,6 +100,50 @@ std::string scenario_words(const Scenario& s, const Words&) {
   return parts.empty() ? "the one scenario" : join(parts, ", ");
 }
 
+std::string gain_words(const std::vector<double>& gains, const std::vector<Scenario>& scenarios, double tolerance,
+                       const Words& words) {
+  if (gains.empty()) return "";
+  const auto lo = std::min_element(gains.begin(), gains.end());
+  const auto hi = std::max_element(gains.begin(), gains.end());
+  const bool one = scenarios.size() == 1;
+  const auto measurable = [&](double g) { return std::abs(g) > tolerance + 1e-12; };
+  const std::string within = "within the " + tolerance_percent(tolerance) + " tolerance";
+  if (std::none_of(gains.begin(), gains.end(), measurable)) {
+    return "no difference from none you can measure (" + (one ? pct(*lo) : pct(*lo) + " to " + pct(*hi)) + " faster, " +
+           within + (one ? std::string(")") : " in each of " + std::to_string(gains.size()) + " scenarios)");
+  }
+  const auto faster = [](double g) { return g >= 0 ? pct(g) + " faster" : pct(-g) + " slower"; };
+  const auto bare = [](double g) {  // a percentage without its sign, e.g. "0.0"
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", g * 100);
+    return std::string(text);
+  };
+  if (*hi - *lo <= tolerance + 1e-12) {
+    std::vector<double> weights;
+    for (const Scenario& x : scenarios) weights.push_back(x.weight);
+    const std::string figure = faster(weighted_median(gains, weights)) + " than none";
+    return one ? figure
+               : figure + " in each of " + std::to_string(gains.size()) + " scenarios (" + pct(*lo) + " to " +
+                     pct(*hi) + ", " + within + " of each other)";
+  }
+  // Worst case first: the end where it gains least.
+  const auto end = [&](double g, std::size_t at) {
+    return (g >= 0 ? pct(g) : "-" + pct(-g)) + " under " + scenario_words(scenarios[at], words) +
+           (measurable(g) ? "" : " (no difference you can measure)");
+  };
+  const std::size_t lo_at = static_cast<std::size_t>(lo - gains.begin());
+  const std::size_t hi_at = static_cast<std::size_t>(hi - gains.begin());
+  std::string range;
+  if (*lo >= 0) {
+    range = bare(*lo) + " to " + pct(*hi) + " faster than none";
+  } else if (*hi < 0) {
+    range = bare(-*lo) + " to " + pct(-*hi) + " slower than none";
+  } else {
+    range = "from " + faster(*lo) + " to " + faster(*hi) + " than none";
+  }
+  return range + ": " + end(*lo, lo_at) + ", " + end(*hi, hi_at);
+}
+
 double weighted_median(const std::vector<double>& values, const std::vector<double>& weights) {
   if (values.empty()) return std::nan("");
   std::vector<std::size_t> order(values.size());
@@ -199,8 +243,17 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
     r.worst = static_cast<std::size_t>(worst - r.regret.begin());
     r.regret_median = weighted_median(r.regret, weights);
     r.vs_none_median = weighted_median(r.vs_none, weights);
-    r.vs_none_min = *std::min_element(r.vs_none.begin(), r.vs_none.end());
-    r.vs_none_max = *std::max_element(r.vs_none.begin(), r.vs_none.end());
+    const auto vs_min = std::min_element(r.vs_none.begin(), r.vs_none.end());
+    const auto vs_max = std::max_element(r.vs_none.begin(), r.vs_none.end());
+    r.vs_none_min = *vs_min;
+    r.vs_none_max = *vs_max;
+    r.vs_none_min_at = static_cast<std::size_t>(vs_min - r.vs_none.begin());
+    r.vs_none_max_at = static_cast<std::size_t>(vs_max - r.vs_none.begin());
+    {
+      std::vector<double> gains;
+      for (const double x : r.vs_none) gains.push_back(1 - x);
+      r.gain_words = gain_words(gains, out.scenarios, tolerance, words);
+    }
     const Setup& first = setups[r.members.front()];
     const std::vector<double> once = pick(first.once_s), run = pick(first.run_s);
     if (std::any_of(once.begin(), once.end(), [](double c) { return c > 0; })) {
@@ -292,10 +345,6 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   // The tolerance's source in a word: the whole account is the verdict's heading and advice.csv's `tolerance`.
   const std::string source = tolerance_words.rfind("assumed", 0) == 0 ? "assumed" : "measured";
   const std::string count = std::to_string(m) + (m == 1 ? " scenario" : " scenarios");
-  const auto faster = [](double gain) { return gain >= 0 ? pct(gain) + " faster" : pct(-gain) + " slower"; };
-  const auto spread = [&](double lo, double hi) {
-    return m > 1 && hi - lo > 5e-4 ? " (from " + faster(lo) + " to " + faster(hi) + ")" : std::string();
-  };
   std::vector<std::string> text;
   if (none_within) {
     text.push_back("Keep none: it comes within the " + tolerance_percent(tolerance) + " tolerance (" + source +
@@ -305,8 +354,7 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
     text.push_back("Keep none: no balancer has a smaller largest regret than its " + pct(w.regret_max) + " over " +
                    count);
   } else {
-    text.push_back("Use " + row_name(w, setups) + ": " + faster(v.gain_median) + " than none at the median of " +
-                   count + spread(v.gain_min, v.gain_max));
+    text.push_back("Use " + row_name(w, setups) + ": " + w.gain_words + " (" + count + ")");
   }
   if (v.robust && !none_within) {  // none_within says so in its first sentence
     text.push_back("Its largest regret is " + pct(w.regret_max) + ", within the " + tolerance_percent(tolerance) +
@@ -324,13 +372,8 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   }
   if (is_none && v.runner_up) {
     const Row& r = out.rows[*v.runner_up];
-    std::vector<double> gains;
-    for (const double x : r.vs_none) gains.push_back(1 - x);
-    text.push_back(
-        "The best balancer, " + row_name(r, setups) + ", is " + faster(1 - r.vs_none_median) +
-        " than none at the median" +
-        spread(*std::min_element(gains.begin(), gains.end()), *std::max_element(gains.begin(), gains.end())) +
-        ", its largest regret " + pct(r.regret_max));
+    text.push_back("The best balancer is " + row_name(r, setups) + ", " + r.gain_words + "; its largest regret " +
+                   pct(r.regret_max));
   }
   if (!is_none) {
     // The winner's family: its other rules and methods.

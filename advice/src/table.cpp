@@ -301,11 +301,39 @@ Tables tabulate(const Study& study, const std::map<std::string, ConfigurationSam
 }
 
 const csv::Row& advice_header() {
-  static const csv::Row h = {
-      "nprocs",        "walkers",        "rank",       "setup",          "same_as",     "balancer",    "interval",
-      "method",        "finished",       "scenarios",  "vs_none_median", "vs_none_min", "vs_none_max", "regret_max",
-      "regret_median", "worst_scenario", "once_s",     "break_even_s",   "dropped",     "winner",      "runner_up",
-      "gain_median",   "robust",         "depends_on", "tolerance_pct",  "tolerance",   "verdict",     "ranks_answer"};
+  static const csv::Row h = {"nprocs",
+                             "walkers",
+                             "rank",
+                             "setup",
+                             "same_as",
+                             "balancer",
+                             "interval",
+                             "method",
+                             "finished",
+                             "scenarios",
+                             "vs_none_median",
+                             "vs_none_min",
+                             "vs_none_max",
+                             "regret_max",
+                             "regret_median",
+                             "worst_scenario",
+                             "once_s",
+                             "break_even_s",
+                             "dropped",
+                             "winner",
+                             "runner_up",
+                             "gain_median",
+                             "robust",
+                             "depends_on",
+                             "tolerance_pct",
+                             "tolerance",
+                             "verdict",
+                             "ranks_answer",
+                             "gain_worst",
+                             "gain_worst_scenario",
+                             "gain_best",
+                             "gain_best_scenario",
+                             "gain"};
   return h;
 }
 
@@ -325,7 +353,8 @@ std::vector<csv::Row> advice_rows(const AtRankCount& at, const Ranking& ranking,
   const auto row = [&](std::size_t rank, const std::string& label, const std::string& same_as, const RunSpec& spec,
                        std::size_t scenarios, double median, double lo, double hi, double regret_max,
                        double regret_median, const std::string& worst, const std::string& once, const std::string& even,
-                       const std::string& why, const std::string& text) {
+                       const std::string& why, const std::string& text, double gain_worst, const std::string& worst_at,
+                       double gain_best, const std::string& best_at, const std::string& gain) {
     return csv::Row{std::to_string(at.nprocs),
                     words.question,
                     std::to_string(rank),
@@ -353,7 +382,12 @@ std::vector<csv::Row> advice_rows(const AtRankCount& at, const Ranking& ranking,
                     csv::number(words.tolerance_pct),
                     words.tolerance_words,
                     text,
-                    words.ranks_answer};
+                    words.ranks_answer,
+                    csv::number(gain_worst),
+                    worst_at,
+                    csv::number(gain_best),
+                    best_at,
+                    gain};
   };
   std::vector<csv::Row> rows;
   for (std::size_t k = 0; k < ranking.rows.size(); ++k) {
@@ -366,13 +400,19 @@ std::vector<csv::Row> advice_rows(const AtRankCount& at, const Ranking& ranking,
     rows.push_back(row(k + 1, at.setups[r.members.front()].label, join(same_as, "; "), *at.specs[r.members.front()],
                        ranking.scenarios.size(), r.vs_none_median, r.vs_none_min, r.vs_none_max, r.regret_max,
                        r.regret_median, scenario_words(ranking.scenarios[r.worst], dimension_words),
-                       r.once_median_s ? csv::number(*r.once_median_s) : "", even, "", k == 0 ? words.verdict : ""));
+                       r.once_median_s ? csv::number(*r.once_median_s) : "", even, "", k == 0 ? words.verdict : "",
+                       1 - r.vs_none_max, scenario_words(ranking.scenarios[r.vs_none_max_at], dimension_words),
+                       1 - r.vs_none_min, scenario_words(ranking.scenarios[r.vs_none_min_at], dimension_words),
+                       r.gain_words));
   }
   std::size_t k = ranking.rows.size();
   for (const Dropped& d : dropped) {
     rows.push_back(row(++k, d.label, join(d.same_as, "; "), d.spec, 1, d.vs_none, d.vs_none, d.vs_none, d.regret,
                        d.regret, words.first_scenario, "", "",
-                       dropped_why(d, words.first_scenario, words.tolerance_pct), ""));
+                       dropped_why(d, words.first_scenario, words.tolerance_pct), "", 1 - d.vs_none,
+                       words.first_scenario, 1 - d.vs_none, words.first_scenario,
+                       gain_words({1 - d.vs_none}, {Scenario{}}, words.tolerance_pct / 100, dimension_words) +
+                           " under " + words.first_scenario + ", the one scenario it ran"));
   }
   return rows;
 }

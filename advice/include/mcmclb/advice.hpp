@@ -46,10 +46,12 @@ struct Row {
   std::vector<double> vs_none;       // per scenario: whole time over none's
   double regret_max = 0, regret_median = 0;
   double vs_none_median = 1, vs_none_min = 1, vs_none_max = 1;
-  std::size_t worst = 0;                // the scenario of regret_max
-  std::optional<double> once_median_s;  // when it adds a one-off cost
-  std::optional<double> break_even_s;   // none's run length past which it beats none (median scenario); with
-  bool never_breaks_even = false;       // once_median_s only: or never, where it is not faster than none's run
+  std::size_t vs_none_min_at = 0, vs_none_max_at = 0;  // the scenarios of vs_none_min and vs_none_max
+  std::string gain_words;                              // its gain over none as gain_words() says it
+  std::size_t worst = 0;                               // the scenario of regret_max
+  std::optional<double> once_median_s;                 // when it adds a one-off cost
+  std::optional<double> break_even_s;  // none's run length past which it beats none (median scenario); with
+  bool never_breaks_even = false;      // once_median_s only: or never, where it is not faster than none's run
 };
 
 /// The answer at one rank count.
@@ -80,6 +82,14 @@ using Words = std::function<std::string(const std::string& dimension)>;
 
 /// The scenario as words, e.g. "extrapolate flat, map draw 2".
 std::string scenario_words(const Scenario& s, const Words& words);
+
+/// A set-up's gain over none (1 - its whole time over none's) over the scenarios, in words: the range, worst case
+/// first, with the scenario at each end ("0.0 to 22.7 % faster than none: 0.0 % under extrapolate flat, 22.7 %
+/// under extrapolate amdahl"); one figure where every scenario's gain is within the tolerance of every other's; "no
+/// difference you can measure" where a gain is within the tolerance of 0, whatever its sign. gains and scenarios
+/// have the same length.
+[[nodiscard]] std::string gain_words(const std::vector<double>& gains, const std::vector<Scenario>& scenarios,
+                                     double tolerance, const Words& words);
 
 /// The weighted median of values (the smallest value whose cumulative weight reaches half the total; at exactly
 /// half, the mean of it and the next). values and weights have the same length, weights > 0.
