@@ -255,6 +255,10 @@ SCHEMAS = {
         # With two rank counts or more, on every row: the fewest ranks whose advised set-up comes within the
         # tolerance of the fastest rank count's; absent from older folders.
         "ranks_answer": TEXT,
+        # The row's own gain over none (1 - its whole time over none's) in its worst and its best scenario, each
+        # scenario named, and the range in words as the verdicts give it; absent from folders older than ranges.
+        "gain_worst": Column("number", None, True), "gain_worst_scenario": TEXT,
+        "gain_best": Column("number", None, True), "gain_best_scenario": TEXT, "gain": TEXT,
     },
     "check.csv": {  # mcmclb advise --check: the replay at a core per rank, real against simulated, per set-up
         "setup": TEXT, "nprocs": _int(1), "n": _int(1), "real_ratio": Column("number", 0),

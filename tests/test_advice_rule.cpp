@@ -204,8 +204,8 @@ TEST(AdviceRule, GainsAreRangesWorstFirstAndSmallOnesAreNoDifference) {
   const auto r = rank(extrapolations(), {setup("none", {1.0, 1.0}), setup("mostwork(1) range coalesce", {1.0, 0.773})},
                       0, 0.05, "assumed", kWords);
   EXPECT_TRUE(contains(r.verdict.text,
-                       "Use mostwork(1) range coalesce: 0.0 to 22.7 % faster than none: 0.0 % under extrapolate flat "
-                       "(no difference you can measure), 22.7 % under extrapolate perfect (2 scenarios)"))
+                       "Use mostwork(1) range coalesce: 0.0 to 22.7 % faster than none: no difference you can measure "
+                       "under extrapolate flat, 22.7 % under extrapolate perfect (2 scenarios)"))
       << r.verdict.text;
   EXPECT_FALSE(contains(r.verdict.text, "median")) << r.verdict.text;
   const auto& row = r.rows[r.verdict.winner];
@@ -225,10 +225,14 @@ TEST(AdviceRule, GainsAreRangesWorstFirstAndSmallOnesAreNoDifference) {
             "no difference from none you can measure (-3.0 % faster, within the 5.0 % tolerance)");
   // Slower beyond the tolerance, and across 0.
   EXPECT_EQ(gain_words({-0.2, -0.1}, two, 0.05, kWords),
-            "20.0 to 10.0 % slower than none: -20.0 % under extrapolate flat, -10.0 % under extrapolate perfect");
+            "20.0 to 10.0 % slower than none: 20.0 % under extrapolate flat, 10.0 % under extrapolate perfect");
   EXPECT_EQ(gain_words({0.2, -0.1}, two, 0.05, kWords),
-            "from 10.0 % slower to 20.0 % faster than none: -10.0 % under extrapolate perfect, 20.0 % under "
-            "extrapolate flat");
+            "from 10.0 % slower to 20.0 % faster than none: 10.0 % slower under extrapolate perfect, 20.0 % faster "
+            "under extrapolate flat");
+  // A worst end within the tolerance of 0 counts as 0, slower or not.
+  EXPECT_EQ(gain_words({-0.01, 0.2}, two, 0.05, kWords),
+            "0.0 to 20.0 % faster than none: no difference you can measure under extrapolate flat, 20.0 % under "
+            "extrapolate perfect");
   // A none kept within the tolerance names its best balancer's gain the same way, never as a gain.
   const auto kept =
       rank(extrapolations(), {setup("none", {1.0, 1.0}), setup("steal", {1.02, 0.97})}, 0, 0.05, "assumed", kWords);

@@ -108,7 +108,11 @@ std::string gain_words(const std::vector<double>& gains, const std::vector<Scena
   const bool one = scenarios.size() == 1;
   const auto measurable = [&](double g) { return std::abs(g) > tolerance + 1e-12; };
   const std::string within = "within the " + tolerance_percent(tolerance) + " tolerance";
-  if (std::none_of(gains.begin(), gains.end(), measurable)) {
+  std::vector<double> weights;
+  for (const Scenario& x : scenarios) weights.push_back(x.weight);
+  const double median = weighted_median(gains, weights);
+  const bool agree = *hi - *lo <= tolerance + 1e-12;  // one figure: the median
+  if (std::none_of(gains.begin(), gains.end(), measurable) || (agree && !measurable(median))) {
     return "no difference from none you can measure (" + (one ? pct(*lo) : pct(*lo) + " to " + pct(*hi)) + " faster, " +
            within + (one ? std::string(")") : " in each of " + std::to_string(gains.size()) + " scenarios)");
   }
@@ -118,28 +122,29 @@ std::string gain_words(const std::vector<double>& gains, const std::vector<Scena
     std::snprintf(text, sizeof text, "%.1f", g * 100);
     return std::string(text);
   };
-  if (*hi - *lo <= tolerance + 1e-12) {
-    std::vector<double> weights;
-    for (const Scenario& x : scenarios) weights.push_back(x.weight);
-    const std::string figure = faster(weighted_median(gains, weights)) + " than none";
+  if (agree) {
+    const std::string figure = faster(median) + " than none";
     return one ? figure
                : figure + " in each of " + std::to_string(gains.size()) + " scenarios (" + pct(*lo) + " to " +
                      pct(*hi) + ", " + within + " of each other)";
   }
-  // Worst case first: the end where it gains least.
-  const auto end = [&](double g, std::size_t at) {
-    return (g >= 0 ? pct(g) : "-" + pct(-g)) + " under " + scenario_words(scenarios[at], words) +
-           (measurable(g) ? "" : " (no difference you can measure)");
-  };
+  // Worst case first: the end where it gains least. An end within the tolerance of 0 counts as 0.
   const std::size_t lo_at = static_cast<std::size_t>(lo - gains.begin());
   const std::size_t hi_at = static_cast<std::size_t>(hi - gains.begin());
+  const double low = measurable(*lo) ? *lo : 0, high = measurable(*hi) ? *hi : 0;
+  const bool mixed = low < 0 && high > 0;
+  const auto end = [&](double g, std::size_t at) {
+    const std::string where = " under " + scenario_words(scenarios[at], words);
+    if (!measurable(g)) return "no difference you can measure" + where;
+    return (mixed ? faster(g) : pct(std::abs(g))) + where;
+  };
   std::string range;
-  if (*lo >= 0) {
-    range = bare(*lo) + " to " + pct(*hi) + " faster than none";
-  } else if (*hi < 0) {
-    range = bare(-*lo) + " to " + pct(-*hi) + " slower than none";
+  if (low >= 0) {
+    range = bare(low) + " to " + pct(high) + " faster than none";
+  } else if (high <= 0) {
+    range = bare(-low) + " to " + pct(-high) + " slower than none";
   } else {
-    range = "from " + faster(*lo) + " to " + faster(*hi) + " than none";
+    range = "from " + faster(low) + " to " + faster(high) + " than none";
   }
   return range + ": " + end(*lo, lo_at) + ", " + end(*hi, hi_at);
 }

@@ -13,6 +13,7 @@ import re
 from .common import ROOT, TIMES, Inputs, by_setup, median_of, none_runs, setup_name, table_text, tolerance_text
 from .readme import machine
 from .steal_regroup import svr_data
+from .your_workload import gain_span
 
 REGROUPERS = ("lookahead(1) range", "mostwork(1) range")
 THIEVES = ("steal", "stealrandom")
@@ -154,8 +155,8 @@ def advice_row(folder):
     """The row for a user's own walkers: what mcmclb advise says for their trace, with the shipped trace's answer
     (an advise folder) as the example: each rank count's advice, how many ranks are worth it and where the
     tolerance came from, generated where the answer is."""
-    rows = Inputs.read(folder, "advice.csv", ["nprocs", "rank", "walkers", "winner", "gain_median", "robust",
-                                              "tolerance_pct", "tolerance"])
+    rows = Inputs.read(folder, "advice.csv", ["nprocs", "rank", "walkers", "winner", "vs_none_median",
+                                              "vs_none_min", "vs_none_max", "robust", "tolerance_pct", "tolerance"])
     first = {r["nprocs"]: r for r in rows if r["rank"] == 1}
     # One clause per advised set-up, with its rank counts and gains (a table cell holds 30 words at most).
     by_winner = defaultdict(list)
@@ -168,9 +169,10 @@ def advice_row(folder):
         if winner == "none":
             answers.append(f"keep `none` at {at}, {sure}")
         else:
-            gains = " and ".join(f"{100 * first[p]['gain_median']:.1f}" for p in ps)
-            answers.append(f"`{winner}` at {at}, {gains} % faster than `none` (median{'s' if len(ps) > 1 else ''}), "
-                           f"{sure}")
+            # Each rank count's gain as its range over the scenarios, worst first (a midpoint would hide the
+            # scenario it rests on).
+            gains = " and ".join(gain_span(first[p]) for p in ps)
+            answers.append(f"`{winner}` at {at}, {gains} faster than `none` (worst to best scenario), {sure}")
     ranks = ranks_words(first[max(first)].get("ranks_answer", ""))
     tolerance = first[max(first)]
     words = tolerance["tolerance"]

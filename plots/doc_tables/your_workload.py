@@ -117,11 +117,62 @@ def sentences(text):
     return [s for s in re.split(r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)\s+", text.strip()) if s]
 
 
+def gain_range(row):
+    """A row of advice.csv's gain over none, worst scenario first, as numbers: (worst, best) from vs_none_max and
+    vs_none_min, which every folder has."""
+    return 1 - row["vs_none_max"], 1 - row["vs_none_min"]
+
+
+def gain_span(row):
+    """A row's gain over none as a short cell, worst scenario first: "0.0 to 22.7 %"; one figure where the ends
+    agree within the tolerance; "no difference you can measure" where both are within it of 0."""
+    worst, best = gain_range(row)
+    tolerance = row["tolerance_pct"] / 100 + 1e-12
+    if max(abs(worst), abs(best)) <= tolerance:
+        return "no difference you can measure"
+    if best - worst <= tolerance:
+        return f"{100 * (1 - row['vs_none_median']):.1f} %"
+    # An end within the tolerance of 0 counts as 0.
+    worst, best = (0.0 if abs(g) <= tolerance else g for g in (worst, best))
+    return f"{100 * worst:.1f} to {100 * best:.1f} %"
+
+
+def older_gain_text(row, tolerance_pct):
+    """gain_text for a folder without the `gain` column, from its lowest and highest ratio (no scenario names)."""
+    worst, best = gain_range(row)
+    tolerance = tolerance_pct / 100 + 1e-12
+    if max(abs(worst), abs(best)) <= tolerance:
+        return (f"no difference from none you can measure ({100 * worst:.1f} % to {100 * best:.1f} % faster, within "
+                f"the {tolerance_text(tolerance_pct)} tolerance)")
+    if best - worst <= tolerance:
+        median = 1 - row["vs_none_median"]
+        return f"{100 * abs(median):.1f} % {'faster' if median >= 0 else 'slower'} than none in every scenario"
+    worst, best = (0.0 if abs(g) <= tolerance else g for g in (worst, best))  # an end within it counts as 0
+    if worst >= 0:
+        return f"{100 * worst:.1f} to {100 * best:.1f} % faster than none, by scenario"
+    if best <= 0:
+        return f"{-100 * worst:.1f} to {-100 * best:.1f} % slower than none, by scenario"
+    return f"from {-100 * worst:.1f} % slower to {100 * best:.1f} % faster than none, by scenario"
+
+
+def gain_text(row, tolerance_pct, ticks=True):
+    """A row's gain over none in words, worst case first, as mcmclb advise says it: its `gain` column where the
+    folder has one (it names the scenario at each end); in a folder older than ranges, the range from its lowest and
+    highest ratio, without the scenarios' names. One figure (the median) where the ends agree within the
+    tolerance; "no difference you can measure" where both are within it of 0, whatever their sign."""
+    if row.get("gain"):
+        text = row["gain"]
+    else:
+        text = older_gain_text(row, tolerance_pct)
+    return text.replace(" none", " `none`") if ticks else text
+
+
 def advice(inputs):
     """mcmclb advise's answer from its advice.csv (every number simulated): per rank count the `top` set-ups
-    (default 5) in rank order (with those of identical times), their whole time / none (median over the scenarios,
-    [lowest, highest]), largest and median regret and break-even; then that rank count's verdict, one bullet per
-    sentence, and the tolerance regret was judged by."""
+    (default 5) in rank order (with those of identical times), their gain over none from the worst scenario to the
+    best, largest and median regret and break-even; then that rank count's verdict, one bullet per sentence, and the
+    tolerance regret was judged by. A folder older than ranges (no `gain` column) says that its verdicts quote
+    medians."""
     top = int(inputs.option("top", "5"))
     folder = inputs.folders[0]
     rows = Inputs.read(folder, "advice.csv", ["nprocs", "walkers", "rank", "setup", "same_as", "vs_none_median",
@@ -130,10 +181,11 @@ def advice(inputs):
     out = []
     for p in sorted({r["nprocs"] for r in rows}):
         of_p = sorted((r for r in rows if r["nprocs"] == p), key=lambda r: r["rank"])
-        header = ["rank", "set-up", "whole time / none [min, max]", "largest regret", "median regret", "break-even"]
+        header = ["rank", "set-up", "faster than none, worst to best scenario", "largest regret", "median regret",
+                  "break-even"]
         cells = [[str(r["rank"]), r["setup"] + (f" (same as: {r['same_as']})" if r["same_as"] else "") +
                   (" (dropped by the race after one scenario: its regret there)" if r["dropped"] else ""),
-                  f"{r['vs_none_median']:.3f} [{r['vs_none_min']:.3f}, {r['vs_none_max']:.3f}]",
+                  gain_span(r),
                   f"{100 * r['regret_max']:.1f} %", f"{100 * r['regret_median']:.1f} %",
                   seconds_text(r["break_even_s"])] for r in of_p[:top]]
         out.append(table_text(header, cells))
@@ -150,10 +202,14 @@ def advice(inputs):
         for sentence in sentences(first["verdict"]):
             out.append(f"- {sentence}")
         out.append("")
+
         # The tolerance's account, a sentence per part: what is assumed, then what the check measured.
         parts = first["tolerance"].replace(", measured at P = ", "; measured at P = ").split("; ")
         out.append(f"Tolerance: {tolerance_text(first['tolerance_pct'])} ({parts[0]})." +
                    "".join(f" {p[0].upper()}{p[1:]}." for p in parts[1:]))
+        out.append("")
+    if not rows[0].get("gain"):  # written before gains were ranges: said once, before the costs
+        out.append("This folder predates gains as ranges: its verdicts quote the scenarios' median, a midpoint.")
         out.append("")
     cost = host_cost(os.path.join(folder, "advise.time"))  # relative to the root, as the block's links are
     if cost:
@@ -212,21 +268,15 @@ def host_cost(path):
 def advice_words(folder, p):
     """What the advice in folder says at P = p, in a clause: use or keep, the gain over none from worst to best
     scenario, robust or what it depends on."""
-    rows = Inputs.read(folder, "advice.csv", ["nprocs", "rank", "winner", "robust", "gain_median", "vs_none_min",
-                                              "vs_none_max", "depends_on"])
+    rows = Inputs.read(folder, "advice.csv", ["nprocs", "rank", "setup", "winner", "robust", "vs_none_median",
+                                              "vs_none_min", "vs_none_max", "depends_on", "tolerance_pct"])
     first = next(r for r in rows if r["nprocs"] == p and r["rank"] == 1)
-
-    def gain(g):
-        return "no change" if abs(g) < 0.0005 else f"{100 * abs(g):.1f} % {'faster' if g > 0 else 'slower'}"
-
-    def against_none(g):
-        return "as fast as `none`" if abs(g) < 0.0005 else f"{gain(g)} than `none`"
     # What flips the winner, without the list of who wins at each value (advice.csv's depends_on has it).
     sure = "robust" if first["robust"] == "yes" else f"not robust: it depends on {first['depends_on'].split(' (')[0]}"
     if first["winner"] == "none":
         return f"keep `none`, no balancer gains more than the tolerance; {sure}"
-    return (f"use `{first['winner']}`, {against_none(first['gain_median'])} (median; from "
-            f"{gain(1 - first['vs_none_max'])} to {gain(1 - first['vs_none_min'])}); {sure}")
+    won = next(r for r in rows if r["nprocs"] == p and r["setup"] == first["winner"])
+    return f"use `{first['winner']}`, {gain_text(won, won['tolerance_pct'])}; {sure}"
 
 
 def advice_answer(inputs):

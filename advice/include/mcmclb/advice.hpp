@@ -85,8 +85,9 @@ std::string scenario_words(const Scenario& s, const Words& words);
 
 /// A set-up's gain over none (1 - its whole time over none's) over the scenarios, in words: the range, worst case
 /// first, with the scenario at each end ("0.0 to 22.7 % faster than none: 0.0 % under extrapolate flat, 22.7 %
-/// under extrapolate amdahl"); one figure where every scenario's gain is within the tolerance of every other's; "no
-/// difference you can measure" where a gain is within the tolerance of 0, whatever its sign. gains and scenarios
+/// under extrapolate amdahl"); one figure, the weighted median, where every scenario's gain is within the tolerance
+/// of every other's; "no difference you can measure" for an end, or the one figure, within the tolerance of 0,
+/// whatever its sign. gains and scenarios
 /// have the same length.
 [[nodiscard]] std::string gain_words(const std::vector<double>& gains, const std::vector<Scenario>& scenarios,
                                      double tolerance, const Words& words);
