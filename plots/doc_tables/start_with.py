@@ -172,7 +172,7 @@ def advice_row(folder):
             # Each rank count's gain as its range over the scenarios, worst first (a midpoint would hide the
             # scenario it rests on).
             gains = " and ".join(gain_span(first[p]) for p in ps)
-            answers.append(f"`{winner}` at {at}, {gains} faster than `none` (worst to best scenario), {sure}")
+            answers.append(f"`{winner}` at {at}, {gains} faster than `none` by scenario, {sure}")
     ranks = ranks_words(first[max(first)].get("ranks_answer", ""))
     tolerance = first[max(first)]
     words = tolerance["tolerance"]

@@ -124,7 +124,7 @@ def gain_range(row):
 
 
 def gain_span(row):
-    """A row's gain over none as a short cell, worst scenario first: "0.0 to 22.7 %"; one figure where the ends
+    """A row's gain over none as a short cell, worst scenario first: "0.0-22.7 %"; one figure where the ends
     agree within the tolerance; "no difference you can measure" where both are within it of 0."""
     worst, best = gain_range(row)
     tolerance = row["tolerance_pct"] / 100 + 1e-12
@@ -134,7 +134,7 @@ def gain_span(row):
         return f"{100 * (1 - row['vs_none_median']):.1f} %"
     # An end within the tolerance of 0 counts as 0.
     worst, best = (0.0 if abs(g) <= tolerance else g for g in (worst, best))
-    return f"{100 * worst:.1f} to {100 * best:.1f} %"
+    return f"{100 * worst:.1f}-{100 * best:.1f} %"
 
 
 def older_gain_text(row, tolerance_pct):
