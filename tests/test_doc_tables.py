@@ -604,6 +604,57 @@ class RunsMade(unittest.TestCase):
                              "P = 8: 2 points, 3 runs, 2 of 3 runs valid; P = 16: 2 points, every run valid.")
 
 
+class SimulationRepeat(unittest.TestCase):
+    """simulation-repeat: the 8192-rank point run alone and inside launches; every Δ is read off the CSVs, a changed
+    digit shows, and runs at two commits or at a dirty one are refused."""
+
+    FOLDER = "docs/notes/simulation-repeat/at-8192"
+    RUNS = ("alone-a", "alone-b", "launch-a", "launch-b")
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.root)
+        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
+        self.addCleanup(doc_tables.Inputs.cache.clear)
+        shutil.copytree(os.path.join(ROOT, self.FOLDER), os.path.join(self.root, self.FOLDER))
+        doc_tables.common.ROOT = self.root
+        doc_tables.Inputs.cache.clear()
+
+    def table(self):
+        doc_tables.Inputs.cache.clear()
+        text = doc_tables.generate("simulation-repeat", [f"{self.FOLDER}/{r}" for r in self.RUNS])
+        return [[c.strip() for c in line.strip("|").split("|")] for line in text.split("\n")[2:]]
+
+    def edit(self, run, column, change):
+        path = os.path.join(self.root, self.FOLDER, run, "runs.csv")
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+        for r in rows:
+            if r["balancer"] == "collective" and r["interval"] == "128":
+                r[column] = change(r[column])
+        with open(path, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+
+    def test_every_delta_is_zero_and_follows_the_csv(self):
+        rows = self.table()
+        self.assertEqual([r[1] for r in rows], ["alone", "alone", "point 3 of 3", "point 3 of 3"])
+        self.assertEqual({(r[3], r[4]) for r in rows}, {("0", "0")})
+        self.edit("launch-b", "time_s", lambda t: repr(float(t) + 1e-8))
+        self.assertNotEqual(self.table()[3][3], "0")
+        self.edit("alone-b", "regroups_max", lambda m: str(int(m) + 1))
+        self.assertEqual(self.table()[1][4], "1")
+
+    def test_two_commits_or_a_dirty_one_are_refused(self):
+        self.edit("alone-b", "git_commit", lambda c: c + "-dirty")
+        with self.assertRaisesRegex(doc_tables.InputError, r"alone-b/runs.csv: run .* at \w+-dirty \(allowed: a clean"):
+            self.table()
+        self.edit("alone-b", "git_commit", lambda c: "0123456789ab")
+        with self.assertRaisesRegex(doc_tables.InputError, r"runs at 2 commits"):
+            self.table()
+
+
 class LargeFindings(unittest.TestCase):
     """The sentences of steal-vs-regroup-8192.md follow their CSVs: the W = 2 stealmerge run's merges are
     events.csv's, the host cost's total is provenance.csv's, and folders where a sentence fails are refused."""
