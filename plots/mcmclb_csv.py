@@ -226,6 +226,9 @@ SCHEMAS = {
         "order": TEXT, "order_seed": _int(0, True),
         # How the program was compiled: CMAKE_BUILD_TYPE, the compiler and its C++ flags; absent from older folders.
         "build_type": TEXT, "compiler": TEXT, "cxx_flags": TEXT,
+        # Simulation: the SimGrid library's version and the platform file (as runs.csv names it); empty on real MPI,
+        # absent from older folders.
+        "simgrid_version": TEXT, "platform": TEXT,
     },
     "calibration.csv": {  # a calibrated run (finished rule pays; compute mode's planning balancers): its model
         "run_id": NAME, "size": _int(1), "create_s": _time(), "reduce_s": _time(), "bcast_s": _time(),

@@ -80,6 +80,13 @@ void add_backend_provenance(Provenance& p, std::string_view backend) {
   p.smpi_clock_preload = zeroed != nullptr && zeroed() != 0 ? "true" : "false";
   const auto tcmalloc = reinterpret_cast<const char* (*)(int*, int*, const char**)>(dlsym(RTLD_DEFAULT, "tc_version"));
   p.smpi_allocator = tcmalloc != nullptr ? std::string(tcmalloc(nullptr, nullptr, nullptr)) + " tcmalloc" : "glibc";
+  // The library that simulated, not the headers this was compiled against: asked at run time, as the preloads are.
+  const auto version = reinterpret_cast<void (*)(int*, int*, int*)>(dlsym(RTLD_DEFAULT, "sg_version_get"));
+  if (version != nullptr) {
+    int major = 0, minor = 0, patch = 0;
+    version(&major, &minor, &patch);
+    p.simgrid_version = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+  }
 }
 
 std::string platform_identity(const std::string& path) {
@@ -148,8 +155,14 @@ const csv::Row& provenance_header_v6() {
   return header;
 }
 
-const csv::Row& provenance_header() {
+const csv::Row& provenance_header_v7() {
   static const csv::Row header = extended(provenance_header_v6(), {"build_type", "compiler", "cxx_flags"});
+  return header;
+}
+
+// The platform repeats runs.csv's column, so that provenance.csv alone says what was simulated, on what.
+const csv::Row& provenance_header() {
+  static const csv::Row header = extended(provenance_header_v7(), {"simgrid_version", "platform"});
   return header;
 }
 
@@ -177,7 +190,9 @@ csv::Row provenance_row(const std::string& run_id, const Provenance& p) {
           p.order_seed,
           p.build_type,
           p.compiler,
-          p.cxx_flags};
+          p.cxx_flags,
+          p.simgrid_version,
+          p.platform};
 }
 
 }  // namespace mcmclb

@@ -287,6 +287,9 @@ results::Schema results_schema() {
          unknown_to_the_end},
         {provenance_header_v6(),
          "mcmclb before the build in provenance (provenance.csv without build_type, compiler, cxx_flags)",
+         unknown_to_the_end},
+        {provenance_header_v7(),
+         "mcmclb before SimGrid's version in provenance (provenance.csv without simgrid_version, platform)",
          unknown_to_the_end}}});
   s.per_run.push_back({"chains.csv", chains_header(), {}});            // compute mode only
   s.per_run.push_back({"traces.csv", traces_header(), {}});            // work.trace only

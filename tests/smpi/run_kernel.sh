@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # One simulated kernel run of the paper's configuration (G = 4, T = 100 ms, cyclic S = 10 (R mod 32), async)
-# with each method (async; create and split under collective(4)), twice: fails unless every run's row says valid=true and the two runs of
-# each method give identical simulated times (the simulation is deterministic: no host time enters it), and
-# every row names its back end (smpi), platform, SimGrid version, platform hash and the smpirun flags it ran with
-# (configs/platforms/smpi.cfg). The first run of each method prints a progress line at every item boundary
-# (MCMCLB_PROGRESS_S, a tiny interval): it must print them, and give the same simulated time as the silent second.
+# with each method (async; create and split under collective(4)), twice: fails unless every run's row says
+# valid=true and the two runs of each method give identical simulated times (the simulation is deterministic: no host
+# time enters it), and every row names its back end (smpi), platform, SimGrid version (runs.csv's mpi_library,
+# provenance.csv's simgrid_version), platform hash and the smpirun flags it ran with (configs/platforms/smpi.cfg).
+# The first run of each method prints a progress line at every item boundary (MCMCLB_PROGRESS_S, a tiny interval):
+# it must print them, and give the same simulated time as the silent second.
 #   run_kernel.sh MCMCLB_SIM_BINARY PLATFORM.xml HOSTFILE RANKS
 set -euo pipefail
 if [ $# -ne 4 ]; then
@@ -37,7 +38,7 @@ for method in intercomm create_group create split from_group; do
   if grep -q "progress:" "$work/$method-2.out"; then echo "FAIL $method: progress lines with MCMCLB_PROGRESS_S=0"; exit 1; fi
 done
 python3 - "$work" "$platform" "$here/../../configs/platforms/smpi.cfg" <<'PY'
-import csv, os, sys
+import csv, os, re, sys
 work, platform = sys.argv[1], sys.argv[2]
 # Results name a platform of the repository by its path in the repository, never a path of this machine.
 top = os.path.realpath(os.path.join(os.path.dirname(sys.argv[3]), "..", ".."))
@@ -59,8 +60,11 @@ for method in ("intercomm", "create_group", "create", "split", "from_group"):
             continue
         times.append(rows[0]["time_s"])
         prov = list(csv.DictReader(open(f"{work}/{method}-{attempt}/provenance.csv")))
+        # SimGrid's version as the library gives it, the one SMPI's own text names, and the platform of runs.csv.
+        smpi = rows[0]["mpi_library"].split()[2].rstrip(".")
         if (len(prov) != 1 or len(prov[0]["platform_fnv1a64"]) != 16 or prov[0]["simgrid_cfg"] != " ".join(flags)
-                or prov[0]["smpi_clock_preload"] != preloaded):
+                or prov[0]["smpi_clock_preload"] != preloaded or prov[0]["platform"] != platform
+                or not re.fullmatch(re.escape(smpi) + r"\.[0-9]+", prov[0]["simgrid_version"])):
             print(f"FAIL {method} run {attempt}: provenance {prov}")
             failed = True
     print(f"{method}: simulated time_s {times}")

@@ -30,12 +30,13 @@ struct Provenance {
   std::string slurm_nodelist;  // SLURM_JOB_NODELIST, e.g. node[01-04]
   // The back end: "mpi", or "smpi" for the SimGrid simulation build, whose numbers are simulated. For
   // smpi, also the simulated platform (the file smpirun was given, from MCMCLB_PLATFORM, as its canonical path), a
-  // hash of its content and smpirun's flags (MCMCLB_SMPI_CFG); SimGrid's version is in mpi_library ("SMPI Version
-  // 3.32 ...").
+  // hash of its content, smpirun's flags (MCMCLB_SMPI_CFG) and the version of the SimGrid library that ran
+  // ("3.32.0", asked of the library itself; mpi_library holds SMPI's own text too).
   std::string backend = "mpi";
   std::string platform;
   std::string platform_fnv1a64;  // 16 hex digits, FNV-1a 64 of the platform file's bytes
   std::string simgrid_cfg;
+  std::string simgrid_version;
   // Whether the ranks had cores to themselves (mpi::node_occupancy): the most ranks on one node, the fewest CPUs
   // the job may use on one (sched_getaffinity), and whether some node ran more ranks than that. 0 / empty:
   // unknown (an older folder) or not applicable (the simulation build, whose times do not depend on host cores).
@@ -103,6 +104,8 @@ const csv::Row& provenance_header_v4();
 const csv::Row& provenance_header_v5();
 /// The columns before build_type, compiler and cxx_flags: v5, order and order_seed.
 const csv::Row& provenance_header_v6();
+/// The columns before simgrid_version and platform: v6, build_type, compiler and cxx_flags.
+const csv::Row& provenance_header_v7();
 csv::Row provenance_row(const std::string& run_id, const Provenance& p);
 
 /// The provenance of a run of nprocs ranks with the given MPI library (mpi::library_version()): the build's
