@@ -20,7 +20,6 @@
 
 namespace mcmclb::walkers::detail {
 
-/// The comment lines a trace file starts with: what recorded it, how, where and when.
 std::string trace_head(const Report& r, const Options& o) {
   std::string name;
   for (const char c : o.name) name += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
@@ -37,7 +36,6 @@ std::string trace_head(const Report& r, const Options& o) {
   return out.str();
 }
 
-/// An item row of a trace file, with the initial group that started its chain (groups: per chain).
 void append_row(std::string& out, const ItemCost& c, const std::vector<int>& groups) {
   out += std::to_string(c.chain) + ',' + std::to_string(c.item) + ',' + std::to_string(c.ranks) + ',' +
          csv::number(c.seconds) + ",," + std::to_string(groups.at(static_cast<std::size_t>(c.chain))) + "\n";
@@ -74,10 +72,6 @@ void TraceStream::warn(const char* why) const {
                path_.c_str(), why);
 }
 
-/// The trace file of a run's items: comment lines saying where it came from and what the run took (kTraceRunLine),
-/// the item rows, then each chain's measured speed-ups (mean seconds per item at 1 rank over those at m, where it
-/// worked at both) and, as rows of chain `*`, each of those again: the repetitions at m whose median a replay takes
-/// for the chains that were not measured there.
 std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<int>& groups, const Report& r,
                        const Options& o, const std::string& resumed, int64_t& speedups) {
   std::map<std::pair<int, int>, ItemTiming> per_size;

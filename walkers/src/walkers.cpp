@@ -4,7 +4,6 @@
 // the results come back as runs.csv's and ranks.csv's numbers, with the items' costs as a trace file if asked.
 #include "mcmclb/walkers.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
