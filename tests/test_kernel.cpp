@@ -428,13 +428,10 @@ TEST(Kernel, RunRecordsItsWaitPolicyAndItsCalibration) {
   mcmclb::RunSpec spec = small_run("async", "range");  // a cheap creation: three runs calibrate
   const mcmclb::RunResult by_machine = mcmclb::run_once(spec);
   EXPECT_TRUE(by_machine.valid) << by_machine.violations;
-  const mpi::NodeOccupancy occupancy = mpi::node_occupancy(mpi::Comm::world());  // collective: every rank
   if (world_rank() == 0) {
-    // The run measured the cores' share once, before; compared where this second measurement leaves no doubt.
-    const bool clear = occupancy.oversubscribed() || occupancy.core_share >= 0.95;
-    if (clear) {
-      EXPECT_EQ(by_machine.provenance.wait_policy, mcmclb::to_string(mpi::machine_wait_policy(occupancy)));
-    }
+    // The launch measured its nodes once, maybe tests ago: its choice follows that measurement, whatever the load
+    // is now (a second measurement here differed from it under a changing load).
+    EXPECT_EQ(by_machine.provenance.wait_policy, mcmclb::to_string(mpi::machine_wait_policy(by_machine.occupancy)));
     const std::string& chosen = by_machine.provenance.wait_policy;
     EXPECT_TRUE(chosen == "spin" || chosen == "polite" || chosen == "yield") << chosen;
     EXPECT_FALSE(by_machine.calibration_s.has_value());

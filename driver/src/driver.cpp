@@ -444,6 +444,7 @@ RunResult run_once(const RunSpec& spec) {
   // Collective, once per process: every rank runs every run, so the first run asks on all ranks at once; the
   // nodes' ranks and cores do not change between the runs of one launch.
   static const mpi::NodeOccupancy occupancy = mpi::node_occupancy(world);
+  r.occupancy = occupancy;
   r.provenance.ranks_per_node = occupancy.ranks_on_node;
   r.provenance.cores_available = occupancy.cores_available;
   r.provenance.oversubscribed = !occupancy.known() ? "" : occupancy.oversubscribed() ? "true" : "false";

@@ -10,6 +10,7 @@
 #include "mcmclb/config.hpp"
 #include "mcmclb/csv.hpp"
 #include "mcmclb/kernel.hpp"
+#include "mcmclb/mpi.hpp"
 #include "mcmclb/provenance.hpp"
 #include "mcmclb/result_store.hpp"
 #include "mcmclb/run_files.hpp"
@@ -25,6 +26,9 @@ struct RunResult : RunRecord {
   std::vector<TracePoint> trace;     // rank 0 only, compute mode with work.trace: by chain, then item
   Calibration calibration;           // a calibrated run: the table its decisions used (identical on every rank)
   std::vector<csv::Row> costs;       // rank 0 only, compute mode with work.record: costs.csv's rows
+  // What the launch measured of its nodes, once for all its runs, from which the default wait was chosen: a check
+  // of that choice compares with this, not with a measurement of its own, which a changing load would make differ.
+  mpi::NodeOccupancy occupancy;
 };
 
 /// Collective over MPI_COMM_WORLD. The full result lives on rank 0; other ranks get time_s and valid.
