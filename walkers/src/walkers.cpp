@@ -38,6 +38,7 @@
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/kernel.hpp"
 #include "mcmclb/mpi.hpp"
+#include "mcmclb/pace.hpp"
 #include "mcmclb/provenance.hpp"
 #include "mcmclb/text.hpp"
 #include "mcmclb/trace.hpp"
@@ -162,8 +163,7 @@ class AppChains final : public ChainWork {
   // chain counts differ by one at most. Every call below takes a slot and passes the application its chain.
   [[nodiscard]] int64_t items(int slot) const override {
     const int chain = chain_of(slot);
-    if (chain < 0 || finished_before(chain)) return 0;
-    return lengths_[static_cast<std::size_t>(chain)] - first(chain);
+    return chain < 0 ? 0 : left(chain);
   }
   void start(int slot, GroupComm& group) override {
     const int chain = chain_of(slot);
@@ -173,7 +173,7 @@ class AppChains final : public ChainWork {
     } else {
       guard(chain, 0, "start", [&] { chains_.start(chain, group); });
     }
-    if (keeping_) since_[chain] = {0, pace_now()};
+    if (keeping_) since_[chain] = {0, pace::now_s()};
   }
   void work(int slot, int64_t item, GroupComm& group) override {
     const int chain = chain_of(slot);
@@ -183,12 +183,11 @@ class AppChains final : public ChainWork {
     } else if (stop_ != nullptr) {
       stop_->leading(false);  // a merge made another rank the chain's member 0: that one writes it
     }
-    const auto t0 = std::chrono::steady_clock::now();
+    const double t0 = pace::now_s();
     guard(chain, at, "work", [&] { chains_.work(chain, at, group); });
     if (keeping_) {
       if (rows_kept_) {
-        rows_[chain].push_back(
-            {chain, at, group.size(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()});
+        rows_[chain].push_back({chain, at, group.size(), pace::now_s() - t0});
       }
       ++since_[chain].first;
     }
@@ -289,11 +288,9 @@ class AppChains final : public ChainWork {
     slot_chain_.assign(static_cast<std::size_t>(groups) * static_cast<std::size_t>(per_group), -1);
     chain_group_.assign(lengths_.size(), -1);
     // A resumed run lays out what is left of each chain.
-    std::vector<int64_t> left(lengths_.size());
-    for (std::size_t c = 0; c < left.size(); ++c) {
-      left[c] = finished_before(static_cast<int>(c)) ? 0 : lengths_[c] - first(static_cast<int>(c));
-    }
-    const std::vector<std::vector<int>> layout = place_chains(left, groups, how);
+    std::vector<int64_t> remaining(lengths_.size());
+    for (std::size_t c = 0; c < remaining.size(); ++c) remaining[c] = left(static_cast<int>(c));
+    const std::vector<std::vector<int>> layout = place_chains(remaining, groups, how);
     for (int g = 0; g < groups; ++g) {
       const std::vector<int>& mine = layout[static_cast<std::size_t>(g)];
       for (std::size_t j = 0; j < mine.size(); ++j) {
@@ -388,8 +385,9 @@ class AppChains final : public ChainWork {
   [[nodiscard]] bool finished_before(int chain) const {
     return !resumed_at_.empty() && resumed_at_.at(static_cast<std::size_t>(chain)) < 0;
   }
-  static double pace_now() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  /// The items of chain c this run works: what its checkpoint left of it (all of it without one).
+  [[nodiscard]] int64_t left(int chain) const {
+    return finished_before(chain) ? 0 : lengths_.at(static_cast<std::size_t>(chain)) - first(chain);
   }
   /// On the member 0 of chain's group, before item `at`: the chain's checkpoint when one is due, or when a signal
   /// asked the run to stop (then the thread that ends the process may go on).
@@ -397,19 +395,19 @@ class AppChains final : public ChainWork {
     const bool stopping = stop_ != nullptr && detail::StopOnSignal::requested();
     if (stop_ != nullptr) stop_->leading(true);
     const auto& [items, since_s] = since_[chain];
-    const bool due = every_items_ > 0 ? items >= every_items_ : pace_now() - since_s >= every_s_;
+    const bool due = every_items_ > 0 ? items >= every_items_ : pace::now_s() - since_s >= every_s_;
     // Nothing worked since the last checkpoint (or the chain's start, which needs none): nothing to write.
     if (items > 0 && (due || stopping)) {
       std::vector<std::byte> state;
       guard(chain, at, "save", [&] { state = chains_.save(chain); });
       keep({.chain = chain, .finished = false, .next_item = at, .bytes = std::move(state), .rows = rows_[chain]});
-      since_[chain] = {0, pace_now()};
+      since_[chain] = {0, pace::now_s()};
     }
     if (stopping) stop_->saved();
   }
   /// Writes a chain's checkpoint; one that cannot be written is said once, and the run goes on without it.
   void keep(const detail::ChainRecord& record) {
-    const double t0 = pace_now();
+    const double t0 = pace::now_s();
     try {
       folder_->write_record(record, fingerprint_);
       ++checkpoints_;
@@ -420,7 +418,7 @@ class AppChains final : public ChainWork {
         warned_ = true;
       }
     }
-    checkpoint_s_ += pace_now() - t0;
+    checkpoint_s_ += pace::now_s() - t0;
   }
   /// A chain this run takes up from its checkpoint, on every member of the group that starts it: the member 0
   /// reads it and passes it on, each member restores the state and takes the rows.
