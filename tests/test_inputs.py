@@ -512,7 +512,7 @@ class Minor(InputCase):
 # document, values that silently fell back or matched nothing, raw bytes in messages.
 
 POINT = "nprocs: 1\nT_ms: 1\nworkload: {model: uniform, items: 1}\nbalancer: none\n"  # one fast point
-BIG = 10 * 1024 * 1024  # a 10 MB experiment name
+BIG = 1000 * 1000  # a 1 MB experiment name, inside the 1 MiB a study file may hold
 
 
 def axis(values):
@@ -541,7 +541,7 @@ class HostileYaml(InputCase):
         ("experiment not UTF-8", POINT.encode() + b"experiment: ab\xff\xfe\n", [], ["key experiment"], ("1",)),
         ("experiment with a NUL", POINT.encode() + b"experiment: \"a\\0b\"\n", [], ["key experiment", "\\x00"], ("1",)),
         ("experiment of 65 bytes", POINT + "experiment: " + "n" * 65 + "\n", [], ["key experiment", "64"], ("1",)),
-        ("experiment of 10 MB", POINT + "experiment: " + "n" * BIG + "\n", [], ["key experiment", "..."], ("1",)),
+        ("experiment of 1 MB", POINT + "experiment: " + "n" * BIG + "\n", [], ["key experiment", "..."], ("1",)),
         ("experiment with a space", POINT + "experiment: a b\n", [], ["key experiment"], ("1",)),
         ("out empty", POINT + "out: ''\n", [], ["key out", "non-empty"], ("1",)),
         ("second document", POINT + "---\nT_ms: 7\n", [], ["2 YAML documents"], ("1",)),
@@ -572,8 +572,8 @@ class HostileYaml(InputCase):
         ("NaN", POINT.replace("T_ms: 1", "T_ms: .nan"), [], ["key T_ms"], ("1",)),
         ("infinity", POINT.replace("T_ms: 1", "T_ms: -.inf"), [], ["key T_ms"], ("1",)),
         ("a long unknown key", POINT + "k" * 1000 + ": 1\n", [], ["unknown key", "allowed: experiment"], ("1",)),
-        ("a 1 MB key", POINT + "k" * (1 << 20) + ": 1\n", [], ["not valid YAML"], ("1",)),
-        ("a 20 MB file", POINT + "#" + "x" * (20 << 20) + "\n", [], ["16 MiB"], ("1",)),
+        ("a 512 KiB key", POINT + "k" * (1 << 19) + ": 1\n", [], ["not valid YAML"], ("1",)),
+        ("a 2 MiB file", POINT + "#" + "x" * (2 << 20) + "\n", [], ["at most 1 MiB"], ("1",)),
     ]
 
     def study(self, content):
@@ -861,11 +861,11 @@ class SizeLimits(InputCase):
         for args in (["plan", big], ["sweep", big, "--launcher", "local", "--dry-run"], ["status", big]):
             with self.subTest(args[0]):
                 r = self.launch(limit + [MCMCLB, *args])
-                self.assert_one_line_error(r, big, "3221225472 bytes (allowed: at most 16 MiB)", within_s=FAST_S)
+                self.assert_one_line_error(r, big, "3221225472 bytes (allowed: at most 1 MiB)", within_s=FAST_S)
         r = self.mcmclb("run", big, ranks="1")
-        self.assert_one_line_error(r, big, "3221225472 bytes (allowed: at most 16 MiB)", within_s=FAST_S)
+        self.assert_one_line_error(r, big, "3221225472 bytes (allowed: at most 1 MiB)", within_s=FAST_S)
         r = self.commbench("--groups", big)
-        self.assert_one_line_error(r, "--groups", "3221225472 bytes (allowed: at most 16 MiB)",
+        self.assert_one_line_error(r, "--groups", "3221225472 bytes (allowed: at most 1 MiB)",
                                    program="mcmclb-commbench", within_s=FAST_S)
 
 

@@ -172,12 +172,12 @@ class Pass:
                       fragments=fragments)
         big = self.path("big.yaml")
         with open(big, "wb") as f:
-            f.write(POINT.encode() + b"#" + b"x" * (17 << 20) + b"\n")
+            f.write(POINT.encode() + b"#" + b"x" * (2 << 20) + b"\n")
         for cmd in (["plan", big], ["sweep", big, "--launcher", "local", "--dry-run"], ["status", big]):
-            self.case("size", f"17 MiB study ({cmd[0]})", [self.mcmclb, *cmd], fragments=["16 MiB"])
-        self.case("size", "17 MiB study (run)", [self.mcmclb, "run", big], ranks=2, fragments=["16 MiB"])
-        self.case("size", "17 MiB groups file (commbench)", [self.commbench, "--groups", big], ranks=2,
-                  fragments=["--groups", "16 MiB"])
+            self.case("size", f"2 MiB study ({cmd[0]})", [self.mcmclb, *cmd], fragments=["at most 1 MiB"])
+        self.case("size", "2 MiB study (run)", [self.mcmclb, "run", big], ranks=2, fragments=["at most 1 MiB"])
+        self.case("size", "2 MiB groups file (commbench)", [self.commbench, "--groups", big], ranks=2,
+                  fragments=["--groups", "at most 1 MiB"])
 
     def flags(self):
         study = self.file("flags.yaml", POINT1)
