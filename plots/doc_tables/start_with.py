@@ -10,8 +10,11 @@ from mcmclb_csv import InputError
 import os
 import re
 
-from .common import ROOT, TIMES, Inputs, by_setup, median_of, none_runs, setup_name, table_text, tolerance_text
-from .readme import machine
+from mcmclb_stats import Summary, median
+
+from .common import (ROOT, TIMES, Inputs, by_setup, compare_ratio_text, milliseconds, none_runs, ratio_interval,
+                     setup_name, table_text, tolerance_text)
+from .readme import listed, machine
 from .steal_regroup import svr_data
 from .your_workload import gain_span
 
@@ -42,64 +45,100 @@ YOUR_WORKLOAD = "docs/guide/your-workload.md"
 YOUR_CHAINS = "docs/guide/your-chains.md"
 
 
-def evidence_text(found, page):
-    """'simulated at P = ...; measured at P = ... ([page](page))' of {simulated: {P: {W}}}. Where measured ranks
-    outnumbered the cores, the table's head says so (start_with)."""
-    parts = [f"{'simulated' if sim else 'measured'} at {sizes_text(found[sim])}" for sim in (True, False) if found[sim]]
+def whole(r):
+    """A run's whole time, what its user waits for: the run plus the calibration the rule pays makes before it."""
+    return r["time_s"] + (r.get("calibration_s") or 0.0)
+
+
+def evidence_text(found, page, measured_words):
+    """'simulated at P = ...; measured at P = ... (how the measured ranks sat on the cores) ([page](page))' of
+    {simulated: {P: {W}}}; measured_words says whether a measured rank count had a core per rank, as
+    machine-shared counts are not for comparison."""
+    parts = [f"simulated at {sizes_text(found[True])}"] if found[True] else []
+    parts += [f"measured at {sizes_text(found[False])}, {measured_words}"] if found[False] else []
     return "; ".join(parts) + f" ({page_link(page)})"
 
 
+def cores_words(cores_by_p):
+    """'a core per rank' or 'P ranks on C cores: not for comparison' of {P: cores} of the measured folders."""
+    shared = [f"{p} ranks on {c} cores" for p, c in sorted(cores_by_p.items()) if p > c]
+    return "a core per rank" if not shared else f"{', '.join(shared)}: not for comparison"
+
+
 def emulated_cases(folders):
-    """Every (folder, workload, W) of emulated steal-vs-regroup folders: (workload, W, P, simulated, {set-up: time /
-    ideal, median over seeds}, the cores a measured folder's runs had, None where simulated) for the regrouping
-    balancers and the thieves the folder ran."""
+    """Every (folder, workload, W) of emulated steal-vs-regroup folders: (workload, W, P, simulated, {set-up:
+    [whole time / ideal, per seed, the median of its repetitions]}, the cores a measured folder's runs had, None
+    where simulated) for the regrouping balancers and the thieves the folder ran. Seeds are listed in one order,
+    so two set-ups' lists pair by seed."""
     cases = []
     for folder in folders:
         nprocs, data, simulated = svr_data(folder)
         for workload, labels in data.items():
             for w in sorted({w for cells in labels.values() for w in cells}):
-                ratios = {label: labels[label][w].ratio for label in REGROUPERS + THIEVES
-                          if w in labels.get(label, {})}
-                if all(label in ratios for label in REGROUPERS):
+                per_seed = {}
+                for label in REGROUPERS + THIEVES:
+                    cell = labels.get(label, {}).get(w)
+                    if cell:
+                        per_seed[label] = [median([whole(r) / r["ideal_s"] for r in cell.runs[seed]])
+                                           for seed in sorted(cell.runs, key=str)]
+                if all(label in per_seed for label in REGROUPERS):
                     cores = None if simulated else int(machine(folder, nprocs)[0])
-                    cases.append((workload, w, nprocs, simulated, ratios, cores))
+                    cases.append((workload, w, nprocs, simulated, per_seed, cores))
     return cases
 
 
+def faster_everywhere(a, b):
+    """Whether a is faster than b under every seed (lists paired by seed): only then is a case a win, since the
+    seeds are the interval of a simulated case."""
+    return len(a) == len(b) and all(x < y for x, y in zip(a, b))
+
+
 def emulated_row(cases, workloads, what):
-    """The row for emulated work of the given workloads: the regrouping balancer that wins most of their cases, how
-    often, and how often the better regrouping beats every thief the case ran."""
+    """The row for emulated work of the given workloads: the regrouping balancer faster under every seed in more
+    simulated cases, how often each wins and how often the seeds disagree, and how often the better beats every
+    thief the case ran under every seed. Measured cases are named as evidence; where their ranks shared cores they
+    are not counted (a waiting rank spins on another's core)."""
     mine = [c for c in cases if c[0] in workloads]
-    if not mine:
+    counted = [c for c in mine if c[3] or c[5] >= c[2]]
+    if not counted:
         raise InputError(f"block start-with: no case of {', '.join(workloads)} (allowed: steal-vs-regroup folders "
-                         f"that ran them with {' and '.join(REGROUPERS)})")
+                         f"that ran them with {' and '.join(REGROUPERS)}, simulated or with a core per rank)")
     wins = defaultdict(int)
     beaten, found = 0, {True: defaultdict(set), False: defaultdict(set)}
-    for _, w, p, simulated, ratios, _ in mine:
-        wins[min(REGROUPERS, key=lambda label: ratios[label])] += 1
-        thieves = [ratios[t] for t in THIEVES if t in ratios]
-        beaten += bool(thieves) and min(ratios[r] for r in REGROUPERS) < min(thieves)
+    for _, w, p, simulated, seeds, _ in mine:
         found[simulated][p].add(w)
+    for _, w, p, simulated, seeds, _ in counted:
+        first, second = REGROUPERS
+        winner = (first if faster_everywhere(seeds[first], seeds[second])
+                  else second if faster_everywhere(seeds[second], seeds[first]) else None)
+        wins[winner] += 1
+        if winner and all(faster_everywhere(seeds[winner], seeds[t]) for t in THIEVES if t in seeds):
+            beaten += any(t in seeds for t in THIEVES)
     best = max(REGROUPERS, key=lambda label: wins[label])
     other = next(label for label in REGROUPERS if label != best)
     name, method = best.split()
-    return [f"an item's time falls in proportion to its group's size (emulated: `sleep`, `spin`), {what} "
-            f"({', '.join(workloads)}), any W",
+    cores = {c[2]: c[5] for c in mine if not c[3]}
+    return [f"an item's work divides over its group's ranks with no messages, {what} ({', '.join(workloads)})",
             f"`{name}` with `{method}`",
-            f"it beats `{other.split()[0]}` in {wins[best]} of {len(mine)} cases; the better of the two beats the "
-            f"work stealers in {beaten} of {len(mine)}",
-            evidence_text(found, STEAL_VS_REGROUP)]
+            f"faster than `{other.split()[0]}` under every seed in {wins[best]} of {len(counted)} cases, slower in "
+            f"{wins[other]}, the seeds disagree in {wins[None]}; it beats the work stealers under every seed in "
+            f"{beaten}",
+            evidence_text(found, STEAL_VS_REGROUP, cores_words(cores))]
 
 
-def compute_rows(folders):
-    """The two rows for compute mode: one chain per group (the set-up under pays whose guarantee holds, beside
-    mostwork's larger but unpriced gain, both over the simulated cases) and several (the balancers that move chains),
-    from steal-vs-regroup compute folders."""
-    one, several = defaultdict(list), []
-    found = {1: {True: defaultdict(set), False: defaultdict(set)}, 2: {True: defaultdict(set), False: defaultdict(set)}}
+def named(labels):
+    """'`steal` or `stealrandom`' of set-up labels."""
+    return " or ".join(f"`{label}`" for label in labels)
+
+
+def compute_cases(folders):
+    """{(move, W): {simulated: {P: {set-up: Summary of its whole times}}}} of steal-vs-regroup compute folders, none
+    among the set-ups, and {P: cores} of the measured ones."""
+    cases = defaultdict(lambda: defaultdict(dict))
+    cores = {}
     for folder in folders:
         rows = Inputs.read(folder, need=svr.COLUMNS + ["finished", "backend", "move", "chains_per_group",
-                                                        "work_mode"])
+                                                        "work_mode", "calibration_s"])
         if any(r["work_mode"] != "compute" for r in rows):
             raise InputError(f"{folder}/runs.csv: runs not in compute mode (allowed: steal-vs-regroup compute "
                              f"folders)")
@@ -111,33 +150,66 @@ def compute_rows(folders):
         for p, (move, w, name) in list(groups):
             if name != "none":
                 continue
-            none = median_of(none_runs(groups, p, folder, (move, w, "none")))
-            ratios = {s[2]: median_of(groups[(p, s)]) / none for s in setups
-                      if s[:2] == (move, w) and (p, s) in groups and s[2] != "none"}
-            found[1 if w == 1 else 2][simulated][p].add(w)
-            if w == 1:
-                for label in ("lookahead(1) range pays", "mostwork(1) range pays"):
-                    if label in ratios and simulated:
-                        one[label].append(ratios[label])
-            else:
-                several.append(min(ratios, key=ratios.get).split()[0])
-    if not one.get("lookahead(1) range pays") or not one.get("mostwork(1) range pays") or not several:
-        raise InputError("block start-with: no compute-mode case with one and with several chains per group "
-                         "(allowed: steal-vs-regroup compute folders with lookahead(1) and mostwork(1) under pays)")
-    look, most = one["lookahead(1) range pays"], one["mostwork(1) range pays"]
-    stealers = sum(name.startswith("steal") for name in several)
-    return [
-        ["an item's work splits over its group, but each step waits for a reduction (compute mode), one chain per "
-         "group",
-         "`lookahead(1)` under `finished: pays`",
-         f"it merges only where the chain then ends sooner ({min(look):.2f}-{max(look):.2f}{TIMES} `none`, "
-         f"simulated); `mostwork(1)` gained more ({min(most):.2f}-{max(most):.2f}{TIMES}), but its closing merges "
-         f"are not priced",
-         evidence_text(found[1], STEAL_VS_REGROUP) + ", " + page_link(MERGE_PAYS)],
-        ["the same, several chains per group (`chains_per_group` ≥ 2)", "`steal`",
-         f"moving an unstarted chain costs one message, not a reduction per step: a balancer that moves "
-         f"chains is fastest in {stealers} of {len(several)} cases",
-         evidence_text(found[2], STEAL_VS_REGROUP)]]
+            if not simulated:
+                cores[p] = int(machine(folder, p)[0])
+            none_runs(groups, p, folder, (move, w, "none"))
+            cases[(move, w)][simulated][p] = {s[2]: Summary([whole(r) for r in groups[(p, s)]], simulated)
+                                              for s in setups if s[:2] == (move, w) and (p, s) in groups}
+    return cases, cores
+
+
+# The compute-mode rows: (move, several chains per group) and the words an application knows its work by.
+COMPUTE_KINDS = [
+    ("all", False, "an item's work splits over its group, each step waits for a reduction, one walker per group, "
+                   "much work a step (a trial moves every atom)"),
+    ("single", False, "the same, little work a step (a trial moves one atom)"),
+    (None, True, "the same, several walkers per group (`chains_per_group` ≥ 2)"),
+]
+
+
+def compute_rows(folders):
+    """One row per kind of compute-mode work (COMPUTE_KINDS): the set-up whose largest whole time / none's over
+    the simulated cases is smallest (minimax, as mcmclb advise ranks), the set-ups within 1 % of it named beside
+    it; and the measured cases with a core per rank, where the ratio's interval says whether it is a win."""
+    cases, cores = compute_cases(folders)
+    if not cases:
+        raise InputError("block start-with: no compute-mode case (allowed: steal-vs-regroup compute folders)")
+    rows = []
+    for move, several, words in COMPUTE_KINDS:
+        keys = [k for k in cases if (move is None or k[0] == move) and (k[1] > 1) == several]
+        simulated = [(p, ratios) for k in keys for p, ratios in cases[k][True].items()]
+        if not simulated:
+            raise InputError(f"block start-with: no simulated compute-mode case for '{words}' (allowed: "
+                             f"steal-vs-regroup compute folders with move {move or 'any'} and "
+                             f"{'several chains' if several else 'one chain'} per group)")
+        labels = set.intersection(*(set(times) for _, times in simulated))
+        worst = {label: max(times[label].median / times["none"].median for _, times in simulated) for label in labels}
+        best = min(sorted(labels), key=lambda label: worst[label])
+        close = [label for label in sorted(labels) if label != best and worst[label] <= worst[best] * 1.01]
+        spans = [times[best].median / times["none"].median for _, times in simulated]
+        found = {True: defaultdict(set), False: defaultdict(set)}
+        for k in keys:
+            for sim in (True, False):
+                for p in cases[k][sim]:
+                    found[sim][p].add(k[1])
+        why = (f"{min(spans):.2f}-{max(spans):.2f}{TIMES} `none` with its calibration (simulated)" if best != "none"
+               else "every other set-up is slower in some simulated case, by its calibration or a merge")
+        if close:
+            why += f"; {named(close)} within 1 %"
+        # Measured where each rank had a core: the ratio with the interval mcmclb compare forms, a win only where
+        # the interval lies below 1, and none's run length, against which a calibration is paid.
+        measured = [(p, cases[k][False][p]) for k in keys for p in cases[k][False]
+                    if best in cases[k][False][p] and p <= cores[p]]
+        if measured and best != "none":
+            texts = [f"{compare_ratio_text(times['none'], times[best], 2)}{TIMES} on runs of "
+                     f"{' '.join(milliseconds(times['none'].median))}" for _, times in measured]
+            wins = sum((ratio_interval(times["none"], times[best]) or (1, 1))[1] < 1 for _, times in measured)
+            why += (f"; measured at P = {listed(sorted({p for p, _ in measured}))}: {', '.join(texts)} "
+                    f"(a win beyond the interval in {wins} of {len(measured)})")
+        pages = (f", {page_link(MERGE_PAYS)}" if best.endswith(" pays") else "")
+        start = f"`{best.split()[0]}` under `finished: pays`" if best.endswith(" pays") else f"`{best}`"
+        rows.append([words, start, why, evidence_text(found, STEAL_VS_REGROUP, cores_words(cores)) + pages])
+    return rows
 
 
 def ranks_words(answer):
@@ -218,7 +290,5 @@ def start_with(inputs):
     rows = [advice_row(advised[0]), emulated_row(cases, EVEN, "chain lengths rising steadily along the ranks"),
             emulated_row(cases, UNEVEN, "chain lengths at random")]
     rows += compute_rows(compute) + FIXED_ROWS
-    # Measured rank counts that outnumbered the machine's cores, said once, in the evidence column's head.
-    shared = sorted({(c[2], c[5]) for c in cases if not c[3] and c[2] > c[5]})
-    evidence = "evidence" + "".join(f" (measured at P = {p}: {p} ranks on {cores} cores)" for p, cores in shared)
-    return table_text(["your work", "start with", "why", evidence], rows)
+    return table_text(["your walkers", "start with", "why (each time whole: the run and its calibration)", "evidence"],
+                      rows)
