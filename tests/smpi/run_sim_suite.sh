@@ -17,9 +17,13 @@
 set -euo pipefail
 src=$1; sim=$2/sim; werror=${3:-ON}; part=${4:-all}
 case "$part" in
-  build | test | advise | all) ;;
-  *) echo "run_sim_suite.sh: part '$part' is not one of: build, test, advise, all" >&2; exit 2 ;;
+  build | test | advise | all | optimised) ;;
+  *) echo "run_sim_suite.sh: part '$part' is not one of: build, test, advise, all, optimised" >&2; exit 2 ;;
 esac
+# optimised (smpi_optimised, full tier): a build of its own at -O2, as a user's RelWithDebInfo or Release build
+# optimises, and the simulated goldens, which the -O0 build made, compared exactly: a simulated time must not depend
+# on how the simulator's host code was compiled.
+[ "$part" = optimised ] && sim=$2/sim-O2
 if ! command -v smpicxx >/dev/null || ! command -v smpirun >/dev/null; then
   missing="smpicxx/smpirun not found (Debian libsimgrid-dev, installed by bootstrap.sh)"
   case "${CI:-}" in
@@ -29,7 +33,7 @@ if ! command -v smpicxx >/dev/null || ! command -v smpirun >/dev/null; then
   exit 77
 fi
 start=$SECONDS
-if [ "$part" = build ] || [ "$part" = all ]; then
+if [ "$part" = build ] || [ "$part" = all ] || [ "$part" = optimised ]; then
   # -O0 -g0: the simulated times do not depend on how fast the host runs the code (smpi.cfg turns off SimGrid's
   # benchmarking of host computation; the checks below rerun each case and demand identical times), so the build
   # that feeds them need not be optimised or carry debug info; GCC's flow warnings, which need optimisation, run in
@@ -39,13 +43,15 @@ if [ "$part" = build ] || [ "$part" = all ]; then
   # CMAKE_UNITY_BUILD: each target's sources as one translation unit, SimGrid's and the standard headers parsed once
   # per target.
   flags="-O0 -g0 -DNDEBUG"
+  targets=(mcmclb mcmclb-commbench smpi_facts smpi_pingpong smpi_exact_sum)
+  [ "$part" = optimised ] && flags="-O2 -g0 -DNDEBUG" && targets=(mcmclb)
   source "$src/tests/build_generator.sh" "$sim"
   cmake "${generator[@]}" -S "$src" -B "$sim" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$flags" -DMCMCLB_SMPI=ON \
     -DMCMCLB_WERROR="$werror" -DCMAKE_UNITY_BUILD=ON >"$sim.configure.log" 2>&1 || { cat "$sim.configure.log"; exit 1; }
-  cmake --build "$sim" -j2 --target mcmclb mcmclb-commbench smpi_facts smpi_pingpong smpi_exact_sum >"$sim.build.log" 2>&1 ||
+  cmake --build "$sim" -j2 --target "${targets[@]}" >"$sim.build.log" 2>&1 ||
     { tail -50 "$sim.build.log"; exit 1; }
-  echo "simulation: configure + build $((SECONDS - start)) s"
+  echo "simulation: configure + build ($flags) $((SECONDS - start)) s"
 fi
 [ "$part" = build ] && exit 0
 [ -x "$sim/mcmclb-sim" ] || { echo "simulation: $sim/mcmclb-sim is not built (the test smpi_build builds it)"; exit 1; }
@@ -62,6 +68,7 @@ print('*,,2,,1.7'); print('*,,4,,2.9')" >"$work/t16.csv"
     "$work/t16.csv" >"$work/t16.yaml"
 }
 if [ "$part" != advise ]; then
+if [ "$part" != optimised ]; then
 # The preloads the build lists (apps/CMakeLists.txt): the clock library reads the thread CPU clock as zero only
 # under flags that turn the simulation of computation off, and leaves every other clock to the C library; tcmalloc,
 # which bootstrap.sh installs, is listed (a missing one fails under CI, where its absence is a broken setup).
@@ -205,6 +212,7 @@ if abs(float(r["baseline_s"]) / (0.016 / 2.9) - 1) > 1e-9 or float(r["time_s"]) 
 print("trace at G = 4, P = 64: all 16 chains replayed, baseline at the speed-up of 4 ranks")
 PY
 echo "simulation: tests $((SECONDS - run_start)) s, total $((SECONDS - start)) s"
+fi
 # The simulated goldens: every balancer of the paper with every creation method it can use at 32 ranks (tests/golden/
 # sim-study.yaml), and what goes beyond it (the rule pays, the stealing balancers, several chains per group, compute
 # mode: sim-beyond.yaml), compared exactly with the committed tests/golden/sim/ and sim-beyond/ by `mcmclb compare`:
@@ -250,7 +258,7 @@ PY
 done
 echo "simulation: goldens $((SECONDS - golden_start)) s"
 fi
-[ "$part" = test ] && exit 0
+[ "$part" = test ] || [ "$part" = optimised ] && exit 0
 # The advise part (smpi_advise), beside the test part once the build is made: mcmclb advise over the simulation.
 advise_start=$SECONDS
 [ "$part" = advise ] && write_t16
