@@ -536,6 +536,66 @@ std::string temporary_path() {
   return path.c_str();
 }
 
+// Recording again into one file keeps the earlier runs of the same walkers (their run lines, as earlier run lines):
+// a program run n times with recording on leaves its n run times, its own spread. Other walkers' are not kept.
+TEST(Walkers, RecordingAgainKeepsTheEarlierRunsOfTheSameWalkers) {
+  const std::string path = temporary_path();
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  mcmclb::walkers::Options o;
+  o.balancer = "none";
+  o.wait = "polite";
+  o.record = path;
+  const auto record = [&](int chains) {
+    HashChains h(chains);
+    const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, o);
+    EXPECT_TRUE(r.valid);
+    return r.time_s;
+  };
+  // The trace's run lines: its own (`# run:`) and its earlier ones, each as (seconds, ranks, walkers).
+  struct RunLine {
+    double seconds = 0;
+    int ranks = 0;
+    std::string walkers;
+  };
+  const auto read = [&](const std::string& prefix) {
+    std::vector<RunLine> found;
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line) && line.rfind('#', 0) == 0;) {
+      if (line.rfind(prefix + " ", 0) != 0) continue;
+      RunLine run;
+      const auto value = [&](const std::string& key) {
+        const std::size_t at = line.find(" " + key + "=");
+        return at == std::string::npos ? std::string()
+                                       : line.substr(at + key.size() + 2, line.find(' ', at + 1) - at - key.size() - 2);
+      };
+      run.seconds = std::atof(value("seconds").c_str());
+      run.ranks = std::atoi(value("ranks").c_str());
+      run.walkers = value("walkers");
+      found.push_back(run);
+    }
+    return found;
+  };
+  const double first = record(world_size() + 1);
+  const double second = record(world_size() + 1);
+  if (rank == 0) {
+    const auto own = read("# run:"), earlier = read("# earlier run:");
+    ASSERT_EQ(own.size(), 1U);
+    EXPECT_NEAR(own[0].seconds, second, 1e-6 * second);
+    EXPECT_FALSE(own[0].walkers.empty());
+    ASSERT_EQ(earlier.size(), 1U);
+    EXPECT_NEAR(earlier[0].seconds, first, 1e-6 * first);
+    EXPECT_EQ(earlier[0].walkers, own[0].walkers);
+    EXPECT_EQ(earlier[0].ranks, world_size());
+  }
+  (void)record(world_size() + 2);  // other walkers: the file's runs are not theirs
+  if (rank == 0) {
+    EXPECT_TRUE(read("# earlier run:").empty());
+    EXPECT_EQ(read("# run:").size(), 1U);
+    std::remove(path.c_str());
+  }
+}
+
 // A recording holds the items each chain worked: all of them, or those before it was done.
 TEST(Walkers, RecordsATraceThatParses) {
   for (const bool ends_early : {false, true}) {

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -66,13 +67,19 @@ int64_t int_field(const Place& at, Column c, std::string_view s, int64_t lo, int
   return *v;
 }
 
-/// The run line's values: `# run: ranks=P groups=G balancer=NAME seconds=S`, each key once, in any order.
-RecordedRun parse_run_line(std::string_view line, const Place& at) {
-  constexpr std::string_view kAllowed =
-      "'# run: ranks=P groups=G balancer=NAME seconds=S', P and G from 1 to 2^24, NAME a balancer's name, S seconds "
-      "> 0, as mcmclb::walkers writes it";
-  RecordedRun run;
-  std::string_view rest = line.substr(kTraceRunLine.size());
+constexpr std::string_view kRunLineAllowed =
+    "'# run: ranks=P groups=G balancer=NAME seconds=S [share=F] [walkers=HEX]', P and G from 1 to 2^24, NAME a "
+    "balancer's name, S seconds > 0, F from 0 to 1, HEX 1 to 16 hex digits, as mcmclb::walkers writes it";
+
+/// The run line's values: `# run: ranks=P groups=G balancer=NAME seconds=S`, each key once, in any order, and
+/// optionally `share=F` and `walkers=HEX`; an earlier run's line (kTraceEarlierRunLine) the same. The error: what is
+/// wrong, or nothing.
+std::optional<std::string> parse_run_keys(std::string_view line, RecordedRun& run) {
+  const std::size_t colon = line.find(':');
+  std::string_view rest = colon == std::string_view::npos ? std::string_view() : line.substr(colon + 1);
+  const std::string_view what =
+      line.substr(0, kTraceEarlierRunLine.size()) == kTraceEarlierRunLine ? "the earlier run line" : "the run line";
+  const std::string bad = std::string(what) + " is not " + std::string(kRunLineAllowed);
   int seen = 0;
   while (!rest.empty()) {
     const std::size_t start = rest.find_first_not_of(' ');
@@ -84,31 +91,48 @@ RecordedRun parse_run_line(std::string_view line, const Place& at) {
     const std::size_t eq = token.find('=');
     const std::string_view key = token.substr(0, eq), value = eq == std::string_view::npos ? "" : token.substr(eq + 1);
     const auto count = [&](int bit) {
-      if ((seen & bit) != 0 || value.empty()) throw at.error("the run line is not " + std::string(kAllowed));
+      if ((seen & bit) != 0 || value.empty()) return false;
       seen |= bit;
+      return true;
     };
     if (key == "ranks" || key == "groups") {
-      count(key == "ranks" ? 1 : 2);
+      if (!count(key == "ranks" ? 1 : 2)) return bad;
       const auto v = parse_int(value);
       if (!v || *v < 1 || *v > kMaxRanks)
-        throw at.error("the run line's " + std::string(key) + " is not " + std::string(kAllowed));
+        return std::string(what) + "'s " + std::string(key) + " is not " + std::string(kRunLineAllowed);
       (key == "ranks" ? run.ranks : run.groups) = static_cast<int>(*v);
     } else if (key == "balancer") {
-      count(4);
+      if (!count(4)) return bad;
       if (value.size() > 64 ||
           value.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string_view::npos)
-        throw at.error("the run line's balancer is not " + std::string(kAllowed));
+        return std::string(what) + "'s balancer is not " + std::string(kRunLineAllowed);
       run.balancer = value;
     } else if (key == "seconds") {
-      count(8);
+      if (!count(8)) return bad;
       const auto v = parse_real(value);
-      if (!v || !(*v > 0)) throw at.error("the run line's seconds is not " + std::string(kAllowed));
+      if (!v || !(*v > 0)) return std::string(what) + "'s seconds is not " + std::string(kRunLineAllowed);
       run.seconds = *v;
+    } else if (key == "share") {
+      if (!count(16)) return bad;
+      const auto v = parse_real(value);
+      if (!v || *v < 0 || *v > 1) return std::string(what) + "'s share is not " + std::string(kRunLineAllowed);
+      run.share = *v;
+    } else if (key == "walkers") {
+      if (!count(32)) return bad;
+      if (value.size() > 16 || value.find_first_not_of("0123456789abcdef") != std::string_view::npos)
+        return std::string(what) + "'s walkers is not " + std::string(kRunLineAllowed);
+      run.walkers = value;
     } else {
-      throw at.error("the run line is not " + std::string(kAllowed));
+      return bad;
     }
   }
-  if (seen != 15 || run.groups > run.ranks) throw at.error("the run line is not " + std::string(kAllowed));
+  if ((seen & 15) != 15 || run.groups > run.ranks) return bad;
+  return std::nullopt;
+}
+
+RecordedRun parse_run_line(std::string_view line, const Place& at) {
+  RecordedRun run;
+  if (const auto error = parse_run_keys(line, run)) throw at.error(*error);
   return run;
 }
 
@@ -123,6 +147,33 @@ std::vector<std::string_view> split(std::string_view line) {
 }
 
 }  // namespace
+
+namespace {
+/// A number as every CSV of mcmclb writes it (csv::number's 9 significant digits).
+std::string number_text(double v) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.9g", v);
+  return text;
+}
+}  // namespace
+
+std::string run_line(std::string_view prefix, const RecordedRun& run) {
+  std::string text = std::string(prefix) + " ranks=" + std::to_string(run.ranks) +
+                     " groups=" + std::to_string(run.groups) + " balancer=" + run.balancer +
+                     " seconds=" + number_text(run.seconds);
+  if (run.share > 0) text += " share=" + number_text(run.share);
+  if (!run.walkers.empty()) text += " walkers=" + run.walkers;
+  return text;
+}
+
+std::optional<RecordedRun> parse_run_line(std::string_view line) {
+  RecordedRun run;
+  if (line.substr(0, kTraceRunLine.size()) != kTraceRunLine &&
+      line.substr(0, kTraceEarlierRunLine.size()) != kTraceEarlierRunLine)
+    return std::nullopt;
+  if (parse_run_keys(line, run)) return std::nullopt;
+  return run;
+}
 
 double Trace::at(const Curve& curve, double m) const {
   if (m <= 1) return 1.0;
@@ -241,6 +292,7 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
   bool header_seen = false;
   bool incomplete = false;
   std::optional<RecordedRun> recorded;
+  std::vector<RecordedRun> earlier;
   std::size_t columns = kColumns - 1;  // kColumns with the group column
   std::vector<int> first_seen;         // chains in the order their first item row appears
   for (std::size_t start = 0; start < text.size();) {
@@ -264,7 +316,16 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
       // Lines before the header that start with '#' say where the trace came from (a recording's command and
       // commit); a person reads them, the replay does not.
       if (line.substr(0, kTraceIncomplete.size()) == kTraceIncomplete) incomplete = true;
-      if (line.substr(0, kTraceRunLine.size()) == kTraceRunLine) recorded = parse_run_line(line, at);
+      if (line.substr(0, kTraceRunLine.size()) == kTraceRunLine) {
+        if (recorded)
+          throw at.error(
+              "a second run line (allowed: one `# run:`, the recording's own; earlier runs "
+              "of the same walkers as `# earlier run:` lines)");
+        recorded = parse_run_line(line, at);
+      }
+      if (line.substr(0, kTraceEarlierRunLine.size()) == kTraceEarlierRunLine) {
+        earlier.push_back(parse_run_line(line, at));
+      }
       if (!line.empty() && line.front() == '#') continue;
       if (line != kTraceHeader && line != kTraceHeaderWithGroup) {
         throw at.error("the header is '" + std::string(line) + "' (allowed: exactly " + std::string(kTraceHeader) +
@@ -332,6 +393,7 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
   Trace t;
   t.incomplete_ = incomplete;
   t.recorded_run_ = recorded;
+  t.earlier_runs_ = std::move(earlier);
   t.extrapolation_ = extrapolation;
   t.taken_ = taken;
   t.fnv1a64_ = fnv1a64_hex(text);

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -72,8 +73,26 @@ void TraceStream::warn(const char* why) const {
                path_.c_str(), why);
 }
 
+std::vector<RecordedRun> earlier_runs_of(const std::string& path, const std::string& walkers) {
+  std::vector<RecordedRun> runs;
+  std::ifstream in(path);
+  // Only the comment lines above the header: a trace's rows may run to hundreds of megabytes.
+  for (std::string line; runs.size() < kMaxEarlierRuns && std::getline(in, line) && line.rfind('#', 0) == 0;) {
+    const auto run = parse_run_line(line);
+    if (run && !run->walkers.empty() && run->walkers == walkers) runs.push_back(*run);
+  }
+  return runs;
+}
+
+std::string earlier_lines(const std::vector<RecordedRun>& earlier) {
+  std::string text;
+  for (const RecordedRun& run : earlier) text += run_line(kTraceEarlierRunLine, run) + "\n";
+  return text;
+}
+
 std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<int>& groups, const Report& r,
-                       const Options& o, const std::string& resumed, int64_t& speedups) {
+                       const Options& o, const std::string& resumed, int64_t& speedups, double share,
+                       const std::string& walkers, const std::vector<RecordedRun>& earlier) {
   std::map<std::pair<int, int>, ItemTiming> per_size;
   for (const ItemCost& c : costs) {
     ItemTiming& t = per_size[{c.chain, c.ranks}];
@@ -98,11 +117,18 @@ std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<int
   std::ostringstream out;
   out << trace_head(r, o);
   if (resumed.empty()) {
-    out << kTraceRunLine << " ranks=" << r.nprocs << " groups=" << r.groups << " balancer=" << r.balancer
-        << " seconds=" << csv::number(r.time_s) << "\n";
+    RecordedRun own;
+    own.ranks = r.nprocs;
+    own.groups = r.groups;
+    own.balancer = r.balancer;
+    own.seconds = r.time_s;
+    own.share = share;
+    own.walkers = walkers;
+    out << run_line(kTraceRunLine, own) << "\n";
   } else {
     out << "# resumed: " << resumed << "\n";
   }
+  out << earlier_lines(earlier);
   out << "# speed-ups: measured where a chain worked items at 1 and at m ranks; chain * repeats each of them at m, "
          "whose median a replay takes for the chains not measured there; without any, every chain scales "
          "perfectly\n";

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mcmclb/kernel.hpp"
+#include "mcmclb/trace.hpp"
 #include "mcmclb/walkers.hpp"
 
 namespace mcmclb::walkers::detail {
@@ -43,8 +44,24 @@ class TraceStream {
 /// item rows, then each chain's measured speed-ups (mean seconds per item at 1 rank over those at m, where it
 /// worked at both) and, as rows of chain `*`, each of those again: the repetitions at m whose median a replay takes
 /// for the chains that were not measured there. speedups: the speed-up rows written.
+/// Under the run line, the earlier runs' lines (earlier_lines). The run line carries share (the part of a core each
+/// rank had at the start; 0: not measured) and walkers (the walkers' fingerprint, in hex).
 [[nodiscard]] std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<int>& groups,
-                                     const Report& r, const Options& o, const std::string& resumed, int64_t& speedups);
+                                     const Report& r, const Options& o, const std::string& resumed, int64_t& speedups,
+                                     double share, const std::string& walkers, const std::vector<RecordedRun>& earlier);
+
+/// The most earlier runs a trace carries: the newest, so that a program recorded in a loop keeps a bounded head.
+inline constexpr std::size_t kMaxEarlierRuns = 99;
+
+/// The runs of the same walkers (fingerprint `walkers`, in hex) that the trace file at path records, newest first:
+/// its own run line, then its earlier ones, at most kMaxEarlierRuns. So a program run n times with recording on
+/// into one file leaves its n run times, each with its layout and its host's share, in the last trace. Empty where
+/// the file is absent or unreadable, or its runs are of other walkers (another program, other item bounds): a line
+/// that does not parse is not carried.
+[[nodiscard]] std::vector<RecordedRun> earlier_runs_of(const std::string& path, const std::string& walkers);
+
+/// Those runs as kTraceEarlierRunLine lines, one a run.
+[[nodiscard]] std::string earlier_lines(const std::vector<RecordedRun>& earlier);
 
 /// text written to path whole or not at all (write_file_whole).
 void write_text_whole(const std::string& path, const std::string& text);

@@ -883,10 +883,19 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   Kernel kernel(spec, std::move(sizes), spec.method.empty() ? std::string(info.initial_method) : spec.method,
                 comm_handle, app);
   std::optional<detail::TraceStream> stream;
+  // The walkers' fingerprint, and the runs of the same walkers that the file about to be replaced records: they
+  // stay in the new trace as earlier runs, so that recording a program several times measures its own spread.
+  std::string walkers_hex;
+  std::vector<RecordedRun> earlier;
   if (!options.record.empty()) {
+    char hex[24];
+    std::snprintf(hex, sizeof hex, "%llx",
+                  static_cast<unsigned long long>(detail::chains_fingerprint(options.name, app.lengths())));
+    walkers_hex = hex;
     // The file starts as an incomplete trace, its rows added as chains end; every rank opens it once rank 0 has
     // made it.
     if (rank == 0) {
+      earlier = detail::earlier_runs_of(options.record, walkers_hex);
       std::string rows;  // a resumed run's items worked before
       for (const ItemCost& c : resumption.rows) detail::append_row(rows, c, trace_groups);
       detail::write_text_whole(options.record,
@@ -894,7 +903,8 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
                                    " the run recording this trace has not ended; if it failed or was killed, the "
                                    "rows below are the items of the chains that ended, and the first of the "
                                    "others\n" +
-                                   detail::trace_head(r, options) + std::string(kTraceHeaderWithGroup) + "\n" + rows);
+                                   detail::trace_head(r, options) + detail::earlier_lines(earlier) +
+                                   std::string(kTraceHeaderWithGroup) + "\n" + rows);
     }
     mpi::barrier_politely(comm, mpi::setup_patience);
     stream.emplace(options.record, rank);
@@ -953,7 +963,8 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
                                             std::to_string(resumption.meta.groups) +
                                             " initial groups; no one run took the whole time, so no run line is given"
                                       : std::string();
-      const std::string text = detail::trace_text(costs, trace_groups, r, options, resumed, r.recorded_speedups);
+      const std::string text = detail::trace_text(costs, trace_groups, r, options, resumed, r.recorded_speedups,
+                                                  occupancy.core_share, walkers_hex, earlier);
       (void)Trace::parse(text, options.record);  // what mcmclb reads back: a recording it would refuse is a bug here
       detail::write_text_whole(options.record, text);
       r.recorded_items = static_cast<int64_t>(costs.size());

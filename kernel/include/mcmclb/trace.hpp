@@ -53,12 +53,28 @@ inline constexpr std::string_view kTraceIncomplete = "# incomplete:";
 /// under the same balancer should take S: `mcmclb advise --check` measures how far it is.
 inline constexpr std::string_view kTraceRunLine = "# run:";
 
+/// The comment line of an earlier run of the same walkers, in the run line's form: mcmclb::walkers carries the run
+/// lines of the trace it replaces into the new one when their `walkers` key is its own, so that a program run n
+/// times with recording on into one file leaves its n run times there, its run-to-run spread.
+inline constexpr std::string_view kTraceEarlierRunLine = "# earlier run:";
+
 /// What a trace's run line says: the application's own run, as it measured it.
 struct RecordedRun {
   int ranks = 0, groups = 0;
   std::string balancer;
   double seconds = 0;
+  /// Optional key `share`: the part of a core each rank had when the run started (mcmclb/mpi.hpp's
+  /// NodeOccupancy::core_share), about 1 on an idle host; 0 where not measured.
+  double share = 0;
+  /// Optional key `walkers`: the fingerprint of the walkers run (name, count, item bounds), in hex; empty where
+  /// not recorded. Run lines of one fingerprint are runs of the same walkers.
+  std::string walkers;
 };
+
+/// A run line's text from its prefix on (kTraceRunLine or kTraceEarlierRunLine), as mcmclb::walkers writes it.
+[[nodiscard]] std::string run_line(std::string_view prefix, const RecordedRun& run);
+/// A run line parsed (either prefix); nothing where the line is not one a trace allows.
+[[nodiscard]] std::optional<RecordedRun> parse_run_line(std::string_view line);
 
 /// A parsed and validated trace file.
 class Trace {
@@ -92,6 +108,8 @@ class Trace {
   [[nodiscard]] double longest_item_s() const noexcept { return longest_s_; }
   /// The recording's own run (its kTraceRunLine), where the trace has one.
   [[nodiscard]] const std::optional<RecordedRun>& recorded_run() const noexcept { return recorded_run_; }
+  /// The earlier runs of the same walkers (its kTraceEarlierRunLine lines), newest first.
+  [[nodiscard]] const std::vector<RecordedRun>& earlier_runs() const noexcept { return earlier_runs_; }
   /// True for a recording that did not end (its first line is kTraceIncomplete): its last chains may be cut short.
   [[nodiscard]] bool incomplete() const noexcept { return incomplete_; }
   /// The largest group size the speed-ups of chain c were given for (1: none given, or perfect scaling).
@@ -167,6 +185,7 @@ class Trace {
   std::string fnv1a64_;
   bool incomplete_ = false;
   std::optional<RecordedRun> recorded_run_;
+  std::vector<RecordedRun> earlier_runs_;
   std::vector<int> group_;   // per chain; -1: not recorded
   std::vector<int> worked_;  // per chain: largest_worked()
   std::vector<int> layout_;  // layout()
