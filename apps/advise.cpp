@@ -18,11 +18,13 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "advise_plan.hpp"
@@ -30,10 +32,12 @@
 #include "mcmclb/advice_speedups.hpp"
 #include "mcmclb/advice_table.hpp"
 #include "mcmclb/configurations.hpp"
+#include "mcmclb/input_error.hpp"
 #include "mcmclb/launch.hpp"
 #include "mcmclb/runs_csv.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
+#include "mcmclb/trace.hpp"
 #include "sweep.hpp"
 
 namespace mcmclb {
@@ -82,6 +86,131 @@ bool varies_scenarios(const Plan& plan) {
     return k.first == "workload.extrapolate" || k.first == "zip" || k.first == "workload.seed" ||
            k.first == "workload.speedups";
   });
+}
+
+/// The program's own runs that a trace records (its run line and the earlier runs of the same walkers): their
+/// spread at the layout most of them ran in, as a tolerance source, and where fewer than two share one, the lines
+/// that say how to measure it.
+struct ProgramRuns {
+  std::optional<advice::ToleranceSource> spread;
+  std::vector<std::string> advice;  // printed where the spread is not measured
+};
+
+ProgramRuns program_runs(const Options& o, const Plan& plan) {
+  ProgramRuns out;
+  if (plan.trace_chains == 0) return out;  // a study file's workload: no program of the user's
+  const auto trace = load_trace(o.input);
+  std::vector<RecordedRun> runs;
+  if (trace->recorded_run()) runs.push_back(*trace->recorded_run());
+  runs.insert(runs.end(), trace->earlier_runs().begin(), trace->earlier_runs().end());
+  // Runs compare at one layout of the same walkers: the layout with the most runs, the recording's own first.
+  const auto key = [](const RecordedRun& r) {
+    return std::to_string(r.ranks) + " " + std::to_string(r.groups) + " " + r.balancer + " " + r.walkers;
+  };
+  std::map<std::string, std::vector<const RecordedRun*>> by_layout;
+  std::string most;
+  for (const RecordedRun& r : runs) {
+    auto& list = by_layout[key(r)];
+    list.push_back(&r);
+    if (most.empty() || list.size() > by_layout[most].size()) most = key(r);
+  }
+  if (!most.empty() && by_layout[most].size() >= 2) {
+    std::vector<double> seconds;
+    std::optional<double> busy;  // the busiest run's host, where any run measured it
+    for (const RecordedRun* r : by_layout[most]) {
+      seconds.push_back(r->seconds);
+      if (r->share > 0 && (!busy || 1 - r->share > *busy)) busy = 1 - r->share;
+    }
+    out.spread = advice::program_spread(seconds, by_layout[most].front()->ranks, busy);
+    if (out.spread) out.spread->detail += " (" + by_layout[most].front()->balancer + ", the trace's run lines)";
+    return out;
+  }
+  const std::string ranks = runs.empty() ? std::string("P") : std::to_string(runs.front().ranks);
+  out.advice.push_back("your program's own run-to-run spread is not measured: the trace records " +
+                       std::to_string(runs.size()) + (runs.size() == 1 ? " run" : " runs") +
+                       " of it. Gains inside that spread are none you would see. To measure it, run your "
+                       "program again with recording on into the same file, e.g. 5 times:");
+  out.advice.push_back("  for i in 1 2 3 4 5; do MCMCLB_RECORD=" + shell_quote(o.input) + " mpiexec -n " + ranks +
+                       " YOUR_PROGRAM; done");
+  out.advice.push_back(
+      "each run keeps the earlier runs' lines (# earlier run:), and advise takes their spread into the tolerance");
+  return out;
+}
+
+/// The tolerance: the largest of what --check measured, the program's own spread, and the tolerance assumed (unless
+/// the check measured both of an advice's errors, the simulation against the replay and the replay against the
+/// program, so that nothing is left to assume).
+advice::Tolerance tolerance_of(const Options& o, const std::optional<CheckResult>& checked,
+                               const std::optional<advice::ToleranceSource>& spread) {
+  std::vector<advice::ToleranceSource> sources;
+  if (!(checked && checked->measured_program())) {
+    advice::ToleranceSource assumed;
+    assumed.kind = "assumed";
+    assumed.what = "the tolerance assumed (--tolerance)";
+    assumed.fraction = o.tolerance_pct / 100;
+    sources.push_back(assumed);
+  }
+  if (checked) sources.insert(sources.end(), checked->sources.begin(), checked->sources.end());
+  if (spread) sources.push_back(*spread);
+  return advice::largest_tolerance(sources);
+}
+
+/// The host's load over the last minute (/proc/loadavg's first field: runnable and waiting tasks); nothing where it
+/// cannot be read.
+std::optional<double> host_load() {
+  std::ifstream in("/proc/loadavg");
+  double load = 0;
+  if (!(in >> load) || !(load >= 0)) return std::nullopt;
+  return load;
+}
+
+/// --check's real runs: a replay of the trace at a core per rank, repeated check_reps times for none and each rule
+/// of the two leading balancers. Each takes what the trace's run line took where it ran in the check's layout, else
+/// the trace's work shared by the cores (or its longest chain, if longer); plus its start-up.
+struct CheckEstimate {
+  std::size_t runs = 0, setups = 0;
+  double each_s = 0, wall_s = 0;
+};
+
+/// What a real run costs beside its replay (the kernel's set-up, its results' commit), and the one launch of them all
+/// (mpiexec, MPI_Init): 12 runs of 1 ms items took 0.80 s in all, measured on the 2-core VM under a load of 7.5;
+/// rounded up.
+constexpr double kRealRunStartS = 0.1, kRealLaunchS = 1;
+
+CheckEstimate check_estimate(const Options& o, const Plan& plan, const Study& study) {
+  CheckEstimate e;
+  if (o.check_reps <= 0 || plan.trace_chains == 0) return e;
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  if (cores < 2) return e;
+  const int groups = std::min(plan.trace_chains, cores);
+  const auto trace = load_trace(o.input);
+  const auto& run = trace->recorded_run();
+  if (run && run->ranks == cores && run->groups == groups) {
+    e.each_s = run->seconds;
+  } else {
+    double work = 0, longest = 0;
+    for (int c = 0; c < trace->chains(); ++c) {
+      work += trace->chain_single_rank_s(c);
+      longest = std::max(longest, trace->chain_s(c, static_cast<double>(cores / groups)));
+    }
+    e.each_s = std::max(work / cores, longest);
+  }
+  // The set-ups: none and the two balancers with the most rules and intervals in the study, at its first P.
+  std::map<std::string, std::set<std::string>> labels;
+  for (const Point& p : study.points) {
+    if (p.spec.nprocs == study.points.front().spec.nprocs) labels[p.spec.balancer].insert(advice::setup_label(p.spec));
+  }
+  std::vector<std::size_t> counts;
+  for (const auto& [balancer, set] : labels) {
+    if (balancer != "none") counts.push_back(set.size());
+  }
+  std::sort(counts.rbegin(), counts.rend());
+  e.setups = 1;
+  for (std::size_t k = 0; k < counts.size() && k < 2; ++k) e.setups += counts[k];
+  e.runs = e.setups * static_cast<std::size_t>(o.check_reps);
+  // And the two 2 s measurements of the host's load around the runs.
+  e.wall_s = static_cast<double>(e.runs) * (e.each_s + kRealRunStartS) + kRealLaunchS + 4;
+  return e;
 }
 
 }  // namespace
@@ -149,7 +278,8 @@ struct Race {
 /// regret; the set-ups whose regret in the first scenario exceeds that bound plus the tolerance are dropped from
 /// study, which is loaded again for the rest.
 Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Study& study,
-              const SimulationEstimate& first_estimate, const char* where) {
+              const SimulationEstimate& first_estimate, const char* where,
+              const std::optional<advice::ToleranceSource>& spread) {
   Race race;
   SweepOptions first = sweep;
   first.study = launch::not_an_option((fs::path(o.out) / "advise-race.yaml").string());
@@ -175,8 +305,7 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
     }
     race.checked = check_replay(o, plan, sweep, study, leaders);
   }
-  const double race_tolerance =
-      race.checked && race.checked->tolerance_pct ? *race.checked->tolerance_pct / 100 : o.tolerance_pct / 100;
+  const double race_tolerance = tolerance_of(o, race.checked, spread).fraction;
   // The second round, in the same folder (the first round's points are not run again).
   SweepOptions second = sweep;
   second.study = launch::not_an_option((fs::path(o.out) / "advise-race-leaders.yaml").string());
@@ -222,7 +351,8 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
 /// and its winner's median time for the question how many ranks are worth it.
 void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ranking& ranking,
               const std::vector<Dropped>& dropped_here, double tolerance_pct, const std::string& measured_words,
-              const std::string& ranks_answer, std::string& csv_text, std::set<std::string>& notes) {
+              const advice::ToleranceSource& source, const std::string& ranks_answer, std::string& csv_text,
+              std::set<std::string>& notes) {
   const int nprocs = at.nprocs;
   const auto& setups = at.setups;
   for (const auto& note : ranking.notes) notes.insert(note);
@@ -235,7 +365,8 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
                           .c_str());
   std::printf("%-4s  %-36s  %-24s  %-14s  %s\n", "rank", "set-up", "whole / none [min, max]", "regret max/med",
               "break-even");
-  advice::AdviceWords words{question, verdict, tolerance_pct, measured_words, ranks_answer, first_scenario_words(plan)};
+  advice::AdviceWords words{question, verdict, tolerance_pct, measured_words, ranks_answer, first_scenario_words(plan),
+                            source};
   for (const csv::Row& row : advice::advice_rows(at, ranking, dropped_here, words)) csv_text += csv::line(row);
   for (std::size_t k = 0; k < ranking.rows.size(); ++k) {
     const advice::Row& r = ranking.rows[k];
@@ -277,6 +408,21 @@ int advise_main(const std::vector<std::string>& args) {
   Options o = parse(args, command_line);
   if (o.out.empty()) o.out = default_out(o);
   const Plan plan = make_plan(o);
+  // --check on a busy host is refused before anything runs: its real runs would time the other programs too, and
+  // their error would set the tolerance. A dry run only says so.
+  if (o.check_reps > 0) {
+    const auto busy = host_busy_share(std::chrono::milliseconds(1000));
+    if (busy && *busy > kCheckBusyShare) {
+      const std::string line = "--check: the host is " + fixed(100 * *busy, 0) +
+                               " % busy (its CPU time over 1 s, /proc/stat), more than the " +
+                               fixed(100 * kCheckBusyShare, 0) +
+                               " % a check allows: its real runs would time the other programs too (allowed: "
+                               "--check on an idle host, or advise without --check)";
+      if (!o.dry_run) throw InputError(line);
+      std::printf("advise: warning: %s\n", line.c_str());
+    }
+  }
+  const ProgramRuns program = program_runs(o, plan);
 
   SweepOptions sweep;
   sweep.study = launch::not_an_option(plan.study_path);
@@ -304,6 +450,14 @@ int advise_main(const std::vector<std::string>& args) {
   if (!plan.cut_short.empty()) std::printf("advise: warning: %s\n", plan.cut_short.c_str());
   for (const auto& a : plan.assumptions) std::printf("  varies %s\n", a.c_str());
   for (const auto& s : plan.skipped) std::printf("  skips %s\n", s.c_str());
+  if (program.spread) {
+    std::printf("%s", wrapped("advise: your program's own runs at P = " + std::to_string(program.spread->nprocs) +
+                                  ", n = " + std::to_string(program.spread->n) + ": " + program.spread->detail +
+                                  "; the tolerance is at least that",
+                              100, "")
+                          .c_str());
+  }
+  for (const std::string& line : program.advice) std::printf("advise: %s\n", line.c_str());
   const bool racing = o.race && varies_scenarios(plan);
   const char* where = o.launcher == "slurm" ? "in batch jobs, once they start" : "here";
   std::printf(
@@ -311,6 +465,32 @@ int advise_main(const std::vector<std::string>& args) {
       "(each simulation's host time from its set-up, its ranks and its items, as measured on a 2-core VM)\n",
       study.points.size(), skipped, sweep.out.c_str(), whole.count, o.jobs,
       launch::format_seconds(whole.wall_s).c_str(), where, racing ? " if racing drops nothing" : "");
+  {
+    // The whole advice: the simulations, --check's real runs, stretched by the host's load (the simulations and
+    // the runs share the cores with what else runs: with L tasks runnable on C cores, each gets C / (C + L)).
+    const CheckEstimate check = check_estimate(o, plan, study);
+    double total_s = whole.wall_s + check.wall_s;
+    std::string parts = "the simulations";
+    if (check.runs > 0) {
+      parts += " and --check's " + std::to_string(check.runs) + " real runs (" + std::to_string(check.setups) +
+               " set-ups at most x " + std::to_string(o.check_reps) + " repetitions x about " +
+               launch::format_seconds(check.each_s) +
+               " each, start-up included: " + launch::format_seconds(check.wall_s) + ")";
+    }
+    const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    const auto load = host_load();
+    std::string stretched;
+    if (load && *load > 0.05) {
+      const double factor = 1 + *load / cores;
+      total_s *= factor;
+      stretched = ", x" + fixed(factor, 2) + " for the host's load (" + fixed(*load, 2) + " tasks on " +
+                  std::to_string(cores) + " cores over the last minute, /proc/loadavg)";
+    }
+    std::printf("%s", wrapped("advise: in all about " + launch::format_seconds(total_s) + " " + where + ": " + parts +
+                                  stretched,
+                              100, "")
+                          .c_str());
+  }
   std::optional<SimulationEstimate> first_estimate;
   if (racing) {
     first_estimate = launch::estimate_to_run(sweep, launch::load(sweep, study_text(plan, o, true, {})));
@@ -324,14 +504,12 @@ int advise_main(const std::vector<std::string>& args) {
     std::printf("advise: dry run, nothing run or written\n");
     return 0;
   }
-  const double tolerance = o.tolerance_pct / 100;
-  const std::string tolerance_words = "assumed, not measured";
   std::optional<CheckResult> checked;  // --check's result, once made
   std::map<int, std::vector<Dropped>> dropped;
   std::string final_text = plan.study_text;
   int raced = 0;
   if (racing) {
-    Race race = run_race(o, plan, sweep, study, *first_estimate, where);
+    Race race = run_race(o, plan, sweep, study, *first_estimate, where, program.spread);
     dropped = std::move(race.dropped);
     final_text = std::move(race.final_text);
     raced = race.status;
@@ -360,14 +538,9 @@ int advise_main(const std::vector<std::string>& args) {
     }
     return out;
   };
-  std::vector<advice::Ranking> rankings = rank_all(tolerance, tolerance_words);
-  double tolerance_pct = o.tolerance_pct;
-  std::string measured_words = tolerance_words;
-  if (checked && checked->tolerance_pct) {
-    tolerance_pct = *checked->tolerance_pct;
-    measured_words = checked->words;
-    rankings = rank_all(tolerance_pct / 100, measured_words);
-  } else if (o.check_reps > 0 && !checked && !inputs.empty()) {
+  advice::Tolerance tolerance = tolerance_of(o, checked, program.spread);
+  std::vector<advice::Ranking> rankings = rank_all(tolerance.fraction, tolerance.words);
+  if (o.check_reps > 0 && !checked && !inputs.empty()) {
     // The two leading balancers of each rank count, with none: their replay measured against its simulation.
     std::vector<std::string> leaders = {"none"};
     for (std::size_t k = 0; k < rankings.size(); ++k) {
@@ -376,13 +549,12 @@ int advise_main(const std::vector<std::string>& args) {
         in_order.push_back(inputs[k].specs[row.members.front()]->balancer);
       add_leaders(leaders, in_order);
     }
-    const CheckResult check = check_replay(o, plan, sweep, study, leaders);
-    if (check.tolerance_pct) {
-      tolerance_pct = *check.tolerance_pct;
-      measured_words = check.words;
-      rankings = rank_all(tolerance_pct / 100, measured_words);
-    }
+    checked = check_replay(o, plan, sweep, study, leaders);
+    tolerance = tolerance_of(o, checked, program.spread);
+    rankings = rank_all(tolerance.fraction, tolerance.words);
   }
+  const double tolerance_pct = tolerance.fraction * 100;
+  const std::string& measured_words = tolerance.words;
   // How many ranks are worth it: each rank count's advised set-up at its median time.
   std::vector<advice::AtRanks> at_ranks;
   for (std::size_t k_at = 0; k_at < inputs.size(); ++k_at) {
@@ -399,7 +571,7 @@ int advise_main(const std::vector<std::string>& args) {
       !answer ? std::string() : (plan.cut_short.empty() ? "" : "on the cut-short trace: ") + answer->text;
   for (std::size_t k_at = 0; k_at < inputs.size(); ++k_at) {
     print_at(plan, inputs[k_at], rankings[k_at], dropped[inputs[k_at].nprocs], tolerance_pct, measured_words,
-             ranks_answer, csv_text, notes);
+             tolerance.source, ranks_answer, csv_text, notes);
   }
   if (answer) {
     std::printf("\n%s",

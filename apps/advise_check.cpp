@@ -37,8 +37,7 @@ std::string fixed(double v, int digits) {
   return text;
 }
 
-/// The share of the host's CPU time that was busy over `window`, from /proc/stat's first line (every core's
-/// jiffies: busy is all but idle and iowait); nothing where /proc/stat cannot be read. A real replay timed beside
+/// From /proc/stat's first line (every core's jiffies: busy is all but idle and iowait). A real replay timed beside
 /// other programs measures them too, so the check says how idle the host was before and after its runs.
 std::optional<double> host_busy_share(std::chrono::milliseconds window) {
   const auto sample = []() -> std::optional<std::pair<double, double>> {  // (busy, total) jiffies
@@ -139,13 +138,23 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
         "(check.csv)\n",
         busy_words(busy_before).c_str(), busy_words(busy_after).c_str());
   }
+  const auto too_busy = [](const std::optional<double>& share) { return share && *share > kCheckBusyShare; };
+  const std::string allowed = fixed(100 * kCheckBusyShare, 0) + " %";
+  if (runs_now && too_busy(busy_before)) {
+    // Refused rather than run: a check on a busy host measures the other programs, and repeating it until the host
+    // is idle could wait without end. advise refused it at its start too; the load rose since.
+    std::printf(
+        "advise: check: no real run made: the host is busier than the %s a check allows; the check does not set "
+        "the tolerance (run advise --check again on an idle host)\n",
+        allowed.c_str());
+    return {};
+  }
   const int real_status = sweep_main(real);
   if (runs_now) {
     busy_after = host_busy_share(std::chrono::milliseconds(2000));
-    const bool busy = (busy_before && *busy_before > 0.1) || (busy_after && *busy_after > 0.1);
-    std::printf("advise: check: the host was %s busy in the 2 s after them%s\n", busy_words(busy_after).c_str(),
-                busy ? "; other programs shared the cores, so the measured errors may be too large" : "");
+    std::printf("advise: check: the host was %s busy in the 2 s after them\n", busy_words(busy_after).c_str());
   }
+  const bool busy = too_busy(busy_before) || too_busy(busy_after);
   SweepOptions simulated = sim;
   simulated.study = real.study;
   simulated.out = launch::not_an_option((out / "check-sim").string());
@@ -233,28 +242,39 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
   }
   const auto tolerance = advice::measured_tolerance(errors);
   if (!tolerance) return {};
+  if (busy) {
+    std::printf(
+        "advise: check: the host was busier than the %s a check allows before or after the real runs: their "
+        "errors are in check.csv but do not set the tolerance (run advise --check again on an idle host)\n",
+        allowed.c_str());
+    return {};
+  }
   const auto program_tolerance =
       against_program ? advice::measured_tolerance({*against_program}) : std::optional<double>();
-  // The check measures one of the two errors of an advice: the simulation against the real replay. The other, the
-  // replay against the application itself, it cannot measure (it has only the trace). So the tolerance is the
-  // larger of the measured error and the assumed one, and says which it is.
-  const std::string simulation_words = "the simulation within " + fixed(*tolerance * 100, 2) + " % of the real replay";
-  const std::string where_words =
-      ", measured at P = " + std::to_string(cores) + ", n = " + std::to_string(o.check_reps) + " a set-up, the host " +
-      busy_words(busy_before) + " and " + busy_words(busy_after) + " busy before and after: check.csv";
-  const std::string error_words = simulation_words + where_words;
+  // The check measures the simulation against the real replay and, where the trace's run line is in its layout,
+  // the real replay against the program; the caller adds the program's own spread and what is assumed.
+  std::optional<double> busiest = busy_before;
+  if (busy_after && (!busiest || *busy_after > *busiest)) busiest = busy_after;
+  advice::ToleranceSource simulation;
+  simulation.kind = "simulation";
+  simulation.what = "the simulation against the real replay";
+  simulation.fraction = *tolerance;
+  simulation.nprocs = cores;
+  simulation.n = static_cast<std::size_t>(o.check_reps);
+  simulation.busy = busiest;
+  simulation.detail = "the simulation within " + fixed(*tolerance * 100, 2) + " % of the real replay (check.csv)";
   CheckResult result;
-  if (program_tolerance) {  // both errors measured: the tolerance is the larger, nothing assumed
-    result.tolerance_pct = std::max(*tolerance, *program_tolerance) * 100;
-    result.words = "measured: " + simulation_words + " and the real replay within " +
-                   fixed(*program_tolerance * 100, 2) + " % of your program's own run (" + program_run + ")" +
-                   where_words;
-    return result;
+  result.sources.push_back(simulation);
+  if (program_tolerance.has_value()) {
+    const double fraction = program_tolerance.value_or(0);  // value_or: GCC's may-be-uninitialized misfires on *
+    advice::ToleranceSource replay = simulation;
+    replay.kind = "replay";
+    replay.what = "the real replay against your program";
+    replay.fraction = fraction;
+    replay.detail =
+        "the real replay within " + fixed(fraction * 100, 2) + " % of your program's own run (" + program_run + ")";
+    result.sources.push_back(replay);
   }
-  result.tolerance_pct = std::max(*tolerance * 100, o.tolerance_pct);
-  result.words = *tolerance * 100 >= o.tolerance_pct
-                     ? error_words
-                     : "assumed, for the replay against your program, which the trace does not record; " + error_words;
   return result;
 }
 

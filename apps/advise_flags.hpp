@@ -17,7 +17,7 @@ inline constexpr std::array<CliFlag, 20> kAdviseFlags = {{
     {"--chains-per-group", "W", false, "W copies per initial group (implies --copies)"},
     {"--balancers", "B[,B...]", false, "the balancers to rank (default: every registered one; none is always added)"},
     {"--draws", "N", false, "seeded draws of the chain map, or seeds of the workload, 0 to 100 (default 3)"},
-    {"--tolerance", "PCT", false, "the tolerance assumed, in % (default 5); --check can only raise it"},
+    {"--tolerance", "PCT", false, "the tolerance assumed, in % (default 5); measured sources may exceed it"},
     {"--no-race", "", false,
      "simulate every set-up under every scenario (default: race, dropping those that cannot win)"},
     {"--incomplete", "", false,

@@ -3,11 +3,13 @@
 // study planned from the workload, before anything runs or is written. apps/advise.cpp runs it and prints.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "mcmclb/advice.hpp"
 #include "mcmclb/advice_plan.hpp"
 #include "mcmclb/launch.hpp"
 #include "mcmclb/study.hpp"
@@ -75,11 +77,25 @@ Plan make_plan(const Options& o);
 /// v with digits decimals, e.g. 0.752.
 std::string fixed(double v, int digits = 3);
 
-/// What the check measured: the tolerance (percent) and its words, or nothing when no check could be made.
+/// What the check measured: the simulation against the real replay and, where the trace's run line is in the
+/// check's layout, the real replay against the program, as sources of the tolerance; empty when no check could be
+/// made or the host was busy (kCheckBusyShare) before or after its real runs.
 struct CheckResult {
-  std::optional<double> tolerance_pct;
-  std::string words;
+  std::vector<advice::ToleranceSource> sources;
+  [[nodiscard]] bool measured_program() const {
+    for (const auto& s : sources) {
+      if (s.kind == "replay") return true;
+    }
+    return false;
+  }
 };
+
+/// The busiest the host may be for --check's real runs (a share of its CPU time, /proc/stat): a replay timed beside
+/// other programs times them too, and its error would set the tolerance. The share of the warning it replaces.
+inline constexpr double kCheckBusyShare = 0.10;
+
+/// The share of the host's CPU time that was busy over window (/proc/stat); nothing where it cannot be read.
+std::optional<double> host_busy_share(std::chrono::milliseconds window);
 
 /// The check of a trace's advice where this machine allows it (apps/advise_check.cpp): the trace replayed for real
 /// at P = the host's cores (a core per rank), under the balancers given with all their rules, o.check_reps times

@@ -15,6 +15,7 @@
 #include "mcmclb/advice_speedups.hpp"
 #include "mcmclb/advice_table.hpp"
 #include "mcmclb/input_error.hpp"
+#include "mcmclb/stats.hpp"
 #include "mcmclb/text.hpp"
 #include "mcmclb/trace.hpp"
 
@@ -196,6 +197,101 @@ TEST(AdviceRule, NoneIsKeptWhereNoBalancerGainsMoreThanTheTolerance) {
            "assumed", kWords);
   EXPECT_EQ(wins.verdict.winner, 0U);
   EXPECT_TRUE(contains(wins.verdict.text, "Use mostwork(1) range coalesce")) << wins.verdict.text;
+}
+
+// The tolerance is the largest of its sources. Here the recording's two runs differ by 4.2 % (31.99 against 33.32 s)
+// while the simulation is within 0.059 % of the real replay and the replay within 1 % of the program: the program's
+// own spread sets it, the verdict names it, and a 3.7 % gain inside it is no difference a user can measure.
+TEST(AdviceRule, TheProgramsOwnSpreadSetsTheToleranceAndAGainInsideItIsNoDifference) {
+  using mcmclb::advice::ToleranceSource;
+  ToleranceSource simulation{"simulation", "the simulation against the real replay", 0.00059, 2, 10, 0.02, "0.059 %"};
+  ToleranceSource replay{"replay", "the real replay against your program", 0.01, 2, 10, 0.02, "1 %"};
+  const auto spread = mcmclb::advice::program_spread({31.99, 33.32}, 2, 0.03);
+  ASSERT_TRUE(spread.has_value());
+  EXPECT_NEAR(spread->fraction, 33.32 / 31.99 - 1, 1e-12) << "below 6 runs: the slowest over the fastest";
+  const auto t = mcmclb::advice::largest_tolerance({simulation, replay, *spread});
+  EXPECT_EQ(t.source.kind, "program_runs");
+  EXPECT_NEAR(t.fraction, 33.32 / 31.99 - 1, 1e-12);
+  EXPECT_EQ(t.words.rfind("measured by your program's own runs at P = 2, n = 2, the host at most 3 % busy: ", 0), 0U)
+      << t.words;
+  EXPECT_TRUE(contains(t.words, "also the simulation against the real replay at P = 2, n = 10")) << t.words;
+  const std::vector<Scenario> one = {{{}, 1}};
+  const auto r =
+      rank(one, {setup("none", {1.0}), setup("mostwork(1) range coalesce", {0.963})}, 0, t.fraction, t.words, kWords);
+  EXPECT_EQ(r.rows[r.verdict.winner].members.front(), 0U) << r.verdict.text;
+  EXPECT_TRUE(contains(r.verdict.text,
+                       "Keep none: it comes within the 4.2 % tolerance (measured by your program's "
+                       "own runs at P = 2, n = 2, the host at most 3 % busy)"))
+      << r.verdict.text;
+  EXPECT_TRUE(contains(r.rows.front().gain_words, "no difference from none you can measure"))
+      << r.rows.front().gain_words;
+  // Without the spread the simulation's error would set it, and the same gain would be advised.
+  const auto without = mcmclb::advice::largest_tolerance({simulation, replay});
+  EXPECT_EQ(without.source.kind, "replay");
+  const auto advised = rank(one, {setup("none", {1.0}), setup("mostwork(1) range coalesce", {0.963})}, 0,
+                            without.fraction, without.words, kWords);
+  EXPECT_TRUE(contains(advised.verdict.text, "Use mostwork(1) range coalesce: 3.7 % faster")) << advised.verdict.text;
+  // An assumed tolerance larger than everything measured reads as assumed, what was measured after it.
+  ToleranceSource assumed{"assumed", "the tolerance assumed (--tolerance)", 0.05, 0, 0, std::nullopt, ""};
+  const auto a = mcmclb::advice::largest_tolerance({assumed, simulation, *spread});
+  EXPECT_EQ(a.source.kind, "assumed");
+  EXPECT_EQ(a.words.rfind("assumed, not measured; measured: ", 0), 0U) << a.words;
+  EXPECT_TRUE(contains(a.words, "your program's own runs at P = 2, n = 2")) << a.words;
+}
+
+TEST(AdviceRule, TheProgramsSpreadFromSixRunsIsItsMediansInterval) {
+  const std::vector<double> runs = {10.0, 10.4, 10.1, 10.3, 10.2, 11.5};
+  const auto spread = mcmclb::advice::program_spread(runs, 16, std::nullopt);
+  ASSERT_TRUE(spread.has_value());
+  const auto ci = mcmclb::stats::median_ci(runs);
+  ASSERT_TRUE(ci.half_width_pct().has_value());
+  EXPECT_NEAR(spread->fraction, *ci.half_width_pct() / 100, 1e-12);
+  EXPECT_EQ(spread->n, 6U);
+  EXPECT_FALSE(spread->busy.has_value());
+  EXPECT_TRUE(contains(mcmclb::advice::largest_tolerance({*spread}).words, "the host load unknown"));
+  EXPECT_FALSE(mcmclb::advice::program_spread({10.0}, 16, std::nullopt).has_value()) << "one run has no spread";
+}
+
+// A gain just inside the tolerance leaves none's regret (against the faster time) just outside it: the verdict
+// keeps none all the same, since the gain words call it no difference, and so it reads whatever the gain's sign.
+TEST(AdviceRule, AGainInsideTheToleranceIsNoDifferenceWhateverItsSign) {
+  const std::vector<Scenario> one = {{{}, 1}};
+  const auto faster =
+      rank(one, {setup("none", {1.0}), setup("mostwork(1) range coalesce", {0.959})}, 0, 0.042, "assumed", kWords);
+  EXPECT_GT(faster.rows[1].regret_max, 0.042) << "none's regret is outside the tolerance";
+  EXPECT_EQ(faster.rows[faster.verdict.winner].members.front(), 0U) << faster.verdict.text;
+  EXPECT_TRUE(contains(faster.verdict.text, "Keep none")) << faster.verdict.text;
+  EXPECT_FALSE(contains(faster.verdict.text, "Use ")) << faster.verdict.text;
+  EXPECT_FALSE(contains(faster.verdict.text, "Not robust")) << faster.verdict.text;
+  EXPECT_TRUE(faster.verdict.robust);
+  const auto slower =
+      rank(one, {setup("none", {1.0}), setup("mostwork(1) range coalesce", {1.041})}, 0, 0.042, "assumed", kWords);
+  EXPECT_EQ(slower.rows[slower.verdict.winner].members.front(), 0U) << slower.verdict.text;
+  EXPECT_TRUE(contains(slower.rows[1].gain_words, "no difference from none you can measure"))
+      << slower.rows[1].gain_words;
+}
+
+// A trace holds its own run line once and the earlier runs of the same walkers as lines of their own, each with the
+// host's share and the walkers' fingerprint; a second own run line, or a share past 1, is refused.
+TEST(AdvicePlan, ATraceRecordsItsEarlierRunsOfTheSameWalkers) {
+  const std::string body = "chain,item,ranks,seconds,speedup\n0,0,1,0.5,\n";
+  const std::string head =
+      "# run: ranks=2 groups=2 balancer=none seconds=33.32 share=0.97 walkers=1f\n"
+      "# earlier run: ranks=2 groups=2 balancer=none seconds=31.99 share=0.5 walkers=1f\n";
+  const auto t = mcmclb::Trace::parse(head + body, "t.csv");
+  ASSERT_TRUE(t.recorded_run().has_value());
+  EXPECT_DOUBLE_EQ(t.recorded_run()->share, 0.97);
+  EXPECT_EQ(t.recorded_run()->walkers, "1f");
+  ASSERT_EQ(t.earlier_runs().size(), 1U);
+  EXPECT_DOUBLE_EQ(t.earlier_runs()[0].seconds, 31.99);
+  EXPECT_EQ(mcmclb::run_line(mcmclb::kTraceEarlierRunLine, t.earlier_runs()[0]),
+            "# earlier run: ranks=2 groups=2 balancer=none seconds=31.99 share=0.5 walkers=1f");
+  EXPECT_THROW((void)mcmclb::Trace::parse(head + "# run: ranks=2 groups=2 balancer=none seconds=1\n" + body, "t.csv"),
+               mcmclb::InputError);
+  EXPECT_THROW(
+      (void)mcmclb::Trace::parse("# earlier run: ranks=2 groups=2 balancer=none seconds=1 share=1.5\n" + body, "t.csv"),
+      mcmclb::InputError);
+  EXPECT_FALSE(mcmclb::parse_run_line("# run: ranks=2 groups=2 balancer=none seconds=1 walkers=XYZ").has_value());
 }
 
 // A gain is its range over the scenarios, worst case first, each end named; one figure only where the scenarios

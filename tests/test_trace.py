@@ -8,6 +8,7 @@ launch takes well under a second, the example's about 1 s. Needs MCMCLB_BIN and 
 them)."""
 import csv
 import os
+import re
 import subprocess
 import sys
 import unittest
@@ -148,6 +149,67 @@ class BadTrace(TraceCase):
                         self.path("no-sim"))
         self.assert_one_line_error(r, "--sim-binary", within_s=FAST_S)
         self.assertNotIn(b"experiment", r.stderr)
+
+    def fake_sim(self):
+        """A file the simulation build's check takes for mcmclb-sim (it names SimGrid); a dry run never starts it."""
+        sim = self.path("mcmclb-sim")
+        with open(sim, "w") as f:
+            f.write("#!/bin/sh\n# NEEDED libsimgrid.so.3\n")
+        os.chmod(sim, 0o755)
+        return sim
+
+    def test_advise_check_refused_on_a_busy_host(self):
+        """advise --check on a host busier than 10 % is refused in one line before anything runs or is written:
+        its real runs would time the other programs too. The busy host is a CPU hog on every core, for the 1 s the
+        check measures."""
+        with open(self.path("t.csv"), "w") as f:
+            f.write(GOOD)
+        hogs = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL,
+                                 preexec_fn=lambda c=cpu: os.sched_setaffinity(0, {c}))
+                for cpu in sorted(os.sched_getaffinity(0))]
+        try:
+            r = self.mcmclb("advise", "t.csv", "--ranks", "4", "--check", "--sim-binary", self.fake_sim(), "--out",
+                            self.path("advice"))
+        finally:
+            for hog in hogs:
+                hog.kill()
+                hog.wait()
+        self.assert_one_line_error(r, "--check: the host is", "% busy", "more than the 10 % a check allows",
+                                   within_s=FAST_S)
+        self.assertFalse(os.path.exists(self.path("advice")), "nothing written")
+
+    def test_advise_estimate_counts_the_checks_real_runs(self):
+        """advise's estimate, printed before it starts, counts --check's real runs: each takes what the trace's run
+        line recorded where it ran in the check's layout, for each set-up checked, --check-reps times; and with one
+        run line, advise prints the command that measures the program's own spread. Two run lines of one layout
+        give that spread (a dry run: nothing run or written)."""
+        cores = len(os.sched_getaffinity(0))
+        run = f"# run: ranks={cores} groups={min(4, cores)} balancer=none seconds=30\n"
+        items = "chain,item,ranks,seconds,speedup\n" + "".join(f"{c},{i},1,0.01,\n" for c in range(4) for i in range(5))
+        with open(self.path("t.csv"), "w") as f:
+            f.write(run + items)
+        args = ("advise", "t.csv", "--ranks", "4", "--balancers", "none,steal", "--check-reps", "6", "--dry-run",
+                "--sim-binary", self.fake_sim(), "--out", self.path("advice"))
+        r = self.mcmclb(*args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        said = " ".join(r.stdout.decode().split())
+        found = re.search(r"--check's (\d+) real runs \((\d+) set-ups at most x 6 repetitions x about 30 s each", said)
+        self.assertTrue(found, said)
+        runs, setups = int(found.group(1)), int(found.group(2))
+        self.assertGreaterEqual(setups, 2, "none and steal at least")
+        self.assertEqual(runs, 6 * setups)
+        total = re.search(r"in all about (?:(\d+) min )?(\d+) s", said)
+        self.assertTrue(total, said)
+        self.assertGreaterEqual(60 * int(total.group(1) or 0) + int(total.group(2)), runs * 30)
+        self.assertIn("your program's own run-to-run spread is not measured", said)
+        self.assertIn("MCMCLB_RECORD=t.csv mpiexec -n " + str(cores), said)
+        with open(self.path("t.csv"), "w") as f:
+            f.write(run + run.replace("# run:", "# earlier run:").replace("=30", "=31.2") + items)
+        said = " ".join(self.mcmclb(*args).stdout.decode().split())
+        self.assertIn(f"your program's own runs at P = {cores}, n = 2: 30 to 31.2 s, the slowest 4.0 % over the "
+                      "fastest", said)
+        self.assertNotIn("spread is not measured", said)
+        self.assertFalse(os.path.exists(self.path("advice")), "a dry run writes nothing")
 
     def test_too_large(self):
         with open(self.path("t.csv"), "w") as f:

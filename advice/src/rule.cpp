@@ -299,13 +299,18 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   // resolves: none is advised, the simplest run, and the best balancer is named as the runner-up.
   std::size_t none_at = 0;  // none's place in the ranking
   while (none_at < out.rows.size() && !holds_none(out.rows[none_at])) ++none_at;
+  // None is within the tolerance where its regret is, or where the first row's gain over none is in every scenario,
+  // whatever its sign: the gain words then say "no difference you can measure", and so must the verdict (a gain
+  // just inside the tolerance leaves none's regret, measured against the faster time, just outside it).
+  const bool first_within = std::all_of(out.rows.front().vs_none.begin(), out.rows.front().vs_none.end(),
+                                        [&](double x) { return std::abs(1 - x) <= tolerance + 1e-12; });
   const bool none_within =
-      none_at > 0 && none_at < out.rows.size() && out.rows[none_at].regret_max <= tolerance + 1e-12;
+      none_at > 0 && none_at < out.rows.size() && (out.rows[none_at].regret_max <= tolerance + 1e-12 || first_within);
   v.winner = none_within ? none_at : 0;
   const Row& w = out.rows[v.winner];
   const std::string& family = setups[w.members.front()].family;
   const bool is_none = holds_none(w);
-  v.robust = w.regret_max <= tolerance + 1e-12;
+  v.robust = none_within || w.regret_max <= tolerance + 1e-12;
   {
     std::vector<double> gains;
     for (const double x : w.vs_none) gains.push_back(1 - x);
@@ -348,10 +353,20 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   v.depends_on = join(depends, " and ");
 
   // The tolerance's source in a word: the whole account is the verdict's heading and advice.csv's `tolerance`.
-  const std::string source = tolerance_words.rfind("assumed", 0) == 0 ? "assumed" : "measured";
+  // "assumed", "measured", or the source named with where it was measured (largest_tolerance's words up to
+  // their colon: "measured by your program's own runs at P = 2, n = 2, the host at most 3 % busy").
+  const std::size_t colon = tolerance_words.find(':');
+  const std::string source = tolerance_words.rfind("assumed", 0) == 0 ? "assumed"
+                             : tolerance_words.rfind("measured by ", 0) == 0 && colon != std::string::npos
+                                 ? tolerance_words.substr(0, colon)
+                                 : "measured";
   const std::string count = std::to_string(m) + (m == 1 ? " scenario" : " scenarios");
   std::vector<std::string> text;
-  if (none_within) {
+  if (none_within && w.regret_max > tolerance + 1e-12) {
+    const Row& first = out.rows.front();
+    text.push_back("Keep none: " + row_name(first, setups) + ", the first ranked, gains " + first.gain_words +
+                   "; none's largest regret " + pct(w.regret_max) + " is that gain against the faster time");
+  } else if (none_within) {
     text.push_back("Keep none: it comes within the " + tolerance_percent(tolerance) + " tolerance (" + source +
                    ") of the fastest set-up in each of " + count + ", its largest regret " + pct(w.regret_max) +
                    ", so no balancer gains more than the replay resolves");
@@ -455,6 +470,75 @@ std::optional<double> measured_tolerance(const std::vector<ReplayError>& errors)
     worst = std::max({worst, std::abs(*e.error_low), std::abs(*e.error_high)});
   }
   return worst;
+}
+
+std::optional<ToleranceSource> program_spread(const std::vector<double>& seconds, int nprocs,
+                                              std::optional<double> busy) {
+  if (seconds.size() < 2) return std::nullopt;
+  ToleranceSource s;
+  s.kind = "program_runs";
+  s.what = "your program's own runs";
+  s.nprocs = nprocs;
+  s.n = seconds.size();
+  s.busy = busy;
+  const auto [lo, hi] = std::minmax_element(seconds.begin(), seconds.end());
+  const stats::MedianCi ci = stats::median_ci(seconds);
+  char text[160];
+  if (const auto half = ci.half_width_pct()) {
+    // From 6 runs the median is known to its interval: a gain inside that half-width is not told from the noise.
+    s.fraction = *half / 100;
+    std::snprintf(text, sizeof text, "median %.4g s, 95 %% interval %.4g to %.4g s, half-width %s", ci.median, *ci.low,
+                  *ci.high, tolerance_percent(s.fraction).c_str());
+  } else {
+    // Fewer runs give no interval: the slowest over the fastest is what one run of the program may differ by.
+    s.fraction = *hi / *lo - 1;
+    std::snprintf(text, sizeof text, "%.4g to %.4g s, the slowest %s over the fastest", *lo, *hi,
+                  tolerance_percent(s.fraction).c_str());
+  }
+  s.detail = text;
+  return s;
+}
+
+namespace {
+
+/// Where a source was measured, e.g. "at P = 2, n = 2, the host at most 3 % busy".
+std::string where_measured(const ToleranceSource& s) {
+  std::string text = "at P = " + std::to_string(s.nprocs) + ", n = " + std::to_string(s.n) + ", the host ";
+  if (s.busy) {
+    char busy[32];
+    std::snprintf(busy, sizeof busy, "at most %.0f %% busy", 100 * *s.busy);
+    text += busy;
+  } else {
+    text += "load unknown";
+  }
+  return text;
+}
+
+}  // namespace
+
+Tolerance largest_tolerance(const std::vector<ToleranceSource>& sources) {
+  if (sources.empty()) throw std::invalid_argument("largest_tolerance: no source");
+  std::size_t at = 0;
+  for (std::size_t k = 1; k < sources.size(); ++k) {
+    if (sources[k].fraction > sources[at].fraction) at = k;
+  }
+  Tolerance t;
+  t.fraction = sources[at].fraction;
+  t.source = sources[at];
+  std::vector<std::string> others;
+  for (std::size_t k = 0; k < sources.size(); ++k) {
+    if (k == at || sources[k].kind == "assumed") continue;
+    others.push_back(sources[k].what + " " + where_measured(sources[k]) + ": " + sources[k].detail);
+  }
+  if (t.source.kind == "assumed") {
+    t.words = "assumed, not measured";
+    if (!t.source.detail.empty()) t.words += ", " + t.source.detail;
+    if (!others.empty()) t.words += "; measured: " + join(others, "; ");
+  } else {
+    t.words = "measured by " + t.source.what + " " + where_measured(t.source) + ": " + t.source.detail;
+    if (!others.empty()) t.words += "; also " + join(others, "; ");
+  }
+  return t;
 }
 
 std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, double tolerance) {

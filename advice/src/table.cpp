@@ -333,7 +333,11 @@ const csv::Row& advice_header() {
                              "gain_worst_scenario",
                              "gain_best",
                              "gain_best_scenario",
-                             "gain"};
+                             "gain",
+                             "tolerance_source",
+                             "tolerance_nprocs",
+                             "tolerance_n",
+                             "tolerance_busy_pct"};
   return h;
 }
 
@@ -349,6 +353,7 @@ std::vector<csv::Row> advice_rows(const AtRankCount& at, const Ranking& ranking,
   const Verdict& v = ranking.verdict;
   const std::string winner = at.setups[ranking.rows[v.winner].members.front()].label;
   const std::string runner = v.runner_up ? at.setups[ranking.rows[*v.runner_up].members.front()].label : std::string();
+  const ToleranceSource& src = words.tolerance_source;
   // One row: the set-up's own columns, then this rank count's verdict on every row.
   const auto row = [&](std::size_t rank, const std::string& label, const std::string& same_as, const RunSpec& spec,
                        std::size_t scenarios, double median, double lo, double hi, double regret_max,
@@ -387,7 +392,11 @@ std::vector<csv::Row> advice_rows(const AtRankCount& at, const Ranking& ranking,
                     worst_at,
                     csv::number(gain_best),
                     best_at,
-                    gain};
+                    gain,
+                    src.kind.empty() ? std::string("assumed") : src.kind,
+                    src.nprocs > 0 ? std::to_string(src.nprocs) : "",
+                    src.n > 0 ? std::to_string(src.n) : "",
+                    src.busy ? csv::number(100 * *src.busy) : ""};
   };
   std::vector<csv::Row> rows;
   for (std::size_t k = 0; k < ranking.rows.size(); ++k) {

@@ -125,6 +125,35 @@ ReplayError program_error(const std::string& label, const std::vector<double>& r
 /// an error has no interval (too few repetitions) or there is none.
 std::optional<double> measured_tolerance(const std::vector<ReplayError>& errors);
 
+/// One source of the tolerance: what it measures (or the tolerance assumed), as a fraction, and where it was
+/// measured. The tolerance is the largest source: a gain inside any of them is none a user can tell from noise.
+struct ToleranceSource {
+  std::string kind;  // advice.csv's tolerance_source: assumed, simulation, replay or program_runs
+  std::string what;  // words, e.g. "your program's own runs"
+  double fraction = 0;
+  int nprocs = 0;              // the rank count measured at; 0: assumed
+  std::size_t n = 0;           // the repetitions (runs) measured
+  std::optional<double> busy;  // the host's busy share (0 to 1) while measured, the largest known; none: unknown
+  std::string detail;          // what was measured, e.g. "31.99 to 33.32 s"
+};
+
+/// The program's own run-to-run spread, from its run times at one layout (seconds, at least 2) on nprocs ranks:
+/// the half-width of the median's 95 % interval over the median from 6 runs up (stats::median_ci), else the slowest
+/// over the fastest, less 1. busy: the host's largest busy share over the runs, where known. Nothing below 2 runs.
+[[nodiscard]] std::optional<ToleranceSource> program_spread(const std::vector<double>& seconds, int nprocs,
+                                                            std::optional<double> busy);
+
+/// The tolerance the sources give: the largest (the first of equals), and words naming it, its P, n and the host's
+/// load, then the others: "measured by your program's own runs at P = 2, n = 2, the host at most 3 % busy: 31.99 to
+/// 33.32 s, 4.2 %; also ...". An assumed largest reads "assumed, not measured" (with what was measured after it).
+struct Tolerance {
+  double fraction = 0;
+  ToleranceSource source;
+  std::string words;
+};
+/// sources not empty.
+[[nodiscard]] Tolerance largest_tolerance(const std::vector<ToleranceSource>& sources);
+
 /// One rank count's answer, for the question how many ranks are worth it: the winner's time (its median over the
 /// scenarios) at nprocs ranks.
 struct AtRanks {

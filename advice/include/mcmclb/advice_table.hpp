@@ -133,6 +133,7 @@ struct AdviceWords {
   std::string question, verdict;
   double tolerance_pct = 5;
   std::string tolerance_words, ranks_answer, first_scenario;
+  ToleranceSource tolerance_source{};  // the source that set the tolerance (kind "assumed" where nothing larger)
 };
 
 /// Why the race dropped a set-up, in words: its regret in the first scenario over the winner's bound and the
