@@ -412,12 +412,12 @@ int advise_main(const std::vector<std::string>& args) {
   // their error would set the tolerance. A dry run only says so.
   if (o.check_reps > 0) {
     const auto busy = host_busy_share(std::chrono::milliseconds(1000));
-    if (busy && *busy > kCheckBusyShare) {
+    if (busy && *busy > o.check_busy_share) {
       const std::string line = "--check: the host is " + fixed(100 * *busy, 0) +
                                " % busy (its CPU time over 1 s, /proc/stat), more than the " +
-                               fixed(100 * kCheckBusyShare, 0) +
+                               fixed(100 * o.check_busy_share, 0) +
                                " % a check allows: its real runs would time the other programs too (allowed: "
-                               "--check on an idle host, or advise without --check)";
+                               "--check on an idle host, a higher --check-busy, or advise without --check)";
       if (!o.dry_run) throw InputError(line);
       std::printf("advise: warning: %s\n", line.c_str());
     }

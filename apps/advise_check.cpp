@@ -138,8 +138,8 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
         "(check.csv)\n",
         busy_words(busy_before).c_str(), busy_words(busy_after).c_str());
   }
-  const auto too_busy = [](const std::optional<double>& share) { return share && *share > kCheckBusyShare; };
-  const std::string allowed = fixed(100 * kCheckBusyShare, 0) + " %";
+  const auto too_busy = [&o](const std::optional<double>& share) { return share && *share > o.check_busy_share; };
+  const std::string allowed = fixed(100 * o.check_busy_share, 0) + " %";
   if (runs_now && too_busy(busy_before)) {
     // Refused rather than run: a check on a busy host measures the other programs, and repeating it until the host
     // is idle could wait without end. advise refused it at its start too; the load rose since.

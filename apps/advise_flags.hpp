@@ -10,7 +10,7 @@
 
 namespace mcmclb {
 
-inline constexpr std::array<CliFlag, 20> kAdviseFlags = {{
+inline constexpr std::array<CliFlag, 21> kAdviseFlags = {{
     {"--ranks", "P[,P...]", true, "the rank counts to advise at, 2 to 2^20"},
     {"--copies", "", false, "advise copies of the recorded walkers, a group each, not the walkers as recorded"},
     {"--group-size", "G", false, "the copies' initial groups of G ranks (implies --copies)"},
@@ -24,6 +24,8 @@ inline constexpr std::array<CliFlag, 20> kAdviseFlags = {{
      "advise on a trace whose recording did not end, assuming no speed-up it did not measure"},
     {"--check", "", false, "measure the tolerance: the trace replayed for real at a core per rank (10 times a set-up)"},
     {"--check-reps", "N", false, "--check with N real repetitions a set-up, at least 6"},
+    {"--check-busy", "PCT", false,
+     "the busiest host --check runs on, in % of its CPU time (default 10); a busier one refuses the check"},
     {"--platform", "FILE", false, "the SimGrid platform (default configs/platforms/bgp.xml)"},
     {"--sim-binary", "FILE", false, "the simulation build's program (default build-sim/mcmclb-sim)"},
     {"--smpi-flags", "FILE", false, "smpirun's flags, one per line (default configs/platforms/smpi.cfg)"},

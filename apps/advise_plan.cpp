@@ -130,6 +130,16 @@ Options parse(const std::vector<std::string>& args, const std::string& command_l
       if (v.empty() || end != v.c_str() + v.size() || !(o.tolerance_pct >= 0 && o.tolerance_pct <= 100)) {
         throw InputError("--tolerance: '" + printable(v) + "' is not a percentage in [0, 100]");
       }
+    } else if (a == "--check-busy") {
+      // A replay timed beside other programs times them too, and its error would set the tolerance: 10 % by
+      // default. A shared machine whose user accepts that (or a test, asserting no speed) may raise it.
+      const std::string v = value();
+      char* end = nullptr;
+      const double pct = std::strtod(v.c_str(), &end);
+      if (v.empty() || end != v.c_str() + v.size() || !(pct >= 0 && pct <= 100)) {
+        throw InputError("--check-busy: '" + printable(v) + "' is not a percentage in [0, 100]");
+      }
+      o.check_busy_share = pct / 100;
     } else if (a == "--platform") {
       o.platform = require_path(a, value());
     } else if (a == "--sim-binary") {

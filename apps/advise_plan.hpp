@@ -33,6 +33,7 @@ struct Options {
   bool race = true;         // race the set-ups: drop after the first scenario those that cannot be robust
   bool incomplete = false;  // advise on a trace whose recording did not end (its finished chains, its cut ones)
   long check_reps = 0;  // --check: real repetitions per set-up of the replay checked against its simulation (0: none)
+  double check_busy_share = 0.10;  // --check-busy: the busiest host (a share of its CPU time) a check runs on
   std::string command_line;
 };
 
@@ -79,7 +80,7 @@ std::string fixed(double v, int digits = 3);
 
 /// What the check measured: the simulation against the real replay and, where the trace's run line is in the
 /// check's layout, the real replay against the program, as sources of the tolerance; empty when no check could be
-/// made or the host was busy (kCheckBusyShare) before or after its real runs.
+/// made or the host was busy (Options::check_busy_share) before or after its real runs.
 struct CheckResult {
   std::vector<advice::ToleranceSource> sources;
   [[nodiscard]] bool measured_program() const {
@@ -89,10 +90,6 @@ struct CheckResult {
     return false;
   }
 };
-
-/// The busiest the host may be for --check's real runs (a share of its CPU time, /proc/stat): a replay timed beside
-/// other programs times them too, and its error would set the tolerance. The share of the warning it replaces.
-inline constexpr double kCheckBusyShare = 0.10;
 
 /// The share of the host's CPU time that was busy over window (/proc/stat); nothing where it cannot be read.
 std::optional<double> host_busy_share(std::chrono::milliseconds window);

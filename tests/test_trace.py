@@ -177,6 +177,13 @@ class BadTrace(TraceCase):
         self.assert_one_line_error(r, "--check: the host is", "% busy", "more than the 10 % a check allows",
                                    within_s=FAST_S)
         self.assertFalse(os.path.exists(self.path("advice")), "nothing written")
+        # --check-busy is checked as a percentage; at 100 no load refuses the check (a dry run: nothing written).
+        r = self.mcmclb("advise", "t.csv", "--ranks", "4", "--check", "--check-busy", "101", "--out", self.path("a"))
+        self.assert_one_line_error(r, "--check-busy: '101' is not a percentage in [0, 100]", within_s=FAST_S)
+        r = self.mcmclb("advise", "t.csv", "--ranks", "4", "--check", "--check-busy", "100", "--dry-run",
+                        "--sim-binary", self.fake_sim(), "--out", self.path("advice"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn(b"warning: --check: the host is", r.stdout)
 
     def test_advise_estimate_counts_the_checks_real_runs(self):
         """advise's estimate, printed before it starts, counts --check's real runs: each takes what the trace's run
