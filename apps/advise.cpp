@@ -33,6 +33,7 @@
 #include "mcmclb/advice_table.hpp"
 #include "mcmclb/configurations.hpp"
 #include "mcmclb/input_error.hpp"
+#include "mcmclb/provenance.hpp"  // host_busy_share
 #include "mcmclb/launch.hpp"
 #include "mcmclb/runs_csv.hpp"
 #include "mcmclb/study.hpp"

@@ -19,6 +19,7 @@
 #include "mcmclb/advice_table.hpp"
 #include "mcmclb/configurations.hpp"
 #include "mcmclb/launch.hpp"
+#include "mcmclb/provenance.hpp"  // host_busy_share
 #include "mcmclb/runs_csv.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
@@ -35,25 +36,6 @@ std::string fixed(double v, int digits) {
   char text[32];
   std::snprintf(text, sizeof text, "%.*f", digits, v);
   return text;
-}
-
-/// From /proc/stat's first line (every core's jiffies: busy is all but idle and iowait). A real replay timed beside
-/// other programs measures them too, so the check says how idle the host was before and after its runs.
-std::optional<double> host_busy_share(std::chrono::milliseconds window) {
-  const auto sample = []() -> std::optional<std::pair<double, double>> {  // (busy, total) jiffies
-    std::ifstream in("/proc/stat");
-    std::string cpu;
-    double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-    if (!(in >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) || cpu != "cpu")
-      return std::nullopt;
-    const double busy = user + nice + system + irq + softirq + steal;
-    return std::make_pair(busy, busy + idle + iowait);
-  };
-  const auto a = sample();
-  std::this_thread::sleep_for(window);
-  const auto b = sample();
-  if (!a || !b || !(b->second > a->second)) return std::nullopt;
-  return (b->first - a->first) / (b->second - a->second);
 }
 
 /// How busy the host was before and after the real runs of an earlier check in this folder, from its check.csv

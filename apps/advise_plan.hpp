@@ -91,9 +91,6 @@ struct CheckResult {
   }
 };
 
-/// The share of the host's CPU time that was busy over window (/proc/stat); nothing where it cannot be read.
-std::optional<double> host_busy_share(std::chrono::milliseconds window);
-
 /// The check of a trace's advice where this machine allows it (apps/advise_check.cpp): the trace replayed for real
 /// at P = the host's cores (a core per rank), under the balancers given with all their rules, o.check_reps times
 /// each in interleaved rounds, and the same replay simulated at that P. Writes OUT/check-study.yaml,

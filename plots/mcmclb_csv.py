@@ -229,6 +229,10 @@ SCHEMAS = {
         # Simulation: the SimGrid library's version and the platform file (as runs.csv names it); empty on real MPI,
         # absent from older folders.
         "simgrid_version": TEXT, "platform": TEXT,
+        # Rank 0's host's CPU model and, in simulation, the per cent of its CPU time other programs kept busy just
+        # before and after the run (host measurements); empty where unknown, absent from older folders.
+        "host_cpu_model": TEXT, "host_busy_before_pct": Column("number", 0, True),
+        "host_busy_after_pct": Column("number", 0, True),
     },
     "calibration.csv": {  # a calibrated run (finished rule pays; compute mode's planning balancers): its model
         "run_id": NAME, "size": _int(1), "create_s": _time(), "reduce_s": _time(), "bcast_s": _time(),
@@ -295,6 +299,9 @@ SCHEMAS = {
         # files.
         "reps": _int(1, True), "median_us": _time(True), "median_ci_low_us": _time(True),
         "median_ci_high_us": _time(True),
+        # smpi rows: the SimGrid library's version (mpi_library names its major and minor only); absent from older
+        # files.
+        "simgrid_version": TEXT,
     },
     "live-communicators.csv": {  # mcmclb-commbench --live-communicators: a count per method, not a time
         "method": NAME, "nprocs": _int(1), "group_size": _int(1), "cap": _int(1), "live": _int(0), "refused": BOOL,

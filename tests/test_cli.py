@@ -260,7 +260,7 @@ class ComputeRun(unittest.TestCase):
 COMMBENCH_HEADER = ("method,op,nprocs,group_size,rep,iterations,time_us,iter_min_us,iter_max_us,timer,mpi_library,"
                     "host,git_commit,utc_start,groups,backend,platform,platform_fnv1a64,simgrid_cfg,iter_median_us,"
                     "slurm_job_id,slurm_nodelist,"
-                    "reps,median_us,median_ci_low_us,median_ci_high_us")
+                    "reps,median_us,median_ci_low_us,median_ci_high_us,simgrid_version")
 
 
 def assert_iteration_stats(test, rows):

@@ -144,9 +144,9 @@ class Fig1(unittest.TestCase):
         column name takes each version."""
         sys.path.insert(0, PLOTS)
         import mcmclb_csv
-        self.assertEqual(list(mcmclb_csv.SCHEMAS["commbench.csv"])[-6:],
+        self.assertEqual(list(mcmclb_csv.SCHEMAS["commbench.csv"])[-7:],
                          ["slurm_job_id", "slurm_nodelist", "reps", "median_us", "median_ci_low_us",
-                          "median_ci_high_us"])
+                          "median_ci_high_us", "simgrid_version"])
         newest = os.path.join(FIXTURES, "commbench_slurm.csv")
         rows = mcmclb_csv.read_csv(newest, "commbench.csv", ("method", "slurm_job_id", "slurm_nodelist"))
         self.assertTrue(all(r["slurm_job_id"] and r["slurm_nodelist"] for r in rows), rows)

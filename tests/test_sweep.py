@@ -288,15 +288,22 @@ class Order(unittest.TestCase):
             flags = p["cxx_flags"].split()
             wanted = cache["CMAKE_CXX_FLAGS_" + build_type.upper()].split() + ["-Wall"]
             self.assertEqual([f for f in flags if f in wanted], wanted, "the build type's flags, then the warnings")
-            # A provenance.csv from before these columns (and SimGrid's version and the platform after them): read as
-            # an older version, its rows' build unknown.
-            with open(path) as f:
-                lines = f.read().splitlines()
-            with open(path, "w") as f:
-                f.write("".join(line.rsplit(",", 5)[0] + "\n" for line in lines))
+            # The host's CPU as /proc/cpuinfo names it; its load only in simulation (tests/smpi/run_kernel.sh), where
+            # the run's own ranks do not spin while it is measured.
+            with open("/proc/cpuinfo") as f:
+                models = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
+            self.assertEqual(p["host_cpu_model"], models[0] if models else "")
+            self.assertEqual((p["host_busy_before_pct"], p["host_busy_after_pct"]), ("", ""))
+            # A provenance.csv from before these columns (and SimGrid's version, the platform and the host's CPU and
+            # load after them): read as an older version, its rows' build and host unknown.
+            with open(path, newline="") as f:
+                table = list(csv.reader(f))
+            with open(path, "w", newline="") as f:
+                csv.writer(f, lineterminator="\n").writerows(row[:-8] for row in table)
             self.assertIn("1 of 2 points already done", run("0,1").stdout)
             rows = read_csv(path)
-            self.assertEqual([(r["build_type"], r["cxx_flags"] == "") for r in rows], [("", True), (build_type, False)])
+            self.assertEqual([(r["build_type"], r["cxx_flags"] == "", r["host_cpu_model"] == p["host_cpu_model"])
+                              for r in rows], [("", True, not models), (build_type, False, True)])
 
     def test_resume_failure_and_until_ci_keep_the_rounds_and_one_row_per_run(self):
         with tempfile.TemporaryDirectory() as out:

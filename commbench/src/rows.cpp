@@ -67,7 +67,8 @@ std::string samples_csv(const std::vector<csv::Row>& kept, const std::vector<Sam
                           std::to_string(m.n),
                           csv::number(m.median),
                           optional_number(m.low),
-                          optional_number(m.high)});
+                          optional_number(m.high),
+                          p.simgrid_version});
   }
   return content;
 }

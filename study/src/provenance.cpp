@@ -5,9 +5,12 @@
 #include <dlfcn.h>
 #include <sys/resource.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +19,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <sstream>
+#include <utility>
 
 #include "mcmclb/input_error.hpp"
 
@@ -30,8 +34,28 @@ std::string utc_now() {
   return text.data();
 }
 
+namespace {
+
+/// The first "model name" of /proc/cpuinfo ("Intel(R) Xeon(R) ..."); "" where there is none (several ARM kernels
+/// name no model) or the file cannot be read.
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos) return "";
+    const std::size_t first = line.find_first_not_of(" \t", colon + 1);
+    return first == std::string::npos ? "" : line.substr(first);
+  }
+  return "";
+}
+
+}  // namespace
+
 Provenance collect_provenance(const std::string& mpi_library, int nprocs) {
   Provenance p;
+  static const std::string model = cpu_model();  // once per process: it does not change between runs
+  p.host_cpu_model = model;
   p.git_commit = git_commit();
   p.build_type = build_type();
   p.compiler = cxx_compiler();
@@ -113,6 +137,35 @@ void add_host_usage(Provenance& p) {
   p.host_peak_rss_kib = std::to_string(usage.ru_maxrss);  // Linux: KiB
 }
 
+std::optional<double> host_busy_share(std::chrono::milliseconds window) {
+  const auto sample = []() -> std::optional<std::pair<double, double>> {  // (busy, total) jiffies
+    std::ifstream in("/proc/stat");
+    std::string cpu;
+    double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    if (!(in >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) || cpu != "cpu")
+      return std::nullopt;
+    const double busy = user + nice + system + irq + softirq + steal;
+    return std::make_pair(busy, busy + idle + iowait);
+  };
+  const auto a = sample();
+  // The C library's nanosleep, named in parentheses: the simulation build's compiler makes nanosleep(x, y) a macro
+  // for SMPI's simulated sleep, which would add simulated time to the run and wait no host time at all.
+  const auto whole_s = std::chrono::duration_cast<std::chrono::seconds>(window);
+  timespec left{static_cast<time_t>(whole_s.count()),
+                static_cast<long>(std::chrono::duration_cast<std::chrono::nanoseconds>(window - whole_s).count())};
+  while ((::nanosleep)(&left, &left) != 0 && errno == EINTR) {
+  }
+  const auto b = sample();
+  if (!a || !b || !(b->second > a->second)) return std::nullopt;
+  return (b->first - a->first) / (b->second - a->second);
+}
+
+std::string host_busy_pct(std::chrono::milliseconds window) {
+  const auto share = host_busy_share(window);
+  // One decimal: a jiffy is 1/100 s of one core, so a short window on a few cores resolves no finer.
+  return share ? csv::number(std::round(1000 * *share) / 10) : std::string();
+}
+
 // New columns go at the end, so the header of an older folder is a prefix of this one.
 namespace {
 csv::Row extended(const csv::Row& older, std::initializer_list<const char*> added) {
@@ -161,8 +214,14 @@ const csv::Row& provenance_header_v7() {
 }
 
 // The platform repeats runs.csv's column, so that provenance.csv alone says what was simulated, on what.
-const csv::Row& provenance_header() {
+const csv::Row& provenance_header_v8() {
   static const csv::Row header = extended(provenance_header_v7(), {"simgrid_version", "platform"});
+  return header;
+}
+
+const csv::Row& provenance_header() {
+  static const csv::Row header =
+      extended(provenance_header_v8(), {"host_cpu_model", "host_busy_before_pct", "host_busy_after_pct"});
   return header;
 }
 
@@ -192,7 +251,10 @@ csv::Row provenance_row(const std::string& run_id, const Provenance& p) {
           p.compiler,
           p.cxx_flags,
           p.simgrid_version,
-          p.platform};
+          p.platform,
+          p.host_cpu_model,
+          p.host_busy_before_pct,
+          p.host_busy_after_pct};
 }
 
 }  // namespace mcmclb

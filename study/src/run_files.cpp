@@ -290,6 +290,10 @@ results::Schema results_schema() {
          unknown_to_the_end},
         {provenance_header_v7(),
          "mcmclb before SimGrid's version in provenance (provenance.csv without simgrid_version, platform)",
+         unknown_to_the_end},
+        {provenance_header_v8(),
+         "mcmclb before the host's CPU and load in provenance (provenance.csv without host_cpu_model, "
+         "host_busy_before_pct, host_busy_after_pct)",
          unknown_to_the_end}}});
   s.per_run.push_back({"chains.csv", chains_header(), {}});            // compute mode only
   s.per_run.push_back({"traces.csv", traces_header(), {}});            // work.trace only

@@ -475,7 +475,8 @@ const csv::Row& commbench_header() {
   // rows are simulated times on the platform named, never measurements of hardware. Later columns are appended
   // (kCommbenchHeaderVersions), so files written before them keep their layout and positional readers keep
   // working: iter_median_us, then the Slurm job and its nodes (empty outside Slurm), then the summary of the
-  // benchmark's repetitions on each of its rows (reps, the median of time_us and its 95 % interval).
+  // benchmark's repetitions on each of its rows (reps, the median of time_us and its 95 % interval), then the
+  // version of the SimGrid library that simulated (smpi rows; mpi_library names only its major and minor).
   static const csv::Row header = {"method",
                                   "op",
                                   "nprocs",
@@ -501,8 +502,9 @@ const csv::Row& commbench_header() {
                                   "reps",
                                   "median_us",
                                   "median_ci_low_us",
-                                  "median_ci_high_us"};
-  static_assert(kCommbenchHeaderVersions.back() == 26);
+                                  "median_ci_high_us",
+                                  "simgrid_version"};
+  static_assert(kCommbenchHeaderVersions.back() == 27);
   return header;
 }
 
@@ -521,7 +523,7 @@ std::optional<std::vector<csv::Row>> read_commbench_csv(const std::filesystem::p
   });
   if (!known) {
     throw InputError(path.string() + ": its header is not one of a commbench CSV's (allowed: " + join(current, ",") +
-                     ", or an older file's first 14, 19, 20 or 22 of these columns)");
+                     ", or an older file's first 14, 19, 20, 22 or 26 of these columns)");
   }
   std::vector<csv::Row> rows;
   // Only whole lines (a file torn while being written ends without its line break) with the header's fields.

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # mcmclb-commbench-sim (Fig. 1 in simulation) at a small rank count, twice: fails unless the CSV has every
-# method's creation rows at every default group size, all labelled backend=smpi with the platform, its hash and
-# the --cfg flags; iter_median_us equal to time_us (one iteration per repetition); range creation costs under
-# 1 us of simulated time at every size (it sends no message); and the two runs give identical simulated times
-# (no host time enters the simulation). Also: without
-# MCMCLB_PLATFORM the program refuses to run (exit 2, one line), since its rows could not name their platform.
+# method's creation rows at every default group size, all labelled backend=smpi with the platform, its hash,
+# the --cfg flags and SimGrid's version; iter_median_us equal to time_us (one iteration per repetition); range
+# creation costs under 1 us of simulated time at every size (it sends no message); and the two runs give identical
+# simulated times (no host time enters the simulation). Also: without MCMCLB_PLATFORM the program refuses to run
+# (exit 2, one line), since its rows could not name their platform.
 #   run_commbench.sh COMMBENCH_SIM_BINARY PLATFORM.xml HOSTFILE RANKS
 set -euo pipefail
 if [ $# -ne 4 ]; then
@@ -48,7 +48,8 @@ failed = []
 for rows in runs:
     bad = [r for r in rows if r["backend"] != "smpi" or r["platform"] != platform or len(r["platform_fnv1a64"]) != 16
            or "smpi/allreduce:redbcast" not in r["simgrid_cfg"] or not r["mpi_library"].startswith("SMPI")
-           or int(r["nprocs"]) != ranks]
+           or int(r["nprocs"]) != ranks
+           or not r.get("simgrid_version", "").startswith(r["mpi_library"].split()[2].rstrip(".") + ".")]
     if bad:
         failed.append(f"mislabelled rows: {bad[:2]}")
     have = {(r["method"], r["op"], int(r["group_size"])) for r in rows}

@@ -4,7 +4,8 @@
 # with each method (async; create and split under collective(4)), twice: fails unless every run's row says
 # valid=true and the two runs of each method give identical simulated times (the simulation is deterministic: no host
 # time enters it), and every row names its back end (smpi), platform, SimGrid version (runs.csv's mpi_library,
-# provenance.csv's simgrid_version), platform hash and the smpirun flags it ran with (configs/platforms/smpi.cfg).
+# provenance.csv's simgrid_version), platform hash and the smpirun flags it ran with (configs/platforms/smpi.cfg),
+# and the host's CPU model and load before and after the run.
 # The first run of each method prints a progress line at every item boundary (MCMCLB_PROGRESS_S, a tiny interval):
 # it must print them, and give the same simulated time as the silent second.
 #   run_kernel.sh MCMCLB_SIM_BINARY PLATFORM.xml HOSTFILE RANKS
@@ -47,6 +48,8 @@ if os.path.exists(os.path.join(top, ".git")):
 flags = [l.strip() for l in open(sys.argv[3]) if l.strip() and not l.strip().startswith("#")]
 # smpi_preload preloads what the simulation build lists; under smpi.cfg's flags the clock library answers.
 preloaded = "true" if "libmcmclb_smpi_clock.so" in os.environ.get("LD_PRELOAD", "") else "false"
+# The host's CPU, and per cent of its CPU time busy with other programs just before and after the run.
+cpu_model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "")
 failed = False
 for method in ("intercomm", "create_group", "create", "split", "from_group"):
     times = []
@@ -64,7 +67,10 @@ for method in ("intercomm", "create_group", "create", "split", "from_group"):
         smpi = rows[0]["mpi_library"].split()[2].rstrip(".")
         if (len(prov) != 1 or len(prov[0]["platform_fnv1a64"]) != 16 or prov[0]["simgrid_cfg"] != " ".join(flags)
                 or prov[0]["smpi_clock_preload"] != preloaded or prov[0]["platform"] != platform
-                or not re.fullmatch(re.escape(smpi) + r"\.[0-9]+", prov[0]["simgrid_version"])):
+                or not re.fullmatch(re.escape(smpi) + r"\.[0-9]+", prov[0]["simgrid_version"])
+                or prov[0]["host_cpu_model"] != cpu_model
+                or not all(re.fullmatch(r"[0-9.]+", prov[0][c]) and float(prov[0][c]) <= 100
+                           for c in ("host_busy_before_pct", "host_busy_after_pct"))):
             print(f"FAIL {method} run {attempt}: provenance {prov}")
             failed = True
     print(f"{method}: simulated time_s {times}")

@@ -2,6 +2,8 @@
 // Where a measurement came from: the facts every benchmark records beside its data.
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -11,6 +13,8 @@
 namespace mcmclb {
 
 const char* git_commit();  // generated at build time (cmake/WriteGitCommit.cmake)
+// The release, project()'s VERSION in CMakeLists.txt: what every program's --version prints beside git_commit().
+const char* version();
 // How the build compiled C++ (generated at configure time, cmake/BuildInfo.cmake): CMAKE_BUILD_TYPE, the compiler
 // ("GNU 12.2.0") and the flags every target's C++ got.
 const char* build_type();
@@ -57,6 +61,13 @@ struct Provenance {
   // these are the simulation's whole cost; on real MPI they are rank 0's alone. Empty where not measured.
   std::string host_cpu_s;
   std::string host_peak_rss_kib;
+  // What the host was (its CPU's "model name" in /proc/cpuinfo, rank 0's) and, in simulation, how busy other
+  // programs kept it just before and just after this run (host_busy_share, in per cent): a host cost measured beside
+  // them is not an idle machine's. Empty where unknown, and the busy shares on real MPI, where the run's own ranks
+  // (spinning while rank 0 measured) would count as load.
+  std::string host_cpu_model;
+  std::string host_busy_before_pct;
+  std::string host_busy_after_pct;
   // Simulation only, the host-speed preloads (apps/CMakeLists.txt; they change the host's cost, never a simulated
   // number): "true" when libmcmclb_smpi_clock.so answered SMPI's per-call reads of the thread CPU clock with zero
   // (apps/smpi_clock.c), "false" when SMPI read the clock; and the allocator the simulation ran with ("gperftools
@@ -76,6 +87,13 @@ struct Provenance {
 
 /// Sets p's host_cpu_s and host_peak_rss_kib from getrusage(RUSAGE_SELF): this process since it started.
 void add_host_usage(Provenance& p);
+
+/// The share of the host's CPU time that was busy over the next `window`, from /proc/stat's first line (every
+/// core's jiffies: busy is all but idle and iowait), this thread sleeping meanwhile; nothing where /proc/stat
+/// cannot be read. The sleep is the host's even in the simulation build, where it adds no simulated time.
+std::optional<double> host_busy_share(std::chrono::milliseconds window);
+/// host_busy_share as provenance records it: per cent, "" when unknown.
+std::string host_busy_pct(std::chrono::milliseconds window);
 
 /// Fills p's simulation fields for backend ("mpi": nothing; "smpi": from the environment variables
 /// MCMCLB_PLATFORM, the platform file smpirun runs on, and MCMCLB_SMPI_CFG, its --cfg flags, which whatever
@@ -106,6 +124,8 @@ const csv::Row& provenance_header_v5();
 const csv::Row& provenance_header_v6();
 /// The columns before simgrid_version and platform: v6, build_type, compiler and cxx_flags.
 const csv::Row& provenance_header_v7();
+/// The columns before host_cpu_model, host_busy_before_pct and host_busy_after_pct: v7, simgrid_version, platform.
+const csv::Row& provenance_header_v8();
 csv::Row provenance_row(const std::string& run_id, const Provenance& p);
 
 /// The provenance of a run of nprocs ranks with the given MPI library (mpi::library_version()): the build's

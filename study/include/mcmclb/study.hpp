@@ -112,8 +112,9 @@ std::vector<CommbenchBenchmark> commbench_benchmarks(const std::vector<std::stri
 /// prefix of it (kCommbenchHeaderVersions lists the versions' lengths).
 const csv::Row& commbench_header();
 /// The column counts of the commbench CSV's versions, oldest first: 14 (no backend), 19 (no iter_median_us),
-/// 20 (no slurm_job_id, slurm_nodelist), 22 (no reps, median_us, median_ci_low_us, median_ci_high_us), 26 (current).
-inline constexpr std::array<std::size_t, 5> kCommbenchHeaderVersions = {14, 19, 20, 22, 26};
+/// 20 (no slurm_job_id, slurm_nodelist), 22 (no reps, median_us, median_ci_low_us, median_ci_high_us), 26 (no
+/// simgrid_version), 27 (current).
+inline constexpr std::array<std::size_t, 6> kCommbenchHeaderVersions = {14, 19, 20, 22, 26, 27};
 /// The rows of a commbench CSV as the current header orders them (an older version's rows get its later columns
 /// empty; a torn or malformed row is left out); nothing when the file does not exist. InputError naming the file
 /// when its header is not one of the versions'.
