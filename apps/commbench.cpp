@@ -69,6 +69,7 @@ const char* const kUsage =
           "FILE.yaml]\n"
           "                                    [--groups-of K] [--resume yes]\n"
           "       mpiexec -n P mcmclb-commbench --live-communicators CAP [--methods m1,m2,...] [--out FILE.csv]\n"
+          "       mcmclb-commbench --version\n"
           "(--groups-of K: every rank in a group of K consecutive ranks, all created at once; --live-communicators:\n"
           "how many communicators over every rank each method keeps alive before the library refuses one, up to CAP;\n"
           "its --out defaults to results/commbench-live.csv)";
@@ -469,5 +470,10 @@ int commbench_main(int argc, char** argv) {
 
 int main(int raw_argc, char** raw_argv) {
   mcmclb::MainArgs args(raw_argc, raw_argv);  // decoded when a simulated launch passed them through smpirun
+  // The release and commit, as mcmclb --version prints them; before MPI starts, so no launcher is needed.
+  if (args.argc() >= 2 && std::string(args.argv()[1]) == "--version") {
+    std::printf("mcmclb-commbench %s (commit %s)\n", mcmclb::version(), mcmclb::git_commit());
+    return 0;
+  }
   return mcmclb::mpi::run_main(args.argc(), args.argv(), mcmclb::commbench::commbench_main);
 }

@@ -483,7 +483,7 @@ int print_reference(const std::string& command) {
 /// --version: the release a user cites (CMake's project(), CITATION.cff) and the commit the build was stamped with,
 /// as provenance records it. No MPI.
 int print_version() {
-  std::printf("mcmclb %s (commit %s)\n", MCMCLB_VERSION, mcmclb::git_commit());
+  std::printf("mcmclb %s (commit %s)\n", mcmclb::version(), mcmclb::git_commit());
   return 0;
 }
 

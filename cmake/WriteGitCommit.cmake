@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Script mode: writes OUTPUT with the current commit of SOURCE_DIR, touching it only when it changes.
-execute_process(COMMAND git -C ${SOURCE_DIR} describe --always --dirty --abbrev=12
+# --exclude='*': the commit's hash even where a release tag points, never the tag's name ("v1.0.0"), which a tag
+# moved or made again would make name other code.
+execute_process(COMMAND git -C ${SOURCE_DIR} describe --always --dirty --abbrev=12 --exclude=*
                 OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE
                 RESULT_VARIABLE rc ERROR_QUIET)
 if(NOT rc EQUAL 0 OR commit STREQUAL "")
