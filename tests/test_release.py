@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """One version everywhere a release is named: CMake's project() VERSION is the source. Every program's --version
 prints it with the commit it was built from; CHANGELOG.md's newest dated heading, CITATION.cff's version and
 date-released and the README's BibTeX entry agree with it. Work not yet released sits under "## Unreleased" at the
