@@ -556,27 +556,40 @@ int advise_main(const std::vector<std::string>& args) {
   }
   const double tolerance_pct = tolerance.fraction * 100;
   const std::string& measured_words = tolerance.words;
-  // How many ranks are worth it: each rank count's advised set-up at its median time.
+  // How many ranks are worth it: each rank count's advised set-up, its whole time in each scenario (matched across
+  // the counts by what the scenario assumes), judged by the rule that ranks the set-ups.
   std::vector<advice::AtRanks> at_ranks;
+  const std::vector<advice::Scenario> rank_scenarios = inputs.empty() ? std::vector<advice::Scenario>{} : inputs[0].scenarios;
   for (std::size_t k_at = 0; k_at < inputs.size(); ++k_at) {
     const advice::Ranking& r = rankings[k_at];
-    std::vector<double> weights;
-    for (const advice::Scenario& sc : r.scenarios) weights.push_back(sc.weight);
-    const advice::Row& advised = r.rows[r.verdict.winner];
-    at_ranks.push_back({inputs[k_at].nprocs, advice::weighted_median(advised.whole_s, weights),
-                        inputs[k_at].setups[advised.members.front()].label});
+    const advice::AtRankCount& in = inputs[k_at];
+    const advice::Setup& advised = in.setups[r.rows[r.verdict.winner].members.front()];
+    advice::AtRanks a{in.nprocs, std::vector<double>(rank_scenarios.size(), std::nan("")), advised.label};
+    for (std::size_t s = 0; s < rank_scenarios.size(); ++s) {
+      for (std::size_t t = 0; t < in.scenarios.size(); ++t) {
+        if (in.scenarios[t].values == rank_scenarios[s].values) a.whole_s[s] = advised.run_s[t] + advised.once_s[t];
+      }
+    }
+    at_ranks.push_back(std::move(a));
   }
-  const auto answer = at_ranks.size() > 1 ? advice::fewest_ranks(at_ranks, tolerance_pct / 100) : std::nullopt;
-  // On a cut-short trace the rank counts compare walkers that may lack their last items: said with the answer.
-  const std::string ranks_answer =
-      !answer ? std::string() : (plan.cut_short.empty() ? "" : "on the cut-short trace: ") + answer->text;
+  const auto answer = at_ranks.size() > 1
+                          ? advice::fewest_ranks(at_ranks, rank_scenarios, tolerance_pct / 100, advice::dimension_words,
+                                                 "among the rank counts asked only")
+                          : std::nullopt;
+  // On a cut-short trace the rank counts compare walkers that may lack their last items, and with copies they
+  // compare more walkers at more ranks: each said with the answer.
+  std::string ranks_answer;
+  if (answer) {
+    ranks_answer = (plan.cut_short.empty() ? "" : "on the cut-short trace: ") +
+                   (plan.copies ? "copies (P / G x W walkers, more at more ranks): " : std::string()) + answer->text;
+  }
   for (std::size_t k_at = 0; k_at < inputs.size(); ++k_at) {
     print_at(plan, inputs[k_at], rankings[k_at], dropped[inputs[k_at].nprocs], tolerance_pct, measured_words,
              tolerance.source, ranks_answer, csv_text, notes);
   }
   if (answer) {
     std::printf("\n%s",
-                wrapped("ranks: " + ranks_answer + " (each rank count's winner, its median time)", 100, "").c_str());
+                wrapped("ranks: " + ranks_answer, 100, "").c_str());
   }
   for (const auto& note : notes) std::printf("%s", wrapped("note: " + note, 100, "").c_str());
   std::printf("\n%s",

@@ -541,48 +541,82 @@ Tolerance largest_tolerance(const std::vector<ToleranceSource>& sources) {
   return t;
 }
 
-std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, double tolerance) {
+std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, const std::vector<Scenario>& scenarios,
+                                        double tolerance, const Words& words, const std::string& searched) {
   if (at.empty()) return std::nullopt;
+  // The scenarios every count has a time in: a count is compared with the others only where all ran.
+  std::vector<std::size_t> use;
+  for (std::size_t s = 0; s < scenarios.size(); ++s) {
+    if (std::all_of(at.begin(), at.end(), [&](const AtRanks& a) {
+          return s < a.whole_s.size() && std::isfinite(a.whole_s[s]) && a.whole_s[s] > 0;
+        })) {
+      use.push_back(s);
+    }
+  }
+  if (use.empty()) return std::nullopt;
   RanksAnswer a;
-  for (std::size_t k = 1; k < at.size(); ++k) {
-    if (at[k].time_s < at[a.fastest].time_s) a.fastest = k;
-  }
-  a.fewest = a.fastest;
-  for (std::size_t k = 0; k < at.size(); ++k) {
-    if (at[k].time_s <= at[a.fastest].time_s * (1 + tolerance) && at[k].nprocs < at[a.fewest].nprocs) a.fewest = k;
-  }
-  const AtRanks& best = at[a.fastest];
-  const AtRanks& few = at[a.fewest];
-  const std::string within = tolerance_percent(tolerance);
-  char text[384];
-  if (a.fewest != a.fastest) {
-    // Core-hours are time x ranks: the fewer ranks' share of the fastest run's.
-    std::snprintf(text, sizeof text,
-                  "%d ranks buy nothing over %d: %d ranks take %.4g s, %d take %.4g s (within %s), with %.3g "
-                  "of the core-hours",
-                  best.nprocs, few.nprocs, few.nprocs, few.time_s, best.nprocs, best.time_s, within.c_str(),
-                  few.time_s * few.nprocs / (best.time_s * best.nprocs));
-  } else {
-    // What the fastest costs: the fewer ranks asked that spend the least core-hours, their time and share.
-    std::optional<std::size_t> cheaper;
-    for (std::size_t k = 0; k < at.size(); ++k) {
-      if (at[k].nprocs >= best.nprocs) continue;
-      if (!cheaper || at[k].time_s * at[k].nprocs < at[*cheaper].time_s * at[*cheaper].nprocs) cheaper = k;
+  const std::size_t n = at.size();
+  a.regret_max.assign(n, 0);
+  a.worst.assign(n, use.front());
+  a.core_hours_lo.assign(n, kInf);
+  a.core_hours_hi.assign(n, 0);
+  std::vector<double> lo_s(n, kInf), hi_s(n, 0);
+  for (const std::size_t s : use) {
+    double best = kInf;
+    for (const AtRanks& x : at) best = std::min(best, x.whole_s[s]);
+    for (std::size_t k = 0; k < n; ++k) {
+      const double t = at[k].whole_s[s];
+      const double regret = t / best - 1;
+      if (regret > a.regret_max[k] + 1e-12) {
+        a.regret_max[k] = regret;
+        a.worst[k] = s;
+      }
+      lo_s[k] = std::min(lo_s[k], t);
+      hi_s[k] = std::max(hi_s[k], t);
+      const double core_hours = t * at[k].nprocs / 3600;
+      a.core_hours_lo[k] = std::min(a.core_hours_lo[k], core_hours);
+      a.core_hours_hi[k] = std::max(a.core_hours_hi[k], core_hours);
     }
-    if (cheaper) {
-      const AtRanks& c = at[*cheaper];
-      std::snprintf(text, sizeof text,
-                    "the fastest is %d ranks (%.4g s, %s); %d ranks take %.4g s (%.1f %% longer, beyond the %s "
-                    "tolerance) with %.3g of the core-hours",
-                    best.nprocs, best.time_s, best.winner.c_str(), c.nprocs, c.time_s,
-                    100 * (c.time_s / best.time_s - 1), within.c_str(),
-                    c.time_s * c.nprocs / (best.time_s * best.nprocs));
+  }
+  // The fewest ranks within the tolerance; else the smallest largest regret, the fewer ranks on a tie.
+  std::optional<std::size_t> within;
+  std::size_t minimax_at = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (a.regret_max[k] <= tolerance + 1e-12 && (!within || at[k].nprocs < at[*within].nprocs)) within = k;
+    const double d = a.regret_max[k] - a.regret_max[minimax_at];
+    if (d < -1e-12 || (std::abs(d) <= 1e-12 && at[k].nprocs < at[minimax_at].nprocs)) minimax_at = k;
+  }
+  a.fewest = within.value_or(minimax_at);
+  const std::string count = std::to_string(use.size()) + (use.size() == 1 ? " scenario" : " scenarios");
+  const std::string tol = tolerance_percent(tolerance);
+  const auto range = [](double lo, double hi, const std::string& unit) {
+    char text[96];
+    if (same_times(lo, hi)) {
+      std::snprintf(text, sizeof text, "%.4g%s", lo, unit.c_str());
     } else {
-      std::snprintf(text, sizeof text, "the fastest is %d ranks (%.4g s, %s), the fewest asked", best.nprocs,
-                    best.time_s, best.winner.c_str());
+      std::snprintf(text, sizeof text, "%.4g to %.4g%s", lo, hi, unit.c_str());
     }
+    return std::string(text);
+  };
+  std::string text;
+  const AtRanks& pick = at[a.fewest];
+  if (within) {
+    text = std::to_string(pick.nprocs) + " ranks: the fewest whose time is within the " + tol +
+           " tolerance of the fastest rank count's in each of " + count + " (minimax regret, as for the set-ups)";
+  } else {
+    text = std::to_string(pick.nprocs) + " ranks: no rank count is within the " + tol +
+           " tolerance of the fastest in each of " + count + "; " + std::to_string(pick.nprocs) +
+           " ranks have the smallest largest regret (minimax regret, as for the set-ups)";
   }
-  a.text = text;
+  std::vector<std::string> each;
+  for (std::size_t k = 0; k < n; ++k) {
+    std::string e = std::to_string(at[k].nprocs) + " ranks (" + at[k].winner + ") take " +
+                    range(lo_s[k], hi_s[k], " s") + ", " + range(a.core_hours_lo[k], a.core_hours_hi[k], "") +
+                    " core-hours, largest regret " + pct(a.regret_max[k]);
+    if (a.regret_max[k] > 1e-12) e += " under " + scenario_words(scenarios[a.worst[k]], words);
+    each.push_back(std::move(e));
+  }
+  a.text = text + ". " + join(each, "; ") + (searched.empty() ? std::string() : ". Searched " + searched) + ".";
   return a;
 }
 

@@ -154,20 +154,26 @@ struct Tolerance {
 /// sources not empty.
 [[nodiscard]] Tolerance largest_tolerance(const std::vector<ToleranceSource>& sources);
 
-/// One rank count's answer, for the question how many ranks are worth it: the winner's time (its median over the
-/// scenarios) at nprocs ranks.
+/// One rank count for the question how many ranks are worth it: its advised set-up and that set-up's whole time in
+/// each scenario (the scenarios fewest_ranks is given, in their order; NaN where it has none).
 struct AtRanks {
   int nprocs = 0;
-  double time_s = 0;
+  std::vector<double> whole_s;
   std::string winner;
 };
-/// The fastest rank count, and the smallest whose winner is within tolerance (a fraction) of it: the fewest ranks
-/// that buy the time. Indices into at; empty at gives nullopt.
+/// The rank counts judged by the rule that ranks the set-ups: a count's regret in a scenario is its whole time over
+/// the fastest count's there, minus 1. The answer is the fewest ranks whose largest regret is within the tolerance,
+/// else the count with the smallest largest regret (minimax). Indices into at.
 struct RanksAnswer {
-  std::size_t fastest = 0;
   std::size_t fewest = 0;
-  std::string text;  // "1024 ranks buy nothing over 64: ..." or "the fastest is 1024 ranks ...; 64 take ..."
+  std::vector<double> regret_max;         // per count
+  std::vector<std::size_t> worst;         // per count: the scenario of its largest regret
+  std::vector<double> core_hours_lo, core_hours_hi;  // per count: ranks x whole time, over the scenarios
+  std::string text;  // the rule, the answer and each count's time, core-hours and largest regret, in words
 };
-std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, double tolerance);
+/// The answer over the scenarios every count has a time in (scenarios: at[k].whole_s's order); nullopt for no
+/// count or no such scenario. tolerance is a fraction; searched says in words which counts were simulated.
+std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, const std::vector<Scenario>& scenarios,
+                                        double tolerance, const Words& words, const std::string& searched);
 
 }  // namespace mcmclb::advice
