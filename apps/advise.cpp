@@ -74,7 +74,7 @@ std::string first_scenario_words(const Plan& plan) {
   std::vector<std::string> parts;
   for (const auto& [key, value] : plan.keys) {
     if (key == "workload.extrapolate") parts.push_back("extrapolate " + plan.first_extrapolate);
-    if (key == "zip") parts.emplace_back("map tile");
+    if (key == "zip" && is_map_zip(value)) parts.emplace_back("map tile");
     if (key == "workload.seed") parts.emplace_back("seed 1");
     if (key == "workload.speedups") parts.emplace_back("speedups median");
   }
@@ -84,7 +84,7 @@ std::string first_scenario_words(const Plan& plan) {
 /// Whether the plan varies anything: more than one scenario, so that racing can save simulations.
 bool varies_scenarios(const Plan& plan) {
   return std::any_of(plan.keys.begin(), plan.keys.end(), [](const auto& k) {
-    return k.first == "workload.extrapolate" || k.first == "zip" || k.first == "workload.seed" ||
+    return k.first == "workload.extrapolate" || (k.first == "zip" && is_map_zip(k.second)) || k.first == "workload.seed" ||
            k.first == "workload.speedups";
   });
 }

@@ -255,6 +255,8 @@ std::string fixed_significant(double v) {
   return text;
 }
 
+bool is_map_zip(const std::string& zip) { return zip.rfind("{workload.map:", 0) == 0; }
+
 /// A YAML double-quoted scalar of text (control characters are refused by the study's own checks).
 std::string quoted(const std::string& text) {
   std::string q = "\"";
@@ -272,7 +274,8 @@ std::string study_text(const Plan& p, const Options& o, bool first_only,
   auto keys = p.keys;
   for (auto& [key, value] : keys) {
     if (first_only && key == "workload.extrapolate") value = "[" + p.first_extrapolate + "]";
-    if (first_only && key == "zip") value = "{workload.map: [tile], workload.seed: [1]}";
+    // The chain map's zip (copies); the zip of the walkers' groups by rank count stays.
+    if (first_only && key == "zip" && is_map_zip(value)) value = "{workload.map: [tile], workload.seed: [1]}";
     if (first_only && key == "workload.seed") value = "[1]";
     if (first_only && key == "workload.speedups") value = "[median]";
     if (key == "exclude" && !extra_exclude.empty()) {
@@ -329,7 +332,8 @@ Plan make_plan(const Options& o) {
                            : groups.by == GroupsSpec::By::sizes ? static_cast<long>(groups.sizes.size())
                            : groups.by == GroupsSpec::By::count ? groups.count
                                                                 : 0;
-        g.copies = g.copies || count * pt.spec.workload.chains_per_group > trace->chains();
+        g.copies = g.copies || (count * pt.spec.workload.chains_per_group > trace->chains() &&
+                                pt.spec.workload.map != TraceMap::once);
       }
     } else {
       g.seeded = !given.points.empty() && workload_uses(given.points.front().spec.workload, "seed");

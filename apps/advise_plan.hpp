@@ -55,6 +55,10 @@ std::string simulation_build();
 /// v with three significant digits, e.g. 0.0161 or 55.2.
 std::string fixed_significant(double v);
 
+/// Whether a plan's zip is the chain map's of copies (tile and drawn maps, a scenario each), not the walkers'
+/// groups by rank count.
+bool is_map_zip(const std::string& zip);
+
 /// A YAML double-quoted scalar of text (control characters are refused by the study's own checks).
 std::string quoted(const std::string& text);
 

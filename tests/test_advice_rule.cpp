@@ -809,15 +809,18 @@ TEST(AdvicePlan, TheStudyFollowsTheQuestionAndTheTrace) {
   EXPECT_EQ(p.keys[0].second, "[16, 64]");
   EXPECT_EQ(p.keys[6].second, "6");
   EXPECT_EQ(p.trace_chains, 6);
-  EXPECT_EQ(mcmclb::advice::walkers_words(p, 64), "6 walkers on 64 ranks (groups of 10-11), as recorded");
-  q.ranks = {4};
-  try {
-    (void)mcmclb::advice::plan_trace(q, six, "six.csv");
-    ADD_FAILURE() << "4 ranks for 6 walkers accepted";
-  } catch (const mcmclb::InputError& e) {
-    EXPECT_TRUE(contains(e.what(), "--ranks: 4 ranks for the 6 walkers of six.csv (allowed: at least one rank per"))
-        << e.what();
-  }
+  EXPECT_EQ(mcmclb::advice::walkers_words(p, 64), "6 walkers on 64 ranks (groups of 10-11), the recorded walkers");
+  // Fewer ranks than walkers: several walkers to a group, each replayed once (no copies), the counts zipped with the
+  // rank counts where they differ.
+  q.ranks = {4, 16};
+  p = mcmclb::advice::plan_trace(q, six, "six.csv");
+  EXPECT_TRUE(std::find(p.keys.begin(), p.keys.end(), std::pair<std::string, std::string>{"workload.map", "once"}) !=
+              p.keys.end());
+  EXPECT_TRUE(std::find(p.keys.begin(), p.keys.end(),
+                        std::pair<std::string, std::string>{
+                            "zip", "{nprocs: [4, 16], groups.count: [4, 6], chains_per_group: [2, 1]}"}) != p.keys.end());
+  EXPECT_EQ(mcmclb::advice::walkers_words(p, 4), "6 walkers on 4 ranks (4 groups of one rank, 1-2 walkers each), the "
+                                                 "recorded walkers");
   q.ranks = {16};
   q.copies = true;
   p = mcmclb::advice::plan_trace(q, six, "six.csv");
@@ -835,6 +838,42 @@ TEST(AdvicePlan, TheStudyFollowsTheQuestionAndTheTrace) {
       << "each seed once";
   EXPECT_EQ(p.keys.back().first, "exclude");
   EXPECT_EQ(mcmclb::advice::walkers_words(p, 16), "the study file's walkers on 16 ranks");
+}
+
+// The walkers as the application ran them: the trace's run line and group column give its layout, which the
+// advice keeps at the recorded rank count (uneven groups too) and scales by the recorded group size elsewhere.
+TEST(AdvicePlan, TheWalkersAsTheyRan) {
+  using mcmclb::Trace;
+  // 7 walkers at 2 ranks, groups of 4 (chains 0, 2, 4, 6) and 3: advised as those groups, not as 8 copies.
+  std::string seven = "# run: ranks=2 groups=2 balancer=none seconds=1\nchain,item,ranks,seconds,speedup,group\n";
+  for (int c = 0; c < 7; ++c) seven += std::to_string(c) + ",0,1,0.01,," + std::to_string(c % 2) + "\n";
+  const Trace t7 = Trace::parse(seven, "seven.csv");
+  EXPECT_EQ(t7.recorded_shares(), (std::vector<int>{4, 3}));
+  EXPECT_EQ(mcmclb::advice::walker_layout(t7, 2).groups, 2);
+  EXPECT_EQ(mcmclb::advice::walker_layout(t7, 2).most, 4);
+  EXPECT_EQ(mcmclb::advice::walker_layout(t7, 3).most, 3);   // 3, 2 and 2, as the library deals them
+  EXPECT_EQ(mcmclb::advice::walker_layout(t7, 64).groups, 7);  // one group per walker at most
+  mcmclb::advice::PlanQuestion q;
+  q.ranks = {2};
+  q.balancers = {"none", "steal"};
+  auto p = mcmclb::advice::plan_trace(q, t7, "seven.csv");
+  const auto has = [&p](const std::string& key, const std::string& value) {
+    return std::find(p.keys.begin(), p.keys.end(), std::pair<std::string, std::string>{key, value}) != p.keys.end();
+  };
+  EXPECT_TRUE(has("workload.map", "once") && has("groups.count", "2") && has("chains_per_group", "4"));
+  EXPECT_FALSE(p.copies);
+  EXPECT_EQ(mcmclb::advice::walkers_words(p, 2), "7 walkers on 2 ranks (2 groups of one rank, 3-4 walkers each), as "
+                                                 "recorded");
+  // 192 walkers recorded at 64 ranks in groups of 3: 64 groups of 3 there, one group per walker at 256 ranks.
+  std::string many = "# run: ranks=64 groups=64 balancer=none seconds=1\nchain,item,ranks,seconds,speedup,group\n";
+  for (int c = 0; c < 192; ++c) many += std::to_string(c) + ",0,1,0.01,," + std::to_string(c / 3) + "\n";
+  const Trace t192 = Trace::parse(many, "many.csv");
+  q.ranks = {64, 256};
+  p = mcmclb::advice::plan_trace(q, t192, "many.csv");
+  EXPECT_TRUE(has("zip", "{nprocs: [64, 256], groups.count: [64, 192], chains_per_group: [3, 1]}"));
+  EXPECT_EQ(mcmclb::advice::walkers_words(p, 64), "192 walkers on 64 ranks (64 groups of one rank, 3 walkers each), "
+                                                  "as recorded");
+  EXPECT_EQ(mcmclb::advice::walkers_words(p, 256), "192 walkers on 256 ranks (groups of 1-2), the recorded walkers");
 }
 
 // A trace whose recording did not end (a run that failed or was killed) holds no speed-ups, and its walkers may

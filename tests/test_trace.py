@@ -420,6 +420,44 @@ class ChainsAndReferences(TraceCase):
         self.assertIn(b"note: the 2 chains of this run (P=2, 2 groups, 1 each) replay 2 of the 4 chains with items",
                       r.stdout)
 
+    def test_the_walkers_once_in_their_recorded_groups(self):
+        """workload.map once replays the walkers themselves: 7 recorded at 2 ranks in groups of 4 (chains 0, 2, 4,
+        6) and 3 run as those groups, each once, the eighth slot empty, not as 8 copies (tile would replay chain 0
+        twice and deal 0-3 and 4-6). Chain c's 3 items take 0.01 (c + 1) s: none's baseline is group 0's 0.48 s, its
+        ideal the 0.84 s of work over 2 ranks. chains_per_group 3 would leave a walker out: refused."""
+        trace = ("# run: ranks=2 groups=2 balancer=none seconds=0.5\nchain,item,ranks,seconds,speedup,group\n" +
+                 "".join(f"{c},{i},1,{0.01 * (c + 1)},,{c % 2}\n" for c in range(7) for i in range(3)))
+        workload = "workload: {model: trace, file: t.csv, map: once}\ngroups: {count: 2}\n"
+        r, runs = self.replay(trace, 2, workload + "chains_per_group: 4\n")
+        self.assertNotIn(b"note:", r.stdout, "every walker replayed")
+        self.assertEqual(runs[0]["workload_map"], "once")
+        self.assertAlmostEqual(float(runs[0]["baseline_s"]), 0.48, places=9)
+        self.assertAlmostEqual(float(runs[0]["ideal_s"]), 0.42, places=9)
+        with open(self.path("s.yaml"), "w") as f:
+            f.write("experiment: s\nnprocs: 2\nwork: {mode: sleep}\nbalancer: none\nchains_per_group: 3\n" + workload)
+        self.assert_one_line_error(self.mcmclb("plan", self.path("s.yaml")),
+                                   "key chains_per_group: 3, but workload.map once deals up to 4 walkers of t.csv",
+                                   within_s=FAST_S)
+
+    def test_advise_asks_about_the_walkers_as_they_ran(self):
+        """192 walkers recorded at 64 ranks in groups of 3: the plain command advises them at 64 and 256 ranks, as
+        64 groups of 3 and as 192 groups, no copies (a dry run: the plan printed, nothing simulated)."""
+        with open(self.path("t.csv"), "w") as f:
+            f.write("# run: ranks=64 groups=64 balancer=none seconds=1\nchain,item,ranks,seconds,speedup,group\n" +
+                    "".join(f"{c},0,1,0.01,,{c // 3}\n" for c in range(192)) + "*,,2,,1.8,\n")
+        sim = self.path("mcmclb-sim")  # the check reads that the file names SimGrid; a dry run never starts it
+        with open(sim, "w") as f:
+            f.write("#!/bin/sh\n# NEEDED libsimgrid.so.3\n")
+        os.chmod(sim, 0o755)
+        r = self.mcmclb("advise", "t.csv", "--ranks", "64,256", "--dry-run", "--sim-binary", sim, "--out",
+                        self.path("advice"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        said = r.stdout.decode()
+        self.assertIn("asks at P = 64: 192 walkers on 64 ranks (64 groups of one rank, 3 walkers each), as recorded",
+                      said)
+        self.assertIn("asks at P = 256: 192 walkers on 256 ranks (groups of 1-2), the recorded walkers", said)
+        self.assertNotIn("copies", said)
+
     def test_references_use_the_speedups(self):
         """Two chains of 0.2 s on one rank, sped up 1.5 times by 2 ranks and no more past 2 (flat), on two groups of
         2: the baseline is 0.2 / 1.5 s, and so is the ideal, since no chain gains from more ranks; an ideal of

@@ -124,8 +124,8 @@ int cut_short_question(PlanQuestion& q, StudyPlan& p, const Trace& trace, const 
   }
   // The initial groups: every set-up starts with them, even one that never merges.
   for (const long r : q.ranks) {
-    const long largest =
-        q.copies ? (q.group_size > 0 ? q.group_size : 1) : (r + trace.chains() - 1) / std::max(1, trace.chains());
+    const long groups = walker_layout(trace, r).groups;
+    const long largest = q.copies ? (q.group_size > 0 ? q.group_size : 1) : (r + groups - 1) / groups;
     if (largest <= measured) continue;
     if (q.copies) {
       throw InputError("--group-size: groups of " + std::to_string(largest) + " ranks, but " + name +
@@ -187,15 +187,26 @@ std::vector<std::string> interval_excludes(const std::vector<std::string>& balan
   return rules;
 }
 
+WalkerLayout walker_layout(const Trace& trace, long nprocs) {
+  const auto& run = trace.recorded_run();
+  const std::vector<int> shares = trace.recorded_shares();
+  const long chains = trace.chains();
+  WalkerLayout w;
+  if (run && run->ranks == nprocs && run->groups > 0) {
+    w.groups = run->groups;
+  } else {
+    const long size = run && run->groups > 0 ? std::max(1, run->ranks / run->groups) : 1;
+    w.groups = std::clamp(nprocs / size, 1L, std::min(chains, nprocs));
+  }
+  // The trace workload deals as this does (workload.map once): the recorded shares at their count.
+  w.most = static_cast<std::size_t>(w.groups) == shares.size() ? *std::max_element(shares.begin(), shares.end())
+                                                               : (chains + w.groups - 1) / w.groups;
+  return w;
+}
+
 StudyPlan plan_trace(const PlanQuestion& asked, const Trace& trace, const std::string& file) {
   StudyPlan p;
   PlanQuestion q = asked;
-  if (!q.copies && *std::min_element(q.ranks.begin(), q.ranks.end()) < trace.chains()) {
-    const long fewest = *std::min_element(q.ranks.begin(), q.ranks.end());
-    throw InputError("--ranks: " + std::to_string(fewest) + " ranks for the " + plural(trace.chains(), "walker") +
-                     " of " + printable(file, 200) +
-                     " (allowed: at least one rank per walker, or --copies to advise copies of them)");
-  }
   const int cut_measured = trace.incomplete() ? cut_short_question(q, p, trace, file) : 0;
   std::vector<std::string> exclude = common_keys(p, q);
   p.trace_chains = trace.chains();
@@ -213,15 +224,42 @@ StudyPlan plan_trace(const PlanQuestion& asked, const Trace& trace, const std::s
         "the chain map: tile" +
         (q.draws > 0 ? " and " + plural(q.draws, "seeded draw") + " (workload.map, seed)" : std::string()));
   } else {
-    // The user's own walkers: one group per recorded chain, of nearly equal sizes, each chain replayed once (fewer
-    // ranks than walkers were refused above).
-    p.keys.emplace_back("groups.count", std::to_string(trace.chains()));
+    // The user's own walkers, each replayed once, in groups of nearly equal sizes as walker_layout says: where a
+    // group holds several, the trace deals them as the library does (workload.map once), the recorded groups at the
+    // recorded rank count. Counts that differ by rank count are zipped with it.
+    std::vector<std::string> ranks, counts, per_group;
+    for (const long r : q.ranks) {
+      const WalkerLayout w = walker_layout(trace, r);
+      p.walker_groups[r] = w.groups;
+      ranks.push_back(std::to_string(r));
+      counts.push_back(std::to_string(w.groups));
+      per_group.push_back(std::to_string(w.most));
+    }
+    p.recorded_shares = trace.recorded_shares();
+    p.recorded_ranks = trace.recorded_run() ? trace.recorded_run()->ranks : 0;
+    const bool several = std::any_of(per_group.begin(), per_group.end(), [](const std::string& w) { return w != "1"; });
+    if (several) p.keys.emplace_back("workload.map", "once");
+    const auto same = [](const std::vector<std::string>& v) { return std::equal(v.begin() + 1, v.end(), v.begin()); };
+    if (same(counts) && same(per_group)) {
+      p.keys.emplace_back("groups.count", counts.front());
+      if (several) p.keys.emplace_back("chains_per_group", per_group.front());
+    } else {  // the rank counts go into the zip: a key is given once
+      std::erase_if(p.keys, [](const auto& k) { return k.first == "nprocs"; });
+      p.keys.emplace_back("zip", "{nprocs: " + flow_list(ranks) + ", groups.count: " + flow_list(counts) +
+                                     (several ? ", chains_per_group: " + flow_list(per_group) : std::string()) + "}");
+    }
   }
   // The sizes the speed-ups were measured at: past the smallest of them, the extrapolation decides. The largest
   // initial group of any rank count: a set-up that never merges works at that size only.
   ScenarioQuestion s;
   s.largest_rank = *std::max_element(q.ranks.begin(), q.ranks.end());
-  s.largest_group = q.copies ? p.group_size : (s.largest_rank + trace.chains() - 1) / trace.chains();
+  s.largest_group = p.group_size;
+  if (!q.copies) {
+    for (const long r : q.ranks) {
+      const long groups = walker_layout(trace, r).groups;
+      s.largest_group = std::max(s.largest_group, (r + groups - 1) / groups);
+    }
+  }
   s.tolerance = q.tolerance;
   s.within_measured = cut_measured > 0;
   add_scenarios(p, trace_scenarios(trace, s), exclude);
@@ -269,12 +307,26 @@ StudyPlan plan_study(const PlanQuestion& q, const GivenStudy& given) {
 std::string walkers_words(const StudyPlan& plan, int nprocs) {
   if (plan.trace_chains == 0) return "the study file's walkers on " + std::to_string(nprocs) + " ranks";
   if (!plan.copies) {
-    const std::vector<int> sizes = count_sizes(nprocs, plan.trace_chains);
+    const auto at = plan.walker_groups.find(nprocs);
+    const int groups = at == plan.walker_groups.end() ? plan.trace_chains : static_cast<int>(at->second);
+    const std::vector<int> sizes = count_sizes(nprocs, groups);
     const int lo = sizes.back(), hi = sizes.front();
-    std::string words = plural(plan.trace_chains, "walker") + " on " + std::to_string(nprocs) + " ranks (" +
-                        (hi == 1 ? std::string("one rank each")
-                                 : "groups of " + std::to_string(lo) + (lo == hi ? "" : "-" + std::to_string(hi))) +
-                        "), as recorded";
+    // Walkers per group as the trace workload deals them: the recorded shares at their count, else C / groups.
+    int fewest = plan.trace_chains / groups, most = (plan.trace_chains + groups - 1) / groups;
+    if (static_cast<std::size_t>(groups) == plan.recorded_shares.size()) {
+      fewest = *std::min_element(plan.recorded_shares.begin(), plan.recorded_shares.end());
+      most = *std::max_element(plan.recorded_shares.begin(), plan.recorded_shares.end());
+    }
+    std::string words =
+        plural(plan.trace_chains, "walker") + " on " + std::to_string(nprocs) + " ranks (" +
+        (hi == 1 && most == 1 ? std::string("one rank each")
+                              : (most > 1 ? std::to_string(groups) + " " : std::string()) + "groups of " +
+                                    (hi == 1 ? std::string("one rank")
+                                             : std::to_string(lo) + (lo == hi ? "" : "-" + std::to_string(hi))) +
+                                    (most == 1 ? std::string()
+                                               : ", " + std::to_string(fewest) +
+                                                     (fewest == most ? "" : "-" + std::to_string(most)) + " walkers each")) +
+        ")" + (nprocs == plan.recorded_ranks ? ", as recorded" : ", the recorded walkers");
     if (plan.idle_chains > 0) words += ", " + std::to_string(plan.idle_chains) + " of them without items";
     return words;
   }

@@ -212,17 +212,18 @@ const Cell* cell_in(const std::vector<Cell>& list, const ScenarioValues& scenari
   return nullptr;
 }
 
-/// The columns besides the set-up's and the rank count that take more than one value over the points.
+/// The columns besides the set-up's that take more than one value over the points of one rank count: one that
+/// changes only with the rank count (the walkers' groups at each) is part of the question there, not a scenario.
 std::set<std::string> scenario_columns(const Study& study) {
-  std::map<std::string, std::set<std::string>> column_values;
+  std::map<std::pair<int, std::string>, std::set<std::string>> column_values;
   for (const Point& p : study.points) {
     for (const auto& [name, value] : key_columns(p.spec)) {
-      if (!is_setup_column(name) && name != "nprocs") column_values[name].insert(value);
+      if (!is_setup_column(name) && name != "nprocs") column_values[{p.spec.nprocs, name}].insert(value);
     }
   }
   std::set<std::string> columns;
-  for (const auto& [name, values] : column_values) {
-    if (values.size() > 1) columns.insert(name);
+  for (const auto& [at, values] : column_values) {
+    if (values.size() > 1) columns.insert(at.second);
   }
   return columns;
 }

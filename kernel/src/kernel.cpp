@@ -199,7 +199,7 @@ int64_t Kernel::chain_length(int chain) const {
 
 int Kernel::workload_index(int chain) const {
   const int unit = chain / chains_per_group_;
-  return chain_index(*workload_, unit, initial_first(unit), chains_per_group_, chain % chains_per_group_);
+  return chain_index(*workload_, unit, units_, initial_first(unit), chains_per_group_, chain % chains_per_group_);
 }
 
 Kernel::~Kernel() = default;

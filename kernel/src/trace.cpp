@@ -567,9 +567,17 @@ double shared_steady_share_s(const Trace& trace, const std::vector<ReplayedChain
 
 long steady_share_computations() noexcept { return steady_share_computed.load(); }
 
+std::vector<int> Trace::recorded_shares() const {
+  if (!has_groups_ || std::any_of(group_.begin(), group_.end(), [](int g) { return g < 0; })) return {};
+  const int largest = *std::max_element(group_.begin(), group_.end());
+  std::vector<int> shares(static_cast<std::size_t>(std::max(largest + 1, recorded_run_ ? recorded_run_->groups : 0)));
+  for (const int g : group_) ++shares[static_cast<std::size_t>(g)];
+  return shares;
+}
+
 std::shared_ptr<const std::vector<int>> replay_order(const std::shared_ptr<const Trace>& trace, TraceMap map,
                                                      uint64_t seed) {
-  if (map == TraceMap::tile) return std::shared_ptr<const std::vector<int>>(trace, &trace->layout());
+  if (map != TraceMap::draw) return std::shared_ptr<const std::vector<int>>(trace, &trace->layout());
   // A draw: the layout sorted by a key drawn per position, so every chain appears once. Made once per process,
   // trace and seed (a simulation's thousands of ranks would each sort it); the mutex, as load_trace's.
   // Each entry keeps its trace alive, so no other trace can take its address while the entry stands.

@@ -30,6 +30,25 @@ bool same_value(const std::string& rule, const std::string& actual) {
   return !rule.empty() && !actual.empty() && *end_a == '\0' && *end_b == '\0' && a == b;
 }
 
+int64_t each_initial_group(const RunSpec& spec, const std::function<void(int64_t, int64_t, int)>& unit);
+
+/// A replay of the walkers themselves (workload.map once) refused where a group's share of them would not fit its
+/// chains_per_group slots: the walkers past them would silently not run.
+void check_dealt(const RunSpec& run) {
+  if (run.workload.model != "trace" || run.workload.map != TraceMap::once || run.groups.by == GroupsSpec::By::node) {
+    return;
+  }
+  const auto groups = static_cast<int>(each_initial_group(run, [](int64_t, int64_t, int) {}));
+  const int most = make_workload(run.workload)->most_dealt(groups);
+  if (most > run.workload.chains_per_group) {
+    throw InputError("key chains_per_group: " + std::to_string(run.workload.chains_per_group) +
+                     ", but workload.map once deals up to " + std::to_string(most) + " walkers of " +
+                     run.workload.file + " to one of the " + std::to_string(groups) + " groups at nprocs=" +
+                     std::to_string(run.nprocs) + " (allowed: chains_per_group " + std::to_string(most) +
+                     " or more, or more groups)");
+  }
+}
+
 }  // namespace
 
 std::vector<RunSpec> expand_runs(const Experiment& e, int nprocs, const Catalog& catalog, std::size_t max_runs) {
@@ -244,6 +263,7 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
         excluded = excluded || all;
       }
       if (excluded) continue;
+      check_dealt(run);
       std::vector<JobSpec>& jobs = seen[point_key(run, {})];
       if (std::find(jobs.begin(), jobs.end(), e.job) != jobs.end()) continue;
       jobs.push_back(e.job);
@@ -405,11 +425,13 @@ double expected_point_s(const Point& point, const Catalog& catalog) {
   const Trace* trace = workload->trace();
   const int W = point.spec.workload.chains_per_group;
   double longest_s = 0;
+  const auto groups = static_cast<int>(each_initial_group(point.spec, [](int64_t, int64_t, int) {}));
   each_initial_group(point.spec, [&](int64_t g, int64_t leader, int size) {
     // Seconds of a group's unit: its W chains one after another (chain_items()).
     double s = 0;
     for (int c = 0; c < W; ++c) {
-      const int index = chain_index(*workload, static_cast<int>(g), static_cast<int>(leader), W, c);
+      const int index = chain_index(*workload, static_cast<int>(g), groups, static_cast<int>(leader), W, c);
+      if (index < 0) continue;  // a slot the trace's walkers leave empty (workload.map once)
       if (trace != nullptr) {
         s += trace->chain_s(workload->trace_chain(index), size);
       } else {
@@ -425,9 +447,10 @@ double expected_rank_items(const RunSpec& spec) {
   const auto workload = make_workload(spec.workload);
   const int W = spec.workload.chains_per_group;
   double walked = 0, rank_items = 0;
+  const auto count = static_cast<int>(each_initial_group(spec, [](int64_t, int64_t, int) {}));
   const int64_t groups = each_initial_group(spec, [&](int64_t g, int64_t leader, int size) {
     for (int c = 0; c < W; ++c) {
-      const int index = chain_index(*workload, static_cast<int>(g), static_cast<int>(leader), W, c);
+      const int index = chain_index(*workload, static_cast<int>(g), count, static_cast<int>(leader), W, c);
       rank_items += static_cast<double>(workload->items(index)) * size;
     }
     ++walked;

@@ -4,6 +4,7 @@
 // each rank count answers. apps/advise_plan.cpp reads the files, checks them and writes the study this plans.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,14 +47,26 @@ struct StudyPlan {
   bool copies = false;        // P / G * W walkers, not the recorded ones
   long group_size = 1;        // G of the copies
   long chains_per_group = 1;  // W
+  /// The recorded walkers' initial groups at each rank count asked (not copies): walker_layout().
+  std::map<long, long> walker_groups;
+  std::vector<int> recorded_shares;  // Trace::recorded_shares: the walkers of each recorded group
+  int recorded_ranks = 0;            // the trace's run line's ranks (0: none)
   /// For a trace whose recording did not end: what it lacks, in one sentence that opens every verdict (empty for
   /// a whole trace).
   std::string cut_short;
 };
 
+/// The recorded walkers' initial groups at P ranks, as mcmclb::walkers would run them: the recorded groups at the
+/// rank count of the trace's run line; elsewhere its group size kept (P over it, at least 1), at most one group
+/// per walker (a trace without a run line: groups of one rank). And the most walkers one of them holds (W).
+struct WalkerLayout {
+  long groups = 1, most = 1;
+};
+[[nodiscard]] WalkerLayout walker_layout(const Trace& trace, long nprocs);
+
 /// The plan for a trace file (named `file` in errors): every balancer and rule at each rank count asked, over the
-/// scenarios the trace leaves open. Throws InputError where a rank count has fewer ranks than the recorded walkers
-/// and copies were not asked.
+/// scenarios the trace leaves open. Without copies, the recorded walkers in their layout (walker_layout): several
+/// to a group where the ranks are fewer, each replayed once (workload.map once where a group holds more than one).
 ///
 /// A trace whose recording did not end (Trace::incomplete) lacks the speed-ups a finished one gets at its end, and
 /// its walkers may lack their last items. Its advice assumes no speed-up it did not measure: the set-ups that merge

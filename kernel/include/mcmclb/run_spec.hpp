@@ -54,8 +54,8 @@ struct WorkloadSpec {
   void set(std::string_view key, ParamValue v) { values.insert_or_assign(std::string(key), v); }
 };
 
-inline constexpr std::array<std::pair<std::string_view, TraceMap>, 2> kTraceMaps = {
-    {{"tile", TraceMap::tile}, {"draw", TraceMap::draw}}};
+inline constexpr std::array<std::pair<std::string_view, TraceMap>, 3> kTraceMaps = {
+    {{"tile", TraceMap::tile}, {"draw", TraceMap::draw}, {"once", TraceMap::once}}};
 inline constexpr std::array<std::pair<std::string_view, TraceScaling>, 2> kTraceScalings = {
     {{"trace", TraceScaling::trace}, {"perfect", TraceScaling::perfect}}};
 inline constexpr std::array<std::pair<std::string_view, TraceExtrapolation>, 4> kTraceExtrapolations = {

@@ -147,6 +147,9 @@ class Trace {
   [[nodiscard]] int group(int chain) const { return group_.at(static_cast<std::size_t>(chain)); }
   /// Whether the trace records its chains' groups.
   [[nodiscard]] bool has_groups() const noexcept { return has_groups_; }
+  /// How many chains each recorded initial group ran, group 0 first: one entry per group of the run line (or up to
+  /// the largest group recorded); empty unless every chain has a recorded group.
+  [[nodiscard]] std::vector<int> recorded_shares() const;
   /// The chains in the order their recorded groups ran them: group 0's in the order their rows first appear in
   /// the file, then group 1's, and so on, chains without items last; 0, 1, 2, ... where no group is recorded.
   /// A replay's study chain k takes the chain at position k mod C of this order (workload.map tile).
@@ -223,7 +226,10 @@ struct ReplayedChains {
 /// layout (Trace::layout), so groups of W study chains replay the recorded groups of W. draw: that layout in an
 /// order drawn with workload.seed, the same on every rank and at every rank count. Either way every C consecutive
 /// study chains replay each recorded chain once: a map never leaves a walker out while it repeats another.
-enum class TraceMap { tile, draw };
+/// once: the recorded walkers themselves, each once, in the layout, dealt to the initial groups as
+/// mcmclb::walkers deals chains (a group takes one more than another at most, the first ones the more); at the
+/// recorded group count, the recorded groups (Trace::recorded_shares). A group's slots past its share are empty.
+enum class TraceMap { tile, draw, once };
 /// The order of the trace's chains that map takes (its size: trace.chains()). Made once per process, trace,
 /// map and seed: a simulation's ranks share it.
 [[nodiscard]] std::shared_ptr<const std::vector<int>> replay_order(const std::shared_ptr<const Trace>& trace,

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -30,13 +31,23 @@ class Workload {
   [[nodiscard]] virtual int trace_chain(int index) const noexcept { return index; }
   /// Whether the index of a chain counts initial groups (g*W + c, chain_index()) instead of ranks (L*W + c).
   [[nodiscard]] virtual bool indexes_groups() const noexcept { return false; }
+  /// For a model that deals its chains to the initial groups itself (a trace under workload.map once): the index
+  /// of the c-th chain of the g-th of `groups` groups, -1 for a slot past the group's share (a chain of no items);
+  /// nullopt for the others, whose every slot holds a chain (chain_index()).
+  [[nodiscard]] virtual std::optional<int> dealt(int /*g*/, int /*groups*/, int /*c*/) const noexcept {
+    return std::nullopt;
+  }
+  /// The most chains dealt() gives one of `groups` groups (0 for a model that does not deal).
+  [[nodiscard]] virtual int most_dealt(int /*groups*/) const noexcept { return 0; }
 };
 
-/// The workload index of chain c of the g-th initial group, led by world rank `leader`, with W chains per group.
-/// The models take L*W + c, so that a rank holds the same work at any G (the paper's workload). A trace takes
-/// g*W + c: its C recorded chains are dealt to the groups in order, so that every one of them is replayed at any G
-/// (by the leader, groups of 4 would replay only every fourth recorded chain).
-[[nodiscard]] inline int chain_index(const Workload& w, int g, int leader, int W, int c) noexcept {
+/// The workload index of chain c of the g-th of `groups` initial groups, led by world rank `leader`, with W chains
+/// per group. The models take L*W + c, so that a rank holds the same work at any G (the paper's workload). A trace
+/// takes g*W + c: its C recorded chains are dealt to the groups in order, so that every one of them is replayed at
+/// any G (by the leader, groups of 4 would replay only every fourth recorded chain). A model that deals (dealt())
+/// gives its own index, or -1: a slot with no chain, of no items (Workload::items(-1) is 0).
+[[nodiscard]] inline int chain_index(const Workload& w, int g, int groups, int leader, int W, int c) noexcept {
+  if (const std::optional<int> d = w.dealt(g, groups, c)) return *d;
   return static_cast<int>(int64_t{w.indexes_groups() ? g : leader} * W + c);
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Workload `trace`: the chains and item costs of a recorded trace file (mcmclb/trace.hpp, workload.file), mapped
 // onto the study's chains by workload.map (the recorded layout, or a draw of it seeded by workload.seed).
+#include <algorithm>
+
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/workload.hpp"
 
@@ -11,17 +13,40 @@ class Replay final : public Workload {
  public:
   explicit Replay(const WorkloadSpec& s)
       : trace_(load_trace(s.file, s.extrapolate, s.speedups)),
-        order_(replay_order(trace_, s.map, static_cast<uint64_t>(s.integer("seed")))) {}
-  int64_t items(int index) const override { return trace_->items(trace_chain(index)); }
+        order_(replay_order(trace_, s.map, static_cast<uint64_t>(s.integer("seed")))),
+        once_(s.map == TraceMap::once) {
+    if (!once_) return;
+    shares_ = trace_->recorded_shares();
+    firsts_.assign(shares_.size(), 0);
+    for (std::size_t g = 1; g < shares_.size(); ++g) firsts_[g] = firsts_[g - 1] + shares_[g - 1];
+  }
+  int64_t items(int index) const override { return index < 0 ? 0 : trace_->items(trace_chain(index)); }
   const Trace* trace() const noexcept override { return trace_.get(); }
   int trace_chain(int index) const noexcept override {
     return (*order_)[static_cast<std::size_t>(index) % order_->size()];
   }
   bool indexes_groups() const noexcept override { return true; }
+  std::optional<int> dealt(int g, int groups, int c) const noexcept override {
+    if (!once_) return std::nullopt;
+    // The layout holds the recorded groups one after another: at their count, group g's share starts where the
+    // earlier groups' end. Elsewhere the first C mod groups groups take one chain more, as the library deals.
+    if (static_cast<std::size_t>(groups) == shares_.size()) {
+      return c < shares_[static_cast<std::size_t>(g)] ? firsts_[static_cast<std::size_t>(g)] + c : -1;
+    }
+    const int count = trace_->chains(), q = count / groups, r = count % groups;
+    return c < q + (g < r ? 1 : 0) ? g * q + std::min(g, r) + c : -1;
+  }
+  int most_dealt(int groups) const noexcept override {
+    if (!once_) return 0;
+    if (static_cast<std::size_t>(groups) == shares_.size()) return *std::max_element(shares_.begin(), shares_.end());
+    return (trace_->chains() + groups - 1) / groups;
+  }
 
  private:
   std::shared_ptr<const Trace> trace_;
   std::shared_ptr<const std::vector<int>> order_;  // replay_order: study chain k replays order[k mod C]
+  bool once_ = false;                              // workload.map once: the walkers dealt, each once (dealt())
+  std::vector<int> shares_, firsts_;               // once: the recorded groups' shares, and where each starts
 };
 
 void check(const WorkloadSpec& s) {
