@@ -84,8 +84,8 @@ std::string first_scenario_words(const Plan& plan) {
 /// Whether the plan varies anything: more than one scenario, so that racing can save simulations.
 bool varies_scenarios(const Plan& plan) {
   return std::any_of(plan.keys.begin(), plan.keys.end(), [](const auto& k) {
-    return k.first == "workload.extrapolate" || (k.first == "zip" && is_map_zip(k.second)) || k.first == "workload.seed" ||
-           k.first == "workload.speedups";
+    return k.first == "workload.extrapolate" || (k.first == "zip" && is_map_zip(k.second)) ||
+           k.first == "workload.seed" || k.first == "workload.speedups";
   });
 }
 
@@ -559,7 +559,8 @@ int advise_main(const std::vector<std::string>& args) {
   // How many ranks are worth it: each rank count's advised set-up, its whole time in each scenario (matched across
   // the counts by what the scenario assumes), judged by the rule that ranks the set-ups.
   std::vector<advice::AtRanks> at_ranks;
-  const std::vector<advice::Scenario> rank_scenarios = inputs.empty() ? std::vector<advice::Scenario>{} : inputs[0].scenarios;
+  const std::vector<advice::Scenario> rank_scenarios =
+      inputs.empty() ? std::vector<advice::Scenario>{} : inputs[0].scenarios;
   for (std::size_t k_at = 0; k_at < inputs.size(); ++k_at) {
     const advice::Ranking& r = rankings[k_at];
     const advice::AtRankCount& in = inputs[k_at];
@@ -588,8 +589,7 @@ int advise_main(const std::vector<std::string>& args) {
              tolerance.source, ranks_answer, csv_text, notes);
   }
   if (answer) {
-    std::printf("\n%s",
-                wrapped("ranks: " + ranks_answer, 100, "").c_str());
+    std::printf("\n%s", wrapped("ranks: " + ranks_answer, 100, "").c_str());
   }
   for (const auto& note : notes) std::printf("%s", wrapped("note: " + note, 100, "").c_str());
   std::printf("\n%s",

@@ -160,7 +160,7 @@ SCHEMAS = {
         "model_compute": Column("number", 0, True), "model_reduce": Column("number", 0, True),
         # workload.model trace: the trace file, the chain map and the planning model's scaling; empty for other
         # models, absent from older folders.
-        "workload_file": TEXT, "workload_map": Column("name", optional=True, choices=("tile", "draw")),
+        "workload_file": TEXT, "workload_map": Column("name", optional=True, choices=("tile", "draw", "once")),
         "workload_scaling": Column("name", optional=True, choices=("trace", "perfect")),
         # workload.model trace: the speed-up past the sizes the trace gives, and its content's hash (part of the
         # resume key); empty for other models, absent from older folders.

@@ -818,9 +818,11 @@ TEST(AdvicePlan, TheStudyFollowsTheQuestionAndTheTrace) {
               p.keys.end());
   EXPECT_TRUE(std::find(p.keys.begin(), p.keys.end(),
                         std::pair<std::string, std::string>{
-                            "zip", "{nprocs: [4, 16], groups.count: [4, 6], chains_per_group: [2, 1]}"}) != p.keys.end());
-  EXPECT_EQ(mcmclb::advice::walkers_words(p, 4), "6 walkers on 4 ranks (4 groups of one rank, 1-2 walkers each), the "
-                                                 "recorded walkers");
+                            "zip", "{nprocs: [4, 16], groups.count: [4, 6], chains_per_group: [2, 1]}"}) !=
+              p.keys.end());
+  EXPECT_EQ(mcmclb::advice::walkers_words(p, 4),
+            "6 walkers on 4 ranks (4 groups of one rank, 1-2 walkers each), the "
+            "recorded walkers");
   q.ranks = {16};
   q.copies = true;
   p = mcmclb::advice::plan_trace(q, six, "six.csv");
@@ -851,7 +853,7 @@ TEST(AdvicePlan, TheWalkersAsTheyRan) {
   EXPECT_EQ(t7.recorded_shares(), (std::vector<int>{4, 3}));
   EXPECT_EQ(mcmclb::advice::walker_layout(t7, 2).groups, 2);
   EXPECT_EQ(mcmclb::advice::walker_layout(t7, 2).most, 4);
-  EXPECT_EQ(mcmclb::advice::walker_layout(t7, 3).most, 3);   // 3, 2 and 2, as the library deals them
+  EXPECT_EQ(mcmclb::advice::walker_layout(t7, 3).most, 3);     // 3, 2 and 2, as the library deals them
   EXPECT_EQ(mcmclb::advice::walker_layout(t7, 64).groups, 7);  // one group per walker at most
   mcmclb::advice::PlanQuestion q;
   q.ranks = {2};
@@ -862,8 +864,9 @@ TEST(AdvicePlan, TheWalkersAsTheyRan) {
   };
   EXPECT_TRUE(has("workload.map", "once") && has("groups.count", "2") && has("chains_per_group", "4"));
   EXPECT_FALSE(p.copies);
-  EXPECT_EQ(mcmclb::advice::walkers_words(p, 2), "7 walkers on 2 ranks (2 groups of one rank, 3-4 walkers each), as "
-                                                 "recorded");
+  EXPECT_EQ(mcmclb::advice::walkers_words(p, 2),
+            "7 walkers on 2 ranks (2 groups of one rank, 3-4 walkers each), as "
+            "recorded");
   // 192 walkers recorded at 64 ranks in groups of 3: 64 groups of 3 there, one group per walker at 256 ranks.
   std::string many = "# run: ranks=64 groups=64 balancer=none seconds=1\nchain,item,ranks,seconds,speedup,group\n";
   for (int c = 0; c < 192; ++c) many += std::to_string(c) + ",0,1,0.01,," + std::to_string(c / 3) + "\n";
@@ -871,8 +874,9 @@ TEST(AdvicePlan, TheWalkersAsTheyRan) {
   q.ranks = {64, 256};
   p = mcmclb::advice::plan_trace(q, t192, "many.csv");
   EXPECT_TRUE(has("zip", "{nprocs: [64, 256], groups.count: [64, 192], chains_per_group: [3, 1]}"));
-  EXPECT_EQ(mcmclb::advice::walkers_words(p, 64), "192 walkers on 64 ranks (64 groups of one rank, 3 walkers each), "
-                                                  "as recorded");
+  EXPECT_EQ(mcmclb::advice::walkers_words(p, 64),
+            "192 walkers on 64 ranks (64 groups of one rank, 3 walkers each), "
+            "as recorded");
   EXPECT_EQ(mcmclb::advice::walkers_words(p, 256), "192 walkers on 256 ranks (groups of 1-2), the recorded walkers");
 }
 

@@ -319,13 +319,14 @@ std::string walkers_words(const StudyPlan& plan, int nprocs) {
     }
     std::string words =
         plural(plan.trace_chains, "walker") + " on " + std::to_string(nprocs) + " ranks (" +
-        (hi == 1 && most == 1 ? std::string("one rank each")
-                              : (most > 1 ? std::to_string(groups) + " " : std::string()) + "groups of " +
-                                    (hi == 1 ? std::string("one rank")
-                                             : std::to_string(lo) + (lo == hi ? "" : "-" + std::to_string(hi))) +
-                                    (most == 1 ? std::string()
-                                               : ", " + std::to_string(fewest) +
-                                                     (fewest == most ? "" : "-" + std::to_string(most)) + " walkers each")) +
+        (hi == 1 && most == 1
+             ? std::string("one rank each")
+             : (most > 1 ? std::to_string(groups) + " " : std::string()) + "groups of " +
+                   (hi == 1 ? std::string("one rank")
+                            : std::to_string(lo) + (lo == hi ? "" : "-" + std::to_string(hi))) +
+                   (most == 1 ? std::string()
+                              : ", " + std::to_string(fewest) + (fewest == most ? "" : "-" + std::to_string(most)) +
+                                    " walkers each")) +
         ")" + (nprocs == plan.recorded_ranks ? ", as recorded" : ", the recorded walkers");
     if (plan.idle_chains > 0) words += ", " + std::to_string(plan.idle_chains) + " of them without items";
     return words;

@@ -110,7 +110,7 @@ std::string emulated_reference_times(const RunSpec& spec, const std::vector<int>
     for (int c = 0; c < W; ++c) {
       const int index = chain_index(*workload, g, static_cast<int>(sizes.size()), leader, W, c);
       if (index < 0) continue;  // a slot the trace's walkers leave empty (workload.map once)
-      if (trace != nullptr) {  // the unit's time on its group: each chain at the group's speed-up
+      if (trace != nullptr) {   // the unit's time on its group: each chain at the group's speed-up
         const int chain = workload->trace_chain(index);
         unit_s += trace->chain_s(chain, size);
         ++replayed[{chain, size}];

@@ -25,7 +25,8 @@ std::vector<int64_t> chain_items(const Workload& w, int nprocs, int G, int W) {
 std::vector<int64_t> chain_items(const Workload& w, const std::vector<int>& leaders, int W) {
   std::vector<int64_t> s;
   for (std::size_t g = 0; g < leaders.size(); ++g) {
-    for (int c = 0; c < W; ++c) s.push_back(w.items(chain_index(w, static_cast<int>(g), static_cast<int>(leaders.size()), leaders[g], W, c)));
+    for (int c = 0; c < W; ++c)
+      s.push_back(w.items(chain_index(w, static_cast<int>(g), static_cast<int>(leaders.size()), leaders[g], W, c)));
   }
   return s;
 }

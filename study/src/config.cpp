@@ -404,8 +404,8 @@ std::vector<KeyDef> build_key_table() {
          }
        }});
   add(choice_key("workload.map", kTraceMaps, "tile",
-                 "read by `trace`: the study's chains, group by group, replay the C trace chains in turn (`tile`) "
-                 "or one drawn with workload.seed each (`draw`)",
+                 "read by `trace`: the study's chains, group by group, replay the C trace chains in turn (`tile`), "
+                 "one drawn with workload.seed each (`draw`), or each once as dealt ([`once`](columns.md#trace-files))",
                  [](E& e, TraceMap v) { e.workload.map = v; }));
   add(choice_key("workload.scaling", kTraceScalings, "trace",
                  "read by `trace`: what `pays` and the planners predict an item costs at m ranks: the trace's "

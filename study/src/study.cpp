@@ -43,9 +43,9 @@ void check_dealt(const RunSpec& run) {
   if (most > run.workload.chains_per_group) {
     throw InputError("key chains_per_group: " + std::to_string(run.workload.chains_per_group) +
                      ", but workload.map once deals up to " + std::to_string(most) + " walkers of " +
-                     run.workload.file + " to one of the " + std::to_string(groups) + " groups at nprocs=" +
-                     std::to_string(run.nprocs) + " (allowed: chains_per_group " + std::to_string(most) +
-                     " or more, or more groups)");
+                     run.workload.file + " to one of the " + std::to_string(groups) +
+                     " groups at nprocs=" + std::to_string(run.nprocs) + " (allowed: chains_per_group " +
+                     std::to_string(most) + " or more, or more groups)");
   }
 }
 

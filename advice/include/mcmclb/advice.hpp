@@ -166,8 +166,8 @@ struct AtRanks {
 /// else the count with the smallest largest regret (minimax). Indices into at.
 struct RanksAnswer {
   std::size_t fewest = 0;
-  std::vector<double> regret_max;         // per count
-  std::vector<std::size_t> worst;         // per count: the scenario of its largest regret
+  std::vector<double> regret_max;                    // per count
+  std::vector<std::size_t> worst;                    // per count: the scenario of its largest regret
   std::vector<double> core_hours_lo, core_hours_hi;  // per count: ranks x whole time, over the scenarios
   std::string text;  // the rule, the answer and each count's time, core-hours and largest regret, in words
 };
