@@ -5,12 +5,12 @@
 // rule, crossed with what the workload leaves open: for a trace, its speed-up past the largest measured group size
 // (workload.extrapolate: usl, flat, amdahl, perfect) and, when it advises copies of the walkers (--copies), the map of
 // its C recorded chains onto the study's chains (tile, and `draws` seeded draws); for another model, `draws` seeds of
-// it. By default a trace's C walkers run on P ranks in C groups (groups.count). A set-up whose groups never grow
-// (none, steal, stealrandom) runs under the first assumption only when its groups are no larger than every measured
-// size, since the others cannot change it. Each combination is a scenario. The ranking and the verdict are the rule
-// of mcmclb/advice.hpp: whole times (the calibration of pays and the initial groups' creation included), minimax
-// regret. With --check, the tolerance of that rule is measured: the replay run for real at a core per rank against its
-// simulation.
+// it. By default a trace's C walkers run as they ran (advice::walker_layout), several to a group where P < C. A
+// set-up whose groups never grow (none, steal, stealrandom) runs under the first assumption only when its groups are
+// no larger than every measured size, since the others cannot change it. Each combination is a scenario. The ranking
+// and the verdict are the rule of mcmclb/advice.hpp: whole times (the calibration of pays and the initial groups'
+// creation included), minimax regret; the rank counts by the same rule. With --check, the tolerance of that rule is
+// measured: the replay run for real at a core per rank against its simulation.
 #include "advise.hpp"
 
 #include <algorithm>
@@ -348,6 +348,122 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
   return race;
 }
 
+/// The keys of the advice study at nprocs ranks alone, for the rank counts searched between those asked: the walkers'
+/// groups there (walker_layout, as plan_trace lays them out) and only the set-up given, with none (every rank
+/// count's table prices against it).
+std::vector<std::pair<std::string, std::string>> keys_at(const Plan& plan, const Options& o, long nprocs,
+                                                         const RunSpec& setup) {
+  std::vector<std::pair<std::string, std::string>> keys;
+  const bool walkers = !plan.copies;
+  const advice::WalkerLayout layout =
+      walkers ? advice::walker_layout(*load_trace(o.input), nprocs) : advice::WalkerLayout{};
+  const bool once = std::any_of(plan.keys.begin(), plan.keys.end(),
+                                [](const auto& k) { return k.first == "workload.map" && k.second == "once"; });
+  const std::string finished = setup.finished ? std::string(to_string(*setup.finished)) : "retire";
+  for (const auto& [key, value] : plan.keys) {
+    if (walkers && (key == "zip" || key == "groups.count" || key == "chains_per_group" || key == "nprocs")) continue;
+    if (key == "nprocs") {
+      keys.emplace_back(key, "[" + std::to_string(nprocs) + "]");
+    } else if (key == "balancer") {
+      keys.emplace_back(key, setup.balancer == "none" ? "[none]" : "[none, " + setup.balancer + "]");
+    } else if (key == "interval") {
+      keys.emplace_back(key, "[" + std::to_string(setup.interval) + "]");
+    } else if (key == "finished") {
+      keys.emplace_back(key, "[" + finished + "]");
+    } else {
+      keys.emplace_back(key, value);
+    }
+  }
+  if (walkers) {
+    keys.emplace(keys.begin(), "nprocs", "[" + std::to_string(nprocs) + "]");
+    keys.emplace_back("groups.count", std::to_string(layout.groups));
+    if (once) keys.emplace_back("chains_per_group", std::to_string(layout.most));
+  }
+  return keys;
+}
+
+/// The rank counts between the fewest asked within the tolerance (fewest) and the next count asked below it:
+/// bisected, up to 3 counts, each running fewest's advised set-up alone (with none) in every scenario. A count where
+/// that set-up is within the tolerance of the fastest in every scenario is taken (its own best can only be faster);
+/// one where it is not is passed over, though a set-up of its own might do better: said in `searched`.
+struct Between {
+  std::vector<advice::AtRanks> at;
+  std::string searched;
+};
+Between search_between(const Options& o, const Plan& plan, const SweepOptions& sweep,
+                       const std::vector<advice::AtRankCount>& inputs, const std::vector<advice::Ranking>& rankings,
+                       const std::vector<advice::AtRanks>& asked, const std::vector<advice::Scenario>& scenarios,
+                       double tolerance) {
+  Between out;
+  out.searched = "among the rank counts asked only";
+  const auto first = advice::fewest_ranks(asked, scenarios, tolerance, advice::dimension_words, "");
+  if (!first || plan.trace_chains == 0 || first->regret_max[first->fewest] > tolerance + 1e-12) return out;
+  const int top = asked[first->fewest].nprocs;
+  int below = 0;
+  for (const advice::AtRanks& a : asked) {
+    if (a.nprocs < top) below = std::max(below, a.nprocs);
+  }
+  const int step = plan.copies ? static_cast<int>(plan.group_size) : 1;  // copies: whole groups of G
+  if (below == 0 || top - below <= step) return out;
+  std::size_t k_top = 0;
+  while (inputs[k_top].nprocs != top) ++k_top;
+  const advice::Ranking& ranking = rankings[k_top];
+  const RunSpec& setup = *inputs[k_top].specs[ranking.rows[ranking.verdict.winner].members.front()];
+  const std::string label = setup_label(setup);
+  std::vector<int> tried;
+  int lo = below, hi = top;
+  for (int round = 0; round < 3; ++round) {
+    const int mid = (lo + hi) / 2 / step * step;
+    if (mid <= lo || mid >= hi) break;
+    Plan at = plan;
+    at.keys = keys_at(plan, o, mid, setup);
+    SweepOptions s = sweep;
+    s.study = launch::not_an_option((fs::path(o.out) / "advise-ranks.yaml").string());
+    const std::string text = study_text(at, o, false, {});
+    const Study study = launch::load(s, text);
+    {
+      auto store = launch::open_output(sweep, study);
+      store.rewrite_file("advise-ranks.yaml", [&](const fs::path&) { return text; });
+    }
+    std::printf("advise: searching %d ranks, between %d and %d asked, with %s alone (and none)\n", mid, below, top,
+                label.c_str());
+    std::fflush(stdout);
+    (void)simulate(o, s, study, launch::estimate_to_run(s, study).host_s);
+    const Backend backend = launch::sweep_backend(s);
+    const advice::Tables tables = advice::tabulate(
+        study, initial_groups_priced_alike(read_configurations(s.out), study, backend), backend, o.draws);
+    advice::AtRanks found{mid, std::vector<double>(scenarios.size(), std::nan("")), label};
+    for (const advice::AtRankCount& t : tables.at) {
+      for (std::size_t k = 0; k < t.setups.size(); ++k) {
+        if (t.setups[k].label != label) continue;
+        for (std::size_t sc = 0; sc < scenarios.size(); ++sc) {
+          for (std::size_t x = 0; x < t.scenarios.size(); ++x) {
+            if (t.scenarios[x].values == scenarios[sc].values)
+              found.whole_s[sc] = t.setups[k].run_s[x] + t.setups[k].once_s[x];
+          }
+        }
+      }
+    }
+    if (std::any_of(found.whole_s.begin(), found.whole_s.end(), [](double t) { return !std::isfinite(t); })) {
+      break;  // a simulation failed (failures.csv): no time to compare in some scenario
+    }
+    tried.push_back(mid);
+    std::vector<advice::AtRanks> with = asked;
+    with.push_back(found);
+    const auto judged = advice::fewest_ranks(with, scenarios, tolerance, advice::dimension_words, "");
+    const bool fits = judged && judged->regret_max.back() <= tolerance + 1e-12;
+    out.at.push_back(std::move(found));
+    (fits ? hi : lo) = mid;
+  }
+  if (tried.empty()) return out;
+  std::vector<std::string> counts;
+  for (const int t : tried) counts.push_back(std::to_string(t));
+  out.searched = "the counts asked and, between " + std::to_string(below) + " and " + std::to_string(top) + ", " +
+                 join(counts) + " ranks by bisection, each with " + label +
+                 " alone: a count it does not fit might fit with a set-up of its own";
+  return out;
+}
+
 /// The advice at one rank count: its table and verdict printed, its rows added to advice.csv's text, its notes,
 /// and its winner's median time for the question how many ranks are worth it.
 void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ranking& ranking,
@@ -573,10 +689,16 @@ int advise_main(const std::vector<std::string>& args) {
     }
     at_ranks.push_back(std::move(a));
   }
-  const auto answer = at_ranks.size() > 1
-                          ? advice::fewest_ranks(at_ranks, rank_scenarios, tolerance_pct / 100, advice::dimension_words,
-                                                 "among the rank counts asked only")
-                          : std::nullopt;
+  std::optional<advice::RanksAnswer> answer;
+  if (at_ranks.size() > 1) {
+    // Between the counts asked, where the fewest within the tolerance lies above the next one asked.
+    Between between = search_between(o, plan, sweep, inputs, rankings, at_ranks, rank_scenarios, tolerance_pct / 100);
+    at_ranks.insert(at_ranks.end(), between.at.begin(), between.at.end());
+    std::sort(at_ranks.begin(), at_ranks.end(),
+              [](const advice::AtRanks& a, const advice::AtRanks& b) { return a.nprocs < b.nprocs; });
+    answer =
+        advice::fewest_ranks(at_ranks, rank_scenarios, tolerance_pct / 100, advice::dimension_words, between.searched);
+  }
   // On a cut-short trace the rank counts compare walkers that may lack their last items, and with copies they
   // compare more walkers at more ranks: each said with the answer.
   std::string ranks_answer;

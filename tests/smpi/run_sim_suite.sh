@@ -501,8 +501,33 @@ print(f"192 walkers logged in completion order: none replays the application's 1
 PY
 # The question asked: by default the recorded walkers themselves (six on 16 ranks: groups of 2 and 3), --copies
 # for 16 copies; the progress lines of a replay name its groups and no T_ms (it reads none); a note said once.
-grep -q "^advice at P = 16: 6 walkers on 16 ranks (groups of 2-3), as recorded;" "$work/advise-six.log" ||
+grep -q "^advice at P = 16: 6 walkers on 16 ranks (groups of 2-3), the recorded walkers;" "$work/advise-six.log" ||
   { cat "$work/advise-six.log"; echo "advise: the walkers asked are not said"; exit 1; }
+# Seven walkers recorded at 2 ranks in groups of 4 (chains 0, 2, 4, 6) and 3: advised as those groups, each walker
+# once (the ideal is their 0.84 s of work over 2 ranks; 8 copies would add chain 0's 0.03 s), not refused. The
+# fewest ranks within the tolerance, 4, lie above 2: 3 ranks are searched between them, the 4-rank winner alone.
+python3 -c "
+print('# run: ranks=2 groups=2 balancer=none seconds=0.5'); print('chain,item,ranks,seconds,speedup,group')
+for c in range(7):
+    for i in range(3):
+        print(f'{c},{i},1,{0.01 * (c + 1)},,{c % 2}')
+print('*,,2,,1.8,')" >"$work/seven.csv"
+"$2/mcmclb" advise "$work/seven.csv" --ranks 2,4 --balancers none,mostwork --draws 0 --no-race --jobs 2 \
+  --sim-binary "$sim/mcmclb-sim" --out "$work/advise-seven" >"$work/advise-seven.log" 2>&1 ||
+  { cat "$work/advise-seven.log"; exit 1; }
+python3 - "$work/advise-seven" <<'PY'
+import csv, sys
+advice = list(csv.DictReader(open(sys.argv[1] + "/advice.csv")))
+runs = list(csv.DictReader(open(sys.argv[1] + "/runs.csv")))
+at2 = [r for r in advice if r["nprocs"] == "2"][0]
+ideal = {float(r["ideal_s"]) for r in runs if r["nprocs"] == "2"}
+answer = at2["ranks_answer"]
+if (at2["walkers"] != "7 walkers on 2 ranks (2 groups of one rank, 3-4 walkers each), as recorded" or
+        {round(x, 9) for x in ideal} != {0.42} or not answer.startswith("4 ranks: the fewest") or
+        "between 2 and 4, 3 ranks by bisection" not in answer or "3 ranks (" not in answer):
+    sys.exit(f"advise on seven walkers: {at2['walkers']}; ideal {ideal}; {answer}")
+print(f"advise on seven walkers: {at2['walkers']}; {answer[:80]}")
+PY
 if grep -q "T_ms=" "$work/advise-six.log"; then grep "T_ms=" "$work/advise-six.log" | head -3; echo "T_ms in a replay"; exit 1; fi
 for log in "$work/advise.log" "$work/advise-six.log"; do
   if [ "$(grep -c '| note: ' "$log")" -gt "$(grep '| note: ' "$log" | sort -u | wc -l)" ]; then
