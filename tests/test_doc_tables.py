@@ -927,6 +927,17 @@ class OneTable(unittest.TestCase):
         self.assertIn("README.md", args)
         self.assertEqual(len(set(map(tuple, args.values()))), 1, args)
 
+    def test_the_rank_answer_in_a_clause(self):
+        """advice.csv's ranks_answer, by minimax regret (with copies or not) or from an older advice.csv, in the
+        clause the table quotes: the count advised, never a bare "16 ranks"."""
+        from doc_tables.start_with import ranks_words
+        self.assertEqual(ranks_words("16 ranks: the fewest whose time is within the 5.0 % tolerance of the fastest "
+                                     "rank count's in each of 2 scenarios"),
+                         "16 ranks, the fewest within the tolerance in every scenario")
+        self.assertEqual(ranks_words("copies (P / G x W walkers, more at more ranks): 64 ranks: no rank count is "
+                                     "within the 5.0 % tolerance"), "64 ranks, the smallest largest regret")
+        self.assertEqual(ranks_words("64 ranks buy nothing over 16: 16 ranks take 2 s"), "64 ranks buy nothing over 16")
+
     def test_the_readme_stays_within_two_hundred_lines(self):
         with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
             self.assertLessEqual(len(f.read().splitlines()), 200)

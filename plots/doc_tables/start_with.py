@@ -213,13 +213,19 @@ def compute_rows(folders):
 
 
 def ranks_words(answer):
-    """advice.csv's ranks_answer in a clause: "64 ranks buy nothing over 16", or where the most ranks are the
-    fastest, what the fewer cost ("16 ranks take 3.6 % longer than 64, with 0.259 of the core-hours")."""
+    """advice.csv's ranks_answer in a clause: by minimax regret, "16 ranks, the fewest within the tolerance in every
+    scenario"; from an older advice.csv, "64 ranks buy nothing over 16", or where the most ranks are the fastest,
+    what the fewer cost ("16 ranks take 3.6 % longer than 64, with 0.259 of the core-hours")."""
     fastest = re.match(r"the fastest is (\d+) ranks \(.*?\); (\d+) ranks take [\d.e+]+ s \(([\d.]+ %) longer, "
                        r"beyond the [\d.e+-]+ % tolerance\) with ([\d.e+-]+) of the core-hours", answer)
     if fastest:
         return (f"{fastest.group(2)} ranks take {fastest.group(3)} longer than {fastest.group(1)}, with "
                 f"{fastest.group(4)} of the core-hours")
+    # The minimax answer: "64 ranks: the fewest whose time is within ...", or "...: no rank count is within ...".
+    minimax = re.match(r"(?:copies \(.*?\): )?(\d+) ranks: (the fewest|no rank count)", answer)
+    if minimax:
+        return (f"{minimax.group(1)} ranks, the fewest within the tolerance in every scenario"
+                if minimax.group(2) == "the fewest" else f"{minimax.group(1)} ranks, the smallest largest regret")
     return answer.split(":")[0].split(" (")[0]
 
 
