@@ -70,20 +70,22 @@ std::string busy_words(const std::optional<double>& share) {
 /// same replay simulated at that P. The tolerance is the largest error of the simulated whole time / none's against
 /// the measured one, over every checked set-up and both ends of its interval. Writes OUT/check-study.yaml,
 /// OUT/check-real/, OUT/check-sim/ and OUT/check.csv.
-CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions& sim, const Study& main_study,
+CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOptions& sim, const Study& main_study,
                          const std::vector<std::string>& balancers) {
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   if (cores < 2) {
     std::printf("advise: check: this host has %d core, too few for a replay on a core per rank\n", cores);
     return {};
   }
-  const int groups = std::min(plan.trace_chains, cores);
-  const int per_group = (plan.trace_chains + groups - 1) / groups;
+  // The walkers as advise lays them out (the recorded groups at the recorded P), each once: no copies.
+  const advice::WalkerLayout layout = advice::walker_layout(*load_trace(o.input), cores);
+  const int groups = static_cast<int>(layout.groups);
+  const int per_group = static_cast<int>(layout.most);
   const std::vector<std::string> exclude = advice::interval_excludes(balancers);
   std::string text = "# Written by mcmclb advise (" + o.command_line +
                      "): its replay at a core per rank, run for real and simulated.\nexperiment: " +
                      quoted(experiment_of(o.input) + "-check") + "\nworkload: {model: trace, file: " + quoted(o.input) +
-                     ", scaling: trace}\nwork: {mode: spin}\nnprocs: " + std::to_string(cores) +
+                     ", scaling: trace, map: once}\nwork: {mode: spin}\nnprocs: " + std::to_string(cores) +
                      "\nreps: " + std::to_string(o.check_reps) + "\ngroups: {count: " + std::to_string(groups) +
                      "}\nchains_per_group: " + std::to_string(per_group) +
                      "\nbalancer: " + advice::flow_list(balancers) +
