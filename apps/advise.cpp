@@ -8,9 +8,9 @@
 // it. By default a trace's C walkers run as they ran (advice::walker_layout), several to a group where P < C. A
 // set-up whose groups never grow (none, steal, stealrandom) runs under the first assumption only when its groups are
 // no larger than every measured size, since the others cannot change it. Each combination is a scenario. The ranking
-// and the verdict are the rule of mcmclb/advice.hpp: whole times (the calibration of pays and the initial groups'
-// creation included), minimax regret; the rank counts by the same rule. With --check, the tolerance of that rule is
-// measured: the replay run for real at a core per rank against its simulation.
+// and the verdict are the rule of mcmclb/advice.hpp: whole times (the calibration of pays and each set-up's own initial
+// groups' creation included), minimax regret; the rank counts by the same rule. With --check, the tolerance of that
+// rule is measured: the replay run for real at a core per rank against its simulation.
 #include "advise.hpp"
 
 #include <algorithm>
@@ -33,8 +33,8 @@
 #include "mcmclb/advice_table.hpp"
 #include "mcmclb/configurations.hpp"
 #include "mcmclb/input_error.hpp"
-#include "mcmclb/provenance.hpp"  // host_busy_share
 #include "mcmclb/launch.hpp"
+#include "mcmclb/provenance.hpp"  // host_busy_share
 #include "mcmclb/runs_csv.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
@@ -50,9 +50,7 @@ using namespace advising;
 using advice::add_leaders;
 using advice::Dropped;
 using advice::first_round;
-using advice::initial_groups_priced_alike;
 using advice::setup_label;
-using advice::whole_s;
 
 /// text cut into lines of at most width characters at spaces, each after indent.
 std::string wrapped(const std::string& text, std::size_t width, const std::string& indent) {
@@ -217,8 +215,23 @@ CheckEstimate check_estimate(const Options& o, const Plan& plan, const Study& st
 }  // namespace
 
 const csv::Row& check_header() {
-  static const csv::Row h = {"setup",     "nprocs",    "n",          "real_ratio",      "real_low",      "real_high",
-                             "sim_ratio", "error_low", "error_high", "busy_before_pct", "busy_after_pct"};
+  static const csv::Row h = {"setup",
+                             "nprocs",
+                             "n",
+                             "real_ratio",
+                             "real_low",
+                             "real_high",
+                             "sim_ratio",
+                             "error_low",
+                             "error_high",
+                             "busy_before_pct",
+                             "busy_after_pct",
+                             "real_run_s",
+                             "real_calibration_s",
+                             "real_initial_groups_s",
+                             "sim_run_s",
+                             "sim_calibration_s",
+                             "sim_initial_groups_s"};
   return h;
 }
 
@@ -294,14 +307,12 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
   race.status = simulate(o, first, first_study, first_estimate.host_s);
   const double first_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_start).count();
   const Backend first_backend = launch::sweep_backend(first);
-  const auto round =
-      first_round(first_study, initial_groups_priced_alike(read_configurations(first.out), first_study, first_backend),
-                  first_backend);
+  const auto round = first_round(first_study, read_configurations(first.out), first_backend);
   if (o.check_reps > 0) {
     std::vector<std::string> leaders = {"none"};
     for (const auto& [nprocs, setups] : round) {
       std::vector<std::string> in_order;
-      for (const auto& [whole, label_spec] : setups) in_order.push_back(label_spec.second->balancer);
+      for (const auto& [price, label_spec] : setups) in_order.push_back(label_spec.second->balancer);
       add_leaders(leaders, in_order);
     }
     race.checked = check_replay(o, plan, sweep, study, leaders);
@@ -317,9 +328,8 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
     store.rewrite_file("advise-race-leaders.yaml", [&](const fs::path&) { return second_text; });
   }
   race.status |= simulate(o, second, second_study, launch::estimate_to_run(second, second_study).host_s);
-  const std::map<int, double> bounds = advice::winner_regret_bounds(advice::tabulate(
-      second_study, initial_groups_priced_alike(read_configurations(second.out), second_study, first_backend),
-      first_backend, o.draws));
+  const std::map<int, double> bounds = advice::winner_regret_bounds(
+      advice::tabulate(second_study, read_configurations(second.out), first_backend, o.draws));
   advice::RaceCut cut = advice::race_cut(round, race_tolerance, bounds);
   race.dropped = std::move(cut.dropped);
   const std::vector<std::string> exclude = std::move(cut.exclude);
@@ -641,7 +651,7 @@ int advise_main(const std::vector<std::string>& args) {
 
   // The ranking, from what the folder holds for this study's points.
   const Backend backend = launch::sweep_backend(sweep);
-  const auto samples = initial_groups_priced_alike(read_configurations(sweep.out), study, backend);
+  const auto samples = read_configurations(sweep.out);
   // Per rank count, the rule's input: each set-up's time and one-off costs in every scenario.
   const advice::Tables tables = advice::tabulate(study, samples, backend, o.draws);
   const std::vector<advice::AtRankCount>& inputs = tables.at;

@@ -29,6 +29,8 @@
 namespace mcmclb::advising {
 
 namespace fs = std::filesystem;
+using advice::median_parts;
+using advice::Price;
 using advice::setup_label;
 using advice::whole_s;
 
@@ -152,13 +154,18 @@ CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOpti
   std::map<std::string, std::pair<std::string, std::vector<double>>> real_of;  // balancer -> its first set-up's runs
   std::vector<std::pair<std::string, std::pair<std::vector<double>, double>>> measured;  // label -> (real, sim)
   std::set<std::string> seen;  // a set-up's points are its repetitions: one configuration
+  // Each set-up's parts (its run, calibration and initial groups), each part's median: (real, simulated).
+  std::map<std::string, std::pair<Price, Price>> parts_of;
   for (const Point& p : study.points) {
     if (!seen.insert(setup_label(p.spec)).second) continue;
     const auto r = real_runs.find(configuration_key(p.spec, real_backend));
     const auto s = sim_runs.find(configuration_key(p.spec, sim_backend));
     if (r == real_runs.end() || s == sim_runs.end() || r->second.time_s.empty() || s->second.time_s.empty()) continue;
     const double sim_whole = whole_s(s->second).front();
-    real_of.try_emplace(p.spec.balancer, setup_label(p.spec), whole_s(r->second));
+    parts_of[setup_label(p.spec)] = {median_parts(r->second), median_parts(s->second)};
+    // The program's own run line records its run's clock, which starts after its calibration and initial groups:
+    // the replay's run times are what compare with it.
+    real_of.try_emplace(p.spec.balancer, setup_label(p.spec), r->second.time_s);
     if (p.spec.balancer == "none") {
       real_none = whole_s(r->second);
       sim_none = sim_whole;
@@ -176,8 +183,10 @@ CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOpti
   std::vector<advice::ReplayError> errors;
   std::string csv_text = csv::line(check_header());
   const auto opt = [](const std::optional<double>& v) { return v ? csv::number(*v) : std::string(); };
-  // One error: a line of the printed table (named as shown) and a row of check.csv.
-  const auto report = [&](const std::string& shown, const advice::ReplayError& e) {
+  // One error: a line of the printed table (named as shown) and a row of check.csv, with the parts of the set-up
+  // named `of` (real and simulated; the program's row: its replay's real parts only).
+  const auto report = [&](const std::string& shown, const advice::ReplayError& e, const std::string& of,
+                          bool simulated) {
     std::printf(
         "%-36s  %-26s  %-10s  %s\n", shown.c_str(),
         (fixed(e.real_ratio) +
@@ -188,14 +197,22 @@ CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOpti
     const auto percent = [](const std::optional<double>& share) {
       return share ? csv::number(100 * *share) : std::string();
     };
-    csv_text += csv::line({e.label, std::to_string(cores), std::to_string(e.n), csv::number(e.real_ratio),
-                           opt(e.real_low), opt(e.real_high), csv::number(e.sim_ratio), opt(e.error_low),
-                           opt(e.error_high), percent(busy_before), percent(busy_after)});
+    csv::Row row = {e.label,           std::to_string(cores), std::to_string(e.n),      csv::number(e.real_ratio),
+                    opt(e.real_low),   opt(e.real_high),      csv::number(e.sim_ratio), opt(e.error_low),
+                    opt(e.error_high), percent(busy_before),  percent(busy_after)};
+    const auto parts = parts_of.find(of);
+    for (const bool sim_side : {false, true}) {
+      const bool known = parts != parts_of.end() && (simulated || !sim_side);
+      const Price p = known ? (sim_side ? parts->second.second : parts->second.first) : Price{};
+      for (const double v : {p.run_s, p.calibration_s, p.initial_groups_s})
+        row.push_back(known ? csv::number(v) : std::string());
+    }
+    csv_text += csv::line(row);
   };
   std::printf("%-36s  %-26s  %-10s  %s\n", "set-up", "real whole / none [95 %]", "simulated", "error [95 %]");
   for (const auto& [label, pair] : measured) {
     errors.push_back(advice::replay_error(label, pair.first, real_none, pair.second / sim_none));
-    report(label, errors.back());
+    report(label, errors.back(), label, true);
   }
   // The other error of an advice, where the trace holds its program's own run (its `# run:` line) in the layout
   // replayed here: the real replay of the balancer the program ran against the time the program took.
@@ -217,7 +234,7 @@ CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOpti
       against_program =
           advice::program_error(found->second.first + " against your program", found->second.second, run->seconds);
       program_run = found->second.first + ", " + fixed(run->seconds, 4) + " s";
-      report("your program (" + program_run + ")", *against_program);
+      report("your program (" + program_run + ")", *against_program, found->second.first, false);
     }
   }
   {

@@ -270,12 +270,19 @@ SCHEMAS = {
         # repetitions and the host's busy share (percent) while measured; absent from older folders.
         "tolerance_source": Column("name", optional=True, choices=("assumed", "simulation", "replay", "program_runs")),
         "tolerance_nprocs": _int(1, True), "tolerance_n": _int(1, True), "tolerance_busy_pct": Column("number", 0, True),
+        # The parts of its whole time, each its own (the first set-up of the row's): the run, the calibration and the
+        # initial groups' creation, each part's weighted median over the scenarios; absent from older folders.
+        "run_s": _time(True), "calibration_s": _time(True), "initial_groups_s": _time(True),
     },
     "check.csv": {  # mcmclb advise --check: the replay at a core per rank, real against simulated, per set-up
         "setup": TEXT, "nprocs": _int(1), "n": _int(1), "real_ratio": Column("number", 0),
         "real_low": Column("number", 0, True), "real_high": Column("number", 0, True), "sim_ratio": Column("number", 0),
         "error_low": Column("number", None, True), "error_high": Column("number", None, True),
         "busy_before_pct": Column("number", 0, True), "busy_after_pct": Column("number", 0, True),
+        # The parts of the whole times, medians: real and simulated run, calibration and initial groups' creation
+        # (the program's row: its replay's real parts only); absent from older files.
+        "real_run_s": _time(True), "real_calibration_s": _time(True), "real_initial_groups_s": _time(True),
+        "sim_run_s": _time(True), "sim_calibration_s": _time(True), "sim_initial_groups_s": _time(True),
     },
     "predict.csv": {  # mcmclb predict: the rule's model's item time per atom count and group size
         "run_id": NAME, "move": NAME, "moves_per_item": _int(1), "atoms": _int(2), "size": _int(1), "item_s": _time(),

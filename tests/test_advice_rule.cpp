@@ -33,9 +33,14 @@ std::vector<Scenario> extrapolations() {
   return {{{{"workload_extrapolate", "flat"}}, 1}, {{{"workload_extrapolate", "perfect"}}, 1}};
 }
 
-Setup setup(const std::string& label, std::vector<double> run, std::vector<double> once = {}) {
-  if (once.empty()) once.assign(run.size(), 0);
-  return {label, label.substr(0, label.find(' ')), std::move(run), std::move(once)};
+/// A set-up of these run times, calibrations and initial groups' creations (empty: 0 in every scenario).
+Setup setup(const std::string& label, const std::vector<double>& run, std::vector<double> calibration = {},
+            std::vector<double> groups = {}) {
+  calibration.resize(run.size(), 0);
+  groups.resize(run.size(), 0);
+  Setup s{label, label.substr(0, label.find(' ')), {}};
+  for (std::size_t k = 0; k < run.size(); ++k) s.price.push_back({run[k], calibration[k], groups[k]});
+  return s;
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -69,8 +74,8 @@ TEST(AdviceRule, BreakEvenCountsOnlyWhatItAddsOverNonesOwnOneOffCost) {
   // set-up whose one-off cost is none's beats it at any length, so it has no break-even.
   const std::vector<Scenario> one = {{{}, 1}};
   const auto r = rank(one,
-                      {setup("none", {1.0}, {0.05}), setup("async intercomm pays", {0.9}, {0.25}),
-                       setup("mostwork(1) range coalesce", {0.95}, {0.05})},
+                      {setup("none", {1.0}, {}, {0.05}), setup("async intercomm pays", {0.9}, {0.2}, {0.05}),
+                       setup("mostwork(1) range coalesce", {0.95}, {}, {0.05})},
                       0, 0.05, "assumed", kWords);
   for (const auto& row : r.rows) {
     const std::string& label = row.members.front() == 0 ? "none" : row.members.front() == 1 ? "pays" : "coalesce";
@@ -78,6 +83,8 @@ TEST(AdviceRule, BreakEvenCountsOnlyWhatItAddsOverNonesOwnOneOffCost) {
       ASSERT_TRUE(row.break_even_s.has_value());
       EXPECT_NEAR(*row.break_even_s, 0.2 * 1.0 / (1.0 - 0.9), 1e-9);
       EXPECT_NEAR(row.whole_s.front(), 1.15, 1e-12);
+      EXPECT_NEAR(row.parts_median.calibration_s, 0.2, 1e-12);
+      EXPECT_NEAR(row.parts_median.initial_groups_s, 0.05, 1e-12);
     } else {
       EXPECT_FALSE(row.break_even_s.has_value()) << label;
       EXPECT_FALSE(row.never_breaks_even) << label;
@@ -473,19 +480,48 @@ struct Folder {
 
 }  // namespace
 
-// Initial groups priced alike: every set-up of a rank count pays the cheapest creation measured there, whatever its
-// method; other rank counts keep theirs.
-TEST(AdviceTable, InitialGroupsPricedAlikePerRankCount) {
+// Each set-up pays its own initial groups' creation, by its own method, and its own calibration, in the race's
+// first round, in the tables the rule ranks and in advice.csv's columns. Here none's MPI_Comm_split costs 4 ms at
+// P = 4 and mostwork's range nothing: charged the cheapest creation measured there, none would pay nothing and run
+// ahead of mostwork, whose run is 2 ms longer; charged its own, it is 2 ms behind.
+TEST(AdviceTable, EachSetupPaysItsOwnInitialGroupsAndCalibration) {
   using namespace mcmclb;
   const Folder f(
-      {point_of(4, "none", "", "tile"), point_of(4, "mostwork", "range", "tile"), point_of(8, "none", "", "tile")},
-      {samples_of(10, 0.004), samples_of(9, 0.0, 0.5), samples_of(6, 0.007)});
-  const auto priced = advice::initial_groups_priced_alike(f.samples, f.study, f.backend);
-  EXPECT_EQ(priced.at(f.key(0)).setup_s.front(), 0.0);
-  EXPECT_EQ(priced.at(f.key(1)).setup_s.front(), 0.0);
-  EXPECT_EQ(priced.at(f.key(2)).setup_s.front(), 0.007);
-  // Whole times count the calibration and the creation beside the run.
-  EXPECT_DOUBLE_EQ(advice::whole_s(priced.at(f.key(1))).front(), 9.5);
+      {point_of(4, "none", "", "tile"), point_of(4, "mostwork", "range", "tile"),
+       point_of(4, "async", "intercomm", "tile"), point_of(8, "none", "", "tile")},
+      {samples_of(10.0, 0.004), samples_of(10.002, 0.0), samples_of(9.0, 0.002, 0.5), samples_of(6.0, 0.007)});
+  const advice::FirstRound round = advice::first_round(f.study, f.samples, f.backend);
+  ASSERT_EQ(round.at(4).size(), 3u);
+  EXPECT_EQ(round.at(4)[0].second.second->balancer, "async");
+  EXPECT_EQ(round.at(4)[1].second.second->balancer, "mostwork") << "none charged another's cheaper creation";
+  EXPECT_DOUBLE_EQ(round.at(4)[2].first.whole_s(), 10.004);
+  EXPECT_DOUBLE_EQ(round.at(4)[0].first.whole_s(), 9.502);
+  EXPECT_DOUBLE_EQ(round.at(8)[0].first.initial_groups_s, 0.007);
+  const advice::Tables t = advice::tabulate(f.study, f.samples, f.backend, 0);
+  ASSERT_EQ(t.at.size(), 2u);
+  const advice::AtRankCount& at = t.at.front();
+  EXPECT_DOUBLE_EQ(at.setups[at.none_index].price.front().initial_groups_s, 0.004);
+  const advice::Ranking ranking = advice::rank(at.scenarios, at.setups, at.none_index, 0.05, "assumed", kWords);
+  const auto rows = advice::advice_rows(at, ranking, {}, advice::AdviceWords{});
+  const csv::Row& header = advice::advice_header();
+  const auto cell = [&](const std::string& setup, const std::string& column) {
+    const auto row = std::find_if(rows.begin(), rows.end(), [&](const csv::Row& r) { return r[3] == setup; });
+    const auto at_column = std::find(header.begin(), header.end(), column);
+    EXPECT_TRUE(row != rows.end() && at_column != header.end()) << setup << " " << column;
+    return row == rows.end() || at_column == header.end() ? std::string() : (*row)[at_column - header.begin()];
+  };
+  // The parts as columns, each set-up its own: the run, the calibration (async pays here), the initial groups.
+  EXPECT_EQ(cell("none", "run_s"), csv::number(10.0));
+  EXPECT_EQ(cell("none", "calibration_s"), csv::number(0.0));
+  EXPECT_EQ(cell("none", "initial_groups_s"), csv::number(0.004));
+  EXPECT_EQ(cell("none", "once_s"), csv::number(0.004));
+  EXPECT_EQ(cell("mostwork range", "initial_groups_s"), csv::number(0.0));
+  EXPECT_EQ(cell("async intercomm", "calibration_s"), csv::number(0.5));
+  EXPECT_EQ(cell("async intercomm", "initial_groups_s"), csv::number(0.002));
+  EXPECT_NEAR(ranking.rows.back().whole_s.front(), 10.004, 1e-12);  // none last, at its own price
+  // The check prices the same way: whole_s of a folder's runs is each run's own parts added.
+  EXPECT_DOUBLE_EQ(advice::whole_s(f.samples.at(f.key(0))).front(), 10.004);
+  EXPECT_DOUBLE_EQ(advice::median_parts(f.samples.at(f.key(2))).calibration_s, 0.5);
 }
 
 // The race's cut: after the first scenario a set-up is dropped, with its exclude rule, only where its regret there
@@ -499,7 +535,7 @@ TEST(AdviceTable, RaceDropsOnlyWhatCannotWin) {
            {samples_of(12.0, 0), samples_of(10.0, 0), samples_of(10.4, 0), samples_of(11.0, 0)});
   const advice::FirstRound round = advice::first_round(f.study, f.samples, f.backend);
   ASSERT_EQ(round.at(4).size(), 4u);
-  EXPECT_EQ(round.at(4).front().first, 10.0);  // fastest first
+  EXPECT_EQ(round.at(4).front().first.whole_s(), 10.0);  // fastest first
   const advice::RaceCut cut = advice::race_cut(round, 0.05, {{4, 0.03}});
   ASSERT_EQ(cut.dropped.at(4).size(), 1u);
   EXPECT_EQ(cut.dropped.at(4).front().spec.balancer, "async");
@@ -567,9 +603,9 @@ TEST(AdviceTable, TabulateMakesScenariosOfWhatVaries) {
   ASSERT_EQ(at.setups.size(), 2u);
   EXPECT_EQ(at.setups[at.none_index].label, "none");
   const advice::Setup& mostwork = at.setups[1 - at.none_index];
-  EXPECT_EQ(mostwork.run_s.size(), 2u);
-  EXPECT_NE(mostwork.run_s[0], mostwork.run_s[1]);                                  // one time per map
-  EXPECT_EQ(at.setups[at.none_index].run_s[0], at.setups[at.none_index].run_s[1]);  // none stands for itself
+  EXPECT_EQ(mostwork.price.size(), 2u);
+  EXPECT_NE(mostwork.price[0].run_s, mostwork.price[1].run_s);                                  // one time per map
+  EXPECT_EQ(at.setups[at.none_index].price[0].run_s, at.setups[at.none_index].price[1].run_s);  // stands for itself
 }
 
 namespace {
@@ -759,7 +795,7 @@ TEST(AdviceRule, AdviceRowsFollowTheHeaderAndSayWhyTheRaceDropped) {
   steal.balancer = "steal";
   at.specs = {&none, &most, &most};
   const auto ranking = rank(at.scenarios, at.setups, 0, 0.05, "assumed", kWords);
-  const mcmclb::advice::Dropped dropped{"steal", steal, 3.0, 0.5, 1.5, 0.2, {"stealrandom"}};
+  const mcmclb::advice::Dropped dropped{"steal", steal, {2.9, 0, 0.1}, 0.5, 1.5, 0.2, {"stealrandom"}};
   const mcmclb::advice::AdviceWords words{"6 walkers on 16 ranks", "Use mostwork.", 5, "assumed", "16 ranks",
                                           "extrapolate amdahl"};
   const auto rows = mcmclb::advice::advice_rows(at, ranking, {dropped}, words);
@@ -790,6 +826,11 @@ TEST(AdviceRule, AdviceRowsFollowTheHeaderAndSayWhyTheRaceDropped) {
   EXPECT_EQ(rows[0][column("gain")],
             "40.0 to 50.0 % faster than none: 40.0 % under extrapolate perfect, 50.0 % under extrapolate flat");
   EXPECT_EQ(rows[2][column("gain")], "50.0 % slower than none under extrapolate amdahl, the one scenario it ran");
+  // The parts of the whole time, appended after gain: a dropped row's are its own in the one scenario it ran.
+  EXPECT_EQ(header[column("gain") + 1], "run_s");
+  EXPECT_EQ(rows[2][column("run_s")], mcmclb::csv::number(2.9));
+  EXPECT_EQ(rows[2][column("calibration_s")], mcmclb::csv::number(0.0));
+  EXPECT_EQ(rows[2][column("initial_groups_s")], mcmclb::csv::number(0.1));
 }
 
 // The advice study planned from the question and the trace alone: the keys in the study's order, the walkers each

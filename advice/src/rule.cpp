@@ -172,8 +172,8 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   if (none >= setups.size()) throw std::invalid_argument("advice: no none among the set-ups");
   const std::size_t n = scenarios.size();
   const auto complete = [&](const Setup& s) {
-    return s.run_s.size() == n && s.once_s.size() == n &&
-           std::all_of(s.run_s.begin(), s.run_s.end(), [](double t) { return std::isfinite(t) && t > 0; });
+    return s.price.size() == n && std::all_of(s.price.begin(), s.price.end(),
+                                              [](const Price& p) { return std::isfinite(p.run_s) && p.run_s > 0; });
   };
   if (!complete(setups[none])) throw std::invalid_argument("advice: none lacks a time in some scenario");
   Ranking out;
@@ -186,7 +186,7 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
     }
     kept.push_back(k);
     std::vector<double> w(n);
-    for (std::size_t s = 0; s < n; ++s) w[s] = setups[k].run_s[s] + setups[k].once_s[s];
+    for (std::size_t s = 0; s < n; ++s) w[s] = setups[k].price[s].whole_s();
     whole.push_back(std::move(w));
   }
   // Scenarios that give every set-up the same times are one: the later is dropped, with a note.
@@ -213,6 +213,14 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
     for (const std::size_t s : distinct) v.push_back(all[s]);
     return v;
   };
+  // One part of a set-up's price in the distinct scenarios.
+  const auto part = [&](const Setup& setup, auto of) {
+    std::vector<double> all;
+    for (const Price& p : setup.price) all.push_back(of(p));
+    return pick(all);
+  };
+  const auto run_part = [](const Price& p) { return p.run_s; };
+  const auto once_part = [](const Price& p) { return p.once_s(); };
   // Rows: set-ups with the same whole times everywhere are one.
   std::vector<Row> rows;
   for (std::size_t i = 0; i < kept.size(); ++i) {
@@ -231,7 +239,7 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
     return std::find(r.members.begin(), r.members.end(), none) != r.members.end();
   });
   const std::vector<double> none_whole = none_row->whole_s;
-  const std::vector<double> none_run = pick(setups[none].run_s), none_once = pick(setups[none].once_s);
+  const std::vector<double> none_run = part(setups[none], run_part), none_once = part(setups[none], once_part);
   std::vector<double> best(m, kInf);
   for (const Row& r : rows) {
     for (std::size_t s = 0; s < m; ++s) best[s] = std::min(best[s], r.whole_s[s]);
@@ -260,7 +268,10 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
       r.gain_words = gain_words(gains, out.scenarios, tolerance, words);
     }
     const Setup& first = setups[r.members.front()];
-    const std::vector<double> once = pick(first.once_s), run = pick(first.run_s);
+    const std::vector<double> once = part(first, once_part), run = part(first, run_part);
+    r.parts_median = {weighted_median(run, weights),
+                      weighted_median(part(first, [](const Price& p) { return p.calibration_s; }), weights),
+                      weighted_median(part(first, [](const Price& p) { return p.initial_groups_s; }), weights)};
     if (std::any_of(once.begin(), once.end(), [](double c) { return c > 0; })) {
       r.once_median_s = weighted_median(once, weights);
       // A run k times as long takes k * run + once against k * none + none's once (its groups are created too):

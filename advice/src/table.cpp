@@ -8,42 +8,25 @@
 
 #include "mcmclb/advice_table.hpp"
 #include "mcmclb/balancer.hpp"
+#include "mcmclb/stats.hpp"
 #include "mcmclb/text.hpp"
 
 namespace mcmclb::advice {
 
-std::vector<double> once_s(const ConfigurationSamples& c) {
-  std::vector<double> once;
-  for (std::size_t k = 0; k < c.time_s.size(); ++k) once.push_back(c.calibration_s[k] + c.setup_s[k]);
-  return once;
+std::vector<Price> prices(const ConfigurationSamples& c) {
+  std::vector<Price> out;
+  for (std::size_t k = 0; k < c.time_s.size(); ++k) out.push_back({c.time_s[k], c.calibration_s[k], c.setup_s[k]});
+  return out;
 }
 
 std::vector<double> whole_s(const ConfigurationSamples& c) {
-  std::vector<double> w = once_s(c);
-  for (std::size_t k = 0; k < c.time_s.size(); ++k) w[k] += c.time_s[k];
+  std::vector<double> w;
+  for (const Price& p : prices(c)) w.push_back(p.whole_s());
   return w;
 }
 
-std::map<std::string, ConfigurationSamples> initial_groups_priced_alike(
-    std::map<std::string, ConfigurationSamples> samples, const Study& study, const Backend& backend) {
-  std::map<int, double> cheapest;
-  std::map<std::string, int> nprocs_of;
-  for (const Point& p : study.points) {
-    const std::string key = configuration_key(p.spec, backend);
-    const auto it = samples.find(key);
-    if (it == samples.end()) continue;
-    nprocs_of[key] = p.spec.nprocs;
-    for (const double s : it->second.setup_s) {
-      const auto [at, fresh] = cheapest.emplace(p.spec.nprocs, s);
-      if (!fresh) at->second = std::min(at->second, s);
-    }
-  }
-  for (auto& [key, c] : samples) {
-    const auto n = nprocs_of.find(key);
-    if (n == nprocs_of.end()) continue;
-    for (double& s : c.setup_s) s = cheapest.at(n->second);
-  }
-  return samples;
+Price median_parts(const ConfigurationSamples& c) {
+  return {stats::median(c.time_s), stats::median(c.calibration_s), stats::median(c.setup_s)};
 }
 
 std::vector<std::pair<std::string, std::string>> key_columns(const RunSpec& spec) {
@@ -90,11 +73,11 @@ FirstRound first_round(const Study& study, const std::map<std::string, Configura
   for (const Point& p : study.points) {
     const auto it = samples.find(configuration_key(p.spec, backend));
     if (it == samples.end() || it->second.time_s.empty()) continue;
-    const double whole = whole_s(it->second).front();
-    round[p.spec.nprocs].push_back({whole, {setup_label(p.spec), &p.spec}});
+    round[p.spec.nprocs].push_back({prices(it->second).front(), {setup_label(p.spec), &p.spec}});
   }
   for (auto& [nprocs, list] : round) {
-    std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(list.begin(), list.end(),
+                     [](const auto& a, const auto& b) { return a.first.whole_s() < b.first.whole_s(); });
   }
   return round;
 }
@@ -120,7 +103,7 @@ std::vector<std::string> second_round_exclude(const FirstRound& round) {
   std::vector<std::string> exclude;
   for (const auto& [nprocs, setups] : round) {
     std::size_t leaders = 0;
-    for (const auto& [whole, label_spec] : setups) {
+    for (const auto& [price, label_spec] : setups) {
       const RunSpec& spec = *label_spec.second;
       if (spec.balancer == "none") continue;
       if (leaders < 2) {
@@ -145,7 +128,7 @@ std::map<int, double> winner_regret_bounds(const Tables& second_round) {
       double largest = 0;
       for (std::size_t k = 0; k < at.scenarios.size() && !std::isnan(largest); ++k) {
         // The bound with a part in 10^6 to spare: a simulated run may meet its ideal to the rounding of its clock.
-        const double regret = (s.run_s[k] + s.once_s[k]) / (at.scenarios[k].bound_s * (1 - 1e-6)) - 1;
+        const double regret = s.price[k].whole_s() / (at.scenarios[k].bound_s * (1 - 1e-6)) - 1;
         largest = std::isnan(regret) ? regret : std::max(largest, regret);
       }
       if (!std::isnan(largest)) least = std::min(least, largest);
@@ -160,24 +143,25 @@ RaceCut race_cut(const FirstRound& round, double tolerance, const std::map<int, 
   for (const auto& [nprocs, setups] : round) {
     const auto bound = bounds.find(nprocs);
     if (bound == bounds.end()) continue;  // no bound on the winner's regret: nothing can be shown to lose
-    const double best = setups.empty() ? 0 : setups.front().first;
+    const double best = setups.empty() ? 0 : setups.front().first.whole_s();
     const auto none =
         std::find_if(setups.begin(), setups.end(), [](const auto& t) { return t.second.second->balancer == "none"; });
-    for (const auto& [whole, label_spec] : setups) {
+    for (const auto& [price, label_spec] : setups) {
       const RunSpec& spec = *label_spec.second;
+      const double whole = price.whole_s();
       const double regret = whole / best - 1;
       if (spec.balancer == "none" || regret <= bound->second + tolerance + 1e-12) continue;
       auto& here = cut.dropped[nprocs];
-      const auto twin =
-          std::find_if(here.begin(), here.end(), [&](const Dropped& d) { return same_times(d.whole_s, whole); });
+      const auto twin = std::find_if(here.begin(), here.end(),
+                                     [&](const Dropped& d) { return same_times(d.price.whole_s(), whole); });
       if (twin != here.end()) {
         twin->same_as.push_back(label_spec.first);
       } else {
         here.push_back({label_spec.first,
                         spec,
-                        whole,
+                        price,
                         regret,
-                        none != setups.end() ? whole / none->first : std::nan(""),
+                        none != setups.end() ? whole / none->first.whole_s() : std::nan(""),
                         bound->second,
                         {}});
       }
@@ -189,11 +173,11 @@ RaceCut race_cut(const FirstRound& round, double tolerance, const std::map<int, 
 
 namespace {
 
-/// One simulation's result: its point, time and one-off costs, and the scenario it ran under.
+/// One simulation's result: its point, its price (run and one-off costs), and the scenario it ran under.
 struct Cell {
   const Point* point;
-  double time_s, once_s;  // once_s: what it adds before its run, its calibration and initial groups' creation
-  double ideal_s;         // the run's ideal: the work spread over every rank at the scenario's speed-ups
+  Price price;
+  double ideal_s;  // the run's ideal: the work spread over every rank at the scenario's speed-ups
   ScenarioValues scenario;
 };
 
@@ -250,11 +234,10 @@ AtRankCount at_rank_count(int nprocs, const std::map<std::string, std::vector<Ce
     at.scenarios.push_back({sc, scenario_weight(sc, draws), bound});
   }
   for (const std::string& label : order) {
-    Setup s{label, family_of(label), {}, {}};
+    Setup s{label, family_of(label), {}};
     for (const ScenarioValues& sc : scenario_list) {
       const Cell* c = cell_in(by_setup.at(label), sc);
-      s.run_s.push_back(c != nullptr ? c->time_s : std::nan(""));
-      s.once_s.push_back(c != nullptr ? c->once_s : 0);
+      s.price.push_back(c != nullptr ? c->price : Price{std::nan(""), 0, 0});
     }
     if (label == "none") at.none_index = at.setups.size();
     at.setups.push_back(std::move(s));
@@ -278,7 +261,7 @@ Tables tabulate(const Study& study, const std::map<std::string, ConfigurationSam
       continue;
     }
     const double ideal = it->second.ideal_s.empty() ? 0 : it->second.ideal_s.front();
-    Cell cell{&p, it->second.time_s.front(), once_s(it->second).front(), ideal, {}};
+    Cell cell{&p, prices(it->second).front(), ideal, {}};
     for (const auto& [name, value] : key_columns(p.spec)) {
       if (varying.count(name) != 0) cell.scenario[name] = value;
     }
@@ -338,7 +321,10 @@ const csv::Row& advice_header() {
                              "tolerance_source",
                              "tolerance_nprocs",
                              "tolerance_n",
-                             "tolerance_busy_pct"};
+                             "tolerance_busy_pct",
+                             "run_s",
+                             "calibration_s",
+                             "initial_groups_s"};
   return h;
 }
 
@@ -360,7 +346,7 @@ std::vector<csv::Row> advice_rows(const AtRankCount& at, const Ranking& ranking,
                        std::size_t scenarios, double median, double lo, double hi, double regret_max,
                        double regret_median, const std::string& worst, const std::string& once, const std::string& even,
                        const std::string& why, const std::string& text, double gain_worst, const std::string& worst_at,
-                       double gain_best, const std::string& best_at, const std::string& gain) {
+                       double gain_best, const std::string& best_at, const std::string& gain, const Price& parts) {
     return csv::Row{std::to_string(at.nprocs),
                     words.question,
                     std::to_string(rank),
@@ -397,7 +383,10 @@ std::vector<csv::Row> advice_rows(const AtRankCount& at, const Ranking& ranking,
                     src.kind.empty() ? std::string("assumed") : src.kind,
                     src.nprocs > 0 ? std::to_string(src.nprocs) : "",
                     src.n > 0 ? std::to_string(src.n) : "",
-                    src.busy ? csv::number(100 * *src.busy) : ""};
+                    src.busy ? csv::number(100 * *src.busy) : "",
+                    csv::number(parts.run_s),
+                    csv::number(parts.calibration_s),
+                    csv::number(parts.initial_groups_s)};
   };
   std::vector<csv::Row> rows;
   for (std::size_t k = 0; k < ranking.rows.size(); ++k) {
@@ -413,7 +402,7 @@ std::vector<csv::Row> advice_rows(const AtRankCount& at, const Ranking& ranking,
                        r.once_median_s ? csv::number(*r.once_median_s) : "", even, "", k == 0 ? words.verdict : "",
                        1 - r.vs_none_max, scenario_words(ranking.scenarios[r.vs_none_max_at], dimension_words),
                        1 - r.vs_none_min, scenario_words(ranking.scenarios[r.vs_none_min_at], dimension_words),
-                       r.gain_words));
+                       r.gain_words, r.parts_median));
   }
   std::size_t k = ranking.rows.size();
   for (const Dropped& d : dropped) {
@@ -422,7 +411,8 @@ std::vector<csv::Row> advice_rows(const AtRankCount& at, const Ranking& ranking,
                        dropped_why(d, words.first_scenario, words.tolerance_pct), "", 1 - d.vs_none,
                        words.first_scenario, 1 - d.vs_none, words.first_scenario,
                        gain_words({1 - d.vs_none}, {Scenario{}}, words.tolerance_pct / 100, dimension_words) +
-                           " under " + words.first_scenario + ", the one scenario it ran"));
+                           " under " + words.first_scenario + ", the one scenario it ran",
+                       d.price));
   }
   return rows;
 }

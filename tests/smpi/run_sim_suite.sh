@@ -272,7 +272,7 @@ grep -q "^advise: .* simulations, 0 already in" "$work/advise.log" && grep -q "^
   [ "$(grep -c "^  skips amdahl: Amdahl's law fitted through the measured sizes, .* at 2 ranks, outside the band" "$work/advise.log")" = 1 ] ||
   { cat "$work/advise.log"; echo "advise: no plan, no verdict, or amdahl not skipped"; exit 1; }
 python3 - "$work/advise/advice.csv" <<'PY'
-import csv, sys
+import csv, os, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 setups = [r["setup"] for r in rows] + [s for r in rows for s in r["same_as"].split("; ") if s]
 if sorted(setups) != sorted(["none", "async intercomm retire", "async intercomm coalesce", "async intercomm pays", "steal"]) \
@@ -280,11 +280,27 @@ if sorted(setups) != sorted(["none", "async intercomm retire", "async intercomm 
         or rows[0]["robust"] not in ("yes", "no") \
         or min(float(r["regret_max"]) for r in rows if not r["dropped"]) != float(rows[0]["regret_max"]):
     sys.exit(f"advise: advice.csv rows {[(r['rank'], r['setup'], r['same_as'], r['verdict']) for r in rows]}")
-# Initial groups priced alike: every set-up without a calibration (the rule pays calibrates) pays the same one-off
-# cost, whatever method made its groups (none splits, async creates by intercomm).
-uncalibrated = {r["once_s"] for r in rows if r["finished"] != "pays"}
-if len(uncalibrated) != 1:
-    sys.exit(f"advise: initial groups priced unlike: {[(r['setup'], r['once_s']) for r in rows]}")
+# Each set-up pays its own initial groups (none splits, async creates by intercomm): its initial_groups_s, and the
+# once_s of one without a calibration (the rule pays calibrates), lie within its own runs' creations in events.csv
+# (per run the slowest leader's), not another set-up's cheaper one.
+folder = os.path.dirname(sys.argv[1])
+created = {}
+for e in csv.DictReader(open(os.path.join(folder, "events.csv"))):
+    if e["kind"] == "initial":
+        created[e["run_id"]] = max(created.get(e["run_id"], 0.0), float(e["create_s"]))
+runs = [r for r in csv.DictReader(open(os.path.join(folder, "runs.csv"))) if r["valid"] == "true"]
+own_of = {}
+for r in rows:
+    own = [created.get(x["run_id"], 0.0) for x in runs
+           if x["balancer"] == r["balancer"] and (not r["finished"] or x["finished"] == r["finished"])]
+    own_of[r["setup"]] = (min(own), max(own))
+    charged = [float(r["initial_groups_s"])]
+    if r["finished"] != "pays" and not r["dropped"]:
+        charged.append(float(r["once_s"] or 0))
+    if not own or any(not min(own) * (1 - 1e-9) <= c <= max(own) * (1 + 1e-9) for c in charged):
+        sys.exit(f"advise: {r['setup']} charged {charged} for its initial groups, its own runs made them in "
+                 f"{own_of[r['setup']]} s")
+print(f"advise: each set-up's own initial groups (s, simulated): {own_of}")
 # The race: a set-up dropped after the first scenario ran that one only, its regret there above the tolerance, and
 # ranks after every set-up that ran them all.
 dropped = [r for r in rows if r["dropped"]]
@@ -326,6 +342,11 @@ ok = (labels == ["none against your program", "steal"]
               "% of your program's own run (none, " in r["tolerance"] for r in advice))
 error = 100 * max(max(abs(float(r["error_low"])), abs(float(r["error_high"]))) for r in check)
 ok = ok and abs(float(advice[0]["tolerance_pct"]) - error) < 1e-6
+# The parts of each price: the real run, calibration and initial groups on every row, simulated ones but on the
+# program's (its replay is measured, the program itself not simulated).
+parts = ("run_s", "calibration_s", "initial_groups_s")
+ok = ok and all(float(r["real_" + p]) >= 0 and (r["sim_" + p] == "") == r["setup"].endswith("your program")
+                for r in check for p in parts)
 if not ok:
     sys.exit(f"advise --check: check.csv {check}; tolerance {[(r['tolerance_pct'], r['tolerance']) for r in advice]}")
 print(f"advise --check: simulation and replay within {error:.2f} % of the real replay and the program's run over "

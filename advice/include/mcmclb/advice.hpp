@@ -2,11 +2,12 @@
 // The rule of `mcmclb advise` (apps/advise.hpp), apart from the simulations it judges, so that it can be read and
 // tested alone: set-ups priced whole over scenarios, ranked by their largest regret, and a verdict a user can act on.
 //
-// A set-up's whole time in a scenario is what the user waits for: its run plus the one-off costs it adds before
-// the run (the calibration of the finished rule pays). Its regret there is its whole time over the best whole time
-// of that scenario, minus 1. Set-ups are ranked by their largest regret over the scenarios (minimax regret), then
-// by their median regret, each scenario weighted as the caller states. The winner is robust when its largest
-// regret is within the tolerance; otherwise the verdict names the dimension whose values have different winners.
+// A set-up's whole time in a scenario is what the user waits for: its run plus the one-off costs before the run's
+// clock (Price: the calibration of the finished rule pays, and its own initial groups' creation). Its regret there is
+// its whole time over the best whole time of that scenario, minus 1. Set-ups are ranked by their largest regret over
+// the scenarios (minimax regret), then by their median regret, each scenario weighted as the caller states. The winner
+// is robust when its largest regret is within the tolerance; otherwise the verdict names the dimension whose values
+// have different winners.
 #pragma once
 
 #include <cstddef>
@@ -29,12 +30,21 @@ struct Scenario {
   double bound_s = 0;  // no set-up's run here is shorter (the runs' ideal time); 0 where none ran here itself
 };
 
-/// One set-up as simulated: its run time and its one-off cost in each scenario (same order as the scenarios).
+/// What a set-up costs the user in one scenario: its run, and the one-off costs before the run's clock starts, its
+/// calibration (the rule pays) and the creation of its initial groups. Each set-up pays its own creation, by its own
+/// method: the method is part of the set-up a user picks, so none pays MPI_Comm_split's even where another set-up's
+/// method creates the same groups for less. The one definition of a whole time: advice.csv and check.csv add it so.
+struct Price {
+  double run_s = 0, calibration_s = 0, initial_groups_s = 0;
+  [[nodiscard]] double once_s() const { return calibration_s + initial_groups_s; }
+  [[nodiscard]] double whole_s() const { return run_s + once_s(); }
+};
+
+/// One set-up as simulated: its price in each scenario (same order as the scenarios).
 struct Setup {
   std::string label;   // e.g. "mostwork(1) range pays"
   std::string family;  // the balancer with its interval, e.g. "mostwork(1)": variants differ in rule or method
-  std::vector<double> run_s;
-  std::vector<double> once_s;  // 0 where the set-up adds nothing before its run
+  std::vector<Price> price;
 };
 
 /// A row of the ranking: one set-up, or several whose whole times agree in every scenario (within 0.1 us plus a
@@ -50,6 +60,7 @@ struct Row {
   std::string gain_words;                              // its gain over none as gain_words() says it
   std::size_t worst = 0;                               // the scenario of regret_max
   std::optional<double> once_median_s;                 // when it adds a one-off cost
+  Price parts_median;  // each part's weighted median over the scenarios (the first member's; need not add up)
   std::optional<double> break_even_s;  // none's run length past which it beats none (median scenario); with
   bool never_breaks_even = false;      // once_median_s only: or never, where it is not faster than none's run
 };
@@ -117,8 +128,9 @@ ReplayError replay_error(const std::string& label, const std::vector<double>& re
                          const std::vector<double>& real_none_s, double sim_ratio);
 
 /// The error of the real replay against the application's own run (program_s, the time its trace's run line
-/// records): the replay's whole times of the set-up the application ran (real_s) over program_s. real_ratio and its
-/// interval are replay / program, error_low and error_high that less 1; sim_ratio is 1, the program's own.
+/// records): the replay's run times of the set-up the application ran (real_s: time_s, the clock the run line
+/// records too, neither counting the one-off costs) over program_s. real_ratio and its interval are replay /
+/// program, error_low and error_high that less 1; sim_ratio is 1, the program's own.
 ReplayError program_error(const std::string& label, const std::vector<double>& real_s, double program_s);
 
 /// The tolerance the errors measure, a fraction: the largest |error| over both ends of every interval. Nothing when

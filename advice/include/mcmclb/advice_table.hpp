@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // From a simulated advice study's results to the rule's input (mcmclb/advice.hpp), with no I/O: what each set-up
-// pays (its run and its one-off costs, the initial groups priced alike), which columns are the set-up and which the
+// pays (its run and its one-off costs, each its own), which columns are the set-up and which the
 // scenario, the race's first round and what it drops, the per-rank-count tables the rule ranks, and advice.csv's
 // rows. `mcmclb advise` (apps/advise.cpp) reads the folder and prints; everything it decides with is here,
 // testable alone.
@@ -20,19 +20,16 @@
 
 namespace mcmclb::advice {
 
-/// A configuration's one-off costs: each run's calibration and the creation of its initial groups, which a user
-/// waits for too before the run's clock starts.
-[[nodiscard]] std::vector<double> once_s(const ConfigurationSamples& c);
+/// A configuration's price per run (mcmclb/advice.hpp): its time, its calibration and its own initial groups'
+/// creation (events.csv's initial rows, by its own method), which a user waits for too before the run's clock
+/// starts. Every price the advice and its check make comes from here.
+[[nodiscard]] std::vector<Price> prices(const ConfigurationSamples& c);
 
-/// A configuration's whole times: each run's time plus its one-off costs.
+/// A configuration's whole times: each run's Price::whole_s().
 [[nodiscard]] std::vector<double> whole_s(const ConfigurationSamples& c);
 
-/// The samples with their initial groups priced alike. Every set-up of a rank count makes the same initial groups
-/// (the same G and chains), whatever creation method it names, and a user would make them the cheapest way: so each
-/// set-up is charged the cheapest creation any of them measured there. Before, `none` paid MPI_Comm_split's and a
-/// set-up creating by `range` nothing, which alone decided some verdicts.
-[[nodiscard]] std::map<std::string, ConfigurationSamples> initial_groups_priced_alike(
-    std::map<std::string, ConfigurationSamples> samples, const Study& study, const Backend& backend);
+/// Each part's median over a configuration's runs (they need not add up to the whole times' median).
+[[nodiscard]] Price median_parts(const ConfigurationSamples& c);
 
 /// The columns of a point's configuration key, by name.
 [[nodiscard]] std::vector<std::pair<std::string, std::string>> key_columns(const RunSpec& spec);
@@ -58,9 +55,9 @@ using ScenarioValues = std::map<std::string, std::string>;
 /// tile map 3 : 1).
 [[nodiscard]] double scenario_weight(const ScenarioValues& scenario, long draws);
 
-/// The first round of the race: per rank count, each set-up's whole time (run plus one-off costs) in the one
-/// scenario, fastest first, with its label and point.
-using FirstRound = std::map<int, std::vector<std::pair<double, std::pair<std::string, const RunSpec*>>>>;
+/// The first round of the race: per rank count, each set-up's price in the one scenario, fastest whole time first,
+/// with its label and point.
+using FirstRound = std::map<int, std::vector<std::pair<Price, std::pair<std::string, const RunSpec*>>>>;
 [[nodiscard]] FirstRound first_round(const Study& study, const std::map<std::string, ConfigurationSamples>& samples,
                                      const Backend& backend);
 
@@ -70,13 +67,14 @@ void add_leaders(std::vector<std::string>& leaders, const std::vector<std::strin
 
 struct Tables;
 
-/// A set-up the race dropped at a rank count: its whole time in the first scenario, its regret there (a lower
-/// bound of its largest regret), its whole time over none's, and the bound on the winner's largest regret it
-/// exceeded; same_as, the other dropped set-ups with the same whole time there (same_times), which share its row.
+/// A set-up the race dropped at a rank count: its price in the first scenario, its regret there (a lower bound of
+/// its largest regret), its whole time over none's, and the bound on the winner's largest regret it exceeded;
+/// same_as, the other dropped set-ups with the same whole time there (same_times), which share its row.
 struct Dropped {
   std::string label;
   RunSpec spec;
-  double whole_s, regret, vs_none, winner_bound;
+  Price price;
+  double regret, vs_none, winner_bound;
   std::vector<std::string> same_as;
 };
 
@@ -111,8 +109,8 @@ struct AtRankCount {
   std::size_t none_index = 0;
 };
 
-/// The rule's input per rank count from the study's points and the folder's samples (initial groups already
-/// priced alike): the columns that vary over the points besides the set-up's are the scenarios (the chain map and
+/// The rule's input per rank count from the study's points and the folder's samples, each priced by prices(): the
+/// columns that vary over the points besides the set-up's are the scenarios (the chain map and
 /// its draw's seed are one choice: tile, draw 1, draw 2, ...); a set-up that ran under one assumption only stands
 /// for itself under the others. Rank counts without none are left out; missing counts the points with no valid
 /// sample.
