@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// From a simulated advice study's results to the rule's input (mcmclb/advice.hpp), with no I/O: what each set-up
-// pays (its run and its one-off costs, each its own), which columns are the set-up and which the
-// scenario, the race's first round and what it drops, the per-rank-count tables the rule ranks, and advice.csv's
-// rows. `mcmclb advise` (apps/advise.cpp) reads the folder and prints; everything it decides with is here,
-// testable alone.
+// From a simulated advice study's results to the rule's input (mcmclb/advice.hpp), with no I/O: what each set-up pays
+// (its run and its one-off costs, each its own), which columns are the set-up and which the scenario, the race's
+// first round and what it drops, the per-rank-count tables the rule ranks, and advice.csv's rows. `mcmclb advise`
+// (apps/advise.cpp) reads the folder and prints; everything it decides with is here, testable alone.
 #pragma once
 
 #include <cstddef>
@@ -110,10 +109,9 @@ struct AtRankCount {
 };
 
 /// The rule's input per rank count from the study's points and the folder's samples, each priced by prices(): the
-/// columns that vary over the points besides the set-up's are the scenarios (the chain map and
-/// its draw's seed are one choice: tile, draw 1, draw 2, ...); a set-up that ran under one assumption only stands
-/// for itself under the others. Rank counts without none are left out; missing counts the points with no valid
-/// sample.
+/// columns that vary over the points besides the set-up's are the scenarios (the chain map and its draw's seed are
+/// one choice: tile, draw 1, draw 2, ...); a set-up that ran under one assumption only stands for itself under the
+/// others. Rank counts without none are left out; missing counts the points with no valid sample.
 struct Tables {
   std::vector<AtRankCount> at;
   std::size_t missing = 0;
