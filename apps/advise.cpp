@@ -440,16 +440,14 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
     std::fflush(stdout);
     (void)simulate(o, s, study, launch::estimate_to_run(s, study).host_s);
     const Backend backend = launch::sweep_backend(s);
-    const advice::Tables tables = advice::tabulate(
-        study, initial_groups_priced_alike(read_configurations(s.out), study, backend), backend, o.draws);
+    const advice::Tables tables = advice::tabulate(study, read_configurations(s.out), backend, o.draws);
     advice::AtRanks found{mid, std::vector<double>(scenarios.size(), std::nan("")), label};
     for (const advice::AtRankCount& t : tables.at) {
       for (std::size_t k = 0; k < t.setups.size(); ++k) {
         if (t.setups[k].label != label) continue;
         for (std::size_t sc = 0; sc < scenarios.size(); ++sc) {
           for (std::size_t x = 0; x < t.scenarios.size(); ++x) {
-            if (t.scenarios[x].values == scenarios[sc].values)
-              found.whole_s[sc] = t.setups[k].run_s[x] + t.setups[k].once_s[x];
+            if (t.scenarios[x].values == scenarios[sc].values) found.whole_s[sc] = t.setups[k].price[x].whole_s();
           }
         }
       }
@@ -694,7 +692,7 @@ int advise_main(const std::vector<std::string>& args) {
     advice::AtRanks a{in.nprocs, std::vector<double>(rank_scenarios.size(), std::nan("")), advised.label};
     for (std::size_t s = 0; s < rank_scenarios.size(); ++s) {
       for (std::size_t t = 0; t < in.scenarios.size(); ++t) {
-        if (in.scenarios[t].values == rank_scenarios[s].values) a.whole_s[s] = advised.run_s[t] + advised.once_s[t];
+        if (in.scenarios[t].values == rank_scenarios[s].values) a.whole_s[s] = advised.price[t].whole_s();
       }
     }
     at_ranks.push_back(std::move(a));

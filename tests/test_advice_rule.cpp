@@ -826,8 +826,9 @@ TEST(AdviceRule, AdviceRowsFollowTheHeaderAndSayWhyTheRaceDropped) {
   EXPECT_EQ(rows[0][column("gain")],
             "40.0 to 50.0 % faster than none: 40.0 % under extrapolate perfect, 50.0 % under extrapolate flat");
   EXPECT_EQ(rows[2][column("gain")], "50.0 % slower than none under extrapolate amdahl, the one scenario it ran");
-  // The parts of the whole time, appended after gain: a dropped row's are its own in the one scenario it ran.
-  EXPECT_EQ(header[column("gain") + 1], "run_s");
+  // The parts of the whole time, appended after the tolerance's source: a dropped row's are its own in the one
+  // scenario it ran.
+  EXPECT_EQ(header[column("tolerance_busy_pct") + 1], "run_s");
   EXPECT_EQ(rows[2][column("run_s")], mcmclb::csv::number(2.9));
   EXPECT_EQ(rows[2][column("calibration_s")], mcmclb::csv::number(0.0));
   EXPECT_EQ(rows[2][column("initial_groups_s")], mcmclb::csv::number(0.1));
