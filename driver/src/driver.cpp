@@ -441,6 +441,13 @@ RunResult run_once(const RunSpec& spec) {
   r.spec = spec;
   r.provenance = collect_provenance(mpi::library_version(), nprocs);
   add_backend_provenance(r.provenance, mpi::backend_name());
+  // The hostfile placed the ranks and the study only says how it should have: the sweep makes both agree, and a run
+  // started another way must not record a placement it did not have. Real MPI places ranks as its site does.
+  const std::string placed = mpi::kSimulated ? r.provenance.placement : "block";
+  if (placed != to_string(spec.placement)) {
+    throw InputError("key placement: " + std::string(to_string(spec.placement)) + ", but the ranks were placed " +
+                     placed + " (allowed here: " + placed + "; `groups` needs mcmclb sweep --launcher smpi)");
+  }
   // Collective, once per process: every rank runs every run, so the first run asks on all ranks at once; the
   // nodes' ranks and cores do not change between the runs of one launch.
   static const mpi::NodeOccupancy occupancy = mpi::node_occupancy(world);

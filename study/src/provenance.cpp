@@ -72,6 +72,10 @@ void add_backend_provenance(Provenance& p, std::string_view backend) {
   if (!content) throw InputError(std::string("MCMCLB_PLATFORM: cannot read ") + platform + ": " + why);
   p.platform = platform_identity(platform);
   p.platform_fnv1a64 = fnv1a64_hex(*content);
+  // The sweep deals a dragonfly's hosts over its groups in the hostfile it writes, and says so here; smpirun
+  // started any other way reads the platform's own hostfile, which fills the hosts in order.
+  const char* placement = std::getenv("MCMCLB_PLACEMENT");
+  p.placement = placement != nullptr && *placement != '\0' ? placement : "block";
   const char* cfg = std::getenv("MCMCLB_SMPI_CFG");
   p.simgrid_cfg = cfg != nullptr ? cfg : "";
   // What the preloads (apps/CMakeLists.txt) did, asked of the libraries themselves: the environment alone would not
@@ -161,8 +165,13 @@ const csv::Row& provenance_header_v7() {
 }
 
 // The platform repeats runs.csv's column, so that provenance.csv alone says what was simulated, on what.
-const csv::Row& provenance_header() {
+const csv::Row& provenance_header_v8() {
   static const csv::Row header = extended(provenance_header_v7(), {"simgrid_version", "platform"});
+  return header;
+}
+
+const csv::Row& provenance_header() {
+  static const csv::Row header = extended(provenance_header_v8(), {"placement"});
   return header;
 }
 
@@ -192,7 +201,8 @@ csv::Row provenance_row(const std::string& run_id, const Provenance& p) {
           p.compiler,
           p.cxx_flags,
           p.simgrid_version,
-          p.platform};
+          p.platform,
+          p.placement};
 }
 
 }  // namespace mcmclb

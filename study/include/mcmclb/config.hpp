@@ -19,10 +19,10 @@ namespace mcmclb {
 
 /// Limits on what a study file may ask for, so that a hostile or mistyped file is refused with one line instead of
 /// exhausting the stack, the memory or the time (docs/reference/keys.md, Limits).
-inline constexpr int kMaxYamlDepth = 32;                 // nesting of maps and lists (a recursive alias never ends)
-inline constexpr std::size_t kMaxYamlNodes = 100000;     // nodes visited with every alias expanded ("billion laughs")
-inline constexpr std::size_t kMaxStudyPoints = 100000;   // combinations of a study, and runs (points) it expands to
-inline constexpr std::size_t kMaxNameBytes = 64;         // an experiment name: [A-Za-z0-9._-], not starting with '.'
+inline constexpr int kMaxYamlDepth = 32;                // nesting of maps and lists (a recursive alias never ends)
+inline constexpr std::size_t kMaxYamlNodes = 100000;    // nodes visited with every alias expanded ("billion laughs")
+inline constexpr std::size_t kMaxStudyPoints = 100000;  // combinations of a study, and runs (points) it expands to
+inline constexpr std::size_t kMaxNameBytes = 64;        // an experiment name: [A-Za-z0-9._-], not starting with '.'
 // A study file: yaml-cpp parses about 6 MB a second, so a file at the limit is refused within 0.2 s; the largest
 // shipped study is 3 KB, and a list of 8192 group sizes 16 KB.
 inline constexpr std::size_t kMaxStudyBytes = 1 << 20;
@@ -104,6 +104,7 @@ struct Experiment {
   std::string out;  // output folder; empty: results/<name>
   RunOrder order = RunOrder::shuffled;
   std::optional<int64_t> order_seed;  // shuffled's seed; none: build_study draws one
+  Placement placement = Placement::block;
   JobSpec job;
   Program program = Program::kernel;
   CommbenchSpec commbench;

@@ -37,6 +37,7 @@ struct Provenance {
   std::string platform_fnv1a64;  // 16 hex digits, FNV-1a 64 of the platform file's bytes
   std::string simgrid_cfg;
   std::string simgrid_version;
+  std::string placement;  // smpi: how the hostfile placed the ranks (key placement: block, groups; MCMCLB_PLACEMENT)
   // Whether the ranks had cores to themselves (mpi::node_occupancy): the most ranks on one node, the fewest CPUs
   // the job may use on one (sched_getaffinity), and whether some node ran more ranks than that. 0 / empty:
   // unknown (an older folder) or not applicable (the simulation build, whose times do not depend on host cores).
@@ -106,6 +107,7 @@ const csv::Row& provenance_header_v5();
 const csv::Row& provenance_header_v6();
 /// The columns before simgrid_version and platform: v6, build_type, compiler and cxx_flags.
 const csv::Row& provenance_header_v7();
+const csv::Row& provenance_header_v8();
 csv::Row provenance_row(const std::string& run_id, const Provenance& p);
 
 /// The provenance of a run of nprocs ranks with the given MPI library (mpi::library_version()): the build's
