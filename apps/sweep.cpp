@@ -215,6 +215,13 @@ int sweep_main(const SweepOptions& given) {
   const Launcher& launcher = launcher_named(o.launcher);
   const std::string text = read_file(o.study, "study file");
   const Study study = load_keeping_seed(o, text);
+  if (!simulated(o) && std::any_of(study.points.begin(), study.points.end(),
+                                   [](const Point& p) { return p.spec.placement != Placement::block; })) {
+    throw InputError(
+        "key placement: groups only with --launcher smpi, on a dragonfly platform (allowed with "
+        "--launcher " +
+        o.launcher + ": block; the site places real ranks)");
+  }
   // provenance.csv's launcher column (collect_provenance)
   if (!launcher.provenance_name().empty()) {
     ::setenv("MCMCLB_LAUNCHER", std::string(launcher.provenance_name()).c_str(), 1);

@@ -7,7 +7,8 @@
 # Environment: SIM_BUILD (default build-sim, built with -DMCMCLB_SMPI=ON), MCMCLB (the driver, default build/mcmclb),
 # PLATFORM (default configs/platforms/bgp.xml), SERIES (default all; `scale`: the four series run beyond 8192 ranks,
 # none, async, collective(16) and lookahead(1), whose host cost grows slowest), POINTS_PER_LAUNCH (default: the sweep's;
-# 1 runs each point in its own smpirun, so a stopped launch loses no other point). The series are three sweeps into one
+# 1 runs each point in its own smpirun, so a stopped launch loses no other point), PLACEMENT (default: the study's, block;
+# groups deals a dragonfly's nodes over its groups, key placement). The series are three sweeps into one
 # folder, since a study file crosses every balancer with every method; each rank count runs all of them before the next,
 # smallest first, so a stopped run leaves whole columns and a second call resumes (the store skips the points it holds).
 # Host CPU and peak RSS of every launch are in OUT_DIR/provenance.csv.
@@ -45,6 +46,7 @@ for p in "${sizes[@]}"; do
   for s in "${series[@]}"; do
     sets=(--set reps=1 --set "nprocs=[$p]")
     [ -z "${POINTS_PER_LAUNCH:-}" ] || sets+=(--points-per-launch "$POINTS_PER_LAUNCH")
+    [ -z "${PLACEMENT:-}" ] || sets+=(--set "placement=$PLACEMENT")
     for kv in $s; do sets+=(--set "$kv"); done
     "$driver" sweep "$here/configs/paper-fig2.yaml" --launcher smpi --platform "$platform" --sim-binary "$binary" \
       --out "$out" "${sets[@]}"

@@ -169,6 +169,9 @@ SCHEMAS = {
         # workload.model trace: which of a size's repeated speed-ups the replay took; empty for other models, absent
         # from older folders (whose replays took the median).
         "workload_speedups": Column("name", optional=True, choices=("median", "low", "high")),
+        # Simulation, key placement: groups when the hosts were dealt over a dragonfly's groups; empty: in order
+        # (block, the default) or real MPI; absent from older folders.
+        "placement": Column("name", optional=True, choices=("block", "groups")),
     },
     "ranks.csv": {
         "run_id": NAME, "rank": _int(0), "elapsed_s": _time(), "work_s": _time(), "polling_s": _time(),
@@ -229,6 +232,8 @@ SCHEMAS = {
         # Simulation: the SimGrid library's version and the platform file (as runs.csv names it); empty on real MPI,
         # absent from older folders.
         "simgrid_version": TEXT, "platform": TEXT,
+        # Simulation: how the hostfile placed the ranks (block, groups); empty on real MPI, absent from older folders.
+        "placement": TEXT,
         # Rank 0's host's CPU model and, in simulation, the per cent of its CPU time other programs kept busy just
         # before and after the run (host measurements); empty where unknown, absent from older folders.
         "host_cpu_model": TEXT, "host_busy_before_pct": Column("number", 0, True),
@@ -240,6 +245,9 @@ SCHEMAS = {
     },
     "failures.csv": {  # a sweep's points that failed (fig2.py marks them unfinished)
         "point": _int(0), "nprocs": _int(1), "balancer": TEXT, "rep": _int(0), "reason": TEXT, "utc": TEXT, "key": TEXT,
+        # How far a killed simulation got (its last progress line): simulated seconds, items, host seconds; empty
+        # when none was seen, absent from older folders.
+        "progress_simulated_s": _time(True), "progress_items": _int(0, True), "progress_host_s": _time(True),
     },
     "advice.csv": {  # mcmclb advise: the set-ups per rank count, ranked; every number simulated
         # The question answered and the row's set-up: its rank (1..n per rank count), its label, the other set-ups

@@ -498,6 +498,31 @@ class HostCostSeries(unittest.TestCase):
         self.assertEqual(self.rows()["docs/data/host-cost-8192/bgp"][2:4], ["not recorded", "not recorded"])
 
 
+class TimesByFolderPlacement(unittest.TestCase):
+    """times-by-folder names a folder's placement in its column's head when its runs were dealt over a dragonfly's
+    groups (runs.csv's placement), so that two folders of one platform and P read apart; a folder placed in order
+    keeps the head it had."""
+
+    def test_a_dealt_folder_says_so(self):
+        root = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, root)
+        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
+        self.addCleanup(doc_tables.Inputs.cache.clear)
+        block, dealt = "docs/data/fig2-sim-slingshot", "docs/data/dealt"
+        shutil.copytree(os.path.join(ROOT, block), os.path.join(root, block))
+        with open(os.path.join(ROOT, block, "runs.csv"), newline="", encoding="utf-8") as f:
+            table = list(csv.DictReader(f))
+        os.makedirs(os.path.join(root, dealt))
+        with open(os.path.join(root, dealt, "runs.csv"), "w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=list(table[0]) + ["placement"], lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(dict(row, placement="groups") for row in table)
+        doc_tables.common.ROOT = root
+        doc_tables.Inputs.cache.clear()
+        head = doc_tables.generate("times-by-folder", [block, dealt, "nprocs=4096,4096"]).split("\n")[0]
+        self.assertEqual(head, "| series | `slingshot.xml`, 4,096 | `slingshot.xml`, groups placement, 4,096 |")
+
+
 class WalkersOverhead(unittest.TestCase):
     """The walkers library's cost: the table follows its CSV, and a CSV that mixes commits or lacks a mode is
     refused with a line naming the file."""

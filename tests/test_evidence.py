@@ -124,7 +124,7 @@ def problems(path):
         keys = header[header.index("experiment"):header.index("rep") + 1] if "rep" in header else []
         later = ("backend", "platform", "finished", "chains_per_group", "wait", "model_compute", "model_reduce",
                  "workload_file", "workload_map", "workload_scaling", "workload_extrapolate", "workload_file_fnv1a64",
-                 "workload_speedups")
+                 "workload_speedups", "placement")
         keys += [k for k in later if k in header]
         points = [tuple(r[k] for k in keys) for r in rows] if keys else []
         if len(set(points)) != len(points):

@@ -294,12 +294,12 @@ class Order(unittest.TestCase):
                 models = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
             self.assertEqual(p["host_cpu_model"], models[0] if models else "")
             self.assertEqual((p["host_busy_before_pct"], p["host_busy_after_pct"]), ("", ""))
-            # A provenance.csv from before these columns (and SimGrid's version, the platform and the host's CPU and
-            # load after them): read as an older version, its rows' build and host unknown.
+            # A provenance.csv from before these columns (and SimGrid's version, the platform, the placement and the
+            # host's CPU and load after them): read as an older version, its rows' build and host unknown.
             with open(path, newline="") as f:
                 table = list(csv.reader(f))
             with open(path, "w", newline="") as f:
-                csv.writer(f, lineterminator="\n").writerows(row[:-8] for row in table)
+                csv.writer(f, lineterminator="\n").writerows(row[:-9] for row in table)
             self.assertIn("1 of 2 points already done", run("0,1").stdout)
             rows = read_csv(path)
             self.assertEqual([(r["build_type"], r["cxx_flags"] == "", r["host_cpu_model"] == p["host_cpu_model"])
@@ -713,12 +713,13 @@ class Simulation(unittest.TestCase):
 
 
 class KilledPoint(unittest.TestCase):
-    """A point killed on the way (out of memory, a time limit) records in failures.csv how far it got: the last
-    progress line its launch printed, beside the line that says why it stopped. The stub smpirun here stands for a
-    simulation that prints two progress lines, in the kernel's words, and is killed; only its first launch
-    progresses, so the relaunched points have no progress of their own to keep."""
+    """A point killed on the way (out of memory, a time limit) records in failures.csv how far it got, from the
+    last progress line its launch printed: simulated seconds, items done, host seconds, each a column. The stub
+    smpirun here stands for a simulation that prints two progress lines, in the kernel's words, and is killed; only
+    its first launch progresses, so the relaunched points have no progress of their own to keep. (A real simulation
+    killed at a CPU-time limit: tests/smpi/run_sim_suite.sh.)"""
 
-    def test_failures_keep_the_last_progress_line(self):
+    def test_failures_keep_the_last_progress(self):
         with tempfile.TemporaryDirectory() as d:
             os.mkdir(os.path.join(d, "bin"))
             stub = os.path.join(d, "bin", "smpirun")
@@ -726,23 +727,82 @@ class KilledPoint(unittest.TestCase):
                 # The sweep's first call only asks for --help (its check of the flags): answered.
                 f.write(f'#!/bin/sh\nfor a; do [ "$a" = --help ] && exit 0; done\n'
                         f'if [ ! -e {d}/progressed ]; then\n  touch {d}/progressed\n'
-                        '  echo "  progress: simulated 0.50 s of ~2.00 s (ideal; none 3.00 s), host 30 s elapsed, '
-                        'peak RSS 10 MiB"\n'
-                        '  echo "  progress: simulated 1.25 s of ~2.00 s (ideal; none 3.00 s), host 60 s elapsed, '
-                        'peak RSS 12 MiB"\nfi\necho Killed\nexit 137\n')
+                        '  echo "  progress: simulated 0.50 s of ~2.00 s (ideal; none 3.00 s), 7 items done, host 30 s '
+                        'elapsed, peak RSS 10 MiB"\n'
+                        '  echo "  progress: simulated 1.25 s of ~2.00 s (ideal; none 3.00 s), 19 items done, host 60 s '
+                        'elapsed, peak RSS 12 MiB"\nfi\necho Killed\nexit 137\n')
             os.chmod(stub, 0o755)
             out = os.path.join(d, "out")
             env = dict(os.environ, PATH=os.path.dirname(stub) + ":" + os.environ["PATH"])
             r = mcmclb("sweep", ROUNDS, "--launcher", "smpi", "--sim-binary", fake_sim_program(d), "--out", out,
                        env=env)
             self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
-            reasons = [f["reason"] for f in read_csv(os.path.join(out, "failures.csv"))]
-            self.assertEqual(len(reasons), 4, reasons)  # the killed point, then each relaunch of the rest
-            self.assertEqual(reasons[0], "the launch exited with status 137 while running it (it printed: Killed); its "
-                             "last line of progress: progress: simulated 1.25 s of ~2.00 s (ideal; none 3.00 s), "
-                             "host 60 s elapsed, peak RSS 12 MiB")
-            for reason in reasons[1:]:
-                self.assertEqual(reason, "the launch exited with status 137 while running it (it printed: Killed)")
+            rows = read_csv(os.path.join(out, "failures.csv"))
+            self.assertEqual(len(rows), 4, rows)  # the killed point, then each relaunch of the rest
+            columns = ("reason", "progress_simulated_s", "progress_items", "progress_host_s")
+            self.assertEqual([rows[0][c] for c in columns],
+                             ["the launch exited with status 137 while running it (it printed: Killed)", "1.25", "19",
+                              "60"])
+            for row in rows[1:]:
+                self.assertEqual([row[c] for c in columns],
+                                 ["the launch exited with status 137 while running it (it printed: Killed)", "", "",
+                                  ""])
+
+
+class Placement(unittest.TestCase):
+    """Key placement: groups deals a dragonfly's nodes over its groups in the hostfile the sweep writes, so that
+    consecutive nodes sit in different groups; a platform without a dragonfly, or a real-MPI launcher, is refused in
+    one line before anything is written. The stub smpirun records the hostfile and the placement it was given."""
+
+    DRAGONFLY = """<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<!-- three groups of 2 chassis x 1 router x 2 nodes: nodes 0-3, 4-7, 8-11; <cluster topology="TORUS"> in a comment -->
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <cluster id="df" topology="DRAGONFLY" topo_parameters="3,1;2,1;1,1;2" prefix="n" radical="0-11" suffix=".x"
+             speed="1Gf" core="2" bw="1GBps" lat="1us"/>
+  </zone>
+</platform>
+"""
+
+    def test_groups_deal_the_hosts_over_the_dragonflys_groups(self):
+        with tempfile.TemporaryDirectory() as d:
+            platform = os.path.join(d, "df.xml")
+            with open(platform, "w") as f:
+                f.write(self.DRAGONFLY)
+            with open(os.path.join(d, "df.hosts"), "w") as f:
+                f.write("".join(f"n{i}.x:2\n" for i in range(12)))
+            os.mkdir(os.path.join(d, "bin"))
+            stub = os.path.join(d, "bin", "smpirun")
+            with open(stub, "w") as f:
+                f.write('#!/bin/sh\nfor a; do [ "$a" = --help ] && exit 0; done\n'
+                        'while [ "$1" != -hostfile ]; do shift; done\n'
+                        f'echo "$MCMCLB_PLACEMENT $2" >>{d}/launched\nexit 1\n')
+            os.chmod(stub, 0o755)
+            out = os.path.join(d, "out")
+            env = dict(os.environ, PATH=os.path.dirname(stub) + ":" + os.environ["PATH"])
+            r = mcmclb("sweep", ROUNDS, "--launcher", "smpi", "--platform", platform, "--sim-binary",
+                       fake_sim_program(d), "--out", out, "--set", "placement=groups", "--points-per-launch", "4",
+                       env=env)
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)  # the stub runs nothing
+            dealt = os.path.join(out, "df.groups.hosts")
+            with open(os.path.join(d, "launched")) as f:
+                self.assertEqual(f.readline().split(), ["groups", dealt])
+            with open(dealt) as f:
+                self.assertEqual(f.read().split(), [f"n{i}.x:2" for i in (0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11)])
+
+    def test_refused_without_a_dragonfly(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out")
+            for launcher in (["--launcher", "smpi", "--sim-binary", fake_sim_program(d)], ["--launcher", "local"]):
+                r = mcmclb("sweep", ROUNDS, *launcher, "--out", out, "--set", "placement=groups", "--dry-run")
+                self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                self.assertEqual(r.stderr.strip().splitlines(), [r.stderr.strip()], r.stderr)
+                self.assertIn("key placement: groups", r.stderr)
+                self.assertFalse(os.path.exists(out))
+            self.assertIn("bgp.xml has 0 dragonfly clusters", mcmclb(
+                "sweep", ROUNDS, "--launcher", "smpi", "--sim-binary", fake_sim_program(d), "--out", out, "--set",
+                "placement=groups").stderr)
 
 
 class SmpirunArguments(unittest.TestCase):

@@ -443,6 +443,13 @@ RunResult run_once(const RunSpec& spec) {
   r.spec = spec;
   r.provenance = collect_provenance(mpi::library_version(), nprocs);
   add_backend_provenance(r.provenance, mpi::backend_name());
+  // The hostfile placed the ranks and the study only says how it should have: the sweep makes both agree, and a run
+  // started another way must not record a placement it did not have. Real MPI places ranks as its site does.
+  const std::string placed = mpi::kSimulated ? r.provenance.placement : "block";
+  if (placed != to_string(spec.placement)) {
+    throw InputError("key placement: " + std::string(to_string(spec.placement)) + ", but the ranks were placed " +
+                     placed + " (allowed here: " + placed + "; `groups` needs mcmclb sweep --launcher smpi)");
+  }
   // How busy other programs kept the host just before the run, whose host cost (add_host_usage) they inflate. In
   // simulation only: every simulated rank is in this process, asleep while rank 0 measures, where on real MPI the
   // other ranks would spin and count as load. 0.1 s of host time before and after each run, no simulated time.

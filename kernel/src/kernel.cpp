@@ -335,6 +335,9 @@ namespace {
 /// ranks of one simulation are one process (-no-privatize), and one line per interval is wanted, not one per
 /// rank. The first rank to pass an item boundary after the deadline claims the line.
 std::atomic<int64_t> next_progress_ns{0};
+/// The items the run's groups have worked so far, each counted once (by its group's leader); shared as above, so
+/// that a progress line, and a point killed after it, says how much of the run was done.
+std::atomic<int64_t> items_done{0};
 
 int64_t host_ns(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
@@ -346,6 +349,7 @@ void Kernel::report_progress(double every_host_s, double expected_s, double base
   progress_expected_s_ = expected_s;
   progress_baseline_s_ = baseline_s;
   progress_start_ = std::chrono::steady_clock::now();
+  items_done.store(0);  // every rank resets it before the start's barrier, so before any item is worked
   // Every rank of the run sets the same deadline, give or take the host time between their calls.
   next_progress_ns.store(host_ns(progress_start_) + static_cast<int64_t>(every_host_s * 1e9));
 }
@@ -360,8 +364,11 @@ void Kernel::progress_tick() {
   // The host's peak memory so far: every simulated rank lives in this one process.
   rusage usage{};
   const double peak_mib = getrusage(RUSAGE_SELF, &usage) == 0 ? static_cast<double>(usage.ru_maxrss) / 1024.0 : 0.0;
-  std::printf("  progress: simulated %.2f s of ~%.2f s (ideal; none %.2f s), host %.0f s elapsed, peak RSS %.0f MiB\n",
-              pace::now_s() - start_s_, progress_expected_s_, progress_baseline_s_, host_s, peak_mib);
+  std::printf(
+      "  progress: simulated %.2f s of ~%.2f s (ideal; none %.2f s), %lld items done, host %.0f s elapsed, peak RSS "
+      "%.0f MiB\n",
+      pace::now_s() - start_s_, progress_expected_s_, progress_baseline_s_,
+      static_cast<long long>(items_done.load(std::memory_order_relaxed)), host_s, peak_mib);
   std::fflush(stdout);
 }
 
@@ -384,7 +391,10 @@ void Kernel::work_one_item() {
   ++group_.next_item;
   --group_.items_left;
   if (chains_ != nullptr && at.item + 1 == chain_length(at.chain)) next_app_chain(at.chain);
-  if (progress_every_s_ > 0) progress_tick();
+  if (progress_every_s_ > 0) {
+    if (is_leader()) items_done.fetch_add(1, std::memory_order_relaxed);
+    progress_tick();
+  }
 }
 
 Decision Kernel::agree(const Decision& leader_choice, Phase phase) {

@@ -308,7 +308,8 @@ void record_failures(const Study& study, const Backend& backend, results::Result
     std::fprintf(stderr, "failed: %s: %s\n", describe(p).c_str(), f.reason.c_str());
     rows.push_back({std::to_string(p.index), std::to_string(p.spec.nprocs), run_label(p.spec),
                     std::to_string(p.spec.rep), f.reason, utc_now(),
-                    p.program == Program::commbench ? std::string() : store_key(p.spec, backend)});
+                    p.program == Program::commbench ? std::string() : store_key(p.spec, backend), f.reached.simulated_s,
+                    f.reached.items, f.reached.host_s});
   }
   store.record_failures(rows);
   std::fprintf(stderr, "mcmclb: %zu point(s) failed (recorded in %s)\n", failures.size(),

@@ -38,9 +38,10 @@ namespace {
 
 std::string run_command(const SweepOptions& o, const Study& study, const fs::path& out,
                         const std::vector<std::size_t>& points, int nprocs) {
-  const std::string prefix = simulated(o)
-                                 ? smpirun_prefix(o, nprocs, sim_program(o, study.points[points.front()].program))
-                                 : mpiexec_prefix(nprocs);
+  const fs::path dealt = places_over_groups(study) ? placement_hostfile(o, study, out) : fs::path();
+  const std::string prefix =
+      simulated(o) ? smpirun_prefix(o, nprocs, sim_program(o, study.points[points.front()].program), dealt)
+                   : mpiexec_prefix(nprocs);
   return prefix + program_command(o, study, out, points, !o.force);
 }
 
@@ -117,22 +118,44 @@ class StopCause {
 };
 
 /// The last progress line a launch printed since its last recorded point: how far the running point got (the
-/// simulated kernel prints "  progress: simulated X s of ~Y s ..." every MCMCLB_PROGRESS_S host seconds,
-/// Kernel::progress_tick), kept in failures.csv when the point is killed on the way (out of memory, a time limit).
+/// simulated kernel prints "  progress: simulated X s of ~Y s (...), N items done, host H s elapsed, ..." every
+/// MCMCLB_PROGRESS_S host seconds, Kernel::progress_tick), kept in failures.csv when the point is killed on the
+/// way (out of memory, a time limit).
 class LastProgress {
  public:
   void see(std::string_view line) {
-    const auto at = line.find("progress: ");
-    if (at != std::string_view::npos) line_ = printable(line.substr(at), 240);
+    const auto at = line.find("progress: simulated ");
+    if (at == std::string_view::npos) return;
+    line = line.substr(at);
+    reached_ = {number_after(line, "simulated ", " s of"), number_before(line, " items done"),
+                number_after(line, "host ", " s elapsed")};
   }
-  void forget() { line_.clear(); }
-  /// reason, followed by the line when one was seen.
-  std::string explain(const std::string& reason) const {
-    return line_.empty() ? reason : reason + "; its last line of progress: " + line_;
-  }
+  void forget() { reached_ = {}; }
+  [[nodiscard]] const Reached& reached() const { return reached_; }
 
  private:
-  std::string line_;
+  /// The number between before and after in line, or "" when it is not a plain decimal number.
+  static std::string number_after(std::string_view line, std::string_view before, std::string_view after) {
+    const auto start = line.find(before);
+    if (start == std::string_view::npos) return "";
+    const auto from = start + before.size();
+    const auto end = line.find(after, from);
+    return end == std::string_view::npos ? "" : plain(line.substr(from, end - from));
+  }
+  /// The word right before after in line, when it is a plain decimal number.
+  static std::string number_before(std::string_view line, std::string_view after) {
+    const auto end = line.find(after);
+    if (end == std::string_view::npos) return "";
+    const auto space = line.rfind(' ', end == 0 ? 0 : end - 1);
+    return space == std::string_view::npos ? "" : plain(line.substr(space + 1, end - space - 1));
+  }
+  static std::string plain(std::string_view text) {
+    const bool ok = !text.empty() && text.size() <= 24 && std::all_of(text.begin(), text.end(), [](unsigned char c) {
+      return std::isdigit(c) != 0 || c == '.';
+    });
+    return ok ? std::string(text) : "";
+  }
+  Reached reached_;
 };
 
 /// False for a note ("note: ...") this process has already printed: every launch of a sweep or an advice says the
@@ -232,8 +255,9 @@ std::vector<std::size_t> run_kernel_launch(const SweepOptions& o, const Study& s
       failures.push_back({i, "the launch ended without recording it"});
       continue;
     }
-    failures.push_back({i, last.explain(cause.explain("the launch exited with status " + std::to_string(status) +
-                                                      " while running it"))});
+    failures.push_back({i,
+                        cause.explain("the launch exited with status " + std::to_string(status) + " while running it"),
+                        last.reached()});
     progress.point_done(study.points[i], "FAILED");
     return {remaining.begin() + static_cast<std::ptrdiff_t>(k) + 1, remaining.end()};  // relaunch the rest
   }
@@ -553,6 +577,10 @@ int sweep_local(const SweepOptions& o, const Study& study) {
   std::optional<results::ResultStore> store;             // none for a dry run: it opens nothing for writing
   if (!o.dry_run) store.emplace(open_output(o, study));  // before the first launch
   const fs::path out = output_of(o, study);
+  if (store && simulated(o) && places_over_groups(study)) {  // before the first launch reads it
+    const std::string dealt = dealt_hostfile(o);
+    store->rewrite_file(placement_hostfile(o, study, out).filename().string(), [&](const fs::path&) { return dealt; });
+  }
   std::size_t skipped = 0;
   const auto todo = points_to_run(o, study, out, recorded_in_output(o, study, store), skipped);
   std::size_t total = 0;

@@ -74,7 +74,142 @@ namespace {
 /// A platform's hostfile: the platform file's name with .hosts for .xml.
 fs::path hostfile_of(const fs::path& platform) { return fs::path(platform).replace_extension(".hosts"); }
 
+/// The attributes of each <cluster> element of a platform file, comments left out. A platform file is SimGrid's
+/// own small XML: attributes in quotes, no entities in the ones read here, so a scan serves and no XML library is
+/// needed.
+std::vector<std::map<std::string, std::string>> clusters_of(std::string xml) {
+  for (auto open = xml.find("<!--"); open != std::string::npos; open = xml.find("<!--", open)) {
+    const auto close = xml.find("-->", open + 4);
+    xml.erase(open, close == std::string::npos ? std::string::npos : close + 3 - open);
+  }
+  std::vector<std::map<std::string, std::string>> clusters;
+  for (auto at = xml.find("<cluster"); at != std::string::npos; at = xml.find("<cluster", at + 1)) {
+    const auto end = xml.find('>', at);
+    const std::string tag = xml.substr(at + 8, end == std::string::npos ? std::string::npos : end - at - 8);
+    if (!tag.empty() && std::isspace(static_cast<unsigned char>(tag.front())) == 0) continue;  // <clusterX
+    std::map<std::string, std::string> attributes;
+    for (std::size_t i = 0; i < tag.size();) {
+      const auto eq = tag.find('=', i);
+      if (eq == std::string::npos) break;
+      const auto quote = tag.find_first_of("\"'", eq);
+      if (quote == std::string::npos) break;
+      const auto close = tag.find(tag[quote], quote + 1);
+      if (close == std::string::npos) break;
+      std::string name = tag.substr(i, eq - i);
+      name.erase(0, name.find_first_not_of(" \t\r\n"));
+      name.erase(name.find_last_not_of(" \t\r\n") + 1);
+      attributes[name] = tag.substr(quote + 1, close - quote - 1);
+      i = close + 1;
+    }
+    clusters.push_back(std::move(attributes));
+  }
+  return clusters;
+}
+
+/// The non-negative integers of text split at sep, or nothing when one is not such a number.
+std::optional<std::vector<std::int64_t>> numbers(const std::string& text, char sep) {
+  std::vector<std::int64_t> values;
+  std::stringstream parts(text);
+  for (std::string part; std::getline(parts, part, sep);) {
+    part.erase(0, part.find_first_not_of(' '));
+    part.erase(part.find_last_not_of(' ') + 1);
+    if (part.empty() || part.size() > 9 ||
+        !std::all_of(part.begin(), part.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) {
+      return std::nullopt;
+    }
+    values.push_back(std::stoll(part));
+  }
+  return values;
+}
+
 }  // namespace
+
+std::string hostfile_over_groups(const std::string& platform_xml, const std::string& hostfile,
+                                 const std::string& platform) {
+  const std::string key = "key placement: groups: ";
+  std::vector<std::map<std::string, std::string>> dragonflies;
+  for (auto& c : clusters_of(platform_xml)) {
+    if (c["topology"] == "DRAGONFLY") dragonflies.push_back(std::move(c));
+  }
+  if (dragonflies.size() != 1) {
+    throw InputError(key + printable(platform, 200) + " has " + std::to_string(dragonflies.size()) +
+                     " dragonfly clusters (allowed: a platform with one <cluster topology=\"DRAGONFLY\">, such as "
+                     "configs/platforms/slingshot.xml; elsewhere placement: block)");
+  }
+  auto& c = dragonflies.front();
+  // SimGrid's "G,L;C,L;R,L;N": groups, chassis per group, routers per chassis, nodes per router (each with its
+  // link count). Nodes are numbered in radical order and fill a group before the next (DragonflyZone).
+  std::vector<std::int64_t> topo;
+  std::stringstream levels(c["topo_parameters"]);
+  for (std::string level; std::getline(levels, level, ';');) {
+    const auto values = numbers(level, ',');
+    if (values && !values->empty()) topo.push_back(values->front());
+  }
+  if (topo.size() != 4 || std::find(topo.begin(), topo.end(), 0) != topo.end()) {
+    throw InputError(key + printable(platform, 200) + ": topo_parameters '" + printable(c["topo_parameters"], 80) +
+                     "' is not SimGrid's G,L;C,L;R,L;N (allowed: positive counts)");
+  }
+  const std::int64_t groups = topo[0], per_group = topo[1] * topo[2] * topo[3];
+  std::map<std::string, std::int64_t> position;  // host name -> its node number in the dragonfly
+  std::stringstream items(c["radical"]);
+  for (std::string item; std::getline(items, item, ',');) {
+    const auto range = numbers(item, '-');
+    if (!range || range->empty() || range->size() > 2 || range->back() < range->front()) {
+      throw InputError(key + printable(platform, 200) + ": radical '" + printable(c["radical"], 80) +
+                       "' is not a list of N or N-M (allowed: SimGrid's radicals)");
+    }
+    for (std::int64_t id = range->front(); id <= range->back(); ++id) {
+      position.emplace(c["prefix"] + std::to_string(id) + c["suffix"], static_cast<std::int64_t>(position.size()));
+    }
+  }
+  std::vector<std::vector<std::string>> by_group(static_cast<std::size_t>(groups));
+  std::istringstream lines(hostfile);
+  for (std::string line; std::getline(lines, line);) {
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    line = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+    const auto colon = line.rfind(':');
+    const std::string host =
+        colon != std::string::npos && numbers(line.substr(colon + 1), ',') ? line.substr(0, colon) : line;
+    const auto it = position.find(host);
+    const std::int64_t group = it == position.end() ? groups : it->second / per_group;
+    if (group >= groups) {
+      throw InputError(key + printable(platform, 200) + ": its hostfile names " + printable(host, 80) +
+                       ", which is not a node of its dragonfly's " + std::to_string(groups) + " groups of " +
+                       std::to_string(per_group) + " (allowed: hosts of that cluster)");
+    }
+    by_group[static_cast<std::size_t>(group)].push_back(line);
+  }
+  // Round-robin: the first host of every group, then the second of every group, and so on.
+  std::string dealt;
+  for (std::size_t k = 0;; ++k) {
+    bool any = false;
+    for (const auto& hosts : by_group) {
+      if (k < hosts.size()) {
+        dealt += hosts[k] + "\n";
+        any = true;
+      }
+    }
+    if (!any) break;
+  }
+  return dealt;
+}
+
+bool places_over_groups(const Study& study) {
+  // One placement per study (build_study), so the first point says it.
+  return !study.points.empty() && study.points.front().spec.placement == Placement::groups;
+}
+
+fs::path placement_hostfile(const SweepOptions& o, const Study& study, const fs::path& out) {
+  return places_over_groups(study) ? out / (fs::path(o.platform).stem().string() + ".groups.hosts")
+                                   : hostfile_of(o.platform);
+}
+
+std::string dealt_hostfile(const SweepOptions& o) {
+  const std::string what = "platform file (--platform)";
+  return hostfile_over_groups(read_file(o.platform, what), read_file(hostfile_of(o.platform).string(), what),
+                              o.platform);
+}
 
 fs::path sim_program(const SweepOptions& o, Program program) {
   return program == Program::commbench ? sim_commbench(o) : fs::path(o.sim_binary);
@@ -103,11 +238,12 @@ std::vector<fs::path> smpi_preloads(const fs::path& program) {
 /// --launcher smpi: smpirun with the platform file and its hostfile (PLATFORM.hosts) and the flags of
 /// smpi_flags_file(), with the environment the run records in runs.csv (platform) and provenance.csv (the platform's
 /// hash, the flags), and the preloads of program's build (smpi_preloads).
-std::string smpirun_prefix(const SweepOptions& o, int nprocs, const fs::path& program) {
+std::string smpirun_prefix(const SweepOptions& o, int nprocs, const fs::path& program, const fs::path& dealt) {
   std::error_code ec;
   const fs::path canonical = fs::weakly_canonical(fs::absolute(o.platform), ec);
   const std::string platform = ec ? o.platform : canonical.string();  // the file itself, from any folder
-  const std::string hosts = hostfile_of(platform).string();
+  const std::string hosts = dealt.empty() ? hostfile_of(platform).string() : fs::absolute(dealt).string();
+  const std::string placement = dealt.empty() ? "" : "MCMCLB_PLACEMENT=groups ";
   const std::string flags = join(smpi_flags(o), " ");
   std::string preload;
   for (const fs::path& library : smpi_preloads(program)) preload += (preload.empty() ? "" : " ") + library.string();
@@ -116,9 +252,9 @@ std::string smpirun_prefix(const SweepOptions& o, int nprocs, const fs::path& pr
   // A job step runs one simulation (one host process) on one CPU of the allocation; srun passes the environment
   // on, and env sets the preloads for smpirun alone, not for srun.
   const std::string step = o.job_steps ? "srun --ntasks=1 --cpus-per-task=1 --exact --quiet env " : "";
-  return step + preload + "MCMCLB_PLATFORM=" + shell_quote(platform) + " MCMCLB_SMPI_CFG=" + shell_quote(flags) +
-         " smpirun -np " + std::to_string(nprocs) + " -platform " + shell_quote(platform) + " -hostfile " +
-         shell_quote(hosts) + " " + flags + " ";
+  return step + preload + placement + "MCMCLB_PLATFORM=" + shell_quote(platform) +
+         " MCMCLB_SMPI_CFG=" + shell_quote(flags) + " smpirun -np " + std::to_string(nprocs) + " -platform " +
+         shell_quote(platform) + " -hostfile " + shell_quote(hosts) + " " + flags + " ";
 }
 
 std::optional<double> available_memory_bytes() {
@@ -221,6 +357,7 @@ bool is_simulation_build(const fs::path& program) {
 
 void check_smpi(const SweepOptions& o, const Study& study) {
   check_platform(o);
+  if (places_over_groups(study)) (void)dealt_hostfile(o);  // a platform without a dragonfly, before any writing
   const fs::path hosts = hostfile_of(o.platform);
   const std::int64_t slots = hostfile_slots(hosts);
   for (const Point& p : study.points) {

@@ -682,9 +682,9 @@ def simulated_times(inputs):
 
 
 def times_by_folder(inputs):
-    """One row per set-up (run_label), one column per folder at one P (nprocs=P,P,... one per folder, in order):
-    the simulated time_s as the CSV holds it (nine significant digits), with time / ideal where it is not 2 (none)
-    or a series' own; – where a folder lacks the set-up."""
+    """One row per set-up (run_label), one column per folder at one P (nprocs=P,P,... one per folder, in order; a
+    folder of placement groups says so in its head): the simulated time_s as the CSV holds it (nine significant
+    digits), with time / ideal where it is not 2 (none) or a series' own; – where a folder lacks the set-up."""
     ps = inputs.numbers("nprocs")
     if not ps or len(ps) != len(inputs.folders):
         raise InputError(f"block {inputs.name}: nprocs= names {len(ps or [])} P for {len(inputs.folders)} folders "
@@ -696,7 +696,9 @@ def times_by_folder(inputs):
         if not runs:
             raise InputError(f"{folder}/runs.csv: no valid run at P = {p} (allowed: a P the folder holds)")
         platforms = {os.path.basename(r.get("platform") or "") for r in runs}
-        columns.append((f"`{', '.join(sorted(platforms))}`, {grouped(p).replace(' ', ',')}",
+        # Key placement: a folder dealt over a dragonfly's groups says so; one placed in order (empty) as before.
+        placed = "".join(f", {x} placement" for x in sorted({r.get("placement") or "" for r in runs} - {""}))
+        columns.append((f"`{', '.join(sorted(platforms))}`{placed}, {grouped(p).replace(' ', ',')}",
                         keyed(((run_label(r), r) for r in runs), f"{folder}/runs.csv")))
     labels = merged_order([list(found) for _, found in columns])
     rows = [[label] + [f"{found[label]['time_s']:.9g} ({found[label]['time_s'] / found[label]['ideal_s']:.4f} ×)"

@@ -545,6 +545,10 @@ std::vector<KeyDef> build_key_table() {
               [](E& e, int64_t v) { e.order_seed = v; }));
   t.back().info.default_value = "a fresh one per sweep";
   study_key();
+  add(choice_key("placement", kPlacements, "block",
+                 "simulation: hosts filled in order (`block`) or dealt over a dragonfly's groups (`groups`)",
+                 [](E& e, Placement v) { e.placement = v; }));
+  study_key();
   add(name_key("job.scheduler", {"slurm"}, "slurm", "the only scheduler so far",
                [](E& e, std::string v) { e.job.scheduler = std::move(v); }));
   study_key();
@@ -663,7 +667,8 @@ std::vector<KeyDef> build_key_table() {
        nullptr});
   study_key();
   add({{"exclude", "list of maps", "",
-        "non-empty maps of key: value, each value one the key accepts (not out, job.*, reps, order or order_seed)",
+        "non-empty maps of key: value, each value one the key accepts (not out, job.*, reps, order, order_seed or "
+        "placement)",
         "drops each combination matching every key: value of one rule"},
        std::nullopt,
        nullptr});
@@ -814,7 +819,8 @@ std::vector<std::pair<std::string, std::string>> exclude_rule(const YAML::Node& 
   flatten(rule, "", keys);
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const auto& [key, value] : keys) {
-    if (key == "out" || key.rfind("job.", 0) == 0 || key == "reps" || key == "order" || key == "order_seed") {
+    if (key == "out" || key.rfind("job.", 0) == 0 || key == "reps" || key == "order" || key == "order_seed" ||
+        key == "placement") {
       throw InputError(which + key + " cannot be matched (allowed: keys of a run, e.g. T_ms, nprocs, balancer)");
     }
     if (!value.IsScalar()) throw InputError(which + key + " must be matched against one value, got " + text_of(value));

@@ -96,6 +96,10 @@ void add_backend_provenance(Provenance& p, std::string_view backend) {
   if (!content) throw InputError(std::string("MCMCLB_PLATFORM: cannot read ") + platform + ": " + why);
   p.platform = platform_identity(platform);
   p.platform_fnv1a64 = fnv1a64_hex(*content);
+  // The sweep deals a dragonfly's hosts over its groups in the hostfile it writes, and says so here; smpirun
+  // started any other way reads the platform's own hostfile, which fills the hosts in order.
+  const char* placement = std::getenv("MCMCLB_PLACEMENT");
+  p.placement = placement != nullptr && *placement != '\0' ? placement : "block";
   const char* cfg = std::getenv("MCMCLB_SMPI_CFG");
   p.simgrid_cfg = cfg != nullptr ? cfg : "";
   // What the preloads (apps/CMakeLists.txt) did, asked of the libraries themselves: the environment alone would not
@@ -219,9 +223,15 @@ const csv::Row& provenance_header_v8() {
   return header;
 }
 
+// Where a simulation placed its ranks (block, or dealt over a dragonfly's groups), as runs.csv says it.
+const csv::Row& provenance_header_v9() {
+  static const csv::Row header = extended(provenance_header_v8(), {"placement"});
+  return header;
+}
+
 const csv::Row& provenance_header() {
   static const csv::Row header =
-      extended(provenance_header_v8(), {"host_cpu_model", "host_busy_before_pct", "host_busy_after_pct"});
+      extended(provenance_header_v9(), {"host_cpu_model", "host_busy_before_pct", "host_busy_after_pct"});
   return header;
 }
 
@@ -252,6 +262,7 @@ csv::Row provenance_row(const std::string& run_id, const Provenance& p) {
           p.cxx_flags,
           p.simgrid_version,
           p.platform,
+          p.placement,
           p.host_cpu_model,
           p.host_busy_before_pct,
           p.host_busy_after_pct};

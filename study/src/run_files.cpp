@@ -76,7 +76,9 @@ csv::Row chain_row(const std::string& run_id, const ChainOutcome& c) {
 }
 
 const csv::Row& failures_header() {
-  static const csv::Row h = {"point", "nprocs", "balancer", "rep", "reason", "utc", "key"};
+  static const csv::Row h = {
+      "point",          "nprocs",         "balancer", "rep", "reason", "utc", "key", "progress_simulated_s",
+      "progress_items", "progress_host_s"};
   return h;
 }
 
@@ -139,9 +141,16 @@ csv::Row without(const csv::Row& newer, std::initializer_list<std::string_view> 
   return older;
 }
 
-/// runs.csv from a trace's extrapolation until the end of its repetitions was a column: today's header without it.
+/// runs.csv from a trace's repetitions' end until placement was a column: today's header without it.
+const csv::Row& runs_header_v09() {
+  static const csv::Row h = without(runs_header(), {"placement"});
+  return h;
+}
+
+/// runs.csv from trace extrapolation until a trace's repetitions could be replayed at an end: v09 without
+/// workload_speedups.
 const csv::Row& runs_header_v08() {
-  static const csv::Row h = without(runs_header(), {"workload_speedups"});
+  static const csv::Row h = without(runs_header_v09(), {"workload_speedups"});
   return h;
 }
 
@@ -245,7 +254,9 @@ results::Schema results_schema() {
         [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v07()); }},
        {runs_header_v08(),
         "mcmclb before a trace's repetitions could be replayed at an end (runs.csv without workload_speedups)",
-        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v08()); }}}};
+        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v08()); }},
+       {runs_header_v09(), "mcmclb before placement (runs.csv without placement)",
+        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v09()); }}}};
   for (const auto& c : runs_columns()) {
     if (c.is_key()) s.key_columns.push_back(c.name);
   }
@@ -255,14 +266,22 @@ results::Schema results_schema() {
               {ranks_header_v02(), "mcmclb before migration (ranks.csv without chains_migrated, migrated_bytes)",
                upgrade_ranks_v02}}};
   s.events = {"events.csv", events_header(), {}};
-  // Before the key column, a failure could not be matched to the run that fixed it: such rows stay listed.
-  const csv::Row keyless(failures_header().begin(), failures_header().end() - 1);
-  s.failures = {
-      "failures.csv", failures_header(), {{keyless, "mcmclb 0.1 (failures.csv without key)", [](const csv::Row& row) {
-                                             csv::Row upgraded = row;
-                                             upgraded.emplace_back();
-                                             return upgraded;
-                                           }}}};
+  // Before the key column, a failure could not be matched to the run that fixed it: such rows stay listed. Before
+  // the progress columns, how far a killed point got was not recorded: empty, unknown.
+  const csv::Row without_progress(failures_header().begin(), failures_header().end() - 3);
+  const csv::Row keyless(without_progress.begin(), without_progress.end() - 1);
+  const auto empty_to_the_end = [](const csv::Row& row) {
+    csv::Row upgraded = row;
+    upgraded.resize(failures_header().size());
+    return upgraded;
+  };
+  s.failures = {"failures.csv",
+                failures_header(),
+                {{keyless, "mcmclb 0.1 (failures.csv without key)", empty_to_the_end},
+                 {without_progress,
+                  "mcmclb before a killed point's progress (failures.csv without progress_simulated_s, "
+                  "progress_items, progress_host_s)",
+                  empty_to_the_end}}};
   // Columns added at the end since: empty, unknown.
   const auto unknown_to_the_end = [](const csv::Row& row) {
     csv::Row upgraded = row;
@@ -291,7 +310,8 @@ results::Schema results_schema() {
         {provenance_header_v7(),
          "mcmclb before SimGrid's version in provenance (provenance.csv without simgrid_version, platform)",
          unknown_to_the_end},
-        {provenance_header_v8(),
+        {provenance_header_v8(), "mcmclb before placement (provenance.csv without placement)", unknown_to_the_end},
+        {provenance_header_v9(),
          "mcmclb before the host's CPU and load in provenance (provenance.csv without host_cpu_model, "
          "host_busy_before_pct, host_busy_after_pct)",
          unknown_to_the_end}}});

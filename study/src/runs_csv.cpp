@@ -130,6 +130,12 @@ std::vector<RunsColumn> build_columns() {
       // Last again: older replays took the median of a size's repetitions, the only end then (older_value()).
       {"workload_speedups", "workload.speedups", Role::parameter, Type::text,
        [](const RunRecord& r) { return replay(r) ? std::string(to_string(r.spec.workload.speedups)) : std::string(); }},
+      // Last again: older rows filled the hosts in order, today's default, which stays empty so that they read
+      // alike (older_value()).
+      {"placement", "placement", Role::parameter, Type::text,
+       [](const RunRecord& r) {
+         return r.spec.placement == Placement::block ? std::string() : std::string(to_string(r.spec.placement));
+       }},
   };
   c.insert(c.end(), rest.begin(), rest.end());
   return c;
@@ -248,7 +254,7 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
         (c.role == Role::backend || c.name == "finished" || c.name == "chains_per_group" || c.name == "wait" ||
          c.name == "model_compute" || c.name == "model_reduce" || c.name == "workload_file" ||
          c.name == "workload_map" || c.name == "workload_scaling" || c.name == "workload_extrapolate" ||
-         c.name == "workload_file_fnv1a64" || c.name == "workload_speedups") &&
+         c.name == "workload_file_fnv1a64" || c.name == "workload_speedups" || c.name == "placement") &&
         std::find(header.begin(), header.end(), c.name) == header.end();
     key_columns.emplace_back(absent ? kAbsent : column_of(c.name), c.name);
   }

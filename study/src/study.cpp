@@ -119,6 +119,7 @@ std::vector<RunSpec> expand_runs(const Experiment& e, int nprocs, const Catalog&
             r.interval = interval;
             r.method = method;
             r.finished = finished;
+            r.placement = e.placement;
             r.rep = rep;
             runs.push_back(r);
           }
@@ -219,6 +220,11 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
   const std::optional<int64_t> seed = axes.experiments.front().order_seed;
   for (const Experiment& e : axes.experiments) {
     // One order per study: its launches mix the experiments' points.
+    if (e.placement != axes.experiments.front().placement) {
+      throw InputError(
+          "key placement: one placement per study, not a list (allowed: one of block, groups; a launch "
+          "places all its points alike)");
+    }
     if (e.order != study.order || e.order_seed != seed) {
       std::vector<std::string> names;
       for (const auto& [name, order] : kRunOrders) names.emplace_back(name);

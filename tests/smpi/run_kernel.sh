@@ -34,7 +34,7 @@ for method in intercomm create_group create split from_group; do
        "${smpi_flags[@]}" "$binary" run "$config" "${balancer[@]}" --set method="$method" --set reps=1 \
        --out "$work/$method-$attempt") > "$work/$method-$attempt.out"
   done
-  grep -q "progress: simulated [0-9.]* s of ~3.50 s (ideal; none 7.00 s), host [0-9]* s elapsed" "$work/$method-1.out" ||
+  grep -q "progress: simulated [0-9.]* s of ~3.50 s (ideal; none 7.00 s), [0-9]* items done, host [0-9]* s elapsed" "$work/$method-1.out" ||
     { echo "FAIL $method: no progress line with MCMCLB_PROGRESS_S set"; exit 1; }
   if grep -q "progress:" "$work/$method-2.out"; then echo "FAIL $method: progress lines with MCMCLB_PROGRESS_S=0"; exit 1; fi
 done

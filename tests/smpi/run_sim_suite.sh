@@ -122,6 +122,39 @@ PY
   >"$work/resume.log" 2>&1
 grep -q "18 already done" "$work/resume.log" || { cat "$work/resume.log"; echo "sweep --launcher smpi did not resume"; exit 1; }
 echo "sweep --launcher smpi: resumed with nothing left to run"
+# A point killed at a time limit (here 2 s of host CPU, ulimit -t, as long sweeps are limited) records how far it
+# got in failures.csv: the sweep keeps the last progress line the simulation printed (every 0.05 host seconds here).
+printf 'experiment: killed\nnprocs: 256\nG: 1\nT_ms: 1\nworkload: {model: cyclic, scale: 64, period: 256}\n%s\n' \
+  'balancer: async' >"$work/killed.yaml"
+if (ulimit -t 2; MCMCLB_PROGRESS_S=0.05 "$2/mcmclb" sweep "$work/killed.yaml" --launcher smpi \
+  --sim-binary "$sim/mcmclb-sim" --out "$work/killed") >"$work/killed.log" 2>&1; then
+  cat "$work/killed.log"; echo "sweep --launcher smpi: a 2-second CPU limit did not kill a point"; exit 1
+fi
+python3 - "$work/killed/failures.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+if len(rows) != 1 or "status 137" not in rows[0]["reason"] or float(rows[0]["progress_simulated_s"] or -1) <= 0 or \
+        int(rows[0]["progress_items"] or 0) <= 0 or float(rows[0]["progress_host_s"] or -1) < 0:
+    sys.exit(f"sweep --launcher smpi: a killed point's failures.csv row lacks its progress: {rows}")
+r = rows[0]
+print(f"sweep --launcher smpi: a killed point reached {r['progress_simulated_s']} simulated s, "
+      f"{r['progress_items']} items, {r['progress_host_s']} host s")
+PY
+# placement: groups on the dragonfly deals its nodes over the groups, and the run records it in runs.csv and
+# provenance.csv (the refusal on other platforms: tests/test_sweep.py).
+"$2/mcmclb" sweep "$study" --launcher smpi --sim-binary "$sim/mcmclb-sim" --out "$work/dealt" --set nprocs=2 \
+  --set 'balancer=[none]' --set reps=1 --set placement=groups --platform "$src/configs/platforms/slingshot.xml" \
+  >"$work/dealt.log" 2>&1 || { cat "$work/dealt.log"; exit 1; }
+python3 - "$work/dealt" <<'PY'
+import csv, os, sys
+runs = list(csv.DictReader(open(os.path.join(sys.argv[1], "runs.csv"))))
+prov = list(csv.DictReader(open(os.path.join(sys.argv[1], "provenance.csv"))))
+hosts = open(os.path.join(sys.argv[1], "slingshot.groups.hosts")).read().split()[:2]
+if [r["placement"] for r in runs] != ["groups"] or [p["placement"] for p in prov] != ["groups"] or \
+        hosts != ["node-0:128", "node-256:128"]:
+    sys.exit(f"sweep --launcher smpi, placement groups: runs {runs}, provenance {prov}, hosts {hosts}")
+print("sweep --launcher smpi: placement groups recorded, the dragonfly's two groups alternate in the hostfile")
+PY
 # Resume is keyed on the backend and platform: the simulated rows do not make a real-MPI point done, and inside
 # the simulation build `run --resume` skips a point only on the platform it was simulated on.
 "$2/mcmclb" sweep "$study" --launcher local --dry-run --out "$work/out" >"$work/local.log" 2>&1

@@ -160,6 +160,14 @@ inline constexpr std::array<std::pair<std::string_view, FinishedRule>, 3> kFinis
     {{"retire", FinishedRule::retire}, {"coalesce", FinishedRule::coalesce}, {"pays", FinishedRule::pays}}};
 [[nodiscard]] constexpr std::string_view to_string(FinishedRule r) noexcept { return name_in(kFinishedRules, r); }
 
+/// Where a simulation's ranks go on the platform's hosts (key placement): `block` fills the hostfile's hosts in
+/// order; `groups` deals them round-robin over a dragonfly's groups, so consecutive nodes sit in different groups
+/// and a run of a few nodes crosses the global links. Real MPI has only `block` (the site places its ranks).
+enum class Placement { block, groups };
+inline constexpr std::array<std::pair<std::string_view, Placement>, 2> kPlacements = {
+    {{"block", Placement::block}, {"groups", Placement::groups}}};
+[[nodiscard]] constexpr std::string_view to_string(Placement p) noexcept { return name_in(kPlacements, p); }
+
 /// One run: every parameter resolved to a single value.
 struct RunSpec {
   std::string experiment;
@@ -170,10 +178,11 @@ struct RunSpec {
   WorkloadSpec workload;
   WorkSpec work;
   std::string balancer;
-  int interval = 0;                      // balancers with uses_interval (collective: period; lookahead,
-                                         // mostwork: window), else 0
-  std::string method;                    // communicator creation method used for regrouping ("" for none)
-  std::optional<FinishedRule> finished;  // balancers with a finished rule only
+  int interval = 0;                        // balancers with uses_interval (collective: period; lookahead,
+                                           // mostwork: window), else 0
+  std::string method;                      // communicator creation method used for regrouping ("" for none)
+  std::optional<FinishedRule> finished;    // balancers with a finished rule only
+  Placement placement = Placement::block;  // one per study (key placement)
   int rep = 0;
 };
 

@@ -159,10 +159,18 @@ void check_memory(const SimulationEstimate& to_run, const std::string& allowed);
 /// Slurm's HH:MM:SS (or D-HH:MM:SS) for a whole number of minutes.
 std::string slurm_time(long minutes);
 
+/// How far a point got before it was killed, as the last progress line of its simulation said (the kernel's
+/// "progress: simulated X s of ..., N items done, host H s elapsed", every MCMCLB_PROGRESS_S host seconds):
+/// failures.csv's progress columns, empty where no line was seen.
+struct Reached {
+  std::string simulated_s, items, host_s;
+};
+
 /// A point that did not get a valid result, and why.
 struct Failure {
   std::size_t index;
   std::string reason;
+  Reached reached = {};
 };
 
 /// The points of the study still to run, per rank count (all of them with --force); counts the skipped ones.
@@ -188,8 +196,22 @@ fs::path sim_program(const SweepOptions& o, Program program);
 /// of apps/smpi_clock.c, the allocator): those listed in smpi-preload.txt beside program; none when the build has no
 /// list. InputError for a listed library that does not exist.
 std::vector<fs::path> smpi_preloads(const fs::path& program);
-/// "[LD_PRELOAD=...] ... smpirun -np P -platform ... FLAGS ": the prefix of a simulated launch of program.
-std::string smpirun_prefix(const SweepOptions& o, int nprocs, const fs::path& program);
+/// "[LD_PRELOAD=...] ... smpirun -np P -platform ... FLAGS ": the prefix of a simulated launch of program, with
+/// the platform's hostfile or, for key placement: groups, the dealt one (MCMCLB_PLACEMENT tells the run).
+std::string smpirun_prefix(const SweepOptions& o, int nprocs, const fs::path& program, const fs::path& dealt = {});
+/// Key placement: groups. The hostfile's lines dealt round-robin over the groups of the platform's one dragonfly
+/// cluster (read from its topology="DRAGONFLY", topo_parameters, prefix, radical and suffix), so that consecutive
+/// nodes sit in different groups. InputError naming key placement for a platform without exactly one dragonfly,
+/// or a hostfile host outside it.
+std::string hostfile_over_groups(const std::string& platform_xml, const std::string& hostfile,
+                                 const std::string& platform);
+/// Whether the study's key placement is groups.
+bool places_over_groups(const Study& study);
+/// hostfile_over_groups() of --platform and its hostfile.
+std::string dealt_hostfile(const SweepOptions& o);
+/// The hostfile a simulated sweep's launches read: the platform's, or under placement: groups the dealt one that
+/// the sweep writes into its output folder (PLATFORM.groups.hosts).
+fs::path placement_hostfile(const SweepOptions& o, const Study& study, const fs::path& out);
 /// --platform and its hostfile (PLATFORM.hosts) both exist; InputError naming --platform otherwise.
 void check_platform(const SweepOptions& o);
 /// The platform, the flags and the simulation build's programs, checked before any launch.

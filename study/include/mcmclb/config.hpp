@@ -104,6 +104,7 @@ struct Experiment {
   std::string out;  // output folder; empty: results/<name>
   RunOrder order = RunOrder::shuffled;
   std::optional<int64_t> order_seed;  // shuffled's seed; none: build_study draws one
+  Placement placement = Placement::block;
   JobSpec job;
   Program program = Program::kernel;
   CommbenchSpec commbench;

@@ -41,6 +41,7 @@ struct Provenance {
   std::string platform_fnv1a64;  // 16 hex digits, FNV-1a 64 of the platform file's bytes
   std::string simgrid_cfg;
   std::string simgrid_version;
+  std::string placement;  // smpi: how the hostfile placed the ranks (key placement: block, groups; MCMCLB_PLACEMENT)
   // Whether the ranks had cores to themselves (mpi::node_occupancy): the most ranks on one node, the fewest CPUs
   // the job may use on one (sched_getaffinity), and whether some node ran more ranks than that. 0 / empty:
   // unknown (an older folder) or not applicable (the simulation build, whose times do not depend on host cores).
@@ -124,8 +125,10 @@ const csv::Row& provenance_header_v5();
 const csv::Row& provenance_header_v6();
 /// The columns before simgrid_version and platform: v6, build_type, compiler and cxx_flags.
 const csv::Row& provenance_header_v7();
-/// The columns before host_cpu_model, host_busy_before_pct and host_busy_after_pct: v7, simgrid_version, platform.
+/// The columns before placement: v7, simgrid_version and platform.
 const csv::Row& provenance_header_v8();
+/// The columns before host_cpu_model, host_busy_before_pct and host_busy_after_pct: v8 and placement.
+const csv::Row& provenance_header_v9();
 csv::Row provenance_row(const std::string& run_id, const Provenance& p);
 
 /// The provenance of a run of nprocs ranks with the given MPI library (mpi::library_version()): the build's
