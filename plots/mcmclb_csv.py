@@ -238,6 +238,9 @@ SCHEMAS = {
         # before and after the run (host measurements); empty where unknown, absent from older folders.
         "host_cpu_model": TEXT, "host_busy_before_pct": Column("number", 0, True),
         "host_busy_after_pct": Column("number", 0, True),
+        # Real MPI: the share of a core each rank had at the launch's start; empty in simulation and where unknown,
+        # absent from older folders.
+        "core_share": Column("number", 0, True),
     },
     "calibration.csv": {  # a calibrated run (finished rule pays; compute mode's planning balancers): its model
         "run_id": NAME, "size": _int(1), "create_s": _time(), "reduce_s": _time(), "bcast_s": _time(),

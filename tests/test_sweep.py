@@ -294,12 +294,18 @@ class Order(unittest.TestCase):
                 models = [line.split(":", 1)[1].strip() for line in f if line.startswith("model name")]
             self.assertEqual(p["host_cpu_model"], models[0] if models else "")
             self.assertEqual((p["host_busy_before_pct"], p["host_busy_after_pct"]), ("", ""))
+            # The part of a core each rank had at the launch's start: measured wherever no node is oversubscribed.
+            if p["oversubscribed"] == "false":
+                self.assertTrue(0 < float(p["core_share"]) <= 1, p["core_share"])
+            else:
+                self.assertEqual(p["core_share"], "")
             # A provenance.csv from before these columns (and SimGrid's version, the platform, the placement and the
-            # host's CPU and load after them): read as an older version, its rows' build and host unknown.
+            # host's CPU, its load and the core share after them): read as an older version, its rows' build and host
+            # unknown.
             with open(path, newline="") as f:
                 table = list(csv.reader(f))
             with open(path, "w", newline="") as f:
-                csv.writer(f, lineterminator="\n").writerows(row[:-9] for row in table)
+                csv.writer(f, lineterminator="\n").writerows(row[:-10] for row in table)
             self.assertIn("1 of 2 points already done", run("0,1").stdout)
             rows = read_csv(path)
             self.assertEqual([(r["build_type"], r["cxx_flags"] == "", r["host_cpu_model"] == p["host_cpu_model"])

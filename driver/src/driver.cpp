@@ -466,6 +466,11 @@ RunResult run_once(const RunSpec& spec) {
   r.provenance.oversubscribed = !occupancy.known() ? "" : occupancy.oversubscribed() ? "true" : "false";
   r.provenance.nodes = occupancy.nodes;
   r.provenance.node_layout = occupancy.layout;
+  if (occupancy.core_share > 0) {
+    char share[16];
+    std::snprintf(share, sizeof share, "%.3f", occupancy.core_share);
+    r.provenance.core_share = share;
+  }
   // The whole run, its checks included, waits as the key work.wait says or, by default, as the machine suggests
   // (spin unless some node holds more ranks than cores).
   std::optional<mpi::ScopedWaitPolicy> waiting;

@@ -229,9 +229,15 @@ const csv::Row& provenance_header_v9() {
   return header;
 }
 
-const csv::Row& provenance_header() {
+const csv::Row& provenance_header_v10() {
   static const csv::Row header =
       extended(provenance_header_v9(), {"host_cpu_model", "host_busy_before_pct", "host_busy_after_pct"});
+  return header;
+}
+
+// A real run's load from other programs, as its ranks found it: the part of a core each had.
+const csv::Row& provenance_header() {
+  static const csv::Row header = extended(provenance_header_v10(), {"core_share"});
   return header;
 }
 
@@ -265,7 +271,8 @@ csv::Row provenance_row(const std::string& run_id, const Provenance& p) {
           p.placement,
           p.host_cpu_model,
           p.host_busy_before_pct,
-          p.host_busy_after_pct};
+          p.host_busy_after_pct,
+          p.core_share};
 }
 
 }  // namespace mcmclb

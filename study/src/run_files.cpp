@@ -314,6 +314,8 @@ results::Schema results_schema() {
         {provenance_header_v9(),
          "mcmclb before the host's CPU and load in provenance (provenance.csv without host_cpu_model, "
          "host_busy_before_pct, host_busy_after_pct)",
+         unknown_to_the_end},
+        {provenance_header_v10(), "mcmclb before the core share in provenance (provenance.csv without core_share)",
          unknown_to_the_end}}});
   s.per_run.push_back({"chains.csv", chains_header(), {}});            // compute mode only
   s.per_run.push_back({"traces.csv", traces_header(), {}});            // work.trace only

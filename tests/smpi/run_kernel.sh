@@ -70,7 +70,8 @@ for method in ("intercomm", "create_group", "create", "split", "from_group"):
                 or not re.fullmatch(re.escape(smpi) + r"\.[0-9]+", prov[0]["simgrid_version"])
                 or prov[0]["host_cpu_model"] != cpu_model
                 or not all(re.fullmatch(r"[0-9.]+", prov[0][c]) and float(prov[0][c]) <= 100
-                           for c in ("host_busy_before_pct", "host_busy_after_pct"))):
+                           for c in ("host_busy_before_pct", "host_busy_after_pct"))
+                or prov[0]["core_share"] != ""):
             print(f"FAIL {method} run {attempt}: provenance {prov}")
             failed = True
     print(f"{method}: simulated time_s {times}")

@@ -69,6 +69,10 @@ struct Provenance {
   std::string host_cpu_model;
   std::string host_busy_before_pct;
   std::string host_busy_after_pct;
+  // Real MPI only, the share of a core each rank had at the launch's start (mpi::NodeOccupancy::core_share, the
+  // least over the ranks, measured once for every run of the launch): about 1 on an idle host, lower where other
+  // programs ran beside it. Empty in simulation, where it does not apply, and where it was not measured.
+  std::string core_share;
   // Simulation only, the host-speed preloads (apps/CMakeLists.txt; they change the host's cost, never a simulated
   // number): "true" when libmcmclb_smpi_clock.so answered SMPI's per-call reads of the thread CPU clock with zero
   // (apps/smpi_clock.c), "false" when SMPI read the clock; and the allocator the simulation ran with ("gperftools
@@ -129,6 +133,8 @@ const csv::Row& provenance_header_v7();
 const csv::Row& provenance_header_v8();
 /// The columns before host_cpu_model, host_busy_before_pct and host_busy_after_pct: v8 and placement.
 const csv::Row& provenance_header_v9();
+/// The columns before core_share: v9, host_cpu_model, host_busy_before_pct and host_busy_after_pct.
+const csv::Row& provenance_header_v10();
 csv::Row provenance_row(const std::string& run_id, const Provenance& p);
 
 /// The provenance of a run of nprocs ranks with the given MPI library (mpi::library_version()): the build's
