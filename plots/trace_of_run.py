@@ -4,9 +4,16 @@
 column, which is a trace file as docs/reference/columns.md describes it and workload.model trace replays. The run
 is named by its id, or by balancer and rep (exactly one run must match).
 
-With --measured-speedups, a chain's speed-up at a size is measured over every run of the folder at the same rank
-count where the chain worked items at 1 and at that size (mean seconds per item at 1 over at that size, all such
-runs pooled); the run's own speed-up rows (its calibration's, for the sizes it never worked) stand where none did.
+Its `# run:` line gives the run's layout, balancer and time, and `share=F` where provenance.csv has its
+core_share. Every other valid run of the folder of the same walkers (the same experiment, workload and work
+columns and chain count) gets a `# earlier run:` line of that form, newest first, at most 99: so `mcmclb advise`
+reads the program's run-to-run spread. No line has `walkers=`: mcmclb::walkers hashes the application's name
+there, which a sweep has not; advise groups lines without it together.
+
+With --measured-speedups, a chain's speed-up at a size is given once per run of those walkers at the same rank
+count that worked the chain at that size: its mean seconds per item at 1 rank (those runs pooled) over that run's
+mean at the size, oldest run first, as repetitions of one measurement. The run's own speed-up rows (its
+calibration's, for the sizes no run worked) stand where none did.
 
 With --perfect the speed-up rows are left out, so every chain scales perfectly (a speed-up of m at m ranks): the
 same items at the same single-rank costs as emulated work scales them, the comparison that isolates the scaling.
@@ -21,6 +28,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import ArgumentParser, InputError, fail, read_csv, write_text_atomically  # noqa: E402
 
 TRACE_COLUMNS = ("chain", "item", "ranks", "seconds", "speedup")
+# The runs.csv columns, besides the workload's, that say what each walker computes.
+WORK_COLUMNS = ("T_ms", "work_mode", "jitter_pct", "work_seed", "atoms", "temperature", "move", "max_step",
+                "moves_per_item")
+MAX_EARLIER_RUNS = 99  # as many as mcmclb::walkers keeps (kMaxEarlierRuns)
 
 
 def provenance_lines(args, run_id):
@@ -30,8 +41,8 @@ def provenance_lines(args, run_id):
     if args.perfect:
         lines.append("speed-ups: none given, every chain scales perfectly")
     elif args.measured_speedups:
-        lines.append("speed-ups: measured over the folder's runs at the same rank count (out of sample for any "
-                     "run not in the folder)")
+        lines.append("speed-ups: measured by each of the folder's runs at the same rank count, one row per run "
+                     "(out of sample for any run not in the folder)")
     else:
         lines.append("speed-ups: the run's own")
     with open(os.path.join(args.results, "runs.csv"), newline="") as f:
@@ -42,9 +53,10 @@ def provenance_lines(args, run_id):
     return [line.replace("\n", " ") for line in lines]
 
 
-def run_line(run):
-    """The trace's `# run:` line from the chosen run's runs.csv row: its ranks, its initial groups (the groups
-    column where a run gives it, else P / G), its balancer and its time (time_s, as mcmclb::walkers writes it)."""
+def run_line(run, share=None, prefix="run:"):
+    """The trace's `# run:` line (or, with prefix, an earlier run's) from a runs.csv row: its ranks, its initial
+    groups (the groups column where a run gives it, else P / G), its balancer, its time (time_s, as
+    mcmclb::walkers writes it) and, where known, the share of a core each rank had."""
     try:
         nprocs, size = int(run["nprocs"]), int(run["G"])
         groups = int(run["groups"]) if run.get("groups") not in (None, "") else nprocs // size
@@ -54,7 +66,67 @@ def run_line(run):
                          "(a run that ended)") from None
     if nprocs < 1 or size < 1 or groups < 1 or not seconds > 0 or not run.get("balancer"):
         raise InputError(f"runs.csv: run {run['run_id']}: no valid layout, balancer or time to say what it took")
-    return f"run: ranks={nprocs} groups={groups} balancer={run['balancer']} seconds={seconds!r}"
+    line = f"{prefix} ranks={nprocs} groups={groups} balancer={run['balancer']} seconds={seconds!r}"
+    return line if share is None else line + f" share={share!r}"
+
+
+def core_shares(folder):
+    """run_id -> the share of a core each rank had at the launch's start (provenance.csv's core_share), for the
+    runs that measured it: none in simulation, nor in a folder older than the column."""
+    path = os.path.join(folder, "provenance.csv")
+    if not os.path.lexists(path):
+        return {}
+    shares = {}
+    for r in read_csv(path, "provenance.csv", ("run_id",)):
+        text = r.get("core_share")
+        if text in (None, ""):
+            continue
+        try:
+            share = float(text)
+        except ValueError:
+            share = -1.0
+        if not 0 <= share <= 1:
+            raise InputError(f"{path}: run {r['run_id']}: core_share is '{text}' (allowed: 0 to 1, or empty)")
+        shares[r["run_id"]] = share
+    return shares
+
+
+def walkers_of(run):
+    """What makes two runs' walkers the same: the experiment, the workload and work columns and the chain count
+    (the initial groups times each one's chains)."""
+    per_group = run.get("chains_per_group") or 1
+    if run.get("groups") in (None, ""):
+        chains = run["nprocs"] // run["G"] * per_group
+    else:  # initial groups other than P / G of G: compared as written
+        chains = (run["groups"], per_group)
+    columns = sorted(k for k in run if k.startswith("workload") or k in WORK_COLUMNS)
+    return run.get("experiment"), chains, tuple((k, run[k]) for k in columns)
+
+
+def newest_first(runs):
+    """The runs by utc_start, newest first (run_id breaks a tie: starts are to the second)."""
+    return sorted(runs, key=lambda r: (str(r.get("utc_start") or ""), r["run_id"]), reverse=True)
+
+
+def measured_speedups(raw, every, runs):
+    """The chosen run's rows with each speed-up row that runs measured replaced by one row per such run (see
+    the docstring); runs: the runs of the same walkers at the chosen run's rank count, oldest first."""
+    order = {r["run_id"]: k for k, r in enumerate(runs)}
+    one, at = {}, {}  # chain -> [seconds, items] at 1 rank; (chain, ranks) -> run_id -> [seconds, items]
+    for r in every:
+        if r["item"] and r["run_id"] in order:
+            t = one.setdefault(r["chain"], [0.0, 0]) if r["ranks"] == "1" else \
+                at.setdefault((r["chain"], r["ranks"]), {}).setdefault(r["run_id"], [0.0, 0])
+            t[0] += float(r["seconds"])
+            t[1] += 1
+    out = []
+    for r in raw:
+        base, per_run = one.get(r["chain"]), at.get((r["chain"], r["ranks"]), {})
+        rows = [] if r["item"] or not base or not base[0] > 0 else [
+            dict(r, speedup=repr((base[0] / base[1]) / (s / n)))
+            for run_id, (s, n) in sorted(per_run.items(), key=lambda kv: order[kv[0]]) if s > 0]
+        out.extend(rows or [r])
+    return out
 
 
 def main():
@@ -65,7 +137,7 @@ def main():
     p.add_argument("--rep", type=int, help="its repetition")
     p.add_argument("-o", "--output", help="the trace file to write (default: standard output)")
     p.add_argument("--measured-speedups", action="store_true",
-                   help="speed-ups measured over the folder's runs at the same rank count where they exist")
+                   help="speed-ups measured by each of the folder's runs at the same rank count where they exist")
     p.add_argument("--perfect", action="store_true", help="no speed-up rows: every chain scales perfectly")
     args = p.parse_args()
     try:
@@ -75,6 +147,11 @@ def main():
         if len(chosen) != 1:
             raise InputError(f"{args.results}: {len(chosen)} runs match (want exactly one; give --run-id, or "
                              f"--balancer and --rep)")
+        run = next(r for r in runs if r["run_id"] == chosen[0])
+        # The other runs of the same walkers that ended: repetitions of the program, whatever their layout.
+        others = newest_first(r for r in runs if r is not run and r.get("valid") is True and
+                              r.get("time_s") is not None and walkers_of(r) == walkers_of(run))
+        shares = core_shares(args.results)
         costs = read_csv(os.path.join(args.results, "costs.csv"), "costs.csv", ("run_id",))
         rows = [r for r in costs if r["run_id"] == chosen[0]]
         if not rows:
@@ -84,23 +161,16 @@ def main():
             every = list(csv.DictReader(f))
         raw = [r for r in every if r["run_id"] == chosen[0]]
         if args.measured_speedups:
-            nprocs = {r["run_id"]: r["nprocs"] for r in runs}
-            pool = {}  # (chain, ranks) -> [seconds, items]
-            for r in every:
-                if r["item"] and nprocs.get(r["run_id"]) == nprocs[chosen[0]]:
-                    t = pool.setdefault((r["chain"], r["ranks"]), [0.0, 0])
-                    t[0] += float(r["seconds"])
-                    t[1] += 1
-            for r in raw:
-                one, at = pool.get((r["chain"], "1")), pool.get((r["chain"], r["ranks"]))
-                if not r["item"] and one and at and at[0] > 0:
-                    r["speedup"] = repr((one[0] / one[1]) / (at[0] / at[1]))
+            same_p = [run] + [r for r in others if r["nprocs"] == run["nprocs"]]
+            raw = measured_speedups(raw, every, newest_first(same_p)[::-1])
         if args.perfect:
             raw = [r for r in raw if r["item"]]
         out = io.StringIO()
         for line in provenance_lines(args, chosen[0]):
             out.write("# " + line + "\n")
-        out.write("# " + run_line(next(r for r in runs if r["run_id"] == chosen[0])) + "\n")
+        out.write("# " + run_line(run, shares.get(run["run_id"])) + "\n")
+        for r in others[:MAX_EARLIER_RUNS]:
+            out.write("# " + run_line(r, shares.get(r["run_id"]), "earlier run:") + "\n")
         out.write(",".join(TRACE_COLUMNS) + "\n")
         for r in raw:
             out.write(",".join(r[k] for k in TRACE_COLUMNS) + "\n")
@@ -109,7 +179,8 @@ def main():
             return
         write_text_atomically(args.output, out.getvalue())
         print(f"{args.output}: run {chosen[0]}, {sum(1 for r in raw if r['item'])} items, "
-              f"{sum(1 for r in raw if not r['item'])} speed-up rows")
+              f"{sum(1 for r in raw if not r['item'])} speed-up rows, {min(len(others), MAX_EARLIER_RUNS)} "
+              "earlier runs")
     except InputError as e:
         fail("trace_of_run.py", str(e))
 

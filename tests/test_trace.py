@@ -37,6 +37,14 @@ class TraceCase(InputCase):
                     "balancer: [none, async]\n" + extra)
         return path
 
+    def fake_sim(self):
+        """A file the simulation build's check takes for mcmclb-sim (it names SimGrid); a dry run never starts it."""
+        sim = self.path("mcmclb-sim")
+        with open(sim, "w") as f:
+            f.write("#!/bin/sh\n# NEEDED libsimgrid.so.3\n")
+        os.chmod(sim, 0o755)
+        return sim
+
     def refused(self, trace_text, *fragments, extra="", launched=False):
         """The study refused with one line holding each fragment: by `mcmclb plan` (the same parse, no MPI: fast),
         or, launched, by `mcmclb run` at 2 ranks, where it must also end on every rank and write nothing."""
@@ -149,14 +157,6 @@ class BadTrace(TraceCase):
                         self.path("no-sim"))
         self.assert_one_line_error(r, "--sim-binary", within_s=FAST_S)
         self.assertNotIn(b"experiment", r.stderr)
-
-    def fake_sim(self):
-        """A file the simulation build's check takes for mcmclb-sim (it names SimGrid); a dry run never starts it."""
-        sim = self.path("mcmclb-sim")
-        with open(sim, "w") as f:
-            f.write("#!/bin/sh\n# NEEDED libsimgrid.so.3\n")
-        os.chmod(sim, 0o755)
-        return sim
 
     def test_advise_check_refused_on_a_busy_host(self):
         """advise --check on a host busier than 10 % is refused in one line before anything runs or is written:
@@ -500,6 +500,97 @@ class ChainsAndReferences(TraceCase):
         self.assertEqual(len(hashes), 2)
         self.assertNotEqual(hashes[0], hashes[1])
         self.assertTrue(all(len(h) == 16 for h in hashes), hashes)
+
+
+class TraceOfRun(TraceCase):
+    """plots/trace_of_run.py on a hand-made results folder of 2-rank runs of two walkers: r3 (chosen) and r1 at
+    1 rank per walker, r2 and r4 both walkers on 2 ranks; r5 is not valid, r6 has other walkers, r7 another
+    experiment. Its item costs are round numbers, so the speed-ups below are computed by hand."""
+
+    RUNS = [  # run_id, experiment, G, chains_per_group, workload_seed, time_s, valid, utc_start
+        ("r1", "e", 1, 1, 5, 3.0, "true", "2026-01-01T10:00:00Z"),
+        ("r2", "e", 2, 2, 5, 2.5, "true", "2026-01-01T10:01:00Z"),
+        ("r3", "e", 1, 1, 5, 3.5, "true", "2026-01-01T10:02:00Z"),
+        ("r4", "e", 2, 2, 5, 2.0, "true", "2026-01-01T10:03:00Z"),
+        ("r5", "e", 2, 2, 5, 9.0, "false", "2026-01-01T10:04:00Z"),
+        ("r6", "e", 1, 1, 6, 9.0, "true", "2026-01-01T10:05:00Z"),
+        ("r7", "f", 1, 1, 5, 9.0, "true", "2026-01-01T10:06:00Z")]
+    COSTS = {"r1": "0,0,1,1.0,\n0,1,1,1.2,\n1,0,1,2.0,\n0,,2,,1.5\n1,,2,,1.5\n",
+             "r2": "0,0,2,0.6,\n0,1,2,0.7,\n1,0,2,1.25,\n",
+             "r3": "0,0,1,1.1,\n0,1,1,0.9,\n1,0,1,2.2,\n0,,2,,1.8\n0,,4,,3.5\n1,,2,,1.8\n",
+             "r4": "0,0,2,0.5,\n0,1,2,0.55,\n1,0,2,1.1,\n",
+             "r5": "0,0,2,5.0,\n0,1,2,5.0,\n1,0,2,5.0,\n",
+             "r6": "0,0,1,10.0,\n0,1,1,10.0,\n1,0,1,10.0,\n",
+             "r7": "0,0,1,10.0,\n0,1,1,10.0,\n1,0,1,10.0,\n"}
+
+    def folder(self, shares=None):
+        """The folder; shares: run_id -> provenance.csv's core_share text (None: a folder without the column)."""
+        folder = self.path("rec")
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "runs.csv"), "w") as f:
+            f.write("run_id,experiment,nprocs,G,groups,workload,workload_seed,work_mode,balancer,rep,time_s,valid,"
+                    "utc_start,chains_per_group\n")
+            for rid, exp, g, w, seed, t, valid, utc in self.RUNS:
+                f.write(f"{rid},{exp},2,{g},,lognormal,{seed},compute,none,0,{t},{valid},{utc},{w}\n")
+        with open(os.path.join(folder, "costs.csv"), "w") as f:
+            f.write("run_id,chain,item,ranks,seconds,speedup\n")
+            f.write("".join(f"{rid},{row}\n" for rid, rows in self.COSTS.items() for row in rows.splitlines()))
+        with open(os.path.join(folder, "provenance.csv"), "w") as f:
+            if shares is None:
+                f.write("run_id,launcher\n" + "".join(f"{x[0]},mpiexec\n" for x in self.RUNS))
+            else:
+                f.write("run_id,launcher,core_share\n" +
+                        "".join(f"{x[0]},mpiexec,{shares.get(x[0], '')}\n" for x in self.RUNS))
+        return folder
+
+    def made(self, folder, *flags):
+        r = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "trace_of_run.py"), folder, "--run-id", "r3",
+                            "-o", self.path("t.csv"), *flags], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(self.path("t.csv")) as f:
+            return f.read().splitlines()
+
+    def test_every_run_of_the_walkers_and_its_core_share(self):
+        """The chosen run's line, then every other valid run of the same walkers newest first, each with its own
+        layout and time, and share= only where provenance.csv measured it; a folder without core_share has none."""
+        lines = self.made(self.folder({"r1": "0.9", "r3": "0.75"}))
+        said = [x for x in lines if x.startswith("# run:") or x.startswith("# earlier run:")]
+        self.assertEqual(said, ["# run: ranks=2 groups=2 balancer=none seconds=3.5 share=0.75",
+                                "# earlier run: ranks=2 groups=1 balancer=none seconds=2.0",
+                                "# earlier run: ranks=2 groups=1 balancer=none seconds=2.5",
+                                "# earlier run: ranks=2 groups=2 balancer=none seconds=3.0 share=0.9"])
+        self.assertEqual(lines.index("chain,item,ranks,seconds,speedup"), 3 + len(said), "all above the header")
+        older = self.made(self.folder())
+        self.assertEqual([x for x in older if x.startswith("#") and "share=" in x], [])
+        self.assertEqual(len([x for x in older if x.startswith("# earlier run:")]), 3)
+        os.remove(self.path("t.csv"))
+        r = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "trace_of_run.py"), self.folder({"r1": "1.5"}),
+                            "--run-id", "r3", "-o", self.path("t.csv")], capture_output=True, text=True, timeout=60)
+        self.assertEqual((r.returncode, r.stderr.count("\n")), (2, 1), r.stderr)
+        self.assertIn("provenance.csv: run r1: core_share is '1.5' (allowed: 0 to 1, or empty)", r.stderr)
+        self.assertFalse(os.path.exists(self.path("t.csv")), "nothing written")
+
+    def test_one_speedup_row_per_repetition_read_by_advise(self):
+        """--measured-speedups: a speed-up row per 2-rank run of the chain, oldest first: the chain's mean seconds
+        per item at 1 rank over r1 and r3 over that run's mean at 2 ranks; chain 0's size 4, which no run
+        worked, keeps r3's own row. mcmclb advise (a dry run) reads the repetitions and the runs' spread."""
+        lines = self.made(self.folder({"r1": "0.9", "r3": "0.75"}), "--measured-speedups")
+        rows = [x.split(",") for x in lines[lines.index("chain,item,ranks,seconds,speedup") + 1:]]
+        ups = [x for x in rows if x[1] == ""]
+        one = {"0": (1.0 + 1.2 + 1.1 + 0.9) / 4, "1": (2.0 + 2.2) / 2}
+        at2 = {("0", "r2"): (0.6 + 0.7) / 2, ("0", "r4"): (0.5 + 0.55) / 2, ("1", "r2"): 1.25, ("1", "r4"): 1.1}
+        want = [("0", "2", one["0"] / at2["0", "r2"]), ("0", "2", one["0"] / at2["0", "r4"]), ("0", "4", 3.5),
+                ("1", "2", one["1"] / at2["1", "r2"]), ("1", "2", one["1"] / at2["1", "r4"])]
+        self.assertEqual([(c, m) for c, _, m, _, _ in ups], [(c, m) for c, m, _ in want])
+        for (_, _, _, _, got), (_, _, value) in zip(ups, want):
+            self.assertAlmostEqual(float(got), value, places=12)
+        r = self.mcmclb("advise", "t.csv", "--ranks", "2", "--dry-run", "--sim-binary", self.fake_sim(), "--out",
+                        self.path("advice"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        said = r.stdout.decode()
+        self.assertIn("a size measured several times", said)
+        # Two layouts of two runs each: either run pair's spread, never the one run a trace without them records.
+        self.assertRegex(said, r"your program's own runs at P = 2, n = 2: (3 to 3\.5|2 to 2\.5) s")
 
 
 class ShippedExample(TraceCase):
