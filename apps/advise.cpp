@@ -107,11 +107,11 @@ ProgramRuns program_runs(const Options& o, const Plan& plan) {
     return std::to_string(r.ranks) + " " + std::to_string(r.groups) + " " + r.balancer + " " + r.walkers;
   };
   std::map<std::string, std::vector<const RecordedRun*>> by_layout;
-  std::string most;
-  for (const RecordedRun& r : runs) {
-    auto& list = by_layout[key(r)];
-    list.push_back(&r);
-    if (most.empty() || list.size() > by_layout[most].size()) most = key(r);
+  for (const RecordedRun& r : runs) by_layout[key(r)].push_back(&r);
+  // The recording's own layout wherever no other has more runs: a tie goes to the layout the trace's run line ran in.
+  std::string most = runs.empty() ? std::string() : key(runs.front());
+  for (const auto& [layout, list] : by_layout) {
+    if (list.size() > by_layout[most].size()) most = layout;
   }
   if (!most.empty() && by_layout[most].size() >= 2) {
     std::vector<double> seconds;
