@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 /// simulations at once on the idle 2-core development VM, with the simulation build a user makes (RelWithDebInfo,
 /// -O2, as the README builds build-sim; docs/notes/advise-estimate/tuning/fit.csv, by fit.py there). One
 /// simulation's host CPU varies by up to a third between runs there, so the 8-walker traces were advised twice. The
-/// powers come from earlier advice at 1024 and 8192 ranks (docs/data/trace-lj/advise, advise-8192, advise-long),
+/// powers come from earlier advice at 1024 and 8192 ranks (docs/notes/archive/2026-11-trace-lj-advice.md),
 /// so past 1024 ranks the estimate is less sure. At these sizes a simulation's host time is mostly the ranks'
 /// messages (SimGrid's max-min solver, docs/notes/host-time-8192) and their steps per item, most for the balancers
 /// that plan or talk per item (async, mostwork, stealmerge: 17 to 33 us per rank-item in fit.csv).
@@ -63,10 +63,11 @@ double simulated_host_s(const RunSpec& spec) {
 }
 
 double simulated_peak_bytes(const RunSpec& spec) {
-  // The shipped traces' advice (docs/data/trace-lj/advise*, docs/notes/advise-estimate): 55-65 MiB at 16 and 64
-  // ranks, at most 260 MiB at 1024 and 1.38 GiB at 8192. 64 MiB plus 200 KiB a rank lies above every one. A trace
-  // replayed adds its items: the file's text while it is parsed, and about 48 bytes an item (its row, then its cost)
-  // on top; a trace row is about 24 bytes, so three times the file's size bounds both.
+  // The traces' advice (docs/data/trace-lj/advise-p16-64, docs/notes/advise-estimate, and the earlier advice of
+  // docs/notes/archive/2026-11-trace-lj-advice.md): 55-65 MiB at 16 and 64 ranks, at most 260 MiB at 1024 and
+  // 1.38 GiB at 8192. 64 MiB plus 200 KiB a rank lies above every one. A trace replayed adds its items: the file's
+  // text while it is parsed, and about 48 bytes an item (its row, then its cost) on top; a trace row is about 24
+  // bytes, so three times the file's size bounds both.
   double bytes = 64.0 * (1 << 20) + 200.0 * 1024 * static_cast<double>(spec.nprocs);
   if (spec.workload.model == "trace" && !spec.workload.file.empty()) {
     std::error_code error;
