@@ -154,49 +154,24 @@ advice::Tolerance tolerance_of(const Options& o, const std::optional<CheckResult
   return advice::largest_tolerance(sources);
 }
 
-/// The host's load over the last minute (/proc/loadavg's first field: runnable and waiting tasks); nothing where it
-/// cannot be read.
-std::optional<double> host_load() {
-  std::ifstream in("/proc/loadavg");
-  double load = 0;
-  if (!(in >> load) || !(load >= 0)) return std::nullopt;
-  return load;
-}
-
-/// --check's real runs: a replay of the trace at a core per rank, repeated check_reps times for none and each rule
-/// of the two leading balancers. Each takes what the trace's run line took where it ran in the check's layout, else
-/// the trace's work shared by the cores (or its longest chain, if longer); plus its start-up.
+/// --check's real runs, at most: a replay of the trace at a core per rank (check_run_s), repeated check_reps times
+/// for none and each rule of the two leading balancers of each rank count. Which balancers lead is known only after
+/// the race's first round, so the count is a bound: the balancers with the most rules, two per rank count.
 struct CheckEstimate {
   std::size_t runs = 0, setups = 0;
   double each_s = 0, wall_s = 0;
 };
-
-/// What a real run costs beside its replay (the kernel's set-up, its results' commit), and the one launch of them all
-/// (mpiexec, MPI_Init): 12 runs of 1 ms items took 0.80 s in all, measured on the 2-core VM under a load of 7.5;
-/// rounded up.
-constexpr double kRealRunStartS = 0.1, kRealLaunchS = 1;
 
 CheckEstimate check_estimate(const Options& o, const Plan& plan, const Study& study) {
   CheckEstimate e;
   if (o.check_reps <= 0 || plan.trace_chains == 0) return e;
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   if (cores < 2) return e;
-  const int groups = std::min(plan.trace_chains, cores);
-  const auto trace = load_trace(o.input);
-  const auto& run = trace->recorded_run();
-  if (run && run->ranks == cores && run->groups == groups) {
-    e.each_s = run->seconds;
-  } else {
-    double work = 0, longest = 0;
-    for (int c = 0; c < trace->chains(); ++c) {
-      work += trace->chain_single_rank_s(c);
-      longest = std::max(longest, trace->chain_s(c, static_cast<double>(cores / groups)));
-    }
-    e.each_s = std::max(work / cores, longest);
-  }
-  // The set-ups: none and the two balancers with the most rules and intervals in the study, at its first P.
+  e.each_s = check_run_s(o, cores);
   std::map<std::string, std::set<std::string>> labels;
+  std::set<int> ranks;
   for (const Point& p : study.points) {
+    ranks.insert(p.spec.nprocs);
     if (p.spec.nprocs == study.points.front().spec.nprocs) labels[p.spec.balancer].insert(advice::setup_label(p.spec));
   }
   std::vector<std::size_t> counts;
@@ -205,7 +180,7 @@ CheckEstimate check_estimate(const Options& o, const Plan& plan, const Study& st
   }
   std::sort(counts.rbegin(), counts.rend());
   e.setups = 1;
-  for (std::size_t k = 0; k < counts.size() && k < 2; ++k) e.setups += counts[k];
+  for (std::size_t k = 0; k < counts.size() && k < 2 * ranks.size(); ++k) e.setups += counts[k];
   e.runs = e.setups * static_cast<std::size_t>(o.check_reps);
   // And the two 2 s measurements of the host's load around the runs.
   e.wall_s = static_cast<double>(e.runs) * (e.each_s + kRealRunStartS) + kRealLaunchS + 4;
@@ -535,8 +510,10 @@ int advise_main(const std::vector<std::string>& args) {
   const Plan plan = make_plan(o);
   // --check on a busy host is refused before anything runs: its real runs would time the other programs too, and
   // their error would set the tolerance. A dry run only says so.
+  // How busy the host is now, over 1 s with --check (whose refusal needs a steady figure), else 0.2 s: the estimate
+  // stretches by it. The load average would lag by a minute behind a host just made idle.
+  const auto busy = host_busy_share(std::chrono::milliseconds(o.check_reps > 0 ? 1000 : 200));
   if (o.check_reps > 0) {
-    const auto busy = host_busy_share(std::chrono::milliseconds(1000));
     if (busy && *busy > o.check_busy_share) {
       const std::string line = "--check: the host is " + fixed(100 * *busy, 0) +
                                " % busy (its CPU time over 1 s, /proc/stat), more than the " +
@@ -592,7 +569,8 @@ int advise_main(const std::vector<std::string>& args) {
       launch::format_seconds(whole.wall_s).c_str(), where, racing ? " if racing drops nothing" : "");
   {
     // The whole advice: the simulations, --check's real runs, stretched by the host's load (the simulations and
-    // the runs share the cores with what else runs: with L tasks runnable on C cores, each gets C / (C + L)).
+    // the runs share the cores with what else runs: other programs busy a share b of the cores' time, b C of them,
+    // so each of ours gets C / (C + b C)).
     const CheckEstimate check = check_estimate(o, plan, study);
     double total_s = whole.wall_s + check.wall_s;
     std::string parts = "the simulations";
@@ -602,14 +580,12 @@ int advise_main(const std::vector<std::string>& args) {
                launch::format_seconds(check.each_s) +
                " each, start-up included: " + launch::format_seconds(check.wall_s) + ")";
     }
-    const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    const auto load = host_load();
     std::string stretched;
-    if (load && *load > 0.05) {
-      const double factor = 1 + *load / cores;
+    if (busy && *busy > 0.05) {
+      const double factor = 1 + *busy;
       total_s *= factor;
-      stretched = ", x" + fixed(factor, 2) + " for the host's load (" + fixed(*load, 2) + " tasks on " +
-                  std::to_string(cores) + " cores over the last minute, /proc/loadavg)";
+      stretched = ", x" + fixed(factor, 2) + " for the host's load (other programs kept " + fixed(100 * *busy, 0) +
+                  " % of its CPU time busy just now, /proc/stat)";
     }
     std::printf("%s", wrapped("advise: in all about " + launch::format_seconds(total_s) + " " + where + ": " + parts +
                                   stretched,

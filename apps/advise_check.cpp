@@ -67,6 +67,20 @@ std::string busy_words(const std::optional<double>& share) {
   return share ? fixed(100 * *share, 0) + " %" : std::string("unknown");
 }
 
+double check_run_s(const Options& o, int cores) {
+  if (cores < 2) return 0;
+  const auto trace = load_trace(o.input);
+  const int groups = std::min(trace->chains(), cores);
+  const auto& run = trace->recorded_run();
+  if (run && run->ranks == cores && run->groups == groups) return run->seconds;
+  double work = 0, longest = 0;
+  for (int c = 0; c < trace->chains(); ++c) {
+    work += trace->chain_single_rank_s(c);
+    longest = std::max(longest, trace->chain_s(c, static_cast<double>(cores / groups)));
+  }
+  return std::max(work / cores, longest);
+}
+
 /// The check of a trace's advice where this machine allows it: the trace replayed for real at P = the host's cores
 /// (a core per rank), under the balancers given with all their rules, reps times each in interleaved rounds, and the
 /// same replay simulated at that P. The tolerance is the largest error of the simulated whole time / none's against
@@ -109,11 +123,34 @@ CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOpti
   // spin, so during them the share says nothing. A check resumed with every real run made earlier measures nothing
   // now and keeps what check.csv recorded of them.
   std::size_t made = 0;
-  const bool runs_now =
-      !launch::points_to_run(real, study, real.out, launch::recorded_in_output(real, study, std::nullopt), made)
-           .empty();
+  const auto to_run =
+      launch::points_to_run(real, study, real.out, launch::recorded_in_output(real, study, std::nullopt), made);
+  const bool runs_now = !to_run.empty();
+  // The simulated replay first: it takes seconds, and predicts what each real run will take.
+  SweepOptions simulated = sim;
+  simulated.study = real.study;
+  simulated.out = launch::not_an_option((out / "check-sim").string());
+  simulated.overrides = {"reps=1"};  // deterministic: one run stands for all
+  const int sim_status = sweep_main(simulated);
+  const auto sim_runs = read_configurations(simulated.out);
+  const Backend real_backend = launch::sweep_backend(real), sim_backend = launch::sweep_backend(simulated);
   std::optional<double> busy_before, busy_after;
   if (runs_now) {
+    // What the real runs will take, now that the race chose the balancers: each its simulated replay's whole time
+    // (the trace's run line where one was not simulated), and its start-up.
+    std::size_t runs = 0;
+    double wall_s = kRealLaunchS + 4;
+    for (const auto& [nprocs, points] : to_run) {
+      for (const std::size_t i : points) {
+        const auto s = sim_runs.find(configuration_key(study.points[i].spec, sim_backend));
+        wall_s +=
+            (s == sim_runs.end() || s->second.time_s.empty() ? check_run_s(o, cores) : whole_s(s->second).front()) +
+            kRealRunStartS;
+        ++runs;
+      }
+    }
+    std::printf("advise: check: %zu real runs to make: about %s (each as its simulated replay took)\n", runs,
+                launch::format_seconds(wall_s).c_str());
     busy_before = host_busy_share(std::chrono::milliseconds(2000));
     std::printf("advise: check: the host was %s busy in the 2 s before the real runs\n",
                 busy_words(busy_before).c_str());
@@ -141,14 +178,7 @@ CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOpti
     std::printf("advise: check: the host was %s busy in the 2 s after them\n", busy_words(busy_after).c_str());
   }
   const bool busy = too_busy(busy_before) || too_busy(busy_after);
-  SweepOptions simulated = sim;
-  simulated.study = real.study;
-  simulated.out = launch::not_an_option((out / "check-sim").string());
-  simulated.overrides = {"reps=1"};  // deterministic: one run stands for all
-  const int sim_status = sweep_main(simulated);
   const auto real_runs = read_configurations(real.out);
-  const auto sim_runs = read_configurations(simulated.out);
-  const Backend real_backend = launch::sweep_backend(real), sim_backend = launch::sweep_backend(simulated);
   std::vector<double> real_none;
   double sim_none = 0;
   std::map<std::string, std::pair<std::string, std::vector<double>>> real_of;  // balancer -> its first set-up's runs

@@ -102,4 +102,14 @@ struct CheckResult {
 CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions& sim, const Study& main_study,
                          const std::vector<std::string>& balancers);
 
+/// What a real run of the check costs beside its replay (the kernel's set-up, its results' commit), and the one
+/// launch of them all (mpiexec, MPI_Init): 12 runs of 1 ms items took 0.80 s in all, measured on the 2-core VM under
+/// a load of 7.5; rounded up.
+inline constexpr double kRealRunStartS = 0.1, kRealLaunchS = 1;
+
+/// One real run of the check, its start-up excluded: what the trace's run line took where it ran in the check's
+/// layout (cores ranks, the walkers in min(walkers, cores) groups), else the trace's work shared by the cores, or
+/// its longest chain if longer. 0 where the host has fewer than 2 cores.
+double check_run_s(const Options& o, int cores);
+
 }  // namespace mcmclb::advising

@@ -216,6 +216,15 @@ class BadTrace(TraceCase):
         self.assertIn(f"your program's own runs at P = {cores}, n = 2: 30 to 31.2 s, the slowest 4.0 % over the "
                       "fastest", said)
         self.assertNotIn("spread is not measured", said)
+        # The check takes the two leading balancers of each rank count, known only after the race's first round:
+        # the bound counts two a rank count, so asking at two counts bounds three balancers where one count bounds two.
+        def bound(ranks):
+            r = self.mcmclb("advise", "t.csv", "--ranks", ranks, "--balancers", "mostwork,lookahead,async",
+                            "--check-reps", "6", "--dry-run", "--sim-binary", self.fake_sim(), "--out",
+                            self.path("advice"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return int(re.search(r"\((\d+) set-ups at most", " ".join(r.stdout.decode().split())).group(1))
+        self.assertGreater(bound("4,8"), bound("4"))
         self.assertFalse(os.path.exists(self.path("advice")), "a dry run writes nothing")
 
     def test_too_large(self):

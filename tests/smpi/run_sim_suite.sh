@@ -380,8 +380,14 @@ ok = ok and abs(float(advice[0]["tolerance_pct"]) - error) < 1e-6
 parts = ("run_s", "calibration_s", "initial_groups_s")
 ok = ok and all(float(r["real_" + p]) >= 0 and (r["sim_" + p] == "") == r["setup"].endswith("your program")
                 for r in check for p in parts)
+# Before its real runs, the check says how many it makes: those check-real/ holds.
+import re
+said = re.search(r"advise: check: (\d+) real runs to make: about ", open(sys.argv[1] + ".log").read())
+made = list(csv.DictReader(open(os.path.join(sys.argv[1], "check-real", "runs.csv"))))
+ok = ok and said is not None and int(said.group(1)) == len(made)
 if not ok:
-    sys.exit(f"advise --check: check.csv {check}; tolerance {[(r['tolerance_pct'], r['tolerance']) for r in advice]}")
+    sys.exit(f"advise --check: check.csv {check}; tolerance {[(r['tolerance_pct'], r['tolerance']) for r in advice]}; "
+             f"runs announced {said and said.group(1)}, made {len(made)}")
 print(f"advise --check: simulation and replay within {error:.2f} % of the real replay and the program's run over "
       f"{len(check)} rows; tolerance {float(advice[0]['tolerance_pct']):.2f} %")
 PY
