@@ -1346,6 +1346,18 @@ class OneAnswer(unittest.TestCase):
                             f"{page}: no generated block of {SHIPPED_ADVICE}")
             self.assertEqual(answers_outside_blocks(page, winners), [])
 
+    def test_the_answer_and_one_rank_count(self):
+        """The answer names the set-up in a sentence and its gain, with the scenario at each end, in the next; the
+        advice block shows only the rank counts of its option `at`, and refuses one the folder has not."""
+        answer = doc_tables.generate("advice-answer", [SHIPPED_ADVICE])
+        self.assertRegex(answer, r"At P = 16 \(.*?\): (use `[^`]+`; (robust|not robust[^.]*)\. It runs |keep `none`)")
+        one = doc_tables.generate("advice", [SHIPPED_ADVICE, "at=16"])
+        self.assertIn("Verdict at P = 16 ", one)
+        self.assertNotIn("Verdict at P = 64 ", one)
+        self.assertIn("Verdict at P = 64 ", doc_tables.generate("advice", [SHIPPED_ADVICE]))
+        with self.assertRaisesRegex(Exception, r"no advice at P = \[99\]"):
+            doc_tables.generate("advice", [SHIPPED_ADVICE, "at=99"])
+
     def test_a_second_answer_written_by_hand_is_caught(self):
         with tempfile.TemporaryDirectory(dir=ROOT) as tmp:
             page = os.path.join(tmp, "page.md")

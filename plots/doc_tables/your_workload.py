@@ -169,7 +169,7 @@ def gain_text(row, tolerance_pct, ticks=True):
 
 def advice(inputs):
     """mcmclb advise's answer from its advice.csv (every number simulated): per rank count the `top` set-ups
-    (default 5) in rank order (with those of identical times), their gain over none from the worst scenario to the
+    (default 5) in rank order (with those of identical times), at every rank count or those of the option `at`, their gain over none from the worst scenario to the
     best, largest and median regret and break-even; then that rank count's verdict, one bullet per sentence, and the
     tolerance regret was judged by. A folder older than ranges (no `gain` column) says that its verdicts quote
     medians."""
@@ -179,7 +179,11 @@ def advice(inputs):
                                               "vs_none_min", "vs_none_max", "regret_max", "regret_median",
                                               "break_even_s", "dropped", "tolerance_pct", "tolerance", "verdict"])
     out = []
-    for p in sorted({r["nprocs"] for r in rows}):
+    shown = set(inputs.numbers("at", sorted({r["nprocs"] for r in rows})))
+    if not shown <= {r["nprocs"] for r in rows}:
+        raise InputError(f"{folder}/advice.csv: no advice at P = {sorted(shown)} (allowed: its rank counts, "
+                         f"{sorted({r['nprocs'] for r in rows})})")
+    for p in sorted(shown):
         of_p = sorted((r for r in rows if r["nprocs"] == p), key=lambda r: r["rank"])
         header = ["rank", "set-up", "faster than none, worst to best scenario", "largest regret", "median regret",
                   "break-even"]
@@ -204,8 +208,11 @@ def advice(inputs):
         out.append("")
 
         # The tolerance's account, a sentence per part: what is assumed, then what the check measured.
+        # Each part's figures after its colon go in a sentence of their own.
         parts = first["tolerance"].replace(", measured at P = ", "; measured at P = ").split("; ")
-        out.append(f"Tolerance: {tolerance_text(first['tolerance_pct'])} ({parts[0]})." +
+        head, _, figures = parts[0].partition(": ")
+        out.append(f"Tolerance: {tolerance_text(first['tolerance_pct'])} ({head})." +
+                   (f" {figures[0].upper()}{figures[1:]}." if figures else "") +
                    "".join(f" {p[0].upper()}{p[1:]}." for p in parts[1:]))
         out.append("")
     if not rows[0].get("gain"):  # written before gains were ranges: said once, before the costs
@@ -234,9 +241,9 @@ def simulations_cost(folder):
         if isinstance(cpu.get(r["run_id"]), (int, float)):
             by_p[r["nprocs"]] += cpu[r["run_id"]]
             count[r["nprocs"]] += 1
-    parts = [f"{count[p]} at P = {p}, {by_p[p] / 60:.1f} min" for p in sorted(by_p)]
-    return (f"Host CPU of its simulations ([provenance.csv]({folder}/provenance.csv), `host_cpu_s`): "
-            + "; ".join(parts) + ".")
+    parts = [f"P = {p}: {count[p]} in {by_p[p] / 60:.1f} min" for p in sorted(by_p)]
+    return (f"Host CPU of its simulations ([provenance.csv]({folder}/provenance.csv), `host_cpu_s`), by rank count. "
+            "In all: " + "; ".join(parts) + ".")
 
 
 def host_cost(path):
@@ -276,7 +283,8 @@ def advice_words(folder, p):
     if first["winner"] == "none":
         return f"keep `none`, no balancer gains more than the tolerance; {sure}"
     won = next(r for r in rows if r["nprocs"] == p and r["setup"] == first["winner"])
-    return f"use `{first['winner']}`, {gain_text(won, won['tolerance_pct'])}; {sure}"
+    # Two sentences: the gain names the scenario at each end, which would make one too long to read.
+    return f"use `{first['winner']}`; {sure}. It runs {gain_text(won, won['tolerance_pct'])}"
 
 
 def advice_answer(inputs):
