@@ -736,6 +736,26 @@ TEST(AdviceSpeedups, RepetitionsGiveTheMedianAndTheirRangeAndOnlyABendAddsUsl) {
       << (wide.dropped.empty() ? "" : wide.dropped[0]);
 }
 
+// A repetition above its size (2.5 at 2 ranks, as a noisy host gives) is kept where measured, but no rule carries
+// the excess past it: a group of m ranks is at most m times as fast there, or the measured 2.5 until m passes it.
+TEST(AdviceSpeedups, NoRuleExtrapolatesASpeedupAboveItsRanks) {
+  using mcmclb::Trace;
+  using mcmclb::TraceExtrapolation;
+  for (const auto rule : {TraceExtrapolation::perfect, TraceExtrapolation::amdahl, TraceExtrapolation::usl}) {
+    const Trace high = Trace::parse(six_walkers("*,,2,,1.5\n*,,2,,2.5\n"), "high.csv", rule,
+                                    mcmclb::TraceSpeedups::high);
+    EXPECT_DOUBLE_EQ(high.speedup(0, 2), 2.5);
+    EXPECT_DOUBLE_EQ(high.speedup(0, 2.2), 2.5) << "the measured speed-up stands until m passes it";
+    EXPECT_DOUBLE_EQ(high.speedup(0, 8), 8);
+    EXPECT_DOUBLE_EQ(high.speedup(0, 64), 64);
+    EXPECT_LE(high.best_speedup(0, 64), 64);
+  }
+  // Below its size nothing changes: Amdahl's law through 1.8 at 2 ranks stays under m everywhere.
+  const Trace below = Trace::parse(six_walkers("*,,2,,1.8\n"), "below.csv", TraceExtrapolation::amdahl);
+  EXPECT_LT(below.speedup(0, 64), 1 / (1 - below.amdahl_fraction(0) + below.amdahl_fraction(0) / 64) + 1e-9);
+  EXPECT_GT(below.speedup(0, 64), 1.8);
+}
+
 // The scenarios an advice varies on a trace, from its measurements alone: the rules past the measured sizes, flat
 // first where the set-ups that never merge stay within them, and the ends of a size's repetitions under the first
 // rule where they differ.

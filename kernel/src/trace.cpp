@@ -183,21 +183,25 @@ double Trace::at(const Curve& curve, double m) const {
       std::lower_bound(points.begin(), points.end(), m, [](const auto& p, double size) { return p.first < size; });
   if (hi == points.end()) {
     const auto [last_m, last_s] = points.back();
+    // Past the measured sizes no rule gives more than m ranks' worth: each rule's own law never exceeds m, but drawn
+    // through a last speed-up above its size (a noisy repetition) it would carry that excess to every size. A last
+    // speed-up above m stands until m passes it, so the curve still never falls.
+    const double most = std::max(last_s, m);
     switch (extrapolation_) {
       case TraceExtrapolation::flat:
         return last_s;
       case TraceExtrapolation::perfect:
-        return last_s * m / last_m;
+        return std::min(most, last_s * m / last_m);
       case TraceExtrapolation::amdahl: {
         const double p = curve.amdahl_p;
         const auto amdahl = [p](double size) { return 1.0 / ((1.0 - p) + p / size); };
-        return last_s * amdahl(m) / amdahl(last_m);
+        return std::min(most, last_s * amdahl(m) / amdahl(last_m));
       }
       case TraceExtrapolation::usl: {
         const auto usl = [&curve](double size) {
           return size / (1.0 + curve.usl_sigma * (size - 1.0) + curve.usl_kappa * size * (size - 1.0));
         };
-        return last_s * usl(m) / usl(last_m);
+        return std::min(most, last_s * usl(m) / usl(last_m));
       }
     }
   }
