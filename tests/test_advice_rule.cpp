@@ -742,8 +742,8 @@ TEST(AdviceSpeedups, NoRuleExtrapolatesASpeedupAboveItsRanks) {
   using mcmclb::Trace;
   using mcmclb::TraceExtrapolation;
   for (const auto rule : {TraceExtrapolation::perfect, TraceExtrapolation::amdahl, TraceExtrapolation::usl}) {
-    const Trace high = Trace::parse(six_walkers("*,,2,,1.5\n*,,2,,2.5\n"), "high.csv", rule,
-                                    mcmclb::TraceSpeedups::high);
+    const Trace high =
+        Trace::parse(six_walkers("*,,2,,1.5\n*,,2,,2.5\n"), "high.csv", rule, mcmclb::TraceSpeedups::high);
     EXPECT_DOUBLE_EQ(high.speedup(0, 2), 2.5);
     EXPECT_DOUBLE_EQ(high.speedup(0, 2.2), 2.5) << "the measured speed-up stands until m passes it";
     EXPECT_DOUBLE_EQ(high.speedup(0, 8), 8);
