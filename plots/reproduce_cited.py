@@ -162,8 +162,14 @@ def main():
     parser.add_argument("--dry-run", action="store_true")
     args = parser.parse_args()
     tree = os.path.abspath(args.tree)
-    commit = subprocess.run(["git", "-C", tree, "rev-parse", "--short=7", "HEAD"], capture_output=True,
-                            text=True, check=True).stdout.strip()
+    for program in ("build/mcmclb", "build-sim/mcmclb-sim"):
+        if not os.access(os.path.join(tree, program), os.X_OK):
+            raise InputError(f"{args.tree}: no {program} in it (allowed: a worktree with the driver and the "
+                             f"simulation build built)")
+    done = subprocess.run(["git", "-C", tree, "rev-parse", "--short=7", "HEAD"], capture_output=True, text=True)
+    if done.returncode:
+        raise InputError(f"{args.tree}: not a git worktree (allowed: a worktree of the commit to reproduce at)")
+    commit = done.stdout.strip()
     copy = os.path.join(repro.RELEASE_BASE, commit)
     cited = repro.cited_folders()
     wanted = [f"docs/data/{f.removeprefix('docs/data/').strip('/')}" for f in args.folders]
