@@ -1367,3 +1367,88 @@ class OneAnswer(unittest.TestCase):
             found = answers_outside_blocks(os.path.relpath(page, ROOT), {"mostwork"})
             self.assertEqual(len(found), 1, found)
             self.assertIn("async", found[0])
+
+
+class CitedReproductions(unittest.TestCase):
+    """release-reproductions: every (folder, commit) pair a page cites, one row each, against the evidence commit's
+    reproduction of its point; a difference over the bound (0, as written) is said, and a missing one too."""
+
+    HEADER = ("run_id,experiment,nprocs,G,T_ms,workload,work_mode,jitter_pct,work_seed,balancer,interval,method,rep,"
+              "time_s,ideal_s,baseline_s,regroups_avg,regroups_std,regroups_min,regroups_max,valid,violations,"
+              "git_commit,backend,platform,finished\n")
+
+    def row(self, run, nprocs, time_s, commit, balancer="async", backend="smpi", regroups="5.375,2.1,2,8"):
+        return (f"{run},x,{nprocs},4,100,cyclic,sleep,0,1,{balancer},,intercomm,0,{time_s},3.5,7,{regroups},"
+                f"true,,{commit},{backend},configs/platforms/bgp.xml,retire\n")
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.root)
+        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
+        self.addCleanup(doc_tables.Inputs.cache.clear)
+        os.makedirs(os.path.join(self.root, "configs", "platforms"))
+        for name in ("bgp.xml", "bgp.hosts"):
+            shutil.copy(os.path.join(ROOT, "configs", "platforms", name), os.path.join(self.root, "configs", "platforms"))
+
+    def write(self, path, text):
+        os.makedirs(os.path.dirname(os.path.join(self.root, path)), exist_ok=True)
+        with open(os.path.join(self.root, path), "w", encoding="utf-8") as f:
+            f.write(text)
+
+    def test_a_difference_over_the_bound_and_a_missing_reproduction_are_said(self):
+        r = self.row
+        self.write("README.md", "[a](docs/data/a/runs.csv)\n")
+        self.write("docs/page.md", "[b](data/b/README.md), [real](data/real/runs.csv)\n\n"
+                   "<!-- BEGIN generated: runs-made docs/data/e -->\n<!-- END generated -->\n")
+        self.write("docs/data/e/runs.csv", self.HEADER + r("e8", 8, "3.52", "eeeeeeeeeeee"))
+        self.write("docs/data/e/provenance.csv", "run_id,build_type,cxx_flags\ne8,RelWithDebInfo,-O2\n")
+        self.write("docs/data/uncited/runs.csv", self.HEADER + r("u", 8, "3.5", "aaaaaaaaaaaa"))
+        self.write("docs/data/b/runs.csv", self.HEADER + r("b8", 8, "3.52", "bbbbbbbbbbbb"))
+        self.write("docs/data/b/README.md", "")
+        self.write("docs/data/real/runs.csv", self.HEADER + r("m", 8, "3.52", "dddddddddddd", backend="mpi"))
+        # a's commit aaaaaaa reproduced 1 us off (time_s is the 8-rank regrouping run: the fewest ranks on two
+        # switches, the least time among runs that regroup); cccccccc identical; b not reproduced.
+        self.write("docs/data/reproductions/eeeeeee/a/runs.csv", self.HEADER + r("x", 8, "3.520001", "eeeeeeeeeeee")
+                   + r("y", 8, "3.53", "eeeeeeeeeeee").replace(",0,3.53,", ",1,3.53,"))
+        self.write("docs/data/a/runs.csv", self.HEADER + r("a4", 4, "3.51", "aaaaaaaaaaaa")
+                   + r("a8", 8, "3.52", "aaaaaaaaaaaa") + r("n8", 8, "3.1", "aaaaaaaaaaaa", "none", regroups="0,0,0,0")
+                   + r("c8", 8, "3.53", "cccccccccccc").replace(",0,3.53,", ",1,3.53,"))
+        self.write("docs/data/reproductions/eeeeeee/a/provenance.csv",
+                   "run_id,build_type,cxx_flags\nx,RelWithDebInfo,-O2 -g -DNDEBUG\ny,RelWithDebInfo,-O2 -g -DNDEBUG\n")
+        doc_tables.common.ROOT = self.root
+        doc_tables.Inputs.cache.clear()
+        runs = doc_tables.Inputs.read("docs/data/a", need=["run_id", "nprocs", "balancer", "time_s"])
+        self.assertEqual(doc_tables.reproductions.release_point(
+            [x for x in runs if x["git_commit"].startswith("a")])["run_id"], "a8")
+        text = doc_tables.generate("release-reproductions", ["docs/data/reproductions/eeeeeee"])
+        rows = {(cells[0], cells[1]): cells for cells in
+                ([c.strip() for c in line.strip("|").split("|")] for line in text.split("\n")[2:] if line.startswith("|"))}
+        self.assertEqual(sorted(rows), [("[a](docs/data/a/runs.csv)", "aaaaaaa"), ("[a](docs/data/a/runs.csv)", "ccccccc"),
+                                        ("[b](docs/data/b/runs.csv)", "bbbbbbb"), ("[e](docs/data/e/runs.csv)", "eeeeeee"),
+                                        ("[real](docs/data/real/runs.csv)", "ddddddd")])
+        self.assertEqual(rows[("[a](docs/data/a/runs.csv)", "aaaaaaa")][5:], ["1,000", "0", "**differs**"])
+        self.assertEqual(rows[("[a](docs/data/a/runs.csv)", "ccccccc")][5:], ["0", "0", "identical"])
+        self.assertIn("RelWithDebInfo, -O2", rows[("[a](docs/data/a/runs.csv)", "ccccccc")][4])
+        self.assertEqual(rows[("[b](docs/data/b/runs.csv)", "bbbbbbb")][-1], "**not reproduced at eeeeeee**")
+        self.assertEqual(rows[("[e](docs/data/e/runs.csv)", "eeeeeee")][-1], "identical (made there)")
+        self.assertEqual(rows[("[real](docs/data/real/runs.csv)", "ddddddd")][-1],
+                         "measured: not reproducible by simulation")
+        self.assertIn("5 cited (folder, commit) pairs: 1 measured, 2 simulated and reproduced (1 identical, 1 differ), "
+                      "1 made at eeeeeee, 1 simulated and not reproduced there", " ".join(text.split()))
+
+    def test_a_trace_recorded_again_under_its_name_is_no_reproduction(self):
+        """A replayed trace counts by its file's name, but where both runs name its bytes they must agree: a copy
+        made from the trace's earlier bytes is refused as no point of the folder, not compared."""
+        header = self.HEADER.rstrip("\n") + ",workload_file,workload_file_fnv1a64\n"
+        self.write("docs/data/t/runs.csv", header + self.row("t8", 8, "3.52", "aaaaaaaaaaaa").rstrip("\n")
+                   + ",configs/t.csv,00000000000000aa\n")
+        copy = header + self.row("x", 8, "3.52", "eeeeeeeeeeee").rstrip("\n") + ",configs/t.csv,{}\n"
+        doc_tables.common.ROOT = self.root
+        self.write("docs/data/reproductions/eeeeeee/t/runs.csv", copy.format("00000000000000aa"))
+        doc_tables.Inputs.cache.clear()
+        self.assertEqual(len(doc_tables.reproductions.compare_runs("docs/data/t", "docs/data/reproductions/eeeeeee/t")),
+                         1)
+        self.write("docs/data/reproductions/eeeeeee/t/runs.csv", copy.format("00000000000000bb"))
+        doc_tables.Inputs.cache.clear()
+        with self.assertRaisesRegex(Exception, "is no point of docs/data/t/runs.csv"):
+            doc_tables.reproductions.compare_runs("docs/data/t", "docs/data/reproductions/eeeeeee/t")

@@ -477,12 +477,21 @@ class Coverage(unittest.TestCase):
         self.assertEqual([spanned("configs/platforms/bgp.xml", p) for p in (4, 8, 8192)], [1, 2, 2048])
         self.assertEqual(spanned(None, 8), 2)  # a run that names no platform ran on bgp.xml
         self.assertEqual(spanned("configs/platforms/bgp-16racks.xml", 16384), 4096)
-        for platform, text in (("configs/platforms/fattree.xml", "topology FAT_TREE"),
-                               ("configs/platforms/absent.xml", "not readable as a platform")):
-            with self.subTest(platform=platform):
-                with self.assertRaisesRegex(doc_tables.InputError, text) as caught:
-                    spanned(platform, 8)
-                self.assertEqual(len(str(caught.exception).splitlines()), 1)
+        # A FAT_TREE's leaf switch holds its first level's count of nodes: 16 nodes of 32 ranks on fattree.xml.
+        self.assertEqual([spanned("configs/platforms/fattree.xml", p) for p in (512, 513, 1024)], [1, 2, 2])
+        with tempfile.TemporaryDirectory(dir=ROOT) as d:
+            flat = os.path.join(os.path.relpath(d, ROOT), "flat.xml")
+            with open(os.path.join(ROOT, flat), "w") as f:
+                f.write('<platform version="4.1"><cluster id="c" prefix="n" radical="0-3" suffix="" speed="1f" '
+                        'bw="1Bps" lat="0s"/></platform>\n')
+            with open(os.path.join(ROOT, flat.replace(".xml", ".hosts")), "w") as f:
+                f.write("n0\nn1\n")
+            for platform, text in ((flat, "topology FLAT"),
+                                   ("configs/platforms/absent.xml", "not readable as a platform")):
+                with self.subTest(platform=platform):
+                    with self.assertRaisesRegex(doc_tables.InputError, text) as caught:
+                        spanned(platform, 2)
+                    self.assertEqual(len(str(caught.exception).splitlines()), 1)
 
     def test_a_reproduction_whose_runs_never_regroup_covers_nothing(self):
         """reproduction_problems: a commit whose only identical reproduction on two switches or more is runs that never

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Tables of docs/reference/reproductions.md: each simulated folder kept without provenance against its
 reproductions at a clean commit, which must give every simulated column to the last written digit."""
+import functools
 import os
+import re
 
 from mcmclb_csv import DEFAULT_FINISHED, InputError, run_label
 
@@ -25,7 +27,8 @@ SIMULATED_COLUMNS = ["time_s", "ideal_s", "baseline_s", "regroups_avg", "regroup
                      "regroups_max", "valid", "violations", "migrated_avg", "calibration_s"]
 
 
-ABSENT = {"finished": None, "chains_per_group": 1, "migrated_avg": 0.0, "model_compute": 1.0, "model_reduce": 1.0}
+ABSENT = {"finished": None, "chains_per_group": 1, "migrated_avg": 0.0, "model_compute": 1.0, "model_reduce": 1.0,
+          "placement": "block"}
 
 
 # Where a committed folder's reproductions are: made from a clean commit of today's code, and (where today's code
@@ -38,13 +41,19 @@ DEFAULT_PLATFORM = "configs/platforms/bgp.xml"
 
 
 def hosts_used(platform, nprocs):
+    """_hosts_used under the root of now (a test may move it), read once per root, platform and rank count."""
+    return list(_hosts_used(common.ROOT, platform, nprocs))
+
+
+@functools.lru_cache(maxsize=None)
+def _hosts_used(root, platform, nprocs):
     """The hosts of platform (a path relative to the root) a simulation of nprocs ranks occupies, in the order of its
     hostfile (the .xml's name with .hosts) read as smpirun places ranks, rank i on the host of line i, a line "host:N"
     placing N ranks (configs/platforms/smpi-flags.bash); InputError where the hostfile is missing or places too few
     ranks."""
     hosts = os.path.splitext(platform or DEFAULT_PLATFORM)[0] + ".hosts"
     try:
-        with open(os.path.join(common.ROOT, hosts), encoding="utf-8") as f:
+        with open(os.path.join(root, hosts), encoding="utf-8") as f:
             lines = [line.strip() for line in f]
     except OSError:
         raise InputError(f"{hosts}: no such hostfile (allowed: the hostfile beside a platform of configs/platforms/)")
@@ -60,7 +69,7 @@ def hosts_used(platform, nprocs):
         placed += slots
     if placed < nprocs:
         raise InputError(f"{hosts}: places {placed} ranks, not {nprocs} (allowed: a run that fits its platform)")
-    return list(used)
+    return tuple(used)
 
 
 def nodes_spanned(platform, nprocs):
@@ -78,6 +87,12 @@ def radical_numbers(radical):
 
 
 def cluster_switches(platform):
+    """_cluster_switches under the root of now, each platform's XML parsed once per root."""
+    return _cluster_switches(common.ROOT, platform)
+
+
+@functools.lru_cache(maxsize=None)
+def _cluster_switches(root, platform):
     """{host name: (cluster id, switch)} of the clusters of platform's XML, the switch being the router a host's
     links start at: a TORUS cluster gives every node its own router; a DRAGONFLY cluster ("a,b;c,d;e,f;g") puts g
     nodes on each router, in host order (SimGrid's DragonflyZone::rankId_to_coords: the node's place in the
@@ -86,7 +101,7 @@ def cluster_switches(platform):
     import xml.etree.ElementTree as ET
     path = platform or DEFAULT_PLATFORM
     try:
-        tree = ET.parse(os.path.join(common.ROOT, path))
+        tree = ET.parse(os.path.join(root, path))
     except (OSError, ET.ParseError) as e:
         why = e.strerror if isinstance(e, OSError) else " ".join(str(e).split())
         raise InputError(f"{path}: not readable as a platform ({why}) (allowed: a SimGrid platform XML of "
@@ -100,9 +115,12 @@ def cluster_switches(platform):
                 per_switch = 1
             elif topology == "DRAGONFLY":
                 per_switch = int(cluster.get("topo_parameters", "").split(";")[3])
+            elif topology == "FAT_TREE":
+                # "levels;down links per level;...": a leaf switch holds the first level's count of nodes.
+                per_switch = int(cluster.get("topo_parameters", "").split(";")[1].split(",")[0])
             else:
-                raise InputError(f"{path}: cluster {ident} has topology {topology} (allowed: TORUS or DRAGONFLY, "
-                                 f"whose switches this counts)")
+                raise InputError(f"{path}: cluster {ident} has topology {topology} (allowed: TORUS, DRAGONFLY or "
+                                 f"FAT_TREE, whose switches this counts)")
         except (ValueError, IndexError):
             raise InputError(f"{path}: cluster {ident}: radical {cluster.get('radical')!r} or topo_parameters "
                              f"{cluster.get('topo_parameters')!r} not readable (allowed: SimGrid's forms)") from None
@@ -122,7 +140,7 @@ def switches_spanned(platform, nprocs):
     for host in hosts_used(platform, nprocs):
         if host not in switches:
             raise InputError(f"{platform or DEFAULT_PLATFORM}: host {host} of its hostfile is in none of its "
-                             f"clusters (allowed: hosts of a TORUS or DRAGONFLY cluster)")
+                             f"clusters (allowed: hosts of a TORUS, DRAGONFLY or FAT_TREE cluster)")
         used.add(switches[host])
     return len(used)
 
@@ -254,10 +272,10 @@ def reproductions_of(folder):
     return found
 
 
-def compare_runs(folder, copy):
+def compare_runs(folder, copy, every_commit=False):
     """[(committed run, reproduced run, [simulated columns that differ])] for each run of copy/runs.csv, with the
-    run of folder/runs.csv at the same point; InputError where copy holds a point folder lacks or either side holds
-    a run that is not simulated."""
+    run of folder/runs.csv at the same point (every_commit: with the first such run of each commit); InputError
+    where copy holds a point folder lacks or either side holds a run that is not simulated."""
     def points(where):
         rows = Inputs.read(where, need=["run_id", "git_commit", "backend"] + SIMULATED_COLUMNS[:8])
         out = {}
@@ -270,18 +288,25 @@ def compare_runs(folder, copy):
             if r["finished"] is None:
                 r["finished"] = DEFAULT_FINISHED.get(r["balancer"])
             r["workload_file"] = os.path.basename(r["workload_file"]) if r.get("workload_file") else None
-            out.setdefault(tuple(r.get(c) for c in POINT_COLUMNS), r)
+            # The placement of the hosts too, which folders before it lack (ABSENT: the block placement of then).
+            out.setdefault(tuple(r.get(c) for c in POINT_COLUMNS + ["placement"]), {}).setdefault(r["git_commit"], r)
         return out
 
     committed, reproduced = points(folder), points(copy)
     compared = []
-    for key, new in reproduced.items():
-        old = committed.get(key)
-        if old is None:
+    for key, made in reproduced.items():
+        new = next(iter(made.values()))
+        # A trace counts by its file's name, but where both sides name its bytes they must be the same: a trace
+        # recorded again under the same name is another workload.
+        olds = [o for o in committed.get(key, {}).values()
+                if not (o.get("workload_file_fnv1a64") and new.get("workload_file_fnv1a64"))
+                or o["workload_file_fnv1a64"] == new["workload_file_fnv1a64"]]
+        if not olds:
             raise InputError(f"{copy}/runs.csv: run {new['run_id']} ({run_label(new)}, P = {new['nprocs']}) is no "
                              f"point of {folder}/runs.csv (allowed: points the committed folder holds)")
-        differ = [c for c in SIMULATED_COLUMNS if c in old and c in new and old[c] != new[c]]
-        compared.append((old, new, differ))
+        for old in olds if every_commit else olds[:1]:
+            differ = [c for c in SIMULATED_COLUMNS if c in old and c in new and old[c] != new[c]]
+            compared.append((old, new, differ))
     compared.sort(key=lambda t: (t[0]["nprocs"], t[0]["git_commit"], run_label(t[0])))
     return compared
 
@@ -393,3 +418,151 @@ def rerun_4dp(inputs):
         sentence += (f" The largest difference is {abs(largest[0]):,.0f} ns ({abs(largest[0]) / 1e6:.3g} ms) of "
                      f"simulated time: {largest[1]}, {largest[2]} at {largest[3]} ranks.")
     return text + "\n\n" + wrapped(sentence)
+
+
+# ---- Every cited folder at one commit ----
+
+
+# Where the evidence commit's reproductions are: one folder per commit, RELEASE_BASE/<short commit>/<the folder below
+# docs/data/>, each holding the runs.csv and provenance.csv of that commit's simulation of the folder's chosen points
+# (release_point), made from a clean worktree of it with the build a user makes (README: RelWithDebInfo, -O2).
+RELEASE_BASE = "docs/data/reproductions"
+
+
+def results_folders():
+    """The results folders under docs/data/ (a runs.csv in them), relative to the root, reproductions aside."""
+    found = []
+    for where, dirs, files in os.walk(os.path.join(common.ROOT, "docs", "data")):
+        rel = os.path.relpath(where, common.ROOT)
+        if rel.startswith(REPRODUCED_TODAY):
+            dirs.clear()
+        elif "runs.csv" in files:
+            found.append(rel)
+    return sorted(found)
+
+
+def cited_folders():
+    """{results folder: [pages citing it]}: a page cites a folder where one of its links leads into it, or one of
+    its generated blocks is made from it. The pages: README.md and every page under docs/, the reproductions' own
+    (under REPRODUCED_TODAY) aside, whose links name the folders they reproduce."""
+    from .documents import LINK, blocks, default_files
+    folders = results_folders()
+    cited = {}
+    for page in default_files():
+        rel = os.path.relpath(page, common.ROOT)
+        if rel.startswith(REPRODUCED_TODAY + os.sep):
+            continue
+        with open(page, encoding="utf-8") as f:
+            text = f.read()
+        targets = {os.path.normpath(os.path.join(os.path.dirname(rel), m["path"])) for m in LINK.finditer(text)}
+        targets |= {a for *_, args in blocks(text.split("\n"), rel) for a in args if "=" not in a}
+        for folder in folders:
+            if any(t == folder or t.startswith(folder + os.sep) for t in targets):
+                cited.setdefault(folder, []).append(rel)
+    return cited
+
+
+def release_point(runs):
+    """The run of a (folder, commit) pair's runs that stands for them: at the fewest ranks whose hosts span two
+    network switches (switches_spanned), else at the largest rank count; there the regrouping run (regroups) of
+    least simulated time, the cheapest to simulate again that can show a change in the simulator (else the run of
+    least time); the first repetition. Deterministic, so the page and the command that makes it agree."""
+    wide = [r["nprocs"] for r in runs if switches_spanned(r.get("platform"), r["nprocs"]) >= 2]
+    p = min(wide) if wide else max(r["nprocs"] for r in runs)
+    at = [r for r in runs if r["nprocs"] == p]
+    pool = [r for r in at if regroups(r)] or at
+    return min(pool, key=lambda r: (r["time_s"], r.get("rep") or 0, r["run_id"]))
+
+
+def release_pairs(copy, cited):
+    """[(folder, commit, its runs, [(committed run, reproduced run, [columns that differ])])] for each (folder,
+    commit) pair of cited folders, the runs of copy/<folder below docs/data/> matched with the pair's runs of the
+    same point (compare_runs); a pair with no reproduction gets []."""
+    pairs = []
+    for folder in sorted(cited):
+        runs = Inputs.read(folder, need=["run_id", "git_commit", "nprocs", "balancer", "time_s"])
+        here = os.path.join(copy, folder.removeprefix("docs/data/"))
+        compared = (compare_runs(folder, here, every_commit=True)
+                    if os.path.isfile(os.path.join(common.ROOT, here, "runs.csv")) else [])
+        for commit in sorted({r["git_commit"] for r in runs}):
+            own = [r for r in runs if r["git_commit"] == commit]
+            pairs.append((folder, commit, own, [t for t in compared if t[0]["git_commit"] == commit]))
+    return pairs
+
+
+def largest_change(compared):
+    """(|Δ time_s| in ns, [(column, |Δ|) of the other compared columns that differ, each its largest]) over
+    compared runs; a column that is no number (valid) counts 1 where it differs."""
+    ns, other = 0.0, {}
+    for old, new, differ in compared:
+        for c in differ:
+            try:
+                delta = abs(float(new[c]) - float(old[c]))
+            except (TypeError, ValueError):
+                delta = 1.0
+            if c == "time_s":
+                ns = max(ns, delta * 1e9)
+            else:
+                other[c] = max(other.get(c, 0.0), delta)
+    return ns, sorted(other.items())
+
+
+def builds_of(folder):
+    """{'RelWithDebInfo, -O2'} of the builds folder/provenance.csv records: the build type and the last -O flag."""
+    return {", ".join([p.get("build_type") or "build not recorded"]
+                      + re.findall(r"(?<!\S)-O\S*", p.get("cxx_flags") or "")[-1:])
+            for p in Inputs.read(folder, "provenance.csv", need=["run_id"])}
+
+
+def release_reproductions(inputs):
+    """Every (folder, commit) pair a page cites (cited_folders), one row each: the folder and its commit, whether
+    its runs are simulated (else measured, which no simulation reproduces), the point reproduced, where
+    (the reproduction's commit and build, from its provenance.csv), the largest |Δ time_s| in ns of simulated time
+    and the largest |Δ| of each other compared column (SIMULATED_COLUMNS), and the verdict against the bound: 0,
+    every compared column as written. A cited simulated pair without a reproduction says so. Then a sentence of
+    counts."""
+    copy, = inputs.folders
+    rows, counts, worst = [], {"identical": 0, "differs": 0, "made there": 0, "not reproduced": 0, "measured": 0}, (0.0, "")
+    for folder, commit, runs, compared in release_pairs(copy, cited_folders()):
+        name = folder.removeprefix("docs/data/")
+        simulated = all(r.get("backend") == "smpi" for r in runs)
+        cells = [f"[{name}]({folder}/runs.csv)", commit[:7], "simulated" if simulated else "measured"]
+        if not simulated:
+            counts["measured"] += 1
+            rows.append(cells + ["–", "–", "–", "–", "measured: not reproducible by simulation"])
+            continue
+        if commit.startswith(os.path.basename(copy)):  # made at the evidence commit: its own runs are its point
+            counts["made there"] += 1
+            rows.append(cells + ["every run", f"made at {commit[:7]} ({', '.join(sorted(builds_of(folder)))})", "0",
+                                 "0", "identical (made there)"])
+            continue
+        if not compared:
+            counts["not reproduced"] += 1
+            point = release_point(runs)
+            rows.append(cells + [f"{run_label(point)}, P = {point['nprocs']}", "–", "–", "–",
+                                 f"**not reproduced at {os.path.basename(copy)}**"])
+            continue
+        here = os.path.join(copy, name)
+        builds = builds_of(here)
+        ns, other = largest_change(compared)
+        same = all(not d for _, _, d in compared)
+        counts["identical" if same else "differs"] += 1
+        if ns > worst[0]:
+            worst = (ns, f"{name} at {commit[:7]}")
+        points = "; ".join(f"{run_label(o)}, P = {o['nprocs']}" for o, _, _ in compared)
+        at = ", ".join(sorted({n["git_commit"][:7] for _, n, _ in compared}))
+        rows.append(cells + [points, f"[{at}]({here}/runs.csv) ({', '.join(sorted(builds))})",
+                             f"{ns:,.0f}", ", ".join(f"{c} {d:.3g}" for c, d in other) or "0",
+                             "identical" if same else "**differs**"])
+    text = table_text(["folder", "committed at", "runs", "point", "reproduced at (build)", "largest |Δ time_s| (ns)",
+                       "other columns' largest |Δ|", "verdict (bound: 0)"], rows)
+    if inputs.choice("only", ["counts"]) == "counts":
+        text = ""
+    done = counts["identical"] + counts["differs"]
+    sentence = (f"{len(rows)} cited (folder, commit) pairs: {counts['measured']} measured, {done} simulated and "
+                f"reproduced ({counts['identical']} identical, {counts['differs']} differ), "
+                f"{counts['made there']} made at {os.path.basename(copy)}, "
+                f"{counts['not reproduced']} simulated and not reproduced there.")
+    if worst[0]:
+        sentence += f" The largest |Δ time_s| is {worst[0]:,.0f} ns of simulated time ({worst[1]})."
+    return (text + "\n\n" if text else "") + wrapped(sentence)

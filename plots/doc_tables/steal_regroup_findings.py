@@ -565,7 +565,8 @@ def cyclic_w2_note(inputs):
     text = (
         f"`none` and `steal` equal their values at {' and '.join(str(r['nprocs']) for r in sizes)} ranks, as the "
         f"cyclic pattern repeats every {merge['workload_period']} ranks. `stealmerge` does not: "
-        + " and ".join(there) + f". At {merge['nprocs']} it takes `steal`'s time. At {merge['git_commit'][:7]} all "
+        + " and ".join(there) + f". At {merge['nprocs']} it takes {ratio(merge):.3f}{TIMES_}, near `steal`'s "
+        f"{ratio(at['steal']):.3f}{TIMES_}. At {merge['git_commit'][:7]} all "
         f"its {len(merges)} merges came in the last {math.ceil(late * 1000)} ms of the {merge['time_s']:.2f} s run, "
         f"when every chain was done ([events.csv](../{large.removeprefix('docs/')}/events.csv)).")
     rerun_folder = inputs.option("rerun")
