@@ -182,8 +182,7 @@ CheckEstimate check_estimate(const Options& o, const Plan& plan, const Study& st
   e.setups = 1;
   for (std::size_t k = 0; k < counts.size() && k < 2 * ranks.size(); ++k) e.setups += counts[k];
   e.runs = e.setups * static_cast<std::size_t>(o.check_reps);
-  // And the two 2 s measurements of the host's load around the runs.
-  e.wall_s = static_cast<double>(e.runs) * (e.each_s + kRealRunStartS) + kRealLaunchS + 4;
+  e.wall_s = check_wall_s(static_cast<double>(e.runs) * e.each_s, e.runs);
   return e;
 }
 
@@ -508,11 +507,11 @@ int advise_main(const std::vector<std::string>& args) {
   Options o = parse(args, command_line);
   if (o.out.empty()) o.out = default_out(o);
   const Plan plan = make_plan(o);
-  // --check on a busy host is refused before anything runs: its real runs would time the other programs too, and
-  // their error would set the tolerance. A dry run only says so.
   // How busy the host is now, over 1 s with --check (whose refusal needs a steady figure), else 0.2 s: the estimate
   // stretches by it. The load average would lag by a minute behind a host just made idle.
   const auto busy = host_busy_share(std::chrono::milliseconds(o.check_reps > 0 ? 1000 : 200));
+  // --check on a busy host is refused before anything runs: its real runs would time the other programs too, and
+  // their error would set the tolerance. A dry run only says so.
   if (o.check_reps > 0) {
     if (busy && *busy > o.check_busy_share) {
       const std::string line = "--check: the host is " + fixed(100 * *busy, 0) +

@@ -139,18 +139,17 @@ CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOpti
     // What the real runs will take, now that the race chose the balancers: each its simulated replay's whole time
     // (the trace's run line where one was not simulated), and its start-up.
     std::size_t runs = 0;
-    double wall_s = kRealLaunchS + 4;
+    double replays_s = 0;
     for (const auto& [nprocs, points] : to_run) {
       for (const std::size_t i : points) {
         const auto s = sim_runs.find(configuration_key(study.points[i].spec, sim_backend));
-        wall_s +=
-            (s == sim_runs.end() || s->second.time_s.empty() ? check_run_s(o, cores) : whole_s(s->second).front()) +
-            kRealRunStartS;
+        replays_s +=
+            s == sim_runs.end() || s->second.time_s.empty() ? check_run_s(o, cores) : whole_s(s->second).front();
         ++runs;
       }
     }
     std::printf("advise: check: %zu real runs to make: about %s (each as its simulated replay took)\n", runs,
-                launch::format_seconds(wall_s).c_str());
+                launch::format_seconds(check_wall_s(replays_s, runs)).c_str());
     busy_before = host_busy_share(std::chrono::milliseconds(2000));
     std::printf("advise: check: the host was %s busy in the 2 s before the real runs\n",
                 busy_words(busy_before).c_str());

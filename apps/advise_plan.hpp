@@ -107,6 +107,12 @@ CheckResult check_replay(const Options& o, const Plan& plan, const SweepOptions&
 /// a load of 7.5; rounded up.
 inline constexpr double kRealRunStartS = 0.1, kRealLaunchS = 1;
 
+/// The check's wall time from its runs' replays (replays_s in all, runs of them): each run's start-up, the one
+/// launch, and the two 2 s measurements of the host's load around the runs.
+[[nodiscard]] inline double check_wall_s(double replays_s, std::size_t runs) {
+  return replays_s + static_cast<double>(runs) * kRealRunStartS + kRealLaunchS + 4;
+}
+
 /// One real run of the check, its start-up excluded: what the trace's run line took where it ran in the check's
 /// layout (cores ranks, the walkers in min(walkers, cores) groups), else the trace's work shared by the cores, or
 /// its longest chain if longer. 0 where the host has fewer than 2 cores.
