@@ -261,6 +261,19 @@ struct Race {
   std::optional<CheckResult> checked;
 };
 
+/// A study of advise's own, kept as OUT/name beside its results so that the folder says what ran: the sweep options
+/// that run it (sweep's, with that file as the study) and the study loaded from text. The store is opened as for
+/// owner, or for that study where owner is null.
+std::pair<SweepOptions, Study> own_study(const Options& o, const SweepOptions& sweep, const std::string& name,
+                                         const std::string& text, const Study* owner) {
+  SweepOptions s = sweep;
+  s.study = launch::not_an_option((fs::path(o.out) / name).string());
+  Study study = launch::load(s, text);
+  auto store = launch::open_output(sweep, owner != nullptr ? *owner : study);
+  store.rewrite_file(name, [&](const fs::path&) { return text; });
+  return {std::move(s), std::move(study)};
+}
+
 /// The race: every set-up on the first scenario (its own study file, advise-race.yaml), then --check where asked,
 /// then none and the two fastest in every scenario (advise-race-leaders.yaml), which bound the winner's largest
 /// regret; the set-ups whose regret in the first scenario exceeds that bound plus the tolerance are dropped from
@@ -269,14 +282,7 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
               const SimulationEstimate& first_estimate, const char* where,
               const std::optional<advice::ToleranceSource>& spread) {
   Race race;
-  SweepOptions first = sweep;
-  first.study = launch::not_an_option((fs::path(o.out) / "advise-race.yaml").string());
-  const std::string first_text = study_text(plan, o, true, {});
-  const Study first_study = launch::load(first, first_text);
-  {
-    auto store = launch::open_output(sweep, study);
-    store.rewrite_file("advise-race.yaml", [&](const fs::path&) { return first_text; });
-  }
+  const auto [first, first_study] = own_study(o, sweep, "advise-race.yaml", study_text(plan, o, true, {}), &study);
   const auto first_start = std::chrono::steady_clock::now();
   race.status = simulate(o, first, first_study, first_estimate.host_s);
   const double first_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_start).count();
@@ -293,14 +299,8 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
   }
   const double race_tolerance = tolerance_of(o, race.checked, spread).fraction;
   // The second round, in the same folder (the first round's points are not run again).
-  SweepOptions second = sweep;
-  second.study = launch::not_an_option((fs::path(o.out) / "advise-race-leaders.yaml").string());
-  const std::string second_text = study_text(plan, o, false, advice::second_round_exclude(round));
-  const Study second_study = launch::load(second, second_text);
-  {
-    auto store = launch::open_output(sweep, study);
-    store.rewrite_file("advise-race-leaders.yaml", [&](const fs::path&) { return second_text; });
-  }
+  const auto [second, second_study] = own_study(
+      o, sweep, "advise-race-leaders.yaml", study_text(plan, o, false, advice::second_round_exclude(round)), &study);
   race.status |= simulate(o, second, second_study, launch::estimate_to_run(second, second_study).host_s);
   const std::map<int, double> bounds = advice::winner_regret_bounds(
       advice::tabulate(second_study, read_configurations(second.out), first_backend, o.draws));
@@ -401,14 +401,7 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
     if (mid <= lo || mid >= hi) break;
     Plan at = plan;
     at.keys = keys_at(plan, o, mid, setup);
-    SweepOptions s = sweep;
-    s.study = launch::not_an_option((fs::path(o.out) / "advise-ranks.yaml").string());
-    const std::string text = study_text(at, o, false, {});
-    const Study study = launch::load(s, text);
-    {
-      auto store = launch::open_output(sweep, study);
-      store.rewrite_file("advise-ranks.yaml", [&](const fs::path&) { return text; });
-    }
+    const auto [s, study] = own_study(o, sweep, "advise-ranks.yaml", study_text(at, o, false, {}), nullptr);
     std::printf("advise: searching %d ranks, between %d and %d asked, with %s alone (and none)\n", mid, below, top,
                 label.c_str());
     std::fflush(stdout);
