@@ -351,7 +351,9 @@ std::vector<std::pair<std::string, std::string>> keys_at(const Plan& plan, const
     } else if (key == "balancer") {
       keys.emplace_back(key, setup.balancer == "none" ? "[none]" : "[none, " + setup.balancer + "]");
     } else if (key == "interval") {
-      keys.emplace_back(key, "[" + std::to_string(setup.interval) + "]");
+      // A balancer without an interval (none, steal, async) runs at 0, which no study may name: the plan's list
+      // stands, and the study gives such a balancer one point whatever it lists.
+      keys.emplace_back(key, setup.interval > 0 ? "[" + std::to_string(setup.interval) + "]" : value);
     } else if (key == "finished") {
       keys.emplace_back(key, "[" + finished + "]");
     } else {
@@ -402,8 +404,8 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
     Plan at = plan;
     at.keys = keys_at(plan, o, mid, setup);
     const auto [s, study] = own_study(o, sweep, "advise-ranks.yaml", study_text(at, o, false, {}), nullptr);
-    std::printf("advise: searching %d ranks, between %d and %d asked, with %s alone (and none)\n", mid, below, top,
-                label.c_str());
+    std::printf("advise: searching %d ranks, between %d and %d asked, with %s alone%s\n", mid, below, top,
+                label.c_str(), setup.balancer == "none" ? "" : " (and none)");
     std::fflush(stdout);
     (void)simulate(o, s, study, launch::estimate_to_run(s, study).host_s);
     const Backend backend = launch::sweep_backend(s);

@@ -466,6 +466,20 @@ for p in ("16", "64"):
 print(f"advise on six walkers: the race and every simulation name {every[0]['winner']} at 16 ranks and "
       f"{[r for r in every if r['nprocs'] == '64'][0]['winner']} at 64 ({sum(1 for r in raced if r['dropped'])} dropped by the race)")
 PY
+# The rank search between the counts asked runs the advised set-up alone at each count it tries. Here more ranks
+# pay (90 % efficiency at 4 ranks, Amdahl's law past it), so the search runs between 8 and 32; the set-up advised
+# at 32 is none or steal, neither of which has an interval: the studies of the search must still be valid ones.
+python3 -c "
+print('chain,item,ranks,seconds,speedup')
+for c in range(4):
+    for i in range(20):
+        print(f'{c},{i},1,0.01,')
+print('*,,2,,1.9'); print('*,,4,,3.6')" >"$work/scales.csv"
+"$2/mcmclb" advise "$work/scales.csv" --ranks 8,32 --balancers steal --draws 1 --jobs 2 --no-race \
+  --sim-binary "$sim/mcmclb-sim" --out "$work/advise-scales" >"$work/advise-scales.log" 2>&1 &&
+  grep -q "^advise: searching [0-9]* ranks, between 8 and 32 asked, with \(none alone$\|steal alone (and none)$\)" \
+    "$work/advise-scales.log" ||
+  { cat "$work/advise-scales.log"; echo "advise: the rank search with a set-up that has no interval"; exit 1; }
 # A size measured several times with different speed-ups (1.5, 1.7 and 1.9 at 2 ranks): the advice replays their
 # median, lowest and highest under every rule (none under flat alone: its groups of 2 never pass the measured size),
 # six scenarios, each one every set-up ran. The lowest end is none's slowest.
