@@ -355,6 +355,15 @@ SCHEMAS = {
         "error_pct": Column("number"), "busy_before_pct": Column("number", 0), "commit": TEXT, "host": TEXT,
         "cores": _int(1), "utc_start": TEXT, "command_line": TEXT,
     },
+    # docs/notes/advise-estimate: the same with --check (measure.py --check N): the estimate at the start, which
+    # bounds the check's real runs, the check's own estimate once its balancers are known, and those runs' wall time.
+    "estimates-check.csv": {
+        "trace": TEXT, "walkers": _int(1), "items": _int(1), "ranks": TEXT, "jobs": _int(1), "check_reps": _int(6),
+        "simulations": _int(0), "estimated_s": _time(), "check_runs_bound": _int(1), "check_estimated_s": _time(),
+        "check_runs": _int(1), "check_measured_s": _time(), "measured_s": _time(),
+        "busy_before_pct": Column("number", 0), "commit": TEXT, "host": TEXT, "cores": _int(1), "utc_start": TEXT,
+        "command_line": TEXT,
+    },
     # docs/notes/exact-sum-cost: tests/bench_exact_sum at real P ranks, seconds per call of each mode (a plain sum of
     # doubles and ops::exact_sum, of 1 and of 64 per rank), rounds in random order, with the run's provenance.
     "exact-sum-cost.csv": {

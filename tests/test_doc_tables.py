@@ -563,6 +563,46 @@ class WalkersOverhead(unittest.TestCase):
             self.generate([r for r in self.table if r["mode"] != "virtual"])
 
 
+class AdviseEstimateCheck(unittest.TestCase):
+    """advise's estimates with --check: each row's two differences as computed by hand, the sentence's ranges and
+    its verdict on 25 %, and a file with no row refused naming it."""
+
+    HEADER = ["trace", "walkers", "items", "ranks", "jobs", "check_reps", "simulations", "estimated_s",
+              "check_runs_bound", "check_estimated_s", "check_runs", "check_measured_s", "measured_s",
+              "busy_before_pct", "commit", "host", "cores", "utc_start", "command_line"]
+
+    def generate(self, rows):
+        root = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, root)
+        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
+        self.addCleanup(doc_tables.Inputs.cache.clear)
+        doc_tables.common.ROOT = root
+        with open(os.path.join(root, "e.csv"), "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f, lineterminator="\n")
+            writer.writerow(self.HEADER)
+            writer.writerows(rows)
+        doc_tables.Inputs.cache.clear()
+        return doc_tables.generate("advise-estimate-check", ["e.csv"])
+
+    def row(self, trace, estimated, measured, check_estimated, check_measured):
+        return [trace, 6, 555, "64,1024", 2, 6, 56, estimated, 66, check_estimated, 36, check_measured, measured,
+                1.5, "abcdef123456", "vm", 2, "2026-11-28T11:00:00Z", "mcmclb advise"]
+
+    def test_each_difference_and_the_verdict(self):
+        text = self.generate([self.row("a/six.csv", 150, 100, 90, 100), self.row("b/t.csv", 80, 100, 60, 50)])
+        self.assertIn("| `six.csv` | 64, 1024 | 150 s (66 runs at most) | 100.0 s | +50 % | 90 s (36 runs) | "
+                      "100.0 s | -10 % | 2 % |", text)
+        self.assertIn("| `t.csv` | 64, 1024 | 80 s (66 runs at most) | 100.0 s | -20 % | 60 s (36 runs) | "
+                      "50.0 s | +20 % | 2 % |", text)
+        self.assertIn("At the start the estimate was off by -20 to +50 %; the check's own, by -10 to +20 %: every "
+                      "one within 25 %.", text)
+        self.assertIn("not every one", self.generate([self.row("c.csv", 100, 100, 130, 100)]))
+
+    def test_no_row_is_refused(self):
+        with self.assertRaisesRegex(doc_tables.InputError, r"e.csv: no data rows"):
+            self.generate([])
+
+
 class ThievesAgainstRegrouping(unittest.TestCase):
     """The sentence form of the per-draw verdict: its range is the one regrouping-against-thieves tables for the same
     folder, and a folder without a thief is refused with a line naming the file."""

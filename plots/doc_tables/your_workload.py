@@ -341,3 +341,35 @@ def advise_estimate(inputs):
                 f"{', '.join(c[:7] for c in commits)}.")
     return table_text(["trace", "walkers", "items", "ranks", "simulations", "estimated", "measured (wall)",
                        "estimate off by", "host busy before"], out) + sentence
+
+
+def advise_estimate_check(inputs):
+    """advise's estimates with --check (docs/notes/advise-estimate/estimates-check.csv, measure.py --check): one row
+    per advise run: the estimate at the start (the check's real runs bounded) against the whole wall time, and the
+    check's own estimate, printed once its balancers are known, against its real runs' wall time; then one sentence:
+    each estimate's largest difference and whether every one is within 25 %."""
+    path = inputs.folders[0]
+    rows = Inputs.read_file(path, ("trace", "ranks", "check_reps", "estimated_s", "check_runs_bound",
+                                   "check_estimated_s", "check_runs", "check_measured_s", "measured_s",
+                                   "busy_before_pct", "commit", "jobs"), "estimates-check.csv")
+
+    def off(estimated, measured):
+        return 100 * (estimated / measured - 1)
+
+    out = []
+    for r in rows:
+        out.append([f"`{os.path.basename(r['trace'])}`", r["ranks"].replace(",", ", "),
+                    f"{r['estimated_s']:.0f} s ({r['check_runs_bound']} runs at most)", f"{r['measured_s']:.1f} s",
+                    f"{off(r['estimated_s'], r['measured_s']):+.0f} %",
+                    f"{r['check_estimated_s']:.0f} s ({r['check_runs']} runs)", f"{r['check_measured_s']:.1f} s",
+                    f"{off(r['check_estimated_s'], r['check_measured_s']):+.0f} %", f"{r['busy_before_pct']:.0f} %"])
+    start = [off(r["estimated_s"], r["measured_s"]) for r in rows]
+    check = [off(r["check_estimated_s"], r["check_measured_s"]) for r in rows]
+    commits = sorted({r["commit"] for r in rows})
+    sentence = (f"\n\nAt the start the estimate was off by {min(start):+.0f} to {max(start):+.0f} %; the check's own, "
+                f"by {min(check):+.0f} to {max(check):+.0f} %: {'every' if all(abs(c) <= 25 for c in check) else 'not every'}"
+                f" one within 25 %. {len(rows)} runs with `--jobs {rows[0]['jobs']}` and `--check-reps "
+                f"{rows[0]['check_reps']}` at commit{'s' if len(commits) > 1 else ''} {', '.join(c[:7] for c in commits)}; "
+                f"the host at most {max(r['busy_before_pct'] for r in rows):.0f} % busy before a run.")
+    return table_text(["trace", "ranks", "estimated at the start", "measured (wall)", "off by",
+                       "the check's estimate", "its real runs (wall)", "off by", "host busy before"], out) + sentence

@@ -9,7 +9,12 @@ row per trace to the CSV (estimates.csv by default). Before each run it reads ho
         TRACE:RANKS [TRACE:RANKS ...]
 
 RANKS is advise's --ranks (e.g. 64,1024). MCMCLB and SIM_BINARY name the driver and the simulation build
-(default build-test/mcmclb and build-test/sim/mcmclb-sim); JOBS is --jobs (default 2)."""
+(default build-test/mcmclb and build-test/sim/mcmclb-sim); JOBS is --jobs (default 2).
+
+With --check N each advise runs with `--check --check-reps N` and its rows go to another schema (CHECK_HEADER):
+the estimate printed at the start (a bound on the check's real runs, as advise says), the check's own estimate
+printed once the balancers to check are known, and the wall time of those real runs, read from when the two lines
+around them were printed. The output is read line by line as advise prints it (stdbuf -oL)."""
 import argparse
 import csv
 import datetime
@@ -22,6 +27,11 @@ import time
 
 HEADER = ["trace", "walkers", "items", "ranks", "jobs", "simulations", "estimated_s", "measured_s", "error_pct",
           "busy_before_pct", "commit", "host", "cores", "utc_start", "command_line"]
+
+
+CHECK_HEADER = ["trace", "walkers", "items", "ranks", "jobs", "check_reps", "simulations", "estimated_s",
+                "check_runs_bound", "check_estimated_s", "check_runs", "check_measured_s", "measured_s",
+                "busy_before_pct", "commit", "host", "cores", "utc_start", "command_line"]
 
 
 def busy_share(seconds=2.0):
@@ -56,10 +66,34 @@ def trace_shape(path):
     return len(chains), items
 
 
+def run_timed(command):
+    """(exit status, [(seconds since the start, line)]): command's output, each line stamped as it arrives."""
+    lines, start = [], time.monotonic()
+    with subprocess.Popen(["stdbuf", "-oL", "-eL"] + command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True) as p:
+        for line in p.stdout:
+            lines.append((time.monotonic() - start, line))
+    return p.returncode, lines
+
+
+def check_row(lines):
+    """(check runs bound, check estimated s, check runs, check measured s) from an advise --check's stamped lines."""
+    text = "".join(line for _, line in lines)
+    bound = re.search(r"--check's (\d+) real runs", text)
+    announced = next(((at, re.search(r"check: (\d+) real runs to make: about (.+?) \(", line))
+                      for at, line in lines if re.search(r"check: \d+ real runs to make", line)), None)
+    after = next((at for at, line in lines if "busy in the 2 s after them" in line), None)
+    if not (bound and announced and after is not None):
+        raise ValueError("advise printed no check estimate and no end of its real runs (see advise-lines.txt)")
+    at, m = announced
+    return int(bound.group(1)), seconds_of(m.group(2)), int(m.group(1)), after - at
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out-dir", required=True, help="a folder for each advise run's output")
     parser.add_argument("--csv", required=True, help="the CSV the rows are appended to")
+    parser.add_argument("--check", type=int, metavar="N", help="advise --check --check-reps N (another schema)")
     parser.add_argument("runs", nargs="+", metavar="TRACE:RANKS")
     args = parser.parse_args()
     driver = os.environ.get("MCMCLB", "build-test/mcmclb")
@@ -71,34 +105,51 @@ def main():
         if not trace or not os.path.isfile(trace) or not re.fullmatch(r"\d+(,\d+)*", ranks):
             sys.exit(f"measure.py: {run}: allowed: TRACE:RANKS, an existing trace file and advise's --ranks")
         runs.append((trace, ranks))
+    if args.check is not None and args.check < 6:
+        sys.exit("measure.py: --check: allowed: 6 repetitions or more, as advise's --check-reps")
     version = subprocess.run([driver, "--version"], capture_output=True, text=True, check=True).stdout
     commit = re.search(r"commit ([0-9a-f]+(?:-dirty)?)", version).group(1)
+    header = HEADER if args.check is None else CHECK_HEADER
     new = not os.path.exists(args.csv)
     with open(args.csv, "a", newline="", encoding="utf-8") as out:
         writer = csv.writer(out, lineterminator="\n")
         if new:
-            writer.writerow(HEADER)
+            writer.writerow(header)
         for trace, ranks in runs:
             name = os.path.splitext(os.path.basename(trace))[0]
             folder = os.path.join(args.out_dir, f"{name}-p{ranks.replace(',', '-')}")
             command = [driver, "advise", trace, "--ranks", ranks, "--no-race", "--jobs", jobs, "--sim-binary", sim,
                        "--out", folder]
+            if args.check is not None:
+                command += ["--check", "--check-reps", str(args.check)]
             busy = busy_share()
             start, utc = time.monotonic(), datetime.datetime.now(datetime.timezone.utc)
-            done = subprocess.run(command, capture_output=True, text=True)
+            status, lines = run_timed(command)
             wall = time.monotonic() - start
             os.makedirs(folder, exist_ok=True)
             with open(os.path.join(folder, "advise-lines.txt"), "w", encoding="utf-8") as f:
-                f.write(done.stdout + done.stderr)
-            if done.returncode != 0:
-                sys.exit(f"measure.py: {' '.join(command)} exited with {done.returncode}; see {folder}/advise-lines.txt")
+                f.write("".join(line for _, line in lines))
+            if status != 0:
+                sys.exit(f"measure.py: {' '.join(command)} exited with {status}; see {folder}/advise-lines.txt")
+            stdout = "".join(line for _, line in lines)
             m = re.search(r"^advise: (\d+) simulations, \d+ already in .*?, (\d+) to run, \d+ at a time: about "
-                          r"(.+?) of wall time", done.stdout, re.M)
+                          r"(.+?) of wall time", stdout, re.M)
+            simulations = m.group(2)
             estimated = seconds_of(m.group(3))
+            if args.check is not None:
+                estimated = seconds_of(re.search(r"^advise: in all about (.+?) here", stdout, re.M).group(1))
             walkers, items = trace_shape(trace)
-            writer.writerow([trace, walkers, items, ranks, jobs, m.group(2), f"{estimated:g}", f"{wall:.1f}",
-                             f"{100 * (estimated / wall - 1):.1f}", f"{busy:.1f}", commit, socket.gethostname(),
-                             os.cpu_count(), utc.strftime("%Y-%m-%dT%H:%M:%SZ"), " ".join(command)])
+            tail = [f"{busy:.1f}", commit, socket.gethostname(), os.cpu_count(), utc.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                    " ".join(command)]
+            if args.check is None:
+                writer.writerow([trace, walkers, items, ranks, jobs, simulations, f"{estimated:g}", f"{wall:.1f}",
+                                 f"{100 * (estimated / wall - 1):.1f}"] + tail)
+            else:
+                bound, check_estimated, check_runs, check_wall = check_row(lines)
+                writer.writerow([trace, walkers, items, ranks, jobs, args.check, simulations, f"{estimated:g}",
+                                 bound, f"{check_estimated:g}", check_runs, f"{check_wall:.1f}", f"{wall:.1f}"] + tail)
+                print(f"  the check: {check_runs} real runs (at most {bound} at the start), estimated "
+                      f"{check_estimated:g} s, took {check_wall:.1f} s ({100 * (check_estimated / check_wall - 1):+.1f} %)")
             out.flush()
             print(f"{trace} at {ranks}: estimated {estimated:g} s, took {wall:.1f} s "
                   f"({100 * (estimated / wall - 1):+.1f} %), the host {busy:.0f} % busy before")
