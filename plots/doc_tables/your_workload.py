@@ -313,6 +313,18 @@ def advice_brief(inputs):
     return text[0].upper() + text[1:] + f" (simulated; [advice.csv]({folder}/advice.csv))."
 
 
+def _off_pct(estimated, measured):
+    """An estimate's difference from what was measured, in % of the measured."""
+    return 100 * (estimated / measured - 1)
+
+
+def _runs_at(rows, flags):
+    """"N runs with FLAGS at commit(s) C": the rows' count, the flags they share and their commits."""
+    commits = sorted({r["commit"] for r in rows})
+    return (f"{len(rows)} runs with {flags} at commit{'s' if len(commits) > 1 else ''} "
+            f"{', '.join(c[:7] for c in commits)}")
+
+
 def advise_estimate(inputs):
     """How far mcmclb advise's wall-time estimate is off (docs/notes/advise-estimate/estimates.csv, measure.py): one
     row per advise run, in file order: the trace's walkers and items, the rank counts, the simulations run, the
@@ -326,19 +338,18 @@ def advise_estimate(inputs):
         raise InputError(f"{path}: no row (allowed: measure.py's rows, one per advise run)")
     out = []
     for r in rows:
-        error = 100 * (r["estimated_s"] / r["measured_s"] - 1)
+        error = _off_pct(r["estimated_s"], r["measured_s"])
         out.append([f"`{os.path.basename(r['trace'])}`", str(r["walkers"]), str(r["items"]),
                     r["ranks"].replace(",", ", "), str(r["simulations"]), f"{r['estimated_s']:.0f} s",
                     f"{r['measured_s']:.1f} s", f"{error:+.0f} %", f"{r['busy_before_pct']:.0f} %"])
     worst = max(rows, key=lambda r: abs(r["estimated_s"] / r["measured_s"] - 1))
     busiest = max(r["busy_before_pct"] for r in rows)
     within = all(abs(r["estimated_s"] / r["measured_s"] - 1) <= 0.25 for r in rows)
-    commits = sorted({r["commit"] for r in rows})
-    sentence = (f"\n\nThe largest difference is {100 * (worst['estimated_s'] / worst['measured_s'] - 1):+.0f} % "
+    jobs = f"`--jobs {rows[0]['jobs']}`"
+    sentence = (f"\n\nThe largest difference is {_off_pct(worst['estimated_s'], worst['measured_s']):+.0f} % "
                 f"(`{os.path.basename(worst['trace'])}` at P = {worst['ranks'].replace(',', ', ')}): "
                 f"{'every' if within else 'not every'} estimate is within 25 % of the wall time. The host was at "
-                f"most {busiest:.0f} % busy in the 2 s before a run. {len(rows)} runs with `--jobs {rows[0]['jobs']}` at commit{'s' if len(commits) > 1 else ''} "
-                f"{', '.join(c[:7] for c in commits)}.")
+                f"most {busiest:.0f} % busy in the 2 s before a run. {_runs_at(rows, jobs)}.")
     return table_text(["trace", "walkers", "items", "ranks", "simulations", "estimated", "measured (wall)",
                        "estimate off by", "host busy before"], out) + sentence
 
@@ -353,9 +364,7 @@ def advise_estimate_check(inputs):
                                    "check_estimated_s", "check_runs", "check_measured_s", "measured_s",
                                    "busy_before_pct", "commit", "jobs"), "estimates-check.csv")
 
-    def off(estimated, measured):
-        return 100 * (estimated / measured - 1)
-
+    off = _off_pct
     out = []
     for r in rows:
         out.append([f"`{os.path.basename(r['trace'])}`", r["ranks"].replace(",", ", "),
@@ -365,11 +374,10 @@ def advise_estimate_check(inputs):
                     f"{off(r['check_estimated_s'], r['check_measured_s']):+.0f} %", f"{r['busy_before_pct']:.0f} %"])
     start = [off(r["estimated_s"], r["measured_s"]) for r in rows]
     check = [off(r["check_estimated_s"], r["check_measured_s"]) for r in rows]
-    commits = sorted({r["commit"] for r in rows})
+    flags = f"`--jobs {rows[0]['jobs']}` and `--check-reps {rows[0]['check_reps']}`"
     sentence = (f"\n\nAt the start the estimate was off by {min(start):+.0f} to {max(start):+.0f} %; the check's own, "
                 f"by {min(check):+.0f} to {max(check):+.0f} %: {'every' if all(abs(c) <= 25 for c in check) else 'not every'}"
-                f" one within 25 %. {len(rows)} runs with `--jobs {rows[0]['jobs']}` and `--check-reps "
-                f"{rows[0]['check_reps']}` at commit{'s' if len(commits) > 1 else ''} {', '.join(c[:7] for c in commits)}; "
-                f"the host at most {max(r['busy_before_pct'] for r in rows):.0f} % busy before a run.")
+                f" one within 25 %. {_runs_at(rows, flags)}; the host at most "
+                f"{max(r['busy_before_pct'] for r in rows):.0f} % busy before a run.")
     return table_text(["trace", "ranks", "estimated at the start", "measured (wall)", "off by",
                        "the check's estimate", "its real runs (wall)", "off by", "host busy before"], out) + sentence
