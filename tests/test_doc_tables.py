@@ -1453,6 +1453,26 @@ class CitedReproductions(unittest.TestCase):
         with self.assertRaisesRegex(Exception, "is no point of docs/data/t/runs.csv"):
             doc_tables.reproductions.compare_runs("docs/data/t", "docs/data/reproductions/eeeeeee/t")
 
+    def test_runs_that_differ_in_the_traces_speedups_are_other_points(self):
+        """An advise folder holds one point per extrapolation and speed-up quantile of its trace: a reproduction is
+        compared with the committed run of its own, and a folder without the columns reads as flat and median."""
+        header = self.HEADER.rstrip("\n") + ",workload_extrapolate,workload_speedups\n"
+        self.write("docs/data/adv/runs.csv", header + self.row("m", 8, "3.52", "aaaaaaaaaaaa").rstrip("\n")
+                   + ",amdahl,median\n" + self.row("h", 8, "4.41", "aaaaaaaaaaaa").rstrip("\n") + ",amdahl,high\n")
+        self.write("docs/data/reproductions/eeeeeee/adv/runs.csv",
+                   header + self.row("x", 8, "4.41", "eeeeeeeeeeee").rstrip("\n") + ",amdahl,high\n")
+        self.write("docs/data/old/runs.csv", self.HEADER + self.row("o", 8, "3.52", "aaaaaaaaaaaa"))
+        self.write("docs/data/reproductions/eeeeeee/old/runs.csv",
+                   header + self.row("y", 8, "3.52", "eeeeeeeeeeee").rstrip("\n") + ",flat,median\n")
+        doc_tables.common.ROOT = self.root
+        doc_tables.Inputs.cache.clear()
+        (old, new, differ), = doc_tables.reproductions.compare_runs("docs/data/adv",
+                                                                    "docs/data/reproductions/eeeeeee/adv")
+        self.assertEqual((old["run_id"], differ), ("h", []))
+        (old, new, differ), = doc_tables.reproductions.compare_runs("docs/data/old",
+                                                                    "docs/data/reproductions/eeeeeee/old")
+        self.assertEqual((old["run_id"], differ), ("o", []))
+
     def test_an_advise_folders_run_is_narrowed_in_the_study_the_folder_keeps(self):
         """mcmclb advise runs studies it writes into its folder, varying the trace's speed-up quantile too: the run
         is simulated again from the folder's own study (copied into the tree), narrowed to its one point by the
