@@ -9,11 +9,13 @@ docs/data/reproductions/<the worktree's short commit>/<the folder below docs/dat
 
 TREE is the worktree, with build/ (the driver, mcmclb sweep) and build-sim/ (the simulation build, mcmclb-sim) built
 in it. Each point is one `mcmclb sweep --launcher smpi` in TREE: the committed run's own command (its provenance.csv
-row: the study file and its --set options; a folder without provenance: configs/<experiment>.yaml), narrowed by
+row: the study file and its --set options; a folder without provenance: configs/<experiment>.yaml; a study the folder
+keeps, as an advise folder keeps each it ran, copied from this checkout's folder into TREE), narrowed by
 --set to the one point (checked with `mcmclb plan`), on the run's platform, with TREE's smpirun flags and those of the
 run's flags that TREE's configs/platforms/smpi.cfg does not set (a model constant the folder varied). Pairs already
 reproduced are skipped, and a sweep resumes a point its folder holds already; FOLDER... limits the pairs to those
-folders, --max-ranks to points of at most P ranks."""
+folders, --max-ranks to points of at most P ranks. Each sweep runs at nice 10 on the cores the script may use: run it
+under `taskset -c N` to keep its simulations on core N."""
 import csv
 import os
 import re
@@ -34,7 +36,8 @@ NARROW = [("chains_per_group", "chains_per_group"), ("workload", "workload.model
           ("workload_scale", "workload.scale"), ("work_mode", "work.mode"), ("atoms", "work.atoms"),
           ("move", "work.move"), ("model_compute", "work.model_compute"), ("model_reduce", "work.model_reduce"),
           ("G", "G"), ("workload_file", "workload.file"), ("workload_map", "workload.map"),
-          ("workload_scaling", "workload.scaling"), ("workload_extrapolate", "workload.extrapolate")]
+          ("workload_scaling", "workload.scaling"), ("workload_extrapolate", "workload.extrapolate"),
+          ("workload_speedups", "workload.speedups")]
 
 
 # The study keys a study may vary together under zip, with their runs.csv columns: a zipped key cannot be --set, so
@@ -44,15 +47,22 @@ ZIP_COLUMN = {"nprocs": "nprocs", "T_ms": "T_ms", "workload.scale": "workload_sc
               "chains_per_group": "chains_per_group", "interval": "interval"}
 
 
-def zipped_copy(tree, config, run, out):
-    """(the study to run, the zipped keys): config itself where it has no zip, else a copy of it written to
-    tree/out.yaml whose zip lists hold only the run's element; InputError where no element is the run's."""
+def study_copy(tree, config, run, out, own):
+    """(the study to run, the zipped keys): config itself where it is TREE's own file and has no zip, else a copy
+    written to tree/out.yaml. own: config is a study the cited folder keeps (mcmclb advise writes each study it runs
+    into its folder), read from this checkout's folder, the file the run was made from. A zip's lists are cut to the
+    run's element; InputError where no element is the run's."""
     import yaml
-    with open(os.path.join(tree, config), encoding="utf-8") as f:
+    source = os.path.join(ROOT if own else tree, config)
+    with open(source, encoding="utf-8") as f:
         study = yaml.safe_load(f)
     zipped = study.get("zip") or {}
-    if not zipped:
+    if not zipped and not own:
         return config, set()
+    os.makedirs(os.path.dirname(os.path.join(tree, out)), exist_ok=True)
+    if not zipped:
+        shutil.copy(source, os.path.join(tree, out + ".yaml"))
+        return out + ".yaml", set()
     unknown = [k for k in zipped if k not in ZIP_COLUMN]
     if unknown:
         raise InputError(f"{config}: zip key {unknown[0]} has no column here (allowed: {', '.join(ZIP_COLUMN)})")
@@ -61,7 +71,6 @@ def zipped_copy(tree, config, run, out):
     if len(at) != 1:
         raise InputError(f"{config}: no single zip element is run {run['run_id']}'s")
     study["zip"] = {k: [v[at[0]]] for k, v in zipped.items()}
-    os.makedirs(os.path.dirname(os.path.join(tree, out)), exist_ok=True)
     with open(os.path.join(tree, out + ".yaml"), "w", encoding="utf-8") as f:
         yaml.safe_dump(study, f, sort_keys=False)
     return out + ".yaml", set(zipped)
@@ -92,10 +101,11 @@ def command(tree, folder, run, out):
     provenance = [p for p in Inputs.read(folder, "provenance.csv", need=["run_id", "command_line", "simgrid_cfg"])
                   if p["run_id"] == run["run_id"]] if os.path.isfile(
         os.path.join(ROOT, folder, "provenance.csv")) else []
-    sets, flags = [], None
+    sets, flags, own = [], None, False
     if provenance:
         argv = shlex.split(provenance[0]["command_line"])
-        config = in_tree(tree, argv[2])
+        own = argv[2].startswith(folder + "/")  # a study the folder keeps: an advise folder's round or check
+        config = argv[2] if own else in_tree(tree, argv[2])
         for i, a in enumerate(argv):
             if a == "--set":
                 key, _, v = argv[i + 1].partition("=")
@@ -109,7 +119,7 @@ def command(tree, folder, run, out):
             flags = "\n".join(base + extra) + "\n"
     else:
         config = f"configs/{run['experiment']}.yaml"
-    config, zipped = zipped_copy(tree, config, run, out)
+    config, zipped = study_copy(tree, config, run, out, own)
     sets += ["--set", "reps=1", "--set", f"balancer=[{run['balancer']}]"]
     if "nprocs" not in zipped:
         sets += ["--set", f"nprocs=[{run['nprocs']}]"]
@@ -194,7 +204,7 @@ def main():
         if flags:
             with open(os.path.join(tree, out + ".cfg"), "w", encoding="utf-8") as f:
                 f.write(flags)
-        done = subprocess.run(["taskset", "-c", "1", "nice", "-n", "10"] + argv, cwd=tree)
+        done = subprocess.run(["nice", "-n", "10"] + argv, cwd=tree)  # on the cores this script runs on
         if done.returncode or not os.path.isfile(os.path.join(tree, out, "runs.csv")):
             print(f"FAILED {folder} {pair_commit[:7]}: exit {done.returncode}", flush=True)
             continue

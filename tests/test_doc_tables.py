@@ -1492,3 +1492,58 @@ class CitedReproductions(unittest.TestCase):
         doc_tables.Inputs.cache.clear()
         with self.assertRaisesRegex(Exception, "is no point of docs/data/t/runs.csv"):
             doc_tables.reproductions.compare_runs("docs/data/t", "docs/data/reproductions/eeeeeee/t")
+
+    def test_runs_that_differ_in_the_traces_speedups_are_other_points(self):
+        """An advise folder holds one point per extrapolation and speed-up quantile of its trace: a reproduction is
+        compared with the committed run of its own, and a folder without the columns reads as flat and median."""
+        header = self.HEADER.rstrip("\n") + ",workload_extrapolate,workload_speedups\n"
+        self.write("docs/data/adv/runs.csv", header + self.row("m", 8, "3.52", "aaaaaaaaaaaa").rstrip("\n")
+                   + ",amdahl,median\n" + self.row("h", 8, "4.41", "aaaaaaaaaaaa").rstrip("\n") + ",amdahl,high\n")
+        self.write("docs/data/reproductions/eeeeeee/adv/runs.csv",
+                   header + self.row("x", 8, "4.41", "eeeeeeeeeeee").rstrip("\n") + ",amdahl,high\n")
+        self.write("docs/data/old/runs.csv", self.HEADER + self.row("o", 8, "3.52", "aaaaaaaaaaaa"))
+        self.write("docs/data/reproductions/eeeeeee/old/runs.csv",
+                   header + self.row("y", 8, "3.52", "eeeeeeeeeeee").rstrip("\n") + ",flat,median\n")
+        doc_tables.common.ROOT = self.root
+        doc_tables.Inputs.cache.clear()
+        (old, new, differ), = doc_tables.reproductions.compare_runs("docs/data/adv",
+                                                                    "docs/data/reproductions/eeeeeee/adv")
+        self.assertEqual((old["run_id"], differ), ("h", []))
+        (old, new, differ), = doc_tables.reproductions.compare_runs("docs/data/old",
+                                                                    "docs/data/reproductions/eeeeeee/old")
+        self.assertEqual((old["run_id"], differ), ("o", []))
+
+    def test_an_advise_folders_run_is_narrowed_in_the_study_the_folder_keeps(self):
+        """mcmclb advise runs studies it writes into its folder, varying the trace's speed-up quantile too: the run
+        is simulated again from the folder's own study (copied into the tree), narrowed to its one point by the
+        real driver's plan."""
+        import reproduce_cited
+        self.addCleanup(setattr, reproduce_cited, "ROOT", reproduce_cited.ROOT)
+        tree = os.path.join(self.root, "tree")
+        os.makedirs(os.path.join(tree, "build"))
+        os.symlink(os.environ.get("MCMCLB_BIN") or os.path.join(ROOT, "build-test", "mcmclb"),
+                   os.path.join(tree, "build", "mcmclb"))
+        os.symlink(os.path.join(ROOT, "configs"), os.path.join(tree, "configs"))
+        folder = "docs/data/adv"
+        self.write(f"{folder}/advise-race.yaml",
+                   "experiment: adv\nworkload: {model: trace, file: configs/trace-lj-long.csv, scaling: trace, "
+                   "extrapolate: [flat, amdahl], speedups: [median, high]}\nwork: {mode: sleep}\nnprocs: [16]\n"
+                   "reps: 1\nbalancer: [none, mostwork]\ninterval: [1]\nfinished: [retire, coalesce]\n"
+                   "groups: {count: 8}\n")
+        self.write(f"{folder}/runs.csv", "run_id,nprocs,balancer,interval,method,finished,workload,workload_file,"
+                   "workload_scaling,workload_extrapolate,workload_speedups,rep\n"
+                   "r,16,mostwork,1,range,coalesce,trace,configs/trace-lj-long.csv,trace,amdahl,high,0\n")
+        self.write(f"{folder}/provenance.csv", "run_id,command_line,simgrid_cfg\n"
+                   f"r,build-sim/mcmclb-sim run {folder}/advise-race.yaml --points 7 --out {folder} --resume,\n")
+        doc_tables.common.ROOT = reproduce_cited.ROOT = self.root
+        run = doc_tables.Inputs.read(folder)[0]
+        argv, flags = reproduce_cited.command(tree, folder, run, "results/again/adv/aaaaaaa")
+        self.assertEqual(argv[2], "results/again/adv/aaaaaaa.yaml")
+        with open(os.path.join(tree, argv[2]), encoding="utf-8") as f:
+            self.assertIn("speedups: [median, high]", f.read())
+        sets = argv[argv.index("--set"):]
+        self.assertEqual(reproduce_cited.planned(tree, argv[2], sets), 1)
+        for kept in ("balancer=[mostwork]", "finished=[coalesce]", "workload.extrapolate=[amdahl]",
+                     "workload.speedups=[high]"):
+            self.assertIn(kept, sets)
+        self.assertIsNone(flags)

@@ -28,7 +28,7 @@ SIMULATED_COLUMNS = ["time_s", "ideal_s", "baseline_s", "regroups_avg", "regroup
 
 
 ABSENT = {"finished": None, "chains_per_group": 1, "migrated_avg": 0.0, "model_compute": 1.0, "model_reduce": 1.0,
-          "placement": "block"}
+          "placement": "block", "workload_extrapolate": "flat", "workload_speedups": "median"}
 
 
 # Where a committed folder's reproductions are: made from a clean commit of today's code, and (where today's code
@@ -288,8 +288,10 @@ def compare_runs(folder, copy, every_commit=False):
             if r["finished"] is None:
                 r["finished"] = DEFAULT_FINISHED.get(r["balancer"])
             r["workload_file"] = os.path.basename(r["workload_file"]) if r.get("workload_file") else None
-            # The placement of the hosts too, which folders before it lack (ABSENT: the block placement of then).
-            out.setdefault(tuple(r.get(c) for c in POINT_COLUMNS + ["placement"]), {}).setdefault(r["git_commit"], r)
+            # The placement of the hosts too, and how a trace is extrapolated and which of its speed-ups it takes (an
+            # advise folder varies both), which folders before them lack (ABSENT: what was run then).
+            key = POINT_COLUMNS + ["placement", "workload_extrapolate", "workload_speedups"]
+            out.setdefault(tuple(r.get(c) for c in key), {}).setdefault(r["git_commit"], r)
         return out
 
     committed, reproduced = points(folder), points(copy)
