@@ -594,8 +594,8 @@ class AdviseEstimateCheck(unittest.TestCase):
                       "100.0 s | -10 % | 2 % |", text)
         self.assertIn("| `t.csv` | 64, 1024 | 80 s (66 runs at most) | 100.0 s | -20 % | 60 s (36 runs) | "
                       "50.0 s | +20 % | 2 % |", text)
-        self.assertIn("At the start the estimate was off by -20 to +50 %; the check's own, by -10 to +20 %: every "
-                      "one within 25 %.", text)
+        self.assertIn("At the start the estimate was off by -20 to +50 %. The check's own was off by -10 to +20 %: "
+                      "every one within 25 %.", text)
         self.assertIn("not every one", self.generate([self.row("c.csv", 100, 100, 130, 100)]))
 
     def test_no_row_is_refused(self):

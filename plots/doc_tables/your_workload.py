@@ -375,9 +375,10 @@ def advise_estimate_check(inputs):
     start = [off(r["estimated_s"], r["measured_s"]) for r in rows]
     check = [off(r["check_estimated_s"], r["check_measured_s"]) for r in rows]
     flags = f"`--jobs {rows[0]['jobs']}` and `--check-reps {rows[0]['check_reps']}`"
-    sentence = (f"\n\nAt the start the estimate was off by {min(start):+.0f} to {max(start):+.0f} %; the check's own, "
-                f"by {min(check):+.0f} to {max(check):+.0f} %: {'every' if all(abs(c) <= 25 for c in check) else 'not every'}"
-                f" one within 25 %. {_runs_at(rows, flags)}; the host at most "
-                f"{max(r['busy_before_pct'] for r in rows):.0f} % busy before a run.")
+    sentence = (f"\n\nAt the start the estimate was off by {min(start):+.0f} to {max(start):+.0f} %. The check's own "
+                f"was off by {min(check):+.0f} to {max(check):+.0f} %: "
+                f"{'every' if all(abs(c) <= 25 for c in check) else 'not every'} one within 25 %. "
+                f"{_runs_at(rows, flags)}. The host was at most {max(r['busy_before_pct'] for r in rows):.0f} % busy "
+                f"before a run.")
     return table_text(["trace", "ranks", "estimated at the start", "measured (wall)", "off by",
                        "the check's estimate", "its real runs (wall)", "off by", "host busy before"], out) + sentence
