@@ -124,6 +124,22 @@ class Release(unittest.TestCase):
             self.assertTrue(c.get("email") or c.get("website"), f"CITATION.cff: contact {c} has no email or website")
             self.assertNotRegex(str(c.get("email", "")), r"\.(invalid|example)$", "CITATION.cff: a contact's email")
 
+    def test_every_find_package_asks_for_this_release(self):
+        """Every find_package(mcmclb X.Y ...) the repository shows a user or builds (examples, guides, the README,
+        the install tests) asks for project()'s major.minor: below 1.0 the package accepts only its own minor
+        version, so one left at the last release fails to configure against this one."""
+        want = ".".join(project_version(read("CMakeLists.txt")).split(".")[:2])
+        files = subprocess.run(["git", "ls-files", "*.md", "*.txt", "*.sh", "*.cmake", "*.py"], cwd=ROOT,
+                               capture_output=True, text=True, check=True).stdout.split()
+        wrong = []
+        for path in files:
+            if path == "CHANGELOG.md" or path.startswith("docs/data/") or path.startswith("docs/notes/archive/"):
+                continue
+            for asked in re.findall(r"find_package\(mcmclb (\d+\.\d+)", read(path)):
+                if asked != want:
+                    wrong.append(f"{path}: find_package(mcmclb {asked}")
+        self.assertEqual(wrong, [], f"project() is {want}")
+
     def test_every_program_prints_the_release_and_its_commit(self):
         version = project_version(read("CMakeLists.txt"))
         mains = {os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "apps", "*.cpp"))

@@ -111,7 +111,7 @@ cat >"$work/skeleton/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.22)
 project(skeleton LANGUAGES CXX)
 set(CMAKE_CXX_STANDARD 20)
-find_package(mcmclb 0.9 REQUIRED COMPONENTS walkers)
+find_package(mcmclb 0.10 REQUIRED COMPONENTS walkers)
 message(STATUS "mcmclb package used: ${mcmclb_DIR}")
 add_executable(skeleton main.cpp)
 target_link_libraries(skeleton PRIVATE mcmclb::walkers)
