@@ -75,7 +75,9 @@ def kill_rank0(proc, out, rng, deadline):
         if time.monotonic() > deadline:
             raise TimeoutError("no run recorded before the deadline")
         time.sleep(0.005)
-    time.sleep(rng.uniform(0, 0.25))
+    # A moment within the next few runs: one-item runs take milliseconds, so a wait of up to 0.25 s let a fast host
+    # finish every run before the last kill, and the probe then failed for too few kills.
+    time.sleep(rng.uniform(0, 0.02))
     for pid in proc_tree.process_tree(proc.pid):
         if rank_of(pid) == 0:
             try:
