@@ -256,6 +256,7 @@ namespace {
 /// exit status, and --check's result where the check ran after the first round.
 struct Race {
   std::map<int, std::vector<Dropped>> dropped;
+  std::map<int, advice::NoneSettles> settled;  // the rank counts none settles: nothing else simulated there
   std::string final_text;
   int status = 0;
   std::optional<CheckResult> checked;
@@ -274,17 +275,59 @@ std::pair<SweepOptions, Study> own_study(const Options& o, const SweepOptions& s
   return {std::move(s), std::move(study)};
 }
 
-/// The race: every set-up on the first scenario (its own study file, advise-race.yaml), then --check where asked,
-/// then none and the two fastest in every scenario (advise-race-leaders.yaml), which bound the winner's largest
-/// regret; the set-ups whose regret in the first scenario exceeds that bound plus the tolerance are dropped from
-/// study, which is loaded again for the rest.
-Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Study& study,
-              const SimulationEstimate& first_estimate, const char* where,
+/// The exclude rules that leave every balancer asked but none out, at nprocs ranks (0: at every rank count).
+std::vector<std::string> all_but_none(const Options& o, int nprocs) {
+  std::vector<std::string> exclude;
+  for (const std::string& b : o.balancers) {
+    if (b != "none")
+      exclude.push_back("{" + (nprocs > 0 ? "nprocs: " + std::to_string(nprocs) + ", " : std::string()) +
+                        "balancer: " + b + "}");
+  }
+  return exclude;
+}
+
+/// The race: none in every scenario (advise-race-none.yaml), which settles a rank count where it comes within the
+/// tolerance of every scenario's ideal; then at the other rank counts every set-up on the first scenario
+/// (advise-race.yaml), then --check where asked, then none and the two fastest in every scenario
+/// (advise-race-leaders.yaml), which bound the winner's largest regret; the set-ups whose regret in the first
+/// scenario exceeds that bound plus the tolerance are dropped from study, which is loaded again for the rest.
+Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Study& study, const char* where,
               const std::optional<advice::ToleranceSource>& spread) {
   Race race;
-  const auto [first, first_study] = own_study(o, sweep, "advise-race.yaml", study_text(plan, o, true, {}), &study);
+  // The none round: the runs the second round makes anyway, first. No set-up beats a scenario's ideal, so where
+  // none's whole time is within the tolerance of the ideal in every scenario, no set-up can gain more than that:
+  // the rank count is settled without simulating a balancer (at 8192 ranks each costs minutes of host time). The
+  // tolerance before --check, which can only widen it: it settles no more than the check's would.
+  std::vector<std::string> settled_exclude;
+  const auto [nones, nones_study] =
+      own_study(o, sweep, "advise-race-none.yaml", study_text(plan, o, false, all_but_none(o, 0)), &study);
+  race.status = simulate(o, nones, nones_study, launch::estimate_to_run(nones, nones_study).host_s);
+  race.settled = advice::none_settles(
+      advice::tabulate(nones_study, read_configurations(nones.out), launch::sweep_backend(nones), o.draws),
+      tolerance_of(o, std::nullopt, spread).fraction);
+  std::vector<std::string> settled_words;
+  for (const auto& [nprocs, s] : race.settled) {
+    const std::vector<std::string> here = all_but_none(o, nprocs);
+    settled_exclude.insert(settled_exclude.end(), here.begin(), here.end());
+    settled_words.push_back("P = " + std::to_string(nprocs) + " (within " + fixed(s.regret * 100, 1) + " %)");
+  }
+  std::printf("%s", wrapped("advise: none in every scenario: " +
+                                (settled_words.empty()
+                                     ? std::string("it settles no rank count (its whole time exceeds an ideal by more "
+                                                   "than the tolerance there)")
+                                     : "within the tolerance of every scenario's ideal at " + join(settled_words) +
+                                           ": no balancer is simulated there, none can gain more"),
+                            100, "")
+                        .c_str());
+  const auto with_settled = [&](std::vector<std::string> exclude) {
+    exclude.insert(exclude.end(), settled_exclude.begin(), settled_exclude.end());
+    return exclude;
+  };
+  const auto [first, first_study] =
+      own_study(o, sweep, "advise-race.yaml", study_text(plan, o, true, settled_exclude), &study);
+  const SimulationEstimate first_estimate = launch::estimate_to_run(first, first_study);
   const auto first_start = std::chrono::steady_clock::now();
-  race.status = simulate(o, first, first_study, first_estimate.host_s);
+  race.status |= simulate(o, first, first_study, first_estimate.host_s);
   const double first_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_start).count();
   const Backend first_backend = launch::sweep_backend(first);
   const auto round = first_round(first_study, read_configurations(first.out), first_backend);
@@ -299,8 +342,9 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
   }
   const double race_tolerance = tolerance_of(o, race.checked, spread).fraction;
   // The second round, in the same folder (the first round's points are not run again).
-  const auto [second, second_study] = own_study(
-      o, sweep, "advise-race-leaders.yaml", study_text(plan, o, false, advice::second_round_exclude(round)), &study);
+  const auto [second, second_study] =
+      own_study(o, sweep, "advise-race-leaders.yaml",
+                study_text(plan, o, false, with_settled(advice::second_round_exclude(round))), &study);
   race.status |= simulate(o, second, second_study, launch::estimate_to_run(second, second_study).host_s);
   const std::map<int, double> bounds = advice::winner_regret_bounds(
       advice::tabulate(second_study, read_configurations(second.out), first_backend, o.draws));
@@ -320,7 +364,7 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
       "advise: racing dropped %zu set-up%s whose regret in the first scenario exceeds the most the "
       "winner's can reach, plus the tolerance (%s)\n",
       count, count == 1 ? "" : "s", why.c_str());
-  race.final_text = study_text(plan, o, false, exclude);
+  race.final_text = study_text(plan, o, false, with_settled(exclude));
   study = launch::load(sweep, race.final_text);
   // The rest, estimated again: the survivors only, scaled by how the first round's estimate came out on this
   // host and this trace (the table behind the estimate is other traces', on another load).
@@ -444,13 +488,17 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
 /// The advice at one rank count: its table and verdict printed, its rows added to advice.csv's text, its notes,
 /// and its winner's median time for the question how many ranks are worth it.
 void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ranking& ranking,
-              const std::vector<Dropped>& dropped_here, double tolerance_pct, const std::string& measured_words,
-              const advice::ToleranceSource& source, const std::string& ranks_answer, std::string& csv_text,
-              std::set<std::string>& notes) {
+              const std::vector<Dropped>& dropped_here, const advice::NoneSettles* settled, double tolerance_pct,
+              const std::string& measured_words, const advice::ToleranceSource& source, const std::string& ranks_answer,
+              std::string& csv_text, std::set<std::string>& notes) {
   const int nprocs = at.nprocs;
   const auto& setups = at.setups;
   for (const auto& note : ranking.notes) notes.insert(note);
-  const std::string verdict = advice::verdict_words(plan, nprocs, ranking.verdict.text);
+  // Where none settled the rank count, the verdict says so: the rule saw none alone.
+  const std::string verdict =
+      advice::verdict_words(plan, nprocs,
+                            settled != nullptr ? advice::settled_verdict(*settled, tolerance_pct / 100, measured_words)
+                                               : ranking.verdict.text);
   const std::string question = advice::walkers_words(plan, nprocs);
   const std::size_t m = ranking.scenarios.size();
   std::printf("\n%s", wrapped("advice at P = " + std::to_string(nprocs) + ": " + question + "; simulated, " +
@@ -588,12 +636,21 @@ int advise_main(const std::vector<std::string>& args) {
   }
   std::optional<SimulationEstimate> first_estimate;
   if (racing) {
+    const SimulationEstimate nones =
+        launch::estimate_to_run(sweep, launch::load(sweep, study_text(plan, o, false, all_but_none(o, 0))));
     first_estimate = launch::estimate_to_run(sweep, launch::load(sweep, study_text(plan, o, true, {})));
-    std::printf(
-        "advise: racing: every set-up on the first scenario first (%zu simulations, about %s), then none and the "
-        "two fastest in every scenario; one whose regret in the first exceeds the most the winner's can reach, "
-        "plus the tolerance, cannot win and is dropped (--no-race runs every simulation)\n",
-        first_estimate->count, launch::format_seconds(first_estimate->wall_s).c_str());
+    std::printf("%s",
+                wrapped("advise: racing: none in every scenario first (" + std::to_string(nones.count) +
+                            " simulations, about " + launch::format_seconds(nones.wall_s) +
+                            "); a rank count where none comes within the tolerance of every scenario's ideal is "
+                            "settled, no balancer can gain more. Elsewhere every set-up on the first scenario (" +
+                            std::to_string(first_estimate->count) + " simulations at most, about " +
+                            launch::format_seconds(first_estimate->wall_s) +
+                            "), then the two fastest in every scenario; one whose regret in the first exceeds the "
+                            "most the winner's can reach, plus the tolerance, cannot win and is dropped (--no-race "
+                            "runs every simulation)",
+                        100, "")
+                    .c_str());
   }
   if (o.dry_run) {
     std::printf("advise: dry run, nothing run or written\n");
@@ -601,11 +658,13 @@ int advise_main(const std::vector<std::string>& args) {
   }
   std::optional<CheckResult> checked;  // --check's result, once made
   std::map<int, std::vector<Dropped>> dropped;
+  std::map<int, advice::NoneSettles> settled;
   std::string final_text = plan.study_text;
   int raced = 0;
   if (racing) {
-    Race race = run_race(o, plan, sweep, study, *first_estimate, where, program.spread);
+    Race race = run_race(o, plan, sweep, study, where, program.spread);
     dropped = std::move(race.dropped);
+    settled = std::move(race.settled);
     final_text = std::move(race.final_text);
     raced = race.status;
     checked = std::move(race.checked);
@@ -685,8 +744,10 @@ int advise_main(const std::vector<std::string>& args) {
                    (plan.copies ? "copies (P / G x W walkers, more at more ranks): " : std::string()) + answer->text;
   }
   for (std::size_t k_at = 0; k_at < inputs.size(); ++k_at) {
-    print_at(plan, inputs[k_at], rankings[k_at], dropped[inputs[k_at].nprocs], tolerance_pct, measured_words,
-             tolerance.source, ranks_answer, csv_text, notes);
+    const auto settles = settled.find(inputs[k_at].nprocs);
+    print_at(plan, inputs[k_at], rankings[k_at], dropped[inputs[k_at].nprocs],
+             settles == settled.end() ? nullptr : &settles->second, tolerance_pct, measured_words, tolerance.source,
+             ranks_answer, csv_text, notes);
   }
   if (answer) {
     std::printf("\n%s", wrapped("ranks: " + ranks_answer, 100, "").c_str());

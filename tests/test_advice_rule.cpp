@@ -586,6 +586,32 @@ TEST(AdviceTable, SecondRoundBoundsTheWinnersRegret) {
       advice::winner_regret_bounds(advice::tabulate(unbounded.study, unbounded.samples, unbounded.backend, 1)).empty());
 }
 
+// The none round settles a rank count where none's whole time (run plus its own initial groups) comes within the
+// tolerance of every scenario's ideal: no set-up beats the ideal, so none can gain more. Here at P = 4 none is 2 %
+// over the ideal under tile and 3 % under draw (its worst); at P = 8 it is 20 % over under draw; at P = 16 one
+// scenario names no ideal, so nothing bounds a set-up there.
+TEST(AdviceTable, NoneSettlesOnlyWhereItIsWithinTheToleranceOfEveryIdeal) {
+  using namespace mcmclb;
+  const Folder f({point_of(4, "none", "", "tile"), point_of(4, "none", "", "draw"), point_of(8, "none", "", "tile"),
+                  point_of(8, "none", "", "draw"), point_of(16, "none", "", "tile"), point_of(16, "none", "", "draw")},
+                 {samples_of(10.2, 0, 0, 10), samples_of(10.29, 0.01, 0, 10), samples_of(5.1, 0, 0, 5),
+                  samples_of(6.0, 0, 0, 5), samples_of(3.0, 0, 0, 3), samples_of(3.0, 0, 0, 0)});
+  const advice::Tables t = advice::tabulate(f.study, f.samples, f.backend, 1);
+  const std::map<int, advice::NoneSettles> settled = advice::none_settles(t, 0.05);
+  ASSERT_EQ(settled.size(), 1u);
+  ASSERT_EQ(settled.count(4), 1u);
+  EXPECT_NEAR(settled.at(4).regret, 10.3 / (10 * (1 - 1e-6)) - 1, 1e-9);  // its initial groups' 0.01 s counted
+  EXPECT_EQ(settled.at(4).worst.values.at("workload_map"), "draw");
+  // A wider tolerance settles P = 8 too; a narrower one settles nothing.
+  EXPECT_EQ(advice::none_settles(t, 0.25).count(8), 1u);
+  EXPECT_TRUE(advice::none_settles(t, 0.02).empty());
+  const std::string verdict = advice::settled_verdict(settled.at(4), 0.05, "assumed, not measured");
+  EXPECT_EQ(verdict.rfind("Keep none: no set-up can be faster than none by more than 3.0 % in any scenario", 0), 0u)
+      << verdict;
+  EXPECT_NE(verdict.find("tolerance (assumed)"), std::string::npos) << verdict;
+  EXPECT_NE(verdict.find("not simulated"), std::string::npos) << verdict;
+}
+
 // The tables the rule ranks: the chain map is the scenario (the only column besides the set-up that varies), a
 // set-up run under one map stands for itself under the other, none's index is kept, and a point without a sample
 // is counted missing.

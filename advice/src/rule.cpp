@@ -166,6 +166,14 @@ double weighted_median(const std::vector<double>& values, const std::vector<doub
   return values[order.back()];
 }
 
+std::string tolerance_source_words(const std::string& tolerance_words) {
+  const std::size_t colon = tolerance_words.find(':');
+  return tolerance_words.rfind("assumed", 0) == 0 ? "assumed"
+         : tolerance_words.rfind("measured by ", 0) == 0 && colon != std::string::npos
+             ? tolerance_words.substr(0, colon)
+             : "measured";
+}
+
 Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, std::size_t none, double tolerance,
              const std::string& tolerance_words, const Words& words) {
   if (scenarios.empty()) throw std::invalid_argument("advice: no scenario");
@@ -363,14 +371,7 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   }
   v.depends_on = join(depends, " and ");
 
-  // The tolerance's source in a word: the whole account is the verdict's heading and advice.csv's `tolerance`.
-  // "assumed", "measured", or the source named with where it was measured (largest_tolerance's words up to
-  // their colon: "measured by your program's own runs at P = 2, n = 2, the host at most 3 % busy").
-  const std::size_t colon = tolerance_words.find(':');
-  const std::string source = tolerance_words.rfind("assumed", 0) == 0 ? "assumed"
-                             : tolerance_words.rfind("measured by ", 0) == 0 && colon != std::string::npos
-                                 ? tolerance_words.substr(0, colon)
-                                 : "measured";
+  const std::string source = tolerance_source_words(tolerance_words);
   const std::string count = std::to_string(m) + (m == 1 ? " scenario" : " scenarios");
   std::vector<std::string> text;
   if (none_within && w.regret_max > tolerance + 1e-12) {

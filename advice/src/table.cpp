@@ -138,6 +138,37 @@ std::map<int, double> winner_regret_bounds(const Tables& second_round) {
   return bounds;
 }
 
+std::map<int, NoneSettles> none_settles(const Tables& none_round, double tolerance) {
+  std::map<int, NoneSettles> settled;
+  for (const AtRankCount& at : none_round.at) {
+    if (at.scenarios.empty() || at.none_index >= at.setups.size()) continue;
+    NoneSettles s;
+    bool bounded = true;
+    for (std::size_t k = 0; k < at.scenarios.size() && bounded; ++k) {
+      // As winner_regret_bounds: a part in 10^6 to spare, for a run that meets its ideal to its clock's rounding.
+      const double bound = at.scenarios[k].bound_s * (1 - 1e-6);
+      const double regret = at.setups[at.none_index].price[k].whole_s() / bound - 1;
+      bounded = at.scenarios[k].bound_s > 0 && !std::isnan(regret);
+      if (bounded && (k == 0 || regret > s.regret)) {
+        s.regret = regret;
+        s.worst = at.scenarios[k];
+      }
+    }
+    if (bounded && s.regret <= tolerance + 1e-12) settled[at.nprocs] = s;
+  }
+  return settled;
+}
+
+std::string settled_verdict(const NoneSettles& s, double tolerance, const std::string& tolerance_words) {
+  char most_text[32];
+  std::snprintf(most_text, sizeof most_text, "%.1f %%", std::max(s.regret, 0.0) * 100);
+  const std::string most = most_text;
+  return "Keep none: no set-up can be faster than none by more than " + most + " in any scenario, inside the " +
+         tolerance_percent(tolerance) + " tolerance (" + tolerance_source_words(tolerance_words) +
+         "). None's whole time is within " + most + " of the ideal, which no set-up beats, even under " +
+         scenario_words(s.worst, dimension_words) + ". So the balancers were not simulated at this rank count.";
+}
+
 RaceCut race_cut(const FirstRound& round, double tolerance, const std::map<int, double>& bounds) {
   RaceCut cut;
   for (const auto& [nprocs, setups] : round) {

@@ -158,6 +158,11 @@ struct ToleranceSource {
 /// The tolerance the sources give: the largest (the first of equals), and words naming it, its P, n and the host's
 /// load, then the others: "measured by your program's own runs at P = 2, n = 2, the host at most 3 % busy: 31.99 to
 /// 33.32 s, 4.2 %; also ...". An assumed largest reads "assumed, not measured" (with what was measured after it).
+/// The tolerance's source in a word, for a verdict (the whole account is its heading and advice.csv's `tolerance`):
+/// "assumed", "measured", or the source named with where it was measured (largest_tolerance's words up to their
+/// colon: "measured by your program's own runs at P = 2, n = 2, the host at most 3 % busy").
+[[nodiscard]] std::string tolerance_source_words(const std::string& tolerance_words);
+
 struct Tolerance {
   double fraction = 0;
   ToleranceSource source;

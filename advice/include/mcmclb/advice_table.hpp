@@ -89,6 +89,22 @@ struct Dropped {
 /// against a time no set-up beats, so never smaller than the true one). Absent where a scenario has no bound.
 [[nodiscard]] std::map<int, double> winner_regret_bounds(const Tables& second_round);
 
+/// A rank count where none alone answers: its whole time comes within the tolerance of each scenario's bound (the
+/// ideal, which no set-up beats), so no set-up can be faster than none by more than that in any scenario. regret:
+/// none's largest whole time over the bound, less 1; worst: the scenario it is reached in.
+struct NoneSettles {
+  double regret = 0;
+  Scenario worst;
+};
+
+/// The rank counts none settles at this tolerance, from tables holding none in every scenario (the race's none
+/// round): those where every scenario has a bound and none's largest regret against it is within the tolerance.
+[[nodiscard]] std::map<int, NoneSettles> none_settles(const Tables& none_round, double tolerance);
+
+/// The verdict where none settles a rank count, in words: keep none, the most any set-up could gain, and that the
+/// balancers were not simulated there. tolerance_words: the tolerance's account, as the rule takes it.
+[[nodiscard]] std::string settled_verdict(const NoneSettles& s, double tolerance, const std::string& tolerance_words);
+
 /// What the race's first round drops: per rank count, every set-up but none whose regret there exceeds the bound
 /// on the winner's largest regret plus the tolerance. Its largest regret is at least that regret, so it can be
 /// neither the winner nor within the tolerance of it; a rank count without a bound drops nothing. Set-ups of the
