@@ -319,6 +319,12 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
                                            ": no balancer is simulated there, none can gain more"),
                             100, "")
                         .c_str());
+  if (race.settled.size() == std::set<long>(o.ranks.begin(), o.ranks.end()).size()) {  // no balancer to race
+    race.final_text = study_text(plan, o, false, settled_exclude);
+    study = launch::load(sweep, race.final_text);
+    if (o.check_reps > 0) race.checked = check_replay(o, plan, sweep, study, {"none"});
+    return race;
+  }
   const auto with_settled = [&](std::vector<std::string> exclude) {
     exclude.insert(exclude.end(), settled_exclude.begin(), settled_exclude.end());
     return exclude;
@@ -615,7 +621,7 @@ int advise_main(const std::vector<std::string>& args) {
     // so each of ours gets C / (C + b C)).
     const CheckEstimate check = check_estimate(o, plan, study);
     double total_s = whole.wall_s + check.wall_s;
-    std::string parts = "the simulations";
+    std::string parts = racing ? "the simulations, if racing drops none of them" : "the simulations";
     if (check.runs > 0) {
       parts += " and --check's " + std::to_string(check.runs) + " real runs (" + std::to_string(check.setups) +
                " set-ups at most x " + std::to_string(o.check_reps) + " repetitions x about " +

@@ -476,6 +476,14 @@ for p in ("16", "64"):
 print(f"advise on six walkers: the race and every simulation name {every[0]['winner']} at 16 ranks and "
       f"{[r for r in every if r['nprocs'] == '64'][0]['winner']} at 64 ({sum(1 for r in raced if r['dropped'])} dropped by the race)")
 PY
+# Asked at 64 ranks alone, in the same folder, none settles the only count: no round of balancers follows (its
+# points are all there, so nothing runs again) and the one row is none's.
+"$2/mcmclb" advise "$work/six.csv" --ranks 64 --balancers none,steal,mostwork --draws 1 --jobs 2 \
+  --sim-binary "$sim/mcmclb-sim" --out "$work/advise-six" >"$work/advise-six-64.log" 2>&1 &&
+  grep -q "^advise: none in every scenario: within the tolerance of every scenario's ideal at P = 64" "$work/advise-six-64.log" &&
+  ! grep -q "^advise: racing dropped" "$work/advise-six-64.log" &&
+  [ "$(grep -c '^64,' "$work/advise-six/advice.csv")" = 1 ] ||
+  { cat "$work/advise-six-64.log"; echo "advise on six walkers at 64 alone: not settled by none alone"; exit 1; }
 # The rank search between the counts asked runs the advised set-up alone at each count it tries. Here more ranks
 # pay (90 % efficiency at 4 ranks, Amdahl's law past it), so the search runs between 8 and 32; the set-up advised
 # at 32 is none or steal, neither of which has an interval: the studies of the search must still be valid ones.
