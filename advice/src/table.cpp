@@ -163,7 +163,7 @@ std::string settled_verdict(const NoneSettles& s, double tolerance, const std::s
   char most_text[32];
   std::snprintf(most_text, sizeof most_text, "%.1f %%", std::max(s.regret, 0.0) * 100);
   const std::string most = most_text;
-  return "Keep none: no set-up can be faster than none by more than " + most + " in any scenario, inside the " +
+  return "Keep none: no set-up can be faster than none by more than " + most + " in any scenario. That is inside the " +
          tolerance_percent(tolerance) + " tolerance (" + tolerance_source_words(tolerance_words) +
          "). None's whole time is within " + most + " of the ideal, which no set-up beats, even under " +
          scenario_words(s.worst, dimension_words) + ". So the balancers were not simulated at this rank count.";
