@@ -647,7 +647,8 @@ int advise_main(const std::vector<std::string>& args) {
     first_estimate = launch::estimate_to_run(sweep, launch::load(sweep, study_text(plan, o, true, {})));
     std::printf("%s",
                 wrapped("advise: racing: none in every scenario first (" + std::to_string(nones.count) +
-                            " simulations, about " + launch::format_seconds(nones.wall_s) +
+                            (nones.count == 1 ? " simulation" : " simulations") + ", about " +
+                            launch::format_seconds(nones.wall_s) +
                             "); a rank count where none comes within the tolerance of every scenario's ideal is "
                             "settled, no balancer can gain more. Elsewhere every set-up on the first scenario (" +
                             std::to_string(first_estimate->count) + " simulations at most, about " +
