@@ -361,6 +361,7 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
   for (const auto& [nprocs, list] : race.dropped) count += list.size();
   std::string why;
   for (const auto& [nprocs, list] : round) {
+    if (race.settled.contains(nprocs)) continue;  // none settled it: no balancer ran there to drop
     const auto b = bounds.find(nprocs);
     why += std::string(why.empty() ? "" : "; ") + "P = " + std::to_string(nprocs) + ": " +
            (b == bounds.end() ? "no bound, nothing dropped"
@@ -615,13 +616,19 @@ int advise_main(const std::vector<std::string>& args) {
       "(each simulation's host time from its set-up, its ranks and its items, as measured on a 2-core VM)\n",
       study.points.size(), skipped, sweep.out.c_str(), whole.count, o.jobs,
       launch::format_seconds(whole.wall_s).c_str(), where, racing ? " if racing drops nothing" : "");
+  // Racing, none runs first in every scenario; where it settles every rank count asked, that is all.
+  std::optional<SimulationEstimate> nones;
+  if (racing) {
+    nones = launch::estimate_to_run(sweep, launch::load(sweep, study_text(plan, o, false, all_but_none(o, 0))));
+  }
   {
     // The whole advice: the simulations, --check's real runs, stretched by the host's load (the simulations and
     // the runs share the cores with what else runs: other programs busy a share b of the cores' time, b C of them,
     // so each of ours gets C / (C + b C)).
     const CheckEstimate check = check_estimate(o, plan, study);
     double total_s = whole.wall_s + check.wall_s;
-    std::string parts = racing ? "the simulations, if racing drops none of them" : "the simulations";
+    double settled_s = nones ? nones->wall_s + check.wall_s : 0;
+    std::string parts = "the simulations";
     if (check.runs > 0) {
       parts += " and --check's " + std::to_string(check.runs) + " real runs (" + std::to_string(check.setups) +
                " set-ups at most x " + std::to_string(o.check_reps) + " repetitions x about " +
@@ -632,23 +639,24 @@ int advise_main(const std::vector<std::string>& args) {
     if (busy && *busy > 0.05) {
       const double factor = 1 + *busy;
       total_s *= factor;
+      settled_s *= factor;
       stretched = ", x" + fixed(factor, 2) + " for the host's load (other programs kept " + fixed(100 * *busy, 0) +
                   " % of its CPU time busy just now, /proc/stat)";
     }
-    std::printf("%s", wrapped("advise: in all about " + launch::format_seconds(total_s) + " " + where + ": " + parts +
-                                  stretched,
-                              100, "")
-                          .c_str());
+    // A race's time depends on what none's round finds, so it is given as a range, not one figure.
+    const std::string span = nones ? launch::format_seconds(settled_s) + " " + where +
+                                         " if none settles every rank count asked, up to " +
+                                         launch::format_seconds(total_s) + " if racing drops no set-up"
+                                   : launch::format_seconds(total_s) + " " + where;
+    std::printf("%s", wrapped("advise: in all about " + span + ": " + parts + stretched, 100, "").c_str());
   }
   std::optional<SimulationEstimate> first_estimate;
   if (racing) {
-    const SimulationEstimate nones =
-        launch::estimate_to_run(sweep, launch::load(sweep, study_text(plan, o, false, all_but_none(o, 0))));
     first_estimate = launch::estimate_to_run(sweep, launch::load(sweep, study_text(plan, o, true, {})));
     std::printf("%s",
-                wrapped("advise: racing: none in every scenario first (" + std::to_string(nones.count) +
-                            (nones.count == 1 ? " simulation" : " simulations") + ", about " +
-                            launch::format_seconds(nones.wall_s) +
+                wrapped("advise: racing: none in every scenario first (" + std::to_string(nones->count) +
+                            (nones->count == 1 ? " simulation" : " simulations") + ", about " +
+                            launch::format_seconds(nones->wall_s) +
                             "); a rank count where none comes within the tolerance of every scenario's ideal is "
                             "settled, no balancer can gain more. Elsewhere every set-up on the first scenario (" +
                             std::to_string(first_estimate->count) + " simulations at most, about " +
