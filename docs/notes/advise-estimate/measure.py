@@ -14,7 +14,11 @@ RANKS is advise's --ranks (e.g. 64,1024). MCMCLB and SIM_BINARY name the driver 
 With --check N each advise runs with `--check --check-reps N` and its rows go to another schema (CHECK_HEADER):
 the estimate printed at the start (a bound on the check's real runs, as advise says), the check's own estimate
 printed once the balancers to check are known, and the wall time of those real runs, read from when the two lines
-around them were printed. The output is read line by line as advise prints it (stdbuf -oL)."""
+around them were printed. The output is read line by line as advise prints it (stdbuf -oL).
+
+With --race advise races (no --no-race) and its rows go to a third schema (RACE_HEADER): the range it prints at
+the start (none's round alone, up to every simulation), the simulations it ran, whether none settled every rank
+count, and where balancers raced, the first round's estimate and its time as advise printed them."""
 import argparse
 import csv
 import datetime
@@ -32,6 +36,25 @@ HEADER = ["trace", "walkers", "items", "ranks", "jobs", "simulations", "estimate
 CHECK_HEADER = ["trace", "walkers", "items", "ranks", "jobs", "check_reps", "simulations", "estimated_s",
                 "check_runs_bound", "check_estimated_s", "check_runs", "check_measured_s", "measured_s",
                 "busy_before_pct", "commit", "host", "cores", "utc_start", "command_line"]
+
+RACE_HEADER = ["trace", "walkers", "items", "ranks", "jobs", "simulations_at_most", "simulations_run", "settled",
+               "estimated_low_s", "estimated_high_s", "measured_s", "first_round_estimated_s", "first_round_measured_s",
+               "busy_before_pct", "commit", "host", "cores", "utc_start", "command_line"]
+
+
+def race_row(text, folder):
+    """(low s, high s, simulations run, settled, first round estimated s, its wall s) from a racing advise's output."""
+    said = " ".join(text.split())
+    span = re.search(r"in all about (.+?) here if none settles every rank count asked, up to (.+?) if racing drops",
+                     said)
+    if not span:
+        raise ValueError("advise printed no range at the start (see advise-lines.txt)")
+    first = re.search(r"\(the first round took (.+?), estimated (.+?)\)", said)
+    with open(os.path.join(folder, "runs.csv"), encoding="utf-8") as f:
+        run = sum(1 for _ in csv.DictReader(f))
+    settled = "no" if "advise: racing dropped" in said else "yes"
+    return (seconds_of(span.group(1)), seconds_of(span.group(2)), run, settled,
+            f"{seconds_of(first.group(2)):g}" if first else "", f"{seconds_of(first.group(1)):g}" if first else "")
 
 
 def busy_share(seconds=2.0):
@@ -94,6 +117,7 @@ def main():
     parser.add_argument("--out-dir", required=True, help="a folder for each advise run's output")
     parser.add_argument("--csv", required=True, help="the CSV the rows are appended to")
     parser.add_argument("--check", type=int, metavar="N", help="advise --check --check-reps N (another schema)")
+    parser.add_argument("--race", action="store_true", help="advise races; the range it prints (a third schema)")
     parser.add_argument("runs", nargs="+", metavar="TRACE:RANKS")
     args = parser.parse_args()
     driver = os.environ.get("MCMCLB", "build-test/mcmclb")
@@ -109,7 +133,9 @@ def main():
         sys.exit("measure.py: --check: allowed: 6 repetitions or more, as advise's --check-reps")
     version = subprocess.run([driver, "--version"], capture_output=True, text=True, check=True).stdout
     commit = re.search(r"commit ([0-9a-f]+(?:-dirty)?)", version).group(1)
-    header = HEADER if args.check is None else CHECK_HEADER
+    if args.race and args.check is not None:
+        sys.exit("measure.py: --race: allowed: --race or --check, not both")
+    header = RACE_HEADER if args.race else HEADER if args.check is None else CHECK_HEADER
     new = not os.path.exists(args.csv)
     with open(args.csv, "a", newline="", encoding="utf-8") as out:
         writer = csv.writer(out, lineterminator="\n")
@@ -118,8 +144,8 @@ def main():
         for trace, ranks in runs:
             name = os.path.splitext(os.path.basename(trace))[0]
             folder = os.path.join(args.out_dir, f"{name}-p{ranks.replace(',', '-')}")
-            command = [driver, "advise", trace, "--ranks", ranks, "--no-race", "--jobs", jobs, "--sim-binary", sim,
-                       "--out", folder]
+            command = [driver, "advise", trace, "--ranks", ranks] + ([] if args.race else ["--no-race"]) + [
+                "--jobs", jobs, "--sim-binary", sim, "--out", folder]
             if args.check is not None:
                 command += ["--check", "--check-reps", str(args.check)]
             busy = busy_share()
@@ -141,6 +167,14 @@ def main():
             walkers, items = trace_shape(trace)
             tail = [f"{busy:.1f}", commit, socket.gethostname(), os.cpu_count(), utc.strftime("%Y-%m-%dT%H:%M:%SZ"),
                     " ".join(command)]
+            if args.race:
+                low, high, run, settled, first_estimated, first_wall = race_row(stdout, folder)
+                writer.writerow([trace, walkers, items, ranks, jobs, simulations, run, settled, f"{low:g}",
+                                 f"{high:g}", f"{wall:.1f}", first_estimated, first_wall] + tail)
+                print(f"{trace} at {ranks}: estimated {low:g} to {high:g} s, took {wall:.1f} s with {run} "
+                      f"simulations (settled by none: {settled}), the host {busy:.0f} % busy before")
+                out.flush()
+                continue
             if args.check is None:
                 writer.writerow([trace, walkers, items, ranks, jobs, simulations, f"{estimated:g}", f"{wall:.1f}",
                                  f"{100 * (estimated / wall - 1):.1f}"] + tail)
