@@ -383,6 +383,39 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
   return race;
 }
 
+/// The rank search between the counts asked (search_between), bounded before anything runs: up to 3 counts, each
+/// running none and one set-up in every scenario, none of them above the largest count asked nor dearer there than
+/// the dearest set-up (`any`); where none settles every count, the set-up searched with is none alone (`none_only`).
+/// Nothing where one count is asked, or the walkers come from no trace.
+struct SearchBound {
+  SimulationEstimate none_only, any;
+};
+SearchBound search_bound(const Options& o, const Plan& plan, const Study& study) {
+  const std::set<long> counts(o.ranks.begin(), o.ranks.end());
+  if (plan.trace_chains == 0 || counts.size() < 2) return {};
+  const long top = *counts.rbegin();
+  std::vector<const RunSpec*> nones;
+  const RunSpec* dearest = nullptr;
+  for (const Point& point : study.points) {
+    const RunSpec& spec = point.spec;
+    if (spec.nprocs != top) continue;
+    if (spec.balancer == "none") {
+      nones.push_back(&spec);
+    } else if (!dearest || simulated_host_s(spec) > simulated_host_s(*dearest)) {
+      dearest = &spec;
+    }
+  }
+  std::vector<const RunSpec*> none_only, any;
+  for (int round = 0; round < 3; ++round) {
+    for (const RunSpec* none : nones) {
+      none_only.push_back(none);
+      any.push_back(none);
+      if (dearest) any.push_back(dearest);
+    }
+  }
+  return {estimate_simulations(none_only, o.jobs), estimate_simulations(any, o.jobs)};
+}
+
 /// The keys of the advice study at nprocs ranks alone, for the rank counts searched between those asked: the walkers'
 /// groups there (walker_layout, as plan_trace lays them out) and only the set-up given, with none (every rank
 /// count's table prices against it).
@@ -455,10 +488,12 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
     Plan at = plan;
     at.keys = keys_at(plan, o, mid, setup);
     const auto [s, study] = own_study(o, sweep, "advise-ranks.yaml", study_text(at, o, false, {}), nullptr);
-    std::printf("advise: searching %d ranks, between %d and %d asked, with %s alone%s\n", mid, below, top,
-                label.c_str(), setup.balancer == "none" ? "" : " (and none)");
+    const SimulationEstimate cost = launch::estimate_to_run(s, study);
+    std::printf("advise: searching %d ranks, between %d and %d asked, with %s alone%s: %zu simulations, about %s\n",
+                mid, below, top, label.c_str(), setup.balancer == "none" ? "" : " (and none)", cost.count,
+                launch::format_seconds(cost.wall_s).c_str());
     std::fflush(stdout);
-    (void)simulate(o, s, study, launch::estimate_to_run(s, study).host_s);
+    (void)simulate(o, s, study, cost.host_s);
     const Backend backend = launch::sweep_backend(s);
     const advice::Tables tables = advice::tabulate(study, read_configurations(s.out), backend, o.draws);
     advice::AtRanks found{mid, std::vector<double>(scenarios.size(), std::nan("")), label};
@@ -626,9 +661,14 @@ int advise_main(const std::vector<std::string>& args) {
     // the runs share the cores with what else runs: other programs busy a share b of the cores' time, b C of them,
     // so each of ours gets C / (C + b C)).
     const CheckEstimate check = check_estimate(o, plan, study);
-    double total_s = whole.wall_s + check.wall_s;
-    double settled_s = nones ? nones->wall_s + check.wall_s : 0;
+    const SearchBound search = search_bound(o, plan, study);
+    double total_s = whole.wall_s + search.any.wall_s + check.wall_s;
+    double settled_s = nones ? nones->wall_s + search.none_only.wall_s + check.wall_s : 0;
     std::string parts = "the simulations";
+    if (search.any.count > 0) {
+      parts += ", the search between the rank counts asked (up to " + std::to_string(search.any.count) +
+               " simulations, " + launch::format_seconds(search.any.wall_s) + ")";
+    }
     if (check.runs > 0) {
       parts += " and --check's " + std::to_string(check.runs) + " real runs (" + std::to_string(check.setups) +
                " set-ups at most x " + std::to_string(o.check_reps) + " repetitions x about " +

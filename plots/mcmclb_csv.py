@@ -364,6 +364,17 @@ SCHEMAS = {
         "busy_before_pct": Column("number", 0), "commit": TEXT, "host": TEXT, "cores": _int(1), "utc_start": TEXT,
         "command_line": TEXT,
     },
+    # docs/notes/advise-estimate: advise racing (measure.py --race): the range printed at the start (none's round
+    # alone, up to every simulation), the simulations run, whether none settled every rank count, the wall time, and
+    # where balancers raced, the first round's estimate and time as advise printed them.
+    "estimates-race.csv": {
+        "trace": TEXT, "walkers": _int(1), "items": _int(1), "ranks": TEXT, "jobs": _int(1),
+        "simulations_at_most": _int(0), "simulations_run": _int(0), "settled": Column("name", choices=("yes", "no")),
+        "estimated_low_s": _time(), "estimated_high_s": _time(), "measured_s": _time(),
+        "first_round_estimated_s": _time(True), "first_round_measured_s": _time(True),
+        "busy_before_pct": Column("number", 0), "commit": TEXT, "host": TEXT, "cores": _int(1), "utc_start": TEXT,
+        "command_line": TEXT,
+    },
     # docs/notes/exact-sum-cost: tests/bench_exact_sum at real P ranks, seconds per call of each mode (a plain sum of
     # doubles and ops::exact_sum, of 1 and of 64 per rank), rounds in random order, with the run's provenance.
     "exact-sum-cost.csv": {

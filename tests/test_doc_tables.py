@@ -603,6 +603,48 @@ class AdviseEstimateCheck(unittest.TestCase):
             self.generate([])
 
 
+class AdviseEstimateRace(unittest.TestCase):
+    """advise's estimate with racing: a settled row says how far the low end was off, a raced row its first round's
+    estimate against its time, and the sentence says whether every time lies within its range."""
+
+    HEADER = ["trace", "walkers", "items", "ranks", "jobs", "simulations_at_most", "simulations_run", "settled",
+              "estimated_low_s", "estimated_high_s", "measured_s", "first_round_estimated_s", "first_round_measured_s",
+              "busy_before_pct", "commit", "host", "cores", "utc_start", "command_line"]
+
+    def generate(self, rows):
+        root = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, root)
+        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
+        self.addCleanup(doc_tables.Inputs.cache.clear)
+        doc_tables.common.ROOT = root
+        with open(os.path.join(root, "e.csv"), "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f, lineterminator="\n")
+            writer.writerow(self.HEADER)
+            writer.writerows(rows)
+        doc_tables.Inputs.cache.clear()
+        return doc_tables.generate("advise-estimate-race", ["e.csv"])
+
+    def row(self, trace, settled, low, high, measured, first_estimated="", first_measured=""):
+        return [trace, 8, 37, "8192", 2, 84, 6, settled, low, high, measured, first_estimated, first_measured, 0.5,
+                "abcdef123456", "vm", 2, "2026-11-28T16:00:00Z", "mcmclb advise"]
+
+    def test_settled_and_raced_rows_and_the_verdict(self):
+        text = self.generate([self.row("a/lj.csv", "yes", 162, 7041, 180), self.row("b/six.csv", "no", 4, 114, 90,
+                                                                                      40, 50)])
+        self.assertIn("| `lj.csv` | 8192 | 162 to 7041 s | 6 of 84 | 180.0 s | yes (-10 %) | - |", text)
+        self.assertIn("| `six.csv` | 8192 | 4 to 114 s | 6 of 84 | 90.0 s | no | 40 s, took 50 s (-20 %) |", text)
+        self.assertIn("Where none settled every rank count, the low end was off by -10 to -10 %. Every time lies "
+                      "within its range, 25 % either side. Where balancers raced, the first round's estimate was off "
+                      "by -20 to -20 %.", text)
+        # A time past the high end by more than a quarter is said.
+        self.assertIn("Not every time", self.generate([self.row("c.csv", "no", 4, 10, 13, 2, 4)]))
+        self.assertIn("Not every time", self.generate([self.row("c.csv", "yes", 100, 1000, 70)]))
+
+    def test_a_settled_value_other_than_yes_or_no_is_refused(self):
+        with self.assertRaisesRegex(doc_tables.InputError, r"e.csv.*settled"):
+            self.generate([self.row("c.csv", "maybe", 4, 10, 5)])
+
+
 class ThievesAgainstRegrouping(unittest.TestCase):
     """The sentence form of the per-draw verdict: its range is the one regrouping-against-thieves tables for the same
     folder, and a folder without a thief is refused with a line naming the file."""

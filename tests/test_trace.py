@@ -185,6 +185,27 @@ class BadTrace(TraceCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertNotIn(b"warning: --check: the host is", r.stdout)
 
+    def test_advise_estimate_counts_the_search_between_the_rank_counts(self):
+        """Asked at two rank counts, advise may search the counts between them after the race, up to 3 counts with
+        none and one set-up in every scenario: the estimate at the start counts them, at most as dear as at the
+        larger count; asked at one count, there is no search to count (a dry run: nothing run or written)."""
+        items = "chain,item,ranks,seconds,speedup\n" + "".join(f"{c},{i},1,0.01,\n" for c in range(4) for i in range(5))
+        with open(self.path("t.csv"), "w") as f:
+            f.write(items + "*,,2,,1.8\n")
+        def said(ranks):
+            r = self.mcmclb("advise", "t.csv", "--ranks", ranks, "--balancers", "none,steal", "--dry-run",
+                            "--sim-binary", self.fake_sim(), "--out", self.path("advice"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return " ".join(r.stdout.decode().split())
+        two = said("4,16")
+        found = re.search(r"the search between the rank counts asked \(up to (\d+) simulations", two)
+        self.assertTrue(found, two)
+        # 3 counts x (none + the dearest set-up) x each of none's scenarios at 16 ranks.
+        nones = int(re.search(r"none in every scenario first \((\d+) simulation", two).group(1)) // 2  # each count
+        self.assertEqual(int(found.group(1)), 3 * 2 * nones, two)
+        self.assertNotIn("the search between", said("16"))
+        self.assertFalse(os.path.exists(self.path("advice")), "a dry run writes nothing")
+
     def test_advise_estimate_counts_the_checks_real_runs(self):
         """advise's estimate, printed before it starts, counts --check's real runs: each takes what the trace's run
         line recorded where it ran in the check's layout, for each set-up checked, --check-reps times; and with one

@@ -24,7 +24,7 @@ from .steal_regroup_findings import (compute_findings, compute_real_findings, cy
 from .start_with import start_with
 from .walkers import chain_order_measured, chain_order_simulated, checkpoint_cost, exact_sum_cost, walkers_overhead
 from .your_workload import (advice, advice_answer, advice_brief, advise_estimate, advise_estimate_check,
-                            trace_at_scale, trace_replay)
+                            advise_estimate_race, trace_at_scale, trace_replay)
 
 
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
@@ -89,6 +89,7 @@ TABLES = {
     "advice-answer": (advice_answer, (1, 1), {}),
     "advise-estimate": (advise_estimate, (1, 1), {}),
     "advise-estimate-check": (advise_estimate_check, (1, 1), {}),
+    "advise-estimate-race": (advise_estimate_race, (1, 1), {}),
     "advice-brief": (advice_brief, (1, 1), {}),
     "start-with": (start_with, (2, 16), {}),
     "walkers-overhead": (walkers_overhead, (1, 1), {}),

@@ -502,7 +502,7 @@ for c in range(4):
 print('*,,2,,1.9'); print('*,,4,,3.6')" >"$work/scales.csv"
 "$2/mcmclb" advise "$work/scales.csv" --ranks 8,32 --balancers steal --draws 1 --jobs 2 --no-race \
   --sim-binary "$sim/mcmclb-sim" --out "$work/advise-scales" >"$work/advise-scales.log" 2>&1 &&
-  grep -q "^advise: searching [0-9]* ranks, between 8 and 32 asked, with \(none alone$\|steal alone (and none)$\)" \
+  grep -q "^advise: searching [0-9]* ranks, between 8 and 32 asked, with \(none alone\|steal alone (and none)\): [0-9]* simulations, about " \
     "$work/advise-scales.log" ||
   { cat "$work/advise-scales.log"; echo "advise: the rank search with a set-up that has no interval"; exit 1; }
 # A size measured several times with different speed-ups (1.5, 1.7 and 1.9 at 2 ranks): the advice replays their
