@@ -356,12 +356,12 @@ def advise_estimate(inputs):
 
 def advise_estimate_race(inputs):
     """advise's estimate with racing (docs/notes/advise-estimate/estimates-race.csv, measure.py --race): one row per
-    advise run: the range printed at the start (none's round alone, up to every simulation), the simulations run of
-    those at most, the wall time, whether none settled every rank count, and where balancers raced the first round's
-    estimate against its time; then one sentence: how far the low end was off where none settled, whether every
+    advise run: the range printed at the start (none's round alone, up to every simulation), the wall time, whether
+    none settled every rank count, and where balancers raced the first round's estimate against its time; then one
+    sentence: how far the low end was off where none settled, whether every
     time lies within its range (25 % either side), and how far the first rounds' estimates were off."""
     path = inputs.folders[0]
-    rows = Inputs.read_file(path, ("trace", "ranks", "simulations_at_most", "simulations_run", "settled",
+    rows = Inputs.read_file(path, ("trace", "ranks", "settled",
                                    "estimated_low_s", "estimated_high_s", "measured_s", "first_round_estimated_s",
                                    "first_round_measured_s", "busy_before_pct", "commit", "jobs"), "estimates-race.csv")
     out = []
@@ -372,7 +372,7 @@ def advise_estimate_race(inputs):
                  if raced and r["first_round_measured_s"] is not None else "-")
         out.append([f"`{os.path.basename(r['trace'])}`", r["ranks"].replace(",", ", "),
                     f"{r['estimated_low_s']:.0f} to {r['estimated_high_s']:.0f} s",
-                    f"{r['simulations_run']} of {r['simulations_at_most']}", f"{r['measured_s']:.1f} s",
+                    f"{r['measured_s']:.1f} s",
                     "no" if raced else f"yes ({_off_pct(r['estimated_low_s'], r['measured_s']):+.0f} %)", first])
     settled = [_off_pct(r["estimated_low_s"], r["measured_s"]) for r in rows if r["settled"] == "yes"]
     within = all(0.75 * r["estimated_low_s"] <= r["measured_s"] <= 1.25 * r["estimated_high_s"] for r in rows)
@@ -388,7 +388,7 @@ def advise_estimate_race(inputs):
                      f"{max(firsts):+.0f} %.")
     parts.append(f"{_runs_at(rows, '`--jobs ' + str(rows[0]['jobs']) + '`')}; the host at most "
                  f"{max(r['busy_before_pct'] for r in rows):.0f} % busy before a run.")
-    return table_text(["trace", "ranks", "estimated at the start", "simulations run", "measured (wall)",
+    return table_text(["trace", "ranks", "estimated at the start", "measured (wall)",
                        "none settles (low end off by)", "first round: estimated, taken"], out) + "\n\n" + " ".join(parts)
 
 
