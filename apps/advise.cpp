@@ -664,6 +664,7 @@ int advise_main(const std::vector<std::string>& args) {
     const SearchBound search = search_bound(o, plan, study);
     double total_s = whole.wall_s + search.any.wall_s + check.wall_s;
     double settled_s = nones ? nones->wall_s + search.none_only.wall_s + check.wall_s : 0;
+    double unsearched_s = whole.wall_s + check.wall_s;  // without racing: the advice if it searches no count
     std::string parts = "the simulations";
     if (search.any.count > 0) {
       parts += ", the search between the rank counts asked (up to " + std::to_string(search.any.count) +
@@ -680,14 +681,20 @@ int advise_main(const std::vector<std::string>& args) {
       const double factor = 1 + *busy;
       total_s *= factor;
       settled_s *= factor;
+      unsearched_s *= factor;
       stretched = ", x" + fixed(factor, 2) + " for the host's load (other programs kept " + fixed(100 * *busy, 0) +
                   " % of its CPU time busy just now, /proc/stat)";
     }
-    // A race's time depends on what none's round finds, so it is given as a range, not one figure.
-    const std::string span = nones ? launch::format_seconds(settled_s) + " " + where +
-                                         " if none settles every rank count asked, up to " +
-                                         launch::format_seconds(total_s) + " if racing drops no set-up"
-                                   : launch::format_seconds(total_s) + " " + where;
+    // A race's time depends on what none's round finds, and whether the counts between those asked are searched
+    // on what the simulations find, so either is given as a range, not one figure.
+    std::string span = launch::format_seconds(total_s) + " " + where;
+    if (nones) {
+      span = launch::format_seconds(settled_s) + " " + where + " if none settles every rank count asked, up to " +
+             launch::format_seconds(total_s) + " if racing drops no set-up";
+    } else if (search.any.count > 0) {
+      span = launch::format_seconds(unsearched_s) + " " + where + ", up to " + launch::format_seconds(total_s) +
+             " if it searches between the rank counts asked";
+    }
     std::printf("%s", wrapped("advise: in all about " + span + ": " + parts + stretched, 100, "").c_str());
   }
   std::optional<SimulationEstimate> first_estimate;

@@ -192,8 +192,8 @@ class BadTrace(TraceCase):
         items = "chain,item,ranks,seconds,speedup\n" + "".join(f"{c},{i},1,0.01,\n" for c in range(4) for i in range(5))
         with open(self.path("t.csv"), "w") as f:
             f.write(items + "*,,2,,1.8\n")
-        def said(ranks):
-            r = self.mcmclb("advise", "t.csv", "--ranks", ranks, "--balancers", "none,steal", "--dry-run",
+        def said(ranks, *flags):
+            r = self.mcmclb("advise", "t.csv", "--ranks", ranks, *flags, "--balancers", "none,steal", "--dry-run",
                             "--sim-binary", self.fake_sim(), "--out", self.path("advice"))
             self.assertEqual(r.returncode, 0, r.stderr)
             return " ".join(r.stdout.decode().split())
@@ -204,6 +204,9 @@ class BadTrace(TraceCase):
         nones = int(re.search(r"none in every scenario first \((\d+) simulation", two).group(1)) // 2  # each count
         self.assertEqual(int(found.group(1)), 3 * 2 * nones, two)
         self.assertNotIn("the search between", said("16"))
+        # Without racing every set-up runs, and the search may not: a range, from no search to the whole of it.
+        self.assertRegex(said("4,16", "--no-race"), r"in all about [0-9 mins]+ here, up to [0-9 mins]+ if it searches "
+                                                    r"between the rank counts asked")
         self.assertFalse(os.path.exists(self.path("advice")), "a dry run writes nothing")
 
     def test_advise_estimate_counts_the_checks_real_runs(self):
