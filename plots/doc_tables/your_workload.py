@@ -358,8 +358,8 @@ def advise_estimate_race(inputs):
     """advise's estimate with racing (docs/notes/advise-estimate/estimates-race.csv, measure.py --race): one row per
     advise run: the range printed at the start (none's round alone, up to every simulation), the wall time, whether
     none settled every rank count, and where balancers raced the first round's estimate against its time; then one
-    sentence: how far the low end was off where none settled, whether every
-    time lies within its range (25 % either side), and how far the first rounds' estimates were off."""
+    sentence: how far the low end was off where none settled, whether every time lies within its range (25 % either
+    side), and how far the first rounds' estimates were off."""
     path = inputs.folders[0]
     rows = Inputs.read_file(path, ("trace", "ranks", "settled",
                                    "estimated_low_s", "estimated_high_s", "measured_s", "first_round_estimated_s",
