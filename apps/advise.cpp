@@ -396,13 +396,15 @@ SearchBound search_bound(const Options& o, const Plan& plan, const Study& study)
   const long top = *counts.rbegin();
   std::vector<const RunSpec*> nones;
   const RunSpec* dearest = nullptr;
+  double dearest_s = 0;
   for (const Point& point : study.points) {
     const RunSpec& spec = point.spec;
     if (spec.nprocs != top) continue;
     if (spec.balancer == "none") {
       nones.push_back(&spec);
-    } else if (!dearest || simulated_host_s(spec) > simulated_host_s(*dearest)) {
+    } else if (const double s = simulated_host_s(spec); !dearest || s > dearest_s) {
       dearest = &spec;
+      dearest_s = s;
     }
   }
   std::vector<const RunSpec*> none_only, any;
