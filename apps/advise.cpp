@@ -383,6 +383,9 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
   return race;
 }
 
+/// The rank counts the search between those asked tries at most (search_between); search_bound prices as many.
+constexpr int kSearchedCounts = 3;
+
 /// The rank search between the counts asked (search_between), bounded before anything runs: up to 3 counts, each
 /// running none and one set-up in every scenario, none of them above the largest count asked nor dearer there than
 /// the dearest set-up (`any`); where none settles every count, the set-up searched with is none alone (`none_only`).
@@ -408,7 +411,7 @@ SearchBound search_bound(const Options& o, const Plan& plan, const Study& study)
     }
   }
   std::vector<const RunSpec*> none_only, any;
-  for (int round = 0; round < 3; ++round) {
+  for (int round = 0; round < kSearchedCounts; ++round) {
     for (const RunSpec* none : nones) {
       none_only.push_back(none);
       any.push_back(none);
@@ -484,7 +487,7 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
   const std::string label = setup_label(setup);
   std::vector<int> tried;
   int lo = below, hi = top;
-  for (int round = 0; round < 3; ++round) {
+  for (int round = 0; round < kSearchedCounts; ++round) {
     const int mid = (lo + hi) / 2 / step * step;
     if (mid <= lo || mid >= hi) break;
     Plan at = plan;
