@@ -23,6 +23,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,6 +33,7 @@
 #include "mcmclb/advice_speedups.hpp"
 #include "mcmclb/advice_table.hpp"
 #include "mcmclb/configurations.hpp"
+#include "mcmclb/driver.hpp"  // emulated_ideal_s
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/launch.hpp"
 #include "mcmclb/provenance.hpp"  // host_busy_share
@@ -66,6 +68,10 @@ std::string wrapped(const std::string& text, std::size_t width, const std::strin
   if (!line.empty()) out += indent + line + "\n";
   return out;
 }
+
+/// A point's ideal as its run computes it, without simulating it: it bounds a scenario that none alone was not
+/// simulated under (none never merges, so it runs under one speed-up rule, but the others lower the ideal).
+std::optional<double> ideal_of(const RunSpec& spec) { return emulated_ideal_s(spec); }
 
 /// The race's first scenario in words, as scenario_words names scenarios.
 std::string first_scenario_words(const Plan& plan) {
@@ -258,6 +264,7 @@ struct Race {
   std::map<int, std::vector<Dropped>> dropped;
   std::map<int, advice::NoneSettles> settled;  // the rank counts none settles: nothing else simulated there
   std::string final_text;
+  std::vector<std::string> cut_exclude, settled_exclude;  // final_text's exclude rules: the cut's, none's round's
   int status = 0;
   std::optional<CheckResult> checked;
 };
@@ -302,8 +309,10 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
   const auto [nones, nones_study] =
       own_study(o, sweep, "advise-race-none.yaml", study_text(plan, o, false, all_but_none(o, 0)), &study);
   race.status = simulate(o, nones, nones_study, launch::estimate_to_run(nones, nones_study).host_s);
+  // Tabulated over the whole study, not the none round's: every scenario asked at a rank count must bound none,
+  // including those none was not simulated under (their ideal computed), or a count settles on the flat rule alone.
   race.settled = advice::none_settles(
-      advice::tabulate(nones_study, read_configurations(nones.out), launch::sweep_backend(nones), o.draws),
+      advice::tabulate(study, read_configurations(nones.out), launch::sweep_backend(nones), o.draws, ideal_of),
       tolerance_of(o, std::nullopt, spread).fraction);
   std::vector<std::string> settled_words;
   for (const auto& [nprocs, s] : race.settled) {
@@ -353,7 +362,7 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
                 study_text(plan, o, false, with_settled(advice::second_round_exclude(round))), &study);
   race.status |= simulate(o, second, second_study, launch::estimate_to_run(second, second_study).host_s);
   const std::map<int, double> bounds = advice::winner_regret_bounds(
-      advice::tabulate(second_study, read_configurations(second.out), first_backend, o.draws));
+      advice::tabulate(second_study, read_configurations(second.out), first_backend, o.draws, ideal_of));
   advice::RaceCut cut = advice::race_cut(round, race_tolerance, bounds);
   race.dropped = std::move(cut.dropped);
   const std::vector<std::string> exclude = std::move(cut.exclude);
@@ -372,6 +381,8 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
       "winner's can reach, plus the tolerance (%s)\n",
       count, count == 1 ? "" : "s", why.c_str());
   race.final_text = study_text(plan, o, false, with_settled(exclude));
+  race.cut_exclude = exclude;
+  race.settled_exclude = settled_exclude;
   study = launch::load(sweep, race.final_text);
   // The rest, estimated again: the survivors only, scaled by how the first round's estimate came out on this
   // host and this trace (the table behind the estimate is other traces', on another load).
@@ -500,7 +511,7 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
     std::fflush(stdout);
     (void)simulate(o, s, study, cost.host_s);
     const Backend backend = launch::sweep_backend(s);
-    const advice::Tables tables = advice::tabulate(study, read_configurations(s.out), backend, o.draws);
+    const advice::Tables tables = advice::tabulate(study, read_configurations(s.out), backend, o.draws, ideal_of);
     advice::AtRanks found{mid, std::vector<double>(scenarios.size(), std::nan("")), label};
     for (const advice::AtRankCount& t : tables.at) {
       for (std::size_t k = 0; k < t.setups.size(); ++k) {
@@ -728,26 +739,68 @@ int advise_main(const std::vector<std::string>& args) {
   std::map<int, advice::NoneSettles> settled;
   std::string final_text = plan.study_text;
   int raced = 0;
+  Race race;
   if (racing) {
-    Race race = run_race(o, plan, sweep, study, where, program.spread);
+    race = run_race(o, plan, sweep, study, where, program.spread);
     dropped = std::move(race.dropped);
     settled = std::move(race.settled);
     final_text = std::move(race.final_text);
     raced = race.status;
     checked = std::move(race.checked);
   }
-  {
-    // The study file the launches read, replaced whole under the folder's lock (never seen half written).
-    auto store = launch::open_output(sweep, study);
-    store.rewrite_file(fs::path(plan.study_path).filename().string(), [&](const fs::path&) { return final_text; });
+  // The study file the launches read, replaced whole under the folder's lock (never seen half written), and its
+  // simulations.
+  const auto sweep_final = [&] {
+    {
+      auto store = launch::open_output(sweep, study);
+      store.rewrite_file(fs::path(plan.study_path).filename().string(), [&](const fs::path&) { return final_text; });
+    }
+    return simulate(o, sweep, study, launch::estimate_to_run(sweep, study).host_s);
+  };
+  int swept = sweep_final() != 0 || raced != 0 ? 1 : 0;
+  const Backend backend = launch::sweep_backend(sweep);
+  if (!dropped.empty()) {
+    // The cut undone where it may have moved the answer: a dropped set-up ran the first scenario only, and elsewhere
+    // it may have been the fastest (advice::cut_may_mislead). Then it runs every scenario there, as --no-race would.
+    const double tol = tolerance_of(o, checked, program.spread).fraction;
+    const advice::Tables kept = advice::tabulate(study, read_configurations(sweep.out), backend, o.draws, ideal_of);
+    std::set<int> undo;
+    for (const advice::AtRankCount& at : kept.at) {
+      if (!dropped.contains(at.nprocs)) continue;
+      try {
+        const advice::Ranking r =
+            advice::rank(at.scenarios, at.setups, at.none_index, tol, "", advice::dimension_words);
+        if (advice::cut_may_mislead(r, tol)) undo.insert(at.nprocs);
+      } catch (const std::invalid_argument&) {
+        undo.insert(at.nprocs);  // none lacks a time somewhere: nothing vouches for the cut
+      }
+    }
+    if (!undo.empty()) {
+      std::vector<std::string> exclude = race.settled_exclude, words;
+      for (const std::string& rule : race.cut_exclude) {
+        const bool undone = std::any_of(
+            undo.begin(), undo.end(), [&](int n) { return rule.rfind("{nprocs: " + std::to_string(n) + ",", 0) == 0; });
+        if (!undone) exclude.push_back(rule);
+      }
+      for (const int n : undo) {
+        words.push_back("P = " + std::to_string(n));
+        dropped.erase(n);
+      }
+      std::printf("%s", wrapped("advise: racing's cut undone at " + join(words) +
+                                    ": a set-up it dropped may be the fastest in a scenario it did not run, by enough "
+                                    "to change the answer, so every set-up runs every scenario there",
+                                100, "")
+                            .c_str());
+      final_text = study_text(plan, o, false, exclude);
+      study = launch::load(sweep, final_text);
+      swept |= sweep_final() != 0 ? 1 : 0;
+    }
   }
-  const int swept = simulate(o, sweep, study, launch::estimate_to_run(sweep, study).host_s) != 0 || raced != 0 ? 1 : 0;
 
   // The ranking, from what the folder holds for this study's points.
-  const Backend backend = launch::sweep_backend(sweep);
   const auto samples = read_configurations(sweep.out);
   // Per rank count, the rule's input: each set-up's time and one-off costs in every scenario.
-  const advice::Tables tables = advice::tabulate(study, samples, backend, o.draws);
+  const advice::Tables tables = advice::tabulate(study, samples, backend, o.draws, ideal_of);
   const std::vector<advice::AtRankCount>& inputs = tables.at;
   const std::size_t missing = tables.missing;
   std::string csv_text = csv::line(advice::advice_header());

@@ -847,6 +847,23 @@ TEST(TraceFile, TheIdealIsComputedOncePerProcessAndShared) {
   EXPECT_EQ(mcmclb::steady_share_computations(), before + 4);
 }
 
+// The ideal is a bound no run beats where the measured speed-ups are not concave: here 1.2 at 2 ranks and 3.6 at 4.
+// Two walkers of 1 s on 3 ranks, each in turn on all three, end in 2 / S(3); a bound from each walker's own steady
+// group size took both on 1.5 ranks at S(1.5) and came out above that schedule. The envelope of (0, 0), (1, 1) and
+// (3, S(3)) gives each walker 1.5 ranks at 1 + 0.5 (S(3) - 1) / 2.
+TEST(TraceFile, TheIdealIsTheEnvelopeOfTheSpeedupsMixedOverTime) {
+  using mcmclb::Trace;
+  const Trace jump = Trace::parse("chain,item,ranks,seconds,speedup\n0,0,1,1.0,\n1,0,1,1.0,\n*,,2,,1.2\n*,,4,,3.6\n",
+                                  "jump.csv", mcmclb::TraceExtrapolation::flat);
+  const double s3 = jump.best_speedup(0, 3);
+  ASSERT_GT(s3, 2.5);
+  const double ideal = mcmclb::steady_share_s(jump, {{0, 1, 1}, {1, 1, 1}}, 3);
+  EXPECT_LE(ideal, 2 / s3) << "a run that works each walker in turn on 3 ranks beats the ideal";
+  EXPECT_NEAR(ideal, 1 / (1 + 0.5 * (s3 - 1) / 2), 1e-9);
+  // Concave speed-ups need no mixing: one walker alone on 3 ranks takes 1 s over S(3), as before.
+  EXPECT_NEAR(mcmclb::steady_share_s(jump, {{0, 1, 1}}, 3), 1 / s3, 1e-9);
+}
+
 // The ideal bounds every run under a speed-up that bends down too. A search that took the speed-up as rising found
 // groups past the peak, too large to fit the ranks, and came out at several times what the walkers can reach.
 TEST(TraceFile, TheIdealBoundsRunsWhoseSpeedupBendsDown) {

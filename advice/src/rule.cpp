@@ -208,6 +208,9 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
     } else {
       // One scenario, with both weights: the weights stay those stated, whatever happens to coincide.
       scenarios[*twin].weight += scenarios[s].weight;
+      if (scenarios[s].bound_s > 0 &&
+          !(scenarios[*twin].bound_s > 0 && scenarios[*twin].bound_s <= scenarios[s].bound_s))
+        scenarios[*twin].bound_s = scenarios[s].bound_s;  // the lower ideal bounds both
       out.notes.push_back(scenario_words(scenarios[s], words) + " gives every set-up the times of " +
                           scenario_words(scenarios[*twin], words) + ": counted once, with both weights");
     }

@@ -202,6 +202,18 @@ RaceCut race_cut(const FirstRound& round, double tolerance, const std::map<int, 
   return cut;
 }
 
+bool cut_may_mislead(const Ranking& kept, double tolerance) {
+  if (kept.rows.empty()) return false;
+  const Row& winner = kept.rows[kept.verdict.winner];
+  for (std::size_t k = 0; k < kept.scenarios.size(); ++k) {
+    const double bound = kept.scenarios[k].bound_s;
+    if (!(bound > 0)) return true;
+    // As winner_regret_bounds: a part in 10^6 to spare, for a run that meets its ideal to its clock's rounding.
+    if (winner.whole_s[k] / (bound * (1 - 1e-6)) - 1 > winner.regret_max + tolerance + 1e-12) return true;
+  }
+  return false;
+}
+
 namespace {
 
 /// One simulation's result: its point, its price (run and one-off costs), and the scenario it ran under.
@@ -243,25 +255,42 @@ std::set<std::string> scenario_columns(const Study& study) {
   return columns;
 }
 
-/// One rank count's set-ups (in their first point's order) and their cells as the rule's input.
-AtRankCount at_rank_count(int nprocs, const std::map<std::string, std::vector<Cell>>& by_setup,
-                          const std::vector<std::string>& order, long draws) {
-  std::set<ScenarioValues> seen;
-  for (const auto& [label, list] : by_setup) {
-    for (const Cell& c : list) seen.insert(c.scenario);
+/// A point's scenario: its values of the varying columns, the chain map and its draw's seed one choice (tile, draw
+/// 1, draw 2, ...).
+ScenarioValues scenario_of(const RunSpec& spec, const std::set<std::string>& varying) {
+  ScenarioValues scenario;
+  for (const auto& [name, value] : key_columns(spec)) {
+    if (varying.count(name) != 0) scenario[name] = value;
   }
-  const std::vector<ScenarioValues> scenario_list(seen.begin(), seen.end());
+  if (const auto seed = scenario.find("workload_seed"); seed != scenario.end()) {
+    if (const auto map = scenario.find("workload_map"); map != scenario.end()) {
+      if (map->second == "draw") map->second += " " + seed->second;
+      scenario.erase(seed);
+    }
+  }
+  return scenario;
+}
+
+/// The least of two bounds, 0 standing for none known.
+double least_bound(double a, double b) { return a > 0 && b > 0 ? std::min(a, b) : std::max(a, b); }
+
+/// One rank count's set-ups (in their first point's order) and their cells as the rule's input. asked: the
+/// scenarios of every point asked at this count, each with the least ideal computed for them (0: none computed),
+/// so that a scenario no simulation ran under is still one, bounded.
+AtRankCount at_rank_count(int nprocs, const std::map<std::string, std::vector<Cell>>& by_setup,
+                          const std::vector<std::string>& order, long draws,
+                          const std::map<ScenarioValues, double>& asked) {
+  std::map<ScenarioValues, double> bounds = asked;
+  for (const auto& [label, list] : by_setup) {
+    // Each run's ideal bounds its scenario (one standing in from another scenario ran other speed-ups): every
+    // set-up of a rank count spreads the same work, so each run's ideal bounds them all.
+    for (const Cell& c : list) bounds[c.scenario] = least_bound(bounds[c.scenario], c.ideal_s);
+  }
   AtRankCount at;
   at.nprocs = nprocs;
-  for (const ScenarioValues& sc : scenario_list) {
-    // The scenario's bound from the runs made under it (one standing in from another scenario ran other
-    // speed-ups): every set-up of a rank count spreads the same work, so each run's ideal bounds them all.
-    double bound = 0;
-    for (const auto& [label, list] : by_setup) {
-      for (const Cell& c : list) {
-        if (c.scenario == sc && c.ideal_s > 0) bound = bound > 0 ? std::min(bound, c.ideal_s) : c.ideal_s;
-      }
-    }
+  std::vector<ScenarioValues> scenario_list;
+  for (const auto& [sc, bound] : bounds) {
+    scenario_list.push_back(sc);
     at.scenarios.push_back({sc, scenario_weight(sc, draws), bound});
   }
   for (const std::string& label : order) {
@@ -280,37 +309,33 @@ AtRankCount at_rank_count(int nprocs, const std::map<std::string, std::vector<Ce
 }  // namespace
 
 Tables tabulate(const Study& study, const std::map<std::string, ConfigurationSamples>& samples, const Backend& backend,
-                long draws) {
+                long draws, const IdealOf& ideal) {
   const std::set<std::string> varying = scenario_columns(study);
   std::map<int, std::map<std::string, std::vector<Cell>>> cells;
   std::map<int, std::vector<std::string>> setup_order;
+  std::map<int, std::map<ScenarioValues, double>> asked;
   Tables tables;
   for (const Point& p : study.points) {
+    ScenarioValues scenario = scenario_of(p.spec, varying);
+    if (ideal) {
+      const std::optional<double> computed = ideal(p.spec);
+      auto& bound = asked[p.spec.nprocs][scenario];
+      bound = least_bound(bound, computed.value_or(0));
+    }
     const auto it = samples.find(configuration_key(p.spec, backend));
     if (it == samples.end() || it->second.time_s.empty()) {
       ++tables.missing;
       continue;
     }
-    const double ideal = it->second.ideal_s.empty() ? 0 : it->second.ideal_s.front();
-    Cell cell{&p, prices(it->second).front(), ideal, {}};
-    for (const auto& [name, value] : key_columns(p.spec)) {
-      if (varying.count(name) != 0) cell.scenario[name] = value;
-    }
-    // The chain map and its draw's seed are one choice: tile, draw 1, draw 2, ...
-    if (const auto seed = cell.scenario.find("workload_seed"); seed != cell.scenario.end()) {
-      if (const auto map = cell.scenario.find("workload_map"); map != cell.scenario.end()) {
-        if (map->second == "draw") map->second += " " + seed->second;
-        cell.scenario.erase(seed);
-      }
-    }
+    const double run_ideal = it->second.ideal_s.empty() ? 0 : it->second.ideal_s.front();
     const std::string label = setup_label(p.spec);
     auto& of_p = cells[p.spec.nprocs];
     if (of_p.count(label) == 0) setup_order[p.spec.nprocs].push_back(label);
-    of_p[label].push_back(cell);
+    of_p[label].push_back({&p, prices(it->second).front(), run_ideal, std::move(scenario)});
   }
   for (const auto& [nprocs, by_setup] : cells) {
     if (by_setup.count("none") == 0) continue;
-    tables.at.push_back(at_rank_count(nprocs, by_setup, setup_order[nprocs], draws));
+    tables.at.push_back(at_rank_count(nprocs, by_setup, setup_order[nprocs], draws, asked[nprocs]));
   }
   return tables;
 }

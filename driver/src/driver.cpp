@@ -145,6 +145,19 @@ std::string emulated_reference_times(const RunSpec& spec, const std::vector<int>
          std::string(to_string(spec.workload.map)) + ")";
 }
 
+}  // namespace
+
+std::optional<double> emulated_ideal_s(const RunSpec& spec) {
+  if (spec.work.mode == WorkMode::compute) return std::nullopt;
+  const auto sizes = initial_group_sizes(spec, spec.nprocs);
+  if (!sizes) return std::nullopt;
+  RunResult r;
+  (void)emulated_reference_times(spec, *sizes, spec.nprocs, r);
+  return r.ideal_s;
+}
+
+namespace {
+
 /// Compute mode, collective: each chain's whole trajectory on one rank (chain c on rank c mod P, g = 1, no
 /// communication), before the run and untimed. Rank 0 gets every chain's final energy, acceptances and the CPU
 /// seconds it took: the reference the run must reproduce and the calibration of the ideal time (CPU time, so

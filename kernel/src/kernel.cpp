@@ -74,8 +74,7 @@ std::vector<int> node_group_sizes(int node_size, const mpi::Comm& world) {
 
 }  // namespace
 
-std::vector<int> initial_group_sizes(const RunSpec& run, const mpi::Comm& world) {
-  const int n = world.size();
+std::optional<std::vector<int>> initial_group_sizes(const RunSpec& run, int n) {
   switch (run.groups.by) {
     case GroupsSpec::By::G:
       if (run.G < 1 || n % run.G != 0) {
@@ -96,7 +95,7 @@ std::vector<int> initial_group_sizes(const RunSpec& run, const mpi::Comm& world)
       return sizes;
     }
     case GroupsSpec::By::node:
-      return node_group_sizes(run.groups.node_size, world);
+      return std::nullopt;  // the machine's nodes decide
     case GroupsSpec::By::count:
       if (run.groups.count < 1 || run.groups.count > n) {
         throw InputError("key groups.count: " + std::to_string(run.groups.count) +
@@ -104,7 +103,12 @@ std::vector<int> initial_group_sizes(const RunSpec& run, const mpi::Comm& world)
       }
       return count_sizes(n, run.groups.count);
   }
-  return {};
+  return std::vector<int>{};
+}
+
+std::vector<int> initial_group_sizes(const RunSpec& run, const mpi::Comm& world) {
+  if (run.groups.by == GroupsSpec::By::node) return node_group_sizes(run.groups.node_size, world);
+  return *initial_group_sizes(run, world.size());
 }
 
 Decision::Words Decision::to_words() const noexcept {

@@ -10,12 +10,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <numeric>
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/text.hpp"
@@ -507,38 +509,72 @@ std::shared_ptr<const Trace> load_trace(const std::string& file, TraceExtrapolat
   return trace;
 }
 
-double steady_share_s(const Trace& trace, const std::vector<ReplayedChains>& chains, int nprocs) {
-  // Ranks chain c needs to end within t: a share g t_g / t of a group of g = min_ranks where the chain takes
-  // t_g <= t there (time shared with other chains), else the smallest real size m >= g where it takes at most t,
-  // or more than nprocs if none does. Both at the best speed-up up to the size (Trace::best_speedup): a group of m
-  // ranks may work on fewer, so a speed-up that peaks and falls never makes a larger group slower. That makes the
-  // time fall as m grows, which the search for m needs, and keeps the result a bound no run beats.
-  const auto best_s = [&](const ReplayedChains& c, double m) {
-    return trace.chain_single_rank_s(c.chain) / trace.best_speedup(c.chain, m);
-  };
-  const auto needed = [&](const ReplayedChains& c, double t) {
-    if (trace.chain_single_rank_s(c.chain) == 0) return 0.0;
-    const double g = c.min_ranks;
-    const double at_g = best_s(c, g);
-    if (at_g <= t) return g * at_g / t;
-    if (best_s(c, nprocs) > t) return static_cast<double>(nprocs) + 1;
-    double lo = g, hi = nprocs;
-    for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; ++i) {
-      const double mid = 0.5 * (lo + hi);
-      (best_s(c, mid) <= t ? hi : lo) = mid;
+namespace {
+
+/// The rates a chain can keep on average over a stretch of time, against the ranks it holds on average: the upper
+/// concave envelope of (0, 0) and (m, best speed-up at m) for every whole group size m from the smallest it may
+/// work on to nprocs. A run that works a chain part of the time on m ranks and part on m' (a merge, or a group
+/// shared with other chains) reaches any mix of the two, and no more. Vertices by ranks, rising, up to the peak rate.
+std::vector<std::pair<double, double>> rate_envelope(const Trace& trace, int chain, int min_ranks, int nprocs) {
+  std::vector<std::pair<double, double>> hull = {{0.0, 0.0}};
+  double peak = 0;
+  for (int m = std::max(1, min_ranks); m <= nprocs; ++m) {
+    const double rate = trace.best_speedup(chain, m);
+    if (rate <= peak) continue;  // more ranks at no more speed: never on the rising envelope
+    peak = rate;
+    const std::pair<double, double> p{m, rate};
+    // Pop vertices that fall on or below the chord from the one before to the new point (a monotone chain).
+    while (hull.size() >= 2) {
+      const auto& [x1, y1] = hull[hull.size() - 2];
+      const auto& [x2, y2] = hull.back();
+      if ((y2 - y1) * (p.first - x1) > (p.second - y1) * (x2 - x1)) break;
+      hull.pop_back();
     }
-    return hi;
-  };
+    hull.push_back(p);
+  }
+  return hull;
+}
+
+/// The least average ranks on which an envelope keeps a rate, or infinity past its peak.
+double ranks_for(const std::vector<std::pair<double, double>>& hull, double rate) {
+  if (rate <= 0) return 0;
+  if (rate > hull.back().second) return std::numeric_limits<double>::infinity();
+  const auto above = std::lower_bound(hull.begin(), hull.end(), rate,
+                                      [](const std::pair<double, double>& v, double r) { return v.second < r; });
+  const auto& [x2, y2] = *above;
+  const auto& [x1, y1] = *(above - 1);
+  return x1 + (rate - y1) * (x2 - x1) / (y2 - y1);
+}
+
+}  // namespace
+
+double steady_share_s(const Trace& trace, const std::vector<ReplayedChains>& chains, int nprocs) {
+  // A chain of single-rank work w ends within t when it keeps a rate w / t; the ranks that needs, on average, come
+  // from its envelope (rate_envelope), at the best speed-up up to each size (Trace::best_speedup: a group may work
+  // on fewer of its ranks). Every chain ending within t needs their sum to fit in nprocs, so the least such t is a
+  // bound no run beats, whatever its merges. Chains that share a curve and an initial size share an envelope.
+  std::map<std::pair<const void*, int>, std::vector<std::pair<double, double>>> envelopes;
+  std::vector<const std::vector<std::pair<double, double>>*> of_chain;
+  double total_s = 0, steepest = 1;  // steepest: the most rate a rank gives (above 1 only where superlinear)
+  for (const ReplayedChains& c : chains) {
+    const void* curve = &trace.measured_speedups(c.chain);
+    auto [it, added] = envelopes.try_emplace({curve, c.min_ranks});
+    if (added) it->second = rate_envelope(trace, c.chain, c.min_ranks, nprocs);
+    of_chain.push_back(&it->second);
+    if (it->second.size() > 1) steepest = std::max(steepest, it->second[1].second / it->second[1].first);
+    total_s += static_cast<double>(c.count) * trace.chain_single_rank_s(c.chain);
+  }
+  if (total_s == 0) return 0;
   const auto total_needed = [&](double t) {
     double ranks = 0;
-    for (const ReplayedChains& c : chains) ranks += static_cast<double>(c.count) * needed(c, t);
+    for (std::size_t k = 0; k < chains.size(); ++k) {
+      ranks += static_cast<double>(chains[k].count) *
+               ranks_for(*of_chain[k], trace.chain_single_rank_s(chains[k].chain) / t);
+    }
     return ranks;
   };
-  double total_s = 0;
-  for (const ReplayedChains& c : chains) total_s += static_cast<double>(c.count) * trace.chain_single_rank_s(c.chain);
-  if (total_s == 0) return 0;
-  // Perfect speed-ups need exactly total_s / nprocs; any trace needs at least that (a speed-up at most m assumed).
-  double lo = total_s / nprocs, hi = lo;
+  // Speed-ups of at most m need at least total_s / nprocs, exactly that with perfect ones.
+  double lo = total_s / (nprocs * steepest), hi = total_s / nprocs;
   if (total_needed(lo) <= nprocs) return lo;
   while (total_needed(hi) > nprocs) hi *= 2;
   for (int i = 0; i < 100 && hi - lo > 1e-12 * hi; ++i) {

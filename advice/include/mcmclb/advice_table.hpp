@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -115,6 +117,14 @@ struct RaceCut {
 };
 [[nodiscard]] RaceCut race_cut(const FirstRound& round, double tolerance, const std::map<int, double>& bounds);
 
+/// Whether the race's cut may have changed the answer at a rank count, from the ranking of what it kept. A set-up it
+/// dropped ran the first scenario only; elsewhere it may have been the fastest, as fast as the scenario's bound (the
+/// ideal), and so have raised the kept winner's regret there past what the kept set-ups show. The answer stands
+/// where the kept winner's largest regret against the least of the kept best and the bound stays within the
+/// tolerance of its largest regret among the kept, the least any set-up of the whole study can have (the true winner
+/// is never dropped); otherwise the dropped set-ups must run every scenario there. A scenario without a bound may.
+[[nodiscard]] bool cut_may_mislead(const Ranking& kept, double tolerance);
+
 /// One rank count's input to the rule: its scenarios, its set-ups' times in each, their points, and none's index.
 struct AtRankCount {
   int nprocs = 0;
@@ -124,16 +134,21 @@ struct AtRankCount {
   std::size_t none_index = 0;
 };
 
+/// A point's ideal time computed without simulating it (runs.csv's ideal_s), or nothing where it cannot be.
+using IdealOf = std::function<std::optional<double>(const RunSpec&)>;
+
 /// The rule's input per rank count from the study's points and the folder's samples, each priced by prices(): the
 /// columns that vary over the points besides the set-up's are the scenarios (the chain map and its draw's seed are
 /// one choice: tile, draw 1, draw 2, ...); a set-up that ran under one assumption only stands for itself under the
-/// others. Rank counts without none are left out; missing counts the points with no valid sample.
+/// others. Each scenario's bound is the least ideal of the runs made under it and, where `ideal` is given, of every
+/// point asked under it, run or not: so a scenario that none alone was not simulated under still counts, bounded
+/// (the race's none round). Rank counts without none are left out; missing counts the points with no valid sample.
 struct Tables {
   std::vector<AtRankCount> at;
   std::size_t missing = 0;
 };
 [[nodiscard]] Tables tabulate(const Study& study, const std::map<std::string, ConfigurationSamples>& samples,
-                              const Backend& backend, long draws);
+                              const Backend& backend, long draws, const IdealOf& ideal = {});
 
 /// advice.csv's header (docs/reference/columns.md): one row per rank count and set-up, ranked.
 [[nodiscard]] const csv::Row& advice_header();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,12 @@ struct RunResult : RunRecord {
 
 /// Collective over MPI_COMM_WORLD. The full result lives on rank 0; other ranks get time_s and valid.
 RunResult run_once(const RunSpec& spec);
+
+/// The ideal time of a point (runs.csv's ideal_s) without running it, where the study alone decides it: emulated
+/// work whose initial groups the study sets (not by node). The same function a run computes it with, so the same
+/// bits. advise bounds a scenario none alone was simulated under by it. Nothing in compute mode (the ideal is
+/// measured) or for groups by node.
+[[nodiscard]] std::optional<double> emulated_ideal_s(const RunSpec& spec);
 
 /// Records the run in the results store: ranks.csv, events.csv, provenance.csv and runs.csv in one commit, all
 /// or nothing. Rank 0 only.

@@ -86,6 +86,9 @@ enum class Phase { work, polling, waiting, regroup };
 /// line on every rank, when the groups cannot be formed (sizes that do not add up to the rank count, G not
 /// dividing it, a node whose ranks are not contiguous or not a multiple of the group size asked for).
 std::vector<int> initial_group_sizes(const RunSpec& run, const mpi::Comm& world);
+/// The same sizes at nprocs ranks without MPI, where the study alone decides them: nothing for groups by node,
+/// which the machine's nodes decide. Throws as the collective form does.
+[[nodiscard]] std::optional<std::vector<int>> initial_group_sizes(const RunSpec& run, int nprocs);
 
 /// What compute mode learns about one chain on the ranks that work it; summed over ranks, every field is exact
 /// (each chain's final state is recorded once, by the leader of the group that finishes it).

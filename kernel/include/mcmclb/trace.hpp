@@ -203,12 +203,12 @@ std::shared_ptr<const Trace> load_trace(const std::string& file,
                                         TraceExtrapolation extrapolation = TraceExtrapolation::flat,
                                         TraceSpeedups taken = TraceSpeedups::median);
 
-/// The time a trace's chains would take on nprocs ranks if every chain ran from start to end on a steady share of
-/// them, sized so that all end together: no group smaller than the chain's initial group (min_ranks), items
-/// sped up at the best speed-up up to the group's size (Trace::best_speedup, so that it bounds every run under a
-/// speed-up that falls past a peak too), a chain that needs less than a group's whole time sharing the group.
-/// With perfect speed-ups it is the total single-rank work over nprocs. chains: (trace chain, its initial group's
-/// size, how many study chains replay it from a group of that size).
+/// The least time in which a trace's chains can all end on nprocs ranks: a bound no run beats. Each chain may
+/// spend its time on any mix of whole group sizes from its initial group's (min_ranks) up to nprocs, sharing a group
+/// with other chains too, so the rate it keeps against the ranks it holds on average is the concave envelope of its
+/// best speed-ups (Trace::best_speedup, so a speed-up that falls past a peak bounds runs too). With perfect
+/// speed-ups it is the total single-rank work over nprocs. chains: (trace chain, its initial group's size, how
+/// many study chains replay it from a group of that size).
 struct ReplayedChains {
   int chain, min_ranks;
   int64_t count;
