@@ -4,7 +4,9 @@
 
     common.py         what every table shares: Inputs (a block's folders and options, each CSV read once) and cells
     registry.py       TABLES, the one list of the tables a block may name, and generate()
-    documents.py      the blocks of a Markdown file, their rewriting, and the command line
+    pages.py          the pages holding blocks, the blocks of a Markdown file and its links (imports no other
+                      module of the package but common.py)
+    documents.py      the blocks' rewriting and the command line
     readme.py         README: quick-start, findings
     paper.py          docs/explanation/paper-reproduction.md: the page's answer (paper-answer), Fig. 1's
                       finding on the platform's variants (fig1-sensitivity)
@@ -23,7 +25,8 @@ plot scripts' modules whose code the tables build on."""
 from mcmclb_csv import InputError, run_label
 
 from .common import ROOT, Inputs
-from .documents import FENCE, blocks, main, regenerate
+from .documents import main, regenerate
+from .pages import FENCE, blocks
 from .registry import TABLES, generate
 from .reproductions import (NOT_YET_REPRODUCED, compare_runs, coverage, nodes_spanned, regroups,
                              reproduction_problems, reproductions_of, switches_spanned)

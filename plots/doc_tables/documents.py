@@ -19,63 +19,17 @@ Only the functions in TABLES run: a document names a table and its folders, neve
 folder outside the repository, a missing or malformed CSV, a bad option or a block without its END marker is one
 line `doc_tables.py: FILE:LINE: problem (allowed ...)` and exit 2, before any file is written."""
 import argparse
-import glob
 import os
-import re
 
 from mcmclb_csv import ArgumentParser, InputError, fail, open_regular, write_text_atomically
 
 from . import common
 from .common import Inputs
+from .pages import LINK, blocks, default_files
 from .registry import generate
 
 # The command's name in its usage and its one-line errors, whichever module prints them.
 PROG = "doc_tables.py"
-
-BEGIN = re.compile(r"^(?P<indent>[ \t]*)<!-- BEGIN generated: (?P<spec>.*?) -->[ \t]*$")
-END = re.compile(r"^[ \t]*<!-- END generated -->[ \t]*$")
-MARKER = re.compile(r"^[ \t]*<!-- (BEGIN|END) generated")
-FENCE = re.compile(r"^[ \t]*(```|~~~)")
-
-
-def blocks(lines, file):
-    """(BEGIN index, END index, indent, name, args) of each generated block of a document's lines, outside fenced
-    code (where a document may show a block as an example). InputError for a block without END, a BEGIN inside a
-    block, an END outside one or a BEGIN without a name."""
-    found, open_at, fenced = [], None, False
-    for i, line in enumerate(lines):
-        if FENCE.match(line):
-            fenced = not fenced
-            continue
-        if fenced or not MARKER.match(line):
-            continue
-        begin = BEGIN.match(line)
-        if begin:
-            if open_at is not None:
-                raise InputError(f"{file}:{i + 1}: BEGIN inside the block of line {open_at[0] + 1} (allowed: each "
-                                 f"block closed by <!-- END generated --> before the next)")
-            spec = begin["spec"].split()
-            if not spec:
-                raise InputError(f"{file}:{i + 1}: a block without a table name (allowed: <!-- BEGIN generated: "
-                                 f"NAME ARG... -->)")
-            open_at = (i, begin["indent"], spec[0], spec[1:])
-        elif END.match(line):
-            if open_at is None:
-                raise InputError(f"{file}:{i + 1}: END without a BEGIN (allowed: <!-- END generated --> closing a "
-                                 f"block)")
-            found.append((open_at[0], i) + open_at[1:])
-            open_at = None
-        else:
-            raise InputError(f"{file}:{i + 1}: malformed marker (allowed: <!-- BEGIN generated: NAME ARG... --> "
-                             f"and <!-- END generated --> alone on their lines)")
-    if open_at is not None:
-        raise InputError(f"{file}:{open_at[0] + 1}: block {open_at[2]} has no END (allowed: a line "
-                         f"<!-- END generated --> after its table)")
-    return found
-
-
-LINK = re.compile(r"\]\((?![a-z]+:|#|/)(?P<path>[^)#\s]+)(?P<anchor>#[^)]*)?\)")
-
 
 def relink(text, folder):
     """text with each link a generator wrote relative to the repository root (docs/x.csv) made relative to folder,
@@ -108,11 +62,6 @@ def regenerate(text, file, folder=None):
             stale.append((begin + 1, name))
         done = end
     return "\n".join(out + lines[done:]), stale
-
-
-def default_files():
-    return [os.path.join(common.ROOT, "README.md")] + sorted(
-        glob.glob(os.path.join(common.ROOT, "docs", "**", "*.md"), recursive=True))
 
 
 def replace(path, text):

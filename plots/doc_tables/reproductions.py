@@ -9,6 +9,7 @@ from mcmclb_csv import DEFAULT_FINISHED, InputError, run_label
 
 from . import common
 from .common import Inputs, table_text, wrapped
+from .pages import LINK, blocks, default_files
 
 
 # A simulated run's point: every column that says what was run (the platform and the finished rule included), with
@@ -447,7 +448,6 @@ def cited_folders():
     """{results folder: [pages citing it]}: a page cites a folder where one of its links leads into it, or one of
     its generated blocks is made from it. The pages: README.md and every page under docs/, the reproductions' own
     (under REPRODUCED_TODAY) aside, whose links name the folders they reproduce."""
-    from .documents import LINK, blocks, default_files
     folders = results_folders()
     cited = {}
     for page in default_files():
