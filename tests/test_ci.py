@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Under CI=true a test whose dependency is missing fails instead of skipping: CI runs bootstrap.sh, which
 installs every dependency, so a skip there would be a broken setup passing as green. Checked on the two tests that
-skip for a missing program (the simulation suite without SimGrid, the Open MPI pass without Open MPI, the Slurm test
+skip for a missing program (the simulation suite without SimGrid, the Open MPI pass without Open MPI, the Slurm tests
 without Slurm's daemons), each made to miss it on purpose; nothing is built or launched."""
 import os
 import subprocess
@@ -67,13 +67,18 @@ class MissingDependency(unittest.TestCase):
                     self.assertIn(said, r.stdout + r.stderr)
                     self.assertFalse(os.path.exists("/nonexistent-work"))
 
-    def slurm_module_setup(self, ci):
+    def slurm_module_setup(self, ci, ports=False):
+        """test_slurm's set-up (or, with ports, test_slurm_ports's) as if Slurm's daemons were not installed."""
         import test_slurm
+        import test_slurm_ports
         saved, saved_ci = test_slurm.SLURM_DAEMONS, os.environ.get("CI")
         test_slurm.SLURM_DAEMONS = ("/nonexistent/slurmctld",)
         os.environ["CI"] = ci
         try:
-            test_slurm.setUpModule()
+            if ports:
+                test_slurm_ports.BesideAnotherSlurm("test_two_clusters_at_once_on_free_ports").setUp()
+            else:
+                test_slurm.setUpModule()
         finally:
             test_slurm.SLURM_DAEMONS = saved
             if saved_ci is None:
@@ -88,6 +93,12 @@ class MissingDependency(unittest.TestCase):
     def test_slurm_module_skips_outside_ci(self):
         with self.assertRaisesRegex(unittest.SkipTest, "/nonexistent/slurmctld not installed"):
             self.slurm_module_setup("")
+
+    def test_slurm_ports_fails_under_ci_without_slurm(self):
+        with self.assertRaisesRegex(AssertionError, "/nonexistent/slurmctld not installed .*CI=true"):
+            self.slurm_module_setup("true", ports=True)
+        with self.assertRaisesRegex(unittest.SkipTest, "/nonexistent/slurmctld not installed"):
+            self.slurm_module_setup("", ports=True)
 
 
 class EveryTestRuns(unittest.TestCase):

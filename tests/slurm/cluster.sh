@@ -9,6 +9,9 @@
 # (slurm.conf, pid files, logs, state and spool) lives in MCMCLB_SLURM_DIR (default /tmp/mcmclb-slurm), so the
 # clients need SLURM_CONF=$MCMCLB_SLURM_DIR/slurm.conf; jobs inherit it because sbatch exports the environment.
 # The daemons talk over loopback only (NodeAddr and SlurmctldHost address 127.0.0.1).
+# Each cluster is whole in its folder, so that several run side by side (one per test) and beside a machine's own
+# Slurm: its own munged on a socket in the folder, and TCP ports that nothing else holds when it starts (Slurm's
+# 6817 and 6818 where they are free, the next free ones otherwise), written into its slurm.conf.
 set -euo pipefail
 
 dir=${MCMCLB_SLURM_DIR:-/tmp/mcmclb-slurm}
@@ -66,10 +69,29 @@ stop_pids() {
   done
 }
 
-# listening PORT: true when some process listens on this TCP port (read from /proc, iproute2 may be absent).
+# port_used PORT: true when this TCP port is the local end of any socket, listening or connected, on any address
+# (read from /proc, iproute2 may be absent): a daemon could not bind it.
+port_used() {
+  awk -v port="$(printf ':%04X' "$1")" 'substr($2, length($2) - 4) == port {found = 1}
+    END {exit !found}' /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
+# listening PORT: true when some process listens on this TCP port.
 listening() {
   awk -v port="$(printf ':%04X' "$1")" 'substr($2, length($2) - 4) == port && $4 == "0A" {found = 1}
     END {exit !found}' /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
+# free_ports: two TCP ports nobody uses, for slurmctld and slurmd: 6817 and 6818 where they are free, else the
+# next free ones below the kernel's range for outgoing connections (where a client could take one any moment).
+free_ports() {
+  local p last found=()
+  last=$(($(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768) - 1))
+  for ((p = 6817; p <= last && ${#found[@]} < 2; p++)); do
+    port_used $p || found+=("$p")
+  done
+  [ ${#found[@]} -eq 2 ] || return 1
+  echo "${found[@]}"
 }
 
 node_state() { sinfo -h -N -n "$host" -o '%T' 2>/dev/null | head -n1; }
@@ -97,26 +119,28 @@ down() {
   if pid=$(pid_of "$dir/slurmd.pid" slurmd); then daemons+=("slurmd=$pid"); fi
   if pid=$(pid_of "$dir/slurmctld.pid" slurmctld); then daemons+=("slurmctld=$pid"); fi
   stop_pids "${daemons[@]}"
-  # munged only when this script started it (a munged that was already serving is left alone), and last: the
-  # Slurm daemons authenticate through it until they exit.
-  if [ -f "$dir/munged.ours" ] && pid=$(pid_of /run/munge/munged.pid munged); then stop_pids "munged=$pid"; fi
+  # This cluster's munged last: the Slurm daemons authenticate through it until they exit.
+  if pid=$(pid_of "$dir/munge/munged.pid" munged); then stop_pids "munged=$pid"; fi
   rm -rf "$dir"
   say "down, $dir removed"
 }
 
+# start_munge: a munged of this cluster's own, on a socket in its folder (slurm.conf's AuthInfo points the daemons
+# and clients there). A munged shared between clusters, or the machine's own, would be stopped by the first
+# cluster to go down while the others still authenticate through it.
 start_munge() {
-  if munge -n </dev/null 2>/dev/null | unmunge >/dev/null 2>&1; then
-    say "munge already serving, reusing it"
-    return 0
-  fi
+  local sock=$dir/munge/munge.socket
   [ -s /etc/munge/munge.key ] || die "/etc/munge/munge.key is missing (bootstrap.sh installs munge, whose postinst creates it)"
-  mkdir -p /run/munge
-  chown munge:munge /run/munge
-  runuser -u munge -- /usr/sbin/munged
-  touch "$dir/munged.ours"
+  mkdir -p "$dir/munge"
+  runuser -u munge -- test -x "$dir/munge" ||
+    fail "user munge cannot reach $dir (munged runs as munge): make the folders above it searchable (chmod o+x)"
+  chown munge:munge "$dir/munge"
+  chmod 0755 "$dir/munge"
+  runuser -u munge -- /usr/sbin/munged --socket="$sock" --pid-file="$dir/munge/munged.pid" \
+    --log-file="$dir/munge/munged.log" --seed-file="$dir/munge/munged.seed" || fail "munged failed to start"
   for _ in $(seq 50); do
-    munge -n </dev/null 2>/dev/null | unmunge >/dev/null 2>&1 && {
-      say "munged started (pid $(cat /run/munge/munged.pid))"
+    munge -S "$sock" -n </dev/null 2>/dev/null | unmunge -S "$sock" >/dev/null 2>&1 && {
+      say "munged started (pid $(cat "$dir/munge/munged.pid"), socket $sock)"
       return 0
     }
     sleep 0.2
@@ -124,6 +148,7 @@ start_munge() {
   fail "munged did not answer within 10 s"
 }
 
+# write_conf CTLD_PORT SLURMD_PORT
 write_conf() {
   local mem
   # RealMemory below the free memory, as on a real node (without config_overrides, slurmd drains a node that has
@@ -137,6 +162,9 @@ ClusterName=local
 SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 AuthType=auth/munge
+AuthInfo=socket=$dir/munge/munge.socket
+SlurmctldPort=$1
+SlurmdPort=$2
 CommunicationParameters=NoInAddrAny
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
@@ -160,25 +188,31 @@ EOF
 }
 
 up() {
-  local state port
+  local state ports lock
   [ "$(id -u)" -eq 0 ] || die "must run as root (slurmctld and slurmd run as root, munged as user munge)"
   for b in /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/munged /usr/bin/sinfo; do
     [ -x "$b" ] || die "$b is missing: run ./bootstrap.sh (it installs slurm-wlm, slurm-client and munge)"
   done
   down
-  # Daemons whose state folder is gone (another MCMCLB_SLURM_DIR, or deleted) cannot be found by pid file here.
-  for port in 6817 6818; do
-    if listening $port; then
-      if command -v ss >/dev/null; then ss -ltnpH "sport = :$port" >&2 || true; fi
-      die "TCP port $port is taken (a Slurm daemon started elsewhere? stop it by its pid first)"
-    fi
-  done
   mkdir -p "$dir"
-  write_conf
   start_munge
+  # From choosing the ports until both daemons listen on them, one cluster at a time on this machine: two clusters
+  # starting at once would otherwise both find the same ports free.
+  exec {lock}>/tmp/mcmclb-slurm-ports.lock
+  flock -w 60 $lock || fail "another cluster held /tmp/mcmclb-slurm-ports.lock for 60 s"
+  ports=$(free_ports) || fail "no two free TCP ports between 6817 and the kernel's outgoing range"
+  # shellcheck disable=SC2086  # two port numbers
+  set -- $ports
+  [ "$1 $2" = "6817 6818" ] || say "ports 6817 and 6818 are not both free (another Slurm here?): using $1 and $2"
+  write_conf "$1" "$2"
   # -c: a clean start, no jobs from an earlier state; -f: our slurm.conf, not /etc/slurm/slurm.conf.
   /usr/sbin/slurmctld -c -f "$conf" || fail "slurmctld failed to start"
   /usr/sbin/slurmd -f "$conf" -N "$host" || fail "slurmd failed to start"
+  for _ in $(seq 50); do
+    listening "$1" && listening "$2" && break
+    sleep 0.2
+  done
+  exec {lock}>&-
   for _ in $(seq $((wait_s * 5))); do
     state=$(node_state)
     [ "$state" = idle ] && {
