@@ -492,10 +492,22 @@ def simgrid_versions(rows):
     return ", ".join(found) or NOT_RECORDED
 
 
-def cpu_model(rows):
-    """The host CPU model: no file mcmclb writes records it, so NOT_RECORDED, with the host names the rows give."""
+def cpu_model(rows, prov=()):
+    """The host CPU models the provenance rows prov name (host_cpu_model); where none does (a file made before the
+    column, or a commbench CSV, which has no provenance), NOT_RECORDED with the host names the rows give."""
+    models = sorted({p.get("host_cpu_model") for p in prov if p.get("host_cpu_model")})
+    if models:
+        return ", ".join(models)
     hosts = sorted({r.get("host") for r in rows if r.get("host")})
     return NOT_RECORDED + (f" (host {', '.join(f'`{h}`' for h in hosts)})" if hosts else "")
+
+
+def build_level(prov):
+    """The builds the provenance rows prov record, as 'RelWithDebInfo, -O2' (build_type and the last -O flag of
+    cxx_flags), or NOT_RECORDED where none has build_type (a file made before the column, or a commbench CSV)."""
+    found = sorted({", ".join([p["build_type"]] + re.findall(r"(?<!\S)-O\S*", p.get("cxx_flags") or "")[-1:])
+                    for p in prov if p.get("build_type")})
+    return "; ".join(found) or NOT_RECORDED
 
 
 def simulated_at(rows, p):
@@ -524,7 +536,8 @@ def rounded_spread(values, digits):
 
 def runs_host_cost(folder, runs):
     """The cells host CPU, peak memory and source of the runs of folder's runs.csv (provenance.csv's host_cpu_s and
-    host_peak_rss_kib), and whether a launch of theirs listed several points; NOT_RECORDED where no run has them."""
+    host_peak_rss_kib), their provenance rows, and whether a launch of theirs listed several points; NOT_RECORDED
+    where no run has them."""
     path = os.path.join(common.ROOT, folder, "provenance.csv")
     prov = {}
     if os.path.exists(path):
@@ -535,12 +548,12 @@ def runs_host_cost(folder, runs):
     several = any(len(m.group(1).split(",")) > 1 for m in (re.search(r"--points (\S+)", r.get("command_line") or "")
                                                              for r in mine) if m)
     if not mine:
-        return [NOT_RECORDED, NOT_RECORDED, "no provenance.csv"], False
+        return [NOT_RECORDED, NOT_RECORDED, "no provenance.csv"], mine, False
     source = f"[provenance.csv]({folder}/provenance.csv), to each run's end"
     if len(cpu) < len(runs):
         source += f" ({len(cpu)} of {len(runs)} runs)"
     return [rounded_spread(cpu, 0) if cpu else NOT_RECORDED, rounded_spread(rss, 2) if rss else NOT_RECORDED,
-            source], several
+            source], mine, several
 
 
 def commbench_host_cost(folder, name, p):
@@ -562,8 +575,8 @@ def host_cost_series(inputs):
     block names: one row per runs.csv or commbench CSV with simulated rows at that P, found by walking the folder, so
     a new committed series gets its row. Per row: the runs, the host CPU seconds and the peak memory (median [min-max]
     over the runs of provenance.csv's host_cpu_s and host_peak_rss_kib, or a commbench CSV's GNU time record), the
-    SimGrid version (mpi_library) and the host CPU model, which no file records. A folder that records none of them
-    says "not recorded"."""
+    SimGrid version (mpi_library), the build (provenance.csv's build_type and -O level) and the host CPU model
+    (host_cpu_model). A folder that records none of them says "not recorded"."""
     p = (inputs.numbers("nprocs") or [8192])[0]
     top = inputs.folders[0]
     rows, several = [], []
@@ -572,7 +585,7 @@ def host_cost_series(inputs):
             found = simulated_at(Inputs.read(folder, need=("run_id", "nprocs")), p)
             if not found:
                 continue
-            cells, cumulative = runs_host_cost(folder, found)
+            cells, prov, cumulative = runs_host_cost(folder, found)
             if cumulative:
                 several.append(folder)
             label, count = f"[{folder}]({folder}/runs.csv)", str(len(found))
@@ -580,14 +593,15 @@ def host_cost_series(inputs):
             found = simulated_at(Inputs.read_file(os.path.join(folder, name), ("nprocs",), "commbench.csv"), p)
             if not found:
                 continue
-            cells = commbench_host_cost(folder, name, p)
+            cells, prov = commbench_host_cost(folder, name, p), []
             label, count = f"[{folder}]({folder}/{name}) ({name})", "1 simulation"
-        rows.append([label, count] + cells[:2] + [simgrid_versions(found), cpu_model(found), cells[2]])
+        rows.append([label, count] + cells[:2] + [simgrid_versions(found), build_level(prov), cpu_model(found, prov),
+                                                  cells[2]])
     if not rows:
         raise InputError(f"block {inputs.name}: no simulated run at P = {p} under {top} (allowed: a folder holding "
                          f"simulated runs.csv or commbench CSVs)")
     text = table_text(["series", f"runs at P = {p}", "host CPU s (measured)", "peak memory GiB (measured)",
-                       "SimGrid", "host CPU model", "from"], rows)
+                       "SimGrid", "build", "host CPU model", "from"], rows)
     if several:
         text += "\n\n" + common.wrapped(
             f"In {', '.join(f'`{f}`' for f in several)} a launch listed several points (`--points` in "
