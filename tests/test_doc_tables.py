@@ -484,7 +484,8 @@ class HostCostSeries(unittest.TestCase):
         with open(recorded, encoding="utf-8") as f:
             text = f.read()
         with open(recorded, "w", encoding="utf-8") as f:
-            f.write(text.replace("RelWithDebInfo,GNU 12.2.0,-O2 ", "Debug,GNU 12.2.0,-O0 ").replace("AMD EPYC", "Other"))
+            f.write(text.replace("RelWithDebInfo,GNU 12.2.0,-O2 ", "Debug,GNU 12.2.0,-O0 ")
+                    .replace("AMD EPYC", "Other"))
         self.assertEqual(self.rows()[again][5:7], ["Debug, -O0", "Other"])
         # One run's host CPU and peak memory raised far above the others': the range's top follows.
         prov = os.path.join(self.root, "docs/data/host-cost-8192/bgp/provenance.csv")
@@ -509,6 +510,27 @@ class HostCostSeries(unittest.TestCase):
         # Without its provenance a series stays in the table and says so.
         os.remove(prov)
         self.assertEqual(self.rows()["docs/data/host-cost-8192/bgp"][2:4], ["not recorded", "not recorded"])
+
+    def test_the_dearest_follows_its_files(self):
+        """host-cost-dearest's sentence: the series of the most host CPU, with its peak memory and, from a GNU time
+        record, its wall time."""
+        self.copy("docs/data/host-cost-8192/bgp", "docs/data/fig1-sim-bgp")
+        text = doc_tables.generate("host-cost-dearest", ["docs", "nprocs=8192"]).replace("\n", " ")
+        self.assertRegex(text, r"is `docs/data/fig1-sim-bgp/commbench\.csv`: [\d,]+ s of host CPU, [\d.]+ GiB of "
+                               r"peak memory, [\d.]+ min of wall time")
+        prov = os.path.join(self.root, "docs/data/host-cost-8192/bgp/provenance.csv")
+        with open(prov, newline="", encoding="utf-8") as f:
+            table = list(csv.DictReader(f))
+        for row in table:
+            row["host_cpu_s"] = "99999"
+        with open(prov, "w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=list(table[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(table)
+        doc_tables.Inputs.cache.clear()
+        text = doc_tables.generate("host-cost-dearest", ["docs", "nprocs=8192"]).replace("\n", " ")
+        self.assertIn("is `docs/data/host-cost-8192/bgp`: 99,999 s of host CPU", text)
+        self.assertNotIn("wall time", text)
 
 
 class TimesByFolderPlacement(unittest.TestCase):

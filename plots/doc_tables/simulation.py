@@ -436,7 +436,8 @@ def host_cost(inputs):
     one run per launch) the runs, each one's simulated time, and the medians [min-max] over the runs of the whole
     process's CPU (user + sys), wall time and peak RSS, as /usr/bin/time measured each launch (FOLDER/host-time.csv:
     platform, launch, wall_s, user_s, sys_s, peak_rss_kib; launch i is the platform's i-th run by its start), and
-    of provenance.csv's host_cpu_s (the process from its start to the end of the run: no teardown)."""
+    of provenance.csv's host_cpu_s (the process from its start to the end of the run: no teardown); then the build
+    and the host CPU model as provenance.csv records them (build_level, cpu_model)."""
     folder = inputs.folders[0]
     timed = defaultdict(dict)
     for r in Inputs.read(folder, "host-time.csv", need=("platform", "launch", "wall_s", "user_s", "sys_s",
@@ -449,6 +450,7 @@ def host_cost(inputs):
         runs = sorted(Inputs.read(sub, need=("run_id", "utc_start", "time_s", "nprocs", "balancer", "method")),
                       key=lambda r: r["utc_start"])
         prov = {r["run_id"]: r for r in Inputs.read(sub, "provenance.csv", need=("run_id", "host_cpu_s"))}
+        mine = [prov[r["run_id"]] for r in runs if r["run_id"] in prov]
         if sorted(timed[platform]) != list(range(1, len(runs) + 1)):
             raise InputError(f"{folder}/host-time.csv: {platform} has launches {sorted(timed[platform])} for "
                              f"{len(runs)} runs in {sub}/runs.csv (allowed: launches 1 to the number of runs)")
@@ -457,15 +459,16 @@ def host_cost(inputs):
                      str(len(runs)), spread([r["time_s"] for r in runs], 6),
                      spread([w["user_s"] + w["sys_s"] for w in whole], 1), spread([w["wall_s"] for w in whole], 1),
                      spread([w["peak_rss_kib"] / 1024 for w in whole], 0),
-                     spread([prov[r["run_id"]]["host_cpu_s"] for r in runs], 1)])
+                     spread([prov[r["run_id"]]["host_cpu_s"] for r in runs], 1), build_level(mine),
+                     cpu_model(Inputs.read(sub, need=("run_id",)), mine)])
     return table_text(["platform", "run", "runs", "simulated time_s", "whole process: CPU s", "wall s",
-                       "peak RSS MiB", "host_cpu_s (to the run's end)"], rows)
+                       "peak RSS MiB", "host_cpu_s (to the run's end)", "build", "host CPU model"], rows)
 
 
 # What GNU time -v writes of a simulation's whole process (plots/fig1-sim.sh keeps it beside each commbench CSV).
 GNU_TIME = {"command": r"Command being timed: \"(.*)\"", "user": r"User time \(seconds\): ([0-9.]+)",
             "system": r"System time \(seconds\): ([0-9.]+)", "rss": r"Maximum resident set size \(kbytes\): ([0-9]+)",
-            "status": r"Exit status: ([0-9]+)"}
+            "status": r"Exit status: ([0-9]+)", "wall": r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([0-9:.]+)"}
 KIB_PER_GIB = 1024 * 1024
 NOT_RECORDED = "not recorded"
 
@@ -568,6 +571,56 @@ def commbench_host_cost(folder, name, p):
                          f"plots/fig1-sim.sh writes beside {name})")
     return [f"{float(found['user']) + float(found['system']):.0f}", f"{int(found['rss']) / KIB_PER_GIB:.2f}",
             f"[{os.path.basename(record)}]({record}), the whole `smpirun`"]
+
+
+def wall_seconds(elapsed):
+    """Seconds of GNU time's elapsed wall clock, 'h:mm:ss' or 'm:ss.ss'."""
+    seconds = 0.0
+    for part in elapsed.split(":"):
+        seconds = 60 * seconds + float(part)
+    return seconds
+
+
+def host_cost_dearest(inputs):
+    """One sentence: the simulated series at one rank count (nprocs=, 8192 by default) under the folder the block
+    names that cost the host the most CPU (the median over its runs, as host-cost-series gives it), with its peak
+    memory and, where a GNU time record gives it, its wall time."""
+    p = (inputs.numbers("nprocs") or [8192])[0]
+    top = inputs.folders[0]
+    found = []
+    for folder, name in series_files(top):
+        if name == "runs.csv":
+            runs = simulated_at(Inputs.read(folder, need=("run_id", "nprocs")), p)
+            if not runs:
+                continue
+            path = os.path.join(common.ROOT, folder, "provenance.csv")
+            prov = {r["run_id"]: r for r in Inputs.read(folder, "provenance.csv", need=("run_id",))} \
+                if os.path.exists(path) else {}
+            mine = [prov[r["run_id"]] for r in runs if r["run_id"] in prov]
+            cpu = [r["host_cpu_s"] for r in mine if isinstance(r.get("host_cpu_s"), (int, float))]
+            rss = [r["host_peak_rss_kib"] / KIB_PER_GIB for r in mine if isinstance(r.get("host_peak_rss_kib"), int)]
+            if cpu:
+                found.append((median(cpu), f"`{folder}`", median(rss) if rss else None, None,
+                              f"the median of its {len(cpu)} runs' provenance.csv" if len(cpu) > 1 else
+                              "its provenance.csv"))
+        else:
+            record = os.path.join(folder, os.path.splitext(name)[0] + ".time")
+            if not simulated_at(Inputs.read_file(os.path.join(folder, name), ("nprocs",), "commbench.csv"), p) or \
+                    not os.path.exists(os.path.join(common.ROOT, record)):
+                continue
+            commbench_host_cost(folder, name, p)  # refuses a record of another P or a failed run
+            t = gnu_time(record)
+            found.append((float(t["user"]) + float(t["system"]), f"`{folder}/{name}`", int(t["rss"]) / KIB_PER_GIB,
+                          wall_seconds(t["wall"]), f"the GNU time record of its whole `smpirun`, `{record}`"))
+    if not found:
+        raise InputError(f"block {inputs.name}: no simulated run at P = {p} under {top} with a host cost on file "
+                         f"(allowed: a folder holding simulated runs.csv with provenance.csv, or commbench CSVs with "
+                         f"their GNU time record)")
+    cpu, label, rss, wall, source = max(found, key=lambda f: f[0])
+    parts = [f"{cpu:,.0f} s of host CPU"] + ([f"{rss:.2f} GiB of peak memory"] if rss is not None else []) + \
+            ([f"{wall / 60:.1f} min of wall time"] if wall is not None else [])
+    return common.wrapped(f"The dearest series at {p} simulated ranks is {label}: " + ", ".join(parts) +
+                          f" (**measured**, from {source}).")
 
 
 def host_cost_series(inputs):
