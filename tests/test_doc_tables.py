@@ -533,6 +533,24 @@ class HostCostSeries(unittest.TestCase):
         self.assertNotIn("wall time", text)
 
 
+class AtMostLoad(unittest.TestCase):
+    """"At most N % busy" never reads below the load on file: generated sentences round a load up to a tenth, and an
+    advice block says so where the advise that wrote its words rounded the load down."""
+
+    def test_a_load_is_rounded_up_to_a_tenth(self):
+        from doc_tables.common import at_most_percent
+        self.assertEqual([at_most_percent(x) for x in (3.2, 1.49253731, 0.2, 3.0, 0, 2.25)],
+                         ["3.2", "1.5", "0.2", "3", "0", "2.3"])
+
+    def test_a_load_rounded_down_in_advises_words_is_named(self):
+        from doc_tables.your_workload import understated_loads
+        words = "measured by your program's own runs at P = 2, n = 6, the host at most 3 % busy: median 5 s"
+        self.assertEqual(understated_loads("docs/no-such-folder", {"tolerance": words, "tolerance_busy_pct": 3.2}),
+                         ["3.2 % during your program's own runs"])
+        self.assertEqual(understated_loads("docs/no-such-folder", {"tolerance": words.replace("3 %", "3.2 %"),
+                                                                   "tolerance_busy_pct": 3.2}), [])
+
+
 class TimesByFolderPlacement(unittest.TestCase):
     """times-by-folder names a folder's placement in its column's head when its runs were dealt over a dragonfly's
     groups (runs.csv's placement), so that two folders of one platform and P read apart; a folder placed in order
