@@ -236,10 +236,10 @@ def advice(inputs):
 
 def understated_loads(folder, first):
     """Where advise's tolerance words (first's `tolerance`) quote a host load below the one its files record, the
-    load on file, as "N % during <what>" texts: a build that rounded the load to a whole per cent could say "at most
-    3 %" of 3.2 %. The program's runs are advice.csv's tolerance_busy_pct, the check's the most of check.csv's
+    load on file, as "N % during <what>" texts (the check's two sources named once): a build that rounded the load
+    to a whole per cent could say "at most 3 %" of 3.2 %. The program's runs are advice.csv's tolerance_busy_pct, the check's the most of check.csv's
     busy_before_pct and busy_after_pct (each check row's host before and after it)."""
-    recorded = {"your program's own runs": first.get("tolerance_busy_pct")}
+    recorded, named = {"your program's own runs": first.get("tolerance_busy_pct")}, {}
     if os.path.exists(os.path.join(ROOT, folder, "check.csv")):
         check = Inputs.read(folder, "check.csv", ["busy_before_pct", "busy_after_pct"])
         loads = [v for r in check for v in (r["busy_before_pct"], r["busy_after_pct"]) if isinstance(v, (int, float))]
@@ -252,8 +252,8 @@ def understated_loads(folder, first):
                                    first["tolerance"]):
         load = recorded.get(what)
         if isinstance(load, (int, float)) and float(quoted) < load:
-            found.append(f"{at_most_percent(load)} % during {what}")
-    return found
+            named.setdefault("your program's own runs" if what == "your program's own runs" else "the check", load)
+    return [f"{at_most_percent(load)} % during {what}" for what, load in named.items()]
 
 
 def simulations_cost(folder):
