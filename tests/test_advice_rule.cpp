@@ -234,6 +234,14 @@ TEST(AdviceRule, TheProgramsOwnSpreadSetsTheToleranceAndAGainInsideItIsNoDiffere
       << r.verdict.text;
   EXPECT_TRUE(contains(r.rows.front().gain_words, "no difference from none you can measure"))
       << r.rows.front().gain_words;
+  // "At most" never understates the host's load: 3.2 % busy reads 3.2, not 3; 1.49 % reads 1.5, not 1.
+  const auto busier = mcmclb::advice::program_spread({31.99, 33.32}, 2, 0.032);
+  ASSERT_TRUE(busier.has_value());
+  EXPECT_TRUE(contains(mcmclb::advice::largest_tolerance({*busier}).words, "the host at most 3.2 % busy: "))
+      << mcmclb::advice::largest_tolerance({*busier}).words;
+  ToleranceSource loaded{"replay", "the real replay against your program", 0.5, 2, 6, 0.0149253731, "50 %"};
+  EXPECT_TRUE(contains(mcmclb::advice::largest_tolerance({loaded}).words, "the host at most 1.5 % busy"))
+      << mcmclb::advice::largest_tolerance({loaded}).words;
   // Without the spread the simulation's error would set it, and the same gain would be advised.
   const auto without = mcmclb::advice::largest_tolerance({simulation, replay});
   EXPECT_EQ(without.source.kind, "replay");

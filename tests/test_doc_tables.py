@@ -468,11 +468,25 @@ class HostCostSeries(unittest.TestCase):
                 for line in text.split("\n") if line.startswith("| [")}
 
     def test_the_cells_follow_their_files(self):
-        self.copy("docs/data/host-cost-8192/bgp", "docs/data/fig1-sim-bgp", "docs/data/fig2-sim-slingshot")
+        again = "docs/data/reproductions/8e22592/host-cost-8192/bgp"
+        self.copy("docs/data/host-cost-8192/bgp", "docs/data/fig1-sim-bgp", "docs/data/fig2-sim-slingshot", again)
         before = self.rows()
-        self.assertEqual(sorted(before), ["docs/data/fig1-sim-bgp", "docs/data/fig2-sim-slingshot", "docs/data/host-cost-8192/bgp"])
+        self.assertEqual(sorted(before), ["docs/data/fig1-sim-bgp", "docs/data/fig2-sim-slingshot",
+                                          "docs/data/host-cost-8192/bgp", again])
         self.assertEqual(before["docs/data/fig2-sim-slingshot"][2:4], ["not recorded", "not recorded"])
-        self.assertTrue(before["docs/data/host-cost-8192/bgp"][5].startswith("not recorded"))
+        # Build and CPU model: not recorded in a provenance.csv made before their columns, or beside a commbench CSV;
+        # as recorded where the columns are.
+        self.assertEqual(before["docs/data/host-cost-8192/bgp"][5], "not recorded")
+        self.assertTrue(before["docs/data/host-cost-8192/bgp"][6].startswith("not recorded"))
+        self.assertEqual(before["docs/data/fig1-sim-bgp"][5], "not recorded")
+        self.assertEqual(before[again][5:7], ["RelWithDebInfo, -O2", "AMD EPYC"])
+        recorded = os.path.join(self.root, again, "provenance.csv")
+        with open(recorded, encoding="utf-8") as f:
+            text = f.read()
+        with open(recorded, "w", encoding="utf-8") as f:
+            f.write(text.replace("RelWithDebInfo,GNU 12.2.0,-O2 ", "Debug,GNU 12.2.0,-O0 ")
+                    .replace("AMD EPYC", "Other"))
+        self.assertEqual(self.rows()[again][5:7], ["Debug, -O0", "Other"])
         # One run's host CPU and peak memory raised far above the others': the range's top follows.
         prov = os.path.join(self.root, "docs/data/host-cost-8192/bgp/provenance.csv")
         with open(prov, newline="", encoding="utf-8") as f:
@@ -496,6 +510,45 @@ class HostCostSeries(unittest.TestCase):
         # Without its provenance a series stays in the table and says so.
         os.remove(prov)
         self.assertEqual(self.rows()["docs/data/host-cost-8192/bgp"][2:4], ["not recorded", "not recorded"])
+
+    def test_the_dearest_follows_its_files(self):
+        """host-cost-dearest's sentence: the series of the most host CPU, with its peak memory and, from a GNU time
+        record, its wall time."""
+        self.copy("docs/data/host-cost-8192/bgp", "docs/data/fig1-sim-bgp")
+        text = doc_tables.generate("host-cost-dearest", ["docs", "nprocs=8192"]).replace("\n", " ")
+        self.assertRegex(text, r"is `docs/data/fig1-sim-bgp/commbench\.csv`: [\d,]+ s of host CPU, [\d.]+ GiB of "
+                               r"peak memory, [\d.]+ min of wall time")
+        prov = os.path.join(self.root, "docs/data/host-cost-8192/bgp/provenance.csv")
+        with open(prov, newline="", encoding="utf-8") as f:
+            table = list(csv.DictReader(f))
+        for row in table:
+            row["host_cpu_s"] = "99999"
+        with open(prov, "w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=list(table[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(table)
+        doc_tables.Inputs.cache.clear()
+        text = doc_tables.generate("host-cost-dearest", ["docs", "nprocs=8192"]).replace("\n", " ")
+        self.assertIn("is `docs/data/host-cost-8192/bgp`: 99,999 s of host CPU", text)
+        self.assertNotIn("wall time", text)
+
+
+class AtMostLoad(unittest.TestCase):
+    """"At most N % busy" never reads below the load on file: generated sentences round a load up to a tenth, and an
+    advice block says so where the advise that wrote its words rounded the load down."""
+
+    def test_a_load_is_rounded_up_to_a_tenth(self):
+        from doc_tables.common import at_most_percent
+        self.assertEqual([at_most_percent(x) for x in (3.2, 1.49253731, 0.2, 3.0, 0, 2.25)],
+                         ["3.2", "1.5", "0.2", "3", "0", "2.3"])
+
+    def test_a_load_rounded_down_in_advises_words_is_named(self):
+        from doc_tables.your_workload import understated_loads
+        words = "measured by your program's own runs at P = 2, n = 6, the host at most 3 % busy: median 5 s"
+        self.assertEqual(understated_loads("docs/no-such-folder", {"tolerance": words, "tolerance_busy_pct": 3.2}),
+                         ["3.2 % during your program's own runs"])
+        self.assertEqual(understated_loads("docs/no-such-folder", {"tolerance": words.replace("3 %", "3.2 %"),
+                                                                   "tolerance_busy_pct": 3.2}), [])
 
 
 class TimesByFolderPlacement(unittest.TestCase):

@@ -7,7 +7,9 @@ import datetime
 import glob
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 import unittest
 
 import yaml
@@ -151,6 +153,67 @@ class Release(unittest.TestCase):
             # The commit as git describe gives it, never a tag's name: a release tag names no build by itself.
             self.assertRegex(r.stdout, rf"^{re.escape(name)} {re.escape(version)} \(commit ([0-9a-f]{{12,40}}"
                                        r"(-dirty)?|unknown)\)\n$")
+
+
+def commit_stamp(source_dir, scratch):
+    """The commit cmake/WriteGitCommit.cmake stamps into a build of source_dir, as the programs print it."""
+    cmake = os.environ.get("MCMCLB_CMAKE") or shutil.which("cmake")
+    if not cmake:
+        raise AssertionError("no cmake: set MCMCLB_CMAKE or put cmake on PATH")
+    out = os.path.join(scratch, "git_commit.cpp")
+    # No repository above the scratch folder is looked in, so a folder outside git is one wherever TMPDIR is.
+    subprocess.run([cmake, f"-DSOURCE_DIR={source_dir}", f"-DOUTPUT={out}", "-P",
+                    os.path.join(ROOT, "cmake", "WriteGitCommit.cmake")], check=True, timeout=30,
+                   env=dict(os.environ, GIT_CEILING_DIRECTORIES=scratch))
+    with open(out, encoding="utf-8") as f:
+        return re.search(r'return "([^"]*)";', f.read())[1]
+
+
+class CommitStamp(unittest.TestCase):
+    """The commit a build records is "-dirty" whenever the tree it was built from differs from that commit: a file
+    changed, staged, or new and not ignored (a source not yet added is still code the build may have compiled). Files
+    git ignores, such as the build folders, are no part of the code and leave it clean."""
+
+    def git(self, *args):
+        subprocess.run(["git", "-C", self.repo, "-c", "user.name=test", "-c", "user.email=test@localhost", *args],
+                       check=True, capture_output=True, timeout=30)
+
+    def setUp(self):
+        self.scratch = tempfile.mkdtemp(prefix="mcmclb-stamp-")
+        self.addCleanup(shutil.rmtree, self.scratch)
+        self.repo = os.path.join(self.scratch, "src")
+        os.makedirs(self.repo)
+        self.git("init", "-q")
+        for name, text in (("a.cpp", "int a;\n"), (".gitignore", "/build*/\n")):
+            with open(os.path.join(self.repo, name), "w", encoding="utf-8") as f:
+                f.write(text)
+        self.git("add", "a.cpp", ".gitignore")
+        self.git("commit", "-q", "-m", "first")
+
+    def write(self, name, text="int b;\n"):
+        path = os.path.join(self.repo, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+
+    def test_a_clean_tree_and_its_ignored_build_folder_are_clean(self):
+        self.assertRegex(commit_stamp(self.repo, self.scratch), r"^[0-9a-f]{12}$")
+        self.write("build-test/generated/x.cpp")
+        self.assertRegex(commit_stamp(self.repo, self.scratch), r"^[0-9a-f]{12}$")
+
+    def test_an_untracked_file_is_dirty(self):
+        self.write("b.cpp")
+        self.assertRegex(commit_stamp(self.repo, self.scratch), r"^[0-9a-f]{12}-dirty$")
+
+    def test_a_changed_or_staged_file_is_dirty(self):
+        self.write("a.cpp")
+        self.assertRegex(commit_stamp(self.repo, self.scratch), r"^[0-9a-f]{12}-dirty$")
+        self.git("add", "a.cpp")
+        self.assertRegex(commit_stamp(self.repo, self.scratch), r"^[0-9a-f]{12}-dirty$")
+
+    def test_a_folder_outside_git_is_unknown(self):
+        os.makedirs(os.path.join(self.scratch, "plain"))
+        self.assertEqual(commit_stamp(os.path.join(self.scratch, "plain"), self.scratch), "unknown")
 
 
 if __name__ == "__main__":

@@ -516,13 +516,21 @@ std::optional<ToleranceSource> program_spread(const std::vector<double>& seconds
 
 namespace {
 
-/// Where a source was measured, e.g. "at P = 2, n = 2, the host at most 3 % busy".
+/// A share as a percentage rounded up to a tenth, without a trailing ".0": what follows "at most" never reads
+/// below the share itself (3.2 % is "3.2", never "3"). The nudge keeps a share that prints as 3.2 from reading 3.3.
+std::string percent_at_most(double share) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", std::ceil(share * 1000 - 1e-6) / 10);
+  std::string s = text;
+  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
+  return s;
+}
+
+/// Where a source was measured, e.g. "at P = 2, n = 2, the host at most 3.2 % busy".
 std::string where_measured(const ToleranceSource& s) {
   std::string text = "at P = " + std::to_string(s.nprocs) + ", n = " + std::to_string(s.n) + ", the host ";
   if (s.busy) {
-    char busy[32];
-    std::snprintf(busy, sizeof busy, "at most %.0f %% busy", 100 * *s.busy);
-    text += busy;
+    text += "at most " + percent_at_most(*s.busy) + " % busy";
   } else {
     text += "load unknown";
   }

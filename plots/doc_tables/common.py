@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What the tables of every document share: the folders and options a block names, checked, with each CSV
 read once (Inputs), and the cells' texts and checks that tables of several documents use."""
+import math
 import os
 from collections import defaultdict
 
@@ -206,6 +207,13 @@ def tolerance_text(percent):
     """A tolerance in percent as mcmclb advise prints it (advice::tolerance_percent): 5.0 % from 1 % up, two
     significant digits below (0.018 %), so a measured tolerance never reads as 0.0 %."""
     return f"{percent:.1f} %" if percent >= 1 else f"{percent:.2g} %"
+
+
+def at_most_percent(percent):
+    """A percentage rounded up to a tenth, without a trailing ".0", for "at most N %": 3.2 stays 3.2, 1.49 reads 1.5,
+    0.2 reads 0.2 (never "0"), as advise's own words do. The nudge keeps a figure that prints as 3.2 at 3.2."""
+    text = f"{math.ceil(percent * 10 - 1e-6) / 10:.1f}"
+    return text[:-2] if text.endswith(".0") else text
 
 
 def milliseconds(seconds):

@@ -14,8 +14,8 @@ from .readme import findings, quick_start
 from .repeat import simulation_repeat
 from .reproductions import not_yet_reproduced, release_reproductions, reproductions, rerun_4dp
 from .simulation import (async_gap, async_gap_model, collective_floor_table, collective_merges,
-                         constants_sensitivity, host_cost, host_cost_series, lj_cost, platform_hashes, simulated_times,
-                         table1_rows, table1_seeds, times_by_folder)
+                         constants_sensitivity, host_cost, host_cost_dearest, host_cost_series, lj_cost,
+                         platform_hashes, simulated_times, table1_rows, table1_seeds, times_by_folder)
 from .steal_regroup import (before_after, regrouping_against_thieves, steal_vs_regroup_compute,
                             steal_vs_regroup_compute_real, steal_vs_regroup_seeds, steal_vs_regroup_sizes,
                             steal_vs_regroup_summary, thieves_against_regrouping)
@@ -56,6 +56,7 @@ TABLES = {
     "platform-hashes": (platform_hashes, (1, 1), {"by": "file|folder"}),
     "host-cost": (host_cost, (1, 1), {}),
     "host-cost-series": (host_cost_series, (1, 1), {"nprocs": "an integer"}),
+    "host-cost-dearest": (host_cost_dearest, (1, 1), {"nprocs": "an integer"}),
     "constants-sensitivity": (constants_sensitivity, (1, 20), {"interval": "an integer"}),
     "two-mpis": (two_mpis, (1, 4), {"digits": "an integer", "ratio": "yes|no"}),
     "commbench-methods": (commbench_methods, (1, 4), {"ratio": "yes|no"}),

@@ -436,7 +436,8 @@ def host_cost(inputs):
     one run per launch) the runs, each one's simulated time, and the medians [min-max] over the runs of the whole
     process's CPU (user + sys), wall time and peak RSS, as /usr/bin/time measured each launch (FOLDER/host-time.csv:
     platform, launch, wall_s, user_s, sys_s, peak_rss_kib; launch i is the platform's i-th run by its start), and
-    of provenance.csv's host_cpu_s (the process from its start to the end of the run: no teardown)."""
+    of provenance.csv's host_cpu_s (the process from its start to the end of the run: no teardown); then the build
+    and the host CPU model as provenance.csv records them (build_level, cpu_model)."""
     folder = inputs.folders[0]
     timed = defaultdict(dict)
     for r in Inputs.read(folder, "host-time.csv", need=("platform", "launch", "wall_s", "user_s", "sys_s",
@@ -449,6 +450,7 @@ def host_cost(inputs):
         runs = sorted(Inputs.read(sub, need=("run_id", "utc_start", "time_s", "nprocs", "balancer", "method")),
                       key=lambda r: r["utc_start"])
         prov = {r["run_id"]: r for r in Inputs.read(sub, "provenance.csv", need=("run_id", "host_cpu_s"))}
+        mine = [prov[r["run_id"]] for r in runs if r["run_id"] in prov]
         if sorted(timed[platform]) != list(range(1, len(runs) + 1)):
             raise InputError(f"{folder}/host-time.csv: {platform} has launches {sorted(timed[platform])} for "
                              f"{len(runs)} runs in {sub}/runs.csv (allowed: launches 1 to the number of runs)")
@@ -457,15 +459,16 @@ def host_cost(inputs):
                      str(len(runs)), spread([r["time_s"] for r in runs], 6),
                      spread([w["user_s"] + w["sys_s"] for w in whole], 1), spread([w["wall_s"] for w in whole], 1),
                      spread([w["peak_rss_kib"] / 1024 for w in whole], 0),
-                     spread([prov[r["run_id"]]["host_cpu_s"] for r in runs], 1)])
+                     spread([prov[r["run_id"]]["host_cpu_s"] for r in runs], 1), build_level(mine),
+                     cpu_model(Inputs.read(sub, need=("run_id",)), mine)])
     return table_text(["platform", "run", "runs", "simulated time_s", "whole process: CPU s", "wall s",
-                       "peak RSS MiB", "host_cpu_s (to the run's end)"], rows)
+                       "peak RSS MiB", "host_cpu_s (to the run's end)", "build", "host CPU model"], rows)
 
 
 # What GNU time -v writes of a simulation's whole process (plots/fig1-sim.sh keeps it beside each commbench CSV).
 GNU_TIME = {"command": r"Command being timed: \"(.*)\"", "user": r"User time \(seconds\): ([0-9.]+)",
             "system": r"System time \(seconds\): ([0-9.]+)", "rss": r"Maximum resident set size \(kbytes\): ([0-9]+)",
-            "status": r"Exit status: ([0-9]+)"}
+            "status": r"Exit status: ([0-9]+)", "wall": r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([0-9:.]+)"}
 KIB_PER_GIB = 1024 * 1024
 NOT_RECORDED = "not recorded"
 
@@ -492,10 +495,22 @@ def simgrid_versions(rows):
     return ", ".join(found) or NOT_RECORDED
 
 
-def cpu_model(rows):
-    """The host CPU model: no file mcmclb writes records it, so NOT_RECORDED, with the host names the rows give."""
+def cpu_model(rows, prov=()):
+    """The host CPU models the provenance rows prov name (host_cpu_model); where none does (a file made before the
+    column, or a commbench CSV, which has no provenance), NOT_RECORDED with the host names the rows give."""
+    models = sorted({p.get("host_cpu_model") for p in prov if p.get("host_cpu_model")})
+    if models:
+        return ", ".join(models)
     hosts = sorted({r.get("host") for r in rows if r.get("host")})
     return NOT_RECORDED + (f" (host {', '.join(f'`{h}`' for h in hosts)})" if hosts else "")
+
+
+def build_level(prov):
+    """The builds the provenance rows prov record, as 'RelWithDebInfo, -O2' (build_type and the last -O flag of
+    cxx_flags), or NOT_RECORDED where none has build_type (a file made before the column, or a commbench CSV)."""
+    found = sorted({", ".join([p["build_type"]] + re.findall(r"(?<!\S)-O\S*", p.get("cxx_flags") or "")[-1:])
+                    for p in prov if p.get("build_type")})
+    return "; ".join(found) or NOT_RECORDED
 
 
 def simulated_at(rows, p):
@@ -524,7 +539,8 @@ def rounded_spread(values, digits):
 
 def runs_host_cost(folder, runs):
     """The cells host CPU, peak memory and source of the runs of folder's runs.csv (provenance.csv's host_cpu_s and
-    host_peak_rss_kib), and whether a launch of theirs listed several points; NOT_RECORDED where no run has them."""
+    host_peak_rss_kib), their provenance rows, and whether a launch of theirs listed several points; NOT_RECORDED
+    where no run has them."""
     path = os.path.join(common.ROOT, folder, "provenance.csv")
     prov = {}
     if os.path.exists(path):
@@ -535,12 +551,12 @@ def runs_host_cost(folder, runs):
     several = any(len(m.group(1).split(",")) > 1 for m in (re.search(r"--points (\S+)", r.get("command_line") or "")
                                                              for r in mine) if m)
     if not mine:
-        return [NOT_RECORDED, NOT_RECORDED, "no provenance.csv"], False
+        return [NOT_RECORDED, NOT_RECORDED, "no provenance.csv"], mine, False
     source = f"[provenance.csv]({folder}/provenance.csv), to each run's end"
     if len(cpu) < len(runs):
         source += f" ({len(cpu)} of {len(runs)} runs)"
     return [rounded_spread(cpu, 0) if cpu else NOT_RECORDED, rounded_spread(rss, 2) if rss else NOT_RECORDED,
-            source], several
+            source], mine, several
 
 
 def commbench_host_cost(folder, name, p):
@@ -557,13 +573,63 @@ def commbench_host_cost(folder, name, p):
             f"[{os.path.basename(record)}]({record}), the whole `smpirun`"]
 
 
+def wall_seconds(elapsed):
+    """Seconds of GNU time's elapsed wall clock, 'h:mm:ss' or 'm:ss.ss'."""
+    seconds = 0.0
+    for part in elapsed.split(":"):
+        seconds = 60 * seconds + float(part)
+    return seconds
+
+
+def host_cost_dearest(inputs):
+    """One sentence: the simulated series at one rank count (nprocs=, 8192 by default) under the folder the block
+    names that cost the host the most CPU (the median over its runs, as host-cost-series gives it), with its peak
+    memory and, where a GNU time record gives it, its wall time."""
+    p = (inputs.numbers("nprocs") or [8192])[0]
+    top = inputs.folders[0]
+    found = []
+    for folder, name in series_files(top):
+        if name == "runs.csv":
+            runs = simulated_at(Inputs.read(folder, need=("run_id", "nprocs")), p)
+            if not runs:
+                continue
+            path = os.path.join(common.ROOT, folder, "provenance.csv")
+            prov = {r["run_id"]: r for r in Inputs.read(folder, "provenance.csv", need=("run_id",))} \
+                if os.path.exists(path) else {}
+            mine = [prov[r["run_id"]] for r in runs if r["run_id"] in prov]
+            cpu = [r["host_cpu_s"] for r in mine if isinstance(r.get("host_cpu_s"), (int, float))]
+            rss = [r["host_peak_rss_kib"] / KIB_PER_GIB for r in mine if isinstance(r.get("host_peak_rss_kib"), int)]
+            if cpu:
+                found.append((median(cpu), f"`{folder}`", median(rss) if rss else None, None,
+                              f"the median of its {len(cpu)} runs' provenance.csv" if len(cpu) > 1 else
+                              "its provenance.csv"))
+        else:
+            record = os.path.join(folder, os.path.splitext(name)[0] + ".time")
+            if not simulated_at(Inputs.read_file(os.path.join(folder, name), ("nprocs",), "commbench.csv"), p) or \
+                    not os.path.exists(os.path.join(common.ROOT, record)):
+                continue
+            commbench_host_cost(folder, name, p)  # refuses a record of another P or a failed run
+            t = gnu_time(record)
+            found.append((float(t["user"]) + float(t["system"]), f"`{folder}/{name}`", int(t["rss"]) / KIB_PER_GIB,
+                          wall_seconds(t["wall"]), f"the GNU time record of its whole `smpirun`, `{record}`"))
+    if not found:
+        raise InputError(f"block {inputs.name}: no simulated run at P = {p} under {top} with a host cost on file "
+                         f"(allowed: a folder holding simulated runs.csv with provenance.csv, or commbench CSVs with "
+                         f"their GNU time record)")
+    cpu, label, rss, wall, source = max(found, key=lambda f: f[0])
+    parts = [f"{cpu:,.0f} s of host CPU"] + ([f"{rss:.2f} GiB of peak memory"] if rss is not None else []) + \
+            ([f"{wall / 60:.1f} min of wall time"] if wall is not None else [])
+    return common.wrapped(f"The dearest series at {p} simulated ranks is {label}: " + ", ".join(parts) +
+                          f" (**measured**, from {source}).")
+
+
 def host_cost_series(inputs):
     """The host cost of every simulated series at one rank count (nprocs=, 8192 by default) under the folder the
     block names: one row per runs.csv or commbench CSV with simulated rows at that P, found by walking the folder, so
     a new committed series gets its row. Per row: the runs, the host CPU seconds and the peak memory (median [min-max]
     over the runs of provenance.csv's host_cpu_s and host_peak_rss_kib, or a commbench CSV's GNU time record), the
-    SimGrid version (mpi_library) and the host CPU model, which no file records. A folder that records none of them
-    says "not recorded"."""
+    SimGrid version (mpi_library), the build (provenance.csv's build_type and -O level) and the host CPU model
+    (host_cpu_model). A folder that records none of them says "not recorded"."""
     p = (inputs.numbers("nprocs") or [8192])[0]
     top = inputs.folders[0]
     rows, several = [], []
@@ -572,7 +638,7 @@ def host_cost_series(inputs):
             found = simulated_at(Inputs.read(folder, need=("run_id", "nprocs")), p)
             if not found:
                 continue
-            cells, cumulative = runs_host_cost(folder, found)
+            cells, prov, cumulative = runs_host_cost(folder, found)
             if cumulative:
                 several.append(folder)
             label, count = f"[{folder}]({folder}/runs.csv)", str(len(found))
@@ -580,14 +646,15 @@ def host_cost_series(inputs):
             found = simulated_at(Inputs.read_file(os.path.join(folder, name), ("nprocs",), "commbench.csv"), p)
             if not found:
                 continue
-            cells = commbench_host_cost(folder, name, p)
+            cells, prov = commbench_host_cost(folder, name, p), []
             label, count = f"[{folder}]({folder}/{name}) ({name})", "1 simulation"
-        rows.append([label, count] + cells[:2] + [simgrid_versions(found), cpu_model(found), cells[2]])
+        rows.append([label, count] + cells[:2] + [simgrid_versions(found), build_level(prov), cpu_model(found, prov),
+                                                  cells[2]])
     if not rows:
         raise InputError(f"block {inputs.name}: no simulated run at P = {p} under {top} (allowed: a folder holding "
                          f"simulated runs.csv or commbench CSVs)")
     text = table_text(["series", f"runs at P = {p}", "host CPU s (measured)", "peak memory GiB (measured)",
-                       "SimGrid", "host CPU model", "from"], rows)
+                       "SimGrid", "build", "host CPU model", "from"], rows)
     if several:
         text += "\n\n" + common.wrapped(
             f"In {', '.join(f'`{f}`' for f in several)} a launch listed several points (`--points` in "

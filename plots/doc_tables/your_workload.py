@@ -8,8 +8,8 @@ from collections import defaultdict
 from mcmclb_csv import RUN_COLUMNS, InputError
 from mcmclb_stats import Summary, median
 
-from .common import (ROOT, Inputs, by_setup, compare_ratio_text, milliseconds, setup_name, table_text,
-                     time_with_interval, tolerance_text)
+from .common import (ROOT, Inputs, at_most_percent, by_setup, compare_ratio_text, milliseconds, setup_name,
+                     table_text, time_with_interval, tolerance_text)
 
 
 def trace_replay(inputs):
@@ -214,6 +214,11 @@ def advice(inputs):
         out.append(f"Tolerance: {tolerance_text(first['tolerance_pct'])} ({head})." +
                    (f" {figures[0].upper()}{figures[1:]}." if figures else "") +
                    "".join(f" {p[0].upper()}{p[1:]}." for p in parts[1:]))
+        understated = understated_loads(folder, first)
+        if understated:
+            out[-1] += (" The advise that wrote these words rounded the host's load down: it was " +
+                        ", ".join(understated[:-1]) + (" and " if len(understated) > 1 else "") + understated[-1] +
+                        ".")
         out.append("")
     if not rows[0].get("gain"):  # written before gains were ranges: said once, before the costs
         out.append("This folder predates gains as ranges: its verdicts quote the scenarios' median, a midpoint.")
@@ -227,6 +232,28 @@ def advice(inputs):
             out.append("")
         out.append(simulations)
     return "\n".join(out).rstrip("\n")
+
+
+def understated_loads(folder, first):
+    """Where advise's tolerance words (first's `tolerance`) quote a host load below the one its files record, the
+    load on file, as "N % during <what>" texts (the check's two sources named once): a build that rounded the load
+    to a whole per cent could say "at most 3 %" of 3.2 %. The program's runs are advice.csv's tolerance_busy_pct, the check's the most of check.csv's
+    busy_before_pct and busy_after_pct (each check row's host before and after it)."""
+    recorded, named = {"your program's own runs": first.get("tolerance_busy_pct")}, {}
+    if os.path.exists(os.path.join(ROOT, folder, "check.csv")):
+        check = Inputs.read(folder, "check.csv", ["busy_before_pct", "busy_after_pct"])
+        loads = [v for r in check for v in (r["busy_before_pct"], r["busy_after_pct"]) if isinstance(v, (int, float))]
+        if loads:
+            recorded["the simulation against the real replay"] = recorded["the real replay against your program"] = \
+                max(loads)
+    found = []
+    for what, quoted in re.findall(r"(your program's own runs|the simulation against the real replay|the real replay "
+                                   r"against your program) at P = \d+, n = \d+, the host at most ([\d.]+) % busy",
+                                   first["tolerance"]):
+        load = recorded.get(what)
+        if isinstance(load, (int, float)) and float(quoted) < load:
+            named.setdefault("your program's own runs" if what == "your program's own runs" else "the check", load)
+    return [f"{at_most_percent(load)} % during {what}" for what, load in named.items()]
 
 
 def simulations_cost(folder):
@@ -349,7 +376,7 @@ def advise_estimate(inputs):
     sentence = (f"\n\nThe largest difference is {_off_pct(worst['estimated_s'], worst['measured_s']):+.0f} % "
                 f"(`{os.path.basename(worst['trace'])}` at P = {worst['ranks'].replace(',', ', ')}): "
                 f"{'every' if within else 'not every'} estimate is within 25 % of the wall time. The host was at "
-                f"most {busiest:.0f} % busy in the 2 s before a run. {_runs_at(rows, jobs)}.")
+                f"most {at_most_percent(busiest)} % busy in the 2 s before a run. {_runs_at(rows, jobs)}.")
     return table_text(["trace", "walkers", "items", "ranks", "simulations", "estimated", "measured (wall)",
                        "estimate off by", "host busy before"], out) + sentence
 
@@ -386,8 +413,9 @@ def advise_estimate_race(inputs):
     if firsts:
         parts.append(f"Where balancers raced, the first round's estimate was off by {min(firsts):+.0f} to "
                      f"{max(firsts):+.0f} %.")
-    parts.append(f"{_runs_at(rows, '`--jobs ' + str(rows[0]['jobs']) + '`')}; the host at most "
-                 f"{max(r['busy_before_pct'] for r in rows):.0f} % busy before a run.")
+    busiest = at_most_percent(max(r["busy_before_pct"] for r in rows))
+    parts.append(f"{_runs_at(rows, '`--jobs ' + str(rows[0]['jobs']) + '`')}; the host at most {busiest} % busy "
+                 f"before a run.")
     return table_text(["trace", "ranks", "estimated at the start", "measured (wall)",
                        "none settles (low end off by)", "first round: estimated, taken"], out) + "\n\n" + " ".join(parts)
 
@@ -416,7 +444,7 @@ def advise_estimate_check(inputs):
     sentence = (f"\n\nAt the start the estimate was off by {min(start):+.0f} to {max(start):+.0f} %. The check's own "
                 f"was off by {min(check):+.0f} to {max(check):+.0f} %: "
                 f"{'every' if all(abs(c) <= 25 for c in check) else 'not every'} one within 25 %. "
-                f"{_runs_at(rows, flags)}. The host was at most {max(r['busy_before_pct'] for r in rows):.0f} % busy "
-                f"before a run.")
+                f"{_runs_at(rows, flags)}. The host was at most "
+                f"{at_most_percent(max(r['busy_before_pct'] for r in rows))} % busy before a run.")
     return table_text(["trace", "ranks", "estimated at the start", "measured (wall)", "off by",
                        "the check's estimate", "its real runs (wall)", "off by", "host busy before"], out) + sentence
