@@ -249,7 +249,7 @@ CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOpti
     csv_text += csv::line(row);
   };
   std::printf("%-36s  %-26s  %-10s  %s\n", "set-up",
-              none_alone ? "real whole / simulated [95 %]" : "real whole / none [95 %]", "simulated", "error [95 %]");
+              none_alone ? "real / simulated [95 %]" : "real whole / none [95 %]", "simulated", "error [95 %]");
   for (const auto& [label, pair] : measured) {
     errors.push_back(advice::replay_error(label, pair.first, real_none, pair.second / sim_none));
     report(label, errors.back(), label, true);
