@@ -30,6 +30,7 @@
 
 #include "advise_plan.hpp"
 #include "mcmclb/advice.hpp"
+#include "mcmclb/advice_check.hpp"
 #include "mcmclb/advice_speedups.hpp"
 #include "mcmclb/advice_table.hpp"
 #include "mcmclb/configurations.hpp"
@@ -615,11 +616,10 @@ int advise_main(const std::vector<std::string>& args) {
   // their error would set the tolerance. A dry run only says so.
   if (o.check_reps > 0) {
     if (busy && *busy > o.check_busy_share) {
-      const std::string line = "--check: the host is " + fixed(100 * *busy, 0) +
-                               " % busy (its CPU time over 1 s, /proc/stat), more than the " +
-                               fixed(100 * o.check_busy_share, 0) +
-                               " % a check allows: its real runs would time the other programs too (allowed: "
-                               "--check on an idle host, a higher --check-busy, or advise without --check)";
+      const std::string line =
+          "--check: " + advice::busy_refusal(*busy, o.check_busy_share, "the host is",
+                                             "(its CPU time over 1 s, /proc/stat)",
+                                             "its real runs would time the other programs too", false);
       if (!o.dry_run) throw InputError(line);
       std::printf("advise: warning: %s\n", line.c_str());
     }

@@ -16,11 +16,13 @@
 #include "advise.hpp"
 #include "advise_plan.hpp"
 #include "mcmclb/advice.hpp"
+#include "mcmclb/advice_check.hpp"
 #include "mcmclb/advice_table.hpp"
 #include "mcmclb/configurations.hpp"
 #include "mcmclb/launch.hpp"
 #include "mcmclb/provenance.hpp"  // host_busy_share
 #include "mcmclb/runs_csv.hpp"
+#include "mcmclb/stats.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
 #include "mcmclb/trace.hpp"
@@ -161,14 +163,14 @@ CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOpti
         busy_words(busy_before).c_str(), busy_words(busy_after).c_str());
   }
   const auto too_busy = [&o](const std::optional<double>& share) { return share && *share > o.check_busy_share; };
-  const std::string allowed = fixed(100 * o.check_busy_share, 0) + " %";
   if (runs_now && too_busy(busy_before)) {
     // Refused rather than run: a check on a busy host measures the other programs, and repeating it until the host
     // is idle could wait without end. advise refused it at its start too; the load rose since.
     std::printf(
-        "advise: check: no real run made: the host is busier than the %s a check allows; the check does not set "
-        "the tolerance (run advise --check again on an idle host)\n",
-        allowed.c_str());
+        "advise: check: no real run made: %s\n",
+        advice::busy_refusal(*busy_before, o.check_busy_share, "the host was", "in the 2 s before the real runs",
+                             "the check does not set the tolerance, which stays assumed", false)
+            .c_str());
     return {};
   }
   const int real_status = sweep_main(real);
@@ -180,12 +182,15 @@ CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOpti
   const auto real_runs = read_configurations(real.out);
   std::vector<double> real_none;
   double sim_none = 0;
+  std::set<std::string> checked_balancers;  // besides none
+  std::string none_label;
   std::map<std::string, std::pair<std::string, std::vector<double>>> real_of;  // balancer -> its first set-up's runs
   std::vector<std::pair<std::string, std::pair<std::vector<double>, double>>> measured;  // label -> (real, sim)
   std::set<std::string> seen;  // a set-up's points are its repetitions: one configuration
   // Each set-up's parts (its run, calibration and initial groups), each part's median: (real, simulated).
   std::map<std::string, std::pair<Price, Price>> parts_of;
   for (const Point& p : study.points) {
+    if (p.spec.balancer != "none") checked_balancers.insert(p.spec.balancer);
     if (!seen.insert(setup_label(p.spec)).second) continue;
     const auto r = real_runs.find(configuration_key(p.spec, real_backend));
     const auto s = sim_runs.find(configuration_key(p.spec, sim_backend));
@@ -196,19 +201,24 @@ CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOpti
     // the replay's run times are what compare with it.
     real_of.try_emplace(p.spec.balancer, setup_label(p.spec), r->second.time_s);
     if (p.spec.balancer == "none") {
+      none_label = setup_label(p.spec);
       real_none = whole_s(r->second);
       sim_none = sim_whole;
     } else {
       measured.push_back({setup_label(p.spec), {whole_s(r->second), sim_whole}});
     }
   }
-  if (real_status != 0 || sim_status != 0 || real_none.empty() || !(sim_none > 0) || measured.empty()) {
-    std::printf(
-        "advise: check: not every run of the check finished (real exit %d, simulated exit %d): the "
-        "tolerance stays assumed\n",
-        real_status, sim_status);
-    return {};
-  }
+  advice::CheckOutcome outcome;
+  outcome.real_status = real_status;
+  outcome.sim_status = sim_status;
+  outcome.balancers = checked_balancers.size();
+  outcome.measured = measured.size();
+  outcome.none_real = !real_none.empty();
+  outcome.none_sim = sim_none > 0;
+  const advice::CheckVerdict verdict = advice::check_verdict(outcome);
+  if (!verdict.words.empty()) std::printf("advise: check: %s\n", verdict.words.c_str());
+  if (verdict.forms == advice::CheckForms::nothing) return {};
+  const bool none_alone = verdict.forms == advice::CheckForms::none_alone;
   std::vector<advice::ReplayError> errors;
   std::string csv_text = csv::line(check_header());
   const auto opt = [](const std::optional<double>& v) { return v ? csv::number(*v) : std::string(); };
@@ -238,10 +248,16 @@ CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOpti
     }
     csv_text += csv::line(row);
   };
-  std::printf("%-36s  %-26s  %-10s  %s\n", "set-up", "real whole / none [95 %]", "simulated", "error [95 %]");
+  std::printf("%-36s  %-26s  %-10s  %s\n", "set-up",
+              none_alone ? "real / simulated [95 %]" : "real whole / none [95 %]", "simulated", "error [95 %]");
   for (const auto& [label, pair] : measured) {
     errors.push_back(advice::replay_error(label, pair.first, real_none, pair.second / sim_none));
     report(label, errors.back(), label, true);
+  }
+  if (none_alone) {
+    // No ratio to none: none's own simulated whole time against its real replay is the error the advice rests on.
+    errors.push_back(advice::none_error(none_label, real_none, sim_none));
+    report(none_label, errors.back(), none_label, true);
   }
   // The other error of an advice, where the trace holds its program's own run (its `# run:` line) in the layout
   // replayed here: the real replay of the balancer the program ran against the time the program took.
@@ -271,12 +287,21 @@ CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOpti
     store.rewrite_file("check.csv", [&](const fs::path&) { return csv_text; });
   }
   const auto tolerance = advice::measured_tolerance(errors);
-  if (!tolerance) return {};
-  if (busy) {
+  if (!tolerance) {
     std::printf(
-        "advise: check: the host was busier than the %s a check allows before or after the real runs: their "
-        "errors are in check.csv but do not set the tolerance (run advise --check again on an idle host)\n",
-        allowed.c_str());
+        "advise: check: some set-up's real runs give no 95 %% interval (fewer than %zu): no error is formed; the "
+        "tolerance stays assumed\n",
+        stats::kMinCiSamples);
+    return {};
+  }
+  if (busy) {
+    const double busiest_share =
+        std::max(too_busy(busy_before) ? *busy_before : 0.0, too_busy(busy_after) ? *busy_after : 0.0);
+    std::printf(
+        "advise: check: %s\n",
+        advice::busy_refusal(busiest_share, o.check_busy_share, "the host was", "before or after the real runs",
+                             "their errors are in check.csv but do not set the tolerance, which stays assumed", true)
+            .c_str());
     return {};
   }
   const auto program_tolerance =
@@ -293,6 +318,11 @@ CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOpti
   simulation.n = static_cast<std::size_t>(o.check_reps);
   simulation.busy = busiest;
   simulation.detail = "the simulation within " + fixed(*tolerance * 100, 2) + " % of the real replay (check.csv)";
+  if (none_alone) {
+    simulation.what = "the simulation of none against its real replay";
+    simulation.detail = "none's simulated whole time within " + fixed(*tolerance * 100, 2) +
+                        " % of its real replay, no balancer checked (check.csv)";
+  }
   CheckResult result;
   result.sources.push_back(simulation);
   if (program_tolerance.has_value()) {

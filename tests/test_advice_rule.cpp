@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mcmclb/advice.hpp"
+#include "mcmclb/advice_check.hpp"
 #include "mcmclb/advice_plan.hpp"
 #include "mcmclb/advice_speedups.hpp"
 #include "mcmclb/advice_table.hpp"
@@ -387,6 +388,85 @@ TEST(AdviceRule, ReplayErrorAgainstTheMeasuredRatio) {
   const auto few = mcmclb::advice::replay_error("steal", {0.8, 0.8, 0.8, 0.8, 0.8}, none, 0.84);
   EXPECT_FALSE(few.error_low.has_value());
   EXPECT_FALSE(mcmclb::advice::measured_tolerance({e, few}).has_value());
+}
+
+// What --check says of its runs is true of them: a check of none alone, every run exited 0, forms none's own error
+// and says why no ratio forms; a failed run, or a set-up the folders lack, is named as what it is.
+TEST(AdviceCheck, SaysWhatItMeasuredFromWhatFinished) {
+  using mcmclb::advice::check_verdict;
+  using mcmclb::advice::CheckForms;
+  using mcmclb::advice::CheckOutcome;
+  CheckOutcome none_only;
+  none_only.none_real = none_only.none_sim = true;
+  const auto alone = check_verdict(none_only);
+  EXPECT_EQ(alone.forms, CheckForms::none_alone);
+  EXPECT_TRUE(contains(alone.words, "the check replayed none only, so no balancer's whole time over none's forms"))
+      << alone.words;
+  EXPECT_FALSE(contains(alone.words, "finished")) << alone.words;
+  CheckOutcome both = none_only;
+  both.balancers = 1;
+  both.measured = 2;
+  EXPECT_EQ(check_verdict(both).forms, CheckForms::ratios);
+  EXPECT_EQ(check_verdict(both).words, "");
+  CheckOutcome failed = both;
+  failed.real_status = 1;
+  EXPECT_EQ(check_verdict(failed).forms, CheckForms::nothing);
+  EXPECT_TRUE(contains(check_verdict(failed).words,
+                       "not every run of the check finished (real exit 1, simulated "
+                       "exit 0)"))
+      << check_verdict(failed).words;
+  CheckOutcome lacking = both;
+  lacking.measured = 0;
+  EXPECT_EQ(check_verdict(lacking).forms, CheckForms::nothing);
+  EXPECT_TRUE(contains(check_verdict(lacking).words, "every run exited 0, but no balancer besides none left both"))
+      << check_verdict(lacking).words;
+  CheckOutcome no_none = none_only;
+  no_none.none_sim = false;
+  EXPECT_EQ(check_verdict(no_none).forms, CheckForms::nothing);
+  EXPECT_TRUE(contains(check_verdict(no_none).words, "none's replay left no simulated (check-sim/) whole time"))
+      << check_verdict(no_none).words;
+}
+
+// A check of none alone measures none's simulated whole time against its real replay: 10 real runs of 16.10 to
+// 16.18 s against 16.05 s simulated is an error of -0.3 to -0.8 %, which the tolerance can take.
+TEST(AdviceCheck, NoneAloneMeasuresItsOwnSimulatedTime) {
+  const std::vector<double> real = {16.10, 16.12, 16.18, 16.11, 16.15, 16.13, 16.16, 16.10, 16.14, 16.17};
+  const auto e = mcmclb::advice::none_error("none", real, 16.05);
+  EXPECT_EQ(e.n, 10U);
+  EXPECT_DOUBLE_EQ(e.sim_ratio, 1);
+  EXPECT_NEAR(e.real_ratio, mcmclb::stats::median_ci(real).median / 16.05, 1e-12);
+  ASSERT_TRUE(e.error_low && e.error_high);
+  EXPECT_NEAR(*e.error_low, 16.05 / (*e.real_high * 16.05) - 1, 1e-12);
+  EXPECT_LT(*e.error_low, *e.error_high);
+  EXPECT_GT(*e.error_low, -0.009);
+  EXPECT_LT(*e.error_high, -0.003) << "the simulation is faster than every real run";
+  const auto tolerance = mcmclb::advice::measured_tolerance({e});
+  ASSERT_TRUE(tolerance.has_value());
+  EXPECT_NEAR(*tolerance, -*e.error_low, 1e-12);
+  EXPECT_FALSE(mcmclb::advice::none_error("none", {16.1, 16.2}, 16.05).error_low) << "no interval from 2 runs";
+}
+
+// A busy host's refusal names the load measured, the limit, and each way forward with its cost.
+TEST(AdviceCheck, ABusyHostIsToldWhatItMayDo) {
+  using mcmclb::advice::busy_limit_to_accept;
+  EXPECT_EQ(busy_limit_to_accept(0.32), 40);
+  EXPECT_EQ(busy_limit_to_accept(0.40), 50);
+  EXPECT_EQ(busy_limit_to_accept(0.0), 10);
+  EXPECT_EQ(busy_limit_to_accept(0.97), 100);
+  EXPECT_EQ(busy_limit_to_accept(1.0), 100);
+  const std::string now = mcmclb::advice::busy_refusal(0.32, 0.10, "the host is", "(over 1 s)", "so what", false);
+  for (const char* part : {"the host is 32 % busy (over 1 s), more than the 10 % a check allows: so what (allowed: ",
+                           "advise --check when the host is at most 10 % busy; ", "--check-busy 40 to accept this load",
+                           "the errors then count the other programs' load as the simulation's",
+                           "or advise without --check, the tolerance assumed)"}) {
+    EXPECT_TRUE(contains(now, part)) << now << "\n lacks: " << part;
+  }
+  EXPECT_FALSE(contains(now, "\n"));
+  // Once the real runs are made, advise run again keeps them: a quieter host needs a folder of its own.
+  const std::string made = mcmclb::advice::busy_refusal(0.55, 0.10, "the host was", "", "kept", true);
+  EXPECT_TRUE(contains(made, "the host was 55 % busy, more than")) << made;
+  EXPECT_TRUE(contains(made, "into a new --out folder")) << made;
+  EXPECT_TRUE(contains(made, "--check-busy 60 ")) << made;
 }
 
 TEST(AdviceRule, ASetupWithoutATimeIsLeftOutAndNamed) {

@@ -160,8 +160,9 @@ class BadTrace(TraceCase):
 
     def test_advise_check_refused_on_a_busy_host(self):
         """advise --check on a host busier than 10 % is refused in one line before anything runs or is written:
-        its real runs would time the other programs too. The busy host is a CPU hog on every core, for the 1 s the
-        check measures."""
+        its real runs would time the other programs too. The line says what the user may do: check when the host is
+        quieter, accept the load with a --check-busy above it (at a cost it names), or go without --check. The busy
+        host is a CPU hog on every core, for the 1 s the check measures."""
         with open(self.path("t.csv"), "w") as f:
             f.write(GOOD)
         hogs = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL,
@@ -175,7 +176,14 @@ class BadTrace(TraceCase):
                 hog.kill()
                 hog.wait()
         self.assert_one_line_error(r, "--check: the host is", "% busy", "more than the 10 % a check allows",
+                                   "advise --check when the host is at most 10 % busy",
+                                   "to accept this load, whose cost is that the errors then count the other programs' "
+                                   "load as the simulation's", "or advise without --check, the tolerance assumed",
                                    within_s=FAST_S)
+        # The way forward a user can take as it is: a --check-busy above the load measured, or 100, which takes any.
+        said = re.search(r"the host is (\d+) % busy .* --check-busy (\d+) to accept", r.stderr.decode())
+        self.assertTrue(said, r.stderr)
+        self.assertTrue(int(said.group(1)) < int(said.group(2)) <= 100 or said.group(2) == "100", r.stderr)
         self.assertFalse(os.path.exists(self.path("advice")), "nothing written")
         # --check-busy is checked as a percentage; at 100 no load refuses the check (a dry run: nothing written).
         r = self.mcmclb("advise", "t.csv", "--ranks", "4", "--check", "--check-busy", "101", "--out", self.path("a"))
@@ -267,7 +275,30 @@ class BadTrace(TraceCase):
         self.refused("\ufeff" + GOOD, "t.csv row 1", "byte-order mark", "sed -i")
 
     def test_empty_file(self):
-        self.refused("", "t.csv row 1", "empty")
+        """The message names both headers a trace may have, with the group column and without."""
+        self.refused("", "t.csv row 1", "empty", "the header chain,item,ranks,seconds,speedup,group or "
+                     "chain,item,ranks,seconds,speedup, then rows")
+
+    def test_run_lines_of_other_walkers(self):
+        """Run lines are runs of one program's walkers, whose spread advise takes as the program's: a line whose
+        walkers= differs from an earlier line's is refused by the replay and by advise, naming both rows and both
+        fingerprints, before any work. Lines without the key name no walkers and are read."""
+        run = "# run: ranks=2 groups=1 balancer=none seconds=2 walkers=abc\n"
+        same = "# earlier run: ranks=2 groups=1 balancer=none seconds=2.5 walkers=abc\n"
+        other = "# earlier run: ranks=2 groups=1 balancer=none seconds=9 walkers=def\n"
+        unnamed = "# earlier run: ranks=2 groups=1 balancer=none seconds=3\n"
+        self.refused(run + same + other + GOOD, "t.csv row 3",
+                     "the earlier run line's walkers=def differ from walkers=abc on row 1")
+        self.refused(other + run + GOOD, "t.csv row 2", "the run line's walkers=abc differ from walkers=def on row 1",
+                     launched=True)
+        r = self.mcmclb("plan", self.study(run + unnamed + same + GOOD))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(self.path("t.csv"), "w") as f:
+            f.write(run + same + other + GOOD)
+        out = self.path("advice")
+        r = self.mcmclb("advise", "t.csv", "--ranks", "4", "--out", out)
+        self.assert_one_line_error(r, "t.csv row 3", "walkers=def differ from walkers=abc on row 1", within_s=FAST_S)
+        self.assertFalse(os.path.exists(out), "nothing written")
 
     def test_wrong_header(self):
         self.refused("chain,item,seconds\n0,0,1\n", "t.csv row 1", "chain,item,ranks,seconds,speedup", launched=True)

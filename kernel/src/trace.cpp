@@ -299,6 +299,8 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
   bool incomplete = false;
   std::optional<RecordedRun> recorded;
   std::vector<RecordedRun> earlier;
+  // The first run line (either kind) that names its walkers, and its row: every other that names them must agree.
+  std::optional<std::pair<std::string, int64_t>> fingerprinted;
   std::size_t columns = kColumns - 1;  // kColumns with the group column
   std::vector<int> first_seen;         // chains in the order their first item row appears
   for (std::size_t start = 0; start < text.size();) {
@@ -331,6 +333,22 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
       }
       if (line.substr(0, kTraceEarlierRunLine.size()) == kTraceEarlierRunLine) {
         earlier.push_back(parse_run_line(line, at));
+      }
+      // Run lines are the runs of one program's walkers: their spread is the program's run-to-run spread, and the
+      // rows replay the walkers the lines name. A line naming other walkers (a file joined from two recordings, or
+      // edited by hand) would put another program's time into that spread. A line without the key names none.
+      const bool is_run = line.substr(0, kTraceRunLine.size()) == kTraceRunLine;
+      if (is_run || line.substr(0, kTraceEarlierRunLine.size()) == kTraceEarlierRunLine) {
+        const std::string& walkers = is_run ? recorded->walkers : earlier.back().walkers;
+        if (!walkers.empty() && !fingerprinted) {
+          fingerprinted.emplace(walkers, row);
+        } else if (!walkers.empty() && walkers != fingerprinted->first) {
+          throw at.error(std::string(is_run ? "the run line" : "the earlier run line") + "'s walkers=" + walkers +
+                         " differ from walkers=" + fingerprinted->first + " on row " +
+                         std::to_string(fingerprinted->second) +
+                         ": a run of other walkers (allowed: run lines of one program's walkers, one walkers=HEX "
+                         "in a file or none; record each program into a file of its own)");
+        }
       }
       if (!line.empty() && line.front() == '#') continue;
       if (line != kTraceHeader && line != kTraceHeaderWithGroup) {
@@ -394,7 +412,8 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
     ups[chain].try_emplace(ranks, row, std::vector<double>{}).first->second.second.push_back(*up);
   }
   if (!header_seen)
-    throw Place{file, 1}.error("the file is empty (allowed: the header " + std::string(kTraceHeader) + " and rows)");
+    throw Place{file, 1}.error("the file is empty (allowed: the header " + std::string(kTraceHeaderWithGroup) + " or " +
+                               std::string(kTraceHeader) + ", then rows)");
   if (items.empty()) throw Place{file, row}.error("no item rows (allowed: at least one item of chain 0)");
   Trace t;
   t.incomplete_ = incomplete;
