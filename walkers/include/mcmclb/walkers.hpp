@@ -124,6 +124,12 @@ struct Options {
   std::string record;
   Results results = Results::none;  ///< where Report::results holds every chain's result
   std::string name = "app";         ///< what the trace's comment lines call the application
+  /// What the chains' answers depend on besides Options::name, their count and their item bounds, as the
+  /// application states it: its parameters as text or bytes, for example "seed 7; temperatures 1.5 2 2.5". A
+  /// checkpoint folder keeps it, and a folder made with other parameters is refused in one line before any work,
+  /// where resuming would mix the chains of two set-ups. Empty (the default): none. Not read by options_from_args:
+  /// the program states it, from its own arguments.
+  std::string parameters;
   /// A folder (made if missing, on a file system every rank sees) where each chain's state is kept as the run goes,
   /// so that a run killed at any instant can be run again and continue: finished chains are not worked again, and
   /// started ones go on from their last checkpoint, under any balancer and at any rank count, to the same answers,
@@ -131,12 +137,18 @@ struct Options {
   /// ended, and, with Options::record, every item's cost so far; the member 0 of the chain's group replaces it
   /// whole (a temporary file, fsync, rename), so a kill leaves the last whole one. No other rank takes part, and
   /// the chains need not be saved at one instant, as a chain's answer depends on the chain alone. A folder made for
-  /// another application (Options::name), chain count or item bounds, or holding a torn file, is refused in one
-  /// line. A run that ends well leaves the folder as it is: run again, it works nothing and returns the results;
-  /// remove the folder to start anew. Empty (the default): no checkpoints. With a folder, SIGTERM and SIGUSR1 (what
-  /// Slurm's --signal sends before a job's limit) make every group's member 0 write its chain's checkpoint at its
-  /// next item; then rank 0 writes the file `stopped` in the folder, which the next run removes, and ends the job
-  /// with kExitResumable (docs/guide/your-chains.md, "Jobs that end on time").
+  /// another application (Options::name), chain count, item bounds or parameters (Options::parameters), holding a
+  /// torn file, or lacking a chain's file it once held (its subfolder saved/ marks each), is refused in one line,
+  /// before anything is written. A run that resumes says so in one line on rank 0: the chains finished before, those
+  /// going on and from which item, those starting afresh. A checkpoint that cannot be written (a full disk) does not
+  /// stop the run: its end says, in Report::checkpoints_lost and in one line on rank 0, which chains' latest state
+  /// the folder lacks, and notes them in the folder (file `lost`) for the next run's line to repeat. A run that ends
+  /// with nothing lost leaves the folder whole: run again, it works nothing and returns the results; remove the folder
+  /// to start anew. Empty (the default): no checkpoints. With a folder, SIGTERM, SIGUSR1 (what Slurm's --signal sends
+  /// before a job's limit) and SIGINT (a second one ends the process at once) make every group's member 0 write its
+  /// chain's checkpoint at its next item, and no write start after; then rank 0 writes the file `stopped` in the
+  /// folder, which the next run removes with any temporary file a kill left, and ends the job with kExitResumable
+  /// (docs/guide/your-chains.md, "Jobs that end on time").
   std::string checkpoint;
   /// Seconds between two checkpoints of a chain, counted on the member that writes them.
   double checkpoint_every_s = 60;
@@ -199,6 +211,15 @@ struct Report {
   /// On every rank, with Options::checkpoint: per chain, the item this run took it up at from the checkpoint (0:
   /// from its start), or -1 for a chain the checkpoint held as finished, which this run did not work.
   std::vector<int64_t> resumed_at;
+  /// On every rank, with Options::checkpoint: the checkpoint writes that failed on any rank (a full disk, a folder
+  /// made read-only), and the first one's line (rank, chain, cause).
+  int64_t checkpoint_failures = 0;
+  std::string checkpoint_error;
+  /// On every rank, with Options::checkpoint: the chains whose latest state the folder lacks as the run ends, as the
+  /// last write of each failed: a running chain's, or its finish's. The results returned are whole; a run again
+  /// works these chains again from the folder's older checkpoint (or their start). A job that must notice exits
+  /// non-zero where this is not empty, as examples/ising does.
+  std::vector<int> checkpoints_lost;
 };
 
 /// Collective over comm: works every chain under the options. Bad options throw mcmclb::InputError on every rank
