@@ -108,6 +108,15 @@ void check_numbers(const Options& o) {
     throw InputError("Options::checkpoint_every_items: " + std::to_string(o.checkpoint_every_items) +
                      " is not allowed (allowed: 0, by seconds, or items > 0)");
   }
+  if (!(std::isfinite(o.checkpoint_mtbf_s) && o.checkpoint_mtbf_s >= 0)) {
+    throw InputError("Options::checkpoint_mtbf_s: " + yaml_number(o.checkpoint_mtbf_s) +
+                     " is not allowed (allowed: 0, the interval as given, or seconds > 0)");
+  }
+  if (o.checkpoint_mtbf_s > 0 && o.checkpoint_every_items > 0) {
+    throw InputError("Options::checkpoint_mtbf_s: set with checkpoint_every_items " +
+                     std::to_string(o.checkpoint_every_items) +
+                     " (allowed: one of them; the time between failures sets the interval in seconds)");
+  }
   if (!(std::isfinite(o.stop_grace_s) && o.stop_grace_s >= 0)) {
     throw InputError("Options::stop_grace_s: " + yaml_number(o.stop_grace_s) +
                      " is not allowed (allowed: seconds >= 0)");
@@ -273,6 +282,7 @@ class AppChains final : public ChainWork {
     fingerprint_ = fingerprint;
     every_items_ = o.checkpoint_every_items;
     every_s_ = o.checkpoint_every_s;
+    mtbf_s_ = o.checkpoint_mtbf_s;
     keeping_ = true;
     rows_kept_ = !o.record.empty();
     stop_ = stop;
@@ -287,6 +297,13 @@ class AppChains final : public ChainWork {
   static constexpr int64_t kFinishedRecord = std::numeric_limits<int64_t>::max();
   [[nodiscard]] const std::map<int, Attempts>& attempts() const noexcept { return attempts_; }
   [[nodiscard]] int64_t failures() const noexcept { return failures_; }
+  /// What this rank's running checkpoints of each chain took: Chains::save and the write, those written only.
+  struct Cost {
+    double seconds = 0;
+    int64_t count = 0;
+    [[nodiscard]] double mean() const { return count > 0 ? seconds / static_cast<double>(count) : 0; }
+  };
+  [[nodiscard]] const std::map<int, Cost>& costs() const noexcept { return costs_; }
   [[nodiscard]] const std::string& first_failure() const noexcept { return first_failure_; }
   [[nodiscard]] int64_t checkpoints() const noexcept { return checkpoints_; }
   [[nodiscard]] double checkpoint_s() const noexcept { return checkpoint_s_; }
@@ -404,36 +421,49 @@ class AppChains final : public ChainWork {
     const bool stopping = stop_ != nullptr && detail::StopOnSignal::requested();
     if (stop_ != nullptr) stop_->leading(true);
     const auto& [items, since_s] = since_[chain];
-    const bool due = every_items_ > 0 ? items >= every_items_ : pace::now_s() - since_s >= every_s_;
+    const auto cost = costs_.find(chain);
+    // With a time between failures, the interval follows from the chain's own checkpoints' cost, measured first.
+    const double every_s = mtbf_s_ <= 0           ? every_s_
+                           : cost == costs_.end() ? 0
+                                                  : checkpoint_interval_s(cost->second.mean(), mtbf_s_);
+    const bool due = every_items_ > 0 ? items >= every_items_ : pace::now_s() - since_s >= every_s;
     // Nothing worked since the last checkpoint (or the chain's start, which needs none): nothing to write.
     if (items > 0 && (due || stopping)) {
+      const double t0 = pace::now_s();
       std::vector<std::byte> state;
       guard(chain, at, "save", [&] { state = chains_.save(chain); });
-      keep({.chain = chain, .finished = false, .next_item = at, .bytes = std::move(state), .rows = rows_[chain]});
+      if (keep({.chain = chain, .finished = false, .next_item = at, .bytes = std::move(state), .rows = rows_[chain]})) {
+        Cost& c = costs_[chain];
+        c.seconds += pace::now_s() - t0;
+        ++c.count;
+      }
       since_[chain] = {0, pace::now_s()};
     }
     if (stopping) stop_->saved();
   }
   /// Writes a chain's checkpoint. One that cannot be written is said at once (the first on this rank) and kept
   /// for the run's end, which says which chains the folder then lacks (checkpoint_losses); the run goes on.
-  void keep(const detail::ChainRecord& record) {
+  bool keep(const detail::ChainRecord& record) {
     const int64_t key = record.finished ? kFinishedRecord : record.next_item;
     Attempts& a = attempts_.try_emplace(record.chain).first->second;
     a.latest = std::max(a.latest, key);
     if (stop_ != nullptr && !stop_->begin_write()) {
       // The run is stopping and this rank is marked: the chain goes on from its checkpoint before.
       failed(record.chain, key, "not written: the run was stopping on a signal", false);
-      return;
+      return false;
     }
+    bool written = false;
     const double t0 = pace::now_s();
     try {
       folder_->write_record(record, fingerprint_);
       ++checkpoints_;
+      written = true;
     } catch (const std::exception& e) {
       failed(record.chain, key, e.what(), true);
     }
     if (stop_ != nullptr) stop_->end_write();
     checkpoint_s_ += pace::now_s() - t0;
+    return written;
   }
   void failed(int chain, int64_t key, const std::string& why, bool say) {
     attempts_[chain].failed = key;
@@ -509,7 +539,8 @@ class AppChains final : public ChainWork {
   const detail::CheckpointFolder* folder_ = nullptr;
   uint64_t fingerprint_ = 0;
   int64_t every_items_ = 0;
-  double every_s_ = 0;
+  double every_s_ = 0, mtbf_s_ = 0;
+  std::map<int, Cost> costs_;
   bool keeping_ = false, rows_kept_ = false;
   std::map<int, Attempts> attempts_;
   int64_t failures_ = 0;
@@ -850,6 +881,26 @@ void checkpoint_losses(const AppChains& app, const detail::CheckpointFolder& fol
   std::fflush(stderr);
 }
 
+/// Collective, where the run keeps checkpoints: each chain's mean checkpoint cost over every rank that wrote it, and
+/// the interval it gives with mtbf_s (Report::checkpoint_cost_s, checkpoint_interval_s).
+void checkpoint_costs(const AppChains& app, double mtbf_s, const mpi::Comm& comm, Report& r) {
+  const std::size_t chains = app.lengths().size();
+  std::vector<double> sums(2 * chains, 0);  // seconds, then counts (exact in a double)
+  for (const auto& [chain, c] : app.costs()) {
+    sums[static_cast<std::size_t>(chain)] = c.seconds;
+    sums[chains + static_cast<std::size_t>(chain)] = static_cast<double>(c.count);
+  }
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, comm.get()),
+             "MPI_Allreduce");
+  r.checkpoint_cost_s.assign(chains, 0);
+  r.checkpoint_interval_s.assign(chains, 0);
+  for (std::size_t c = 0; c < chains; ++c) {
+    if (sums[chains + c] > 0) r.checkpoint_cost_s[c] = sums[c] / sums[chains + c];
+    if (mtbf_s > 0 && sums[chains + c] > 0)
+      r.checkpoint_interval_s[c] = checkpoint_interval_s(r.checkpoint_cost_s[c], mtbf_s);
+  }
+}
+
 /// Collective: a name for this run that no other run of the same folder shares (rank 0's pid and clock), where
 /// ranks stopped by a signal leave their marks.
 std::string run_token(const mpi::Comm& comm) {
@@ -860,6 +911,13 @@ std::string run_token(const mpi::Comm& comm) {
 }
 
 }  // namespace
+
+double checkpoint_interval_s(double cost_s, double mtbf_s) {
+  if (!(mtbf_s > 0) || !(cost_s >= 0)) return 0;
+  if (cost_s >= 2 * mtbf_s) return mtbf_s;
+  const double ratio = cost_s / (2 * mtbf_s);
+  return std::max(0.0, std::sqrt(2 * cost_s * mtbf_s) * (1 + std::sqrt(ratio) / 3 + ratio / 9) - cost_s);
+}
 
 std::vector<std::vector<int>> place_chains(std::span<const int64_t> items, int groups, Placement how) {
   if (groups < 1) throw std::invalid_argument("place_chains: groups must be at least 1");
@@ -1074,7 +1132,10 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
     r.item_s = options.item_s;
   }
   share_summary(comm, r);
-  if (!options.checkpoint.empty()) checkpoint_losses(app, folder, comm, r);
+  if (!options.checkpoint.empty()) {
+    checkpoint_losses(app, folder, comm, r);
+    checkpoint_costs(app, options.checkpoint_mtbf_s, comm, r);
+  }
   return r;
 }
 

@@ -154,10 +154,23 @@ struct Options {
   double checkpoint_every_s = 60;
   /// Items between two checkpoints of a chain instead; 0 (the default): every checkpoint_every_s seconds.
   int64_t checkpoint_every_items = 0;
+  /// The expected seconds between failures that end the job (for example a node's mean time between failures
+  /// over the job's node count). Above 0, each chain's checkpoint interval follows from what its own checkpoints
+  /// cost, in place of checkpoint_every_s: checkpoint_interval_s(C, this), C the chain's mean seconds for one
+  /// (Chains::save and the write, measured on the rank that writes it). A chain's first checkpoint on a rank then
+  /// comes after one item, to measure C. 0 (the default): checkpoint_every_s or checkpoint_every_items.
+  double checkpoint_mtbf_s = 0;
   /// Seconds a signalled run waits for every rank's last checkpoint before it exits anyway (a rank held in a long
   /// item), each chain then resuming from its latest checkpoint.
   double stop_grace_s = 30;
 };
+
+/// The seconds of work between two checkpoints that lose the least time to checkpoints and to the work redone after
+/// a failure, for a checkpoint of cost_s seconds and failures every mtbf_s seconds on average: Daly's optimum,
+/// sqrt(2 C M) (1 + sqrt(C / 2M) / 3 + (C / 2M) / 9) - C for C < 2M, and M from 2M on (C = cost_s, M = mtbf_s).
+/// Its first term is Young's first-order optimum sqrt(2 C M), which it refines where C is not small against M.
+/// 0 for mtbf_s <= 0 or cost_s < 0.
+[[nodiscard]] double checkpoint_interval_s(double cost_s, double mtbf_s);
 
 /// The exit status of a run that stopped on a signal after its checkpoints (Options::checkpoint): run the same
 /// command again to resume. EX_TEMPFAIL of BSD's sysexits: a temporary failure, to be retried. mpiexec (Hydra)
@@ -220,6 +233,10 @@ struct Report {
   /// works these chains again from the folder's older checkpoint (or their start). A job that must notice exits
   /// non-zero where this is not empty, as examples/ising does.
   std::vector<int> checkpoints_lost;
+  /// On every rank, with Options::checkpoint, by chain: the mean seconds its checkpoints took in this run
+  /// (Chains::save and the write; 0: none written), and with Options::checkpoint_mtbf_s the interval that mean
+  /// gives (checkpoint_interval_s; 0 elsewhere).
+  std::vector<double> checkpoint_cost_s, checkpoint_interval_s;
 };
 
 /// Collective over comm: works every chain under the options. Bad options throw mcmclb::InputError on every rank
