@@ -6,7 +6,7 @@ same or another rank count; no chain the checkpoint held as finished is worked a
 checks that itself and exits 1). A signal stops a run with the resumable status and leaves no temporary file; a
 folder of other chains, other parameters, a torn file or a missing one is refused in one line, before any work; a
 checkpoint that cannot be written is reported at the run's end, noted in the folder and named again by the run
-after, which says what it resumes. Each launch takes about half a second; about 35 s in all. Needs
+after, which says what it resumes. Each launch takes about half a second; about 20 s in all. Needs
 CHECKPOINT_CHAINS, MPIEXEC, MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets them)."""
 import os
 import random
@@ -96,6 +96,7 @@ class Checkpoint(InputCase):
                 run.communicate(timeout=60)
                 r = self.chains(again, *flags)
                 self.assertEqual(r.returncode, 0, what + f"\n{r.stderr.decode()[-2000:]}")
+                self.assertEqual(temporary_files(folder), [], what + ": what killed writes left is removed")
                 self.assert_like_the_reference(self.path(f"a-{i}.txt"), self.path(f"t-{i}.csv"), what)
         self.assertGreaterEqual(landed, len(self.balancers) // 2, f"most kills landed mid-run (seed {seed})")
 
