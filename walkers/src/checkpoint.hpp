@@ -153,7 +153,7 @@ struct Resumption {
 /// Writes bytes to path whole: a temporary file beside it, fsync, rename, fsync of the folder.
 void write_file_whole(const std::string& path, std::span<const std::byte> bytes);
 
-/// What a signal (SIGTERM, or SIGUSR1 as Slurm's --signal sends before a job's limit) asks of a run that keeps
+/// What a signal (SIGTERM, SIGINT, or SIGUSR1 as Slurm's --signal sends before a job's limit) asks of a run that keeps
 /// checkpoints: every group's member 0 writes its chain's checkpoint at its next item, then every rank exits with
 /// kExitResumable. Installs the handlers for its lifetime and restores the earlier ones after. A thread waits
 /// for the signal, then for this rank's last checkpoint, then for every rank's mark in the folder (or the grace
