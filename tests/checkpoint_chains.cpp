@@ -3,8 +3,11 @@
 // (done) for some chains, items of a few milliseconds so that a kill lands mid-run. Every rank writes its pid where
 // the test can kill it; rank 0 writes every chain's answer as hex. After the run, the program checks that no chain
 // a checkpoint held as finished was started or worked, and that no resumed chain worked an item before its
-// checkpoint's: else it exits 1.
-// Usage: mpiexec -n P checkpoint_chains --out F [--pids DIR] [--item-ms T] [--chains N] plus the library's flags
+// checkpoint's: else it exits 1. A run whose checkpoints the folder lacks at its end (Report::checkpoints_lost)
+// writes its answers, then exits 4, as a job that must notice does. --seed S changes every chain's answer and is
+// the run's Options::parameters ("seed S").
+// Usage: mpiexec -n P checkpoint_chains --out F [--pids DIR] [--item-ms T] [--chains N] [--seed S] plus the library's
+// flags
 // (--mcmclb-balancer B, --mcmclb-checkpoint DIR and the others); checkpoint_chains --balancers lists the balancers.
 #include <mpi.h>
 #include <unistd.h>
@@ -42,7 +45,7 @@ struct State {
 
 class Chains final : public mcmclb::walkers::Chains {
  public:
-  Chains(int count, double item_s) : count_(count), item_s_(item_s) {}
+  Chains(int count, double item_s, uint64_t seed) : count_(count), item_s_(item_s), seed_(seed) {}
   [[nodiscard]] int count() const override { return count_; }
   [[nodiscard]] int64_t items(int c) const override { return 6 + (c * 7) % 13; }
   [[nodiscard]] bool done(int c, int64_t item) const override {
@@ -59,7 +62,7 @@ class Chains final : public mcmclb::walkers::Chains {
     worked_[c] = std::min(worked_.count(c) != 0 ? worked_[c] : item, item);
     mcmclb::ExactSum part;
     for (int t = group.rank(); t < 64; t += group.size()) {
-      const uint64_t h = mix(static_cast<uint64_t>(c) * 1000003 + static_cast<uint64_t>(item) * 64 + t);
+      const uint64_t h = mix(seed_ ^ (static_cast<uint64_t>(c) * 1000003 + static_cast<uint64_t>(item) * 64 + t));
       part.add(std::ldexp(static_cast<double>(h >> 11) * 0x1.0p-53 - 0.5, static_cast<int>(h % 60) - 30) * s.x);
     }
     s.x += group.allreduce(part, mcmclb::ops::exact_sum).value();
@@ -86,6 +89,7 @@ class Chains final : public mcmclb::walkers::Chains {
  private:
   int count_;
   double item_s_;
+  uint64_t seed_;
   std::map<int, State> held_;
   std::map<int, int64_t> started_, worked_;
 };
@@ -97,6 +101,7 @@ int body(int argc, char** argv) {
   std::string out, pids;
   double item_ms = 0;
   int count = 9;
+  uint64_t seed = 0;
   if (argc == 2 && std::string(argv[1]) == "--balancers") {
     for (const std::string& name : mcmclb::walkers::balancer_names()) {
       if (rank == 0) std::printf("%s\n", name.c_str());
@@ -111,6 +116,9 @@ int body(int argc, char** argv) {
       pids = value;
     } else if (flag == "--chains") {
       count = std::stoi(value);
+    } else if (flag == "--seed") {
+      seed = std::stoull(value);
+      options.parameters = "seed " + value;
     } else if (flag == "--item-ms") {
       item_ms = std::stod(value);
     } else {
@@ -120,7 +128,7 @@ int body(int argc, char** argv) {
   if (!pids.empty()) std::ofstream(pids + "/" + std::to_string(rank)) << ::getpid() << "\n";
   options.results = mcmclb::walkers::Results::root;
   options.wait = "polite";
-  Chains chains(count, item_ms / 1000);
+  Chains chains(count, item_ms / 1000, seed);
   const mcmclb::walkers::Report report = mcmclb::walkers::run(MPI_COMM_WORLD, chains, options);
   // What a checkpoint held must not be worked again: summed over the ranks.
   const std::size_t n = static_cast<std::size_t>(chains.count());
@@ -156,6 +164,7 @@ int body(int argc, char** argv) {
     }
   }
   MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (bad == 0 && !report.checkpoints_lost.empty()) return 4;
   return bad;
 }
 

@@ -3,11 +3,14 @@
 kill -9 of one rank at a random moment, then the same command again, gives every chain's answer bit for bit and a
 trace of every item once, as an uninterrupted run; under every balancer, at 1 to 4 ranks, the second run at the
 same or another rank count; no chain the checkpoint held as finished is worked again (tests/checkpoint_chains.cpp
-checks that itself and exits 1). A signal stops a run with the resumable status; a folder of other chains or a torn
-file is refused in one line, before any work. Each launch takes about half a second; about 25 s in all. Needs
+checks that itself and exits 1). A signal stops a run with the resumable status and leaves no temporary file; a
+folder of other chains, other parameters, a torn file or a missing one is refused in one line, before any work; a
+checkpoint that cannot be written is reported at the run's end, noted in the folder and named again by the run
+after, which says what it resumes. Each launch takes about half a second; about 20 s in all. Needs
 CHECKPOINT_CHAINS, MPIEXEC, MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets them)."""
 import os
 import random
+import re
 import signal
 import subprocess
 import time
@@ -26,6 +29,11 @@ def item_rows(trace):
     with open(trace) as f:
         rows = [l.split(",") for l in f if l[:1].isdigit()]
     return sorted((int(r[0]), int(r[1])) for r in rows if r[1] != "")
+
+
+def temporary_files(folder):
+    """What interrupted writes left: write_file_whole's name.tmp-PID files."""
+    return [n for n in os.listdir(folder) if ".tmp-" in n]
 
 
 def answers(path):
@@ -88,6 +96,7 @@ class Checkpoint(InputCase):
                 run.communicate(timeout=60)
                 r = self.chains(again, *flags)
                 self.assertEqual(r.returncode, 0, what + f"\n{r.stderr.decode()[-2000:]}")
+                self.assertEqual(temporary_files(folder), [], what + ": what killed writes left is removed")
                 self.assert_like_the_reference(self.path(f"a-{i}.txt"), self.path(f"t-{i}.csv"), what)
         self.assertGreaterEqual(landed, len(self.balancers) // 2, f"most kills landed mid-run (seed {seed})")
 
@@ -106,8 +115,10 @@ class Checkpoint(InputCase):
         self.assertIn(b"run the same command again to resume", err)
         self.assertEqual(err.count(b"mcmclb: stopped by signal"), 1, err)
         self.assertFalse(os.path.exists(self.path("a.txt")), "no answers from a stopped run")
+        self.assertEqual(temporary_files(self.path("ck")), [], "no temporary file survives the stop")
         r = self.chains(2, *flags)
         self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr.count(b"mcmclb: resuming from "), 1, r.stderr)
         self.assert_like_the_reference(self.path("a.txt"), self.path("t.csv"), "stopped at 3 ranks, resumed at 2")
         resumed = [int(l.split()[2]) for l in open(self.path("a.txt"))]
         self.assertTrue(any(at != 0 for at in resumed), f"something was kept: {resumed}")
@@ -119,12 +130,29 @@ class Checkpoint(InputCase):
         _, err = run.communicate(timeout=60)
         self.assertEqual(run.returncode, RESUMABLE, err)
         self.assertEqual(err.count(b"mcmclb: stopped by signal 15"), 1, err)
+        self.assertEqual(temporary_files(self.path("ck2")), [], "no temporary file survives the stop")
         r = self.chains(3, *flags)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assert_like_the_reference(self.path("a.txt"), self.path("t.csv"), "stopped at 2 ranks, resumed at 3")
-        # Run again once finished: nothing is worked, the answers come from the checkpoint.
+        # Ctrl-C to mpiexec, which passes SIGINT on: a stop like the others.
+        flags[flags.index(self.path("ck2"))] = self.path("ck3")
+        run = self.chains(2, *flags, background=True)
+        time.sleep(0.5)
+        run.send_signal(signal.SIGINT)
+        _, err = run.communicate(timeout=60)
+        self.assertEqual(run.returncode, RESUMABLE, err)
+        self.assertEqual(err.count(b"mcmclb: stopped by signal 2"), 1, err)
+        self.assertEqual(temporary_files(self.path("ck3")), [], "no temporary file survives the stop")
+        flags[flags.index(self.path("ck3"))] = self.path("ck2")
+        # Run again once finished: nothing is worked, the answers come from the checkpoint, and the run says so.
+        # What killed writers left (their temporary files) is gone after.
+        for leftover in ("chain-3.tmp-99999", "checkpoint.meta.tmp-12345"):
+            with open(os.path.join(self.path("ck2"), leftover), "w") as f:
+                f.write("cut short")
         r = self.chains(2, *flags)
         self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(f"9 of 9 chains finished before, not worked again; 0 go on".encode(), r.stderr)
+        self.assertEqual(temporary_files(self.path("ck2")), [], "leftovers of killed writes removed")
         self.assertEqual([int(l.split()[2]) for l in open(self.path("a.txt"))], [-1] * len(resumed))
         self.assert_like_the_reference(self.path("a.txt"), self.path("t.csv"), "run again once finished")
 
@@ -153,6 +181,73 @@ class Checkpoint(InputCase):
         self.assert_one_line_error(r, "Options::checkpoint", "is not a folder", program="checkpoint_chains")
         r = self.chains(2, "--out", self.path("b.txt"), "--mcmclb-checkpoint-every-items", "x")
         self.assert_one_line_error(r, "--mcmclb-checkpoint-every-items", "'x' is not", program="checkpoint_chains")
+
+    def test_a_folder_of_other_parameters_or_missing_a_chain_is_refused(self):
+        for ranks in (2, 3):
+            folder = self.path(f"ck-{ranks}")
+            r = self.chains(ranks, "--out", self.path("a.txt"), "--mcmclb-checkpoint", folder, "--seed", "1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            before = snapshot(folder)
+            cases = [(["--seed", "2"], "other parameters (Options::parameters 'seed 1', where this run has 'seed 2')"),
+                     ([], "Options::parameters 'seed 1', where this run has none")]
+            for args, fragment in cases:
+                r = self.chains(ranks, "--out", self.path("b.txt"), "--mcmclb-checkpoint", folder, *args)
+                self.assert_one_line_error(r, "Options::checkpoint", fragment, program="checkpoint_chains")
+            self.assertEqual(snapshot(folder), before, "nothing written")
+            # A chain's file gone from a folder that held it: refused, not started afresh.
+            os.remove(os.path.join(folder, "chain-4"))
+            before.pop("chain-4")
+            r = self.chains(ranks, "--out", self.path("b.txt"), "--mcmclb-checkpoint", folder, "--seed", "1")
+            self.assert_one_line_error(r, "chain-4", "missing, though this folder held it", program="checkpoint_chains")
+            self.assertEqual(snapshot(folder), before, "nothing written")
+            self.assertFalse(os.path.exists(self.path("b.txt")), "no work")
+
+    def test_a_checkpoint_not_written_is_reported_and_the_run_after_says_so(self):
+        expected, _ = self.reference()
+        folder = self.path("ck")
+        # A folder where chain 4's file cannot be replaced: a folder of that name (as a full disk fails the write).
+        os.makedirs(os.path.join(folder, "chain-4", "in-the-way"))
+        flags = ["--out", self.path("a.txt"), "--mcmclb-checkpoint", folder, "--mcmclb-checkpoint-every-items", "1",
+                 "--mcmclb-balancer", "mostwork"]
+        r = self.chains(3, *flags)
+        err = r.stderr.decode()
+        self.assertEqual(r.returncode, 4, "the program exits non-zero on Report::checkpoints_lost\n" + err)
+        self.assertEqual(answers(self.path("a.txt")), expected, "the answers returned are whole")
+        last = err.strip().splitlines()[-1]
+        self.assertRegex(last, r"^mcmclb: checkpoints lost: .* lacks the latest state of 1 of 9 chains \(4\) "
+                               r"after \d+ checkpoint writes? failed \(first: rank \d, chain 4: ", err)
+        with open(os.path.join(folder, "lost")) as f:
+            self.assertIn("could not save the latest state of 1 chain (4)", f.read())
+        self.assertEqual(temporary_files(folder), [])
+        # The run after works chain 4 again, saying so and why; the others finished and are not worked again.
+        os.rename(os.path.join(folder, "chain-4"), self.path("moved"))
+        r = self.chains(2, *flags)
+        err = r.stderr.decode()
+        self.assertEqual(r.returncode, 0, err)
+        self.assertEqual(err.count("mcmclb: resuming from"), 1, err)
+        self.assertIn("8 of 9 chains finished before, not worked again; 0 go on from their checkpoint; 1 starts "
+                      "afresh, having none (chain 4); the run before noted: a run that ended at ", err)
+        self.assertEqual(answers(self.path("a.txt")), expected)
+        with open(self.path("a.txt")) as f:
+            self.assertEqual([int(l.split()[2]) for l in f], [-1] * 4 + [0] + [-1] * 4)
+        self.assertFalse(os.path.exists(os.path.join(folder, "lost")), "the note goes once nothing is lost")
+
+    def test_the_trace_head_says_each_initial_groups_chains(self):
+        for ranks in (2, 4):
+            trace = self.path(f"t-{ranks}.csv")
+            r = self.chains(ranks, "--out", self.path("a.txt"), "--mcmclb-record", trace)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(trace) as f:
+                text = f.read()
+            head = re.search(r"at (\d+) ranks, (\d+) initial groups of 1 rank, with ([\d, and]+) chains\n", text)
+            self.assertIsNotNone(head, text[:600])
+            listed = [int(n) for n in re.findall(r"\d+", head.group(3))]
+            chains_of = {}
+            for line in text.splitlines():
+                row = line.split(",")
+                if line[:1].isdigit() and row[1] != "":
+                    chains_of.setdefault(int(row[5]), set()).add(int(row[0]))
+            self.assertEqual(listed, [len(chains_of[g]) for g in range(ranks)], head.group(0))
 
 
 if __name__ == "__main__":

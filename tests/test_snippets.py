@@ -273,6 +273,50 @@ class EveryBlock(unittest.TestCase):
         self.assertEqual(rc, 0, output)
 
 
+class ExamplesInTheGuide(unittest.TestCase):
+    """The examples use nothing of mcmclb the guide for them (docs/guide/your-chains.md) leaves unnamed, and are
+    C++-only CMake projects, as the guide says a consumer can be."""
+
+    GUIDE = os.path.join(ROOT, "docs", "guide", "your-chains.md")
+
+    @staticmethod
+    def unnamed(guide, sources):
+        """The mcmclb headers, names (the last part of mcmclb::...) and group calls the sources use that no code span
+        or fenced block of the guide holds."""
+        fences = re.findall(r"```[a-z]*\n(.*?)```", guide, re.S)
+        prose = re.sub(r"```[a-z]*\n.*?```", "", guide, flags=re.S)
+        code = " ".join(re.findall(r"`([^`\n]+)`", prose) + fences)
+        used = set()
+        for text in sources:
+            used |= set(re.findall(r'#include "(mcmclb/[a-z_]+\.hpp)"', text))
+            used |= {m.split("::")[-1] for m in re.findall(r"mcmclb::[A-Za-z_:]+", text)}
+            used |= set(re.findall(r"\bgroup\.([a-z_]+)\(", text))
+        return sorted(n for n in used if not re.search(r"(?<![\w/])" + re.escape(n) + r"(?!\w)", code))
+
+    def test_every_name_the_examples_use_is_in_the_guide(self):
+        sources = []
+        for path in sorted(glob.glob(os.path.join(ROOT, "examples", "*", "*.cpp"))):
+            with open(path) as f:
+                sources.append(f.read())
+        self.assertGreaterEqual(len(sources), 2)
+        with open(self.GUIDE) as f:
+            self.assertEqual(self.unnamed(f.read(), sources), [])
+        # The check finds a name left out.
+        example = 'mcmclb::mpi::run_main(); group.allreduce_sum(x);\n#include "mcmclb/mpi.hpp"'
+        self.assertEqual(self.unnamed("`run_main` and `mcmclb/mpi.hpp`", [example]), ["allreduce_sum"])
+
+    def test_the_examples_are_cxx_only_projects_as_the_guide_advises(self):
+        with open(self.GUIDE) as f:
+            self.assertIn("A CMake project enables C++ (C is not needed)", f.read())
+        projects = sorted(glob.glob(os.path.join(ROOT, "examples", "*", "CMakeLists.txt")))
+        self.assertGreaterEqual(len(projects), 2)
+        for path in projects:
+            with open(path) as f:
+                project = re.search(r"^project\((.*?)\)", f.read(), re.M | re.S)
+            self.assertIsNotNone(project, path)
+            self.assertRegex(project.group(1), r"LANGUAGES CXX$", path)
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["--print"]:
         print(translation_unit(every_block()))

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -681,6 +682,89 @@ TEST(Walkers, RecordsATraceThatParses) {
     EXPECT_NEAR(seconds, r.time_s, 1e-6 * r.time_s);
     std::remove(path.c_str());
   }
+}
+
+// The interval from costs (Options::checkpoint_mtbf_s): Daly's optimum is where the time lost to checkpoints and to
+// redone work is least, in the model it comes from: a failure every M seconds on average (exponentially), so work
+// of tau seconds and its checkpoint of C take M (e^((tau + C) / M) - 1) on average; per second of work, that over
+// tau. Found here by a golden-section search: Daly's value within 0.5 % of it, and closer than Young's sqrt(2 C M).
+TEST(Walkers, TheCheckpointIntervalIsWhereTheLeastTimeIsLost) {
+  const auto lost = [](double tau, double c, double m) { return std::expm1((tau + c) / m) / tau; };
+  for (const auto& [c, m] :
+       std::vector<std::pair<double, double>>{{1, 3600}, {10, 100}, {30, 100}, {5, 20}, {0.01, 1}}) {
+    double lo = 1e-9 * m, hi = 3 * m;
+    const double g = (std::sqrt(5.0) - 1) / 2;
+    for (int i = 0; i < 200; ++i) {
+      const double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
+      if (lost(a, c, m) < lost(b, c, m)) {
+        hi = b;
+      } else {
+        lo = a;
+      }
+    }
+    const double best = (lo + hi) / 2, daly = mcmclb::walkers::checkpoint_interval_s(c, m);
+    EXPECT_NEAR(daly, best, 0.005 * best) << "C " << c << ", M " << m;
+    EXPECT_LT(std::abs(daly - best), std::abs(std::sqrt(2 * c * m) - best)) << "C " << c << ", M " << m;
+  }
+  EXPECT_EQ(mcmclb::walkers::checkpoint_interval_s(50, 20), 20);  // a checkpoint dearer than 2M: every M seconds
+  EXPECT_EQ(mcmclb::walkers::checkpoint_interval_s(1, 0), 0);
+}
+
+/// Collective: a fresh folder's name, the same on every rank (made on rank 0).
+std::string temporary_folder() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::string path(64, '\0');
+  if (rank == 0) {
+    char name[] = "/tmp/mcmclb-walkers-ck-XXXXXX";
+    if (mkdtemp(name) != nullptr) path = name;
+  }
+  path.resize(64);
+  MPI_Bcast(path.data(), 64, MPI_CHAR, 0, MPI_COMM_WORLD);
+  return path.c_str();
+}
+
+// With a time between failures, each chain's checkpoints follow from their own measured cost: the first after one
+// item (to measure it), then every checkpoint_interval_s(C, M) seconds, which Report gives per chain. A time far
+// above every cost writes no second running checkpoint; one far below writes one before every item.
+TEST(Walkers, CheckpointIntervalsFollowTheirCostAndTheTimeBetweenFailures) {
+  const int chains = 2 * world_size() + 1;
+  HashChains shape(chains);
+  for (const double mtbf : {1e9, 1e-12}) {
+    const std::string folder = temporary_folder();
+    mcmclb::walkers::Options o = short_items("none");
+    o.checkpoint = folder;
+    o.checkpoint_mtbf_s = mtbf;
+    HashChains h(chains);
+    const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, o);
+    EXPECT_TRUE(r.valid) << r.violations;
+    EXPECT_EQ(h.answers(), reference(chains));
+    int64_t written = r.rank.checkpoints, expected = 0;
+    MPI_Allreduce(MPI_IN_PLACE, &written, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    ASSERT_EQ(r.checkpoint_cost_s.size(), static_cast<std::size_t>(chains));
+    ASSERT_EQ(r.checkpoint_interval_s.size(), static_cast<std::size_t>(chains));
+    for (int c = 0; c < chains; ++c) {
+      const int64_t n = shape.items(c);
+      const auto at = static_cast<std::size_t>(c);
+      // Running checkpoints come before items 1 .. n - 1 (none before the first), the finished one after.
+      expected += (mtbf > 1 ? std::min<int64_t>(n - 1, 1) : n - 1) + 1;
+      EXPECT_EQ(r.checkpoint_cost_s[at] > 0, n > 1) << "chain " << c;
+      EXPECT_EQ(r.checkpoint_interval_s[at], mcmclb::walkers::checkpoint_interval_s(r.checkpoint_cost_s[at], mtbf));
+    }
+    EXPECT_EQ(written, expected) << "M " << mtbf;
+    EXPECT_TRUE(r.checkpoints_lost.empty());
+    MPI_Barrier(MPI_COMM_WORLD);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) std::filesystem::remove_all(folder);
+  }
+  mcmclb::walkers::Options o = short_items("none");
+  o.checkpoint_mtbf_s = 60;
+  o.checkpoint_every_items = 3;
+  EXPECT_THROW(mcmclb::walkers::check_options(o), mcmclb::InputError);
+  o.checkpoint_every_items = 0;
+  o.checkpoint_mtbf_s = -1;
+  EXPECT_THROW(mcmclb::walkers::check_options(o), mcmclb::InputError);
 }
 
 }  // namespace

@@ -347,9 +347,14 @@ int body(int argc, char** argv) {
   int rank = 0, nprocs = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+  // What the answers depend on besides the chains' count and items: a checkpoint folder made with other values is
+  // refused rather than mixed with this run's chains.
+  options.parameters = "size " + std::to_string(s.size) + " sweeps " + std::to_string(s.sweeps) + " seed " +
+                       std::to_string(s.seed) + " until-ordered " + std::to_string(s.ordered_pct);
   IsingChains chains(s);
   double time_s = 0;
   std::string how;
+  bool checkpoints_lost = false;
   if (plain) {
     // The hand-written loop mcmclb's `none` replaces: rank r works chains r*W .. r*W + W - 1 alone.
     if (s.chains % nprocs != 0) throw InputError("--plain: the chains must split evenly over the ranks");
@@ -382,6 +387,7 @@ int body(int argc, char** argv) {
     const mcmclb::walkers::Report report = mcmclb::walkers::run(MPI_COMM_WORLD, chains, options);
     if (!report.valid) throw std::runtime_error("mcmclb reports an invalid run: " + report.violations);
     time_s = report.time_s;
+    checkpoints_lost = !report.checkpoints_lost.empty();
     how = "balancer " + report.balancer + (report.method.empty() ? "" : " " + report.method) +
           (report.finished.empty() ? "" : " " + report.finished);
     if (rank == 0) {
@@ -394,7 +400,10 @@ int body(int argc, char** argv) {
     }
   }
   const std::vector<Answer> answers = chains.gather(MPI_COMM_WORLD);
-  if (rank != 0) return 0;
+  // The answers are whole either way, but a job whose checkpoints the folder lacks ends non-zero, so that a job
+  // script notices before it trusts the folder (the library's last line names the chains).
+  const int status = checkpoints_lost ? 4 : 0;
+  if (rank != 0) return status;
   if (plain) std::printf("run: %s, %.3f s\n", how.c_str(), time_s);
   std::printf("chain temperature items energy magnetisation mean_energy mean_abs_m\n");
   for (int c = 0; c < s.chains; ++c) {
@@ -405,7 +414,7 @@ int body(int argc, char** argv) {
                 static_cast<double>(a.energy_sum) / n, static_cast<double>(a.abs_m_sum) / n);
   }
   std::printf("answers %016llx\n", static_cast<unsigned long long>(fingerprint(answers)));
-  return 0;
+  return status;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -30,6 +31,9 @@ constexpr std::string_view kMetaName = "checkpoint.meta";
 constexpr std::string_view kMetaFirstLine = "mcmclb walkers checkpoint 1";
 constexpr std::string_view kStopPrefix = ".stopped-";
 constexpr std::string_view kStoppedName = "stopped";
+constexpr std::string_view kSavedName = "saved";       // the subfolder of marks (saved_marks)
+constexpr std::string_view kLostName = "lost";         // the note of a run that could not save every chain
+constexpr std::string_view kTemporary = ".tmp-";       // write_file_whole's temporary files: name.tmp-PID
 constexpr std::string_view kRecordMagic = "MCMCLBW1";  // and the format's version
 
 /// FNV-1a over bytes: a torn or altered record does not end in its own checksum.
@@ -148,6 +152,20 @@ uint64_t chains_fingerprint(const std::string& name, std::span<const int64_t> it
   return h;
 }
 
+uint64_t parameters_hash(std::string_view parameters) {
+  if (parameters.empty()) return 0;
+  uint64_t h = mix64(0x706172616d73);  // "params"
+  h = mix64(h ^ parameters.size());
+  for (const char c : parameters) h = mix64(h ^ static_cast<unsigned char>(c));
+  return h == 0 ? 1 : h;
+}
+
+uint64_t checkpoint_fingerprint(uint64_t chains, uint64_t parameters) {
+  return parameters == 0 ? chains : mix64(chains ^ mix64(parameters));
+}
+
+std::string parameters_shown(std::string_view parameters) { return one_line(parameters, 120); }
+
 std::vector<std::byte> pack_state(std::span<const std::byte> state, int64_t ended_at, std::span<const ItemCost> rows) {
   Bytes out;
   out.put(ended_at);
@@ -167,7 +185,7 @@ Travelling unpack_state(std::span<const std::byte> packed, int chain) {
 }
 
 void write_file_whole(const std::string& path, std::span<const std::byte> bytes) {
-  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
+  const std::string temporary = path + std::string(kTemporary) + std::to_string(::getpid());
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw std::runtime_error("cannot write " + temporary + ": " + std::strerror(errno));
   std::size_t at = 0;
@@ -233,6 +251,9 @@ std::optional<CheckpointMeta> CheckpointFolder::read_meta() const {
     m.ranks = std::stoi(values.at("ranks"));
     m.groups = std::stoi(values.at("groups"));
     m.balancer = values.at("balancer");
+    // Folders made before Options::parameters have no such line: made without parameters.
+    if (const auto p = values.find("parameters"); p != values.end()) m.parameters = std::stoull(p->second, nullptr, 16);
+    if (const auto p = values.find("parameters_text"); p != values.end()) m.parameters_text = p->second;
     std::istringstream groups(values.at("chain_groups"));
     for (int g = 0; groups >> g;) m.chain_groups.push_back(g);
   } catch (const std::exception&) {
@@ -245,8 +266,9 @@ std::optional<CheckpointMeta> CheckpointFolder::read_meta() const {
 void CheckpointFolder::write_meta(const CheckpointMeta& m) const {
   std::ostringstream out;
   out << kMetaFirstLine << "\nname " << one_line(m.name) << "\nchains " << m.chains << "\nfingerprint " << std::hex
-      << m.fingerprint << std::dec << "\nranks " << m.ranks << "\ngroups " << m.groups << "\nbalancer " << m.balancer
-      << "\nchain_groups";
+      << m.fingerprint << "\nparameters " << m.parameters << std::dec << "\nparameters_text "
+      << parameters_shown(m.parameters_text) << "\nranks " << m.ranks << "\ngroups " << m.groups << "\nbalancer "
+      << m.balancer << "\nchain_groups";
   for (const int g : m.chain_groups) out << ' ' << g;
   out << "\n";
   const std::string text = out.str();
@@ -258,6 +280,64 @@ std::string CheckpointFolder::record_path(int chain) const { return path_ + "/ch
 
 std::string CheckpointFolder::stop_folder(const std::string& run_token) const {
   return path_ + "/" + std::string(kStopPrefix) + run_token;
+}
+
+std::set<int> CheckpointFolder::saved_marks() const {
+  std::set<int> out;
+  std::error_code error;
+  for (auto it = std::filesystem::directory_iterator(path_ + "/" + std::string(kSavedName), error);
+       !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    std::size_t used = 0;
+    try {
+      const int chain = std::stoi(name, &used);
+      if (used == name.size() && chain >= 0) out.insert(chain);
+    } catch (const std::exception&) {  // not a mark: left alone
+    }
+  }
+  return out;
+}
+
+void CheckpointFolder::mark_saved(int chain) const {
+  if (marked_.count(chain) != 0) return;
+  const std::string folder = path_ + "/" + std::string(kSavedName);
+  std::error_code error;
+  std::filesystem::create_directory(folder, error);
+  const std::string mark = folder + "/" + std::to_string(chain);
+  const int fd = ::open(mark.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot write " + mark + ": " + std::strerror(errno));
+  ::close(fd);
+  marked_.insert(chain);
+}
+
+void CheckpointFolder::remove_leftovers() const {
+  std::error_code error;
+  for (auto it = std::filesystem::directory_iterator(path_, error);
+       !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name.find(kTemporary) != std::string::npos || name.rfind(".probe-", 0) == 0) {
+      std::error_code ignored;
+      std::filesystem::remove(it->path(), ignored);
+    }
+  }
+}
+
+std::string CheckpointFolder::lost_note() const {
+  std::ifstream in(path_ + "/" + std::string(kLostName));
+  std::string line;
+  if (!in || !std::getline(in, line)) return {};
+  return one_line(line, 1000);
+}
+
+void CheckpointFolder::write_lost_note(const std::string& text) const {
+  const std::string file = path_ + "/" + std::string(kLostName);
+  if (text.empty()) {
+    std::error_code error;
+    std::filesystem::remove(file, error);
+    return;
+  }
+  const std::string line = text + "\n";
+  write_file_whole(file, std::as_bytes(std::span(line)));
 }
 
 void CheckpointFolder::remove_stop_marks() const {
@@ -308,7 +388,7 @@ std::map<int, ChainRecord> CheckpointFolder::read_records(const CheckpointMeta& 
   std::map<int, ChainRecord> records;
   for (const auto& entry : std::filesystem::directory_iterator(path_)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind("chain-", 0) != 0 || name.find(".tmp-") != std::string::npos) continue;
+    if (name.rfind("chain-", 0) != 0 || name.find(kTemporary) != std::string::npos) continue;
     int chain = -1;
     try {
       std::size_t used = 0;
@@ -336,12 +416,19 @@ void CheckpointFolder::write_record(const ChainRecord& r, uint64_t fingerprint) 
   out.put_rows(r.rows);
   out.put(checksum(out.bytes()));
   write_file_whole(record_path(r.chain), out.bytes());
+  // The mark comes after the record is in place: a mark never names a record that was not written. A mark that
+  // cannot be made is made by the next run that finds the record (open_checkpoint).
+  try {
+    mark_saved(r.chain);
+  } catch (const std::runtime_error&) {
+  }
 }
 
 Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder, const std::string& name,
-                           std::span<const int64_t> items) {
+                           const std::string& parameters, std::span<const int64_t> items) {
   Resumption out;
-  out.fingerprint = chains_fingerprint(name, items);
+  const uint64_t params = parameters_hash(parameters);
+  out.fingerprint = checkpoint_fingerprint(chains_fingerprint(name, items), params);
   const auto chains = items.size();
   out.resumed_at.assign(chains, 0);
   out.ended_at.assign(chains, 0);
@@ -349,7 +436,7 @@ Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder
   if (comm.rank() == 0) {
     try {
       folder.prepare();
-      folder.remove_stop_marks();
+      std::map<int, ChainRecord> records;
       if (const std::optional<CheckpointMeta> meta = folder.read_meta()) {
         const std::string file = folder.path() + "/" + std::string(kMetaName);
         if (meta->name != one_line(name)) {
@@ -359,9 +446,25 @@ Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder
           refuse(file, "a checkpoint of " + std::to_string(meta->chains) + " chains, where this run has " +
                            std::to_string(chains));
         }
+        if (meta->parameters != params) {
+          const auto shown = [](uint64_t hash, const std::string& text) {
+            return hash == 0 ? std::string("none") : "'" + parameters_shown(text) + "'";
+          };
+          refuse(file, "a checkpoint made with other parameters (Options::parameters " +
+                           shown(meta->parameters, meta->parameters_text) + ", where this run has " +
+                           shown(params, parameters) + "): resuming would mix chains of two set-ups");
+        }
         if (meta->fingerprint != out.fingerprint) refuse(file, "a checkpoint of chains with other item bounds");
         out.meta = *meta;
-        for (auto& [c, r] : folder.read_records(*meta)) {
+        records = folder.read_records(*meta);
+        for (const int c : folder.saved_marks()) {
+          if (c < static_cast<int>(chains) && records.count(c) == 0) {
+            refuse(folder.path() + "/chain-" + std::to_string(c),
+                   "missing, though this folder held it (its mark " + std::string(kSavedName) + "/" +
+                       std::to_string(c) + "): the chain would start afresh; put the file back");
+          }
+        }
+        for (auto& [c, r] : records) {
           out.resumed = true;
           const auto at = static_cast<std::size_t>(c);
           if (r.finished) {
@@ -377,6 +480,17 @@ Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder
           out.rows.insert(out.rows.end(), r.rows.begin(), r.rows.end());
         }
       }
+      // Accepted: from here on the folder may change. What killed runs left goes; records written before marks
+      // existed, or whose mark a kill cut short, get theirs.
+      folder.remove_stop_marks();
+      folder.remove_leftovers();
+      for (const auto& entry : records) {
+        try {
+          folder.mark_saved(entry.first);
+        } catch (const std::runtime_error&) {  // the next run tries again
+        }
+      }
+      if (out.resumed) out.line = resumption_line(folder.path(), out.resumed_at, folder.lost_note());
     } catch (const InputError& e) {
       error = e.what();
     }
@@ -389,6 +503,10 @@ Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder
   if (length > 0) mpi::bcast_politely(comm, text.data(), static_cast<int>(length), MPI_CHAR, 0);
   if (length > 0) throw InputError(std::string(text.begin(), text.end()));
   if (!out.resumed) return out;
+  if (comm.rank() == 0) {
+    std::fprintf(stderr, "%s\n", out.line.c_str());
+    std::fflush(stderr);
+  }
   // The first run's layout travels as words: groups per chain, then its ranks and groups.
   std::vector<int64_t> words(3 * chains + 2);
   if (comm.rank() == 0) {
@@ -412,6 +530,44 @@ Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder
   return out;
 }
 
+namespace {
+
+/// "chain 3 at item 7, chain 8 at item 2" for at most eight chains, then how many more.
+std::string some_chains(const std::vector<std::string>& each) {
+  constexpr std::size_t kShown = 8;
+  std::string out;
+  for (std::size_t i = 0; i < each.size() && i < kShown; ++i) out += (i == 0 ? "" : ", ") + each[i];
+  if (each.size() > kShown) out += " and " + std::to_string(each.size() - kShown) + " more";
+  return out;
+}
+
+}  // namespace
+
+std::string resumption_line(const std::string& folder, std::span<const int64_t> resumed_at,
+                            const std::string& lost_note) {
+  std::vector<std::string> going_on, afresh;
+  std::size_t finished = 0;
+  for (std::size_t c = 0; c < resumed_at.size(); ++c) {
+    if (resumed_at[c] < 0) {
+      ++finished;
+    } else if (resumed_at[c] > 0) {
+      going_on.push_back("chain " + std::to_string(c) + " at item " + std::to_string(resumed_at[c]));
+    } else {
+      afresh.push_back(std::to_string(c));
+    }
+  }
+  std::string line =
+      "mcmclb: resuming from " + one_line(folder) + ": " + std::to_string(finished) + " of " +
+      std::to_string(resumed_at.size()) + " chains finished before, not worked again; " +
+      std::to_string(going_on.size()) +
+      (going_on.size() == 1 ? " goes on from its checkpoint" : " go on from their checkpoint") +
+      (going_on.empty() ? std::string() : " (" + some_chains(going_on) + ")") + "; " + std::to_string(afresh.size()) +
+      (afresh.size() == 1 ? " starts" : " start") + " afresh, having none" +
+      (afresh.empty() ? std::string() : (afresh.size() == 1 ? " (chain " : " (chains ") + some_chains(afresh) + ")");
+  if (!lost_note.empty()) line += "; the run before noted: " + lost_note;
+  return line;
+}
+
 StopOnSignal::StopOnSignal(const CheckpointFolder& folder, const std::string& run_token, MPI_Comm comm, double grace_s)
     : folder_(folder.stop_folder(run_token)), comm_(comm), grace_s_(grace_s) {
   mpi::check(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
@@ -420,9 +576,13 @@ StopOnSignal::StopOnSignal(const CheckpointFolder& folder, const std::string& ru
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART;
-  for (const int signo : {SIGTERM, SIGUSR1}) {
-    if (::sigaction(signo, &action, signo == SIGTERM ? &previous_term_ : &previous_usr1_) != 0) {
+  for (const int signo : {SIGTERM, SIGUSR1, SIGINT}) {
+    struct sigaction* previous = signo == SIGTERM   ? &previous_term_
+                                 : signo == SIGUSR1 ? &previous_usr1_
+                                                    : &previous_int_;
+    // A second Ctrl-C ends the process as it would without a run: the first asked for a stop that did not come.
+    action.sa_flags = signo == SIGINT ? SA_RESTART | SA_RESETHAND : SA_RESTART;
+    if (::sigaction(signo, &action, previous) != 0) {
       throw std::runtime_error(std::string("sigaction: ") + std::strerror(errno));
     }
   }
@@ -434,7 +594,19 @@ StopOnSignal::~StopOnSignal() {
   if (thread_.joinable()) thread_.join();
   (void)::sigaction(SIGTERM, &previous_term_, nullptr);
   (void)::sigaction(SIGUSR1, &previous_usr1_, nullptr);
+  (void)::sigaction(SIGINT, &previous_int_, nullptr);
 }
+
+bool StopOnSignal::begin_write() noexcept {
+  // With closed_ set before the thread reads writing_, and writing_ raised before this reads closed_ (both
+  // sequentially consistent), either the write sees the close and does not start, or the thread sees the write.
+  writing_.fetch_add(1);
+  if (!closed_.load()) return true;
+  writing_.fetch_sub(1);
+  return false;
+}
+
+void StopOnSignal::end_write() noexcept { writing_.fetch_sub(1); }
 
 bool StopOnSignal::requested() noexcept { return g_signal.load() != 0; }
 
@@ -458,6 +630,10 @@ void StopOnSignal::watch() {
     return !quit_.load();
   };
   if (!wait_while([&] { return leading_.load() && !saved_.load(); }, deadline)) return;
+  // No write starts from now on, and the one in progress ends first: rank 0 may end the job once this rank's mark
+  // is in, and a write cut short would leave its temporary file. Past the grace period, the next run removes it.
+  closed_.store(true);
+  if (!wait_while([&] { return writing_.load() > 0; }, deadline)) return;
   std::error_code error;
   std::filesystem::create_directories(folder_, error);
   std::ofstream(folder_ + "/" + std::to_string(rank_)).flush();

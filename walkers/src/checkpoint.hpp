@@ -12,8 +12,10 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -23,11 +25,15 @@
 namespace mcmclb::walkers::detail {
 
 /// What a checkpoint folder is for: the application and its chains. A run resumes only from a folder made for the
-/// same name, chain count and item bounds.
+/// same name, chain count, item bounds and parameters (Options::parameters).
 struct CheckpointMeta {
   std::string name;
   int chains = 0;
-  uint64_t fingerprint = 0;  ///< of the name, the count and every chain's item bound
+  uint64_t fingerprint = 0;  ///< of the name, the count, every chain's item bound and the parameters
+  /// parameters_hash of Options::parameters (0: none given, as in folders older than the key), and the text for
+  /// a refusal to quote (one_line, cut short).
+  uint64_t parameters = 0;
+  std::string parameters_text;
   // The first run's layout: the trace of a resumed run keeps the initial groups its chains started in.
   int ranks = 0, groups = 0;
   std::string balancer;
@@ -48,6 +54,13 @@ struct ChainRecord {
 
 /// fingerprint of a set of chains: name, count and item bounds.
 [[nodiscard]] uint64_t chains_fingerprint(const std::string& name, std::span<const int64_t> items);
+/// A hash of Options::parameters' bytes: 0 for none, never 0 otherwise.
+[[nodiscard]] uint64_t parameters_hash(std::string_view parameters);
+/// What a folder's records carry: the chains' fingerprint, and the parameters' hash folded in where there are any
+/// (a folder made before Options::parameters existed, or without them, keeps its records' fingerprint).
+[[nodiscard]] uint64_t checkpoint_fingerprint(uint64_t chains, uint64_t parameters);
+/// What a quoted parameter text looks like in a meta file and a refusal: one printable line, cut short.
+[[nodiscard]] std::string parameters_shown(std::string_view parameters);
 
 /// What travels between ranks with a chain's state where a run keeps checkpoints: where the chain ended (done),
 /// as a member that joins later cannot tell, and its trace rows so far, which whichever member writes its
@@ -81,7 +94,22 @@ class CheckpointFolder {
   [[nodiscard]] ChainRecord read_record(int chain, uint64_t fingerprint) const;
   /// Written whole or not at all: a temporary file, fsync, then a rename over the last one and an fsync of the
   /// folder, so a kill at any instant leaves the last whole record. Throws std::runtime_error when it cannot.
+  /// Then the chain's mark in saved/ (saved_marks), once per chain and rank.
   void write_record(const ChainRecord& record, uint64_t fingerprint) const;
+  /// The chains whose record this folder once held: each one's first record leaves a mark in the subfolder saved/,
+  /// after it is in place. A record missing where its mark is was lost (removed by hand, or another folder's
+  /// files copied in): a run must not quietly start that chain afresh.
+  [[nodiscard]] std::set<int> saved_marks() const;
+  /// The mark of a chain whose record is in place (a record written before marks existed, or whose mark a kill
+  /// cut short). Throws std::runtime_error when it cannot.
+  void mark_saved(int chain) const;
+  /// Removes the temporary files of writes that a kill cut short (write_file_whole's, and prepare's probe).
+  void remove_leftovers() const;
+  /// The note a run left where it ended without saving some chains' latest state (empty: none), what a run again
+  /// says when it resumes; write_lost_note replaces it (empty text: removes it). Throws std::runtime_error when
+  /// it cannot write it.
+  [[nodiscard]] std::string lost_note() const;
+  void write_lost_note(const std::string& text) const;
   /// Where ranks that stopped on a signal leave their mark (stop_marks), one subfolder per run.
   [[nodiscard]] std::string stop_folder(const std::string& run_token) const;
   /// Removes the marks earlier runs left when they stopped, and the file "stopped" that says one did.
@@ -90,6 +118,7 @@ class CheckpointFolder {
  private:
   [[nodiscard]] std::string record_path(int chain) const;
   std::string path_;
+  mutable std::set<int> marked_;  // the chains this rank has marked already
 };
 
 /// What a checkpoint folder gives a run, the same on every rank but where said.
@@ -103,20 +132,28 @@ struct Resumption {
   bool resumed = false;
   /// A resumed run's: the first run's meta (its layout names the trace's initial groups).
   CheckpointMeta meta;
+  /// Rank 0 only: what the run takes up, as its one line says it (resumption_line), and the rows and results below.
+  std::string line;
   /// Rank 0 only: the trace rows of the items worked before, and the results of the chains that finished before.
   std::vector<ItemCost> rows;
   std::map<int, std::vector<std::byte>> results;
 };
 
 /// Collective over comm: the folder prepared and read on rank 0, and what it holds on every rank. Throws InputError
-/// on every rank alike, before any work, for a folder that cannot serve or holds another application's chains.
+/// on every rank alike, before any work and before anything in the folder changes, for a folder that cannot serve,
+/// holds another application's chains or chains of other parameters, or lacks a record it once held. Once the
+/// folder is accepted, rank 0 removes what earlier runs left (stop marks, temporary files of cut writes).
 [[nodiscard]] Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder, const std::string& name,
-                                         std::span<const int64_t> items);
+                                         const std::string& parameters, std::span<const int64_t> items);
+/// The line a resumed run prints on rank 0: how many chains finished before and are passed over, which go on from
+/// which item, which start afresh, and the note of the run before that could not save them all (lost_note).
+[[nodiscard]] std::string resumption_line(const std::string& folder, std::span<const int64_t> resumed_at,
+                                          const std::string& lost_note);
 
 /// Writes bytes to path whole: a temporary file beside it, fsync, rename, fsync of the folder.
 void write_file_whole(const std::string& path, std::span<const std::byte> bytes);
 
-/// What a signal (SIGTERM, or SIGUSR1 as Slurm's --signal sends before a job's limit) asks of a run that keeps
+/// What a signal (SIGTERM, SIGINT, or SIGUSR1 as Slurm's --signal sends before a job's limit) asks of a run that keeps
 /// checkpoints: every group's member 0 writes its chain's checkpoint at its next item, then every rank exits with
 /// kExitResumable. Installs the handlers for its lifetime and restores the earlier ones after. A thread waits
 /// for the signal, then for this rank's last checkpoint, then for every rank's mark in the folder (or the grace
@@ -138,6 +175,11 @@ class StopOnSignal {
   void saved() noexcept { saved_.store(true); }
   /// This rank ended its part of the run: it owes no checkpoint any more.
   void ended();
+  /// A checkpoint write may start: false once a stop closed this rank's writes. The thread closes them before it
+  /// marks the rank stopped, as rank 0 may end the job at any instant after, and waits for the write in progress:
+  /// a write cut short would leave its temporary file. A true answer asks for end_write() after the write.
+  [[nodiscard]] bool begin_write() noexcept;
+  void end_write() noexcept;
 
  private:
   void watch();
@@ -145,9 +187,10 @@ class StopOnSignal {
   MPI_Comm comm_;
   int rank_ = 0, ranks_ = 0;
   double grace_s_;
-  std::atomic<bool> leading_{false}, saved_{false}, quit_{false};
+  std::atomic<bool> leading_{false}, saved_{false}, quit_{false}, closed_{false};
+  std::atomic<int> writing_{0};
   struct sigaction previous_term_ {
-  }, previous_usr1_{};
+  }, previous_usr1_{}, previous_int_{};
   std::thread thread_;
 };
 

@@ -92,6 +92,10 @@ const std::vector<OptionKey>& option_keys() {
        [](Options& o, const std::string& f, const std::string& v) {
          o.checkpoint_every_items = parse_integer_flag(f, v, 0, 1L << 40, "a number of items");
        }},
+      {"checkpoint-mtbf-s",
+       "seconds expected between failures: each chain's interval from its checkpoints' cost "
+       "(Options::checkpoint_mtbf_s)",
+       [](Options& o, const std::string& f, const std::string& v) { o.checkpoint_mtbf_s = seconds(f, v); }},
       {"stop-grace-s", "seconds a signalled run waits for its last checkpoints (Options::stop_grace_s)",
        [](Options& o, const std::string& f, const std::string& v) { o.stop_grace_s = seconds(f, v); }},
   };

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -21,14 +22,34 @@
 
 namespace mcmclb::walkers::detail {
 
-std::string trace_head(const Report& r, const Options& o) {
+std::string initial_groups(int ranks, const std::vector<int>& chains) {
+  const auto groups = static_cast<int>(chains.size());
+  const int size = ranks / std::max(groups, 1);
+  std::ostringstream out;
+  out << groups << " initial group" << (groups == 1 ? "" : "s") << " of " << size << " rank" << (size == 1 ? "" : "s");
+  const auto [least, most] = std::minmax_element(chains.begin(), chains.end());
+  if (chains.empty() || *least == *most) {
+    const int each = chains.empty() ? 0 : *least;
+    out << " and " << each << " chain" << (each == 1 ? "" : "s") << (groups == 1 ? "" : " each");
+  } else if (groups <= 8) {
+    out << ", with ";
+    for (int g = 0; g < groups; ++g)
+      out << (g == 0 ? "" : g + 1 == groups ? " and " : ", ") << chains[static_cast<std::size_t>(g)];
+    out << " chains";
+  } else {
+    const auto more = std::count(chains.begin(), chains.end(), *most);
+    out << ", " << more << " with " << *most << " chains and " << groups - more << " with " << *least;
+  }
+  return out.str();
+}
+
+std::string trace_head(const Report& r, const Options& o, const std::vector<int>& group_chains) {
   std::string name;
   for (const char c : o.name) name += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
   std::ostringstream out;
   out << "# recorded by mcmclb::walkers::run (mcmclb " << git_commit() << "): " << name << " under balancer "
       << r.balancer << (r.method.empty() ? "" : " " + r.method) << (r.finished.empty() ? "" : " " + r.finished)
-      << " at " << r.nprocs << " ranks, " << r.groups << " initial groups of " << r.nprocs / std::max(r.groups, 1)
-      << ", " << r.chains_per_group << " chains each\n";
+      << " at " << r.nprocs << " ranks, " << initial_groups(r.nprocs, group_chains) << "\n";
   out << "# wait " << r.wait << " (" << r.wait_why << "); placement "
       << (r.placement == Placement::by_items ? "by-items" : "as-numbered")
       << "; each chain's initial group is its rows' group column\n";
@@ -91,8 +112,9 @@ std::string earlier_lines(const std::vector<RecordedRun>& earlier) {
 }
 
 std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<int>& groups, const Report& r,
-                       const Options& o, const std::string& resumed, int64_t& speedups, double share,
-                       const std::string& walkers, const std::vector<RecordedRun>& earlier) {
+                       const Options& o, const std::vector<int>& group_chains, const std::string& resumed,
+                       int64_t& speedups, double share, const std::string& walkers,
+                       const std::vector<RecordedRun>& earlier) {
   std::map<std::pair<int, int>, ItemTiming> per_size;
   for (const ItemCost& c : costs) {
     ItemTiming& t = per_size[{c.chain, c.ranks}];
@@ -115,7 +137,7 @@ std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<int
     pooled[m].push_back(*at_1 / *at_m);
   }
   std::ostringstream out;
-  out << trace_head(r, o);
+  out << trace_head(r, o, group_chains);
   if (resumed.empty()) {
     RecordedRun own;
     own.ranks = r.nprocs;

@@ -15,8 +15,13 @@
 
 namespace mcmclb::walkers::detail {
 
-/// The comment lines a trace file starts with: what recorded it, how, where and when.
-[[nodiscard]] std::string trace_head(const Report& r, const Options& o);
+/// "4 initial groups of 1 rank, with 3, 2, 2 and 2 chains": the run's initial groups, ranks / groups ranks each, as
+/// many as chains lists, each starting chains[g] chains (counts that do not split evenly differ by group).
+[[nodiscard]] std::string initial_groups(int ranks, const std::vector<int>& chains);
+
+/// The comment lines a trace file starts with: what recorded it, how, where and when; group_chains: the chains
+/// each initial group of the run started with (initial_groups).
+[[nodiscard]] std::string trace_head(const Report& r, const Options& o, const std::vector<int>& group_chains);
 
 /// An item row of a trace file, with the initial group that started its chain (groups: per chain).
 void append_row(std::string& out, const ItemCost& c, const std::vector<int>& groups);
@@ -47,8 +52,9 @@ class TraceStream {
 /// Under the run line, the earlier runs' lines (earlier_lines). The run line carries share (the part of a core each
 /// rank had at the start; 0: not measured) and walkers (the walkers' fingerprint, in hex).
 [[nodiscard]] std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<int>& groups,
-                                     const Report& r, const Options& o, const std::string& resumed, int64_t& speedups,
-                                     double share, const std::string& walkers, const std::vector<RecordedRun>& earlier);
+                                     const Report& r, const Options& o, const std::vector<int>& group_chains,
+                                     const std::string& resumed, int64_t& speedups, double share,
+                                     const std::string& walkers, const std::vector<RecordedRun>& earlier);
 
 /// The most earlier runs a trace carries: the newest, so that a program recorded in a loop keeps a bounded head.
 inline constexpr std::size_t kMaxEarlierRuns = 99;

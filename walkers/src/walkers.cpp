@@ -108,6 +108,15 @@ void check_numbers(const Options& o) {
     throw InputError("Options::checkpoint_every_items: " + std::to_string(o.checkpoint_every_items) +
                      " is not allowed (allowed: 0, by seconds, or items > 0)");
   }
+  if (!(std::isfinite(o.checkpoint_mtbf_s) && o.checkpoint_mtbf_s >= 0)) {
+    throw InputError("Options::checkpoint_mtbf_s: " + yaml_number(o.checkpoint_mtbf_s) +
+                     " is not allowed (allowed: 0, the interval as given, or seconds > 0)");
+  }
+  if (o.checkpoint_mtbf_s > 0 && o.checkpoint_every_items > 0) {
+    throw InputError("Options::checkpoint_mtbf_s: set with checkpoint_every_items " +
+                     std::to_string(o.checkpoint_every_items) +
+                     " (allowed: one of them; the time between failures sets the interval in seconds)");
+  }
   if (!(std::isfinite(o.stop_grace_s) && o.stop_grace_s >= 0)) {
     throw InputError("Options::stop_grace_s: " + yaml_number(o.stop_grace_s) +
                      " is not allowed (allowed: seconds >= 0)");
@@ -273,12 +282,29 @@ class AppChains final : public ChainWork {
     fingerprint_ = fingerprint;
     every_items_ = o.checkpoint_every_items;
     every_s_ = o.checkpoint_every_s;
+    mtbf_s_ = o.checkpoint_mtbf_s;
     keeping_ = true;
     rows_kept_ = !o.record.empty();
     stop_ = stop;
   }
   /// Per chain, the item this run took it up at (0: its start; -1: finished before): Report::resumed_at.
   [[nodiscard]] const std::vector<int64_t>& resumed_at() const noexcept { return resumed_at_; }
+  /// The checkpoints this rank tried to write, per chain: the latest (an item before which the state was, or
+  /// kFinishedRecord), and the latest that failed (-1: none).
+  struct Attempts {
+    int64_t latest = -1, failed = -1;
+  };
+  static constexpr int64_t kFinishedRecord = std::numeric_limits<int64_t>::max();
+  [[nodiscard]] const std::map<int, Attempts>& attempts() const noexcept { return attempts_; }
+  [[nodiscard]] int64_t failures() const noexcept { return failures_; }
+  /// What this rank's running checkpoints of each chain took: Chains::save and the write, those written only.
+  struct Cost {
+    double seconds = 0;
+    int64_t count = 0;
+    [[nodiscard]] double mean() const { return count > 0 ? seconds / static_cast<double>(count) : 0; }
+  };
+  [[nodiscard]] const std::map<int, Cost>& costs() const noexcept { return costs_; }
+  [[nodiscard]] const std::string& first_failure() const noexcept { return first_failure_; }
   [[nodiscard]] int64_t checkpoints() const noexcept { return checkpoints_; }
   [[nodiscard]] double checkpoint_s() const noexcept { return checkpoint_s_; }
 
@@ -395,30 +421,62 @@ class AppChains final : public ChainWork {
     const bool stopping = stop_ != nullptr && detail::StopOnSignal::requested();
     if (stop_ != nullptr) stop_->leading(true);
     const auto& [items, since_s] = since_[chain];
-    const bool due = every_items_ > 0 ? items >= every_items_ : pace::now_s() - since_s >= every_s_;
+    const auto cost = costs_.find(chain);
+    // With a time between failures, the interval follows from the chain's own checkpoints' cost, measured first.
+    const double every_s = mtbf_s_ <= 0           ? every_s_
+                           : cost == costs_.end() ? 0
+                                                  : checkpoint_interval_s(cost->second.mean(), mtbf_s_);
+    const bool due = every_items_ > 0 ? items >= every_items_ : pace::now_s() - since_s >= every_s;
     // Nothing worked since the last checkpoint (or the chain's start, which needs none): nothing to write.
     if (items > 0 && (due || stopping)) {
+      const double t0 = pace::now_s();
       std::vector<std::byte> state;
       guard(chain, at, "save", [&] { state = chains_.save(chain); });
-      keep({.chain = chain, .finished = false, .next_item = at, .bytes = std::move(state), .rows = rows_[chain]});
+      if (keep({.chain = chain, .finished = false, .next_item = at, .bytes = std::move(state), .rows = rows_[chain]})) {
+        Cost& c = costs_[chain];
+        c.seconds += pace::now_s() - t0;
+        ++c.count;
+      }
       since_[chain] = {0, pace::now_s()};
     }
     if (stopping) stop_->saved();
   }
-  /// Writes a chain's checkpoint; one that cannot be written is said once, and the run goes on without it.
-  void keep(const detail::ChainRecord& record) {
+  /// Writes a chain's checkpoint. One that cannot be written is said at once (the first on this rank) and kept
+  /// for the run's end, which says which chains the folder then lacks (checkpoint_losses); the run goes on.
+  bool keep(const detail::ChainRecord& record) {
+    const int64_t key = record.finished ? kFinishedRecord : record.next_item;
+    Attempts& a = attempts_.try_emplace(record.chain).first->second;
+    a.latest = std::max(a.latest, key);
+    if (stop_ != nullptr && !stop_->begin_write()) {
+      // The run is stopping and this rank is marked: the chain goes on from its checkpoint before.
+      failed(record.chain, key, "not written: the run was stopping on a signal", false);
+      return false;
+    }
+    bool written = false;
     const double t0 = pace::now_s();
     try {
       folder_->write_record(record, fingerprint_);
       ++checkpoints_;
+      written = true;
     } catch (const std::exception& e) {
-      if (!warned_) {
-        std::fprintf(stderr, "mcmclb: rank %d: chain %d: checkpoint not written (%s); the run goes on\n", rank_,
-                     record.chain, e.what());
-        warned_ = true;
+      failed(record.chain, key, e.what(), true);
+    }
+    if (stop_ != nullptr) stop_->end_write();
+    checkpoint_s_ += pace::now_s() - t0;
+    return written;
+  }
+  void failed(int chain, int64_t key, const std::string& why, bool say) {
+    attempts_[chain].failed = key;
+    ++failures_;
+    if (first_failure_.empty()) {
+      first_failure_ = "rank " + std::to_string(rank_) + ", chain " + std::to_string(chain) + ": " + why;
+      if (say) {
+        std::fprintf(stderr,
+                     "mcmclb: rank %d: chain %d: checkpoint not written (%s); the run goes on, and its end says which "
+                     "chains the folder lacks\n",
+                     rank_, chain, why.c_str());
       }
     }
-    checkpoint_s_ += pace::now_s() - t0;
   }
   /// A chain this run takes up from its checkpoint, on every member of the group that starts it: the member 0
   /// reads it and passes it on, each member restores the state and takes the rows.
@@ -481,8 +539,12 @@ class AppChains final : public ChainWork {
   const detail::CheckpointFolder* folder_ = nullptr;
   uint64_t fingerprint_ = 0;
   int64_t every_items_ = 0;
-  double every_s_ = 0;
-  bool keeping_ = false, rows_kept_ = false, warned_ = false;
+  double every_s_ = 0, mtbf_s_ = 0;
+  std::map<int, Cost> costs_;
+  bool keeping_ = false, rows_kept_ = false;
+  std::map<int, Attempts> attempts_;
+  int64_t failures_ = 0;
+  std::string first_failure_;
   std::vector<int64_t> resumed_at_;
   std::map<int, std::vector<ItemCost>> rows_;
   std::map<int, std::pair<int64_t, double>> since_;
@@ -760,6 +822,85 @@ void share_summary(const mpi::Comm& comm, Report& r) {
   mpi::bcast_politely(comm, r.chain_items.data(), static_cast<int>(r.chain_items.size()), MPI_INT64_T, 0);
 }
 
+/// Collective, where the run keeps checkpoints: which chains' latest state the folder lacks (Report::checkpoints_lost:
+/// the last write tried of each, on whichever rank, failed), the failed writes and the first one's line. Where any
+/// failed, rank 0 says so in one line, the library's last, and notes the chains in the folder for the run after
+/// (CheckpointFolder::lost_note); where none did, it removes an earlier run's note.
+void checkpoint_losses(const AppChains& app, const detail::CheckpointFolder& folder, const mpi::Comm& comm, Report& r) {
+  const std::size_t chains = app.lengths().size();
+  std::vector<int64_t> words(2 * chains + 1, -1);
+  for (const auto& [chain, a] : app.attempts()) {
+    words[static_cast<std::size_t>(chain)] = a.latest;
+    words[chains + static_cast<std::size_t>(chain)] = a.failed;
+  }
+  words[2 * chains] = app.failures();
+  std::vector<int64_t> most(words.size());
+  mpi::check(MPI_Allreduce(words.data(), most.data(), static_cast<int>(2 * chains), MPI_INT64_T, MPI_MAX, comm.get()),
+             "MPI_Allreduce");
+  mpi::check(MPI_Allreduce(&words[2 * chains], &r.checkpoint_failures, 1, MPI_INT64_T, MPI_SUM, comm.get()),
+             "MPI_Allreduce");
+  for (std::size_t c = 0; c < chains; ++c) {
+    if (most[c] >= 0 && most[chains + c] == most[c]) r.checkpoints_lost.push_back(static_cast<int>(c));
+  }
+  if (r.checkpoint_failures == 0) {
+    if (comm.rank() == 0) folder.write_lost_note("");
+    return;
+  }
+  // The first failure's line, from the lowest rank that had one.
+  int first = app.failures() > 0 ? comm.rank() : comm.size();
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm.get()), "MPI_Allreduce");
+  r.checkpoint_error = mpi::bcast_text(app.first_failure(), first, comm);
+  if (comm.rank() != 0) return;
+  std::string listed;
+  for (std::size_t i = 0; i < r.checkpoints_lost.size() && i < 8; ++i) {
+    listed += (i == 0 ? "" : ", ") + std::to_string(r.checkpoints_lost[i]);
+  }
+  if (r.checkpoints_lost.size() > 8) listed += " and " + std::to_string(r.checkpoints_lost.size() - 8) + " more";
+  const std::string failures = std::to_string(r.checkpoint_failures) + " checkpoint write" +
+                               (r.checkpoint_failures == 1 ? "" : "s") + " failed (first: " + r.checkpoint_error + ")";
+  std::string line;
+  if (r.checkpoints_lost.empty()) {
+    line = "mcmclb: " + failures + "; a later write of each of those chains succeeded, so " + one_line(folder.path()) +
+           " holds every chain's latest state";
+    folder.write_lost_note("");
+  } else {
+    const std::string note = "a run that ended at " + utc_now() + " could not save the latest state of " +
+                             std::to_string(r.checkpoints_lost.size()) + " chain" +
+                             (r.checkpoints_lost.size() == 1 ? "" : "s") + " (" + listed + "); " + failures;
+    line = "mcmclb: checkpoints lost: " + one_line(folder.path()) + " lacks the latest state of " +
+           std::to_string(r.checkpoints_lost.size()) + " of " + std::to_string(chains) + " chains (" + listed +
+           ") after " + failures + "; the results returned are whole, but a run again works those chains again from " +
+           "what the folder holds (Report::checkpoints_lost)";
+    try {
+      folder.write_lost_note(note);
+    } catch (const std::exception& e) {
+      line += "; this could not be noted in the folder either (" + std::string(e.what()) + ")";
+    }
+  }
+  std::fprintf(stderr, "%s\n", line.c_str());
+  std::fflush(stderr);
+}
+
+/// Collective, where the run keeps checkpoints: each chain's mean checkpoint cost over every rank that wrote it, and
+/// the interval it gives with mtbf_s (Report::checkpoint_cost_s, checkpoint_interval_s).
+void checkpoint_costs(const AppChains& app, double mtbf_s, const mpi::Comm& comm, Report& r) {
+  const std::size_t chains = app.lengths().size();
+  std::vector<double> sums(2 * chains, 0);  // seconds, then counts (exact in a double)
+  for (const auto& [chain, c] : app.costs()) {
+    sums[static_cast<std::size_t>(chain)] = c.seconds;
+    sums[chains + static_cast<std::size_t>(chain)] = static_cast<double>(c.count);
+  }
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, comm.get()),
+             "MPI_Allreduce");
+  r.checkpoint_cost_s.assign(chains, 0);
+  r.checkpoint_interval_s.assign(chains, 0);
+  for (std::size_t c = 0; c < chains; ++c) {
+    if (sums[chains + c] > 0) r.checkpoint_cost_s[c] = sums[c] / sums[chains + c];
+    if (mtbf_s > 0 && sums[chains + c] > 0)
+      r.checkpoint_interval_s[c] = checkpoint_interval_s(r.checkpoint_cost_s[c], mtbf_s);
+  }
+}
+
 /// Collective: a name for this run that no other run of the same folder shares (rank 0's pid and clock), where
 /// ranks stopped by a signal leave their marks.
 std::string run_token(const mpi::Comm& comm) {
@@ -770,6 +911,13 @@ std::string run_token(const mpi::Comm& comm) {
 }
 
 }  // namespace
+
+double checkpoint_interval_s(double cost_s, double mtbf_s) {
+  if (!(mtbf_s > 0) || !(cost_s >= 0)) return 0;
+  if (cost_s >= 2 * mtbf_s) return mtbf_s;
+  const double ratio = cost_s / (2 * mtbf_s);
+  return std::max(0.0, std::sqrt(2 * cost_s * mtbf_s) * (1 + std::sqrt(ratio) / 3 + ratio / 9) - cost_s);
+}
 
 std::vector<std::vector<int>> place_chains(std::span<const int64_t> items, int groups, Placement how) {
   if (groups < 1) throw std::invalid_argument("place_chains: groups must be at least 1");
@@ -844,7 +992,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   const detail::CheckpointFolder folder(options.checkpoint);
   detail::Resumption resumption;
   if (!options.checkpoint.empty()) {
-    resumption = detail::open_checkpoint(comm, folder, options.name, app.lengths());
+    resumption = detail::open_checkpoint(comm, folder, options.name, options.parameters, app.lengths());
     app.resume_from(resumption.resumed_at, resumption.ended_at);
     for (auto& [chain, bytes] : resumption.results) app.add_result(chain, std::move(bytes));
   }
@@ -853,6 +1001,9 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   app.place(static_cast<int>(sizes.size()), spec.workload.chains_per_group, options.placement);
   // The trace's initial groups: a resumed run's chains keep those of the run that started them.
   const std::vector<int>& trace_groups = resumption.resumed ? resumption.meta.chain_groups : app.chain_groups();
+  // The chains each initial group of this run starts with, for the trace's head.
+  std::vector<int> group_chains(sizes.size(), 0);
+  for (const int g : app.chain_groups()) ++group_chains.at(static_cast<std::size_t>(g));
 
   Report r;
   r.balancer = spec.balancer;
@@ -866,6 +1017,8 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
     folder.write_meta({.name = options.name,
                        .chains = static_cast<int>(app.lengths().size()),
                        .fingerprint = resumption.fingerprint,
+                       .parameters = detail::parameters_hash(options.parameters),
+                       .parameters_text = options.parameters,
                        .ranks = nprocs,
                        .groups = r.groups,
                        .balancer = r.balancer,
@@ -903,7 +1056,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
                                    " the run recording this trace has not ended; if it failed or was killed, the "
                                    "rows below are the items of the chains that ended, and the first of the "
                                    "others\n" +
-                                   detail::trace_head(r, options) + detail::earlier_lines(earlier) +
+                                   detail::trace_head(r, options, group_chains) + detail::earlier_lines(earlier) +
                                    std::string(kTraceHeaderWithGroup) + "\n" + rows);
     }
     mpi::barrier_politely(comm, mpi::setup_patience);
@@ -963,8 +1116,8 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
                                             std::to_string(resumption.meta.groups) +
                                             " initial groups; no one run took the whole time, so no run line is given"
                                       : std::string();
-      const std::string text = detail::trace_text(costs, trace_groups, r, options, resumed, r.recorded_speedups,
-                                                  occupancy.core_share, walkers_hex, earlier);
+      const std::string text = detail::trace_text(costs, trace_groups, r, options, group_chains, resumed,
+                                                  r.recorded_speedups, occupancy.core_share, walkers_hex, earlier);
       (void)Trace::parse(text, options.record);  // what mcmclb reads back: a recording it would refuse is a bug here
       detail::write_text_whole(options.record, text);
       r.recorded_items = static_cast<int64_t>(costs.size());
@@ -979,6 +1132,10 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
     r.item_s = options.item_s;
   }
   share_summary(comm, r);
+  if (!options.checkpoint.empty()) {
+    checkpoint_losses(app, folder, comm, r);
+    checkpoint_costs(app, options.checkpoint_mtbf_s, comm, r);
+  }
   return r;
 }
 

@@ -265,7 +265,11 @@ class GroupComm {
 
   // ---- Point to point between members (ranks of the group). Messages of the group's collectives never match
   // them. Every message sent within a group must be received before the group is freed. ----
-  /// Sends a contiguous range (std::vector, std::array, std::span of const elements or not) or a single value.
+  /// Sends a contiguous range (std::vector, std::array, std::span of const elements or not) or a single value, as
+  /// MPI_Send does: it may block until the destination posts the matching recv (MPI buffers small messages, but
+  /// need not, and large ones wait for the receiver), and it returns once the buffer may be reused. So two members
+  /// that each send to the other before receiving may wait forever: let one receive first. A group of one
+  /// (self_group) never blocks: it keeps the message until its recv.
   template <detail::contiguous_buffer R>
   void send(const R& values, int dest, int tag) {
     const auto type = detail::Datatype::of<detail::element_t<R>>();

@@ -124,6 +124,12 @@ struct Options {
   std::string record;
   Results results = Results::none;  ///< where Report::results holds every chain's result
   std::string name = "app";         ///< what the trace's comment lines call the application
+  /// What the chains' answers depend on besides Options::name, their count and their item bounds, as the
+  /// application states it: its parameters as text or bytes, for example "seed 7; temperatures 1.5 2 2.5". A
+  /// checkpoint folder keeps it, and a folder made with other parameters is refused in one line before any work,
+  /// where resuming would mix the chains of two set-ups. Empty (the default): none. Not read by options_from_args:
+  /// the program states it, from its own arguments.
+  std::string parameters;
   /// A folder (made if missing, on a file system every rank sees) where each chain's state is kept as the run goes,
   /// so that a run killed at any instant can be run again and continue: finished chains are not worked again, and
   /// started ones go on from their last checkpoint, under any balancer and at any rank count, to the same answers,
@@ -131,21 +137,40 @@ struct Options {
   /// ended, and, with Options::record, every item's cost so far; the member 0 of the chain's group replaces it
   /// whole (a temporary file, fsync, rename), so a kill leaves the last whole one. No other rank takes part, and
   /// the chains need not be saved at one instant, as a chain's answer depends on the chain alone. A folder made for
-  /// another application (Options::name), chain count or item bounds, or holding a torn file, is refused in one
-  /// line. A run that ends well leaves the folder as it is: run again, it works nothing and returns the results;
-  /// remove the folder to start anew. Empty (the default): no checkpoints. With a folder, SIGTERM and SIGUSR1 (what
-  /// Slurm's --signal sends before a job's limit) make every group's member 0 write its chain's checkpoint at its
-  /// next item; then rank 0 writes the file `stopped` in the folder, which the next run removes, and ends the job
-  /// with kExitResumable (docs/guide/your-chains.md, "Jobs that end on time").
+  /// another application (Options::name), chain count, item bounds or parameters (Options::parameters), holding a
+  /// torn file, or lacking a chain's file it once held (its subfolder saved/ marks each), is refused in one line,
+  /// before anything is written. A run that resumes says so in one line on rank 0: the chains finished before, those
+  /// going on and from which item, those starting afresh. A checkpoint that cannot be written (a full disk) does not
+  /// stop the run: its end says, in Report::checkpoints_lost and in one line on rank 0, which chains' latest state
+  /// the folder lacks, and notes them in the folder (file `lost`) for the next run's line to repeat. A run that ends
+  /// with nothing lost leaves the folder whole: run again, it works nothing and returns the results; remove the folder
+  /// to start anew. Empty (the default): no checkpoints. With a folder, SIGTERM, SIGUSR1 (what Slurm's --signal sends
+  /// before a job's limit) and SIGINT (a second one ends the process at once) make every group's member 0 write its
+  /// chain's checkpoint at its next item, and no write start after; then rank 0 writes the file `stopped` in the
+  /// folder, which the next run removes with any temporary file a kill left, and ends the job with kExitResumable
+  /// (docs/guide/your-chains.md, "Jobs that end on time").
   std::string checkpoint;
   /// Seconds between two checkpoints of a chain, counted on the member that writes them.
   double checkpoint_every_s = 60;
   /// Items between two checkpoints of a chain instead; 0 (the default): every checkpoint_every_s seconds.
   int64_t checkpoint_every_items = 0;
+  /// The expected seconds between failures that end the job (for example a node's mean time between failures
+  /// over the job's node count). Above 0, each chain's checkpoint interval follows from what its own checkpoints
+  /// cost, in place of checkpoint_every_s: checkpoint_interval_s(C, this), C the chain's mean seconds for one
+  /// (Chains::save and the write, measured on the rank that writes it). A chain's first checkpoint on a rank then
+  /// comes after one item, to measure C. 0 (the default): checkpoint_every_s or checkpoint_every_items.
+  double checkpoint_mtbf_s = 0;
   /// Seconds a signalled run waits for every rank's last checkpoint before it exits anyway (a rank held in a long
   /// item), each chain then resuming from its latest checkpoint.
   double stop_grace_s = 30;
 };
+
+/// The seconds of work between two checkpoints that lose the least time to checkpoints and to the work redone after
+/// a failure, for a checkpoint of cost_s seconds and failures every mtbf_s seconds on average: Daly's optimum,
+/// sqrt(2 C M) (1 + sqrt(C / 2M) / 3 + (C / 2M) / 9) - C for C < 2M, and M from 2M on (C = cost_s, M = mtbf_s).
+/// Its first term is Young's first-order optimum sqrt(2 C M), which it refines where C is not small against M.
+/// 0 for mtbf_s <= 0 or cost_s < 0.
+[[nodiscard]] double checkpoint_interval_s(double cost_s, double mtbf_s);
 
 /// The exit status of a run that stopped on a signal after its checkpoints (Options::checkpoint): run the same
 /// command again to resume. EX_TEMPFAIL of BSD's sysexits: a temporary failure, to be retried. mpiexec (Hydra)
@@ -199,6 +224,19 @@ struct Report {
   /// On every rank, with Options::checkpoint: per chain, the item this run took it up at from the checkpoint (0:
   /// from its start), or -1 for a chain the checkpoint held as finished, which this run did not work.
   std::vector<int64_t> resumed_at;
+  /// On every rank, with Options::checkpoint: the checkpoint writes that failed on any rank (a full disk, a folder
+  /// made read-only), and the first one's line (rank, chain, cause).
+  int64_t checkpoint_failures = 0;
+  std::string checkpoint_error;
+  /// On every rank, with Options::checkpoint: the chains whose latest state the folder lacks as the run ends, as the
+  /// last write of each failed: a running chain's, or its finish's. The results returned are whole; a run again
+  /// works these chains again from the folder's older checkpoint (or their start). A job that must notice exits
+  /// non-zero where this is not empty, as examples/ising does.
+  std::vector<int> checkpoints_lost;
+  /// On every rank, with Options::checkpoint, by chain: the mean seconds its checkpoints took in this run
+  /// (Chains::save and the write; 0: none written), and with Options::checkpoint_mtbf_s the interval that mean
+  /// gives (checkpoint_interval_s; 0 elsewhere).
+  std::vector<double> checkpoint_cost_s, checkpoint_interval_s;
 };
 
 /// Collective over comm: works every chain under the options. Bad options throw mcmclb::InputError on every rank
