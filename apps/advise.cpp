@@ -498,6 +498,7 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
   const RunSpec& setup = *inputs[k_top].specs[ranking.rows[ranking.verdict.winner].members.front()];
   const std::string label = setup_label(setup);
   std::vector<int> tried;
+  std::string stopped;  // why the search stopped before its rounds were done, if it did
   int lo = below, hi = top;
   for (int round = 0; round < kSearchedCounts; ++round) {
     const int mid = (lo + hi) / 2 / step * step;
@@ -524,8 +525,17 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
         }
       }
     }
-    if (std::any_of(found.whole_s.begin(), found.whole_s.end(), [](double t) { return !std::isfinite(t); })) {
-      break;  // a simulation failed (failures.csv): no time to compare in some scenario
+    std::vector<std::string> lacking;  // the scenarios the set-up has no time in here
+    for (std::size_t sc = 0; sc < scenarios.size(); ++sc) {
+      if (!std::isfinite(found.whole_s[sc])) lacking.push_back(scenario_words(scenarios[sc], advice::dimension_words));
+    }
+    if (!lacking.empty()) {
+      // No time to compare in some scenario (a failed simulation, in failures.csv): the count cannot be judged, and
+      // the search says so where it stops, rather than reading as if it never ran.
+      stopped = "; it stopped at " + std::to_string(mid) + " ranks, where " + label + " has no time under " +
+                join(lacking) + " (a simulation that failed is in " + (fs::path(o.out) / "failures.csv").string() + ")";
+      std::printf("%s", wrapped("advise: search" + stopped, 100, "").c_str());
+      break;
     }
     tried.push_back(mid);
     std::vector<advice::AtRanks> with = asked;
@@ -535,12 +545,15 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
     out.at.push_back(std::move(found));
     (fits ? hi : lo) = mid;
   }
-  if (tried.empty()) return out;
+  if (tried.empty()) {
+    out.searched += stopped;
+    return out;
+  }
   std::vector<std::string> counts;
   for (const int t : tried) counts.push_back(std::to_string(t));
   out.searched = "the counts asked and, between " + std::to_string(below) + " and " + std::to_string(top) + ", " +
                  join(counts) + " ranks by bisection, each with " + label +
-                 " alone: a count it does not fit might fit with a set-up of its own";
+                 " alone: a count it does not fit might fit with a set-up of its own" + stopped;
   return out;
 }
 
