@@ -610,6 +610,10 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
   std::printf("verdict at P = %d (tolerance %s, %s):\n%s", nprocs,
               advice::tolerance_percent(tolerance_pct / 100).c_str(), measured_words.c_str(),
               wrapped(verdict, 100, "  ").c_str());
+  // The line to run: the advised set-up as a walkers program's options, and as a study's keys.
+  const RunSpec& advised = *at.specs[ranking.rows[ranking.verdict.winner].members.front()];
+  std::printf("run it at P = %d: mpiexec -n %d YOUR_PROGRAM %s\n  (in a study: %s)\n", nprocs, nprocs,
+              advice::run_flags(advised).c_str(), advice::run_keys(advised).c_str());
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,10 +18,12 @@
 #include "mcmclb/advice_plan.hpp"
 #include "mcmclb/advice_speedups.hpp"
 #include "mcmclb/advice_table.hpp"
+#include "mcmclb/balancer.hpp"
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/stats.hpp"
 #include "mcmclb/text.hpp"
 #include "mcmclb/trace.hpp"
+#include "mcmclb/walkers.hpp"
 
 namespace {
 
@@ -823,6 +826,39 @@ TEST(AdviceTable, TheRaceNamesWhatEverySimulationNamesOverGeneratedStudies) {
   EXPECT_GT(settled_seen, 20);
   EXPECT_GT(raced_seen, 20);
   EXPECT_LT(readmitted, raced_seen) << "the cut always undone";
+}
+
+// The line advise prints to run its answer: every registered balancer, under each of its rules and with its default
+// method, read back by a walkers program's options_from_args as the same set-up.
+TEST(AdviceTable, TheLineToRunSelectsTheAdvisedSetup) {
+  using namespace mcmclb;
+  for (const BalancerInfo& info : catalog().balancers) {
+    std::vector<std::optional<FinishedRule>> rules = {std::nullopt};
+    for (const FinishedRule r : info.finished_rules) rules.emplace_back(r);
+    for (const auto& rule : rules) {
+      RunSpec spec;
+      spec.balancer = std::string(info.name);
+      spec.interval = info.uses_interval ? 3 : 0;
+      spec.method = std::string(info.default_method);
+      spec.finished = rule;
+      std::vector<std::string> words = {"program"};
+      std::istringstream flags(advice::run_flags(spec));
+      for (std::string w; flags >> w;) words.push_back(w);
+      std::vector<char*> argv;
+      for (std::string& w : words) argv.push_back(w.data());
+      argv.push_back(nullptr);
+      int argc = static_cast<int>(words.size());
+      const walkers::Options o = walkers::options_from_args(argc, argv.data());
+      EXPECT_EQ(argc, 1) << advice::run_flags(spec);
+      EXPECT_EQ(o.balancer, spec.balancer);
+      EXPECT_EQ(o.method, spec.method);
+      EXPECT_EQ(o.finished, rule ? std::string(to_string(*rule)) : std::string());
+      if (info.uses_interval) {
+        EXPECT_EQ(o.interval, 3) << advice::run_flags(spec);
+      }
+      EXPECT_EQ(advice::run_keys(spec).rfind("balancer: " + spec.balancer, 0), 0u);
+    }
+  }
 }
 
 // The tables the rule ranks: the chain map is the scenario (the only column besides the set-up that varies), a

@@ -51,6 +51,29 @@ std::string setup_label(const RunSpec& spec) {
   return label;
 }
 
+namespace {
+/// A set-up's choices as (key, value), in the order the options table lists them.
+std::vector<std::pair<std::string, std::string>> setup_choices(const RunSpec& spec) {
+  std::vector<std::pair<std::string, std::string>> c = {{"balancer", spec.balancer}};
+  if (spec.interval > 0) c.emplace_back("interval", std::to_string(spec.interval));
+  if (!spec.method.empty()) c.emplace_back("method", spec.method);
+  if (spec.finished) c.emplace_back("finished", std::string(to_string(*spec.finished)));
+  return c;
+}
+}  // namespace
+
+std::string run_flags(const RunSpec& spec) {
+  std::vector<std::string> flags;
+  for (const auto& [key, value] : setup_choices(spec)) flags.push_back("--mcmclb-" + key + " " + value);
+  return join(flags, " ");
+}
+
+std::string run_keys(const RunSpec& spec) {
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : setup_choices(spec)) keys.push_back(key + ": " + value);
+  return join(keys, ", ");
+}
+
 std::string family_of(const std::string& label) { return label.substr(0, label.find(' ')); }
 
 std::string dimension_words(const std::string& column) {

@@ -519,8 +519,10 @@ for race in "" --no-race; do
     --sim-binary "$sim/mcmclb-sim" --out "$work/advise-eight$race" >"$work/advise-eight$race.log" 2>&1 ||
     { cat "$work/advise-eight$race.log"; exit 1; }
 done
-grep -q "^advise: none in every scenario: it settles no rank count" "$work/advise-eight.log" ||
-  { cat "$work/advise-eight.log"; echo "advise on eight walkers: none settled 32 ranks on the flat rule's ideal"; exit 1; }
+grep -q "^advise: none in every scenario: it settles no rank count" "$work/advise-eight.log" &&
+  grep -q "^run it at P = 32: mpiexec -n 32 YOUR_PROGRAM --mcmclb-balancer mostwork --mcmclb-interval 1 " \
+    "$work/advise-eight.log" ||
+  { cat "$work/advise-eight.log"; echo "advise on eight walkers: none settled 32 ranks on flat's ideal, or no line to run"; exit 1; }
 python3 - "$work/advise-eight/advice.csv" "$work/advise-eight--no-race/advice.csv" <<'PY'
 import csv, sys
 raced, every = (list(csv.DictReader(open(f))) for f in sys.argv[1:3])

@@ -42,6 +42,13 @@ namespace mcmclb::advice {
 /// (the table sets retire beside coalesce and pays).
 [[nodiscard]] std::string setup_label(const RunSpec& spec);
 
+/// How a user runs a set-up: the `--mcmclb-*` options of a program built on mcmclb::walkers (options_from_args),
+/// e.g. "--mcmclb-balancer mostwork --mcmclb-interval 1 --mcmclb-method range --mcmclb-finished pays", and the study
+/// keys that select it, e.g. "balancer: mostwork, interval: 1, method: range, finished: pays". Each names only what
+/// the set-up sets (no interval for none).
+[[nodiscard]] std::string run_flags(const RunSpec& spec);
+[[nodiscard]] std::string run_keys(const RunSpec& spec);
+
 /// A set-up's family: its balancer with the interval (the label's first word); its variants differ in the rule.
 [[nodiscard]] std::string family_of(const std::string& label);
 
