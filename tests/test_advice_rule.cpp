@@ -928,12 +928,38 @@ TEST(AdviceSpeedups, PerfectOnlyWhereTheMeasurementsAllowIt) {
 }
 
 TEST(AdviceSpeedups, AnAnswerPastTwiceTheMeasuredSizesSaysItIsExtrapolated) {
-  EXPECT_FALSE(mcmclb::advice::extrapolation_note(8, 4));
-  const auto note = mcmclb::advice::extrapolation_note(64, 4);
+  EXPECT_FALSE(mcmclb::advice::extrapolation_note(8, 4, true));
+  const auto note = mcmclb::advice::extrapolation_note(64, 4, true);
   ASSERT_TRUE(note);
   EXPECT_TRUE(contains(*note, "Extrapolated: groups here work at up to 64 ranks, past twice the 4 ranks")) << *note;
   EXPECT_TRUE(contains(*note, "record your program at P = 64")) << *note;
-  EXPECT_TRUE(contains(*mcmclb::advice::extrapolation_note(4, 1), "measured no speed-up"));
+  EXPECT_TRUE(contains(*mcmclb::advice::extrapolation_note(4, 1, true), "measured no speed-up"));
+  // A trace converted from a log cannot be recorded again: the measurement named is a walker at larger groups.
+  const auto converted = mcmclb::advice::extrapolation_note(64, 4, false);
+  ASSERT_TRUE(converted);
+  EXPECT_FALSE(contains(*converted, "record your program")) << *converted;
+  EXPECT_TRUE(contains(*converted, "time one walker's items on 8 and 16 ranks")) << *converted;
+}
+
+// Where the work sits: 4 walkers of 2,000 items among 36 of 60 hold 79 % of it, next to each other; spread over the
+// order, the verdict says only their share; with no walker twice the median, nothing.
+TEST(AdviceSpeedups, TheVerdictSaysWhereTheWorkSits) {
+  const auto trace = [](const std::vector<int>& long_ones) {
+    std::string text = "chain,item,ranks,seconds,speedup\n";
+    for (int c = 0; c < 40; ++c) {
+      const bool is_long = std::find(long_ones.begin(), long_ones.end(), c) != long_ones.end();
+      for (int i = 0; i < (is_long ? 2000 : 60); ++i)
+        text += std::to_string(c) + "," + std::to_string(i) + ",1,0.001,\n";
+    }
+    return mcmclb::Trace::parse(text, "forty.csv");
+  };
+  const std::string adjacent = mcmclb::advice::work_words(trace({0, 1, 2, 3}));
+  EXPECT_TRUE(contains(adjacent, "4 of 40 walkers (walkers 0, 1, 2, 3) hold 79 % of it")) << adjacent;
+  EXPECT_TRUE(contains(adjacent, "next to each other")) << adjacent;
+  const std::string apart = mcmclb::advice::work_words(trace({0, 10, 20, 30}));
+  EXPECT_TRUE(contains(apart, "hold 79 % of it")) << apart;
+  EXPECT_FALSE(contains(apart, "next to each other")) << apart;
+  EXPECT_EQ(mcmclb::advice::work_words(trace({})), "");
 }
 
 // A size measured several times replays at the median of its repetitions, and the plan says how often and their

@@ -210,6 +210,7 @@ StudyPlan plan_trace(const PlanQuestion& asked, const Trace& trace, const std::s
   const int cut_measured = trace.incomplete() ? cut_short_question(q, p, trace, file) : 0;
   std::vector<std::string> exclude = common_keys(p, q);
   p.trace_chains = trace.chains();
+  p.from_library = trace.recorded_run() && !trace.recorded_run()->walkers.empty();
   p.copies = q.copies;
   p.group_size = q.group_size > 0 ? q.group_size : 1;
   p.chains_per_group = q.chains_per_group > 0 ? q.chains_per_group : 1;
@@ -237,6 +238,7 @@ StudyPlan plan_trace(const PlanQuestion& asked, const Trace& trace, const std::s
     }
     p.recorded_shares = trace.recorded_shares();
     p.recorded_ranks = trace.recorded_run() ? trace.recorded_run()->ranks : 0;
+    p.work_sits = work_words(trace);
     const bool several = std::any_of(per_group.begin(), per_group.end(), [](const std::string& w) { return w != "1"; });
     if (several) p.keys.emplace_back("workload.map", "once");
     const auto same = [](const std::vector<std::string>& v) { return std::equal(v.begin() + 1, v.end(), v.begin()); };
@@ -271,8 +273,10 @@ std::string verdict_words(const StudyPlan& plan, int nprocs, const std::string& 
   if (!plan.cut_short.empty()) return plan.cut_short + " " + verdict;  // its groups stay within the measured sizes
   std::string words = verdict;
   if (plan.measured_up_to > 0) {
-    if (const auto note = extrapolation_note(nprocs, plan.measured_up_to)) words += " " + *note + ".";
+    if (const auto note = extrapolation_note(nprocs, plan.measured_up_to, plan.from_library))
+      words += " " + *note + ".";
   }
+  if (!plan.work_sits.empty()) words += " " + plan.work_sits + ".";
   return words;
 }
 

@@ -217,16 +217,67 @@ TraceScenarios trace_scenarios(const Trace& trace, const ScenarioQuestion& q) {
   return s;
 }
 
-std::optional<std::string> extrapolation_note(int nprocs, int measured_up_to) {
+std::optional<std::string> extrapolation_note(int nprocs, int measured_up_to, bool from_library) {
   if (nprocs <= 2 * measured_up_to) return std::nullopt;
   const std::string measured =
       measured_up_to > 1 ? "twice the " + std::to_string(measured_up_to) + " ranks the speed-ups were measured at"
                          : "1 rank: the trace measured no speed-up, so perfect scaling is "
                            "assumed";
+  std::string how;
+  if (from_library) {
+    how = "record your program at P = " + std::to_string(nprocs) +
+          " under mostwork (docs/guide/your-chains.md), whose merges grow the groups towards P, and advise on that "
+          "trace";
+  } else {
+    // A trace converted from a log has no recording run to repeat: the walker's own speed-up at larger groups is
+    // what the extrapolation stands in for.
+    const int first = std::min(nprocs, 2 * std::max(measured_up_to, 2)), second = std::min(nprocs, 2 * first);
+    how = "time one walker's items on " + std::to_string(first) +
+          (second > first ? " and " + std::to_string(second) : std::string()) +
+          " ranks and add those speed-up rows to the trace (docs/guide/your-workload.md)";
+  }
   return "Extrapolated: groups here work at up to " + std::to_string(nprocs) + " ranks, past " + measured +
-         ". To measure there, record your program at P = " + std::to_string(nprocs) +
-         " under mostwork (docs/guide/your-chains.md), whose merges grow the groups towards P, and advise on that "
-         "trace";
+         ". To measure there, " + how;
+}
+
+std::string work_words(const Trace& trace) {
+  std::vector<std::pair<double, int>> work;  // single-rank seconds, position in the replay's order
+  double total = 0;
+  for (std::size_t k = 0; k < trace.layout().size(); ++k) {
+    const int c = trace.layout()[k];
+    if (trace.items(c) == 0) continue;
+    work.emplace_back(trace.chain_single_rank_s(c), static_cast<int>(k));
+    total += work.back().first;
+  }
+  if (work.size() < 3 || !(total > 0)) return "";
+  std::vector<double> sizes;
+  for (const auto& w : work) sizes.push_back(w.first);
+  std::nth_element(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(sizes.size() / 2), sizes.end());
+  const double median = sizes[sizes.size() / 2];
+  std::vector<int> long_at;  // positions of the long walkers, in order
+  double share = 0;
+  for (const auto& [s, at] : work) {
+    if (s > 2 * median) {
+      long_at.push_back(at);
+      share += s / total;
+    }
+  }
+  if (long_at.empty() || 2 * long_at.size() > work.size()) return "";
+  std::vector<std::string> names;
+  for (const int at : long_at) names.push_back(std::to_string(trace.layout()[static_cast<std::size_t>(at)]));
+  const bool together = long_at.size() > 1 && long_at.back() - long_at.front() + 1 == static_cast<int>(long_at.size());
+  char pct[32];
+  std::snprintf(pct, sizeof pct, "%.0f %%", 100 * share);
+  std::string words = "Where the work sits: " + std::to_string(long_at.size()) + " of " + std::to_string(work.size()) +
+                      " walkers (" + (long_at.size() == 1 ? "walker " : "walkers ") + join(names) +
+                      (long_at.size() == 1 ? ") holds " : ") hold ") + pct +
+                      " of it, each over twice the median walker's work";
+  if (together) {
+    words +=
+        "; they start next to each other, so a balancer that merges neighbouring groups finds few short walkers "
+        "beside them. Advise on the trace with its walkers reordered to see whether their placement matters";
+  }
+  return words;
 }
 
 }  // namespace mcmclb::advice

@@ -51,6 +51,8 @@ struct StudyPlan {
   std::map<long, long> walker_groups;
   std::vector<int> recorded_shares;  // Trace::recorded_shares: the walkers of each recorded group
   int recorded_ranks = 0;            // the trace's run line's ranks (0: none)
+  bool from_library = false;         // recorded by mcmclb::walkers (its run line names the walkers), not converted
+  std::string work_sits;             // work_words: where the trace's work sits, or empty
   /// For a trace whose recording did not end: what it lacks, in one sentence that opens every verdict (empty for
   /// a whole trace).
   std::string cut_short;

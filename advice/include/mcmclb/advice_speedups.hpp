@@ -84,8 +84,15 @@ struct TraceScenarios {
 };
 [[nodiscard]] TraceScenarios trace_scenarios(const Trace& trace, const ScenarioQuestion& question);
 
-/// Where the groups at nprocs ranks reach past twice the measured sizes (a merging balancer can gather all nprocs
-/// ranks on one walker), a sentence that says the answer is extrapolated and how to measure there; else nothing.
-[[nodiscard]] std::optional<std::string> extrapolation_note(int nprocs, int measured_up_to);
+/// Where the groups at nprocs ranks reach past twice the measured sizes (a merging balancer can gain all nprocs
+/// ranks on one walker), a sentence that says the answer is extrapolated and which measurement narrows it: for a
+/// trace recorded by mcmclb::walkers (from_library), recording the program at P under mostwork; for one converted
+/// from another program's log, timing one walker at larger groups and adding those speed-up rows. Else nothing.
+[[nodiscard]] std::optional<std::string> extrapolation_note(int nprocs, int measured_up_to, bool from_library);
+
+/// Where a trace's work sits, in words: the walkers with over twice the median walker's work, their share of all of
+/// it and whether they start next to each other in the replay's order (Trace::layout), which decides the initial
+/// groups beside them, with a way to see whether that matters. Empty where no walker is that long, or most are.
+[[nodiscard]] std::string work_words(const Trace& trace);
 
 }  // namespace mcmclb::advice
