@@ -625,11 +625,33 @@ std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, const st
   const AtRanks& pick = at[a.fewest];
   if (within) {
     text = std::to_string(pick.nprocs) + " ranks: the fewest whose time is within the " + tol +
-           " tolerance of the fastest rank count's in each of " + count + " (minimax regret, as for the set-ups)";
+           " tolerance of the fastest rank count's in each of " + count +
+           " (a threshold rule: more ranks are not advised for a gain inside the tolerance)";
   } else {
     text = std::to_string(pick.nprocs) + " ranks: no rank count is within the " + tol +
            " tolerance of the fastest in each of " + count + "; " + std::to_string(pick.nprocs) +
-           " ranks have the smallest largest regret (minimax regret, as for the set-ups)";
+           " ranks have the smallest largest regret (minimax regret over the rank counts)";
+  }
+  // What the answer's ranks buy over the fewest counted: its gain in time against its cost in core-hours, the
+  // trade a user weighs, each as a range over the scenarios.
+  std::size_t fewest_at = 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    if (at[k].nprocs < at[fewest_at].nprocs) fewest_at = k;
+  }
+  if (fewest_at != a.fewest) {
+    double gain_lo = kInf, gain_hi = -kInf, cost_lo = kInf, cost_hi = 0;
+    for (const std::size_t s : use) {
+      const double gain = 1 - pick.whole_s[s] / at[fewest_at].whole_s[s];
+      const double cost = pick.whole_s[s] * pick.nprocs / (at[fewest_at].whole_s[s] * at[fewest_at].nprocs);
+      gain_lo = std::min(gain_lo, gain);
+      gain_hi = std::max(gain_hi, gain);
+      cost_lo = std::min(cost_lo, cost);
+      cost_hi = std::max(cost_hi, cost);
+    }
+    char trade[160];
+    std::snprintf(trade, sizeof trade, "%.1f to %.1f %% faster for %.1f to %.1f times the core-hours", 100 * gain_lo,
+                  100 * gain_hi, cost_lo, cost_hi);
+    text += ". Against " + std::to_string(at[fewest_at].nprocs) + " ranks, the fewest counted, they are " + trade;
   }
   std::vector<std::string> each;
   for (std::size_t k = 0; k < n; ++k) {
