@@ -74,6 +74,14 @@ std::string wrapped(const std::string& text, std::size_t width, const std::strin
 /// simulated under (none never merges, so it runs under one speed-up rule, but the others lower the ideal).
 std::optional<double> ideal_of(const RunSpec& spec) { return emulated_ideal_s(spec); }
 
+/// "; 3 speed-ups above their ranks set aside" for a trace that gave some (named at the start), else nothing.
+std::string set_aside_words(const Options& o, const Plan& plan) {
+  if (plan.trace_chains == 0) return "";
+  const std::size_t n = load_trace(o.input)->set_aside().size();
+  if (n == 0) return "";
+  return "; " + std::to_string(n) + (n == 1 ? " speed-up" : " speed-ups") + " above their ranks set aside";
+}
+
 /// The race's first scenario in words, as scenario_words names scenarios.
 std::string first_scenario_words(const Plan& plan) {
   std::vector<std::string> parts;
@@ -92,73 +100,6 @@ bool varies_scenarios(const Plan& plan) {
     return k.first == "workload.extrapolate" || (k.first == "zip" && is_map_zip(k.second)) ||
            k.first == "workload.seed" || k.first == "workload.speedups";
   });
-}
-
-/// The program's own runs that a trace records (its run line and the earlier runs of the same walkers): their
-/// spread at the layout most of them ran in, as a tolerance source, and where fewer than two share one, the lines
-/// that say how to measure it.
-struct ProgramRuns {
-  std::optional<advice::ToleranceSource> spread;
-  std::vector<std::string> advice;  // printed where the spread is not measured
-};
-
-ProgramRuns program_runs(const Options& o, const Plan& plan) {
-  ProgramRuns out;
-  if (plan.trace_chains == 0) return out;  // a study file's workload: no program of the user's
-  const auto trace = load_trace(o.input);
-  std::vector<RecordedRun> runs;
-  if (trace->recorded_run()) runs.push_back(*trace->recorded_run());
-  runs.insert(runs.end(), trace->earlier_runs().begin(), trace->earlier_runs().end());
-  // Runs compare at one layout of the same walkers: the layout with the most runs, the recording's own first.
-  const auto key = [](const RecordedRun& r) {
-    return std::to_string(r.ranks) + " " + std::to_string(r.groups) + " " + r.balancer + " " + r.walkers;
-  };
-  std::map<std::string, std::vector<const RecordedRun*>> by_layout;
-  for (const RecordedRun& r : runs) by_layout[key(r)].push_back(&r);
-  // The recording's own layout wherever no other has more runs: a tie goes to the layout the trace's run line ran in.
-  std::string most = runs.empty() ? std::string() : key(runs.front());
-  for (const auto& [layout, list] : by_layout) {
-    if (list.size() > by_layout[most].size()) most = layout;
-  }
-  if (!most.empty() && by_layout[most].size() >= 2) {
-    std::vector<double> seconds;
-    std::optional<double> busy;  // the busiest run's host, where any run measured it
-    for (const RecordedRun* r : by_layout[most]) {
-      seconds.push_back(r->seconds);
-      if (r->share > 0 && (!busy || 1 - r->share > *busy)) busy = 1 - r->share;
-    }
-    out.spread = advice::program_spread(seconds, by_layout[most].front()->ranks, busy);
-    if (out.spread) out.spread->detail += " (" + by_layout[most].front()->balancer + ", the trace's run lines)";
-    return out;
-  }
-  const std::string ranks = runs.empty() ? std::string("P") : std::to_string(runs.front().ranks);
-  out.advice.push_back("your program's own run-to-run spread is not measured: the trace records " +
-                       std::to_string(runs.size()) + (runs.size() == 1 ? " run" : " runs") +
-                       " of it. Gains inside that spread are none you would see. To measure it, run your "
-                       "program again with recording on into the same file, e.g. 5 times:");
-  out.advice.push_back("  for i in 1 2 3 4 5; do MCMCLB_RECORD=" + shell_quote(o.input) + " mpiexec -n " + ranks +
-                       " YOUR_PROGRAM; done");
-  out.advice.push_back(
-      "each run keeps the earlier runs' lines (# earlier run:), and advise takes their spread into the tolerance");
-  return out;
-}
-
-/// The tolerance: the largest of what --check measured, the program's own spread, and the tolerance assumed (unless
-/// the check measured both of an advice's errors, the simulation against the replay and the replay against the
-/// program, so that nothing is left to assume).
-advice::Tolerance tolerance_of(const Options& o, const std::optional<CheckResult>& checked,
-                               const std::optional<advice::ToleranceSource>& spread) {
-  std::vector<advice::ToleranceSource> sources;
-  if (!(checked && checked->measured_program())) {
-    advice::ToleranceSource assumed;
-    assumed.kind = "assumed";
-    assumed.what = "the tolerance assumed (--tolerance)";
-    assumed.fraction = o.tolerance_pct / 100;
-    sources.push_back(assumed);
-  }
-  if (checked) sources.insert(sources.end(), checked->sources.begin(), checked->sources.end());
-  if (spread) sources.push_back(*spread);
-  return advice::largest_tolerance(sources);
 }
 
 /// --check's real runs, at most: a replay of the trace at a core per rank (check_run_s), repeated check_reps times
@@ -641,7 +582,7 @@ int advise_main(const std::vector<std::string>& args) {
       std::printf("advise: warning: %s\n", line.c_str());
     }
   }
-  const ProgramRuns program = program_runs(o, plan);
+  const ProgramRuns& program = plan.program;
 
   SweepOptions sweep;
   sweep.study = launch::not_an_option(plan.study_path);
@@ -894,6 +835,7 @@ int advise_main(const std::vector<std::string>& args) {
               wrapped("limits: simulated with SimGrid on " + platform_identity(sweep.platform) +
                           ", a model of a machine, not a measurement; each set-up with its default creation method; " +
                           (plan.assumptions.empty() ? "nothing assumed" : "assumed: " + join(plan.assumptions, "; ")) +
+                          set_aside_words(o, plan) +
                           ". A replay is only as good as its trace: validate it against your program "
                           "(docs/guide/your-workload.md).",
                       100, "")

@@ -75,6 +75,8 @@ auto checked_trace(const Options& o, std::vector<std::string>& warnings) {
       }
     }
   }
+  // Each speed-up above its ranks that the curves left out, one line each (the plan says how many).
+  for (const SetAside& a : trace->set_aside()) warnings.push_back(set_aside_line(o.input, a));
   if (!odd.empty()) {
     warnings.push_back(printable(o.input, 200) + ": a speed-up below 1 or falling with the ranks (" +
                        join(std::vector<std::string>(odd.begin(), odd.begin() + std::min<std::size_t>(odd.size(), 3))) +
@@ -287,6 +289,60 @@ std::string study_text(const Plan& p, const Options& o, bool first_only,
          with_keys(p.base, keys, o.input);
 }
 
+ProgramRuns program_runs(const Options& o, const Trace& trace) {
+  ProgramRuns out;
+  std::vector<RecordedRun> runs;
+  if (trace.recorded_run()) runs.push_back(*trace.recorded_run());
+  runs.insert(runs.end(), trace.earlier_runs().begin(), trace.earlier_runs().end());
+  // Runs compare at one layout of the same walkers: the layout with the most runs, the recording's own first.
+  const auto key = [](const RecordedRun& r) {
+    return std::to_string(r.ranks) + " " + std::to_string(r.groups) + " " + r.balancer + " " + r.walkers;
+  };
+  std::map<std::string, std::vector<const RecordedRun*>> by_layout;
+  for (const RecordedRun& r : runs) by_layout[key(r)].push_back(&r);
+  // The recording's own layout wherever no other has more runs: a tie goes to the layout the trace's run line ran in.
+  std::string most = runs.empty() ? std::string() : key(runs.front());
+  for (const auto& [layout, list] : by_layout) {
+    if (list.size() > by_layout[most].size()) most = layout;
+  }
+  if (!most.empty() && by_layout[most].size() >= 2) {
+    std::vector<double> seconds;
+    std::optional<double> busy;  // the busiest run's host, where any run measured it
+    for (const RecordedRun* r : by_layout[most]) {
+      seconds.push_back(r->seconds);
+      if (r->share > 0 && (!busy || 1 - r->share > *busy)) busy = 1 - r->share;
+    }
+    out.spread = advice::program_spread(seconds, by_layout[most].front()->ranks, busy);
+    if (out.spread) out.spread->detail += " (" + by_layout[most].front()->balancer + ", the trace's run lines)";
+    return out;
+  }
+  const std::string ranks = runs.empty() ? std::string("P") : std::to_string(runs.front().ranks);
+  out.advice.push_back("your program's own run-to-run spread is not measured: the trace records " +
+                       std::to_string(runs.size()) + (runs.size() == 1 ? " run" : " runs") +
+                       " of it. Gains inside that spread are none you would see. To measure it, run your "
+                       "program again with recording on into the same file, e.g. 5 times:");
+  out.advice.push_back("  for i in 1 2 3 4 5; do MCMCLB_RECORD=" + shell_quote(o.input) + " mpiexec -n " + ranks +
+                       " YOUR_PROGRAM; done");
+  out.advice.push_back(
+      "each run keeps the earlier runs' lines (# earlier run:), and advise takes their spread into the tolerance");
+  return out;
+}
+
+advice::Tolerance tolerance_of(const Options& o, const std::optional<CheckResult>& checked,
+                               const std::optional<advice::ToleranceSource>& spread) {
+  std::vector<advice::ToleranceSource> sources;
+  if (!(checked && checked->measured_program())) {
+    advice::ToleranceSource assumed;
+    assumed.kind = "assumed";
+    assumed.what = "the tolerance assumed (--tolerance)";
+    assumed.fraction = o.tolerance_pct / 100;
+    sources.push_back(assumed);
+  }
+  if (checked) sources.insert(sources.end(), checked->sources.begin(), checked->sources.end());
+  if (spread) sources.push_back(*spread);
+  return advice::largest_tolerance(sources);
+}
+
 /// The advice study for o, not yet written anywhere: the files read and checked here, the keys planned by the
 /// advice library. Throws InputError for a workload it cannot advise on.
 Plan make_plan(const Options& o) {
@@ -306,6 +362,11 @@ Plan make_plan(const Options& o) {
              "}\nwork: {mode: sleep}\n";
     std::vector<std::string> warnings;
     const auto trace = checked_trace(o, warnings);  // before anything is written
+    // Perfect scaling is admitted within the tolerance the verdict is judged by: the program's own spread is
+    // known from the trace now. What --check measures is known only after the simulations this plan asks for, so
+    // it cannot widen (or, measuring both errors, replace) the one taken here.
+    p.program = program_runs(o, *trace);
+    q.tolerance = tolerance_of(o, std::nullopt, p.program.spread).fraction;
     static_cast<advice::StudyPlan&>(p) = advice::plan_trace(q, *trace, o.input);
     p.warnings = std::move(warnings);
     p.workload =
@@ -324,6 +385,8 @@ Plan make_plan(const Options& o) {
     std::shared_ptr<const Trace> trace;
     if (!given.points.empty() && given.points.front().spec.workload.model == "trace") {
       trace = load_trace(given.points.front().spec.workload.file);
+      for (const SetAside& a : trace->set_aside())
+        p.warnings.push_back(set_aside_line(given.points.front().spec.workload.file, a));
       g.replayed = trace.get();
       for (const Point& pt : given.points) {
         g.largest_rank = std::max<long>(g.largest_rank, pt.spec.nprocs);

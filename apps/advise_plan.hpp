@@ -13,6 +13,7 @@
 #include "mcmclb/advice_plan.hpp"
 #include "mcmclb/launch.hpp"
 #include "mcmclb/study.hpp"
+#include "mcmclb/trace.hpp"
 
 namespace mcmclb::advising {
 
@@ -62,6 +63,17 @@ bool is_map_zip(const std::string& zip);
 /// A YAML double-quoted scalar of text (control characters are refused by the study's own checks).
 std::string quoted(const std::string& text);
 
+/// The program's own runs that a trace records (its run line and the earlier runs of the same walkers): their
+/// spread at the layout most of them ran in, as a tolerance source, and where fewer than two share one, the lines
+/// that say how to measure it.
+struct ProgramRuns {
+  std::optional<advice::ToleranceSource> spread;
+  std::vector<std::string> advice;  // printed where the spread is not measured
+};
+
+/// The program's runs of the trace o.input; nothing for a study file (no program of the user's).
+ProgramRuns program_runs(const Options& o, const Trace& trace);
+
 /// What the advice study is: its keys and words (advice::StudyPlan, planned with no I/O), and its text (the
 /// workload's study with those keys), written into the output folder for the sweep to read.
 struct Plan : advice::StudyPlan {
@@ -70,6 +82,7 @@ struct Plan : advice::StudyPlan {
   std::vector<std::string> warnings;  // what looks wrong in the workload, accepted
   std::string base;                   // the workload's study before the keys
   std::string workload;               // "trace file X (fnv1a64 ...)" or the model
+  ProgramRuns program;                // a trace's: the program's own runs, known before anything runs
 };
 
 /// The text of the advice study: the workload's with the plan's keys, or (first_only) its first scenario alone (the
@@ -94,6 +107,12 @@ struct CheckResult {
     return false;
   }
 };
+
+/// The tolerance: the largest of what --check measured, the program's own spread, and the tolerance assumed (unless
+/// the check measured both of an advice's errors, the simulation against the replay and the replay against the
+/// program, so that nothing is left to assume).
+advice::Tolerance tolerance_of(const Options& o, const std::optional<CheckResult>& checked,
+                               const std::optional<advice::ToleranceSource>& spread);
 
 /// The check of a trace's advice where this machine allows it (apps/advise_check.cpp): the trace replayed for real
 /// at P = the host's cores (a core per rank), under the balancers given with all their rules, o.check_reps times

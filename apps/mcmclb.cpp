@@ -34,6 +34,7 @@
 #include "mcmclb/smpirun_args.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
+#include "mcmclb/trace.hpp"
 #if !MCMCLB_SMPI
 #include "advise.hpp"
 #include "compare.hpp"
@@ -415,6 +416,17 @@ int mcmclb_main(int argc, char** argv) {
     study.order_seed = seed;
   }
   const std::vector<std::size_t> selected = select_points(cli, study, nprocs);
+  if (rank == 0) {
+    // A trace's speed-ups above their ranks, set aside when it was read (every rank read it): said once, one line
+    // each, so that a replay never rests on them unsaid.
+    std::set<std::string> said;
+    for (const std::size_t i : selected) {
+      const mcmclb::WorkloadSpec& w = study.points[i].spec.workload;
+      if (w.model != "trace" || !said.insert(w.file).second) continue;
+      for (const mcmclb::SetAside& a : mcmclb::load_trace(w.file, w.extrapolate, w.speedups)->set_aside())
+        std::fprintf(stderr, "mcmclb: warning: %s\n", mcmclb::set_aside_line(w.file, a).c_str());
+    }
+  }
   check_identical(text + mcmclb::join(cli.overrides, "\n") + mcmclb::point_list(selected), world);
   // The simulation build's platform must be known before any work (same environment on every rank).
   mcmclb::Provenance probe;

@@ -1045,14 +1045,62 @@ TEST(AdviceSpeedups, RepetitionsGiveTheMedianAndTheirRangeAndOnlyABendAddsUsl) {
       << (wide.dropped.empty() ? "" : wide.dropped[0]);
 }
 
-// A repetition above its size (2.5 at 2 ranks, as a noisy host gives) is kept where measured, but no rule carries
-// the excess past it: a group of m ranks is at most m times as fast there, or the measured 2.5 until m passes it.
+// A speed-up above its ranks is set aside, one line naming the file, the row, the walker, the size and the value,
+// unless the trace declares superlinear speed-ups; exactly m stays, and a size with nothing left is dropped.
+TEST(AdviceSpeedups, ASpeedupAboveItsRanksIsSetAsideUnlessTheTraceDeclaresSuperlinear) {
+  using mcmclb::Trace;
+  // Rows 2 to 556 hold the items: `*`'s speed-ups are rows 557 to 560, walker 0's own row 561.
+  const std::string rows = "*,,2,,1.6\n*,,2,,2.5\n*,,2,,2.0000000001\n*,,4,,3.2\n0,,4,,4.5\n";
+  const Trace t = Trace::parse(six_walkers(rows), "t.csv");
+  EXPECT_FALSE(t.superlinear());
+  EXPECT_EQ(t.speedups_given(), 5);
+  ASSERT_EQ(t.set_aside().size(), 2U);
+  EXPECT_EQ(t.set_aside()[0].chain, -1);
+  EXPECT_EQ(t.set_aside()[0].ranks, 2);
+  EXPECT_DOUBLE_EQ(t.set_aside()[0].speedup, 2.5);
+  EXPECT_EQ(t.set_aside()[0].row, 558);
+  EXPECT_FALSE(t.set_aside()[0].size_dropped);
+  EXPECT_EQ(t.set_aside()[1].chain, 0);
+  EXPECT_TRUE(t.set_aside()[1].size_dropped) << "walker 0's one speed-up at 4 ranks was set aside";
+  // The median of what is left, 1.6 and 2 (2 within a relative 1e-9 of the ranks): not 2, with 2.5.
+  EXPECT_DOUBLE_EQ(t.speedup(1, 2), (1.6 + 2.0000000001) / 2);
+  ASSERT_EQ(t.repetitions(1).size(), 2U);
+  EXPECT_EQ(t.repetitions(1)[0].n, 2);
+  EXPECT_DOUBLE_EQ(t.repetitions(1)[0].high, 2.0000000001);
+  EXPECT_EQ(t.measured_speedups(0), t.measured_speedups(1)) << "walker 0 has no size left: `*`'s curve";
+  const std::string line = mcmclb::set_aside_line("t.csv", t.set_aside()[0]);
+  EXPECT_EQ(line.rfind("trace file t.csv row 558: walker *'s speed-up 2.5 at 2 ranks is above 2", 0), 0U) << line;
+  EXPECT_TRUE(contains(line, "set aside as a measurement error")) << line;
+  EXPECT_TRUE(contains(line, "# superlinear: WHY")) << line;
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  const std::string dropped = mcmclb::set_aside_line("t.csv", t.set_aside()[1]);
+  EXPECT_TRUE(contains(dropped, "walker 0's speed-up 4.5 at 4 ranks is above 4")) << dropped;
+  EXPECT_TRUE(contains(dropped, "the size is dropped")) << dropped;
+  // The plan says how many, among what it skips.
+  mcmclb::advice::ScenarioQuestion q;
+  q.largest_rank = 64;
+  const auto s = mcmclb::advice::trace_scenarios(t, q);
+  EXPECT_TRUE(std::any_of(s.skipped.begin(), s.skipped.end(), [](const std::string& w) {
+    return w.rfind("2 of the 5 speed-ups the trace gives: above their ranks", 0) == 0;
+  }));
+  // Declared superlinear, every speed-up stands.
+  const Trace declared =
+      Trace::parse("# superlinear: the walkers' data fit in the caches of two ranks\n" + six_walkers(rows), "t.csv");
+  EXPECT_TRUE(declared.superlinear());
+  EXPECT_TRUE(declared.set_aside().empty());
+  EXPECT_DOUBLE_EQ(declared.speedup(1, 2), 2.0000000001);
+  EXPECT_DOUBLE_EQ(declared.speedup(0, 4), 4.5);
+}
+
+// A repetition above its size (2.5 at 2 ranks) in a trace declared superlinear is kept where measured, but no rule
+// carries the excess past it: a group of m ranks is at most m times as fast there, or the measured 2.5 until m
+// passes it.
 TEST(AdviceSpeedups, NoRuleExtrapolatesASpeedupAboveItsRanks) {
   using mcmclb::Trace;
   using mcmclb::TraceExtrapolation;
   for (const auto rule : {TraceExtrapolation::perfect, TraceExtrapolation::amdahl, TraceExtrapolation::usl}) {
-    const Trace high =
-        Trace::parse(six_walkers("*,,2,,1.5\n*,,2,,2.5\n"), "high.csv", rule, mcmclb::TraceSpeedups::high);
+    const Trace high = Trace::parse("# superlinear: cache effects\n" + six_walkers("*,,2,,1.5\n*,,2,,2.5\n"),
+                                    "high.csv", rule, mcmclb::TraceSpeedups::high);
     EXPECT_DOUBLE_EQ(high.speedup(0, 2), 2.5);
     EXPECT_DOUBLE_EQ(high.speedup(0, 2.2), 2.5) << "the measured speed-up stands until m passes it";
     EXPECT_DOUBLE_EQ(high.speedup(0, 8), 8);

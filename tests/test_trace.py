@@ -148,6 +148,49 @@ class BadTrace(TraceCase):
         r = self.mcmclb("advise", "t.csv", "--ranks", "64", "--copies", *common)
         self.assertEqual(r.returncode, 0, r.stderr)
 
+    def test_a_speedup_above_its_ranks_is_set_aside_in_one_line(self):
+        """2.5 at 2 ranks is more than two ranks can give: advise (a dry run) and a replay at 2 ranks each set it
+        aside in one line naming the file, the row, the walker, the size and the value (a run on rank 0 alone), and
+        advise says how many; a trace that declares superlinear speed-ups keeps it."""
+        with open(self.path("t.csv"), "w") as f:
+            f.write(GOOD + "*,,2,,2.5\n")
+        said = "trace file t.csv row 6: walker *'s speed-up 2.5 at 2 ranks is above 2"
+        common = ("--dry-run", "--sim-binary", self.fake_sim(), "--out", self.path("advice"))
+        r = self.mcmclb("advise", "t.csv", "--ranks", "64", *common)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [l for l in r.stdout.decode().split("\n") if said in l]
+        self.assertEqual(len(lines), 1, r.stdout.decode())
+        self.assertTrue(lines[0].startswith("advise: warning: " + said), lines[0])
+        self.assertIn("skips 1 of the 2 speed-ups the trace gives: above their ranks", r.stdout.decode())
+        r = self.mcmclb("run", self.study(), "--out", self.path("results"), ranks="2")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([l for l in r.stderr.decode().split("\n") if said in l],
+                         ["mcmclb: warning: " + said + ", more than 2 ranks can give: set aside as a measurement "
+                          "error (allowed: at most the ranks, or any speed-up after a line '# superlinear: WHY' above "
+                          "the header)"], r.stderr.decode())
+        with open(self.path("t.csv"), "w") as f:
+            f.write("# superlinear: the walkers' data fit the caches of two ranks\n" + GOOD + "*,,2,,2.5\n")
+        r = self.mcmclb("advise", "t.csv", "--ranks", "64", *common)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("above 2", r.stdout.decode())
+        self.assertNotIn("above their ranks", r.stdout.decode())
+
+    def test_advise_admits_perfect_scaling_within_the_verdicts_tolerance(self):
+        """Perfect scaling past the measured sizes is a scenario where the best efficiency measured is within the
+        tolerance the verdict is judged by: the program's own runs, 10 and 12 s, spread 20 %, so 1.8 at 2 ranks
+        (90 %) admits it, though the 5 % assumed alone would not."""
+        with open(self.path("t.csv"), "w") as f:
+            f.write("# run: ranks=2 groups=2 balancer=none seconds=10\n"
+                    "# earlier run: ranks=2 groups=2 balancer=none seconds=12\n" +
+                    GOOD.replace("*,,2,,1.5", "*,,2,,1.8"))
+        r = self.mcmclb("advise", "t.csv", "--ranks", "64", "--dry-run", "--sim-binary", self.fake_sim(), "--out",
+                        self.path("advice"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        said = r.stdout.decode()
+        self.assertIn("the slowest 20.0 % over the fastest", said)
+        self.assertIn("in proportion to the ranks (perfect)", said)
+        self.assertNotIn("perfect scaling past the measured sizes", said)
+
     def test_advise_takes_a_trace_whose_name_has_a_space(self):
         """A file name with a space is a legal file: advise names its study after it without refusing the name
         (the error that follows is the missing simulation build this test gives, not the name)."""

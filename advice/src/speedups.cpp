@@ -206,6 +206,13 @@ TraceScenarios trace_scenarios(const Trace& trace, const ScenarioQuestion& q) {
                           std::to_string(q.largest_group) + " ranks, where the speed-ups were measured");
     }
   }
+  if (const std::size_t n = trace.set_aside().size(); n > 0) {
+    // Each is named on a line of its own where the trace is read (set_aside_line); the plan says how many.
+    s.skipped.push_back(std::to_string(n) + " of the " + std::to_string(trace.speedups_given()) +
+                        " speed-ups the trace gives: above their ranks, which no run can reach, so set aside as "
+                        "measurement errors (a line '" +
+                        std::string(kTraceSuperlinear) + " WHY' above its header keeps them)");
+  }
   if (!q.speedups_given && trace.repetitions_differ()) {
     // Every end under every admissible rule: an end's curve past the measured sizes is the rule's through it.
     s.keys.emplace_back("workload.speedups", "[median, low, high]");

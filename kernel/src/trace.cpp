@@ -177,6 +177,17 @@ std::optional<RecordedRun> parse_run_line(std::string_view line) {
   return run;
 }
 
+std::string set_aside_line(const std::string& file, const SetAside& s) {
+  const std::string walker = s.chain < 0 ? std::string("*") : std::to_string(s.chain);
+  const std::string ranks = std::to_string(s.ranks) + (s.ranks == 1 ? " rank" : " ranks");
+  return "trace file " + printable(file, 200) + " row " + std::to_string(s.row) + ": walker " + walker +
+         "'s speed-up " + number_text(s.speedup) + " at " + ranks + " is above " + std::to_string(s.ranks) +
+         ", more than " + ranks + " can give: set aside as a measurement error" +
+         (s.size_dropped ? " (no repetition of that size is left, so the size is dropped)" : "") +
+         " (allowed: at most the ranks, or any speed-up after a line '" + std::string(kTraceSuperlinear) +
+         " WHY' above the header)";
+}
+
 double Trace::at(const Curve& curve, double m) const {
   if (m <= 1) return 1.0;
   const Points& points = curve.points;
@@ -186,8 +197,8 @@ double Trace::at(const Curve& curve, double m) const {
   if (hi == points.end()) {
     const auto [last_m, last_s] = points.back();
     // Past the measured sizes no rule gives more than m ranks' worth: each rule's own law never exceeds m, but drawn
-    // through a last speed-up above its size (a noisy repetition) it would carry that excess to every size. A last
-    // speed-up above m stands until m passes it, so the curve still never falls.
+    // through a last speed-up above its size (kept only in a trace declared superlinear) it would carry that excess
+    // to every size. A last speed-up above m stands until m passes it, so the curve still never falls.
     const double most = std::max(last_s, m);
     switch (extrapolation_) {
       case TraceExtrapolation::flat:
@@ -297,6 +308,9 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
   int64_t row = 0;
   bool header_seen = false;
   bool incomplete = false;
+  bool superlinear = false;
+  std::vector<SetAside> set_aside;
+  int given = 0;
   std::optional<RecordedRun> recorded;
   std::vector<RecordedRun> earlier;
   // The first run line (either kind) that names its walkers, and its row: every other that names them must agree.
@@ -324,6 +338,7 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
       // Lines before the header that start with '#' say where the trace came from (a recording's command and
       // commit); a person reads them, the replay does not.
       if (line.substr(0, kTraceIncomplete.size()) == kTraceIncomplete) incomplete = true;
+      if (line.substr(0, kTraceSuperlinear.size()) == kTraceSuperlinear) superlinear = true;
       if (line.substr(0, kTraceRunLine.size()) == kTraceRunLine) {
         if (recorded)
           throw at.error(
@@ -409,7 +424,15 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
     const auto up = parse_real(f[kSpeedup]);
     if (!up || *up <= 0) throw at.error(kSpeedup, f[kSpeedup], "a number > 0 on a speed-up row (it has no item)");
     if (ranks == 1 && *up != 1.0) throw at.error(kSpeedup, f[kSpeedup], "1 at ranks 1, the reference");
-    ups[chain].try_emplace(ranks, row, std::vector<double>{}).first->second.second.push_back(*up);
+    ++given;
+    std::vector<double>& repetitions = ups[chain].try_emplace(ranks, row, std::vector<double>{}).first->second.second;
+    // m ranks work at most m times as fast as one: more is a measurement's error, unless the trace declares
+    // superlinear speed-ups. A relative slack of 1e-9 keeps exactly m, written with a few digits fewer.
+    if (!superlinear && *up > ranks * (1 + 1e-9)) {
+      set_aside.push_back({chain, ranks, *up, row, false});
+      continue;
+    }
+    repetitions.push_back(*up);
   }
   if (!header_seen)
     throw Place{file, 1}.error("the file is empty (allowed: the header " + std::string(kTraceHeaderWithGroup) + " or " +
@@ -430,6 +453,15 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
                      "a chain that has item rows, 0 to " + std::to_string(chains - 1) + ", or *");
     }
   }
+  // A size whose every repetition was set aside is no measured size: the curve goes on as if it were not given.
+  for (SetAside& a : set_aside) {
+    auto& sizes = ups.at(a.chain);
+    if (const auto it = sizes.find(a.ranks); it != sizes.end() && it->second.second.empty()) sizes.erase(it);
+    a.size_dropped = sizes.count(a.ranks) == 0;
+  }
+  t.superlinear_ = superlinear;
+  t.set_aside_ = std::move(set_aside);
+  t.speedups_given_ = given;
   // A size given several times replays at the median of its repetitions, or at the end `taken` says; their range
   // goes with it.
   const auto curve_of = [&](int chain) {

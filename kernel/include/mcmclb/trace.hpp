@@ -58,6 +58,24 @@ inline constexpr std::string_view kTraceRunLine = "# run:";
 /// times with recording on into one file leaves its n run times there, its run-to-run spread.
 inline constexpr std::string_view kTraceEarlierRunLine = "# earlier run:";
 
+/// The comment line by which a trace declares that its speed-ups may exceed their ranks (superlinear scaling, as
+/// a working set that fits the caches of more ranks gives): `# superlinear: WHY`. Without it a speed-up above m at
+/// m ranks is a measurement error (a noisy host, a reference run slowed by something else): m ranks cannot work m
+/// times faster than one, so the replay sets it aside (Trace::set_aside).
+inline constexpr std::string_view kTraceSuperlinear = "# superlinear:";
+
+/// A speed-up a trace gives that no replay takes: above its ranks, in a trace without kTraceSuperlinear.
+struct SetAside {
+  int chain;          // -1: `*`
+  int ranks;          // the size it was given at
+  double speedup;     // what was given
+  int64_t row;        // the file's row (1: the first line)
+  bool size_dropped;  // every repetition of that size was set aside, so the size has none left
+};
+
+/// One line naming the file, the walker, the size and the value set aside, and the line that would keep it.
+[[nodiscard]] std::string set_aside_line(const std::string& file, const SetAside& s);
+
 /// What a trace's run line says: the application's own run, as it measured it.
 struct RecordedRun {
   int ranks = 0, groups = 0;
@@ -110,6 +128,12 @@ class Trace {
   [[nodiscard]] const std::optional<RecordedRun>& recorded_run() const noexcept { return recorded_run_; }
   /// The earlier runs of the same walkers (its kTraceEarlierRunLine lines), newest first.
   [[nodiscard]] const std::vector<RecordedRun>& earlier_runs() const noexcept { return earlier_runs_; }
+  /// Whether the trace declares superlinear speed-ups (a kTraceSuperlinear line): then none is set aside.
+  [[nodiscard]] bool superlinear() const noexcept { return superlinear_; }
+  /// The speed-ups given above their ranks that the curves leave out, in the file's order (none where superlinear()).
+  [[nodiscard]] const std::vector<SetAside>& set_aside() const noexcept { return set_aside_; }
+  /// How many speed-up rows the trace gives, those set aside included.
+  [[nodiscard]] int speedups_given() const noexcept { return speedups_given_; }
   /// True for a recording that did not end (its first line is kTraceIncomplete): its last chains may be cut short.
   [[nodiscard]] bool incomplete() const noexcept { return incomplete_; }
   /// The largest group size the speed-ups of chain c were given for (1: none given, or perfect scaling).
@@ -187,6 +211,9 @@ class Trace {
   TraceSpeedups taken_ = TraceSpeedups::median;
   std::string fnv1a64_;
   bool incomplete_ = false;
+  bool superlinear_ = false;
+  std::vector<SetAside> set_aside_;
+  int speedups_given_ = 0;
   std::optional<RecordedRun> recorded_run_;
   std::vector<RecordedRun> earlier_runs_;
   std::vector<int> group_;   // per chain; -1: not recorded
