@@ -251,7 +251,7 @@ class Links(unittest.TestCase):
 PATH_END = "## Benchmark the balancers"
 CHAINS, WORKLOAD = "docs/guide/your-chains.md", "docs/guide/your-workload.md"
 PATH_STEPS = [
-    ("requirements: C++20 and the MPI mcmclb is built with", r"C\+\+20[\s\S]*MPI library mcmclb is built with",
+    ("requirements: C++20, and one MPI for mcmclb and the program", r"C\+\+20[\s\S]*MPI library, the same for mcmclb and your program",
      (CHAINS, "#building-against-the-installed-library", None)),
     ("install", r"cmake --install", (CHAINS, "#building-against-the-installed-library", None)),
     ("record a trace", r"MCMCLB_RECORD|options\.record", (CHAINS, "#recording-a-trace", None)),
