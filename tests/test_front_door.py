@@ -324,6 +324,7 @@ class Path(unittest.TestCase):
         """The README's opening, up to the first heading under its first section, holds what a first advised run
         needs, from the requirements to a run resumed after a kill, in at most 150 words of prose."""
         text = Readme.text
+        self.assertIn(FIRST_SCREEN_END, text, "README.md: no heading under its first section ends the first screen")
         screen = text[:text.index(FIRST_SCREEN_END)]
         from doc_measures import prose_words
         self.assertLessEqual(prose_words(screen), MAX_FIRST_SCREEN_WORDS, "README.md's first screen")
