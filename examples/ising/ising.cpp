@@ -141,6 +141,17 @@ class IsingChains final : public mcmclb::walkers::Chains {
     answers_[chain] = a;
   }
 
+  /// The chain's answer, for Report::results: the library keeps it in the chain's checkpoint, so a run resumed after
+  /// the chain ended still reports it.
+  [[nodiscard]] std::vector<std::byte> result(int chain) const override {
+    const Lattice& l = held_.at(chain);
+    Answer a = measure(l);
+    a.energy_sum = l.energy_sum;
+    a.abs_m_sum = l.abs_m_sum;
+    a.items = l.sweeps_done / s_.sweeps;
+    return mcmclb::walkers::bytes_of(a);
+  }
+
   [[nodiscard]] std::vector<std::byte> save(int chain) const override {
     const Lattice& l = held_.at(chain);
     std::vector<int64_t> words = {s_.size, l.sweeps_done, l.energy_sum, l.abs_m_sum};
@@ -167,7 +178,8 @@ class IsingChains final : public mcmclb::walkers::Chains {
     l.rows.assign(words.begin() + 4, words.end());
   }
 
-  /// Collective over comm: every chain's answer on rank 0 (each was kept by exactly one rank).
+  /// Collective over comm: every chain's answer on rank 0 (each was kept by exactly one rank), for the hand-written
+  /// loop; under run() the answers come from Report::results.
   [[nodiscard]] std::vector<Answer> gather(MPI_Comm comm) const {
     std::vector<int64_t> mine(static_cast<std::size_t>(6 * s_.chains), 0), all(mine.size(), 0);
     for (const auto& [chain, a] : answers_) {
@@ -355,6 +367,7 @@ int body(int argc, char** argv) {
   double time_s = 0;
   std::string how;
   bool checkpoints_lost = false;
+  std::vector<Answer> answers;
   if (plain) {
     // The hand-written loop mcmclb's `none` replaces: rank r works chains r*W .. r*W + W - 1 alone.
     if (s.chains % nprocs != 0) throw InputError("--plain: the chains must split evenly over the ranks");
@@ -384,6 +397,8 @@ int body(int argc, char** argv) {
     mcmclb::mpi::check(MPI_Allreduce(&mine, &time_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
     how = virtual_calls ? "a hand-written loop through the interface" : "a hand-written loop";
   } else {
+    // Every chain's answer through the library, which also returns those of chains a resumed run skips.
+    if (options.results == mcmclb::walkers::Results::none) options.results = mcmclb::walkers::Results::root;
     const mcmclb::walkers::Report report = mcmclb::walkers::run(MPI_COMM_WORLD, chains, options);
     if (!report.valid) throw std::runtime_error("mcmclb reports an invalid run: " + report.violations);
     time_s = report.time_s;
@@ -391,6 +406,7 @@ int body(int argc, char** argv) {
     how = "balancer " + report.balancer + (report.method.empty() ? "" : " " + report.method) +
           (report.finished.empty() ? "" : " " + report.finished);
     if (rank == 0) {
+      for (const auto& bytes : report.results) answers.push_back(mcmclb::walkers::result_as<Answer>(bytes));
       std::printf("run: %s, %.3f s, %.1f regroupings per rank, %.1f chains moved per rank\n", how.c_str(), time_s,
                   report.regroups_avg, report.migrated_avg);
       if (!options.record.empty()) {
@@ -399,7 +415,7 @@ int body(int argc, char** argv) {
       }
     }
   }
-  const std::vector<Answer> answers = chains.gather(MPI_COMM_WORLD);
+  if (plain) answers = chains.gather(MPI_COMM_WORLD);
   // The answers are whole either way, but a job whose checkpoints the folder lacks ends non-zero, so that a job
   // script notices before it trusts the folder (the library's last line names the chains).
   const int status = checkpoints_lost ? 4 : 0;

@@ -152,6 +152,23 @@ for run in "2 none" "2 async" "2 mostwork" "2 steal" "2 none --chains 6" "3 stea
   [ -z "$previous" ] || [ "$previous" = "$line" ] || fail "ising under $balancer: $line, earlier runs $previous"
   answers+="$key $line"$'\n'
 done
+# A job with a checkpoint folder, ended part way (an item that throws), then run again: every chain's answer, those
+# of the chains the first job ended included, is the uninterrupted run's; and run once more over the finished folder,
+# working nothing, the same again (the answers travel in the checkpoints, through Report::results).
+ckpt=$work/ising-ckpt
+rm -rf "$ckpt"
+whole=$(grep -m1 '^chains answers ' <<<"$answers" | cut -d' ' -f2-)
+if timeout 60 "$mpiexec" -n 2 "$ising" "${small[@]}" --mcmclb-checkpoint "$ckpt" --mcmclb-checkpoint-every-items 1 \
+  --throw-at 7:3 >/dev/null 2>&1; then
+  fail "ising --throw-at 7:3 with a checkpoint folder exited 0"
+fi
+for again in resumed finished; do
+  out=$(timeout 60 "$mpiexec" -n 2 "$ising" "${small[@]}" --mcmclb-checkpoint "$ckpt" 2>&1) ||
+    fail "ising run again over its checkpoint folder ($again): $out"
+  [ "$(grep '^answers ' <<<"$out")" = "$whole" ] ||
+    fail "ising $again from its checkpoint folder: $(grep '^answers ' <<<"$out"), uninterrupted $whole"
+  echo "  2 ranks, none, $again from a checkpoint folder: $(grep '^answers ' <<<"$out")"
+done
 # Chains that end when done (--until-ordered: once the lattice has ordered), bounded by --items: the hand-written
 # loop's answers under a balancer that moves chains and one that merges groups (their states travel then), and
 # some chain ends before its bound.

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The tutorial of examples/ising/README.md, run as written: its five commands, in order, from the root of the
+"""The tutorial of examples/ising/README.md, run as written: its six commands, in order, from the root of the
 fresh copy of the checkout that readme_demo_build made and built with the release preset (the tutorial's first
 command builds the same, so it finds the build done). Each command's output must show what the README shows
 after it:
@@ -73,7 +73,7 @@ def main():
         fail(f"no build in {work} (the test readme_demo_build makes it)")
     if not os.access(os.path.join(sim, "mcmclb-sim"), os.X_OK):
         fail(f"no {sim}/mcmclb-sim (the test smpi_build makes it)")
-    for leftover in ("install", "build-ising", "ising-trace.csv", "build-sim"):
+    for leftover in ("install", "build-ising", "ising-trace.csv", "build-sim", "ckpt"):
         path = os.path.join(work, leftover)
         if os.path.islink(path) or os.path.isfile(path):
             os.remove(path)
@@ -82,8 +82,8 @@ def main():
     os.symlink(sim, os.path.join(work, "build-sim"))
     with open(os.path.join(work, README)) as f:
         found = steps(f.read())
-    if len(found) != 5:
-        fail(f"{README} shows {len(found)} commands; the tutorial has five")
+    if len(found) != 6:
+        fail(f"{README} shows {len(found)} commands; the tutorial has six")
     for number, (command, shown) in enumerate(found, 1):
         print(f"tutorial: {number}. {command}", flush=True)
         r = subprocess.run(["bash", "-c", command], cwd=work, capture_output=True, text=True, timeout=400)
@@ -101,7 +101,7 @@ def main():
                 fail(f"command {number} printed no line like the README's\n  {line!r}\nit printed:\n" +
                      "\n".join(printed[-40:]))
         print(f"tutorial: {number}. matches the README's {len(checked)} lines", flush=True)
-    print("tutorial: the five commands printed what the README shows")
+    print("tutorial: the six commands printed what the README shows")
 
 
 if __name__ == "__main__":
