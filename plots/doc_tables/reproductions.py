@@ -586,9 +586,9 @@ def release_reproductions(inputs):
     """Every (folder, commit) pair a page cites (cited_folders), one row each: the folder and its commit, whether
     its runs are simulated (else measured, which no simulation reproduces), the point reproduced, where
     (the reproduction's commit and build, from its provenance.csv), the largest |Δ time_s| in ns of simulated time
-    and the largest |Δ| of each other compared column (SIMULATED_COLUMNS), and the verdict against the bound: 0,
-    every compared column as written. A cited simulated pair without a reproduction says so. Then a sentence of
-    counts."""
+    and the largest |Δ| of each other compared column (SIMULATED_COLUMNS), the bound of each column that differs
+    (bound_of) and the verdict: identical, within the bound, or over it (over_bound). A cited simulated pair without
+    a reproduction says so. Then a sentence of counts."""
     copy, = inputs.folders
     rows, worst = [], (0.0, "")
     counts = {"identical": 0, "differs": 0, "over": 0, "made there": 0, "not reproduced": 0, "measured": 0}
