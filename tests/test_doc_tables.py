@@ -1502,7 +1502,8 @@ class OneAnswer(unittest.TestCase):
 
 class CitedReproductions(unittest.TestCase):
     """release-reproductions: every (folder, commit) pair a page cites, one row each, against the evidence commit's
-    reproduction of its point; a difference over the bound (0, as written) is said, and a missing one too."""
+    reproduction of its point, with the bound of each column that differs (RELEASE_BOUNDS, release-bounds); a
+    difference over its bound is said, and a missing reproduction too."""
 
     HEADER = ("run_id,experiment,nprocs,G,T_ms,workload,work_mode,jitter_pct,work_seed,balancer,interval,method,rep,"
               "time_s,ideal_s,baseline_s,regroups_avg,regroups_std,regroups_min,regroups_max,valid,violations,"
@@ -1529,7 +1530,7 @@ class CitedReproductions(unittest.TestCase):
     def test_a_difference_over_the_bound_and_a_missing_reproduction_are_said(self):
         r = self.row
         self.write("README.md", "[a](docs/data/a/runs.csv)\n")
-        self.write("docs/page.md", "[b](data/b/README.md), [real](data/real/runs.csv)\n\n"
+        self.write("docs/page.md", "[b](data/b/README.md), [real](data/real/runs.csv), [f](data/f/runs.csv)\n\n"
                    "<!-- BEGIN generated: runs-made docs/data/e -->\n<!-- END generated -->\n")
         self.write("docs/data/e/runs.csv", self.HEADER + r("e8", 8, "3.52", "eeeeeeeeeeee"))
         self.write("docs/data/e/provenance.csv", "run_id,build_type,cxx_flags\ne8,RelWithDebInfo,-O2\n")
@@ -1546,6 +1547,10 @@ class CitedReproductions(unittest.TestCase):
                    + r("c8", 8, "3.53", "cccccccccccc").replace(",0,3.53,", ",1,3.53,"))
         self.write("docs/data/reproductions/eeeeeee/a/provenance.csv",
                    "run_id,build_type,cxx_flags\nx,RelWithDebInfo,-O2 -g -DNDEBUG\ny,RelWithDebInfo,-O2 -g -DNDEBUG\n")
+        # f's commit fffffff reproduced 2 ms off, over the 100 us every pair's time_s is allowed.
+        self.write("docs/data/f/runs.csv", self.HEADER + r("f8", 8, "3.52", "ffffffffffff"))
+        self.write("docs/data/reproductions/eeeeeee/f/runs.csv", self.HEADER + r("z", 8, "3.522", "eeeeeeeeeeee"))
+        self.write("docs/data/reproductions/eeeeeee/f/provenance.csv", "run_id,build_type,cxx_flags\nz,Release,-O3\n")
         doc_tables.common.ROOT = self.root
         doc_tables.Inputs.cache.clear()
         runs = doc_tables.Inputs.read("docs/data/a", need=["run_id", "nprocs", "balancer", "time_s"])
@@ -1556,16 +1561,68 @@ class CitedReproductions(unittest.TestCase):
                 ([c.strip() for c in line.strip("|").split("|")] for line in text.split("\n")[2:] if line.startswith("|"))}
         self.assertEqual(sorted(rows), [("[a](docs/data/a/runs.csv)", "aaaaaaa"), ("[a](docs/data/a/runs.csv)", "ccccccc"),
                                         ("[b](docs/data/b/runs.csv)", "bbbbbbb"), ("[e](docs/data/e/runs.csv)", "eeeeeee"),
+                                        ("[f](docs/data/f/runs.csv)", "fffffff"),
                                         ("[real](docs/data/real/runs.csv)", "ddddddd")])
-        self.assertEqual(rows[("[a](docs/data/a/runs.csv)", "aaaaaaa")][5:], ["1,000", "0", "**differs**"])
-        self.assertEqual(rows[("[a](docs/data/a/runs.csv)", "ccccccc")][5:], ["0", "0", "identical"])
+        self.assertEqual(rows[("[a](docs/data/a/runs.csv)", "aaaaaaa")][5:],
+                         ["1,000", "0", "time_s ≤ 100 µs", "differs, within the bound"])
+        self.assertEqual(rows[("[a](docs/data/a/runs.csv)", "ccccccc")][5:], ["0", "0", "–", "identical"])
+        self.assertEqual(rows[("[f](docs/data/f/runs.csv)", "fffffff")][5:],
+                         ["2,000,000", "0", "time_s ≤ 100 µs", "**over the bound**"])
         self.assertIn("RelWithDebInfo, -O2", rows[("[a](docs/data/a/runs.csv)", "ccccccc")][4])
         self.assertEqual(rows[("[b](docs/data/b/runs.csv)", "bbbbbbb")][-1], "**not reproduced at eeeeeee**")
         self.assertEqual(rows[("[e](docs/data/e/runs.csv)", "eeeeeee")][-1], "identical (made there)")
         self.assertEqual(rows[("[real](docs/data/real/runs.csv)", "ddddddd")][-1],
                          "measured: not reproducible by simulation")
-        self.assertIn("5 cited (folder, commit) pairs: 1 measured, 2 simulated and reproduced (1 identical, 1 differ), "
-                      "1 made at eeeeeee, 1 simulated and not reproduced there", " ".join(text.split()))
+        self.assertIn("6 cited (folder, commit) pairs: 1 measured, 3 simulated and reproduced (1 identical, 1 differ "
+                      "within the stated bound, 1 over it), 1 made at eeeeeee, 1 simulated and not reproduced there",
+                      " ".join(text.split()))
+        bounds = " ".join(doc_tables.generate("release-bounds", ["docs/data/reproductions/eeeeeee"]).split())
+        self.assertIn("2 of 3 reproduced pairs lie within their bounds; 1 lie over them: f at fffffff (time_s by 2 ms, "
+                      "bound 100 µs).", bounds)
+        self.assertIn("| every other pair | `time_s` ≤ 100 µs | 2 | `time_s` 2 ms (f at fffffff) |", bounds)
+
+    def test_every_pair_of_the_evidence_commit_lies_within_its_stated_bound(self):
+        """The table of docs/data/reproductions/8e22592 states a bound for each column a pair differs in; every
+        row's largest |Δ| lies within it, as written on the page and as the CSVs give it, and a row that states no
+        bound (identical) differs in nothing."""
+        copy = "docs/data/reproductions/8e22592"
+        with open(os.path.join(ROOT, copy, "README.md"), encoding="utf-8") as f:
+            page = f.read()
+        block = page[page.index("<!-- BEGIN generated: release-reproductions"):]
+        block = block[:block.index("<!-- END generated -->")]
+        units = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
+        checked = 0
+        for line in block.split("\n")[3:]:
+            if not line.startswith("|"):
+                continue
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            ns, other, bound, verdict = cells[5:]
+            if cells[2] == "measured" or verdict.startswith("identical (made there)"):
+                continue
+            self.assertNotIn("over the bound", verdict, line)
+            found = {"time_s": float(ns.replace(",", "")) * 1e-9} if ns != "0" else {}
+            if other != "0":
+                found.update((c, float(v)) for c, v in (p.split() for p in other.split(", ")))
+            stated = {}
+            if bound != "–":
+                for part in bound.split(", "):
+                    column, value = part.split(" ≤ ")
+                    number, *unit = value.split()
+                    stated[column] = float(number) * (units[unit[0]] if unit else 1.0)
+            self.assertEqual(sorted(found), sorted(stated), f"a column that differs without a bound: {line}")
+            self.assertEqual(verdict, "differs, within the bound" if found else "identical", line)
+            for column, d in found.items():
+                self.assertLessEqual(d, stated[column], line)
+            checked += 1
+        self.assertGreater(checked, 60)
+        for where in ("The bound", "## Why numbers differ"):
+            text = page[page.index(where):][:2000]
+            self.assertNotRegex(text, r"bound (is|of|:) 0\b", "the page claims a bound of 0 while pairs differ")
+        # From the CSVs, exactly: no reproduced pair differs by more than its bound.
+        pairs = doc_tables.reproductions.release_pairs(copy, doc_tables.reproductions.cited_folders())
+        over = [(f, c[:7], doc_tables.reproductions.over_bound(f, compared)) for f, c, _, compared in pairs]
+        self.assertEqual([o for o in over if o[2]], [])
+        self.assertGreater(sum(1 for *_, compared in pairs if any(d for _, _, d in compared)), 0)
 
     def test_a_trace_recorded_again_under_its_name_is_no_reproduction(self):
         """A replayed trace counts by its file's name, but where both runs name its bytes they must agree: a copy
