@@ -284,6 +284,9 @@ SCHEMAS = {
         # The parts of its whole time, each its own (the first set-up of the row's): the run, the calibration and the
         # initial groups' creation, each part's weighted median over the scenarios; absent from older folders.
         "run_s": _time(True), "calibration_s": _time(True), "initial_groups_s": _time(True),
+        # yes where its largest regret lies within the tolerance of the smallest: the tie the winner is the
+        # simplest of; absent from older folders.
+        "tied": Column("name", optional=True, choices=("yes", "no")),
     },
     "check.csv": {  # mcmclb advise --check: the replay at a core per rank, real against simulated, per set-up
         "setup": TEXT, "nprocs": _int(1), "n": _int(1), "real_ratio": Column("number", 0),

@@ -127,6 +127,72 @@ TEST(AdviceRule, TiesGiveBothZeroRegretAndNoScenarioTwice) {
   EXPECT_TRUE(r.verdict.robust);
 }
 
+TEST(AdviceRule, SetupsWithinTheToleranceAreATieAndTheSimplestIsAdvised) {
+  // Three set-ups lie within the 5 % tolerance of the smallest largest regret: no winner rests on a difference the
+  // replay cannot resolve. The verdict names the tie and advises its simplest member, steal, which never regroups.
+  const auto setups =
+      std::vector<mcmclb::advice::Setup>{setup("none", {2.0, 2.0}), setup("mostwork(1) range pays", {1.0, 1.0}),
+                                         setup("mostwork(1) range coalesce", {1.01, 1.002}),
+                                         setup("steal", {1.03, 1.01}), setup("async intercomm", {1.5, 1.5})};
+  const auto r = rank(extrapolations(), setups, 0, 0.05, "assumed", kWords);
+  EXPECT_EQ(r.rows.front().members.front(), 1U) << "ranked by largest regret all the same";
+  EXPECT_EQ(r.rows[r.verdict.winner].members.front(), 3U) << r.verdict.text;
+  std::vector<std::size_t> tied;
+  for (const std::size_t i : r.verdict.tied) tied.push_back(r.rows[i].members.front());
+  EXPECT_EQ(tied, (std::vector<std::size_t>{3, 2, 1})) << "simplest first";
+  EXPECT_TRUE(contains(r.verdict.text, "Use steal: ")) << r.verdict.text;
+  EXPECT_TRUE(contains(r.verdict.text,
+                       "Tied within the 5.0 % tolerance (assumed) of the smallest largest regret: steal (3.0 %), "
+                       "mostwork(1) range coalesce (1.0 %) and mostwork(1) range pays (0.0 %); use steal, the "
+                       "simplest (none first, then steal, stealrandom, collective, async, lookahead, mostwork, "
+                       "stealmerge; within a balancer retire, coalesce, pays, then its default method)"))
+      << r.verdict.text;
+  EXPECT_TRUE(r.verdict.robust) << "each scenario alone ties the same three";
+  // Below a 0.5 % tolerance pays stands alone, and the verdict says nothing comes near it.
+  const auto strict = rank(extrapolations(), setups, 0, 0.005, "assumed", kWords);
+  EXPECT_EQ(strict.rows[strict.verdict.winner].members.front(), 1U) << strict.verdict.text;
+  EXPECT_EQ(strict.verdict.tied.size(), 1U);
+  EXPECT_TRUE(contains(strict.verdict.text,
+                       "No other set-up comes within the 0.5 % tolerance (assumed) of its "
+                       "largest regret, 0.0 %"))
+      << strict.verdict.text;
+  // None in the tie is the simplest: its largest regret, 14 %, lies within 5 % of the best's 10 %, though every
+  // balancer gains 12 % or more over it somewhere.
+  const auto with_none =
+      rank(extrapolations(),
+           {setup("none", {1.14, 1.14}), setup("mostwork(1) range coalesce", {1.0, 1.1}), setup("steal", {1.1, 1.0})},
+           0, 0.05, "assumed", kWords);
+  EXPECT_NE(with_none.rows.front().members.front(), 0U);
+  EXPECT_EQ(with_none.rows[with_none.verdict.winner].members.front(), 0U) << with_none.verdict.text;
+  EXPECT_TRUE(contains(with_none.verdict.text,
+                       "Keep none: its largest regret, 14.0 %, is within the 5.0 % tolerance "
+                       "(assumed) of "))
+      << with_none.verdict.text;
+  EXPECT_TRUE(contains(with_none.verdict.text, "; keep none, the simplest")) << with_none.verdict.text;
+}
+
+TEST(AdviceRule, TheSimplicityOrderCoversEveryBalancerAndRule) {
+  // A balancer the table lacks would sort last, after every one it names: the table must name them all.
+  for (const auto& b : mcmclb::catalog().balancers) {
+    EXPECT_NE(std::find(mcmclb::advice::kSimplestFirst.begin(), mcmclb::advice::kSimplestFirst.end(), b.name),
+              mcmclb::advice::kSimplestFirst.end())
+        << b.name;
+    for (const auto rule : b.finished_rules) {
+      EXPECT_NE(std::find(mcmclb::advice::kSimplestRulesFirst.begin(), mcmclb::advice::kSimplestRulesFirst.end(),
+                          mcmclb::to_string(rule)),
+                mcmclb::advice::kSimplestRulesFirst.end());
+    }
+  }
+  using mcmclb::advice::simplicity;
+  EXPECT_LT(simplicity("none"), simplicity("steal"));
+  EXPECT_LT(simplicity("stealrandom"), simplicity("collective(16) create"));
+  EXPECT_LT(simplicity("async intercomm retire"), simplicity("async intercomm coalesce"));
+  EXPECT_LT(simplicity("mostwork(1) range coalesce"), simplicity("mostwork(1) range pays"));
+  EXPECT_LT(simplicity("mostwork(1) range pays"), simplicity("mostwork(1) intercomm pays")) << "its default first";
+  EXPECT_LT(simplicity("mostwork(1) intercomm pays"), simplicity("stealmerge(1) range"));
+  EXPECT_LT(simplicity("stealmerge(1) range"), simplicity("someother"));
+}
+
 TEST(AdviceRule, IdenticalScenariosCountOnce) {
   std::vector<Scenario> s = {{{{"workload_seed", "1"}}, 1}, {{{"workload_seed", "2"}}, 1}};
   const auto r = rank(s, {setup("none", {2.0, 2.0}), setup("steal", {1.0, 1.0})}, 0, 0.05, "assumed", kWords);
@@ -143,24 +209,37 @@ TEST(AdviceRule, OneScenario) {
   EXPECT_NEAR(r.verdict.gain_median, 0.2, 1e-12);
 }
 
-TEST(AdviceRule, RobustByToleranceThoughNotFastestEverywhere) {
-  // lookahead is fastest under flat, mostwork under perfect; mostwork's regret under flat is 3 %: within 5 %.
-  const auto r = rank(extrapolations(),
-                      {setup("none", {2.0, 2.0}), setup("lookahead(1) range pays", {1.0, 1.2}),
-                       setup("mostwork(1) range pays", {1.03, 1.0})},
-                      0, 0.05, "measured", kWords);
-  EXPECT_EQ(r.rows.front().members.front(), 2U);
+TEST(AdviceRule, RobustWhereEachScenarioAloneAdvisesTheWinner) {
+  // lookahead is fastest under flat, mostwork under perfect; mostwork's regret under flat is 3 %: within 5 %, so
+  // mostwork is advised, alone (lookahead's largest regret is 20 %). But under flat alone lookahead and mostwork tie
+  // and lookahead, the simpler, would be advised: not robust, and the verdict names the dimension that flips it.
+  const std::vector<mcmclb::advice::Setup> setups = {setup("none", {2.0, 2.0}),
+                                                     setup("lookahead(1) range pays", {1.0, 1.2}),
+                                                     setup("mostwork(1) range pays", {1.03, 1.0})};
+  const auto r = rank(extrapolations(), setups, 0, 0.05, "measured", kWords);
+  EXPECT_EQ(r.rows[r.verdict.winner].members.front(), 2U);
   EXPECT_NEAR(r.rows.front().regret_max, 0.03, 1e-12);
-  EXPECT_TRUE(r.verdict.robust);
-  EXPECT_TRUE(contains(r.verdict.text, "within the 5.0 % tolerance (measured): robust")) << r.verdict.text;
-  // With a 1 % tolerance the same times are not robust, and the verdict names the dimension that flips it.
-  const auto strict = rank(extrapolations(),
-                           {setup("none", {2.0, 2.0}), setup("lookahead(1) range pays", {1.0, 1.2}),
-                            setup("mostwork(1) range pays", {1.03, 1.0})},
-                           0, 0.01, "measured", kWords);
-  EXPECT_FALSE(strict.verdict.robust);
-  EXPECT_EQ(strict.verdict.depends_on,
-            "the speed-up past the measured sizes (flat: lookahead(1) range pays; perfect: mostwork(1) range pays)");
+  EXPECT_FALSE(r.verdict.robust);
+  EXPECT_TRUE(contains(r.verdict.text,
+                       "No other set-up comes within the 5.0 % tolerance (measured) of its largest "
+                       "regret, 3.0 %. Not robust: under extrapolate flat alone the rule advises "
+                       "lookahead(1) range pays (mostwork(1) range pays's regret there 3.0 %)"))
+      << r.verdict.text;
+  // With a 1 % tolerance no tie forms even under flat alone: the same dimension flips it, now by speed.
+  const auto strict = rank(extrapolations(), setups, 0, 0.01, "measured", kWords);
+  for (const auto* v : {&r.verdict, &strict.verdict}) {
+    EXPECT_FALSE(v->robust);
+    EXPECT_EQ(v->depends_on,
+              "the speed-up past the measured sizes (flat: lookahead(1) range pays; perfect: mostwork(1) range pays)");
+  }
+  // Where mostwork is the one set-up within the tolerance in each scenario, each scenario alone advises it: robust.
+  const auto clear = rank(extrapolations(),
+                          {setup("none", {2.0, 2.0}), setup("lookahead(1) range pays", {1.1, 1.2}),
+                           setup("mostwork(1) range pays", {1.0, 1.0})},
+                          0, 0.05, "measured", kWords);
+  EXPECT_TRUE(clear.verdict.robust);
+  EXPECT_TRUE(clear.verdict.depends_on.empty());
+  EXPECT_TRUE(contains(clear.verdict.text, "Robust: each scenario alone advises it too")) << clear.verdict.text;
 }
 
 TEST(AdviceRule, AFamilyThatWinsAsAWholeIsSaidSo) {

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The rule of `mcmclb advise` (mcmclb/advice.hpp): whole prices, minimax regret, the verdict in words.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <numeric>
 #include <set>
 #include <stdexcept>
 
 #include "mcmclb/advice.hpp"
+#include "mcmclb/balancer.hpp"
 #include "mcmclb/stats.hpp"
 #include "mcmclb/text.hpp"
 
@@ -35,6 +38,39 @@ std::string pct(double fraction, int digits = 1) {
 }
 
 }  // namespace
+
+std::array<int, 4> simplicity(const std::string& label) {
+  const auto place = [](const auto& table, std::string_view name) {
+    return static_cast<int>(std::find(table.begin(), table.end(), name) - table.begin());
+  };
+  std::vector<std::string> word;
+  for (std::size_t at = 0; at < label.size();) {
+    const std::size_t end = std::min(label.find(' ', at), label.size());
+    if (end > at) word.push_back(label.substr(at, end - at));
+    at = end + 1;
+  }
+  if (word.empty()) return {place(kSimplestFirst, ""), 0, 0, 0};
+  const std::size_t paren = word.front().find('(');
+  const std::string balancer = word.front().substr(0, paren);
+  const int interval = paren == std::string::npos ? 0 : std::atoi(word.front().c_str() + paren + 1);
+  std::array<int, 4> key = {place(kSimplestFirst, balancer), 0, 0, interval};
+  // The methods in the creation methods' table order, after the balancer's default.
+  static const std::vector<std::string> methods = catalog().methods;
+  for (std::size_t k = 1; k < word.size(); ++k) {
+    if (std::find(kSimplestRulesFirst.begin(), kSimplestRulesFirst.end(), word[k]) != kSimplestRulesFirst.end()) {
+      key[1] = place(kSimplestRulesFirst, word[k]);
+    } else {
+      const bool known = key[0] < static_cast<int>(kSimplestFirst.size());
+      key[2] = known && balancer_info(balancer).default_method == word[k] ? 0 : 1 + place(methods, word[k]);
+    }
+  }
+  return key;
+}
+
+std::string simplicity_words() {
+  return "none first, then " + join(std::vector<std::string_view>(kSimplestFirst.begin() + 1, kSimplestFirst.end())) +
+         "; within a balancer " + join(kSimplestRulesFirst) + ", then its default method";
+}
 
 std::string tolerance_percent(double fraction) {
   char text[32];
@@ -246,6 +282,12 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
       rows.push_back(std::move(r));
     }
   }
+  // A row is named by its simplest member, the one a tie would pick.
+  for (Row& r : rows) {
+    std::stable_sort(r.members.begin(), r.members.end(), [&](std::size_t a, std::size_t b) {
+      return simplicity(setups[a].label) < simplicity(setups[b].label);
+    });
+  }
   const auto none_row = std::find_if(rows.begin(), rows.end(), [&](const Row& r) {
     return std::find(r.members.begin(), r.members.end(), none) != r.members.end();
   });
@@ -317,22 +359,39 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   const auto holds_none = [&](const Row& r) {
     return std::find(r.members.begin(), r.members.end(), none) != r.members.end();
   };
-  // A balancer whose edge over none is within the tolerance in every scenario gains less than the replay
-  // resolves: none is advised, the simplest run, and the best balancer is named as the runner-up.
   std::size_t none_at = 0;  // none's place in the ranking
   while (none_at < out.rows.size() && !holds_none(out.rows[none_at])) ++none_at;
-  // None is within the tolerance where its regret is, or where the first row's gain over none is in every scenario,
-  // whatever its sign: the gain words then say "no difference you can measure", and so must the verdict (a gain
-  // just inside the tolerance leaves none's regret, measured against the faster time, just outside it).
-  const bool first_within = std::all_of(out.rows.front().vs_none.begin(), out.rows.front().vs_none.end(),
-                                        [&](double x) { return std::abs(1 - x) <= tolerance + 1e-12; });
-  const bool none_within =
-      none_at > 0 && none_at < out.rows.size() && (out.rows[none_at].regret_max <= tolerance + 1e-12 || first_within);
-  v.winner = none_within ? none_at : 0;
+  // The tie over the scenarios in `use`, simplest first: the rows whose largest regret there lies within the
+  // tolerance of the smallest, and none's where the best row's gain over none is within the tolerance in each of
+  // them, whatever its sign: the gain words then say "no difference you can measure", and so must the verdict (a
+  // gain just inside the tolerance leaves none's regret, measured against the faster time, just outside it).
+  const auto tie = [&](const std::vector<std::size_t>& use) {
+    const auto largest = [&](const Row& r) {
+      double mx = 0;
+      for (const std::size_t s : use) mx = std::max(mx, r.regret[s]);
+      return mx;
+    };
+    const std::size_t top = minimax(out.rows, use, out.scenarios);
+    const double least = largest(out.rows[top]);
+    const bool gain_unresolved = std::all_of(use.begin(), use.end(), [&](std::size_t s) {
+      return std::abs(1 - out.rows[top].vs_none[s]) <= tolerance + 1e-12;
+    });
+    std::vector<std::size_t> tied;
+    for (std::size_t i = 0; i < out.rows.size(); ++i) {
+      if (largest(out.rows[i]) <= least + tolerance + 1e-12 || (i == none_at && gain_unresolved)) tied.push_back(i);
+    }
+    std::stable_sort(tied.begin(), tied.end(), [&](std::size_t a, std::size_t b) {
+      return simplicity(setups[out.rows[a].members.front()].label) <
+             simplicity(setups[out.rows[b].members.front()].label);
+    });
+    return tied;
+  };
+  v.tied = tie(all);
+  v.winner = v.tied.front();
   const Row& w = out.rows[v.winner];
   const std::string& family = setups[w.members.front()].family;
   const bool is_none = holds_none(w);
-  v.robust = none_within || w.regret_max <= tolerance + 1e-12;
+  const bool none_tied = is_none && none_at > 0;  // none advised, though a balancer ranks first
   {
     std::vector<double> gains;
     for (const double x : w.vs_none) gains.push_back(1 - x);
@@ -346,7 +405,17 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
       break;
     }
   }
-  // The dimensions whose values have different winners.
+  // Robust: each scenario alone advises the winner too.
+  std::optional<std::size_t> differs, differs_pick;  // the first scenario that advises another, and its pick
+  for (std::size_t s = 0; s < m && !differs; ++s) {
+    const std::size_t alone = tie({s}).front();
+    if (alone != v.winner) {
+      differs = s;
+      differs_pick = alone;
+    }
+  }
+  v.robust = !differs;
+  // The dimensions whose values have different winners, by the same tie rule.
   std::set<std::string> dimensions;
   for (const auto& s : out.scenarios) {
     for (const auto& [d, value] : s.values) dimensions.insert(d);
@@ -366,7 +435,7 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
       for (std::size_t s = 0; s < m; ++s) {
         if (out.scenarios[s].values.at(d) == value) use.push_back(s);
       }
-      const std::size_t top = minimax(out.rows, use, out.scenarios);
+      const std::size_t top = tie(use).front();
       winners.insert(top);
       per_value.push_back(value + ": " + setups[out.rows[top].members.front()].label);
     }
@@ -375,15 +444,21 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   v.depends_on = join(depends, " and ");
 
   const std::string source = tolerance_source_words(tolerance_words);
+  const std::string tol = tolerance_percent(tolerance) + " tolerance (" + source + ")";
   const std::string count = std::to_string(m) + (m == 1 ? " scenario" : " scenarios");
+  const Row& first = out.rows.front();
   std::vector<std::string> text;
-  if (none_within && w.regret_max > tolerance + 1e-12) {
-    const Row& first = out.rows.front();
+  if (none_tied && w.regret_max <= tolerance + 1e-12) {
+    text.push_back("Keep none: it comes within the " + tol + " of the fastest set-up in each of " + count +
+                   ", its largest regret " + pct(w.regret_max) +
+                   ", so no balancer gains more than the replay resolves");
+  } else if (none_tied && std::all_of(first.vs_none.begin(), first.vs_none.end(),
+                                      [&](double x) { return std::abs(1 - x) <= tolerance + 1e-12; })) {
     text.push_back("Keep none: " + row_name(first, setups) + ", the first ranked, gains " + first.gain_words +
                    "; none's largest regret " + pct(w.regret_max) + " is that gain against the faster time");
-  } else if (none_within) {
-    text.push_back("Keep none: it comes within the " + tolerance_percent(tolerance) + " tolerance (" + source +
-                   ") of the fastest set-up in each of " + count + ", its largest regret " + pct(w.regret_max) +
+  } else if (none_tied) {
+    text.push_back("Keep none: its largest regret, " + pct(w.regret_max) + ", is within the " + tol + " of " +
+                   row_name(first, setups) + "'s, " + pct(first.regret_max) +
                    ", so no balancer gains more than the replay resolves");
   } else if (is_none) {
     text.push_back("Keep none: no balancer has a smaller largest regret than its " + pct(w.regret_max) + " over " +
@@ -391,19 +466,26 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   } else {
     text.push_back("Use " + row_name(w, setups) + ": " + w.gain_words + " (" + count + ")");
   }
-  if (v.robust && !none_within) {  // none_within says so in its first sentence
-    text.push_back("Its largest regret is " + pct(w.regret_max) + ", within the " + tolerance_percent(tolerance) +
-                   " tolerance (" + source + "): robust");
-  } else if (!v.robust) {
-    std::size_t there = 0;
-    for (std::size_t i = out.rows.size(); i-- > 0;) {
-      if (out.rows[i].regret[w.worst] <= 1e-12) there = i;
+  if (v.tied.size() > 1) {
+    std::vector<std::string> names;
+    for (const std::size_t i : v.tied) {
+      names.push_back(setups[out.rows[i].members.front()].label + " (" + pct(out.rows[i].regret_max) + ")");
     }
-    text.push_back("Not robust: its regret reaches " + pct(w.regret_max) + " under " +
-                   scenario_words(out.scenarios[w.worst], words) + ", where " +
-                   setups[out.rows[there].members.front()].label + " is fastest (tolerance " +
-                   tolerance_percent(tolerance) + ", " + source + ")");
+    const std::string last = names.back();
+    names.pop_back();
+    text.push_back("Tied within the " + tol + " of the smallest largest regret: " + join(names, ", ") + " and " + last +
+                   "; " + (is_none ? "keep" : "use") + " " + setups[w.members.front()].label + ", the simplest (" +
+                   simplicity_words() + ")");
+  } else if (!is_none && out.rows.size() > 1) {
+    text.push_back("No other set-up comes within the " + tol + " of its largest regret, " + pct(w.regret_max));
+  }
+  if (differs) {
+    text.push_back("Not robust: under " + scenario_words(out.scenarios[*differs], words) + " alone the rule advises " +
+                   setups[out.rows[*differs_pick].members.front()].label + " (" + setups[w.members.front()].label +
+                   "'s regret there " + pct(w.regret[*differs]) + ")");
     if (!v.depends_on.empty()) text.push_back("The winner depends on " + v.depends_on);
+  } else if (m > 1) {
+    text.push_back("Robust: each scenario alone advises it too");
   }
   if (is_none && v.runner_up) {
     const Row& r = out.rows[*v.runner_up];
@@ -413,8 +495,8 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   if (!is_none) {
     // The winner's family: its other rules and methods.
     std::vector<const Row*> kin;
-    for (std::size_t i = 1; i < out.rows.size(); ++i) {
-      if (setups[out.rows[i].members.front()].family == family) kin.push_back(&out.rows[i]);
+    for (std::size_t i = 0; i < out.rows.size(); ++i) {
+      if (i != v.winner && setups[out.rows[i].members.front()].family == family) kin.push_back(&out.rows[i]);
     }
     if (!kin.empty()) {
       const Row* far = *std::max_element(kin.begin(), kin.end(),

@@ -403,7 +403,8 @@ const csv::Row& advice_header() {
                              "tolerance_busy_pct",
                              "run_s",
                              "calibration_s",
-                             "initial_groups_s"};
+                             "initial_groups_s",
+                             "tied"};
   return h;
 }
 
@@ -425,7 +426,8 @@ std::vector<csv::Row> advice_rows(const AtRankCount& at, const Ranking& ranking,
                        std::size_t scenarios, double median, double lo, double hi, double regret_max,
                        double regret_median, const std::string& worst, const std::string& once, const std::string& even,
                        const std::string& why, const std::string& text, double gain_worst, const std::string& worst_at,
-                       double gain_best, const std::string& best_at, const std::string& gain, const Price& parts) {
+                       double gain_best, const std::string& best_at, const std::string& gain, const Price& parts,
+                       bool tied) {
     return csv::Row{std::to_string(at.nprocs),
                     words.question,
                     std::to_string(rank),
@@ -465,7 +467,8 @@ std::vector<csv::Row> advice_rows(const AtRankCount& at, const Ranking& ranking,
                     src.busy ? csv::number(100 * *src.busy) : "",
                     csv::number(parts.run_s),
                     csv::number(parts.calibration_s),
-                    csv::number(parts.initial_groups_s)};
+                    csv::number(parts.initial_groups_s),
+                    tied ? "yes" : "no"};
   };
   std::vector<csv::Row> rows;
   for (std::size_t k = 0; k < ranking.rows.size(); ++k) {
@@ -481,7 +484,7 @@ std::vector<csv::Row> advice_rows(const AtRankCount& at, const Ranking& ranking,
                        r.once_median_s ? csv::number(*r.once_median_s) : "", even, "", k == 0 ? words.verdict : "",
                        1 - r.vs_none_max, scenario_words(ranking.scenarios[r.vs_none_max_at], dimension_words),
                        1 - r.vs_none_min, scenario_words(ranking.scenarios[r.vs_none_min_at], dimension_words),
-                       r.gain_words, r.parts_median));
+                       r.gain_words, r.parts_median, std::find(v.tied.begin(), v.tied.end(), k) != v.tied.end()));
   }
   std::size_t k = ranking.rows.size();
   for (const Dropped& d : dropped) {
@@ -491,7 +494,7 @@ std::vector<csv::Row> advice_rows(const AtRankCount& at, const Ranking& ranking,
                        words.first_scenario, 1 - d.vs_none, words.first_scenario,
                        gain_words({1 - d.vs_none}, {Scenario{}}, words.tolerance_pct / 100, dimension_words) +
                            " under " + words.first_scenario + ", the one scenario it ran",
-                       d.price));
+                       d.price, false));
   }
   return rows;
 }

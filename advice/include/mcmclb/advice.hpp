@@ -5,19 +5,43 @@
 // A set-up's whole time in a scenario is what the user waits for: its run plus the one-off costs before the run's
 // clock (Price: the calibration of the finished rule pays, and its own initial groups' creation). Its regret there is
 // its whole time over the best whole time of that scenario, minus 1. Set-ups are ranked by their largest regret over
-// the scenarios (minimax regret), then by their median regret, each scenario weighted as the caller states. The winner
-// is robust when its largest regret is within the tolerance; otherwise the verdict names the dimension whose values
-// have different winners.
+// the scenarios (minimax regret), then by their median regret, each scenario weighted as the caller states. Set-ups
+// whose largest regrets lie within the tolerance of the smallest are tied: a difference the replay cannot resolve, so
+// the verdict names the tie and advises its simplest member (kSimplestFirst), none where none is in it. The winner is
+// robust when each scenario alone, by the same rule, advises it too; otherwise the verdict names the dimension whose
+// values have different winners.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mcmclb::advice {
+
+/// The order a tie is settled by, simplest first: the one table of it. A set-up's place is its balancer's here, then
+/// its finished rule's (kSimplestRulesFirst), then its method (the balancer's default first, then the creation
+/// methods' table order), then its interval (the smaller first: neither end needs less machinery, so this only makes
+/// the pick one). The balancers: none, which does nothing; then those that move work and never regroup; then those
+/// that regroup, each the one before with something added (running.md: lookahead is async with merges planned
+/// ahead, mostwork is lookahead choosing the neighbour with more work); then stealmerge, which does both. A balancer
+/// missing here comes last.
+inline constexpr std::array<std::string_view, 8> kSimplestFirst = {"none",  "steal",     "stealrandom", "collective",
+                                                                   "async", "lookahead", "mostwork",    "stealmerge"};
+/// The finished rules, simplest first: retire ends done groups, coalesce merges them on until one group spans every
+/// rank, and pays calibrates a cost model before the run to decide each merge.
+inline constexpr std::array<std::string_view, 3> kSimplestRulesFirst = {"retire", "coalesce", "pays"};
+
+/// A set-up's place in that order from its label ("mostwork(1) range pays": balancer(interval), method, rule);
+/// compared as a whole, the smaller is the simpler.
+[[nodiscard]] std::array<int, 4> simplicity(const std::string& label);
+
+/// The order in words, as the verdict states it: "none first, then steal, ..., stealmerge; ...".
+[[nodiscard]] std::string simplicity_words();
 
 /// Whether two whole times are the same to what a simulation repeats itself to: within 0.1 us plus a part in 10^6.
 [[nodiscard]] bool same_times(double a, double b);
@@ -67,10 +91,15 @@ struct Row {
 
 /// The answer at one rank count.
 struct Verdict {
-  // The row advised: the first, unless none comes within the tolerance of the fastest in every scenario (then
-  // none's row: a balancer's edge below the tolerance is not one the replay resolves).
+  // The row advised: the simplest of the tie (tied.front()). A row is tied when its largest regret lies within the
+  // tolerance of the first row's, and none's row also where the first row's gain over none is within the tolerance
+  // in every scenario (its gain words then say no difference you can measure): an edge below the tolerance is not
+  // one the replay resolves, so it never picks the winner.
   std::size_t winner = 0;
+  std::vector<std::size_t> tied;         // the tied rows, simplest first (kSimplestFirst); the winner alone: no tie
   std::optional<std::size_t> runner_up;  // the best row of another family
+  // Each scenario alone, by the same tie rule, advises the winner too. Where it does not, the verdict names the
+  // first such scenario and depends_on the dimensions whose values have different winners.
   bool robust = false;
   double gain_median = 0, gain_min = 0, gain_max = 0;  // 1 - whole time / none's, over the scenarios
   std::string depends_on;  // words: the dimension that flips the winner, and who wins at each value
