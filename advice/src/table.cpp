@@ -228,11 +228,15 @@ RaceCut race_cut(const FirstRound& round, double tolerance, const std::map<int, 
 bool cut_may_mislead(const Ranking& kept, double tolerance) {
   if (kept.rows.empty()) return false;
   const Row& winner = kept.rows[kept.verdict.winner];
+  // The least largest regret among the kept: the true winner's can be no less. The set-up advised may be a simpler
+  // one of its tie, whose own regret lies up to the tolerance above it.
+  double least = winner.regret_max;
+  for (const Row& r : kept.rows) least = std::min(least, r.regret_max);
   for (std::size_t k = 0; k < kept.scenarios.size(); ++k) {
     const double bound = kept.scenarios[k].bound_s;
     if (!(bound > 0)) return true;
     // As winner_regret_bounds: a part in 10^6 to spare, for a run that meets its ideal to its clock's rounding.
-    if (winner.whole_s[k] / (bound * (1 - 1e-6)) - 1 > winner.regret_max + tolerance + 1e-12) return true;
+    if (winner.whole_s[k] / (bound * (1 - 1e-6)) - 1 > least + tolerance + 1e-12) return true;
   }
   return false;
 }

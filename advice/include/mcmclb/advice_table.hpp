@@ -127,10 +127,10 @@ struct RaceCut {
 /// Whether the race's cut may have changed the answer at a rank count, from the ranking of what it kept. A set-up it
 /// dropped ran the first scenario only; elsewhere it may have been the fastest, as fast as the scenario's bound (the
 /// ideal), and so have raised the kept winner's regret there past what the kept set-ups show. The answer stands
-/// where the kept winner's largest regret against each scenario's bound stays within the tolerance of its largest
-/// regret among the kept set-ups, which no set-up of the whole study undercuts (the true winner is never dropped,
-/// and dropping others only lowers its regret); otherwise the dropped set-ups must run every scenario there. A
-/// scenario without a bound may always mislead.
+/// where the set-up advised, against each scenario's bound, stays within the tolerance of the least largest regret
+/// among the kept set-ups, which no set-up of the whole study undercuts (the true winner is never dropped, and
+/// dropping others only lowers its regret); otherwise the dropped set-ups must run every scenario there. A scenario
+/// without a bound may always mislead.
 [[nodiscard]] bool cut_may_mislead(const Ranking& kept, double tolerance);
 
 /// One rank count's input to the rule: its scenarios, its set-ups' times in each, their points, and none's index.
