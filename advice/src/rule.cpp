@@ -182,7 +182,10 @@ std::string gain_words(const std::vector<double>& gains, const std::vector<Scena
   } else {
     range = "from " + faster(low) + " to " + faster(high) + " than none";
   }
-  return range + ": " + end(*lo, lo_at) + ", " + end(*hi, hi_at);
+  // One figure beside the range, to plan with: the gain at the scenarios' weighted median, where half the weight
+  // lies on either side (the range says how far the scenarios spread around it).
+  return range + ": " + end(*lo, lo_at) + ", " + end(*hi, hi_at) + "; " + faster(median) +
+         " at the scenarios' weighted median";
 }
 
 double weighted_median(const std::vector<double>& values, const std::vector<double>& weights) {

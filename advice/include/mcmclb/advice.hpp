@@ -124,11 +124,11 @@ using Words = std::function<std::string(const std::string& dimension)>;
 std::string scenario_words(const Scenario& s, const Words& words);
 
 /// A set-up's gain over none (1 - its whole time over none's) over the scenarios, in words: the range, worst case
-/// first, with the scenario at each end ("0.0 to 22.7 % faster than none: 0.0 % under extrapolate flat, 22.7 %
-/// under extrapolate amdahl"); one figure, the weighted median, where every scenario's gain is within the tolerance
-/// of every other's; "no difference you can measure" for an end, or the one figure, within the tolerance of 0,
-/// whatever its sign. gains and scenarios
-/// have the same length.
+/// first, with the scenario at each end, and beside it one figure to plan with, the weighted median ("0.0 to 22.7 %
+/// faster than none: 0.0 % under extrapolate flat, 22.7 % under extrapolate amdahl; 11.3 % faster at the scenarios'
+/// weighted median"); the one figure alone where every scenario's gain is within the tolerance of every other's;
+/// "no difference you can measure" for an end, or the one figure, within the tolerance of 0, whatever its sign.
+/// gains and scenarios have the same length.
 [[nodiscard]] std::string gain_words(const std::vector<double>& gains, const std::vector<Scenario>& scenarios,
                                      double tolerance, const Words& words);
 
