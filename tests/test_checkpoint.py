@@ -4,7 +4,7 @@ kill -9 of one rank at a random moment, then the same command again, gives every
 trace of every item once, as an uninterrupted run; under every balancer, at 1 to 4 ranks, the second run at the
 same or another rank count; no chain the checkpoint held as finished is worked again (tests/checkpoint_chains.cpp
 checks that itself and exits 1). So does a state spread over the group's members (SpreadChains), at 1 to 4 ranks,
-with the bits of 1 rank. A signal stops a run with the resumable status and leaves no temporary file; a
+with the bits of 1 rank, killed or stopped by a signal. A signal stops a run with the resumable status and leaves no temporary file; a
 folder of other chains, other parameters, a torn file or a missing one is refused in one line, before any work; a
 checkpoint that cannot be written is reported at the run's end, noted in the folder and named again by the run
 after, which says what it resumes. Each launch takes about half a second; about 20 s in all. Needs
@@ -196,6 +196,27 @@ class Checkpoint(InputCase):
         self.assertEqual(temporary_files(self.path("ck2")), [], "leftovers of killed writes removed")
         self.assertEqual([int(l.split()[2]) for l in open(self.path("a.txt"))], [-1] * len(resumed))
         self.assert_like_the_reference(self.path("a.txt"), self.path("t.csv"), "run again once finished")
+
+    def test_a_spread_state_stops_on_a_signal_and_resumes(self):
+        """SIGTERM to a run of spread states in groups of 2 ranks: each group's member 0 gathers its members' pieces
+        into the chain's last checkpoint, at the item it names to them; resumed in groups of 1, the bits of 1 rank."""
+        spread = ("--spread", "1")
+        flags = [*spread, "--item-ms", ITEM_MS, "--mcmclb-balancer", "mostwork", "--mcmclb-checkpoint",
+                 self.path("ck"), "--mcmclb-checkpoint-every-s", "100", "--mcmclb-record", self.path("t.csv"),
+                 "--out", self.path("a.txt")]
+        run = self.chains(4, *flags, "--mcmclb-group-size", "2", background=True)
+        time.sleep(0.5)
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=60)
+        self.assertEqual(run.returncode, RESUMABLE, err)
+        self.assertEqual(temporary_files(self.path("ck")), [], "no temporary file survives the stop")
+        r = self.chains(2, *flags)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assert_like_the_reference(self.path("a.txt"), self.path("t.csv"), "spread, stopped at 4, resumed at 2",
+                                       *spread)
+        with open(self.path("a.txt")) as f:
+            resumed = [int(l.split()[2]) for l in f]
+        self.assertTrue(any(at > 0 for at in resumed), f"some chain went on from its pieces: {resumed}")
 
     def test_a_folder_of_other_chains_or_a_torn_file_is_refused(self):
         folder = self.path("ck")

@@ -131,7 +131,8 @@ struct ItemTiming {
 
 /// An application's chains, worked by the kernel in place of its own items (the public API of walkers/ adapts an
 /// application's mcmclb::walkers::Chains to it). Every member of a group calls start, work and finish alike; save on
-/// the one member that holds a chain's state, restore on the members that join it. The kernel never looks inside a
+/// the one member that holds a chain's state, restore on the members that join it (or, for a state spread over the
+/// group, save_piece and restore_pieces on every member). The kernel never looks inside a
 /// state: it only carries its bytes from one member to the others when groups merge.
 class ChainWork {
  public:
