@@ -3,7 +3,8 @@
 kill -9 of one rank at a random moment, then the same command again, gives every chain's answer bit for bit and a
 trace of every item once, as an uninterrupted run; under every balancer, at 1 to 4 ranks, the second run at the
 same or another rank count; no chain the checkpoint held as finished is worked again (tests/checkpoint_chains.cpp
-checks that itself and exits 1). A signal stops a run with the resumable status and leaves no temporary file; a
+checks that itself and exits 1). So does a state spread over the group's members (SpreadChains), at 1 to 4 ranks,
+with the bits of 1 rank, killed or stopped by a signal. A signal stops a run with the resumable status and leaves no temporary file; a
 folder of other chains, other parameters, a torn file or a missing one is refused in one line, before any work; a
 checkpoint that cannot be written is reported at the run's end, noted in the folder and named again by the run
 after, which says what it resumes. Each launch takes about half a second; about 20 s in all. Needs
@@ -55,20 +56,49 @@ class Checkpoint(InputCase):
             return subprocess.Popen(command, cwd=self.cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         return self.launch(command)
 
-    def reference(self):
+    def reference(self, *args):
         """Every chain worked on one rank without a checkpoint: the answers and the trace rows."""
-        if not hasattr(self, "_reference"):
-            r = self.chains(1, "--out", self.path("ref.txt"), "--mcmclb-record", self.path("ref.csv"))
+        if not hasattr(self, "_references"):
+            self._references = {}
+        if args not in self._references:
+            out, trace = self.path(f"ref{len(self._references)}.txt"), self.path(f"ref{len(self._references)}.csv")
+            r = self.chains(1, *args, "--out", out, "--mcmclb-record", trace)
             self.assertEqual(r.returncode, 0, r.stderr)
-            self._reference = (answers(self.path("ref.txt")), item_rows(self.path("ref.csv")))
-        return self._reference
+            self._references[args] = (answers(out), item_rows(trace))
+        return self._references[args]
 
-    def assert_like_the_reference(self, out, trace, what):
-        expected_answers, expected_rows = self.reference()
+    def assert_like_the_reference(self, out, trace, what, *args):
+        expected_answers, expected_rows = self.reference(*args)
         self.assertEqual(answers(out), expected_answers, what)
         self.assertEqual(item_rows(trace), expected_rows, what + ": every item once in the trace")
         with open(trace) as f:
             self.assertNotIn("# incomplete", f.read(), what)
+
+    def kill_9_then_again(self, name, first, again, rng, *args):
+        """A run at `first` ranks, one rank killed with kill -9 at a random moment, then the same command at `again`
+        ranks: the answers and trace of the reference. Whether the kill landed mid-run."""
+        folder, pids = self.path(f"ck-{name}"), self.path(f"pids-{name}")
+        os.mkdir(pids)
+        flags = [*args, "--pids", pids, "--item-ms", ITEM_MS, "--mcmclb-checkpoint", folder, "--mcmclb-record",
+                 self.path(f"t-{name}.csv"), "--out", self.path(f"a-{name}.txt")]
+        run = self.chains(first, *flags, background=True)
+        victim = rng.randrange(first)
+        time.sleep(rng.uniform(0.2, 0.45))
+        landed = False
+        try:
+            with open(os.path.join(pids, str(victim))) as f:
+                os.kill(int(f.read()), signal.SIGKILL)
+            landed = True
+        except (FileNotFoundError, ProcessLookupError, ValueError):
+            pass  # not started yet or ended already: the second run then resumes from what is there
+        run.communicate(timeout=60)
+        r = self.chains(again, *flags)
+        what = f"{' '.join(args)}: killed at {first} ranks, again at {again}"
+        self.assertEqual(r.returncode, 0, what + f"\n{r.stderr.decode()[-2000:]}")
+        self.assertEqual(temporary_files(folder), [], what + ": what killed writes left is removed")
+        spread = args[:2] if args[:1] == ("--spread",) else ()
+        self.assert_like_the_reference(self.path(f"a-{name}.txt"), self.path(f"t-{name}.csv"), what, *spread)
+        return landed
 
     def test_kill_9_then_again_under_every_balancer(self):
         seed = int(os.environ.get("CHECKPOINT_SEED", time.time_ns() % 100000))
@@ -77,28 +107,39 @@ class Checkpoint(InputCase):
         for i, balancer in enumerate(self.balancers):
             first = 1 + i % 4
             again = first if i % 2 == 0 else 1 + (first + 1) % 4  # every other case resumes at another count
-            what = f"{balancer}: killed at {first} ranks, again at {again} (seed {seed})"
-            with self.subTest(what):
-                folder, pids = self.path(f"ck-{i}"), self.path(f"pids-{i}")
-                os.mkdir(pids)
-                flags = ["--pids", pids, "--item-ms", ITEM_MS, "--mcmclb-balancer", balancer, "--mcmclb-checkpoint",
-                         folder, "--mcmclb-checkpoint-every-items", str(1 + i % 3), "--mcmclb-record",
-                         self.path(f"t-{i}.csv"), "--out", self.path(f"a-{i}.txt")]
-                run = self.chains(first, *flags, background=True)
-                victim = rng.randrange(first)
-                time.sleep(rng.uniform(0.2, 0.45))
-                try:
-                    with open(os.path.join(pids, str(victim))) as f:
-                        os.kill(int(f.read()), signal.SIGKILL)
-                    landed += 1
-                except (FileNotFoundError, ProcessLookupError, ValueError):
-                    pass  # not started yet or ended already: the second run then resumes from what is there
-                run.communicate(timeout=60)
-                r = self.chains(again, *flags)
-                self.assertEqual(r.returncode, 0, what + f"\n{r.stderr.decode()[-2000:]}")
-                self.assertEqual(temporary_files(folder), [], what + ": what killed writes left is removed")
-                self.assert_like_the_reference(self.path(f"a-{i}.txt"), self.path(f"t-{i}.csv"), what)
+            with self.subTest(f"{balancer}: killed at {first} ranks, again at {again} (seed {seed})"):
+                landed += self.kill_9_then_again(i, first, again, rng, "--mcmclb-balancer", balancer,
+                                                 "--mcmclb-checkpoint-every-items", str(1 + i % 3))
         self.assertGreaterEqual(landed, len(self.balancers) // 2, f"most kills landed mid-run (seed {seed})")
+
+    def test_a_spread_state_at_any_rank_count_and_killed(self):
+        """Chains whose state stays split by rows over the group (--spread 1): under every balancer at 1 to 4 ranks,
+        and in groups of 2, the bits of 1 rank, the merges moving the pieces to groups of other sizes; then, every
+        other balancer (to keep the test near 12 s), killed with kill -9 and resumed at another rank count, the same
+        bits again."""
+        seed = int(os.environ.get("CHECKPOINT_SEED", time.time_ns() % 100000))
+        rng = random.Random(seed)
+        spread = ("--spread", "1")
+        expected, _ = self.reference(*spread)
+        self.assertNotEqual(expected, self.reference()[0], "the spread chains are chains of their own")
+        restored = landed = 0
+        for i, balancer in enumerate(self.balancers):
+            ranks = 1 + (i + 1) % 4
+            group = ["--mcmclb-group-size", "2"] if ranks in (2, 4) and i % 3 == 0 else []
+            what = f"spread, {balancer} at {ranks} ranks {' '.join(group)}"
+            with self.subTest(what):
+                r = self.chains(ranks, *spread, "--mcmclb-balancer", balancer, *group, "--out", self.path(f"s-{i}.txt"))
+                self.assertEqual(r.returncode, 0, what + f"\n{r.stderr.decode()[-2000:]}")
+                self.assertEqual(answers(self.path(f"s-{i}.txt")), expected, what)
+                restored += int(re.search(rb"pieces restored: (\d+)", r.stdout).group(1))
+            if i % 2 == 0:
+                continue
+            first, again = 1 + i // 2 % 4, 1 + (i // 2 + 2) % 4
+            with self.subTest(f"spread, {balancer}: killed at {first} ranks, again at {again} (seed {seed})"):
+                landed += self.kill_9_then_again(f"s{i}", first, again, rng, *spread, "--mcmclb-balancer", balancer,
+                                                 "--mcmclb-checkpoint-every-items", str(1 + i % 2))
+        self.assertGreater(restored, 0, "merges moved spread states")
+        self.assertGreaterEqual(landed, len(self.balancers) // 4, f"most kills landed mid-run (seed {seed})")
 
     def test_a_signal_stops_with_the_resumable_status_and_the_run_resumes(self):
         flags = ["--item-ms", ITEM_MS, "--mcmclb-balancer", "mostwork", "--mcmclb-checkpoint", self.path("ck"),
@@ -155,6 +196,27 @@ class Checkpoint(InputCase):
         self.assertEqual(temporary_files(self.path("ck2")), [], "leftovers of killed writes removed")
         self.assertEqual([int(l.split()[2]) for l in open(self.path("a.txt"))], [-1] * len(resumed))
         self.assert_like_the_reference(self.path("a.txt"), self.path("t.csv"), "run again once finished")
+
+    def test_a_spread_state_stops_on_a_signal_and_resumes(self):
+        """SIGTERM to a run of spread states in groups of 2 ranks: each group's member 0 gathers its members' pieces
+        into the chain's last checkpoint, at the item it names to them; resumed in groups of 1, the bits of 1 rank."""
+        spread = ("--spread", "1")
+        flags = [*spread, "--item-ms", ITEM_MS, "--mcmclb-balancer", "mostwork", "--mcmclb-checkpoint",
+                 self.path("ck"), "--mcmclb-checkpoint-every-s", "100", "--mcmclb-record", self.path("t.csv"),
+                 "--out", self.path("a.txt")]
+        run = self.chains(4, *flags, "--mcmclb-group-size", "2", background=True)
+        time.sleep(0.5)
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=60)
+        self.assertEqual(run.returncode, RESUMABLE, err)
+        self.assertEqual(temporary_files(self.path("ck")), [], "no temporary file survives the stop")
+        r = self.chains(2, *flags)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assert_like_the_reference(self.path("a.txt"), self.path("t.csv"), "spread, stopped at 4, resumed at 2",
+                                       *spread)
+        with open(self.path("a.txt")) as f:
+            resumed = [int(l.split()[2]) for l in f]
+        self.assertTrue(any(at > 0 for at in resumed), f"some chain went on from its pieces: {resumed}")
 
     def test_a_folder_of_other_chains_or_a_torn_file_is_refused(self):
         folder = self.path("ck")

@@ -132,6 +132,22 @@ std::vector<std::byte> ChainWork::unstarted_state(int chain) const {
   throw std::logic_error("chain " + std::to_string(chain) + ": these chains do not ship unstarted states");
 }
 
+std::vector<std::byte> ChainWork::save_piece(int chain, int64_t /*item*/) {
+  throw std::logic_error("chain " + std::to_string(chain) + ": these chains' states are not spread");
+}
+
+void ChainWork::restore_pieces(int chain, int64_t /*item*/, std::span<const std::span<const std::byte>> /*pieces*/,
+                               GroupComm& /*group*/) {
+  throw std::logic_error("chain " + std::to_string(chain) + ": these chains' states are not spread");
+}
+
+void Kernel::hold_app_chain(int chain, int64_t next) {
+  app_chain_ = chain;
+  app_next_ = next;
+  app_first_ = group_.first;
+  app_size_ = group_.size();
+}
+
 void Kernel::work_app_item(const ChainPos& at) {
   if (app_chain_ != at.chain || app_next_ != at.item) {
     throw std::logic_error("rank " + std::to_string(rank_) + " is to work item " + std::to_string(at.item) +
@@ -179,16 +195,14 @@ void Kernel::next_app_chain(int ended) {
   chains_->finish(ended, group);
   pass_costs();  // the chain's last items, so that a run killed from now on still leaves all of them
   if (group_.finished()) return;
-  app_chain_ = current_chain();
-  app_next_ = 0;
+  hold_app_chain(current_chain(), 0);
   chains_->start(app_chain_, group);
 }
 
 void Kernel::start_app_chain(int chain) {
   LockstepGroup group(*group_comm_, kComputeNap, group_calls_);
   chains_->start(chain, group);
-  app_chain_ = chain;
-  app_next_ = 0;
+  hold_app_chain(chain, 0);
 }
 
 int Kernel::state_holder(int holder) const {
@@ -231,8 +245,7 @@ void Kernel::take_app_chain(EventKind kind, int holder) {
       chains_->start(c, group);
       chains_->finish(c, group);
     }
-    app_chain_ = at.chain;  // a unit of no items ends at its first chain, at item 0
-    app_next_ = 0;
+    hold_app_chain(at.chain, 0);  // a unit of no items ends at its first chain, at item 0
     if (chain_length(at.chain) > 0) chains_->start(at.chain, group);
     return;
   }
@@ -248,6 +261,10 @@ void Kernel::take_app_chain(EventKind kind, int holder) {
   if (is_root && (app_chain_ != at.chain || app_next_ != at.item)) {
     throw std::logic_error("merge into " + group_.range() + ": rank " + std::to_string(root_rank) +
                            " does not hold chain " + std::to_string(at.chain) + " at item " + std::to_string(at.item));
+  }
+  if (chains_->spread()) {
+    take_spread_chain(at, root_rank);
+    return;
   }
   const double t0 = pace::now_s();
   std::vector<std::byte> bytes = is_root ? chains_->save(at.chain, at.item) : std::vector<std::byte>{};
@@ -272,11 +289,57 @@ void Kernel::take_app_chain(EventKind kind, int holder) {
     t.state_s += bcast_s;
   }
   // The members of the group that worked the chain hold it already, at this very item.
-  if (app_chain_ == at.chain && app_next_ == at.item) return;
-  chains_->restore(at.chain, at.item,
-                   std::as_bytes(std::span<const int64_t>(words)).first(static_cast<std::size_t>(length[0])));
-  app_chain_ = at.chain;
-  app_next_ = at.item;
+  if (app_chain_ != at.chain || app_next_ != at.item) {
+    chains_->restore(at.chain, at.item,
+                     std::as_bytes(std::span<const int64_t>(words)).first(static_cast<std::size_t>(length[0])));
+  }
+  hold_app_chain(at.chain, at.item);
+}
+
+void Kernel::take_spread_chain(const ChainPos& at, int root_rank) {
+  // The group that worked the chain is a range of the merged group (merges take whole groups), and its members
+  // hold the pieces in its rank order; the holder says which range, as the others' own notes may be stale (a chain
+  // they started and then gave away unworked).
+  const double t0 = pace::now_s();
+  std::array<int64_t, 2> held{app_first_, app_size_};
+  group_comm_->bcast(std::span<int64_t>(held), root_rank - group_.first);
+  const int held_first = static_cast<int>(held[0]), held_size = static_cast<int>(held[1]);
+  if (held_size < 1 || held_first < group_.first || held_first + held_size - 1 > group_.last) {
+    throw std::logic_error("merge into " + group_.range() + ": chain " + std::to_string(at.chain) + " is held by " +
+                           std::to_string(held_size) + " ranks from " + std::to_string(held_first) +
+                           ", not a range of the group");
+  }
+  const bool holds = rank_ >= held_first && rank_ < held_first + held_size;
+  if (holds && (app_chain_ != at.chain || app_next_ != at.item || app_first_ != held_first)) {
+    throw std::logic_error("merge into " + group_.range() + ": rank " + std::to_string(rank_) +
+                           " does not hold its piece of chain " + std::to_string(at.chain) + " at item " +
+                           std::to_string(at.item));
+  }
+  const std::vector<std::byte> mine = holds ? chains_->save_piece(at.chain, at.item) : std::vector<std::byte>{};
+  std::vector<int> counts;
+  const std::vector<std::byte> all = group_comm_->allgatherv(std::span<const std::byte>(mine), &counts);
+  std::vector<std::span<const std::byte>> pieces;
+  std::size_t offset = 0;
+  for (int r = 0; r < group_.size(); ++r) {
+    const auto n = static_cast<std::size_t>(counts[static_cast<std::size_t>(r)]);
+    if (group_.first + r >= held_first && group_.first + r < held_first + held_size) {
+      pieces.push_back(std::span<const std::byte>(all).subspan(offset, n));
+    }
+    offset += n;
+  }
+  const double gather_s = pace::now_s() - t0;
+  stats_.state_s += gather_s;
+  stats_.state_bytes += static_cast<int64_t>(all.size() - mine.size());
+  if (is_leader() && !tallies_.empty()) {
+    ChainTally& t = tallies_[static_cast<std::size_t>(at.chain)];
+    ++t.merges;
+    t.state_bytes += static_cast<int64_t>(all.size()) * (group_.size() - 1);
+    t.state_s += gather_s;
+  }
+  // Every member takes its piece anew, the former holders too: their rank and the group's size have changed.
+  LockstepGroup group(*group_comm_, kComputeNap, group_calls_);
+  chains_->restore_pieces(at.chain, at.item, pieces, group);
+  hold_app_chain(at.chain, at.item);
 }
 
 }  // namespace mcmclb

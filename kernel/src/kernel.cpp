@@ -304,8 +304,7 @@ void Kernel::take_chain(int chain, std::vector<int64_t> state, int64_t message_b
     if (!is_leader()) stats_.migrated_bytes += static_cast<int64_t>(words * sizeof(int64_t));
   }
   chains_->restore(chain, 0, std::as_bytes(std::span<const int64_t>(state)).first(*chains_->state_size(chain)));
-  app_chain_ = chain;
-  app_next_ = 0;
+  hold_app_chain(chain, 0);
 }
 
 void Kernel::form_initial_groups(bool count_as_regroup) {

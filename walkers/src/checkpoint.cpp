@@ -90,6 +90,14 @@ class Reader {
     at_ += n;
     return out;
   }
+  /// As get_bytes, without a copy: a view into the bytes read.
+  std::span<const std::byte> get_span() {
+    const auto n = get<uint64_t>();
+    need(n);
+    const std::span<const std::byte> out = in_.subspan(at_, n);
+    at_ += n;
+    return out;
+  }
   void get_rows(int chain, std::vector<ItemCost>& rows) {
     const auto n = get<uint64_t>();
     need(n * 24);
@@ -182,6 +190,28 @@ Travelling unpack_state(std::span<const std::byte> packed, int chain) {
   in.get_rows(chain, out.rows);
   if (!in.at_end()) throw std::runtime_error("a chain's state with bytes after its rows");
   return out;
+}
+
+std::vector<std::byte> pack_pieces(std::span<const std::byte> all, std::span<const int> counts) {
+  Bytes out;
+  out.put(static_cast<uint64_t>(counts.size()));
+  std::size_t at = 0;
+  for (const int n : counts) {
+    out.put(all.subspan(at, static_cast<std::size_t>(n)));
+    at += static_cast<std::size_t>(n);
+  }
+  return std::move(out.bytes());
+}
+
+std::vector<std::span<const std::byte>> unpack_pieces(std::span<const std::byte> packed) {
+  Reader in(packed);
+  const auto n = in.get<uint64_t>();
+  // Each piece takes its length's 8 bytes at least: a count beyond that is not a state's.
+  if (n == 0 || n > packed.size() / sizeof(uint64_t)) throw std::runtime_error("a spread state of no pieces");
+  std::vector<std::span<const std::byte>> pieces;
+  for (uint64_t i = 0; i < n; ++i) pieces.push_back(in.get_span());
+  if (!in.at_end()) throw std::runtime_error("a spread state with bytes after its pieces");
+  return pieces;
 }
 
 void write_file_whole(const std::string& path, std::span<const std::byte> bytes) {

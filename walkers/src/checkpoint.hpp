@@ -75,6 +75,12 @@ struct Travelling {
 /// pack_state's parts again, the rows' chain set to chain. Throws std::runtime_error on bytes that are not one.
 [[nodiscard]] Travelling unpack_state(std::span<const std::byte> packed, int chain);
 
+/// A spread state (SpreadChains) as one run of bytes, where a whole state would be: every member's piece, in rank
+/// order (all: the pieces one after the other, counts: each one's length), and the pieces again, as views into
+/// packed. unpack_pieces throws std::runtime_error on bytes that are not one.
+[[nodiscard]] std::vector<std::byte> pack_pieces(std::span<const std::byte> all, std::span<const int> counts);
+[[nodiscard]] std::vector<std::span<const std::byte>> unpack_pieces(std::span<const std::byte> packed);
+
 /// The folder of a run's checkpoints.
 class CheckpointFolder {
  public:

@@ -162,7 +162,8 @@ RunSpec run_spec(const Options& o, int nprocs, int chain_count) {
 /// the item and the call; with a time limit, a watchdog thread ends the process when a call outlasts it.
 class AppChains final : public ChainWork {
  public:
-  AppChains(Chains& chains, MPI_Comm comm, int rank) : chains_(chains), comm_(comm), rank_(rank) {}
+  AppChains(Chains& chains, MPI_Comm comm, int rank)
+      : chains_(chains), spread_(dynamic_cast<SpreadChains*>(&chains)), comm_(comm), rank_(rank) {}
   ~AppChains() override { stop_watchdog(); }
   AppChains(const AppChains&) = delete;
   AppChains& operator=(const AppChains&) = delete;
@@ -188,9 +189,16 @@ class AppChains final : public ChainWork {
     const int chain = chain_of(slot);
     const int64_t at = first(chain) + item;
     if (keeping_ && group.rank() == 0) {
-      before_item(chain, at);
-    } else if (stop_ != nullptr) {
-      stop_->leading(false);  // a merge made another rank the chain's member 0: that one writes it
+      before_item(chain, at, group);
+    } else {
+      // A merge made another rank the chain's member 0: that one writes it.
+      if (stop_ != nullptr) stop_->leading(false);
+      // A spread state's checkpoint takes every member's piece, when member 0 says one is due.
+      if (keeping_ && spread_ != nullptr) {
+        int64_t write = 0;
+        group.bcast(write, 0);
+        if (write != 0) (void)gather_pieces(chain, at, group);
+      }
     }
     const double t0 = pace::now_s();
     guard(chain, at, "work", [&] { chains_.work(chain, at, group); });
@@ -263,6 +271,35 @@ class AppChains final : public ChainWork {
       return;
     }
     adopt(chain, first(chain) + item, detail::unpack_state(state, chain));
+  }
+  [[nodiscard]] bool spread() const override { return spread_ != nullptr; }
+  std::vector<std::byte> save_piece(int slot, int64_t item) override {
+    const int chain = chain_of(slot);
+    std::vector<std::byte> bytes;
+    if (chain >= 0) guard(chain, first(chain) + item, "save_piece", [&] { bytes = spread_->save_piece(chain); });
+    if (!keeping_ || chain < 0) return bytes;
+    return detail::pack_state(bytes, ended_at_[static_cast<std::size_t>(chain)], rows_[chain]);
+  }
+  void restore_pieces(int slot, int64_t item, std::span<const std::span<const std::byte>> pieces,
+                      GroupComm& group) override {
+    const int chain = chain_of(slot);
+    if (chain < 0) return;
+    const int64_t at = first(chain) + item;
+    if (!keeping_) {
+      restore_piece(chain, at, pieces, group);
+      return;
+    }
+    // Each piece travels with what the chain's checkpoints need; every holder had the same.
+    std::vector<detail::Travelling> got;
+    try {
+      for (const std::span<const std::byte> piece : pieces) got.push_back(detail::unpack_state(piece, chain));
+    } catch (const std::exception& e) {
+      abort_run(comm_, rank_, "chain " + std::to_string(chain) + ": a piece of its state is torn: " + e.what());
+    }
+    std::vector<std::span<const std::byte>> states;
+    for (const detail::Travelling& t : got) states.emplace_back(t.state);
+    take_extras(chain, got.front().ended_at, std::move(got.front().rows));
+    restore_piece(chain, at, states, group);
   }
 
   /// Takes every chain up where a checkpoint left it: per chain, the item it resumes at (0: its start; -1:
@@ -417,7 +454,7 @@ class AppChains final : public ChainWork {
   }
   /// On the member 0 of chain's group, before item `at`: the chain's checkpoint when one is due, or when a signal
   /// asked the run to stop (then the thread that ends the process may go on).
-  void before_item(int chain, int64_t at) {
+  void before_item(int chain, int64_t at, GroupComm& group) {
     const bool stopping = stop_ != nullptr && detail::StopOnSignal::requested();
     if (stop_ != nullptr) stop_->leading(true);
     const auto& [items, since_s] = since_[chain];
@@ -428,10 +465,20 @@ class AppChains final : public ChainWork {
                                                   : checkpoint_interval_s(cost->second.mean(), mtbf_s_);
     const bool due = every_items_ > 0 ? items >= every_items_ : pace::now_s() - since_s >= every_s;
     // Nothing worked since the last checkpoint (or the chain's start, which needs none): nothing to write.
-    if (items > 0 && (due || stopping)) {
+    const bool write = items > 0 && (due || stopping);
+    // A spread state's other members follow member 0's clock, so that they give their pieces at the same item.
+    if (spread_ != nullptr && group.size() > 1) {
+      int64_t says = write ? 1 : 0;
+      group.bcast(says, 0);
+    }
+    if (write) {
       const double t0 = pace::now_s();
       std::vector<std::byte> state;
-      guard(chain, at, "save", [&] { state = chains_.save(chain); });
+      if (spread_ != nullptr) {
+        state = gather_pieces(chain, at, group);
+      } else {
+        guard(chain, at, "save", [&] { state = chains_.save(chain); });
+      }
       if (keep({.chain = chain, .finished = false, .next_item = at, .bytes = std::move(state), .rows = rows_[chain]})) {
         Cost& c = costs_[chain];
         c.seconds += pace::now_s() - t0;
@@ -492,14 +539,43 @@ class AppChains final : public ChainWork {
       }
     }
     group.bcast(packed, 0);
-    adopt(chain, first(chain), detail::unpack_state(packed, chain));
+    if (spread_ == nullptr) {
+      adopt(chain, first(chain), detail::unpack_state(packed, chain));
+      return;
+    }
+    detail::Travelling got = detail::unpack_state(packed, chain);
+    take_extras(chain, got.ended_at, std::move(got.rows));
+    std::vector<std::span<const std::byte>> pieces;
+    try {
+      pieces = detail::unpack_pieces(got.state);
+    } catch (const std::exception& e) {
+      abort_run(comm_, rank_, "chain " + std::to_string(chain) + ": its checkpoint holds no spread state: " + e.what());
+    }
+    restore_piece(chain, first(chain), pieces, group);
   }
   /// A chain's state and what travels with it, on a member that takes the chain up before item `at`.
   void adopt(int chain, int64_t at, detail::Travelling got) {
-    int64_t& ended = ended_at_[static_cast<std::size_t>(chain)];
-    ended = std::min(ended, got.ended_at);
-    if (rows_kept_) rows_[chain] = std::move(got.rows);
+    take_extras(chain, got.ended_at, std::move(got.rows));
     guard(chain, at, "restore", [&] { chains_.restore(chain, got.state); });
+  }
+  /// What travels with a chain's state: where it ended, and its trace rows.
+  void take_extras(int chain, int64_t ended_at, std::vector<ItemCost> rows) {
+    int64_t& ended = ended_at_[static_cast<std::size_t>(chain)];
+    ended = std::min(ended, ended_at);
+    if (rows_kept_) rows_[chain] = std::move(rows);
+  }
+  /// Every member's piece of a spread state, on every member of the group: one run of bytes on member 0 (what its
+  /// checkpoint holds where a whole state would be), nothing elsewhere.
+  std::vector<std::byte> gather_pieces(int chain, int64_t at, GroupComm& group) {
+    std::vector<std::byte> mine;
+    guard(chain, at, "save_piece", [&] { mine = spread_->save_piece(chain); });
+    std::vector<int> counts;
+    const std::vector<std::byte> all = group.gatherv(std::span<const std::byte>(mine), 0, &counts);
+    return group.rank() == 0 ? detail::pack_pieces(all, counts) : std::vector<std::byte>{};
+  }
+  /// A spread state's piece on this member, from every piece saved.
+  void restore_piece(int chain, int64_t at, std::span<const std::span<const std::byte>> pieces, GroupComm& group) {
+    guard(chain, at, "restore_piece", [&] { spread_->restore_piece(chain, pieces, group); });
   }
 
   static int64_t now_ns() {
@@ -526,6 +602,7 @@ class AppChains final : public ChainWork {
   }
 
   Chains& chains_;
+  SpreadChains* spread_;  // the same chains where their state is spread over the group (else null)
   MPI_Comm comm_;
   int rank_;
   std::vector<int64_t> lengths_;
@@ -977,6 +1054,15 @@ std::vector<std::string> balancer_names() {
   std::vector<std::string> names;
   for (const BalancerEntry& e : balancer_entries()) names.emplace_back(e.info.name);
   return names;
+}
+
+std::vector<std::byte> SpreadChains::save(int chain) const {
+  throw std::logic_error("chain " + std::to_string(chain) + ": SpreadChains are saved piece by piece (save_piece)");
+}
+
+void SpreadChains::restore(int chain, std::span<const std::byte> /*state*/) {
+  throw std::logic_error("chain " + std::to_string(chain) +
+                         ": SpreadChains are restored piece by piece (restore_piece)");
 }
 
 Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {

@@ -131,7 +131,8 @@ struct ItemTiming {
 
 /// An application's chains, worked by the kernel in place of its own items (the public API of walkers/ adapts an
 /// application's mcmclb::walkers::Chains to it). Every member of a group calls start, work and finish alike; save on
-/// the one member that holds a chain's state, restore on the members that join it. The kernel never looks inside a
+/// the one member that holds a chain's state, restore on the members that join it (or, for a state spread over the
+/// group, save_piece and restore_pieces on every member). The kernel never looks inside a
 /// state: it only carries its bytes from one member to the others when groups merge.
 class ChainWork {
  public:
@@ -156,6 +157,17 @@ class ChainWork {
   [[nodiscard]] virtual std::vector<std::byte> save(int chain, int64_t item) = 0;
   /// Takes chain c's state before item `item` from bytes save() made on another rank.
   virtual void restore(int chain, int64_t item, std::span<const std::byte> state) = 0;
+  /// Whether a chain's state is spread over its group's members, each holding a piece: a merge then calls
+  /// save_piece on every member of the group that worked the chain, gathers the pieces onto every member of the
+  /// merged group, and calls restore_pieces on each of them, in place of save and restore. False (the default):
+  /// one member holds the whole state.
+  [[nodiscard]] virtual bool spread() const { return false; }
+  /// This member's piece of chain c's state before item `item` (spread()); the default throws std::logic_error.
+  [[nodiscard]] virtual std::vector<std::byte> save_piece(int chain, int64_t item);
+  /// Chain c's state before item `item` from every piece save_piece made, in the rank order of the group that
+  /// saved them, on every member of group (spread()); the default throws std::logic_error.
+  virtual void restore_pieces(int chain, int64_t item, std::span<const std::span<const std::byte>> pieces,
+                              GroupComm& group);
 
   // How states travel. The defaults suit an application's chains; compute mode's Lennard-Jones walkers
   // (kernel/src/compute.cpp) override them to keep the messages of every simulation recorded with them.
@@ -424,6 +436,10 @@ class Kernel {
   /// Gives the new group its chain's state: initial, every member starts it (and ends the unit's chains of no
   /// items); merge, the holder's bytes broadcast to the members that join.
   void take_app_chain(EventKind kind, int holder);
+  /// take_app_chain for a state spread over the group that worked it (ChainWork::spread).
+  void take_spread_chain(const ChainPos& at, int root_rank);
+  /// This rank now holds chain's state (its piece) before item next, in the group it is in.
+  void hold_app_chain(int chain, int64_t next);
   /// A merge's state holder: holder, or by default the new group's last rank, whose group continued the chain;
   /// logic_error naming the chain when that rank is not a member.
   [[nodiscard]] int state_holder(int holder) const;
@@ -478,8 +494,10 @@ class Kernel {
   // chains worked through ChainWork (null: emulated items): an application's, or own_chains_ (compute mode)
   std::unique_ptr<ChainWork> own_chains_;
   ChainWork* chains_ = nullptr;
-  int app_chain_ = -1;       // the chain whose state this rank holds
-  int64_t app_next_ = 0;     // that chain's next item, as far as this rank worked it
+  int app_chain_ = -1;    // the chain whose state this rank holds
+  int64_t app_next_ = 0;  // that chain's next item, as far as this rank worked it
+  // The group that holds that chain, as first rank and size: where a spread state's pieces are (ChainWork::spread).
+  int app_first_ = 0, app_size_ = 0;
   int app_done_chain_ = -1;  // a chain this rank learned is done (ChainWork::done), whose items it passes over
   // measuring(): the group's chain and the items it may take in all (ChainWork::bound, or where it was done), the
   // same on every member: each learns it before each item, and joiners take the state holder's.

@@ -68,6 +68,29 @@ class Chains {
   virtual void restore(int chain, std::span<const std::byte> state) = 0;
 };
 
+/// Chains whose state stays spread over the group's members (a lattice split by rows, particles split over ranks),
+/// so that no member need ever hold a whole state: each member saves its own piece, and each member of a group that
+/// takes a chain up makes its own piece from all the pieces saved, whatever the two groups' sizes. run() calls these
+/// in place of save() and restore(), for merges and checkpoints alike.
+class SpreadChains : public Chains {
+ public:
+  /// This member's piece of chain c's state, on every member of the group that has worked it so far: no group
+  /// call, as the library gathers the pieces (where a merge or a checkpoint needs them). Sizes may differ.
+  [[nodiscard]] virtual std::vector<std::byte> save_piece(int chain) const = 0;
+  /// Chain c's state on this member of group, from every piece save_piece made, in the rank order of the group
+  /// that saved them: pieces.size() members, which need not be group.size(). Called on every member of a group
+  /// that takes the chain up: a merged group, the former holders too (their rank changes), and a group resuming
+  /// from a checkpoint. Every member is called alike, so it may use the group's collectives. Throw (any
+  /// std::exception) for pieces that do not make a state.
+  virtual void restore_piece(int chain, std::span<const std::span<const std::byte>> pieces, GroupComm& group) = 0;
+  /// Chain c's result, on member 0 after finish(), which every member calls and can gather it in: no default here,
+  /// as no member holds the whole state.
+  [[nodiscard]] std::vector<std::byte> result(int chain) const override = 0;
+  /// Not called for spread chains: they throw std::logic_error.
+  [[nodiscard]] std::vector<std::byte> save(int chain) const final;
+  void restore(int chain, std::span<const std::byte> state) final;
+};
+
 /// How run() lays the chains out over the initial groups before any item is worked.
 enum class Placement {
   /// From the chains' item bounds (Chains::items): each chain, longest first, goes to the group with the fewest
@@ -133,9 +156,10 @@ struct Options {
   /// A folder (made if missing, on a file system every rank sees) where each chain's state is kept as the run goes,
   /// so that a run killed at any instant can be run again and continue: finished chains are not worked again, and
   /// started ones go on from their last checkpoint, under any balancer and at any rank count, to the same answers,
-  /// bit for bit. Each chain's file holds its state (Chains::save) before its next item, or its result once it
-  /// ended, and, with Options::record, every item's cost so far; the member 0 of the chain's group replaces it
-  /// whole (a temporary file, fsync, rename), so a kill leaves the last whole one. No other rank takes part, and
+  /// bit for bit. Each chain's file holds its state (Chains::save, or every member's SpreadChains::save_piece)
+  /// before its next item, or its result once it ended, and, with Options::record, every item's cost so far; the
+  /// member 0 of the chain's group replaces it whole (a temporary file, fsync, rename), so a kill leaves the last
+  /// whole one. No rank outside the group takes part, and
   /// the chains need not be saved at one instant, as a chain's answer depends on the chain alone. A folder made for
   /// another application (Options::name), chain count, item bounds or parameters (Options::parameters), holding a
   /// torn file, or lacking a chain's file it once held (its subfolder saved/ marks each), is refused in one line,
