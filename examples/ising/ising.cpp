@@ -413,6 +413,12 @@ int body(int argc, char** argv) {
         std::printf("recorded %s: %lld items, %lld speed-up rows\n", options.record.c_str(),
                     static_cast<long long>(report.recorded_items), static_cast<long long>(report.recorded_speedups));
       }
+      if (options.checkpoint_mtbf_s > 0) {  // each chain's checkpoint cost and the interval set from it
+        for (std::size_t c = 0; c < report.checkpoint_cost_s.size(); ++c) {
+          std::printf("checkpoints of chain %zu: %.3g s each, one every %.3g s (failures every %g s)\n", c,
+                      report.checkpoint_cost_s[c], report.checkpoint_interval_s[c], options.checkpoint_mtbf_s);
+        }
+      }
     }
   }
   if (plain) answers = chains.gather(MPI_COMM_WORLD);
