@@ -439,7 +439,7 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
   const RunSpec& setup = *inputs[k_top].specs[ranking.rows[ranking.verdict.winner].members.front()];
   const std::string label = setup_label(setup);
   std::vector<int> tried;
-  std::string stopped;  // why the search stopped before its rounds were done, if it did
+  std::string stopped;  // the counts the search could not judge over every scenario, and why it stopped early
   int lo = below, hi = top;
   for (int round = 0; round < kSearchedCounts; ++round) {
     const int mid = (lo + hi) / 2 / step * step;
@@ -470,20 +470,29 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
     for (std::size_t sc = 0; sc < scenarios.size(); ++sc) {
       if (!std::isfinite(found.whole_s[sc])) lacking.push_back(scenario_words(scenarios[sc], advice::dimension_words));
     }
-    if (!lacking.empty()) {
-      // No time to compare in some scenario (a failed simulation, in failures.csv): the count cannot be judged, and
-      // the search says so where it stops, rather than reading as if it never ran.
-      stopped = "; it stopped at " + std::to_string(mid) + " ranks, where " + label + " has no time under " +
-                join(lacking) + " (a simulation that failed is in " + (fs::path(o.out) / "failures.csv").string() + ")";
+    if (lacking.size() == scenarios.size()) {
+      // No time in any scenario (failed simulations, in failures.csv): nothing to judge the count by.
+      stopped += "; it stopped at " + std::to_string(mid) + " ranks, where " + label + " has no time at all (" +
+                 (fs::path(o.out) / "failures.csv").string() + ")";
       std::printf("%s", wrapped("advise: search" + stopped, 100, "").c_str());
       break;
     }
     tried.push_back(mid);
     std::vector<advice::AtRanks> with = asked;
     with.push_back(found);
+    // A count with no time in some scenario (a failed simulation) steers the search by the scenarios it has, and is
+    // left out of the answer, which is judged over every scenario: said where it happens.
     const auto judged = advice::fewest_ranks(with, scenarios, tolerance, advice::dimension_words, "");
     const bool fits = judged && judged->regret_max.back() <= tolerance + 1e-12;
-    out.at.push_back(std::move(found));
+    if (lacking.empty()) {
+      out.at.push_back(std::move(found));
+    } else {
+      const std::string gap = "; " + std::to_string(mid) + " ranks, where " + label + " has no time under " +
+                              join(lacking) + " (" + (fs::path(o.out) / "failures.csv").string() +
+                              "), steered it by the other scenarios and are left out of the answer";
+      std::printf("%s", wrapped("advise: search" + gap, 100, "").c_str());
+      stopped += gap;
+    }
     (fits ? hi : lo) = mid;
   }
   if (tried.empty()) {
