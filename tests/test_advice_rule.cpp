@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -850,37 +851,37 @@ TEST(AdviceTable, TheRaceNamesWhatEverySimulationNamesOverGeneratedStudies) {
     }
     const double best = full.rows.front().regret_max;
     // The race: none's round over the whole study.
-    std::map<std::string, ConfigurationSamples> nones;
-    for (std::size_t k = 0; k < points.size(); ++k) {
-      if (points[k].spec.balancer == "none") nones[all.key(k)] = samples[k];
-    }
-    if (advice::none_settles(advice::tabulate(all.study, nones, all.backend, 1, ideal_of), tolerance).count(16)) {
+    // The points a round runs, with their samples, as a folder of its own.
+    const auto subset = [&](const std::function<bool(const RunSpec&)>& runs) {
+      Folder f({}, {});
+      for (std::size_t k = 0; k < points.size(); ++k) {
+        if (!runs(points[k].spec)) continue;
+        f.study.points.push_back(points[k]);
+        f.samples[f.key(f.study.points.size() - 1)] = samples[k];
+      }
+      return f;
+    };
+    const Folder nones = subset([](const RunSpec& s) { return s.balancer == "none"; });
+    if (advice::none_settles(advice::tabulate(all.study, nones.samples, all.backend, 1, ideal_of), tolerance)
+            .count(16)) {
       ++settled_seen;
       EXPECT_LE(regret.at("none"), best + tolerance + 1e-9) << "study " << study << ": none settled, yet lost";
       continue;
     }
     ++raced_seen;
     // The first scenario (amdahl, tile; none stands for itself there), then none and the two fastest everywhere.
-    Folder first({}, {});
-    for (std::size_t k = 0; k < points.size(); ++k) {
-      const RunSpec& s = points[k].spec;
-      if (s.workload.map == TraceMap::tile &&
-          (s.balancer == "none" || s.workload.extrapolate == TraceExtrapolation::amdahl)) {
-        first.study.points.push_back(points[k]);
-        first.samples[first.key(first.study.points.size() - 1)] = samples[k];
-      }
-    }
+    const Folder first = subset([](const RunSpec& s) {
+      return s.workload.map == TraceMap::tile &&
+             (s.balancer == "none" || s.workload.extrapolate == TraceExtrapolation::amdahl);
+    });
     const advice::FirstRound round = advice::first_round(first.study, first.samples, first.backend);
     std::vector<std::string> leaders = {"none"};
     for (const auto& [price, label_spec] : round.at(16)) {
       if (label_spec.second->balancer != "none" && leaders.size() < 3) leaders.push_back(label_spec.first);
     }
-    Folder second({}, {});
-    for (std::size_t k = 0; k < points.size(); ++k) {
-      if (std::find(leaders.begin(), leaders.end(), advice::setup_label(points[k].spec)) == leaders.end()) continue;
-      second.study.points.push_back(points[k]);
-      second.samples[second.key(second.study.points.size() - 1)] = samples[k];
-    }
+    const Folder second = subset([&](const RunSpec& s) {
+      return std::find(leaders.begin(), leaders.end(), advice::setup_label(s)) != leaders.end();
+    });
     const advice::RaceCut cut = advice::race_cut(
         round, tolerance,
         advice::winner_regret_bounds(advice::tabulate(second.study, second.samples, second.backend, 1, ideal_of)));
@@ -891,12 +892,9 @@ TEST(AdviceTable, TheRaceNamesWhatEverySimulationNamesOverGeneratedStudies) {
         dropped.insert(dropped.end(), d.same_as.begin(), d.same_as.end());
       }
     }
-    Folder kept({}, {});
-    for (std::size_t k = 0; k < points.size(); ++k) {
-      if (std::find(dropped.begin(), dropped.end(), advice::setup_label(points[k].spec)) != dropped.end()) continue;
-      kept.study.points.push_back(points[k]);
-      kept.samples[kept.key(kept.study.points.size() - 1)] = samples[k];
-    }
+    const Folder kept = subset([&](const RunSpec& s) {
+      return std::find(dropped.begin(), dropped.end(), advice::setup_label(s)) == dropped.end();
+    });
     const advice::Tables kept_tables = advice::tabulate(kept.study, kept.samples, kept.backend, 1, ideal_of);
     const advice::AtRankCount& left = kept_tables.at.front();
     const advice::Ranking raced =
