@@ -315,8 +315,8 @@ def compute_rows(folders):
 
 def ranks_words(answer):
     """advice.csv's ranks_answer in a clause: by minimax regret, "16 ranks, the fewest within the tolerance of the
-    fastest count in every scenario"; from an older advice.csv, "64 ranks buy nothing over 16", or where the most ranks are the fastest,
-    what the fewer cost ("16 ranks take 3.6 % longer than 64, with 0.259 of the core-hours")."""
+    fastest count in every scenario"; from an older advice.csv, "64 ranks buy nothing over 16", or where the most
+    ranks are the fastest, what the fewer cost ("16 ranks take 3.6 % longer than 64, with 0.259 of the core-hours")."""
     fastest = re.match(r"the fastest is (\d+) ranks \(.*?\); (\d+) ranks take [\d.e+]+ s \(([\d.]+ %) longer, "
                        r"beyond the [\d.e+-]+ % tolerance\) with ([\d.e+-]+) of the core-hours", answer)
     if fastest:
