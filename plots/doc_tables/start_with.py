@@ -60,9 +60,10 @@ def evidence_text(found, page, measured_words):
 
 
 def cores_words(cores_by_p):
-    """'a core per rank' or 'P ranks on C cores: not for comparison' of {P: cores} of the measured folders."""
+    """'a core per rank' or 'P ranks on C cores: not used' of {P: cores} of the measured folders: where ranks share
+    cores a waiting rank spins on another's core, so no comparison rests on those runs."""
     shared = [f"{p} ranks on {c} cores" for p, c in sorted(cores_by_p.items()) if p > c]
-    return "a core per rank" if not shared else f"{', '.join(shared)}: not for comparison"
+    return "a core per rank" if not shared else f"{', '.join(shared)}: not used"
 
 
 def emulated_cases(folders):
@@ -95,34 +96,36 @@ def faster_everywhere(a, b):
 
 def emulated_row(cases, workloads, what):
     """The row for emulated work of the given workloads: the regrouping balancer faster under every seed in more
-    simulated cases, how often each wins and how often the seeds disagree, and how often the better beats every
-    thief the case ran under every seed. Measured cases are named as evidence; where their ranks shared cores they
-    are not counted (a waiting rank spins on another's core)."""
+    counted cases, how often each wins and how often the seeds disagree, and in how many of the cases that ran a
+    thief it beats every thief under every seed. Measured cases are named as evidence; where their ranks shared
+    cores they are not counted (a waiting rank spins on another's core), and a row with no other measured case
+    says it is simulated only."""
     mine = [c for c in cases if c[0] in workloads]
     counted = [c for c in mine if c[3] or c[5] >= c[2]]
     if not counted:
         raise InputError(f"block start-with: no case of {', '.join(workloads)} (allowed: steal-vs-regroup folders "
                          f"that ran them with {' and '.join(REGROUPERS)}, simulated or with a core per rank)")
     wins = defaultdict(int)
-    beaten, found = 0, {True: defaultdict(set), False: defaultdict(set)}
+    found = {True: defaultdict(set), False: defaultdict(set)}
     for _, w, p, simulated, seeds, _ in mine:
         found[simulated][p].add(w)
+    first, second = REGROUPERS
     for _, w, p, simulated, seeds, _ in counted:
-        first, second = REGROUPERS
         winner = (first if faster_everywhere(seeds[first], seeds[second])
                   else second if faster_everywhere(seeds[second], seeds[first]) else None)
         wins[winner] += 1
-        if winner and all(faster_everywhere(seeds[winner], seeds[t]) for t in THIEVES if t in seeds):
-            beaten += any(t in seeds for t in THIEVES)
     best = max(REGROUPERS, key=lambda label: wins[label])
     other = next(label for label in REGROUPERS if label != best)
+    with_thief = [seeds for *_, seeds, _ in counted if any(t in seeds for t in THIEVES)]
+    beaten = sum(all(faster_everywhere(seeds[best], seeds[t]) for t in THIEVES if t in seeds) for seeds in with_thief)
     name, method = best.split()
     cores = {c[2]: c[5] for c in mine if not c[3]}
+    only = "simulated only: " if all(c[3] for c in counted) else ""
     return [f"an item's work divides over its group's ranks with no messages, {what} ({', '.join(workloads)})",
             f"`{name}` with `{method}`",
-            f"faster than `{other.split()[0]}` under every seed in {wins[best]} of {len(counted)} cases, slower in "
-            f"{wins[other]}, the seeds disagree in {wins[None]}; it beats the work stealers under every seed in "
-            f"{beaten}",
+            f"{only}faster than `{other.split()[0]}` under every seed in {wins[best]} of {len(counted)} cases, slower "
+            f"in {wins[other]}, the seeds disagree in {wins[None]}; faster than every work stealer under every seed "
+            f"in {beaten} of {len(with_thief)}",
             evidence_text(found, STEAL_VS_REGROUP, cores_words(cores))]
 
 
@@ -131,17 +134,44 @@ def named(labels):
     return " or ".join(f"`{label}`" for label in labels)
 
 
+def items_of(rows, where):
+    """The items of every chain of a cyclic run (a runs.csv row), as kernel/src/workloads/cyclic.cpp gives them:
+    scale * (chain mod period) for chains 0 .. groups * W - 1; InputError naming where for another workload."""
+    r = rows[0]
+    if r["workload"] != "cyclic" or not r["workload_scale"] or not r["workload_period"]:
+        raise InputError(f"{where}: compute-mode runs of workload {r['workload']} (allowed: cyclic, whose items per "
+                         f"chain the table counts to give an item's time)")
+    chains = r["nprocs"] // r["G"] * int(r["chains_per_group"])
+    return sum(r["workload_scale"] * (c % r["workload_period"]) for c in range(chains))
+
+
+class Case:
+    """One compute-mode case (move, W, P) of one folder: {set-up: Summary of whole times}, {set-up: median
+    calibration_s} where the set-up calibrates, none's median run, an item's mean time on one rank (the ideal's
+    work over the items) and the reductions a split over 2 ranks adds to an item (moves_per_item times the median
+    calibration.csv reduce_s at size 2), both in seconds."""
+
+    def __init__(self, times, calibration, run_s, item_s, reductions_s):
+        self.times, self.calibration, self.run_s = times, calibration, run_s
+        self.item_s, self.reductions_s = item_s, reductions_s
+
+
 def compute_cases(folders):
-    """{(move, W): {simulated: {P: {set-up: Summary of its whole times}}}} of steal-vs-regroup compute folders, none
-    among the set-ups, and {P: cores} of the measured ones."""
+    """{(move, W): {simulated: {P: Case}}} of steal-vs-regroup compute folders, none among the set-ups, and {P:
+    cores} of the measured ones."""
     cases = defaultdict(lambda: defaultdict(dict))
     cores = {}
     for folder in folders:
         rows = Inputs.read(folder, need=svr.COLUMNS + ["finished", "backend", "move", "chains_per_group",
-                                                        "work_mode", "calibration_s"])
+                                                        "work_mode", "calibration_s", "moves_per_item",
+                                                        "workload_scale", "workload_period", "G"])
         if any(r["work_mode"] != "compute" for r in rows):
             raise InputError(f"{folder}/runs.csv: runs not in compute mode (allowed: steal-vs-regroup compute "
                              f"folders)")
+        reduce = defaultdict(list)
+        for c in Inputs.read(folder, "calibration.csv", need=["run_id", "size", "reduce_s"]):
+            if c["size"] == 2 and c["reduce_s"]:
+                reduce[c["run_id"]].append(c["reduce_s"])
 
         def key(r):
             return (r["move"], int(r["chains_per_group"]), setup_name(r))
@@ -152,70 +182,141 @@ def compute_cases(folders):
                 continue
             if not simulated:
                 cores[p] = int(machine(folder, p)[0])
-            none_runs(groups, p, folder, (move, w, "none"))
-            cases[(move, w)][simulated][p] = {s[2]: Summary([whole(r) for r in groups[(p, s)]], simulated)
-                                              for s in setups if s[:2] == (move, w) and (p, s) in groups}
+            nones = none_runs(groups, p, folder, (move, w, "none"))
+            mine = [s for s in setups if s[:2] == (move, w) and (p, s) in groups]
+            reductions = [v for s in mine for r in groups[(p, s)] for v in reduce[r["run_id"]]]
+            if not reductions:
+                raise InputError(f"{folder}/calibration.csv: no reduction over 2 ranks for {move} moves, W = {w}, "
+                                 f"P = {p} (allowed: the calibrations of the runs under pays)")
+            item_s = median([r["ideal_s"] for r in nones]) * p / items_of(nones, f"{folder}/runs.csv")
+            cases[(move, w)][simulated][p] = Case(
+                {s[2]: Summary([whole(r) for r in groups[(p, s)]], simulated) for s in mine},
+                {s[2]: median([r["calibration_s"] for r in groups[(p, s)]]) for s in mine
+                 if all(r.get("calibration_s") is not None for r in groups[(p, s)])},
+                median([r["time_s"] for r in nones]), item_s, median([r["moves_per_item"] for r in nones]) *
+                median(reductions))
     return cases, cores
 
 
-# The compute-mode rows: (move, several chains per group) and the words an application knows its work by.
+# The compute-mode rows: (move, several chains per group, the words before the item's time, if any). The two
+# rows of one walker per group are told apart by what a reader can time: an item on one rank against the
+# reductions that splitting it over 2 ranks adds.
 COMPUTE_KINDS = [
-    ("all", False, "an item's work splits over its group, each step waits for a reduction, one walker per group, "
-                   "much work a step (a trial moves every atom)"),
-    ("single", False, "the same, little work a step (a trial moves one atom)"),
+    ("all", False, "an item's work splits over its group, each step waits for a reduction, one walker per group"),
+    ("single", False, "the same"),
     (None, True, "the same, several walkers per group (`chains_per_group` ≥ 2)"),
 ]
 
 
+def span_ms(values):
+    """'1.83-1.95 ms' (or '1.16 ms' where they agree to three digits) of times in seconds."""
+    low, high = (" ".join(milliseconds(v)) for v in (min(values), max(values)))
+    return low if low == high else f"{low.split()[0]}-{high}"
+
+
+def item_words(simulated):
+    """'an item takes X ms on one rank, more than the Y ms of reductions a split over 2 ranks adds (simulated)' of
+    the simulated Cases of a row: the quantities that decide whether splitting an item can pay."""
+    items = [c.item_s for c in simulated]
+    reductions = [c.reductions_s for c in simulated]
+    more = "more" if min(items) > max(reductions) else "less" if max(items) < min(reductions) else "about"
+    than = "as" if more == "about" else "than"
+    return (f"an item takes {span_ms(items)} on one rank, {more} {than} the {span_ms(reductions)} of reductions "
+            f"splitting it over 2 ranks adds (simulated)")
+
+
+def close_words(close, best, simulated):
+    """The set-ups within 1 % of the best at their worst, each with its range case by case against the best."""
+    spans = []
+    for label in close:
+        ratios = [c.times[label].median / c.times[best].median for c in simulated]
+        low, high = f"{min(ratios):.2f}", f"{max(ratios):.2f}"
+        spans.append(f"`{label}` {low}{TIMES}" if low == high else f"`{label}` {low} to {high}{TIMES}")
+    return f"; {named(close)} as good at the worst (within 1 %), case by case {', '.join(spans)} `{best}`"
+
+
+def measured_words(best, measured, start, simulated):
+    """The measured cases' part of a row's why, and the start it leaves: the best against none with the interval
+    mcmclb compare forms (for none, every other set-up against it). A measurement agrees where it shows a win
+    beyond its interval and no interval lies on the other side of 1; one that disagrees takes the recommendation
+    back: the row then says both and sends the reader to mcmclb advise."""
+    ps = f"P = {listed(sorted({p for p, _ in measured}))}"
+    if best == "none":
+        faster = [(label, c) for _, c in measured for label in sorted(c.times) if label != "none"
+                  and (ratio_interval(c.times["none"], c.times[label]) or (1, 1))[1] < 1]
+        if not faster:
+            return f"; measured at {ps}: no set-up faster than `none` beyond its interval", start
+        texts = [f"`{label}` {compare_ratio_text(c.times['none'], c.times[label], 2)}{TIMES}" for label, c in faster]
+        return (f"; measured at {ps}: {', '.join(texts)} `none`; they disagree, so run `mcmclb advise` on your "
+                f"trace", ADVISE)
+    texts = [f"{compare_ratio_text(c.times['none'], c.times[best], 2)}{TIMES} on runs of "
+             f"{' '.join(milliseconds(c.run_s))}" for _, c in measured]
+    intervals = [ratio_interval(c.times["none"], c.times[best]) or (1, 1) for _, c in measured]
+    wins = sum(hi < 1 for _, hi in intervals)
+    if wins and not any(lo > 1 for lo, _ in intervals):
+        return f"; measured at {ps}: {', '.join(texts)} (a win beyond the interval in {wins} of {len(measured)})", start
+    calibrated = [c.calibration[best] for _, c in measured if best in c.calibration]
+    texts = [text + (f", calibration {' '.join(milliseconds(c.calibration[best]))}" if best in c.calibration
+                     else "") for text, (_, c) in zip(texts, measured)]
+    simulated_runs = (f" on runs of {span_ms([c.run_s for c in simulated])}" +
+                      (f", calibrations {span_ms([c.calibration[best] for c in simulated])}" if calibrated else ""))
+    return (f"{simulated_runs}; measured at {ps}: {', '.join(texts)}; they disagree, so let `mcmclb advise` price "
+            f"your own trace", ADVISE)
+
+
+ADVISE = "`mcmclb advise` on your trace"
+
+
 def compute_rows(folders):
     """One row per kind of compute-mode work (COMPUTE_KINDS): the set-up whose largest whole time / none's over
-    the simulated cases is smallest (minimax, as mcmclb advise ranks), the set-ups within 1 % of it named beside
-    it; and the measured cases with a core per rank, where the ratio's interval says whether it is a win."""
+    the simulated cases is smallest (minimax, as mcmclb advise ranks), the set-ups within 1 % of it at their worst
+    named beside it with their range case by case; and the measured cases with a core per rank, where the ratio's
+    interval says whether it is a win. Where the measurement contradicts the simulated pick, the row recommends
+    mcmclb advise instead and gives both."""
     cases, cores = compute_cases(folders)
     if not cases:
         raise InputError("block start-with: no compute-mode case (allowed: steal-vs-regroup compute folders)")
     rows = []
     for move, several, words in COMPUTE_KINDS:
         keys = [k for k in cases if (move is None or k[0] == move) and (k[1] > 1) == several]
-        simulated = [(p, ratios) for k in keys for p, ratios in cases[k][True].items()]
+        simulated = [case for k in keys for case in cases[k][True].values()]
         if not simulated:
             raise InputError(f"block start-with: no simulated compute-mode case for '{words}' (allowed: "
                              f"steal-vs-regroup compute folders with move {move or 'any'} and "
                              f"{'several chains' if several else 'one chain'} per group)")
-        labels = set.intersection(*(set(times) for _, times in simulated))
-        worst = {label: max(times[label].median / times["none"].median for _, times in simulated) for label in labels}
+        labels = set.intersection(*(set(c.times) for c in simulated))
+        worst = {label: max(c.times[label].median / c.times["none"].median for c in simulated) for label in labels}
         best = min(sorted(labels), key=lambda label: worst[label])
         close = [label for label in sorted(labels) if label != best and worst[label] <= worst[best] * 1.01]
-        spans = [times[best].median / times["none"].median for _, times in simulated]
+        spans = [c.times[best].median / c.times["none"].median for c in simulated]
         found = {True: defaultdict(set), False: defaultdict(set)}
         for k in keys:
             for sim in (True, False):
                 for p in cases[k][sim]:
                     found[sim][p].add(k[1])
+        start = f"`{best.split()[0]}` under `finished: pays`" if best.endswith(" pays") else f"`{best}`"
         why = (f"{min(spans):.2f}-{max(spans):.2f}{TIMES} `none` with its calibration (simulated)" if best != "none"
                else "every other set-up is slower in some simulated case, by its calibration or a merge")
         if close:
-            why += f"; {named(close)} within 1 %"
-        # Measured where each rank had a core: the ratio with the interval mcmclb compare forms, a win only where
-        # the interval lies below 1, and none's run length, against which a calibration is paid.
+            why += close_words(close, best, simulated)
+        # Measured where each rank had a core (a waiting rank spins on a shared core, so no other counts).
         measured = [(p, cases[k][False][p]) for k in keys for p in cases[k][False]
-                    if best in cases[k][False][p] and p <= cores[p]]
-        if measured and best != "none":
-            texts = [f"{compare_ratio_text(times['none'], times[best], 2)}{TIMES} on runs of "
-                     f"{' '.join(milliseconds(times['none'].median))}" for _, times in measured]
-            wins = sum((ratio_interval(times["none"], times[best]) or (1, 1))[1] < 1 for _, times in measured)
-            why += (f"; measured at P = {listed(sorted({p for p, _ in measured}))}: {', '.join(texts)} "
-                    f"(a win beyond the interval in {wins} of {len(measured)})")
+                    if best in cases[k][False][p].times and p <= cores[p]]
+        if measured:
+            more, start = measured_words(best, measured, start, simulated)
+            if start == ADVISE and best != "none":
+                why = f"simulated: `{best}` {min(spans):.2f}-{max(spans):.2f}{TIMES} `none`"
+            why += more
         pages = (f", {page_link(MERGE_PAYS)}" if best.endswith(" pays") else "")
-        start = f"`{best.split()[0]}` under `finished: pays`" if best.endswith(" pays") else f"`{best}`"
-        rows.append([words, start, why, evidence_text(found, STEAL_VS_REGROUP, cores_words(cores)) + pages])
+        key = words if several else f"{words}; {item_words(simulated)}"
+        rows.append([key, start, why, evidence_text(found, STEAL_VS_REGROUP, cores_words(cores)) + pages])
     return rows
 
 
 def ranks_words(answer):
-    """advice.csv's ranks_answer in a clause: by minimax regret, "16 ranks, the fewest within the tolerance in every
-    scenario"; from an older advice.csv, "64 ranks buy nothing over 16", or where the most ranks are the fastest,
-    what the fewer cost ("16 ranks take 3.6 % longer than 64, with 0.259 of the core-hours")."""
+    """advice.csv's ranks_answer in a clause: by minimax regret, "16 ranks, the fewest within the tolerance of the
+    fastest count in every scenario"; from an older advice.csv, "64 ranks buy nothing over 16", or where the most
+    ranks are the fastest, what the fewer cost ("16 ranks take 3.6 % longer than 64, with 0.259 of the core-hours")."""
     fastest = re.match(r"the fastest is (\d+) ranks \(.*?\); (\d+) ranks take [\d.e+]+ s \(([\d.]+ %) longer, "
                        r"beyond the [\d.e+-]+ % tolerance\) with ([\d.e+-]+) of the core-hours", answer)
     if fastest:
@@ -224,44 +325,33 @@ def ranks_words(answer):
     # The minimax answer: "64 ranks: the fewest whose time is within ...", or "...: no rank count is within ...".
     minimax = re.match(r"(?:copies \(.*?\): )?(\d+) ranks: (the fewest|no rank count)", answer)
     if minimax:
-        return (f"{minimax.group(1)} ranks, the fewest within the tolerance in every scenario"
+        return (f"{minimax.group(1)} ranks, the fewest within the tolerance of the fastest count in every scenario"
                 if minimax.group(2) == "the fewest" else f"{minimax.group(1)} ranks, the smallest largest regret")
     return answer.split(":")[0].split(" (")[0]
 
 
 def advice_row(folder):
     """The row for a user's own walkers: what mcmclb advise says for their trace, with the shipped trace's answer
-    (an advise folder) as the example: each rank count's advice, how many ranks are worth it and where the
-    tolerance came from, generated where the answer is."""
+    (an advise folder) as the example: the set-up advised at each rank count, where the tolerance came from and how
+    many ranks are worth it, generated where the answer is. Short (under 50 words): the gains are on the pages it
+    links."""
     rows = Inputs.read(folder, "advice.csv", ["nprocs", "rank", "walkers", "winner", "vs_none_median",
                                               "vs_none_min", "vs_none_max", "robust", "tolerance_pct", "tolerance"])
     first = {r["nprocs"]: r for r in rows if r["rank"] == 1}
-    # One clause per advised set-up, with its rank counts and gains (a table cell holds 30 words at most).
     by_winner = defaultdict(list)
     for p in sorted(first):
-        by_winner[(first[p]["winner"], first[p]["robust"])].append(p)
-    answers = []
-    for (winner, robust), ps in by_winner.items():
-        at = "P = " + " and ".join(map(str, ps))
-        sure = "robust" if robust == "yes" else "not robust"
-        if winner == "none":
-            answers.append(f"keep `none` at {at}, {sure}")
-        else:
-            # Each rank count's gain as its range over the scenarios, worst first (a midpoint would hide the
-            # scenario it rests on).
-            gains = " and ".join(gain_span(first[p]) for p in ps)
-            answers.append(f"`{winner}` at {at}, {gains} faster than `none` by scenario, {sure}")
+        by_winner[first[p]["winner"]].append(p)
+    answers = [f"`{winner}` at P = {' and '.join(map(str, ps))}" for winner, ps in by_winner.items()]
     ranks = ranks_words(first[max(first)].get("ranks_answer", ""))
     tolerance = first[max(first)]
     words = tolerance["tolerance"]
     within = re.search(r"the simulation within ([\d.]+ %) of the real replay", words)
-    source = ("measured on this trace" if words.startswith(("measured", "the simulation"))
-              else f"assumed; the simulation is {within.group(1)} from a real replay (measured)" if within
-              else "assumed, not measured")
-    return ["your own walkers, recorded as a trace (the library records it as they run)",
-            f"`mcmclb advise`; the shipped trace's (simulated): {'; '.join(answers)}",
-            f"prices every set-up whole, calibration included, over the measured speed-ups; tolerance "
-            f"{tolerance_text(tolerance['tolerance_pct'])}, {source}" + (f"; {ranks}" if ranks else ""),
+    source = ("measured" if words.startswith(("measured", "the simulation"))
+              else f"assumed; simulation within {within.group(1)} of a real replay" if within else "assumed")
+    return ["your own walkers, recorded as a trace",
+            f"`mcmclb advise`; the shipped trace's (simulated): {', '.join(answers)}",
+            f"prices set-ups with their calibration; tolerance "
+            f"{tolerance_text(tolerance['tolerance_pct'])} ({source})" + (f"; {ranks}" if ranks else ""),
             f"{page_link(YOUR_CHAINS)}, {page_link(YOUR_WORKLOAD)}, [advice.csv]({folder}/advice.csv)"]
 
 
