@@ -141,13 +141,21 @@ class Checkpoint(InputCase):
         self.assertGreater(restored, 0, "merges moved spread states")
         self.assertGreaterEqual(landed, len(self.balancers) // 4, f"most kills landed mid-run (seed {seed})")
 
+    def wait_until_started(self, run, pids, ranks):
+        """Until every rank has written its pid (MPI started, its chains about to run), then ten items' time: a
+        signal sent a fixed time after the launch found a busy host still starting, with nothing yet to resume."""
+        deadline = time.monotonic() + 60
+        while len(os.listdir(pids)) < ranks and time.monotonic() < deadline and run.poll() is None:
+            time.sleep(0.05)
+        time.sleep(10 * int(ITEM_MS) / 1000)
+
     def test_a_signal_stops_with_the_resumable_status_and_the_run_resumes(self):
         flags = ["--item-ms", ITEM_MS, "--mcmclb-balancer", "mostwork", "--mcmclb-checkpoint", self.path("ck"),
                  "--mcmclb-checkpoint-every-s", "100", "--mcmclb-record", self.path("t.csv"), "--out",
                  self.path("a.txt")]
         os.mkdir(self.path("pids"))
         run = self.chains(3, "--pids", self.path("pids"), *flags, background=True)
-        time.sleep(0.5)
+        self.wait_until_started(run, self.path("pids"), 3)
         for rank in range(3):  # as Slurm's --signal does: to every rank
             with open(self.path("pids", str(rank))) as f:
                 os.kill(int(f.read()), signal.SIGUSR1)
@@ -165,8 +173,9 @@ class Checkpoint(InputCase):
         self.assertTrue(any(at != 0 for at in resumed), f"something was kept: {resumed}")
         # SIGTERM to mpiexec, which passes it on to the ranks.
         flags[flags.index(self.path("ck"))] = self.path("ck2")
-        run = self.chains(2, *flags, background=True)
-        time.sleep(0.5)
+        os.mkdir(self.path("pids2"))
+        run = self.chains(2, "--pids", self.path("pids2"), *flags, background=True)
+        self.wait_until_started(run, self.path("pids2"), 2)
         run.send_signal(signal.SIGTERM)
         _, err = run.communicate(timeout=60)
         self.assertEqual(run.returncode, RESUMABLE, err)
@@ -204,8 +213,9 @@ class Checkpoint(InputCase):
         flags = [*spread, "--item-ms", ITEM_MS, "--mcmclb-balancer", "mostwork", "--mcmclb-checkpoint",
                  self.path("ck"), "--mcmclb-checkpoint-every-s", "100", "--mcmclb-record", self.path("t.csv"),
                  "--out", self.path("a.txt")]
-        run = self.chains(4, *flags, "--mcmclb-group-size", "2", background=True)
-        time.sleep(0.5)
+        os.mkdir(self.path("pids"))
+        run = self.chains(4, "--pids", self.path("pids"), *flags, "--mcmclb-group-size", "2", background=True)
+        self.wait_until_started(run, self.path("pids"), 4)
         run.send_signal(signal.SIGTERM)
         _, err = run.communicate(timeout=60)
         self.assertEqual(run.returncode, RESUMABLE, err)
