@@ -83,6 +83,19 @@ read -r want_lat want_bw <"$out/want.txt"
 "$src/tests/smpi/calibrate.sh" "$(dirname "$sim")/tests/smpi/smpi_pingpong" "$out/calibrated.xml" "$want_lat" "$want_bw" |
   tail -1
 
+# Two nodes of one rank, emulated by Hydra's fork bootstrap (MPICH): the network's pair is timed, the node's is not,
+# and the platform says which.
+if "$mpiexec" --version 2>/dev/null | grep -qi hydra; then
+  "$mpiexec" -bootstrap fork -hosts a:1,b:1 -n 2 "$mcmclb" calibrate --out "$work/two" --ranks 8 --reps 2 >/dev/null
+  head=$(sed -n '/^-->/q;p' "$work/two/calibrated.xml")
+  if [ "$(grep -c '^inter,' "$work/two/pingpong.csv")" -ne 10 ] || grep -q "intra," "$work/two/pingpong.csv" ||
+    ! grep -q "2 node(s)" <<<"$head" || ! grep -q "Inside a node: NOT MEASURED" <<<"$head" ||
+    grep -q "Between nodes: NOT MEASURED" <<<"$head"; then
+    cat "$work/two/pingpong.csv" "$work/two/calibrated.xml"; echo "calibrate on two emulated nodes: wrong pairs"; exit 1
+  fi
+  echo "two emulated nodes: the pair between nodes timed, the platform says the node's was not"
+fi
+
 # advise accepts the platform (its checks, without simulating), then a small study simulated on it.
 python3 -c "
 print('chain,item,ranks,seconds,speedup')

@@ -117,6 +117,8 @@ std::string platform_xml(const Machine& m, const Shape& shape, const std::vector
   if (m.has_intra) {
     x += "  Inside a node, one-way: below " + large + " B " + line_words(m.intra.small) + "; from it on " +
          line_words(m.intra.large) + ".\n";
+  } else {
+    x += "  Inside a node: NOT MEASURED (one rank per node); the loopback copies the times between nodes.\n";
   }
   if (m.has_inter) {
     x += "  Between nodes, one-way: below " + large + " B " + line_words(m.inter.small) + "; from it on " +
