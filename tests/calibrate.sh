@@ -9,7 +9,7 @@
 set -euo pipefail
 mcmclb=$1 mpiexec=$2 sim=$3 src=$4
 if ! command -v smpirun >/dev/null; then  # as tests/smpi/run_sim_suite.sh: a skip, but a failure under CI
-  case "${CI:-}" in true | TRUE | True | 1 | yes) echo "FAILED: smpirun not found; CI=true"; exit 1 ;; esac
+  case "${CI:-}" in true | TRUE | True | 1 | yes) echo "FAILED: smpirun not found; CI=true: a missing dependency fails"; exit 1 ;; esac
   echo "SKIPPED: smpirun not found (Debian libsimgrid-dev, installed by bootstrap.sh)"; exit 77
 fi
 if [ ! -x "$sim" ]; then
