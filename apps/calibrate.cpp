@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -195,7 +196,15 @@ int calibrate_main(int argc, char** argv) {
         "mcmclb commit: " + p.git_commit + ", launcher: " + (p.launcher.empty() ? "unknown" : p.launcher)};
     const cal::Shape shape = cal::shape_for(o.ranks, m.cores_per_node);
     const fs::path out(o.out);
+    for (const auto& [pair, points] : measured) {
+      if (cal::fit_model(points, cal::kLargeFrom).bandwidth_Bps() <= 0) {
+        error = "calibrate: the " + pair + " pair's times of messages from " + std::to_string(cal::kLargeFrom) +
+                " bytes on did not grow with their size, so they give no bandwidth; nothing written (rerun on an idle "
+                "allocation)";
+      }
+    }
     try {
+      if (!error.empty()) throw std::runtime_error(error);
       csv::write_atomically(out / "pingpong.csv", csv_of(measured));
       // provenance.csv's columns, with the facts that a study's runs.csv holds instead in front.
       csv::Row header = {"git_commit", "mpi_library", "nprocs", "host", "utc_start"};
@@ -211,7 +220,7 @@ int calibrate_main(int argc, char** argv) {
       csv::write_atomically(out / "calibrated.hosts", cal::hostfile(shape, m.cores_per_node, o.ranks));
       csv::write_atomically(out / "calibrated.xml", cal::platform_xml(m, shape, comments));
     } catch (const std::exception& e) {
-      error = std::string("cannot write the calibration: ") + e.what();
+      if (error.empty()) error = std::string("cannot write the calibration: ") + e.what();
     }
     if (error.empty()) {
       for (const auto& [pair, points] : measured) {

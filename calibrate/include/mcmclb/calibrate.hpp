@@ -41,7 +41,8 @@ struct Model {
   Line small;  // the fit of the sizes below threshold
   Line large;  // the fit of the sizes from threshold on
   /// The link's constants and SMPI's factors for sizes below / from threshold.
-  [[nodiscard]] double latency_s() const { return small.latency_s; }
+  /// A negative intercept (noise on a line through the origin) is no latency.
+  [[nodiscard]] double latency_s() const { return small.latency_s > 0 ? small.latency_s : 0.0; }
   [[nodiscard]] double bandwidth_Bps() const { return large.bandwidth_Bps; }
   [[nodiscard]] double lat_factor_large() const;
   [[nodiscard]] double bw_factor_small() const;
