@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// mpiexec -n P mcmclb calibrate [--out DIR] [--ranks MAX] [--reps N]: measures the machine the ranks run on and
-// writes a SimGrid platform of it, so that `mcmclb advise` and `mcmclb sweep --launcher smpi` simulate the user's
+// mpiexec -n P mcmclb calibrate [--out DIR] [--ranks MAX] [--reps N] [--cores K]: measures the machine the ranks run on
+// and writes a SimGrid platform of it, so that `mcmclb advise` and `mcmclb sweep --launcher smpi` simulate the user's
 // machine rather than a stock one. What is measured and how it becomes a platform: mcmclb/calibrate.hpp.
 //
 // Every rank parses the same argv, so bad flags are one verdict: one line on rank 0, exit 2 everywhere
@@ -34,6 +34,9 @@ struct Options {
   std::string out = "results/calibrate";
   int ranks = 1024;  // the simulated ranks the platform must hold
   int reps = 5;
+  // --cores: the simulated nodes' cores. 0: as measured, the CPUs the job's ranks may use on a node (the union of
+  // their masks), which a launch of fewer ranks than cores that binds each to one core counts short.
+  int cores = 0;
 };
 
 Options parse(int argc, char** argv) {
@@ -45,21 +48,24 @@ Options parse(int argc, char** argv) {
     if (flag.rfind("--", 0) == 0 && eq != std::string::npos) {
       value = flag.substr(eq + 1);
       flag = flag.substr(0, eq);
-    } else if (flag == "--out" || flag == "--ranks" || flag == "--reps") {
+    } else if (flag == "--out" || flag == "--ranks" || flag == "--reps" || flag == "--cores") {
       if (i + 1 >= argc) throw InputError(flag + ": missing value (see mcmclb calibrate --help)");
       value = argv[++i];
     }
-    if (flag != "--out" && flag != "--ranks" && flag != "--reps") {
-      throw InputError("unknown argument '" + printable(flag) +
-                       "' of calibrate (allowed: --out DIR, --ranks MAX, --reps N; see mcmclb calibrate --help)");
+    if (flag != "--out" && flag != "--ranks" && flag != "--reps" && flag != "--cores") {
+      throw InputError(
+          "unknown argument '" + printable(flag) +
+          "' of calibrate (allowed: --out DIR, --ranks MAX, --reps N, --cores K; see mcmclb calibrate --help)");
     }
     if (!seen.insert(flag).second) throw InputError(flag + ": given twice (allowed: once)");
     if (flag == "--out") {
       o.out = require_path(flag, value);
     } else if (flag == "--ranks") {
       o.ranks = static_cast<int>(parse_integer_flag(flag, value, 1, 1 << 20, "a count of simulated ranks"));
-    } else {
+    } else if (flag == "--reps") {
       o.reps = static_cast<int>(parse_integer_flag(flag, value, 1, 1000, "a count of repetitions"));
+    } else {
+      o.cores = static_cast<int>(parse_integer_flag(flag, value, 1, 1 << 16, "a count of cores per node"));
     }
   }
   return o;
@@ -122,7 +128,9 @@ std::string csv_of(const std::vector<std::pair<std::string, std::vector<cal::Poi
 
 }  // namespace
 
-std::string calibrate_usage() { return "mpiexec -n P mcmclb calibrate [--out DIR] [--ranks MAX] [--reps N]"; }
+std::string calibrate_usage() {
+  return "mpiexec -n P mcmclb calibrate [--out DIR] [--ranks MAX] [--reps N] [--cores K]";
+}
 
 int calibrate_main(int argc, char** argv) {
   const mpi::Comm world = mpi::Comm::world();
@@ -149,9 +157,11 @@ int calibrate_main(int argc, char** argv) {
   m.nodes = static_cast<int>(std::set<int>(node.begin(), node.end()).size());
   m.cores_per_node = occupancy.cores_available > 0 ? occupancy.cores_available : occupancy.ranks_on_node;
   if (m.cores_per_node <= 0) m.cores_per_node = static_cast<int>(std::count(node.begin(), node.end(), node[0]));
+  const bool cores_given = o.cores > 0;
+  if (cores_given) m.cores_per_node = o.cores;
   if (rank == 0) {
-    std::printf("calibrate: %d ranks on %d node(s) of %d core(s); timing messages of %zu sizes, %d repetitions%s\n",
-                nprocs, m.nodes, m.cores_per_node, cal::message_sizes().size(), o.reps,
+    std::printf("calibrate: %d ranks on %d node(s) of %d core(s)%s; timing messages of %zu sizes, %d repetitions%s\n",
+                nprocs, m.nodes, m.cores_per_node, cores_given ? " (--cores)" : "", cal::message_sizes().size(), o.reps,
                 occupancy.oversubscribed() ? " (WARNING: more ranks than cores on a node: the times include waiting "
                                              "for a core)"
                                            : "");
@@ -191,7 +201,8 @@ int calibrate_main(int argc, char** argv) {
     p.cores_available = occupancy.cores_available;
     p.oversubscribed = occupancy.known() ? (occupancy.oversubscribed() ? "true" : "false") : "";
     const std::vector<std::string> comments = {
-        "MPI library: " + p.mpi_library, "Nodes: " + p.node_layout + " (host[ranks]/cpus)",
+        "MPI library: " + p.mpi_library,
+        "Nodes: " + p.node_layout + " (host[ranks]/cpus)" + (cores_given ? "; cores per node from --cores" : ""),
         "Date (UTC): " + p.utc_start, "Command: " + p.command_line + " (in " + p.working_dir + ")",
         "mcmclb commit: " + p.git_commit + ", launcher: " + (p.launcher.empty() ? "unknown" : p.launcher)};
     const cal::Shape shape = cal::shape_for(o.ranks, m.cores_per_node);

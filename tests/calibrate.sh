@@ -19,7 +19,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # Bad flags: one line, from rank 0 only, exit 2, and no folder made.
-for bad in "--ranks 0" "--reps x" "--out" "--fast" "--out $work/a --out $work/b"; do
+for bad in "--ranks 0" "--reps x" "--cores 0" "--out" "--fast" "--out $work/a --out $work/b"; do
   # shellcheck disable=SC2086  # the flags are meant to split
   set +e; "$mpiexec" -n 2 "$mcmclb" calibrate $bad >"$work/bad.out" 2>"$work/bad.err"; status=$?; set -e
   lines=$(grep -c . "$work/bad.err" || true)
@@ -75,30 +75,43 @@ for fact in ("MPI library: ", "Date (UTC): ", "Command: ", "mcmclb commit: ", "N
 if problems:
     sys.exit("calibrate: " + "; ".join(problems))
 print(f"calibrated.xml: loopback {got_lat * 1e6:.3f} us, {got_bw / 1e6:.0f} MB/s, the fit of pingpong.csv")
-# What the platform's model gives at 8 bytes and at 4 MiB (SMPI: latency x lat-factor + size / (bw x bw-factor)).
-props = {p.get("id"): p.get("value") for p in root.iter("prop")}
-factor = lambda name, size: [float(v) for k, v in (x.split(":") for x in props[name].split(";")) if int(k) <= size][-1]
-want_lat = float(cluster.get("lat").rstrip("s")) * 2 * factor("smpi/lat-factor", 8) + 8 / (
-    float(cluster.get("bw").rstrip("Bps")) * factor("smpi/bw-factor", 8))
-big = 4194304
-want_bw = big / (float(cluster.get("lat").rstrip("s")) * 2 * factor("smpi/lat-factor", big) + big / (
-    float(cluster.get("bw").rstrip("Bps")) * factor("smpi/bw-factor", big)))
-print(f"{want_lat * 1e6} {want_bw / 1e6}", file=open(f"{out}/want.txt", "w"))
 PY
-# Simulated on the platform, the ping-pong between two nodes (whose links copy the node's times here) takes the
-# time its model gives at 8 bytes and at 4 MiB, within 10 % (tests/smpi/calibrate.sh).
-read -r want_lat want_bw <"$out/want.txt"
-"$src/tests/smpi/calibrate.sh" "$(dirname "$sim")/tests/smpi/smpi_pingpong" "$out/calibrated.xml" "$want_lat" "$want_bw" |
-  tail -1
+# Simulated on the platform, the ping-pong between two nodes (whose links copy the node's times here) takes at every
+# size the time the platform's model gives (SMPI: latency x lat-factor + size / (bandwidth x bw-factor)), within 10 %
+# or 0.05 us (SMPI charges each MPI_Wtime 10 ns of simulated time, smpi/wtime).
+printf 'node-0\nnode-1\n' >"$work/pair.hosts"
+(cd "$work" && smpirun -np 2 -platform "$out/calibrated.xml" -hostfile "$work/pair.hosts" -no-privatize \
+  --log=root.thresh:warning "$(dirname "$sim")/tests/smpi/smpi_pingpong") >"$work/simulated.csv"
+python3 - "$out/calibrated.xml" "$work/simulated.csv" <<'PY'
+import csv, sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+c = root.find(".//cluster")
+props = {p.get("id"): p.get("value") for p in root.iter("prop")}
+def factor(name, size):
+    return [float(v) for k, v in (x.split(":") for x in props[name].split(";")) if int(k) <= size][-1]
+lat, bw = 2 * float(c.get("lat").rstrip("s")), float(c.get("bw").rstrip("Bps"))  # a route: two links
+bad = []
+for r in csv.DictReader(open(sys.argv[2])):
+    size, got = int(r["bytes"]), float(r["one_way_us"])
+    want = (lat * factor("smpi/lat-factor", size) + size / (bw * factor("smpi/bw-factor", size))) * 1e6
+    if abs(got - want) > max(0.10 * want, 0.05):
+        bad.append(f"{size} B: {got} us, the model {want:.4f} us")
+if bad:
+    sys.exit("the simulated ping-pong on calibrated.xml: " + "; ".join(bad))
+print("simulated ping-pong on calibrated.xml: every size within 10 % or 0.05 us of the platform's model")
+PY
 
 # Two nodes of one rank, emulated by Hydra's fork bootstrap (MPICH): the network's pair is timed, the node's is not,
-# and the platform says which.
-if "$mpiexec" --version 2>/dev/null | grep -qi hydra; then
-  "$mpiexec" -bootstrap fork -hosts a:1,b:1 -n 2 "$mcmclb" calibrate --out "$work/two" --ranks 8 --reps 2 >/dev/null
+# and the platform says which; --cores 3 makes nodes of 3 cores (8 ranks: 3, 3 and 2 on three nodes).
+version=$("$mpiexec" --version 2>/dev/null || true)  # read whole: grep -q could end it early (pipefail)
+if grep -qi hydra <<<"$version"; then
+  "$mpiexec" -bootstrap fork -hosts a:1,b:1 -n 2 "$mcmclb" calibrate --out "$work/two" --ranks 8 --reps 2 \
+    --cores 3 >/dev/null
   head=$(sed -n '/^-->/q;p' "$work/two/calibrated.xml")
   if [ "$(grep -c '^inter,' "$work/two/pingpong.csv")" -ne 10 ] || grep -q "intra," "$work/two/pingpong.csv" ||
     ! grep -q "2 node(s)" <<<"$head" || ! grep -q "Inside a node: NOT MEASURED" <<<"$head" ||
-    grep -q "Between nodes: NOT MEASURED" <<<"$head"; then
+    grep -q "Between nodes: NOT MEASURED" <<<"$head" || ! grep -q ' core="3"' "$work/two/calibrated.xml" ||
+    [ "$(sort "$work/two/calibrated.hosts" | uniq -c | awk '{print $1}' | paste -sd,)" != "3,3,2" ]; then
     cat "$work/two/pingpong.csv" "$work/two/calibrated.xml"; echo "calibrate on two emulated nodes: wrong pairs"; exit 1
   fi
   echo "two emulated nodes: the pair between nodes timed, the platform says the node's was not"

@@ -139,7 +139,8 @@ std::string platform_xml(const Machine& m, const Shape& shape, const std::vector
   x += " A route inside a leaf crosses " + std::to_string(shape.hops_in_leaf) +
        " links, so each link has the measured latency over " + std::to_string(shape.hops_in_leaf) +
        "; across leaves a route crosses twice as many.\n";
-  x += "  The whole one-way time is in the links: smpi/os, smpi/ois and smpi/or are 0. smpi/lat-factor and\n"
+  x += "  The whole one-way time is in the links: smpi/os, smpi/ois and smpi/or are 0, and no TCP window bounds a\n"
+       "  flow (network/TCP-gamma 0). smpi/lat-factor and\n"
        "  smpi/bw-factor make messages from " +
        large +
        " B on follow their own fitted line. Host speed is not measured (2.5 Gf, as\n"
@@ -147,6 +148,9 @@ std::string platform_xml(const Machine& m, const Shape& shape, const std::vector
   x += "<platform version=\"4.1\">\n  <config id=\"General\">\n";
   x += "    <prop id=\"smpi/lat-factor\" value=\"0:1;" + large + ":" + num(net.lat_factor_large()) + "\"/>\n";
   x += "    <prop id=\"smpi/bw-factor\" value=\"0:" + num(net.bw_factor_small()) + ";" + large + ":1\"/>\n";
+  // SimGrid bounds a flow's rate by a TCP window over the round trip (network/TCP-gamma, 4 MiB by default): at a
+  // measured latency of milliseconds that bound, not the fitted bandwidth, would set a large message's time.
+  x += "    <prop id=\"network/TCP-gamma\" value=\"0\"/>\n";
   for (const char* id : {"smpi/os", "smpi/ois", "smpi/or"}) {
     x += "    <prop id=\"" + std::string(id) + "\" value=\"0:0:0\"/>\n";
   }

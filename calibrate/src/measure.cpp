@@ -32,7 +32,7 @@ std::vector<Point> pingpong(const mpi::Comm& world, int a, int b, const std::vec
   const bool in_pair = rank == a || rank == b;
   const int partner = rank == a ? b : a;
   const MPI_Comm comm = world.get();
-  std::vector<Point> medians;
+  std::vector<Point> fastest;
   std::vector<char> buffer;
   for (const std::int64_t bytes : sizes) {
     buffer.assign(static_cast<std::size_t>(bytes), 'x');
@@ -58,15 +58,15 @@ std::vector<Point> pingpong(const mpi::Comm& world, int a, int b, const std::vec
       }
     }
     mpi::barrier_politely(world, mpi::setup_patience);
-    // Rank a's median reaches rank 0 (a is 0 in every pair the command times, but the function does not rely on it).
-    double m = rank == a ? median(one_way) : 0;
+    // Rank a's fastest reaches rank 0 (a is 0 in every pair the command times, but the function does not rely on it).
+    double m = rank == a ? *std::min_element(one_way.begin(), one_way.end()) : 0;
     if (a != 0) {
       if (rank == a) mpi::check(MPI_Send(&m, 1, MPI_DOUBLE, 0, 2, comm), "MPI_Send");
       if (rank == 0) mpi::recv_politely(comm, &m, 1, MPI_DOUBLE, a, 2);
     }
-    if (rank == 0) medians.push_back(Point{bytes, m});
+    if (rank == 0) fastest.push_back(Point{bytes, m});
   }
-  return medians;
+  return fastest;
 }
 
 double allreduce_time(const mpi::Comm& world, int calls) {

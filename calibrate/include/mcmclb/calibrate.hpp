@@ -91,9 +91,11 @@ std::string hostfile(const Shape& shape, int cores_per_node, int ranks);
 // --- measuring (collective over world; every MPI call checked) ---
 
 /// The ping-pong between ranks a and b of world: for each size, a warm-up and reps repetitions of round trips (more
-/// for small sizes), each round trip timed on rank a; the other ranks wait. Returns on rank 0 every size's median
-/// one-way time (half a round trip) over all timed round trips (empty elsewhere): a round trip that the scheduler
-/// or another program interrupted moves a median little, where it would move a mean a lot. a and b must differ.
+/// for small sizes), each round trip timed on rank a; the other ranks wait. Returns on rank 0 every size's fastest
+/// one-way time (half a round trip) over all timed round trips (empty elsewhere). An interruption (the scheduler,
+/// another program on the core) only adds time, so the fastest round trip is the one that met none: on a busy
+/// 2-core VM the median of a size was at times milliseconds, and then the large sizes' times fell with the size.
+/// a and b must differ.
 std::vector<Point> pingpong(const mpi::Comm& world, int a, int b, const std::vector<std::int64_t>& sizes, int reps);
 
 /// An 8-byte MPI_Allreduce over world, timed as commbench times an operation (a barrier, MPI_Wtime around the call,
