@@ -3,9 +3,9 @@
 # mcmclb calibrate over a real network of known bandwidth: two nodes on this machine, this one and a network
 # namespace with a host name of its own, joined by a veth pair whose both ends a token bucket (tc tbf) holds to
 # RATE Mbit/s. Open MPI runs one rank on each over TCP (btl tcp,self; its daemon started in the namespace by an rsh
-# agent). The platform written must say 2 nodes and carry a bandwidth between nodes of the bucket's rate less TCP/IP's
-# headers (at least 80 % of it, at most 102 %). The kernel here has no netem, so no latency is imposed; the measured
-# one is only checked to be positive.
+# agent). The platform written must say 2 nodes; the 4 MiB messages must run at the bucket's rate less TCP/IP's
+# headers (80 to 102 % of it) and the fitted bandwidth between nodes at 70 to 102 %. The kernel here has no netem, so
+# no latency is imposed; the measured one is only checked to be positive.
 #   calibrate_netns.sh MCMCLB_BUILT_AGAINST_OPEN_MPI [RATE_MBIT]
 set -euo pipefail
 mcmclb=$1 rate=${2:-200}
@@ -53,12 +53,18 @@ rows = [r for r in csv.DictReader(open(f"{out}/pingpong.csv"))]
 problems = []
 if "Measured: 2 node(s)" not in text or "Between nodes: NOT MEASURED" in text or {r["pair"] for r in rows} != {"inter"}:
     problems.append("the platform does not say that 2 nodes were measured between nodes")
-if not 0.80 * want <= bw <= 1.02 * want:
+# The 4 MiB message's own rate, and the fitted line's (TCP restarts its window after each idle turn of a ping-pong,
+# so the mid sizes run slower and pull the slope down: 84 to 98 % of the bucket here).
+big = [float(r["bandwidth_MBps"]) * 1e6 for r in rows if r["bytes"] == "4194304"]
+if not big or not 0.80 * want <= big[0] <= 1.02 * want:
+    problems.append(f"4 MiB at {big} B/s, the bucket's {want / 1e6:.2f} MB/s")
+if not 0.70 * want <= bw <= 1.02 * want:
     problems.append(f"bandwidth between nodes {bw / 1e6:.2f} MB/s, the bucket's {want / 1e6:.2f} MB/s")
 if lat <= 0:
     problems.append(f"latency between nodes {lat} s")
 if problems:
     sys.exit("calibrate over the veth pair: " + "; ".join(problems))
-print(f"calibrate over a veth pair held to {rate:.0f} Mbit/s ({want / 1e6:.2f} MB/s): {bw / 1e6:.2f} MB/s "
-      f"({bw / want * 100:.0f} %), latency {lat * 1e6:.1f} us (measured, none imposed)")
+print(f"calibrate over a veth pair held to {rate:.0f} Mbit/s ({want / 1e6:.2f} MB/s): fitted {bw / 1e6:.2f} MB/s "
+      f"({bw / want * 100:.0f} %), 4 MiB at {big[0] / 1e6:.2f} MB/s ({big[0] / want * 100:.0f} %), latency "
+      f"{lat * 1e6:.1f} us (measured, none imposed)")
 PY
