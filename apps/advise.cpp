@@ -596,7 +596,7 @@ int advise_main(const std::vector<std::string>& args) {
   SweepOptions sweep;
   sweep.study = launch::not_an_option(plan.study_path);
   sweep.launcher = "smpi";
-  sweep.platform = o.platform.empty() ? std::string(MCMCLB_SOURCE_DIR) + "/configs/platforms/bgp.xml" : o.platform;
+  sweep.platform = o.platform.empty() ? std::string(MCMCLB_SOURCE_DIR) + "/configs/platforms/fattree.xml" : o.platform;
   sweep.sim_binary = o.sim_binary.empty() ? simulation_build() : o.sim_binary;
   sweep.smpi_flags = o.smpi_flags;
   sweep.out = launch::not_an_option(o.out);

@@ -7,6 +7,8 @@
 //   build/mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE] [--ignore COLUMNS]   (apps/compare.hpp)
 //   build/mcmclb compare DIR --baseline KEY=VALUE[,...] [...]   (one folder's set-ups against one of them)
 //   build/mcmclb advise TRACE.csv|STUDY.yaml --ranks P[,P...] [...]   (apps/advise.hpp: simulates, then ranks)
+//   mpiexec -n P build/mcmclb calibrate [--out DIR] [--ranks MAX] [--reps N] [--cores K]
+//                                     (apps/calibrate.hpp: a platform of the machine, for the simulations)
 //   build/mcmclb --version   (the release, from CMake's project(), and the commit the build was made from)
 //   build/mcmclb keys | columns   (not in --help: the key table as Markdown, each results file's header; what
 //                                  docs/reference/ documents and tests/test_reference.py compares against)
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "advise_flags.hpp"
+#include "calibrate.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/config.hpp"
 #include "mcmclb/driver.hpp"
@@ -86,6 +89,7 @@ std::vector<std::pair<std::string, std::string>> usage_lines() {
       {"predict",
        "mcmclb predict CALIBRATION.csv --run RUN_ID --move single|all --moves N --atoms A[,A...] --sizes M[,M...]"},
       {"advise", mcmclb::advise_usage()},
+      {"calibrate", mcmclb::calibrate_usage()},
       {"--version", "mcmclb --version"},
   };
 }
@@ -162,7 +166,8 @@ bool is_host_command(const std::string& command) {
 Cli parse_cli(int argc, char** argv) {
   Cli cli;
   if (argc < 2)
-    throw InputError("missing command (known: run, plan, sweep, status, compare, predict, advise; see --help)");
+    throw InputError(
+        "missing command (known: run, plan, sweep, status, compare, predict, advise, calibrate; see --help)");
   cli.command = argv[1];
   if (cli.command == "--help" || cli.command == "-h") return cli;
   if (mpi::kSimulated && is_host_command(cli.command)) {  // one line on rank 0, exit 2 on every simulated rank
@@ -172,7 +177,7 @@ Cli parse_cli(int argc, char** argv) {
   }
   if (cli.command != "run") {
     throw InputError("unknown command '" + cli.command +
-                     "' (known: run, plan, sweep, status, compare, predict, advise; see --help)");
+                     "' (known: run, plan, sweep, status, compare, predict, advise, calibrate; see --help)");
   }
   if (asks_help(argc, argv)) {
     cli.help = true;
@@ -513,6 +518,11 @@ int main(int raw_argc, char** raw_argv) {
     if (is_host_command(command) && asks_help(argc, argv)) return print_help(command);
     if (is_host_command(command)) return without_mpi(argc, argv);
 #endif
+    if (command == "calibrate" && asks_help(argc, argv)) {
+      std::fputs(usage_of(command).c_str(), stdout);
+      return 0;
+    }
+    if (command == "calibrate") return mcmclb::mpi::run_main(argc, argv, mcmclb::calibrate_main);
   }
   return mcmclb::mpi::run_main(argc, argv, mcmclb_main);
 }

@@ -11,6 +11,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SIM_SUITE = os.path.join(HERE, "smpi", "run_sim_suite.sh")
 OPENMPI_SUITE = os.path.join(HERE, "openmpi", "run_openmpi_suite.sh")
 README_DEMO = os.path.join(HERE, "readme", "run_demo.sh")
+CALIBRATE = (os.path.join(HERE, "calibrate.sh"), os.path.join(HERE, "calibrate_netns.sh"))
 
 
 # Each script is several CTest tests, one per part (a build, then the checks that need it): every part checks.
@@ -52,6 +53,17 @@ class MissingDependency(unittest.TestCase):
             with self.subTest(part=part):
                 self.assertEqual(r.returncode, 77, r.stdout + r.stderr)
                 self.assertIn("Open MPI is not installed: skipped", r.stdout)
+
+    def test_calibrate_tests_fail_under_ci_without_their_programs(self):
+        """mcmclb calibrate's end-to-end test without smpirun, and its network test without root's tools."""
+        for script in CALIBRATE:
+            for ci, code, said in (("true", 1, "CI=true: a missing dependency fails"), ("", 77, "SKIPPED: ")):
+                r = subprocess.run(["/bin/bash", script, "/nonexistent/mcmclb", "/nonexistent/mpiexec",
+                                    "/nonexistent/mcmclb-sim", "/nonexistent-src"],
+                                   env={"PATH": "/nonexistent", "CI": ci}, capture_output=True, text=True, timeout=30)
+                with self.subTest(script=os.path.basename(script), ci=ci):
+                    self.assertEqual(r.returncode, code, r.stdout + r.stderr)
+                    self.assertIn(said, r.stdout)
 
     def test_cluster_login_fails_under_ci_without_lmod(self):
         """The README's demo runs on the emulated cluster login: without Lmod (or, run by a user, without root) its

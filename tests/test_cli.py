@@ -103,7 +103,8 @@ class BadInput(unittest.TestCase):
         self.assertEqual(r.stdout.count("usage: "), 1, r.stdout)
 
     def test_bad_command_line(self):
-        self.assert_input_error(mcmclb("walk", self.good), "unknown command 'walk' (known: run, plan, sweep, status, compare, predict, advise; "
+        self.assert_input_error(mcmclb("walk", self.good), "unknown command 'walk' (known: run, plan, sweep, status, compare, predict, advise, "
+                                "calibrate; "
                                 "see --help)")
         self.assert_input_error(mcmclb("run", self.good, "--fast"), "unknown flag --fast")
 
@@ -114,7 +115,8 @@ class Help(unittest.TestCase):
     parser cannot be left out of the help. No MPI but for run's (about 0.5 s in all)."""
 
     SOURCES = {"run": ["mcmclb.cpp"], "plan sweep status": ["sweep.cpp", "status.cpp"], "compare": ["compare.cpp"],
-               "predict": ["predict.cpp"], "advise": ["advise_plan.cpp", "advise_flags.hpp"]}
+               "predict": ["predict.cpp"], "advise": ["advise_plan.cpp", "advise_flags.hpp"],
+               "calibrate": ["calibrate.cpp"]}
     APPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "apps")
 
     def flags_in(self, files):
