@@ -989,13 +989,8 @@ class MergePaysFindings(unittest.TestCase):
                     doc_tables.generate(name, ["docs/data/steal-vs-regroup-seeds-64"])
 
 
-class Fig1Sensitivity(unittest.TestCase):
-    """Fig. 1's finding with the send and receive overheads halved and doubled: the table follows the commbench CSVs
-    it names (a time changed in a copy changes its row's cells and no other row's), and a CSV whose rows name two
-    platforms is refused with a line naming the file."""
-
-    CSVS = ["docs/data/fig1-sim-bgp/commbench.csv", "docs/data/fig1-sensitivity/os-or-x0.5/commbench.csv",
-            "docs/data/fig1-sensitivity/os-or-x2/commbench.csv"]
+class Fig1Copies(unittest.TestCase):
+    """Fig. 1's simulated folders and the platforms copied to a temporary root, whose CSVs a test edits."""
 
     def setUp(self):
         self.root = tempfile.mkdtemp()
@@ -1006,11 +1001,6 @@ class Fig1Sensitivity(unittest.TestCase):
             shutil.copytree(os.path.join(ROOT, folder), os.path.join(self.root, folder), symlinks=True)
         doc_tables.common.ROOT = self.root
 
-    def rows(self):
-        doc_tables.Inputs.cache.clear()
-        text = doc_tables.generate("fig1-sensitivity", self.CSVS)
-        return [[c.strip() for c in line.strip("|").split("|")] for line in text.split("\n")[2:]]
-
     def edit(self, path, change):
         with open(os.path.join(self.root, path), newline="", encoding="utf-8") as f:
             table = list(csv.DictReader(f))
@@ -1018,6 +1008,20 @@ class Fig1Sensitivity(unittest.TestCase):
             writer = csv.DictWriter(f, fieldnames=list(table[0]), lineterminator="\n")
             writer.writeheader()
             writer.writerows(change(r) for r in table)
+
+
+class Fig1Sensitivity(Fig1Copies):
+    """Fig. 1's finding with the send and receive overheads halved and doubled: the table follows the commbench CSVs
+    it names (a time changed in a copy changes its row's cells and no other row's), and a CSV whose rows name two
+    platforms is refused with a line naming the file."""
+
+    CSVS = ["docs/data/fig1-sim-bgp/commbench.csv", "docs/data/fig1-sensitivity/os-or-x0.5/commbench.csv",
+            "docs/data/fig1-sensitivity/os-or-x2/commbench.csv"]
+
+    def rows(self):
+        doc_tables.Inputs.cache.clear()
+        text = doc_tables.generate("fig1-sensitivity", self.CSVS)
+        return [[c.strip() for c in line.strip("|").split("|")] for line in text.split("\n")[2:]]
 
     def test_the_cells_follow_the_csvs(self):
         before = self.rows()
@@ -1043,6 +1047,53 @@ class Fig1Sensitivity(unittest.TestCase):
                   else r)
         with self.assertRaisesRegex(doc_tables.InputError, r"os-or-x0.5/commbench.csv: its rows name 2 values of "
                                                            r"platform"):
+            self.rows()
+
+
+class Fig1Links(Fig1Copies):
+    """Each method's time at 1024 ranks with the torus links' latency and bandwidth halved and doubled: every ratio
+    is the variant's time over the platform as is, read from the CSVs the block names (a time changed in one copy
+    changes that cell alone), and a CSV at another commit is refused, since its ratios would mix two changes."""
+
+    CSVS = [f"docs/data/fig1-sensitivity/p1024-{v}/commbench.csv" for v in ("as-is", "lat-x0.5", "bw-x2")]
+
+    def rows(self):
+        doc_tables.Inputs.cache.clear()
+        text = doc_tables.generate("fig1-links", self.CSVS + ["sizes=2,1024"])
+        return [[c.strip() for c in line.strip("|").split("|")] for line in text.split("\n")[2:]]
+
+    def test_the_cells_follow_the_csvs(self):
+        before = self.rows()
+        at = {(r[0], r[1]): r for r in before}
+        algorithm1 = at[("Algorithm 1 (intercomm)", "1024")]
+        # Algorithm 1 three times as dear for a group of all ranks in the bandwidth copy: its ratio alone triples.
+        self.edit(self.CSVS[2], lambda r: dict(r, time_us=str(3 * float(r["time_us"])))
+                  if r["method"] == "intercomm" and r["group_size"] == "1024" else r)
+        after = {(r[0], r[1]): r for r in self.rows()}
+        self.assertAlmostEqual(float(after[("Algorithm 1 (intercomm)", "1024")][4]), 3 * float(algorithm1[4]),
+                               delta=0.003)
+        self.assertEqual([r for k, r in after.items() if k != ("Algorithm 1 (intercomm)", "1024")],
+                         [r for k, r in at.items() if k != ("Algorithm 1 (intercomm)", "1024")])
+        # MPI_Comm_create twice as dear in the copy as is: its time doubles and each of its ratios halves.
+        self.edit(self.CSVS[0], lambda r: dict(r, time_us=str(2 * float(r["time_us"]))) if r["method"] == "create"
+                  else r)
+        halved = {(r[0], r[1]): r for r in self.rows()}
+        for g in ("2", "1024"):
+            key = ("`MPI_Comm_create` (create)", g)
+            self.assertAlmostEqual(float(halved[key][2]), 2 * float(at[key][2]), delta=0.1)
+            self.assertAlmostEqual(float(halved[key][3]), float(at[key][3]) / 2, delta=0.002)
+
+    def test_a_csv_of_two_platforms_is_refused(self):
+        self.edit(self.CSVS[1], lambda r: dict(r, platform="configs/platforms/bgp.xml") if r["group_size"] == "2"
+                  else r)
+        with self.assertRaisesRegex(doc_tables.InputError, r"lat-x0.5/commbench.csv: its rows name 2 values of "
+                                                           r"platform"):
+            self.rows()
+
+    def test_a_csv_of_another_commit_is_refused(self):
+        self.edit(self.CSVS[2], lambda r: dict(r, git_commit="0123456789ab"))
+        with self.assertRaisesRegex(doc_tables.InputError, r"bw-x2/commbench.csv: its git_commit 0123456789ab "
+                                                           r"differs from .*p1024-as-is/commbench.csv's"):
             self.rows()
 
 

@@ -9,7 +9,8 @@
     documents.py      the blocks' rewriting and the command line
     readme.py         README: quick-start, findings
     paper.py          docs/explanation/paper-reproduction.md: the page's answer (paper-answer), Fig. 1's
-                      finding on the platform's variants (fig1-sensitivity)
+                      finding on the platform's variants (fig1-sensitivity) and each method's time on them
+                      (fig1-links)
     steal_regroup.py  docs/explanation/steal-vs-regroup.md
     steal_regroup_findings.py  the same page's sentences that state figures
     merge_pays.py     docs/explanation/merge-pays.md

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """docs/explanation/paper-reproduction.md: the page's answer, one bullet per finding, every number from the folders the
 block names and from the paper's values in plots/reference/dinan2011.csv (paper-answer), and Fig. 1's finding on
-variants of its platform (fig1-sensitivity)."""
+variants of its platform (fig1-sensitivity) and each method's time on them (fig1-links)."""
 import os
 import re
 from collections import defaultdict
@@ -98,23 +98,29 @@ def crossover(bench_csv):
     return largest, found, dearer / cheaper, (dearer, cheaper)
 
 
+def one_simulation(bench_csv):
+    """(the create rows, {git_commit, platform, simgrid_cfg: its one value}) of a simulated commbench CSV; InputError
+    naming the file where its rows name two values of one of those, which would mix simulations in one row."""
+    need = ("method", "op", "group_size", "nprocs", "time_us", "git_commit", "platform", "simgrid_cfg")
+    rows, made = Inputs.read_file(bench_csv, need, "commbench.csv"), {}
+    for r in rows:
+        for column in ("git_commit", "platform", "simgrid_cfg"):
+            made.setdefault(column, set()).add(r[column])
+    for column, values in made.items():
+        if len(values) != 1:
+            raise InputError(f"{bench_csv}: its rows name {len(values)} values of {column} (allowed: one "
+                             f"simulation per file)")
+    return [r for r in rows if r["op"] == "create"], {column: values.pop() for column, values in made.items()}
+
+
 def fig1_sensitivity(inputs):
     """Fig. 1's finding on variants of its platform: one row per simulated commbench CSV (the first the platform as
     shipped), with what differs from the first (the platform's changed values, the simulator's flags added or
     dropped), its commit, and what crossover() finds at its largest P: the group size from which Algorithm 1 costs
     more than MPI_Comm_create (and where it turns back, if it does), both at g = P and their ratio."""
-    need = ("method", "op", "group_size", "nprocs", "time_us", "git_commit", "platform", "simgrid_cfg")
     rows, base = [], None
     for bench_csv in inputs.folders:
-        made = {}
-        for r in Inputs.read_file(bench_csv, need, "commbench.csv"):
-            for column in ("git_commit", "platform", "simgrid_cfg"):
-                made.setdefault(column, set()).add(r[column])
-        for column, values in made.items():
-            if len(values) != 1:
-                raise InputError(f"{bench_csv}: its rows name {len(values)} values of {column} (allowed: one "
-                                 f"simulation per file)")
-        made = {column: values.pop() for column, values in made.items()}
+        _, made = one_simulation(bench_csv)
         base = base or made
         largest, found, ratio, (dearer, cheaper) = crossover(bench_csv)
         setting = "platform as is"
@@ -250,3 +256,50 @@ def paper_answer(inputs):
         f"{found['size']:.1f} ranks on (between the simulated sizes {found['below']} and {found['above']}), and "
         f"{at_p:.0f}{TIMES} as much for a group of all ranks. [CSV]({bench_csv}).")
     return "\n".join("- " + wrapped(b).replace("\n", "\n  ") for b in bullets)
+
+
+def fig1_links(inputs):
+    """Each method's creation time on variants of Fig. 1's platform against the platform as shipped: one row per
+    method and group size (sizes=g,g,...; default 2, the middle size and P), the time in µs on the first CSV's
+    platform, then one column per other CSV with its time over the first's. Every CSV is one simulation at the same
+    P, commit and simulator flags, so that a ratio moves with the platform's changed values alone."""
+    from .commbench import COMMBENCH_METHODS
+    tables, base, columns = [], None, []
+    for bench_csv in inputs.folders:
+        bench, made = one_simulation(bench_csv)
+        if not bench:
+            raise InputError(f"{bench_csv}: no create rows (allowed: a commbench CSV of Fig. 1)")
+        made["nprocs"] = max(r["nprocs"] for r in bench)
+        if base is None:
+            base = dict(made, csv=bench_csv)
+        else:
+            for column in ("nprocs", "git_commit", "simgrid_cfg"):
+                if made[column] != base[column]:
+                    raise InputError(f"{bench_csv}: its {column} {made[column]} differs from {base['csv']}'s "
+                                     f"{base[column]} (allowed: the first CSV's, so that only the platform differs)")
+            changes = simulation.platform_changes(base["platform"], made["platform"])
+            if not changes:
+                raise InputError(f"{bench_csv}: its platform {made['platform']} is {base['csv']}'s (allowed: a "
+                                 f"variant of it)")
+            columns.append(" ".join(f"`{change}`" for change in changes) + " / as is")
+        series = defaultdict(list)
+        for r in bench:
+            if r["nprocs"] == made["nprocs"]:
+                series[(r["method"], r["group_size"])].append(r["time_us"])
+        tables.append((bench_csv, {key: median(times) for key, times in series.items()}))
+    p = base["nprocs"]
+    measured = sorted({g for _, g in tables[0][1]})
+    sizes = inputs.numbers("sizes", sorted({2, measured[len(measured) // 2], p}))
+    out = []
+    for method, label in COMMBENCH_METHODS:
+        if not any(m == method for m, _ in tables[0][1]):
+            continue
+        for g in sizes:
+            for bench_csv, times in tables:
+                if (method, g) not in times:
+                    raise InputError(f"{bench_csv}: no {method} time at group size {g} (allowed: sizes= of those "
+                                     f"every CSV holds)")
+            first = tables[0][1][(method, g)]
+            out.append([label, str(g), f"{first:.1f}" if first >= 1 else f"{first:.2f}"] +
+                       [f"{times[(method, g)] / first:.3f}" if first > 0 else "–" for _, times in tables[1:]])
+    return table_text(["method", "g", f"as is, P = {p} (µs)"] + columns, out)

@@ -9,7 +9,7 @@ from .merge_pays import (calibration_cost, merge_pays_ratios, merge_pays_sensiti
 from .merge_pays_findings import (closing_merges, model_against_chains, model_calibration, pays_all_atom,
                                   pays_real_answer, pays_real_findings, pays_single_atom, sensitivity_answer,
                                   sensitivity_findings, single_atom_calibration, workless_merges)
-from .paper import fig1_sensitivity, paper_answer
+from .paper import fig1_links, fig1_sensitivity, paper_answer
 from .readme import findings, quick_start
 from .repeat import simulation_repeat
 from .reproductions import not_yet_reproduced, release_bounds, release_reproductions, reproductions, rerun_4dp
@@ -32,7 +32,8 @@ TABLES = {
     "quick-start": (quick_start, (1, 1), {}),
     "findings": (findings, (7, 7), {}),
     "paper-answer": (paper_answer, (5, 6), {}),
-    "fig1-sensitivity": (fig1_sensitivity, (1, 4), {}),
+    "fig1-sensitivity": (fig1_sensitivity, (1, 8), {}),
+    "fig1-links": (fig1_links, (2, 8), {"sizes": "integers separated by commas"}),
     "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
     "steal-vs-regroup-summary": (steal_vs_regroup_summary, (1, 4), {"W": "integers separated by commas"}),
     "steal-vs-regroup-sizes": (steal_vs_regroup_sizes, (1, 4), {"W": "an integer"}),
