@@ -32,7 +32,7 @@ TABLES = {
     "quick-start": (quick_start, (1, 1), {}),
     "findings": (findings, (7, 7), {}),
     "paper-answer": (paper_answer, (5, 6), {}),
-    "fig1-sensitivity": (fig1_sensitivity, (1, 8), {}),
+    "fig1-sensitivity": (fig1_sensitivity, (1, 10), {}),
     "fig1-links": (fig1_links, (2, 8), {"sizes": "integers separated by commas"}),
     "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
     "steal-vs-regroup-summary": (steal_vs_regroup_summary, (1, 4), {"W": "integers separated by commas"}),
