@@ -168,22 +168,17 @@ int calibrate_main(int argc, char** argv) {
     std::fflush(stdout);
   }
   std::vector<std::pair<std::string, std::vector<cal::Point>>> measured;
-  if (intra > 0) {
-    auto points = cal::pingpong(world, 0, intra, cal::message_sizes(), o.reps);
-    if (rank == 0) {
-      m.intra = cal::fit_model(points, cal::kLargeFrom);
-      m.has_intra = true;
-      measured.emplace_back("intra", std::move(points));
-    }
-  }
-  if (inter > 0) {
-    auto points = cal::pingpong(world, 0, inter, cal::message_sizes(), o.reps);
-    if (rank == 0) {
-      m.inter = cal::fit_model(points, cal::kLargeFrom);
-      m.has_inter = true;
-      measured.emplace_back("inter", std::move(points));
-    }
-  }
+  // Rank 0 against a partner (none where it is 0): the ping-pong, then on rank 0 its fit, kept under its name.
+  const auto time_pair = [&](int partner, const char* name, auto& model, bool& has) {
+    if (partner <= 0) return;
+    auto points = cal::pingpong(world, 0, partner, cal::message_sizes(), o.reps);
+    if (rank != 0) return;
+    model = cal::fit_model(points, cal::kLargeFrom);
+    has = true;
+    measured.emplace_back(name, std::move(points));
+  };
+  time_pair(intra, "intra", m.intra, m.has_intra);
+  time_pair(inter, "inter", m.inter, m.has_inter);
   m.allreduce_s = cal::allreduce_time(world, 50);
   if (rank == 0) {
     const cal::PollCosts poll = cal::poll_costs(100000);
