@@ -227,12 +227,66 @@ def documents():
     return [README, os.path.join(ROOT, "CHANGELOG.md")] + sorted(pages)
 
 
+# A pointer to a section by name, as comments in configs and scripts write them: a path to a Markdown page, then the
+# heading's words quoted in parentheses.
+NAMED_SECTION = re.compile(r'(?P<page>[\w./-]+\.md) \("(?P<heading>[^"]+)"\)')
+
+
+def named_section_sources():
+    """The files a reader follows a named section from: every text file in the tree but results (docs/data, whose
+    READMEs are records of their time), the archive and build folders."""
+    skip = {".git", "docs/data", "docs/notes/archive"}
+    for folder, dirs, names in os.walk(ROOT):
+        rel = os.path.relpath(folder, ROOT)
+        dirs[:] = [d for d in dirs if os.path.normpath(os.path.join(rel, d)) not in skip and not d.startswith("build")]
+        for name in names:
+            if os.path.join(folder, name) == os.path.abspath(__file__):
+                continue  # its own examples of a missing section
+            if name.endswith((".md", ".xml", ".yaml", ".cfg", ".py", ".sh", ".cpp", ".hpp", ".cmake", ".txt")):
+                yield os.path.join(folder, name)
+
+
+def missing_sections(path):
+    """['FILE:LINE: PAGE ("Heading"): why'] of each named section in the file at path whose page (from the tree's
+    root or from the file's folder) does not exist or has no heading starting with the quoted words."""
+    found = []
+    for n, line in enumerate(read(path).splitlines(), 1):
+        for m in NAMED_SECTION.finditer(line):
+            page = next((p for p in (os.path.join(ROOT, m["page"]), os.path.join(os.path.dirname(path), m["page"]))
+                         if os.path.isfile(p)), None)
+            where = f"{os.path.relpath(path, ROOT)}:{n}"
+            if page is None:
+                found.append(f"{where}: {m[0]}: no such file")
+                continue
+            headings = [h.lower() for h in re.findall(r"^#{1,6}\s+(.*?)\s*$", read(page), re.M)]
+            if not any(h.replace("`", "").startswith(m["heading"].lower()) for h in headings):
+                found.append(f"{where}: {m[0]}: no such heading")
+    return found
+
+
 class Links(unittest.TestCase):
     def test_every_link_of_every_page_resolves(self):
         """Each relative link of the README, the changelog and every page under docs/ names a file that exists and,
         into a Markdown page, a heading it has: a page moved or a heading renamed breaks no link silently."""
         found = [problem for path in documents() for problem in broken_links(path)]
         self.assertEqual(found, [])
+
+    def test_every_section_named_in_a_file_exists(self):
+        """A comment or page that sends a reader to a section by name (docs/x.md ("Heading")) names a heading the page
+        has (the heading may go on after the quoted words): a renamed section strands no pointer in a platform file,
+        a study or a script, which no link check reads."""
+        found = [problem for path in named_section_sources() for problem in missing_sections(path)]
+        self.assertEqual(found, [])
+
+    def test_a_missing_section_is_caught(self):
+        with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "configs")) as d:
+            path = os.path.join(d, "x.yaml")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write('# docs/guide/simulation.md ("Flags, and why"), docs/guide/simulation.md ("No such part")\n'
+                        '# docs/no-such.md ("Anything")\n')
+            self.assertEqual([p.split(": ", 1)[1] for p in missing_sections(path)],
+                             ['docs/guide/simulation.md ("No such part"): no such heading',
+                              'docs/no-such.md ("Anything"): no such file'])
 
     def test_a_broken_link_is_caught(self):
         with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "docs")) as d:
