@@ -600,7 +600,20 @@ TEST(AdviceRule, FewestRanksByMinimaxRegretOverTheScenarios) {
   const auto b = fewest_ranks(close, two, 0.05, kWords, "");
   ASSERT_TRUE(b);
   EXPECT_EQ(close[b->fewest].nprocs, 16) << b->text;
-  EXPECT_TRUE(contains(b->text, "16 ranks: the fewest whose time is within the 5.0 % tolerance")) << b->text;
+  EXPECT_TRUE(contains(b->text, "16 ranks: the fewest core-hours in the dearest scenario among the counts whose "
+                                "time is within the 5.0 % tolerance"))
+      << b->text;
+  // The core-hours decide among the counts within it, not the rank count: 41 ranks at 9.5 s cost 389.5 rank-s,
+  // 40 ranks at 10 s (5.3 % slower, within 6 %) cost 400. The fewest ranks would be 40; the cheapest is 41.
+  const std::vector<AtRanks> cheap = {{40, {10.0, 10.0}, "none"}, {41, {9.5, 9.5}, "steal"}};
+  const auto e = fewest_ranks(cheap, two, 0.06, kWords, "");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(cheap[e->fewest].nprocs, 41) << e->text;
+  // Equal core-hours: the fewer ranks.
+  const std::vector<AtRanks> even = {{41, {400.0 / 41, 400.0 / 41}, "steal"}, {40, {10.0, 10.0}, "none"}};
+  const auto f = fewest_ranks(even, two, 0.06, kWords, "");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(even[f->fewest].nprocs, 40) << f->text;
   // No count within it: the smallest largest regret (here 25 % against 100 %), said as such.
   const std::vector<AtRanks> apart = {{16, {10.0, 4.0}, "none"}, {64, {5.0, 5.0}, "steal"}};
   const auto c = fewest_ranks(apart, two, 0.05, kWords, "");

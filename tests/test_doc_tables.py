@@ -1142,6 +1142,9 @@ class OneTable(unittest.TestCase):
         self.assertEqual(ranks_words("16 ranks: the fewest whose time is within the 5.0 % tolerance of the fastest "
                                      "rank count's in each of 2 scenarios"),
                          "16 ranks, the fewest within the tolerance of the fastest count in every scenario")
+        self.assertEqual(ranks_words("16 ranks: the fewest core-hours in the dearest scenario among the counts whose "
+                                     "time is within the 5.0 % tolerance"),
+                         "16 ranks, the cheapest within the tolerance of the fastest count in every scenario")
         self.assertEqual(ranks_words("copies (P / G x W walkers, more at more ranks): 64 ranks: no rank count is "
                                      "within the 5.0 % tolerance"), "64 ranks, the smallest largest regret")
         self.assertEqual(ranks_words("64 ranks buy nothing over 16: 16 ranks take 2 s"), "64 ranks buy nothing over 16")

@@ -686,11 +686,18 @@ std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, const st
       a.core_hours_hi[k] = std::max(a.core_hours_hi[k], core_hours);
     }
   }
-  // The fewest ranks within the tolerance; else the smallest largest regret, the fewer ranks on a tie.
+  // Of the counts within the tolerance, the cheapest: the fewest core-hours in its dearest scenario (what a user
+  // pays at most), the fewer ranks on a tie. Usually the fewest ranks; more ranks only where they finish so much
+  // sooner that they cost less. Else the smallest largest regret, the fewer ranks on a tie.
+  const auto cheaper = [&](std::size_t k, std::size_t than) {
+    const double d = a.core_hours_hi[k] - a.core_hours_hi[than];
+    if (std::abs(d) > 1e-12 * std::max(a.core_hours_hi[k], a.core_hours_hi[than])) return d < 0;
+    return at[k].nprocs < at[than].nprocs;
+  };
   std::optional<std::size_t> within;
   std::size_t minimax_at = 0;
   for (std::size_t k = 0; k < n; ++k) {
-    if (a.regret_max[k] <= tolerance + 1e-12 && (!within || at[k].nprocs < at[*within].nprocs)) within = k;
+    if (a.regret_max[k] <= tolerance + 1e-12 && (!within || cheaper(k, *within))) within = k;
     const double d = a.regret_max[k] - a.regret_max[minimax_at];
     if (d < -1e-12 || (std::abs(d) <= 1e-12 && at[k].nprocs < at[minimax_at].nprocs)) minimax_at = k;
   }
@@ -709,8 +716,8 @@ std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, const st
   std::string text;
   const AtRanks& pick = at[a.fewest];
   if (within) {
-    text = std::to_string(pick.nprocs) + " ranks: the fewest whose time is within the " + tol +
-           " tolerance of the fastest rank count's in each of " + count +
+    text = std::to_string(pick.nprocs) + " ranks: the fewest core-hours in the dearest scenario among the counts " +
+           "whose time is within the " + tol + " tolerance of the fastest rank count's in each of " + count +
            " (a threshold rule: more ranks are not advised for a gain inside the tolerance)";
   } else {
     text = std::to_string(pick.nprocs) + " ranks: no rank count is within the " + tol +

@@ -322,11 +322,15 @@ def ranks_words(answer):
     if fastest:
         return (f"{fastest.group(2)} ranks take {fastest.group(3)} longer than {fastest.group(1)}, with "
                 f"{fastest.group(4)} of the core-hours")
-    # The minimax answer: "64 ranks: the fewest whose time is within ...", or "...: no rank count is within ...".
-    minimax = re.match(r"(?:copies \(.*?\): )?(\d+) ranks: (the fewest|no rank count)", answer)
+    # The threshold answer: "64 ranks: the fewest core-hours ... among the counts whose time is within ..." (from an
+    # older advice.csv "64 ranks: the fewest whose time is within ..."), or "...: no rank count is within ...".
+    minimax = re.match(r"(?:copies \(.*?\): )?(\d+) ranks: (the fewest core-hours|the fewest|no rank count)", answer)
     if minimax:
-        return (f"{minimax.group(1)} ranks, the fewest within the tolerance of the fastest count in every scenario"
-                if minimax.group(2) == "the fewest" else f"{minimax.group(1)} ranks, the smallest largest regret")
+        return {"the fewest core-hours": f"{minimax.group(1)} ranks, the cheapest within the tolerance of the fastest "
+                                         f"count in every scenario",
+                "the fewest": f"{minimax.group(1)} ranks, the fewest within the tolerance of the fastest count in "
+                              f"every scenario"}.get(minimax.group(2), f"{minimax.group(1)} ranks, the smallest "
+                                                                       f"largest regret")
     return answer.split(":")[0].split(" (")[0]
 
 

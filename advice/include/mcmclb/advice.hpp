@@ -208,8 +208,9 @@ struct AtRanks {
   std::string winner;
 };
 /// The rank counts judged by the rule that ranks the set-ups: a count's regret in a scenario is its whole time over
-/// the fastest count's there, minus 1. The answer is the fewest ranks whose largest regret is within the tolerance,
-/// else the count with the smallest largest regret (minimax). Indices into at.
+/// the fastest count's there, minus 1. The answer is, of the counts whose largest regret is within the tolerance,
+/// the one with the fewest core-hours in its dearest scenario (the fewer ranks on a tie), else the count with the
+/// smallest largest regret (minimax). Indices into at.
 struct RanksAnswer {
   std::size_t fewest = 0;
   std::vector<double> regret_max;                    // per count
