@@ -161,19 +161,21 @@ def measured_speedups(raw, every, runs, superlinear=False):
         if r["item"] or (r["chain"], r["ranks"]) in pairs:
             continue
         m = int(r["ranks"])
-        kept = []
+        kept, wrong = [], []
         for rep in reps:
             one, at = mean(rep, r["chain"], "1"), mean(rep, r["chain"], r["ranks"])
             if one is None or at is None:
                 continue
             ratio = one / at
-            if ratio < 1 / m * (1 - 1e-9) or (ratio > m * (1 + 1e-9) and not superlinear):
-                line = (f"walker {r['chain']}'s speed-up at {m} ranks in repetition {rep} is {ratio:.4g}, outside "
-                        f"[1/{m}, {m}]: set aside as a measurement error")
-                head.append("set aside: " + line)
-                said.append(line)
-                continue
-            kept.append((rep, ratio))
+            bad = ratio < 1 / m * (1 - 1e-9) or (ratio > m * (1 + 1e-9) and not superlinear)
+            (wrong if bad else kept).append((rep, ratio))
+        if wrong:
+            line = (f"walker {r['chain']}'s speed-up at {m} ranks is outside [1/{m}, {m}] in repetition " +
+                    ", ".join(f"{rep} ({ratio:.4g})" for rep, ratio in wrong) +
+                    f": set aside as a measurement error ({len(wrong)} of {len(wrong) + len(kept)} pairs" +
+                    ("" if kept else "; the run's own speed-up stands") + ")")
+            head.append("set aside: " + line)
+            said.append(line)
         pairs[(r["chain"], r["ranks"])] = kept
     out = []
     for r in raw:
@@ -189,7 +191,7 @@ def measured_speedups(raw, every, runs, superlinear=False):
 
 def drift_line(sums, who, reps, pairs):
     """(the `# drift:` line's text, whether the drift is more than the pairs' spread), or None below four
-    repetitions at 1 rank. The host factor of a repetition is the geometric mean over the chains of its 1-rank
+    repetitions at 1 rank (two in each half). The host factor of a repetition is the geometric mean over the chains of its 1-rank
     cost over the chain's median; the drift, the late half's median factor over the early half's. The pairs' spread
     is the median over chains and sizes of their highest ratio over their lowest."""
     costs = {}  # chain -> rep -> 1-rank mean seconds per item
@@ -208,18 +210,20 @@ def drift_line(sums, who, reps, pairs):
     early, late = timed[:half], timed[-half:]
     drift = median(factor[k] for k in late) / median(factor[k] for k in early)
     spreads = [max(v for _, v in p) / min(v for _, v in p) for p in pairs.values() if len(p) >= 2]
-    spread = median(spreads) if spreads else 1.0
+    spread = median(spreads) if spreads else None
 
     def runs_of(ks):
         names = [n for k in ks for n in who[k].get("1", [])]
         return f"repetitions {ks[0]}-{ks[-1]} (runs {names[0]} to {names[-1]})"
 
-    beyond = max(drift, 1 / drift) > spread
     text = (f"drift: the 1-rank cost of the same walkers changed {percent(drift)} from {runs_of(early)} to "
-            f"{runs_of(late)}, " + ("more than" if beyond else "within") +
+            f"{runs_of(late)}, ")
+    if not spreads:
+        return text + "and no two pairs were left to give their spread", False
+    beyond = max(drift, 1 / drift) > spread
+    return (text + ("more than" if beyond else "within") +
             f" the pairs' own spread ({percent(spread)}, their highest ratio over their lowest)" +
-            ("; each speed-up pairs runs of one repetition, so the drift cancels" if beyond else ""))
-    return text, beyond
+            ("; each speed-up pairs runs of one repetition, so the drift cancels" if beyond else "")), beyond
 
 
 def main():
