@@ -190,10 +190,12 @@ def measured_speedups(raw, every, runs, superlinear=False):
 
 
 def drift_line(sums, who, reps, pairs):
-    """(the `# drift:` line's text, whether the drift is more than the pairs' spread), or None below four
-    repetitions at 1 rank (two in each half). The host factor of a repetition is the geometric mean over the chains of its 1-rank
-    cost over the chain's median; the drift, the late half's median factor over the early half's. The pairs' spread
-    is the median over chains and sizes of their highest ratio over their lowest."""
+    """(the `# drift:` line's text, whether the host drifted beyond the pairs' spread), or None below four
+    repetitions at 1 rank. A repetition's host factor is the geometric mean over the chains of its 1-rank cost over
+    the chain's median; the drift, the late half's median factor over the early half's. The pairs' spread is the
+    median over chains and sizes of their median absolute deviation from their median, as a ratio. The host drifted
+    when the drift is larger and every late factor lies beyond every early one (for 3 and 3 repetitions, a
+    steady host puts them so by chance once in 20)."""
     costs = {}  # chain -> rep -> 1-rank mean seconds per item
     for rep in reps:
         for (chain, ranks), (s, n) in sums[rep].items():
@@ -209,8 +211,8 @@ def drift_line(sums, who, reps, pairs):
     half = len(timed) // 2
     early, late = timed[:half], timed[-half:]
     drift = median(factor[k] for k in late) / median(factor[k] for k in early)
-    spreads = [max(v for _, v in p) / min(v for _, v in p) for p in pairs.values() if len(p) >= 2]
-    spread = median(spreads) if spreads else None
+    first, last = [factor[k] for k in early], [factor[k] for k in late]
+    apart = min(last) > max(first) or max(last) < min(first)
 
     def runs_of(ks):
         names = [n for k in ks for n in who[k].get("1", [])]
@@ -218,12 +220,20 @@ def drift_line(sums, who, reps, pairs):
 
     text = (f"drift: the 1-rank cost of the same walkers changed {percent(drift)} from {runs_of(early)} to "
             f"{runs_of(late)}, ")
-    if not spreads:
+    deviations = []
+    for p in pairs.values():
+        if len(p) >= 2:
+            middle = median(v for _, v in p)
+            deviations.append(math.exp(median(abs(math.log(v / middle)) for _, v in p)))
+    if not deviations:
         return text + "and no two pairs were left to give their spread", False
-    beyond = max(drift, 1 / drift) > spread
+    spread = median(deviations)
+    beyond = apart and max(drift, 1 / drift) > spread
     return (text + ("more than" if beyond else "within") +
-            f" the pairs' own spread ({percent(spread)}, their highest ratio over their lowest)" +
-            ("; each speed-up pairs runs of one repetition, so the drift cancels" if beyond else "")), beyond
+            f" the pairs' own spread (±{(spread - 1) * 100:.0f} %, their median absolute deviation" +
+            ("" if apart else "; the halves overlap") + ")" +
+            ("; each speed-up pairs runs of one repetition, so a drift slower than a repetition cancels" if beyond
+             else "")), beyond
 
 
 def main():
