@@ -19,7 +19,8 @@ pair outside [1/m, m] at m ranks is a measurement error, set aside in one line (
 
 A `# drift:` line says how much the 1-rank cost of the same walkers changed from the early to the late
 repetitions, and whether that is more than the pairs' own spread (then also on standard error): the host drifted,
-which the pairs cancel but an unpaired estimate would not.
+which the pairs cancel but an unpaired estimate would not. Runs in order blocked (every repetition of one set-up
+before the next's) are said to be no such pairs, in one line.
 
 With --perfect the speed-up rows are left out, so every chain scales perfectly (a speed-up of m at m ranks): the
 same items at the same single-rank costs as emulated work scales them, the comparison that isolates the scaling.
@@ -280,8 +281,9 @@ def main():
             blocked = sorted(rid for rid, r in orders(args.results).items() if r == "blocked" and
                              rid in {x["run_id"] for x in same_p})
             if blocked:
-                said.append(f"runs {blocked[0]} and {len(blocked) - 1} more ran in order blocked: a repetition's "
-                            "runs are not close in time, so their pairs do not cancel a drifting host")
+                said.append(f"order: runs {blocked[0]} and {len(blocked) - 1} more ran in order blocked: a "
+                            "repetition's runs are not close in time, so their pairs do not cancel a drifting host")
+                head.append(said[-1])
         if args.perfect:
             raw = [r for r in raw if r["item"]]
         out = io.StringIO()

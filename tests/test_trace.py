@@ -713,9 +713,10 @@ class DriftingHost(TraceCase):
     REAL = os.path.join(ROOT, "docs", "data", "trace-lj", "scaling-p2")
     SLOWDOWN = 0.094  # per repetition: 1.47 at repetition 5
 
-    def folder(self, name, slowdown, faster=None):
+    def folder(self, name, slowdown, faster=None, order=None):
         """A copy of REAL with each repetition k's item costs times 1 + slowdown * k (after the steadying);
-        faster: (chain, rep, factor) divides that chain's 2-rank costs in that repetition by factor."""
+        faster: (chain, rep, factor) divides that chain's 2-rank costs in that repetition by factor; order: every
+        run's provenance.csv order, if given."""
         runs = read_rows(os.path.join(self.REAL, "runs.csv"))
         costs = read_rows(os.path.join(self.REAL, "costs.csv"))
         rep = {r["run_id"]: int(r["rep"]) for r in runs}
@@ -743,13 +744,19 @@ class DriftingHost(TraceCase):
                 w = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
                 w.writeheader()
                 w.writerows(rows)
-        shutil.copy(os.path.join(self.REAL, "provenance.csv"), folder)
+        provenance = read_rows(os.path.join(self.REAL, "provenance.csv"))
+        for row in provenance:
+            row["order"] = order or row["order"]
+        with open(os.path.join(folder, "provenance.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(provenance[0]), lineterminator="\n")
+            w.writeheader()
+            w.writerows(provenance)
         first = next(r["run_id"] for r in runs if r["G"] == "1" and r["rep"] == "0")
         return folder, first
 
-    def trace(self, name, slowdown, *flags, faster=None):
+    def trace(self, name, slowdown, *flags, faster=None, order=None):
         """(the trace's head lines, chain -> its speed-up rows at 2 ranks, standard error's lines)."""
-        folder, first = self.folder(name, slowdown, faster)
+        folder, first = self.folder(name, slowdown, faster, order)
         out = self.path(name + ".csv")
         r = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "trace_of_run.py"), folder, "--run-id", first,
                             "--measured-speedups", "-o", out, *flags], capture_output=True, text=True, timeout=60)
@@ -786,6 +793,17 @@ class DriftingHost(TraceCase):
         self.assertIn("to repetitions 3-5", drift[0])
         self.assertIn("more than the pairs' own spread", drift[0])
         self.assertEqual([x for x in said if "drift:" in x], ["trace_of_run.py: " + drift[0][2:]])
+
+    def test_pairs_of_a_blocked_order_are_said_not_close_in_time(self):
+        """Runs in order blocked ran every repetition of one set-up before the next's: one line, also in the head,
+        says their pairs do not cancel a drift."""
+        head, _, said = self.trace("blocked", 0.0, order="blocked")
+        lines = [x for x in said if "order blocked" in x]
+        self.assertEqual(len(lines), 1, said)
+        self.assertIn("and 11 more ran in order blocked: a repetition's runs are not close in time", lines[0])
+        self.assertIn("# " + lines[0][len("trace_of_run.py: "):], head)
+        _, _, said = self.trace("shuffled", 0.0)
+        self.assertEqual([x for x in said if "order" in x], [])
 
     def test_a_pair_above_its_ranks_is_set_aside_in_one_line(self):
         """Walker 3's 2-rank costs of repetition 2 made 6 times as fast: that pair is above 2, set aside in one line
