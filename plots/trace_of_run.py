@@ -130,8 +130,10 @@ def median(values):
     return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
 
 
-def percent(factor):
-    return f"{(factor - 1) * 100:+.0f} %"
+def percent(factor, sign="+"):
+    """A factor as a change in per cent, to a tenth below 10 % so that a small drift and spread compare."""
+    x = (factor - 1) * 100
+    return (f"{x:+.0f}" if abs(x) >= 10 else f"{x:+.1f}").replace("+", sign) + " %"
 
 
 def measured_speedups(raw, every, runs, superlinear=False):
@@ -231,7 +233,7 @@ def drift_line(sums, who, reps, pairs):
     spread = median(deviations)
     beyond = apart and max(drift, 1 / drift) > spread
     return (text + ("more than" if beyond else "within") +
-            f" the pairs' own spread (±{(spread - 1) * 100:.0f} %, their median absolute deviation" +
+            f" the pairs' own spread ({percent(spread, '±')}, their median absolute deviation" +
             ("" if apart else "; the halves overlap") + ")" +
             ("; each speed-up pairs runs of one repetition, so a drift slower than a repetition cancels" if beyond
              else "")), beyond

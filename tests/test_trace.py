@@ -785,7 +785,7 @@ class DriftingHost(TraceCase):
         self.assertEqual([x for x in steady_said if "drift" in x], [])
         drift = [x for x in steady_head if x.startswith("# drift:")]
         self.assertEqual(len(drift), 1, steady_head)
-        self.assertIn("changed +0 % from repetitions 0-2", drift[0])
+        self.assertIn("changed +0.0 % from repetitions 0-2", drift[0])
         self.assertIn("within the pairs' own spread", drift[0])
         drift = [x for x in head if x.startswith("# drift:")]
         self.assertEqual(len(drift), 1, head)
