@@ -10,10 +10,17 @@ columns and chain count) gets a `# earlier run:` line of that form, newest first
 reads the program's run-to-run spread. No line has `walkers=`: mcmclb::walkers hashes the application's name
 there, which a sweep has not; advise groups lines without it together.
 
-With --measured-speedups, a chain's speed-up at a size is given once per run of those walkers at the same rank
-count that worked the chain at that size: its mean seconds per item at 1 rank (those runs pooled) over that run's
-mean at the size, oldest run first, as repetitions of one measurement. The run's own speed-up rows (its
-calibration's, for the sizes no run worked) stand where none did.
+With --measured-speedups, a chain's speed-up at a size is measured by pairs of runs close in time: the runs of
+those walkers at the same rank count and repetition (a sweep runs repetition k of every set-up in round k), its
+mean seconds per item at 1 rank over its mean at the size. One row per pair, oldest first: the replay takes their
+median, and their range is the measurement's spread. A slower host then slows both runs of a pair and cancels. A
+pair outside [1/m, m] at m ranks is a measurement error, set aside in one line (above m is kept with
+--superlinear). The run's own speed-up rows (its calibration's) stand where no pair is left.
+
+A `# drift:` line says how much the 1-rank cost of the same walkers changed from the early to the late
+repetitions, and whether that is more than the pairs' own spread (then also on standard error): the host drifted,
+which the pairs cancel but an unpaired estimate would not. Runs in order blocked (every repetition of one set-up
+before the next's) are said to be no such pairs, in one line.
 
 With --perfect the speed-up rows are left out, so every chain scales perfectly (a speed-up of m at m ranks): the
 same items at the same single-rank costs as emulated work scales them, the comparison that isolates the scaling.
@@ -21,6 +28,7 @@ same items at the same single-rank costs as emulated work scales them, the compa
   plots/trace_of_run.py results/trace-lj-record --balancer none --rep 0 -o my-trace.csv [--measured-speedups]"""
 import csv
 import io
+import math
 import os
 import sys
 
@@ -41,8 +49,9 @@ def provenance_lines(args, run_id):
     if args.perfect:
         lines.append("speed-ups: none given, every chain scales perfectly")
     elif args.measured_speedups:
-        lines.append("speed-ups: measured by each of the folder's runs at the same rank count, one row per run "
-                     "(out of sample for any run not in the folder)")
+        lines.append("speed-ups: measured by pairs of the folder's runs at the same rank count and repetition, one "
+                     "row per pair, the 1-rank run's mean seconds per item over the other's (out of sample for any "
+                     "run not in the folder)")
     else:
         lines.append("speed-ups: the run's own")
     with open(os.path.join(args.results, "runs.csv"), newline="") as f:
@@ -91,6 +100,14 @@ def core_shares(folder):
     return shares
 
 
+def orders(folder):
+    """run_id -> the order its launch ran its points in (provenance.csv's order), where recorded."""
+    path = os.path.join(folder, "provenance.csv")
+    if not os.path.lexists(path):
+        return {}
+    return {r["run_id"]: r.get("order") for r in read_csv(path, "provenance.csv", ("run_id",)) if r.get("order")}
+
+
 def walkers_of(run):
     """What makes two runs' walkers the same: the experiment, the workload and work columns and the chain count
     (the initial groups times each one's chains)."""
@@ -108,25 +125,118 @@ def newest_first(runs):
     return sorted(runs, key=lambda r: (str(r.get("utc_start") or ""), r["run_id"]), reverse=True)
 
 
-def measured_speedups(raw, every, runs):
-    """The chosen run's rows with each speed-up row that runs measured replaced by one row per such run (see
-    the docstring); runs: the runs of the same walkers at the chosen run's rank count, oldest first."""
-    order = {r["run_id"]: k for k, r in enumerate(runs)}
-    one, at = {}, {}  # chain -> [seconds, items] at 1 rank; (chain, ranks) -> run_id -> [seconds, items]
+def median(values):
+    v = sorted(values)
+    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
+
+
+def percent(factor, sign="+"):
+    """A factor as a change in per cent, to a tenth below 10 % so that a small drift and spread compare."""
+    x = (factor - 1) * 100
+    return (f"{x:+.0f}" if abs(x) >= 10 else f"{x:+.1f}").replace("+", sign) + " %"
+
+
+def measured_speedups(raw, every, runs, superlinear=False):
+    """The chosen run's rows with each speed-up row that pairs of runs measured replaced by one row per pair (see
+    the docstring); runs: the runs of the same walkers at the chosen run's rank count, oldest first. Returns the
+    rows, the comment lines to add to the trace's head and the lines to print on standard error."""
+    rep_of = {r["run_id"]: r["rep"] for r in runs}
+    # rep -> (chain, ranks) -> [seconds, items]; rep -> ranks -> the runs that worked items at that size
+    sums, who = {}, {}
     for r in every:
-        if r["item"] and r["run_id"] in order:
-            t = one.setdefault(r["chain"], [0.0, 0]) if r["ranks"] == "1" else \
-                at.setdefault((r["chain"], r["ranks"]), {}).setdefault(r["run_id"], [0.0, 0])
+        if r["item"] and r["run_id"] in rep_of:
+            rep = rep_of[r["run_id"]]
+            t = sums.setdefault(rep, {}).setdefault((r["chain"], r["ranks"]), [0.0, 0])
             t[0] += float(r["seconds"])
             t[1] += 1
+            names = who.setdefault(rep, {}).setdefault(r["ranks"], [])
+            if r["run_id"] not in names:
+                names.append(r["run_id"])
+
+    def mean(rep, chain, ranks):
+        s, n = sums.get(rep, {}).get((chain, ranks), (0.0, 0))
+        return s / n if n and s > 0 else None
+
+    reps = sorted(sums)
+    head, said = [], []
+    pairs = {}  # (chain, ranks) -> [(rep, ratio)], reps in order
+    for r in raw:
+        if r["item"] or (r["chain"], r["ranks"]) in pairs:
+            continue
+        m = int(r["ranks"])
+        kept, wrong = [], []
+        for rep in reps:
+            one, at = mean(rep, r["chain"], "1"), mean(rep, r["chain"], r["ranks"])
+            if one is None or at is None:
+                continue
+            ratio = one / at
+            bad = ratio < 1 / m * (1 - 1e-9) or (ratio > m * (1 + 1e-9) and not superlinear)
+            (wrong if bad else kept).append((rep, ratio))
+        if wrong:
+            line = (f"walker {r['chain']}'s speed-up at {m} ranks is outside [1/{m}, {m}] in repetition " +
+                    ", ".join(f"{rep} ({ratio:.4g})" for rep, ratio in wrong) +
+                    f": set aside as a measurement error ({len(wrong)} of {len(wrong) + len(kept)} pairs" +
+                    ("" if kept else "; the run's own speed-up stands") + ")")
+            head.append("set aside: " + line)
+            said.append(line)
+        pairs[(r["chain"], r["ranks"])] = kept
     out = []
     for r in raw:
-        base, per_run = one.get(r["chain"]), at.get((r["chain"], r["ranks"]), {})
-        rows = [] if r["item"] or not base or not base[0] > 0 else [
-            dict(r, speedup=repr((base[0] / base[1]) / (s / n)))
-            for run_id, (s, n) in sorted(per_run.items(), key=lambda kv: order[kv[0]]) if s > 0]
-        out.extend(rows or [r])
-    return out
+        kept = [] if r["item"] else pairs.get((r["chain"], r["ranks"]), [])
+        out.extend([dict(r, speedup=repr(ratio)) for _, ratio in kept] or [r])
+    drift = drift_line(sums, who, reps, pairs)
+    if drift:
+        head.append(drift[0])
+        if drift[1]:
+            said.append(drift[0])
+    return out, head, said
+
+
+def drift_line(sums, who, reps, pairs):
+    """(the `# drift:` line's text, whether the host drifted beyond the pairs' spread), or None below four
+    repetitions at 1 rank. A repetition's host factor is the geometric mean over the chains of its 1-rank cost over
+    the chain's median; the drift, the late half's median factor over the early half's. The pairs' spread is the
+    median over chains and sizes of their median absolute deviation from their median, as a ratio. The host drifted
+    when the drift is larger and every late factor lies beyond every early one (for 3 and 3 repetitions, a
+    steady host puts them so by chance once in 20)."""
+    costs = {}  # chain -> rep -> 1-rank mean seconds per item
+    for rep in reps:
+        for (chain, ranks), (s, n) in sums[rep].items():
+            if ranks == "1" and n and s > 0:
+                costs.setdefault(chain, {})[rep] = s / n
+    timed = [rep for rep in reps if any(rep in c for c in costs.values())]
+    if len(timed) < 4:
+        return None
+    factor = {}
+    for rep in timed:
+        logs = [math.log(c[rep] / median(c.values())) for c in costs.values() if rep in c]
+        factor[rep] = math.exp(sum(logs) / len(logs))
+    half = len(timed) // 2
+    early, late = timed[:half], timed[-half:]
+    drift = median(factor[k] for k in late) / median(factor[k] for k in early)
+    first, last = [factor[k] for k in early], [factor[k] for k in late]
+    apart = min(last) > max(first) or max(last) < min(first)
+
+    def runs_of(ks):
+        names = [n for k in ks for n in who[k].get("1", [])]
+        return f"repetitions {ks[0]}-{ks[-1]} (runs {names[0]} to {names[-1]})"
+
+    text = (f"drift: the 1-rank cost of the same walkers changed {percent(drift)} from {runs_of(early)} to "
+            f"{runs_of(late)}, ")
+    deviations = []
+    for p in pairs.values():
+        if len(p) >= 2:
+            middle = median(v for _, v in p)
+            deviations.append(math.exp(median(abs(math.log(v / middle)) for _, v in p)))
+    if not deviations:
+        return text + "and no two pairs were left to give their spread", False
+    spread = median(deviations)
+    beyond = apart and max(drift, 1 / drift) > spread
+    return (text + ("more than" if beyond else "within") +
+            f" the pairs' own spread ({percent(spread, '±')}, their median absolute deviation" +
+            ("" if apart else "; the halves overlap") + ")" +
+            ("; each speed-up pairs runs of one repetition, so a drift slower than a repetition cancels" if beyond
+             else "")), beyond
 
 
 def main():
@@ -138,8 +248,12 @@ def main():
     p.add_argument("-o", "--output", help="the trace file to write (default: standard output)")
     p.add_argument("--measured-speedups", action="store_true",
                    help="speed-ups measured by each of the folder's runs at the same rank count where they exist")
+    p.add_argument("--superlinear", metavar="WHY",
+                   help="with --measured-speedups, keep pairs above m at m ranks; the trace says WHY")
     p.add_argument("--perfect", action="store_true", help="no speed-up rows: every chain scales perfectly")
     args = p.parse_args()
+    if args.superlinear is not None and not args.measured_speedups:
+        p.error("--superlinear needs --measured-speedups (it keeps measured pairs above m)")
     try:
         runs = read_csv(os.path.join(args.results, "runs.csv"), "runs.csv", ("run_id", "balancer", "rep"))
         chosen = [r["run_id"] for r in runs if r["run_id"] == args.run_id or (
@@ -160,20 +274,33 @@ def main():
         with open(os.path.join(args.results, "costs.csv"), newline="") as f:
             every = list(csv.DictReader(f))
         raw = [r for r in every if r["run_id"] == chosen[0]]
+        head, said = [], []
         if args.measured_speedups:
             same_p = [run] + [r for r in others if r["nprocs"] == run["nprocs"]]
-            raw = measured_speedups(raw, every, newest_first(same_p)[::-1])
+            raw, head, said = measured_speedups(raw, every, newest_first(same_p)[::-1], args.superlinear is not None)
+            if args.superlinear is not None:
+                head.insert(0, "superlinear: " + args.superlinear)
+            blocked = sorted(rid for rid, r in orders(args.results).items() if r == "blocked" and
+                             rid in {x["run_id"] for x in same_p})
+            if blocked:
+                said.append(f"order: runs {blocked[0]} and {len(blocked) - 1} more ran in order blocked: a "
+                            "repetition's runs are not close in time, so their pairs do not cancel a drifting host")
+                head.append(said[-1])
         if args.perfect:
             raw = [r for r in raw if r["item"]]
         out = io.StringIO()
         for line in provenance_lines(args, chosen[0]):
             out.write("# " + line + "\n")
+        for line in head:
+            out.write("# " + line.replace("\n", " ") + "\n")
         out.write("# " + run_line(run, shares.get(run["run_id"])) + "\n")
         for r in others[:MAX_EARLIER_RUNS]:
             out.write("# " + run_line(r, shares.get(r["run_id"]), "earlier run:") + "\n")
         out.write(",".join(TRACE_COLUMNS) + "\n")
         for r in raw:
             out.write(",".join(r[k] for k in TRACE_COLUMNS) + "\n")
+        for line in said:
+            print(f"trace_of_run.py: {line}", file=sys.stderr)
         if args.output is None:
             sys.stdout.write(out.getvalue())
             return

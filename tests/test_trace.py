@@ -7,8 +7,10 @@ bad files are refused by `mcmclb plan` (the same parse, no MPI), three of them a
 launch takes well under a second, the example's about 1 s. Needs MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets
 them)."""
 import csv
+import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import unittest
@@ -611,8 +613,9 @@ class ChainsAndReferences(TraceCase):
 
 class TraceOfRun(TraceCase):
     """plots/trace_of_run.py on a hand-made results folder of 2-rank runs of two walkers: r3 (chosen) and r1 at
-    1 rank per walker, r2 and r4 both walkers on 2 ranks; r5 is not valid, r6 has other walkers, r7 another
-    experiment. Its item costs are round numbers, so the speed-ups below are computed by hand."""
+    1 rank per walker, r2 and r4 both walkers on 2 ranks, r1 and r2 repetition 0, the others 1; r5 is not valid, r6
+    has other walkers, r7 another experiment. Its item costs are round numbers, so the speed-ups below are computed
+    by hand."""
 
     RUNS = [  # run_id, experiment, G, chains_per_group, workload_seed, time_s, valid, utc_start
         ("r1", "e", 1, 1, 5, 3.0, "true", "2026-01-01T10:00:00Z"),
@@ -638,7 +641,8 @@ class TraceOfRun(TraceCase):
             f.write("run_id,experiment,nprocs,G,groups,workload,workload_seed,work_mode,balancer,rep,time_s,valid,"
                     "utc_start,chains_per_group\n")
             for rid, exp, g, w, seed, t, valid, utc in self.RUNS:
-                f.write(f"{rid},{exp},2,{g},,lognormal,{seed},compute,none,0,{t},{valid},{utc},{w}\n")
+                rep = 0 if rid in ("r1", "r2") else 1
+                f.write(f"{rid},{exp},2,{g},,lognormal,{seed},compute,none,{rep},{t},{valid},{utc},{w}\n")
         with open(os.path.join(folder, "costs.csv"), "w") as f:
             f.write("run_id,chain,item,ranks,seconds,speedup\n")
             f.write("".join(f"{rid},{row}\n" for rid, rows in self.COSTS.items() for row in rows.splitlines()))
@@ -678,16 +682,14 @@ class TraceOfRun(TraceCase):
         self.assertFalse(os.path.exists(self.path("t.csv")), "nothing written")
 
     def test_one_speedup_row_per_repetition_read_by_advise(self):
-        """--measured-speedups: a speed-up row per 2-rank run of the chain, oldest first: the chain's mean seconds
-        per item at 1 rank over r1 and r3 over that run's mean at 2 ranks; chain 0's size 4, which no run
+        """--measured-speedups: a speed-up row per pair of runs of one repetition, oldest first: the chain's mean
+        seconds per item at 1 rank in r1 (r3) over its mean at 2 ranks in r2 (r4); chain 0's size 4, which no run
         worked, keeps r3's own row. mcmclb advise (a dry run) reads the repetitions and the runs' spread."""
         lines = self.made(self.folder({"r1": "0.9", "r3": "0.75"}), "--measured-speedups")
         rows = [x.split(",") for x in lines[lines.index("chain,item,ranks,seconds,speedup") + 1:]]
         ups = [x for x in rows if x[1] == ""]
-        one = {"0": (1.0 + 1.2 + 1.1 + 0.9) / 4, "1": (2.0 + 2.2) / 2}
-        at2 = {("0", "r2"): (0.6 + 0.7) / 2, ("0", "r4"): (0.5 + 0.55) / 2, ("1", "r2"): 1.25, ("1", "r4"): 1.1}
-        want = [("0", "2", one["0"] / at2["0", "r2"]), ("0", "2", one["0"] / at2["0", "r4"]), ("0", "4", 3.5),
-                ("1", "2", one["1"] / at2["1", "r2"]), ("1", "2", one["1"] / at2["1", "r4"])]
+        want = [("0", "2", ((1.0 + 1.2) / 2) / ((0.6 + 0.7) / 2)), ("0", "2", ((1.1 + 0.9) / 2) / ((0.5 + 0.55) / 2)),
+                ("0", "4", 3.5), ("1", "2", 2.0 / 1.25), ("1", "2", 2.2 / 1.1)]
         self.assertEqual([(c, m) for c, _, m, _, _ in ups], [(c, m) for c, m, _ in want])
         for (_, _, _, _, got), (_, _, value) in zip(ups, want):
             self.assertAlmostEqual(float(got), value, places=12)
@@ -699,6 +701,127 @@ class TraceOfRun(TraceCase):
         # Two layouts of two runs each: the tie goes to the run line's own layout (groups=2: 3 and 3.5 s), whatever
         # the order of the earlier lines.
         self.assertIn("your program's own runs at P = 2, n = 2: 3 to 3.5 s", said)
+
+
+class DriftingHost(TraceCase):
+    """plots/trace_of_run.py --measured-speedups on folders made from the shipped scaling runs
+    (docs/data/trace-lj/scaling-p2: six repetitions, each a 1-rank and a 2-rank run of the same walkers, run one
+    after the other). Each repetition's item costs are first scaled so its 1-rank cost matches repetition 0's (a
+    steady host, by construction), then by a slowdown growing to 47 % at the last repetition: a host drifting
+    across the recording, which slows both runs of a repetition alike."""
+
+    REAL = os.path.join(ROOT, "docs", "data", "trace-lj", "scaling-p2")
+    SLOWDOWN = 0.094  # per repetition: 1.47 at repetition 5
+
+    def folder(self, name, slowdown, faster=None, order=None):
+        """A copy of REAL with each repetition k's item costs times 1 + slowdown * k (after the steadying);
+        faster: (chain, rep, factor) divides that chain's 2-rank costs in that repetition by factor; order: every
+        run's provenance.csv order, if given."""
+        runs = read_rows(os.path.join(self.REAL, "runs.csv"))
+        costs = read_rows(os.path.join(self.REAL, "costs.csv"))
+        rep = {r["run_id"]: int(r["rep"]) for r in runs}
+        one = {}  # rep -> chain -> [seconds, items] at 1 rank
+        for c in costs:
+            if c["item"] and c["ranks"] == "1":
+                t = one.setdefault(rep[c["run_id"]], {}).setdefault(c["chain"], [0.0, 0])
+                t[0] += float(c["seconds"])
+                t[1] += 1
+        steady = {}
+        for k, chains in one.items():
+            logs = [math.log((s / n) / (one[0][ch][0] / one[0][ch][1])) for ch, (s, n) in chains.items()]
+            steady[k] = math.exp(-sum(logs) / len(logs))
+        for c in costs:
+            if c["item"]:
+                k = rep[c["run_id"]]
+                seconds = float(c["seconds"]) * steady[k] * (1 + slowdown * k)
+                if faster and (c["chain"], k, c["ranks"]) == (faster[0], faster[1], "2"):
+                    seconds /= faster[2]
+                c["seconds"] = repr(seconds)
+        folder = self.path(name)
+        os.makedirs(folder)
+        for file, rows in (("runs.csv", runs), ("costs.csv", costs)):
+            with open(os.path.join(folder, file), "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
+                w.writeheader()
+                w.writerows(rows)
+        provenance = read_rows(os.path.join(self.REAL, "provenance.csv"))
+        for row in provenance:
+            row["order"] = order or row["order"]
+        with open(os.path.join(folder, "provenance.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(provenance[0]), lineterminator="\n")
+            w.writeheader()
+            w.writerows(provenance)
+        first = next(r["run_id"] for r in runs if r["G"] == "1" and r["rep"] == "0")
+        return folder, first
+
+    def trace(self, name, slowdown, *flags, faster=None, order=None):
+        """(the trace's head lines, chain -> its speed-up rows at 2 ranks, standard error's lines)."""
+        folder, first = self.folder(name, slowdown, faster, order)
+        out = self.path(name + ".csv")
+        r = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "trace_of_run.py"), folder, "--run-id", first,
+                            "--measured-speedups", "-o", out, *flags], capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out) as f:
+            lines = f.read().splitlines()
+        ups = {}
+        for x in lines[lines.index("chain,item,ranks,seconds,speedup") + 1:]:
+            chain, item, ranks, _, up = x.split(",")
+            if not item and ranks == "2":
+                ups.setdefault(chain, []).append(float(up))
+        return [x for x in lines if x.startswith("#")], ups, r.stderr.splitlines()
+
+    def test_pairs_cancel_a_drifting_host_and_the_drift_is_reported(self):
+        """The drifting host's speed-ups stay within the steady host's pairs' range, chain by chain, and a
+        `# drift:` line (also on standard error) says the 1-rank cost rose 26 % from repetitions 0-2 to 3-5
+        (median 1.094 to 1.376), more than the pairs' spread. The steady host's says it is within."""
+        steady_head, steady, steady_said = self.trace("steady", 0.0)
+        head, drifting, said = self.trace("drifting", self.SLOWDOWN)
+        self.assertEqual(sorted(drifting), sorted(steady))
+        for chain, ups in drifting.items():
+            low, high = min(steady[chain]), max(steady[chain])
+            for up in ups:
+                self.assertTrue(low * (1 - 1e-9) <= up <= high * (1 + 1e-9),
+                                f"walker {chain}: {up} outside the steady pairs' {low} to {high}")
+        self.assertEqual([x for x in steady_said if "drift" in x], [])
+        drift = [x for x in steady_head if x.startswith("# drift:")]
+        self.assertEqual(len(drift), 1, steady_head)
+        self.assertIn("changed +0.0 % from repetitions 0-2", drift[0])
+        self.assertIn("within the pairs' own spread", drift[0])
+        drift = [x for x in head if x.startswith("# drift:")]
+        self.assertEqual(len(drift), 1, head)
+        self.assertIn("changed +26 % from repetitions 0-2", drift[0])
+        self.assertIn("to repetitions 3-5", drift[0])
+        self.assertIn("more than the pairs' own spread", drift[0])
+        self.assertEqual([x for x in said if "drift:" in x], ["trace_of_run.py: " + drift[0][2:]])
+
+    def test_pairs_of_a_blocked_order_are_said_not_close_in_time(self):
+        """Runs in order blocked ran every repetition of one set-up before the next's: one line, also in the head,
+        says their pairs do not cancel a drift."""
+        head, _, said = self.trace("blocked", 0.0, order="blocked")
+        lines = [x for x in said if "order blocked" in x]
+        self.assertEqual(len(lines), 1, said)
+        self.assertIn("and 11 more ran in order blocked: a repetition's runs are not close in time", lines[0])
+        self.assertIn("# " + lines[0][len("trace_of_run.py: "):], head)
+        _, _, said = self.trace("shuffled", 0.0)
+        self.assertEqual([x for x in said if "order" in x], [])
+
+    def test_a_pair_above_its_ranks_is_set_aside_in_one_line(self):
+        """Walker 3's 2-rank costs of repetition 2 made 6 times as fast: that pair is above 2, set aside in one line
+        naming the walker, the size, the repetition and the value, its row left out; --superlinear keeps it and
+        says so in the trace's head."""
+        _, kept, _ = self.trace("steady", 0.0)
+        head, ups, said = self.trace("fast", 0.0, faster=("3", 2, 6.0))
+        lines = [x for x in said if "walker 3's" in x]
+        self.assertEqual(len(lines), 1, said)
+        self.assertRegex(lines[0], r"^trace_of_run\.py: walker 3's speed-up at 2 ranks is outside \[1/2, 2\] in "
+                                   r"repetition 2 \(([0-9.]+)\): set aside as a measurement error \(1 of 6 pairs\)$")
+        self.assertGreater(float(re.search(r"repetition 2 \(([0-9.]+)\)", lines[0]).group(1)), 2)
+        self.assertEqual(len(ups["3"]), len(kept["3"]) - 1)
+        self.assertIn("# set aside: " + lines[0][len("trace_of_run.py: "):], head)
+        head, ups, said = self.trace("superlinear", 0.0, "--superlinear", "cache effects", faster=("3", 2, 6.0))
+        self.assertEqual([x for x in said if "walker 3's" in x], [])
+        self.assertEqual(len(ups["3"]), len(kept["3"]))
+        self.assertIn("# superlinear: cache effects", head)
 
 
 class ShippedExample(TraceCase):
