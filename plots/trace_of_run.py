@@ -14,8 +14,8 @@ With --measured-speedups, a chain's speed-up at a size is measured by pairs of r
 those walkers at the same rank count and repetition (a sweep runs repetition k of every set-up in round k), its
 mean seconds per item at 1 rank over its mean at the size. One row per pair, oldest first: the replay takes their
 median, and their range is the measurement's spread. A slower host then slows both runs of a pair and cancels. A
-pair outside [1/m, m] at m ranks is a measurement error, set aside in one line (above m is kept with
---superlinear). The run's own speed-up rows (its calibration's) stand where no pair is left.
+pair above m at m ranks is a measurement error, set aside in one line (kept with --superlinear). One below 1/m
+is kept and said in one line: the cost of the ranks talking can make a walker that slow. The run's own speed-up rows (its calibration's) stand where no pair is left.
 
 A `# drift:` line says how much the 1-rank cost of the same walkers changed from the early to the late
 repetitions, and whether that is more than the pairs' own spread (then also on standard error): the host drifted,
@@ -164,20 +164,32 @@ def measured_speedups(raw, every, runs, superlinear=False):
         if r["item"] or (r["chain"], r["ranks"]) in pairs:
             continue
         m = int(r["ranks"])
-        kept, wrong = [], []
+        kept, wrong, slow = [], [], []
         for rep in reps:
             one, at = mean(rep, r["chain"], "1"), mean(rep, r["chain"], r["ranks"])
             if one is None or at is None:
                 continue
             ratio = one / at
-            bad = ratio < 1 / m * (1 - 1e-9) or (ratio > m * (1 + 1e-9) and not superlinear)
-            (wrong if bad else kept).append((rep, ratio))
+            if ratio > m * (1 + 1e-9) and not superlinear:
+                wrong.append((rep, ratio))
+                continue
+            kept.append((rep, ratio))
+            if ratio < 1 / m * (1 - 1e-9):
+                slow.append((rep, ratio))
         if wrong:
-            line = (f"walker {r['chain']}'s speed-up at {m} ranks is outside [1/{m}, {m}] in repetition " +
+            line = (f"walker {r['chain']}'s speed-up at {m} ranks is above {m} in repetition " +
                     ", ".join(f"{rep} ({ratio:.4g})" for rep, ratio in wrong) +
                     f": set aside as a measurement error ({len(wrong)} of {len(wrong) + len(kept)} pairs" +
                     ("" if kept else "; the run's own speed-up stands") + ")")
             head.append("set aside: " + line)
+            said.append(line)
+        if slow:
+            # Below 1/m the m ranks together spent more than m times the work of one: a cost of talking between
+            # them can do that, so the pair is kept, and said, for a user to check.
+            line = (f"walker {r['chain']}'s speed-up at {m} ranks is below 1/{m} in repetition " +
+                    ", ".join(f"{rep} ({ratio:.4g})" for rep, ratio in slow) +
+                    f": kept, since the cost of its ranks talking can make it so slow; more ranks only slow it")
+            head.append("slow: " + line)
             said.append(line)
         pairs[(r["chain"], r["ranks"])] = kept
     out = []
