@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// `mcmclb advise`'s flags (apps/cli_flags.hpp): the table its parser accepts (apps/advise_plan.cpp), and from which
+// `mcmclb advise`'s flags (apps/cli_flags.hpp): the table its parser accepts (apps/advise.cpp), and from which
 // its refusals, `mcmclb --help` and `mcmclb advise --help` are written.
 #pragma once
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The rule of `mcmclb advise` (apps/advise.hpp), apart from the simulations it judges, so that it can be read and
-// tested alone: set-ups priced whole over scenarios, ranked by their largest regret, and a verdict a user can act on.
+// The rule of `mcmclb advise` (apps/advise.hpp, advise/), apart from the simulations it judges, so that it can be read
+// and tested alone: set-ups priced whole over scenarios, ranked by their largest regret, and a verdict a user can act
+// on.
 //
 // A set-up's whole time in a scenario is what the user waits for: its run plus the one-off costs before the run's
 // clock (Price: the calibration of the finished rule pays, and its own initial groups' creation). Its regret there is
