@@ -50,18 +50,19 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
 constexpr int kSearchedCounts = 3;
 
 /// The rank search between the counts asked (search_between), bounded before anything runs: up to 3 counts, each
-/// running none and one set-up in every scenario, none of them above the largest count asked nor dearer there than
-/// the dearest set-up (`any`); where none settles every count, the set-up searched with is none alone (`none_only`).
-/// Nothing where one count is asked, or the walkers come from no trace.
+/// running none and the set-ups that can win there in every scenario, none of them above the largest count asked nor
+/// dearer there than the dearest set-up, at most every set-up asked (`any`); where none settles every count, the
+/// set-up searched with is none alone (`none_only`). Nothing where one count is asked, or the walkers come from no
+/// trace.
 struct SearchBound {
   SimulationEstimate none_only, any;
 };
 SearchBound search_bound(const Options& o, const Plan& plan, const Study& study);
 
-/// The rank counts between the fewest asked within the tolerance (fewest) and the next count asked below it:
-/// bisected, up to 3 counts, each running fewest's advised set-up alone (with none) in every scenario. A count where
-/// that set-up is within the tolerance of the fastest in every scenario is taken (its own best can only be faster);
-/// one where it is not is passed over, though a set-up of its own might do better: said in `searched`.
+/// The rank counts between the answer among those asked (fewest_ranks) and the next count asked below it: bisected,
+/// up to 3 counts, each running, with none, every set-up that can win there: the winners and the tied set-ups of the
+/// two counts asked around it. The count's time in each scenario is that of the set-up with the smallest largest
+/// regret among them there (the rule that ranks the set-ups). Which set-ups and counts ran is said in `searched`.
 struct Between {
   std::vector<advice::AtRanks> at;
   std::string searched;

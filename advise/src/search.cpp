@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -53,12 +54,17 @@ SearchBound search_bound(const Options& o, const Plan& plan, const Study& study)
       dearest_s = s;
     }
   }
+  // Any set-up asked may tie for the win at a count around the search's: at most every one runs there.
+  std::set<std::string> setups;
+  for (const Point& point : study.points) {
+    if (point.spec.nprocs == top && point.spec.balancer != "none") setups.insert(setup_label(point.spec));
+  }
   std::vector<const RunSpec*> none_only, any;
   for (int round = 0; round < kSearchedCounts; ++round) {
     for (const RunSpec* none : nones) {
       none_only.push_back(none);
       any.push_back(none);
-      if (dearest) any.push_back(dearest);
+      if (dearest) any.insert(any.end(), setups.size(), dearest);
     }
   }
   return {estimate_simulations(none_only, o.jobs), estimate_simulations(any, o.jobs)};
@@ -118,51 +124,96 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
   }
   const int step = plan.copies ? static_cast<int>(plan.group_size) : 1;  // copies: whole groups of G
   if (below == 0 || top - below <= step) return out;
-  std::size_t k_top = 0;
-  while (inputs[k_top].nprocs != top) ++k_top;
-  const advice::Ranking& ranking = rankings[k_top];
-  const RunSpec& setup = *inputs[k_top].specs[ranking.rows[ranking.verdict.winner].members.front()];
-  const std::string label = setup_label(setup);
+  // The set-ups that can win between the two counts: the winner and the tied set-ups of each, simplest first, once.
+  std::vector<const RunSpec*> setups;
+  std::vector<std::string> labels;
+  for (const int count : {below, top}) {
+    std::size_t k = 0;
+    while (inputs[k].nprocs != count) ++k;
+    const advice::Verdict& verdict = rankings[k].verdict;
+    std::vector<std::size_t> rows = verdict.tied;
+    if (rows.empty()) rows.push_back(verdict.winner);
+    for (const std::size_t row : rows) {
+      const RunSpec* spec = inputs[k].specs[rankings[k].rows[row].members.front()];
+      const std::string label = setup_label(*spec);
+      if (std::find(labels.begin(), labels.end(), label) != labels.end()) continue;
+      labels.push_back(label);
+      setups.push_back(spec);
+    }
+  }
   std::vector<int> tried;
   std::string stopped;  // the counts the search could not judge over every scenario, and why it stopped early
   int lo = below, hi = top;
   for (int round = 0; round < kSearchedCounts; ++round) {
     const int mid = (lo + hi) / 2 / step * step;
     if (mid <= lo || mid >= hi) break;
-    Plan at = plan;
-    at.keys = keys_at(plan, o, mid, setup);
-    const StudyValue value = study_of(at, o, false, {});
-    const auto [s, study] = own_study(o, sweep, "advise-ranks.yaml", value, nullptr);
-    const SimulationEstimate cost = launch::estimate_to_run(s, study);
-    std::printf("advise: searching %d ranks, between %d and %d asked, with %s alone%s: %zu simulations, about %s\n",
-                mid, below, top, label.c_str(), setup.balancer == "none" ? "" : " (and none)", cost.count,
-                launch::format_seconds(cost.wall_s).c_str());
-    std::fflush(stdout);
-    (void)simulate(o, s, study, value, cost.host_s);
-    const Backend backend = launch::sweep_backend(s);
-    const advice::Tables tables = advice::tabulate(study, read_configurations(s.out), backend, o.draws, ideal_of);
-    advice::AtRanks found{mid, std::vector<double>(scenarios.size(), std::nan("")), label};
-    for (const advice::AtRankCount& t : tables.at) {
-      for (std::size_t k = 0; k < t.setups.size(); ++k) {
-        if (t.setups[k].label != label) continue;
-        for (std::size_t sc = 0; sc < scenarios.size(); ++sc) {
-          for (std::size_t x = 0; x < t.scenarios.size(); ++x) {
-            if (t.scenarios[x].values == scenarios[sc].values) found.whole_s[sc] = t.setups[k].price[x].whole_s();
+    // Each set-up's whole time in each scenario at mid (NaN where it has none).
+    std::vector<advice::AtRanks> each;
+    for (std::size_t c = 0; c < setups.size(); ++c) {
+      const RunSpec& setup = *setups[c];
+      Plan at = plan;
+      at.keys = keys_at(plan, o, mid, setup);
+      const StudyValue value = study_of(at, o, false, {});
+      const std::string name = c == 0 ? "advise-ranks.yaml" : "advise-ranks-" + std::to_string(c + 1) + ".yaml";
+      const auto [s, study] = own_study(o, sweep, name, value, nullptr);
+      const SimulationEstimate cost = launch::estimate_to_run(s, study);
+      std::printf("advise: searching %d ranks, between %d and %d asked, with %s%s: %zu simulations, about %s\n", mid,
+                  below, top, labels[c].c_str(), setup.balancer == "none" ? "" : " (and none)", cost.count,
+                  launch::format_seconds(cost.wall_s).c_str());
+      std::fflush(stdout);
+      (void)simulate(o, s, study, value, cost.host_s);
+      const Backend backend = launch::sweep_backend(s);
+      const advice::Tables tables = advice::tabulate(study, read_configurations(s.out), backend, o.draws, ideal_of);
+      advice::AtRanks found{mid, std::vector<double>(scenarios.size(), std::nan("")), labels[c]};
+      for (const advice::AtRankCount& t : tables.at) {
+        for (std::size_t k = 0; k < t.setups.size(); ++k) {
+          if (t.setups[k].label != labels[c]) continue;
+          for (std::size_t sc = 0; sc < scenarios.size(); ++sc) {
+            for (std::size_t x = 0; x < t.scenarios.size(); ++x) {
+              if (t.scenarios[x].values == scenarios[sc].values) found.whole_s[sc] = t.setups[k].price[x].whole_s();
+            }
           }
         }
       }
+      each.push_back(std::move(found));
     }
-    std::vector<std::string> lacking;  // the scenarios the set-up has no time in here
-    for (std::size_t sc = 0; sc < scenarios.size(); ++sc) {
-      if (!std::isfinite(found.whole_s[sc])) lacking.push_back(scenario_words(scenarios[sc], advice::dimension_words));
-    }
-    if (lacking.size() == scenarios.size()) {
+    const auto lacks = [&](const advice::AtRanks& a) {
+      std::vector<std::string> out_of;  // the scenarios the set-up has no time in here
+      for (std::size_t sc = 0; sc < scenarios.size(); ++sc) {
+        if (!std::isfinite(a.whole_s[sc])) out_of.push_back(scenario_words(scenarios[sc], advice::dimension_words));
+      }
+      return out_of;
+    };
+    // The count's set-up: the smallest largest regret against the best of them in each scenario, over the scenarios
+    // every one has a time in (the first, simplest, on a tie); the set-ups with the most scenarios timed only.
+    std::size_t most = 0;
+    for (const advice::AtRanks& a : each) most = std::max(most, scenarios.size() - lacks(a).size());
+    if (most == 0) {
       // No time in any scenario (failed simulations, in failures.csv): nothing to judge the count by.
-      stopped += "; it stopped at " + std::to_string(mid) + " ranks, where " + label + " has no time at all (" +
+      stopped += "; it stopped at " + std::to_string(mid) + " ranks, where no set-up searched has a time at all (" +
                  (fs::path(o.out) / "failures.csv").string() + ")";
       std::printf("%s", wrapped("advise: search" + stopped, 100, "").c_str());
       break;
     }
+    std::optional<std::size_t> pick;
+    double pick_regret = 0;
+    for (std::size_t c = 0; c < each.size(); ++c) {
+      if (scenarios.size() - lacks(each[c]).size() != most) continue;
+      double regret = 0;
+      for (std::size_t sc = 0; sc < scenarios.size(); ++sc) {
+        double best = std::numeric_limits<double>::infinity();
+        for (const advice::AtRanks& a : each) {
+          if (std::isfinite(a.whole_s[sc])) best = std::min(best, a.whole_s[sc]);
+        }
+        if (std::isfinite(each[c].whole_s[sc])) regret = std::max(regret, each[c].whole_s[sc] / best - 1);
+      }
+      if (!pick || regret < pick_regret - 1e-12) {
+        pick = c;
+        pick_regret = regret;
+      }
+    }
+    advice::AtRanks found = each[*pick];
+    const std::vector<std::string> lacking = lacks(found);
     tried.push_back(mid);
     std::vector<advice::AtRanks> with = asked;
     with.push_back(found);
@@ -173,7 +224,7 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
     if (lacking.empty()) {
       out.at.push_back(std::move(found));
     } else {
-      const std::string gap = "; " + std::to_string(mid) + " ranks, where " + label + " has no time under " +
+      const std::string gap = "; " + std::to_string(mid) + " ranks, where " + found.winner + " has no time under " +
                               join(lacking) + " (" + (fs::path(o.out) / "failures.csv").string() +
                               "), steered it by the other scenarios and are left out of the answer";
       std::printf("%s", wrapped("advise: search" + gap, 100, "").c_str());
@@ -188,8 +239,8 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
   std::vector<std::string> counts;
   for (const int t : tried) counts.push_back(std::to_string(t));
   out.searched = "the counts asked and, between " + std::to_string(below) + " and " + std::to_string(top) + ", " +
-                 join(counts) + " ranks by bisection, each with " + label +
-                 " alone: a count it does not fit might fit with a set-up of its own" + stopped;
+                 join(counts) + " ranks by bisection, each with the set-ups that won or tied at " +
+                 std::to_string(below) + " or " + std::to_string(top) + " ranks (" + join(labels) + ")" + stopped;
   return out;
 }
 
