@@ -144,6 +144,8 @@ Options parse(const std::vector<std::string>& args, const std::string& command_l
       o.check_busy_share = pct / 100;
     } else if (a == "--platform") {
       o.platform = require_path(a, value());
+    } else if (a == "--prediction") {
+      o.prediction = require_path(a, value());
     } else if (a == "--sim-binary") {
       o.sim_binary = require_path(a, value());
     } else if (a == "--smpi-flags") {
@@ -196,6 +198,14 @@ Options parse(const std::vector<std::string>& args, const std::string& command_l
     throw InputError(
         "--check: not with --launcher slurm (the check replays the trace for real on this host, a core per rank; "
         "run it without --launcher slurm, where the host may run MPI)");
+  }
+  if (!o.prediction.empty()) {
+    // The error of one platform says nothing of another's: read now, and refused now, before any work.
+    if (o.platform.empty()) {
+      throw InputError("--prediction: only with --platform (allowed: the platform whose prediction.csv it is)");
+    }
+    o.prediction_error = advice::prediction_error(launch::read_file(o.prediction, "prediction file"), o.prediction,
+                                                  fnv1a64_hex(launch::read_file(o.platform, "platform")));
   }
   if (o.jobs == 0) o.jobs = o.launcher == "slurm" ? 16 : std::max(1U, std::thread::hardware_concurrency());
   // A group size or chains per group asks for groups the recorded walkers do not have: copies fill them.
@@ -340,6 +350,7 @@ advice::Tolerance tolerance_of(const Options& o, const std::optional<CheckResult
   }
   if (checked) sources.insert(sources.end(), checked->sources.begin(), checked->sources.end());
   if (spread) sources.push_back(*spread);
+  if (o.prediction_error) sources.push_back(*o.prediction_error);
   return advice::largest_tolerance(sources);
 }
 
