@@ -99,7 +99,8 @@ class BadTrace(TraceCase):
             f.write("setup,ratio\nnone,1\n")
         with open(self.path("other.csv"), "w") as f:
             f.write("check,setup,nprocs,n,real_median_s,real_low_s,real_high_s,sim_s,ratio,ratio_low,ratio_high,"
-                    "busy_pct,platform_fnv1a64,git_commit\nmodel,none,2,6,0.1,0.1,0.1,0.1,1,1,1,,0123456789abcdef,x\n")
+                    "busy_pct,platform_fnv1a64,git_commit\n"
+                    "model,none,2,6,0.1,0.1,0.1,0.1,1,1,1,,0123456789abcdef,x\n")
         for args, fragment in [((), "--ranks: required"), (("--ranks", "1"), "--ranks: '1' is not a rank count"),
                                (("--ranks", "64", "--prediction", self.path("other.csv")),
                                 "--prediction: only with --platform"),

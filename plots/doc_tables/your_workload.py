@@ -75,18 +75,21 @@ def prediction(inputs):
         rows = comparisons(real, sim)
     except InputError as e:
         raise InputError(str(e).replace(ROOT + os.sep, "")) from None
-    against = {"model": "its workload, emulated (sleep)", "replay": "the trace replayed (spin)",
+    against = {"model": "emulated workload (sleep)", "replay": "the trace replayed (spin)",
                "application": "the application (compute)"}
-    header = ["set-up", "real runs of", "real (measured): median [95 % CI]", "simulated", "simulated / real"]
+    # One n for every row is said once, in the header.
+    counts = {r["n"] for r in rows}
+    n_text = f", n = {counts.pop()}" if len(counts) == 1 else ""
+    header = ["set-up", "real runs of", f"real (measured{n_text}): median [95 % CI]", "simulated", "simulated / real"]
     body = []
     for r in rows:
         text, unit = milliseconds(r["real_median_s"])
         decimals = len(text.partition(".")[2])
         scale = 1 if unit == "s" else 1000
         sim_text, sim_unit = milliseconds(r["sim_s"])
-        body.append([f"P = {r['nprocs']} {r['setup']}", f"{against[r['check']]}, n = {r['n']}",
-                     f"{text} {unit} [{r['real_low_s'] * scale:.{decimals}f}, {r['real_high_s'] * scale:.{decimals}f}]",
-                     f"{sim_text} {sim_unit}",
+        low, high = (f"{r[k] * scale:.{decimals}f}" for k in ("real_low_s", "real_high_s"))
+        body.append([f"P = {r['nprocs']} {r['setup']}", against[r["check"]] + ("" if n_text else f", n = {r['n']}"),
+                     f"{text} {unit} [{low}, {high}]", f"{sim_text} {sim_unit}",
                      f"{r['ratio']:.3f} [{r['ratio_low']:.3f}, {r['ratio_high']:.3f}]"])
     return table_text(header, body)
 
