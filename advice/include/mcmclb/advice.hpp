@@ -166,6 +166,11 @@ ReplayError program_error(const std::string& label, const std::vector<double>& r
 /// an error has no interval (too few repetitions) or there is none.
 std::optional<double> measured_tolerance(const std::vector<ReplayError>& errors);
 
+/// Every kind a tolerance source has, advice.csv's tolerance_source: plots/mcmclb_csv.py allows exactly these
+/// (tests/test_reference.py), and largest_tolerance refuses any other.
+inline constexpr std::array<std::string_view, 5> kToleranceKinds = {"assumed", "simulation", "replay", "program_runs",
+                                                                    "prediction"};
+
 /// One source of the tolerance: what it measures (or the tolerance assumed), as a fraction, and where it was
 /// measured. The tolerance is the largest source: a gain inside any of them is none a user can tell from noise.
 struct ToleranceSource {
