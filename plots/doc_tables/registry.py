@@ -88,7 +88,7 @@ TABLES = {
     "simulation-repeat": (simulation_repeat, (2, 8), {}),
     "trace-replay": (trace_replay, (1, 5), {}),
     "trace-at-scale": (trace_at_scale, (1, 4), {}),
-    "prediction": (prediction, (2, 2), {}),
+    "prediction": (prediction, (1, 1), {}),
     "advice": (advice, (1, 1), {"top": "an integer", "at": "rank counts, comma-separated"}),
     "advice-answer": (advice_answer, (1, 1), {}),
     "advise-estimate": (advise_estimate, (1, 1), {}),

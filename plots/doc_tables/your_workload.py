@@ -65,12 +65,12 @@ def trace_replay(inputs):
 
 def prediction(inputs):
     """The simulation on a calibrated platform against real runs of the same set-ups on that machine: the rows of
-    prediction.csv as plots/prediction_check.py forms them from the two folders (real, then simulated). One row per
+    prediction.csv as plots/prediction_check.py forms them from the folder's real/ and sim/ results. One row per
     comparison: the real median with its 95 % interval (measured), the simulated time, and simulated / real with the
     interval mcmclb compare forms (the simulated time over the real interval's ends). A replay's row is followed by
     the application's, the compute-mode runs of the same balancer, against the same simulated time."""
     from prediction_check import comparisons
-    real, sim = (os.path.join(ROOT, f) for f in inputs.folders)
+    real, sim = (os.path.join(ROOT, inputs.folders[0], f) for f in ("real", "sim"))
     try:
         rows = comparisons(real, sim)
     except InputError as e:
