@@ -103,6 +103,8 @@ Options parse_flags(const std::vector<std::string>& args, const std::string& com
       o.check_busy_share = pct / 100;
     } else if (a == "--platform") {
       o.platform = require_path(a, value());
+    } else if (a == "--prediction") {
+      o.prediction = require_path(a, value());
     } else if (a == "--sim-binary") {
       o.sim_binary = require_path(a, value());
     } else if (a == "--smpi-flags") {
@@ -156,6 +158,15 @@ Options parse_flags(const std::vector<std::string>& args, const std::string& com
         "--check: not with --launcher slurm (the check replays the trace for real on this host, a core per rank; "
         "run it without --launcher slurm, where the host may run MPI)");
   }
+  if (!o.prediction.empty()) {
+    // The error of one platform says nothing of another's: read now, and refused now, before any work.
+    if (o.platform.empty()) {
+      throw InputError("--prediction: only with --platform (allowed: the platform whose prediction.csv it is)");
+    }
+    o.prediction_error = advice::prediction_error(launch::read_file(o.prediction, "prediction file"), o.prediction,
+                                                  fnv1a64_hex(launch::read_file(o.platform, "platform")));
+  }
+
   if (o.jobs == 0) o.jobs = o.launcher == "slurm" ? 16 : std::max(1U, std::thread::hardware_concurrency());
   // A group size or chains per group asks for groups the recorded walkers do not have: copies fill them.
   if (o.group_size > 0 || o.chains_per_group > 0) o.copies = true;

@@ -358,6 +358,65 @@ TEST(AdviceRule, TheProgramsOwnSpreadSetsTheToleranceAndAGainInsideItIsNoDiffere
   EXPECT_TRUE(contains(a.words, "your program's own runs at P = 2, n = 2")) << a.words;
 }
 
+// The simulation's error measured on the user's platform (prediction.csv) is a source like the others: the widest
+// ratio interval's end sets it (here 0.93 below 1: 7 %, over the replay's 1.2 % and an assumed 5 %), and the words
+// name it with its P, its fewest real runs and its busiest host.
+TEST(AdviceRule, ThePredictionErrorMeasuredOnThePlatformEntersTheTolerance) {
+  using mcmclb::advice::ToleranceSource;
+  const std::string platform = "0123456789abcdef";
+  const std::string head = std::string(mcmclb::advice::kPredictionHeader) + "\n";
+  const std::string rows = "model,collective(1) create,2,10,0.1,0.098,0.103,0.1005,1.005,0.976,1.026,1.5," + platform +
+                           ",abc\n"
+                           "replay,lookahead(1) range retire,2,10,0.18,0.178,0.182,0.1815,1.008,0.997,1.020,3.2," +
+                           platform +
+                           ",abc\n"
+                           "application,lookahead(1) range retire,2,8,0.19,0.185,0.195,0.1815,0.955,0.930,0.981,," +
+                           platform + ",abc\n";
+  const ToleranceSource p = mcmclb::advice::prediction_error(head + rows, "prediction.csv", platform);
+  EXPECT_EQ(p.kind, "prediction");
+  EXPECT_NEAR(p.fraction, 0.07, 1e-12);
+  EXPECT_EQ(p.nprocs, 2);
+  EXPECT_EQ(p.n, 8U) << "the fewest real runs of a row";
+  ASSERT_TRUE(p.busy.has_value());
+  EXPECT_NEAR(*p.busy, 0.032, 1e-12) << "the busiest host of a row (an empty busy_pct is unknown, not 0)";
+  ToleranceSource replay{"replay", "the real replay against your program", 0.012, 2, 10, 0.02, "1.2 %"};
+  ToleranceSource assumed{"assumed", "the tolerance assumed (--tolerance)", 0.05, 0, 0, std::nullopt, ""};
+  const auto t = mcmclb::advice::largest_tolerance({assumed, replay, p});
+  EXPECT_EQ(t.source.kind, "prediction");
+  EXPECT_EQ(t.words.rfind("measured by the simulation on this platform against real runs at P = 2, n = 8, the host "
+                          "at most 3.2 % busy: simulated / real 0.930 to 1.026 over 3 set-ups, widest lookahead(1) "
+                          "range retire against the application, 7.0 %",
+                          0),
+            0U)
+      << t.words;
+  EXPECT_TRUE(contains(t.words, "also the real replay against your program")) << t.words;
+  // Anything else is refused in one line naming the file: another platform's check, too few runs for an interval,
+  // a ratio that is not one, a check of another kind, two rank counts, a foreign header, no row.
+  const auto refused = [&](const std::string& text, const std::string& part,
+                           const std::string& on = "0123456789abcdef") {
+    try {
+      (void)mcmclb::advice::prediction_error(text, "my.csv", on);
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const mcmclb::InputError& e) {
+      const std::string what = e.what();
+      EXPECT_TRUE(contains(what, "my.csv") && contains(what, part)) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+  };
+  refused(head + rows, "not on --platform's", "fedcba9876543210");
+  refused(head + "model,none,2,5,0.1,0.1,0.1,0.1,1,1,1,," + platform + ",abc\n", "n '5'");
+  refused(head + "model,none,2,6,0.1,0.1,0.1,0.1,1,x,1,," + platform + ",abc\n", "ratio_low 'x'");
+  refused(head + "model,none,2,6,0.1,0.1,0.1,0.1,1.2,0.9,1.1,," + platform + ",abc\n", "outside [ratio_low");
+  refused(head + "guess,none,2,6,0.1,0.1,0.1,0.1,1,1,1,," + platform + ",abc\n", "check 'guess'");
+  refused(head + "model,none,2,6,0.1,0.1,0.1,0.1,1,1,1,101," + platform + ",abc\n", "busy_pct '101'");
+  refused(head + "model,none,2,6,0.1,0.1,0.1,0.1,1,1,1,," + platform + ",abc\nmodel,async,4,6,0.1,0.1,0.1,0.1,1,1,1,," +
+              platform + ",abc\n",
+          "nprocs 4 differs");
+  refused(head + "model,none,2,6,0.1\n", "5 fields");
+  refused("setup,ratio\nnone,1\n", "not a prediction.csv");
+  refused(head, "no set-up measured");
+}
+
 TEST(AdviceRule, TheProgramsSpreadFromSixRunsIsItsMediansInterval) {
   const std::vector<double> runs = {10.0, 10.4, 10.1, 10.3, 10.2, 11.5};
   const auto spread = mcmclb::advice::program_spread(runs, 16, std::nullopt);
@@ -618,8 +677,9 @@ TEST(AdviceRule, FewestRanksByMinimaxRegretOverTheScenarios) {
   const auto b = fewest_ranks(close, two, 0.05, kWords, "");
   ASSERT_TRUE(b);
   EXPECT_EQ(close[b->fewest].nprocs, 16) << b->text;
-  EXPECT_TRUE(contains(b->text, "16 ranks: the fewest core-hours in the dearest scenario among the counts whose "
-                                "time is within the 5.0 % tolerance"))
+  EXPECT_TRUE(contains(b->text,
+                       "16 ranks: the fewest core-hours in the dearest scenario among the counts whose "
+                       "time is within the 5.0 % tolerance"))
       << b->text;
   // The core-hours decide among the counts within it, not the rank count: 41 ranks at 9.5 s cost 389.5 rank-s,
   // 40 ranks at 10 s (5.3 % slower, within 6 %) cost 400. The fewest ranks would be 40; the cheapest is 41.

@@ -206,6 +206,7 @@ advice::Tolerance tolerance_of(const Options& o, const std::optional<CheckResult
   }
   if (checked) sources.insert(sources.end(), checked->sources.begin(), checked->sources.end());
   if (spread) sources.push_back(*spread);
+  if (o.prediction_error) sources.push_back(*o.prediction_error);
   return advice::largest_tolerance(sources);
 }
 

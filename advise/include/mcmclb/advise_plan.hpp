@@ -38,6 +38,8 @@ struct Options {
   bool incomplete = false;  // advise on a trace whose recording did not end (its finished chains, its cut ones)
   long check_reps = 0;  // --check: real repetitions per set-up of the replay checked against its simulation (0: none)
   double check_busy_share = 0.10;  // --check-busy: the busiest host (a share of its CPU time) a check runs on
+  std::string prediction;          // --prediction: the simulation's error measured on --platform (prediction.csv)
+  std::optional<advice::ToleranceSource> prediction_error;  // read from it while parsing, before any work
   std::string command_line;
 };
 
@@ -110,7 +112,8 @@ struct CheckResult {
   }
 };
 
-/// The tolerance: the largest of what --check measured, the program's own spread, and the tolerance assumed (unless
+/// The tolerance: the largest of what --check measured, the program's own spread, the simulation's error that
+/// --prediction measured on the platform, and the tolerance assumed (unless
 /// the check measured both of an advice's errors, the simulation against the replay and the replay against the
 /// program, so that nothing is left to assume).
 advice::Tolerance tolerance_of(const Options& o, const std::optional<CheckResult>& checked,
