@@ -218,7 +218,7 @@ int sweep_main(const SweepOptions& given) {
   if (!simulated(o) && std::any_of(study.points.begin(), study.points.end(),
                                    [](const Point& p) { return p.spec.placement != Placement::block; })) {
     throw InputError(
-        "key placement: groups only with --launcher smpi, on a dragonfly platform (allowed with "
+        "key placement: groups and scatter only with --launcher smpi, groups on a dragonfly platform (allowed with "
         "--launcher " +
         o.launcher + ": block; the site places real ranks)");
   }

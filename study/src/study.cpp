@@ -222,7 +222,7 @@ Study build_study(const std::string& text, const std::vector<std::string>& overr
     // One order per study: its launches mix the experiments' points.
     if (e.placement != axes.experiments.front().placement) {
       throw InputError(
-          "key placement: one placement per study, not a list (allowed: one of block, groups; a launch "
+          "key placement: one placement per study, not a list (allowed: one of block, groups, scatter; a launch "
           "places all its points alike)");
     }
     if (e.order != study.order || e.order_seed != seed) {
