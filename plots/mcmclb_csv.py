@@ -169,9 +169,10 @@ SCHEMAS = {
         # workload.model trace: which of a size's repeated speed-ups the replay took; empty for other models, absent
         # from older folders (whose replays took the median).
         "workload_speedups": Column("name", optional=True, choices=("median", "low", "high")),
-        # Simulation, key placement: groups when the hosts were dealt over a dragonfly's groups; empty: in order
+        # Simulation, key placement: groups when the hosts were dealt over a dragonfly's groups, scatter when single
+        # ranks were dealt over the nodes; empty: in order
         # (block, the default) or real MPI; absent from older folders.
-        "placement": Column("name", optional=True, choices=("block", "groups")),
+        "placement": Column("name", optional=True, choices=("block", "groups", "scatter")),
     },
     "ranks.csv": {
         "run_id": NAME, "rank": _int(0), "elapsed_s": _time(), "work_s": _time(), "polling_s": _time(),

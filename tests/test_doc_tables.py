@@ -1792,7 +1792,8 @@ class CitedReproductions(unittest.TestCase):
                 continue
             cells = [c.strip() for c in line.strip("|").split("|")]
             ns, other, bound, verdict = cells[5:]
-            if cells[2] == "measured" or verdict.startswith("identical (made there)"):
+            # A folder made after the release has nothing compared there, so no bound to hold (its row says so).
+            if cells[2] == "measured" or verdict.startswith(("identical (made there)", "**not reproduced at")):
                 continue
             self.assertNotIn("over the bound", verdict, line)
             found = {"time_s": float(ns.replace(",", "")) * 1e-9} if ns != "0" else {}

@@ -757,8 +757,9 @@ class KilledPoint(unittest.TestCase):
 
 class Placement(unittest.TestCase):
     """Key placement: groups deals a dragonfly's nodes over its groups in the hostfile the sweep writes, so that
-    consecutive nodes sit in different groups; a platform without a dragonfly, or a real-MPI launcher, is refused in
-    one line before anything is written. The stub smpirun records the hostfile and the placement it was given."""
+    consecutive nodes sit in different groups; scatter deals single ranks over the nodes. A platform without a
+    dragonfly (groups), a real-MPI launcher or an unknown placement is refused in one line before anything is
+    written. The stub smpirun records the hostfile and the placement it was given."""
 
     DRAGONFLY = """<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
@@ -773,29 +774,61 @@ class Placement(unittest.TestCase):
 
     def test_groups_deal_the_hosts_over_the_dragonflys_groups(self):
         with tempfile.TemporaryDirectory() as d:
-            platform = os.path.join(d, "df.xml")
-            with open(platform, "w") as f:
-                f.write(self.DRAGONFLY)
-            with open(os.path.join(d, "df.hosts"), "w") as f:
-                f.write("".join(f"n{i}.x:2\n" for i in range(12)))
-            os.mkdir(os.path.join(d, "bin"))
-            stub = os.path.join(d, "bin", "smpirun")
-            with open(stub, "w") as f:
-                f.write('#!/bin/sh\nfor a; do [ "$a" = --help ] && exit 0; done\n'
-                        'while [ "$1" != -hostfile ]; do shift; done\n'
-                        f'echo "$MCMCLB_PLACEMENT $2" >>{d}/launched\nexit 1\n')
-            os.chmod(stub, 0o755)
+            hosts = "".join(f"n{i}.x:2\n" for i in range(12))
+            self.assertEqual(self.launch_with_stub(d, self.DRAGONFLY, hosts, "groups"),
+                             [f"n{i}.x:2" for i in (0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11)])
+
+    def launch_with_stub(self, d, platform_xml, hosts, placement):
+        """Sweeps ROUNDS with placement on platform_xml (hostfile hosts) through a stub smpirun that records the
+        placement and hostfile it was given; returns the dealt hostfile's lines."""
+        platform = os.path.join(d, "df.xml")
+        with open(platform, "w") as f:
+            f.write(platform_xml)
+        with open(os.path.join(d, "df.hosts"), "w") as f:
+            f.write(hosts)
+        os.makedirs(os.path.join(d, "bin"), exist_ok=True)
+        stub = os.path.join(d, "bin", "smpirun")
+        with open(stub, "w") as f:
+            f.write('#!/bin/sh\nfor a; do [ "$a" = --help ] && exit 0; done\n'
+                    'while [ "$1" != -hostfile ]; do shift; done\n'
+                    f'echo "$MCMCLB_PLACEMENT $2" >>{d}/launched\nexit 1\n')
+        os.chmod(stub, 0o755)
+        out = os.path.join(d, "out")
+        env = dict(os.environ, PATH=os.path.dirname(stub) + ":" + os.environ["PATH"])
+        r = mcmclb("sweep", ROUNDS, "--launcher", "smpi", "--platform", platform, "--sim-binary",
+                   fake_sim_program(d), "--out", out, "--set", f"placement={placement}", "--points-per-launch", "4",
+                   env=env)
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)  # the stub runs nothing
+        dealt = os.path.join(out, f"df.{placement}.hosts")
+        with open(os.path.join(d, "launched")) as f:
+            self.assertEqual(f.readline().split(), [placement, dealt])
+        with open(dealt) as f:
+            return f.read().split()
+
+    def test_scatter_deals_single_ranks_over_the_nodes_and_groups(self):
+        # Every merge of neighbouring ranks then spans nodes and, on a dragonfly, groups: consecutive ranks sit on
+        # nodes of different groups, each node's ranks one round apart.
+        nodes = ["n0.x", "n4.x", "n8.x", "n1.x", "n5.x", "n9.x", "n2.x", "n6.x", "n10.x", "n3.x", "n7.x", "n11.x"]
+        with tempfile.TemporaryDirectory() as d:
+            hosts = "".join(f"n{i}.x:2\n" for i in range(12))
+            self.assertEqual(self.launch_with_stub(d, self.DRAGONFLY, hosts, "scatter"), nodes + nodes)
+        flat = self.DRAGONFLY.replace('topology="DRAGONFLY" topo_parameters="3,1;2,1;1,1;2"', 'topology="FAT_TREE" '
+                                      'topo_parameters="2;2,2;1,2;1,1"').replace('radical="0-11"', 'radical="0-3"')
+        with tempfile.TemporaryDirectory() as d:  # no dragonfly: the nodes in the hostfile's order
+            self.assertEqual(self.launch_with_stub(d, flat, "n0.x:2\nn1.x:3\n\nn2.x\n", "scatter"),
+                             ["n0.x", "n1.x", "n2.x", "n0.x", "n1.x", "n1.x"])
+        with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "out")
-            env = dict(os.environ, PATH=os.path.dirname(stub) + ":" + os.environ["PATH"])
-            r = mcmclb("sweep", ROUNDS, "--launcher", "smpi", "--platform", platform, "--sim-binary",
-                       fake_sim_program(d), "--out", out, "--set", "placement=groups", "--points-per-launch", "4",
-                       env=env)
-            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)  # the stub runs nothing
-            dealt = os.path.join(out, "df.groups.hosts")
-            with open(os.path.join(d, "launched")) as f:
-                self.assertEqual(f.readline().split(), ["groups", dealt])
-            with open(dealt) as f:
-                self.assertEqual(f.read().split(), [f"n{i}.x:2" for i in (0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11)])
+            r = mcmclb("sweep", ROUNDS, "--launcher", "smpi", "--sim-binary", fake_sim_program(d), "--out", out,
+                       "--set", "placement=round-robin", "--dry-run")
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertEqual(r.stderr.strip().splitlines(), [r.stderr.strip()], r.stderr)
+            self.assertIn("placement", r.stderr)
+            self.assertIn("scatter", r.stderr)
+            r = mcmclb("sweep", ROUNDS, "--launcher", "local", "--out", out, "--set", "placement=scatter", "--dry-run")
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+            self.assertIn("key placement: groups and scatter only with --launcher smpi", r.stderr)
+            self.assertFalse(os.path.exists(out))
 
     def test_refused_without_a_dragonfly(self):
         with tempfile.TemporaryDirectory() as d:

@@ -461,7 +461,8 @@ RunResult run_once(const RunSpec& spec) {
   const std::string placed = mpi::kSimulated ? r.provenance.placement : "block";
   if (placed != to_string(spec.placement)) {
     throw InputError("key placement: " + std::string(to_string(spec.placement)) + ", but the ranks were placed " +
-                     placed + " (allowed here: " + placed + "; `groups` needs mcmclb sweep --launcher smpi)");
+                     placed + " (allowed here: " + placed +
+                     "; `groups` and `scatter` need mcmclb sweep --launcher smpi)");
   }
   // How busy other programs kept the host just before the run, whose host cost (add_host_usage) they inflate. In
   // simulation only: every simulated rank is in this process, asleep while rank 0 measures, where on real MPI the

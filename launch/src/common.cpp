@@ -97,7 +97,7 @@ int sweep_study(const SweepOptions& o, const Study& study, const std::string& te
   if (!simulated(o) && std::any_of(study.points.begin(), study.points.end(),
                                    [](const Point& p) { return p.spec.placement != Placement::block; })) {
     throw InputError(
-        "key placement: groups only with --launcher smpi, on a dragonfly platform (allowed with "
+        "key placement: groups and scatter only with --launcher smpi, groups on a dragonfly platform (allowed with "
         "--launcher " +
         o.launcher + ": block; the site places real ranks)");
   }

@@ -38,10 +38,11 @@ namespace {
 
 std::string run_command(const SweepOptions& o, const Study& study, const fs::path& out,
                         const std::vector<std::size_t>& points, int nprocs) {
-  const fs::path dealt = places_over_groups(study) ? placement_hostfile(o, study, out) : fs::path();
-  const std::string prefix =
-      simulated(o) ? smpirun_prefix(o, nprocs, sim_program(o, study.points[points.front()].program), dealt)
-                   : mpiexec_prefix(nprocs);
+  const fs::path dealt = deals_hostfile(study) ? placement_hostfile(o, study, out) : fs::path();
+  const Point& first = study.points[points.front()];
+  const std::string prefix = simulated(o)
+                                 ? smpirun_prefix(o, nprocs, sim_program(o, first.program), dealt, first.spec.placement)
+                                 : mpiexec_prefix(nprocs);
   return prefix + program_command(o, study, out, points, !o.force);
 }
 
@@ -577,8 +578,8 @@ int sweep_local(const SweepOptions& o, const Study& study) {
   std::optional<results::ResultStore> store;             // none for a dry run: it opens nothing for writing
   if (!o.dry_run) store.emplace(open_output(o, study));  // before the first launch
   const fs::path out = output_of(o, study);
-  if (store && simulated(o) && places_over_groups(study)) {  // before the first launch reads it
-    const std::string dealt = dealt_hostfile(o);
+  if (store && simulated(o) && deals_hostfile(study)) {  // before the first launch reads it
+    const std::string dealt = dealt_hostfile(o, study.points.front().spec.placement);
     store->rewrite_file(placement_hostfile(o, study, out).filename().string(), [&](const fs::path&) { return dealt; });
   }
   std::size_t skipped = 0;

@@ -122,11 +122,10 @@ std::optional<std::vector<std::int64_t>> numbers(const std::string& text, char s
   return values;
 }
 
-}  // namespace
-
-std::string hostfile_over_groups(const std::string& platform_xml, const std::string& hostfile,
-                                 const std::string& platform) {
-  const std::string key = "key placement: groups: ";
+/// The hostfile's lines dealt round-robin over the groups of the platform's one dragonfly (hostfile_over_groups);
+/// key names the placement in an error.
+std::string deal_over_groups(const std::string& platform_xml, const std::string& hostfile, const std::string& platform,
+                             const std::string& key) {
   std::vector<std::map<std::string, std::string>> dragonflies;
   for (auto& c : clusters_of(platform_xml)) {
     if (c["topology"] == "DRAGONFLY") dragonflies.push_back(std::move(c));
@@ -195,20 +194,69 @@ std::string hostfile_over_groups(const std::string& platform_xml, const std::str
   return dealt;
 }
 
-bool places_over_groups(const Study& study) {
+/// The host of a hostfile line and how many ranks it places ("host:N" places N, a plain host one).
+std::pair<std::string, std::int64_t> host_slots(const std::string& line) {
+  const auto colon = line.rfind(':');
+  if (colon != std::string::npos) {
+    const auto n = numbers(line.substr(colon + 1), ',');
+    if (n && n->size() == 1) return {line.substr(0, colon), n->front()};
+  }
+  return {line, 1};
+}
+
+}  // namespace
+
+std::string hostfile_over_groups(const std::string& platform_xml, const std::string& hostfile,
+                                 const std::string& platform) {
+  return deal_over_groups(platform_xml, hostfile, platform, "key placement: groups: ");
+}
+
+std::string hostfile_scattered(const std::string& platform_xml, const std::string& hostfile,
+                               const std::string& platform) {
+  // Nodes in turn over a dragonfly's groups where the platform has one, else in the hostfile's order; then one
+  // rank per node and round, so that consecutive ranks sit on different nodes (and groups).
+  auto clusters = clusters_of(platform_xml);
+  const bool dragonfly =
+      std::any_of(clusters.begin(), clusters.end(), [](auto& c) { return c["topology"] == "DRAGONFLY"; });
+  const std::string nodes =
+      dragonfly ? deal_over_groups(platform_xml, hostfile, platform, "key placement: scatter: ") : hostfile;
+  std::vector<std::pair<std::string, std::int64_t>> slots;
+  std::istringstream lines(nodes);
+  for (std::string line; std::getline(lines, line);) {
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    slots.push_back(host_slots(line.substr(first, line.find_last_not_of(" \t\r") - first + 1)));
+  }
+  std::string dealt;
+  for (std::int64_t k = 0;; ++k) {
+    bool any = false;
+    for (const auto& [host, n] : slots) {
+      if (k < n) {
+        dealt += host + "\n";
+        any = true;
+      }
+    }
+    if (!any) break;
+  }
+  return dealt;
+}
+
+bool deals_hostfile(const Study& study) {
   // One placement per study (build_study), so the first point says it.
-  return !study.points.empty() && study.points.front().spec.placement == Placement::groups;
+  return !study.points.empty() && study.points.front().spec.placement != Placement::block;
 }
 
 fs::path placement_hostfile(const SweepOptions& o, const Study& study, const fs::path& out) {
-  return places_over_groups(study) ? out / (fs::path(o.platform).stem().string() + ".groups.hosts")
-                                   : hostfile_of(o.platform);
+  return deals_hostfile(study) ? out / (fs::path(o.platform).stem().string() + "." +
+                                        std::string(to_string(study.points.front().spec.placement)) + ".hosts")
+                               : hostfile_of(o.platform);
 }
 
-std::string dealt_hostfile(const SweepOptions& o) {
+std::string dealt_hostfile(const SweepOptions& o, Placement placement) {
   const std::string what = "platform file (--platform)";
-  return hostfile_over_groups(read_file(o.platform, what), read_file(hostfile_of(o.platform).string(), what),
-                              o.platform);
+  const std::string xml = read_file(o.platform, what), hosts = read_file(hostfile_of(o.platform).string(), what);
+  return placement == Placement::scatter ? hostfile_scattered(xml, hosts, o.platform)
+                                         : hostfile_over_groups(xml, hosts, o.platform);
 }
 
 fs::path sim_program(const SweepOptions& o, Program program) {
@@ -238,12 +286,13 @@ std::vector<fs::path> smpi_preloads(const fs::path& program) {
 /// --launcher smpi: smpirun with the platform file and its hostfile (PLATFORM.hosts) and the flags of
 /// smpi_flags_file(), with the environment the run records in runs.csv (platform) and provenance.csv (the platform's
 /// hash, the flags), and the preloads of program's build (smpi_preloads).
-std::string smpirun_prefix(const SweepOptions& o, int nprocs, const fs::path& program, const fs::path& dealt) {
+std::string smpirun_prefix(const SweepOptions& o, int nprocs, const fs::path& program, const fs::path& dealt,
+                           Placement placement) {
   std::error_code ec;
   const fs::path canonical = fs::weakly_canonical(fs::absolute(o.platform), ec);
   const std::string platform = ec ? o.platform : canonical.string();  // the file itself, from any folder
   const std::string hosts = dealt.empty() ? hostfile_of(platform).string() : fs::absolute(dealt).string();
-  const std::string placement = dealt.empty() ? "" : "MCMCLB_PLACEMENT=groups ";
+  const std::string placed = dealt.empty() ? "" : "MCMCLB_PLACEMENT=" + std::string(to_string(placement)) + " ";
   const std::string flags = join(smpi_flags(o), " ");
   std::string preload;
   for (const fs::path& library : smpi_preloads(program)) preload += (preload.empty() ? "" : " ") + library.string();
@@ -252,7 +301,7 @@ std::string smpirun_prefix(const SweepOptions& o, int nprocs, const fs::path& pr
   // A job step runs one simulation (one host process) on one CPU of the allocation; srun passes the environment
   // on, and env sets the preloads for smpirun alone, not for srun.
   const std::string step = o.job_steps ? "srun --ntasks=1 --cpus-per-task=1 --exact --quiet env " : "";
-  return step + preload + placement + "MCMCLB_PLATFORM=" + shell_quote(platform) +
+  return step + preload + placed + "MCMCLB_PLATFORM=" + shell_quote(platform) +
          " MCMCLB_SMPI_CFG=" + shell_quote(flags) + " smpirun -np " + std::to_string(nprocs) + " -platform " +
          shell_quote(platform) + " -hostfile " + shell_quote(hosts) + " " + flags + " ";
 }
@@ -357,7 +406,9 @@ bool is_simulation_build(const fs::path& program) {
 
 void check_smpi(const SweepOptions& o, const Study& study) {
   check_platform(o);
-  if (places_over_groups(study)) (void)dealt_hostfile(o);  // a platform without a dragonfly, before any writing
+  if (deals_hostfile(study)) {  // a platform without a dragonfly, before any writing
+    (void)dealt_hostfile(o, study.points.front().spec.placement);
+  }
   const fs::path hosts = hostfile_of(o.platform);
   const std::int64_t slots = hostfile_slots(hosts);
   for (const Point& p : study.points) {

@@ -546,9 +546,11 @@ std::vector<KeyDef> build_key_table() {
               [](E& e, int64_t v) { e.order_seed = v; }));
   t.back().info.default_value = "a fresh one per sweep";
   study_key();
-  add(choice_key("placement", kPlacements, "block",
-                 "simulation: hosts filled in order (`block`) or dealt over a dragonfly's groups (`groups`)",
-                 [](E& e, Placement v) { e.placement = v; }));
+  add(choice_key(
+      "placement", kPlacements, "block",
+      "simulation: hosts filled in order (`block`), dealt over a dragonfly's groups (`groups`), or one rank per "
+      "node in turn (`scatter`)",
+      [](E& e, Placement v) { e.placement = v; }));
   study_key();
   add(name_key("job.scheduler", {"slurm"}, "slurm", "the only scheduler so far",
                [](E& e, std::string v) { e.job.scheduler = std::move(v); }));

@@ -96,7 +96,7 @@ void add_backend_provenance(Provenance& p, std::string_view backend) {
   if (!content) throw InputError(std::string("MCMCLB_PLATFORM: cannot read ") + platform + ": " + why);
   p.platform = platform_identity(platform);
   p.platform_fnv1a64 = fnv1a64_hex(*content);
-  // The sweep deals a dragonfly's hosts over its groups in the hostfile it writes, and says so here; smpirun
+  // The sweep deals the hosts (placement groups or scatter) in the hostfile it writes, and says so here; smpirun
   // started any other way reads the platform's own hostfile, which fills the hosts in order.
   const char* placement = std::getenv("MCMCLB_PLACEMENT");
   p.placement = placement != nullptr && *placement != '\0' ? placement : "block";

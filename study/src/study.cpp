@@ -231,7 +231,7 @@ Study build_study(const StudyAxes& axes, const std::string& source, std::optiona
     // One order per study: its launches mix the experiments' points.
     if (e.placement != axes.experiments.front().placement) {
       throw InputError(
-          "key placement: one placement per study, not a list (allowed: one of block, groups; a launch "
+          "key placement: one placement per study, not a list (allowed: one of block, groups, scatter; a launch "
           "places all its points alike)");
     }
     if (e.order != study.order || e.order_seed != seed) {

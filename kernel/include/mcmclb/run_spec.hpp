@@ -162,10 +162,12 @@ inline constexpr std::array<std::pair<std::string_view, FinishedRule>, 3> kFinis
 
 /// Where a simulation's ranks go on the platform's hosts (key placement): `block` fills the hostfile's hosts in
 /// order; `groups` deals them round-robin over a dragonfly's groups, so consecutive nodes sit in different groups
-/// and a run of a few nodes crosses the global links. Real MPI has only `block` (the site places its ranks).
-enum class Placement { block, groups };
-inline constexpr std::array<std::pair<std::string_view, Placement>, 2> kPlacements = {
-    {{"block", Placement::block}, {"groups", Placement::groups}}};
+/// and a run of a few nodes crosses the global links; `scatter` deals single ranks over the nodes in turn (a
+/// dragonfly's alternating over its groups), so that every group of ranks, and every merge, spans nodes.
+/// Real MPI has only `block` (the site places its ranks).
+enum class Placement { block, groups, scatter };
+inline constexpr std::array<std::pair<std::string_view, Placement>, 3> kPlacements = {
+    {{"block", Placement::block}, {"groups", Placement::groups}, {"scatter", Placement::scatter}}};
 [[nodiscard]] constexpr std::string_view to_string(Placement p) noexcept { return name_in(kPlacements, p); }
 
 /// One run: every parameter resolved to a single value.

@@ -209,20 +209,27 @@ fs::path sim_program(const SweepOptions& o, Program program);
 /// list. InputError for a listed library that does not exist.
 std::vector<fs::path> smpi_preloads(const fs::path& program);
 /// "[LD_PRELOAD=...] ... smpirun -np P -platform ... FLAGS ": the prefix of a simulated launch of program, with
-/// the platform's hostfile or, for key placement: groups, the dealt one (MCMCLB_PLACEMENT tells the run).
-std::string smpirun_prefix(const SweepOptions& o, int nprocs, const fs::path& program, const fs::path& dealt = {});
+/// the platform's hostfile or, for a placement other than block, the dealt one (MCMCLB_PLACEMENT names it to the run).
+std::string smpirun_prefix(const SweepOptions& o, int nprocs, const fs::path& program, const fs::path& dealt = {},
+                           Placement placement = Placement::block);
 /// Key placement: groups. The hostfile's lines dealt round-robin over the groups of the platform's one dragonfly
 /// cluster (read from its topology="DRAGONFLY", topo_parameters, prefix, radical and suffix), so that consecutive
 /// nodes sit in different groups. InputError naming key placement for a platform without exactly one dragonfly,
 /// or a hostfile host outside it.
 std::string hostfile_over_groups(const std::string& platform_xml, const std::string& hostfile,
                                  const std::string& platform);
-/// Whether the study's key placement is groups.
-bool places_over_groups(const Study& study);
-/// hostfile_over_groups() of --platform and its hostfile.
-std::string dealt_hostfile(const SweepOptions& o);
-/// The hostfile a simulated sweep's launches read: the platform's, or under placement: groups the dealt one that
-/// the sweep writes into its output folder (PLATFORM.groups.hosts).
+/// Key placement: scatter. One line per rank: the first rank of every node, then the second of every node, and so
+/// on, the nodes in hostfile_over_groups()'s order on a platform with a dragonfly, else in the hostfile's. So
+/// consecutive ranks sit on different nodes, and on a dragonfly in different groups. InputError as
+/// hostfile_over_groups() for a platform with several dragonflies or a host outside its one.
+std::string hostfile_scattered(const std::string& platform_xml, const std::string& hostfile,
+                               const std::string& platform);
+/// Whether the study's key placement deals the hostfile (any placement but block).
+bool deals_hostfile(const Study& study);
+/// The dealt hostfile of --platform and its hostfile for placement (groups or scatter).
+std::string dealt_hostfile(const SweepOptions& o, Placement placement);
+/// The hostfile a simulated sweep's launches read: the platform's, or under another placement than block the dealt
+/// one that the sweep writes into its output folder (PLATFORM.PLACEMENT.hosts).
 fs::path placement_hostfile(const SweepOptions& o, const Study& study, const fs::path& out);
 /// --platform and its hostfile (PLATFORM.hosts) both exist; InputError naming --platform otherwise.
 void check_platform(const SweepOptions& o);
