@@ -765,7 +765,7 @@ class SimulationRepeat(unittest.TestCase):
     changed digit shows, and runs at two commits or at a dirty one are refused."""
 
     FOLDER = "docs/notes/simulation-repeat/at-8192"
-    RUNS = ("alone-a", "alone-b", "launch-a")
+    RUNS = ("alone-a", "alone-b", "launch-a", "launch-b")
 
     def setUp(self):
         self.root = tempfile.mkdtemp()
@@ -795,10 +795,10 @@ class SimulationRepeat(unittest.TestCase):
 
     def test_every_delta_is_zero_and_follows_the_csv(self):
         rows = self.table()
-        self.assertEqual([r[1] for r in rows], ["alone", "alone", "point 3 of 3"])
+        self.assertEqual([r[1] for r in rows], ["alone", "alone", "point 3 of 3", "point 3 of 3"])
         self.assertEqual({(r[3], r[4]) for r in rows}, {("0", "0")})
-        self.edit("launch-a", "time_s", lambda t: repr(float(t) + 1e-8))
-        self.assertNotEqual(self.table()[2][3], "0")
+        self.edit("launch-b", "time_s", lambda t: repr(float(t) + 1e-8))
+        self.assertNotEqual(self.table()[3][3], "0")
         self.edit("alone-b", "regroups_max", lambda m: str(int(m) + 1))
         self.assertEqual(self.table()[1][4], "1")
 
