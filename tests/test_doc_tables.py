@@ -761,8 +761,8 @@ class RunsMade(unittest.TestCase):
 
 
 class SimulationRepeat(unittest.TestCase):
-    """simulation-repeat: the 8192-rank point run alone and inside launches; every Δ is read off the CSVs, a changed
-    digit shows, and runs at two commits or at a dirty one are refused."""
+    """simulation-repeat: the 8192-rank async point run alone and inside launches; every Δ is read off the CSVs, a
+    changed digit shows, and runs at two commits or at a dirty one are refused."""
 
     FOLDER = "docs/notes/simulation-repeat/at-8192"
     RUNS = ("alone-a", "alone-b", "launch-a", "launch-b")
@@ -786,7 +786,7 @@ class SimulationRepeat(unittest.TestCase):
         with open(path, newline="") as f:
             rows = list(csv.DictReader(f))
         for r in rows:
-            if r["balancer"] == "collective" and r["interval"] == "128":
+            if r["balancer"] == "async" and r["workload_scale"] == "10":
                 r[column] = change(r[column])
         with open(path, "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
