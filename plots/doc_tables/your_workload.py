@@ -326,6 +326,45 @@ def advice_answer(inputs):
     return " ".join(parts) + f" Simulated; [advice.csv]({folder}/advice.csv)."
 
 
+def trace_summary(inputs):
+    """A recorded trace file in two sentences, from its rows: the walkers, their items and the items' mean seconds,
+    the walker with the most; then its speed-ups at each size measured (pairs or repetitions, lowest to highest) and
+    the pairs its '# set aside:' lines name. Every number is measured: the trace holds the program's own timings."""
+    path = inputs.folders[0]
+    try:
+        with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except OSError:
+        raise InputError(f"block {inputs.name}: {path}: no such file (allowed: a trace file)") from None
+    aside = sum(1 for line in lines if line.startswith("# set aside:"))
+    rows = [line.split(",") for line in lines if line and not line.startswith("#")]
+    if not rows or rows[0][:5] != ["chain", "item", "ranks", "seconds", "speedup"]:
+        raise InputError(f"block {inputs.name}: {path}: not a trace (allowed: a file whose header is "
+                         f"chain,item,ranks,seconds,speedup)")
+    items, speedups = defaultdict(list), defaultdict(list)
+    try:
+        for chain, _, ranks, seconds, speedup in (r[:5] for r in rows[1:]):
+            if seconds:
+                items[chain].append(float(seconds))
+            elif speedup:
+                speedups[int(ranks)].append(float(speedup))
+    except ValueError:
+        raise InputError(f"block {inputs.name}: {path}: a row without 5 fields or with a number that is none "
+                         f"(allowed: chain,item,ranks,seconds,speedup)") from None
+    every = [s for costs in items.values() for s in costs]
+    if not every or not speedups:
+        raise InputError(f"block {inputs.name}: {path}: no item rows or no speed-up rows (allowed: both)")
+    most = max(len(costs) for costs in items.values())
+    sizes = " and ".join(f"{min(values):.2f} to {max(values):.2f} at {size} ranks ({len(values)} of them)"
+                         for size, values in sorted(speedups.items()))
+    text = (f"{len(items)} walkers, {len(every)} items of about {sum(every) / len(every):.2g} s each (measured), one "
+            f"walker with {most} of them. Their speed-ups, measured, range from {sizes}.")
+    if aside:
+        text += (f" {aside} more, above their rank count, {'was' if aside == 1 else 'were'} set aside as measurement "
+                 f"errors (the trace's `# set aside:` lines).")
+    return text
+
+
 def advice_brief(inputs):
     """The same answer as advice_answer, one clause per rank count, for a page with room for no more: what to use
     (or keep none), robust or not."""
