@@ -310,8 +310,12 @@ def advice_words(folder, p):
     if first["winner"] == "none":
         return f"keep `none`, no balancer gains more than the tolerance; {sure}"
     won = next(r for r in rows if r["nprocs"] == p and r["setup"] == first["winner"])
+    # Several set-ups within the tolerance of the smallest largest regret: the winner is the simplest of them, which
+    # the reader should know before taking it as the only one that works.
+    tied = [r for r in rows if r["nprocs"] == p and r.get("tied") == "yes"]
+    tie = f"; the simplest of {len(tied)} set-ups tied within the tolerance" if len(tied) > 1 else ""
     # Two sentences: the gain names the scenario at each end, which would make one too long to read.
-    return f"use `{first['winner']}`; {sure}. It runs {gain_text(won, won['tolerance_pct'])}"
+    return f"use `{first['winner']}`; {sure}{tie}. It runs {gain_text(won, won['tolerance_pct'])}"
 
 
 def advice_answer(inputs):
@@ -323,7 +327,8 @@ def advice_answer(inputs):
     for p in sorted({r["nprocs"] for r in rows}):
         first = next(r for r in rows if r["nprocs"] == p and r["rank"] == 1)
         parts.append(f"At P = {p} ({first['walkers'].replace(f' on {p} ranks', '')}): {advice_words(folder, p)}.")
-    return " ".join(parts) + f" Simulated; [advice.csv]({folder}/advice.csv)."
+    # A paragraph per rank count: one paragraph for both would run past what a reader takes in at once.
+    return "\n\n".join(parts) + f" Simulated; [advice.csv]({folder}/advice.csv)."
 
 
 def trace_summary(inputs):
