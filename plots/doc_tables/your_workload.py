@@ -167,6 +167,23 @@ def gain_text(row, tolerance_pct, ticks=True):
     return text.replace(" none", " `none`") if ticks else text
 
 
+TIE = re.compile(r"Tied within the (?P<tol>\S+ %) tolerance \([^)]*\) of the smallest largest regret: (?P<tied>.*); "
+                 r"use (?P<winner>.*?), the simplest \((?P<order>[^()]*)\)\.$")
+
+
+def tie_sentences(sentence, folder):
+    """A verdict's sentence as the bullets of a page: its tie, which names each tied set-up with its regret and the
+    tolerance's source again (98 words for 8 set-ups), as two sentences a reader takes in, the set-ups counted (the
+    column `tied` of advice.csv lists them); any other sentence as it is."""
+    m = TIE.match(sentence)
+    if not m:
+        return [sentence]
+    count = len(re.findall(r"\(\d+(?:\.\d+)? %\)", m["tied"]))
+    return [f"Tied within the {m['tol']} tolerance of the smallest largest regret: {count} set-ups "
+            f"([advice.csv]({folder}/advice.csv), column `tied`).",
+            f"Use {m['winner']}, the simplest of them ({m['order']})."]
+
+
 def advice(inputs):
     """mcmclb advise's answer from its advice.csv (every number simulated): per rank count the `top` set-ups
     (default 5) in rank order (with those of identical times), at every rank count or those of the option `at`, their gain over none from the worst scenario to the
@@ -204,7 +221,7 @@ def advice(inputs):
                    f"Verdict at P = {p} (simulated):")
         out.append("")
         for sentence in sentences(first["verdict"]):
-            out.append(f"- {sentence}")
+            out.extend(f"- {part}" for part in tie_sentences(sentence, folder))
         out.append("")
 
         # The tolerance's account, a sentence per part: what is assumed, then what the check measured.
