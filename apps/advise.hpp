@@ -4,17 +4,13 @@
 // one sweep of the simulation launcher, over the assumptions the workload leaves open (a trace's speed-up past
 // the sizes it measured; how its chains map onto the ranks), then ranks the set-ups per rank count against
 // `none` and says whether the winner wins under every assumption. No MPI of its own: it launches simulations.
+// The command parses and prints; the advise library (advise/, mcmclb/advise.hpp) plans and runs.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "mcmclb/csv.hpp"
-
 namespace mcmclb {
-
-/// check.csv's header (docs/reference/columns.md): with --check, one row per checked set-up, real against simulated.
-const csv::Row& check_header();
 
 /// The command: args are those after `advise`. Exit 0 (advice printed and written), 2 (bad input: one line naming
 /// the flag or file, before anything is written), 3 (a simulation failed: the advice covers what finished).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// `mcmclb advise`'s flags (apps/cli_flags.hpp): the table its parser accepts (apps/advise_plan.cpp), and from which
+// `mcmclb advise`'s flags (apps/cli_flags.hpp): the table its parser accepts (apps/advise.cpp), and from which
 // its refusals, `mcmclb --help` and `mcmclb advise --help` are written.
 #pragma once
 
@@ -10,7 +10,7 @@
 
 namespace mcmclb {
 
-inline constexpr std::array<CliFlag, 21> kAdviseFlags = {{
+inline constexpr std::array<CliFlag, 22> kAdviseFlags = {{
     {"--ranks", "P[,P...]", true, "the rank counts to advise at, 2 to 2^20"},
     {"--copies", "", false, "advise copies of the recorded walkers, a group each, not the walkers as recorded"},
     {"--group-size", "G", false, "the copies' initial groups of G ranks (implies --copies)"},
@@ -28,6 +28,8 @@ inline constexpr std::array<CliFlag, 21> kAdviseFlags = {{
      "the busiest host --check runs on, in % of its CPU time (default 10); a busier one refuses the check"},
     {"--platform", "FILE", false,
      "the SimGrid platform (default configs/platforms/fattree.xml, a modern cluster; mcmclb calibrate writes yours)"},
+    {"--prediction", "FILE", false,
+     "the simulation's error measured on --platform (plots/prediction_check.py writes it), a source of the tolerance"},
     {"--sim-binary", "FILE", false, "the simulation build's program (default build-sim/mcmclb-sim)"},
     {"--smpi-flags", "FILE", false, "smpirun's flags, one per line (default configs/platforms/smpi.cfg)"},
     {"--out", "DIR", false, "the output folder, resumable (default results/advise-NAME-PRANKS)"},

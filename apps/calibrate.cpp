@@ -20,6 +20,7 @@
 #include "mcmclb/csv.hpp"
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/provenance.hpp"
+#include "mcmclb/run_points.hpp"  // share_root_error
 #include "mcmclb/text.hpp"
 
 namespace mcmclb {
@@ -87,16 +88,6 @@ std::string check_outputs(const Options& o, std::string& flags) {
   fs::create_directories(o.out, ec);
   if (ec) return "--out: cannot make " + printable(o.out, 200) + ": " + ec.message();
   return "";
-}
-
-/// Rank 0's error (empty: none), thrown as an Error on every rank.
-template <typename Error>
-void share_root_error(std::string error, const mpi::Comm& world) {
-  int length = static_cast<int>(error.size());
-  mpi::bcast_politely(world, &length, 1, MPI_INT, 0);
-  error.resize(static_cast<std::size_t>(length));
-  mpi::bcast_politely(world, error.data(), length, MPI_CHAR, 0);
-  if (!error.empty()) throw Error(error);
 }
 
 /// Every rank's node, named by its lowest rank (MPI_Comm_split_type SHARED), on every rank.

@@ -34,6 +34,7 @@
 #include "mcmclb/mpi.hpp"
 #include "mcmclb/provenance.hpp"
 #include "mcmclb/run_files.hpp"
+#include "mcmclb/run_points.hpp"
 #include "mcmclb/smpirun_args.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
@@ -42,6 +43,7 @@
 #include "advise.hpp"
 #include "compare.hpp"
 #include "mcmclb/advice_table.hpp"
+#include "mcmclb/advise_plan.hpp"
 #include "predict.hpp"
 #include "sweep.hpp"
 #endif
@@ -244,17 +246,6 @@ std::string read_on_root(const std::string& path, const mpi::Comm& world) {
   return text;
 }
 
-/// Rank 0's error (empty: none), thrown as an Error on every rank: one verdict, so no rank waits for another
-/// that has left.
-template <typename Error>
-void share_root_error(std::string error, const mpi::Comm& world) {
-  long long length = static_cast<long long>(error.size());
-  mpi::bcast_politely(world, &length, 1, MPI_LONG_LONG, 0);
-  error.resize(static_cast<std::size_t>(length));
-  mpi::bcast_politely(world, error.data(), static_cast<int>(length), MPI_CHAR, 0);
-  if (!error.empty()) throw Error(error);
-}
-
 /// Every rank must hold the same resolved experiment (a hash compared by MIN and MAX reductions).
 void check_identical(const std::string& resolved, const mpi::Comm& world) {
   const auto h = static_cast<unsigned long long>(std::hash<std::string>{}(resolved));
@@ -292,114 +283,6 @@ std::vector<std::size_t> select_points(const Cli& cli, const mcmclb::Study& stud
                      mcmclb::join(sizes) + "; launch with mpiexec -n N)");
   }
   return selected;
-}
-
-/// Rank 0 opens the results store (creates or checks the folder and every file's header) before any work, and
-/// every rank learns the verdict: a refused folder is one line on rank 0 and exit 2 everywhere, never a rank left
-/// waiting in a broadcast. Returns the store on rank 0, nothing elsewhere.
-std::optional<mcmclb::results::ResultStore> open_store(const Cli& cli, const std::filesystem::path& out,
-                                                       const mpi::Comm& world) {
-  std::optional<mcmclb::results::ResultStore> store;
-  std::string error;
-  if (world.rank() == 0) {
-    try {
-      store = mcmclb::open_results(out);
-    } catch (const mcmclb::results::StoreError& e) {
-      // Say where the folder came from: --out, or the experiment's out / name (results/<experiment>).
-      error = (cli.out.empty() ? "key out (default results/<experiment>): " : "--out: ") + std::string(e.what());
-    }
-  }
-  share_root_error<InputError>(error, world);
-  return store;
-}
-
-/// --resume: rank 0 asks the store which selected points are done (recorded valid and complete: a run that lost
-/// rank rows is rerun); every rank follows its decision. Returns the points left to run.
-/// A point counts as done only on this run's backend and platform (a real-MPI row does not make a simulated point
-/// done, nor a row simulated on another platform).
-std::vector<std::size_t> drop_done_points(const mcmclb::Study& study, const std::vector<std::size_t>& selected,
-                                          const std::optional<mcmclb::results::ResultStore>& store,
-                                          const mcmclb::Backend& backend, const mpi::Comm& world) {
-  std::vector<char> skip(selected.size(), 0);
-  std::string error;
-  if (world.rank() == 0) {
-    try {
-      const auto recorded = store->recorded_points();
-      for (std::size_t k = 0; k < selected.size(); ++k) {
-        const auto at = recorded.find(mcmclb::store_key(study.points[selected[k]].spec, backend));
-        skip[k] = static_cast<char>(at != recorded.end() && at->second.done());
-      }
-    } catch (const mcmclb::results::StoreError& e) {  // e.g. a damaged journal: no work has begun
-      error = e.what();
-    }
-  }
-  share_root_error<InputError>(error, world);
-  if (!skip.empty()) {
-    mpi::bcast_politely(world, skip.data(), static_cast<int>(skip.size()), MPI_CHAR, 0);
-  }
-  std::vector<std::size_t> left;
-  for (std::size_t k = 0; k < selected.size(); ++k) {
-    if (!skip[k]) left.push_back(selected[k]);
-  }
-  if (world.rank() == 0 && left.size() < selected.size()) {
-    std::printf("resume: %zu of %zu points already done in %s\n", selected.size() - left.size(), selected.size(),
-                store->dir().string().c_str());
-  }
-  return left;
-}
-
-/// Runs the points in order, persisting each run's rows before the next starts (resume: a point another writer
-/// recorded meanwhile is not recorded again). Returns how many were invalid.
-int run_points(const mcmclb::Study& study, const std::vector<std::size_t>& points,
-               std::optional<mcmclb::results::ResultStore>& store, const std::string& command_line,
-               const mpi::Comm& world, bool resume) {
-  const int rank = world.rank();
-  int invalid = 0;
-  // Fault injection for the sweep's tests: MCMCLB_FAIL_POINT=<index> aborts the job when that point starts, as a
-  // crashing run would.
-  const char* fail_point = std::getenv("MCMCLB_FAIL_POINT");
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    if (fail_point != nullptr && std::to_string(points[i]) == fail_point) {
-      // Rank 0 alone ends the job, after its line has reached the launcher; the others wait in the run's first
-      // collective meanwhile, so none of them ends the job before the line is out.
-      if (rank == 0)
-        mpi::abort_with_line(world.get(), 134, std::string("mcmclb: MCMCLB_FAIL_POINT=") + fail_point + ": aborting");
-    }
-    mcmclb::RunResult r = mcmclb::run_once(study.points[points[i]].spec);
-    std::string record_error;
-    r.provenance.command_line = command_line;
-    r.provenance.order = std::string(mcmclb::to_string(study.order));
-    if (study.order == mcmclb::RunOrder::shuffled) r.provenance.order_seed = std::to_string(study.order_seed);
-    if (!r.valid) ++invalid;
-    if (rank == 0) {
-      bool recorded = true;
-      try {
-        // --resume (sweeps, Slurm jobs): a point another writer recorded while this run worked is not recorded
-        // twice. Without it a run is a deliberate repeat and appends.
-        const auto if_done =
-            resume ? mcmclb::results::ResultStore::IfDone::skip : mcmclb::results::ResultStore::IfDone::append;
-        recorded = mcmclb::record_result(*store, r, if_done);
-      } catch (const mcmclb::results::StoreError& e) {
-        // Found after work started (disk full, another version rewrote a header; the store rolled the run back):
-        // every rank learns it below and exits with the output-error code (run_main), no rank left waiting.
-        record_error = std::string("cannot record the run: ") + e.what();
-      }
-      if (record_error.empty() && recorded) {
-        std::printf("run %zu/%zu  %-28s rep %d  time %7.3f s  ideal %.3f  baseline %.3f  regroups avg %.2f  %s%s\n",
-                    i + 1, points.size(), mcmclb::run_label(r.spec).c_str(), r.spec.rep, r.time_s, r.ideal_s,
-                    r.baseline_s, r.regroups_avg, r.valid ? "valid" : "INVALID: ", r.violations.c_str());
-      } else if (record_error.empty()) {
-        std::printf("run %zu/%zu  %-28s rep %d  already recorded by another writer of %s: not recorded again\n", i + 1,
-                    points.size(), mcmclb::run_label(r.spec).c_str(), r.spec.rep, store->dir().c_str());
-      }
-      std::fflush(stdout);
-    }
-    // No rank starts the next run before this one's rows are on disk: a crash in the next run must not take a
-    // finished run's result with it (the others wait asleep while rank 0 writes).
-    mpi::barrier_politely(world, mpi::setup_patience);
-    share_root_error<mcmclb::OutputError>(record_error, world);
-  }
-  return invalid;
 }
 
 int mcmclb_main(int argc, char** argv) {
@@ -442,10 +325,12 @@ int mcmclb_main(int argc, char** argv) {
   // run and before the output folder is made or touched, so a bad one is one line and exit 2 with nothing written
   // (every rank sees the same node map, so no rank hangs). Points a resume then skips are checked too.
   for (const std::size_t i : selected) (void)mcmclb::initial_group_sizes(study.points[i].spec, world);
-  std::optional<mcmclb::results::ResultStore> store = open_store(cli, out, world);
+  // The line of a refused folder says where it came from: --out, or the experiment's out / name.
+  std::optional<mcmclb::results::ResultStore> store =
+      mcmclb::open_store(out, cli.out.empty() ? "key out (default results/<experiment>)" : "--out", world);
   const std::vector<std::size_t> points =
-      cli.resume ? drop_done_points(study, selected, store, backend, world) : selected;
-  const int invalid = run_points(study, points, store, mcmclb::command_line(argc, argv), world, cli.resume);
+      cli.resume ? mcmclb::drop_done_points(study, selected, store, backend, world) : selected;
+  const int invalid = mcmclb::run_points(study, points, store, mcmclb::command_line(argc, argv), world, cli.resume);
   if (rank == 0) {
     std::printf("wrote %s/{runs,ranks,events}.csv (%zu runs, P=%d)\n", out.string().c_str(), points.size(), nprocs);
     if (invalid > 0) std::fprintf(stderr, "mcmclb: %d run(s) violated an invariant (valid=false)\n", invalid);
@@ -492,7 +377,7 @@ int print_reference(const std::string& command) {
   std::printf("compare.csv: %s\n", mcmclb::join(mcmclb::compare_header(), ",").c_str());        // mcmclb compare --csv
   std::printf("predict.csv: %s\n", mcmclb::join(mcmclb::predict_header(), ",").c_str());        // mcmclb predict
   std::printf("advice.csv: %s\n", mcmclb::join(mcmclb::advice::advice_header(), ",").c_str());  // mcmclb advise
-  std::printf("check.csv: %s\n", mcmclb::join(mcmclb::check_header(), ",").c_str());            // mcmclb advise --check
+  std::printf("check.csv: %s\n", mcmclb::join(mcmclb::advising::check_header(), ",").c_str());  // mcmclb advise --check
   return 0;
 }
 #endif

@@ -168,22 +168,6 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args, Command c
   return o;
 }
 
-namespace {
-
-/// load(), and when the study's shuffled order has a seed drawn for it, that seed added to o's overrides: every
-/// launch started from o (mcmclb run --set order_seed=N, a batch script, --until-ci's rounds) then runs the order
-/// this study planned and records its seed in provenance.csv. The launch commands a sweep prints show it.
-Study load_keeping_seed(SweepOptions& o, const std::string& text) {
-  Study study = load(o, text);
-  if (study.order == RunOrder::shuffled && study.order_seed_drawn) {
-    o.overrides.push_back("order_seed=" + std::to_string(study.order_seed));
-    study.order_seed_drawn = false;
-  }
-  return study;
-}
-
-}  // namespace
-
 int plan_main(const SweepOptions& given) {
   SweepOptions o = given;
   const Study study = load_keeping_seed(o, read_file(o.study, "study file"));
@@ -210,23 +194,6 @@ int plan_main(const SweepOptions& given) {
   return 0;
 }
 
-int sweep_main(const SweepOptions& given) {
-  SweepOptions o = given;
-  const Launcher& launcher = launcher_named(o.launcher);
-  const std::string text = read_file(o.study, "study file");
-  const Study study = load_keeping_seed(o, text);
-  if (!simulated(o) && std::any_of(study.points.begin(), study.points.end(),
-                                   [](const Point& p) { return p.spec.placement != Placement::block; })) {
-    throw InputError(
-        "key placement: groups only with --launcher smpi, on a dragonfly platform (allowed with "
-        "--launcher " +
-        o.launcher + ": block; the site places real ranks)");
-  }
-  // provenance.csv's launcher column (collect_provenance)
-  if (!launcher.provenance_name().empty()) {
-    ::setenv("MCMCLB_LAUNCHER", std::string(launcher.provenance_name()).c_str(), 1);
-  }
-  return launcher.sweep(o, study, text);
-}
+int sweep_main(const SweepOptions& options) { return sweep_file(options); }
 
 }  // namespace mcmclb

@@ -277,9 +277,10 @@ SCHEMAS = {
         # scenario named, and the range in words as the verdicts give it; absent from folders older than ranges.
         "gain_worst": Column("number", None, True), "gain_worst_scenario": TEXT,
         "gain_best": Column("number", None, True), "gain_best_scenario": TEXT, "gain": TEXT,
-        # The source that set the tolerance (assumed, simulation, replay or program_runs), its rank count, its
+        # The source that set the tolerance (advice::kToleranceKinds), its rank count, its
         # repetitions and the host's busy share (percent) while measured; absent from older folders.
-        "tolerance_source": Column("name", optional=True, choices=("assumed", "simulation", "replay", "program_runs")),
+        "tolerance_source": Column("name", optional=True, choices=("assumed", "simulation", "replay", "program_runs",
+                                                                   "prediction")),
         "tolerance_nprocs": _int(1, True), "tolerance_n": _int(1, True), "tolerance_busy_pct": Column("number", 0, True),
         # The parts of its whole time, each its own (the first set-up of the row's): the run, the calibration and the
         # initial groups' creation, each part's weighted median over the scenarios; absent from older folders.

@@ -28,6 +28,24 @@
 
 namespace {
 
+/// A study's keys as flow text, in order (mcmclb::flow_text), as the plans' tests compare them.
+std::vector<std::pair<std::string, std::string>> keys_text(const mcmclb::StudyValue& study) {
+  std::vector<std::pair<std::string, std::string>> keys;
+  for (const auto& [key, value] : study.keys) keys.emplace_back(key, mcmclb::flow_text(value));
+  return keys;
+}
+
+std::vector<std::string> rules_text(const mcmclb::StudyExclude& exclude) {
+  std::vector<std::string> rules;
+  for (const auto& rule : exclude) rules.push_back(mcmclb::flow_text(rule));
+  return rules;
+}
+
+bool has_key(const mcmclb::StudyValue& study, const std::pair<std::string, std::string>& key) {
+  const auto keys = keys_text(study);
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
 using mcmclb::advice::rank;
 using mcmclb::advice::Scenario;
 using mcmclb::advice::Setup;
@@ -340,6 +358,65 @@ TEST(AdviceRule, TheProgramsOwnSpreadSetsTheToleranceAndAGainInsideItIsNoDiffere
   EXPECT_TRUE(contains(a.words, "your program's own runs at P = 2, n = 2")) << a.words;
 }
 
+// The simulation's error measured on the user's platform (prediction.csv) is a source like the others: the widest
+// ratio interval's end sets it (here 0.93 below 1: 7 %, over the replay's 1.2 % and an assumed 5 %), and the words
+// name it with its P, its fewest real runs and its busiest host.
+TEST(AdviceRule, ThePredictionErrorMeasuredOnThePlatformEntersTheTolerance) {
+  using mcmclb::advice::ToleranceSource;
+  const std::string platform = "0123456789abcdef";
+  const std::string head = std::string(mcmclb::advice::kPredictionHeader) + "\n";
+  const std::string rows = "model,collective(1) create,2,10,0.1,0.098,0.103,0.1005,1.005,0.976,1.026,1.5," + platform +
+                           ",abc\n"
+                           "replay,lookahead(1) range retire,2,10,0.18,0.178,0.182,0.1815,1.008,0.997,1.020,3.2," +
+                           platform +
+                           ",abc\n"
+                           "application,lookahead(1) range retire,2,8,0.19,0.185,0.195,0.1815,0.955,0.930,0.981,," +
+                           platform + ",abc\n";
+  const ToleranceSource p = mcmclb::advice::prediction_error(head + rows, "prediction.csv", platform);
+  EXPECT_EQ(p.kind, "prediction");
+  EXPECT_NEAR(p.fraction, 0.07, 1e-12);
+  EXPECT_EQ(p.nprocs, 2);
+  EXPECT_EQ(p.n, 8U) << "the fewest real runs of a row";
+  ASSERT_TRUE(p.busy.has_value());
+  EXPECT_NEAR(*p.busy, 0.032, 1e-12) << "the busiest host of a row (an empty busy_pct is unknown, not 0)";
+  ToleranceSource replay{"replay", "the real replay against your program", 0.012, 2, 10, 0.02, "1.2 %"};
+  ToleranceSource assumed{"assumed", "the tolerance assumed (--tolerance)", 0.05, 0, 0, std::nullopt, ""};
+  const auto t = mcmclb::advice::largest_tolerance({assumed, replay, p});
+  EXPECT_EQ(t.source.kind, "prediction");
+  EXPECT_EQ(t.words.rfind("measured by the simulation on this platform against real runs at P = 2, n = 8, the host "
+                          "at most 3.2 % busy: simulated / real 0.930 to 1.026 over 3 set-ups, widest lookahead(1) "
+                          "range retire against the application, 7.0 %",
+                          0),
+            0U)
+      << t.words;
+  EXPECT_TRUE(contains(t.words, "also the real replay against your program")) << t.words;
+  // Anything else is refused in one line naming the file: another platform's check, too few runs for an interval,
+  // a ratio that is not one, a check of another kind, two rank counts, a foreign header, no row.
+  const auto refused = [&](const std::string& text, const std::string& part,
+                           const std::string& on = "0123456789abcdef") {
+    try {
+      (void)mcmclb::advice::prediction_error(text, "my.csv", on);
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const mcmclb::InputError& e) {
+      const std::string what = e.what();
+      EXPECT_TRUE(contains(what, "my.csv") && contains(what, part)) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+  };
+  refused(head + rows, "not on --platform's", "fedcba9876543210");
+  refused(head + "model,none,2,5,0.1,0.1,0.1,0.1,1,1,1,," + platform + ",abc\n", "n '5'");
+  refused(head + "model,none,2,6,0.1,0.1,0.1,0.1,1,x,1,," + platform + ",abc\n", "ratio_low 'x'");
+  refused(head + "model,none,2,6,0.1,0.1,0.1,0.1,1.2,0.9,1.1,," + platform + ",abc\n", "outside [ratio_low");
+  refused(head + "guess,none,2,6,0.1,0.1,0.1,0.1,1,1,1,," + platform + ",abc\n", "check 'guess'");
+  refused(head + "model,none,2,6,0.1,0.1,0.1,0.1,1,1,1,101," + platform + ",abc\n", "busy_pct '101'");
+  refused(head + "model,none,2,6,0.1,0.1,0.1,0.1,1,1,1,," + platform + ",abc\nmodel,async,4,6,0.1,0.1,0.1,0.1,1,1,1,," +
+              platform + ",abc\n",
+          "nprocs 4 differs");
+  refused(head + "model,none,2,6,0.1\n", "5 fields");
+  refused("setup,ratio\nnone,1\n", "not a prediction.csv");
+  refused(head, "no set-up measured");
+}
+
 TEST(AdviceRule, TheProgramsSpreadFromSixRunsIsItsMediansInterval) {
   const std::vector<double> runs = {10.0, 10.4, 10.1, 10.3, 10.2, 11.5};
   const auto spread = mcmclb::advice::program_spread(runs, 16, std::nullopt);
@@ -600,8 +677,9 @@ TEST(AdviceRule, FewestRanksByMinimaxRegretOverTheScenarios) {
   const auto b = fewest_ranks(close, two, 0.05, kWords, "");
   ASSERT_TRUE(b);
   EXPECT_EQ(close[b->fewest].nprocs, 16) << b->text;
-  EXPECT_TRUE(contains(b->text, "16 ranks: the fewest core-hours in the dearest scenario among the counts whose "
-                                "time is within the 5.0 % tolerance"))
+  EXPECT_TRUE(contains(b->text,
+                       "16 ranks: the fewest core-hours in the dearest scenario among the counts whose "
+                       "time is within the 5.0 % tolerance"))
       << b->text;
   // The core-hours decide among the counts within it, not the rank count: 41 ranks at 9.5 s cost 389.5 rank-s,
   // 40 ranks at 10 s (5.3 % slower, within 6 %) cost 400. The fewest ranks would be 40; the cheapest is 41.
@@ -739,7 +817,8 @@ TEST(AdviceTable, RaceDropsOnlyWhatCannotWin) {
   EXPECT_NEAR(cut.dropped.at(4).front().vs_none, 11.0 / 12.0, 1e-12);
   EXPECT_EQ(cut.dropped.at(4).front().winner_bound, 0.03);
   ASSERT_EQ(cut.exclude.size(), 1u);
-  EXPECT_NE(cut.exclude.front().find("balancer: async"), std::string::npos) << cut.exclude.front();
+  EXPECT_NE(mcmclb::flow_text(cut.exclude.front()).find("balancer: async"), std::string::npos)
+      << mcmclb::flow_text(cut.exclude.front());
   // A winner that may reach 6 % in another scenario: async's 10 % is within 6 % + 5 %, and it stays; with no
   // bound, every set-up stays. Before, a regret above the tolerance alone dropped a set-up that could still win.
   EXPECT_TRUE(advice::race_cut(round, 0.05, {{4, 0.06}}).dropped.empty());
@@ -760,10 +839,10 @@ TEST(AdviceTable, SecondRoundBoundsTheWinnersRegret) {
   const Folder first({point_of(4, "none", "", "tile"), point_of(4, "mostwork", "range", "tile"),
                       point_of(4, "steal", "split", "tile"), point_of(4, "async", "intercomm", "tile")},
                      {samples_of(12.0, 0), samples_of(10.0, 0), samples_of(10.4, 0), samples_of(11.0, 0)});
-  const std::vector<std::string> exclude =
+  const StudyExclude exclude =
       advice::second_round_exclude(advice::first_round(first.study, first.samples, first.backend));
   ASSERT_EQ(exclude.size(), 1u);
-  EXPECT_NE(exclude.front().find("balancer: async"), std::string::npos) << exclude.front();
+  EXPECT_NE(flow_text(exclude.front()).find("balancer: async"), std::string::npos) << flow_text(exclude.front());
   // The leaders under two maps (tile, draw), ideal 8 s under tile and 9 s under draw: mostwork's largest whole
   // time over the ideal is 10/8 (25 %), steal's 13.5/9 (50 %), none's 12/8 (50 %): no winner exceeds 25 %.
   const Folder second({point_of(4, "none", "", "tile"), point_of(4, "none", "", "draw"),
@@ -1125,7 +1204,7 @@ TEST(AdviceSpeedups, RepetitionsGiveTheMedianAndTheirRangeAndOnlyABendAddsUsl) {
   mcmclb::advice::ScenarioQuestion q;
   q.largest_rank = 64;
   const auto s = mcmclb::advice::trace_scenarios(bent, q);
-  EXPECT_EQ(s.keys.front().second, "[usl, flat]");
+  EXPECT_EQ(keys_text(s.keys).front().second, "[usl, flat]");
   EXPECT_EQ(s.first_extrapolate, "usl");
   EXPECT_TRUE(std::find(s.skipped.begin(), s.skipped.end(), b.dropped[0]) != s.skipped.end());
   // Where a size was measured several times, the band is their range where it is wider than the tolerance: the
@@ -1216,7 +1295,7 @@ TEST(AdviceSpeedups, TraceScenariosFollowWhatWasMeasured) {
   q.largest_rank = 64;
   q.largest_group = 11;
   auto s = mcmclb::advice::trace_scenarios(poor, q);
-  EXPECT_EQ(s.keys, (Keys{{"workload.extrapolate", "[flat, amdahl]"}}));
+  EXPECT_EQ(keys_text(s.keys), (Keys{{"workload.extrapolate", "[flat, amdahl]"}}));
   EXPECT_EQ(s.first_extrapolate, "amdahl");
   EXPECT_EQ(s.measured_up_to, 4);
   EXPECT_TRUE(s.exclude.empty());
@@ -1226,25 +1305,26 @@ TEST(AdviceSpeedups, TraceScenariosFollowWhatWasMeasured) {
   q.largest_group = 2;
   s = mcmclb::advice::trace_scenarios(poor, q);
   EXPECT_EQ(s.first_extrapolate, "flat");
-  EXPECT_EQ(s.exclude, (std::vector<std::string>{"{balancer: none, workload.extrapolate: amdahl}",
-                                                 "{balancer: steal, workload.extrapolate: amdahl}",
-                                                 "{balancer: stealrandom, workload.extrapolate: amdahl}"}));
+  EXPECT_EQ(rules_text(s.exclude), (std::vector<std::string>{"{balancer: none, workload.extrapolate: amdahl}",
+                                                             "{balancer: steal, workload.extrapolate: amdahl}",
+                                                             "{balancer: stealrandom, workload.extrapolate: amdahl}"}));
   EXPECT_TRUE(contains(s.skipped.back(), "none, steal and stealrandom under the rules other than flat"));
   // Repetitions that differ: their ends under the first rule only.
   const Trace repeated = Trace::parse(six_walkers("*,,2,,1.9\n*,,2,,1.8\n*,,2,,1.85\n*,,4,,3.2\n"), "rep.csv");
   q.largest_group = 11;
   s = mcmclb::advice::trace_scenarios(repeated, q);
-  EXPECT_EQ(s.keys, (Keys{{"workload.extrapolate", "[flat, amdahl]"}, {"workload.speedups", "[median, low, high]"}}));
+  EXPECT_EQ(keys_text(s.keys),
+            (Keys{{"workload.extrapolate", "[flat, amdahl]"}, {"workload.speedups", "[median, low, high]"}}));
   EXPECT_TRUE(s.exclude.empty()) << "each end under every rule";
   EXPECT_TRUE(contains(s.assumptions.back(), "the lowest and the highest under every rule (workload.speedups)"));
   // Nothing past the measured sizes: no rule, but the ends still; a study that sets the end itself keeps it.
   q.largest_rank = 4;
   s = mcmclb::advice::trace_scenarios(repeated, q);
-  EXPECT_EQ(s.keys, (Keys{{"workload.speedups", "[median, low, high]"}}));
+  EXPECT_EQ(keys_text(s.keys), (Keys{{"workload.speedups", "[median, low, high]"}}));
   EXPECT_TRUE(s.exclude.empty());
   EXPECT_TRUE(contains(s.assumptions.front(), "nothing past the measured sizes"));
   q.speedups_given = true;
-  EXPECT_TRUE(mcmclb::advice::trace_scenarios(repeated, q).keys.empty());
+  EXPECT_TRUE(mcmclb::advice::trace_scenarios(repeated, q).keys.keys.empty());
 }
 
 // advice.csv's rows, from the library: one per ranked row (set-ups with equal times share it), then the race's
@@ -1315,42 +1395,35 @@ TEST(AdvicePlan, TheStudyFollowsTheQuestionAndTheTrace) {
   q.balancers = {"none", "mostwork"};
   auto p = mcmclb::advice::plan_trace(q, six, "six.csv");
   std::vector<std::string> names;
-  for (const auto& [key, value] : p.keys) names.push_back(key);
+  for (const auto& [key, value] : p.keys.keys) names.push_back(key);
   EXPECT_EQ(names, (std::vector<std::string>{"nprocs", "reps", "balancer", "interval", "finished", "workload.scaling",
                                              "groups.count", "workload.extrapolate", "exclude"}));
-  EXPECT_EQ(p.keys[0].second, "[16, 64]");
-  EXPECT_EQ(p.keys[6].second, "6");
+  EXPECT_EQ(keys_text(p.keys)[0].second, "[16, 64]");
+  EXPECT_EQ(keys_text(p.keys)[6].second, "6");
   EXPECT_EQ(p.trace_chains, 6);
   EXPECT_EQ(mcmclb::advice::walkers_words(p, 64), "6 walkers on 64 ranks (groups of 10-11), the recorded walkers");
   // Fewer ranks than walkers: several walkers to a group, each replayed once (no copies), the counts zipped with the
   // rank counts where they differ.
   q.ranks = {4, 16};
   p = mcmclb::advice::plan_trace(q, six, "six.csv");
-  EXPECT_TRUE(std::find(p.keys.begin(), p.keys.end(), std::pair<std::string, std::string>{"workload.map", "once"}) !=
-              p.keys.end());
-  EXPECT_TRUE(std::find(p.keys.begin(), p.keys.end(),
-                        std::pair<std::string, std::string>{
-                            "zip", "{nprocs: [4, 16], groups.count: [4, 6], chains_per_group: [2, 1]}"}) !=
-              p.keys.end());
+  EXPECT_TRUE(has_key(p.keys, std::pair<std::string, std::string>{"workload.map", "once"}));
+  EXPECT_TRUE(has_key(p.keys, std::pair<std::string, std::string>{
+                                  "zip", "{nprocs: [4, 16], groups.count: [4, 6], chains_per_group: [2, 1]}"}));
   EXPECT_EQ(mcmclb::advice::walkers_words(p, 4),
             "6 walkers on 4 ranks (4 groups of one rank, 1-2 walkers each), the "
             "recorded walkers");
   q.ranks = {16};
   q.copies = true;
   p = mcmclb::advice::plan_trace(q, six, "six.csv");
-  EXPECT_TRUE(std::find(p.keys.begin(), p.keys.end(),
-                        std::pair<std::string, std::string>{
-                            "zip", "{workload.map: [tile, draw, draw, draw], workload.seed: [1, 1, 2, 3]}"}) !=
-              p.keys.end());
+  EXPECT_TRUE(has_key(p.keys, std::pair<std::string, std::string>{
+                                  "zip", "{workload.map: [tile, draw, draw, draw], workload.seed: [1, 1, 2, 3]}"}));
   EXPECT_EQ(mcmclb::advice::walkers_words(p, 16),
             "16 walkers on 16 ranks (one rank each), copies of the 6 recorded, each replayed 2 or 3 times");
   mcmclb::advice::GivenStudy seeded;
   seeded.seeded = true;
   p = mcmclb::advice::plan_study(q, seeded);
-  EXPECT_TRUE(std::find(p.keys.begin(), p.keys.end(),
-                        std::pair<std::string, std::string>{"workload.seed", "[1, 2, 3]"}) != p.keys.end())
-      << "each seed once";
-  EXPECT_EQ(p.keys.back().first, "exclude");
+  EXPECT_TRUE(has_key(p.keys, std::pair<std::string, std::string>{"workload.seed", "[1, 2, 3]"})) << "each seed once";
+  EXPECT_EQ(p.keys.keys.back().first, "exclude");
   EXPECT_EQ(mcmclb::advice::walkers_words(p, 16), "the study file's walkers on 16 ranks");
 }
 
@@ -1372,7 +1445,7 @@ TEST(AdvicePlan, TheWalkersAsTheyRan) {
   q.balancers = {"none", "steal"};
   auto p = mcmclb::advice::plan_trace(q, t7, "seven.csv");
   const auto has = [&p](const std::string& key, const std::string& value) {
-    return std::find(p.keys.begin(), p.keys.end(), std::pair<std::string, std::string>{key, value}) != p.keys.end();
+    return has_key(p.keys, std::pair<std::string, std::string>{key, value});
   };
   EXPECT_TRUE(has("workload.map", "once") && has("groups.count", "2") && has("chains_per_group", "4"));
   EXPECT_FALSE(p.copies);
@@ -1404,7 +1477,7 @@ TEST(AdvicePlan, ACutShortTraceAssumesNoSpeedupItDidNotMeasure) {
   q.balancers = {"none", "mostwork", "steal", "async"};
   auto p = mcmclb::advice::plan_trace(q, six, "cut.csv");
   const auto key = [&p](const std::string& name) {
-    for (const auto& [k, v] : p.keys) {
+    for (const auto& [k, v] : keys_text(p.keys)) {
       if (k == name) return v;
     }
     return std::string("(none)");

@@ -115,7 +115,7 @@ class Help(unittest.TestCase):
     parser cannot be left out of the help. No MPI but for run's (about 0.5 s in all)."""
 
     SOURCES = {"run": ["mcmclb.cpp"], "plan sweep status": ["sweep.cpp", "status.cpp"], "compare": ["compare.cpp"],
-               "predict": ["predict.cpp"], "advise": ["advise_plan.cpp", "advise_flags.hpp"],
+               "predict": ["predict.cpp"], "advise": ["advise.cpp", "advise_flags.hpp"],
                "calibrate": ["calibrate.cpp"]}
     APPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "apps")
 
@@ -152,7 +152,7 @@ class Help(unittest.TestCase):
         r = subprocess.run([MCMCLB, "advise", "--help"], capture_output=True, text=True, timeout=60)
         self.assertEqual(r.returncode, 0, r.stderr)
         described = [line.split()[0] for line in r.stdout.split("flags:\n", 1)[1].splitlines()]
-        self.assertEqual(sorted(described), sorted(self.flags_in(["advise_plan.cpp", "advise_flags.hpp"])))
+        self.assertEqual(sorted(described), sorted(self.flags_in(["advise.cpp", "advise_flags.hpp"])))
 
 
 class GoodRun(unittest.TestCase):

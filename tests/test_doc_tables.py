@@ -1113,6 +1113,56 @@ class TraceReplay(unittest.TestCase):
             self.assertEqual(len(str(e.exception).splitlines()), 1)
 
 
+PREDICTION = "docs/data/predict-check-p2"
+
+
+class Prediction(unittest.TestCase):
+    """The simulation on a calibrated platform against real runs of the same set-ups (plots/prediction_check.py):
+    the committed prediction.csv is what its two folders give, advise's header is the script's, and folders that do
+    not pair are refused in one line."""
+
+    def test_the_committed_prediction_csv_is_what_its_folders_give(self):
+        import prediction_check
+        rows = prediction_check.comparisons(os.path.join(ROOT, PREDICTION, "real"),
+                                            os.path.join(ROOT, PREDICTION, "sim"))
+        with open(os.path.join(ROOT, PREDICTION, "prediction.csv"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), prediction_check.csv_text(rows))
+        self.assertEqual({r["check"] for r in rows}, {"model", "replay", "application"})
+        for r in rows:
+            self.assertLessEqual(r["ratio_low"], r["ratio"])
+            self.assertLessEqual(r["ratio"], r["ratio_high"])
+            self.assertAlmostEqual(r["ratio_low"], r["sim_s"] / r["real_high_s"])
+        # Each replay is followed by the application of the same balancer, against the same simulated time.
+        for a, b in zip(rows, rows[1:]):
+            if a["check"] == "replay":
+                self.assertEqual((b["check"], b["setup"], b["sim_s"]), ("application", a["setup"], a["sim_s"]))
+
+    def test_advise_reads_the_header_the_script_writes(self):
+        import prediction_check
+        with open(os.path.join(ROOT, "advice", "include", "mcmclb", "advice.hpp"), encoding="utf-8") as f:
+            text = f.read()
+        found = re.search(r"kPredictionHeader =\s*((?:\s*\"[^\"]*\")+);", text)
+        self.assertIsNotNone(found)
+        self.assertEqual("".join(re.findall(r'"([^"]*)"', found.group(1))), ",".join(prediction_check.HEADER))
+
+    def test_folders_that_do_not_pair_are_refused(self):
+        # A folder without real/ and sim/, and a folder whose two sides are swapped.
+        with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "docs", "data")) as d:
+            for name, source in (("real", "sim"), ("sim", "real")):
+                shutil.copytree(os.path.join(ROOT, PREDICTION, source), os.path.join(d, name))
+            swapped = os.path.relpath(d, ROOT)
+            for args, fragment in (([swapped], "a simulated run"), (["docs/data/trace-lj/sim-p2"], "no such folder")):
+                with self.subTest(args=args), self.assertRaises(doc_tables.InputError) as e:
+                    doc_tables.generate("prediction", args)
+                self.assertIn(fragment, str(e.exception))
+                self.assertEqual(len(str(e.exception).splitlines()), 1)
+        r = subprocess.run([sys.executable, os.path.join(ROOT, "plots", "prediction_check.py"), "/nonexistent"],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("calibrated.xml: no such file", r.stderr)
+
+
 START_WITH_HEADER = "| your walkers | start with |"
 
 

@@ -124,6 +124,16 @@ class Reference(unittest.TestCase):
         self.assertIn("workload_extrapolate", checked)
         self.assertIn("finished", checked)
 
+    def test_python_choices_match_the_tolerance_kinds(self):
+        # advice.csv's tolerance_source: plots/mcmclb_csv.py allows exactly the kinds advise writes
+        # (advice::kToleranceKinds), so a new source of the tolerance never makes advise's own plot refuse its file.
+        found = re.search(r"kToleranceKinds = \{([^}]*)\}", read(os.path.join(ROOT, "advice", "include", "mcmclb",
+                                                                            "advice.hpp")))
+        self.assertIsNotNone(found)
+        kinds = re.findall(r'"([^"]+)"', found.group(1))
+        self.assertIn("prediction", kinds)
+        self.assertEqual(sorted(mcmclb_csv.SCHEMAS["advice.csv"]["tolerance_source"].choices), sorted(kinds))
+
     def test_python_schemas_match_the_cxx(self):
         shared = set(mcmclb_csv.SCHEMAS) - PYTHON_ONLY
         self.assertLessEqual(shared, set(self.headers), "plots/mcmclb_csv.py reads a file mcmclb does not write")

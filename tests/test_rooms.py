@@ -23,10 +23,12 @@ ROOMS = {
     "driver": {"balancers", "study", "kernel", "comm", "comm/base"},
     # The engine of mcmclb advise: no I/O, no launcher.
     "advice": {"study", "stats", "balancers", "kernel", "comm", "comm/base"},
+    # advise's orchestration: the plan, the race, --check and the search, run through the launchers.
+    "advise": {"launch", "advice", "driver", "study", "stats", "balancers", "kernel", "comm", "comm/base"},
     # What mcmclb-commbench measures and its rows: no flags, no printing.
     "commbench": {"study", "stats", "kernel", "comm", "comm/base"},
     # The commands: they call every library, and no library calls them.
-    "apps": {"commbench", "launch", "advice", "driver", "study", "stats", "balancers", "kernel", "comm", "comm/base"},
+    "apps": {"commbench", "launch", "advise", "advice", "driver", "study", "stats", "balancers", "kernel", "comm", "comm/base"},
 }
 SOURCE = (".cpp", ".hpp", ".h", ".c")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

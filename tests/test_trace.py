@@ -94,7 +94,24 @@ class BadTrace(TraceCase):
         with open(self.path("t.csv"), "w") as f:
             f.write(GOOD)
         out = self.path("advice")
+        # --prediction: the simulation's error measured on the platform (plots/prediction_check.py), read before any
+        # work; a file of another platform, or not of that form, is refused.
+        platform = os.path.join(ROOT, "configs", "platforms", "fattree.xml")
+        with open(self.path("bad.csv"), "w") as f:
+            f.write("setup,ratio\nnone,1\n")
+        with open(self.path("other.csv"), "w") as f:
+            f.write("check,setup,nprocs,n,real_median_s,real_low_s,real_high_s,sim_s,ratio,ratio_low,ratio_high,"
+                    "busy_pct,platform_fnv1a64,git_commit\n"
+                    "model,none,2,6,0.1,0.1,0.1,0.1,1,1,1,,0123456789abcdef,x\n")
         for args, fragment in [((), "--ranks: required"), (("--ranks", "1"), "--ranks: '1' is not a rank count"),
+                               (("--ranks", "64", "--prediction", self.path("other.csv")),
+                                "--prediction: only with --platform"),
+                               (("--ranks", "64", "--platform", platform, "--prediction", self.path("none")),
+                                "cannot read the prediction file"),
+                               (("--ranks", "64", "--platform", platform, "--prediction", self.path("bad.csv")),
+                                "bad.csv: not a prediction.csv"),
+                               (("--ranks", "64", "--platform", platform, "--prediction", self.path("other.csv")),
+                                "other.csv: row 2: measured on the platform whose fnv1a64 is 0123456789abcdef"),
                                (("--ranks", "64", "--jobs", "0"), "--jobs: '0'"),
                                (("--ranks", "64", "--balancers", "none,foo"), "unknown balancer 'foo'"),
                                (("--ranks", "64", "--bogus"), "unknown flag --bogus"),

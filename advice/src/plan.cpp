@@ -29,14 +29,12 @@ std::string replayed_words(long n, long c) {
 
 /// The keys every advice sets: the rank counts, one repetition, every balancer and rule at its interval. Returns
 /// the exclude rules that keep each balancer at its interval.
-std::vector<std::string> common_keys(StudyPlan& p, const PlanQuestion& q) {
-  std::vector<std::string> ranks;
-  for (const long r : q.ranks) ranks.push_back(std::to_string(r));
-  p.keys.emplace_back("nprocs", flow_list(ranks));
-  p.keys.emplace_back("reps", "1");  // a simulation is deterministic: a second repetition repeats the first
-  p.keys.emplace_back("balancer", flow_list(q.balancers));
-  p.keys.emplace_back("interval", "[1, 16]");
-  p.keys.emplace_back("finished", "[retire, coalesce, pays]");
+StudyExclude common_keys(StudyPlan& p, const PlanQuestion& q) {
+  p.keys.set("nprocs", study_list(q.ranks));
+  p.keys.set("reps", int64_t{1});  // a simulation is deterministic: a second repetition repeats the first
+  p.keys.set("balancer", study_list(q.balancers));
+  p.keys.set("interval", StudyList{int64_t{1}, int64_t{16}});
+  p.keys.set("finished", study_list({"retire", "coalesce", "pays"}));
   if (std::find(q.balancers.begin(), q.balancers.end(), "collective") != q.balancers.end()) {
     p.skipped.emplace_back(
         "collective(1): it stops every rank after each item, the costliest set-up to simulate; collective(16) "
@@ -45,24 +43,25 @@ std::vector<std::string> common_keys(StudyPlan& p, const PlanQuestion& q) {
   p.skipped.emplace_back(
       "creation methods other than each balancer's default (docs/guide/commbench.md compares them): a method "
       "changes only what a merge costs");
-  if (q.group_size > 0) p.keys.emplace_back("G", std::to_string(q.group_size));
-  if (q.chains_per_group > 0) p.keys.emplace_back("chains_per_group", std::to_string(q.chains_per_group));
+  if (q.group_size > 0) p.keys.set("G", int64_t{q.group_size});
+  if (q.chains_per_group > 0) p.keys.set("chains_per_group", int64_t{q.chains_per_group});
   return interval_excludes({"collective", "lookahead", "mostwork", "stealmerge"});
 }
 
 /// The draws of a map or seed as a zip's lists: tile (seed 1), then draw with seeds 1 to q.draws.
-std::string map_zip(const PlanQuestion& q) {
-  std::vector<std::string> maps = {"tile"}, seeds = {"1"};
+StudyZip map_zip(const PlanQuestion& q) {
+  std::vector<std::string> maps = {"tile"};
+  std::vector<long> seeds = {1};
   for (long d = 1; d <= q.draws; ++d) {
     maps.emplace_back("draw");
-    seeds.push_back(std::to_string(d));
+    seeds.push_back(d);
   }
-  return "{workload.map: " + flow_list(maps) + ", workload.seed: " + flow_list(seeds) + "}";
+  return {{"workload.map", study_list(maps)}, {"workload.seed", study_list(seeds)}};
 }
 
 /// The scenarios a trace leaves open, into the plan, and the exclude key last.
-void add_scenarios(StudyPlan& p, const TraceScenarios& s, std::vector<std::string>& exclude) {
-  p.keys.insert(p.keys.end(), s.keys.begin(), s.keys.end());
+void add_scenarios(StudyPlan& p, const TraceScenarios& s, StudyExclude& exclude) {
+  for (const auto& [key, value] : s.keys.keys) p.keys.set(key, value);
   p.assumptions.insert(p.assumptions.end(), s.assumptions.begin(), s.assumptions.end());
   p.skipped.insert(p.skipped.end(), s.skipped.begin(), s.skipped.end());
   exclude.insert(exclude.end(), s.exclude.begin(), s.exclude.end());
@@ -173,16 +172,14 @@ int cut_short_question(PlanQuestion& q, StudyPlan& p, const Trace& trace, const 
 
 }  // namespace
 
-std::string flow_list(const std::vector<std::string>& items) { return "[" + join(items) + "]"; }
-
 /// The study's exclude rules that give each of the balancers its interval of the scaling studies
 /// (configs/trace-lj-scale.yaml): collective every 16 items, the planners looking one item ahead.
-std::vector<std::string> interval_excludes(const std::vector<std::string>& balancers) {
-  std::vector<std::string> rules;
+StudyExclude interval_excludes(const std::vector<std::string>& balancers) {
+  StudyExclude rules;
   for (const std::string& b : balancers) {
-    if (b == "collective") rules.emplace_back("{balancer: collective, interval: 1}");
+    if (b == "collective") rules.push_back({{"balancer", "collective"}, {"interval", int64_t{1}}});
     if (b == "lookahead" || b == "mostwork" || b == "stealmerge")
-      rules.push_back("{balancer: " + b + ", interval: 16}");
+      rules.push_back({{"balancer", b}, {"interval", int64_t{16}}});
   }
   return rules;
 }
@@ -208,19 +205,19 @@ StudyPlan plan_trace(const PlanQuestion& asked, const Trace& trace, const std::s
   StudyPlan p;
   PlanQuestion q = asked;
   const int cut_measured = trace.incomplete() ? cut_short_question(q, p, trace, file) : 0;
-  std::vector<std::string> exclude = common_keys(p, q);
+  StudyExclude exclude = common_keys(p, q);
   p.trace_chains = trace.chains();
   p.from_library = trace.recorded_run() && !trace.recorded_run()->walkers.empty();
   p.copies = q.copies;
   p.group_size = q.group_size > 0 ? q.group_size : 1;
   p.chains_per_group = q.chains_per_group > 0 ? q.chains_per_group : 1;
   for (int c = 0; c < trace.chains(); ++c) p.idle_chains += trace.items(c) == 0 ? 1 : 0;
-  p.keys.emplace_back("workload.scaling", "trace");
+  p.keys.set("workload.scaling", "trace");
   if (q.copies) {
     // More walkers than recorded: each group replays a recorded chain in turn (tile) or drawn, so the chain map
     // is a scenario.
-    if (q.group_size == 0) p.keys.emplace_back("G", "1");
-    p.keys.emplace_back("zip", map_zip(q));
+    if (q.group_size == 0) p.keys.set("G", int64_t{1});
+    p.keys.set("zip", map_zip(q));
     p.assumptions.push_back(
         "the chain map: tile" +
         (q.draws > 0 ? " and " + plural(q.draws, "seeded draw") + " (workload.map, seed)" : std::string()));
@@ -228,27 +225,27 @@ StudyPlan plan_trace(const PlanQuestion& asked, const Trace& trace, const std::s
     // The user's own walkers, each replayed once, in groups of nearly equal sizes as walker_layout says: where a
     // group holds several, the trace deals them as the library does (workload.map once), the recorded groups at the
     // recorded rank count. Counts that differ by rank count are zipped with it.
-    std::vector<std::string> ranks, counts, per_group;
+    std::vector<long> counts, per_group;
     for (const long r : q.ranks) {
       const WalkerLayout w = walker_layout(trace, r);
       p.walker_groups[r] = w.groups;
-      ranks.push_back(std::to_string(r));
-      counts.push_back(std::to_string(w.groups));
-      per_group.push_back(std::to_string(w.most));
+      counts.push_back(w.groups);
+      per_group.push_back(w.most);
     }
     p.recorded_shares = trace.recorded_shares();
     p.recorded_ranks = trace.recorded_run() ? trace.recorded_run()->ranks : 0;
     p.work_sits = work_words(trace);
-    const bool several = std::any_of(per_group.begin(), per_group.end(), [](const std::string& w) { return w != "1"; });
-    if (several) p.keys.emplace_back("workload.map", "once");
-    const auto same = [](const std::vector<std::string>& v) { return std::equal(v.begin() + 1, v.end(), v.begin()); };
+    const bool several = std::any_of(per_group.begin(), per_group.end(), [](long w) { return w != 1; });
+    if (several) p.keys.set("workload.map", "once");
+    const auto same = [](const std::vector<long>& v) { return std::equal(v.begin() + 1, v.end(), v.begin()); };
     if (same(counts) && same(per_group)) {
-      p.keys.emplace_back("groups.count", counts.front());
-      if (several) p.keys.emplace_back("chains_per_group", per_group.front());
+      p.keys.set("groups.count", int64_t{counts.front()});
+      if (several) p.keys.set("chains_per_group", int64_t{per_group.front()});
     } else {  // the rank counts go into the zip: a key is given once
-      std::erase_if(p.keys, [](const auto& k) { return k.first == "nprocs"; });
-      p.keys.emplace_back("zip", "{nprocs: " + flow_list(ranks) + ", groups.count: " + flow_list(counts) +
-                                     (several ? ", chains_per_group: " + flow_list(per_group) : std::string()) + "}");
+      p.keys.erase("nprocs");
+      StudyZip zip = {{"nprocs", study_list(q.ranks)}, {"groups.count", study_list(counts)}};
+      if (several) zip.emplace_back("chains_per_group", study_list(per_group));
+      p.keys.set("zip", std::move(zip));
     }
   }
   // The sizes the speed-ups were measured at: past the smallest of them, the extrapolation decides. The largest
@@ -265,7 +262,7 @@ StudyPlan plan_trace(const PlanQuestion& asked, const Trace& trace, const std::s
   s.tolerance = q.tolerance;
   s.within_measured = cut_measured > 0;
   add_scenarios(p, trace_scenarios(trace, s), exclude);
-  p.keys.emplace_back("exclude", flow_list(exclude));
+  p.keys.set("exclude", std::move(exclude));
   return p;
 }
 
@@ -282,7 +279,7 @@ std::string verdict_words(const StudyPlan& plan, int nprocs, const std::string& 
 
 StudyPlan plan_study(const PlanQuestion& q, const GivenStudy& given) {
   StudyPlan p;
-  std::vector<std::string> exclude = common_keys(p, q);
+  StudyExclude exclude = common_keys(p, q);
   if (given.replayed != nullptr) {
     // A replay leaves open what a trace file leaves open: the speed-up past the measured sizes and, where the
     // study runs more chains than the trace holds (copies), how they map onto them. Its seed alone changes
@@ -293,17 +290,17 @@ StudyPlan plan_study(const PlanQuestion& q, const GivenStudy& given) {
     s.tolerance = q.tolerance;
     add_scenarios(p, trace_scenarios(*given.replayed, s), exclude);
     if (given.copies && q.draws > 0 && !given.sets_zip) {  // never over a zip of its own
-      p.keys.emplace_back("zip", map_zip(q));
+      p.keys.set("zip", map_zip(q));
       p.assumptions.push_back("the chain map of the study's copies: tile and " + plural(q.draws, "seeded draw"));
     }
   } else if (q.draws > 0 && given.seeded) {
     // Seeds only for a seeded model: another has one workload, with nothing drawn to vary.
-    std::vector<std::string> seeds;
-    for (long d = 1; d <= q.draws; ++d) seeds.push_back(std::to_string(d));
-    p.keys.emplace_back("workload.seed", flow_list(seeds));
+    std::vector<long> seeds;
+    for (long d = 1; d <= q.draws; ++d) seeds.push_back(d);
+    p.keys.set("workload.seed", study_list(seeds));
     p.assumptions.push_back("the workload's seed (workload.seed 1 to " + std::to_string(q.draws) + ")");
   }
-  p.keys.emplace_back("exclude", flow_list(exclude));
+  p.keys.set("exclude", std::move(exclude));
   return p;
 }
 

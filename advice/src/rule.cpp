@@ -626,6 +626,12 @@ std::string where_measured(const ToleranceSource& s) {
 
 Tolerance largest_tolerance(const std::vector<ToleranceSource>& sources) {
   if (sources.empty()) throw std::invalid_argument("largest_tolerance: no source");
+  for (const ToleranceSource& s : sources) {
+    // advice.csv records the kind, and its readers allow only the table's: a new kind goes into the table first.
+    if (std::find(kToleranceKinds.begin(), kToleranceKinds.end(), s.kind) == kToleranceKinds.end()) {
+      throw std::logic_error("largest_tolerance: a source of kind '" + s.kind + "', not in kToleranceKinds");
+    }
+  }
   std::size_t at = 0;
   for (std::size_t k = 1; k < sources.size(); ++k) {
     if (sources[k].fraction > sources[at].fraction) at = k;

@@ -186,7 +186,7 @@ TraceScenarios trace_scenarios(const Trace& trace, const ScenarioQuestion& q) {
     std::vector<std::string> words;
     for (const std::string& r : rules.rules) words.push_back(kWords.at(r));
     varied = rules.rules;
-    s.keys.emplace_back("workload.extrapolate", flow_list(rules.rules));
+    s.keys.set("workload.extrapolate", study_list(rules.rules));
     s.assumptions.push_back("the speed-up past the " + std::to_string(rules.measured_up_to) +
                             " ranks measured: " + join(words) + (rules.usl_peak.empty() ? "" : "; " + rules.usl_peak) +
                             (rules.measured.empty() ? "" : "; " + rules.measured));
@@ -197,7 +197,7 @@ TraceScenarios trace_scenarios(const Trace& trace, const ScenarioQuestion& q) {
       s.first_extrapolate = "flat";
       for (const std::string& b : q.fixed) {
         for (const std::string& x : rules.rules) {
-          if (x != "flat") s.exclude.push_back("{balancer: " + b + ", workload.extrapolate: " + x + "}");
+          if (x != "flat") s.exclude.push_back({{"balancer", b}, {"workload.extrapolate", x}});
         }
       }
       std::string who = q.fixed.front();
@@ -215,7 +215,7 @@ TraceScenarios trace_scenarios(const Trace& trace, const ScenarioQuestion& q) {
   }
   if (!q.speedups_given && trace.repetitions_differ()) {
     // Every end under every admissible rule: an end's curve past the measured sizes is the rule's through it.
-    s.keys.emplace_back("workload.speedups", "[median, low, high]");
+    s.keys.set("workload.speedups", study_list({"median", "low", "high"}));
     s.assumptions.push_back(
         "a size measured several times: the median of its speed-ups, and the lowest and the "
         "highest" +

@@ -115,15 +115,15 @@ void add_leaders(std::vector<std::string>& leaders, const std::vector<std::strin
   }
 }
 
-std::string exclude_rule(int nprocs, const RunSpec& spec) {
-  std::string rule = "{nprocs: " + std::to_string(nprocs) + ", balancer: " + spec.balancer;
-  if (spec.interval > 0) rule += ", interval: " + std::to_string(spec.interval);
-  if (spec.finished) rule += ", finished: " + std::string(to_string(*spec.finished));
-  return rule + "}";
+StudyRule exclude_rule(int nprocs, const RunSpec& spec) {
+  StudyRule rule = {{"nprocs", int64_t{nprocs}}, {"balancer", spec.balancer}};
+  if (spec.interval > 0) rule.emplace_back("interval", int64_t{spec.interval});
+  if (spec.finished) rule.emplace_back("finished", std::string(to_string(*spec.finished)));
+  return rule;
 }
 
-std::vector<std::string> second_round_exclude(const FirstRound& round) {
-  std::vector<std::string> exclude;
+StudyExclude second_round_exclude(const FirstRound& round) {
+  StudyExclude exclude;
   for (const auto& [nprocs, setups] : round) {
     std::size_t leaders = 0;
     for (const auto& [price, label_spec] : setups) {

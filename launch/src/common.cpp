@@ -60,11 +60,59 @@ std::string read_file(const std::string& path, const std::string& what) {
 
 std::string this_executable() { return fs::canonical("/proc/self/exe").string(); }
 
-Study load(const SweepOptions& o, const std::string& text) {
-  Study study = build_study(text, o.overrides, o.study, std::nullopt, catalog());
-  // A simulation's runs are deterministic: the order of its points cannot change a number (Study::order).
+namespace {
+
+/// A study as a sweep runs it: a simulation's points in their order (its runs are deterministic, so the order of
+/// its points cannot change a number: Study::order).
+Study as_swept(const SweepOptions& o, Study study) {
   if (simulated(o)) study.order = RunOrder::blocked;
   return study;
+}
+
+/// The drawn seed of a shuffled order kept in o's overrides (load_keeping_seed).
+Study keeping_seed(SweepOptions& o, Study study) {
+  if (study.order == RunOrder::shuffled && study.order_seed_drawn) {
+    o.overrides.push_back("order_seed=" + std::to_string(study.order_seed));
+    study.order_seed_drawn = false;
+  }
+  return study;
+}
+
+}  // namespace
+
+Study load(const SweepOptions& o, const std::string& text) {
+  return as_swept(o, build_study(text, o.overrides, o.study, std::nullopt, catalog()));
+}
+
+Study load(const SweepOptions& o, const StudyValue& value) {
+  return as_swept(o, build_study(value, o.overrides, o.study, std::nullopt, catalog()));
+}
+
+Study load_keeping_seed(SweepOptions& o, const std::string& text) { return keeping_seed(o, load(o, text)); }
+
+Study load_keeping_seed(SweepOptions& o, const StudyValue& value) { return keeping_seed(o, load(o, value)); }
+
+int sweep_study(const SweepOptions& o, const Study& study, const std::string& text) {
+  const Launcher& launcher = launcher_named(o.launcher);
+  if (!simulated(o) && std::any_of(study.points.begin(), study.points.end(),
+                                   [](const Point& p) { return p.spec.placement != Placement::block; })) {
+    throw InputError(
+        "key placement: groups only with --launcher smpi, on a dragonfly platform (allowed with "
+        "--launcher " +
+        o.launcher + ": block; the site places real ranks)");
+  }
+  // provenance.csv's launcher column (collect_provenance)
+  if (!launcher.provenance_name().empty()) {
+    ::setenv("MCMCLB_LAUNCHER", std::string(launcher.provenance_name()).c_str(), 1);
+  }
+  return launcher.sweep(o, study, text);
+}
+
+int sweep_file(SweepOptions o) {
+  (void)launcher_named(o.launcher);  // an unknown launcher is named before the study is read
+  const std::string text = read_file(o.study, "study file");
+  const Study study = load_keeping_seed(o, text);
+  return sweep_study(o, study, text);
 }
 
 std::string not_an_option(const std::string& path) { return path.rfind('-', 0) == 0 ? "./" + path : path; }

@@ -63,6 +63,37 @@ def trace_replay(inputs):
     return table_text(header, rows)
 
 
+def prediction(inputs):
+    """The simulation on a calibrated platform against real runs of the same set-ups on that machine: the rows of
+    prediction.csv as plots/prediction_check.py forms them from the folder's real/ and sim/ results. One row per
+    comparison: the real median with its 95 % interval (measured), the simulated time, and simulated / real with the
+    interval mcmclb compare forms (the simulated time over the real interval's ends). A replay's row is followed by
+    the application's, the compute-mode runs of the same balancer, against the same simulated time."""
+    from prediction_check import comparisons
+    real, sim = (os.path.join(ROOT, inputs.folders[0], f) for f in ("real", "sim"))
+    try:
+        rows = comparisons(real, sim)
+    except InputError as e:
+        raise InputError(str(e).replace(ROOT + os.sep, "")) from None
+    against = {"model": "emulated workload (sleep)", "replay": "the trace replayed (spin)",
+               "application": "the application (compute)"}
+    # One n for every row is said once, in the header.
+    counts = {r["n"] for r in rows}
+    n_text = f", n = {counts.pop()}" if len(counts) == 1 else ""
+    header = ["set-up", "real runs of", f"real (measured{n_text}): median [95 % CI]", "simulated", "simulated / real"]
+    body = []
+    for r in rows:
+        text, unit = milliseconds(r["real_median_s"])
+        decimals = len(text.partition(".")[2])
+        scale = 1 if unit == "s" else 1000
+        sim_text, sim_unit = milliseconds(r["sim_s"])
+        low, high = (f"{r[k] * scale:.{decimals}f}" for k in ("real_low_s", "real_high_s"))
+        body.append([f"P = {r['nprocs']} {r['setup']}", against[r["check"]] + ("" if n_text else f", n = {r['n']}"),
+                     f"{text} {unit} [{low}, {high}]", f"{sim_text} {sim_unit}",
+                     f"{r['ratio']:.3f} [{r['ratio_low']:.3f}, {r['ratio_high']:.3f}]"])
+    return table_text(header, body)
+
+
 def trace_at_scale(inputs):
     """Simulated replays at scale: one row per set-up, one column per rank count, trace file, chain map and (where
     not the trace's) planning scaling of the folders (the trace's name without .csv): time / none, the best of each

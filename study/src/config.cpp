@@ -15,6 +15,7 @@
 
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/mpi_build.hpp"
+#include "mcmclb/study_value.hpp"
 #include "mcmclb/text.hpp"
 #include "mcmclb/workload.hpp"
 
@@ -836,15 +837,9 @@ std::vector<std::pair<std::string, std::string>> exclude_rule(const YAML::Node& 
   return pairs;
 }
 
-}  // namespace
-
-StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::string>& overrides,
-                       const std::string& source_name) {
-  if (yaml_text.size() > kMaxStudyBytes) {
-    throw InputError(source_name + ": " + std::to_string(yaml_text.size()) +
-                     " bytes (allowed: a study file of at most " + std::to_string(kMaxStudyBytes >> 20) + " MiB)");
-  }
-  YAML::Node root = load(yaml_text, source_name);
+/// A study's keys expanded into its experiments and exclude rules: the checks every study gets, from a file's text
+/// (expand_study) or a program's value (node_of) alike.
+StudyAxes expand_root(YAML::Node root, const std::vector<std::string>& overrides, const std::string& source_name) {
   if (!root.IsDefined() || root.IsNull()) {
     // An empty, BOM-only or comment-only file is a mistake (wrong file?), not a request for the defaults; with
     // --set the keys may all come from the command line.
@@ -964,14 +959,247 @@ StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::stri
   return study;
 }
 
-Experiment parse_experiment(const std::string& yaml_text, const std::vector<std::string>& overrides,
-                            const std::string& source_name) {
-  StudyAxes study = expand_study(yaml_text, overrides, source_name);
+/// The one experiment of a study without axes; InputError naming source otherwise.
+Experiment single_experiment(StudyAxes study, const std::string& source_name) {
   if (study.experiments.size() != 1 || !study.excludes.empty()) {
     throw InputError(source_name + ": a study with axes (" + std::to_string(study.experiments.size()) +
                      " combinations); expected a single experiment");
   }
   return study.experiments.front();
+}
+
+// ---- A study as a value (mcmclb/study_value.hpp): the nodes the checks above read, built from typed keys ----
+
+/// A scalar as YAML holds it: the text a file would have, so that every check reads it as it reads a file's.
+std::string scalar_text(const StudyScalar& v) {
+  if (std::holds_alternative<bool>(v)) return std::get<bool>(v) ? "true" : "false";
+  if (std::holds_alternative<int64_t>(v)) return std::to_string(std::get<int64_t>(v));
+  if (std::holds_alternative<double>(v)) {
+    const double x = std::get<double>(v);
+    if (std::isnan(x)) return ".nan";
+    if (std::isinf(x)) return x > 0 ? ".inf" : "-.inf";
+    char text[40];
+    std::snprintf(text, sizeof text, "%.17g", x);
+    return text;
+  }
+  if (std::holds_alternative<std::string>(v)) return std::get<std::string>(v);
+  return "~";
+}
+
+YAML::Node node_of(const StudyScalar& v) {
+  if (std::holds_alternative<std::nullptr_t>(v)) return YAML::Node(YAML::NodeType::Null);
+  return YAML::Node(scalar_text(v));
+}
+
+YAML::Node flow_node(YAML::NodeType::value type) {
+  YAML::Node n(type);
+  n.SetStyle(YAML::EmitterStyle::Flow);
+  return n;
+}
+
+YAML::Node node_of(const StudyEntry& entry) {
+  if (const auto* v = std::get_if<StudyScalar>(&entry)) return node_of(*v);
+  if (const auto* list = std::get_if<StudyList>(&entry)) {
+    YAML::Node n = flow_node(YAML::NodeType::Sequence);
+    for (const StudyScalar& v : *list) n.push_back(node_of(v));
+    return n;
+  }
+  if (const auto* zip = std::get_if<StudyZip>(&entry)) {
+    YAML::Node n = flow_node(YAML::NodeType::Map);
+    for (const auto& [key, list] : *zip) n[key] = node_of(StudyEntry(list));
+    return n;
+  }
+  YAML::Node n(YAML::NodeType::Sequence);
+  for (const StudyRule& rule : std::get<StudyExclude>(entry)) {
+    YAML::Node r = flow_node(YAML::NodeType::Map);
+    for (const auto& [key, v] : rule) r[key] = node_of(v);
+    n.push_back(r);
+  }
+  n.SetStyle(YAML::EmitterStyle::Flow);
+  return n;
+}
+
+/// The study's root map: a section's keys (workload.map) under one map of the section, as a file writes them.
+YAML::Node node_of(const StudyValue& study) {
+  YAML::Node root(YAML::NodeType::Map);
+  for (const auto& [key, entry] : study.keys) {
+    const std::size_t dot = key.find('.');
+    if (dot != std::string::npos && is_section(key.substr(0, dot))) {
+      const std::string section = key.substr(0, dot);
+      if (!root[section]) root[section] = YAML::Node(YAML::NodeType::Map);
+      YAML::Node sub = root[section];
+      sub[key.substr(dot + 1)] = node_of(entry);
+    } else {
+      root[key] = node_of(entry);
+    }
+  }
+  return root;
+}
+
+/// A node of a study file as a scalar of a value; InputError naming the key where it is a map or a list.
+StudyScalar scalar_of(const YAML::Node& n, const std::string& key, const std::string& source) {
+  if (n.IsNull()) return nullptr;
+  if (!n.IsScalar()) throw InputError(source + ": key " + key + ": expected a value, got " + text_of(n));
+  return n.Scalar();
+}
+
+StudyEntry entry_of(const YAML::Node& n, const std::string& key, const std::string& source) {
+  if (!n.IsSequence()) return scalar_of(n, key, source);
+  StudyList list;
+  for (const auto& item : n) list.push_back(scalar_of(item, key, source));
+  return list;
+}
+
+/// A map's keys under dotted names: a section's map (workload: {map: ...}) flattened into workload.map.
+void dotted(const YAML::Node& map, const std::string& prefix, std::vector<std::pair<std::string, YAML::Node>>& out,
+            const std::string& source) {
+  for (const auto& entry : map) {
+    if (!entry.first.IsScalar()) throw InputError(source + ": a key is not a plain name: " + text_of(entry.first));
+    const std::string key = prefix.empty() ? entry.first.Scalar() : prefix + "." + entry.first.Scalar();
+    if (prefix.empty() && entry.second.IsMap() && is_section(key)) {
+      dotted(entry.second, key, out, source);
+    } else {
+      out.emplace_back(key, entry.second);
+    }
+  }
+}
+
+}  // namespace
+
+StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::string>& overrides,
+                       const std::string& source_name) {
+  if (yaml_text.size() > kMaxStudyBytes) {
+    throw InputError(source_name + ": " + std::to_string(yaml_text.size()) +
+                     " bytes (allowed: a study file of at most " + std::to_string(kMaxStudyBytes >> 20) + " MiB)");
+  }
+  return expand_root(load(yaml_text, source_name), overrides, source_name);
+}
+
+StudyAxes expand_study(const StudyValue& study, const std::vector<std::string>& overrides,
+                       const std::string& source_name) {
+  YAML::Node root = node_of(study);
+  std::size_t visited = 0;
+  check_bounds(root, 0, visited, source_name);
+  return expand_root(root, overrides, source_name);
+}
+
+Experiment parse_experiment(const std::string& yaml_text, const std::vector<std::string>& overrides,
+                            const std::string& source_name) {
+  return single_experiment(expand_study(yaml_text, overrides, source_name), source_name);
+}
+
+Experiment parse_experiment(const StudyValue& study, const std::vector<std::string>& overrides,
+                            const std::string& source_name) {
+  return single_experiment(expand_study(study, overrides, source_name), source_name);
+}
+
+void StudyValue::set(const std::string& key, StudyEntry value) {
+  for (auto& [name, entry] : keys) {
+    if (name == key) {
+      entry = std::move(value);
+      return;
+    }
+  }
+  keys.emplace_back(key, std::move(value));
+}
+
+const StudyEntry* StudyValue::find(const std::string& key) const {
+  for (const auto& [name, entry] : keys) {
+    if (name == key) return &entry;
+  }
+  return nullptr;
+}
+
+void StudyValue::erase(const std::string& key) {
+  std::erase_if(keys, [&](const auto& k) { return k.first == key; });
+}
+
+StudyValue study_value(const std::string& yaml_text, const std::string& source) {
+  if (yaml_text.size() > kMaxStudyBytes) {
+    throw InputError(source + ": " + std::to_string(yaml_text.size()) + " bytes (allowed: a study file of at most " +
+                     std::to_string(kMaxStudyBytes >> 20) + " MiB)");
+  }
+  const YAML::Node root = load(yaml_text, source);
+  StudyValue study;
+  if (!root.IsDefined() || root.IsNull()) return study;
+  if (!root.IsMap()) throw InputError(source + ": expected a map of keys at the top level");
+  check_duplicate_keys(root, "");
+  std::vector<std::pair<std::string, YAML::Node>> keys;
+  dotted(root, "", keys, source);
+  for (const auto& [key, n] : keys) {
+    if (key == "zip") {
+      if (!n.IsMap()) throw InputError("key zip: expected a non-empty map of key: [list], got " + text_of(n));
+      std::vector<std::pair<std::string, YAML::Node>> lists;
+      dotted(n, "", lists, source);
+      StudyZip zip;
+      for (const auto& [name, list] : lists) {
+        if (!list.IsSequence())
+          throw InputError("key zip: " + name + " must be a non-empty list, got " + text_of(list));
+        zip.emplace_back(name, std::get<StudyList>(entry_of(list, "zip: " + name, source)));
+      }
+      study.keys.emplace_back(key, std::move(zip));
+    } else if (key == "exclude") {
+      if (!n.IsSequence()) throw InputError("key exclude: expected a non-empty list of rules, got " + text_of(n));
+      StudyExclude exclude;
+      for (const auto& rule : n) {
+        if (!rule.IsMap()) throw InputError("key exclude: expected a map of key: value, got " + text_of(rule));
+        std::vector<std::pair<std::string, YAML::Node>> pairs;
+        dotted(rule, "", pairs, source);
+        StudyRule typed;
+        for (const auto& [name, value] : pairs) typed.emplace_back(name, scalar_of(value, "exclude: " + name, source));
+        exclude.push_back(std::move(typed));
+      }
+      study.keys.emplace_back(key, std::move(exclude));
+    } else {
+      study.keys.emplace_back(key, entry_of(n, key, source));
+    }
+  }
+  return study;
+}
+
+std::string study_file_text(const StudyValue& study) {
+  std::string text;
+  std::size_t start = 0;
+  while (!study.comment.empty() && start < study.comment.size()) {
+    const std::size_t end = study.comment.find('\n', start);
+    text += "# " + study.comment.substr(start, end - start) + "\n";
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  YAML::Emitter out;
+  out << node_of(study);
+  return text + out.c_str() + "\n";
+}
+
+std::string flow_text(const StudyScalar& value) { return scalar_text(value); }
+
+std::string flow_text(const StudyRule& rule) {
+  std::vector<std::string> pairs;
+  for (const auto& [key, v] : rule) pairs.push_back(key + ": " + scalar_text(v));
+  return "{" + join(pairs) + "}";
+}
+
+std::string flow_text(const StudyEntry& value) {
+  if (const auto* v = std::get_if<StudyScalar>(&value)) return scalar_text(*v);
+  std::vector<std::string> items;
+  if (const auto* list = std::get_if<StudyList>(&value)) {
+    for (const StudyScalar& v : *list) items.push_back(scalar_text(v));
+    return "[" + join(items) + "]";
+  }
+  if (const auto* zip = std::get_if<StudyZip>(&value)) {
+    for (const auto& [key, list] : *zip) items.push_back(key + ": " + flow_text(StudyEntry(list)));
+    return "{" + join(items) + "}";
+  }
+  for (const StudyRule& rule : std::get<StudyExclude>(value)) items.push_back(flow_text(rule));
+  return "[" + join(items) + "]";
+}
+
+StudyList study_list(const std::vector<std::string>& names) { return StudyList(names.begin(), names.end()); }
+
+StudyList study_list(const std::vector<long>& values) {
+  StudyList list;
+  for (const long v : values) list.emplace_back(int64_t{v});
+  return list;
 }
 
 std::string srun_mpi_flag(const JobSpec& job) {
@@ -1094,32 +1322,6 @@ std::string config_keys_markdown(const Catalog& catalog) {
   };
   return "## Experiment keys\n\n" + table(KeyInfo::Scope::experiment) + "\n## Study keys\n\n" +
          table(KeyInfo::Scope::study);
-}
-
-std::string with_keys(const std::string& yaml_text, const std::vector<std::pair<std::string, std::string>>& keys,
-                      const std::string& source_name) {
-  YAML::Node root = load(yaml_text, source_name);
-  if (!root.IsMap()) throw InputError(source_name + ": not a study (allowed: a YAML map of keys)");
-  for (const auto& [key, value] : keys) {
-    std::vector<std::string> path;
-    for (std::size_t start = 0;;) {
-      const std::size_t dot = key.find('.', start);
-      path.push_back(key.substr(start, dot - start));
-      if (dot == std::string::npos) break;
-      start = dot + 1;
-    }
-    // Descend by reset() copies: yaml-cpp's operator[] on a node copy would write into a temporary.
-    YAML::Node at = root;
-    for (std::size_t k = 0; k + 1 < path.size(); ++k) {
-      if (!at[path[k]] || !at[path[k]].IsMap()) at[path[k]] = YAML::Node(YAML::NodeType::Map);
-      YAML::Node next = at[path[k]];
-      at.reset(next);
-    }
-    at[path.back()] = YAML::Load(value);
-  }
-  YAML::Emitter out;
-  out << root;
-  return std::string(out.c_str()) + "\n";
 }
 
 }  // namespace mcmclb

@@ -190,7 +190,16 @@ int64_t draw_order_seed() {
 
 Study build_study(const std::string& text, const std::vector<std::string>& overrides, const std::string& source,
                   std::optional<int> default_nprocs, const Catalog& catalog) {
-  const StudyAxes axes = expand_study(text, overrides, source);
+  return build_study(expand_study(text, overrides, source), source, default_nprocs, catalog);
+}
+
+Study build_study(const StudyValue& value, const std::vector<std::string>& overrides, const std::string& source,
+                  std::optional<int> default_nprocs, const Catalog& catalog) {
+  return build_study(expand_study(value, overrides, source), source, default_nprocs, catalog);
+}
+
+Study build_study(const StudyAxes& axes, const std::string& source, std::optional<int> default_nprocs,
+                  const Catalog& catalog) {
   // Every key of every exclude rule must name a column of a run, and a balancer or method a registered one: checked
   // here once, as the matching below stops at a rule's first key that differs and would never look at the others.
   for (std::size_t r = 0; r < axes.excludes.size(); ++r) {

@@ -48,60 +48,45 @@ namespace mcmclb::walkers {
 
 namespace {
 
-/// A value as a YAML double-quoted scalar: whatever the application passes stays one string, which the study's
-/// parser then checks (a name with a comma or a bracket must not turn into a list of names).
-std::string yaml_quoted(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 /// T_ms where the items' costs are measured (Options::item_s 0): a study's T_ms must be positive, and the kernel
 /// plans from what it measures instead (RunSpec's work.compute.measured).
 constexpr double kStandInItemMs = 10;
 
-/// A number as YAML reads it back exactly.
-std::string yaml_number(double x) {
+/// A number as a message shows it, every digit kept.
+std::string number_text(double x) {
   char text[40];
   std::snprintf(text, sizeof text, "%.17g", x);
   return text;
 }
 
-/// The options as a study file's keys, which the study library checks: the same names, the same defaults and the
-/// same one-line errors.
-std::vector<std::string> study_keys(const Options& o) {
-  std::vector<std::string> keys = {"balancer=" + yaml_quoted(o.balancer), "interval=" + std::to_string(o.interval),
-                                   "G=" + std::to_string(o.group_size),
-                                   "T_ms=" + yaml_number(o.item_s > 0 ? 1000.0 * o.item_s : kStandInItemMs),
-                                   "work.wait=" + yaml_quoted(o.wait)};
-  if (!o.method.empty()) keys.push_back("method=" + yaml_quoted(o.method));
-  if (!o.finished.empty()) keys.push_back("finished=" + yaml_quoted(o.finished));
-  return keys;
+/// The options as a study's keys, which the study library checks as it checks a study file's: the same names, the
+/// same defaults and the same one-line errors. Typed values: whatever the application passes stays one string (a
+/// name with a comma or a bracket never turns into a list of names), and no text is parsed on the way.
+StudyValue study_keys(const Options& o) {
+  StudyValue study;
+  study.keys = {{"experiment", "walkers"},
+                {"balancer", o.balancer},
+                {"interval", StudyScalar(int64_t{o.interval})},
+                {"G", StudyScalar(int64_t{o.group_size})},
+                {"T_ms", StudyScalar(o.item_s > 0 ? 1000.0 * o.item_s : kStandInItemMs)},
+                {"work.wait", o.wait}};
+  if (!o.method.empty()) study.set("method", o.method);
+  if (!o.finished.empty()) study.set("finished", o.finished);
+  return study;
 }
 
 /// The options' numbers that no study key checks.
 void check_numbers(const Options& o) {
   if (!(std::isfinite(o.item_s) && o.item_s >= 0)) {
-    throw InputError("Options::item_s: " + yaml_number(o.item_s) +
+    throw InputError("Options::item_s: " + number_text(o.item_s) +
                      " is not allowed (allowed: 0, measured as the run goes, or seconds > 0)");
   }
   if (!(std::isfinite(o.item_timeout_s) && o.item_timeout_s >= 0)) {
-    throw InputError("Options::item_timeout_s: " + yaml_number(o.item_timeout_s) +
+    throw InputError("Options::item_timeout_s: " + number_text(o.item_timeout_s) +
                      " is not allowed (allowed: 0, no limit, or seconds > 0)");
   }
   if (!(std::isfinite(o.checkpoint_every_s) && o.checkpoint_every_s >= 0)) {
-    throw InputError("Options::checkpoint_every_s: " + yaml_number(o.checkpoint_every_s) +
+    throw InputError("Options::checkpoint_every_s: " + number_text(o.checkpoint_every_s) +
                      " is not allowed (allowed: seconds >= 0)");
   }
   if (o.checkpoint_every_items < 0) {
@@ -109,7 +94,7 @@ void check_numbers(const Options& o) {
                      " is not allowed (allowed: 0, by seconds, or items > 0)");
   }
   if (!(std::isfinite(o.checkpoint_mtbf_s) && o.checkpoint_mtbf_s >= 0)) {
-    throw InputError("Options::checkpoint_mtbf_s: " + yaml_number(o.checkpoint_mtbf_s) +
+    throw InputError("Options::checkpoint_mtbf_s: " + number_text(o.checkpoint_mtbf_s) +
                      " is not allowed (allowed: 0, the interval as given, or seconds > 0)");
   }
   if (o.checkpoint_mtbf_s > 0 && o.checkpoint_every_items > 0) {
@@ -118,7 +103,7 @@ void check_numbers(const Options& o) {
                      " (allowed: one of them; the time between failures sets the interval in seconds)");
   }
   if (!(std::isfinite(o.stop_grace_s) && o.stop_grace_s >= 0)) {
-    throw InputError("Options::stop_grace_s: " + yaml_number(o.stop_grace_s) +
+    throw InputError("Options::stop_grace_s: " + number_text(o.stop_grace_s) +
                      " is not allowed (allowed: seconds >= 0)");
   }
 }
@@ -127,21 +112,16 @@ void check_numbers(const Options& o) {
 /// would be: the same names, the same defaults and the same one-line errors.
 RunSpec run_spec(const Options& o, int nprocs, int chain_count) {
   check_numbers(o);
-  std::vector<std::string> keys = study_keys(o);
-  Experiment e = parse_experiment("experiment: walkers\n", keys, "mcmclb::walkers::Options");
+  StudyValue keys = study_keys(o);
+  Experiment e = parse_experiment(keys, {}, "mcmclb::walkers::Options");
   check_against_nprocs(e, nprocs);
   const int groups = nprocs / e.G;
   if (chain_count < 1) {
     throw InputError("Chains::count(): " + std::to_string(chain_count) + " is not allowed (allowed: 1 or more chains)");
   }
-  e = parse_experiment(
-      "experiment: walkers\n",
-      [&] {
-        // Counts that do not split evenly give some groups one chain fewer (AppChains::place).
-        keys.push_back("chains_per_group=" + std::to_string((chain_count + groups - 1) / groups));
-        return keys;
-      }(),
-      "mcmclb::walkers::Options");
+  // Counts that do not split evenly give some groups one chain fewer (AppChains::place).
+  keys.set("chains_per_group", StudyScalar(int64_t{(chain_count + groups - 1) / groups}));
+  e = parse_experiment(keys, {}, "mcmclb::walkers::Options");
   std::vector<RunSpec> runs = expand_runs(e, nprocs, catalog(), 1);
   RunSpec spec = std::move(runs.front());
   spec.work.compute.record = !o.record.empty();
@@ -1046,7 +1026,7 @@ std::vector<std::vector<int>> place_chains(std::span<const int64_t> items, int g
 
 void check_options(const Options& options) {
   check_numbers(options);
-  Experiment e = parse_experiment("experiment: walkers\n", study_keys(options), "mcmclb::walkers::Options");
+  Experiment e = parse_experiment(study_keys(options), {}, "mcmclb::walkers::Options");
   (void)expand_runs(e, e.G, catalog(), 1);  // the names, as a run on one group would check them
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The rule of `mcmclb advise` (apps/advise.hpp), apart from the simulations it judges, so that it can be read and
-// tested alone: set-ups priced whole over scenarios, ranked by their largest regret, and a verdict a user can act on.
+// The rule of `mcmclb advise` (apps/advise.hpp, advise/), apart from the simulations it judges, so that it can be read
+// and tested alone: set-ups priced whole over scenarios, ranked by their largest regret, and a verdict a user can act
+// on.
 //
 // A set-up's whole time in a scenario is what the user waits for: its run plus the one-off costs before the run's
 // clock (Price: the calibration of the finished rule pays, and its own initial groups' creation). Its regret there is
@@ -166,10 +167,15 @@ ReplayError program_error(const std::string& label, const std::vector<double>& r
 /// an error has no interval (too few repetitions) or there is none.
 std::optional<double> measured_tolerance(const std::vector<ReplayError>& errors);
 
+/// Every kind a tolerance source has, advice.csv's tolerance_source: plots/mcmclb_csv.py allows exactly these
+/// (tests/test_reference.py), and largest_tolerance refuses any other.
+inline constexpr std::array<std::string_view, 5> kToleranceKinds = {"assumed", "simulation", "replay", "program_runs",
+                                                                    "prediction"};
+
 /// One source of the tolerance: what it measures (or the tolerance assumed), as a fraction, and where it was
 /// measured. The tolerance is the largest source: a gain inside any of them is none a user can tell from noise.
 struct ToleranceSource {
-  std::string kind;  // advice.csv's tolerance_source: assumed, simulation, replay or program_runs
+  std::string kind;  // advice.csv's tolerance_source: assumed, simulation, replay, program_runs or prediction
   std::string what;  // words, e.g. "your program's own runs"
   double fraction = 0;
   int nprocs = 0;              // the rank count measured at; 0: assumed
@@ -183,6 +189,20 @@ struct ToleranceSource {
 /// over the fastest, less 1. busy: the host's largest busy share over the runs, where known. Nothing below 2 runs.
 [[nodiscard]] std::optional<ToleranceSource> program_spread(const std::vector<double>& seconds, int nprocs,
                                                             std::optional<double> busy);
+
+/// prediction.csv's header (plots/prediction_check.py writes it): one row per set-up the check ran both ways, its
+/// real runs' median with the 95 % interval and the simulated time, and simulated / real with the interval mcmclb
+/// compare forms (the simulated time over the real interval's ends).
+inline constexpr std::string_view kPredictionHeader =
+    "check,setup,nprocs,n,real_median_s,real_low_s,real_high_s,sim_s,ratio,ratio_low,ratio_high,busy_pct,"
+    "platform_fnv1a64,git_commit";
+
+/// The simulation's measured error on a platform as a tolerance source (kind "prediction"), from the text of a
+/// prediction.csv named name: the largest distance of a ratio interval's end from 1, at the check's P, its fewest
+/// real runs and its busiest host. platform_fnv1a64 is the platform advise simulates on (16 hex digits): a file
+/// measured on another is refused. Throws InputError, one line naming name (and the row), for anything else.
+[[nodiscard]] ToleranceSource prediction_error(std::string_view text, const std::string& name,
+                                               const std::string& platform_fnv1a64);
 
 /// The tolerance the sources give: the largest (the first of equals), and words naming it, its P, n and the host's
 /// load, then the others: "measured by your program's own runs at P = 2, n = 2, the host at most 3 % busy: 31.99 to

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// What `mcmclb advise --check` may say of its runs (apps/advise_check.cpp runs them), apart from the runs, so that
+// What `mcmclb advise --check` may say of its runs (advise/src/check.cpp runs them), apart from the runs, so that
 // each sentence can be tested on hand-made outcomes: which error the check can form from what finished, none's own
 // error where it replayed none alone, and what a user on a busy host may do.
 #pragma once

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What `mcmclb advise` simulates, with no I/O: the advice study's keys from the question its flags ask and the
 // workload (a trace, or what a study file's points say), what they assume and skip in words, and the question
-// each rank count answers. apps/advise_plan.cpp reads the files, checks them and writes the study this plans.
+// each rank count answers. The advise library (advise/src/plan.cpp) reads the files, checks them and writes the study
+// this plans.
 #pragma once
 
 #include <map>
@@ -9,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "mcmclb/study_value.hpp"
 #include "mcmclb/trace.hpp"
 
 namespace mcmclb::advice {
@@ -36,9 +38,9 @@ struct GivenStudy {
 
 /// The advice study's keys and what they assume and skip, with the shape of the walkers each rank count asks about.
 struct StudyPlan {
-  std::vector<std::pair<std::string, std::string>> keys;  // dotted key, YAML value, in the study's order
-  std::vector<std::string> assumptions;                   // what the scenarios vary, one phrase each
-  std::vector<std::string> skipped;                       // what it does not run, and why
+  StudyValue keys;                       // the keys set on the workload's study, in the study's order
+  std::vector<std::string> assumptions;  // what the scenarios vary, one phrase each
+  std::vector<std::string> skipped;      // what it does not run, and why
   /// The race's first speed-up rule (TraceScenarios::first_extrapolate).
   std::string first_extrapolate = "amdahl";
   int measured_up_to = 0;     // the trace's speed-ups hold up to this size (SpeedupRules); 0: no trace
@@ -89,9 +91,6 @@ struct WalkerLayout {
 
 /// The exclude rules that keep each of these balancers at its interval of the scaling studies
 /// (configs/trace-lj-scale.yaml): collective every 16 items, the planners looking one item ahead.
-[[nodiscard]] std::vector<std::string> interval_excludes(const std::vector<std::string>& balancers);
-
-/// A YAML flow list of the items, e.g. [64, 1024].
-[[nodiscard]] std::string flow_list(const std::vector<std::string>& items);
+[[nodiscard]] StudyExclude interval_excludes(const std::vector<std::string>& balancers);
 
 }  // namespace mcmclb::advice

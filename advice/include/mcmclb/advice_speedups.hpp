@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "mcmclb/study_value.hpp"
 #include "mcmclb/trace.hpp"
 
 namespace mcmclb::advice {
@@ -73,10 +74,10 @@ struct ScenarioQuestion {
 /// (workload.speedups: the median, the lowest and the highest, each under every admissible rule). With the exclude
 /// rules that pair them, what it assumed and skipped in words, the race's first rule, and where the measured sizes end.
 struct TraceScenarios {
-  std::vector<std::pair<std::string, std::string>> keys;  // dotted key, YAML value
-  std::vector<std::string> exclude;                       // YAML flow maps, e.g. {balancer: none, ...}
-  std::vector<std::string> assumptions;                   // what the scenarios vary, one phrase each
-  std::vector<std::string> skipped;                       // what they leave out, and why
+  StudyValue keys;                       // the keys that vary the scenarios
+  StudyExclude exclude;                  // the rules that leave set-ups out of some
+  std::vector<std::string> assumptions;  // what the scenarios vary, one phrase each
+  std::vector<std::string> skipped;      // what they leave out, and why
   /// The race's first rule: the rules' centre, or flat where the set-ups in `fixed` run under flat alone (their
   /// groups never pass the measured sizes, so every rule gives them the same speed-ups and flat stands for all).
   std::string first_extrapolate = "amdahl";

@@ -2,7 +2,7 @@
 // From a simulated advice study's results to the rule's input (mcmclb/advice.hpp), with no I/O: what each set-up pays
 // (its run and its one-off costs, each its own), which columns are the set-up and which the scenario, the race's
 // first round and what it drops, the per-rank-count tables the rule ranks, and advice.csv's rows. `mcmclb advise`
-// (apps/advise.cpp) reads the folder and prints; everything it decides with is here, testable alone.
+// (advise/, mcmclb/advise.hpp) reads the folder; everything it decides with is here, testable alone.
 #pragma once
 
 #include <cstddef>
@@ -87,11 +87,11 @@ struct Dropped {
 };
 
 /// The study's exclude rule that leaves a set-up out at a rank count.
-[[nodiscard]] std::string exclude_rule(int nprocs, const RunSpec& spec);
+[[nodiscard]] StudyRule exclude_rule(int nprocs, const RunSpec& spec);
 
 /// The race's second round: at each rank count none and the first round's two fastest other set-ups run every
 /// scenario. The exclude rules that leave every other set-up out.
-[[nodiscard]] std::vector<std::string> second_round_exclude(const FirstRound& round);
+[[nodiscard]] StudyExclude second_round_exclude(const FirstRound& round);
 
 /// Per rank count, a bound the winner's largest regret cannot exceed, from the second round: the least, over the
 /// set-ups that ran every scenario, of their largest whole time over the scenario's bound_s (a regret measured
@@ -120,7 +120,7 @@ struct NoneSettles {
 /// same time share one entry; exclude holds the study's rule for every one of them.
 struct RaceCut {
   std::map<int, std::vector<Dropped>> dropped;
-  std::vector<std::string> exclude;
+  StudyExclude exclude;
 };
 [[nodiscard]] RaceCut race_cut(const FirstRound& round, double tolerance, const std::map<int, double>& bounds);
 

@@ -101,6 +101,18 @@ namespace fs = std::filesystem;
 std::string read_file(const std::string& path, const std::string& what);
 std::string this_executable();
 Study load(const SweepOptions& o, const std::string& text);
+/// The same for a study built as a value (mcmclb/study_value.hpp), by the same checks; o.study names it in errors.
+Study load(const SweepOptions& o, const StudyValue& value);
+/// load(), and when the study's shuffled order has a seed drawn for it, that seed added to o's overrides: every
+/// launch started from o (mcmclb run --set order_seed=N, a batch script, --until-ci's rounds) then runs the order
+/// this study planned and records its seed in provenance.csv. The launch commands a sweep prints show it.
+Study load_keeping_seed(SweepOptions& o, const std::string& text);
+Study load_keeping_seed(SweepOptions& o, const StudyValue& value);
+/// A loaded study (load_keeping_seed) handed to o's launcher, as `mcmclb sweep` does: a placement other than block
+/// refused where the ranks are real, provenance.csv's launcher name set. text: the study file as written.
+int sweep_study(const SweepOptions& o, const Study& study, const std::string& text);
+/// `mcmclb sweep`: the study file o.study read, loaded and swept (sweep_study).
+int sweep_file(SweepOptions o);
 /// path, or ./path when it begins with '-' (so no command it reaches takes it for an option).
 std::string not_an_option(const std::string& path);
 /// --out, else the study's out (through not_an_option).

@@ -14,6 +14,7 @@
 
 #include "mcmclb/name_table.hpp"
 #include "mcmclb/run_spec.hpp"
+#include "mcmclb/study_value.hpp"
 
 namespace mcmclb {
 
@@ -143,15 +144,16 @@ struct StudyAxes {
 StudyAxes expand_study(const std::string& yaml_text, const std::vector<std::string>& overrides,
                        const std::string& source_name);
 
-/// Study text with keys set: each (dotted key, YAML value) replaces the key's value, or adds it (a map for each
-/// dot); the rest of the study is kept. How `mcmclb advise` turns a workload into its study, where `--set` cannot
-/// reach (zip, exclude). Throws mpi::InputError naming source when text is not a YAML map.
-std::string with_keys(const std::string& yaml_text, const std::vector<std::pair<std::string, std::string>>& keys,
-                      const std::string& source_name);
+/// Expands a study built as a value (mcmclb/study_value.hpp) by the same checks, with no text between.
+StudyAxes expand_study(const StudyValue& study, const std::vector<std::string>& overrides,
+                       const std::string& source_name);
 
 /// Parses and validates a single experiment (a study without axes) from YAML text with "key=value" overrides (dotted
 /// keys, YAML values). Throws mpi::InputError with one line naming the key (or source) and what is allowed.
 Experiment parse_experiment(const std::string& yaml_text, const std::vector<std::string>& overrides,
+                            const std::string& source_name);
+/// The same, for a study built as a value.
+Experiment parse_experiment(const StudyValue& study, const std::vector<std::string>& overrides,
                             const std::string& source_name);
 
 /// The runs an experiment iterates, in order: balancer, interval (the balancers that use one; 0 for the others),

@@ -51,6 +51,12 @@ struct Study {
 /// Throws mpi::InputError naming the key.
 Study build_study(const std::string& text, const std::vector<std::string>& overrides, const std::string& source,
                   std::optional<int> default_nprocs, const Catalog& catalog);
+/// The same, for a study built as a value (mcmclb/study_value.hpp): the same checks, no text between.
+Study build_study(const StudyValue& value, const std::vector<std::string>& overrides, const std::string& source,
+                  std::optional<int> default_nprocs, const Catalog& catalog);
+/// A study from its expanded axes (expand_study), as the two above build it.
+Study build_study(const StudyAxes& axes, const std::string& source, std::optional<int> default_nprocs,
+                  const Catalog& catalog);
 
 /// A seed for key order_seed from the system's entropy (std::random_device), in [0, INT_MAX]: each sweep of a
 /// study runs its rounds in new orders unless a seed is given.

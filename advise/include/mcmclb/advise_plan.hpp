@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// `mcmclb advise`'s command line and its study (apps/advise_plan.cpp): the flags parsed and checked, and the advice
-// study planned from the workload, before anything runs or is written. apps/advise.cpp runs it and prints.
+// `mcmclb advise`'s options and its study (advise/src/plan.cpp): the advice study planned from the workload and
+// checked, before anything runs or is written. apps/advise.cpp parses the flags into Options; mcmclb/advise.hpp
+// runs the plan.
 #pragma once
 
 #include <chrono>
@@ -11,12 +12,14 @@
 
 #include "mcmclb/advice.hpp"
 #include "mcmclb/advice_plan.hpp"
+#include "mcmclb/csv.hpp"
 #include "mcmclb/launch.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/trace.hpp"
 
 namespace mcmclb::advising {
 
+/// What `mcmclb advise` is asked, its flags parsed and checked (apps/advise.cpp).
 struct Options {
   std::string input;  // a trace file or a study file
   std::vector<long> ranks;
@@ -35,11 +38,13 @@ struct Options {
   bool incomplete = false;  // advise on a trace whose recording did not end (its finished chains, its cut ones)
   long check_reps = 0;  // --check: real repetitions per set-up of the replay checked against its simulation (0: none)
   double check_busy_share = 0.10;  // --check-busy: the busiest host (a share of its CPU time) a check runs on
+  std::string prediction;          // --prediction: the simulation's error measured on --platform (prediction.csv)
+  std::optional<advice::ToleranceSource> prediction_error;  // read from it while parsing, before any work
   std::string command_line;
 };
 
-/// The flags after `advise`, checked: InputError (one line naming the flag) for anything not allowed.
-Options parse(const std::vector<std::string>& args, const std::string& command_line);
+/// Whether a workload is a study file (.yaml, .yml), not a trace.
+bool is_study_file(const std::string& path);
 
 /// A study's experiment name from a file's stem: what the name may not hold becomes '-' (a trace named
 /// "with space.csv" is advised as advise-with-space).
@@ -58,10 +63,7 @@ std::string fixed_significant(double v);
 
 /// Whether a plan's zip is the chain map's of copies (tile and drawn maps, a scenario each), not the walkers'
 /// groups by rank count.
-bool is_map_zip(const std::string& zip);
-
-/// A YAML double-quoted scalar of text (control characters are refused by the study's own checks).
-std::string quoted(const std::string& text);
+bool is_map_zip(const StudyEntry& zip);
 
 /// The program's own runs that a trace records (its run line and the earlier runs of the same walkers): their
 /// spread at the layout most of them ran in, as a tolerance source, and where fewer than two share one, the lines
@@ -74,20 +76,22 @@ struct ProgramRuns {
 /// The program's runs of the trace o.input; nothing for a study file (no program of the user's).
 ProgramRuns program_runs(const Options& o, const Trace& trace);
 
-/// What the advice study is: its keys and words (advice::StudyPlan, planned with no I/O), and its text (the
-/// workload's study with those keys), written into the output folder for the sweep to read.
+/// What the advice study is: its keys and words (advice::StudyPlan, planned with no I/O), and the study itself (the
+/// workload's study with those keys), as a value: checked by the study's own checks, and written into the output
+/// folder for the user to see and rerun, never read back.
 struct Plan : advice::StudyPlan {
-  std::string study_path;  // OUT/advise-study.yaml
-  std::string study_text;
+  std::string study_path;             // OUT/advise-study.yaml
+  StudyValue study;                   // the advice study: base with the keys
   std::vector<std::string> warnings;  // what looks wrong in the workload, accepted
-  std::string base;                   // the workload's study before the keys
+  StudyValue base;                    // the workload's study before the keys
   std::string workload;               // "trace file X (fnv1a64 ...)" or the model
   ProgramRuns program;                // a trace's: the program's own runs, known before anything runs
 };
 
-/// The text of the advice study: the workload's with the plan's keys, or (first_only) its first scenario alone (the
-/// plan's first speed-up rule and the tile map), the race's first round; extra_exclude: set-ups dropped by it.
-std::string study_text(const Plan& p, const Options& o, bool first_only, const std::vector<std::string>& extra_exclude);
+/// The advice study: the workload's with the plan's keys, or (first_only) its first scenario alone (the plan's first
+/// speed-up rule and the tile map), the race's first round; extra_exclude: set-ups dropped by it. Its comment says
+/// which command wrote it.
+StudyValue study_of(const Plan& p, const Options& o, bool first_only, const StudyExclude& extra_exclude);
 
 /// The advice study for these options: the workload read and checked (every error before anything is written).
 Plan make_plan(const Options& o);
@@ -108,13 +112,17 @@ struct CheckResult {
   }
 };
 
-/// The tolerance: the largest of what --check measured, the program's own spread, and the tolerance assumed (unless
+/// The tolerance: the largest of what --check measured, the program's own spread, the simulation's error that
+/// --prediction measured on the platform, and the tolerance assumed (unless
 /// the check measured both of an advice's errors, the simulation against the replay and the replay against the
 /// program, so that nothing is left to assume).
 advice::Tolerance tolerance_of(const Options& o, const std::optional<CheckResult>& checked,
                                const std::optional<advice::ToleranceSource>& spread);
 
-/// The check of a trace's advice where this machine allows it (apps/advise_check.cpp): the trace replayed for real
+/// check.csv's header (docs/reference/columns.md): with --check, one row per checked set-up, real against simulated.
+const csv::Row& check_header();
+
+/// The check of a trace's advice where this machine allows it (advise/src/check.cpp): the trace replayed for real
 /// at P = the host's cores (a core per rank), under the balancers given with all their rules, o.check_reps times
 /// each in interleaved rounds, and the same replay simulated at that P. Writes OUT/check-study.yaml,
 /// OUT/check-real/, OUT/check-sim/ and OUT/check.csv.

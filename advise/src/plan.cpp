@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// `mcmclb advise`'s command line and its study (apps/advise_plan.hpp).
-#include "advise_plan.hpp"
-
+// `mcmclb advise`'s study (mcmclb/advise_plan.hpp): the workload read and checked, the advice study planned.
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -13,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "advise_flags.hpp"
 #include "mcmclb/advice_plan.hpp"
+#include "mcmclb/advise_plan.hpp"
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/launch.hpp"
@@ -25,7 +23,6 @@
 #include "mcmclb/text.hpp"
 #include "mcmclb/trace.hpp"
 #include "mcmclb/workload.hpp"
-#include "sweep.hpp"
 
 namespace mcmclb::advising {
 
@@ -33,19 +30,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// What a refusal lists: the usage line, written from the flag table.
-const std::string& allowed() {
-  static const std::string text = "allowed: " + advise_usage();
-  return text;
-}
-
 /// "1 chain", "3 chains".
 std::string plural(long n, const std::string& noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
+
+}  // namespace
 
 bool is_study_file(const std::string& path) {
   const std::string ext = fs::path(path).extension().string();
   return ext == ".yaml" || ext == ".yml";
 }
+
+namespace {
 
 /// The trace file read and checked before anything is written: refused when incomplete (unless --incomplete) or
 /// without work; a speed-up below 1 or falling with the ranks adds a warning.
@@ -87,130 +82,6 @@ auto checked_trace(const Options& o, std::vector<std::string>& warnings) {
 }
 
 }  // namespace
-
-Options parse(const std::vector<std::string>& args, const std::string& command_line) {
-  Options o;
-  o.command_line = command_line;
-  std::set<std::string> seen;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    // The table names every flag: one not in it is refused here, whatever the branches below would do.
-    if (a.rfind("--", 0) == 0 && find_flag(kAdviseFlags, a) == nullptr) {
-      throw InputError("unknown flag " + printable(a) + " (" + allowed() + ")");
-    }
-    const auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw InputError(a + ": missing value (" + allowed() + ")");
-      if (!seen.insert(a).second) throw InputError(a + ": given twice (allowed: once)");
-      return args[++i];
-    };
-    if (a == "--ranks") {
-      o.ranks = parse_integer_list(a, value(), 2, 1 << 20, "a rank count");
-    } else if (a == "--group-size") {
-      o.group_size = parse_integer_flag(a, value(), 1, 1 << 20, "a group size");
-    } else if (a == "--chains-per-group") {
-      o.chains_per_group = parse_integer_flag(a, value(), 1, kMaxChainsPerGroup, "a number of chains");
-    } else if (a == "--balancers") {
-      const std::string v = value();
-      std::vector<std::string_view> known;
-      for (const auto& b : balancer_entries()) known.push_back(b.info.name);
-      for (std::size_t start = 0;;) {
-        const std::size_t comma = v.find(',', start);
-        const std::string name = v.substr(start, comma - start);
-        if (std::find(known.begin(), known.end(), name) == known.end()) {
-          throw InputError("--balancers: unknown balancer '" + printable(name) + "' (allowed: " + join(known) + ")");
-        }
-        o.balancers.push_back(name);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-      }
-    } else if (a == "--draws") {
-      o.draws = parse_integer_flag(a, value(), 0, 100, "a number of seeded draws");
-    } else if (a == "--tolerance") {
-      const std::string v = value();
-      char* end = nullptr;
-      o.tolerance_pct = std::strtod(v.c_str(), &end);
-      if (v.empty() || end != v.c_str() + v.size() || !(o.tolerance_pct >= 0 && o.tolerance_pct <= 100)) {
-        throw InputError("--tolerance: '" + printable(v) + "' is not a percentage in [0, 100]");
-      }
-    } else if (a == "--check-busy") {
-      // A replay timed beside other programs times them too, and its error would set the tolerance: 10 % by
-      // default. A shared machine whose user accepts that (or a test, asserting no speed) may raise it.
-      const std::string v = value();
-      char* end = nullptr;
-      const double pct = std::strtod(v.c_str(), &end);
-      if (v.empty() || end != v.c_str() + v.size() || !(pct >= 0 && pct <= 100)) {
-        throw InputError("--check-busy: '" + printable(v) + "' is not a percentage in [0, 100]");
-      }
-      o.check_busy_share = pct / 100;
-    } else if (a == "--platform") {
-      o.platform = require_path(a, value());
-    } else if (a == "--sim-binary") {
-      o.sim_binary = require_path(a, value());
-    } else if (a == "--smpi-flags") {
-      o.smpi_flags = require_path(a, value());
-    } else if (a == "--out") {
-      o.out = require_path(a, value());
-    } else if (a == "--jobs") {
-      o.jobs = parse_integer_flag(a, value(), 1, 1024, "a number of simulations at once");
-    } else if (a == "--launcher") {
-      o.launcher = value();
-      if (o.launcher != "local" && o.launcher != "slurm") {
-        throw InputError("--launcher: '" + printable(o.launcher) + "' is not allowed (allowed: local, slurm)");
-      }
-    } else if (a == "--partition" || a == "--account") {
-      std::string& field = a == "--partition" ? o.partition : o.account;
-      field = value();
-      if (field.empty() ||
-          field.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
-              std::string::npos) {
-        throw InputError(a + ": '" + printable(field) + "' is not a Slurm name (allowed: letters, digits, _ . -)");
-      }
-    } else if (a == "--dry-run") {
-      o.dry_run = true;
-    } else if (a == "--no-race") {
-      o.race = false;
-    } else if (a == "--incomplete") {
-      o.incomplete = true;
-    } else if (a == "--copies") {
-      o.copies = true;
-    } else if (a == "--check") {
-      if (o.check_reps == 0) o.check_reps = 10;
-    } else if (a == "--check-reps") {
-      o.check_reps = parse_integer_flag(a, value(), static_cast<long>(stats::kMinCiSamples), 100,
-                                        "a number of real repetitions (at least 6, for the medians' intervals)");
-    } else if (a.rfind("--", 0) == 0) {  // in the table, but no branch above reads it
-      throw std::logic_error("mcmclb advise: the flag " + a +
-                             " is in the table (apps/advise_flags.hpp) but not parsed");
-    } else if (o.input.empty()) {
-      o.input = require_path("TRACE.csv|STUDY.yaml", a);
-    } else {
-      throw InputError("a second workload '" + printable(a) + "' (" + allowed() + ")");
-    }
-  }
-  if (o.input.empty()) throw InputError(std::string("missing TRACE.csv or STUDY.yaml (") + allowed() + ")");
-  if (o.ranks.empty()) throw InputError(std::string("--ranks: required (") + allowed() + ")");
-  if ((!o.partition.empty() || !o.account.empty()) && o.launcher != "slurm") {
-    throw InputError("--partition and --account: only with --launcher slurm");
-  }
-  if (o.launcher == "slurm" && o.check_reps > 0) {
-    throw InputError(
-        "--check: not with --launcher slurm (the check replays the trace for real on this host, a core per rank; "
-        "run it without --launcher slurm, where the host may run MPI)");
-  }
-  if (o.jobs == 0) o.jobs = o.launcher == "slurm" ? 16 : std::max(1U, std::thread::hardware_concurrency());
-  // A group size or chains per group asks for groups the recorded walkers do not have: copies fill them.
-  if (o.group_size > 0 || o.chains_per_group > 0) o.copies = true;
-  if (o.check_reps > 0 && is_study_file(o.input)) {
-    throw InputError("--check: only for a trace file (it replays the trace for real; allowed: a trace)");
-  }
-  if (o.balancers.empty()) {
-    for (const auto& b : balancer_entries()) o.balancers.emplace_back(b.info.name);
-  }
-  if (std::find(o.balancers.begin(), o.balancers.end(), "none") == o.balancers.end()) {
-    o.balancers.insert(o.balancers.begin(), "none");  // every score is a time over none's
-  }
-  return o;
-}
 
 /// A study's experiment name from a file's stem: what the name may not hold becomes '-' (a trace named
 /// "with space.csv" is advised as advise-with-space).
@@ -257,36 +128,31 @@ std::string fixed_significant(double v) {
   return text;
 }
 
-bool is_map_zip(const std::string& zip) { return zip.rfind("{workload.map:", 0) == 0; }
-
-/// A YAML double-quoted scalar of text (control characters are refused by the study's own checks).
-std::string quoted(const std::string& text) {
-  std::string q = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') q += '\\';
-    q += c;
-  }
-  return q + "\"";
+bool is_map_zip(const StudyEntry& zip) {
+  const auto* lists = std::get_if<StudyZip>(&zip);
+  return lists != nullptr && !lists->empty() && lists->front().first == "workload.map";
 }
 
-/// The text of the advice study: the workload's with the plan's keys, or (first_only) its first scenario alone (the
-/// plan's first speed-up rule and the tile map), the race's first round; extra_exclude: set-ups dropped by it.
-std::string study_text(const Plan& p, const Options& o, bool first_only,
-                       const std::vector<std::string>& extra_exclude) {
-  auto keys = p.keys;
-  for (auto& [key, value] : keys) {
-    if (first_only && key == "workload.extrapolate") value = "[" + p.first_extrapolate + "]";
+StudyValue study_of(const Plan& p, const Options& o, bool first_only, const StudyExclude& extra_exclude) {
+  StudyValue study = p.base;
+  study.comment = "Written by mcmclb advise (" + o.command_line +
+                  "): " + (first_only ? "the first round of its race, one scenario." : "the study it simulates.");
+  for (const auto& [key, given] : p.keys.keys) {
+    StudyEntry value = given;
+    if (first_only && key == "workload.extrapolate") value = StudyList{p.first_extrapolate};
     // The chain map's zip (copies); the zip of the walkers' groups by rank count stays.
-    if (first_only && key == "zip" && is_map_zip(value)) value = "{workload.map: [tile], workload.seed: [1]}";
-    if (first_only && key == "workload.seed") value = "[1]";
-    if (first_only && key == "workload.speedups") value = "[median]";
-    if (key == "exclude" && !extra_exclude.empty()) {
-      value = value.substr(0, value.size() - 1) + (value.size() > 2 ? ", " : "") + join(extra_exclude, ", ") + "]";
+    if (first_only && key == "zip" && is_map_zip(value)) {
+      value = StudyZip{{"workload.map", StudyList{"tile"}}, {"workload.seed", StudyList{int64_t{1}}}};
     }
+    if (first_only && key == "workload.seed") value = StudyList{int64_t{1}};
+    if (first_only && key == "workload.speedups") value = StudyList{"median"};
+    if (key == "exclude") {
+      auto& rules = std::get<StudyExclude>(value);
+      rules.insert(rules.end(), extra_exclude.begin(), extra_exclude.end());
+    }
+    study.set(key, std::move(value));
   }
-  return "# Written by mcmclb advise (" + o.command_line +
-         "): " + (first_only ? "the first round of its race, one scenario.\n" : "the study it simulates.\n") +
-         with_keys(p.base, keys, o.input);
+  return study;
 }
 
 ProgramRuns program_runs(const Options& o, const Trace& trace) {
@@ -340,6 +206,7 @@ advice::Tolerance tolerance_of(const Options& o, const std::optional<CheckResult
   }
   if (checked) sources.insert(sources.end(), checked->sources.begin(), checked->sources.end());
   if (spread) sources.push_back(*spread);
+  if (o.prediction_error) sources.push_back(*o.prediction_error);
   return advice::largest_tolerance(sources);
 }
 
@@ -358,8 +225,8 @@ Plan make_plan(const Options& o) {
   p.study_path = (fs::path(o.out) / "advise-study.yaml").string();
   if (!is_study_file(o.input)) {
     const std::string experiment = experiment_of(o.input);
-    p.base = "experiment: " + quoted(experiment) + "\nworkload: {model: trace, file: " + quoted(o.input) +
-             "}\nwork: {mode: sleep}\n";
+    p.base.keys = {
+        {"experiment", experiment}, {"workload.model", "trace"}, {"workload.file", o.input}, {"work.mode", "sleep"}};
     std::vector<std::string> warnings;
     const auto trace = checked_trace(o, warnings);  // before anything is written
     // Perfect scaling is admitted within the tolerance the verdict is judged by: the program's own spread is
@@ -375,13 +242,14 @@ Plan make_plan(const Options& o) {
     if (o.copies) {
       throw InputError("--copies: only for a trace file (a study file's groups are its own; allowed: a trace)");
     }
-    p.base = launch::read_file(o.input, "study file");
+    const std::string text = launch::read_file(o.input, "study file");
     SweepOptions own;
     own.study = o.input;
-    const Study given = launch::load(own, p.base);  // its own errors first, named as its own
+    const Study given = launch::load(own, text);  // its own errors first, named as its own
+    p.base = study_value(text, o.input);
     advice::GivenStudy g;
-    g.sets_speedups = p.base.find("workload.speedups") != std::string::npos;
-    g.sets_zip = p.base.find("zip") != std::string::npos;
+    g.sets_speedups = text.find("workload.speedups") != std::string::npos;
+    g.sets_zip = text.find("zip") != std::string::npos;
     std::shared_ptr<const Trace> trace;
     if (!given.points.empty() && given.points.front().spec.workload.model == "trace") {
       trace = load_trace(given.points.front().spec.workload.file);
@@ -404,7 +272,7 @@ Plan make_plan(const Options& o) {
     static_cast<advice::StudyPlan&>(p) = advice::plan_study(q, g);
     p.workload = "the workload of study file " + o.input;
   }
-  p.study_text = study_text(p, o, false, {});
+  p.study = study_of(p, o, false, {});
   return p;
 }
 

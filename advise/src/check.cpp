@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// `mcmclb advise --check`: the advice's replay run for real beside its simulation (apps/advise_plan.hpp).
+// `mcmclb advise --check`: the advice's replay run for real beside its simulation (mcmclb/advise_plan.hpp).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -13,11 +13,10 @@
 #include <tuple>
 #include <vector>
 
-#include "advise.hpp"
-#include "advise_plan.hpp"
 #include "mcmclb/advice.hpp"
 #include "mcmclb/advice_check.hpp"
 #include "mcmclb/advice_table.hpp"
+#include "mcmclb/advise_plan.hpp"
 #include "mcmclb/configurations.hpp"
 #include "mcmclb/launch.hpp"
 #include "mcmclb/provenance.hpp"  // host_busy_share
@@ -26,7 +25,6 @@
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
 #include "mcmclb/trace.hpp"
-#include "sweep.hpp"
 
 namespace mcmclb::advising {
 
@@ -35,6 +33,27 @@ using advice::median_parts;
 using advice::Price;
 using advice::setup_label;
 using advice::whole_s;
+
+const csv::Row& check_header() {
+  static const csv::Row h = {"setup",
+                             "nprocs",
+                             "n",
+                             "real_ratio",
+                             "real_low",
+                             "real_high",
+                             "sim_ratio",
+                             "error_low",
+                             "error_high",
+                             "busy_before_pct",
+                             "busy_after_pct",
+                             "real_run_s",
+                             "real_calibration_s",
+                             "real_initial_groups_s",
+                             "sim_run_s",
+                             "sim_calibration_s",
+                             "sim_initial_groups_s"};
+  return h;
+}
 
 std::string fixed(double v, int digits) {
   char text[32];
@@ -99,22 +118,31 @@ CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOpti
   const advice::WalkerLayout layout = advice::walker_layout(*load_trace(o.input), cores);
   const int groups = static_cast<int>(layout.groups);
   const int per_group = static_cast<int>(layout.most);
-  const std::vector<std::string> exclude = advice::interval_excludes(balancers);
-  std::string text = "# Written by mcmclb advise (" + o.command_line +
-                     "): its replay at a core per rank, run for real and simulated.\nexperiment: " +
-                     quoted(experiment_of(o.input) + "-check") + "\nworkload: {model: trace, file: " + quoted(o.input) +
-                     ", scaling: trace, map: once}\nwork: {mode: spin}\nnprocs: " + std::to_string(cores) +
-                     "\nreps: " + std::to_string(o.check_reps) + "\ngroups: {count: " + std::to_string(groups) +
-                     "}\nchains_per_group: " + std::to_string(per_group) +
-                     "\nbalancer: " + advice::flow_list(balancers) +
-                     "\ninterval: [1, 16]\nfinished: [retire, coalesce, pays]\n";
-  if (!exclude.empty()) text += "exclude: " + advice::flow_list(exclude) + "\n";
+  const StudyExclude exclude = advice::interval_excludes(balancers);
+  StudyValue check;
+  check.comment =
+      "Written by mcmclb advise (" + o.command_line + "): its replay at a core per rank, run for real and simulated.";
+  check.keys = {{"experiment", experiment_of(o.input) + "-check"},
+                {"workload.model", "trace"},
+                {"workload.file", o.input},
+                {"workload.scaling", "trace"},
+                {"workload.map", "once"},
+                {"work.mode", "spin"},
+                {"nprocs", StudyScalar(int64_t{cores})},
+                {"reps", StudyScalar(int64_t{o.check_reps})},
+                {"groups.count", StudyScalar(int64_t{groups})},
+                {"chains_per_group", StudyScalar(int64_t{per_group})},
+                {"balancer", study_list(balancers)},
+                {"interval", StudyList{int64_t{1}, int64_t{16}}},
+                {"finished", study_list({"retire", "coalesce", "pays"})}};
+  if (!exclude.empty()) check.set("exclude", exclude);
+  const std::string text = study_file_text(check);
   const fs::path out = sim.out;
   SweepOptions real;
   real.study = launch::not_an_option((out / "check-study.yaml").string());
   real.launcher = "local";
   real.out = launch::not_an_option((out / "check-real").string());
-  const Study study = launch::load(real, text);
+  const Study study = launch::load(real, check);
   {
     auto store = launch::open_output(sim, main_study);
     store.rewrite_file("check-study.yaml", [&](const fs::path&) { return text; });
@@ -133,7 +161,7 @@ CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOpti
   simulated.study = real.study;
   simulated.out = launch::not_an_option((out / "check-sim").string());
   simulated.overrides = {"reps=1"};  // deterministic: one run stands for all
-  const int sim_status = sweep_main(simulated);
+  const int sim_status = launch::sweep_study(simulated, launch::load(simulated, check), text);
   const auto sim_runs = read_configurations(simulated.out);
   const Backend real_backend = launch::sweep_backend(real), sim_backend = launch::sweep_backend(simulated);
   std::optional<double> busy_before, busy_after;
@@ -173,7 +201,10 @@ CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOpti
             .c_str());
     return {};
   }
-  const int real_status = sweep_main(real);
+  // The real runs' shuffled order, drawn afresh as a sweep of the file would draw it, and kept for their launches.
+  SweepOptions real_kept = real;
+  const Study real_study = launch::load_keeping_seed(real_kept, check);
+  const int real_status = launch::sweep_study(real_kept, real_study, text);
   if (runs_now) {
     busy_after = host_busy_share(std::chrono::milliseconds(2000));
     std::printf("advise: check: the host was %s busy in the 2 s after them\n", busy_words(busy_after).c_str());

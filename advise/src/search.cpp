@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The search between the rank counts `mcmclb advise` is asked (advise/src/rounds.hpp): bounded before anything runs,
+// then bisected where the fewest ranks within the tolerance lie above the next count asked.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mcmclb/advice.hpp"
+#include "mcmclb/advice_check.hpp"
+#include "mcmclb/advice_speedups.hpp"
+#include "mcmclb/advice_table.hpp"
+#include "mcmclb/advise.hpp"
+#include "mcmclb/configurations.hpp"
+#include "mcmclb/driver.hpp"  // emulated_ideal_s
+#include "mcmclb/input_error.hpp"
+#include "mcmclb/launch.hpp"
+#include "mcmclb/provenance.hpp"  // host_busy_share
+#include "mcmclb/runs_csv.hpp"
+#include "mcmclb/study.hpp"
+#include "mcmclb/text.hpp"
+#include "mcmclb/trace.hpp"
+#include "rounds.hpp"
+
+namespace mcmclb::advising {
+
+namespace fs = std::filesystem;
+
+SearchBound search_bound(const Options& o, const Plan& plan, const Study& study) {
+  const std::set<long> counts(o.ranks.begin(), o.ranks.end());
+  if (plan.trace_chains == 0 || counts.size() < 2) return {};
+  const long top = *counts.rbegin();
+  std::vector<const RunSpec*> nones;
+  const RunSpec* dearest = nullptr;
+  double dearest_s = 0;
+  for (const Point& point : study.points) {
+    const RunSpec& spec = point.spec;
+    if (spec.nprocs != top) continue;
+    if (spec.balancer == "none") {
+      nones.push_back(&spec);
+    } else if (const double s = simulated_host_s(spec); !dearest || s > dearest_s) {
+      dearest = &spec;
+      dearest_s = s;
+    }
+  }
+  // Any set-up asked may tie for the win at a count around the search's: at most every one runs there.
+  std::set<std::string> setups;
+  for (const Point& point : study.points) {
+    if (point.spec.nprocs == top && point.spec.balancer != "none") setups.insert(setup_label(point.spec));
+  }
+  std::vector<const RunSpec*> none_only, any;
+  for (int round = 0; round < kSearchedCounts; ++round) {
+    for (const RunSpec* none : nones) {
+      none_only.push_back(none);
+      any.push_back(none);
+      if (dearest) any.insert(any.end(), setups.size(), dearest);
+    }
+  }
+  return {estimate_simulations(none_only, o.jobs), estimate_simulations(any, o.jobs)};
+}
+
+namespace {
+
+/// The keys of the advice study at nprocs ranks alone, for the rank counts searched between those asked: the walkers'
+/// groups there (walker_layout, as plan_trace lays them out) and only the set-up given, with none (every rank
+/// count's table prices against it).
+StudyValue keys_at(const Plan& plan, const Options& o, long nprocs, const RunSpec& setup) {
+  StudyValue keys;
+  const bool walkers = !plan.copies;
+  const advice::WalkerLayout layout =
+      walkers ? advice::walker_layout(*load_trace(o.input), nprocs) : advice::WalkerLayout{};
+  const StudyEntry* map = plan.keys.find("workload.map");
+  const bool once = map != nullptr && *map == StudyEntry(StudyScalar("once"));
+  const std::string finished = setup.finished ? std::string(to_string(*setup.finished)) : "retire";
+  for (const auto& [key, value] : plan.keys.keys) {
+    if (walkers && (key == "zip" || key == "groups.count" || key == "chains_per_group" || key == "nprocs")) continue;
+    if (key == "nprocs") {
+      keys.keys.emplace_back(key, StudyList{int64_t{nprocs}});
+    } else if (key == "balancer") {
+      keys.keys.emplace_back(key, setup.balancer == "none" ? StudyList{"none"} : StudyList{"none", setup.balancer});
+    } else if (key == "interval") {
+      // A balancer without an interval (none, steal, async) runs at 0, which no study may name: the plan's list
+      // stands, and the study gives such a balancer one point whatever it lists.
+      keys.keys.emplace_back(key, setup.interval > 0 ? StudyEntry(StudyList{int64_t{setup.interval}}) : value);
+    } else if (key == "finished") {
+      keys.keys.emplace_back(key, StudyList{finished});
+    } else {
+      keys.keys.emplace_back(key, value);
+    }
+  }
+  if (walkers) {
+    keys.keys.emplace(keys.keys.begin(), "nprocs", StudyList{int64_t{nprocs}});
+    keys.keys.emplace_back("groups.count", StudyScalar(int64_t{layout.groups}));
+    if (once) keys.keys.emplace_back("chains_per_group", StudyScalar(int64_t{layout.most}));
+  }
+  return keys;
+}
+
+}  // namespace
+
+Between search_between(const Options& o, const Plan& plan, const SweepOptions& sweep,
+                       const std::vector<advice::AtRankCount>& inputs, const std::vector<advice::Ranking>& rankings,
+                       const std::vector<advice::AtRanks>& asked, const std::vector<advice::Scenario>& scenarios,
+                       double tolerance) {
+  Between out;
+  out.searched = "among the rank counts asked only";
+  const auto first = advice::fewest_ranks(asked, scenarios, tolerance, advice::dimension_words, "");
+  if (!first || plan.trace_chains == 0 || first->regret_max[first->fewest] > tolerance + 1e-12) return out;
+  const int top = asked[first->fewest].nprocs;
+  int below = 0;
+  for (const advice::AtRanks& a : asked) {
+    if (a.nprocs < top) below = std::max(below, a.nprocs);
+  }
+  const int step = plan.copies ? static_cast<int>(plan.group_size) : 1;  // copies: whole groups of G
+  if (below == 0 || top - below <= step) return out;
+  // The set-ups that can win between the two counts: the winner and the tied set-ups of each, simplest first, once.
+  std::vector<const RunSpec*> setups;
+  std::vector<std::string> labels;
+  for (const int count : {below, top}) {
+    std::size_t k = 0;
+    while (inputs[k].nprocs != count) ++k;
+    const advice::Verdict& verdict = rankings[k].verdict;
+    std::vector<std::size_t> rows = verdict.tied;
+    if (rows.empty()) rows.push_back(verdict.winner);
+    for (const std::size_t row : rows) {
+      const RunSpec* spec = inputs[k].specs[rankings[k].rows[row].members.front()];
+      const std::string label = setup_label(*spec);
+      if (std::find(labels.begin(), labels.end(), label) != labels.end()) continue;
+      labels.push_back(label);
+      setups.push_back(spec);
+    }
+  }
+  std::vector<int> tried;
+  std::string stopped;  // the counts the search could not judge over every scenario, and why it stopped early
+  int lo = below, hi = top;
+  for (int round = 0; round < kSearchedCounts; ++round) {
+    const int mid = (lo + hi) / 2 / step * step;
+    if (mid <= lo || mid >= hi) break;
+    // Each set-up's whole time in each scenario at mid (NaN where it has none).
+    std::vector<advice::AtRanks> each;
+    for (std::size_t c = 0; c < setups.size(); ++c) {
+      const RunSpec& setup = *setups[c];
+      Plan at = plan;
+      at.keys = keys_at(plan, o, mid, setup);
+      const StudyValue value = study_of(at, o, false, {});
+      const std::string name = c == 0 ? "advise-ranks.yaml" : "advise-ranks-" + std::to_string(c + 1) + ".yaml";
+      const auto [s, study] = own_study(o, sweep, name, value, nullptr);
+      const SimulationEstimate cost = launch::estimate_to_run(s, study);
+      std::printf("advise: searching %d ranks, between %d and %d asked, with %s%s: %zu simulations, about %s\n", mid,
+                  below, top, labels[c].c_str(), setup.balancer == "none" ? "" : " (and none)", cost.count,
+                  launch::format_seconds(cost.wall_s).c_str());
+      std::fflush(stdout);
+      (void)simulate(o, s, study, value, cost.host_s);
+      const Backend backend = launch::sweep_backend(s);
+      const advice::Tables tables = advice::tabulate(study, read_configurations(s.out), backend, o.draws, ideal_of);
+      advice::AtRanks found{mid, std::vector<double>(scenarios.size(), std::nan("")), labels[c]};
+      for (const advice::AtRankCount& t : tables.at) {
+        for (std::size_t k = 0; k < t.setups.size(); ++k) {
+          if (t.setups[k].label != labels[c]) continue;
+          for (std::size_t sc = 0; sc < scenarios.size(); ++sc) {
+            for (std::size_t x = 0; x < t.scenarios.size(); ++x) {
+              if (t.scenarios[x].values == scenarios[sc].values) found.whole_s[sc] = t.setups[k].price[x].whole_s();
+            }
+          }
+        }
+      }
+      each.push_back(std::move(found));
+    }
+    const auto lacks = [&](const advice::AtRanks& a) {
+      std::vector<std::string> out_of;  // the scenarios the set-up has no time in here
+      for (std::size_t sc = 0; sc < scenarios.size(); ++sc) {
+        if (!std::isfinite(a.whole_s[sc])) out_of.push_back(scenario_words(scenarios[sc], advice::dimension_words));
+      }
+      return out_of;
+    };
+    // The count's set-up: the smallest largest regret against the best of them in each scenario, over the scenarios
+    // every one has a time in (the first, simplest, on a tie); the set-ups with the most scenarios timed only.
+    std::size_t most = 0;
+    for (const advice::AtRanks& a : each) most = std::max(most, scenarios.size() - lacks(a).size());
+    if (most == 0) {
+      // No time in any scenario (failed simulations, in failures.csv): nothing to judge the count by.
+      stopped += "; it stopped at " + std::to_string(mid) + " ranks, where no set-up searched has a time at all (" +
+                 (fs::path(o.out) / "failures.csv").string() + ")";
+      std::printf("%s", wrapped("advise: search" + stopped, 100, "").c_str());
+      break;
+    }
+    std::optional<std::size_t> pick;
+    double pick_regret = 0;
+    for (std::size_t c = 0; c < each.size(); ++c) {
+      if (scenarios.size() - lacks(each[c]).size() != most) continue;
+      double regret = 0;
+      for (std::size_t sc = 0; sc < scenarios.size(); ++sc) {
+        double best = std::numeric_limits<double>::infinity();
+        for (const advice::AtRanks& a : each) {
+          if (std::isfinite(a.whole_s[sc])) best = std::min(best, a.whole_s[sc]);
+        }
+        if (std::isfinite(each[c].whole_s[sc])) regret = std::max(regret, each[c].whole_s[sc] / best - 1);
+      }
+      if (!pick || regret < pick_regret - 1e-12) {
+        pick = c;
+        pick_regret = regret;
+      }
+    }
+    advice::AtRanks found = each[*pick];
+    const std::vector<std::string> lacking = lacks(found);
+    tried.push_back(mid);
+    std::vector<advice::AtRanks> with = asked;
+    with.push_back(found);
+    // A count with no time in some scenario (a failed simulation) steers the search by the scenarios it has, and is
+    // left out of the answer, which is judged over every scenario: said where it happens.
+    const auto judged = advice::fewest_ranks(with, scenarios, tolerance, advice::dimension_words, "");
+    const bool fits = judged && judged->regret_max.back() <= tolerance + 1e-12;
+    if (lacking.empty()) {
+      out.at.push_back(std::move(found));
+    } else {
+      const std::string gap = "; " + std::to_string(mid) + " ranks, where " + found.winner + " has no time under " +
+                              join(lacking) + " (" + (fs::path(o.out) / "failures.csv").string() +
+                              "), steered it by the other scenarios and are left out of the answer";
+      std::printf("%s", wrapped("advise: search" + gap, 100, "").c_str());
+      stopped += gap;
+    }
+    (fits ? hi : lo) = mid;
+  }
+  if (tried.empty()) {
+    out.searched += stopped;
+    return out;
+  }
+  std::vector<std::string> counts;
+  for (const int t : tried) counts.push_back(std::to_string(t));
+  out.searched = "the counts asked and, between " + std::to_string(below) + " and " + std::to_string(top) + ", " +
+                 join(counts) + " ranks by bisection, each with the set-ups that won or tied at " +
+                 std::to_string(below) + " or " + std::to_string(top) + " ranks (" + join(labels) + ")" + stopped;
+  return out;
+}
+
+}  // namespace mcmclb::advising
