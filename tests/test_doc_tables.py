@@ -1795,6 +1795,9 @@ class CitedReproductions(unittest.TestCase):
             # A folder made after the release has nothing compared there, so no bound to hold (its row says so).
             if cells[2] == "measured" or verdict.startswith(("identical (made there)", "**not reproduced at")):
                 continue
+            if verdict.startswith("**not reproduced at "):  # said in bold and counted; no difference to bound
+                self.assertEqual(cells[4:8], ["–"] * 4, line)
+                continue
             self.assertNotIn("over the bound", verdict, line)
             found = {"time_s": float(ns.replace(",", "")) * 1e-9} if ns != "0" else {}
             if other != "0":
@@ -1891,3 +1894,31 @@ class CitedReproductions(unittest.TestCase):
                      "workload.speedups=[high]"):
             self.assertIn(kept, sets)
         self.assertIsNone(flags)
+
+
+class TraceSummary(unittest.TestCase):
+    """trace-summary: a trace file's walkers, items and speed-ups, counted from its rows, so a page's sentence about
+    the shipped trace follows a re-recording; a file that is no trace is one line naming it."""
+
+    def test_counts_the_rows_and_the_pairs_set_aside(self):
+        with tempfile.TemporaryDirectory(dir=ROOT) as tmp:
+            path = os.path.join(tmp, "t.csv")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("# set aside: walker 1's speed-up at 2 ranks is above 2\n"
+                        "chain,item,ranks,seconds,speedup\n0,0,1,1.0,\n0,1,1,2.0,\n1,0,1,3.0,\n"
+                        "0,,2,,1.25\n1,,2,,1.75\n0,,4,,3.5\n")
+            text = doc_tables.generate("trace-summary", [os.path.relpath(path, ROOT)])
+        self.assertEqual(text, "2 walkers, 3 items of about 2 s each (measured), one walker with 2 of them. Their "
+                               "speed-ups, measured, range from 1.25 to 1.75 at 2 ranks (2 of them) and 3.50 to "
+                               "3.50 at 4 ranks (1 of them). 1 more, above their rank count, was set aside as "
+                               "measurement errors (the trace's `# set aside:` lines).")
+
+    def test_a_file_that_is_no_trace_is_refused(self):
+        with tempfile.TemporaryDirectory(dir=ROOT) as tmp:
+            path = os.path.join(tmp, "t.csv")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("a,b\n1,2\n")
+            with self.assertRaisesRegex(Exception, r"not a trace"):
+                doc_tables.generate("trace-summary", [os.path.relpath(path, ROOT)])
+            with self.assertRaisesRegex(Exception, r"no such file"):
+                doc_tables.generate("trace-summary", [os.path.relpath(path, ROOT) + ".missing"])

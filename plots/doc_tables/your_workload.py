@@ -198,6 +198,23 @@ def gain_text(row, tolerance_pct, ticks=True):
     return text.replace(" none", " `none`") if ticks else text
 
 
+TIE = re.compile(r"Tied within the (?P<tol>\S+ %) tolerance \([^)]*\) of the smallest largest regret: (?P<tied>.*); "
+                 r"use (?P<winner>.*?), the simplest \((?P<order>[^()]*)\)\.$")
+
+
+def tie_sentences(sentence, folder):
+    """A verdict's sentence as the bullets of a page: its tie, which names each tied set-up with its regret and the
+    tolerance's source again (98 words for 8 set-ups), as two sentences a reader takes in, the set-ups counted (the
+    column `tied` of advice.csv lists them); any other sentence as it is."""
+    m = TIE.match(sentence)
+    if not m:
+        return [sentence]
+    count = len(re.findall(r"\(\d+(?:\.\d+)? %\)", m["tied"]))
+    return [f"Tied within the {m['tol']} tolerance of the smallest largest regret: {count} set-ups "
+            f"([advice.csv]({folder}/advice.csv), column `tied`).",
+            f"Use {m['winner']}, the simplest of them ({m['order']})."]
+
+
 def advice(inputs):
     """mcmclb advise's answer from its advice.csv (every number simulated): per rank count the `top` set-ups
     (default 5) in rank order (with those of identical times), at every rank count or those of the option `at`, their gain over none from the worst scenario to the
@@ -235,7 +252,7 @@ def advice(inputs):
                    f"Verdict at P = {p} (simulated):")
         out.append("")
         for sentence in sentences(first["verdict"]):
-            out.append(f"- {sentence}")
+            out.extend(f"- {part}" for part in tie_sentences(sentence, folder))
         out.append("")
 
         # The tolerance's account, a sentence per part: what is assumed, then what the check measured.
@@ -341,8 +358,12 @@ def advice_words(folder, p):
     if first["winner"] == "none":
         return f"keep `none`, no balancer gains more than the tolerance; {sure}"
     won = next(r for r in rows if r["nprocs"] == p and r["setup"] == first["winner"])
+    # Several set-ups within the tolerance of the smallest largest regret: the winner is the simplest of them, which
+    # the reader should know before taking it as the only one that works.
+    tied = [r for r in rows if r["nprocs"] == p and r.get("tied") == "yes"]
+    tie = f"; the simplest of {len(tied)} set-ups tied within the tolerance" if len(tied) > 1 else ""
     # Two sentences: the gain names the scenario at each end, which would make one too long to read.
-    return f"use `{first['winner']}`; {sure}. It runs {gain_text(won, won['tolerance_pct'])}"
+    return f"use `{first['winner']}`; {sure}{tie}. It runs {gain_text(won, won['tolerance_pct'])}"
 
 
 def advice_answer(inputs):
@@ -354,7 +375,47 @@ def advice_answer(inputs):
     for p in sorted({r["nprocs"] for r in rows}):
         first = next(r for r in rows if r["nprocs"] == p and r["rank"] == 1)
         parts.append(f"At P = {p} ({first['walkers'].replace(f' on {p} ranks', '')}): {advice_words(folder, p)}.")
-    return " ".join(parts) + f" Simulated; [advice.csv]({folder}/advice.csv)."
+    # A paragraph per rank count: one paragraph for both would run past what a reader takes in at once.
+    return "\n\n".join(parts) + f" Simulated; [advice.csv]({folder}/advice.csv)."
+
+
+def trace_summary(inputs):
+    """A recorded trace file in two sentences, from its rows: the walkers, their items and the items' mean seconds,
+    the walker with the most; then its speed-ups at each size measured (pairs or repetitions, lowest to highest) and
+    the pairs its '# set aside:' lines name. Every number is measured: the trace holds the program's own timings."""
+    path = inputs.folders[0]
+    try:
+        with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except OSError:
+        raise InputError(f"block {inputs.name}: {path}: no such file (allowed: a trace file)") from None
+    aside = sum(1 for line in lines if line.startswith("# set aside:"))
+    rows = [line.split(",") for line in lines if line and not line.startswith("#")]
+    if not rows or rows[0][:5] != ["chain", "item", "ranks", "seconds", "speedup"]:
+        raise InputError(f"block {inputs.name}: {path}: not a trace (allowed: a file whose header is "
+                         f"chain,item,ranks,seconds,speedup)")
+    items, speedups = defaultdict(list), defaultdict(list)
+    try:
+        for chain, _, ranks, seconds, speedup in (r[:5] for r in rows[1:]):
+            if seconds:
+                items[chain].append(float(seconds))
+            elif speedup:
+                speedups[int(ranks)].append(float(speedup))
+    except ValueError:
+        raise InputError(f"block {inputs.name}: {path}: a row without 5 fields or with a number that is none "
+                         f"(allowed: chain,item,ranks,seconds,speedup)") from None
+    every = [s for costs in items.values() for s in costs]
+    if not every or not speedups:
+        raise InputError(f"block {inputs.name}: {path}: no item rows or no speed-up rows (allowed: both)")
+    most = max(len(costs) for costs in items.values())
+    sizes = " and ".join(f"{min(values):.2f} to {max(values):.2f} at {size} ranks ({len(values)} of them)"
+                         for size, values in sorted(speedups.items()))
+    text = (f"{len(items)} walkers, {len(every)} items of about {sum(every) / len(every):.2g} s each (measured), one "
+            f"walker with {most} of them. Their speed-ups, measured, range from {sizes}.")
+    if aside:
+        text += (f" {aside} more, above their rank count, {'was' if aside == 1 else 'were'} set aside as measurement "
+                 f"errors (the trace's `# set aside:` lines).")
+    return text
 
 
 def advice_brief(inputs):
