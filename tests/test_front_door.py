@@ -279,7 +279,8 @@ class Links(unittest.TestCase):
         self.assertEqual(found, [])
 
     def test_a_missing_section_is_caught(self):
-        with tempfile.TemporaryDirectory(dir=os.path.join(ROOT, "configs")) as d:
+        # Outside the tree: a test that reads configs/ beside this one must not meet the example.
+        with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "x.yaml")
             with open(path, "w", encoding="utf-8") as f:
                 f.write('# docs/guide/simulation.md ("Flags, and why"), docs/guide/simulation.md ("No such part")\n'
