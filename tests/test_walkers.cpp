@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -682,6 +684,77 @@ TEST(Walkers, RecordsATraceThatParses) {
     EXPECT_NEAR(seconds, r.time_s, 1e-6 * r.time_s);
     std::remove(path.c_str());
   }
+}
+
+// A host that slows part-way through a run (another job lands on the node) must not be read as the chains' scaling.
+// At two ranks chain 0 is short, so its rank joins chain 1's group and chain 1 works items at 1 rank, then at 2,
+// each split in two: its true speed-up is 2 at every moment. A little after the merge every item takes twice as
+// long. The recorded speed-up pairs the items on either side of the change; the mean of all its items at 1 rank
+// over all at 2 is far below 2 (checked too, so that the slowdown is seen to matter).
+class SlowingChains final : public mcmclb::walkers::Chains {
+ public:
+  [[nodiscard]] int count() const override { return 2; }
+  [[nodiscard]] int64_t items(int chain) const override { return chain == 0 ? 60 : 300; }
+  void start(int chain, GroupComm&) override { held_[chain] = 0; }
+  void work(int chain, int64_t, GroupComm& group) override {
+    const auto now = std::chrono::steady_clock::now();
+    if (group.size() > 1 && !merged_) merged_ = now;
+    const bool slow = merged_ && now - *merged_ > std::chrono::milliseconds(150);
+    usleep(static_cast<useconds_t>((slow ? 8000 : 4000) / group.size()));
+    held_[chain] += group.allreduce(int64_t{1}, mcmclb::ops::sum);
+  }
+  [[nodiscard]] std::vector<std::byte> save(int chain) const override {
+    return mcmclb::walkers::bytes_of(held_.at(chain));
+  }
+  void restore(int chain, std::span<const std::byte> state) override {
+    held_[chain] = mcmclb::walkers::result_as<int64_t>(state);
+  }
+
+ private:
+  std::optional<std::chrono::steady_clock::time_point> merged_;
+  std::map<int, int64_t> held_;
+};
+
+TEST(Walkers, SpeedUpsArePairedCloseInTimeSoADriftingHostCancels) {
+  if (world_size() != 2) GTEST_SKIP() << "two ranks, a core each: chain 1 goes from 1 rank to 2";
+  SlowingChains d;
+  mcmclb::walkers::Options o = short_items("mostwork");
+  o.placement = mcmclb::walkers::Placement::as_numbered;
+  const std::string path = temporary_path();
+  o.record = path;
+  const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, d, o);
+  EXPECT_TRUE(r.valid) << r.violations;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) return;
+  std::ifstream in(path);
+  std::map<int, std::vector<double>> seconds;  // chain 1's item times by group size
+  std::vector<double> pairs;
+  for (std::string line; std::getline(in, line);) {
+    int chain = -1, ranks = 0;
+    long long item = -1;
+    double value = 0;
+    if (std::sscanf(line.c_str(), "%d,%lld,%d,%lf", &chain, &item, &ranks, &value) == 4 && chain == 1) {
+      seconds[ranks].push_back(value);
+    } else if (std::sscanf(line.c_str(), "1,,%d,,%lf", &ranks, &value) == 2 && ranks == 2) {
+      pairs.push_back(value);
+    }
+  }
+  std::remove(path.c_str());
+  ASSERT_FALSE(seconds[1].empty());
+  ASSERT_FALSE(seconds[2].empty()) << "chain 1 was never worked at 2 ranks: no merge happened";
+  const auto mean = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (const double x : v) sum += x;
+    return sum / static_cast<double>(v.size());
+  };
+  const double unpaired = mean(seconds[1]) / mean(seconds[2]);
+  EXPECT_LT(unpaired, 1.6) << "the slowdown was too small to tell a paired measurement from an unpaired one";
+  ASSERT_EQ(pairs.size(), 1u) << "chain 1 changed size once: one pair";
+  // On a busy host two ranks rarely run at once, so the pair itself may fall short of 2; it stays well above the
+  // unpaired ratio, which takes the slowdown for the chain's scaling (the same value, before the pairs).
+  EXPECT_GT(pairs[0], 1.25 * unpaired) << "unpaired, the run measured " << unpaired;
+  EXPECT_LT(pairs[0], 2.2);
 }
 
 // The interval from costs (Options::checkpoint_mtbf_s): Daly's optimum is where the time lost to checkpoints and to

@@ -228,9 +228,9 @@ std::vector<TracePoint> gather_trace(const Kernel& kernel, const mpi::Comm& worl
 
 /// Compute mode with work.record, collective: every item's cost on rank 0, as costs.csv rows (a trace file with
 /// the run id first, docs/reference/columns.md): the item rows by chain and item, then each chain's speed-up at
-/// every size the calibration measured. A chain's speed-up at m is its own measured one where it worked items at
-/// 1 and at m ranks (mean seconds per item at 1 over at m), else the calibrated model's
-/// (MergeModel::compute_item_s at 1 over at m): the sizes it never worked are the calibration's.
+/// every size the calibration measured. A chain's speed-ups at m are its own measured ones where its group grew
+/// to m (paired_speedups: the items just before and just after each change, so a drifting host cancels), else the
+/// calibrated model's (MergeModel::compute_item_s at 1 over at m): the sizes it never worked are the calibration's.
 std::vector<csv::Row> gather_costs(const Kernel& kernel, const RunSpec& spec, const std::string& run_id,
                                    const mpi::Comm& world) {
   std::string mine;
@@ -253,31 +253,26 @@ std::vector<csv::Row> gather_costs(const Kernel& kernel, const RunSpec& spec, co
   std::sort(costs.begin(), costs.end(), [](const ItemCost& a, const ItemCost& b) {
     return std::pair(a.chain, a.item) < std::pair(b.chain, b.item);
   });
-  std::map<std::pair<int, int>, ItemTiming> per_size;  // (chain, ranks): the measured mean
   for (const ItemCost& x : costs) {
     rows.push_back(
         {run_id, std::to_string(x.chain), std::to_string(x.item), std::to_string(x.ranks), csv::number(x.seconds), ""});
-    ItemTiming& t = per_size[{x.chain, x.ranks}];
-    ++t.items;
-    t.seconds += x.seconds;
   }
+  std::map<std::pair<int, int>, std::vector<double>> measured;  // (chain, ranks): its pairs there
+  for (const PairedSpeedup& p : paired_speedups(costs)) measured[{p.chain, p.ranks}].push_back(p.speedup);
   const MergeModel& model = kernel.merge_model();
   const ComputeSpec& cs = spec.work.compute;
-  const auto mean = [&](int chain, int m) -> std::optional<double> {
-    const auto it = per_size.find({chain, m});
-    if (it == per_size.end() || it->second.items == 0 || !(it->second.seconds > 0)) return std::nullopt;
-    return it->second.seconds / static_cast<double>(it->second.items);
-  };
   for (int chain = 0; chain < kernel.chain_count(); ++chain) {
     if (kernel.chain_length(chain) == 0) continue;
     for (const SizeCosts& size : model.table()) {
       const int m = size.size;
       if (m == 1) continue;
-      const auto at_1 = mean(chain, 1), at_m = mean(chain, m);
-      const double up = at_1 && at_m ? *at_1 / *at_m
-                                     : model.compute_item_s(cs.move, cs.atoms_of(chain), cs.moves_per_item, 1) /
-                                           model.compute_item_s(cs.move, cs.atoms_of(chain), cs.moves_per_item, m);
-      rows.push_back({run_id, std::to_string(chain), "", std::to_string(m), "", csv::number(up)});
+      const auto it = measured.find({chain, m});
+      const std::vector<double> ups =
+          it != measured.end() ? it->second
+                               : std::vector{model.compute_item_s(cs.move, cs.atoms_of(chain), cs.moves_per_item, 1) /
+                                             model.compute_item_s(cs.move, cs.atoms_of(chain), cs.moves_per_item, m)};
+      for (const double up : ups)
+        rows.push_back({run_id, std::to_string(chain), "", std::to_string(m), "", csv::number(up)});
     }
   }
   return rows;

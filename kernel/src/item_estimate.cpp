@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -229,6 +230,50 @@ ItemEstimate ItemEstimate::from_world(const WorldWords& sums) {
   e.world_s_ = {per_item(sums[1]), per_item(sums[6]), per_item(sums[7])};
   e.world_p_ = {fraction(sums[3]), fraction(sums[4]), fraction(sums[5])};
   return e;
+}
+
+std::vector<PairedSpeedup> paired_speedups(std::span<const ItemCost> costs) {
+  struct Stretch {
+    std::size_t begin, end;  // [begin, end) in costs: one chain's consecutive items at one size
+  };
+  std::vector<PairedSpeedup> out;
+  for (std::size_t at = 0; at < costs.size();) {
+    const int chain = costs[at].chain;
+    std::vector<Stretch> stretches;
+    for (; at < costs.size() && costs[at].chain == chain; ++at) {
+      const bool goes_on = !stretches.empty() && costs[at - 1].ranks == costs[at].ranks &&
+                           costs[at - 1].item + 1 == costs[at].item && stretches.back().end == at;
+      if (goes_on) {
+        ++stretches.back().end;
+      } else {
+        stretches.push_back({at, at + 1});
+      }
+    }
+    std::optional<double> up;  // the current stretch's speed-up over 1 rank, once a stretch at 1 rank was seen
+    for (std::size_t s = 0; s < stretches.size(); ++s) {
+      const Stretch& here = stretches[s];
+      const int m = costs[here.begin].ranks;
+      if (s > 0 && up) {
+        const Stretch& before = stretches[s - 1];
+        const bool adjacent = before.end == here.begin && costs[before.end - 1].item + 1 == costs[here.begin].item;
+        const auto most =
+            static_cast<std::size_t>(std::min<int64_t>({kPairItems, static_cast<int64_t>(before.end - before.begin),
+                                                        static_cast<int64_t>(here.end - here.begin)}));
+        double a = costs[before.end - 1].seconds, b = costs[here.begin].seconds;
+        std::size_t n = 1;
+        for (; n < most; ++n) {
+          const double more_a = costs[before.end - 1 - n].seconds, more_b = costs[here.begin + n].seconds;
+          if (a + b + more_a + more_b > kPairSeconds) break;
+          a += more_a;
+          b += more_b;
+        }
+        up = adjacent && a > 0 && b > 0 ? std::optional(*up * a / b) : std::nullopt;
+      }
+      if (m == 1) up = 1.0;
+      if (up && m > 1) out.push_back({chain, m, *up});
+    }
+  }
+  return out;
 }
 
 }  // namespace mcmclb

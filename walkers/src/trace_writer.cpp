@@ -111,31 +111,10 @@ std::string earlier_lines(const std::vector<RecordedRun>& earlier) {
   return text;
 }
 
-std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<int>& groups, const Report& r,
-                       const Options& o, const std::vector<int>& group_chains, const std::string& resumed,
-                       int64_t& speedups, double share, const std::string& walkers,
-                       const std::vector<RecordedRun>& earlier) {
-  std::map<std::pair<int, int>, ItemTiming> per_size;
-  for (const ItemCost& c : costs) {
-    ItemTiming& t = per_size[{c.chain, c.ranks}];
-    ++t.items;
-    t.seconds += c.seconds;
-  }
-  const auto mean = [&](int chain, int m) -> std::optional<double> {
-    const auto it = per_size.find({chain, m});
-    if (it == per_size.end() || !(it->second.seconds > 0)) return std::nullopt;
-    return it->second.seconds / static_cast<double>(it->second.items);
-  };
-  std::map<int, std::map<int, double>> measured;  // chain -> m -> speed-up
-  std::map<int, std::vector<double>> pooled;      // m -> the chains' speed-ups there
-  for (const auto& [key, timing] : per_size) {
-    const auto [chain, m] = key;
-    if (m == 1) continue;
-    const auto at_1 = mean(chain, 1), at_m = mean(chain, m);
-    if (!at_1 || !at_m) continue;
-    measured[chain][m] = *at_1 / *at_m;
-    pooled[m].push_back(*at_1 / *at_m);
-  }
+std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<PairedSpeedup>& measured,
+                       const std::vector<int>& groups, const Report& r, const Options& o,
+                       const std::vector<int>& group_chains, const std::string& resumed, int64_t& speedups,
+                       double share, const std::string& walkers, const std::vector<RecordedRun>& earlier) {
   std::ostringstream out;
   out << trace_head(r, o, group_chains);
   if (resumed.empty()) {
@@ -151,19 +130,22 @@ std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<int
     out << "# resumed: " << resumed << "\n";
   }
   out << earlier_lines(earlier);
-  out << "# speed-ups: measured where a chain worked items at 1 and at m ranks; chain * repeats each of them at m, "
-         "whose median a replay takes for the chains not measured there; without any, every chain scales "
-         "perfectly\n";
+  out << "# speed-ups: measured where a chain's group changed size, by the mean times of its last items before and "
+         "its first after (at most "
+      << kPairItems << " items and " << csv::number(kPairSeconds) << " s in all), chained from 1 rank"
+      << (resumed.empty() ? "" : ", from this job's items only")
+      << "; a chain's rows at one size are its pairs there; chain * repeats each of them at m, whose median a replay "
+         "takes for the chains not measured there; without any, every chain scales perfectly\n";
   out << kTraceHeaderWithGroup << "\n";
   std::string rows;
   for (const ItemCost& c : costs) append_row(rows, c, groups);
   out << rows;
   speedups = 0;
-  for (const auto& [chain, ups] : measured) {
-    for (const auto& [m, up] : ups) {
-      out << chain << ",," << m << ",," << csv::number(up) << ",\n";
-      ++speedups;
-    }
+  std::map<int, std::vector<double>> pooled;  // m -> every chain's pairs there
+  for (const PairedSpeedup& p : measured) {
+    out << p.chain << ",," << p.ranks << ",," << csv::number(p.speedup) << ",\n";
+    pooled[p.ranks].push_back(p.speedup);
+    ++speedups;
   }
   for (const auto& [m, ups] : pooled) {
     for (const double up : ups) {

@@ -46,15 +46,16 @@ class TraceStream {
 
 /// The trace file of a run's items: comment lines saying where it came from and what the run took (kTraceRunLine;
 /// for a run resumed from a checkpoint, which no one run took whole, a "# resumed:" line saying so instead), the
-/// item rows, then each chain's measured speed-ups (mean seconds per item at 1 rank over those at m, where it
-/// worked at both) and, as rows of chain `*`, each of those again: the repetitions at m whose median a replay takes
-/// for the chains that were not measured there. speedups: the speed-up rows written.
+/// item rows, then the chains' measured speed-ups (paired_speedups of this job's items: a chain's repetitions at a
+/// size are its pairs there) and, as rows of chain `*`, each of those again: the repetitions at m whose median a
+/// replay takes for the chains that were not measured there. speedups: the speed-up rows written.
 /// Under the run line, the earlier runs' lines (earlier_lines). The run line carries share (the part of a core each
 /// rank had at the start; 0: not measured) and walkers (the walkers' fingerprint, in hex).
-[[nodiscard]] std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<int>& groups,
-                                     const Report& r, const Options& o, const std::vector<int>& group_chains,
-                                     const std::string& resumed, int64_t& speedups, double share,
-                                     const std::string& walkers, const std::vector<RecordedRun>& earlier);
+[[nodiscard]] std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<PairedSpeedup>& measured,
+                                     const std::vector<int>& groups, const Report& r, const Options& o,
+                                     const std::vector<int>& group_chains, const std::string& resumed,
+                                     int64_t& speedups, double share, const std::string& walkers,
+                                     const std::vector<RecordedRun>& earlier);
 
 /// The most earlier runs a trace carries: the newest, so that a program recorded in a loop keeps a bounded head.
 inline constexpr std::size_t kMaxEarlierRuns = 99;

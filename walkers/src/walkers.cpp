@@ -1162,8 +1162,10 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
     r.results = collect_results(app.results(), static_cast<int>(app.lengths().size()), options.results, comm);
   }
   std::vector<ItemCost> costs;
+  std::vector<PairedSpeedup> measured_pairs;
   if (!options.record.empty()) {
     costs = gather_costs(app.by_chain(kernel.item_costs()), comm);
+    measured_pairs = paired_speedups(costs);  // this job's items alone: the earlier ones ran elsewhere
     if (rank == 0 && resumption.resumed) {
       costs.insert(costs.end(), resumption.rows.begin(), resumption.rows.end());
       std::sort(costs.begin(), costs.end(), [](const ItemCost& a, const ItemCost& b) {
@@ -1182,8 +1184,9 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
                                             std::to_string(resumption.meta.groups) +
                                             " initial groups; no one run took the whole time, so no run line is given"
                                       : std::string();
-      const std::string text = detail::trace_text(costs, trace_groups, r, options, group_chains, resumed,
-                                                  r.recorded_speedups, occupancy.core_share, walkers_hex, earlier);
+      const std::string text =
+          detail::trace_text(costs, measured_pairs, trace_groups, r, options, group_chains, resumed,
+                             r.recorded_speedups, occupancy.core_share, walkers_hex, earlier);
       (void)Trace::parse(text, options.record);  // what mcmclb reads back: a recording it would refuse is a bug here
       detail::write_text_whole(options.record, text);
       r.recorded_items = static_cast<int64_t>(costs.size());

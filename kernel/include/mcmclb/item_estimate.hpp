@@ -15,6 +15,37 @@
 
 namespace mcmclb {
 
+/// One item's cost, on the leader of the group that worked it (compute mode with work.record: a row of costs.csv;
+/// an application's recording: a row of its trace).
+struct ItemCost {
+  int chain = 0;
+  int64_t item = 0;  // 0-based, as trace files number items
+  int ranks = 0;     // the group size that worked it
+  double seconds = 0;
+};
+
+/// A chain's speed-up at `ranks`, measured by one pair of neighbouring stretches of its items (paired_speedups).
+struct PairedSpeedup {
+  int chain = 0;
+  int ranks = 0;
+  double speedup = 0;
+};
+
+/// The most items, and the most seconds of items, a pair takes on the two sides of a size change: a pair spans
+/// half a minute at most, so a host that drifts over a run's minutes or hours moves both of its sides alike.
+inline constexpr int64_t kPairItems = 32;
+inline constexpr double kPairSeconds = 30;
+
+/// Each chain's speed-ups, one per change of its group's size, measured from items worked close in time. Where the
+/// chain goes from a size a to a size b, its last items at a and its first at b (as many on each side: at most
+/// kPairItems, and at most kPairSeconds both sides together, one item each at least) give the ratio of their mean
+/// times. The ratios are chained from the chain's latest stretch at 1 rank: a chain at 1, then 2, then 4 ranks gives
+/// its speed-ups at 2 and at 4; a chain never at 1 rank gives none. costs: one job's items (items from before a
+/// restart ran on another allocation, perhaps another node), sorted by chain and item; a gap in a chain's item
+/// numbers ends a stretch and the pairing through it. The mean of all of a chain's items at each size instead would
+/// compare items far apart in time, and take a drifting host for the chain's scaling.
+[[nodiscard]] std::vector<PairedSpeedup> paired_speedups(std::span<const ItemCost> costs);
+
 class ItemEstimate {
  public:
   /// Which end of the estimate's spread a value comes from. A chain's mean item time at one group size is known to

@@ -115,14 +115,6 @@ struct ChainPos {
   int64_t item = 0;
 };
 
-/// Compute mode with work.record: one item's cost, on the leader of the group that worked it (a row of costs.csv).
-struct ItemCost {
-  int chain = 0;
-  int64_t item = 0;  // 0-based, as trace files number items
-  int ranks = 0;     // the group size that worked it
-  double seconds = 0;
-};
-
 /// Seconds a chain's items took at one group size (on the group's leader).
 struct ItemTiming {
   int64_t items = 0;

@@ -139,11 +139,11 @@ struct Options {
   /// rank, the chain, the item and the call (exit status 4), instead of a job that waits forever. 0: no limit.
   double item_timeout_s = 0;
   /// A trace file to write (docs/reference/columns.md, "Trace files"): every item's cost, each chain's speed-ups
-  /// where it worked at more than one group size, and the run's own time (its `# run:` line). Empty: nothing is
-  /// recorded. Rows reach the file as
-  /// chains end, under a first line that marks it incomplete; when the run ends well the file is replaced whole,
-  /// sorted and with the speed-ups, without that line. So a run that fails or is killed leaves every ended chain's
-  /// items, which `mcmclb advise` refuses unless told --incomplete.
+  /// where it worked at more than one group size (one a change of size, from the items just before and just after
+  /// it, so that a host that drifts over the run cancels), and the run's own time (its `# run:` line). Empty: nothing
+  /// is recorded. Rows reach the file as chains end, under a first line that marks it incomplete; when the run ends
+  /// well the file is replaced whole, sorted and with the speed-ups, without that line. So a run that fails or is
+  /// killed leaves every ended chain's items, which `mcmclb advise` refuses unless told --incomplete.
   std::string record;
   Results results = Results::none;  ///< where Report::results holds every chain's result
   std::string name = "app";         ///< what the trace's comment lines call the application
