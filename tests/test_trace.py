@@ -194,6 +194,22 @@ class BadTrace(TraceCase):
         self.assertNotIn("above 2", r.stdout.decode())
         self.assertNotIn("above their ranks", r.stdout.decode())
 
+    def test_advise_repeats_the_recordings_drift_line(self):
+        """A recording that measured its host drifting says so in a `# drift:` line; advise repeats it in one
+        warning, so a user who never opens the trace learns it. A trace without one gets no such line."""
+        drift = ("drift: the 1-rank cost of the same walkers changed -14 % from repetitions 0-2 to repetitions 3-5, "
+                 "more than the pairs' own spread (±6.4 %, their median absolute deviation)")
+        for head, said in (("# " + drift + "\n", True), ("", False)):
+            with open(self.path("t.csv"), "w") as f:
+                f.write(head + GOOD)
+            r = self.mcmclb("advise", "t.csv", "--ranks", "64", "--dry-run", "--sim-binary", self.fake_sim(),
+                            "--out", self.path("advice"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            lines = [l for l in r.stdout.decode().split("\n") if "the recording says" in l]
+            self.assertEqual(lines, ["advise: warning: t.csv: the recording says: " + drift[len("drift: "):]]
+                             if said else [],
+                             r.stdout.decode())
+
     def test_advise_admits_perfect_scaling_within_the_verdicts_tolerance(self):
         """Perfect scaling past the measured sizes is a scenario where the best efficiency measured is within the
         tolerance the verdict is judged by: the program's own runs, 10 and 12 s, spread 20 %, so 1.8 at 2 ranks

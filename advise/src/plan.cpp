@@ -70,6 +70,12 @@ auto checked_trace(const Options& o, std::vector<std::string>& warnings) {
       }
     }
   }
+  // The recording's own word on its host's drift, where it measured one.
+  if (!trace->drift().empty()) {
+    std::string said = trace->drift().substr(0, 1000);  // as written, UTF-8 kept (its spread is a ±), controls not
+    for (char& c : said) c = static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
+    warnings.push_back(printable(o.input, 200) + ": the recording says: " + said);
+  }
   // Each speed-up above its ranks that the curves left out, one line each (the plan says how many).
   for (const SetAside& a : trace->set_aside()) warnings.push_back(set_aside_line(o.input, a));
   if (!odd.empty()) {

@@ -309,6 +309,7 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
   bool header_seen = false;
   bool incomplete = false;
   bool superlinear = false;
+  std::string drift;
   std::vector<SetAside> set_aside;
   int given = 0;
   std::optional<RecordedRun> recorded;
@@ -339,6 +340,10 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
       // commit); a person reads them, the replay does not.
       if (line.substr(0, kTraceIncomplete.size()) == kTraceIncomplete) incomplete = true;
       if (line.substr(0, kTraceSuperlinear.size()) == kTraceSuperlinear) superlinear = true;
+      if (line.substr(0, kTraceDrift.size()) == kTraceDrift && drift.empty()) {
+        drift = std::string(line.substr(kTraceDrift.size()));
+        drift.erase(0, drift.find_first_not_of(' '));
+      }
       if (line.substr(0, kTraceRunLine.size()) == kTraceRunLine) {
         if (recorded)
           throw at.error(
@@ -460,6 +465,7 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
     a.size_dropped = sizes.count(a.ranks) == 0;
   }
   t.superlinear_ = superlinear;
+  t.drift_ = std::move(drift);
   t.set_aside_ = std::move(set_aside);
   t.speedups_given_ = given;
   // A size given several times replays at the median of its repetitions, or at the end `taken` says; their range

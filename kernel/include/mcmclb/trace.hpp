@@ -64,6 +64,11 @@ inline constexpr std::string_view kTraceEarlierRunLine = "# earlier run:";
 /// times faster than one, so the replay sets it aside (Trace::set_aside).
 inline constexpr std::string_view kTraceSuperlinear = "# superlinear:";
 
+/// The comment line by which a recording says how far its host drifted between its early and late repetitions
+/// (plots/trace_of_run.py writes it): `# drift: ...`. A person reads it; advise repeats it, so a user who never
+/// opens the trace still learns that the host was not steady while the speed-ups were measured.
+inline constexpr std::string_view kTraceDrift = "# drift:";
+
 /// A speed-up a trace gives that no replay takes: above its ranks, in a trace without kTraceSuperlinear.
 struct SetAside {
   int chain;          // -1: `*`
@@ -128,6 +133,8 @@ class Trace {
   [[nodiscard]] const std::optional<RecordedRun>& recorded_run() const noexcept { return recorded_run_; }
   /// The earlier runs of the same walkers (its kTraceEarlierRunLine lines), newest first.
   [[nodiscard]] const std::vector<RecordedRun>& earlier_runs() const noexcept { return earlier_runs_; }
+  /// The text of the trace's kTraceDrift line, after its tag; empty where it has none.
+  [[nodiscard]] const std::string& drift() const noexcept { return drift_; }
   /// Whether the trace declares superlinear speed-ups (a kTraceSuperlinear line): then none is set aside.
   [[nodiscard]] bool superlinear() const noexcept { return superlinear_; }
   /// The speed-ups given above their ranks that the curves leave out, in the file's order (none where superlinear()).
@@ -212,6 +219,7 @@ class Trace {
   std::string fnv1a64_;
   bool incomplete_ = false;
   bool superlinear_ = false;
+  std::string drift_;
   std::vector<SetAside> set_aside_;
   int speedups_given_ = 0;
   std::optional<RecordedRun> recorded_run_;
