@@ -414,6 +414,37 @@ TEST(Kernel, MostWorkJoinsTheNeighbourWithMoreWork) {
   }
 }
 
+/// A planner asks "is the chain nearly done?" at every polling point: the answer costs the items within its window,
+/// not every item left, which would make a run's planning quadratic in a chain's items on each of its group's ranks
+/// (a simulation runs them all in one process). Counted by the kernel (planned_item_evaluations), for every
+/// balancer that plans ahead. Cyclic S = 1000 (r mod 3): chains of up to 2000 items. Besides its polling points, a
+/// rank walks its group's items left a few times per merge and request (the eta it sends, the merge point), and
+/// there are at most P - 1 merges: the bound allows 8 asks per item of the longest chain and 8 walks of it per rank
+/// of the run, against 2000 x 2000 / 2 asks when every polling point walked the whole chain (measured: 0.5 to 1.9
+/// million on 3 ranks, against a bound of 64000). Items of 0.1 ms: the ranks' clocks differ by the barrier's exit
+/// (milliseconds on a loaded host), so a host may see a requester's eta that far ahead and walk its few items left
+/// at each polling point until then, about (skew / T)^2 / 2 asks: 124000 measured once with items of 0.01 ms.
+TEST(Kernel, PlannersAskItemCostsLinearlyInTheItems) {
+  const mpi::Comm world = mpi::Comm::world();
+  const int64_t scale = 1000;
+  const int64_t longest = scale * std::min(world_size() - 1, 2);
+  for (const mcmclb::BalancerEntry& entry : mcmclb::balancer_entries()) {
+    if (!entry.info.plans_ahead) continue;
+    mcmclb::RunSpec spec = small_run(std::string(entry.info.name), std::string(entry.info.default_method), 1);
+    spec.T_ms = 0.1;
+    spec.workload.set("scale", scale);
+    spec.workload.set("period", int64_t{3});
+    SCOPED_TRACE(mcmclb::run_label(spec));
+    mcmclb::Kernel k(spec, mcmclb::initial_group_sizes(spec, world), spec.method);
+    const std::unique_ptr<mcmclb::Balancer> balancer = mcmclb::make_balancer(spec);
+    k.form_initial_groups(entry.info.regroups);
+    k.start(mcmclb::Kernel::CalibrationPass::none);
+    balancer->run(k);
+    mpi::barrier_politely(world, mpi::setup_patience);
+    EXPECT_LE(k.planned_item_evaluations(), 8 * longest + 8 * int64_t{world_size()} * longest);
+  }
+}
+
 TEST(Kernel, LookaheadCyclicKeepsTheInvariantsForEveryWindow) {
   for (int window : {0, 1, 2, 8}) {
     mcmclb::RunSpec spec = small_run("lookahead", "range", window);

@@ -173,9 +173,8 @@ class LookaheadBalancer final : public Balancer {
   /// Leader of a working group not committed elsewhere: the early request once at most k items are left.
   void maybe_send_own(Kernel& k, const GroupState& g) {
     if (own_sent_ || g.last == k.nprocs() - 1) return;
-    const double left_s = protocol::time_to_finish(k, g);
-    if (left_s > k_ * k.window_item_ms() / 1000.0) return;
-    send_own(k, g, k.now_s() + left_s);
+    if (!protocol::finishes_within(k, g, k_ * k.window_item_ms() / 1000.0)) return;
+    send_own(k, g, k.now_s() + protocol::time_to_finish(k, g));
   }
 
   void send_own(Kernel& k, const GroupState& g, double eta_s) {

@@ -386,7 +386,7 @@ class MostWork {
         }
         // Step 1: our own request, to the neighbour promising the later finish.
         const bool any = side(kLeft)[kExists] != 0 || side(kRight)[kExists] != 0;
-        if (committed_ < 0 && any && protocol::time_to_finish(k, g) <= k_ * k.window_item_ms() / 1000.0) {
+        if (committed_ < 0 && any && protocol::finishes_within(k, g, k_ * k.window_item_ms() / 1000.0)) {
           std::size_t s = kRight;
           if (side(kRight)[kExists] == 0 ||
               (side(kLeft)[kExists] != 0 && side(kLeft)[kNbrEta] > side(kRight)[kNbrEta])) {

@@ -80,6 +80,19 @@ double time_to_finish(const Kernel& k, const GroupState& g) {
   return ms / 1000.0;
 }
 
+bool finishes_within(const Kernel& k, const GroupState& g, double limit_s) {
+  // The same sum as time_to_finish, item by item in the same order, stopped once it passes the limit: item costs
+  // are not negative, so the rest can only add to it (rounding included: adding a non-negative number never makes
+  // a float smaller). The answer is time_to_finish(k, g) <= limit_s bit for bit, at a cost of the items within the
+  // limit rather than every item left, which every member of a long chain's group paid at every polling point.
+  double ms = 0;
+  for (int64_t i = 0; i < g.items_left; ++i) {
+    ms += k.planned_item_ms(g, i);
+    if (ms / 1000.0 > limit_s) return false;
+  }
+  return ms / 1000.0 <= limit_s;
+}
+
 int64_t merge_point(const Kernel& k, const GroupState& g, double now_s, double requester_eta_s, int requester_size) {
   int64_t c = 0;
   double p = now_s;  // the polling point after c more items

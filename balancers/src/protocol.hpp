@@ -103,6 +103,10 @@ void work_alone(Kernel& k);
 /// function of the run, the calibrated model, the group's size, the chain and the item).
 [[nodiscard]] double time_to_finish(const Kernel& k, const GroupState& g);
 
+/// time_to_finish(k, g) <= limit_s, the same answer, summing only the items up to the limit: a polling point's
+/// "is the chain nearly done?" costs the window, not the whole chain left (quadratic in a chain's items otherwise).
+[[nodiscard]] bool finishes_within(const Kernel& k, const GroupState& g, double limit_s);
+
 /// The merge point: how many more items of g's chain (from the polling point at now_s) g works before it merges
 /// with a requesting group of requester_size ranks whose chain is done at requester_eta_s. Of the last polling
 /// point before the requester's eta (g's ranks then wait for it) and the first one after (the requester's ranks

@@ -243,6 +243,7 @@ double Kernel::expected_item_s(const GroupState& g, int64_t i, int size, ItemEst
 }
 
 double Kernel::planned_item_ms(const GroupState& g, int64_t i) const {
+  ++planned_items_;
   return computing() || replaying() || measuring() ? 1000.0 * expected_item_s(g, i, g.size()) : item_ms(g, i);
 }
 

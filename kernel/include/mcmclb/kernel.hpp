@@ -279,6 +279,9 @@ class Kernel {
   /// cost (sleep, spin: item_ms) or, in compute mode, the calibrated model's (expected_item_s), never T_ms, which
   /// compute mode does not use. (Milliseconds, as item_ms, so that plans of emulated work add up exactly as before.)
   [[nodiscard]] double planned_item_ms(const GroupState& g, int64_t i) const;
+  /// How many times planned_item_ms was asked on this rank: a planner that walks every item left at every polling
+  /// point asks quadratically often in a chain's items, which a simulation of long chains pays on every rank.
+  [[nodiscard]] int64_t planned_item_evaluations() const noexcept { return planned_items_; }
   /// The unit of a lookahead window, ms: the longest item any chain has on a single rank (T_ms; compute mode: the
   /// calibrated model's slowest item at one rank).
   [[nodiscard]] double window_item_ms() const;
@@ -501,7 +504,8 @@ class Kernel {
   double longest_replayed_ms_ = 0;  // its longest single-rank item
   MergeModel merge_model_;          // calibrated runs only (start(true))
   double calibration_s_ = 0;
-  double window_item_ms_ = 0;  // compute mode: window_item_ms() of the model in use
+  double window_item_ms_ = 0;          // compute mode: window_item_ms() of the model in use
+  mutable int64_t planned_items_ = 0;  // planned_item_evaluations()
 };
 
 }  // namespace mcmclb
