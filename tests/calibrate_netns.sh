@@ -31,17 +31,19 @@ for tool in ip unshare setsid chrt mpiexec.openmpi "$python"; do command -v "$to
 [ -x "$mcmclb" ] || { echo "calibrate_netns: $mcmclb is not built (the test openmpi_programs builds it)"; exit 1; }
 work=$(mktemp -d)
 ns=mcmclbcal$$ a=mcal$$a b=mcal$$b net=10.$((100 + $$ % 100)).$(($$ / 100 % 250)) peer=calpeer$$
-relay='' echo_server=''
+relay='' echo_server='' launch=''
 stop() {  # a process of ours, by its id, if it still runs
   [ -n "$1" ] && kill "$1" 2>/dev/null && wait "$1" 2>/dev/null || true
 }
 cleanup() {
+  stop "$launch"  # timeout hands the signal to mpiexec, which ends its ranks
   stop "$echo_server"
   stop "$relay"  # its TUN devices go with it
   ip netns del "$ns" 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
+trap "exit 1" INT TERM HUP  # the EXIT trap cleans up after a signal too
 ip netns add "$ns" || skip "cannot make a network namespace"
 chrt -f 50 "$python" "$here/calibrate_relay.py" "$a" "$ns" "$b" "$(awk "BEGIN { print $delay / 1000 }")" \
   "$(awk "BEGIN { print $rate * 1e6 }")" "$work/ready" 2>"$work/relay.log" &
@@ -87,11 +89,18 @@ EOF
 chmod +x "$work/agent"
 start=$SECONDS
 # A session of its own is a scheduling group of its own (the kernel's autogroup), whose nice is set: a process's nice
-# weighs only against the processes of its group, and each other program's session is a group.
+# weighs only against the processes of its group, and each other program's session is a group. In the background,
+# so that a signal to this script runs its cleanup at once (bash waits for a foreground command to end first).
 setsid -w sh -c 'echo -20 >/proc/self/autogroup 2>/dev/null; exec nice -n -20 "$@"' sh \
   timeout 180 mpiexec.openmpi --allow-run-as-root -n 2 --host "$(hostname)":1,"$peer":1 \
-  --mca plm_rsh_agent "$work/agent" --mca oob_tcp_if_include "$net.0/24" --mca btl_tcp_if_include "$net.0/24" --mca btl tcp,self --mca pml ob1 \
-  "$mcmclb" calibrate --out "$work/cal" --ranks 8 --reps 1 2>&1 | grep -v "setpgid" | tee "$work/log"
+  --mca plm_rsh_agent "$work/agent" --mca oob_tcp_if_include "$net.0/24" --mca btl_tcp_if_include "$net.0/24" \
+  --mca btl tcp,self --mca pml ob1 "$mcmclb" calibrate --out "$work/cal" --ranks 8 --reps 1 >"$work/log" 2>&1 &
+launch=$!
+status=0
+wait "$launch" || status=$?
+launch=''
+grep -v "setpgid" "$work/log" || true
+[ "$status" = 0 ] || { echo "calibrate_netns: mpiexec failed (exit $status)"; exit 1; }
 ran=$((SECONDS - start))
 stop "$relay"  # it prints how late it wrote packets
 relay=''
@@ -121,5 +130,6 @@ print(f"link of {rate:g} Mbit/s ({want / 1e6:.2f} MB/s of TCP payload) and {dela
       f"{probe * 1e3:.3f} ms; calibrated latency {lat * 1e3:.3f} ms ({lat / delay * 100:.1f} %), bandwidth "
       f"{bw / 1e6:.2f} MB/s ({bw / want * 100:.1f} %), 4 MiB at {big[0] / 1e6 if big else 0:.2f} MB/s; mpiexec {ran} s")
 if problems:
+    print("one-way times (pingpong.csv):", ", ".join(f"{r['bytes']} B {float(r['one_way_us']) / 1e3:.3f} ms" for r in rows))
     sys.exit("calibrate over the delayed link: " + "; ".join(problems))
 PY

@@ -25,6 +25,7 @@ TUNSETIFF = 0x400454CA
 IFF_TUN = 0x0001
 IFF_NO_PI = 0x1000
 CLONE_NEWNET = 0x40000000
+PR_SET_PDEATHSIG = 1
 
 
 def open_tun(name):
@@ -45,6 +46,11 @@ def enter_netns(name):
 def main():
     host_dev, netns, ns_dev, delay, rate, ready = sys.argv[1:7]
     delay, rate = float(delay), float(rate)
+    # Ends with the test that started it, even one killed outright (no trap runs then): its devices go with it.
+    parent = os.getppid()
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:
+        sys.exit(0)
     a = open_tun(host_dev)
     enter_netns(netns)
     b = open_tun(ns_dev)
