@@ -55,7 +55,7 @@ for _ in $(seq 100); do [ -s "$work/ready" ] || ! kill -0 "$relay" 2>/dev/null &
 ip addr add "$net.1" peer "$net.2" dev "$a" && ip link set "$a" up
 ip -n "$ns" addr add "$net.2" peer "$net.1" dev "$b" && ip -n "$ns" link set "$b" up && ip -n "$ns" link set lo up
 
-# The network alone: a UDP ping-pong of 8-byte datagrams, 200 round trips (about 1 s).
+# The network alone: a UDP ping-pong of 8-byte datagrams, 250 round trips (about 1 s).
 chrt -f 50 ip netns exec "$ns" "$python" -c '
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
