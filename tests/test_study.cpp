@@ -734,6 +734,37 @@ TEST(Workloads, RankItemsCountEachItemOncePerRankOfItsGroup) {
   std::filesystem::remove(file);
 }
 
+// Where finished groups join those still working, every rank ends up stepping the longest unit's last items: a
+// merging set-up's simulation counts at least 1.2 P times those items. 4 long chains of 2000 items among 36 of 60,
+// one a group of 4 at 160 ranks: 40,640 rank-items in the initial groups, 384,000 merged (mostwork stepped 383,856
+// when simulated). Under retire, and under pays (whose merges depend on their gain), the initial count holds.
+TEST(Workloads, MergingSetUpsStepTheLongestUnitOnEveryRank) {
+  const auto file = std::filesystem::temp_directory_path() / ("merged-items-" + std::to_string(getpid()) + ".csv");
+  {
+    std::ofstream out(file);
+    out << "chain,item,ranks,seconds,speedup\n";
+    for (int c = 0; c < 40; ++c) {
+      for (int i = 0; i < (c < 4 ? 2000 : 60); ++i) out << c << ',' << i << ",1,0.01,\n";
+    }
+    out << "*,,2,,1.9\n*,,4,,3.5\n";
+  }
+  mcmclb::RunSpec spec;
+  spec.nprocs = 160;
+  spec.G = 4;  // ranks a group: 40 groups
+  spec.workload.model = "trace";
+  spec.workload.file = file.string();
+  spec.balancer = "mostwork";
+  spec.finished = mcmclb::FinishedRule::coalesce;
+  EXPECT_DOUBLE_EQ(mcmclb::expected_rank_items(spec), 4.0 * (4 * 2000 + 36 * 60));
+  EXPECT_DOUBLE_EQ(mcmclb::longest_unit_items(spec), 2000);
+  EXPECT_DOUBLE_EQ(mcmclb::simulated_rank_items(spec), 1.2 * 160 * 2000);
+  spec.finished = mcmclb::FinishedRule::pays;  // merges only where they gain, which the estimate cannot know
+  EXPECT_DOUBLE_EQ(mcmclb::simulated_rank_items(spec), mcmclb::expected_rank_items(spec));
+  spec.finished = mcmclb::FinishedRule::retire;
+  EXPECT_DOUBLE_EQ(mcmclb::simulated_rank_items(spec), mcmclb::expected_rank_items(spec));
+  std::filesystem::remove(file);
+}
+
 // Past 1024 ranks each set-up grows by a power of its own, fitted on the shipped trace advised at 8192 ranks
 // (docs/notes/advise-estimate/tuning/fit_past_1024.py): the estimate of each of those simulations, less the 1.2 of
 // wall time per host CPU, lies within 10 % of the host CPU it took. The powers fitted up to 1024 ranks were off by

@@ -57,7 +57,7 @@ SearchBound search_bound(const Options& o, const Plan& plan, const Study& study)
   // Any set-up asked may tie for the win at a count around the search's: at most every one runs there.
   std::set<std::string> setups;
   for (const Point& point : study.points) {
-    if (point.spec.nprocs == top && point.spec.balancer != "none") setups.insert(setup_label(point.spec));
+    if (point.spec.nprocs == top && point.spec.balancer != "none") setups.insert(advice::setup_label(point.spec));
   }
   std::vector<const RunSpec*> none_only, any;
   for (int round = 0; round < kSearchedCounts; ++round) {
@@ -135,7 +135,7 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
     if (rows.empty()) rows.push_back(verdict.winner);
     for (const std::size_t row : rows) {
       const RunSpec* spec = inputs[k].specs[rankings[k].rows[row].members.front()];
-      const std::string label = setup_label(*spec);
+      const std::string label = advice::setup_label(*spec);
       if (std::find(labels.begin(), labels.end(), label) != labels.end()) continue;
       labels.push_back(label);
       setups.push_back(spec);

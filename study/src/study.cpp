@@ -473,6 +473,22 @@ double expected_rank_items(const RunSpec& spec) {
   return walked > 0 ? rank_items * static_cast<double>(groups) / walked : 0;
 }
 
+double longest_unit_items(const RunSpec& spec) {
+  const auto workload = make_workload(spec.workload);
+  const int W = spec.workload.chains_per_group;
+  double longest = 0;
+  const auto count = static_cast<int>(each_initial_group(spec, [](int64_t, int64_t, int) {}));
+  each_initial_group(spec, [&](int64_t g, int64_t leader, int) {
+    double unit = 0;
+    for (int c = 0; c < W; ++c) {
+      const int index = chain_index(*workload, static_cast<int>(g), count, static_cast<int>(leader), W, c);
+      unit += static_cast<double>(workload->items(index));
+    }
+    longest = std::max(longest, unit);
+  });
+  return longest;
+}
+
 std::string commbench_file(int nprocs) { return "commbench-n" + std::to_string(nprocs) + ".csv"; }
 
 std::string CommbenchBenchmark::key() const {

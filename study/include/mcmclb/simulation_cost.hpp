@@ -16,8 +16,13 @@
 namespace mcmclb {
 
 /// The host seconds one simulation of spec is expected to take, the wall time around it included: the start-up,
-/// the set-up's cost grown with P, and its items rank by rank (expected_rank_items()).
+/// the set-up's cost grown with P, and its items rank by rank (simulated_rank_items()).
 [[nodiscard]] double simulated_host_s(const RunSpec& spec);
+
+/// The rank-items a simulation of spec steps through: expected_rank_items(), or, under the finished rule coalesce
+/// (finished groups join those still working), at least 1.2 times the ranks times the longest unit's items
+/// (longest_unit_items()).
+[[nodiscard]] double simulated_rank_items(const RunSpec& spec);
 
 /// The peak memory (bytes) one simulation of spec is expected to take: the process, each simulated rank's stack and
 /// state, and a trace's items held in memory. An upper envelope of the shipped traces' simulations (their

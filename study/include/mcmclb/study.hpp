@@ -80,6 +80,10 @@ inline constexpr int64_t kEstimatedChains = int64_t{1} << 20;
 /// simulation replays rank by rank (a group of 8 working a chain of 100 items is 800). Read over the first
 /// kEstimatedChains groups, as expected_point_s(), and scaled to all of them.
 double expected_rank_items(const RunSpec& spec);
+/// The items of a kernel point's longest initial unit (a group's chains, one after another), over the same groups
+/// as expected_rank_items(). Where finished groups join those still working, the whole machine ends up stepping
+/// that unit's last items: its items times the ranks bound a merging run's rank-items from below.
+double longest_unit_items(const RunSpec& spec);
 
 /// The CSV a commbench point writes into the study's output folder: commbench-n<P>.csv.
 std::string commbench_file(int nprocs);

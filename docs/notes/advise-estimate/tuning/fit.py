@@ -9,7 +9,8 @@ ranks under every set-up and scenario: short/ and long/ at commit a97dd25, short
 A simulation's host CPU (provenance.csv, host_cpu_s) is taken as start-up + the set-up's cost at 1024 ranks x
 (P / 1024)^power + its rank-items x a cost per rank-item. The rank-items are each chain's items times the ranks of
 the group that works it (the walkers' groups as recorded: near-equal sizes, the larger first), as
-study::expected_rank_items counts them. Per set-up, the two costs by least squares on the relative error over every
+study::expected_rank_items counts them; under coalesce at least 1.2 x the ranks x the longest chain's items
+(study::simulated_rank_items). Per set-up, the two costs by least squares on the relative error over every
 folder and rank count (the mean of each folder's simulations of that set-up there), both kept >= 0. The start-up is
 the median over set-ups of the short traces at 64 ranks less the set-up's other terms. The powers come from earlier
 advice at 1024 and 8192 ranks and are not fitted here. Writes fit.csv beside this file and prints it:
@@ -40,11 +41,17 @@ def chain_items(trace):
     return items
 
 
-def rank_items(trace, nprocs):
+# Where finished groups join those still working (the finished rule coalesce), every rank ends up stepping the
+# longest chain's last items: at least this share of the ranks times its items (study::simulated_rank_items).
+MERGED_SHARE = 1.2
+
+
+def rank_items(trace, nprocs, rule=""):
     items = chain_items(trace)
     chains = max(items) + 1
     base, extra = divmod(nprocs, chains)
-    return sum(items[c] * (base + 1 if c < extra else base) for c in range(chains))
+    initial = sum(items[c] * (base + 1 if c < extra else base) for c in range(chains))
+    return max(initial, MERGED_SHARE * nprocs * max(items.values())) if rule == "coalesce" else initial
 
 
 def host_cpu(name):
@@ -89,13 +96,13 @@ def fit(points, start):
 def main():
     cpu = {name: host_cpu(name) for name in FOLDERS}
     setups = sorted({(b, rule) for _, b, rule in cpu["short"]})
-    points = {s: [((p / 1024) ** POWERS[s], rank_items(trace, p), cpu[name][(p, *s)])
+    points = {s: [((p / 1024) ** POWERS[s], rank_items(trace, p, s[1]), cpu[name][(p, *s)])
                   for name, trace in FOLDERS.items() for p in (64, 1024)] for s in setups}
     start = statistics.median(cpu[name][(64, *s)] for s in setups for name in ("short", "short-2"))
     for _ in range(2):  # the start-up less the other terms of the smallest simulations, then the costs again
         costs = {s: fit(points[s], start) for s in setups}
         start = statistics.median(
-            cpu[name][(64, *s)] - costs[s][0] * (64 / 1024) ** POWERS[s] - costs[s][1] * rank_items(FOLDERS[name], 64)
+            cpu[name][(64, *s)] - costs[s][0] * (64 / 1024) ** POWERS[s] - costs[s][1] * rank_items(FOLDERS[name], 64, s[1])
             for s in setups for name in ("short", "short-2"))
     costs = {s: fit(points[s], start) for s in setups}
     rows = []

@@ -31,11 +31,10 @@ def main():
     with open(os.path.join(HERE, "fit.csv"), encoding="utf-8") as f:
         fitted = {(r["balancer"], r["finished"]): r for r in csv.DictReader(f)}
     cpu = host_cpu(ADVICE)
-    items = rank_items(TRACE, P)
     rows = []
     for (balancer, rule), r in sorted(fitted.items()):
         measured = cpu[(P, balancer, rule)]
-        grown = measured - float(r["start_s"]) - 1e-6 * float(r["rank_item_us"]) * items
+        grown = measured - float(r["start_s"]) - 1e-6 * float(r["rank_item_us"]) * rank_items(TRACE, P, rule)
         power = math.log(grown / float(r["at_1024_s"])) / math.log(P / 1024)
         rows.append([balancer, rule, r["power"], f"{power:.2f}", f"{measured:.1f}"])
     with open(os.path.join(HERE, "fit-past-1024.csv"), "w", newline="", encoding="utf-8") as f:
