@@ -2,7 +2,7 @@
 """The raced advice (advice-raced.csv) against the unraced one (advice.csv) in each folder of docs/notes/race-check
 (its README), as CSV, one row per folder and rank count: both winners, the winner's gain over none at its worst,
 median and best scenario in each, whether the two agree within the tolerance, both rank answers (ranks_answer's
-count), and how many rows of the unraced advice share every time with another row (set-ups of identical times
+count), how many set-ups each ranked, and how many rows of the unraced advice share every time with another row (set-ups of identical times
 share one). Run from the repository's root."""
 import csv
 import os
@@ -31,7 +31,7 @@ out = csv.writer(sys.stdout, lineterminator="\n")
 out.writerow(["folder", "trace", "nprocs", "raced_winner", "every_winner", "same", "raced_gain_worst",
               "every_gain_worst", "raced_gain_median", "every_gain_median", "raced_gain_best", "every_gain_best",
               "gain_largest_difference", "tolerance_pct", "gains_within_tolerance", "raced_ranks", "every_ranks",
-              "same_ranks", "setups", "dropped_by_race", "rows_with_same_times"])
+              "same_ranks", "setups", "raced_setups", "dropped_by_race", "rows_with_same_times"])
 for folder, trace in FOLDERS:
     here = f"docs/notes/race-check/{folder}"
     if not os.path.isdir(here):  # a folder not made at this commit (the README says which)
@@ -52,5 +52,5 @@ for folder, trace in FOLDERS:
                      [f"{largest:.3g}", f"{tolerance:.6g}", "yes" if 100 * largest <= tolerance else "no",
                       ranks(a["ranks_answer"]), ranks(b["ranks_answer"]),
                       "yes" if ranks(a["ranks_answer"]) == ranks(b["ranks_answer"]) else "no", len(times),
-                      sum(1 for r in raced if r["nprocs"] == p and r["dropped"]),
+                      sum(1 for r in raced if r["nprocs"] == p), sum(1 for r in raced if r["nprocs"] == p and r["dropped"]),
                       sum(1 for t in times if times.count(t) > 1)])
