@@ -576,6 +576,34 @@ class TimesByFolderPlacement(unittest.TestCase):
         self.assertEqual(head, "| series | `slingshot.xml`, 4,096 | `slingshot.xml`, groups placement, 4,096 |")
 
 
+class ConstantsAtTwoCounts(unittest.TestCase):
+    """constants-sensitivity sets each row against the platform as shipped at the row's own rank count, so the study
+    at a second count sits in the same table without its times read against the first count's."""
+
+    def test_each_count_has_its_own_base(self):
+        root = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, root)
+        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
+        self.addCleanup(doc_tables.Inputs.cache.clear)
+        small, large = "docs/data/constants-slingshot/slingshot-as-is", "docs/data/larger/slingshot-as-is"
+        shutil.copytree(os.path.join(ROOT, small), os.path.join(root, small))
+        shutil.copytree(os.path.join(ROOT, small), os.path.join(root, large))
+        shutil.copytree(os.path.join(ROOT, "configs", "platforms"), os.path.join(root, "configs", "platforms"))
+        with open(os.path.join(ROOT, small, "runs.csv"), newline="", encoding="utf-8") as f:
+            table = list(csv.DictReader(f))
+        with open(os.path.join(root, large, "runs.csv"), "w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=list(table[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(dict(row, nprocs="4096", time_s=str(2 * float(row["time_s"]))) for row in table)
+        doc_tables.common.ROOT = root
+        doc_tables.Inputs.cache.clear()
+        lines = doc_tables.generate("constants-sensitivity", [small, large, small]).split("\n")
+        cells = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[2:]]
+        ratios = [(row[1], row[3], row[6]) for row in cells]
+        self.assertEqual(ratios, [("1024", "1.0000", "1.0000"), ("4096", "1.0000", "1.0000"),
+                                  ("1024", "1.0000", "1.0000")])
+
+
 class WalkersOverhead(unittest.TestCase):
     """The walkers library's cost: the table follows its CSV, and a CSV that mixes commits or lacks a mode is
     refused with a line naming the file."""

@@ -407,11 +407,12 @@ def constants_sensitivity(inputs):
     """Each unsourced constant varied alone: one row per folder (its setting from its provenance, and the attributes
     by which its runs' platform differs from the first folder's), Fig. 2's async (Algorithm 1) time with its gap to
     the ideal and its Table 1 row (regroupings per process, avg / stdev / min / max), and collective(1)'s time (or
-    collective(N)'s with interval=N) with its change against the first folder's (the platform as shipped)."""
+    collective(N)'s with interval=N). Both times are also given against the first folder of the same rank count (the
+    platform as shipped at that P), so one table holds the study at several counts."""
     interval = inputs.numbers("interval", [1])[0]
     need = ["balancer", "method", "interval", "time_s", "ideal_s", "regroups_avg", "regroups_std", "regroups_min",
             "regroups_max", "nprocs", "platform"]
-    rows, base = [], None
+    rows, bases = [], {}
     for folder in inputs.folders:
         runs = Inputs.read(folder, need=need)
         found = keyed((((r["balancer"], r["method"] or "", r["interval"]), r) for r in runs), f"{folder}/runs.csv")
@@ -420,8 +421,7 @@ def constants_sensitivity(inputs):
             raise InputError(f"{folder}/runs.csv: needs an async intercomm and a collective({interval}) create run "
                              f"(allowed: a folder of the constants' sensitivity study, "
                              f"docs/explanation/paper-reproduction.md)")
-        if base is None:
-            base = (asy, col)
+        base = bases.setdefault(asy["nprocs"], (asy, col))
         rows.append([setting_of(folder, base[0]["platform"]), str(asy["nprocs"]),
                      f"{asy['time_s']:.4f} ({asy['time_s'] - asy['ideal_s']:.4f})",
                      f"{asy['time_s'] / base[0]['time_s']:.4f}",
