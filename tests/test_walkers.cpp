@@ -477,18 +477,10 @@ TEST(Walkers, MeasuredCostsPlanEveryBalancerAndPays) {
   }
 }
 
-/// Chains whose items nap 20 ms, split over the group (or, without split, the whole nap on every member), then
-/// sum with the group.
-class NapChains final : public mcmclb::walkers::Chains {
+/// Chains whose state is a count summed over the group at each item (work() naps first, as a subclass says).
+class CountingChains : public mcmclb::walkers::Chains {
  public:
-  explicit NapChains(bool split) : split_(split) {}
-  [[nodiscard]] int count() const override { return 4; }
-  [[nodiscard]] int64_t items(int chain) const override { return chain < 2 ? 1 : 6; }
   void start(int chain, GroupComm&) override { held_[chain] = 0; }
-  void work(int chain, int64_t, GroupComm& group) override {
-    usleep(static_cast<useconds_t>(split_ ? 20000 / group.size() : 20000));
-    held_[chain] += group.allreduce(int64_t{1}, mcmclb::ops::sum);
-  }
   [[nodiscard]] std::vector<std::byte> save(int chain) const override {
     return mcmclb::walkers::bytes_of(held_.at(chain));
   }
@@ -496,9 +488,27 @@ class NapChains final : public mcmclb::walkers::Chains {
     held_[chain] = mcmclb::walkers::result_as<int64_t>(state);
   }
 
+ protected:
+  void count(int chain, GroupComm& group) { held_[chain] += group.allreduce(int64_t{1}, mcmclb::ops::sum); }
+
+ private:
+  std::map<int, int64_t> held_;
+};
+
+/// Chains whose items nap 20 ms, split over the group (or, without split, the whole nap on every member), then
+/// sum with the group.
+class NapChains final : public CountingChains {
+ public:
+  explicit NapChains(bool split) : split_(split) {}
+  [[nodiscard]] int count() const override { return 4; }
+  [[nodiscard]] int64_t items(int chain) const override { return chain < 2 ? 1 : 6; }
+  void work(int chain, int64_t, GroupComm& group) override {
+    usleep(static_cast<useconds_t>(split_ ? 20000 / group.size() : 20000));
+    CountingChains::count(chain, group);
+  }
+
  private:
   bool split_;
-  std::map<int, int64_t> held_;
 };
 
 // The speed-up is measured: at two ranks, the short chains' group joins the long chains' (collective), so chain 2
@@ -691,28 +701,20 @@ TEST(Walkers, RecordsATraceThatParses) {
 // each split in two: its true speed-up is 2 at every moment. A little after the merge every item takes twice as
 // long. The recorded speed-up pairs the items on either side of the change; the mean of all its items at 1 rank
 // over all at 2 is far below 2 (checked too, so that the slowdown is seen to matter).
-class SlowingChains final : public mcmclb::walkers::Chains {
+class SlowingChains final : public CountingChains {
  public:
   [[nodiscard]] int count() const override { return 2; }
   [[nodiscard]] int64_t items(int chain) const override { return chain == 0 ? 60 : 300; }
-  void start(int chain, GroupComm&) override { held_[chain] = 0; }
   void work(int chain, int64_t, GroupComm& group) override {
     const auto now = std::chrono::steady_clock::now();
     if (group.size() > 1 && !merged_) merged_ = now;
     const bool slow = merged_ && now - *merged_ > std::chrono::milliseconds(150);
     usleep(static_cast<useconds_t>((slow ? 8000 : 4000) / group.size()));
-    held_[chain] += group.allreduce(int64_t{1}, mcmclb::ops::sum);
-  }
-  [[nodiscard]] std::vector<std::byte> save(int chain) const override {
-    return mcmclb::walkers::bytes_of(held_.at(chain));
-  }
-  void restore(int chain, std::span<const std::byte> state) override {
-    held_[chain] = mcmclb::walkers::result_as<int64_t>(state);
+    CountingChains::count(chain, group);
   }
 
  private:
   std::optional<std::chrono::steady_clock::time_point> merged_;
-  std::map<int, int64_t> held_;
 };
 
 TEST(Walkers, SpeedUpsArePairedCloseInTimeSoADriftingHostCancels) {
