@@ -443,6 +443,39 @@ TEST(Kernel, PlannersAskItemCostsLinearlyInTheItems) {
     mpi::barrier_politely(world, mpi::setup_patience);
     EXPECT_LE(k.planned_item_evaluations(), 8 * longest + 8 * int64_t{world_size()} * longest);
   }
+  // The same under the finished rule pays where no merge pays: a replayed trace whose speed-up is flat (1 at 2 ranks
+  // and past it), short chains of 10 items beside long ones of 2000. A long group holding a short one's request
+  // declines it at each of its polling points (mostwork; lookahead and async answer once), weighing the merge by
+  // Kernel::merge_pays, merge_outlook: a walk of every item left, at every polling point, was quadratic again.
+  const auto file = std::filesystem::temp_directory_path() / ("flat-" + std::to_string(getpid()) + ".csv");
+  if (world_rank() == 0) {
+    std::ofstream out(file);
+    out << "chain,item,ranks,seconds,speedup\n";
+    for (int c = 0; c < 2; ++c) {
+      for (int i = 0; i < (c == 0 ? 10 : 2000); ++i) out << c << ',' << i << ",1,0.0001,\n";
+    }
+    out << "*,,2,,1.0\n";
+  }
+  mpi::barrier_politely(world, mpi::setup_patience);
+  for (const mcmclb::BalancerEntry& entry : mcmclb::balancer_entries()) {
+    if (!entry.info.plans_ahead) continue;
+    mcmclb::RunSpec spec = small_run(std::string(entry.info.name), std::string(entry.info.default_method), 1);
+    spec.workload.model = "trace";
+    spec.workload.file = file.string();
+    spec.finished = mcmclb::FinishedRule::pays;
+    SCOPED_TRACE(mcmclb::run_label(spec) + " pays");
+    mcmclb::Kernel k(spec, mcmclb::initial_group_sizes(spec, world), spec.method);
+    const std::unique_ptr<mcmclb::Balancer> balancer = mcmclb::make_balancer(spec);
+    k.form_initial_groups(entry.info.regroups);
+    k.start(mcmclb::Kernel::CalibrationPass::none);
+    k.use_merge_model(mcmclb::MergeModel({{1, 0.0, 0.0, 0.0}, {2, 0.001, 0.0, 0.0}}, 0.0));
+    const int64_t before = k.planned_item_evaluations();
+    balancer->run(k);
+    mpi::barrier_politely(world, mpi::setup_patience);
+    EXPECT_LE(k.planned_item_evaluations() - before, 8 * 2000 + 8 * int64_t{world_size()} * 2000);
+  }
+  mpi::barrier_politely(world, mpi::setup_patience);
+  if (world_rank() == 0) std::filesystem::remove(file);
 }
 
 TEST(Kernel, LookaheadCyclicKeepsTheInvariantsForEveryWindow) {
