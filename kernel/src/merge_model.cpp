@@ -257,6 +257,7 @@ double Kernel::window_item_ms() const {
 
 void Kernel::use_merge_model(MergeModel model) {
   merge_model_ = std::move(model);
+  declined_.clear();
   if (!computing()) return;
   // Once per model, not at every polling point that asks: the longest item of any chain with items, at one rank.
   const ComputeSpec& c = run_.work.compute;
@@ -289,17 +290,29 @@ bool Kernel::merge_pays(const GroupState& g, int joiners) const {
   // it not (rounding is monotone: adding a number of one sign never moves a float the other way). A host that keeps
   // declining a held request asks this at every polling point, on every member: the walk of every item left made
   // that quadratic in a chain's items, while a merge that pays nowhere along a flat curve now costs no walk at all.
+  // Declined before from an earlier item, with gains that can only shrink since (declined_): declined again, which
+  // covers a host's requests where every merge gains a little and none enough.
   constexpr auto end = ItemEstimate::End::high;
   const int merged = g.size() + joiners;
   const double cost = merge_model_.regroup_s(merged);
+  const int64_t end_item = g.next_item + g.items_left;
+  const bool fixed = !measuring();  // measured costs change with every item worked
+  const auto same = [&](const Declined& d) {
+    return d.unit == g.unit && d.end == end_item && d.size == g.size() && d.merged == merged && d.cost == cost;
+  };
+  if (fixed && std::any_of(declined_.begin(), declined_.end(),
+                           [&](const Declined& d) { return same(d) && g.next_item >= d.from; })) {
+    return false;
+  }
   double gain = 0;
   int64_t chain_end = 0;  // where the chain of item i ends, counted as i is
-  GainSign rest = GainSign::mixed;
+  GainSign rest = GainSign::mixed, all = GainSign::mixed;
   for (int64_t i = 0; i < g.items_left; ++i) {
     if (i == chain_end) {
       const ChainPos at = locate(g.unit, g.next_item + i);
       chain_end = i + chain_length(at.chain) - at.item;
       rest = gain_sign_from(g.unit, at.chain, g.size(), merged, end);
+      if (i == 0) all = rest;
     }
     if (rest == GainSign::none || (rest == GainSign::nonnegative && gain - cost > 0) ||
         (rest == GainSign::nonpositive && !(gain - cost > 0))) {
@@ -307,7 +320,17 @@ bool Kernel::merge_pays(const GroupState& g, int joiners) const {
     }
     gain += expected_item_s(g, i, g.size(), end) - expected_item_s(g, i, merged, end);
   }
-  return gain - cost > 0;
+  const bool pays = gain - cost > 0;
+  if (fixed && !pays && all == GainSign::nonnegative) {
+    const auto known = std::find_if(declined_.begin(), declined_.end(), same);
+    if (known != declined_.end()) {
+      known->from = std::min(known->from, g.next_item);
+    } else {
+      if (declined_.size() >= 4) declined_.erase(declined_.begin());
+      declined_.push_back({g.unit, g.size(), merged, g.next_item, end_item, cost});
+    }
+  }
+  return pays;
 }
 
 Kernel::Outlook Kernel::merge_outlook(const GroupState& g, int joiners) const {

@@ -515,6 +515,16 @@ class Kernel {
   double calibration_s_ = 0;
   double window_item_ms_ = 0;          // compute mode: window_item_ms() of the model in use
   mutable int64_t planned_items_ = 0;  // planned_item_evaluations()
+  /// Merges merge_pays found not to pay from item `from` of a unit on, its gains all at least 0 up to item `end`:
+  /// they pay from no later item either (a suffix of non-negative gains sums to no more, rounding included), which
+  /// a host declining a request at each polling point asks. Costs that do not change as items are worked only (not
+  /// measuring()); cleared with the model. A few, as a group may hold a request from each side.
+  struct Declined {
+    int unit = 0, size = 0, merged = 0;
+    int64_t from = 0, end = 0;
+    double cost = 0;
+  };
+  mutable std::vector<Declined> declined_;
 };
 
 }  // namespace mcmclb
