@@ -800,7 +800,7 @@ TEST(MergeModel, DecliningAtEveryPollingPointWalksTheChainOnce) {
   spec.T_ms = 0.01;
   spec.work.jitter_pct = 10;
   spec.workload.model = "uniform";
-  const int64_t items = 2000;
+  const int64_t items = 1000;
   spec.workload.set("items", items);
   const int ranks = world_size();
   mcmclb::Kernel k(spec, std::vector<int>(static_cast<std::size_t>(ranks), 1), spec.method);
