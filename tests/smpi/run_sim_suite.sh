@@ -71,9 +71,9 @@ print('*,,2,,1.7'); print('*,,4,,2.9')" >"$work/t16.csv"
 if [ "$part" = forty ]; then
   # forty (smpi_forty, full tier): the case the eight walkers below stand in for, at its own size. 40 walkers, 4 of
   # 2000 items among 36 of 60, on 160 ranks: the race and every simulation (--no-race) name the same winner, and it
-  # is not none. Simulated, 6 simulations of 160 ranks for the race, the rest for --no-race: about 60 s of host CPU
-  # in all (88 s wall on a busy 2-core VM), where mostwork under pays alone took 62 s of one simulation before its
-  # hosts stopped walking every item left at each polling point.
+  # is not none. Six simulations of 160 ranks, all in the race (--no-race then runs none): 24 s of host CPU by their
+  # provenance (25 s wall alone, 60 s of CPU and 88 s wall beside two other simulation runs on a 2-core VM). Before
+  # mostwork's hosts under pays stopped walking every item left at each polling point: 87 s, 62 s of it in one.
   python3 "$src/tests/smpi/forty_walkers.py" 40 4 2000 60 >"$work/forty.csv"
   for race in "" --no-race; do
     nice -n 19 "$2/mcmclb" advise "$work/forty.csv" --ranks 160 --balancers none,steal,mostwork --draws 1 --jobs 2 \
