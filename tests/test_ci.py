@@ -15,7 +15,7 @@ CALIBRATE = (os.path.join(HERE, "calibrate.sh"), os.path.join(HERE, "calibrate_n
 
 
 # Each script is several CTest tests, one per part (a build, then the checks that need it): every part checks.
-PARTS = {SIM_SUITE: ("build", "test", "advise", "all"), OPENMPI_SUITE: ("build", "sanitized", "programs", "cli")}
+PARTS = {SIM_SUITE: ("build", "test", "advise", "all", "forty"), OPENMPI_SUITE: ("build", "sanitized", "programs", "cli")}
 
 
 def run_without_programs(script, ci):

@@ -443,6 +443,37 @@ TEST(Kernel, PlannersAskItemCostsLinearlyInTheItems) {
     mpi::barrier_politely(world, mpi::setup_patience);
     EXPECT_LE(k.planned_item_evaluations(), 8 * longest + 8 * int64_t{world_size()} * longest);
   }
+  // The same under the finished rule pays where no merge pays: a replayed trace whose speed-up is flat (1 at 2 ranks
+  // and past it), short chains of 10 items beside long ones of 2000. A long group holding a short one's request
+  // declines it at each of its polling points (mostwork; lookahead and async answer once), weighing the merge by
+  // Kernel::merge_pays, merge_outlook: a walk of every item left, at every polling point, was quadratic again.
+  const auto file = std::filesystem::temp_directory_path() / ("flat-" + std::to_string(getpid()) + ".csv");
+  {  // one file per rank, as each reads its own
+    std::ofstream out(file);
+    out << "chain,item,ranks,seconds,speedup\n";
+    for (int c = 0; c < 2; ++c) {
+      for (int i = 0; i < (c == 0 ? 10 : 2000); ++i) out << c << ',' << i << ",1,0.0001,\n";
+    }
+    out << "*,,2,,1.0\n";
+  }
+  for (const mcmclb::BalancerEntry& entry : mcmclb::balancer_entries()) {
+    if (!entry.info.plans_ahead) continue;
+    mcmclb::RunSpec spec = small_run(std::string(entry.info.name), std::string(entry.info.default_method), 1);
+    spec.workload.model = "trace";
+    spec.workload.file = file.string();
+    spec.finished = mcmclb::FinishedRule::pays;
+    SCOPED_TRACE(mcmclb::run_label(spec) + " pays");
+    mcmclb::Kernel k(spec, mcmclb::initial_group_sizes(spec, world), spec.method);
+    const std::unique_ptr<mcmclb::Balancer> balancer = mcmclb::make_balancer(spec);
+    k.form_initial_groups(entry.info.regroups);
+    k.start(mcmclb::Kernel::CalibrationPass::none);
+    k.use_merge_model(mcmclb::MergeModel({{1, 0.0, 0.0, 0.0}, {2, 0.001, 0.0, 0.0}}, 0.0));
+    const int64_t before = k.planned_item_evaluations();
+    balancer->run(k);
+    mpi::barrier_politely(world, mpi::setup_patience);
+    EXPECT_LE(k.planned_item_evaluations() - before, 8 * 2000 + 8 * int64_t{world_size()} * 2000);
+  }
+  std::filesystem::remove(file);
 }
 
 TEST(Kernel, LookaheadCyclicKeepsTheInvariantsForEveryWindow) {
@@ -758,6 +789,34 @@ TEST(MergeModel, EmulatedItemsPayByTheirDeclaredCost) {
   tiny.use_merge_model(mcmclb::MergeModel({{1, 0.0, 0.0, 0.0}, {2, 0.01, 0.0, 0.002}}, 0.0));
   EXPECT_EQ(tiny.merge_outlook({0, 0, 0, 0, 3}, 1), mcmclb::Kernel::Outlook::never);
   EXPECT_FALSE(tiny.merging_can_pay());
+}
+
+/// A host declining a request at each of its polling points (mostwork) asks merge_pays from each later item of its
+/// chain in turn: with emulated gains, all positive but too small for the regrouping, the answer at each is the
+/// full walk's (merge_margin_s), and the items' costs are asked about once each, not once per item left per point.
+TEST(MergeModel, DecliningAtEveryPollingPointWalksTheChainOnce) {
+  mcmclb::RunSpec spec = small_run("mostwork", "range", 1);
+  spec.finished = mcmclb::FinishedRule::pays;
+  spec.T_ms = 0.01;
+  spec.work.jitter_pct = 10;
+  spec.workload.model = "uniform";
+  const int64_t items = 1000;
+  spec.workload.set("items", items);
+  const int ranks = world_size();
+  mcmclb::Kernel k(spec, std::vector<int>(static_cast<std::size_t>(ranks), 1), spec.method);
+  k.use_merge_model(mcmclb::MergeModel({{1, 0.0, 0.0, 0.0}, {2, 0.01, 0.0, 0.002}}, 0.0));
+  const int64_t before = k.planned_item_evaluations();
+  int agreed = 0;
+  for (int64_t c = 0; c < items; ++c) {
+    const mcmclb::GroupState g{0, 0, 0, c, items - c};
+    agreed += k.merge_pays(g, 1) == (k.merge_margin_s(g, 1, mcmclb::ItemEstimate::End::high) > 0) ? 1 : 0;
+  }
+  EXPECT_EQ(agreed, items);
+  const int64_t walks = items * (items + 1);  // merge_margin_s's, two costs per item
+  EXPECT_LE(k.planned_item_evaluations() - before - walks, 2 * items + 2);
+  // A new model may price a merge otherwise: merge_pays walks again.
+  k.use_merge_model(mcmclb::MergeModel({{1, 0.0, 0.0, 0.0}, {2, 0.0, 0.0, 0.0}}, 0.0));
+  EXPECT_TRUE(k.merge_pays({0, 0, 0, items / 2, items / 2}, 1));
 }
 
 /// collective under pays on a balanced workload (every chain 5 items of 20 ms): no group finishes before the others,

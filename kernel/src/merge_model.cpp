@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "mcmclb/kernel.hpp"
+#include "mcmclb/trace.hpp"
 #include "mcmclb/workload.hpp"
 
 namespace mcmclb {
@@ -230,6 +231,7 @@ void Kernel::measure_merges(CalibrationPass pass) {
 }
 
 double Kernel::expected_item_s(const GroupState& g, int64_t i, int size, ItemEstimate::End end) const {
+  ++planned_items_;
   const ChainPos at = locate(g.unit, g.next_item + i);
   if (replaying()) return replay_ms(at.chain, at.item, size, true) / 1000.0;
   if (measuring()) {
@@ -243,8 +245,9 @@ double Kernel::expected_item_s(const GroupState& g, int64_t i, int size, ItemEst
 }
 
 double Kernel::planned_item_ms(const GroupState& g, int64_t i) const {
-  ++planned_items_;
-  return computing() || replaying() || measuring() ? 1000.0 * expected_item_s(g, i, g.size()) : item_ms(g, i);
+  if (computing() || replaying() || measuring()) return 1000.0 * expected_item_s(g, i, g.size());
+  ++planned_items_;  // expected_item_s counts the others
+  return item_ms(g, i);
 }
 
 double Kernel::window_item_ms() const {
@@ -254,6 +257,7 @@ double Kernel::window_item_ms() const {
 
 void Kernel::use_merge_model(MergeModel model) {
   merge_model_ = std::move(model);
+  declined_.clear();
   if (!computing()) return;
   // Once per model, not at every polling point that asks: the longest item of any chain with items, at one rank.
   const ComputeSpec& c = run_.work.compute;
@@ -281,7 +285,52 @@ double Kernel::merge_margin_s(const GroupState& g, int joiners, ItemEstimate::En
 // would leave ranks idle for the rest of a chain, while a needless one costs a regrouping and items no faster.
 // Where both ends agree, the point estimate, which lies between them, agrees as well: such decisions are unchanged.
 bool Kernel::merge_pays(const GroupState& g, int joiners) const {
-  return merge_margin_s(g, joiners, ItemEstimate::End::high) > 0;
+  // merge_margin_s(g, joiners, high) > 0, item by item in the same order, stopped once the items left cannot change
+  // the answer: where their gains are all 0, all at least 0 with the margin already positive, or all at most 0 with
+  // it not (rounding is monotone: adding a number of one sign never moves a float the other way). A host that keeps
+  // declining a held request asks this at every polling point, on every member: the walk of every item left made
+  // that quadratic in a chain's items, while a merge that pays nowhere along a flat curve now costs no walk at all.
+  // Declined before from an earlier item, with gains that can only shrink since (declined_): declined again, which
+  // covers a host's requests where every merge gains a little and none enough.
+  constexpr auto end = ItemEstimate::End::high;
+  const int merged = g.size() + joiners;
+  const double cost = merge_model_.regroup_s(merged);
+  const int64_t end_item = g.next_item + g.items_left;
+  const bool fixed = !measuring();  // measured costs change with every item worked
+  const auto same = [&](const Declined& d) {
+    return d.unit == g.unit && d.end == end_item && d.size == g.size() && d.merged == merged && d.cost == cost;
+  };
+  if (fixed && std::any_of(declined_.begin(), declined_.end(),
+                           [&](const Declined& d) { return same(d) && g.next_item >= d.from; })) {
+    return false;
+  }
+  double gain = 0;
+  int64_t chain_end = 0;  // where the chain of item i ends, counted as i is
+  GainSign rest = GainSign::mixed, all = GainSign::mixed;
+  for (int64_t i = 0; i < g.items_left; ++i) {
+    if (i == chain_end) {
+      const ChainPos at = locate(g.unit, g.next_item + i);
+      chain_end = i + chain_length(at.chain) - at.item;
+      rest = gain_sign_from(g.unit, at.chain, g.size(), merged, end);
+      if (i == 0) all = rest;
+    }
+    if (rest == GainSign::none || (rest == GainSign::nonnegative && gain - cost > 0) ||
+        (rest == GainSign::nonpositive && !(gain - cost > 0))) {
+      break;
+    }
+    gain += expected_item_s(g, i, g.size(), end) - expected_item_s(g, i, merged, end);
+  }
+  const bool pays = gain - cost > 0;
+  if (fixed && !pays && all == GainSign::nonnegative) {
+    const auto known = std::find_if(declined_.begin(), declined_.end(), same);
+    if (known != declined_.end()) {
+      known->from = std::min(known->from, g.next_item);
+    } else {
+      if (declined_.size() >= 4) declined_.erase(declined_.begin());
+      declined_.push_back({g.unit, g.size(), merged, g.next_item, end_item, cost});
+    }
+  }
+  return pays;
 }
 
 Kernel::Outlook Kernel::merge_outlook(const GroupState& g, int joiners) const {
@@ -291,13 +340,69 @@ Kernel::Outlook Kernel::merge_outlook(const GroupState& g, int joiners) const {
   constexpr auto end = ItemEstimate::End::high;
   const int merged = g.size() + joiners;
   const double cost = merge_model_.regroup_s(merged);
+  // Gains all 0 (a flat curve): every suffix is 0, and the answer needs no walk. Gains all at least 0: no suffix
+  // is more than the whole (rounding is monotone), so once one pays the whole does, and the answer is now. Asked at
+  // every polling point while a request is held, a walk of every item left would be quadratic in a chain's items.
+  const GainSign all = g.items_left > 0
+                           ? gain_sign_from(g.unit, locate(g.unit, g.next_item).chain, g.size(), merged, end)
+                           : GainSign::none;
   double suffix = 0, best_later = -cost;
-  for (int64_t i = g.items_left - 1; i >= 0; --i) {
+  for (int64_t i = all == GainSign::none ? -1 : g.items_left - 1; i >= 0; --i) {
     suffix += expected_item_s(g, i, g.size(), end) - expected_item_s(g, i, merged, end);
     if (i >= 1) best_later = std::max(best_later, suffix - cost);
+    if (all == GainSign::nonnegative && suffix - cost > 0) return Outlook::now;
   }
   if (suffix - cost > 0) return Outlook::now;
   return best_later > 0 ? Outlook::later : Outlook::never;
+}
+
+Kernel::GainSign Kernel::gain_sign(int chain, int size, int merged, ItemEstimate::End end) const {
+  // Two values of the chain at the two sizes, one per size, that order every item's expected time alike: the item's
+  // time itself where the chain's items cost the same (measured, compute), else the divisor of a non-negative
+  // per-item base (a replay's single-rank time over its speed-up; emulated work's T, jittered, over the size).
+  // Rounding is monotone, so a larger value, or a smaller divisor, never gives a smaller time, and equal ones give
+  // equal times: the gain, the difference, then has one sign on every item. Anything else: mixed, and callers walk.
+  const auto by_time = [](double at_size, double at_merged) {
+    if (!std::isfinite(at_size) || !std::isfinite(at_merged)) return GainSign::mixed;
+    if (at_size == at_merged) return GainSign::none;
+    return at_size > at_merged ? GainSign::nonnegative : GainSign::nonpositive;
+  };
+  const auto by_divisor = [&](double at_size, double at_merged) {
+    if (!(at_size > 0) || !(at_merged > 0)) return GainSign::mixed;
+    return by_time(at_merged, at_size);
+  };
+  if (replaying()) {
+    if (run_.workload.scaling == TraceScaling::perfect) return by_divisor(size, merged);
+    const int replayed = workload_->trace_chain(workload_index(chain));
+    return by_divisor(replayed_->speedup(replayed, size), replayed_->speedup(replayed, merged));
+  }
+  if (measuring()) {
+    const ItemEstimate& e = world_estimate_ ? *world_estimate_ : estimate_;
+    return by_time(e.item_s(chain, size, end), e.item_s(chain, merged, end));
+  }
+  if (computing()) {
+    const ComputeSpec& c = run_.work.compute;
+    return by_time(merge_model_.compute_item_s(c.move, c.atoms_of(chain), c.moves_per_item, size),
+                   merge_model_.compute_item_s(c.move, c.atoms_of(chain), c.moves_per_item, merged));
+  }
+  // item_cost_ms: T / size, times a jitter factor of 1 +- jitter_pct %, positive below 100 %.
+  if (!(run_.T_ms >= 0) || !(std::abs(run_.work.jitter_pct) < 100.0)) return GainSign::mixed;
+  return by_divisor(size, merged);
+}
+
+Kernel::GainSign Kernel::gain_sign_from(int unit, int from, int size, int merged, ItemEstimate::End end) const {
+  const int last = unit >= units_ ? from : (unit + 1) * chains_per_group_ - 1;
+  GainSign all = GainSign::none;
+  for (int c = from; c <= last && all != GainSign::mixed; ++c) {
+    if (chain_length(c) == 0) continue;
+    const GainSign one = gain_sign(c, size, merged, end);
+    if (all == GainSign::none || one == GainSign::mixed) {
+      all = one;
+    } else if (one != GainSign::none && one != all) {
+      all = GainSign::mixed;
+    }
+  }
+  return all;
 }
 
 bool Kernel::merging_can_pay() const {

@@ -279,8 +279,9 @@ class Kernel {
   /// cost (sleep, spin: item_ms) or, in compute mode, the calibrated model's (expected_item_s), never T_ms, which
   /// compute mode does not use. (Milliseconds, as item_ms, so that plans of emulated work add up exactly as before.)
   [[nodiscard]] double planned_item_ms(const GroupState& g, int64_t i) const;
-  /// How many times planned_item_ms was asked on this rank: a planner that walks every item left at every polling
-  /// point asks quadratically often in a chain's items, which a simulation of long chains pays on every rank.
+  /// How many times an item's cost was asked on this rank (planned_item_ms, expected_item_s): a planner, or the
+  /// finished rule pays, that walks every item left at every polling point asks quadratically often in a chain's
+  /// items, which a simulation of long chains pays on every rank.
   [[nodiscard]] int64_t planned_item_evaluations() const noexcept { return planned_items_; }
   /// The unit of a lookahead window, ms: the longest item any chain has on a single rank (T_ms; compute mode: the
   /// calibrated model's slowest item at one rank).
@@ -452,6 +453,14 @@ class Kernel {
   };
   /// The first world rank of initial group (unit) u < U.
   [[nodiscard]] int initial_first(int unit) const;
+  /// What a merge of `size` ranks into `merged` gains on each item of a chain (expected_item_s at size less at
+  /// merged, at `end`), as one sign for all of the chain's items: none (each is exactly 0), nonnegative, nonpositive,
+  /// or mixed (unknown). An item's expected time at either size is one monotone function of the same per-item
+  /// base, so comparing the chain's factor at the two sizes signs every item without walking them.
+  enum class GainSign { none, nonnegative, nonpositive, mixed };
+  [[nodiscard]] GainSign gain_sign(int chain, int size, int merged, ItemEstimate::End end) const;
+  /// gain_sign of every chain of unit that has items, from chain `from` (which it holds) to the unit's end.
+  [[nodiscard]] GainSign gain_sign_from(int unit, int from, int size, int merged, ItemEstimate::End end) const;
   /// The workload's index of a chain (chain_index(): its initial group's ordinal or leader, and its place there).
   [[nodiscard]] int workload_index(int chain) const;
 
@@ -506,6 +515,16 @@ class Kernel {
   double calibration_s_ = 0;
   double window_item_ms_ = 0;          // compute mode: window_item_ms() of the model in use
   mutable int64_t planned_items_ = 0;  // planned_item_evaluations()
+  /// Merges merge_pays found not to pay from item `from` of a unit on, its gains all at least 0 up to item `end`:
+  /// they pay from no later item either (a suffix of non-negative gains sums to no more, rounding included), which
+  /// a host declining a request at each polling point asks. Costs that do not change as items are worked only (not
+  /// measuring()); cleared with the model. A few, as a group may hold a request from each side.
+  struct Declined {
+    int unit = 0, size = 0, merged = 0;
+    int64_t from = 0, end = 0;
+    double cost = 0;
+  };
+  mutable std::vector<Declined> declined_;
 };
 
 }  // namespace mcmclb
