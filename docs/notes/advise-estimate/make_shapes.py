@@ -1,11 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Two traces of shapes the estimate had not seen, written beside this script (the same files every time):
-
-- bending-24.csv: 24 walkers of 30 to 60 items, 40 to 80 ms each, whose speed-up bends: measured three times a
-  size at 2, 4 and 8 ranks, rising to 4 and falling at 8; three recorded runs at 24 ranks under none;
-- forty-walkers.csv: 40 walkers, 4 of 2000 items among 36 of 60, about 10 ms an item, speed-ups 1.9 at 2 ranks
-  and 3.5 at 4; six recorded runs at 40 ranks under none. The 4 long walkers hold 79 % of the work.
+"""A trace of a shape the estimate had not seen, written beside this script (the same file every time):
+bending-24.csv, 24 walkers of 30 to 60 items, 40 to 80 ms each, whose speed-up bends: measured three times a size
+at 2, 4 and 8 ranks, rising to 4 and falling at 8; three recorded runs at 24 ranks under none. The other new shape,
+forty-walkers.csv (40 walkers, 4 of 2000 items among 36 of 60), is the simulation suite's:
+tests/smpi/forty_walkers.py > docs/notes/advise-estimate/forty-walkers.csv
 
     docs/notes/advise-estimate/make_shapes.py"""
 import os
@@ -36,14 +35,5 @@ def bending():
                                                    (8, [2.6, 2.7, 2.5])])
 
 
-def forty():
-    items = [2000 if w % 10 == 0 else 60 for w in range(40)]
-    cost = lambda w, i: 0.01 + 0.0001 * ((w * 7 + i * 13) % 11)
-    longest = max(sum(cost(w, i) for i in range(n)) for w, n in enumerate(items))
-    runs = [("run", 1.02 * longest)] + [("earlier run", s * longest) for s in (1.00, 0.98, 1.03, 1.01, 0.99)]
-    write("forty-walkers.csv", runs, 40, items, cost, [(2, [1.9]), (4, [3.5])])
-
-
 if __name__ == "__main__":
     bending()
-    forty()
