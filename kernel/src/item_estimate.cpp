@@ -241,8 +241,8 @@ std::vector<PairedSpeedup> paired_speedups(std::span<const ItemCost> costs) {
     const int chain = costs[at].chain;
     std::vector<Stretch> stretches;
     for (; at < costs.size() && costs[at].chain == chain; ++at) {
-      const bool goes_on = !stretches.empty() && costs[at - 1].ranks == costs[at].ranks &&
-                           costs[at - 1].item + 1 == costs[at].item && stretches.back().end == at;
+      const bool goes_on =
+          !stretches.empty() && costs[at - 1].ranks == costs[at].ranks && costs[at - 1].item + 1 == costs[at].item;
       if (goes_on) {
         ++stretches.back().end;
       } else {
@@ -255,7 +255,7 @@ std::vector<PairedSpeedup> paired_speedups(std::span<const ItemCost> costs) {
       const int m = costs[here.begin].ranks;
       if (s > 0 && up) {
         const Stretch& before = stretches[s - 1];
-        const bool adjacent = before.end == here.begin && costs[before.end - 1].item + 1 == costs[here.begin].item;
+        const bool adjacent = costs[before.end - 1].item + 1 == costs[here.begin].item;  // no gap between
         const auto most =
             static_cast<std::size_t>(std::min<int64_t>({kPairItems, static_cast<int64_t>(before.end - before.begin),
                                                         static_cast<int64_t>(here.end - here.begin)}));
