@@ -100,6 +100,16 @@ def run(*args):
     return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, timeout=60)
 
 
+def temporary_root(test):
+    """A fresh folder for a test to stand in for the repository's root; when the test ends it is removed, and the
+    generators' ROOT and input cache are put back."""
+    root = tempfile.mkdtemp()
+    test.addCleanup(shutil.rmtree, root)
+    test.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
+    test.addCleanup(doc_tables.Inputs.cache.clear)
+    return root
+
+
 class Committed(unittest.TestCase):
     def test_every_block_matches_its_csvs(self):
         r = run("--check")
@@ -343,10 +353,7 @@ class TwoMethods(unittest.TestCase):
     ]
 
     def setUp(self):
-        self.root = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.root)
-        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
-        self.addCleanup(doc_tables.Inputs.cache.clear)
+        self.root = temporary_root(self)
 
     def copy_with_second_method(self, folder, balancer, method, other):
         """folder copied under the temporary root, each CSV with a run_id column given copies of the rows of
@@ -430,10 +437,7 @@ class HostCostSeries(unittest.TestCase):
     the provenance.csv and the GNU time record they come from."""
 
     def setUp(self):
-        self.root = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.root)
-        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
-        self.addCleanup(doc_tables.Inputs.cache.clear)
+        self.root = temporary_root(self)
 
     def block(self):
         with open(os.path.join(ROOT, HOST_COST_PAGE), encoding="utf-8") as f:
@@ -557,10 +561,7 @@ class TimesByFolderPlacement(unittest.TestCase):
     keeps the head it had."""
 
     def test_a_dealt_folder_says_so(self):
-        root = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, root)
-        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
-        self.addCleanup(doc_tables.Inputs.cache.clear)
+        root = temporary_root(self)
         block, dealt = "docs/data/fig2-sim-slingshot", "docs/data/dealt"
         shutil.copytree(os.path.join(ROOT, block), os.path.join(root, block))
         with open(os.path.join(ROOT, block, "runs.csv"), newline="", encoding="utf-8") as f:
@@ -581,10 +582,7 @@ class ConstantsAtTwoCounts(unittest.TestCase):
     at a second count sits in the same table without its times read against the first count's."""
 
     def test_each_count_has_its_own_base(self):
-        root = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, root)
-        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
-        self.addCleanup(doc_tables.Inputs.cache.clear)
+        root = temporary_root(self)
         small, large = "docs/data/constants-slingshot/slingshot-as-is", "docs/data/larger/slingshot-as-is"
         shutil.copytree(os.path.join(ROOT, small), os.path.join(root, small))
         shutil.copytree(os.path.join(ROOT, small), os.path.join(root, large))
@@ -611,10 +609,7 @@ class WalkersOverhead(unittest.TestCase):
     CSV = "docs/notes/walkers-overhead/overhead.csv"
 
     def setUp(self):
-        self.root = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.root)
-        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
-        self.addCleanup(doc_tables.Inputs.cache.clear)
+        self.root = temporary_root(self)
         folder = os.path.dirname(self.CSV)
         shutil.copytree(os.path.join(ROOT, folder), os.path.join(self.root, folder))
         doc_tables.common.ROOT = self.root
@@ -647,10 +642,7 @@ class WalkersOverhead(unittest.TestCase):
 def generate_from_rows(test, block, header, rows):
     """The generated block `block` of e.csv, written with header and rows in a folder of its own that stands for the
     repository's root while the test runs."""
-    root = tempfile.mkdtemp()
-    test.addCleanup(shutil.rmtree, root)
-    test.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
-    test.addCleanup(doc_tables.Inputs.cache.clear)
+    root = temporary_root(test)
     doc_tables.common.ROOT = root
     with open(os.path.join(root, "e.csv"), "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f, lineterminator="\n")
@@ -796,10 +788,7 @@ class SimulationRepeat(unittest.TestCase):
     RUNS = ("alone-a", "alone-b", "launch-a", "launch-b")
 
     def setUp(self):
-        self.root = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.root)
-        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
-        self.addCleanup(doc_tables.Inputs.cache.clear)
+        self.root = temporary_root(self)
         shutil.copytree(os.path.join(ROOT, self.FOLDER), os.path.join(self.root, self.FOLDER))
         doc_tables.common.ROOT = self.root
         doc_tables.Inputs.cache.clear()
@@ -1021,10 +1010,7 @@ class Fig1Copies(unittest.TestCase):
     """Fig. 1's simulated folders and the platforms copied to a temporary root, whose CSVs a test edits."""
 
     def setUp(self):
-        self.root = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.root)
-        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
-        self.addCleanup(doc_tables.Inputs.cache.clear)
+        self.root = temporary_root(self)
         for folder in ("docs/data/fig1-sim-bgp", "docs/data/fig1-sensitivity", "configs/platforms"):
             shutil.copytree(os.path.join(ROOT, folder), os.path.join(self.root, folder), symlinks=True)
         doc_tables.common.ROOT = self.root
@@ -1639,10 +1625,7 @@ class PlatformHashes(unittest.TestCase):
         self.assertEqual(fnv1a64_hex(b"foobar"), "85944171f73967e8")
 
     def test_a_changed_comment_is_a_changed_hash(self):
-        root = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, root)
-        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
-        self.addCleanup(doc_tables.Inputs.cache.clear)
+        root = temporary_root(self)
         for folder in ("docs/data/scale-sim-bgp-16racks", "configs/platforms"):
             shutil.copytree(os.path.join(ROOT, folder), os.path.join(root, folder), symlinks=True)
         doc_tables.common.ROOT = root
@@ -1737,10 +1720,7 @@ class CitedReproductions(unittest.TestCase):
                 f"true,,{commit},{backend},configs/platforms/bgp.xml,retire\n")
 
     def setUp(self):
-        self.root = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.root)
-        self.addCleanup(setattr, doc_tables.common, "ROOT", doc_tables.common.ROOT)
-        self.addCleanup(doc_tables.Inputs.cache.clear)
+        self.root = temporary_root(self)
         os.makedirs(os.path.join(self.root, "configs", "platforms"))
         for name in ("bgp.xml", "bgp.hosts"):
             shutil.copy(os.path.join(ROOT, "configs", "platforms", name), os.path.join(self.root, "configs", "platforms"))
