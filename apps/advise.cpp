@@ -251,13 +251,12 @@ int advise_main(const std::vector<std::string>& args) {
   Options o = parse_flags(args, command_line);
   if (o.out.empty()) o.out = default_out(o);
   const Plan plan = make_plan(o);
-  // How busy the host is now, over 1 s with --check (whose refusal needs a steady figure), else 0.2 s: the estimate
-  // stretches by it. The load average would lag by a minute behind a host just made idle.
-  const auto busy = host_busy_share(std::chrono::milliseconds(o.check_reps > 0 ? 1000 : 200));
+  // How busy the host is now, over 1 s (a steady figure), for --check alone: the load average would lag by a minute
+  // behind a host just made idle.
   // --check on a busy host is refused before anything runs: its real runs would time the other programs too, and
   // their error would set the tolerance. A dry run only says so.
   if (o.check_reps > 0) {
-    if (busy && *busy > o.check_busy_share) {
+    if (const auto busy = host_busy_share(std::chrono::milliseconds(1000)); busy && *busy > o.check_busy_share) {
       const std::string line =
           "--check: " + advice::busy_refusal(*busy, o.check_busy_share, "the host is",
                                              "(its CPU time over 1 s, /proc/stat)",
@@ -268,7 +267,9 @@ int advise_main(const std::vector<std::string>& args) {
   }
   const ProgramRuns& program = plan.program;
 
-  const SweepOptions sweep = simulation_sweep(o, plan);
+  SweepOptions sweep = simulation_sweep(o, plan);
+  // The estimates' CPU, measured where the simulations will run: here, not a batch job's node.
+  if (o.launcher != "slurm") sweep.cpu = measure_cpu_capacity(o.jobs, std::chrono::milliseconds(250));
   // The whole study, checked before anything is written: the workload, every key, the platform and the build.
   Study study = launch::load(sweep, plan.study);
   launch::check_smpi(sweep, study);
@@ -294,7 +295,7 @@ int advise_main(const std::vector<std::string>& args) {
                           .c_str());
   }
   for (const std::string& line : program.advice) std::printf("advise: %s\n", line.c_str());
-  print_estimate(o, plan, sweep, study, whole, skipped, busy);
+  print_estimate(o, plan, sweep, study, whole, skipped);
   if (o.dry_run) {
     std::printf("advise: dry run, nothing run or written\n");
     return 0;

@@ -2,9 +2,12 @@
 // The study library without MPI (plain unit tests, no mpiexec): configuration parsing and validation, run
 // expansion, exclude rules, the runs.csv schema and resume keys read by column name.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -12,6 +15,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -816,8 +820,36 @@ TEST(SimulationCost, PastAThousandRanksEachSetUpCostsWhatTheShippedTraceTookAt81
   }
 }
 
-// A set of simulations at some at once: the wall time is the longest one or the host seconds shared out, whichever
-// is larger, and the memory refusal asks for what many of the largest need together.
+// The measurement sees a competitor: a thread of ours spinning on the one core this thread and the ones it starts
+// may use leaves a measuring thread about half of it, whatever else the host runs.
+TEST(SimulationCost, CapacityMeasuredBesideASpinningThreadIsAboutHalfACore) {
+  cpu_set_t before;
+  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+  int core = 0;
+  while (core < CPU_SETSIZE && !CPU_ISSET(core, &before)) ++core;
+  ASSERT_LT(core, CPU_SETSIZE);
+  cpu_set_t one_core;
+  CPU_ZERO(&one_core);
+  CPU_SET(core, &one_core);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one_core, &one_core), 0);  // threads started from here inherit it
+  std::atomic<bool> stop{false};
+  std::thread spinner([&stop] {
+    volatile unsigned long sink = 0;
+    while (!stop.load(std::memory_order_relaxed)) sink = sink + 1;
+  });
+  const mcmclb::CpuCapacity beside = mcmclb::measure_cpu_capacity(1, std::chrono::milliseconds(300));
+  stop = true;
+  spinner.join();
+  ASSERT_EQ(sched_setaffinity(0, sizeof before, &before), 0);
+  EXPECT_EQ(beside.threads, 1);
+  EXPECT_GT(beside.one, 0.05);
+  EXPECT_LT(beside.one, 0.7) << "a spinning thread on the same core left the measurement most of it";
+  EXPECT_FALSE(beside.idle());
+  EXPECT_DOUBLE_EQ(beside.all, beside.one);
+}
+
+// A set of simulations at some at once: the wall time is the longest one or the host seconds shared out over the
+// cores the host gives, whichever is larger, and the memory refusal asks for what many of the largest need together.
 TEST(SimulationCost, EstimateSharesTheHostSecondsAndRefusesWhatWouldNotFit) {
   mcmclb::RunSpec small, large;
   small.nprocs = 64;
@@ -838,6 +870,24 @@ TEST(SimulationCost, EstimateSharesTheHostSecondsAndRefusesWhatWouldNotFit) {
   EXPECT_EQ(mcmclb::estimate_simulations({&small, &small, &small, &small}, 8).at_once, 4);
   EXPECT_EQ(mcmclb::estimate_simulations({&small}, 0).at_once, 1);
   EXPECT_EQ(mcmclb::estimate_simulations({}, 2).wall_s, 0);
+  // On a busy host the estimate is stretched by the CPU measured free, not by a count of busy cores: one simulation
+  // alone runs on the share of a core one process gets, several on the cores they get together.
+  mcmclb::CpuCapacity busy;
+  busy.threads = 2;
+  busy.one = 0.8;  // one process alone gets 80 % of a core
+  busy.all = 1.1;  // two together get 1.1 cores
+  EXPECT_FALSE(busy.idle());
+  EXPECT_DOUBLE_EQ(busy.cores_for(1), 0.8);
+  EXPECT_DOUBLE_EQ(busy.cores_for(2), 1.1);
+  EXPECT_DOUBLE_EQ(busy.cores_for(4), 1.1);  // no more than measured past the threads measured
+  EXPECT_DOUBLE_EQ(mcmclb::estimate_simulations({&small, &large}, 2, busy).wall_s, std::max(b / 0.8, (a + b) / 1.1));
+  EXPECT_DOUBLE_EQ(mcmclb::estimate_simulations({&large}, 2, busy).wall_s, b / 0.8);
+  // Nothing measured is an idle host: as many cores as simulations at once.
+  const mcmclb::CpuCapacity idle;
+  EXPECT_TRUE(idle.idle());
+  EXPECT_DOUBLE_EQ(idle.cores_for(3), 3);
+  EXPECT_DOUBLE_EQ(mcmclb::estimate_simulations({&small, &large}, 2, idle).wall_s,
+                   mcmclb::estimate_simulations({&small, &large}, 2).wall_s);
 
   const double need = 2 * two.peak_bytes;
   EXPECT_FALSE(mcmclb::memory_refusal(two, need, "fewer --jobs"));

@@ -273,26 +273,35 @@ class BadTrace(TraceCase):
 
     def test_advise_estimate_counts_the_search_between_the_rank_counts(self):
         """Asked at two rank counts, advise may search the counts between them after the race, up to 3 counts with
-        none and one set-up in every scenario: the estimate at the start counts them, at most as dear as at the
-        larger count; asked at one count, there is no search to count (a dry run: nothing run or written)."""
+        none and each set-up in every scenario it was asked in: the estimate at the start counts them, each set-up at
+        its own points moved to the counts searched; asked at one count, there is no search to count. Without racing
+        the figure is the one the scenarios' ideals foresee: with the search where an ideal at the smaller count lies
+        beyond the tolerance of the larger's, else without it (a dry run: nothing run or written)."""
         items = "chain,item,ranks,seconds,speedup\n" + "".join(f"{c},{i},1,0.01,\n" for c in range(4) for i in range(5))
-        with open(self.path("t.csv"), "w") as f:
-            f.write(items + "*,,2,,1.8\n")
-        def said(ranks, *flags):
+        def said(ranks, *flags, speedup="1.8"):
+            with open(self.path("t.csv"), "w") as f:
+                f.write(items + f"*,,2,,{speedup}\n")
             r = self.mcmclb("advise", "t.csv", "--ranks", ranks, *flags, "--balancers", "none,steal", "--dry-run",
                             "--sim-binary", self.fake_sim(), "--out", self.path("advice"))
             self.assertEqual(r.returncode, 0, r.stderr)
             return " ".join(r.stdout.decode().split())
         two = said("4,16")
-        found = re.search(r"the search between the rank counts asked \(up to (\d+) simulations", two)
+        found = re.search(r"the search between 4 and 16 ranks \(up to (\d+) simulations", two)
         self.assertTrue(found, two)
-        # 3 counts x (none + the dearest set-up) x each of none's scenarios at 16 ranks.
+        # 3 counts (10, 13, 14: toward 16) x (none + steal) x each of none's scenarios at 16 ranks.
         nones = int(re.search(r"none in every scenario first \((\d+) simulation", two).group(1)) // 2  # each count
         self.assertEqual(int(found.group(1)), 3 * 2 * nones, two)
         self.assertNotIn("the search between", said("16"))
-        # Without racing every set-up runs, and the search may not: a range, from no search to the whole of it.
-        self.assertRegex(said("4,16", "--no-race"), r"in all about [0-9 mins]+ here, up to [0-9 mins]+ if it searches "
-                                                    r"between the rank counts asked")
+        # Without racing every set-up runs. With a speed-up of 1.8 at 2 ranks, 16 ranks' ideal lies far below 4's:
+        # the fewest ranks within the tolerance lie above 4, so the search runs, and the figure counts it.
+        searched = said("4,16", "--no-race")
+        self.assertRegex(searched, r"in all about [0-9 mins]+ here if it searches between the rank counts, as the "
+                                   r"ideals foresee \(under .*, 4 ranks' ideal lies \d+ % above 16 ranks', beyond the "
+                                   r"tolerance\), [0-9 mins]+ if not")
+        # With no speed-up, no ideal foresees it: the figure leaves the search out, and bounds it beside.
+        self.assertRegex(said("4,16", "--no-race", speedup="1"),
+                         r"in all about [0-9 mins]+ here, up to [0-9 mins]+ if it searches between the rank counts "
+                         r"\(no scenario's ideal foresees it\)")
         self.assertFalse(os.path.exists(self.path("advice")), "a dry run writes nothing")
 
     def test_advise_estimate_counts_the_checks_real_runs(self):

@@ -503,4 +503,16 @@ std::vector<csv::Row> advice_rows(const AtRankCount& at, const Ranking& ranking,
   return rows;
 }
 
+std::map<int, std::map<ScenarioValues, double>> scenario_ideals(const Study& study, const IdealOf& ideal) {
+  const std::set<std::string> varying = scenario_columns(study);
+  std::map<int, std::map<ScenarioValues, double>> out;
+  for (const Point& p : study.points) {
+    const ScenarioValues scenario = scenario_of(p.spec, varying);
+    auto& at = out[p.spec.nprocs];
+    if (at.contains(scenario)) continue;  // one ideal per scenario and count, whatever the set-up
+    if (const auto s = ideal(p.spec)) at.emplace(scenario, *s);
+  }
+  return out;
+}
+
 }  // namespace mcmclb::advice

@@ -49,7 +49,7 @@ struct CheckEstimate {
   double each_s = 0, wall_s = 0;
 };
 
-CheckEstimate check_estimate(const Options& o, const Plan& plan, const Study& study) {
+CheckEstimate check_estimate(const Options& o, const Plan& plan, const Study& study, const CpuCapacity& cpu) {
   CheckEstimate e;
   if (o.check_reps <= 0 || plan.trace_chains == 0) return e;
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
@@ -69,7 +69,9 @@ CheckEstimate check_estimate(const Options& o, const Plan& plan, const Study& st
   e.setups = 1;
   for (std::size_t k = 0; k < counts.size() && k < 2 * ranks.size(); ++k) e.setups += counts[k];
   e.runs = e.setups * static_cast<std::size_t>(o.check_reps);
-  e.wall_s = check_wall_s(static_cast<double>(e.runs) * e.each_s, e.runs);
+  // Each run busies a core per rank: on a busy host its ranks get the cores cpu says, not one each.
+  e.wall_s =
+      check_wall_s(static_cast<double>(e.runs) * e.each_s, e.runs) * static_cast<double>(cores) / cpu.cores_for(cores);
   return e;
 }
 
@@ -91,32 +93,35 @@ SweepOptions simulation_sweep(const Options& o, const Plan& plan) {
 const char* where_words(const Options& o) { return o.launcher == "slurm" ? "in batch jobs, once they start" : "here"; }
 
 void print_estimate(const Options& o, const Plan& plan, const SweepOptions& sweep, const Study& study,
-                    const SimulationEstimate& whole, std::size_t skipped, const std::optional<double>& busy) {
+                    const SimulationEstimate& whole, std::size_t skipped) {
   const bool racing = o.race && varies_scenarios(plan);
   const char* where = where_words(o);
   std::printf(
       "advise: %zu simulations, %zu already in %s, %zu to run, %ld at a time: about %s of wall time %s%s "
-      "(each simulation's host time from its set-up, its ranks and its items, as measured on a 2-core VM)\n",
+      "(each simulation's host time from its set-up, its ranks and its items, as measured on a 2-core VM%s)\n",
       study.points.size(), skipped, sweep.out.c_str(), whole.count, o.jobs,
-      launch::format_seconds(whole.wall_s).c_str(), where, racing ? " if racing drops nothing" : "");
+      launch::format_seconds(whole.wall_s).c_str(), where, racing ? " if racing drops nothing" : "",
+      sweep.cpu.idle() ? "" : ", over the CPU this host gives just now");
   // Racing, none runs first in every scenario; where it settles every rank count asked, that is all.
   std::optional<SimulationEstimate> nones;
   if (racing) {
     nones = launch::estimate_to_run(sweep, launch::load(sweep, study_of(plan, o, false, all_but_none(o, 0))));
   }
   {
-    // The whole advice: the simulations, --check's real runs, stretched by the host's load (the simulations and
-    // the runs share the cores with what else runs: other programs busy a share b of the cores' time, b C of them,
-    // so each of ours gets C / (C + b C)).
-    const CheckEstimate check = check_estimate(o, plan, study);
-    const SearchBound search = search_bound(o, plan, study);
-    double total_s = whole.wall_s + search.any.wall_s + check.wall_s;
-    double settled_s = nones ? nones->wall_s + search.none_only.wall_s + check.wall_s : 0;
-    double unsearched_s = whole.wall_s + check.wall_s;  // without racing: the advice if it searches no count
+    // The whole advice: the simulations, the search between the rank counts, --check's real runs, each over the
+    // CPU this host gives (sweep.cpu, measured).
+    const CheckEstimate check = check_estimate(o, plan, study, sweep.cpu);
+    const SearchBound search = search_bound(o, plan, study, sweep);
+    const double total_s = whole.wall_s + search.any.wall_s + check.wall_s;
+    const double expected_s = whole.wall_s + search.expected.wall_s + check.wall_s;  // searching, as foreseen
+    const double settled_s = nones ? nones->wall_s + search.none_only.wall_s + check.wall_s : 0;
+    const double unsearched_s = whole.wall_s + check.wall_s;  // without racing: the advice if it searches no count
     std::string parts = "the simulations";
     if (search.any.count > 0) {
-      parts += ", the search between the rank counts asked (up to " + std::to_string(search.any.count) +
-               " simulations, " + launch::format_seconds(search.any.wall_s) + ")";
+      parts += ", the search between " + std::to_string(search.lo) + " and " + std::to_string(search.hi) +
+               " ranks (up to " + std::to_string(search.any.count) + " simulations, about " +
+               launch::format_seconds(search.expected.wall_s) + ", up to " + launch::format_seconds(search.any.wall_s) +
+               ")";
     }
     if (check.runs > 0) {
       parts += " and --check's " + std::to_string(check.runs) + " real runs (" + std::to_string(check.setups) +
@@ -124,26 +129,29 @@ void print_estimate(const Options& o, const Plan& plan, const SweepOptions& swee
                launch::format_seconds(check.each_s) +
                " each, start-up included: " + launch::format_seconds(check.wall_s) + ")";
     }
-    std::string stretched;
-    if (busy && *busy > 0.05) {
-      const double factor = 1 + *busy;
-      total_s *= factor;
-      settled_s *= factor;
-      unsearched_s *= factor;
-      stretched = ", x" + fixed(factor, 2) + " for the host's load (other programs kept " + fixed(100 * *busy, 0) +
-                  " % of its CPU time busy just now, /proc/stat)";
+    if (!sweep.cpu.idle()) {
+      parts += "; this host gives " + std::to_string(sweep.cpu.threads) + " busy processes of ours " +
+               fixed(sweep.cpu.all, 2) + " cores and one alone " + fixed(sweep.cpu.one, 2) +
+               " just now (measured: each spun for 0.25 s against its CPU time), so each estimate is stretched by it";
     }
     // A race's time depends on what none's round finds, and whether the counts between those asked are searched
-    // on what the simulations find, so either is given as a range, not one figure.
+    // on what the simulations find, so either is given as a range; without racing, the figure is the one the
+    // scenarios' ideals foresee (searched or not), the range beside it.
     std::string span = launch::format_seconds(total_s) + " " + where;
     if (nones) {
       span = launch::format_seconds(settled_s) + " " + where + " if none settles every rank count asked, up to " +
              launch::format_seconds(total_s) + " if racing drops no set-up";
+    } else if (search.any.count > 0 && search.likely) {
+      span = launch::format_seconds(expected_s) + " " + where + " if it searches between the rank counts, as the " +
+             "ideals foresee (under " + scenario_words(*search.likely, advice::dimension_words) + ", " +
+             std::to_string(search.lo) + " ranks' ideal lies " + fixed(100 * search.ideal_above, 0) + " % above " +
+             std::to_string(search.hi) + " ranks', beyond the tolerance), " + launch::format_seconds(unsearched_s) +
+             " if not, up to " + launch::format_seconds(total_s) + " if it bisects toward " + std::to_string(search.hi);
     } else if (search.any.count > 0) {
       span = launch::format_seconds(unsearched_s) + " " + where + ", up to " + launch::format_seconds(total_s) +
-             " if it searches between the rank counts asked";
+             " if it searches between the rank counts (no scenario's ideal foresees it)";
     }
-    std::printf("%s", wrapped("advise: in all about " + span + ": " + parts + stretched, 100, "").c_str());
+    std::printf("%s", wrapped("advise: in all about " + span + ": " + parts, 100, "").c_str());
   }
   std::optional<SimulationEstimate> first_estimate;
   if (racing) {
@@ -192,7 +200,14 @@ Outcome run_advice(const Options& o, const Plan& plan, const SweepOptions& sweep
     }
     return simulate(o, sweep, study, final_study, launch::estimate_to_run(sweep, study).host_s);
   };
+  // How the simulations came out against their estimate, which the search's estimates are scaled by: the final
+  // round's, or where it had too little left to run, the race's first round's.
+  const double final_estimate_s = launch::estimate_to_run(sweep, study).wall_s;
+  const auto final_start = std::chrono::steady_clock::now();
   int swept = sweep_final() != 0 || raced != 0 ? 1 : 0;
+  Pace pace =
+      pace_of(std::chrono::duration<double>(std::chrono::steady_clock::now() - final_start).count(), final_estimate_s);
+  if (pace.words.empty()) pace = race.pace;
   const Backend backend = launch::sweep_backend(sweep);
   if (!dropped.empty()) {
     // The cut undone where it may have moved the answer: a dropped set-up ran the first scenario only, and elsewhere
@@ -282,7 +297,8 @@ Outcome run_advice(const Options& o, const Plan& plan, const SweepOptions& sweep
   std::optional<advice::RanksAnswer> answer;
   if (at_ranks.size() > 1) {
     // Between the counts asked, where the fewest within the tolerance lies above the next one asked.
-    Between between = search_between(o, plan, sweep, inputs, rankings, at_ranks, rank_scenarios, tolerance_pct / 100);
+    Between between =
+        search_between(o, plan, sweep, inputs, rankings, at_ranks, rank_scenarios, tolerance_pct / 100, pace);
     at_ranks.insert(at_ranks.end(), between.at.begin(), between.at.end());
     std::sort(at_ranks.begin(), at_ranks.end(),
               [](const advice::AtRanks& a, const advice::AtRanks& b) { return a.nprocs < b.nprocs; });

@@ -246,9 +246,9 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
   // The rest, estimated again: the survivors only, scaled by how the first round's estimate came out on this
   // host and this trace (the table behind the estimate is other traces', on another load).
   const SimulationEstimate rest = launch::estimate_to_run(sweep, study);
-  const double scale = first_estimate.wall_s > 0 && first_wall_s > 1 ? first_wall_s / first_estimate.wall_s : 1;
+  race.pace = pace_of(first_wall_s, first_estimate.wall_s);
   std::printf("advise: %zu simulations left: about %s of wall time %s (the first round took %s, estimated %s)\n",
-              rest.count, launch::format_seconds(rest.wall_s * scale).c_str(), where,
+              rest.count, launch::format_seconds(rest.wall_s * race.pace.scale).c_str(), where,
               launch::format_seconds(first_wall_s).c_str(), launch::format_seconds(first_estimate.wall_s).c_str());
   return race;
 }

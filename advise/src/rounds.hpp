@@ -18,6 +18,15 @@
 
 namespace mcmclb::advising {
 
+/// How the simulations so far came out against their estimate: the later estimates are scaled by it, and say so.
+struct Pace {
+  double scale = 1;   // measured wall time over estimated (1: nothing to judge by)
+  std::string words;  // "" or " (scaled by ...)" for an estimate's line
+};
+/// The pace of a round that took took_s against estimated_s: judged only on a round long enough to time (5 s) and
+/// held within [1/4, 4], a bound on how far one trace can stray from the model.
+Pace pace_of(double took_s, double estimated_s);
+
 /// What the race decided: the set-ups it dropped per rank count, the study file for the rest, the first round's
 /// exit status, and --check's result where the check ran after the first round.
 struct Race {
@@ -27,6 +36,7 @@ struct Race {
   StudyExclude cut_exclude, settled_exclude;   // final's exclude rules: the cut's, none's round's
   int status = 0;
   std::optional<CheckResult> checked;
+  Pace pace;  // how the first round came out against its estimate
 };
 
 /// A study of advise's own, kept as OUT/name beside its results so that the folder says what ran: the sweep options
@@ -49,15 +59,21 @@ Race run_race(const Options& o, const Plan& plan, const SweepOptions& sweep, Stu
 /// The rank counts the search between those asked tries at most (search_between); search_bound prices as many.
 constexpr int kSearchedCounts = 3;
 
-/// The rank search between the counts asked (search_between), bounded before anything runs: up to 3 counts, each
-/// running none and the set-ups that can win there in every scenario, none of them above the largest count asked nor
-/// dearer there than the dearest set-up, at most every set-up asked (`any`); where none settles every count, the
-/// set-up searched with is none alone (`none_only`). Nothing where one count is asked, or the walkers come from no
-/// trace.
+/// The rank search between the counts asked (search_between), priced before anything runs: between the two largest
+/// counts asked, the bisection's counts toward the larger (the dearest way it can go), each running none and every
+/// set-up asked in every scenario it was asked in, one sweep per set-up as the search runs them (`any`); where none
+/// settles every count, none alone (`none_only`). Whether it is likely to search at all (`likely`): where some
+/// scenario's ideal at the smaller count lies more than the tolerance above its ideal at the larger, the fewest ranks
+/// within the tolerance lie above the smaller count, and the search runs. Nothing where one count is asked, or the
+/// walkers come from no trace.
 struct SearchBound {
   SimulationEstimate none_only, any;
+  SimulationEstimate expected;  // the first count's steps times the counts: the later ones lie either side of it
+  int lo = 0, hi = 0;
+  std::optional<advice::Scenario> likely;  // the scenario whose ideal says the search will run, if any
+  double ideal_above = 0;                  // by how much its ideal at lo lies above that at hi (a fraction)
 };
-SearchBound search_bound(const Options& o, const Plan& plan, const Study& study);
+SearchBound search_bound(const Options& o, const Plan& plan, const Study& study, const SweepOptions& sweep);
 
 /// The rank counts between the answer among those asked (fewest_ranks) and the next count asked below it: bisected,
 /// up to 3 counts, each running, with none, every set-up that can win there: the winners and the tied set-ups of the
@@ -70,6 +86,6 @@ struct Between {
 Between search_between(const Options& o, const Plan& plan, const SweepOptions& sweep,
                        const std::vector<advice::AtRankCount>& inputs, const std::vector<advice::Ranking>& rankings,
                        const std::vector<advice::AtRanks>& asked, const std::vector<advice::Scenario>& scenarios,
-                       double tolerance);
+                       double tolerance, const Pace& pace);
 
 }  // namespace mcmclb::advising

@@ -37,37 +37,119 @@ namespace mcmclb::advising {
 
 namespace fs = std::filesystem;
 
-SearchBound search_bound(const Options& o, const Plan& plan, const Study& study) {
-  const std::set<long> counts(o.ranks.begin(), o.ranks.end());
-  if (plan.trace_chains == 0 || counts.size() < 2) return {};
-  const long top = *counts.rbegin();
-  std::vector<const RunSpec*> nones;
-  const RunSpec* dearest = nullptr;
-  double dearest_s = 0;
-  for (const Point& point : study.points) {
-    const RunSpec& spec = point.spec;
-    if (spec.nprocs != top) continue;
-    if (spec.balancer == "none") {
-      nones.push_back(&spec);
-    } else if (const double s = simulated_host_s(spec); !dearest || s > dearest_s) {
-      dearest = &spec;
-      dearest_s = s;
-    }
-  }
-  // Any set-up asked may tie for the win at a count around the search's: at most every one runs there.
-  std::set<std::string> setups;
-  for (const Point& point : study.points) {
-    if (point.spec.nprocs == top && point.spec.balancer != "none") setups.insert(advice::setup_label(point.spec));
-  }
-  std::vector<const RunSpec*> none_only, any;
+namespace {
+
+/// The counts the bisection between lo and hi tries toward hi, the dearest way it can go: at most kSearchedCounts.
+std::vector<int> counts_toward(int lo, int hi, int step) {
+  std::vector<int> out;
   for (int round = 0; round < kSearchedCounts; ++round) {
-    for (const RunSpec* none : nones) {
-      none_only.push_back(none);
-      any.push_back(none);
-      if (dearest) any.insert(any.end(), setups.size(), dearest);
+    const int mid = (lo + hi) / 2 / step * step;
+    if (mid <= lo || mid >= hi) break;
+    out.push_back(mid);
+    lo = mid;
+  }
+  return out;
+}
+
+/// A point of the study moved to nprocs ranks, its initial groups no more than the ranks: what the search runs
+/// there, near enough to price it.
+RunSpec moved_to(const RunSpec& spec, int nprocs) {
+  RunSpec at = spec;
+  at.nprocs = nprocs;
+  at.groups.count = std::min<int64_t>(at.groups.count, nprocs);
+  return at;
+}
+
+/// The search's steps priced at `counts`, as search_between runs them: at each count one sweep per set-up (its
+/// points, one per scenario, moved there), none's points in the first. `toward`: every count; `expected`: the
+/// first count's steps times the counts, since the bisection's later counts lie either side of the first, on
+/// average about at it.
+struct SearchPrice {
+  SimulationEstimate expected, toward;
+};
+SearchPrice price_search(const std::vector<const RunSpec*>& nones,
+                         const std::vector<std::vector<const RunSpec*>>& setups, const std::vector<int>& counts,
+                         long jobs, const CpuCapacity& cpu) {
+  SearchPrice price;
+  for (const int at : counts) {
+    for (std::size_t c = 0; c < std::max<std::size_t>(setups.size(), 1); ++c) {
+      std::vector<RunSpec> moved;
+      if (c == 0) {
+        for (const RunSpec* none : nones) moved.push_back(moved_to(*none, at));
+      }
+      if (c < setups.size()) {
+        for (const RunSpec* spec : setups[c]) moved.push_back(moved_to(*spec, at));
+      }
+      std::vector<const RunSpec*> specs;
+      for (const RunSpec& m : moved) specs.push_back(&m);
+      const SimulationEstimate step = estimate_simulations(specs, jobs, cpu);
+      for (SimulationEstimate* to : {&price.toward, at == counts.front() ? &price.expected : nullptr}) {
+        if (to == nullptr) continue;
+        const std::size_t times = to == &price.expected ? counts.size() : 1;
+        to->count += step.count * times;
+        to->host_s += step.host_s * static_cast<double>(times);
+        to->wall_s += step.wall_s * static_cast<double>(times);
+      }
     }
   }
-  return {estimate_simulations(none_only, o.jobs), estimate_simulations(any, o.jobs)};
+  return price;
+}
+
+}  // namespace
+
+Pace pace_of(double took_s, double estimated_s) {
+  Pace pace;
+  if (estimated_s <= 0 || took_s <= 1) return pace;  // nothing ran long enough to judge by
+  pace.scale = took_s / estimated_s;
+  pace.words = " (scaled by how the simulations so far came out: " + launch::format_seconds(took_s) + " against " +
+               launch::format_seconds(estimated_s) + " estimated)";
+  return pace;
+}
+
+SearchBound search_bound(const Options& o, const Plan& plan, const Study& study, const SweepOptions& sweep) {
+  const std::set<long> asked(o.ranks.begin(), o.ranks.end());
+  if (plan.trace_chains == 0 || asked.size() < 2) return {};
+  // The two largest counts asked: the widest stretch of the dearest simulations the search can walk.
+  const int hi = static_cast<int>(*asked.rbegin());
+  const int lo = static_cast<int>(*std::next(asked.rbegin()));
+  const int step = plan.copies ? static_cast<int>(plan.group_size) : 1;
+  // Each set-up's own points at hi, one per scenario: at most every one asked can win around the search's counts.
+  std::vector<const RunSpec*> nones;
+  std::map<std::string, std::vector<const RunSpec*>> by_label;
+  for (const Point& point : study.points) {
+    if (point.spec.nprocs != hi) continue;
+    if (point.spec.balancer == "none") {
+      nones.push_back(&point.spec);
+    } else {
+      by_label[advice::setup_label(point.spec)].push_back(&point.spec);
+    }
+  }
+  std::vector<std::vector<const RunSpec*>> setups;
+  for (auto& [label, specs] : by_label) setups.push_back(std::move(specs));
+  const std::vector<int> counts = counts_toward(lo, hi, step);
+  SearchBound bound;
+  bound.none_only = price_search(nones, {}, counts, o.jobs, sweep.cpu).toward;
+  const SearchPrice any = price_search(nones, setups, counts, o.jobs, sweep.cpu);
+  bound.any = any.toward;
+  bound.expected = any.expected;
+  // Whether it searches at all: only where the fewest ranks within the tolerance lie above lo, which the scenarios'
+  // ideals foresee (a set-up's time can come no nearer a scenario's ideal than the ideal itself).
+  const double tolerance = tolerance_of(o, std::nullopt, plan.program.spread).fraction;
+  const auto ideals = advice::scenario_ideals(study, [](const RunSpec& spec) { return emulated_ideal_s(spec); });
+  if (ideals.contains(lo) && ideals.contains(hi)) {
+    for (const auto& [scenario, at_hi] : ideals.at(hi)) {
+      const auto at_lo = ideals.at(lo).find(scenario);
+      if (at_lo == ideals.at(lo).end() || at_hi <= 0 || at_lo->second <= (1 + tolerance) * at_hi) continue;
+      const double above = at_lo->second / at_hi - 1;
+      if (!bound.likely || above > bound.ideal_above) {
+        bound.likely = advice::Scenario{scenario, 1, 0};
+        bound.ideal_above = above;
+      }
+    }
+  }
+  bound.lo = lo;
+  bound.hi = hi;
+  return bound;
 }
 
 namespace {
@@ -112,7 +194,7 @@ StudyValue keys_at(const Plan& plan, const Options& o, long nprocs, const RunSpe
 Between search_between(const Options& o, const Plan& plan, const SweepOptions& sweep,
                        const std::vector<advice::AtRankCount>& inputs, const std::vector<advice::Ranking>& rankings,
                        const std::vector<advice::AtRanks>& asked, const std::vector<advice::Scenario>& scenarios,
-                       double tolerance) {
+                       double tolerance, const Pace& pace) {
   Between out;
   out.searched = "among the rank counts asked only";
   const auto first = advice::fewest_ranks(asked, scenarios, tolerance, advice::dimension_words, "");
@@ -141,6 +223,29 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
       setups.push_back(spec);
     }
   }
+  {
+    // What the search will take, before it starts: the set-ups that can win, priced as search_bound prices them,
+    // scaled by how the simulations so far came out.
+    std::size_t k = 0;
+    while (inputs[k].nprocs != top) ++k;
+    std::vector<std::vector<const RunSpec*>> points(setups.size());
+    std::vector<const RunSpec*> nones;
+    for (const RunSpec* spec : inputs[k].specs) {
+      if (spec->balancer == "none") nones.push_back(spec);
+      const auto c = std::find(labels.begin(), labels.end(), advice::setup_label(*spec));
+      if (c != labels.end() && spec->balancer != "none")
+        points[static_cast<std::size_t>(c - labels.begin())].push_back(spec);
+    }
+    const SearchPrice price = price_search(nones, points, counts_toward(below, top, step), o.jobs, sweep.cpu);
+    std::printf(
+        "%s", wrapped("advise: searching between " + std::to_string(below) + " and " + std::to_string(top) +
+                          " ranks with " + std::to_string(labels.size()) + " set-up" + (labels.size() == 1 ? "" : "s") +
+                          ": about " + launch::format_seconds(price.expected.wall_s * pace.scale) + ", up to " +
+                          launch::format_seconds(price.toward.wall_s * pace.scale) + pace.words,
+                      100, "")
+                  .c_str());
+    std::fflush(stdout);
+  }
   std::vector<int> tried;
   std::string stopped;  // the counts the search could not judge over every scenario, and why it stopped early
   int lo = below, hi = top;
@@ -159,7 +264,7 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
       const SimulationEstimate cost = launch::estimate_to_run(s, study);
       std::printf("advise: searching %d ranks, between %d and %d asked, with %s%s: %zu simulations, about %s\n", mid,
                   below, top, labels[c].c_str(), setup.balancer == "none" ? "" : " (and none)", cost.count,
-                  launch::format_seconds(cost.wall_s).c_str());
+                  launch::format_seconds(cost.wall_s * pace.scale).c_str());
       std::fflush(stdout);
       (void)simulate(o, s, study, value, cost.host_s);
       const Backend backend = launch::sweep_backend(s);

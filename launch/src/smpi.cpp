@@ -325,7 +325,7 @@ SimulationEstimate estimate_to_run(const SweepOptions& o, const Study& study, st
   for (const auto& [nprocs, indices] : todo) {
     for (const std::size_t i : indices) specs.push_back(&study.points[i].spec);
   }
-  return estimate_simulations(specs, o.jobs);
+  return estimate_simulations(specs, o.jobs, o.cpu);
 }
 
 void check_memory(const SimulationEstimate& to_run, const std::string& allowed) {

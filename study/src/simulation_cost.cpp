@@ -2,6 +2,8 @@
 // What simulating a point costs the host (mcmclb/simulation_cost.hpp).
 #include "mcmclb/simulation_cost.hpp"
 
+#include <time.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -9,6 +11,7 @@
 #include <filesystem>
 #include <string>
 #include <system_error>
+#include <thread>
 
 #include "mcmclb/study.hpp"
 
@@ -93,7 +96,55 @@ double simulated_peak_bytes(const RunSpec& spec) {
   return bytes;
 }
 
-SimulationEstimate estimate_simulations(const std::vector<const RunSpec*>& specs, long jobs) {
+double CpuCapacity::cores_for(long k) const {
+  if (threads <= 0) return static_cast<double>(std::max<long>(k, 1));
+  if (k <= 1 || threads == 1) return one;
+  if (k >= threads) return all;
+  return one + (all - one) * static_cast<double>(k - 1) / static_cast<double>(threads - 1);
+}
+
+bool CpuCapacity::idle() const { return threads <= 0 || (one >= 0.95 && all >= 0.95 * static_cast<double>(threads)); }
+
+namespace {
+
+/// The cores `threads` threads spinning together for `window` got: the sum of their CPU time over their wall time.
+double cores_spinning(long threads, std::chrono::milliseconds window) {
+  std::vector<double> got(static_cast<std::size_t>(std::max<long>(threads, 1)), 0.0);
+  std::vector<std::thread> spinning;
+  for (std::size_t t = 0; t < got.size(); ++t) {
+    spinning.emplace_back([&got, t, window] {
+      const auto cpu_s = [] {
+        timespec now{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+        return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+      };
+      const auto start = std::chrono::steady_clock::now();
+      const double cpu_start = cpu_s();
+      volatile unsigned long sink = 0;
+      while (std::chrono::steady_clock::now() - start < window) {
+        for (unsigned k = 0; k < 1000; ++k) sink = sink + k;
+      }
+      const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
+      got[t] = (cpu_s() - cpu_start) / wall.count();
+    });
+  }
+  for (std::thread& t : spinning) t.join();
+  double cores = 0;
+  for (const double g : got) cores += std::min(g, 1.0);
+  return cores;
+}
+
+}  // namespace
+
+CpuCapacity measure_cpu_capacity(long threads, std::chrono::milliseconds window) {
+  CpuCapacity cpu;
+  cpu.threads = std::max<long>(threads, 1);
+  cpu.one = std::max(cores_spinning(1, window), 0.05);
+  cpu.all = cpu.threads == 1 ? cpu.one : std::max(cores_spinning(cpu.threads, window), cpu.one);
+  return cpu;
+}
+
+SimulationEstimate estimate_simulations(const std::vector<const RunSpec*>& specs, long jobs, const CpuCapacity& cpu) {
   SimulationEstimate e;
   double longest = 0;
   for (const RunSpec* spec : specs) {
@@ -104,7 +155,7 @@ SimulationEstimate estimate_simulations(const std::vector<const RunSpec*>& specs
   }
   e.count = specs.size();
   e.at_once = std::min<long>(std::max<long>(jobs, 1), std::max<long>(static_cast<long>(e.count), 1));
-  e.wall_s = std::max(longest, e.host_s / static_cast<double>(e.at_once));
+  e.wall_s = std::max(longest / cpu.cores_for(1), e.host_s / cpu.cores_for(e.at_once));
   return e;
 }
 

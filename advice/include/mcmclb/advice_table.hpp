@@ -158,6 +158,11 @@ struct Tables {
 [[nodiscard]] Tables tabulate(const Study& study, const std::map<std::string, ConfigurationSamples>& samples,
                               const Backend& backend, long draws, const IdealOf& ideal = {});
 
+/// Each scenario's ideal time at each rank count of study, as `ideal` gives it for the points there (the scenarios
+/// as tabulate finds them; nothing simulated): by rank count, then by the scenario's values. What advise's estimate
+/// reads to foresee whether the fewest ranks lie above the smallest count asked.
+[[nodiscard]] std::map<int, std::map<ScenarioValues, double>> scenario_ideals(const Study& study, const IdealOf& ideal);
+
 /// advice.csv's header (docs/reference/columns.md): one row per rank count and set-up, ranked.
 [[nodiscard]] const csv::Row& advice_header();
 

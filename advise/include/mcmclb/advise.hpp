@@ -45,10 +45,10 @@ SweepOptions simulation_sweep(const Options& o, const Plan& plan);
 const char* where_words(const Options& o);
 
 /// The estimate of the whole advice printed: the simulations, the search between the rank counts, --check's real
-/// runs and, racing, its first rounds; stretched by the host's load (busy, a share of its CPU time). skipped: the
+/// runs and, racing, its first rounds; each over the CPU the host gives (sweep.cpu, measured). skipped: the
 /// simulations already in the folder.
 void print_estimate(const Options& o, const Plan& plan, const SweepOptions& sweep, const Study& study,
-                    const SimulationEstimate& whole, std::size_t skipped, const std::optional<double>& busy);
+                    const SimulationEstimate& whole, std::size_t skipped);
 
 /// The simulations of one round: on this host (the smpi launcher, --jobs at once), or with --launcher slurm as one
 /// batch job of --jobs tasks whose sweep runs each simulation as a job step. host_s: the round's estimated host

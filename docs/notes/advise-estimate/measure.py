@@ -18,7 +18,13 @@ around them were printed. The output is read line by line as advise prints it (s
 
 With --race advise races (no --no-race) and its rows go to a third schema (RACE_HEADER): the range it prints at
 the start (none's round alone, up to every simulation), the simulations it ran, whether none settled every rank
-count, and where balancers raced, the first round's estimate and its time as advise printed them."""
+count, and where balancers raced, the first round's estimate and its time as advise printed them.
+
+With --whole the rows go to a fourth schema (WHOLE_HEADER): the figure advise's "in all" line gives first (with or
+without the search between the rank counts, as the scenarios' ideals foresee) and the other end beside it, whether
+it searched, the CPU advise measured free, and the estimate advise prints when the search starts against its time.
+With --spin one process spins in a session of its own through every run (one core of the host kept busy, as
+another user's program would), started 3 s before the first."""
 import argparse
 import csv
 import datetime
@@ -36,6 +42,31 @@ HEADER = ["trace", "walkers", "items", "ranks", "jobs", "simulations", "estimate
 CHECK_HEADER = ["trace", "walkers", "items", "ranks", "jobs", "check_reps", "simulations", "estimated_s",
                 "check_runs_bound", "check_estimated_s", "check_runs", "check_measured_s", "measured_s",
                 "busy_before_pct", "commit", "host", "cores", "utc_start", "command_line"]
+
+WHOLE_HEADER = ["trace", "walkers", "items", "ranks", "jobs", "simulations", "estimated_s", "other_end_s", "searched",
+                "cores_one", "cores_all", "search_steps", "search_estimated_s", "search_measured_s", "measured_s",
+                "error_pct", "spinning", "busy_before_pct", "commit", "host", "cores", "utc_start", "command_line"]
+
+
+def whole_row(lines):
+    """(estimated s, other end s, searched, cores one, cores all, steps, steps' estimate s, steps' time s) from a
+    --no-race advise's stamped lines: the first figure of its "in all" line is the one it foresees."""
+    text = " ".join("".join(line for _, line in lines).split())
+    span = re.search(r"in all about (.+?) here(?: if it searches between the rank counts, as the ideals foresee "
+                     r"\(.*?\), (.+?) if not|, up to (.+?) if it searches between)?[:,]", text)
+    if not span:
+        raise ValueError("advise printed no 'in all' line (see advise-lines.txt)")
+    other = span.group(2) or span.group(3)
+    cpu = re.search(r"this host gives \d+ busy processes of ours ([0-9.]+) cores and one alone ([0-9.]+)", text)
+    steps = [at for at, line in lines if re.match(r"advise: searching \d+ ranks, ", line)]
+    start = next((at for at, line in lines if line.startswith("advise: searching between ")), None)
+    said = re.search(r"advise: searching between \d+ and \d+ ranks with \d+ set-ups?: about (.+?), up to", text)
+    ended = next((at for at, line in lines if line.startswith("advise: ") and "searching" not in line
+                  and steps and at > steps[-1]), None)
+    return (seconds_of(span.group(1)), seconds_of(other) if other else "", "yes" if steps else "no",
+            cpu.group(2) if cpu else "1", cpu.group(1) if cpu else "", len(steps),
+            seconds_of(said.group(1)) if said else "", (ended - start) if start is not None and ended else "")
+
 
 RACE_HEADER = ["trace", "walkers", "items", "ranks", "jobs", "simulations_at_most", "simulations_run", "settled",
                "estimated_low_s", "estimated_high_s", "measured_s", "first_round_estimated_s", "first_round_measured_s",
@@ -118,6 +149,8 @@ def main():
     parser.add_argument("--csv", required=True, help="the CSV the rows are appended to")
     parser.add_argument("--check", type=int, metavar="N", help="advise --check --check-reps N (another schema)")
     parser.add_argument("--race", action="store_true", help="advise races; the range it prints (a third schema)")
+    parser.add_argument("--whole", action="store_true", help="the 'in all' figure, the search's steps (a fourth schema)")
+    parser.add_argument("--spin", action="store_true", help="one core kept busy by a process of another session")
     parser.add_argument("runs", nargs="+", metavar="TRACE:RANKS")
     args = parser.parse_args()
     driver = os.environ.get("MCMCLB", "build-test/mcmclb")
@@ -135,7 +168,23 @@ def main():
     commit = re.search(r"commit ([0-9a-f]+(?:-dirty)?)", version).group(1)
     if args.race and args.check is not None:
         sys.exit("measure.py: --race: allowed: --race or --check, not both")
-    header = RACE_HEADER if args.race else HEADER if args.check is None else CHECK_HEADER
+    if args.whole and (args.race or args.check is not None):
+        sys.exit("measure.py: --whole: allowed: --whole, --race or --check, one of them")
+    header = WHOLE_HEADER if args.whole else RACE_HEADER if args.race else HEADER if args.check is None else CHECK_HEADER
+    spinner = None
+    if args.spin:
+        spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+        time.sleep(3)
+    try:
+        measure(args, runs, header, driver, sim, jobs, commit)
+    finally:
+        if spinner:
+            spinner.kill()
+            spinner.wait()
+
+
+def measure(args, runs, header, driver, sim, jobs, commit):
+    """Runs advise on each trace and appends its row to args.csv."""
     new = not os.path.exists(args.csv)
     with open(args.csv, "a", newline="", encoding="utf-8") as out:
         writer = csv.writer(out, lineterminator="\n")
@@ -167,6 +216,17 @@ def main():
             walkers, items = trace_shape(trace)
             tail = [f"{busy:.1f}", commit, socket.gethostname(), os.cpu_count(), utc.strftime("%Y-%m-%dT%H:%M:%SZ"),
                     " ".join(command)]
+            if args.whole:
+                estimated, other, searched, one, cores_all, steps, steps_s, steps_wall = whole_row(lines)
+                writer.writerow([trace, walkers, items, ranks, jobs, simulations, f"{estimated:g}", other and f"{other:g}",
+                                 searched, one, cores_all, steps, steps_s and f"{steps_s:g}",
+                                 steps_wall and f"{steps_wall:.1f}", f"{wall:.1f}",
+                                 f"{100 * (estimated / wall - 1):.1f}", "yes" if args.spin else "no"] + tail)
+                out.flush()
+                print(f"{trace} at {ranks}: estimated {estimated:g} s (other end {other}), took {wall:.1f} s "
+                      f"({100 * (estimated / wall - 1):+.1f} %); searched {searched}: {steps} steps estimated "
+                      f"{steps_s:g} s, took {steps_wall}; cores {one} alone, {cores_all} together")
+                continue
             if args.race:
                 low, high, run, settled, first_estimated, first_wall = race_row(stdout, folder)
                 writer.writerow([trace, walkers, items, ranks, jobs, simulations, run, settled, f"{low:g}",

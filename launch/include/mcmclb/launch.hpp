@@ -60,6 +60,8 @@ struct SweepOptions {
                                        // process, and simulated times do not depend on the host's load)
   bool job_steps = false;              // sweep --job-steps: inside a Slurm allocation, each simulation one job step
                                        // (srun, one task of one CPU), so --jobs of them spread over its nodes
+  CpuCapacity cpu;                     // smpi: the CPU the host gives our simulations, for the time estimates
+                                       // (measured by advise; default: an idle host)
 };
 
 /// stopping.csv in a results folder: why `sweep --until-ci` stopped repeating each point (ci_reached, cap,

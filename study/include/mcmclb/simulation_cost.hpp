@@ -6,6 +6,7 @@
 // no I/O but a trace file's size.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -29,16 +30,36 @@ namespace mcmclb {
 /// provenance.csv, host_peak_rss_kib), so that a simulation refused for it would not have fitted.
 [[nodiscard]] double simulated_peak_bytes(const RunSpec& spec);
 
+/// The CPU this host gives busy processes of ours just now, as measure_cpu_capacity() finds it: the cores one of
+/// them gets alone (1 on an idle host) and the cores `threads` of them get together (`threads` on an idle host with
+/// as many cores). A busy host gives less: other programs take their share, and under the kernel's session groups
+/// (autogroup) that share is not the one a count of busy cores suggests, hence a measurement, not a formula.
+struct CpuCapacity {
+  double one = 1;    // cores one busy process gets
+  double all = 0;    // cores `threads` busy processes get together (0: as many as they are, an idle host)
+  long threads = 0;  // how many were measured at once (0: nothing measured, an idle host assumed)
+  /// The cores k busy processes get: measured at 1 and at `threads`, linear between, and no more past them.
+  [[nodiscard]] double cores_for(long k) const;
+  /// True where nothing was measured or the host gave what an idle one would, within 5 %.
+  [[nodiscard]] bool idle() const;
+};
+
+/// Measures CpuCapacity: one thread of this process spins for `window`, then `threads` of them together, and each
+/// keeps the CPU time it got against the wall time it spun. Costs about twice `window`; threads share a process's
+/// session group with the simulations it starts, so they see the share those will get.
+[[nodiscard]] CpuCapacity measure_cpu_capacity(long threads, std::chrono::milliseconds window);
+
 /// What a set of simulations is expected to take at `jobs` at once: their count, their host seconds, the wall time
-/// (the larger of the host seconds shared out and the longest single simulation), and the largest one's peak
-/// memory.
+/// (the larger of the host seconds shared out over the cores they get and the longest single simulation on the core
+/// one gets, both from `cpu`), and the largest one's peak memory.
 struct SimulationEstimate {
   std::size_t count = 0;
   double host_s = 0, wall_s = 0;
   double peak_bytes = 0;
   long at_once = 0;  // how many run at once: jobs, or fewer where there are fewer simulations
 };
-[[nodiscard]] SimulationEstimate estimate_simulations(const std::vector<const RunSpec*>& specs, long jobs);
+[[nodiscard]] SimulationEstimate estimate_simulations(const std::vector<const RunSpec*>& specs, long jobs,
+                                                      const CpuCapacity& cpu = {});
 
 /// Where the estimate's simulations, at_once of them each as large as the largest, would need more than
 /// available_bytes: the one-line refusal, starting "--jobs: " and ending with what is allowed (`allowed`, e.g.
