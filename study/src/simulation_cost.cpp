@@ -19,19 +19,17 @@ namespace mcmclb {
 
 namespace fs = std::filesystem;
 
-/// Host seconds one simulation of spec takes: about 0.21 s to start, the set-up's host CPU at 1024 ranks grown as P
+/// Host seconds one simulation of spec takes: about 0.07 s to start, the set-up's host CPU at 1024 ranks grown as P
 /// to a power of its own, and a cost per rank-item (simulated_rank_items(): an item worked by a group of 8 is 8 steps
-/// of simulated ranks, each of which the simulator runs). The start-up and the per-set-up costs were fitted on three
-/// tuning traces at 64 and 1024 ranks: 8 walkers of 60 items, the same 8 of 1034, and 64 walkers of 1577, two
-/// simulations at once on the idle 2-core development VM, with the simulation build a user makes (RelWithDebInfo,
-/// -O2, as the README builds build-sim; docs/notes/advise-estimate/tuning/fit.csv, by fit.py there). One
-/// simulation's host CPU varies by up to a third between runs there, so the 8-walker traces were advised twice. The
-/// powers up to 1024 ranks come from earlier advice (docs/notes/archive/2026-11-trace-lj-advice.md); those past
-/// 1024 from the shipped trace advised at 8192 ranks, where the earlier ones were off by up to 2x either way
-/// (tuning/fit-past-1024.csv, by fit_past_1024.py; how they did on other traces: that folder's README). At these sizes
-/// a simulation's host time is mostly the ranks' messages (SimGrid's max-min solver, docs/notes/host-time-8192) and
-/// their steps per item, most for the balancers that plan or talk per item (async, mostwork, stealmerge: 17 to 33 us
-/// per rank-item in fit.csv).
+/// of simulated ranks, each of which the simulator runs). The start-up, the powers up to 1024 ranks and the
+/// per-set-up costs were fitted on three tuning traces at 64 and 1024 ranks and the counts advise searched between
+/// them: 8 walkers of 60 items, the same 8 of 1034, and 64 walkers of 1577, two simulations at once on advise's
+/// default platform, the 2-core development VM held idle, with the simulation build a user makes (RelWithDebInfo,
+/// -O2, as the README builds build-sim; docs/notes/advise-estimate/tuning/fit.csv, by fit.py there, which says each
+/// set-up's error in sample: up to about a third). The 8-walker traces were advised twice. The powers past 1024
+/// come from the shipped trace advised at 8192 ranks by an earlier release (tuning/fit-past-1024.csv, by
+/// fit_past_1024.py; how they did on other traces: that folder's README). At these sizes a simulation's host time
+/// is mostly the ranks' messages (SimGrid's max-min solver, docs/notes/host-time-8192) and their steps per item.
 double simulated_host_s(const RunSpec& spec) {
   struct Cost {
     const char* balancer;
@@ -41,32 +39,32 @@ double simulated_host_s(const RunSpec& spec) {
     double rank_item_us;            // host microseconds per rank-item
   };
   static constexpr std::array<Cost, 14> kCosts = {{
-      {"none", "", 2.14, 1.73, 1.46, 4.5},
-      {"collective", "retire", 1.65, 1.42, 1.41, 14.3},
-      {"collective", "pays", 6.74, 1.51, 1.56, 17.1},
-      {"async", "retire", 3.18, 1.68, 2.19, 32.6},
-      {"async", "coalesce", 8.76, 1.50, 1.82, 7.8},
-      {"async", "pays", 13.52, 1.48, 1.83, 24.0},
-      {"lookahead", "retire", 1.68, 1.02, 1.06, 17.0},
-      {"lookahead", "coalesce", 1.79, 1.11, 1.04, 10.1},
-      {"lookahead", "pays", 6.35, 1.26, 1.40, 19.3},
-      {"mostwork", "coalesce", 1.78, 1.13, 1.13, 11.0},
-      {"mostwork", "pays", 6.29, 1.32, 1.48, 29.8},
-      {"steal", "", 2.34, 1.71, 1.30, 12.5},
-      {"stealrandom", "", 2.24, 1.70, 1.35, 12.2},
-      {"stealmerge", "coalesce", 1.80, 1.17, 1.23, 11.6},
+      {"none", "", 1.56, 1.52, 1.62, 0.0},
+      {"collective", "retire", 1.02, 1.88, 1.65, 7.1},
+      {"collective", "pays", 5.47, 1.52, 1.66, 5.7},
+      {"async", "retire", 2.03, 1.84, 2.41, 22.7},
+      {"async", "coalesce", 6.71, 1.61, 1.94, 5.4},
+      {"async", "pays", 13.11, 1.72, 1.85, 17.1},
+      {"lookahead", "retire", 0.88, 1.84, 1.37, 16.4},
+      {"lookahead", "coalesce", 0.94, 1.66, 1.37, 6.8},
+      {"lookahead", "pays", 4.56, 1.48, 1.56, 14.2},
+      {"mostwork", "coalesce", 0.93, 1.66, 1.45, 8.5},
+      {"mostwork", "pays", 4.63, 1.45, 1.63, 16.8},
+      {"steal", "", 1.65, 1.56, 1.47, 6.1},
+      {"stealrandom", "", 1.64, 1.49, 1.51, 5.9},
+      {"stealmerge", "coalesce", 0.96, 1.88, 1.54, 9.9},
   }};
   const std::string rule = spec.finished ? std::string(to_string(*spec.finished)) : "";
   Cost cost{"", "", 2.3, 1.5, 1.5, 18};  // a set-up not measured: about the median
   for (const Cost& c : kCosts) {
     if (spec.balancer == c.balancer && rule == c.rule) cost = c;
   }
-  // Host CPU, and the wall time around it: the five tuning advices took 1.12 to 1.28 times their simulations' host
-  // CPU over the two at once (the launch, the writes and the advice between simulations).
+  // Host CPU, and the wall time around it: the five tuning advices' simulations at 64 and 1024 ranks took 1.12 to
+  // 1.20 times their host CPU over the two at once (the launch, the writes and the advice between simulations).
   constexpr double kWallPerCpu = 1.2;
   const double scale = spec.nprocs / 1024.0;
   const double grown = std::pow(scale, scale <= 1 ? cost.power : cost.power_past_1024);
-  return kWallPerCpu * (0.21 + cost.at_1024_s * grown + cost.rank_item_us * 1e-6 * simulated_rank_items(spec));
+  return kWallPerCpu * (0.07 + cost.at_1024_s * grown + cost.rank_item_us * 1e-6 * simulated_rank_items(spec));
 }
 
 double simulated_rank_items(const RunSpec& spec) {

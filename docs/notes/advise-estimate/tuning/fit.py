@@ -3,17 +3,18 @@
 """The per-set-up costs of mcmclb advise's estimate (simulated_host_s in study/src/simulation_cost.cpp), fitted from
 the tuning advices in this folder. Three tuning traces: 8 walkers with 60 items (tune-short.csv) and with 1034
 (tune-long.csv), the same speed-ups, and 64 walkers with 1577 items (tune-many.csv). Each advised at 64 and 1024
-ranks under every set-up and scenario: short/ and long/ at commit a97dd25, short-2/, long-2/ and many/ at 40cdfad
-(two runs of the 8-walker traces, since one simulation's host CPU varies by up to a third between runs here).
+ranks without racing on advise's default platform (fattree.xml), every set-up and scenario, and the set-ups that won
+or tied at the counts advise searched between: short/, long/, many/, and short-2/, long-2/ again (one simulation's
+host CPU varies between runs), all at one commit, the host held idle (their provenance.csv says which).
 
 A simulation's host CPU (provenance.csv, host_cpu_s) is taken as start-up + the set-up's cost at 1024 ranks x
 (P / 1024)^power + its rank-items x a cost per rank-item. The rank-items are each chain's items times the ranks of
 the group that works it (the walkers' groups as recorded: near-equal sizes, the larger first), as
 study::expected_rank_items counts them; under coalesce at least 1.2 x the ranks x the longest chain's items
-(study::simulated_rank_items). Per set-up, the two costs by least squares on the relative error over every
-folder and rank count (the mean of each folder's simulations of that set-up there), both kept >= 0. The start-up is
-the median over set-ups of the short traces at 64 ranks less the set-up's other terms. The powers come from earlier
-advice at 1024 and 8192 ranks and are not fitted here. Writes fit.csv beside this file and prints it:
+(study::simulated_rank_items). Per set-up, the power on a grid of 0.01 and, for each, the two costs by least squares
+on the relative error over every folder and rank count (the mean of each folder's simulations of that set-up there),
+both kept >= 0. The start-up is the median over set-ups of the short traces at 64 ranks less the set-up's other
+terms. The powers past 1024 ranks are fit_past_1024.py's. Writes fit.csv beside this file and prints it:
 
     docs/notes/advise-estimate/tuning/fit.py"""
 import csv
@@ -24,11 +25,7 @@ from collections import defaultdict
 HERE = os.path.dirname(os.path.abspath(__file__))
 FOLDERS = {"short": "tune-short.csv", "long": "tune-long.csv", "short-2": "tune-short.csv",
            "long-2": "tune-long.csv", "many": "tune-many.csv"}
-POWERS = {("none", ""): 1.73, ("collective", "retire"): 1.42, ("collective", "pays"): 1.51,
-          ("async", "retire"): 1.68, ("async", "coalesce"): 1.50, ("async", "pays"): 1.48,
-          ("lookahead", "retire"): 1.02, ("lookahead", "coalesce"): 1.11, ("lookahead", "pays"): 1.26,
-          ("mostwork", "coalesce"): 1.13, ("mostwork", "pays"): 1.32, ("steal", ""): 1.71,
-          ("stealrandom", ""): 1.70, ("stealmerge", "coalesce"): 1.17}
+POWERS = [p / 100 for p in range(80, 241)]  # the grid each set-up's power is fitted on
 
 
 def chain_items(trace):
@@ -93,31 +90,45 @@ def fit(points, start):
     return 0.0, max(0.0, solve([1])[0])
 
 
+def fit_power(samples, start):
+    """(power, at_1024, per rank-item): the power on the grid whose least-squares costs leave the smallest squared
+    relative error over samples (P, rank-items, host CPU)."""
+    best = None
+    for power in POWERS:
+        points = [((p / 1024) ** power, ri, y) for p, ri, y in samples]
+        at_1024, per = fit(points, start)
+        error = sum(((start + at_1024 * x + per * ri - y) / y) ** 2 for x, ri, y in points)
+        if best is None or error < best[0]:
+            best = (error, power, at_1024, per)
+    return best[1:]
+
+
 def main():
     cpu = {name: host_cpu(name) for name in FOLDERS}
     setups = sorted({(b, rule) for _, b, rule in cpu["short"]})
-    points = {s: [((p / 1024) ** POWERS[s], rank_items(trace, p, s[1]), cpu[name][(p, *s)])
-                  for name, trace in FOLDERS.items() for p in (64, 1024)] for s in setups}
+    samples = {s: [(p, rank_items(trace, p, s[1]), cpu[name][(p, *s)])
+                   for name, trace in FOLDERS.items() for (p, *setup) in cpu[name] if tuple(setup) == s]
+               for s in setups}
     start = statistics.median(cpu[name][(64, *s)] for s in setups for name in ("short", "short-2"))
     for _ in range(2):  # the start-up less the other terms of the smallest simulations, then the costs again
-        costs = {s: fit(points[s], start) for s in setups}
+        costs = {s: fit_power(samples[s], start) for s in setups}
         start = statistics.median(
-            cpu[name][(64, *s)] - costs[s][0] * (64 / 1024) ** POWERS[s] - costs[s][1] * rank_items(FOLDERS[name], 64, s[1])
+            cpu[name][(64, *s)] - costs[s][1] * (64 / 1024) ** costs[s][0] - costs[s][2] * rank_items(FOLDERS[name], 64, s[1])
             for s in setups for name in ("short", "short-2"))
-    costs = {s: fit(points[s], start) for s in setups}
+    costs = {s: fit_power(samples[s], start) for s in setups}
     rows = []
     for s in setups:
-        at_1024, per = costs[s]
-        off = [100 * (start + at_1024 * x + per * ri - y) / y for x, ri, y in points[s]]
-        rows.append([s[0], s[1], f"{POWERS[s]:.2f}", f"{at_1024:.2f}", f"{1e6 * per:.1f}", f"{start:.2f}",
-                     f"{min(off):.0f}", f"{max(off):.0f}"])
+        power, at_1024, per = costs[s]
+        off = [100 * (start + at_1024 * (p / 1024) ** power + per * ri - y) / y for p, ri, y in samples[s]]
+        rows.append([s[0], s[1], f"{power:.2f}", f"{at_1024:.2f}", f"{1e6 * per:.1f}", f"{start:.2f}",
+                     len(samples[s]), f"{min(off):.0f}", f"{max(off):.0f}"])
     with open(os.path.join(HERE, "fit.csv"), "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["balancer", "finished", "power", "at_1024_s", "rank_item_us", "start_s", "in_sample_low_pct",
-                    "in_sample_high_pct"])
+        w.writerow(["balancer", "finished", "power", "at_1024_s", "rank_item_us", "start_s", "samples",
+                    "in_sample_low_pct", "in_sample_high_pct"])
         w.writerows(rows)
     for r in rows:
-        print(",".join(r))
+        print(",".join(map(str, r)))
 
 
 if __name__ == "__main__":
