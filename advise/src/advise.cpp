@@ -113,15 +113,14 @@ void print_estimate(const Options& o, const Plan& plan, const SweepOptions& swee
     const CheckEstimate check = check_estimate(o, plan, study, sweep.cpu);
     const SearchBound search = search_bound(o, plan, study, sweep);
     const double total_s = whole.wall_s + search.any.wall_s + check.wall_s;
-    const double expected_s = whole.wall_s + search.expected.wall_s + check.wall_s;  // searching, as foreseen
+    const double expected_s = whole.wall_s + search.foreseen.wall_s + check.wall_s;  // searching, as foreseen
     const double settled_s = nones ? nones->wall_s + search.none_only.wall_s + check.wall_s : 0;
     const double unsearched_s = whole.wall_s + check.wall_s;  // without racing: the advice if it searches no count
     std::string parts = "the simulations";
     if (search.any.count > 0) {
       parts += ", the search between " + std::to_string(search.lo) + " and " + std::to_string(search.hi) +
-               " ranks (up to " + std::to_string(search.any.count) + " simulations, about " +
-               launch::format_seconds(search.expected.wall_s) + ", up to " + launch::format_seconds(search.any.wall_s) +
-               ")";
+               " ranks (up to " + std::to_string(search.any.count) + " simulations, " +
+               launch::format_seconds(search.any.wall_s) + ")";
     }
     if (check.runs > 0) {
       parts += " and --check's " + std::to_string(check.runs) + " real runs (" + std::to_string(check.setups) +
@@ -141,15 +140,15 @@ void print_estimate(const Options& o, const Plan& plan, const SweepOptions& swee
     if (nones) {
       span = launch::format_seconds(settled_s) + " " + where + " if none settles every rank count asked, up to " +
              launch::format_seconds(total_s) + " if racing drops no set-up";
-    } else if (search.any.count > 0 && search.likely) {
-      span = launch::format_seconds(expected_s) + " " + where + " if it searches between the rank counts, as the " +
-             "ideals foresee (under " + scenario_words(*search.likely, advice::dimension_words) + ", " +
-             std::to_string(search.lo) + " ranks' ideal lies " + fixed(100 * search.ideal_above, 0) + " % above " +
-             std::to_string(search.hi) + " ranks', beyond the tolerance), " + launch::format_seconds(unsearched_s) +
-             " if not, up to " + launch::format_seconds(total_s) + " if it bisects toward " + std::to_string(search.hi);
+    } else if (search.foreseen.count > 0 && search.likely) {
+      span = launch::format_seconds(expected_s) + " " + where + " if it searches between the rank counts, as it may " +
+             "(under " + scenario_words(*search.likely, advice::dimension_words) + ", " + std::to_string(search.lo) +
+             " ranks' ideal lies " + fixed(100 * search.ideal_above, 1) + " % above " + std::to_string(search.hi) +
+             " ranks'), " + launch::format_seconds(unsearched_s) + " if not, up to " + launch::format_seconds(total_s) +
+             " if it bisects toward " + std::to_string(search.hi);
     } else if (search.any.count > 0) {
       span = launch::format_seconds(unsearched_s) + " " + where + ", up to " + launch::format_seconds(total_s) +
-             " if it searches between the rank counts (no scenario's ideal foresees it)";
+             " if it searches between the rank counts (no scenario's ideal is lower at more ranks)";
     }
     std::printf("%s", wrapped("advise: in all about " + span + ": " + parts, 100, "").c_str());
   }

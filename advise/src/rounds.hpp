@@ -62,15 +62,14 @@ constexpr int kSearchedCounts = 3;
 /// The rank search between the counts asked (search_between), priced before anything runs: between the two largest
 /// counts asked, the bisection's counts toward the larger (the dearest way it can go), each running none and every
 /// set-up asked in every scenario it was asked in, one sweep per set-up as the search runs them (`any`); where none
-/// settles every count, none alone (`none_only`). Whether it is likely to search at all (`likely`): where some
-/// scenario's ideal at the smaller count lies more than the tolerance above its ideal at the larger, the fewest ranks
-/// within the tolerance lie above the smaller count, and the search runs. Nothing where one count is asked, or the
-/// walkers come from no trace.
+/// settles every count, none alone (`none_only`); and the counts the scenarios' ideals foresee it trying
+/// (`foreseen`, search.cpp's foresee_search), with the scenario that foresees it (`likely`). Nothing where one count
+/// is asked, or the walkers come from no trace.
 struct SearchBound {
   SimulationEstimate none_only, any;
-  SimulationEstimate expected;  // the first count's steps times the counts: the later ones lie either side of it
+  SimulationEstimate foreseen;  // the counts the ideals foresee it trying (foresee_search), none where it would not
   int lo = 0, hi = 0;
-  std::optional<advice::Scenario> likely;  // the scenario whose ideal says the search will run, if any
+  std::optional<advice::Scenario> likely;  // the scenario whose ideal says the search may run, if any
   double ideal_above = 0;                  // by how much its ideal at lo lies above that at hi (a fraction)
 };
 SearchBound search_bound(const Options& o, const Plan& plan, const Study& study, const SweepOptions& sweep);

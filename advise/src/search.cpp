@@ -61,16 +61,11 @@ RunSpec moved_to(const RunSpec& spec, int nprocs) {
 }
 
 /// The search's steps priced at `counts`, as search_between runs them: at each count one sweep per set-up (its
-/// points, one per scenario, moved there), none's points in the first. `toward`: every count; `expected`: the
-/// first count's steps times the counts, since the bisection's later counts lie either side of the first, on
-/// average about at it.
-struct SearchPrice {
-  SimulationEstimate expected, toward;
-};
-SearchPrice price_search(const std::vector<const RunSpec*>& nones,
-                         const std::vector<std::vector<const RunSpec*>>& setups, const std::vector<int>& counts,
-                         long jobs, const CpuCapacity& cpu) {
-  SearchPrice price;
+/// points, one per scenario, moved there), none's points in the first, and advise's own work between sweeps.
+SimulationEstimate price_search(const std::vector<const RunSpec*>& nones,
+                                const std::vector<std::vector<const RunSpec*>>& setups, const std::vector<int>& counts,
+                                long jobs, const CpuCapacity& cpu) {
+  SimulationEstimate price;
   for (const int at : counts) {
     for (std::size_t c = 0; c < std::max<std::size_t>(setups.size(), 1); ++c) {
       std::vector<RunSpec> moved;
@@ -83,16 +78,67 @@ SearchPrice price_search(const std::vector<const RunSpec*>& nones,
       std::vector<const RunSpec*> specs;
       for (const RunSpec& m : moved) specs.push_back(&m);
       const SimulationEstimate step = estimate_simulations(specs, jobs, cpu);
-      for (SimulationEstimate* to : {&price.toward, at == counts.front() ? &price.expected : nullptr}) {
-        if (to == nullptr) continue;
-        const std::size_t times = to == &price.expected ? counts.size() : 1;
-        to->count += step.count * times;
-        to->host_s += step.host_s * static_cast<double>(times);
-        to->wall_s += step.wall_s * static_cast<double>(times);
-      }
+      price.count += step.count;
+      price.host_s += step.host_s;
+      price.wall_s += step.wall_s + kSearchStepS;
     }
   }
   return price;
+}
+
+/// The search as the scenarios' ideals foresee it (the ideal depends on the scenario and the count, not on the
+/// set-up, so the points at hi moved to each count give it there). A count fits where its ideal lies within the
+/// tolerance of the best of the counts judged in every scenario, the rank rule's threshold on ideals instead of
+/// times. The search may run wherever lo's ideal lies above the best at all: the set-up advised at lo is the
+/// simplest of those tied within the tolerance of the fastest, so its time can lie up to the tolerance above lo's
+/// ideal, and past the tolerance of hi's (or `searching`: it is known to run). It bisects toward lo where a count
+/// fits, toward hi where not: the counts it would try. A foresight, not a bound.
+struct Foreseen {
+  std::vector<int> counts;                 // the counts the search would try; empty where it would not run
+  std::optional<advice::Scenario> reason;  // where it runs: the scenario whose ideal at lo lies furthest above
+  double above = 0;                        // by how much (a fraction of the best)
+};
+Foreseen foresee_search(const std::vector<const RunSpec*>& at_hi, int lo, int hi, int step, double tolerance,
+                        bool searching) {
+  std::map<int, std::map<advice::ScenarioValues, double>> ideals;
+  const auto ideals_at = [&](int n) -> const std::map<advice::ScenarioValues, double>& {
+    if (!ideals.contains(n)) {
+      Study moved;
+      for (const RunSpec* spec : at_hi) moved.points.push_back(Point{0, moved_to(*spec, n), {}, Program::kernel, {}});
+      ideals[n] = advice::scenario_ideals(moved, [](const RunSpec& spec) { return emulated_ideal_s(spec); })[n];
+    }
+    return ideals[n];
+  };
+  std::vector<int> judged = {lo, hi};
+  // The largest fraction by which n's ideal lies above the best of the counts judged, and in which scenario.
+  const auto above_best = [&](int n) {
+    std::pair<double, std::optional<advice::ScenarioValues>> worst{0, std::nullopt};
+    for (const auto& [scenario, ideal] : ideals_at(n)) {
+      double best = ideal;
+      for (const int j : judged) {
+        const auto& at = ideals_at(j);
+        if (const auto found = at.find(scenario); found != at.end()) best = std::min(best, found->second);
+      }
+      if (best > 0 && ideal / best - 1 > worst.first) worst = {ideal / best - 1, scenario};
+    }
+    return worst;
+  };
+  Foreseen out;
+  const auto [lo_above, lo_scenario] = above_best(lo);
+  constexpr double kApart = 1e-3;  // ideals closer than this are the same ideal, computed twice
+  if (lo_above <= kApart && !searching) return out;
+  if (lo_above > kApart) {
+    out.reason = advice::Scenario{*lo_scenario, 1, 0};
+    out.above = lo_above;
+  }
+  for (int round = 0, a = lo, b = hi; round < kSearchedCounts; ++round) {
+    const int mid = (a + b) / 2 / step * step;
+    if (mid <= a || mid >= b) break;
+    out.counts.push_back(mid);
+    judged.push_back(mid);
+    (above_best(mid).first <= tolerance ? b : a) = mid;
+  }
+  return out;
 }
 
 }  // namespace
@@ -126,27 +172,17 @@ SearchBound search_bound(const Options& o, const Plan& plan, const Study& study,
   }
   std::vector<std::vector<const RunSpec*>> setups;
   for (auto& [label, specs] : by_label) setups.push_back(std::move(specs));
-  const std::vector<int> counts = counts_toward(lo, hi, step);
+  const std::vector<int> toward = counts_toward(lo, hi, step);
   SearchBound bound;
-  bound.none_only = price_search(nones, {}, counts, o.jobs, sweep.cpu).toward;
-  const SearchPrice any = price_search(nones, setups, counts, o.jobs, sweep.cpu);
-  bound.any = any.toward;
-  bound.expected = any.expected;
-  // Whether it searches at all: only where the fewest ranks within the tolerance lie above lo, which the scenarios'
-  // ideals foresee (a set-up's time can come no nearer a scenario's ideal than the ideal itself).
-  const double tolerance = tolerance_of(o, std::nullopt, plan.program.spread).fraction;
-  const auto ideals = advice::scenario_ideals(study, [](const RunSpec& spec) { return emulated_ideal_s(spec); });
-  if (ideals.contains(lo) && ideals.contains(hi)) {
-    for (const auto& [scenario, at_hi] : ideals.at(hi)) {
-      const auto at_lo = ideals.at(lo).find(scenario);
-      if (at_lo == ideals.at(lo).end() || at_hi <= 0 || at_lo->second <= (1 + tolerance) * at_hi) continue;
-      const double above = at_lo->second / at_hi - 1;
-      if (!bound.likely || above > bound.ideal_above) {
-        bound.likely = advice::Scenario{scenario, 1, 0};
-        bound.ideal_above = above;
-      }
-    }
-  }
+  bound.none_only = price_search(nones, {}, toward, o.jobs, sweep.cpu);
+  bound.any = price_search(nones, setups, toward, o.jobs, sweep.cpu);
+  std::vector<const RunSpec*> at_hi = nones;
+  for (const auto& specs : setups) at_hi.insert(at_hi.end(), specs.begin(), specs.end());
+  const Foreseen foreseen =
+      foresee_search(at_hi, lo, hi, step, tolerance_of(o, std::nullopt, plan.program.spread).fraction, false);
+  if (!foreseen.counts.empty()) bound.foreseen = price_search(nones, setups, foreseen.counts, o.jobs, sweep.cpu);
+  bound.likely = foreseen.reason;
+  bound.ideal_above = foreseen.above;
   bound.lo = lo;
   bound.hi = hi;
   return bound;
@@ -236,12 +272,18 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
       if (c != labels.end() && spec->balancer != "none")
         points[static_cast<std::size_t>(c - labels.begin())].push_back(spec);
     }
-    const SearchPrice price = price_search(nones, points, counts_toward(below, top, step), o.jobs, sweep.cpu);
+    std::vector<const RunSpec*> at_top(inputs[k].specs.begin(), inputs[k].specs.end());
+    const Foreseen foreseen = foresee_search(at_top, below, top, step, tolerance, true);
+    const SimulationEstimate likely = price_search(nones, points, foreseen.counts, o.jobs, sweep.cpu);
+    const SimulationEstimate most = price_search(nones, points, counts_toward(below, top, step), o.jobs, sweep.cpu);
+    std::vector<std::string> foreseen_counts;
+    for (const int c : foreseen.counts) foreseen_counts.push_back(std::to_string(c));
     std::printf(
         "%s", wrapped("advise: searching between " + std::to_string(below) + " and " + std::to_string(top) +
                           " ranks with " + std::to_string(labels.size()) + " set-up" + (labels.size() == 1 ? "" : "s") +
-                          ": about " + launch::format_seconds(price.expected.wall_s * pace.scale) + ", up to " +
-                          launch::format_seconds(price.toward.wall_s * pace.scale) + pace.words,
+                          ": about " + launch::format_seconds(likely.wall_s * pace.scale) +
+                          " (the ideals foresee it at " + join(foreseen_counts) + " ranks), up to " +
+                          launch::format_seconds(most.wall_s * pace.scale) + pace.words,
                       100, "")
                   .c_str());
     std::fflush(stdout);

@@ -19,7 +19,7 @@ namespace mcmclb {
 
 namespace fs = std::filesystem;
 
-/// Host seconds one simulation of spec takes: about 0.07 s to start, the set-up's host CPU at 1024 ranks grown as P
+/// Host CPU seconds one simulation of spec takes: about 0.07 s to start, the set-up's host CPU at 1024 ranks grown as P
 /// to a power of its own, and a cost per rank-item (simulated_rank_items(): an item worked by a group of 8 is 8 steps
 /// of simulated ranks, each of which the simulator runs). The start-up, the powers up to 1024 ranks and the
 /// per-set-up costs were fitted on three tuning traces at 64 and 1024 ranks and the counts advise searched between
@@ -30,7 +30,7 @@ namespace fs = std::filesystem;
 /// come from the shipped trace advised at 8192 ranks by an earlier release (tuning/fit-past-1024.csv, by
 /// fit_past_1024.py; how they did on other traces: that folder's README). At these sizes a simulation's host time
 /// is mostly the ranks' messages (SimGrid's max-min solver, docs/notes/host-time-8192) and their steps per item.
-double simulated_host_s(const RunSpec& spec) {
+double simulated_cpu_s(const RunSpec& spec) {
   struct Cost {
     const char* balancer;
     const char* rule;  // the finished rule, "" for a balancer without one
@@ -59,12 +59,17 @@ double simulated_host_s(const RunSpec& spec) {
   for (const Cost& c : kCosts) {
     if (spec.balancer == c.balancer && rule == c.rule) cost = c;
   }
-  // Host CPU, and the wall time around it: the five tuning advices' simulations at 64 and 1024 ranks took 1.12 to
-  // 1.20 times their host CPU over the two at once (the launch, the writes and the advice between simulations).
-  constexpr double kWallPerCpu = 1.2;
   const double scale = spec.nprocs / 1024.0;
   const double grown = std::pow(scale, scale <= 1 ? cost.power : cost.power_past_1024);
-  return kWallPerCpu * (0.07 + cost.at_1024_s * grown + cost.rank_item_us * 1e-6 * simulated_rank_items(spec));
+  return 0.07 + cost.at_1024_s * grown + cost.rank_item_us * 1e-6 * simulated_rank_items(spec);
+}
+
+double simulated_host_s(const RunSpec& spec) {
+  // The host time around the simulation's own CPU, fitted on the same five tuning advices (tuning/fit-wall.csv):
+  // twice the wall time of their simulations two at once came to 1.045 times the host CPU plus 0.254 s a launch
+  // (the launcher, the writes).
+  constexpr double kWallPerCpu = 1.045, kLaunchS = 0.254;
+  return kWallPerCpu * simulated_cpu_s(spec) + kLaunchS;
 }
 
 double simulated_rank_items(const RunSpec& spec) {

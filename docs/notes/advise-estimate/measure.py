@@ -52,8 +52,8 @@ def whole_row(lines):
     """(estimated s, other end s, searched, cores one, cores all, steps, steps' estimate s, steps' time s) from a
     --no-race advise's stamped lines: the first figure of its "in all" line is the one it foresees."""
     text = " ".join("".join(line for _, line in lines).split())
-    span = re.search(r"in all about (.+?) here(?: if it searches between the rank counts, as the ideals foresee "
-                     r"\(.*?\), (.+?) if not|, up to (.+?) if it searches between)?[:,]", text)
+    span = re.search(r"in all about (.+?) here(?: if it searches between the rank counts, as it may \(.*?\), (.+?) "
+                     r"if not|, up to (.+?) if it searches between)?[:,]", text)
     if not span:
         raise ValueError("advise printed no 'in all' line (see advise-lines.txt)")
     other = span.group(2) or span.group(3)

@@ -16,9 +16,16 @@
 
 namespace mcmclb {
 
-/// The host seconds one simulation of spec is expected to take, the wall time around it included: the start-up,
-/// the set-up's cost grown with P, and its items rank by rank (simulated_rank_items()).
+/// The host CPU seconds one simulation of spec is expected to take: the start-up, the set-up's cost grown with P,
+/// and its items rank by rank (simulated_rank_items()).
+[[nodiscard]] double simulated_cpu_s(const RunSpec& spec);
+
+/// The host seconds one simulation of spec is expected to take, the work around it included: its CPU
+/// (simulated_cpu_s()) stretched by the launch and the writes, and a launch's own cost.
 [[nodiscard]] double simulated_host_s(const RunSpec& spec);
+
+/// What advise's own work between two sweeps of its search adds to their wall time (tuning/fit-wall.csv).
+inline constexpr double kSearchStepS = 0.288;
 
 /// The rank-items a simulation of spec steps through: expected_rank_items(), or, under the finished rule coalesce
 /// (finished groups join those still working), at least 1.2 times the ranks times the longest unit's items

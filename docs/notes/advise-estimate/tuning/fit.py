@@ -14,11 +14,18 @@ study::expected_rank_items counts them; under coalesce at least 1.2 x the ranks 
 (study::simulated_rank_items). Per set-up, the power on a grid of 0.01 and, for each, the two costs by least squares
 on the relative error over every folder and rank count (the mean of each folder's simulations of that set-up there),
 both kept >= 0. The start-up is the median over set-ups of the short traces at 64 ranks less the set-up's other
-terms. The powers past 1024 ranks are fit_past_1024.py's. Writes fit.csv beside this file and prints it:
+terms. The powers past 1024 ranks are fit_past_1024.py's. Writes fit.csv beside this file and prints it.
+
+The wall time around the host CPU, from the same advices (fit-wall.csv): the simulations at 64 and 1024 ranks ran
+two at once, so twice their wall time (the last progress line's elapsed seconds) is taken as a x their host CPU plus
+a launch's own cost per simulation (the launcher, the writes), by least squares over the five; the search between
+the counts then adds a cost per step (advise's own work between its sweeps), the mean over the five of what their
+search took beyond its simulations so priced, each step two at once at most:
 
     docs/notes/advise-estimate/tuning/fit.py"""
 import csv
 import os
+import re
 import statistics
 from collections import defaultdict
 
@@ -103,6 +110,58 @@ def fit_power(samples, start):
     return best[1:]
 
 
+def runs_and_lines(name):
+    """(runs.csv rows with their host CPU, the printed lines, the wall seconds) of one tuning advice."""
+    folder = os.path.join(HERE, name)
+    with open(os.path.join(folder, "provenance.csv"), encoding="utf-8") as f:
+        cpu = {r["run_id"]: float(r["host_cpu_s"]) for r in csv.DictReader(f)}
+    with open(os.path.join(folder, "runs.csv"), encoding="utf-8") as f:
+        runs = [(r, cpu[r["run_id"]]) for r in csv.DictReader(f)]
+    with open(os.path.join(folder, "advise-lines.txt"), encoding="utf-8") as f:
+        lines = f.read()
+    with open(os.path.join(folder, "advise.time"), encoding="utf-8") as f:
+        m = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", f.read())
+    return runs, lines, 3600 * int(m.group(1) or 0) + 60 * int(m.group(2)) + float(m.group(3))
+
+
+def fit_wall():
+    """fit-wall.csv: wall seconds per host CPU second, a launch's cost and a search step's, from the five advices."""
+    rows = []
+    for name in FOLDERS:
+        runs, lines, wall = runs_and_lines(name)
+        asked = [cpu for r, cpu in runs if r["nprocs"] in ("64", "1024")]
+        main_s = int(re.findall(rf"\[point {len(asked)} of {len(asked)}, (\d+) s elapsed", lines)[-1])
+        rows.append((name, len(asked), sum(asked), main_s, wall, runs, lines))
+    # 2 x elapsed = a x CPU + launch x simulations, least squares over the advices.
+    sxx = sum(c * c for _, _, c, _, _, _, _ in rows)
+    sxn = sum(c * n for _, n, c, _, _, _, _ in rows)
+    snn = sum(n * n for _, n, _, _, _, _, _ in rows)
+    sxy = sum(c * 2 * e for _, _, c, e, _, _, _ in rows)
+    sny = sum(n * 2 * e for _, n, _, e, _, _, _ in rows)
+    det = sxx * snn - sxn * sxn
+    per_cpu, launch = (sxy * snn - sny * sxn) / det, (sxx * sny - sxn * sxy) / det
+    out = []
+    for name, n, cpu, main_s, wall, runs, lines in rows:
+        searched = [c for r, c in runs if r["nprocs"] not in ("64", "1024")]
+        steps = [int(k) for k in re.findall(r"advise: searching \d+ ranks, .*?: (\d+) simulations", lines)]
+        priced, i = 0.0, 0
+        for k in steps:
+            host = [per_cpu * c + launch for c in searched[i:i + k]]
+            i += k
+            if host:
+                priced += max(max(host), sum(host) / min(2, k))
+        out.append([name, n, f"{cpu:.1f}", main_s, f"{(per_cpu * cpu + launch * n) / 2:.1f}", len(steps),
+                    f"{wall - main_s:.1f}", f"{priced:.1f}", f"{(wall - main_s - priced) / len(steps):.3f}"])
+    step = statistics.mean(float(r[-1]) for r in out)
+    with open(os.path.join(HERE, "fit-wall.csv"), "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["advice", "simulations", "host_cpu_s", "elapsed_s", "modelled_s", "search_steps", "search_s",
+                    "search_simulations_s", "per_step_s", "wall_per_cpu", "launch_s", "step_s"])
+        for r in out:
+            w.writerow(r + [f"{per_cpu:.3f}", f"{launch:.3f}", f"{step:.3f}"])
+    print(f"wall per host CPU second {per_cpu:.3f}, a launch {launch:.3f} s, a search step {step:.3f} s")
+
+
 def main():
     cpu = {name: host_cpu(name) for name in FOLDERS}
     setups = sorted({(b, rule) for _, b, rule in cpu["short"]})
@@ -122,6 +181,7 @@ def main():
         off = [100 * (start + at_1024 * (p / 1024) ** power + per * ri - y) / y for p, ri, y in samples[s]]
         rows.append([s[0], s[1], f"{power:.2f}", f"{at_1024:.2f}", f"{1e6 * per:.1f}", f"{start:.2f}",
                      len(samples[s]), f"{min(off):.0f}", f"{max(off):.0f}"])
+    fit_wall()
     with open(os.path.join(HERE, "fit.csv"), "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["balancer", "finished", "power", "at_1024_s", "rank_item_us", "start_s", "samples",
