@@ -60,7 +60,7 @@ def whole_row(lines):
     cpu = re.search(r"this host gives \d+ busy processes of ours ([0-9.]+) cores and one alone ([0-9.]+)", text)
     steps = [at for at, line in lines if re.match(r"advise: searching \d+ ranks, ", line)]
     start = next((at for at, line in lines if line.startswith("advise: searching between ")), None)
-    said = re.search(r"advise: searching between \d+ and \d+ ranks with \d+ set-ups?: about (.+?), up to", text)
+    said = re.search(r"advise: searching between \d+ and \d+ ranks with \d+ set-ups?: about ((?:\d+ min )?\d+ s)", text)
     ended = next((at for at, line in lines if line.startswith("advise: ") and "searching" not in line
                   and steps and at > steps[-1]), None)
     return (seconds_of(span.group(1)), seconds_of(other) if other else "", "yes" if steps else "no",
