@@ -225,7 +225,7 @@ def measure(args, runs, header, driver, sim, jobs, commit):
                 out.flush()
                 print(f"{trace} at {ranks}: estimated {estimated:g} s (other end {other}), took {wall:.1f} s "
                       f"({100 * (estimated / wall - 1):+.1f} %); searched {searched}: {steps} steps estimated "
-                      f"{steps_s:g} s, took {steps_wall}; cores {one} alone, {cores_all} together")
+                      f"{steps_s} s, took {steps_wall} s; cores {one} alone, {cores_all} together")
                 continue
             if args.race:
                 low, high, run, settled, first_estimated, first_wall = race_row(stdout, folder)
