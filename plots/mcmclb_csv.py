@@ -380,6 +380,19 @@ SCHEMAS = {
         "busy_before_pct": Column("number", 0), "commit": TEXT, "host": TEXT, "cores": _int(1), "utc_start": TEXT,
         "command_line": TEXT,
     },
+    # docs/notes/advise-estimate: advise --no-race (measure.py --whole, with --spin one core kept busy): the figure
+    # of its "in all" line and the other end beside it, whether it searched, the cores it measured free, the
+    # search's own estimate against its time, and the wall time.
+    "estimates-whole.csv": {
+        "trace": TEXT, "walkers": _int(1), "items": _int(1), "ranks": TEXT, "jobs": _int(1),
+        "simulations": _int(0), "estimated_s": _time(), "other_end_s": _time(True),
+        "searched": Column("name", choices=("yes", "no")), "cores_one": Column("number", 0),
+        "cores_all": Column("number", 0, True), "search_steps": _int(0),
+        "search_estimated_s": _time(True), "search_measured_s": _time(True), "measured_s": _time(),
+        "error_pct": Column("number"), "spinning": Column("name", choices=("yes", "no")),
+        "busy_before_pct": Column("number", 0), "commit": TEXT, "host": TEXT, "cores": _int(1), "utc_start": TEXT,
+        "command_line": TEXT,
+    },
     # docs/notes/exact-sum-cost: tests/bench_exact_sum at real P ranks, seconds per call of each mode (a plain sum of
     # doubles and ops::exact_sum, of 1 and of 64 per rank), rounds in random order, with the run's provenance.
     "exact-sum-cost.csv": {

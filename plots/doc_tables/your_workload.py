@@ -473,6 +473,35 @@ def advise_estimate(inputs):
                        "estimate off by", "host busy before"], out) + sentence
 
 
+def advise_estimate_whole(inputs):
+    """advise's whole estimate (docs/notes/advise-estimate/estimates-whole.csv, measure.py --whole): one row per
+    advise run, in file order: whether one core was kept busy, the trace and rank counts, the figure of the "in all"
+    line with the other end beside it, the wall time, their difference, and the cores advise measured free for two
+    simulations; then one sentence per host state: the differences' range and whether each is within 25 %."""
+    path = inputs.folders[0]
+    rows = Inputs.read_file(path, ("trace", "ranks", "jobs", "estimated_s", "other_end_s", "searched",
+                                   "cores_all", "measured_s", "spinning", "commit"), "estimates-whole.csv")
+    if not rows:
+        raise InputError(f"{path}: no row (allowed: measure.py --whole's rows, one per advise run)")
+    out = []
+    for r in rows:
+        other = "-" if r["other_end_s"] is None else f"{r['other_end_s']:.0f} s"
+        out.append(["yes" if r["spinning"] == "yes" else "no", f"`{os.path.basename(r['trace'])}`",
+                    str(r["ranks"]).replace(",", ", "), f"{r['estimated_s']:.0f} s", other,
+                    f"{r['measured_s']:.1f} s ({'searched' if r['searched'] == 'yes' else 'no search'})",
+                    f"{_off_pct(r['estimated_s'], r['measured_s']):+.0f} %",
+                    "as idle" if r["cores_all"] is None else f"{r['cores_all']:.2f}"])
+    parts = []
+    for busy, words in (("yes", "With one core busy"), ("no", "On the idle host")):
+        some = [_off_pct(r["estimated_s"], r["measured_s"]) for r in rows if r["spinning"] == busy]
+        if some:
+            parts.append(f"{words} the figure was off by {min(some):+.0f} to {max(some):+.0f} %: "
+                         f"{'every' if all(abs(x) <= 25 for x in some) else 'not every'} one within 25 %.")
+    parts.append(f"{_runs_at(rows, '`--no-race --jobs ' + str(rows[0]['jobs']) + '`')}.")
+    return table_text(["one core busy", "trace", "ranks", "estimated", "other end", "measured (wall)", "off by",
+                       "cores measured free"], out) + "\n\n" + " ".join(parts)
+
+
 def advise_estimate_race(inputs):
     """advise's estimate with racing (docs/notes/advise-estimate/estimates-race.csv, measure.py --race): one row per
     advise run: the range printed at the start (none's round alone, up to every simulation), the wall time, whether
