@@ -64,13 +64,7 @@ double simulated_cpu_s(const RunSpec& spec) {
   return 0.07 + cost.at_1024_s * grown + cost.rank_item_us * 1e-6 * simulated_rank_items(spec);
 }
 
-double simulated_host_s(const RunSpec& spec) {
-  // The host time around the simulation's own CPU, fitted on the same five tuning advices (tuning/fit-wall.csv):
-  // twice the wall time of their simulations two at once came to 1.045 times the host CPU plus 0.254 s a launch
-  // (the launcher, the writes).
-  constexpr double kWallPerCpu = 1.045, kLaunchS = 0.254;
-  return kWallPerCpu * simulated_cpu_s(spec) + kLaunchS;
-}
+double simulated_host_s(const RunSpec& spec) { return kWallPerCpu * simulated_cpu_s(spec) + kLaunchS; }
 
 double simulated_rank_items(const RunSpec& spec) {
   // Where finished groups join the groups still working (the rule coalesce), the ranks of every finished group
@@ -149,16 +143,22 @@ CpuCapacity measure_cpu_capacity(long threads, std::chrono::milliseconds window)
 
 SimulationEstimate estimate_simulations(const std::vector<const RunSpec*>& specs, long jobs, const CpuCapacity& cpu) {
   SimulationEstimate e;
-  double longest = 0;
+  double busy_s = 0, longest_s = 0;  // the CPU part, which runs on the cores the host gives
   for (const RunSpec* spec : specs) {
-    const double s = simulated_host_s(*spec);
-    e.host_s += s;
-    longest = std::max(longest, s);
+    const double busy = kWallPerCpu * simulated_cpu_s(*spec);
+    e.host_s += busy + kLaunchS;
+    busy_s += busy;
+    longest_s = std::max(longest_s, busy);
     e.peak_bytes = std::max(e.peak_bytes, simulated_peak_bytes(*spec));
   }
   e.count = specs.size();
   e.at_once = std::min<long>(std::max<long>(jobs, 1), std::max<long>(static_cast<long>(e.count), 1));
-  e.wall_s = std::max(longest / cpu.cores_for(1), e.host_s / cpu.cores_for(e.at_once));
+  // A launch is mostly waiting (a simulation of 24 ranks: 0.31 s wall, 0.11 s CPU), so a busy host does not
+  // stretch it; the rest is CPU, shared over the cores the simulations get.
+  const double launches_s = kLaunchS * static_cast<double>(e.count) / static_cast<double>(e.at_once);
+  e.wall_s = e.count == 0
+                 ? 0
+                 : std::max(longest_s / cpu.cores_for(1) + kLaunchS, busy_s / cpu.cores_for(e.at_once) + launches_s);
   return e;
 }
 

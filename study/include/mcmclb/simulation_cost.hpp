@@ -24,8 +24,11 @@ namespace mcmclb {
 /// (simulated_cpu_s()) stretched by the launch and the writes, and a launch's own cost.
 [[nodiscard]] double simulated_host_s(const RunSpec& spec);
 
-/// What advise's own work between two sweeps of its search adds to their wall time (tuning/fit-wall.csv).
-inline constexpr double kSearchStepS = 0.288;
+/// The host time around a simulation's CPU, fitted on advise's tuning advices (docs/notes/advise-estimate/tuning/
+/// fit-wall.csv): twice the wall time of their simulations, two at once, came to kWallPerCpu times their host CPU
+/// plus kLaunchS a launch (the launcher, the writes); advise's own work between two sweeps of its search adds
+/// kSearchStepS. The launch and the step are mostly waiting, not CPU: a busy host does not stretch them.
+inline constexpr double kWallPerCpu = 1.045, kLaunchS = 0.254, kSearchStepS = 0.288;
 
 /// The rank-items a simulation of spec steps through: expected_rank_items(), or, under the finished rule coalesce
 /// (finished groups join those still working), at least 1.2 times the ranks times the longest unit's items
