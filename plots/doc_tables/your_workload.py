@@ -476,8 +476,9 @@ def advise_estimate(inputs):
 def advise_estimate_whole(inputs):
     """advise's whole estimate (docs/notes/advise-estimate/estimates-whole.csv, measure.py --whole): one row per
     advise run, in file order: whether one core was kept busy, the trace and rank counts, the figure of the "in all"
-    line with the other end beside it, the wall time, their difference, and the cores advise measured free for two
-    simulations; then one sentence per host state: the differences' range and whether each is within 25 %."""
+    line with the other end beside it, the wall time, their difference, the cores advise measured free for two
+    simulations, and the commit; then one sentence per host state: the differences' range, whether each is within
+    25 %, and how far one trace's wall time varied between its runs."""
     path = inputs.folders[0]
     rows = Inputs.read_file(path, ("trace", "ranks", "jobs", "estimated_s", "other_end_s", "searched",
                                    "cores_all", "measured_s", "spinning", "commit"), "estimates-whole.csv")
@@ -490,16 +491,24 @@ def advise_estimate_whole(inputs):
                     str(r["ranks"]).replace(",", ", "), f"{r['estimated_s']:.0f} s", other,
                     f"{r['measured_s']:.1f} s ({'searched' if r['searched'] == 'yes' else 'no search'})",
                     f"{_off_pct(r['estimated_s'], r['measured_s']):+.0f} %",
-                    "as idle" if r["cores_all"] is None else f"{r['cores_all']:.2f}"])
+                    "as idle" if r["cores_all"] is None else f"{r['cores_all']:.2f}", r["commit"][:7]])
     parts = []
     for busy, words in (("yes", "With one core busy"), ("no", "On the idle host")):
         some = [_off_pct(r["estimated_s"], r["measured_s"]) for r in rows if r["spinning"] == busy]
         if some:
             parts.append(f"{words} the figure was off by {min(some):+.0f} to {max(some):+.0f} %: "
                          f"{'every' if all(abs(x) <= 25 for x in some) else 'not every'} one within 25 %.")
+            walls = {}
+            for r in rows:
+                if r["spinning"] == busy:
+                    walls.setdefault(os.path.basename(r["trace"]), []).append(r["measured_s"])
+            spread = max(((max(w) / min(w) - 1, t) for t, w in walls.items() if len(w) > 1), default=None)
+            if spread:
+                parts.append(f"Between runs, one trace's wall time varied by up to {100 * spread[0]:.0f} % "
+                             f"(`{spread[1]}`).")
     parts.append(f"{_runs_at(rows, '`--no-race --jobs ' + str(rows[0]['jobs']) + '`')}.")
     return table_text(["one core busy", "trace", "ranks", "estimated", "other end", "measured (wall)", "off by",
-                       "cores measured free"], out) + "\n\n" + " ".join(parts)
+                       "cores measured free", "commit"], out) + "\n\n" + " ".join(parts)
 
 
 def advise_estimate_race(inputs):
