@@ -39,16 +39,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The counts the bisection between lo and hi tries toward hi, the dearest way it can go: at most kSearchedCounts.
-std::vector<int> counts_toward(int lo, int hi, int step) {
+/// The counts a bisection between lo and hi (in steps of `step`) tries, at most kSearchedCounts: toward lo after a
+/// count that fits, toward hi after one that does not.
+template <typename Fits>
+std::vector<int> bisect(int lo, int hi, int step, Fits&& fits) {
   std::vector<int> out;
   for (int round = 0; round < kSearchedCounts; ++round) {
     const int mid = (lo + hi) / 2 / step * step;
     if (mid <= lo || mid >= hi) break;
     out.push_back(mid);
-    lo = mid;
+    (fits(mid) ? hi : lo) = mid;
   }
   return out;
+}
+
+/// The counts the bisection between lo and hi tries toward hi, the dearest way it can go.
+std::vector<int> counts_toward(int lo, int hi, int step) {
+  return bisect(lo, hi, step, [](int) { return false; });
 }
 
 /// A point of the study moved to nprocs ranks, its initial groups no more than the ranks: what the search runs
@@ -131,13 +138,10 @@ Foreseen foresee_search(const std::vector<const RunSpec*>& at_hi, int lo, int hi
     out.reason = advice::Scenario{*lo_scenario, 1, 0};
     out.above = lo_above;
   }
-  for (int round = 0, a = lo, b = hi; round < kSearchedCounts; ++round) {
-    const int mid = (a + b) / 2 / step * step;
-    if (mid <= a || mid >= b) break;
-    out.counts.push_back(mid);
+  out.counts = bisect(lo, hi, step, [&](int mid) {
     judged.push_back(mid);
-    (above_best(mid).first <= tolerance ? b : a) = mid;
-  }
+    return above_best(mid).first <= tolerance;
+  });
   return out;
 }
 
