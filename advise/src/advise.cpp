@@ -131,7 +131,8 @@ void print_estimate(const Options& o, const Plan& plan, const SweepOptions& swee
     if (!sweep.cpu.idle()) {
       parts += "; this host gives " + std::to_string(sweep.cpu.threads) + " busy processes of ours " +
                fixed(sweep.cpu.all, 2) + " cores and one alone " + fixed(sweep.cpu.one, 2) +
-               " just now (measured: each spun for 0.1 s against its CPU time), so each estimate is stretched by it";
+               " just now (measured: each spun for " + fixed(sweep.cpu.window_s, 1) +
+               " s against its CPU time), so each estimate is stretched by it";
     }
     // A race's time depends on what none's round finds, and whether the counts between those asked are searched
     // on what the simulations find, so either is given as a range; without racing, the figure is the one the
@@ -191,21 +192,22 @@ Outcome run_advice(const Options& o, const Plan& plan, const SweepOptions& sweep
   }
   // The study file the launches read, replaced whole under the folder's lock (never seen half written), and its
   // simulations.
+  SimulationEstimate final_estimate;  // the final round's, last made, for its pace below
   const auto sweep_final = [&] {
     {
       auto store = launch::open_output(sweep, study);
       store.rewrite_file(fs::path(plan.study_path).filename().string(),
                          [&](const fs::path&) { return study_file_text(final_study); });
     }
-    return simulate(o, sweep, study, final_study, launch::estimate_to_run(sweep, study).host_s);
+    final_estimate = launch::estimate_to_run(sweep, study);
+    return simulate(o, sweep, study, final_study, final_estimate.host_s);
   };
   // How the simulations came out against their estimate, which the search's estimates are scaled by: the final
   // round's, or where it had too little left to run, the race's first round's.
-  const double final_estimate_s = launch::estimate_to_run(sweep, study).wall_s;
   const auto final_start = std::chrono::steady_clock::now();
   int swept = sweep_final() != 0 || raced != 0 ? 1 : 0;
-  Pace pace =
-      pace_of(std::chrono::duration<double>(std::chrono::steady_clock::now() - final_start).count(), final_estimate_s);
+  Pace pace = pace_of(std::chrono::duration<double>(std::chrono::steady_clock::now() - final_start).count(),
+                      final_estimate.wall_s);
   if (pace.words.empty()) pace = race.pace;
   const Backend backend = launch::sweep_backend(sweep);
   if (!dropped.empty()) {

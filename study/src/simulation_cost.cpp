@@ -136,6 +136,7 @@ double cores_spinning(long threads, std::chrono::milliseconds window) {
 CpuCapacity measure_cpu_capacity(long threads, std::chrono::milliseconds window) {
   CpuCapacity cpu;
   cpu.threads = std::max<long>(threads, 1);
+  cpu.window_s = std::chrono::duration<double>(window).count();
   cpu.one = std::max(cores_spinning(1, window), 0.05);
   cpu.all = cpu.threads == 1 ? cpu.one : std::max(cores_spinning(cpu.threads, window), cpu.one);
   return cpu;

@@ -45,9 +45,10 @@ inline constexpr double kWallPerCpu = 1.045, kLaunchS = 0.254, kSearchStepS = 0.
 /// as many cores). A busy host gives less: other programs take their share, and under the kernel's session groups
 /// (autogroup) that share is not the one a count of busy cores suggests, hence a measurement, not a formula.
 struct CpuCapacity {
-  double one = 1;    // cores one busy process gets
-  double all = 0;    // cores `threads` busy processes get together (0: as many as they are, an idle host)
-  long threads = 0;  // how many were measured at once (0: nothing measured, an idle host assumed)
+  double one = 1;       // cores one busy process gets
+  double all = 0;       // cores `threads` busy processes get together (0: as many as they are, an idle host)
+  long threads = 0;     // how many were measured at once (0: nothing measured, an idle host assumed)
+  double window_s = 0;  // how long each measurement spun
   /// The cores k busy processes get: measured at 1 and at `threads`, linear between, and no more past them.
   [[nodiscard]] double cores_for(long k) const;
   /// True where nothing was measured or the host gave what an idle one would, within 5 %.
