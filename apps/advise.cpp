@@ -268,8 +268,8 @@ int advise_main(const std::vector<std::string>& args) {
   const ProgramRuns& program = plan.program;
 
   SweepOptions sweep = simulation_sweep(o, plan);
-  // The estimates' CPU, measured where the simulations will run: here, not a batch job's node. Twice 0.1 s: what
-  // the busy share it replaces took, so a dry run costs no more.
+  // The estimates' CPU, measured where the simulations will run: here, not a batch job's node. 0.2 s on an idle
+  // host; 0.6 s on a busy one, where a short probe reads a burst above the share the simulations will get.
   constexpr std::chrono::milliseconds kCpuProbe{100};
   if (o.launcher != "slurm") sweep.cpu = measure_cpu_capacity(o.jobs, kCpuProbe);
   // The whole study, checked before anything is written: the workload, every key, the platform and the build.

@@ -131,8 +131,8 @@ void print_estimate(const Options& o, const Plan& plan, const SweepOptions& swee
     if (!sweep.cpu.idle()) {
       parts += "; this host gives " + std::to_string(sweep.cpu.threads) + " busy processes of ours " +
                fixed(sweep.cpu.all, 2) + " cores and one alone " + fixed(sweep.cpu.one, 2) +
-               " just now (measured: each spun for " + fixed(sweep.cpu.window_s, 1) +
-               " s against its CPU time), so each estimate is stretched by it";
+               " just now (measured: the median of their CPU time in 50 ms slices over " +
+               fixed(sweep.cpu.window_s, 1) + " s of spinning), so each estimate is stretched by it";
     }
     // A race's time depends on what none's round finds, and whether the counts between those asked are searched
     // on what the simulations find, so either is given as a range; without racing, the figure is the one the
