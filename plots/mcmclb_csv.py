@@ -429,6 +429,8 @@ SCHEMAS = {
         "peak_rss_kib": _int(0),
     },
 }
+# advise's whole estimate repeated (six runs or more per trace, the traces interleaved): measure.py --whole's rows.
+SCHEMAS["estimates-repeated.csv"] = SCHEMAS["estimates-whole.csv"]
 
 
 def _required(column):

@@ -26,10 +26,12 @@ BEGIN, END = "<!-- BEGIN mcmclb keys -->\n", "<!-- END mcmclb keys -->\n"
 
 # Python schemas of files mcmclb does not write (the paper's reference values under plots/reference/, and the
 # records of measurements other programs make: GNU time, bench_lj, the README demo's timing, the walkers note's runs,
-# bench_exact_sum's and bench_chain_order's rows, advise's estimates against its wall time, with --check, racing and whole).
+# bench_exact_sum's and bench_chain_order's rows, advise's estimates against its wall time, with --check, racing,
+# whole and repeated).
 PYTHON_ONLY = {"dinan2011.csv", "host-time.csv", "bench_lj.csv", "demo-timing.csv", "walkers-overhead.csv",
                "exact-sum-cost.csv", "checkpoint-cost.csv", "chain-order-p2.csv", "estimates.csv",
-               "estimates-check.csv", "estimates-race.csv", "estimates-whole.csv"}
+               "estimates-check.csv", "estimates-race.csv", "estimates-whole.csv",
+               "estimates-repeated.csv"}
 
 
 def read(path):

@@ -24,7 +24,8 @@ from .steal_regroup_findings import (compute_findings, compute_real_findings, cy
 from .start_with import start_with
 from .walkers import chain_order_measured, chain_order_simulated, checkpoint_cost, exact_sum_cost, walkers_overhead
 from .your_workload import (advice, advice_answer, advice_brief, advise_estimate, advise_estimate_check,
-                            advise_estimate_race, advise_estimate_whole, prediction, trace_at_scale, trace_replay, trace_summary)
+                            advise_estimate_race, advise_estimate_repeated, advise_estimate_whole, prediction,
+                            trace_at_scale, trace_replay, trace_summary)
 
 
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
@@ -95,6 +96,7 @@ TABLES = {
     "advise-estimate-check": (advise_estimate_check, (1, 1), {}),
     "advise-estimate-race": (advise_estimate_race, (1, 1), {}),
     "advise-estimate-whole": (advise_estimate_whole, (1, 1), {}),
+    "advise-estimate-repeated": (advise_estimate_repeated, (1, 1), {}),
     "advice-brief": (advice_brief, (1, 1), {}),
     "trace-summary": (trace_summary, (1, 1), {}),
     "start-with": (start_with, (2, 16), {}),

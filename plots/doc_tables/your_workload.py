@@ -473,6 +473,18 @@ def advise_estimate(inputs):
                        "estimate off by", "host busy before"], out) + sentence
 
 
+def _wall_spread(rows):
+    """["Between runs, one trace's wall time varied by up to X % (`trace`)."], the largest max/min - 1 of the rows'
+    measured_s per trace, or [] where no trace ran twice."""
+    walls = {}
+    for r in rows:
+        walls.setdefault(os.path.basename(r["trace"]), []).append(r["measured_s"])
+    spread = max(((max(w) / min(w) - 1, t) for t, w in walls.items() if len(w) > 1), default=None)
+    if not spread:
+        return []
+    return [f"Between runs, one trace's wall time varied by up to {100 * spread[0]:.0f} % (`{spread[1]}`)."]
+
+
 def advise_estimate_whole(inputs):
     """advise's whole estimate (docs/notes/advise-estimate/estimates-whole.csv, measure.py --whole): one row per
     advise run, in file order: whether one core was kept busy, the trace and rank counts, the figure of the "in all"
@@ -498,17 +510,50 @@ def advise_estimate_whole(inputs):
         if some:
             parts.append(f"{words} the figure was off by {min(some):+.0f} to {max(some):+.0f} %: "
                          f"{'every' if all(abs(x) <= 25 for x in some) else 'not every'} one within 25 %.")
-            walls = {}
-            for r in rows:
-                if r["spinning"] == busy:
-                    walls.setdefault(os.path.basename(r["trace"]), []).append(r["measured_s"])
-            spread = max(((max(w) / min(w) - 1, t) for t, w in walls.items() if len(w) > 1), default=None)
-            if spread:
-                parts.append(f"Between runs, one trace's wall time varied by up to {100 * spread[0]:.0f} % "
-                             f"(`{spread[1]}`).")
+            parts += _wall_spread([r for r in rows if r["spinning"] == busy])
     parts.append(f"{_runs_at(rows, '`--no-race --jobs ' + str(rows[0]['jobs']) + '`')}.")
     return table_text(["one core busy", "trace", "ranks", "estimated", "other end", "measured (wall)", "off by",
                        "cores measured free", "commit"], out) + "\n\n" + " ".join(parts)
+
+
+def advise_estimate_repeated(inputs):
+    """advise's whole estimate, repeated (docs/notes/advise-estimate/estimates-repeated.csv, measure.py --whole run
+    six times or more per trace, the traces interleaved): one row per commit, host state and trace: the runs, the
+    median figure, the median wall time and the median difference of the runs, each difference with the 95 %
+    interval of its median (order statistics, n >= 6), and the median cores advise measured free; then one sentence
+    per commit and host state: the medians' range, whether each lies within 25 %, and the single runs' range."""
+    path = inputs.folders[0]
+    rows = Inputs.read_file(path, ("trace", "ranks", "jobs", "estimated_s", "cores_all", "measured_s", "spinning",
+                                   "commit"), "estimates-repeated.csv")
+    if not rows:
+        raise InputError(f"{path}: no row (allowed: measure.py --whole's rows, six or more per trace)")
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["commit"], r["spinning"]), {}).setdefault((r["trace"], r["ranks"]), []).append(r)
+    out, parts = [], []
+    for (commit, busy), traces in groups.items():
+        medians, singles = [], []
+        for (trace, ranks), runs in traces.items():
+            off = Summary([_off_pct(r["estimated_s"], r["measured_s"]) for r in runs])
+            wall = Summary([r["measured_s"] for r in runs])
+            cores = [r["cores_all"] for r in runs if r["cores_all"] is not None]
+            interval = f" [{off.lo:+.0f}, {off.hi:+.0f}]" if off.has_interval else f" ({off.note})"
+            out.append([commit[:7], "yes" if busy == "yes" else "no", f"`{os.path.basename(trace)}`",
+                        str(ranks).replace(",", ", "), str(off.n),
+                        f"{median([r['estimated_s'] for r in runs]):.0f} s",
+                        f"{wall.median:.0f} s ({wall.min:.0f} to {wall.max:.0f})", f"{off.median:+.0f} %{interval}",
+                        f"{median(cores):.2f}" if cores else "as idle"])
+            medians.append(off.median)
+            singles += [_off_pct(r["estimated_s"], r["measured_s"]) for r in runs]
+        state = "one core busy" if busy == "yes" else "the host idle"
+        parts.append(f"At {commit[:7]}, {state}, the median difference per trace was {min(medians):+.0f} to "
+                     f"{max(medians):+.0f} %: {'each' if all(abs(m) <= 25 for m in medians) else 'not each'} "
+                     f"within 25 %. Single runs were off by {min(singles):+.0f} to {max(singles):+.0f} %.")
+        parts += _wall_spread([r for runs in traces.values() for r in runs])
+    parts.append(f"{_runs_at(rows, '`--no-race --jobs ' + str(rows[0]['jobs']) + '`')}.")
+    return table_text(["commit", "one core busy", "trace", "ranks", "runs", "estimated (median)",
+                       "measured (wall, median, range)", "off by (median, 95 % interval)", "cores measured free"],
+                      out) + "\n\n" + " ".join(parts)
 
 
 def advise_estimate_race(inputs):
