@@ -534,7 +534,8 @@ def advise_estimate_repeated(inputs):
     for (commit, busy), traces in groups.items():
         medians, singles = [], []
         for (trace, ranks), runs in traces.items():
-            off = Summary([_off_pct(r["estimated_s"], r["measured_s"]) for r in runs])
+            each = [_off_pct(r["estimated_s"], r["measured_s"]) for r in runs]
+            off = Summary(each)
             wall = Summary([r["measured_s"] for r in runs])
             cores = [r["cores_all"] for r in runs if r["cores_all"] is not None]
             interval = f" [{off.lo:+.0f}, {off.hi:+.0f}]" if off.has_interval else f" ({off.note})"
@@ -544,7 +545,7 @@ def advise_estimate_repeated(inputs):
                         f"{wall.median:.0f} s ({wall.min:.0f} to {wall.max:.0f})", f"{off.median:+.0f} %{interval}",
                         f"{median(cores):.2f}" if cores else "as idle"])
             medians.append(off.median)
-            singles += [_off_pct(r["estimated_s"], r["measured_s"]) for r in runs]
+            singles += each
         state = "one core busy" if busy == "yes" else "the host idle"
         parts.append(f"At {commit[:7]}, {state}, the median difference per trace was {min(medians):+.0f} to "
                      f"{max(medians):+.0f} %: {'each' if all(abs(m) <= 25 for m in medians) else 'not each'} "
