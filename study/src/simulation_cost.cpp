@@ -170,15 +170,11 @@ CpuCapacity measure_cpu_capacity(long threads, std::chrono::milliseconds window)
   const auto count = static_cast<std::size_t>(std::max<long>(window / kProbeSlice, 2));
   const std::vector<double> one = slices_spinning(1, count, count);
   cpu.one = std::max(std::min(steady_cores(one), 1.0), 0.05);
-  cpu.window_s = static_cast<double>(one.size()) * std::chrono::duration<double>(kProbeSlice).count();
-  if (cpu.threads == 1) {
-    cpu.all = cpu.one;
-    return cpu;
-  }
   // Several threads get a burst of more than their steady share now and then, most of all just after they start
   // (a kernel's load balancer moving them; seen for up to 0.35 s beside another session's spinning process, 1.3 cores
-  // instead of 1.0): past an idle-looking start, the median slice over kSettleSlices times as long.
-  const std::vector<double> all = slices_spinning(cpu.threads, count, kSettleSlices * count);
+  // instead of 1.0): past an idle-looking start, the median slice over kSettleSlices times as long. One thread is
+  // the measurement above (the clamp then gives cpu.one).
+  const std::vector<double> all = cpu.threads == 1 ? one : slices_spinning(cpu.threads, count, kSettleSlices * count);
   cpu.all = std::clamp(steady_cores(all), cpu.one, static_cast<double>(cpu.threads));
   cpu.window_s = static_cast<double>(all.size()) * std::chrono::duration<double>(kProbeSlice).count();
   return cpu;
