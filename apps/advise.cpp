@@ -14,7 +14,6 @@
 #include <set>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "advise_flags.hpp"
@@ -26,7 +25,7 @@
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/launch.hpp"
-#include "mcmclb/provenance.hpp"  // host_busy_share
+#include "mcmclb/provenance.hpp"  // host_busy_share, usable_cores
 #include "mcmclb/stats.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
@@ -167,7 +166,7 @@ Options parse_flags(const std::vector<std::string>& args, const std::string& com
                                                   fnv1a64_hex(launch::read_file(o.platform, "platform")));
   }
 
-  if (o.jobs == 0) o.jobs = o.launcher == "slurm" ? 16 : std::max(1U, std::thread::hardware_concurrency());
+  if (o.jobs == 0) o.jobs = o.launcher == "slurm" ? 16 : mcmclb::usable_cores();
   // A group size or chains per group asks for groups the recorded walkers do not have: copies fill them.
   if (o.group_size > 0 || o.chains_per_group > 0) o.copies = true;
   if (o.check_reps > 0 && is_study_file(o.input)) {

@@ -22,6 +22,7 @@
 #include "mcmclb/balancer.hpp"
 #include "mcmclb/config.hpp"
 #include "mcmclb/input_error.hpp"
+#include "mcmclb/provenance.hpp"
 #include "mcmclb/run_files.hpp"
 #include "mcmclb/runs_csv.hpp"
 #include "mcmclb/simulation_cost.hpp"
@@ -846,6 +847,29 @@ TEST(SimulationCost, CapacityMeasuredBesideASpinningThreadIsAboutHalfACore) {
   EXPECT_LT(beside.one, 0.7) << "a spinning thread on the same core left the measurement most of it";
   EXPECT_FALSE(beside.idle());
   EXPECT_DOUBLE_EQ(beside.all, beside.one);
+}
+
+// More threads than the CPUs this process may use share those CPUs: the probe spins no more than usable_cores()
+// (1024 asked on 2 cores spun 14 s and read the host as busy). Narrowed to one core, as a taskset or a batch job's
+// cpuset does, 64 threads asked are measured as one.
+TEST(SimulationCost, ProbeSpinsNoMoreThreadsThanTheCoresItMayUse) {
+  cpu_set_t before;
+  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+  EXPECT_EQ(mcmclb::usable_cores(), CPU_COUNT(&before));
+  int core = 0;
+  while (core < CPU_SETSIZE && !CPU_ISSET(core, &before)) ++core;
+  ASSERT_LT(core, CPU_SETSIZE);
+  cpu_set_t one_core;
+  CPU_ZERO(&one_core);
+  CPU_SET(core, &one_core);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one_core, &one_core), 0);
+  const int usable = mcmclb::usable_cores();
+  const mcmclb::CpuCapacity narrowed = mcmclb::measure_cpu_capacity(64, std::chrono::milliseconds(100));
+  ASSERT_EQ(sched_setaffinity(0, sizeof before, &before), 0);
+  EXPECT_EQ(usable, 1);
+  EXPECT_EQ(narrowed.threads, 1);
+  EXPECT_LE(narrowed.all, 1.0);
+  EXPECT_EQ(mcmclb::measure_cpu_capacity(1000, std::chrono::milliseconds(50)).threads, CPU_COUNT(&before));
 }
 
 // Two of our threads beside another session's spinning process: the kernel gives them a core together, but for up

@@ -15,7 +15,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "mcmclb/advice.hpp"
@@ -26,7 +25,7 @@
 #include "mcmclb/driver.hpp"  // emulated_ideal_s
 #include "mcmclb/input_error.hpp"
 #include "mcmclb/launch.hpp"
-#include "mcmclb/provenance.hpp"  // host_busy_share
+#include "mcmclb/provenance.hpp"  // host_busy_share, usable_cores
 #include "mcmclb/runs_csv.hpp"
 #include "mcmclb/study.hpp"
 #include "mcmclb/text.hpp"
@@ -52,7 +51,7 @@ struct CheckEstimate {
 CheckEstimate check_estimate(const Options& o, const Plan& plan, const Study& study, const CpuCapacity& cpu) {
   CheckEstimate e;
   if (o.check_reps <= 0 || plan.trace_chains == 0) return e;
-  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  const int cores = usable_cores();
   if (cores < 2) return e;
   e.each_s = check_run_s(o, cores);
   std::map<std::string, std::set<std::string>> labels;

@@ -9,7 +9,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -19,7 +18,7 @@
 #include "mcmclb/advise_plan.hpp"
 #include "mcmclb/configurations.hpp"
 #include "mcmclb/launch.hpp"
-#include "mcmclb/provenance.hpp"  // host_busy_share
+#include "mcmclb/provenance.hpp"  // host_busy_share, usable_cores
 #include "mcmclb/runs_csv.hpp"
 #include "mcmclb/stats.hpp"
 #include "mcmclb/study.hpp"
@@ -109,9 +108,9 @@ double check_run_s(const Options& o, int cores) {
 /// OUT/check-real/, OUT/check-sim/ and OUT/check.csv.
 CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOptions& sim, const Study& main_study,
                          const std::vector<std::string>& balancers) {
-  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  const int cores = usable_cores();
   if (cores < 2) {
-    std::printf("advise: check: this host has %d core, too few for a replay on a core per rank\n", cores);
+    std::printf("advise: check: this process may use %d core, too few for a replay on a core per rank\n", cores);
     return {};
   }
   // The walkers as advise lays them out (the recorded groups at the recorded P), each once: no copies.

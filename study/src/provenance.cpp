@@ -3,11 +3,13 @@
 #include "mcmclb/provenance.hpp"
 
 #include <dlfcn.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cmath>
@@ -19,6 +21,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include "mcmclb/input_error.hpp"
@@ -162,6 +165,13 @@ std::optional<double> host_busy_share(std::chrono::milliseconds window) {
   const auto b = sample();
   if (!a || !b || !(b->second > a->second)) return std::nullopt;
   return (b->first - a->first) / (b->second - a->second);
+}
+
+int usable_cores() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (::sched_getaffinity(0, sizeof mask, &mask) == 0 && CPU_COUNT(&mask) > 0) return CPU_COUNT(&mask);
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
 std::string host_busy_pct(std::chrono::milliseconds window) {

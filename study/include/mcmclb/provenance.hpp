@@ -100,6 +100,11 @@ std::optional<double> host_busy_share(std::chrono::milliseconds window);
 /// host_busy_share as provenance records it: per cent, "" when unknown.
 std::string host_busy_pct(std::chrono::milliseconds window);
 
+/// The CPUs this process may run on: its sched_getaffinity mask, which a taskset or a batch job's cpuset narrows
+/// (the host's CPU count where the mask cannot be read), at least 1. More busy threads or ranks than this only
+/// share these CPUs.
+[[nodiscard]] int usable_cores();
+
 /// Fills p's simulation fields for backend ("mpi": nothing; "smpi": from the environment variables
 /// MCMCLB_PLATFORM, the platform file smpirun runs on, and MCMCLB_SMPI_CFG, its --cfg flags, which whatever
 /// starts smpirun sets). Throws InputError when backend is smpi and MCMCLB_PLATFORM is unset or unreadable.

@@ -47,7 +47,7 @@ inline constexpr double kWallPerCpu = 1.045, kLaunchS = 0.254, kSearchStepS = 0.
 struct CpuCapacity {
   double one = 1;       // cores one busy process gets
   double all = 0;       // cores `threads` busy processes get together (0: as many as they are, an idle host)
-  long threads = 0;     // how many were measured at once (0: nothing measured, an idle host assumed)
+  long threads = 0;     // how many were measured at once, at most usable_cores() (0: nothing measured, idle assumed)
   double window_s = 0;  // how long the threads together spun (the slices the median was taken over)
   /// The cores k busy processes get: measured at 1 and at `threads`, linear between, and no more past them.
   [[nodiscard]] double cores_for(long k) const;
@@ -55,12 +55,12 @@ struct CpuCapacity {
   [[nodiscard]] bool idle() const;
 };
 
-/// Measures CpuCapacity: one thread of this process spins for `window`, then `threads` of them together, and the
-/// CPU time they get is read slice by slice (50 ms) against the wall time; each figure is the median slice. Where
-/// the threads together do not get a core each in the first `window`, they spin five times as long: a burst above
-/// the steady share, common just after they start, then does not decide it. Costs twice `window` on an idle host,
-/// six times on a busy one. The threads share a process's session group with the simulations it starts, so they
-/// see the share those will get.
+/// Measures CpuCapacity: one thread of this process spins for `window`, then `threads` of them together (at most
+/// usable_cores(): more would only share those CPUs), and the CPU time they get is read slice by slice (50 ms)
+/// against the wall time; each figure is the median slice. Where the threads together do not get a core each in the
+/// first `window`, they spin five times as long: a burst above the steady share, common just after they start, then
+/// does not decide it. Costs twice `window` on an idle host, six times on a busy one. The threads share a process's
+/// session group with the simulations it starts, so they see the share those will get.
 [[nodiscard]] CpuCapacity measure_cpu_capacity(long threads, std::chrono::milliseconds window);
 
 /// The steady share of a probe's slices (the cores got in each): their median, so a burst in fewer than half of them
