@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -821,27 +822,46 @@ TEST(SimulationCost, PastAThousandRanksEachSetUpCostsWhatTheShippedTraceTookAt81
   }
 }
 
+namespace {
+/// This thread and the threads it starts on one core (the first its mask allows) while the guard lives; the mask as
+/// it was afterwards.
+class OnOneCore {
+ public:
+  OnOneCore() {
+    if (sched_getaffinity(0, sizeof before_, &before_) != 0) throw std::runtime_error("sched_getaffinity failed");
+    int core = 0;
+    while (core < CPU_SETSIZE && !CPU_ISSET(core, &before_)) ++core;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(core, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0) throw std::runtime_error("sched_setaffinity failed");
+  }
+  ~OnOneCore() { (void)sched_setaffinity(0, sizeof before_, &before_); }
+  OnOneCore(const OnOneCore&) = delete;
+  OnOneCore& operator=(const OnOneCore&) = delete;
+  /// The cores the mask allowed before.
+  [[nodiscard]] int before() const { return CPU_COUNT(&before_); }
+
+ private:
+  cpu_set_t before_{};
+};
+}  // namespace
+
 // The measurement sees a competitor: a thread of ours spinning on the one core this thread and the ones it starts
 // may use leaves a measuring thread about half of it, whatever else the host runs.
 TEST(SimulationCost, CapacityMeasuredBesideASpinningThreadIsAboutHalfACore) {
-  cpu_set_t before;
-  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
-  int core = 0;
-  while (core < CPU_SETSIZE && !CPU_ISSET(core, &before)) ++core;
-  ASSERT_LT(core, CPU_SETSIZE);
-  cpu_set_t one_core;
-  CPU_ZERO(&one_core);
-  CPU_SET(core, &one_core);
-  ASSERT_EQ(sched_setaffinity(0, sizeof one_core, &one_core), 0);  // threads started from here inherit it
-  std::atomic<bool> stop{false};
-  std::thread spinner([&stop] {
-    volatile unsigned long sink = 0;
-    while (!stop.load(std::memory_order_relaxed)) sink = sink + 1;
-  });
-  const mcmclb::CpuCapacity beside = mcmclb::measure_cpu_capacity(1, std::chrono::milliseconds(300));
-  stop = true;
-  spinner.join();
-  ASSERT_EQ(sched_setaffinity(0, sizeof before, &before), 0);
+  mcmclb::CpuCapacity beside;
+  {
+    const OnOneCore narrowed;
+    std::atomic<bool> stop{false};
+    std::thread spinner([&stop] {
+      volatile unsigned long sink = 0;
+      while (!stop.load(std::memory_order_relaxed)) sink = sink + 1;
+    });
+    beside = mcmclb::measure_cpu_capacity(1, std::chrono::milliseconds(300));
+    stop = true;
+    spinner.join();
+  }
   EXPECT_EQ(beside.threads, 1);
   EXPECT_GT(beside.one, 0.05);
   EXPECT_LT(beside.one, 0.7) << "a spinning thread on the same core left the measurement most of it";
@@ -853,23 +873,20 @@ TEST(SimulationCost, CapacityMeasuredBesideASpinningThreadIsAboutHalfACore) {
 // (1024 asked on 2 cores spun 14 s and read the host as busy). Narrowed to one core, as a taskset or a batch job's
 // cpuset does, 64 threads asked are measured as one.
 TEST(SimulationCost, ProbeSpinsNoMoreThreadsThanTheCoresItMayUse) {
-  cpu_set_t before;
-  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
-  EXPECT_EQ(mcmclb::usable_cores(), CPU_COUNT(&before));
-  int core = 0;
-  while (core < CPU_SETSIZE && !CPU_ISSET(core, &before)) ++core;
-  ASSERT_LT(core, CPU_SETSIZE);
-  cpu_set_t one_core;
-  CPU_ZERO(&one_core);
-  CPU_SET(core, &one_core);
-  ASSERT_EQ(sched_setaffinity(0, sizeof one_core, &one_core), 0);
-  const int usable = mcmclb::usable_cores();
-  const mcmclb::CpuCapacity narrowed = mcmclb::measure_cpu_capacity(64, std::chrono::milliseconds(100));
-  ASSERT_EQ(sched_setaffinity(0, sizeof before, &before), 0);
+  const int all = mcmclb::usable_cores();
+  int usable = 0, before = 0;
+  mcmclb::CpuCapacity narrowed;
+  {
+    const OnOneCore one;
+    before = one.before();
+    usable = mcmclb::usable_cores();
+    narrowed = mcmclb::measure_cpu_capacity(64, std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(all, before);
   EXPECT_EQ(usable, 1);
   EXPECT_EQ(narrowed.threads, 1);
   EXPECT_LE(narrowed.all, 1.0);
-  EXPECT_EQ(mcmclb::measure_cpu_capacity(1000, std::chrono::milliseconds(50)).threads, CPU_COUNT(&before));
+  EXPECT_EQ(mcmclb::measure_cpu_capacity(1000, std::chrono::milliseconds(50)).threads, all);
 }
 
 // Two of our threads beside another session's spinning process: the kernel gives them a core together, but for up
