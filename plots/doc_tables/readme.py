@@ -67,9 +67,9 @@ def quick_start(inputs):
         f"median of {n}): the build steps took "
         f"{median(parts['build']):.0f} s and the sweep with its report {median(parts['run']):.0f} s "
         f"([demo-timing.csv]({folder}/demo-timing.csv))." +
-        (f" The test command below took {median(tests) / 60:.1f} min there "
+        (f" The README's test command took {median(tests) / 60:.1f} min there "
          f"(commit{'s' if len(test_commits) > 1 else ''} {listed(test_commits)}, "
-         f"{'one run' if len(tests) == 1 else f'median of {len(tests)}, {min(tests) / 60:.1f} to {max(tests) / 60:.1f} min'}"
+         f"{'one run' if len(tests) == 1 else f'median of {len(tests)}, {min(tests):.0f} to {max(tests):.0f} s'}"
          f")." if tests else ""))
 
 
