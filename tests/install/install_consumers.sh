@@ -244,8 +244,8 @@ grep -Eq "chain 7 item 3: Chains::restore threw: a state of [0-9]+ bytes, expect
   fail "bad state in a checkpoint: $err"
 echo "  bad state, resumed: $(grep 'Chains::restore' <<<"$err" | head -1)"
 # Then carried by a merge: under mostwork rank 0 ends its short chains first and joins rank 1's group, restoring the
-# chain it carries. Whether it joins before rank 1 ends depends on the scheduler (about 1 run in 40 on a busy host it
-# does not), so a run that exits 0 must show every item worked at 1 rank (no state carried), and is tried again.
+# chain it carries. Whether it joins before rank 1 ends depends on the scheduler (in about 1 run of 40 on a 2-core
+# VM it does not), so a run that exits 0 must show every item worked at 1 rank (no state carried), and is tried again.
 carried=""
 for attempt in $(seq 1 10); do
   rm -f "$work/failed-trace.csv"
