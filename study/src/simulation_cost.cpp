@@ -14,9 +14,11 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "mcmclb/provenance.hpp"
+#include "mcmclb/stats.hpp"
 #include "mcmclb/study.hpp"
 
 namespace mcmclb {
@@ -157,13 +159,7 @@ std::vector<double> slices_spinning(long threads, std::size_t first, std::size_t
 
 }  // namespace
 
-double steady_cores(std::vector<double> slices) {
-  if (slices.empty()) return 0;
-  const auto middle = slices.begin() + static_cast<std::ptrdiff_t>(slices.size() / 2);
-  std::nth_element(slices.begin(), middle, slices.end());
-  if (slices.size() % 2 == 1) return *middle;
-  return (*middle + *std::max_element(slices.begin(), middle)) / 2;
-}
+double steady_cores(std::vector<double> slices) { return slices.empty() ? 0 : stats::median(std::move(slices)); }
 
 CpuCapacity measure_cpu_capacity(long threads, std::chrono::milliseconds window) {
   CpuCapacity cpu;
