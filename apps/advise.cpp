@@ -191,8 +191,10 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
   const auto& setups = at.setups;
   for (const auto& note : ranking.notes) notes.insert(note);
   // Where none settled the rank count, the verdict says so: the rule saw none alone.
+  const std::string advised_balancer =
+      settled != nullptr ? "none" : at.specs[ranking.rows[ranking.verdict.winner].members.front()]->balancer;
   const std::string verdict =
-      advice::verdict_words(plan, nprocs,
+      advice::verdict_words(plan, nprocs, advised_balancer,
                             settled != nullptr ? advice::settled_verdict(*settled, tolerance_pct / 100, measured_words)
                                                : ranking.verdict.text);
   const std::string question = advice::walkers_words(plan, nprocs);

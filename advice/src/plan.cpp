@@ -266,11 +266,21 @@ StudyPlan plan_trace(const PlanQuestion& asked, const Trace& trace, const std::s
   return p;
 }
 
-std::string verdict_words(const StudyPlan& plan, int nprocs, const std::string& verdict) {
+int largest_group(const StudyPlan& plan, int nprocs, const std::string& balancer) {
+  const std::vector<std::string> fixed = ScenarioQuestion{}.fixed;
+  if (std::find(fixed.begin(), fixed.end(), balancer) == fixed.end()) return nprocs;
+  if (plan.copies) return static_cast<int>(plan.group_size);
+  const auto at = plan.walker_groups.find(nprocs);
+  const long groups = at == plan.walker_groups.end() ? std::max(plan.trace_chains, 1) : at->second;
+  return static_cast<int>((nprocs + groups - 1) / groups);
+}
+
+std::string verdict_words(const StudyPlan& plan, int nprocs, const std::string& balancer, const std::string& verdict) {
   if (!plan.cut_short.empty()) return plan.cut_short + " " + verdict;  // its groups stay within the measured sizes
   std::string words = verdict;
   if (plan.measured_up_to > 0) {
-    if (const auto note = extrapolation_note(nprocs, plan.measured_up_to, plan.from_library))
+    if (const auto note =
+            extrapolation_note(nprocs, largest_group(plan, nprocs, balancer), plan.measured_up_to, plan.from_library))
       words += " " + *note + ".";
   }
   if (!plan.work_sits.empty()) words += " " + plan.work_sits + ".";

@@ -19,6 +19,10 @@ namespace mcmclb::advice {
 
 bool same_times(double a, double b) { return std::abs(a - b) <= 1e-7 + 1e-6 * std::max(std::abs(a), std::abs(b)); }
 
+bool within_tolerance(double a_s, double b_s, double tolerance) {
+  return std::max(a_s, b_s) / std::min(a_s, b_s) - 1 <= tolerance + 1e-12;
+}
+
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -142,7 +146,8 @@ std::string gain_words(const std::vector<double>& gains, const std::vector<Scena
   const auto lo = std::min_element(gains.begin(), gains.end());
   const auto hi = std::max_element(gains.begin(), gains.end());
   const bool one = scenarios.size() == 1;
-  const auto measurable = [&](double g) { return std::abs(g) > tolerance + 1e-12; };
+  // A gain g is a whole time of 1 - g against none's 1: measurable where the two are not within the tolerance.
+  const auto measurable = [&](double g) { return !within_tolerance(1 - g, 1, tolerance); };
   const std::string within = "within the " + tolerance_percent(tolerance) + " tolerance";
   std::vector<double> weights;
   for (const Scenario& x : scenarios) weights.push_back(x.weight);
@@ -365,9 +370,8 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   std::size_t none_at = 0;  // none's place in the ranking
   while (none_at < out.rows.size() && !holds_none(out.rows[none_at])) ++none_at;
   // The tie over the scenarios in `use`, simplest first: the rows whose largest regret there lies within the
-  // tolerance of the smallest, and none's where the best row's gain over none is within the tolerance in each of
-  // them, whatever its sign: the gain words then say "no difference you can measure", and so must the verdict (a
-  // gain just inside the tolerance leaves none's regret, measured against the faster time, just outside it).
+  // tolerance of the smallest. None is tied by that rule alone, never for a gain measured another way: the gain
+  // words judge a gain by within_tolerance too, so "no difference you can measure" and the tie agree.
   const auto tie = [&](const std::vector<std::size_t>& use) {
     const auto largest = [&](const Row& r) {
       double mx = 0;
@@ -376,12 +380,9 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
     };
     const std::size_t top = minimax(out.rows, use, out.scenarios);
     const double least = largest(out.rows[top]);
-    const bool gain_unresolved = std::all_of(use.begin(), use.end(), [&](std::size_t s) {
-      return std::abs(1 - out.rows[top].vs_none[s]) <= tolerance + 1e-12;
-    });
     std::vector<std::size_t> tied;
     for (std::size_t i = 0; i < out.rows.size(); ++i) {
-      if (largest(out.rows[i]) <= least + tolerance + 1e-12 || (i == none_at && gain_unresolved)) tied.push_back(i);
+      if (largest(out.rows[i]) <= least + tolerance + 1e-12) tied.push_back(i);
     }
     std::stable_sort(tied.begin(), tied.end(), [&](std::size_t a, std::size_t b) {
       return simplicity(setups[out.rows[a].members.front()].label) <
@@ -408,16 +409,8 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
       break;
     }
   }
-  // Robust: each scenario alone advises the winner too.
-  std::optional<std::size_t> differs, differs_pick;  // the first scenario that advises another, and its pick
-  for (std::size_t s = 0; s < m && !differs; ++s) {
-    const std::size_t alone = tie({s}).front();
-    if (alone != v.winner) {
-      differs = s;
-      differs_pick = alone;
-    }
-  }
-  v.robust = !differs;
+  // Robust: within the tolerance of the fastest in every scenario; else the scenario where it is furthest from it.
+  v.robust = w.regret_max <= tolerance + 1e-12;
   // The dimensions whose values have different winners, by the same tie rule.
   std::set<std::string> dimensions;
   for (const auto& s : out.scenarios) {
@@ -456,7 +449,7 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
                    ", its largest regret " + pct(w.regret_max) +
                    ", so no balancer gains more than the replay resolves");
   } else if (none_tied && std::all_of(first.vs_none.begin(), first.vs_none.end(),
-                                      [&](double x) { return std::abs(1 - x) <= tolerance + 1e-12; })) {
+                                      [&](double x) { return within_tolerance(x, 1, tolerance); })) {
     text.push_back("Keep none: " + row_name(first, setups) + ", the first ranked, gains " + first.gain_words +
                    "; none's largest regret " + pct(w.regret_max) + " is that gain against the faster time");
   } else if (none_tied) {
@@ -482,13 +475,15 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   } else if (!is_none && out.rows.size() > 1) {
     text.push_back("No other set-up comes within the " + tol + " of its largest regret, " + pct(w.regret_max));
   }
-  if (differs) {
-    text.push_back("Not robust: under " + scenario_words(out.scenarios[*differs], words) + " alone the rule advises " +
-                   setups[out.rows[*differs_pick].members.front()].label + " (" + setups[w.members.front()].label +
-                   "'s regret there " + pct(w.regret[*differs]) + ")");
+  if (!v.robust) {
+    std::size_t fastest = 0;  // the row with no regret in the winner's worst scenario
+    while (fastest + 1 < out.rows.size() && out.rows[fastest].regret[w.worst] > 1e-12) ++fastest;
+    text.push_back("Not robust: under " + scenario_words(out.scenarios[w.worst], words) + " it is " +
+                   pct(w.regret[w.worst]) + " slower than " + setups[out.rows[fastest].members.front()].label +
+                   ", beyond the " + tol);
     if (!v.depends_on.empty()) text.push_back("The winner depends on " + v.depends_on);
   } else if (m > 1) {
-    text.push_back("Robust: each scenario alone advises it too");
+    text.push_back("Robust: within the tolerance of the fastest in each of " + count);
   }
   if (is_none && v.runner_up) {
     const Row& r = out.rows[*v.runner_up];
@@ -655,6 +650,24 @@ Tolerance largest_tolerance(const std::vector<ToleranceSource>& sources) {
   return t;
 }
 
+AtRanks at_ranks_of(int nprocs, const Ranking& ranking, const std::vector<Setup>& setups,
+                    const std::vector<Scenario>& scenarios, const std::vector<Scenario>& order) {
+  const Setup& advised = setups[ranking.rows[ranking.verdict.winner].members.front()];
+  AtRanks a{nprocs, std::vector<double>(order.size(), std::nan("")), advised.label,
+            std::vector<double>(order.size(), std::nan(""))};
+  for (std::size_t s = 0; s < order.size(); ++s) {
+    for (std::size_t t = 0; t < scenarios.size(); ++t) {
+      if (scenarios[t].values != order[s].values) continue;
+      a.whole_s[s] = advised.price[t].whole_s();
+      for (const Row& row : ranking.rows) {  // the set-ups the ranking kept: each has a time in every scenario
+        const double whole = setups[row.members.front()].price[t].whole_s();
+        if (std::isnan(a.best_s[s]) || whole < a.best_s[s]) a.best_s[s] = whole;
+      }
+    }
+  }
+  return a;
+}
+
 std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, const std::vector<Scenario>& scenarios,
                                         double tolerance, const Words& words, const std::string& searched) {
   if (at.empty()) return std::nullopt;
@@ -676,8 +689,11 @@ std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, const st
   a.core_hours_hi.assign(n, 0);
   std::vector<double> lo_s(n, kInf), hi_s(n, 0);
   for (const std::size_t s : use) {
-    double best = kInf;
-    for (const AtRanks& x : at) best = std::min(best, x.whole_s[s]);
+    double best = kInf;  // the fastest set-up simulated at any count
+    for (const AtRanks& x : at) {
+      best = std::min(best, x.whole_s[s]);
+      if (s < x.best_s.size() && std::isfinite(x.best_s[s])) best = std::min(best, x.best_s[s]);
+    }
     for (std::size_t k = 0; k < n; ++k) {
       const double t = at[k].whole_s[s];
       const double regret = t / best - 1;
@@ -723,11 +739,11 @@ std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, const st
   const AtRanks& pick = at[a.fewest];
   if (within) {
     text = std::to_string(pick.nprocs) + " ranks: the fewest core-hours in the dearest scenario among the counts " +
-           "whose time is within the " + tol + " tolerance of the fastest rank count's in each of " + count +
-           " (a threshold rule: more ranks are not advised for a gain inside the tolerance)";
+           "whose advised set-up is within the " + tol + " tolerance of the fastest set-up at any count in each of " +
+           count + " (a threshold rule: more ranks are not advised for a gain inside the tolerance)";
   } else {
-    text = std::to_string(pick.nprocs) + " ranks: no rank count is within the " + tol +
-           " tolerance of the fastest in each of " + count + "; " + std::to_string(pick.nprocs) +
+    text = std::to_string(pick.nprocs) + " ranks: no rank count's advised set-up is within the " + tol +
+           " tolerance of the fastest set-up at any count in each of " + count + "; " + std::to_string(pick.nprocs) +
            " ranks have the smallest largest regret (minimax regret over the rank counts)";
   }
   // What the answer's ranks buy over the fewest counted: its gain in time against its cost in core-hours, the

@@ -224,8 +224,8 @@ TraceScenarios trace_scenarios(const Trace& trace, const ScenarioQuestion& q) {
   return s;
 }
 
-std::optional<std::string> extrapolation_note(int nprocs, int measured_up_to, bool from_library) {
-  if (nprocs <= 2 * measured_up_to) return std::nullopt;
+std::optional<std::string> extrapolation_note(int nprocs, int largest_group, int measured_up_to, bool from_library) {
+  if (largest_group <= 2 * measured_up_to) return std::nullopt;
   const std::string measured =
       measured_up_to > 1 ? "twice the " + std::to_string(measured_up_to) + " ranks the speed-ups were measured at"
                          : "1 rank: the trace measured no speed-up, so perfect scaling is "
@@ -238,12 +238,13 @@ std::optional<std::string> extrapolation_note(int nprocs, int measured_up_to, bo
   } else {
     // A trace converted from a log has no recording run to repeat: the walker's own speed-up at larger groups is
     // what the extrapolation stands in for.
-    const int first = std::min(nprocs, 2 * std::max(measured_up_to, 2)), second = std::min(nprocs, 2 * first);
+    const int first = std::min(largest_group, 2 * std::max(measured_up_to, 2));
+    const int second = std::min(largest_group, 2 * first);
     how = "time one walker's items on " + std::to_string(first) +
           (second > first ? " and " + std::to_string(second) : std::string()) +
           " ranks and add those speed-up rows to the trace (docs/guide/your-workload.md)";
   }
-  return "Extrapolated: groups here work at up to " + std::to_string(nprocs) + " ranks, past " + measured +
+  return "Extrapolated: groups here work at up to " + std::to_string(largest_group) + " ranks, past " + measured +
          ". To measure there, " + how;
 }
 

@@ -283,16 +283,8 @@ Outcome run_advice(const Options& o, const Plan& plan, const SweepOptions& sweep
   const std::vector<advice::Scenario> rank_scenarios =
       inputs.empty() ? std::vector<advice::Scenario>{} : inputs[0].scenarios;
   for (std::size_t k_at = 0; k_at < inputs.size(); ++k_at) {
-    const advice::Ranking& r = rankings[k_at];
     const advice::AtRankCount& in = inputs[k_at];
-    const advice::Setup& advised = in.setups[r.rows[r.verdict.winner].members.front()];
-    advice::AtRanks a{in.nprocs, std::vector<double>(rank_scenarios.size(), std::nan("")), advised.label};
-    for (std::size_t s = 0; s < rank_scenarios.size(); ++s) {
-      for (std::size_t t = 0; t < in.scenarios.size(); ++t) {
-        if (in.scenarios[t].values == rank_scenarios[s].values) a.whole_s[s] = advised.price[t].whole_s();
-      }
-    }
-    at_ranks.push_back(std::move(a));
+    at_ranks.push_back(advice::at_ranks_of(in.nprocs, rankings[k_at], in.setups, in.scenarios, rank_scenarios));
   }
   std::optional<advice::RanksAnswer> answer;
   if (at_ranks.size() > 1) {

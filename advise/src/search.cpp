@@ -298,8 +298,9 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
   for (int round = 0; round < kSearchedCounts; ++round) {
     const int mid = (lo + hi) / 2 / step * step;
     if (mid <= lo || mid >= hi) break;
-    // Each set-up's whole time in each scenario at mid (NaN where it has none).
-    std::vector<advice::AtRanks> each;
+    // Every set-up searched, with none, priced in the scenarios' order (NaN where it has no time): ranked at mid by
+    // the rule that ranks every count asked, so each count's set-up is chosen the same way.
+    std::vector<advice::Setup> at_mid;
     for (std::size_t c = 0; c < setups.size(); ++c) {
       const RunSpec& setup = *setups[c];
       Plan at = plan;
@@ -315,72 +316,48 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
       (void)simulate(o, s, study, value, cost.host_s);
       const Backend backend = launch::sweep_backend(s);
       const advice::Tables tables = advice::tabulate(study, read_configurations(s.out), backend, o.draws, ideal_of);
-      advice::AtRanks found{mid, std::vector<double>(scenarios.size(), std::nan("")), labels[c]};
       for (const advice::AtRankCount& t : tables.at) {
-        for (std::size_t k = 0; k < t.setups.size(); ++k) {
-          if (t.setups[k].label != labels[c]) continue;
+        for (const advice::Setup& found : t.setups) {
+          if (std::any_of(at_mid.begin(), at_mid.end(), [&](const advice::Setup& x) { return x.label == found.label; }))
+            continue;
+          advice::Setup moved{found.label, found.family, std::vector<advice::Price>(scenarios.size())};
           for (std::size_t sc = 0; sc < scenarios.size(); ++sc) {
+            moved.price[sc].run_s = std::nan("");
             for (std::size_t x = 0; x < t.scenarios.size(); ++x) {
-              if (t.scenarios[x].values == scenarios[sc].values) found.whole_s[sc] = t.setups[k].price[x].whole_s();
+              if (t.scenarios[x].values == scenarios[sc].values) moved.price[sc] = found.price[x];
             }
           }
+          at_mid.push_back(std::move(moved));
         }
       }
-      each.push_back(std::move(found));
     }
-    const auto lacks = [&](const advice::AtRanks& a) {
-      std::vector<std::string> out_of;  // the scenarios the set-up has no time in here
-      for (std::size_t sc = 0; sc < scenarios.size(); ++sc) {
-        if (!std::isfinite(a.whole_s[sc])) out_of.push_back(scenario_words(scenarios[sc], advice::dimension_words));
+    const auto none_at =
+        std::find_if(at_mid.begin(), at_mid.end(), [](const advice::Setup& x) { return x.label == "none"; });
+    std::optional<advice::Ranking> ranking;
+    if (none_at != at_mid.end()) {
+      try {
+        ranking = advice::rank(scenarios, at_mid, static_cast<std::size_t>(none_at - at_mid.begin()), tolerance, "",
+                               advice::dimension_words);
+      } catch (const std::invalid_argument&) {  // none lacks a time in some scenario: every count is priced against it
       }
-      return out_of;
-    };
-    // The count's set-up: the smallest largest regret against the best of them in each scenario, over the scenarios
-    // every one has a time in (the first, simplest, on a tie); the set-ups with the most scenarios timed only.
-    std::size_t most = 0;
-    for (const advice::AtRanks& a : each) most = std::max(most, scenarios.size() - lacks(a).size());
-    if (most == 0) {
-      // No time in any scenario (failed simulations, in failures.csv): nothing to judge the count by.
-      stopped += "; it stopped at " + std::to_string(mid) + " ranks, where no set-up searched has a time at all (" +
+    }
+    if (!ranking) {
+      // No time for none in every scenario (failed simulations, in failures.csv): nothing to judge the count by.
+      stopped += "; it stopped at " + std::to_string(mid) + " ranks, where none has no time in every scenario (" +
                  (fs::path(o.out) / "failures.csv").string() + ")";
       std::printf("%s", wrapped("advise: search" + stopped, 100, "").c_str());
       break;
     }
-    std::optional<std::size_t> pick;
-    double pick_regret = 0;
-    for (std::size_t c = 0; c < each.size(); ++c) {
-      if (scenarios.size() - lacks(each[c]).size() != most) continue;
-      double regret = 0;
-      for (std::size_t sc = 0; sc < scenarios.size(); ++sc) {
-        double best = std::numeric_limits<double>::infinity();
-        for (const advice::AtRanks& a : each) {
-          if (std::isfinite(a.whole_s[sc])) best = std::min(best, a.whole_s[sc]);
-        }
-        if (std::isfinite(each[c].whole_s[sc])) regret = std::max(regret, each[c].whole_s[sc] / best - 1);
-      }
-      if (!pick || regret < pick_regret - 1e-12) {
-        pick = c;
-        pick_regret = regret;
-      }
+    for (const std::string& note : ranking->notes) {  // a set-up left out for a failed simulation, said where it is
+      std::printf("%s", wrapped("advise: search at " + std::to_string(mid) + " ranks: " + note, 100, "").c_str());
     }
-    advice::AtRanks found = each[*pick];
-    const std::vector<std::string> lacking = lacks(found);
+    advice::AtRanks found = advice::at_ranks_of(mid, *ranking, at_mid, scenarios, scenarios);
     tried.push_back(mid);
     std::vector<advice::AtRanks> with = asked;
     with.push_back(found);
-    // A count with no time in some scenario (a failed simulation) steers the search by the scenarios it has, and is
-    // left out of the answer, which is judged over every scenario: said where it happens.
     const auto judged = advice::fewest_ranks(with, scenarios, tolerance, advice::dimension_words, "");
     const bool fits = judged && judged->regret_max.back() <= tolerance + 1e-12;
-    if (lacking.empty()) {
-      out.at.push_back(std::move(found));
-    } else {
-      const std::string gap = "; " + std::to_string(mid) + " ranks, where " + found.winner + " has no time under " +
-                              join(lacking) + " (" + (fs::path(o.out) / "failures.csv").string() +
-                              "), steered it by the other scenarios and are left out of the answer";
-      std::printf("%s", wrapped("advise: search" + gap, 100, "").c_str());
-      stopped += gap;
-    }
+    out.at.push_back(std::move(found));
     (fits ? hi : lo) = mid;
   }
   if (tried.empty()) {

@@ -159,10 +159,11 @@ class LastProgress {
   Reached reached_;
 };
 
-/// False for a note ("note: ...") this process has already printed: every launch of a sweep or an advice says the
-/// same of the same workload (a trace replaying 3 of its 6 chains), and once is enough. Launches may run at once.
+/// False for a note ("note: ...") or a warning ("mcmclb: warning: ...") this process has already printed: every
+/// launch of a sweep or an advice says the same of the same workload (a trace replaying 3 of its 6 chains, a
+/// speed-up it sets aside), and an advice makes hundreds; once is enough. Launches may run at once.
 bool first_time(const std::string& line) {
-  if (line.rfind("note: ", 0) != 0) return true;
+  if (line.rfind("note: ", 0) != 0 && line.rfind("mcmclb: warning: ", 0) != 0) return true;
   static std::mutex mutex;
   static std::set<std::string> shown;
   const std::lock_guard lock(mutex);

@@ -47,6 +47,11 @@ inline constexpr std::array<std::string_view, 3> kSimplestRulesFirst = {"retire"
 /// Whether two whole times are the same to what a simulation repeats itself to: within 0.1 us plus a part in 10^6.
 [[nodiscard]] bool same_times(double a, double b);
 
+/// The one comparison every part of the rule makes: two whole times are within the tolerance (a fraction) when the
+/// slower over the faster, less 1, is at most it. A regret is that quantity against the fastest time, so a set-up
+/// tied, a gain too small to measure, a robust answer and a rank count worth its ranks all use this same test.
+[[nodiscard]] bool within_tolerance(double a_s, double b_s, double tolerance);
+
 /// One combination of what the workload leaves open: a value per dimension (e.g. workload_extrapolate -> flat),
 /// and its weight in the medians (the weights need not add up to 1).
 struct Scenario {
@@ -99,8 +104,9 @@ struct Verdict {
   std::size_t winner = 0;
   std::vector<std::size_t> tied;         // the tied rows, simplest first (kSimplestFirst); the winner alone: no tie
   std::optional<std::size_t> runner_up;  // the best row of another family
-  // Each scenario alone, by the same tie rule, advises the winner too. Where it does not, the verdict names the
-  // first such scenario and depends_on the dimensions whose values have different winners.
+  // Robust: the winner is within the tolerance of the fastest set-up in every scenario (within_tolerance), so no
+  // assumption the scenarios vary makes it a loss a user could measure. depends_on names the dimensions whose
+  // values, each alone, advise different set-ups by the same tie rule.
   bool robust = false;
   double gain_median = 0, gain_min = 0, gain_max = 0;  // 1 - whole time / none's, over the scenarios
   std::string depends_on;  // words: the dimension that flips the winner, and who wins at each value
@@ -221,16 +227,24 @@ struct Tolerance {
 [[nodiscard]] Tolerance largest_tolerance(const std::vector<ToleranceSource>& sources);
 
 /// One rank count for the question how many ranks are worth it: its advised set-up and that set-up's whole time in
-/// each scenario (the scenarios fewest_ranks is given, in their order; NaN where it has none).
+/// each scenario (the scenarios fewest_ranks is given, in their order; NaN where it has none), and the fastest
+/// whole time of any set-up simulated there (best_s; empty: the advised set-up's own).
 struct AtRanks {
   int nprocs = 0;
   std::vector<double> whole_s;
   std::string winner;
+  std::vector<double> best_s;
 };
-/// The rank counts judged by the rule that ranks the set-ups: a count's regret in a scenario is its whole time over
-/// the fastest count's there, minus 1. The answer is, of the counts whose largest regret is within the tolerance,
-/// the one with the fewest core-hours in its dearest scenario (the fewer ranks on a tie), else the count with the
-/// smallest largest regret (minimax). Indices into at.
+/// A rank count's entry made from its ranking, the one way every count gets one (asked or searched): the
+/// verdict's winner (the tie's simplest member, the same selection at every count) and the fastest of setups,
+/// each matched to `order` by what the scenario assumes. setups[k].price follows `scenarios`.
+[[nodiscard]] AtRanks at_ranks_of(int nprocs, const Ranking& ranking, const std::vector<Setup>& setups,
+                                  const std::vector<Scenario>& scenarios, const std::vector<Scenario>& order);
+/// The rank counts judged by the rule that ranks the set-ups: a count's regret in a scenario is its advised set-up's
+/// whole time over the fastest set-up's at any count there, minus 1 (best_s), so the tolerance is spent once: the
+/// answer's set-up is within it of the fastest simulated anywhere. The answer is, of the counts whose largest regret
+/// is within the tolerance, the one with the fewest core-hours in its dearest scenario (the fewer ranks on a tie),
+/// else the count with the smallest largest regret (minimax). Indices into at.
 struct RanksAnswer {
   std::size_t fewest = 0;
   std::vector<double> regret_max;                    // per count

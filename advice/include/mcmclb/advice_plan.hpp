@@ -85,9 +85,15 @@ struct WalkerLayout {
 /// The question an advice answers at P ranks, in words: whose walkers, on how many ranks, in what groups.
 [[nodiscard]] std::string walkers_words(const StudyPlan& plan, int nprocs);
 
+/// The largest group the balancer works a walker with at P ranks: P for one that merges groups, the largest initial
+/// group for one that never does (ScenarioQuestion::fixed).
+[[nodiscard]] int largest_group(const StudyPlan& plan, int nprocs, const std::string& balancer);
+
 /// The verdict at P ranks as printed and written to advice.csv: a cut-short trace's sentence first, then the
-/// rule's verdict, then where the groups reach past twice the measured sizes, a note that says so.
-[[nodiscard]] std::string verdict_words(const StudyPlan& plan, int nprocs, const std::string& verdict);
+/// rule's verdict, then where the advised balancer's groups reach past twice the measured sizes, a note that says
+/// so (extrapolation_note).
+[[nodiscard]] std::string verdict_words(const StudyPlan& plan, int nprocs, const std::string& balancer,
+                                        const std::string& verdict);
 
 /// The exclude rules that keep each of these balancers at its interval of the scaling studies
 /// (configs/trace-lj-scale.yaml): collective every 16 items, the planners looking one item ahead.

@@ -85,11 +85,13 @@ struct TraceScenarios {
 };
 [[nodiscard]] TraceScenarios trace_scenarios(const Trace& trace, const ScenarioQuestion& question);
 
-/// Where the groups at nprocs ranks reach past twice the measured sizes (a merging balancer can gain all nprocs
-/// ranks on one walker), a sentence that says the answer is extrapolated and which measurement narrows it: for a
-/// trace recorded by mcmclb::walkers (from_library), recording the program at P under mostwork; for one converted
-/// from another program's log, timing one walker at larger groups and adding those speed-up rows. Else nothing.
-[[nodiscard]] std::optional<std::string> extrapolation_note(int nprocs, int measured_up_to, bool from_library);
+/// Where the advised set-up's groups at nprocs ranks reach past twice the measured sizes (largest_group: nprocs for
+/// a balancer that merges, which can gain every rank on one walker; the initial groups for one that never does), a
+/// sentence that says the answer is extrapolated and which measurement narrows it: for a trace recorded by
+/// mcmclb::walkers (from_library), recording the program at P under mostwork; for one converted from another
+/// program's log, timing one walker at larger groups and adding those speed-up rows. Else nothing.
+[[nodiscard]] std::optional<std::string> extrapolation_note(int nprocs, int largest_group, int measured_up_to,
+                                                            bool from_library);
 
 /// Where a trace's work sits, in words: the walkers with over twice the median walker's work, their share of all of
 /// it and whether they start next to each other in the replay's order (Trace::layout), which decides the initial
