@@ -183,16 +183,23 @@ Options parse_flags(const std::vector<std::string>& args, const std::string& com
 
 /// The advice at one rank count: its table and verdict printed, its rows added to advice.csv's text, its notes,
 /// and its winner's median time for the question how many ranks are worth it.
-void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ranking& ranking,
+void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ranking& ranked,
               const std::vector<Dropped>& dropped_here, const advice::NoneSettles* settled, double tolerance_pct,
               const std::string& measured_words, const advice::ToleranceSource& source, const std::string& ranks_answer,
               std::string& csv_text, std::set<std::string>& notes) {
   const int nprocs = at.nprocs;
   const auto& setups = at.setups;
-  for (const auto& note : ranking.notes) notes.insert(note);
+  for (const auto& note : ranked.notes) notes.insert(note);
   // Where none settled the rank count, the verdict says so: the rule saw none alone.
   const std::string advised_balancer =
-      settled != nullptr ? "none" : at.specs[ranking.rows[ranking.verdict.winner].members.front()]->balancer;
+      settled != nullptr ? "none" : at.specs[ranked.rows[ranked.verdict.winner].members.front()]->balancer;
+  // An answer whose groups reach past the measured sizes rests on the scenarios' guesses there: never robust.
+  advice::Ranking ranking = ranked;
+  if (advice::extrapolated(plan, nprocs, advised_balancer)) {
+    advice::not_robust(ranking.verdict,
+                       "its groups work past twice the sizes the trace measured, where every "
+                       "scenario is an assumption");
+  }
   const std::string verdict =
       advice::verdict_words(plan, nprocs, advised_balancer,
                             settled != nullptr ? advice::settled_verdict(*settled, tolerance_pct / 100, measured_words)

@@ -43,6 +43,7 @@
 #include "advise.hpp"
 #include "compare.hpp"
 #include "mcmclb/advice_table.hpp"
+#include "mcmclb/advise.hpp"
 #include "mcmclb/advise_plan.hpp"
 #include "predict.hpp"
 #include "sweep.hpp"
@@ -141,7 +142,10 @@ bool asks_help(int argc, char** argv) {
 #if !MCMCLB_SMPI
 int print_help(const std::string& command) {
   std::string text = usage_of(command);
-  if (command == "advise") text += "flags:\n" + mcmclb::flags_help(mcmclb::kAdviseFlags);
+  if (command == "advise") {
+    text += "flags:\n" + mcmclb::flags_help(mcmclb::kAdviseFlags) + "the rule:\n" +
+            mcmclb::advising::wrapped(std::string(mcmclb::advice::kDecisionRule), 100, "  ");
+  }
   std::fputs(text.c_str(), stdout);
   return 0;
 }

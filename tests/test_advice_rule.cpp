@@ -251,6 +251,13 @@ TEST(AdviceRule, RobustWhereWithinTheToleranceOfTheFastestInEveryScenario) {
       << strict.verdict.text;
   EXPECT_EQ(strict.verdict.depends_on,
             "the speed-up past the measured sizes (flat: lookahead(1) range pays; perfect: mostwork(1) range pays)");
+  // An answer that rests on extrapolation is never called robust, whatever its regrets.
+  auto extrapolated = r.verdict;
+  mcmclb::advice::not_robust(extrapolated, "its groups work past twice the measured sizes");
+  EXPECT_FALSE(extrapolated.robust);
+  EXPECT_FALSE(contains(extrapolated.text, "Robust")) << extrapolated.text;
+  EXPECT_TRUE(contains(extrapolated.text, "Not robust: its groups work past twice the measured sizes."))
+      << extrapolated.text;
   // The same word in every place: robust exactly where the winner's largest regret is within the tolerance.
   for (const double tolerance : {0.0, 0.01, 0.029, 0.03, 0.05, 0.2}) {
     const auto t = rank(extrapolations(), setups, 0, tolerance, "measured", kWords);
@@ -1585,7 +1592,9 @@ TEST(AdvicePlan, ACutShortTraceAssumesNoSpeedupItDidNotMeasure) {
   // Six walkers on 6 ranks: none works each in a group of 1 rank, within the measured sizes, so nothing is
   // extrapolated; a merging balancer's groups reach all 6, past twice the 2 measured.
   EXPECT_EQ(mcmclb::advice::largest_group(p, 6, "none"), 1);
-  EXPECT_EQ(mcmclb::advice::verdict_words(p, 6, "none", "Use none."), "Use none.");
+  EXPECT_FALSE(contains(mcmclb::advice::verdict_words(p, 6, "none", "Use none."), "Extrapolated"));
+  EXPECT_FALSE(mcmclb::advice::extrapolated(p, 6, "none"));
+  EXPECT_TRUE(mcmclb::advice::extrapolated(p, 6, "mostwork"));
   EXPECT_EQ(mcmclb::advice::verdict_words(p, 6, "mostwork", "Use mostwork.")
                 .rfind("Use mostwork. Extrapolated: groups here work at up to 6 ranks", 0),
             0U);

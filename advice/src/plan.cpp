@@ -275,14 +275,15 @@ int largest_group(const StudyPlan& plan, int nprocs, const std::string& balancer
   return static_cast<int>((nprocs + groups - 1) / groups);
 }
 
+std::optional<std::string> extrapolated(const StudyPlan& plan, int nprocs, const std::string& balancer) {
+  if (!plan.cut_short.empty() || plan.measured_up_to == 0) return std::nullopt;
+  return extrapolation_note(nprocs, largest_group(plan, nprocs, balancer), plan.measured_up_to, plan.from_library);
+}
+
 std::string verdict_words(const StudyPlan& plan, int nprocs, const std::string& balancer, const std::string& verdict) {
   if (!plan.cut_short.empty()) return plan.cut_short + " " + verdict;  // its groups stay within the measured sizes
   std::string words = verdict;
-  if (plan.measured_up_to > 0) {
-    if (const auto note =
-            extrapolation_note(nprocs, largest_group(plan, nprocs, balancer), plan.measured_up_to, plan.from_library))
-      words += " " + *note + ".";
-  }
+  if (const auto note = extrapolated(plan, nprocs, balancer)) words += " " + *note + ".";
   if (!plan.work_sits.empty()) words += " " + plan.work_sits + ".";
   return words;
 }

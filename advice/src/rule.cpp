@@ -27,6 +27,9 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+/// The verdict's robust sentence, up to its count of scenarios (not_robust finds it by this).
+constexpr std::string_view kRobustWords = "Robust: within the tolerance of the fastest in each of ";
+
 /// Equal within what the simulation repeats itself to: two runs of one point have differed by tens of nanoseconds
 /// (docs/guide/simulation.md), so 0.1 us plus a part in 10^6 of the time; two set-ups that take the same path.
 bool same(double a, double b) { return same_times(a, b); }
@@ -483,7 +486,7 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
                    ", beyond the " + tol);
     if (!v.depends_on.empty()) text.push_back("The winner depends on " + v.depends_on);
   } else if (m > 1) {
-    text.push_back("Robust: within the tolerance of the fastest in each of " + count);
+    text.push_back(std::string(kRobustWords) + count);
   }
   if (is_none && v.runner_up) {
     const Row& r = out.rows[*v.runner_up];
@@ -521,6 +524,14 @@ Ranking rank(std::vector<Scenario> scenarios, const std::vector<Setup>& setups, 
   }
   v.text = join(text, ". ") + ".";
   return out;
+}
+
+void not_robust(Verdict& verdict, const std::string& why) {
+  verdict.robust = false;
+  const std::size_t at = verdict.text.find(kRobustWords);
+  if (at == std::string::npos) return;
+  const std::size_t end = verdict.text.find('.', at);
+  verdict.text.replace(at, end - at, "Not robust: " + why);
 }
 
 ReplayError replay_error(const std::string& label, const std::vector<double>& real_s,

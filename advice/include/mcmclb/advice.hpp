@@ -113,6 +113,20 @@ struct Verdict {
   std::string text;        // the sentences a user reads
 };
 
+/// The verdict made not robust, for a reason the ranking cannot see (an answer that rests on extrapolation): its
+/// robust sentence replaced by "Not robust: " and the reason.
+void not_robust(Verdict& verdict, const std::string& why);
+
+/// The decision rule of `mcmclb advise`, in the three sentences `mcmclb advise --help` prints and
+/// docs/guide/your-workload.md quotes: one rule for the set-up, the tie, robust and the rank count.
+inline constexpr std::string_view kDecisionRule =
+    "At each rank count, advise takes the simplest set-up whose largest regret lies within the tolerance "
+    "of the smallest; a regret is a whole time over the scenario's fastest, less 1. That set-up is robust"
+    " where its regret is within the tolerance in every scenario and its groups stay within twice the "
+    "measured sizes. The rank count advised has the fewest core-hours in its dearest scenario among the "
+    "counts whose set-up is within the tolerance of the fastest at any count, else the smallest largest "
+    "regret.";
+
 struct Ranking {
   std::vector<Scenario> scenarios;  // distinct: two that give every set-up the same times are one, weights added
   std::vector<std::string> notes;   // what was merged, in words

@@ -89,6 +89,10 @@ struct WalkerLayout {
 /// group for one that never does (ScenarioQuestion::fixed).
 [[nodiscard]] int largest_group(const StudyPlan& plan, int nprocs, const std::string& balancer);
 
+/// Where the balancer's groups at P ranks reach past twice the sizes the trace measured speed-ups at, the sentence
+/// that says so (extrapolation_note); nothing for a cut-short trace, whose groups stay within the measured sizes.
+[[nodiscard]] std::optional<std::string> extrapolated(const StudyPlan& plan, int nprocs, const std::string& balancer);
+
 /// The verdict at P ranks as printed and written to advice.csv: a cut-short trace's sentence first, then the
 /// rule's verdict, then where the advised balancer's groups reach past twice the measured sizes, a note that says
 /// so (extrapolation_note).
