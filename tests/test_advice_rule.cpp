@@ -486,26 +486,25 @@ TEST(AdvicePlan, ATraceRecordsItsEarlierRunsOfTheSameWalkers) {
   EXPECT_FALSE(mcmclb::parse_run_line("# run: ranks=2 groups=2 balancer=none seconds=1 walkers=XYZ").has_value());
 }
 
-// A gain is its range over the scenarios, worst case first, each end named, with one figure to plan with beside it
-// (the weighted median, said as such); the figure alone where the scenarios agree within the tolerance; a gain
-// within the tolerance of 0 is no difference, whether faster or slower.
+// A gain is its range over the scenarios, worst case first, each end named, and the gain under each assumption past
+// the measured sizes where more vary; the worst figure alone where the scenarios agree within the tolerance; a gain
+// within the tolerance of 0 is no difference, whether faster or slower. No figure that no scenario gives.
 TEST(AdviceRule, GainsAreRangesWorstFirstAndSmallOnesAreNoDifference) {
   const auto r = rank(extrapolations(), {setup("none", {1.0, 1.0}), setup("mostwork(1) range coalesce", {1.0, 0.773})},
                       0, 0.05, "assumed", kWords);
   EXPECT_TRUE(contains(r.verdict.text,
                        "Use mostwork(1) range coalesce: 0.0 to 22.7 % faster than none: no difference you can measure "
-                       "under extrapolate flat, 22.7 % under extrapolate perfect; 11.3 % faster at the scenarios' "
-                       "weighted median (2 scenarios)"))
+                       "under extrapolate flat, 22.7 % under extrapolate perfect (2 scenarios)"))
       << r.verdict.text;
   const auto& row = r.rows[r.verdict.winner];
   EXPECT_EQ(row.vs_none_max_at, 0U);
   EXPECT_EQ(row.vs_none_min_at, 1U);
   const std::vector<Scenario> two = extrapolations();
   using mcmclb::advice::gain_words;
-  // Within the tolerance of each other: one figure, the weighted median.
+  // Within the tolerance of each other: one figure, the worst, which a scenario gives (not their midpoint, 11 %).
   EXPECT_EQ(gain_words({0.10, 0.12}, two, 0.05, kWords),
-            "11.0 % faster than none in each of 2 scenarios (10.0 % to 12.0 %, within the 5.0 % tolerance of each "
-            "other)");
+            "at least 10.0 % faster than none in each of 2 scenarios (10.0 % to 12.0 %, within the 5.0 % tolerance of "
+            "each other)");
   // Within the tolerance of 0, faster in one scenario and slower in the other: no difference either way.
   EXPECT_EQ(gain_words({-0.03, 0.04}, two, 0.05, kWords),
             "no difference from none you can measure (-3.0 % to 4.0 % faster, within the 5.0 % tolerance in each of "
@@ -514,15 +513,26 @@ TEST(AdviceRule, GainsAreRangesWorstFirstAndSmallOnesAreNoDifference) {
             "no difference from none you can measure (-3.0 % faster, within the 5.0 % tolerance)");
   // Slower beyond the tolerance, and across 0.
   EXPECT_EQ(gain_words({-0.2, -0.1}, two, 0.05, kWords),
-            "20.0 to 10.0 % slower than none: 20.0 % under extrapolate flat, 10.0 % under extrapolate perfect; 15.0 % "
-            "slower at the scenarios' weighted median");
+            "20.0 to 10.0 % slower than none: 20.0 % under extrapolate flat, 10.0 % under extrapolate perfect");
   EXPECT_EQ(gain_words({0.2, -0.1}, two, 0.05, kWords),
             "from 10.0 % slower to 20.0 % faster than none: 10.0 % slower under extrapolate perfect, 20.0 % faster "
-            "under extrapolate flat; 5.0 % faster at the scenarios' weighted median");
+            "under extrapolate flat");
   // A worst end within the tolerance of 0 counts as 0, slower or not.
   EXPECT_EQ(gain_words({-0.01, 0.2}, two, 0.05, kWords),
             "0.0 to 20.0 % faster than none: no difference you can measure under extrapolate flat, 20.0 % under "
-            "extrapolate perfect; 9.5 % faster at the scenarios' weighted median");
+            "extrapolate perfect");
+  // Two clusters, 0 under flat and about 33 % under amdahl and perfect: the gain per assumption, never 16.4 %, the
+  // midpoint between the clusters that no scenario gives.
+  const std::vector<Scenario> three = {{{{"workload_extrapolate", "flat"}}, 1},
+                                       {{{"workload_extrapolate", "amdahl"}}, 1},
+                                       {{{"workload_extrapolate", "amdahl"}, {"workload_speedups", "high"}}, 1},
+                                       {{{"workload_extrapolate", "perfect"}}, 1}};
+  const std::string clusters = gain_words({0.0, 0.30, 0.33, 0.328}, three, 0.05, kWords);
+  EXPECT_EQ(clusters,
+            "0.0 to 33.0 % faster than none: no difference you can measure under extrapolate flat, 33.0 % under "
+            "extrapolate amdahl, speedups high; by the speed-up past the measured sizes: flat 0.0 % faster, amdahl "
+            "30.0 to 33.0 % faster, perfect 32.8 % faster");
+  EXPECT_FALSE(contains(clusters, "16.4")) << clusters;
   // A none kept within the tolerance names its best balancer's gain the same way, never as a gain.
   const auto kept =
       rank(extrapolations(), {setup("none", {1.0, 1.0}), setup("steal", {1.02, 0.97})}, 0, 0.05, "assumed", kWords);
@@ -537,12 +547,14 @@ TEST(AdviceRule, WeightsDecideTheMedianNotTheCount) {
                              {{{"workload_map", "draw 1"}}, 0.5 / 3},
                              {{{"workload_map", "draw 2"}}, 0.5 / 3},
                              {{{"workload_map", "draw 3"}}, 0.5 / 3}};
-  EXPECT_DOUBLE_EQ(mcmclb::advice::weighted_median({1, 2, 3, 4}, {0.5, 0.5 / 3, 0.5 / 3, 0.5 / 3}), 1.5);
+  // At exactly half the weight, the lower value: one a scenario gives, never the midpoint 1.5.
+  EXPECT_DOUBLE_EQ(mcmclb::advice::weighted_median({1, 2, 3, 4}, {0.5, 0.5 / 3, 0.5 / 3, 0.5 / 3}), 1);
+  EXPECT_DOUBLE_EQ(mcmclb::advice::weighted_median({0, 0.328}, {1, 1}), 0);
   EXPECT_DOUBLE_EQ(mcmclb::advice::weighted_median({1, 2, 3}, {1, 1, 1}), 2);
   EXPECT_DOUBLE_EQ(mcmclb::advice::weighted_median({5}, {1}), 5);
   const auto r =
       rank(s, {setup("none", {1.0, 1.0, 1.0, 1.0}), setup("steal", {0.5, 0.9, 0.9, 0.9})}, 0, 0.05, "assumed", kWords);
-  EXPECT_NEAR(r.rows.front().vs_none_median, 0.7, 1e-12) << "between tile's 0.5 and the draws' 0.9";
+  EXPECT_NEAR(r.rows.front().vs_none_median, 0.5, 1e-12) << "tile's 0.5, the lower at half the weight, not 0.7";
   EXPECT_EQ(r.scenarios.size(), 2U) << "the three draws coincide: one scenario, their weights added";
 }
 
@@ -1422,8 +1434,7 @@ TEST(AdviceRule, AdviceRowsFollowTheHeaderAndSayWhyTheRaceDropped) {
   EXPECT_EQ(rows[0][column("gain_best")], "0.5");
   EXPECT_EQ(rows[0][column("gain_best_scenario")], "extrapolate flat");
   EXPECT_EQ(rows[0][column("gain")],
-            "40.0 to 50.0 % faster than none: 40.0 % under extrapolate perfect, 50.0 % under extrapolate flat; 45.0 % "
-            "faster at the scenarios' weighted median");
+            "40.0 to 50.0 % faster than none: 40.0 % under extrapolate perfect, 50.0 % under extrapolate flat");
   EXPECT_EQ(rows[2][column("gain")], "50.0 % slower than none under extrapolate amdahl, the one scenario it ran");
   // The parts of the whole time, appended after the tolerance's source: a dropped row's are its own in the one
   // scenario it ran.

@@ -155,7 +155,7 @@ std::string gain_words(const std::vector<double>& gains, const std::vector<Scena
   std::vector<double> weights;
   for (const Scenario& x : scenarios) weights.push_back(x.weight);
   const double median = weighted_median(gains, weights);
-  const bool agree = *hi - *lo <= tolerance + 1e-12;  // one figure: the median
+  const bool agree = *hi - *lo <= tolerance + 1e-12;  // one figure: the worst, a gain some scenario gives
   if (std::none_of(gains.begin(), gains.end(), measurable) || (agree && !measurable(median))) {
     return "no difference from none you can measure (" + (one ? pct(*lo) : pct(*lo) + " to " + pct(*hi)) + " faster, " +
            within + (one ? std::string(")") : " in each of " + std::to_string(gains.size()) + " scenarios)");
@@ -167,10 +167,9 @@ std::string gain_words(const std::vector<double>& gains, const std::vector<Scena
     return std::string(text);
   };
   if (agree) {
-    const std::string figure = faster(median) + " than none";
-    return one ? figure
-               : figure + " in each of " + std::to_string(gains.size()) + " scenarios (" + pct(*lo) + " to " +
-                     pct(*hi) + ", " + within + " of each other)";
+    return one ? faster(*lo) + " than none"
+               : "at least " + faster(*lo) + " than none in each of " + std::to_string(gains.size()) + " scenarios (" +
+                     pct(*lo) + " to " + pct(*hi) + ", " + within + " of each other)";
   }
   // Worst case first: the end where it gains least. An end within the tolerance of 0 counts as 0.
   const std::size_t lo_at = static_cast<std::size_t>(lo - gains.begin());
@@ -190,10 +189,28 @@ std::string gain_words(const std::vector<double>& gains, const std::vector<Scena
   } else {
     range = "from " + faster(low) + " to " + faster(high) + " than none";
   }
-  // One figure beside the range, to plan with: the gain at the scenarios' weighted median, where half the weight
-  // lies on either side (the range says how far the scenarios spread around it).
-  return range + ": " + end(*lo, lo_at) + ", " + end(*hi, hi_at) + "; " + faster(median) +
-         " at the scenarios' weighted median";
+  // Beside the range, the gain under each assumption past the measured sizes, where the scenarios vary more than
+  // the two ends name: a figure or range each assumption gives, never a midpoint that none of them gives.
+  std::map<std::string, std::pair<double, double>> by_rule;  // extrapolate value -> its gains' range
+  std::vector<std::string> rules;                            // in the scenarios' order
+  for (std::size_t k = 0; k < gains.size(); ++k) {
+    const auto rule = scenarios[k].values.find("workload_extrapolate");
+    if (rule == scenarios[k].values.end()) continue;
+    const auto [it, added] = by_rule.try_emplace(rule->second, gains[k], gains[k]);
+    if (added) rules.push_back(rule->second);
+    it->second = {std::min(it->second.first, gains[k]), std::max(it->second.second, gains[k])};
+  }
+  std::string per_rule;
+  if (rules.size() > 1 && gains.size() > 2) {
+    std::vector<std::string> each;
+    for (const std::string& rule : rules) {
+      const auto [a, b] = by_rule.at(rule);
+      const double x = measurable(a) ? a : 0, y = measurable(b) ? b : 0;
+      each.push_back(rule + " " + (same_times(x, y) ? faster(x) : bare(x) + " to " + faster(y)));
+    }
+    per_rule = "; by the speed-up past the measured sizes: " + join(each, ", ");
+  }
+  return range + ": " + end(*lo, lo_at) + ", " + end(*hi, hi_at) + per_rule;
 }
 
 double weighted_median(const std::vector<double>& values, const std::vector<double>& weights) {
@@ -205,10 +222,8 @@ double weighted_median(const std::vector<double>& values, const std::vector<doub
   double sum = 0;
   for (std::size_t k = 0; k < order.size(); ++k) {
     sum += weights[order[k]];
-    if (std::abs(sum - total / 2) <= 1e-12 * total && k + 1 < order.size()) {
-      return (values[order[k]] + values[order[k + 1]]) / 2;
-    }
-    if (sum > total / 2) return values[order[k]];
+    // At exactly half, the lower of the two: a value some scenario gives, never a midpoint between two.
+    if (sum >= total / 2 - 1e-12 * total) return values[order[k]];
   }
   return values[order.back()];
 }

@@ -145,16 +145,18 @@ using Words = std::function<std::string(const std::string& dimension)>;
 std::string scenario_words(const Scenario& s, const Words& words);
 
 /// A set-up's gain over none (1 - its whole time over none's) over the scenarios, in words: the range, worst case
-/// first, with the scenario at each end, and beside it one figure to plan with, the weighted median ("0.0 to 22.7 %
-/// faster than none: 0.0 % under extrapolate flat, 22.7 % under extrapolate amdahl; 11.3 % faster at the scenarios'
-/// weighted median"); the one figure alone where every scenario's gain is within the tolerance of every other's;
-/// "no difference you can measure" for an end, or the one figure, within the tolerance of 0, whatever its sign.
-/// gains and scenarios have the same length.
+/// first, with the scenario at each end ("0.0 to 22.7 % faster than none: 0.0 % under extrapolate flat, 22.7 % under
+/// extrapolate amdahl"), then, where more scenarios vary than the ends name, the gain under each assumption past the
+/// measured sizes ("; by the speed-up past the measured sizes: flat 0.0 % faster, amdahl 12.0 to 22.7 % faster");
+/// the worst figure alone ("at least ...") where every scenario's gain is within the tolerance of every other's; "no
+/// difference you can measure" for an end, or the one figure, within the tolerance of 0 (within_tolerance), whatever
+/// its sign. Never a figure that no scenario gives. gains and scenarios have the same length.
 [[nodiscard]] std::string gain_words(const std::vector<double>& gains, const std::vector<Scenario>& scenarios,
                                      double tolerance, const Words& words);
 
-/// The weighted median of values (the smallest value whose cumulative weight reaches half the total; at exactly
-/// half, the mean of it and the next). values and weights have the same length, weights > 0.
+/// The weighted median of values: the smallest value whose cumulative weight reaches half the total, so always one
+/// of the values (at exactly half, the lower of the two, never their mean). values and weights have the same length,
+/// weights > 0.
 double weighted_median(const std::vector<double>& values, const std::vector<double>& weights);
 
 /// Ranks the set-ups over the scenarios. setups[none] is the reference of every "vs none"; a set-up with no time
