@@ -319,6 +319,30 @@ int advise_main(const std::vector<std::string>& args) {
                    (plan.copies ? "copies (P / G x W walkers, more at more ranks): " : std::string()) + answer->text;
   }
   const std::vector<advice::AtRankCount>& inputs = found.tables.at;
+  {
+    // The answer first, in a few lines: the set-up at the rank count answered (or the one count asked), its gain
+    // per assumption, the line that runs it and what to measure next. The detail follows.
+    std::optional<advice::AtRanks> answer;
+    if (found.answer) {
+      answer = found.answer->answer;
+    } else if (inputs.size() == 1) {
+      answer = advice::at_ranks_of(inputs[0].nprocs, found.rankings[0], inputs[0].setups, inputs[0].scenarios,
+                                   inputs[0].scenarios);
+    }
+    const RunSpec* spec = nullptr;  // the advised set-up as a run, from any count (its flags name no rank count)
+    for (const advice::AtRankCount& at : inputs) {
+      for (const RunSpec* s : at.specs) {
+        if (answer && spec == nullptr && advice::setup_label(*s) == answer->winner) spec = s;
+      }
+    }
+    if (answer && spec != nullptr) {
+      const std::string next = advice::measure_next(plan, answer->nprocs, spec->balancer);
+      std::printf("\nanswer:\n%s", wrapped(advice::first_words(*answer, inputs[0].scenarios, found.tolerance.fraction,
+                                                               advice::run_flags(*spec), next),
+                                           100, "  ")
+                                       .c_str());
+    }
+  }
   std::string csv_text = csv::line(advice::advice_header());
   std::set<std::string> notes;  // printed once per advice, whatever the rank counts
   for (std::size_t k_at = 0; k_at < inputs.size(); ++k_at) {

@@ -765,6 +765,26 @@ TEST(AdviceRule, TheRankAnswerSpendsTheToleranceOnceWithOneSelectionAtEveryCount
   EXPECT_EQ(mixed->fewest, 0U) << "the rule this replaces: " << mixed->text;
 }
 
+// The answer first, read in ten seconds: the set-up at the count answered, its gain per assumption past the measured
+// sizes (a gain inside the tolerance is 0), the line to run and what to measure next, in at most 60 words.
+TEST(AdviceRule, TheFirstWordsSayTheAnswerInSixtyWords) {
+  const std::vector<Scenario> three = {{{{"workload_extrapolate", "flat"}}, 1},
+                                       {{{"workload_extrapolate", "amdahl"}}, 1},
+                                       {{{"workload_extrapolate", "amdahl"}, {"workload_speedups", "high"}}, 1}};
+  mcmclb::advice::AtRanks at{64, {0.98, 0.67, 0.41}, "async intercomm retire", {0.97, 0.6, 0.4}, {1.0, 1.0, 1.0}};
+  const std::string words = mcmclb::advice::first_words(
+      at, three, 0.05, "--mcmclb-balancer async --mcmclb-method intercomm --mcmclb-finished retire",
+      "Time one walker's items on 8 and 16 ranks.");
+  EXPECT_EQ(words,
+            "Use async intercomm retire at P = 64 (simulated); faster than none by flat 0.0 %, amdahl 33.0 % to 59.0 % "
+            "by the speed-up past the measured sizes. Run: mpiexec -n 64 YOUR_PROGRAM --mcmclb-balancer async "
+            "--mcmclb-method intercomm --mcmclb-finished retire. Next: Time one walker's items on 8 and 16 ranks.");
+  std::istringstream in(words);
+  int count = 0;
+  for (std::string w; in >> w;) ++count;
+  EXPECT_LE(count, 60) << words;
+}
+
 TEST(AdviceRule, ToleranceInPercentKeepsItsDigits) {
   EXPECT_EQ(mcmclb::advice::tolerance_percent(0.05), "5.0 %");
   EXPECT_EQ(mcmclb::advice::tolerance_percent(0.0134), "1.3 %");

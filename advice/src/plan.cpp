@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What `mcmclb advise` simulates (mcmclb/advice_plan.hpp).
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -278,6 +279,14 @@ int largest_group(const StudyPlan& plan, int nprocs, const std::string& balancer
 std::optional<std::string> extrapolated(const StudyPlan& plan, int nprocs, const std::string& balancer) {
   if (!plan.cut_short.empty() || plan.measured_up_to == 0) return std::nullopt;
   return extrapolation_note(nprocs, largest_group(plan, nprocs, balancer), plan.measured_up_to, plan.from_library);
+}
+
+std::string measure_next(const StudyPlan& plan, int nprocs, const std::string& balancer) {
+  if (!extrapolated(plan, nprocs, balancer)) return "";
+  std::string how =
+      extrapolation_measure(nprocs, largest_group(plan, nprocs, balancer), plan.measured_up_to, plan.from_library);
+  how[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(how[0])));
+  return how + ".";
 }
 
 std::string verdict_words(const StudyPlan& plan, int nprocs, const std::string& balancer, const std::string& verdict) {

@@ -680,18 +680,51 @@ AtRanks at_ranks_of(int nprocs, const Ranking& ranking, const std::vector<Setup>
                     const std::vector<Scenario>& scenarios, const std::vector<Scenario>& order) {
   const Setup& advised = setups[ranking.rows[ranking.verdict.winner].members.front()];
   AtRanks a{nprocs, std::vector<double>(order.size(), std::nan("")), advised.label,
-            std::vector<double>(order.size(), std::nan(""))};
+            std::vector<double>(order.size(), std::nan("")), std::vector<double>(order.size(), std::nan(""))};
   for (std::size_t s = 0; s < order.size(); ++s) {
     for (std::size_t t = 0; t < scenarios.size(); ++t) {
       if (scenarios[t].values != order[s].values) continue;
       a.whole_s[s] = advised.price[t].whole_s();
       for (const Row& row : ranking.rows) {  // the set-ups the ranking kept: each has a time in every scenario
-        const double whole = setups[row.members.front()].price[t].whole_s();
-        if (std::isnan(a.best_s[s]) || whole < a.best_s[s]) a.best_s[s] = whole;
+        for (const std::size_t k : row.members) {
+          const double whole = setups[k].price[t].whole_s();
+          if (std::isnan(a.best_s[s]) || whole < a.best_s[s]) a.best_s[s] = whole;
+          if (setups[k].label == "none") a.none_s[s] = whole;
+        }
       }
     }
   }
   return a;
+}
+
+std::string first_words(const AtRanks& answer, const std::vector<Scenario>& scenarios, double tolerance,
+                        const std::string& run_flags, const std::string& next) {
+  std::map<std::string, std::pair<double, double>> by_rule;  // the gain's range under each assumption
+  std::vector<std::string> rules;
+  for (std::size_t s = 0; s < scenarios.size() && s < answer.none_s.size(); ++s) {
+    if (!std::isfinite(answer.whole_s[s]) || !std::isfinite(answer.none_s[s])) continue;
+    const double gain = 1 - answer.whole_s[s] / answer.none_s[s];
+    const auto rule = scenarios[s].values.find("workload_extrapolate");
+    const std::string name = rule == scenarios[s].values.end() ? "" : rule->second;
+    const auto [it, added] = by_rule.try_emplace(name, gain, gain);
+    if (added) rules.push_back(name);
+    it->second = {std::min(it->second.first, gain), std::max(it->second.second, gain)};
+  }
+  std::vector<std::string> gains;
+  for (const std::string& rule : rules) {
+    // A gain within the tolerance of 0 is none a user could measure: 0, as the verdict's words say.
+    const auto shown = [&](double g) { return within_tolerance(1 - g, 1, tolerance) ? 0.0 : g; };
+    const double lo = shown(by_rule.at(rule).first), hi = shown(by_rule.at(rule).second);
+    gains.push_back((rule.empty() ? "" : rule + " ") + (same_times(lo, hi) ? pct(lo) : pct(lo) + " to " + pct(hi)));
+  }
+  std::string words = "Use " + answer.winner + " at P = " + std::to_string(answer.nprocs) + " (simulated)";
+  if (!gains.empty()) {
+    words += "; faster than none by " + join(gains, ", ") +
+             (rules.size() > 1 || !rules.front().empty() ? " by the speed-up past the measured sizes" : "");
+  }
+  words += ". Run: mpiexec -n " + std::to_string(answer.nprocs) + " YOUR_PROGRAM " + run_flags + ".";
+  if (!next.empty()) words += " Next: " + next;
+  return words;
 }
 
 std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, const std::vector<Scenario>& scenarios,
@@ -750,6 +783,7 @@ std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, const st
     if (d < -1e-12 || (std::abs(d) <= 1e-12 && at[k].nprocs < at[minimax_at].nprocs)) minimax_at = k;
   }
   a.fewest = within.value_or(minimax_at);
+  a.answer = at[a.fewest];
   const std::string count = std::to_string(use.size()) + (use.size() == 1 ? " scenario" : " scenarios");
   const std::string tol = tolerance_percent(tolerance);
   const auto range = [](double lo, double hi, const std::string& unit) {

@@ -224,12 +224,7 @@ TraceScenarios trace_scenarios(const Trace& trace, const ScenarioQuestion& q) {
   return s;
 }
 
-std::optional<std::string> extrapolation_note(int nprocs, int largest_group, int measured_up_to, bool from_library) {
-  if (largest_group <= 2 * measured_up_to) return std::nullopt;
-  const std::string measured =
-      measured_up_to > 1 ? "twice the " + std::to_string(measured_up_to) + " ranks the speed-ups were measured at"
-                         : "1 rank: the trace measured no speed-up, so perfect scaling is "
-                           "assumed";
+std::string extrapolation_measure(int nprocs, int largest_group, int measured_up_to, bool from_library) {
   std::string how;
   if (from_library) {
     how = "record your program at P = " + std::to_string(nprocs) +
@@ -244,6 +239,16 @@ std::optional<std::string> extrapolation_note(int nprocs, int largest_group, int
           (second > first ? " and " + std::to_string(second) : std::string()) +
           " ranks and add those speed-up rows to the trace (docs/guide/your-workload.md)";
   }
+  return how;
+}
+
+std::optional<std::string> extrapolation_note(int nprocs, int largest_group, int measured_up_to, bool from_library) {
+  if (largest_group <= 2 * measured_up_to) return std::nullopt;
+  const std::string measured =
+      measured_up_to > 1 ? "twice the " + std::to_string(measured_up_to) + " ranks the speed-ups were measured at"
+                         : "1 rank: the trace measured no speed-up, so perfect scaling is "
+                           "assumed";
+  const std::string how = extrapolation_measure(nprocs, largest_group, measured_up_to, from_library);
   return "Extrapolated: groups here work at up to " + std::to_string(largest_group) + " ranks, past " + measured +
          ". To measure there, " + how;
 }

@@ -244,12 +244,14 @@ struct Tolerance {
 
 /// One rank count for the question how many ranks are worth it: its advised set-up and that set-up's whole time in
 /// each scenario (the scenarios fewest_ranks is given, in their order; NaN where it has none), and the fastest
-/// whole time of any set-up simulated there (best_s; empty: the advised set-up's own).
+/// whole time of any set-up simulated there (best_s; empty: the advised set-up's own), and none's (none_s; empty:
+/// not known).
 struct AtRanks {
   int nprocs = 0;
   std::vector<double> whole_s;
   std::string winner;
   std::vector<double> best_s;
+  std::vector<double> none_s = {};
 };
 /// A rank count's entry made from its ranking, the one way every count gets one (asked or searched): the
 /// verdict's winner (the tie's simplest member, the same selection at every count) and the fastest of setups,
@@ -263,11 +265,18 @@ struct AtRanks {
 /// else the count with the smallest largest regret (minimax). Indices into at.
 struct RanksAnswer {
   std::size_t fewest = 0;
+  AtRanks answer;                                    // at[fewest]
   std::vector<double> regret_max;                    // per count
   std::vector<std::size_t> worst;                    // per count: the scenario of its largest regret
   std::vector<double> core_hours_lo, core_hours_hi;  // per count: ranks x whole time, over the scenarios
   std::string text;  // the rule, the answer and each count's time, core-hours and largest regret, in words
 };
+/// The answer a user reads first, in at most 60 words: the set-up at the rank count answered, its gain over none under
+/// each assumption past the measured sizes (or its range where none is varied), the line that runs it, and what to
+/// measure next (next: a sentence, or empty). answer.none_s must be given; scenarios are its times' order.
+[[nodiscard]] std::string first_words(const AtRanks& answer, const std::vector<Scenario>& scenarios, double tolerance,
+                                      const std::string& run_flags, const std::string& next);
+
 /// The answer over the scenarios every count has a time in (scenarios: at[k].whole_s's order); nullopt for no
 /// count or no such scenario. tolerance is a fraction; searched says in words which counts were simulated.
 std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, const std::vector<Scenario>& scenarios,

@@ -93,6 +93,10 @@ struct WalkerLayout {
 /// that says so (extrapolation_note); nothing for a cut-short trace, whose groups stay within the measured sizes.
 [[nodiscard]] std::optional<std::string> extrapolated(const StudyPlan& plan, int nprocs, const std::string& balancer);
 
+/// What to measure next at P ranks under the balancer, a sentence: where its groups reach past twice the measured
+/// sizes, the measurement extrapolation_note names; else empty.
+[[nodiscard]] std::string measure_next(const StudyPlan& plan, int nprocs, const std::string& balancer);
+
 /// The verdict at P ranks as printed and written to advice.csv: a cut-short trace's sentence first, then the
 /// rule's verdict, then where the advised balancer's groups reach past twice the measured sizes, a note that says
 /// so (extrapolation_note).

@@ -90,6 +90,9 @@ struct TraceScenarios {
 /// sentence that says the answer is extrapolated and which measurement narrows it: for a trace recorded by
 /// mcmclb::walkers (from_library), recording the program at P under mostwork; for one converted from another
 /// program's log, timing one walker at larger groups and adding those speed-up rows. Else nothing.
+/// The measurement extrapolation_note names, alone: "record your program at P = ..." or "time one walker's items on
+/// ... ranks and add those speed-up rows to the trace (...)".
+[[nodiscard]] std::string extrapolation_measure(int nprocs, int largest_group, int measured_up_to, bool from_library);
 [[nodiscard]] std::optional<std::string> extrapolation_note(int nprocs, int largest_group, int measured_up_to,
                                                             bool from_library);
 
