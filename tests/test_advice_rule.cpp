@@ -1175,7 +1175,11 @@ TEST(AdviceSpeedups, PerfectOnlyWhereTheMeasurementsAllowIt) {
   // One chain that scales within the tolerance of perfect keeps perfect a scenario.
   const Trace good = Trace::parse(six_walkers("*,,2,,1.25\n0,,2,,1.97\n"), "good.csv");
   const auto g = mcmclb::advice::speedup_rules(good, 0.05);
-  EXPECT_EQ(g.rules, (std::vector<std::string>{"flat", "amdahl", "perfect"}));  // one size each: no USL of its own
+  // One size each: no USL of its own, and no Amdahl's law, which through one size carries its noise onward.
+  EXPECT_EQ(g.rules, (std::vector<std::string>{"flat", "perfect"}));
+  ASSERT_EQ(g.dropped.size(), 1U);
+  EXPECT_TRUE(contains(g.dropped.front(), "amdahl: Amdahl's law through one measured size")) << g.dropped.front();
+  EXPECT_EQ(g.first, "flat");
   EXPECT_TRUE(g.perfect_left_out.empty());
   EXPECT_EQ(g.measured_up_to, 2);
   // No speed-ups: nothing to vary, perfect scaling assumed everywhere.

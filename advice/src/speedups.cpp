@@ -93,6 +93,7 @@ SpeedupRules speedup_rules(const Trace& trace, double tolerance) {
   double best = 0, best_up = 1;
   double peak = 0;  // the earliest peak of any chain's Universal Scalability Law fit that bends down (0: none)
   Miss amdahl_miss, usl_miss;    // where each fitted law leaves a measured size's band the most
+  std::size_t fewest_sizes = 0;  // the fewest sizes above 1 any measured curve holds
   std::set<const void*> curves;  // the distinct curves checked (walkers that share `*`'s are checked once)
   for (int c = 0; c < trace.chains(); ++c) {
     if (trace.items(c) == 0) continue;
@@ -114,6 +115,7 @@ SpeedupRules speedup_rules(const Trace& trace, double tolerance) {
       peak = peak == 0 ? at : std::min(peak, at);
     }
     if (!curves.insert(&ups).second) continue;
+    fewest_sizes = fewest_sizes == 0 ? ups.size() : std::min(fewest_sizes, ups.size());
     const auto& reps = trace.repetitions(c);
     const double p = trace.amdahl_fraction(c);
     worst_miss(amdahl_miss, c, ups, reps, tolerance, [p](double m) { return 1.0 / ((1.0 - p) + p / m); });
@@ -142,7 +144,14 @@ SpeedupRules speedup_rules(const Trace& trace, double tolerance) {
     }
   }
   r.rules.emplace_back("flat");
-  if (amdahl_miss.excess > 0) {
+  if (fewest_sizes < 2) {
+    // Through one size Amdahl's law fits exactly whatever was measured there, noise included, and carries it to
+    // every size past it: it says no more than that one measurement, so it is no scenario of its own.
+    r.dropped.emplace_back(
+        "amdahl: Amdahl's law through one measured size above 1 rank would carry that one size's noise to every "
+        "size past it; it needs two");
+    r.first = r.rules.front();
+  } else if (amdahl_miss.excess > 0) {
     r.dropped.push_back(
         dropped_words("amdahl", "Amdahl's law fitted through the measured sizes", amdahl_miss, one_curve));
     r.first = r.rules.front();  // usl where it is admissible (the fit that follows the bend), else flat
