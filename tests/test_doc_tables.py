@@ -1218,6 +1218,51 @@ class OneTable(unittest.TestCase):
             self.assertLessEqual(len(f.read().splitlines()), 200)
 
 
+# The pages that state findings. A real folder in one of their blocks whose runs had more ranks than cores is shown
+# only by a table that leaves such runs out (shared=omit), marks them unused (start-with's "not used") or compares
+# no balancers (quick-start: what the demo runs and how long it took).
+FINDING_PAGES = ("README.md", "docs/results.md")
+SHARED_CORES_AWARE = {"start-with", "quick-start"}
+
+
+def shared_core_folders(args):
+    """The folders of a block's args whose provenance.csv records a run with more ranks than cores."""
+    found = []
+    for folder in (a for a in args if "=" not in a):
+        path = os.path.join(ROOT, folder, "provenance.csv")
+        if os.path.isdir(os.path.join(ROOT, folder)) and os.path.exists(path):
+            if any(r.get("oversubscribed") == "true" for r in rows(folder, "provenance.csv")):
+                found.append(folder)
+    return found
+
+
+class NoSharedCoresInFindings(unittest.TestCase):
+    """Runs of more ranks than cores measure the machine (MPI's waits spin), not the balancers: no finding of the
+    README or results.md rests on them."""
+
+    def test_no_finding_page_shows_shared_core_runs(self):
+        for page in FINDING_PAGES:
+            with open(os.path.join(ROOT, page), encoding="utf-8") as f:
+                lines = f.read().split("\n")
+            for begin, _, _, name, args in doc_tables.blocks(lines, page):
+                for folder in shared_core_folders(args):
+                    with self.subTest(page=page, line=begin + 1, folder=folder):
+                        self.assertTrue(name in SHARED_CORES_AWARE or "shared=omit" in args,
+                                        f"{page}:{begin + 1}: block {name} shows {folder}'s oversubscribed runs")
+
+    def test_the_findings_refuse_a_folder_of_shared_cores(self):
+        args = ["docs/data/fig2-sim-bgp", "docs/data/table1-collective-8192", "docs/data/fig1-sim-bgp/commbench.csv",
+                "docs/data/steal-vs-regroup-seeds-1024", "docs/data/merge-pays/calibration-cost/56a03ac"]
+        with self.assertRaisesRegex(doc_tables.InputError, "oversubscribed runs are no finding"):
+            doc_tables.generate("findings", args)
+
+    def test_a_table_of_findings_leaves_shared_core_runs_out(self):
+        kept = doc_tables.generate("two-mpis", ["docs/data/quick-demo", "shared=omit"])
+        every = doc_tables.generate("two-mpis", ["docs/data/quick-demo"])
+        self.assertEqual({line.split("|")[1].strip() for line in kept.split("\n")[2:]}, {"2"})
+        self.assertIn("| 8 |", every)
+
+
 class StartWithCounts(unittest.TestCase):
     """The which-balancer table prices every set-up whole (its run and its calibration) and counts a case as a win
     only where the seeds, or a measured ratio's interval, all lie on one side; measured ranks that shared cores are

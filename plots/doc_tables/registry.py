@@ -31,7 +31,7 @@ from .your_workload import (advice, advice_answer, advice_brief, advise_estimate
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
 TABLES = {
     "quick-start": (quick_start, (1, 1), {}),
-    "findings": (findings, (7, 7), {}),
+    "findings": (findings, (5, 5), {}),
     "paper-answer": (paper_answer, (5, 6), {}),
     "fig1-sensitivity": (fig1_sensitivity, (1, 10), {}),
     "fig1-links": (fig1_links, (2, 8), {"sizes": "integers separated by commas"}),
@@ -60,7 +60,7 @@ TABLES = {
     "host-cost-series": (host_cost_series, (1, 1), {"nprocs": "an integer"}),
     "host-cost-dearest": (host_cost_dearest, (1, 1), {"nprocs": "an integer"}),
     "constants-sensitivity": (constants_sensitivity, (1, 20), {"interval": "an integer"}),
-    "two-mpis": (two_mpis, (1, 4), {"digits": "an integer", "ratio": "yes|no"}),
+    "two-mpis": (two_mpis, (1, 4), {"digits": "an integer", "ratio": "yes|no", "shared": "omit|keep"}),
     "commbench-methods": (commbench_methods, (1, 4), {"ratio": "yes|no"}),
     "pays-against-none": (pays_against_none, (1, 1), {}),
     "pays-guarantee": (pays_guarantee, (1, 8), {}),
