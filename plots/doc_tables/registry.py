@@ -4,6 +4,7 @@ from mcmclb_csv import InputError
 
 from .commbench import commbench_by_size, commbench_methods, live_communicators, provenance_gaps, two_mpis
 from .common import Inputs
+from .host_time import host_cpu, host_time, placement_shift
 from .merge_pays import (calibration_cost, merge_pays_ratios, merge_pays_sensitivity, model_items, pays_against_none,
                          pays_against_rule, pays_guarantee, real_pays, real_versus_none)
 from .merge_pays_findings import (closing_merges, model_against_chains, model_calibration, pays_all_atom,
@@ -120,6 +121,9 @@ TABLES = {
     "host-cost-note": (host_cost_note, (1, 1), {}),
     "cyclic-w2-note": (cyclic_w2_note, (2, 4), {"rerun": "a folder: the large stealmerge point simulated again"}),
     "hint-host-cost": (hint_host_cost, (2, 2), {"nprocs": "an integer"}),
+    "host-time": (host_time, (1, 20), {}),
+    "host-cpu": (host_cpu, (1, 20), {"nprocs": "integers separated by commas"}),
+    "placement-shift": (placement_shift, (2, 4), {}),
 }
 
 
