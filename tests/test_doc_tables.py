@@ -2,6 +2,7 @@
 """Tables that cannot drift: every generated block of the documents is what plots/doc_tables.py prints from the
 committed CSVs now, a stale or broken block is caught, and no new table of numbers is written by hand."""
 import csv
+import glob
 import os
 import re
 import shutil
@@ -302,6 +303,59 @@ class GeneratedOnly(unittest.TestCase):
                 f.write("Table 1 of the paper, collective(16) at 5ea8f3e, [CSV](../fig2-sim-bgp/runs.csv).\n\n"
                         "It takes 6.13 s.\n")
             self.assertEqual([n for n, _ in digits_outside_blocks(page)], [3])
+
+
+# A data README's host time, CPU figure or "within N" is generated from the time records and provenance
+# (plots/doc_tables/host_time.py); typed by hand, it drifts from them. HOST_WORDS marks a sentence about the host's
+# cost, TIME_FIGURE a number with a unit of time, WITHIN a bound stated by a number.
+HOST_WORDS = re.compile(r"\bhost\b|\bCPU\b|\bwall\b|GNU time", re.I)
+TIME_FIGURE = re.compile(r"(?<![\w.])[0-9][0-9.,]*\s*(?:s|ms|µs|us|min|minutes?|h|hours?)\b")
+WITHIN = re.compile(r"\bwithin (?:about |some |roughly )?[0-9]", re.I)
+
+
+def data_readmes():
+    """Every README.md under docs/data, relative to the root."""
+    return sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "data", "**", "README.md"),
+                                                               recursive=True))
+
+
+def hand_typed_host_figures(path):
+    """[(line, sentence)] of path's sentences outside generated blocks, fenced code, code spans, link targets and
+    HTML comments that state a host time or CPU figure (HOST_WORDS with TIME_FIGURE) or a "within N" (WITHIN)."""
+    found, paragraph = [], []
+
+    def flush():
+        text = " ".join(t for _, t in paragraph)
+        for sentence in re.split(r"(?<=[.;:!?])\s+(?=[A-Z(*`-])", text):
+            if WITHIN.search(sentence) or (HOST_WORDS.search(sentence) and TIME_FIGURE.search(sentence)):
+                found.append((paragraph[0][0], sentence))
+        paragraph.clear()
+    for i, line in lines_outside_blocks(path):
+        prose = re.sub(r"`[^`]*`|\]\([^)]*\)|<!--.*?-->", " ", line).strip()
+        if not prose or line.lstrip().startswith(("#", "|", "- ", "* ")) and paragraph:
+            flush()
+        if prose:
+            paragraph.append((i + 1, prose))
+    flush()
+    return found
+
+
+class HandTypedHostFigures(unittest.TestCase):
+    def test_no_data_readme_types_a_host_figure(self):
+        for path in data_readmes():
+            with self.subTest(document=path):
+                self.assertEqual(hand_typed_host_figures(path), [],
+                                 "a host time, CPU figure or 'within N' typed by hand: generate it from the time "
+                                 "records and provenance (blocks host-time, host-cpu; plots/doc_tables/host_time.py)")
+
+    def test_a_seeded_figure_is_caught(self):
+        with tempfile.TemporaryDirectory() as d:
+            page = os.path.join(d, "README.md")
+            with open(page, "w", encoding="utf-8") as f:
+                f.write("# A folder\n\nThe 18 runs took 225 s of host\nCPU in all. Simulated, they end at 3.5 s.\n\n"
+                        "The replay is within 0.07 % of the runs.\n\n<!-- BEGIN generated: host-cpu x -->\n"
+                        "It took 20 min of wall time.\n<!-- END generated -->\n\nThe `ulimit -t 1200` limit held.\n")
+            self.assertEqual([n for n, _ in hand_typed_host_figures(page)], [3, 6])
 
 
 class ProseRanges(unittest.TestCase):

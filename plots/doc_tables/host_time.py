@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What a data folder's runs cost the host, and how far apart its placements put a simulated time, as sentences
 generated from the files that record them: GNU time's records (host-time), provenance.csv's host_cpu_s (host-cpu)
-and the runs of one study placed two ways (placement-shift). A data README states no such figure by hand
+and the runs of one study placed two ways or made again (time-shift). A data README states no such figure by hand
 (tests/test_doc_tables.py, HandTypedHostFigures): a figure typed once drifts from the record it came from."""
 import glob
 import os
@@ -107,12 +107,13 @@ def host_cpu(inputs):
                    f"{where}).")
 
 
-def placement_shift(inputs):
+def time_shift(inputs):
     """One sentence per folder after the first: the largest move of a simulated time between the first folder's
-    runs (placed in order) and that folder's, over the set-ups and rank counts both hold, in µs and, apart, as a
-    part of the run's time, each with its set-up and rank count."""
+    runs and that folder's, over the set-ups and rank counts both hold, in µs and, apart, as a part of the run's
+    time, each with its set-up and rank count. The folder is named by its placement where that differs from the
+    first folder's (placed over a dragonfly's groups), else by its runs' commits (a reproduction)."""
     def valid(folder):
-        runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS + ["placement"]) if r["valid"] is True]
+        runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS) if r["valid"] is True]
         return keyed((((r["nprocs"], run_label(r)), r) for r in runs), f"{folder}/runs.csv")
     base = valid(inputs.folders[0])
     sentences = []
@@ -121,12 +122,40 @@ def placement_shift(inputs):
         both = sorted(set(base) & set(other))
         if not both:
             raise InputError(f"{folder}/runs.csv: no set-up at a rank count of {inputs.folders[0]} (allowed: runs of "
-                             f"the same study placed another way)")
+                             f"the same study placed another way or made again)")
         placements = sorted({other[k].get("placement") or "block" for k in both})
+        if placements != sorted({base[k].get("placement") or "block" for k in both}):
+            head = f"Placed `{', '.join(placements)}`, the {len(both)} runs"
+        else:
+            commits = sorted({other[k]["git_commit"][:7] for k in both})
+            head = f"Made again at {', '.join(commits)}, the {len(both)} runs"
         moves = [(abs(other[k]["time_s"] - base[k]["time_s"]), k) for k in both]
         shift, (p, label) = max(moves)
+        if shift == 0:
+            sentences.append(f"{head} are identical to the last digit (simulated, [CSV]({folder}/runs.csv)).")
+            continue
         part, (q, part_label) = max((move / base[k]["time_s"], k) for move, k in moves)
-        sentences.append(f"Placed `{', '.join(placements)}`, the {len(both)} runs moved by at most "
-                         f"{shift * 1e6:.{0 if shift >= 1e-4 else 1}f} µs ({label} at {p} ranks) and at most "
-                         f"{part:.2g} of their time ({part_label} at {q} ranks; simulated, [CSV]({folder}/runs.csv)).")
+        micro = shift * 1e6
+        sentences.append(f"{head} moved by at most {micro:.{0 if micro >= 100 else 1 if micro >= 1 else 2}f} µs "
+                         f"({label} at {p} ranks) and at most {part:.2g} of their time ({part_label} at {q} ranks; "
+                         f"simulated, [CSV]({folder}/runs.csv)).")
+    return wrapped(" ".join(sentences))
+
+
+def killed_runs(inputs):
+    """One sentence per run of the folders' failures.csv: its rank count and set-up, why it ended, and the last
+    progress line it printed (simulated seconds reached, items done, host seconds), where it printed one."""
+    sentences = []
+    for folder in inputs.folders:
+        rows = Inputs.read(folder, "failures.csv", need=("nprocs", "balancer", "reason", "progress_simulated_s",
+                                                         "progress_items", "progress_host_s"))
+        if not rows:
+            raise InputError(f"{folder}/failures.csv: no row (allowed: the runs a sweep could not finish)")
+        for r in rows:
+            text = f"At {r['nprocs']} ranks, `{r['balancer']}` did not finish: {r['reason']}"
+            if r["progress_host_s"] is not None:
+                text += (f". Its last progress line: {r['progress_simulated_s']:.2f} s of simulated time reached, "
+                         f"{r['progress_items']:,} items done, after {r['progress_host_s']:.0f} s of host time, "
+                         f"measured")
+            sentences.append(f"{text} ([failures.csv]({folder}/failures.csv)).")
     return wrapped(" ".join(sentences))

@@ -4,7 +4,7 @@ from mcmclb_csv import InputError
 
 from .commbench import commbench_by_size, commbench_methods, live_communicators, provenance_gaps, two_mpis
 from .common import Inputs
-from .host_time import host_cpu, host_time, placement_shift
+from .host_time import host_cpu, host_time, killed_runs, time_shift
 from .merge_pays import (calibration_cost, merge_pays_ratios, merge_pays_sensitivity, model_items, pays_against_none,
                          pays_against_rule, pays_guarantee, real_pays, real_versus_none)
 from .merge_pays_findings import (closing_merges, model_against_chains, model_calibration, pays_all_atom,
@@ -26,7 +26,7 @@ from .start_with import start_with
 from .walkers import chain_order_measured, chain_order_simulated, checkpoint_cost, exact_sum_cost, walkers_overhead
 from .your_workload import (advice, advice_answer, advice_brief, advise_estimate, advise_estimate_check,
                             advise_estimate_race, advise_estimate_repeated, advise_estimate_whole, prediction,
-                            trace_at_scale, trace_replay, trace_summary)
+                            trace_at_scale, trace_replay, trace_summary, winner_gains)
 
 
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
@@ -123,7 +123,9 @@ TABLES = {
     "hint-host-cost": (hint_host_cost, (2, 2), {"nprocs": "an integer"}),
     "host-time": (host_time, (1, 20), {}),
     "host-cpu": (host_cpu, (1, 20), {"nprocs": "integers separated by commas"}),
-    "placement-shift": (placement_shift, (2, 4), {}),
+    "time-shift": (time_shift, (2, 4), {}),
+    "killed-runs": (killed_runs, (1, 4), {}),
+    "winner-gains": (winner_gains, (1, 1), {"extrapolate": "flat|amdahl"}),
 }
 
 

@@ -9,7 +9,7 @@ from mcmclb_csv import RUN_COLUMNS, InputError
 from mcmclb_stats import Summary, median
 
 from .common import (ROOT, Inputs, at_most_percent, by_setup, compare_ratio_text, milliseconds, setup_name,
-                     table_text, time_with_interval, tolerance_text)
+                     table_text, time_with_interval, tolerance_text, wrapped)
 
 
 def trace_replay(inputs):
@@ -155,17 +155,18 @@ def gain_range(row):
 
 
 def gain_span(row):
-    """A row's gain over none as a short cell, worst scenario first: "0.0-22.7 %"; one figure where the ends
-    agree within the tolerance; "no difference you can measure" where both are within it of 0."""
+    """A row's gain over none as a short cell, worst scenario first: "-2.0 to 63.9 %", each end as advice.csv gives
+    it (an end within the tolerance of 0 is shown, not made 0: a slower worst case stays slower); one figure where
+    the ends agree within the tolerance; "no difference you can measure" where both are within it of 0."""
     worst, best = gain_range(row)
     tolerance = row["tolerance_pct"] / 100 + 1e-12
     if max(abs(worst), abs(best)) <= tolerance:
         return "no difference you can measure"
     if best - worst <= tolerance:
         return f"{100 * (1 - row['vs_none_median']):.1f} %"
-    # An end within the tolerance of 0 counts as 0.
-    worst, best = (0.0 if abs(g) <= tolerance else g for g in (worst, best))
-    return f"{100 * worst:.1f}-{100 * best:.1f} %"
+    # Rounded before printing, so that a loss below 0.05 % reads 0.0, never -0.0.
+    worst, best = (round(100 * g, 1) + 0.0 for g in (worst, best))
+    return f"{worst:.1f} to {best:.1f} %"
 
 
 def older_gain_text(row, tolerance_pct):
@@ -624,3 +625,28 @@ def advise_estimate_check(inputs):
                 f"{at_most_percent(max(r['busy_before_pct'] for r in rows))} % busy before a run.")
     return table_text(["trace", "ranks", "estimated at the start", "measured (wall)", "off by",
                        "the check's estimate", "its real runs (wall)", "off by", "host busy before"], out) + sentence
+
+
+def winner_gains(inputs):
+    """One sentence: how much faster than none the set-up advice.csv names the winner is, at each of its rank counts,
+    under one extrapolation (extrapolate=, amdahl by default), from the lowest to the highest speed-ups; from the
+    runs in runs.csv beside it (each run's time, the initial groups left out), every figure simulated."""
+    folder = inputs.folders[0]
+    extrapolate = inputs.option("extrapolate", "amdahl")
+    advice_rows = Inputs.read(folder, "advice.csv", ["nprocs", "rank", "winner"])
+    winners = {r["nprocs"]: r["winner"] for r in advice_rows if r["rank"] == 1}
+    runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS + ["finished", "workload_extrapolate"])
+            if r["valid"] is True and r["workload_extrapolate"] == extrapolate]
+    parts = []
+    for p, winner in sorted(winners.items()):
+        none = {r["workload_speedups"]: r["time_s"] for r in runs if r["nprocs"] == p and r["balancer"] == "none"}
+        won = {r["workload_speedups"]: r["time_s"] for r in runs if r["nprocs"] == p and setup_name(r) == winner}
+        if not none or set(none) != set(won):
+            raise InputError(f"{folder}/runs.csv: at P = {p} no runs of none and {winner} in the same scenarios "
+                             f"under {extrapolate} (allowed: the folder advise wrote)")
+        gains = [100 * (1 - won[s] / none[s]) for s in none]
+        parts.append((winner, f"{min(gains):.1f} to {max(gains):.1f} % at {p} ranks"))
+    names = sorted({w for w, _ in parts})
+    return wrapped(f"Under `{extrapolate}`, {' and '.join(f'`{n}`' for n in names)} is faster than `none` by "
+                   f"{' and '.join(text for _, text in parts)}, through the lowest to the highest speed-ups "
+                   f"(simulated, [runs.csv]({folder}/runs.csv)).")
