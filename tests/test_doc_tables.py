@@ -326,12 +326,12 @@ def hand_typed_host_figures(path):
 
     def flush():
         text = " ".join(t for _, t in paragraph)
-        for sentence in re.split(r"(?<=[.;:!?])\s+(?=[A-Z(*`-])", text):
+        for sentence in re.split(r"(?<=[.;:!?])\**\s+(?=[A-Z(*`-])", text):
             if WITHIN.search(sentence) or (HOST_WORDS.search(sentence) and TIME_FIGURE.search(sentence)):
                 found.append((paragraph[0][0], sentence))
         paragraph.clear()
     for i, line in lines_outside_blocks(path):
-        prose = re.sub(r"`[^`]*`|\]\([^)]*\)|<!--.*?-->", " ", line).strip()
+        prose = re.sub(r"`[^`]*`", "Code", re.sub(r"\]\([^)]*\)|<!--.*?-->", " ", line)).strip()
         if not prose or line.lstrip().startswith(("#", "|", "- ", "* ")) and paragraph:
             flush()
         if prose:
