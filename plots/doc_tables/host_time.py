@@ -159,3 +159,15 @@ def killed_runs(inputs):
                          f"measured")
             sentences.append(f"{text} ([failures.csv]({folder}/failures.csv)).")
     return wrapped(" ".join(sentences))
+
+
+def run_commits(inputs):
+    """One sentence: the commits the folders' runs ran at (runs.csv's git_commit, to 7 digits), clean or not, so a
+    page never names a commit its runs do not record."""
+    commits = sorted({r["git_commit"] for f in inputs.folders
+                      for r in Inputs.read(f, need=("run_id", "git_commit"))})
+    if not commits:
+        raise InputError(f"block {inputs.name}: no run in {', '.join(inputs.folders)} (allowed: folders of runs)")
+    named = [f"{c[:7]}{' (not clean)' if c.endswith('-dirty') else ''}" for c in commits]
+    return wrapped(f"The runs of these {len(inputs.folders)} folders ran at commit{'s' if len(named) > 1 else ''} "
+                   f"{', '.join(named)} (each runs.csv's `git_commit`).")

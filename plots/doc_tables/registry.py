@@ -4,7 +4,7 @@ from mcmclb_csv import InputError
 
 from .commbench import commbench_by_size, commbench_methods, live_communicators, provenance_gaps, two_mpis
 from .common import Inputs
-from .host_time import host_cpu, host_time, killed_runs, time_shift
+from .host_time import host_cpu, host_time, killed_runs, run_commits, time_shift
 from .merge_pays import (calibration_cost, merge_pays_ratios, merge_pays_sensitivity, model_items, pays_against_none,
                          pays_against_rule, pays_guarantee, real_pays, real_versus_none)
 from .merge_pays_findings import (closing_merges, model_against_chains, model_calibration, pays_all_atom,
@@ -125,6 +125,7 @@ TABLES = {
     "host-cpu": (host_cpu, (1, 20), {"nprocs": "integers separated by commas"}),
     "time-shift": (time_shift, (2, 4), {}),
     "killed-runs": (killed_runs, (1, 4), {}),
+    "run-commits": (run_commits, (1, 12), {}),
     "winner-gains": (winner_gains, (1, 1), {"extrapolate": "flat|amdahl"}),
 }
 

@@ -565,7 +565,7 @@ def advise_estimate_race(inputs):
     sentence: how far the low end was off where none settled, whether every time lies within its range (25 % either
     side), and how far the first rounds' estimates were off."""
     path = inputs.folders[0]
-    rows = Inputs.read_file(path, ("trace", "ranks", "settled",
+    rows = Inputs.read_file(path, ("trace", "ranks", "settled", "simulations_at_most", "simulations_run",
                                    "estimated_low_s", "estimated_high_s", "measured_s", "first_round_estimated_s",
                                    "first_round_measured_s", "busy_before_pct", "commit", "jobs"), "estimates-race.csv")
     out = []
@@ -576,7 +576,7 @@ def advise_estimate_race(inputs):
                  if raced and r["first_round_measured_s"] is not None else "-")
         out.append([f"`{os.path.basename(r['trace'])}`", r["ranks"].replace(",", ", "),
                     f"{r['estimated_low_s']:.0f} to {r['estimated_high_s']:.0f} s",
-                    f"{r['measured_s']:.1f} s",
+                    f"{r['simulations_at_most']}, {r['simulations_run']}", f"{r['measured_s']:.1f} s",
                     "no" if raced else f"yes ({_off_pct(r['estimated_low_s'], r['measured_s']):+.0f} %)", first])
     settled = [_off_pct(r["estimated_low_s"], r["measured_s"]) for r in rows if r["settled"] == "yes"]
     within = all(0.75 * r["estimated_low_s"] <= r["measured_s"] <= 1.25 * r["estimated_high_s"] for r in rows)
@@ -587,13 +587,19 @@ def advise_estimate_race(inputs):
         parts.append(f"Where none settled every rank count, the low end was off by {min(settled):+.0f} to "
                      f"{max(settled):+.0f} %.")
     parts.append(f"{'Every' if within else 'Not every'} time lies within its range, 25 % either side.")
+    # The count printed at the start is a bound the reader plans by: where more ran, it is wrong, and said so.
+    over = [r for r in rows if r["simulations_run"] > r["simulations_at_most"]]
+    if over:
+        parts.append(f"In {len(over)} of {len(rows)} runs more simulations ran than the start's \"at most\" ("
+                     + ", ".join(f"{r['simulations_run']} against {r['simulations_at_most']} for "
+                                 f"`{os.path.basename(r['trace'])}`" for r in over) + "): that bound does not hold.")
     if firsts:
         parts.append(f"Where balancers raced, the first round's estimate was off by {min(firsts):+.0f} to "
                      f"{max(firsts):+.0f} %.")
     busiest = at_most_percent(max(r["busy_before_pct"] for r in rows))
     parts.append(f"{_runs_at(rows, '`--jobs ' + str(rows[0]['jobs']) + '`')}; the host at most {busiest} % busy "
                  f"before a run.")
-    return table_text(["trace", "ranks", "estimated at the start", "measured (wall)",
+    return table_text(["trace", "ranks", "estimated at the start", "simulations: at most, run", "measured (wall)",
                        "none settles (low end off by)", "first round: estimated, taken"], out) + "\n\n" + " ".join(parts)
 
 
