@@ -63,8 +63,9 @@ def host_time(inputs):
         parts.append(f"{what} took {minutes_or_seconds(cpu)} of host CPU and {minutes_or_seconds(wall)} of wall "
                      f"time")
     links = ", ".join(f"[{os.path.basename(p)}]({p})" for p in inputs.folders)
-    text = "; ".join(parts)
-    return wrapped(f"{text[0].upper()}{text[1:]} (measured, GNU time's records: {links}).")
+    # A sentence per rank count: three counts in one sentence read as a list of figures, not prose.
+    return wrapped(" ".join(f"{part[0].upper()}{part[1:]}." for part in parts) +
+                   f" Measured, from GNU time's records: {links}.")
 
 
 def run_folders(folder):
@@ -97,14 +98,10 @@ def host_cpu(inputs):
             by_p[r["nprocs"]].append(cpu)
     if not by_p:
         raise InputError(f"block {inputs.name}: no run in {', '.join(inputs.folders)} (allowed: folders of runs)")
-    parts = [f"{'at' if len(by_p) > 1 else 'the'} {len(cpu)} run{'s' if len(cpu) > 1 else ''} at {p} ranks took "
-             f"{sum(cpu):.1f} s of host CPU in all, {sum(cpu) / len(cpu):.1f} s per run"
-             for p, cpu in sorted(by_p.items())]
-    parts = [part.replace("at ", "", 1) if len(by_p) > 1 else part for part in parts]
+    parts = [f"The {len(cpu)} run{'s' if len(cpu) > 1 else ''} at {p} ranks took {sum(cpu):.1f} s of host CPU in "
+             f"all, {sum(cpu) / len(cpu):.1f} s per run." for p, cpu in sorted(by_p.items())]
     where = ", ".join(f"[{os.path.basename(f)}]({f})" for f in inputs.folders)
-    text = "; ".join(parts)
-    return wrapped(f"{text[0].upper()}{text[1:]} (measured, provenance.csv's `host_cpu_s` to each run's end: "
-                   f"{where}).")
+    return wrapped(" ".join(parts) + f" Measured, from provenance.csv's `host_cpu_s` to each run's end: {where}.")
 
 
 def time_shift(inputs):

@@ -338,11 +338,10 @@ def table1_merge_rule(inputs):
         raise InputError(f"{fig2}/runs.csv: no collective run at P = {p} that the merge rule's model covers "
                          f"(allowed: Fig. 2's and Table 1's collective runs)")
     return wrapped(
-        f"The merge rule alone gives {'every one' if same == len(runs) else f'{same} of the {len(runs)}'} of "
-        f"these {len(runs)} simulated collective rows to the printed digit, with no platform and free messages "
-        f"(`plots/collective_floor.py` on each run's chain lengths); {equal} equal the paper's. Which groups merge "
-        f"after an exchange follows from the items left, not from any time. So these rows follow from the rule "
-        f"whatever the platform: they check the rule's implementation, not the platform's calibration.")
+        f"The merge rule alone, with no platform (`plots/collective_floor.py`), gives "
+        f"{'all' if same == len(runs) else f'{same} of the'} {len(runs)} collective rows to the printed digit "
+        f"({equal} equal the paper's): which groups merge follows from the items left, not from any time. So these "
+        f"rows check the rule, not the platform's calibration.")
 
 
 # What each simulated method replays (docs/reference/mpich-patterns.md): the messages this MPI library sends for it.
@@ -360,15 +359,3 @@ def crossover_range(csvs, name):
     if len(sizes) != 1:
         raise InputError(f"block {name}: CSVs at P = {', '.join(map(str, sizes))} (allowed: one rank count)")
     return sizes[0], [cross["size"] for _, cross in found]
-
-
-def fig1_crossover(inputs):
-    """Fig. 1's crossover as the range its platform's variants give: over the simulated commbench CSVs the block
-    names (all at one largest P, the first the platform as shipped), the group sizes from which Algorithm 1 costs
-    more than MPI_Comm_create (crossover_range), then what the model is not."""
-    p, values = crossover_range(inputs.folders, inputs.name)
-    links = ", ".join(f"[CSV]({f})" for f in inputs.folders)
-    return wrapped(
-        f"At {p} simulated ranks Algorithm 1 costs more than `MPI_Comm_create` from a group of "
-        f"{min(values):.1f} to {max(values):.1f} ranks on, over {len(values)} runs: the platform as shipped "
-        f"({values[0]:.1f}) and its variants ({links}). That range, not one size, is the finding. {NOT_THE_MACHINE}")

@@ -10,7 +10,7 @@ from .merge_pays import (calibration_cost, merge_pays_ratios, merge_pays_sensiti
 from .merge_pays_findings import (closing_merges, model_against_chains, model_calibration, pays_all_atom,
                                   pays_real_answer, pays_real_findings, pays_single_atom, sensitivity_answer,
                                   sensitivity_findings, single_atom_calibration, workless_merges)
-from .paper import fig1_crossover, fig1_links, fig1_sensitivity, paper_answer, table1_merge_rule
+from .paper import fig1_links, fig1_sensitivity, paper_answer, table1_merge_rule
 from .readme import findings, quick_start
 from .repeat import simulation_repeat
 from .reproductions import not_yet_reproduced, release_bounds, release_reproductions, reproductions, rerun_4dp
@@ -127,7 +127,6 @@ TABLES = {
     "killed-runs": (killed_runs, (1, 4), {}),
     "run-commits": (run_commits, (1, 12), {}),
     "table1-merge-rule": (table1_merge_rule, (2, 2), {"nprocs": "an integer"}),
-    "fig1-crossover": (fig1_crossover, (1, 10), {}),
     "winner-gains": (winner_gains, (1, 1), {"extrapolate": "flat|amdahl"}),
 }
 

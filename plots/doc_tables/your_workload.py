@@ -10,6 +10,7 @@ from mcmclb_stats import Summary, median
 
 from .common import (ROOT, Inputs, at_most_percent, by_setup, compare_ratio_text, milliseconds, setup_name,
                      table_text, time_with_interval, tolerance_text, wrapped)
+from .simulation import gnu_time, wall_seconds
 
 
 def trace_replay(inputs):
@@ -324,28 +325,14 @@ def simulations_cost(folder):
 
 def host_cost(path):
     """The host cost of the advise command from its GNU time record (/usr/bin/time -v -o PATH), as a sentence;
-    "" when the folder has none. InputError naming the file when a figure is missing."""
-    full = os.path.join(ROOT, path)
-    if not os.path.exists(full):
+    "" when the folder has none. InputError naming the file when a figure is missing (simulation.gnu_time)."""
+    if not os.path.exists(os.path.join(ROOT, path)):
         return ""
-    with open(full, encoding="utf-8") as f:
-        text = f.read()
-    found = {}
-    for name, pattern in [("wall", r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([0-9:.]+)"),
-                          ("user", r"User time \(seconds\): ([0-9.]+)"),
-                          ("system", r"System time \(seconds\): ([0-9.]+)"),
-                          ("rss", r"Maximum resident set size \(kbytes\): ([0-9]+)")]:
-        m = re.search(pattern, text)
-        if not m:
-            raise InputError(f"{path}: no {name} figure (allowed: the record of /usr/bin/time -v)")
-        found[name] = m.group(1)
-    wall = 0.0
-    for part in found["wall"].split(":"):
-        wall = wall * 60 + float(part)
+    found = gnu_time(path)
     cpu = float(found["user"]) + float(found["system"])
-    return (f"Host cost of the whole command ([advise.time]({path})): {wall / 60:.1f} min of wall time and "
-            f"{cpu / 60:.1f} min of CPU on this project's 2-core VM, peak {int(found['rss']) / 1024:.0f} MiB in one "
-            f"process.")
+    return (f"Host cost of the whole command ([advise.time]({path})): {wall_seconds(found['wall']) / 60:.1f} min of "
+            f"wall time and {cpu / 60:.1f} min of CPU on this project's 2-core VM, peak {int(found['rss']) / 1024:.0f} "
+            f"MiB in one process.")
 
 
 def advice_words(folder, p):
