@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The bounds a reproduction is held to, stated before it runs, by one rule: a reproduced value agrees when it prints
+as the cited pages print it. A column's bound in a cited folder is half a unit in the last place of the finest figure
+of that column any generated block naming the folder prints (in s, ms or µs for a time); a column no block prints
+must be identical, as a deterministic simulation gives it. BOUNDS_FILE holds them, written by
+`plots/doc_tables.py --bounds` before a rerun and committed; over_bounds() holds a rerun to the file, never to what
+the rerun gives.
+
+    derive_bounds()     the rows of BOUNDS_FILE from the pages and folders now
+    read_bounds()       the committed rows
+    over_bounds(...)    the pairs of a rerun whose difference exceeds its bound, and runs made before the bounds"""
+import csv
+import os
+import re
+
+from mcmclb_csv import InputError
+
+from . import common
+from .common import Inputs
+from .pages import blocks, default_files
+from .registry import generate
+from .reproductions import REPRODUCED_TODAY, SIMULATED_COLUMNS, cited_folders, compare_runs
+
+BOUNDS_FILE = os.path.join(REPRODUCED_TODAY, "bounds.csv")
+BOUNDS_HEADER = ["folder", "column", "bound", "printed", "stated_utc"]
+# Numeric columns a page may print; valid and violations are words, and must always be identical.
+NUMERIC = [c for c in SIMULATED_COLUMNS if c not in ("valid", "violations")]
+# The units a time column is printed in, with the factor from seconds.
+TIME_UNITS = (("s", 1.0), ("ms", 1e3), ("µs", 1e6))
+MAX_DECIMALS = 9
+# Blocks that print a value to set a reproduction beside it, not to state a finding: they claim no precision.
+COMPARISONS = {"reproductions", "release-reproductions", "release-bounds", "rerun-4dp", "not-yet-reproduced"}
+
+
+def simulated_folders(cited):
+    """The cited folders holding simulated runs (backend smpi), in path order."""
+    out = []
+    for folder in sorted(cited):
+        runs = Inputs.read(folder, need=("run_id", "backend"))
+        if any(r["backend"] == "smpi" for r in runs):
+            out.append(folder)
+    return out
+
+
+def block_texts():
+    """{folder: the generated text of every block naming it (a folder or a file in it)}, over every page."""
+    texts = {}
+    for page in default_files():
+        rel = os.path.relpath(page, common.ROOT)
+        if rel.startswith(REPRODUCED_TODAY + os.sep):
+            continue
+        with open(page, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        for _, _, _, name, args in blocks(lines, rel):
+            if name in COMPARISONS:
+                continue
+            text = None
+            for arg in (a for a in args if "=" not in a):
+                key = arg if os.path.isdir(os.path.join(common.ROOT, arg)) else os.path.dirname(arg)
+                if text is None:
+                    try:
+                        text = generate(name, args)
+                    except InputError:
+                        text = ""
+                texts[key] = texts.get(key, "") + "\n" + text
+    return texts
+
+
+def finest(values, text, time):
+    """(bound, how it is printed) of the finest figure of values that text prints, or (0, 'not printed')."""
+    best = (0.0, "not printed")
+    numbers = set(re.findall(r"(?<![\d.])-?\d+(?:\.\d+)?(?![\d])", text))
+    for unit, scale in (TIME_UNITS if time else (("", 1.0),)):
+        for decimals in range(MAX_DECIMALS, -1, -1):
+            if {f"{v * scale:.{decimals}f}" for v in values} & numbers:
+                bound = 0.5 * 10 ** -decimals / scale
+                if best[1] == "not printed" or bound < best[0]:
+                    best = (bound, f"{decimals} decimals" + (f" of {unit}" if unit else ""))
+                break
+    return best
+
+
+def derive_bounds(stated_utc):
+    """The rows of BOUNDS_FILE by the rule, from every cited simulated folder and the blocks that print it now."""
+    texts = block_texts()
+    rows = []
+    for folder in simulated_folders(cited_folders()):
+        runs = [r for r in Inputs.read(folder, need=("run_id", "backend")) if r["backend"] == "smpi"]
+        for column in NUMERIC:
+            values = [r[column] for r in runs if isinstance(r.get(column), (int, float))]
+            bound, printed = finest(values, texts.get(folder, ""), column.endswith("_s")) if values else \
+                (0.0, "not printed")
+            rows.append({"folder": folder, "column": column, "bound": f"{bound:.3g}", "printed": printed,
+                         "stated_utc": stated_utc})
+    return rows
+
+
+def write_bounds(rows):
+    """Writes rows to BOUNDS_FILE (relative to the root)."""
+    path = os.path.join(common.ROOT, BOUNDS_FILE)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=BOUNDS_HEADER, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def read_bounds(path=BOUNDS_FILE):
+    """{(folder, column): bound} and the UTC time they were stated at, from the committed file; InputError naming
+    it where it is missing, malformed or states two times."""
+    full = os.path.join(common.ROOT, path)
+    try:
+        with open(full, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as e:
+        raise InputError(f"{path}: cannot be read ({e.strerror}; allowed: the bounds file, "
+                         f"plots/doc_tables.py --bounds)") from None
+    if not rows or list(rows[0]) != BOUNDS_HEADER:
+        raise InputError(f"{path}: not a bounds file (allowed: the header {','.join(BOUNDS_HEADER)})")
+    stated = {r["stated_utc"] for r in rows}
+    if len(stated) != 1:
+        raise InputError(f"{path}: {len(stated)} stating times (allowed: one, all bounds stated at once)")
+    try:
+        return {(r["folder"], r["column"]): float(r["bound"]) for r in rows}, stated.pop()
+    except ValueError:
+        raise InputError(f"{path}: a bound that is no number (allowed: numbers)") from None
+
+
+def over_bounds(folder, copy, bounds, stated_utc):
+    """[(the problem, in words)] of a rerun (copy) of a cited folder against the committed bounds: each run made
+    before the bounds were stated, each numeric column past its bound (a column without a bound: identical), and
+    each word column (valid, violations) that differs."""
+    problems = []
+    for old, new, differ in compare_runs(folder, copy, every_commit=True):
+        if (new.get("utc_start") or "") <= stated_utc:
+            problems.append(f"{copy}: run {new['run_id']} started at {new.get('utc_start')}, not after the bounds "
+                            f"({stated_utc})")
+        for column in differ:
+            if column not in NUMERIC:
+                problems.append(f"{copy}: run {new['run_id']}: {column} differs ({old[column]} and {new[column]})")
+                continue
+            bound = bounds.get((folder, column), 0.0)
+            gap = abs(float(new[column]) - float(old[column]))
+            if gap > bound:
+                problems.append(f"{copy}: run {new['run_id']}: {column} differs by {gap:.3g}, over its bound "
+                                f"{bound:.3g}")
+    return problems
