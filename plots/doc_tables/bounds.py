@@ -17,9 +17,9 @@ from mcmclb_csv import InputError
 
 from . import common
 from .common import Inputs
-from .pages import blocks, default_files
+from .pages import blocks
 from .registry import generate
-from .reproductions import REPRODUCED_TODAY, SIMULATED_COLUMNS, cited_folders, compare_runs
+from .reproductions import REPRODUCED_TODAY, SIMULATED_COLUMNS, cited_folders, citing_pages, compare_runs
 
 BOUNDS_FILE = os.path.join(REPRODUCED_TODAY, "bounds.csv")
 BOUNDS_HEADER = ["folder", "column", "bound", "printed", "stated_utc"]
@@ -45,24 +45,19 @@ def simulated_folders(cited):
 def block_texts():
     """{folder: the generated text of every block naming it (a folder or a file in it)}, over every page."""
     texts = {}
-    for page in default_files():
-        rel = os.path.relpath(page, common.ROOT)
-        if rel.startswith(REPRODUCED_TODAY + os.sep):
-            continue
-        with open(page, encoding="utf-8") as f:
-            lines = f.read().split("\n")
-        for _, _, _, name, args in blocks(lines, rel):
+    for rel, text in citing_pages():
+        for _, _, _, name, args in blocks(text.split("\n"), rel):
             if name in COMPARISONS:
                 continue
-            text = None
+            generated = None
             for arg in (a for a in args if "=" not in a):
                 key = arg if os.path.isdir(os.path.join(common.ROOT, arg)) else os.path.dirname(arg)
-                if text is None:
+                if generated is None:
                     try:
-                        text = generate(name, args)
+                        generated = generate(name, args)
                     except InputError:
-                        text = ""
-                texts[key] = texts.get(key, "") + "\n" + text
+                        generated = ""
+                texts[key] = texts.get(key, "") + "\n" + generated
     return texts
 
 

@@ -626,9 +626,9 @@ def host_cost_dearest(inputs):
 def host_cost_series(inputs):
     """The host cost of every simulated series at one rank count (nprocs=, 8192 by default) under the folder the
     block names: one row per runs.csv (and per build, where a file holds runs of several) or commbench CSV with
-    simulated rows at that P, found by walking the folder, so a new committed series gets its row. Per row: the runs, the host CPU seconds and the peak memory (median [min-max]
-    over the runs of provenance.csv's host_cpu_s and host_peak_rss_kib, or a commbench CSV's GNU time record), the
-    SimGrid version (mpi_library), the build (provenance.csv's build_type and -O level) and the host CPU model
+    simulated rows at that P, found by walking the folder, so a new committed series gets its row. Per row: the
+    runs, the host CPU seconds and the peak memory (median [min-max] over the runs of provenance.csv's host_cpu_s
+    and host_peak_rss_kib, or a commbench CSV's GNU time record), the SimGrid version (mpi_library), the build (provenance.csv's build_type and -O level) and the host CPU model
     (host_cpu_model). A folder that records none of them says "not recorded"."""
     p = (inputs.numbers("nprocs") or [8192])[0]
     top = inputs.folders[0]
