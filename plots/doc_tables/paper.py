@@ -316,17 +316,17 @@ def fig1_links(inputs):
     return table_text(["method", "g", f"as is, P = {p} (µs)"] + columns, out)
 
 
-def table1_merge_rule(inputs):
-    """One sentence: how many of Table 1's collective rows (plots/table1.py --paper, from both folders, at nprocs=)
-    the merge rule alone gives to the printed digit, with no platform and free messages (collective_floor.regroups on
-    each run's chain lengths), and what follows: those rows check the rule, whatever the platform."""
+def merge_rule_rows(folders, p):
+    """(how many, of) the collective runs at P = p of folders whose Table 1 row (avg, stdev, min, max, as printed)
+    the merge rule alone gives, with no platform (collective_floor.regroups on the run's chain lengths); InputError
+    where the model covers none of them."""
     import collective_floor
     import statistics
-    fig2, table1_folder = inputs.folders
-    p = (inputs.numbers("nprocs") or [8192])[0]
-    runs = [r for r in read_runs([os.path.join(common.ROOT, f) for f in inputs.folders])
+    runs = [r for r in read_runs([os.path.join(common.ROOT, f) for f in folders])
             if r["nprocs"] == p and r["balancer"] == "collective" and collective_floor.applies(r)]
-    equal, _ = table1_equal(fig2, table1_folder, p)
+    if not runs:
+        raise InputError(f"{folders[0]}/runs.csv: no collective run at P = {p} that the merge rule's model covers "
+                         f"(allowed: Fig. 2's and Table 1's collective runs)")
     same = 0
     for r in runs:
         joined = collective_floor.regroups(collective_floor.chain_items(r), r["G"], r["interval"])
@@ -334,9 +334,17 @@ def table1_merge_rule(inputs):
                  str(max(joined)))
         same += model == (f"{r['regroups_avg']:.2f}", f"{r['regroups_std']:.2f}", f"{r['regroups_min']:.0f}",
                           f"{r['regroups_max']:.0f}")
-    if not runs:
-        raise InputError(f"{fig2}/runs.csv: no collective run at P = {p} that the merge rule's model covers "
-                         f"(allowed: Fig. 2's and Table 1's collective runs)")
+    return same, runs
+
+
+def table1_merge_rule(inputs):
+    """One sentence: how many of Table 1's collective rows (plots/table1.py --paper, from both folders, at nprocs=)
+    the merge rule alone gives to the printed digit, with no platform and free messages (collective_floor.regroups on
+    each run's chain lengths), and what follows: those rows check the rule, whatever the platform."""
+    fig2, table1_folder = inputs.folders
+    p = (inputs.numbers("nprocs") or [8192])[0]
+    equal, _ = table1_equal(fig2, table1_folder, p)
+    same, runs = merge_rule_rows(inputs.folders, p)
     return wrapped(
         f"The merge rule alone, with no platform (`plots/collective_floor.py`), gives "
         f"{'all' if same == len(runs) else f'{same} of the'} {len(runs)} collective rows to the printed digit "
