@@ -413,7 +413,12 @@ class StatedBounds(unittest.TestCase):
                 with self.subTest(folder=folder, column=column):
                     self.assertIn((folder, column), stated, "state the bounds again before any rerun: "
                                                             "plots/doc_tables.py --bounds")
-        scales = dict(bounds.TIME_UNITS)
+        for path in bounds.simulated_commbench(bounds.named_files()):
+            with self.subTest(commbench=path):
+                self.assertIn((path, "time_us"), stated, "state the bounds again before any rerun")
+        # Each column's unit per printed unit: seconds for the runs' times, µs for commbench's time_us.
+        scales = {column: dict(bounds.TIME_UNITS) for column in bounds.NUMERIC}
+        scales["time_us"] = {"µs": 1.0}
         with open(os.path.join(ROOT, bounds.BOUNDS_FILE), newline="", encoding="utf-8") as f:
             for r in csv.DictReader(f):
                 with self.subTest(folder=r["folder"], column=r["column"]):
@@ -421,7 +426,7 @@ class StatedBounds(unittest.TestCase):
                         self.assertEqual(float(r["bound"]), 0.0)
                     else:
                         decimals, _, unit = r["printed"].partition(" decimals")
-                        scale = scales[unit.removeprefix(" of ")] if unit else 1.0
+                        scale = scales[r["column"]][unit.removeprefix(" of ")] if unit else 1.0
                         self.assertEqual(r["bound"], f"{0.5 * 10 ** -int(decimals) / scale:.3g}")
 
     def test_a_rerun_past_a_bound_or_before_the_bounds_fails(self):

@@ -43,7 +43,8 @@ def simulated_folders(cited):
 
 
 def block_texts():
-    """{folder: the generated text of every block naming it (a folder or a file in it)}, over every page."""
+    """{folder or file: the generated text of every block naming it (a folder, a file, or a file in the folder)},
+    over every page."""
     texts = {}
     for rel, text in citing_pages():
         for _, _, _, name, args in blocks(text.split("\n"), rel):
@@ -51,21 +52,23 @@ def block_texts():
                 continue
             generated = None
             for arg in (a for a in args if "=" not in a):
-                key = arg if os.path.isdir(os.path.join(common.ROOT, arg)) else os.path.dirname(arg)
+                keys = [arg] if os.path.isdir(os.path.join(common.ROOT, arg)) else [arg, os.path.dirname(arg)]
                 if generated is None:
                     try:
                         generated = generate(name, args)
                     except InputError:
                         generated = ""
-                texts[key] = texts.get(key, "") + "\n" + generated
+                for key in keys:
+                    texts[key] = texts.get(key, "") + "\n" + generated
     return texts
 
 
-def finest(values, text, time):
-    """(bound, how it is printed) of the finest figure of values that text prints, or (0, 'not printed')."""
+def finest(values, text, units):
+    """(bound, how it is printed) of the finest figure of values that text prints in one of units ((name, factor
+    from the column's own unit)), or (0, 'not printed')."""
     best = (0.0, "not printed")
     numbers = set(re.findall(r"(?<![\d.])-?\d+(?:\.\d+)?(?![\d])", text))
-    for unit, scale in (TIME_UNITS if time else (("", 1.0),)):
+    for unit, scale in units:
         for decimals in range(MAX_DECIMALS, -1, -1):
             if {f"{v * scale:.{decimals}f}" for v in values} & numbers:
                 bound = 0.5 * 10 ** -decimals / scale
@@ -79,15 +82,38 @@ def derive_bounds(stated_utc):
     """The rows of BOUNDS_FILE by the rule, from every cited simulated folder and the blocks that print it now."""
     texts = block_texts()
     rows = []
+
+    def add(folder, column, values, text, units):
+        bound, printed = finest(values, text, units) if values else (0.0, "not printed")
+        rows.append({"folder": folder, "column": column, "bound": f"{bound:.3g}", "printed": printed,
+                     "stated_utc": stated_utc})
     for folder in simulated_folders(cited_folders()):
         runs = [r for r in Inputs.read(folder, need=("run_id", "backend")) if r["backend"] == "smpi"]
         for column in NUMERIC:
-            values = [r[column] for r in runs if isinstance(r.get(column), (int, float))]
-            bound, printed = finest(values, texts.get(folder, ""), column.endswith("_s")) if values else \
-                (0.0, "not printed")
-            rows.append({"folder": folder, "column": column, "bound": f"{bound:.3g}", "printed": printed,
-                         "stated_utc": stated_utc})
+            add(folder, column, [r[column] for r in runs if isinstance(r.get(column), (int, float))],
+                texts.get(folder, ""), TIME_UNITS if column.endswith("_s") else (("", 1.0),))
+    # Fig. 1's simulated commbench CSVs: their creation times, in µs, as the blocks naming each file print them.
+    for path in simulated_commbench(named_files()):
+        rows_of = Inputs.read_file(path, ("method", "op", "nprocs", "group_size", "time_us", "backend"),
+                                   "commbench.csv")
+        add(path, "time_us", [r["time_us"] for r in rows_of], texts.get(path, ""), (("µs", 1.0),))
     return rows
+
+
+def named_files():
+    """Every file (not a folder) a generated block of the citing pages names, relative to the root."""
+    return {a for rel, text in citing_pages() for *_, args in blocks(text.split("\n"), rel) for a in args
+            if "=" not in a and os.path.isfile(os.path.join(common.ROOT, a))}
+
+
+def simulated_commbench(paths):
+    """The simulated commbench CSVs (backend smpi) among paths, relative to the root, in path order."""
+    found = []
+    for path in sorted(p for p in paths if p.endswith(".csv") and os.path.basename(p).startswith("commbench")):
+        rows = Inputs.read_file(path, ("method", "op", "backend"), "commbench.csv")
+        if any(r["backend"] == "smpi" for r in rows):
+            found.append(path)
+    return found
 
 
 def write_bounds(rows):
