@@ -1347,10 +1347,11 @@ class OneTable(unittest.TestCase):
             self.assertLessEqual(len(f.read().splitlines()), 200)
 
 
-# The pages that state findings. A real folder in one of their blocks whose runs had more ranks than cores is shown
+# The pages that state findings: the README, results.md and the explanations. A real folder in one of their blocks whose runs had more ranks than cores is shown
 # only by a table that leaves such runs out (shared=omit), marks them unused (start-with's "not used") or compares
 # no balancers (quick-start: what the demo runs and how long it took).
-FINDING_PAGES = ("README.md", "docs/results.md")
+FINDING_PAGES = ("README.md", "docs/results.md") + tuple(
+    sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "explanation", "*.md"))))
 SHARED_CORES_AWARE = {"start-with", "quick-start"}
 
 
