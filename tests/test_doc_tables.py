@@ -424,6 +424,36 @@ class RecomputedFigures(unittest.TestCase):
                 self.assertNotIn(statement, page_text(page))
 
 
+class HostFigureInputs(unittest.TestCase):
+    """The host figures' generators refuse what would make a figure false: a record of a command that failed, a run
+    without its host CPU (a sum over some runs would pass for one over all)."""
+
+    def test_a_failed_record_and_a_run_without_host_cpu_are_refused(self):
+        with tempfile.TemporaryDirectory(dir=ROOT) as d:
+            rel = os.path.relpath(d, ROOT)
+            with open(os.path.join(ROOT, "docs/data/fig1-sim-bgp/commbench.time"), encoding="utf-8") as f:
+                record = f.read()
+            with open(os.path.join(d, "failed.time"), "w", encoding="utf-8") as f:
+                f.write(record.replace("Exit status: 0", "Exit status: 137"))
+            doc_tables.Inputs.cache.clear()
+            self.assertIn("took 20.1 min of host CPU", doc_tables.generate("host-time", [
+                "docs/data/fig1-sim-bgp/commbench.time"]))
+            with self.assertRaisesRegex(doc_tables.InputError, r"failed.time: exit status 137"):
+                doc_tables.generate("host-time", [f"{rel}/failed.time"])
+            shutil.copytree(os.path.join(ROOT, "docs/data/fig2-sim-slingshot-crossed/scatter"), os.path.join(d, "s"))
+            prov = os.path.join(d, "s", "provenance.csv")
+            with open(prov, newline="", encoding="utf-8") as f:
+                table = list(csv.DictReader(f))
+            table[1]["host_cpu_s"] = ""
+            with open(prov, "w", newline="", encoding="utf-8") as f:
+                writer = csv.DictWriter(f, fieldnames=list(table[0]), lineterminator="\n")
+                writer.writeheader()
+                writer.writerows(table)
+            with self.assertRaisesRegex(doc_tables.InputError, r"s/provenance.csv: run .* has no host_cpu_s"):
+                doc_tables.generate("host-cpu", [f"{rel}/s"])
+        doc_tables.Inputs.cache.clear()
+
+
 class ProseRanges(unittest.TestCase):
     """The key ranges the guides quote in their prose, recomputed from the committed CSVs: a
     range typed from rounded cells, truncated instead of rounded, or left behind by a changed CSV fails here."""
