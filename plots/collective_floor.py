@@ -57,3 +57,26 @@ def schedule_s(items, group_size, item_s, interval):
                 joining += ranks
         groups = merged
     return t
+
+
+def regroups(items, group_size, interval):
+    """The group communicators each rank joins (the initial formation counted as one, as runs.csv's regroups
+    columns count them) under collective(interval) by the merge rule of schedule_s, with no time at all: which groups
+    merge after each exchange follows from the items left alone, so no platform enters. A list, rank by rank."""
+    groups = [[list(range(i * group_size, (i + 1) * group_size)), n] for i, n in enumerate(items)]
+    joined = [1] * (group_size * len(items))
+    while any(left for _, left in groups):
+        for g in groups:
+            g[1] -= min(interval, g[1])
+        merged, joining = [], []
+        for ranks, left in groups:
+            if left:
+                # The finished groups to its left join it: each of their ranks and its own joins a new communicator.
+                for rank in joining + ranks if joining else ():
+                    joined[rank] += 1
+                merged.append([joining + ranks, left])
+                joining = []
+            else:
+                joining += ranks
+        groups = merged
+    return joined

@@ -2,6 +2,7 @@
 """Tables that cannot drift: every generated block of the documents is what plots/doc_tables.py prints from the
 committed CSVs now, a stale or broken block is caught, and no new table of numbers is written by hand."""
 import csv
+import glob
 import os
 import re
 import shutil
@@ -304,6 +305,155 @@ class GeneratedOnly(unittest.TestCase):
             self.assertEqual([n for n, _ in digits_outside_blocks(page)], [3])
 
 
+# A data README's host time, CPU figure or "within N" is generated from the time records and provenance
+# (plots/doc_tables/host_time.py); typed by hand, it drifts from them. HOST_WORDS marks a sentence about the host's
+# cost, TIME_FIGURE a number with a unit of time, WITHIN a bound stated by a number.
+HOST_WORDS = re.compile(r"\bhost\b|\bCPU\b|\bwall\b|GNU time", re.I)
+TIME_FIGURE = re.compile(r"(?<![\w.])[0-9][0-9.,]*\s*(?:s|ms|µs|us|min|minutes?|h|hours?)\b")
+WITHIN = re.compile(r"\bwithin (?:about |some |roughly )?[0-9]", re.I)
+
+
+def data_readmes():
+    """Every README.md under docs/data, relative to the root."""
+    return sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "data", "**", "README.md"),
+                                                               recursive=True))
+
+
+def hand_typed_host_figures(path):
+    """[(line, sentence)] of path's sentences outside generated blocks, fenced code, code spans, link targets and
+    HTML comments that state a host time or CPU figure (HOST_WORDS with TIME_FIGURE) or a "within N" (WITHIN)."""
+    found, paragraph = [], []
+
+    def flush():
+        text = " ".join(t for _, t in paragraph)
+        for sentence in re.split(r"(?<=[.;:!?])\**\s+(?=[A-Z(*`-])", text):
+            if WITHIN.search(sentence) or (HOST_WORDS.search(sentence) and TIME_FIGURE.search(sentence)):
+                found.append((paragraph[0][0], sentence))
+        paragraph.clear()
+    for i, line in lines_outside_blocks(path):
+        prose = re.sub(r"`[^`]*`", "Code", re.sub(r"\]\([^)]*\)|<!--.*?-->", " ", line)).strip()
+        if not prose or line.lstrip().startswith(("#", "|", "- ", "* ")) and paragraph:
+            flush()
+        if prose:
+            paragraph.append((i + 1, prose))
+    flush()
+    return found
+
+
+class HandTypedHostFigures(unittest.TestCase):
+    def test_no_data_readme_types_a_host_figure(self):
+        for path in data_readmes():
+            with self.subTest(document=path):
+                self.assertEqual(hand_typed_host_figures(path), [],
+                                 "a host time, CPU figure or 'within N' typed by hand: generate it from the time "
+                                 "records and provenance (blocks host-time, host-cpu; plots/doc_tables/host_time.py)")
+
+    def test_a_seeded_figure_is_caught(self):
+        with tempfile.TemporaryDirectory() as d:
+            page = os.path.join(d, "README.md")
+            with open(page, "w", encoding="utf-8") as f:
+                f.write("# A folder\n\nThe 18 runs took 225 s of host\nCPU in all. Simulated, they end at 3.5 s.\n\n"
+                        "The replay is within 0.07 % of the runs.\n\n<!-- BEGIN generated: host-cpu x -->\n"
+                        "It took 20 min of wall time.\n<!-- END generated -->\n\nThe `ulimit -t 1200` limit held.\n")
+            self.assertEqual([n for n, _ in hand_typed_host_figures(page)], [3, 6])
+
+
+def page_text(path):
+    """A page's text with its line breaks and runs of spaces made single spaces, as a reader reads it."""
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        return re.sub(r"\s+", " ", f.read())
+
+
+def gnu_cpu(path):
+    """User plus system seconds of a GNU time record."""
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        text = f.read()
+    return sum(float(re.search(rf"{kind} time \(seconds\): ([0-9.]+)", text).group(1)) for kind in ("User", "System"))
+
+
+class RecomputedFigures(unittest.TestCase):
+    """Figures that once stood false or unbacked in the pages, recomputed here from their files without the
+    generators' code, and the statements withdrawn for want of a file kept out."""
+
+    def test_each_figure_is_what_its_files_give(self):
+        crossed = "docs/data/fig2-sim-slingshot-crossed"
+
+        def times(folder):
+            return {(r["nprocs"], r["balancer"], r["interval"]): float(r["time_s"]) for r in rows(folder)}
+        block, groups, scatter = times(f"{crossed}/block"), times(crossed), times(f"{crossed}/scatter")
+        by_groups = max(abs(groups[k] - block[k]) / block[k] for k in groups if k in block)
+        by_scatter = max(abs(scatter[k] - block[k]) for k in scatter)
+        scatter_cpu = sum(float(r["host_cpu_s"]) for r in rows(f"{crossed}/scatter", "provenance.csv"))
+        at_2048 = [gnu_cpu(os.path.relpath(p, ROOT)) for p in
+                   glob.glob(os.path.join(ROOT, "docs/data/fig1-sensitivity/p2048-*/commbench.time"))]
+        fig1 = gnu_cpu("docs/data/fig1-sim-bgp/commbench.time")
+        advise = "docs/data/trace-lj/advise-p16-64"
+        runs = [r for r in rows(advise) if r["workload_extrapolate"] == "amdahl" and r["nprocs"] == "64"]
+        none = {r["workload_speedups"]: float(r["time_s"]) for r in runs if r["balancer"] == "none"}
+        won = {r["workload_speedups"]: float(r["time_s"]) for r in runs
+               if (r["balancer"], r["method"], r["finished"]) == ("async", "intercomm", "retire")}
+        gains = [100 * (1 - won[k] / none[k]) for k in none]
+        worst = {r["setup"]: float(r["gain_worst"]) for r in rows(advise, "advice.csv") if r["nprocs"] == "16"}
+        race = rows("docs/notes/advise-estimate", "estimates-race-busy.csv")[0]
+        commits = {r["git_commit"][:7] for p in glob.glob(os.path.join(ROOT, "docs/notes/chain-order/sim-*/runs.csv"))
+                   for r in rows(os.path.relpath(os.path.dirname(p), ROOT))}
+        for page, quoted in (
+                ("docs/guide/simulation.md", f"at most {1e6 * by_scatter:.0f} µs"),
+                (f"{crossed}/README.md", f"at most {by_groups:.2g} of their time"),
+                (f"{crossed}/README.md", f"took {scatter_cpu:.1f} s of host CPU"),
+                ("docs/data/fig1-sensitivity/README.md", f"{min(at_2048):.1f} to {max(at_2048):.1f} s of host CPU"),
+                ("docs/data/fig1-sensitivity/README.md", f"took {fig1 / 60:.1f} min of host CPU"),
+                (f"{advise}/README.md", f"{min(gains):.1f} to {max(gains):.1f} % at 64 ranks"),
+                ("docs/guide/your-workload.md",
+                 f"| mostwork(1) range coalesce | {100 * worst['mostwork(1) range coalesce']:.1f} to"),
+                ("docs/notes/advise-estimate/README.md",
+                 f"{race['simulations_run']} against {race['simulations_at_most']} for `walkers-192.csv`"),
+                ("docs/notes/chain-order/README.md", f"ran at commit {', '.join(sorted(commits))} ")):
+            with self.subTest(page=page, quoted=quoted):
+                self.assertIn(quoted, page_text(page))
+
+    def test_statements_without_a_file_stay_withdrawn(self):
+        for page, statement in (("docs/guide/simulation.md", "tens of microseconds"),
+                                ("docs/data/fig2-sim-slingshot-crossed/README.md", "hundred-thousandth"),
+                                ("docs/data/trace-lj/advise-p16-64/README.md", "0.07 %"),
+                                ("docs/guide/your-workload.md", "0.07 %"),
+                                ("docs/data/trace-lj/advise-p16-64/README.md", "67 to 69 %"),
+                                ("docs/data/trace-lj/advise-p8192/README.md", "4.8 %"),
+                                ("docs/notes/chain-order/README.md", "a7dbbac")):
+            with self.subTest(page=page, statement=statement):
+                self.assertNotIn(statement, page_text(page))
+
+
+class HostFigureInputs(unittest.TestCase):
+    """The host figures' generators refuse what would make a figure false: a record of a command that failed, a run
+    without its host CPU (a sum over some runs would pass for one over all)."""
+
+    def test_a_failed_record_and_a_run_without_host_cpu_are_refused(self):
+        with tempfile.TemporaryDirectory(dir=ROOT) as d:
+            rel = os.path.relpath(d, ROOT)
+            with open(os.path.join(ROOT, "docs/data/fig1-sim-bgp/commbench.time"), encoding="utf-8") as f:
+                record = f.read()
+            with open(os.path.join(d, "failed.time"), "w", encoding="utf-8") as f:
+                f.write(record.replace("Exit status: 0", "Exit status: 137"))
+            doc_tables.Inputs.cache.clear()
+            self.assertIn("took 20.1 min of host CPU", doc_tables.generate("host-time", [
+                "docs/data/fig1-sim-bgp/commbench.time"]))
+            with self.assertRaisesRegex(doc_tables.InputError, r"failed.time: exit status 137"):
+                doc_tables.generate("host-time", [f"{rel}/failed.time"])
+            shutil.copytree(os.path.join(ROOT, "docs/data/fig2-sim-slingshot-crossed/scatter"), os.path.join(d, "s"))
+            prov = os.path.join(d, "s", "provenance.csv")
+            with open(prov, newline="", encoding="utf-8") as f:
+                table = list(csv.DictReader(f))
+            table[1]["host_cpu_s"] = ""
+            with open(prov, "w", newline="", encoding="utf-8") as f:
+                writer = csv.DictWriter(f, fieldnames=list(table[0]), lineterminator="\n")
+                writer.writeheader()
+                writer.writerows(table)
+            with self.assertRaisesRegex(doc_tables.InputError, r"s/provenance.csv: run .* has no host_cpu_s"):
+                doc_tables.generate("host-cpu", [f"{rel}/s"])
+        doc_tables.Inputs.cache.clear()
+
+
 class ProseRanges(unittest.TestCase):
     """The key ranges the guides quote in their prose, recomputed from the committed CSVs: a
     range typed from rounded cells, truncated instead of rounded, or left behind by a changed CSV fails here."""
@@ -457,7 +607,10 @@ class HostCostSeries(unittest.TestCase):
             with self.subTest(series=path):
                 self.assertRegex(text, rf"(?m)^\| \[{re.escape(os.path.dirname(path))}\]\([^)]*"
                                        rf"{re.escape(os.path.basename(path))}\)")
-        self.assertEqual(len([line for line in text.split("\n") if line.startswith("| [")]), len(series))
+        # A file of two builds has a row per build.
+        self.assertEqual(len({line.split("](")[0] for line in text.split("\n") if line.startswith("| [")}),
+                         len(series))
+        self.assertRegex(text, r"\(RelWithDebInfo, -O0 runs\) \| 4 \|")
 
     def copy(self, *folders):
         for folder in folders:
@@ -693,18 +846,24 @@ class AdviseEstimateRace(unittest.TestCase):
     def generate(self, rows):
         return generate_from_rows(self, "advise-estimate-race", self.HEADER, rows)
 
-    def row(self, trace, settled, low, high, measured, first_estimated="", first_measured=""):
-        return [trace, 8, 37, "8192", 2, 84, 6, settled, low, high, measured, first_estimated, first_measured, 0.5,
+    def row(self, trace, settled, low, high, measured, first_estimated="", first_measured="", ran=6):
+        return [trace, 8, 37, "8192", 2, 84, ran, settled, low, high, measured, first_estimated, first_measured, 0.5,
                 "abcdef123456", "vm", 2, "2026-11-28T16:00:00Z", "mcmclb advise"]
 
     def test_settled_and_raced_rows_and_the_verdict(self):
         text = self.generate([self.row("a/lj.csv", "yes", 162, 7041, 180), self.row("b/six.csv", "no", 4, 114, 90,
                                                                                       40, 50)])
-        self.assertIn("| `lj.csv` | 8192 | 162 to 7041 s | 180.0 s | yes (-10 %) | - |", text)
-        self.assertIn("| `six.csv` | 8192 | 4 to 114 s | 90.0 s | no | 40 s, took 50 s (-20 %) |", text)
+        self.assertIn("| `lj.csv` | 8192 | 162 to 7041 s | 84, 6 | 180.0 s | yes (-10 %) | - |", text)
+        self.assertIn("| `six.csv` | 8192 | 4 to 114 s | 84, 6 | 90.0 s | no | 40 s, took 50 s (-20 %) |", text)
         self.assertIn("Where none settled every rank count, the low end was off by -10 to -10 %. Every time lies "
                       "within its range, 25 % either side. Where balancers raced, the first round's estimate was off "
                       "by -20 to -20 %.", text)
+        self.assertNotIn('"at most"', text)
+
+    def test_more_simulations_than_the_printed_bound_are_said(self):
+        text = self.generate([self.row("a/lj.csv", "no", 7, 193, 167, 57, 72, ran=158)])
+        self.assertIn('In 1 of 1 runs more simulations ran than the start\'s "at most" (158 against 84 for `lj.csv`): '
+                      'that bound does not hold.', text)
         # A time past the high end by more than a quarter is said.
         self.assertIn("Not every time", self.generate([self.row("c.csv", "no", 4, 10, 13, 2, 4)]))
         self.assertIn("Not every time", self.generate([self.row("c.csv", "yes", 100, 1000, 70)]))
@@ -1216,6 +1375,52 @@ class OneTable(unittest.TestCase):
     def test_the_readme_stays_within_two_hundred_lines(self):
         with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
             self.assertLessEqual(len(f.read().splitlines()), 200)
+
+
+# The pages that state findings: the README, results.md and the explanations. A real folder in one of their blocks whose runs had more ranks than cores is shown
+# only by a table that leaves such runs out (shared=omit), marks them unused (start-with's "not used") or compares
+# no balancers (quick-start: what the demo runs and how long it took).
+FINDING_PAGES = ("README.md", "docs/results.md") + tuple(
+    sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "explanation", "*.md"))))
+SHARED_CORES_AWARE = {"start-with", "quick-start"}
+
+
+def shared_core_folders(args):
+    """The folders of a block's args whose provenance.csv records a run with more ranks than cores."""
+    found = []
+    for folder in (a for a in args if "=" not in a):
+        path = os.path.join(ROOT, folder, "provenance.csv")
+        if os.path.isdir(os.path.join(ROOT, folder)) and os.path.exists(path):
+            if any(r.get("oversubscribed") == "true" for r in rows(folder, "provenance.csv")):
+                found.append(folder)
+    return found
+
+
+class NoSharedCoresInFindings(unittest.TestCase):
+    """Runs of more ranks than cores measure the machine (MPI's waits spin), not the balancers: no finding of the
+    README or results.md rests on them."""
+
+    def test_no_finding_page_shows_shared_core_runs(self):
+        for page in FINDING_PAGES:
+            with open(os.path.join(ROOT, page), encoding="utf-8") as f:
+                lines = f.read().split("\n")
+            for begin, _, _, name, args in doc_tables.blocks(lines, page):
+                for folder in shared_core_folders(args):
+                    with self.subTest(page=page, line=begin + 1, folder=folder):
+                        self.assertTrue(name in SHARED_CORES_AWARE or "shared=omit" in args,
+                                        f"{page}:{begin + 1}: block {name} shows {folder}'s oversubscribed runs")
+
+    def test_the_findings_refuse_a_folder_of_shared_cores(self):
+        args = ["docs/data/fig2-sim-bgp", "docs/data/table1-collective-8192", "docs/data/fig1-sim-bgp/commbench.csv",
+                "docs/data/steal-vs-regroup-seeds-1024", "docs/data/merge-pays/calibration-cost/56a03ac"]
+        with self.assertRaisesRegex(doc_tables.InputError, "oversubscribed runs are no finding"):
+            doc_tables.generate("findings", args)
+
+    def test_a_table_of_findings_leaves_shared_core_runs_out(self):
+        kept = doc_tables.generate("two-mpis", ["docs/data/quick-demo", "shared=omit"])
+        every = doc_tables.generate("two-mpis", ["docs/data/quick-demo"])
+        self.assertEqual({line.split("|")[1].strip() for line in kept.split("\n")[2:]}, {"2"})
+        self.assertIn("| 8 |", every)
 
 
 class StartWithCounts(unittest.TestCase):

@@ -399,6 +399,66 @@ class Reproduction(unittest.TestCase):
         self.assertIn("The largest difference is 18,869,900 ns (18.9 ms)", sentence)
 
 
+class StatedBounds(unittest.TestCase):
+    """The reproductions' bounds, stated before a rerun by one rule (half a unit in the last place the cited pages
+    print; identical where none prints the column): the committed file covers every cited simulated folder, each bound
+    is what its printed precision gives, and a rerun past a bound, or made before the bounds, fails."""
+
+    def test_the_committed_bounds_cover_every_cited_folder_by_their_rule(self):
+        from doc_tables import bounds
+        stated, _ = bounds.read_bounds()
+        doc_tables.Inputs.cache.clear()
+        for folder in bounds.simulated_folders(doc_tables.reproductions.cited_folders()):
+            for column in bounds.NUMERIC:
+                with self.subTest(folder=folder, column=column):
+                    self.assertIn((folder, column), stated, "state the bounds again before any rerun: "
+                                                            "plots/doc_tables.py --bounds")
+        for path in bounds.simulated_commbench(bounds.named_files()):
+            with self.subTest(commbench=path):
+                self.assertIn((path, "time_us"), stated, "state the bounds again before any rerun")
+        # Each column's unit per printed unit: seconds for the runs' times, µs for commbench's time_us.
+        scales = {column: dict(bounds.TIME_UNITS) for column in bounds.NUMERIC}
+        scales["time_us"] = {"µs": 1.0}
+        with open(os.path.join(ROOT, bounds.BOUNDS_FILE), newline="", encoding="utf-8") as f:
+            for r in csv.DictReader(f):
+                with self.subTest(folder=r["folder"], column=r["column"]):
+                    if r["printed"] == "not printed":
+                        self.assertEqual(float(r["bound"]), 0.0)
+                    else:
+                        decimals, _, unit = r["printed"].partition(" decimals")
+                        scale = scales[r["column"]][unit.removeprefix(" of ")] if unit else 1.0
+                        self.assertEqual(r["bound"], f"{0.5 * 10 ** -int(decimals) / scale:.3g}")
+
+    def test_a_rerun_past_a_bound_or_before_the_bounds_fails(self):
+        from doc_tables import bounds
+        header = async_header(",utc_start")
+
+        def row(run, time_s, regroups_max, utc):
+            return async_run(run, time_s, regroups_max, "ba9876543210", extra=f",{utc}")
+        with tempfile.TemporaryDirectory(dir=ROOT) as d:
+            rel = os.path.relpath(d, ROOT)
+            files = {"old/runs.csv": header + async_run("a", "3.52699558", 8, "0123456789ab",
+                                                        extra=",2026-11-01T00:00:00Z"),
+                     "near/runs.csv": header + row("b", "3.52700558", 8, "2026-12-02T00:00:00Z"),
+                     "far/runs.csv": header + row("c", "3.52719558", 8, "2026-12-02T00:00:00Z"),
+                     "early/runs.csv": header + row("d", "3.52699558", 8, "2026-11-30T00:00:00Z"),
+                     "count/runs.csv": header + row("e", "3.52699558", 9, "2026-12-02T00:00:00Z")}
+            for name, text in files.items():
+                os.makedirs(os.path.join(d, os.path.dirname(name)), exist_ok=True)
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+            doc_tables.Inputs.cache.clear()
+            stated = {(f"{rel}/old", "time_s"): 5e-5, (f"{rel}/old", "regroups_avg"): 0.005}
+
+            def problems(copy):
+                return bounds.over_bounds(f"{rel}/old", f"{rel}/{copy}", stated, "2026-12-01T00:00:00Z")
+            self.assertEqual(problems("near"), [])
+            self.assertRegex(" ".join(problems("far")), r"time_s differs by 0\.0002, over its bound 5e-05")
+            self.assertRegex(" ".join(problems("early")), r"not after the bounds")
+            self.assertRegex(" ".join(problems("count")), r"regroups_max differs by 1, over its bound 0")
+        doc_tables.Inputs.cache.clear()
+
+
 class Coverage(unittest.TestCase):
     def check_reproductions(self, header, committed, cases):
         """A committed folder (committed: its runs.csv) and its reproduction in docs/data/reproductions/, both made for

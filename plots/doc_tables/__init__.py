@@ -19,6 +19,10 @@
     commbench.py      docs/guide/commbench.md and the real-MPI measurements
     reproductions.py  docs/reference/reproductions.md, and what is not yet reproduced (also paper-reproduction.md)
     your_workload.py  docs/guide/your-workload.md: trace replays
+    host_time.py      a data folder's host cost from its time records and provenance, and what moved a simulated
+                      time (placement, a reproduction), as sentences: no such figure is typed by hand
+    bounds.py         the reproductions' bounds, stated before a rerun from the precision the pages print
+                      (plots/doc_tables.py --bounds), and a rerun held to them
 
 A new table is a function in its family's module, taking Inputs and returning Markdown, and one line in TABLES.
 The package is imported with plots/ on the path (as plots/doc_tables.py and the tests put it there), beside the

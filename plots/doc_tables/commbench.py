@@ -10,7 +10,7 @@ from mcmclb_csv import RUN_COLUMNS, InputError, library_name, run_label
 from mcmclb_stats import Summary
 
 from . import common
-from .common import Inputs, compare_ratio_text, grouped, keyed, refuse_mixed, table_text, wrapped
+from .common import Inputs, compare_ratio_text, grouped, keyed, refuse_mixed, shared_core_runs, table_text, wrapped
 
 
 def interval_text(s, digits):
@@ -33,14 +33,19 @@ def two_mpis(inputs):
     """One study under several MPI libraries, one real results folder each: one row per P and set-up, one column per
     folder's library: time / ideal, the median over repetitions with its 95 % interval (digits=N decimals).
     ratio=yes adds, for two folders, the second's median over the first's with the interval mcmclb compare forms
-    ([low_B / high_A, high_B / low_A])."""
+    ([low_B / high_A, high_B / low_A]). shared=omit leaves out the runs with more ranks than cores
+    (shared_core_runs), for a page of findings."""
     digits = inputs.numbers("digits", [2])[0]
     ratio = inputs.choice("ratio", ["yes", "no"]) == "yes"
+    omit = inputs.choice("shared", ["omit", "keep"]) == "omit"
     if ratio and len(inputs.folders) != 2:
         raise InputError(f"block {inputs.name}: ratio=yes names {len(inputs.folders)} folders (allowed: two)")
     columns, order = [], {}
     for folder in inputs.folders:
         runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS + ["mpi_library"]) if r["valid"] is True]
+        if omit:
+            shared = shared_core_runs(folder)
+            runs = [r for r in runs if r["run_id"] not in shared]
         if not runs:
             raise InputError(f"{folder}/runs.csv: no valid run (allowed: a folder of real runs)")
         groups = defaultdict(list)

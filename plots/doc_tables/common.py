@@ -103,6 +103,23 @@ class Inputs:
         return cls.read(os.path.dirname(path), os.path.basename(path), need, schema)
 
 
+def shared_core_runs(folder):
+    """{run_id: cores} of a real folder's runs that had more ranks than cores (provenance.csv's oversubscribed).
+    MPI's waiting calls then spin and take the cores from the working ranks: such a run measures the machine, not
+    the balancers, so no finding rests on it (the README's findings refuse it, results.md leaves it out)."""
+    prov = Inputs.read(folder, "provenance.csv", need=("run_id", "cores_available", "oversubscribed"))
+    return {r["run_id"]: r["cores_available"] for r in prov if r["oversubscribed"]}
+
+
+def refuse_shared_cores(folder):
+    """InputError naming folder where any of its runs had more ranks than cores (shared_core_runs)."""
+    shared = shared_core_runs(folder)
+    if shared:
+        run = min(shared)
+        raise InputError(f"{folder}/provenance.csv: run {run} had more ranks than its {shared[run]} cores (allowed: "
+                         f"a core per rank; oversubscribed runs are no finding)")
+
+
 # ---- Cells ----
 
 

@@ -75,7 +75,20 @@ def main(argv=None):
     parser.add_argument("files", nargs="*", help="Markdown files (default: README.md and docs/**/*.md)")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; print each block that differs from its CSVs, exit 1 if any")
+    parser.add_argument("--bounds", action="store_true",
+                        help="write the reproductions' bounds (docs/data/reproductions/bounds.csv) from the pages now, "
+                             "stated at this UTC time, and nothing else: run it before a rerun, never after")
     args = parser.parse_args(argv)
+    if args.bounds:
+        from datetime import datetime, timezone
+
+        from .bounds import derive_bounds, write_bounds
+        Inputs.cache.clear()
+        try:
+            write_bounds(derive_bounds(datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")))
+        except (InputError, OSError) as e:
+            fail(PROG, str(e))
+        return 0
     files = args.files or default_files()
     Inputs.cache.clear()
     results = []  # (path, shown name, old text, new text, stale blocks)

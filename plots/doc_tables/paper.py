@@ -168,9 +168,13 @@ def paper_answer(inputs):
     1's collective rows and its async row (retire without noise, and the nearest over rules and noise), the polling
     cost that brings async near the top of the paper's range, and Fig. 1's crossover. Folders in this order: Fig. 2's
     simulation, Table 1's other collective rows, Table 1's async row over noise seeds, Fig. 1's simulated commbench
-    CSV, and one or more runs of the async-gap study with the slowest polling, one folder per rank count."""
+    CSV, and one or more runs of the async-gap study with the slowest polling, one folder per rank count. Any further
+    commbench CSV (a name ending .csv) is a variant of Fig. 1's platform at the same P: the crossover is then the
+    range over all of them (crossover_range)."""
     import table1
-    fig2, table1_folder, seeds, bench_csv, *polling = inputs.folders
+    fig2, table1_folder, seeds, bench_csv, *rest = inputs.folders
+    polling = [f for f in rest if not f.endswith(".csv")]
+    variants = [f for f in rest if f.endswith(".csv")]
     paper = paper_fig2_times()
     runs = [r for r in Inputs.read(fig2, need=RUN_COLUMNS + ["finished"]) if r["valid"] is True]
     top = max(r["nprocs"] for r in runs)
@@ -251,10 +255,17 @@ def paper_answer(inputs):
     if fig1_values:
         raise InputError(f"plots/reference/dinan2011.csv: {len(fig1_values)} Fig. 1 rows, which block {inputs.name} "
                          f"does not compare (allowed: none, until it does)")
+    _, sizes = crossover_range([bench_csv] + variants, inputs.name)
     bullets.append(
-        f"**Fig. 1**, against the paper's text only, at {largest} simulated ranks: Algorithm 1 costs more than `MPI_Comm_create` from a group of "
-        f"{found['size']:.1f} ranks on (between the simulated sizes {found['below']} and {found['above']}), and "
-        f"{at_p:.0f}{TIMES} as much for a group of all ranks. [CSV]({bench_csv}).")
+        f"**Fig. 1**, against the paper's text only, at {largest} simulated ranks: Algorithm 1 costs more than "
+        f"`MPI_Comm_create` from a group of {min(sizes):.1f} to {max(sizes):.1f} ranks on, over {len(sizes)} runs "
+        f"of the platform and its variants ({found['size']:.1f} as shipped, between the simulated sizes "
+        f"{found['below']} and {found['above']}). For a group of all ranks it costs {at_p:.0f}{TIMES} as much. "
+        f"{NOT_THE_MACHINE} [CSV]({bench_csv})." if variants else
+        f"**Fig. 1**, against the paper's text only, at {largest} simulated ranks: Algorithm 1 costs more than "
+        f"`MPI_Comm_create` from a group of {found['size']:.1f} ranks on (between the simulated sizes "
+        f"{found['below']} and {found['above']}), and {at_p:.0f}{TIMES} as much for a group of all ranks. "
+        f"{NOT_THE_MACHINE} [CSV]({bench_csv}).")
     return "\n".join("- " + wrapped(b).replace("\n", "\n  ") for b in bullets)
 
 
@@ -303,3 +314,56 @@ def fig1_links(inputs):
             out.append([label, str(g), f"{first:.1f}" if first >= 1 else f"{first:.2f}"] +
                        [f"{times[(method, g)] / first:.3f}" if first > 0 else "–" for _, times in tables[1:]])
     return table_text(["method", "g", f"as is, P = {p} (µs)"] + columns, out)
+
+
+def merge_rule_rows(folders, p):
+    """(how many, of) the collective runs at P = p of folders whose Table 1 row (avg, stdev, min, max, as printed)
+    the merge rule alone gives, with no platform (collective_floor.regroups on the run's chain lengths); InputError
+    where the model covers none of them."""
+    import collective_floor
+    import statistics
+    runs = [r for r in read_runs([os.path.join(common.ROOT, f) for f in folders])
+            if r["nprocs"] == p and r["balancer"] == "collective" and collective_floor.applies(r)]
+    if not runs:
+        raise InputError(f"{folders[0]}/runs.csv: no collective run at P = {p} that the merge rule's model covers "
+                         f"(allowed: Fig. 2's and Table 1's collective runs)")
+    same = 0
+    for r in runs:
+        joined = collective_floor.regroups(collective_floor.chain_items(r), r["G"], r["interval"])
+        model = (f"{statistics.mean(joined):.2f}", f"{statistics.pstdev(joined):.2f}", str(min(joined)),
+                 str(max(joined)))
+        same += model == (f"{r['regroups_avg']:.2f}", f"{r['regroups_std']:.2f}", f"{r['regroups_min']:.0f}",
+                          f"{r['regroups_max']:.0f}")
+    return same, runs
+
+
+def table1_merge_rule(inputs):
+    """One sentence: how many of Table 1's collective rows (plots/table1.py --paper, from both folders, at nprocs=)
+    the merge rule alone gives to the printed digit, with no platform and free messages (collective_floor.regroups on
+    each run's chain lengths), and what follows: those rows check the rule, whatever the platform."""
+    fig2, table1_folder = inputs.folders
+    p = (inputs.numbers("nprocs") or [8192])[0]
+    equal, _ = table1_equal(fig2, table1_folder, p)
+    same, runs = merge_rule_rows(inputs.folders, p)
+    return wrapped(
+        f"The merge rule alone, with no platform (`plots/collective_floor.py`), gives "
+        f"{'all' if same == len(runs) else f'{same} of the'} {len(runs)} collective rows to the printed digit "
+        f"({equal} equal the paper's): which groups merge follows from the items left, not from any time. So these "
+        f"rows check the rule, not the platform's calibration.")
+
+
+# What each simulated method replays (docs/reference/mpich-patterns.md): the messages this MPI library sends for it.
+REPLAYED_MPI = "MPICH 4.0.2"
+NOT_THE_MACHINE = (f"The model is not the paper's machine: each method replays the messages {REPLAYED_MPI} sends "
+                   f"for it over a modelled torus, not IBM's MPI with Blue Gene/P's collective network, which the "
+                   f"platform does not model.")
+
+
+def crossover_range(csvs, name):
+    """(P, [the group size from which Algorithm 1 costs more than MPI_Comm_create, per CSV]) over simulated
+    commbench CSVs of one largest P (crossover()); InputError where they differ in P."""
+    found = [crossover(f)[:2] for f in csvs]
+    sizes = sorted({p for p, _ in found})
+    if len(sizes) != 1:
+        raise InputError(f"block {name}: CSVs at P = {', '.join(map(str, sizes))} (allowed: one rank count)")
+    return sizes[0], [cross["size"] for _, cross in found]

@@ -8,9 +8,10 @@ from mcmclb_csv import RUN_COLUMNS, InputError, read_runs, run_label
 from mcmclb_stats import Summary, median
 
 from . import common
-from .common import (TIMES, Inputs, by_setup, calibrations, compare_ratio_text, median_of, none_runs,
-                     paper_fig2_times, wrapped)
+from .common import (TIMES, Inputs, calibrations, compare_ratio_text, paper_fig2_times, refuse_shared_cores,
+                     wrapped)
 from .merge_pays import pays_pair
+from .paper import merge_rule_rows
 from .steal_regroup import cell, svr_data
 
 
@@ -77,10 +78,11 @@ def findings(inputs):
     """The README's key findings, one bullet each, every number from the folders named in this order: Fig. 2's
     simulation, Table 1's collective rows and its async row against the paper's (plots/reference/dinan2011.csv,
     with the ranges of collective and async times that the paper's text allows), Fig. 1's simulated commbench CSV,
-    the steal-vs-regroup seeds simulated and real, the real pays pair (one folder: none and the balancer under pays,
-    pays_pair) and a real pays study where ranks share the cores."""
+    the steal-vs-regroup seeds simulated, and the real pays pair (one folder: none and the balancer under pays,
+    pays_pair). A real folder with runs of more ranks than cores is refused: such runs measure the machine's
+    spinning, not the balancers, and are no finding (results.md says so)."""
     import table1
-    (fig2, table1_folder, fig1_csv, svr_sim, svr_real, pays_folder, pays_shared) = inputs.folders
+    (fig2, table1_folder, fig1_csv, svr_sim, pays_folder) = inputs.folders
     bullets = []
 
     runs = [r for r in Inputs.read(fig2, need=RUN_COLUMNS + ["finished", "backend"]) if r["valid"] is True]
@@ -101,6 +103,7 @@ def findings(inputs):
                          f"collective(1) row of the paper's Fig. 2 in plots/reference/dinan2011.csv (allowed: Fig. "
                          f"2's set-ups)")
     a, paper_ideal, coll = at["async intercomm"], paper["ideal"].low_s, paper["collective(1)"]
+    rule_rows, rule_runs = merge_rule_rows([fig2, table1_folder], top)
     bullets.append(
         f"*Simulated*, the paper's workload at {top} ranks on a Blue Gene/P-like torus: `none` takes "
         f"{at['none']['time_s'] / ideal:.2f}{TIMES} the ideal of {ideal:.2f}\u00a0s, `collective(1)` "
@@ -108,7 +111,9 @@ def findings(inputs):
         f"{100 * (1 - coll.time_s / paper['none'].low_s):.0f} % below `none`, "
         f"{coll.low_s / paper_ideal:.2f}-{coll.high_s / paper_ideal:.2f}{TIMES}). " +
         (f"All {equal}" if equal == len(rows) else f"{equal} of the {len(rows)}") +
-        f" of Table 1's collective rows equal the paper's. Its `async` row is not reproduced: {row['avg']} "
+        " of Table 1's collective rows equal the paper's" +
+        (", as the merge rule alone gives them on any platform" if rule_rows == len(rule_runs) else "") +
+        f". Its `async` row is not reproduced: {row['avg']} "
         f"regroupings per process against the paper's {row['paper avg']}. The simulated `async` ends at "
         f"{a['time_s'] / ideal:.3f}{TIMES} the ideal (the paper's text: over "
         f"{100 * (1 - paper['async'].high_s / paper['none'].low_s):.0f} % below `none`, under about "
@@ -149,13 +154,14 @@ def findings(inputs):
                 t = min(cell(folder, data, panel, label, w).ratio for label in ("steal", "stealrandom"))
                 ratios.append(t / r)
         return nprocs, ratios
-    (p_sim, sim), (p_real, real) = best_against_thief(svr_sim), best_against_thief(svr_real)
+    p_sim, sim = best_against_thief(svr_sim)
     bullets.append(
         f"With emulated items, which sleep a set time divided by their group's size, regrouping beats moving chains. "
         f"The work-stealing balancers take {min(sim):.2f}-{max(sim):.2f}{TIMES} the best regrouping's time "
-        f"(*simulated*, {p_sim} ranks) and {min(real):.2f}-{max(real):.2f}{TIMES} (*measured*, "
-        f"{occupancy(svr_real, p_real)}), over every workload, medians over seeds. [Explanation](docs/explanation/steal-vs-regroup.md), [CSV]({svr_real}/runs.csv).")
+        f"(*simulated*, {p_sim} ranks), over every workload, medians over seeds. "
+        f"[Explanation](docs/explanation/steal-vs-regroup.md), [CSV]({svr_sim}/runs.csv).")
 
+    refuse_shared_cores(pays_folder)
     none_by_move, other_by_move, _, control_by_move, control = pays_pair(pays_folder, inputs.name)
     pairs = []
     for move in ("all", "single"):
@@ -178,21 +184,4 @@ def findings(inputs):
         f"a one-atom run (n ≥ {min(s.n for s in (a_all, b_all, a_one, b_one, c_one))}; each ratio's interval is "
         f"formed from the two medians' 95 % intervals, as `mcmclb compare` does). "
         f"[Explanation](docs/explanation/merge-pays.md), [CSV]({pays_folder}/runs.csv).")
-    groups, setups = by_setup(Inputs.read(pays_shared, need=RUN_COLUMNS + ["calibration_s", "finished"]),
-                              f"{pays_shared}/runs.csv")
-    totals, shared = [], sorted({p for p, _ in groups})
-    for p in shared:
-        none = median_of(none_runs(groups, p, pays_shared))
-        for name in setups:
-            if name != "none" and groups.get((p, name)):
-                runs = groups[(p, name)]
-                totals.append((median_of(runs) + median(calibrations(runs, f"{pays_shared}/runs.csv"))) / none)
-    if not all(machine(pays_shared, p)[1] for p in shared):
-        raise InputError(f"{pays_shared}/provenance.csv: not every rank count ran oversubscribed (allowed: a study "
-                         f"whose ranks share the cores)")
-    cores = sorted({machine(pays_shared, p)[0] for p in shared})
-    bullets.append(f"*Measured* where ranks share the cores ({listed(str(p) for p in shared)} ranks, "
-                   f"{listed(str(c) for c in cores)} cores), no merge is made, and the calibration makes a run "
-                   f"{min(totals):.1f}-{max(totals):.1f}{TIMES} `none`'s time. [Explanation](docs/explanation/merge-pays.md), "
-                   f"[CSV]({pays_shared}/runs.csv).")
     return "\n".join("- " + wrapped(b).replace("\n", "\n  ") for b in bullets)

@@ -4,12 +4,13 @@ from mcmclb_csv import InputError
 
 from .commbench import commbench_by_size, commbench_methods, live_communicators, provenance_gaps, two_mpis
 from .common import Inputs
+from .host_time import host_cpu, host_time, killed_runs, run_commits, time_shift
 from .merge_pays import (calibration_cost, merge_pays_ratios, merge_pays_sensitivity, model_items, pays_against_none,
                          pays_against_rule, pays_guarantee, real_pays, real_versus_none)
 from .merge_pays_findings import (closing_merges, model_against_chains, model_calibration, pays_all_atom,
                                   pays_real_answer, pays_real_findings, pays_single_atom, sensitivity_answer,
                                   sensitivity_findings, single_atom_calibration, workless_merges)
-from .paper import fig1_links, fig1_sensitivity, paper_answer
+from .paper import fig1_links, fig1_sensitivity, paper_answer, table1_merge_rule
 from .readme import findings, quick_start
 from .repeat import simulation_repeat
 from .reproductions import not_yet_reproduced, release_bounds, release_reproductions, reproductions, rerun_4dp
@@ -25,14 +26,14 @@ from .start_with import start_with
 from .walkers import chain_order_measured, chain_order_simulated, checkpoint_cost, exact_sum_cost, walkers_overhead
 from .your_workload import (advice, advice_answer, advice_brief, advise_estimate, advise_estimate_check,
                             advise_estimate_race, advise_estimate_repeated, advise_estimate_whole, prediction,
-                            trace_at_scale, trace_replay, trace_summary)
+                            trace_at_scale, trace_replay, trace_summary, winner_gains)
 
 
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
 TABLES = {
     "quick-start": (quick_start, (1, 1), {}),
-    "findings": (findings, (7, 7), {}),
-    "paper-answer": (paper_answer, (5, 6), {}),
+    "findings": (findings, (5, 5), {}),
+    "paper-answer": (paper_answer, (5, 10), {}),
     "fig1-sensitivity": (fig1_sensitivity, (1, 10), {}),
     "fig1-links": (fig1_links, (2, 8), {"sizes": "integers separated by commas"}),
     "steal-vs-regroup-seeds": (steal_vs_regroup_seeds, (1, 1), {"counts": "yes|no"}),
@@ -60,7 +61,7 @@ TABLES = {
     "host-cost-series": (host_cost_series, (1, 1), {"nprocs": "an integer"}),
     "host-cost-dearest": (host_cost_dearest, (1, 1), {"nprocs": "an integer"}),
     "constants-sensitivity": (constants_sensitivity, (1, 20), {"interval": "an integer"}),
-    "two-mpis": (two_mpis, (1, 4), {"digits": "an integer", "ratio": "yes|no"}),
+    "two-mpis": (two_mpis, (1, 4), {"digits": "an integer", "ratio": "yes|no", "shared": "omit|keep"}),
     "commbench-methods": (commbench_methods, (1, 4), {"ratio": "yes|no"}),
     "pays-against-none": (pays_against_none, (1, 1), {}),
     "pays-guarantee": (pays_guarantee, (1, 8), {}),
@@ -120,6 +121,13 @@ TABLES = {
     "host-cost-note": (host_cost_note, (1, 1), {}),
     "cyclic-w2-note": (cyclic_w2_note, (2, 4), {"rerun": "a folder: the large stealmerge point simulated again"}),
     "hint-host-cost": (hint_host_cost, (2, 2), {"nprocs": "an integer"}),
+    "host-time": (host_time, (1, 20), {}),
+    "host-cpu": (host_cpu, (1, 20), {"nprocs": "integers separated by commas"}),
+    "time-shift": (time_shift, (2, 4), {}),
+    "killed-runs": (killed_runs, (1, 4), {}),
+    "run-commits": (run_commits, (1, 12), {}),
+    "table1-merge-rule": (table1_merge_rule, (2, 2), {"nprocs": "an integer"}),
+    "winner-gains": (winner_gains, (1, 1), {"extrapolate": "flat|amdahl"}),
 }
 
 

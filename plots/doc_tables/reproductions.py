@@ -444,18 +444,23 @@ def results_folders():
     return sorted(found)
 
 
+def citing_pages():
+    """(page relative to the root, its text) of README.md and every page under docs/ but the reproductions' own
+    (under REPRODUCED_TODAY), whose links name the folders they reproduce."""
+    for page in default_files():
+        rel = os.path.relpath(page, common.ROOT)
+        if not rel.startswith(REPRODUCED_TODAY + os.sep):
+            with open(page, encoding="utf-8") as f:
+                yield rel, f.read()
+
+
 def cited_folders():
     """{results folder: [pages citing it]}: a page cites a folder where one of its links leads into it, or one of
     its generated blocks is made from it. The pages: README.md and every page under docs/, the reproductions' own
     (under REPRODUCED_TODAY) aside, whose links name the folders they reproduce."""
     folders = results_folders()
     cited = {}
-    for page in default_files():
-        rel = os.path.relpath(page, common.ROOT)
-        if rel.startswith(REPRODUCED_TODAY + os.sep):
-            continue
-        with open(page, encoding="utf-8") as f:
-            text = f.read()
+    for rel, text in citing_pages():
         targets = {os.path.normpath(os.path.join(os.path.dirname(rel), m["path"])) for m in LINK.finditer(text)}
         targets |= {a for *_, args in blocks(text.split("\n"), rel) for a in args if "=" not in a}
         for folder in folders:

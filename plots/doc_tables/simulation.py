@@ -625,10 +625,10 @@ def host_cost_dearest(inputs):
 
 def host_cost_series(inputs):
     """The host cost of every simulated series at one rank count (nprocs=, 8192 by default) under the folder the
-    block names: one row per runs.csv or commbench CSV with simulated rows at that P, found by walking the folder, so
-    a new committed series gets its row. Per row: the runs, the host CPU seconds and the peak memory (median [min-max]
-    over the runs of provenance.csv's host_cpu_s and host_peak_rss_kib, or a commbench CSV's GNU time record), the
-    SimGrid version (mpi_library), the build (provenance.csv's build_type and -O level) and the host CPU model
+    block names: one row per runs.csv (and per build, where a file holds runs of several) or commbench CSV with
+    simulated rows at that P, found by walking the folder, so a new committed series gets its row. Per row: the
+    runs, the host CPU seconds and the peak memory (median [min-max] over the runs of provenance.csv's host_cpu_s
+    and host_peak_rss_kib, or a commbench CSV's GNU time record), the SimGrid version (mpi_library), the build (provenance.csv's build_type and -O level) and the host CPU model
     (host_cpu_model). A folder that records none of them says "not recorded"."""
     p = (inputs.numbers("nprocs") or [8192])[0]
     top = inputs.folders[0]
@@ -638,10 +638,19 @@ def host_cost_series(inputs):
             found = simulated_at(Inputs.read(folder, need=("run_id", "nprocs")), p)
             if not found:
                 continue
-            cells, prov, cumulative = runs_host_cost(folder, found)
-            if cumulative:
-                several.append(folder)
-            label, count = f"[{folder}]({folder}/runs.csv)", str(len(found))
+            # One row per build: host figures of a -O0 and a -O2 build pooled in one median would describe neither.
+            _, prov, _ = runs_host_cost(folder, found)
+            build_of = {r["run_id"]: build_level([r]) for r in prov}
+            builds = sorted({build_of.get(r["run_id"], NOT_RECORDED) for r in found})
+            for build in builds:
+                mine = [r for r in found if build_of.get(r["run_id"], NOT_RECORDED) == build]
+                cells, prov, cumulative = runs_host_cost(folder, mine)
+                if cumulative and folder not in several:
+                    several.append(folder)
+                label = f"[{folder}]({folder}/runs.csv)" + (f" ({build} runs)" if len(builds) > 1 else "")
+                rows.append([label, str(len(mine))] + cells[:2] + [simgrid_versions(mine), build_level(prov),
+                                                                   cpu_model(mine, prov), cells[2]])
+            continue
         else:
             found = simulated_at(Inputs.read_file(os.path.join(folder, name), ("nprocs",), "commbench.csv"), p)
             if not found:

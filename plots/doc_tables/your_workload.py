@@ -9,7 +9,8 @@ from mcmclb_csv import RUN_COLUMNS, InputError
 from mcmclb_stats import Summary, median
 
 from .common import (ROOT, Inputs, at_most_percent, by_setup, compare_ratio_text, milliseconds, setup_name,
-                     table_text, time_with_interval, tolerance_text)
+                     table_text, time_with_interval, tolerance_text, wrapped)
+from .simulation import gnu_time, wall_seconds
 
 
 def trace_replay(inputs):
@@ -155,17 +156,18 @@ def gain_range(row):
 
 
 def gain_span(row):
-    """A row's gain over none as a short cell, worst scenario first: "0.0-22.7 %"; one figure where the ends
-    agree within the tolerance; "no difference you can measure" where both are within it of 0."""
+    """A row's gain over none as a short cell, worst scenario first: "-2.0 to 63.9 %", each end as advice.csv gives
+    it (an end within the tolerance of 0 is shown, not made 0: a slower worst case stays slower); one figure where
+    the ends agree within the tolerance; "no difference you can measure" where both are within it of 0."""
     worst, best = gain_range(row)
     tolerance = row["tolerance_pct"] / 100 + 1e-12
     if max(abs(worst), abs(best)) <= tolerance:
         return "no difference you can measure"
     if best - worst <= tolerance:
         return f"{100 * (1 - row['vs_none_median']):.1f} %"
-    # An end within the tolerance of 0 counts as 0.
-    worst, best = (0.0 if abs(g) <= tolerance else g for g in (worst, best))
-    return f"{100 * worst:.1f}-{100 * best:.1f} %"
+    # Rounded before printing, so that a loss below 0.05 % reads 0.0, never -0.0.
+    worst, best = (round(100 * g, 1) + 0.0 for g in (worst, best))
+    return f"{worst:.1f} to {best:.1f} %"
 
 
 def older_gain_text(row, tolerance_pct):
@@ -323,28 +325,14 @@ def simulations_cost(folder):
 
 def host_cost(path):
     """The host cost of the advise command from its GNU time record (/usr/bin/time -v -o PATH), as a sentence;
-    "" when the folder has none. InputError naming the file when a figure is missing."""
-    full = os.path.join(ROOT, path)
-    if not os.path.exists(full):
+    "" when the folder has none. InputError naming the file when a figure is missing (simulation.gnu_time)."""
+    if not os.path.exists(os.path.join(ROOT, path)):
         return ""
-    with open(full, encoding="utf-8") as f:
-        text = f.read()
-    found = {}
-    for name, pattern in [("wall", r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([0-9:.]+)"),
-                          ("user", r"User time \(seconds\): ([0-9.]+)"),
-                          ("system", r"System time \(seconds\): ([0-9.]+)"),
-                          ("rss", r"Maximum resident set size \(kbytes\): ([0-9]+)")]:
-        m = re.search(pattern, text)
-        if not m:
-            raise InputError(f"{path}: no {name} figure (allowed: the record of /usr/bin/time -v)")
-        found[name] = m.group(1)
-    wall = 0.0
-    for part in found["wall"].split(":"):
-        wall = wall * 60 + float(part)
+    found = gnu_time(path)
     cpu = float(found["user"]) + float(found["system"])
-    return (f"Host cost of the whole command ([advise.time]({path})): {wall / 60:.1f} min of wall time and "
-            f"{cpu / 60:.1f} min of CPU on this project's 2-core VM, peak {int(found['rss']) / 1024:.0f} MiB in one "
-            f"process.")
+    return (f"Host cost of the whole command ([advise.time]({path})): {wall_seconds(found['wall']) / 60:.1f} min of "
+            f"wall time and {cpu / 60:.1f} min of CPU on this project's 2-core VM, peak {int(found['rss']) / 1024:.0f} "
+            f"MiB in one process.")
 
 
 def advice_words(folder, p):
@@ -564,7 +552,7 @@ def advise_estimate_race(inputs):
     sentence: how far the low end was off where none settled, whether every time lies within its range (25 % either
     side), and how far the first rounds' estimates were off."""
     path = inputs.folders[0]
-    rows = Inputs.read_file(path, ("trace", "ranks", "settled",
+    rows = Inputs.read_file(path, ("trace", "ranks", "settled", "simulations_at_most", "simulations_run",
                                    "estimated_low_s", "estimated_high_s", "measured_s", "first_round_estimated_s",
                                    "first_round_measured_s", "busy_before_pct", "commit", "jobs"), "estimates-race.csv")
     out = []
@@ -575,7 +563,7 @@ def advise_estimate_race(inputs):
                  if raced and r["first_round_measured_s"] is not None else "-")
         out.append([f"`{os.path.basename(r['trace'])}`", r["ranks"].replace(",", ", "),
                     f"{r['estimated_low_s']:.0f} to {r['estimated_high_s']:.0f} s",
-                    f"{r['measured_s']:.1f} s",
+                    f"{r['simulations_at_most']}, {r['simulations_run']}", f"{r['measured_s']:.1f} s",
                     "no" if raced else f"yes ({_off_pct(r['estimated_low_s'], r['measured_s']):+.0f} %)", first])
     settled = [_off_pct(r["estimated_low_s"], r["measured_s"]) for r in rows if r["settled"] == "yes"]
     within = all(0.75 * r["estimated_low_s"] <= r["measured_s"] <= 1.25 * r["estimated_high_s"] for r in rows)
@@ -586,13 +574,19 @@ def advise_estimate_race(inputs):
         parts.append(f"Where none settled every rank count, the low end was off by {min(settled):+.0f} to "
                      f"{max(settled):+.0f} %.")
     parts.append(f"{'Every' if within else 'Not every'} time lies within its range, 25 % either side.")
+    # The count printed at the start is a bound the reader plans by: where more ran, it is wrong, and said so.
+    over = [r for r in rows if r["simulations_run"] > r["simulations_at_most"]]
+    if over:
+        parts.append(f"In {len(over)} of {len(rows)} runs more simulations ran than the start's \"at most\" ("
+                     + ", ".join(f"{r['simulations_run']} against {r['simulations_at_most']} for "
+                                 f"`{os.path.basename(r['trace'])}`" for r in over) + "): that bound does not hold.")
     if firsts:
         parts.append(f"Where balancers raced, the first round's estimate was off by {min(firsts):+.0f} to "
                      f"{max(firsts):+.0f} %.")
     busiest = at_most_percent(max(r["busy_before_pct"] for r in rows))
     parts.append(f"{_runs_at(rows, '`--jobs ' + str(rows[0]['jobs']) + '`')}; the host at most {busiest} % busy "
                  f"before a run.")
-    return table_text(["trace", "ranks", "estimated at the start", "measured (wall)",
+    return table_text(["trace", "ranks", "estimated at the start", "simulations: at most, run", "measured (wall)",
                        "none settles (low end off by)", "first round: estimated, taken"], out) + "\n\n" + " ".join(parts)
 
 
@@ -624,3 +618,28 @@ def advise_estimate_check(inputs):
                 f"{at_most_percent(max(r['busy_before_pct'] for r in rows))} % busy before a run.")
     return table_text(["trace", "ranks", "estimated at the start", "measured (wall)", "off by",
                        "the check's estimate", "its real runs (wall)", "off by", "host busy before"], out) + sentence
+
+
+def winner_gains(inputs):
+    """One sentence: how much faster than none the set-up advice.csv names the winner is, at each of its rank counts,
+    under one extrapolation (extrapolate=, amdahl by default), from the lowest to the highest speed-ups; from the
+    runs in runs.csv beside it (each run's time, the initial groups left out), every figure simulated."""
+    folder = inputs.folders[0]
+    extrapolate = inputs.option("extrapolate", "amdahl")
+    advice_rows = Inputs.read(folder, "advice.csv", ["nprocs", "rank", "winner"])
+    winners = {r["nprocs"]: r["winner"] for r in advice_rows if r["rank"] == 1}
+    runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS + ["finished", "workload_extrapolate"])
+            if r["valid"] is True and r["workload_extrapolate"] == extrapolate]
+    parts = []
+    for p, winner in sorted(winners.items()):
+        none = {r["workload_speedups"]: r["time_s"] for r in runs if r["nprocs"] == p and r["balancer"] == "none"}
+        won = {r["workload_speedups"]: r["time_s"] for r in runs if r["nprocs"] == p and setup_name(r) == winner}
+        if not none or set(none) != set(won):
+            raise InputError(f"{folder}/runs.csv: at P = {p} no runs of none and {winner} in the same scenarios "
+                             f"under {extrapolate} (allowed: the folder advise wrote)")
+        gains = [100 * (1 - won[s] / none[s]) for s in none]
+        parts.append((winner, f"{min(gains):.1f} to {max(gains):.1f} % at {p} ranks"))
+    names = sorted({w for w, _ in parts})
+    return wrapped(f"Under `{extrapolate}`, {' and '.join(f'`{n}`' for n in names)} is faster than `none` by "
+                   f"{' and '.join(text for _, text in parts)}, through the lowest to the highest speed-ups "
+                   f"(simulated, [runs.csv]({folder}/runs.csv)).")
