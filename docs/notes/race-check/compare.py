@@ -10,7 +10,7 @@ import re
 import sys
 
 FOLDERS = (("long", "configs/trace-lj-long.csv"), ("six", "docs/notes/advise-estimate/six-walkers.csv"),
-           ("w192", "docs/notes/advise-estimate/walkers-192.csv"))
+           ("w192", "docs/notes/advise-estimate/walkers-192.csv"), ("giant", "docs/notes/race-check/giant.csv"))
 GAINS = ("gain_worst", "gain_median", "gain_best")
 
 
