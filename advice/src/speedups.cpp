@@ -217,10 +217,15 @@ TraceScenarios trace_scenarios(const Trace& trace, const ScenarioQuestion& q) {
   }
   if (const std::size_t n = trace.set_aside().size(); n > 0) {
     // Each is named on a line of its own where the trace is read (set_aside_line); the plan says how many.
-    s.skipped.push_back(std::to_string(n) + " of the " + std::to_string(trace.speedups_given()) +
-                        " speed-ups the trace gives: above their ranks, which no run can reach, so set aside as "
-                        "measurement errors (a line '" +
-                        std::string(kTraceSuperlinear) + " WHY' above its header keeps them)");
+    int trimmed = 0;
+    for (const SetAside& a : trace.set_aside()) trimmed += a.trimmed_low;
+    s.skipped.push_back(
+        std::to_string(n) + " of the " + std::to_string(trace.speedups_given()) +
+        " speed-ups the trace gives: above their ranks, which no run can reach, so set aside as "
+        "measurement errors (a line '" +
+        std::string(kTraceSuperlinear) + " WHY' above its header keeps them)" +
+        (trimmed > 0 ? ", and " + std::to_string(trimmed) + " lowest of the same sizes, so the kept ones stay centred"
+                     : std::string()));
   }
   if (!q.speedups_given && trace.repetitions_differ()) {
     // Every end under every admissible rule: an end's curve past the measured sizes is the rule's through it.

@@ -184,6 +184,12 @@ std::string set_aside_line(const std::string& file, const SetAside& s) {
          "'s speed-up " + number_text(s.speedup) + " at " + ranks + " is above " + std::to_string(s.ranks) +
          ", more than " + ranks + " can give: set aside as a measurement error" +
          (s.size_dropped ? " (no repetition of that size is left, so the size is dropped)" : "") +
+         (s.trimmed_low > 0
+              ? " (with it, the " +
+                    std::string(s.trimmed_low == 1 ? "lowest repetition"
+                                                   : std::to_string(s.trimmed_low) + " lowest repetitions") +
+                    " of that size, so the kept ones stay centred)"
+              : "") +
          " (allowed: at most the ranks, or any speed-up after a line '" + std::string(kTraceSuperlinear) +
          " WHY' above the header)";
 }
@@ -434,7 +440,7 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
     // m ranks work at most m times as fast as one: more is a measurement's error, unless the trace declares
     // superlinear speed-ups. A relative slack of 1e-9 keeps exactly m, written with a few digits fewer.
     if (!superlinear && *up > ranks * (1 + 1e-9)) {
-      set_aside.push_back({chain, ranks, *up, row, false});
+      set_aside.push_back({chain, ranks, *up, row, false, 0});
       continue;
     }
     repetitions.push_back(*up);
@@ -456,6 +462,26 @@ Trace Trace::parse(std::string_view text, const std::string& file, TraceExtrapol
       const Place at{file, points.begin()->second.first};
       throw at.error(kChain, std::to_string(chain),
                      "a chain that has item rows, 0 to " + std::to_string(chains - 1) + ", or *");
+    }
+  }
+  // Set aside symmetrically: for each value above its ranks, the lowest repetition of the same size too, while
+  // one or more remain, so the kept values stay centred where all of them were (SetAside::trimmed_low). The
+  // count goes on the size's last value set aside.
+  {
+    std::map<std::pair<int, int>, SetAside*> last;  // (chain, ranks) -> its last value set aside
+    std::map<std::pair<int, int>, int> above;
+    for (SetAside& a : set_aside) {
+      last[{a.chain, a.ranks}] = &a;
+      ++above[{a.chain, a.ranks}];
+    }
+    for (auto& [size, a] : last) {
+      const auto it = ups.at(size.first).find(size.second);
+      if (it == ups.at(size.first).end()) continue;
+      std::vector<double>& kept = it->second.second;
+      const int trim = std::min(above[size], std::max(0, static_cast<int>(kept.size()) - 1));
+      std::sort(kept.begin(), kept.end());
+      kept.erase(kept.begin(), kept.begin() + trim);
+      a->trimmed_low = trim;
     }
   }
   // A size whose every repetition was set aside is no measured size: the curve goes on as if it were not given.

@@ -76,6 +76,10 @@ struct SetAside {
   double speedup;     // what was given
   int64_t row;        // the file's row (1: the first line)
   bool size_dropped;  // every repetition of that size was set aside, so the size has none left
+  /// How many of the lowest repetitions of that size were set aside with it, the same number as above the ranks
+  /// where that many remain (at least one is kept): noise that pushed some values past the ranks pushed as many
+  /// down, and dropping one side only would tilt the kept range upward (its "high" end then noise just below m).
+  int trimmed_low = 0;
 };
 
 /// One line naming the file, the walker, the size and the value set aside, and the line that would keep it.
