@@ -2,8 +2,8 @@
 """The tutorial of examples/ising/README.md, run as written: its six commands, in order, from the root of the
 fresh copy of the checkout where the README's first block ran (tests/readme/run_path.sh). That block built and
 installed mcmclb and made the simulation build by the same commands as the tutorial's first and fourth, so the
-tutorial finds them made, as a reader who followed the README would. Each command's output must show what the README shows
-after it:
+tutorial finds them made, as a reader who followed the README would. Each command's output must show what the
+tutorial shows after it:
   - a line with no time in it, verbatim (the answers' hash, the chains' final numbers, the recording's counts);
   - a line with a time in it ("run: balancer none, 1.165 s, ..."), with every number allowed to differ;
   - "/..." in a line stands for a path on the reader's machine; a line "..." for lines left out.
