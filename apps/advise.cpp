@@ -5,12 +5,17 @@
 // advice library's rule (mcmclb/advice.hpp).
 #include "advise.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -45,9 +50,57 @@ const std::string& allowed() {
   return text;
 }
 
+/// What `advise` is asked: the advice's options, and whether stdout carries only the advised flags.
+struct Asked {
+  Options options;
+  bool print_run_flags = false;
+};
+
+/// With --print-run-flags: everything advise and the programs it starts print goes to stderr (the descriptor 1
+/// made a copy of 2), so that `$(mcmclb advise ...)` captures the one line print() writes to the stdout kept
+/// aside; the reader still sees the plan, the progress and the verdict. stdout is put back when it goes.
+class StdoutKeptAside {
+ public:
+  StdoutKeptAside() {
+    std::fflush(stdout);
+    kept_ = ::dup(STDOUT_FILENO);
+    if (kept_ < 0)
+      throw std::runtime_error(std::string("--print-run-flags: cannot copy stdout: ") + std::strerror(errno));
+    if (::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+      const int err = errno;
+      ::close(kept_);
+      throw std::runtime_error(std::string("--print-run-flags: cannot send stdout to stderr: ") + std::strerror(err));
+    }
+  }
+  StdoutKeptAside(const StdoutKeptAside&) = delete;
+  StdoutKeptAside& operator=(const StdoutKeptAside&) = delete;
+  StdoutKeptAside(StdoutKeptAside&&) = delete;
+  StdoutKeptAside& operator=(StdoutKeptAside&&) = delete;
+  ~StdoutKeptAside() {
+    std::fflush(stdout);
+    ::dup2(kept_, STDOUT_FILENO);  // nothing to tell if it fails: the process ends right after
+    ::close(kept_);
+  }
+  /// line and a newline, whole, on the stdout kept aside; a failed write (a closed pipe) is an error, not a line lost.
+  void print(const std::string& line) const {
+    const std::string text = line + "\n";
+    for (std::size_t done = 0; done < text.size();) {
+      const ssize_t n = ::write(kept_, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0)
+        throw std::runtime_error(std::string("--print-run-flags: cannot write stdout: ") + std::strerror(errno));
+      done += static_cast<std::size_t>(n);
+    }
+  }
+
+ private:
+  int kept_ = -1;
+};
+
 /// The flags after `advise`, checked: InputError (one line naming the flag) for anything not allowed.
-Options parse_flags(const std::vector<std::string>& args, const std::string& command_line) {
-  Options o;
+Asked parse_flags(const std::vector<std::string>& args, const std::string& command_line) {
+  Asked asked;
+  Options& o = asked.options;
   o.command_line = command_line;
   std::set<std::string> seen;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -127,6 +180,8 @@ Options parse_flags(const std::vector<std::string>& args, const std::string& com
       }
     } else if (a == "--dry-run") {
       o.dry_run = true;
+    } else if (a == "--print-run-flags") {
+      asked.print_run_flags = true;
     } else if (a == "--no-race") {
       o.race = false;
     } else if (a == "--incomplete") {
@@ -149,6 +204,12 @@ Options parse_flags(const std::vector<std::string>& args, const std::string& com
   }
   if (o.input.empty()) throw InputError(std::string("missing TRACE.csv or STUDY.yaml (") + allowed() + ")");
   if (o.ranks.empty()) throw InputError(std::string("--ranks: required (") + allowed() + ")");
+  // The flags are one set-up's, to run at one rank count; a dry run advises none.
+  if (asked.print_run_flags && o.ranks.size() != 1) {
+    throw InputError("--print-run-flags: only with one rank count (allowed: --ranks P)");
+  }
+  if (asked.print_run_flags && o.dry_run)
+    throw InputError("--print-run-flags: not with --dry-run (it advises nothing)");
   if ((!o.partition.empty() || !o.account.empty()) && o.launcher != "slurm") {
     throw InputError("--partition and --account: only with --launcher slurm");
   }
@@ -178,15 +239,15 @@ Options parse_flags(const std::vector<std::string>& args, const std::string& com
   if (std::find(o.balancers.begin(), o.balancers.end(), "none") == o.balancers.end()) {
     o.balancers.insert(o.balancers.begin(), "none");  // every score is a time over none's
   }
-  return o;
+  return asked;
 }
 
 /// The advice at one rank count: its table and verdict printed, its rows added to advice.csv's text, its notes,
-/// and its winner's median time for the question how many ranks are worth it.
-void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ranking& ranked,
-              const std::vector<Dropped>& dropped_here, const advice::NoneSettles* settled, double tolerance_pct,
-              const std::string& measured_words, const advice::ToleranceSource& source, const std::string& ranks_answer,
-              std::string& csv_text, std::set<std::string>& notes) {
+/// and its winner's median time for the question how many ranks are worth it. Returns the advised set-up's flags.
+std::string print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ranking& ranked,
+                     const std::vector<Dropped>& dropped_here, const advice::NoneSettles* settled, double tolerance_pct,
+                     const std::string& measured_words, const advice::ToleranceSource& source,
+                     const std::string& ranks_answer, std::string& csv_text, std::set<std::string>& notes) {
   const int nprocs = at.nprocs;
   const auto& setups = at.setups;
   for (const auto& note : ranked.notes) notes.insert(note);
@@ -245,8 +306,10 @@ void print_at(const Plan& plan, const advice::AtRankCount& at, const advice::Ran
               wrapped(verdict, 100, "  ").c_str());
   // The line to run: the advised set-up as a walkers program's options, and as a study's keys.
   const RunSpec& advised = *at.specs[ranking.rows[ranking.verdict.winner].members.front()];
-  std::printf("run it at P = %d: mpiexec -n %d YOUR_PROGRAM %s\n  (in a study: %s)\n", nprocs, nprocs,
-              advice::run_flags(advised).c_str(), advice::run_keys(advised).c_str());
+  const std::string flags = advice::run_flags(advised);
+  std::printf("run it at P = %d: mpiexec -n %d YOUR_PROGRAM %s\n  (in a study: %s)\n", nprocs, nprocs, flags.c_str(),
+              advice::run_keys(advised).c_str());
+  return flags;
 }
 
 }  // namespace
@@ -256,7 +319,10 @@ int advise_main(const std::vector<std::string>& args) {
   words.insert(words.end(), args.begin(), args.end());
   std::string command_line;
   for (const auto& w : words) command_line += (command_line.empty() ? "" : " ") + shell_quote(w);
-  Options o = parse_flags(args, command_line);
+  const Asked asked = parse_flags(args, command_line);
+  Options o = asked.options;
+  std::optional<StdoutKeptAside> stdout_aside;
+  if (asked.print_run_flags) stdout_aside.emplace();
   if (o.out.empty()) o.out = default_out(o);
   const Plan plan = make_plan(o);
   // How busy the host is now, over 1 s (a steady figure), for --check alone: the load average would lag by a minute
@@ -345,11 +411,12 @@ int advise_main(const std::vector<std::string>& args) {
   }
   std::string csv_text = csv::line(advice::advice_header());
   std::set<std::string> notes;  // printed once per advice, whatever the rank counts
+  std::string run_flags;        // the last rank count's, the only one with --print-run-flags
   for (std::size_t k_at = 0; k_at < inputs.size(); ++k_at) {
     const auto settles = found.settled.find(inputs[k_at].nprocs);
-    print_at(plan, inputs[k_at], found.rankings[k_at], found.dropped[inputs[k_at].nprocs],
-             settles == found.settled.end() ? nullptr : &settles->second, found.tolerance.fraction * 100,
-             found.tolerance.words, found.tolerance.source, ranks_answer, csv_text, notes);
+    run_flags = print_at(plan, inputs[k_at], found.rankings[k_at], found.dropped[inputs[k_at].nprocs],
+                         settles == found.settled.end() ? nullptr : &settles->second, found.tolerance.fraction * 100,
+                         found.tolerance.words, found.tolerance.source, ranks_answer, csv_text, notes);
   }
   if (found.answer) {
     std::printf("\n%s", wrapped("ranks: " + ranks_answer, 100, "").c_str());
@@ -381,7 +448,10 @@ int advise_main(const std::vector<std::string>& args) {
   } else {
     std::printf("advise: no figure: %s is not here (an installed mcmclb without its source tree)\n", script.c_str());
   }
-  return !found.failed && missing == 0 ? 0 : 3;
+  const bool complete = !found.failed && missing == 0;
+  // Only a complete advice's flags: a run line from part of the set-ups could name one that lost where they failed.
+  if (stdout_aside && complete && !run_flags.empty()) stdout_aside->print(run_flags);
+  return complete ? 0 : 3;
 }
 
 }  // namespace mcmclb

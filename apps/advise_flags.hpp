@@ -10,7 +10,7 @@
 
 namespace mcmclb {
 
-inline constexpr std::array<CliFlag, 22> kAdviseFlags = {{
+inline constexpr std::array<CliFlag, 23> kAdviseFlags = {{
     {"--ranks", "P[,P...]", true, "the rank counts to advise at, 2 to 2^20"},
     {"--copies", "", false, "advise copies of the recorded walkers, a group each, not the walkers as recorded"},
     {"--group-size", "G", false, "the copies' initial groups of G ranks (implies --copies)"},
@@ -38,6 +38,8 @@ inline constexpr std::array<CliFlag, 22> kAdviseFlags = {{
     {"--partition", "NAME", false, "sbatch's --partition (with --launcher slurm)"},
     {"--account", "NAME", false, "sbatch's --account (with --launcher slurm)"},
     {"--dry-run", "", false, "print the plan and the time estimate; run and write nothing"},
+    {"--print-run-flags", "", false,
+     "print on stdout only the advised set-up's flags, for $(...); all else goes to stderr (one rank count)"},
 }};
 
 /// The usage line of `mcmclb advise`, every flag of the table in it.

@@ -337,9 +337,9 @@ SCHEMAS = {
         "name": TEXT, "iterations": _int(0), "real_time": _time(), "cpu_time": _time(), "time_unit": NAME,
         "label": TEXT,
     },
-    # tests/readme/run_demo.sh time: the README's demo command timed from a fresh copy of the checkout, one row per
-    # part (build: the steps up to the build; run: the sweep and the report; tests: the README's test command, from
-    # run_demo.sh time-tests) and repetition.
+    # tests/readme/run_demo.sh time: the demo command (docs/guide/benchmark-the-balancers.md) timed from a fresh copy
+    # of the checkout, one row per part (build: the steps up to the build; run: the sweep and the report; tests: the
+    # README's test command, from run_demo.sh time-tests) and repetition.
     "demo-timing.csv": {
         "part": Column("name", choices=("build", "run", "tests")), "rep": _int(0), "seconds": _time(), "commit": TEXT,
         "host": TEXT, "cores": _int(1), "utc_start": TEXT, "command": TEXT,

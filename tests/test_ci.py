@@ -66,13 +66,12 @@ class MissingDependency(unittest.TestCase):
                     self.assertIn(said, r.stdout)
 
     def test_cluster_login_fails_under_ci_without_lmod(self):
-        """The README's demo runs on the emulated cluster login: without Lmod (or, run by a user, without root) its
+        """The quick study's demo runs on the emulated cluster login: without Lmod (or, run by a user, without root) its
         parts fail under CI=true (1) and skip otherwise (77), before anything is copied or built."""
         for ci, code, said in (("true", 1, "CI=true: a missing dependency fails"), ("", 77, ": skipped")):
-            for part in ("build", "run", "tutorial"):
+            for part in ("build", "run"):
                 with self.subTest(ci=ci, part=part):
-                    r = subprocess.run(["/bin/bash", README_DEMO, os.path.dirname(HERE), "/nonexistent-work", part,
-                                        "/nonexistent-sim"],
+                    r = subprocess.run(["/bin/bash", README_DEMO, os.path.dirname(HERE), "/nonexistent-work", part],
                                        env={"PATH": os.environ["PATH"], "CI": ci, "MCMCLB_LMOD_INIT": "/nonexistent"},
                                        capture_output=True, text=True, timeout=30)
                     self.assertEqual(r.returncode, code, r.stdout + r.stderr)

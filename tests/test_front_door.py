@@ -24,50 +24,6 @@ MAX_WORDS = 1200
 # and algorithm, its venue, the distribution, the license's identifier.
 NAMES = re.compile(r"C\+\+20|Sect\. 4|Fig\. [12]|Table 1|Algorithm 1|EuroMPI 2011|Debian 12|BSD-3-Clause")
 
-# The terms the README defines: (the pattern of a use, the pattern of the line that defines it). A balancer's name is
-# defined where the glossary's list of balancers names it.
-_BALANCER_LINE = r"\*\*Balancers\*\*|^  merges a finished group|^  finish; `steal`"
-DEFINED = {
-    "rank": (r"\branks?\b", r"A \*rank\* is"),
-    "chain": (r"\bchains?\b", r"\*chains\*"),
-    "item": (r"\bitems?\b", r"\*item\*"),
-    "group": (r"\bgroups?\b", r"\*group\*"),
-    "balancer": (r"\bbalancers?\b", r"A \*balancer\*"),
-    "merge": (r"\bmerges?\b", r"\*merge\*"),
-    "trace": (r"\btraces?\b", r"\*trace\*"),
-    "P": (r"\bP = |(?<!/)\bP\b", r"\*\*P\*\*"),  # not Blue Gene/P, a machine's name
-    "regrouping": (r"\bregroupings?\b", r"\*regrouping\*"),
-    "W": (r"\bW\b", r"W is the chains"),
-    "none": (r"`none`", r"`none` never merges"),
-    "collective": (r"`collective", r"`collective` regroups"),
-    "async": (r"`async", r"`async`\s*$|`async` merges"),
-    "lookahead": (r"`lookahead", r"`lookahead` and `mostwork` ask"),
-    "mostwork": (r"`mostwork", r"`lookahead` and `mostwork` ask"),
-    "steal": (r"`steal", r"`steal`, `stealrandom` and `stealmerge` take"),
-    "neighbour": (r"\bneighbour", r"its neighbour, the group on its right"),
-    "interval": (r"\binterval\b(?! \[)", r"\*interval\*"),
-    "rule": (r"\brules?\b|`retire`|`coalesce`|`pays`", r"\*\*Rule\*\*"),
-    "calibration": (r"\bcalibration\b", r"\*calibration\*"),
-    "creation method": (r"creation method", r"\*\*Creation method\*\*"),
-    "intercomm": (r"`intercomm`", r"`intercomm` is"),
-    "create": (r"`create`|`create_group`", r"`create_group`, `from_group`, `create`"),
-    "range": (r"`range`", r"`range` needs no message"),
-    "Table 1": (r"Table 1", r"\*\*Table 1"),
-    "Fig. 1": (r"Fig\. [12]", r"\*\*Table 1, Fig\. 1"),
-    "floor": (r"`floor`", r"The `floor` row"),
-    "ideal": (r"\bideal\b", r"\*\*Ideal\*\*"),
-    "emulated": (r"\bemulated\b", r"\*Emulated\*"),
-    "compute mode": (r"compute mode", r"\*compute mode\*"),
-    "oversubscribed": (r"\boversubscribed\b", r"\*Oversubscribed\*"),
-    "scenario": (r"\bscenarios?\b", r"\*\*Scenario\*\*"),
-    "robust": (r"\brobust\b", r"\*robust\*"),
-    "mcmclb compare": (r"mcmclb compare", r"`mcmclb compare` forms"),
-    "advise": (r"`advise`|mcmclb advise", r"`mcmclb advise` which balancer suits"),
-    "set-up": (r"\bset-ups?\b", r"\*\*Set-up\*\*"),
-    "tolerance": (r"\btolerance\b", r"The \*tolerance\* is"),
-    "checkpoint": (r"\bcheckpoints?\b", r"`restore` move a chain's state"),
-}
-
 NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 
 
@@ -84,6 +40,55 @@ def registry(path, macro):
 BALANCERS = registry("balancers/src/balancers.def", "MCMCLB_BALANCER")
 METHODS = registry("comm/src/methods/methods.def", "MCMCLB_METHOD")
 WORKLOADS = registry("kernel/src/workloads/workloads.def", "MCMCLB_WORKLOAD")
+
+# The terms the README defines: (the pattern of a use, the pattern of the line that defines it). A balancer's name is
+# defined by its row of the balancer table.
+DEFINED = {
+    "rank": (r"\branks?\b", r"A \*rank\* is"),
+    "chain": (r"\bchains?\b", r"\*chains\*"),
+    "item": (r"\bitems?\b", r"\*item\*"),
+    "group": (r"\bgroups?\b", r"\*group\*"),
+    "balancer": (r"\bbalancers?\b", r"A \*balancer\*"),
+    "merge": (r"\bmerges?\b", r"\*merge\*"),
+    "trace": (r"\btraces?\b", r"\*trace\*"),
+    "P": (r"\bP = |(?<!/)\bP\b", r"\*\*P\*\*"),  # not Blue Gene/P, a machine's name
+    "regrouping": (r"\bregroupings?\b", r"\*regrouping\*"),
+    "W": (r"\bW\b", r"\*\*W\*\* the chains"),
+    **{name: (rf"`{name}", rf"^\| `{name}` \|") for name in BALANCERS},
+    "neighbour": (r"\bneighbour", r"its \*neighbour\*, the group on its right"),
+    "interval": (r"\binterval\b(?! \[)", r"\*interval\*"),
+    "rule": (r"\brules?\b|`retire`|`coalesce`|`pays`", r"follows a \*rule\*"),
+    "calibration": (r"\bcalibration\b", r"\*calibration\*"),
+    "creation method": (r"creation method", r"a \*creation method\*"),
+    "intercomm": (r"`intercomm`", r"`intercomm` and the"),
+    "range": (r"`range`", r"`range` needs no message"),
+    "Table 1": (r"Table 1", r"its Table 1 counts"),
+    "Fig. 1": (r"Fig\. [12]", r"its Fig\. 1 times"),
+    "ideal": (r"\bideal\b", r"\*ideal\* is"),
+    "emulated": (r"\bemulated\b", r"\*Emulated\*"),
+    "compute mode": (r"compute mode", r"\*compute mode\*"),
+    "oversubscribed": (r"\boversubscribed\b", r"\*Oversubscribed\*"),
+    "scenario": (r"\bscenarios?\b", r"\*\*Scenario\*\*"),
+    "robust": (r"\brobust\b", r"\*robust\*"),
+    "advise": (r"`advise`|mcmclb advise", r"`mcmclb advise` which balancer suits"),
+    "set-up": (r"\bset-ups?\b", r"\*\*Set-up\*\*"),
+    "tolerance": (r"\btolerance\b", r"The \*tolerance\* is"),
+    "checkpoint": (r"\bcheckpoints?\b", r"`restore` move a chain's state"),
+}
+# The page the study words moved to, for those who benchmark the balancers themselves, and the terms it defines.
+BENCHMARK = os.path.join(ROOT, "docs", "guide", "benchmark-the-balancers.md")
+BENCHMARK_DEFINED = {
+    **{term: DEFINED[term] for term in ("emulated", "compute mode", "oversubscribed", "range")},
+    "Table 1": (r"Table 1", r"\*\*Table 1"),
+    "Fig. 1": (r"Fig\. [12]", r"\*\*Table 1, Fig\. 1"),
+    "floor": (r"`floor`", r"The `floor` row"),
+    "ideal": (r"\bideal\b", r"\*\*Ideal\*\*"),
+    "W": (r"\bW\b", r"W is the chains"),
+    "creation method": (r"creation method", r"\*\*Creation method\*\*"),
+    "intercomm": (r"`intercomm`", r"`intercomm` is"),
+    "create": (r"`create`|`create_group`", r"`create_group`, `from_group`, `create`"),
+    "mcmclb compare": (r"mcmclb compare", r"`mcmclb compare` forms"),
+}
 
 
 class Readme(unittest.TestCase):
@@ -111,46 +116,47 @@ class Readme(unittest.TestCase):
                                                           f"generated block): {line.strip()}")
 
     def test_has_its_sections(self):
+        """One reader, with walkers to balance: the path, which balancer when, the class, the findings that decide
+        it, in that order; benchmarking the balancers themselves is a page of its own, one link away."""
         headings = [line[3:] for line in self.text.splitlines() if line.startswith("## ")]
-        for needed in ("Glossary", "Your walkers", "Benchmark the balancers", "What you get", "Key findings",
-                       "The balancers", "License", "Cite"):
+        order = ("Your walkers", "Which balancer when", "The class", "Key findings", "Benchmark the balancers")
+        for needed in order + ("License", "Cite"):
             self.assertIn(needed, headings)
-        # Two doors, the reader's walkers first; the words of advise's answer right after its first code.
-        order = [headings.index(h) for h in ("Your walkers", "Glossary", "Benchmark the balancers", "Key findings")]
-        self.assertEqual(order, sorted(order), headings)
+        self.assertEqual([headings.index(h) for h in order], sorted(headings.index(h) for h in order), headings)
+        benchmark = section(self.text, "#benchmark-the-balancers", None)
+        self.assertIn("](docs/guide/benchmark-the-balancers.md)", benchmark)
+        self.assertLessEqual(len([l for l in benchmark.splitlines()[1:] if l.strip()]), 2, benchmark)
+        for gone in ("<!-- demo:", "**Table 1, Fig. 1, Fig. 2**", "`intercomm` is", "The `floor` row"):
+            self.assertNotIn(gone, self.text, f"README.md: the benchmarking page's {gone} is back")
 
-    def test_your_walkers_install_link_run_and_ask_come_first(self):
-        """The lines a user of the library pastes, within the README's first 80 lines."""
+    def test_your_walkers_path_and_the_decision_table_come_first(self):
+        """The path a user of the library pastes and the table of which balancer when, within the README's first
+        80 lines."""
         first = "\n".join(self.text.splitlines()[:80])
-        for line in ("cmake --install", "find_package(mcmclb", "target_link_libraries(", "mpiexec -n",
-                     "mcmclb advise"):
+        for line in ("./bootstrap.sh", "cmake --install", "examples/minimal", "mpiexec -n", "mcmclb advise",
+                     "--print-run-flags", "--mcmclb-checkpoint", "## Which balancer when",
+                     "<!-- BEGIN generated: start-with"):
             self.assertIn(line, first, f"README.md: `{line}` not in the first 80 lines")
+
+    def test_the_first_screen_links_no_maintainers_note(self):
+        """The first screen is the user's: no link into docs/notes/, the maintainers' measurements."""
+        screen = self.text[:self.text.index(FIRST_SCREEN_END)]
+        self.assertNotIn("](docs/notes/", screen)
 
     def test_terms_come_after_their_definition(self):
         """No term is used before the line that defines it, counting prose, tables and generated blocks (code
-        aside). DEFINED holds each term the README defines with the pattern of its definition."""
-        lines = self.text.splitlines()
-        kinds = {}
-        for kind, block_lines, first in numbered_blocks(self.text):
-            for k in range(len(block_lines)):
-                kinds[first + k] = kind
-        read_lines = [(n, l) for n, l in enumerate(lines, 1) if kinds.get(n, "prose") not in ("code", "comment")]
-        early = []
-        for term, (use, definition) in DEFINED.items():
-            defined = next((n for n, l in enumerate(lines, 1) if re.search(definition, l)), None)
-            self.assertIsNotNone(defined, f"README.md: no definition of {term} ({definition})")
-            used = next((n for n, l in read_lines if re.search(use, visible(l))), defined)
-            if used < defined:
-                early.append(f"{term} (used at line {used}, defined at {defined})")
-        self.assertEqual(early, [], "README.md: terms before their definition")
+        aside). DEFINED holds each term the README defines with the pattern of its definition; BENCHMARK_DEFINED
+        those of the page on benchmarking the balancers, held to the same."""
+        for path, text, terms in (("README.md", self.text, DEFINED),
+                                  (os.path.relpath(BENCHMARK, ROOT), read(BENCHMARK), BENCHMARK_DEFINED)):
+            with self.subTest(page=path):
+                self.assertEqual(terms_before_definition(text, terms, path), [], f"{path}: terms before their "
+                                 f"definition")
 
     def test_a_term_used_early_is_caught(self):
-        text = "# T\n\nUse `mostwork` here.\n\n## Glossary\n\n- **Balancers**: `lookahead` and `mostwork` ask first.\n"
-        lines = text.splitlines()
-        use, definition = DEFINED["mostwork"]
-        defined = next(n for n, l in enumerate(lines, 1) if re.search(definition, l))
-        used = next(n for n, l in enumerate(lines, 1) if re.search(use, l))
-        self.assertLess(used, defined)
+        text = "# T\n\nUse `mostwork` here.\n\n| name | from | idea |\n|---|---|---|\n| `mostwork` | ours | Asks. |\n"
+        self.assertEqual(terms_before_definition(text, {"mostwork": DEFINED["mostwork"]}, "t.md"),
+                         ["mostwork (used at line 3, defined at 7)"])
 
     def test_every_finding_is_marked_and_linked(self):
         findings = [b for b in blocks(self.text) if b[0] == "generated" and "findings" in b[1][0]]
@@ -169,6 +175,26 @@ class Readme(unittest.TestCase):
 
     def test_links_resolve(self):
         self.assertEqual(broken_links(README), [])
+
+
+def terms_before_definition(text, terms, path):
+    """['TERM (used at line U, defined at D)'] of each term of terms (name: (use, definition) patterns) that text
+    uses, outside code and comments, before the line that defines it; a term without a definition fails."""
+    lines = text.splitlines()
+    kinds = {}
+    for kind, block_lines, first in numbered_blocks(text):
+        for k in range(len(block_lines)):
+            kinds[first + k] = kind
+    read_lines = [(n, l) for n, l in enumerate(lines, 1) if kinds.get(n, "prose") not in ("code", "comment")]
+    early = []
+    for term, (use, definition) in terms.items():
+        defined = next((n for n, l in enumerate(lines, 1) if re.search(definition, l)), None)
+        if defined is None:
+            raise AssertionError(f"{path}: no definition of {term} ({definition})")
+        used = next((n for n, l in read_lines if re.search(use, visible(l))), defined)
+        if used < defined:
+            early.append(f"{term} (used at line {used}, defined at {defined})")
+    return early
 
 
 # A Markdown link outside code: its target and its anchor. Fenced code is skipped line by line, code spans before.
@@ -303,7 +329,7 @@ class Links(unittest.TestCase):
 # door, then, for each step the README leaves out, the section of a guide that gives it. A step is (what, the pattern
 # that gives it in the README's part, the section followed where it does not: page, from, to). A bound is a heading's
 # anchor (#...) or the start of a line; from None is the page's top, to None the next heading.
-PATH_END = "## Benchmark the balancers"
+PATH_END = "## Which balancer when"
 CHAINS, WORKLOAD = "docs/guide/your-chains.md", "docs/guide/your-workload.md"
 PATH_STEPS = [
     ("requirements: C++20, and one MPI for mcmclb and the program", r"C\+\+20[\s\S]*MPI library, the same for mcmclb and your program",
@@ -313,7 +339,7 @@ PATH_STEPS = [
     ("ask advise", r"mcmclb advise", (WORKLOAD, None, "**The shipped trace's answer.**")),
     ("read its set-up", r"\*\*Set-up\*\*: such as `\w+\(\d+\) \w+ \w+`", (WORKLOAD, None, "**The shipped trace's answer.**")),
     ("read its tolerance", r"The \*tolerance\* is", (WORKLOAD, None, "**The shipped trace's answer.**")),
-    ("run with the advised flags", r"--mcmclb-balancer \w+ --mcmclb-interval",
+    ("run with the advised flags", r"--print-run-flags|--mcmclb-balancer \w+ --mcmclb-interval",
      (CHAINS, "#options-the-keys-of-a-study-file", None)),
     ("resume after a kill", r"--mcmclb-checkpoint", (CHAINS, "#checkpoints-and-jobs-that-end-on-time", None)),
 ]
@@ -396,7 +422,7 @@ class Path(unittest.TestCase):
     def test_a_step_left_to_a_guide_counts_its_section(self):
         # Without its run flags and tolerance, the path follows the guides' sections and counts their words.
         text = Readme.text.replace("--mcmclb-balancer mostwork --mcmclb-interval", "--mcmclb-xx").replace(
-            "The *tolerance* is", "The tolerance is")
+            "--print-run-flags", "--xx").replace("The *tolerance* is", "The tolerance is")
         text = text.replace(PATH_END, f"[g]({CHAINS}), [w]({WORKLOAD})\n\n" + PATH_END, 1)
         words, counted = path_words(text)
         self.assertEqual([c[:3] for c in counted], [(WORKLOAD, None, "**The shipped trace's answer.**"),
@@ -404,7 +430,8 @@ class Path(unittest.TestCase):
         self.assertGreater(words, path_words(Readme.text)[0] + counted[0][-1])
         # A step missing and its page not linked is an error, not a shorter path.
         with self.assertRaises(ValueError):
-            path_words(Readme.text.replace("The *tolerance* is", "The tolerance is"))
+            path_words(Readme.text.replace("The *tolerance* is", "The tolerance is").replace(
+                f"]({WORKLOAD})", "](docs/README.md)"))
 
 
 class Guides(unittest.TestCase):
@@ -460,7 +487,8 @@ class Drift(unittest.TestCase):
 
     def test_the_demo_time_is_quoted_in_one_generated_place(self):
         """The quick study's run time comes from its committed timing (docs/data/quick-demo/demo-timing.csv) through the
-        README's generated quick start; a duration typed beside the study's name elsewhere drifts."""
+        generated quick start of docs/guide/benchmark-the-balancers.md; a duration typed beside the study's name
+        elsewhere drifts."""
         duration = re.compile(r"\b(about|within|takes|took|in)\s+(a|an|half a|\d[\d.,]*)\s*(s|sec|seconds?|min|"
                               r"minutes?|h|hours?)\b", re.I)
         for path in self.documents():
@@ -472,7 +500,7 @@ class Drift(unittest.TestCase):
                     near = path.endswith("quick.yaml") and line.startswith("#") or "quick.yaml" in line or \
                         "the demo" in line.lower()
                     self.assertFalse(near and duration.search(line), f"{os.path.relpath(path, ROOT)}: the quick "
-                                     f"study's run time typed by hand (allowed: the README's generated quick start): "
+                                     f"study's run time typed by hand (allowed: the generated quick start): "
                                      f"{line.strip()}")
 
 

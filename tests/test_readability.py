@@ -4,7 +4,7 @@ archive, no sentence over 40 words, no paragraph over 6 lines at 120 columns and
 (generated blocks included: their generator writes short sentences too). Words are counted as a reader reads them
 (doc_measures.reader_words): prose and table cells, generated blocks included; code, headings, images and HTML
 comments aside. Each explanation page holds at most 3,000 such words, and docs/ outside the archive and the data
-folders' READMEs under 60,000. Each how-to holds at most 2,500 such words. The map (docs/README.md) links every
+folders' READMEs under 60,300. Each how-to holds at most 2,500 such words. The map (docs/README.md) links every
 page. The measures are doc_measures', which the README's test shares; `python3 tests/doc_measures.py FILE.md` lists
 one page's counts and offences with their lines."""
 import glob
@@ -25,7 +25,9 @@ MAX_GUIDE_WORDS = 2500
 MAX_EXPLANATION_WORDS = 3000
 # What a reader may be sent to and reads through: everything under docs/ but the archive (history, kept for the
 # record) and the data folders' READMEs (evidence beside the CSVs, looked up from a page's link as the CSVs are).
-MAX_DOCS_WORDS = 60000
+# 60,300: the 60,000 it was, and the README's half for those who benchmark the balancers themselves (the study words
+# and the quick study), which moved to docs/guide/benchmark-the-balancers.md; the README lost more than it gained.
+MAX_DOCS_WORDS = 60300
 DATA = os.path.join("docs", "data") + os.sep
 MAP = os.path.join("docs", "README.md")
 

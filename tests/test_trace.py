@@ -121,6 +121,10 @@ class BadTrace(TraceCase):
                                (("--ranks", "64", "--partition", "a;b"), "--partition: 'a;b' is not a Slurm name"),
                                (("--ranks", "64", "--partition", "p"), "only with --launcher slurm"),
                                (("--ranks", "64", "--launcher", "slurm", "--check"), "--check: not with --launcher"),
+                               (("--ranks", "16,64", "--print-run-flags"),
+                                "--print-run-flags: only with one rank count (allowed: --ranks P)"),
+                               (("--ranks", "64", "--print-run-flags", "--dry-run"),
+                                "--print-run-flags: not with --dry-run"),
                                (("--ranks", "64", "--sim-binary", os.environ["MCMCLB_BIN"], "--smpi-flags", self.path("none")),
                                 "cannot read the smpirun flags file")]:
             with self.subTest(args=args):

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The README's demo command, run as written from a fresh copy of the checkout, as a newcomer on a cluster login runs
-# it: an ordinary user, the MPI a module puts on PATH, Debian's MPI names, apt and sudo hidden
-# (tests/cluster/login.sh). bootstrap.sh finds every package present, so it needs neither root nor apt.
+# The demo command (docs/guide/benchmark-the-balancers.md, "The quick study"), run as written from a fresh copy of
+# the checkout, as a newcomer on a cluster login runs it: an ordinary user, the MPI a module puts on PATH, Debian's
+# MPI names, apt and sudo hidden (tests/cluster/login.sh). bootstrap.sh finds every package present, so it needs
+# neither root nor apt.
 #   build: copies the checkout to WORK/src (tests/copy_checkout.sh), hands it to the login's user, and runs the
 #          command's steps up to the first that runs a program of the build (bootstrap, configure, build) as that
 #          user with the module loaded. Configure must find the module's MPI with no MPI option and name it, and the
@@ -13,19 +14,16 @@
 #          again with Debian's python3 first. Each must exit 0 and leave the quick study's figures and tables; the
 #          study's runs must be valid, record the module's MPI and be launched by the module's mpiexec. Last,
 #          tests/test_nodes.py (two nodes emulated by Hydra) with this build's mcmclb, as the user.
-#   tutorial SIM: examples/ising/README.md's tutorial (tests/readme/run_tutorial.py) in the same copy, after run,
-#          with the module loaded (the folder was configured with it; a configure without it is refused). As root:
-#          SIM, the simulation build its advise step uses, may sit where the user cannot read.
-#   time N OUT: the measurement behind the README's run times (not a test): N times, a fresh copy, the build steps
+#   time N OUT: the measurement behind the quick study's run times (not a test): N times, a fresh copy, the build steps
 #          and then the run steps (a python3 without matplotlib first) each timed, into OUT/demo-timing.csv; the last
 #          repetition's results folder, its machine paths scrubbed, and its figures are copied into OUT beside it.
 #          Run it as root with Debian's MPI and the machine otherwise idle, from a clean commit.
 #   time-tests N OUT: the README's test command (.ci/run's line) N times, each from a fresh copy, timed; the runs
 #          replace OUT/demo-timing.csv's part "tests" only when all N passed (the same measurement conditions).
-# The command is the line after the marker "<!-- demo:" in README.md, so the README and this test cannot drift.
+# The command is the line after the marker "<!-- demo:" in that page, so the page and this test cannot drift.
 # The login emulation replaces a test of its own with a build of its own: one build serves both (113 s of CPU
 # saved on the 2-core VM).
-# Usage: run_demo.sh <source dir> <work dir> build|run|tutorial|time|time-tests [N|SIM] [OUT]
+# Usage: run_demo.sh <source dir> <work dir> build|run|time|time-tests [N] [OUT]
 set -euo pipefail
 src=$(cd "$1" && pwd)
 work=$2
@@ -33,15 +31,16 @@ part=$3
 say() { echo "readme_demo: $*"; }
 fail() { echo "readme_demo: $*" >&2; exit 1; }
 
+page=docs/guide/benchmark-the-balancers.md
 command=$(awk '/^<!-- demo:/ {found = 1; next} found && /^```/ {inside = !inside; if (!inside) exit; next}
-               found && inside {print}' "$src/README.md")
-[ -n "$command" ] || fail "README.md has no demo command (a code block after a line starting <!-- demo:)"
-[ "$(printf '%s\n' "$command" | wc -l)" -eq 1 ] || fail "the README's demo must be one command line: $command"
+               found && inside {print}' "$src/$page")
+[ -n "$command" ] || fail "$page has no demo command (a code block after a line starting <!-- demo:)"
+[ "$(printf '%s\n' "$command" | wc -l)" -eq 1 ] || fail "the demo in $page must be one command line: $command"
 # The steps before the first program of the build make the build; the rest run it.
 split='&& build/'
 case "$command" in
 *"$split"*) ;;
-*) fail "the README's demo command runs no program of build/: $command" ;;
+*) fail "the demo command runs no program of build/: $command" ;;
 esac
 build_steps=${command%%"$split"*}
 run_steps=${command#"$build_steps&& "}
@@ -102,7 +101,7 @@ source_commit() {  # the checkout's commit as provenance writes it, -dirty when 
 source "$src/tests/cluster/login.sh"
 prefix=$(login_prefix "$work")
 case "$part" in
-build | run | tutorial) login_check ;;
+build | run) login_check ;;
 esac
 case "$part" in
 build) login_build ;;
@@ -204,14 +203,5 @@ PY
     { tail -30 "$work/nodes.log"; fail "the two-node test failed as $login_user"; }
   say "the two-node test passed as $login_user with the module's launcher"
   ;;
-tutorial)
-  sim=${4:?usage: run_demo.sh SRC WORK tutorial SIM}
-  [ -d "$work/src/build" ] || fail "no build in $work (run the build part first)"
-  status=0
-  bash -c "$(login_module "$work") && exec \"\${MCMCLB_PYTHON:-python3}\" $(printf %q "$src/tests/readme/run_tutorial.py") \
-    $(printf %q "$work") $(printf %q "$sim")" || status=$?
-  login_give "$work/src"  # what root wrote there goes back to the user, as if the user had written it
-  exit "$status"
-  ;;
-*) fail "unknown part $part (allowed: build, run, tutorial, time, time-tests)" ;;
+*) fail "unknown part $part (allowed: build, run, time, time-tests)" ;;
 esac

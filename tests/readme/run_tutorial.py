@@ -1,17 +1,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The tutorial of examples/ising/README.md, run as written: its six commands, in order, from the root of the
-fresh copy of the checkout that readme_demo_build made and built with the release preset (the tutorial's first
-command builds the same, so it finds the build done). Each command's output must show what the README shows
-after it:
+fresh copy of the checkout where the README's first block ran (tests/readme/run_path.sh). That block built and
+installed mcmclb and made the simulation build by the same commands as the tutorial's first and fourth, so the
+tutorial finds them made, as a reader who followed the README would. Each command's output must show what the
+tutorial shows after it:
   - a line with no time in it, verbatim (the answers' hash, the chains' final numbers, the recording's counts);
   - a line with a time in it ("run: balancer none, 1.165 s, ..."), with every number allowed to differ;
   - "/..." in a line stands for a path on the reader's machine; a line "..." for lines left out.
 The advice (command 4) is made from the costs this run recorded on shared cores, so its ranking may differ from
 the README's: there only the first line of the advice and of the verdict are checked, up to the first
 parenthesis, numbers allowed to differ.
-advise needs the simulation build, which the README says how to make; the test gives it the one the test
-smpi_build made from the same commit (a link build-sim in the copy), rather than build it a second time.
-Usage: run_tutorial.py <work dir of readme_demo> <simulation build folder>"""
+Usage: run_tutorial.py <work dir of readme_path>"""
 import os
 import re
 import shutil
@@ -65,21 +64,18 @@ def pattern(line, advice=False):
 
 
 def main():
-    if len(sys.argv) != 3:
-        fail("usage: run_tutorial.py <work dir of readme_demo> <simulation build folder>")
+    if len(sys.argv) != 2:
+        fail("usage: run_tutorial.py <work dir of readme_path>")
     work = os.path.join(sys.argv[1], "src")
-    sim = os.path.abspath(sys.argv[2])
     if not os.path.isdir(os.path.join(work, "build")):
-        fail(f"no build in {work} (the test readme_demo_build makes it)")
-    if not os.access(os.path.join(sim, "mcmclb-sim"), os.X_OK):
-        fail(f"no {sim}/mcmclb-sim (the test smpi_build makes it)")
-    for leftover in ("install", "build-ising", "ising-trace.csv", "build-sim", "ckpt"):
+        fail(f"no build in {work} (the test readme_path makes it)")
+    # What an earlier run of the tutorial left; the README's builds and install (build, build-sim, install) are kept.
+    for leftover in ("build-ising", "ising-trace.csv", "ising-ckpt"):
         path = os.path.join(work, leftover)
         if os.path.islink(path) or os.path.isfile(path):
             os.remove(path)
         elif os.path.isdir(path):
             shutil.rmtree(path)
-    os.symlink(sim, os.path.join(work, "build-sim"))
     with open(os.path.join(work, README)) as f:
         found = steps(f.read())
     if len(found) != 6:

@@ -1,30 +1,34 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The README's skeleton (the ```cpp block after the <!-- skeleton: --> marker in "Your walkers") as a reader pastes
-# it, in two files of the output folder:
-#   chains.hpp: the includes it needs and its class, at file scope (the block up to `MyChains chains;`);
-#   main.cpp:   chains.hpp, then the block's statements in main, which prints the Report's balancer and validity.
-# One extraction for every test of the block: install_consumers builds main.cpp against the installed package and
-# runs it; the reproducible suite includes chains.hpp and runs the class under every balancer.
+# The README's skeleton as a reader copies it: the ```cpp block after the <!-- skeleton: --> marker ("The class")
+# and the ```cmake block after it, each written as is, into the output folder:
+#   main.cpp, CMakeLists.txt: the two blocks, line for line; install_consumers builds them against the installed
+#                             package and runs the program;
+#   chains.hpp:               the block's lines up to `int main` (its includes and its class), for the reproducible
+#                             suite, which runs the class under every balancer.
 # Usage: skeleton.sh <README.md> <output folder>
 set -euo pipefail
 readme=$1; out=$2
-block=$(awk '/^<!-- skeleton:/ {on = 1; next} on && /^```cpp/ {next} on && /^```/ {exit} on {print}' "$readme")
-if ! grep -q 'MyChains : mcmclb::walkers::Chains' <<<"$block" || ! grep -q '^MyChains chains;' <<<"$block"; then
-  echo "skeleton.sh: $readme: no skeleton block with MyChains and 'MyChains chains;' after its marker" >&2
-  exit 1
-fi
+fail() { echo "skeleton.sh: $readme: $*" >&2; exit 1; }
+# The n-th fenced block of the given language after the marker.
+fenced() {
+  awk -v lang="$1" '/^<!-- skeleton:/ {on = 1; next}
+    on && !inside && $0 == "```" lang {inside = 1; next}
+    on && inside && /^```$/ {exit}
+    on && inside {print}' "$readme"
+}
+program=$(fenced cpp)
+cmake=$(fenced cmake)
+grep -q '^struct MyChains : mcmclb::walkers::Chains' <<<"$program" ||
+  fail "no skeleton block with 'struct MyChains : mcmclb::walkers::Chains' after its marker"
+grep -q '^int main(int argc, char\*\* argv) {$' <<<"$program" ||
+  fail "the skeleton block has no 'int main(int argc, char** argv) {'"
+grep -q '^add_executable(app main.cpp)$' <<<"$cmake" ||
+  fail "no CMakeLists block with 'add_executable(app main.cpp)' after the skeleton"
 mkdir -p "$out"
+printf '%s\n' "$program" >"$out/main.cpp"
+printf '%s\n' "$cmake" >"$out/CMakeLists.txt"
 {
-  printf '// The README skeleton'"'"'s class, extracted by tests/readme/skeleton.sh from %s.\n' "$readme"
-  printf '#pragma once\n#include <mpi.h>\n\n#include <cmath>\n#include <cstdio>\n#include <map>\n\n'
-  printf '#include <mcmclb/walkers.hpp>\n\n'
-  sed -n '/^MyChains chains;/q;p' <<<"$block"
+  printf '#pragma once\n'
+  sed -n '/^int main(/q;p' <<<"$program"
 } >"$out/chains.hpp"
-{
-  printf '// The README skeleton'"'"'s statements in main, extracted by tests/readme/skeleton.sh.\n'
-  printf '#include "chains.hpp"\n\nint main(int argc, char** argv) {\n  MPI_Init(&argc, &argv);\n  {\n'
-  sed -n '/^MyChains chains;/,$p' <<<"$block"
-  printf '    std::printf("skeleton: %%s, valid %%d\\n", report.balancer.c_str(), report.valid ? 1 : 0);\n'
-  printf '    if (!report.valid) return 1;\n  }\n  MPI_Finalize();\n}\n'
-} >"$out/main.cpp"

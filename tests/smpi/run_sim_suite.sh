@@ -744,7 +744,15 @@ grep -q '^\*,,4,,2\.7$' "$work/t16a.csv" && grep -q t16a.csv "$work/t16a.yaml" |
 (cd "$work" && "$2/mcmclb" advise "with space.csv" --ranks 16,64 --copies --dry-run --sim-binary "$sim/mcmclb-sim") \
   >"$work/advise-out.log" 2>&1 && grep -q "already in results/advise-with-space-P16-64-copies," "$work/advise-out.log" ||
   { cat "$work/advise-out.log"; echo "advise: the default --out does not name the question"; exit 1; }
-"$2/mcmclb" advise "$work/t16.csv" --ranks 16 --balancers none,async,steal --draws 1 --jobs 2 \
-  --sim-binary "$sim/mcmclb-sim" --out "$work/advise" >"$work/advise2.log" 2>&1 || { cat "$work/advise2.log"; exit 1; }
+# The same advice resumed, its verdict's flags alone on stdout (--print-run-flags, for `flags=$(...)`): the line
+# the verdict printed to run, and everything else on stderr.
+"$2/mcmclb" advise "$work/t16.csv" --ranks 16 --balancers none,async,steal --draws 1 --jobs 2 --print-run-flags \
+  --sim-binary "$sim/mcmclb-sim" --out "$work/advise" >"$work/advise2.out" 2>"$work/advise2.log" ||
+  { cat "$work/advise2.out" "$work/advise2.log"; exit 1; }
 grep -q " 0 to run" "$work/advise2.log" || { cat "$work/advise2.log"; echo "advise did not resume"; exit 1; }
+advised=$(sed -n 's/^run it at P = 16: mpiexec -n 16 YOUR_PROGRAM //p' "$work/advise.log")
+[ -n "$advised" ] && [ "$(cat "$work/advise2.out")" = "$advised" ] && grep -q "^run it at P = 16: " "$work/advise2.log" ||
+  { echo "advise --print-run-flags printed '$(cat "$work/advise2.out")' on stdout; the verdict's run line: '$advised'"
+    exit 1; }
+echo "advise --print-run-flags: stdout '$advised' alone, the verdict's; the rest on stderr"
 echo "simulation: advise $((SECONDS - advise_start)) s"
