@@ -523,6 +523,9 @@ Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder
       if (out.resumed) out.line = resumption_line(folder.path(), out.resumed_at, folder.lost_note());
     } catch (const InputError& e) {
       error = e.what();
+    } catch (const std::exception& e) {  // a folder that cannot be listed or read: the same line on every rank
+      error = "Options::checkpoint: " + folder.path() + ": " + e.what() +
+              " (allowed: a folder, made if missing, that every rank can read and write)";
     }
   }
   mpi::bcast_politely(comm, &out.resumed, 1, MPI_CXX_BOOL, 0);

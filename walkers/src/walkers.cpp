@@ -649,6 +649,24 @@ void check_record_path(const mpi::Comm& comm, const std::string& path) {
   if (why[0] != '\0') throw InputError("Options::record: cannot write " + path + ": " + why.data());
 }
 
+/// Collective: a write on rank 0 before any work (a trace's head, a checkpoint folder's meta file), its failure the
+/// same one-line InputError on every rank, naming key: a rank that threw alone would leave the others waiting in the
+/// run's next collective for ever.
+void write_before_work(const mpi::Comm& comm, const std::string& key, const std::function<void()>& write) {
+  std::string error;
+  if (comm.rank() == 0) {
+    try {
+      write();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  error = mpi::bcast_text(error, 0, comm);
+  if (!error.empty()) {
+    throw InputError(key + ": " + error + " (allowed: a path on a file system with room, that rank 0 can write)");
+  }
+}
+
 /// A rank's report from its statistics and the items it passed over (which the statistics count as worked).
 RankReport rank_report(const RankStats& s, int64_t passed) {
   return {.elapsed_s = s.elapsed_s,
@@ -875,6 +893,7 @@ void share_summary(const mpi::Comm& comm, Report& r) {
   mpi::bcast_politely(comm, &length, 1, MPI_INT64_T, 0);
   r.violations.resize(static_cast<std::size_t>(length));
   if (length > 0) mpi::bcast_politely(comm, r.violations.data(), static_cast<int>(length), MPI_CHAR, 0);
+  r.record_error = mpi::bcast_text(r.record_error, 0, comm);
   r.chain_items.resize(r.chain_groups.size());
   mpi::bcast_politely(comm, r.chain_items.data(), static_cast<int>(r.chain_items.size()), MPI_INT64_T, 0);
 }
@@ -1079,16 +1098,18 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   r.nprocs = nprocs;
   r.groups = static_cast<int>(sizes.size());
   r.chains_per_group = spec.workload.chains_per_group;
-  if (!options.checkpoint.empty() && rank == 0 && !resumption.resumed) {
-    folder.write_meta({.name = options.name,
-                       .chains = static_cast<int>(app.lengths().size()),
-                       .fingerprint = resumption.fingerprint,
-                       .parameters = detail::parameters_hash(options.parameters),
-                       .parameters_text = options.parameters,
-                       .ranks = nprocs,
-                       .groups = r.groups,
-                       .balancer = r.balancer,
-                       .chain_groups = app.chain_groups()});
+  if (!options.checkpoint.empty() && !resumption.resumed) {
+    write_before_work(comm, "Options::checkpoint", [&] {
+      folder.write_meta({.name = options.name,
+                         .chains = static_cast<int>(app.lengths().size()),
+                         .fingerprint = resumption.fingerprint,
+                         .parameters = detail::parameters_hash(options.parameters),
+                         .parameters_text = options.parameters,
+                         .ranks = nprocs,
+                         .groups = r.groups,
+                         .balancer = r.balancer,
+                         .chain_groups = app.chain_groups()});
+    });
   }
 
   // Waits as work.wait says; by default they spin where every rank has a core of its own and nap where ranks share
@@ -1111,9 +1132,9 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
     std::snprintf(hex, sizeof hex, "%llx",
                   static_cast<unsigned long long>(detail::chains_fingerprint(options.name, app.lengths())));
     walkers_hex = hex;
-    // The file starts as an incomplete trace, its rows added as chains end; every rank opens it once rank 0 has
-    // made it.
-    if (rank == 0) {
+    // The file starts as an incomplete trace, its rows added as chains end; every rank opens it once it hears that
+    // rank 0 made it.
+    write_before_work(comm, "Options::record", [&] {
       earlier = detail::earlier_runs_of(options.record, walkers_hex);
       std::string rows;  // a resumed run's items worked before
       for (const ItemCost& c : resumption.rows) detail::append_row(rows, c, trace_groups);
@@ -1124,8 +1145,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
                                    "others\n" +
                                    detail::trace_head(r, options, group_chains) + detail::earlier_lines(earlier) +
                                    std::string(kTraceHeaderWithGroup) + "\n" + rows);
-    }
-    mpi::barrier_politely(comm, mpi::setup_patience);
+    });
     stream.emplace(options.record, rank);
     kernel.set_cost_sink([&stream, &app, &trace_groups](std::span<const ItemCost> costs) {
       stream->append(app.by_chain(costs), trace_groups);
@@ -1173,6 +1193,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
       });
     }
   }
+  std::string record_line;  // rank 0: the line saying the trace lacks rows
   if (rank == 0) {
     summarise(ranks, passed, r);
     r.valid = violations.empty();
@@ -1187,9 +1208,24 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
       const std::string text =
           detail::trace_text(costs, measured_pairs, trace_groups, r, options, group_chains, resumed,
                              r.recorded_speedups, occupancy.core_share, walkers_hex, earlier);
-      (void)Trace::parse(text, options.record);  // what mcmclb reads back: a recording it would refuse is a bug here
-      detail::write_text_whole(options.record, text);
-      r.recorded_items = static_cast<int64_t>(costs.size());
+      try {
+        (void)Trace::parse(text, options.record);  // what mcmclb reads back: one it would refuse is a bug here
+        detail::write_text_whole(options.record, text);
+        r.recorded_items = static_cast<int64_t>(costs.size());
+      } catch (const std::exception& e) {
+        // The file stays as the run left it: its first line says it is incomplete, above the rows that reached it
+        // as chains ended. The results are whole, so the run still returns them; every rank learns of the loss
+        // (share_summary) and the application's exit status can say it.
+        r.record_error = e.what();
+        r.recorded_items = detail::item_rows_in(options.record);
+        r.recorded_speedups = 0;
+        record_line = "mcmclb: the trace " + one_line(options.record) +
+                      " lacks rows of this run: " + one_line(r.record_error) + "; it keeps its first line '" +
+                      std::string(kTraceIncomplete) + "' and " + std::to_string(r.recorded_items) + " of " +
+                      std::to_string(costs.size()) +
+                      " item rows, those that reached it as chains ended; the results returned are whole " +
+                      "(Report::record_error)";
+      }
     }
   }
   // What the run measured, as the world's estimate (the same on every rank), or what the options typed.
@@ -1201,6 +1237,10 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
     r.item_s = options.item_s;
   }
   share_summary(comm, r);
+  if (!record_line.empty()) {
+    std::fprintf(stderr, "%s\n", record_line.c_str());
+    std::fflush(stderr);
+  }
   if (!options.checkpoint.empty()) {
     checkpoint_losses(app, folder, comm, r);
     checkpoint_costs(app, options.checkpoint_mtbf_s, comm, r);

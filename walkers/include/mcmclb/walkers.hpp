@@ -143,7 +143,8 @@ struct Options {
   /// it, so that a host that drifts over the run cancels), and the run's own time (its `# run:` line). Empty: nothing
   /// is recorded. Rows reach the file as chains end, under a first line that marks it incomplete; when the run ends
   /// well the file is replaced whole, sorted and with the speed-ups, without that line. So a run that fails or is
-  /// killed leaves every ended chain's items, which `mcmclb advise` refuses unless told --incomplete.
+  /// killed leaves every ended chain's items, which `mcmclb advise` refuses unless told --incomplete; so does a run
+  /// whose last write fails (a full disk), which says so in Report::record_error.
   std::string record;
   Results results = Results::none;  ///< where Report::results holds every chain's result
   std::string name = "app";         ///< what the trace's comment lines call the application
@@ -243,8 +244,12 @@ struct Report {
   /// On every rank: Amdahl's parallel fraction of the items' speed-up with the group's size, as measured over the
   /// chains worked at two sizes or more (weighted by chain); 1 where none was, or where Options::item_s was given.
   double parallel_fraction = 1;
-  int64_t recorded_items = 0;     ///< item rows written to Options::record
+  int64_t recorded_items = 0;     ///< item rows written to Options::record (where record_error is set: those it holds)
   int64_t recorded_speedups = 0;  ///< speed-up rows written to it
+  /// On every rank, with Options::record: empty where the trace file holds the whole run; else why it could not be
+  /// written whole at the run's end (a full disk), as rank 0's line said. The file then keeps its first line
+  /// `# incomplete:` and the rows that reached it as chains ended; the results returned are whole.
+  std::string record_error;
   /// On every rank, with Options::checkpoint: per chain, the item this run took it up at from the checkpoint (0:
   /// from its start), or -1 for a chain the checkpoint held as finished, which this run did not work.
   std::vector<int64_t> resumed_at;
@@ -261,13 +266,24 @@ struct Report {
   /// (Chains::save and the write; 0: none written), and with Options::checkpoint_mtbf_s the interval that mean
   /// gives (checkpoint_interval_s; 0 elsewhere).
   std::vector<double> checkpoint_cost_s, checkpoint_interval_s;
+  /// Whether some output the run owed is missing, on every rank alike: the trace (record_error) or a chain's latest
+  /// checkpoint (checkpoints_lost). The results are whole either way; a job that must notice exits with
+  /// kExitOutputLost on every rank, as the examples do.
+  [[nodiscard]] bool output_lost() const noexcept { return !record_error.empty() || !checkpoints_lost.empty(); }
 };
+
+/// The exit status of a run whose results are whole but whose output is not (Report::output_lost): a trace or a
+/// checkpoint that could not be written. mcmclb's own commands end with it where they cannot record a run.
+inline constexpr int kExitOutputLost = 4;
 
 /// Collective over comm: works every chain under the options. Bad options throw mcmclb::InputError on every rank
 /// alike, with the line a study file's key gets, before any work. An exception thrown by a Chains call on any rank
 /// prints one line naming the rank, the chain, the item and the cause, and aborts the job (MPI_Abort, exit 3), as
 /// the other ranks would otherwise wait for that rank forever; so does a call that outlasts item_timeout_s (exit 4).
-/// A recording's rows reach its file as chains end (Options::record).
+/// A recording's rows reach its file as chains end (Options::record). A write that fails on any rank never leaves
+/// another rank waiting: before any work (a trace's head, a checkpoint folder's meta file), every rank throws the same
+/// InputError; during the run and at its end, the run goes on and returns its results, and the Report says what was
+/// not written (Report::output_lost), as does one line on rank 0.
 Report run(MPI_Comm comm, Chains& chains, const Options& options);
 
 /// A result's bytes as the trivially copyable value T they hold (what Chains::result made of one); throws
