@@ -304,6 +304,28 @@ class Checkpoint(InputCase):
             self.assertEqual([int(l.split()[2]) for l in f], [-1] * 4 + [0] + [-1] * 4)
         self.assertFalse(os.path.exists(os.path.join(folder, "lost")), "the note goes once nothing is lost")
 
+    def test_a_folder_of_the_other_form_is_refused_before_any_work(self):
+        """A folder of whole states read by spread chains, and the reverse: refused in one line, exit 2, the folder
+        untouched. Chains of both forms share a name, count and bounds here, so nothing else tells them apart: the
+        whole form read a spread folder's results as its own, and a spread run failed mid-run on a whole state."""
+        cases = [((), ("--spread", "1"), "saved whole (Chains::save), where this run's is spread over each group"),
+                 (("--spread", "1"), (), "spread over each group (SpreadChains, saved piece by piece), where this "
+                                         "run's is saved whole")]
+        for made, read, fragment in cases:
+            with self.subTest(made=made, read=read):
+                folder = self.fresh("ck")
+                r = self.chains(2, *made, "--out", self.path("a.txt"), "--mcmclb-checkpoint", folder,
+                                "--mcmclb-checkpoint-every-items", "1")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                with open(os.path.join(folder, "checkpoint.meta")) as f:
+                    self.assertIn("\nform " + ("spread" if made else "whole") + "\n", f.read())
+                before = snapshot(folder)
+                r = self.chains(2, *read, "--out", self.path("b.txt"), "--mcmclb-checkpoint", folder)
+                self.assert_one_line_error(r, "Options::checkpoint", "checkpoint.meta", fragment,
+                                           program="checkpoint_chains", within_s=10)
+                self.assertEqual(snapshot(folder), before, "the folder as it was")
+                self.assertFalse(os.path.exists(self.path("b.txt")), "no answers")
+
     def test_the_trace_head_says_each_initial_groups_chains(self):
         for ranks in (2, 4):
             trace = self.path(f"t-{ranks}.csv")

@@ -284,12 +284,17 @@ std::optional<CheckpointMeta> CheckpointFolder::read_meta() const {
     // Folders made before Options::parameters have no such line: made without parameters.
     if (const auto p = values.find("parameters"); p != values.end()) m.parameters = std::stoull(p->second, nullptr, 16);
     if (const auto p = values.find("parameters_text"); p != values.end()) m.parameters_text = p->second;
+    if (const auto p = values.find("form"); p != values.end()) m.form = p->second;
     std::istringstream groups(values.at("chain_groups"));
     for (int g = 0; groups >> g;) m.chain_groups.push_back(g);
   } catch (const std::exception&) {
     refuse(file, "a meta file with a value missing or not a number");
   }
   if (static_cast<int>(m.chain_groups.size()) != m.chains) refuse(file, "chain_groups does not list every chain");
+  if (!m.form.empty() && m.form != kFormWhole && m.form != kFormSpread) {
+    refuse(file,
+           "form '" + one_line(m.form) + "', neither " + std::string(kFormWhole) + " nor " + std::string(kFormSpread));
+  }
   return m;
 }
 
@@ -300,7 +305,7 @@ void CheckpointFolder::write_meta(const CheckpointMeta& m) const {
       << parameters_shown(m.parameters_text) << "\nranks " << m.ranks << "\ngroups " << m.groups << "\nbalancer "
       << m.balancer << "\nchain_groups";
   for (const int g : m.chain_groups) out << ' ' << g;
-  out << "\n";
+  out << "\nform " << m.form << "\n";
   const std::string text = out.str();
   write_file_whole(path_ + "/" + std::string(kMetaName),
                    std::span(reinterpret_cast<const std::byte*>(text.data()), text.size()));
@@ -455,7 +460,7 @@ void CheckpointFolder::write_record(const ChainRecord& r, uint64_t fingerprint) 
 }
 
 Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder, const std::string& name,
-                           const std::string& parameters, std::span<const int64_t> items) {
+                           const std::string& parameters, std::span<const int64_t> items, std::string_view form) {
   Resumption out;
   const uint64_t params = parameters_hash(parameters);
   out.fingerprint = checkpoint_fingerprint(chains_fingerprint(name, items), params);
@@ -485,6 +490,16 @@ Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder
                            shown(params, parameters) + "): resuming would mix chains of two set-ups");
         }
         if (meta->fingerprint != out.fingerprint) refuse(file, "a checkpoint of chains with other item bounds");
+        // Pieces handed to Chains::restore, or a whole state to SpreadChains::restore_piece, would fail mid-run or
+        // make a wrong state.
+        if (!meta->form.empty() && meta->form != form) {
+          const auto said = [](std::string_view f) {
+            return f == kFormSpread ? std::string("spread over each group (SpreadChains, saved piece by piece)")
+                                    : std::string("saved whole (Chains::save)");
+          };
+          refuse(file, "a checkpoint of chains whose state is " + said(meta->form) + ", where this run's is " +
+                           said(form) + ": its records cannot restore these chains");
+        }
         out.meta = *meta;
         records = folder.read_records(*meta);
         for (const int c : folder.saved_marks()) {

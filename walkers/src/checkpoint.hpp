@@ -38,7 +38,11 @@ struct CheckpointMeta {
   int ranks = 0, groups = 0;
   std::string balancer;
   std::vector<int> chain_groups;  ///< per chain, the first run's initial group
+  /// How the chains' records hold their state: kFormWhole (Chains::save's bytes) or kFormSpread (every member's
+  /// SpreadChains::save_piece); empty in a folder made before the form was kept, which is then not checked.
+  std::string form;
 };
+inline constexpr std::string_view kFormWhole = "whole", kFormSpread = "spread";
 
 /// One chain as its last checkpoint left it.
 struct ChainRecord {
@@ -147,10 +151,12 @@ struct Resumption {
 
 /// Collective over comm: the folder prepared and read on rank 0, and what it holds on every rank. Throws InputError
 /// on every rank alike, before any work and before anything in the folder changes, for a folder that cannot serve,
-/// holds another application's chains or chains of other parameters, or lacks a record it once held. Once the
+/// holds another application's chains, chains of other parameters or of the other form (form: kFormWhole or
+/// kFormSpread, this run's), or lacks a record it once held. Once the
 /// folder is accepted, rank 0 removes what earlier runs left (stop marks, temporary files of cut writes).
 [[nodiscard]] Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder, const std::string& name,
-                                         const std::string& parameters, std::span<const int64_t> items);
+                                         const std::string& parameters, std::span<const int64_t> items,
+                                         std::string_view form);
 /// The line a resumed run prints on rank 0: how many chains finished before and are passed over, which go on from
 /// which item, which start afresh, and the note of the run before that could not save them all (lost_note).
 [[nodiscard]] std::string resumption_line(const std::string& folder, std::span<const int64_t> resumed_at,

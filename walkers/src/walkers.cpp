@@ -1077,7 +1077,8 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   const detail::CheckpointFolder folder(options.checkpoint);
   detail::Resumption resumption;
   if (!options.checkpoint.empty()) {
-    resumption = detail::open_checkpoint(comm, folder, options.name, options.parameters, app.lengths());
+    resumption = detail::open_checkpoint(comm, folder, options.name, options.parameters, app.lengths(),
+                                         app.spread() ? detail::kFormSpread : detail::kFormWhole);
     app.resume_from(resumption.resumed_at, resumption.ended_at);
     for (auto& [chain, bytes] : resumption.results) app.add_result(chain, std::move(bytes));
   }
@@ -1108,7 +1109,8 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
                          .ranks = nprocs,
                          .groups = r.groups,
                          .balancer = r.balancer,
-                         .chain_groups = app.chain_groups()});
+                         .chain_groups = app.chain_groups(),
+                         .form = std::string(app.spread() ? detail::kFormSpread : detail::kFormWhole)});
     });
   }
 

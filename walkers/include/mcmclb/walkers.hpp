@@ -162,7 +162,8 @@ struct Options {
   /// member 0 of the chain's group replaces it whole (a temporary file, fsync, rename), so a kill leaves the last
   /// whole one. No rank outside the group takes part, and
   /// the chains need not be saved at one instant, as a chain's answer depends on the chain alone. A folder made for
-  /// another application (Options::name), chain count, item bounds or parameters (Options::parameters), holding a
+  /// another application (Options::name), chain count, item bounds, parameters (Options::parameters) or form (whole
+  /// states against SpreadChains' pieces: the folder's meta file says which), holding a
   /// torn file, or lacking a chain's file it once held (its subfolder saved/ marks each), is refused in one line,
   /// before anything is written. A run that resumes says so in one line on rank 0: the chains finished before, those
   /// going on and from which item, those starting afresh. A checkpoint that cannot be written (a full disk) does not
