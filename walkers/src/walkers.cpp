@@ -681,12 +681,25 @@ RankReport rank_report(const RankStats& s, int64_t passed) {
           .chains_migrated = s.chains_migrated};
 }
 
-/// Collective: every rank's items passed over on rank 0, by rank.
-std::vector<int64_t> gather_passed(const Kernel& kernel, const mpi::Comm& comm) {
-  const int64_t mine = kernel.items_passed();
-  std::vector<int64_t> all(comm.rank() == 0 ? static_cast<std::size_t>(comm.size()) : 0);
-  mpi::check(MPI_Gather(&mine, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, 0, comm.get()), "MPI_Gather");
-  return all;
+/// What a rank's report holds that its statistics lack: the items it passed over (which they count as worked) and
+/// the checkpoints it wrote, with their seconds.
+struct OwnCounts {
+  int64_t passed = 0, checkpoints = 0;
+  double checkpoint_s = 0;
+};
+
+/// Collective: every rank's OwnCounts on rank 0, by rank.
+std::vector<OwnCounts> gather_own(const OwnCounts& own, const mpi::Comm& comm) {
+  // Counts below 2^53 travel exactly as doubles.
+  const std::array<double, 3> mine = {static_cast<double>(own.passed), static_cast<double>(own.checkpoints),
+                                      own.checkpoint_s};
+  std::vector<double> all(comm.rank() == 0 ? mine.size() * static_cast<std::size_t>(comm.size()) : 0);
+  mpi::check(MPI_Gather(mine.data(), 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, 0, comm.get()), "MPI_Gather");
+  std::vector<OwnCounts> out;
+  for (std::size_t at = 0; at + 2 < all.size(); at += 3) {
+    out.push_back({static_cast<int64_t>(all[at]), static_cast<int64_t>(all[at + 1]), all[at + 2]});
+  }
+  return out;
 }
 
 /// Collective: the items each chain worked, on rank 0: the earliest item before which any rank found it done, else
@@ -767,7 +780,7 @@ std::vector<RankStats> gather_stats(const Kernel& kernel, const mpi::Comm& comm)
 }
 
 /// The summary runs.csv gives a run, from every rank's statistics.
-void summarise(const std::vector<RankStats>& ranks, const std::vector<int64_t>& passed, Report& r) {
+void summarise(const std::vector<RankStats>& ranks, const std::vector<OwnCounts>& own, Report& r) {
   double sum = 0, sum_sq = 0, migrated = 0;
   r.regroups_min = ranks.empty() ? 0 : ranks.front().regroups;
   for (const RankStats& s : ranks) {
@@ -777,7 +790,10 @@ void summarise(const std::vector<RankStats>& ranks, const std::vector<int64_t>& 
     r.regroups_min = std::min(r.regroups_min, s.regroups);
     r.regroups_max = std::max(r.regroups_max, s.regroups);
     migrated += static_cast<double>(s.chains_migrated);
-    r.ranks.push_back(rank_report(s, passed[r.ranks.size()]));
+    const OwnCounts& o = own[r.ranks.size()];
+    r.ranks.push_back(rank_report(s, o.passed));
+    r.ranks.back().checkpoints = o.checkpoints;
+    r.ranks.back().checkpoint_s = o.checkpoint_s;
   }
   const auto n = static_cast<double>(std::max<std::size_t>(ranks.size(), 1));
   r.regroups_avg = sum / n;
@@ -1174,7 +1190,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
 
   const std::vector<std::string> violations = check_invariants(kernel, app.slot_lengths(), comm);
   const std::vector<RankStats> ranks = gather_stats(kernel, comm);
-  const std::vector<int64_t> passed = gather_passed(kernel, comm);
+  const std::vector<OwnCounts> own = gather_own({kernel.items_passed(), app.checkpoints(), app.checkpoint_s()}, comm);
   r.chain_items = chain_items(app, comm);
   r.rank = rank_report(kernel.stats(), kernel.items_passed());
   r.rank.checkpoints = app.checkpoints();
@@ -1197,7 +1213,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   }
   std::string record_line;  // rank 0: the line saying the trace lacks rows
   if (rank == 0) {
-    summarise(ranks, passed, r);
+    summarise(ranks, own, r);
     r.valid = violations.empty();
     r.violations = join(violations, "; ");
     if (!options.record.empty() && r.valid) {
