@@ -33,8 +33,9 @@ def item_rows(trace):
 
 
 def temporary_files(folder):
-    """What interrupted writes left: write_file_whole's name.tmp-PID files."""
-    return [n for n in os.listdir(folder) if ".tmp-" in n]
+    """What interrupted writes and stops left: write_file_whole's name.tmp-PID files, and the folder .stopped-RUN
+    where each rank marks that it stopped."""
+    return [n for n in os.listdir(folder) if ".tmp-" in n or n.startswith(".stopped-")]
 
 
 def answers(path):

@@ -706,6 +706,10 @@ void StopOnSignal::watch() {
         (all ? std::string("every chain's last checkpoint is in ")
              : "the grace period ended before every rank's last checkpoint; the latest of each chain's is in ") +
         folder + "; run the same command again to resume";
+    // The marks served their turn: no rank reads them after this count, and the folder keeps only what a run
+    // again reads. A rank that marks itself after the grace period leaves its mark for the next run to remove.
+    std::error_code removed;
+    std::filesystem::remove_all(folder_, removed);
     // What a job script reads to requeue (a launcher's status after an abort is its own: srun's is 137).
     try {
       const std::string text = line + "\n";
