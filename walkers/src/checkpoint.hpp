@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Checkpoints of an application's chains (Options::checkpoint): a folder holding one file per chain, each written
+// Checkpoints of an application's chains (Options::checkpoint): a folder holding one file per chain (and the one
+// before it, a generation back), each written
 // whole by the member 0 of the group working that chain, with no other rank taking part. A chain's answer depends
 // on the chain alone, never on its group, so the chains need not be saved at one instant: each file is the chain at
 // some item boundary, and a run that resumes continues every chain from its own file, under any balancer and at any
@@ -97,13 +98,30 @@ class CheckpointFolder {
   /// The folder's meta file, or nullopt where none was written yet; throws InputError for a file that is not one.
   [[nodiscard]] std::optional<CheckpointMeta> read_meta() const;
   void write_meta(const CheckpointMeta& meta) const;
-  /// Every chain's record; throws InputError naming the file for a record that is torn, of another folder's
-  /// chains or of a chain out of range.
-  [[nodiscard]] std::map<int, ChainRecord> read_records(const CheckpointMeta& meta) const;
+  /// A chain whose latest record is bad (torn, altered, of other chains) or gone, and which goes on from the
+  /// record before it (name.prev), with why.
+  struct Fallback {
+    int chain = 0;
+    std::string why;
+  };
+  /// Every chain's record: its latest, or where that is bad or gone its previous one (listed in fallbacks). Throws
+  /// InputError naming the file where neither serves, or for a file of a chain out of range.
+  [[nodiscard]] std::map<int, ChainRecord> read_records(const CheckpointMeta& meta, const std::set<int>& skip,
+                                                        std::vector<Fallback>& fallbacks) const;
+  /// The chains the user asks to start anew, each with an empty file afresh-N in the folder; throws InputError for
+  /// an N that is not one of the folder's chains.
+  [[nodiscard]] std::set<int> afresh_requests(int chains) const;
+  /// Chain's records gone (its latest set aside as name.bad), its mark and its request afresh-N too, so that a run
+  /// starts it anew and the runs after resume it as any other. Throws std::runtime_error when it cannot.
+  void start_afresh(int chain) const;
+  /// A chain's previous record made its latest again, the bad latest set aside as name.bad. Throws
+  /// std::runtime_error when it cannot.
+  void take_previous(int chain) const;
   /// One chain's record (as read_records checks it).
   [[nodiscard]] ChainRecord read_record(int chain, uint64_t fingerprint) const;
   /// Written whole or not at all: a temporary file, fsync, then a rename over the last one and an fsync of the
-  /// folder, so a kill at any instant leaves the last whole record. Throws std::runtime_error when it cannot.
+  /// folder, so a kill at any instant leaves the last whole record. The last one stays as name.prev (a hard link),
+  /// one generation back, for a run that finds the new one bad. Throws std::runtime_error when it cannot.
   /// Then the chain's mark in saved/ (saved_marks), once per chain and rank.
   void write_record(const ChainRecord& record, uint64_t fingerprint) const;
   /// The chains whose record this folder once held: each one's first record leaves a mark in the subfolder saved/,

@@ -160,21 +160,23 @@ struct Options {
   /// bit for bit. Each chain's file holds its state (Chains::save, or every member's SpreadChains::save_piece)
   /// before its next item, or its result once it ended, and, with Options::record, every item's cost so far; the
   /// member 0 of the chain's group replaces it whole (a temporary file, fsync, rename), so a kill leaves the last
-  /// whole one. No rank outside the group takes part, and
-  /// the chains need not be saved at one instant, as a chain's answer depends on the chain alone. A folder made for
-  /// another application (Options::name), chain count, item bounds, parameters (Options::parameters) or form (whole
-  /// states against SpreadChains' pieces: the folder's meta file says which), holding a
-  /// torn file, or lacking a chain's file it once held (its subfolder saved/ marks each), is refused in one line,
-  /// before anything is written. A run that resumes says so in one line on rank 0: the chains finished before, those
-  /// going on and from which item, those starting afresh. A checkpoint that cannot be written (a full disk) does not
-  /// stop the run: its end says, in Report::checkpoints_lost and in one line on rank 0, which chains' latest state
-  /// the folder lacks, and notes them in the folder (file `lost`) for the next run's line to repeat. A run that ends
-  /// with nothing lost leaves the folder whole: run again, it works nothing and returns the results; remove the folder
-  /// to start anew. Empty (the default): no checkpoints. With a folder, SIGTERM, SIGUSR1 (what Slurm's --signal sends
-  /// before a job's limit) and SIGINT (a second one ends the process at once) make every group's member 0 write its
-  /// chain's checkpoint at its next item, and no write start after; then rank 0 writes the file `stopped` in the
-  /// folder, which the next run removes with any temporary file a kill left, and ends the job with kExitResumable
-  /// (docs/guide/your-chains.md, "Jobs that end on time").
+  /// whole one, and the one before stays as chain-N.prev. No rank outside the group takes part, and the chains need
+  /// not be saved at one instant, as a chain's answer depends on the chain alone. A folder made for another
+  /// application (Options::name), chain count, item bounds, parameters (Options::parameters) or form (whole states
+  /// against SpreadChains' pieces: the folder's meta file says which) is refused in one line, before anything is
+  /// written. A chain whose file is torn or gone goes on from chain-N.prev, said in a line (the bad file kept as
+  /// chain-N.bad); one whose two files are torn or gone, though the folder held them (its subfolder saved/ marks
+  /// each), is refused so. An empty file afresh-N in the folder asks the next run to start chain N anew, once. A run
+  /// that resumes says so in one line on rank 0: the chains finished before, those going on and from which item, those
+  /// starting afresh. A checkpoint that cannot be written (a full disk) does not stop the run: its end says, in
+  /// Report::checkpoints_lost and in one line on rank 0, which chains' latest state the folder lacks, and notes them in
+  /// the folder (file `lost`) for the next run's line to repeat. A run that ends with nothing lost leaves the folder
+  /// whole: run again, it works nothing and returns the results; remove the folder to start anew. Empty (the default):
+  /// no checkpoints. With a folder, SIGTERM, SIGUSR1 (what Slurm's --signal sends before a job's limit) and SIGINT (a
+  /// second one ends the process at once) make every group's member 0 write its chain's checkpoint at its next item,
+  /// and no write start after; then rank 0 writes the file `stopped` in the folder, which the next run removes with any
+  /// temporary file a kill left, and ends the job with kExitResumable (docs/guide/your-chains.md, "Jobs that end on
+  /// time").
   std::string checkpoint;
   /// Seconds between two checkpoints of a chain, counted on the member that writes them.
   double checkpoint_every_s = 60;
