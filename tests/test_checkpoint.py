@@ -359,7 +359,7 @@ class Generations(CheckpointCase):
         """Each chain's record before its latest stays (chain-N.prev). A torn latest record: the chain goes on from
         the one before, said in a line, to the reference's bits (the run was refused, though that record was whole
         a moment before). Both torn: refused in one line. An empty file afresh-N starts chain N anew, once, said in
-        a line; with both records gone and no such file, the refusal says how."""
+        a line; with both records gone and no such file, the refusal says how, also once the mark saved/N is gone."""
         folder = self.path("ck")
         flags = ["--out", self.path("a.txt"), "--mcmclb-checkpoint", folder, "--mcmclb-record", self.path("t.csv")]
         r = self.chains(2, *flags, "--mcmclb-checkpoint-every-items", "1")
@@ -399,6 +399,9 @@ class Generations(CheckpointCase):
         r = self.chains(2, *flags)
         self.assert_one_line_error(r, "chain-3", "make an empty file afresh-3 in the folder to start the chain anew",
                                    program="checkpoint_chains")
+        os.remove(os.path.join(folder, "saved", "3"))  # its mark too: the meta file still lists it
+        r = self.chains(2, *flags)
+        self.assert_one_line_error(r, "chain-3", "make an empty file afresh-3", program="checkpoint_chains")
 
 
 if __name__ == "__main__":

@@ -288,6 +288,10 @@ std::optional<CheckpointMeta> CheckpointFolder::read_meta() const {
     if (const auto p = values.find("parameters"); p != values.end()) m.parameters = std::stoull(p->second, nullptr, 16);
     if (const auto p = values.find("parameters_text"); p != values.end()) m.parameters_text = p->second;
     if (const auto p = values.find("form"); p != values.end()) m.form = p->second;
+    if (const auto p = values.find("held"); p != values.end()) {
+      std::istringstream held(p->second);
+      for (int c = 0; held >> c;) m.held.insert(c);
+    }
     std::istringstream groups(values.at("chain_groups"));
     for (int g = 0; groups >> g;) m.chain_groups.push_back(g);
   } catch (const std::exception&) {
@@ -308,7 +312,9 @@ void CheckpointFolder::write_meta(const CheckpointMeta& m) const {
       << parameters_shown(m.parameters_text) << "\nranks " << m.ranks << "\ngroups " << m.groups << "\nbalancer "
       << m.balancer << "\nchain_groups";
   for (const int g : m.chain_groups) out << ' ' << g;
-  out << "\nform " << m.form << "\n";
+  out << "\nform " << m.form << "\nheld";
+  for (const int c : m.held) out << ' ' << c;
+  out << "\n";
   const std::string text = out.str();
   write_file_whole(path_ + "/" + std::string(kMetaName),
                    std::span(reinterpret_cast<const std::byte*>(text.data()), text.size()));
@@ -620,11 +626,13 @@ Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder
         out.meta = *meta;
         afresh = folder.afresh_requests(meta->chains);
         records = folder.read_records(*meta, afresh, fallbacks);
-        for (const int c : folder.saved_marks()) {
+        std::set<int> held = folder.saved_marks();
+        held.insert(meta->held.begin(), meta->held.end());
+        for (const int c : held) {
           if (c < static_cast<int>(chains) && records.count(c) == 0 && afresh.count(c) == 0) {
             refuse(folder.path() + "/chain-" + std::to_string(c),
                    "missing, and so is its previous record, though this folder held them (its mark " +
-                       std::string(kSavedName) + "/" + std::to_string(c) +
+                       std::string(kSavedName) + "/" + std::to_string(c) + " or the meta file's list held" +
                        "): put a file back, or make an empty file " + std::string(kAfresh) + std::to_string(c) +
                        " in the folder to start the chain anew");
           }
@@ -649,14 +657,14 @@ Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder
       // existed, or whose mark a kill cut short, get theirs.
       folder.remove_stop_marks();
       folder.remove_leftovers();
-      // A chain whose latest record is bad goes on from the one before, which takes its place; the bad one is kept
-      // beside it (name.bad) for a look.
       for (const int c : afresh) {
         folder.start_afresh(c);
         fallen_back += "mcmclb: chain " + std::to_string(c) + " starts anew, as the file " + std::string(kAfresh) +
                        std::to_string(c) + " in " + one_line(folder.path()) + " asked; its latest record, if any, " +
                        "is kept as chain-" + std::to_string(c) + std::string(kSetAside) + "\n";
       }
+      // A chain whose latest record is bad goes on from the one before, which takes its place; the bad one is kept
+      // beside it (name.bad) for a look.
       for (const CheckpointFolder::Fallback& f : fallbacks) {
         folder.take_previous(f.chain);
         const ChainRecord& r = records.at(f.chain);
@@ -669,6 +677,16 @@ Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder
         try {
           folder.mark_saved(entry.first);
         } catch (const std::runtime_error&) {  // the next run tries again
+        }
+      }
+      // The chains this run finds saved, a witness beside the marks. A meta file that cannot be rewritten keeps
+      // its older list, and the marks still serve.
+      if (out.resumed || !afresh.empty()) {
+        out.meta.held.clear();
+        for (const auto& entry : records) out.meta.held.insert(entry.first);
+        try {
+          folder.write_meta(out.meta);
+        } catch (const std::runtime_error&) {
         }
       }
       if (out.resumed) out.line = resumption_line(folder.path(), out.resumed_at, folder.lost_note());

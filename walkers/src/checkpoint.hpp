@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Checkpoints of an application's chains (Options::checkpoint): a folder holding one file per chain (and the one
-// before it, a generation back), each written
-// whole by the member 0 of the group working that chain, with no other rank taking part. A chain's answer depends
-// on the chain alone, never on its group, so the chains need not be saved at one instant: each file is the chain at
-// some item boundary, and a run that resumes continues every chain from its own file, under any balancer and at any
-// rank count. Internal to libmcmclb_walkers.
+// before it, a generation back), each written whole by the member 0 of the group working that chain, with no other
+// rank taking part. A chain's answer depends on the chain alone, never on its group, so the chains need not be
+// saved at one instant: each file is the chain at some item boundary, and a run that resumes continues every chain
+// from its own file, under any balancer and at any rank count. Internal to libmcmclb_walkers.
 #pragma once
 
 #include <atomic>
@@ -42,6 +41,10 @@ struct CheckpointMeta {
   /// How the chains' records hold their state: kFormWhole (Chains::save's bytes) or kFormSpread (every member's
   /// SpreadChains::save_piece); empty in a folder made before the form was kept, which is then not checked.
   std::string form;
+  /// The chains that had a record as the latest run began (rewritten by each run that resumes): with the marks in
+  /// saved/, what a chain's missing records are checked against, so that removing a mark alone does not make a
+  /// chain start anew unsaid.
+  std::set<int> held;
 };
 inline constexpr std::string_view kFormWhole = "whole", kFormSpread = "spread";
 

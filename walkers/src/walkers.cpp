@@ -1126,7 +1126,8 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
                          .groups = r.groups,
                          .balancer = r.balancer,
                          .chain_groups = app.chain_groups(),
-                         .form = std::string(app.spread() ? detail::kFormSpread : detail::kFormWhole)});
+                         .form = std::string(app.spread() ? detail::kFormSpread : detail::kFormWhole),
+                         .held = {}});
     });
   }
 
