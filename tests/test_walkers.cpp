@@ -853,19 +853,23 @@ TEST(Walkers, RankZerosReportOfEachRankIsThatRanksOwn) {
   HashChains h(chains);
   const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, o);
   EXPECT_TRUE(r.valid) << r.violations;
+  // Every field, as doubles (the counts are far below 2^53).
+  const auto fields_of = [](const mcmclb::walkers::RankReport& k) {
+    return std::vector<double>{k.elapsed_s,
+                               k.work_s,
+                               k.polling_s,
+                               k.waiting_s,
+                               k.regroup_s,
+                               static_cast<double>(k.regroups),
+                               static_cast<double>(k.items_worked),
+                               static_cast<double>(k.items_passed),
+                               static_cast<double>(k.state_bytes),
+                               static_cast<double>(k.chains_migrated),
+                               static_cast<double>(k.checkpoints),
+                               k.checkpoint_s};
+  };
   const mcmclb::walkers::RankReport& own = r.rank;
-  const std::vector<double> mine = {own.elapsed_s,
-                                    own.work_s,
-                                    own.polling_s,
-                                    own.waiting_s,
-                                    own.regroup_s,
-                                    static_cast<double>(own.regroups),
-                                    static_cast<double>(own.items_worked),
-                                    static_cast<double>(own.items_passed),
-                                    static_cast<double>(own.state_bytes),
-                                    static_cast<double>(own.chains_migrated),
-                                    static_cast<double>(own.checkpoints),
-                                    own.checkpoint_s};
+  const std::vector<double> mine = fields_of(own);
   const auto fields = static_cast<int>(mine.size());
   std::vector<double> all(mine.size() * static_cast<std::size_t>(world_size()));
   MPI_Gather(mine.data(), fields, MPI_DOUBLE, all.data(), fields, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -875,19 +879,7 @@ TEST(Walkers, RankZerosReportOfEachRankIsThatRanksOwn) {
   if (rank == 0) {
     ASSERT_EQ(r.ranks.size(), static_cast<std::size_t>(world_size()));
     for (std::size_t k = 0; k < r.ranks.size(); ++k) {
-      const mcmclb::walkers::RankReport& seen = r.ranks[k];
-      const std::vector<double> there = {seen.elapsed_s,
-                                         seen.work_s,
-                                         seen.polling_s,
-                                         seen.waiting_s,
-                                         seen.regroup_s,
-                                         static_cast<double>(seen.regroups),
-                                         static_cast<double>(seen.items_worked),
-                                         static_cast<double>(seen.items_passed),
-                                         static_cast<double>(seen.state_bytes),
-                                         static_cast<double>(seen.chains_migrated),
-                                         static_cast<double>(seen.checkpoints),
-                                         seen.checkpoint_s};
+      const std::vector<double> there = fields_of(r.ranks[k]);
       const auto at = static_cast<std::ptrdiff_t>(k * mine.size());
       EXPECT_EQ(there, std::vector<double>(all.begin() + at, all.begin() + at + fields)) << "rank " << k;
     }

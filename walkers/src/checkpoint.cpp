@@ -145,6 +145,17 @@ std::string folder_of(const std::string& path) {
   return parent.empty() ? std::string(".") : parent.string();
 }
 
+/// The chain a file name's number names (chain-N, afresh-N, saved/N), or -1 where it is not a whole number >= 0.
+int chain_number(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const int chain = std::stoi(text, &used);
+    return used == text.size() && chain >= 0 ? chain : -1;
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
 [[noreturn]] void refuse(const std::string& file, const std::string& why) {
   throw InputError("Options::checkpoint: " + file + ": " + why +
                    " (allowed: a folder of this application's checkpoints, or an empty or new folder)");
@@ -331,13 +342,8 @@ std::set<int> CheckpointFolder::saved_marks() const {
   std::error_code error;
   for (auto it = std::filesystem::directory_iterator(path_ + "/" + std::string(kSavedName), error);
        !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
-    const std::string name = it->path().filename().string();
-    std::size_t used = 0;
-    try {
-      const int chain = std::stoi(name, &used);
-      if (used == name.size() && chain >= 0) out.insert(chain);
-    } catch (const std::exception&) {  // not a mark: left alone
-    }
+    const int chain = chain_number(it->path().filename().string());
+    if (chain >= 0) out.insert(chain);  // anything else is not a mark: left alone
   }
   return out;
 }
@@ -433,11 +439,12 @@ void keep_previous(const std::string& file) {
     write_file_whole(previous, read_file(file));
     return;
   }
-  if (std::rename(temporary.c_str(), previous.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(temporary.c_str());
-    throw std::runtime_error("cannot rename " + temporary + " to " + previous + ": " + why);
-  }
+  const bool renamed = std::rename(temporary.c_str(), previous.c_str()) == 0;
+  const std::string why = std::strerror(errno);
+  // Where the previous record is the latest already (a write cut short after this step), the two names are links
+  // to one file, and rename leaves both in place.
+  std::remove(temporary.c_str());
+  if (!renamed) throw std::runtime_error("cannot rename " + temporary + " to " + previous + ": " + why);
 }
 
 }  // namespace
@@ -457,14 +464,7 @@ std::set<int> CheckpointFolder::afresh_requests(int chains) const {
     const std::string name = entry.path().filename().string();
     if (name.rfind(kAfresh, 0) != 0) continue;
     const std::string number = name.substr(kAfresh.size());
-    int chain = -1;
-    try {
-      std::size_t used = 0;
-      chain = std::stoi(number, &used);
-      if (used != number.size()) chain = -1;
-    } catch (const std::exception&) {
-      chain = -1;
-    }
+    const int chain = chain_number(number);
     if (chain < 0 || chain >= chains) {
       refuse(entry.path().string(), "asks to start anew a chain that is not one of the " + std::to_string(chains) +
                                         " this folder holds (allowed: afresh-N for N from 0 to " +
@@ -503,14 +503,7 @@ std::map<int, ChainRecord> CheckpointFolder::read_records(const CheckpointMeta& 
     } else if (number.size() > kSetAside.size() && number.ends_with(kSetAside)) {
       continue;  // set aside by a run that fell back from it
     }
-    int chain = -1;
-    try {
-      std::size_t used = 0;
-      chain = std::stoi(number, &used);
-      if (used != number.size()) chain = -1;
-    } catch (const std::exception&) {
-      chain = -1;
-    }
+    const int chain = chain_number(number);
     if (chain < 0 || chain >= meta.chains) {
       refuse(entry.path().string(), "not a chain of the " + std::to_string(meta.chains) + " this folder holds");
     }
