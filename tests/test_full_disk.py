@@ -97,14 +97,16 @@ class FullDisk(InputCase):
                 self.assert_one_line_error(r, key, "No space left on device", program="minimal")
 
     def test_checkpoints_on_a_full_disk(self):
-        """Room for the folder's meta file alone: every chain's checkpoint fails. The run goes on, its answers are
-        whole, rank 0's last line names the chains the folder lacks, and every rank exits 4 (examples/minimal
-        exited 0)."""
+        """Room for the folder's meta file alone: every chain's checkpoint fails, also a spread state's, which a
+        group's member 0 writes from every member's piece. The run goes on, its answers are whole, rank 0's last line
+        names the chains the folder lacks, and every rank exits 4 (examples/minimal exited 0)."""
         self.fill(1)
         roomy = self.run_at_2(MINIMAL)
-        for program, args in ((MINIMAL, []), (CHAINS, ["--out", self.path("a.txt")])):
-            name = os.path.basename(program)
-            folder = os.path.join(self.disk, "ck-" + name)
+        # Spread states in a group of 2: member 1 gives its piece to member 0, whose write fails.
+        spread = ["--spread", "1", "--mcmclb-group-size", "2", "--out", self.path("s.txt")]
+        for program, args in ((MINIMAL, []), (CHAINS, ["--out", self.path("a.txt")]), (CHAINS, spread)):
+            name = os.path.basename(program) + (" --spread" if "--spread" in args else "")
+            folder = os.path.join(self.disk, "ck-" + name.replace(" ", ""))
             with self.subTest(name):
                 try:
                     r = self.run_at_2(program, *args, "--mcmclb-checkpoint", folder,
@@ -116,6 +118,9 @@ class FullDisk(InputCase):
                 self.assertIn("No space left on device", stderr_lines(r)[-1])
                 if program == MINIMAL:
                     self.assertEqual(self.chain_lines(r), self.chain_lines(roomy), "every chain's answer, whole")
+                else:
+                    with open(args[args.index("--out") + 1]) as f:
+                        self.assertEqual(len(f.read().split("\n")), 10, "every chain's answer written")
 
 
 if __name__ == "__main__":

@@ -1239,11 +1239,11 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
         r.recorded_items = detail::item_rows_in(options.record);
         r.recorded_speedups = 0;
         record_line = "mcmclb: the trace " + one_line(options.record) +
-                      " lacks rows of this run: " + one_line(r.record_error) + "; it keeps its first line '" +
+                      " could not be written whole: " + one_line(r.record_error) + "; it keeps its first line '" +
                       std::string(kTraceIncomplete) + "' and " + std::to_string(r.recorded_items) + " of " +
                       std::to_string(costs.size()) +
-                      " item rows, those that reached it as chains ended; the results returned are whole " +
-                      "(Report::record_error)";
+                      " item rows, those that reached it as chains ended, without the speed-ups; the results " +
+                      "returned are whole (Report::record_error)";
       }
     }
   }
