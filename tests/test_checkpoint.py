@@ -365,6 +365,8 @@ class Generations(CheckpointCase):
         r = self.chains(2, *flags, "--mcmclb-checkpoint-every-items", "1")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertTrue(os.path.exists(os.path.join(folder, "chain-4.prev")), sorted(os.listdir(folder)))
+        with open(os.path.join(folder, "checkpoint.meta")) as f:
+            self.assertIn("\nheld 0 1 2 3 4 5 6 7 8\n", f.read(), "the chains held, a witness beside the marks")
         chain4 = os.path.join(folder, "chain-4")
         with open(chain4, "r+b") as f:
             f.truncate(30)

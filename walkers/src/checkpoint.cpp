@@ -458,6 +458,19 @@ ChainRecord CheckpointFolder::read_record(int chain, uint64_t fingerprint) const
   }
 }
 
+void CheckpointFolder::note_held() const noexcept {
+  try {
+    std::optional<CheckpointMeta> meta = read_meta();
+    if (!meta) return;
+    meta->held.clear();
+    for (int c = 0; c < meta->chains; ++c) {
+      if (std::filesystem::exists(record_path(c))) meta->held.insert(c);
+    }
+    write_meta(*meta);
+  } catch (const std::exception&) {  // the marks still serve
+  }
+}
+
 std::set<int> CheckpointFolder::afresh_requests(int chains) const {
   std::set<int> out;
   for (const auto& entry : std::filesystem::directory_iterator(path_)) {

@@ -111,6 +111,9 @@ class CheckpointFolder {
   /// InputError naming the file where neither serves, or for a file of a chain out of range.
   [[nodiscard]] std::map<int, ChainRecord> read_records(const CheckpointMeta& meta, const std::set<int>& skip,
                                                         std::vector<Fallback>& fallbacks) const;
+  /// The meta file's list of chains held (CheckpointMeta::held) made what the folder holds now, as a run ends:
+  /// best effort, as the marks in saved/ witness the same.
+  void note_held() const noexcept;
   /// The chains the user asks to start anew, each with an empty file afresh-N in the folder; throws InputError for
   /// an N that is not one of the folder's chains.
   [[nodiscard]] std::set<int> afresh_requests(int chains) const;

@@ -1263,6 +1263,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   if (!options.checkpoint.empty()) {
     checkpoint_losses(app, folder, comm, r);
     checkpoint_costs(app, options.checkpoint_mtbf_s, comm, r);
+    if (rank == 0) folder.note_held();  // every rank's writes are done: the allreduces above came after them
   }
   return r;
 }
