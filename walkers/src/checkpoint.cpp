@@ -464,7 +464,7 @@ void CheckpointFolder::note_held() const noexcept {
     if (!meta) return;
     meta->held.clear();
     for (int c = 0; c < meta->chains; ++c) {
-      if (std::filesystem::exists(record_path(c))) meta->held.insert(c);
+      if (std::filesystem::is_regular_file(record_path(c))) meta->held.insert(c);
     }
     write_meta(*meta);
   } catch (const std::exception&) {  // the marks still serve
