@@ -1212,7 +1212,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
       });
     }
   }
-  std::string record_line;  // rank 0: the line saying the trace lacks rows
+  std::string record_line;  // rank 0: the line saying the trace could not be written whole
   if (rank == 0) {
     summarise(ranks, own, r);
     r.valid = violations.empty();
