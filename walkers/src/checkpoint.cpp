@@ -433,10 +433,18 @@ ChainRecord parse_record(const std::string& file, int chain, uint64_t fingerprin
 void keep_previous(const std::string& file) {
   const std::string previous = file + std::string(kPrevious);
   const std::string temporary = previous + std::string(kTemporary) + std::to_string(::getpid());
+  std::error_code error;
+  // None yet (the chain's first record), or something in the way, which the write then names.
+  if (!std::filesystem::is_regular_file(file, error)) return;
   std::remove(temporary.c_str());  // a kill's leftover of this pid
   if (::link(file.c_str(), temporary.c_str()) != 0) {
-    if (errno == ENOENT) return;
-    write_file_whole(previous, read_file(file));
+    std::vector<std::byte> bytes;
+    try {
+      bytes = read_file(file);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("cannot keep " + file + " as " + previous + ": " + e.what());
+    }
+    write_file_whole(previous, bytes);
     return;
   }
   const bool renamed = std::rename(temporary.c_str(), previous.c_str()) == 0;
