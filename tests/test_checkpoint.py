@@ -8,7 +8,7 @@ with the bits of 1 rank, killed or stopped by a signal. A signal stops a run wit
 folder of other chains, other parameters, a torn file or a missing one is refused in one line, before any work; a
 checkpoint that cannot be written is reported at the run's end, noted in the folder and named again by the run
 after, which says what it resumes. Each launch takes about half a second; about 20 s in all. The class
-Generations (the full tier) falls back from a torn record to the one before and starts a chain anew on request. Needs
+Generations (a test of its own) falls back from a torn record to the one before and starts a chain anew on request. Needs
 CHECKPOINT_CHAINS, MPIEXEC, MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets them)."""
 import os
 import random
@@ -353,7 +353,7 @@ class Checkpoint(CheckpointCase):
 
 
 class Generations(CheckpointCase):
-    """Each chain's record before its latest, what a run falls back to (the full tier: six launches)."""
+    """Each chain's record before its latest, what a run falls back to."""
 
     def test_a_bad_record_falls_back_one_generation_and_a_chain_starts_anew_on_request(self):
         """Each chain's record before its latest stays (chain-N.prev). A torn latest record: the chain goes on from
