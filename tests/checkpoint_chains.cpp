@@ -283,7 +283,7 @@ int body(int argc, char** argv) {
     }
   }
   MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (bad == 0 && report.output_lost()) return mcmclb::walkers::kExitOutputLost;
+  if (bad == 0 && report.output_lost()) return mcmclb::kOutputErrorExit;
   return bad;
 }
 

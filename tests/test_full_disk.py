@@ -20,7 +20,7 @@ CHAINS = os.environ["CHECKPOINT_CHAINS"]
 MPIEXEC = os.environ.get("MPIEXEC", "mpiexec")
 HANG_S = 20  # each launch takes under a second; one still running after this waits for ever
 PAGE = 4096  # tmpfs counts its size in pages
-OUTPUT_LOST = 4  # mcmclb::walkers::kExitOutputLost
+OUTPUT_LOST = 4  # mcmclb::kOutputErrorExit
 
 
 def stderr_lines(r):

@@ -424,7 +424,7 @@ int body(int argc, char** argv) {
   if (plain) answers = chains.gather(MPI_COMM_WORLD);
   // The answers are whole either way, but a job whose checkpoints the folder lacks, or whose trace a full disk cut
   // short, ends non-zero, so that a job script notices before it trusts them (the library's line says what is lost).
-  const int status = output_lost ? mcmclb::walkers::kExitOutputLost : 0;
+  const int status = output_lost ? mcmclb::kOutputErrorExit : 0;
   if (rank != 0) return status;
   if (plain) std::printf("run: %s, %.3f s\n", how.c_str(), time_s);
   std::printf("chain temperature items energy magnetisation mean_energy mean_abs_m\n");

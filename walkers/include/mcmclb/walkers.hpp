@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "mcmclb/group_comm.hpp"
+#include "mcmclb/input_error.hpp"
 
 namespace mcmclb::walkers {
 
@@ -271,13 +272,10 @@ struct Report {
   std::vector<double> checkpoint_cost_s, checkpoint_interval_s;
   /// Whether some output the run owed is missing, on every rank alike: the trace (record_error) or a chain's latest
   /// checkpoint (checkpoints_lost). The results are whole either way; a job that must notice exits with
-  /// kExitOutputLost on every rank, as the examples do.
+  /// mcmclb::kOutputErrorExit (4, mcmclb/input_error.hpp) on every rank, as mcmclb's own commands do where they
+  /// cannot record a run, and as the examples do.
   [[nodiscard]] bool output_lost() const noexcept { return !record_error.empty() || !checkpoints_lost.empty(); }
 };
-
-/// The exit status of a run whose results are whole but whose output is not (Report::output_lost): a trace or a
-/// checkpoint that could not be written. mcmclb's own commands end with it where they cannot record a run.
-inline constexpr int kExitOutputLost = 4;
 
 /// Collective over comm: works every chain under the options. Bad options throw mcmclb::InputError on every rank
 /// alike, with the line a study file's key gets, before any work. An exception thrown by a Chains call on any rank
