@@ -3,10 +3,10 @@
 // (done) for some chains, items of a few milliseconds so that a kill lands mid-run. Every rank writes its pid where
 // the test can kill it; rank 0 writes every chain's answer as hex. After the run, the program checks that no chain
 // a checkpoint held as finished was started or worked, and that no resumed chain worked an item before its
-// checkpoint's: else it exits 1. A run whose checkpoints the folder lacks at its end (Report::checkpoints_lost)
-// writes its answers, then exits 4, as a job that must notice does. --seed S changes every chain's answer and is
-// the run's Options::parameters ("seed S"). --spread 1 runs chains whose state stays spread over the group
-// (SpreadChains): integers split by rows over the members, no member holding them all.
+// checkpoint's: else it exits 1. A run whose checkpoints the folder lacks at its end, or whose trace could not be
+// written whole (Report::output_lost), writes its answers, then exits 4, as a job that must notice does. --seed S
+// changes every chain's answer and is the run's Options::parameters ("seed S"). --spread 1 runs chains whose state
+// stays spread over the group (SpreadChains): integers split by rows over the members, no member holding them all.
 // Usage: mpiexec -n P checkpoint_chains --out F [--pids DIR] [--item-ms T] [--chains N] [--seed S] [--spread 1] plus
 // the library's flags
 // (--mcmclb-balancer B, --mcmclb-checkpoint DIR and the others); checkpoint_chains --balancers lists the balancers.
@@ -283,7 +283,7 @@ int body(int argc, char** argv) {
     }
   }
   MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (bad == 0 && !report.checkpoints_lost.empty()) return 4;
+  if (bad == 0 && report.output_lost()) return mcmclb::kOutputErrorExit;
   return bad;
 }
 

@@ -7,7 +7,8 @@ checks that itself and exits 1). So does a state spread over the group's members
 with the bits of 1 rank, killed or stopped by a signal. A signal stops a run with the resumable status and leaves no temporary file; a
 folder of other chains, other parameters, a torn file or a missing one is refused in one line, before any work; a
 checkpoint that cannot be written is reported at the run's end, noted in the folder and named again by the run
-after, which says what it resumes. Each launch takes about half a second; about 20 s in all. Needs
+after, which says what it resumes. Each launch takes about half a second; about 20 s in all. The class
+Generations (a test of its own) falls back from a torn record to the one before and starts a chain anew on request. Needs
 CHECKPOINT_CHAINS, MPIEXEC, MCMCLB_BIN and MCMCLB_COMMBENCH (ctest sets them)."""
 import os
 import random
@@ -33,8 +34,9 @@ def item_rows(trace):
 
 
 def temporary_files(folder):
-    """What interrupted writes left: write_file_whole's name.tmp-PID files."""
-    return [n for n in os.listdir(folder) if ".tmp-" in n]
+    """What interrupted writes and stops left: write_file_whole's name.tmp-PID files, and the folder .stopped-RUN
+    where each rank marks that it stopped."""
+    return [n for n in os.listdir(folder) if ".tmp-" in n or n.startswith(".stopped-")]
 
 
 def answers(path):
@@ -43,7 +45,9 @@ def answers(path):
         return [tuple(l.split()[:2]) for l in f]
 
 
-class Checkpoint(InputCase):
+class CheckpointCase(InputCase):
+    """The launches and the reference every checkpoint test compares with."""
+
     @classmethod
     def setUpClass(cls):
         cls.balancers = subprocess.run([PROGRAM, "--balancers"], check=True, capture_output=True,
@@ -100,6 +104,8 @@ class Checkpoint(InputCase):
         self.assert_like_the_reference(self.path(f"a-{name}.txt"), self.path(f"t-{name}.csv"), what, *spread)
         return landed
 
+
+class Checkpoint(CheckpointCase):
     def test_kill_9_then_again_under_every_balancer(self):
         seed = int(os.environ.get("CHECKPOINT_SEED", time.time_ns() % 100000))
         rng = random.Random(seed)
@@ -270,7 +276,8 @@ class Checkpoint(InputCase):
             os.remove(os.path.join(folder, "chain-4"))
             before.pop("chain-4")
             r = self.chains(ranks, "--out", self.path("b.txt"), "--mcmclb-checkpoint", folder, "--seed", "1")
-            self.assert_one_line_error(r, "chain-4", "missing, though this folder held it", program="checkpoint_chains")
+            self.assert_one_line_error(r, "chain-4", "missing, and so is its previous record, though this folder held",
+                                       program="checkpoint_chains")
             self.assertEqual(snapshot(folder), before, "nothing written")
             self.assertFalse(os.path.exists(self.path("b.txt")), "no work")
 
@@ -304,6 +311,28 @@ class Checkpoint(InputCase):
             self.assertEqual([int(l.split()[2]) for l in f], [-1] * 4 + [0] + [-1] * 4)
         self.assertFalse(os.path.exists(os.path.join(folder, "lost")), "the note goes once nothing is lost")
 
+    def test_a_folder_of_the_other_form_is_refused_before_any_work(self):
+        """A folder of whole states read by spread chains, and the reverse: refused in one line, exit 2, the folder
+        untouched. Chains of both forms share a name, count and bounds here, so nothing else tells them apart: the
+        whole form read a spread folder's results as its own, and a spread run failed mid-run on a whole state."""
+        cases = [((), ("--spread", "1"), "saved whole (Chains::save), where this run's is spread over each group"),
+                 (("--spread", "1"), (), "spread over each group (SpreadChains, saved piece by piece), where this "
+                                         "run's is saved whole")]
+        for made, read, fragment in cases:
+            with self.subTest(made=made, read=read):
+                folder = self.fresh("ck")
+                r = self.chains(2, *made, "--out", self.path("a.txt"), "--mcmclb-checkpoint", folder,
+                                "--mcmclb-checkpoint-every-items", "1")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                with open(os.path.join(folder, "checkpoint.meta")) as f:
+                    self.assertIn("\nform " + ("spread" if made else "whole") + "\n", f.read())
+                before = snapshot(folder)
+                r = self.chains(2, *read, "--out", self.path("b.txt"), "--mcmclb-checkpoint", folder)
+                self.assert_one_line_error(r, "Options::checkpoint", "checkpoint.meta", fragment,
+                                           program="checkpoint_chains", within_s=10)
+                self.assertEqual(snapshot(folder), before, "the folder as it was")
+                self.assertFalse(os.path.exists(self.path("b.txt")), "no answers")
+
     def test_the_trace_head_says_each_initial_groups_chains(self):
         for ranks in (2, 4):
             trace = self.path(f"t-{ranks}.csv")
@@ -320,6 +349,61 @@ class Checkpoint(InputCase):
                 if line[:1].isdigit() and row[1] != "":
                     chains_of.setdefault(int(row[5]), set()).add(int(row[0]))
             self.assertEqual(listed, [len(chains_of[g]) for g in range(ranks)], head.group(0))
+
+
+
+class Generations(CheckpointCase):
+    """Each chain's record before its latest, what a run falls back to."""
+
+    def test_a_bad_record_falls_back_one_generation_and_a_chain_starts_anew_on_request(self):
+        """Each chain's record before its latest stays (chain-N.prev). A torn latest record: the chain goes on from
+        the one before, said in a line, to the reference's bits (the run was refused, though that record was whole
+        a moment before). Both torn: refused in one line. An empty file afresh-N starts chain N anew, once, said in
+        a line; with both records gone and no such file, the refusal says how, also once the mark saved/N is gone."""
+        folder = self.path("ck")
+        flags = ["--out", self.path("a.txt"), "--mcmclb-checkpoint", folder, "--mcmclb-record", self.path("t.csv")]
+        r = self.chains(2, *flags, "--mcmclb-checkpoint-every-items", "1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(folder, "chain-4.prev")), sorted(os.listdir(folder)))
+        with open(os.path.join(folder, "checkpoint.meta")) as f:
+            self.assertIn("\nheld 0 1 2 3 4 5 6 7 8\n", f.read(), "the chains held, a witness beside the marks")
+        chain4 = os.path.join(folder, "chain-4")
+        with open(chain4, "r+b") as f:
+            f.truncate(30)
+        r = self.chains(2, *flags)
+        err = r.stderr.decode()
+        self.assertEqual(r.returncode, 0, err)
+        self.assertIn(f"{chain4}: torn or altered: its checksum differs; chain 4 goes on from its previous record "
+                      f"(before item ", err)
+        self.assertTrue(os.path.exists(chain4 + ".bad"), "the bad record kept for a look")
+        self.assert_like_the_reference(self.path("a.txt"), self.path("t.csv"), "fell back one generation")
+        with open(self.path("a.txt")) as f:
+            self.assertGreater(int(f.read().split("\n")[4].split()[2]), 0, "chain 4 went on from its item")
+        for name in ("chain-4", "chain-4.prev"):
+            with open(os.path.join(folder, name), "r+b") as f:
+                f.truncate(30)
+        r = self.chains(2, *flags)
+        self.assert_one_line_error(r, chain4, "torn", "its previous record .prev is no better",
+                                   program="checkpoint_chains")
+        with open(os.path.join(folder, "afresh-4"), "w"):
+            pass
+        r = self.chains(2, *flags)
+        err = r.stderr.decode()
+        self.assertEqual(r.returncode, 0, err)
+        self.assertIn("mcmclb: chain 4 starts anew, as the file afresh-4 in ", err)
+        self.assertIn("1 starts afresh, having none (chain 4)", err)
+        self.assertFalse(os.path.exists(os.path.join(folder, "afresh-4")), "asked once, done once")
+        self.assert_like_the_reference(self.path("a.txt"), self.path("t.csv"), "chain 4 anew")
+        with open(self.path("a.txt")) as f:
+            self.assertEqual([int(l.split()[2]) for l in f], [-1] * 4 + [0] + [-1] * 4)
+        for name in ("chain-3", "chain-3.prev"):
+            os.remove(os.path.join(folder, name))
+        r = self.chains(2, *flags)
+        self.assert_one_line_error(r, "chain-3", "make an empty file afresh-3 in the folder to start the chain anew",
+                                   program="checkpoint_chains")
+        os.remove(os.path.join(folder, "saved", "3"))  # its mark too: the meta file still lists it
+        r = self.chains(2, *flags)
+        self.assert_one_line_error(r, "chain-3", "make an empty file afresh-3", program="checkpoint_chains")
 
 
 if __name__ == "__main__":

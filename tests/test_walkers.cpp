@@ -842,4 +842,50 @@ TEST(Walkers, CheckpointIntervalsFollowTheirCostAndTheTimeBetweenFailures) {
   EXPECT_THROW(mcmclb::walkers::check_options(o), mcmclb::InputError);
 }
 
+// Report::ranks on rank 0 holds what each rank's own Report::rank holds, every field: the checkpoints each wrote and
+// the seconds they took too (they were 0 there, while each rank's own report had them).
+TEST(Walkers, RankZerosReportOfEachRankIsThatRanksOwn) {
+  const int chains = 2 * world_size() + 1;
+  const std::string folder = temporary_folder();
+  mcmclb::walkers::Options o = short_items("mostwork");
+  o.checkpoint = folder;
+  o.checkpoint_every_items = 1;
+  HashChains h(chains);
+  const mcmclb::walkers::Report r = mcmclb::walkers::run(MPI_COMM_WORLD, h, o);
+  EXPECT_TRUE(r.valid) << r.violations;
+  // Every field, as doubles (the counts are far below 2^53).
+  const auto fields_of = [](const mcmclb::walkers::RankReport& k) {
+    return std::vector<double>{k.elapsed_s,
+                               k.work_s,
+                               k.polling_s,
+                               k.waiting_s,
+                               k.regroup_s,
+                               static_cast<double>(k.regroups),
+                               static_cast<double>(k.items_worked),
+                               static_cast<double>(k.items_passed),
+                               static_cast<double>(k.state_bytes),
+                               static_cast<double>(k.chains_migrated),
+                               static_cast<double>(k.checkpoints),
+                               k.checkpoint_s};
+  };
+  const mcmclb::walkers::RankReport& own = r.rank;
+  const std::vector<double> mine = fields_of(own);
+  const auto fields = static_cast<int>(mine.size());
+  std::vector<double> all(mine.size() * static_cast<std::size_t>(world_size()));
+  MPI_Gather(mine.data(), fields, MPI_DOUBLE, all.data(), fields, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  EXPECT_GT(own.checkpoints, 0) << "every rank works a chain of several items";
+  if (rank == 0) {
+    ASSERT_EQ(r.ranks.size(), static_cast<std::size_t>(world_size()));
+    for (std::size_t k = 0; k < r.ranks.size(); ++k) {
+      const std::vector<double> there = fields_of(r.ranks[k]);
+      const auto at = static_cast<std::ptrdiff_t>(k * mine.size());
+      EXPECT_EQ(there, std::vector<double>(all.begin() + at, all.begin() + at + fields)) << "rank " << k;
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) std::filesystem::remove_all(folder);
+}
+
 }  // namespace

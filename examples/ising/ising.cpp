@@ -366,7 +366,7 @@ int body(int argc, char** argv) {
   IsingChains chains(s);
   double time_s = 0;
   std::string how;
-  bool checkpoints_lost = false;
+  bool output_lost = false;
   std::vector<Answer> answers;
   if (plain) {
     // The hand-written loop mcmclb's `none` replaces: rank r works chains r*W .. r*W + W - 1 alone.
@@ -402,14 +402,14 @@ int body(int argc, char** argv) {
     const mcmclb::walkers::Report report = mcmclb::walkers::run(MPI_COMM_WORLD, chains, options);
     if (!report.valid) throw std::runtime_error("mcmclb reports an invalid run: " + report.violations);
     time_s = report.time_s;
-    checkpoints_lost = !report.checkpoints_lost.empty();
+    output_lost = report.output_lost();
     how = "balancer " + report.balancer + (report.method.empty() ? "" : " " + report.method) +
           (report.finished.empty() ? "" : " " + report.finished);
     if (rank == 0) {
       for (const auto& bytes : report.results) answers.push_back(mcmclb::walkers::result_as<Answer>(bytes));
       std::printf("run: %s, %.3f s, %.1f regroupings per rank, %.1f chains moved per rank\n", how.c_str(), time_s,
                   report.regroups_avg, report.migrated_avg);
-      if (!options.record.empty()) {
+      if (!options.record.empty() && report.record_error.empty()) {
         std::printf("recorded %s: %lld items, %lld speed-up rows\n", options.record.c_str(),
                     static_cast<long long>(report.recorded_items), static_cast<long long>(report.recorded_speedups));
       }
@@ -422,9 +422,9 @@ int body(int argc, char** argv) {
     }
   }
   if (plain) answers = chains.gather(MPI_COMM_WORLD);
-  // The answers are whole either way, but a job whose checkpoints the folder lacks ends non-zero, so that a job
-  // script notices before it trusts the folder (the library's last line names the chains).
-  const int status = checkpoints_lost ? 4 : 0;
+  // The answers are whole either way, but a job whose checkpoints the folder lacks, or whose trace a full disk cut
+  // short, ends non-zero, so that a job script notices before it trusts them (the library's line says what is lost).
+  const int status = output_lost ? mcmclb::kOutputErrorExit : 0;
   if (rank != 0) return status;
   if (plain) std::printf("run: %s, %.3f s\n", how.c_str(), time_s);
   std::printf("chain temperature items energy magnetisation mean_energy mean_abs_m\n");

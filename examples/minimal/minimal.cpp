@@ -104,5 +104,8 @@ int main(int argc, char** argv) {
     }
   }
   MPI_Finalize();
-  return report.valid ? 0 : 1;
+  // The results above are whole, but a trace or a checkpoint that a full disk kept from being written ends the job
+  // non-zero on every rank, so that a job script notices (the library's line on rank 0 says what is missing).
+  if (!report.valid) return 1;
+  return report.output_lost() ? mcmclb::kOutputErrorExit : 0;
 }

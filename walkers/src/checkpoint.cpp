@@ -35,6 +35,9 @@ constexpr std::string_view kSavedName = "saved";       // the subfolder of marks
 constexpr std::string_view kLostName = "lost";         // the note of a run that could not save every chain
 constexpr std::string_view kTemporary = ".tmp-";       // write_file_whole's temporary files: name.tmp-PID
 constexpr std::string_view kRecordMagic = "MCMCLBW1";  // and the format's version
+constexpr std::string_view kPrevious = ".prev";        // a chain's record before its latest, kept until that is whole
+constexpr std::string_view kSetAside = ".bad";         // a record a run fell back from, kept for a look
+constexpr std::string_view kAfresh = "afresh-";        // afresh-N: the user asks the next run to start chain N anew
 
 /// FNV-1a over bytes: a torn or altered record does not end in its own checksum.
 uint64_t checksum(std::span<const std::byte> bytes) {
@@ -140,6 +143,17 @@ void fsync_folder(const std::string& folder) {
 std::string folder_of(const std::string& path) {
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   return parent.empty() ? std::string(".") : parent.string();
+}
+
+/// The chain a file name's number names (chain-N, afresh-N, saved/N), or -1 where it is not a whole number >= 0.
+int chain_number(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const int chain = std::stoi(text, &used);
+    return used == text.size() && chain >= 0 ? chain : -1;
+  } catch (const std::exception&) {
+    return -1;
+  }
 }
 
 [[noreturn]] void refuse(const std::string& file, const std::string& why) {
@@ -284,12 +298,21 @@ std::optional<CheckpointMeta> CheckpointFolder::read_meta() const {
     // Folders made before Options::parameters have no such line: made without parameters.
     if (const auto p = values.find("parameters"); p != values.end()) m.parameters = std::stoull(p->second, nullptr, 16);
     if (const auto p = values.find("parameters_text"); p != values.end()) m.parameters_text = p->second;
+    if (const auto p = values.find("form"); p != values.end()) m.form = p->second;
+    if (const auto p = values.find("held"); p != values.end()) {
+      std::istringstream held(p->second);
+      for (int c = 0; held >> c;) m.held.insert(c);
+    }
     std::istringstream groups(values.at("chain_groups"));
     for (int g = 0; groups >> g;) m.chain_groups.push_back(g);
   } catch (const std::exception&) {
     refuse(file, "a meta file with a value missing or not a number");
   }
   if (static_cast<int>(m.chain_groups.size()) != m.chains) refuse(file, "chain_groups does not list every chain");
+  if (!m.form.empty() && m.form != kFormWhole && m.form != kFormSpread) {
+    refuse(file,
+           "form '" + one_line(m.form) + "', neither " + std::string(kFormWhole) + " nor " + std::string(kFormSpread));
+  }
   return m;
 }
 
@@ -300,6 +323,8 @@ void CheckpointFolder::write_meta(const CheckpointMeta& m) const {
       << parameters_shown(m.parameters_text) << "\nranks " << m.ranks << "\ngroups " << m.groups << "\nbalancer "
       << m.balancer << "\nchain_groups";
   for (const int g : m.chain_groups) out << ' ' << g;
+  out << "\nform " << m.form << "\nheld";
+  for (const int c : m.held) out << ' ' << c;
   out << "\n";
   const std::string text = out.str();
   write_file_whole(path_ + "/" + std::string(kMetaName),
@@ -317,13 +342,8 @@ std::set<int> CheckpointFolder::saved_marks() const {
   std::error_code error;
   for (auto it = std::filesystem::directory_iterator(path_ + "/" + std::string(kSavedName), error);
        !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
-    const std::string name = it->path().filename().string();
-    std::size_t used = 0;
-    try {
-      const int chain = std::stoi(name, &used);
-      if (used == name.size() && chain >= 0) out.insert(chain);
-    } catch (const std::exception&) {  // not a mark: left alone
-    }
+    const int chain = chain_number(it->path().filename().string());
+    if (chain >= 0) out.insert(chain);  // anything else is not a mark: left alone
   }
   return out;
 }
@@ -378,61 +398,178 @@ void CheckpointFolder::remove_stop_marks() const {
   std::filesystem::remove(path_ + "/" + std::string(kStoppedName), error);
 }
 
-ChainRecord CheckpointFolder::read_record(int chain, uint64_t fingerprint) const {
-  const std::string file = record_path(chain);
-  if (!std::filesystem::is_regular_file(file)) refuse(file, "not a regular file");
-  std::vector<std::byte> bytes;
-  try {
-    bytes = read_file(file);
-  } catch (const std::exception& e) {
-    refuse(file, std::string("cannot read: ") + e.what());
-  }
+namespace {
+
+/// The record in file, of chain, or why it is none (torn, altered, of other chains, not a record).
+ChainRecord parse_record(const std::string& file, int chain, uint64_t fingerprint) {
+  if (!std::filesystem::is_regular_file(file)) throw std::runtime_error("not a regular file");
+  const std::vector<std::byte> bytes = read_file(file);
   ChainRecord r;
-  try {
-    if (bytes.size() < kRecordMagic.size() + 8 ||
-        std::memcmp(bytes.data(), kRecordMagic.data(), kRecordMagic.size()) != 0) {
-      throw std::runtime_error("not a chain's checkpoint");
-    }
-    const std::span<const std::byte> body(bytes.data(), bytes.size() - 8);
-    uint64_t stored = 0;
-    std::memcpy(&stored, bytes.data() + body.size(), 8);
-    if (stored != checksum(body)) throw std::runtime_error("torn or altered: its checksum differs");
-    Reader in(body.subspan(kRecordMagic.size()));
-    if (in.get<uint64_t>() != fingerprint) {
-      throw std::runtime_error("of another application's chains (another name, chain count or item bounds)");
-    }
-    r.chain = static_cast<int>(in.get<int64_t>());
-    r.finished = in.get<int64_t>() != 0;
-    r.next_item = in.get<int64_t>();
-    r.bytes = in.get_bytes();
-    in.get_rows(chain, r.rows);
-    if (!in.at_end()) throw std::runtime_error("torn: bytes after its last row");
-  } catch (const std::runtime_error& e) {
-    refuse(file, e.what());
+  if (bytes.size() < kRecordMagic.size() + 8 ||
+      std::memcmp(bytes.data(), kRecordMagic.data(), kRecordMagic.size()) != 0) {
+    throw std::runtime_error("not a chain's checkpoint");
   }
-  if (r.chain != chain) refuse(file, "the record of chain " + std::to_string(r.chain));
+  const std::span<const std::byte> body(bytes.data(), bytes.size() - 8);
+  uint64_t stored = 0;
+  std::memcpy(&stored, bytes.data() + body.size(), 8);
+  if (stored != checksum(body)) throw std::runtime_error("torn or altered: its checksum differs");
+  Reader in(body.subspan(kRecordMagic.size()));
+  if (in.get<uint64_t>() != fingerprint) {
+    throw std::runtime_error("of another application's chains (another name, chain count or item bounds)");
+  }
+  r.chain = static_cast<int>(in.get<int64_t>());
+  r.finished = in.get<int64_t>() != 0;
+  r.next_item = in.get<int64_t>();
+  r.bytes = in.get_bytes();
+  in.get_rows(chain, r.rows);
+  if (!in.at_end()) throw std::runtime_error("torn: bytes after its last row");
+  if (r.chain != chain) throw std::runtime_error("the record of chain " + std::to_string(r.chain));
   return r;
 }
 
-std::map<int, ChainRecord> CheckpointFolder::read_records(const CheckpointMeta& meta) const {
-  std::map<int, ChainRecord> records;
+/// The record at file kept as file.prev before a new one replaces it: a hard link (no copy) swapped in by a
+/// rename, so that a kill leaves a whole previous record, the older or the newer. Nothing where file is absent (the
+/// chain's first record); a copy where the file system has no hard links.
+void keep_previous(const std::string& file) {
+  const std::string previous = file + std::string(kPrevious);
+  const std::string temporary = previous + std::string(kTemporary) + std::to_string(::getpid());
+  std::error_code error;
+  // None yet (the chain's first record), or something in the way, which the write then names.
+  if (!std::filesystem::is_regular_file(file, error)) return;
+  std::remove(temporary.c_str());  // a kill's leftover of this pid
+  if (::link(file.c_str(), temporary.c_str()) != 0) {
+    std::vector<std::byte> bytes;
+    try {
+      bytes = read_file(file);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("cannot keep " + file + " as " + previous + ": " + e.what());
+    }
+    write_file_whole(previous, bytes);
+    return;
+  }
+  const bool renamed = std::rename(temporary.c_str(), previous.c_str()) == 0;
+  const std::string why = std::strerror(errno);
+  // Where the previous record is the latest already (a write cut short after this step), the two names are links
+  // to one file, and rename leaves both in place.
+  std::remove(temporary.c_str());
+  if (!renamed) throw std::runtime_error("cannot rename " + temporary + " to " + previous + ": " + why);
+}
+
+}  // namespace
+
+ChainRecord CheckpointFolder::read_record(int chain, uint64_t fingerprint) const {
+  const std::string file = record_path(chain);
+  try {
+    return parse_record(file, chain, fingerprint);
+  } catch (const std::runtime_error& e) {
+    refuse(file, e.what());
+  }
+}
+
+void CheckpointFolder::note_held() const noexcept {
+  try {
+    std::optional<CheckpointMeta> meta = read_meta();
+    if (!meta) return;
+    meta->held.clear();
+    for (int c = 0; c < meta->chains; ++c) {
+      if (std::filesystem::is_regular_file(record_path(c))) meta->held.insert(c);
+    }
+    write_meta(*meta);
+  } catch (const std::exception&) {  // the marks still serve
+  }
+}
+
+std::set<int> CheckpointFolder::afresh_requests(int chains) const {
+  std::set<int> out;
+  for (const auto& entry : std::filesystem::directory_iterator(path_)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kAfresh, 0) != 0) continue;
+    const std::string number = name.substr(kAfresh.size());
+    const int chain = chain_number(number);
+    if (chain < 0 || chain >= chains) {
+      refuse(entry.path().string(), "asks to start anew a chain that is not one of the " + std::to_string(chains) +
+                                        " this folder holds (allowed: afresh-N for N from 0 to " +
+                                        std::to_string(chains - 1) + ")");
+    }
+    out.insert(chain);
+  }
+  return out;
+}
+
+void CheckpointFolder::start_afresh(int chain) const {
+  const std::string file = record_path(chain);
+  std::error_code error;
+  if (std::filesystem::exists(file, error)) {
+    std::filesystem::rename(file, file + std::string(kSetAside), error);
+    if (error) throw std::runtime_error("cannot set " + file + " aside: " + error.message());
+  }
+  std::filesystem::remove(file + std::string(kPrevious), error);
+  std::filesystem::remove(path_ + "/" + std::string(kSavedName) + "/" + std::to_string(chain), error);
+  marked_.erase(chain);
+  // The request goes last: a run cut short before this point repeats it.
+  fsync_folder(path_);
+  std::filesystem::remove(path_ + "/" + std::string(kAfresh) + std::to_string(chain), error);
+  if (error) throw std::runtime_error("cannot remove " + path_ + "/" + std::string(kAfresh) + std::to_string(chain));
+}
+
+std::map<int, ChainRecord> CheckpointFolder::read_records(const CheckpointMeta& meta, const std::set<int>& skip,
+                                                          std::vector<Fallback>& fallbacks) const {
+  std::set<int> chains;
   for (const auto& entry : std::filesystem::directory_iterator(path_)) {
     const std::string name = entry.path().filename().string();
     if (name.rfind("chain-", 0) != 0 || name.find(kTemporary) != std::string::npos) continue;
-    int chain = -1;
-    try {
-      std::size_t used = 0;
-      chain = std::stoi(name.substr(6), &used);
-      if (used != name.size() - 6) chain = -1;
-    } catch (const std::exception&) {
-      chain = -1;
+    std::string number = name.substr(6);
+    if (number.size() > kPrevious.size() && number.ends_with(kPrevious)) {
+      number.resize(number.size() - kPrevious.size());
+    } else if (number.size() > kSetAside.size() && number.ends_with(kSetAside)) {
+      continue;  // set aside by a run that fell back from it
     }
+    const int chain = chain_number(number);
     if (chain < 0 || chain >= meta.chains) {
       refuse(entry.path().string(), "not a chain of the " + std::to_string(meta.chains) + " this folder holds");
     }
-    records.emplace(chain, read_record(chain, meta.fingerprint));
+    chains.insert(chain);
+  }
+  std::map<int, ChainRecord> records;
+  for (const int chain : chains) {
+    if (skip.count(chain) != 0) continue;
+    const std::string file = record_path(chain), previous = file + std::string(kPrevious);
+    std::string why = "missing";
+    try {
+      if (std::filesystem::exists(file)) {
+        records.emplace(chain, parse_record(file, chain, meta.fingerprint));
+        continue;
+      }
+    } catch (const std::runtime_error& e) {
+      why = e.what();
+    }
+    // The latest record is bad or gone: the one before it, if that one is whole.
+    std::string previous_why = "missing";
+    try {
+      if (std::filesystem::exists(previous)) {
+        records.emplace(chain, parse_record(previous, chain, meta.fingerprint));
+        fallbacks.push_back({chain, why});
+        continue;
+      }
+    } catch (const std::runtime_error& e) {
+      previous_why = e.what();
+    }
+    refuse(file, why + "; its previous record " + std::string(kPrevious) + " is " +
+                     (previous_why == "missing" ? std::string("missing too") : "no better: " + previous_why));
   }
   return records;
+}
+
+void CheckpointFolder::take_previous(int chain) const {
+  const std::string file = record_path(chain), previous = file + std::string(kPrevious);
+  std::error_code error;
+  if (std::filesystem::exists(file, error)) {
+    std::filesystem::rename(file, file + std::string(kSetAside), error);
+    if (error) throw std::runtime_error("cannot set " + file + " aside: " + error.message());
+  }
+  std::filesystem::rename(previous, file, error);
+  if (error) throw std::runtime_error("cannot rename " + previous + " to " + file + ": " + error.message());
+  fsync_folder(path_);
 }
 
 void CheckpointFolder::write_record(const ChainRecord& r, uint64_t fingerprint) const {
@@ -445,6 +582,8 @@ void CheckpointFolder::write_record(const ChainRecord& r, uint64_t fingerprint) 
   out.put(std::span<const std::byte>(r.bytes));
   out.put_rows(r.rows);
   out.put(checksum(out.bytes()));
+  // The record it replaces stays, whole, until this one is: a run that finds this one torn goes on from that.
+  keep_previous(record_path(r.chain));
   write_file_whole(record_path(r.chain), out.bytes());
   // The mark comes after the record is in place: a mark never names a record that was not written. A mark that
   // cannot be made is made by the next run that finds the record (open_checkpoint).
@@ -455,7 +594,7 @@ void CheckpointFolder::write_record(const ChainRecord& r, uint64_t fingerprint) 
 }
 
 Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder, const std::string& name,
-                           const std::string& parameters, std::span<const int64_t> items) {
+                           const std::string& parameters, std::span<const int64_t> items, std::string_view form) {
   Resumption out;
   const uint64_t params = parameters_hash(parameters);
   out.fingerprint = checkpoint_fingerprint(chains_fingerprint(name, items), params);
@@ -463,10 +602,13 @@ Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder
   out.resumed_at.assign(chains, 0);
   out.ended_at.assign(chains, 0);
   std::string error;
+  std::string fallen_back;  // rank 0: a line per chain that goes on from its previous record
   if (comm.rank() == 0) {
     try {
       folder.prepare();
       std::map<int, ChainRecord> records;
+      std::vector<CheckpointFolder::Fallback> fallbacks;
+      std::set<int> afresh;  // chains the user asks to start anew (afresh-N)
       if (const std::optional<CheckpointMeta> meta = folder.read_meta()) {
         const std::string file = folder.path() + "/" + std::string(kMetaName);
         if (meta->name != one_line(name)) {
@@ -485,13 +627,28 @@ Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder
                            shown(params, parameters) + "): resuming would mix chains of two set-ups");
         }
         if (meta->fingerprint != out.fingerprint) refuse(file, "a checkpoint of chains with other item bounds");
+        // Pieces handed to Chains::restore, or a whole state to SpreadChains::restore_piece, would fail mid-run or
+        // make a wrong state.
+        if (!meta->form.empty() && meta->form != form) {
+          const auto said = [](std::string_view f) {
+            return f == kFormSpread ? std::string("spread over each group (SpreadChains, saved piece by piece)")
+                                    : std::string("saved whole (Chains::save)");
+          };
+          refuse(file, "a checkpoint of chains whose state is " + said(meta->form) + ", where this run's is " +
+                           said(form) + ": its records cannot restore these chains");
+        }
         out.meta = *meta;
-        records = folder.read_records(*meta);
-        for (const int c : folder.saved_marks()) {
-          if (c < static_cast<int>(chains) && records.count(c) == 0) {
+        afresh = folder.afresh_requests(meta->chains);
+        records = folder.read_records(*meta, afresh, fallbacks);
+        std::set<int> held = folder.saved_marks();
+        held.insert(meta->held.begin(), meta->held.end());
+        for (const int c : held) {
+          if (c < static_cast<int>(chains) && records.count(c) == 0 && afresh.count(c) == 0) {
             refuse(folder.path() + "/chain-" + std::to_string(c),
-                   "missing, though this folder held it (its mark " + std::string(kSavedName) + "/" +
-                       std::to_string(c) + "): the chain would start afresh; put the file back");
+                   "missing, and so is its previous record, though this folder held them (its mark " +
+                       std::string(kSavedName) + "/" + std::to_string(c) + " or the meta file's list held" +
+                       "): put a file back, or make an empty file " + std::string(kAfresh) + std::to_string(c) +
+                       " in the folder to start the chain anew");
           }
         }
         for (auto& [c, r] : records) {
@@ -514,15 +671,44 @@ Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder
       // existed, or whose mark a kill cut short, get theirs.
       folder.remove_stop_marks();
       folder.remove_leftovers();
+      for (const int c : afresh) {
+        folder.start_afresh(c);
+        fallen_back += "mcmclb: chain " + std::to_string(c) + " starts anew, as the file " + std::string(kAfresh) +
+                       std::to_string(c) + " in " + one_line(folder.path()) + " asked; its latest record, if any, " +
+                       "is kept as chain-" + std::to_string(c) + std::string(kSetAside) + "\n";
+      }
+      // A chain whose latest record is bad goes on from the one before, which takes its place; the bad one is kept
+      // beside it (name.bad) for a look.
+      for (const CheckpointFolder::Fallback& f : fallbacks) {
+        folder.take_previous(f.chain);
+        const ChainRecord& r = records.at(f.chain);
+        fallen_back += "mcmclb: " + one_line(folder.path()) + "/chain-" + std::to_string(f.chain) + ": " +
+                       one_line(f.why) + "; chain " + std::to_string(f.chain) + " goes on from its previous record (" +
+                       (r.finished ? std::string("finished") : "before item " + std::to_string(r.next_item)) +
+                       "), and the bad one is kept as chain-" + std::to_string(f.chain) + std::string(kSetAside) + "\n";
+      }
       for (const auto& entry : records) {
         try {
           folder.mark_saved(entry.first);
         } catch (const std::runtime_error&) {  // the next run tries again
         }
       }
+      // The chains this run finds saved, a witness beside the marks. A meta file that cannot be rewritten keeps
+      // its older list, and the marks still serve.
+      if (out.resumed || !afresh.empty()) {
+        out.meta.held.clear();
+        for (const auto& entry : records) out.meta.held.insert(entry.first);
+        try {
+          folder.write_meta(out.meta);
+        } catch (const std::runtime_error&) {
+        }
+      }
       if (out.resumed) out.line = resumption_line(folder.path(), out.resumed_at, folder.lost_note());
     } catch (const InputError& e) {
       error = e.what();
+    } catch (const std::exception& e) {  // a folder that cannot be listed or read: the same line on every rank
+      error = "Options::checkpoint: " + folder.path() + ": " + e.what() +
+              " (allowed: a folder, made if missing, that every rank can read and write)";
     }
   }
   mpi::bcast_politely(comm, &out.resumed, 1, MPI_CXX_BOOL, 0);
@@ -532,11 +718,11 @@ Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder
   text.resize(static_cast<std::size_t>(length));
   if (length > 0) mpi::bcast_politely(comm, text.data(), static_cast<int>(length), MPI_CHAR, 0);
   if (length > 0) throw InputError(std::string(text.begin(), text.end()));
-  if (!out.resumed) return out;
   if (comm.rank() == 0) {
-    std::fprintf(stderr, "%s\n", out.line.c_str());
+    std::fprintf(stderr, "%s%s", fallen_back.c_str(), out.resumed ? (out.line + "\n").c_str() : "");
     std::fflush(stderr);
   }
+  if (!out.resumed) return out;
   // The first run's layout travels as words: groups per chain, then its ranks and groups.
   std::vector<int64_t> words(3 * chains + 2);
   if (comm.rank() == 0) {
@@ -688,6 +874,10 @@ void StopOnSignal::watch() {
         (all ? std::string("every chain's last checkpoint is in ")
              : "the grace period ended before every rank's last checkpoint; the latest of each chain's is in ") +
         folder + "; run the same command again to resume";
+    // The marks served their turn: no rank reads them after this count, and the folder keeps only what a run
+    // again reads. A rank that marks itself after the grace period leaves its mark for the next run to remove.
+    std::error_code removed;
+    std::filesystem::remove_all(folder_, removed);
     // What a job script reads to requeue (a launcher's status after an abort is its own: srun's is 137).
     try {
       const std::string text = line + "\n";

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Checkpoints of an application's chains (Options::checkpoint): a folder holding one file per chain, each written
-// whole by the member 0 of the group working that chain, with no other rank taking part. A chain's answer depends
-// on the chain alone, never on its group, so the chains need not be saved at one instant: each file is the chain at
-// some item boundary, and a run that resumes continues every chain from its own file, under any balancer and at any
-// rank count. Internal to libmcmclb_walkers.
+// Checkpoints of an application's chains (Options::checkpoint): a folder holding one file per chain (and the one
+// before it, a generation back), each written whole by the member 0 of the group working that chain, with no other
+// rank taking part. A chain's answer depends on the chain alone, never on its group, so the chains need not be
+// saved at one instant: each file is the chain at some item boundary, and a run that resumes continues every chain
+// from its own file, under any balancer and at any rank count. Internal to libmcmclb_walkers.
 #pragma once
 
 #include <atomic>
@@ -38,7 +38,15 @@ struct CheckpointMeta {
   int ranks = 0, groups = 0;
   std::string balancer;
   std::vector<int> chain_groups;  ///< per chain, the first run's initial group
+  /// How the chains' records hold their state: kFormWhole (Chains::save's bytes) or kFormSpread (every member's
+  /// SpreadChains::save_piece); empty in a folder made before the form was kept, which is then not checked.
+  std::string form;
+  /// The chains that had a record as the latest run began (rewritten by each run that resumes): with the marks in
+  /// saved/, what a chain's missing records are checked against, so that removing a mark alone does not make a
+  /// chain start anew unsaid.
+  std::set<int> held;
 };
+inline constexpr std::string_view kFormWhole = "whole", kFormSpread = "spread";
 
 /// One chain as its last checkpoint left it.
 struct ChainRecord {
@@ -93,13 +101,33 @@ class CheckpointFolder {
   /// The folder's meta file, or nullopt where none was written yet; throws InputError for a file that is not one.
   [[nodiscard]] std::optional<CheckpointMeta> read_meta() const;
   void write_meta(const CheckpointMeta& meta) const;
-  /// Every chain's record; throws InputError naming the file for a record that is torn, of another folder's
-  /// chains or of a chain out of range.
-  [[nodiscard]] std::map<int, ChainRecord> read_records(const CheckpointMeta& meta) const;
+  /// A chain whose latest record is bad (torn, altered, of other chains) or gone, and which goes on from the
+  /// record before it (name.prev), with why.
+  struct Fallback {
+    int chain = 0;
+    std::string why;
+  };
+  /// Every chain's record: its latest, or where that is bad or gone its previous one (listed in fallbacks). Throws
+  /// InputError naming the file where neither serves, or for a file of a chain out of range.
+  [[nodiscard]] std::map<int, ChainRecord> read_records(const CheckpointMeta& meta, const std::set<int>& skip,
+                                                        std::vector<Fallback>& fallbacks) const;
+  /// The meta file's list of chains held (CheckpointMeta::held) made what the folder holds now, as a run ends:
+  /// best effort, as the marks in saved/ witness the same.
+  void note_held() const noexcept;
+  /// The chains the user asks to start anew, each with an empty file afresh-N in the folder; throws InputError for
+  /// an N that is not one of the folder's chains.
+  [[nodiscard]] std::set<int> afresh_requests(int chains) const;
+  /// Chain's records gone (its latest set aside as name.bad), its mark and its request afresh-N too, so that a run
+  /// starts it anew and the runs after resume it as any other. Throws std::runtime_error when it cannot.
+  void start_afresh(int chain) const;
+  /// A chain's previous record made its latest again, the bad latest set aside as name.bad. Throws
+  /// std::runtime_error when it cannot.
+  void take_previous(int chain) const;
   /// One chain's record (as read_records checks it).
   [[nodiscard]] ChainRecord read_record(int chain, uint64_t fingerprint) const;
   /// Written whole or not at all: a temporary file, fsync, then a rename over the last one and an fsync of the
-  /// folder, so a kill at any instant leaves the last whole record. Throws std::runtime_error when it cannot.
+  /// folder, so a kill at any instant leaves the last whole record. The last one stays as name.prev (a hard link),
+  /// one generation back, for a run that finds the new one bad. Throws std::runtime_error when it cannot.
   /// Then the chain's mark in saved/ (saved_marks), once per chain and rank.
   void write_record(const ChainRecord& record, uint64_t fingerprint) const;
   /// The chains whose record this folder once held: each one's first record leaves a mark in the subfolder saved/,
@@ -147,10 +175,12 @@ struct Resumption {
 
 /// Collective over comm: the folder prepared and read on rank 0, and what it holds on every rank. Throws InputError
 /// on every rank alike, before any work and before anything in the folder changes, for a folder that cannot serve,
-/// holds another application's chains or chains of other parameters, or lacks a record it once held. Once the
+/// holds another application's chains, chains of other parameters or of the other form (form: kFormWhole or
+/// kFormSpread, this run's), or lacks a record it once held. Once the
 /// folder is accepted, rank 0 removes what earlier runs left (stop marks, temporary files of cut writes).
 [[nodiscard]] Resumption open_checkpoint(const mpi::Comm& comm, const CheckpointFolder& folder, const std::string& name,
-                                         const std::string& parameters, std::span<const int64_t> items);
+                                         const std::string& parameters, std::span<const int64_t> items,
+                                         std::string_view form);
 /// The line a resumed run prints on rank 0: how many chains finished before and are passed over, which go on from
 /// which item, which start afresh, and the note of the run before that could not save them all (lost_note).
 [[nodiscard]] std::string resumption_line(const std::string& folder, std::span<const int64_t> resumed_at,

@@ -90,8 +90,9 @@ void TraceStream::append(std::span<const ItemCost> costs, const std::vector<int>
 }
 
 void TraceStream::warn(const char* why) const {
-  std::fprintf(stderr, "mcmclb: rank %d: cannot append to %s (%s): its rows will be written when the run ends\n", rank_,
-               path_.c_str(), why);
+  std::fprintf(
+      stderr, "mcmclb: rank %d: cannot append to %s (%s): its rows wait for the whole file the run writes as it ends\n",
+      rank_, path_.c_str(), why);
 }
 
 std::vector<RecordedRun> earlier_runs_of(const std::string& path, const std::string& walkers) {
@@ -154,6 +155,15 @@ std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<Pai
     }
   }
   return out.str();
+}
+
+int64_t item_rows_in(const std::string& path) {
+  std::ifstream in(path);
+  int64_t rows = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] >= '0' && line[0] <= '9') ++rows;
+  }
+  return rows;
 }
 
 void write_text_whole(const std::string& path, const std::string& text) {

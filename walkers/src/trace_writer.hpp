@@ -28,7 +28,7 @@ void append_row(std::string& out, const ItemCost& c, const std::vector<int>& gro
 
 /// The recording as the run goes: every rank appends its leaders' rows to the file (O_APPEND, one write per batch,
 /// so batches of several ranks never interleave within a row on a local file system). A failed write (a full disk)
-/// stops the streaming with one line; the whole file is still written at the end of a run that ends well.
+/// stops the streaming with one line; the run still tries the whole file as it ends (Report::record_error).
 class TraceStream {
  public:
   TraceStream(const std::string& path, int rank);
@@ -69,6 +69,9 @@ inline constexpr std::size_t kMaxEarlierRuns = 99;
 
 /// Those runs as kTraceEarlierRunLine lines, one a run.
 [[nodiscard]] std::string earlier_lines(const std::vector<RecordedRun>& earlier);
+
+/// The item rows a trace file at path holds (lines that start with a digit); 0 where it cannot be read.
+[[nodiscard]] int64_t item_rows_in(const std::string& path);
 
 /// text written to path whole or not at all (write_file_whole).
 void write_text_whole(const std::string& path, const std::string& text);

@@ -649,6 +649,24 @@ void check_record_path(const mpi::Comm& comm, const std::string& path) {
   if (why[0] != '\0') throw InputError("Options::record: cannot write " + path + ": " + why.data());
 }
 
+/// Collective: a write on rank 0 before any work (a trace's head, a checkpoint folder's meta file), its failure the
+/// same one-line InputError on every rank, naming key: a rank that threw alone would leave the others waiting in the
+/// run's next collective for ever.
+void write_before_work(const mpi::Comm& comm, const std::string& key, const std::function<void()>& write) {
+  std::string error;
+  if (comm.rank() == 0) {
+    try {
+      write();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  error = mpi::bcast_text(error, 0, comm);
+  if (!error.empty()) {
+    throw InputError(key + ": " + error + " (allowed: a path on a file system with room, that rank 0 can write)");
+  }
+}
+
 /// A rank's report from its statistics and the items it passed over (which the statistics count as worked).
 RankReport rank_report(const RankStats& s, int64_t passed) {
   return {.elapsed_s = s.elapsed_s,
@@ -663,12 +681,25 @@ RankReport rank_report(const RankStats& s, int64_t passed) {
           .chains_migrated = s.chains_migrated};
 }
 
-/// Collective: every rank's items passed over on rank 0, by rank.
-std::vector<int64_t> gather_passed(const Kernel& kernel, const mpi::Comm& comm) {
-  const int64_t mine = kernel.items_passed();
-  std::vector<int64_t> all(comm.rank() == 0 ? static_cast<std::size_t>(comm.size()) : 0);
-  mpi::check(MPI_Gather(&mine, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, 0, comm.get()), "MPI_Gather");
-  return all;
+/// What a rank's report holds that its statistics lack: the items it passed over (which they count as worked) and
+/// the checkpoints it wrote, with their seconds.
+struct OwnCounts {
+  int64_t passed = 0, checkpoints = 0;
+  double checkpoint_s = 0;
+};
+
+/// Collective: every rank's OwnCounts on rank 0, by rank.
+std::vector<OwnCounts> gather_own(const OwnCounts& own, const mpi::Comm& comm) {
+  // Counts below 2^53 travel exactly as doubles.
+  const std::array<double, 3> mine = {static_cast<double>(own.passed), static_cast<double>(own.checkpoints),
+                                      own.checkpoint_s};
+  std::vector<double> all(comm.rank() == 0 ? mine.size() * static_cast<std::size_t>(comm.size()) : 0);
+  mpi::check(MPI_Gather(mine.data(), 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, 0, comm.get()), "MPI_Gather");
+  std::vector<OwnCounts> out;
+  for (std::size_t at = 0; at + 2 < all.size(); at += 3) {
+    out.push_back({static_cast<int64_t>(all[at]), static_cast<int64_t>(all[at + 1]), all[at + 2]});
+  }
+  return out;
 }
 
 /// Collective: the items each chain worked, on rank 0: the earliest item before which any rank found it done, else
@@ -749,7 +780,7 @@ std::vector<RankStats> gather_stats(const Kernel& kernel, const mpi::Comm& comm)
 }
 
 /// The summary runs.csv gives a run, from every rank's statistics.
-void summarise(const std::vector<RankStats>& ranks, const std::vector<int64_t>& passed, Report& r) {
+void summarise(const std::vector<RankStats>& ranks, const std::vector<OwnCounts>& own, Report& r) {
   double sum = 0, sum_sq = 0, migrated = 0;
   r.regroups_min = ranks.empty() ? 0 : ranks.front().regroups;
   for (const RankStats& s : ranks) {
@@ -759,7 +790,10 @@ void summarise(const std::vector<RankStats>& ranks, const std::vector<int64_t>& 
     r.regroups_min = std::min(r.regroups_min, s.regroups);
     r.regroups_max = std::max(r.regroups_max, s.regroups);
     migrated += static_cast<double>(s.chains_migrated);
-    r.ranks.push_back(rank_report(s, passed[r.ranks.size()]));
+    const OwnCounts& o = own[r.ranks.size()];
+    r.ranks.push_back(rank_report(s, o.passed));
+    r.ranks.back().checkpoints = o.checkpoints;
+    r.ranks.back().checkpoint_s = o.checkpoint_s;
   }
   const auto n = static_cast<double>(std::max<std::size_t>(ranks.size(), 1));
   r.regroups_avg = sum / n;
@@ -875,6 +909,7 @@ void share_summary(const mpi::Comm& comm, Report& r) {
   mpi::bcast_politely(comm, &length, 1, MPI_INT64_T, 0);
   r.violations.resize(static_cast<std::size_t>(length));
   if (length > 0) mpi::bcast_politely(comm, r.violations.data(), static_cast<int>(length), MPI_CHAR, 0);
+  r.record_error = mpi::bcast_text(r.record_error, 0, comm);
   r.chain_items.resize(r.chain_groups.size());
   mpi::bcast_politely(comm, r.chain_items.data(), static_cast<int>(r.chain_items.size()), MPI_INT64_T, 0);
 }
@@ -1058,7 +1093,8 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   const detail::CheckpointFolder folder(options.checkpoint);
   detail::Resumption resumption;
   if (!options.checkpoint.empty()) {
-    resumption = detail::open_checkpoint(comm, folder, options.name, options.parameters, app.lengths());
+    resumption = detail::open_checkpoint(comm, folder, options.name, options.parameters, app.lengths(),
+                                         app.spread() ? detail::kFormSpread : detail::kFormWhole);
     app.resume_from(resumption.resumed_at, resumption.ended_at);
     for (auto& [chain, bytes] : resumption.results) app.add_result(chain, std::move(bytes));
   }
@@ -1079,16 +1115,20 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   r.nprocs = nprocs;
   r.groups = static_cast<int>(sizes.size());
   r.chains_per_group = spec.workload.chains_per_group;
-  if (!options.checkpoint.empty() && rank == 0 && !resumption.resumed) {
-    folder.write_meta({.name = options.name,
-                       .chains = static_cast<int>(app.lengths().size()),
-                       .fingerprint = resumption.fingerprint,
-                       .parameters = detail::parameters_hash(options.parameters),
-                       .parameters_text = options.parameters,
-                       .ranks = nprocs,
-                       .groups = r.groups,
-                       .balancer = r.balancer,
-                       .chain_groups = app.chain_groups()});
+  if (!options.checkpoint.empty() && !resumption.resumed) {
+    write_before_work(comm, "Options::checkpoint", [&] {
+      folder.write_meta({.name = options.name,
+                         .chains = static_cast<int>(app.lengths().size()),
+                         .fingerprint = resumption.fingerprint,
+                         .parameters = detail::parameters_hash(options.parameters),
+                         .parameters_text = options.parameters,
+                         .ranks = nprocs,
+                         .groups = r.groups,
+                         .balancer = r.balancer,
+                         .chain_groups = app.chain_groups(),
+                         .form = std::string(app.spread() ? detail::kFormSpread : detail::kFormWhole),
+                         .held = {}});
+    });
   }
 
   // Waits as work.wait says; by default they spin where every rank has a core of its own and nap where ranks share
@@ -1111,9 +1151,9 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
     std::snprintf(hex, sizeof hex, "%llx",
                   static_cast<unsigned long long>(detail::chains_fingerprint(options.name, app.lengths())));
     walkers_hex = hex;
-    // The file starts as an incomplete trace, its rows added as chains end; every rank opens it once rank 0 has
-    // made it.
-    if (rank == 0) {
+    // The file starts as an incomplete trace, its rows added as chains end; every rank opens it once it hears that
+    // rank 0 made it.
+    write_before_work(comm, "Options::record", [&] {
       earlier = detail::earlier_runs_of(options.record, walkers_hex);
       std::string rows;  // a resumed run's items worked before
       for (const ItemCost& c : resumption.rows) detail::append_row(rows, c, trace_groups);
@@ -1124,8 +1164,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
                                    "others\n" +
                                    detail::trace_head(r, options, group_chains) + detail::earlier_lines(earlier) +
                                    std::string(kTraceHeaderWithGroup) + "\n" + rows);
-    }
-    mpi::barrier_politely(comm, mpi::setup_patience);
+    });
     stream.emplace(options.record, rank);
     kernel.set_cost_sink([&stream, &app, &trace_groups](std::span<const ItemCost> costs) {
       stream->append(app.by_chain(costs), trace_groups);
@@ -1152,7 +1191,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
 
   const std::vector<std::string> violations = check_invariants(kernel, app.slot_lengths(), comm);
   const std::vector<RankStats> ranks = gather_stats(kernel, comm);
-  const std::vector<int64_t> passed = gather_passed(kernel, comm);
+  const std::vector<OwnCounts> own = gather_own({kernel.items_passed(), app.checkpoints(), app.checkpoint_s()}, comm);
   r.chain_items = chain_items(app, comm);
   r.rank = rank_report(kernel.stats(), kernel.items_passed());
   r.rank.checkpoints = app.checkpoints();
@@ -1173,8 +1212,9 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
       });
     }
   }
+  std::string record_line;  // rank 0: the line saying the trace could not be written whole
   if (rank == 0) {
-    summarise(ranks, passed, r);
+    summarise(ranks, own, r);
     r.valid = violations.empty();
     r.violations = join(violations, "; ");
     if (!options.record.empty() && r.valid) {
@@ -1187,9 +1227,24 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
       const std::string text =
           detail::trace_text(costs, measured_pairs, trace_groups, r, options, group_chains, resumed,
                              r.recorded_speedups, occupancy.core_share, walkers_hex, earlier);
-      (void)Trace::parse(text, options.record);  // what mcmclb reads back: a recording it would refuse is a bug here
-      detail::write_text_whole(options.record, text);
-      r.recorded_items = static_cast<int64_t>(costs.size());
+      try {
+        (void)Trace::parse(text, options.record);  // what mcmclb reads back: one it would refuse is a bug here
+        detail::write_text_whole(options.record, text);
+        r.recorded_items = static_cast<int64_t>(costs.size());
+      } catch (const std::exception& e) {
+        // The file stays as the run left it: its first line says it is incomplete, above the rows that reached it
+        // as chains ended. The results are whole, so the run still returns them; every rank learns of the loss
+        // (share_summary) and the application's exit status can say it.
+        r.record_error = e.what();
+        r.recorded_items = detail::item_rows_in(options.record);
+        r.recorded_speedups = 0;
+        record_line = "mcmclb: the trace " + one_line(options.record) +
+                      " could not be written whole: " + one_line(r.record_error) + "; it keeps its first line '" +
+                      std::string(kTraceIncomplete) + "' and " + std::to_string(r.recorded_items) + " of " +
+                      std::to_string(costs.size()) +
+                      " item rows, those that reached it as chains ended, without the speed-ups; the results " +
+                      "returned are whole (Report::record_error)";
+      }
     }
   }
   // What the run measured, as the world's estimate (the same on every rank), or what the options typed.
@@ -1201,9 +1256,14 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
     r.item_s = options.item_s;
   }
   share_summary(comm, r);
+  if (!record_line.empty()) {
+    std::fprintf(stderr, "%s\n", record_line.c_str());
+    std::fflush(stderr);
+  }
   if (!options.checkpoint.empty()) {
     checkpoint_losses(app, folder, comm, r);
     checkpoint_costs(app, options.checkpoint_mtbf_s, comm, r);
+    if (rank == 0) folder.note_held();  // every rank's writes are done: the allreduces above came after them
   }
   return r;
 }

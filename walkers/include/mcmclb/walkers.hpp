@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "mcmclb/group_comm.hpp"
+#include "mcmclb/input_error.hpp"
 
 namespace mcmclb::walkers {
 
@@ -143,7 +144,8 @@ struct Options {
   /// it, so that a host that drifts over the run cancels), and the run's own time (its `# run:` line). Empty: nothing
   /// is recorded. Rows reach the file as chains end, under a first line that marks it incomplete; when the run ends
   /// well the file is replaced whole, sorted and with the speed-ups, without that line. So a run that fails or is
-  /// killed leaves every ended chain's items, which `mcmclb advise` refuses unless told --incomplete.
+  /// killed leaves every ended chain's items, which `mcmclb advise` refuses unless told --incomplete; so does a run
+  /// whose last write fails (a full disk), which says so in Report::record_error.
   std::string record;
   Results results = Results::none;  ///< where Report::results holds every chain's result
   std::string name = "app";         ///< what the trace's comment lines call the application
@@ -159,20 +161,23 @@ struct Options {
   /// bit for bit. Each chain's file holds its state (Chains::save, or every member's SpreadChains::save_piece)
   /// before its next item, or its result once it ended, and, with Options::record, every item's cost so far; the
   /// member 0 of the chain's group replaces it whole (a temporary file, fsync, rename), so a kill leaves the last
-  /// whole one. No rank outside the group takes part, and
-  /// the chains need not be saved at one instant, as a chain's answer depends on the chain alone. A folder made for
-  /// another application (Options::name), chain count, item bounds or parameters (Options::parameters), holding a
-  /// torn file, or lacking a chain's file it once held (its subfolder saved/ marks each), is refused in one line,
-  /// before anything is written. A run that resumes says so in one line on rank 0: the chains finished before, those
-  /// going on and from which item, those starting afresh. A checkpoint that cannot be written (a full disk) does not
-  /// stop the run: its end says, in Report::checkpoints_lost and in one line on rank 0, which chains' latest state
-  /// the folder lacks, and notes them in the folder (file `lost`) for the next run's line to repeat. A run that ends
-  /// with nothing lost leaves the folder whole: run again, it works nothing and returns the results; remove the folder
-  /// to start anew. Empty (the default): no checkpoints. With a folder, SIGTERM, SIGUSR1 (what Slurm's --signal sends
-  /// before a job's limit) and SIGINT (a second one ends the process at once) make every group's member 0 write its
-  /// chain's checkpoint at its next item, and no write start after; then rank 0 writes the file `stopped` in the
-  /// folder, which the next run removes with any temporary file a kill left, and ends the job with kExitResumable
-  /// (docs/guide/your-chains.md, "Jobs that end on time").
+  /// whole one, and the one before stays as chain-N.prev. No rank outside the group takes part, and the chains need
+  /// not be saved at one instant, as a chain's answer depends on the chain alone. A folder made for another
+  /// application (Options::name), chain count, item bounds, parameters (Options::parameters) or form (whole states
+  /// against SpreadChains' pieces: the folder's meta file says which) is refused in one line, before anything is
+  /// written. A chain whose file is torn or gone goes on from chain-N.prev, said in a line (the bad file kept as
+  /// chain-N.bad); one whose two files are torn or gone, though the folder held them (its subfolder saved/ marks
+  /// each), is refused so. An empty file afresh-N in the folder asks the next run to start chain N anew, once. A run
+  /// that resumes says so in one line on rank 0: the chains finished before, those going on and from which item, those
+  /// starting afresh. A checkpoint that cannot be written (a full disk) does not stop the run: its end says, in
+  /// Report::checkpoints_lost and in one line on rank 0, which chains' latest state the folder lacks, and notes them in
+  /// the folder (file `lost`) for the next run's line to repeat. A run that ends with nothing lost leaves the folder
+  /// whole: run again, it works nothing and returns the results; remove the folder to start anew. Empty (the default):
+  /// no checkpoints. With a folder, SIGTERM, SIGUSR1 (what Slurm's --signal sends before a job's limit) and SIGINT (a
+  /// second one ends the process at once) make every group's member 0 write its chain's checkpoint at its next item,
+  /// and no write start after; then rank 0 writes the file `stopped` in the folder, which the next run removes with any
+  /// temporary file a kill left, and ends the job with kExitResumable (docs/guide/your-chains.md, "Jobs that end on
+  /// time").
   std::string checkpoint;
   /// Seconds between two checkpoints of a chain, counted on the member that writes them.
   double checkpoint_every_s = 60;
@@ -243,8 +248,12 @@ struct Report {
   /// On every rank: Amdahl's parallel fraction of the items' speed-up with the group's size, as measured over the
   /// chains worked at two sizes or more (weighted by chain); 1 where none was, or where Options::item_s was given.
   double parallel_fraction = 1;
-  int64_t recorded_items = 0;     ///< item rows written to Options::record
+  int64_t recorded_items = 0;     ///< item rows written to Options::record (where record_error is set: those it holds)
   int64_t recorded_speedups = 0;  ///< speed-up rows written to it
+  /// On every rank, with Options::record: empty where the trace file holds the whole run; else why it could not be
+  /// written whole at the run's end (a full disk), as rank 0's line said. The file then keeps its first line
+  /// `# incomplete:` and the rows that reached it as chains ended; the results returned are whole.
+  std::string record_error;
   /// On every rank, with Options::checkpoint: per chain, the item this run took it up at from the checkpoint (0:
   /// from its start), or -1 for a chain the checkpoint held as finished, which this run did not work.
   std::vector<int64_t> resumed_at;
@@ -261,13 +270,21 @@ struct Report {
   /// (Chains::save and the write; 0: none written), and with Options::checkpoint_mtbf_s the interval that mean
   /// gives (checkpoint_interval_s; 0 elsewhere).
   std::vector<double> checkpoint_cost_s, checkpoint_interval_s;
+  /// Whether some output the run owed is missing, on every rank alike: the trace (record_error) or a chain's latest
+  /// checkpoint (checkpoints_lost). The results are whole either way; a job that must notice exits with
+  /// mcmclb::kOutputErrorExit (4, mcmclb/input_error.hpp) on every rank, as mcmclb's own commands do where they
+  /// cannot record a run, and as the examples do.
+  [[nodiscard]] bool output_lost() const noexcept { return !record_error.empty() || !checkpoints_lost.empty(); }
 };
 
 /// Collective over comm: works every chain under the options. Bad options throw mcmclb::InputError on every rank
 /// alike, with the line a study file's key gets, before any work. An exception thrown by a Chains call on any rank
 /// prints one line naming the rank, the chain, the item and the cause, and aborts the job (MPI_Abort, exit 3), as
 /// the other ranks would otherwise wait for that rank forever; so does a call that outlasts item_timeout_s (exit 4).
-/// A recording's rows reach its file as chains end (Options::record).
+/// A recording's rows reach its file as chains end (Options::record). A write that fails on any rank never leaves
+/// another rank waiting: before any work (a trace's head, a checkpoint folder's meta file), every rank throws the same
+/// InputError; during the run and at its end, the run goes on and returns its results, and the Report says what was
+/// not written (Report::output_lost), as does one line on rank 0.
 Report run(MPI_Comm comm, Chains& chains, const Options& options);
 
 /// A result's bytes as the trivially copyable value T they hold (what Chains::result made of one); throws
