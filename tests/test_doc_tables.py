@@ -406,7 +406,7 @@ class RecomputedFigures(unittest.TestCase):
                 (f"{advise}/README.md", f"{min(gains):.1f} to {max(gains):.1f} % at 64 ranks"),
                 ("docs/guide/your-workload.md",
                  f"| mostwork(1) range coalesce | {100 * worst['mostwork(1) range coalesce']:.1f} to"),
-                ("docs/notes/advise-estimate/README.md",
+                ("docs/notes/archive/2026-11-advise-estimate.md",
                  f"{race['simulations_run']} against {race['simulations_at_most']} for `walkers-192.csv`"),
                 ("docs/notes/chain-order/README.md", f"ran at commit {', '.join(sorted(commits))} ")):
             with self.subTest(page=page, quoted=quoted):

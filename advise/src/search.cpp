@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -342,8 +341,9 @@ Between search_between(const Options& o, const Plan& plan, const SweepOptions& s
       }
     }
     if (!ranking) {
-      // No time for none in every scenario (failed simulations, in failures.csv): nothing to judge the count by.
-      stopped += "; it stopped at " + std::to_string(mid) + " ranks, where none has no time in every scenario (" +
+      // none lacks a time in some scenario (failed simulations, in failures.csv): every set-up is priced against
+      // none's, so nothing judges the count.
+      stopped += "; it stopped at " + std::to_string(mid) + " ranks, where none lacks a time in some scenario (" +
                  (fs::path(o.out) / "failures.csv").string() + ")";
       std::printf("%s", wrapped("advise: search" + stopped, 100, "").c_str());
       break;
