@@ -87,7 +87,7 @@ Options parse(int argc, char** argv) {
 fs::path flags_source() { return fs::path(MCMCLB_SOURCE_DIR) / "configs" / "platforms" / "smpi.cfg"; }
 
 /// Rank 0's verdict on --out and the flags file, before any measuring: an error string, empty when both will do.
-/// Makes the folder (as every command that writes results does); writes nothing in it.
+/// Writes nothing; make_out_folder() makes the folder once the host is found quiet enough.
 std::string check_outputs(const Options& o, std::string& flags) {
   std::string why;
   const auto text = read_text_file(flags_source(), &why);
@@ -97,9 +97,15 @@ std::string check_outputs(const Options& o, std::string& flags) {
   if (fs::exists(o.out, ec) && !fs::is_directory(o.out, ec)) {
     return "--out: " + printable(o.out, 200) + " exists and is not a folder (allowed: a folder, made if missing)";
   }
-  fs::create_directories(o.out, ec);
-  if (ec) return "--out: cannot make " + printable(o.out, 200) + ": " + ec.message();
   return "";
+}
+
+/// Makes --out (as every command that writes results does), before the timings: a folder that cannot be made is
+/// said before they run. An error string, empty when made.
+std::string make_out_folder(const Options& o) {
+  std::error_code ec;
+  fs::create_directories(o.out, ec);
+  return ec ? "--out: cannot make " + printable(o.out, 200) + ": " + ec.message() : "";
 }
 
 /// Every rank's node, named by its lowest rank (MPI_Comm_split_type SHARED), on every rank.
@@ -196,6 +202,9 @@ int calibrate_main(int argc, char** argv) {
         "more; ranks on two nodes or more also time the network)");
   }
   const std::vector<int> node = node_of_ranks(world);
+  std::string flags, error;
+  if (rank == 0) error = check_outputs(o, flags);
+  share_root_error<InputError>(error, world);
   // A busy host is refused before anything is timed or written: its timings would be the other programs' too.
   const std::optional<double> busy_before = busiest_node(world, node);
   if (busy_before && *busy_before > o.busy_share) {
@@ -207,8 +216,7 @@ int calibrate_main(int argc, char** argv) {
                   100 * *busy_before, 100 * o.busy_share, std::min(100, static_cast<int>(100 * *busy_before) + 1));
     throw InputError(line);
   }
-  std::string flags, error;
-  if (rank == 0) error = check_outputs(o, flags);
+  if (rank == 0) error = make_out_folder(o);
   share_root_error<InputError>(error, world);
 
   const mpi::NodeOccupancy occupancy = mpi::node_occupancy(world);
