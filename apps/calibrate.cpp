@@ -10,17 +10,17 @@
 #include "calibrate.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <random>
-#include <span>
-#include <tuple>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "mcmclb/calibrate.hpp"
@@ -78,7 +78,8 @@ Options parse(int argc, char** argv) {
     } else if (flag == "--cores") {
       o.cores = static_cast<int>(parse_integer_flag(flag, value, 1, 1 << 16, "a count of cores per node"));
     } else {
-      o.busy_share = static_cast<double>(parse_integer_flag(flag, value, 0, 100, "a percentage of the host's CPU")) / 100;
+      o.busy_share =
+          static_cast<double>(parse_integer_flag(flag, value, 0, 100, "a percentage of the host's CPU")) / 100;
     }
   }
   return o;
@@ -147,10 +148,14 @@ std::string csv_of(const std::vector<std::pair<std::string, cal::PairTimes>>& pa
         text += "," + std::to_string(t.eager_limit) + "\n";
       }
     };
-    rows("pingpong", t.pingpong, [&](std::int64_t b) { return m.one_way_s(b); }, false);
-    rows("send", t.send, [&](std::int64_t b) { return std::max(0.0, m.os.at(b)); }, true);
-    rows("isend", t.isend, [&](std::int64_t b) { return std::max(0.0, m.ois.at(b)); }, false);
-    rows("recv", t.recv, [&](std::int64_t b) { return std::max(0.0, m.orecv.at(b)); }, true);
+    rows(
+        "pingpong", t.pingpong, [&](std::int64_t b) { return m.one_way_s(b); }, false);
+    rows(
+        "send", t.send, [&](std::int64_t b) { return std::max(0.0, m.os.at(b)); }, true);
+    rows(
+        "isend", t.isend, [&](std::int64_t b) { return std::max(0.0, m.ois.at(b)); }, false);
+    rows(
+        "recv", t.recv, [&](std::int64_t b) { return std::max(0.0, m.orecv.at(b)); }, true);
   }
   return text;
 }
@@ -294,7 +299,8 @@ int calibrate_main(int argc, char** argv) {
   }
   if (rank == 0) {
     char line[200];
-    std::snprintf(line, sizeof line, "Host load (/proc/stat, 1 s): %s before the timings, %s after; timing order seed %lld",
+    std::snprintf(line, sizeof line,
+                  "Host load (/proc/stat, 1 s): %s before the timings, %s after; timing order seed %lld",
                   busy_before ? (std::to_string(std::lround(100 * *busy_before)) + " %").c_str() : "unknown",
                   busy_after ? (std::to_string(std::lround(100 * *busy_after)) + " %").c_str() : "unknown",
                   static_cast<long long>(seed));

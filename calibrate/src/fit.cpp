@@ -102,7 +102,8 @@ Piecewise fit_segments(std::span<const Point> input, int max_pieces, std::size_t
   if (m < 2) throw std::invalid_argument("fit_segments: needs at least two distinct message sizes");
   starts.push_back(points.size());
   const std::size_t min_run = std::min(std::max<std::size_t>(min_sizes, 2), m);
-  const std::size_t most = std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(max_pieces), m / min_run));
+  const std::size_t most =
+      std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(max_pieces), m / min_run));
   // cost[i][j]: the line over sizes i..j (inclusive) and its residual, where it holds min_run sizes or more.
   std::vector<std::vector<WeightedLine>> line(m, std::vector<WeightedLine>(m));
   for (std::size_t i = 0; i < m; ++i) {
@@ -195,7 +196,8 @@ PairModel fit_pair(const PairTimes& times) {
   // so that the fit's relative weights stay finite; the check then says where the model misses.
   std::vector<Point> network;
   for (const auto& s : times.pingpong) {
-    const double overheads = (s.bytes < m.eager_limit ? positive(m.os.at(s.bytes)) : 0.0) + positive(m.orecv.at(s.bytes));
+    const double overheads =
+        (s.bytes < m.eager_limit ? positive(m.os.at(s.bytes)) : 0.0) + positive(m.orecv.at(s.bytes));
     network.push_back({s.bytes, std::max(s.median_s - overheads, 1e-3 * s.median_s)});
   }
   m.network = fit_segments(network);
@@ -256,10 +258,14 @@ std::vector<Miss> misses(const PairModel& model, const PairTimes& times) {
       }
     }
   };
-  check("pingpong", times.pingpong, [&](std::int64_t b) { return model.one_way_s(b); }, false);
-  check("send", times.send, [&](std::int64_t b) { return positive(model.os.at(b)); }, true);
-  check("isend", times.isend, [&](std::int64_t b) { return positive(model.ois.at(b)); }, false);
-  check("recv", times.recv, [&](std::int64_t b) { return positive(model.orecv.at(b)); }, true);
+  check(
+      "pingpong", times.pingpong, [&](std::int64_t b) { return model.one_way_s(b); }, false);
+  check(
+      "send", times.send, [&](std::int64_t b) { return positive(model.os.at(b)); }, true);
+  check(
+      "isend", times.isend, [&](std::int64_t b) { return positive(model.ois.at(b)); }, false);
+  check(
+      "recv", times.recv, [&](std::int64_t b) { return positive(model.orecv.at(b)); }, true);
   const auto off = [](const Miss& m) { return std::fabs(m.model_s - m.measured.median_s) / m.measured.median_s; };
   std::stable_sort(out.begin(), out.end(), [&](const Miss& a, const Miss& b) { return off(a) > off(b); });
   return out;
@@ -353,8 +359,8 @@ std::string pieces_words(const Piecewise& f) {
   std::string w;
   for (std::size_t i = 0; i < f.pieces.size(); ++i) {
     const Piece& p = f.pieces[i];
-    w += (i ? "; " : "") + std::string("from ") + std::to_string(i ? p.from : 0) + " B " +
-         num(p.offset_s * 1e6) + " us + " + num(p.per_byte_s * 1e6) + " us/B";
+    w += (i ? "; " : "") + std::string("from ") + std::to_string(i ? p.from : 0) + " B " + num(p.offset_s * 1e6) +
+         " us + " + num(p.per_byte_s * 1e6) + " us/B";
   }
   return w;
 }

@@ -485,8 +485,8 @@ void check_hosts_match(const SweepOptions& o, const Study& study) {
     ranks -= n;
     if ((placed[host] += n) > it->second) {
       throw InputError("--platform: " + printable(file.string(), 200) + " places " + std::to_string(placed[host]) +
-                       " ranks on " + printable(host, 80) + ", which has " + std::to_string(it->second) + " core(s) in " +
-                       printable(o.platform, 200) +
+                       " ranks on " + printable(host, 80) + ", which has " + std::to_string(it->second) +
+                       " core(s) in " + printable(o.platform, 200) +
                        " (allowed: at most one rank per core; the platform's own hostfile, as mcmclb calibrate writes "
                        "it beside its platform)");
     }

@@ -135,9 +135,9 @@ struct Machine {
   bool has_intra = false;
   PairModel inter;  // between ranks of two nodes (none measured on one node)
   bool has_inter = false;
-  double allreduce_s = 0;  // one 8-byte MPI_Allreduce over every rank: median over calls of the slowest rank
-  double test_s = 0;       // one MPI_Test on a pending receive, mean over many calls
-  double iprobe_s = 0;     // one MPI_Iprobe finding nothing, mean over many calls
+  double allreduce_s = 0;          // one 8-byte MPI_Allreduce over every rank: median over calls of the slowest rank
+  double test_s = 0;               // one MPI_Test on a pending receive, mean over many calls
+  double iprobe_s = 0;             // one MPI_Iprobe finding nothing, mean over many calls
   std::vector<std::string> notes;  // what the platform's head must say besides (the host's load, a fit's misses)
 };
 
