@@ -247,7 +247,7 @@ int calibrate_main(int argc, char** argv) {
         "calibrate: %d ranks on %d node(s) of %d core(s)%s; host %s busy; timing MPI_Send, MPI_Isend, MPI_Recv and a "
         "ping-pong at %zu sizes, %d repetitions in random order (seed %lld)%s\n",
         nprocs, m.nodes, m.cores_per_node, cores_given ? " (--cores)" : "",
-        busy_before ? (std::to_string(static_cast<int>(std::lround(100 * *busy_before))) + " %").c_str() : "(unknown)",
+        busy_before ? (std::to_string(static_cast<int>(std::lround(100 * *busy_before))) + " %").c_str() : "(not read)",
         sizes.size(), o.reps, static_cast<long long>(seed),
         occupancy.oversubscribed() ? " (WARNING: more ranks than cores on a node: the times include waiting "
                                      "for a core)"

@@ -64,8 +64,9 @@ def lookup(value, size, default):
 def one_way(c, props, size, lat, bw):
     """What SMPI charges a message of size between two ranks whose route has latency lat and bandwidth bw."""
     thresh = int(props.get("smpi/send-is-detached-thresh", 65536))
+    # SMPI charges os and or only to a message it sends detached (below the eager limit).
     os_ = lookup(props["smpi/os"], size, [0, 0]) if size < thresh else [0, 0]
-    or_ = lookup(props["smpi/or"], size, [0, 0])
+    or_ = lookup(props["smpi/or"], size, [0, 0]) if size < thresh else [0, 0]
     over = max(0, os_[0] + os_[1] * size) + max(0, or_[0] + or_[1] * size)
     latf = lookup(props["smpi/lat-factor"], size, [1])[0]
     bwf = lookup(props["smpi/bw-factor"], size, [1])[0]
@@ -108,7 +109,7 @@ if problems:
 print(f"calibrated.xml: the model times of times.csv, by SMPI's rules; loopback {lat * 1e6:.3f} us, {bw / 1e6:.0f} MB/s")
 PY
 # Simulated on the platform, the ping-pong between two nodes (whose links copy the node's times here) takes at every
-# size the time the platform's model gives (SMPI: os below the eager limit + or + latency x lat-factor + size /
+# size the time the platform's model gives (SMPI: os + or below the eager limit, latency x lat-factor + size /
 # (bandwidth x bw-factor)), within 10 % or 0.05 us (SMPI charges each MPI_Wtime 10 ns of simulated time, smpi/wtime).
 printf 'node-0\nnode-1\n' >"$work/pair.hosts"
 (cd "$work" && smpirun -np 2 -platform "$out/calibrated.xml" -hostfile "$work/pair.hosts" -no-privatize \

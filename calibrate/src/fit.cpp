@@ -184,20 +184,15 @@ PairModel fit_pair(const PairTimes& times) {
   m.eager_limit = times.eager_limit;
   m.os = fit_or_zero(medians_where(times.send, times.eager_limit, true));
   m.ois = fit_or_zero(medians(times.isend));
-  // MPI_Recv of a message sent by rendezvous waits for the transfer itself, which the network's pieces carry: the
-  // receive's overhead there is the eager range's constant part alone.
+  // SMPI charges smpi/or, as smpi/os, only to a message sent detached (below the eager limit); a rendezvous receive
+  // waits for the transfer, whose cost the network's pieces carry.
   m.orecv = fit_or_zero(medians_where(times.recv, times.eager_limit, true));
-  if (!m.orecv.pieces.empty() && times.eager_limit > 0) {
-    const Piece* last = m.orecv.piece_of(times.eager_limit - 1);
-    m.orecv.pieces.push_back(Piece{times.eager_limit, positive(last->offset_s), 0.0});
-  }
   // The network's share of each one-way time: what is left when the overheads SMPI charges to it are taken off.
   // A time that the overheads exceed (they were measured apart, with their own noise) keeps a thousandth of itself,
   // so that the fit's relative weights stay finite; the check then says where the model misses.
   std::vector<Point> network;
   for (const auto& s : times.pingpong) {
-    const double overheads =
-        (s.bytes < m.eager_limit ? positive(m.os.at(s.bytes)) : 0.0) + positive(m.orecv.at(s.bytes));
+    const double overheads = m.overheads_s(s.bytes);
     network.push_back({s.bytes, std::max(s.median_s - overheads, 1e-3 * s.median_s)});
   }
   m.network = fit_segments(network);
@@ -236,8 +231,12 @@ std::vector<double> PairModel::bw_factors() const {
   return f;
 }
 
+double PairModel::overheads_s(std::int64_t bytes) const {
+  return bytes < eager_limit ? positive(os.at(bytes)) + positive(orecv.at(bytes)) : 0.0;
+}
+
 double PairModel::one_way_s(std::int64_t bytes) const {
-  double t = (bytes < eager_limit ? positive(os.at(bytes)) : 0.0) + positive(orecv.at(bytes));
+  double t = overheads_s(bytes);
   const Piece* in = network.piece_of(bytes);
   if (!in) return t;
   const auto at = static_cast<std::size_t>(in - network.pieces.data());

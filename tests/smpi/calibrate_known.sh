@@ -11,8 +11,7 @@ binary=$1
 source "$(dirname "$0")/../../configs/platforms/smpi-flags.bash"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# The known machine. smpi/or holds its eager constant from the eager limit on, as calibrate models a receive that
-# waits for a rendezvous transfer.
+# The known machine. SMPI charges smpi/os and smpi/or only to a message below the eager limit (sent detached).
 cat >"$work/known.xml" <<'XML'
 <?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
@@ -20,7 +19,7 @@ cat >"$work/known.xml" <<'XML'
   <config id="General">
     <prop id="smpi/os" value="0:0.3e-6:0.2e-9;1023:0.9e-6:0.05e-9"/>
     <prop id="smpi/ois" value="0:0.2e-6:0.1e-9;4095:1.0e-6:0.02e-9"/>
-    <prop id="smpi/or" value="0:0.25e-6:0.3e-9;2047:1.5e-6:0.1e-9;16383:1.5e-6:0"/>
+    <prop id="smpi/or" value="0:0.25e-6:0.3e-9;2047:1.5e-6:0.1e-9"/>
     <prop id="smpi/send-is-detached-thresh" value="16384"/>
     <prop id="smpi/async-small-thresh" value="16384"/>
     <prop id="smpi/lat-factor" value="0:1;8191:1.8;262143:6"/>
@@ -48,7 +47,7 @@ def pieces(value):
 want = {
     "smpi/os": "0:0.3e-6:0.2e-9;1023:0.9e-6:0.05e-9",
     "smpi/ois": "0:0.2e-6:0.1e-9;4095:1.0e-6:0.02e-9",
-    "smpi/or": "0:0.25e-6:0.3e-9;2047:1.5e-6:0.1e-9;16383:1.5e-6:0",
+    "smpi/or": "0:0.25e-6:0.3e-9;2047:1.5e-6:0.1e-9",
     "smpi/lat-factor": "0:1;8191:1.8;262143:6",
     "smpi/bw-factor": "0:0.5;8191:0.8;262143:1",
     "smpi/send-is-detached-thresh": "16384",

@@ -85,10 +85,11 @@ struct PairTimes {
   std::int64_t eager_limit = 0;
 };
 
-/// SMPI's model of a message between two ranks, fitted to PairTimes: the per-call overheads smpi/os (MPI_Send of
-/// a message below the eager limit, which SMPI sends detached), smpi/ois (MPI_Isend) and smpi/or (MPI_Recv), and
-/// the network: the one-way time less the overheads SMPI charges to it, piecewise, written as the link's latency
-/// and bandwidth (the first piece's offset, the last piece's inverse slope) and SMPI's factors for every piece.
+/// SMPI's model of a message between two ranks, fitted to PairTimes: the per-call overheads smpi/os (MPI_Send) and
+/// smpi/or (MPI_Recv) of a message below the eager limit, which SMPI sends detached and charges them to, smpi/ois
+/// (MPI_Isend, every size), and the network: the one-way time less the overheads SMPI charges to it, piecewise,
+/// written as the link's latency and bandwidth (the first piece's offset, the last piece's inverse slope) and SMPI's
+/// factors for every piece.
 struct PairModel {
   std::int64_t eager_limit = 0;  // smpi/send-is-detached-thresh and smpi/async-small-thresh
   Piecewise os, ois, orecv;
@@ -99,8 +100,11 @@ struct PairModel {
   /// bandwidth_Bps: what SMPI multiplies them by for a message in that piece.
   [[nodiscard]] std::vector<double> lat_factors() const;
   [[nodiscard]] std::vector<double> bw_factors() const;
+  /// The per-call overheads SMPI charges to a message of bytes: os and or where it is sent detached (below the
+  /// eager limit), none from it on (SMPI 3.32 charges smpi/or only to a detached message).
+  [[nodiscard]] double overheads_s(std::int64_t bytes) const;
   /// What SMPI charges a message of bytes between two ranks one hop apart, as the platform's constants give it
-  /// (factors, overheads, clamps and all): os below the eager limit, the network, or.
+  /// (factors, overheads, clamps and all): the overheads and the network.
   [[nodiscard]] double one_way_s(std::int64_t bytes) const;
 };
 
