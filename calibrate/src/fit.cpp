@@ -162,16 +162,23 @@ std::vector<Point> medians_where(const std::vector<Spread>& spreads, std::int64_
   return points;
 }
 
-/// The segmented fit where there are two sizes or more to fit, else nothing (zero): an overhead SMPI never charges
-/// (os above the eager limit) or one not measured.
+/// SMPI clamps nothing, but a negative overhead or factor is no cost: noise on a piece that passes near zero.
+double positive(double v) { return v > 0 ? v : 0.0; }
+
+/// The segmented fit of an overhead where there are two sizes or more to fit, else nothing (zero): one SMPI never
+/// charges (above the eager limit) or one not measured. Each piece's offset and slope are made non-negative here,
+/// so that the model checked against the medians is the one the platform's text writes.
 Piecewise fit_or_zero(const std::vector<Point>& points) {
   std::set<std::int64_t> sizes;
   for (const auto& p : points) sizes.insert(p.bytes);
-  return sizes.size() >= 2 ? fit_segments(points) : Piecewise{};
+  if (sizes.size() < 2) return Piecewise{};
+  Piecewise f = fit_segments(points);
+  for (auto& piece : f.pieces) {
+    piece.offset_s = positive(piece.offset_s);
+    piece.per_byte_s = positive(piece.per_byte_s);
+  }
+  return f;
 }
-
-/// SMPI clamps nothing, but a negative overhead or factor is no cost: noise on a piece that passes near zero.
-double positive(double v) { return v > 0 ? v : 0.0; }
 
 /// A piece without a positive slope costs its size nothing measurable: SMPI gets it as a bandwidth this many times
 /// the link's, so that the size's share is below any timing's resolution.

@@ -4,6 +4,7 @@
 // library and the network as a program's messages meet them.
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <ctime>
 #include <numeric>
@@ -31,12 +32,20 @@ void meet(MPI_Comm comm, int partner) {
              "MPI_Sendrecv");
 }
 
-/// Sleeps for seconds: the receiver's lateness. The C library's nanosleep, which the simulation build's compiler
-/// makes SMPI's simulated sleep, so that a simulated calibration is late by simulated time.
-void sleep_for(double seconds) {
+/// Waits for seconds: the receiver's lateness. Here it spins on the clock, so that the receive is timed on a core
+/// as warm as the ping-pong's: after a sleep of 50 us the first MPI_Recv took twice the whole one-way time of a
+/// ping-pong on the 2-core VM. The simulation build sleeps instead (the C library's nanosleep, which its compiler
+/// makes SMPI's simulated sleep): a spin there would read a clock that only MPI calls move.
+void wait_for(double seconds) {
+#if MCMCLB_SMPI
   timespec t{static_cast<time_t>(seconds), static_cast<long>((seconds - std::floor(seconds)) * 1e9)};
   while (nanosleep(&t, &t) != 0 && errno == EINTR) {
   }
+#else
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+#endif
 }
 
 /// One round trip of bytes between a and b, its half on rank a (0 elsewhere).
@@ -75,7 +84,7 @@ double timed_call(MPI_Comm comm, bool sender, int partner, Call call, std::vecto
     }
     return call == Call::recv ? 0.0 : took;
   }
-  sleep_for(late);
+  wait_for(late);
   const double start = MPI_Wtime();
   mpi::check(MPI_Recv(buffer.data(), count, MPI_BYTE, partner, 0, comm, MPI_STATUS_IGNORE), "MPI_Recv");
   took = MPI_Wtime() - start;
