@@ -169,6 +169,30 @@ TEST(CalibrateFit, AFitThatMissesItsOwnMediansIsSaid) {
               w.model_s < w.measured.low_s * (1 - cal::kFitTolerance));
 }
 
+TEST(CalibrateFit, OverheadsTimedApartAreScaledIntoTheOneWayTime) {
+  // Inside a node: an MPI_Recv of an unexpected message (0.13 us) and an MPI_Send (0.09 us) timed apart exceed a warm
+  // ping-pong's one-way time (0.13 us below 64 KiB). SMPI charges both to every eager message, so the model scales
+  // them down alike and meets the ping-pong; the scaling is recorded, and the calls are checked as timed.
+  cal::PairTimes times;
+  times.eager_limit = 65536;
+  int k = 0;
+  for (const auto bytes : cal::message_sizes()) {
+    const double b = static_cast<double>(bytes);
+    times.pingpong.push_back(spread(bytes, 0.13e-6 + b / 10e9, 0.002, k++));
+    times.send.push_back(spread(bytes, 0.09e-6 + b / 40e9, 0.002, k++));
+    times.isend.push_back(spread(bytes, 0.09e-6, 0.002, k++));
+    times.recv.push_back(spread(bytes, 0.13e-6 + b / 40e9, 0.002, k++));
+  }
+  const cal::PairModel m = cal::fit_pair(times);
+  EXPECT_LT(m.overhead_scale, 0.56);
+  EXPECT_GT(m.overhead_scale, 0.5);
+  for (const auto& s : times.pingpong) {
+    EXPECT_LE(m.overheads_s(s.bytes), cal::kOverheadShare * s.median_s * 1.05) << s.bytes;
+  }
+  const auto missed = cal::misses(m, times);
+  EXPECT_TRUE(missed.empty()) << cal::misses_words(missed);
+}
+
 TEST(CalibrateFit, SpreadIsTheMedianWithItsInterval) {
   const cal::Spread s = cal::spread_of({64, {5, 1, 4, 2, 3, 100, 6, 7, 8}});
   EXPECT_EQ(s.median_s, 5);

@@ -94,6 +94,10 @@ struct PairModel {
   std::int64_t eager_limit = 0;  // smpi/send-is-detached-thresh and smpi/async-small-thresh
   Piecewise os, ois, orecv;
   Piecewise network;
+  /// What os and or were scaled by (at most 1) so that they stay within kOverheadShare of the one-way times (the
+  /// 20th percentile of what each size needs): timed apart, on an unexpected message, they may together exceed a
+  /// ping-pong's one-way time inside a node, and SMPI charges both to every message below the eager limit.
+  double overhead_scale = 1;
   [[nodiscard]] double latency_s() const;
   [[nodiscard]] double bandwidth_Bps() const;
   /// smpi/lat-factor and smpi/bw-factor of each network piece (in its order), relative to latency_s and
@@ -113,6 +117,9 @@ PairModel fit_pair(const PairTimes& times);
 
 /// What a model is allowed to miss a median by: this fraction beyond the median's interval.
 inline constexpr double kFitTolerance = 0.10;
+/// The largest share of a one-way time below the eager limit that os and or together may take; the rest is the
+/// network's, which a route's hops multiply.
+inline constexpr double kOverheadShare = 0.9;
 
 /// A size where the fitted model misses the measured median by more than kFitTolerance beyond its interval.
 struct Miss {
@@ -121,7 +128,8 @@ struct Miss {
   double model_s = 0;
   Spread measured;
 };
-/// Every miss of model against the medians it was fitted to, the worst (relatively) first.
+/// Every miss of model against the medians it was fitted to, the worst (relatively) first: the ping-pong against the
+/// whole model, each call against its overhead as fitted (before overhead_scale).
 std::vector<Miss> misses(const PairModel& model, const PairTimes& times);
 /// One line for the worst misses: how many sizes, the worst's size, model and median with interval.
 std::string misses_words(const std::vector<Miss>& missed);
