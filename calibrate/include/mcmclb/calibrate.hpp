@@ -5,6 +5,19 @@
 // of MPI_Test and MPI_Iprobe; the segmented fit of SMPI's overheads and network factors, its check against the
 // medians it was fitted to, and the platform's text. The fit and the text are pure functions (no MPI); the command
 // (apps/calibrate.cpp) parses, measures and writes.
+//
+// Against SimGrid's published calibration (a timing program and R scripts, repository Ezibenroc/platform-calibration;
+// docs/guide/simulation.md): the same calls (MPI_Recv of an arrived message, a send's own cost, a ping-pong, MPI_Test
+// and MPI_Iprobe), repeated per size, a line per segment. Departures, each for a user with no analyst at hand:
+// - the breakpoints come from the data (fit_segments), where an analyst writes them in a file there;
+// - the sizes come in a new random order each repetition, so that a slow spell of the host spreads over sizes
+//   instead of bending one segment;
+// - smpi/os is MPI_Send's cost to a late receiver, not MPI_Isend's: SMPI 3.32 charges os to MPI_Send (of a message
+//   it sends detached) and ois to MPI_Isend, and charges os and or only below the eager limit, which is measured
+//   (the smallest size whose MPI_Send waited) and written as SMPI's send thresholds;
+// - os and or timed apart, on an unexpected message, can exceed a warm ping-pong's one-way time inside a node; both
+//   are then scaled alike into it (PairModel::overhead_scale), and the command says so;
+// - each size is a median with its interval, and the fit is checked against the medians it came from (misses()).
 #pragma once
 
 #include <cstdint>
