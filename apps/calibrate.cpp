@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// mpiexec -n P mcmclb calibrate [--out DIR] [--ranks MAX] [--reps N] [--cores K] [--busy PCT]: measures the machine the
-// ranks run on
-// and writes a SimGrid platform of it, so that `mcmclb advise` and `mcmclb sweep --launcher smpi` simulate the user's
-// machine rather than a stock one. What is measured and how it becomes a platform: mcmclb/calibrate.hpp.
+// mpiexec -n P mcmclb calibrate [--out DIR] [--ranks MAX] [--reps N] [--cores K] [--busy PCT]: measures the machine
+// the ranks run on and writes a SimGrid platform of it, so that `mcmclb advise` and `mcmclb sweep --launcher smpi`
+// simulate the user's machine rather than a stock one. What is measured and how it becomes a platform:
+// mcmclb/calibrate.hpp.
 //
 // Every rank parses the same argv, so bad flags are one verdict: one line on rank 0, exit 2 everywhere
 // (mpi::run_main), before anything is measured or written. Rank 0 checks --out and the flags file it copies before
@@ -131,33 +131,21 @@ std::string csv_of(const std::vector<std::pair<std::string, cal::PairTimes>>& pa
   for (std::size_t k = 0; k < pairs.size(); ++k) {
     const auto& [pair, t] = pairs[k];
     const cal::PairModel& m = models[k].second;
-    const auto rows = [&](const char* call, const std::vector<cal::Spread>& spreads, auto&& model_of, bool eager) {
-      for (const auto& s : spreads) {
-        const bool modelled = !eager || s.bytes < m.eager_limit;  // SMPI charges os and the fitted or there only
-        const double model = model_of(s.bytes);
+    for (const char* call : cal::kCalls) {
+      for (const auto& s : cal::spreads_of(t, call)) {
         char line[256];
         std::snprintf(line, sizeof line, "%s,%s,%lld,%zu,%.4f,%.4f,%.4f,", pair.c_str(), call,
                       static_cast<long long>(s.bytes), s.n, s.median_s * 1e6, s.low_s * 1e6, s.high_s * 1e6);
         text += line;
-        if (modelled) {
-          std::snprintf(line, sizeof line, "%.4f,%.2f", model * 1e6, 100 * (model - s.median_s) / s.median_s);
+        if (const auto model = m.call_s(call, s.bytes)) {
+          std::snprintf(line, sizeof line, "%.4f,%.2f", *model * 1e6, 100 * (*model - s.median_s) / s.median_s);
           text += line;
         } else {
-          text += ",";
+          text += ",";  // send and recv from the eager limit on wait for the transfer: no overhead modelled
         }
         text += "," + std::to_string(t.eager_limit) + "\n";
       }
-    };
-    // The calls against their overheads as fitted, before the scaling that fits them within the one-way times.
-    const double scale = m.overhead_scale > 0 ? m.overhead_scale : 1.0;
-    const auto one_way = [&](std::int64_t b) { return m.one_way_s(b); };
-    const auto os = [&](std::int64_t b) { return std::max(0.0, m.os.at(b)) / scale; };
-    const auto ois = [&](std::int64_t b) { return std::max(0.0, m.ois.at(b)); };
-    const auto orecv = [&](std::int64_t b) { return std::max(0.0, m.orecv.at(b)) / scale; };
-    rows("pingpong", t.pingpong, one_way, false);
-    rows("send", t.send, os, true);
-    rows("isend", t.isend, ois, false);
-    rows("recv", t.recv, orecv, true);
+    }
   }
   return text;
 }

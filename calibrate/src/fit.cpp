@@ -271,27 +271,36 @@ double PairModel::one_way_s(std::int64_t bytes) const {
   return t;
 }
 
+std::optional<double> PairModel::call_s(const std::string& call, std::int64_t bytes) const {
+  // The calls against their overheads as fitted, before the scaling that fits them within the one-way times.
+  const double scale = overhead_scale > 0 ? overhead_scale : 1.0;
+  if (call == "pingpong") return one_way_s(bytes);
+  if (call == "isend") return positive(ois.at(bytes));
+  if (bytes >= eager_limit) return std::nullopt;
+  if (call == "send") return positive(os.at(bytes)) / scale;
+  if (call == "recv") return positive(orecv.at(bytes)) / scale;
+  throw std::invalid_argument("PairModel::call_s: unknown call '" + call + "'");
+}
+
+const std::vector<Spread>& spreads_of(const PairTimes& times, const std::string& call) {
+  if (call == "pingpong") return times.pingpong;
+  if (call == "send") return times.send;
+  if (call == "isend") return times.isend;
+  if (call == "recv") return times.recv;
+  throw std::invalid_argument("spreads_of: unknown call '" + call + "'");
+}
+
 std::vector<Miss> misses(const PairModel& model, const PairTimes& times) {
   std::vector<Miss> out;
-  const auto check = [&](const char* kind, const std::vector<Spread>& spreads, auto&& model_of, bool eager_only) {
+  const auto check = [&](const char* kind, const std::vector<Spread>& spreads) {
     for (const auto& s : spreads) {
-      if (eager_only && s.bytes >= model.eager_limit) continue;
-      const double got = model_of(s.bytes);
-      if (got < s.low_s * (1 - kFitTolerance) || got > s.high_s * (1 + kFitTolerance)) {
-        out.push_back(Miss{kind, s.bytes, got, s});
+      const auto got = model.call_s(kind, s.bytes);
+      if (got && (*got < s.low_s * (1 - kFitTolerance) || *got > s.high_s * (1 + kFitTolerance))) {
+        out.push_back(Miss{kind, s.bytes, *got, s});
       }
     }
   };
-  // The calls against their overheads as fitted, before the scaling that fits them within the one-way times.
-  const double scale = model.overhead_scale > 0 ? model.overhead_scale : 1.0;
-  const auto one_way = [&](std::int64_t b) { return model.one_way_s(b); };
-  const auto os = [&](std::int64_t b) { return positive(model.os.at(b)) / scale; };
-  const auto ois = [&](std::int64_t b) { return positive(model.ois.at(b)); };
-  const auto orecv = [&](std::int64_t b) { return positive(model.orecv.at(b)) / scale; };
-  check("pingpong", times.pingpong, one_way, false);
-  check("send", times.send, os, true);
-  check("isend", times.isend, ois, false);
-  check("recv", times.recv, orecv, true);
+  for (const char* kind : kCalls) check(kind, spreads_of(times, kind));
   const auto off = [](const Miss& m) { return std::fabs(m.model_s - m.measured.median_s) / m.measured.median_s; };
   std::stable_sort(out.begin(), out.end(), [&](const Miss& a, const Miss& b) { return off(a) > off(b); });
   return out;

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -123,7 +124,16 @@ struct PairModel {
   /// What SMPI charges a message of bytes between two ranks one hop apart, as the platform's constants give it
   /// (factors, overheads, clamps and all): the overheads and the network.
   [[nodiscard]] double one_way_s(std::int64_t bytes) const;
+  /// What the model says a timed call of bytes took (call: pingpong, send, isend or recv): the one-way time, or the
+  /// call's overhead as fitted (os and or before overhead_scale); nothing for send and recv from the eager limit
+  /// on, where they wait for the transfer and no overhead was fitted.
+  [[nodiscard]] std::optional<double> call_s(const std::string& call, std::int64_t bytes) const;
 };
+
+/// The timings of one call (pingpong, send, isend or recv; else std::invalid_argument).
+const std::vector<Spread>& spreads_of(const PairTimes& times, const std::string& call);
+/// The calls calibrate times, in times.csv's order.
+inline constexpr const char* kCalls[] = {"pingpong", "send", "isend", "recv"};
 
 /// The fit of a pair's times (at least two sizes of each kind; a kind with none below the eager limit is zero).
 PairModel fit_pair(const PairTimes& times);
