@@ -89,9 +89,10 @@ void expect_pieces(const cal::Piecewise& got, const cal::Piecewise& want, const 
 TEST(CalibrateFit, RecoversLatencyAndBandwidthOfALine) {
   for (const double noise : {0.0, 0.001}) {
     const auto points = line_times(1.7e-6, 9.5e9, 0, 1LL << 40, noise);
-    const cal::Line l = cal::fit_line(points);
-    EXPECT_LT(off(l.latency_s, 1.7e-6), 0.01) << "noise " << noise << ": latency " << l.latency_s;
-    EXPECT_LT(off(l.bandwidth_Bps, 9.5e9), 0.01) << "noise " << noise << ": bandwidth " << l.bandwidth_Bps;
+    const cal::Piecewise l = cal::fit_segments(points);
+    ASSERT_EQ(l.pieces.size(), 1U) << "noise " << noise;
+    EXPECT_LT(off(l.pieces[0].offset_s, 1.7e-6), 0.01) << "noise " << noise << ": latency " << l.pieces[0].offset_s;
+    EXPECT_LT(off(1 / l.pieces[0].per_byte_s, 9.5e9), 0.01) << "noise " << noise << ": bandwidth";
   }
 }
 

@@ -56,14 +56,6 @@ constexpr double kNoiseFloor = 1e-3;
 
 }  // namespace
 
-Line fit_line(std::span<const Point> points) {
-  std::set<std::int64_t> sizes;
-  for (const auto& p : points) sizes.insert(p.bytes);
-  if (sizes.size() < 2) throw std::invalid_argument("fit_line: needs at least two distinct message sizes");
-  const WeightedLine l = weighted_line(points);
-  return Line{l.offset, l.slope > 0 ? 1.0 / l.slope : 0.0};
-}
-
 Spread spread_of(const Sample& sample) {
   if (sample.seconds.empty()) throw std::invalid_argument("spread_of: no timings");
   const stats::MedianCi ci = stats::median_ci(sample.seconds);

@@ -30,23 +30,11 @@
 
 namespace mcmclb::calibrate {
 
-/// One timed size: the one-way time of a message of `bytes` (half a round trip), seconds.
+/// One time of a message of `bytes` (a call's, or a one-way time: half a round trip), seconds.
 struct Point {
   std::int64_t bytes = 0;
   double seconds = 0;
 };
-
-/// A straight line time = latency + bytes / bandwidth, from least squares on (bytes, seconds), each time's error
-/// relative to it (weights 1 / seconds^2): latency is the intercept, bandwidth the inverse of the slope (0 when the
-/// slope is not positive: the times do not grow with the size, as happens among small messages whose cost is all
-/// latency).
-struct Line {
-  double latency_s = 0;
-  double bandwidth_Bps = 0;
-};
-
-/// The least-squares line through points (at least two distinct sizes, else std::invalid_argument).
-Line fit_line(std::span<const Point> points);
 
 /// One size's repeated timings of one call, seconds.
 struct Sample {
