@@ -54,7 +54,10 @@ want = {
 }
 bad = []
 for key, value in want.items():
-    got, exp = pieces(props.get(key, "")), pieces(value)
+    if key not in props:
+        bad.append(f"{key}: absent (want {value})")
+        continue
+    got, exp = pieces(props[key]), pieces(value)
     if len(got) != len(exp) or any(g[0] != e[0] for g, e in zip(got, exp)):
         bad.append(f"{key}: {props.get(key)} (want the breakpoints of {value})")
         continue
