@@ -156,6 +156,23 @@ for c in range(8):
   --sim-binary "$sim" --out "$work/advice" --dry-run >"$work/advise.log" 2>&1 ||
   { cat "$work/advise.log"; echo "advise --dry-run refused the calibrated platform"; exit 1; }
 grep -q "simulated on .*calibrated.xml" "$work/advise.log" || { cat "$work/advise.log"; exit 1; }
+# A platform that is not XML, and a hostfile of 8 ranks on each 2-core node: refused in one line before any
+# simulation, exit 2, no folder made.
+echo "not a platform" >"$work/text.xml"
+cp "$out/calibrated.hosts" "$work/text.hosts"
+cp "$out/calibrated.xml" "$work/crowded.xml"
+printf 'node-0:8\nnode-1:8\n' >"$work/crowded.hosts"
+for platform in text crowded; do
+  set +e
+  "$mcmclb" advise "$work/t8.csv" --ranks 4 --platform "$work/$platform.xml" --smpi-flags "$out/smpi.cfg" \
+    --sim-binary "$sim" --out "$work/refused" >/dev/null 2>"$work/refused.err"
+  status=$?
+  set -e
+  if [ "$status" -ne 2 ] || [ "$(grep -c . "$work/refused.err")" -ne 1 ] || [ -e "$work/refused" ]; then
+    echo "advise on $platform.xml: exit $status (want 2, one line, no folder)"; cat "$work/refused.err"; exit 1
+  fi
+done
+echo "advise: a platform that is not XML and a crowded hostfile refused in one line, nothing written"
 "$mcmclb" sweep "$src/configs/validate-smpi.yaml" --launcher smpi --platform "$out/calibrated.xml" \
   --smpi-flags "$out/smpi.cfg" --sim-binary "$sim" --out "$work/sweep" --set nprocs=4 --set reps=1 \
   >"$work/sweep.log" 2>&1 || { cat "$work/sweep.log"; exit 1; }
