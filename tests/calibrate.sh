@@ -3,9 +3,8 @@
 # mcmclb calibrate end to end on this machine: bad flags are one line on rank 0 and exit 2 with nothing written;
 # `mpiexec -n 2 mcmclb calibrate` writes a platform, its hostfile, its flags, the times and their provenance; the
 # platform's constants give the model times it lists beside each median, and a simulated ping-pong on it gives them
-# back;
-# `mcmclb advise --dry-run` accepts the platform, and a small study simulated on it by `mcmclb sweep --launcher
-# smpi` gives valid rows labelled with it.
+# back; `mcmclb advise --dry-run` accepts the platform and refuses one that is not XML or a crowded hostfile, and a
+# small study simulated on it by `mcmclb sweep --launcher smpi` gives valid rows labelled with it.
 #   calibrate.sh MCMCLB MPIEXEC SIM_BINARY SOURCE_DIR
 set -euo pipefail
 mcmclb=$1 mpiexec=$2 sim=$3 src=$4
