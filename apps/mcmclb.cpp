@@ -7,7 +7,7 @@
 //   build/mcmclb compare A B [--threshold PCT] [--alpha P] [--csv FILE] [--ignore COLUMNS]   (apps/compare.hpp)
 //   build/mcmclb compare DIR --baseline KEY=VALUE[,...] [...]   (one folder's set-ups against one of them)
 //   build/mcmclb advise TRACE.csv|STUDY.yaml --ranks P[,P...] [...]   (apps/advise.hpp: simulates, then ranks)
-//   mpiexec -n P build/mcmclb calibrate [--out DIR] [--ranks MAX] [--reps N] [--cores K]
+//   mpiexec -n P build/mcmclb calibrate [--out DIR] [--ranks MAX] [--reps N] [--cores K] [--busy PCT]
 //                                     (apps/calibrate.hpp: a platform of the machine, for the simulations)
 //   build/mcmclb --version   (the release, from CMake's project(), and the commit the build was made from)
 //   build/mcmclb keys | columns   (not in --help: the key table as Markdown, each results file's header; what

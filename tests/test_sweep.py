@@ -1287,6 +1287,39 @@ class SlurmHostile(unittest.TestCase):
             self.refused(r, "P = 3 simulated ranks, but " + os.path.join(d, "p.hosts") + " places 2 (allowed: at most 2")
             self.assertFalse(os.path.exists(os.path.join(d, "f1")), "refused before the output folder is made")
 
+    def test_a_platform_or_hostfile_that_does_not_match_is_refused(self):
+        # Before this check, a platform that is not XML failed inside SimGrid's parser in the first simulation, and a
+        # hostfile placing 8 ranks on each 2-core node was simulated without a word. Each is one line now, exit 2,
+        # before the output folder is made, with and without --dry-run. The study runs 2 and 3 ranks.
+        with tempfile.TemporaryDirectory() as d:
+            env = dict(os.environ, PATH=os.path.dirname(fake_sim_program(d, "smpirun")) + ":" + os.environ["PATH"])
+            sim = fake_sim_program(d)
+            with open(os.path.join(ROOT, "configs", "platforms", "bgp.xml")) as f:
+                bgp = f.read()
+            cases = (("text.xml", "not a platform, only text\n", "node-0\nnode-1\nnode-2\n",
+                      "is not a SimGrid platform"),
+                     ("other.xml", bgp, "node-0\nnowhere-1\nnode-2\n", "names nowhere-1, which "),
+                     ("small.xml", bgp.replace('core="4"', 'core="2"'), "node-0:8\nnode-1:8\n",
+                      "places 3 ranks on node-0, which has 2 core(s)"))
+            for name, xml, hosts, fragment in cases:
+                platform = os.path.join(d, name)
+                with open(platform, "w") as f:
+                    f.write(xml)
+                with open(platform[:-4] + ".hosts", "w") as f:
+                    f.write(hosts)
+                for dry in ((), ("--dry-run",)):
+                    with self.subTest(platform=name, dry=dry):
+                        r = mcmclb("sweep", STUDY, "--launcher", "smpi", *dry, "--platform", platform, "--sim-binary",
+                                   sim, "--out", os.path.join(d, "x"), env=env)
+                        self.refused(r, fragment)
+                        self.assertFalse(os.path.exists(os.path.join(d, "x")), "refused before the folder is made")
+            # The stock platforms and their hostfiles pass.
+            for stock in ("bgp", "fattree", "slingshot"):
+                r = mcmclb("sweep", STUDY, "--launcher", "smpi", "--dry-run", "--platform",
+                           os.path.join(ROOT, "configs", "platforms", stock + ".xml"), "--sim-binary", sim, "--out",
+                           os.path.join(d, stock), env=env)
+                self.assertEqual(r.returncode, 0, stock + ": " + r.stdout + r.stderr)
+
     def test_simulations_beyond_the_hosts_mapping_limit_are_refused(self):
         # SimGrid 3.32 gives each simulated rank's stack a guard page, two memory mappings per rank; past the host's
         # vm.max_map_count it dies at simulated time 0 with a backtrace. 65,536 ranks (slingshot.xml holds them) need

@@ -204,6 +204,55 @@ std::pair<std::string, std::int64_t> host_slots(const std::string& line) {
   return {line, 1};
 }
 
+/// Whether text is XML with a <platform> element: its first character (after blanks) opens a tag, and a <platform
+/// tag stands outside the comments. A scan, as clusters_of reads the file: SimGrid's own parser says the rest.
+bool is_platform_xml(std::string text) {
+  const auto first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
+  if (first == std::string::npos || text[first] != '<') return false;
+  for (auto open = text.find("<!--"); open != std::string::npos; open = text.find("<!--", open)) {
+    const auto close = text.find("-->", open + 4);
+    text.erase(open, close == std::string::npos ? std::string::npos : close + 3 - open);
+  }
+  for (auto at = text.find("<platform"); at != std::string::npos; at = text.find("<platform", at + 1)) {
+    const char next = at + 9 < text.size() ? text[at + 9] : '\0';
+    if (next == '>' || std::isspace(static_cast<unsigned char>(next)) != 0) return true;
+  }
+  return false;
+}
+
+/// Every host a platform's clusters name (prefix, each radical, suffix) with its cores (the cluster's core, 1 by
+/// default), and its <host> elements'; nothing where a radical is not SimGrid's N or N-M list.
+std::optional<std::map<std::string, std::int64_t>> platform_hosts(const std::string& xml) {
+  std::map<std::string, std::int64_t> cores;
+  for (auto& c : clusters_of(xml)) {
+    const auto per_host = c.count("core") ? numbers(c["core"], ',') : std::vector<std::int64_t>{1};
+    if (!per_host || per_host->size() != 1) return std::nullopt;
+    std::stringstream items(c["radical"]);
+    for (std::string item; std::getline(items, item, ',');) {
+      const auto range = numbers(item, '-');
+      if (!range || range->empty() || range->size() > 2 || range->back() < range->front()) return std::nullopt;
+      for (std::int64_t id = range->front(); id <= range->back(); ++id) {
+        cores[c["prefix"] + std::to_string(id) + c["suffix"]] = per_host->front();
+      }
+    }
+  }
+  // <host id="..." core="..."/>, read as clusters_of reads a cluster's attributes.
+  std::string hosts_as_clusters = xml;
+  for (auto at = hosts_as_clusters.find("<host"); at != std::string::npos;
+       at = hosts_as_clusters.find("<host", at + 1)) {
+    const char next = at + 5 < hosts_as_clusters.size() ? hosts_as_clusters[at + 5] : '\0';
+    if (std::isspace(static_cast<unsigned char>(next)) != 0) hosts_as_clusters.replace(at, 5, "<cluster");
+  }
+  std::string only_hosts;
+  for (auto& h : clusters_of(hosts_as_clusters)) {
+    if (!h.count("id") || h.count("radical")) continue;  // a real cluster, read above
+    const auto n = h.count("core") ? numbers(h["core"], ',') : std::vector<std::int64_t>{1};
+    if (!n || n->size() != 1) return std::nullopt;
+    cores[h["id"]] = n->front();
+  }
+  return cores;
+}
+
 }  // namespace
 
 std::string hostfile_over_groups(const std::string& platform_xml, const std::string& hostfile,
@@ -343,6 +392,13 @@ void check_platform(const SweepOptions& o) {
     throw InputError("--platform: " + printable(o.platform, 200) + " and its hostfile " +
                      printable(hosts.string(), 200) + " must both exist (allowed: a file of configs/platforms/)");
   }
+  // Not SimGrid's XML: said here, in one line, rather than by SimGrid's parser inside the first simulation.
+  const auto xml = read_text_file(o.platform);
+  if (!xml || !is_platform_xml(*xml)) {
+    throw InputError("--platform: " + printable(o.platform, 200) +
+                     " is not a SimGrid platform (no <platform> element in XML; allowed: a platform file such as "
+                     "configs/platforms/fattree.xml or mcmclb calibrate's calibrated.xml)");
+  }
 }
 
 namespace {
@@ -402,6 +458,41 @@ bool is_simulation_build(const fs::path& program) {
   return bytes && bytes->find(std::string("libsim") + "grid.so") != std::string::npos;
 }
 
+/// The platform's hostfile names only hosts of the platform, and places on none more of the study's ranks than the
+/// host has cores: a hostfile from another platform (8 ranks on each 2-core node) would otherwise share cores
+/// without a word. One line naming the first host at fault.
+void check_hosts_match(const SweepOptions& o, const Study& study) {
+  const auto xml = read_text_file(o.platform);
+  const auto hosts = xml ? platform_hosts(*xml) : std::nullopt;
+  if (!hosts || hosts->empty()) return;  // hosts declared some other way: SimGrid checks them
+  const fs::path file = hostfile_of(o.platform);
+  std::int64_t ranks = 0;  // the most ranks a point places
+  for (const Point& p : study.points) ranks = std::max<std::int64_t>(ranks, p.spec.nprocs);
+  const auto text = read_text_file(file);
+  std::map<std::string, std::int64_t> placed;
+  std::istringstream lines(text ? *text : std::string());
+  for (std::string line; ranks > 0 && std::getline(lines, line);) {
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos) continue;
+    auto [host, n] = host_slots(line.substr(first, line.find_last_not_of(" \t\r") - first + 1));
+    const auto it = hosts->find(host);
+    if (it == hosts->end()) {
+      throw InputError("--platform: " + printable(file.string(), 200) + " names " + printable(host, 80) + ", which " +
+                       printable(o.platform, 200) +
+                       " does not hold (allowed: the platform's own hostfile, naming its hosts)");
+    }
+    n = std::min(n, ranks);
+    ranks -= n;
+    if ((placed[host] += n) > it->second) {
+      throw InputError("--platform: " + printable(file.string(), 200) + " places " + std::to_string(placed[host]) +
+                       " ranks on " + printable(host, 80) + ", which has " + std::to_string(it->second) +
+                       " core(s) in " + printable(o.platform, 200) +
+                       " (allowed: at most one rank per core; the platform's own hostfile, as mcmclb calibrate writes "
+                       "it beside its platform)");
+    }
+  }
+}
+
 }  // namespace
 
 void check_smpi(const SweepOptions& o, const Study& study) {
@@ -419,6 +510,7 @@ void check_smpi(const SweepOptions& o, const Study& study) {
                        " on this platform, one rank per host line; a larger machine needs its own platform file)");
     }
   }
+  check_hosts_match(o, study);
   const std::vector<std::string> flags = smpi_flags(o);
   if (const auto limit = mapping_limit()) {
     for (const Point& p : study.points) {
