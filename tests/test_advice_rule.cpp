@@ -124,11 +124,16 @@ TEST(AdviceRule, IdenticalSetupsAreOneRow) {
                       0, 0.05, "assumed", kWords);
   ASSERT_EQ(r.rows.size(), 2U);
   EXPECT_EQ(r.rows[1].members, (std::vector<std::size_t>{0, 1})) << "none and its twin share a row";
-  // Tens of nanoseconds apart, as two runs of one simulated point have been: still one row. A microsecond apart
-  // on a 57 ms run: two.
+  // Tens of nanoseconds apart, as two runs of one simulated point have been: still one row. So are none and steal
+  // 6.4e-6 of their time apart (at P = 64 on the shipped trace, steal's probes and nothing stolen). A microsecond
+  // apart on a 57 ms run, 1.8e-5 of it: two.
   const auto near =
       rank({{{}, 1}}, {setup("none", {0.0566}), setup("steal", {0.0566 + 40e-9})}, 0, 0.05, "assumed", kWords);
   EXPECT_EQ(near.rows.size(), 1U);
+  const auto probes =
+      rank({{{}, 1}}, {setup("none", {4.7}), setup("steal", {4.7 * (1 + 6.4e-6)})}, 0, 0.05, "assumed", kWords);
+  EXPECT_EQ(probes.rows.size(), 1U);
+  EXPECT_EQ(probes.rows.front().members, (std::vector<std::size_t>{0, 1})) << "none names the row, steal shares it";
   const auto apart =
       rank({{{}, 1}}, {setup("none", {0.0566}), setup("steal", {0.0566 + 1e-6})}, 0, 0.05, "assumed", kWords);
   EXPECT_EQ(apart.rows.size(), 2U);

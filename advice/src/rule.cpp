@@ -17,7 +17,9 @@
 
 namespace mcmclb::advice {
 
-bool same_times(double a, double b) { return std::abs(a - b) <= 1e-7 + 1e-6 * std::max(std::abs(a), std::abs(b)); }
+bool same_times(double a, double b) {
+  return std::abs(a - b) <= kSameTimesAbsS + kSameTimesRel * std::max(std::abs(a), std::abs(b));
+}
 
 bool within_tolerance(double a_s, double b_s, double tolerance) {
   return std::max(a_s, b_s) / std::min(a_s, b_s) - 1 <= tolerance + 1e-12;
@@ -30,8 +32,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 /// The verdict's robust sentence, up to its count of scenarios (not_robust finds it by this).
 constexpr std::string_view kRobustWords = "Robust: within the tolerance of the fastest in each of ";
 
-/// Equal within what the simulation repeats itself to: two runs of one point have differed by tens of nanoseconds
-/// (docs/guide/simulation.md), so 0.1 us plus a part in 10^6 of the time; two set-ups that take the same path.
+/// Equal to the resolution the ranking uses (same_times).
 bool same(double a, double b) { return same_times(a, b); }
 
 bool same_all(const std::vector<double>& a, const std::vector<double>& b) {
