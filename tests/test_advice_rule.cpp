@@ -784,6 +784,10 @@ TEST(AdviceRule, TheFirstWordsSayTheAnswerInSixtyWords) {
             "Use async intercomm retire at P = 64 (simulated); faster than none by flat 0.0 %, amdahl 33.0 % to 59.0 % "
             "by the speed-up past the measured sizes. Run: mpiexec -n 64 YOUR_PROGRAM --mcmclb-balancer async "
             "--mcmclb-method intercomm --mcmclb-finished retire. Next: Time one walker's items on 8 and 16 ranks.");
+  // none advised: kept, with no gain over itself.
+  at.winner = "none";
+  EXPECT_EQ(mcmclb::advice::first_words(at, three, 0.05, "--mcmclb-balancer none", ""),
+            "Keep none at P = 64 (simulated). Run: mpiexec -n 64 YOUR_PROGRAM --mcmclb-balancer none.");
   std::istringstream in(words);
   int count = 0;
   for (std::string w; in >> w;) ++count;
@@ -1638,6 +1642,12 @@ TEST(AdvicePlan, ACutShortTraceAssumesNoSpeedupItDidNotMeasure) {
   EXPECT_EQ(mcmclb::advice::largest_group(p, 6, "none"), 1);
   EXPECT_FALSE(contains(mcmclb::advice::verdict_words(p, 6, "none", "Use none."), "Extrapolated"));
   EXPECT_FALSE(mcmclb::advice::extrapolated(p, 6, "none"));
+  // none needs no extrapolation, but whether merging pays past the measured sizes does: what to measure is said.
+  EXPECT_EQ(mcmclb::advice::measure_next(p, 6, "none").rfind("To know whether merging pays past 2 ranks, time one", 0),
+            0U)
+      << mcmclb::advice::measure_next(p, 6, "none");
+  EXPECT_EQ(mcmclb::advice::measure_next(p, 6, "mostwork").rfind("Time one walker's items on 4 and 6 ranks", 0), 0U)
+      << mcmclb::advice::measure_next(p, 6, "mostwork");
   EXPECT_TRUE(mcmclb::advice::extrapolated(p, 6, "mostwork"));
   EXPECT_EQ(mcmclb::advice::verdict_words(p, 6, "mostwork", "Use mostwork.")
                 .rfind("Use mostwork. Extrapolated: groups here work at up to 6 ranks", 0),

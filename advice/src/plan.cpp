@@ -282,9 +282,18 @@ std::optional<std::string> extrapolated(const StudyPlan& plan, int nprocs, const
 }
 
 std::string measure_next(const StudyPlan& plan, int nprocs, const std::string& balancer) {
-  if (!extrapolated(plan, nprocs, balancer)) return "";
-  std::string how =
-      extrapolation_measure(nprocs, largest_group(plan, nprocs, balancer), plan.measured_up_to, plan.from_library);
+  if (!plan.cut_short.empty() || plan.measured_up_to == 0) return "";
+  std::string how;
+  if (extrapolated(plan, nprocs, balancer)) {
+    how = extrapolation_measure(nprocs, largest_group(plan, nprocs, balancer), plan.measured_up_to, plan.from_library);
+  } else if (extrapolation_note(nprocs, nprocs, plan.measured_up_to, plan.from_library)) {
+    // The advised set-up stays within the measured sizes, but a merging one would not: whether merging pays there
+    // rests on the scenarios' assumptions, and this measurement replaces them.
+    how = "to know whether merging pays past " + std::to_string(2 * plan.measured_up_to) + " ranks, " +
+          extrapolation_measure(nprocs, nprocs, plan.measured_up_to, plan.from_library);
+  } else {
+    return "";
+  }
   how[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(how[0])));
   return how + ".";
 }

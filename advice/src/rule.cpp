@@ -718,8 +718,10 @@ std::string first_words(const AtRanks& answer, const std::vector<Scenario>& scen
     const double lo = shown(by_rule.at(rule).first), hi = shown(by_rule.at(rule).second);
     gains.push_back((rule.empty() ? "" : rule + " ") + (same_times(lo, hi) ? pct(lo) : pct(lo) + " to " + pct(hi)));
   }
-  std::string words = "Use " + answer.winner + " at P = " + std::to_string(answer.nprocs) + " (simulated)";
-  if (!gains.empty()) {
+  const bool none = answer.winner == "none";
+  std::string words = (none ? "Keep none at P = " : "Use " + answer.winner + " at P = ") +
+                      std::to_string(answer.nprocs) + " (simulated)";
+  if (!gains.empty() && !none) {
     words += "; faster than none by " + join(gains, ", ") +
              (rules.size() > 1 || !rules.front().empty() ? " by the speed-up past the measured sizes" : "");
   }

@@ -94,7 +94,8 @@ struct WalkerLayout {
 [[nodiscard]] std::optional<std::string> extrapolated(const StudyPlan& plan, int nprocs, const std::string& balancer);
 
 /// What to measure next at P ranks under the balancer, a sentence: where its groups reach past twice the measured
-/// sizes, the measurement extrapolation_note names; else empty.
+/// sizes, the measurement extrapolation_note names; where only a merging set-up's would, that measurement as what
+/// decides whether merging pays; else empty.
 [[nodiscard]] std::string measure_next(const StudyPlan& plan, int nprocs, const std::string& balancer);
 
 /// The verdict at P ranks as printed and written to advice.csv: a cut-short trace's sentence first, then the
