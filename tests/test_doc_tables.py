@@ -387,13 +387,6 @@ class RecomputedFigures(unittest.TestCase):
         at_2048 = [gnu_cpu(os.path.relpath(p, ROOT)) for p in
                    glob.glob(os.path.join(ROOT, "docs/data/fig1-sensitivity/p2048-*/commbench.time"))]
         fig1 = gnu_cpu("docs/data/fig1-sim-bgp/commbench.time")
-        advise = "docs/data/trace-lj/advise-p16-64"
-        runs = [r for r in rows(advise) if r["workload_extrapolate"] == "amdahl" and r["nprocs"] == "64"]
-        none = {r["workload_speedups"]: float(r["time_s"]) for r in runs if r["balancer"] == "none"}
-        won = {r["workload_speedups"]: float(r["time_s"]) for r in runs
-               if (r["balancer"], r["method"], r["finished"]) == ("async", "intercomm", "retire")}
-        gains = [100 * (1 - won[k] / none[k]) for k in none]
-        worst = {r["setup"]: float(r["gain_worst"]) for r in rows(advise, "advice.csv") if r["nprocs"] == "16"}
         race = rows("docs/notes/advise-estimate", "estimates-race-busy.csv")[0]
         commits = {r["git_commit"][:7] for p in glob.glob(os.path.join(ROOT, "docs/notes/chain-order/sim-*/runs.csv"))
                    for r in rows(os.path.relpath(os.path.dirname(p), ROOT))}
@@ -403,9 +396,6 @@ class RecomputedFigures(unittest.TestCase):
                 (f"{crossed}/README.md", f"took {scatter_cpu:.1f} s of host CPU"),
                 ("docs/data/fig1-sensitivity/README.md", f"{min(at_2048):.1f} to {max(at_2048):.1f} s of host CPU"),
                 ("docs/data/fig1-sensitivity/README.md", f"took {fig1 / 60:.1f} min of host CPU"),
-                (f"{advise}/README.md", f"{min(gains):.1f} to {max(gains):.1f} % at 64 ranks"),
-                ("docs/guide/your-workload.md",
-                 f"| mostwork(1) range coalesce | {100 * worst['mostwork(1) range coalesce']:.1f} to"),
                 ("docs/notes/archive/2026-11-advise-estimate.md",
                  f"{race['simulations_run']} against {race['simulations_at_most']} for `walkers-192.csv`"),
                 ("docs/notes/chain-order/README.md", f"ran at commit {', '.join(sorted(commits))} ")):

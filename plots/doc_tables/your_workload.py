@@ -318,9 +318,14 @@ def simulations_cost(folder):
         if isinstance(cpu.get(r["run_id"]), (int, float)):
             by_p[r["nprocs"]] += cpu[r["run_id"]]
             count[r["nprocs"]] += 1
-    parts = [f"P = {p}: {count[p]} in {by_p[p] / 60:.1f} min" for p in sorted(by_p)]
+    parts = [f"P = {p}: {count[p]} in {duration(by_p[p])}" for p in sorted(by_p)]
     return (f"Host CPU of its simulations ([provenance.csv]({folder}/provenance.csv), `host_cpu_s`), by rank count. "
             "In all: " + "; ".join(parts) + ".")
+
+
+def duration(seconds):
+    """A host time in words: seconds below two minutes (a run of 2 s is not "0.0 min"), minutes above."""
+    return f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
 def host_cost(path):
@@ -330,8 +335,8 @@ def host_cost(path):
         return ""
     found = gnu_time(path)
     cpu = float(found["user"]) + float(found["system"])
-    return (f"Host cost of the whole command ([advise.time]({path})): {wall_seconds(found['wall']) / 60:.1f} min of "
-            f"wall time and {cpu / 60:.1f} min of CPU on this project's 2-core VM, peak {int(found['rss']) / 1024:.0f} "
+    return (f"Host cost of the whole command ([advise.time]({path})): {duration(wall_seconds(found['wall']))} of "
+            f"wall time and {duration(cpu)} of CPU on this project's 2-core VM, peak {int(found['rss']) / 1024:.0f} "
             f"MiB in one process.")
 
 
@@ -339,10 +344,19 @@ def advice_words(folder, p):
     """What the advice in folder says at P = p, in a clause: use or keep, the gain over none from worst to best
     scenario, robust or what it depends on."""
     rows = Inputs.read(folder, "advice.csv", ["nprocs", "rank", "setup", "winner", "robust", "vs_none_median",
-                                              "vs_none_min", "vs_none_max", "depends_on", "tolerance_pct"])
+                                              "vs_none_min", "vs_none_max", "depends_on", "tolerance_pct", "verdict"])
     first = next(r for r in rows if r["nprocs"] == p and r["rank"] == 1)
-    # What flips the winner, without the list of who wins at each value (advice.csv's depends_on has it).
-    sure = "robust" if first["robust"] == "yes" else f"not robust: it depends on {first['depends_on'].split(' (')[0]}"
+    # What flips the winner, without the list of who wins at each value (advice.csv's depends_on has it); where no
+    # value flips it, the reason the verdict gives (an answer resting on extrapolation is never robust).
+    if first["robust"] == "yes":
+        sure = "robust"
+    elif first["depends_on"]:
+        sure = f"not robust: it depends on {first['depends_on'].split(' (')[0]}"
+    else:
+        why = re.search(r"Not robust: ([^.]*)", first["verdict"])
+        sure = ("not robust" + (f": {why.group(1)}" if why else
+                                ": its groups work past twice the measured sizes" if "Extrapolated:" in first["verdict"]
+                                else ""))
     if first["winner"] == "none":
         return f"keep `none`, no balancer gains more than the tolerance; {sure}"
     won = next(r for r in rows if r["nprocs"] == p and r["setup"] == first["winner"])
