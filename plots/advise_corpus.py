@@ -17,9 +17,10 @@ answer names, one count at a time and without racing, so every set-up is priced 
 whose folder holds done.txt is skipped: a run stopped anywhere resumes. MCMCLB and SIM_BINARY (or --mcmclb,
 --sim-binary) name the driver and the simulation build.
 
-`score` writes one row per workload and rank count (SCORE_HEADER) and the summary in Markdown. A case lies inside
-advise's assumptions where, at every size up to its rank count, each walker's true speed-up lies between its
-speed-up at 4 ranks held (`flat`) and Amdahl's law through its true speed-ups at 2 and 4 (`amdahl`).
+`score` writes one row per workload and rank count (SCORE_HEADER), the manifest beside it and the summary in
+Markdown. A case lies inside advise's assumptions where, at every size up to its rank count, each walker's true
+speed-up lies between its speed-up at 4 ranks held (`flat`) and Amdahl's law through its true speed-ups at 2 and 4
+(`amdahl`).
 
 The truth run's planning balancers and `pays` consult the truth's speed-ups, which the user's run cannot: the kernel
 has no key to plan from one trace while replaying another. The score says so on every row (truth_planning)."""
@@ -375,8 +376,11 @@ def score_workload(corpus, w, seed, command):
         pick = rows[0]["winner"]
         mine = next(r for r in rows if pick in labels(r))
         first = next((r for r in rows if r.get("rank") == "1"), rows[0])
+        if pick not in truths[p] or "none" not in truths[p]:
+            raise InputError(f"{folder}/truth-p{p}/advice.csv: no row of {pick if pick not in truths[p] else 'none'} "
+                             f"(allowed: the truth advised without racing, every set-up priced)")
         truth = truths[p][pick]
-        none = next(r for r in truths[p].values() if r["setup"] == "none")
+        none = truths[p]["none"]
         true_gain = 1 - whole_s(truth) / whole_s(none)
         worst, top = float(mine["gain_worst"]), float(mine["gain_best"])
         verdict = first.get("verdict", "")
@@ -413,6 +417,8 @@ def score(corpus, csv_path, summary_path, command):
     if not rows:
         raise InputError(f"{corpus}: no workload has been run (allowed: a corpus `run` has worked on)")
     write_csv(csv_path, SCORE_HEADER, rows)
+    # The manifest beside the score: the summary counts the workloads of the corpus from it.
+    write_csv(os.path.join(os.path.dirname(os.path.abspath(csv_path)), "manifest.csv"), MANIFEST, manifest)
     text = summary(rows, len(manifest))
     if summary_path:
         write_text_atomically(summary_path, text + "\n")
