@@ -48,7 +48,8 @@ SCORE_HEADER = ["workload", "shape", "nprocs", "truth_inside", "pick", "toleranc
                 "pick_true_regret_pct", "within_tolerance", "true_best", "true_gain_pct", "stated_gain_worst_pct",
                 "stated_gain_best_pct", "covered", "robust", "said_extrapolated", "names_sizes", "ranks_asked",
                 "ranks_answer", "answer_setup", "answer_true_core_hours", "best_ranks", "best_true_core_hours",
-                "answer_over_best", "answer_follows_rule", "truth_planning", "corpus_seed", "git_commit", "command"]
+                "answer_over_best", "answer_follows_rule", "truth_planning", "corpus_seed", "git_commit", "scored_at",
+                "command"]
 
 
 # ----------------------------------------------------------------------------------------------------- curves
@@ -349,12 +350,12 @@ def percent(x):
     return f"{100 * x:.1f}"
 
 
-def score_workload(corpus, w, seed, command):
+def score_workload(corpus, w, seed, command, scored_at):
     """The score's rows of one workload (its folder run), one per rank count asked."""
     folder = os.path.join(corpus, w["workload"])
     advice = read_rows(os.path.join(folder, "recorded", "advice.csv"))
-    commit = next((r.get("git_commit", "") for r in read_rows(os.path.join(folder, "recorded", "provenance.csv"))),
-                  "") if os.path.exists(os.path.join(folder, "recorded", "provenance.csv")) else ""
+    # The commits the recorded advice's simulations ran at, from its runs.csv (the truth's runs ran beside them).
+    commit = " ".join(sorted({r["git_commit"] for r in read_rows(os.path.join(folder, "recorded", "runs.csv"))}))
     asked = sorted({int(r["nprocs"]) for r in advice})
     answer, named = ranks_of(advice[0].get("ranks_answer"))
     truths = {p: truth_at(folder, p) for p in sorted(set(asked) | ({answer} if answer else set()))}
@@ -402,18 +403,19 @@ def score_workload(corpus, w, seed, command):
             answer_follows_rule=("" if not answer_s else "yes" if answer == best or (
                 answer_s <= anywhere * (1 + tolerance) + 1e-12 and
                 answer * answer_s <= best * fastest[best] * (1 + tolerance)) else "no"),
-            truth_planning="truth's speed-ups", corpus_seed=seed, git_commit=commit, command=command))
+            truth_planning="truth's speed-ups", corpus_seed=seed, git_commit=commit, scored_at=scored_at,
+            command=command))
     return out
 
 
-def score(corpus, csv_path, summary_path, command):
+def score(corpus, csv_path, summary_path, command, scored_at):
     manifest = read_rows(os.path.join(corpus, "manifest.csv"))
     rows, missing = [], []
     for w in manifest:
         if not os.path.exists(os.path.join(corpus, w["workload"], "done.txt")):
             missing.append(w["workload"])
             continue
-        rows += score_workload(corpus, w, w["seed"], command)
+        rows += score_workload(corpus, w, w["seed"], command, scored_at)
     if not rows:
         raise InputError(f"{corpus}: no workload has been run (allowed: a corpus `run` has worked on)")
     write_csv(csv_path, SCORE_HEADER, rows)
@@ -464,6 +466,15 @@ def summary(rows, workloads):
     return "\n".join(table) + "\n\n" + " ".join(words)
 
 
+def this_commit():
+    """The scorer's own commit, -dirty where its work tree differs (new files included), as mcmclb stamps its own."""
+    def git(*args):
+        return subprocess.run(["git"] + list(args), cwd=os.path.dirname(os.path.abspath(__file__)),
+                              capture_output=True, text=True).stdout.strip()
+    head = git("rev-parse", "--short=12", "HEAD")
+    return head + ("-dirty" if git("status", "--porcelain") else "") if head else "unknown"
+
+
 def main():
     p = ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("step", choices=("generate", "run", "score", "all"))
@@ -491,7 +502,8 @@ def main():
             run(args.corpus, args.ranks, args.jobs, set(args.only.split(",")) if args.only else set(), args.mcmclb,
                 args.sim_binary, [])
         if args.step in ("score", "all"):
-            score(args.corpus, args.csv, args.summary, shlex.join(["plots/advise_corpus.py"] + sys.argv[1:]))
+            score(args.corpus, args.csv, args.summary, shlex.join(["plots/advise_corpus.py"] + sys.argv[1:]),
+                  this_commit())
     except (InputError, OSError) as e:
         fail("advise_corpus.py", str(e))
 

@@ -163,7 +163,7 @@ class Scorer(unittest.TestCase):
             [8, 2, "async intercomm coalesce", "async intercomm retire", "async intercomm retire", 0.05, 0.3, 10,
              "assumed", "no", "", answer],
             [16, 1, "none", "", "none", 0, 0, 10, "assumed", "yes", "Keep none.", answer]])
-        write(os.path.join(w, "recorded", "provenance.csv"), ["run_id", "git_commit"], [["r0", "abc1234"]])
+        write(os.path.join(w, "recorded", "runs.csv"), ["run_id", "git_commit"], [["r0", "abc1234"], ["r1", "abc1234"]])
         truth = ["nprocs", "setup", "same_as", "run_s", "calibration_s", "initial_groups_s"]
         write(os.path.join(w, "truth-p8", "advice.csv"), truth, [
             [8, "mostwork(1) range coalesce", "", 75, 0, 0], [8, "async intercomm coalesce", "async intercomm retire",
@@ -176,7 +176,7 @@ class Scorer(unittest.TestCase):
 
     def score(self):
         out = os.path.join(self.tmp, "score.csv")
-        return corpus.score(self.tmp, out, None, "the command"), out
+        return corpus.score(self.tmp, out, None, "the command", "def5678"), out
 
     def test_a_workload_not_run_is_left_out(self):
         with self.assertRaisesRegex(corpus.InputError, "no workload has been run"):
@@ -199,7 +199,7 @@ class Scorer(unittest.TestCase):
         self.assertEqual((at16["said_extrapolated"], at16["truth_inside"]), ("no", "no"))
         self.assertEqual((at8["ranks_answer"], at8["answer_setup"], at8["best_ranks"], at8["answer_over_best"],
                           at8["answer_follows_rule"]), (12, "mostwork(1) range pays", 16, "0.9375", "no"))
-        self.assertEqual((at8["git_commit"], at8["command"]), ("abc1234", "the command"))
+        self.assertEqual((at8["git_commit"], at8["scored_at"], at8["command"]), ("abc1234", "def5678", "the command"))
         text = corpus.summary(rows, 1)
         self.assertIn("Inside advise's assumptions (1 case): the pick within the tolerance of the true best in 1 of "
                       "1 (100 %); the stated range, widened by the tolerance, covers the true gain in 1 of 1 (100 %)",
