@@ -400,9 +400,9 @@ def score_workload(corpus, w, seed, command, scored_at):
             answer_true_core_hours=f"{answer * answer_s / 3600:.6g}" if answer_s else "",
             best_ranks=best, best_true_core_hours=f"{best * fastest[best] / 3600:.6g}",
             answer_over_best=f"{answer * answer_s / (best * fastest[best]):.4g}" if answer_s else "",
-            answer_follows_rule=("" if not answer_s else "yes" if answer == best or (
-                answer_s <= anywhere * (1 + tolerance) + 1e-12 and
-                answer * answer_s <= best * fastest[best] * (1 + tolerance)) else "no"),
+            # The answer's own set-up priced: the best count with a set-up outside the tolerance does not follow.
+            answer_follows_rule=("" if not answer_s else "yes" if answer_s <= anywhere * (1 + tolerance) + 1e-12 and
+                                 answer * answer_s <= best * fastest[best] * (1 + tolerance) else "no"),
             truth_planning="truth's speed-ups", corpus_seed=seed, git_commit=commit, scored_at=scored_at,
             command=command))
     return out
@@ -466,13 +466,16 @@ def summary(rows, workloads):
     return "\n".join(table) + "\n\n" + " ".join(words)
 
 
-def this_commit():
-    """The scorer's own commit, -dirty where its work tree differs (new files included), as mcmclb stamps its own."""
+def this_commit(outputs):
+    """The scorer's own commit, -dirty where its work tree differs (new files included), as mcmclb stamps its own;
+    the score's own files, written by an earlier score of a run resumed, left out."""
     def git(*args):
         return subprocess.run(["git"] + list(args), cwd=os.path.dirname(os.path.abspath(__file__)),
                               capture_output=True, text=True).stdout.strip()
     head = git("rev-parse", "--short=12", "HEAD")
-    return head + ("-dirty" if git("status", "--porcelain") else "") if head else "unknown"
+    changed = git("status", "--porcelain", "--untracked-files=all", "--", ":/",
+                  *(":(exclude)" + os.path.abspath(p) for p in outputs))
+    return head + ("-dirty" if changed else "") if head else "unknown"
 
 
 def main():
@@ -503,7 +506,8 @@ def main():
                 args.sim_binary, [])
         if args.step in ("score", "all"):
             score(args.corpus, args.csv, args.summary, shlex.join(["plots/advise_corpus.py"] + sys.argv[1:]),
-                  this_commit())
+                  this_commit([args.csv, os.path.join(os.path.dirname(os.path.abspath(args.csv)), "manifest.csv")] +
+                              ([args.summary] if args.summary else [])))
     except (InputError, OSError) as e:
         fail("advise_corpus.py", str(e))
 

@@ -207,6 +207,15 @@ class Scorer(unittest.TestCase):
         self.assertIn("Outside them (1 case): said Extrapolated and named the sizes to measure in 0 of 1 (0 %)", text)
         self.assertIn("follows the stated rule in the truth in 0 of 1 (0 %)", text)
 
+    def test_the_best_count_answered_with_a_set_up_outside_the_tolerance_does_not_follow_the_rule(self):
+        with open(os.path.join(self.folder, "done.txt"), "w"):
+            pass
+        with open(os.path.join(self.folder, "truth-p12", "advice.csv"), "a", encoding="utf-8") as f:
+            f.write("12,async intercomm retire,,30,0,0\n")  # 12 ranks the best count, but not by the answer's set-up
+        at8 = self.score()[0][0]
+        self.assertEqual((at8["ranks_answer"], at8["best_ranks"], at8["answer_over_best"], at8["answer_follows_rule"]),
+                         (12, 12, "1.667", "no"))
+
     def test_a_gain_outside_the_widened_range_is_not_covered(self):
         with open(os.path.join(self.folder, "done.txt"), "w"):
             pass
