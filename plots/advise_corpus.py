@@ -304,6 +304,10 @@ def run(corpus, ranks, jobs, only, driver, sim, extra):
     if max(asked) > min(int(r["largest"]) for r in rows):
         raise InputError(f"--ranks {ranks}: the truths reach {rows[0]['largest']} ranks (allowed: at most that; "
                          f"generate with --largest)")
+    unknown = sorted(only - {r["workload"] for r in rows} - {r["workload"][3:] for r in rows})
+    if unknown:
+        raise InputError(f"--only {','.join(unknown)}: no such workload (allowed: "
+                         f"{', '.join(r['workload'][3:] for r in rows)})")
     todo = [r for r in rows if not only or r["workload"] in only or r["workload"][3:] in only]
     start = time.monotonic()
     for k, r in enumerate(todo, 1):
@@ -358,6 +362,10 @@ def score_workload(corpus, w, seed, command, scored_at):
     commit = " ".join(sorted({r["git_commit"] for r in read_rows(os.path.join(folder, "recorded", "runs.csv"))}))
     asked = sorted({int(r["nprocs"]) for r in advice})
     answer, named = ranks_of(advice[0].get("ranks_answer"))
+    if advice[0].get("ranks_answer") and (answer is None or (answer not in named and answer not in asked)):
+        # advise's words changed: a score without the rank answer would pass for one that has none.
+        raise InputError(f"{folder}/recorded/advice.csv: ranks_answer names no count and set-up this scorer reads "
+                         f"(allowed: 'N ranks: ...' then 'N ranks (SET-UP) take ...' per count)")
     truths = {p: truth_at(folder, p) for p in sorted(set(asked) | ({answer} if answer else set()))}
     tolerance = float(advice[0]["tolerance_pct"]) / 100
     # The rank answer against the best count under the stated rule, in the truth: at each count its fastest set-up;

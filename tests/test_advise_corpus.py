@@ -227,8 +227,20 @@ class Scorer(unittest.TestCase):
         at8 = self.score()[0][0]
         self.assertEqual((at8["true_gain_pct"], at8["covered"]), ("60.0", "no"))
 
+    def test_a_rank_answer_in_words_the_scorer_cannot_read_is_refused(self):
+        with open(os.path.join(self.folder, "done.txt"), "w"):
+            pass
+        path = os.path.join(self.folder, "recorded", "advice.csv")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text.replace("12 ranks (mostwork(1) range pays) take", "12 ranks with mostwork(1) range pays take"))
+        with self.assertRaisesRegex(corpus.InputError, "ranks_answer names no count and set-up"):
+            self.score()
+
     def test_bad_flags_are_one_line_and_exit_2(self):
-        for args in (["run", self.tmp, "--ranks", "16"], ["score", self.tmp], ["generate", self.tmp, "--largest", "4"]):
+        for args in (["run", self.tmp, "--ranks", "16"], ["score", self.tmp], ["generate", self.tmp, "--largest", "4"],
+                     ["run", self.tmp, "--ranks", "8,16", "--only", "no-such-shape"]):
             with self.subTest(args=args):
                 r = subprocess.run([sys.executable, SCRIPT] + args, capture_output=True, text=True)
                 self.assertEqual(r.returncode, 2, r.stderr)
