@@ -24,7 +24,7 @@ from .steal_regroup_findings import (compute_findings, compute_real_findings, cy
                                      host_cost_note, large_findings, runs_made, seeds_notes, why_regrouping_wins)
 from .start_with import start_with
 from .walkers import chain_order_measured, chain_order_simulated, checkpoint_cost, exact_sum_cost, walkers_overhead
-from .your_workload import (advice, advice_answer, advice_brief, advise_estimate, advise_estimate_check,
+from .your_workload import (advice, advice_answer, advise_corpus, advice_brief, advise_estimate, advise_estimate_check,
                             advise_estimate_race, advise_estimate_repeated, advise_estimate_whole, prediction,
                             trace_at_scale, trace_replay, trace_summary, winner_gains)
 
@@ -99,6 +99,7 @@ TABLES = {
     "advise-estimate-whole": (advise_estimate_whole, (1, 1), {}),
     "advise-estimate-repeated": (advise_estimate_repeated, (1, 1), {}),
     "advice-brief": (advice_brief, (1, 1), {}),
+    "advise-corpus": (advise_corpus, (1, 1), {}),
     "trace-summary": (trace_summary, (1, 1), {}),
     "start-with": (start_with, (2, 16), {}),
     "walkers-overhead": (walkers_overhead, (1, 1), {}),

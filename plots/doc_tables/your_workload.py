@@ -5,6 +5,7 @@ import os
 import re
 from collections import defaultdict
 
+from advise_corpus import read_rows, summary
 from mcmclb_csv import RUN_COLUMNS, InputError
 from mcmclb_stats import Summary, median
 
@@ -657,3 +658,17 @@ def winner_gains(inputs):
     return wrapped(f"Under `{extrapolate}`, {' and '.join(f'`{n}`' for n in names)} is faster than `none` by "
                    f"{' and '.join(text for _, text in parts)}, through the lowest to the highest speed-ups "
                    f"(simulated, [runs.csv]({folder}/runs.csv)).")
+
+
+def advise_corpus(inputs):
+    """advise judged against a known truth (plots/advise_corpus.py): the score's table and the counts the
+    acceptance bounds judge, from the folder's score.csv and manifest.csv, as the scorer prints them."""
+    folder = os.path.join(ROOT, inputs.folders[0])
+    try:
+        rows, manifest = (read_rows(os.path.join(folder, name)) for name in ("score.csv", "manifest.csv"))
+    except OSError as e:
+        raise InputError(f"{inputs.folders[0]}: {e.strerror} (allowed: a folder with the corpus's score.csv and "
+                         f"manifest.csv)") from None
+    if not rows:
+        raise InputError(f"{inputs.folders[0]}/score.csv: no row (allowed: plots/advise_corpus.py score's rows)")
+    return summary(rows, len(manifest))
