@@ -26,7 +26,7 @@ from .start_with import start_with
 from .walkers import chain_order_measured, chain_order_simulated, checkpoint_cost, exact_sum_cost, walkers_overhead
 from .your_workload import (advice, advice_answer, advise_corpus, advice_brief, advise_estimate, advise_estimate_check,
                             advise_estimate_race, advise_estimate_repeated, advise_estimate_whole, prediction,
-                            trace_at_scale, trace_replay, trace_summary, winner_gains)
+                            trace_at_scale, trace_replay, trace_summary)
 
 
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
@@ -128,7 +128,6 @@ TABLES = {
     "killed-runs": (killed_runs, (1, 4), {}),
     "run-commits": (run_commits, (1, 12), {}),
     "table1-merge-rule": (table1_merge_rule, (2, 2), {"nprocs": "an integer"}),
-    "winner-gains": (winner_gains, (1, 1), {"extrapolate": "flat|amdahl"}),
 }
 
 

@@ -635,31 +635,6 @@ def advise_estimate_check(inputs):
                        "the check's estimate", "its real runs (wall)", "off by", "host busy before"], out) + sentence
 
 
-def winner_gains(inputs):
-    """One sentence: how much faster than none the set-up advice.csv names the winner is, at each of its rank counts,
-    under one extrapolation (extrapolate=, amdahl by default), from the lowest to the highest speed-ups; from the
-    runs in runs.csv beside it (each run's time, the initial groups left out), every figure simulated."""
-    folder = inputs.folders[0]
-    extrapolate = inputs.option("extrapolate", "amdahl")
-    advice_rows = Inputs.read(folder, "advice.csv", ["nprocs", "rank", "winner"])
-    winners = {r["nprocs"]: r["winner"] for r in advice_rows if r["rank"] == 1}
-    runs = [r for r in Inputs.read(folder, need=RUN_COLUMNS + ["finished", "workload_extrapolate"])
-            if r["valid"] is True and r["workload_extrapolate"] == extrapolate]
-    parts = []
-    for p, winner in sorted(winners.items()):
-        none = {r["workload_speedups"]: r["time_s"] for r in runs if r["nprocs"] == p and r["balancer"] == "none"}
-        won = {r["workload_speedups"]: r["time_s"] for r in runs if r["nprocs"] == p and setup_name(r) == winner}
-        if not none or set(none) != set(won):
-            raise InputError(f"{folder}/runs.csv: at P = {p} no runs of none and {winner} in the same scenarios "
-                             f"under {extrapolate} (allowed: the folder advise wrote)")
-        gains = [100 * (1 - won[s] / none[s]) for s in none]
-        parts.append((winner, f"{min(gains):.1f} to {max(gains):.1f} % at {p} ranks"))
-    names = sorted({w for w, _ in parts})
-    return wrapped(f"Under `{extrapolate}`, {' and '.join(f'`{n}`' for n in names)} is faster than `none` by "
-                   f"{' and '.join(text for _, text in parts)}, through the lowest to the highest speed-ups "
-                   f"(simulated, [runs.csv]({folder}/runs.csv)).")
-
-
 def advise_corpus(inputs):
     """advise judged against a known truth (plots/advise_corpus.py): the score's table and the counts the
     acceptance bounds judge, from the folder's score.csv and manifest.csv, as the scorer prints them."""
