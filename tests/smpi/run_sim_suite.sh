@@ -588,15 +588,16 @@ print('*,,2,,1.9'); print('*,,4,,3.6')" >"$work/scales.csv"
   [ "$(grep -o "^advise: searching [0-9]* ranks, between 8 and 32 asked, with \(none\|steal (and none)\): " \
     "$work/advise-scales.log" | sed 's/ with .*//' | uniq -c | awk '$1 == 2' | wc -l)" -ge 1 ] ||
   { cat "$work/advise-scales.log"; echo "advise: the rank search with a set-up that has no interval"; exit 1; }
-# A size measured several times with different speed-ups (1.5, 1.7 and 1.9 at 2 ranks): the advice replays their
-# median, lowest and highest under every rule (none under flat alone: its groups of 2 never pass the measured size),
-# six scenarios, each one every set-up ran. The lowest end is none's slowest.
+# A size measured several times with different speed-ups (1.5, 1.7 and 1.9 at 2 ranks), and a second size (2.6 at
+# 4, so Amdahl's law has two sizes to go through): the advice replays their median, lowest and highest under every
+# rule (none under flat alone: its groups of 2 never pass the measured sizes), six scenarios, each one every set-up
+# ran. The lowest end is none's slowest.
 python3 -c "
 print('chain,item,ranks,seconds,speedup')
 for c in range(4):
     for i in range(6):
         print(f'{c},{i},1,{0.01 * (c + 1)},')
-print('*,,2,,1.5'); print('*,,2,,1.9'); print('*,,2,,1.7')" >"$work/rep.csv"
+print('*,,2,,1.5'); print('*,,2,,1.9'); print('*,,2,,1.7'); print('*,,4,,2.6')" >"$work/rep.csv"
 "$2/mcmclb" advise "$work/rep.csv" --ranks 8 --balancers none,mostwork --no-race --jobs 2 \
   --sim-binary "$sim/mcmclb-sim" --out "$work/advise-rep" >"$work/advise-rep.log" 2>&1 ||
   { cat "$work/advise-rep.log"; exit 1; }
