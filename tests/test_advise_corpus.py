@@ -220,25 +220,25 @@ class Scorer(unittest.TestCase):
         self.assertEqual((at8["ranks_answer"], at8["best_ranks"], at8["answer_over_best"], at8["answer_follows_rule"]),
                          (12, 12, "1.667", "no"))
 
-    def test_a_gain_outside_the_widened_range_is_not_covered(self):
+    def done_with(self, name, old, new):
+        """The workload marked run, with one text of its folder's file `name` replaced."""
         with open(os.path.join(self.folder, "done.txt"), "w"):
             pass
-        path = os.path.join(self.folder, "truth-p8", "advice.csv")
+        path = os.path.join(self.folder, name)
         with open(path, encoding="utf-8") as f:
             text = f.read()
         with open(path, "w", encoding="utf-8") as f:
-            f.write(text.replace("8,none,,100,", "8,none,,200,"))  # async 60 % faster than none, above 30 + 10
+            f.write(text.replace(old, new))
+
+    def test_a_gain_outside_the_widened_range_is_not_covered(self):
+        # async 60 % faster than none, above 30 + 10
+        self.done_with(os.path.join("truth-p8", "advice.csv"), "8,none,,100,", "8,none,,200,")
         at8 = self.score()[0][0]
         self.assertEqual((at8["true_gain_pct"], at8["covered"]), ("60.0", "no"))
 
     def test_a_rank_answer_in_words_the_scorer_cannot_read_is_refused(self):
-        with open(os.path.join(self.folder, "done.txt"), "w"):
-            pass
-        path = os.path.join(self.folder, "recorded", "advice.csv")
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text.replace("12 ranks (mostwork(1) range pays) take", "12 ranks with mostwork(1) range pays take"))
+        self.done_with(os.path.join("recorded", "advice.csv"), "12 ranks (mostwork(1) range pays) take",
+                       "12 ranks with mostwork(1) range pays take")
         with self.assertRaisesRegex(corpus.InputError, "ranks_answer names no count and set-up"):
             self.score()
 

@@ -639,26 +639,26 @@ class ChainsAndReferences(TraceCase):
     def test_a_warning_every_launch_prints_is_shown_once(self):
         """Each launch of a sweep (here P = 1 and P = 2) reads the trace and warns of the speed-up it sets aside; an
         advice runs hundreds of simulations of one trace. The sweep shows the warning once, as it shows a note."""
-        with open(self.path("t.csv"), "w") as f:
-            f.write(GOOD + "*,,2,,2.5\n")
-        study = self.path("s.yaml")
-        with open(study, "w") as f:
-            f.write("experiment: s\nnprocs: [1, 2]\nworkload: {model: trace, file: t.csv}\nwork: {mode: sleep}\n"
-                    "balancer: none\n")
+        study = self.none_study(GOOD + "*,,2,,2.5\n", "[1, 2]")
         r = self.mcmclb("sweep", study, "--launcher", "local")
         self.assertEqual(r.returncode, 0, r.stderr)
         said = [l for l in r.stdout.decode().split("\n") if "speed-up 2.5 at 2 ranks is above 2" in l]
         self.assertEqual(len(said), 1, r.stdout.decode())
         self.assertEqual(len(read_rows(self.path("results", "s", "runs.csv"))), 2, "both launches ran")
 
-    def test_content_in_the_key(self):
-        """An edited trace is a new point: a resumed sweep runs it again, and runs.csv names each file's content."""
+    def none_study(self, trace_text, nprocs):
+        """A study replaying trace_text (written to t.csv) under none at nprocs (YAML text); returns its path."""
         with open(self.path("t.csv"), "w") as f:
-            f.write("chain,item,ranks,seconds,speedup\n0,0,1,0.001,\n1,0,1,0.002,\n")
+            f.write(trace_text)
         study = self.path("s.yaml")
         with open(study, "w") as f:
-            f.write("experiment: s\nnprocs: 2\nworkload: {model: trace, file: t.csv}\nwork: {mode: sleep}\n"
-                    "balancer: none\n")
+            f.write(f"experiment: s\nnprocs: {nprocs}\nworkload: {{model: trace, file: t.csv}}\n"
+                    "work: {mode: sleep}\nbalancer: none\n")
+        return study
+
+    def test_content_in_the_key(self):
+        """An edited trace is a new point: a resumed sweep runs it again, and runs.csv names each file's content."""
+        study = self.none_study("chain,item,ranks,seconds,speedup\n0,0,1,0.001,\n1,0,1,0.002,\n", "2")
         r = self.mcmclb("sweep", study, "--launcher", "local")
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(self.path("t.csv"), "a") as f:
