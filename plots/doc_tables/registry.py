@@ -8,7 +8,8 @@ from .host_time import host_cpu, host_time, killed_runs, run_commits, time_shift
 from .merge_pays import (calibration_cost, merge_pays_ratios, merge_pays_sensitivity, model_items, pays_against_none,
                          pays_against_rule, pays_guarantee, real_pays, real_versus_none)
 from .merge_pays_findings import (closing_merges, model_against_chains, model_calibration, pays_all_atom,
-                                  pays_real_answer, pays_real_findings, pays_single_atom, sensitivity_answer,
+                                  pays_real_answer, pays_real_findings, pays_single_atom, pays_whole,
+                                  sensitivity_answer,
                                   sensitivity_findings, single_atom_calibration, workless_merges)
 from .paper import fig1_links, fig1_sensitivity, paper_answer, table1_merge_rule
 from .readme import findings, quick_start
@@ -47,6 +48,7 @@ TABLES = {
     "real-versus-none": (real_versus_none, (1, 1), {"rule": "retire|coalesce|pays"}),
     "real-pays": (real_pays, (1, 1), {}),
     "pays-single-atom": (pays_single_atom, (1, 1), {}),
+    "pays-whole": (pays_whole, (1, 1), {}),
     "pays-all-atom": (pays_all_atom, (1, 1), {}),
     "calibration-cost": (calibration_cost, (2, 4), {}),
     "table1-seeds": (table1_seeds, (1, 4), {"seeds": "integers separated by commas", "rule": "retire|coalesce",
