@@ -133,6 +133,28 @@ std::size_t minimax(const std::vector<Row>& rows, const std::vector<std::size_t>
   return best;
 }
 
+/// Each gain over none grouped by the assumption past the measured sizes (workload_extrapolate; "" where a scenario
+/// names none), in the scenarios' order: that assumption's lowest and highest gain, one within the tolerance of 0
+/// counted as 0 (within_tolerance). Gains that are not finite are left out.
+std::vector<std::pair<std::string, std::pair<double, double>>> gains_by_rule(const std::vector<double>& gains,
+                                                                             const std::vector<Scenario>& scenarios,
+                                                                             double tolerance) {
+  std::vector<std::pair<std::string, std::pair<double, double>>> out;
+  for (std::size_t k = 0; k < gains.size() && k < scenarios.size(); ++k) {
+    if (!std::isfinite(gains[k])) continue;
+    const double g = within_tolerance(1 - gains[k], 1, tolerance) ? 0.0 : gains[k];
+    const auto rule = scenarios[k].values.find("workload_extrapolate");
+    const std::string name = rule == scenarios[k].values.end() ? "" : rule->second;
+    const auto it = std::find_if(out.begin(), out.end(), [&](const auto& x) { return x.first == name; });
+    if (it == out.end()) {
+      out.emplace_back(name, std::pair{g, g});
+    } else {
+      it->second = {std::min(it->second.first, g), std::max(it->second.second, g)};
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string scenario_words(const Scenario& s, const Words&) {
@@ -192,21 +214,12 @@ std::string gain_words(const std::vector<double>& gains, const std::vector<Scena
   }
   // Beside the range, the gain under each assumption past the measured sizes, where the scenarios vary more than
   // the two ends name: a figure or range each assumption gives, never a midpoint that none of them gives.
-  std::map<std::string, std::pair<double, double>> by_rule;  // extrapolate value -> its gains' range
-  std::vector<std::string> rules;                            // in the scenarios' order
-  for (std::size_t k = 0; k < gains.size(); ++k) {
-    const auto rule = scenarios[k].values.find("workload_extrapolate");
-    if (rule == scenarios[k].values.end()) continue;
-    const auto [it, added] = by_rule.try_emplace(rule->second, gains[k], gains[k]);
-    if (added) rules.push_back(rule->second);
-    it->second = {std::min(it->second.first, gains[k]), std::max(it->second.second, gains[k])};
-  }
+  const auto rules = gains_by_rule(gains, scenarios, tolerance);
   std::string per_rule;
   if (rules.size() > 1 && gains.size() > 2) {
     std::vector<std::string> each;
-    for (const std::string& rule : rules) {
-      const auto [a, b] = by_rule.at(rule);
-      const double x = measurable(a) ? a : 0, y = measurable(b) ? b : 0;
+    for (const auto& [rule, range] : rules) {
+      const auto [x, y] = range;
       each.push_back(rule + " " + (same_times(x, y) ? faster(x) : bare(x) + " to " + faster(y)));
     }
     per_rule = "; by the speed-up past the measured sizes: " + join(each, ", ");
@@ -700,22 +713,13 @@ AtRanks at_ranks_of(int nprocs, const Ranking& ranking, const std::vector<Setup>
 
 std::string first_words(const AtRanks& answer, const std::vector<Scenario>& scenarios, double tolerance,
                         const std::string& run_flags, const std::string& next) {
-  std::map<std::string, std::pair<double, double>> by_rule;  // the gain's range under each assumption
-  std::vector<std::string> rules;
-  for (std::size_t s = 0; s < scenarios.size() && s < answer.none_s.size(); ++s) {
-    if (!std::isfinite(answer.whole_s[s]) || !std::isfinite(answer.none_s[s])) continue;
-    const double gain = 1 - answer.whole_s[s] / answer.none_s[s];
-    const auto rule = scenarios[s].values.find("workload_extrapolate");
-    const std::string name = rule == scenarios[s].values.end() ? "" : rule->second;
-    const auto [it, added] = by_rule.try_emplace(name, gain, gain);
-    if (added) rules.push_back(name);
-    it->second = {std::min(it->second.first, gain), std::max(it->second.second, gain)};
-  }
+  std::vector<double> gain(answer.none_s.size(), std::nan(""));
+  for (std::size_t s = 0; s < gain.size() && s < answer.whole_s.size(); ++s)
+    gain[s] = 1 - answer.whole_s[s] / answer.none_s[s];  // NaN where either is unknown: left out
+  const auto rules = gains_by_rule(gain, scenarios, tolerance);
   std::vector<std::string> gains;
-  for (const std::string& rule : rules) {
-    // A gain within the tolerance of 0 is none a user could measure: 0, as the verdict's words say.
-    const auto shown = [&](double g) { return within_tolerance(1 - g, 1, tolerance) ? 0.0 : g; };
-    const double lo = shown(by_rule.at(rule).first), hi = shown(by_rule.at(rule).second);
+  for (const auto& [rule, range] : rules) {
+    const auto [lo, hi] = range;
     gains.push_back((rule.empty() ? "" : rule + " ") + (same_times(lo, hi) ? pct(lo) : pct(lo) + " to " + pct(hi)));
   }
   const bool none = answer.winner == "none";
@@ -723,7 +727,7 @@ std::string first_words(const AtRanks& answer, const std::vector<Scenario>& scen
                       std::to_string(answer.nprocs) + " (simulated)";
   if (!gains.empty() && !none) {
     words += "; faster than none by " + join(gains, ", ") +
-             (rules.size() > 1 || !rules.front().empty() ? " by the speed-up past the measured sizes" : "");
+             (rules.size() > 1 || !rules.front().first.empty() ? " by the speed-up past the measured sizes" : "");
   }
   words += ". Run: mpiexec -n " + std::to_string(answer.nprocs) + " YOUR_PROGRAM " + run_flags + ".";
   if (!next.empty()) words += " Next: " + next;
