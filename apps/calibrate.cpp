@@ -38,6 +38,13 @@ namespace fs = std::filesystem;
 namespace mpi = mcmclb::mpi;
 namespace cal = mcmclb::calibrate;
 
+// Under smpirun the times are the simulated platform's, not a machine's: the log says which.
+#if MCMCLB_SMPI
+constexpr const char* kTimesAre = "simulated";
+#else
+constexpr const char* kTimesAre = "measured";
+#endif
+
 struct Options {
   std::string out = "results/calibrate";
   int ranks = 1024;  // the simulated ranks the platform must hold
@@ -360,16 +367,18 @@ int calibrate_main(int argc, char** argv) {
         }
         std::string breaks;
         for (std::size_t i = 1; i < fit.network.pieces.size(); ++i) {
-          breaks += (breaks.empty() ? "" : ", ") + std::to_string(fit.network.pieces[i].from) + " B";
+          // The first message size of each piece, not its payload: the sizes the user's times.csv lists.
+          breaks +=
+              (breaks.empty() ? "" : ", ") + std::to_string(fit.network.pieces[i].from - cal::kSmpiEnvelope) + " B";
         }
         std::printf(
             "calibrate: %s network latency %.3f us, bandwidth %.1f MB/s, breakpoints %s; at 8 B os %.3f us, ois "
             "%.3f us, or %.3f us; eager limit %lld B; the fit's largest residual %+.1f %% (at %lld B; every size's "
-            "in times.csv) (measured)\n",
+            "in times.csv) (%s)\n",
             pair == "intra" ? "inside a node:" : "between nodes:", fit.latency_s() * 1e6, fit.bandwidth_Bps() / 1e6,
             breaks.empty() ? "none" : breaks.c_str(), std::max(0.0, fit.os.at(8)) * 1e6,
             std::max(0.0, fit.ois.at(8)) * 1e6, std::max(0.0, fit.orecv.at(8)) * 1e6,
-            static_cast<long long>(fit.eager_limit), worst, static_cast<long long>(worst_at));
+            static_cast<long long>(fit.eager_limit), worst, static_cast<long long>(worst_at), kTimesAre);
       }
       for (const auto& w : warnings) std::printf("calibrate: WARNING: %s\n", w.c_str());
       if (!m.has_inter)

@@ -67,9 +67,11 @@ def one_way(c, props, size, lat, bw):
     os_ = lookup(props["smpi/os"], size, [0, 0]) if size < thresh else [0, 0]
     or_ = lookup(props["smpi/or"], size, [0, 0]) if size < thresh else [0, 0]
     over = max(0, os_[0] + os_[1] * size) + max(0, or_[0] + or_[1] * size)
-    latf = lookup(props["smpi/lat-factor"], size, [1])[0]
-    bwf = lookup(props["smpi/bw-factor"], size, [1])[0]
-    return over + lat * latf + size / (bw * bwf)
+    # SMPI looks its factors up by, and charges the bandwidth for, the payload: the bytes and its 16-byte envelope.
+    payload = size + 16
+    latf = lookup(props["smpi/lat-factor"], payload, [1])[0]
+    bwf = lookup(props["smpi/bw-factor"], payload, [1])[0]
+    return over + lat * latf + payload / (bw * bwf)
 PY
 python3 - "$out" "$work" <<'PY'
 import csv, sys
@@ -108,8 +110,9 @@ if problems:
 print(f"calibrated.xml: the model times of times.csv, by SMPI's rules; loopback {lat * 1e6:.3f} us, {bw / 1e6:.0f} MB/s")
 PY
 # Simulated on the platform, the ping-pong between two nodes (whose links copy the node's times here) takes at every
-# size the time the platform's model gives (SMPI: os + or below the eager limit, latency x lat-factor + size /
-# (bandwidth x bw-factor)), within 10 % or 0.05 us (SMPI charges each MPI_Wtime 10 ns of simulated time, smpi/wtime).
+# size the time the platform's model gives (SMPI: os + or below the eager limit, latency x lat-factor + payload /
+# (bandwidth x bw-factor), the payload being the size and a 16-byte envelope), within 10 % or 0.05 us (SMPI charges
+# each MPI_Wtime 10 ns of simulated time, smpi/wtime).
 printf 'node-0\nnode-1\n' >"$work/pair.hosts"
 (cd "$work" && smpirun -np 2 -platform "$out/calibrated.xml" -hostfile "$work/pair.hosts" -no-privatize \
   --log=root.thresh:warning "$(dirname "$sim")/tests/smpi/smpi_pingpong") >"$work/simulated.csv"

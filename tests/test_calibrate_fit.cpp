@@ -30,20 +30,27 @@ std::vector<cal::Point> line_times(double latency_s, double bandwidth_Bps, std::
 double off(double got, double want) { return std::fabs(got - want) / want; }
 
 /// A made-up machine of known piecewise constants, as SMPI would charge them: os and or below the eager limit (to a
-/// message it sends detached), ois everywhere, and the network's pieces (latency x factor + bytes / (bandwidth x
-/// factor)).
+/// message it sends detached), ois everywhere, and the network's pieces by payload, the bytes and SMPI's envelope
+/// (latency x factor + payload / (bandwidth x factor)). Its step at a payload of 40 B lies between the timed sizes
+/// 16 and 24 B, yet a boundary written at 23 B (the message's size) would move 8 and 12 B, by their payloads, into
+/// the piece above.
 struct Truth {
   std::int64_t eager = 16384;
   cal::Piecewise os{{{0, 0.30e-6, 0.2e-9}, {1024, 0.9e-6, 0.05e-9}}};
   cal::Piecewise ois{{{0, 0.20e-6, 0.1e-9}, {4096, 1.0e-6, 0.02e-9}}};
   cal::Piecewise orecv{{{0, 0.25e-6, 0.3e-9}, {2048, 1.5e-6, 0.1e-9}}};
   double latency = 1.2e-6, bandwidth = 8e9;
-  std::vector<std::int64_t> from = {0, 8192, 262144};
-  std::vector<double> lat_factor = {1.0, 1.8, 6.0}, bw_factor = {0.5, 0.8, 1.0};
-  [[nodiscard]] double network(std::int64_t bytes) const {
+  std::vector<std::int64_t> from = {0, 40, 8200, 262144};  // by payload
+  std::vector<double> lat_factor = {1.0, 1.5, 1.8, 6.0}, bw_factor = {0.5, 0.5, 0.8, 1.0};
+  [[nodiscard]] std::size_t piece_of_payload(std::int64_t payload) const {
     std::size_t i = 0;
-    while (i + 1 < from.size() && from[i + 1] <= bytes) ++i;
-    return latency * lat_factor[i] + static_cast<double>(bytes) / (bandwidth * bw_factor[i]);
+    while (i + 1 < from.size() && from[i + 1] <= payload) ++i;
+    return i;
+  }
+  [[nodiscard]] double network(std::int64_t bytes) const {
+    const std::int64_t payload = bytes + cal::kSmpiEnvelope;
+    const std::size_t i = piece_of_payload(payload);
+    return latency * lat_factor[i] + static_cast<double>(payload) / (bandwidth * bw_factor[i]);
   }
   [[nodiscard]] double one_way(std::int64_t bytes) const {
     return (bytes < eager ? os.at(bytes) + orecv.at(bytes) : 0.0) + network(bytes);
@@ -134,10 +141,14 @@ TEST(CalibrateFit, PairRecoversEveryKnownConstantWithinFivePercent) {
   EXPECT_LT(off(m.latency_s(), t.latency), 0.05) << m.latency_s();
   EXPECT_LT(off(m.bandwidth_Bps(), t.bandwidth), 0.05) << m.bandwidth_Bps();
   ASSERT_EQ(m.network.pieces.size(), t.from.size());
+  // Every timed size falls, by its payload, in the piece the machine's does: a breakpoint is known only to lie
+  // between two timed sizes.
+  for (const auto bytes : cal::message_sizes()) {
+    const auto* in = m.network.piece_of(bytes + cal::kSmpiEnvelope);
+    EXPECT_EQ(static_cast<std::size_t>(in - m.network.pieces.data()), t.piece_of_payload(bytes + cal::kSmpiEnvelope))
+        << bytes << " B";
+  }
   for (std::size_t i = 0; i < t.from.size(); ++i) {
-    if (i > 0) {
-      EXPECT_EQ(m.network.pieces[i].from, t.from[i]) << i;
-    }
     EXPECT_LT(off(m.lat_factors()[i], t.lat_factor[i]), 0.05) << i << ": " << m.lat_factors()[i];
     EXPECT_LT(off(m.bw_factors()[i], t.bw_factor[i]), 0.05) << i << ": " << m.bw_factors()[i];
   }
@@ -239,10 +250,13 @@ TEST(CalibrateFit, PlatformCarriesTheFittedConstants) {
   EXPECT_NE(xml.find("topo_parameters=\"1;4;1;1\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("<prop id=\"smpi/iprobe\" value=\"2e-07\"/>"), std::string::npos) << xml;
   EXPECT_NE(xml.find("NOT MEASURED"), std::string::npos) << xml;
-  // SMPI's pieces hold the sizes above their boundary: a piece from 1024 B is written 1023.
+  // SMPI's pieces hold the sizes above their boundary: a piece from 1024 B is written 1023. The factors' pieces
+  // are by payload: the one from 24 B (payload 40) is written 39, the one from 8192 B 8207.
   EXPECT_NE(xml.find("<prop id=\"smpi/os\" value=\"0:3e-07:2e-10;1023:9e-07:5e-11\"/>"), std::string::npos) << xml;
-  EXPECT_NE(xml.find("<prop id=\"smpi/lat-factor\" value=\"0:1;8191:1.8;262143:6\"/>"), std::string::npos) << xml;
-  EXPECT_NE(xml.find("<prop id=\"smpi/bw-factor\" value=\"0:0.5;8191:0.8;262143:1\"/>"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<prop id=\"smpi/lat-factor\" value=\"0:1;39:1.5;8207:1.8;262159:6\"/>"), std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<prop id=\"smpi/bw-factor\" value=\"0:0.5;39:0.5;8207:0.8;262159:1\"/>"), std::string::npos)
+      << xml;
   EXPECT_NE(xml.find("<prop id=\"smpi/send-is-detached-thresh\" value=\"16384\"/>"), std::string::npos) << xml;
   // The fitted line alone sets a message's time: no TCP window caps the rate at a long latency.
   EXPECT_NE(xml.find("<prop id=\"network/TCP-gamma\" value=\"0\"/>"), std::string::npos) << xml;

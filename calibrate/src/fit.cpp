@@ -204,13 +204,14 @@ PairModel fit_pair(const PairTimes& times) {
       piece.per_byte_s *= m.overhead_scale;
     }
   }
-  // The network's share of each one-way time: what is left when the overheads SMPI charges to it are taken off.
-  // A time that the overheads exceed (they were measured apart, with their own noise) keeps a thousandth of itself,
-  // so that the fit's relative weights stay finite; the check then says where the model misses.
+  // The network's share of each one-way time: what is left when the overheads SMPI charges to it are taken off,
+  // at the payload SMPI sends (its breakpoints then fall where SMPI's lookup does). A time that the overheads exceed
+  // (they were measured apart, with their own noise) keeps a thousandth of itself, so that the fit's relative
+  // weights stay finite; the check then says where the model misses.
   std::vector<Point> network;
   for (const auto& s : times.pingpong) {
     const double overheads = m.overheads_s(s.bytes);
-    network.push_back({s.bytes, std::max(s.median_s - overheads, 1e-3 * s.median_s)});
+    network.push_back({s.bytes + kSmpiEnvelope, std::max(s.median_s - overheads, 1e-3 * s.median_s)});
   }
   m.network = fit_segments(network);
   return m;
@@ -254,12 +255,13 @@ double PairModel::overheads_s(std::int64_t bytes) const {
 
 double PairModel::one_way_s(std::int64_t bytes) const {
   double t = overheads_s(bytes);
-  const Piece* in = network.piece_of(bytes);
+  const std::int64_t payload = bytes + kSmpiEnvelope;
+  const Piece* in = network.piece_of(payload);
   if (!in) return t;
   const auto at = static_cast<std::size_t>(in - network.pieces.data());
   const double lat = latency_s(), bw = bandwidth_Bps();
   t += lat * lat_factors()[at];
-  if (bw > 0) t += static_cast<double>(bytes) / (bw * bw_factors()[at]);
+  if (bw > 0) t += static_cast<double>(payload) / (bw * bw_factors()[at]);
   return t;
 }
 
@@ -395,7 +397,8 @@ std::string pieces_words(const Piecewise& f) {
 std::string pair_words(const PairModel& p) {
   return "eager limit " + std::to_string(p.eager_limit) + " B; os and or as timed x " + num(p.overhead_scale) +
          " (within " + num(100 * kOverheadShare) + " % of every one-way time); os " + pieces_words(p.os) + "; ois " +
-         pieces_words(p.ois) + "; or " + pieces_words(p.orecv) + "; network " + pieces_words(p.network);
+         pieces_words(p.ois) + "; or " + pieces_words(p.orecv) + "; network, by payload (bytes + " +
+         std::to_string(kSmpiEnvelope) + " B of SMPI's envelope), " + pieces_words(p.network);
 }
 
 }  // namespace

@@ -87,6 +87,12 @@ struct PairTimes {
   std::int64_t eager_limit = 0;
 };
 
+/// What SMPI 3.32 adds to every message's size on the network: an envelope of 16 bytes (tag, source and
+/// communicator). Its latency and bandwidth factors are looked up by, and its bandwidth charged for, the payload
+/// (bytes + kSmpiEnvelope); smpi/os, smpi/ois and smpi/or by the bytes alone. A factor's boundary written at a
+/// message size would move a message up to 16 bytes below it into the next piece.
+inline constexpr std::int64_t kSmpiEnvelope = 16;
+
 /// SMPI's model of a message between two ranks, fitted to PairTimes: the per-call overheads smpi/os (MPI_Send) and
 /// smpi/or (MPI_Recv) of a message below the eager limit, which SMPI sends detached and charges them to, smpi/ois
 /// (MPI_Isend, every size), and the network: the one-way time less the overheads SMPI charges to it, piecewise,
@@ -95,6 +101,7 @@ struct PairTimes {
 struct PairModel {
   std::int64_t eager_limit = 0;  // smpi/send-is-detached-thresh and smpi/async-small-thresh
   Piecewise os, ois, orecv;
+  /// By payload (bytes + kSmpiEnvelope), as SMPI looks up and charges the network.
   Piecewise network;
   /// What os and or were scaled by (at most 1) so that they stay within kOverheadShare of the one-way times (the
   /// 20th percentile of what each size needs): timed apart, on an unexpected message, they may together exceed a
