@@ -233,6 +233,7 @@ Plan make_plan(const Options& o) {
     const std::string experiment = experiment_of(o.input);
     p.base.keys = {
         {"experiment", experiment}, {"workload.model", "trace"}, {"workload.file", o.input}, {"work.mode", "sleep"}};
+    if (!o.plan_from.empty()) p.base.keys.emplace_back("workload.plan_file", o.plan_from);
     std::vector<std::string> warnings;
     const auto trace = checked_trace(o, warnings);  // before anything is written
     // Perfect scaling is admitted within the tolerance the verdict is judged by: the program's own spread is

@@ -166,16 +166,20 @@ Kernel::Kernel(const RunSpec& run, std::vector<int> group_sizes, const std::stri
     chains_ = own_chains_.get();
   }
   replayed_ = workload_->trace();
-  if (replaying()) longest_replayed_ms_ = 1000.0 * replayed_->longest_item_s();
+  planned_ = workload_->plan_trace();
+  // The planners' window: what they believe the longest item takes.
+  if (replaying()) longest_replayed_ms_ = 1000.0 * planned_->longest_item_s();
 }
 
 double Kernel::replay_ms(int chain, int64_t item, int m, bool planned) const {
   // The workload index of the chain (chain_length()), which workload.map takes to a trace chain.
+  // A plan reads the trace planning consults (workload.plan_file), the work the one replayed.
   const int replayed = workload_->trace_chain(workload_index(chain));
+  const Trace& from = planned ? *planned_ : *replayed_;
   if (planned && run_.workload.scaling == TraceScaling::perfect) {
-    return 1000.0 * replayed_->single_rank_s(replayed, item) / m;
+    return 1000.0 * from.single_rank_s(replayed, item) / m;
   }
-  return 1000.0 * replayed_->item_s(replayed, item, m);
+  return 1000.0 * from.item_s(replayed, item, m);
 }
 
 std::vector<int> Kernel::initial_sizes() const {

@@ -394,16 +394,25 @@ std::vector<KeyDef> build_key_table() {
          [models](E& e, const std::string& key, const YAML::Node& n) { e.workload.model = choice(key, n, models); }});
   }
   for (const auto& p : workload_params()) add(workload_key(p));
-  add({{"workload.file", "text", "", "a readable trace file (docs/reference/columns.md, trace files)",
-        "read by `trace`: the recorded item costs it replays (a path from the working folder)"},
-       std::nullopt,
-       [](E& e, const std::string& key, const YAML::Node& n) {
-         e.workload.file = scalar<std::string>(key, n, "a file");
-         if (e.workload.file.empty() || has_control(e.workload.file)) {
-           throw InputError("key workload.file: '" + printable(e.workload.file) +
-                            "' is not allowed (allowed: a non-empty path without control characters)");
-         }
-       }});
+  // The trace files: a path each, read from the working folder.
+  const auto file_key = [](const char* name, std::string WorkloadSpec::*field, const char* allowed, const char* what) {
+    return KeyDef{{name, "text", "", allowed, what},
+                  std::nullopt,
+                  [name, field](E& e, const std::string& key, const YAML::Node& n) {
+                    std::string& path = e.workload.*field;
+                    path = scalar<std::string>(key, n, "a file");
+                    if (path.empty() || has_control(path)) {
+                      throw InputError("key " + std::string(name) + ": '" + printable(path) +
+                                       "' is not allowed (allowed: a non-empty path without control characters)");
+                    }
+                  }};
+  };
+  add(file_key("workload.file", &WorkloadSpec::file, "a readable trace file (docs/reference/columns.md, trace files)",
+               "read by `trace`: the recorded item costs it replays (a path from the working folder)"));
+  add(file_key("workload.plan_file", &WorkloadSpec::plan_file,
+               "a trace file of workload.file's walkers and items; default: workload.file",
+               "read by `trace`: what `pays` and the planners believe items cost; the replay charges "
+               "workload.file's"));
   add(choice_key("workload.map", kTraceMaps, "tile",
                  "read by `trace`: the study's chains, group by group, replay the C trace chains in turn (`tile`), "
                  "one drawn with workload.seed each (`draw`), or each once as dealt ([`once`](columns.md#trace-files))",
@@ -780,8 +789,8 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
     if (const KeyDef* k = find_key(key)) k->apply(e, key, n);
   }
   const bool replay = e.workload.model == "trace";
-  for (const char* key :
-       {"workload.file", "workload.map", "workload.scaling", "workload.extrapolate", "workload.speedups"}) {
+  for (const char* key : {"workload.file", "workload.plan_file", "workload.map", "workload.scaling",
+                          "workload.extrapolate", "workload.speedups"}) {
     if (!replay && keys.count(key) != 0) {
       throw InputError("key " + std::string(key) + ": only with workload.model: trace (the model that reads it)");
     }
@@ -795,6 +804,10 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
   if (const auto& model = workload_entry(e.workload.model); model.check != nullptr) model.check(e.workload);
   if (replay) {
     e.workload.file_fnv1a64 = load_trace(e.workload.file, e.workload.extrapolate, e.workload.speedups)->fnv1a64();
+    if (!e.workload.plan_file.empty()) {
+      e.workload.plan_fnv1a64 =
+          load_trace(e.workload.plan_file, e.workload.extrapolate, e.workload.speedups)->fnv1a64();
+    }
   }
   const bool by_sizes = keys.count("groups.sizes") != 0, by_node = keys.count("groups.by") != 0,
              by_count = keys.count("groups.count") != 0;

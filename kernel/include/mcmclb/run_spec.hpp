@@ -46,6 +46,11 @@ struct WorkloadSpec {
   /// The file's content hash (Trace::fnv1a64), set when the study is read: runs.csv records it and a point's
   /// resume key holds it, so an edited trace is run again.
   std::string file_fnv1a64;
+  /// Model trace (key workload.plan_file): a trace of the same walkers and items that the balancers that plan and
+  /// the rule pays consult in place of `file`, which the replay still charges: what a run believes apart from what
+  /// it pays, as when a user's noisy recording plans a run whose true costs are another trace's. Empty: `file`.
+  std::string plan_file;
+  std::string plan_fnv1a64;  // its content hash, as file_fnv1a64
 
   /// The value of key (set here, else the registered default); throws std::out_of_range for an unknown key.
   [[nodiscard]] int64_t integer(std::string_view key) const;
