@@ -67,11 +67,15 @@ StudyValue study_keys(const Options& o) {
   study.keys = {{"experiment", "walkers"},
                 {"balancer", o.balancer},
                 {"interval", StudyScalar(int64_t{o.interval})},
-                {"G", StudyScalar(int64_t{o.group_size})},
                 {"T_ms", StudyScalar(o.item_s > 0 ? 1000.0 * o.item_s : kStandInItemMs)},
                 {"work.wait", o.wait}};
   if (!o.method.empty()) study.set("method", o.method);
   if (!o.finished.empty()) study.set("finished", o.finished);
+  // The layout by the study file's own keys, so that two of them given are refused by its line; G is left out
+  // where it is its default beside another, as a study file leaves it out.
+  if (o.group_size != 1 || (o.groups == 0 && o.group_sizes.empty())) study.set("G", int64_t{o.group_size});
+  if (o.groups != 0) study.set("groups.count", int64_t{o.groups});
+  if (!o.group_sizes.empty()) study.set("groups.sizes", study_list(std::vector<long>(o.group_sizes.begin(), o.group_sizes.end())));
   return study;
 }
 
@@ -115,11 +119,12 @@ RunSpec run_spec(const Options& o, int nprocs, int chain_count) {
   StudyValue keys = study_keys(o);
   Experiment e = parse_experiment(keys, {}, "mcmclb::walkers::Options");
   check_against_nprocs(e, nprocs);
-  const int groups = nprocs / e.G;
   if (chain_count < 1) {
     throw InputError("Chains::count(): " + std::to_string(chain_count) + " is not allowed (allowed: 1 or more chains)");
   }
-  // Counts that do not split evenly give some groups one chain fewer (AppChains::place).
+  // The groups as the kernel lays them out, then counts that do not split evenly give some groups one chain fewer
+  // (AppChains::place).
+  const auto groups = static_cast<int>(initial_group_sizes(expand_runs(e, nprocs, catalog(), 1).front(), nprocs)->size());
   keys.set("chains_per_group", StudyScalar(int64_t{(chain_count + groups - 1) / groups}));
   e = parse_experiment(keys, {}, "mcmclb::walkers::Options");
   std::vector<RunSpec> runs = expand_runs(e, nprocs, catalog(), 1);
@@ -1062,7 +1067,10 @@ std::vector<std::vector<int>> place_chains(std::span<const int64_t> items, int g
 void check_options(const Options& options) {
   check_numbers(options);
   Experiment e = parse_experiment(study_keys(options), {}, "mcmclb::walkers::Options");
-  (void)expand_runs(e, e.G, catalog(), 1);  // the names, as a run on one group would check them
+  // The names, as a run on as many ranks as the groups need would check them; the rank count is checked by run().
+  const int64_t sized = std::accumulate(options.group_sizes.begin(), options.group_sizes.end(), int64_t{0});
+  const int64_t ranks = options.groups != 0 ? options.groups : sized > 0 ? sized : e.G;
+  (void)expand_runs(e, static_cast<int>(std::min<int64_t>(ranks, 1 << 30)), catalog(), 1);
 }
 
 std::vector<std::string> balancer_names() {
