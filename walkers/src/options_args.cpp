@@ -91,8 +91,12 @@ const std::vector<OptionKey>& option_keys() {
          o = without_layout(std::move(o));
          for (std::size_t at = 0; at <= v.size();) {
            const std::size_t comma = std::min(v.find(',', at), v.size());
-           o.group_sizes.push_back(
-               static_cast<int>(parse_integer_flag(f, v.substr(at, comma - at), 1, 1 << 30, "sizes, e.g. 3,2,2")));
+           int size = 0;
+           const auto [end, error] = std::from_chars(v.data() + at, v.data() + comma, size);
+           if (comma == at || error != std::errc() || end != v.data() + comma || size < 1) {
+             throw InputError(f + ": '" + v + "' is not allowed (allowed: sizes >= 1 in rank order, e.g. 3,2,2)");
+           }
+           o.group_sizes.push_back(size);
            at = comma + 1;
          }
        }},

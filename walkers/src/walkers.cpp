@@ -75,7 +75,8 @@ StudyValue study_keys(const Options& o) {
   // where it is its default beside another, as a study file leaves it out.
   if (o.group_size != 1 || (o.groups == 0 && o.group_sizes.empty())) study.set("G", int64_t{o.group_size});
   if (o.groups != 0) study.set("groups.count", int64_t{o.groups});
-  if (!o.group_sizes.empty()) study.set("groups.sizes", study_list(std::vector<long>(o.group_sizes.begin(), o.group_sizes.end())));
+  if (!o.group_sizes.empty())
+    study.set("groups.sizes", study_list(std::vector<long>(o.group_sizes.begin(), o.group_sizes.end())));
   return study;
 }
 
@@ -122,9 +123,9 @@ RunSpec run_spec(const Options& o, int nprocs, int chain_count) {
   if (chain_count < 1) {
     throw InputError("Chains::count(): " + std::to_string(chain_count) + " is not allowed (allowed: 1 or more chains)");
   }
-  // The groups as the kernel lays them out, then counts that do not split evenly give some groups one chain fewer
-  // (AppChains::place).
-  const auto groups = static_cast<int>(initial_group_sizes(expand_runs(e, nprocs, catalog(), 1).front(), nprocs)->size());
+  // The groups as the kernel lays them out (never by node here), then counts that do not split evenly give some
+  // groups one chain fewer (AppChains::place).
+  const auto groups = static_cast<int>(group_sizes_of(e.groups, e.G, nprocs).value().size());
   keys.set("chains_per_group", StudyScalar(int64_t{(chain_count + groups - 1) / groups}));
   e = parse_experiment(keys, {}, "mcmclb::walkers::Options");
   std::vector<RunSpec> runs = expand_runs(e, nprocs, catalog(), 1);

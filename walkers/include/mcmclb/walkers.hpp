@@ -124,8 +124,8 @@ struct Options {
   /// many ranks each (key G), this many groups (key groups.count) or these sizes (key groups.sizes). Set one:
   /// group_size stays 1 beside the others. The chains then split as Chains::count() says.
   int group_size = 1;
-  int groups = 0;                ///< key groups.count; 0: by group_size
-  std::vector<int> group_sizes;  ///< key groups.sizes, in rank order; empty: by group_size or groups
+  int groups = 0;                             ///< key groups.count; 0: by group_size
+  std::vector<int> group_sizes;               ///< key groups.sizes, in rank order; empty: by group_size or groups
   Placement placement = Placement::by_items;  ///< which chains each initial group starts with (place_chains)
   /// What one item takes on one rank, in seconds, read by the balancers that plan ahead (lookahead, mostwork)
   /// and the finished rule pays. 0 (the default): measured as the run goes. Each item's time is its slowest
