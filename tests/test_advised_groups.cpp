@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <numeric>
 #include <set>
@@ -210,6 +211,22 @@ TEST(AdvisedGroups, BadGroupsAreRefusedInOneLineBeforeAnythingIsWritten) {
   refused("--mcmclb-group-size 2 --mcmclb-groups 2",
           "--mcmclb-groups: given with --mcmclb-group-size (allowed: one of group-size, groups, group-sizes)");
   const Folder folder;
+  // A study file's groups by node: no line could ask a program for them, so advise refuses to advise on them.
+  const fs::path nodes = folder.path() / "nodes.yaml";
+  if (world_rank() == 0) std::ofstream(nodes) << "experiment: nodes\nnprocs: 4\ngroups: {by: node}\n";
+  MPI_Barrier(MPI_COMM_WORLD);
+  mcmclb::advising::Options asked;
+  asked.input = nodes.string();
+  asked.ranks = {4};
+  asked.balancers = {"none"};
+  try {
+    (void)mcmclb::advising::make_plan(asked);
+    ADD_FAILURE() << "advised on groups by node";
+  } catch (const mcmclb::InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "key groups.by: node in " + nodes.string() +
+                                         " is not advised on: the line advise prints could not ask a program for "
+                                         "it (allowed: G, groups.count or groups.sizes)");
+  }
   const fs::path trace = folder.path() / "trace.csv";
   const int p = world_size();
   const std::map<std::string, std::string> lines = {

@@ -256,9 +256,9 @@ Plan make_plan(const Options& o) {
     // groups.sizes (advice::run_flags): a layout by node cannot be asked for.
     for (const Point& pt : given.points) {
       if (pt.spec.groups.by == GroupsSpec::By::node) {
-        throw InputError("key groups.by: " + o.input +
-                         ": node is not advised on, since the line advise prints could not ask a program for it "
-                         "(allowed: G, groups.count or groups.sizes)");
+        throw InputError("key groups.by: node in " + printable(o.input, 200) +
+                         " is not advised on: the line advise prints could not ask a program for it (allowed: G, "
+                         "groups.count or groups.sizes)");
       }
     }
     p.base = study_value(text, o.input);
