@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <numeric>
 #include <set>
@@ -180,7 +181,19 @@ TEST(AdvisedGroups, UnevenGroupsAskedForRunWithThoseSizes) {
   const int p = world_size();
   EXPECT_EQ(run_sizes(from_flags("--mcmclb-groups " + std::to_string(p - 1)), p - 1),
             by_rank(mcmclb::count_sizes(p, p - 1)));
-  EXPECT_EQ(run_sizes(from_flags("--mcmclb-group-sizes 1," + std::to_string(p - 1)), 2), by_rank({1, p - 1}));
+  // Recorded, the trace's head says them.
+  const Folder folder;
+  const fs::path trace = folder.path() / "uneven.csv";
+  EXPECT_EQ(
+      run_sizes(from_flags("--mcmclb-group-sizes 1," + std::to_string(p - 1) + " --mcmclb-record " + trace.string()),
+                2),
+      by_rank({1, p - 1}));
+  std::ifstream in(trace);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find(" at " + std::to_string(p) + " ranks, 2 initial groups of 1 and " + std::to_string(p - 1) +
+                      " ranks and 1 chain each\n"),
+            std::string::npos)
+      << text.substr(0, 400);
   // The line's layout replaces the program's own, whichever key the program set.
   mcmclb::walkers::Options own;
   own.group_sizes = {p};

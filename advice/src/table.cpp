@@ -64,7 +64,9 @@ std::vector<std::pair<std::string, std::string>> setup_choices(const RunSpec& sp
 }
 
 /// The initial groups simulated as (study key, walkers option, value): always named, since a program's or a study's
-/// own layout would otherwise run instead of the one advised.
+/// own layout would otherwise run instead of the one advised. The line names the groups simulated, rather than
+/// advise simulating only groups of one size G: the recorded walkers fill every rank only in groups of unequal
+/// sizes (9 walkers on 64 ranks: 8 and 7 ranks), which no G gives, and G = 1 would leave 55 ranks idle.
 std::array<std::string, 3> layout_choice(const RunSpec& spec) {
   switch (spec.groups.by) {
     case GroupsSpec::By::G:

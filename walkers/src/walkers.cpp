@@ -1112,9 +1112,9 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   app.place(static_cast<int>(sizes.size()), spec.workload.chains_per_group, options.placement);
   // The trace's initial groups: a resumed run's chains keep those of the run that started them.
   const std::vector<int>& trace_groups = resumption.resumed ? resumption.meta.chain_groups : app.chain_groups();
-  // The chains each initial group of this run starts with, for the trace's head.
-  std::vector<int> group_chains(sizes.size(), 0);
-  for (const int g : app.chain_groups()) ++group_chains.at(static_cast<std::size_t>(g));
+  // Each initial group of this run, its ranks and the chains it starts with, for the trace's head.
+  detail::InitialGroups initial{sizes, std::vector<int>(sizes.size(), 0)};
+  for (const int g : app.chain_groups()) ++initial.chains.at(static_cast<std::size_t>(g));
 
   Report r;
   r.balancer = spec.balancer;
@@ -1171,7 +1171,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
                                    " the run recording this trace has not ended; if it failed or was killed, the "
                                    "rows below are the items of the chains that ended, and the first of the "
                                    "others\n" +
-                                   detail::trace_head(r, options, group_chains) + detail::earlier_lines(earlier) +
+                                   detail::trace_head(r, options, initial) + detail::earlier_lines(earlier) +
                                    std::string(kTraceHeaderWithGroup) + "\n" + rows);
     });
     stream.emplace(options.record, rank);
@@ -1233,9 +1233,8 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
                                             std::to_string(resumption.meta.groups) +
                                             " initial groups; no one run took the whole time, so no run line is given"
                                       : std::string();
-      const std::string text =
-          detail::trace_text(costs, measured_pairs, trace_groups, r, options, group_chains, resumed,
-                             r.recorded_speedups, occupancy.core_share, walkers_hex, earlier);
+      const std::string text = detail::trace_text(costs, measured_pairs, trace_groups, r, options, initial, resumed,
+                                                  r.recorded_speedups, occupancy.core_share, walkers_hex, earlier);
       try {
         (void)Trace::parse(text, options.record);  // what mcmclb reads back: one it would refuse is a bug here
         detail::write_text_whole(options.record, text);
