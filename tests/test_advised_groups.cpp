@@ -142,6 +142,31 @@ class Folder {
   fs::path path_;
 };
 
+/// The lines advise prints for the workload in `input` (a trace or a study file) at P = the world's size, run as
+/// printed with two chains: each rank's first group has the size the simulation's initial groups gave it. Every
+/// set-up's line, or (every_setup false) one line per layout simulated.
+void lines_run_their_groups(const Folder& folder, const std::string& input, bool every_setup) {
+  mcmclb::advising::Options asked;
+  asked.input = input;
+  asked.ranks = {world_size()};
+  for (const std::string& b : mcmclb::walkers::balancer_names()) asked.balancers.push_back(b);
+  asked.out = (folder.path() / "advice").string();
+  asked.command_line = "mcmclb advise " + input;
+  const mcmclb::advising::Plan plan = mcmclb::advising::make_plan(asked);
+  const mcmclb::Study study = mcmclb::build_study(plan.study, {}, "advise", std::nullopt, mcmclb::catalog());
+  std::set<std::string> lines;
+  for (const mcmclb::Point& point : study.points) {
+    const std::string flags = mcmclb::advice::run_flags(point.spec);
+    const std::vector<int> simulated = *mcmclb::initial_group_sizes(point.spec, world_size());
+    if (!lines.insert(every_setup ? flags : point.spec.groups.text() + std::to_string(point.spec.G)).second) continue;
+    SCOPED_TRACE(flags);
+    EXPECT_EQ(run_sizes(from_flags(flags), 2), by_rank(simulated));
+  }
+  if (every_setup) {
+    EXPECT_GE(lines.size(), mcmclb::walkers::balancer_names().size()) << "a set-up's line not run";
+  }
+}
+
 // Two walkers recorded on one rank, advised at P: advise simulates them in two groups over the P ranks (2 and 1 at
 // 3 ranks, 2 and 2 at 4), not P groups of one. Every set-up's printed line, run as printed, starts those groups.
 TEST(AdvisedGroups, ThePrintedLineRunsTheGroupsSimulated) {
@@ -155,24 +180,19 @@ TEST(AdvisedGroups, ThePrintedLineRunsTheGroupsSimulated) {
     (void)mcmclb::walkers::run(MPI_COMM_SELF, two, o);
   }
   MPI_Barrier(MPI_COMM_WORLD);
+  lines_run_their_groups(folder, trace, true);
+}
 
-  mcmclb::advising::Options asked;
-  asked.input = trace;
-  asked.ranks = {world_size()};
-  for (const std::string& b : mcmclb::walkers::balancer_names()) asked.balancers.push_back(b);
-  asked.out = (folder.path() / "advice").string();
-  asked.command_line = "mcmclb advise two.csv";
-  const mcmclb::advising::Plan plan = mcmclb::advising::make_plan(asked);
-  const mcmclb::Study study = mcmclb::build_study(plan.study, {}, "advise", std::nullopt, mcmclb::catalog());
-  std::set<std::string> lines;
-  for (const mcmclb::Point& point : study.points) {
-    const std::string flags = mcmclb::advice::run_flags(point.spec);
-    if (!lines.insert(flags).second) continue;
-    SCOPED_TRACE(flags);
-    const std::vector<int> simulated = *mcmclb::initial_group_sizes(point.spec, world_size());
-    EXPECT_EQ(run_sizes(from_flags(flags), 2), by_rank(simulated));
+// A study file's own uneven groups (groups.sizes), advised: the line runs them.
+TEST(AdvisedGroups, AStudyFilesGroupsRunAsAdvised) {
+  const Folder folder;
+  const fs::path study = folder.path() / "uneven.yaml";
+  if (world_rank() == 0) {
+    std::ofstream(study) << "experiment: uneven\nnprocs: " << world_size() << "\ngroups: {sizes: [1, "
+                         << world_size() - 1 << "]}\n";
   }
-  EXPECT_GE(lines.size(), mcmclb::walkers::balancer_names().size()) << "a set-up's line not run";
+  MPI_Barrier(MPI_COMM_WORLD);
+  lines_run_their_groups(folder, study.string(), false);
 }
 
 // Uneven groups asked for by count (nearly equal sizes, the larger first) or by their sizes run with those sizes,
