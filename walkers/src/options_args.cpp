@@ -50,12 +50,11 @@ E one_of(const std::string& flag, const std::string& text,
   throw InputError(flag + ": '" + text + "' is not allowed (allowed: " + allowed + ")");
 }
 
-/// The options with no layout of the initial groups chosen: the default, one rank each.
-Options without_layout(Options o) {
+/// No layout of the initial groups chosen: the default, one rank each.
+void clear_layout(Options& o) {
   o.group_size = 1;
   o.groups = 0;
   o.group_sizes.clear();
-  return o;
 }
 
 /// The keys that choose the initial groups, of which a command line or an environment names one at most.
@@ -78,17 +77,17 @@ const std::vector<OptionKey>& option_keys() {
       // that names one (as mcmclb advise prints) runs that layout whatever the program's own.
       {"group-size", "ranks per initial group, a study file's G (Options::group_size)",
        [](Options& o, const std::string& f, const std::string& v) {
-         o = without_layout(std::move(o));
+         clear_layout(o);
          o.group_size = static_cast<int>(parse_integer_flag(f, v, 1, 1 << 30, "a group size"));
        }},
       {"groups", "initial groups of nearly equal sizes, the larger first: groups.count (Options::groups)",
        [](Options& o, const std::string& f, const std::string& v) {
-         o = without_layout(std::move(o));
+         clear_layout(o);
          o.groups = static_cast<int>(parse_integer_flag(f, v, 1, 1 << 30, "a number of groups"));
        }},
       {"group-sizes", "the initial groups' sizes in rank order, e.g. 3,2,2: groups.sizes (Options::group_sizes)",
        [](Options& o, const std::string& f, const std::string& v) {
-         o = without_layout(std::move(o));
+         clear_layout(o);
          for (std::size_t at = 0; at <= v.size();) {
            const std::size_t comma = std::min(v.find(',', at), v.size());
            int size = 0;

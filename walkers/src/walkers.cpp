@@ -73,8 +73,8 @@ StudyValue study_keys(const Options& o) {
   if (!o.finished.empty()) study.set("finished", o.finished);
   // The layout by the study file's own keys, so that two of them given are refused by its line; G is left out
   // where it is its default beside another, as a study file leaves it out.
-  if (o.group_size != 1 || (o.groups == 0 && o.group_sizes.empty())) study.set("G", int64_t{o.group_size});
-  if (o.groups != 0) study.set("groups.count", int64_t{o.groups});
+  if (o.group_size != 1 || (o.groups == 0 && o.group_sizes.empty())) study.set("G", StudyScalar(int64_t{o.group_size}));
+  if (o.groups != 0) study.set("groups.count", StudyScalar(int64_t{o.groups}));
   if (!o.group_sizes.empty())
     study.set("groups.sizes", study_list(std::vector<long>(o.group_sizes.begin(), o.group_sizes.end())));
   return study;
