@@ -414,10 +414,11 @@ int advise_main(const std::vector<std::string>& args) {
       answer = advice::at_ranks_of(inputs[0].nprocs, found.rankings[0], inputs[0].setups, inputs[0].scenarios,
                                    inputs[0].scenarios);
     }
-    const RunSpec* spec = nullptr;  // the advised set-up as a run, from any count (its flags name no rank count)
+    const RunSpec* spec = nullptr;  // the advised set-up as a run at the count answered (its flags name its groups)
     for (const advice::AtRankCount& at : inputs) {
       for (const RunSpec* s : at.specs) {
-        if (answer && spec == nullptr && advice::setup_label(*s) == answer->winner) spec = s;
+        if (answer && spec == nullptr && s->nprocs == answer->nprocs && advice::setup_label(*s) == answer->winner)
+          spec = s;
       }
     }
     if (answer && spec != nullptr) {

@@ -253,6 +253,15 @@ Plan make_plan(const Options& o) {
     SweepOptions own;
     own.study = o.input;
     const Study given = launch::load(own, text);  // its own errors first, named as its own
+    // The line advise prints runs the groups it simulated, and a program asks for them by G, groups.count or
+    // groups.sizes (advice::run_flags): a layout by node cannot be asked for.
+    for (const Point& pt : given.points) {
+      if (pt.spec.groups.by == GroupsSpec::By::node) {
+        throw InputError("key groups.by: node in " + printable(o.input, 200) +
+                         " is not advised on: the line advise prints could not ask a program for it (allowed: G, "
+                         "groups.count or groups.sizes)");
+      }
+    }
     p.base = study_value(text, o.input);
     advice::GivenStudy g;
     g.sets_speedups = text.find("workload.speedups") != std::string::npos;

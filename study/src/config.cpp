@@ -1266,24 +1266,12 @@ void check_against_nprocs(const Experiment& e, int nprocs) {
     throw InputError("key nprocs: the experiment asks for " + std::to_string(*e.nprocs) + " ranks but " +
                      std::to_string(nprocs) + " were launched (mpiexec -n " + std::to_string(*e.nprocs) + ")");
   }
-  if (e.groups.by == GroupsSpec::By::sizes) {
-    int64_t total = 0;
-    for (const int s : e.groups.sizes) total += s;
-    if (total != nprocs) {
-      throw InputError("key groups.sizes: the sizes add up to " + std::to_string(total) +
-                       " but nprocs=" + std::to_string(nprocs) + " (they must cover every rank once, in order)");
-    }
-  } else if (e.groups.by == GroupsSpec::By::node && e.groups.node_size > 0 && e.job.tasks_per_node > 0 &&
-             e.job.tasks_per_node % e.groups.node_size != 0) {
+  if (e.groups.by == GroupsSpec::By::node && e.groups.node_size > 0 && e.job.tasks_per_node > 0 &&
+      e.job.tasks_per_node % e.groups.node_size != 0) {
     throw InputError("key groups.size: " + std::to_string(e.groups.node_size) + " does not divide job.tasks_per_node=" +
                      std::to_string(e.job.tasks_per_node) + " (a group would straddle a node)");
-  } else if (e.groups.by == GroupsSpec::By::count && e.groups.count > nprocs) {
-    throw InputError("key groups.count: " + std::to_string(e.groups.count) +
-                     " groups but nprocs=" + std::to_string(nprocs) + " (allowed: at most one group per rank)");
-  } else if (e.groups.by == GroupsSpec::By::G && nprocs % e.G != 0) {
-    throw InputError("key G: G=" + std::to_string(e.G) + " does not divide nprocs=" + std::to_string(nprocs) +
-                     " (walker groups must all have G ranks)");
   }
+  (void)group_sizes_of(e.groups, e.G, nprocs);
 }
 
 std::vector<KeyInfo> config_keys(const Catalog* catalog) {

@@ -155,6 +155,11 @@ struct GroupsSpec {
 /// more (64 ranks in 6 groups: 11, 11, 11, 11, 10, 10). Requires 1 <= count <= nprocs.
 [[nodiscard]] std::vector<int> count_sizes(int nprocs, int count);
 
+/// The initial groups' sizes on nprocs ranks, in rank order, by whichever key gives them (G, groups.sizes or
+/// groups.count); nullopt by node, where the machine decides. The one rule of what each key allows: G must divide
+/// nprocs, sizes must be >= 1 and add up to nprocs, a count must be 1 to nprocs. InputError, one line, otherwise.
+[[nodiscard]] std::optional<std::vector<int>> group_sizes_of(const GroupsSpec& groups, int G, int nprocs);
+
 /// What a group whose chain is done does (the async family and collective): retire (when no working group is
 /// left to its right it ends, and so does every done group that asks it), coalesce (finished groups keep merging
 /// until one group spans every rank) or pays (it joins a working group only when that group's chain then ends
