@@ -210,6 +210,9 @@ def values(folder):
     if len(runs) != 1 or runs[0]["valid"] is not True or runs[0]["nprocs"] != NPROCS:
         raise InputError(f"{merge}/runs.csv: not one valid run at P = {NPROCS} (allowed: the merge run this check "
                          f"made)")
+    prov = read_csv(os.path.join(merge, "provenance.csv"), "provenance.csv", ("run_id", "oversubscribed"))
+    if any(r["oversubscribed"] for r in prov):
+        raise InputError(f"{merge}/provenance.csv: the run shared cores (oversubscribed; allowed: a core per rank)")
     method = runs[0]["method"] or ""
     sizes = {r["size"]: r for r in read_csv(os.path.join(merge, "calibration.csv"), "calibration.csv",
                                             ("size", "create_s", "reduce_s", "bcast_s"))}
