@@ -355,6 +355,8 @@ def platform_hashes(inputs):
             if "platform_fnv1a64" not in header_of(os.path.join(folder, name)):
                 continue
             if name == "provenance.csv":
+                if not common.of_runs(os.path.join(where, name)):
+                    continue
                 platform = {r["run_id"]: r["platform"] for r in Inputs.read(where, need=("run_id", "platform"))}
                 records = [(platform.get(r["run_id"]), r["platform_fnv1a64"])
                            for r in Inputs.read(where, name, need=("run_id", "platform_fnv1a64"))]

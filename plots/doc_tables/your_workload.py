@@ -121,6 +121,9 @@ def calibration_errors(inputs):
     def us(v):
         return f"{v:.3g}" if v < 1000 else f"{v:.0f}"
 
+    def signed(v):
+        return "0" if round(v) == 0 else f"{v:+.0f}"  # no "-0" for an error under half a per cent
+
     counts = {r["n"] for r in rows}
     n_text = f", n = {counts.pop()}" if len(counts) == 1 else ""
     header = ["benchmark", "size", f"measured (us{n_text}): median [95 % CI]", "simulated (us)",
@@ -128,7 +131,7 @@ def calibration_errors(inputs):
     body = [[names[r["what"]] + (f" ({r['method']})" if r["method"] else ""), size(r),
              f"{us(r['measured_median_us'])} [{us(r['measured_low_us'])}, {us(r['measured_high_us'])}]",
              us(r["simulated_us"]),
-             f"{r['error_pct']:+.0f} % [{r['error_low_pct']:+.0f}, {r['error_high_pct']:+.0f}]"] for r in rows]
+             f"{signed(r['error_pct'])} % [{signed(r['error_low_pct'])}, {signed(r['error_high_pct'])}]"] for r in rows]
     p = prov[0]
     busy = lambda v: "unknown" if v is None else f"{v:.0f} %"
     note = (f"P = {p['nprocs']} on {p['cpus']} CPUs, {p['mpi_library']}, {p['rounds']} interleaved rounds from "
