@@ -25,8 +25,6 @@ P = 2 only, a core per rank: with more ranks than cores, MPICH's busy-polling ra
 the library. The host must have 2 CPUs for this process and be quiet (--busy, 10 % by default, /proc/stat over 1 s);
 bad flags, a folder calibrate did not write, a busy host or an OUT that exists are one line and exit 2 before anything
 is run or written."""
-import csv
-import io
 import os
 import random
 import shlex
@@ -36,8 +34,8 @@ import time
 from datetime import datetime, timezone
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import (ArgumentParser, InputError, fail, library_name, positive_int, read_csv,  # noqa: E402
-                        write_text_atomically)
+from mcmclb_csv import (ArgumentParser, InputError, csv_text, fail, fnv1a64_hex, library_name,  # noqa: E402
+                        positive_int, read_csv, write_text_atomically)
 from mcmclb_stats import Summary  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -56,15 +54,6 @@ PROVENANCE = ("calibration", "calibration_utc", "calibration_commit", "calibrati
               "busy_after_pct", "git_commit", "utc_start", "utc_end", "command_line")
 # What calibrate writes into its provenance.csv that this check records.
 CALIBRATION_NEED = ("git_commit", "mpi_library", "nprocs", "host", "utc_start")
-
-
-def fnv1a64(path):
-    """The platform's hash as mcmclb records it (FNV-1a 64 of every byte), in 16 hex digits."""
-    h = 0xcbf29ce484222325
-    with open(path, "rb") as f:
-        for byte in f.read():
-            h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return f"{h:016x}"
 
 
 def busy_pct(seconds=1.0):
@@ -245,21 +234,6 @@ def comparisons(real_folders, sim_folder):
     return rows
 
 
-def cell(value):
-    if value is None:
-        return ""
-    return f"{value:.6g}" if isinstance(value, float) else str(value)
-
-
-def csv_text(header, rows):
-    out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(header)
-    for r in rows:
-        w.writerow([cell(r[c]) for c in header])
-    return out.getvalue()
-
-
 def git_commit():
     """The repository's commit, -dirty where its tracked files differ from it (the evidence rule refuses those)."""
     try:
@@ -294,6 +268,8 @@ def main():
             raise InputError(f"--busy {args.busy:g}: not a share (allowed: a per cent from 0 to 100)")
         calibration = os.path.abspath(args.calibration)
         cal = check_calibration(calibration)
+        with open(os.path.join(calibration, "calibrated.xml"), "rb") as f:
+            platform_hash = fnv1a64_hex(f.read())
         out = os.path.abspath(args.out or os.path.join(calibration, "check"))
         check_out(out)
         commands = Commands(calibration, args.build, args.sim_build)
@@ -332,7 +308,7 @@ def main():
     write_text_atomically(os.path.join(out, "errors.csv"), csv_text(HEADER, rows))
     prov = {"calibration": rel(calibration), "calibration_utc": cal["utc_start"],
             "calibration_commit": cal["git_commit"], "calibration_host": cal["host"],
-            "platform_fnv1a64": fnv1a64(os.path.join(calibration, "calibrated.xml")),
+            "platform_fnv1a64": platform_hash,
             "mpi_library": library_name(cal["mpi_library"]), "simgrid_version": sim_rows[0]["simgrid_version"],
             "host": os.uname().nodename, "cpus": cpus, "nprocs": NPROCS, "rounds": args.reps, "order_seed": seed,
             "busy_before_pct": busy_before, "busy_after_pct": busy_after, "git_commit": git_commit(),

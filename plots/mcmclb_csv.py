@@ -6,6 +6,7 @@ Every bad input is reported as one line `SCRIPT: FILE: problem (what is allowed)
 before anything is drawn or written, so a plot never comes from a file that is cut off, edited or corrupted."""
 import argparse
 import csv
+import io
 import math
 import os
 import re
@@ -857,6 +858,28 @@ def write_text_atomically(path, text):
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def fnv1a64_hex(data):
+    """FNV-1a 64 of bytes as 16 hex digits, as comm/base/include/mcmclb/text.hpp computes platform_fnv1a64."""
+    h = 0xcbf29ce484222325
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return f"{h:016x}"
+
+
+def csv_text(header, rows):
+    """A CSV file's text: header, then each row (a dict) in its order; a float in 6 significant digits, None empty."""
+    def cell(value):
+        if value is None:
+            return ""
+        return f"{value:.6g}" if isinstance(value, float) else str(value)
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(header)
+    for r in rows:
+        w.writerow([cell(r[c]) for c in header])
+    return out.getvalue()
 
 
 # Set in the environment of a script that need_matplotlib started again under another Python, so that it never

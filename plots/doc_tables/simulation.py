@@ -9,7 +9,7 @@ import re
 from collections import defaultdict
 
 import collective_floor
-from mcmclb_csv import RUN_COLUMNS, InputError, read_runs, run_label
+from mcmclb_csv import RUN_COLUMNS, InputError, fnv1a64_hex, read_runs, run_label
 from mcmclb_stats import Summary, median
 
 from . import common
@@ -323,14 +323,6 @@ def collective_floor_table(inputs):
                      f"{1000 * above:.1f} ms ({100 * above / floor:.2f} %)", known.text() if known else "", place])
     return table_text(["set-up", "P", "time_s", "floor (s)", "above the floor", "paper's text (s)",
                        "time_s against the text's range"], rows)
-
-
-def fnv1a64_hex(data):
-    """FNV-1a 64 of bytes as 16 hex digits, as comm/base/include/mcmclb/text.hpp computes platform_fnv1a64."""
-    h = 0xcbf29ce484222325
-    for byte in data:
-        h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return f"{h:016x}"
 
 
 def header_of(path):
