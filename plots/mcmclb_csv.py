@@ -6,6 +6,7 @@ Every bad input is reported as one line `SCRIPT: FILE: problem (what is allowed)
 before anything is drawn or written, so a plot never comes from a file that is cut off, edited or corrupted."""
 import argparse
 import csv
+import io
 import math
 import os
 import re
@@ -431,6 +432,27 @@ SCHEMAS = {
         "platform": NAME, "launch": _int(1), "wall_s": _time(), "user_s": _time(), "sys_s": _time(),
         "peak_rss_kib": _int(0),
     },
+    # plots/calibration_check.py: a calibration folder's provenance.csv as mcmclb calibrate writes it (the columns
+    # read; the rest kept as text), mcmclb-pingpong's two outputs, and what the check writes.
+    "calibrate-provenance.csv": {
+        "git_commit": TEXT, "mpi_library": TEXT, "nprocs": _int(2), "host": TEXT, "utc_start": NAME,
+    },
+    "pingpong.csv": {"bytes": _int(1), "one_way_us": _time(), "bandwidth_MBps": Column("number", 0)},
+    "allreduce.csv": {"bytes": _int(8), "allreduce_us": _time()},
+    "errors.csv": {
+        "what": Column("name", choices=("pingpong", "allreduce", "create", "merge", "reduce")), "method": TEXT,
+        "size": _int(1), "unit": Column("name", choices=("B", "ranks")), "n": _int(6),
+        "measured_median_us": _time(), "measured_low_us": _time(), "measured_high_us": _time(),
+        "simulated_us": _time(), "error_pct": Column("number"), "error_low_pct": Column("number"),
+        "error_high_pct": Column("number"),
+    },
+    "calibration-check-provenance.csv": {
+        "calibration": NAME, "calibration_utc": NAME, "calibration_commit": TEXT, "calibration_host": TEXT,
+        "platform_fnv1a64": NAME, "mpi_library": TEXT, "simgrid_version": TEXT, "host": TEXT, "cpus": _int(1),
+        "nprocs": _int(1), "rounds": _int(6), "order_seed": _int(0), "busy_before_pct": Column("number", 0, True),
+        "busy_after_pct": Column("number", 0, True), "git_commit": TEXT, "utc_start": NAME, "utc_end": NAME,
+        "command_line": TEXT,
+    },
 }
 # advise's whole estimate repeated (six runs or more per trace, the traces interleaved): measure.py --whole's rows.
 SCHEMAS["estimates-repeated.csv"] = SCHEMAS["estimates-whole.csv"]
@@ -839,6 +861,28 @@ def write_text_atomically(path, text):
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def fnv1a64_hex(data):
+    """FNV-1a 64 of bytes as 16 hex digits, as comm/base/include/mcmclb/text.hpp computes platform_fnv1a64."""
+    h = 0xcbf29ce484222325
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return f"{h:016x}"
+
+
+def csv_text(header, rows):
+    """A CSV file's text: header, then each row (a dict) in its order; a float in 6 significant digits, None empty."""
+    def cell(value):
+        if value is None:
+            return ""
+        return f"{value:.6g}" if isinstance(value, float) else str(value)
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(header)
+    for r in rows:
+        w.writerow([cell(r[c]) for c in header])
+    return out.getvalue()
 
 
 # Set in the environment of a script that need_matplotlib started again under another Python, so that it never

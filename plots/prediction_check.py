@@ -20,15 +20,13 @@ Each simulated set-up is paired with the real runs of the same set-up (check mod
 a trace replayed). A replay is also paired with the application the trace was recorded from, the compute-mode runs
 of the same balancer (check application): the error a verdict on a trace rests on. A real set-up needs at least 6
 valid runs (the median's interval), and no run may have shared its cores (provenance.csv: oversubscribed)."""
-import csv
-import io
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import (ArgumentParser, InputError, check_results_folder, fail, positive_int, read_csv,  # noqa: E402
-                        read_runs, run_label, write_text_atomically)
+from mcmclb_csv import (ArgumentParser, InputError, check_results_folder, csv_text, fail, positive_int,  # noqa: E402
+                        read_csv, read_runs, run_label, write_text_atomically)
 from mcmclb_stats import Summary  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -126,21 +124,6 @@ def comparisons(real, sim):
     return rows
 
 
-def cell(value):
-    if value is None:
-        return ""
-    return f"{value:.6g}" if isinstance(value, float) else str(value)
-
-
-def csv_text(rows):
-    out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(HEADER)
-    for r in rows:
-        w.writerow([cell(r[c]) for c in HEADER])
-    return out.getvalue()
-
-
 def sim_study(study, path):
     """The check study less its compute-mode set-ups (real only: the simulation replays the trace instead) and
     with one repetition (a simulation repeats itself exactly), written to path."""
@@ -183,7 +166,7 @@ def main():
         if args.calibrated is None:
             if not (args.real and args.sim and args.output):
                 raise InputError("give the folder mcmclb calibrate wrote, or --real, --sim and -o to compare only")
-            write_text_atomically(args.output, csv_text(comparisons(args.real, args.sim)))
+            write_text_atomically(args.output, csv_text(HEADER, comparisons(args.real, args.sim)))
             print(f"prediction_check: wrote {args.output}")
             return
         if args.real or args.sim or args.output:
@@ -209,7 +192,7 @@ def main():
          "--smpi-flags", flags, "--sim-binary", os.path.abspath(args.sim_binary), "--out", sim])
     try:
         out = os.path.join(folder, "prediction.csv")
-        write_text_atomically(out, csv_text(comparisons(real, sim)))
+        write_text_atomically(out, csv_text(HEADER, comparisons(real, sim)))
     except InputError as e:
         fail(sys.argv[0], str(e))
     print(f"prediction_check: wrote {out}; use it with mcmclb advise --platform {platform} --smpi-flags {flags} "

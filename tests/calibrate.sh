@@ -115,7 +115,7 @@ PY
 # each MPI_Wtime 10 ns of simulated time, smpi/wtime).
 printf 'node-0\nnode-1\n' >"$work/pair.hosts"
 (cd "$work" && smpirun -np 2 -platform "$out/calibrated.xml" -hostfile "$work/pair.hosts" -no-privatize \
-  --log=root.thresh:warning "$(dirname "$sim")/tests/smpi/smpi_pingpong") >"$work/simulated.csv"
+  --log=root.thresh:warning "$(dirname "$sim")/mcmclb-pingpong-sim") >"$work/simulated.csv"
 python3 - "$out/calibrated.xml" "$work/simulated.csv" "$work" <<'PY'
 import csv, sys
 sys.path.insert(0, sys.argv[3])

@@ -1289,7 +1289,7 @@ class Prediction(unittest.TestCase):
         rows = prediction_check.comparisons(os.path.join(ROOT, PREDICTION, "real"),
                                             os.path.join(ROOT, PREDICTION, "sim"))
         with open(os.path.join(ROOT, PREDICTION, "prediction.csv"), encoding="utf-8") as f:
-            self.assertEqual(f.read(), prediction_check.csv_text(rows))
+            self.assertEqual(f.read(), prediction_check.csv_text(prediction_check.HEADER, rows))
         self.assertEqual({r["check"] for r in rows}, {"model", "replay", "application"})
         for r in rows:
             self.assertLessEqual(r["ratio_low"], r["ratio"])

@@ -31,7 +31,8 @@ BEGIN, END = "<!-- BEGIN mcmclb keys -->\n", "<!-- END mcmclb keys -->\n"
 PYTHON_ONLY = {"dinan2011.csv", "host-time.csv", "bench_lj.csv", "demo-timing.csv", "walkers-overhead.csv",
                "exact-sum-cost.csv", "checkpoint-cost.csv", "chain-order-p2.csv", "estimates.csv",
                "estimates-check.csv", "estimates-race.csv", "estimates-whole.csv",
-               "estimates-repeated.csv"}
+               "estimates-repeated.csv", "calibrate-provenance.csv", "pingpong.csv", "allreduce.csv", "errors.csv",
+               "calibration-check-provenance.csv"}
 
 
 def read(path):

@@ -249,13 +249,14 @@ PairTimes time_pair(const mpi::Comm& world, int b, const std::vector<std::int64_
   return times;
 }
 
-double allreduce_time(const mpi::Comm& world, int calls) {
-  std::vector<double> times;
+double allreduce_time(const mpi::Comm& world, int calls, std::int64_t bytes) {
+  const auto count = static_cast<std::size_t>(std::max<std::int64_t>(1, bytes / 8));
+  std::vector<double> times, in(count, 1.0), out(count, 0.0);
   for (int i = -1; i < calls; ++i) {  // call -1 warms up
-    double in = 1, out = 0;
     mpi::check(MPI_Barrier(world.get()), "MPI_Barrier");
     const double start = MPI_Wtime();
-    mpi::check(MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, world.get()), "MPI_Allreduce");
+    mpi::check(MPI_Allreduce(in.data(), out.data(), static_cast<int>(count), MPI_DOUBLE, MPI_SUM, world.get()),
+               "MPI_Allreduce");
     double elapsed = MPI_Wtime() - start;
     mpi::check(MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, world.get()), "MPI_Allreduce");
     if (i >= 0) times.push_back(elapsed);

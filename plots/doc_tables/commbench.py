@@ -214,9 +214,9 @@ def provenance_gaps(inputs):
     for top in inputs.folders:
         for folder, dirs, names in sorted(os.walk(os.path.join(common.ROOT, top))):
             dirs.sort()
-            if "provenance.csv" not in names:
-                continue
             where = os.path.relpath(folder, common.ROOT)
+            if "provenance.csv" not in names or not common.of_runs(os.path.join(where, "provenance.csv")):
+                continue
             runs = Inputs.read(where, "provenance.csv", need=["run_id", "launcher"])
             made = ({r["run_id"]: r for r in Inputs.read(where, need=["run_id", "git_commit", "backend"])}
                     if "runs.csv" in names else {})

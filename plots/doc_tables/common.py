@@ -39,6 +39,15 @@ def paper_fig2_times():
 # ---- Reading the CSVs a block names ----
 
 
+def of_runs(provenance):
+    """Whether a provenance.csv at path (relative to the root) is a results folder's, one row per run: mcmclb calibrate
+    writes one of its own beside its platform, and plots/calibration_check.py one of its check, neither naming a run
+    (no run_id column)."""
+    import csv
+    with open(os.path.join(ROOT, provenance), newline="", encoding="utf-8-sig") as f:
+        return "run_id" in next(csv.reader(f), [])
+
+
 class Inputs:
     """The folders and options of one block, checked, with each runs.csv read once per invocation (several blocks
     name the same folder)."""

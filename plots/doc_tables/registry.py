@@ -26,8 +26,8 @@ from .steal_regroup_findings import (compute_findings, compute_real_findings, cy
 from .start_with import start_with
 from .walkers import chain_order_measured, chain_order_simulated, checkpoint_cost, exact_sum_cost, walkers_overhead
 from .your_workload import (advice, advice_answer, advise_corpus, advice_brief, advise_estimate, advise_estimate_check,
-                            advise_estimate_race, advise_estimate_repeated, advise_estimate_whole, prediction,
-                            trace_at_scale, trace_replay, trace_summary)
+                            advise_estimate_race, advise_estimate_repeated, advise_estimate_whole, calibration_errors,
+                            prediction, trace_at_scale, trace_replay, trace_summary)
 
 
 # Every table a block may name: NAME -> (function, (fewest, most) folders, {option: what is allowed}).
@@ -93,6 +93,7 @@ TABLES = {
     "trace-replay": (trace_replay, (1, 5), {}),
     "trace-at-scale": (trace_at_scale, (1, 4), {}),
     "prediction": (prediction, (1, 1), {}),
+    "calibration-errors": (calibration_errors, (1, 1), {}),
     "advice": (advice, (1, 1), {"top": "an integer", "at": "rank counts, comma-separated"}),
     "advice-answer": (advice_answer, (1, 1), {}),
     "advise-estimate": (advise_estimate, (1, 1), {}),

@@ -9,7 +9,7 @@ import re
 from collections import defaultdict
 
 import collective_floor
-from mcmclb_csv import RUN_COLUMNS, InputError, read_runs, run_label
+from mcmclb_csv import RUN_COLUMNS, InputError, fnv1a64_hex, read_runs, run_label
 from mcmclb_stats import Summary, median
 
 from . import common
@@ -325,14 +325,6 @@ def collective_floor_table(inputs):
                        "time_s against the text's range"], rows)
 
 
-def fnv1a64_hex(data):
-    """FNV-1a 64 of bytes as 16 hex digits, as comm/base/include/mcmclb/text.hpp computes platform_fnv1a64."""
-    h = 0xcbf29ce484222325
-    for byte in data:
-        h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return f"{h:016x}"
-
-
 def header_of(path):
     """The column names of a CSV file's first line."""
     with open(path, newline="", encoding="utf-8-sig") as f:
@@ -355,6 +347,8 @@ def platform_hashes(inputs):
             if "platform_fnv1a64" not in header_of(os.path.join(folder, name)):
                 continue
             if name == "provenance.csv":
+                if not common.of_runs(os.path.join(where, name)):
+                    continue
                 platform = {r["run_id"]: r["platform"] for r in Inputs.read(where, need=("run_id", "platform"))}
                 records = [(platform.get(r["run_id"]), r["platform_fnv1a64"])
                            for r in Inputs.read(where, name, need=("run_id", "platform_fnv1a64"))]

@@ -6,7 +6,7 @@ import re
 from collections import defaultdict
 
 from advise_corpus import read_rows, summary
-from mcmclb_csv import RUN_COLUMNS, InputError
+from mcmclb_csv import RUN_COLUMNS, InputError, read_csv
 from mcmclb_stats import Summary, median
 
 from .common import (ROOT, Inputs, at_most_percent, by_setup, compare_ratio_text, milliseconds, setup_name,
@@ -94,6 +94,51 @@ def prediction(inputs):
                      f"{text} {unit} [{low}, {high}]", f"{sim_text} {sim_unit}",
                      f"{r['ratio']:.3f} [{r['ratio_low']:.3f}, {r['ratio_high']:.3f}]"])
     return table_text(header, body)
+
+
+def calibration_errors(inputs):
+    """A calibrated platform against the machine it describes, as plots/calibration_check.py wrote it: one row per
+    benchmark and size of errors.csv, the measured median with its 95 % interval, the simulated time and the error
+    (simulated / measured - 1, with the interval's ends), then one sentence of the conditions from provenance.csv."""
+    folder = os.path.join(ROOT, inputs.folders[0])
+    rows = read_csv(os.path.join(folder, "errors.csv"), "errors.csv", ("what", "size", "simulated_us"))
+    prov = read_csv(os.path.join(folder, "provenance.csv"), "calibration-check-provenance.csv",
+                    ("calibration_utc", "utc_start", "rounds", "nprocs"))
+    if len(prov) != 1:
+        raise InputError(f"{inputs.folders[0]}/provenance.csv: {len(prov)} rows (allowed: one, the check's)")
+    names = {"pingpong": "ping-pong, one way", "allreduce": "MPI_Allreduce", "create": "creation",
+             "merge": "the kernel's merge", "reduce": "the kernel's group reduction"}
+
+    def size(r):
+        if r["unit"] == "ranks":
+            return f"{r['size']} rank{'s' if r['size'] > 1 else ''}"
+        b = r["size"]
+        for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+            if b >= scale and b % (scale // 2) == 0:
+                return f"{b / scale:g} {unit}"
+        return f"{b} B"
+
+    def us(v):
+        return f"{v:.3g}" if v < 1000 else f"{v:.0f}"
+
+    def signed(v):
+        return "0" if round(v) == 0 else f"{v:+.0f}"  # no "-0" for an error under half a per cent
+
+    counts = {r["n"] for r in rows}
+    n_text = f", n = {counts.pop()}" if len(counts) == 1 else ""
+    header = ["benchmark", "size", f"measured (us{n_text}): median [95 % CI]", "simulated (us)",
+              "error: simulated / measured - 1"]
+    body = [[names[r["what"]] + (f" ({r['method']})" if r["method"] else ""), size(r),
+             f"{us(r['measured_median_us'])} [{us(r['measured_low_us'])}, {us(r['measured_high_us'])}]",
+             us(r["simulated_us"]),
+             f"{signed(r['error_pct'])} % [{signed(r['error_low_pct'])}, {signed(r['error_high_pct'])}]"] for r in rows]
+    p = prov[0]
+    busy = lambda v: "unknown" if v is None else f"{v:.0f} %"
+    note = (f"P = {p['nprocs']} on {p['cpus']} CPUs, {p['mpi_library']}, {p['rounds']} interleaved rounds from "
+            f"{p['utc_start']} to {p['utc_end']}, the host {busy(p['busy_before_pct'])} busy before and "
+            f"{busy(p['busy_after_pct'])} after; calibrated at {p['calibration_utc']}; simulated on SimGrid "
+            f"{p['simgrid_version']}, platform FNV-1a {p['platform_fnv1a64']}; commit {p['git_commit']}.")
+    return table_text(header, body) + "\n\n" + wrapped(note)
 
 
 def trace_at_scale(inputs):

@@ -44,7 +44,7 @@ if [ "$part" = build ] || [ "$part" = all ] || [ "$part" = optimised ]; then
   # CMAKE_UNITY_BUILD: each target's sources as one translation unit, SimGrid's and the standard headers parsed once
   # per target.
   flags="-O0 -g0 -DNDEBUG"
-  targets=(mcmclb mcmclb-commbench smpi_facts smpi_pingpong smpi_exact_sum)
+  targets=(mcmclb mcmclb-commbench smpi_facts mcmclb-pingpong smpi_exact_sum)
   [ "$part" = optimised ] && flags="-O2 -g0 -DNDEBUG" && targets=(mcmclb)
   source "$src/tests/build_generator.sh" "$sim"
   cmake "${generator[@]}" -S "$src" -B "$sim" -DCMAKE_BUILD_TYPE=RelWithDebInfo \

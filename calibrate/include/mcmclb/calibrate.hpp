@@ -205,9 +205,9 @@ std::vector<Point> pingpong(const mpi::Comm& world, int a, int b, const std::vec
 PairTimes time_pair(const mpi::Comm& world, int b, const std::vector<std::int64_t>& sizes, int reps,
                     std::uint64_t seed);
 
-/// An 8-byte MPI_Allreduce over world, timed as commbench times an operation (a barrier, MPI_Wtime around the call,
-/// MAX over ranks): the median over calls, on every rank.
-double allreduce_time(const mpi::Comm& world, int calls);
+/// An MPI_Allreduce (a sum of bytes / 8 doubles, at least one) over world, timed as commbench times an operation (a
+/// barrier, MPI_Wtime around the call, MAX over ranks): the median over calls, on every rank.
+double allreduce_time(const mpi::Comm& world, int calls, std::int64_t bytes = 8);
 
 /// The mean cost of one MPI_Test on a receive that is not matched, and of one MPI_Iprobe that finds nothing, on
 /// this rank (no communication): SMPI charges each call a constant (smpi/test, smpi/iprobe).
