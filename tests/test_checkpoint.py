@@ -453,11 +453,11 @@ class SpreadMemory(CheckpointCase):
         what = f"{balancer}: failed at 4 ranks in groups of 2, again at {again} in groups of {group_again}"
         r = self.run_spread(4, 2, what, *flags, "--fail-at", "5", status=3)
         self.assertIn(b"failing as --fail-at asked", r.stderr)
-        pieces = os.path.join(self.path(f"ck-{name}"), "pieces")
-        self.assertTrue(os.path.isdir(pieces) and os.listdir(pieces), what + ": each member wrote its piece")
         r = self.run_spread(again, group_again, what, *flags)
         self.assertRegex(r.stderr, rb"chain 1 at item [2-5]\b", what + ": chain 1 went on from its pieces")
         self.assert_like_the_reference(self.path(f"a-{name}.txt"), self.path(f"t-{name}.csv"), what, *self.SPREAD)
+        pieces = os.path.join(self.path(f"ck-{name}"), "pieces")
+        self.assertTrue(os.path.isdir(pieces) and os.listdir(pieces), what + ": each member wrote its piece")
 
     def test_no_rank_holds_a_whole_state(self):
         expected, _ = self.reference(*self.SPREAD)

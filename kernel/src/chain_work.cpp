@@ -326,15 +326,16 @@ void Kernel::take_spread_chain(const ChainPos& at, int root_rank) {
   // What every holder has alike, from the state holder; then each member's new piece from the holders' pieces it
   // overlaps, never the whole state (pieces of a state far larger than one rank's memory stay spread).
   const int root = root_rank - group_.first;
-  std::vector<std::byte> shared = rank_ == root_rank ? chains_->save_shared(at.chain, at.item) : std::vector<std::byte>{};
+  std::vector<std::byte> shared =
+      rank_ == root_rank ? chains_->save_shared(at.chain, at.item) : std::vector<std::byte>{};
   group_comm_->bcast(shared, root);
   const int member = rank_ - group_.first;
   const std::vector<int64_t> from = chains_->piece_bounds(at.chain, held_size);
   const std::vector<int64_t> to = chains_->piece_bounds(at.chain, group_.size());
   const std::span<const std::byte> mine =
       holds ? chains_->save_piece(at.chain, at.item, rank_ - held_first, held_size) : std::span<const std::byte>{};
-  std::vector<std::byte> piece(static_cast<std::size_t>(to[static_cast<std::size_t>(member) + 1] -
-                                                        to[static_cast<std::size_t>(member)]));
+  std::vector<std::byte> piece(
+      static_cast<std::size_t>(to[static_cast<std::size_t>(member) + 1] - to[static_cast<std::size_t>(member)]));
   const int64_t received = move_piece_bytes(from, held_first - group_.first, mine, to, piece);
   const double gather_s = pace::now_s() - t0;
   stats_.state_s += gather_s;

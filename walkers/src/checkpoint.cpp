@@ -32,14 +32,14 @@ constexpr std::string_view kMetaName = "checkpoint.meta";
 constexpr std::string_view kMetaFirstLine = "mcmclb walkers checkpoint 1";
 constexpr std::string_view kStopPrefix = ".stopped-";
 constexpr std::string_view kStoppedName = "stopped";
-constexpr std::string_view kSavedName = "saved";       // the subfolder of marks (saved_marks)
-constexpr std::string_view kLostName = "lost";         // the note of a run that could not save every chain
-constexpr std::string_view kTemporary = ".tmp-";       // write_file_whole's temporary files: name.tmp-PID
-constexpr std::string_view kRecordMagic = "MCMCLBW1";  // and the format's version
-constexpr std::string_view kPrevious = ".prev";        // a chain's record before its latest, kept until that is whole
-constexpr std::string_view kSetAside = ".bad";         // a record a run fell back from, kept for a look
-constexpr std::string_view kAfresh = "afresh-";        // afresh-N: the user asks the next run to start chain N anew
-constexpr std::string_view kPieces = "pieces";         // the subfolder of spread states' pieces, one folder per chain
+constexpr std::string_view kSavedName = "saved";         // the subfolder of marks (saved_marks)
+constexpr std::string_view kLostName = "lost";           // the note of a run that could not save every chain
+constexpr std::string_view kTemporary = ".tmp-";         // write_file_whole's temporary files: name.tmp-PID
+constexpr std::string_view kRecordMagic = "MCMCLBW1";    // and the format's version
+constexpr std::string_view kPrevious = ".prev";          // a chain's record before its latest, kept until that is whole
+constexpr std::string_view kSetAside = ".bad";           // a record a run fell back from, kept for a look
+constexpr std::string_view kAfresh = "afresh-";          // afresh-N: the user asks the next run to start chain N anew
+constexpr std::string_view kPieces = "pieces";           // the subfolder of spread states' pieces, one folder per chain
 constexpr std::string_view kManifestMagic = "PIECES01";  // a spread state's record (PieceManifest)
 
 /// FNV-1a over bytes: a torn or altered record does not end in its own checksum.
@@ -464,7 +464,7 @@ std::string pieces_fault(const CheckpointFolder& folder, const ChainRecord& r) {
     return e.what();
   }
   const int size = static_cast<int>(m.checksums.size());
-  std::vector<std::byte> part(256 * 1024);  // a multiple of 8, as piece_checksum's parts must be
+  std::vector<std::byte> part(64 * 1024);  // a multiple of 8, as piece_checksum's parts must be
   for (int k = 0; k < size; ++k) {
     const std::string file = folder.piece_path(r.chain, r.next_item, k, size);
     std::ifstream in(file, std::ios::binary);
@@ -479,7 +479,8 @@ std::string pieces_fault(const CheckpointFolder& folder, const ChainRecord& r) {
       got += static_cast<int64_t>(n);
     }
     if (got != length) {
-      return "its piece " + file + " is torn: " + std::to_string(got) + " bytes, where it had " + std::to_string(length);
+      return "its piece " + file + " is torn: " + std::to_string(got) + " bytes, where it had " +
+             std::to_string(length);
     }
     if (h != m.checksums[static_cast<std::size_t>(k)]) return "its piece " + file + " is altered: its checksum differs";
   }

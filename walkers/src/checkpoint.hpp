@@ -123,7 +123,7 @@ class CheckpointFolder {
   /// Every chain's record: its latest, or where that is bad or gone its previous one (listed in fallbacks). Throws
   /// InputError naming the file where neither serves, or for a file of a chain out of range.
   /// A running record of a spread state (meta's form) is bad too where one of its pieces' files is missing, of
-  /// another length or checksum: read through, a few hundred KiB at a time.
+  /// another length or checksum: read through, 64 KiB at a time.
   [[nodiscard]] std::map<int, ChainRecord> read_records(const CheckpointMeta& meta, const std::set<int>& skip,
                                                         std::vector<Fallback>& fallbacks) const;
   /// The meta file's list of chains held (CheckpointMeta::held) made what the folder holds now, as a run ends:

@@ -177,8 +177,9 @@ class AppChains final : public ChainWork {
       if (keeping_ && spread_ != nullptr) {
         int64_t write = kNoWrite;
         group.bcast(write, 0);
-        if (write != kNoWrite) (void)keep_spread(chain, at, group, nullptr);
-        if (write == kStopWrite && stop_ != nullptr && detail::StopOnSignal::requested()) stop_->saved();
+        if (write == kDueWrite || write == kStopWrite) (void)keep_spread(chain, at, group, nullptr);
+        // Member 0 stops: it asks for no checkpoint of this chain after this one, so this member owes none.
+        if ((write == kStopWrite || write == kStopNothing) && stop_ != nullptr) stop_->saved();
       }
     }
     const double t0 = pace::now_s();
@@ -322,9 +323,9 @@ class AppChains final : public ChainWork {
     int64_t latest = -1, failed = -1;
   };
   static constexpr int64_t kFinishedRecord = std::numeric_limits<int64_t>::max();
-  /// What a spread state's member 0 tells its other members before each item: no checkpoint, one due, or one for a
-  /// stop on a signal (each member then owes nothing more).
-  static constexpr int64_t kNoWrite = 0, kDueWrite = 1, kStopWrite = 2;
+  /// What a spread state's member 0 tells its other members before each item: no checkpoint, one due, one for a
+  /// stop on a signal, or a stop with nothing worked since the last checkpoint (after a stop, members owe nothing).
+  static constexpr int64_t kNoWrite = 0, kDueWrite = 1, kStopWrite = 2, kStopNothing = 3;
   [[nodiscard]] const std::map<int, Attempts>& attempts() const noexcept { return attempts_; }
   [[nodiscard]] int64_t failures() const noexcept { return failures_; }
   /// What this rank's running checkpoints of each chain took: Chains::save and the write, those written only.
@@ -461,7 +462,7 @@ class AppChains final : public ChainWork {
     const bool write = items > 0 && (due || stopping);
     // A spread state's other members follow member 0's clock, so that they write their pieces at the same item.
     if (spread_ != nullptr && group.size() > 1) {
-      int64_t says = !write ? kNoWrite : stopping ? kStopWrite : kDueWrite;
+      int64_t says = write ? (stopping ? kStopWrite : kDueWrite) : (stopping ? kStopNothing : kNoWrite);
       group.bcast(says, 0);
     }
     if (write) {
@@ -472,8 +473,8 @@ class AppChains final : public ChainWork {
       } else {
         std::vector<std::byte> state;
         guard(chain, at, "save", [&] { state = chains_.save(chain); });
-        written = keep({.chain = chain, .finished = false, .next_item = at, .bytes = std::move(state),
-                        .rows = rows_[chain]});
+        written =
+            keep({.chain = chain, .finished = false, .next_item = at, .bytes = std::move(state), .rows = rows_[chain]});
       }
       if (written) {
         Cost& c = costs_[chain];
@@ -632,7 +633,7 @@ class AppChains final : public ChainWork {
         mine = {1, folder_->write_piece(chain, at, member, size, piece)};
         ++checkpoints_;
       } catch (const std::exception& e) {
-        why = "rank " + std::to_string(rank_) + ", chain " + std::to_string(chain) + ": " + e.what();
+        why = "the piece of rank " + std::to_string(rank_) + ": " + e.what();
       }
       if (stop_ != nullptr) stop_->end_write();
       checkpoint_s_ += pace::now_s() - t0;
