@@ -6,10 +6,12 @@
 // checkpoint's: else it exits 1. A run whose checkpoints the folder lacks at its end, or whose trace could not be
 // written whole (Report::output_lost), writes its answers, then exits 4, as a job that must notice does. --seed S
 // changes every chain's answer and is the run's Options::parameters ("seed S"). --spread 1 runs chains whose state
-// stays spread over the group (SpreadChains): integers split by rows over the members, no member holding them all.
-// Usage: mpiexec -n P checkpoint_chains --out F [--pids DIR] [--item-ms T] [--chains N] [--seed S] [--spread 1] plus
-// the library's flags
-// (--mcmclb-balancer B, --mcmclb-checkpoint DIR and the others); checkpoint_chains --balancers lists the balancers.
+// stays spread over the group (SpreadChains): --rows R integers (24 by default) split by rows over the members, no
+// member holding them all; rank 0 then prints each rank's heap over the run (every block counted, the library's too)
+// beside the largest piece it held. --fail-at I makes chain 1 throw at its item I (the job ends, exit 3).
+// Usage: mpiexec -n P checkpoint_chains --out F [--pids DIR] [--item-ms T] [--chains N] [--seed S] [--spread 1]
+// [--rows R] [--fail-at I] plus the library's flags (--mcmclb-balancer B, --mcmclb-checkpoint DIR and the others);
+// checkpoint_chains --balancers lists the balancers.
 #include <mpi.h>
 #include <unistd.h>
 
