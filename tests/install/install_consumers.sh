@@ -14,8 +14,8 @@
 #       (read from a checkpoint, or carried by a merge) and a hanging item that each end the job with one line,
 #       each leaving a trace marked incomplete with the rows of the chains that ended, which mcmclb advise refuses
 #       in one line.
-#   (f) with INSTALL_SPREAD_EXAMPLE=1, in place of the others: the spread example examples/spread (a state no rank
-#       holds whole), at 1 and 4 ranks, and resumed at 3 from the pieces its members wrote before a chain threw.
+#   (f) with INSTALL_SPREAD_EXAMPLE=1, after (a) in place of the others: the spread example examples/spread (a state
+#       no rank holds whole), at 1 and 4 ranks, and resumed at 3 from the pieces its members wrote before a chain threw.
 # LD_LIBRARY_PATH is unset throughout: the programs must find libmcmclb_comm through their RUNPATH. Fails if
 # anything resolves into the build or source tree instead of the prefix.
 # Usage: install_consumers.sh <source dir> <build dir> [mpiexec]
