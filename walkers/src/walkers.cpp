@@ -493,7 +493,8 @@ class AppChains final : public ChainWork {
     Attempts& a = attempts_.try_emplace(record.chain).first->second;
     a.latest = std::max(a.latest, key);
     if (!piece_error.empty()) {
-      failed(record.chain, key, piece_error, true);
+      // A stop closes the members' writes too: what goes unwritten then is no news.
+      failed(record.chain, key, piece_error, !detail::StopOnSignal::requested());
       return false;
     }
     if (stop_ != nullptr && !stop_->begin_write()) {
@@ -611,7 +612,7 @@ class AppChains final : public ChainWork {
     const int64_t length = b[static_cast<std::size_t>(member) + 1] - b[static_cast<std::size_t>(member)];
     if (static_cast<int64_t>(bytes.size()) != length) {
       abort_run(comm_, rank_,
-                "chain " + std::to_string(chain) + " item " + std::to_string(at) + ": Chains::save_piece gave " +
+                "chain " + std::to_string(chain) + " item " + std::to_string(at) + ": SpreadChains::save_piece gave " +
                     std::to_string(bytes.size()) + " bytes, where SpreadChains::piece gives member " +
                     std::to_string(member) + " of " + std::to_string(size) + " " + std::to_string(length));
     }
