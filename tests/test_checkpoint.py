@@ -419,7 +419,8 @@ class SpreadMemory(CheckpointCase):
     the whole state, and at any group size within twice the largest piece it held, its largest block one piece. Each
     run's answers are one rank's bits. The quick test: a merging balancer at 4 ranks in groups of 2, failing mid-run
     (a chain throws), resumed from its checkpoints at 3 ranks and at 2, about 3 s. SPREAD_MEMORY_ALL=1 (the full
-    tier's test): every balancer at 1 to 4 ranks in groups of 1 and more, each failed and resumed at another count."""
+    tier's test): every balancer at 1 to 4 ranks in groups of 1 and more, each failed and resumed at another count.
+    A piece cut short falls back one generation (about 1 s)."""
 
     ROWS = 262144
     SLACK = 256 * 1024  # the library's own blocks besides the state: a few KiB, here a quarter of a MiB at most
@@ -458,6 +459,23 @@ class SpreadMemory(CheckpointCase):
         self.assert_like_the_reference(self.path(f"a-{name}.txt"), self.path(f"t-{name}.csv"), what, *self.SPREAD)
         pieces = os.path.join(self.path(f"ck-{name}"), "pieces")
         self.assertTrue(os.path.isdir(pieces) and os.listdir(pieces), what + ": each member wrote its piece")
+
+    def test_a_torn_piece_falls_back_one_generation(self):
+        """A member's piece of chain 1's latest checkpoint cut short: the chain goes on from its previous record,
+        whose pieces stay until a newer one stands, said in a line, to one rank's bits; the bad record set aside."""
+        folder = self.path("ck")
+        flags = ["--mcmclb-balancer", "none", "--mcmclb-checkpoint", folder, "--mcmclb-checkpoint-every-items", "1",
+                 "--mcmclb-record", self.path("t.csv"), "--out", self.path("a.txt")]
+        self.run_spread(2, 2, "failed", *flags, "--fail-at", "5", status=3)
+        piece = os.path.join(folder, "pieces", "1", "5-1-of-2")
+        with open(piece, "r+b") as f:
+            f.truncate(1000)
+        r = self.run_spread(4, 2, "resumed", *flags)
+        self.assertIn(f"{folder}/chain-1: its piece {piece} is torn: 1000 bytes, where it had ".encode(), r.stderr)
+        self.assertIn(b"chain 1 goes on from its previous record (before item 4)", r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(folder, "chain-1.bad")), "the bad record kept for a look")
+        self.assert_like_the_reference(self.path("a.txt"), self.path("t.csv"), "fell back one generation",
+                                       *self.SPREAD)
 
     def test_no_rank_holds_a_whole_state(self):
         expected, _ = self.reference(*self.SPREAD)
