@@ -157,6 +157,8 @@ Asked parse_flags(const std::vector<std::string>& args, const std::string& comma
       o.platform = require_path(a, value());
     } else if (a == "--prediction") {
       o.prediction = require_path(a, value());
+    } else if (a == "--plan-from") {
+      o.plan_from = require_path(a, value());
     } else if (a == "--sim-binary") {
       o.sim_binary = require_path(a, value());
     } else if (a == "--smpi-flags") {
@@ -227,6 +229,23 @@ Asked parse_flags(const std::vector<std::string>& args, const std::string& comma
                                                   fnv1a64_hex(launch::read_file(o.platform, "platform")));
   }
 
+  if (!o.plan_from.empty()) {
+    if (is_study_file(o.input)) {
+      throw InputError("--plan-from: only with a trace file (allowed: a study file's own workload.plan_file)");
+    }
+    // The plan's walkers and items against the trace's, checked as the study key is, and said as the flag.
+    mcmclb::WorkloadSpec spec;
+    spec.model = "trace";
+    spec.file = o.input;
+    spec.plan_file = o.plan_from;
+    try {
+      mcmclb::workload_entry("trace").check(spec);
+    } catch (const InputError& e) {
+      const std::string_view key = "key workload.plan_file: ";
+      const std::string what = e.what();
+      throw InputError("--plan-from: " + (what.starts_with(key) ? what.substr(key.size()) : what));
+    }
+  }
   if (o.jobs == 0) o.jobs = o.launcher == "slurm" ? 16 : mcmclb::usable_cores();
   // A group size or chains per group asks for groups the recorded walkers do not have: copies fill them.
   if (o.group_size > 0 || o.chains_per_group > 0) o.copies = true;
@@ -395,10 +414,11 @@ int advise_main(const std::vector<std::string>& args) {
       answer = advice::at_ranks_of(inputs[0].nprocs, found.rankings[0], inputs[0].setups, inputs[0].scenarios,
                                    inputs[0].scenarios);
     }
-    const RunSpec* spec = nullptr;  // the advised set-up as a run, from any count (its flags name no rank count)
+    const RunSpec* spec = nullptr;  // the advised set-up as a run at the count answered (its flags name its groups)
     for (const advice::AtRankCount& at : inputs) {
       for (const RunSpec* s : at.specs) {
-        if (answer && spec == nullptr && advice::setup_label(*s) == answer->winner) spec = s;
+        if (answer && spec == nullptr && s->nprocs == answer->nprocs && advice::setup_label(*s) == answer->winner)
+          spec = s;
       }
     }
     if (answer && spec != nullptr) {

@@ -10,7 +10,7 @@
 
 namespace mcmclb {
 
-inline constexpr std::array<CliFlag, 23> kAdviseFlags = {{
+inline constexpr std::array<CliFlag, 24> kAdviseFlags = {{
     {"--ranks", "P[,P...]", true, "the rank counts to advise at, 2 to 2^20"},
     {"--copies", "", false, "advise copies of the recorded walkers, a group each, not the walkers as recorded"},
     {"--group-size", "G", false, "the copies' initial groups of G ranks (implies --copies)"},
@@ -30,6 +30,9 @@ inline constexpr std::array<CliFlag, 23> kAdviseFlags = {{
      "the SimGrid platform (default configs/platforms/fattree.xml, a modern cluster; mcmclb calibrate writes yours)"},
     {"--prediction", "FILE", false,
      "the simulation's error measured on --platform (plots/prediction_check.py writes it), a source of the tolerance"},
+    {"--plan-from", "FILE", false,
+     "a trace of the same walkers and items that pays and the planning balancers consult instead (a known truth "
+     "priced as its recording plans it)"},
     {"--sim-binary", "FILE", false, "the simulation build's program (default build-sim/mcmclb-sim)"},
     {"--smpi-flags", "FILE", false, "smpirun's flags, one per line (default configs/platforms/smpi.cfg)"},
     {"--out", "DIR", false, "the output folder, resumable (default results/advise-NAME-PRANKS)"},

@@ -22,8 +22,9 @@ Markdown. A case lies inside advise's assumptions where, at every size up to its
 speed-up lies between its speed-up at 4 ranks held (`flat`) and Amdahl's law through its true speed-ups at 2 and 4
 (`amdahl`).
 
-The truth run's planning balancers and `pays` consult the truth's speed-ups, which the user's run cannot: the kernel
-has no key to plan from one trace while replaying another. The score says so on every row (truth_planning)."""
+In the truth's run the planning balancers and `pays` consult the recording (advise --plan-from recorded.csv, the
+key workload.plan_file) while the replay charges the truth: the truth gives no balancer knowledge a user's run would
+not have. Each row says what the truth's runs planned from, read from their runs.csv (truth_planning)."""
 import csv
 import math
 import os
@@ -327,8 +328,8 @@ def run(corpus, ranks, jobs, only, driver, sim, extra):
         for p in sorted({int(a["nprocs"]) for a in advice} | ({advised} if advised else set())):
             out = os.path.join(folder, f"truth-p{p}")
             print(f"{said}: the truth at {p} ranks ({time.monotonic() - start:.0f} s so far)", flush=True)
-            advise(base + [os.path.join(folder, "truth.csv"), "--ranks", str(p), "--no-race", "--out", out] + tail,
-                   out, log)
+            advise(base + [os.path.join(folder, "truth.csv"), "--ranks", str(p), "--no-race", "--plan-from",
+                           os.path.join(folder, "recorded.csv"), "--out", out] + tail, out, log)
         write_text_atomically(os.path.join(folder, "done.txt"), f"ranks {ranks}\n")
     print(f"{corpus}: {len(todo)} workloads run in {time.monotonic() - start:.0f} s", flush=True)
 
@@ -350,6 +351,18 @@ def truth_at(folder, p):
     return {label: r for r in rows if int(r["nprocs"]) == p for label in labels(r)}
 
 
+def planned_from(folder, counts):
+    """What the truth's runs at these counts planned from, by their runs.csv's workload_plan_file: the recording,
+    the truth itself (a folder run before the key existed), or both."""
+    files = set()
+    for p in counts:
+        path = os.path.join(folder, f"truth-p{p}", "runs.csv")
+        files |= {os.path.basename(r.get("workload_plan_file") or "") for r in read_rows(path)} \
+            if os.path.exists(path) else {"?"}
+    said = {"recorded.csv": "the recording's speed-ups", "": "truth's speed-ups", "?": "not recorded"}
+    return "; ".join(said.get(f, f) for f in sorted(files))
+
+
 def percent(x):
     return f"{100 * x:.1f}"
 
@@ -367,6 +380,7 @@ def score_workload(corpus, w, seed, command, scored_at):
         raise InputError(f"{folder}/recorded/advice.csv: ranks_answer names no count and set-up this scorer reads "
                          f"(allowed: 'N ranks: ...' then 'N ranks (SET-UP) take ...' per count)")
     truths = {p: truth_at(folder, p) for p in sorted(set(asked) | ({answer} if answer else set()))}
+    planning = planned_from(folder, truths)
     tolerance = float(advice[0]["tolerance_pct"]) / 100
     # The rank answer against the best count under the stated rule, in the truth: at each count its fastest set-up;
     # the counts within the tolerance of the fastest anywhere; of them the fewest core-hours, else the least regret.
@@ -411,7 +425,7 @@ def score_workload(corpus, w, seed, command, scored_at):
             # The answer's own set-up priced: the best count with a set-up outside the tolerance does not follow.
             answer_follows_rule=("" if not answer_s else "yes" if answer_s <= anywhere * (1 + tolerance) + 1e-12 and
                                  answer * answer_s <= best * fastest[best] * (1 + tolerance) else "no"),
-            truth_planning="truth's speed-ups", corpus_seed=seed, git_commit=commit, scored_at=scored_at,
+            truth_planning=planning, corpus_seed=seed, git_commit=commit, scored_at=scored_at,
             command=command))
     return out
 

@@ -173,6 +173,9 @@ SCHEMAS = {
         # ranks were dealt over the nodes; empty: in order
         # (block, the default) or real MPI; absent from older folders.
         "placement": Column("name", optional=True, choices=("block", "groups", "scatter")),
+        # workload.model trace: the trace the planners and pays consulted (workload.plan_file) and its content's
+        # hash; empty where they consulted the trace replayed, absent from older folders.
+        "workload_plan_file": TEXT, "workload_plan_fnv1a64": TEXT,
     },
     "ranks.csv": {
         "run_id": NAME, "rank": _int(0), "elapsed_s": _time(), "work_s": _time(), "polling_s": _time(),

@@ -176,6 +176,9 @@ class Scorer(unittest.TestCase):
             [12, "mostwork(1) range pays", "", 48, 2, 0], [12, "none", "", 70, 0, 0]])
         write(os.path.join(w, "truth-p16", "advice.csv"), truth, [
             [16, "mostwork(1) range coalesce", "", 40, 0, 0], [16, "none", "", 60, 0, 0]])
+        for p in (8, 12, 16):  # the truth's runs planned from the recording (advise --plan-from)
+            write(os.path.join(w, f"truth-p{p}", "runs.csv"), ["run_id", "workload_plan_file"],
+                  [["t0", os.path.join(w, "recorded.csv")]])
         self.folder = w
 
     def score(self):
@@ -198,6 +201,7 @@ class Scorer(unittest.TestCase):
         self.assertEqual((at8["true_best"], at8["true_gain_pct"], at8["covered"]),
                          ("mostwork(1) range coalesce", "20.0", "yes"))
         self.assertEqual((at8["said_extrapolated"], at8["names_sizes"], at8["truth_inside"]), ("yes", "yes", "yes"))
+        self.assertEqual(at8["truth_planning"], "the recording's speed-ups")
         self.assertEqual((at16["pick_true_regret_pct"], at16["within_tolerance"], at16["covered"]),
                          ("50.0", "no", "yes"))
         self.assertEqual((at16["said_extrapolated"], at16["truth_inside"]), ("no", "no"))

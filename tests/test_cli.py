@@ -19,7 +19,8 @@ RUNS_HEADER = ("run_id,experiment,nprocs,G,groups,T_ms,workload,workload_scale,w
                "interval,method,rep,time_s,ideal_s,baseline_s,regroups_avg,regroups_std,regroups_min,regroups_max,"
                "valid,violations,mpi_library,git_commit,host,utc_start,backend,platform,finished,chains_per_group,"
                "migrated_avg,wait,calibration_s,model_compute,model_reduce,workload_file,workload_map,workload_scaling,"
-               "workload_extrapolate,workload_file_fnv1a64,workload_speedups,placement")
+               "workload_extrapolate,workload_file_fnv1a64,workload_speedups,placement,workload_plan_file,"
+               "workload_plan_fnv1a64")
 RANKS_HEADER = ("run_id,rank,elapsed_s,work_s,polling_s,waiting_s,regroup_s,other_s,regroups,items_worked,"
                 "final_group_first,final_group_last,state_bytes,state_s,chains_migrated,migrated_bytes")
 EVENTS_HEADER = "run_id,t_s,kind,groups_before,group_first,group_last,group_size,chain,items_left,method,create_s"
@@ -542,7 +543,8 @@ class OlderVersionFolder(unittest.TestCase):
         self.resumes_without_the_last_columns(["finished", "chains_per_group", "migrated_avg", "wait", "calibration_s",
                                                "model_compute", "model_reduce", "workload_file",
                                                "workload_map", "workload_scaling", "workload_extrapolate",
-                                               "workload_file_fnv1a64", "workload_speedups", "placement"])
+                                               "workload_file_fnv1a64", "workload_speedups", "placement", "workload_plan_file",
+                                               "workload_plan_fnv1a64"])
 
     def test_folder_without_chains_per_group_is_upgraded_and_resumes(self):
         # chains_per_group and migrated_avg became runs.csv columns: a folder written before them resumes as it was
@@ -550,36 +552,46 @@ class OlderVersionFolder(unittest.TestCase):
         self.resumes_without_the_last_columns(["chains_per_group", "migrated_avg", "wait", "calibration_s",
                                                "model_compute", "model_reduce", "workload_file",
                                                "workload_map", "workload_scaling", "workload_extrapolate",
-                                               "workload_file_fnv1a64", "workload_speedups", "placement"])
+                                               "workload_file_fnv1a64", "workload_speedups", "placement", "workload_plan_file",
+                                               "workload_plan_fnv1a64"])
 
     def test_folder_without_the_wait_policy_is_upgraded_and_resumes(self):
         # wait and calibration_s became runs.csv columns: a folder written before them resumes as it was (its runs
         # are those of the default, auto; no calibration recorded), and nothing is rerun.
         self.resumes_without_the_last_columns(["wait", "calibration_s", "model_compute", "model_reduce", "workload_file",
                                                "workload_map", "workload_scaling", "workload_extrapolate",
-                                               "workload_file_fnv1a64", "workload_speedups", "placement"])
+                                               "workload_file_fnv1a64", "workload_speedups", "placement", "workload_plan_file",
+                                               "workload_plan_fnv1a64"])
 
     def test_folder_without_model_errors_is_upgraded_and_resumes(self):
         # model_compute and model_reduce became runs.csv columns: a folder written before them resumes as it was (its
         # models predicted as they measured), and nothing is rerun.
         self.resumes_without_the_last_columns(["model_compute", "model_reduce", "workload_file",
                                                "workload_map", "workload_scaling", "workload_extrapolate",
-                                               "workload_file_fnv1a64", "workload_speedups", "placement"])
+                                               "workload_file_fnv1a64", "workload_speedups", "placement", "workload_plan_file",
+                                               "workload_plan_fnv1a64"])
 
     def test_folder_without_the_trace_content_is_upgraded_and_resumes(self):
         # workload_extrapolate and workload_file_fnv1a64 became runs.csv columns: a folder written before them
         # resumes as it was (its rows replayed no trace), and nothing is rerun.
-        self.resumes_without_the_last_columns(["workload_extrapolate", "workload_file_fnv1a64", "workload_speedups", "placement"])
+        self.resumes_without_the_last_columns(["workload_extrapolate", "workload_file_fnv1a64", "workload_speedups", "placement", "workload_plan_file",
+                                               "workload_plan_fnv1a64"])
 
     def test_folder_without_the_repetitions_end_is_upgraded_and_resumes(self):
         # workload_speedups became a runs.csv column: a folder written before it resumes as it was (a replay took the
         # median of a size's repetitions; other rows leave it empty), and nothing is rerun.
-        self.resumes_without_the_last_columns(["workload_speedups", "placement"])
+        self.resumes_without_the_last_columns(["workload_speedups", "placement", "workload_plan_file",
+                                               "workload_plan_fnv1a64"])
 
     def test_folder_without_placement_is_upgraded_and_resumes(self):
         # placement became a runs.csv column: a folder written before it resumes as it was (its hosts filled in
         # order, the default, which the column leaves empty), and nothing is rerun.
-        self.resumes_without_the_last_columns(["placement"])
+        self.resumes_without_the_last_columns(["placement", "workload_plan_file", "workload_plan_fnv1a64"])
+
+    def test_folder_without_the_plan_file_is_upgraded_and_resumes(self):
+        # workload_plan_file and its hash became runs.csv columns: a folder written before them resumes as it was
+        # (its replays planned from the trace they replayed, which the empty column means), and nothing is rerun.
+        self.resumes_without_the_last_columns(["workload_plan_file", "workload_plan_fnv1a64"])
 
 
 class Predict(unittest.TestCase):

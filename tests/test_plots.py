@@ -1305,7 +1305,7 @@ class StealVsRegroup(unittest.TestCase):
         changed."""
         with open(os.path.join(RESULTS, "runs.csv")) as f:
             header, row = f.readline().rstrip("\n").split(","), f.readline().rstrip("\n").split(",")
-        self.assertEqual(header[-13:-11], ["chains_per_group", "migrated_avg"])
+        self.assertTrue({"chains_per_group", "migrated_avg"} <= set(header), header)
         cases = [("steal", 2, "1.2", "1.0", "0", "0.5", "true", "8"), ("mostwork", 2, "1.1", "1.0", "3", "0", "true", "8"),
                  ("steal", 1, "2.0", "1.0", "0", "0", "true", "8"), ("steal", 4, "9", "1.0", "0", "0", "false", "8"),
                  ("steal", 4, "1.0", "1.0", "0", "0", "true", "4")]

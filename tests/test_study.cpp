@@ -509,6 +509,24 @@ class ResumeKeys : public testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   void write(const std::string& text) const { std::ofstream(dir_ / "runs.csv") << text; }
+  /// The position of a runs.csv column, by name: a file from before it was added has the columns before it.
+  static std::size_t column(std::string_view name) {
+    const auto& h = mcmclb::runs_header();
+    const auto at = std::find(h.begin(), h.end(), name);
+    if (at == h.end()) throw std::logic_error("no runs.csv column " + std::string(name));
+    return static_cast<std::size_t>(at - h.begin());
+  }
+  static std::string cell(const mcmclb::RunRecord& r, std::string_view name) {
+    return mcmclb::runs_row(r).at(column(name));
+  }
+  /// runs.csv's header and a row of record as a file written before the column `first_added` was.
+  void write_before(const mcmclb::RunRecord& record, std::string_view first_added) const {
+    auto header = mcmclb::runs_header();
+    auto row = mcmclb::runs_row(record);
+    header.resize(column(first_added));
+    row.resize(column(first_added));
+    write(mcmclb::csv::line(header) + mcmclb::csv::line(row));
+  }
   std::filesystem::path dir_;
 };
 
@@ -546,14 +564,8 @@ TEST_F(ResumeKeys, BackendAndPlatformArePartOfTheKey) {
   EXPECT_EQ(keys.count(mcmclb::point_key(record.spec, {"smpi", "/p/fattree.xml"})), 0U);
   EXPECT_EQ(keys.count(mcmclb::point_key(record.spec, {})), 0U);
   EXPECT_NE(mcmclb::store_key(record.spec, {"smpi", "/p/bgp.xml"}), mcmclb::store_key(record.spec, {}));
-  auto header = mcmclb::runs_header();
-  auto row = mcmclb::runs_row(record);
-  // A runs.csv from before the backend columns (and the finished rule, chains_per_group, migrated_avg, wait,
-  // calibration_s, model_compute, model_reduce and the trace's workload_file, workload_map, workload_scaling,
-  // workload_extrapolate, workload_file_fnv1a64, workload_speedups, placement).
-  header.resize(header.size() - 16);
-  row.resize(row.size() - 16);
-  write(mcmclb::csv::line(header) + mcmclb::csv::line(row));
+  // A runs.csv from before the backend columns (and every column added after them).
+  write_before(record, "backend");
   EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(record.spec, {})), 1U);
 }
 
@@ -566,15 +578,39 @@ TEST_F(ResumeKeys, PlacementIsPartOfTheKeyAndBlockIsEmpty) {
   record.run_id = "id";
   record.spec = cyclic_run();
   record.spec.placement = mcmclb::Placement::groups;
-  ASSERT_EQ(mcmclb::runs_header().back(), "placement");
-  EXPECT_EQ(mcmclb::runs_row(record).back(), "groups");
+  EXPECT_EQ(cell(record, "placement"), "groups");
   write(mcmclb::csv::line(mcmclb::runs_header()) + mcmclb::csv::line(mcmclb::runs_row(record)));
   mcmclb::RunSpec block = record.spec;
   block.placement = mcmclb::Placement::block;
   EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(record.spec, {})), 1U);
   EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(block, {})), 0U);
   record.spec = block;
-  EXPECT_EQ(mcmclb::runs_row(record).back(), "");
+  EXPECT_EQ(cell(record, "placement"), "");
+}
+
+// The trace planning consulted is part of a replay's point: planned from another trace (workload.plan_file) is
+// another run. Planned from the trace replayed writes the column empty, as a row from before it reads.
+TEST_F(ResumeKeys, APlanFileIsPartOfTheKeyAndOlderReplaysPlannedFromTheirTrace) {
+  mcmclb::RunRecord record;
+  record.run_id = "id";
+  record.spec = cyclic_run();
+  record.spec.workload.model = "trace";
+  record.spec.workload.file = "t.csv";
+  record.spec.workload.file_fnv1a64 = "0123456789abcdef";
+  write_before(record, "workload_plan_file");
+  EXPECT_EQ(cell(record, "workload_plan_file"), "");
+  EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(record.spec, {})), 1U);
+  mcmclb::RunRecord planned = record;
+  planned.spec.workload.plan_file = "recorded.csv";
+  planned.spec.workload.plan_fnv1a64 = "fedcba9876543210";
+  EXPECT_EQ(cell(planned, "workload_plan_file"), "recorded.csv");
+  EXPECT_EQ(cell(planned, "workload_plan_fnv1a64"), "fedcba9876543210");
+  EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(planned.spec, {})), 0U);
+  planned.spec.workload.plan_fnv1a64 = "0000000000000000";  // the plan file edited: another point
+  write(mcmclb::csv::line(mcmclb::runs_header()) + mcmclb::csv::line(mcmclb::runs_row(record)) +
+        mcmclb::csv::line(mcmclb::runs_row(planned)));
+  planned.spec.workload.plan_fnv1a64 = "fedcba9876543210";
+  EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(planned.spec, {})), 0U);
 }
 
 TEST_F(ResumeKeys, AnOlderReplayTookTheMedianOfItsRepetitions) {
@@ -584,20 +620,13 @@ TEST_F(ResumeKeys, AnOlderReplayTookTheMedianOfItsRepetitions) {
   record.spec.workload.model = "trace";
   record.spec.workload.file = "t.csv";
   record.spec.workload.file_fnv1a64 = "0123456789abcdef";
-  auto header = mcmclb::runs_header();
-  auto row = mcmclb::runs_row(record);
-  header.pop_back();  // placement, the column after it
-  row.pop_back();
-  ASSERT_EQ(header.back(), "workload_speedups");
-  EXPECT_EQ(row.back(), "median");
-  header.pop_back();
-  row.pop_back();
-  write(mcmclb::csv::line(header) + mcmclb::csv::line(row));
+  EXPECT_EQ(cell(record, "workload_speedups"), "median");
+  write_before(record, "workload_speedups");
   const auto keys = mcmclb::valid_point_keys(dir_);
   EXPECT_EQ(keys.count(mcmclb::point_key(record.spec, {})), 1U);
   record.spec.workload.speedups = mcmclb::TraceSpeedups::low;
   EXPECT_EQ(keys.count(mcmclb::point_key(record.spec, {})), 0U);
-  const auto speedups = [](const mcmclb::RunRecord& r) { return mcmclb::runs_row(r).rbegin()[1]; };
+  const auto speedups = [](const mcmclb::RunRecord& r) { return cell(r, "workload_speedups"); };
   EXPECT_EQ(speedups(record), "low");
   record.spec = cyclic_run();
   EXPECT_EQ(speedups(record), "") << "another model's row leaves it empty";

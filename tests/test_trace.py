@@ -99,6 +99,8 @@ class BadTrace(TraceCase):
         platform = os.path.join(ROOT, "configs", "platforms", "fattree.xml")
         with open(self.path("bad.csv"), "w") as f:
             f.write("setup,ratio\nnone,1\n")
+        with open(self.path("plan.csv"), "w") as f:  # the first walker's first item alone
+            f.write(GOOD.splitlines()[0] + "\n" + GOOD.splitlines()[1] + "\n")
         with open(self.path("other.csv"), "w") as f:
             f.write("check,setup,nprocs,n,real_median_s,real_low_s,real_high_s,sim_s,ratio,ratio_low,ratio_high,"
                     "busy_pct,platform_fnv1a64,git_commit\n"
@@ -126,7 +128,13 @@ class BadTrace(TraceCase):
                                (("--ranks", "64", "--print-run-flags", "--dry-run"),
                                 "--print-run-flags: not with --dry-run"),
                                (("--ranks", "64", "--sim-binary", os.environ["MCMCLB_BIN"], "--smpi-flags", self.path("none")),
-                                "cannot read the smpirun flags file")]:
+                                "cannot read the smpirun flags file"),
+                               # --plan-from: a trace of the same walkers and items, checked as workload.plan_file.
+                               (("--ranks", "64", "--plan-from", self.path("none")), "--plan-from: trace file"),
+                               (("--ranks", "64", "--plan-from", self.path("plan.csv")),
+                                "--plan-from: " + self.path("plan.csv") + " holds walkers 0 to 0, workload.file 0 to 1"),
+                               (("--ranks", "64", "--plan-from", self.path("other.csv")),
+                                "--plan-from: trace file " + self.path("other.csv"))]:
             with self.subTest(args=args):
                 r = self.mcmclb("advise", "t.csv", *args, "--out", out)
                 self.assert_one_line_error(r, fragment, within_s=FAST_S)
@@ -541,6 +549,43 @@ class Scaling(TraceCase):
         self.assertGreater(merges.count(runs["perfect"]["run_id"]), 0, "perfect scaling: merging pays")
         # The merge believed to pay costs what the trace says: 2 ranks work the chain at half speed.
         self.assertGreater(float(runs["perfect"]["time_s"]), float(runs["trace"]["time_s"]))
+
+    def test_pays_plans_from_the_plan_file_and_pays_the_trace(self):
+        """workload.plan_file: what pays believes comes from another trace of the same walkers and items, what the
+        run pays from workload.file. The trace halves chain 1's speed at 2 ranks; the plan file doubles it. Planned
+        from the trace, async under pays declines the merge; planned from the plan file it merges, and is charged
+        the trace's half speed. runs.csv names the plan file and its hash; other walkers or items are refused in one
+        line before anything is written. Chain 1's 0.8 s dwarf what a regrouping costs even on a loaded host, which
+        pays measures before the run."""
+        trace = "chain,item,ranks,seconds,speedup\n0,0,1,0.001,\n"
+        trace += "".join(f"1,{i},1,0.02,\n" for i in range(40)) + "1,,2,,0.5\n"
+        with open(self.path("plan.csv"), "w") as f:
+            f.write(trace.replace("1,,2,,0.5", "1,,2,,2.0"))
+        study = self.study(trace, "finished: pays\n")
+        with open(study) as f:
+            text = f.read().replace("balancer: [none, async]", "balancer: [async]")
+        with open(study, "w") as f:
+            f.write(text.replace("workload: {model: trace, file: t.csv}",
+                                 "workload: {model: trace, file: t.csv, plan_file: [t.csv, plan.csv]}"))
+        r = self.mcmclb("run", study, ranks="2")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        runs = {x["workload_plan_file"]: x for x in read_rows(self.path("results", "s", "runs.csv"))}
+        self.assertEqual(sorted(runs), ["plan.csv", "t.csv"])
+        self.assertTrue(all(x["valid"] == "true" and x["workload_file"] == "t.csv" for x in runs.values()))
+        self.assertNotEqual(runs["plan.csv"]["workload_plan_fnv1a64"], runs["t.csv"]["workload_plan_fnv1a64"])
+        merges = [x["run_id"] for x in read_rows(self.path("results", "s", "events.csv")) if x["kind"] == "merge"]
+        self.assertEqual(merges.count(runs["t.csv"]["run_id"]), 0, "planned from the trace: merging loses")
+        self.assertGreater(merges.count(runs["plan.csv"]["run_id"]), 0, "planned from the plan file: merging pays")
+        self.assertGreater(float(runs["plan.csv"]["time_s"]), float(runs["t.csv"]["time_s"]))
+        # A plan of other items: one line, exit 2, no folder.
+        with open(self.path("plan.csv"), "w") as f:
+            f.write(trace.replace("1,39,1,0.02,\n", ""))
+        shutil.rmtree(self.path("results"))
+        r = self.mcmclb("run", study, ranks="2")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("key workload.plan_file: plan.csv gives walker 1 39 items, workload.file 40", r.stderr.decode())
+        self.assertFalse(os.path.exists(self.path("results")))
 
 
 class ChainsAndReferences(TraceCase):

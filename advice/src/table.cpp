@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // From an advice study's results to the rule's input (mcmclb/advice_table.hpp).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <set>
+#include <stdexcept>
 
 #include "mcmclb/advice_table.hpp"
 #include "mcmclb/balancer.hpp"
@@ -60,17 +62,42 @@ std::vector<std::pair<std::string, std::string>> setup_choices(const RunSpec& sp
   if (spec.finished) c.emplace_back("finished", std::string(to_string(*spec.finished)));
   return c;
 }
+
+/// The initial groups simulated as (study key, walkers option, value): always named, since a program's or a study's
+/// own layout would otherwise run instead of the one advised. The line names the groups simulated, rather than
+/// advise simulating only groups of one size G: the recorded walkers fill every rank only in groups of unequal
+/// sizes (9 walkers on 64 ranks: 8 and 7 ranks), which no G gives, and G = 1 would leave 55 ranks idle.
+std::array<std::string, 3> layout_choice(const RunSpec& spec) {
+  switch (spec.groups.by) {
+    case GroupsSpec::By::G:
+      return {"G", "group-size", std::to_string(spec.G)};
+    case GroupsSpec::By::count:
+      return {"groups.count", "groups", std::to_string(spec.groups.count)};
+    case GroupsSpec::By::sizes: {
+      std::vector<std::string> sizes;
+      for (const int s : spec.groups.sizes) sizes.push_back(std::to_string(s));
+      return {"groups.sizes", "group-sizes", join(sizes, ",")};
+    }
+    case GroupsSpec::By::node:  // refused before an advice simulates it (advise's plan)
+      break;
+  }
+  throw std::logic_error("run_flags: groups by node have no walkers option");
+}
 }  // namespace
 
 std::string run_flags(const RunSpec& spec) {
   std::vector<std::string> flags;
   for (const auto& [key, value] : setup_choices(spec)) flags.push_back("--mcmclb-" + key + " " + value);
+  const auto [key, option, value] = layout_choice(spec);
+  flags.push_back("--mcmclb-" + option + " " + value);
   return join(flags, " ");
 }
 
 std::string run_keys(const RunSpec& spec) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : setup_choices(spec)) keys.push_back(key + ": " + value);
+  const auto [key, option, value] = layout_choice(spec);
+  keys.push_back(key + ": " + (key == "groups.sizes" ? "[" + value + "]" : value));
   return join(keys, ", ");
 }
 

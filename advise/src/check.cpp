@@ -134,6 +134,7 @@ CheckResult check_replay(const Options& o, const Plan& /*plan*/, const SweepOpti
                 {"balancer", study_list(balancers)},
                 {"interval", StudyList{int64_t{1}, int64_t{16}}},
                 {"finished", study_list({"retire", "coalesce", "pays"})}};
+  if (!o.plan_from.empty()) check.set("workload.plan_file", o.plan_from);  // planned as the simulations plan
   if (!exclude.empty()) check.set("exclude", exclude);
   const std::string text = study_file_text(check);
   const fs::path out = sim.out;

@@ -233,6 +233,7 @@ Plan make_plan(const Options& o) {
     const std::string experiment = experiment_of(o.input);
     p.base.keys = {
         {"experiment", experiment}, {"workload.model", "trace"}, {"workload.file", o.input}, {"work.mode", "sleep"}};
+    if (!o.plan_from.empty()) p.base.keys.emplace_back("workload.plan_file", o.plan_from);
     std::vector<std::string> warnings;
     const auto trace = checked_trace(o, warnings);  // before anything is written
     // Perfect scaling is admitted within the tolerance the verdict is judged by: the program's own spread is
@@ -252,6 +253,15 @@ Plan make_plan(const Options& o) {
     SweepOptions own;
     own.study = o.input;
     const Study given = launch::load(own, text);  // its own errors first, named as its own
+    // The line advise prints runs the groups it simulated, and a program asks for them by G, groups.count or
+    // groups.sizes (advice::run_flags): a layout by node cannot be asked for.
+    for (const Point& pt : given.points) {
+      if (pt.spec.groups.by == GroupsSpec::By::node) {
+        throw InputError("key groups.by: node in " + printable(o.input, 200) +
+                         " is not advised on: the line advise prints could not ask a program for it (allowed: G, "
+                         "groups.count or groups.sizes)");
+      }
+    }
     p.base = study_value(text, o.input);
     advice::GivenStudy g;
     g.sets_speedups = text.find("workload.speedups") != std::string::npos;

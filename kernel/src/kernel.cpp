@@ -75,35 +75,7 @@ std::vector<int> node_group_sizes(int node_size, const mpi::Comm& world) {
 }  // namespace
 
 std::optional<std::vector<int>> initial_group_sizes(const RunSpec& run, int n) {
-  switch (run.groups.by) {
-    case GroupsSpec::By::G:
-      if (run.G < 1 || n % run.G != 0) {
-        throw InputError("key G: G=" + std::to_string(run.G) + " does not divide nprocs=" + std::to_string(n) +
-                         " (walker groups must all have G ranks; or describe them with groups.sizes)");
-      }
-      return std::vector<int>(static_cast<std::size_t>(n / run.G), run.G);
-    case GroupsSpec::By::sizes: {
-      const auto& sizes = run.groups.sizes;
-      for (const int s : sizes) {
-        if (s < 1) throw InputError("key groups.sizes: a group of size " + std::to_string(s) + " (sizes are >= 1)");
-      }
-      const int64_t total = std::accumulate(sizes.begin(), sizes.end(), int64_t{0});
-      if (total != n) {
-        throw InputError("key groups.sizes: the sizes add up to " + std::to_string(total) +
-                         " but nprocs=" + std::to_string(n) + " (they must cover every rank once)");
-      }
-      return sizes;
-    }
-    case GroupsSpec::By::node:
-      return std::nullopt;  // the machine's nodes decide
-    case GroupsSpec::By::count:
-      if (run.groups.count < 1 || run.groups.count > n) {
-        throw InputError("key groups.count: " + std::to_string(run.groups.count) +
-                         " groups on nprocs=" + std::to_string(n) + " ranks (allowed: 1 to nprocs groups)");
-      }
-      return count_sizes(n, run.groups.count);
-  }
-  return std::vector<int>{};
+  return group_sizes_of(run.groups, run.G, n);
 }
 
 std::vector<int> initial_group_sizes(const RunSpec& run, const mpi::Comm& world) {
@@ -166,16 +138,20 @@ Kernel::Kernel(const RunSpec& run, std::vector<int> group_sizes, const std::stri
     chains_ = own_chains_.get();
   }
   replayed_ = workload_->trace();
-  if (replaying()) longest_replayed_ms_ = 1000.0 * replayed_->longest_item_s();
+  planned_ = workload_->plan_trace();
+  // The planners' window: what they believe the longest item takes.
+  if (replaying()) longest_replayed_ms_ = 1000.0 * planned_->longest_item_s();
 }
 
 double Kernel::replay_ms(int chain, int64_t item, int m, bool planned) const {
   // The workload index of the chain (chain_length()), which workload.map takes to a trace chain.
+  // A plan reads the trace planning consults (workload.plan_file), the work the one replayed.
   const int replayed = workload_->trace_chain(workload_index(chain));
+  const Trace& from = planned ? *planned_ : *replayed_;
   if (planned && run_.workload.scaling == TraceScaling::perfect) {
-    return 1000.0 * replayed_->single_rank_s(replayed, item) / m;
+    return 1000.0 * from.single_rank_s(replayed, item) / m;
   }
-  return 1000.0 * replayed_->item_s(replayed, item, m);
+  return 1000.0 * from.item_s(replayed, item, m);
 }
 
 std::vector<int> Kernel::initial_sizes() const {

@@ -374,7 +374,7 @@ Kernel::GainSign Kernel::gain_sign(int chain, int size, int merged, ItemEstimate
   if (replaying()) {
     if (run_.workload.scaling == TraceScaling::perfect) return by_divisor(size, merged);
     const int replayed = workload_->trace_chain(workload_index(chain));
-    return by_divisor(replayed_->speedup(replayed, size), replayed_->speedup(replayed, merged));
+    return by_divisor(planned_->speedup(replayed, size), planned_->speedup(replayed, merged));
   }
   if (measuring()) {
     const ItemEstimate& e = world_estimate_ ? *world_estimate_ : estimate_;

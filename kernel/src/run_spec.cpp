@@ -31,6 +31,39 @@ std::vector<int> count_sizes(int nprocs, int count) {
   return sizes;
 }
 
+std::optional<std::vector<int>> group_sizes_of(const GroupsSpec& groups, int G, int nprocs) {
+  const std::string on = " but nprocs=" + std::to_string(nprocs);
+  switch (groups.by) {
+    case GroupsSpec::By::G:
+      if (G < 1 || nprocs % G != 0) {
+        throw InputError("key G: G=" + std::to_string(G) + " does not divide nprocs=" + std::to_string(nprocs) +
+                         " (walker groups must all have G ranks; or groups.count or groups.sizes)");
+      }
+      return std::vector<int>(static_cast<std::size_t>(nprocs / G), G);
+    case GroupsSpec::By::sizes: {
+      long long total = 0;
+      for (const int s : groups.sizes) {
+        if (s < 1) throw InputError("key groups.sizes: a group of size " + std::to_string(s) + " (sizes are >= 1)");
+        total += s;
+      }
+      if (total != nprocs) {
+        throw InputError("key groups.sizes: the sizes add up to " + std::to_string(total) + on +
+                         " (they must cover every rank once, in order)");
+      }
+      return groups.sizes;
+    }
+    case GroupsSpec::By::count:
+      if (groups.count < 1 || groups.count > nprocs) {
+        throw InputError("key groups.count: " + std::to_string(groups.count) + " groups" + on +
+                         " (allowed: 1 to nprocs groups)");
+      }
+      return count_sizes(nprocs, groups.count);
+    case GroupsSpec::By::node:
+      break;
+  }
+  return std::nullopt;  // the machine's nodes decide
+}
+
 const BalancerInfo& Catalog::balancer(std::string_view name) const {
   for (const auto& info : balancers) {
     if (info.name == name) return info;

@@ -394,16 +394,25 @@ std::vector<KeyDef> build_key_table() {
          [models](E& e, const std::string& key, const YAML::Node& n) { e.workload.model = choice(key, n, models); }});
   }
   for (const auto& p : workload_params()) add(workload_key(p));
-  add({{"workload.file", "text", "", "a readable trace file (docs/reference/columns.md, trace files)",
-        "read by `trace`: the recorded item costs it replays (a path from the working folder)"},
-       std::nullopt,
-       [](E& e, const std::string& key, const YAML::Node& n) {
-         e.workload.file = scalar<std::string>(key, n, "a file");
-         if (e.workload.file.empty() || has_control(e.workload.file)) {
-           throw InputError("key workload.file: '" + printable(e.workload.file) +
-                            "' is not allowed (allowed: a non-empty path without control characters)");
-         }
-       }});
+  // The trace files: a path each, read from the working folder.
+  const auto file_key = [](const char* name, std::string WorkloadSpec::*field, const char* allowed, const char* what) {
+    return KeyDef{{name, "text", "", allowed, what},
+                  std::nullopt,
+                  [name, field](E& e, const std::string& key, const YAML::Node& n) {
+                    std::string& path = e.workload.*field;
+                    path = scalar<std::string>(key, n, "a file");
+                    if (path.empty() || has_control(path)) {
+                      throw InputError("key " + std::string(name) + ": '" + printable(path) +
+                                       "' is not allowed (allowed: a non-empty path without control characters)");
+                    }
+                  }};
+  };
+  add(file_key("workload.file", &WorkloadSpec::file, "a readable trace file (docs/reference/columns.md, trace files)",
+               "read by `trace`: the recorded item costs it replays (a path from the working folder)"));
+  add(file_key("workload.plan_file", &WorkloadSpec::plan_file,
+               "a trace file of workload.file's walkers and items; default: workload.file",
+               "read by `trace`: what `pays` and the planners believe items cost; the replay charges "
+               "workload.file's"));
   add(choice_key("workload.map", kTraceMaps, "tile",
                  "read by `trace`: the study's chains, group by group, replay the C trace chains in turn (`tile`), "
                  "one drawn with workload.seed each (`draw`), or each once as dealt ([`once`](columns.md#trace-files))",
@@ -780,8 +789,8 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
     if (const KeyDef* k = find_key(key)) k->apply(e, key, n);
   }
   const bool replay = e.workload.model == "trace";
-  for (const char* key :
-       {"workload.file", "workload.map", "workload.scaling", "workload.extrapolate", "workload.speedups"}) {
+  for (const char* key : {"workload.file", "workload.plan_file", "workload.map", "workload.scaling",
+                          "workload.extrapolate", "workload.speedups"}) {
     if (!replay && keys.count(key) != 0) {
       throw InputError("key " + std::string(key) + ": only with workload.model: trace (the model that reads it)");
     }
@@ -795,6 +804,10 @@ Experiment parse_keys(const std::map<std::string, YAML::Node>& keys) {
   if (const auto& model = workload_entry(e.workload.model); model.check != nullptr) model.check(e.workload);
   if (replay) {
     e.workload.file_fnv1a64 = load_trace(e.workload.file, e.workload.extrapolate, e.workload.speedups)->fnv1a64();
+    if (!e.workload.plan_file.empty()) {
+      e.workload.plan_fnv1a64 =
+          load_trace(e.workload.plan_file, e.workload.extrapolate, e.workload.speedups)->fnv1a64();
+    }
   }
   const bool by_sizes = keys.count("groups.sizes") != 0, by_node = keys.count("groups.by") != 0,
              by_count = keys.count("groups.count") != 0;
@@ -1253,24 +1266,12 @@ void check_against_nprocs(const Experiment& e, int nprocs) {
     throw InputError("key nprocs: the experiment asks for " + std::to_string(*e.nprocs) + " ranks but " +
                      std::to_string(nprocs) + " were launched (mpiexec -n " + std::to_string(*e.nprocs) + ")");
   }
-  if (e.groups.by == GroupsSpec::By::sizes) {
-    int64_t total = 0;
-    for (const int s : e.groups.sizes) total += s;
-    if (total != nprocs) {
-      throw InputError("key groups.sizes: the sizes add up to " + std::to_string(total) +
-                       " but nprocs=" + std::to_string(nprocs) + " (they must cover every rank once, in order)");
-    }
-  } else if (e.groups.by == GroupsSpec::By::node && e.groups.node_size > 0 && e.job.tasks_per_node > 0 &&
-             e.job.tasks_per_node % e.groups.node_size != 0) {
+  if (e.groups.by == GroupsSpec::By::node && e.groups.node_size > 0 && e.job.tasks_per_node > 0 &&
+      e.job.tasks_per_node % e.groups.node_size != 0) {
     throw InputError("key groups.size: " + std::to_string(e.groups.node_size) + " does not divide job.tasks_per_node=" +
                      std::to_string(e.job.tasks_per_node) + " (a group would straddle a node)");
-  } else if (e.groups.by == GroupsSpec::By::count && e.groups.count > nprocs) {
-    throw InputError("key groups.count: " + std::to_string(e.groups.count) +
-                     " groups but nprocs=" + std::to_string(nprocs) + " (allowed: at most one group per rank)");
-  } else if (e.groups.by == GroupsSpec::By::G && nprocs % e.G != 0) {
-    throw InputError("key G: G=" + std::to_string(e.G) + " does not divide nprocs=" + std::to_string(nprocs) +
-                     " (walker groups must all have G ranks)");
   }
+  (void)group_sizes_of(e.groups, e.G, nprocs);
 }
 
 std::vector<KeyInfo> config_keys(const Catalog* catalog) {

@@ -141,9 +141,15 @@ csv::Row without(const csv::Row& newer, std::initializer_list<std::string_view> 
   return older;
 }
 
-/// runs.csv from a trace's repetitions' end until placement was a column: today's header without it.
+/// runs.csv from placement until a replay could plan from another trace: today's header without its columns.
+const csv::Row& runs_header_v10() {
+  static const csv::Row h = without(runs_header(), {"workload_plan_file", "workload_plan_fnv1a64"});
+  return h;
+}
+
+/// runs.csv from a trace's repetitions' end until placement was a column: v10 without it.
 const csv::Row& runs_header_v09() {
-  static const csv::Row h = without(runs_header(), {"placement"});
+  static const csv::Row h = without(runs_header_v10(), {"placement"});
   return h;
 }
 
@@ -256,7 +262,11 @@ results::Schema results_schema() {
         "mcmclb before a trace's repetitions could be replayed at an end (runs.csv without workload_speedups)",
         [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v08()); }},
        {runs_header_v09(), "mcmclb before placement (runs.csv without placement)",
-        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v09()); }}}};
+        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v09()); }},
+       {runs_header_v10(),
+        "mcmclb before a replay could plan from another trace (runs.csv without workload_plan_file, "
+        "workload_plan_fnv1a64)",
+        [](const csv::Row& row) { return upgrade_runs_from(row, runs_header_v10()); }}}};
   for (const auto& c : runs_columns()) {
     if (c.is_key()) s.key_columns.push_back(c.name);
   }

@@ -136,6 +136,11 @@ std::vector<RunsColumn> build_columns() {
        [](const RunRecord& r) {
          return r.spec.placement == Placement::block ? std::string() : std::string(to_string(r.spec.placement));
        }},
+      // Last again: older replays planned from the trace they replayed, which an empty plan file means.
+      {"workload_plan_file", "workload.plan_file", Role::parameter, Type::text,
+       [](const RunRecord& r) { return replay(r) ? r.spec.workload.plan_file : std::string(); }},
+      {"workload_plan_fnv1a64", "", Role::parameter, Type::text,
+       [](const RunRecord& r) { return replay(r) ? r.spec.workload.plan_fnv1a64 : std::string(); }},
   };
   c.insert(c.end(), rest.begin(), rest.end());
   return c;
@@ -254,7 +259,8 @@ std::map<std::string, Recorded> recorded_points(const std::filesystem::path& dir
         (c.role == Role::backend || c.name == "finished" || c.name == "chains_per_group" || c.name == "wait" ||
          c.name == "model_compute" || c.name == "model_reduce" || c.name == "workload_file" ||
          c.name == "workload_map" || c.name == "workload_scaling" || c.name == "workload_extrapolate" ||
-         c.name == "workload_file_fnv1a64" || c.name == "workload_speedups" || c.name == "placement") &&
+         c.name == "workload_file_fnv1a64" || c.name == "workload_speedups" || c.name == "placement" ||
+         c.name == "workload_plan_file" || c.name == "workload_plan_fnv1a64") &&
         std::find(header.begin(), header.end(), c.name) == header.end();
     key_columns.emplace_back(absent ? kAbsent : column_of(c.name), c.name);
   }

@@ -2,6 +2,8 @@
 // Options from a program's command line and environment (options_from_args): one table of keys, each with its flag
 // (--mcmclb-KEY), its variable (MCMCLB_KEY) and how its value is read, so a production code switches balancer, rule,
 // recording and checkpoints per job without recompiling.
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -48,6 +50,16 @@ E one_of(const std::string& flag, const std::string& text,
   throw InputError(flag + ": '" + text + "' is not allowed (allowed: " + allowed + ")");
 }
 
+/// No layout of the initial groups chosen: the default, one rank each.
+void clear_layout(Options& o) {
+  o.group_size = 1;
+  o.groups = 0;
+  o.group_sizes.clear();
+}
+
+/// The keys that choose the initial groups, of which a command line or an environment names one at most.
+constexpr std::array<std::string_view, 3> kLayoutKeys = {"group-size", "groups", "group-sizes"};
+
 /// Every key, in the order --mcmclb-help lists them. Names follow a study file's keys where one exists.
 const std::vector<OptionKey>& option_keys() {
   static const std::vector<OptionKey> keys = {
@@ -61,9 +73,31 @@ const std::vector<OptionKey>& option_keys() {
        [](Options& o, const std::string& f, const std::string& v) {
          o.interval = static_cast<int>(parse_integer_flag(f, v, 1, 1 << 30, "an interval"));
        }},
+      // The initial groups, by one of three keys: each replaces what the program set by another, so that a line
+      // that names one (as mcmclb advise prints) runs that layout whatever the program's own.
       {"group-size", "ranks per initial group, a study file's G (Options::group_size)",
        [](Options& o, const std::string& f, const std::string& v) {
+         clear_layout(o);
          o.group_size = static_cast<int>(parse_integer_flag(f, v, 1, 1 << 30, "a group size"));
+       }},
+      {"groups", "initial groups of nearly equal sizes, the larger first: groups.count (Options::groups)",
+       [](Options& o, const std::string& f, const std::string& v) {
+         clear_layout(o);
+         o.groups = static_cast<int>(parse_integer_flag(f, v, 1, 1 << 30, "a number of groups"));
+       }},
+      {"group-sizes", "the initial groups' sizes in rank order, e.g. 3,2,2: groups.sizes (Options::group_sizes)",
+       [](Options& o, const std::string& f, const std::string& v) {
+         clear_layout(o);
+         for (std::size_t at = 0; at <= v.size();) {
+           const std::size_t comma = std::min(v.find(',', at), v.size());
+           int size = 0;
+           const auto [end, error] = std::from_chars(v.data() + at, v.data() + comma, size);
+           if (comma == at || error != std::errc() || end != v.data() + comma || size < 1) {
+             throw InputError(f + ": '" + v + "' is not allowed (allowed: sizes >= 1 in rank order, e.g. 3,2,2)");
+           }
+           o.group_sizes.push_back(size);
+           at = comma + 1;
+         }
        }},
       {"placement", "by-items or as-numbered (Options::placement)",
        [](Options& o, const std::string& f, const std::string& v) {
@@ -128,12 +162,24 @@ Options options_from_args(int& argc, char** argv, Options options) {
     }
     return nullptr;
   };
+  // Two layouts named in one place are refused: which one was meant is not known. One named on the command line
+  // replaces one in the environment (as every key does).
+  const auto one_layout = [](std::string& seen, std::string_view key, const std::string& name) {
+    if (std::find(kLayoutKeys.begin(), kLayoutKeys.end(), key) == kLayoutKeys.end()) return;
+    if (!seen.empty() && seen != name) {
+      throw InputError(name + ": given with " + seen + " (allowed: one of group-size, groups, group-sizes)");
+    }
+    seen = name;
+  };
   // The environment first, then the command line over it.
+  std::string layout;
   for (const OptionKey& k : option_keys()) {
     if (const char* value = std::getenv(variable_of(k.key).c_str()); value != nullptr) {
+      one_layout(layout, k.key, variable_of(k.key));
       k.set(options, variable_of(k.key), value);
     }
   }
+  layout.clear();
   int kept = argc > 0 ? 1 : 0;
   for (int i = kept; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -163,6 +209,7 @@ Options options_from_args(int& argc, char** argv, Options options) {
     } else {
       throw InputError(flag + ": a value is missing (" + std::string(k->help) + ")");
     }
+    one_layout(layout, key, flag);
     k->set(options, flag, value);
   }
   for (int i = kept; i < argc; ++i) argv[i] = nullptr;

@@ -22,11 +22,22 @@
 
 namespace mcmclb::walkers::detail {
 
-std::string initial_groups(int ranks, const std::vector<int>& chains) {
+std::string initial_groups(const InitialGroups& initial) {
+  const std::vector<int>& chains = initial.chains;
   const auto groups = static_cast<int>(chains.size());
-  const int size = ranks / std::max(groups, 1);
   std::ostringstream out;
-  out << groups << " initial group" << (groups == 1 ? "" : "s") << " of " << size << " rank" << (size == 1 ? "" : "s");
+  out << groups << " initial group" << (groups == 1 ? "" : "s") << " of ";
+  const auto [smallest, largest] = std::minmax_element(initial.sizes.begin(), initial.sizes.end());
+  if (initial.sizes.empty() || *smallest == *largest) {
+    const int size = initial.sizes.empty() ? 0 : *smallest;
+    out << size << " rank" << (size == 1 ? "" : "s");
+  } else if (groups <= 8) {  // uneven groups (Options::groups, group_sizes): each one's ranks
+    for (int g = 0; g < groups; ++g)
+      out << (g == 0 ? "" : g + 1 == groups ? " and " : ", ") << initial.sizes[static_cast<std::size_t>(g)];
+    out << " ranks";
+  } else {
+    out << *smallest << " to " << *largest << " ranks";
+  }
   const auto [least, most] = std::minmax_element(chains.begin(), chains.end());
   if (chains.empty() || *least == *most) {
     const int each = chains.empty() ? 0 : *least;
@@ -43,13 +54,13 @@ std::string initial_groups(int ranks, const std::vector<int>& chains) {
   return out.str();
 }
 
-std::string trace_head(const Report& r, const Options& o, const std::vector<int>& group_chains) {
+std::string trace_head(const Report& r, const Options& o, const InitialGroups& initial) {
   std::string name;
   for (const char c : o.name) name += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
   std::ostringstream out;
   out << "# recorded by mcmclb::walkers::run (mcmclb " << git_commit() << "): " << name << " under balancer "
       << r.balancer << (r.method.empty() ? "" : " " + r.method) << (r.finished.empty() ? "" : " " + r.finished)
-      << " at " << r.nprocs << " ranks, " << initial_groups(r.nprocs, group_chains) << "\n";
+      << " at " << r.nprocs << " ranks, " << initial_groups(initial) << "\n";
   out << "# wait " << r.wait << " (" << r.wait_why << "); placement "
       << (r.placement == Placement::by_items ? "by-items" : "as-numbered")
       << "; each chain's initial group is its rows' group column\n";
@@ -113,11 +124,11 @@ std::string earlier_lines(const std::vector<RecordedRun>& earlier) {
 }
 
 std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<PairedSpeedup>& measured,
-                       const std::vector<int>& groups, const Report& r, const Options& o,
-                       const std::vector<int>& group_chains, const std::string& resumed, int64_t& speedups,
-                       double share, const std::string& walkers, const std::vector<RecordedRun>& earlier) {
+                       const std::vector<int>& groups, const Report& r, const Options& o, const InitialGroups& initial,
+                       const std::string& resumed, int64_t& speedups, double share, const std::string& walkers,
+                       const std::vector<RecordedRun>& earlier) {
   std::ostringstream out;
-  out << trace_head(r, o, group_chains);
+  out << trace_head(r, o, initial);
   if (resumed.empty()) {
     RecordedRun own;
     own.ranks = r.nprocs;

@@ -15,13 +15,19 @@
 
 namespace mcmclb::walkers::detail {
 
-/// "4 initial groups of 1 rank, with 3, 2, 2 and 2 chains": the run's initial groups, ranks / groups ranks each, as
-/// many as chains lists, each starting chains[g] chains (counts that do not split evenly differ by group).
-[[nodiscard]] std::string initial_groups(int ranks, const std::vector<int>& chains);
+/// A run's initial groups, in rank order: each one's ranks, and the chains it started with.
+struct InitialGroups {
+  std::vector<int> sizes, chains;
+};
 
-/// The comment lines a trace file starts with: what recorded it, how, where and when; group_chains: the chains
-/// each initial group of the run started with (initial_groups).
-[[nodiscard]] std::string trace_head(const Report& r, const Options& o, const std::vector<int>& group_chains);
+/// "4 initial groups of 1 rank, with 3, 2, 2 and 2 chains", "2 initial groups of 2 and 1 ranks and 1 chain each":
+/// the run's initial groups, their sizes and the chains each started with (counts that do not split evenly differ by
+/// group).
+[[nodiscard]] std::string initial_groups(const InitialGroups& groups);
+
+/// The comment lines a trace file starts with: what recorded it, how, where and when, and its initial groups
+/// (initial_groups).
+[[nodiscard]] std::string trace_head(const Report& r, const Options& o, const InitialGroups& initial);
 
 /// An item row of a trace file, with the initial group that started its chain (groups: per chain).
 void append_row(std::string& out, const ItemCost& c, const std::vector<int>& groups);
@@ -53,9 +59,8 @@ class TraceStream {
 /// rank had at the start; 0: not measured) and walkers (the walkers' fingerprint, in hex).
 [[nodiscard]] std::string trace_text(const std::vector<ItemCost>& costs, const std::vector<PairedSpeedup>& measured,
                                      const std::vector<int>& groups, const Report& r, const Options& o,
-                                     const std::vector<int>& group_chains, const std::string& resumed,
-                                     int64_t& speedups, double share, const std::string& walkers,
-                                     const std::vector<RecordedRun>& earlier);
+                                     const InitialGroups& initial, const std::string& resumed, int64_t& speedups,
+                                     double share, const std::string& walkers, const std::vector<RecordedRun>& earlier);
 
 /// The most earlier runs a trace carries: the newest, so that a program recorded in a loop keeps a bounded head.
 inline constexpr std::size_t kMaxEarlierRuns = 99;

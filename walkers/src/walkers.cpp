@@ -67,11 +67,16 @@ StudyValue study_keys(const Options& o) {
   study.keys = {{"experiment", "walkers"},
                 {"balancer", o.balancer},
                 {"interval", StudyScalar(int64_t{o.interval})},
-                {"G", StudyScalar(int64_t{o.group_size})},
                 {"T_ms", StudyScalar(o.item_s > 0 ? 1000.0 * o.item_s : kStandInItemMs)},
                 {"work.wait", o.wait}};
   if (!o.method.empty()) study.set("method", o.method);
   if (!o.finished.empty()) study.set("finished", o.finished);
+  // The layout by the study file's own keys, so that two of them given are refused by its line; G is left out
+  // where it is its default beside another, as a study file leaves it out.
+  if (o.group_size != 1 || (o.groups == 0 && o.group_sizes.empty())) study.set("G", StudyScalar(int64_t{o.group_size}));
+  if (o.groups != 0) study.set("groups.count", StudyScalar(int64_t{o.groups}));
+  if (!o.group_sizes.empty())
+    study.set("groups.sizes", study_list(std::vector<long>(o.group_sizes.begin(), o.group_sizes.end())));
   return study;
 }
 
@@ -115,11 +120,12 @@ RunSpec run_spec(const Options& o, int nprocs, int chain_count) {
   StudyValue keys = study_keys(o);
   Experiment e = parse_experiment(keys, {}, "mcmclb::walkers::Options");
   check_against_nprocs(e, nprocs);
-  const int groups = nprocs / e.G;
   if (chain_count < 1) {
     throw InputError("Chains::count(): " + std::to_string(chain_count) + " is not allowed (allowed: 1 or more chains)");
   }
-  // Counts that do not split evenly give some groups one chain fewer (AppChains::place).
+  // The groups as the kernel lays them out (never by node here), then counts that do not split evenly give some
+  // groups one chain fewer (AppChains::place).
+  const auto groups = static_cast<int>(group_sizes_of(e.groups, e.G, nprocs).value().size());
   keys.set("chains_per_group", StudyScalar(int64_t{(chain_count + groups - 1) / groups}));
   e = parse_experiment(keys, {}, "mcmclb::walkers::Options");
   std::vector<RunSpec> runs = expand_runs(e, nprocs, catalog(), 1);
@@ -1172,7 +1178,10 @@ std::vector<std::vector<int>> place_chains(std::span<const int64_t> items, int g
 void check_options(const Options& options) {
   check_numbers(options);
   Experiment e = parse_experiment(study_keys(options), {}, "mcmclb::walkers::Options");
-  (void)expand_runs(e, e.G, catalog(), 1);  // the names, as a run on one group would check them
+  // The names, as a run on as many ranks as the groups need would check them; the rank count is checked by run().
+  const int64_t sized = std::accumulate(options.group_sizes.begin(), options.group_sizes.end(), int64_t{0});
+  const int64_t ranks = options.groups != 0 ? options.groups : sized > 0 ? sized : e.G;
+  (void)expand_runs(e, static_cast<int>(std::min<int64_t>(ranks, 1 << 30)), catalog(), 1);
 }
 
 std::vector<std::string> balancer_names() {
@@ -1213,9 +1222,9 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
   app.place(static_cast<int>(sizes.size()), spec.workload.chains_per_group, options.placement);
   // The trace's initial groups: a resumed run's chains keep those of the run that started them.
   const std::vector<int>& trace_groups = resumption.resumed ? resumption.meta.chain_groups : app.chain_groups();
-  // The chains each initial group of this run starts with, for the trace's head.
-  std::vector<int> group_chains(sizes.size(), 0);
-  for (const int g : app.chain_groups()) ++group_chains.at(static_cast<std::size_t>(g));
+  // Each initial group of this run, its ranks and the chains it starts with, for the trace's head.
+  detail::InitialGroups initial{sizes, std::vector<int>(sizes.size(), 0)};
+  for (const int g : app.chain_groups()) ++initial.chains.at(static_cast<std::size_t>(g));
 
   Report r;
   r.balancer = spec.balancer;
@@ -1272,7 +1281,7 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
                                    " the run recording this trace has not ended; if it failed or was killed, the "
                                    "rows below are the items of the chains that ended, and the first of the "
                                    "others\n" +
-                                   detail::trace_head(r, options, group_chains) + detail::earlier_lines(earlier) +
+                                   detail::trace_head(r, options, initial) + detail::earlier_lines(earlier) +
                                    std::string(kTraceHeaderWithGroup) + "\n" + rows);
     });
     stream.emplace(options.record, rank);
@@ -1334,9 +1343,8 @@ Report run(MPI_Comm comm_handle, Chains& chains, const Options& options) {
                                             std::to_string(resumption.meta.groups) +
                                             " initial groups; no one run took the whole time, so no run line is given"
                                       : std::string();
-      const std::string text =
-          detail::trace_text(costs, measured_pairs, trace_groups, r, options, group_chains, resumed,
-                             r.recorded_speedups, occupancy.core_share, walkers_hex, earlier);
+      const std::string text = detail::trace_text(costs, measured_pairs, trace_groups, r, options, initial, resumed,
+                                                  r.recorded_speedups, occupancy.core_share, walkers_hex, earlier);
       try {
         (void)Trace::parse(text, options.record);  // what mcmclb reads back: one it would refuse is a bug here
         detail::write_text_whole(options.record, text);

@@ -40,6 +40,9 @@ struct Options {
   double check_busy_share = 0.10;  // --check-busy: the busiest host (a share of its CPU time) a check runs on
   std::string prediction;          // --prediction: the simulation's error measured on --platform (prediction.csv)
   std::optional<advice::ToleranceSource> prediction_error;  // read from it while parsing, before any work
+  // --plan-from: a trace of the input's walkers and items that the planning balancers and pays consult in place of
+  // it (workload.plan_file), as when advice is priced on a known truth that its user's recording planned.
+  std::string plan_from;
   std::string command_line;
 };
 

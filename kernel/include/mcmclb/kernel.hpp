@@ -522,7 +522,8 @@ class Kernel {
   int64_t items_passed_ = 0;  // items this rank passed over so far (counted in stats_.items_worked too)
   // workload.model trace: the trace replayed (owned by the workload), else null
   const Trace* replayed_ = nullptr;
-  double longest_replayed_ms_ = 0;  // its longest single-rank item
+  const Trace* planned_ = nullptr;  // what plans read (workload.plan_file, else replayed_)
+  double longest_replayed_ms_ = 0;  // planned_'s longest single-rank item
   MergeModel merge_model_;          // calibrated runs only (start(true))
   double calibration_s_ = 0;
   double window_item_ms_ = 0;          // compute mode: window_item_ms() of the model in use

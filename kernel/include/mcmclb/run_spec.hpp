@@ -46,6 +46,11 @@ struct WorkloadSpec {
   /// The file's content hash (Trace::fnv1a64), set when the study is read: runs.csv records it and a point's
   /// resume key holds it, so an edited trace is run again.
   std::string file_fnv1a64;
+  /// Model trace (key workload.plan_file): a trace of the same walkers and items that the balancers that plan and
+  /// the rule pays consult in place of `file`, which the replay still charges: what a run believes apart from what
+  /// it pays, as when a user's noisy recording plans a run whose true costs are another trace's. Empty: `file`.
+  std::string plan_file;
+  std::string plan_fnv1a64;  // its content hash, as file_fnv1a64
 
   /// The value of key (set here, else the registered default); throws std::out_of_range for an unknown key.
   [[nodiscard]] int64_t integer(std::string_view key) const;
@@ -149,6 +154,11 @@ struct GroupsSpec {
 /// count groups over nprocs ranks, in rank order: nprocs / count ranks each, the first nprocs % count of them one
 /// more (64 ranks in 6 groups: 11, 11, 11, 11, 10, 10). Requires 1 <= count <= nprocs.
 [[nodiscard]] std::vector<int> count_sizes(int nprocs, int count);
+
+/// The initial groups' sizes on nprocs ranks, in rank order, by whichever key gives them (G, groups.sizes or
+/// groups.count); nullopt by node, where the machine decides. The one rule of what each key allows: G must divide
+/// nprocs, sizes must be >= 1 and add up to nprocs, a count must be 1 to nprocs. InputError, one line, otherwise.
+[[nodiscard]] std::optional<std::vector<int>> group_sizes_of(const GroupsSpec& groups, int G, int nprocs);
 
 /// What a group whose chain is done does (the async family and collective): retire (when no working group is
 /// left to its right it ends, and so does every done group that asks it), coalesce (finished groups keep merging

@@ -27,6 +27,8 @@ class Workload {
   [[nodiscard]] virtual int64_t items(int leader) const = 0;
   /// Model trace: the trace replayed, else null.
   [[nodiscard]] virtual const Trace* trace() const noexcept { return nullptr; }
+  /// Model trace: the trace planning consults (workload.plan_file, else trace()).
+  [[nodiscard]] virtual const Trace* plan_trace() const noexcept { return trace(); }
   /// Model trace: the trace chain that the chain of this index replays (workload.map).
   [[nodiscard]] virtual int trace_chain(int index) const noexcept { return index; }
   /// Whether the index of a chain counts initial groups (g*W + c, chain_index()) instead of ranks (L*W + c).

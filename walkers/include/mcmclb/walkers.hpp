@@ -136,9 +136,12 @@ struct Options {
   std::string method;             ///< key method; empty: the balancer's default
   std::string finished;           ///< key finished; empty: the balancer's default
   int interval = 1;               ///< key interval (collective's period; lookahead's, mostwork's window)
-  /// key G: initial groups of this many ranks, W = ceil(chains / groups) chains each at most. Counts that do not
-  /// split evenly run: some groups then start one chain fewer.
+  /// The initial groups, by one of a study file's three keys (docs/reference/keys.md says what each allows): this
+  /// many ranks each (key G), this many groups (key groups.count) or these sizes (key groups.sizes). Set one:
+  /// group_size stays 1 beside the others. The chains then split as Chains::count() says.
   int group_size = 1;
+  int groups = 0;                             ///< key groups.count; 0: by group_size
+  std::vector<int> group_sizes;               ///< key groups.sizes, in rank order; empty: by group_size or groups
   Placement placement = Placement::by_items;  ///< which chains each initial group starts with (place_chains)
   /// What one item takes on one rank, in seconds, read by the balancers that plan ahead (lookahead, mostwork)
   /// and the finished rule pays. 0 (the default): measured as the run goes. Each item's time is its slowest
