@@ -6,13 +6,17 @@
 // checkpoint's: else it exits 1. A run whose checkpoints the folder lacks at its end, or whose trace could not be
 // written whole (Report::output_lost), writes its answers, then exits 4, as a job that must notice does. --seed S
 // changes every chain's answer and is the run's Options::parameters ("seed S"). --spread 1 runs chains whose state
-// stays spread over the group (SpreadChains): integers split by rows over the members, no member holding them all.
-// Usage: mpiexec -n P checkpoint_chains --out F [--pids DIR] [--item-ms T] [--chains N] [--seed S] [--spread 1] plus
-// the library's flags
-// (--mcmclb-balancer B, --mcmclb-checkpoint DIR and the others); checkpoint_chains --balancers lists the balancers.
+// stays spread over the group (SpreadChains): --rows R integers (24 by default) split by rows over the members, no
+// member holding them all; rank 0 then prints each rank's heap over the run (every block counted, the library's too)
+// beside the largest piece it held. --fail-at I makes chain 1 throw at its item I (the job ends, exit 3).
+// Usage: mpiexec -n P checkpoint_chains --out F [--pids DIR] [--item-ms T] [--chains N] [--seed S] [--spread 1]
+// [--rows R] [--fail-at I] plus the library's flags (--mcmclb-balancer B, --mcmclb-checkpoint DIR and the others);
+// checkpoint_chains --balancers lists the balancers.
 #include <mpi.h>
 #include <unistd.h>
 
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -22,6 +26,8 @@
 #include <exception>
 #include <fstream>
 #include <map>
+#include <new>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -100,106 +106,129 @@ class Chains final : public mcmclb::walkers::Chains {
   std::map<int, State> held_;
 };
 
-/// A lattice of kRows integers split by rows over the group: member r of n holds rows [r*R/n, (r+1)*R/n). Each item
-/// updates every row from its own value and the lattice's total, which the group sums exactly (integers); so every
-/// row depends on every other, and a piece restored on the wrong member or rows lost show in the answer.
+/// Every byte the program holds on the heap, the library's too (operator new is replaced below): now, at most since
+/// the run began, and the largest single block. What shows whether a rank ever held a whole spread state.
+struct Heap {
+  std::atomic<int64_t> live{0}, peak{0}, largest{0};
+  void add(int64_t n) {
+    const int64_t now = live.fetch_add(n) + n;
+    for (int64_t p = peak.load(); now > p && !peak.compare_exchange_weak(p, now);) {
+    }
+    for (int64_t l = largest.load(); n > l && !largest.compare_exchange_weak(l, n);) {
+    }
+  }
+};
+Heap g_heap;
+
+/// A lattice of `rows` integers split by rows over the group: member r of n holds rows [r*R/n, (r+1)*R/n), each
+/// row's 8 bytes in order. Each item updates every row from its own value and the lattice's total, which the group
+/// sums exactly (integers); so every row depends on every other, and a piece restored on the wrong member or rows
+/// lost show in the answer. A rank holds one chain's piece at a time, and the largest piece it held is kept, to
+/// compare its heap with.
 class SpreadChains final : public mcmclb::walkers::SpreadChains {
  public:
-  static constexpr int64_t kRows = 24;
   static constexpr uint64_t kModulus = uint64_t{1} << 40;  // keeps the group's sum of rows far from overflow
-  SpreadChains(int count, double item_s, uint64_t seed) : count_(count), item_s_(item_s), seed_(seed) {}
+  SpreadChains(int count, double item_s, uint64_t seed, int64_t rows, int64_t fail_at)
+      : count_(count), item_s_(item_s), seed_(seed), rows_(rows), fail_at_(fail_at) {}
   [[nodiscard]] int count() const override { return count_; }
   [[nodiscard]] int64_t items(int c) const override { return 6 + (c * 7) % 13; }
   [[nodiscard]] bool done(int c, int64_t item) const override {
     return (c == 2 || c == 5) && item >= 3 && held_.at(c).total % 3 == 0;  // from the total every member holds
   }
+  [[nodiscard]] Piece piece(int /*c*/, int member, int size) const override {
+    return {8 * (rows_ * member / size), 8 * (rows_ * (member + 1) / size)};
+  }
   void start(int c, mcmclb::GroupComm& group) override {
-    Piece& p = held_[c] = rows_of(group);
-    for (int64_t row = p.first; row < p.first + static_cast<int64_t>(p.rows.size()); ++row) {
-      const uint64_t h = mix(seed_ ^ static_cast<uint64_t>(c * 100 + row));
-      p.rows[static_cast<std::size_t>(row - p.first)] = static_cast<int64_t>(h % kModulus);
+    held_.clear();
+    State& p = held_[c];
+    p.first = rows_ * group.rank() / group.size();
+    p.rows.resize(static_cast<std::size_t>(8 * (rows_ * (group.rank() + 1) / group.size() - p.first)));
+    for (std::size_t i = 0; i < p.count(); ++i) {
+      const uint64_t h = mix(seed_ ^ static_cast<uint64_t>(c * 100 + p.first + static_cast<int64_t>(i)));
+      p.set(i, static_cast<int64_t>(h % kModulus));
     }
-    p.total = group.allreduce(sum(p), mcmclb::ops::sum);
+    p.total = group.allreduce(p.sum(), mcmclb::ops::sum);
+    held(p);
     ++tally.started[c];
   }
   void work(int c, int64_t item, mcmclb::GroupComm& group) override {
-    Piece& p = held_.at(c);
+    State& p = held_.at(c);
     if (p.next != item) throw std::logic_error("item " + std::to_string(item) + " before " + std::to_string(p.next));
+    // On member 0, which has written the chain's checkpoint before this item by then (with one due).
+    if (c == 1 && item == fail_at_ && group.rank() == 0) throw std::runtime_error("failing as --fail-at asked");
     tally.work(c, item);
-    for (std::size_t i = 0; i < p.rows.size(); ++i) {
+    for (std::size_t i = 0; i < p.count(); ++i) {
       const auto row = static_cast<uint64_t>(p.first) + i;
       const uint64_t h = mix(seed_ ^ (static_cast<uint64_t>(c) * 1000003 + static_cast<uint64_t>(item) * 64 + row));
-      p.rows[i] =
-          static_cast<int64_t>((static_cast<uint64_t>(p.rows[i]) * 5 + static_cast<uint64_t>(p.total) + h) % kModulus);
+      p.set(i, static_cast<int64_t>((static_cast<uint64_t>(p.get(i)) * 5 + static_cast<uint64_t>(p.total) + h) %
+                                    kModulus));
     }
-    p.total = group.allreduce(sum(p), mcmclb::ops::sum);
+    p.total = group.allreduce(p.sum(), mcmclb::ops::sum);
     ++p.next;
     if (item_s_ > 0) std::this_thread::sleep_for(std::chrono::duration<double>(item_s_));
   }
   void finish(int c, mcmclb::GroupComm& group) override {
-    // Every row, in order, on member 0: the chain's answer.
-    const std::vector<int64_t> all = group.gatherv(held_.at(c).rows, 0);
-    if (group.rank() != 0) return;
-    uint64_t h = static_cast<uint64_t>(held_.at(c).total);
-    for (const int64_t v : all) h = mix(h ^ static_cast<uint64_t>(v));
-    answers_[c] = static_cast<int64_t>(all.size()) == kRows ? h : 0;
+    // Every row with its number, summed over the group: the same at any split, and no member gathers the rows.
+    const State& p = held_.at(c);
+    uint64_t mine = 0;
+    for (std::size_t i = 0; i < p.count(); ++i) {
+      mine += mix((static_cast<uint64_t>(p.first) + i) ^ (static_cast<uint64_t>(p.get(i)) << 24));
+    }
+    const uint64_t all = group.allreduce(mine, mcmclb::ops::sum);
+    if (group.rank() == 0) answers_[c] = mix(static_cast<uint64_t>(p.total) ^ all);
+    held_.erase(c);
   }
   [[nodiscard]] std::vector<std::byte> result(int c) const override {
     return mcmclb::walkers::bytes_of(answers_.at(c));
   }
-  [[nodiscard]] std::vector<std::byte> save_piece(int c) const override {
-    const Piece& p = held_.at(c);
-    std::vector<int64_t> words = {p.next, p.total, p.first};
-    words.insert(words.end(), p.rows.begin(), p.rows.end());
-    const auto* b = reinterpret_cast<const std::byte*>(words.data());
-    return {b, b + words.size() * sizeof(int64_t)};
+  [[nodiscard]] std::span<const std::byte> save_piece(int c) const override { return held_.at(c).rows; }
+  [[nodiscard]] std::vector<std::byte> save_shared(int c) const override {
+    const State& p = held_.at(c);
+    return mcmclb::walkers::bytes_of(std::array<int64_t, 2>{p.next, p.total});
   }
-  void restore_piece(int c, std::span<const std::span<const std::byte>> pieces, mcmclb::GroupComm& group) override {
-    // The saving group's pieces, whatever its size, back to one lattice; then this member's rows of it.
-    std::vector<int64_t> lattice;
-    int64_t next = -1, total = 0;
-    for (const std::span<const std::byte> piece : pieces) {
-      std::vector<int64_t> words(piece.size() / sizeof(int64_t));
-      if (piece.size() % sizeof(int64_t) != 0 || words.size() < 3) throw std::runtime_error("a torn piece");
-      std::memcpy(words.data(), piece.data(), piece.size());
-      if (words[2] != static_cast<int64_t>(lattice.size()) || (next >= 0 && (words[0] != next || words[1] != total))) {
-        throw std::runtime_error("pieces out of order or of different items");
-      }
-      next = words[0];
-      total = words[1];
-      lattice.insert(lattice.end(), words.begin() + 3, words.end());
-    }
-    if (static_cast<int64_t>(lattice.size()) != kRows) throw std::runtime_error("pieces missing rows");
-    Piece& p = held_[c] = rows_of(group);
-    p.next = next;
-    p.total = total;
-    std::copy_n(lattice.begin() + p.first, p.rows.size(), p.rows.begin());
+  void restore_piece(int c, std::vector<std::byte>& piece, std::span<const std::byte> shared,
+                     mcmclb::GroupComm& group) override {
+    const auto both = mcmclb::walkers::result_as<std::array<int64_t, 2>>(shared);
+    const Piece mine = this->piece(c, group.rank(), group.size());
+    if (static_cast<int64_t>(piece.size()) != mine.end - mine.begin) throw std::runtime_error("a piece of other rows");
+    // Any other chain's piece is gone (merges take a rank's last chain up once it ended), this one's after the move.
+    for (auto it = held_.begin(); it != held_.end();) it = it->first == c ? std::next(it) : held_.erase(it);
+    State taken;
+    taken.next = both[0];
+    taken.total = both[1];
+    taken.first = mine.begin / 8;
+    taken.rows = std::move(piece);
+    held_[c] = std::move(taken);
+    held(held_[c]);
     ++restored_;
   }
   Tally tally;
   int64_t restored_ = 0;
+  int64_t largest_piece_ = 0;  // bytes: the largest piece this rank held
 
  private:
-  struct Piece {
+  struct State {
     int64_t next = 0, total = 0, first = 0;
-    std::vector<int64_t> rows;
+    std::vector<std::byte> rows;
+    [[nodiscard]] std::size_t count() const { return rows.size() / 8; }
+    [[nodiscard]] int64_t get(std::size_t i) const {
+      int64_t v = 0;
+      std::memcpy(&v, rows.data() + 8 * i, 8);
+      return v;
+    }
+    void set(std::size_t i, int64_t v) { std::memcpy(rows.data() + 8 * i, &v, 8); }
+    [[nodiscard]] int64_t sum() const {
+      int64_t s = 0;
+      for (std::size_t i = 0; i < count(); ++i) s += get(i);
+      return s;
+    }
   };
-  /// This member's rows, zero, before item 0.
-  static Piece rows_of(const mcmclb::GroupComm& group) {
-    Piece p;
-    p.first = kRows * group.rank() / group.size();
-    p.rows.assign(static_cast<std::size_t>(kRows * (group.rank() + 1) / group.size() - p.first), 0);
-    return p;
-  }
-  static int64_t sum(const Piece& p) {
-    int64_t s = 0;
-    for (const int64_t v : p.rows) s += v;
-    return s;
-  }
+  void held(const State& p) { largest_piece_ = std::max(largest_piece_, static_cast<int64_t>(p.rows.size())); }
   int count_;
   double item_s_;
   uint64_t seed_;
-  std::map<int, Piece> held_;
+  int64_t rows_, fail_at_;
+  std::map<int, State> held_;
   std::map<int, uint64_t> answers_;
 };
 
@@ -212,6 +241,7 @@ int body(int argc, char** argv) {
   int count = 9;
   uint64_t seed = 0;
   bool spread = false;
+  int64_t rows = 24, fail_at = -1;
   if (argc == 2 && std::string(argv[1]) == "--balancers") {
     for (const std::string& name : mcmclb::walkers::balancer_names()) {
       if (rank == 0) std::printf("%s\n", name.c_str());
@@ -231,6 +261,10 @@ int body(int argc, char** argv) {
       options.parameters = "seed " + value;
     } else if (flag == "--spread") {
       spread = value == "1";
+    } else if (flag == "--rows") {
+      rows = std::stoll(value);
+    } else if (flag == "--fail-at") {
+      fail_at = std::stoll(value);
     } else if (flag == "--item-ms") {
       item_ms = std::stod(value);
     } else {
@@ -241,10 +275,27 @@ int body(int argc, char** argv) {
   options.results = mcmclb::walkers::Results::root;
   options.wait = "polite";
   Chains whole(count, item_ms / 1000, seed);
-  SpreadChains pieces(count, item_ms / 1000, seed);
+  SpreadChains pieces(count, item_ms / 1000, seed, rows, fail_at);
   mcmclb::walkers::Chains& chains = spread ? static_cast<mcmclb::walkers::Chains&>(pieces) : whole;
   const Tally& tally = spread ? pieces.tally : whole.tally;
+  const int64_t before = g_heap.live.load();
+  g_heap.peak.store(before);
+  g_heap.largest.store(0);
   const mcmclb::walkers::Report report = mcmclb::walkers::run(MPI_COMM_WORLD, chains, options);
+  if (spread) {
+    // Each rank's heap over the run, above what it held before, beside the largest piece it held: one line each.
+    const std::array<int64_t, 3> mine{g_heap.peak.load() - before, g_heap.largest.load(), pieces.largest_piece_};
+    int ranks = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    std::vector<int64_t> all(3 * static_cast<std::size_t>(ranks));
+    MPI_Gather(mine.data(), 3, MPI_INT64_T, all.data(), 3, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    for (int r = 0; r < ranks && rank == 0; ++r) {
+      std::printf("heap: rank %d peak %lld largest %lld piece %lld state %lld\n", r,
+                  static_cast<long long>(all[3 * static_cast<std::size_t>(r)]),
+                  static_cast<long long>(all[3 * static_cast<std::size_t>(r) + 1]),
+                  static_cast<long long>(all[3 * static_cast<std::size_t>(r) + 2]), static_cast<long long>(8 * rows));
+    }
+  }
   // How often a member took its piece of a spread state from pieces (merges, resumes), over the ranks.
   int64_t restored = pieces.restored_;
   MPI_Allreduce(MPI_IN_PLACE, &restored, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
@@ -289,6 +340,23 @@ int body(int argc, char** argv) {
 
 }  // namespace
 
+// The heap counted (Heap): each block carries its size in front, 16 bytes to keep new's alignment.
+void* counted_new(std::size_t n) {
+  void* p = std::malloc(n + 16);
+  if (p == nullptr) throw std::bad_alloc();
+  std::memcpy(p, &n, sizeof n);
+  g_heap.add(static_cast<int64_t>(n));
+  return static_cast<char*>(p) + 16;
+}
+void counted_delete(void* p) noexcept {
+  if (p == nullptr) return;
+  void* block = static_cast<char*>(p) - 16;
+  std::size_t n = 0;
+  std::memcpy(&n, block, sizeof n);
+  g_heap.live.fetch_sub(static_cast<int64_t>(n));
+  std::free(block);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank = 0, status = 0;
@@ -303,3 +371,20 @@ int main(int argc, char** argv) {
   MPI_Finalize();
   return status;
 }
+
+void* operator new(std::size_t n) { return counted_new(n); }
+void* operator new[](std::size_t n) { return counted_new(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  try {
+    return counted_new(n);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
+void operator delete(void* p) noexcept { counted_delete(p); }
+void operator delete[](void* p) noexcept { counted_delete(p); }
+void operator delete(void* p, std::size_t) noexcept { counted_delete(p); }
+void operator delete[](void* p, std::size_t) noexcept { counted_delete(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { counted_delete(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { counted_delete(p); }

@@ -406,5 +406,98 @@ class Generations(CheckpointCase):
         self.assert_one_line_error(r, "chain-3", "make an empty file afresh-3", program="checkpoint_chains")
 
 
+def heap_lines(stdout):
+    """Per rank of a spread run of checkpoint_chains: its heap's peak over the run, its largest block, the largest
+    piece it held and the whole state's bytes."""
+    found = re.findall(rb"heap: rank (\d+) peak (\d+) largest (\d+) piece (\d+) state (\d+)", stdout)
+    return [dict(zip(("rank", "peak", "largest", "piece", "state"), map(int, f))) for f in found]
+
+
+class SpreadMemory(CheckpointCase):
+    """A spread state of 2 MiB (262144 rows) that no rank holds whole, as the heap shows (tests/checkpoint_chains.cpp
+    counts every block the program and the library take): in groups of 2 ranks or more, every rank's heap stays below
+    the whole state, and at any group size within twice the largest piece it held, its largest block one piece. Each
+    run's answers are one rank's bits. The quick test: a merging balancer at 4 ranks in groups of 2, failing mid-run
+    (a chain throws), resumed from its checkpoints at 3 ranks and at 2, about 3 s. SPREAD_MEMORY_ALL=1 (the full
+    tier's test): every balancer at 1 to 4 ranks in groups of 1 and more, each failed and resumed at another count.
+    A piece cut short falls back one generation (about 1 s)."""
+
+    ROWS = 262144
+    SLACK = 256 * 1024  # the library's own blocks besides the state: a few KiB, here a quarter of a MiB at most
+    SPREAD = ("--spread", "1", "--chains", "4", "--rows", str(ROWS))
+
+    def assert_never_whole(self, r, what):
+        ranks = heap_lines(r.stdout)
+        self.assertTrue(ranks, what + ": every rank's heap\n" + r.stdout.decode()[-500:])
+        for h in ranks:
+            said = f"{what}, rank {h['rank']}: {h}"
+            self.assertEqual(h["state"], 8 * self.ROWS, said)
+            self.assertLessEqual(h["largest"], h["piece"] + self.SLACK, said + ": no block beyond one piece")
+            self.assertLessEqual(h["peak"], 2 * h["piece"] + self.SLACK, said + ": the heap within two pieces")
+            if h["piece"] < h["state"]:  # every group it was in had 2 members or more
+                self.assertLess(h["peak"], h["state"], said + ": never the whole state")
+
+    def run_spread(self, ranks, group, what, *args, status=0):
+        r = self.chains(ranks, *self.SPREAD, "--mcmclb-group-size", str(group), *args)
+        self.assertEqual(r.returncode, status, what + f"\n{r.stderr.decode()[-2000:]}")
+        if status == 0:
+            self.assert_never_whole(r, what)
+        return r
+
+    def fail_then_resume(self, name, balancer, again, group_again):
+        """A run at 4 ranks in groups of 2 whose chain 1 throws at its item 5, checkpoints every 2 items; then the
+        same command at `again` ranks in groups of group_again: one rank's answers and every item once."""
+        expected, _ = self.reference(*self.SPREAD)
+        flags = ["--mcmclb-balancer", balancer, "--mcmclb-checkpoint", self.path(f"ck-{name}"),
+                 "--mcmclb-checkpoint-every-items", "2", "--mcmclb-record", self.path(f"t-{name}.csv"), "--out",
+                 self.path(f"a-{name}.txt")]
+        what = f"{balancer}: failed at 4 ranks in groups of 2, again at {again} in groups of {group_again}"
+        r = self.run_spread(4, 2, what, *flags, "--fail-at", "5", status=3)
+        self.assertIn(b"failing as --fail-at asked", r.stderr)
+        r = self.run_spread(again, group_again, what, *flags)
+        self.assertRegex(r.stderr, rb"chain 1 at item [2-5]\b", what + ": chain 1 went on from its pieces")
+        self.assert_like_the_reference(self.path(f"a-{name}.txt"), self.path(f"t-{name}.csv"), what, *self.SPREAD)
+        pieces = os.path.join(self.path(f"ck-{name}"), "pieces")
+        self.assertTrue(os.path.isdir(pieces) and os.listdir(pieces), what + ": each member wrote its piece")
+
+    def test_a_torn_piece_falls_back_one_generation(self):
+        """A member's piece of chain 1's latest checkpoint cut short: the chain goes on from its previous record,
+        whose pieces stay until a newer one stands, said in a line, to one rank's bits; the bad record set aside."""
+        folder = self.path("ck")
+        flags = ["--mcmclb-balancer", "none", "--mcmclb-checkpoint", folder, "--mcmclb-checkpoint-every-items", "1",
+                 "--mcmclb-record", self.path("t.csv"), "--out", self.path("a.txt")]
+        self.run_spread(2, 2, "failed", *flags, "--fail-at", "5", status=3)
+        piece = os.path.join(folder, "pieces", "1", "5-1-of-2")
+        with open(piece, "r+b") as f:
+            f.truncate(1000)
+        r = self.run_spread(4, 2, "resumed", *flags)
+        self.assertIn(f"{folder}/chain-1: its piece {piece} is torn: 1000 bytes, where it had ".encode(), r.stderr)
+        self.assertIn(b"chain 1 goes on from its previous record (before item 4)", r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(folder, "chain-1.bad")), "the bad record kept for a look")
+        self.assert_like_the_reference(self.path("a.txt"), self.path("t.csv"), "fell back one generation",
+                                       *self.SPREAD)
+
+    def test_no_rank_holds_a_whole_state(self):
+        expected, _ = self.reference(*self.SPREAD)
+        if os.environ.get("SPREAD_MEMORY_ALL") != "1":
+            self.fail_then_resume("q3", "mostwork", 3, 3)
+            self.fail_then_resume("q2", "stealmerge", 2, 2)
+            return
+        restored = 0
+        layouts = [(1, 1), (2, 1), (2, 2), (3, 1), (3, 3), (4, 1), (4, 2)]
+        for i, balancer in enumerate(self.balancers):
+            for ranks, group in layouts:
+                what = f"{balancer} at {ranks} ranks in groups of {group}"
+                with self.subTest(what):
+                    r = self.run_spread(ranks, group, what, "--mcmclb-balancer", balancer, "--out",
+                                        self.path(f"s-{i}-{ranks}-{group}.txt"))
+                    self.assertEqual(answers(self.path(f"s-{i}-{ranks}-{group}.txt")), expected, what)
+                    restored += int(re.search(rb"pieces restored: (\d+)", r.stdout).group(1))
+            again, group_again = layouts[i % len(layouts)]
+            with self.subTest(f"{balancer}: failed, again at {again} ranks in groups of {group_again}"):
+                self.fail_then_resume(f"f{i}", balancer, again, group_again)
+        self.assertGreater(restored, 0, "merges moved spread states")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -97,12 +97,12 @@ class FullDisk(InputCase):
                 self.assert_one_line_error(r, key, "No space left on device", program="minimal")
 
     def test_checkpoints_on_a_full_disk(self):
-        """Room for the folder's meta file alone: every chain's checkpoint fails, also a spread state's, which a
-        group's member 0 writes from every member's piece. The run goes on, its answers are whole, rank 0's last line
+        """Room for the folder's meta file alone: every chain's checkpoint fails, also a spread state's, whose
+        members each write their own piece. The run goes on, its answers are whole, rank 0's last line
         names the chains the folder lacks, and every rank exits 4 (examples/minimal exited 0)."""
         self.fill(1)
         roomy = self.run_at_2(MINIMAL)
-        # Spread states in a group of 2: member 1 gives its piece to member 0, whose write fails.
+        # Spread states in a group of 2: each member's write of its own piece fails, and member 0 writes no record.
         spread = ["--spread", "1", "--mcmclb-group-size", "2", "--out", self.path("s.txt")]
         for program, args in ((MINIMAL, []), (CHAINS, ["--out", self.path("a.txt")]), (CHAINS, spread)):
             name = os.path.basename(program) + (" --spread" if "--spread" in args else "")

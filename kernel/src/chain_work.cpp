@@ -132,12 +132,20 @@ std::vector<std::byte> ChainWork::unstarted_state(int chain) const {
   throw std::logic_error("chain " + std::to_string(chain) + ": these chains do not ship unstarted states");
 }
 
-std::vector<std::byte> ChainWork::save_piece(int chain, int64_t /*item*/) {
+std::vector<int64_t> ChainWork::piece_bounds(int chain, int /*size*/) {
   throw std::logic_error("chain " + std::to_string(chain) + ": these chains' states are not spread");
 }
 
-void ChainWork::restore_pieces(int chain, int64_t /*item*/, std::span<const std::span<const std::byte>> /*pieces*/,
-                               GroupComm& /*group*/) {
+std::span<const std::byte> ChainWork::save_piece(int chain, int64_t /*item*/, int /*member*/, int /*size*/) {
+  throw std::logic_error("chain " + std::to_string(chain) + ": these chains' states are not spread");
+}
+
+std::vector<std::byte> ChainWork::save_shared(int chain, int64_t /*item*/) {
+  throw std::logic_error("chain " + std::to_string(chain) + ": these chains' states are not spread");
+}
+
+void ChainWork::restore_piece(int chain, int64_t /*item*/, std::vector<std::byte>& /*piece*/,
+                              std::span<const std::byte> /*shared*/, GroupComm& /*group*/) {
   throw std::logic_error("chain " + std::to_string(chain) + ": these chains' states are not spread");
 }
 
@@ -315,31 +323,69 @@ void Kernel::take_spread_chain(const ChainPos& at, int root_rank) {
                            " does not hold its piece of chain " + std::to_string(at.chain) + " at item " +
                            std::to_string(at.item));
   }
-  const std::vector<std::byte> mine = holds ? chains_->save_piece(at.chain, at.item) : std::vector<std::byte>{};
-  std::vector<int> counts;
-  const std::vector<std::byte> all = group_comm_->allgatherv(std::span<const std::byte>(mine), &counts);
-  std::vector<std::span<const std::byte>> pieces;
-  std::size_t offset = 0;
-  for (int r = 0; r < group_.size(); ++r) {
-    const auto n = static_cast<std::size_t>(counts[static_cast<std::size_t>(r)]);
-    if (group_.first + r >= held_first && group_.first + r < held_first + held_size) {
-      pieces.push_back(std::span<const std::byte>(all).subspan(offset, n));
-    }
-    offset += n;
-  }
+  // What every holder has alike, from the state holder; then each member's new piece from the holders' pieces it
+  // overlaps, never the whole state (pieces of a state far larger than one rank's memory stay spread).
+  const int root = root_rank - group_.first;
+  std::vector<std::byte> shared =
+      rank_ == root_rank ? chains_->save_shared(at.chain, at.item) : std::vector<std::byte>{};
+  group_comm_->bcast(shared, root);
+  const int member = rank_ - group_.first;
+  const std::vector<int64_t> from = chains_->piece_bounds(at.chain, held_size);
+  const std::vector<int64_t> to = chains_->piece_bounds(at.chain, group_.size());
+  const std::span<const std::byte> mine =
+      holds ? chains_->save_piece(at.chain, at.item, rank_ - held_first, held_size) : std::span<const std::byte>{};
+  std::vector<std::byte> piece(
+      static_cast<std::size_t>(to[static_cast<std::size_t>(member) + 1] - to[static_cast<std::size_t>(member)]));
+  const int64_t received = move_piece_bytes(from, held_first - group_.first, mine, to, piece);
   const double gather_s = pace::now_s() - t0;
   stats_.state_s += gather_s;
-  stats_.state_bytes += static_cast<int64_t>(all.size() - mine.size());
+  stats_.state_bytes += received;
   if (is_leader() && !tallies_.empty()) {
     ChainTally& t = tallies_[static_cast<std::size_t>(at.chain)];
     ++t.merges;
-    t.state_bytes += static_cast<int64_t>(all.size()) * (group_.size() - 1);
+    t.state_bytes += to.back();
     t.state_s += gather_s;
   }
   // Every member takes its piece anew, the former holders too: their rank and the group's size have changed.
   LockstepGroup group(*group_comm_, kComputeNap, group_calls_);
-  chains_->restore_pieces(at.chain, at.item, pieces, group);
+  chains_->restore_piece(at.chain, at.item, piece, shared, group);
   hold_app_chain(at.chain, at.item);
+}
+
+int64_t Kernel::move_piece_bytes(std::span<const int64_t> from, int first_holder, std::span<const std::byte> mine,
+                                 std::span<const int64_t> to, std::span<std::byte> piece) {
+  // Every member walks the same list of transfers (holder k to member m, where their bytes overlap) in the same
+  // order, each a blocking send and its receive: the earliest transfer not yet done always has both ends waiting
+  // for it, so none waits for ever, whatever MPI buffers. Long ones go in parts, as MPI counts are ints.
+  constexpr int64_t kPart = int64_t{1} << 28;
+  constexpr int kPieceTag = 0x7069;
+  const int member = rank_ - group_.first;
+  int64_t received = 0;
+  for (std::size_t k = 0; k + 1 < from.size(); ++k) {
+    const int sender = first_holder + static_cast<int>(k);
+    for (std::size_t m = 0; m + 1 < to.size(); ++m) {
+      const int64_t begin = std::max(from[k], to[m]), end = std::min(from[k + 1], to[m + 1]);
+      const int receiver = static_cast<int>(m);
+      if (begin >= end || (sender != member && receiver != member)) continue;
+      const auto mine_at = static_cast<std::size_t>(begin - from[k]);
+      const auto piece_at = static_cast<std::size_t>(begin - to[m]);
+      const auto length = static_cast<std::size_t>(end - begin);
+      if (sender == receiver) {
+        std::memcpy(piece.data() + piece_at, mine.data() + mine_at, length);
+        continue;
+      }
+      for (std::size_t done = 0; done < length; done += static_cast<std::size_t>(kPart)) {
+        const std::size_t n = std::min(length - done, static_cast<std::size_t>(kPart));
+        if (sender == member) {
+          group_comm_->send(mine.subspan(mine_at + done, n), receiver, kPieceTag);
+        } else {
+          group_comm_->recv(piece.subspan(piece_at + done, n), sender, kPieceTag);
+          received += static_cast<int64_t>(n);
+        }
+      }
+    }
+  }
+  return received;
 }
 
 }  // namespace mcmclb

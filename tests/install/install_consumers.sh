@@ -14,6 +14,8 @@
 #       (read from a checkpoint, or carried by a merge) and a hanging item that each end the job with one line,
 #       each leaving a trace marked incomplete with the rows of the chains that ended, which mcmclb advise refuses
 #       in one line.
+#   (f) with INSTALL_SPREAD_EXAMPLE=1, after (a) in place of the others: the spread example examples/spread (a state
+#       no rank holds whole), at 1 and 4 ranks, and resumed at 3 from the pieces its members wrote before a chain threw.
 # LD_LIBRARY_PATH is unset throughout: the programs must find libmcmclb_comm through their RUNPATH. Fails if
 # anything resolves into the build or source tree instead of the prefix.
 # Usage: install_consumers.sh <source dir> <build dir> [mpiexec]
@@ -70,6 +72,34 @@ build_cmake_consumer() {
     fail "$name: the consumer's build files above mention the build or source tree"
   fi
 }
+
+# (f) alone where INSTALL_SPREAD_EXAMPLE=1 (the full tier's test install_spread_example), as its build and launches
+# cost the test command about 7 s.
+if [ "${INSTALL_SPREAD_EXAMPLE:-}" = 1 ]; then
+  echo "== (f) the spread example, a C++-only project: examples/spread with find_package(mcmclb COMPONENTS walkers)"
+  cp -r "$src/examples/spread" "$work/spread"
+  build_cmake_consumer spread
+  spread=$work/spread-build/spread
+  check_loads_from_prefix "$spread" libmcmclb_walkers
+  # A ring no rank holds whole: its answers at 1 rank, in groups of 2 that merge, and after a chain throws mid-run
+  # at 4 ranks, resumed from the members' pieces at 3 ranks in one group, the same bits.
+  ring=(--sites 4096 --sweeps 2)
+  expected=$(timeout 60 "$mpiexec" -n 1 "$spread" "${ring[@]}") || fail "spread at 1 rank"
+  out=$(timeout 60 "$mpiexec" -n 4 "$spread" "${ring[@]}" --mcmclb-group-size 2 --mcmclb-balancer mostwork) ||
+    fail "spread at 4 ranks in groups of 2 under mostwork"
+  [ "$out" = "$expected" ] || fail "spread under mostwork in groups of 2: $out, alone: $expected"
+  status=0
+  timeout 60 "$mpiexec" -n 4 "$spread" "${ring[@]}" --mcmclb-group-size 2 --mcmclb-balancer mostwork \
+    --mcmclb-checkpoint "$work/spread-ckpt" --mcmclb-checkpoint-every-items 1 --throw-at 5:9 >/dev/null 2>&1 || status=$?
+  [ "$status" = 3 ] || fail "spread --throw-at 5:9: exit $status, where a throwing item ends the job with 3"
+  ls "$work/spread-ckpt/pieces/5" | grep -q -- '-1-of-2$' || fail "spread: member 1's own piece is not in the folder"
+  err=$(timeout 60 "$mpiexec" -n 3 "$spread" "${ring[@]}" --mcmclb-group-size 3 --mcmclb-checkpoint "$work/spread-ckpt" \
+    2>&1 >"$work/spread-resumed.txt") || fail "spread resumed at 3 ranks: $err"
+  grep -q 'chain 5 at item 9' <<<"$err" || fail "spread: chain 5 did not go on from its pieces: $err"
+  [ "$(cat "$work/spread-resumed.txt")" = "$expected" ] || fail "spread resumed: $(cat "$work/spread-resumed.txt")"
+  echo "  spread: 1 rank, 4 in groups of 2 under mostwork, and failed then resumed at 3 ranks: the same answers"
+  exit 0
+fi
 
 echo "== (b) CMake consumer: find_package(mcmclb COMPONENTS comm) with CMAKE_PREFIX_PATH=$prefix"
 cp -r "$src/tests/install/consumer" "$work/consumer"

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -31,13 +32,15 @@ constexpr std::string_view kMetaName = "checkpoint.meta";
 constexpr std::string_view kMetaFirstLine = "mcmclb walkers checkpoint 1";
 constexpr std::string_view kStopPrefix = ".stopped-";
 constexpr std::string_view kStoppedName = "stopped";
-constexpr std::string_view kSavedName = "saved";       // the subfolder of marks (saved_marks)
-constexpr std::string_view kLostName = "lost";         // the note of a run that could not save every chain
-constexpr std::string_view kTemporary = ".tmp-";       // write_file_whole's temporary files: name.tmp-PID
-constexpr std::string_view kRecordMagic = "MCMCLBW1";  // and the format's version
-constexpr std::string_view kPrevious = ".prev";        // a chain's record before its latest, kept until that is whole
-constexpr std::string_view kSetAside = ".bad";         // a record a run fell back from, kept for a look
-constexpr std::string_view kAfresh = "afresh-";        // afresh-N: the user asks the next run to start chain N anew
+constexpr std::string_view kSavedName = "saved";         // the subfolder of marks (saved_marks)
+constexpr std::string_view kLostName = "lost";           // the note of a run that could not save every chain
+constexpr std::string_view kTemporary = ".tmp-";         // write_file_whole's temporary files: name.tmp-PID
+constexpr std::string_view kRecordMagic = "MCMCLBW1";    // and the format's version
+constexpr std::string_view kPrevious = ".prev";          // a chain's record before its latest, kept until that is whole
+constexpr std::string_view kSetAside = ".bad";           // a record a run fell back from, kept for a look
+constexpr std::string_view kAfresh = "afresh-";          // afresh-N: the user asks the next run to start chain N anew
+constexpr std::string_view kPieces = "pieces";           // the subfolder of spread states' pieces, one folder per chain
+constexpr std::string_view kManifestMagic = "PIECES01";  // a spread state's record (PieceManifest)
 
 /// FNV-1a over bytes: a torn or altered record does not end in its own checksum.
 uint64_t checksum(std::span<const std::byte> bytes) {
@@ -206,26 +209,45 @@ Travelling unpack_state(std::span<const std::byte> packed, int chain) {
   return out;
 }
 
-std::vector<std::byte> pack_pieces(std::span<const std::byte> all, std::span<const int> counts) {
+std::vector<std::byte> pack_manifest(const PieceManifest& m) {
   Bytes out;
-  out.put(static_cast<uint64_t>(counts.size()));
-  std::size_t at = 0;
-  for (const int n : counts) {
-    out.put(all.subspan(at, static_cast<std::size_t>(n)));
-    at += static_cast<std::size_t>(n);
-  }
+  for (const char c : kManifestMagic) out.put(c);
+  out.put(std::span<const std::byte>(m.shared));
+  out.put(static_cast<uint64_t>(m.checksums.size()));
+  for (const int64_t b : m.bounds) out.put(b);
+  for (const uint64_t c : m.checksums) out.put(c);
   return std::move(out.bytes());
 }
 
-std::vector<std::span<const std::byte>> unpack_pieces(std::span<const std::byte> packed) {
-  Reader in(packed);
+PieceManifest unpack_manifest(std::span<const std::byte> packed) {
+  if (packed.size() < kManifestMagic.size() ||
+      std::memcmp(packed.data(), kManifestMagic.data(), kManifestMagic.size()) != 0) {
+    throw std::runtime_error("not a spread state's record (no pieces named)");
+  }
+  Reader in(packed.subspan(kManifestMagic.size()));
+  PieceManifest m;
+  m.shared = in.get_bytes();
   const auto n = in.get<uint64_t>();
-  // Each piece takes its length's 8 bytes at least: a count beyond that is not a state's.
-  if (n == 0 || n > packed.size() / sizeof(uint64_t)) throw std::runtime_error("a spread state of no pieces");
-  std::vector<std::span<const std::byte>> pieces;
-  for (uint64_t i = 0; i < n; ++i) pieces.push_back(in.get_span());
-  if (!in.at_end()) throw std::runtime_error("a spread state with bytes after its pieces");
-  return pieces;
+  // Each piece takes 16 bytes at least: a count beyond that is not a record's.
+  if (n == 0 || n > packed.size() / 16) throw std::runtime_error("a spread state of no pieces");
+  for (uint64_t k = 0; k <= n; ++k) m.bounds.push_back(in.get<int64_t>());
+  for (uint64_t k = 0; k < n; ++k) m.checksums.push_back(in.get<uint64_t>());
+  if (!in.at_end()) throw std::runtime_error("a spread state's record with bytes after its pieces");
+  if (m.bounds.front() != 0 || !std::is_sorted(m.bounds.begin(), m.bounds.end())) {
+    throw std::runtime_error("a spread state whose pieces do not follow each other");
+  }
+  return m;
+}
+
+uint64_t piece_checksum(std::span<const std::byte> bytes, uint64_t h) {
+  std::size_t at = 0;
+  for (; at + 8 <= bytes.size(); at += 8) {
+    uint64_t word = 0;
+    std::memcpy(&word, bytes.data() + at, 8);
+    h = mix64(h ^ word);
+  }
+  for (; at < bytes.size(); ++at) h = mix64(h ^ static_cast<uint64_t>(bytes[at]) ^ 0x100);
+  return h;
 }
 
 void write_file_whole(const std::string& path, std::span<const std::byte> bytes) {
@@ -361,16 +383,111 @@ void CheckpointFolder::mark_saved(int chain) const {
 }
 
 void CheckpointFolder::remove_leftovers() const {
-  std::error_code error;
-  for (auto it = std::filesystem::directory_iterator(path_, error);
-       !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
-    const std::string name = it->path().filename().string();
-    if (name.find(kTemporary) != std::string::npos || name.rfind(".probe-", 0) == 0) {
-      std::error_code ignored;
-      std::filesystem::remove(it->path(), ignored);
+  const auto remove_in = [](const std::string& folder, bool probes) {
+    std::error_code error;
+    for (auto it = std::filesystem::directory_iterator(folder, error);
+         !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
+      const std::string name = it->path().filename().string();
+      if (name.find(kTemporary) != std::string::npos || (probes && name.rfind(".probe-", 0) == 0)) {
+        std::error_code ignored;
+        std::filesystem::remove(it->path(), ignored);
+      }
     }
+  };
+  remove_in(path_, true);
+  std::error_code error;
+  const std::string pieces = path_ + "/" + std::string(kPieces);
+  for (auto it = std::filesystem::directory_iterator(pieces, error);
+       !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
+    if (it->is_directory(error)) remove_in(it->path().string(), false);
   }
 }
+
+std::string CheckpointFolder::piece_path(int chain, int64_t item, int member, int size) const {
+  return path_ + "/" + std::string(kPieces) + "/" + std::to_string(chain) + "/" + std::to_string(item) + "-" +
+         std::to_string(member) + "-of-" + std::to_string(size);
+}
+
+uint64_t CheckpointFolder::write_piece(int chain, int64_t item, int member, int size,
+                                       std::span<const std::byte> bytes) const {
+  const std::string file = piece_path(chain, item, member, size);
+  std::error_code error;
+  std::filesystem::create_directories(folder_of(file), error);
+  if (error) throw std::runtime_error("cannot make " + folder_of(file) + ": " + error.message());
+  write_file_whole(file, bytes);
+  return piece_checksum(bytes);
+}
+
+std::vector<std::byte> CheckpointFolder::read_piece_bytes(int chain, int64_t item, const PieceManifest& m,
+                                                          int64_t begin, int64_t end) const {
+  if (begin < 0 || end < begin || end > m.bounds.back()) {
+    throw std::runtime_error("bytes " + std::to_string(begin) + " to " + std::to_string(end) + " of a state of " +
+                             std::to_string(m.bounds.back()));
+  }
+  std::vector<std::byte> out(static_cast<std::size_t>(end - begin));
+  const int size = static_cast<int>(m.checksums.size());
+  for (int k = 0; k < size; ++k) {
+    const int64_t from = std::max(begin, m.bounds[static_cast<std::size_t>(k)]);
+    const int64_t to = std::min(end, m.bounds[static_cast<std::size_t>(k) + 1]);
+    if (from >= to) continue;
+    const std::string file = piece_path(chain, item, k, size);
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw std::runtime_error("cannot read " + file + ": " + std::strerror(errno));
+    auto at = static_cast<std::size_t>(from - begin);
+    auto offset = static_cast<off_t>(from - m.bounds[static_cast<std::size_t>(k)]);
+    auto left = static_cast<std::size_t>(to - from);
+    while (left > 0) {
+      const ssize_t n = ::pread(fd, out.data() + at, left, offset);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        const std::string why = n < 0 ? std::strerror(errno) : std::string("it ends early");
+        ::close(fd);
+        throw std::runtime_error("cannot read " + file + ": " + why);
+      }
+      at += static_cast<std::size_t>(n);
+      offset += n;
+      left -= static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+  }
+  return out;
+}
+
+namespace {
+
+/// Why a spread state's running record cannot serve, from its pieces' files (empty: they are whole).
+std::string pieces_fault(const CheckpointFolder& folder, const ChainRecord& r) {
+  PieceManifest m;
+  try {
+    m = unpack_manifest(r.bytes);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  const int size = static_cast<int>(m.checksums.size());
+  std::vector<std::byte> part(64 * 1024);  // a multiple of 8, as piece_checksum's parts must be
+  for (int k = 0; k < size; ++k) {
+    const std::string file = folder.piece_path(r.chain, r.next_item, k, size);
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return "its piece " + file + " is missing";
+    const int64_t length = m.bounds[static_cast<std::size_t>(k) + 1] - m.bounds[static_cast<std::size_t>(k)];
+    uint64_t h = kPieceChecksumStart;
+    int64_t got = 0;
+    while (in) {
+      in.read(reinterpret_cast<char*>(part.data()), static_cast<std::streamsize>(part.size()));
+      const auto n = static_cast<std::size_t>(in.gcount());
+      h = piece_checksum(std::span<const std::byte>(part).first(n), h);
+      got += static_cast<int64_t>(n);
+    }
+    if (got != length) {
+      return "its piece " + file + " is torn: " + std::to_string(got) + " bytes, where it had " +
+             std::to_string(length);
+    }
+    if (h != m.checksums[static_cast<std::size_t>(k)]) return "its piece " + file + " is altered: its checksum differs";
+  }
+  return {};
+}
+
+}  // namespace
 
 std::string CheckpointFolder::lost_note() const {
   std::ifstream in(path_ + "/" + std::string(kLostName));
@@ -466,6 +583,35 @@ ChainRecord CheckpointFolder::read_record(int chain, uint64_t fingerprint) const
   }
 }
 
+void CheckpointFolder::prune_pieces(int chain, uint64_t fingerprint) const noexcept {
+  try {
+    std::set<std::string> named;
+    for (const std::string& file : {record_path(chain), record_path(chain) + std::string(kPrevious)}) {
+      try {
+        const ChainRecord r = parse_record(file, chain, fingerprint);
+        if (r.finished) continue;
+        const PieceManifest m = unpack_manifest(r.bytes);
+        const int size = static_cast<int>(m.checksums.size());
+        for (int k = 0; k < size; ++k) named.insert(piece_path(chain, r.next_item, k, size));
+      } catch (const std::exception&) {  // a record gone or bad names no piece worth keeping
+      }
+    }
+    const std::string folder = path_ + "/" + std::string(kPieces) + "/" + std::to_string(chain);
+    std::error_code error;
+    std::vector<std::filesystem::path> stale;
+    for (auto it = std::filesystem::directory_iterator(folder, error);
+         !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
+      const std::string name = it->path().filename().string();
+      // Temporary files are another writer's, in progress: remove_leftovers takes those of killed runs.
+      if (name.find(kTemporary) == std::string::npos && named.count(folder + "/" + name) == 0) {
+        stale.push_back(it->path());
+      }
+    }
+    for (const auto& file : stale) std::filesystem::remove(file, error);
+  } catch (const std::exception&) {  // stale pieces only take room
+  }
+}
+
 void CheckpointFolder::note_held() const noexcept {
   try {
     std::optional<CheckpointMeta> meta = read_meta();
@@ -531,13 +677,21 @@ std::map<int, ChainRecord> CheckpointFolder::read_records(const CheckpointMeta& 
     chains.insert(chain);
   }
   std::map<int, ChainRecord> records;
+  // A record, its spread state's pieces whole too.
+  const auto load = [&](const std::string& file, int chain) {
+    ChainRecord r = parse_record(file, chain, meta.fingerprint);
+    if (meta.form == kFormSpread && !r.finished) {
+      if (const std::string fault = pieces_fault(*this, r); !fault.empty()) throw std::runtime_error(fault);
+    }
+    return r;
+  };
   for (const int chain : chains) {
     if (skip.count(chain) != 0) continue;
     const std::string file = record_path(chain), previous = file + std::string(kPrevious);
     std::string why = "missing";
     try {
       if (std::filesystem::exists(file)) {
-        records.emplace(chain, parse_record(file, chain, meta.fingerprint));
+        records.emplace(chain, load(file, chain));
         continue;
       }
     } catch (const std::runtime_error& e) {
@@ -547,7 +701,7 @@ std::map<int, ChainRecord> CheckpointFolder::read_records(const CheckpointMeta& 
     std::string previous_why = "missing";
     try {
       if (std::filesystem::exists(previous)) {
-        records.emplace(chain, parse_record(previous, chain, meta.fingerprint));
+        records.emplace(chain, load(previous, chain));
         fallbacks.push_back({chain, why});
         continue;
       }

@@ -83,11 +83,24 @@ struct Travelling {
 /// pack_state's parts again, the rows' chain set to chain. Throws std::runtime_error on bytes that are not one.
 [[nodiscard]] Travelling unpack_state(std::span<const std::byte> packed, int chain);
 
-/// A spread state (SpreadChains) as one run of bytes, where a whole state would be: every member's piece, in rank
-/// order (all: the pieces one after the other, counts: each one's length), and the pieces again, as views into
-/// packed. unpack_pieces throws std::runtime_error on bytes that are not one.
-[[nodiscard]] std::vector<std::byte> pack_pieces(std::span<const std::byte> all, std::span<const int> counts);
-[[nodiscard]] std::vector<std::span<const std::byte>> unpack_pieces(std::span<const std::byte> packed);
+/// A spread state's checkpoint (SpreadChains), what its record holds in place of a whole state: what every member
+/// holds alike (shared), and where its pieces are. Each member k of the N that saved it wrote its own bytes
+/// [bounds[k], bounds[k + 1]) of the state to a file of its own (CheckpointFolder::piece_path), checksum[k] its
+/// piece_checksum. A file per member, rather than one file written through MPI-IO at each piece's offset: each
+/// member replaces its own file whole (a temporary file, fsync, rename) with no group call that a member failing on a
+/// full disk would leave the others waiting in, and a reader still reads only the bytes it needs, at their offset.
+struct PieceManifest {
+  std::vector<std::byte> shared;
+  std::vector<int64_t> bounds;
+  std::vector<uint64_t> checksums;
+};
+[[nodiscard]] std::vector<std::byte> pack_manifest(const PieceManifest& manifest);
+/// pack_manifest's parts again; throws std::runtime_error on bytes that are not one.
+[[nodiscard]] PieceManifest unpack_manifest(std::span<const std::byte> packed);
+/// A piece's checksum, continued from h (start: kPieceChecksumStart) over bytes: over parts whose lengths are
+/// multiples of 8 but the last, the same as over the whole. Word by word, as pieces can be gigabytes.
+inline constexpr uint64_t kPieceChecksumStart = 0x70696563657321ULL;
+[[nodiscard]] uint64_t piece_checksum(std::span<const std::byte> bytes, uint64_t h = kPieceChecksumStart);
 
 /// The folder of a run's checkpoints.
 class CheckpointFolder {
@@ -109,6 +122,8 @@ class CheckpointFolder {
   };
   /// Every chain's record: its latest, or where that is bad or gone its previous one (listed in fallbacks). Throws
   /// InputError naming the file where neither serves, or for a file of a chain out of range.
+  /// A running record of a spread state (meta's form) is bad too where one of its pieces' files is missing, of
+  /// another length or checksum: read through, 64 KiB at a time.
   [[nodiscard]] std::map<int, ChainRecord> read_records(const CheckpointMeta& meta, const std::set<int>& skip,
                                                         std::vector<Fallback>& fallbacks) const;
   /// The meta file's list of chains held (CheckpointMeta::held) made what the folder holds now, as a run ends:
@@ -130,6 +145,20 @@ class CheckpointFolder {
   /// one generation back, for a run that finds the new one bad. Throws std::runtime_error when it cannot.
   /// Then the chain's mark in saved/ (saved_marks), once per chain and rank.
   void write_record(const ChainRecord& record, uint64_t fingerprint) const;
+  /// The file member `member` of `size` writes its piece of a spread state to, at a checkpoint before item `item`:
+  /// pieces/CHAIN/ITEM-MEMBER-of-SIZE. A new checkpoint's files never replace those of the chain's two latest
+  /// records, which are of earlier items.
+  [[nodiscard]] std::string piece_path(int chain, int64_t item, int member, int size) const;
+  /// Writes a member's piece whole (write_file_whole); its piece_checksum. Throws std::runtime_error when it cannot.
+  [[nodiscard]] uint64_t write_piece(int chain, int64_t item, int member, int size,
+                                     std::span<const std::byte> bytes) const;
+  /// Bytes [begin, end) of the spread state a running record of chain holds (next_item its item), read from the
+  /// pieces' files that hold them, and only those. Throws std::runtime_error when they cannot be read.
+  [[nodiscard]] std::vector<std::byte> read_piece_bytes(int chain, int64_t item, const PieceManifest& manifest,
+                                                        int64_t begin, int64_t end) const;
+  /// Removes a chain's piece files that neither its latest record nor the one before names (best effort), after a
+  /// record of a spread state is written.
+  void prune_pieces(int chain, uint64_t fingerprint) const noexcept;
   /// The chains whose record this folder once held: each one's first record leaves a mark in the subfolder saved/,
   /// after it is in place. A record missing where its mark is was lost (removed by hand, or another folder's
   /// files copied in): a run must not quietly start that chain afresh.
@@ -137,7 +166,8 @@ class CheckpointFolder {
   /// The mark of a chain whose record is in place (a record written before marks existed, or whose mark a kill
   /// cut short). Throws std::runtime_error when it cannot.
   void mark_saved(int chain) const;
-  /// Removes the temporary files of writes that a kill cut short (write_file_whole's, and prepare's probe).
+  /// Removes the temporary files of writes that a kill cut short (write_file_whole's, pieces' too, and prepare's
+  /// probe).
   void remove_leftovers() const;
   /// The note a run left where it ended without saving some chains' latest state (empty: none), what a run again
   /// says when it resumes; write_lost_note replaces it (empty text: removes it). Throws std::runtime_error when

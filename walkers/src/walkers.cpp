@@ -177,13 +177,15 @@ class AppChains final : public ChainWork {
     if (keeping_ && group.rank() == 0) {
       before_item(chain, at, group);
     } else {
-      // A merge made another rank the chain's member 0: that one writes it.
-      if (stop_ != nullptr) stop_->leading(false);
-      // A spread state's checkpoint takes every member's piece, when member 0 says one is due.
+      // A merge made another rank the chain's member 0: that one writes the chain's record. Each member of a spread
+      // state's group writes its own piece, when member 0 says one is due, and owes it when the run stops.
+      if (stop_ != nullptr) stop_->leading(keeping_ && spread_ != nullptr);
       if (keeping_ && spread_ != nullptr) {
-        int64_t write = 0;
+        int64_t write = kNoWrite;
         group.bcast(write, 0);
-        if (write != 0) (void)gather_pieces(chain, at, group);
+        if (write == kDueWrite || write == kStopWrite) (void)keep_spread(chain, at, group, nullptr);
+        // Member 0 stops: it asks for no checkpoint of this chain after this one, so this member owes none.
+        if ((write == kStopWrite || write == kStopNothing) && stop_ != nullptr) stop_->saved();
       }
     }
     const double t0 = pace::now_s();
@@ -219,6 +221,8 @@ class AppChains final : public ChainWork {
     if (chain < 0 || finished_before(chain)) return;
     const int64_t end = lengths_[static_cast<std::size_t>(chain)];
     guard(chain, end, "finish", [&] { chains_.finish(chain, group); });
+    // A spread state's other members owe no piece of it any more: the finished record, member 0's, holds the result.
+    if (stop_ != nullptr && group.rank() != 0) stop_->leading(false);
     if ((collect_results_ || keeping_) && group.rank() == 0) {
       std::vector<std::byte> result;
       guard(chain, end, "result", [&] { result = chains_.result(chain); });
@@ -259,33 +263,40 @@ class AppChains final : public ChainWork {
     adopt(chain, first(chain) + item, detail::unpack_state(state, chain));
   }
   [[nodiscard]] bool spread() const override { return spread_ != nullptr; }
-  std::vector<std::byte> save_piece(int slot, int64_t item) override {
+  std::vector<int64_t> piece_bounds(int slot, int size) override {
     const int chain = chain_of(slot);
+    return chain < 0 ? std::vector<int64_t>(static_cast<std::size_t>(size) + 1, 0) : bounds(chain, size);
+  }
+  std::span<const std::byte> save_piece(int slot, int64_t item, int member, int size) override {
+    const int chain = chain_of(slot);
+    return chain < 0 ? std::span<const std::byte>{} : own_piece(chain, first(chain) + item, member, size);
+  }
+  std::vector<std::byte> save_shared(int slot, int64_t item) override {
+    const int chain = chain_of(slot);
+    if (chain < 0) return {};
     std::vector<std::byte> bytes;
-    if (chain >= 0) guard(chain, first(chain) + item, "save_piece", [&] { bytes = spread_->save_piece(chain); });
-    if (!keeping_ || chain < 0) return bytes;
+    guard(chain, first(chain) + item, "save_shared", [&] { bytes = spread_->save_shared(chain); });
+    // Where the run keeps checkpoints, what whichever member writes the chain's next one must know travels too.
+    if (!keeping_) return bytes;
     return detail::pack_state(bytes, ended_at_[static_cast<std::size_t>(chain)], rows_[chain]);
   }
-  void restore_pieces(int slot, int64_t item, std::span<const std::span<const std::byte>> pieces,
-                      GroupComm& group) override {
+  void restore_piece(int slot, int64_t item, std::vector<std::byte>& piece, std::span<const std::byte> shared,
+                     GroupComm& group) override {
     const int chain = chain_of(slot);
     if (chain < 0) return;
     const int64_t at = first(chain) + item;
     if (!keeping_) {
-      restore_piece(chain, at, pieces, group);
+      restore_spread(chain, at, piece, shared, group);
       return;
     }
-    // Each piece travels with what the chain's checkpoints need; every holder had the same.
-    std::vector<detail::Travelling> got;
+    detail::Travelling got;
     try {
-      for (const std::span<const std::byte> piece : pieces) got.push_back(detail::unpack_state(piece, chain));
+      got = detail::unpack_state(shared, chain);
     } catch (const std::exception& e) {
-      abort_run(comm_, rank_, "chain " + std::to_string(chain) + ": a piece of its state is torn: " + e.what());
+      abort_run(comm_, rank_, "chain " + std::to_string(chain) + ": its state's shared part is torn: " + e.what());
     }
-    std::vector<std::span<const std::byte>> states;
-    for (const detail::Travelling& t : got) states.emplace_back(t.state);
-    take_extras(chain, got.front().ended_at, std::move(got.front().rows));
-    restore_piece(chain, at, states, group);
+    take_extras(chain, got.ended_at, std::move(got.rows));
+    restore_spread(chain, at, piece, got.state, group);
   }
 
   /// Takes every chain up where a checkpoint left it: per chain, the item it resumes at (0: its start; -1:
@@ -318,6 +329,9 @@ class AppChains final : public ChainWork {
     int64_t latest = -1, failed = -1;
   };
   static constexpr int64_t kFinishedRecord = std::numeric_limits<int64_t>::max();
+  /// What a spread state's member 0 tells its other members before each item: no checkpoint, one due, one for a
+  /// stop on a signal, or a stop with nothing worked since the last checkpoint (after a stop, members owe nothing).
+  static constexpr int64_t kNoWrite = 0, kDueWrite = 1, kStopWrite = 2, kStopNothing = 3;
   [[nodiscard]] const std::map<int, Attempts>& attempts() const noexcept { return attempts_; }
   [[nodiscard]] int64_t failures() const noexcept { return failures_; }
   /// What this rank's running checkpoints of each chain took: Chains::save and the write, those written only.
@@ -452,20 +466,23 @@ class AppChains final : public ChainWork {
     const bool due = every_items_ > 0 ? items >= every_items_ : pace::now_s() - since_s >= every_s;
     // Nothing worked since the last checkpoint (or the chain's start, which needs none): nothing to write.
     const bool write = items > 0 && (due || stopping);
-    // A spread state's other members follow member 0's clock, so that they give their pieces at the same item.
+    // A spread state's other members follow member 0's clock, so that they write their pieces at the same item.
     if (spread_ != nullptr && group.size() > 1) {
-      int64_t says = write ? 1 : 0;
+      int64_t says = write ? (stopping ? kStopWrite : kDueWrite) : (stopping ? kStopNothing : kNoWrite);
       group.bcast(says, 0);
     }
     if (write) {
       const double t0 = pace::now_s();
-      std::vector<std::byte> state;
+      bool written = false;
       if (spread_ != nullptr) {
-        state = gather_pieces(chain, at, group);
+        written = keep_spread(chain, at, group, &rows_[chain]);
       } else {
+        std::vector<std::byte> state;
         guard(chain, at, "save", [&] { state = chains_.save(chain); });
+        written =
+            keep({.chain = chain, .finished = false, .next_item = at, .bytes = std::move(state), .rows = rows_[chain]});
       }
-      if (keep({.chain = chain, .finished = false, .next_item = at, .bytes = std::move(state), .rows = rows_[chain]})) {
+      if (written) {
         Cost& c = costs_[chain];
         c.seconds += pace::now_s() - t0;
         ++c.count;
@@ -475,11 +492,17 @@ class AppChains final : public ChainWork {
     if (stopping) stop_->saved();
   }
   /// Writes a chain's checkpoint. One that cannot be written is said at once (the first on this rank) and kept
-  /// for the run's end, which says which chains the folder then lacks (checkpoint_losses); the run goes on.
-  bool keep(const detail::ChainRecord& record) {
+  /// for the run's end, which says which chains the folder then lacks (checkpoint_losses); the run goes on. A
+  /// spread state's record is not written where a member's piece was not (piece_error: the first one's why).
+  bool keep(const detail::ChainRecord& record, const std::string& piece_error = {}) {
     const int64_t key = record.finished ? kFinishedRecord : record.next_item;
     Attempts& a = attempts_.try_emplace(record.chain).first->second;
     a.latest = std::max(a.latest, key);
+    if (!piece_error.empty()) {
+      // A stop closes the members' writes too: what goes unwritten then is no news.
+      failed(record.chain, key, piece_error, !detail::StopOnSignal::requested());
+      return false;
+    }
     if (stop_ != nullptr && !stop_->begin_write()) {
       // The run is stopping and this rank is marked: the chain goes on from its checkpoint before.
       failed(record.chain, key, "not written: the run was stopping on a signal", false);
@@ -491,6 +514,8 @@ class AppChains final : public ChainWork {
       folder_->write_record(record, fingerprint_);
       ++checkpoints_;
       written = true;
+      // Pieces of a spread state's older records go once two newer ones stand.
+      if (spread_ != nullptr) folder_->prune_pieces(record.chain, fingerprint_);
     } catch (const std::exception& e) {
       failed(record.chain, key, e.what(), true);
     }
@@ -529,15 +554,24 @@ class AppChains final : public ChainWork {
       adopt(chain, first(chain), detail::unpack_state(packed, chain));
       return;
     }
+    // Each member reads the bytes of its own piece from the files of the pieces that hold them, and no others.
     detail::Travelling got = detail::unpack_state(packed, chain);
     take_extras(chain, got.ended_at, std::move(got.rows));
-    std::vector<std::span<const std::byte>> pieces;
+    const std::vector<int64_t> at = bounds(chain, group.size());
+    std::vector<std::byte> piece;
+    detail::PieceManifest manifest;
     try {
-      pieces = detail::unpack_pieces(got.state);
+      manifest = detail::unpack_manifest(got.state);
+      if (manifest.bounds.back() != at.back()) {
+        throw std::runtime_error("its pieces hold " + std::to_string(manifest.bounds.back()) +
+                                 " bytes, where SpreadChains::piece gives the state " + std::to_string(at.back()));
+      }
+      const auto member = static_cast<std::size_t>(group.rank());
+      piece = folder_->read_piece_bytes(chain, first(chain), manifest, at[member], at[member + 1]);
     } catch (const std::exception& e) {
-      abort_run(comm_, rank_, "chain " + std::to_string(chain) + ": its checkpoint holds no spread state: " + e.what());
+      abort_run(comm_, rank_, "chain " + std::to_string(chain) + ": its checkpoint cannot be read: " + e.what());
     }
-    restore_piece(chain, first(chain), pieces, group);
+    restore_spread(chain, first(chain), piece, manifest.shared, group);
   }
   /// A chain's state and what travels with it, on a member that takes the chain up before item `at`.
   void adopt(int chain, int64_t at, detail::Travelling got) {
@@ -550,18 +584,94 @@ class AppChains final : public ChainWork {
     ended = std::min(ended, ended_at);
     if (rows_kept_) rows_[chain] = std::move(rows);
   }
-  /// Every member's piece of a spread state, on every member of the group: one run of bytes on member 0 (what its
-  /// checkpoint holds where a whole state would be), nothing elsewhere.
-  std::vector<std::byte> gather_pieces(int chain, int64_t at, GroupComm& group) {
-    std::vector<std::byte> mine;
-    guard(chain, at, "save_piece", [&] { mine = spread_->save_piece(chain); });
-    std::vector<int> counts;
-    const std::vector<std::byte> all = group.gatherv(std::span<const std::byte>(mine), 0, &counts);
-    return group.rank() == 0 ? detail::pack_pieces(all, counts) : std::vector<std::byte>{};
+  /// Where chain's spread state lies over a group of size members (ChainWork::piece_bounds), from the application's
+  /// SpreadChains::piece, checked: pieces that do not follow each other from byte 0, or a length that changes with
+  /// the size, end the job with one line (each member would take other bytes than the holders sent).
+  std::vector<int64_t> bounds(int chain, int size) {
+    std::vector<int64_t> at(static_cast<std::size_t>(size) + 1, 0);
+    SpreadChains::Piece whole, p;
+    guard(chain, -1, "piece", [&] {
+      whole = spread_->piece(chain, 0, 1);
+      for (int m = 0; m < size; ++m) {
+        p = spread_->piece(chain, m, size);
+        if (p.begin != at[static_cast<std::size_t>(m)] || p.end < p.begin) {
+          throw std::invalid_argument("member " + std::to_string(m) + " of " + std::to_string(size) + " holds bytes " +
+                                      std::to_string(p.begin) + " to " + std::to_string(p.end) +
+                                      ", not a piece starting where the one before ends (byte " +
+                                      std::to_string(at[static_cast<std::size_t>(m)]) + ")");
+        }
+        at[static_cast<std::size_t>(m) + 1] = p.end;
+      }
+      if (whole.begin != 0 || at.back() != whole.end) {
+        throw std::invalid_argument("the pieces of a group of " + std::to_string(size) + " end at byte " +
+                                    std::to_string(at.back()) + ", those of a group of 1 at " +
+                                    std::to_string(whole.end) + " (a state's length is the same at every size)");
+      }
+    });
+    return at;
   }
-  /// A spread state's piece on this member, from every piece saved.
-  void restore_piece(int chain, int64_t at, std::span<const std::span<const std::byte>> pieces, GroupComm& group) {
-    guard(chain, at, "restore_piece", [&] { spread_->restore_piece(chain, pieces, group); });
+  /// This member's piece, checked against its length.
+  std::span<const std::byte> own_piece(int chain, int64_t at, int member, int size) {
+    std::span<const std::byte> bytes;
+    guard(chain, at, "save_piece", [&] { bytes = spread_->save_piece(chain); });
+    const std::vector<int64_t> b = bounds(chain, size);
+    const int64_t length = b[static_cast<std::size_t>(member) + 1] - b[static_cast<std::size_t>(member)];
+    if (static_cast<int64_t>(bytes.size()) != length) {
+      abort_run(comm_, rank_,
+                "chain " + std::to_string(chain) + " item " + std::to_string(at) + ": SpreadChains::save_piece gave " +
+                    std::to_string(bytes.size()) + " bytes, where SpreadChains::piece gives member " +
+                    std::to_string(member) + " of " + std::to_string(size) + " " + std::to_string(length));
+    }
+    return bytes;
+  }
+  /// A spread state's checkpoint before item `at`, on every member of the group: each writes its own piece's file,
+  /// then member 0, told whether every piece is in place, writes the record that names them (rows: the chain's
+  /// trace rows, on member 0) and says whether it did. No member ever holds another's piece.
+  bool keep_spread(int chain, int64_t at, GroupComm& group, const std::vector<ItemCost>* rows) {
+    const int member = group.rank(), size = group.size();
+    const std::span<const std::byte> piece = own_piece(chain, at, member, size);
+    std::array<uint64_t, 2> mine{0, 0};  // written, checksum
+    std::string why;
+    if (stop_ != nullptr && !stop_->begin_write()) {
+      why = "not written: the run was stopping on a signal";
+    } else {
+      const double t0 = pace::now_s();
+      try {
+        mine = {1, folder_->write_piece(chain, at, member, size, piece)};
+        ++checkpoints_;
+      } catch (const std::exception& e) {
+        why = "the piece of rank " + std::to_string(rank_) + ": " + e.what();
+      }
+      if (stop_ != nullptr) stop_->end_write();
+      checkpoint_s_ += pace::now_s() - t0;
+    }
+    // Every member's word and why, on member 0: the record is written where every piece is, else the first why.
+    std::vector<int> lengths;
+    const std::vector<uint64_t> all = group.gatherv(std::span<const uint64_t>(mine), 0);
+    const std::vector<char> whys = group.gatherv(std::span<const char>(why.data(), why.size()), 0, &lengths);
+    if (member != 0) return false;
+    detail::PieceManifest manifest;
+    manifest.bounds = bounds(chain, size);
+    std::string error;
+    std::size_t from = 0;
+    for (std::size_t k = 0; k < lengths.size(); ++k) {
+      manifest.checksums.push_back(all[2 * k + 1]);
+      const auto n = static_cast<std::size_t>(lengths[k]);
+      if (all[2 * k] == 0 && error.empty()) error = std::string(whys.begin() + from, whys.begin() + from + n);
+      from += n;
+    }
+    guard(chain, at, "save_shared", [&] { manifest.shared = spread_->save_shared(chain); });
+    return keep({.chain = chain,
+                 .finished = false,
+                 .next_item = at,
+                 .bytes = detail::pack_manifest(manifest),
+                 .rows = rows != nullptr ? *rows : std::vector<ItemCost>{}},
+                error);
+  }
+  /// A spread state's piece on this member.
+  void restore_spread(int chain, int64_t at, std::vector<std::byte>& piece, std::span<const std::byte> shared,
+                      GroupComm& group) {
+    guard(chain, at, "restore_piece", [&] { spread_->restore_piece(chain, piece, shared, group); });
   }
 
   static int64_t now_ns() {

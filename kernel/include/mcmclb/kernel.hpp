@@ -124,7 +124,7 @@ struct ItemTiming {
 /// An application's chains, worked by the kernel in place of its own items (the public API of walkers/ adapts an
 /// application's mcmclb::walkers::Chains to it). Every member of a group calls start, work and finish alike; save on
 /// the one member that holds a chain's state, restore on the members that join it (or, for a state spread over the
-/// group, save_piece and restore_pieces on every member). The kernel never looks inside a
+/// group, save_piece and restore_piece on every member). The kernel never looks inside a
 /// state: it only carries its bytes from one member to the others when groups merge.
 class ChainWork {
  public:
@@ -149,17 +149,24 @@ class ChainWork {
   [[nodiscard]] virtual std::vector<std::byte> save(int chain, int64_t item) = 0;
   /// Takes chain c's state before item `item` from bytes save() made on another rank.
   virtual void restore(int chain, int64_t item, std::span<const std::byte> state) = 0;
-  /// Whether a chain's state is spread over its group's members, each holding a piece: a merge then calls
-  /// save_piece on every member of the group that worked the chain, gathers the pieces onto every member of the
-  /// merged group, and calls restore_pieces on each of them, in place of save and restore. False (the default):
-  /// one member holds the whole state.
+  /// Whether a chain's state is spread over its group's members, each holding a piece: a merge then sends each
+  /// member of the merged group the bytes of its new piece from the members of the group that worked the chain
+  /// (save_piece), and calls restore_piece on each, in place of save and restore. False (the default): one member
+  /// holds the whole state.
   [[nodiscard]] virtual bool spread() const { return false; }
-  /// This member's piece of chain c's state before item `item` (spread()); the default throws std::logic_error.
-  [[nodiscard]] virtual std::vector<std::byte> save_piece(int chain, int64_t item);
-  /// Chain c's state before item `item` from every piece save_piece made, in the rank order of the group that
-  /// saved them, on every member of group (spread()); the default throws std::logic_error.
-  virtual void restore_pieces(int chain, int64_t item, std::span<const std::span<const std::byte>> pieces,
-                              GroupComm& group);
+  /// Where chain c's spread state lies over a group of `size` members: member m holds bytes [at[m], at[m + 1]) of
+  /// it, at[0] = 0 and at[size] its length (spread()); the same on every rank. The default throws std::logic_error.
+  [[nodiscard]] virtual std::vector<int64_t> piece_bounds(int chain, int size);
+  /// This member's bytes of chain c's state before item `item`, member `member` of the `size` holding it, as a view
+  /// valid until the next call for the chain (spread()); the default throws std::logic_error.
+  [[nodiscard]] virtual std::span<const std::byte> save_piece(int chain, int64_t item, int member, int size);
+  /// What every member holding chain c holds alike besides its piece, on one of them (spread()); the default throws
+  /// std::logic_error.
+  [[nodiscard]] virtual std::vector<std::byte> save_shared(int chain, int64_t item);
+  /// Chain c's state before item `item` on this member of group, from its piece's bytes (piece_bounds at the group's
+  /// size) and the shared bytes (spread()); the default throws std::logic_error.
+  virtual void restore_piece(int chain, int64_t item, std::vector<std::byte>& piece, std::span<const std::byte> shared,
+                             GroupComm& group);
 
   // How states travel. The defaults suit an application's chains; compute mode's Lennard-Jones walkers
   // (kernel/src/compute.cpp) override them to keep the messages of every simulation recorded with them.
@@ -434,6 +441,11 @@ class Kernel {
   void take_app_chain(EventKind kind, int holder);
   /// take_app_chain for a state spread over the group that worked it (ChainWork::spread).
   void take_spread_chain(const ChainPos& at, int root_rank);
+  /// take_spread_chain's transfers, on every member of the merged group: the holders (members first_holder on, their
+  /// bytes split at `from`; this one's are `mine` where it is one) send each member the bytes of its new piece
+  /// (split at `to`) into `piece`. The bytes this member received from others.
+  int64_t move_piece_bytes(std::span<const int64_t> from, int first_holder, std::span<const std::byte> mine,
+                           std::span<const int64_t> to, std::span<std::byte> piece);
   /// This rank now holds chain's state (its piece) before item next, in the group it is in.
   void hold_app_chain(int chain, int64_t next);
   /// A merge's state holder: holder, or by default the new group's last rank, whose group continued the chain;

@@ -70,20 +70,36 @@ class Chains {
 };
 
 /// Chains whose state stays spread over the group's members (a lattice split by rows, particles split over ranks),
-/// so that no member need ever hold a whole state: each member saves its own piece, and each member of a group that
-/// takes a chain up makes its own piece from all the pieces saved, whatever the two groups' sizes. run() calls these
-/// in place of save() and restore(), for merges and checkpoints alike.
+/// so that no member ever holds a whole state. The application lays the state out as one run of bytes (a lattice's
+/// rows one after another) and says which bytes each member holds (piece); a merge or a resume then gives each member
+/// only the bytes of its new piece, from the members or the checkpoint's files that hold them, whatever the two
+/// groups' sizes, and each member writes its own piece at a checkpoint. run() calls these in place of save() and
+/// restore().
 class SpreadChains : public Chains {
  public:
-  /// This member's piece of chain c's state, on every member of the group that has worked it so far: no group
-  /// call, as the library gathers the pieces (where a merge or a checkpoint needs them). Sizes may differ.
-  [[nodiscard]] virtual std::vector<std::byte> save_piece(int chain) const = 0;
-  /// Chain c's state on this member of group, from every piece save_piece made, in the rank order of the group
-  /// that saved them: pieces.size() members, which need not be group.size(). Called on every member of a group
-  /// that takes the chain up: a merged group, the former holders too (their rank changes), and a group resuming
-  /// from a checkpoint. Every member is called alike, so it may use the group's collectives. Throw (any
-  /// std::exception) for pieces that do not make a state.
-  virtual void restore_piece(int chain, std::span<const std::span<const std::byte>> pieces, GroupComm& group) = 0;
+  /// Bytes [begin, end) of a state laid out as one run of bytes.
+  struct Piece {
+    int64_t begin = 0, end = 0;
+  };
+  /// The bytes of chain c's state that member `member` of a group of `size` members holds: the same answer on every
+  /// rank, for any size, before the chain starts. The members' pieces follow each other in rank order from byte 0,
+  /// and the last ends at the state's length, the same for every size (chains may differ). Asked on every member of
+  /// a group that moves the chain, for the old size and the new one.
+  [[nodiscard]] virtual Piece piece(int chain, int member, int size) const = 0;
+  /// This member's bytes of chain c's state, exactly its piece() long, as a view into the chain's own memory that
+  /// stays valid until the library's next call for the chain: merges send from it and checkpoints write it, with
+  /// no copy. Called on every member of the group that has worked the chain so far; no group call.
+  [[nodiscard]] virtual std::span<const std::byte> save_piece(int chain) const = 0;
+  /// What every member holds alike besides its piece (an item count, sums so far), taken on one member and given to
+  /// every member's restore_piece. Default: nothing.
+  [[nodiscard]] virtual std::vector<std::byte> save_shared(int /*chain*/) const { return {}; }
+  /// Chain c on this member of group: `piece` holds exactly the bytes piece(c, group.rank(), group.size()) names,
+  /// never the whole state; take them (std::move) to spare a copy. `shared` is save_shared's. Called on every member
+  /// of a group that takes the chain up: a merged group, the former holders too (their piece changes), and a group
+  /// resuming from a checkpoint. Every member is called alike, so it may use the group's collectives. Throw (any
+  /// std::exception) for bytes that do not make a state.
+  virtual void restore_piece(int chain, std::vector<std::byte>& piece, std::span<const std::byte> shared,
+                             GroupComm& group) = 0;
   /// Chain c's result, on member 0 after finish(), which every member calls and can gather it in: no default here,
   /// as no member holds the whole state.
   [[nodiscard]] std::vector<std::byte> result(int chain) const override = 0;
@@ -161,8 +177,9 @@ struct Options {
   /// A folder (made if missing, on a file system every rank sees) where each chain's state is kept as the run goes,
   /// so that a run killed at any instant can be run again and continue: finished chains are not worked again, and
   /// started ones go on from their last checkpoint, under any balancer and at any rank count, to the same answers,
-  /// bit for bit. Each chain's file holds its state (Chains::save, or every member's SpreadChains::save_piece)
-  /// before its next item, or its result once it ended, and, with Options::record, every item's cost so far; the
+  /// bit for bit. Each chain's file holds its state (Chains::save; for SpreadChains, what every member holds alike
+  /// and the names of its pieces, each member having written its own file in the subfolder pieces/ first) before its
+  /// next item, or its result once it ended, and, with Options::record, every item's cost so far; the
   /// member 0 of the chain's group replaces it whole (a temporary file, fsync, rename), so a kill leaves the last
   /// whole one, and the one before stays as chain-N.prev. No rank outside the group takes part, and the chains need
   /// not be saved at one instant, as a chain's answer depends on the chain alone. A folder made for another
