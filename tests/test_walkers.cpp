@@ -822,9 +822,18 @@ TEST(Walkers, CheckpointIntervalsFollowTheirCostAndTheTimeBetweenFailures) {
       const int64_t n = shape.items(c);
       const auto at = static_cast<std::size_t>(c);
       // Running checkpoints come before items 1 .. n - 1 (none before the first), the finished one after.
-      expected += (mtbf > 1 ? std::min<int64_t>(n - 1, 1) : n - 1) + 1;
+      expected += (mtbf > 1 ? std::min<int64_t>(n - 1, 1) : n - 1) + 1;  // the running ones and the finished one
       EXPECT_EQ(r.checkpoint_cost_s[at] > 0, n > 1) << "chain " << c;
       EXPECT_EQ(r.checkpoint_interval_s[at], mcmclb::walkers::checkpoint_interval_s(r.checkpoint_cost_s[at], mtbf));
+      // The running writes the cost rests on, and the interval's range over the fastest and slowest of them: one
+      // value where one write was made.
+      const int64_t running = mtbf > 1 ? std::min<int64_t>(n - 1, 1) : n - 1;
+      EXPECT_EQ(r.checkpoint_writes.at(at), running) << "chain " << c;
+      EXPECT_LE(r.checkpoint_interval_low_s.at(at), r.checkpoint_interval_s[at]) << "chain " << c;
+      EXPECT_GE(r.checkpoint_interval_high_s.at(at), r.checkpoint_interval_s[at]) << "chain " << c;
+      if (running == 1) {
+        EXPECT_EQ(r.checkpoint_interval_low_s[at], r.checkpoint_interval_high_s[at]) << "chain " << c;
+      }
     }
     EXPECT_EQ(written, expected) << "M " << mtbf;
     EXPECT_TRUE(r.checkpoints_lost.empty());

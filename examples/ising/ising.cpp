@@ -415,8 +415,12 @@ int body(int argc, char** argv) {
       }
       if (options.checkpoint_mtbf_s > 0) {  // each chain's checkpoint cost and the interval set from it
         for (std::size_t c = 0; c < report.checkpoint_cost_s.size(); ++c) {
-          std::printf("checkpoints of chain %zu: %.3g s each, one every %.3g s (failures every %g s)\n", c,
-                      report.checkpoint_cost_s[c], report.checkpoint_interval_s[c], options.checkpoint_mtbf_s);
+          std::printf(
+              "checkpoints of chain %zu: %.3g s each over %lld writes, one every %.3g s (%.3g to %.3g s at "
+              "the fastest and slowest write; failures every %g s)\n",
+              c, report.checkpoint_cost_s[c], static_cast<long long>(report.checkpoint_writes[c]),
+              report.checkpoint_interval_s[c], report.checkpoint_interval_low_s[c],
+              report.checkpoint_interval_high_s[c], options.checkpoint_mtbf_s);
         }
       }
     }

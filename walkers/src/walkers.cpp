@@ -338,7 +338,14 @@ class AppChains final : public ChainWork {
   struct Cost {
     double seconds = 0;
     int64_t count = 0;
+    double fastest = std::numeric_limits<double>::infinity(), slowest = 0;  // one write's
     [[nodiscard]] double mean() const { return count > 0 ? seconds / static_cast<double>(count) : 0; }
+    void add(double s) {
+      seconds += s;
+      ++count;
+      fastest = std::min(fastest, s);
+      slowest = std::max(slowest, s);
+    }
   };
   [[nodiscard]] const std::map<int, Cost>& costs() const noexcept { return costs_; }
   [[nodiscard]] const std::string& first_failure() const noexcept { return first_failure_; }
@@ -482,11 +489,7 @@ class AppChains final : public ChainWork {
         written =
             keep({.chain = chain, .finished = false, .next_item = at, .bytes = std::move(state), .rows = rows_[chain]});
       }
-      if (written) {
-        Cost& c = costs_[chain];
-        c.seconds += pace::now_s() - t0;
-        ++c.count;
-      }
+      if (written) costs_[chain].add(pace::now_s() - t0);
       since_[chain] = {0, pace::now_s()};
     }
     if (stopping) stop_->saved();
@@ -1094,18 +1097,33 @@ void checkpoint_losses(const AppChains& app, const detail::CheckpointFolder& fol
 void checkpoint_costs(const AppChains& app, double mtbf_s, const mpi::Comm& comm, Report& r) {
   const std::size_t chains = app.lengths().size();
   std::vector<double> sums(2 * chains, 0);  // seconds, then counts (exact in a double)
+  // Each chain's fastest write negated, then its slowest: one MPI_MAX gives both.
+  std::vector<double> ends(2 * chains, -std::numeric_limits<double>::infinity());
   for (const auto& [chain, c] : app.costs()) {
-    sums[static_cast<std::size_t>(chain)] = c.seconds;
-    sums[chains + static_cast<std::size_t>(chain)] = static_cast<double>(c.count);
+    const auto at = static_cast<std::size_t>(chain);
+    sums[at] = c.seconds;
+    sums[chains + at] = static_cast<double>(c.count);
+    ends[at] = -c.fastest;
+    ends[chains + at] = c.slowest;
   }
   mpi::check(MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, comm.get()),
              "MPI_Allreduce");
+  mpi::check(MPI_Allreduce(MPI_IN_PLACE, ends.data(), static_cast<int>(ends.size()), MPI_DOUBLE, MPI_MAX, comm.get()),
+             "MPI_Allreduce");
   r.checkpoint_cost_s.assign(chains, 0);
+  r.checkpoint_writes.assign(chains, 0);
   r.checkpoint_interval_s.assign(chains, 0);
+  r.checkpoint_interval_low_s.assign(chains, 0);
+  r.checkpoint_interval_high_s.assign(chains, 0);
   for (std::size_t c = 0; c < chains; ++c) {
-    if (sums[chains + c] > 0) r.checkpoint_cost_s[c] = sums[c] / sums[chains + c];
-    if (mtbf_s > 0 && sums[chains + c] > 0)
+    if (!(sums[chains + c] > 0)) continue;
+    r.checkpoint_writes[c] = static_cast<int64_t>(sums[chains + c]);
+    r.checkpoint_cost_s[c] = sums[c] / sums[chains + c];
+    if (mtbf_s > 0) {
       r.checkpoint_interval_s[c] = checkpoint_interval_s(r.checkpoint_cost_s[c], mtbf_s);
+      r.checkpoint_interval_low_s[c] = checkpoint_interval_s(-ends[c], mtbf_s);
+      r.checkpoint_interval_high_s[c] = checkpoint_interval_s(ends[chains + c], mtbf_s);
+    }
   }
 }
 

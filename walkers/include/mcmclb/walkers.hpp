@@ -290,6 +290,12 @@ struct Report {
   /// (Chains::save and the write; 0: none written), and with Options::checkpoint_mtbf_s the interval that mean
   /// gives (checkpoint_interval_s; 0 elsewhere).
   std::vector<double> checkpoint_cost_s, checkpoint_interval_s;
+  /// On every rank, with Options::checkpoint, by chain: the writes checkpoint_cost_s is the mean of, and with
+  /// Options::checkpoint_mtbf_s the interval at the fastest (low) and at the slowest (high) of them, which the
+  /// interval lies between (it grows with the cost). A mean of one or two writes moves with a disk's noise: the
+  /// range shows how far, and is one value where one write was made, which shows no spread at all.
+  std::vector<int64_t> checkpoint_writes;
+  std::vector<double> checkpoint_interval_low_s, checkpoint_interval_high_s;
   /// Whether some output the run owed is missing, on every rank alike: the trace (record_error) or a chain's latest
   /// checkpoint (checkpoints_lost). The results are whole either way; a job that must notice exits with
   /// mcmclb::kOutputErrorExit (4, mcmclb/input_error.hpp) on every rank, as mcmclb's own commands do where they
