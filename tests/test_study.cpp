@@ -519,6 +519,16 @@ class ResumeKeys : public testing::Test {
   static std::string cell(const mcmclb::RunRecord& r, std::string_view name) {
     return mcmclb::runs_row(r).at(column(name));
   }
+  /// A run that replays the trace t.csv of a known content.
+  static mcmclb::RunRecord replay_record() {
+    mcmclb::RunRecord record;
+    record.run_id = "id";
+    record.spec = cyclic_run();
+    record.spec.workload.model = "trace";
+    record.spec.workload.file = "t.csv";
+    record.spec.workload.file_fnv1a64 = "0123456789abcdef";
+    return record;
+  }
   /// runs.csv's header and a row of record as a file written before the column `first_added` was.
   void write_before(const mcmclb::RunRecord& record, std::string_view first_added) const {
     auto header = mcmclb::runs_header();
@@ -591,12 +601,7 @@ TEST_F(ResumeKeys, PlacementIsPartOfTheKeyAndBlockIsEmpty) {
 // The trace planning consulted is part of a replay's point: planned from another trace (workload.plan_file) is
 // another run. Planned from the trace replayed writes the column empty, as a row from before it reads.
 TEST_F(ResumeKeys, APlanFileIsPartOfTheKeyAndOlderReplaysPlannedFromTheirTrace) {
-  mcmclb::RunRecord record;
-  record.run_id = "id";
-  record.spec = cyclic_run();
-  record.spec.workload.model = "trace";
-  record.spec.workload.file = "t.csv";
-  record.spec.workload.file_fnv1a64 = "0123456789abcdef";
+  mcmclb::RunRecord record = replay_record();
   write_before(record, "workload_plan_file");
   EXPECT_EQ(cell(record, "workload_plan_file"), "");
   EXPECT_EQ(mcmclb::valid_point_keys(dir_).count(mcmclb::point_key(record.spec, {})), 1U);
@@ -614,12 +619,7 @@ TEST_F(ResumeKeys, APlanFileIsPartOfTheKeyAndOlderReplaysPlannedFromTheirTrace) 
 }
 
 TEST_F(ResumeKeys, AnOlderReplayTookTheMedianOfItsRepetitions) {
-  mcmclb::RunRecord record;
-  record.run_id = "id";
-  record.spec = cyclic_run();
-  record.spec.workload.model = "trace";
-  record.spec.workload.file = "t.csv";
-  record.spec.workload.file_fnv1a64 = "0123456789abcdef";
+  mcmclb::RunRecord record = replay_record();
   EXPECT_EQ(cell(record, "workload_speedups"), "median");
   write_before(record, "workload_speedups");
   const auto keys = mcmclb::valid_point_keys(dir_);
