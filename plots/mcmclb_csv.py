@@ -412,6 +412,14 @@ SCHEMAS = {
         "ranks": _int(1), "item_ms": Column("number", 0), "state_kb": _int(0), "commit": TEXT, "mpi_library": TEXT,
         "wait": NAME, "host": TEXT, "cores": _int(1), "utc_start": TEXT,
     },
+    # docs/notes/checkpoint-forms: tests/bench_checkpoint_forms at real P ranks, a row per rank and run: the rank's
+    # checkpoint files, the seconds it spent on them and its peak memory in that run, whole state against spread.
+    "checkpoint-forms.csv": {
+        "round": _int(1), "form": Column("name", choices=("whole", "spread")), "state_mb": _int(1), "rank": _int(0),
+        "checkpoints": _int(0), "checkpoint_s": Column("number", 0), "peak_mib": Column("number", 0),
+        "run_s": _time(), "valid": _int(0), "items": _int(2), "ranks": _int(1), "commit": TEXT, "mpi_library": TEXT,
+        "host": TEXT, "cores": _int(1), "utc_start": TEXT,
+    },
     # docs/notes/chain-order: tests/bench_chain_order at real P ranks, each run's time per balancer and case (chains
     # numbered shortest or longest first, placed as numbered or by their items), rounds in random order.
     "chain-order-p2.csv": {

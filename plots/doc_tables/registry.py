@@ -24,7 +24,8 @@ from .steal_regroup import (before_after, regrouping_against_thieves, steal_vs_r
 from .steal_regroup_findings import (compute_findings, compute_real_findings, cyclic_w2_note, hint_host_cost,
                                      host_cost_note, large_findings, runs_made, seeds_notes, why_regrouping_wins)
 from .start_with import start_with
-from .walkers import chain_order_measured, chain_order_simulated, checkpoint_cost, exact_sum_cost, walkers_overhead
+from .walkers import (chain_order_measured, chain_order_simulated, checkpoint_cost, checkpoint_forms, exact_sum_cost,
+                      walkers_overhead)
 from .your_workload import (advice, advice_answer, advise_corpus, advice_brief, advise_estimate, advise_estimate_check,
                             advise_estimate_race, advise_estimate_repeated, advise_estimate_whole, calibration_errors,
                             prediction, trace_at_scale, trace_replay, trace_summary)
@@ -108,6 +109,7 @@ TABLES = {
     "walkers-overhead": (walkers_overhead, (1, 1), {}),
     "exact-sum-cost": (exact_sum_cost, (1, 1), {}),
     "checkpoint-cost": (checkpoint_cost, (1, 1), {}),
+    "checkpoint-forms": (checkpoint_forms, (1, 1), {}),
     "chain-order-measured": (chain_order_measured, (1, 1), {}),
     "chain-order-simulated": (chain_order_simulated, (3, 3), {}),
     "provenance-gaps": (provenance_gaps, (1, 4), {}),

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What the walkers library costs an application and how it places chains (docs/notes/walkers-overhead,
-docs/notes/exact-sum-cost, docs/notes/chain-order, docs/notes/checkpoint-cost)."""
+docs/notes/exact-sum-cost, docs/notes/chain-order, docs/notes/checkpoint-cost, docs/notes/checkpoint-forms)."""
 from mcmclb_csv import RUN_COLUMNS, InputError, run_label
 from mcmclb_stats import Summary
 
@@ -179,3 +179,44 @@ def checkpoint_cost(inputs):
     return table_text([f"at P = {r['ranks']}, items of {r['item_ms']:g} ms, states of {r['state_kb']} KB, wait "
                        f"{r['wait']}, commit {r['commit']} (measured)", "runs", "median time [95 % interval]",
                        "checkpoints a run", "seconds writing them", "÷ none [interval]"], out)
+
+
+def checkpoint_forms(inputs):
+    """Per state size and form: the slowest member's seconds per checkpoint of the state (its checkpoint files'
+    seconds over the run's ITEMS - 1 checkpoints, the chain's 8-byte end included), the largest member's peak
+    memory, both medians over the rounds, and spread over whole paired by round."""
+    path = inputs.folders[0]
+    rows = Inputs.read_file(path, ("round", "form", "state_mb", "rank", "checkpoint_s", "peak_mib", "valid", "items",
+                                   "ranks", "commit", "cores"), "checkpoint-forms.csv")
+    for column in ("ranks", "commit", "items"):
+        if len({r[column] for r in rows}) != 1:
+            raise InputError(f"{path}: more than one {column} (allowed: one measurement, at one commit and P)")
+    if any(r["valid"] != 1 for r in rows):
+        raise InputError(f"{path}: a run that was not valid (allowed: valid runs only)")
+    if any(r["cores"] < r["ranks"] for r in rows):
+        raise InputError(f"{path}: more ranks than cores (allowed: a core per rank)")
+    runs = {}  # (size, form, round) -> [seconds per checkpoint, peak MiB], the largest over the ranks
+    for r in rows:
+        run = runs.setdefault((r["state_mb"], r["form"], r["round"]), [0.0, 0.0])
+        run[0] = max(run[0], r["checkpoint_s"] / (r["items"] - 1))
+        run[1] = max(run[1], r["peak_mib"])
+    out = []
+    for size in sorted({k[0] for k in runs}):
+        by_form = {form: {k[2]: v for k, v in runs.items() if k[0] == size and k[1] == form}
+                   for form in ("whole", "spread")}
+        if not all(by_form.values()):
+            raise InputError(f"{path}: {size} MB lacks a form (allowed: whole and spread at every size)")
+        paired = sorted(set(by_form["whole"]) & set(by_form["spread"]))
+        ratio = Summary([by_form["spread"][k][0] / by_form["whole"][k][0] for k in paired])
+        for form in ("whole", "spread"):
+            s = Summary([v[0] for v in by_form[form].values()])
+            peak = Summary([v[1] for v in by_form[form].values()])
+            interval = f" [{s.lo:.4f}, {s.hi:.4f}]" if s.has_interval else f" ({s.note})"
+            ratio_text = "1" if form == "whole" else (f"{ratio.median:.2f} [{ratio.lo:.2f}, {ratio.hi:.2f}]"
+                                                        if ratio.has_interval else f"{ratio.median:.2f} ({ratio.note})")
+            out.append([f"{size:,} MB", form, str(s.n), f"{s.median:.4f} s{interval}", f"{peak.median:,.0f}",
+                        ratio_text])
+    r = rows[0]
+    return table_text([f"state a group (P = {r['ranks']}, one group, commit {r['commit']}, measured)", "form", "runs",
+                       "slowest member, seconds per checkpoint [95 % interval]", "largest member's peak (MiB)",
+                       "spread ÷ whole, paired by round [interval]"], out)
