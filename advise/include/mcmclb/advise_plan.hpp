@@ -40,6 +40,7 @@ struct Options {
   double check_busy_share = 0.10;  // --check-busy: the busiest host (a share of its CPU time) a check runs on
   std::string prediction;          // --prediction: the simulation's error measured on --platform (prediction.csv)
   std::optional<advice::ToleranceSource> prediction_error;  // read from it while parsing, before any work
+  std::string prediction_not_used;  // the one line saying why it is no source (not of the trace advised on)
   std::string command_line;
 };
 
