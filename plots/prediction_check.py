@@ -26,7 +26,7 @@ of the same balancer (check application): the error a verdict on a trace rests o
 valid runs (the median's interval), and no run may have shared its cores (provenance.csv: oversubscribed).
 
 Where the time went, measured on both sides: decomposition.csv beside prediction.csv holds a row per run (real and
-simulated) of each compared set-up, its slowest rank's parts (ranks.csv: items, polling, waits, regrouping), its
+simulated) of each compared set-up, its ranks' mean parts (ranks.csv: items, polling, waits, regrouping), its
 merges (events.csv: how many, when the first came, their creation time) and in compute mode the merged chains' time
 per item by group size (chains.csv). One line per set-up says, part by part, the real median against the simulated."""
 import csv
@@ -46,12 +46,12 @@ STUDY = os.path.join(ROOT, "configs", "predict-check.yaml")
 # advice::kPredictionHeader (advice/include/mcmclb/advice.hpp): advise refuses any other.
 HEADER = ("check", "setup", "nprocs", "n", "real_median_s", "real_low_s", "real_high_s", "sim_s", "ratio",
           "ratio_low", "ratio_high", "busy_pct", "platform_fnv1a64", "git_commit", "trace_fnv1a64")
-# decomposition.csv: one row per run compared, real and simulated. Its parts are the slowest rank's (ranks.csv), whose
-# elapsed time is the run's, so that a miss in time_s shows in the part that holds it.
+# decomposition.csv: one row per run compared, real and simulated. Its parts are ranks.csv's, each the mean over the
+# run's ranks, so that they add up to the mean elapsed time and a miss in time_s shows in the part that holds it
+# (the slowest rank alone would pick a waiting rank on one side and a working one on the other where they tie).
 PARTS = ("work_s", "polling_s", "waiting_s", "regroup_s", "other_s")
-DECOMPOSITION = ("check", "setup", "nprocs", "side", "run_id", "rep", "utc_start", "time_s", "rank", "elapsed_s") \
-    + PARTS + ("items_worked", "merges", "first_merge_s", "merge_create_s", "merged_s_per_item",
-                     "merged_item_s")
+DECOMPOSITION = ("check", "setup", "nprocs", "side", "run_id", "rep", "utc_start", "time_s", "elapsed_s") + PARTS \
+    + ("items_worked", "merges", "first_merge_s", "merge_create_s", "merged_s_per_item", "merged_item_s")
 # The busiest host (per cent of its CPU time) the real runs may time, as mcmclb calibrate and advise --check allow.
 BUSY_PCT = 10
 NEED = ("run_id", "nprocs", "workload", "work_mode", "balancer", "interval", "method", "finished", "time_s", "valid",
@@ -186,28 +186,28 @@ def decomposition(real, sim, rows, runs_of):
                 if not ranks:
                     raise InputError(f"{real if side == 'real' else sim}/ranks.csv: no row of run {r['run_id']} "
                                      f"(allowed: a results folder as mcmclb writes it)")
-                slowest = max(ranks, key=lambda x: x["elapsed_s"])
+                mean = {part: sum(x[part] for x in ranks) / len(ranks) for part in PARTS + ("elapsed_s",)}
                 merges = sorted((e for e in files[side]["events.csv"].get(r["run_id"], []) if e["kind"] == "merge"),
                                 key=lambda e: e["t_s"])
                 merged = [c["s_per_item"] for c in files[side]["chains.csv"].get(r["run_id"], [])
                           if c["merges"] > 0 and c["s_per_item"]]
                 d = {"check": row["check"], "setup": row["setup"], "nprocs": row["nprocs"], "side": side,
                      "run_id": r["run_id"], "rep": r["rep"], "utc_start": r["utc_start"], "time_s": r["time_s"],
-                     "rank": slowest["rank"], "elapsed_s": slowest["elapsed_s"], "items_worked": slowest["items_worked"],
+                     "elapsed_s": mean["elapsed_s"], "items_worked": sum(x["items_worked"] for x in ranks),
                      "merges": len(merges), "first_merge_s": merges[0]["t_s"] if merges else None,
                      "merge_create_s": sum(e["create_s"] for e in merges), "merged_s_per_item": "; ".join(merged)}
                 # The merged chains' seconds per item at their largest group size, their mean: what the trace's
                 # speed-up predicts there.
                 at_largest = [float(max((p.split(":") for p in m.split()), key=lambda p: int(p[0]))[1]) for m in merged]
                 d["merged_item_s"] = sum(at_largest) / len(at_largest) if at_largest else None
-                d.update({part: slowest[part] for part in PARTS})
+                d.update({part: mean[part] for part in PARTS})
                 out.append(d)
     return out
 
 
 def decomposition_lines(rows, parts):
     """One line per prediction row: the real runs' median of each part (with its 95 % interval) against the
-    simulated run's, in ms, the parts of the slowest rank."""
+    simulated run's, in ms, each part the mean over the ranks."""
     words = {"time_s": "run", "work_s": "items", "polling_s": "polling", "waiting_s": "waits",
              "regroup_s": "regrouping", "other_s": "other", "first_merge_s": "first merge at",
              "merge_create_s": "merge creation", "merged_item_s": "a merged item"}
@@ -229,7 +229,7 @@ def decomposition_lines(rows, parts):
         said.append(f"merges {'/'.join(map(str, real_merges))} vs {'/'.join(map(str, sim_merges))}")
         what = {"model": "emulated", "replay": "replay", "application": "application"}[row["check"]]
         lines.append(f"P = {row['nprocs']} {row['setup']} ({what}, real n = {row['n']} vs simulated), ms, median "
-                     f"[95 % CI] vs simulated, slowest rank: " + ", ".join(said))
+                     f"[95 % CI] vs simulated, mean over ranks: " + ", ".join(said))
     return lines
 
 
