@@ -74,10 +74,10 @@ mostwork = next(r for r in check if r["setup"] == "mostwork(1) range coalesce")
 premise = (f"real replay mostwork / none {float(mostwork['real_ratio']):.3f} [{float(mostwork['real_low']):.3f}, "
            f"{float(mostwork['real_high']):.3f}], simulated {float(mostwork['sim_ratio']):.3f}")
 regret = 100 * float(none["regret_max"])
-if tolerance < regret:
+if max(5.0, error) < regret:
     # The gain lies outside the tolerance the measurements give: advised, never called unmeasurable.
-    if winner["balancer"] != "mostwork" or "no difference" in winner["verdict"]:
-        problems.append(f"advised {winner['setup']}: {winner['verdict'][:300]}")
+    if winner["balancer"] != "mostwork" or "no difference" in advice[0]["verdict"]:
+        problems.append(f"advised {winner['setup']}: {advice[0]['verdict'][:300]}")
 else:
     problems.append(f"the check measured the simulation {error:.1f} % off the real replay ({premise}): above none's "
                     f"regret {regret:.1f} %, the host was too loaded for this test's premise")
