@@ -149,7 +149,8 @@ def comparisons(real, sim, busy_limit=None, runs_of=None):
                              f"(allowed: one)")
         trace = hashes.pop()
         row("replay" if replay else "model", label, (p, work, label), times[0], (p, work), trace)
-        if replay:
+        # A check of the user's trace (--trace) runs no application: the program that recorded it is the user's.
+        if replay and any(k[1][2] == "compute" for k in real_groups):
             apps = [k for k in real_groups if k[0] == p and k[2] == label and k[1][2] == "compute"]
             if len(apps) != 1:
                 raise InputError(f"{real}/runs.csv: {len(apps)} compute-mode set-ups of {label} at P = {p} (allowed: "

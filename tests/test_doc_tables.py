@@ -1322,8 +1322,22 @@ class Prediction(unittest.TestCase):
         self.assertIn("more than the 0.1 % --busy allows", str(e.exception))
 
     def test_a_trace_replaces_the_studys_and_drops_its_application(self):
+        """--trace: the study replays the user's trace, without the application; its real folder, without
+        compute-mode runs, gives replay rows and no application rows, each naming the trace it replayed."""
         import prediction_check
         import yaml
+        with tempfile.TemporaryDirectory() as d:
+            real = os.path.join(d, "real")
+            shutil.copytree(os.path.join(ROOT, PREDICTION, "real"), real)
+            with open(os.path.join(real, "runs.csv"), encoding="utf-8") as f:
+                lines = f.read().splitlines(keepends=True)
+            mode = lines[0].split(",").index("work_mode")
+            with open(os.path.join(real, "runs.csv"), "w", encoding="utf-8") as f:
+                f.writelines([lines[0]] + [line for line in lines[1:] if line.split(",")[mode] != "compute"])
+            rows = prediction_check.comparisons(real, os.path.join(ROOT, PREDICTION, "sim"))
+            self.assertEqual({r["check"] for r in rows}, {"model", "replay"})
+            self.assertEqual({r["trace_fnv1a64"] for r in rows if r["check"] == "replay"}, {"7f9c20763e6ab112"})
+            self.assertEqual({r["trace_fnv1a64"] for r in rows if r["check"] == "model"}, {""})
         with tempfile.TemporaryDirectory() as d:
             for simulated in (False, True):
                 path = os.path.join(d, f"{simulated}.yaml")
