@@ -225,8 +225,14 @@ Asked parse_flags(const std::vector<std::string>& args, const std::string& comma
     if (o.platform.empty()) {
       throw InputError("--prediction: only with --platform (allowed: the platform whose prediction.csv it is)");
     }
-    o.prediction_error = advice::prediction_error(launch::read_file(o.prediction, "prediction file"), o.prediction,
-                                                  fnv1a64_hex(launch::read_file(o.platform, "platform")));
+    // The trace's bytes identify it, as a replay's runs.csv records them (Trace::fnv1a64); a study names none here.
+    const std::string trace =
+        is_study_file(o.input) ? std::string() : fnv1a64_hex(launch::read_file(o.input, "trace file"));
+    advice::Prediction p =
+        advice::prediction_error(launch::read_file(o.prediction, "prediction file"), o.prediction,
+                                 fnv1a64_hex(launch::read_file(o.platform, "platform")), trace, o.check_busy_share);
+    o.prediction_error = std::move(p.source);
+    o.prediction_not_used = std::move(p.not_used);
   }
 
   if (!o.plan_from.empty()) {
@@ -390,6 +396,7 @@ int advise_main(const std::vector<std::string>& args) {
                           .c_str());
   }
   for (const std::string& line : program.advice) std::printf("advise: %s\n", line.c_str());
+  if (!o.prediction_not_used.empty()) std::printf("advise: %s\n", o.prediction_not_used.c_str());
   print_estimate(o, plan, sweep, study, whole, skipped);
   if (o.dry_run) {
     std::printf("advise: dry run, nothing run or written\n");

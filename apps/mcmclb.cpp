@@ -144,7 +144,8 @@ int print_help(const std::string& command) {
   std::string text = usage_of(command);
   if (command == "advise") {
     text += "flags:\n" + mcmclb::flags_help(mcmclb::kAdviseFlags) + "the rule:\n" +
-            mcmclb::advising::wrapped(std::string(mcmclb::advice::kDecisionRule), 100, "  ");
+            mcmclb::advising::wrapped(std::string(mcmclb::advice::kDecisionRule), 100, "  ") + "the tolerance:\n" +
+            mcmclb::advising::wrapped(std::string(mcmclb::advice::kToleranceRule), 100, "  ");
   }
   std::fputs(text.c_str(), stdout);
   return 0;

@@ -12,6 +12,7 @@ SIM_SUITE = os.path.join(HERE, "smpi", "run_sim_suite.sh")
 OPENMPI_SUITE = os.path.join(HERE, "openmpi", "run_openmpi_suite.sh")
 README_DEMO = os.path.join(HERE, "readme", "run_demo.sh")
 CALIBRATE = (os.path.join(HERE, "calibrate.sh"), os.path.join(HERE, "calibrate_netns.sh"))
+ADVISE_PREDICTION = os.path.join(HERE, "advise_prediction.sh")
 
 
 # Each script is several CTest tests, one per part (a build, then the checks that need it): every part checks.
@@ -64,6 +65,15 @@ class MissingDependency(unittest.TestCase):
                 with self.subTest(script=os.path.basename(script), ci=ci):
                     self.assertEqual(r.returncode, code, r.stdout + r.stderr)
                     self.assertIn(said, r.stdout)
+
+    def test_advise_prediction_fails_under_ci_without_smpirun(self):
+        for ci, code, said in (("true", 1, "CI=true: a missing dependency fails"), ("", 77, "SKIPPED: ")):
+            r = subprocess.run(["/bin/bash", ADVISE_PREDICTION, "/nonexistent/mcmclb", "/nonexistent/mcmclb-sim",
+                                "/nonexistent-src"], env={"PATH": "/nonexistent", "CI": ci}, capture_output=True,
+                               text=True, timeout=30)
+            with self.subTest(ci=ci):
+                self.assertEqual(r.returncode, code, r.stdout + r.stderr)
+                self.assertIn(said, r.stdout)
 
     def test_cluster_login_fails_under_ci_without_lmod(self):
         """The quick study's demo runs on the emulated cluster login: without Lmod (or, run by a user, without root) its

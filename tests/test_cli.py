@@ -152,15 +152,18 @@ class Help(unittest.TestCase):
     def test_advise_help_says_what_each_flag_does(self):
         r = subprocess.run([MCMCLB, "advise", "--help"], capture_output=True, text=True, timeout=60)
         self.assertEqual(r.returncode, 0, r.stderr)
-        flags, rule = r.stdout.split("flags:\n", 1)[1].split("the rule:\n", 1)
+        flags, rules = r.stdout.split("flags:\n", 1)[1].split("the rule:\n", 1)
         described = [line.split()[0] for line in flags.splitlines()]
         self.assertEqual(sorted(described), sorted(self.flags_in(["advise.cpp", "advise_flags.hpp"])))
-        # The decision rule, written once (mcmclb/advice.hpp): the guide quotes the words --help prints.
-        rule = " ".join(rule.split())
-        self.assertLessEqual(rule.count(". "), 2, "at most three sentences: " + rule)
+        # The decision rule and the tolerance's, each written once (mcmclb/advice.hpp): the guide quotes the words
+        # --help prints.
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         with open(os.path.join(root, "docs", "guide", "your-workload.md")) as f:
-            self.assertIn(rule, " ".join(f.read().replace("> ", " ").split()))
+            guide = " ".join(f.read().replace("> ", " ").split())
+        for rule in rules.split("the tolerance:\n", 1):
+            rule = " ".join(rule.split())
+            self.assertLessEqual(rule.count(". "), 2, "at most three sentences: " + rule)
+            self.assertIn(rule, guide)
 
 
 class GoodRun(unittest.TestCase):

@@ -1300,6 +1300,54 @@ class Prediction(unittest.TestCase):
             if a["check"] == "replay":
                 self.assertEqual((b["check"], b["setup"], b["sim_s"]), ("application", a["setup"], a["sim_s"]))
 
+    def test_the_committed_decomposition_is_what_its_folders_give(self):
+        """decomposition.csv beside prediction.csv: a row per run of each compared set-up, real and simulated, whose
+        parts (the mean over the ranks) add up to the mean elapsed time; a real host busier than --busy refused."""
+        import prediction_check
+        real, sim = (os.path.join(ROOT, PREDICTION, f) for f in ("real", "sim"))
+        runs_of = {}
+        rows = prediction_check.comparisons(real, sim, 10, runs_of)
+        parts = prediction_check.decomposition(real, sim, rows, runs_of)
+        with open(os.path.join(ROOT, PREDICTION, "decomposition.csv"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), prediction_check.csv_text(parts, prediction_check.DECOMPOSITION))
+        for k, row in enumerate(rows):
+            mine = [d for d in parts if (d["check"], d["setup"]) == (row["check"], row["setup"])]
+            self.assertEqual(sum(d["side"] == "real" for d in mine), row["n"])
+            self.assertEqual(sum(d["side"] == "simulated" for d in mine), 1)
+        for d in parts:
+            self.assertAlmostEqual(sum(d[p] for p in prediction_check.PARTS), d["elapsed_s"], places=9)
+        self.assertEqual(len(prediction_check.decomposition_lines(rows, parts)), len(rows))
+        with self.assertRaises(prediction_check.InputError) as e:
+            prediction_check.comparisons(real, sim, 0.1)
+        self.assertIn("more than the 0.1 % --busy allows", str(e.exception))
+
+    def test_a_trace_replaces_the_studys_and_drops_its_application(self):
+        """--trace: the study replays the user's trace, without the application; its real folder, without
+        compute-mode runs, gives replay rows and no application rows, each naming the trace it replayed."""
+        import prediction_check
+        import yaml
+        with tempfile.TemporaryDirectory() as d:
+            real = os.path.join(d, "real")
+            shutil.copytree(os.path.join(ROOT, PREDICTION, "real"), real)
+            with open(os.path.join(real, "runs.csv"), encoding="utf-8") as f:
+                lines = f.read().splitlines(keepends=True)
+            mode = lines[0].split(",").index("work_mode")
+            with open(os.path.join(real, "runs.csv"), "w", encoding="utf-8") as f:
+                f.writelines([lines[0]] + [line for line in lines[1:] if line.split(",")[mode] != "compute"])
+            rows = prediction_check.comparisons(real, os.path.join(ROOT, PREDICTION, "sim"))
+            self.assertEqual({r["check"] for r in rows}, {"model", "replay"})
+            self.assertEqual({r["trace_fnv1a64"] for r in rows if r["check"] == "replay"}, {"7f9c20763e6ab112"})
+            self.assertEqual({r["trace_fnv1a64"] for r in rows if r["check"] == "model"}, {""})
+        with tempfile.TemporaryDirectory() as d:
+            for simulated in (False, True):
+                path = os.path.join(d, f"{simulated}.yaml")
+                prediction_check.derived_study(prediction_check.STUDY, path, simulated, "/my/trace.csv")
+                with open(path, encoding="utf-8") as f:
+                    doc = yaml.safe_load(f)
+                self.assertEqual(doc["zip"]["workload"]["file"], [None, "/my/trace.csv", None])
+                self.assertIn({"work.mode": "compute"}, doc["exclude"])
+                self.assertEqual(doc["reps"], 1 if simulated else 10)
+
     def test_advise_reads_the_header_the_script_writes(self):
         import prediction_check
         with open(os.path.join(ROOT, "advice", "include", "mcmclb", "advice.hpp"), encoding="utf-8") as f:

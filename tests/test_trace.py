@@ -105,6 +105,18 @@ class BadTrace(TraceCase):
             f.write("check,setup,nprocs,n,real_median_s,real_low_s,real_high_s,sim_s,ratio,ratio_low,ratio_high,"
                     "busy_pct,platform_fnv1a64,git_commit\n"
                     "model,none,2,6,0.1,0.1,0.1,0.1,1,1,1,,0123456789abcdef,x\n")
+
+        def fnv1a64(path):  # as mcmclb names a file's bytes (fnv1a64_hex)
+            h = 0xcbf29ce484222325
+            with open(path, "rb") as f:
+                for byte in f.read():
+                    h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+            return f"{h:016x}"
+        # This very trace's check, from a host 40 % busy: refused, as --check refuses such a host.
+        with open(self.path("busy.csv"), "w") as f:
+            f.write("check,setup,nprocs,n,real_median_s,real_low_s,real_high_s,sim_s,ratio,ratio_low,ratio_high,"
+                    f"busy_pct,platform_fnv1a64,git_commit,trace_fnv1a64\nreplay,none,2,6,0.1,0.1,0.1,0.1,1,1,1,40,"
+                    f"{fnv1a64(platform)},x,{fnv1a64(self.path('t.csv'))}\n")
         for args, fragment in [((), "--ranks: required"), (("--ranks", "1"), "--ranks: '1' is not a rank count"),
                                (("--ranks", "64", "--prediction", self.path("other.csv")),
                                 "--prediction: only with --platform"),
@@ -114,6 +126,8 @@ class BadTrace(TraceCase):
                                 "bad.csv: not a prediction.csv"),
                                (("--ranks", "64", "--platform", platform, "--prediction", self.path("other.csv")),
                                 "other.csv: row 2: measured on the platform whose fnv1a64 is 0123456789abcdef"),
+                               (("--ranks", "64", "--platform", platform, "--prediction", self.path("busy.csv")),
+                                "busy.csv: row 2: measured on a host 40 % busy, more than the 10 % --check-busy"),
                                (("--ranks", "64", "--jobs", "0"), "--jobs: '0'"),
                                (("--ranks", "64", "--balancers", "none,foo"), "unknown balancer 'foo'"),
                                (("--ranks", "64", "--bogus"), "unknown flag --bogus"),

@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string>
 
 #include "mcmclb/advice.hpp"
+#include "mcmclb/advice_check.hpp"    // busy_limit_to_accept
 #include "mcmclb/configurations.hpp"  // parse_finite
 #include "mcmclb/csv.hpp"
 #include "mcmclb/input_error.hpp"
@@ -34,7 +36,8 @@ bool is_hex16(const std::string& text) {
 
 }  // namespace
 
-ToleranceSource prediction_error(std::string_view text, const std::string& name, const std::string& platform_fnv1a64) {
+Prediction prediction_error(std::string_view text, const std::string& name, const std::string& platform_fnv1a64,
+                            const std::string& trace_fnv1a64, double busy_limit) {
   const std::string file = printable(name, 200);
   std::vector<std::string> lines;
   for (std::size_t start = 0; start < text.size();) {
@@ -46,12 +49,15 @@ ToleranceSource prediction_error(std::string_view text, const std::string& name,
     start = end + 1;
   }
   while (!lines.empty() && lines.back().empty()) lines.pop_back();
-  if (lines.empty() || lines.front() != kPredictionHeader) {
+  // A file written before the trace column: every row is read and checked, but none names the trace it replayed.
+  const std::string_view before = kPredictionHeader.substr(0, kPredictionHeader.rfind(','));
+  if (lines.empty() || (lines.front() != kPredictionHeader && lines.front() != before)) {
     throw InputError(file + ": not a prediction.csv: its header must be " + std::string(kPredictionHeader) + " " +
                      kAllowed);
   }
   if (lines.size() < 2) throw InputError(file + ": no set-up measured " + kAllowed);
-  const csv::Row header = csv::split_line(kPredictionHeader);
+  const csv::Row header = csv::split_line(lines.front());
+  const bool names_traces = lines.front() == kPredictionHeader;
   const auto at = [&](const std::string& column) {
     return static_cast<std::size_t>(std::find(header.begin(), header.end(), column) - header.begin());
   };
@@ -61,6 +67,7 @@ ToleranceSource prediction_error(std::string_view text, const std::string& name,
   double low = 0, high = 0;
   std::string widest;
   std::size_t rows = 0;
+  std::set<std::string> others;  // the traces the rows replayed that are not the one advised on
   for (std::size_t k = 1; k < lines.size(); ++k) {
     const std::string where = file + ": row " + std::to_string(k + 1) + ": ";
     const csv::Row f = csv::split_line(lines[k]);
@@ -82,7 +89,6 @@ ToleranceSource prediction_error(std::string_view text, const std::string& name,
     // An interval of the median needs 6 runs (stats::median_ci): fewer measure no error to bound the advice by.
     const auto n = whole_number(f[at("n")], 6, 1000000);
     if (!n) throw InputError(where + "n '" + printable(f[at("n")]) + "' (allowed: 6 or more real runs)");
-    s.n = rows == 0 ? static_cast<std::size_t>(*n) : std::min(s.n, static_cast<std::size_t>(*n));
     const auto ratio_of = [&](const std::string& column) {
       const auto v = parse_finite(f[at(column)]);
       if (!v || !(*v > 0)) {
@@ -96,12 +102,12 @@ ToleranceSource prediction_error(std::string_view text, const std::string& name,
                        " outside [ratio_low, ratio_high] (allowed: low <= " + "ratio <= high)");
     }
     const std::string& busy_text = f[at("busy_pct")];
+    std::optional<double> busy;
     if (!busy_text.empty()) {
-      const auto busy = parse_finite(busy_text);
+      busy = parse_finite(busy_text);
       if (!busy || *busy < 0 || *busy > 100) {
         throw InputError(where + "busy_pct '" + printable(busy_text) + "' (allowed: empty, or 0 to 100)");
       }
-      if (!s.busy || *busy / 100 > *s.busy) s.busy = *busy / 100;
     }
     const std::string& platform = f[at("platform_fnv1a64")];
     if (!is_hex16(platform)) {
@@ -111,6 +117,31 @@ ToleranceSource prediction_error(std::string_view text, const std::string& name,
       throw InputError(where + "measured on the platform whose fnv1a64 is " + platform + ", not on --platform's (" +
                        platform_fnv1a64 + "; allowed: the check of the platform advise simulates on)");
     }
+    const std::string trace = names_traces ? f[at("trace_fnv1a64")] : std::string();
+    if (!trace.empty() && !is_hex16(trace)) {
+      throw InputError(where + "trace_fnv1a64 '" + printable(trace) + "' (allowed: empty, or 16 lowercase hex digits)");
+    }
+    // kToleranceRule: only the rows that replayed the trace advised on measure the error its advice rests on.
+    if (trace_fnv1a64.empty() || trace != trace_fnv1a64) {
+      if (names_traces) others.insert(trace.empty() ? std::string("an emulated workload") : "trace " + trace);
+      continue;
+    }
+    if (busy) {
+      // As --check: the real runs of a busy host time the other programs too, and their error would set the
+      // tolerance.
+      if (*busy / 100 > busy_limit) {
+        char text[320];
+        std::snprintf(text, sizeof text,
+                      "measured on a host %.3g %% busy, more than the %.3g %% --check-busy allows: its real runs timed "
+                      "the other programs too, and their error would set the tolerance (allowed: "
+                      "plots/prediction_check.py on a quieter host, --check-busy %d to accept this load, or advise "
+                      "without --prediction)",
+                      *busy, 100 * busy_limit, busy_limit_to_accept(*busy / 100));
+        throw InputError(where + text);
+      }
+      if (!s.busy || *busy / 100 > *s.busy) s.busy = *busy / 100;
+    }
+    s.n = rows == 0 ? static_cast<std::size_t>(*n) : std::min(s.n, static_cast<std::size_t>(*n));
     const double error = std::max(std::abs(lo - 1), std::abs(hi - 1));
     if (rows == 0 || error > s.fraction) {
       s.fraction = error;
@@ -120,11 +151,22 @@ ToleranceSource prediction_error(std::string_view text, const std::string& name,
     high = rows == 0 ? hi : std::max(high, hi);
     ++rows;
   }
+  Prediction out;
+  if (rows == 0) {
+    const std::string measured = names_traces ? "its rows replayed " + join(others, " and ")
+                                              : "it names no trace it replayed (written before trace_fnv1a64)";
+    const std::string advised =
+        trace_fnv1a64.empty() ? "advise is given no trace file" : "not the trace advised on (" + trace_fnv1a64 + ")";
+    out.not_used = file + " is not used in the tolerance: " + measured + ", " + advised +
+                   "; plots/prediction_check.py --trace TRACE.csv checks yours";
+    return out;
+  }
   char detail[320];
-  std::snprintf(detail, sizeof detail, "simulated / real %.3f to %.3f over %zu set-ups, widest %s, %s", low, high, rows,
-                widest.c_str(), tolerance_percent(s.fraction).c_str());
+  std::snprintf(detail, sizeof detail, "simulated / real %.3f to %.3f over %zu set-ups of your trace, widest %s, %s",
+                low, high, rows, widest.c_str(), tolerance_percent(s.fraction).c_str());
   s.detail = detail;
-  return s;
+  out.source = s;
+  return out;
 }
 
 }  // namespace mcmclb::advice

@@ -218,17 +218,29 @@ struct ToleranceSource {
 
 /// prediction.csv's header (plots/prediction_check.py writes it): one row per set-up the check ran both ways, its
 /// real runs' median with the 95 % interval and the simulated time, and simulated / real with the interval mcmclb
-/// compare forms (the simulated time over the real interval's ends).
+/// compare forms (the simulated time over the real interval's ends), and the trace the row replayed (its file's
+/// FNV-1a 64, Trace::fnv1a64; empty for an emulated workload). A file written before that column is read too.
 inline constexpr std::string_view kPredictionHeader =
     "check,setup,nprocs,n,real_median_s,real_low_s,real_high_s,sim_s,ratio,ratio_low,ratio_high,busy_pct,"
-    "platform_fnv1a64,git_commit";
+    "platform_fnv1a64,git_commit,trace_fnv1a64";
+
+/// A prediction.csv as the tolerance rule (kToleranceRule) takes it: the source its rows of the trace advised on
+/// form, or nothing, with the one line that says why it is not used.
+struct Prediction {
+  std::optional<ToleranceSource> source;
+  std::string not_used;  // empty where source is set
+};
 
 /// The simulation's measured error on a platform as a tolerance source (kind "prediction"), from the text of a
-/// prediction.csv named name: the largest distance of a ratio interval's end from 1, at the check's P, its fewest
-/// real runs and its busiest host. platform_fnv1a64 is the platform advise simulates on (16 hex digits): a file
-/// measured on another is refused. Throws InputError, one line naming name (and the row), for anything else.
-[[nodiscard]] ToleranceSource prediction_error(std::string_view text, const std::string& name,
-                                               const std::string& platform_fnv1a64);
+/// prediction.csv named name: the largest distance of a ratio interval's end from 1 over the rows that replayed the
+/// trace whose bytes hash to trace_fnv1a64 (the trace advise advises on; empty: none), at the check's P, its fewest
+/// real runs and its busiest host. No such row: nothing, and why. platform_fnv1a64 is the platform advise simulates
+/// on (16 hex digits): a file measured on another is refused, and so are those rows measured on a host busier than
+/// busy_limit (a share, advise's --check-busy). Throws InputError, one line naming name (and the row), for those and
+/// for anything malformed.
+[[nodiscard]] Prediction prediction_error(std::string_view text, const std::string& name,
+                                          const std::string& platform_fnv1a64, const std::string& trace_fnv1a64,
+                                          double busy_limit);
 
 /// The tolerance the sources give: the largest (the first of equals), and words naming it, its P, n and the host's
 /// load, then the others: "measured by your program's own runs at P = 2, n = 2, the host at most 3 % busy: 31.99 to
@@ -243,8 +255,19 @@ struct Tolerance {
   ToleranceSource source;
   std::string words;
 };
-/// sources not empty.
-[[nodiscard]] Tolerance largest_tolerance(const std::vector<ToleranceSource>& sources);
+
+/// Which measurements set the tolerance, and how far, in the words `mcmclb advise --help` prints and
+/// docs/guide/your-workload.md quotes. largest_tolerance applies it to the sources it is given; prediction_error
+/// keeps a prediction check to the rows of the user's own trace and refuses a busy host's.
+inline constexpr std::string_view kToleranceRule =
+    "The tolerance is the largest of: an assumed 5 % (--tolerance) unless --check measured your program's own run, "
+    "--check's errors, your program's run-to-run spread, and a prediction check (--prediction). A prediction check "
+    "counts only where it replayed this very trace on a host at most --check-busy busy (a busier one is refused), "
+    "and never above your program's spread where the trace measures one.";
+
+/// The tolerance the sources give by kToleranceRule; sources not empty. A prediction's fraction is cut to the
+/// program's own spread (kind program_runs) where that is smaller, and its words say so.
+[[nodiscard]] Tolerance largest_tolerance(std::vector<ToleranceSource> sources);
 
 /// One rank count for the question how many ranks are worth it: its advised set-up and that set-up's whole time in
 /// each scenario (the scenarios fewest_ranks is given, in their order; NaN where it has none), and the fastest

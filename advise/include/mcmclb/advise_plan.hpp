@@ -43,6 +43,7 @@ struct Options {
   // --plan-from: a trace of the input's walkers and items that the planning balancers and pays consult in place of
   // it (workload.plan_file), as when advice is priced on a known truth that its user's recording planned.
   std::string plan_from;
+  std::string prediction_not_used;  // the one line saying why it is no source (not of the trace advised on)
   std::string command_line;
 };
 
