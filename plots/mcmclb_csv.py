@@ -412,7 +412,7 @@ SCHEMAS = {
         "ranks": _int(1), "item_ms": Column("number", 0), "state_kb": _int(0), "commit": TEXT, "mpi_library": TEXT,
         "wait": NAME, "host": TEXT, "cores": _int(1), "utc_start": TEXT,
     },
-    # docs/notes/checkpoint-forms: tests/bench_checkpoint_forms at real P ranks, a row per rank and run: the rank's
+    # docs/data/checkpoint-forms: tests/bench_checkpoint_forms at real P ranks, a row per rank and run: the rank's
     # checkpoint files, the seconds it spent on them and its peak memory in that run, whole state against spread.
     "checkpoint-forms.csv": {
         "round": _int(1), "form": Column("name", choices=("whole", "spread")), "state_mb": _int(1), "rank": _int(0),

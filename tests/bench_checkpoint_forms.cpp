@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What a checkpoint costs each member of a group, by the state's size, for the two forms of a chain's state
-// (docs/notes/checkpoint-forms): whole (Chains: every member holds the state, member 0 saves and writes all of it)
+// (docs/data/checkpoint-forms): whole (Chains: every member holds the state, member 0 saves and writes all of it)
 // and spread (SpreadChains: each member holds and writes its own piece). One chain of ITEMS items, worked by one
 // group of every rank under `none` (no merge), a checkpoint before every item, so ITEMS - 1 checkpoints of the state
 // and one of the chain's end (its result, 8 bytes in both forms). An item costs nothing but a byte flipped on each

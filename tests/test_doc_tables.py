@@ -1309,7 +1309,7 @@ class Prediction(unittest.TestCase):
         rows = prediction_check.comparisons(real, sim, 10, runs_of)
         parts = prediction_check.decomposition(real, sim, rows, runs_of)
         with open(os.path.join(ROOT, PREDICTION, "decomposition.csv"), encoding="utf-8") as f:
-            self.assertEqual(f.read(), prediction_check.csv_text(parts, prediction_check.DECOMPOSITION))
+            self.assertEqual(f.read(), prediction_check.csv_text(prediction_check.DECOMPOSITION, parts))
         for k, row in enumerate(rows):
             mine = [d for d in parts if (d["check"], d["setup"]) == (row["check"], row["setup"])]
             self.assertEqual(sum(d["side"] == "real" for d in mine), row["n"])

@@ -32,7 +32,7 @@ PYTHON_ONLY = {"dinan2011.csv", "host-time.csv", "bench_lj.csv", "demo-timing.cs
                "exact-sum-cost.csv", "checkpoint-cost.csv", "chain-order-p2.csv", "estimates.csv",
                "estimates-check.csv", "estimates-race.csv", "estimates-whole.csv",
                "estimates-repeated.csv", "calibrate-provenance.csv", "pingpong.csv", "allreduce.csv", "errors.csv",
-               "calibration-check-provenance.csv"}
+               "calibration-check-provenance.csv", "checkpoint-forms.csv"}
 
 
 def read(path):

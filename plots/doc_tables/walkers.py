@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What the walkers library costs an application and how it places chains (docs/notes/walkers-overhead,
-docs/notes/exact-sum-cost, docs/notes/chain-order, docs/notes/checkpoint-cost, docs/notes/checkpoint-forms)."""
+docs/notes/exact-sum-cost, docs/notes/chain-order, docs/notes/checkpoint-cost, docs/data/checkpoint-forms)."""
 from mcmclb_csv import RUN_COLUMNS, InputError, run_label
 from mcmclb_stats import Summary
 
