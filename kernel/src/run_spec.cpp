@@ -31,7 +31,7 @@ std::vector<int> count_sizes(int nprocs, int count) {
   return sizes;
 }
 
-std::optional<std::vector<int>> group_sizes_of(const GroupsSpec& groups, int G, int nprocs) {
+std::optional<int> group_count_of(const GroupsSpec& groups, int G, int nprocs) {
   const std::string on = " but nprocs=" + std::to_string(nprocs);
   switch (groups.by) {
     case GroupsSpec::By::G:
@@ -39,7 +39,7 @@ std::optional<std::vector<int>> group_sizes_of(const GroupsSpec& groups, int G, 
         throw InputError("key G: G=" + std::to_string(G) + " does not divide nprocs=" + std::to_string(nprocs) +
                          " (walker groups must all have G ranks; or groups.count or groups.sizes)");
       }
-      return std::vector<int>(static_cast<std::size_t>(nprocs / G), G);
+      return nprocs / G;
     case GroupsSpec::By::sizes: {
       long long total = 0;
       for (const int s : groups.sizes) {
@@ -50,18 +50,31 @@ std::optional<std::vector<int>> group_sizes_of(const GroupsSpec& groups, int G, 
         throw InputError("key groups.sizes: the sizes add up to " + std::to_string(total) + on +
                          " (they must cover every rank once, in order)");
       }
-      return groups.sizes;
+      return static_cast<int>(groups.sizes.size());
     }
     case GroupsSpec::By::count:
       if (groups.count < 1 || groups.count > nprocs) {
         throw InputError("key groups.count: " + std::to_string(groups.count) + " groups" + on +
                          " (allowed: 1 to nprocs groups)");
       }
-      return count_sizes(nprocs, groups.count);
+      return groups.count;
     case GroupsSpec::By::node:
       break;
   }
   return std::nullopt;  // the machine's nodes decide
+}
+
+std::optional<std::vector<int>> group_sizes_of(const GroupsSpec& groups, int G, int nprocs) {
+  const std::optional<int> count = group_count_of(groups, G, nprocs);
+  if (!count) return std::nullopt;
+  switch (groups.by) {
+    case GroupsSpec::By::G:
+      return std::vector<int>(static_cast<std::size_t>(*count), G);
+    case GroupsSpec::By::sizes:
+      return groups.sizes;
+    default:
+      return count_sizes(nprocs, *count);
+  }
 }
 
 const BalancerInfo& Catalog::balancer(std::string_view name) const {

@@ -1271,7 +1271,7 @@ void check_against_nprocs(const Experiment& e, int nprocs) {
     throw InputError("key groups.size: " + std::to_string(e.groups.node_size) + " does not divide job.tasks_per_node=" +
                      std::to_string(e.job.tasks_per_node) + " (a group would straddle a node)");
   }
-  (void)group_sizes_of(e.groups, e.G, nprocs);
+  (void)group_count_of(e.groups, e.G, nprocs);
 }
 
 std::vector<KeyInfo> config_keys(const Catalog* catalog) {

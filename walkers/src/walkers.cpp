@@ -125,7 +125,7 @@ RunSpec run_spec(const Options& o, int nprocs, int chain_count) {
   }
   // The groups as the kernel lays them out (never by node here), then counts that do not split evenly give some
   // groups one chain fewer (AppChains::place).
-  const auto groups = static_cast<int>(group_sizes_of(e.groups, e.G, nprocs).value().size());
+  const int groups = group_count_of(e.groups, e.G, nprocs).value();
   keys.set("chains_per_group", StudyScalar(int64_t{(chain_count + groups - 1) / groups}));
   e = parse_experiment(keys, {}, "mcmclb::walkers::Options");
   std::vector<RunSpec> runs = expand_runs(e, nprocs, catalog(), 1);
