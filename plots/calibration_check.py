@@ -30,12 +30,11 @@ import random
 import shlex
 import subprocess
 import sys
-import time
 from datetime import datetime, timezone
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import (ArgumentParser, InputError, csv_text, fail, fnv1a64_hex, library_name,  # noqa: E402
-                        positive_int, read_csv, write_text_atomically)
+from mcmclb_csv import (ArgumentParser, InputError, csv_text, fail, fnv1a64_hex, host_busy_pct,  # noqa: E402
+                        library_name, positive_int, read_csv, write_text_atomically)
 from mcmclb_stats import Summary  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -54,22 +53,6 @@ PROVENANCE = ("calibration", "calibration_utc", "calibration_commit", "calibrati
               "busy_after_pct", "git_commit", "utc_start", "utc_end", "command_line")
 # What calibrate writes into its provenance.csv that this check records.
 CALIBRATION_NEED = ("git_commit", "mpi_library", "nprocs", "host", "utc_start")
-
-
-def busy_pct(seconds=1.0):
-    """The share of the host's CPU time that was busy over seconds (/proc/stat), in per cent; None if unreadable."""
-    def sample():
-        with open("/proc/stat", encoding="ascii") as f:
-            fields = [int(x) for x in f.readline().split()[1:]]
-        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
-        return sum(fields[:8]), idle
-    try:
-        total0, idle0 = sample()
-        time.sleep(seconds)
-        total1, idle1 = sample()
-    except (OSError, ValueError, IndexError):
-        return None
-    return 100.0 * (1 - (idle1 - idle0) / max(1, total1 - total0))
 
 
 def rel(path):
@@ -277,7 +260,7 @@ def main():
         if cpus < NPROCS:
             raise InputError(f"{cpus} CPU(s) for this process (allowed: at least {NPROCS}, a core per rank; more "
                              f"ranks than cores time the sharing of a core)")
-        busy_before = busy_pct()
+        busy_before = host_busy_pct()
         if busy_before is not None and busy_before > args.busy:
             raise InputError(f"the host is {busy_before:.0f} % busy (/proc/stat over 1 s), more than the "
                              f"{args.busy:g} % --busy allows: its timings would be the other programs' too; nothing "
@@ -296,7 +279,7 @@ def main():
         print(f"calibration_check: round {k} of {args.reps}: {', '.join(benchmarks)}", flush=True)
         commands.real_round(folder, benchmarks)
         real.append(folder)
-    busy_after = busy_pct()
+    busy_after = host_busy_pct()
     sim = os.path.join(out, "sim")
     os.makedirs(sim)
     commands.simulated(sim)

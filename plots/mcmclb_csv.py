@@ -14,6 +14,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 
 class InputError(Exception):
@@ -869,6 +870,22 @@ def write_text_atomically(path, text):
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def host_busy_pct(seconds=1.0):
+    """The share of the host's CPU time that was busy over seconds, in per cent, from /proc/stat's first line (idle
+    and iowait are not busy), as mcmclb calibrate and advise --check read it; None where it cannot be read."""
+    def sample():
+        with open("/proc/stat", encoding="ascii") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+        return sum(fields[:8]), fields[3] + (fields[4] if len(fields) > 4 else 0)
+    try:
+        total0, idle0 = sample()
+        time.sleep(seconds)
+        total1, idle1 = sample()
+    except (OSError, ValueError, IndexError):
+        return None
+    return None if total1 <= total0 else 100.0 * (1 - (idle1 - idle0) / (total1 - total0))
 
 
 def fnv1a64_hex(data):

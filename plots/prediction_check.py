@@ -34,10 +34,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import (ArgumentParser, InputError, check_results_folder, csv_text, fail, positive_int,  # noqa: E402
-                        read_csv, read_runs, run_label, write_text_atomically)
+from mcmclb_csv import (ArgumentParser, InputError, check_results_folder, csv_text, fail,  # noqa: E402
+                        host_busy_pct, positive_int, read_csv, read_runs, run_label, write_text_atomically)
 from mcmclb_stats import Summary  # noqa: E402
-import time  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STUDY = os.path.join(ROOT, "configs", "predict-check.yaml")
@@ -230,25 +229,6 @@ def decomposition_lines(rows, parts):
         lines.append(f"P = {row['nprocs']} {row['setup']} ({what}, real n = {row['n']} vs simulated), ms, median "
                      f"[95 % CI] vs simulated, mean over ranks: " + ", ".join(said))
     return lines
-
-
-def host_busy_pct(window_s=1.0):
-    """The host's busy share over window_s, in per cent, from /proc/stat (as mcmclb calibrate reads it); None where
-    it cannot be read."""
-    def sample():
-        try:
-            with open("/proc/stat", encoding="ascii") as f:
-                fields = [int(x) for x in f.readline().split()[1:]]
-        except (OSError, ValueError):
-            return None
-        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle and iowait
-        return sum(fields[:8]), idle
-    first = sample()
-    time.sleep(window_s)
-    second = sample()
-    if first is None or second is None or second[0] <= first[0]:
-        return None
-    return 100 * (1 - (second[1] - first[1]) / (second[0] - first[0]))
 
 
 def derived_study(study, path, simulated, trace=None):

@@ -101,7 +101,7 @@ class Refusals(unittest.TestCase):
                      "mcmclb-commbench-sim"):
             write(os.path.join(self.build, name), "")
         flags = (self.cal, "--out", os.path.join(self.tmp, "out"), "--build", self.build, "--sim-build", self.build)
-        with mock.patch.object(calibration_check, "busy_pct", return_value=95.0), \
+        with mock.patch.object(calibration_check, "host_busy_pct", return_value=95.0), \
                 mock.patch.object(calibration_check.os, "sched_getaffinity", return_value={0, 1}):
             self.refused(*flags, contains="the host is 95 % busy")
         with mock.patch.object(calibration_check.os, "sched_getaffinity", return_value={0}):
