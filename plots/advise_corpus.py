@@ -483,8 +483,15 @@ def summary(rows, workloads):
         f"Outside them ({cases(outside)}): said Extrapolated and named the sizes to measure in "
         f"{share(flagged, 'both')}; the pick within the tolerance in {share(outside, 'within_tolerance')}.",
         f"The rank answer follows the stated rule in the truth in "
-        f"{share(list(answers.values()), 'answer_follows_rule')} workloads.",
-        "The truth's planning balancers consult the truth's speed-ups, which a user's run cannot."]
+        f"{share(list(answers.values()), 'answer_follows_rule')} workloads."]
+    # What the truth's runs planned from, as the rows say (read from the truth's runs.csv by the scorer).
+    plans = sorted({r.get("truth_planning") or "not recorded" for r in rows})
+    if plans == ["the recording's speed-ups"]:
+        words.append("In the truth, the planning balancers and pays consulted the recording's speed-ups, as a user's "
+                     "run would.")
+    else:
+        words.append(f"In the truth, the planning balancers and pays consulted {' and '.join(plans)}; only the "
+                     f"recording's are what a user's run knows.")
     return "\n".join(table) + "\n\n" + " ".join(words)
 
 
