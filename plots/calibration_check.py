@@ -34,7 +34,7 @@ from datetime import datetime, timezone
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (ArgumentParser, InputError, csv_text, fail, fnv1a64_hex, host_busy_pct,  # noqa: E402
-                        library_name, positive_int, read_csv, write_text_atomically)
+                        library_name, positive_int, read_csv, refuse_busy, write_text_atomically)
 from mcmclb_stats import Summary  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -261,10 +261,7 @@ def main():
             raise InputError(f"{cpus} CPU(s) for this process (allowed: at least {NPROCS}, a core per rank; more "
                              f"ranks than cores time the sharing of a core)")
         busy_before = host_busy_pct()
-        if busy_before is not None and busy_before > args.busy:
-            raise InputError(f"the host is {busy_before:.0f} % busy (/proc/stat over 1 s), more than the "
-                             f"{args.busy:g} % --busy allows: its timings would be the other programs' too; nothing "
-                             f"run or written (allowed: a quieter host, or a higher --busy)")
+        refuse_busy(busy_before, args.busy, "its timings")
     except InputError as e:
         fail(sys.argv[0], str(e))
     seed = random.SystemRandom().randrange(2 ** 31)

@@ -888,6 +888,15 @@ def host_busy_pct(seconds=1.0):
     return None if total1 <= total0 else 100.0 * (1 - (idle1 - idle0) / (total1 - total0))
 
 
+def refuse_busy(busy, limit, timed):
+    """InputError where the host's busy share (host_busy_pct, None: unknown) is over --busy's limit: what `timed`
+    measures would be the other programs' time too, so nothing is run."""
+    if busy is not None and busy > limit:
+        raise InputError(f"the host is {busy:.0f} % busy (its CPU time over 1 s, /proc/stat), more than the {limit:g} "
+                         f"% --busy allows: {timed} would time the other programs too; nothing run or written "
+                         f"(allowed: a quieter host, or --busy {min(100, int(busy) + 1)})")
+
+
 def fnv1a64_hex(data):
     """FNV-1a 64 of bytes as 16 hex digits, as comm/base/include/mcmclb/text.hpp computes platform_fnv1a64."""
     h = 0xcbf29ce484222325

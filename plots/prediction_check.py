@@ -35,7 +35,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mcmclb_csv import (ArgumentParser, InputError, check_results_folder, csv_text, fail,  # noqa: E402
-                        host_busy_pct, positive_int, read_csv, read_runs, run_label, write_text_atomically)
+                        host_busy_pct, positive_int, read_csv, read_runs, refuse_busy, run_label,
+                        write_text_atomically)
 from mcmclb_stats import Summary  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -343,11 +344,7 @@ def main():
         study_sim = os.path.join(folder, "predict-check-sim.yaml")
         derived_study(os.path.abspath(args.study), study_sim, True, trace)
         # As calibrate and advise --check: a busy host's real runs would time the other programs too.
-        busy = host_busy_pct()
-        if busy is not None and busy > args.busy:
-            raise InputError(f"the host is {busy:.0f} % busy (its CPU time over 1 s, /proc/stat), more than the "
-                             f"{args.busy:g} % --busy allows: the real runs would time the other programs too; "
-                             f"nothing run (allowed: a quieter host, or --busy {min(100, int(busy) + 1)})")
+        refuse_busy(host_busy_pct(), args.busy, "the real runs")
     except InputError as e:
         fail(sys.argv[0], str(e))
     reps = ["--set", f"reps={args.reps}"] if args.reps else []
