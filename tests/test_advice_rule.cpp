@@ -460,17 +460,39 @@ TEST(AdviceRule, ThePredictionErrorMeasuredOnThePlatformEntersTheTolerance) {
   refused(head, "no set-up measured");
 }
 
-TEST(AdviceRule, TheProgramsSpreadFromSixRunsIsItsMediansInterval) {
+// From 6 runs up the spread is the half-width a median of n runs has, its scatter from neighbouring runs.
+TEST(AdviceRule, TheProgramsSpreadFromSixRunsIsTheHalfWidthOfTheirMedian) {
   const std::vector<double> runs = {10.0, 10.4, 10.1, 10.3, 10.2, 11.5};
   const auto spread = mcmclb::advice::program_spread(runs, 16, std::nullopt);
   ASSERT_TRUE(spread.has_value());
-  const auto ci = mcmclb::stats::median_ci(runs);
-  ASSERT_TRUE(ci.half_width_pct().has_value());
-  EXPECT_NEAR(spread->fraction, *ci.half_width_pct() / 100, 1e-12);
+  double squares = 0;
+  for (std::size_t k = 1; k < runs.size(); ++k) squares += (runs[k] - runs[k - 1]) * (runs[k] - runs[k - 1]);
+  const double sigma = std::sqrt(squares / 10);
+  EXPECT_NEAR(spread->fraction, 1.96 * 1.2533 * sigma / std::sqrt(6.0) / 10.25, 1e-12);
   EXPECT_EQ(spread->n, 6U);
   EXPECT_FALSE(spread->busy.has_value());
   EXPECT_TRUE(contains(mcmclb::advice::largest_tolerance({*spread}).words, "the host load unknown"));
   EXPECT_FALSE(mcmclb::advice::program_spread({10.0}, 16, std::nullopt).has_value()) << "one run has no spread";
+}
+
+// A host that drifts over the runs is not noise a paired comparison sees: runs slowing 4 % each, in the order they
+// ran, span a median interval of +-22 %, yet neighbours differ by 4 %. The tolerance takes the neighbours' scatter
+// and reports the drift beside it, not as it. The same runs shuffled have no drift to leave out.
+TEST(AdviceRule, TheProgramsSpreadLeavesTheHostsDriftOutAndReportsIt) {
+  const std::vector<double> drifting = {40.0, 41.6, 43.3, 45.0, 46.8, 48.7};
+  const auto ci = mcmclb::stats::median_ci(drifting);
+  ASSERT_TRUE(ci.half_width_pct().has_value());
+  ASSERT_GT(*ci.half_width_pct(), 9.0);
+  const auto spread = mcmclb::advice::program_spread(drifting, 2, 0.01);
+  ASSERT_TRUE(spread.has_value());
+  EXPECT_LT(spread->fraction, 0.03) << spread->detail;
+  EXPECT_TRUE(contains(spread->detail, "the runs drifted +12.5 % from the first 3 to the last 3, not counted"))
+      << spread->detail;
+  const auto shuffled = mcmclb::advice::program_spread({45.0, 40.0, 48.7, 41.6, 46.8, 43.3}, 2, 0.01);
+  ASSERT_TRUE(shuffled.has_value());
+  EXPECT_GT(shuffled->fraction, 3 * spread->fraction) << shuffled->detail;
+  const auto t = mcmclb::advice::largest_tolerance({*spread});
+  EXPECT_TRUE(contains(t.words, "not counted")) << t.words;
 }
 
 // One test of "within the tolerance" decides the tie and the gain words alike: the slower time over the faster,

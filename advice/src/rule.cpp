@@ -618,14 +618,27 @@ std::optional<ToleranceSource> program_spread(const std::vector<double>& seconds
   s.busy = busy;
   const auto [lo, hi] = std::minmax_element(seconds.begin(), seconds.end());
   const stats::MedianCi ci = stats::median_ci(seconds);
-  char text[160];
-  if (const auto half = ci.half_width_pct()) {
-    // From 6 runs the median is known to its interval: a gain inside that half-width is not told from the noise.
-    s.fraction = *half / 100;
-    std::snprintf(text, sizeof text, "median %.4g s, 95 %% interval %.4g to %.4g s, half-width %s", ci.median, *ci.low,
-                  *ci.high, tolerance_percent(s.fraction).c_str());
+  char text[320];
+  if (ci.low && ci.high && ci.median > 0) {
+    // A comparison of set-ups pairs runs close in time, so a host that drifts over the runs is not noise the
+    // comparison sees. The runs' scatter is taken from neighbouring runs' differences (von Neumann's estimator,
+    // sqrt(sum d^2 / (2 (n - 1)))), which a slow drift hardly moves, and gives the half-width a median of n runs
+    // has at 95 % (1.96 x 1.2533 sigma / sqrt(n)). The drift is reported beside it, not counted.
+    double squares = 0;
+    for (std::size_t k = 1; k < seconds.size(); ++k) squares += std::pow(seconds[k] - seconds[k - 1], 2);
+    const double sigma = std::sqrt(squares / (2.0 * static_cast<double>(seconds.size() - 1)));
+    s.fraction = 1.96 * 1.2533 * sigma / std::sqrt(static_cast<double>(seconds.size())) / ci.median;
+    const std::size_t half = seconds.size() / 2;
+    const double earlier = stats::median({seconds.begin(), seconds.begin() + static_cast<std::ptrdiff_t>(half)});
+    const double later = stats::median({seconds.end() - static_cast<std::ptrdiff_t>(half), seconds.end()});
+    std::snprintf(text, sizeof text,
+                  "median %.4g s, half-width %s from neighbouring runs' differences; the runs drifted %+.1f %% from "
+                  "the first %zu to the last %zu, not counted (all %d: 95 %% interval %.4g to %.4g s)",
+                  ci.median, tolerance_percent(s.fraction).c_str(), 100 * (later / earlier - 1), half, half,
+                  static_cast<int>(seconds.size()), *ci.low, *ci.high);
   } else {
-    // Fewer runs give no interval: the slowest over the fastest is what one run of the program may differ by.
+    // Fewer runs give no interval and cannot tell a drift from noise: the slowest over the fastest is what one run
+    // of the program may differ by.
     s.fraction = *hi / *lo - 1;
     std::snprintf(text, sizeof text, "%.4g to %.4g s, the slowest %s over the fastest", *lo, *hi,
                   tolerance_percent(s.fraction).c_str());

@@ -180,6 +180,8 @@ ProgramRuns program_runs(const Options& o, const Trace& trace) {
   if (!most.empty() && by_layout[most].size() >= 2) {
     std::vector<double> seconds;
     std::optional<double> busy;  // the busiest run's host, where any run measured it
+    // The trace lists its runs newest first: the spread pairs neighbours in the order they ran.
+    std::reverse(by_layout[most].begin(), by_layout[most].end());
     for (const RecordedRun* r : by_layout[most]) {
       seconds.push_back(r->seconds);
       if (r->share > 0 && (!busy || 1 - r->share > *busy)) busy = 1 - r->share;

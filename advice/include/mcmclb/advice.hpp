@@ -210,9 +210,11 @@ struct ToleranceSource {
   std::string detail;          // what was measured, e.g. "31.99 to 33.32 s"
 };
 
-/// The program's own run-to-run spread, from its run times at one layout (seconds, at least 2) on nprocs ranks:
-/// the half-width of the median's 95 % interval over the median from 6 runs up (stats::median_ci), else the slowest
-/// over the fastest, less 1. busy: the host's largest busy share over the runs, where known. Nothing below 2 runs.
+/// The program's own run-to-run spread, from its run times at one layout (seconds, oldest first, at least 2) on
+/// nprocs ranks. From 6 runs up: the half-width of a median of n runs at 95 % (1.96 x 1.2533 sigma / sqrt(n)) over
+/// the median, sigma from neighbouring runs' differences, so that a host drifting over the runs does not count; the
+/// drift (the later half's median over the earlier half's) is given in the words. Fewer: the slowest over the
+/// fastest, less 1. busy: the host's largest busy share over the runs, where known. Nothing below 2 runs.
 [[nodiscard]] std::optional<ToleranceSource> program_spread(const std::vector<double>& seconds, int nprocs,
                                                             std::optional<double> busy);
 
@@ -261,7 +263,8 @@ struct Tolerance {
 /// keeps a prediction check to the rows of the user's own trace and refuses a busy host's.
 inline constexpr std::string_view kToleranceRule =
     "The tolerance is the largest of: an assumed 5 % (--tolerance) unless --check measured your program's own run, "
-    "--check's errors, your program's run-to-run spread, and a prediction check (--prediction). A prediction check "
+    "--check's errors, your program's run-to-run spread (neighbouring runs' scatter; the host's drift is reported, "
+    "not counted), and a prediction check (--prediction). A prediction check "
     "counts only where it replayed this very trace on a host at most --check-busy busy (a busier one is refused), "
     "and never above your program's spread where the trace measures one.";
 
