@@ -781,6 +781,8 @@ std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, const st
   a.core_hours_lo.assign(n, kInf);
   a.core_hours_hi.assign(n, 0);
   std::vector<double> lo_s(n, kInf), hi_s(n, 0);
+  // regret[k][s]: count k's advised set-up against the fastest set-up at any count, in scenario s.
+  std::vector<std::vector<double>> regret(n, std::vector<double>(scenarios.size(), 0));
   for (const std::size_t s : use) {
     double best = kInf;  // the fastest set-up simulated at any count
     for (const AtRanks& x : at) {
@@ -789,9 +791,9 @@ std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, const st
     }
     for (std::size_t k = 0; k < n; ++k) {
       const double t = at[k].whole_s[s];
-      const double regret = t / best - 1;
-      if (regret > a.regret_max[k] + 1e-12) {
-        a.regret_max[k] = regret;
+      regret[k][s] = t / best - 1;
+      if (regret[k][s] > a.regret_max[k] + 1e-12) {
+        a.regret_max[k] = regret[k][s];
         a.worst[k] = s;
       }
       lo_s[k] = std::min(lo_s[k], t);
@@ -801,22 +803,47 @@ std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, const st
       a.core_hours_hi[k] = std::max(a.core_hours_hi[k], core_hours);
     }
   }
-  // Of the counts within the tolerance, the cheapest: the fewest core-hours in its dearest scenario (what a user
-  // pays at most), the fewer ranks on a tie. Usually the fewest ranks; more ranks only where they finish so much
-  // sooner that they cost less. Else the smallest largest regret, the fewer ranks on a tie.
-  const auto cheaper = [&](std::size_t k, std::size_t than) {
-    const double d = a.core_hours_hi[k] - a.core_hours_hi[than];
-    if (std::abs(d) > 1e-12 * std::max(a.core_hours_hi[k], a.core_hours_hi[than])) return d < 0;
-    return at[k].nprocs < at[than].nprocs;
+  // The rule, over some of the scenarios: of the counts within the tolerance in each, the cheapest: the fewest
+  // core-hours in its dearest scenario (what a user pays at most), the fewer ranks on a tie. Usually the fewest
+  // ranks; more ranks only where they finish so much sooner that they cost less. Else the smallest largest regret,
+  // the fewer ranks on a tie. Returns (the count, whether it is within the tolerance).
+  const auto choose = [&](const std::vector<std::size_t>& among) {
+    std::vector<double> worst_regret(n, 0), dearest(n, 0);
+    for (std::size_t k = 0; k < n; ++k) {
+      for (const std::size_t s : among) {
+        worst_regret[k] = std::max(worst_regret[k], regret[k][s]);
+        dearest[k] = std::max(dearest[k], at[k].whole_s[s] * at[k].nprocs / 3600);
+      }
+    }
+    const auto cheaper = [&](std::size_t k, std::size_t than) {
+      const double d = dearest[k] - dearest[than];
+      if (std::abs(d) > 1e-12 * std::max(dearest[k], dearest[than])) return d < 0;
+      return at[k].nprocs < at[than].nprocs;
+    };
+    std::optional<std::size_t> within;
+    std::size_t minimax_at = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (worst_regret[k] <= tolerance + 1e-12 && (!within || cheaper(k, *within))) within = k;
+      const double d = worst_regret[k] - worst_regret[minimax_at];
+      if (d < -1e-12 || (std::abs(d) <= 1e-12 && at[k].nprocs < at[minimax_at].nprocs)) minimax_at = k;
+    }
+    return std::pair{within.value_or(minimax_at), within.has_value()};
   };
-  std::optional<std::size_t> within;
-  std::size_t minimax_at = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    if (a.regret_max[k] <= tolerance + 1e-12 && (!within || cheaper(k, *within))) within = k;
-    const double d = a.regret_max[k] - a.regret_max[minimax_at];
-    if (d < -1e-12 || (std::abs(d) <= 1e-12 && at[k].nprocs < at[minimax_at].nprocs)) minimax_at = k;
+  const auto [chosen, within] = choose(use);
+  a.fewest = chosen;
+  // The same rule under each assumption past the measured sizes alone: where they answer differently, the answer
+  // is one that only some favour, and the words say which count each would pick.
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> rules;
+  for (const std::size_t s : use) {
+    const auto rule = scenarios[s].values.find("workload_extrapolate");
+    const std::string name = rule == scenarios[s].values.end() ? "" : rule->second;
+    auto it = std::find_if(rules.begin(), rules.end(), [&](const auto& r) { return r.first == name; });
+    if (it == rules.end()) it = rules.insert(rules.end(), {name, {}});
+    it->second.push_back(s);
   }
-  a.fewest = within.value_or(minimax_at);
+  if (rules.size() > 1) {
+    for (const auto& [name, among] : rules) a.by_rule.emplace_back(name, at[choose(among).first].nprocs);
+  }
   a.answer = at[a.fewest];
   const std::string count = std::to_string(use.size()) + (use.size() == 1 ? " scenario" : " scenarios");
   const std::string tol = tolerance_percent(tolerance);
@@ -869,7 +896,17 @@ std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, const st
     if (a.regret_max[k] > 1e-12) e += " under " + scenario_words(scenarios[a.worst[k]], words);
     each.push_back(std::move(e));
   }
-  a.text = text + ". " + join(each, "; ") + (searched.empty() ? std::string() : ". Searched " + searched) + ".";
+  std::string split;
+  if (std::any_of(a.by_rule.begin(), a.by_rule.end(), [&](const auto& r) { return r.second != pick.nprocs; })) {
+    std::vector<std::string> each_rule;
+    for (const auto& [name, ranks] : a.by_rule) each_rule.push_back("extrapolate " + name + " " + std::to_string(ranks));
+    const std::string ranks = std::to_string(pick.nprocs);
+    split = ". Only some assumptions favour " + ranks + " ranks: alone, the same rule gives " + join(each_rule, ", ") +
+            (within ? "; " + ranks + " ranks are within the tolerance under all of them" : std::string()) +
+            ", and measuring the speed-up past the measured sizes tells which holds";
+  }
+  a.text = text + split + ". " + join(each, "; ") +
+           (searched.empty() ? std::string() : ". Searched " + searched) + ".";
   return a;
 }
 

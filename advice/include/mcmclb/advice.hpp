@@ -299,6 +299,10 @@ struct RanksAnswer {
   std::vector<double> regret_max;                    // per count
   std::vector<std::size_t> worst;                    // per count: the scenario of its largest regret
   std::vector<double> core_hours_lo, core_hours_hi;  // per count: ranks x whole time, over the scenarios
+  /// The count the same rule picks under each assumption past the measured sizes alone (workload_extrapolate),
+  /// in the scenarios' order; empty where one assumption is varied or none. Where one differs from the answer, the
+  /// text says the answer is one only some assumptions favour.
+  std::vector<std::pair<std::string, int>> by_rule;
   std::string text;  // the rule, the answer and each count's time, core-hours and largest regret, in words
 };
 /// The answer a user reads first, in at most 60 words: the set-up at the rank count answered, its gain over none under
