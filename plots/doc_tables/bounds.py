@@ -176,14 +176,16 @@ COMMBENCH_POINT = ("method", "op", "nprocs", "group_size", "rep")
 
 
 def commbench_over_bounds(path, copy, bounds, stated_utc):
-    """([problems, in words], rows compared, the largest |Δ time_us|) of a rerun (copy, a commbench CSV) of the cited
-    simulated commbench CSV path against the committed bounds: each row made before the bounds were stated, each
-    row of a point path lacks or lacks a rerun of, and each time_us past its bound (none stated: identical)."""
-    need = COMMBENCH_POINT + ("time_us", "utc_start", "backend")
+    """([problems, in words], rows compared, the largest |Δ time_us|, [platform files that differ]) of a rerun (copy, a
+    commbench CSV) of the cited simulated commbench CSV path against the committed bounds. The problems: each row
+    made before the bounds were stated, each row of a point path lacks or lacks a rerun of, and each time_us past
+    its bound (none stated: identical). A platform file whose bytes differ (platform_fnv1a64; a comment changes them
+    too) is said beside, a cause to look at where a time differs, not itself a failure: the times judge."""
+    need = COMMBENCH_POINT + ("time_us", "utc_start", "backend", "platform_fnv1a64")
     old = {tuple(r[c] for c in COMMBENCH_POINT): r for r in Inputs.read_file(path, need, "commbench.csv")}
     new = Inputs.read_file(copy, need, "commbench.csv")
     bound = bounds.get((path, "time_us"), 0.0)
-    problems, largest = [], 0.0
+    problems, largest, platforms = [], 0.0, set()
     for r in new:
         key = tuple(r[c] for c in COMMBENCH_POINT)
         where = f"{copy}: {r['method']} {r['op']} at group size {r['group_size']}, P = {r['nprocs']}"
@@ -192,6 +194,9 @@ def commbench_over_bounds(path, copy, bounds, stated_utc):
         if key not in old:
             problems.append(f"{where}: no such row in {path}")
             continue
+        made_on, cited_on = r.get("platform_fnv1a64"), old[key].get("platform_fnv1a64")
+        if made_on and cited_on and made_on != cited_on:
+            platforms.add(f"platform {cited_on} cited, {made_on} rerun")
         gap = abs(float(r["time_us"]) - float(old[key]["time_us"]))
         largest = max(largest, gap)
         if gap > bound:
@@ -199,7 +204,7 @@ def commbench_over_bounds(path, copy, bounds, stated_utc):
     missing = len(set(old) - {tuple(r[c] for c in COMMBENCH_POINT) for r in new})
     if missing:
         problems.append(f"{copy}: {missing} of {path}'s rows have no rerun")
-    return problems, len(new), largest
+    return problems, len(new), largest, sorted(platforms)
 
 
 def stated_bounds(inputs):
@@ -229,7 +234,8 @@ def stated_bounds(inputs):
         problems = over_bounds(folder, here, bounds, stated_utc)
         cells = ", ".join(f"`{c}` {amount(c, d)} (bound {amount(c, bounds.get((folder, c), 0.0))})"
                           for c, d in sorted(largest.items())) or "none"
-        rows.append([f"[{name}]({here}/runs.csv)", f"{len(compared)} run" + ("" if len(compared) == 1 else "s"),
+        rows.append([f"[{name}]({folder}/runs.csv)",
+                     f"[{len(compared)} run" + ("" if len(compared) == 1 else "s") + f"]({here}/runs.csv)",
                      utc_of(made), cells,
                      "**over the bound**" if problems else "within the bounds"])
         if problems:
@@ -242,14 +248,15 @@ def stated_bounds(inputs):
         made = Inputs.read_file(here, ("method", "utc_start"), "commbench.csv")
         if utc_of(made) <= stated_utc:
             continue
-        problems, n, largest = commbench_over_bounds(path, here, bounds, stated_utc)
+        problems, n, largest, platforms = commbench_over_bounds(path, here, bounds, stated_utc)
         bound = bounds.get((path, "time_us"), 0.0)
-        rows.append([f"[{name}]({here})", f"{n} rows", utc_of(made),
-                     f"`time_us` {largest:.3g} µs (bound {bound:.3g} µs)" if largest else "none",
+        rows.append([f"[{name}]({path})", f"[{n} rows]({here})", utc_of(made),
+                     (f"`time_us` {largest:.3g} µs (bound {bound:.3g} µs)" if largest else "none")
+                     + "".join(f"; {p}" for p in platforms),
                      "**over the bound**" if problems else "within the bounds"])
         if problems:
             over.append(name)
-    text = table_text(["cited", "compared", "rerun made (UTC)", "largest |Δ| of a column that differs (its bound)",
+    text = table_text(["cited", "rerun compared", "rerun made (UTC)", "largest |Δ| of a column that differs (its bound)",
                        "verdict"], rows)
     sentence = (f"{len(rows)} cited folders and Fig. 1 CSVs rerun at {os.path.basename(copy)} after the bounds were "
                 f"stated ({stated_utc}): {len(rows) - len(over)} within them, {len(over)} over"
