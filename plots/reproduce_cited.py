@@ -25,7 +25,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mcmclb_csv import ArgumentParser, InputError, fail  # noqa: E402
+from mcmclb_csv import ArgumentParser, InputError, fail, fnv1a64_hex  # noqa: E402
 from doc_tables import reproductions as repro  # noqa: E402
 from doc_tables.common import ROOT, Inputs  # noqa: E402
 
@@ -54,6 +54,9 @@ def study_copy(tree, config, run, out, own):
     run's element; InputError where no element is the run's."""
     import yaml
     source = os.path.join(ROOT if own else tree, config)
+    if not os.path.isfile(source):  # e.g. a study named relative to the folder an older run was started in
+        raise InputError(f"{config}: no such study file in {'this checkout' if own else tree} (allowed: the study "
+                         f"the run's provenance names, as a path from the checkout)")
     with open(source, encoding="utf-8") as f:
         study = yaml.safe_load(f)
     zipped = study.get("zip") or {}
@@ -84,6 +87,75 @@ def in_tree(tree, path):
     return moved if os.path.exists(os.path.join(tree, moved)) else path
 
 
+def trace_as_run(tree, run, out, write):
+    """The trace file run replayed, as TREE names it: TREE's own where its bytes are the run's (workload_file_fnv1a64),
+    else the file as the run's own commit held it, written under its own name to out.inputs/. A trace recorded again
+    under the same name after the run is another workload: replaying today's file would compare two workloads. With
+    write False (a dry run) nothing is written.
+    InputError where neither holds the run's bytes."""
+    path = in_tree(tree, run["workload_file"])
+    want = run.get("workload_file_fnv1a64") or ""
+    try:
+        with open(os.path.join(tree, path), "rb") as f:
+            if not want or fnv1a64_hex(f.read()) == want:
+                return path
+    except OSError:
+        pass
+    done = subprocess.run(["git", "-C", ROOT, "show", f"{run['git_commit'][:12]}:{run['workload_file']}"],
+                          capture_output=True)
+    if done.returncode or fnv1a64_hex(done.stdout) != want:
+        raise InputError(f"{run['workload_file']}: neither {tree} nor commit {run['git_commit'][:7]} holds the bytes "
+                         f"run {run['run_id']} replayed (fnv1a64 {want})")
+    kept = os.path.join(out + ".inputs", os.path.basename(run["workload_file"]))
+    if not write:
+        return kept
+    os.makedirs(os.path.join(tree, os.path.dirname(kept)), exist_ok=True)
+    with open(os.path.join(tree, kept), "wb") as f:
+        f.write(done.stdout)
+    return kept
+
+
+def platform_as_run(tree, run, write):
+    """The platform run was simulated on, as TREE names it. A platform added after TREE's commit is written where the
+    run had it, with its hostfile, from the run's own commit (untracked in TREE, so its commit is still the code
+    simulated; not with write False, a dry run); its bytes must be the run's (platform_fnv1a64). InputError where TREE
+    holds other bytes there."""
+    path = run.get("platform") or repro.DEFAULT_PLATFORM
+    want = run.get("platform_fnv1a64") or ""
+    full = os.path.join(tree, path)
+    if os.path.isfile(full):
+        with open(full, "rb") as f:
+            if want and fnv1a64_hex(f.read()) != want:
+                raise InputError(f"{path}: {tree} holds other bytes than run {run['run_id']} was simulated on "
+                                 f"(platform_fnv1a64 {want})")
+        return path
+    hosts = path.removesuffix(".xml") + ".hosts"
+    texts, links = {}, set()
+    for name in (path, hosts):
+        done = subprocess.run(["git", "-C", ROOT, "show", f"{run['git_commit'][:12]}:{name}"], capture_output=True)
+        if done.returncode:
+            raise InputError(f"{name}: neither {tree} nor commit {run['git_commit'][:7]} holds it")
+        texts[name] = done.stdout
+        mode = subprocess.run(["git", "-C", ROOT, "ls-tree", run["git_commit"][:12], "--", name],
+                              capture_output=True, text=True).stdout.split()
+        if mode and mode[0] == "120000":  # a symbolic link (a platform sharing another's hostfile): its target
+            links.add(name)
+    if want and fnv1a64_hex(texts[path]) != want:
+        raise InputError(f"{path}: commit {run['git_commit'][:7]} holds other bytes than run {run['run_id']} was "
+                         f"simulated on (platform_fnv1a64 {want})")
+    if write:
+        for name, data in texts.items():
+            os.makedirs(os.path.dirname(os.path.join(tree, name)), exist_ok=True)
+            if name in links:
+                os.symlink(data.decode(), os.path.join(tree, name))
+                continue
+            with open(os.path.join(tree, name), "wb") as f:
+                f.write(data)
+    print(f"{path}: not in {tree}; {'written' if write else 'to be written'} there with its hostfile from commit "
+          f"{run['git_commit'][:7]} (untracked)", flush=True)
+    return path
+
+
 def value(v):
     return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
 
@@ -96,8 +168,9 @@ def planned(tree, config, sets):
     return int(re.search(r": (\d+) points", done.stdout).group(1))
 
 
-def command(tree, folder, run, out):
-    """(the sweep's argv in tree, the flags file's text or None) for run of folder."""
+def command(tree, folder, run, out, write=True):
+    """(the sweep's argv in tree, the flags file's text or None) for run of folder; write False (a dry run) writes
+    no input it would restore."""
     provenance = [p for p in Inputs.read(folder, "provenance.csv", need=["run_id", "command_line", "simgrid_cfg"])
                   if p["run_id"] == run["run_id"]] if os.path.isfile(
         os.path.join(ROOT, folder, "provenance.csv")) else []
@@ -126,7 +199,13 @@ def command(tree, folder, run, out):
     for column in ("interval", "method", "finished"):
         if run.get(column) and column not in zipped:
             sets += ["--set", f"{column}=[{value(run[column])}]"]
+    if run.get("workload_file"):
+        trace = trace_as_run(tree, run, out, write)
+        if trace != in_tree(tree, run["workload_file"]):
+            sets += ["--set", f"workload.file=[{trace}]"]
     for column, key in NARROW:
+        if key == "workload.file" and any(a.startswith("workload.file=") for a in sets):
+            continue
         if planned(tree, config, sets) <= 1:
             break
         if run.get(column) in (None, ""):
@@ -140,7 +219,7 @@ def command(tree, folder, run, out):
     if planned(tree, config, sets) != 1:
         raise InputError(f"{folder}: run {run['run_id']}: no --set narrows {config} to one point")
     argv = ["build/mcmclb", "sweep", config, "--launcher", "smpi", "--sim-binary", "build-sim/mcmclb-sim",
-            "--platform", run.get("platform") or repro.DEFAULT_PLATFORM, "--points-per-launch", "1", "--out", out]
+            "--platform", platform_as_run(tree, run, write), "--points-per-launch", "1", "--out", out]
     if flags:
         argv += ["--smpi-flags", os.path.join(out + ".cfg")]
     return argv + sets, flags
@@ -193,7 +272,7 @@ def main():
         name = folder.removeprefix("docs/data/")
         out = f"results/reproduce-{commit}/{name}/{pair_commit[:7]}"
         try:
-            argv, flags = command(tree, folder, run, out)
+            argv, flags = command(tree, folder, run, out, write=not args.dry_run)
         except InputError as e:
             print(f"SKIP {folder} {pair_commit[:7]}: {e}", flush=True)
             continue

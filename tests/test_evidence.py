@@ -460,6 +460,43 @@ class StatedBounds(unittest.TestCase):
             self.assertRegex(" ".join(problems("count")), r"regroups_max differs by 1, over its bound 0")
         doc_tables.Inputs.cache.clear()
 
+    def test_a_fig1_rerun_past_its_bound_or_before_the_bounds_fails(self):
+        """Fig. 1's commbench CSVs are held like folders: each row to the committed row of the same method, size and
+        repetition; a seeded difference over the bound, a row made before the bounds, or a row lost fails."""
+        from doc_tables import bounds
+        head = "method,op,nprocs,group_size,rep,iterations,time_us,backend,utc_start,platform_fnv1a64\n"
+
+        def rows(times, utc, platform="0971cdc42d6a34b2"):
+            return head + "".join(f"split,create,8192,{g},0,1,{t},smpi,{utc},{platform}\n" for g, t in times)
+        with tempfile.TemporaryDirectory(dir=ROOT) as d:
+            rel = os.path.relpath(d, ROOT)
+            later = "2026-12-02T00:00:00Z"
+            files = {"old.csv": rows([(2, "17.50368"), (4, "30.1")], "2026-11-01T00:00:00Z"),
+                     "near.csv": rows([(2, "17.504"), (4, "30.1")], later),
+                     "far.csv": rows([(2, "17.52"), (4, "30.1")], later),
+                     "early.csv": rows([(2, "17.50368"), (4, "30.1")], "2026-11-30T00:00:00Z"),
+                     "lost.csv": rows([(2, "17.50368")], later),
+                     "other.csv": rows([(2, "17.50368"), (4, "30.1")], later, "1111111111111111")}
+            for name, text in files.items():
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+            doc_tables.Inputs.cache.clear()
+            stated = {(f"{rel}/old.csv", "time_us"): 0.005}
+
+            def problems(copy):
+                return bounds.commbench_over_bounds(f"{rel}/old.csv", f"{rel}/{copy}.csv", stated,
+                                                    "2026-12-01T00:00:00Z")
+            self.assertEqual(problems("near")[0], [])
+            self.assertRegex(" ".join(problems("far")[0]), r"split create at group size 2, P = 8192: time_us differs "
+                                                           r"by 0\.0163, over its bound 0\.005")
+            self.assertRegex(" ".join(problems("early")[0]), r"not after the bounds")
+            self.assertRegex(" ".join(problems("lost")[0]), r"1 of .*old\.csv's rows have no rerun")
+            # Another platform file is said beside, a cause to look at; the times judge.
+            other = problems("other")
+            self.assertEqual(other[0], [])
+            self.assertEqual(other[3], ["platform 0971cdc42d6a34b2 cited, 1111111111111111 rerun"])
+        doc_tables.Inputs.cache.clear()
+
 
 class Coverage(unittest.TestCase):
     def check_reproductions(self, header, committed, cases):

@@ -8,7 +8,9 @@ the rerun gives.
 
     derive_bounds()     the rows of BOUNDS_FILE from the pages and folders now
     read_bounds()       the committed rows
-    over_bounds(...)    the pairs of a rerun whose difference exceeds its bound, and runs made before the bounds"""
+    over_bounds(...)    the pairs of a rerun whose difference exceeds its bound, and runs made before the bounds
+    commbench_over_bounds(...)  the same for a rerun of a simulated commbench CSV (Fig. 1)
+    stated_bounds(...)  the block: every rerun made after the bounds, held to them"""
 import csv
 import os
 import re
@@ -17,9 +19,10 @@ from mcmclb_csv import InputError
 
 from . import common
 from .common import Inputs
+from .common import table_text, wrapped
 from .pages import blocks
-from .registry import generate
-from .reproductions import REPRODUCED_TODAY, SIMULATED_COLUMNS, cited_folders, citing_pages, compare_runs
+from .reproductions import (REPRODUCED_TODAY, SIMULATED_COLUMNS, amount, cited_folders, citing_pages, compare_runs,
+                            delta)
 
 BOUNDS_FILE = os.path.join(REPRODUCED_TODAY, "bounds.csv")
 BOUNDS_HEADER = ["folder", "column", "bound", "printed", "stated_utc"]
@@ -29,7 +32,8 @@ NUMERIC = [c for c in SIMULATED_COLUMNS if c not in ("valid", "violations")]
 TIME_UNITS = (("s", 1.0), ("ms", 1e3), ("µs", 1e6))
 MAX_DECIMALS = 9
 # Blocks that print a value to set a reproduction beside it, not to state a finding: they claim no precision.
-COMPARISONS = {"reproductions", "release-reproductions", "release-bounds", "rerun-4dp", "not-yet-reproduced"}
+COMPARISONS = {"reproductions", "release-reproductions", "release-bounds", "rerun-4dp", "not-yet-reproduced",
+               "stated-bounds"}
 
 
 def simulated_folders(cited):
@@ -165,3 +169,96 @@ def over_bounds(folder, copy, bounds, stated_utc):
                 problems.append(f"{copy}: run {new['run_id']}: {column} differs by {gap:.3g}, over its bound "
                                 f"{bound:.3g}")
     return problems
+
+
+# The columns that name one row of a commbench CSV: a rerun's row is compared with the committed row of the same.
+COMMBENCH_POINT = ("method", "op", "nprocs", "group_size", "rep")
+
+
+def commbench_over_bounds(path, copy, bounds, stated_utc):
+    """([problems, in words], rows compared, the largest |Δ time_us|, [platform files that differ]) of a rerun (copy, a
+    commbench CSV) of the cited simulated commbench CSV path against the committed bounds. The problems: each row
+    made before the bounds were stated, each row of a point path lacks or lacks a rerun of, and each time_us past
+    its bound (none stated: identical). A platform file whose bytes differ (platform_fnv1a64; a comment changes them
+    too) is said beside, a cause to look at where a time differs, not itself a failure: the times judge."""
+    need = COMMBENCH_POINT + ("time_us", "utc_start", "backend", "platform_fnv1a64")
+    old = {tuple(r[c] for c in COMMBENCH_POINT): r for r in Inputs.read_file(path, need, "commbench.csv")}
+    new = Inputs.read_file(copy, need, "commbench.csv")
+    bound = bounds.get((path, "time_us"), 0.0)
+    problems, largest, platforms = [], 0.0, set()
+    for r in new:
+        key = tuple(r[c] for c in COMMBENCH_POINT)
+        where = f"{copy}: {r['method']} {r['op']} at group size {r['group_size']}, P = {r['nprocs']}"
+        if (r.get("utc_start") or "") <= stated_utc:
+            problems.append(f"{where}: made at {r.get('utc_start')}, not after the bounds ({stated_utc})")
+        if key not in old:
+            problems.append(f"{where}: no such row in {path}")
+            continue
+        made_on, cited_on = r.get("platform_fnv1a64"), old[key].get("platform_fnv1a64")
+        if made_on and cited_on and made_on != cited_on:
+            platforms.add(f"platform {cited_on} cited, {made_on} rerun")
+        gap = abs(float(r["time_us"]) - float(old[key]["time_us"]))
+        largest = max(largest, gap)
+        if gap > bound:
+            problems.append(f"{where}: time_us differs by {gap:.3g}, over its bound {bound:.3g}")
+    missing = len(set(old) - {tuple(r[c] for c in COMMBENCH_POINT) for r in new})
+    if missing:
+        problems.append(f"{copy}: {missing} of {path}'s rows have no rerun")
+    return problems, len(new), largest, sorted(platforms)
+
+
+def stated_bounds(inputs):
+    """Every rerun in the copy folder (a docs/data/reproductions/<commit>/) made after the bounds were stated, held to
+    them (BOUNDS_FILE): a row per cited folder or Fig. 1 CSV, with the runs or rows compared, the largest |Δ| of each
+    column that differs against its bound, and the verdict. Reruns made before the bounds are left to the tables of
+    their own bounds. Then a sentence of counts, naming any rerun over its bound."""
+    copy, = inputs.folders
+    bounds, stated_utc = read_bounds()
+    rows, over = [], []
+
+    def utc_of(rows_of):
+        return min((r.get("utc_start") or "") for r in rows_of) if rows_of else ""
+    for folder in simulated_folders(cited_folders()):
+        name = folder.removeprefix("docs/data/")
+        here = os.path.join(copy, name)
+        if not os.path.isfile(os.path.join(common.ROOT, here, "runs.csv")):
+            continue
+        made = Inputs.read(here, need=("run_id", "backend"))
+        if utc_of(made) <= stated_utc:
+            continue  # reproduced before the bounds: not theirs to judge
+        compared = compare_runs(folder, here, every_commit=True)
+        largest = {}
+        for old, new, differ in compared:
+            for column in differ:
+                largest[column] = max(largest.get(column, 0.0), delta(old, new, column))
+        problems = over_bounds(folder, here, bounds, stated_utc)
+        cells = ", ".join(f"`{c}` {amount(c, d)} (bound {amount(c, bounds.get((folder, c), 0.0))})"
+                          for c, d in sorted(largest.items())) or "none"
+        rows.append([f"[{name}]({folder}/runs.csv)",
+                     f"[{len(compared)} run" + ("" if len(compared) == 1 else "s") + f"]({here}/runs.csv)",
+                     utc_of(made), cells,
+                     "**over the bound**" if problems else "within the bounds"])
+        if problems:
+            over.append(name)
+    for path in simulated_commbench(named_files()):
+        name = path.removeprefix("docs/data/")
+        here = os.path.join(copy, name)
+        if not os.path.isfile(os.path.join(common.ROOT, here)):
+            continue
+        made = Inputs.read_file(here, ("method", "utc_start"), "commbench.csv")
+        if utc_of(made) <= stated_utc:
+            continue
+        problems, n, largest, platforms = commbench_over_bounds(path, here, bounds, stated_utc)
+        bound = bounds.get((path, "time_us"), 0.0)
+        rows.append([f"[{name}]({path})", f"[{n} rows]({here})", utc_of(made),
+                     (f"`time_us` {largest:.3g} µs (bound {bound:.3g} µs)" if largest else "none")
+                     + "".join(f"; {p}" for p in platforms),
+                     "**over the bound**" if problems else "within the bounds"])
+        if problems:
+            over.append(name)
+    text = table_text(["cited", "rerun compared", "rerun made (UTC)", "largest |Δ| of a column that differs (its bound)",
+                       "verdict"], rows)
+    sentence = (f"{len(rows)} cited folders and Fig. 1 CSVs rerun at {os.path.basename(copy)} after the bounds were "
+                f"stated ({stated_utc}): {len(rows) - len(over)} within them, {len(over)} over"
+                + (f" ({', '.join(over)})." if over else "."))
+    return (text + "\n\n" if rows else "") + wrapped(sentence)

@@ -2,6 +2,7 @@
 """The one list of the tables a block may name, and the call that builds one (generate)."""
 from mcmclb_csv import InputError
 
+from .bounds import stated_bounds
 from .commbench import commbench_by_size, commbench_methods, live_communicators, provenance_gaps, two_mpis
 from .common import Inputs
 from .host_time import host_cpu, host_time, killed_runs, run_commits, time_shift
@@ -90,6 +91,7 @@ TABLES = {
     "rerun-4dp": (rerun_4dp, (1, 20), {}),
     "release-reproductions": (release_reproductions, (1, 1), {"only": "counts (the sentence without the table)"}),
     "release-bounds": (release_bounds, (1, 1), {}),
+    "stated-bounds": (stated_bounds, (1, 1), {}),
     "simulation-repeat": (simulation_repeat, (2, 8), {}),
     "trace-replay": (trace_replay, (1, 5), {}),
     "trace-at-scale": (trace_at_scale, (1, 4), {}),
