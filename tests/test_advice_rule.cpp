@@ -805,9 +805,10 @@ TEST(AdviceRule, ARankCountOnlySomeAssumptionsFavourSaysSo) {
   EXPECT_EQ(disagree[a->fewest].nprocs, 64) << a->text;
   const std::vector<std::pair<std::string, int>> each = {{"flat", 16}, {"perfect", 64}};
   EXPECT_EQ(a->by_rule, each);
-  EXPECT_TRUE(contains(a->text, "Only some assumptions favour 64 ranks: alone, the same rule gives extrapolate flat "
-                                "16, extrapolate perfect 64; 64 ranks are within the tolerance under all of them, "
-                                "and measuring the speed-up past the measured sizes tells which holds"))
+  EXPECT_TRUE(contains(a->text,
+                       "Only some assumptions favour 64 ranks: alone, the same rule gives extrapolate flat "
+                       "16, extrapolate perfect 64; 64 ranks are within the tolerance under all of them, "
+                       "and measuring the speed-up past the measured sizes tells which holds"))
       << a->text;
   const std::vector<AtRanks> agree = {{64, {9.9, 10.0}, "steal", {}}, {16, {10.0, 10.2}, "none", {}}};
   const auto b = mcmclb::advice::fewest_ranks(agree, two, 0.05, kWords, "");

@@ -899,14 +899,14 @@ std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, const st
   std::string split;
   if (std::any_of(a.by_rule.begin(), a.by_rule.end(), [&](const auto& r) { return r.second != pick.nprocs; })) {
     std::vector<std::string> each_rule;
-    for (const auto& [name, ranks] : a.by_rule) each_rule.push_back("extrapolate " + name + " " + std::to_string(ranks));
+    for (const auto& [name, ranks] : a.by_rule)
+      each_rule.push_back("extrapolate " + name + " " + std::to_string(ranks));
     const std::string ranks = std::to_string(pick.nprocs);
     split = ". Only some assumptions favour " + ranks + " ranks: alone, the same rule gives " + join(each_rule, ", ") +
             (within ? "; " + ranks + " ranks are within the tolerance under all of them" : std::string()) +
             ", and measuring the speed-up past the measured sizes tells which holds";
   }
-  a.text = text + split + ". " + join(each, "; ") +
-           (searched.empty() ? std::string() : ". Searched " + searched) + ".";
+  a.text = text + split + ". " + join(each, "; ") + (searched.empty() ? std::string() : ". Searched " + searched) + ".";
   return a;
 }
 

@@ -263,8 +263,8 @@ struct Tolerance {
 /// keeps a prediction check to the rows of the user's own trace and refuses a busy host's.
 inline constexpr std::string_view kToleranceRule =
     "The tolerance is the largest of: an assumed 5 % (--tolerance) unless --check measured your program's own run, "
-    "--check's errors, your program's run-to-run spread (neighbouring runs' scatter; the host's drift is reported, "
-    "not counted), and a prediction check (--prediction). A prediction check "
+    "--check's errors, your program's run-to-run spread, and a prediction check (--prediction). The spread "
+    "leaves the host's drift out. A prediction check "
     "counts only where it replayed this very trace on a host at most --check-busy busy (a busier one is refused), "
     "and never above your program's spread where the trace measures one.";
 
