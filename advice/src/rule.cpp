@@ -133,6 +133,13 @@ std::size_t minimax(const std::vector<Row>& rows, const std::vector<std::size_t>
   return best;
 }
 
+/// The assumption past the measured sizes a scenario makes (its workload_extrapolate; "" where it varies none): the
+/// one grouping of scenarios by assumption, for the gains and the rank answer alike.
+std::string assumption_of(const Scenario& s) {
+  const auto rule = s.values.find("workload_extrapolate");
+  return rule == s.values.end() ? "" : rule->second;
+}
+
 /// Each gain over none grouped by the assumption past the measured sizes (workload_extrapolate; "" where a scenario
 /// names none), in the scenarios' order: that assumption's lowest and highest gain, one within the tolerance of 0
 /// counted as 0 (within_tolerance). Gains that are not finite are left out.
@@ -143,8 +150,7 @@ std::vector<std::pair<std::string, std::pair<double, double>>> gains_by_rule(con
   for (std::size_t k = 0; k < gains.size() && k < scenarios.size(); ++k) {
     if (!std::isfinite(gains[k])) continue;
     const double g = within_tolerance(1 - gains[k], 1, tolerance) ? 0.0 : gains[k];
-    const auto rule = scenarios[k].values.find("workload_extrapolate");
-    const std::string name = rule == scenarios[k].values.end() ? "" : rule->second;
+    const std::string name = assumption_of(scenarios[k]);
     const auto it = std::find_if(out.begin(), out.end(), [&](const auto& x) { return x.first == name; });
     if (it == out.end()) {
       out.emplace_back(name, std::pair{g, g});
@@ -835,8 +841,7 @@ std::optional<RanksAnswer> fewest_ranks(const std::vector<AtRanks>& at, const st
   // is one that only some favour, and the words say which count each would pick.
   std::vector<std::pair<std::string, std::vector<std::size_t>>> rules;
   for (const std::size_t s : use) {
-    const auto rule = scenarios[s].values.find("workload_extrapolate");
-    const std::string name = rule == scenarios[s].values.end() ? "" : rule->second;
+    const std::string name = assumption_of(scenarios[s]);
     auto it = std::find_if(rules.begin(), rules.end(), [&](const auto& r) { return r.first == name; });
     if (it == rules.end()) it = rules.insert(rules.end(), {name, {}});
     it->second.push_back(s);
