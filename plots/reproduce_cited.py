@@ -87,6 +87,18 @@ def in_tree(tree, path):
     return moved if os.path.exists(os.path.join(tree, moved)) else path
 
 
+def at_commit(run, name, tree):
+    """(the bytes of name as run's own commit holds it, whether git holds it as a symbolic link: then the bytes are
+    its target); InputError naming tree where the commit has no such file."""
+    commit = run["git_commit"][:12]
+    done = subprocess.run(["git", "-C", ROOT, "show", f"{commit}:{name}"], capture_output=True)
+    if done.returncode:
+        raise InputError(f"{name}: neither {tree} nor commit {commit[:7]} holds it")
+    mode = subprocess.run(["git", "-C", ROOT, "ls-tree", commit, "--", name], capture_output=True,
+                          text=True).stdout.split()
+    return done.stdout, bool(mode) and mode[0] == "120000"
+
+
 def trace_as_run(tree, run, out, write):
     """The trace file run replayed, as TREE names it: TREE's own where its bytes are the run's (workload_file_fnv1a64),
     else the file as the run's own commit held it, written under its own name to out.inputs/. A trace recorded again
@@ -101,9 +113,8 @@ def trace_as_run(tree, run, out, write):
                 return path
     except OSError:
         pass
-    done = subprocess.run(["git", "-C", ROOT, "show", f"{run['git_commit'][:12]}:{run['workload_file']}"],
-                          capture_output=True)
-    if done.returncode or fnv1a64_hex(done.stdout) != want:
+    data, _ = at_commit(run, run["workload_file"], tree)
+    if fnv1a64_hex(data) != want:
         raise InputError(f"{run['workload_file']}: neither {tree} nor commit {run['git_commit'][:7]} holds the bytes "
                          f"run {run['run_id']} replayed (fnv1a64 {want})")
     kept = os.path.join(out + ".inputs", os.path.basename(run["workload_file"]))
@@ -111,7 +122,7 @@ def trace_as_run(tree, run, out, write):
         return kept
     os.makedirs(os.path.join(tree, os.path.dirname(kept)), exist_ok=True)
     with open(os.path.join(tree, kept), "wb") as f:
-        f.write(done.stdout)
+        f.write(data)
     return kept
 
 
@@ -130,23 +141,14 @@ def platform_as_run(tree, run, write):
                                  f"(platform_fnv1a64 {want})")
         return path
     hosts = path.removesuffix(".xml") + ".hosts"
-    texts, links = {}, set()
-    for name in (path, hosts):
-        done = subprocess.run(["git", "-C", ROOT, "show", f"{run['git_commit'][:12]}:{name}"], capture_output=True)
-        if done.returncode:
-            raise InputError(f"{name}: neither {tree} nor commit {run['git_commit'][:7]} holds it")
-        texts[name] = done.stdout
-        mode = subprocess.run(["git", "-C", ROOT, "ls-tree", run["git_commit"][:12], "--", name],
-                              capture_output=True, text=True).stdout.split()
-        if mode and mode[0] == "120000":  # a symbolic link (a platform sharing another's hostfile): its target
-            links.add(name)
-    if want and fnv1a64_hex(texts[path]) != want:
+    files = {name: at_commit(run, name, tree) for name in (path, hosts)}  # a hostfile may be a link to another's
+    if want and fnv1a64_hex(files[path][0]) != want:
         raise InputError(f"{path}: commit {run['git_commit'][:7]} holds other bytes than run {run['run_id']} was "
                          f"simulated on (platform_fnv1a64 {want})")
     if write:
-        for name, data in texts.items():
+        for name, (data, link) in files.items():
             os.makedirs(os.path.dirname(os.path.join(tree, name)), exist_ok=True)
-            if name in links:
+            if link:
                 os.symlink(data.decode(), os.path.join(tree, name))
                 continue
             with open(os.path.join(tree, name), "wb") as f:
